@@ -1,0 +1,2 @@
+//! The `ptxsim` command-line tool.
+fn main() {}

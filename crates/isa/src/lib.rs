@@ -1,0 +1,1 @@
+//! ptxsim-isa (skeleton).

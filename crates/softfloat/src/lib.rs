@@ -1,0 +1,1 @@
+//! ptxsim-softfloat (skeleton).

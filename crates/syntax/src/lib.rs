@@ -1,0 +1,1 @@
+//! ptxsim-syntax (skeleton).
