@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Builds the cvt_packed_*.ptx files: every packed / narrow-format `cvt` form of PTX ISA 9.1
+(f16x2, bf16x2, tf32, e4m3x2, e5m2x2, e2m1x2, e2m3x2, e3m2x2, ue8m0x2, s2f6x2, the x4 .rs forms,
+with each rounding mode, .relu/.satfinite in both orders and .scaled::n2::ue8m0) that ptxas
+accepts, using ptxas as the oracle (bad lines are dropped and ptxas rerun until clean).
+
+Usage: python3 cvt_packed.py PTXAS OUTDIR
+Writes  cvt_packed_sm90.ptx   forms accepted for .target sm_90
+        cvt_packed_sm100f.ptx forms accepted for .target sm_100f but not sm_90
+        cvt_packed_sm100a.ptx forms accepted for .target sm_100a but not sm_100f
+        cvt_packed_sm103a.ptx the same forms as cvt_packed_sm100a.ptx for .target sm_103a
+        cvt_packed_ptx95_<arch>.ptx forms  this ptxas accepts only with .version 9.5 (newer than
+                              the PTX ISA 9.1 text in /work/shared/spec), e.g. ue5m3x2, .rz e2m1x2,
+                              bf16x2 <- e4m3x2; nvcc 13.5's headers emit some of them
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# destination/source register for each packed type
+REG = {"f16x2": "%r", "bf16x2": "%r", "tf32": "%r", "e4m3x2": "%rs", "e5m2x2": "%rs",
+       "e2m1x2": "%c", "e2m3x2": "%rs", "e3m2x2": "%rs", "ue8m0x2": "%rs", "s2f6x2": "%rs", "ue5m3x2": "%rs",
+       "e4m3x4": "%r", "e5m2x4": "%r", "e2m3x4": "%r", "e3m2x4": "%r", "e2m1x4": "%rs"}
+NARROW2 = ["e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2", "s2f6x2", "ue5m3x2"]
+X4 = ["e4m3x4", "e5m2x4", "e2m3x4", "e3m2x4", "e2m1x4"]
+ROUND = [".rn", ".rz", ".rm", ".rp", ".rna", ".rs"]
+MODS = ["", ".relu", ".satfinite", ".relu.satfinite", ".satfinite.relu"]
+
+
+def cands():
+    out = []  # (section, line)
+    for r in ROUND:
+        for m in MODS:
+            out.append(("f32 -> f16/bf16 (scalar, with .relu/.satfinite)", f"cvt{r}{m}.f16.f32 \t%rs1, %f1;"))
+            out.append(("f32 -> f16/bf16 (scalar, with .relu/.satfinite)", f"cvt{r}{m}.bf16.f32 \t%rs1, %f1;"))
+            out.append(("f32 -> tf32", f"cvt{r}{m}.tf32.f32 \t%r1, %f1;"))
+            for d in ["f16x2", "bf16x2"]:
+                out.append(("two f32 -> f16x2/bf16x2", f"cvt{r}{m}.{d}.f32 \t%r1, %f1, %f2;"))
+                out.append(("two f32 -> f16x2/bf16x2, stochastic (.rs + rbits)", f"cvt{r}{m}.{d}.f32 \t%r1, %f1, %f2, %r2;"))
+            for d in NARROW2:
+                dr = REG[d] + "1"
+                scal = [""] + ([".scaled::n2::ue8m0"] if d == "s2f6x2" else [])
+                for sc in scal:
+                    extra = ", %rs9" if sc else ""
+                    out.append((f"two f32 -> {d}", f"cvt{r}{m}{sc}.{d}.f32 \t{dr}, %f1, %f2{extra};"))
+                    for a in ["f16x2", "bf16x2"]:
+                        out.append((f"f16x2/bf16x2 -> {d}", f"cvt{r}{m}{sc}.{d}.{a} \t{dr}, %r2{extra};"))
+                    for u in ["f16x2", "bf16x2"]:
+                        out.append((f"{d} -> f16x2/bf16x2", f"cvt{r}{m}{sc}.{u}.{d} \t%r3, {REG[d]}2{extra};"))
+            for d in X4:
+                out.append((f"four f32 -> {d} (stochastic rounding)", f"cvt{r}{m}.{d}.f32 \t{REG[d]}3, {{%f1, %f2, %f3, %f4}}, %r2;"))
+    return out
+
+
+HDR = """.version {ver}
+.target {arch}
+.address_size 64
+
+.visible .entry {name}(
+\t.param .u64 p_in,
+\t.param .u64 p_out
+)
+{{
+\t.reg .b8 \t%c<4>;
+\t.reg .b16 \t%rs<10>;
+\t.reg .b32 \t%r<4>;
+\t.reg .f32 \t%f<5>;
+\t.reg .b64 \t%rd<3>;
+
+\tld.param.u64 \t%rd1, [p_in];
+\tld.param.u64 \t%rd2, [p_out];
+\tld.global.v4.f32 \t{{%f1, %f2, %f3, %f4}}, [%rd1];
+\tld.global.b32 \t%r2, [%rd1+16];
+\tld.global.b16 \t%rs2, [%rd1+20];
+\tld.global.b16 \t%rs9, [%rd1+22];
+\tld.global.b8 \t%c2, [%rd1+24];
+"""
+
+
+def accepted(ptxas, arch, lines, ver="9.1"):
+    hdr = HDR.format(arch=arch, name="probe", ver=ver)
+    off = hdr.count("\n")
+    path = tempfile.mktemp(suffix=".ptx")
+    lines = list(lines)
+    while True:
+        with open(path, "w") as f:
+            f.write(hdr + "".join("\t" + l + "\n" for l in lines) + "\tret;\n}\n")
+        p = subprocess.run([ptxas, "-arch", arch, path, "-o", "/dev/null"], capture_output=True, text=True)
+        if p.returncode == 0:
+            os.unlink(path)
+            return set(lines)
+        bad = {int(m.group(1)) - off - 1 for m in re.finditer(r"line (\d+); (?:error|fatal)", p.stderr)}
+        bad = {b for b in bad if 0 <= b < len(lines)}
+        if not bad:
+            sys.exit("unexpected ptxas output:\n" + p.stderr)
+        lines = [l for i, l in enumerate(lines) if i not in bad]
+
+
+def write(path, arch, name, what, cs, ok, ptxas_args, ver="9.1"):
+    body = []
+    sections = {}
+    for s, l in cs:
+        if l in ok:
+            sections.setdefault(s, []).append(l)
+    for s, ls in sections.items():
+        body.append(f"\n\t// ---- {s}")
+        body.extend("\t" + l for l in ls)
+    n = sum(1 for _, l in cs if l in ok)
+    head = [f"// {os.path.basename(path)} -- {what}",
+            f"//   {n} instructions, generated by cvt_packed.py (ptxas is the oracle; candidates are every",
+            "//   rounding x {'', .relu, .satfinite, .relu.satfinite, .satfinite.relu} x type combination).",
+            "//   Straight-line kernel; results stay in registers (ptxas still parses and checks every line).",
+            f"// Accepted by:  ptxas {ptxas_args[0]} {os.path.basename(path)} -o /dev/null"]
+    head += [f"// ptxas: {a}" for a in ptxas_args]
+    with open(path, "w") as f:
+        f.write("\n".join(head) + "\n" + HDR.format(arch=arch, name=name, ver=ver) + "\n".join(body)
+                + "\n\n\tst.global.b32 \t[%rd2], %r1;\n\tret;\n}\n")
+    return n
+
+
+def main():
+    ptxas, outdir = sys.argv[1], sys.argv[2]
+    cs = cands()
+    lines = [l for _, l in cs]
+    ok90 = accepted(ptxas, "sm_90", lines)
+    ok100f = accepted(ptxas, "sm_100f", lines)
+    ok100a = accepted(ptxas, "sm_100a", lines)
+    ok103a = accepted(ptxas, "sm_103a", lines)
+    assert ok90 <= ok100f <= ok100a, "unexpected acceptance ordering"
+    only_a = ok100a - ok100f
+    both_a = only_a & ok103a
+    print("sm_90", len(ok90), "sm_100f", len(ok100f), "sm_100a", len(ok100a), "sm_103a", len(ok103a),
+          "sm_100a-only", len(only_a), "sm_100a-only also on sm_103a", len(both_a), file=sys.stderr)
+    write(os.path.join(outdir, "cvt_packed_sm90.ptx"), "sm_90", "cvt_packed_sm90",
+          "packed/narrow cvt forms accepted for sm_90 (f16x2/bf16x2/tf32/e4m3x2/e5m2x2)",
+          cs, ok90, ["-arch sm_90", "-arch sm_100a"])
+    write(os.path.join(outdir, "cvt_packed_sm100f.ptx"), "sm_100f", "cvt_packed_sm100f",
+          "packed/narrow cvt forms accepted for the family target sm_100f but not sm_90",
+          cs, ok100f - ok90, ["-arch sm_100f", "-arch sm_103f", "-arch sm_100a"])
+    write(os.path.join(outdir, "cvt_packed_sm100a.ptx"), "sm_100a", "cvt_packed_sm100a",
+          "cvt forms accepted for sm_100a but not sm_100f (.rs stochastic rounding, .s2f6x2)",
+          cs, only_a, ["-arch sm_100a"])
+    write(os.path.join(outdir, "cvt_packed_sm103a.ptx"), "sm_103a", "cvt_packed_sm103a",
+          "the sm_100a-only cvt forms (.rs, .s2f6x2) that ptxas also accepts for sm_103a",
+          cs, both_a, ["-arch sm_103a"])
+    for arch, extra in [("sm_90", []), ("sm_100f", ["-arch sm_100a"]), ("sm_100a", [])]:
+        ok91 = accepted(ptxas, arch, lines, "9.1")
+        ok95 = accepted(ptxas, arch, lines, "9.5")
+        prev = set()
+        if arch == "sm_100f":
+            prev = accepted(ptxas, "sm_90", lines, "9.5") - accepted(ptxas, "sm_90", lines, "9.1")
+        if arch == "sm_100a":
+            prev = accepted(ptxas, "sm_100f", lines, "9.5") - accepted(ptxas, "sm_100f", lines, "9.1")
+        new = ok95 - ok91 - prev
+        print(arch, "PTX 9.5-only forms", len(new), file=sys.stderr)
+        if new:
+            write(os.path.join(outdir, f"cvt_packed_ptx95_{arch.replace('_', '')}.ptx"), arch,
+                  f"cvt_packed_ptx95_{arch.replace('_', '')}",
+                  f"cvt forms ptxas accepts for {arch} only with .version 9.5 (PTX ISA > 9.1; not in the 9.1 spec text)",
+                  cs, new, [f"-arch {arch}"] + extra, ver="9.5")
+
+
+if __name__ == "__main__":
+    main()
