@@ -1,0 +1,197 @@
+//! The instruction coverage table of docs/isa.md, rendered from the tables of this crate so the
+//! docs cannot drift (style rule 1).
+
+use std::fmt::Write as _;
+
+use crate::cvt::{CVT_SYNTAX, CvtForm, CvtSyntax, Presence, RoundingRule, describe_types};
+use crate::form::Indexed;
+use crate::gating::{Applies, CvtFlag, GATES, Gate, Support, TargetSet};
+use crate::layout::{RegisterRule, SlotShape};
+use crate::mov::{MOV_PACK_TYPES, MOV_TYPES};
+use crate::opcode::{Opcode, Rounding};
+use crate::types::Type;
+
+fn intersects(a: &[Type], b: &[Type]) -> bool {
+    a.iter().any(|t| b.contains(t))
+}
+
+fn gate_touches(gate: &Gate, line: &CvtSyntax) -> bool {
+    let Applies::Cvt {
+        destination,
+        source,
+        either,
+        rounding,
+        flag,
+    } = gate.applies
+    else {
+        return false;
+    };
+    let roundings: &[Rounding] = match line.rounding {
+        RoundingRule::ByConversion => &[
+            Rounding::Rn,
+            Rounding::Rz,
+            Rounding::Rm,
+            Rounding::Rp,
+            Rounding::Rni,
+            Rounding::Rzi,
+            Rounding::Rmi,
+            Rounding::Rpi,
+        ],
+        RoundingRule::OneOf(list) => list,
+    };
+    destination.is_none_or(|d| intersects(d, line.destination))
+        && source.is_none_or(|s| intersects(s, line.source))
+        && either.is_none_or(|e| intersects(e, line.destination) || intersects(e, line.source))
+        && rounding.is_none_or(|r| r.iter().any(|x| roundings.contains(x)))
+        && flag.is_none_or(|f| match f {
+            CvtFlag::Relu => line.relu,
+            CvtFlag::Satfinite => line.satfinite != Presence::Forbidden,
+            CvtFlag::Ftz => line.ftz_sat,
+        })
+        && gate.feature != "cvt"
+}
+
+fn describe_support(support: &[Support]) -> String {
+    let parts: Vec<String> = support
+        .iter()
+        .map(|s| match s.targets {
+            TargetSet::Any => format!("PTX {}", s.since),
+            _ => format!("PTX {} on {}", s.since, s.targets.describe()),
+        })
+        .collect();
+    parts.join("; or ")
+}
+
+/// The operand registers of a syntax line, from the layout of its first type pair.
+fn operand_summary(line: &'static CvtSyntax) -> String {
+    if line.ftz_sat {
+        return "Tables 27/28; exact size when a side is .bf16 (.bf16 in .b16)".to_string();
+    }
+    let (Some(&d), Some(&a)) = (line.destination.first(), line.source.first()) else {
+        return String::new();
+    };
+    let form = CvtForm {
+        destination: Indexed { value: d, index: 0 },
+        source: Indexed { value: a, index: 1 },
+        rounding: None,
+        ftz: None,
+        sat: None,
+        relu: None,
+        satfinite: None,
+        scaled: line.scaled.then_some(2),
+        syntax: line,
+    };
+    let slots: Vec<String> = form
+        .layout()
+        .iter()
+        .map(|slot| {
+            let rule = match slot.shape {
+                SlotShape::Scalar(rule) | SlotShape::Vector { element: rule, .. } => rule,
+            };
+            let text = match rule {
+                RegisterRule::OneOf(types) => types
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+                RegisterRule::RelaxedSource(t) => format!("{t} (Table 27)"),
+                RegisterRule::RelaxedDestination(t) => format!("{t} (Table 28)"),
+                RegisterRule::SameSize(t) => format!("{t}-sized"),
+            };
+            let optional = if slot.name == "scale-factor" {
+                " (optional)"
+            } else {
+                ""
+            };
+            format!("{}: {text}{optional}", slot.name)
+        })
+        .collect();
+    slots.join("; ")
+}
+
+/// Renders docs/isa.md.
+pub fn render_isa_markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# Instruction coverage\n\n");
+    out.push_str(
+        "Generated from the tables of `crates/isa` by `ptxsim_isa::coverage::render_isa_markdown`; \
+         do not edit. Regenerate with `PTXSIM_BLESS=1 cargo test -p ptxsim-isa --test docs`.\n\n",
+    );
+    out.push_str("## cvt (PTX ISA 9.7.9.21)\n\n");
+    out.push_str("One row per line of the spec's Syntax block. Requirements list every PTX ISA / target note that can apply to a form of the line.\n\n");
+    out.push_str(
+        "| syntax | .dtype | .atype | .satfinite | operand registers | requirements |\n|---|---|---|---|---|---|\n",
+    );
+    for line in CVT_SYNTAX {
+        let gates: Vec<String> = GATES
+            .iter()
+            .filter(|g| gate_touches(g, line))
+            .map(|g| format!("{}: {}", g.feature, describe_support(g.support)))
+            .collect();
+        let satfinite = match line.satfinite {
+            Presence::Forbidden => "no",
+            Presence::Optional => "optional",
+            Presence::Required => "required",
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            line.syntax.replace('|', "\\|"),
+            describe_types(line.destination),
+            describe_types(line.source),
+            satfinite,
+            operand_summary(line),
+            if gates.is_empty() {
+                "PTX 1.0".to_string()
+            } else {
+                gates.join("<br>")
+            }
+        );
+    }
+    out.push_str("\n## cvt.pack (PTX ISA 9.7.9.22)\n\n| syntax | requirements |\n|---|---|\n");
+    for (syntax, sub_byte) in [
+        ("cvt.pack.sat.{u16,s16}.s32 d, a, b", false),
+        ("cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c", false),
+        ("cvt.pack.sat.{u4,s4,u2,s2}.s32.b32 d, a, b, c", true),
+    ] {
+        let gates: Vec<String> = GATES
+            .iter()
+            .filter(|g| matches!(g.applies, Applies::CvtPack { sub_byte: s } if !s || sub_byte))
+            .map(|g| format!("{}: {}", g.feature, describe_support(g.support)))
+            .collect();
+        let _ = writeln!(out, "| `{syntax}` | {} |", gates.join("<br>"));
+    }
+    out.push_str("\n## mov (PTX ISA 9.7.9.4)\n\n| form | types | requirements |\n|---|---|---|\n");
+    let names = |types: &[Type]| {
+        types
+            .iter()
+            .map(|t| t.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let b128 = GATES
+        .iter()
+        .filter(|g| g.applies == Applies::Mov(Some(Type::B128)))
+        .map(|g| format!("{}: {}", g.feature, describe_support(g.support)))
+        .collect::<Vec<_>>()
+        .join("<br>");
+    let _ = writeln!(
+        out,
+        "| `mov.type d, a` | {} | PTX 1.0; {b128} |",
+        names(MOV_TYPES)
+    );
+    let _ = writeln!(
+        out,
+        "| `mov.type d, {{a, b(, c, e)}}` / `mov.type {{d, e(, f, g)}}, a` (sink `_` in destination vectors) | {} | PTX 1.0; {b128} |",
+        names(MOV_PACK_TYPES)
+    );
+    out.push_str("\n## Opcodes\n\n| opcode | PTX ISA section | status |\n|---|---|---|\n");
+    for op in Opcode::ALL {
+        let status = match op {
+            Opcode::Cvt | Opcode::Mov => "decoded, validated, gated",
+            _ => "named; decode reports \"not supported yet\"",
+        };
+        let _ = writeln!(out, "| `{}` | {} | {status} |", op.name(), op.section());
+    }
+    out
+}

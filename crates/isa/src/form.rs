@@ -1,0 +1,378 @@
+//! Decoded instruction forms, the operand model, and the error types shared by decoding and
+//! validation.
+
+use std::fmt;
+
+use crate::cvt::{CvtForm, CvtPackForm};
+use crate::mov::MovForm;
+use crate::opcode::Opcode;
+use crate::types::Type;
+
+/// One decoded instruction form: the opcode with its modifiers understood.
+///
+/// Produced by [`decode`]; checked against operands by [`validate`]; gated by
+/// [`crate::requirements`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    /// `cvt` (PTX ISA 9.7.9.21).
+    Cvt(CvtForm),
+    /// `cvt.pack` (PTX ISA 9.7.9.22): opcode `cvt` whose first modifier is `pack`.
+    CvtPack(CvtPackForm),
+    /// `mov` (PTX ISA 9.7.9.4).
+    Mov(MovForm),
+}
+
+impl Form {
+    /// The opcode.
+    pub const fn opcode(&self) -> Opcode {
+        match self {
+            Form::Cvt(_) | Form::CvtPack(_) => Opcode::Cvt,
+            Form::Mov(_) => Opcode::Mov,
+        }
+    }
+
+    /// The instruction in canonical spelling without operands, e.g.
+    /// `cvt.rn.satfinite.e2m1x2.f32`; used in messages.
+    pub fn text(&self) -> String {
+        match self {
+            Form::Cvt(form) => form.text(),
+            Form::CvtPack(form) => form.text(),
+            Form::Mov(form) => form.text(),
+        }
+    }
+}
+
+/// A value together with the index of the modifier it was decoded from (0 = the first modifier
+/// after the opcode), so that diagnostics can point at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Indexed<T> {
+    /// The decoded value.
+    pub value: T,
+    /// Index into the modifier list given to [`decode`].
+    pub index: usize,
+}
+
+/// What went wrong while decoding modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DecodeErrorKind {
+    /// Not a PTX opcode this crate knows.
+    UnknownOpcode,
+    /// A known opcode whose forms this crate does not describe yet.
+    UnsupportedInstruction(Opcode),
+    /// A modifier that does not exist for this opcode.
+    UnknownModifier,
+    /// The same modifier twice.
+    DuplicateModifier,
+    /// Two modifiers of one group (two roundings).
+    ConflictingModifier,
+    /// Fewer type modifiers than the instruction needs.
+    MissingType,
+    /// More type modifiers than the instruction takes.
+    ExtraType,
+    /// Types that form no instruction in the spec's syntax block.
+    UnsupportedTypes,
+}
+
+impl DecodeErrorKind {
+    /// A stable kebab-case name for diagnostic codes, e.g. `"unknown-modifier"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DecodeErrorKind::UnknownOpcode => "unknown-opcode",
+            DecodeErrorKind::UnsupportedInstruction(_) => "unsupported-instruction",
+            DecodeErrorKind::UnknownModifier => "unknown-modifier",
+            DecodeErrorKind::DuplicateModifier => "duplicate-modifier",
+            DecodeErrorKind::ConflictingModifier => "conflicting-modifier",
+            DecodeErrorKind::MissingType => "missing-type",
+            DecodeErrorKind::ExtraType => "extra-type",
+            DecodeErrorKind::UnsupportedTypes => "unsupported-types",
+        }
+    }
+}
+
+/// A decoding failure. `modifier` is the index of the offending modifier when there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// The failure class, stable for diagnostics codes.
+    pub kind: DecodeErrorKind,
+    /// Index of the offending modifier in the list given to [`decode`].
+    pub modifier: Option<usize>,
+    /// The rule, in words.
+    pub rule: String,
+    /// A suggested fix, where one exists.
+    pub fix: Option<String>,
+}
+
+impl DecodeError {
+    pub(crate) fn new(
+        kind: DecodeErrorKind,
+        modifier: Option<usize>,
+        rule: impl Into<String>,
+    ) -> Self {
+        DecodeError {
+            kind,
+            modifier,
+            rule: rule.into(),
+            fix: None,
+        }
+    }
+
+    pub(crate) fn with_fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.rule)?;
+        if let Some(fix) = &self.fix {
+            write!(f, " ({fix})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// An operand as the parser saw it, reduced to what the rules need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Operand {
+    /// A register of the declared type.
+    Register(Type),
+    /// A brace vector `{a, b, ...}`.
+    Vector(Vec<Element>),
+    /// The sink symbol `_` on its own.
+    Sink,
+    /// An immediate constant.
+    Immediate,
+    /// Anything else (address, label, ...).
+    Other,
+}
+
+/// One element of a brace vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Element {
+    /// A register of the declared type.
+    Register(Type),
+    /// The sink symbol `_`.
+    Sink,
+    /// An immediate constant.
+    Immediate,
+    /// Anything else.
+    Other,
+}
+
+/// Where a violation is, for the checker to map to a span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Location {
+    /// The instruction as a whole (e.g. a missing modifier).
+    Instruction,
+    /// The modifier at this index of the list given to [`decode`].
+    Modifier(usize),
+    /// The operand at this index (0 = destination).
+    Operand(usize),
+    /// An element of a brace-vector operand.
+    Element {
+        /// The operand index.
+        operand: usize,
+        /// The element index inside the braces.
+        element: usize,
+    },
+}
+
+/// Which rule a violation breaks; stable for diagnostic codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuleCode {
+    /// A rounding modifier is mandatory here.
+    RoundingRequired,
+    /// This rounding modifier is not allowed here.
+    RoundingIllegal,
+    /// `.ftz` is not allowed here.
+    FtzIllegal,
+    /// `.sat` is not allowed here.
+    SatIllegal,
+    /// `.sat` is mandatory here.
+    SatRequired,
+    /// `.relu` is not allowed here.
+    ReluIllegal,
+    /// `.satfinite` is not allowed here.
+    SatfiniteIllegal,
+    /// `.satfinite` is mandatory here.
+    SatfiniteRequired,
+    /// `.scaled::n2::ue8m0` is not allowed here.
+    ScaledIllegal,
+    /// A type modifier is missing or not allowed.
+    TypeModifier,
+    /// The number of operands is wrong.
+    OperandCount,
+    /// A scalar was given where a vector is expected, or the reverse.
+    OperandShape,
+    /// A brace vector has the wrong number of elements.
+    VectorLength,
+    /// A register of the wrong type or size.
+    RegisterType,
+    /// The sink `_` is not allowed here.
+    SinkIllegal,
+}
+
+impl RuleCode {
+    /// A stable kebab-case name for diagnostic codes, e.g. `"rounding-required"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RuleCode::RoundingRequired => "rounding-required",
+            RuleCode::RoundingIllegal => "rounding-illegal",
+            RuleCode::FtzIllegal => "ftz-illegal",
+            RuleCode::SatIllegal => "sat-illegal",
+            RuleCode::SatRequired => "sat-required",
+            RuleCode::ReluIllegal => "relu-illegal",
+            RuleCode::SatfiniteIllegal => "satfinite-illegal",
+            RuleCode::SatfiniteRequired => "satfinite-required",
+            RuleCode::ScaledIllegal => "scaled-illegal",
+            RuleCode::TypeModifier => "type-modifier",
+            RuleCode::OperandCount => "operand-count",
+            RuleCode::OperandShape => "operand-shape",
+            RuleCode::VectorLength => "vector-length",
+            RuleCode::RegisterType => "register-type",
+            RuleCode::SinkIllegal => "sink-illegal",
+        }
+    }
+}
+
+/// A broken rule found by [`validate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Which rule.
+    pub code: RuleCode,
+    /// Where.
+    pub location: Location,
+    /// The rule, in words, citing the spec where it helps.
+    pub rule: String,
+    /// A suggested fix, where one exists.
+    pub fix: Option<String>,
+}
+
+impl Violation {
+    pub(crate) fn new(code: RuleCode, location: Location, rule: impl Into<String>) -> Self {
+        Violation {
+            code,
+            location,
+            rule: rule.into(),
+            fix: None,
+        }
+    }
+
+    pub(crate) fn with_fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.rule)?;
+        if let Some(fix) = &self.fix {
+            write!(f, " ({fix})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Decodes an opcode and its modifiers (without leading dots; `::` kept inside one modifier,
+/// e.g. `scaled::n2::ue8m0`) into a [`Form`].
+///
+/// `cvt` whose first modifier is `pack` decodes as [`Form::CvtPack`]. Known opcodes other than
+/// `cvt` and `mov` give [`DecodeErrorKind::UnsupportedInstruction`], unknown ones
+/// [`DecodeErrorKind::UnknownOpcode`]. Never panics.
+pub fn decode(opcode: &str, modifiers: &[&str]) -> Result<Form, DecodeError> {
+    let Some(op) = Opcode::from_name(opcode) else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownOpcode,
+            None,
+            format!("`{opcode}` is not a PTX instruction known to ptxsim"),
+        ));
+    };
+    match op {
+        Opcode::Cvt => {
+            if modifiers.first() == Some(&"pack") {
+                crate::cvt::decode_cvt_pack(modifiers).map(Form::CvtPack)
+            } else {
+                crate::cvt::decode_cvt(modifiers).map(Form::Cvt)
+            }
+        }
+        Opcode::Mov => crate::mov::decode_mov(modifiers).map(Form::Mov),
+        Opcode::Add
+        | Opcode::Sub
+        | Opcode::Mul
+        | Opcode::Mad
+        | Opcode::Mul24
+        | Opcode::Mad24
+        | Opcode::Sad
+        | Opcode::Div
+        | Opcode::Rem
+        | Opcode::Abs
+        | Opcode::Neg
+        | Opcode::Min
+        | Opcode::Max
+        | Opcode::Popc
+        | Opcode::Clz
+        | Opcode::Brev
+        | Opcode::Bfe
+        | Opcode::Bfi
+        | Opcode::Fma
+        | Opcode::Rcp
+        | Opcode::Sqrt
+        | Opcode::Rsqrt
+        | Opcode::Sin
+        | Opcode::Cos
+        | Opcode::Lg2
+        | Opcode::Ex2
+        | Opcode::Setp
+        | Opcode::Selp
+        | Opcode::Slct
+        | Opcode::And
+        | Opcode::Or
+        | Opcode::Xor
+        | Opcode::Not
+        | Opcode::Cnot
+        | Opcode::Lop3
+        | Opcode::Shf
+        | Opcode::Shl
+        | Opcode::Shr
+        | Opcode::Shfl
+        | Opcode::Prmt
+        | Opcode::Ld
+        | Opcode::Ldu
+        | Opcode::St
+        | Opcode::Prefetch
+        | Opcode::Cvta
+        | Opcode::Bra
+        | Opcode::Call
+        | Opcode::Ret
+        | Opcode::Exit
+        | Opcode::Bar
+        | Opcode::Membar
+        | Opcode::Fence
+        | Opcode::Atom
+        | Opcode::Red
+        | Opcode::Vote
+        | Opcode::Activemask
+        | Opcode::Trap => Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedInstruction(op),
+            None,
+            format!(
+                "`{op}` (PTX ISA {}) is not supported by ptxsim yet",
+                op.section()
+            ),
+        )),
+    }
+}
+
+/// Checks a decoded form against its operands: every modifier rule of the form's spec section
+/// and the operand count, shapes and register types. Returns every violation, in order.
+pub fn validate(form: &Form, operands: &[Operand]) -> Vec<Violation> {
+    match form {
+        Form::Cvt(form) => crate::cvt::validate_cvt(form, operands),
+        Form::CvtPack(form) => crate::cvt::validate_cvt_pack(form, operands),
+        Form::Mov(form) => crate::mov::validate_mov(form, operands),
+    }
+}

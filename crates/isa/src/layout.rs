@@ -1,0 +1,214 @@
+//! Operand layouts: how many operands a form takes and which registers each accepts.
+
+use crate::form::{Element, Location, Operand, RuleCode, Violation};
+use crate::operand_size::{SourceRule, destination_rule, source_rule};
+use crate::types::Type;
+
+/// Which registers an operand slot accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegisterRule {
+    /// A source of this instruction type under Table 27 (relaxed type checking, PTX ISA 9.4.1).
+    RelaxedSource(Type),
+    /// A destination of this instruction type under Table 28.
+    RelaxedDestination(Type),
+    /// A register of exactly the instruction type's size: a "–" cell of Tables 27/28 (cvt
+    /// conversions with a `.bf16` operand allow no wider registers on either side).
+    SameSize(Type),
+    /// Exactly one of these register types (the cvt "Notes": `.bf16`, `.bf16x2` and `.tf32`
+    /// operands may not be wider; the packed formats name their register type outright).
+    OneOf(&'static [Type]),
+}
+
+impl RegisterRule {
+    /// Whether a register of type `register` fits.
+    ///
+    /// Tables 27/28 have no `.f16x2` or `.pred` column. ptxas 13.5 treats an `.f16x2` register
+    /// like a 32-bit integer register under the relaxed rules (accepted for bit-size and integer
+    /// instruction types, rejected for floating-point ones) and never accepts `.pred`; this
+    /// crate does the same (see docs/divergences.md).
+    pub fn accepts(self, register: Type) -> bool {
+        let column = if register == Type::F16x2 {
+            Type::U32
+        } else {
+            register
+        };
+        match self {
+            RegisterRule::RelaxedSource(instruction) => {
+                source_rule(instruction, column).is_some_and(|rule| rule.is_allowed())
+            }
+            RegisterRule::RelaxedDestination(instruction) => {
+                destination_rule(instruction, column).is_some_and(|rule| rule.is_allowed())
+            }
+            RegisterRule::SameSize(instruction) => {
+                source_rule(instruction, column) == Some(SourceRule::NoConversion)
+            }
+            RegisterRule::OneOf(types) => types.contains(&register),
+        }
+    }
+
+    /// Whether an immediate may stand in a source slot with this rule: ptxas 13.5 takes
+    /// constants for integer and floating-point sources (`cvt.rn.f16x2.f32 d, 1.0, b`) but not
+    /// for operands that hold packed bits (`rbits`, `scale-factor`, a packed `.b16` source).
+    pub fn takes_immediates(self) -> bool {
+        match self {
+            RegisterRule::RelaxedSource(_)
+            | RegisterRule::RelaxedDestination(_)
+            | RegisterRule::SameSize(_) => true,
+            RegisterRule::OneOf(types) => types.contains(&Type::F32),
+        }
+    }
+
+    /// The rule in words, e.g. "a `.b16` register".
+    pub fn describe(self) -> String {
+        match self {
+            RegisterRule::RelaxedSource(t) => {
+                format!("a register that Table 27 allows for a {t} source")
+            }
+            RegisterRule::RelaxedDestination(t) => {
+                format!("a register that Table 28 allows for a {t} destination")
+            }
+            RegisterRule::SameSize(t) => format!("a register of exactly the size of {t}"),
+            RegisterRule::OneOf(types) => {
+                let names: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+                format!("a {} register", names.join(" or "))
+            }
+        }
+    }
+}
+
+/// The shape of one operand slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotShape {
+    /// A single register (or an immediate, for sources).
+    Scalar(RegisterRule),
+    /// A brace vector of exactly `length` registers.
+    Vector {
+        /// Number of elements.
+        length: usize,
+        /// The rule for each element.
+        element: RegisterRule,
+    },
+}
+
+/// One operand position of a form's syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperandSlot {
+    /// The name the spec's syntax uses (`d`, `a`, `b`, `{a, b, e, f}`, `rbits`, `scale-factor`).
+    pub name: &'static str,
+    /// Whether the slot is written.
+    pub is_destination: bool,
+    /// What it accepts.
+    pub shape: SlotShape,
+}
+
+/// Checks operands against slots: count, shape, register types. Immediates are accepted in
+/// scalar source slots.
+pub(crate) fn check_slots(slots: &[OperandSlot], operands: &[Operand]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if slots.len() != operands.len() {
+        let names: Vec<&str> = slots.iter().map(|s| s.name).collect();
+        let location = if operands.len() > slots.len() {
+            Location::Operand(slots.len())
+        } else {
+            Location::Instruction
+        };
+        out.push(Violation::new(
+            RuleCode::OperandCount,
+            location,
+            format!(
+                "this form takes {} operands ({}), not {}",
+                slots.len(),
+                names.join(", "),
+                operands.len()
+            ),
+        ));
+    }
+    for (index, (slot, operand)) in slots.iter().zip(operands).enumerate() {
+        out.extend(check_slot(index, slot, operand));
+    }
+    out
+}
+
+fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Violation> {
+    let here = Location::Operand(index);
+    match (slot.shape, operand) {
+        (SlotShape::Scalar(rule), Operand::Register(t)) => (!rule.accepts(*t)).then(|| {
+            Violation::new(
+                RuleCode::RegisterType,
+                here,
+                format!(
+                    "operand `{}` must be {}, not a `{t}` register",
+                    slot.name,
+                    rule.describe()
+                ),
+            )
+        }),
+        (SlotShape::Scalar(rule), Operand::Immediate)
+            if !slot.is_destination && rule.takes_immediates() =>
+        {
+            None
+        }
+        (SlotShape::Scalar(_), Operand::Other) => None,
+        (SlotShape::Scalar(_), Operand::Sink) => Some(Violation::new(
+            RuleCode::SinkIllegal,
+            here,
+            "the sink `_` may only be an element of a destination vector",
+        )),
+        (SlotShape::Scalar(_), Operand::Immediate | Operand::Vector(_)) => Some(Violation::new(
+            RuleCode::OperandShape,
+            here,
+            format!("operand `{}` must be a register", slot.name),
+        )),
+        (SlotShape::Vector { length, element }, Operand::Vector(elements)) => {
+            if elements.len() != length {
+                return Some(Violation::new(
+                    RuleCode::VectorLength,
+                    here,
+                    format!(
+                        "operand `{}` is a vector of {length} registers, not {}",
+                        slot.name,
+                        elements.len()
+                    ),
+                ));
+            }
+            elements.iter().enumerate().find_map(|(position, e)| {
+                let at = Location::Element {
+                    operand: index,
+                    element: position,
+                };
+                match e {
+                    Element::Register(t) if element.accepts(*t) => None,
+                    Element::Register(t) => Some(Violation::new(
+                        RuleCode::RegisterType,
+                        at,
+                        format!(
+                            "each element of `{}` must be {}, not a `{t}` register",
+                            slot.name,
+                            element.describe()
+                        ),
+                    )),
+                    Element::Sink => Some(Violation::new(
+                        RuleCode::SinkIllegal,
+                        at,
+                        "the sink `_` may only be an element of a destination vector",
+                    )),
+                    Element::Immediate if element.takes_immediates() => None,
+                    Element::Immediate => Some(Violation::new(
+                        RuleCode::OperandShape,
+                        at,
+                        format!("each element of `{}` must be a register", slot.name),
+                    )),
+                    Element::Other => None,
+                }
+            })
+        }
+        (SlotShape::Vector { length, .. }, _) => Some(Violation::new(
+            RuleCode::OperandShape,
+            here,
+            format!(
+                "operand `{}` must be a brace vector of {length} registers",
+                slot.name
+            ),
+        )),
+    }
+}

@@ -1,0 +1,262 @@
+//! `mov` (PTX ISA 9.7.9.4): the scalar form and the pack/unpack form.
+
+use crate::form::{
+    DecodeError, DecodeErrorKind, Element, Indexed, Location, Operand, RuleCode, Violation,
+};
+use crate::operand_size::{DestinationRule, SourceRule, destination_rule, source_rule};
+use crate::types::{Type, TypeKind};
+
+/// Instruction types of the scalar `mov d, a` form.
+pub const MOV_TYPES: &[Type] = &[
+    Type::Pred,
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::B128,
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+    Type::F32,
+    Type::F64,
+];
+
+/// Instruction types of the pack/unpack form: `.type = { .b16, .b32, .b64, .b128 }`.
+pub const MOV_PACK_TYPES: &[Type] = &[Type::B16, Type::B32, Type::B64, Type::B128];
+
+/// A decoded `mov`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovForm {
+    /// The instruction type.
+    pub ty: Indexed<Type>,
+}
+
+impl MovForm {
+    /// The canonical spelling, e.g. `mov.b64`.
+    pub fn text(&self) -> String {
+        format!("mov{}", self.ty.value)
+    }
+}
+
+pub(crate) fn decode_mov(modifiers: &[&str]) -> Result<MovForm, DecodeError> {
+    let mut ty: Option<Indexed<Type>> = None;
+    for (index, &modifier) in modifiers.iter().enumerate() {
+        let Some(t) = Type::from_name(modifier) else {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!("`.{modifier}` is not a mov modifier"),
+            ));
+        };
+        if ty.is_some() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::ExtraType,
+                Some(index),
+                "mov takes one type",
+            )
+            .with_fix(format!("remove `.{modifier}`")));
+        }
+        if !MOV_TYPES.contains(&t) {
+            let fix = match t.bits() {
+                16 => "use `.b16`",
+                32 => "use `.b32`",
+                8 => "mov has no 8-bit types; use `.b16` with a wider register",
+                _ => "use a `.bX`, `.uX`, `.sX`, `.f32`, `.f64` or `.pred` type",
+            };
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(index),
+                format!("mov has no `{t}` form"),
+            )
+            .with_fix(fix));
+        }
+        ty = Some(Indexed { value: t, index });
+    }
+    match ty {
+        Some(ty) => Ok(MovForm { ty }),
+        None => Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "mov needs a type, e.g. `mov.b32`",
+        )),
+    }
+}
+
+/// Whether a scalar register may be a `mov.T` operand: same size and a "–" cell of Tables 27/28
+/// (no conversion; `mov` does not take the relaxed wider registers). `.pred` only with `.pred`;
+/// an `.f16x2` register behaves as a 32-bit integer register (see layout.rs).
+fn scalar_fits(ty: Type, register: Type, destination: bool) -> bool {
+    if ty == Type::Pred || register == Type::Pred {
+        return ty == register;
+    }
+    let column = if register == Type::F16x2 {
+        Type::U32
+    } else {
+        register
+    };
+    if destination {
+        destination_rule(ty, column) == Some(DestinationRule::NoConversion)
+    } else {
+        source_rule(ty, column) == Some(SourceRule::NoConversion)
+    }
+}
+
+fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violation>) {
+    let destination = index == 0;
+    match operand {
+        Operand::Register(r) if scalar_fits(ty, *r, destination) => {}
+        Operand::Register(r) => out.push(Violation::new(
+            RuleCode::RegisterType,
+            Location::Operand(index),
+            format!(
+                "mov{ty} needs a {}-bit register of a compatible type, not `{r}`",
+                ty.bits()
+            ),
+        )),
+        Operand::Immediate if !destination => {}
+        Operand::Other => {}
+        Operand::Sink => out.push(Violation::new(
+            RuleCode::SinkIllegal,
+            Location::Operand(index),
+            "the sink `_` may only be an element of a destination vector",
+        )),
+        Operand::Immediate | Operand::Vector(_) => out.push(Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(index),
+            "the destination must be a register",
+        )),
+    }
+}
+
+fn check_vector(ty: Type, elements: &[Element], index: usize, out: &mut Vec<Violation>) {
+    let destination = index == 0;
+    if !MOV_PACK_TYPES.contains(&ty) {
+        out.push(
+            Violation::new(
+                RuleCode::TypeModifier,
+                Location::Operand(index),
+                format!("pack/unpack needs `.b16`, `.b32`, `.b64` or `.b128`, not `{ty}`"),
+            )
+            .with_fix(format!("use `.b{}`", ty.bits())),
+        );
+        return;
+    }
+    if !matches!(elements.len(), 2 | 4) {
+        out.push(Violation::new(
+            RuleCode::VectorLength,
+            Location::Operand(index),
+            "a mov vector has 2 or 4 elements",
+        ));
+        return;
+    }
+    let element_bits = ty.bits() / elements.len() as u32;
+    if element_bits < 8 {
+        out.push(Violation::new(
+            RuleCode::VectorLength,
+            Location::Operand(index),
+            format!(
+                "{} elements do not fit mov{ty} (no elements narrower than 8 bits)",
+                elements.len()
+            ),
+        ));
+        return;
+    }
+    let mut registers = 0;
+    for (position, element) in elements.iter().enumerate() {
+        let at = Location::Element {
+            operand: index,
+            element: position,
+        };
+        match element {
+            Element::Register(r) if r.bits() == element_bits && *r != Type::Pred => registers += 1,
+            Element::Register(r) => out.push(Violation::new(
+                RuleCode::RegisterType,
+                at,
+                format!(
+                    "the vector's overall size must match mov{ty}: each of {} elements is {element_bits} bits, not a `{r}` register",
+                    elements.len()
+                ),
+            )),
+            Element::Sink if destination => {}
+            Element::Sink => out.push(Violation::new(
+                RuleCode::SinkIllegal,
+                at,
+                "the sink `_` may only be used in a destination vector",
+            )),
+            Element::Immediate | Element::Other => registers += 1,
+        }
+    }
+    // ptxas 13.5: "Vector with elements of different types are not allowed in mov instruction";
+    // bit-size elements mix with anything, signed with unsigned, otherwise types must be equal.
+    let typed: Vec<(usize, Type)> = elements
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e {
+            Element::Register(t) => Some((i, *t)),
+            Element::Sink | Element::Immediate | Element::Other => None,
+        })
+        .collect();
+    if let Some(&(position, t)) = typed
+        .iter()
+        .find(|(_, t)| typed.iter().any(|(_, u)| !elements_compatible(*t, *u)))
+    {
+        out.push(Violation::new(
+            RuleCode::RegisterType,
+            Location::Element { operand: index, element: position },
+            format!("the elements of a mov vector must have one type (bit-size and integer types mix), but `{t}` does not fit the others"),
+        ));
+    }
+    if destination && registers == 0 && out.is_empty() {
+        out.push(Violation::new(
+            RuleCode::SinkIllegal,
+            Location::Operand(index),
+            "a destination vector needs at least one register besides sinks `_`",
+        ));
+    }
+}
+
+fn elements_compatible(a: Type, b: Type) -> bool {
+    a == b
+        || a.kind() == TypeKind::Bit
+        || b.kind() == TypeKind::Bit
+        || (a.is_integer() && b.is_integer())
+}
+
+pub(crate) fn validate_mov(form: &MovForm, operands: &[Operand]) -> Vec<Violation> {
+    let ty = form.ty.value;
+    let mut out = Vec::new();
+    if operands.len() != 2 {
+        out.push(Violation::new(
+            RuleCode::OperandCount,
+            if operands.len() > 2 {
+                Location::Operand(2)
+            } else {
+                Location::Instruction
+            },
+            format!("mov takes 2 operands (d, a), not {}", operands.len()),
+        ));
+        return out;
+    }
+    match (&operands[0], &operands[1]) {
+        (Operand::Vector(_), Operand::Vector(_)) => out.push(Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(1),
+            "mov packs a vector into a scalar or unpacks a scalar into a vector, not vector to vector",
+        )),
+        (Operand::Vector(elements), scalar) => {
+            check_vector(ty, elements, 0, &mut out);
+            check_scalar(ty, scalar, 1, &mut out);
+        }
+        (scalar, Operand::Vector(elements)) => {
+            check_scalar(ty, scalar, 0, &mut out);
+            check_vector(ty, elements, 1, &mut out);
+        }
+        (d, a) => {
+            check_scalar(ty, d, 0, &mut out);
+            check_scalar(ty, a, 1, &mut out);
+        }
+    }
+    out
+}

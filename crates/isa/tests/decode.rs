@@ -1,0 +1,407 @@
+//! Decoding and validation: error kinds, modifier/operand indices, fixes, layouts, and that no
+//! input panics.
+
+use ptxsim_isa::cvt::CvtOperands;
+use ptxsim_isa::{
+    DecodeErrorKind, Element, Form, Location, Opcode, Operand, RegisterRule, Rounding, RuleCode,
+    SlotShape, Type, decode, validate,
+};
+
+fn reg(t: Type) -> Operand {
+    Operand::Register(t)
+}
+
+fn cvt(modifiers: &[&str]) -> ptxsim_isa::CvtForm {
+    match decode("cvt", modifiers) {
+        Ok(Form::Cvt(form)) => form,
+        other => panic!("expected a cvt form, got {other:?}"),
+    }
+}
+
+#[test]
+fn unknown_and_unsupported_opcodes_are_named_errors() {
+    let e = decode("frobnicate", &[]).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::UnknownOpcode);
+    let e = decode("ld", &["global", "u32"]).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::UnsupportedInstruction(Opcode::Ld));
+    for &op in Opcode::ALL {
+        let result = decode(op.name(), &["b32"]);
+        match op {
+            Opcode::Cvt => assert!(result.is_err()),
+            Opcode::Mov => assert!(result.is_ok()),
+            _ => assert_eq!(
+                result.unwrap_err().kind,
+                DecodeErrorKind::UnsupportedInstruction(op)
+            ),
+        }
+        assert_eq!(Opcode::from_name(op.name()), Some(op));
+    }
+}
+
+#[test]
+fn decode_errors_point_at_the_modifier() {
+    let e = decode("cvt", &["rn", "bogus", "f16", "f32"]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.modifier),
+        (DecodeErrorKind::UnknownModifier, Some(1))
+    );
+    let e = decode("cvt", &["rn", "rz", "f16", "f32"]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.modifier),
+        (DecodeErrorKind::ConflictingModifier, Some(1))
+    );
+    let e = decode("cvt", &["ftz", "ftz", "f32", "f16"]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.modifier),
+        (DecodeErrorKind::DuplicateModifier, Some(1))
+    );
+    let e = decode("cvt", &["f32"]).unwrap_err();
+    assert_eq!((e.kind, e.modifier), (DecodeErrorKind::MissingType, None));
+    let e = decode("cvt", &["f32", "f16", "f16"]).unwrap_err();
+    assert_eq!((e.kind, e.modifier), (DecodeErrorKind::ExtraType, Some(2)));
+    let e = decode("cvt", &["b32", "u32"]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.modifier),
+        (DecodeErrorKind::UnsupportedTypes, Some(1))
+    );
+    assert!(e.fix.as_deref().is_some_and(|f| f.contains(".bX")));
+    let e = decode(
+        "cvt",
+        &["rn", "satfinite", "scaled::n4::ue8m0", "s2f6x2", "f32"],
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.kind, e.modifier),
+        (DecodeErrorKind::UnknownModifier, Some(2))
+    );
+    assert!(
+        e.fix
+            .as_deref()
+            .is_some_and(|f| f.contains("scaled::n2::ue8m0"))
+    );
+    let e = decode("mov", &["f16"]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.modifier),
+        (DecodeErrorKind::UnsupportedTypes, Some(0))
+    );
+}
+
+#[test]
+fn modifiers_decode_in_any_order() {
+    let form = cvt(&["f64", "bf16", "rp"]);
+    assert_eq!(form.destination.value, Type::F64);
+    assert_eq!(form.source.value, Type::Bf16);
+    assert_eq!(
+        form.rounding.map(|r| (r.value, r.index)),
+        Some((Rounding::Rp, 2))
+    );
+    assert_eq!(form.text(), "cvt.rp.f64.bf16");
+    assert!(validate(&Form::Cvt(form), &[reg(Type::F64), reg(Type::B16)]).is_empty());
+}
+
+#[test]
+fn rounding_rules_of_scalar_conversions() {
+    let check =
+        |mods: &[&str], d: Type, a: Type| validate(&Form::Cvt(cvt(mods)), &[reg(d), reg(a)]);
+    // int-to-float needs a float rounding (the spec's own example `cvt.f32.s32 f,i;` lacks one;
+    // ptxas rejects it too).
+    let v = check(&["f32", "s32"], Type::F32, Type::S32);
+    assert_eq!(v[0].code, RuleCode::RoundingRequired);
+    assert_eq!(v[0].location, Location::Instruction);
+    assert!(v[0].fix.as_deref().is_some_and(|f| f.contains(".rn")));
+    // float-to-int needs an integer rounding; a float rounding is illegal and points at it.
+    let v = check(&["rn", "s32", "f32"], Type::S32, Type::F32);
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::RoundingIllegal, Location::Modifier(0))
+    );
+    // same type: integer rounding optional, float rounding illegal.
+    assert!(check(&["f32", "f32"], Type::F32, Type::F32).is_empty());
+    assert!(check(&["rmi", "f32", "f32"], Type::F32, Type::F32).is_empty());
+    assert_eq!(
+        check(&["rn", "f32", "f32"], Type::F32, Type::F32)[0].code,
+        RuleCode::RoundingIllegal
+    );
+    // widening takes none; int-to-int takes none.
+    assert_eq!(
+        check(&["rn", "f64", "f32"], Type::F64, Type::F32)[0].code,
+        RuleCode::RoundingIllegal
+    );
+    assert_eq!(
+        check(&["rzi", "s32", "s16"], Type::S32, Type::S16)[0].code,
+        RuleCode::RoundingIllegal
+    );
+    // .rna only for tf32.f32.
+    assert_eq!(
+        check(&["rna", "f16", "f32"], Type::F16, Type::F32)[0].code,
+        RuleCode::RoundingIllegal
+    );
+}
+
+#[test]
+fn ftz_sat_relu_satfinite_rules() {
+    let check = |mods: &[&str], ops: &[Operand]| validate(&Form::Cvt(cvt(mods)), ops);
+    let v = check(
+        &["rn", "ftz", "f16", "f64"],
+        &[reg(Type::F16), reg(Type::F64)],
+    );
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::FtzIllegal, Location::Modifier(1))
+    );
+    let v = check(&["sat", "s32", "s16"], &[reg(Type::S32), reg(Type::S16)]);
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::SatIllegal, Location::Modifier(0))
+    );
+    assert!(check(&["sat", "u32", "s16"], &[reg(Type::U32), reg(Type::S16)]).is_empty());
+    let v = check(
+        &["rn", "relu", "f32", "f64"],
+        &[reg(Type::F32), reg(Type::F64)],
+    );
+    assert_eq!(v[0].code, RuleCode::ReluIllegal);
+    let v = check(
+        &["rn", "e4m3x2", "f32"],
+        &[reg(Type::B16), reg(Type::F32), reg(Type::F32)],
+    );
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::SatfiniteRequired, Location::Instruction)
+    );
+    assert_eq!(v[0].fix.as_deref(), Some("add `.satfinite`"));
+}
+
+#[test]
+fn packed_layouts_name_their_registers() {
+    let e2m1x2 = cvt(&["rn", "satfinite", "e2m1x2", "f32"]);
+    let layout = e2m1x2.layout();
+    assert_eq!(layout.len(), 3);
+    assert_eq!(
+        layout[0].shape,
+        SlotShape::Scalar(RegisterRule::OneOf(&[Type::B8]))
+    );
+    let v = validate(
+        &Form::Cvt(e2m1x2),
+        &[reg(Type::B16), reg(Type::F32), reg(Type::F32)],
+    );
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::RegisterType, Location::Operand(0))
+    );
+
+    let x4 = cvt(&["rs", "relu", "satfinite", "e2m1x4", "f32"]);
+    assert_eq!(x4.syntax.operands, CvtOperands::FourWithRandomBits);
+    let names: Vec<&str> = x4.layout().iter().map(|s| s.name).collect();
+    assert_eq!(names, ["d", "{a, b, e, f}", "rbits"]);
+    let four = Operand::Vector(vec![Element::Register(Type::F32); 4]);
+    assert!(
+        validate(
+            &Form::Cvt(x4.clone()),
+            &[reg(Type::B16), four, reg(Type::B32)]
+        )
+        .is_empty()
+    );
+    let three = Operand::Vector(vec![Element::Register(Type::F32); 3]);
+    let v = validate(
+        &Form::Cvt(x4.clone()),
+        &[reg(Type::B16), three, reg(Type::B32)],
+    );
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::VectorLength, Location::Operand(1))
+    );
+    let v = validate(
+        &Form::Cvt(x4),
+        &[
+            reg(Type::B16),
+            Operand::Vector(vec![Element::Register(Type::F32); 4]),
+        ],
+    );
+    assert_eq!(v[0].code, RuleCode::OperandCount);
+
+    let f16x2 = cvt(&["rn", "f16x2", "e4m3x2"]);
+    let layout = f16x2.layout();
+    assert_eq!(
+        layout[1].shape,
+        SlotShape::Scalar(RegisterRule::OneOf(&[Type::B16]))
+    );
+    let bf16x2 = cvt(&["rn", "satfinite", "e4m3x2", "bf16x2"]);
+    assert_eq!(
+        bf16x2.layout()[1].shape,
+        SlotShape::Scalar(RegisterRule::OneOf(&[Type::B32]))
+    );
+}
+
+#[test]
+fn scale_factor_and_qualifier_go_together() {
+    let plain = cvt(&["rn", "satfinite", "s2f6x2", "f32"]);
+    let ops = [
+        reg(Type::B16),
+        reg(Type::F32),
+        reg(Type::F32),
+        reg(Type::B16),
+    ];
+    let v = validate(&Form::Cvt(plain), &ops);
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::OperandCount, Location::Operand(3))
+    );
+    assert!(v[0].rule.contains("must be used together"));
+    let scaled = cvt(&["rn", "satfinite", "scaled::n2::ue8m0", "s2f6x2", "f32"]);
+    assert_eq!(scaled.scaled, Some(2));
+    assert!(validate(&Form::Cvt(scaled.clone()), &ops).is_empty());
+    let v = validate(&Form::Cvt(scaled), &ops[..3]);
+    assert_eq!(v[0].code, RuleCode::OperandCount);
+    let wrong = cvt(&["rn", "satfinite", "scaled::n2::ue8m0", "e4m3x2", "f32"]);
+    let v = validate(&Form::Cvt(wrong), &ops);
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::ScaledIllegal, Location::Modifier(2))
+    );
+}
+
+#[test]
+fn cvt_pack_rules() {
+    let Ok(Form::CvtPack(form)) = decode("cvt", &["pack", "u8", "s32", "b32"]) else {
+        panic!("cvt.pack decodes");
+    };
+    let ops = [
+        reg(Type::B32),
+        reg(Type::B32),
+        reg(Type::B32),
+        reg(Type::B32),
+    ];
+    let v = validate(&Form::CvtPack(form), &ops);
+    assert_eq!(
+        v.iter().map(|v| v.code).collect::<Vec<_>>(),
+        [RuleCode::SatRequired]
+    );
+    let Ok(Form::CvtPack(form)) = decode("cvt", &["pack", "sat", "u16", "s32", "b32"]) else {
+        panic!("cvt.pack decodes");
+    };
+    let v = validate(&Form::CvtPack(form), &ops);
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (RuleCode::TypeModifier, Location::Modifier(4))
+    );
+    let e = decode("cvt", &["pack", "sat", "u32", "s32"]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.modifier),
+        (DecodeErrorKind::UnsupportedTypes, Some(2))
+    );
+}
+
+#[test]
+fn mov_pack_unpack_and_sinks() {
+    let Ok(form) = decode("mov", &["b64"]) else {
+        panic!("mov decodes")
+    };
+    let pair = |a: Element, b: Element| Operand::Vector(vec![a, b]);
+    let b32 = Element::Register(Type::B32);
+    assert!(validate(&form, &[pair(b32, Element::Sink), reg(Type::B64)]).is_empty());
+    let v = validate(&form, &[pair(Element::Sink, Element::Sink), reg(Type::B64)]);
+    assert_eq!(v[0].code, RuleCode::SinkIllegal);
+    let v = validate(&form, &[reg(Type::B64), pair(b32, Element::Sink)]);
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (
+            RuleCode::SinkIllegal,
+            Location::Element {
+                operand: 1,
+                element: 1
+            }
+        )
+    );
+    let v = validate(
+        &form,
+        &[pair(Element::Register(Type::B16), b32), reg(Type::B64)],
+    );
+    assert_eq!(
+        (v[0].code, v[0].location),
+        (
+            RuleCode::RegisterType,
+            Location::Element {
+                operand: 0,
+                element: 0
+            }
+        )
+    );
+    let Ok(form) = decode("mov", &["u32"]) else {
+        panic!("mov decodes")
+    };
+    let v = validate(
+        &form,
+        &[
+            pair(Element::Register(Type::B16), Element::Register(Type::B16)),
+            reg(Type::U32),
+        ],
+    );
+    assert_eq!(v[0].code, RuleCode::TypeModifier);
+    assert!(validate(&form, &[reg(Type::S32), Operand::Immediate]).is_empty());
+}
+
+/// A small deterministic generator: every combination it produces must decode or fail without
+/// panicking, and validation of whatever decodes must not panic either.
+#[test]
+fn no_input_panics() {
+    let vocabulary = [
+        "pack",
+        "sat",
+        "ftz",
+        "relu",
+        "satfinite",
+        "scaled::n2::ue8m0",
+        "rn",
+        "rna",
+        "rs",
+        "rzi",
+        "f32",
+        "f16",
+        "bf16",
+        "bf16x2",
+        "f16x2",
+        "e4m3x2",
+        "e2m1x4",
+        "s2f6x2",
+        "ue8m0x2",
+        "u8",
+        "s32",
+        "b32",
+        "b128",
+        "pred",
+        "u2",
+        "",
+        "::",
+        "x",
+    ];
+    let operands = [
+        reg(Type::B32),
+        Operand::Sink,
+        Operand::Immediate,
+        Operand::Vector(vec![]),
+        Operand::Vector(vec![Element::Sink; 4]),
+        Operand::Vector(vec![Element::Register(Type::Pred); 8]),
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for _ in 0..20_000 {
+        let opcode = ["cvt", "mov", "ld", "nope", ""][next(5)];
+        let count = next(7);
+        let modifiers: Vec<&str> = (0..count)
+            .map(|_| vocabulary[next(vocabulary.len())])
+            .collect();
+        if let Ok(form) = decode(opcode, &modifiers) {
+            let n = next(7);
+            let ops: Vec<Operand> = (0..n)
+                .map(|_| operands[next(operands.len())].clone())
+                .collect();
+            let _ = validate(&form, &ops);
+            let _ = ptxsim_isa::requirements(&form);
+        }
+    }
+}

@@ -1,0 +1,604 @@
+#!/usr/bin/env python3
+"""Generate ptxas conformance data for ptxsim-isa (cvt, cvt.pack, mov).
+
+Every generated instruction line is assembled by ptxas inside a module for one
+(.target, .version) pair; lines that ptxas rejects are recorded with its message and removed,
+and the module is re-assembled until the remaining lines assemble cleanly, so every line gets
+an exact verdict of its own.
+
+Operands follow a naming convention: a register called `%<regtype>_<n>` is declared with
+`.reg .<regtype>`, so the instruction text alone determines the operand register types.
+`_` is the sink symbol; `{...}` is a brace vector.
+
+Usage: python3 scripts/conformance/gen.py            (writes tests/conformance/*.tsv)
+ptxas is found at $PTXSIM_NVIDIA_ROOT/nvidia/cu13/bin/ptxas (default <repo>/.nv); without it
+the script prints a notice and exits 0 without touching the committed data.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+NV_ROOT = Path(os.environ.get("PTXSIM_NVIDIA_ROOT", REPO / ".nv"))
+PTXAS = NV_ROOT / "nvidia" / "cu13" / "bin" / "ptxas"
+OUT = REPO / "tests" / "conformance"
+
+REG_TYPES = ["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",
+             "s8", "s16", "s32", "s64", "f16", "f16x2", "f32", "f64", "pred"]
+SCALAR = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "bf16", "f16", "f32", "f64"]
+ROUNDINGS = ["", "rn", "rna", "rz", "rm", "rp", "rs", "rni", "rzi", "rmi", "rpi"]
+PACKED_DST = ["f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2", "e3m2x2", "e4m3x4",
+              "e5m2x4", "e2m1x4", "e2m3x4", "e3m2x4", "ue8m0x2", "s2f6x2", "tf32", "f16", "bf16"]
+PACKED_SRC = ["f32", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2", "e3m2x2",
+              "ue8m0x2", "s2f6x2", "e2m1x4", "e4m3x4", "tf32", "f16", "bf16"]
+BITS = {"u8": 8, "s8": 8, "b8": 8, "u16": 16, "s16": 16, "b16": 16, "f16": 16, "bf16": 16,
+        "u32": 32, "s32": 32, "b32": 32, "f32": 32, "tf32": 32, "f16x2": 32, "bf16x2": 32,
+        "u64": 64, "s64": 64, "b64": 64, "f64": 64, "b128": 128, "pred": 1,
+        "e4m3x2": 16, "e5m2x2": 16, "e2m3x2": 16, "e3m2x2": 16, "ue8m0x2": 16, "s2f6x2": 16,
+        "e2m1x2": 8, "e2m1x4": 16, "e4m3x4": 32, "e5m2x4": 32, "e2m3x4": 32, "e3m2x4": 32}
+
+# Targets ptxas 13.5 knows, with the -arch used to assemble a module for each (.target sm_XY
+# may be compiled for any sm_MN with MN >= XY; sm_101* only exists as a .target).
+ALL_TARGETS = ["sm_50", "sm_60", "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_88",
+               "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_101",
+               "sm_101a", "sm_101f", "sm_103", "sm_103a", "sm_103f", "sm_107", "sm_107a",
+               "sm_107f", "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f",
+               "sm_121", "sm_121a", "sm_121f"]
+ALL_VERSIONS = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "2.0", "2.1", "2.2", "2.3", "3.0",
+                "3.1", "3.2", "4.0", "4.1", "4.2", "4.3", "5.0", "5.1", "6.0", "6.1", "6.2", "6.3", "6.4", "6.5", "7.0", "7.1", "7.2", "7.3", "7.4",
+                "7.5", "7.6", "7.7", "7.8", "8.0", "8.1", "8.2", "8.3", "8.4", "8.5", "8.6",
+                "8.7", "8.8", "9.0", "9.1", "9.2", "9.3", "9.4", "9.5"]
+
+
+def arch_for(target: str) -> str:
+    num = int(re.match(r"sm_(\d+)", target).group(1))
+    if num < 75:
+        return "sm_75"
+    if num == 101:
+        return "sm_110a"
+    return target
+
+
+def vkey(v: str) -> tuple[int, int]:
+    a, b = v.split(".")
+    return int(a), int(b)
+
+
+def regs_used(line: str) -> set[str]:
+    return set(re.findall(r"%([a-z0-9]+)_\d+", line))
+
+
+def module_text(target: str, version: str, lines: list[str]) -> str:
+    used: set[str] = set()
+    for l in lines:
+        used |= regs_used(l)
+    head = [f".version {version}", f".target {target}", ".address_size 64",
+            ".visible .entry k() {"]
+    for t in REG_TYPES:
+        if t in used:
+            head.append(f".reg .{t} %{t}_<10>;")
+    return "\n".join(head + lines + ["ret;", "}", ""]), len(head)
+
+
+LINE_RE = re.compile(r"^ptxas [^,]+, line (\d+); (error|fatal)\s*: (.*)$")
+
+
+def run_module(target: str, version: str, lines: list[str]) -> dict[str, str]:
+    """Returns {line: message} for rejected lines; accepted lines are absent."""
+    verdicts: dict[str, str] = {}
+    pending = list(dict.fromkeys(lines))
+    if vkey(version) < (8, 3):
+        # .reg .b128 cannot be declared before PTX 8.3; such lines are not generated there.
+        pending = [l for l in pending if "%b128_" not in l]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.ptx"
+        for _ in range(200):
+            if not pending:
+                return verdicts
+            text, nhead = module_text(target, version, pending)
+            path.write_text(text)
+            p = subprocess.run([str(PTXAS), "-arch", arch_for(target), str(path), "-o",
+                                os.devnull], capture_output=True, text=True)
+            if p.returncode == 0:
+                return verdicts
+            bad: dict[int, str] = {}
+            for msg in (p.stdout + p.stderr).splitlines():
+                m = LINE_RE.match(msg)
+                if m and int(m.group(1)) <= 4:
+                    # The module header itself is rejected (.version/.target mismatch):
+                    # every line shares that verdict.
+                    for l in pending:
+                        verdicts[l] = m.group(3).strip()
+                    return verdicts
+                if m:
+                    n = int(m.group(1)) - nhead - 1
+                    if 0 <= n < len(pending):
+                        bad.setdefault(n, m.group(3).strip())
+            if not bad:
+                raise RuntimeError(f"{target} {version}: unattributed failure:\n{p.stderr}")
+            for n, msg in bad.items():
+                verdicts[pending[n]] = msg
+            pending = [l for i, l in enumerate(pending) if i not in bad]
+    raise RuntimeError("did not converge")
+
+
+# ---------------------------------------------------------------------------------------
+# Variant generation.
+
+def reg(t: str, n: int = 0) -> str:
+    return f"%{t}_{n}"
+
+
+def natural_reg(t: str) -> str:
+    """The register type the spec names for an instruction type."""
+    if t in ("bf16",):
+        return "b16"
+    if t in ("bf16x2", "tf32"):
+        return "b32"
+    if t in REG_TYPES:
+        return t
+    return {8: "b8", 16: "b16", 32: "b32"}[BITS[t]]
+
+
+def cvt(mods: list[str], dtype: str, atype: str, ops: list[str]) -> str:
+    m = "".join("." + x for x in mods if x)
+    return f"cvt{m}.{dtype}.{atype} {', '.join(ops)};"
+
+
+def scalar_lines(full: bool) -> list[str]:
+    out = []
+    for d, a in itertools.product(SCALAR, SCALAR):
+        ops = [reg(natural_reg(d)), reg(natural_reg(a), 1)]
+        if full:
+            for r, ftz, sat, relu, sf in itertools.product(ROUNDINGS, *[[0, 1]] * 4):
+                # All 16 flag subsets where the source is f32 (the .relu/.satfinite forms);
+                # elsewhere the .ftz/.sat subsets and the .relu/.satfinite subsets apart.
+                if a != "f32" and (ftz or sat) and (relu or sf):
+                    continue
+                mods = [r, "ftz" if ftz else "", "sat" if sat else "", "relu" if relu else "",
+                        "satfinite" if sf else ""]
+                out.append(cvt(mods, d, a, ops))
+        else:
+            for r in ROUNDINGS:
+                out.append(cvt([r], d, a, ops))
+            for extra in ("ftz", "sat", "relu", "satfinite"):
+                out.append(cvt([natural_rounding(d, a), extra], d, a, ops))
+    return out
+
+
+def packed_ops(d: str, a: str, rnd: str, scaled: bool) -> list[str]:
+    """The operand list of the spec form for (dtype, atype), or a natural guess."""
+    ops = [reg(natural_reg(d))]
+    if a == "f32" and d.endswith("x4"):
+        ops.append("{%f32_1, %f32_2, %f32_3, %f32_4}")
+    elif a == "f32" and d.endswith("x2"):
+        ops += [reg("f32", 1), reg("f32", 2)]
+    else:
+        ops.append(reg(natural_reg(a), 1))
+    if rnd == "rs":
+        ops.append(reg("b32", 5))
+    if scaled:
+        ops.append(reg("b16", 6))
+    return ops
+
+
+def packed_lines(full: bool) -> list[str]:
+    out = []
+    for d, a in itertools.product(PACKED_DST, PACKED_SRC):
+        if d in ("f16", "bf16") and a in ("f16", "bf16"):
+            continue  # covered by scalar_lines
+        s2f6 = "s2f6x2" in (d, a)
+        if not plausible(d, a):
+            for relu, sf in itertools.product([0, 1], [0, 1]):
+                out.append(cvt(["rn", "relu" if relu else "", "satfinite" if sf else ""], d, a,
+                               packed_ops(d, a, "rn", False)))
+            continue
+        for r in ROUNDINGS if full else ["", "rn", "rz", "rp", "rna", "rs"]:
+            for relu, sf, scaled in itertools.product([0, 1], [0, 1], [0, 1] if s2f6 else [0]):
+                mods = [r, "relu" if relu else "", "satfinite" if sf else "",
+                        "scaled::n2::ue8m0" if scaled else ""]
+                out.append(cvt(mods, d, a, packed_ops(d, a, r, bool(scaled))))
+            if full:
+                for extra in ("ftz", "sat"):
+                    out.append(cvt([r, "satfinite", extra], d, a, packed_ops(d, a, r, False)))
+                    out.append(cvt([r, extra], d, a, packed_ops(d, a, r, False)))
+    return out
+
+
+# The canonical spelling of each spec form, used to probe every target x version.
+CANONICAL = [
+    ("rn", "", "f16", "f32"), ("rn", "relu", "f16", "f32"), ("rn", "satfinite", "f16", "f32"),
+    ("rn", "", "f16x2", "f32"), ("rn", "relu", "f16x2", "f32"), ("rn", "satfinite", "f16x2", "f32"),
+    ("rs", "", "f16x2", "f32"), ("rs", "relu.satfinite", "bf16x2", "f32"),
+    ("rn", "", "bf16", "f32"), ("rn", "", "bf16x2", "f32"), ("rz", "satfinite", "bf16", "f32"),
+    ("rna", "", "tf32", "f32"), ("rna", "satfinite", "tf32", "f32"), ("rn", "", "tf32", "f32"),
+    ("rz", "relu", "tf32", "f32"), ("rn", "satfinite", "tf32", "f32"),
+    ("rn", "satfinite", "e4m3x2", "f32"), ("rn", "satfinite.relu", "e5m2x2", "f16x2"),
+    ("rn", "satfinite", "e4m3x2", "bf16x2"), ("rn", "", "f16x2", "e4m3x2"),
+    ("rn", "relu", "f16x2", "e5m2x2"), ("rs", "satfinite", "e4m3x4", "f32"),
+    ("rs", "relu.satfinite", "e5m2x4", "f32"),
+    ("rn", "satfinite", "e2m1x2", "f32"), ("rn", "satfinite", "e2m1x2", "f16x2"),
+    ("rn", "satfinite.relu", "e2m1x2", "bf16x2"), ("rn", "", "f16x2", "e2m1x2"),
+    ("rs", "satfinite", "e2m1x4", "f32"),
+    ("rn", "satfinite", "e2m3x2", "f32"), ("rn", "satfinite", "e3m2x2", "f16x2"),
+    ("rn", "satfinite", "e2m3x2", "bf16x2"), ("rn", "relu", "f16x2", "e3m2x2"),
+    ("rs", "satfinite", "e2m3x4", "f32"), ("rs", "satfinite", "e3m2x4", "f32"),
+    ("rz", "", "ue8m0x2", "f32"), ("rp", "satfinite", "ue8m0x2", "f32"),
+    ("rz", "", "ue8m0x2", "bf16x2"), ("rp", "satfinite", "ue8m0x2", "bf16x2"),
+    ("rn", "", "bf16x2", "ue8m0x2"),
+    ("rn", "satfinite", "s2f6x2", "f32"), ("rn", "satfinite.relu", "s2f6x2", "bf16x2"),
+    ("rn", "", "bf16x2", "s2f6x2"), ("rn", "satfinite.scaled::n2::ue8m0", "s2f6x2", "f32"),
+    ("rn", "scaled::n2::ue8m0", "bf16x2", "s2f6x2"),
+    ("", "", "f32", "bf16"), ("", "ftz", "f32", "bf16"), ("rn", "", "bf16", "f16"),
+    ("rn", "", "bf16", "s32"), ("rni", "", "s32", "bf16"), ("", "", "f64", "bf16"),
+    ("rn", "", "bf16", "f64"), ("rpi", "", "bf16", "bf16"), ("rn", "", "f16", "f64"),
+    ("", "", "f64", "f32"), ("rn", "", "f32", "s32"), ("rzi", "", "s32", "f32"),
+    ("", "", "s32", "s16"), ("", "sat", "u8", "s32"),
+]
+
+
+def canonical_lines() -> list[str]:
+    out = []
+    for r, extra, d, a in CANONICAL:
+        mods = [r] + [m for m in extra.split(".") if m]
+        if "scaled::n2::ue8m0" in extra:
+            mods = [r] + [m for m in extra.replace("scaled::n2::ue8m0", "").split(".") if m]
+            mods.append("scaled::n2::ue8m0")
+        out.append(cvt(mods, d, a, packed_ops(d, a, r, "scaled" in extra) if d in PACKED_DST
+                       or a in PACKED_SRC else [reg(natural_reg(d)), reg(natural_reg(a), 1)]))
+    return out
+
+
+def packed_operand_lines() -> list[str]:
+    """Operand count and register-type variations of each spec form."""
+    out = []
+    forms = list(CANONICAL)
+    for r, extra, d, a in forms:
+        mods = [r] + [m for m in extra.split(".") if m]
+        scaled = "scaled::n2::ue8m0" in mods
+        ops = packed_ops(d, a, r, scaled)
+        for i in range(len(ops)):
+            if ops[i].startswith("{"):
+                for rt in REG_TYPES:
+                    v = list(ops)
+                    v[i] = "{" + ", ".join(reg(rt, k) for k in range(1, 5)) + "}"
+                    out.append(cvt(mods, d, a, v))
+                # wrong vector lengths and a scalar in place of the vector
+                for v_ops in (["{%f32_1, %f32_2}"], [reg("f32", 1), reg("f32", 2), reg("f32", 3), reg("f32", 4)]):
+                    v = ops[:i] + v_ops + ops[i + 1:]
+                    out.append(cvt(mods, d, a, v))
+                continue
+            for rt in REG_TYPES:
+                v = list(ops)
+                v[i] = reg(rt, 7)
+                out.append(cvt(mods, d, a, v))
+        # one operand too few / too many
+        out.append(cvt(mods, d, a, ops[:-1]))
+        out.append(cvt(mods, d, a, ops + [reg("b32", 7)]))
+        out.append(cvt(mods, d, a, ops + [reg("b16", 7)]))
+        # scale-factor without the qualifier, qualifier without the operand
+        if "s2f6x2" in (d, a):
+            if scaled:
+                out.append(cvt(mods, d, a, ops[:-1]))
+                out.append(cvt([m for m in mods if m != "scaled::n2::ue8m0"], d, a, ops))
+            else:
+                out.append(cvt(mods, d, a, ops + [reg("b16", 6)]))
+                out.append(cvt(mods + ["scaled::n2::ue8m0"], d, a, ops))
+                out.append(cvt(mods + ["scaled::n4::ue8m0"], d, a, ops + [reg("b16", 6)]))
+    return out
+
+
+def cvt_pack_lines() -> list[str]:
+    out = []
+    ctypes = ["u16", "s16", "u8", "s8", "u4", "s4", "u2", "s2", "u32", "s32", "b16", "b8"]
+    for ct, ab, c, sat in itertools.product(ctypes, ["s32", "u32", "b32"], ["", "b32", "u32", "s32"], [1, 0]):
+        m = "cvt.pack" + (".sat" if sat else "") + f".{ct}.{ab}" + (f".{c}" if c else "")
+        out.append(f"{m} %b32_0, %b32_1, %b32_2;")
+        out.append(f"{m} %b32_0, %b32_1, %b32_2, %b32_3;")
+    for ct in ("u16", "s8", "u4"):
+        c = ".b32" if ct != "u16" else ""
+        n = 3 if ct == "u16" else 4
+        for i in range(n):
+            for rt in REG_TYPES:
+                ops = ["%b32_0", "%b32_1", "%b32_2", "%b32_3"][:n]
+                ops[i] = reg(rt, 5)
+                out.append(f"cvt.pack.sat.{ct}.s32{c} {', '.join(ops)};")
+        out.append(f"cvt.pack.sat.{ct}.s32{c} " + ", ".join(["%b32_0", "%b32_1", "%b32_2", "%b32_3", "%b32_4"][:n]) + ";")
+    return out
+
+
+def mov_lines() -> list[str]:
+    out = []
+    # scalar forms
+    for t in ["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16",
+              "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred"]:
+        for rt in REG_TYPES:
+            nat = t if t in REG_TYPES else natural_reg(t)
+            out.append(f"mov.{t} %{rt}_0, %{nat}_1;")
+            if rt != nat:
+                out.append(f"mov.{t} %{nat}_0, %{rt}_1;")
+    # pack / unpack
+    for t in ["b16", "b32", "b64", "b128", "u32", "f32", "f64", "u64", "s64", "b8"]:
+        for et in ["b8", "b16", "b32", "b64", "u8", "u16", "u32", "s32", "f16", "f32", "f64", "pred", "b128"]:
+            for n in (2, 4, 3, 8):
+                vec = "{" + ", ".join(reg(et, k) for k in range(1, n + 1)) + "}"
+                scal = reg(natural_reg(t) if t != "b8" else "b8")
+                out.append(f"mov.{t} {scal}, {vec};")
+                out.append(f"mov.{t} {vec}, {scal};")
+        # scalar operand register type variations for a matching vector
+    for t, et, n in (("b32", "b16", 2), ("b64", "b32", 2), ("b128", "b64", 2), ("b32", "b8", 4),
+                     ("b64", "b16", 4), ("b128", "b32", 4), ("b16", "b8", 2)):
+        vec = "{" + ", ".join(reg(et, k) for k in range(1, n + 1)) + "}"
+        for rt in REG_TYPES:
+            out.append(f"mov.{t} %{rt}_0, {vec};")
+            out.append(f"mov.{t} {vec}, %{rt}_0;")
+        # sinks
+        for mask in itertools.product([0, 1], repeat=n):
+            elems = ["_" if s else reg(et, k + 1) for k, s in enumerate(mask)]
+            out.append(f"mov.{t} {{{', '.join(elems)}}}, {reg(t)};")
+            if any(mask):
+                out.append(f"mov.{t} {reg(t)}, {{{', '.join(elems)}}};")
+    # mixed element types of one size, and immediates as elements or sources
+    for t, size, n in (("b32", 16, 2), ("b64", 32, 2), ("b32", 8, 4), ("b64", 16, 4)):
+        kinds = {8: ["b8", "u8", "s8"], 16: ["b16", "u16", "s16", "f16"], 32: ["b32", "u32", "s32", "f32", "f16x2"]}[size]
+        for a_kind, b_kind in itertools.product(kinds, kinds):
+            elems = [reg(a_kind, 1), reg(b_kind, 2)] + [reg(a_kind, k) for k in range(3, n + 1)]
+            out.append(f"mov.{t} {reg(t)}, {{{', '.join(elems)}}};")
+            out.append(f"mov.{t} {{{', '.join(elems)}}}, {reg(t)};")
+        out.append(f"mov.{t} {reg(t)}, {{{', '.join(['1'] + [reg(kinds[0], k) for k in range(2, n + 1)])}}};")
+    return list(dict.fromkeys(out))
+
+
+def natural_rounding(d: str, a: str) -> str:
+    """A rounding that makes a scalar pair legal, used to sample register types."""
+    fl = ("f16", "bf16", "f32", "f64")
+    if d in fl and a not in fl:
+        return "rn"
+    if d not in fl and a in fl:
+        return "rni"
+    if d in fl and a in fl and (BITS[d] < BITS[a] or {d, a} == {"f16", "bf16"}):
+        return "rn"
+    return ""
+
+
+def scalar_regsize_lines() -> list[str]:
+    """Operand-size rules (Tables 27/28) for cvt: vary each operand's register type."""
+    out = []
+    for d, a in itertools.product(SCALAR, SCALAR):
+        r = natural_rounding(d, a)
+        for rt in REG_TYPES:
+            out.append(cvt([r], d, a, [reg(rt), reg(natural_reg(a), 1)]))
+            out.append(cvt([r], d, a, [reg(natural_reg(d)), reg(rt, 1)]))
+    return out
+
+
+def plausible(d: str, a: str) -> bool:
+    """Pairs where one side is f32/f16x2/bf16x2 and the other a packed or half type."""
+    return a in ("f32", "f16x2", "bf16x2") or d in ("f16x2", "bf16x2")
+
+
+def packed_sample() -> list[str]:
+    return [l for l in packed_lines(False)
+            if plausible(*re.match(r"cvt\S*\.(\w+)\.(\w+) ", l).groups())]
+
+
+def header_version_ok(t: str, v: str) -> bool:
+    return (t, v) in ACCEPTED_PAIRS
+
+
+def misc_lines() -> list[str]:
+    """The spec's examples in the generator's register naming, modifier orders, malformed lines."""
+    ex = [
+        "cvt.f32.s32 %f32_0, %s32_1;",
+        "cvt.s32.f64 %s32_0, %f64_1;",
+        "cvt.rni.f32.f32 %f32_0, %f32_1;",
+        "cvt.f32.f32 %f32_0, %f32_1;",
+        "cvt.rn.relu.f16.f32 %f16_0, %f32_1;",
+        "cvt.rz.f16x2.f32 %f16x2_0, %f32_1, %f32_2;",
+        "cvt.rn.relu.satfinite.f16x2.f32 %f16x2_0, %f32_1, %f32_2;",
+        "cvt.rn.bf16.f32 %b16_0, %f32_1;",
+        "cvt.rz.relu.satfinite.bf16.f32 %b16_0, %f32_1;",
+        "cvt.rz.satfinite.bf16x2.f32 %b32_0, %f32_1, %f32_2;",
+        "cvt.rn.relu.bf16x2.f32 %b32_0, %f32_1, %f32_2;",
+        "cvt.rna.satfinite.tf32.f32 %b32_0, %f32_1;",
+        "cvt.rn.relu.tf32.f32 %b32_0, %f32_1;",
+        "cvt.f64.bf16.rp %f64_0, %b16_1;",
+        "cvt.bf16.f16.rz %b16_0, %f16_1;",
+        "cvt.bf16.u64.rz %b16_0, %u64_1;",
+        "cvt.s8.bf16.rpi %s8_0, %b16_1;",
+        "cvt.bf16.bf16.rpi %b16_0, %b16_1;",
+        "cvt.rn.satfinite.e4m3x2.f32 %b16_0, %f32_1, %f32_2;",
+        "cvt.rn.relu.satfinite.e5m2x2.f16x2 %b16_0, %f16x2_1;",
+        "cvt.rn.f16x2.e4m3x2 %f16x2_0, %b16_1;",
+        "cvt.rn.satfinite.tf32.f32 %b32_0, %f32_1;",
+        "cvt.rn.relu.f16x2.e2m1x2 %f16x2_0, %b8_1;",
+        "cvt.rn.satfinite.e2m3x2.f32 %b16_0, %f32_1, %f32_2;",
+        "cvt.rn.relu.f16x2.e3m2x2 %f16x2_0, %b16_1;",
+        "cvt.rs.f16x2.f32 %f16x2_0, %f32_1, %f32_2, %b32_3;",
+        "cvt.rs.satfinite.e2m1x4.f32 %b16_0, {%f32_1, %f32_2, %f32_3, %f32_4}, %b32_5;",
+        "cvt.rn.satfinite.relu.e2m1x2.f16x2 %b8_0, %f16x2_1;",
+        "cvt.rn.satfinite.e2m3x2.bf16x2 %b16_0, %b32_1;",
+        "cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.f32 %b16_0, %f32_1, %f32_2, %b16_3;",
+        "cvt.pack.sat.s16.s32 %b32_1, %b32_2, %b32_3;",
+        "cvt.pack.sat.u8.s32.b32 %b32_4, %b32_5, %b32_6, 0;",
+        "cvt.pack.sat.u8.s32.b32 %b32_7, %b32_8, %b32_9, %b32_4;",
+        "cvt.pack.sat.u4.s32.b32 %b32_0, %b32_2, %b32_3, %b32_4;",
+        "cvt.pack.sat.s2.s32.b32 %b32_5, %b32_6, %b32_7, %b32_8;",
+        "mov.b32 %b32_1, {%u16_1, %u16_2};",
+        "mov.b64 {%u32_1, %u32_2}, %f64_1;",
+        "mov.b32 %b32_1, {%b8_1, %b8_2, %b8_3, %b8_4};",
+        "mov.b32 {%u8_1, %u8_2, %u8_3, %u8_4}, %b32_1;",
+        "mov.b64 {%b32_1, _}, %b64_1;",
+        "mov.b128 {%b64_1, %b64_2}, %b128_1;",
+        "mov.b128 %b128_1, {%b64_1, %b64_2};",
+    ]
+    orders = [
+        "cvt.f32.s32.rn %f32_0, %s32_1;", "cvt.s32.rzi.f32 %s32_0, %f32_1;",
+        "cvt.f32.f64.ftz.rn %f32_0, %f64_1;", "cvt.sat.rn.f16.f32 %f16_0, %f32_1;",
+        "cvt.satfinite.rn.e4m3x2.f32 %b16_0, %f32_1, %f32_2;",
+        "cvt.relu.rn.satfinite.e4m3x2.f32 %b16_0, %f32_1, %f32_2;",
+        "cvt.e4m3x2.f32.rn.satfinite %b16_0, %f32_1, %f32_2;",
+        "cvt.rn.scaled::n2::ue8m0.satfinite.s2f6x2.f32 %b16_0, %f32_1, %f32_2, %b16_3;",
+        "cvt.pack.s32.sat.u16 %b32_0, %b32_1, %b32_2;", "cvt.sat.pack.u16.s32 %b32_0, %b32_1, %b32_2;",
+        "cvt.pack.sat.u8.s32.b32 %b32_0, %b32_1, %b32_2, 7;",
+    ]
+    immediates = [
+        "cvt.rn.satfinite.e4m3x2.f32 %b16_0, 1.0, %f32_2;", "cvt.rn.f16x2.f32 %f16x2_0, 0f3F800000, %f32_2;",
+        "cvt.rs.satfinite.e4m3x4.f32 %b32_0, {%f32_1, 1.0, %f32_3, %f32_4}, %b32_5;",
+        "cvt.rs.satfinite.e4m3x4.f32 %b32_0, {%f32_1, %f32_2, %f32_3, %f32_4}, 7;",
+        "cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.f32 %b16_0, %f32_1, %f32_2, 0x7f7f;",
+        "cvt.rn.f16x2.e4m3x2 %f16x2_0, 5;", "cvt.rzi.s32.f32 %s32_0, 1.5;", "cvt.u32.u16 %u32_0, 3;",
+        "cvt.pack.sat.u16.s32 %b32_0, 1, %b32_2;",
+    ]
+    bad = [
+        "cvt.rn.rz.f16.f32 %f16_0, %f32_1;", "cvt.rn.rn.f16.f32 %f16_0, %f32_1;",
+        "cvt.ftz.ftz.f32.f16 %f32_0, %f16_1;", "cvt.f32 %f32_0, %f32_1;",
+        "cvt.f32.f16.f16 %f32_0, %f16_1;", "cvt.rn.f16.f32.u32 %f16_0, %f32_1;",
+        "cvt.rn.bogus.f16.f32 %f16_0, %f32_1;", "cvt.b32.u32 %b32_0, %u32_1;",
+        "cvt.u32.b32 %u32_0, %b32_1;", "cvt.rn.f16.b32 %f16_0, %b32_1;",
+        "cvt.rn.satfinite.scaled::n2::ue8m0.e4m3x2.f32 %b16_0, %f32_1, %f32_2, %b16_3;",
+        "cvt.rn.satfinite.s2f6x2.f32 %b16_0, %f32_1, %f32_2, %b16_3;",
+        "cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.f32 %b16_0, %f32_1, %f32_2;",
+        "cvt.rn.f16.f32 %f16_0, %f32_1, %f32_2;", "cvt.rn.f16.f32 %f16_0;",
+        "cvt.rn.f16.f32 _, %f32_1;", "cvt.rn.f16.f32 %f16_0, _;",
+        "cvt.rn.f16x2.f32 %f16x2_0, {%f32_1, %f32_2};",
+        "cvt.rs.satfinite.e4m3x4.f32 %b32_0, %f32_1, %f32_2, %f32_3, %f32_4, %b32_5;",
+        "cvt.rs.satfinite.e4m3x4.f32 %b32_0, {%f32_1, _, %f32_3, %f32_4}, %b32_5;",
+        "cvt.rs.satfinite.e4m3x4.f32 %b32_0, {%f32_1, %f32_2, %f32_3, %f32_4};",
+        "cvt.rn.f16x2.f32 %f16x2_0, %f32_1, %f32_2, %b32_3;",
+        "cvt.rn.f32.s32 %f32_0, 1;", "cvt.rn.f32.f64 %f32_0, 1.0;",
+        "mov.b32 %b32_0;", "mov.b32 %b32_0, %b32_1, %b32_2;", "mov %b32_0, %b32_1;",
+        "mov.b32.u32 %b32_0, %b32_1;", "mov.b32 {%b16_1, %b16_2}, {%b16_3, %b16_4};",
+        "mov.b32 _, %b32_1;", "mov.b32 %b32_0, _;", "mov.b32 %b32_0, 5;",
+        "mov.b64 {%b32_1, %b32_2}, 5;", "mov.b32 {%b16_1, %b16_2, %b16_3, %b16_4}, %b32_0;",
+        "mov.b32 {%b16_1, %b32_2}, %b32_0;", "mov.pack.b32 %b32_0, %b32_1;",
+        "cvt.pack.u16.s32 %b32_0, %b32_1, %b32_2;", "cvt.pack.sat.sat.u16.s32 %b32_0, %b32_1, %b32_2;",
+        "cvt.pack.sat.u16 %b32_0, %b32_1, %b32_2;", "cvt.pack.sat.u8.s32.b32.b32 %b32_0, %b32_1, %b32_2, %b32_3;",
+        "cvt.pack.rn.sat.u16.s32 %b32_0, %b32_1, %b32_2;",
+    ]
+    return ex + orders + immediates + bad
+
+
+def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
+    """Files -> list of (target, version, lines)."""
+    files: dict[str, list[tuple[str, str, list[str]]]] = {}
+    files["cvt-scalar.tsv"] = [("sm_100a", "9.1", scalar_lines(True))] + [
+        (t, v, scalar_lines(False)) for t, v in [("sm_80", "7.0"), ("sm_90", "7.8")]] + [
+        (t, v, [cvt([r], d, a, [reg(natural_reg(d)), reg(natural_reg(a), 1)])
+                for d, a in itertools.product(SCALAR, SCALAR) for r in ROUNDINGS])
+        for t, v in [("sm_75", "7.0"), ("sm_80", "7.8"), ("sm_89", "8.1"), ("sm_90", "8.1")]]
+    files["cvt-operand-size.tsv"] = [("sm_100a", "9.1", scalar_regsize_lines())]
+    files["cvt-packed.tsv"] = [("sm_100a", "9.1", packed_lines(True))] + [
+        (t, "9.1", packed_sample()) for t in ("sm_90", "sm_120f", "sm_103a", "sm_110a")]
+    files["cvt-operands.tsv"] = [(t, "9.1", packed_operand_lines()) for t in ("sm_100a", "sm_120a")]
+    gate = []
+    for t in ALL_TARGETS[2:]:
+        for v in ["6.5", "7.0", "7.1", "7.7", "7.8", "8.0", "8.1", "8.5", "8.6", "8.7",
+                  "8.8", "9.0", "9.1"]:
+            lines = canonical_lines()
+            if not header_version_ok(t, v):
+                lines = lines[:1]
+            gate.append((t, v, lines))
+    # sm_107 exists from PTX 9.4 only; probe its family membership there.
+    for t in ("sm_107", "sm_107a", "sm_107f", "sm_103f", "sm_121f"):
+        gate.append((t, "9.4", canonical_lines()))
+    files["cvt-targets.tsv"] = gate
+    files["misc.tsv"] = [(t, v, misc_lines()) for t, v in (("sm_100a", "9.1"), ("sm_120f", "9.1"), ("sm_90", "8.3"))]
+    pk = [("sm_90", "9.1", cvt_pack_lines())]
+    valid_pack = [l for l in cvt_pack_lines() if ".sat." in l and ".s32" in l][:60]
+    for t, v in (("sm_70", "6.5"), ("sm_72", "6.4"), ("sm_72", "6.5"), ("sm_75", "6.4"),
+                 ("sm_75", "6.5")):
+        pk.append((t, v, valid_pack))
+    files["cvt-pack.tsv"] = pk
+    mv = [("sm_90", "9.1", mov_lines())]
+    b128 = [l for l in mov_lines() if "b128" in l][:80]
+    for t, v in (("sm_60", "8.3"), ("sm_70", "8.3"), ("sm_70", "8.2")):
+        mv.append((t, v, b128))
+    files["mov.tsv"] = mv
+    return files
+
+
+def target_version_table() -> list[tuple[str, str, str]]:
+    rows = []
+    def probe(tv):
+        t, v = tv
+        with tempfile.TemporaryDirectory() as tmp:
+            p = Path(tmp) / "v.ptx"
+            p.write_text(f".version {v}\n.target {t}\n.address_size 64\n.visible .entry k() {{ ret; }}\n")
+            r = subprocess.run([str(PTXAS), "-arch", arch_for(t), str(p), "-o", os.devnull],
+                               capture_output=True, text=True)
+            msg = ""
+            for l in (r.stdout + r.stderr).splitlines():
+                m = LINE_RE.match(l)
+                if m:
+                    msg = m.group(3).strip()
+                    break
+            if r.returncode != 0 and not msg:
+                msg = (r.stdout + r.stderr).strip().splitlines()[0]
+            return (t, v, "accept" if r.returncode == 0 else "reject", msg)
+    with ThreadPoolExecutor(4) as ex:
+        rows = list(ex.map(probe, itertools.product(ALL_TARGETS, ALL_VERSIONS)))
+    return rows
+
+
+ACCEPTED_PAIRS: set[tuple[str, str]] = set()
+
+
+def load_accepted_pairs() -> None:
+    path = OUT / "targets.tsv"
+    for line in path.read_text().splitlines():
+        f = line.split("\t")
+        if len(f) >= 3 and f[2] == "accept":
+            ACCEPTED_PAIRS.add((f[0], f[1]))
+
+
+def main() -> int:
+    if not PTXAS.exists():
+        print(f"gen.py: ptxas not found at {PTXAS}; set PTXSIM_NVIDIA_ROOT. Skipping.")
+        return 0
+    ver = subprocess.run([str(PTXAS), "--version"], capture_output=True, text=True).stdout
+    ver = [l for l in ver.splitlines() if "release" in l][0].strip()
+    header = [f"# generated by scripts/conformance/gen.py; do not edit",
+              f"# ptxas: {ver}",
+              "# command: ptxas -arch <target, or sm_75 for .target below sm_75, or sm_110a for sm_101*> m.ptx -o /dev/null",
+              "# registers: %<regtype>_<n> is declared .reg .<regtype>; _ is the sink"]
+    OUT.mkdir(parents=True, exist_ok=True)
+    only = set(sys.argv[1:])
+    if not only or "targets" in only:
+        rows = target_version_table()
+        with open(OUT / "targets.tsv", "w") as f:
+            f.write("\n".join(header[:3]) + "\n")
+            f.write("target\tversion\tverdict\tmessage\n")
+            for r in rows:
+                f.write("\t".join(r) + "\n")
+        print("targets.tsv", len(rows))
+    load_accepted_pairs()
+    for name, modules in plan().items():
+        if only and name not in only:
+            continue
+        with ThreadPoolExecutor(2) as ex:
+            results = list(ex.map(lambda m: run_module(*m), modules))
+        n = 0
+        with open(OUT / name, "w") as f:
+            f.write("\n".join(header) + "\n")
+            f.write("target\tversion\tinstruction\tverdict\tmessage\n")
+            for (t, v, lines), rej in zip(modules, results):
+                for l in dict.fromkeys(lines):
+                    if vkey(v) < (8, 3) and "%b128_" in l:
+                        continue
+                    msg = rej.get(l)
+                    f.write(f"{t}\t{v}\t{l}\t{'reject' if msg is not None else 'accept'}\t{msg or ''}\n")
+                    n += 1
+        print(name, n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
