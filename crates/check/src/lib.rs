@@ -1,1 +1,42 @@
-//! ptxsim-check (skeleton).
+//! Semantic checks over the PTX syntax tree.
+//!
+//! [`check`] resolves every name in a module the way ptxas does and reports all problems at once
+//! (it never stops at the first error):
+//!
+//! * module-scope variables and functions must be declared before they are used; a function may
+//!   be declared (`.func f(...);`) and defined later;
+//! * registers, local variables and parameters are visible from their declaration to the end of
+//!   the enclosing `{ }` block, including nested blocks, which may redeclare (shadow) them;
+//! * `.reg .b32 %r<N>;` declares `%r0` to `%r{N-1}`;
+//! * labels are visible in their whole block (forward references are fine) and in nested blocks,
+//!   but not outside the block that contains them;
+//! * labels, registers and variables share one namespace per scope: duplicates are errors;
+//! * special registers (`%tid.x`, `%laneid`, `%clock64`, ...) need no declaration.
+//!
+//! Each rule above was checked against ptxas 13.x; the test inputs under `tests/broken/` record
+//! ptxas's message for each error kind. Per-instruction rules (operand shapes, types, modifiers,
+//! target and version requirements from `ptxsim-isa`) plug into [`rules::check_instruction`].
+
+mod hash;
+mod names;
+pub mod rules;
+
+use ptxsim_syntax::Diagnostic;
+use ptxsim_syntax::ast::Module;
+
+/// Checks a parsed module and returns every diagnostic found, sorted by position.
+pub fn check(module: &Module) -> Vec<Diagnostic> {
+    let mut diagnostics = names::resolve(module);
+    diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+    diagnostics
+}
+
+/// Parses and checks `source`: the syntax diagnostics followed by the semantic ones (the checker
+/// runs on whatever the parser could build, so it also reports errors in files with syntax
+/// errors).
+pub fn parse_and_check(source: &str) -> (Module, Vec<Diagnostic>) {
+    let (module, mut diagnostics) = ptxsim_syntax::parse(source);
+    diagnostics.extend(check(&module));
+    diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+    (module, diagnostics)
+}

@@ -1,0 +1,628 @@
+//! Name resolution: declarations, scopes, labels and every name an instruction mentions.
+
+use crate::hash::FxHashMap;
+use crate::rules::{InstructionContext, check_instruction};
+use ptxsim_syntax::ast::*;
+use ptxsim_syntax::{Diagnostic, Span, Spanned};
+
+/// Resolves every name in `module`; returns the diagnostics (unsorted).
+pub(crate) fn resolve(module: &Module) -> Vec<Diagnostic> {
+    let mut resolver = Resolver {
+        module,
+        declared: FxHashMap::default(),
+        everywhere: FxHashMap::default(),
+        diagnostics: Vec::new(),
+    };
+    resolver.collect_module_names();
+    for item in &module.items {
+        resolver.item(item);
+    }
+    resolver.diagnostics
+}
+
+/// What a module-scope name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ModuleSymbol {
+    Variable { external: bool },
+    Function { defined: bool },
+}
+
+/// The role a name plays where it is used; it only changes the wording of diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// A branch target or call prototype.
+    Label,
+    /// The callee of `call`.
+    Function,
+    /// A predicate guard.
+    Predicate,
+    /// Any other operand.
+    Value,
+}
+
+struct Resolver<'a> {
+    module: &'a Module,
+    /// Module-scope names declared so far (ptxas requires declaration before use).
+    declared: FxHashMap<&'a str, (ModuleSymbol, Span)>,
+    /// Every module-scope name with its first declaration, for "declared later" hints.
+    everywhere: FxHashMap<&'a str, Span>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Resolver<'a> {
+    fn collect_module_names(&mut self) {
+        for item in &self.module.items {
+            match item {
+                Item::Function(function) => {
+                    self.everywhere
+                        .entry(function.name.as_str())
+                        .or_insert(function.name.span);
+                }
+                Item::Variable(variable) => {
+                    for declarator in &variable.declarators {
+                        self.everywhere
+                            .entry(declarator.name.as_str())
+                            .or_insert(declarator.name.span);
+                    }
+                }
+                Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+            }
+        }
+    }
+
+    fn item(&mut self, item: &'a Item) {
+        match item {
+            Item::Variable(variable) => {
+                let external = variable
+                    .linkage
+                    .iter()
+                    .any(|linkage| linkage.value == Linkage::Extern);
+                for declarator in &variable.declarators {
+                    if let Some(initializer) = &declarator.initializer {
+                        self.module_initializer(initializer);
+                    }
+                    self.declare_module(&declarator.name, ModuleSymbol::Variable { external });
+                }
+            }
+            Item::Function(function) => {
+                self.declare_module(
+                    &function.name,
+                    ModuleSymbol::Function {
+                        defined: function.body.is_some(),
+                    },
+                );
+                if let Some(body) = &function.body {
+                    let mut checker = FunctionChecker::new(self, function);
+                    checker.function_body(function, body);
+                }
+            }
+            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+        }
+    }
+
+    fn declare_module(&mut self, name: &'a Spanned<String>, symbol: ModuleSymbol) {
+        let Some(&(previous, first)) = self.declared.get(name.as_str()) else {
+            self.declared.insert(name.as_str(), (symbol, name.span));
+            return;
+        };
+        match (previous, symbol) {
+            (
+                ModuleSymbol::Function { defined: true },
+                ModuleSymbol::Function { defined: true },
+            ) => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0203",
+                        format!("duplicate definition of function `{}`", name.value),
+                        name.span,
+                    )
+                    .with_label(first, "first defined here")
+                    .with_help("rename one of the functions"),
+                );
+            }
+            (
+                ModuleSymbol::Function {
+                    defined: first_defined,
+                },
+                ModuleSymbol::Function { defined },
+            ) => {
+                self.declared.insert(
+                    name.as_str(),
+                    (
+                        ModuleSymbol::Function {
+                            defined: first_defined || defined,
+                        },
+                        first,
+                    ),
+                );
+            }
+            (ModuleSymbol::Variable { external: true }, ModuleSymbol::Variable { .. })
+            | (ModuleSymbol::Variable { .. }, ModuleSymbol::Variable { external: true }) => {}
+            _ => self.diagnostics.push(
+                Diagnostic::error(
+                    "E0201",
+                    format!("duplicate definition of `{}`", name.value),
+                    name.span,
+                )
+                .with_label(first, "first declared here")
+                .with_help(
+                    "module-scope variables and functions share one namespace; rename one of them",
+                ),
+            ),
+        }
+    }
+
+    /// Names in module-scope initializers must be declared earlier in the module.
+    fn module_initializer(&mut self, initializer: &'a Initializer) {
+        match initializer {
+            Initializer::Immediate(_) => {}
+            Initializer::Address { name, .. } => {
+                if !self.declared.contains_key(name.as_str()) {
+                    let diagnostic = self.undeclared_module_symbol(name, "initializer");
+                    self.diagnostics.push(diagnostic);
+                }
+            }
+            Initializer::List(items) => {
+                for item in &items.value {
+                    self.module_initializer(item);
+                }
+            }
+            // Sampler properties (`filter_mode = nearest`) name enumerators, not symbols.
+            Initializer::Property { .. } => {}
+        }
+    }
+
+    fn undeclared_module_symbol(&self, name: &Spanned<String>, what: &str) -> Diagnostic {
+        match self.everywhere.get(name.as_str()) {
+            Some(&later) => Diagnostic::error(
+                "E0106",
+                format!(
+                    "`{}` is used in an {what} before its declaration",
+                    name.value
+                ),
+                name.span,
+            )
+            .with_label(later, "declared here")
+            .with_help("move the declaration above its first use"),
+            None => Diagnostic::error(
+                "E0103",
+                format!("unknown symbol `{}` in {what}", name.value),
+                name.span,
+            )
+            .with_help("declare the variable or function before this point"),
+        }
+    }
+}
+
+/// A `%r<N>` declaration.
+#[derive(Clone, Copy, Debug)]
+struct RegisterRange<'a> {
+    prefix: &'a str,
+    count: u32,
+    span: Span,
+    count_span: Span,
+}
+
+impl RegisterRange<'_> {
+    /// Splits `name` into this range's prefix and an index, if it has that form.
+    fn index_of(&self, name: &str) -> Option<u64> {
+        let digits = name.strip_prefix(self.prefix)?;
+        if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+            return None;
+        }
+        Some(digits.parse::<u64>().unwrap_or(u64::MAX))
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.index_of(name)
+            .is_some_and(|index| index < u64::from(self.count))
+    }
+}
+
+/// One `{ }` scope.
+#[derive(Default)]
+struct Scope<'a> {
+    names: FxHashMap<&'a str, Span>,
+    ranges: Vec<RegisterRange<'a>>,
+    labels: FxHashMap<&'a str, Span>,
+}
+
+impl Scope<'_> {
+    fn contains(&self, name: &str) -> bool {
+        self.labels.contains_key(name)
+            || self.names.contains_key(name)
+            || self.ranges.iter().any(|range| range.contains(name))
+    }
+}
+
+struct FunctionChecker<'r, 'a> {
+    resolver: &'r mut Resolver<'a>,
+    scopes: Vec<Scope<'a>>,
+    /// Every name declared anywhere in the function (first declaration), for "used before its
+    /// declaration" and "label in another block" hints.
+    declared_anywhere: FxHashMap<&'a str, Span>,
+    labels_anywhere: FxHashMap<&'a str, Span>,
+}
+
+impl<'r, 'a> FunctionChecker<'r, 'a> {
+    fn new(resolver: &'r mut Resolver<'a>, function: &'a Function) -> Self {
+        let mut checker = Self {
+            resolver,
+            scopes: Vec::new(),
+            declared_anywhere: FxHashMap::default(),
+            labels_anywhere: FxHashMap::default(),
+        };
+        if let Some(body) = &function.body {
+            checker.collect_anywhere(body);
+        }
+        checker
+    }
+
+    fn collect_anywhere(&mut self, block: &'a Block) {
+        for statement in &block.statements {
+            match statement {
+                Statement::Declaration(declaration) => {
+                    for declarator in &declaration.declarators {
+                        if declarator.range.is_none() {
+                            self.declared_anywhere
+                                .entry(declarator.name.as_str())
+                                .or_insert(declarator.name.span);
+                        }
+                    }
+                }
+                Statement::Label(label) => {
+                    self.labels_anywhere
+                        .entry(label.as_str())
+                        .or_insert(label.span);
+                }
+                Statement::Prototype(prototype) => {
+                    self.labels_anywhere
+                        .entry(prototype.label.as_str())
+                        .or_insert(prototype.label.span);
+                }
+                Statement::Targets(targets) => {
+                    self.labels_anywhere
+                        .entry(targets.label.as_str())
+                        .or_insert(targets.label.span);
+                }
+                Statement::Block(inner) => self.collect_anywhere(inner),
+                Statement::Instruction(_) | Statement::Loc(_) | Statement::Pragma(_) => {}
+            }
+        }
+    }
+
+    fn function_body(&mut self, function: &'a Function, body: &'a Block) {
+        self.scopes.push(Scope::default());
+        for parameter in function
+            .returns
+            .iter()
+            .chain(function.params.iter())
+            .flatten()
+        {
+            for declarator in &parameter.declarators {
+                self.declare(declarator);
+            }
+        }
+        self.block_contents(body);
+        self.scopes.pop();
+    }
+
+    fn block(&mut self, block: &'a Block) {
+        self.scopes.push(Scope::default());
+        self.block_contents(block);
+        self.scopes.pop();
+    }
+
+    /// Checks the statements of a block in the innermost scope.
+    fn block_contents(&mut self, block: &'a Block) {
+        for statement in &block.statements {
+            let label = match statement {
+                Statement::Label(label) => label,
+                Statement::Prototype(prototype) => &prototype.label,
+                Statement::Targets(targets) => &targets.label,
+                _ => continue,
+            };
+            self.declare_label(label);
+        }
+        for statement in &block.statements {
+            match statement {
+                Statement::Declaration(declaration) => {
+                    for declarator in &declaration.declarators {
+                        if let Some(initializer) = &declarator.initializer {
+                            self.initializer(initializer);
+                        }
+                        self.declare(declarator);
+                    }
+                }
+                Statement::Instruction(instruction) => self.instruction(instruction),
+                Statement::Block(inner) => self.block(inner),
+                Statement::Targets(targets) => {
+                    let role = if targets.kind.value == "calltargets" {
+                        Role::Function
+                    } else {
+                        Role::Label
+                    };
+                    for target in &targets.targets {
+                        self.resolve(target.as_str(), target.span, role);
+                    }
+                }
+                Statement::Label(_)
+                | Statement::Prototype(_)
+                | Statement::Loc(_)
+                | Statement::Pragma(_) => {}
+            }
+        }
+    }
+
+    fn current(&mut self) -> &mut Scope<'a> {
+        if self.scopes.is_empty() {
+            self.scopes.push(Scope::default());
+        }
+        let last = self.scopes.len() - 1;
+        &mut self.scopes[last]
+    }
+
+    fn declare_label(&mut self, label: &'a Spanned<String>) {
+        let scope = self.current();
+        if let Some(&first) = scope.labels.get(label.as_str()) {
+            let diagnostic = Diagnostic::error(
+                "E0202",
+                format!("duplicate definition of label `{}`", label.value),
+                label.span,
+            )
+            .with_label(first, "first defined here")
+            .with_help("labels must be unique within their block");
+            self.resolver.diagnostics.push(diagnostic);
+        } else {
+            scope.labels.insert(label.as_str(), label.span);
+        }
+    }
+
+    fn declare(&mut self, declarator: &'a Declarator) {
+        let name = declarator.name.as_str();
+        let span = declarator.name.span;
+        let scope = self.current();
+        let conflict = if let Some(range) = &declarator.range {
+            let conflict = scope
+                .ranges
+                .iter()
+                .find(|existing| existing.prefix == name)
+                .map(|existing| existing.span)
+                .or_else(|| scope.labels.get(name).copied());
+            scope.ranges.push(RegisterRange {
+                prefix: name,
+                count: range.value,
+                span: declarator.span,
+                count_span: range.span,
+            });
+            conflict
+        } else {
+            let conflict = scope
+                .names
+                .get(name)
+                .copied()
+                .or_else(|| scope.labels.get(name).copied())
+                .or_else(|| {
+                    scope
+                        .ranges
+                        .iter()
+                        .find(|range| range.contains(name))
+                        .map(|range| range.span)
+                });
+            scope.names.entry(name).or_insert(span);
+            conflict
+        };
+        if let Some(first) = conflict {
+            let shown = match &declarator.range {
+                Some(range) => format!("{name}<{}>", range.value),
+                None => name.to_string(),
+            };
+            let (at, earlier) = if first.start > span.start {
+                (first, span)
+            } else {
+                (span, first)
+            };
+            let diagnostic = Diagnostic::error(
+                "E0201",
+                format!("duplicate definition of `{shown}`"),
+                at,
+            )
+            .with_label(earlier, "first declared here")
+            .with_help(
+                "a name can be declared once per block; an inner `{ }` block may redeclare it",
+            );
+            self.resolver.diagnostics.push(diagnostic);
+        }
+    }
+
+    fn initializer(&mut self, initializer: &'a Initializer) {
+        match initializer {
+            Initializer::Immediate(_) | Initializer::Property { .. } => {}
+            Initializer::Address { name, span, .. } => {
+                self.resolve(name.as_str(), *span, Role::Value)
+            }
+            Initializer::List(items) => {
+                for item in &items.value {
+                    self.initializer(item);
+                }
+            }
+        }
+    }
+
+    fn instruction(&mut self, instruction: &'a Instruction) {
+        if let Some(guard) = &instruction.guard {
+            self.resolve(
+                guard.predicate.as_str(),
+                guard.predicate.span,
+                Role::Predicate,
+            );
+        }
+        let opcode = instruction.opcode.as_str();
+        let is_branch = matches!(opcode, "bra" | "brx");
+        let mut seen_callee = false;
+        for operand in &instruction.operands {
+            let role = if is_branch {
+                Role::Label
+            } else if opcode == "call" && matches!(operand, Operand::Name(_)) {
+                let role = if seen_callee {
+                    Role::Label
+                } else {
+                    Role::Function
+                };
+                seen_callee = true;
+                role
+            } else {
+                Role::Value
+            };
+            self.operand(operand, role);
+        }
+        let context = InstructionContext {
+            module: self.resolver.module,
+        };
+        check_instruction(&context, instruction, &mut self.resolver.diagnostics);
+    }
+
+    fn operand(&mut self, operand: &'a Operand, role: Role) {
+        match operand {
+            Operand::Name(name) => self.resolve(name.name.as_str(), name.name.span, role),
+            Operand::SpecialRegister(_) | Operand::Immediate(_) | Operand::Sink(_) => {}
+            Operand::Negated(_, inner) => self.operand(inner, Role::Predicate),
+            Operand::Pair(_, first, second) => {
+                self.operand(first, role);
+                self.operand(second, Role::Predicate);
+            }
+            Operand::Vector(items) | Operand::AddressList(items) | Operand::List(items) => {
+                for item in &items.value {
+                    self.operand(item, Role::Value);
+                }
+            }
+            Operand::Address(address) => match &address.base {
+                AddressBase::Name(name) => {
+                    self.resolve(name.name.as_str(), name.name.span, Role::Value)
+                }
+                AddressBase::Immediate(_) => {}
+            },
+        }
+    }
+
+    fn resolve(&mut self, name: &'a str, span: Span, role: Role) {
+        if self.scopes.iter().rev().any(|scope| scope.contains(name))
+            || self.resolver.declared.contains_key(name)
+        {
+            return;
+        }
+        let diagnostic = self.undeclared(name, span, role);
+        self.resolver.diagnostics.push(diagnostic);
+    }
+
+    fn undeclared(&self, name: &str, span: Span, role: Role) -> Diagnostic {
+        // A register just past the end of a `%r<N>` range.
+        if let Some(range) = self
+            .scopes
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.ranges.iter())
+            .find(|range| range.index_of(name).is_some())
+        {
+            let index = range.index_of(name).unwrap_or(u64::MAX);
+            let last = u64::from(range.count).saturating_sub(1);
+            let declared = if range.count == 0 {
+                "no registers".to_string()
+            } else {
+                format!("`{0}0` to `{0}{last}`", range.prefix)
+            };
+            let mut diagnostic = Diagnostic::error(
+                "E0105",
+                format!(
+                    "register `{name}` is outside the declared range `{}<{}>`",
+                    range.prefix, range.count
+                ),
+                span,
+            )
+            .with_label(range.span, format!("this declares {declared}"));
+            if let Some(needed) = index
+                .checked_add(1)
+                .filter(|needed| *needed <= u64::from(u32::MAX))
+            {
+                diagnostic = diagnostic
+                    .with_help(format!(
+                        "declare `{}<{needed}>` to include `{name}`",
+                        range.prefix
+                    ))
+                    .with_fix(range.count_span, needed.to_string());
+            }
+            return diagnostic;
+        }
+        if let Some(&declaration) = self.declared_anywhere.get(name) {
+            if declaration.start > span.start {
+                return Diagnostic::error(
+                    "E0106",
+                    format!("`{name}` is used before its declaration"),
+                    span,
+                )
+                .with_label(declaration, "declared here")
+                .with_help("move the declaration above its first use");
+            }
+            return Diagnostic::error(
+                "E0107",
+                format!("`{name}` is not declared in this scope"),
+                span,
+            )
+            .with_label(
+                declaration,
+                "declared in a block that does not enclose this use",
+            )
+            .with_help("declarations in a `{ }` block are visible only inside that block");
+        }
+        if let Some(&label) = self.labels_anywhere.get(name) {
+            return Diagnostic::error("E0107", format!("label `{name}` is not visible here"), span)
+                .with_label(label, "defined in a block that does not enclose this use")
+                .with_help(
+                    "labels are visible only inside their `{ }` block and the blocks nested in it",
+                );
+        }
+        if let Some(&later) = self.resolver.everywhere.get(name) {
+            return Diagnostic::error(
+                "E0106",
+                format!("`{name}` is used before its declaration"),
+                span,
+            )
+            .with_label(later, "declared here")
+            .with_help(match role {
+                Role::Function => {
+                    "declare the function (`.func name(...);`) before the function that calls it"
+                }
+                _ => "move the declaration above the function that uses it",
+            });
+        }
+        match role {
+            Role::Label => Diagnostic::error("E0102", format!("undeclared label `{name}`"), span)
+                .with_help("define the label (`name:`) in this block or an enclosing one"),
+            Role::Function => {
+                Diagnostic::error("E0104", format!("undeclared function `{name}`"), span)
+                    .with_help("declare or define the function before calling it")
+            }
+            Role::Predicate | Role::Value if name.starts_with('%') => {
+                let kind = if role == Role::Predicate {
+                    "predicate register"
+                } else {
+                    "register"
+                };
+                Diagnostic::error("E0101", format!("undeclared {kind} `{name}`"), span).with_help(
+                    format!(
+                        "declare it first, e.g. `.reg .{} {name};`",
+                        if role == Role::Predicate {
+                            "pred"
+                        } else {
+                            "b32"
+                        }
+                    ),
+                )
+            }
+            Role::Predicate | Role::Value => {
+                Diagnostic::error("E0103", format!("unknown symbol `{name}`"), span)
+                    .with_help("declare the register, variable or parameter before this point")
+            }
+        }
+    }
+}

@@ -1,0 +1,653 @@
+//! The entry point [`parse`] and the helpers the grammar's actions call to decode literals.
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::lexer::{LexError, Lexer, Tok};
+use crate::span::{Span, Spanned};
+use lalrpop_util::ParseError;
+
+#[allow(
+    clippy::all,
+    unused_qualifications,
+    unused_parens,
+    missing_debug_implementations,
+    unreachable_pub,
+    missing_docs,
+    dead_code
+)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/ptx.rs"));
+}
+
+/// A module-level element before the header directives are folded into [`Module`].
+#[derive(Debug)]
+pub(crate) enum TopLevel {
+    Version(Version),
+    Target(Spanned<Vec<Spanned<String>>>),
+    AddressSize(Spanned<u32>, Span),
+    Item(Item),
+}
+
+/// Parses a complete PTX module.
+///
+/// Never fails and never panics: the returned module holds everything that could be parsed
+/// (statements with syntax errors are dropped), and the diagnostics list every lexical and
+/// syntax error, in source order.
+pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
+    let mut lexer = Lexer::new(source);
+    let mut diagnostics = Vec::new();
+    let mut recovered = Vec::new();
+    let result = generated::ModuleParser::new().parse(&mut diagnostics, &mut recovered, &mut lexer);
+    let mut syntax_errors: Vec<Diagnostic> = Vec::new();
+    let top_level = match result {
+        Ok(top_level) => top_level,
+        Err(error) => {
+            syntax_errors.extend(error_diagnostic(source, error));
+            Vec::new()
+        }
+    };
+    for recovery in recovered {
+        syntax_errors.extend(error_diagnostic(source, recovery.error));
+    }
+    suppress_cascades(source, &mut syntax_errors);
+    let mut all = lexer.take_diagnostics();
+    all.append(&mut diagnostics);
+    all.append(&mut syntax_errors);
+    let module = fold_module(source, top_level, &mut all);
+    all.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+    all.dedup_by(|a, b| a.span.start == b.span.start && a.code == b.code);
+    (module, all)
+}
+
+fn fold_module(source: &str, top_level: Vec<TopLevel>, diags: &mut Vec<Diagnostic>) -> Module {
+    let mut module = Module {
+        span: Span::new(0, source.len()),
+        ..Module::default()
+    };
+    check_header_order(&top_level, diags);
+    let mut first_version: Option<Span> = None;
+    let mut first_target: Option<Span> = None;
+    let mut first_address_size: Option<Span> = None;
+    for element in top_level {
+        match element {
+            TopLevel::Version(version) => {
+                if let Some(first) = first_version {
+                    diags.push(duplicate_directive(".version", version.span, first));
+                } else {
+                    first_version = Some(version.span);
+                    module.version = Some(version);
+                }
+            }
+            TopLevel::Target(target) => {
+                if let Some(first) = first_target {
+                    diags.push(duplicate_directive(".target", target.span, first));
+                } else {
+                    first_target = Some(target.span);
+                    module.target = Some(target);
+                }
+            }
+            TopLevel::AddressSize(size, span) => {
+                if let Some(first) = first_address_size {
+                    diags.push(duplicate_directive(".address_size", span, first));
+                } else {
+                    if size.value != 32 && size.value != 64 {
+                        diags.push(
+                            Diagnostic::error(
+                                "P0009",
+                                format!("invalid address size {}", size.value),
+                                size.span,
+                            )
+                            .with_help("`.address_size` must be 32 or 64"),
+                        );
+                    }
+                    first_address_size = Some(span);
+                    module.address_size = Some(size);
+                }
+            }
+            TopLevel::Item(item) => module.items.push(item),
+        }
+    }
+    module
+}
+
+/// Keeps only the first syntax error of each statement: after an error, the parser skips ahead,
+/// and further errors before the next `;`, `{` or `}` are usually consequences of the first.
+fn suppress_cascades(source: &str, errors: &mut Vec<Diagnostic>) {
+    errors.sort_by_key(|diagnostic| diagnostic.span.start);
+    let mut last_kept: Option<usize> = None;
+    errors.retain(|diagnostic| {
+        let start = diagnostic.span.range().start;
+        let keep = match last_kept {
+            None => true,
+            Some(previous) => source.get(previous..start).is_none_or(|between| {
+                between
+                    .bytes()
+                    .any(|byte| matches!(byte, b';' | b'{' | b'}'))
+            }),
+        };
+        if keep {
+            last_kept = Some(start);
+        }
+        keep
+    });
+}
+
+impl TopLevel {
+    fn span(&self) -> Span {
+        match self {
+            TopLevel::Version(version) => version.span,
+            TopLevel::Target(target) => target.span,
+            TopLevel::AddressSize(_, span) => *span,
+            TopLevel::Item(item) => item.span(),
+        }
+    }
+
+    fn header_name(&self) -> Option<&'static str> {
+        match self {
+            TopLevel::Version(_) => Some(".version"),
+            TopLevel::Target(_) => Some(".target"),
+            TopLevel::AddressSize(..) => Some(".address_size"),
+            TopLevel::Item(_) => None,
+        }
+    }
+}
+
+/// ptxas wants `.version` first, `.target` second, and every header directive before the first
+/// other item.
+fn check_header_order(top_level: &[TopLevel], diags: &mut Vec<Diagnostic>) {
+    match top_level.first() {
+        Some(TopLevel::Version(_)) => match top_level.get(1) {
+            Some(TopLevel::Target(_)) => {}
+            other => {
+                let span = other.map_or_else(|| top_level[0].span(), TopLevel::span);
+                diags.push(
+                    Diagnostic::error(
+                        "P0016",
+                        "missing `.target` directive after `.version`",
+                        span,
+                    )
+                    .with_help(
+                        "the second directive of a module is `.target`, e.g. `.target sm_90`",
+                    ),
+                );
+            }
+        },
+        other => {
+            let span = other.map_or(Span::new(0, 0), TopLevel::span);
+            diags.push(
+                Diagnostic::error(
+                    "P0015",
+                    "missing `.version` directive at the start of the module",
+                    span,
+                )
+                .with_help("a module starts with `.version`, e.g. `.version 8.5`, then `.target`"),
+            );
+        }
+    }
+    let mut seen_item = false;
+    for element in top_level {
+        match element.header_name() {
+            None => seen_item = true,
+            Some(name) if seen_item => diags.push(
+                Diagnostic::error(
+                    "P0017",
+                    format!("`{name}` must come before functions and variables"),
+                    element.span(),
+                )
+                .with_help("move the directive to the start of the module"),
+            ),
+            Some(_) => {}
+        }
+    }
+}
+
+fn duplicate_directive(name: &str, span: Span, first: Span) -> Diagnostic {
+    Diagnostic::error("P0008", format!("duplicate `{name}` directive"), span)
+        .with_label(first, "first given here")
+        .with_help(format!("a module has at most one `{name}` directive"))
+}
+
+/// Turns a LALRPOP error into a diagnostic; errors at [`Tok::Error`] tokens are dropped because
+/// the lexer already reported them.
+fn error_diagnostic(
+    source: &str,
+    error: ParseError<usize, Tok<'_>, LexError>,
+) -> Option<Diagnostic> {
+    match error {
+        ParseError::InvalidToken { location } => Some(Diagnostic::error(
+            "P0004",
+            "invalid token",
+            Span::new(location, location + 1),
+        )),
+        ParseError::UnrecognizedEof { location, expected } => {
+            let at = location.min(source.len());
+            let mut diagnostic = Diagnostic::error(
+                "P0005",
+                format!("unexpected end of file{}", expected_suffix(&expected)),
+                Span::new(at, at),
+            );
+            if expected.iter().any(|e| e == "\"}\"") {
+                diagnostic = diagnostic.with_help("a `{` block is not closed");
+            }
+            Some(diagnostic)
+        }
+        ParseError::UnrecognizedToken {
+            token: (start, token, end),
+            expected,
+        } => {
+            if matches!(token, Tok::Error(_)) {
+                return None;
+            }
+            let mut diagnostic = Diagnostic::error(
+                "P0004",
+                format!("unexpected `{token}`{}", expected_suffix(&expected)),
+                Span::new(start, end),
+            );
+            if expected.len() <= 5 && expected.iter().any(|e| e == "\";\"") {
+                let at = previous_token_end(source, start);
+                diagnostic = diagnostic
+                    .with_help("statements and declarations end with `;`")
+                    .with_fix(Span::new(at, at), ";");
+            }
+            Some(diagnostic)
+        }
+        ParseError::ExtraToken {
+            token: (start, token, end),
+        } => Some(Diagnostic::error(
+            "P0004",
+            format!("unexpected `{token}`"),
+            Span::new(start, end),
+        )),
+        ParseError::User { error } => match error {
+            LexError::Never => None,
+        },
+    }
+}
+
+/// The end of the last non-blank, non-comment text before `offset` (for "insert `;` here").
+fn previous_token_end(source: &str, offset: usize) -> usize {
+    let before = source.get(..offset).unwrap_or(source);
+    let mut end = before.trim_end().len();
+    // Skip a trailing line comment on the previous line.
+    if let Some(line_start) = before[..end].rfind('\n').map(|at| at + 1)
+        && let Some(comment) = before[line_start..end].find("//")
+    {
+        end = before[..line_start + comment].trim_end().len();
+    }
+    end
+}
+
+fn expected_suffix(expected: &[String]) -> String {
+    let names: Vec<String> = expected
+        .iter()
+        .map(|name| describe_terminal(name))
+        .collect();
+    match names.len() {
+        0 => String::new(),
+        1 => format!(", expected {}", names[0]),
+        2..=5 => format!(", expected one of {}", names.join(", ")),
+        _ => String::new(),
+    }
+}
+
+fn describe_terminal(name: &str) -> String {
+    let bare = name.trim_matches('"');
+    match bare {
+        "ident" => "an identifier".to_string(),
+        "dotword" => "a directive or modifier".to_string(),
+        "int" => "an integer".to_string(),
+        "floatbits" | "decimal" => "a number".to_string(),
+        "string" => "a string".to_string(),
+        other => format!("`{other}`"),
+    }
+}
+
+// ------------------------------------------------------------------ helpers for the grammar
+
+/// Parses an integer literal's text: decimal, `0x` hex, `0b` binary, octal (leading `0`), with an
+/// optional `U` suffix. Returns the magnitude, radix and suffix, or a message.
+pub(crate) fn integer_value(text: &str) -> Result<(u64, Radix, bool), String> {
+    let (body, unsigned) = match text.strip_suffix('U') {
+        Some(body) => (body, true),
+        None => (text, false),
+    };
+    let (digits, radix, base) =
+        if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (hex, Radix::Hexadecimal, 16)
+        } else if let Some(bin) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            (bin, Radix::Binary, 2)
+        } else if body.len() > 1 && body.starts_with('0') {
+            (&body[1..], Radix::Octal, 8)
+        } else {
+            (body, Radix::Decimal, 10)
+        };
+    match u64::from_str_radix(digits, base) {
+        Ok(value) => Ok((value, radix, unsigned)),
+        Err(error) => match error.kind() {
+            std::num::IntErrorKind::PosOverflow => {
+                Err(format!("integer literal `{text}` does not fit in 64 bits"))
+            }
+            _ => Err(format!(
+                "invalid digit in {} literal `{text}`",
+                radix_name(radix)
+            )),
+        },
+    }
+}
+
+fn radix_name(radix: Radix) -> &'static str {
+    match radix {
+        Radix::Decimal => "decimal",
+        Radix::Hexadecimal => "hexadecimal",
+        Radix::Octal => "octal",
+        Radix::Binary => "binary",
+    }
+}
+
+fn bad_immediate(message: String, span: Span) -> Diagnostic {
+    Diagnostic::error("P0006", message, span)
+}
+
+pub(crate) fn u64_literal(text: &str, span: Span, diags: &mut Vec<Diagnostic>) -> Spanned<u64> {
+    match integer_value(text) {
+        Ok((value, _, _)) => Spanned::new(value, span),
+        Err(message) => {
+            diags.push(bad_immediate(message, span));
+            Spanned::new(0, span)
+        }
+    }
+}
+
+pub(crate) fn u32_literal(text: &str, span: Span, diags: &mut Vec<Diagnostic>) -> Spanned<u32> {
+    let wide = u64_literal(text, span, diags);
+    match u32::try_from(wide.value) {
+        Ok(value) => Spanned::new(value, span),
+        Err(_) => {
+            diags.push(bad_immediate(
+                format!("`{text}` does not fit in 32 bits"),
+                span,
+            ));
+            Spanned::new(0, span)
+        }
+    }
+}
+
+pub(crate) fn offset_literal(
+    negative: bool,
+    text: &str,
+    span: Span,
+    diags: &mut Vec<Diagnostic>,
+) -> Spanned<i64> {
+    let magnitude = u64_literal(text, span, diags).value;
+    let value = if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    };
+    match value {
+        Some(value) => Spanned::new(value, span),
+        None => {
+            diags.push(bad_immediate(
+                format!("offset `{text}` does not fit in 64 bits"),
+                span,
+            ));
+            Spanned::new(0, span)
+        }
+    }
+}
+
+/// `[%rd1-4]`: ptxas only accepts `[%rd1+-4]`.
+pub(crate) fn bare_minus_offset(text: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        "P0012",
+        format!("negative offsets are written `+-{text}`"),
+        span,
+    )
+    .with_help("ptxas rejects `-` between a base and its offset")
+    .with_fix(Span::new(span.range().start, span.range().start + 1), "+-")
+}
+
+pub(crate) fn immediate(
+    negative: bool,
+    token: Tok<'_>,
+    span: Span,
+    diags: &mut Vec<Diagnostic>,
+) -> Spanned<Immediate> {
+    let value = match token {
+        Tok::Int(text) => match integer_value(text) {
+            Ok((value, radix, unsigned)) => ImmediateValue::Integer {
+                value,
+                radix,
+                unsigned,
+            },
+            Err(message) => {
+                diags.push(bad_immediate(message, span));
+                ImmediateValue::Integer {
+                    value: 0,
+                    radix: Radix::Decimal,
+                    unsigned: false,
+                }
+            }
+        },
+        Tok::FloatBits(text) => {
+            let digits = &text[2..];
+            let double = text
+                .as_bytes()
+                .get(1)
+                .is_some_and(|b| b.eq_ignore_ascii_case(&b'd'));
+            let expected = if double { 16 } else { 8 };
+            if digits.len() != expected {
+                diags.push(
+                    Diagnostic::error(
+                        "P0007",
+                        format!("`{text}` needs exactly {expected} hexadecimal digits"),
+                        span,
+                    )
+                    .with_help(if double {
+                        "`0d` literals give the 64 bits of an f64, e.g. `0d3FF0000000000000` is 1.0"
+                    } else {
+                        "`0f` literals give the 32 bits of an f32, e.g. `0f3F800000` is 1.0"
+                    }),
+                );
+            }
+            let bits = u64::from_str_radix(digits, 16).unwrap_or(0);
+            if double {
+                ImmediateValue::F64Bits(bits)
+            } else {
+                ImmediateValue::F32Bits(u32::try_from(bits).unwrap_or(0))
+            }
+        }
+        Tok::Decimal(text) => ImmediateValue::Decimal(text.to_string()),
+        other => {
+            diags.push(bad_immediate(format!("`{other}` is not a number"), span));
+            ImmediateValue::Integer {
+                value: 0,
+                radix: Radix::Decimal,
+                unsigned: false,
+            }
+        }
+    };
+    Spanned::new(Immediate { negative, value }, span)
+}
+
+pub(crate) fn version(text: &str, span: Span, diags: &mut Vec<Diagnostic>) -> TopLevel {
+    let parsed = text
+        .split_once('.')
+        .and_then(|(major, minor)| Some((major.parse().ok()?, minor.parse().ok()?)));
+    let (major, minor) = parsed.unwrap_or_else(|| {
+        diags.push(
+            Diagnostic::error("P0009", format!("invalid PTX version `{text}`"), span)
+                .with_help("write the version as `major.minor`, e.g. `.version 8.5`"),
+        );
+        (0, 0)
+    });
+    TopLevel::Version(Version { span, major, minor })
+}
+
+pub(crate) fn body_declaration(
+    declaration: VariableDeclaration,
+    diags: &mut Vec<Diagnostic>,
+) -> Statement {
+    if let Some(linkage) = declaration.linkage.first() {
+        diags.push(
+            Diagnostic::error(
+                "P0018",
+                format!(
+                    "`.{}` is not allowed inside a function",
+                    linkage.value.as_str()
+                ),
+                linkage.span,
+            )
+            .with_help("declare variables with linkage at module scope")
+            .with_fix(
+                Span::new(linkage.span.range().start, linkage.span.range().end + 1),
+                "",
+            ),
+        );
+    }
+    Statement::Declaration(declaration)
+}
+
+pub(crate) fn module_variable(
+    declaration: VariableDeclaration,
+    diags: &mut Vec<Diagnostic>,
+) -> Item {
+    if matches!(declaration.space.value, StateSpace::Reg | StateSpace::Param) {
+        diags.push(
+            Diagnostic::error(
+                "P0011",
+                format!(
+                    "`.{}` variables cannot be declared at module scope",
+                    declaration.space.value.as_str()
+                ),
+                declaration.space.span,
+            )
+            .with_help("declare registers and parameters inside a function"),
+        );
+    }
+    Item::Variable(declaration)
+}
+
+pub(crate) fn generic_initializer(
+    keyword: Spanned<String>,
+    name: Spanned<String>,
+    offset: Option<Spanned<i64>>,
+    span: Span,
+    diags: &mut Vec<Diagnostic>,
+) -> Initializer {
+    if keyword.value != "generic" {
+        diags.push(
+            Diagnostic::error(
+                "P0009",
+                format!("unknown initializer operator `{}`", keyword.value),
+                keyword.span,
+            )
+            .with_help("only `generic(name)` is allowed here"),
+        );
+    }
+    Initializer::Address {
+        span,
+        name,
+        generic: true,
+        offset,
+    }
+}
+
+/// An attribute of `.loc` as parsed, before validation.
+#[derive(Debug)]
+pub(crate) enum LocAttribute {
+    Name(Spanned<String>, Spanned<String>),
+    Position(Spanned<String>, Spanned<u32>, Spanned<u32>, Spanned<u32>),
+}
+
+pub(crate) fn loc(
+    file: Spanned<u32>,
+    line: Spanned<u32>,
+    column: Spanned<u32>,
+    attributes: Vec<LocAttribute>,
+    span: Span,
+    diags: &mut Vec<Diagnostic>,
+) -> Loc {
+    let mut loc = Loc {
+        span,
+        file,
+        line,
+        column,
+        function_name: None,
+        inlined_at: None,
+    };
+    for attribute in attributes {
+        match attribute {
+            LocAttribute::Name(key, value) if key.value == "function_name" => {
+                loc.function_name = Some(value)
+            }
+            LocAttribute::Position(key, file, line, column) if key.value == "inlined_at" => {
+                loc.inlined_at = Some((file, line, column));
+            }
+            LocAttribute::Name(key, _) | LocAttribute::Position(key, ..) => diags.push(
+                Diagnostic::error(
+                    "P0009",
+                    format!("unknown `.loc` attribute `{}`", key.value),
+                    key.span,
+                )
+                .with_help(
+                    "`.loc` accepts `function_name LABEL` and `inlined_at FILE LINE COLUMN`",
+                ),
+            ),
+        }
+    }
+    loc
+}
+
+pub(crate) fn targets(targets: Targets, diags: &mut Vec<Diagnostic>) -> Targets {
+    if !matches!(targets.kind.as_str(), "branchtargets" | "calltargets") {
+        diags.push(
+            Diagnostic::error(
+                "P0009",
+                format!("unknown directive `.{}` after a label", targets.kind.value),
+                targets.kind.span,
+            )
+            .with_help(
+                "a label can introduce `.branchtargets`, `.calltargets` or `.callprototype`",
+            ),
+        );
+    }
+    targets
+}
+
+pub(crate) fn name_ref(
+    name: Spanned<String>,
+    component: Option<Spanned<String>>,
+    span: Span,
+    diags: &mut Vec<Diagnostic>,
+) -> NameRef {
+    let component = component.and_then(|written| match Component::from_name(&written.value) {
+        Some(component) => Some(Spanned::new(component, written.span)),
+        None => {
+            diags.push(
+                Diagnostic::error(
+                    "P0013",
+                    format!("unknown vector component `.{}`", written.value),
+                    written.span,
+                )
+                .with_help("components are `.x`, `.y`, `.z`, `.w` (or `.r`, `.g`, `.b`, `.a`)"),
+            );
+            None
+        }
+    });
+    NameRef {
+        span,
+        name,
+        component,
+    }
+}
+
+pub(crate) fn name_operand(name: NameRef) -> Operand {
+    if name.name.value == "_" && name.component.is_none() {
+        Operand::Sink(name.span)
+    } else if is_special_register(&name.name.value) {
+        Operand::SpecialRegister(name)
+    } else {
+        Operand::Name(name)
+    }
+}
