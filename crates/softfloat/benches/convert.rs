@@ -1,0 +1,124 @@
+//! `cargo bench -p ptxsim-softfloat`: the conversions compared with NVIDIA's host reference in
+//! `scripts/golden/bench.sh`, over the same kind of inputs (half arbitrary bit patterns, half
+//! with exponents within 2^-20..2^20), plus the general entry point.
+
+use divan::{Bencher, black_box};
+use ptxsim_softfloat::pack::cvt_half2_to_x2;
+use ptxsim_softfloat::{
+    Flags, Rounding, Type, convert, f32_to_bf16, f32_to_e2m1, f32_to_e4m3, f32_to_f16,
+};
+
+fn main() {
+    divan::main();
+}
+
+fn inputs(n: usize) -> Vec<u32> {
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let mut u = s as u32;
+            if s >> 63 == 1 {
+                u = (u & 0x807f_ffff) | (((107 + ((s >> 40) % 41)) as u32) << 23);
+            }
+            u
+        })
+        .collect()
+}
+
+const N: usize = 4096;
+
+#[divan::bench]
+fn f32_to_e4m3_satfinite(b: Bencher) {
+    let v = inputs(N);
+    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
+        v.iter().fold(0u32, |a, &x| {
+            a.wrapping_add(u32::from(f32_to_e4m3(
+                black_box(x),
+                Rounding::Rn,
+                Flags::SATFINITE,
+            )))
+        })
+    });
+}
+
+#[divan::bench]
+fn f32_to_f16_rn(b: Bencher) {
+    let v = inputs(N);
+    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
+        v.iter().fold(0u32, |a, &x| {
+            a.wrapping_add(u32::from(f32_to_f16(
+                black_box(x),
+                Rounding::Rn,
+                Flags::NONE,
+            )))
+        })
+    });
+}
+
+#[divan::bench]
+fn f32_to_e2m1_satfinite(b: Bencher) {
+    let v = inputs(N);
+    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
+        v.iter().fold(0u32, |a, &x| {
+            a.wrapping_add(u32::from(f32_to_e2m1(
+                black_box(x),
+                Rounding::Rn,
+                Flags::SATFINITE,
+            )))
+        })
+    });
+}
+
+#[divan::bench]
+fn f16x2_to_e5m2x2_satfinite(b: Bencher) {
+    let v: Vec<u32> = inputs(N).iter().map(|x| (x >> 13) ^ (x << 19)).collect();
+    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
+        v.iter().fold(0u32, |a, &x| {
+            a.wrapping_add(u32::from(cvt_half2_to_x2(
+                black_box(x),
+                Type::F16,
+                Type::E5m2,
+                Rounding::Rn,
+                Flags::SATFINITE,
+            )))
+        })
+    });
+}
+
+#[divan::bench]
+fn f32_to_bf16_rn(b: Bencher) {
+    let v = inputs(N);
+    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
+        v.iter().fold(0u32, |a, &x| {
+            a.wrapping_add(u32::from(f32_to_bf16(
+                black_box(x),
+                Rounding::Rn,
+                Flags::NONE,
+            )))
+        })
+    });
+}
+
+#[divan::bench]
+fn convert_general_f64_to_s32(b: Bencher) {
+    let v = inputs(N);
+    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
+        v.iter().fold(0u64, |a, &x| {
+            let d = (u64::from(x) << 32) | u64::from(x);
+            a.wrapping_add(
+                convert(
+                    black_box(d),
+                    Type::F64,
+                    Type::S32,
+                    Rounding::Rni,
+                    Flags::NONE,
+                    None,
+                )
+                .bits,
+            )
+        })
+    });
+}
