@@ -1,0 +1,114 @@
+//! The ptxsim executor: lowers a checked PTX module to a [`Program`] and runs one thread of it
+//! on a [`Machine`], bit for bit.
+//!
+//! Data flows one way: syntax tree → [`lower()`] (decoding every instruction once through
+//! `ptxsim-isa`'s table) → [`Program`] → [`Machine::step`] → state and trace ([`report`]).
+//!
+//! ```
+//! let source = "
+//! .version 9.1
+//! .target sm_100a
+//! .address_size 64
+//! .visible .entry k() {
+//!     .reg .b32 %r;
+//!     .reg .b16 %h;
+//!     mov.b32 %r, 0f3fc00000;
+//!     cvt.rn.satfinite.e4m3x2.f32 %h, %r, %r;
+//!     ret;
+//! }";
+//! let program = ptxsim_exec::load(source, None).unwrap();
+//! let mut machine = ptxsim_exec::Machine::new(&program, 100);
+//! assert_eq!(machine.run().unwrap(), ptxsim_exec::Outcome::Exited);
+//! // 1.5 is 0x3c in e4m3 (exponent 7 - bias 7 = 0, mantissa .100), once per byte.
+//! assert_eq!(machine.registers()[1], 0x3c3c);
+//! ```
+//!
+//! Semantics live in small pure functions ([`semantics`], [`cvt`]); the machine fetches
+//! operands, calls them and writes back. Faults of the simulated program are [`Outcome`]s;
+//! limits of the simulator are [`ExecError`]s.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod cvt;
+pub mod error;
+pub mod ir;
+pub mod lower;
+pub mod machine;
+pub mod report;
+pub mod semantics;
+
+pub use error::{ExecError, LowerError};
+pub use ir::Program;
+pub use lower::lower;
+pub use machine::{DEFAULT_MAX_STEPS, Machine, Outcome, StepRecord, Write};
+pub use report::Stopped;
+
+use ptxsim_syntax::Diagnostic;
+
+/// Why [`load`] produced no program.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// Syntax or name errors (the diagnostics, errors and warnings).
+    #[error("the module has errors")]
+    Diagnostics(Vec<Diagnostic>),
+    /// Lowering failed.
+    #[error(transparent)]
+    Lower(#[from] LowerError),
+}
+
+/// Parses, checks and lowers `source`, choosing the kernel `entry` (or the only one).
+pub fn load(source: &str, entry: Option<&str>) -> Result<Program, LoadError> {
+    let (module, diagnostics) = ptxsim_check::parse_and_check(source);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(LoadError::Diagnostics(diagnostics));
+    }
+    Ok(lower(&module, source, entry)?)
+}
+
+/// The end of a run: the final registers, the step count, and the outcome (or what stopped it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunResult {
+    /// Every register, in declaration order.
+    pub registers: Vec<u128>,
+    /// Instructions issued.
+    pub steps: u64,
+    /// How the run ended.
+    pub outcome: Result<Outcome, Stopped>,
+}
+
+/// Runs `machine` to its end, handing each trace line (header, steps, end) to `trace` if given.
+pub fn run(machine: &mut Machine<'_>, mut trace: Option<&mut dyn FnMut(&str)>) -> RunResult {
+    let program = machine.program();
+    if let Some(sink) = trace.as_mut() {
+        sink(&report::trace_header(program));
+    }
+    let outcome = loop {
+        let step = machine.step();
+        if let (Some(sink), Some(record)) = (trace.as_mut(), machine.last_record()) {
+            sink(&report::trace_step(program, record));
+        }
+        match step {
+            Ok(Outcome::Running) => {}
+            Ok(done) => break Ok(done),
+            Err(error) => {
+                let location = program
+                    .instructions
+                    .get(machine.pc())
+                    .map(|i| i.location)
+                    .unwrap_or_default();
+                break Err(Stopped {
+                    message: error.to_string(),
+                    location,
+                });
+            }
+        }
+    };
+    if let Some(sink) = trace.as_mut() {
+        sink(&report::trace_end(machine.steps(), outcome.as_ref()));
+    }
+    RunResult {
+        registers: machine.registers().to_vec(),
+        steps: machine.steps(),
+        outcome,
+    }
+}

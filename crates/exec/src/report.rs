@@ -1,0 +1,319 @@
+//! Printing state and traces: register values in hex and decoded by type, the JSON state
+//! object of `ptxsim run --format json`, the text table, and the JSON Lines trace
+//! (`docs/trace-format.md`). Every output is a pure function of the program and its state, so
+//! runs are byte-identical.
+//!
+//! Floating-point values are decoded exactly from their bits by `ptxsim-softfloat` (to `f64`,
+//! which holds every value of every format `cvt` knows); host floating point is used only to
+//! print that `f64`.
+
+use std::fmt::Write as _;
+
+use ptxsim_isa::{Type, TypeKind};
+
+use crate::cvt;
+use crate::ir::{Location, Program};
+use crate::machine::{Outcome, StepRecord};
+
+/// Number of hex digits a register of type `ty` prints with (`.pred`: 1).
+pub fn hex_digits(ty: Type) -> usize {
+    (ty.bits() as usize).div_ceil(4).max(1)
+}
+
+/// `0x` and the value in lowercase hex, zero-padded to the type's width.
+pub fn hex(value: u128, ty: Type) -> String {
+    format!("0x{value:0width$x}", width = hex_digits(ty))
+}
+
+/// An exactly decoded float, printed with Rust's shortest round-trip form of the `f64` holding
+/// it (`NaN`, `inf`, `-inf` for the specials).
+pub fn float_text(bits: u64, format: ptxsim_softfloat::Type) -> String {
+    match format {
+        ptxsim_softfloat::Type::F32 => format!("{:?}", f32::from_bits(bits as u32)),
+        ptxsim_softfloat::Type::F64 => format!("{:?}", f64::from_bits(bits)),
+        other => format!("{:?}", f64::from_bits(cvt::to_f64_bits(bits, other))),
+    }
+}
+
+/// One lane of a packed value: its element type, its bit range, and its bits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    /// The element type's name (`e4m3`, `f16`).
+    pub element: &'static str,
+    /// The highest bit of the lane.
+    pub high: u32,
+    /// The lowest bit of the lane.
+    pub low: u32,
+    /// The lane's bits.
+    pub bits: u128,
+    /// The decoded value.
+    pub value: String,
+}
+
+/// Splits a value of a packed type into lanes, highest first (the lane of operand `a` first),
+/// as the Semantics block of PTX ISA 9.7.9.21 lays them out. Scalars give one lane.
+pub fn lanes(value: u128, ty: Type) -> Vec<Lane> {
+    let Some(element) = cvt::element_type(ty) else {
+        return vec![Lane {
+            element: ty.name(),
+            high: ty.bits().saturating_sub(1),
+            low: 0,
+            bits: value,
+            value: decode(value, ty),
+        }];
+    };
+    let (count, lane_bits) = match ty {
+        Type::F16x2 | Type::Bf16x2 => (2, 16),
+        Type::E2m1x2 => (2, 4),
+        Type::E2m1x4 => (4, 4),
+        Type::E4m3x2 | Type::E5m2x2 | Type::E2m3x2 | Type::E3m2x2 | Type::Ue8m0x2 => (2, 8),
+        Type::S2f6x2 => (2, 8),
+        Type::E4m3x4 | Type::E5m2x4 | Type::E2m3x4 | Type::E3m2x4 => (4, 8),
+        _ => (1, ty.bits()),
+    };
+    (0..count)
+        .rev()
+        .map(|index| {
+            let low = index * lane_bits;
+            let bits = crate::semantics::chop(value >> low, lane_bits) as u64;
+            let value = match element.integer() {
+                Some(_) => decode(u128::from(bits), ty),
+                None => float_text(bits, element),
+            };
+            Lane {
+                element: element.name(),
+                high: low + lane_bits - 1,
+                low,
+                bits: u128::from(bits),
+                value,
+            }
+        })
+        .collect()
+}
+
+/// A register value decoded by its type: integers in decimal (signed for `.sN`), floats exactly
+/// (see [`float_text`]), `.f16x2` as `(high, low)`, `.pred` as `true`/`false`.
+pub fn decode(value: u128, ty: Type) -> String {
+    let bits = ty.bits();
+    match ty.kind() {
+        TypeKind::Predicate => (value & 1 == 1).to_string(),
+        TypeKind::Bit | TypeKind::Unsigned => value.to_string(),
+        TypeKind::Signed => {
+            let shift = 128 - bits.clamp(1, 128);
+            (((value << shift) as i128) >> shift).to_string()
+        }
+        TypeKind::Float => match cvt::element_type(ty) {
+            Some(format) => float_text(value as u64, format),
+            None => value.to_string(),
+        },
+        TypeKind::Packed => {
+            let parts: Vec<String> = lanes(value, ty).into_iter().map(|l| l.value).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+/// A JSON string literal.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An error that stopped the run before the thread finished (an unsupported instruction).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    /// The message.
+    pub message: String,
+    /// Where.
+    pub location: Location,
+}
+
+/// The JSON state object of `ptxsim run --format json` (one line, no trailing newline):
+/// `{"entry", "status", "steps", "registers"}` plus `"trap": {"message", "line"}` for a trapped
+/// run. A run stopped by an instruction the executor does not implement keeps the contract's
+/// three statuses: it is reported as `"trapped"`, with the unsupported instruction as the trap
+/// message (the CLI also prints a located diagnostic on stderr).
+pub fn state_json(
+    program: &Program,
+    registers: &[u128],
+    steps: u64,
+    outcome: Result<&Outcome, &Stopped>,
+) -> String {
+    let status = match outcome {
+        Ok(outcome) => outcome.status(),
+        Err(_) => "trapped",
+    };
+    let mut out = format!(
+        "{{\"entry\":{},\"status\":\"{status}\",\"steps\":{steps},\"registers\":{{",
+        json_string(&program.entry)
+    );
+    for (index, (info, value)) in program.registers.iter().zip(registers).enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        let _ = write!(
+            out,
+            "{}:\"{}\"",
+            json_string(&info.name),
+            hex(*value, info.ty)
+        );
+    }
+    out.push('}');
+    match outcome {
+        Ok(Outcome::Trapped { message, location }) => {
+            let _ = write!(
+                out,
+                ",\"trap\":{{\"message\":{},\"line\":{}}}",
+                json_string(message),
+                location.line
+            );
+        }
+        Err(stopped) => {
+            let _ = write!(
+                out,
+                ",\"trap\":{{\"message\":{},\"line\":{}}}",
+                json_string(&stopped.message),
+                stopped.location.line
+            );
+        }
+        Ok(Outcome::Running | Outcome::Exited | Outcome::OutOfFuel) => {}
+    }
+    out.push('}');
+    out
+}
+
+/// The text form of the state: a header line and an aligned table of register, type, hex and
+/// decoded value.
+pub fn state_text(
+    program: &Program,
+    registers: &[u128],
+    steps: u64,
+    outcome: Result<&Outcome, &Stopped>,
+) -> String {
+    let status = match outcome {
+        Ok(Outcome::Trapped { message, location }) => {
+            format!("trapped at line {}: {message}", location.line)
+        }
+        Ok(outcome) => outcome.status().to_string(),
+        Err(stopped) => format!(
+            "stopped at {}:{}: {}",
+            stopped.location.line, stopped.location.column, stopped.message
+        ),
+    };
+    let mut out = format!("entry {}: {status} after {steps} steps\n", program.entry);
+    let rows: Vec<[String; 4]> = program
+        .registers
+        .iter()
+        .zip(registers)
+        .map(|(info, value)| {
+            [
+                info.name.clone(),
+                info.ty.to_string(),
+                hex(*value, info.ty),
+                decode(*value, info.ty),
+            ]
+        })
+        .collect();
+    let header = [
+        "register".to_string(),
+        "type".to_string(),
+        "hex".to_string(),
+        "value".to_string(),
+    ];
+    let mut widths = [0usize; 3];
+    for row in std::iter::once(&header).chain(&rows) {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for row in std::iter::once(&header).chain(&rows) {
+        let _ = writeln!(
+            out,
+            "{:<w0$}  {:<w1$}  {:<w2$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2]
+        );
+    }
+    out
+}
+
+/// The trace format version written in the header line.
+pub const TRACE_VERSION: u32 = 1;
+
+/// The first line of a trace: `{"ptxsim_trace":1,"entry":...,"threads":1,"registers":[...]}`.
+pub fn trace_header(program: &Program) -> String {
+    let registers: Vec<String> = program
+        .registers
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"name\":{},\"type\":\"{}\"}}",
+                json_string(&r.name),
+                r.ty.name()
+            )
+        })
+        .collect();
+    format!(
+        "{{\"ptxsim_trace\":{TRACE_VERSION},\"entry\":{},\"threads\":1,\"registers\":[{}]}}",
+        json_string(&program.entry),
+        registers.join(",")
+    )
+}
+
+/// One trace line for an issued instruction.
+pub fn trace_step(program: &Program, record: &StepRecord) -> String {
+    let instruction = program.instructions.get(record.pc);
+    let (line, text) = instruction.map_or((0, ""), |i| (i.location.line, i.text.as_str()));
+    let writes: Vec<String> = record
+        .writes
+        .iter()
+        .map(|write| {
+            let info = program.registers.get(write.register.index());
+            let (name, ty) = info.map_or(("?", Type::B128), |i| (i.name.as_str(), i.ty));
+            format!(
+                "{{\"reg\":{},\"old\":\"{}\",\"new\":\"{}\"}}",
+                json_string(name),
+                hex(write.old, ty),
+                hex(write.new, ty)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"step\":{},\"thread\":{},\"pc\":{},\"line\":{line},\"text\":{},\"executed\":{},\"writes\":[{}]}}",
+        record.step,
+        record.thread,
+        record.pc,
+        json_string(text),
+        record.executed,
+        writes.join(",")
+    )
+}
+
+/// The last line of a trace: `{"end":"exited","steps":N}` (status as in the state JSON).
+pub fn trace_end(steps: u64, outcome: Result<&Outcome, &Stopped>) -> String {
+    let status = match outcome {
+        Ok(outcome) => outcome.status(),
+        Err(_) => "trapped",
+    };
+    format!("{{\"end\":\"{status}\",\"steps\":{steps}}}")
+}

@@ -1,0 +1,103 @@
+//! Semantics as small pure functions on bits (style rule 5). The machine fetches operands,
+//! calls these, and writes back.
+
+use ptxsim_isa::{DestinationRule, Type, destination_rule};
+
+/// The mask of the low `bits` bits (`bits` up to 128).
+pub fn mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+/// Chops a source value to the instruction type's width: "When a source operand has a size that
+/// exceeds the instruction-type size, the source data is truncated (chopped) to the appropriate
+/// number of bits specified by the instruction type-size" (PTX ISA 9.4.1, Table 27).
+pub fn chop(value: u128, bits: u32) -> u128 {
+    value & mask(bits)
+}
+
+/// Extends a result of instruction type `instruction` to a destination register of type
+/// `register`: "If the corresponding instruction type is signed integer, the data is
+/// sign-extended; otherwise, the data is zero-extended" (PTX ISA 9.4.1, Table 28). The result is
+/// masked to the register's width.
+///
+/// Types outside Table 28 (packed and sub-byte types) are zero-extended; an `.f16x2` register
+/// counts as a 32-bit integer register, as in `ptxsim-isa`.
+pub fn extend(value: u128, instruction: Type, register: Type) -> u128 {
+    let width = instruction.bits();
+    let value = chop(value, width);
+    let column = if register == Type::F16x2 {
+        Type::U32
+    } else {
+        register
+    };
+    let sign_extend = destination_rule(instruction, column) == Some(DestinationRule::SignExtend);
+    let extended = if sign_extend && width > 0 && width < 128 && (value >> (width - 1)) & 1 == 1 {
+        value | !mask(width)
+    } else {
+        value
+    };
+    chop(extended, register.bits())
+}
+
+/// `mov` pack (PTX ISA 9.7.9.4): "d = a.x | (a.y << w) | (a.z << 2w) | (a.w << 3w)" — the first
+/// element in the lowest bits. Each element is chopped to `element_bits`.
+pub fn pack(elements: &[u128], element_bits: u32) -> u128 {
+    elements
+        .iter()
+        .enumerate()
+        .fold(0u128, |acc, (index, value)| {
+            let shift = element_bits.saturating_mul(index as u32);
+            if shift >= 128 {
+                acc
+            } else {
+                acc | (chop(*value, element_bits) << shift)
+            }
+        })
+}
+
+/// `mov` unpack (PTX ISA 9.7.9.4): "{ d.x, d.y, ... } = { a[0..w-1], a[w..2w-1], ... }" —
+/// element `i` takes bits `[i*w, (i+1)*w)`.
+pub fn unpack(value: u128, element_bits: u32, count: usize) -> Vec<u128> {
+    (0..count)
+        .map(|index| {
+            let shift = element_bits.saturating_mul(index as u32);
+            if shift >= 128 {
+                0
+            } else {
+                chop(value >> shift, element_bits)
+            }
+        })
+        .collect()
+}
+
+/// The value of a predicate guard: `@%p` executes when `%p` is true, `@!%p` when it is false
+/// (PTX ISA 9.3, "Predicated Execution").
+pub fn guard_passes(predicate: u128, negated: bool) -> bool {
+    (predicate & 1 == 1) != negated
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_results_sign_extend_into_wider_registers() {
+        // Table 28: s8 row, b32 column = sext; u8 row = zext; f16 row, b32 column = zext.
+        assert_eq!(extend(0x80, Type::S8, Type::B32), 0xffff_ff80);
+        assert_eq!(extend(0x80, Type::U8, Type::B32), 0x80);
+        assert_eq!(extend(0x8000, Type::F16, Type::B32), 0x8000);
+        assert_eq!(extend(0x80, Type::S8, Type::S64), 0xffff_ffff_ffff_ff80);
+    }
+
+    #[test]
+    fn pack_puts_the_first_element_lowest() {
+        // mov.md: "d = a.x | (a.y << 8)".
+        assert_eq!(pack(&[0x12, 0x34], 8), 0x3412);
+        assert_eq!(unpack(0x3412, 8, 2), vec![0x12, 0x34]);
+        assert_eq!(pack(&[1, 2], 64), (2u128 << 64) | 1);
+    }
+}
