@@ -14,19 +14,39 @@
 //! * special registers (`%tid.x`, `%laneid`, `%clock64`, ...) need no declaration.
 //!
 //! Each rule above was checked against ptxas 13.x; the test inputs under `tests/broken/` record
-//! ptxas's message for each error kind. Per-instruction rules (operand shapes, types, modifiers,
-//! target and version requirements from `ptxsim-isa`) plug into [`rules::check_instruction`].
+//! ptxas's message for each error kind.
+//!
+//! [`rules`] applies the instruction table of `ptxsim-isa` to `cvt`, `cvt.pack` and `mov`
+//! (modifiers, operand shapes and register types, target and version requirements) and checks
+//! the `.version` / `.target` pair; `tests/check/` records ptxas's verdict for each rule kind.
 
 mod hash;
 mod names;
 pub mod rules;
 
+use ptxsim_isa::Target;
 use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::ast::Module;
 
+/// How to check a module.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Check the module as if its `.target` were this architecture (`ptxsim check --target`);
+    /// its `.version` stays.
+    pub target: Option<Target>,
+}
+
 /// Checks a parsed module and returns every diagnostic found, sorted by position.
 pub fn check(module: &Module) -> Vec<Diagnostic> {
-    let mut diagnostics = names::resolve(module);
+    check_with(module, &Options::default())
+}
+
+/// Checks a parsed module with options (e.g. a target override) and returns every diagnostic
+/// found, sorted by position.
+pub fn check_with(module: &Module, options: &Options) -> Vec<Diagnostic> {
+    let setting = rules::ModuleSetting::new(module, options.target);
+    let mut diagnostics = names::resolve(module, &setting);
+    rules::check_module(&setting, module, &mut diagnostics);
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     diagnostics
 }
@@ -35,8 +55,13 @@ pub fn check(module: &Module) -> Vec<Diagnostic> {
 /// runs on whatever the parser could build, so it also reports errors in files with syntax
 /// errors).
 pub fn parse_and_check(source: &str) -> (Module, Vec<Diagnostic>) {
+    parse_and_check_with(source, &Options::default())
+}
+
+/// [`parse_and_check`] with options.
+pub fn parse_and_check_with(source: &str, options: &Options) -> (Module, Vec<Diagnostic>) {
     let (module, mut diagnostics) = ptxsim_syntax::parse(source);
-    diagnostics.extend(check(&module));
+    diagnostics.extend(check_with(&module, options));
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     (module, diagnostics)
 }

@@ -1,14 +1,23 @@
 //! Name resolution: declarations, scopes, labels and every name an instruction mentions.
 
 use crate::hash::FxHashMap;
-use crate::rules::{InstructionContext, check_instruction};
+use crate::rules::{
+    DeclaredRegister, FormCache, InstructionContext, ModuleSetting, check_instruction,
+};
+use ptxsim_isa::{Element as IsaElement, Operand as IsaOperand, Type};
 use ptxsim_syntax::ast::*;
 use ptxsim_syntax::{Diagnostic, Span, Spanned};
 
-/// Resolves every name in `module`; returns the diagnostics (unsorted).
-pub(crate) fn resolve(module: &Module) -> Vec<Diagnostic> {
+/// Resolves every name in `module` and runs the per-instruction rules; returns the diagnostics
+/// (unsorted).
+pub(crate) fn resolve(module: &Module, setting: &ModuleSetting) -> Vec<Diagnostic> {
+    let forms = FormCache::new();
     let mut resolver = Resolver {
         module,
+        setting,
+        forms: &forms,
+        operands: Vec::new(),
+        registers: Vec::new(),
         declared: FxHashMap::default(),
         everywhere: FxHashMap::default(),
         diagnostics: Vec::new(),
@@ -42,6 +51,13 @@ enum Role {
 
 struct Resolver<'a> {
     module: &'a Module,
+    /// The module's `.target` and `.version` as the rules see them.
+    setting: &'a ModuleSetting,
+    /// Decoding and gating results per mnemonic.
+    forms: &'a FormCache<'a>,
+    /// Reused buffers for the operands of the instruction being checked.
+    operands: Vec<IsaOperand>,
+    registers: Vec<DeclaredRegister>,
     /// Module-scope names declared so far (ptxas requires declaration before use).
     declared: FxHashMap<&'a str, (ModuleSymbol, Span)>,
     /// Every module-scope name with its first declaration, for "declared later" hints.
@@ -199,6 +215,8 @@ impl<'a> Resolver<'a> {
 struct RegisterRange<'a> {
     prefix: &'a str,
     count: u32,
+    /// The declared type, for `.reg` declarations of a scalar type.
+    ty: Option<Type>,
     span: Span,
     count_span: Span,
 }
@@ -222,17 +240,52 @@ impl RegisterRange<'_> {
 /// One `{ }` scope.
 #[derive(Default)]
 struct Scope<'a> {
-    names: FxHashMap<&'a str, Span>,
+    /// Declared names with their declaration and, for scalar `.reg` declarations, their type.
+    names: FxHashMap<&'a str, (Span, Option<Type>)>,
     ranges: Vec<RegisterRange<'a>>,
     labels: FxHashMap<&'a str, Span>,
 }
 
+/// What a name resolved to: its declaration and, for a scalar register, its declared type.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    span: Span,
+    ty: Option<Type>,
+}
+
 impl Scope<'_> {
-    fn contains(&self, name: &str) -> bool {
-        self.labels.contains_key(name)
-            || self.names.contains_key(name)
-            || self.ranges.iter().any(|range| range.contains(name))
+    fn lookup(&self, name: &str) -> Option<Found> {
+        if let Some(&(span, ty)) = self.names.get(name) {
+            return Some(Found { span, ty });
+        }
+        if let Some(&span) = self.labels.get(name) {
+            return Some(Found { span, ty: None });
+        }
+        self.ranges
+            .iter()
+            .rev()
+            .find(|range| range.contains(name))
+            .map(|range| Found {
+                span: range.span,
+                ty: range.ty,
+            })
     }
+}
+
+/// The type of the registers a declaration declares: `.reg` with one scalar register type and
+/// no vector qualifier (`.v2`, `.v4`); `None` for everything else.
+fn register_type(declaration: &VariableDeclaration) -> Option<Type> {
+    if declaration.space.value != StateSpace::Reg {
+        return None;
+    }
+    let mut found = None;
+    for word in declaration.words() {
+        match Type::from_name(word.as_str()) {
+            Some(ty) if ty.is_register_type() && found.is_none() => found = Some(ty),
+            _ => return None,
+        }
+    }
+    found
 }
 
 struct FunctionChecker<'r, 'a> {
@@ -300,7 +353,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             .flatten()
         {
             for declarator in &parameter.declarators {
-                self.declare(declarator);
+                self.declare(declarator, None);
             }
         }
         self.block_contents(body);
@@ -327,11 +380,12 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
         for statement in &block.statements {
             match statement {
                 Statement::Declaration(declaration) => {
+                    let ty = register_type(declaration);
                     for declarator in &declaration.declarators {
                         if let Some(initializer) = &declarator.initializer {
                             self.initializer(initializer);
                         }
-                        self.declare(declarator);
+                        self.declare(declarator, ty);
                     }
                 }
                 Statement::Instruction(instruction) => self.instruction(instruction),
@@ -343,7 +397,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                         Role::Label
                     };
                     for target in &targets.targets {
-                        self.resolve(target.as_str(), target.span, role);
+                        let _ = self.resolve(target.as_str(), target.span, role);
                     }
                 }
                 Statement::Label(_)
@@ -378,7 +432,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
         }
     }
 
-    fn declare(&mut self, declarator: &'a Declarator) {
+    fn declare(&mut self, declarator: &'a Declarator, ty: Option<Type>) {
         let name = declarator.name.as_str();
         let span = declarator.name.span;
         let scope = self.current();
@@ -392,6 +446,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             scope.ranges.push(RegisterRange {
                 prefix: name,
                 count: range.value,
+                ty,
                 span: declarator.span,
                 count_span: range.span,
             });
@@ -400,7 +455,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             let conflict = scope
                 .names
                 .get(name)
-                .copied()
+                .map(|&(span, _)| span)
                 .or_else(|| scope.labels.get(name).copied())
                 .or_else(|| {
                     scope
@@ -409,7 +464,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                         .find(|range| range.contains(name))
                         .map(|range| range.span)
                 });
-            scope.names.entry(name).or_insert(span);
+            scope.names.entry(name).or_insert((span, ty));
             conflict
         };
         if let Some(first) = conflict {
@@ -439,7 +494,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
         match initializer {
             Initializer::Immediate(_) | Initializer::Property { .. } => {}
             Initializer::Address { name, span, .. } => {
-                self.resolve(name.as_str(), *span, Role::Value)
+                let _ = self.resolve(name.as_str(), *span, Role::Value);
             }
             Initializer::List(items) => {
                 for item in &items.value {
@@ -458,6 +513,10 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             );
         }
         let opcode = instruction.opcode.as_str();
+        if crate::rules::is_modelled(opcode) {
+            self.typed_instruction(instruction);
+            return;
+        }
         let is_branch = matches!(opcode, "bra" | "brx");
         let mut seen_callee = false;
         for operand in &instruction.operands {
@@ -476,15 +535,92 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             };
             self.operand(operand, role);
         }
+    }
+
+    /// Resolves the operands of an instruction the rules check (`cvt`, `mov`), recording each
+    /// register's declared type, then runs the rules.
+    fn typed_instruction(&mut self, instruction: &'a Instruction) {
+        let mut operands = std::mem::take(&mut self.resolver.operands);
+        let mut registers = std::mem::take(&mut self.resolver.registers);
+        operands.clear();
+        registers.clear();
+        for (index, operand) in instruction.operands.iter().enumerate() {
+            let typed = match operand {
+                Operand::Vector(items) => {
+                    let mut elements = Vec::with_capacity(items.value.len());
+                    for (position, item) in items.value.iter().enumerate() {
+                        let element = match self.typed_operand(item) {
+                            (IsaOperand::Register(ty), declaration) => {
+                                registers.push(DeclaredRegister {
+                                    operand: index,
+                                    element: Some(position),
+                                    ty,
+                                    declaration,
+                                });
+                                IsaElement::Register(ty)
+                            }
+                            (IsaOperand::Sink, _) => IsaElement::Sink,
+                            (IsaOperand::Immediate, _) => IsaElement::Immediate,
+                            (IsaOperand::Vector(_) | IsaOperand::Other, _) => IsaElement::Other,
+                        };
+                        elements.push(element);
+                    }
+                    IsaOperand::Vector(elements)
+                }
+                _ => {
+                    let (typed, declaration) = self.typed_operand(operand);
+                    if let IsaOperand::Register(ty) = typed {
+                        registers.push(DeclaredRegister {
+                            operand: index,
+                            element: None,
+                            ty,
+                            declaration,
+                        });
+                    }
+                    typed
+                }
+            };
+            operands.push(typed);
+        }
         let context = InstructionContext {
             module: self.resolver.module,
+            setting: self.resolver.setting,
+            forms: self.resolver.forms,
+            operands: &operands,
+            registers: &registers,
         };
         check_instruction(&context, instruction, &mut self.resolver.diagnostics);
+        self.resolver.operands = operands;
+        self.resolver.registers = registers;
+    }
+
+    /// Resolves one operand (not a brace vector) and says what the rules see: a register of its
+    /// declared type (with the declaration's span), an immediate, a sink, or something else.
+    fn typed_operand(&mut self, operand: &'a Operand) -> (IsaOperand, Span) {
+        match operand {
+            Operand::Name(name) => {
+                let found = self.resolve(name.name.as_str(), name.name.span, Role::Value);
+                match found {
+                    Some(Found { span, ty: Some(ty) }) if name.component.is_none() => {
+                        (IsaOperand::Register(ty), span)
+                    }
+                    _ => (IsaOperand::Other, Span::DUMMY),
+                }
+            }
+            Operand::Immediate(_) => (IsaOperand::Immediate, Span::DUMMY),
+            Operand::Sink(_) => (IsaOperand::Sink, Span::DUMMY),
+            _ => {
+                self.operand(operand, Role::Value);
+                (IsaOperand::Other, Span::DUMMY)
+            }
+        }
     }
 
     fn operand(&mut self, operand: &'a Operand, role: Role) {
         match operand {
-            Operand::Name(name) => self.resolve(name.name.as_str(), name.name.span, role),
+            Operand::Name(name) => {
+                let _ = self.resolve(name.name.as_str(), name.name.span, role);
+            }
             Operand::SpecialRegister(_) | Operand::Immediate(_) | Operand::Sink(_) => {}
             Operand::Negated(_, inner) => self.operand(inner, Role::Predicate),
             Operand::Pair(_, first, second) => {
@@ -498,21 +634,33 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             }
             Operand::Address(address) => match &address.base {
                 AddressBase::Name(name) => {
-                    self.resolve(name.name.as_str(), name.name.span, Role::Value)
+                    let _ = self.resolve(name.name.as_str(), name.name.span, Role::Value);
                 }
                 AddressBase::Immediate(_) => {}
             },
         }
     }
 
-    fn resolve(&mut self, name: &'a str, span: Span, role: Role) {
-        if self.scopes.iter().rev().any(|scope| scope.contains(name))
-            || self.resolver.declared.contains_key(name)
+    /// Resolves a name; reports it if it is not visible here. Returns what it resolved to
+    /// (module-scope symbols have no register type).
+    fn resolve(&mut self, name: &'a str, span: Span, role: Role) -> Option<Found> {
+        if let Some(found) = self
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.lookup(name))
         {
-            return;
+            return Some(found);
+        }
+        if let Some(&(_, declared)) = self.resolver.declared.get(name) {
+            return Some(Found {
+                span: declared,
+                ty: None,
+            });
         }
         let diagnostic = self.undeclared(name, span, role);
         self.resolver.diagnostics.push(diagnostic);
+        None
     }
 
     fn undeclared(&self, name: &str, span: Span, role: Role) -> Diagnostic {

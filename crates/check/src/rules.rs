@@ -1,27 +1,632 @@
-//! Per-instruction rules.
+//! Per-instruction rules, driven by the instruction table of `ptxsim-isa`.
 //!
-//! This is where the checks driven by the instruction table of `ptxsim-isa` plug in: decoding the
-//! opcode and modifier list into a typed instruction, operand counts and shapes, the operand-size
-//! rules (ISA 9.4.1), and the target / PTX-version requirements of each instruction form. The
-//! name resolver calls [`check_instruction`] once for every instruction, after its operands were
-//! resolved, so a rule may assume that every name it sees is declared.
+//! For the instructions the table models (`cvt`, `cvt.pack`, `mov`), [`check_instruction`]
+//! decodes the opcode and modifiers ([`ptxsim_isa::decode`]), checks the modifiers and operands
+//! ([`ptxsim_isa::validate`]: modifier rules, operand count and shape, the operand-size tables of
+//! PTX ISA 9.4.1) and the target / PTX ISA version requirements of the form
+//! ([`ptxsim_isa::requirements`], [`ptxsim_isa::satisfied`]). Every problem becomes a
+//! [`Diagnostic`] whose span is the offending modifier, operand or vector element, whose message
+//! is the rule in words, and whose `help:` is the fix where one exists. [`check_module`] checks
+//! the `.version` / `.target` pair.
+//!
+//! Other opcodes are not checked here: a module that uses instructions ptxsim cannot execute yet
+//! is still a valid module, and whether it runs is the executor's business.
+//!
+//! The name resolver calls [`check_instruction`] once for every instruction of a modelled opcode,
+//! after its operands were resolved; [`InstructionContext::operands`] carries each operand's
+//! declared register type.
+//!
+//! Diagnostic codes (docs/diagnostics.md): E03xx for modifier and operand rules, E04xx for
+//! target and version requirements.
 
-use ptxsim_syntax::Diagnostic;
-use ptxsim_syntax::ast::{Instruction, Module};
+use ptxsim_isa::gating::describe_targets;
+use ptxsim_isa::{
+    DecodeError, DecodeErrorKind, Form, Location, Operand as IsaOperand, PtxVersion, RuleCode,
+    Target, Type, UnmetGate, UnmetReason, Violation, check_module as isa_check_module, decode,
+    requirements, satisfied, validate,
+};
+use ptxsim_syntax::ast::{Instruction, Module, Operand};
+use ptxsim_syntax::{Diagnostic, Span};
+use std::cell::RefCell;
+
+/// The `.target` and `.version` a module is checked against, with the spans of the directives
+/// that declare them.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleSetting {
+    /// The target instructions are checked for: the `--target` override if there is one, else
+    /// the first `sm_XX`/`compute_XX` entry of the `.target` directive that names an
+    /// architecture.
+    pub target: Option<Target>,
+    /// The span of the `.target` entry (or of the whole directive when no entry names an
+    /// architecture), if the module has a `.target` directive.
+    pub target_span: Option<Span>,
+    /// Whether `target` comes from an override (`ptxsim check --target`) rather than the module.
+    pub overridden: bool,
+    /// The `.version` of the module.
+    pub version: Option<PtxVersion>,
+    /// The span of the `.version` directive.
+    pub version_span: Option<Span>,
+}
+
+impl ModuleSetting {
+    /// Reads `.target` and `.version` from a module; `target` overrides the module's `.target`.
+    pub fn new(module: &Module, target: Option<Target>) -> ModuleSetting {
+        let mut setting = ModuleSetting {
+            version: module.version.as_ref().and_then(|version| {
+                Some(PtxVersion::new(
+                    u8::try_from(version.major).ok()?,
+                    u8::try_from(version.minor).ok()?,
+                ))
+            }),
+            version_span: module.version.as_ref().map(|version| version.span),
+            ..ModuleSetting::default()
+        };
+        if let Some(list) = &module.target {
+            setting.target_span = Some(list.span);
+            if let Some(entry) = list
+                .value
+                .iter()
+                .find(|entry| names_architecture(entry.as_str()))
+            {
+                setting.target_span = Some(entry.span);
+                setting.target = Target::parse(entry.as_str()).ok();
+            }
+        }
+        if let Some(target) = target {
+            setting.target = Some(target);
+            setting.overridden = true;
+        }
+        setting
+    }
+
+    /// "this module targets sm_90", or "this module is checked for sm_90 (`--target`)".
+    fn targets_in_words(&self, target: Target) -> String {
+        if self.overridden {
+            format!("this module is checked for {target} (--target)")
+        } else {
+            format!("this module targets {target}")
+        }
+    }
+
+    /// The secondary label on the `.target` directive.
+    fn target_label(&self, diagnostic: Diagnostic) -> Diagnostic {
+        match (self.target_span, self.target) {
+            (Some(span), Some(target)) if self.overridden => {
+                diagnostic.with_label(span, format!("overridden by `--target {target}`"))
+            }
+            (Some(span), Some(target)) => {
+                diagnostic.with_label(span, format!("the module targets {target} here"))
+            }
+            _ => diagnostic,
+        }
+    }
+}
+
+/// Whether a `.target` entry is meant as an architecture (`sm_...`, `compute_...`) rather than
+/// an option such as `texmode_independent` or `debug`.
+fn names_architecture(entry: &str) -> bool {
+    entry.starts_with("sm_") || entry.starts_with("compute_")
+}
+
+/// One register operand (or vector element) of an instruction with its declared type.
+#[derive(Debug, Clone, Copy)]
+pub struct DeclaredRegister {
+    /// The operand index (0 = destination).
+    pub operand: usize,
+    /// The element index inside a brace vector, if the register is an element.
+    pub element: Option<usize>,
+    /// The declared type.
+    pub ty: Type,
+    /// The span of its declaration.
+    pub declaration: Span,
+}
+
+/// What decoding and gating say about one mnemonic (opcode and modifiers) in one module: both
+/// depend only on the mnemonic and the module's target and version, so they are computed once
+/// per distinct mnemonic.
+#[derive(Debug)]
+struct Decoded {
+    form: Result<Form, DecodeError>,
+    /// The unmet target / version requirements of the form, if any.
+    unmet: Option<ptxsim_isa::Unmet>,
+    /// Operand lists that [`validate`] found clean for this form (a few, most recent last):
+    /// validation depends only on the form and the operands' kinds and types.
+    clean: Vec<Vec<IsaOperand>>,
+}
+
+/// How many clean operand lists [`Decoded`] remembers.
+const CLEAN_OPERAND_LISTS: usize = 4;
+
+/// Decoding and gating results per mnemonic of a module. Real modules repeat a few dozen
+/// mnemonics thousands of times, so a small direct-mapped table (indexed by a cheap hash of the
+/// modifier strings, verified by comparing them) keeps `check` close to the cost of name
+/// resolution alone.
+#[derive(Debug)]
+pub struct FormCache<'a> {
+    /// Empty until the first modelled instruction, then [`FORM_CACHE_SLOTS`] slots.
+    slots: RefCell<Vec<Option<Box<CachedForm<'a>>>>>,
+}
+
+/// One slot of [`FormCache`]: the opcode and modifiers, and what they decode to.
+type CachedForm<'a> = (Vec<&'a str>, Decoded);
+
+/// Number of slots of [`FormCache`] (a power of two).
+const FORM_CACHE_SLOTS: usize = 4096;
+
+impl Default for FormCache<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FormCache<'_> {
+    /// An empty cache.
+    pub fn new() -> Self {
+        FormCache {
+            slots: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+/// A cheap hash of an instruction's opcode and modifiers (the Fx hash of their bytes, 8 at a
+/// time), reduced to a slot index from its well-mixed high bits.
+fn mnemonic_slot(instruction: &Instruction) -> usize {
+    let mut hash: u64 = 0;
+    for word in std::iter::once(&instruction.opcode).chain(&instruction.modifiers) {
+        for chunk in word.value.as_bytes().chunks(8) {
+            let mut bytes = [0u8; 8];
+            bytes[..chunk.len()].copy_from_slice(chunk);
+            hash = (hash.rotate_left(5) ^ u64::from_le_bytes(bytes))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        hash = (hash.rotate_left(5) ^ 0xff).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    (hash >> 52) as usize % FORM_CACHE_SLOTS
+}
+
+/// Whether a cached key is this instruction's opcode and modifiers.
+fn same_mnemonic(key: &[&str], instruction: &Instruction) -> bool {
+    key.len() == instruction.modifiers.len() + 1
+        && key[0] == instruction.opcode.value
+        && key[1..]
+            .iter()
+            .zip(&instruction.modifiers)
+            .all(|(cached, modifier)| *cached == modifier.value)
+}
 
 /// What a per-instruction rule may need to know about the module around the instruction.
 #[derive(Debug, Clone, Copy)]
-pub struct InstructionContext<'a> {
-    /// The module being checked (its `.version`, `.target` and `.address_size`).
-    pub module: &'a Module,
+pub struct InstructionContext<'c, 'm> {
+    /// The module being checked.
+    pub module: &'m Module,
+    /// The target and version the module is checked against.
+    pub setting: &'c ModuleSetting,
+    /// Decoding and gating results already computed for this module.
+    pub forms: &'c FormCache<'m>,
+    /// The operands as the instruction table sees them: each register with its declared type
+    /// (scalar `.reg` declarations), immediates, sinks, brace vectors, and `Other` for the rest
+    /// (special registers, variables, addresses, vector registers).
+    pub operands: &'c [IsaOperand],
+    /// The register operands with their declarations, for secondary labels.
+    pub registers: &'c [DeclaredRegister],
 }
 
-/// Checks one instruction against the instruction table. Not implemented yet: the table in
-/// `ptxsim-isa` is being written; until then every instruction form is accepted.
-pub fn check_instruction(
-    context: &InstructionContext<'_>,
-    instruction: &Instruction,
+/// Whether the rules check instructions of this opcode; the resolver records operand types only
+/// for these.
+pub fn is_modelled(opcode: &str) -> bool {
+    matches!(opcode, "cvt" | "mov")
+}
+
+/// The code of a decoding error ([`DecodeErrorKind`]); `None` for opcodes the table does not
+/// model, which are not errors.
+fn decode_code(kind: DecodeErrorKind) -> Option<&'static str> {
+    Some(match kind {
+        DecodeErrorKind::UnknownOpcode | DecodeErrorKind::UnsupportedInstruction(_) => {
+            return None;
+        }
+        DecodeErrorKind::UnknownModifier => "E0301",
+        DecodeErrorKind::DuplicateModifier => "E0302",
+        DecodeErrorKind::ConflictingModifier => "E0303",
+        DecodeErrorKind::MissingType => "E0304",
+        DecodeErrorKind::ExtraType => "E0305",
+        DecodeErrorKind::UnsupportedTypes => "E0306",
+    })
+}
+
+/// The code of a broken modifier or operand rule ([`RuleCode`]).
+fn rule_code(code: RuleCode) -> &'static str {
+    match code {
+        RuleCode::RoundingRequired => "E0310",
+        RuleCode::RoundingIllegal => "E0311",
+        RuleCode::FtzIllegal => "E0312",
+        RuleCode::SatIllegal => "E0313",
+        RuleCode::SatRequired => "E0314",
+        RuleCode::ReluIllegal => "E0315",
+        RuleCode::SatfiniteIllegal => "E0316",
+        RuleCode::SatfiniteRequired => "E0317",
+        RuleCode::ScaledIllegal => "E0318",
+        RuleCode::TypeModifier => "E0319",
+        RuleCode::OperandCount => "E0320",
+        RuleCode::OperandShape => "E0321",
+        RuleCode::VectorLength => "E0322",
+        RuleCode::RegisterType => "E0323",
+        RuleCode::SinkIllegal => "E0324",
+    }
+}
+
+/// An instruction needs a target the module does not have.
+const TARGET_REQUIRED: &str = "E0401";
+/// An instruction needs a later `.version`.
+const VERSION_REQUIRED: &str = "E0402";
+/// The `.version` does not support the `.target`.
+const MODULE_VERSION_TARGET: &str = "E0403";
+/// The `.target` names no architecture ptxas knows.
+const UNKNOWN_TARGET: &str = "E0404";
+
+/// Checks one instruction of a modelled opcode (`cvt`, `cvt.pack`, `mov`) against the
+/// instruction table; other opcodes are accepted.
+pub fn check_instruction<'m>(
+    context: &InstructionContext<'_, 'm>,
+    instruction: &'m Instruction,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let _ = (context, instruction, diagnostics);
+    if !is_modelled(instruction.opcode.as_str()) {
+        return;
+    }
+    let Ok(mut slots) = context.forms.slots.try_borrow_mut() else {
+        return;
+    };
+    if slots.is_empty() {
+        slots.resize_with(FORM_CACHE_SLOTS, || None);
+    }
+    let Some(slot) = slots.get_mut(mnemonic_slot(instruction)) else {
+        return;
+    };
+    let cached = slot
+        .as_deref()
+        .is_some_and(|(key, _)| same_mnemonic(key, instruction));
+    if !cached {
+        let mut key = Vec::with_capacity(instruction.modifiers.len() + 1);
+        key.push(instruction.opcode.as_str());
+        key.extend(instruction.modifiers.iter().map(|m| m.value.as_str()));
+        let form = decode(key[0], &key[1..]);
+        let unmet = match (&form, context.setting.target, context.setting.version) {
+            (Ok(form), Some(target), Some(version)) => {
+                satisfied(&requirements(form), target, version).err()
+            }
+            _ => None,
+        };
+        *slot = Some(Box::new((
+            key,
+            Decoded {
+                form,
+                unmet,
+                clean: Vec::new(),
+            },
+        )));
+    }
+    let Some((key, decoded)) = slot.as_deref_mut() else {
+        return;
+    };
+    let form = match &decoded.form {
+        Ok(form) => form,
+        Err(error) => {
+            let modifiers = &key[1..];
+            let newer = newer_than_table(modifiers);
+            if newer && context.setting.version >= Some(PtxVersion::new(9, 2)) {
+                // Not modelled (docs/divergences.md, "Missing"); ptxas accepts it here.
+                return;
+            }
+            if let Some(mut diagnostic) = decode_diagnostic(instruction, error) {
+                if newer && error.kind == DecodeErrorKind::UnsupportedTypes {
+                    diagnostic = diagnostic.with_help(
+                        "ptxas accepts this conversion from `.version 9.2` on (it is newer than \
+                         the PTX ISA 9.1 text ptxsim models)",
+                    );
+                }
+                diagnostics.push(diagnostic);
+            }
+            return;
+        }
+    };
+    if !decoded.clean.iter().any(|clean| clean == context.operands) {
+        let violations = validate(form, context.operands);
+        if violations.is_empty() {
+            if decoded.clean.len() == CLEAN_OPERAND_LISTS {
+                decoded.clean.remove(0);
+            }
+            decoded.clean.push(context.operands.to_vec());
+        }
+        for violation in violations {
+            diagnostics.push(violation_diagnostic(context, instruction, &violation));
+        }
+    }
+    if let Some(unmet) = &decoded.unmet {
+        gate(context, instruction, unmet, diagnostics);
+    }
+}
+
+/// `cvt.bf16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}`: introduced after PTX ISA 9.1, which the
+/// instruction table describes; ptxas 13.5 accepts them from `.version` 9.2. The table does not
+/// know them (docs/divergences.md, "Missing"), so the checker stays silent on them where ptxas
+/// would accept them rather than reject valid modules.
+fn newer_than_table(modifiers: &[&str]) -> bool {
+    let mut types = modifiers.iter().filter_map(|m| Type::from_name(m));
+    let (Some(destination), Some(source), None) = (types.next(), types.next(), types.next()) else {
+        return false;
+    };
+    destination == Type::Bf16x2
+        && matches!(
+            source,
+            Type::E4m3x2 | Type::E5m2x2 | Type::E2m3x2 | Type::E3m2x2 | Type::E2m1x2
+        )
+}
+
+/// From the opcode to the last modifier: `cvt.rn.f32.s32`.
+fn mnemonic_span(instruction: &Instruction) -> Span {
+    instruction
+        .modifiers
+        .last()
+        .map_or(instruction.opcode.span, |last| {
+            instruction.opcode.span.to(last.span)
+        })
+}
+
+fn modifier_span(instruction: &Instruction, index: Option<usize>) -> Span {
+    index
+        .and_then(|index| instruction.modifiers.get(index))
+        .map_or_else(|| mnemonic_span(instruction), |modifier| modifier.span)
+}
+
+fn operand_span(instruction: &Instruction, index: usize, element: Option<usize>) -> Span {
+    let Some(operand) = instruction.operands.get(index) else {
+        return instruction.span;
+    };
+    match (operand, element) {
+        (Operand::Vector(items), Some(element)) => {
+            items.value.get(element).map_or(items.span, Operand::span)
+        }
+        _ => operand.span(),
+    }
+}
+
+fn decode_diagnostic(instruction: &Instruction, error: &DecodeError) -> Option<Diagnostic> {
+    let code = decode_code(error.kind)?;
+    let diagnostic = Diagnostic::error(
+        code,
+        error.rule.clone(),
+        modifier_span(instruction, error.modifier),
+    );
+    Some(match &error.fix {
+        Some(fix) => diagnostic.with_help(fix.clone()),
+        None => diagnostic,
+    })
+}
+
+fn violation_diagnostic(
+    context: &InstructionContext<'_, '_>,
+    instruction: &Instruction,
+    violation: &Violation,
+) -> Diagnostic {
+    let (span, register) = match violation.location {
+        Location::Instruction if violation.code == RuleCode::OperandCount => {
+            (instruction.span, None)
+        }
+        Location::Instruction => (mnemonic_span(instruction), None),
+        Location::Modifier(index) => (modifier_span(instruction, Some(index)), None),
+        Location::Operand(operand) => (
+            operand_span(instruction, operand, None),
+            context
+                .registers
+                .iter()
+                .find(|r| r.operand == operand && r.element.is_none()),
+        ),
+        Location::Element { operand, element } => (
+            operand_span(instruction, operand, Some(element)),
+            context
+                .registers
+                .iter()
+                .find(|r| r.operand == operand && r.element == Some(element)),
+        ),
+    };
+    let mut diagnostic = Diagnostic::error(rule_code(violation.code), violation.rule.clone(), span);
+    if violation.code == RuleCode::RegisterType
+        && let Some(register) = register
+    {
+        diagnostic = diagnostic.with_label(
+            register.declaration,
+            format!("declared `.reg .{}` here", register.ty.name()),
+        );
+    }
+    match &violation.fix {
+        Some(fix) => diagnostic.with_help(fix.clone()),
+        None => diagnostic,
+    }
+}
+
+/// Reports the form's unmet target and version requirements.
+fn gate(
+    context: &InstructionContext<'_, '_>,
+    instruction: &Instruction,
+    unmet: &ptxsim_isa::Unmet,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let setting = context.setting;
+    let (target, version) = (unmet.target, unmet.version);
+    let demotes_f64 = context.module.target.as_ref().is_some_and(|list| {
+        list.value
+            .iter()
+            .any(|entry| entry.value == "map_f64_to_f32")
+    });
+    for gate in &unmet.gates {
+        // `.target sm_1x, map_f64_to_f32` demotes `.f64` to `.f32` (PTX ISA 11.2): the f64 gate
+        // does not apply.
+        if demotes_f64 && gates_f64(gate) {
+            continue;
+        }
+        diagnostics.push(gate_diagnostic(
+            setting,
+            instruction,
+            &unmet.instruction,
+            target,
+            version,
+            gate,
+        ));
+    }
+}
+
+/// Whether a gate is about `.f64` operands ("cvt to or from .f64").
+fn gates_f64(unmet: &UnmetGate) -> bool {
+    matches!(
+        unmet.gate.applies,
+        ptxsim_isa::gating::Applies::Cvt { either: Some(types), .. } if types.contains(&Type::F64)
+    )
+}
+
+fn gate_diagnostic(
+    setting: &ModuleSetting,
+    instruction: &Instruction,
+    text: &str,
+    target: Target,
+    version: PtxVersion,
+    unmet: &UnmetGate,
+) -> Diagnostic {
+    let span = modifier_span(instruction, unmet.modifier);
+    match unmet.reason {
+        UnmetReason::Target => {
+            let diagnostic = Diagnostic::error(
+                TARGET_REQUIRED,
+                format!(
+                    "{text} needs {}; {}",
+                    describe_targets(unmet.gate.support),
+                    setting.targets_in_words(target)
+                ),
+                span,
+            );
+            let diagnostic = setting.target_label(diagnostic);
+            match retarget_help(unmet, version, setting.overridden) {
+                Some(help) => diagnostic.with_help(help),
+                None => diagnostic,
+            }
+        }
+        UnmetReason::Version(needed) => {
+            let mut diagnostic = Diagnostic::error(
+                VERSION_REQUIRED,
+                format!(
+                    "{text} needs PTX ISA version {needed} or later on {target}; this module \
+                     declares .version {version}"
+                ),
+                span,
+            )
+            .with_help(format!("raise the module's version to `.version {needed}`"));
+            if let Some(version_span) = setting.version_span {
+                diagnostic = diagnostic
+                    .with_label(version_span, format!(".version {version} declared here"))
+                    .with_fix(version_span, format!(".version {needed}"));
+            }
+            diagnostic
+        }
+    }
+}
+
+/// A suggestion for a target that has the feature: the first alternative of the gate, with the
+/// `.version` it needs when the module's is too old.
+fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Option<String> {
+    use ptxsim_isa::TargetVariant;
+    use ptxsim_isa::gating::TargetSet;
+    let support = unmet.gate.support.first()?;
+    let target = match support.targets {
+        TargetSet::Any => return None,
+        TargetSet::AtLeast(number) => Target::sm(number, TargetVariant::Generic),
+        TargetSet::Specific { arch, families } => match (arch.first(), families.first()) {
+            (Some(&number), _) => Target::sm(number, TargetVariant::ArchSpecific),
+            (None, Some(&number)) => Target::sm(number, TargetVariant::FamilySpecific),
+            (None, None) => return None,
+        },
+    };
+    let needed = target
+        .min_ptx_version()
+        .map_or(support.since, |minimum| minimum.max(support.since));
+    let suggestion = if overridden {
+        format!("`--target {target}`")
+    } else {
+        format!("`.target {target}`")
+    };
+    Some(if needed > version {
+        format!("compile for a target that has it, e.g. {suggestion} with `.version {needed}`")
+    } else {
+        format!("compile for a target that has it, e.g. {suggestion}")
+    })
+}
+
+/// Checks the module's `.version` against its `.target` (or the override), and that the
+/// `.target` names an architecture.
+pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(target_span) = setting.target_span else {
+        return;
+    };
+    let Some(target) = setting.target else {
+        // The `.target` entry that looks like an architecture but is none.
+        if let Some(list) = &module.target
+            && let Some(entry) = list
+                .value
+                .iter()
+                .find(|entry| names_architecture(entry.as_str()))
+        {
+            diagnostics.push(
+                Diagnostic::error(
+                    UNKNOWN_TARGET,
+                    format!(
+                        "`{}` is not a target architecture (expected sm_XX, sm_XXa, sm_XXf or \
+                         compute_XX)",
+                        entry.value
+                    ),
+                    entry.span,
+                )
+                .with_help("name a GPU architecture, e.g. `.target sm_90`"),
+            );
+        }
+        return;
+    };
+    let Some(version) = setting.version else {
+        return;
+    };
+    let Err(error) = isa_check_module(target, version) else {
+        return;
+    };
+    let diagnostic = match error.minimum {
+        Some(minimum) => {
+            let mut diagnostic = Diagnostic::error(
+                MODULE_VERSION_TARGET,
+                format!(
+                    "PTX .version {version} does not support .target {target}{}",
+                    if setting.overridden {
+                        " (--target)"
+                    } else {
+                        ""
+                    }
+                ),
+                target_span,
+            )
+            .with_help(format!(
+                "{target} needs `.version {minimum}` or later; raise the version or choose an \
+                 older target"
+            ));
+            if let Some(version_span) = setting.version_span {
+                diagnostic = diagnostic
+                    .with_label(version_span, format!(".version {version} declared here"));
+                if !setting.overridden {
+                    diagnostic = diagnostic.with_fix(version_span, format!(".version {minimum}"));
+                }
+            }
+            diagnostic
+        }
+        None => Diagnostic::error(
+            UNKNOWN_TARGET,
+            format!(".target {target} is not an architecture ptxas 13.5 knows"),
+            target_span,
+        )
+        .with_help("use an existing architecture, e.g. `.target sm_90`"),
+    };
+    diagnostics.push(diagnostic);
 }

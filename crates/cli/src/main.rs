@@ -1,2 +1,144 @@
 //! The `ptxsim` command-line tool.
-fn main() {}
+
+mod check;
+mod eval;
+mod run;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// PTX instruction-level interpreter and functional simulator.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ptxsim",
+    version,
+    about = "PTX instruction-level interpreter and functional simulator",
+    long_about = "ptxsim reads PTX (NVIDIA's GPU assembly language) as emitted by nvcc, Triton or \
+written by hand, and checks it the way ptxas does.\n\n\
+Example:\n    ptxsim check kernel.ptx\n    ptxsim check --format json build/*.ptx\n\n\
+Exit status: 0 when no file has errors, 1 when some file has errors, 2 on usage or I/O errors."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Parse and check PTX files, reporting every error and warning.
+    #[command(
+        long_about = "Parse and check PTX files: syntax, declarations, scopes, labels and \
+register ranges. All problems are reported, not only the first.\n\n\
+Example:\n    ptxsim check kernel.ptx other.ptx\n    ptxsim check --format json kernel.ptx"
+    )]
+    Check(CheckArgs),
+    /// Run one kernel (one thread) and print its registers.
+    Run(run::RunArgs),
+    /// Evaluate one mov/cvt/cvt.pack instruction on given operand values.
+    Eval(eval::EvalArgs),
+    /// Write a large synthetic module built from seed PTX files (for benchmarks).
+    #[command(hide = true)]
+    GenerateBenchModule(GenerateArgs),
+}
+
+/// Arguments of `ptxsim check`.
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// The PTX files to check.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// When to color text output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Check as if the modules targeted this GPU (`sm_90`, `sm_100a`, `sm_120f`, ...) instead of
+    /// their `.target`; their `.version` stays.
+    #[arg(long, value_name = "ARCH", value_parser = check::parse_target)]
+    target: Option<ptxsim_isa::Target>,
+}
+
+/// When `check` colors its text output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Color {
+    /// When stderr is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// How `check` prints diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// rustc-style messages with source excerpts, on stderr.
+    Text,
+    /// One JSON object per file and line, on stdout.
+    Json,
+}
+
+/// Arguments of the hidden `generate-bench-module` subcommand.
+#[derive(Debug, clap::Args)]
+struct GenerateArgs {
+    /// Where to write the module.
+    #[arg(long, short)]
+    output: PathBuf,
+    /// Minimum size in MiB.
+    #[arg(long, default_value_t = 8)]
+    size_mib: usize,
+    /// Seed PTX files whose functions are copied.
+    #[arg(required = true)]
+    seeds: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() { 2 } else { 0 };
+            // Printing help or a usage error can only fail if stdout/stderr is closed.
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::run(
+            &args.files,
+            args.format == Format::Json,
+            args.color,
+            args.target,
+        ),
+        Command::Run(args) => run::run(&args),
+        Command::Eval(args) => eval::run(&args),
+        Command::GenerateBenchModule(args) => generate(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
+    use anyhow::Context as _;
+    let mut sources = Vec::new();
+    for seed in &args.seeds {
+        let bytes =
+            std::fs::read(seed).with_context(|| format!("cannot read `{}`", seed.display()))?;
+        sources.push(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    let seeds: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let module = ptxsim_syntax::synth::large_module(&seeds, args.size_mib.saturating_mul(1 << 20));
+    anyhow::ensure!(
+        !module.is_empty(),
+        "none of the seed files parses without errors"
+    );
+    std::fs::write(&args.output, module)
+        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    Ok(ExitCode::SUCCESS)
+}

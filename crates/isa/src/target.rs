@@ -177,8 +177,24 @@ use TargetVariant::{ArchSpecific as A, FamilySpecific as F, Generic as G};
 /// The minimum `.version` for each `.target` that ptxas 13.5 accepts (tests/conformance/
 /// targets.tsv, one probe per target and version; acceptance is contiguous up to 9.5).
 pub const MIN_PTX_VERSION: &[(u32, TargetVariant, PtxVersion)] = &[
+    // sm_1x to sm_62 are not in targets.tsv; probed by hand with ptxas 13.5 (`-arch sm_75`,
+    // `.version` 1.0 to 5.0 without `.address_size`), which still accepts them as `.target`.
+    (10, G, PtxVersion::new(1, 0)),
+    (11, G, PtxVersion::new(1, 0)),
+    (12, G, PtxVersion::new(1, 2)),
+    (13, G, PtxVersion::new(1, 2)),
+    (20, G, PtxVersion::new(2, 0)),
+    (21, G, PtxVersion::new(2, 0)),
+    (30, G, PtxVersion::new(3, 0)),
+    (32, G, PtxVersion::new(4, 0)),
+    (35, G, PtxVersion::new(3, 1)),
+    (37, G, PtxVersion::new(4, 1)),
     (50, G, PtxVersion::new(4, 0)),
+    (52, G, PtxVersion::new(4, 1)),
+    (53, G, PtxVersion::new(4, 2)),
     (60, G, PtxVersion::new(5, 0)),
+    (61, G, PtxVersion::new(5, 0)),
+    (62, G, PtxVersion::new(5, 0)),
     (70, G, PtxVersion::new(5, 1)),
     (72, G, PtxVersion::new(6, 1)),
     (75, G, PtxVersion::new(6, 3)),

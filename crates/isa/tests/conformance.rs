@@ -92,59 +92,9 @@ fn verdict(target: &str, version: &str, instruction: &str) -> Result<(), String>
     satisfied(&requirements(&form), target, version).map_err(|e| e.to_string())
 }
 
-/// A deliberate divergence from ptxas, documented in docs/divergences.md under `id`: lines that
-/// ptxas accepts, that `matches` selects, and that ptxsim rejects following the spec.
-struct Divergence {
-    id: &'static str,
-    matches: fn(file: &str, target: &str, instruction: &str) -> bool,
-}
-
-fn source_vector_has_sink(instruction: &str) -> bool {
-    let Some((_, rest)) = instruction.split_once(' ') else {
-        return false;
-    };
-    let Some((destination, source)) = rest.split_once(", ") else {
-        return false;
-    };
-    !destination.starts_with('{')
-        && source.starts_with('{')
-        && source
-            .trim_end_matches(';')
-            .trim_matches(|c| c == '{' || c == '}')
-            .split(',')
-            .any(|e| e.trim() == "_")
-}
-
-const DIVERGENCES: &[Divergence] = &[
-    Divergence {
-        id: "D1 relu e2m1x2.bf16x2 source register",
-        matches: |_, _, i| {
-            i.starts_with("cvt.rn.satfinite.relu.e2m1x2.bf16x2 %b8_0, %") && !i.contains(", %b32_")
-        },
-    },
-    Divergence {
-        id: "D2 s2f6x2 destination register",
-        matches: |_, _, i| {
-            i.starts_with("cvt.")
-                && i.contains(".s2f6x2.")
-                && ["%u16_", "%s16_", "%f16_"]
-                    .iter()
-                    .any(|r| i.contains(&format!(" {r}")))
-        },
-    },
-    Divergence {
-        id: "D3 mov.pred with .f16x2",
-        matches: |_, _, i| i.starts_with("mov.pred ") && i.contains("%f16x2_"),
-    },
-    Divergence {
-        id: "D4 mov sink in a source vector",
-        matches: |_, _, i| i.starts_with("mov.") && source_vector_has_sink(i),
-    },
-    Divergence {
-        id: "D5 cvt.pack duplicate .sat",
-        matches: |_, _, i| i.starts_with("cvt.pack.sat.sat."),
-    },
-];
+#[path = "../../../tests/conformance/divergences.rs"]
+mod divergences;
+use divergences::DIVERGENCES;
 
 #[test]
 fn every_conformance_line_agrees_with_ptxas() {

@@ -1,0 +1,65 @@
+//! The documented divergences from ptxas (docs/divergences.md, D1–D5): conformance lines that
+//! ptxas accepts and ptxsim rejects on purpose, following the PTX ISA text. A conformance test
+//! excludes a line when `expected == "accept"` and some [`Divergence::matches`] it, and fails
+//! when an exclusion matches no line or an excluded line starts agreeing.
+//!
+//! Both conformance tests include this one list with `#[path]`: `crates/isa/tests/conformance.rs`
+//! (the instruction table directly) and `crates/check/tests/conformance.rs` (through the parser and
+//! checker).
+
+/// A deliberate divergence from ptxas, documented in docs/divergences.md under `id`.
+pub struct Divergence {
+    /// The heading in docs/divergences.md.
+    pub id: &'static str,
+    /// Whether a conformance line (its file, target and instruction text) is one of its lines.
+    pub matches: fn(file: &str, target: &str, instruction: &str) -> bool,
+}
+
+/// `mov.b32 %r, {%h, _};`: a sink in a source (not destination) vector.
+fn source_vector_has_sink(instruction: &str) -> bool {
+    let Some((_, rest)) = instruction.split_once(' ') else {
+        return false;
+    };
+    let Some((destination, source)) = rest.split_once(", ") else {
+        return false;
+    };
+    !destination.starts_with('{')
+        && source.starts_with('{')
+        && source
+            .trim_end_matches(';')
+            .trim_matches(|c| c == '{' || c == '}')
+            .split(',')
+            .any(|e| e.trim() == "_")
+}
+
+/// D1–D5 of docs/divergences.md.
+pub const DIVERGENCES: &[Divergence] = &[
+    Divergence {
+        id: "D1 relu e2m1x2.bf16x2 source register",
+        matches: |_, _, i| {
+            i.starts_with("cvt.rn.satfinite.relu.e2m1x2.bf16x2 %b8_0, %") && !i.contains(", %b32_")
+        },
+    },
+    Divergence {
+        id: "D2 s2f6x2 destination register",
+        matches: |_, _, i| {
+            i.starts_with("cvt.")
+                && i.contains(".s2f6x2.")
+                && ["%u16_", "%s16_", "%f16_"]
+                    .iter()
+                    .any(|r| i.contains(&format!(" {r}")))
+        },
+    },
+    Divergence {
+        id: "D3 mov.pred with .f16x2",
+        matches: |_, _, i| i.starts_with("mov.pred ") && i.contains("%f16x2_"),
+    },
+    Divergence {
+        id: "D4 mov sink in a source vector",
+        matches: |_, _, i| i.starts_with("mov.") && source_vector_has_sink(i),
+    },
+    Divergence {
+        id: "D5 cvt.pack duplicate .sat",
+        matches: |_, _, i| i.starts_with("cvt.pack.sat.sat."),
+    },
+];
