@@ -1,5 +1,6 @@
-//! Snapshot tests of the instruction rules: the JSON and text output of `ptxsim check` for every
-//! file in `tests/check/` (one file per rule kind).
+//! Snapshot tests of `ptxsim check`: the JSON and text output for every file in `tests/broken/`
+//! (one file per syntax or name-resolution error kind) and in `tests/check/` (one file per
+//! instruction rule kind).
 //!
 //! Each input starts with a comment recording ptxas's messages for the same file, the
 //! independent source of the expectation; the snapshots were reviewed against it. A line
@@ -44,12 +45,28 @@ fn check(relative: &str, args: &[String]) -> String {
         text.status.code(),
         "both formats agree on the exit status"
     );
+    let arguments = if args.is_empty() {
+        String::new()
+    } else {
+        format!("arguments: {args:?}\n")
+    };
     format!(
-        "arguments: {args:?}\nexit status: {:?}\n--- json (stdout)\n{}--- text (stderr)\n{}",
+        "{arguments}exit status: {:?}\n--- json (stdout)\n{}--- text (stderr)\n{}",
         json.status.code(),
         String::from_utf8_lossy(&json.stdout),
         String::from_utf8_lossy(&text.stderr)
     )
+}
+
+#[test]
+fn broken_inputs() {
+    insta::glob!("../../../tests/broken", "*.ptx", |path| {
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or_default();
+        insta::assert_snapshot!(check(&format!("tests/broken/{name}"), &[]));
+    });
 }
 
 #[test]
