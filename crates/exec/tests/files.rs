@@ -101,7 +101,11 @@ fn run_file(path: &Path) -> (String, String, String) {
         assert!(message.contains(text.as_str()), "{name}: error `{message}`");
     }
     if let Some(line) = expect.line {
-        assert_eq!(state["trap"]["line"], serde_json::json!(line), "{name}: line");
+        assert_eq!(
+            state["trap"]["line"],
+            serde_json::json!(line),
+            "{name}: line"
+        );
     }
     let table = report::state_text(
         &program,
