@@ -11,6 +11,9 @@
 
 pub mod ast;
 pub mod diag;
+mod fast_lane;
+#[cfg(test)]
+mod fast_lane_tests;
 pub mod lexer;
 mod parser;
 mod print;

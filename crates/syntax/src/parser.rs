@@ -2,6 +2,7 @@
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
+use crate::fast_lane::{Token, TokenStream};
 use crate::lexer::{LexError, Lexer, Tok};
 use crate::span::{Span, Spanned};
 use lalrpop_util::ParseError;
@@ -34,10 +35,25 @@ pub(crate) enum TopLevel {
 /// (statements with syntax errors are dropped), and the diagnostics list every lexical and
 /// syntax error, in source order.
 pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
-    let mut lexer = Lexer::new(source);
+    parse_with(source, true)
+}
+
+/// [`parse`], with the fast lane for simple instructions (see [`crate::fast_lane`]) on or off.
+/// The result is the same either way; turning it off is for the equivalence test.
+pub(crate) fn parse_with(source: &str, fast_lane: bool) -> (Module, Vec<Diagnostic>) {
+    let mut tokens = TokenStream::new(Lexer::new(source), fast_lane);
     let mut diagnostics = Vec::new();
     let mut recovered = Vec::new();
-    let result = generated::ModuleParser::new().parse(&mut diagnostics, &mut recovered, &mut lexer);
+    let result =
+        generated::ModuleParser::new().parse(&mut diagnostics, &mut recovered, &mut tokens);
+    if fast_lane && (result.is_err() || !recovered.is_empty()) {
+        // After a syntax error, error recovery may skip or regroup tokens in ways the fast lane
+        // cannot foresee (it might have folded into one token text that recovery would have
+        // resumed in). Parse such a module again with every token on its own. Without syntax
+        // errors, the fast lane's tokens stand for derivations of `Statement` and the grammar
+        // has no conflicts, so the tree is the one the grammar alone would build.
+        return parse_with(source, false);
+    }
     let mut syntax_errors: Vec<Diagnostic> = Vec::new();
     let top_level = match result {
         Ok(top_level) => top_level,
@@ -50,7 +66,7 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
         syntax_errors.extend(error_diagnostic(source, recovery.error));
     }
     suppress_cascades(source, &mut syntax_errors);
-    let mut all = lexer.take_diagnostics();
+    let mut all = tokens.take_diagnostics();
     all.append(&mut diagnostics);
     all.append(&mut syntax_errors);
     let module = fold_module(source, top_level, &mut all);
@@ -211,7 +227,7 @@ fn duplicate_directive(name: &str, span: Span, first: Span) -> Diagnostic {
 /// the lexer already reported them.
 fn error_diagnostic(
     source: &str,
-    error: ParseError<usize, Tok<'_>, LexError>,
+    error: ParseError<usize, Token<'_>, LexError>,
 ) -> Option<Diagnostic> {
     match error {
         ParseError::InvalidToken { location } => Some(Diagnostic::error(
@@ -219,7 +235,11 @@ fn error_diagnostic(
             "invalid token",
             Span::new(location, location + 1),
         )),
-        ParseError::UnrecognizedEof { location, expected } => {
+        ParseError::UnrecognizedEof {
+            location,
+            mut expected,
+        } => {
+            hide_fast_lane_terminal(&mut expected);
             let at = location.min(source.len());
             let mut diagnostic = Diagnostic::error(
                 "P0005",
@@ -233,9 +253,10 @@ fn error_diagnostic(
         }
         ParseError::UnrecognizedToken {
             token: (start, token, end),
-            expected,
+            mut expected,
         } => {
-            if matches!(token, Tok::Error(_)) {
+            hide_fast_lane_terminal(&mut expected);
+            if matches!(token, Token::Raw(Tok::Error(_))) {
                 return None;
             }
             let mut diagnostic = Diagnostic::error(
@@ -262,6 +283,17 @@ fn error_diagnostic(
             LexError::Never => None,
         },
     }
+}
+
+/// Removes the fast lane's terminals from a list of expected terminals: each stands for a whole
+/// statement, whose first token is listed as well.
+fn hide_fast_lane_terminal(expected: &mut Vec<String>) {
+    expected.retain(|name| {
+        !matches!(
+            name.as_str(),
+            "\"instruction\"" | "\"declaration\"" | "\"label\""
+        )
+    });
 }
 
 /// The end of the last non-blank, non-comment text before `offset` (for "insert `;` here").

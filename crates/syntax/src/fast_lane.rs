@@ -1,0 +1,660 @@
+//! The token stream the parser reads, with a fast lane for simple statements.
+//!
+//! Most of a real module is instructions of one simple shape: an optional guard, an opcode,
+//! dotted modifiers and operands made of registers, immediates, vectors and addresses. Running
+//! each of their tokens through the generated LR driver costs far more than building the
+//! [`Instruction`] directly, so [`TokenStream`] sits between the [`Lexer`] and the parser: at
+//! the start of a statement inside a function body it tries a small hand-written parser on the
+//! tokens up to the next `;`. If the statement has the simple shape and produces no diagnostic,
+//! the stream hands the parser one token carrying the finished node ([`Token::Instruction`]; also
+//! [`Token::Declaration`] for `.reg .b32 %r<9>;`-style declarations and [`Token::Label`] for
+//! `name:`), which the grammar's `Statement` rules accept; otherwise it replays the raw tokens,
+//! and the grammar parses them as usual.
+//!
+//! The grammar stays the one description of PTX structure: each fast-lane token stands for one
+//! derivation of `Statement` that the grammar would build from the same raw tokens. Because the
+//! grammar has no conflicts, a parse without syntax errors is therefore the parse the grammar
+//! alone gives. After a syntax error, error recovery could resynchronise inside text the fast
+//! lane folded into one token, so [`crate::parser`] parses such a module again without the fast
+//! lane. `fast_lane_tests.rs` checks the equivalence on every sample and many mutations.
+//!
+//! The stream tracks just enough context (brace frames, function headers, statement starts) to
+//! know where a statement can begin; where it is unsure it stays off, which is always safe.
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::lexer::{LexError, Lexer, Tok};
+use crate::parser as b;
+use crate::span::{Span, Spanned};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// A token as the parser sees it: a lexer token, or an instruction built by the fast lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+// The instruction is carried unboxed: the parser's symbol type holds instructions anyway, and a
+// box would cost an allocation and a free per instruction.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Token<'input> {
+    /// A token of the lexer.
+    Raw(Tok<'input>),
+    /// A whole instruction statement (guard, opcode, modifiers, operands and `;`).
+    Instruction(Instruction),
+    /// A whole declaration statement without linkage or initializer, with its `;`.
+    Declaration(VariableDeclaration),
+    /// `name:` followed by neither a dotted word nor `.callprototype`.
+    Label(Spanned<String>),
+}
+
+impl fmt::Display for Token<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Token::Raw(token) => token.fmt(f),
+            Token::Instruction(instruction) => match &instruction.guard {
+                Some(_) => f.write_str("@"),
+                None => f.write_str(&instruction.opcode.value),
+            },
+            Token::Declaration(declaration) => write!(f, ".{}", declaration.space.value.as_str()),
+            Token::Label(name) => f.write_str(&name.value),
+        }
+    }
+}
+
+/// What an open bracket started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Frame {
+    /// A function body or a nested block: statements.
+    Code,
+    /// Any other `{`: a section, an initializer, a vector operand.
+    OtherBrace,
+    /// `(`.
+    Paren,
+    /// `[`.
+    Bracket,
+}
+
+/// One raw token with its location.
+type Triple<'input> = (usize, Tok<'input>, usize);
+
+/// The token stream handed to the generated parser.
+#[derive(Debug)]
+pub(crate) struct TokenStream<'input> {
+    lexer: Lexer<'input>,
+    /// Tokens read from the lexer but not yet handed on.
+    pending: VecDeque<Triple<'input>>,
+    /// Whether the fast lane is tried at all (off only in the equivalence test).
+    enabled: bool,
+    /// Set after a bracket mismatch: the context is unknown from then on.
+    lost: bool,
+    frames: Vec<Frame>,
+    /// At depth 0, after `.entry` / `.func` and only header tokens since.
+    function_header: bool,
+    /// In a code frame, at the start of a statement.
+    statement_start: bool,
+    /// The previous token was an identifier at the start of a statement (a label, if `:` follows).
+    label: bool,
+    /// Progress through `.loc file line column` at the start of a statement: 1 after `.loc`, up
+    /// to 4 after the column.
+    loc: u8,
+    /// Scratch space for an instruction's modifiers and operands, so that the vectors in the tree
+    /// are allocated once, at their final size.
+    modifiers: Vec<Spanned<String>>,
+    operands: Vec<Operand>,
+}
+
+impl<'input> TokenStream<'input> {
+    /// A stream over `lexer`; `enabled` turns the fast lane on.
+    pub(crate) fn new(lexer: Lexer<'input>, enabled: bool) -> Self {
+        Self {
+            lexer,
+            pending: VecDeque::new(),
+            enabled,
+            lost: false,
+            frames: Vec::new(),
+            function_header: false,
+            statement_start: false,
+            label: false,
+            loc: 0,
+            modifiers: Vec::new(),
+            operands: Vec::new(),
+        }
+    }
+
+    /// The lexer's diagnostics.
+    pub(crate) fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        self.lexer.take_diagnostics()
+    }
+
+    /// Updates the context after `token` is handed to the parser.
+    fn observe(&mut self, token: Tok<'input>) {
+        let was_start = self.statement_start;
+        let was_label = self.label;
+        let loc = self.loc;
+        self.statement_start = false;
+        self.label = false;
+        self.loc = 0;
+        let top = self.frames.last().copied();
+        match token {
+            Tok::LBrace => {
+                let code = match top {
+                    None => self.function_header,
+                    Some(Frame::Code) => was_start,
+                    Some(_) => false,
+                };
+                self.function_header = false;
+                self.frames
+                    .push(if code { Frame::Code } else { Frame::OtherBrace });
+                self.statement_start = code;
+            }
+            Tok::LParen => self.frames.push(Frame::Paren),
+            Tok::LBracket => self.frames.push(Frame::Bracket),
+            Tok::RBrace | Tok::RParen | Tok::RBracket => {
+                let popped = self.frames.pop();
+                let matches = matches!(
+                    (token, popped),
+                    (Tok::RBrace, Some(Frame::Code | Frame::OtherBrace))
+                        | (Tok::RParen, Some(Frame::Paren))
+                        | (Tok::RBracket, Some(Frame::Bracket))
+                );
+                if !matches {
+                    self.lost = true;
+                }
+                if self.frames.is_empty() {
+                    // `)` of a function header keeps the header going; anything else ends it.
+                    self.function_header &= token == Tok::RParen;
+                }
+                self.statement_start =
+                    popped == Some(Frame::Code) && self.frames.last() == Some(&Frame::Code);
+            }
+            _ if top.is_none() => {
+                self.function_header = match token {
+                    Tok::Entry | Tok::Func => true,
+                    Tok::Ident(_) | Tok::DotWord(_) | Tok::Int(_) | Tok::Comma => {
+                        self.function_header
+                    }
+                    _ => false,
+                };
+            }
+            _ if top == Some(Frame::Code) => match token {
+                Tok::Semicolon => self.statement_start = true,
+                Tok::Colon => self.statement_start = was_label,
+                Tok::Ident(_) => self.label = was_start,
+                Tok::Loc if was_start => self.loc = 1,
+                Tok::Int(_) if (1..=3).contains(&loc) => self.loc = loc + 1,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// Whether the next token may start a simple instruction.
+    fn at_statement_start(&self) -> bool {
+        self.enabled
+            && !self.lost
+            && (self.statement_start || self.loc == 4)
+            && self.frames.last() == Some(&Frame::Code)
+    }
+}
+
+impl<'input> Iterator for TokenStream<'input> {
+    type Item = Result<(usize, Token<'input>, usize), LexError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at_statement_start() {
+            self.modifiers.clear();
+            self.operands.clear();
+            let mut lane = Lane {
+                lexer: &mut self.lexer,
+                pending: &mut self.pending,
+                modifiers: &mut self.modifiers,
+                operands: &mut self.operands,
+                at: 0,
+                end: 0,
+            };
+            if let Some((start, token)) = lane.statement() {
+                let (consumed, end) = (lane.at, lane.end);
+                self.pending.drain(..consumed);
+                // After a statement's `;` or a label's `:`, the next statement starts.
+                self.statement_start = true;
+                self.label = false;
+                self.loc = 0;
+                return Some(Ok((start, token, end)));
+            }
+        }
+        let (start, token, end) = match self.pending.pop_front() {
+            Some(triple) => triple,
+            None => match self.lexer.next()? {
+                Ok(triple) => triple,
+                Err(error) => return Some(Err(error)),
+            },
+        };
+        self.observe(token);
+        Some(Ok((start, Token::Raw(token), end)))
+    }
+}
+
+/// The deepest nesting of vectors and address lists the fast lane handles itself.
+const MAX_LANE_DEPTH: u32 = 8;
+
+/// One attempt of the fast lane: reads tokens from `pending` (from index `at`), pulling more
+/// from the lexer as needed. Every method returns `None` when the text is not of the simple
+/// shape or would produce a diagnostic.
+struct Lane<'a, 'input> {
+    lexer: &'a mut Lexer<'input>,
+    pending: &'a mut VecDeque<Triple<'input>>,
+    modifiers: &'a mut Vec<Spanned<String>>,
+    operands: &'a mut Vec<Operand>,
+    /// Tokens of `pending` consumed so far.
+    at: usize,
+    /// The end of the last consumed token.
+    end: usize,
+}
+
+impl<'input> Lane<'_, 'input> {
+    fn peek(&mut self) -> Option<Triple<'input>> {
+        if let Some(triple) = self.pending.get(self.at) {
+            return Some(*triple);
+        }
+        let triple = self.lexer.next()?.ok()?;
+        self.pending.push_back(triple);
+        Some(triple)
+    }
+
+    fn peek_token(&mut self) -> Option<Tok<'input>> {
+        self.peek().map(|(_, token, _)| token)
+    }
+
+    fn bump(&mut self) -> Option<Triple<'input>> {
+        let triple = self.peek()?;
+        self.at += 1;
+        self.end = triple.2;
+        Some(triple)
+    }
+
+    fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
+        (self.peek_token()? == expected).then(|| self.bump())?
+    }
+
+    fn ident(&mut self) -> Option<Spanned<String>> {
+        match self.peek()? {
+            (start, Tok::Ident(text), end) => {
+                self.bump();
+                Some(Spanned::new(text.to_string(), start..end))
+            }
+            _ => None,
+        }
+    }
+
+    /// A statement the fast lane handles: a label, a declaration or an instruction. Returns the
+    /// statement's start and its token.
+    fn statement(&mut self) -> Option<(usize, Token<'input>)> {
+        let (start, first, end) = self.peek()?;
+        match first {
+            Tok::Ident(name) => {
+                self.bump();
+                if self.peek_token()? == Tok::Colon {
+                    self.bump();
+                    // `name: .branchtargets ...` and `name: .callprototype ...` are other
+                    // statements.
+                    if matches!(self.peek_token()?, Tok::DotWord(_) | Tok::CallPrototype) {
+                        return None;
+                    }
+                    let label = Spanned::new(name.to_string(), start..end);
+                    return Some((start, Token::Label(label)));
+                }
+                self.at = 0;
+                let instruction = self.instruction()?;
+                Some((start, Token::Instruction(instruction)))
+            }
+            Tok::At => Some((start, Token::Instruction(self.instruction()?))),
+            _ => Some((start, Token::Declaration(self.declaration()?))),
+        }
+    }
+
+    /// `.space qualifiers declarators ;` without linkage and initializers. The declaration's span
+    /// ends before the `;`.
+    fn declaration(&mut self) -> Option<VariableDeclaration> {
+        let (start, first, end) = self.bump()?;
+        let space = match first {
+            Tok::Reg => StateSpace::Reg,
+            Tok::Param => StateSpace::Param,
+            Tok::Global => StateSpace::Global,
+            Tok::Const => StateSpace::Const,
+            Tok::Shared => StateSpace::Shared,
+            Tok::Local => StateSpace::Local,
+            _ => return None,
+        };
+        let space = Spanned::new(space, start..end);
+        let mut qualifiers = Vec::new();
+        loop {
+            let (at, token, end) = self.peek()?;
+            let word = match token {
+                Tok::Align => {
+                    self.bump();
+                    let (at, Tok::Int(text), end) = self.bump()? else {
+                        return None;
+                    };
+                    let mut diags = Vec::new();
+                    let value = b::u64_literal(text, Span::new(at, end), &mut diags);
+                    if !diags.is_empty() {
+                        return None;
+                    }
+                    qualifiers.push(Qualifier::Align(value));
+                    continue;
+                }
+                Tok::DotWord(text) => &text[1..],
+                Tok::Global => "global",
+                Tok::Const => "const",
+                Tok::Shared => "shared",
+                Tok::Local => "local",
+                _ => break,
+            };
+            self.bump();
+            qualifiers.push(Qualifier::Word(Spanned::new(word.to_string(), at..end)));
+        }
+        let mut declarators = vec![self.declarator()?];
+        while self.peek_token()? == Tok::Comma {
+            self.bump();
+            declarators.push(self.declarator()?);
+        }
+        let span = Span::new(start, self.end);
+        self.expect(Tok::Semicolon)?;
+        Some(VariableDeclaration {
+            span,
+            linkage: Vec::new(),
+            space,
+            qualifiers,
+            declarators,
+        })
+    }
+
+    /// `name`, `name<N>`, `name[N][]`, without an initializer.
+    fn declarator(&mut self) -> Option<Declarator> {
+        let name = self.ident()?;
+        let start = name.span.range().start;
+        let mut diags = Vec::new();
+        let range = if self.peek_token()? == Tok::Less {
+            self.bump();
+            let (at, Tok::Int(text), end) = self.bump()? else {
+                return None;
+            };
+            self.expect(Tok::Greater)?;
+            Some(b::u32_literal(text, Span::new(at, end), &mut diags))
+        } else {
+            None
+        };
+        let mut dimensions = Vec::new();
+        while self.peek_token()? == Tok::LBracket {
+            self.bump();
+            match self.bump()? {
+                (_, Tok::RBracket, _) => dimensions.push(None),
+                (at, Tok::Int(text), end) => {
+                    dimensions.push(Some(b::u64_literal(text, Span::new(at, end), &mut diags)));
+                    self.expect(Tok::RBracket)?;
+                }
+                _ => return None,
+            }
+        }
+        if self.peek_token()? == Tok::Equals || !diags.is_empty() {
+            return None;
+        }
+        Some(Declarator {
+            span: Span::new(start, self.end),
+            name,
+            range,
+            dimensions,
+            initializer: None,
+        })
+    }
+
+    /// `[@guard] opcode modifiers operands ;`. The instruction's span ends before the `;`.
+    fn instruction(&mut self) -> Option<Instruction> {
+        let (start, first, _) = self.peek()?;
+        let guard = if first == Tok::At {
+            self.bump();
+            let negated = self.peek_token()? == Tok::Bang;
+            if negated {
+                self.bump();
+            }
+            let predicate = self.ident()?;
+            Some(Box::new(Guard {
+                span: Span::new(start, self.end),
+                negated,
+                predicate,
+            }))
+        } else {
+            None
+        };
+        let opcode = self.ident()?;
+        loop {
+            let (at, token, end) = self.peek()?;
+            let text = match token {
+                Tok::DotWord(text) => &text[1..],
+                other => match keyword_modifier(other) {
+                    Some(text) => text,
+                    None => break,
+                },
+            };
+            self.modifiers.push(Spanned::new(text.to_string(), at..end));
+            self.bump();
+        }
+        if self.peek_token()? != Tok::Semicolon {
+            loop {
+                let operand = self.operand(0)?;
+                self.operands.push(operand);
+                if self.peek_token()? == Tok::Comma {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+        }
+        let span = Span::new(start, self.end);
+        self.expect(Tok::Semicolon)?;
+        Some(Instruction {
+            span,
+            guard,
+            opcode,
+            modifiers: take_exact(self.modifiers),
+            operands: take_exact(self.operands),
+        })
+    }
+
+    fn name_ref(&mut self) -> Option<NameRef> {
+        let name = self.ident()?;
+        let start = name.span.range().start;
+        let component = match self.peek()? {
+            (at, Tok::DotWord(text), end) => {
+                let component = Component::from_name(&text[1..])?;
+                self.bump();
+                Some(Spanned::new(component, at..end))
+            }
+            _ => None,
+        };
+        Some(NameRef {
+            span: Span::new(start, self.end),
+            name,
+            component,
+        })
+    }
+
+    fn operand(&mut self, depth: u32) -> Option<Operand> {
+        let (start, token, _) = self.peek()?;
+        match token {
+            Tok::Ident(_) => {
+                let first = self.name_ref()?;
+                if self.peek_token()? == Tok::Pipe {
+                    self.bump();
+                    let second = self.name_ref()?;
+                    Some(Operand::Pair(
+                        Span::new(start, self.end),
+                        Box::new(b::name_operand(first)),
+                        Box::new(b::name_operand(second)),
+                    ))
+                } else {
+                    Some(b::name_operand(first))
+                }
+            }
+            Tok::Bang => {
+                self.bump();
+                let name = self.name_ref()?;
+                Some(Operand::Negated(
+                    Span::new(start, self.end),
+                    Box::new(b::name_operand(name)),
+                ))
+            }
+            Tok::Int(_) | Tok::FloatBits(_) | Tok::Decimal(_) | Tok::Minus => {
+                Some(Operand::Immediate(self.immediate()?))
+            }
+            Tok::LBrace if depth < MAX_LANE_DEPTH => {
+                self.bump();
+                let items = self.operand_list(depth + 1)?;
+                self.expect(Tok::RBrace)?;
+                Some(Operand::Vector(Spanned::new(items, start..self.end)))
+            }
+            Tok::LBracket if depth < MAX_LANE_DEPTH => self.bracketed(start, depth),
+            _ => None,
+        }
+    }
+
+    /// `Comma1<Operand>`.
+    fn operand_list(&mut self, depth: u32) -> Option<Vec<Operand>> {
+        let mut items = vec![self.operand(depth)?];
+        while self.peek_token()? == Tok::Comma {
+            self.bump();
+            items.push(self.operand(depth)?);
+        }
+        Some(items)
+    }
+
+    /// `-`? literal, decoded without diagnostics.
+    fn immediate(&mut self) -> Option<Spanned<Immediate>> {
+        let (start, first, _) = self.peek()?;
+        let negative = first == Tok::Minus;
+        if negative {
+            self.bump();
+        }
+        let (_, literal, end) = self.bump()?;
+        if !matches!(literal, Tok::Int(_) | Tok::FloatBits(_) | Tok::Decimal(_)) {
+            return None;
+        }
+        let mut diags = Vec::new();
+        let immediate = b::immediate(negative, literal, Span::new(start, end), &mut diags);
+        diags.is_empty().then_some(immediate)
+    }
+
+    /// `[base offset?]` or `[operand, operand, ...]`, after seeing `[` at `start`.
+    fn bracketed(&mut self, start: usize, depth: u32) -> Option<Operand> {
+        self.bump();
+        let (at, token, end) = self.peek()?;
+        let first = match token {
+            Tok::Ident(_) => {
+                let name = self.name_ref()?;
+                match self.peek_token()? {
+                    Tok::Plus | Tok::RBracket | Tok::Minus => {
+                        return self.address(start, AddressBase::Name(name));
+                    }
+                    Tok::Pipe => {
+                        self.bump();
+                        let second = self.name_ref()?;
+                        Operand::Pair(
+                            Span::new(at, self.end),
+                            Box::new(b::name_operand(name)),
+                            Box::new(b::name_operand(second)),
+                        )
+                    }
+                    _ => b::name_operand(name),
+                }
+            }
+            Tok::Int(text) => {
+                self.bump();
+                match self.peek_token()? {
+                    Tok::Plus | Tok::RBracket | Tok::Minus => {
+                        let mut diags = Vec::new();
+                        let value = b::u64_literal(text, Span::new(at, end), &mut diags);
+                        if !diags.is_empty() {
+                            return None;
+                        }
+                        return self.address(start, AddressBase::Immediate(value));
+                    }
+                    _ => {
+                        let mut diags = Vec::new();
+                        let immediate = b::immediate(false, token, Span::new(at, end), &mut diags);
+                        if !diags.is_empty() {
+                            return None;
+                        }
+                        Operand::Immediate(immediate)
+                    }
+                }
+            }
+            _ => self.operand(depth + 1)?,
+        };
+        self.expect(Tok::Comma)?;
+        let mut items = vec![first];
+        items.append(&mut self.operand_list(depth + 1)?);
+        self.expect(Tok::RBracket)?;
+        Some(Operand::AddressList(Spanned::new(items, start..self.end)))
+    }
+
+    /// The rest of `[base offset?]`, after the base.
+    fn address(&mut self, start: usize, base: AddressBase) -> Option<Operand> {
+        let offset = match self.peek()? {
+            (plus, Tok::Plus, _) => {
+                self.bump();
+                let negative = self.peek_token()? == Tok::Minus;
+                if negative {
+                    self.bump();
+                }
+                let (_, Tok::Int(text), end) = self.bump()? else {
+                    return None;
+                };
+                let mut diags = Vec::new();
+                let offset = b::offset_literal(negative, text, Span::new(plus, end), &mut diags);
+                if !diags.is_empty() {
+                    return None;
+                }
+                Some(offset)
+            }
+            (_, Tok::RBracket, _) => None,
+            // `[base-4]` produces a diagnostic: left to the grammar.
+            _ => return None,
+        };
+        self.expect(Tok::RBracket)?;
+        Some(Operand::Address(Address {
+            span: Span::new(start, self.end),
+            base,
+            offset,
+        }))
+    }
+}
+
+/// Moves the contents of `scratch` into a new vector of exactly their size.
+fn take_exact<T>(scratch: &mut Vec<T>) -> Vec<T> {
+    let mut exact = Vec::with_capacity(scratch.len());
+    exact.append(scratch);
+    exact
+}
+
+/// The grammar's `KeywordModifier`: directive keywords that also occur as modifiers.
+fn keyword_modifier(token: Tok<'_>) -> Option<&'static str> {
+    Some(match token {
+        Tok::Param => "param",
+        Tok::Global => "global",
+        Tok::Const => "const",
+        Tok::Shared => "shared",
+        Tok::Local => "local",
+        Tok::Weak => "weak",
+        Tok::Reg => "reg",
+        Tok::Align => "align",
+        Tok::Common => "common",
+        Tok::Extern => "extern",
+        Tok::Visible => "visible",
+        Tok::Func => "func",
+        Tok::Entry => "entry",
+        Tok::File => "file",
+        Tok::Section => "section",
+        Tok::Target => "target",
+        Tok::Version => "version",
+        Tok::Loc => "loc",
+        _ => return None,
+    })
+}

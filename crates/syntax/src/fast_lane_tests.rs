@@ -1,0 +1,313 @@
+//! The fast lane changes nothing but speed: on every `.ptx` file of the repository and on many
+//! deterministic random mutations of them, parsing with the fast lane off and on gives the same
+//! tree (spans included) and the same diagnostics.
+
+use crate::parser::parse_with;
+use std::path::{Path, PathBuf};
+
+fn collect_ptx(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_ptx(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "ptx") {
+            out.push(path);
+        }
+    }
+}
+
+fn inputs() -> Vec<(PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["ptx-samples", "tests/parse", "tests/broken", "tests/exec"] {
+        collect_ptx(&root.join(dir), &mut files);
+    }
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some((path, text))
+        })
+        .collect()
+}
+
+/// Whether parsing `source` reports a syntax error (after which [`parse_with`] parses again
+/// without the fast lane, so that only mutants without one test the fast lane's own output).
+fn has_syntax_error(source: &str) -> bool {
+    parse_with(source, false)
+        .1
+        .iter()
+        .any(|diagnostic| matches!(diagnostic.code, "P0004" | "P0005"))
+}
+
+/// Parses `source` both ways; returns a description of the first difference.
+fn difference(source: &str) -> Option<String> {
+    let (slow_module, slow_diagnostics) = parse_with(source, false);
+    let (fast_module, fast_diagnostics) = parse_with(source, true);
+    if slow_diagnostics != fast_diagnostics {
+        return Some(format!(
+            "diagnostics differ:\nwithout fast lane: {slow_diagnostics:#?}\nwith fast lane: {fast_diagnostics:#?}"
+        ));
+    }
+    if slow_module != fast_module {
+        let slow = format!("{slow_module:#?}");
+        let fast = format!("{fast_module:#?}");
+        let line = slow
+            .lines()
+            .zip(fast.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        let excerpt = |text: &str| {
+            text.lines()
+                .skip(line.saturating_sub(20))
+                .take(30)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        return Some(format!(
+            "trees differ near line {line} of their debug output:\nwithout fast lane:\n{}\nwith fast lane:\n{}",
+            excerpt(&slow),
+            excerpt(&fast)
+        ));
+    }
+    None
+}
+
+#[test]
+fn fast_lane_is_invisible_on_repository_files() {
+    let files = inputs();
+    assert!(files.len() > 50, "found only {} .ptx files", files.len());
+    for (path, text) in &files {
+        if let Some(difference) = difference(text) {
+            panic!("{}: {difference}", path.display());
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound.max(1) as u64) as usize
+    }
+}
+
+/// Text inserted by mutations: punctuation, keywords and literals that move the parser between
+/// contexts or make the helpers report diagnostics.
+const SNIPPETS: &[&str] = &[
+    ";",
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    ",",
+    ":",
+    "@",
+    "!",
+    "-",
+    "+",
+    "|",
+    "=",
+    "<",
+    ">",
+    "_",
+    ".global",
+    ".param",
+    ".reg",
+    ".loc 1 2 3",
+    ".loc",
+    ".pragma \"x\";",
+    ".entry",
+    ".func",
+    ".section",
+    ".x",
+    ".q",
+    ".u32",
+    ".v4",
+    "%r1",
+    "%p1",
+    "foo:",
+    "mov.u32",
+    "bra",
+    "@%p1",
+    "@!%p1",
+    "0f3F800000",
+    "0f3F8",
+    "0d3FF0000000000000",
+    "1.5",
+    "99999999999999999999",
+    "0x",
+    "08",
+    "0b102",
+    "-1",
+    "+-4",
+    "{%r1, %r2}",
+    "[%rd1+4]",
+    "[%rd1-4]",
+    "[1, 2]",
+    "%tid.w",
+    "\"str\"",
+    "\"open",
+    "/*",
+    "*/",
+    "//",
+    "$",
+    "#",
+    "\n",
+    " ",
+    "call (%r1), f, (%r2);",
+    ".callprototype",
+    ".branchtargets",
+    "%r<4>",
+    "= {1, 2}",
+];
+
+/// Whole statements inserted at line starts: mostly valid, so that many mutants reach the end
+/// without a syntax error and test the fast lane's own output.
+const STATEMENTS: &[&str] = &[
+    "\tmov.u32 %r1, %tid.x;\n",
+    "\t@!%p1 ld.global.nc.v2.f32 {%f1, %f2}, [%rd1+-8];\n",
+    "\t@%p2 bra $L__BB0_1;\n",
+    "\tst.shared.b32 [%r1], 0f3F800000;\n",
+    "\tst.global.b64 [12], 0d3FF0000000000000;\n",
+    "$L__x: add.s32 %r1, %r2, -5;\n",
+    "\tsetp.ne.s32 %p1|%p2, %r1, 0;\n",
+    "\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}];\n",
+    "\tmov.b32 %r1, 1.5;\n",
+    "\tmov.b32 %r1, -0x10U;\n",
+    "\tmov.b32 %r1, 017;\n",
+    "\tmov.b32 %r1, 0b101;\n",
+    "\tselp.b32 %r1, %r2, _, !%p1;\n",
+    "\tld.param.u64 %rd1, [p_in+0];\n",
+    "\tld.global.u32 %r1, [%rd1+-0];\n",
+    "\tcall (%r1), f, (%r2);\n",
+    "\tret;\n",
+    "\tbar.sync 0;\n",
+    "\t.reg .b32 %q<3>;\n",
+    "\t{ mov.u32 %r1, 1; }\n",
+    "\t.loc 1 2 3\n",
+    "\t.loc 1 2 3, function_name $L__info\n",
+    "\tmov.u32 %r1, %envreg3;\n",
+    "\tld.shared.v4.b32 {%r1, _, %r3, %r4}, [%r5+16];\n",
+    "\tcp.async.bulk.tensor.2d.global.shared::cta [%rd1, {%r1, %r2}], [%r3];\n",
+    "\tmov.u32 %r1, %pm8_64;\n",
+    "\tld.global.L1::evict_last.u32 %r1, [%rd1];\n",
+    "\t.local .align 8 .b8 __local_depot0[16];\n",
+    "\t.shared .align 4 .f32 smem[32][];\n",
+    "\t.reg .pred %p<2>, %q;\n",
+    "\t.reg .b32 %x<99999999999>;\n",
+    "\t.reg .v4 .f32 %v;\n",
+    "\t.shared .u32 s = 5;\n",
+    "\t.visible .global .u32 g;\n",
+    "L1: L2: ret;\n",
+    "L3:\n",
+    "t: .branchtargets L1, L2;\n",
+];
+
+fn line_start_at_or_before(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |newline| newline + 1)
+}
+
+fn boundary_at_or_before(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut out = text.to_string();
+    for _ in 0..1 + rng.below(3) {
+        let at = boundary_at_or_before(&out, rng.below(out.len() + 1));
+        match rng.below(8) {
+            5 | 6 => {
+                let line = line_start_at_or_before(&out, at);
+                out.insert_str(line, STATEMENTS[rng.below(STATEMENTS.len())]);
+            }
+            7 => {
+                // Duplicate the line at `at`.
+                let line = line_start_at_or_before(&out, at);
+                let end = out[at..]
+                    .find('\n')
+                    .map_or(out.len(), |newline| at + newline + 1);
+                let copy = out[line..end].to_string();
+                out.insert_str(line, &copy);
+            }
+            0 | 1 => {
+                let snippet = SNIPPETS[rng.below(SNIPPETS.len())];
+                out.insert_str(at, snippet);
+            }
+            2 => {
+                let end = boundary_at_or_before(&out, (at + 1 + rng.below(12)).min(out.len()));
+                out.replace_range(at..end, "");
+            }
+            3 => {
+                // Delete one punctuation character near `at`.
+                if let Some(offset) = out[at..].find([';', '{', '}', '[', ']', ',', '(', ')']) {
+                    out.remove(at + offset);
+                }
+            }
+            _ => {
+                // Duplicate a short stretch.
+                let end = boundary_at_or_before(&out, (at + rng.below(40)).min(out.len()));
+                let copy = out[at..end].to_string();
+                out.insert_str(end, &copy);
+            }
+        }
+    }
+    out
+}
+
+/// A window of a large file around a random point, so that mutation tests stay fast.
+fn window(text: &str, rng: &mut Rng) -> String {
+    const SIZE: usize = 6000;
+    if text.len() <= SIZE {
+        return text.to_string();
+    }
+    let start = boundary_at_or_before(text, rng.below(text.len() - SIZE));
+    let end = boundary_at_or_before(text, start + SIZE);
+    // Keep the header so the window looks like a module, then a stretch from inside.
+    let header_end = boundary_at_or_before(text, 200.min(text.len()));
+    format!("{}\n{}", &text[..header_end], &text[start..end])
+}
+
+#[test]
+fn fast_lane_is_invisible_on_mutated_files() {
+    let files = inputs();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut cases = 0;
+    let mut without_syntax_errors = 0;
+    for (path, text) in &files {
+        for _ in 0..40 {
+            let base = window(text, &mut rng);
+            let mutant = mutate(&base, &mut rng);
+            cases += 1;
+            without_syntax_errors += usize::from(!has_syntax_error(&mutant));
+            if let Some(difference) = difference(&mutant) {
+                panic!(
+                    "mutation of {} differs:\n--- input ---\n{mutant}\n--- end ---\n{difference}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(cases > 4000, "only {cases} mutants");
+    assert!(
+        without_syntax_errors > cases / 5,
+        "only {without_syntax_errors} of {cases} mutants are free of syntax errors"
+    );
+}
