@@ -18,9 +18,9 @@ use std::process::ExitCode;
 written by hand, checks it the way ptxas does, and runs it bit-exactly on a simulated register \
 file, with cvt / cvt.pack / mov conversions between every format of the PTX ISA (f64, f32, f16, \
 bf16, tf32, e4m3, e5m2, e2m3, e3m2, e2m1, ue8m0, s2f6).\n\n\
-Examples:\n    ptxsim check kernel.ptx\n    ptxsim check --target sm_90 --format json build/*.ptx\n\
-    ptxsim run kernel.ptx --format json --trace trace.jsonl\n\
-    ptxsim eval 'cvt.rn.satfinite.e4m3x2.f32 d, a, b' a=448.0 b=0x3fc00000\n\n\
+Examples:\n    ptxsim check kernel.ptx\n    ptxsim check --target sm_90 --format json build/*.ptx\n    \
+ptxsim run kernel.ptx --format json --trace trace.jsonl\n    \
+ptxsim eval 'cvt.rn.satfinite.e4m3x2.f32 d, a, b' a=448.0 b=0x3fc00000\n\n\
 Exit status: 0 success, 1 errors in the input (or a run that trapped or ran out of steps), 2 \
 usage or I/O errors."
 )]
@@ -37,8 +37,8 @@ enum Command {
 labels and register ranges, and for cvt, cvt.pack and mov every modifier rule, the operand-size \
 rules (PTX ISA 9.4.1) and the .target / .version requirements. All problems are reported, not \
 only the first, each with its location and, where one exists, a fix.\n\n\
-Examples:\n    ptxsim check kernel.ptx other.ptx\n    ptxsim check --format json kernel.ptx\n\
-    ptxsim check --target sm_90 kernel_for_blackwell.ptx   # would it run on Hopper?"
+Examples:\n    ptxsim check kernel.ptx other.ptx\n    ptxsim check --format json kernel.ptx\n    \
+ptxsim check --target sm_90 kernel_for_blackwell.ptx   # would it run on Hopper?"
     )]
     Check(CheckArgs),
     /// Run one kernel (one thread) and print its registers.
