@@ -1,6 +1,6 @@
 //! The golden tables of `tests/golden/` (NVIDIA-header-derived; see their headers) through the
 //! executor: for every column that is a PTX instruction form, a kernel with that one `cvt` is
-//! generated, lowered once, and run on a sample of the table's rows with the input preloaded
+//! generated, lowered once, and run on every row of the table with the input preloaded
 //! into a register. The expected bits are the table's, so the executor's operand plumbing (lane
 //! placement, random-bit layouts, chopping and extension) is checked against the same reference
 //! as `ptxsim-softfloat`.
@@ -208,11 +208,10 @@ fn mask(bits: u32) -> u64 {
     }
 }
 
-/// Runs a sample of every PTX-expressible column of a table; returns (checked columns, skipped
+/// Runs every row of every PTX-expressible column of a table; returns (checked columns, skipped
 /// column specs, mismatch reports).
-fn check(name: &str, samples: usize) -> (usize, Vec<String>, Vec<String>) {
+fn check(name: &str) -> (usize, Vec<String>, Vec<String>) {
     let table: Table = load(name);
-    let step = (table.rows.len() / samples).max(1);
     let mut checked = 0;
     let mut skipped = Vec::new();
     let mut failures = Vec::new();
@@ -229,7 +228,7 @@ fn check(name: &str, samples: usize) -> (usize, Vec<String>, Vec<String>) {
         checked += 1;
         let mut bad = 0;
         let mut first = None;
-        for (input, random, outputs) in table.rows.iter().step_by(step) {
+        for (input, random, outputs) in &table.rows {
             let want = outputs[index];
             let got = run_one(&program, shape, column, *input, *random);
             let ok = if column.nan_any && is_nan(want, column.to) {
@@ -256,7 +255,7 @@ fn check(name: &str, samples: usize) -> (usize, Vec<String>, Vec<String>) {
 }
 
 fn assert_golden(name: &str, expected_skips: &[&str]) {
-    let (checked, skipped, failures) = check(name, 256);
+    let (checked, skipped, failures) = check(name);
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
     assert!(checked > 0, "{name}: no column is a PTX form");
     assert_eq!(
