@@ -164,23 +164,15 @@ pub fn cvt_f32x4_to_x4(
 /// will be assumed to be `0x7f7f`").
 #[must_use]
 pub fn cvt_f32x2_to_s2f6x2(a: u32, b: u32, rounding: Rounding, flags: Flags, scale: u16) -> u16 {
-    let hi = convert_scaled(
-        u64::from(a),
+    let (hi, lo) = convert_scaled_pair(
+        [u64::from(a), u64::from(b)],
         Type::F32,
         Type::S2f6,
         rounding,
         flags,
-        (scale >> 8) as u8,
+        scale,
     );
-    let lo = convert_scaled(
-        u64::from(b),
-        Type::F32,
-        Type::S2f6,
-        rounding,
-        flags,
-        scale as u8,
-    );
-    ((hi.bits << 8) | lo.bits) as u16
+    ((hi << 8) | lo) as u16
 }
 
 /// `cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.bf16x2 d, a{, scale-factor}`: "The
@@ -189,23 +181,15 @@ pub fn cvt_f32x2_to_s2f6x2(a: u32, b: u32, rounding: Rounding, flags: Flags, sca
 /// inputs; this crate follows the prose (upper and lower 16 bits), see `docs/softfloat.md`.
 #[must_use]
 pub fn cvt_bf16x2_to_s2f6x2(a: u32, rounding: Rounding, flags: Flags, scale: u16) -> u16 {
-    let hi = convert_scaled(
-        u64::from(a >> 16),
+    let (hi, lo) = convert_scaled_pair(
+        [u64::from(a >> 16), u64::from(a & 0xffff)],
         Type::Bf16,
         Type::S2f6,
         rounding,
         flags,
-        (scale >> 8) as u8,
+        scale,
     );
-    let lo = convert_scaled(
-        u64::from(a & 0xffff),
-        Type::Bf16,
-        Type::S2f6,
-        rounding,
-        flags,
-        scale as u8,
-    );
-    ((hi.bits << 8) | lo.bits) as u16
+    ((hi << 8) | lo) as u16
 }
 
 /// `cvt.rn{.satfinite}{.relu}{.scaled::n2::ue8m0}.bf16x2.s2f6x2 d, a{, scale-factor}`:
@@ -213,23 +197,32 @@ pub fn cvt_bf16x2_to_s2f6x2(a: u32, rounding: Rounding, flags: Flags, scale: u16
 /// scale-factor[7:0]`.
 #[must_use]
 pub fn cvt_s2f6x2_to_bf16x2(a: u16, rounding: Rounding, flags: Flags, scale: u16) -> u32 {
-    let hi = convert_scaled(
-        u64::from(a >> 8),
+    let (hi, lo) = convert_scaled_pair(
+        [u64::from(a >> 8), u64::from(a & 0xff)],
         Type::S2f6,
         Type::Bf16,
         rounding,
         flags,
-        (scale >> 8) as u8,
+        scale,
     );
-    let lo = convert_scaled(
-        u64::from(a & 0xff),
-        Type::S2f6,
-        Type::Bf16,
-        rounding,
-        flags,
-        scale as u8,
-    );
-    ((hi.bits as u32) << 16) | (lo.bits as u32)
+    ((hi as u32) << 16) | (lo as u32)
+}
+
+/// Converts the upper and lower input of an s2f6 pair with the scale factor of the same half of
+/// `scale-factor` ("the scaling factor of input `a` ... is stored in the upper 8 bits of operand
+/// `scale-factor` and the scaling factor of input `b` ... in the lower 8 bits").
+fn convert_scaled_pair(
+    [upper, lower]: [u64; 2],
+    from: Type,
+    to: Type,
+    rounding: Rounding,
+    flags: Flags,
+    scale: u16,
+) -> (u64, u64) {
+    let [scale_upper, scale_lower] = scale.to_be_bytes();
+    let upper = convert_scaled(upper, from, to, rounding, flags, scale_upper);
+    let lower = convert_scaled(lower, from, to, rounding, flags, scale_lower);
+    (upper.bits, lower.bits)
 }
 
 /// The `.convertType` of `cvt.pack.sat` (PTX ISA 9.7.9.22).
