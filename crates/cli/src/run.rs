@@ -70,21 +70,20 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(1));
     }
-    let program =
-        match ptxsim_exec::lower::lower_for(&module, &source, args.entry.as_deref(), target) {
-            Ok(program) => program,
-            Err(LowerError::Invalid(diagnostics)) => {
-                eprint!(
-                    "{}",
-                    crate::check::render_text(&name, &source, &diagnostics)?
-                );
-                return Ok(ExitCode::from(1));
-            }
-            Err(error) => {
-                eprintln!("error: {name}: {error}");
-                return Ok(ExitCode::from(1));
-            }
-        };
+    let program = match ptxsim_exec::lower(&module, &source, args.entry.as_deref()) {
+        Ok(program) => program,
+        Err(LowerError::Invalid(diagnostics)) => {
+            eprint!(
+                "{}",
+                crate::check::render_text(&name, &source, &diagnostics)?
+            );
+            return Ok(ExitCode::from(1));
+        }
+        Err(error) => {
+            eprintln!("error: {name}: {error}");
+            return Ok(ExitCode::from(1));
+        }
+    };
     let mut machine = Machine::new(&program, args.max_steps);
     let result = match &args.trace {
         Some(path) => {

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use ptxsim_isa::{Form, Opcode, PtxVersion, Target, Type, TypeKind};
+use ptxsim_isa::{Form, Opcode, Type, TypeKind};
 use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::ast::{
     self, Block, Declarator, FunctionKind, Immediate, ImmediateValue, Item, Module, NameRef,
@@ -62,19 +62,9 @@ pub fn entries(module: &Module) -> Vec<&str> {
 
 /// Lowers the kernel `entry` (or the only kernel, when `None`) of a module that parsed and
 /// checked without errors. `source` is the module's text, used for locations and trace text.
+/// Target and version requirements are the checker's business (`ptxsim-check`), not repeated
+/// here.
 pub fn lower(module: &Module, source: &str, entry: Option<&str>) -> Result<Program, LowerError> {
-    lower_for(module, source, entry, None)
-}
-
-/// [`lower`], and when `target` is given, also checks every `mov`/`cvt` form against that
-/// target and the module's `.version` (9.1 when absent) with `ptxsim-isa`'s gating table; an
-/// unmet requirement is an invalid instruction (code `X0004`).
-pub fn lower_for(
-    module: &Module,
-    source: &str,
-    entry: Option<&str>,
-    target: Option<Target>,
-) -> Result<Program, LowerError> {
     let kernels = entries(module);
     let name = match entry {
         Some(name) => {
@@ -97,15 +87,6 @@ pub fn lower_for(
         },
     };
     let mut lowerer = Lowerer::new(source);
-    lowerer.gate = target.map(|target| {
-        let version = module.version.as_ref().map_or(PtxVersion::new(9, 1), |v| {
-            PtxVersion::new(
-                u8::try_from(v.major).unwrap_or(u8::MAX),
-                u8::try_from(v.minor).unwrap_or(u8::MAX),
-            )
-        });
-        (target, version)
-    });
     let mut function = None;
     for item in &module.items {
         match item {
@@ -173,7 +154,6 @@ struct Lowerer<'s> {
     /// Per block: its parent block and its labels.
     blocks: Vec<(Option<usize>, HashMap<String, usize>)>,
     branches: Vec<PendingBranch>,
-    gate: Option<(Target, PtxVersion)>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -189,7 +169,6 @@ impl<'s> Lowerer<'s> {
             next_address: HashMap::new(),
             blocks: Vec::new(),
             branches: Vec::new(),
-            gate: None,
         }
     }
 
@@ -565,14 +544,6 @@ impl<'s> Lowerer<'s> {
                 self.error("X0001", violation.to_string(), span);
             }
             return Self::unsupported(instruction, "invalid");
-        }
-        if let Some((target, version)) = self.gate {
-            if let Err(unmet) =
-                ptxsim_isa::satisfied(&ptxsim_isa::requirements(&form), target, version)
-            {
-                self.error("X0004", unmet.to_string(), instruction.span);
-                return Self::unsupported(instruction, "invalid");
-            }
         }
         let result = match &form {
             Form::Mov(form) => self.mov(form.ty.value, &instruction.operands),

@@ -48,20 +48,6 @@ fn invalid_forms_are_diagnostics_before_running() {
 }
 
 #[test]
-fn lowering_checks_targets_when_asked() {
-    // cvt.md: ".rs rounding mode is supported on ... sm_100a, sm_103a".
-    let source = kernel(".reg .b32 %r; .reg .f32 %f; cvt.rs.f16x2.f32 %r, %f, %f, %r;");
-    let (module, _) = ptxsim_syntax::parse(&source);
-    let target = ptxsim_isa::Target::parse("sm_90").ok();
-    match ptxsim_exec::lower::lower_for(&module, &source, None, target) {
-        Err(LowerError::Invalid(list)) => assert_eq!(list[0].code, "X0004"),
-        other => panic!("{other:?}"),
-    }
-    let target = ptxsim_isa::Target::parse("sm_100a").ok();
-    assert!(ptxsim_exec::lower::lower_for(&module, &source, None, target).is_ok());
-}
-
-#[test]
 fn a_guard_must_be_a_predicate() {
     let source = kernel(".reg .b32 %r; @%r mov.b32 %r, 1;");
     let (module, _) = ptxsim_syntax::parse(&source);
