@@ -63,3 +63,53 @@ pub const DIVERGENCES: &[Divergence] = &[
         matches: |_, _, i| i.starts_with("cvt.pack.sat.sat."),
     },
 ];
+
+/// The tally of a conformance run over the committed verdicts.
+#[derive(Default)]
+pub struct Tally {
+    /// Lines read.
+    pub total: usize,
+    /// Lines whose verdict is ptxas's.
+    pub agree: usize,
+    /// Lines excluded per divergence id.
+    pub excluded: std::collections::BTreeMap<&'static str, usize>,
+    /// One report per line that disagrees.
+    pub disagreements: Vec<String>,
+    /// Excluded lines on which ptxsim now agrees with ptxas.
+    pub stale: Vec<String>,
+}
+
+impl Tally {
+    /// Prints the numbers under `label` and fails on any disagreement, stale exclusion, or
+    /// divergence that matches no line.
+    pub fn assert_agreement(&self, label: &str) {
+        println!(
+            "{label}: {} lines, {} agree, {} excluded as divergences {:?}, {} disagree",
+            self.total,
+            self.agree,
+            self.total - self.agree - self.disagreements.len(),
+            self.excluded,
+            self.disagreements.len()
+        );
+        for d in self.disagreements.iter().take(200) {
+            println!("{d}");
+        }
+        assert!(
+            self.disagreements.is_empty(),
+            "{} lines disagree with ptxas",
+            self.disagreements.len()
+        );
+        assert!(
+            self.stale.is_empty(),
+            "stale divergence exclusions: {:#?}",
+            self.stale
+        );
+        for d in DIVERGENCES {
+            assert!(
+                self.excluded.contains_key(d.id),
+                "divergence {} matches no line",
+                d.id
+            );
+        }
+    }
+}

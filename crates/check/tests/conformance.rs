@@ -15,7 +15,7 @@ mod divergences;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use divergences::DIVERGENCES;
+use divergences::{DIVERGENCES, Tally};
 
 fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance")
@@ -118,11 +118,7 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
     for case in &cases {
         groups.entry(case.target.as_str()).or_default().push(case);
     }
-    let mut total = 0usize;
-    let mut agree = 0usize;
-    let mut excluded: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut disagreements: Vec<String> = Vec::new();
-    let mut stale: Vec<String> = Vec::new();
+    let mut tally = Tally::default();
     for (key, group) in &groups {
         let (target, version) = key.split_once('\t').unwrap_or((key, ""));
         let (module, lines) = build_module(target, version, group);
@@ -145,7 +141,7 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
             }
         }
         for (case, ours) in group.iter().zip(&per_line) {
-            total += 1;
+            tally.total += 1;
             let first = module_wide.first().or(ours.first());
             let ours_accept = first.is_none();
             let divergence = DIVERGENCES
@@ -153,15 +149,17 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
                 .find(|d| case.accept && (d.matches)(&case.file, target, &case.instruction));
             if let Some(d) = divergence {
                 if ours_accept == case.accept {
-                    stale.push(format!("{}: `{}` now agrees", d.id, case.instruction));
+                    tally
+                        .stale
+                        .push(format!("{}: `{}` now agrees", d.id, case.instruction));
                 }
-                *excluded.entry(d.id).or_default() += 1;
+                *tally.excluded.entry(d.id).or_default() += 1;
                 continue;
             }
             if ours_accept == case.accept {
-                agree += 1;
+                tally.agree += 1;
             } else {
-                disagreements.push(format!(
+                tally.disagreements.push(format!(
                     "{}: {target} {version} `{}`: ptxas {} ({}), ptxsim {}",
                     case.file,
                     case.instruction,
@@ -172,26 +170,5 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
             }
         }
     }
-    println!(
-        "conformance through parse + check: {total} lines, {agree} agree, {} excluded as \
-         divergences {excluded:?}, {} disagree",
-        total - agree - disagreements.len(),
-        disagreements.len()
-    );
-    for d in disagreements.iter().take(200) {
-        println!("{d}");
-    }
-    assert!(
-        disagreements.is_empty(),
-        "{} lines disagree with ptxas",
-        disagreements.len()
-    );
-    assert!(stale.is_empty(), "stale divergence exclusions: {stale:#?}");
-    for d in DIVERGENCES {
-        assert!(
-            excluded.contains_key(d.id),
-            "divergence {} matches no line",
-            d.id
-        );
-    }
+    tally.assert_agreement("conformance through parse + check");
 }

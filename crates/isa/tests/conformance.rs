@@ -3,7 +3,6 @@
 //! decode + validate + requirements/satisfied + check_module, except the lines that
 //! docs/divergences.md lists, which are excluded here by name.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use ptxsim_isa::{
@@ -94,7 +93,7 @@ fn verdict(target: &str, version: &str, instruction: &str) -> Result<(), String>
 
 #[path = "../../../tests/conformance/divergences.rs"]
 mod divergences;
-use divergences::DIVERGENCES;
+use divergences::{DIVERGENCES, Tally};
 
 #[test]
 fn every_conformance_line_agrees_with_ptxas() {
@@ -105,11 +104,7 @@ fn every_conformance_line_agrees_with_ptxas() {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no conformance data");
-    let mut total = 0usize;
-    let mut agree = 0usize;
-    let mut excluded: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut disagreements: Vec<String> = Vec::new();
-    let mut stale: Vec<String> = Vec::new();
+    let mut tally = Tally::default();
     for path in &files {
         let file = path
             .file_name()
@@ -122,7 +117,7 @@ fn every_conformance_line_agrees_with_ptxas() {
             let [target, version, instruction, expected, message] = fields[..] else {
                 panic!("malformed line in {file}: {line}");
             };
-            total += 1;
+            tally.total += 1;
             let ours = verdict(target, version, instruction);
             // Every documented divergence is ptxas accepting what the spec rules out.
             let divergence = DIVERGENCES
@@ -131,43 +126,25 @@ fn every_conformance_line_agrees_with_ptxas() {
             if let Some(d) = divergence {
                 // An excluded line must still disagree; otherwise the exclusion is stale.
                 if ours.is_ok() == (expected == "accept") {
-                    stale.push(format!("{}: `{instruction}` now agrees", d.id));
+                    tally
+                        .stale
+                        .push(format!("{}: `{instruction}` now agrees", d.id));
                 }
-                *excluded.entry(d.id).or_default() += 1;
+                *tally.excluded.entry(d.id).or_default() += 1;
                 continue;
             }
             let ours_text = if ours.is_ok() { "accept" } else { "reject" };
             if ours_text == expected {
-                agree += 1;
+                tally.agree += 1;
             } else {
-                disagreements.push(format!(
+                tally.disagreements.push(format!(
                     "{file}: {target} {version} `{instruction}`: ptxas {expected} ({message}), ptxsim {ours_text} ({})",
                     ours.err().unwrap_or_default()
                 ));
             }
         }
     }
-    println!(
-        "conformance: {total} lines, {agree} agree, {} excluded as divergences {excluded:?}, {} disagree",
-        total - agree - disagreements.len(),
-        disagreements.len()
-    );
-    for d in disagreements.iter().take(400) {
-        println!("{d}");
-    }
-    assert!(
-        disagreements.is_empty(),
-        "{} lines disagree with ptxas",
-        disagreements.len()
-    );
-    assert!(stale.is_empty(), "stale divergence exclusions: {stale:#?}");
-    for d in DIVERGENCES {
-        assert!(
-            excluded.contains_key(d.id),
-            "divergence {} matches no line",
-            d.id
-        );
-    }
+    tally.assert_agreement("conformance (instruction table)");
 }
 
 #[test]
