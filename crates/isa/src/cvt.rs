@@ -154,6 +154,15 @@ pub const CVT_SYNTAX: &[CvtSyntax] = &[
     line("cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b",                     &[Ue8m0x2], &[F32],  FRND3, false, Optional,  Two),
     line("cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a",                     &[Ue8m0x2], &[Bf16x2], FRND3, false, Optional, One),
     line("cvt.rn.bf16x2.ue8m0x2 d, a",                                    &[Bf16x2],  &[Ue8m0x2], RN,  false, Forbidden, One),
+    // Not in the PTX ISA 9.1 text of ../shared/spec: PTX ISA 9.2 added the `.bf16x2`
+    // destination to the three `.f16x2.fNx2type` lines above. nvcc 13.5 emits
+    // `cvt.rn.bf16x2.e2m1x2` for `__nv_cvt_fp4x2_to_bfloat162x2` (ptx-samples/nvcc/
+    // fp4_convert.sm_100a.ptx); ptxas 13.5 accepts all five types, with and without `.relu`,
+    // from `.version 9.2` ("Feature 'cvt.bf16x2.e2m1x2' requires PTX ISA .version 9.2"), and
+    // `.satfinite` on them (ptx-samples/hand/cvt_packed_ptx95_sm100f.ptx, ptxas the oracle).
+    line("cvt.rn{.relu}{.satfinite}.bf16x2.f8x2type d, a",               &[Bf16x2],  F8X2,    RN,    true,  Optional,  One),
+    line("cvt.rn{.relu}{.satfinite}.bf16x2.f4x2type d, a",               &[Bf16x2],  F4X2,    RN,    true,  Optional,  One),
+    line("cvt.rn{.relu}{.satfinite}.bf16x2.f6x2type d, a",               &[Bf16x2],  F6X2,    RN,    true,  Optional,  One),
     scaled(line("cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.f32 d, a, b{, scale-factor}",
                 &[S2f6x2], &[F32], RN, true, Required, Two)),
     scaled(line("cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.bf16x2 d, a{, scale-factor}",

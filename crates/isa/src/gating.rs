@@ -175,6 +175,16 @@ const BLACKWELL_FAMILY_9_1: &[Support] = &[Support {
         families: BLACKWELL_FAMILIES,
     },
 }];
+/// `cvt.rn{.relu}.bf16x2.{f8x2type,f6x2type,f4x2type}` (PTX ISA 9.2, beyond the spec excerpt):
+/// ptxas 13.5 accepts it on sm_100a/sm_103a/sm_110a/sm_120a/sm_121a and sm_100f/sm_120f from
+/// `.version 9.2`, and rejects it on sm_90 and sm_100.
+const BLACKWELL_9_2: &[Support] = &[Support {
+    since: v(9, 2),
+    targets: TargetSet::Specific {
+        arch: BLACKWELL_ARCH,
+        families: BLACKWELL_FAMILIES,
+    },
+}];
 /// `.rs` is "supported on sm_100a, sm_103a"; sm_107a, which PTX ISA 9.1 predates (ptxas 13.5
 /// accepts it from `.version` 9.4), also has it according to ptxas (docs/divergences.md).
 const STOCHASTIC: &[Support] = &[Support {
@@ -287,6 +297,17 @@ pub const GATES: &[Gate] = &[
             None,
         ),
         support: BLACKWELL,
+    },
+    Gate {
+        feature: "cvt.rn{.relu}.bf16x2.{e4m3x2/e5m2x2/e2m1x2/e2m3x2/e3m2x2}",
+        applies: cvt(
+            Some(&[Bf16x2]),
+            Some(&[E4m3x2, E5m2x2, E2m1x2, E2m3x2, E3m2x2]),
+            None,
+            None,
+            None,
+        ),
+        support: BLACKWELL_9_2,
     },
     Gate {
         feature: "cvt.{rp/rz}{.satfinite}{.relu}.ue8m0x2.bf16x2",

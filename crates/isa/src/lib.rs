@@ -45,6 +45,7 @@ pub mod layout;
 pub mod mov;
 pub mod opcode;
 pub mod operand_size;
+pub mod ops;
 pub mod target;
 pub mod types;
 

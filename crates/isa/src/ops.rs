@@ -1,0 +1,2118 @@
+//! The non-conversion instructions the executor runs (PTX ISA 9.7.1 integer arithmetic, 9.7.3
+//! floating-point, 9.7.6 comparison and selection, 9.7.7 logic and shift, 9.7.9 data movement,
+//! 9.7.12 control flow, 9.7.13 parallel synchronisation): their modifiers decoded into a typed
+//! [`OpForm`] by [`decode_op`], the one place that reads those modifiers (style rule 1).
+//!
+//! `mov`, `cvt` and `cvt.pack` are decoded by [`crate::decode`] instead.
+
+use crate::form::{DecodeError, DecodeErrorKind, Indexed};
+use crate::opcode::Opcode;
+use crate::types::Type;
+
+/// An IEEE rounding modifier of floating-point arithmetic (PTX ISA 9.7.3: `.rn`, `.rz`, `.rm`,
+/// `.rp`). Arithmetic without one rounds to nearest even.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FloatRounding {
+    /// `.rn`: to nearest, ties to even.
+    Rn,
+    /// `.rz`: towards zero.
+    Rz,
+    /// `.rm`: towards negative infinity.
+    Rm,
+    /// `.rp`: towards positive infinity.
+    Rp,
+}
+
+/// The modifiers of a floating-point arithmetic instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FloatModifiers {
+    /// The rounding (`.rn` when none is written).
+    pub rounding: FloatRounding,
+    /// `.ftz`: subnormal inputs and results flush to sign-preserving zero.
+    pub ftz: bool,
+    /// `.sat`: the result clamps to [0.0, 1.0]; NaN becomes +0.0.
+    pub sat: bool,
+    /// `.relu` (half types, min/max): negative results clamp to +0; NaN stays canonical NaN.
+    pub relu: bool,
+    /// `.approx` (`div`, `rcp`, `sqrt`, ...): the hardware result is approximate.
+    pub approx: bool,
+    /// `.NaN` (`min`/`max`): a NaN input gives canonical NaN instead of the other operand.
+    pub nan: bool,
+}
+
+/// Which half of a product `mul`/`mad` keep (PTX ISA 9.7.1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MulMode {
+    /// `.lo`: the low half (the default of the integer forms).
+    Lo,
+    /// `.hi`: the high half.
+    Hi,
+    /// `.wide`: the whole double-width product (16- and 32-bit types only).
+    Wide,
+}
+
+/// An integer (or bitwise, or predicate) binary operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntOp {
+    /// `add`.
+    Add,
+    /// `sub`.
+    Sub,
+    /// `mul.lo` / `mul.hi` / `mul.wide`.
+    Mul(MulMode),
+    /// `div` (truncating).
+    Div,
+    /// `rem` (sign of the dividend).
+    Rem,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+    /// `and` (also `.pred`).
+    And,
+    /// `or` (also `.pred`).
+    Or,
+    /// `xor` (also `.pred`).
+    Xor,
+    /// `shl`.
+    Shl,
+    /// `shr` (arithmetic for signed types).
+    Shr,
+}
+
+/// An integer (or bitwise, or predicate) unary operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntUnaryOp {
+    /// `abs`.
+    Abs,
+    /// `neg`.
+    Neg,
+    /// `not` (also `.pred`).
+    Not,
+    /// `cnot`: 1 when the operand is 0, else 0.
+    Cnot,
+    /// `popc`: the number of one bits (the result is `.u32`).
+    Popc,
+    /// `clz`: leading zeros (the result is `.u32`).
+    Clz,
+    /// `brev`: bits reversed.
+    Brev,
+}
+
+/// A floating-point binary operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FloatOp {
+    /// `add`.
+    Add,
+    /// `sub`.
+    Sub,
+    /// `mul`.
+    Mul,
+    /// `div`.
+    Div,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+}
+
+/// A floating-point unary operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FloatUnaryOp {
+    /// `abs`.
+    Abs,
+    /// `neg`.
+    Neg,
+    /// `rcp`.
+    Rcp,
+    /// `sqrt`.
+    Sqrt,
+}
+
+/// A comparison of `setp` (PTX ISA 9.7.6.1, Tables "Operators for signed integer, unsigned
+/// integer and bit-size types" and "Floating-point comparison operators").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Compare {
+    /// `.eq`.
+    Eq,
+    /// `.ne`.
+    Ne,
+    /// `.lt`.
+    Lt,
+    /// `.le`.
+    Le,
+    /// `.gt`.
+    Gt,
+    /// `.ge`.
+    Ge,
+    /// `.lo` (unsigned <).
+    Lo,
+    /// `.ls` (unsigned <=).
+    Ls,
+    /// `.hi` (unsigned >).
+    Hi,
+    /// `.hs` (unsigned >=).
+    Hs,
+    /// `.equ`: equal or unordered.
+    Equ,
+    /// `.neu`: not equal or unordered.
+    Neu,
+    /// `.ltu`.
+    Ltu,
+    /// `.leu`.
+    Leu,
+    /// `.gtu`.
+    Gtu,
+    /// `.geu`.
+    Geu,
+    /// `.num`: both operands are numbers.
+    Num,
+    /// `.nan`: either operand is NaN.
+    Nan,
+}
+
+/// How `setp` combines its comparison with the predicate operand `c` (`.and`, `.or`, `.xor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BoolOp {
+    /// `.and`.
+    And,
+    /// `.or`.
+    Or,
+    /// `.xor`.
+    Xor,
+}
+
+/// A state space of a memory instruction (PTX ISA 5.1). `Generic` is an instruction without
+/// one: the address is a generic address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// No state space written: generic addressing.
+    Generic,
+    /// `.param` (kernel or function parameters).
+    Param,
+    /// `.global`.
+    Global,
+    /// `.shared` (also `.shared::cta`).
+    Shared,
+    /// `.local`.
+    Local,
+    /// `.const`.
+    Const,
+}
+
+/// The operation of `atom` / `red` (PTX ISA 9.7.13.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtomOp {
+    /// `.add`.
+    Add,
+    /// `.min`.
+    Min,
+    /// `.max`.
+    Max,
+    /// `.inc` (wrapping at the operand).
+    Inc,
+    /// `.dec`.
+    Dec,
+    /// `.and`.
+    And,
+    /// `.or`.
+    Or,
+    /// `.xor`.
+    Xor,
+    /// `.exch`.
+    Exch,
+    /// `.cas`.
+    Cas,
+}
+
+/// The selector mode of `prmt` (PTX ISA 9.7.9.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrmtMode {
+    /// No mode: four 4-bit selectors with sign replication.
+    Default,
+    /// `.f4e`: forward 4 extract.
+    F4e,
+    /// `.b4e`: backward 4 extract.
+    B4e,
+    /// `.rc8`: replicate 8.
+    Rc8,
+    /// `.ecl`: edge clamp left.
+    Ecl,
+    /// `.ecr`: edge clamp right.
+    Ecr,
+    /// `.rc16`: replicate 16.
+    Rc16,
+}
+
+/// A decoded non-conversion instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpForm {
+    /// `add`/`sub`/`mul`/`div`/`rem`/`min`/`max`/`and`/`or`/`xor`/`shl`/`shr` on integer,
+    /// bit-size or (for the logic ops) `.pred` types: `d = a op b`.
+    IntBinary {
+        /// The operation.
+        op: IntOp,
+        /// The instruction type.
+        ty: Type,
+        /// `.sat` (`add`/`sub` `.s32`, `mad.hi.sat.s32`): clamp instead of wrapping.
+        sat: bool,
+        /// `.relu` (`min`/`max` `.s32`): negative results become 0.
+        relu: bool,
+    },
+    /// `abs`/`neg`/`not`/`cnot`/`popc`/`clz`/`brev` on integer, bit-size or `.pred` types.
+    IntUnary {
+        /// The operation.
+        op: IntUnaryOp,
+        /// The instruction type.
+        ty: Type,
+    },
+    /// `mad.{lo,hi,wide}{.sat}.type d, a, b, c`.
+    Mad {
+        /// Which half of the product is added to `c`.
+        mode: MulMode,
+        /// The instruction type.
+        ty: Type,
+        /// `.sat` (`mad.hi.sat.s32`).
+        sat: bool,
+    },
+    /// `add`/`sub`/`mul`/`div`/`min`/`max` on `.f32`, `.f64`, `.f16`, `.bf16`, `.f16x2`,
+    /// `.bf16x2`.
+    FloatBinary {
+        /// The operation.
+        op: FloatOp,
+        /// The instruction type.
+        ty: Type,
+        /// Rounding and the other modifiers.
+        modifiers: FloatModifiers,
+    },
+    /// `fma.rnd` (and `mad.rnd` on floats): `d = a * b + c` rounded once.
+    Fma {
+        /// The instruction type.
+        ty: Type,
+        /// Rounding and the other modifiers.
+        modifiers: FloatModifiers,
+    },
+    /// `abs`/`neg`/`rcp`/`sqrt` on floating-point types.
+    FloatUnary {
+        /// The operation.
+        op: FloatUnaryOp,
+        /// The instruction type.
+        ty: Type,
+        /// Rounding and the other modifiers.
+        modifiers: FloatModifiers,
+    },
+    /// `setp.cmp{.bool}{.ftz}.type p{|q}, a, b{, {!}c}`.
+    Setp {
+        /// The comparison.
+        compare: Compare,
+        /// The combination with `c`, if any.
+        combine: Option<BoolOp>,
+        /// The operand type.
+        ty: Type,
+        /// `.ftz`.
+        ftz: bool,
+    },
+    /// `selp.type d, a, b, c`: `d = c ? a : b`.
+    Selp {
+        /// The instruction type.
+        ty: Type,
+    },
+    /// `prmt.b32{.mode} d, a, b, c`.
+    Prmt {
+        /// The mode.
+        mode: PrmtMode,
+    },
+    /// `lop3.b32 d, a, b, c, immLut`.
+    Lop3,
+    /// `bfe.type d, a, b, c`.
+    Bfe {
+        /// The instruction type.
+        ty: Type,
+    },
+    /// `bfi.type f, a, b, c, d`.
+    Bfi {
+        /// The instruction type.
+        ty: Type,
+    },
+    /// `ld{.space}{.qualifiers}{.vN}.type` (also `ldu`).
+    Ld {
+        /// The state space.
+        space: Space,
+        /// The element type.
+        ty: Type,
+        /// 1, 2, 4 or 8 elements.
+        vector: u8,
+    },
+    /// `st{.space}{.qualifiers}{.vN}.type`.
+    St {
+        /// The state space.
+        space: Space,
+        /// The element type.
+        ty: Type,
+        /// 1, 2, 4 or 8 elements.
+        vector: u8,
+    },
+    /// `cvta.space.size` (generic from space) or `cvta.to.space.size`.
+    Cvta {
+        /// `.to`: from generic to the space's own addresses.
+        to: bool,
+        /// The space (never `Generic` or `Param` in a decoded form... `Param` allowed only
+        /// where the spec lists it).
+        space: Space,
+        /// `.u32` or `.u64`.
+        ty: Type,
+    },
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}`, or `red` (no destination).
+    Atom {
+        /// `red` rather than `atom`.
+        reduction: bool,
+        /// The state space (`Generic` when none).
+        space: Space,
+        /// The operation.
+        op: AtomOp,
+        /// The operand type.
+        ty: Type,
+    },
+    /// `bar.sync` / `bar.cta.sync` / `barrier.sync{.aligned}` / `bar.red` is not included:
+    /// a CTA-wide barrier.
+    BarSync,
+    /// `membar` / `fence` (all variants): an ordering point, nothing to compute for a
+    /// sequential simulator.
+    Fence,
+    /// `bra{.uni}`.
+    Bra,
+    /// `call{.uni}`.
+    Call,
+    /// `ret{.uni}`.
+    Ret,
+    /// `exit`.
+    Exit,
+    /// `trap`.
+    Trap,
+}
+
+/// Decodes the modifiers (without dots, in source order) of a non-conversion instruction.
+///
+/// Covers `add sub mul mad div rem abs neg min max` (integer, bit, predicate and floating
+/// point), `fma rcp sqrt`, `and or xor not cnot popc clz brev shl shr`, `setp selp prmt lop3
+/// bfe bfi`, `ld ldu st cvta atom red`, `bar` (`bar{.cta}.sync{.aligned}` only), `membar` /
+/// `fence` (any modifiers), `bra ret call` (`.uni`), `exit` and `trap`. Any other opcode is
+/// [`DecodeErrorKind::UnsupportedInstruction`].
+///
+/// Rules applied here (PTX ISA 9.1 sections of each opcode):
+/// * every instruction except the control-flow and barrier ones needs exactly one type
+///   ([`DecodeErrorKind::MissingType`], [`DecodeErrorKind::ExtraType`]); a type outside the
+///   instruction's syntax block is [`DecodeErrorKind::UnsupportedTypes`];
+/// * floating-point `add`/`sub`/`mul`/`fma`/`mad` without a rounding modifier round `.rn`;
+///   `div`, `rcp` and `sqrt` on `.f32`/`.f64` need `.approx`, `.full` (div only) or a
+///   rounding (9.7.3.8: "`div.f32` and `div.f64` require a rounding modifier"), reported as
+///   [`DecodeErrorKind::UnsupportedTypes`] on the type;
+/// * integer `mul`/`mad` need `.lo`, `.hi` or `.wide` (9.7.1.3 syntax `mul.mode.type`, "`.mode
+///   = { .hi, .lo, .wide }`"; ptxas rejects the bare form), reported the same way;
+/// * `.ftz` is not allowed on `.f64` or `.bf16`/`.bf16x2`, `.sat` only on `add`/`sub` `.s32`,
+///   `mad.hi.s32` and the `.f32`/`.f16`/`.f16x2` arithmetic;
+/// * memory-ordering (`.weak .volatile .relaxed .acquire .release .acq_rel .mmio`), scope
+///   (`.cta .cluster .gpu .sys`), cache-operator (`.ca .cg .cs .lu .cv .wb .wt .nc`) and
+///   eviction / prefetch hints (`.L1::…`, `.L2::…`) of memory instructions are accepted and
+///   ignored: a sequential simulator has nothing to do with them.
+///
+/// A modifier that does not belong to the instruction is [`DecodeErrorKind::UnknownModifier`]
+/// with its index; two of one group (two roundings) [`DecodeErrorKind::ConflictingModifier`];
+/// the same one twice [`DecodeErrorKind::DuplicateModifier`].
+pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    match opcode {
+        Opcode::Add => decode_add_sub(opcode, IntOp::Add, FloatOp::Add, modifiers),
+        Opcode::Sub => decode_add_sub(opcode, IntOp::Sub, FloatOp::Sub, modifiers),
+        Opcode::Mul => decode_mul(modifiers),
+        Opcode::Mad => decode_mad(modifiers),
+        Opcode::Div => decode_div(modifiers),
+        Opcode::Rem => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            let ty = c.single_type(opcode, INTEGER_TYPES)?;
+            Ok(int_binary(IntOp::Rem, ty))
+        }
+        Opcode::Min => decode_min_max(opcode, IntOp::Min, FloatOp::Min, modifiers),
+        Opcode::Max => decode_min_max(opcode, IntOp::Max, FloatOp::Max, modifiers),
+        Opcode::Abs => decode_abs_neg(opcode, IntUnaryOp::Abs, FloatUnaryOp::Abs, modifiers),
+        Opcode::Neg => decode_abs_neg(opcode, IntUnaryOp::Neg, FloatUnaryOp::Neg, modifiers),
+        Opcode::Fma => decode_fma(opcode, modifiers),
+        Opcode::Rcp => decode_rcp_sqrt(opcode, FloatUnaryOp::Rcp, modifiers),
+        Opcode::Sqrt => decode_rcp_sqrt(opcode, FloatUnaryOp::Sqrt, modifiers),
+        Opcode::And => logic_binary(opcode, IntOp::And, modifiers, LOGIC_TYPES),
+        Opcode::Or => logic_binary(opcode, IntOp::Or, modifiers, LOGIC_TYPES),
+        Opcode::Xor => logic_binary(opcode, IntOp::Xor, modifiers, LOGIC_TYPES),
+        Opcode::Shl => logic_binary(opcode, IntOp::Shl, modifiers, BIT_TYPES),
+        Opcode::Shr => logic_binary(opcode, IntOp::Shr, modifiers, SHR_TYPES),
+        Opcode::Not => logic_unary(opcode, IntUnaryOp::Not, modifiers, LOGIC_TYPES),
+        Opcode::Cnot => logic_unary(opcode, IntUnaryOp::Cnot, modifiers, BIT_TYPES),
+        Opcode::Popc => logic_unary(opcode, IntUnaryOp::Popc, modifiers, B32_B64),
+        Opcode::Clz => logic_unary(opcode, IntUnaryOp::Clz, modifiers, B32_B64),
+        Opcode::Brev => logic_unary(opcode, IntUnaryOp::Brev, modifiers, B32_B64),
+        Opcode::Setp => decode_setp(modifiers),
+        Opcode::Selp => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            let ty = c.single_type(opcode, SELP_TYPES)?;
+            Ok(OpForm::Selp { ty })
+        }
+        Opcode::Prmt => {
+            let c = collect(opcode, modifiers, |m| prmt_mode(m).map(Modifier::Prmt))?;
+            c.single_type(opcode, &[Type::B32])?;
+            Ok(OpForm::Prmt {
+                mode: c.prmt.map_or(PrmtMode::Default, |p| p.value),
+            })
+        }
+        Opcode::Lop3 => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            c.single_type(opcode, &[Type::B32])?;
+            Ok(OpForm::Lop3)
+        }
+        Opcode::Bfe => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            let ty = c.single_type(opcode, BFE_TYPES)?;
+            Ok(OpForm::Bfe { ty })
+        }
+        Opcode::Bfi => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            let ty = c.single_type(opcode, B32_B64)?;
+            Ok(OpForm::Bfi { ty })
+        }
+        Opcode::Ld | Opcode::Ldu | Opcode::St => decode_ld_st(opcode, modifiers),
+        Opcode::Cvta => decode_cvta(modifiers),
+        Opcode::Atom => decode_atom(opcode, false, modifiers),
+        Opcode::Red => decode_atom(opcode, true, modifiers),
+        Opcode::Bar => decode_bar(modifiers),
+        // 9.7.13.4: every `membar.level` / `fence{.sem}{.scope}` (and the proxy forms) is an
+        // ordering point only; a sequential simulator has nothing to order.
+        Opcode::Membar | Opcode::Fence => Ok(OpForm::Fence),
+        Opcode::Bra => control(opcode, modifiers, OpForm::Bra, true),
+        Opcode::Call => control(opcode, modifiers, OpForm::Call, true),
+        Opcode::Ret => control(opcode, modifiers, OpForm::Ret, true),
+        Opcode::Exit => control(opcode, modifiers, OpForm::Exit, false),
+        Opcode::Trap => control(opcode, modifiers, OpForm::Trap, false),
+        Opcode::Mul24
+        | Opcode::Mad24
+        | Opcode::Sad
+        | Opcode::Rsqrt
+        | Opcode::Sin
+        | Opcode::Cos
+        | Opcode::Lg2
+        | Opcode::Ex2
+        | Opcode::Slct
+        | Opcode::Shf
+        | Opcode::Mov
+        | Opcode::Shfl
+        | Opcode::Prefetch
+        | Opcode::Cvt
+        | Opcode::Vote
+        | Opcode::Activemask => Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedInstruction(opcode),
+            None,
+            format!("{opcode} is not decoded by decode_op"),
+        )),
+    }
+}
+
+const INTEGER_TYPES: &[Type] = &[
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+];
+const FLOAT_TYPES: &[Type] = &[
+    Type::F32,
+    Type::F64,
+    Type::F16,
+    Type::F16x2,
+    Type::Bf16,
+    Type::Bf16x2,
+];
+const LOGIC_TYPES: &[Type] = &[Type::B16, Type::B32, Type::B64, Type::Pred];
+const BIT_TYPES: &[Type] = &[Type::B16, Type::B32, Type::B64];
+const B32_B64: &[Type] = &[Type::B32, Type::B64];
+const SHR_TYPES: &[Type] = &[
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+];
+const BFE_TYPES: &[Type] = &[Type::U32, Type::U64, Type::S32, Type::S64];
+const SELP_TYPES: &[Type] = &[
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+    Type::F32,
+    Type::F64,
+];
+const SETP_TYPES: &[Type] = &[
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+    Type::F32,
+    Type::F64,
+    Type::F16,
+    Type::F16x2,
+    Type::Bf16,
+    Type::Bf16x2,
+];
+const MEMORY_TYPES: &[Type] = &[
+    Type::B8,
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::B128,
+    Type::U8,
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S8,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+    Type::F16,
+    Type::F16x2,
+    Type::F32,
+    Type::F64,
+];
+const ATOM_TYPES: &[Type] = &[
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::U32,
+    Type::U64,
+    Type::S32,
+    Type::S64,
+    Type::F32,
+    Type::F64,
+    Type::F16,
+    Type::F16x2,
+    Type::Bf16,
+    Type::Bf16x2,
+];
+
+/// What one modifier means for the opcode being decoded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Modifier {
+    Type(Type),
+    Rounding(FloatRounding),
+    Ftz,
+    Sat,
+    Relu,
+    Approx,
+    Full,
+    Nan,
+    Noftz,
+    Mul(MulMode),
+    Compare(Compare),
+    Bool(BoolOp),
+    Space(Space),
+    Vector(u8),
+    To,
+    Atom(AtomOp),
+    Prmt(PrmtMode),
+    Sync,
+    Cta,
+    Aligned,
+    /// A memory-ordering, scope or cache hint without effect in a sequential simulator.
+    Ignored,
+}
+
+/// The modifiers of one instruction, each with the index it was written at.
+#[derive(Debug, Default)]
+struct Collected {
+    ty: Option<Indexed<Type>>,
+    rounding: Option<Indexed<FloatRounding>>,
+    ftz: Option<usize>,
+    sat: Option<usize>,
+    relu: Option<usize>,
+    approx: Option<usize>,
+    full: Option<usize>,
+    nan: Option<usize>,
+    noftz: Option<usize>,
+    mul: Option<Indexed<MulMode>>,
+    compare: Option<Indexed<Compare>>,
+    boolop: Option<Indexed<BoolOp>>,
+    space: Option<Indexed<Space>>,
+    vector: Option<Indexed<u8>>,
+    to: Option<usize>,
+    atom: Option<Indexed<AtomOp>>,
+    prmt: Option<Indexed<PrmtMode>>,
+    sync: Option<usize>,
+    cta: Option<usize>,
+    aligned: Option<usize>,
+}
+
+fn set_flag(slot: &mut Option<usize>, index: usize, name: &str) -> Result<(), DecodeError> {
+    if slot.is_some() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(index),
+            format!(".{name} is written twice"),
+        ));
+    }
+    *slot = Some(index);
+    Ok(())
+}
+
+fn set_value<T: PartialEq + Copy>(
+    slot: &mut Option<Indexed<T>>,
+    value: T,
+    index: usize,
+    name: &str,
+    group: &str,
+) -> Result<(), DecodeError> {
+    match slot {
+        Some(old) if old.value == value => Err(DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(index),
+            format!(".{name} is written twice"),
+        )),
+        Some(_) => Err(DecodeError::new(
+            DecodeErrorKind::ConflictingModifier,
+            Some(index),
+            format!(".{name} is a second {group}; only one is allowed"),
+        )),
+        None => {
+            *slot = Some(Indexed { value, index });
+            Ok(())
+        }
+    }
+}
+
+/// Classifies every modifier with `classify` (types are recognised for every opcode) and
+/// gathers them, rejecting unknown, duplicate and conflicting ones.
+fn collect(
+    opcode: Opcode,
+    modifiers: &[&str],
+    classify: impl Fn(&str) -> Option<Modifier>,
+) -> Result<Collected, DecodeError> {
+    let mut c = Collected::default();
+    for (index, &name) in modifiers.iter().enumerate() {
+        let Some(modifier) = classify(name).or_else(|| Type::from_name(name).map(Modifier::Type))
+        else {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{name} is not a modifier of {opcode}"),
+            ));
+        };
+        match modifier {
+            Modifier::Type(ty) => {
+                if c.ty.is_some() {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::ExtraType,
+                        Some(index),
+                        format!("{opcode} takes one type; .{name} is a second one"),
+                    ));
+                }
+                c.ty = Some(Indexed { value: ty, index });
+            }
+            Modifier::Rounding(r) => set_value(&mut c.rounding, r, index, name, "rounding")?,
+            Modifier::Ftz => set_flag(&mut c.ftz, index, name)?,
+            Modifier::Sat => set_flag(&mut c.sat, index, name)?,
+            Modifier::Relu => set_flag(&mut c.relu, index, name)?,
+            Modifier::Approx => set_flag(&mut c.approx, index, name)?,
+            Modifier::Full => set_flag(&mut c.full, index, name)?,
+            Modifier::Nan => set_flag(&mut c.nan, index, name)?,
+            Modifier::Noftz => set_flag(&mut c.noftz, index, name)?,
+            Modifier::Mul(m) => set_value(&mut c.mul, m, index, name, "mode")?,
+            Modifier::Compare(m) => set_value(&mut c.compare, m, index, name, "comparison")?,
+            Modifier::Bool(m) => set_value(&mut c.boolop, m, index, name, "boolean operation")?,
+            Modifier::Space(m) => set_value(&mut c.space, m, index, name, "state space")?,
+            Modifier::Vector(m) => set_value(&mut c.vector, m, index, name, "vector size")?,
+            Modifier::To => set_flag(&mut c.to, index, name)?,
+            Modifier::Atom(m) => set_value(&mut c.atom, m, index, name, "operation")?,
+            Modifier::Prmt(m) => set_value(&mut c.prmt, m, index, name, "mode")?,
+            Modifier::Sync => set_flag(&mut c.sync, index, name)?,
+            Modifier::Cta => set_flag(&mut c.cta, index, name)?,
+            Modifier::Aligned => set_flag(&mut c.aligned, index, name)?,
+            Modifier::Ignored => {}
+        }
+    }
+    Ok(c)
+}
+
+impl Collected {
+    /// The one type, which must be in `allowed`.
+    fn single_type(&self, opcode: Opcode, allowed: &[Type]) -> Result<Type, DecodeError> {
+        let Some(ty) = self.ty else {
+            return Err(DecodeError::new(
+                DecodeErrorKind::MissingType,
+                None,
+                format!("{opcode} needs a type modifier"),
+            ));
+        };
+        if !allowed.contains(&ty.value) {
+            let names: Vec<String> = allowed.iter().map(|t| t.to_string()).collect();
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(ty.index),
+                format!(
+                    "{opcode} does not take {}; its types are {}",
+                    ty.value,
+                    names.join(", ")
+                ),
+            ));
+        }
+        Ok(ty.value)
+    }
+
+    /// The floating-point modifiers (rounding `.rn` when none is written).
+    fn float_modifiers(&self) -> FloatModifiers {
+        FloatModifiers {
+            rounding: self.rounding.map_or(FloatRounding::Rn, |r| r.value),
+            ftz: self.ftz.is_some(),
+            sat: self.sat.is_some(),
+            relu: self.relu.is_some(),
+            approx: self.approx.is_some() || self.full.is_some(),
+            nan: self.nan.is_some(),
+        }
+    }
+}
+
+/// Rejects a modifier that was written but is not allowed with the instruction's type.
+fn forbid(
+    index: Option<usize>,
+    modifiers: &[&str],
+    ty: Type,
+    opcode: Opcode,
+) -> Result<(), DecodeError> {
+    match index {
+        Some(index) => Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            format!(
+                ".{} is not a modifier of {opcode}{ty}",
+                modifiers.get(index).copied().unwrap_or("")
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `rn`, `rz`, `rm`, `rp`.
+fn float_rounding(m: &str) -> Option<FloatRounding> {
+    Some(match m {
+        "rn" => FloatRounding::Rn,
+        "rz" => FloatRounding::Rz,
+        "rm" => FloatRounding::Rm,
+        "rp" => FloatRounding::Rp,
+        _ => return None,
+    })
+}
+
+/// The modifiers of floating-point arithmetic: rounding, `.ftz`, `.sat`, `.relu`.
+fn float_arith(m: &str) -> Option<Modifier> {
+    if let Some(r) = float_rounding(m) {
+        return Some(Modifier::Rounding(r));
+    }
+    Some(match m {
+        "ftz" => Modifier::Ftz,
+        "sat" => Modifier::Sat,
+        _ => return None,
+    })
+}
+
+fn mul_mode(m: &str) -> Option<MulMode> {
+    Some(match m {
+        "lo" => MulMode::Lo,
+        "hi" => MulMode::Hi,
+        "wide" => MulMode::Wide,
+        _ => return None,
+    })
+}
+
+fn prmt_mode(m: &str) -> Option<PrmtMode> {
+    Some(match m {
+        "f4e" => PrmtMode::F4e,
+        "b4e" => PrmtMode::B4e,
+        "rc8" => PrmtMode::Rc8,
+        "ecl" => PrmtMode::Ecl,
+        "ecr" => PrmtMode::Ecr,
+        "rc16" => PrmtMode::Rc16,
+        _ => return None,
+    })
+}
+
+fn int_binary(op: IntOp, ty: Type) -> OpForm {
+    OpForm::IntBinary {
+        op,
+        ty,
+        sat: false,
+        relu: false,
+    }
+}
+
+/// Whether `.ftz` exists for this floating-point type (9.7.3 `.f32`; 9.7.4 `.f16`/`.f16x2`;
+/// `.f64` and the `.bf16` forms have none).
+fn ftz_allowed(ty: Type) -> bool {
+    matches!(ty, Type::F32 | Type::F16 | Type::F16x2)
+}
+
+/// Whether `.sat` exists on floating-point arithmetic of this type.
+fn sat_allowed(ty: Type) -> bool {
+    matches!(ty, Type::F32 | Type::F16 | Type::F16x2)
+}
+
+/// Checks `.ftz`/`.sat` against a floating-point type.
+fn check_float_flags(
+    c: &Collected,
+    modifiers: &[&str],
+    ty: Type,
+    opcode: Opcode,
+) -> Result<(), DecodeError> {
+    if !ftz_allowed(ty) {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+    }
+    if !sat_allowed(ty) {
+        forbid(c.sat, modifiers, ty, opcode)?;
+    }
+    Ok(())
+}
+
+/// `add`/`sub` (9.7.1.1, 9.7.1.2, 9.7.3.1, 9.7.3.2, 9.7.4.1, 9.7.4.2): `add{.sat}.s32`,
+/// `add.type` on integers, `add{.rnd}{.ftz}{.sat}.f32`, `add{.rnd}.f64`, half forms.
+fn decode_add_sub(
+    opcode: Opcode,
+    int_op: IntOp,
+    float_op: FloatOp,
+    modifiers: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, float_arith)?;
+    let all: Vec<Type> = INTEGER_TYPES.iter().chain(FLOAT_TYPES).copied().collect();
+    let ty = c.single_type(opcode, &all)?;
+    if ty.is_integer() {
+        forbid(c.rounding.map(|r| r.index), modifiers, ty, opcode)?;
+        forbid(c.ftz, modifiers, ty, opcode)?;
+        if ty != Type::S32 {
+            forbid(c.sat, modifiers, ty, opcode)?;
+        }
+        return Ok(OpForm::IntBinary {
+            op: int_op,
+            ty,
+            sat: c.sat.is_some(),
+            relu: false,
+        });
+    }
+    check_float_flags(&c, modifiers, ty, opcode)?;
+    Ok(OpForm::FloatBinary {
+        op: float_op,
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// An error for an integer `mul`/`mad` without `.lo`/`.hi`/`.wide`.
+fn missing_mode(opcode: Opcode, c: &Collected, ty: Type) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnsupportedTypes,
+        c.ty.map(|t| t.index),
+        format!(
+            "{opcode}{ty} needs .lo, .hi or .wide (PTX ISA 9.7.1.3: `.mode = {{ .hi, .lo, .wide }}`)"
+        ),
+    )
+    .with_fix(format!("write {opcode}.lo{ty}"))
+}
+
+/// Checks `.wide`, which exists for 16- and 32-bit integer types only.
+fn check_wide(
+    c: &Collected,
+    modifiers: &[&str],
+    ty: Type,
+    opcode: Opcode,
+) -> Result<(), DecodeError> {
+    match c.mul {
+        Some(m) if m.value == MulMode::Wide && ty.bits() == 64 => {
+            forbid(Some(m.index), modifiers, ty, opcode)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `mul` (9.7.1.3 `mul.mode.type`; 9.7.3.3 `mul{.rnd}{.ftz}{.sat}.f32`; 9.7.4.3 half forms).
+fn decode_mul(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Mul;
+    let c = collect(opcode, modifiers, |m| {
+        mul_mode(m).map(Modifier::Mul).or_else(|| float_arith(m))
+    })?;
+    let all: Vec<Type> = INTEGER_TYPES.iter().chain(FLOAT_TYPES).copied().collect();
+    let ty = c.single_type(opcode, &all)?;
+    if ty.is_integer() {
+        forbid(c.rounding.map(|r| r.index), modifiers, ty, opcode)?;
+        forbid(c.ftz, modifiers, ty, opcode)?;
+        forbid(c.sat, modifiers, ty, opcode)?;
+        check_wide(&c, modifiers, ty, opcode)?;
+        let Some(mode) = c.mul else {
+            return Err(missing_mode(opcode, &c, ty));
+        };
+        return Ok(int_binary(IntOp::Mul(mode.value), ty));
+    }
+    forbid(c.mul.map(|m| m.index), modifiers, ty, opcode)?;
+    check_float_flags(&c, modifiers, ty, opcode)?;
+    Ok(OpForm::FloatBinary {
+        op: FloatOp::Mul,
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `mad` (9.7.1.4 `mad.mode.type`, `mad.hi.sat.s32`; 9.7.3.6 `mad{.ftz}{.sat}.f32` and
+/// `mad.rnd{.ftz}{.sat}.f32` / `mad.rnd.f64`, which are `fma`).
+fn decode_mad(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Mad;
+    let c = collect(opcode, modifiers, |m| {
+        mul_mode(m).map(Modifier::Mul).or_else(|| float_arith(m))
+    })?;
+    let all: Vec<Type> = INTEGER_TYPES
+        .iter()
+        .copied()
+        .chain([Type::F32, Type::F64])
+        .collect();
+    let ty = c.single_type(opcode, &all)?;
+    if ty.is_integer() {
+        forbid(c.rounding.map(|r| r.index), modifiers, ty, opcode)?;
+        forbid(c.ftz, modifiers, ty, opcode)?;
+        check_wide(&c, modifiers, ty, opcode)?;
+        let Some(mode) = c.mul else {
+            return Err(missing_mode(opcode, &c, ty));
+        };
+        // "`.sat`: ... applies only to `.s32` type in `.hi` mode" (9.7.1.4).
+        if !(ty == Type::S32 && mode.value == MulMode::Hi) {
+            forbid(c.sat, modifiers, ty, opcode)?;
+        }
+        return Ok(OpForm::Mad {
+            mode: mode.value,
+            ty,
+            sat: c.sat.is_some(),
+        });
+    }
+    forbid(c.mul.map(|m| m.index), modifiers, ty, opcode)?;
+    check_float_flags(&c, modifiers, ty, opcode)?;
+    Ok(OpForm::Fma {
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `div` (9.7.1.8 integer; 9.7.3.8 `div.approx{.ftz}.f32`, `div.full{.ftz}.f32`,
+/// `div.rnd{.ftz}.f32`, `div.rnd.f64`).
+fn decode_div(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Div;
+    let c = collect(opcode, modifiers, |m| match m {
+        "approx" => Some(Modifier::Approx),
+        "full" => Some(Modifier::Full),
+        "ftz" => Some(Modifier::Ftz),
+        _ => float_rounding(m).map(Modifier::Rounding),
+    })?;
+    let all: Vec<Type> = INTEGER_TYPES
+        .iter()
+        .copied()
+        .chain([Type::F32, Type::F64])
+        .collect();
+    let ty = c.single_type(opcode, &all)?;
+    if ty.is_integer() {
+        forbid(c.rounding.map(|r| r.index), modifiers, ty, opcode)?;
+        forbid(c.ftz, modifiers, ty, opcode)?;
+        forbid(c.approx, modifiers, ty, opcode)?;
+        forbid(c.full, modifiers, ty, opcode)?;
+        return Ok(int_binary(IntOp::Div, ty));
+    }
+    check_float_flags(&c, modifiers, ty, opcode)?;
+    let kinds = [c.approx, c.full, c.rounding.map(|r| r.index)];
+    let written: Vec<usize> = kinds.iter().flatten().copied().collect();
+    if written.len() > 1 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::ConflictingModifier,
+            written.iter().max().copied(),
+            "div takes one of .approx, .full or a rounding modifier",
+        ));
+    }
+    if written.is_empty() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.ty.map(|t| t.index),
+            format!("div{ty} needs .approx, .full or a rounding modifier (PTX ISA 9.7.3.8)"),
+        )
+        .with_fix(format!("write div.rn{ty}")));
+    }
+    if ty == Type::F64 {
+        forbid(c.approx, modifiers, ty, opcode)?;
+        forbid(c.full, modifiers, ty, opcode)?;
+    }
+    Ok(OpForm::FloatBinary {
+        op: FloatOp::Div,
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `min`/`max` (9.7.1.12-13 `min{.relu}.s32`; 9.7.3.11-12 `min{.ftz}{.NaN}.f32`, `min.f64`;
+/// 9.7.4.7-8 `min{.ftz}{.NaN}{.relu}.f16`, `min{.NaN}{.relu}.bf16`).
+fn decode_min_max(
+    opcode: Opcode,
+    int_op: IntOp,
+    float_op: FloatOp,
+    modifiers: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| match m {
+        "ftz" => Some(Modifier::Ftz),
+        "NaN" => Some(Modifier::Nan),
+        "relu" => Some(Modifier::Relu),
+        _ => None,
+    })?;
+    let all: Vec<Type> = INTEGER_TYPES.iter().chain(FLOAT_TYPES).copied().collect();
+    let ty = c.single_type(opcode, &all)?;
+    if ty.is_integer() {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+        forbid(c.nan, modifiers, ty, opcode)?;
+        if ty != Type::S32 {
+            forbid(c.relu, modifiers, ty, opcode)?;
+        }
+        return Ok(OpForm::IntBinary {
+            op: int_op,
+            ty,
+            sat: false,
+            relu: c.relu.is_some(),
+        });
+    }
+    if !ftz_allowed(ty) {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+    }
+    if matches!(ty, Type::F32 | Type::F64) {
+        forbid(c.relu, modifiers, ty, opcode)?;
+    }
+    if ty == Type::F64 {
+        forbid(c.nan, modifiers, ty, opcode)?;
+    }
+    Ok(OpForm::FloatBinary {
+        op: float_op,
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `abs`/`neg` (9.7.1.10-11 `.s16 .s32 .s64`; 9.7.3.9-10 `abs{.ftz}.f32`, `abs.f64`; 9.7.4
+/// half forms).
+fn decode_abs_neg(
+    opcode: Opcode,
+    int_op: IntUnaryOp,
+    float_op: FloatUnaryOp,
+    modifiers: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| (m == "ftz").then_some(Modifier::Ftz))?;
+    let all: Vec<Type> = [Type::S16, Type::S32, Type::S64]
+        .iter()
+        .chain(FLOAT_TYPES)
+        .copied()
+        .collect();
+    let ty = c.single_type(opcode, &all)?;
+    if ty.is_integer() {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+        return Ok(OpForm::IntUnary { op: int_op, ty });
+    }
+    if !ftz_allowed(ty) {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+    }
+    Ok(OpForm::FloatUnary {
+        op: float_op,
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `fma` (9.7.3.5 `fma.rnd{.ftz}{.sat}.f32`, `fma.rnd.f64`; 9.7.4.5 `fma.rnd{.ftz}{.sat}.f16`,
+/// `fma.rnd{.ftz}.relu.f16`, `fma.rnd{.relu}.bf16` and the x2 forms).
+fn decode_fma(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| {
+        (m == "relu")
+            .then_some(Modifier::Relu)
+            .or_else(|| float_arith(m))
+    })?;
+    let ty = c.single_type(opcode, FLOAT_TYPES)?;
+    check_float_flags(&c, modifiers, ty, opcode)?;
+    if matches!(ty, Type::F32 | Type::F64) {
+        forbid(c.relu, modifiers, ty, opcode)?;
+    }
+    Ok(OpForm::Fma {
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `rcp`/`sqrt` (9.7.3.8-9 `rcp.approx{.ftz}.f32`, `rcp.rnd{.ftz}.f32`, `rcp.rnd.f64`,
+/// `rcp.approx.ftz.f64`; 9.7.3.10 `sqrt.approx{.ftz}.f32`, `sqrt.rnd{.ftz}.f32`,
+/// `sqrt.rnd.f64`).
+fn decode_rcp_sqrt(
+    opcode: Opcode,
+    op: FloatUnaryOp,
+    modifiers: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| match m {
+        "approx" => Some(Modifier::Approx),
+        "ftz" => Some(Modifier::Ftz),
+        _ => float_rounding(m).map(Modifier::Rounding),
+    })?;
+    let ty = c.single_type(opcode, &[Type::F32, Type::F64])?;
+    match (c.approx, c.rounding) {
+        (Some(_), Some(r)) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::ConflictingModifier,
+                Some(r.index),
+                format!("{opcode} takes .approx or a rounding modifier, not both"),
+            ));
+        }
+        (None, None) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                c.ty.map(|t| t.index),
+                format!("{opcode}{ty} needs .approx or a rounding modifier"),
+            )
+            .with_fix(format!("write {opcode}.rn{ty}")));
+        }
+        _ => {}
+    }
+    if ty == Type::F64 {
+        // `rcp.approx.ftz.f64` is the one `.f64` form with `.ftz`.
+        let approx_ftz = op == FloatUnaryOp::Rcp && c.approx.is_some() && c.ftz.is_some();
+        if !approx_ftz {
+            forbid(c.ftz, modifiers, ty, opcode)?;
+            forbid(c.approx, modifiers, ty, opcode)?;
+        }
+    }
+    Ok(OpForm::FloatUnary {
+        op,
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `and`/`or`/`xor`/`shl`/`shr` (9.7.8): one type, no other modifier.
+fn logic_binary(
+    opcode: Opcode,
+    op: IntOp,
+    modifiers: &[&str],
+    allowed: &[Type],
+) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |_| None)?;
+    let ty = c.single_type(opcode, allowed)?;
+    Ok(int_binary(op, ty))
+}
+
+/// `not`/`cnot`/`popc`/`clz`/`brev`: one type, no other modifier.
+fn logic_unary(
+    opcode: Opcode,
+    op: IntUnaryOp,
+    modifiers: &[&str],
+    allowed: &[Type],
+) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |_| None)?;
+    let ty = c.single_type(opcode, allowed)?;
+    Ok(OpForm::IntUnary { op, ty })
+}
+
+fn compare_op(m: &str) -> Option<Compare> {
+    Some(match m {
+        "eq" => Compare::Eq,
+        "ne" => Compare::Ne,
+        "lt" => Compare::Lt,
+        "le" => Compare::Le,
+        "gt" => Compare::Gt,
+        "ge" => Compare::Ge,
+        "lo" => Compare::Lo,
+        "ls" => Compare::Ls,
+        "hi" => Compare::Hi,
+        "hs" => Compare::Hs,
+        "equ" => Compare::Equ,
+        "neu" => Compare::Neu,
+        "ltu" => Compare::Ltu,
+        "leu" => Compare::Leu,
+        "gtu" => Compare::Gtu,
+        "geu" => Compare::Geu,
+        "num" => Compare::Num,
+        "nan" => Compare::Nan,
+        _ => return None,
+    })
+}
+
+fn bool_op(m: &str) -> Option<BoolOp> {
+    Some(match m {
+        "and" => BoolOp::And,
+        "or" => BoolOp::Or,
+        "xor" => BoolOp::Xor,
+        _ => return None,
+    })
+}
+
+/// `setp.CmpOp{.ftz}.type` / `setp.CmpOp.BoolOp{.ftz}.type` (9.7.7.2; 9.7.4.x half forms).
+/// The unsigned comparisons `.lo .ls .hi .hs` belong to integer types, the unordered ones and
+/// `.num`/`.nan` to floating-point types (Tables "Operators for signed integer, unsigned integer
+/// and bit-size types" and "Floating-point comparison operators").
+fn decode_setp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Setp;
+    let c = collect(opcode, modifiers, |m| {
+        if m == "ftz" {
+            return Some(Modifier::Ftz);
+        }
+        compare_op(m)
+            .map(Modifier::Compare)
+            .or_else(|| bool_op(m).map(Modifier::Bool))
+    })?;
+    let ty = c.single_type(opcode, SETP_TYPES)?;
+    let Some(compare) = c.compare else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "setp needs a comparison operator (.eq, .lt, ...)",
+        ));
+    };
+    if ty.is_float() {
+        if !ftz_allowed(ty) {
+            forbid(c.ftz, modifiers, ty, opcode)?;
+        }
+        if matches!(
+            compare.value,
+            Compare::Lo | Compare::Ls | Compare::Hi | Compare::Hs
+        ) {
+            forbid(Some(compare.index), modifiers, ty, opcode)?;
+        }
+    } else {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+        let allowed = match ty.kind() {
+            crate::types::TypeKind::Bit => matches!(compare.value, Compare::Eq | Compare::Ne),
+            _ => matches!(
+                compare.value,
+                Compare::Eq
+                    | Compare::Ne
+                    | Compare::Lt
+                    | Compare::Le
+                    | Compare::Gt
+                    | Compare::Ge
+                    | Compare::Lo
+                    | Compare::Ls
+                    | Compare::Hi
+                    | Compare::Hs
+            ),
+        };
+        if !allowed {
+            forbid(Some(compare.index), modifiers, ty, opcode)?;
+        }
+    }
+    Ok(OpForm::Setp {
+        compare: compare.value,
+        combine: c.boolop.map(|b| b.value),
+        ty,
+        ftz: c.ftz.is_some(),
+    })
+}
+
+/// A state-space modifier of a memory instruction (5.1; `.shared::cta` is `.shared`,
+/// `.param::entry`/`.param::func` are `.param`). `.shared::cluster` is not modelled.
+fn space(m: &str) -> Option<Space> {
+    Some(match m {
+        "global" => Space::Global,
+        "shared" | "shared::cta" => Space::Shared,
+        "local" => Space::Local,
+        "const" => Space::Const,
+        "param" | "param::entry" | "param::func" => Space::Param,
+        _ => return None,
+    })
+}
+
+/// Memory-ordering and scope qualifiers (8 "Memory Consistency Model").
+fn ordering_or_scope(m: &str) -> bool {
+    matches!(
+        m,
+        "weak"
+            | "volatile"
+            | "relaxed"
+            | "acquire"
+            | "release"
+            | "acq_rel"
+            | "mmio"
+            | "cta"
+            | "cluster"
+            | "gpu"
+            | "sys"
+    )
+}
+
+/// Cache operators (9.7.9.1) and eviction / prefetch / cache-policy hints of `ld`/`st`.
+fn cache_hint(m: &str) -> bool {
+    matches!(
+        m,
+        "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" | "unified"
+    ) || m.starts_with("L1::")
+        || m.starts_with("L2::")
+}
+
+/// `ld{.weak}{.ss}{.cop}{.level::…}{.vec}.type`, `ld.volatile`, `ld.relaxed.scope`,
+/// `ld.acquire.scope`, `ld.global.nc`, `ldu`, `st` likewise (9.7.9.8-10).
+fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| {
+        if let Some(s) = space(m) {
+            return Some(Modifier::Space(s));
+        }
+        match m {
+            "v2" => Some(Modifier::Vector(2)),
+            "v4" => Some(Modifier::Vector(4)),
+            "v8" => Some(Modifier::Vector(8)),
+            _ if ordering_or_scope(m) || cache_hint(m) => Some(Modifier::Ignored),
+            _ => None,
+        }
+    })?;
+    let ty = c.single_type(opcode, MEMORY_TYPES)?;
+    let space = c.space.map_or(Space::Generic, |s| s.value);
+    let vector = c.vector.map_or(1, |v| v.value);
+    Ok(match opcode {
+        Opcode::St => OpForm::St { space, ty, vector },
+        _ => OpForm::Ld { space, ty, vector },
+    })
+}
+
+/// `cvta.space.size` / `cvta.to.space.size` (9.7.9.20): `.space = { .const, .global, .local,
+/// .shared{::cta, ::cluster}, .param{::entry} }`, `.size = { .u32, .u64 }`.
+fn decode_cvta(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cvta;
+    let c = collect(opcode, modifiers, |m| {
+        if m == "to" {
+            return Some(Modifier::To);
+        }
+        space(m).map(Modifier::Space)
+    })?;
+    let ty = c.single_type(opcode, &[Type::U32, Type::U64])?;
+    let Some(space) = c.space else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "cvta needs a state space (.global, .shared, .local, .const or .param)",
+        ));
+    };
+    Ok(OpForm::Cvta {
+        to: c.to.is_some(),
+        space: space.value,
+        ty,
+    })
+}
+
+fn atom_op(m: &str) -> Option<AtomOp> {
+    Some(match m {
+        "add" => AtomOp::Add,
+        "min" => AtomOp::Min,
+        "max" => AtomOp::Max,
+        "inc" => AtomOp::Inc,
+        "dec" => AtomOp::Dec,
+        "and" => AtomOp::And,
+        "or" => AtomOp::Or,
+        "xor" => AtomOp::Xor,
+        "exch" => AtomOp::Exch,
+        "cas" => AtomOp::Cas,
+        _ => return None,
+    })
+}
+
+/// `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type` and `red` likewise (9.7.13.5-6);
+/// `.noftz` on the half-precision `add` forms. Only `.global`, `.shared` or no space.
+fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| {
+        if let Some(op) = atom_op(m) {
+            return Some(Modifier::Atom(op));
+        }
+        match m {
+            "global" => Some(Modifier::Space(Space::Global)),
+            "shared" | "shared::cta" => Some(Modifier::Space(Space::Shared)),
+            "noftz" => Some(Modifier::Noftz),
+            "L2::cache_hint" => Some(Modifier::Ignored),
+            _ if ordering_or_scope(m) && m != "weak" && m != "volatile" && m != "mmio" => {
+                Some(Modifier::Ignored)
+            }
+            _ => None,
+        }
+    })?;
+    let ty = c.single_type(opcode, ATOM_TYPES)?;
+    let Some(op) = c.atom else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("{opcode} needs an operation (.add, .min, .cas, ...)"),
+        ));
+    };
+    let ok = match op.value {
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => matches!(ty, Type::B32 | Type::B64),
+        AtomOp::Exch => matches!(ty, Type::B32 | Type::B64),
+        AtomOp::Cas => !reduction && matches!(ty, Type::B16 | Type::B32 | Type::B64),
+        AtomOp::Add => !matches!(ty, Type::B16 | Type::B32 | Type::B64),
+        AtomOp::Inc | AtomOp::Dec => ty == Type::U32,
+        AtomOp::Min | AtomOp::Max => matches!(ty, Type::U32 | Type::U64 | Type::S32 | Type::S64),
+    };
+    if !ok || (reduction && op.value == AtomOp::Exch) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.ty.map(|t| t.index),
+            format!(
+                "{opcode}.{}{ty} is not in the syntax block of PTX ISA {}",
+                modifiers.get(op.index).copied().unwrap_or(""),
+                opcode.section()
+            ),
+        ));
+    }
+    // "atom.add.f16, atom.add.f16x2, atom.add.bf16 and atom.add.bf16x2 operation requires the
+    // .noftz qualifier".
+    let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
+    if !half {
+        forbid(c.noftz, modifiers, ty, opcode)?;
+    }
+    let space = c.space.map_or(Space::Generic, |s| s.value);
+    Ok(OpForm::Atom {
+        reduction,
+        space,
+        op: op.value,
+        ty,
+    })
+}
+
+/// `bar{.cta}.sync{.aligned}` (9.7.13.1). `bar.arrive`, `bar.red` and `bar.warp.sync` are not
+/// described here.
+fn decode_bar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Bar;
+    for (index, &m) in modifiers.iter().enumerate() {
+        if matches!(m, "arrive" | "red" | "warp") {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(index),
+                format!("bar.{m} is not supported; only bar.sync / bar.cta.sync"),
+            ));
+        }
+    }
+    let c = collect(opcode, modifiers, |m| match m {
+        "sync" => Some(Modifier::Sync),
+        "cta" => Some(Modifier::Cta),
+        "aligned" => Some(Modifier::Aligned),
+        _ => None,
+    })?;
+    if let Some(ty) = c.ty {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(ty.index),
+            "bar takes no type",
+        ));
+    }
+    if c.sync.is_none() {
+        return Err(
+            DecodeError::new(DecodeErrorKind::UnknownModifier, None, "bar needs .sync")
+                .with_fix("write bar.sync"),
+        );
+    }
+    Ok(OpForm::BarSync)
+}
+
+/// `bra{.uni}`, `call{.uni}`, `ret{.uni}` (9.7.12), `exit`, `trap`: nothing else.
+fn control(
+    opcode: Opcode,
+    modifiers: &[&str],
+    form: OpForm,
+    uni: bool,
+) -> Result<OpForm, DecodeError> {
+    for (index, &m) in modifiers.iter().enumerate() {
+        if !(uni && m == "uni") || modifiers[..index].contains(&"uni") {
+            let kind = if m == "uni" && uni {
+                DecodeErrorKind::DuplicateModifier
+            } else {
+                DecodeErrorKind::UnknownModifier
+            };
+            return Err(DecodeError::new(
+                kind,
+                Some(index),
+                format!(".{m} is not a modifier of {opcode}"),
+            ));
+        }
+    }
+    Ok(form)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(opcode: Opcode, modifiers: &[&str]) -> OpForm {
+        match decode_op(opcode, modifiers) {
+            Ok(form) => form,
+            Err(e) => panic!("{opcode}.{}: {e}", modifiers.join(".")),
+        }
+    }
+
+    fn err(opcode: Opcode, modifiers: &[&str]) -> DecodeError {
+        match decode_op(opcode, modifiers) {
+            Ok(form) => panic!("{opcode}.{} decoded to {form:?}", modifiers.join(".")),
+            Err(e) => e,
+        }
+    }
+
+    const RN: FloatModifiers = FloatModifiers {
+        rounding: FloatRounding::Rn,
+        ftz: false,
+        sat: false,
+        relu: false,
+        approx: false,
+        nan: false,
+    };
+
+    #[test]
+    fn spellings_from_the_brief() {
+        assert_eq!(
+            ok(Opcode::Ld, &["global", "nc", "v4", "f32"]),
+            OpForm::Ld {
+                space: Space::Global,
+                ty: Type::F32,
+                vector: 4
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Atom, &["relaxed", "gpu", "global", "add", "u32"]),
+            OpForm::Atom {
+                reduction: false,
+                space: Space::Global,
+                op: AtomOp::Add,
+                ty: Type::U32
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Setp, &["gt", "and", "ftz", "f32"]),
+            OpForm::Setp {
+                compare: Compare::Gt,
+                combine: Some(BoolOp::And),
+                ty: Type::F32,
+                ftz: true
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Mul, &["wide", "s32"]),
+            int_binary(IntOp::Mul(MulMode::Wide), Type::S32)
+        );
+        assert_eq!(
+            ok(Opcode::Div, &["rn", "ftz", "f32"]),
+            OpForm::FloatBinary {
+                op: FloatOp::Div,
+                ty: Type::F32,
+                modifiers: FloatModifiers { ftz: true, ..RN }
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Div, &["full", "f32"]),
+            OpForm::FloatBinary {
+                op: FloatOp::Div,
+                ty: Type::F32,
+                modifiers: FloatModifiers { approx: true, ..RN }
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Div, &["approx", "ftz", "f32"]),
+            OpForm::FloatBinary {
+                op: FloatOp::Div,
+                ty: Type::F32,
+                modifiers: FloatModifiers {
+                    approx: true,
+                    ftz: true,
+                    ..RN
+                }
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Mad, &["lo", "s32"]),
+            OpForm::Mad {
+                mode: MulMode::Lo,
+                ty: Type::S32,
+                sat: false
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Mad, &["hi", "sat", "s32"]),
+            OpForm::Mad {
+                mode: MulMode::Hi,
+                ty: Type::S32,
+                sat: true
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Mad, &["rn", "f32"]),
+            OpForm::Fma {
+                ty: Type::F32,
+                modifiers: RN
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Max, &["NaN", "f32"]),
+            OpForm::FloatBinary {
+                op: FloatOp::Max,
+                ty: Type::F32,
+                modifiers: FloatModifiers { nan: true, ..RN }
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Cvta, &["to", "global", "u64"]),
+            OpForm::Cvta {
+                to: true,
+                space: Space::Global,
+                ty: Type::U64
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Cvta, &["shared", "u64"]),
+            OpForm::Cvta {
+                to: false,
+                space: Space::Shared,
+                ty: Type::U64
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Ld, &["param", "u64"]),
+            OpForm::Ld {
+                space: Space::Param,
+                ty: Type::U64,
+                vector: 1
+            }
+        );
+        assert_eq!(
+            ok(Opcode::St, &["param", "b32"]),
+            OpForm::St {
+                space: Space::Param,
+                ty: Type::B32,
+                vector: 1
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Ld, &["shared::cta", "u32"]),
+            OpForm::Ld {
+                space: Space::Shared,
+                ty: Type::U32,
+                vector: 1
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Ld, &["global", "L1::no_allocate", "v2", "u32"]),
+            OpForm::Ld {
+                space: Space::Global,
+                ty: Type::U32,
+                vector: 2
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Ld, &["volatile", "shared", "b32"]),
+            OpForm::Ld {
+                space: Space::Shared,
+                ty: Type::B32,
+                vector: 1
+            }
+        );
+        assert_eq!(
+            ok(
+                Opcode::Ld,
+                &["acquire", "gpu", "global", "L2::evict_last", "b64"]
+            ),
+            OpForm::Ld {
+                space: Space::Global,
+                ty: Type::B64,
+                vector: 1
+            }
+        );
+        assert_eq!(
+            ok(Opcode::St, &["release", "sys", "b32"]),
+            OpForm::St {
+                space: Space::Generic,
+                ty: Type::B32,
+                vector: 1
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Ldu, &["global", "f32"]),
+            OpForm::Ld {
+                space: Space::Global,
+                ty: Type::F32,
+                vector: 1
+            }
+        );
+        assert_eq!(ok(Opcode::Bar, &["sync"]), OpForm::BarSync);
+        assert_eq!(ok(Opcode::Bar, &["cta", "sync"]), OpForm::BarSync);
+        assert_eq!(ok(Opcode::Bar, &["sync", "aligned"]), OpForm::BarSync);
+        assert_eq!(ok(Opcode::Membar, &["gl"]), OpForm::Fence);
+        assert_eq!(ok(Opcode::Fence, &["acq_rel", "gpu"]), OpForm::Fence);
+        assert_eq!(
+            ok(Opcode::Fence, &["proxy", "async", "shared::cta"]),
+            OpForm::Fence
+        );
+        assert_eq!(ok(Opcode::Bra, &["uni"]), OpForm::Bra);
+        assert_eq!(ok(Opcode::Bra, &[]), OpForm::Bra);
+        assert_eq!(ok(Opcode::Call, &["uni"]), OpForm::Call);
+        assert_eq!(ok(Opcode::Ret, &["uni"]), OpForm::Ret);
+        assert_eq!(ok(Opcode::Exit, &[]), OpForm::Exit);
+        assert_eq!(ok(Opcode::Trap, &[]), OpForm::Trap);
+    }
+
+    #[test]
+    fn float_defaults_and_modifiers() {
+        for op in [Opcode::Add, Opcode::Sub, Opcode::Mul] {
+            let OpForm::FloatBinary { modifiers, .. } = ok(op, &["f32"]) else {
+                panic!("{op}")
+            };
+            assert_eq!(modifiers, RN);
+        }
+        assert_eq!(
+            ok(Opcode::Fma, &["f64"]),
+            OpForm::Fma {
+                ty: Type::F64,
+                modifiers: RN
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Fma, &["rm", "ftz", "sat", "f32"]),
+            OpForm::Fma {
+                ty: Type::F32,
+                modifiers: FloatModifiers {
+                    rounding: FloatRounding::Rm,
+                    ftz: true,
+                    sat: true,
+                    ..RN
+                }
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Fma, &["rn", "relu", "bf16x2"]),
+            OpForm::Fma {
+                ty: Type::Bf16x2,
+                modifiers: FloatModifiers { relu: true, ..RN }
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Add, &["rz", "f64"]),
+            OpForm::FloatBinary {
+                op: FloatOp::Add,
+                ty: Type::F64,
+                modifiers: FloatModifiers {
+                    rounding: FloatRounding::Rz,
+                    ..RN
+                }
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Sqrt, &["rp", "f64"]),
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Sqrt,
+                ty: Type::F64,
+                modifiers: FloatModifiers {
+                    rounding: FloatRounding::Rp,
+                    ..RN
+                }
+            }
+        );
+        assert!(matches!(
+            ok(Opcode::Rcp, &["approx", "ftz", "f64"]),
+            OpForm::FloatUnary { .. }
+        ));
+        assert!(matches!(
+            ok(Opcode::Abs, &["ftz", "f32"]),
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Abs,
+                ..
+            }
+        ));
+        assert!(matches!(
+            ok(Opcode::Neg, &["bf16x2"]),
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Neg,
+                ..
+            }
+        ));
+        assert!(matches!(
+            ok(Opcode::Min, &["relu", "f16x2"]),
+            OpForm::FloatBinary { .. }
+        ));
+    }
+
+    #[test]
+    fn integer_forms() {
+        assert_eq!(
+            ok(Opcode::Add, &["sat", "s32"]),
+            OpForm::IntBinary {
+                op: IntOp::Add,
+                ty: Type::S32,
+                sat: true,
+                relu: false
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Max, &["relu", "s32"]),
+            OpForm::IntBinary {
+                op: IntOp::Max,
+                ty: Type::S32,
+                sat: false,
+                relu: true
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Mul, &["hi", "u64"]),
+            int_binary(IntOp::Mul(MulMode::Hi), Type::U64)
+        );
+        assert_eq!(ok(Opcode::Rem, &["s64"]), int_binary(IntOp::Rem, Type::S64));
+        assert_eq!(ok(Opcode::Shr, &["s16"]), int_binary(IntOp::Shr, Type::S16));
+        assert_eq!(
+            ok(Opcode::And, &["pred"]),
+            int_binary(IntOp::And, Type::Pred)
+        );
+        assert_eq!(
+            ok(Opcode::Not, &["pred"]),
+            OpForm::IntUnary {
+                op: IntUnaryOp::Not,
+                ty: Type::Pred
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Popc, &["b64"]),
+            OpForm::IntUnary {
+                op: IntUnaryOp::Popc,
+                ty: Type::B64
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Abs, &["s32"]),
+            OpForm::IntUnary {
+                op: IntUnaryOp::Abs,
+                ty: Type::S32
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Prmt, &["b32", "rc16"]),
+            OpForm::Prmt {
+                mode: PrmtMode::Rc16
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Prmt, &["b32"]),
+            OpForm::Prmt {
+                mode: PrmtMode::Default
+            }
+        );
+        assert_eq!(ok(Opcode::Lop3, &["b32"]), OpForm::Lop3);
+        assert_eq!(ok(Opcode::Bfe, &["s64"]), OpForm::Bfe { ty: Type::S64 });
+        assert_eq!(ok(Opcode::Bfi, &["b32"]), OpForm::Bfi { ty: Type::B32 });
+        assert_eq!(ok(Opcode::Selp, &["f64"]), OpForm::Selp { ty: Type::F64 });
+        assert_eq!(
+            ok(Opcode::Setp, &["hs", "u32"]),
+            OpForm::Setp {
+                compare: Compare::Hs,
+                combine: None,
+                ty: Type::U32,
+                ftz: false
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Red, &["shared", "add", "f32"]),
+            OpForm::Atom {
+                reduction: true,
+                space: Space::Shared,
+                op: AtomOp::Add,
+                ty: Type::F32
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Atom, &["cas", "b32"]),
+            OpForm::Atom {
+                reduction: false,
+                space: Space::Generic,
+                op: AtomOp::Cas,
+                ty: Type::B32
+            }
+        );
+        assert!(matches!(
+            ok(Opcode::Atom, &["global", "add", "noftz", "f16x2"]),
+            OpForm::Atom { .. }
+        ));
+    }
+
+    #[test]
+    fn errors() {
+        // Integer mul/mad need a mode.
+        let e = err(Opcode::Mul, &["s32"]);
+        assert_eq!(
+            (e.kind, e.modifier),
+            (DecodeErrorKind::UnsupportedTypes, Some(0))
+        );
+        let e = err(Opcode::Mad, &["u64"]);
+        assert_eq!(e.kind, DecodeErrorKind::UnsupportedTypes);
+        assert_eq!(err(Opcode::Mul, &["wide", "s64"]).modifier, Some(0));
+        // Unknown modifiers point at themselves.
+        let e = err(Opcode::Add, &["rn", "bogus", "f32"]);
+        assert_eq!(
+            (e.kind, e.modifier),
+            (DecodeErrorKind::UnknownModifier, Some(1))
+        );
+        assert_eq!(err(Opcode::Add, &["ftz", "f64"]).modifier, Some(0));
+        assert_eq!(err(Opcode::Add, &["rn", "s32"]).modifier, Some(0));
+        assert_eq!(err(Opcode::Add, &["sat", "u32"]).modifier, Some(0));
+        assert_eq!(err(Opcode::Setp, &["lt", "ftz", "s32"]).modifier, Some(1));
+        assert_eq!(err(Opcode::Setp, &["lt", "b32"]).modifier, Some(0));
+        assert_eq!(err(Opcode::Setp, &["lo", "f32"]).modifier, Some(0));
+        assert_eq!(
+            err(Opcode::Ld, &["global", "shared::cluster", "u32"]).modifier,
+            Some(1)
+        );
+        // Missing, extra and unsupported types.
+        assert_eq!(err(Opcode::Add, &["rn"]).kind, DecodeErrorKind::MissingType);
+        assert_eq!(
+            err(Opcode::Ld, &["global"]).kind,
+            DecodeErrorKind::MissingType
+        );
+        let e = err(Opcode::Add, &["s32", "s32"]);
+        assert_eq!((e.kind, e.modifier), (DecodeErrorKind::ExtraType, Some(1)));
+        let e = err(Opcode::Popc, &["b16"]);
+        assert_eq!(
+            (e.kind, e.modifier),
+            (DecodeErrorKind::UnsupportedTypes, Some(0))
+        );
+        // Groups.
+        let e = err(Opcode::Add, &["rn", "rz", "f32"]);
+        assert_eq!(
+            (e.kind, e.modifier),
+            (DecodeErrorKind::ConflictingModifier, Some(1))
+        );
+        let e = err(Opcode::Add, &["ftz", "ftz", "f32"]);
+        assert_eq!(
+            (e.kind, e.modifier),
+            (DecodeErrorKind::DuplicateModifier, Some(1))
+        );
+        // div/rcp/sqrt on floats need a mode.
+        assert_eq!(
+            err(Opcode::Div, &["f32"]).kind,
+            DecodeErrorKind::UnsupportedTypes
+        );
+        assert_eq!(
+            err(Opcode::Sqrt, &["f64"]).kind,
+            DecodeErrorKind::UnsupportedTypes
+        );
+        assert_eq!(err(Opcode::Div, &["approx", "f64"]).modifier, Some(0));
+        // bar.arrive / bar.red are not described.
+        let e = err(Opcode::Bar, &["arrive"]);
+        assert_eq!(
+            (e.kind, e.modifier),
+            (
+                DecodeErrorKind::UnsupportedInstruction(Opcode::Bar),
+                Some(0)
+            )
+        );
+        assert!(matches!(
+            err(Opcode::Bar, &["red", "popc", "u32"]).kind,
+            DecodeErrorKind::UnsupportedInstruction(_)
+        ));
+        assert_eq!(err(Opcode::Bar, &[]).kind, DecodeErrorKind::UnknownModifier);
+        assert_eq!(err(Opcode::Exit, &["uni"]).modifier, Some(0));
+        assert_eq!(
+            err(Opcode::Bra, &["uni", "uni"]).kind,
+            DecodeErrorKind::DuplicateModifier
+        );
+        assert_eq!(
+            err(Opcode::Atom, &["global", "u32"]).kind,
+            DecodeErrorKind::UnknownModifier
+        );
+        assert_eq!(
+            err(Opcode::Red, &["cas", "b32"]).kind,
+            DecodeErrorKind::UnsupportedTypes
+        );
+        assert_eq!(
+            err(Opcode::Atom, &["inc", "s32"]).kind,
+            DecodeErrorKind::UnsupportedTypes
+        );
+        assert_eq!(
+            err(Opcode::Cvta, &["u64"]).kind,
+            DecodeErrorKind::UnknownModifier
+        );
+        assert_eq!(
+            err(Opcode::Sin, &["approx", "f32"]).kind,
+            DecodeErrorKind::UnsupportedInstruction(Opcode::Sin)
+        );
+    }
+
+    /// Whether `decode_op` describes this opcode (the others answer UnsupportedInstruction).
+    fn covered(opcode: Opcode) -> bool {
+        !matches!(
+            decode_op(opcode, &[]),
+            Err(DecodeError { kind: DecodeErrorKind::UnsupportedInstruction(o), modifier: None, .. }) if o == opcode
+        )
+    }
+
+    /// Every instruction with a covered opcode in the real PTX of `ptx-samples/nvcc` and
+    /// `ptx-samples/triton` decodes. A plain line scan, independent of the parser.
+    #[test]
+    fn every_sample_instruction_decodes() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ptx-samples");
+        let mut seen = std::collections::BTreeSet::new();
+        let mut files = 0;
+        for dir in ["nvcc", "triton"] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                panic!("missing {}", root.join(dir).display())
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.extension().is_none_or(|e| e != "ptx") {
+                    continue;
+                }
+                files += 1;
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for line in text.lines() {
+                    let line = line.split("//").next().unwrap_or("").trim();
+                    let line = line.trim_start_matches('{').trim();
+                    // A predicate guard `@p` / `@!p`.
+                    let line = match line.strip_prefix('@') {
+                        Some(rest) => rest
+                            .split_once(char::is_whitespace)
+                            .map_or("", |(_, r)| r)
+                            .trim(),
+                        None => line,
+                    };
+                    let word = line
+                        .split(|c: char| c.is_whitespace() || c == ';')
+                        .next()
+                        .unwrap_or("");
+                    let mut parts = word.split('.');
+                    let Some(opcode) = parts.next().and_then(Opcode::from_name) else {
+                        continue;
+                    };
+                    if !covered(opcode) {
+                        continue;
+                    }
+                    let modifiers: Vec<&str> = parts.collect();
+                    if let Err(e) = decode_op(opcode, &modifiers) {
+                        panic!("{}: `{word}` does not decode: {e}", path.display());
+                    }
+                    seen.insert(word.to_string());
+                }
+            }
+        }
+        assert!(files > 10, "only {files} sample files");
+        // The scan found the spellings it should have (a guard against a broken scan).
+        for word in [
+            "mul.wide.s32",
+            "cvta.to.global.u64",
+            "atom.relaxed.gpu.global.add.u32",
+            "bar.sync",
+            "fma.rn.bf16x2",
+        ] {
+            assert!(seen.contains(word), "{word} not seen; saw {seen:?}");
+        }
+    }
+}
