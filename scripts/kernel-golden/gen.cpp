@@ -937,7 +937,7 @@ static void cases_asm_f16() {
           out.put((u32)cvt_f2i<float>(fl, FE_TOWARDZERO, 32, true, false));
       }
       arg_in(c, "in", in);
-      arg_out(c, "out", out, "slot0 header:__half2float; slot1 header:__bfloat162float; slot2 host FPU nearbyint (rni on lo / rzi on hi, f16 integers are exact in f32), NaN -> 0x7fff; slot3 spec-derived cvt.rzi.s32.f16 (NaN->0, clamp)", "u32", true);
+      arg_out(c, "out", out, "slot0 header:__half2float; slot1 header:__bfloat162float; slot2 host FPU nearbyint (rni on lo / rzi on hi, f16 integers are exact in f32), NaN -> 0x7fff; slot3 spec-derived cvt.rzi.s32.f16 (NaN->0, clamp). cvt.md: \"For cvt.f32.bf16, NaN input yields unspecified NaN\"", "f32,f32,f16,f16,s32", true);
       c.notes.push_back("lo16 = i (all 65536 f16 patterns), hi16 = permutation of all 65536 bf16/f16 patterns");
       arg_s32(c, 65536); launch1d(c, 65536); g_cases.push_back(c); }
 }
@@ -1005,7 +1005,7 @@ static void cases_asm_sm100a() {
           out.put((u32)(f6(b, __NV_E2M3) | f6(a, __NV_E2M3) << 8)); mk.put(4, true);
           // 3: relu e3m2x2
           l = relu_n(f6(b, __NV_E3M2), 0x20, nb, k1); h = relu_n(f6(a, __NV_E3M2), 0x20, na, k2);
-          out.put((u32)(l | h << 8)); mk.put(2, k1); mk.put(2, k2);
+          out.put((u32)(l | h << 8)); mk.put(1, k1); mk.put(1, k2); mk.put(2, true);
           // 4: cvt.rz.satfinite.ue8m0x2.f32 ; 5: cvt.rp.ue8m0x2.f32
           out.put((u32)(u16)__nv_cvt_float2_to_e8m0x2(v, __NV_SATFINITE, cudaRoundZero)); mk.put(4, true);
           out.put((u32)(u16)__nv_cvt_float2_to_e8m0x2(v, __NV_NOSAT, cudaRoundPosInf)); mk.put(4, true);

@@ -1,8 +1,10 @@
 //! The `ptxsim` command-line tool.
 
 mod check;
+mod debug;
 mod eval;
 mod run;
+mod trace_diff;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -41,10 +43,24 @@ Examples:\n    ptxsim check kernel.ptx other.ptx\n    ptxsim check --format json
 ptxsim check --target sm_90 kernel_for_blackwell.ptx   # would it run on Hopper?"
     )]
     Check(CheckArgs),
-    /// Run one kernel (one thread) and print its registers.
+    /// Launch a kernel over a grid, print one thread's registers and write output buffers.
     Run(run::RunArgs),
     /// Evaluate one mov/cvt/cvt.pack instruction on given operand values.
     Eval(eval::EvalArgs),
+    /// Compare two traces and print the first divergence (exit 0 equal, 1 different).
+    #[command(
+        long_about = "Compare two traces written by `ptxsim run --trace` (JSON Lines or text form, \
+in any mix) and print the first divergence: the step, the thread (grid index, CTA and thread \
+index), the source line and instruction, the register or memory values that differ (A vs B), and \
+the steps of the same thread before it. Different kernels or launches, and one trace ending \
+before the other, are reported too.\n\n\
+Exit status: 0 equal, 1 different, 2 a file is missing or not a valid trace.\n\n\
+Examples:\n    ptxsim trace-diff expected.jsonl actual.jsonl\n    \
+ptxsim trace-diff --context 10 old.trace new.jsonl"
+    )]
+    TraceDiff(trace_diff::TraceDiffArgs),
+    /// Step through a kernel instruction by instruction: breakpoints, watchpoints, decoded values.
+    Debug(debug::DebugArgs),
     /// Write a large synthetic module built from seed PTX files (for benchmarks).
     #[command(hide = true)]
     GenerateBenchModule(GenerateArgs),
@@ -121,6 +137,8 @@ fn main() -> ExitCode {
         ),
         Command::Run(args) => run::run(&args),
         Command::Eval(args) => eval::run(&args),
+        Command::TraceDiff(args) => trace_diff::run(&args),
+        Command::Debug(args) => debug::run(&args),
         Command::GenerateBenchModule(args) => generate(&args),
     };
     match result {

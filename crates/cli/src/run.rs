@@ -1,12 +1,42 @@
-//! `ptxsim run`: parse, check, lower and run one kernel, then print the thread's registers.
+//! `ptxsim run`: parse, check, lower and launch one kernel over a grid, then print one thread's
+//! registers and write the output buffers.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::Context as _;
-use ptxsim_exec::{LowerError, Machine, report};
+use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
+use ptxsim_exec::trace::{self, End, Filter, Format, Header, Line, Step, Trace};
+use ptxsim_exec::{Dim3, LowerError, Outcome, Program, report};
 use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::diag::decode_source;
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::process::ExitCode;
+
+/// The launch options `run` and `debug` share.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct LaunchArgs {
+    /// The kernel to run (default: the only `.entry`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) entry: Option<String>,
+    /// Grid size in CTAs: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_dim3)]
+    pub(crate) grid: Dim3,
+    /// CTA size in threads: X[,Y[,Z]] (at most 1024 threads).
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_dim3)]
+    pub(crate) block: Dim3,
+    /// One per kernel parameter, in order: u8|u16|u32|u64|s8|s16|s32|s64|b8|b16|b32|b64|f32|f64:VALUE
+    /// (decimal or 0x hex; floats also 1.5, inf, 0f3fc00000), buf:PATH (a global buffer with the
+    /// file's bytes; the parameter gets its address) or zeros:N (a buffer of N zero bytes).
+    #[arg(long = "arg", value_name = "KIND:VALUE", value_parser = ArgumentSpec::parse)]
+    pub(crate) args: Vec<ArgumentSpec>,
+    /// Stop a thread with status `out_of_fuel` after N of its instructions.
+    #[arg(long, value_name = "N", default_value_t = ptxsim_exec::DEFAULT_MAX_STEPS)]
+    pub(crate) max_steps: u64,
+    /// Check the module as if its `.target` were this architecture (e.g. sm_100a).
+    #[arg(long, value_name = "sm_XX")]
+    pub(crate) target: Option<String>,
+}
 
 /// Arguments of `ptxsim run`.
 #[derive(Debug, clap::Args)]
@@ -14,21 +44,67 @@ pub(crate) struct RunArgs {
     /// The PTX file.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// The kernel to run (default: the only `.entry`).
-    #[arg(long, value_name = "NAME")]
-    entry: Option<String>,
+    #[command(flatten)]
+    launch: LaunchArgs,
+    /// After the run, write the buffer of argument INDEX (0-based) to PATH. Repeatable.
+    #[arg(long, value_name = "INDEX=PATH", value_parser = parse_out)]
+    out: Vec<(usize, PathBuf)>,
+    /// After the run, print the first elements of the buffer of argument INDEX decoded as TYPE
+    /// (f32, f64, f16, bf16, e4m3, e5m2, e2m3, e3m2, e2m1, ue8m0, u8..u64, s8..s64). Repeatable.
+    #[arg(long, value_name = "INDEX=TYPE[:COUNT]", value_parser = parse_show)]
+    show: Vec<(usize, ptxsim_softfloat::Type, usize)>,
+    /// The thread whose registers are printed: its index in the CTA.
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "0", value_parser = parse_dim3_index)]
+    thread: Dim3,
+    /// The CTA of the thread whose registers are printed.
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "0", value_parser = parse_dim3_index)]
+    cta: Dim3,
+    /// Host threads to simulate with (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    jobs: usize,
     /// Output format of the final state.
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
     format: RunFormat,
-    /// Write a JSON Lines trace of every instruction to PATH (see docs/trace-format.md).
+    /// Text format: leave out the register table (print the summary and --show only).
+    #[arg(long)]
+    no_registers: bool,
+    /// Write a trace of every instruction to PATH (see docs/trace-format.md).
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
-    /// Stop with status `out_of_fuel` after N instructions.
-    #[arg(long, value_name = "N", default_value_t = ptxsim_exec::DEFAULT_MAX_STEPS)]
-    max_steps: u64,
-    /// Check the module as if its `.target` were this architecture (e.g. sm_100a).
-    #[arg(long, value_name = "sm_XX")]
-    target: Option<String>,
+    /// The form of the trace written by --trace and --bless: jsonl (default) or text; with
+    /// --expect and no --trace-format, the stored trace's form.
+    #[arg(long, value_enum, value_name = "FORM")]
+    trace_format: Option<TraceForm>,
+    /// Keep only some threads and/or registers in the trace, `;`-separated or repeated:
+    /// thread indices in the grid (3, 0-7), cta=X,Y,Z, tid=X,Y,Z, cta=X,Y,Z/tid=X,Y,Z,
+    /// reg=NAME[,NAME...] (only writes of these registers), mem (only memory writes).
+    #[arg(long, value_name = "FILTER")]
+    trace_filter: Vec<String>,
+    /// Compare the run's trace with the stored trace TRACE: exit 0 when equal, 1 (printing the
+    /// first divergence as `ptxsim trace-diff` does) when not.
+    #[arg(long, value_name = "TRACE")]
+    expect: Option<PathBuf>,
+    /// With --expect: write this run's trace to TRACE (creating it) instead of comparing.
+    #[arg(long, requires = "expect")]
+    bless: bool,
+}
+
+/// The forms of a trace on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TraceForm {
+    /// JSON Lines: one JSON object per line.
+    Jsonl,
+    /// The compact text form: one space-separated record per line.
+    Text,
+}
+
+impl From<TraceForm> for Format {
+    fn from(form: TraceForm) -> Self {
+        match form {
+            TraceForm::Jsonl => Format::Jsonl,
+            TraceForm::Text => Format::Text,
+        }
+    }
 }
 
 /// How `run` prints the final state.
@@ -40,25 +116,125 @@ pub(crate) enum RunFormat {
     Json,
 }
 
-/// Runs the command: exit 0 when the thread exited, 1 for errors in the input, a trap, running
-/// out of fuel or an unsupported instruction; I/O and usage problems are errors (exit 2).
-pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let target = match &args.target {
+fn parse_dims(text: &str, minimum: u32) -> Result<Dim3, String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("`{text}`: expected X, X,Y or X,Y,Z"));
+    }
+    let mut dims = [if minimum == 0 { 0 } else { 1 }; 3];
+    for (slot, part) in dims.iter_mut().zip(&parts) {
+        let value: u32 = part
+            .parse()
+            .map_err(|_| format!("`{part}` is not a number"))?;
+        if value < minimum {
+            return Err(format!("dimensions must be at least {minimum}"));
+        }
+        *slot = value;
+    }
+    Ok(dims)
+}
+
+/// `X[,Y[,Z]]`, each at least 1 (missing ones are 1).
+pub(crate) fn parse_dim3(text: &str) -> Result<Dim3, String> {
+    parse_dims(text, 1)
+}
+
+/// `X[,Y[,Z]]`, an index (missing ones are 0).
+pub(crate) fn parse_dim3_index(text: &str) -> Result<Dim3, String> {
+    parse_dims(text, 0)
+}
+
+fn parse_out(text: &str) -> Result<(usize, PathBuf), String> {
+    let (index, path) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: expected INDEX=PATH"))?;
+    let index = index
+        .parse()
+        .map_err(|_| format!("`{index}` is not an argument index"))?;
+    if path.is_empty() {
+        return Err("--out needs a path after `=`".to_string());
+    }
+    Ok((index, PathBuf::from(path)))
+}
+
+fn parse_show(text: &str) -> Result<(usize, ptxsim_softfloat::Type, usize), String> {
+    let (index, rest) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: expected INDEX=TYPE[:COUNT]"))?;
+    let index = index
+        .parse()
+        .map_err(|_| format!("`{index}` is not an argument index"))?;
+    let (ty, count) = match rest.split_once(':') {
+        Some((ty, count)) => (
+            ty,
+            count
+                .parse()
+                .map_err(|_| format!("`{count}` is not a count"))?,
+        ),
+        None => (rest, 8),
+    };
+    let known = ptxsim_softfloat::Type::ALL
+        .iter()
+        .copied()
+        .filter(|t| *t != ptxsim_softfloat::Type::S2f6 && *t != ptxsim_softfloat::Type::Tf32);
+    let names: Vec<&str> = known.clone().map(|t| t.name()).collect();
+    let ty = known.clone().find(|t| t.name() == ty).ok_or_else(|| {
+        format!(
+            "`{ty}` is not a type ptxsim can show ({})",
+            names.join(", ")
+        )
+    })?;
+    Ok((index, ty, count))
+}
+
+/// Reads the buffer files and turns the specs into arguments.
+pub(crate) fn load_arguments(specs: &[ArgumentSpec]) -> anyhow::Result<Vec<Argument>> {
+    specs
+        .iter()
+        .map(|spec| {
+            Ok(match spec {
+                ArgumentSpec::Scalar { ty, bits } => Argument::Scalar {
+                    ty: *ty,
+                    bits: *bits,
+                },
+                ArgumentSpec::File(path) => Argument::Buffer(
+                    std::fs::read(path)
+                        .with_context(|| format!("cannot read `{}`", path.display()))?,
+                ),
+                ArgumentSpec::Zeros(bytes) => {
+                    Argument::Buffer(vec![0; usize::try_from(*bytes).unwrap_or(usize::MAX)])
+                }
+            })
+        })
+        .collect()
+}
+
+/// A module loaded for running: its source text, display name and lowered program.
+pub(crate) struct Loaded {
+    pub(crate) name: String,
+    pub(crate) source: String,
+    pub(crate) program: Program,
+}
+
+/// Reads, checks and lowers `file`. `Ok(Err(code))` when the input has errors (already
+/// printed on stderr).
+pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Loaded, ExitCode>> {
+    let target = match &launch.target {
         Some(name) => Some(
             ptxsim_isa::Target::parse(name)
                 .map_err(|error| anyhow::anyhow!("--target {name}: {error}"))?,
         ),
         None => None,
     };
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read `{}`", args.file.display()))?;
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read `{}`", file.display()))?;
     anyhow::ensure!(
         u32::try_from(bytes.len()).is_ok(),
         "`{}` is larger than 4 GiB",
-        args.file.display()
+        file.display()
     );
-    let name = args.file.display().to_string();
+    let name = file.display().to_string();
     let (source, _) = decode_source(&bytes);
+    let source = source.into_owned();
     // The checker applies the instruction table's rules, including the target requirements of
     // each form (for `--target` when given, else the module's `.target`).
     let options = ptxsim_check::Options { target };
@@ -68,84 +244,514 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             "{}",
             crate::check::render_text(&name, &source, &diagnostics)?
         );
-        return Ok(ExitCode::from(1));
+        return Ok(Err(ExitCode::from(1)));
     }
-    let program = match ptxsim_exec::lower(&module, &source, args.entry.as_deref()) {
+    let program = match ptxsim_exec::lower(&module, &source, launch.entry.as_deref()) {
         Ok(program) => program,
         Err(LowerError::Invalid(diagnostics)) => {
             eprint!(
                 "{}",
                 crate::check::render_text(&name, &source, &diagnostics)?
             );
-            return Ok(ExitCode::from(1));
+            return Ok(Err(ExitCode::from(1)));
         }
+        Err(error) => {
+            eprintln!("error: {name}: {error}");
+            return Ok(Err(ExitCode::from(1)));
+        }
+    };
+    Ok(Ok(Loaded {
+        name,
+        source,
+        program,
+    }))
+}
+
+/// Runs the command: exit 0 when every thread exited, 1 for errors in the input or the
+/// arguments, a trap or fault, running out of fuel or an unsupported instruction (the state
+/// and the output buffers are written first); I/O and usage problems are errors (exit 2).
+pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let loaded = match load(&args.file, &args.launch)? {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(code),
+    };
+    let Loaded { name, program, .. } = &loaded;
+    for (index, _) in &args.out {
+        anyhow::ensure!(
+            *index < args.launch.args.len(),
+            "--out {index}=...: there is no argument {index} (the launch has {})",
+            args.launch.args.len()
+        );
+    }
+    let arguments = load_arguments(&args.launch.args)?;
+    let (device, addresses) = match grid::prepare(
+        program,
+        args.launch.grid,
+        args.launch.block,
+        args.launch.max_steps,
+        arguments,
+    ) {
+        Ok(prepared) => prepared,
         Err(error) => {
             eprintln!("error: {name}: {error}");
             return Ok(ExitCode::from(1));
         }
     };
-    let mut machine = Machine::new(&program, args.max_steps);
-    let result = match &args.trace {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot create `{}`", path.display()))?;
-            let mut writer = std::io::BufWriter::new(file);
-            let mut failure: Option<std::io::Error> = None;
-            let mut sink = |line: &str| {
-                if failure.is_none() {
-                    if let Err(error) = writeln!(writer, "{line}") {
-                        failure = Some(error);
-                    }
-                }
-            };
-            let result = ptxsim_exec::run(&mut machine, Some(&mut sink));
-            if let Some(error) = failure {
-                return Err(
-                    anyhow::Error::new(error).context(format!("cannot write `{}`", path.display()))
-                );
-            }
-            writer
-                .flush()
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
-            result
+    for (index, _) in args.out.iter().chain(
+        args.show
+            .iter()
+            .map(|(index, _, _)| (*index, PathBuf::new()))
+            .collect::<Vec<_>>()
+            .iter(),
+    ) {
+        if addresses.get(*index).copied().flatten().is_none() {
+            eprintln!("error: argument {index} is not a buffer (buf:PATH or zeros:N)");
+            return Ok(ExitCode::from(2));
         }
-        None => ptxsim_exec::run(&mut machine, None),
+    }
+    let block_threads: u64 = args.launch.block.iter().map(|&d| u64::from(d)).product();
+    if args
+        .thread
+        .iter()
+        .zip(&args.launch.block)
+        .any(|(i, d)| i >= d)
+        || args.cta.iter().zip(&args.launch.grid).any(|(i, d)| i >= d)
+    {
+        eprintln!(
+            "error: --thread/--cta name a thread outside the launch (grid {:?}, block {:?})",
+            args.launch.grid, args.launch.block
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let options = GridOptions {
+        host_threads: args.jobs,
+        inspect: (args.cta, args.thread),
     };
-    let outcome = result.outcome.as_ref();
-    let state = match args.format {
-        RunFormat::Json => format!(
-            "{}\n",
-            report::state_json(&program, &result.registers, result.steps, outcome)
-        ),
-        RunFormat::Text => report::state_text(&program, &result.registers, result.steps, outcome),
+    let started = Instant::now();
+    let show_progress = std::io::stderr().is_terminal();
+    let progress = |done: u64, total: u64| {
+        if show_progress && started.elapsed().as_millis() > 500 {
+            let width = 30;
+            let filled = (done * width / total.max(1)) as usize;
+            eprint!(
+                "\r[{}{}] {done}/{total} CTAs",
+                "=".repeat(filled),
+                " ".repeat(width as usize - filled)
+            );
+            if done == total {
+                eprintln!();
+            }
+        }
     };
+    let mut header = Header::new(program, args.launch.grid, args.launch.block);
+    let filter = match Filter::parse(&args.trace_filter) {
+        Ok(filter) => filter,
+        Err(error) => {
+            eprintln!("error: --trace-filter: {error}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if let Err(error) = filter.apply_to_header(&mut header) {
+        eprintln!("error: {error}");
+        return Ok(ExitCode::from(2));
+    }
+    let expected = match &args.expect {
+        Some(path) if !args.bless || path.exists() => {
+            match crate::trace_diff::read_trace(path) {
+                Ok(trace) => Some(trace),
+                Err(error) if !args.bless => {
+                    let hint = if path.exists() {
+                        ""
+                    } else {
+                        " (run with --bless to create it)"
+                    };
+                    eprintln!("error: {error:#}{hint}");
+                    return Ok(ExitCode::from(2));
+                }
+                // --bless replaces an unreadable stored trace.
+                Err(_) => None,
+            }
+        }
+        _ => None,
+    };
+    let file_format = args.trace_format.map_or(Format::Jsonl, Format::from);
+    let expect_format = args
+        .trace_format
+        .map(Format::from)
+        .or(expected.as_ref().map(|t| t.format))
+        .unwrap_or(Format::Jsonl);
+    let mut sink = TraceSink {
+        header: &header,
+        filter: &filter,
+        file: None,
+        file_format,
+        collected: args.expect.as_ref().map(|_| Trace {
+            format: expect_format,
+            header: header.clone(),
+            steps: Vec::new(),
+            end: None,
+        }),
+        failure: None,
+    };
+    if let Some(path) = &args.trace {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create `{}`", path.display()))?;
+        sink.file = Some((std::io::BufWriter::new(file), path.clone()));
+    }
+    let tracing = sink.file.is_some() || sink.collected.is_some();
+    let result = if tracing {
+        let mut line = |text: &str| sink.line(text);
+        grid::run_grid(&device, options, Some(&mut line), Some(&progress))
+    } else {
+        grid::run_grid(&device, options, None, Some(&progress))
+    };
+    if let Some(error) = sink.failure.take() {
+        return Err(error);
+    }
+    if let Some((mut writer, path)) = sink.file.take() {
+        writer
+            .flush()
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    // Output buffers are written whatever the outcome: a fault loses no output already made.
+    let mut outputs = Vec::new();
+    for (index, path) in &args.out {
+        let Some(address) = addresses.get(*index).copied().flatten() else {
+            continue;
+        };
+        let bytes = device
+            .global
+            .buffer_at(address)
+            .map(|b| b.contents())
+            .unwrap_or_default();
+        std::fs::write(path, &bytes)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+        outputs.push((*index, path.clone(), bytes.len()));
+    }
+    let launch_is_grid = block_threads > 1 || args.launch.grid != [1, 1, 1];
+    let state = state(args, program, &result, &outputs, launch_is_grid);
+    let mut shows = String::new();
+    for (index, ty, count) in &args.show {
+        let address = addresses.get(*index).copied().flatten().unwrap_or(0);
+        let bytes = device
+            .global
+            .buffer_at(address)
+            .map(|b| b.contents())
+            .unwrap_or_default();
+        shows.push_str(&show_buffer(*index, *ty, *count, &bytes));
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     out.write_all(state.as_bytes())
         .context("cannot write to stdout")?;
-    match &result.outcome {
-        Ok(ptxsim_exec::Outcome::Exited) => Ok(ExitCode::SUCCESS),
-        Ok(ptxsim_exec::Outcome::Trapped { message, location }) => {
-            eprintln!(
-                "error: {name}:{}:{}: trap: {message}",
-                location.line, location.column
-            );
-            Ok(ExitCode::from(1))
+    if args.format == RunFormat::Text {
+        out.write_all(shows.as_bytes())
+            .context("cannot write to stdout")?;
+    }
+    drop(out);
+    let code = report_outcome(name, &result, launch_is_grid);
+    match (&args.expect, sink.collected) {
+        (Some(path), Some(actual)) => expect(path, args.bless, expected.as_ref(), &actual),
+        _ => Ok(code),
+    }
+}
+
+/// Receives the JSON Lines trace of a launch, filters it, writes it to the `--trace` file in
+/// its form and keeps it for `--expect`.
+struct TraceSink<'a> {
+    header: &'a Header,
+    filter: &'a Filter,
+    file: Option<(std::io::BufWriter<std::fs::File>, PathBuf)>,
+    file_format: Format,
+    collected: Option<Trace>,
+    failure: Option<anyhow::Error>,
+}
+
+impl TraceSink<'_> {
+    fn line(&mut self, json: &str) {
+        if self.failure.is_some() {
+            return;
         }
-        Ok(ptxsim_exec::Outcome::OutOfFuel) => {
-            eprintln!(
-                "error: {name}: out of fuel after {} steps (raise --max-steps)",
-                result.steps
-            );
-            Ok(ExitCode::from(1))
+        // The common case, an unfiltered JSON Lines file and no --expect, copies the line.
+        let verbatim =
+            self.collected.is_none() && self.filter.is_empty() && self.file_format == Format::Jsonl;
+        let result = if verbatim {
+            self.write(json)
+        } else {
+            self.record(json)
+        };
+        if let Err(error) = result {
+            self.failure = Some(error);
         }
-        Ok(ptxsim_exec::Outcome::Running) => Ok(ExitCode::from(1)),
-        Err(stopped) => {
-            eprintln!(
-                "error: {name}:{}:{}: {}",
-                stopped.location.line, stopped.location.column, stopped.message
-            );
+    }
+
+    fn record(&mut self, json: &str) -> anyhow::Result<()> {
+        let line = match trace::parse_json_line(json).map_err(|error| {
+            anyhow::anyhow!("internal error: a trace line does not parse: {error}")
+        })? {
+            // The header is the launch's, with the filter.
+            Line::Header(_) => Line::Header(self.header.clone()),
+            Line::Step(mut step) => {
+                if !self.filter.keep(self.header, &mut step) {
+                    return Ok(());
+                }
+                Line::Step(step)
+            }
+            Line::End(end) => Line::End(end),
+        };
+        if self.file.is_some() {
+            let text = self.file_format.write(&line);
+            self.write(&text)?;
+        }
+        if let Some(trace) = self.collected.as_mut() {
+            let number = trace.steps.len() + 2;
+            match line {
+                Line::Header(_) => {}
+                Line::Step(step) => trace.steps.push((number, step)),
+                Line::End(end) => trace.end = Some((number, end)),
+            }
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, text: &str) -> anyhow::Result<()> {
+        if let Some((writer, path)) = self.file.as_mut() {
+            writeln!(writer, "{text}")
+                .with_context(|| format!("cannot write `{}`", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// `--expect`: compares the run's trace with the stored one (exit 0 equal, 1 different), or
+/// with `--bless` writes it.
+fn expect(
+    path: &Path,
+    bless: bool,
+    expected: Option<&Trace>,
+    actual: &Trace,
+) -> anyhow::Result<ExitCode> {
+    if bless {
+        if expected.is_some_and(|e| {
+            e.format == actual.format && crate::trace_diff::diff(e, "", actual, "", 0).is_none()
+        }) {
+            eprintln!("trace unchanged: `{}`", path.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut text = String::new();
+        for line in trace_lines(actual) {
+            text.push_str(&actual.format.write(&line));
+            text.push('\n');
+        }
+        std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
+        eprintln!(
+            "blessed: wrote the trace ({} steps) to `{}`",
+            actual.steps.len(),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(expected) = expected else {
+        anyhow::bail!("no stored trace `{}`", path.display());
+    };
+    let name = path.display().to_string();
+    match crate::trace_diff::diff(expected, &name, actual, "this run", 3) {
+        None => {
+            eprintln!("trace matches `{name}` ({} steps)", actual.steps.len());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(report) => {
+            eprint!("{report}");
+            eprintln!("(to accept the new trace: rerun with --bless)");
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// The lines of a trace, header to end.
+fn trace_lines(trace: &Trace) -> impl Iterator<Item = Line> + '_ {
+    std::iter::once(Line::Header(trace.header.clone()))
+        .chain(
+            trace
+                .steps
+                .iter()
+                .map(|(_, step): &(usize, Step)| Line::Step(step.clone())),
+        )
+        .chain(
+            trace
+                .end
+                .iter()
+                .map(|(_, end): &(usize, End)| Line::End(end.clone())),
+        )
+}
+
+fn state(
+    args: &RunArgs,
+    program: &Program,
+    result: &GridRun,
+    outputs: &[(usize, PathBuf, usize)],
+    launch_is_grid: bool,
+) -> String {
+    let outcome = result.outcome();
+    let empty = vec![0; program.registers.len()];
+    let (registers, steps) = match &result.inspected {
+        Some(thread) => (&thread.registers, thread.steps),
+        None => (&empty, 0),
+    };
+    match args.format {
+        RunFormat::Json => {
+            let mut json = report::state_json(program, registers, steps, outcome.as_ref());
+            // Launch keys are added only for launches that have them, so a one-thread run
+            // keeps exactly the original contract.
+            json.pop();
+            if launch_is_grid {
+                let [tx, ty, tz] = args.thread;
+                let [cx, cy, cz] = args.cta;
+                json.push_str(&format!(
+                    ",\"thread\":[{tx},{ty},{tz}],\"cta\":[{cx},{cy},{cz}],\"total_steps\":{}",
+                    result.steps
+                ));
+            }
+            if let Some(failure) = &result.failure {
+                if launch_is_grid {
+                    let [tx, ty, tz] = failure.thread;
+                    let [cx, cy, cz] = failure.cta;
+                    json.push_str(&format!(
+                        ",\"failed_thread\":[{tx},{ty},{tz}],\"failed_cta\":[{cx},{cy},{cz}]"
+                    ));
+                }
+            }
+            if !outputs.is_empty() {
+                let items: Vec<String> = outputs
+                    .iter()
+                    .map(|(index, path, bytes)| {
+                        format!(
+                            "{{\"arg\":{index},\"path\":{},\"bytes\":{bytes}}}",
+                            report::json_string(&path.display().to_string())
+                        )
+                    })
+                    .collect();
+                json.push_str(&format!(",\"outputs\":[{}]", items.join(",")));
+            }
+            json.push_str("}\n");
+            json
+        }
+        RunFormat::Text => {
+            let mut text = report::state_text(program, registers, steps, outcome.as_ref());
+            if args.no_registers {
+                text = text
+                    .lines()
+                    .next()
+                    .map(|l| format!("{l}\n"))
+                    .unwrap_or_default();
+            }
+            if launch_is_grid {
+                let [tx, ty, tz] = args.thread;
+                let [cx, cy, cz] = args.cta;
+                let threads: u64 = args
+                    .launch
+                    .grid
+                    .iter()
+                    .chain(&args.launch.block)
+                    .map(|&d| u64::from(d))
+                    .product();
+                let [gx, gy, gz] = args.launch.grid;
+                let [bx, by, bz] = args.launch.block;
+                let shown = if args.no_registers {
+                    String::new()
+                } else {
+                    format!("registers of thread ({tx},{ty},{tz}) of CTA ({cx},{cy},{cz}):\n")
+                };
+                text = format!(
+                    "grid {gx}x{gy}x{gz}, block {bx}x{by}x{bz}: {threads} threads, {} instructions\n{shown}{text}",
+                    result.steps
+                );
+            }
+            for (index, path, bytes) in outputs {
+                text.push_str(&format!(
+                    "wrote argument {index} ({bytes} bytes) to {}\n",
+                    path.display()
+                ));
+            }
+            text
+        }
+    }
+}
+
+/// The first `count` elements of a buffer, decoded: `[0] 0x38 = 1.0`. Sub-byte formats
+/// (e2m1) are packed two per byte, the first element in the low nibble; fp6 formats take one
+/// byte each.
+fn show_buffer(index: usize, ty: ptxsim_softfloat::Type, count: usize, bytes: &[u8]) -> String {
+    let element_bits = ty.bits() as usize;
+    let mut text = format!("argument {index} as {}:", ty.name());
+    for element in 0..count {
+        let bit = element * element_bits;
+        let byte = bit / 8;
+        let width = element_bits.div_ceil(8).max(1);
+        let Some(chunk) = bytes.get(byte..byte + width) else {
+            break;
+        };
+        let mut value = 0u64;
+        for (k, b) in chunk.iter().enumerate() {
+            value |= u64::from(*b) << (8 * k);
+        }
+        if element_bits < 8 {
+            value = (value >> (bit % 8)) & ((1 << element_bits) - 1);
+        }
+        let decoded = match ty.integer() {
+            Some((width, true)) => {
+                let shift = 64 - width;
+                (((value << shift) as i64) >> shift).to_string()
+            }
+            Some((_, false)) => value.to_string(),
+            None => report::float_text(value, ty),
+        };
+        text.push_str(&format!(
+            "\n  [{element}] 0x{value:0digits$x} = {decoded}",
+            digits = element_bits.div_ceil(4)
+        ));
+    }
+    text.push('\n');
+    text
+}
+
+fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCode {
+    let Some(failure) = &result.failure else {
+        return ExitCode::SUCCESS;
+    };
+    let who = if launch_is_grid {
+        let [tx, ty, tz] = failure.thread;
+        let [cx, cy, cz] = failure.cta;
+        format!(" (thread ({tx},{ty},{tz}) of CTA ({cx},{cy},{cz}))")
+    } else {
+        String::new()
+    };
+    match &failure.outcome {
+        Ok(Outcome::Trapped { message, location }) => {
+            eprintln!(
+                "error: {name}:{}:{}: trap: {message}{}",
+                location.line,
+                location.column,
+                if message.contains("thread (") {
+                    ""
+                } else {
+                    &who
+                }
+            );
+        }
+        Ok(Outcome::OutOfFuel) => {
+            eprintln!(
+                "error: {name}: out of fuel{who}: a thread reached --max-steps (raise it if the \
+                 kernel is not stuck in a loop)"
+            );
+        }
+        Ok(Outcome::Running | Outcome::Exited) => {}
+        Err(stopped) => {
+            eprintln!(
+                "error: {name}:{}:{}: {}{who}",
+                stopped.location.line, stopped.location.column, stopped.message
+            );
+        }
+    }
+    ExitCode::from(1)
 }

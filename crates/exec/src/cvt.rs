@@ -204,7 +204,13 @@ pub fn lower_cvt_pack(form: &CvtPackForm) -> Result<PackType, String> {
 /// instruction type-size"), in syntax order: `a`/`b` (or the four x4 inputs) at `.atype`'s width,
 /// `rbits` at 32, `scale-factor` at 16.
 pub fn source_widths(op: &CvtOp, count: usize) -> Vec<u32> {
-    let value_bits = op.source.bits();
+    (0..count)
+        .map(|index| source_width(op, index, count))
+        .collect()
+}
+
+/// The width of source `index` of `count` (see [`source_widths`]), without allocating.
+pub fn source_width(op: &CvtOp, index: usize, count: usize) -> u32 {
     let values = match op.shape {
         CvtShape::Scalar { .. }
         | CvtShape::Half2ToX2 { .. }
@@ -214,17 +220,13 @@ pub fn source_widths(op: &CvtOp, count: usize) -> Vec<u32> {
         CvtShape::F32x2ToHalf2 { .. } | CvtShape::F32x2ToX2 { .. } | CvtShape::F32x2ToS2f6x2 => 2,
         CvtShape::F32x4ToX4 { .. } => 4,
     };
-    (0..count)
-        .map(|index| {
-            if index < values {
-                value_bits
-            } else if op.scaled && index == count - 1 {
-                16
-            } else {
-                32
-            }
-        })
-        .collect()
+    if index < values {
+        op.source.bits()
+    } else if op.scaled && index + 1 == count {
+        16
+    } else {
+        32
+    }
 }
 
 /// Runs one conversion on its already chopped sources (in syntax order) and returns the result

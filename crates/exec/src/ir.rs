@@ -5,6 +5,10 @@
 //! [`Instruction::text`]).
 
 use ptxsim_isa::Type;
+use ptxsim_isa::ops::{
+    AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntUnaryOp, MulMode,
+    PrmtMode, Space,
+};
 
 use crate::cvt::CvtOp;
 
@@ -51,10 +55,61 @@ pub struct Location {
 pub struct Program {
     /// The entry's name.
     pub entry: String,
-    /// Every register of the thread, in declaration order.
+    /// Every register of the thread, in declaration order: the kernel's first, then those of
+    /// the device functions it calls.
     pub registers: Vec<RegisterInfo>,
-    /// The instructions, in source order (nested blocks flattened).
+    /// The instructions, in source order (nested blocks flattened): the kernel's body first,
+    /// then the bodies of the device functions it calls.
     pub instructions: Vec<Instruction>,
+    /// The kernel's parameters, in order, with their offsets in the kernel parameter space.
+    pub params: Vec<Param>,
+    /// The size in bytes of the kernel parameter space.
+    pub param_bytes: u64,
+    /// The size in bytes of each thread's `.param` space for call sequences and device-function
+    /// parameters (addresses from [`THREAD_PARAM_BASE`]).
+    pub thread_param_bytes: u64,
+    /// The size in bytes of each thread's `.local` space.
+    pub local_bytes: u64,
+    /// The size in bytes of each CTA's `.shared` space (static declarations).
+    pub shared_bytes: u64,
+    /// The module's `.global` variables, with their initial bytes.
+    pub globals: Vec<GlobalVariable>,
+    /// The module's `.const` space, initialised.
+    pub constants: Vec<u8>,
+    /// Whether the program has `atom`/`red`: the grid then runs one CTA at a time, in order, so
+    /// that the values atomics return do not depend on host scheduling.
+    pub has_atomics: bool,
+}
+
+/// Where the per-thread part of the `.param` space starts: addresses below it are the kernel's
+/// parameters (read-only), addresses from it are call-sequence and device-function parameters.
+pub const THREAD_PARAM_BASE: u64 = 0x0010_0000;
+
+/// A kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The declared name.
+    pub name: String,
+    /// The element type (`.u64`, `.f32`, `.b8` for byte arrays).
+    pub ty: Type,
+    /// Its offset in the kernel parameter space.
+    pub offset: u64,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Whether it is declared `.ptr` (a pointer) or is a 64-bit integer (what a pointer
+    /// parameter looks like in nvcc output).
+    pub pointer_like: bool,
+}
+
+/// A module-level `.global` variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalVariable {
+    /// The declared name.
+    pub name: String,
+    /// Its address (in the global space, which generic addressing shares).
+    pub address: u64,
+    /// Its initial bytes.
+    pub bytes: Vec<u8>,
 }
 
 impl Program {
@@ -143,11 +198,32 @@ pub enum Source {
     Special(SpecialRegister),
 }
 
+/// A memory operand `[base+offset]`: the address is the base's value plus the offset, in the
+/// instruction's state space (a generic address when it has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryOperand {
+    /// A register, or the address of a variable as an immediate.
+    pub base: Source,
+    /// The byte offset.
+    pub offset: i64,
+}
+
+/// A source of `setp`'s `c` or a guard-like predicate: a predicate register, maybe negated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredicateSource {
+    /// The register (or an immediate predicate).
+    pub source: Source,
+    /// Written `!%p`.
+    pub negated: bool,
+}
+
 /// A destination operand: a register, written with Table 28's extension rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Destination {
     /// The register.
     pub register: RegisterId,
+    /// The register's declared type (for Table 28's extension rule).
+    pub ty: Type,
 }
 
 /// What an instruction does. The executor matches on this without a wildcard arm.
@@ -204,12 +280,229 @@ pub enum InstructionKind {
         /// `c`, for the 8-, 4- and 2-bit types.
         c: Option<Source>,
     },
-    /// `bra target` (single thread, so `.uni` changes nothing).
+    /// Integer, bit-size and predicate binary operations (PTX ISA 9.7.1, 9.7.8).
+    IntBinary {
+        /// The operation.
+        op: IntOp,
+        /// The instruction type.
+        ty: Type,
+        /// `.sat`.
+        sat: bool,
+        /// `.relu`.
+        relu: bool,
+        /// `d`.
+        destination: Destination,
+        /// `a`.
+        a: Source,
+        /// `b`.
+        b: Source,
+    },
+    /// Integer, bit-size and predicate unary operations.
+    IntUnary {
+        /// The operation.
+        op: IntUnaryOp,
+        /// The instruction type.
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `a`.
+        a: Source,
+    },
+    /// `mad.{lo,hi,wide}`.
+    Mad {
+        /// Which half of the product.
+        mode: MulMode,
+        /// The instruction type.
+        ty: Type,
+        /// `.sat`.
+        sat: bool,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+    },
+    /// Floating-point binary operations (PTX ISA 9.7.3, 9.7.4).
+    FloatBinary {
+        /// The operation.
+        op: FloatOp,
+        /// The instruction type.
+        ty: Type,
+        /// The modifiers.
+        modifiers: FloatModifiers,
+        /// `d`.
+        destination: Destination,
+        /// `a`.
+        a: Source,
+        /// `b`.
+        b: Source,
+    },
+    /// `fma` (and `mad` on floats).
+    Fma {
+        /// The instruction type.
+        ty: Type,
+        /// The modifiers.
+        modifiers: FloatModifiers,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+    },
+    /// Floating-point unary operations.
+    FloatUnary {
+        /// The operation.
+        op: FloatUnaryOp,
+        /// The instruction type.
+        ty: Type,
+        /// The modifiers.
+        modifiers: FloatModifiers,
+        /// `d`.
+        destination: Destination,
+        /// `a`.
+        a: Source,
+    },
+    /// `setp` (PTX ISA 9.7.7.2).
+    Setp {
+        /// The comparison.
+        compare: Compare,
+        /// The operand type.
+        ty: Type,
+        /// `.ftz`.
+        ftz: bool,
+        /// `.and`/`.or`/`.xor` with `c`.
+        combine: Option<(BoolOp, PredicateSource)>,
+        /// `p`.
+        p: Destination,
+        /// `q` (receives the complement of the comparison, combined likewise).
+        q: Option<Destination>,
+        /// `a`.
+        a: Source,
+        /// `b`.
+        b: Source,
+    },
+    /// `selp.type d, a, b, c`.
+    Selp {
+        /// The instruction type.
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `a` (chosen when `c` is true).
+        a: Source,
+        /// `b`.
+        b: Source,
+        /// `c`.
+        c: Source,
+    },
+    /// `prmt.b32{.mode}`.
+    Prmt {
+        /// The mode.
+        mode: PrmtMode,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+    },
+    /// `lop3.b32 d, a, b, c, immLut`.
+    Lop3 {
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+        /// `immLut`.
+        lut: u8,
+    },
+    /// `bfe.type d, a, b, c`.
+    Bfe {
+        /// The instruction type.
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b` (position), `c` (length).
+        sources: [Source; 3],
+    },
+    /// `bfi.type f, a, b, c, d`.
+    Bfi {
+        /// The instruction type.
+        ty: Type,
+        /// `f`.
+        destination: Destination,
+        /// `a`, `b`, `c` (position), `d` (length).
+        sources: [Source; 4],
+    },
+    /// `ld`: `vector` elements of `ty` from consecutive addresses.
+    Ld {
+        /// The state space.
+        space: Space,
+        /// The element type.
+        ty: Type,
+        /// The destinations (one per element; `None` is `_`).
+        destinations: Vec<Option<Destination>>,
+        /// The address.
+        address: MemoryOperand,
+    },
+    /// `st`.
+    St {
+        /// The state space.
+        space: Space,
+        /// The element type.
+        ty: Type,
+        /// The address.
+        address: MemoryOperand,
+        /// The values, one per element.
+        sources: Vec<Source>,
+    },
+    /// `cvta`: between generic and state-space addresses.
+    Cvta {
+        /// `.to`.
+        to: bool,
+        /// The space.
+        space: Space,
+        /// `.u32` or `.u64`.
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `a`.
+        source: Source,
+    },
+    /// `atom`/`red`.
+    Atom {
+        /// The space.
+        space: Space,
+        /// The operation.
+        op: AtomOp,
+        /// The operand type.
+        ty: Type,
+        /// `d` (`None` for `red`).
+        destination: Option<Destination>,
+        /// The address.
+        address: MemoryOperand,
+        /// `b`.
+        b: Source,
+        /// `c` (`.cas`).
+        c: Option<Source>,
+    },
+    /// `bar.sync`: wait for every thread of the CTA.
+    BarSync,
+    /// `membar`/`fence`: nothing to do in a sequential simulator.
+    Fence,
+    /// `call`: copy the arguments into the callee's parameters and jump.
+    Call {
+        /// The callee's first instruction.
+        target: usize,
+        /// The callee's name, for traces and errors.
+        callee: String,
+        /// Pairs (caller's argument address, callee's parameter address, bytes), in the
+        /// per-thread `.param` space.
+        arguments: Vec<(u64, u64, u64)>,
+        /// Pairs (callee's return-parameter address, caller's receiving address, bytes),
+        /// copied back at `ret`.
+        returns: Vec<(u64, u64, u64)>,
+    },
+    /// `bra target` (`.uni` changes nothing: threads run one at a time).
     Bra {
         /// The index of the target instruction.
         target: usize,
     },
-    /// `ret` (from the entry: the thread exits).
+    /// `ret`: back to the caller, or (from the kernel) the thread exits.
     Ret,
     /// `exit`.
     Exit,

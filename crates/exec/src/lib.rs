@@ -29,18 +29,26 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod alu;
 pub mod cvt;
 pub mod error;
+pub mod grid;
 pub mod ir;
 pub mod lower;
 pub mod machine;
+pub mod memory;
 pub mod report;
 pub mod semantics;
+pub mod trace;
 
 pub use error::{ExecError, LowerError};
+pub use grid::{Argument, ArgumentSpec, GridOptions, GridRun, LaunchError, prepare, run_grid};
 pub use ir::Program;
 pub use lower::lower;
-pub use machine::{DEFAULT_MAX_STEPS, Machine, Outcome, StepRecord, Write};
+pub use machine::{
+    Cta, DEFAULT_MAX_STEPS, Device, Dim3, Event, Machine, MemoryWrite, Outcome, StepRecord, Thread,
+    ThreadStatus, Write,
+};
 pub use report::Stopped;
 
 use ptxsim_syntax::Diagnostic;

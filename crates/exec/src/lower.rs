@@ -10,13 +10,14 @@
 //! [`InstructionKind::Unsupported`], so that a run stops there with a named error rather than
 //! refusing the whole module.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
+use ptxsim_isa::ops::{self, OpForm, Space};
 use ptxsim_isa::{Form, Opcode, Type, TypeKind};
 use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::ast::{
-    self, Block, Declarator, FunctionKind, Immediate, ImmediateValue, Item, Module, NameRef,
-    Operand, StateSpace, Statement, VariableDeclaration,
+    self, AddressBase, Block, Declarator, Function, FunctionKind, Immediate, ImmediateValue,
+    Initializer, Item, Module, NameRef, Operand, StateSpace, Statement, VariableDeclaration,
 };
 use ptxsim_syntax::diag::LineIndex;
 use ptxsim_syntax::span::Span;
@@ -24,21 +25,19 @@ use ptxsim_syntax::span::Span;
 use crate::cvt::{self, CvtOp};
 use crate::error::LowerError;
 use crate::ir::{
-    Axis, Destination, Guard, Instruction, InstructionKind, Location, Program, RegisterId,
-    RegisterInfo, Source, SpecialRegister,
+    Axis, Destination, GlobalVariable, Guard, Instruction, InstructionKind, Location,
+    MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo, Source,
+    SpecialRegister, THREAD_PARAM_BASE,
 };
+use crate::memory::GlobalMemory;
 use crate::semantics::mask;
 
 /// The most registers one thread may declare (a guard against `%r<4000000000>`).
 pub const MAX_REGISTERS: usize = 1 << 20;
 
-/// Base addresses of the state spaces (see `docs/executor.md`): each variable or parameter gets
-/// the next address of its space, aligned to its `.align` or its element size.
-const PARAM_BASE: u64 = 0x0000_1000;
-const CONST_BASE: u64 = 0x0001_0000;
-const GLOBAL_BASE: u64 = 0x0100_0000;
-const SHARED_BASE: u64 = 0x1000_0000;
-const LOCAL_BASE: u64 = 0x2000_0000;
+/// The largest `.shared`, `.local`, `.const`, `.param` or `.global` variable the executor
+/// allocates (a guard against `.local .b8 x[4000000000]`).
+pub const MAX_VARIABLE_BYTES: u64 = 1 << 30;
 
 /// The kernels (`.entry` with a body) of a module, in source order.
 pub fn entries(module: &Module) -> Vec<&str> {
@@ -87,38 +86,83 @@ pub fn lower(module: &Module, source: &str, entry: Option<&str>) -> Result<Progr
         },
     };
     let mut lowerer = Lowerer::new(source);
-    let mut function = None;
+    let mut kernel = None;
     for item in &module.items {
         match item {
-            Item::Variable(declaration) => lowerer.declare_addresses(declaration),
+            Item::Variable(declaration) => lowerer.declare_addresses(declaration, false),
             Item::Function(candidate) => {
+                if candidate.body.is_some() {
+                    lowerer
+                        .functions
+                        .insert(candidate.name.value.clone(), candidate);
+                }
                 if candidate.name.value == name && candidate.kind.value == FunctionKind::Entry {
                     if let Some(body) = &candidate.body {
-                        function = Some((candidate, body));
-                        break;
+                        kernel.get_or_insert((candidate, body));
                     }
                 }
             }
             Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
         }
     }
-    let Some((function, body)) = function else {
+    let Some((function, body)) = kernel else {
         return Err(LowerError::NoEntry);
     };
     lowerer.scopes.push(Scope::default());
     for param in function.params.iter().flatten() {
-        lowerer.declare_addresses(param);
+        lowerer.declare_addresses(param, true);
     }
     lowerer.block(body, None)?;
+    lowerer.scopes.pop();
+    while let Some(callee) = lowerer.queue.pop_front() {
+        lowerer.function_body(&callee)?;
+    }
     lowerer.resolve_branches();
+    lowerer.resolve_calls();
     if !lowerer.diagnostics.is_empty() {
         return Err(LowerError::Invalid(lowerer.diagnostics));
     }
+    let has_atomics = lowerer
+        .instructions
+        .iter()
+        .any(|i| matches!(i.kind, InstructionKind::Atom { .. }));
     Ok(Program {
         entry: name.to_string(),
         registers: lowerer.registers,
         instructions: lowerer.instructions,
+        params: lowerer.kernel_params,
+        param_bytes: lowerer.next[SPACE_KERNEL_PARAM],
+        thread_param_bytes: lowerer.next[SPACE_THREAD_PARAM] - THREAD_PARAM_BASE,
+        local_bytes: lowerer.next[SPACE_LOCAL],
+        shared_bytes: lowerer.next[SPACE_SHARED],
+        globals: lowerer.globals,
+        constants: lowerer.constants,
+        has_atomics,
     })
+}
+
+/// Indices of the allocators in `Lowerer::next`.
+const SPACE_KERNEL_PARAM: usize = 0;
+const SPACE_THREAD_PARAM: usize = 1;
+const SPACE_SHARED: usize = 2;
+const SPACE_LOCAL: usize = 3;
+const SPACE_CONST: usize = 4;
+
+/// A device function's parameters in the per-thread `.param` space.
+#[derive(Clone, Debug, Default)]
+struct FunctionInfo {
+    /// (address, bytes) of each return parameter.
+    returns: Vec<(u64, u64)>,
+    /// (address, bytes) of each parameter.
+    params: Vec<(u64, u64)>,
+    /// Its first instruction, once lowered.
+    start: Option<usize>,
+}
+
+#[derive(Debug)]
+struct PendingCall {
+    instruction: usize,
+    callee: String,
 }
 
 #[derive(Clone, Debug)]
@@ -126,7 +170,8 @@ enum Symbol {
     Register(RegisterId),
     /// A `.v2`/`.v4` register: its elements.
     Vector(Vec<RegisterId>),
-    Address(u64),
+    /// A variable or parameter: its address in its space, and its size in bytes.
+    Address(Space, u64, u64),
 }
 
 #[derive(Debug, Default)]
@@ -142,31 +187,54 @@ struct PendingBranch {
     span: Span,
 }
 
-struct Lowerer<'s> {
+struct Lowerer<'s, 'm> {
     source: &'s str,
+    /// Every function with a body, by name.
+    functions: HashMap<String, &'m Function>,
+    /// Device functions called so far, by name.
+    called: HashMap<String, FunctionInfo>,
+    /// Device functions still to lower.
+    queue: VecDeque<String>,
+    calls: Vec<PendingCall>,
+    /// The register-name prefix of the function being lowered (`""` for the kernel).
+    prefix: String,
+    /// The next free address of each space (see the `SPACE_*` indices).
+    next: [u64; 5],
+    kernel_params: Vec<Param>,
+    global_layout: GlobalMemory,
+    globals: Vec<GlobalVariable>,
+    constants: Vec<u8>,
     lines: LineIndex,
     scopes: Vec<Scope>,
     registers: Vec<RegisterInfo>,
     name_counts: HashMap<String, usize>,
     instructions: Vec<Instruction>,
     diagnostics: Vec<Diagnostic>,
-    next_address: HashMap<&'static str, u64>,
     /// Per block: its parent block and its labels.
     blocks: Vec<(Option<usize>, HashMap<String, usize>)>,
     branches: Vec<PendingBranch>,
 }
 
-impl<'s> Lowerer<'s> {
+impl<'s, 'm> Lowerer<'s, 'm> {
     fn new(source: &'s str) -> Self {
         Self {
             source,
+            functions: HashMap::new(),
+            called: HashMap::new(),
+            queue: VecDeque::new(),
+            calls: Vec::new(),
+            prefix: String::new(),
+            next: [0, THREAD_PARAM_BASE, 0, 0, 0],
+            kernel_params: Vec::new(),
+            global_layout: GlobalMemory::new(),
+            globals: Vec::new(),
+            constants: Vec::new(),
             lines: LineIndex::new(source),
             scopes: vec![Scope::default()],
             registers: Vec::new(),
             name_counts: HashMap::new(),
             instructions: Vec::new(),
             diagnostics: Vec::new(),
-            next_address: HashMap::new(),
             blocks: Vec::new(),
             branches: Vec::new(),
         }
@@ -210,11 +278,12 @@ impl<'s> Lowerer<'s> {
                 line: self.location(span).line,
             });
         }
-        let count = self.name_counts.entry(name.to_string()).or_insert(0);
+        let full = format!("{}{name}", self.prefix);
+        let count = self.name_counts.entry(full.clone()).or_insert(0);
         let shown = if *count == 0 {
-            name.to_string()
+            full
         } else {
-            format!("{name}#{count}")
+            format!("{full}#{count}")
         };
         *count += 1;
         let id = RegisterId(self.registers.len() as u32);
@@ -222,36 +291,125 @@ impl<'s> Lowerer<'s> {
         Ok(id)
     }
 
-    /// Declares the names of a non-register declaration as addresses of their state space.
-    fn declare_addresses(&mut self, declaration: &VariableDeclaration) {
-        let (space, base) = match declaration.space.value {
-            StateSpace::Param => ("param", PARAM_BASE),
-            StateSpace::Const => ("const", CONST_BASE),
-            StateSpace::Global => ("global", GLOBAL_BASE),
-            StateSpace::Shared => ("shared", SHARED_BASE),
-            StateSpace::Local => ("local", LOCAL_BASE),
-            StateSpace::Reg => return,
-        };
+    /// Declares the names of a non-register declaration as addresses of their state space:
+    /// each gets the next address of its space, aligned to its `.align` or its element size.
+    /// `kernel_param` is set for the kernel's own parameters (the read-only part of `.param`).
+    /// `.global` and `.const` variables get their initial bytes.
+    fn declare_addresses(&mut self, declaration: &VariableDeclaration, kernel_param: bool) {
         let (element, vector) = declared_type(declaration);
         let element_bytes = u64::from(element.map_or(8, |t| t.bits().div_ceil(8)).max(1));
-        let align = declaration
-            .align()
+        let pointer = declaration.words().any(|w| w.value == "ptr");
+        // In `.param .u64 .ptr .global .align 16 p`, `.align` is the alignment of the memory
+        // the pointer points to (PTX ISA 5.1.6.1), not of the parameter.
+        let align = if pointer { None } else { declaration.align() }
             .unwrap_or(element_bytes * vector)
             .clamp(1, 1 << 16);
         for declarator in &declaration.declarators {
-            let count: u64 = declarator
+            let mut count: u64 = declarator
                 .dimensions
                 .iter()
-                .map(|d| d.as_ref().map_or(1, |d| d.value.max(1)))
+                .map(|d| d.as_ref().map_or(0, |d| d.value))
                 .fold(1u64, u64::saturating_mul);
+            let mut initial = Vec::new();
+            if let Some(initializer) = &declarator.initializer {
+                let element_ty = element.unwrap_or(Type::B8);
+                self.initial_bytes(initializer, element_ty, &mut initial);
+                if declarator.dimensions.iter().any(Option::is_none) {
+                    count = (initial.len() as u64).div_ceil(element_bytes * vector);
+                }
+            }
             let size = element_bytes
                 .saturating_mul(vector)
                 .saturating_mul(count)
-                .max(1);
-            let next = self.next_address.entry(space).or_insert(base);
-            let address = next.div_ceil(align).saturating_mul(align);
-            *next = address.saturating_add(size);
-            self.bind(&declarator.name.value, Symbol::Address(address));
+                .min(MAX_VARIABLE_BYTES);
+            let space = match declaration.space.value {
+                StateSpace::Param => Space::Param,
+                StateSpace::Const => Space::Const,
+                StateSpace::Global => Space::Global,
+                StateSpace::Shared => Space::Shared,
+                StateSpace::Local => Space::Local,
+                StateSpace::Reg => return,
+            };
+            let address = if space == Space::Global {
+                initial.resize(usize::try_from(size).unwrap_or(0), 0);
+                let address = self
+                    .global_layout
+                    .add(declarator.name.value.clone(), &initial);
+                self.globals.push(GlobalVariable {
+                    name: declarator.name.value.clone(),
+                    address,
+                    bytes: initial,
+                });
+                address
+            } else {
+                let slot = match space {
+                    Space::Param if kernel_param => SPACE_KERNEL_PARAM,
+                    Space::Param => SPACE_THREAD_PARAM,
+                    Space::Shared => SPACE_SHARED,
+                    Space::Local => SPACE_LOCAL,
+                    _ => SPACE_CONST,
+                };
+                let address = self.next[slot].div_ceil(align).saturating_mul(align);
+                self.next[slot] = address.saturating_add(size);
+                if slot == SPACE_CONST {
+                    let start = usize::try_from(address).unwrap_or(0);
+                    let end = usize::try_from(address + size).unwrap_or(0);
+                    self.constants.resize(end, 0);
+                    let take = initial.len().min(end - start);
+                    self.constants[start..start + take].copy_from_slice(&initial[..take]);
+                }
+                if kernel_param {
+                    self.kernel_params.push(Param {
+                        name: declarator.name.value.clone(),
+                        ty: element.unwrap_or(Type::B8),
+                        offset: address,
+                        bytes: size,
+                        pointer_like: pointer
+                            || matches!(element, Some(Type::U64 | Type::B64 | Type::S64)),
+                    });
+                }
+                address
+            };
+            self.bind(
+                &declarator.name.value,
+                Symbol::Address(space, address, size),
+            );
+        }
+    }
+
+    /// Appends the bytes of an initializer (`= 1`, `= {1, 2}`, `= {gtab, generic(x)+4}`).
+    fn initial_bytes(&mut self, initializer: &Initializer, ty: Type, out: &mut Vec<u8>) {
+        let bytes = ty.bits().div_ceil(8).max(1) as usize;
+        match initializer {
+            Initializer::Immediate(immediate) => {
+                let value = encode_immediate(&immediate.value, ty).unwrap_or(0);
+                out.extend_from_slice(&value.to_le_bytes()[..bytes.min(16)]);
+            }
+            Initializer::Address {
+                name,
+                generic,
+                offset,
+                ..
+            } => {
+                let address = match self.lookup(&name.value) {
+                    Some(Symbol::Address(space, address, _)) => {
+                        let address = if *generic {
+                            crate::memory::to_generic(*space, *address)
+                        } else {
+                            *address
+                        };
+                        address.wrapping_add(offset.as_ref().map_or(0, |o| o.value) as u64)
+                    }
+                    _ => 0,
+                };
+                out.extend_from_slice(&u128::from(address).to_le_bytes()[..bytes.min(16)]);
+            }
+            Initializer::List(list) => {
+                for element in &list.value {
+                    self.initial_bytes(element, ty, out);
+                }
+            }
+            Initializer::Property { .. } => out.extend(std::iter::repeat_n(0, bytes)),
         }
     }
 
@@ -324,7 +482,7 @@ impl<'s> Lowerer<'s> {
                     if declaration.space.value == StateSpace::Reg {
                         self.declare_registers(declaration)?;
                     } else {
-                        self.declare_addresses(declaration);
+                        self.declare_addresses(declaration, false);
                     }
                 }
                 Statement::Block(inner) => self.block(inner, Some(id))?,
@@ -336,6 +494,105 @@ impl<'s> Lowerer<'s> {
         }
         self.scopes.pop();
         Ok(())
+    }
+
+    /// The parameter layout of device function `name`, allocated in the per-thread `.param`
+    /// space on first use (its body is queued for lowering then).
+    fn function_info(&mut self, name: &str) -> Option<FunctionInfo> {
+        if let Some(info) = self.called.get(name) {
+            return Some(info.clone());
+        }
+        let function = *self.functions.get(name)?;
+        let mut info = FunctionInfo::default();
+        for (declarations, slots) in [
+            (&function.returns, &mut info.returns),
+            (&function.params, &mut info.params),
+        ] {
+            for declaration in declarations.iter().flatten() {
+                let (element, vector) = declared_type(declaration);
+                let element_bytes = u64::from(element.map_or(8, |t| t.bits().div_ceil(8)).max(1));
+                let align = declaration
+                    .align()
+                    .unwrap_or(element_bytes * vector)
+                    .clamp(1, 1 << 16);
+                for declarator in &declaration.declarators {
+                    let count: u64 = declarator
+                        .dimensions
+                        .iter()
+                        .map(|d| d.as_ref().map_or(0, |d| d.value))
+                        .fold(1u64, u64::saturating_mul);
+                    let size = (element_bytes * vector)
+                        .saturating_mul(count)
+                        .min(MAX_VARIABLE_BYTES);
+                    let next = &mut self.next[SPACE_THREAD_PARAM];
+                    let address = next.div_ceil(align).saturating_mul(align);
+                    *next = address.saturating_add(size);
+                    slots.push((address, size));
+                }
+            }
+        }
+        self.called.insert(name.to_string(), info.clone());
+        self.queue.push_back(name.to_string());
+        Some(info)
+    }
+
+    /// Lowers the body of a called device function after the instructions lowered so far, its
+    /// registers named `function:%r`.
+    fn function_body(&mut self, name: &str) -> Result<(), LowerError> {
+        let (Some(function), Some(info)) = (
+            self.functions.get(name).copied(),
+            self.called.get(name).cloned(),
+        ) else {
+            return Ok(());
+        };
+        let Some(body) = &function.body else {
+            return Ok(());
+        };
+        if let Some(entry) = self.called.get_mut(name) {
+            entry.start = Some(self.instructions.len());
+        }
+        self.prefix = format!("{name}:");
+        self.scopes.push(Scope::default());
+        let declarations = function
+            .returns
+            .iter()
+            .flatten()
+            .chain(function.params.iter().flatten())
+            .flat_map(|d| d.declarators.iter());
+        let slots = info.returns.iter().chain(&info.params);
+        for (declarator, (address, size)) in declarations.zip(slots) {
+            self.bind(
+                &declarator.name.value,
+                Symbol::Address(Space::Param, *address, *size),
+            );
+        }
+        self.block(body, None)?;
+        // Falling off the end of a function returns.
+        self.instructions.push(Instruction {
+            guard: None,
+            kind: InstructionKind::Ret,
+            text: "ret (end of function)".to_string(),
+            location: self.location(Span::new(
+                (body.span.end as usize).saturating_sub(1),
+                body.span.end as usize,
+            )),
+        });
+        self.scopes.pop();
+        self.prefix.clear();
+        Ok(())
+    }
+
+    fn resolve_calls(&mut self) {
+        for call in std::mem::take(&mut self.calls) {
+            let start = self.called.get(&call.callee).and_then(|info| info.start);
+            if let (Some(start), Some(instruction)) =
+                (start, self.instructions.get_mut(call.instruction))
+            {
+                if let InstructionKind::Call { target, .. } = &mut instruction.kind {
+                    *target = start;
+                }
+            }
+        }
     }
 
     fn resolve_branches(&mut self) {
@@ -423,12 +680,310 @@ impl<'s> Lowerer<'s> {
         let Some(opcode) = Opcode::from_name(&instruction.opcode.value) else {
             return Self::unsupported(instruction, "not a PTX instruction ptxsim knows");
         };
-        match opcode {
-            Opcode::Mov | Opcode::Cvt => self.decoded(instruction),
-            Opcode::Ret => InstructionKind::Ret,
-            Opcode::Exit => InstructionKind::Exit,
-            Opcode::Trap => InstructionKind::Trap,
-            Opcode::Bra => match instruction.operands.as_slice() {
+        if matches!(opcode, Opcode::Mov | Opcode::Cvt) {
+            return self.decoded(instruction);
+        }
+        let modifiers: Vec<&str> = instruction
+            .modifiers
+            .iter()
+            .map(|m| m.value.as_str())
+            .collect();
+        let form = match ops::decode_op(opcode, &modifiers) {
+            Ok(form) => form,
+            Err(error) => {
+                return Self::unsupported(
+                    instruction,
+                    format!("`{opcode}` (PTX ISA {}): {error}", opcode.section()),
+                );
+            }
+        };
+        match self.operation(form, instruction, block) {
+            Ok(kind) => kind,
+            Err(reason) => Self::unsupported(instruction, reason),
+        }
+    }
+
+    /// Lowers the operands of a decoded non-conversion instruction.
+    fn operation(
+        &mut self,
+        form: OpForm,
+        instruction: &ast::Instruction,
+        block: usize,
+    ) -> Result<InstructionKind, String> {
+        let operands = instruction.operands.as_slice();
+        let count = |expected: usize| -> Result<(), String> {
+            if operands.len() == expected {
+                Ok(())
+            } else {
+                Err(format!(
+                    "expected {expected} operands, found {}",
+                    operands.len()
+                ))
+            }
+        };
+        Ok(match form {
+            OpForm::IntBinary { op, ty, sat, relu } => {
+                count(3)?;
+                let b_ty = match op {
+                    ops::IntOp::Shl | ops::IntOp::Shr => Type::U32,
+                    _ => ty,
+                };
+                InstructionKind::IntBinary {
+                    op,
+                    ty,
+                    sat,
+                    relu,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], ty)?,
+                    b: self.source(&operands[2], b_ty)?,
+                }
+            }
+            OpForm::IntUnary { op, ty } => {
+                count(2)?;
+                InstructionKind::IntUnary {
+                    op,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], ty)?,
+                }
+            }
+            OpForm::Mad { mode, ty, sat } => {
+                count(4)?;
+                let c_ty = if mode == ops::MulMode::Wide {
+                    bit_type(ty.bits() * 2)
+                } else {
+                    ty
+                };
+                InstructionKind::Mad {
+                    mode,
+                    ty,
+                    sat,
+                    destination: self.destination(&operands[0])?,
+                    sources: [
+                        self.source(&operands[1], ty)?,
+                        self.source(&operands[2], ty)?,
+                        self.source(&operands[3], c_ty)?,
+                    ],
+                }
+            }
+            OpForm::FloatBinary { op, ty, modifiers } => {
+                count(3)?;
+                let ty_imm = immediate_type(ty);
+                InstructionKind::FloatBinary {
+                    op,
+                    ty,
+                    modifiers,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], ty_imm)?,
+                    b: self.source(&operands[2], ty_imm)?,
+                }
+            }
+            OpForm::Fma { ty, modifiers } => {
+                count(4)?;
+                let ty_imm = immediate_type(ty);
+                InstructionKind::Fma {
+                    ty,
+                    modifiers,
+                    destination: self.destination(&operands[0])?,
+                    sources: [
+                        self.source(&operands[1], ty_imm)?,
+                        self.source(&operands[2], ty_imm)?,
+                        self.source(&operands[3], ty_imm)?,
+                    ],
+                }
+            }
+            OpForm::FloatUnary { op, ty, modifiers } => {
+                count(2)?;
+                InstructionKind::FloatUnary {
+                    op,
+                    ty,
+                    modifiers,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], immediate_type(ty))?,
+                }
+            }
+            OpForm::Setp {
+                compare,
+                combine,
+                ty,
+                ftz,
+            } => {
+                let (p, q) = match operands.first() {
+                    Some(Operand::Pair(_, p, q)) => {
+                        let q = match q.as_ref() {
+                            Operand::Sink(_) => None,
+                            other => Some(self.destination(other)?),
+                        };
+                        (self.destination(p)?, q)
+                    }
+                    Some(p) => (self.destination(p)?, None),
+                    None => return Err("setp without operands".to_string()),
+                };
+                let combine = match (combine, operands.len()) {
+                    (None, 3) => None,
+                    (Some(op), 4) => Some((op, self.predicate_source(&operands[3])?)),
+                    _ => return Err("setp takes p[|q], a, b and, with .and/.or/.xor, c".into()),
+                };
+                InstructionKind::Setp {
+                    compare,
+                    ty,
+                    ftz,
+                    combine,
+                    p,
+                    q,
+                    a: self.source(&operands[1], immediate_type(ty))?,
+                    b: self.source(&operands[2], immediate_type(ty))?,
+                }
+            }
+            OpForm::Selp { ty } => {
+                count(4)?;
+                InstructionKind::Selp {
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], ty)?,
+                    b: self.source(&operands[2], ty)?,
+                    c: self.source(&operands[3], Type::Pred)?,
+                }
+            }
+            OpForm::Prmt { mode } => {
+                count(4)?;
+                InstructionKind::Prmt {
+                    mode,
+                    destination: self.destination(&operands[0])?,
+                    sources: self.sources3(&operands[1..], [Type::B32; 3])?,
+                }
+            }
+            OpForm::Lop3 => {
+                count(5)?;
+                let lut = match self.source(&operands[4], Type::B32)? {
+                    Source::Immediate(bits) => (bits & 0xff) as u8,
+                    _ => return Err("lop3's immLut must be an immediate".to_string()),
+                };
+                InstructionKind::Lop3 {
+                    destination: self.destination(&operands[0])?,
+                    sources: self.sources3(&operands[1..], [Type::B32; 3])?,
+                    lut,
+                }
+            }
+            OpForm::Bfe { ty } => {
+                count(4)?;
+                InstructionKind::Bfe {
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    sources: self.sources3(&operands[1..], [ty, Type::U32, Type::U32])?,
+                }
+            }
+            OpForm::Bfi { ty } => {
+                count(5)?;
+                InstructionKind::Bfi {
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    sources: [
+                        self.source(&operands[1], ty)?,
+                        self.source(&operands[2], ty)?,
+                        self.source(&operands[3], Type::U32)?,
+                        self.source(&operands[4], Type::U32)?,
+                    ],
+                }
+            }
+            OpForm::Ld { space, ty, vector } => {
+                count(2)?;
+                let destinations = match &operands[0] {
+                    Operand::Vector(elements) => elements
+                        .value
+                        .iter()
+                        .map(|element| match element {
+                            Operand::Sink(_) => Ok(None),
+                            other => self.destination(other).map(Some),
+                        })
+                        .collect::<Result<Vec<_>, String>>()?,
+                    other => vec![Some(self.destination(other)?)],
+                };
+                if destinations.len() != usize::from(vector) {
+                    return Err(format!(
+                        "{} destinations for a .v{vector} load",
+                        destinations.len()
+                    ));
+                }
+                InstructionKind::Ld {
+                    space,
+                    ty,
+                    destinations,
+                    address: self.memory_operand(&operands[1])?,
+                }
+            }
+            OpForm::St { space, ty, vector } => {
+                count(2)?;
+                let element_ty = immediate_type(ty);
+                let sources = match &operands[1] {
+                    Operand::Vector(elements) => elements
+                        .value
+                        .iter()
+                        .map(|element| self.source(element, element_ty))
+                        .collect::<Result<Vec<_>, String>>()?,
+                    other => vec![self.source(other, element_ty)?],
+                };
+                if sources.len() != usize::from(vector) {
+                    return Err(format!("{} sources for a .v{vector} store", sources.len()));
+                }
+                InstructionKind::St {
+                    space,
+                    ty,
+                    address: self.memory_operand(&operands[0])?,
+                    sources,
+                }
+            }
+            OpForm::Cvta { to, space, ty } => {
+                count(2)?;
+                InstructionKind::Cvta {
+                    to,
+                    space,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    source: self.source(&operands[1], ty)?,
+                }
+            }
+            OpForm::Atom {
+                reduction,
+                space,
+                op,
+                ty,
+            } => {
+                let (destination, rest) = if reduction {
+                    (None, operands)
+                } else {
+                    let Some((d, rest)) = operands.split_first() else {
+                        return Err("atom without operands".to_string());
+                    };
+                    (Some(self.destination(d)?), rest)
+                };
+                let (address, b, c) = match rest {
+                    [address, b] => (address, b, None),
+                    [address, b, c] if op == ops::AtomOp::Cas => (address, b, Some(c)),
+                    _ => return Err("wrong number of operands".to_string()),
+                };
+                let ty_imm = immediate_type(ty);
+                InstructionKind::Atom {
+                    space,
+                    op,
+                    ty,
+                    destination,
+                    address: self.memory_operand(address)?,
+                    b: self.source(b, ty_imm)?,
+                    c: c.map(|c| self.source(c, ty_imm)).transpose()?,
+                }
+            }
+            OpForm::BarSync => {
+                if operands.len() > 1 {
+                    return Err(
+                        "bar.sync with a thread count is not simulated (only whole-CTA barriers)"
+                            .to_string(),
+                    );
+                }
+                InstructionKind::BarSync
+            }
+            OpForm::Fence => InstructionKind::Fence,
+            OpForm::Bra => match operands {
                 [Operand::Name(NameRef { name, .. })] => {
                     self.branches.push(PendingBranch {
                         instruction: self.instructions.len(),
@@ -439,68 +994,119 @@ impl<'s> Lowerer<'s> {
                     // Replaced by `Bra { target }` once labels are known.
                     InstructionKind::Bra { target: usize::MAX }
                 }
-                _ => Self::unsupported(instruction, "only `bra label` is implemented"),
+                _ => return Err("only `bra label` is implemented".to_string()),
             },
-            Opcode::Add
-            | Opcode::Sub
-            | Opcode::Mul
-            | Opcode::Mad
-            | Opcode::Mul24
-            | Opcode::Mad24
-            | Opcode::Sad
-            | Opcode::Div
-            | Opcode::Rem
-            | Opcode::Abs
-            | Opcode::Neg
-            | Opcode::Min
-            | Opcode::Max
-            | Opcode::Popc
-            | Opcode::Clz
-            | Opcode::Brev
-            | Opcode::Bfe
-            | Opcode::Bfi
-            | Opcode::Fma
-            | Opcode::Rcp
-            | Opcode::Sqrt
-            | Opcode::Rsqrt
-            | Opcode::Sin
-            | Opcode::Cos
-            | Opcode::Lg2
-            | Opcode::Ex2
-            | Opcode::Setp
-            | Opcode::Selp
-            | Opcode::Slct
-            | Opcode::And
-            | Opcode::Or
-            | Opcode::Xor
-            | Opcode::Not
-            | Opcode::Cnot
-            | Opcode::Lop3
-            | Opcode::Shf
-            | Opcode::Shl
-            | Opcode::Shr
-            | Opcode::Shfl
-            | Opcode::Prmt
-            | Opcode::Ld
-            | Opcode::Ldu
-            | Opcode::St
-            | Opcode::Prefetch
-            | Opcode::Cvta
-            | Opcode::Call
-            | Opcode::Bar
-            | Opcode::Membar
-            | Opcode::Fence
-            | Opcode::Atom
-            | Opcode::Red
-            | Opcode::Vote
-            | Opcode::Activemask => Self::unsupported(
-                instruction,
-                format!(
-                    "`{opcode}` (PTX ISA {}) is not executed yet",
-                    opcode.section()
-                ),
-            ),
+            OpForm::Call => self.call(operands)?,
+            OpForm::Ret => InstructionKind::Ret,
+            OpForm::Exit => InstructionKind::Exit,
+            OpForm::Trap => InstructionKind::Trap,
+        })
+    }
+
+    /// `call{.uni} (ret, ...), function, (arg, ...)`: direct calls whose arguments are
+    /// `.param` variables.
+    fn call(&mut self, operands: &[Operand]) -> Result<InstructionKind, String> {
+        let mut rest = operands;
+        let mut returns: &[Operand] = &[];
+        if let Some((Operand::List(list), tail)) = rest.split_first() {
+            returns = &list.value;
+            rest = tail;
         }
+        let Some((Operand::Name(callee), tail)) = rest.split_first() else {
+            return Err("only direct calls `call (r), f, (a)` are simulated".to_string());
+        };
+        let arguments: &[Operand] = match tail {
+            [] => &[],
+            [Operand::List(list)] => &list.value,
+            _ => return Err("indirect calls (with a prototype) are not simulated".to_string()),
+        };
+        let name = callee.name.value.clone();
+        let Some(info) = self.function_info(&name) else {
+            return Err(format!("`{name}` has no body in this module"));
+        };
+        if arguments.len() != info.params.len() || returns.len() != info.returns.len() {
+            return Err(format!(
+                "`{name}` takes {} argument(s) and {} return value(s)",
+                info.params.len(),
+                info.returns.len()
+            ));
+        }
+        let param = |operand: &Operand| -> Result<(u64, u64), String> {
+            match operand {
+                Operand::Name(name) => match self.resolve_name(name) {
+                    Some(Resolved::Address(Space::Param, address, size)) => Ok((address, size)),
+                    _ => Err(format!(
+                        "call argument `{}` is not a .param variable",
+                        name.name.value
+                    )),
+                },
+                _ => Err("call arguments must be .param variables".to_string()),
+            }
+        };
+        let mut argument_copies = Vec::new();
+        for (operand, (to, size)) in arguments.iter().zip(&info.params) {
+            let (from, bytes) = param(operand)?;
+            argument_copies.push((from, *to, bytes.min(*size)));
+        }
+        let mut return_copies = Vec::new();
+        for (operand, (from, size)) in returns.iter().zip(&info.returns) {
+            let (to, bytes) = param(operand)?;
+            return_copies.push((*from, to, bytes.min(*size)));
+        }
+        self.calls.push(PendingCall {
+            instruction: self.instructions.len(),
+            callee: name.clone(),
+        });
+        Ok(InstructionKind::Call {
+            target: usize::MAX,
+            callee: name,
+            arguments: argument_copies,
+            returns: return_copies,
+        })
+    }
+
+    fn sources3(&self, operands: &[Operand], types: [Type; 3]) -> Result<[Source; 3], String> {
+        Ok([
+            self.source(&operands[0], types[0])?,
+            self.source(&operands[1], types[1])?,
+            self.source(&operands[2], types[2])?,
+        ])
+    }
+
+    /// `%p` or `!%p`.
+    fn predicate_source(&self, operand: &Operand) -> Result<PredicateSource, String> {
+        match operand {
+            Operand::Negated(_, inner) => Ok(PredicateSource {
+                source: self.source(inner, Type::Pred)?,
+                negated: true,
+            }),
+            other => Ok(PredicateSource {
+                source: self.source(other, Type::Pred)?,
+                negated: false,
+            }),
+        }
+    }
+
+    /// `[base]`, `[base+offset]`, `[variable+offset]`, `[immediate]`.
+    fn memory_operand(&self, operand: &Operand) -> Result<MemoryOperand, String> {
+        let Operand::Address(address) = operand else {
+            return Err("expected an address `[...]`".to_string());
+        };
+        let offset = address.offset.as_ref().map_or(0, |o| o.value);
+        let base = match &address.base {
+            AddressBase::Name(name) => match self.resolve_name(name) {
+                Some(Resolved::Register(id)) => Source::Register(id),
+                Some(Resolved::Address(_, address, _)) => Source::Immediate(u128::from(address)),
+                None => {
+                    return Err(format!(
+                        "address base `{}` cannot be resolved",
+                        name.name.value
+                    ));
+                }
+            },
+            AddressBase::Immediate(value) => Source::Immediate(u128::from(value.value)),
+        };
+        Ok(MemoryOperand { base, offset })
     }
 
     /// `mov`, `cvt` and `cvt.pack`: decoded and validated through the instruction table.
@@ -565,7 +1171,7 @@ impl<'s> Lowerer<'s> {
     fn register_type(&self, name: &NameRef) -> Option<Type> {
         match self.resolve_name(name)? {
             Resolved::Register(id) => self.registers.get(id.index()).map(|r| r.ty),
-            Resolved::Address(_) => None,
+            Resolved::Address(..) => None,
         }
     }
 
@@ -620,16 +1226,26 @@ impl<'s> Lowerer<'s> {
                 };
                 elements.get(index).copied().map(Resolved::Register)
             }
-            (Symbol::Address(address), None) => Some(Resolved::Address(*address)),
-            (Symbol::Register(_) | Symbol::Address(_), Some(_)) | (Symbol::Vector(_), None) => None,
+            (Symbol::Address(space, address, size), None) => {
+                Some(Resolved::Address(*space, *address, *size))
+            }
+            (Symbol::Register(_) | Symbol::Address(..), Some(_)) | (Symbol::Vector(_), None) => {
+                None
+            }
         }
     }
 
     fn destination(&self, operand: &Operand) -> Result<Destination, String> {
         match operand {
             Operand::Name(name) => match self.resolve_name(name) {
-                Some(Resolved::Register(register)) => Ok(Destination { register }),
-                Some(Resolved::Address(_)) | None => Err(format!(
+                Some(Resolved::Register(register)) => Ok(Destination {
+                    register,
+                    ty: self
+                        .registers
+                        .get(register.index())
+                        .map_or(Type::B128, |r| r.ty),
+                }),
+                Some(Resolved::Address(..)) | None => Err(format!(
                     "destination `{}` is not a register",
                     name.name.value
                 )),
@@ -643,7 +1259,9 @@ impl<'s> Lowerer<'s> {
         match operand {
             Operand::Name(name) => match self.resolve_name(name) {
                 Some(Resolved::Register(id)) => Ok(Source::Register(id)),
-                Some(Resolved::Address(address)) => Ok(Source::Immediate(u128::from(address))),
+                Some(Resolved::Address(_, address, _)) => {
+                    Ok(Source::Immediate(u128::from(address)))
+                }
                 None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
             },
             Operand::Immediate(immediate) => {
@@ -760,7 +1378,7 @@ impl<'s> Lowerer<'s> {
 
 enum Resolved {
     Register(RegisterId),
-    Address(u64),
+    Address(Space, u64, u64),
 }
 
 /// The element type and vector length of a declaration (`.v4 .f32` → (f32, 4)).

@@ -1,21 +1,35 @@
-//! The machine: one thread's register file, its program counter, the step counter and fuel.
+//! The machine: a launch's [`Device`] (global memory, kernel parameters, grid shape), the
+//! [`Cta`]s that run on it (shared memory and threads), and the one exhaustive `match` over
+//! instruction kinds that runs a thread's next instruction.
 //!
-//! [`Machine::step`] runs one instruction and returns an [`Outcome`]; faults of the simulated
-//! program are outcomes, limits of the simulator are [`ExecError`]s (style rule 4).
+//! [`Machine`] is the one-thread launch that `ptxsim eval`, the tests and the single-thread
+//! form of `ptxsim run` use; grids are run by [`crate::grid`].
+//!
+//! Faults of the simulated program are [`Outcome`]s; limits of the simulator are
+//! [`ExecError`]s (style rule 4).
 
 use ptxsim_isa::Type;
+use ptxsim_isa::ops::Space;
 
+use crate::alu;
 use crate::cvt;
 use crate::error::ExecError;
 use crate::ir::{
-    Destination, Instruction, InstructionKind, Location, Program, RegisterId, Source,
-    SpecialRegister,
+    Axis, Destination, Instruction, InstructionKind, Location, MemoryOperand, Program, RegisterId,
+    Source, SpecialRegister, THREAD_PARAM_BASE,
 };
 use crate::lower::bit_type;
+use crate::memory::{
+    Fault, FaultKind, GlobalMemory, from_generic, from_generic_to, load_bytes, store_bytes,
+    to_generic,
+};
 use crate::semantics::{chop, extend, guard_passes, pack, unpack};
 
-/// The default step limit of the CLI.
+/// The default step limit (per thread) of the CLI.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
+
+/// Three dimensions of a grid or CTA, or an index into one (`x`, `y`, `z`).
+pub type Dim3 = [u32; 3];
 
 /// What one step (or a whole run) came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,14 +38,15 @@ pub enum Outcome {
     Running,
     /// The thread finished: `ret` or `exit` in the kernel, or the end of its body.
     Exited,
-    /// The program aborted (`trap`). `message` says why; `location` is the instruction.
+    /// The program aborted (`trap`, or a memory fault). `message` says why; `location` is the
+    /// instruction.
     Trapped {
         /// Why.
         message: String,
         /// Where.
         location: Location,
     },
-    /// The step limit given at construction was reached before the thread finished.
+    /// The thread reached its step limit before it finished.
     OutOfFuel,
 }
 
@@ -58,47 +73,85 @@ pub struct Write {
     pub new: u128,
 }
 
-/// What one executed step did, for traces.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One memory write of a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryWrite {
+    /// The space written (generic addresses resolved to their space).
+    pub space: Space,
+    /// The address in that space.
+    pub address: u64,
+    /// The number of bytes.
+    pub bytes: u32,
+    /// The bytes written, little-endian.
+    pub value: u128,
+}
+
+/// What one executed step did, for traces and the debugger.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StepRecord {
-    /// The step number, from 0.
+    /// The thread's step number, from 0.
     pub step: u64,
-    /// The thread (always 0: one thread per launch for now).
-    pub thread: u32,
+    /// The thread's index in the grid: `(ctaid linear) * threads-per-CTA + tid linear`.
+    pub thread: u64,
     /// The instruction's index in [`Program::instructions`].
     pub pc: usize,
     /// Whether the guard let the instruction run (`true` when it has none).
     pub executed: bool,
     /// The registers written, in order.
     pub writes: Vec<Write>,
+    /// The memory written, in order.
+    pub memory: Vec<MemoryWrite>,
 }
 
-/// One thread running a [`Program`]. Registers start at zero (PTX leaves them undefined;
-/// ptxsim picks zero so that runs are deterministic).
+/// What a launch shares between all its threads: the program, global memory, the kernel's
+/// parameter space, the grid's shape and the step limit.
 #[derive(Debug)]
-pub struct Machine<'p> {
+pub struct Device<'p> {
     program: &'p Program,
-    registers: Vec<u128>,
-    pc: usize,
-    steps: u64,
+    /// Global memory: argument buffers, then the module's `.global` variables.
+    pub global: GlobalMemory,
+    params: Vec<u8>,
+    grid: Dim3,
+    block: Dim3,
     max_steps: u64,
-    finished: Option<Outcome>,
-    last: Option<StepRecord>,
 }
 
-impl<'p> Machine<'p> {
-    /// A thread at the program's first instruction, with every register zero and a limit of
-    /// `max_steps` instructions (fuel).
-    pub fn new(program: &'p Program, max_steps: u64) -> Self {
+impl<'p> Device<'p> {
+    /// A device for `program` with grid and CTA shapes and a step limit per thread. Global
+    /// memory holds the module's `.global` variables (at the addresses lowering gave them);
+    /// kernel parameters read as zero until [`Device::set_params`].
+    pub fn new(program: &'p Program, grid: Dim3, block: Dim3, max_steps: u64) -> Self {
+        let mut global = GlobalMemory::new();
+        for variable in &program.globals {
+            global.add(variable.name.clone(), &variable.bytes);
+        }
         Self {
             program,
-            registers: vec![0; program.registers.len()],
-            pc: 0,
-            steps: 0,
+            global,
+            params: vec![0; usize::try_from(program.param_bytes).unwrap_or(0)],
+            grid,
+            block,
             max_steps,
-            finished: None,
-            last: None,
         }
+    }
+
+    /// A one-thread launch without arguments (parameters read as zero).
+    pub fn single(program: &'p Program, max_steps: u64) -> Self {
+        Self::new(program, [1, 1, 1], [1, 1, 1], max_steps)
+    }
+
+    /// Sets the kernel parameter space (padded with zeros to its declared size).
+    pub fn set_params(&mut self, mut params: Vec<u8>) {
+        let size = usize::try_from(self.program.param_bytes).unwrap_or(0);
+        if params.len() < size {
+            params.resize(size, 0);
+        }
+        self.params = params;
+    }
+
+    /// The kernel parameter space.
+    pub fn params(&self) -> &[u8] {
+        &self.params
     }
 
     /// The program.
@@ -106,26 +159,105 @@ impl<'p> Machine<'p> {
         self.program
     }
 
-    /// Every register's value, in declaration order.
-    pub fn registers(&self) -> &[u128] {
-        &self.registers
+    /// The grid's shape in CTAs.
+    pub fn grid(&self) -> Dim3 {
+        self.grid
     }
 
-    /// Sets a register (masked to its width); used to preload operands.
-    pub fn set_register(&mut self, register: RegisterId, value: u128) {
-        let bits = self
-            .program
-            .registers
-            .get(register.index())
-            .map_or(0, |r| r.bits());
-        if let Some(slot) = self.registers.get_mut(register.index()) {
-            *slot = chop(value, bits);
+    /// The CTA's shape in threads.
+    pub fn block(&self) -> Dim3 {
+        self.block
+    }
+
+    /// The step limit of each thread.
+    pub fn max_steps(&self) -> u64 {
+        self.max_steps
+    }
+
+    /// Threads per CTA.
+    pub fn threads_per_cta(&self) -> u64 {
+        self.block.iter().map(|&d| u64::from(d)).product()
+    }
+
+    /// CTAs in the grid.
+    pub fn ctas(&self) -> u64 {
+        self.grid.iter().map(|&d| u64::from(d)).product()
+    }
+}
+
+/// The index `i` as a [`Dim3`] of a shape (x fastest).
+pub fn unflatten(index: u64, shape: Dim3) -> Dim3 {
+    let x = u64::from(shape[0].max(1));
+    let y = u64::from(shape[1].max(1));
+    [
+        (index % x) as u32,
+        ((index / x) % y) as u32,
+        (index / (x * y)) as u32,
+    ]
+}
+
+/// The linear index of `index` in `shape` (x fastest).
+pub fn flatten(index: Dim3, shape: Dim3) -> u64 {
+    u64::from(index[0])
+        + u64::from(shape[0]) * (u64::from(index[1]) + u64::from(shape[1]) * u64::from(index[2]))
+}
+
+/// A call frame: where to go back to and what to copy back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Frame {
+    return_pc: usize,
+    callee: usize,
+    returns: Vec<(u64, u64, u64)>,
+}
+
+/// Where a thread is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThreadStatus {
+    /// It can run.
+    Ready,
+    /// It waits at `bar.sync` for the rest of its CTA.
+    AtBarrier,
+    /// It finished (exited, trapped or ran out of fuel).
+    Done(Outcome),
+}
+
+/// One thread: its registers, program counter, step count, `.local` and per-thread `.param`
+/// memory, and call stack. Registers start at zero (PTX leaves them undefined; ptxsim picks
+/// zero so that runs are deterministic).
+#[derive(Clone, Debug)]
+pub struct Thread {
+    tid: Dim3,
+    registers: Vec<u128>,
+    pc: usize,
+    steps: u64,
+    local: Vec<u8>,
+    params: Vec<u8>,
+    frames: Vec<Frame>,
+    status: ThreadStatus,
+}
+
+impl Thread {
+    fn new(program: &Program, tid: Dim3) -> Self {
+        Self {
+            tid,
+            registers: vec![0; program.registers.len()],
+            pc: 0,
+            steps: 0,
+            local: vec![0; usize::try_from(program.local_bytes).unwrap_or(0)],
+            params: vec![0; usize::try_from(program.thread_param_bytes).unwrap_or(0)],
+            frames: Vec::new(),
+            status: ThreadStatus::Ready,
         }
     }
 
-    /// The number of instructions issued so far.
-    pub fn steps(&self) -> u64 {
-        self.steps
+    /// The thread's index in its CTA.
+    pub fn tid(&self) -> Dim3 {
+        self.tid
+    }
+
+    /// Every register's value, in declaration order.
+    pub fn registers(&self) -> &[u128] {
+        &self.registers
     }
 
     /// The index of the next instruction.
@@ -133,10 +265,380 @@ impl<'p> Machine<'p> {
         self.pc
     }
 
+    /// Instructions issued so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Where the thread is.
+    pub fn status(&self) -> &ThreadStatus {
+        &self.status
+    }
+
+    /// The thread's `.local` memory.
+    pub fn local(&self) -> &[u8] {
+        &self.local
+    }
+
+    /// Sets a register (masked to its width).
+    pub fn set_register(&mut self, program: &Program, register: RegisterId, value: u128) {
+        let bits = program
+            .registers
+            .get(register.index())
+            .map_or(0, |r| r.bits());
+        if let Some(slot) = self.registers.get_mut(register.index()) {
+            *slot = chop(value, bits);
+        }
+    }
+}
+
+/// What one call of [`Cta::step_thread`] came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The thread can go on.
+    Continue,
+    /// The thread reached `bar.sync` and waits for its CTA.
+    Barrier,
+    /// The thread finished.
+    Done(Outcome),
+}
+
+/// A CTA: its shared memory and its threads.
+#[derive(Clone, Debug)]
+pub struct Cta {
+    ctaid: Dim3,
+    linear: u64,
+    shared: Vec<u8>,
+    threads: Vec<Thread>,
+}
+
+impl Cta {
+    /// CTA `ctaid` of the device's grid, every thread at the first instruction.
+    pub fn new(device: &Device<'_>, ctaid: Dim3) -> Self {
+        let program = device.program;
+        let count = device.threads_per_cta();
+        let threads = (0..count)
+            .map(|index| Thread::new(program, unflatten(index, device.block)))
+            .collect();
+        Self {
+            ctaid,
+            linear: flatten(ctaid, device.grid),
+            shared: vec![0; usize::try_from(program.shared_bytes).unwrap_or(0)],
+            threads,
+        }
+    }
+
+    /// The CTA's index in the grid.
+    pub fn ctaid(&self) -> Dim3 {
+        self.ctaid
+    }
+
+    /// The threads, in linear order.
+    pub fn threads(&self) -> &[Thread] {
+        &self.threads
+    }
+
+    /// One thread, mutably (to set registers).
+    pub fn thread_mut(&mut self, index: usize) -> Option<&mut Thread> {
+        self.threads.get_mut(index)
+    }
+
+    /// The CTA's shared memory.
+    pub fn shared(&self) -> &[u8] {
+        &self.shared
+    }
+
+    /// The grid-wide index of thread `index` of this CTA.
+    pub fn global_thread(&self, device: &Device<'_>, index: usize) -> u64 {
+        self.linear * device.threads_per_cta() + index as u64
+    }
+
+    /// When every thread that has not finished waits at the barrier, releases them all and
+    /// returns `true`.
+    pub fn release_barrier(&mut self) -> bool {
+        let waiting = self
+            .threads
+            .iter()
+            .any(|t| t.status == ThreadStatus::AtBarrier);
+        let all_arrived = self
+            .threads
+            .iter()
+            .all(|t| matches!(t.status, ThreadStatus::AtBarrier | ThreadStatus::Done(_)));
+        if waiting && all_arrived {
+            for thread in &mut self.threads {
+                if thread.status == ThreadStatus::AtBarrier {
+                    thread.status = ThreadStatus::Ready;
+                }
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Runs every thread to its end: each thread in turn runs until it finishes or reaches
+    /// a barrier; when all are at the barrier they are released. Stops at the first thread
+    /// that does not exit normally and returns its index and outcome (or its index and the
+    /// simulator's error). `trace` receives every issued step's record.
+    pub fn run(
+        &mut self,
+        device: &Device<'_>,
+        mut trace: Option<&mut dyn FnMut(&StepRecord)>,
+    ) -> Result<Option<(usize, Outcome)>, (usize, ExecError)> {
+        let mut record = StepRecord::default();
+        loop {
+            for index in 0..self.threads.len() {
+                if trace.is_none() {
+                    if let Event::Done(outcome) = self
+                        .run_thread(device, index)
+                        .map_err(|error| (index, error))?
+                    {
+                        if outcome != Outcome::Exited {
+                            return Ok(Some((index, outcome)));
+                        }
+                    }
+                    continue;
+                }
+                while self.threads[index].status == ThreadStatus::Ready {
+                    let recording = trace.is_some();
+                    let event = self
+                        .step_thread(device, index, recording.then_some(&mut record))
+                        .map_err(|error| (index, error))?;
+                    if let Some(sink) = trace.as_mut() {
+                        if record.pc != usize::MAX {
+                            sink(&record);
+                        }
+                    }
+                    if let Event::Done(outcome) = event {
+                        if outcome != Outcome::Exited {
+                            return Ok(Some((index, outcome)));
+                        }
+                    }
+                }
+            }
+            if !self.release_barrier() {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Runs thread `index` until it finishes or reaches a barrier, recording nothing (the fast
+    /// path of [`Cta::run`]; the same semantics as repeated [`Cta::step_thread`]).
+    pub fn run_thread(&mut self, device: &Device<'_>, index: usize) -> Result<Event, ExecError> {
+        let program = device.program;
+        let ctaid = self.ctaid;
+        let Some(thread) = self.threads.get_mut(index) else {
+            return Err(ExecError::Internal(format!("no thread {index}")));
+        };
+        match &thread.status {
+            ThreadStatus::Done(outcome) => return Ok(Event::Done(outcome.clone())),
+            ThreadStatus::AtBarrier => return Ok(Event::Barrier),
+            ThreadStatus::Ready => {}
+        }
+        let mut executor = Executor {
+            device,
+            ctaid,
+            shared: &mut self.shared,
+            thread,
+            writes: None,
+            memory: None,
+        };
+        loop {
+            let pc = executor.thread.pc;
+            let Some(instruction) = program.instructions.get(pc) else {
+                executor.thread.status = ThreadStatus::Done(Outcome::Exited);
+                return Ok(Event::Done(Outcome::Exited));
+            };
+            if executor.thread.steps >= device.max_steps {
+                executor.thread.status = ThreadStatus::Done(Outcome::OutOfFuel);
+                return Ok(Event::Done(Outcome::OutOfFuel));
+            }
+            let executed = match instruction.guard {
+                Some(guard) => guard_passes(executor.read_register(guard.predicate), guard.negated),
+                None => true,
+            };
+            let flow = if executed {
+                executor.execute(instruction).map_err(|error| *error)?
+            } else {
+                Flow::Jump(pc + 1)
+            };
+            let thread = &mut *executor.thread;
+            thread.steps += 1;
+            match flow {
+                Flow::Jump(target) => thread.pc = target,
+                Flow::Barrier => {
+                    thread.pc += 1;
+                    thread.status = ThreadStatus::AtBarrier;
+                    return Ok(Event::Barrier);
+                }
+                Flow::Stop(outcome) => {
+                    thread.status = ThreadStatus::Done((*outcome).clone());
+                    return Ok(Event::Done(*outcome));
+                }
+            }
+        }
+    }
+
+    /// Puts every thread back at the first instruction with zeroed registers and memory, as
+    /// CTA `ctaid` (reusing the allocations of a finished CTA).
+    pub fn reset(&mut self, device: &Device<'_>, ctaid: Dim3) {
+        self.ctaid = ctaid;
+        self.linear = flatten(ctaid, device.grid);
+        self.shared.fill(0);
+        for thread in &mut self.threads {
+            thread.registers.fill(0);
+            thread.local.fill(0);
+            thread.params.fill(0);
+            thread.frames.clear();
+            thread.pc = 0;
+            thread.steps = 0;
+            thread.status = ThreadStatus::Ready;
+        }
+    }
+
+    /// Issues the next instruction of thread `index`. When `record` is given it is filled
+    /// with what the step did (`pc == usize::MAX` when no instruction was issued).
+    pub fn step_thread(
+        &mut self,
+        device: &Device<'_>,
+        index: usize,
+        mut record: Option<&mut StepRecord>,
+    ) -> Result<Event, ExecError> {
+        let program = device.program;
+        let global_thread = self.global_thread(device, index);
+        let Some(thread) = self.threads.get_mut(index) else {
+            return Err(ExecError::Internal(format!("no thread {index}")));
+        };
+        if let Some(record) = record.as_deref_mut() {
+            record.pc = usize::MAX;
+            record.writes.clear();
+            record.memory.clear();
+            record.thread = global_thread;
+        }
+        match &thread.status {
+            ThreadStatus::Done(outcome) => return Ok(Event::Done(outcome.clone())),
+            ThreadStatus::AtBarrier => return Ok(Event::Barrier),
+            ThreadStatus::Ready => {}
+        }
+        let Some(instruction) = program.instructions.get(thread.pc) else {
+            thread.status = ThreadStatus::Done(Outcome::Exited);
+            return Ok(Event::Done(Outcome::Exited));
+        };
+        if thread.steps >= device.max_steps {
+            thread.status = ThreadStatus::Done(Outcome::OutOfFuel);
+            return Ok(Event::Done(Outcome::OutOfFuel));
+        }
+        let recording = record.is_some();
+        let mut scratch = StepRecord::default();
+        let record: &mut StepRecord = match record {
+            Some(record) => record,
+            None => &mut scratch,
+        };
+        record.step = thread.steps;
+        record.pc = thread.pc;
+        record.executed = true;
+        let mut executor = Executor {
+            device,
+            ctaid: self.ctaid,
+            shared: &mut self.shared,
+            thread,
+            writes: recording.then_some(&mut record.writes),
+            memory: recording.then_some(&mut record.memory),
+        };
+        if let Some(guard) = instruction.guard {
+            record.executed = guard_passes(executor.read_register(guard.predicate), guard.negated);
+        }
+        let mut flow = Flow::Jump(executor.thread.pc + 1);
+        if record.executed {
+            match executor.execute(instruction) {
+                Ok(next) => flow = next,
+                Err(error) => {
+                    // The instruction did not run: no step, no trace line.
+                    record.pc = usize::MAX;
+                    return Err(*error);
+                }
+            }
+        }
+        let thread = executor.thread;
+        thread.steps += 1;
+        let event = match flow {
+            Flow::Jump(target) => {
+                thread.pc = target;
+                Event::Continue
+            }
+            Flow::Barrier => {
+                thread.pc += 1;
+                thread.status = ThreadStatus::AtBarrier;
+                Event::Barrier
+            }
+            Flow::Stop(outcome) => {
+                thread.status = ThreadStatus::Done((*outcome).clone());
+                Event::Done(*outcome)
+            }
+        };
+        Ok(event)
+    }
+}
+
+/// One thread running a [`Program`] alone: a one-thread, one-CTA launch without arguments.
+#[derive(Debug)]
+pub struct Machine<'p> {
+    device: Device<'p>,
+    cta: Cta,
+    record: StepRecord,
+    has_record: bool,
+}
+
+impl<'p> Machine<'p> {
+    /// A thread at the program's first instruction, with every register zero and a limit of
+    /// `max_steps` instructions (fuel).
+    pub fn new(program: &'p Program, max_steps: u64) -> Self {
+        let device = Device::single(program, max_steps);
+        let cta = Cta::new(&device, [0, 0, 0]);
+        Self {
+            device,
+            cta,
+            record: StepRecord::default(),
+            has_record: false,
+        }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &'p Program {
+        self.device.program
+    }
+
+    fn thread(&self) -> Option<&Thread> {
+        self.cta.threads.first()
+    }
+
+    /// Every register's value, in declaration order.
+    pub fn registers(&self) -> &[u128] {
+        self.thread().map_or(&[], |t| t.registers())
+    }
+
+    /// Sets a register (masked to its width); used to preload operands.
+    pub fn set_register(&mut self, register: RegisterId, value: u128) {
+        let program = self.device.program;
+        if let Some(thread) = self.cta.thread_mut(0) {
+            thread.set_register(program, register, value);
+        }
+    }
+
+    /// The number of instructions issued so far.
+    pub fn steps(&self) -> u64 {
+        self.thread().map_or(0, Thread::steps)
+    }
+
+    /// The index of the next instruction.
+    pub fn pc(&self) -> usize {
+        self.thread().map_or(0, Thread::pc)
+    }
+
     /// What the last step did (`None` before the first or after a step that ended the run
     /// without issuing an instruction).
     pub fn last_record(&self) -> Option<&StepRecord> {
-        self.last.as_ref()
+        self.has_record.then_some(&self.record)
     }
 
     /// Runs until the thread exits, traps or runs out of fuel.
@@ -151,64 +653,75 @@ impl<'p> Machine<'p> {
 
     /// Issues one instruction.
     pub fn step(&mut self) -> Result<Outcome, ExecError> {
-        self.last = None;
-        if let Some(done) = &self.finished {
-            return Ok(done.clone());
-        }
-        let program = self.program;
-        let Some(instruction) = program.instructions.get(self.pc) else {
-            return Ok(self.finish(Outcome::Exited));
-        };
-        if self.steps >= self.max_steps {
-            return Ok(self.finish(Outcome::OutOfFuel));
-        }
-        let mut record = StepRecord {
-            step: self.steps,
-            thread: 0,
-            pc: self.pc,
-            executed: true,
-            writes: Vec::new(),
-        };
-        if let Some(guard) = instruction.guard {
-            record.executed = guard_passes(self.read_register(guard.predicate)?, guard.negated);
-        }
-        let mut next = self.pc + 1;
-        let mut outcome = Outcome::Running;
-        if record.executed {
-            match self.execute(instruction, &mut record.writes)? {
-                Flow::Next => {}
-                Flow::Jump(target) => next = target,
-                Flow::Stop(done) => outcome = done,
+        self.has_record = false;
+        let event = self
+            .cta
+            .step_thread(&self.device, 0, Some(&mut self.record))?;
+        self.has_record = self.record.pc != usize::MAX;
+        Ok(match event {
+            Event::Continue => Outcome::Running,
+            Event::Barrier => {
+                // A lone thread is the whole CTA: the barrier releases at once.
+                self.cta.release_barrier();
+                Outcome::Running
             }
-        }
-        self.steps += 1;
-        self.pc = next;
-        self.last = Some(record);
-        if outcome != Outcome::Running {
-            self.finished = Some(outcome.clone());
-        }
-        Ok(outcome)
+            Event::Done(outcome) => outcome,
+        })
+    }
+}
+
+/// Where a thread goes after an instruction; kept small (boxed outcome) because every
+/// instruction returns one.
+enum Flow {
+    Jump(usize),
+    Barrier,
+    Stop(Box<Outcome>),
+}
+
+/// The state one step works on.
+struct Executor<'a, 'p> {
+    device: &'a Device<'p>,
+    ctaid: Dim3,
+    shared: &'a mut Vec<u8>,
+    thread: &'a mut Thread,
+    writes: Option<&'a mut Vec<Write>>,
+    memory: Option<&'a mut Vec<MemoryWrite>>,
+}
+
+impl Executor<'_, '_> {
+    fn next(&self) -> Flow {
+        Flow::Jump(self.thread.pc + 1)
     }
 
-    fn finish(&mut self, outcome: Outcome) -> Outcome {
-        self.finished = Some(outcome.clone());
-        outcome
+    fn trap(&self, instruction: &Instruction, message: String) -> Flow {
+        Flow::Stop(Box::new(Outcome::Trapped {
+            message,
+            location: instruction.location,
+        }))
+    }
+
+    fn fault(&self, instruction: &Instruction, fault: Fault) -> Flow {
+        let [x, y, z] = self.thread.tid;
+        let [bx, by, bz] = self.ctaid;
+        self.trap(
+            instruction,
+            format!(
+                "{fault} in `{}` (thread ({x},{y},{z}) of block ({bx},{by},{bz}))",
+                instruction.text
+            ),
+        )
     }
 
     /// The one exhaustive match over instruction kinds (style rule 3).
-    fn execute(
-        &mut self,
-        instruction: &Instruction,
-        writes: &mut Vec<Write>,
-    ) -> Result<Flow, ExecError> {
+    fn execute(&mut self, instruction: &Instruction) -> Result<Flow, Box<ExecError>> {
         match &instruction.kind {
             InstructionKind::Mov {
                 ty,
                 destination,
                 source,
             } => {
-                let value = chop(self.read(*source)?, ty.bits());
-                self.write(*destination, value, *ty, writes)?;
+                let value = chop(self.read(*source), ty.bits());
+                self.write(*destination, value, *ty);
             }
             InstructionKind::MovPack {
                 ty,
@@ -218,9 +731,9 @@ impl<'p> Machine<'p> {
                 let element_bits = ty.bits() / (elements.len().max(1) as u32);
                 let mut values = Vec::with_capacity(elements.len());
                 for element in elements {
-                    values.push(self.read(*element)?);
+                    values.push(self.read(*element));
                 }
-                self.write(*destination, pack(&values, element_bits), *ty, writes)?;
+                self.write(*destination, pack(&values, element_bits), *ty);
             }
             InstructionKind::MovUnpack {
                 ty,
@@ -228,11 +741,11 @@ impl<'p> Machine<'p> {
                 source,
             } => {
                 let element_bits = ty.bits() / (elements.len().max(1) as u32);
-                let value = chop(self.read(*source)?, ty.bits());
+                let value = chop(self.read(*source), ty.bits());
                 let parts = unpack(value, element_bits, elements.len());
                 for (element, part) in elements.iter().zip(parts) {
                     if let Some(destination) = element {
-                        self.write(*destination, part, bit_type(element_bits), writes)?;
+                        self.write(*destination, part, bit_type(element_bits));
                     }
                 }
             }
@@ -241,13 +754,13 @@ impl<'p> Machine<'p> {
                 destination,
                 sources,
             } => {
-                let widths = cvt::source_widths(op, sources.len());
-                let mut values = Vec::with_capacity(sources.len());
-                for (source, width) in sources.iter().zip(widths) {
-                    values.push(chop(self.read(*source)?, width) as u64);
+                let mut values = [0u64; 6];
+                let count = sources.len();
+                for (index, (slot, source)) in values.iter_mut().zip(sources).enumerate() {
+                    *slot = chop(self.read(*source), cvt::source_width(op, index, count)) as u64;
                 }
-                let result = cvt::apply(op, &values);
-                self.write(*destination, u128::from(result), op.destination, writes)?;
+                let result = cvt::apply(op, &values[..sources.len().min(6)]);
+                self.write(*destination, u128::from(result), op.destination);
             }
             InstructionKind::CvtPack {
                 ty,
@@ -256,107 +769,560 @@ impl<'p> Machine<'p> {
                 b,
                 c,
             } => {
-                let a = chop(self.read(*a)?, 32) as u64;
-                let b = chop(self.read(*b)?, 32) as u64;
+                let a = self.read_bits(*a, 32);
+                let b = self.read_bits(*b, 32);
                 let c = match c {
-                    Some(c) => chop(self.read(*c)?, 32) as u64,
+                    Some(c) => self.read_bits(*c, 32),
                     None => 0,
                 };
                 let result = cvt::apply_pack(*ty, a, b, c);
-                self.write(*destination, u128::from(result), Type::U32, writes)?;
+                self.write(*destination, u128::from(result), Type::U32);
+            }
+            InstructionKind::IntBinary {
+                op,
+                ty,
+                sat,
+                relu,
+                destination,
+                a,
+                b,
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                // Shift amounts are `.u32` whatever the instruction type (PTX ISA 9.7.8.8).
+                let b_bits = match op {
+                    ptxsim_isa::ops::IntOp::Shl | ptxsim_isa::ops::IntOp::Shr => 32,
+                    _ => ty.bits(),
+                };
+                let b = self.read_bits(*b, b_bits);
+                let result = alu::int_binary(*op, *ty, *sat, *relu, a, b);
+                let result_ty = match op {
+                    ptxsim_isa::ops::IntOp::Mul(ptxsim_isa::ops::MulMode::Wide) => wide_type(*ty),
+                    _ => *ty,
+                };
+                self.write(*destination, u128::from(result), result_ty);
+            }
+            InstructionKind::IntUnary {
+                op,
+                ty,
+                destination,
+                a,
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                let result = alu::int_unary(*op, *ty, a);
+                let result_ty = match op {
+                    ptxsim_isa::ops::IntUnaryOp::Popc | ptxsim_isa::ops::IntUnaryOp::Clz => {
+                        Type::U32
+                    }
+                    _ => *ty,
+                };
+                self.write(*destination, u128::from(result), result_ty);
+            }
+            InstructionKind::Mad {
+                mode,
+                ty,
+                sat,
+                destination,
+                sources: [a, b, c],
+            } => {
+                let result_ty = match mode {
+                    ptxsim_isa::ops::MulMode::Wide => wide_type(*ty),
+                    _ => *ty,
+                };
+                let a = self.read_bits(*a, ty.bits());
+                let b = self.read_bits(*b, ty.bits());
+                let c = self.read_bits(*c, result_ty.bits());
+                let result = alu::int_mad(*mode, *ty, *sat, a, b, c);
+                self.write(*destination, u128::from(result), result_ty);
+            }
+            InstructionKind::FloatBinary {
+                op,
+                ty,
+                modifiers,
+                destination,
+                a,
+                b,
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                let b = self.read_bits(*b, ty.bits());
+                let result = alu::float_binary(*op, *ty, *modifiers, a, b);
+                self.write(*destination, u128::from(result), *ty);
+            }
+            InstructionKind::Fma {
+                ty,
+                modifiers,
+                destination,
+                sources: [a, b, c],
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                let b = self.read_bits(*b, ty.bits());
+                let c = self.read_bits(*c, ty.bits());
+                let result = alu::float_fma(*ty, *modifiers, a, b, c);
+                self.write(*destination, u128::from(result), *ty);
+            }
+            InstructionKind::FloatUnary {
+                op,
+                ty,
+                modifiers,
+                destination,
+                a,
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                let result = alu::float_unary(*op, *ty, *modifiers, a);
+                self.write(*destination, u128::from(result), *ty);
+            }
+            InstructionKind::Setp {
+                compare,
+                ty,
+                ftz,
+                combine,
+                p,
+                q,
+                a,
+                b,
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                let b = self.read_bits(*b, ty.bits());
+                let result = alu::compare(*compare, *ty, *ftz, a, b);
+                let (p_value, q_value) = match combine {
+                    Some((op, c)) => {
+                        let c = (self.read_bits(c.source, 1) == 1) != c.negated;
+                        (alu::combine(*op, result, c), alu::combine(*op, !result, c))
+                    }
+                    None => (result, !result),
+                };
+                self.write(*p, u128::from(p_value), Type::Pred);
+                if let Some(q) = q {
+                    self.write(*q, u128::from(q_value), Type::Pred);
+                }
+            }
+            InstructionKind::Selp {
+                ty,
+                destination,
+                a,
+                b,
+                c,
+            } => {
+                let chosen = if self.read_bits(*c, 1) == 1 { a } else { b };
+                let value = chop(self.read(*chosen), ty.bits());
+                self.write(*destination, value, *ty);
+            }
+            InstructionKind::Prmt {
+                mode,
+                destination,
+                sources: [a, b, c],
+            } => {
+                let a = self.read_bits(*a, 32) as u32;
+                let b = self.read_bits(*b, 32) as u32;
+                let c = self.read_bits(*c, 32) as u32;
+                let result = alu::prmt(*mode, a, b, c);
+                self.write(*destination, u128::from(result), Type::B32);
+            }
+            InstructionKind::Lop3 {
+                destination,
+                sources: [a, b, c],
+                lut,
+            } => {
+                let a = self.read_bits(*a, 32) as u32;
+                let b = self.read_bits(*b, 32) as u32;
+                let c = self.read_bits(*c, 32) as u32;
+                let result = alu::lop3(a, b, c, *lut);
+                self.write(*destination, u128::from(result), Type::B32);
+            }
+            InstructionKind::Bfe {
+                ty,
+                destination,
+                sources: [a, b, c],
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                let position = self.read_bits(*b, 32) as u32;
+                let length = self.read_bits(*c, 32) as u32;
+                let result = alu::bfe(*ty, a, position, length);
+                self.write(*destination, u128::from(result), *ty);
+            }
+            InstructionKind::Bfi {
+                ty,
+                destination,
+                sources: [a, b, c, d],
+            } => {
+                let a = self.read_bits(*a, ty.bits());
+                let b = self.read_bits(*b, ty.bits());
+                let position = self.read_bits(*c, 32) as u32;
+                let length = self.read_bits(*d, 32) as u32;
+                let result = alu::bfi(*ty, a, b, position, length);
+                self.write(*destination, u128::from(result), *ty);
+            }
+            InstructionKind::Ld {
+                space,
+                ty,
+                destinations,
+                address,
+            } => {
+                let base = self.address(*address)?;
+                let bytes = ty.bits().div_ceil(8).max(1);
+                let total = u64::from(bytes) * destinations.len() as u64;
+                if total.is_power_of_two() && base % total != 0 {
+                    return Ok(self.fault(
+                        instruction,
+                        fault(FaultKind::Misaligned, *space, base, total, false),
+                    ));
+                }
+                for (index, destination) in destinations.iter().enumerate() {
+                    let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                    let value = match self.load(*space, at, bytes) {
+                        Ok(value) => value,
+                        Err(fault) => return Ok(self.fault(instruction, fault)),
+                    };
+                    if let Some(destination) = destination {
+                        self.write(*destination, value, *ty);
+                    }
+                }
+            }
+            InstructionKind::St {
+                space,
+                ty,
+                address,
+                sources,
+            } => {
+                let base = self.address(*address)?;
+                let bytes = ty.bits().div_ceil(8).max(1);
+                let total = u64::from(bytes) * sources.len() as u64;
+                if total.is_power_of_two() && base % total != 0 {
+                    return Ok(self.fault(
+                        instruction,
+                        fault(FaultKind::Misaligned, *space, base, total, true),
+                    ));
+                }
+                for (index, source) in sources.iter().enumerate() {
+                    let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                    let value = chop(self.read(*source), ty.bits());
+                    if let Err(fault) = self.store(*space, at, bytes, value) {
+                        return Ok(self.fault(instruction, fault));
+                    }
+                }
+            }
+            InstructionKind::Cvta {
+                to,
+                space,
+                ty,
+                destination,
+                source,
+            } => {
+                let value = self.read_bits(*source, ty.bits());
+                let result = if *to {
+                    from_generic_to(*space, value)
+                } else {
+                    to_generic(*space, value)
+                };
+                self.write(*destination, u128::from(result), *ty);
+            }
+            InstructionKind::Atom {
+                space,
+                op,
+                ty,
+                destination,
+                address,
+                b,
+                c,
+            } => {
+                let at = self.address(*address)?;
+                let b = self.read_bits(*b, ty.bits());
+                let c = match c {
+                    Some(c) => self.read_bits(*c, ty.bits()),
+                    None => 0,
+                };
+                let bytes = ty.bits().div_ceil(8);
+                let old = match self.atomic(*space, at, bytes, |old| alu::atom(*op, *ty, old, b, c))
+                {
+                    Ok(old) => old,
+                    Err(fault) => return Ok(self.fault(instruction, fault)),
+                };
+                if let Some(destination) = destination {
+                    self.write(*destination, u128::from(old), *ty);
+                }
+            }
+            InstructionKind::BarSync => {
+                return Ok(Flow::Barrier);
+            }
+            InstructionKind::Fence => {}
+            InstructionKind::Call {
+                target,
+                callee,
+                arguments,
+                returns,
+            } => {
+                if self.thread.frames.iter().any(|f| f.callee == *target) {
+                    return Ok(self.trap(
+                        instruction,
+                        format!("recursive call of `{callee}` (recursion is not simulated)"),
+                    ));
+                }
+                for (from, to, bytes) in arguments {
+                    if !self.copy_param(*from, *to, *bytes) {
+                        return Err(Box::new(ExecError::Internal(format!(
+                            "call argument outside the parameter space of `{callee}`"
+                        ))));
+                    }
+                }
+                self.thread.frames.push(Frame {
+                    return_pc: self.thread.pc + 1,
+                    callee: *target,
+                    returns: returns.clone(),
+                });
+                return Ok(Flow::Jump(*target));
             }
             InstructionKind::Bra { target } => {
-                if *target > self.program.instructions.len() {
-                    return Err(ExecError::Internal(format!(
+                if *target > self.device.program.instructions.len() {
+                    return Err(Box::new(ExecError::Internal(format!(
                         "branch target {target} outside the program"
-                    )));
+                    ))));
                 }
                 return Ok(Flow::Jump(*target));
             }
-            InstructionKind::Ret | InstructionKind::Exit => return Ok(Flow::Stop(Outcome::Exited)),
+            InstructionKind::Ret => {
+                let Some(frame) = self.thread.frames.pop() else {
+                    return Ok(Flow::Stop(Box::new(Outcome::Exited)));
+                };
+                for (from, to, bytes) in &frame.returns {
+                    if !self.copy_param(*from, *to, *bytes) {
+                        return Err(Box::new(ExecError::Internal(
+                            "return value outside the parameter space".to_string(),
+                        )));
+                    }
+                }
+                return Ok(Flow::Jump(frame.return_pc));
+            }
+            InstructionKind::Exit => return Ok(Flow::Stop(Box::new(Outcome::Exited))),
             InstructionKind::Trap => {
-                return Ok(Flow::Stop(Outcome::Trapped {
-                    message: "trap instruction executed".to_string(),
-                    location: instruction.location,
-                }));
+                return Ok(self.trap(instruction, "trap instruction executed".to_string()));
             }
             InstructionKind::Unsupported { mnemonic, reason } => {
-                return Err(ExecError::Unsupported {
+                return Err(Box::new(ExecError::Unsupported {
                     mnemonic: mnemonic.clone(),
                     reason: reason.clone(),
                     line: instruction.location.line,
                     column: instruction.location.column,
-                });
+                }));
             }
         }
-        Ok(Flow::Next)
+        Ok(self.next())
     }
 
-    fn read_register(&self, register: RegisterId) -> Result<u128, ExecError> {
-        self.registers
-            .get(register.index())
-            .copied()
-            .ok_or_else(|| ExecError::Internal(format!("register {} does not exist", register.0)))
+    /// Copies `bytes` within the thread's `.param` space.
+    fn copy_param(&mut self, from: u64, to: u64, bytes: u64) -> bool {
+        let (Some(from), Some(to)) = (
+            from.checked_sub(THREAD_PARAM_BASE),
+            to.checked_sub(THREAD_PARAM_BASE),
+        ) else {
+            return false;
+        };
+        let len = self.thread.params.len() as u64;
+        if from + bytes > len || to + bytes > len {
+            return false;
+        }
+        self.thread
+            .params
+            .copy_within(from as usize..(from + bytes) as usize, to as usize);
+        true
     }
 
-    fn read(&self, source: Source) -> Result<u128, ExecError> {
-        match source {
-            Source::Register(register) => self.read_register(register),
-            Source::Immediate(bits) => Ok(bits),
-            Source::Special(special) => Ok(self.special(special)),
+    fn address(&self, operand: MemoryOperand) -> Result<u64, ExecError> {
+        let base = self.read(operand.base) as u64;
+        Ok(base.wrapping_add(operand.offset as u64))
+    }
+
+    /// Resolves a space and address to the memory that holds it.
+    fn load(&mut self, space: Space, address: u64, bytes: u32) -> Result<u128, Fault> {
+        if bytes == 16 {
+            let low = self.load(space, address, 8)?;
+            let high = self.load(space, address.wrapping_add(8), 8)?;
+            return Ok(low | (high << 64));
+        }
+        let (resolved, at) = self.resolve(space, address);
+        let result = match resolved {
+            Space::Global | Space::Generic => self.device.global.load(at, bytes),
+            Space::Shared => load_bytes(self.shared, 0, at, bytes),
+            Space::Local => load_bytes(&self.thread.local, 0, at, bytes),
+            Space::Const => load_bytes(&self.device.program.constants, 0, at, bytes),
+            Space::Param => {
+                if at < THREAD_PARAM_BASE {
+                    load_bytes(&self.device.params, 0, at, bytes)
+                } else {
+                    load_bytes(&self.thread.params, THREAD_PARAM_BASE, at, bytes)
+                }
+            }
+        };
+        result
+            .map(u128::from)
+            .map_err(|kind| fault(kind, space, address, u64::from(bytes), false))
+    }
+
+    fn store(&mut self, space: Space, address: u64, bytes: u32, value: u128) -> Result<(), Fault> {
+        if bytes == 16 {
+            self.store(space, address, 8, value & u128::from(u64::MAX))?;
+            return self.store(space, address.wrapping_add(8), 8, value >> 64);
+        }
+        let (resolved, at) = self.resolve(space, address);
+        let low = value as u64;
+        let result = match resolved {
+            Space::Global | Space::Generic => self.device.global.store(at, bytes, low),
+            Space::Shared => store_bytes(self.shared, 0, at, bytes, low),
+            Space::Local => store_bytes(&mut self.thread.local, 0, at, bytes, low),
+            Space::Const => Err(FaultKind::ReadOnly),
+            Space::Param => {
+                if at < THREAD_PARAM_BASE {
+                    Err(FaultKind::ReadOnly)
+                } else {
+                    store_bytes(&mut self.thread.params, THREAD_PARAM_BASE, at, bytes, low)
+                }
+            }
+        };
+        result.map_err(|kind| fault(kind, space, address, u64::from(bytes), true))?;
+        if let Some(memory) = self.memory.as_deref_mut() {
+            memory.push(MemoryWrite {
+                space: resolved,
+                address: at,
+                bytes,
+                value,
+            });
+        }
+        Ok(())
+    }
+
+    fn atomic(
+        &mut self,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        f: impl Fn(u64) -> u64,
+    ) -> Result<u64, Fault> {
+        let (resolved, at) = self.resolve(space, address);
+        let to_fault = |kind| fault(kind, space, address, u64::from(bytes), true);
+        let old = match resolved {
+            Space::Global | Space::Generic => {
+                self.device.global.update(at, bytes, &f).map_err(to_fault)?
+            }
+            Space::Shared => {
+                let old = load_bytes(self.shared, 0, at, bytes).map_err(to_fault)?;
+                store_bytes(self.shared, 0, at, bytes, f(old)).map_err(to_fault)?;
+                old
+            }
+            Space::Local | Space::Const | Space::Param => {
+                return Err(to_fault(FaultKind::Unmapped));
+            }
+        };
+        if let Some(memory) = self.memory.as_deref_mut() {
+            memory.push(MemoryWrite {
+                space: resolved,
+                address: at,
+                bytes,
+                value: u128::from(f(old)),
+            });
+        }
+        Ok(old)
+    }
+
+    /// The space an access goes to: generic addresses are looked up in the windows.
+    fn resolve(&self, space: Space, address: u64) -> (Space, u64) {
+        match space {
+            Space::Generic => from_generic(address),
+            other => (other, address),
         }
     }
 
-    /// The values of the special registers for a launch of one thread in one CTA (see
-    /// `docs/executor.md`); `%clock`/`%clock64` count issued instructions.
+    /// A register's value. Lowering only produces valid register indices; an invalid one
+    /// (a simulator bug) reads as zero rather than panicking.
+    fn read_register(&self, register: RegisterId) -> u128 {
+        self.thread
+            .registers
+            .get(register.index())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn read(&self, source: Source) -> u128 {
+        match source {
+            Source::Register(register) => self.read_register(register),
+            Source::Immediate(bits) => bits,
+            Source::Special(special) => self.special(special),
+        }
+    }
+
+    /// A source chopped to `bits` (Table 27), as `u64`.
+    fn read_bits(&self, source: Source, bits: u32) -> u64 {
+        chop(self.read(source), bits.min(64)) as u64
+    }
+
+    /// The special registers (PTX ISA chapter 10); `%clock`/`%clock64` count the thread's
+    /// issued instructions, `%smid` is 0, warps are 32 consecutive threads of the CTA.
     fn special(&self, special: SpecialRegister) -> u128 {
+        let axis = |dims: Dim3, axis: Axis| -> u64 {
+            u64::from(match axis {
+                Axis::X => dims[0],
+                Axis::Y => dims[1],
+                Axis::Z => dims[2],
+            })
+        };
+        let block = self.device.block;
+        let linear = flatten(self.thread.tid, block);
+        let threads = self.device.threads_per_cta();
         let value: u64 = match special {
-            SpecialRegister::Tid(_) | SpecialRegister::Ctaid(_) => 0,
-            SpecialRegister::Ntid(_) | SpecialRegister::Nctaid(_) => 1,
-            SpecialRegister::Laneid
-            | SpecialRegister::Warpid
-            | SpecialRegister::Smid
-            | SpecialRegister::Gridid => 0,
-            SpecialRegister::Nwarpid | SpecialRegister::Nsmid => 1,
-            SpecialRegister::Clock => self.steps & 0xffff_ffff,
-            SpecialRegister::ClockHi => self.steps >> 32,
-            SpecialRegister::Clock64 => self.steps,
+            SpecialRegister::Tid(a) => axis(self.thread.tid, a),
+            SpecialRegister::Ntid(a) => axis(block, a),
+            SpecialRegister::Ctaid(a) => axis(self.ctaid, a),
+            SpecialRegister::Nctaid(a) => axis(self.device.grid, a),
+            SpecialRegister::Laneid => linear % 32,
+            SpecialRegister::Warpid => linear / 32,
+            SpecialRegister::Nwarpid => threads.div_ceil(32),
+            SpecialRegister::Smid | SpecialRegister::Gridid => 0,
+            SpecialRegister::Nsmid => 1,
+            SpecialRegister::Clock => self.thread.steps & 0xffff_ffff,
+            SpecialRegister::ClockHi => self.thread.steps >> 32,
+            SpecialRegister::Clock64 => self.thread.steps,
         };
         u128::from(value)
     }
 
     /// Writes `value` of instruction type `ty` to a register, extended per Table 28.
-    fn write(
-        &mut self,
-        destination: Destination,
-        value: u128,
-        ty: Type,
-        writes: &mut Vec<Write>,
-    ) -> Result<(), ExecError> {
-        let index = destination.register.index();
-        let register_ty = self
-            .program
-            .registers
-            .get(index)
-            .map(|r| r.ty)
-            .ok_or_else(|| ExecError::Internal(format!("register {index} does not exist")))?;
-        let new = extend(value, ty, register_ty);
-        let slot = self
-            .registers
-            .get_mut(index)
-            .ok_or_else(|| ExecError::Internal(format!("register {index} does not exist")))?;
-        writes.push(Write {
-            register: destination.register,
-            old: *slot,
-            new,
-        });
+    fn write(&mut self, destination: Destination, value: u128, ty: Type) {
+        // Same width: nothing to extend (the common case, decided without Table 28).
+        let new = if ty.bits() == destination.ty.bits() {
+            chop(value, ty.bits())
+        } else {
+            extend(value, ty, destination.ty)
+        };
+        let Some(slot) = self.thread.registers.get_mut(destination.register.index()) else {
+            return;
+        };
+        if let Some(writes) = self.writes.as_deref_mut() {
+            writes.push(Write {
+                register: destination.register,
+                old: *slot,
+                new,
+            });
+        }
         *slot = new;
-        Ok(())
     }
 }
 
-enum Flow {
-    Next,
-    Jump(usize),
-    Stop(Outcome),
+fn fault(kind: FaultKind, space: Space, address: u64, bytes: u64, store: bool) -> Fault {
+    Fault {
+        kind,
+        space,
+        address,
+        bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+        store,
+    }
+}
+
+/// The double-width type of `.wide` results.
+fn wide_type(ty: Type) -> Type {
+    match ty {
+        Type::S16 => Type::S32,
+        Type::U16 => Type::U32,
+        Type::S32 => Type::S64,
+        Type::U32 => Type::U64,
+        Type::B16 => Type::B32,
+        Type::B32 => Type::B64,
+        other => other,
+    }
 }

@@ -257,63 +257,25 @@ pub fn state_text(
     out
 }
 
-/// The trace format version written in the header line.
-pub const TRACE_VERSION: u32 = 1;
+/// The trace format version written in the header line (see [`crate::trace`]).
+pub const TRACE_VERSION: u32 = crate::trace::VERSION;
 
-/// The first line of a trace: `{"ptxsim_trace":1,"entry":...,"threads":1,"registers":[...]}`.
+/// The first line of a one-thread run's trace: the header of a launch of one CTA of one thread.
 pub fn trace_header(program: &Program) -> String {
-    let registers: Vec<String> = program
-        .registers
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"name\":{},\"type\":\"{}\"}}",
-                json_string(&r.name),
-                r.ty.name()
-            )
-        })
-        .collect();
-    format!(
-        "{{\"ptxsim_trace\":{TRACE_VERSION},\"entry\":{},\"threads\":1,\"registers\":[{}]}}",
-        json_string(&program.entry),
-        registers.join(",")
-    )
+    crate::trace::header_line(program, [1, 1, 1], [1, 1, 1])
 }
 
-/// One trace line for an issued instruction.
+/// The first line of a launch's trace (JSON Lines; see [`crate::trace::Header`]).
+pub fn trace_header_launch(program: &Program, grid: [u32; 3], block: [u32; 3]) -> String {
+    crate::trace::header_line(program, grid, block)
+}
+
+/// One trace line for an issued instruction (JSON Lines; see [`crate::trace::Step`]).
 pub fn trace_step(program: &Program, record: &StepRecord) -> String {
-    let instruction = program.instructions.get(record.pc);
-    let (line, text) = instruction.map_or((0, ""), |i| (i.location.line, i.text.as_str()));
-    let writes: Vec<String> = record
-        .writes
-        .iter()
-        .map(|write| {
-            let info = program.registers.get(write.register.index());
-            let (name, ty) = info.map_or(("?", Type::B128), |i| (i.name.as_str(), i.ty));
-            format!(
-                "{{\"reg\":{},\"old\":\"{}\",\"new\":\"{}\"}}",
-                json_string(name),
-                hex(write.old, ty),
-                hex(write.new, ty)
-            )
-        })
-        .collect();
-    format!(
-        "{{\"step\":{},\"thread\":{},\"pc\":{},\"line\":{line},\"text\":{},\"executed\":{},\"writes\":[{}]}}",
-        record.step,
-        record.thread,
-        record.pc,
-        json_string(text),
-        record.executed,
-        writes.join(",")
-    )
+    crate::trace::step_line(program, record)
 }
 
 /// The last line of a trace: `{"end":"exited","steps":N}` (status as in the state JSON).
 pub fn trace_end(steps: u64, outcome: Result<&Outcome, &Stopped>) -> String {
-    let status = match outcome {
-        Ok(outcome) => outcome.status(),
-        Err(_) => "trapped",
-    };
-    format!("{{\"end\":\"{status}\",\"steps\":{steps}}}")
+    crate::trace::end_line(steps, outcome)
 }

@@ -1,0 +1,271 @@
+//! `ptxsim run` launches: grids, `--arg`/`--out`, faults, step limits and argument errors.
+//! Expected values come from the kernels' source (each thread stores its global index) and the
+//! spec's alignment rule, not from earlier runs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ptxsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .expect("the ptxsim binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxsim-launch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn every_thread_of_a_grid_writes_its_index() {
+    let out = temp("grid.bin");
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--grid",
+        "3",
+        "--block",
+        "4,2",
+        "--arg",
+        "zeros:96",
+        "--arg",
+        "u32:0",
+        "--out",
+        &format!("0={}", out.display()),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // The kernel indexes with ctaid.x * ntid.x + tid.x, so the two rows (tid.y) of a CTA
+    // write the same words: words 0..12 hold 0..12 and the rest stay zero.
+    let mut expected: Vec<u32> = (0..12).collect();
+    expected.resize(24, 0);
+    assert_eq!(words(&std::fs::read(&out).unwrap()), expected);
+}
+
+#[test]
+fn results_do_not_depend_on_host_threads() {
+    let mut results = Vec::new();
+    for jobs in ["1", "2"] {
+        let out = temp(&format!("jobs{jobs}.bin"));
+        let output = ptxsim(&[
+            "run",
+            "ptx-samples/nvcc/fp8_convert.sm_90.ptx",
+            "--entry",
+            "f32_to_e4m3",
+            "--grid",
+            "48",
+            "--block",
+            "256",
+            "--arg",
+            "buf:tests/kernels/common/f32.bin",
+            "--arg",
+            "zeros:12288",
+            "--arg",
+            "s32:12288",
+            "--out",
+            &format!("1={}", out.display()),
+            "--jobs",
+            jobs,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let mut state: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        // The state differs only in the --out path it lists.
+        state.as_object_mut().unwrap().remove("outputs");
+        results.push((state, std::fs::read(&out).unwrap()));
+    }
+    assert_eq!(results[0], results[1]);
+    // And the bytes are NVIDIA's host reference for this kernel (tests/kernels).
+    let expected = std::fs::read(repo().join("tests/kernels/f32_to_e4m3/out.bin")).unwrap();
+    assert_eq!(results[0].1, expected);
+}
+
+#[test]
+fn out_of_bounds_store_traps_with_thread_and_block_and_keeps_output() {
+    let out = temp("oob.bin");
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--grid",
+        "3",
+        "--block",
+        "4",
+        "--arg",
+        "zeros:32",
+        "--arg",
+        "u32:0",
+        "--out",
+        &format!("0={}", out.display()),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "tests/launch/faults.ptx:28:5: trap: out-of-bounds address: 4-byte global store"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("(thread (0,0,0) of block (2,0,0))"), "{err}");
+    let state: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(state["status"], "trapped");
+    assert_eq!(state["trap"]["line"], 28);
+    assert_eq!(state["failed_cta"], serde_json::json!([2, 0, 0]));
+    // CTAs 0 and 1 finished before CTA 2 faulted: their words are in the output file.
+    assert_eq!(
+        words(&std::fs::read(&out).unwrap()),
+        (0..8).collect::<Vec<u32>>()
+    );
+}
+
+#[test]
+fn misaligned_and_null_accesses_trap() {
+    // PTX ISA 5.1: addresses must be multiples of the access size.
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--block",
+        "4",
+        "--arg",
+        "zeros:32",
+        "--arg",
+        "u32:1",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("misaligned address: 4-byte global store at 0x7f0000000002"),
+        "{}",
+        stderr(&output)
+    );
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--arg",
+        "zeros:32",
+        "--arg",
+        "u32:2",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains(":24:5: trap: null address: 4-byte global load at 0x0"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn runaway_loops_stop_at_the_step_limit() {
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--block",
+        "2",
+        "--arg",
+        "zeros:32",
+        "--arg",
+        "u32:3",
+        "--max-steps",
+        "50",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("out of fuel"),
+        "{}",
+        stderr(&output)
+    );
+    let state: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(state["status"], "out_of_fuel");
+    assert_eq!(state["steps"], 50);
+}
+
+#[test]
+fn argument_errors_list_the_parameters() {
+    for args in [
+        &["--arg", "zeros:32"][..],
+        &["--arg", "u32:3", "--arg", "u32:1"][..],
+        &["--arg", "zeros:8", "--arg", "u64:1"][..],
+    ] {
+        let mut full = vec!["run", "tests/launch/faults.ptx"];
+        full.extend_from_slice(args);
+        let output = ptxsim(&full);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let err = stderr(&output);
+        assert!(err.contains("kernel `store_index` takes:"), "{err}");
+        assert!(err.contains("0: out .u64 (8 bytes) (a pointer"), "{err}");
+        assert!(err.contains("1: mode .u32 (4 bytes)"), "{err}");
+    }
+    // Malformed values are usage errors.
+    for bad in ["u32:x", "q8:1", "zeros:-1", "s8:200", "f32:0f123", "nokind"] {
+        let output = ptxsim(&["run", "tests/launch/faults.ptx", "--arg", bad]);
+        assert_eq!(output.status.code(), Some(2), "{bad}");
+    }
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--arg",
+        "buf:does/not/exist.bin",
+        "--arg",
+        "u32:0",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("does/not/exist.bin"));
+    let output = ptxsim(&["run", "tests/launch/faults.ptx", "--block", "2048"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("at most 1024 threads"));
+}
+
+#[test]
+fn the_readme_command_quantises_the_bundled_input() {
+    let output = ptxsim(&[
+        "run",
+        "ptx-samples/nvcc/fp8_convert.sm_90.ptx",
+        "--entry",
+        "f32_to_e4m3",
+        "--block",
+        "12",
+        "--arg",
+        "buf:ptx-samples/data/quantize-input.f32",
+        "--arg",
+        "zeros:12",
+        "--arg",
+        "s32:12",
+        "--show",
+        "1=e4m3:12",
+        "--no-registers",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    // e4m3 (cvt.md, satfinite): 1.0 = 0x38, 448 = MAX_NORM 0x7e, 500 and inf saturate to it,
+    // NaN stays NaN 0x7f, -1000 saturates to -448 0xfe.
+    for line in [
+        "[0] 0x38 = 1.0",
+        "[4] 0x7e = 448.0",
+        "[5] 0x7e = 448.0",
+        "[8] 0x7e = 448.0",
+        "[9] 0x7f = NaN",
+        "[11] 0xfe = -448.0",
+    ] {
+        assert!(text.contains(line), "{line} in\n{text}");
+    }
+}

@@ -1,0 +1,496 @@
+//! Launches: kernel arguments, the grid of CTAs, and running it on the host's cores.
+//!
+//! CTAs run independently (PTX gives no ordering between CTAs without atomics or fences), so
+//! a launch runs batches of [`BATCH`] CTAs in parallel (rayon) and then handles their results
+//! in CTA order: traces are written in CTA order, the first failure is the lowest-numbered
+//! CTA's, and a failure stops the launch after its batch. Results therefore do not depend on
+//! the number of host threads. A program with `atom`/`red` runs its CTAs one at a time, in
+//! order, so that the old values atomics return are the same on every run.
+//!
+//! Within a CTA, threads run one at a time, in linear order, each until it exits or reaches
+//! `bar.sync`; when every unfinished thread waits at the barrier, they are released.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use ptxsim_isa::{Type, TypeKind};
+use rayon::prelude::*;
+
+use crate::error::ExecError;
+use crate::ir::{Location, Program};
+use crate::machine::{Cta, Device, Dim3, Outcome, StepRecord, flatten, unflatten};
+use crate::report::{self, Stopped};
+
+/// CTAs run in parallel per batch; a failure stops the launch at the end of its batch.
+pub const BATCH: u64 = 64;
+
+/// A launch argument as written on the command line: `TYPE:VALUE`, `buf:PATH` or `zeros:N`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgumentSpec {
+    /// A scalar: its type and bits.
+    Scalar {
+        /// The type written.
+        ty: Type,
+        /// The value's bits (two's complement for negative integers).
+        bits: u64,
+    },
+    /// A global buffer holding a file's bytes.
+    File(PathBuf),
+    /// A global buffer of `N` zero bytes.
+    Zeros(u64),
+}
+
+/// The largest buffer `zeros:N` may ask for.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 32;
+
+impl ArgumentSpec {
+    /// Parses `u8|u16|u32|u64|s8|s16|s32|s64|b8|b16|b32|b64|f32|f64:VALUE`, `buf:PATH` or
+    /// `zeros:N`. Integers are decimal or `0x` hex (a leading `-` for signed values); `f32` and
+    /// `f64` take decimal floats, `inf`, `nan`, `0fXXXXXXXX` / `0dXXXXXXXXXXXXXXXX` bit patterns
+    /// and `0x` hex bit patterns.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let Some((kind, value)) = text.split_once(':') else {
+            return Err(format!(
+                "`{text}`: expected KIND:VALUE (u32:5, f32:1.5, buf:PATH, zeros:N)"
+            ));
+        };
+        match kind {
+            "buf" => {
+                if value.is_empty() {
+                    return Err("`buf:` needs a path".to_string());
+                }
+                Ok(ArgumentSpec::File(PathBuf::from(value)))
+            }
+            "zeros" => {
+                let bytes = parse_unsigned(value)
+                    .ok_or_else(|| format!("`{text}`: `zeros:N` needs a byte count"))?;
+                if bytes > MAX_BUFFER_BYTES {
+                    return Err(format!(
+                        "`{text}`: at most {MAX_BUFFER_BYTES} bytes per buffer"
+                    ));
+                }
+                Ok(ArgumentSpec::Zeros(bytes))
+            }
+            _ => {
+                let ty = match kind {
+                    "u8" | "u16" | "u32" | "u64" | "s8" | "s16" | "s32" | "s64" | "b8" | "b16"
+                    | "b32" | "b64" | "f32" | "f64" => Type::from_name(kind),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    format!(
+                        "`{text}`: unknown argument kind `{kind}` (u8..u64, s8..s64, b8..b64, \
+                         f32, f64, buf, zeros)"
+                    )
+                })?;
+                let bits = parse_scalar(value, ty).ok_or_else(|| {
+                    format!("`{text}`: `{value}` is not a valid .{} value", ty.name())
+                })?;
+                Ok(ArgumentSpec::Scalar { ty, bits })
+            }
+        }
+    }
+}
+
+impl fmt::Display for ArgumentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgumentSpec::Scalar { ty, bits } => write!(f, "{}:{bits:#x}", ty.name()),
+            ArgumentSpec::File(path) => write!(f, "buf:{}", path.display()),
+            ArgumentSpec::Zeros(bytes) => write!(f, "zeros:{bytes}"),
+        }
+    }
+}
+
+fn parse_unsigned(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+fn parse_scalar(text: &str, ty: Type) -> Option<u64> {
+    let bits = ty.bits();
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    match ty.kind() {
+        TypeKind::Float => {
+            if let Some(hex) = text.strip_prefix("0f").or_else(|| text.strip_prefix("0F")) {
+                return (ty == Type::F32 && hex.len() == 8)
+                    .then(|| u64::from_str_radix(hex, 16).ok())
+                    .flatten();
+            }
+            if let Some(hex) = text.strip_prefix("0d").or_else(|| text.strip_prefix("0D")) {
+                return (ty == Type::F64 && hex.len() == 16)
+                    .then(|| u64::from_str_radix(hex, 16).ok())
+                    .flatten();
+            }
+            if text.starts_with("0x") || text.starts_with("0X") {
+                return parse_unsigned(text).filter(|v| *v <= mask);
+            }
+            if ty == Type::F32 {
+                text.parse::<f32>().ok().map(|v| u64::from(v.to_bits()))
+            } else {
+                text.parse::<f64>().ok().map(f64::to_bits)
+            }
+        }
+        TypeKind::Signed => {
+            // Hex is a bit pattern (`s8:0xff` is -1); decimal must be in the type's range.
+            if text.starts_with("0x") || text.starts_with("0X") {
+                return parse_unsigned(text).filter(|v| *v <= mask);
+            }
+            let (negative, magnitude) = match text.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, text),
+            };
+            let magnitude = i128::from(magnitude.parse::<u64>().ok()?);
+            let value = if negative { -magnitude } else { magnitude };
+            let min = -(1i128 << (bits - 1));
+            let max = (1i128 << (bits - 1)) - 1;
+            (min..=max)
+                .contains(&value)
+                .then_some((value as u64) & mask)
+        }
+        _ => parse_unsigned(text).filter(|v| *v <= mask),
+    }
+}
+
+/// A launch argument with its buffer read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Argument {
+    /// A scalar of this type.
+    Scalar {
+        /// The type written.
+        ty: Type,
+        /// Its bits.
+        bits: u64,
+    },
+    /// A global buffer with these initial bytes.
+    Buffer(Vec<u8>),
+}
+
+/// Why a launch could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    /// Wrong number or kind of arguments.
+    #[error("{message}\n{signature}")]
+    Arguments {
+        /// What is wrong.
+        message: String,
+        /// The kernel's parameters, one per line.
+        signature: String,
+    },
+    /// A grid or CTA dimension is zero or the launch is too big.
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// The most threads one CTA may have (as on NVIDIA hardware).
+pub const MAX_THREADS_PER_CTA: u64 = 1024;
+
+/// The kernel's parameters as a readable list.
+pub fn signature(program: &Program) -> String {
+    if program.params.is_empty() {
+        return format!("kernel `{}` takes no parameters", program.entry);
+    }
+    let mut out = format!("kernel `{}` takes:", program.entry);
+    for (index, param) in program.params.iter().enumerate() {
+        let kind = if param.pointer_like {
+            " (a pointer: pass buf:PATH or zeros:N)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "\n  {index}: {} .{} ({} bytes){kind}",
+            param.name,
+            param.ty.name(),
+            param.bytes
+        ));
+    }
+    out
+}
+
+/// Sets up a launch of `program`: global buffers for the buffer arguments (in order, after
+/// the module's `.global` variables) and the kernel parameter space. Returns the device and,
+/// per argument, the address of its buffer.
+pub fn prepare<'p>(
+    program: &'p Program,
+    grid: Dim3,
+    block: Dim3,
+    max_steps: u64,
+    arguments: Vec<Argument>,
+) -> Result<(Device<'p>, Vec<Option<u64>>), LaunchError> {
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(LaunchError::Shape(
+            "grid and block dimensions must be at least 1".to_string(),
+        ));
+    }
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    if threads > MAX_THREADS_PER_CTA {
+        return Err(LaunchError::Shape(format!(
+            "a CTA has at most {MAX_THREADS_PER_CTA} threads; --block asks for {threads}"
+        )));
+    }
+    let error = |message: String| LaunchError::Arguments {
+        message,
+        signature: signature(program),
+    };
+    if arguments.len() != program.params.len() {
+        return Err(error(format!(
+            "kernel `{}` has {} parameter(s) but {} --arg were given",
+            program.entry,
+            program.params.len(),
+            arguments.len()
+        )));
+    }
+    let mut device = Device::new(program, grid, block, max_steps);
+    let mut params = vec![0u8; usize::try_from(program.param_bytes).unwrap_or(0)];
+    let mut addresses = Vec::new();
+    for (index, (argument, param)) in arguments.into_iter().zip(&program.params).enumerate() {
+        let (bits, written_bytes, address) = match argument {
+            Argument::Scalar { ty, bits } => {
+                let bytes = u64::from(ty.bits() / 8);
+                if bytes != param.bytes {
+                    return Err(error(format!(
+                        "argument {index} is a {}-byte .{} but parameter {index} `{}` has {} bytes",
+                        bytes,
+                        ty.name(),
+                        param.name,
+                        param.bytes
+                    )));
+                }
+                (bits, bytes, None)
+            }
+            Argument::Buffer(bytes) => {
+                if param.bytes != 8 {
+                    return Err(error(format!(
+                        "argument {index} is a buffer, but parameter {index} `{}` is a {}-byte \
+                         .{}, not a 64-bit pointer",
+                        param.name,
+                        param.bytes,
+                        param.ty.name()
+                    )));
+                }
+                let address = device.global.add(format!("argument {index}"), &bytes);
+                (address, 8, Some(address))
+            }
+        };
+        addresses.push(address);
+        let start = usize::try_from(param.offset).unwrap_or(usize::MAX);
+        let end = start.saturating_add(written_bytes as usize);
+        if let Some(slot) = params.get_mut(start..end) {
+            slot.copy_from_slice(&bits.to_le_bytes()[..written_bytes as usize]);
+        }
+    }
+    device.set_params(params);
+    Ok((device, addresses))
+}
+
+/// How to run a grid. The default uses all cores and reports thread (0,0,0) of CTA (0,0,0).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GridOptions {
+    /// Host threads to use (0: all cores).
+    pub host_threads: usize,
+    /// The thread whose registers are reported: (CTA index, thread index in the CTA).
+    pub inspect: (Dim3, Dim3),
+}
+
+/// The inspected thread at the end of the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inspected {
+    /// Its registers.
+    pub registers: Vec<u128>,
+    /// Its issued instructions.
+    pub steps: u64,
+}
+
+/// A failure: which thread, and what happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The CTA.
+    pub cta: Dim3,
+    /// The thread in the CTA.
+    pub thread: Dim3,
+    /// What stopped it: an outcome of the program (`Trapped`, `OutOfFuel`), or a limit of the
+    /// simulator (an unsupported instruction).
+    pub outcome: Result<Outcome, Stopped>,
+}
+
+/// The result of a grid run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GridRun {
+    /// Instructions issued by all threads.
+    pub steps: u64,
+    /// CTAs that ran.
+    pub ctas_run: u64,
+    /// The first failure in CTA order, if any.
+    pub failure: Option<Failure>,
+    /// The inspected thread, if its CTA ran.
+    pub inspected: Option<Inspected>,
+}
+
+impl GridRun {
+    /// The launch's outcome as one value: `Exited` when every thread exited, else the first
+    /// failure's.
+    pub fn outcome(&self) -> Result<Outcome, Stopped> {
+        match &self.failure {
+            Some(failure) => failure.outcome.clone(),
+            None => Ok(Outcome::Exited),
+        }
+    }
+}
+
+struct CtaReport {
+    steps: u64,
+    failure: Option<Failure>,
+    inspected: Option<Inspected>,
+    trace: Vec<String>,
+}
+
+fn run_cta(
+    device: &Device<'_>,
+    slot: &mut Option<Cta>,
+    linear: u64,
+    options: &GridOptions,
+    trace: bool,
+) -> CtaReport {
+    let program = device.program();
+    let ctaid = unflatten(linear, device.grid());
+    let cta = match slot {
+        Some(cta) => {
+            cta.reset(device, ctaid);
+            cta
+        }
+        None => slot.insert(Cta::new(device, ctaid)),
+    };
+    let mut lines = Vec::new();
+    let result = {
+        let mut sink = |record: &StepRecord| lines.push(report::trace_step(program, record));
+        cta.run(device, if trace { Some(&mut sink) } else { None })
+    };
+    let steps = cta.threads().iter().map(|t| t.steps()).sum();
+    let failure = match result {
+        Ok(None) => None,
+        Ok(Some((index, outcome))) => Some(Failure {
+            cta: ctaid,
+            thread: unflatten(index as u64, device.block()),
+            outcome: Ok(outcome),
+        }),
+        Err((index, error)) => {
+            let location = cta
+                .threads()
+                .get(index)
+                .and_then(|t| program.instructions.get(t.pc()))
+                .map_or(Location::default(), |i| i.location);
+            Some(Failure {
+                cta: ctaid,
+                thread: unflatten(index as u64, device.block()),
+                outcome: Err(stopped(&error, location)),
+            })
+        }
+    };
+    let inspected = (options.inspect.0 == ctaid)
+        .then(|| {
+            let index = flatten(options.inspect.1, device.block());
+            cta.threads()
+                .get(usize::try_from(index).ok()?)
+                .map(|t| Inspected {
+                    registers: t.registers().to_vec(),
+                    steps: t.steps(),
+                })
+        })
+        .flatten();
+    CtaReport {
+        steps,
+        failure,
+        inspected,
+        trace: lines,
+    }
+}
+
+fn stopped(error: &ExecError, location: Location) -> Stopped {
+    Stopped {
+        message: error.to_string(),
+        location,
+    }
+}
+
+/// Runs every CTA of the device's grid. `trace` receives the trace lines (header, steps in CTA
+/// order, end); `progress` is told after each batch how many CTAs of how many have run.
+pub fn run_grid(
+    device: &Device<'_>,
+    options: GridOptions,
+    mut trace: Option<&mut dyn FnMut(&str)>,
+    progress: Option<&dyn Fn(u64, u64)>,
+) -> GridRun {
+    let program = device.program();
+    if let Some(sink) = trace.as_mut() {
+        sink(&report::trace_header_launch(
+            program,
+            device.grid(),
+            device.block(),
+        ));
+    }
+    let total = device.ctas();
+    let tracing = trace.is_some();
+    let sequential = program.has_atomics || options.host_threads == 1;
+    let pool = if sequential {
+        None
+    } else {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.host_threads)
+            .build()
+            .ok()
+    };
+    let mut run = GridRun {
+        steps: 0,
+        ctas_run: 0,
+        failure: None,
+        inspected: None,
+    };
+    let mut reused = None;
+    let mut start = 0;
+    while start < total && run.failure.is_none() {
+        let end = total.min(start + BATCH);
+        let reports: Vec<CtaReport> = match &pool {
+            Some(pool) => pool.install(|| {
+                (start..end)
+                    .into_par_iter()
+                    .map_init(
+                        || None,
+                        |slot, linear| run_cta(device, slot, linear, &options, tracing),
+                    )
+                    .collect()
+            }),
+            None => (start..end)
+                .map(|linear| run_cta(device, &mut reused, linear, &options, tracing))
+                .collect(),
+        };
+        for report in reports {
+            run.steps += report.steps;
+            run.ctas_run += 1;
+            if let Some(sink) = trace.as_mut() {
+                for line in &report.trace {
+                    sink(line);
+                }
+            }
+            if report.inspected.is_some() {
+                run.inspected = report.inspected;
+            }
+            if run.failure.is_none() {
+                run.failure = report.failure;
+            }
+        }
+        if let Some(progress) = progress {
+            progress(end, total);
+        }
+        start = end;
+    }
+    if let Some(sink) = trace.as_mut() {
+        sink(&report::trace_end(run.steps, run.outcome().as_ref()));
+    }
+    run
+}

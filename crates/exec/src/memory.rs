@@ -1,0 +1,400 @@
+//! Memory: the global space shared by every thread of a launch, and the byte arrays of the
+//! per-CTA (`.shared`) and per-thread (`.local`, `.param`) spaces.
+//!
+//! Address map (see `docs/executor.md`). Global addresses are generic addresses; the other
+//! spaces have their own addresses starting at 0 and appear in the generic space through a
+//! window each (what `cvta` converts between):
+//!
+//! | space | its own addresses | generic window |
+//! |---|---|---|
+//! | `.global` | from [`GLOBAL_BASE`] | the same addresses |
+//! | `.shared` | from 0 | [`SHARED_WINDOW`] + address |
+//! | `.local`  | from 0 | [`LOCAL_WINDOW`] + address |
+//! | `.const`  | from 0 | [`CONST_WINDOW`] + address |
+//! | `.param`  | kernel parameters from 0, call parameters from [`crate::ir::THREAD_PARAM_BASE`] | [`PARAM_WINDOW`] + address |
+//!
+//! Every access must be naturally aligned (PTX ISA 5.1: "all addresses must be aligned to a
+//! multiple of the access size") and fall inside one buffer or variable; otherwise it faults.
+//! Global memory is stored as atomic 64-bit words, so CTAs running on several host threads
+//! share it without `unsafe`: an access of at most 8 aligned bytes lies inside one word and is
+//! one atomic operation.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ptxsim_isa::ops::Space;
+
+/// The first global address handed out (buffers and `.global` variables).
+pub const GLOBAL_BASE: u64 = 0x0000_7f00_0000_0000;
+/// Where `.shared` addresses appear in the generic space.
+pub const SHARED_WINDOW: u64 = 0x0000_6000_0000_0000;
+/// Where `.local` addresses appear in the generic space.
+pub const LOCAL_WINDOW: u64 = 0x0000_5000_0000_0000;
+/// Where `.const` addresses appear in the generic space.
+pub const CONST_WINDOW: u64 = 0x0000_4000_0000_0000;
+/// Where `.param` addresses appear in the generic space.
+pub const PARAM_WINDOW: u64 = 0x0000_3000_0000_0000;
+/// The size of each non-global window.
+pub const WINDOW_SIZE: u64 = 0x0000_1000_0000_0000;
+
+/// Buffers start at multiples of this, with at least this much unmapped space between them, so
+/// that running off the end of one buffer faults instead of landing in the next.
+const BUFFER_ALIGN: u64 = 256;
+
+/// Why an access faulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Address 0 (a null pointer).
+    Null,
+    /// The address is not a multiple of the access size.
+    Misaligned,
+    /// The access runs past the end (or starts before the beginning) of its buffer or space.
+    OutOfBounds,
+    /// No buffer or window holds the address.
+    Unmapped,
+    /// A store to read-only memory (`.const`, kernel parameters).
+    ReadOnly,
+}
+
+impl FaultKind {
+    /// The fault in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FaultKind::Null => "null address",
+            FaultKind::Misaligned => "misaligned address",
+            FaultKind::OutOfBounds => "out-of-bounds address",
+            FaultKind::Unmapped => "address outside every buffer",
+            FaultKind::ReadOnly => "store to read-only memory",
+        }
+    }
+}
+
+/// A faulting access: what, where, how big.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// Why.
+    pub kind: FaultKind,
+    /// The space the instruction addressed (`Generic` for generic addressing).
+    pub space: Space,
+    /// The address as the instruction computed it.
+    pub address: u64,
+    /// The access size in bytes.
+    pub bytes: u32,
+    /// `true` for a store.
+    pub store: bool,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}-byte {} {} at {:#x}",
+            self.kind.describe(),
+            self.bytes,
+            space_name(self.space),
+            if self.store { "store" } else { "load" },
+            self.address
+        )
+    }
+}
+
+/// The PTX name of a space (`generic` when none is written).
+pub fn space_name(space: Space) -> &'static str {
+    match space {
+        Space::Generic => "generic",
+        Space::Param => "param",
+        Space::Global => "global",
+        Space::Shared => "shared",
+        Space::Local => "local",
+        Space::Const => "const",
+    }
+}
+
+/// The space and space address a generic address falls in.
+pub fn from_generic(address: u64) -> (Space, u64) {
+    for (space, window) in [
+        (Space::Shared, SHARED_WINDOW),
+        (Space::Local, LOCAL_WINDOW),
+        (Space::Const, CONST_WINDOW),
+        (Space::Param, PARAM_WINDOW),
+    ] {
+        if (window..window + WINDOW_SIZE).contains(&address) {
+            return (space, address - window);
+        }
+    }
+    (Space::Global, address)
+}
+
+/// The generic address of a space address (`cvta.space`).
+pub fn to_generic(space: Space, address: u64) -> u64 {
+    match space {
+        Space::Generic | Space::Global => address,
+        Space::Shared => SHARED_WINDOW.wrapping_add(address),
+        Space::Local => LOCAL_WINDOW.wrapping_add(address),
+        Space::Const => CONST_WINDOW.wrapping_add(address),
+        Space::Param => PARAM_WINDOW.wrapping_add(address),
+    }
+}
+
+/// The space address of a generic address (`cvta.to.space`): the address minus the window's
+/// base (wrapping, as the hardware's subtraction does for an address outside the window).
+pub fn from_generic_to(space: Space, address: u64) -> u64 {
+    match space {
+        Space::Generic | Space::Global => address,
+        Space::Shared => address.wrapping_sub(SHARED_WINDOW),
+        Space::Local => address.wrapping_sub(LOCAL_WINDOW),
+        Space::Const => address.wrapping_sub(CONST_WINDOW),
+        Space::Param => address.wrapping_sub(PARAM_WINDOW),
+    }
+}
+
+/// Checks the alignment of an access of `bytes` (a power of two, at most 8) at `address`.
+fn aligned(address: u64, bytes: u32) -> Result<(), FaultKind> {
+    if bytes == 0 || address % u64::from(bytes) != 0 {
+        Err(FaultKind::Misaligned)
+    } else {
+        Ok(())
+    }
+}
+
+fn byte_mask(bytes: u32) -> u64 {
+    if bytes >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (bytes * 8)) - 1
+    }
+}
+
+/// One global buffer: a launch argument or a `.global` variable.
+#[derive(Debug)]
+pub struct Buffer {
+    /// What it is (`arg 1`, `counter`), for messages.
+    pub name: String,
+    /// Its first address.
+    pub base: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    words: Vec<AtomicU64>,
+}
+
+impl Buffer {
+    /// The buffer's bytes, as they are now.
+    pub fn contents(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.words.len() * 8);
+        for word in &self.words {
+            out.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+        }
+        out.truncate(usize::try_from(self.len).unwrap_or(usize::MAX));
+        out
+    }
+}
+
+/// The global space: buffers at increasing addresses from [`GLOBAL_BASE`].
+#[derive(Debug, Default)]
+pub struct GlobalMemory {
+    buffers: Vec<Buffer>,
+}
+
+impl GlobalMemory {
+    /// An empty global space.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a buffer holding `bytes` and returns its address (a multiple of 256).
+    pub fn add(&mut self, name: impl Into<String>, bytes: &[u8]) -> u64 {
+        let base = match self.buffers.last() {
+            Some(last) => {
+                (last.base + last.len.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN + BUFFER_ALIGN
+            }
+            None => GLOBAL_BASE,
+        };
+        let words = bytes
+            .chunks(8)
+            .map(|chunk| {
+                let mut word = [0u8; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                AtomicU64::new(u64::from_le_bytes(word))
+            })
+            .collect();
+        self.buffers.push(Buffer {
+            name: name.into(),
+            base,
+            len: bytes.len() as u64,
+            words,
+        });
+        base
+    }
+
+    /// Every buffer, in address order.
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// The buffer whose range holds `address`, if any.
+    pub fn buffer_at(&self, address: u64) -> Option<&Buffer> {
+        let index = self.buffers.partition_point(|b| b.base <= address);
+        let buffer = self.buffers.get(index.checked_sub(1)?)?;
+        (address < buffer.base + buffer.len).then_some(buffer)
+    }
+
+    /// The word holding an aligned access of `bytes` at `address`, and the bit shift of the
+    /// access inside it.
+    fn word(&self, address: u64, bytes: u32) -> Result<(&AtomicU64, u32), FaultKind> {
+        if address == 0 {
+            return Err(FaultKind::Null);
+        }
+        aligned(address, bytes)?;
+        let index = self.buffers.partition_point(|b| b.base <= address);
+        let Some(buffer) = index.checked_sub(1).and_then(|i| self.buffers.get(i)) else {
+            return Err(FaultKind::Unmapped);
+        };
+        let offset = address - buffer.base;
+        if offset >= buffer.len.max(1) + BUFFER_ALIGN {
+            return Err(FaultKind::Unmapped);
+        }
+        if offset + u64::from(bytes) > buffer.len {
+            return Err(FaultKind::OutOfBounds);
+        }
+        let word = buffer
+            .words
+            .get(usize::try_from(offset / 8).map_err(|_| FaultKind::OutOfBounds)?)
+            .ok_or(FaultKind::OutOfBounds)?;
+        Ok((word, ((offset % 8) * 8) as u32))
+    }
+
+    /// Loads `bytes` (1, 2, 4 or 8) little-endian bytes.
+    pub fn load(&self, address: u64, bytes: u32) -> Result<u64, FaultKind> {
+        let (word, shift) = self.word(address, bytes)?;
+        Ok((word.load(Ordering::Relaxed) >> shift) & byte_mask(bytes))
+    }
+
+    /// Stores the low `bytes` bytes of `value`.
+    pub fn store(&self, address: u64, bytes: u32, value: u64) -> Result<(), FaultKind> {
+        self.update(address, bytes, |_| value).map(|_| ())
+    }
+
+    /// Atomically replaces the value at `address` with `f(old)` and returns `old`.
+    pub fn update(
+        &self,
+        address: u64,
+        bytes: u32,
+        f: impl Fn(u64) -> u64,
+    ) -> Result<u64, FaultKind> {
+        let (word, shift) = self.word(address, bytes)?;
+        let mask = byte_mask(bytes);
+        if bytes == 8 {
+            let mut old = word.load(Ordering::Relaxed);
+            loop {
+                match word.compare_exchange_weak(old, f(old), Ordering::Relaxed, Ordering::Relaxed)
+                {
+                    Ok(_) => return Ok(old),
+                    Err(actual) => old = actual,
+                }
+            }
+        }
+        let mut current = word.load(Ordering::Relaxed);
+        loop {
+            let old = (current >> shift) & mask;
+            let new = (current & !(mask << shift)) | ((f(old) & mask) << shift);
+            match word.compare_exchange_weak(current, new, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Ok(old),
+                Err(actual) => current = actual,
+            }
+        }
+    }
+}
+
+/// Loads from a byte array that starts at address `base` (a space's own memory).
+pub fn load_bytes(memory: &[u8], base: u64, address: u64, bytes: u32) -> Result<u64, FaultKind> {
+    aligned(address, bytes)?;
+    let range = range(memory.len(), base, address, bytes)?;
+    let mut word = [0u8; 8];
+    word[..bytes as usize].copy_from_slice(&memory[range]);
+    Ok(u64::from_le_bytes(word))
+}
+
+/// Stores into a byte array that starts at address `base`.
+pub fn store_bytes(
+    memory: &mut [u8],
+    base: u64,
+    address: u64,
+    bytes: u32,
+    value: u64,
+) -> Result<(), FaultKind> {
+    aligned(address, bytes)?;
+    let range = range(memory.len(), base, address, bytes)?;
+    memory[range].copy_from_slice(&value.to_le_bytes()[..bytes as usize]);
+    Ok(())
+}
+
+fn range(
+    len: usize,
+    base: u64,
+    address: u64,
+    bytes: u32,
+) -> Result<std::ops::Range<usize>, FaultKind> {
+    let offset = address.checked_sub(base).ok_or(FaultKind::OutOfBounds)?;
+    let end = offset
+        .checked_add(u64::from(bytes))
+        .ok_or(FaultKind::OutOfBounds)?;
+    if end > len as u64 || bytes > 8 {
+        return Err(FaultKind::OutOfBounds);
+    }
+    Ok(offset as usize..end as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_separated_and_bounds_checked() {
+        let mut memory = GlobalMemory::new();
+        let a = memory.add("a", &[1, 2, 3, 4, 5, 6]);
+        let b = memory.add("b", &[9; 16]);
+        assert_eq!(a, GLOBAL_BASE);
+        assert!(b >= a + 6 + BUFFER_ALIGN);
+        assert_eq!(memory.load(a, 4), Ok(0x0403_0201));
+        assert_eq!(memory.load(a + 4, 2), Ok(0x0605));
+        assert_eq!(memory.load(a + 4, 4), Err(FaultKind::OutOfBounds));
+        assert_eq!(memory.load(a + 1, 2), Err(FaultKind::Misaligned));
+        assert_eq!(memory.load(0, 4), Err(FaultKind::Null));
+        assert_eq!(memory.load(a + 1024, 4), Err(FaultKind::Unmapped));
+        memory.store(a + 2, 2, 0xbeef).unwrap();
+        assert_eq!(memory.buffers()[0].contents(), vec![1, 2, 0xef, 0xbe, 5, 6]);
+        assert_eq!(
+            memory.update(b + 8, 8, |v| v + 1),
+            Ok(0x0909_0909_0909_0909)
+        );
+        assert_eq!(memory.load(b + 8, 8), Ok(0x0909_0909_0909_090a));
+    }
+
+    #[test]
+    fn windows_round_trip() {
+        for space in [Space::Shared, Space::Local, Space::Const, Space::Param] {
+            let generic = to_generic(space, 0x40);
+            assert_eq!(from_generic(generic), (space, 0x40));
+            assert_eq!(from_generic_to(space, generic), 0x40);
+        }
+        assert_eq!(
+            from_generic(GLOBAL_BASE + 8),
+            (Space::Global, GLOBAL_BASE + 8)
+        );
+    }
+
+    #[test]
+    fn byte_arrays_fault_outside() {
+        let mut memory = vec![0u8; 8];
+        store_bytes(&mut memory, 0x100, 0x104, 4, 0xdead_beef).unwrap();
+        assert_eq!(load_bytes(&memory, 0x100, 0x104, 4), Ok(0xdead_beef));
+        assert_eq!(
+            load_bytes(&memory, 0x100, 0x108, 4),
+            Err(FaultKind::OutOfBounds)
+        );
+        assert_eq!(
+            load_bytes(&memory, 0x100, 0xfc, 4),
+            Err(FaultKind::OutOfBounds)
+        );
+    }
+}

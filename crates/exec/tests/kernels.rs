@@ -1,0 +1,203 @@
+//! Every nvcc sample kernel of `ptx-samples/`, run on the inputs of `tests/kernels/` and compared
+//! byte for byte with the expected outputs there. The expected bytes come from NVIDIA's host
+//! reference code (the `cuda_fp16/bf16/fp8/fp6/fp4.h` headers) or from the spec, computed
+//! offline by `scripts/kernel-golden/gen.sh` (see `tests/kernels/README.md`); never from
+//! ptxsim.
+//!
+//! Each case names every PTX file that contains its kernel (sm_80, sm_90, sm_100a and the debug
+//! variants); all of them must give the expected bytes. Masked bytes (no independent
+//! reference) are skipped; where `nan_any` is set, a NaN of the same format is accepted for a
+//! NaN.
+
+use std::path::{Path, PathBuf};
+
+use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(repo().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// One lane layout: bytes per lane, lanes per element, and whether a lane's bits are a NaN.
+type Lanes = (usize, usize, fn(u64) -> bool);
+
+/// The lane layout of an element format.
+fn lanes(format: &str) -> Option<Lanes> {
+    // (lane bytes, lanes, is_nan)
+    let f16 = |b: u64| (b & 0x7c00) == 0x7c00 && (b & 0x03ff) != 0;
+    let bf16 = |b: u64| (b & 0x7f80) == 0x7f80 && (b & 0x007f) != 0;
+    let f32 = |b: u64| (b & 0x7f80_0000) == 0x7f80_0000 && (b & 0x007f_ffff) != 0;
+    let f64 = |b: u64| (b >> 52) & 0x7ff == 0x7ff && (b & ((1 << 52) - 1)) != 0;
+    let e4m3 = |b: u64| b & 0x7f == 0x7f;
+    let e5m2 = |b: u64| (b & 0x7c) == 0x7c && (b & 0x03) != 0;
+    let ue8m0 = |b: u64| b == 0xff;
+    let never = |_: u64| false;
+    Some(match format {
+        "f16" => (2, 1, f16),
+        "bf16" => (2, 1, bf16),
+        "f32" => (4, 1, f32),
+        "f64" => (8, 1, f64),
+        "e4m3" => (1, 1, e4m3),
+        "e5m2" => (1, 1, e5m2),
+        "e4m3x2" => (1, 2, e4m3),
+        "e5m2x2" => (1, 2, e5m2),
+        "ue8m0" => (1, 1, ue8m0),
+        "ue8m0x2" => (1, 2, ue8m0),
+        "e2m3" | "e3m2" | "e2m1" | "e2m1x2" | "e2m3x2" | "e3m2x2" | "u8" => (1, 1, never),
+        "u16" | "s16" => (2, 1, never),
+        "u32" | "s32" => (4, 1, never),
+        "u64" | "s64" => (8, 1, never),
+        _ => return None,
+    })
+}
+
+/// Positions where `actual` and `expected` differ and the difference is not allowed.
+fn mismatches(
+    actual: &[u8],
+    expected: &[u8],
+    mask: Option<&[u8]>,
+    elem: &str,
+    nan_any: bool,
+) -> Vec<usize> {
+    let compared =
+        |k: usize| mask.is_none_or(|m| m.get(k / 8).is_some_and(|b| b >> (k % 8) & 1 == 1));
+    let mut bad: Vec<usize> = (0..expected.len())
+        .filter(|&k| compared(k) && actual.get(k) != expected.get(k))
+        .collect();
+    if bad.is_empty() || !nan_any {
+        return bad;
+    }
+    // Lay the output out as records of the listed formats and forgive NaN-for-NaN lanes.
+    let formats: Option<Vec<_>> = elem.split(',').map(|f| lanes(f.trim())).collect();
+    let Some(formats) = formats else {
+        return bad;
+    };
+    let stride: usize = formats.iter().map(|(bytes, count, _)| bytes * count).sum();
+    let lane_of = |k: usize| {
+        let mut offset = k % stride;
+        for (bytes, count, is_nan) in &formats {
+            if offset < bytes * count {
+                let start = k - offset % bytes;
+                return Some((start, *bytes, *is_nan));
+            }
+            offset -= bytes * count;
+        }
+        None
+    };
+    let value = |data: &[u8], start: usize, bytes: usize| {
+        data.get(start..start + bytes).map(|s| {
+            s.iter()
+                .enumerate()
+                .fold(0u64, |acc, (i, b)| acc | (u64::from(*b) << (8 * i)))
+        })
+    };
+    bad.retain(|&k| {
+        let Some((start, bytes, is_nan)) = lane_of(k) else {
+            return true;
+        };
+        match (value(actual, start, bytes), value(expected, start, bytes)) {
+            (Some(a), Some(e)) => !(is_nan(a) && is_nan(e)),
+            _ => true,
+        }
+    });
+    bad
+}
+
+#[test]
+fn every_sample_kernel_matches_the_reference_outputs() {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&read("tests/kernels/manifest.json")).expect("manifest parses");
+    let cases = manifest["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 52, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let entry = case["entry"].as_str().unwrap();
+        let dims = |key: &str| -> [u32; 3] {
+            let v = case[key].as_array().unwrap();
+            [0, 1, 2].map(|i| v[i].as_u64().unwrap() as u32)
+        };
+        let specs: Vec<ArgumentSpec> = case["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| ArgumentSpec::parse(a.as_str().unwrap()).unwrap())
+            .collect();
+        let arguments: Vec<Argument> = specs
+            .iter()
+            .map(|spec| match spec {
+                ArgumentSpec::Scalar { ty, bits } => Argument::Scalar {
+                    ty: *ty,
+                    bits: *bits,
+                },
+                ArgumentSpec::File(path) => Argument::Buffer(read(path.to_str().unwrap())),
+                ArgumentSpec::Zeros(n) => Argument::Buffer(vec![0; *n as usize]),
+            })
+            .collect();
+        for ptx in case["ptx"].as_array().unwrap() {
+            let ptx = ptx.as_str().unwrap();
+            runs += 1;
+            let source = String::from_utf8(read(ptx)).unwrap();
+            let program = match ptxsim_exec::load(&source, Some(entry)) {
+                Ok(program) => program,
+                Err(error) => {
+                    failures.push(format!("{name} {ptx}: does not load: {error:?}"));
+                    continue;
+                }
+            };
+            let (device, addresses) = grid::prepare(
+                &program,
+                dims("grid"),
+                dims("block"),
+                100_000,
+                arguments.clone(),
+            )
+            .unwrap_or_else(|e| panic!("{name} {ptx}: {e}"));
+            let run = grid::run_grid(&device, GridOptions::default(), None, None);
+            if let Some(failure) = &run.failure {
+                failures.push(format!("{name} {ptx}: {failure:?}"));
+                continue;
+            }
+            for output in case["outputs"].as_array().unwrap() {
+                let index = output["arg"].as_u64().unwrap() as usize;
+                let address = addresses[index].unwrap();
+                let actual = device.global.buffer_at(address).unwrap().contents();
+                let expected = read(output["expected"].as_str().unwrap());
+                let mask = output["mask"].as_str().map(read);
+                let bad = mismatches(
+                    &actual,
+                    &expected,
+                    mask.as_deref(),
+                    output["elem"].as_str().unwrap_or(""),
+                    output["nan_any"].as_bool().unwrap_or(false),
+                );
+                if let Some(&first) = bad.first() {
+                    let window = |data: &[u8]| {
+                        let start = first - first % 16;
+                        data.get(start..(start + 16).min(data.len()))
+                            .map(|s| format!("{s:02x?}"))
+                            .unwrap_or_default()
+                    };
+                    failures.push(format!(
+                        "{name} {ptx} arg {index}: {} of {} bytes differ; first at byte {first}: \
+                         actual {} expected {}",
+                        bad.len(),
+                        expected.len(),
+                        window(&actual),
+                        window(&expected)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} kernel runs fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,155 @@
+//! The project's regression net: the trace (text form, `docs/trace-format.md`) of every
+//! runnable sample, snapshotted, so any change of what an instruction computes shows up in
+//! review (`cargo insta review`).
+//!
+//! * `tests/exec/*.ptx`: one thread, with the file's `// entry:` and `// max-steps:`
+//!   annotations (see `files.rs`); parameters get zeros (a 256-byte buffer for a pointer).
+//! * `ptx-samples/nvcc/*.ptx`: every case of `tests/kernels/manifest.json` whose kernel the file
+//!   holds, with the case's arguments and buffers as they are but a tiny launch, so snapshots
+//!   stay small: one CTA of [`BLOCK`] threads, and the element count `n` (the case's `s32:`
+//!   argument equal to its `n`) lowered to [`N`]; grid-stride loops then run a second
+//!   iteration in thread 0.
+
+use std::path::{Path, PathBuf};
+
+use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions};
+use ptxsim_exec::trace::{self, Format};
+
+/// Threads in the one CTA of an nvcc sample's launch.
+const BLOCK: u32 = 2;
+/// The element count the nvcc samples run with.
+const N: u64 = 3;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs one launch and returns its trace in the text form.
+fn trace_text(
+    program: &ptxsim_exec::Program,
+    block: u32,
+    max_steps: u64,
+    arguments: Vec<Argument>,
+) -> String {
+    let (device, _) = grid::prepare(program, [1, 1, 1], [block, 1, 1], max_steps, arguments)
+        .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
+    let mut out = String::new();
+    let mut sink = |line: &str| {
+        let parsed = trace::parse_json_line(line).expect("trace lines parse");
+        out.push_str(&Format::Text.write(&parsed));
+        out.push('\n');
+    };
+    let options = GridOptions {
+        host_threads: 1,
+        ..GridOptions::default()
+    };
+    grid::run_grid(&device, options, Some(&mut sink), None);
+    out
+}
+
+fn annotation<'a>(source: &'a str, key: &str) -> Option<&'a str> {
+    source
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("//"))
+        .find_map(|comment| comment.trim().strip_prefix(key))
+        .map(str::trim)
+}
+
+#[test]
+fn hand_written_samples() {
+    insta::glob!("../../../tests/exec", "*.ptx", |path| {
+        let source = std::fs::read_to_string(path).expect("readable");
+        let entry = annotation(&source, "entry:");
+        let max_steps = annotation(&source, "max-steps:").map_or(1000, |n| n.parse().unwrap());
+        let program = ptxsim_exec::load(&source, entry)
+            .unwrap_or_else(|error| panic!("{}: {error:?}", path.display()));
+        // Parameters, where a file has them, get zeros: a 256-byte buffer for a pointer.
+        let (specs, arguments): (Vec<String>, Vec<Argument>) = program
+            .params
+            .iter()
+            .map(|param| {
+                if param.pointer_like {
+                    ("zeros:256".to_string(), Argument::Buffer(vec![0; 256]))
+                } else {
+                    let scalar = Argument::Scalar {
+                        ty: param.ty,
+                        bits: 0,
+                    };
+                    (format!("{}:0", param.ty.name()), scalar)
+                }
+            })
+            .unzip();
+        let mut out = format!("# --entry {} --max-steps {max_steps}", program.entry);
+        for spec in &specs {
+            out.push_str(&format!(" --arg {spec}"));
+        }
+        out.push('\n');
+        out.push_str(&trace_text(&program, 1, max_steps, arguments));
+        insta::assert_snapshot!("exec", out);
+    });
+}
+
+#[test]
+fn nvcc_samples() {
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(repo().join("tests/kernels/manifest.json")).expect("manifest"),
+    )
+    .expect("manifest parses");
+    let cases = manifest["cases"].as_array().expect("cases");
+    insta::glob!("../../../ptx-samples/nvcc", "*.ptx", |path| {
+        let name = format!(
+            "ptx-samples/nvcc/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        let source = std::fs::read_to_string(path).expect("readable");
+        let mut out = String::new();
+        for case in cases {
+            let holds = case["ptx"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p.as_str() == Some(name.as_str()));
+            if !holds {
+                continue;
+            }
+            let n = case["n"].as_u64().unwrap();
+            let specs: Vec<String> = case["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| {
+                    let a = a.as_str().unwrap();
+                    if a == format!("s32:{n}") {
+                        format!("s32:{N}")
+                    } else {
+                        a.to_string()
+                    }
+                })
+                .collect();
+            let arguments = specs
+                .iter()
+                .map(|spec| match ArgumentSpec::parse(spec).expect("argument") {
+                    ArgumentSpec::Scalar { ty, bits } => Argument::Scalar { ty, bits },
+                    ArgumentSpec::File(file) => {
+                        Argument::Buffer(std::fs::read(repo().join(file)).expect("buffer file"))
+                    }
+                    ArgumentSpec::Zeros(bytes) => Argument::Buffer(vec![0; bytes as usize]),
+                })
+                .collect();
+            let entry = case["entry"].as_str().unwrap();
+            let program = ptxsim_exec::load(&source, Some(entry))
+                .unwrap_or_else(|error| panic!("{name} {entry}: {error:?}"));
+            out.push_str(&format!(
+                "# case {}: --entry {entry} --grid 1 --block {BLOCK} --arg {}\n",
+                case["name"].as_str().unwrap(),
+                specs.join(" --arg ")
+            ));
+            out.push_str(&trace_text(&program, BLOCK, 100_000, arguments));
+        }
+        assert!(
+            !out.is_empty(),
+            "{name}: no manifest case runs a kernel of it"
+        );
+        insta::assert_snapshot!("nvcc", out);
+    });
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs the nvcc kernel f32_to_e4m3 (ptx-samples/nvcc/fp8_convert.sm_90.ptx) over 2^20 threads
+# in ptxsim (release build) with 1 and with 2 host threads, and the same conversions as a native
+# C++ loop over NVIDIA's host function __nv_cvt_float_to_fp8 (cuda_fp8.h), on the same input,
+# in one run. Prints simulated instructions per second, the time ratio ptxsim / native (target:
+# at most 20), the 1-core vs 2-core scaling, and checks that the outputs are byte-identical.
+#
+# Usage: scripts/bench/kernel-vs-native.sh [THREADS]        (default 1048576)
+# Needs the NVIDIA headers under $PTXSIM_NVIDIA_ROOT (default <repo>/.nv) and g++; exits 0 with
+# a message when they are absent.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+threads=${1:-1048576}
+root=${PTXSIM_NVIDIA_ROOT:-$repo/.nv}
+inc=$root/nvidia/cu13/include
+if [ ! -f "$inc/cuda_fp8.h" ]; then
+    echo "kernel-vs-native: NVIDIA headers not found under $inc (set PTXSIM_NVIDIA_ROOT); skipping."
+    exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
+ptxsim=$CARGO_TARGET_DIR/release/ptxsim
+"${CXX:-g++}" -O2 -std=c++17 -I "$inc" -I "$inc/cccl" -o "$work/native" "$repo/scripts/bench/kernel_native.cpp"
+
+# Input: the 12288 values of tests/kernels/common/f32.bin (specials, boundaries, random),
+# repeated to the thread count.
+python3 - "$repo/tests/kernels/common/f32.bin" "$work/in.f32" "$threads" <<'PY'
+import sys
+src = open(sys.argv[1], 'rb').read()
+n = int(sys.argv[3])
+data = (src * (n * 4 // len(src) + 1))[: n * 4]
+open(sys.argv[2], 'wb').write(data)
+PY
+native=$("$work/native" "$work/in.f32" "$work/native.out" 5)
+
+blocks=$(( (threads + 255) / 256 ))
+run_ptxsim() {
+    local jobs=$1 best="" start end s
+    for _ in 1 2 3; do
+        start=$(date +%s.%N)
+        "$ptxsim" run "$repo/ptx-samples/nvcc/fp8_convert.sm_90.ptx" --entry f32_to_e4m3 \
+            --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$threads" \
+            --arg "s32:$threads" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
+            > "$work/state.json"
+        end=$(date +%s.%N)
+        s=$(echo "$end - $start" | bc -l)
+        if [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; then best=$s; fi
+    done
+    echo "$best"
+}
+one=$(run_ptxsim 1)
+two=$(run_ptxsim 2)
+steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$work/state.json")
+if cmp -s "$work/native.out" "$work/ptxsim.out"; then same="byte-identical"; else same="DIFFERENT"; fi
+echo "kernel f32_to_e4m3, $threads threads, $steps simulated instructions (best of 3 runs each)"
+printf "native loop (__nv_cvt_float_to_fp8, g++ -O2): %.4f s\n" "$native"
+printf "ptxsim --jobs 1: %.3f s  (%.1f M instructions/s, %.1fx native)\n" "$one" \
+    "$(echo "$steps / $one / 1000000" | bc -l)" "$(echo "$one / $native" | bc -l)"
+printf "ptxsim --jobs 2: %.3f s  (%.1f M instructions/s, %.1fx native)\n" "$two" \
+    "$(echo "$steps / $two / 1000000" | bc -l)" "$(echo "$two / $native" | bc -l)"
+printf "scaling 1 -> 2 host threads: %.2fx\n" "$(echo "$one / $two" | bc -l)"
+echo "outputs: $same"
+[ "$same" = "byte-identical" ]
