@@ -43,9 +43,22 @@ pub fn check(module: &Module) -> Vec<Diagnostic> {
 
 /// Checks a parsed module with options (e.g. a target override) and returns every diagnostic
 /// found, sorted by position.
+///
+/// A large module is checked on several threads (see [`ptxsim_syntax::default_chunks`]); the
+/// diagnostics are the same as with one.
 pub fn check_with(module: &Module, options: &Options) -> Vec<Diagnostic> {
+    check_in_chunks(
+        module,
+        options,
+        ptxsim_syntax::default_chunks(module.span.len()),
+    )
+}
+
+/// [`check_with`] on at most `chunks` threads, each checking a run of top-level items. The
+/// diagnostics do not depend on `chunks`.
+pub fn check_in_chunks(module: &Module, options: &Options, chunks: usize) -> Vec<Diagnostic> {
     let setting = rules::ModuleSetting::new(module, options.target);
-    let mut diagnostics = names::resolve(module, &setting);
+    let mut diagnostics = names::resolve(module, &setting, chunks);
     rules::check_module(&setting, module, &mut diagnostics);
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     diagnostics
@@ -60,8 +73,18 @@ pub fn parse_and_check(source: &str) -> (Module, Vec<Diagnostic>) {
 
 /// [`parse_and_check`] with options.
 pub fn parse_and_check_with(source: &str, options: &Options) -> (Module, Vec<Diagnostic>) {
-    let (module, mut diagnostics) = ptxsim_syntax::parse(source);
-    diagnostics.extend(check_with(&module, options));
+    parse_and_check_in_chunks(source, options, ptxsim_syntax::default_chunks(source.len()))
+}
+
+/// [`parse_and_check_with`] on at most `chunks` threads (see [`ptxsim_syntax::parse_in_chunks`]
+/// and [`check_in_chunks`]). The result does not depend on `chunks`.
+pub fn parse_and_check_in_chunks(
+    source: &str,
+    options: &Options,
+    chunks: usize,
+) -> (Module, Vec<Diagnostic>) {
+    let (module, mut diagnostics) = ptxsim_syntax::parse_in_chunks(source, chunks);
+    diagnostics.extend(check_in_chunks(&module, options, chunks));
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     (module, diagnostics)
 }

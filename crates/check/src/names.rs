@@ -10,7 +10,66 @@ use ptxsim_syntax::{Diagnostic, Span, Spanned};
 
 /// Resolves every name in `module` and runs the per-instruction rules; returns the diagnostics
 /// (unsorted).
-pub(crate) fn resolve(module: &Module, setting: &ModuleSetting) -> Vec<Diagnostic> {
+///
+/// With `chunks > 1`, the items are split into that many runs of about equal size in bytes,
+/// checked on their own threads. A function's checks depend on the module before it only
+/// through the module-scope names declared so far, so each thread first declares the names of
+/// the items before its run (silently), then checks its run. The diagnostics come back in the
+/// order the sequential walk produces them.
+pub(crate) fn resolve(module: &Module, setting: &ModuleSetting, chunks: usize) -> Vec<Diagnostic> {
+    let everywhere = collect_module_names(module);
+    let runs = item_runs(module, chunks);
+    if runs.len() <= 1 {
+        return resolve_run(module, setting, &everywhere, 0..module.items.len());
+    }
+    std::thread::scope(|scope| {
+        let everywhere = &everywhere;
+        let handles: Vec<_> = runs[1..]
+            .iter()
+            .map(|run| {
+                let run = run.clone();
+                scope.spawn(move || resolve_run(module, setting, everywhere, run))
+            })
+            .collect();
+        let mut diagnostics = resolve_run(module, setting, everywhere, runs[0].clone());
+        for handle in handles {
+            match handle.join() {
+                Ok(mut more) => diagnostics.append(&mut more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        diagnostics
+    })
+}
+
+/// Splits the items of `module` into at most `chunks` runs of about equal size in bytes.
+fn item_runs(module: &Module, chunks: usize) -> Vec<std::ops::Range<usize>> {
+    let items = &module.items;
+    let total: usize = items.iter().map(|item| item.span().len()).sum();
+    let mut runs = Vec::new();
+    let mut start = 0;
+    let mut size = 0;
+    for (index, item) in items.iter().enumerate() {
+        size += item.span().len();
+        if runs.len() + 1 < chunks && size * chunks >= total * (runs.len() + 1) {
+            runs.push(start..index + 1);
+            start = index + 1;
+        }
+    }
+    if start < items.len() || runs.is_empty() {
+        runs.push(start..items.len());
+    }
+    runs
+}
+
+/// Checks the items `run` of `module`, after declaring the module-scope names of the items
+/// before it.
+fn resolve_run(
+    module: &Module,
+    setting: &ModuleSetting,
+    everywhere: &FxHashMap<&str, Span>,
+    run: std::ops::Range<usize>,
+) -> Vec<Diagnostic> {
     let forms = FormCache::new();
     let mut resolver = Resolver {
         module,
@@ -19,14 +78,40 @@ pub(crate) fn resolve(module: &Module, setting: &ModuleSetting) -> Vec<Diagnosti
         operands: Vec::new(),
         registers: Vec::new(),
         declared: FxHashMap::default(),
-        everywhere: FxHashMap::default(),
+        everywhere,
         diagnostics: Vec::new(),
     };
-    resolver.collect_module_names();
-    for item in &module.items {
+    for item in module.items.get(..run.start).unwrap_or_default() {
+        resolver.declare_item(item);
+    }
+    resolver.diagnostics.clear();
+    for item in module.items.get(run).unwrap_or_default() {
         resolver.item(item);
     }
     resolver.diagnostics
+}
+
+/// Every module-scope name with its first declaration, for "declared later" hints.
+fn collect_module_names(module: &Module) -> FxHashMap<&str, Span> {
+    let mut everywhere = FxHashMap::default();
+    for item in &module.items {
+        match item {
+            Item::Function(function) => {
+                everywhere
+                    .entry(function.name.as_str())
+                    .or_insert(function.name.span);
+            }
+            Item::Variable(variable) => {
+                for declarator in &variable.declarators {
+                    everywhere
+                        .entry(declarator.name.as_str())
+                        .or_insert(declarator.name.span);
+                }
+            }
+            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+        }
+    }
+    everywhere
 }
 
 /// What a module-scope name is.
@@ -61,28 +146,31 @@ struct Resolver<'a> {
     /// Module-scope names declared so far (ptxas requires declaration before use).
     declared: FxHashMap<&'a str, (ModuleSymbol, Span)>,
     /// Every module-scope name with its first declaration, for "declared later" hints.
-    everywhere: FxHashMap<&'a str, Span>,
+    everywhere: &'a FxHashMap<&'a str, Span>,
     diagnostics: Vec<Diagnostic>,
 }
 
 impl<'a> Resolver<'a> {
-    fn collect_module_names(&mut self) {
-        for item in &self.module.items {
-            match item {
-                Item::Function(function) => {
-                    self.everywhere
-                        .entry(function.name.as_str())
-                        .or_insert(function.name.span);
+    /// Declares the module-scope names of `item` as [`Resolver::item`] does, without checking
+    /// initializers or bodies.
+    fn declare_item(&mut self, item: &'a Item) {
+        match item {
+            Item::Variable(variable) => {
+                let external = variable
+                    .linkage
+                    .iter()
+                    .any(|linkage| linkage.value == Linkage::Extern);
+                for declarator in &variable.declarators {
+                    self.declare_module(&declarator.name, ModuleSymbol::Variable { external });
                 }
-                Item::Variable(variable) => {
-                    for declarator in &variable.declarators {
-                        self.everywhere
-                            .entry(declarator.name.as_str())
-                            .or_insert(declarator.name.span);
-                    }
-                }
-                Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
             }
+            Item::Function(function) => self.declare_module(
+                &function.name,
+                ModuleSymbol::Function {
+                    defined: function.body.is_some(),
+                },
+            ),
+            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
         }
     }
 

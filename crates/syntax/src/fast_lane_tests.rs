@@ -1,8 +1,9 @@
 //! The fast lane changes nothing but speed: on every `.ptx` file of the repository and on many
 //! deterministic random mutations of them, parsing with the fast lane off and on gives the same
-//! tree (spans included) and the same diagnostics.
+//! tree (spans included) and the same diagnostics. The same holds for parsing in chunks on
+//! several threads.
 
-use crate::parser::parse_with;
+use crate::parser::{chunk_bounds, parse_chunk, parse_in_chunks, parse_with};
 use std::path::{Path, PathBuf};
 
 fn collect_ptx(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -310,4 +311,56 @@ fn fast_lane_is_invisible_on_mutated_files() {
         without_syntax_errors > cases / 5,
         "only {without_syntax_errors} of {cases} mutants are free of syntax errors"
     );
+}
+
+/// Parses `source` on one thread and in 2 and 3 chunks; returns a description of a difference.
+fn chunk_difference(source: &str) -> Option<String> {
+    let sequential = parse_with(source, true);
+    for chunks in [2, 3] {
+        if parse_in_chunks(source, chunks) != sequential {
+            return Some(format!("parsing in {chunks} chunks differs"));
+        }
+    }
+    None
+}
+
+#[test]
+fn chunked_parse_is_invisible_on_repository_and_mutated_files() {
+    let files = inputs();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for (path, text) in &files {
+        if let Some(difference) = chunk_difference(text) {
+            panic!("{}: {difference}", path.display());
+        }
+        for _ in 0..10 {
+            let mutant = mutate(text, &mut rng);
+            if let Some(difference) = chunk_difference(&mutant) {
+                panic!(
+                    "mutation of {} differs:\n--- input ---\n{mutant}\n--- end ---\n{difference}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The chunked path is really taken for a module of several functions (rather than its
+/// fallback, the sequential parse).
+#[test]
+fn chunked_parse_splits_between_functions() {
+    let mut source = String::from(".version 8.5\n.target sm_90\n.address_size 64\n");
+    for index in 0..6 {
+        source.push_str(&format!(
+            ".visible .entry k{index}()\n{{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, {index};\n\tret;\n}}\n"
+        ));
+    }
+    let bounds = chunk_bounds(&source, 3);
+    assert_eq!(bounds.len(), 4, "{bounds:?}");
+    for range in bounds.windows(2) {
+        assert!(parse_chunk(&source, range[0], range[1]).is_some());
+    }
+    let (module, diagnostics) = parse_in_chunks(&source, 3);
+    assert!(diagnostics.is_empty());
+    assert_eq!(module.items.len(), 6);
+    assert!((module, diagnostics) == parse_with(&source, true));
 }

@@ -268,6 +268,16 @@ impl<'input> Lexer<'input> {
         }
     }
 
+    /// Lexes `source` from byte offset `start` on (a line start, so a character boundary);
+    /// spans stay offsets into all of `source`. Used to parse a large module in chunks.
+    pub(crate) fn starting_at(source: &'input str, start: usize) -> Self {
+        let mut lexer = Self::new(source);
+        if start <= source.len() && source.is_char_boundary(start) {
+            lexer.inner.bump(start);
+        }
+        lexer
+    }
+
     /// The diagnostics produced so far.
     pub fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
         std::mem::take(&mut self.diagnostics)

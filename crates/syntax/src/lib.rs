@@ -22,5 +22,5 @@ mod strip;
 pub mod synth;
 
 pub use diag::{Diagnostic, Severity};
-pub use parser::parse;
+pub use parser::{PARALLEL_THRESHOLD, default_chunks, parse, parse_in_chunks};
 pub use span::{Span, Spanned};

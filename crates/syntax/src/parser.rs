@@ -34,8 +34,102 @@ pub(crate) enum TopLevel {
 /// Never fails and never panics: the returned module holds everything that could be parsed
 /// (statements with syntax errors are dropped), and the diagnostics list every lexical and
 /// syntax error, in source order.
+///
+/// A large module (see [`PARALLEL_THRESHOLD`]) is split between top-level functions and the
+/// pieces are parsed on as many threads as the machine has cores; see [`parse_in_chunks`].
 pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
+    parse_in_chunks(source, default_chunks(source.len()))
+}
+
+/// Modules smaller than this many bytes are parsed on one thread by [`parse`].
+pub const PARALLEL_THRESHOLD: usize = 1 << 20;
+
+/// How many threads [`parse`] (and the checker) use for a module of `len` bytes: one below
+/// [`PARALLEL_THRESHOLD`], else the number of cores (at most 16).
+pub fn default_chunks(len: usize) -> usize {
+    if len < PARALLEL_THRESHOLD {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |cores| cores.get().min(16))
+}
+
+/// [`parse`], with the module split into at most `chunks` pieces parsed on their own threads.
+///
+/// The pieces end after a `}` alone on its line, which normally closes a function body at
+/// module scope. Each piece is parsed as a sequence of top-level items (spans stay offsets into
+/// all of `source`) and the items are put together in order. The grammar is unambiguous and a
+/// module is a sequence of items, so when every piece parses without any diagnostic this is the
+/// tree the sequential parse builds. If any piece reports anything (which includes every split
+/// that does not fall between two items), the whole module is parsed again on one thread, so
+/// the result is always exactly that of the sequential parse.
+pub fn parse_in_chunks(source: &str, chunks: usize) -> (Module, Vec<Diagnostic>) {
+    let bounds = chunk_bounds(source, chunks);
+    if bounds.len() > 2 {
+        let pieces: Vec<Option<Vec<TopLevel>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = bounds[1..]
+                .windows(2)
+                .map(|range| {
+                    let (start, end) = (range[0], range[1]);
+                    scope.spawn(move || parse_chunk(source, start, end))
+                })
+                .collect();
+            let mut pieces = vec![parse_chunk(source, bounds[0], bounds[1])];
+            pieces.extend(
+                handles
+                    .into_iter()
+                    .map(|handle| handle.join().ok().flatten()),
+            );
+            pieces
+        });
+        if pieces.iter().all(Option::is_some) {
+            let top_level: Vec<TopLevel> = pieces.into_iter().flatten().flatten().collect();
+            let mut all = Vec::new();
+            let module = fold_module(source, top_level, &mut all);
+            all.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+            all.dedup_by(|a, b| a.span.start == b.span.start && a.code == b.code);
+            return (module, all);
+        }
+    }
     parse_with(source, true)
+}
+
+/// Where to cut `source` into at most `chunks` pieces: `0`, the cut points, `source.len()`.
+/// Each cut follows a line that is just `}` (normally the end of a function body), the first
+/// such line after an even share of the text.
+pub(crate) fn chunk_bounds(source: &str, chunks: usize) -> Vec<usize> {
+    let bytes = source.as_bytes();
+    let mut bounds = vec![0];
+    for piece in 1..chunks.max(1) {
+        let target = (source.len() / chunks * piece).max(bounds[bounds.len() - 1]);
+        let Some(found) = bytes[target..]
+            .windows(3)
+            .position(|window| window == b"\n}\n")
+        else {
+            break;
+        };
+        let cut = target + found + 3;
+        if cut < source.len() {
+            bounds.push(cut);
+        }
+    }
+    bounds.push(source.len());
+    bounds.dedup();
+    bounds
+}
+
+/// Parses `source[start..end]` as a sequence of top-level items; `None` if that reports any
+/// diagnostic.
+pub(crate) fn parse_chunk(source: &str, start: usize, end: usize) -> Option<Vec<TopLevel>> {
+    let text = source.get(..end)?;
+    let mut tokens = TokenStream::new(Lexer::starting_at(text, start), true);
+    let mut diagnostics = Vec::new();
+    let mut recovered = Vec::new();
+    let top_level = generated::ModuleParser::new()
+        .parse(&mut diagnostics, &mut recovered, &mut tokens)
+        .ok()?;
+    let clean =
+        diagnostics.is_empty() && recovered.is_empty() && tokens.take_diagnostics().is_empty();
+    clean.then_some(top_level)
 }
 
 /// [`parse`], with the fast lane for simple instructions (see [`crate::fast_lane`]) on or off.

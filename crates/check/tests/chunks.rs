@@ -1,0 +1,176 @@
+//! Parsing and checking a module on several threads gives exactly the tree and diagnostics of
+//! one thread: on every `.ptx` file of the repository, on modules made of many of them (with
+//! duplicate and out-of-order definitions across the pieces), and on deterministic mutations.
+
+use ptxsim_check::{Options, parse_and_check_in_chunks};
+use std::path::{Path, PathBuf};
+
+fn collect_ptx(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_ptx(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "ptx") {
+            out.push(path);
+        }
+    }
+}
+
+fn inputs() -> Vec<(PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in [
+        "ptx-samples",
+        "tests/parse",
+        "tests/broken",
+        "tests/check",
+        "tests/exec",
+    ] {
+        collect_ptx(&root.join(dir), &mut files);
+    }
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|path| Some((path.clone(), std::fs::read_to_string(&path).ok()?)))
+        .collect()
+}
+
+/// Checks `source` on one thread and on 2, 3 and 7; panics with `what` on a difference.
+fn assert_same(what: &str, source: &str) {
+    let options = Options::default();
+    let (module, diagnostics) = parse_and_check_in_chunks(source, &options, 1);
+    for chunks in [2, 3, 7] {
+        let (chunked_module, chunked_diagnostics) =
+            parse_and_check_in_chunks(source, &options, chunks);
+        assert_eq!(
+            diagnostics, chunked_diagnostics,
+            "{what}: diagnostics differ with {chunks} chunks"
+        );
+        assert!(
+            module == chunked_module,
+            "{what}: trees differ with {chunks} chunks"
+        );
+    }
+}
+
+/// One module made of the functions of many files: the first file's header, then every file
+/// without its `.version`, `.target` and `.address_size` lines.
+fn combined(files: &[(PathBuf, String)]) -> String {
+    let mut out = String::new();
+    for (index, (_, text)) in files.iter().enumerate() {
+        for line in text.lines() {
+            let header = [".version", ".target", ".address_size"]
+                .iter()
+                .any(|directive| line.trim_start().starts_with(directive));
+            if index == 0 || !header {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound.max(1) as u64) as usize
+    }
+}
+
+/// Deletes, duplicates or moves whole lines, or inserts a character: mostly still free of syntax
+/// errors, so that the chunked path (not its fallback) is compared, with semantic errors
+/// (undeclared, duplicate, used-before-declaration names) that cross chunk boundaries.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    for _ in 0..1 + rng.below(4) {
+        if lines.is_empty() {
+            break;
+        }
+        let at = rng.below(lines.len());
+        match rng.below(4) {
+            0 => {
+                lines.remove(at);
+            }
+            1 => lines.insert(at, lines[at]),
+            2 => {
+                let line = lines.remove(at);
+                let to = rng.below(lines.len() + 1);
+                lines.insert(to, line);
+            }
+            _ => lines.insert(at, ["}", "{", ";", "/*", "*/", "\"", ""][rng.below(7)]),
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+#[test]
+fn chunks_are_invisible_on_repository_files() {
+    let files = inputs();
+    assert!(files.len() > 50, "found only {} .ptx files", files.len());
+    for (path, text) in &files {
+        assert_same(&path.display().to_string(), text);
+    }
+}
+
+#[test]
+fn chunks_are_invisible_on_combined_modules() {
+    let files = inputs();
+    let valid: Vec<_> = files
+        .iter()
+        .filter(|(path, _)| !path.to_string_lossy().contains("broken"))
+        .cloned()
+        .collect();
+    assert_same("all valid files", &combined(&valid));
+    assert_same("all files", &combined(&files));
+    let mut reversed = valid.clone();
+    reversed.reverse();
+    assert_same("all valid files, reversed", &combined(&reversed));
+}
+
+#[test]
+fn chunks_are_invisible_on_mutated_modules() {
+    let files = inputs();
+    let valid: Vec<_> = files
+        .iter()
+        .filter(|(path, _)| !path.to_string_lossy().contains("broken"))
+        .cloned()
+        .collect();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut clean = 0;
+    let cases = 120;
+    for case in 0..cases {
+        // A handful of files, so that each mutant holds several functions.
+        let start = rng.below(valid.len());
+        let count = 2 + rng.below(6);
+        let picked: Vec<_> = valid
+            .iter()
+            .cycle()
+            .skip(start)
+            .take(count)
+            .cloned()
+            .collect();
+        let mutant = mutate(&combined(&picked), &mut rng);
+        let (_, diagnostics) = parse_and_check_in_chunks(&mutant, &Options::default(), 1);
+        clean += usize::from(!diagnostics.iter().any(|d| d.code.starts_with('P')));
+        assert_same(&format!("mutant {case}:\n{mutant}"), &mutant);
+    }
+    assert!(
+        clean > cases / 4,
+        "only {clean} of {cases} mutants parse cleanly"
+    );
+}
