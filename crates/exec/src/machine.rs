@@ -957,15 +957,11 @@ impl Executor<'_, '_> {
                 destinations,
                 address,
             } => {
-                let base = self.address(*address)?;
-                let bytes = ty.bits().div_ceil(8).max(1);
-                let total = u64::from(bytes) * destinations.len() as u64;
-                if total.is_power_of_two() && base % total != 0 {
-                    return Ok(self.fault(
-                        instruction,
-                        fault(FaultKind::Misaligned, *space, base, total, false),
-                    ));
-                }
+                let (base, bytes) =
+                    match self.vector_access(*address, *space, *ty, destinations.len(), false) {
+                        Ok(access) => access,
+                        Err(fault) => return Ok(self.fault(instruction, fault)),
+                    };
                 for (index, destination) in destinations.iter().enumerate() {
                     let at = base.wrapping_add(u64::from(bytes) * index as u64);
                     let value = match self.load(*space, at, bytes) {
@@ -983,15 +979,11 @@ impl Executor<'_, '_> {
                 address,
                 sources,
             } => {
-                let base = self.address(*address)?;
-                let bytes = ty.bits().div_ceil(8).max(1);
-                let total = u64::from(bytes) * sources.len() as u64;
-                if total.is_power_of_two() && base % total != 0 {
-                    return Ok(self.fault(
-                        instruction,
-                        fault(FaultKind::Misaligned, *space, base, total, true),
-                    ));
-                }
+                let (base, bytes) =
+                    match self.vector_access(*address, *space, *ty, sources.len(), true) {
+                        Ok(access) => access,
+                        Err(fault) => return Ok(self.fault(instruction, fault)),
+                    };
                 for (index, source) in sources.iter().enumerate() {
                     let at = base.wrapping_add(u64::from(bytes) * index as u64);
                     let value = chop(self.read(*source), ty.bits());
@@ -1024,7 +1016,7 @@ impl Executor<'_, '_> {
                 b,
                 c,
             } => {
-                let at = self.address(*address)?;
+                let at = self.address(*address);
                 let b = self.read_bits(*b, ty.bits());
                 let c = match c {
                     Some(c) => self.read_bits(*c, ty.bits()),
@@ -1107,6 +1099,26 @@ impl Executor<'_, '_> {
         Ok(self.next())
     }
 
+    /// The base address and element size of an access of `count` elements of `ty`, or the
+    /// fault when the whole access is not aligned to its size (PTX ISA 5.1: vector accesses are
+    /// aligned to the vector's size).
+    fn vector_access(
+        &self,
+        address: MemoryOperand,
+        space: Space,
+        ty: Type,
+        count: usize,
+        store: bool,
+    ) -> Result<(u64, u32), Fault> {
+        let base = self.address(address);
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let total = u64::from(bytes) * count as u64;
+        if total.is_power_of_two() && base % total != 0 {
+            return Err(fault(FaultKind::Misaligned, space, base, total, store));
+        }
+        Ok((base, bytes))
+    }
+
     /// Copies `bytes` within the thread's `.param` space.
     fn copy_param(&mut self, from: u64, to: u64, bytes: u64) -> bool {
         let (Some(from), Some(to)) = (
@@ -1125,9 +1137,9 @@ impl Executor<'_, '_> {
         true
     }
 
-    fn address(&self, operand: MemoryOperand) -> Result<u64, ExecError> {
+    fn address(&self, operand: MemoryOperand) -> u64 {
         let base = self.read(operand.base) as u64;
-        Ok(base.wrapping_add(operand.offset as u64))
+        base.wrapping_add(operand.offset as u64)
     }
 
     /// Resolves a space and address to the memory that holds it.
