@@ -121,14 +121,14 @@ fn out_of_bounds_store_traps_with_thread_and_block_and_keeps_output() {
     let err = stderr(&output);
     assert!(
         err.contains(
-            "tests/launch/faults.ptx:28:5: trap: out-of-bounds address: 4-byte global store"
+            "tests/launch/faults.ptx:29:5: trap: out-of-bounds address: 4-byte global store"
         ),
         "{err}"
     );
     assert!(err.contains("(thread (0,0,0) of block (2,0,0))"), "{err}");
     let state: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(state["status"], "trapped");
-    assert_eq!(state["trap"]["line"], 28);
+    assert_eq!(state["trap"]["line"], 29);
     assert_eq!(state["failed_cta"], serde_json::json!([2, 0, 0]));
     // CTAs 0 and 1 finished before CTA 2 faulted: their words are in the output file.
     assert_eq!(
@@ -166,7 +166,7 @@ fn misaligned_and_null_accesses_trap() {
     ]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        stderr(&output).contains(":24:5: trap: null address: 4-byte global load at 0x0"),
+        stderr(&output).contains(":25:5: trap: null address: 4-byte global load at 0x0"),
         "{}",
         stderr(&output)
     );
@@ -268,4 +268,82 @@ fn the_readme_command_quantises_the_bundled_input() {
     ] {
         assert!(text.contains(line), "{line} in\n{text}");
     }
+}
+
+#[test]
+fn divergent_threads_reconverge_and_meet_at_the_barrier() {
+    // tests/launch/lockstep.ptx `neighbours`: v(t) = 4t for odd t (t additions of 3 to t),
+    // t + 100 for even t; out[t] = v((t + 1) mod n). A thread that read its neighbour's slot
+    // before the neighbour stored it would see 0.
+    let n = 6u32;
+    let out = temp("neighbours.bin");
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/lockstep.ptx",
+        "--entry",
+        "neighbours",
+        "--block",
+        &n.to_string(),
+        "--arg",
+        &format!("zeros:{}", 4 * n),
+        "--out",
+        &format!("0={}", out.display()),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let v = |t: u32| if t % 2 == 1 { 4 * t } else { t + 100 };
+    let expected: Vec<u32> = (0..n).map(|t| v((t + 1) % n)).collect();
+    assert_eq!(words(&std::fs::read(&out).unwrap()), expected);
+}
+
+#[test]
+fn traces_group_each_threads_steps_between_barriers() {
+    // docs/trace-format.md, "Order": the threads of a CTA run in lockstep, but each thread's
+    // steps between two barrier releases are consecutive lines, threads in linear order.
+    let trace = temp("neighbours.jsonl");
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/lockstep.ptx",
+        "--entry",
+        "neighbours",
+        "--block",
+        "4",
+        "--arg",
+        "zeros:16",
+        "--trace",
+        &trace.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let mut runs: Vec<u64> = Vec::new();
+    for line in std::fs::read_to_string(&trace).unwrap().lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(thread) = value.get("thread").and_then(|t| t.as_u64()) {
+            if runs.last() != Some(&thread) {
+                runs.push(thread);
+            }
+        }
+    }
+    assert_eq!(runs, vec![0, 1, 2, 3, 0, 1, 2, 3]);
+}
+
+#[test]
+fn the_first_fault_in_issue_order_is_reported() {
+    // tests/launch/lockstep.ptx `first_fault`: thread 3's null load (line 61) is issued before
+    // the stores that fault for every thread (line 63), so thread 3 is reported.
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/lockstep.ptx",
+        "--entry",
+        "first_fault",
+        "--block",
+        "4",
+        "--arg",
+        "zeros:4",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("tests/launch/lockstep.ptx:61:5: trap: null address"),
+        "{err}"
+    );
+    assert!(err.contains("(thread (3,0,0) of block (0,0,0))"), "{err}");
 }

@@ -7,8 +7,9 @@
 //! the number of host threads. A program with `atom`/`red` runs its CTAs one at a time, in
 //! order, so that the old values atomics return are the same on every run.
 //!
-//! Within a CTA, threads run one at a time, in linear order, each until it exits or reaches
-//! `bar.sync`; when every unfinished thread waits at the barrier, they are released.
+//! Within a CTA, threads run in lockstep ([`Cta::run`]): each step issues the lowest pending
+//! instruction for every thread at it; threads that wait at `bar.sync` are released when every
+//! unfinished thread has arrived.
 
 use std::fmt;
 use std::path::PathBuf;

@@ -497,7 +497,7 @@ pub enum InstructionKind {
         /// copied back at `ret`.
         returns: Vec<(u64, u64, u64)>,
     },
-    /// `bra target` (`.uni` changes nothing: threads run one at a time).
+    /// `bra target` (`.uni` changes nothing: divergent threads reconverge by themselves).
     Bra {
         /// The index of the target instruction.
         target: usize,

@@ -23,7 +23,7 @@ use crate::memory::{
     Fault, FaultKind, GlobalMemory, from_generic, from_generic_to, load_bytes, store_bytes,
     to_generic,
 };
-use crate::semantics::{chop, extend, guard_passes, pack, unpack};
+use crate::semantics::{Extension, chop, guard_passes, pack, unpack};
 
 /// The default step limit (per thread) of the CLI.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
@@ -376,107 +376,119 @@ impl Cta {
         }
     }
 
-    /// Runs every thread to its end: each thread in turn runs until it finishes or reaches
-    /// a barrier; when all are at the barrier they are released. Stops at the first thread
-    /// that does not exit normally and returns its index and outcome (or its index and the
-    /// simulator's error). `trace` receives every issued step's record.
+    /// Runs every thread to its end, in lockstep: each step issues the instruction at the
+    /// lowest program counter among the threads that can run, for every such thread in linear
+    /// order (threads that took a branch wait until the others reach them, so they
+    /// reconverge). Threads that reach `bar.sync` wait until every unfinished thread has; then
+    /// they are released. Stops at the first thread that does not exit normally and returns its
+    /// index and outcome (or its index and the simulator's error).
+    ///
+    /// `trace` receives every issued step's record, grouped by thread: each thread's steps
+    /// between two barrier releases are passed together, threads in linear order.
     pub fn run(
         &mut self,
         device: &Device<'_>,
         mut trace: Option<&mut dyn FnMut(&StepRecord)>,
     ) -> Result<Option<(usize, Outcome)>, (usize, ExecError)> {
+        let tracing = trace.is_some();
+        let mut buffered: Vec<Vec<StepRecord>> = if tracing {
+            vec![Vec::new(); self.threads.len()]
+        } else {
+            Vec::new()
+        };
+        let mut flush = |buffered: &mut Vec<Vec<StepRecord>>| {
+            if let Some(sink) = trace.as_mut() {
+                for records in buffered.iter_mut() {
+                    for record in records.drain(..) {
+                        sink(&record);
+                    }
+                }
+            }
+        };
         let mut record = StepRecord::default();
-        loop {
-            for index in 0..self.threads.len() {
-                if trace.is_none() {
-                    if let Event::Done(outcome) = self
-                        .run_thread(device, index)
-                        .map_err(|error| (index, error))?
-                    {
-                        if outcome != Outcome::Exited {
-                            return Ok(Some((index, outcome)));
-                        }
+        let mut group: Vec<usize> = Vec::with_capacity(self.threads.len());
+        let mut active: Vec<usize> = Vec::with_capacity(self.threads.len());
+        let mut pc = 0;
+        let mut converged = false;
+        let result = 'run: loop {
+            if !converged {
+                match self.gather(&mut group) {
+                    Some((lowest, all)) => (pc, converged) = (lowest, all),
+                    None if self.release_barrier() => {
+                        flush(&mut buffered);
+                        continue;
                     }
-                    continue;
-                }
-                while self.threads[index].status == ThreadStatus::Ready {
-                    let recording = trace.is_some();
-                    let event = self
-                        .step_thread(device, index, recording.then_some(&mut record))
-                        .map_err(|error| (index, error))?;
-                    if let Some(sink) = trace.as_mut() {
-                        if record.pc != usize::MAX {
-                            sink(&record);
-                        }
-                    }
-                    if let Event::Done(outcome) = event {
-                        if outcome != Outcome::Exited {
-                            return Ok(Some((index, outcome)));
-                        }
-                    }
+                    None => break Ok(None),
                 }
             }
-            if !self.release_barrier() {
-                return Ok(None);
+            if tracing {
+                for &index in &group {
+                    let issued = self.step_thread(device, index, Some(&mut record));
+                    if record.pc != usize::MAX {
+                        buffered[index].push(record.clone());
+                    }
+                    if let Err(error) = issued {
+                        break 'run Err((index, error));
+                    }
+                }
+            } else {
+                match self.issue(device, pc, &group, &mut active, None) {
+                    Err(failure) => break Err(failure),
+                    Ok(Some(next)) if converged => {
+                        pc = next;
+                        continue;
+                    }
+                    Ok(_) => {}
+                }
             }
-        }
+            // Keep the threads that go on; they stay one group while they agree on the next
+            // instruction.
+            let mut next = None;
+            let mut kept = 0;
+            for slot in 0..group.len() {
+                let index = group[slot];
+                let thread = &self.threads[index];
+                match &thread.status {
+                    ThreadStatus::Ready => {
+                        converged &= *next.get_or_insert(thread.pc) == thread.pc;
+                        group[kept] = index;
+                        kept += 1;
+                    }
+                    ThreadStatus::AtBarrier | ThreadStatus::Done(Outcome::Exited) => {}
+                    ThreadStatus::Done(outcome) => break 'run Ok(Some((index, outcome.clone()))),
+                }
+            }
+            group.truncate(kept);
+            pc = next.unwrap_or(pc);
+            converged &= kept > 0;
+        };
+        flush(&mut buffered);
+        result
     }
 
-    /// Runs thread `index` until it finishes or reaches a barrier, recording nothing (the fast
-    /// path of [`Cta::run`]; the same semantics as repeated [`Cta::step_thread`]).
-    pub fn run_thread(&mut self, device: &Device<'_>, index: usize) -> Result<Event, ExecError> {
-        let program = device.program;
-        let ctaid = self.ctaid;
-        let Some(thread) = self.threads.get_mut(index) else {
-            return Err(ExecError::Internal(format!("no thread {index}")));
-        };
-        match &thread.status {
-            ThreadStatus::Done(outcome) => return Ok(Event::Done(outcome.clone())),
-            ThreadStatus::AtBarrier => return Ok(Event::Barrier),
-            ThreadStatus::Ready => {}
-        }
-        let mut executor = Executor {
-            device,
-            ctaid,
-            shared: &mut self.shared,
-            thread,
-            writes: None,
-            memory: None,
-        };
-        loop {
-            let pc = executor.thread.pc;
-            let Some(instruction) = program.instructions.get(pc) else {
-                executor.thread.status = ThreadStatus::Done(Outcome::Exited);
-                return Ok(Event::Done(Outcome::Exited));
-            };
-            if executor.thread.steps >= device.max_steps {
-                executor.thread.status = ThreadStatus::Done(Outcome::OutOfFuel);
-                return Ok(Event::Done(Outcome::OutOfFuel));
-            }
-            let executed = match instruction.guard {
-                Some(guard) => guard_passes(executor.read_register(guard.predicate), guard.negated),
-                None => true,
-            };
-            let flow = if executed {
-                executor.execute(instruction).map_err(|error| *error)?
-            } else {
-                Flow::Jump(pc + 1)
-            };
-            let thread = &mut *executor.thread;
-            thread.steps += 1;
-            match flow {
-                Flow::Jump(target) => thread.pc = target,
-                Flow::Barrier => {
-                    thread.pc += 1;
-                    thread.status = ThreadStatus::AtBarrier;
-                    return Ok(Event::Barrier);
-                }
-                Flow::Stop(outcome) => {
-                    thread.status = ThreadStatus::Done((*outcome).clone());
-                    return Ok(Event::Done(*outcome));
+    /// Collects into `group` the threads that can run and share the lowest program counter;
+    /// `None` when no thread can run, else that counter and whether every thread that can run
+    /// is in `group`.
+    fn gather(&self, group: &mut Vec<usize>) -> Option<(usize, bool)> {
+        let ready = |t: &Thread| matches!(t.status, ThreadStatus::Ready);
+        let pc = self
+            .threads
+            .iter()
+            .filter(|t| ready(t))
+            .map(|t| t.pc)
+            .min()?;
+        group.clear();
+        let mut all = true;
+        for (index, thread) in self.threads.iter().enumerate() {
+            if ready(thread) {
+                if thread.pc == pc {
+                    group.push(index);
+                } else {
+                    all = false;
                 }
             }
         }
+        Some((pc, all))
     }
 
     /// Puts every thread back at the first instruction with zeroed registers and memory, as
@@ -504,9 +516,8 @@ impl Cta {
         index: usize,
         mut record: Option<&mut StepRecord>,
     ) -> Result<Event, ExecError> {
-        let program = device.program;
         let global_thread = self.global_thread(device, index);
-        let Some(thread) = self.threads.get_mut(index) else {
+        let Some(thread) = self.threads.get(index) else {
             return Err(ExecError::Internal(format!("no thread {index}")));
         };
         if let Some(record) = record.as_deref_mut() {
@@ -514,69 +525,115 @@ impl Cta {
             record.writes.clear();
             record.memory.clear();
             record.thread = global_thread;
+            record.step = thread.steps;
         }
-        match &thread.status {
-            ThreadStatus::Done(outcome) => return Ok(Event::Done(outcome.clone())),
-            ThreadStatus::AtBarrier => return Ok(Event::Barrier),
-            ThreadStatus::Ready => {}
+        let pc = thread.pc;
+        if matches!(thread.status, ThreadStatus::Ready) {
+            let mut scratch = Vec::new();
+            self.issue(device, pc, &[index], &mut scratch, record)
+                .map_err(|(_, error)| error)?;
         }
-        let Some(instruction) = program.instructions.get(thread.pc) else {
-            thread.status = ThreadStatus::Done(Outcome::Exited);
-            return Ok(Event::Done(Outcome::Exited));
+        Ok(match &self.threads[index].status {
+            ThreadStatus::Ready => Event::Continue,
+            ThreadStatus::AtBarrier => Event::Barrier,
+            ThreadStatus::Done(outcome) => Event::Done(outcome.clone()),
+        })
+    }
+
+    /// Issues the instruction at `pc` for the threads of `group` (all ready, all at `pc`):
+    /// threads without fuel stop, threads whose guard fails move on, the others run it
+    /// together; `active` is scratch space. With `record` (a group of one thread) the step is
+    /// recorded. Returns the group's next instruction when every thread of the group is still
+    /// ready and goes there (the group stays together), `None` when the group must be formed
+    /// again. On a simulator error nothing more is issued and the error names the thread.
+    fn issue(
+        &mut self,
+        device: &Device<'_>,
+        pc: usize,
+        group: &[usize],
+        active: &mut Vec<usize>,
+        record: Option<&mut StepRecord>,
+    ) -> Result<Option<usize>, (usize, ExecError)> {
+        let Some(instruction) = device.program.instructions.get(pc) else {
+            for &index in group {
+                self.threads[index].status = ThreadStatus::Done(Outcome::Exited);
+            }
+            return Ok(None);
         };
-        if thread.steps >= device.max_steps {
-            thread.status = ThreadStatus::Done(Outcome::OutOfFuel);
-            return Ok(Event::Done(Outcome::OutOfFuel));
-        }
+        let threads = &mut self.threads;
+        let fuelled = group
+            .iter()
+            .all(|&index| threads[index].steps < device.max_steps);
+        let mut together = fuelled;
+        let mut issued = group.len();
+        let lanes: &[usize] = match (fuelled, instruction.guard) {
+            (true, None) => group,
+            (_, guard) => {
+                active.clear();
+                issued = 0;
+                for &index in group {
+                    let thread = &mut threads[index];
+                    if thread.steps >= device.max_steps {
+                        thread.status = ThreadStatus::Done(Outcome::OutOfFuel);
+                        continue;
+                    }
+                    issued += 1;
+                    let runs = guard.is_none_or(|guard| {
+                        let predicate = thread.registers.get(guard.predicate.index());
+                        guard_passes(predicate.copied().unwrap_or(0), guard.negated)
+                    });
+                    if runs {
+                        active.push(index);
+                    } else {
+                        thread.pc += 1;
+                        thread.steps += 1;
+                    }
+                }
+                together &= active.len() == group.len();
+                active
+            }
+        };
         let recording = record.is_some();
         let mut scratch = StepRecord::default();
-        let record: &mut StepRecord = match record {
+        let record = match record {
             Some(record) => record,
             None => &mut scratch,
         };
-        record.step = thread.steps;
-        record.pc = thread.pc;
-        record.executed = true;
+        if issued > 0 {
+            record.pc = pc;
+            record.executed = !lanes.is_empty();
+        }
         let mut executor = Executor {
             device,
             ctaid: self.ctaid,
             shared: &mut self.shared,
-            thread,
+            threads,
             writes: recording.then_some(&mut record.writes),
             memory: recording.then_some(&mut record.memory),
+            stopped: false,
         };
-        if let Some(guard) = instruction.guard {
-            record.executed = guard_passes(executor.read_register(guard.predicate), guard.negated);
-        }
-        let mut flow = Flow::Jump(executor.thread.pc + 1);
-        if record.executed {
-            match executor.execute(instruction) {
-                Ok(next) => flow = next,
-                Err(error) => {
-                    // The instruction did not run: no step, no trace line.
-                    record.pc = usize::MAX;
-                    return Err(*error);
-                }
+        let control = match executor.execute(instruction, lanes) {
+            Ok(control) => control,
+            Err((index, error)) => {
+                // The instruction did not run: no step, no trace line.
+                record.pc = usize::MAX;
+                return Err((index, *error));
             }
-        }
-        let thread = executor.thread;
-        thread.steps += 1;
-        let event = match flow {
-            Flow::Jump(target) => {
-                thread.pc = target;
-                Event::Continue
-            }
-            Flow::Barrier => {
+        };
+        together &= !executor.stopped;
+        for &index in lanes {
+            let thread = &mut self.threads[index];
+            thread.steps += 1;
+            if control == Control::Next && matches!(thread.status, ThreadStatus::Ready) {
                 thread.pc += 1;
-                thread.status = ThreadStatus::AtBarrier;
-                Event::Barrier
             }
-            Flow::Stop(outcome) => {
-                thread.status = ThreadStatus::Done((*outcome).clone());
-                Event::Done(*outcome)
-            }
-        };
-        Ok(event)
+        }
+        Ok(match (together, control, &instruction.kind) {
+            (false, _, _) => None,
+            (true, Control::Next, _) => Some(pc + 1),
+            (true, Control::Done, InstructionKind::Bra { target }) => Some(*target),
+            (true, Control::Done, _) => None,
+        })
     }
 }
 
@@ -670,58 +727,94 @@ impl<'p> Machine<'p> {
     }
 }
 
-/// Where a thread goes after an instruction; kept small (boxed outcome) because every
-/// instruction returns one.
-enum Flow {
-    Jump(usize),
-    Barrier,
-    Stop(Box<Outcome>),
+/// Whether the instruction moved the threads' program counters itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Control {
+    /// Every thread that ran it and can go on continues with the next instruction.
+    Next,
+    /// The instruction set each thread's program counter or status.
+    Done,
 }
 
-/// The state one step works on.
+/// Where and how a result lands: the destination register and Table 28's rule, decided once
+/// per instruction.
+#[derive(Clone, Copy, Debug)]
+struct Put {
+    register: RegisterId,
+    extension: Extension,
+}
+
+impl Put {
+    fn new(destination: Destination, ty: Type) -> Self {
+        Self {
+            register: destination.register,
+            extension: Extension::new(ty, destination.ty),
+        }
+    }
+}
+
+/// The state one instruction works on: the CTA's threads, of which the instruction runs on
+/// the lanes it is given (one lane when stepping a single thread, all the threads at the same
+/// instruction when a CTA runs in lockstep).
 struct Executor<'a, 'p> {
     device: &'a Device<'p>,
     ctaid: Dim3,
     shared: &'a mut Vec<u8>,
-    thread: &'a mut Thread,
+    threads: &'a mut [Thread],
     writes: Option<&'a mut Vec<Write>>,
     memory: Option<&'a mut Vec<MemoryWrite>>,
+    /// Whether a lane stopped or left the group (it must be formed again).
+    stopped: bool,
 }
 
 impl Executor<'_, '_> {
-    fn next(&self) -> Flow {
-        Flow::Jump(self.thread.pc + 1)
+    /// Stops thread `lane` with `outcome`; its program counter stays at the instruction.
+    fn stop(&mut self, lane: usize, outcome: Outcome) {
+        self.stopped = true;
+        self.threads[lane].status = ThreadStatus::Done(outcome);
     }
 
-    fn trap(&self, instruction: &Instruction, message: String) -> Flow {
-        Flow::Stop(Box::new(Outcome::Trapped {
-            message,
-            location: instruction.location,
-        }))
+    fn trap(&mut self, lane: usize, instruction: &Instruction, message: String) {
+        self.stop(
+            lane,
+            Outcome::Trapped {
+                message,
+                location: instruction.location,
+            },
+        );
     }
 
-    fn fault(&self, instruction: &Instruction, fault: Fault) -> Flow {
-        let [x, y, z] = self.thread.tid;
+    fn fault(&mut self, lane: usize, instruction: &Instruction, fault: Fault) {
+        let [x, y, z] = self.threads[lane].tid;
         let [bx, by, bz] = self.ctaid;
-        self.trap(
-            instruction,
-            format!(
-                "{fault} in `{}` (thread ({x},{y},{z}) of block ({bx},{by},{bz}))",
-                instruction.text
-            ),
-        )
+        let message = format!(
+            "{fault} in `{}` (thread ({x},{y},{z}) of block ({bx},{by},{bz}))",
+            instruction.text
+        );
+        self.trap(lane, instruction, message);
     }
 
-    /// The one exhaustive match over instruction kinds (style rule 3).
-    fn execute(&mut self, instruction: &Instruction) -> Result<Flow, Box<ExecError>> {
+    /// Runs `instruction` on every lane of `lanes` (threads whose guard passed), in order:
+    /// the one exhaustive match over instruction kinds (style rule 3), with the loop over
+    /// lanes inside each arm so that a CTA running in lockstep decodes each instruction once.
+    /// A thread that faults or traps stops (`Done`) with its program counter at the
+    /// instruction; the other lanes still run it.
+    fn execute(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+    ) -> Result<Control, (usize, Box<ExecError>)> {
         match &instruction.kind {
             InstructionKind::Mov {
                 ty,
                 destination,
                 source,
             } => {
-                let value = chop(self.read(*source), ty.bits());
-                self.write(*destination, value, *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let value = chop(self.read(lane, *source), ty.bits());
+                    self.put(lane, &put, value);
+                }
             }
             InstructionKind::MovPack {
                 ty,
@@ -730,10 +823,14 @@ impl Executor<'_, '_> {
             } => {
                 let element_bits = ty.bits() / (elements.len().max(1) as u32);
                 let mut values = Vec::with_capacity(elements.len());
-                for element in elements {
-                    values.push(self.read(*element));
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    values.clear();
+                    for element in elements {
+                        values.push(self.read(lane, *element));
+                    }
+                    self.put(lane, &put, pack(&values, element_bits));
                 }
-                self.write(*destination, pack(&values, element_bits), *ty);
             }
             InstructionKind::MovUnpack {
                 ty,
@@ -741,11 +838,13 @@ impl Executor<'_, '_> {
                 source,
             } => {
                 let element_bits = ty.bits() / (elements.len().max(1) as u32);
-                let value = chop(self.read(*source), ty.bits());
-                let parts = unpack(value, element_bits, elements.len());
-                for (element, part) in elements.iter().zip(parts) {
-                    if let Some(destination) = element {
-                        self.write(*destination, part, bit_type(element_bits));
+                for &lane in lanes {
+                    let value = chop(self.read(lane, *source), ty.bits());
+                    let parts = unpack(value, element_bits, elements.len());
+                    for (element, part) in elements.iter().zip(parts) {
+                        if let Some(destination) = element {
+                            self.write(lane, *destination, part, bit_type(element_bits));
+                        }
                     }
                 }
             }
@@ -754,13 +853,20 @@ impl Executor<'_, '_> {
                 destination,
                 sources,
             } => {
-                let mut values = [0u64; 6];
-                let count = sources.len();
-                for (index, (slot, source)) in values.iter_mut().zip(sources).enumerate() {
-                    *slot = chop(self.read(*source), cvt::source_width(op, index, count)) as u64;
+                let count = sources.len().min(6);
+                let mut widths = [0u32; 6];
+                for (index, width) in widths.iter_mut().enumerate().take(count) {
+                    *width = cvt::source_width(op, index, sources.len());
                 }
-                let result = cvt::apply(op, &values[..sources.len().min(6)]);
-                self.write(*destination, u128::from(result), op.destination);
+                let put = Put::new(*destination, op.destination);
+                for &lane in lanes {
+                    let mut values = [0u64; 6];
+                    for index in 0..count {
+                        values[index] = chop(self.read(lane, sources[index]), widths[index]) as u64;
+                    }
+                    let result = cvt::apply(op, &values[..count]);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::CvtPack {
                 ty,
@@ -769,14 +875,17 @@ impl Executor<'_, '_> {
                 b,
                 c,
             } => {
-                let a = self.read_bits(*a, 32);
-                let b = self.read_bits(*b, 32);
-                let c = match c {
-                    Some(c) => self.read_bits(*c, 32),
-                    None => 0,
-                };
-                let result = cvt::apply_pack(*ty, a, b, c);
-                self.write(*destination, u128::from(result), Type::U32);
+                let put = Put::new(*destination, Type::U32);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, 32);
+                    let b = self.read_bits(lane, *b, 32);
+                    let c = match c {
+                        Some(c) => self.read_bits(lane, *c, 32),
+                        None => 0,
+                    };
+                    let result = cvt::apply_pack(*ty, a, b, c);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::IntBinary {
                 op,
@@ -787,19 +896,22 @@ impl Executor<'_, '_> {
                 a,
                 b,
             } => {
-                let a = self.read_bits(*a, ty.bits());
                 // Shift amounts are `.u32` whatever the instruction type (PTX ISA 9.7.8.8).
                 let b_bits = match op {
                     ptxsim_isa::ops::IntOp::Shl | ptxsim_isa::ops::IntOp::Shr => 32,
                     _ => ty.bits(),
                 };
-                let b = self.read_bits(*b, b_bits);
-                let result = alu::int_binary(*op, *ty, *sat, *relu, a, b);
                 let result_ty = match op {
                     ptxsim_isa::ops::IntOp::Mul(ptxsim_isa::ops::MulMode::Wide) => wide_type(*ty),
                     _ => *ty,
                 };
-                self.write(*destination, u128::from(result), result_ty);
+                let put = Put::new(*destination, result_ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let b = self.read_bits(lane, *b, b_bits);
+                    let result = alu::int_binary(*op, *ty, *sat, *relu, a, b);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::IntUnary {
                 op,
@@ -807,15 +919,18 @@ impl Executor<'_, '_> {
                 destination,
                 a,
             } => {
-                let a = self.read_bits(*a, ty.bits());
-                let result = alu::int_unary(*op, *ty, a);
                 let result_ty = match op {
                     ptxsim_isa::ops::IntUnaryOp::Popc | ptxsim_isa::ops::IntUnaryOp::Clz => {
                         Type::U32
                     }
                     _ => *ty,
                 };
-                self.write(*destination, u128::from(result), result_ty);
+                let put = Put::new(*destination, result_ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let result = alu::int_unary(*op, *ty, a);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Mad {
                 mode,
@@ -828,11 +943,14 @@ impl Executor<'_, '_> {
                     ptxsim_isa::ops::MulMode::Wide => wide_type(*ty),
                     _ => *ty,
                 };
-                let a = self.read_bits(*a, ty.bits());
-                let b = self.read_bits(*b, ty.bits());
-                let c = self.read_bits(*c, result_ty.bits());
-                let result = alu::int_mad(*mode, *ty, *sat, a, b, c);
-                self.write(*destination, u128::from(result), result_ty);
+                let put = Put::new(*destination, result_ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let b = self.read_bits(lane, *b, ty.bits());
+                    let c = self.read_bits(lane, *c, result_ty.bits());
+                    let result = alu::int_mad(*mode, *ty, *sat, a, b, c);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::FloatBinary {
                 op,
@@ -842,10 +960,13 @@ impl Executor<'_, '_> {
                 a,
                 b,
             } => {
-                let a = self.read_bits(*a, ty.bits());
-                let b = self.read_bits(*b, ty.bits());
-                let result = alu::float_binary(*op, *ty, *modifiers, a, b);
-                self.write(*destination, u128::from(result), *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let b = self.read_bits(lane, *b, ty.bits());
+                    let result = alu::float_binary(*op, *ty, *modifiers, a, b);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Fma {
                 ty,
@@ -853,11 +974,14 @@ impl Executor<'_, '_> {
                 destination,
                 sources: [a, b, c],
             } => {
-                let a = self.read_bits(*a, ty.bits());
-                let b = self.read_bits(*b, ty.bits());
-                let c = self.read_bits(*c, ty.bits());
-                let result = alu::float_fma(*ty, *modifiers, a, b, c);
-                self.write(*destination, u128::from(result), *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let b = self.read_bits(lane, *b, ty.bits());
+                    let c = self.read_bits(lane, *c, ty.bits());
+                    let result = alu::float_fma(*ty, *modifiers, a, b, c);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::FloatUnary {
                 op,
@@ -866,9 +990,12 @@ impl Executor<'_, '_> {
                 destination,
                 a,
             } => {
-                let a = self.read_bits(*a, ty.bits());
-                let result = alu::float_unary(*op, *ty, *modifiers, a);
-                self.write(*destination, u128::from(result), *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let result = alu::float_unary(*op, *ty, *modifiers, a);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Setp {
                 compare,
@@ -880,19 +1007,22 @@ impl Executor<'_, '_> {
                 a,
                 b,
             } => {
-                let a = self.read_bits(*a, ty.bits());
-                let b = self.read_bits(*b, ty.bits());
-                let result = alu::compare(*compare, *ty, *ftz, a, b);
-                let (p_value, q_value) = match combine {
-                    Some((op, c)) => {
-                        let c = (self.read_bits(c.source, 1) == 1) != c.negated;
-                        (alu::combine(*op, result, c), alu::combine(*op, !result, c))
+                let put_p = Put::new(*p, Type::Pred);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let b = self.read_bits(lane, *b, ty.bits());
+                    let result = alu::compare(*compare, *ty, *ftz, a, b);
+                    let (p_value, q_value) = match combine {
+                        Some((op, c)) => {
+                            let c = (self.read_bits(lane, c.source, 1) == 1) != c.negated;
+                            (alu::combine(*op, result, c), alu::combine(*op, !result, c))
+                        }
+                        None => (result, !result),
+                    };
+                    self.put(lane, &put_p, u128::from(p_value));
+                    if let Some(q) = q {
+                        self.write(lane, *q, u128::from(q_value), Type::Pred);
                     }
-                    None => (result, !result),
-                };
-                self.write(*p, u128::from(p_value), Type::Pred);
-                if let Some(q) = q {
-                    self.write(*q, u128::from(q_value), Type::Pred);
                 }
             }
             InstructionKind::Selp {
@@ -902,54 +1032,73 @@ impl Executor<'_, '_> {
                 b,
                 c,
             } => {
-                let chosen = if self.read_bits(*c, 1) == 1 { a } else { b };
-                let value = chop(self.read(*chosen), ty.bits());
-                self.write(*destination, value, *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let chosen = if self.read_bits(lane, *c, 1) == 1 {
+                        a
+                    } else {
+                        b
+                    };
+                    let value = chop(self.read(lane, *chosen), ty.bits());
+                    self.put(lane, &put, value);
+                }
             }
             InstructionKind::Prmt {
                 mode,
                 destination,
                 sources: [a, b, c],
             } => {
-                let a = self.read_bits(*a, 32) as u32;
-                let b = self.read_bits(*b, 32) as u32;
-                let c = self.read_bits(*c, 32) as u32;
-                let result = alu::prmt(*mode, a, b, c);
-                self.write(*destination, u128::from(result), Type::B32);
+                let put = Put::new(*destination, Type::B32);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, 32) as u32;
+                    let b = self.read_bits(lane, *b, 32) as u32;
+                    let c = self.read_bits(lane, *c, 32) as u32;
+                    let result = alu::prmt(*mode, a, b, c);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Lop3 {
                 destination,
                 sources: [a, b, c],
                 lut,
             } => {
-                let a = self.read_bits(*a, 32) as u32;
-                let b = self.read_bits(*b, 32) as u32;
-                let c = self.read_bits(*c, 32) as u32;
-                let result = alu::lop3(a, b, c, *lut);
-                self.write(*destination, u128::from(result), Type::B32);
+                let put = Put::new(*destination, Type::B32);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, 32) as u32;
+                    let b = self.read_bits(lane, *b, 32) as u32;
+                    let c = self.read_bits(lane, *c, 32) as u32;
+                    let result = alu::lop3(a, b, c, *lut);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Bfe {
                 ty,
                 destination,
                 sources: [a, b, c],
             } => {
-                let a = self.read_bits(*a, ty.bits());
-                let position = self.read_bits(*b, 32) as u32;
-                let length = self.read_bits(*c, 32) as u32;
-                let result = alu::bfe(*ty, a, position, length);
-                self.write(*destination, u128::from(result), *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let position = self.read_bits(lane, *b, 32) as u32;
+                    let length = self.read_bits(lane, *c, 32) as u32;
+                    let result = alu::bfe(*ty, a, position, length);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Bfi {
                 ty,
                 destination,
                 sources: [a, b, c, d],
             } => {
-                let a = self.read_bits(*a, ty.bits());
-                let b = self.read_bits(*b, ty.bits());
-                let position = self.read_bits(*c, 32) as u32;
-                let length = self.read_bits(*d, 32) as u32;
-                let result = alu::bfi(*ty, a, b, position, length);
-                self.write(*destination, u128::from(result), *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let a = self.read_bits(lane, *a, ty.bits());
+                    let b = self.read_bits(lane, *b, ty.bits());
+                    let position = self.read_bits(lane, *c, 32) as u32;
+                    let length = self.read_bits(lane, *d, 32) as u32;
+                    let result = alu::bfi(*ty, a, b, position, length);
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Ld {
                 space,
@@ -957,19 +1106,37 @@ impl Executor<'_, '_> {
                 destinations,
                 address,
             } => {
-                let (base, bytes) =
-                    match self.vector_access(*address, *space, *ty, destinations.len(), false) {
+                let puts: Vec<Option<Put>> = destinations
+                    .iter()
+                    .map(|d| d.map(|d| Put::new(d, *ty)))
+                    .collect();
+                'lanes: for &lane in lanes {
+                    let (base, bytes) = match self.vector_access(
+                        lane,
+                        *address,
+                        *space,
+                        *ty,
+                        destinations.len(),
+                        false,
+                    ) {
                         Ok(access) => access,
-                        Err(fault) => return Ok(self.fault(instruction, fault)),
+                        Err(fault) => {
+                            self.fault(lane, instruction, fault);
+                            continue;
+                        }
                     };
-                for (index, destination) in destinations.iter().enumerate() {
-                    let at = base.wrapping_add(u64::from(bytes) * index as u64);
-                    let value = match self.load(*space, at, bytes) {
-                        Ok(value) => value,
-                        Err(fault) => return Ok(self.fault(instruction, fault)),
-                    };
-                    if let Some(destination) = destination {
-                        self.write(*destination, value, *ty);
+                    for (index, put) in puts.iter().enumerate() {
+                        let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                        let value = match self.load(lane, *space, at, bytes) {
+                            Ok(value) => value,
+                            Err(fault) => {
+                                self.fault(lane, instruction, fault);
+                                continue 'lanes;
+                            }
+                        };
+                        if let Some(put) = put {
+                            self.put(lane, put, value);
+                        }
                     }
                 }
             }
@@ -979,16 +1146,28 @@ impl Executor<'_, '_> {
                 address,
                 sources,
             } => {
-                let (base, bytes) =
-                    match self.vector_access(*address, *space, *ty, sources.len(), true) {
+                'lanes: for &lane in lanes {
+                    let (base, bytes) = match self.vector_access(
+                        lane,
+                        *address,
+                        *space,
+                        *ty,
+                        sources.len(),
+                        true,
+                    ) {
                         Ok(access) => access,
-                        Err(fault) => return Ok(self.fault(instruction, fault)),
+                        Err(fault) => {
+                            self.fault(lane, instruction, fault);
+                            continue;
+                        }
                     };
-                for (index, source) in sources.iter().enumerate() {
-                    let at = base.wrapping_add(u64::from(bytes) * index as u64);
-                    let value = chop(self.read(*source), ty.bits());
-                    if let Err(fault) = self.store(*space, at, bytes, value) {
-                        return Ok(self.fault(instruction, fault));
+                    for (index, source) in sources.iter().enumerate() {
+                        let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                        let value = chop(self.read(lane, *source), ty.bits());
+                        if let Err(fault) = self.store(lane, *space, at, bytes, value) {
+                            self.fault(lane, instruction, fault);
+                            continue 'lanes;
+                        }
                     }
                 }
             }
@@ -999,13 +1178,16 @@ impl Executor<'_, '_> {
                 destination,
                 source,
             } => {
-                let value = self.read_bits(*source, ty.bits());
-                let result = if *to {
-                    from_generic_to(*space, value)
-                } else {
-                    to_generic(*space, value)
-                };
-                self.write(*destination, u128::from(result), *ty);
+                let put = Put::new(*destination, *ty);
+                for &lane in lanes {
+                    let value = self.read_bits(lane, *source, ty.bits());
+                    let result = if *to {
+                        from_generic_to(*space, value)
+                    } else {
+                        to_generic(*space, value)
+                    };
+                    self.put(lane, &put, u128::from(result));
+                }
             }
             InstructionKind::Atom {
                 space,
@@ -1016,24 +1198,34 @@ impl Executor<'_, '_> {
                 b,
                 c,
             } => {
-                let at = self.address(*address);
-                let b = self.read_bits(*b, ty.bits());
-                let c = match c {
-                    Some(c) => self.read_bits(*c, ty.bits()),
-                    None => 0,
-                };
                 let bytes = ty.bits().div_ceil(8);
-                let old = match self.atomic(*space, at, bytes, |old| alu::atom(*op, *ty, old, b, c))
-                {
-                    Ok(old) => old,
-                    Err(fault) => return Ok(self.fault(instruction, fault)),
-                };
-                if let Some(destination) = destination {
-                    self.write(*destination, u128::from(old), *ty);
+                let put = destination.map(|d| Put::new(d, *ty));
+                for &lane in lanes {
+                    let at = self.address(lane, *address);
+                    let b = self.read_bits(lane, *b, ty.bits());
+                    let c = match c {
+                        Some(c) => self.read_bits(lane, *c, ty.bits()),
+                        None => 0,
+                    };
+                    let update = |old| alu::atom(*op, *ty, old, b, c);
+                    match self.atomic(lane, *space, at, bytes, update) {
+                        Ok(old) => {
+                            if let Some(put) = &put {
+                                self.put(lane, put, u128::from(old));
+                            }
+                        }
+                        Err(fault) => self.fault(lane, instruction, fault),
+                    }
                 }
             }
             InstructionKind::BarSync => {
-                return Ok(Flow::Barrier);
+                self.stopped = true;
+                for &lane in lanes {
+                    let thread = &mut self.threads[lane];
+                    thread.pc += 1;
+                    thread.status = ThreadStatus::AtBarrier;
+                }
+                return Ok(Control::Done);
             }
             InstructionKind::Fence => {}
             InstructionKind::Call {
@@ -1042,61 +1234,97 @@ impl Executor<'_, '_> {
                 arguments,
                 returns,
             } => {
-                if self.thread.frames.iter().any(|f| f.callee == *target) {
-                    return Ok(self.trap(
-                        instruction,
-                        format!("recursive call of `{callee}` (recursion is not simulated)"),
-                    ));
-                }
-                for (from, to, bytes) in arguments {
-                    if !self.copy_param(*from, *to, *bytes) {
-                        return Err(Box::new(ExecError::Internal(format!(
-                            "call argument outside the parameter space of `{callee}`"
-                        ))));
+                for &lane in lanes {
+                    if self.threads[lane]
+                        .frames
+                        .iter()
+                        .any(|f| f.callee == *target)
+                    {
+                        let message =
+                            format!("recursive call of `{callee}` (recursion is not simulated)");
+                        self.trap(lane, instruction, message);
+                        continue;
                     }
+                    for (from, to, bytes) in arguments {
+                        if !self.copy_param(lane, *from, *to, *bytes) {
+                            return Err((
+                                lane,
+                                Box::new(ExecError::Internal(format!(
+                                    "call argument outside the parameter space of `{callee}`"
+                                ))),
+                            ));
+                        }
+                    }
+                    let thread = &mut self.threads[lane];
+                    thread.frames.push(Frame {
+                        return_pc: thread.pc + 1,
+                        callee: *target,
+                        returns: returns.clone(),
+                    });
+                    thread.pc = *target;
                 }
-                self.thread.frames.push(Frame {
-                    return_pc: self.thread.pc + 1,
-                    callee: *target,
-                    returns: returns.clone(),
-                });
-                return Ok(Flow::Jump(*target));
+                return Ok(Control::Done);
             }
             InstructionKind::Bra { target } => {
                 if *target > self.device.program.instructions.len() {
-                    return Err(Box::new(ExecError::Internal(format!(
-                        "branch target {target} outside the program"
-                    ))));
+                    let lane = lanes.first().copied().unwrap_or(0);
+                    return Err((
+                        lane,
+                        Box::new(ExecError::Internal(format!(
+                            "branch target {target} outside the program"
+                        ))),
+                    ));
                 }
-                return Ok(Flow::Jump(*target));
+                for &lane in lanes {
+                    self.threads[lane].pc = *target;
+                }
+                return Ok(Control::Done);
             }
             InstructionKind::Ret => {
-                let Some(frame) = self.thread.frames.pop() else {
-                    return Ok(Flow::Stop(Box::new(Outcome::Exited)));
-                };
-                for (from, to, bytes) in &frame.returns {
-                    if !self.copy_param(*from, *to, *bytes) {
-                        return Err(Box::new(ExecError::Internal(
-                            "return value outside the parameter space".to_string(),
-                        )));
+                for &lane in lanes {
+                    let Some(frame) = self.threads[lane].frames.pop() else {
+                        self.stop(lane, Outcome::Exited);
+                        continue;
+                    };
+                    for (from, to, bytes) in &frame.returns {
+                        if !self.copy_param(lane, *from, *to, *bytes) {
+                            return Err((
+                                lane,
+                                Box::new(ExecError::Internal(
+                                    "return value outside the parameter space".to_string(),
+                                )),
+                            ));
+                        }
                     }
+                    self.threads[lane].pc = frame.return_pc;
                 }
-                return Ok(Flow::Jump(frame.return_pc));
+                return Ok(Control::Done);
             }
-            InstructionKind::Exit => return Ok(Flow::Stop(Box::new(Outcome::Exited))),
+            InstructionKind::Exit => {
+                for &lane in lanes {
+                    self.stop(lane, Outcome::Exited);
+                }
+                return Ok(Control::Done);
+            }
             InstructionKind::Trap => {
-                return Ok(self.trap(instruction, "trap instruction executed".to_string()));
+                for &lane in lanes {
+                    self.trap(lane, instruction, "trap instruction executed".to_string());
+                }
             }
             InstructionKind::Unsupported { mnemonic, reason } => {
-                return Err(Box::new(ExecError::Unsupported {
-                    mnemonic: mnemonic.clone(),
-                    reason: reason.clone(),
-                    line: instruction.location.line,
-                    column: instruction.location.column,
-                }));
+                let lane = lanes.first().copied().unwrap_or(0);
+                return Err((
+                    lane,
+                    Box::new(ExecError::Unsupported {
+                        mnemonic: mnemonic.clone(),
+                        reason: reason.clone(),
+                        line: instruction.location.line,
+                        column: instruction.location.column,
+                    }),
+                ));
             }
         }
-        Ok(self.next())
+        Ok(Control::Next)
     }
 
     /// The base address and element size of an access of `count` elements of `ty`, or the
@@ -1104,13 +1332,14 @@ impl Executor<'_, '_> {
     /// aligned to the vector's size).
     fn vector_access(
         &self,
+        lane: usize,
         address: MemoryOperand,
         space: Space,
         ty: Type,
         count: usize,
         store: bool,
     ) -> Result<(u64, u32), Fault> {
-        let base = self.address(address);
+        let base = self.address(lane, address);
         let bytes = ty.bits().div_ceil(8).max(1);
         let total = u64::from(bytes) * count as u64;
         if total.is_power_of_two() && base % total != 0 {
@@ -1120,46 +1349,46 @@ impl Executor<'_, '_> {
     }
 
     /// Copies `bytes` within the thread's `.param` space.
-    fn copy_param(&mut self, from: u64, to: u64, bytes: u64) -> bool {
+    fn copy_param(&mut self, lane: usize, from: u64, to: u64, bytes: u64) -> bool {
         let (Some(from), Some(to)) = (
             from.checked_sub(THREAD_PARAM_BASE),
             to.checked_sub(THREAD_PARAM_BASE),
         ) else {
             return false;
         };
-        let len = self.thread.params.len() as u64;
+        let params = &mut self.threads[lane].params;
+        let len = params.len() as u64;
         if from + bytes > len || to + bytes > len {
             return false;
         }
-        self.thread
-            .params
-            .copy_within(from as usize..(from + bytes) as usize, to as usize);
+        params.copy_within(from as usize..(from + bytes) as usize, to as usize);
         true
     }
 
-    fn address(&self, operand: MemoryOperand) -> u64 {
-        let base = self.read(operand.base) as u64;
+    fn address(&self, lane: usize, operand: MemoryOperand) -> u64 {
+        let base = self.read(lane, operand.base) as u64;
         base.wrapping_add(operand.offset as u64)
     }
 
     /// Resolves a space and address to the memory that holds it.
-    fn load(&mut self, space: Space, address: u64, bytes: u32) -> Result<u128, Fault> {
+    fn load(&mut self, lane: usize, space: Space, address: u64, bytes: u32) -> Result<u128, Fault> {
         if bytes == 16 {
-            let low = self.load(space, address, 8)?;
-            let high = self.load(space, address.wrapping_add(8), 8)?;
+            let low = self.load(lane, space, address, 8)?;
+            let high = self.load(lane, space, address.wrapping_add(8), 8)?;
             return Ok(low | (high << 64));
         }
         let (resolved, at) = self.resolve(space, address);
+        let thread = &self.threads[lane];
         let result = match resolved {
             Space::Global | Space::Generic => self.device.global.load(at, bytes),
             Space::Shared => load_bytes(self.shared, 0, at, bytes),
-            Space::Local => load_bytes(&self.thread.local, 0, at, bytes),
+            Space::Local => load_bytes(&thread.local, 0, at, bytes),
             Space::Const => load_bytes(&self.device.program.constants, 0, at, bytes),
             Space::Param => {
                 if at < THREAD_PARAM_BASE {
                     load_bytes(&self.device.params, 0, at, bytes)
                 } else {
-                    load_bytes(&self.thread.params, THREAD_PARAM_BASE, at, bytes)
+                    load_bytes(&thread.params, THREAD_PARAM_BASE, at, bytes)
                 }
             }
         };
@@ -1168,23 +1397,31 @@ impl Executor<'_, '_> {
             .map_err(|kind| fault(kind, space, address, u64::from(bytes), false))
     }
 
-    fn store(&mut self, space: Space, address: u64, bytes: u32, value: u128) -> Result<(), Fault> {
+    fn store(
+        &mut self,
+        lane: usize,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        value: u128,
+    ) -> Result<(), Fault> {
         if bytes == 16 {
-            self.store(space, address, 8, value & u128::from(u64::MAX))?;
-            return self.store(space, address.wrapping_add(8), 8, value >> 64);
+            self.store(lane, space, address, 8, value & u128::from(u64::MAX))?;
+            return self.store(lane, space, address.wrapping_add(8), 8, value >> 64);
         }
         let (resolved, at) = self.resolve(space, address);
         let low = value as u64;
+        let thread = &mut self.threads[lane];
         let result = match resolved {
             Space::Global | Space::Generic => self.device.global.store(at, bytes, low),
             Space::Shared => store_bytes(self.shared, 0, at, bytes, low),
-            Space::Local => store_bytes(&mut self.thread.local, 0, at, bytes, low),
+            Space::Local => store_bytes(&mut thread.local, 0, at, bytes, low),
             Space::Const => Err(FaultKind::ReadOnly),
             Space::Param => {
                 if at < THREAD_PARAM_BASE {
                     Err(FaultKind::ReadOnly)
                 } else {
-                    store_bytes(&mut self.thread.params, THREAD_PARAM_BASE, at, bytes, low)
+                    store_bytes(&mut thread.params, THREAD_PARAM_BASE, at, bytes, low)
                 }
             }
         };
@@ -1202,6 +1439,7 @@ impl Executor<'_, '_> {
 
     fn atomic(
         &mut self,
+        _lane: usize,
         space: Space,
         address: u64,
         bytes: u32,
@@ -1243,30 +1481,34 @@ impl Executor<'_, '_> {
 
     /// A register's value. Lowering only produces valid register indices; an invalid one
     /// (a simulator bug) reads as zero rather than panicking.
-    fn read_register(&self, register: RegisterId) -> u128 {
-        self.thread
+    #[inline(always)]
+    fn read_register(&self, lane: usize, register: RegisterId) -> u128 {
+        self.threads[lane]
             .registers
             .get(register.index())
             .copied()
             .unwrap_or(0)
     }
 
-    fn read(&self, source: Source) -> u128 {
+    #[inline(always)]
+    fn read(&self, lane: usize, source: Source) -> u128 {
         match source {
-            Source::Register(register) => self.read_register(register),
+            Source::Register(register) => self.read_register(lane, register),
             Source::Immediate(bits) => bits,
-            Source::Special(special) => self.special(special),
+            Source::Special(special) => self.special(lane, special),
         }
     }
 
     /// A source chopped to `bits` (Table 27), as `u64`.
-    fn read_bits(&self, source: Source, bits: u32) -> u64 {
-        chop(self.read(source), bits.min(64)) as u64
+    #[inline(always)]
+    fn read_bits(&self, lane: usize, source: Source, bits: u32) -> u64 {
+        chop(self.read(lane, source), bits.min(64)) as u64
     }
 
     /// The special registers (PTX ISA chapter 10); `%clock`/`%clock64` count the thread's
     /// issued instructions, `%smid` is 0, warps are 32 consecutive threads of the CTA.
-    fn special(&self, special: SpecialRegister) -> u128 {
+    #[inline(always)]
+    fn special(&self, lane: usize, special: SpecialRegister) -> u128 {
         let axis = |dims: Dim3, axis: Axis| -> u64 {
             u64::from(match axis {
                 Axis::X => dims[0],
@@ -1274,11 +1516,12 @@ impl Executor<'_, '_> {
                 Axis::Z => dims[2],
             })
         };
+        let thread = &self.threads[lane];
         let block = self.device.block;
-        let linear = flatten(self.thread.tid, block);
+        let linear = flatten(thread.tid, block);
         let threads = self.device.threads_per_cta();
         let value: u64 = match special {
-            SpecialRegister::Tid(a) => axis(self.thread.tid, a),
+            SpecialRegister::Tid(a) => axis(thread.tid, a),
             SpecialRegister::Ntid(a) => axis(block, a),
             SpecialRegister::Ctaid(a) => axis(self.ctaid, a),
             SpecialRegister::Nctaid(a) => axis(self.device.grid, a),
@@ -1287,27 +1530,29 @@ impl Executor<'_, '_> {
             SpecialRegister::Nwarpid => threads.div_ceil(32),
             SpecialRegister::Smid | SpecialRegister::Gridid => 0,
             SpecialRegister::Nsmid => 1,
-            SpecialRegister::Clock => self.thread.steps & 0xffff_ffff,
-            SpecialRegister::ClockHi => self.thread.steps >> 32,
-            SpecialRegister::Clock64 => self.thread.steps,
+            SpecialRegister::Clock => thread.steps & 0xffff_ffff,
+            SpecialRegister::ClockHi => thread.steps >> 32,
+            SpecialRegister::Clock64 => thread.steps,
         };
         u128::from(value)
     }
 
     /// Writes `value` of instruction type `ty` to a register, extended per Table 28.
-    fn write(&mut self, destination: Destination, value: u128, ty: Type) {
-        // Same width: nothing to extend (the common case, decided without Table 28).
-        let new = if ty.bits() == destination.ty.bits() {
-            chop(value, ty.bits())
-        } else {
-            extend(value, ty, destination.ty)
-        };
-        let Some(slot) = self.thread.registers.get_mut(destination.register.index()) else {
+    #[inline(always)]
+    fn write(&mut self, lane: usize, destination: Destination, value: u128, ty: Type) {
+        self.put(lane, &Put::new(destination, ty), value);
+    }
+
+    /// Writes `value` to a register by a rule decided once per instruction.
+    #[inline(always)]
+    fn put(&mut self, lane: usize, rule: &Put, value: u128) {
+        let new = rule.extension.apply(value);
+        let Some(slot) = self.threads[lane].registers.get_mut(rule.register.index()) else {
             return;
         };
         if let Some(writes) = self.writes.as_deref_mut() {
             writes.push(Write {
-                register: destination.register,
+                register: rule.register,
                 old: *slot,
                 new,
             });

@@ -27,20 +27,49 @@ pub fn chop(value: u128, bits: u32) -> u128 {
 /// Types outside Table 28 (packed and sub-byte types) are zero-extended; an `.f16x2` register
 /// counts as a 32-bit integer register, as in `ptxsim-isa`.
 pub fn extend(value: u128, instruction: Type, register: Type) -> u128 {
-    let width = instruction.bits();
-    let value = chop(value, width);
-    let column = if register == Type::F16x2 {
-        Type::U32
-    } else {
-        register
-    };
-    let sign_extend = destination_rule(instruction, column) == Some(DestinationRule::SignExtend);
-    let extended = if sign_extend && width > 0 && width < 128 && (value >> (width - 1)) & 1 == 1 {
-        value | !mask(width)
-    } else {
-        value
-    };
-    chop(extended, register.bits())
+    Extension::new(instruction, register).apply(value)
+}
+
+/// [`extend`]'s rule for one instruction type and one register type, decided once (per
+/// instruction, not per thread): chop to the instruction type, sign-extend when Table 28 says
+/// so, chop to the register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extension {
+    source_mask: u128,
+    /// The result's sign bit when it is sign-extended, else 0.
+    sign_bit: u128,
+    register_mask: u128,
+}
+
+impl Extension {
+    /// The rule for results of type `instruction` written to a register of type `register`.
+    pub fn new(instruction: Type, register: Type) -> Self {
+        let width = instruction.bits();
+        let column = if register == Type::F16x2 {
+            Type::U32
+        } else {
+            register
+        };
+        let sign_extend = width > 0
+            && width < 128
+            && destination_rule(instruction, column) == Some(DestinationRule::SignExtend);
+        Self {
+            source_mask: mask(width),
+            sign_bit: if sign_extend { 1u128 << (width - 1) } else { 0 },
+            register_mask: mask(register.bits()),
+        }
+    }
+
+    /// The register's new value for the result `value`.
+    #[inline(always)]
+    pub fn apply(self, value: u128) -> u128 {
+        let value = value & self.source_mask;
+        if value & self.sign_bit != 0 {
+            (value | !self.source_mask) & self.register_mask
+        } else {
+            value & self.register_mask
+        }
+    }
 }
 
 /// `mov` pack (PTX ISA 9.7.9.4): "d = a.x | (a.y << w) | (a.z << 2w) | (a.w << 3w)" — the first
