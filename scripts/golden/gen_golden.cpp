@@ -242,11 +242,27 @@ static uint64_t ptx_f2i(double x, int m, int bits, bool is_signed, bool src_f64)
     return (uint64_t)lr;
 }
 
+// cvt.rn.{f16,bf16}.f64 of a NaN on an sm_90 GPU (docs/hardware.md): sign, all-ones exponent,
+// quiet bit, and the top payload bits of the f64 (the headers' host paths give the canonical NaN).
+// Otherwise `header`, the header's result. `mb` is the destination's mantissa width.
+static uint64_t f64_nan_or(uint64_t x, int mb, uint64_t header) {
+    if (!std::isnan(u2d(x))) return header;
+    const int eb = 15 - mb;  // both are 16-bit formats
+    uint64_t sign = (x >> 63) << 15;
+    uint64_t payload = ((x & 0x000fffffffffffffULL) >> (52 - mb)) | (1ULL << (mb - 1));
+    return sign | (((1ULL << eb) - 1) << mb) | payload;
+}
+
 // tf32 per the text: f32 rounded to 10 mantissa bits in the f32 layout; rna and the four IEEE
-// modes; overflow to infinity or MAX (0x7f7fe000) per IEEE rules; NaN checked for NaN-ness.
+// modes; overflow to infinity or MAX (0x7f7fe000) per IEEE rules. NaN as an sm_90 GPU returns it
+// (docs/hardware.md): 0x7fffe000 for .rn/.rz; .rna clears the low 13 bits (a payload only there
+// leaves infinity); .rna.satfinite then takes one unit in the last place off an all-ones exponent.
 static uint32_t ref_tf32(uint32_t u, int mode /*0 rn 1 rz 2 rm 3 rp 4 rna*/, bool satfinite) {
     float f = u2f(u);
-    if (std::isnan(f)) return 0x7fffffffu;
+    if (std::isnan(f)) {
+        if (mode != 4) return 0x7fffe000u;
+        return (u & 0xffffe000u) - (satfinite ? 0x2000u : 0u);
+    }
     const double maxv = std::ldexp(2047.0, 117);
     bool neg = std::signbit(f);
     double a = std::fabs((double)f);
@@ -546,9 +562,10 @@ int main(int argc, char** argv) {
                 float f = u2f(x);
                 if (std::isnan(f)) return (uint64_t)0x7fffffffu;
                 return (uint64_t)f2u((float)fpu_rint(f, m)); }));
+        // NaN: the FPU's widening keeps sign and payload and sets the quiet bit, as an sm_90 GPU
+        // does for cvt.f64.f32 (docs/hardware.md).
         c2.push_back(hexcol("f64/rn/-/exact", 16, [](uint64_t x) {
             float f = u2f(x);
-            if (std::isnan(f)) return (uint64_t)0x7fffffffffffffffULL;
             return d2u((double)f); }));
         const char* tfn[5] = {"rn", "rz", "rm", "rp", "rna"};
         for (int m = 0; m < 5; m++) {
@@ -712,8 +729,8 @@ int main(int argc, char** argv) {
         std::vector<Col> cols;
         for (int m = 0; m < 4; m++)
             cols.push_back(hexcol(std::string("f32/") + kModeNames[m] + "/-/nan-any", 8, [m](uint64_t x) { return (uint64_t)f2u(fpu_d2f(u2d(x), m)); }));
-        cols.push_back(hexcol("f16/rn/-/exact", 4, [](uint64_t x) { return (uint64_t)hraw(__double2half(u2d(x))); }));
-        cols.push_back(hexcol("bf16/rn/-/exact", 4, [](uint64_t x) { return (uint64_t)braw(__double2bfloat16(u2d(x))); }));
+        cols.push_back(hexcol("f16/rn/-/exact", 4, [](uint64_t x) { return f64_nan_or(x, 10, hraw(__double2half(u2d(x)))); }));
+        cols.push_back(hexcol("bf16/rn/-/exact", 4, [](uint64_t x) { return f64_nan_or(x, 7, braw(__double2bfloat16(u2d(x)))); }));
         for (int sat = 1; sat >= 0; sat--) {
             auto s = sat ? __NV_SATFINITE : __NV_NOSAT;
             std::string fl = sat ? "satfinite" : "-";
@@ -730,9 +747,10 @@ int main(int argc, char** argv) {
             cols.push_back(hexcol("e2m1/" + mn + "/satfinite/exact", 1, [md](uint64_t x) { return (uint64_t)__nv_cvt_double_to_fp4(u2d(x), __NV_E2M1, md); }));
         }
         for (int m = 0; m < 4; m++)
+            // NaN: nearbyint returns the quieted NaN with its sign and payload, as an sm_90 GPU
+            // does for cvt.rni.f64.f64 (docs/hardware.md).
             cols.push_back(hexcol(std::string("f64/") + kModeNames[m] + "i/-/exact", 16, [m](uint64_t x) {
                 double f = u2d(x);
-                if (std::isnan(f)) return (uint64_t)0x7fffffffffffffffULL;
                 return d2u(fpu_rint(f, m)); }));
         struct IT { const char* n; int bits; bool s; };
         const IT its[8] = {{"s8", 8, true}, {"u8", 8, false}, {"s16", 16, true}, {"u16", 16, false},
@@ -767,8 +785,8 @@ int main(int argc, char** argv) {
         }
         std::vector<Col> cols;
         cols.push_back(hexcol("f32/rn/-/nan-any", 8, [](uint64_t x) { return (uint64_t)f2u(fpu_d2f(u2d(x), 0)); }));
-        cols.push_back(hexcol("f16/rn/-/exact", 4, [](uint64_t x) { return (uint64_t)hraw(__double2half(u2d(x))); }));
-        cols.push_back(hexcol("bf16/rn/-/exact", 4, [](uint64_t x) { return (uint64_t)braw(__double2bfloat16(u2d(x))); }));
+        cols.push_back(hexcol("f16/rn/-/exact", 4, [](uint64_t x) { return f64_nan_or(x, 10, hraw(__double2half(u2d(x)))); }));
+        cols.push_back(hexcol("bf16/rn/-/exact", 4, [](uint64_t x) { return f64_nan_or(x, 7, braw(__double2bfloat16(u2d(x)))); }));
         g_inputs_line = "xorshift64-f64:2545f4914f6cdd1d:100000";
         write_table(dir, "f64_random.txt", "100,000 random f64 inputs (regenerated by the reader): cvt.rn.{f32,f16,bf16}.f64",
                     {"host FPU (round to nearest) for f32; cuda_fp16.hpp __double2half, cuda_bf16.hpp __double2bfloat16 (host paths)",

@@ -69,7 +69,10 @@ static long double ref_i2f(bool neg, u64 mag, int p, int mode) {
 }
 // f64 -> f32 directed rounding via bit manipulation (independent of the FPU rounding mode)
 static u32 ref_d2f(double x, int mode) {
-    if (std::isnan(x)) return kF32CanonNaN;
+    if (std::isnan(x)) {  // sm_90: sign and top payload bits kept, quiet bit set (docs/hardware.md)
+        u64 u; memcpy(&u, &x, 8);
+        return (u32)((u >> 63) << 31) | 0x7fc00000u | (u32)((u & 0x000fffffffffffffull) >> 29);
+    }
     bool neg = std::signbit(x);
     u32 s = neg ? 0x80000000u : 0;
     if (std::isinf(x)) return s | 0x7f800000u;

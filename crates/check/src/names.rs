@@ -623,6 +623,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             };
             self.operand(operand, role);
         }
+        crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
     }
 
     /// Resolves the operands of an instruction the rules check (`cvt`, `mov`), recording each

@@ -25,7 +25,7 @@ use ptxsim_isa::{
     Target, Type, UnmetGate, UnmetReason, Violation, check_module as isa_check_module, decode,
     requirements, satisfied, validate,
 };
-use ptxsim_syntax::ast::{Instruction, Module, Operand};
+use ptxsim_syntax::ast::{Address, AddressBase, Instruction, Module, Operand};
 use ptxsim_syntax::{Diagnostic, Span};
 use std::cell::RefCell;
 
@@ -251,6 +251,55 @@ fn rule_code(code: RuleCode) -> &'static str {
         RuleCode::VectorLength => "E0322",
         RuleCode::RegisterType => "E0323",
         RuleCode::SinkIllegal => "E0324",
+    }
+}
+
+/// An immediate address outside the `.local` state space.
+const IMMEDIATE_ADDRESS: &str = "E0325";
+
+/// ptxas: "Immediate addresses allowed only for .local state space". A memory instruction
+/// (`ld`, `ldu`, `st`, `red`, `atom`, `prefetch`) whose address is a bare number, `[imm]`,
+/// must name `.local`; the generic space and every other space reject it.
+pub fn check_immediate_address(instruction: &Instruction, diagnostics: &mut Vec<Diagnostic>) {
+    if !matches!(
+        instruction.opcode.as_str(),
+        "ld" | "ldu" | "st" | "red" | "atom" | "prefetch"
+    ) || instruction.modifiers.iter().any(|m| m.value == "local")
+    {
+        return;
+    }
+    for operand in &instruction.operands {
+        if let Operand::Address(Address {
+            base: AddressBase::Immediate(_),
+            ..
+        }) = operand
+        {
+            let space = instruction
+                .modifiers
+                .iter()
+                .find(|m| {
+                    let v = m.value.as_str();
+                    matches!(v, "global" | "const" | "param" | "shared")
+                        || v.starts_with("shared::")
+                })
+                .map_or("the generic address space".to_string(), |m| {
+                    format!("`.{}`", m.value)
+                });
+            diagnostics.push(
+                Diagnostic::error(
+                    IMMEDIATE_ADDRESS,
+                    format!(
+                        "an immediate address is allowed only in the `.local` state space, not \
+                         in {space}"
+                    ),
+                    operand.span(),
+                )
+                .with_help(
+                    "put the address in a register (`mov.u64 %rd1, ADDRESS;` then `[%rd1]`), \
+                     or address a variable by name (`[var+OFFSET]`)",
+                ),
+            );
+        }
     }
 }
 

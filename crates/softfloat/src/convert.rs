@@ -690,6 +690,94 @@ fn round_to_integral(v: Value, dir: Dir, st: &mut Status) -> Value {
     }
 }
 
+/// What a conversion makes of a NaN source where an sm_90 GPU does not return the destination's
+/// canonical NaN. The spec leaves these NaNs unspecified (it fixes only `.sat`, `.relu` and the
+/// NaN-less `.satfinite` destinations); the table is what an H100 returned for every NaN of the
+/// 16-bit formats and thousands of f32/f64 NaNs (`tests/hardware/`, `docs/hardware.md`).
+#[derive(Clone, Copy, Debug)]
+enum NanPropagation {
+    /// The source's sign and payload, the payload's top bits aligned with the destination's
+    /// mantissa (zero-extended or truncated); `quiet` sets the destination's quiet bit. A
+    /// truncated payload of zero leaves an infinity (`cvt.rna.tf32.f32` of `0x7f800001`).
+    Payload { quiet: bool },
+    /// `Payload { quiet: false }`, then one unit in the last place less: `cvt.rna.satfinite`
+    /// `.tf32.f32` saturates by decrementing every all-ones-exponent result, which leaves most
+    /// NaNs NaN but turns a NaN whose top ten payload bits are zero into MAX_NORM.
+    PayloadLessOneUlp,
+}
+
+/// The measured sm_90 NaN rule of one conversion, or `None` for the canonical NaN.
+fn nan_propagation(
+    from: Type,
+    to: Type,
+    rounding: Rounding,
+    flags: Flags,
+) -> Option<NanPropagation> {
+    use NanPropagation::{Payload, PayloadLessOneUlp};
+    if flags.sat || flags.relu {
+        return None; // both define their NaN result
+    }
+    let float_rounding = !rounding.is_integer();
+    match (from, to) {
+        // cvt.f64.f32, cvt.f32.f64, cvt.{f16,bf16}.f64, cvt.f64.{f16,bf16}: quieted payload.
+        (Type::F32, Type::F64)
+        | (Type::F64, Type::F32 | Type::F16 | Type::Bf16)
+        | (Type::F16 | Type::Bf16, Type::F64) => Some(Payload { quiet: true }),
+        // cvt.f32.bf16 is a shift ("NaN input yields unspecified NaN"), except with .ftz.
+        (Type::Bf16, Type::F32) if !flags.ftz => Some(Payload { quiet: false }),
+        // cvt.f32.f32 and cvt.f64.f64 pass a NaN through; cvt.rni.f64.f64 quiets it.
+        (Type::F32, Type::F32) if float_rounding => Some(Payload { quiet: false }),
+        (Type::F64, Type::F64) => Some(Payload {
+            quiet: !float_rounding,
+        }),
+        (Type::F32, Type::Tf32) if rounding == Rounding::Rna => Some(if flags.satfinite {
+            PayloadLessOneUlp
+        } else {
+            Payload { quiet: false }
+        }),
+        _ => None,
+    }
+}
+
+/// Applies a [`NanPropagation`] to the NaN `bits` of format `src`. With `.ftz` an f32 NaN source
+/// is first replaced by the canonical f32 NaN (`cvt.ftz.f64.f32` gives `0x7fffffffe0000000`
+/// for every NaN, `cvt.ftz.f32.f32` the canonical NaN).
+fn propagate_nan(
+    bits: u64,
+    from: Type,
+    src: &Format,
+    dst: &Format,
+    rule: NanPropagation,
+    ftz: bool,
+) -> u64 {
+    let bits = if ftz && from == Type::F32 {
+        src.canonical_nan
+    } else {
+        bits
+    };
+    let field = (bits & src.value_mask()) >> src.low_zero_bits;
+    let (ms, md) = (src.mantissa_bits, dst.mantissa_bits);
+    let mant = field & ((1u64 << ms) - 1);
+    let mut payload = if md >= ms {
+        mant << (md - ms)
+    } else {
+        mant >> (ms - md)
+    };
+    if let NanPropagation::Payload { quiet: true } = rule {
+        payload |= 1u64 << (md - 1);
+    }
+    let sign = if (field >> (src.value_bits() - 1)) & 1 == 1 {
+        dst.sign_bit()
+    } else {
+        0
+    };
+    let out = sign | ((dst.max_exponent_field() << md | payload) << dst.low_zero_bits);
+    match rule {
+        NanPropagation::PayloadLessOneUlp => out - (1u64 << dst.low_zero_bits),
+        NanPropagation::Payload { .. } => out,
+    }
+}
+
 /// Converts one value: `cvt{.rnd}{.ftz}{.sat}{.relu}{.satfinite}.to.from d, a`
 /// (PTX ISA 9.7.9.21: "Convert between different types and sizes.").
 ///
@@ -744,6 +832,19 @@ pub fn convert(
                     };
                 }
             }
+        }
+    }
+    if let (Some(rule), Some(src), Some(dst)) = (
+        nan_propagation(from, to, rounding, flags),
+        from.format(),
+        to.format(),
+    ) {
+        if is_nan(bits, src) {
+            st.invalid = true;
+            return Converted {
+                bits: propagate_nan(bits, from, src, dst, rule, flags.ftz),
+                status: st,
+            };
         }
     }
     let v = decode(bits, from, flags.ftz, &mut st);

@@ -220,7 +220,8 @@ pub const BF16: Format = Format {
 
 /// TensorFloat-32 (`.tf32`): 19 significant bits kept in the f32 bit layout, the low 13
 /// mantissa bits zero ("For `.tf32` instruction type, operand `d` has `.b32` type").
-/// Canonical NaN `0x7fffffff` (the f32 canonical NaN; see `docs/softfloat.md`).
+/// Canonical NaN `0x7fffe000`: what `cvt.rn.tf32.f32` and `cvt.rz.tf32.f32` return for every NaN
+/// on an sm_90 GPU (`tests/hardware/`; the f32 canonical NaN with the low 13 bits cleared).
 pub const TF32: Format = Format {
     name: "tf32",
     encoding: Encoding::Float,
@@ -233,7 +234,7 @@ pub const TF32: Format = Format {
     subnormals: true,
     low_zero_bits: 13,
     container_bits: 32,
-    canonical_nan: 0x7fff_ffff,
+    canonical_nan: 0x7fff_e000,
 };
 
 /// OCP FP8 E4M3 (`.e4m3`): bias 7, no infinity, NaN only `S.1111.111`, MAX_NORM 448.

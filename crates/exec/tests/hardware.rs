@@ -1,0 +1,151 @@
+//! ptxsim against an sm_90 GPU. `tests/hardware/sm90.ptx` has one kernel for every `cvt` and
+//! `cvt.pack` form that ptxas accepts for `.target sm_90` (ptxas's verdicts in
+//! `tests/conformance/`); each thread converts one input of `tests/hardware/in-*.bin` (every
+//! 8- and 16-bit value, every value of each f16x2/bf16x2 lane, 16,384 chosen 32- and 64-bit
+//! values). `tests/hardware/sm90-gpu.bin.xz` is what an H100 wrote for the whole module
+//! (`scripts/hardware/run-gpu.sh`; the run's report is `docs/hardware.md`). Here every kernel
+//! runs through the same path as `ptxsim run` and must write the same bytes, NaN payloads
+//! included.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ptxsim_exec::{Argument, GridOptions, grid};
+
+fn path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/hardware")
+        .join(name)
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+struct Form {
+    kernel: String,
+    instruction: String,
+    layout: String,
+    count: usize,
+    out_bytes: usize,
+}
+
+fn forms() -> Vec<Form> {
+    let text = String::from_utf8(read("forms.tsv")).expect("forms.tsv is UTF-8");
+    text.lines()
+        .filter(|line| !line.starts_with('#') && !line.is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f.len(), 5, "forms.tsv: {line}");
+            Form {
+                kernel: f[0].to_string(),
+                instruction: f[1].to_string(),
+                layout: f[2].to_string(),
+                count: f[3].parse().expect("count"),
+                out_bytes: f[4].parse().expect("out bytes"),
+            }
+        })
+        .collect()
+}
+
+fn gpu_outputs() -> Vec<u8> {
+    let packed = read("sm90-gpu.bin.xz");
+    let mut out = Vec::new();
+    lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).expect("sm90-gpu.bin.xz decodes");
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let value = bytes
+        .iter()
+        .rev()
+        .fold(0u128, |acc, &b| (acc << 8) | u128::from(b));
+    format!("{value:#0width$x}", width = 2 + 2 * bytes.len())
+}
+
+#[test]
+fn every_sm90_conversion_form_matches_the_gpu() {
+    let source = String::from_utf8(read("sm90.ptx")).expect("sm90.ptx is UTF-8");
+    let (module, diagnostics) = ptxsim_check::parse_and_check(&source);
+    let errors: Vec<_> = diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert!(errors.is_empty(), "sm90.ptx does not check: {errors:?}");
+    let forms = forms();
+    // Every sm_90 cvt/cvt.pack form of the conformance data: a generator that lost forms fails.
+    assert!(forms.len() >= 560, "only {} forms", forms.len());
+    let gpu = gpu_outputs();
+    let expected_len: usize = forms.iter().map(|f| f.count * f.out_bytes).sum();
+    assert_eq!(
+        gpu.len(),
+        expected_len,
+        "GPU outputs do not match forms.tsv"
+    );
+
+    let mut inputs: HashMap<String, Vec<u8>> = HashMap::new();
+    let mut failures = Vec::new();
+    let mut offset = 0;
+    let mut elements = 0;
+    for form in &forms {
+        let want = &gpu[offset..offset + form.count * form.out_bytes];
+        offset += want.len();
+        let input = inputs
+            .entry(form.layout.clone())
+            .or_insert_with(|| read(&format!("in-{}.bin", form.layout)))
+            .clone();
+        let in_bytes = input.len() / form.count;
+        let program = ptxsim_exec::lower(&module, &source, Some(&form.kernel))
+            .unwrap_or_else(|e| panic!("{}: {e:?}", form.instruction));
+        let blocks = u32::try_from(form.count / 256).expect("grid size");
+        let arguments = vec![
+            Argument::Buffer(input.clone()),
+            Argument::Buffer(vec![0; want.len()]),
+        ];
+        let (device, addresses) =
+            grid::prepare(&program, [blocks, 1, 1], [256, 1, 1], 100, arguments)
+                .unwrap_or_else(|e| panic!("{}: {e}", form.instruction));
+        let run = grid::run_grid(&device, GridOptions::default(), None, None);
+        if let Some(failure) = &run.failure {
+            failures.push(format!("`{}`: {failure:?}", form.instruction));
+            continue;
+        }
+        let address = addresses[1].expect("the output buffer has an address");
+        let got = device
+            .global
+            .buffer_at(address)
+            .expect("the output buffer")
+            .contents();
+        let ob = form.out_bytes;
+        let bad: Vec<usize> = (0..form.count)
+            .filter(|&i| got[i * ob..(i + 1) * ob] != want[i * ob..(i + 1) * ob])
+            .collect();
+        elements += form.count;
+        if !bad.is_empty() {
+            let shown: Vec<String> = bad
+                .iter()
+                .take(3)
+                .map(|&i| {
+                    format!(
+                        "in {} gpu {} ptxsim {}",
+                        hex(&input[i * in_bytes..(i + 1) * in_bytes]),
+                        hex(&want[i * ob..(i + 1) * ob]),
+                        hex(&got[i * ob..(i + 1) * ob])
+                    )
+                })
+                .collect();
+            failures.push(format!(
+                "`{}`: {} of {} differ; {}",
+                form.instruction,
+                bad.len(),
+                form.count,
+                shown.join("; ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} forms differ from the GPU:\n{}",
+        failures.len(),
+        forms.len(),
+        failures.join("\n")
+    );
+    assert!(elements > 17_000_000, "compared only {elements} elements");
+}
