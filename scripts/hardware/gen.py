@@ -269,9 +269,11 @@ def main():
         table.append(f"f{index}\t{opcode} {regs}\t{lay}\t{ins[lay][0]}\t{out_bytes}")
     (out / "sm90.ptx").write_text("\n".join(header + body))
     (out / "forms.tsv").write_text("\n".join(table) + "\n")
+    used = {layout(opcode, types) for opcode, types in forms.items()}
     for lay, (_, data) in ins.items():
-        (out / f"in-{lay}.bin").write_bytes(data)
-    print(f"{len(forms)} forms, {len(ins)} input layouts -> {out}")
+        if lay in used:
+            (out / f"in-{lay}.bin").write_bytes(data)
+    print(f"{len(forms)} forms, {len(used)} input layouts -> {out}")
 
 
 if __name__ == "__main__":
