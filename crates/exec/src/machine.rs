@@ -499,8 +499,12 @@ impl Cta {
         self.shared.fill(0);
         for thread in &mut self.threads {
             thread.registers.fill(0);
-            thread.local.fill(0);
-            thread.params.fill(0);
+            if !thread.local.is_empty() {
+                thread.local.fill(0);
+            }
+            if !thread.params.is_empty() {
+                thread.params.fill(0);
+            }
             thread.frames.clear();
             thread.pc = 0;
             thread.steps = 0;
