@@ -177,6 +177,7 @@ impl<'a> Resolver<'a> {
     fn item(&mut self, item: &'a Item) {
         match item {
             Item::Variable(variable) => {
+                crate::rules::check_declaration(self.setting, variable, &mut self.diagnostics);
                 let external = variable
                     .linkage
                     .iter()
@@ -195,6 +196,14 @@ impl<'a> Resolver<'a> {
                         defined: function.body.is_some(),
                     },
                 );
+                for parameter in function
+                    .returns
+                    .iter()
+                    .chain(function.params.iter())
+                    .flatten()
+                {
+                    crate::rules::check_declaration(self.setting, parameter, &mut self.diagnostics);
+                }
                 if let Some(body) = &function.body {
                     let mut checker = FunctionChecker::new(self, function);
                     checker.function_body(function, body);
@@ -468,6 +477,11 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
         for statement in &block.statements {
             match statement {
                 Statement::Declaration(declaration) => {
+                    crate::rules::check_declaration(
+                        self.resolver.setting,
+                        declaration,
+                        &mut self.resolver.diagnostics,
+                    );
                     let ty = register_type(declaration);
                     for declarator in &declaration.declarators {
                         if let Some(initializer) = &declarator.initializer {

@@ -22,10 +22,10 @@
 use ptxsim_isa::gating::describe_targets;
 use ptxsim_isa::{
     DecodeError, DecodeErrorKind, Form, Location, Operand as IsaOperand, PtxVersion, RuleCode,
-    Target, Type, UnmetGate, UnmetReason, Violation, check_module as isa_check_module, decode,
-    requirements, satisfied, validate,
+    Target, Type, UnmetGate, UnmetReason, Violation, b128_declaration,
+    check_module as isa_check_module, decode, requirements, satisfied, validate,
 };
-use ptxsim_syntax::ast::{Address, AddressBase, Instruction, Module, Operand};
+use ptxsim_syntax::ast::{Address, AddressBase, Instruction, Module, Operand, VariableDeclaration};
 use ptxsim_syntax::{Diagnostic, Span};
 use std::cell::RefCell;
 
@@ -251,6 +251,32 @@ fn rule_code(code: RuleCode) -> &'static str {
         RuleCode::VectorLength => "E0322",
         RuleCode::RegisterType => "E0323",
         RuleCode::SinkIllegal => "E0324",
+    }
+}
+
+/// Checks what a declaration's type needs of the target and version: `.b128` (registers,
+/// parameters, variables) needs PTX ISA 8.3 and sm_70, as `mov.b128` does.
+pub fn check_declaration(
+    setting: &ModuleSetting,
+    declaration: &VariableDeclaration,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let (Some(target), Some(version)) = (setting.target, setting.version) else {
+        return;
+    };
+    for word in declaration.words().filter(|word| word.value == "b128") {
+        if let Err(unmet) = satisfied(&b128_declaration(), target, version) {
+            for gate in &unmet.gates {
+                diagnostics.push(gate_diagnostic(
+                    setting,
+                    word.span,
+                    &unmet.instruction,
+                    target,
+                    version,
+                    gate,
+                ));
+            }
+        }
     }
 }
 
@@ -515,7 +541,7 @@ fn gate(
         }
         diagnostics.push(gate_diagnostic(
             setting,
-            instruction,
+            modifier_span(instruction, gate.modifier),
             &unmet.instruction,
             target,
             version,
@@ -534,13 +560,12 @@ fn gates_f64(unmet: &UnmetGate) -> bool {
 
 fn gate_diagnostic(
     setting: &ModuleSetting,
-    instruction: &Instruction,
+    span: Span,
     text: &str,
     target: Target,
     version: PtxVersion,
     unmet: &UnmetGate,
 ) -> Diagnostic {
-    let span = modifier_span(instruction, unmet.modifier);
     match unmet.reason {
         UnmetReason::Target => {
             let diagnostic = Diagnostic::error(

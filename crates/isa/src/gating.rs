@@ -385,6 +385,27 @@ pub const GATES: &[Gate] = &[
     },
 ];
 
+/// The `.b128` type in a declaration (`.reg .b128`, `.param .b128`, `.global .b128`): ptxas
+/// says "Feature 'Type .b128' requires PTX ISA .version 8.3 or later" and "requires .target sm_70
+/// or higher", the requirement of `mov.b128` ("`.b128` type introduced in PTX ISA version 8.3",
+/// "requires `sm_70` or higher"). Not an instruction gate: [`b128_declaration`] applies it.
+pub static B128_TYPE: Gate = Gate {
+    feature: "the .b128 type",
+    applies: Applies::Mov(Some(B128)),
+    support: &[at_least(v(8, 3), 70)],
+};
+
+/// What declaring something of type `.b128` needs (see [`B128_TYPE`]).
+pub fn b128_declaration() -> Requirement {
+    Requirement {
+        instruction: "the `.b128` type".to_string(),
+        gates: vec![AppliedGate {
+            gate: &B128_TYPE,
+            modifier: None,
+        }],
+    }
+}
+
 fn matches_cvt(applies: &Applies, form: &CvtForm) -> bool {
     let Applies::Cvt {
         destination,

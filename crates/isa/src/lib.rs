@@ -56,7 +56,7 @@ pub use form::{
 };
 pub use gating::{
     AppliedGate, GATES, Gate, ModuleUnsupported, Requirement, Unmet, UnmetGate, UnmetReason,
-    check_module, requirements, satisfied,
+    b128_declaration, check_module, requirements, satisfied,
 };
 pub use layout::{OperandSlot, RegisterRule, SlotShape};
 pub use mov::MovForm;
