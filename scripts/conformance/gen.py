@@ -486,6 +486,40 @@ def misc_lines() -> list[str]:
     return ex + orders + immediates + bad
 
 
+LITERALS = ["7", "0x7", "-7", "7U", "7.5", "-2.5", "1e3", "0f3F800000", "0d3FF0000000000000"]
+
+
+def literal_lines() -> list[str]:
+    """Every kind of literal in every source slot that may take an immediate: scalar cvt (each
+    type pair, natural rounding), every scalar mov type, the packed cvt sources, cvt.pack."""
+    out = []
+    for d, a in itertools.product(SCALAR, SCALAR):
+        for lit in LITERALS:
+            out.append(cvt([natural_rounding(d, a)], d, a, [reg(natural_reg(d)), lit]))
+    for t in ["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64",
+              "pred"]:
+        for lit in LITERALS:
+            out.append(f"mov.{t} %{t}_0, {lit};")
+    packed = [
+        ("cvt.rn.f16x2.f32 %f16x2_0, {}, %f32_2;", "cvt.rn.f16x2.f32 %f16x2_0, %f32_1, {};"),
+        ("cvt.rn.satfinite.e4m3x2.f32 %b16_0, {}, %f32_2;",),
+        ("cvt.rn.satfinite.e5m2x2.f16x2 %b16_0, {};",),
+        ("cvt.rn.f16x2.e4m3x2 %f16x2_0, {};",),
+        ("cvt.rna.satfinite.tf32.f32 %b32_0, {};", "cvt.rna.tf32.f32 %b32_0, {};",
+         "cvt.rn.tf32.f32 %b32_0, {};", "cvt.rz.relu.tf32.f32 %b32_0, {};"),
+        ("cvt.rn.relu.bf16x2.f32 %b32_0, {}, %f32_2;",),
+        ("cvt.rs.f16x2.f32 %f16x2_0, {}, %f32_2, %b32_3;", "cvt.rs.f16x2.f32 %f16x2_0, %f32_1, %f32_2, {};"),
+        ("cvt.rs.satfinite.e4m3x4.f32 %b32_0, {{{}, %f32_2, %f32_3, %f32_4}}, %b32_5;",),
+        ("cvt.rn.satfinite.e2m1x2.f32 %b8_0, {}, %f32_2;",),
+        ("cvt.pack.sat.s16.s32 %b32_0, {}, %b32_2;", "cvt.pack.sat.u8.s32.b32 %b32_0, %b32_1, %b32_2, {};"),
+    ]
+    for group in packed:
+        for pattern in group:
+            for lit in LITERALS:
+                out.append(pattern.format(lit))
+    return out
+
+
 def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     """Files -> list of (target, version, lines)."""
     files: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -522,6 +556,8 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     for t, v in (("sm_60", "8.3"), ("sm_70", "8.3"), ("sm_70", "8.2")):
         mv.append((t, v, b128))
     files["mov.tsv"] = mv
+    files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
+        l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]
     return files
 
 

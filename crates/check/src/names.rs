@@ -614,6 +614,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                 Role::Predicate,
             );
         }
+        crate::rules::check_negated_f32_bits(instruction, &mut self.resolver.diagnostics);
         let opcode = instruction.opcode.as_str();
         if crate::rules::is_modelled(opcode) {
             self.typed_instruction(instruction);
@@ -663,7 +664,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                                 IsaElement::Register(ty)
                             }
                             (IsaOperand::Sink, _) => IsaElement::Sink,
-                            (IsaOperand::Immediate, _) => IsaElement::Immediate,
+                            (IsaOperand::Immediate(literal), _) => IsaElement::Immediate(literal),
                             (IsaOperand::Vector(_) | IsaOperand::Other, _) => IsaElement::Other,
                         };
                         elements.push(element);
@@ -710,7 +711,10 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                     _ => (IsaOperand::Other, Span::DUMMY),
                 }
             }
-            Operand::Immediate(_) => (IsaOperand::Immediate, Span::DUMMY),
+            Operand::Immediate(immediate) => (
+                IsaOperand::Immediate(crate::rules::literal_kind(&immediate.value)),
+                Span::DUMMY,
+            ),
             Operand::Sink(_) => (IsaOperand::Sink, Span::DUMMY),
             _ => {
                 self.operand(operand, Role::Value);

@@ -21,11 +21,14 @@
 
 use ptxsim_isa::gating::describe_targets;
 use ptxsim_isa::{
-    DecodeError, DecodeErrorKind, Form, Location, Operand as IsaOperand, PtxVersion, RuleCode,
-    Target, Type, UnmetGate, UnmetReason, Violation, b128_declaration,
+    DecodeError, DecodeErrorKind, Form, Literal, Location, Operand as IsaOperand, PtxVersion,
+    RuleCode, Target, Type, UnmetGate, UnmetReason, Violation, b128_declaration,
     check_module as isa_check_module, decode, requirements, satisfied, validate,
 };
-use ptxsim_syntax::ast::{Address, AddressBase, Instruction, Module, Operand, VariableDeclaration};
+use ptxsim_syntax::ast::{
+    Address, AddressBase, Immediate, ImmediateValue, Instruction, Module, Operand,
+    VariableDeclaration,
+};
 use ptxsim_syntax::{Diagnostic, Span};
 use std::cell::RefCell;
 
@@ -251,6 +254,7 @@ fn rule_code(code: RuleCode) -> &'static str {
         RuleCode::VectorLength => "E0322",
         RuleCode::RegisterType => "E0323",
         RuleCode::SinkIllegal => "E0324",
+        RuleCode::LiteralKind => "E0326",
     }
 }
 
@@ -277,6 +281,54 @@ pub fn check_declaration(
                 ));
             }
         }
+    }
+}
+
+/// The kind of literal an immediate operand was written as, for the operand rules.
+pub fn literal_kind(immediate: &Immediate) -> Literal {
+    match immediate.value {
+        ImmediateValue::Integer { .. } => Literal::Integer,
+        ImmediateValue::F32Bits(_) => Literal::F32Bits,
+        ImmediateValue::F64Bits(_) => Literal::F64Bits,
+        ImmediateValue::Decimal(_) => Literal::Decimal,
+    }
+}
+
+/// A negated `0f` literal.
+const NEGATED_F32_BITS: &str = "E0327";
+
+/// ptxas cannot parse a `0f` literal with a minus sign (`-0f3F800000`: "Parsing error near
+/// '0f3F800000'"), although it takes `-0d...`, `-1.5` and `-0x5`. The fix writes the sign into
+/// the bits.
+pub fn check_negated_f32_bits(instruction: &Instruction, diagnostics: &mut Vec<Diagnostic>) {
+    fn visit(operand: &Operand, diagnostics: &mut Vec<Diagnostic>) {
+        match operand {
+            Operand::Immediate(immediate) => {
+                if let (true, ImmediateValue::F32Bits(bits)) =
+                    (immediate.value.negative, &immediate.value.value)
+                {
+                    let flipped = format!("0f{:08X}", bits ^ 0x8000_0000);
+                    diagnostics.push(
+                        Diagnostic::error(
+                            NEGATED_F32_BITS,
+                            "a `0f` literal cannot take a minus sign (ptxas does not parse it)",
+                            immediate.span,
+                        )
+                        .with_help(format!("write the sign in the bits: `{flipped}`"))
+                        .with_fix(immediate.span, flipped),
+                    );
+                }
+            }
+            Operand::Vector(list) | Operand::List(list) => {
+                for element in &list.value {
+                    visit(element, diagnostics);
+                }
+            }
+            _ => {}
+        }
+    }
+    for operand in &instruction.operands {
+        visit(operand, diagnostics);
     }
 }
 

@@ -1181,7 +1181,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 Some(ty) => ptxsim_isa::Operand::Register(ty),
                 None => ptxsim_isa::Operand::Other,
             },
-            Operand::Immediate(_) => ptxsim_isa::Operand::Immediate,
+            Operand::Immediate(immediate) => {
+                ptxsim_isa::Operand::Immediate(ptxsim_check::rules::literal_kind(&immediate.value))
+            }
             Operand::Sink(_) => ptxsim_isa::Operand::Sink,
             Operand::Vector(elements) => ptxsim_isa::Operand::Vector(
                 elements
@@ -1193,7 +1195,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                             None => ptxsim_isa::Element::Other,
                         },
                         Operand::Sink(_) => ptxsim_isa::Element::Sink,
-                        Operand::Immediate(_) => ptxsim_isa::Element::Immediate,
+                        Operand::Immediate(immediate) => ptxsim_isa::Element::Immediate(
+                            ptxsim_check::rules::literal_kind(&immediate.value),
+                        ),
                         Operand::SpecialRegister(_)
                         | Operand::Negated(..)
                         | Operand::Pair(..)
@@ -1491,6 +1495,12 @@ pub fn encode_immediate(immediate: &Immediate, ty: Type) -> Result<u128, String>
                         .map_err(|e| format!("bad float literal `{text}`: {e}"))?;
                     float_bits(value.to_bits(), ptxsim_softfloat::Type::F64, ty)
                 }
+                // ptxas takes a decimal literal for a .b64 operand as an f64: `mov.b64 %rd1,
+                // 3.0` assembles to the bits 0x4008000000000000 (its SASS for sm_90).
+                Type::B64 => text
+                    .parse::<f64>()
+                    .map(|v| u128::from(v.to_bits()))
+                    .map_err(|e| format!("bad float literal `{text}`: {e}")),
                 _ => Err(format!("a floating-point literal cannot be a {ty} operand")),
             }
         }

@@ -1,7 +1,9 @@
 //! `cvt` (PTX ISA 9.7.9.21) and `cvt.pack` (9.7.9.22): the syntax table, modifier decoding and
 //! the modifier and operand rules.
 
-use crate::form::{DecodeError, DecodeErrorKind, Indexed, Location, Operand, RuleCode, Violation};
+use crate::form::{
+    DecodeError, DecodeErrorKind, Indexed, Literal, Location, Operand, RuleCode, Violation,
+};
 use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
 use crate::opcode::Rounding;
 use crate::types::{Type, TypeKind};
@@ -646,6 +648,25 @@ pub(crate) fn validate_cvt(form: &CvtForm, operands: &[Operand]) -> Vec<Violatio
         return out;
     }
     out.extend(check_slots(&slots, operands));
+    // ptxas folds `cvt.rna{.satfinite}.tf32.f32` of a constant into a `mov.b32` and then takes
+    // only `0f` bits there: "Arguments mismatch for instruction 'mov'" for `1.5`, `1e3` or `0d`
+    // literals, which `.rn`/`.rz` accept (tests/conformance/literals.tsv).
+    let rna = form.rounding.is_some_and(|r| r.value == Rounding::Rna);
+    if form.destination.value == Tf32 && rna {
+        if let Some(Operand::Immediate(literal)) = operands.get(1) {
+            if literal.fits(F32) && *literal != Literal::F32Bits {
+                out.push(Violation::new(
+                    RuleCode::LiteralKind,
+                    Location::Operand(1),
+                    format!(
+                        "operand `a` of cvt.rna.tf32.f32 takes a `0f` literal, not {} (ptxas \
+                         turns the conversion of a constant into a mov.b32)",
+                        literal.describe()
+                    ),
+                ));
+            }
+        }
+    }
     out
 }
 

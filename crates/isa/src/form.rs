@@ -143,10 +143,54 @@ pub enum Operand {
     Vector(Vec<Element>),
     /// The sink symbol `_` on its own.
     Sink,
-    /// An immediate constant.
-    Immediate,
+    /// An immediate constant, written as this kind of literal.
+    Immediate(Literal),
     /// Anything else (address, label, ...).
     Other,
+}
+
+/// How an immediate constant was written; which kinds an operand takes depends on its type
+/// (see [`Literal::fits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Literal {
+    /// An integer: decimal, hex, octal or binary, signed or with `U`.
+    Integer,
+    /// A decimal floating-point literal (`1.5`, `2e-3`).
+    Decimal,
+    /// `0f` and the 8 hex digits of an f32.
+    F32Bits,
+    /// `0d` and the 16 hex digits of an f64.
+    F64Bits,
+}
+
+impl Literal {
+    /// Whether an operand of instruction type `ty` may be written as this kind of literal, as
+    /// ptxas decides (measured on every kind for every type, `tests/conformance/literals.tsv`):
+    /// `.f32`/`.f64` operands take floating-point literals only; `.f16`/`.bf16` (and the packed
+    /// half and narrow types) none at all; integer and predicate operands integers only; the
+    /// bit types integers plus the float literal of their own width (`0f` for `.b32`; `0d`
+    /// and decimal for `.b64`).
+    pub fn fits(self, ty: Type) -> bool {
+        use Literal::{Decimal, F32Bits, F64Bits, Integer};
+        match ty {
+            Type::F32 | Type::F64 => self != Integer,
+            Type::B32 => matches!(self, Integer | F32Bits),
+            Type::B64 => matches!(self, Integer | Decimal | F64Bits),
+            Type::B8 | Type::B16 | Type::B128 | Type::Pred => self == Integer,
+            _ if ty.is_integer() => self == Integer,
+            _ => false,
+        }
+    }
+
+    /// The kind in words, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Literal::Integer => "an integer literal",
+            Literal::Decimal => "a decimal floating-point literal",
+            Literal::F32Bits => "a `0f` literal",
+            Literal::F64Bits => "a `0d` literal",
+        }
+    }
 }
 
 /// One element of a brace vector.
@@ -156,8 +200,8 @@ pub enum Element {
     Register(Type),
     /// The sink symbol `_`.
     Sink,
-    /// An immediate constant.
-    Immediate,
+    /// An immediate constant, written as this kind of literal.
+    Immediate(Literal),
     /// Anything else.
     Other,
 }
@@ -213,6 +257,8 @@ pub enum RuleCode {
     RegisterType,
     /// The sink `_` is not allowed here.
     SinkIllegal,
+    /// An immediate written as a kind of literal the operand's type does not take.
+    LiteralKind,
 }
 
 impl RuleCode {
@@ -234,6 +280,7 @@ impl RuleCode {
             RuleCode::VectorLength => "vector-length",
             RuleCode::RegisterType => "register-type",
             RuleCode::SinkIllegal => "sink-illegal",
+            RuleCode::LiteralKind => "literal-kind",
         }
     }
 }

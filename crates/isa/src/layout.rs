@@ -1,6 +1,6 @@
 //! Operand layouts: how many operands a form takes and which registers each accepts.
 
-use crate::form::{Element, Location, Operand, RuleCode, Violation};
+use crate::form::{Element, Literal, Location, Operand, RuleCode, Violation};
 use crate::operand_size::{SourceRule, destination_rule, source_rule};
 use crate::types::Type;
 
@@ -46,16 +46,39 @@ impl RegisterRule {
         }
     }
 
-    /// Whether an immediate may stand in a source slot with this rule: ptxas 13.5 takes
-    /// constants for integer and floating-point sources (`cvt.rn.f16x2.f32 d, 1.0, b`) but not
-    /// for operands that hold packed bits (`rbits`, `scale-factor`, a packed `.b16` source).
-    pub fn takes_immediates(self) -> bool {
+    /// The instruction type the rule is about (`.f32` for a list that holds it, else its first
+    /// type).
+    pub fn instruction_type(self) -> Type {
         match self {
-            RegisterRule::RelaxedSource(_)
-            | RegisterRule::RelaxedDestination(_)
-            | RegisterRule::SameSize(_) => true,
-            RegisterRule::OneOf(types) => types.contains(&Type::F32),
+            RegisterRule::RelaxedSource(t)
+            | RegisterRule::RelaxedDestination(t)
+            | RegisterRule::SameSize(t) => t,
+            RegisterRule::OneOf(types) if types.contains(&Type::F32) => Type::F32,
+            RegisterRule::OneOf(types) => types.first().copied().unwrap_or(Type::B32),
         }
+    }
+
+    /// Whether an immediate written as `literal` may stand in a source slot with this rule:
+    /// ptxas 13.5 takes constants for integer and floating-point sources of the literal kinds
+    /// [`Literal::fits`] lists (`cvt.rn.f16x2.f32 d, 1.0, b`), but none for operands that hold
+    /// packed bits (`rbits`, `scale-factor`, a packed `.b16` source) or `.f16`/`.bf16` values.
+    pub fn takes_literal(self, literal: Literal) -> bool {
+        match self {
+            RegisterRule::OneOf(types) if !types.contains(&Type::F32) => false,
+            rule => literal.fits(rule.instruction_type()),
+        }
+    }
+
+    /// Whether some kind of immediate may stand in a source slot with this rule.
+    pub fn takes_immediates(self) -> bool {
+        [
+            Literal::Integer,
+            Literal::Decimal,
+            Literal::F32Bits,
+            Literal::F64Bits,
+        ]
+        .into_iter()
+        .any(|literal| self.takes_literal(literal))
     }
 
     /// The rule in words, e.g. "a `.b16` register".
@@ -143,10 +166,20 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 ),
             )
         }),
-        (SlotShape::Scalar(rule), Operand::Immediate)
-            if !slot.is_destination && rule.takes_immediates() =>
+        (SlotShape::Scalar(rule), Operand::Immediate(literal))
+            if !slot.is_destination && rule.takes_literal(*literal) =>
         {
             None
+        }
+        (SlotShape::Scalar(rule), Operand::Immediate(literal))
+            if !slot.is_destination && rule.takes_immediates() =>
+        {
+            Some(literal_violation(
+                here,
+                slot.name,
+                rule.instruction_type(),
+                *literal,
+            ))
         }
         (SlotShape::Scalar(_), Operand::Other) => None,
         (SlotShape::Scalar(_), Operand::Sink) => Some(Violation::new(
@@ -154,7 +187,7 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
             here,
             "the sink `_` may only be an element of a destination vector",
         )),
-        (SlotShape::Scalar(_), Operand::Immediate | Operand::Vector(_)) => Some(Violation::new(
+        (SlotShape::Scalar(_), Operand::Immediate(_) | Operand::Vector(_)) => Some(Violation::new(
             RuleCode::OperandShape,
             here,
             format!("operand `{}` must be a register", slot.name),
@@ -192,8 +225,11 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                         at,
                         "the sink `_` may only be an element of a destination vector",
                     )),
-                    Element::Immediate if element.takes_immediates() => None,
-                    Element::Immediate => Some(Violation::new(
+                    Element::Immediate(literal) if element.takes_literal(*literal) => None,
+                    Element::Immediate(literal) if element.takes_immediates() => Some(
+                        literal_violation(at, slot.name, element.instruction_type(), *literal),
+                    ),
+                    Element::Immediate(_) => Some(Violation::new(
                         RuleCode::OperandShape,
                         at,
                         format!("each element of `{}` must be a register", slot.name),
@@ -210,5 +246,38 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 slot.name
             ),
         )),
+    }
+}
+
+/// An immediate of a kind the operand's type does not take (ptxas: "Arguments mismatch").
+pub(crate) fn literal_violation(
+    location: Location,
+    name: &str,
+    ty: Type,
+    literal: Literal,
+) -> Violation {
+    let takes: Vec<&str> = [
+        (Literal::Integer, "an integer"),
+        (Literal::Decimal, "a decimal float"),
+        (Literal::F32Bits, "`0f` bits"),
+        (Literal::F64Bits, "`0d` bits"),
+    ]
+    .into_iter()
+    .filter(|(kind, _)| kind.fits(ty))
+    .map(|(_, words)| words)
+    .collect();
+    let violation = Violation::new(
+        RuleCode::LiteralKind,
+        location,
+        format!(
+            "operand `{name}` ({ty}) takes {}, not {}",
+            takes.join(" or "),
+            literal.describe()
+        ),
+    );
+    if literal == Literal::Integer && Literal::Decimal.fits(ty) {
+        violation.with_fix("write the value as a float, e.g. `7.0` instead of `7`")
+    } else {
+        violation
     }
 }

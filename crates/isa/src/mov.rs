@@ -3,6 +3,7 @@
 use crate::form::{
     DecodeError, DecodeErrorKind, Element, Indexed, Location, Operand, RuleCode, Violation,
 };
+use crate::layout::literal_violation;
 use crate::operand_size::{DestinationRule, SourceRule, destination_rule, source_rule};
 use crate::types::{Type, TypeKind};
 
@@ -115,14 +116,20 @@ fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violati
                 ty.bits()
             ),
         )),
-        Operand::Immediate if !destination => {}
+        Operand::Immediate(literal) if !destination && literal.fits(ty) => {}
+        Operand::Immediate(literal) if !destination => out.push(literal_violation(
+            Location::Operand(index),
+            "a",
+            ty,
+            *literal,
+        )),
         Operand::Other => {}
         Operand::Sink => out.push(Violation::new(
             RuleCode::SinkIllegal,
             Location::Operand(index),
             "the sink `_` may only be an element of a destination vector",
         )),
-        Operand::Immediate | Operand::Vector(_) => out.push(Violation::new(
+        Operand::Immediate(_) | Operand::Vector(_) => out.push(Violation::new(
             RuleCode::OperandShape,
             Location::Operand(index),
             "the destination must be a register",
@@ -185,7 +192,7 @@ fn check_vector(ty: Type, elements: &[Element], index: usize, out: &mut Vec<Viol
                 at,
                 "the sink `_` may only be used in a destination vector",
             )),
-            Element::Immediate | Element::Other => registers += 1,
+            Element::Immediate(_) | Element::Other => registers += 1,
         }
     }
     // ptxas 13.5: "Vector with elements of different types are not allowed in mov instruction";
@@ -195,7 +202,7 @@ fn check_vector(ty: Type, elements: &[Element], index: usize, out: &mut Vec<Viol
         .enumerate()
         .filter_map(|(i, e)| match e {
             Element::Register(t) => Some((i, *t)),
-            Element::Sink | Element::Immediate | Element::Other => None,
+            Element::Sink | Element::Immediate(_) | Element::Other => None,
         })
         .collect();
     if let Some(&(position, t)) = typed

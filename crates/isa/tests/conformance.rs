@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use ptxsim_isa::{
-    Element, Operand, PtxVersion, Target, Type, check_module, decode, requirements, satisfied,
-    validate,
+    Element, Literal, Operand, PtxVersion, Target, Type, check_module, decode, requirements,
+    satisfied, validate,
 };
 
 fn data_dir() -> PathBuf {
@@ -21,14 +21,33 @@ fn register(text: &str) -> Option<Type> {
     Type::from_name(ty)
 }
 
+/// The kind of a literal as PTX writes it: `0f`/`0d` bits, a decimal float (`1.5`, `1e3`), or
+/// an integer (decimal, `0x`, `0b`, octal, `U`), with an optional leading `-`.
+fn literal(text: &str) -> Option<Literal> {
+    let body = text.strip_prefix('-').unwrap_or(text);
+    if !body.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let lower = body.to_ascii_lowercase();
+    Some(if lower.starts_with("0f") {
+        Literal::F32Bits
+    } else if lower.starts_with("0d") {
+        Literal::F64Bits
+    } else if !lower.starts_with("0x") && (lower.contains('.') || lower.contains('e')) {
+        Literal::Decimal
+    } else {
+        Literal::Integer
+    })
+}
+
 fn element(text: &str) -> Element {
     let text = text.trim();
     if text == "_" {
         Element::Sink
     } else if let Some(t) = register(text) {
         Element::Register(t)
-    } else if text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-        Element::Immediate
+    } else if let Some(literal) = literal(text) {
+        Element::Immediate(literal)
     } else {
         Element::Other
     }
@@ -42,7 +61,7 @@ fn operand(text: &str) -> Operand {
     match element(text) {
         Element::Sink => Operand::Sink,
         Element::Register(t) => Operand::Register(t),
-        Element::Immediate => Operand::Immediate,
+        Element::Immediate(literal) => Operand::Immediate(literal),
         Element::Other => Operand::Other,
     }
 }

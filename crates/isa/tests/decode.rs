@@ -3,8 +3,8 @@
 
 use ptxsim_isa::cvt::CvtOperands;
 use ptxsim_isa::{
-    DecodeErrorKind, Element, Form, Location, Opcode, Operand, RegisterRule, Rounding, RuleCode,
-    SlotShape, Type, decode, validate,
+    DecodeErrorKind, Element, Form, Literal, Location, Opcode, Operand, RegisterRule, Rounding,
+    RuleCode, SlotShape, Type, decode, validate,
 };
 
 fn reg(t: Type) -> Operand {
@@ -337,7 +337,13 @@ fn mov_pack_unpack_and_sinks() {
         ],
     );
     assert_eq!(v[0].code, RuleCode::TypeModifier);
-    assert!(validate(&form, &[reg(Type::S32), Operand::Immediate]).is_empty());
+    assert!(
+        validate(
+            &form,
+            &[reg(Type::S32), Operand::Immediate(Literal::Integer)]
+        )
+        .is_empty()
+    );
 }
 
 /// A small deterministic generator: every combination it produces must decode or fail without
@@ -377,7 +383,7 @@ fn no_input_panics() {
     let operands = [
         reg(Type::B32),
         Operand::Sink,
-        Operand::Immediate,
+        Operand::Immediate(Literal::Integer),
         Operand::Vector(vec![]),
         Operand::Vector(vec![Element::Sink; 4]),
         Operand::Vector(vec![Element::Register(Type::Pred); 8]),

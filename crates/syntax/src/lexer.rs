@@ -95,8 +95,9 @@ pub enum Tok<'input> {
     /// A float given by its bits: `0f` + 8 or `0d` + 16 hex digits (length checked by the parser).
     #[regex(r"0[fFdD][0-9A-Fa-f]+")]
     FloatBits(&'input str),
-    /// A decimal floating-point literal such as `1.5`, `2.0e-3` (also `.version`'s `9.5`).
+    /// A decimal floating-point literal such as `1.5`, `2.0e-3`, `1e3` (also `.version`'s `9.5`).
     #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?")]
+    #[regex(r"[0-9]+[eE][+-]?[0-9]+")]
     Decimal(&'input str),
     /// A string literal including its quotes.
     #[regex(r#""([^"\\\n]|\\.)*""#)]
