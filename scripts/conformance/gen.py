@@ -520,6 +520,28 @@ def literal_lines() -> list[str]:
     return out
 
 
+SREGS = ["%tid.x", "%ntid.y", "%ctaid.x", "%nctaid.z", "%laneid", "%warpid", "%nwarpid",
+         "%smid", "%nsmid", "%gridid", "%clock", "%clock_hi", "%clock64", "%globaltimer",
+         "%globaltimer_lo", "%lanemask_eq", "%lanemask_lt", "%envreg3", "%dynamic_smem_size",
+         "%total_smem_size", "%pm0", "%pm0_64", "%cluster_ctarank", "%aggr_smem_size"]
+
+
+def source_lines() -> list[str]:
+    """Special registers as mov and cvt sources (and destinations)."""
+    out = []
+    for sreg in SREGS:
+        for t in ["u16", "b16", "s16", "u32", "s32", "b32", "u64", "b64", "s64", "f32", "f64"]:
+            out.append(f"mov.{t} %{t}_0, {sreg};")
+        for d, a in [("u64", "u32"), ("u32", "u64"), ("u16", "u32"), ("u32", "u16"),
+                     ("s64", "s32"), ("u32", "u32"), ("u64", "u64"), ("u8", "u32")]:
+            out.append(cvt([], d, a, [reg(d), sreg]))
+        for d, a in [("f32", "u32"), ("f64", "u64"), ("f32", "s32")]:
+            out.append(cvt(["rn"], d, a, [reg(d), sreg]))
+        out.append(f"cvt.pack.sat.s16.s32 %b32_0, {sreg}, %b32_2;")
+        out.append(f"mov.u32 {sreg}, %u32_1;")
+    return out
+
+
 def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     """Files -> list of (target, version, lines)."""
     files: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -556,6 +578,7 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     for t, v in (("sm_60", "8.3"), ("sm_70", "8.3"), ("sm_70", "8.2")):
         mv.append((t, v, b128))
     files["mov.tsv"] = mv
+    files["sources.tsv"] = [("sm_90", "8.6", source_lines())]
     files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
         l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]
     return files

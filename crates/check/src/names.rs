@@ -665,7 +665,10 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                             }
                             (IsaOperand::Sink, _) => IsaElement::Sink,
                             (IsaOperand::Immediate(literal), _) => IsaElement::Immediate(literal),
-                            (IsaOperand::Vector(_) | IsaOperand::Other, _) => IsaElement::Other,
+                            (
+                                IsaOperand::Vector(_) | IsaOperand::Special(_) | IsaOperand::Other,
+                                _,
+                            ) => IsaElement::Other,
                         };
                         elements.push(element);
                     }
@@ -715,6 +718,14 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                 IsaOperand::Immediate(crate::rules::literal_kind(&immediate.value)),
                 Span::DUMMY,
             ),
+            Operand::SpecialRegister(name) => {
+                self.operand(operand, Role::Value);
+                let width = ptxsim_isa::SpecialWidth::of(name.name.as_str());
+                (
+                    width.map_or(IsaOperand::Other, IsaOperand::Special),
+                    Span::DUMMY,
+                )
+            }
             Operand::Sink(_) => (IsaOperand::Sink, Span::DUMMY),
             _ => {
                 self.operand(operand, Role::Value);

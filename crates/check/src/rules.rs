@@ -255,6 +255,7 @@ fn rule_code(code: RuleCode) -> &'static str {
         RuleCode::RegisterType => "E0323",
         RuleCode::SinkIllegal => "E0324",
         RuleCode::LiteralKind => "E0326",
+        RuleCode::SpecialRegister => "E0328",
     }
 }
 

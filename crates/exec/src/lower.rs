@@ -1208,8 +1208,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                     })
                     .collect(),
             ),
-            Operand::SpecialRegister(_)
-            | Operand::Negated(..)
+            Operand::SpecialRegister(name) => ptxsim_isa::SpecialWidth::of(name.name.as_str())
+                .map_or(ptxsim_isa::Operand::Other, ptxsim_isa::Operand::Special),
+            Operand::Negated(..)
             | Operand::Pair(..)
             | Operand::Address(_)
             | Operand::AddressList(_)

@@ -647,6 +647,19 @@ pub(crate) fn validate_cvt(form: &CvtForm, operands: &[Operand]) -> Vec<Violatio
         );
         return out;
     }
+    // A special register is a source only of integer-to-integer conversions ("Special register
+    // argument not allowed for instruction 'cvt'"); its width is checked with the slots.
+    if form.source.value.is_integer() && !form.destination.value.is_integer() {
+        for (index, operand) in operands.iter().enumerate().skip(1) {
+            if let Operand::Special(_) = operand {
+                out.push(Violation::new(
+                    RuleCode::SpecialRegister,
+                    Location::Operand(index),
+                    "a special register can only be the source of an integer-to-integer cvt",
+                ));
+            }
+        }
+    }
     out.extend(check_slots(&slots, operands));
     // ptxas folds `cvt.rna{.satfinite}.tf32.f32` of a constant into a `mov.b32` and then takes
     // only `0f` bits there: "Arguments mismatch for instruction 'mov'" for `1.5`, `1e3` or `0d`
@@ -794,6 +807,16 @@ impl CvtPackForm {
 
 pub(crate) fn validate_cvt_pack(form: &CvtPackForm, operands: &[Operand]) -> Vec<Violation> {
     let mut out = Vec::new();
+    // "Special register argument not allowed for instruction 'cvt.pack'" (ptxas 13.5).
+    for (index, operand) in operands.iter().enumerate().skip(1) {
+        if let Operand::Special(_) = operand {
+            out.push(Violation::new(
+                RuleCode::SpecialRegister,
+                Location::Operand(index),
+                "cvt.pack takes no special register; copy it to a register with mov first",
+            ));
+        }
+    }
     if form.sat.is_none() {
         out.push(
             Violation::new(

@@ -145,8 +145,78 @@ pub enum Operand {
     Sink,
     /// An immediate constant, written as this kind of literal.
     Immediate(Literal),
+    /// A special register (`%tid.x`, `%clock64`) of this width.
+    Special(SpecialWidth),
     /// Anything else (address, label, ...).
     Other,
+}
+
+/// How wide a special register reads (PTX ISA chapter 10), for the operand rules: ptxas takes
+/// one as the source of an integer `mov` of exactly its width and of an integer-to-integer
+/// `cvt` whose source type is no wider (Table 27), and nowhere else
+/// (`tests/conformance/sources.tsv`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpecialWidth {
+    /// 32 bits.
+    Bits32,
+    /// 64 bits (`%clock64`, `%globaltimer`, `%pm0_64`...).
+    Bits64,
+    /// `%tid`, `%ntid`, `%ctaid`, `%nctaid` components: 32 bits, and 16 for `mov` (their width
+    /// before PTX ISA 2.0).
+    Tid,
+    /// `%gridid`: any integer width (32 bits before PTX ISA 3.0, 64 since).
+    Any,
+}
+
+impl SpecialWidth {
+    /// The width of the special register `name` (with its `%`, without a `.x` component), if
+    /// the rules know it.
+    pub fn of(name: &str) -> Option<SpecialWidth> {
+        Some(match name {
+            "%tid" | "%ntid" | "%ctaid" | "%nctaid" => SpecialWidth::Tid,
+            "%gridid" => SpecialWidth::Any,
+            "%clock64" | "%globaltimer" => SpecialWidth::Bits64,
+            _ if name.starts_with("%pm") && name.ends_with("_64") => SpecialWidth::Bits64,
+            "%laneid" | "%warpid" | "%nwarpid" | "%smid" | "%nsmid" | "%clock" | "%clock_hi"
+            | "%globaltimer_lo" | "%globaltimer_hi" | "%lanemask_eq" | "%lanemask_le"
+            | "%lanemask_lt" | "%lanemask_ge" | "%lanemask_gt" | "%dynamic_smem_size"
+            | "%total_smem_size" | "%aggr_smem_size" | "%cluster_ctarank" | "%cluster_nctarank" => {
+                SpecialWidth::Bits32
+            }
+            _ if name.starts_with("%envreg") || name.starts_with("%pm") => SpecialWidth::Bits32,
+            _ if name.starts_with("%reserved_smem_offset") => SpecialWidth::Bits32,
+            _ => return None,
+        })
+    }
+
+    /// The width in words, e.g. "a 32-bit special register".
+    pub fn describe(self) -> &'static str {
+        match self {
+            SpecialWidth::Bits32 => "a 32-bit special register",
+            SpecialWidth::Bits64 => "a 64-bit special register",
+            SpecialWidth::Tid => "a 32-bit special register (16-bit for mov)",
+            SpecialWidth::Any => "a special register of any integer width",
+        }
+    }
+
+    /// Whether an integer operand of `bits` may read it directly (`mov`): its own width.
+    pub fn moves_to(self, bits: u32) -> bool {
+        match self {
+            SpecialWidth::Bits32 => bits == 32,
+            SpecialWidth::Bits64 => bits == 64,
+            SpecialWidth::Tid => bits == 32 || bits == 16,
+            SpecialWidth::Any => matches!(bits, 16 | 32 | 64),
+        }
+    }
+
+    /// Whether it may be the source of a conversion from an integer type of `bits` (Table 27:
+    /// a register as wide or wider).
+    pub fn converts_from(self, bits: u32) -> bool {
+        match self {
+            SpecialWidth::Bits32 | SpecialWidth::Tid => bits <= 32,
+            SpecialWidth::Bits64 | SpecialWidth::Any => bits <= 64,
+        }
+    }
 }
 
 /// How an immediate constant was written; which kinds an operand takes depends on its type
@@ -259,6 +329,8 @@ pub enum RuleCode {
     SinkIllegal,
     /// An immediate written as a kind of literal the operand's type does not take.
     LiteralKind,
+    /// A special register where it may not stand, or of the wrong width.
+    SpecialRegister,
 }
 
 impl RuleCode {
@@ -281,6 +353,7 @@ impl RuleCode {
             RuleCode::RegisterType => "register-type",
             RuleCode::SinkIllegal => "sink-illegal",
             RuleCode::LiteralKind => "literal-kind",
+            RuleCode::SpecialRegister => "special-register",
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::form::{Element, Literal, Location, Operand, RuleCode, Violation};
 use crate::operand_size::{SourceRule, destination_rule, source_rule};
-use crate::types::Type;
+use crate::types::{Type, TypeKind};
 
 /// Which registers an operand slot accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,13 +181,42 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 *literal,
             ))
         }
+        (SlotShape::Scalar(rule), Operand::Special(width)) if !slot.is_destination => {
+            let ty = rule.instruction_type();
+            let integer = ty.is_integer() || ty.kind() == TypeKind::Bit;
+            if !integer {
+                Some(Violation::new(
+                    RuleCode::SpecialRegister,
+                    here,
+                    format!(
+                        "a special register cannot be the {ty} operand `{}`",
+                        slot.name
+                    ),
+                ))
+            } else if !width.converts_from(ty.bits()) {
+                Some(Violation::new(
+                    RuleCode::SpecialRegister,
+                    here,
+                    format!(
+                        "operand `{}` is {ty}, wider than {}",
+                        slot.name,
+                        width.describe()
+                    ),
+                ))
+            } else {
+                None
+            }
+        }
         (SlotShape::Scalar(_), Operand::Other) => None,
         (SlotShape::Scalar(_), Operand::Sink) => Some(Violation::new(
             RuleCode::SinkIllegal,
             here,
             "the sink `_` may only be an element of a destination vector",
         )),
-        (SlotShape::Scalar(_), Operand::Immediate(_) | Operand::Vector(_)) => Some(Violation::new(
+        (
+            SlotShape::Scalar(_),
+            Operand::Immediate(_) | Operand::Vector(_) | Operand::Special(_),
+        ) => Some(Violation::new(
             RuleCode::OperandShape,
             here,
             format!("operand `{}` must be a register", slot.name),

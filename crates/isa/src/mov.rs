@@ -123,17 +123,38 @@ fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violati
             ty,
             *literal,
         )),
+        Operand::Special(width) if !destination => {
+            let integer = ty.is_integer() || ty.kind() == TypeKind::Bit;
+            if !integer || ty == Type::B128 {
+                out.push(Violation::new(
+                    RuleCode::SpecialRegister,
+                    Location::Operand(index),
+                    format!("a special register cannot be read by mov{ty}, only by integer movs"),
+                ));
+            } else if !width.moves_to(ty.bits()) {
+                out.push(Violation::new(
+                    RuleCode::SpecialRegister,
+                    Location::Operand(index),
+                    format!(
+                        "mov{ty} cannot read {}: a mov reads a special register at its width",
+                        width.describe()
+                    ),
+                ));
+            }
+        }
         Operand::Other => {}
         Operand::Sink => out.push(Violation::new(
             RuleCode::SinkIllegal,
             Location::Operand(index),
             "the sink `_` may only be an element of a destination vector",
         )),
-        Operand::Immediate(_) | Operand::Vector(_) => out.push(Violation::new(
-            RuleCode::OperandShape,
-            Location::Operand(index),
-            "the destination must be a register",
-        )),
+        Operand::Immediate(_) | Operand::Vector(_) | Operand::Special(_) => {
+            out.push(Violation::new(
+                RuleCode::OperandShape,
+                Location::Operand(index),
+                "the destination must be a register",
+            ))
+        }
     }
 }
 

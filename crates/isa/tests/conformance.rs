@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use ptxsim_isa::{
-    Element, Literal, Operand, PtxVersion, Target, Type, check_module, decode, requirements,
-    satisfied, validate,
+    Element, Literal, Operand, PtxVersion, SpecialWidth, Target, Type, check_module, decode,
+    requirements, satisfied, validate,
 };
 
 fn data_dir() -> PathBuf {
@@ -53,8 +53,19 @@ fn element(text: &str) -> Element {
     }
 }
 
+/// A special register (`%tid.x`, `%clock64`) the rules know, by its name without the component.
+fn special(text: &str) -> Option<SpecialWidth> {
+    if !text.starts_with('%') || register(text).is_some() {
+        return None;
+    }
+    SpecialWidth::of(text.split('.').next().unwrap_or(text))
+}
+
 fn operand(text: &str) -> Operand {
     let text = text.trim();
+    if let Some(width) = special(text) {
+        return Operand::Special(width);
+    }
     if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
         return Operand::Vector(inner.split(',').map(element).collect());
     }
