@@ -650,15 +650,10 @@ pub(crate) fn validate_cvt(form: &CvtForm, operands: &[Operand]) -> Vec<Violatio
     // A special register is a source only of integer-to-integer conversions ("Special register
     // argument not allowed for instruction 'cvt'"); its width is checked with the slots.
     if form.source.value.is_integer() && !form.destination.value.is_integer() {
-        for (index, operand) in operands.iter().enumerate().skip(1) {
-            if let Operand::Special(_) = operand {
-                out.push(Violation::new(
-                    RuleCode::SpecialRegister,
-                    Location::Operand(index),
-                    "a special register can only be the source of an integer-to-integer cvt",
-                ));
-            }
-        }
+        out.extend(special_sources(
+            operands,
+            "a special register can only be the source of an integer-to-integer cvt",
+        ));
     }
     out.extend(check_slots(&slots, operands));
     // ptxas folds `cvt.rna{.satfinite}.tf32.f32` of a constant into a `mov.b32` and then takes
@@ -805,18 +800,28 @@ impl CvtPackForm {
     }
 }
 
+/// A violation for every special register among the sources (operands after `d`).
+fn special_sources<'a>(
+    operands: &'a [Operand],
+    rule: &'a str,
+) -> impl Iterator<Item = Violation> + 'a {
+    operands
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, operand)| matches!(operand, Operand::Special(_)))
+        .map(move |(index, _)| {
+            Violation::new(RuleCode::SpecialRegister, Location::Operand(index), rule)
+        })
+}
+
 pub(crate) fn validate_cvt_pack(form: &CvtPackForm, operands: &[Operand]) -> Vec<Violation> {
     let mut out = Vec::new();
     // "Special register argument not allowed for instruction 'cvt.pack'" (ptxas 13.5).
-    for (index, operand) in operands.iter().enumerate().skip(1) {
-        if let Operand::Special(_) = operand {
-            out.push(Violation::new(
-                RuleCode::SpecialRegister,
-                Location::Operand(index),
-                "cvt.pack takes no special register; copy it to a register with mov first",
-            ));
-        }
-    }
+    out.extend(special_sources(
+        operands,
+        "cvt.pack takes no special register; copy it to a register with mov first",
+    ));
     if form.sat.is_none() {
         out.push(
             Violation::new(
