@@ -4,7 +4,7 @@ use crate::hash::FxHashMap;
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, check_instruction,
 };
-use ptxsim_isa::{Element as IsaElement, Operand as IsaOperand, Type};
+use ptxsim_isa::{Element as IsaElement, Operand as IsaOperand, SymbolKind, Type};
 use ptxsim_syntax::ast::*;
 use ptxsim_syntax::{Diagnostic, Span, Spanned};
 
@@ -338,7 +338,7 @@ impl RegisterRange<'_> {
 #[derive(Default)]
 struct Scope<'a> {
     /// Declared names with their declaration and, for scalar `.reg` declarations, their type.
-    names: FxHashMap<&'a str, (Span, Option<Type>)>,
+    names: FxHashMap<&'a str, (Span, Option<Type>, Option<SymbolKind>)>,
     ranges: Vec<RegisterRange<'a>>,
     labels: FxHashMap<&'a str, Span>,
 }
@@ -348,15 +348,21 @@ struct Scope<'a> {
 struct Found {
     span: Span,
     ty: Option<Type>,
+    /// For a variable, parameter or function: what it is (its address is the operand).
+    symbol: Option<SymbolKind>,
 }
 
 impl Scope<'_> {
     fn lookup(&self, name: &str) -> Option<Found> {
-        if let Some(&(span, ty)) = self.names.get(name) {
-            return Some(Found { span, ty });
+        if let Some(&(span, ty, symbol)) = self.names.get(name) {
+            return Some(Found { span, ty, symbol });
         }
         if let Some(&span) = self.labels.get(name) {
-            return Some(Found { span, ty: None });
+            return Some(Found {
+                span,
+                ty: None,
+                symbol: None,
+            });
         }
         self.ranges
             .iter()
@@ -365,6 +371,7 @@ impl Scope<'_> {
             .map(|range| Found {
                 span: range.span,
                 ty: range.ty,
+                symbol: None,
             })
     }
 }
@@ -449,8 +456,14 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             .chain(function.params.iter())
             .flatten()
         {
+            // `.reg` parameters of a `.func` are registers; `.param` ones are addresses.
+            let (ty, symbol) = if parameter.space.value == StateSpace::Reg {
+                (register_type(parameter), None)
+            } else {
+                (None, Some(SymbolKind::Variable))
+            };
             for declarator in &parameter.declarators {
-                self.declare(declarator, None);
+                self.declare(declarator, ty, symbol);
             }
         }
         self.block_contents(body);
@@ -483,11 +496,13 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                         &mut self.resolver.diagnostics,
                     );
                     let ty = register_type(declaration);
+                    let symbol = (declaration.space.value != StateSpace::Reg)
+                        .then_some(SymbolKind::Variable);
                     for declarator in &declaration.declarators {
                         if let Some(initializer) = &declarator.initializer {
                             self.initializer(initializer);
                         }
-                        self.declare(declarator, ty);
+                        self.declare(declarator, ty, symbol);
                     }
                 }
                 Statement::Instruction(instruction) => self.instruction(instruction),
@@ -534,7 +549,12 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
         }
     }
 
-    fn declare(&mut self, declarator: &'a Declarator, ty: Option<Type>) {
+    fn declare(
+        &mut self,
+        declarator: &'a Declarator,
+        ty: Option<Type>,
+        symbol: Option<SymbolKind>,
+    ) {
         let name = declarator.name.as_str();
         let span = declarator.name.span;
         let scope = self.current();
@@ -557,7 +577,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             let conflict = scope
                 .names
                 .get(name)
-                .map(|&(span, _)| span)
+                .map(|&(span, _, _)| span)
                 .or_else(|| scope.labels.get(name).copied())
                 .or_else(|| {
                     scope
@@ -566,7 +586,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                         .find(|range| range.contains(name))
                         .map(|range| range.span)
                 });
-            scope.names.entry(name).or_insert((span, ty));
+            scope.names.entry(name).or_insert((span, ty, symbol));
             conflict
         };
         if let Some(first) = conflict {
@@ -666,7 +686,10 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                             (IsaOperand::Sink, _) => IsaElement::Sink,
                             (IsaOperand::Immediate(literal), _) => IsaElement::Immediate(literal),
                             (
-                                IsaOperand::Vector(_) | IsaOperand::Special(_) | IsaOperand::Other,
+                                IsaOperand::Vector(_)
+                                | IsaOperand::Special(_)
+                                | IsaOperand::Symbol(_)
+                                | IsaOperand::Other,
                                 _,
                             ) => IsaElement::Other,
                         };
@@ -708,9 +731,12 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
             Operand::Name(name) => {
                 let found = self.resolve(name.name.as_str(), name.name.span, Role::Value);
                 match found {
-                    Some(Found { span, ty: Some(ty) }) if name.component.is_none() => {
-                        (IsaOperand::Register(ty), span)
-                    }
+                    Some(Found {
+                        span, ty: Some(ty), ..
+                    }) if name.component.is_none() => (IsaOperand::Register(ty), span),
+                    Some(Found {
+                        symbol: Some(kind), ..
+                    }) if name.component.is_none() => (IsaOperand::Symbol(kind), Span::DUMMY),
                     _ => (IsaOperand::Other, Span::DUMMY),
                 }
             }
@@ -770,10 +796,14 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
         {
             return Some(found);
         }
-        if let Some(&(_, declared)) = self.resolver.declared.get(name) {
+        if let Some(&(symbol, declared)) = self.resolver.declared.get(name) {
             return Some(Found {
                 span: declared,
                 ty: None,
+                symbol: Some(match symbol {
+                    ModuleSymbol::Variable { .. } => SymbolKind::Variable,
+                    ModuleSymbol::Function { .. } => SymbolKind::Function,
+                }),
             });
         }
         let diagnostic = self.undeclared(name, span, role);

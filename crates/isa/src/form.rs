@@ -147,8 +147,29 @@ pub enum Operand {
     Immediate(Literal),
     /// A special register (`%tid.x`, `%clock64`) of this width.
     Special(SpecialWidth),
+    /// The name of a variable, parameter or function: its address.
+    Symbol(SymbolKind),
     /// Anything else (address, label, ...).
     Other,
+}
+
+/// What a name operand that is not a register stands for. ptxas takes one as the source of an
+/// integer or bit-type `mov` (the address) and never as a `cvt` or `cvt.pack` operand ("must be
+/// register"); for a function's address in a type other than `.u32`/`.b32`/`.u64`/`.b64` it only
+/// warns, and ptxsim says nothing (`tests/check/symbol_operands.ptx`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SymbolKind {
+    /// A variable (any state space) or a parameter.
+    Variable,
+    /// A function or kernel.
+    Function,
+}
+
+impl SymbolKind {
+    /// Whether `mov` of type `ty` may take the symbol's address.
+    pub fn moves_to(self, ty: Type) -> bool {
+        ty.is_integer() || matches!(ty, Type::B16 | Type::B32 | Type::B64)
+    }
 }
 
 /// How wide a special register reads (PTX ISA chapter 10), for the operand rules: ptxas takes

@@ -207,6 +207,14 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 None
             }
         }
+        (SlotShape::Scalar(_), Operand::Symbol(_)) => Some(Violation::new(
+            RuleCode::OperandShape,
+            here,
+            format!(
+                "operand `{}` must be a register, not the address of a variable or function",
+                slot.name
+            ),
+        )),
         (SlotShape::Scalar(_), Operand::Other) => None,
         (SlotShape::Scalar(_), Operand::Sink) => Some(Violation::new(
             RuleCode::SinkIllegal,

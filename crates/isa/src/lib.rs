@@ -52,7 +52,7 @@ pub mod types;
 pub use cvt::{CVT_SYNTAX, CvtForm, CvtPackForm, CvtSyntax};
 pub use form::{
     DecodeError, DecodeErrorKind, Element, Form, Indexed, Literal, Location, Operand, RuleCode,
-    SpecialWidth, Violation, decode, validate,
+    SpecialWidth, SymbolKind, Violation, decode, validate,
 };
 pub use gating::{
     AppliedGate, GATES, Gate, ModuleUnsupported, Requirement, Unmet, UnmetGate, UnmetReason,

@@ -142,13 +142,19 @@ fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violati
                 ));
             }
         }
+        Operand::Symbol(kind) if !destination && !kind.moves_to(ty) => out.push(Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(index),
+            format!("mov{ty} cannot take an address: use an integer or bit type"),
+        )),
+        Operand::Symbol(_) if !destination => {}
         Operand::Other => {}
         Operand::Sink => out.push(Violation::new(
             RuleCode::SinkIllegal,
             Location::Operand(index),
             "the sink `_` may only be an element of a destination vector",
         )),
-        Operand::Immediate(_) | Operand::Vector(_) | Operand::Special(_) => {
+        Operand::Immediate(_) | Operand::Vector(_) | Operand::Special(_) | Operand::Symbol(_) => {
             out.push(Violation::new(
                 RuleCode::OperandShape,
                 Location::Operand(index),
