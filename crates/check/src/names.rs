@@ -744,6 +744,16 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                 IsaOperand::Immediate(crate::rules::literal_kind(&immediate.value)),
                 Span::DUMMY,
             ),
+            Operand::NameOffset(offset) => {
+                let name = &offset.name.name;
+                let found = self.resolve(name.as_str(), name.span, Role::Value);
+                match found {
+                    Some(Found {
+                        symbol: Some(kind), ..
+                    }) => (IsaOperand::Symbol(kind), Span::DUMMY),
+                    _ => (IsaOperand::Other, Span::DUMMY),
+                }
+            }
             Operand::SpecialRegister(name) => {
                 self.operand(operand, Role::Value);
                 let width = ptxsim_isa::SpecialWidth::of(name.name.as_str());
@@ -782,6 +792,10 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                 }
                 AddressBase::Immediate(_) => {}
             },
+            Operand::NameOffset(offset) => {
+                let name = &offset.name.name;
+                let _ = self.resolve(name.as_str(), name.span, Role::Value);
+            }
         }
     }
 

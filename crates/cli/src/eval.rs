@@ -70,6 +70,7 @@ fn value_type(form: &Form, register: Type) -> Type {
 fn names_of(operand: &Operand) -> Vec<String> {
     match operand {
         Operand::Name(name) => vec![name.name.value.clone()],
+        Operand::NameOffset(offset) => vec![offset.name.name.value.clone()],
         Operand::Vector(elements) => elements.value.iter().flat_map(names_of).collect(),
         Operand::SpecialRegister(_)
         | Operand::Immediate(_)

@@ -1203,6 +1203,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                         | Operand::Pair(..)
                         | Operand::Vector(_)
                         | Operand::Address(_)
+                        | Operand::NameOffset(_)
                         | Operand::AddressList(_)
                         | Operand::List(_) => ptxsim_isa::Element::Other,
                     })
@@ -1213,6 +1214,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             Operand::Negated(..)
             | Operand::Pair(..)
             | Operand::Address(_)
+            | Operand::NameOffset(_)
             | Operand::AddressList(_)
             | Operand::List(_) => ptxsim_isa::Operand::Other,
         }
@@ -1268,6 +1270,16 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                     Ok(Source::Immediate(u128::from(address)))
                 }
                 None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
+            },
+            // The address plus the offset, as ptxas computes it at assembly time.
+            Operand::NameOffset(offset) => match self.resolve_name(&offset.name) {
+                Some(Resolved::Address(_, address, _)) => Ok(Source::Immediate(u128::from(
+                    address.wrapping_add_signed(offset.offset.value),
+                ))),
+                _ => Err(format!(
+                    "`{}+{}` is not the address of a variable",
+                    offset.name.name.value, offset.offset.value
+                )),
             },
             Operand::Immediate(immediate) => {
                 encode_immediate(&immediate.value, ty).map(Source::Immediate)

@@ -438,6 +438,9 @@ pub enum Operand {
     Vector(Spanned<Vec<Operand>>),
     /// `[base]`, `[base+offset]`, `[imm]`.
     Address(Address),
+    /// `name+offset` without brackets: the address of a variable or function plus a byte
+    /// offset (`mov.u64 %rd1, table+16`; ptxas also takes `table+8+8` and `table+-4`).
+    NameOffset(NameOffset),
     /// `[a, b, ...]`: a bracketed list (texture, surface and tensor-map addressing).
     AddressList(Spanned<Vec<Operand>>),
     /// `(a, b)`: the return or argument list of `call`.
@@ -453,8 +456,20 @@ impl Operand {
             Operand::Sink(span) | Operand::Negated(span, _) | Operand::Pair(span, _, _) => *span,
             Operand::Vector(list) | Operand::AddressList(list) | Operand::List(list) => list.span,
             Operand::Address(address) => address.span,
+            Operand::NameOffset(offset) => offset.span,
         }
     }
+}
+
+/// `name+offset` outside brackets (see [`Operand::NameOffset`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameOffset {
+    /// From the name to the last offset.
+    pub span: Span,
+    /// The variable or function.
+    pub name: NameRef,
+    /// The sum of the `+N` terms, with the span of all of them.
+    pub offset: Spanned<i64>,
 }
 
 /// A memory address `[base+offset]`.

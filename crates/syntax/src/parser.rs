@@ -498,6 +498,24 @@ pub(crate) fn u32_literal(text: &str, span: Span, diags: &mut Vec<Diagnostic>) -
     }
 }
 
+/// `name+a+b...` outside brackets: one [`NameOffset`] with the terms summed (wrapping, as
+/// addresses do).
+pub(crate) fn name_offset(name: NameRef, terms: Vec<Spanned<i64>>, span: Span) -> Operand {
+    let value = terms
+        .iter()
+        .fold(0i64, |sum, term| sum.wrapping_add(term.value));
+    let mut offset_span = span;
+    if let (Some(first), Some(last)) = (terms.first(), terms.last()) {
+        offset_span.start = first.span.start;
+        offset_span.end = last.span.end;
+    }
+    Operand::NameOffset(NameOffset {
+        span,
+        name,
+        offset: Spanned::new(value, offset_span),
+    })
+}
+
 pub(crate) fn offset_literal(
     negative: bool,
     text: &str,

@@ -289,6 +289,11 @@ impl ClearSpans for Operand {
             Operand::Vector(items) | Operand::AddressList(items) | Operand::List(items) => {
                 items.clear_spans()
             }
+            Operand::NameOffset(offset) => {
+                offset.span.clear_spans();
+                offset.name.clear_spans();
+                offset.offset.clear_spans();
+            }
             Operand::Address(address) => {
                 address.span.clear_spans();
                 match &mut address.base {

@@ -191,6 +191,7 @@ fn rename_operand(operand: &mut Operand, symbols: &HashSet<String>, suffix: &str
                 rename(&mut name.name.value, symbols, suffix);
             }
         }
+        Operand::NameOffset(offset) => rename(&mut offset.name.name.value, symbols, suffix),
         Operand::SpecialRegister(_) | Operand::Immediate(_) | Operand::Sink(_) => {}
     }
 }
