@@ -542,6 +542,35 @@ def source_lines() -> list[str]:
     return out
 
 
+def mov_vector_lines() -> list[str]:
+    """`mov.vN.T {..}, {..}`: each count and type, then wrong elements, immediates and sinks."""
+    out = []
+    for n in (2, 4, 8):
+        for t in ["b16", "b32", "b64", "b128", "u16", "u32", "u64", "s16", "s32", "s64", "f32",
+                  "f64", "pred"]:
+            d = ", ".join(f"%{t}_{i}" for i in range(n))
+            a = ", ".join(f"%{t}_{i + 1}" for i in range(n))
+            out.append(f"mov.v{n}.{t} {{{d}}}, {{{a}}};")
+            if n == 2:
+                wide = {"b16": "b32", "b32": "b64", "b64": "b32", "u16": "u32", "u32": "u64",
+                        "u64": "u32", "s16": "s32", "s32": "s64", "s64": "s32", "f32": "f64",
+                        "f64": "f32"}.get(t)
+                if wide:
+                    out.append(f"mov.v2.{t} {{%{t}_0, %{t}_1}}, {{%{t}_2, %{wide}_3}};")
+                    out.append(f"mov.v2.{t} {{%{wide}_0, %{t}_1}}, {{%{t}_2, %{t}_3}};")
+                for lit in ("7", "1.5", "0f3F800000"):
+                    out.append(f"mov.v2.{t} {{%{t}_0, %{t}_1}}, {{{lit}, %{t}_3}};")
+                out.append(f"mov.v2.{t} {{%{t}_0, _}}, {{%{t}_2, %{t}_3}};")
+                out.append(f"mov.v2.{t} {{_, _}}, {{%{t}_2, %{t}_3}};")
+                out.append(f"mov.v2.{t} {{%{t}_0, %{t}_1}}, {{%{t}_2, _}};")
+                out.append(f"mov.v2.{t} {{%{t}_0, %{t}_1}}, {{%{t}_2, %{t}_3, %{t}_4}};")
+                out.append(f"mov.v2.{t} %{t}_0, {{%{t}_2, %{t}_3}};")
+    out += ["mov.v2.v2.u32 {%u32_0, %u32_1}, {%u32_2, %u32_3};",
+            "mov.u32.v2 {%u32_0, %u32_1}, {%u32_2, %u32_3};",
+            "mov.v3.u32 {%u32_0, %u32_1, %u32_2}, {%u32_2, %u32_3, %u32_4};"]
+    return out
+
+
 def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     """Files -> list of (target, version, lines)."""
     files: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -579,6 +608,7 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
         mv.append((t, v, b128))
     files["mov.tsv"] = mv
     files["sources.tsv"] = [("sm_90", "8.6", source_lines())]
+    files["mov-vector.tsv"] = [("sm_90", "8.6", mov_vector_lines())]
     files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
         l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]
     return files

@@ -20,11 +20,21 @@ fn source_vector_has_sink(instruction: &str) -> bool {
     let Some((_, rest)) = instruction.split_once(' ') else {
         return false;
     };
-    let Some((destination, source)) = rest.split_once(", ") else {
+    // The comma between `d` and `a`: the first one outside braces.
+    let mut depth = 0;
+    let Some(comma) = rest.find(|c| {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => return true,
+            _ => {}
+        }
+        false
+    }) else {
         return false;
     };
-    !destination.starts_with('{')
-        && source.starts_with('{')
+    let source = rest[comma + 1..].trim();
+    source.starts_with('{')
         && source
             .trim_end_matches(';')
             .trim_matches(|c| c == '{' || c == '}')

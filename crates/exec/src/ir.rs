@@ -258,6 +258,16 @@ pub enum InstructionKind {
         /// `a`.
         source: Source,
     },
+    /// `mov.vN.type {d0, d1, ...}, {a0, a1, ...}`: element `i` of `d` takes element `i` of `a`
+    /// (all sources are read before any destination is written); `None` is the sink `_`.
+    MovVector {
+        /// The element type.
+        ty: Type,
+        /// The element destinations.
+        destinations: Vec<Option<Destination>>,
+        /// The element sources.
+        sources: Vec<Source>,
+    },
     /// `cvt` (PTX ISA 9.7.9.21).
     Cvt {
         /// The decoded conversion.

@@ -1152,6 +1152,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             return Self::unsupported(instruction, "invalid");
         }
         let result = match &form {
+            Form::Mov(form) if form.vector.is_some() => {
+                self.mov_vector(form.ty.value, &instruction.operands)
+            }
             Form::Mov(form) => self.mov(form.ty.value, &instruction.operands),
             Form::Cvt(form) => match cvt::lower_cvt(form) {
                 Ok(op) => self.cvt(op, &instruction.operands),
@@ -1333,6 +1336,31 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             }),
             _ => Err("mov takes two operands".to_string()),
         }
+    }
+
+    /// `mov.vN.type {d...}, {a...}` with brace vectors (vector registers are not executed).
+    fn mov_vector(&self, ty: Type, operands: &[Operand]) -> Result<InstructionKind, String> {
+        let [Operand::Vector(destinations), Operand::Vector(sources)] = operands else {
+            return Err("mov.vN runs on brace vectors `{...}` only".to_string());
+        };
+        let destinations = destinations
+            .value
+            .iter()
+            .map(|element| match element {
+                Operand::Sink(_) => Ok(None),
+                other => self.destination(other).map(Some),
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let sources = sources
+            .value
+            .iter()
+            .map(|element| self.source(element, ty))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(InstructionKind::MovVector {
+            ty,
+            destinations,
+            sources,
+        })
     }
 
     fn cvt(&self, op: CvtOp, operands: &[Operand]) -> Result<InstructionKind, String> {

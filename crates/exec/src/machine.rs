@@ -836,6 +836,28 @@ impl Executor<'_, '_> {
                     self.put(lane, &put, pack(&values, element_bits));
                 }
             }
+            InstructionKind::MovVector {
+                ty,
+                destinations,
+                sources,
+            } => {
+                let puts: Vec<Option<Put>> = destinations
+                    .iter()
+                    .map(|d| d.map(|d| Put::new(d, *ty)))
+                    .collect();
+                let mut values = Vec::with_capacity(sources.len());
+                for &lane in lanes {
+                    values.clear();
+                    for source in sources {
+                        values.push(chop(self.read(lane, *source), ty.bits()));
+                    }
+                    for (put, &value) in puts.iter().zip(&values) {
+                        if let Some(put) = put {
+                            self.put(lane, put, value);
+                        }
+                    }
+                }
+            }
             InstructionKind::MovUnpack {
                 ty,
                 elements,

@@ -32,18 +32,46 @@ pub const MOV_PACK_TYPES: &[Type] = &[Type::B16, Type::B32, Type::B64, Type::B12
 pub struct MovForm {
     /// The instruction type.
     pub ty: Indexed<Type>,
+    /// `.v2` or `.v4`: an element-wise move of that many elements (ptxas takes
+    /// `mov.v2.u32 {%r1, %r2}, {%r3, %r4}`, vectors of up to 128 bits, no `.pred`; `.v8` decodes
+    /// but is reported).
+    pub vector: Option<Indexed<u32>>,
 }
 
 impl MovForm {
-    /// The canonical spelling, e.g. `mov.b64`.
+    /// The canonical spelling, e.g. `mov.b64` or `mov.v2.u32`.
     pub fn text(&self) -> String {
-        format!("mov{}", self.ty.value)
+        match self.vector {
+            Some(v) => format!("mov.v{}{}", v.value, self.ty.value),
+            None => format!("mov{}", self.ty.value),
+        }
     }
 }
 
 pub(crate) fn decode_mov(modifiers: &[&str]) -> Result<MovForm, DecodeError> {
     let mut ty: Option<Indexed<Type>> = None;
+    let mut vector: Option<Indexed<u32>> = None;
     for (index, &modifier) in modifiers.iter().enumerate() {
+        let count = match modifier {
+            "v2" => Some(2),
+            "v4" => Some(4),
+            "v8" => Some(8),
+            _ => None,
+        };
+        if let Some(count) = count {
+            if vector.is_some() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::DuplicateModifier,
+                    Some(index),
+                    "mov takes one vector size",
+                ));
+            }
+            vector = Some(Indexed {
+                value: count,
+                index,
+            });
+            continue;
+        }
         let Some(t) = Type::from_name(modifier) else {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnknownModifier,
@@ -76,7 +104,7 @@ pub(crate) fn decode_mov(modifiers: &[&str]) -> Result<MovForm, DecodeError> {
         ty = Some(Indexed { value: t, index });
     }
     match ty {
-        Some(ty) => Ok(MovForm { ty }),
+        Some(ty) => Ok(MovForm { ty, vector }),
         None => Err(DecodeError::new(
             DecodeErrorKind::MissingType,
             None,
@@ -261,6 +289,10 @@ fn elements_compatible(a: Type, b: Type) -> bool {
 pub(crate) fn validate_mov(form: &MovForm, operands: &[Operand]) -> Vec<Violation> {
     let ty = form.ty.value;
     let mut out = Vec::new();
+    if let Some(vector) = form.vector {
+        validate_vector_mov(ty, vector, operands, &mut out);
+        return out;
+    }
     if operands.len() != 2 {
         out.push(Violation::new(
             RuleCode::OperandCount,
@@ -293,4 +325,125 @@ pub(crate) fn validate_mov(form: &MovForm, operands: &[Operand]) -> Vec<Violatio
         }
     }
     out
+}
+
+/// `mov.vN.T d, a` (`.vN` before or after the type): both operands are vectors of `N` = 2 or 4
+/// elements (brace vectors, or vector registers, which the rules do not see); each element as
+/// the scalar form's operand of `T`; at most 128 bits ("Vector type too large, exceeds 128 bit
+/// limit"); no `.pred` ("Vector operand is not allowed for instruction 'mov'"). Measured in
+/// `tests/conformance/mov-vector.tsv`.
+fn validate_vector_mov(
+    ty: Type,
+    vector: Indexed<u32>,
+    operands: &[Operand],
+    out: &mut Vec<Violation>,
+) {
+    let count = vector.value;
+    if ty == Type::Pred || ty == Type::B128 {
+        out.push(Violation::new(
+            RuleCode::TypeModifier,
+            Location::Modifier(vector.index),
+            format!("mov.v{count} has no `{ty}` elements"),
+        ));
+        return;
+    }
+    if count == 8 {
+        // ptxas: "Illegal vector size: 8" (or "exceeds 128 bit limit" for wider elements).
+        out.push(Violation::new(
+            RuleCode::VectorLength,
+            Location::Modifier(vector.index),
+            "a mov vector has 2 or 4 elements",
+        ));
+        return;
+    }
+    if count * ty.bits() > 128 {
+        out.push(Violation::new(
+            RuleCode::VectorLength,
+            Location::Modifier(vector.index),
+            format!(
+                "mov.v{count}{ty} moves {} bits; a vector holds at most 128",
+                count * ty.bits()
+            ),
+        ));
+        return;
+    }
+    if operands.len() != 2 {
+        out.push(Violation::new(
+            RuleCode::OperandCount,
+            Location::Instruction,
+            format!("mov takes 2 operands (d, a), not {}", operands.len()),
+        ));
+        return;
+    }
+    for (index, operand) in operands.iter().enumerate() {
+        let destination = index == 0;
+        let elements = match operand {
+            Operand::Vector(elements) => elements,
+            Operand::Other => continue,
+            _ => {
+                out.push(Violation::new(
+                    RuleCode::OperandShape,
+                    Location::Operand(index),
+                    format!("mov.v{count} moves vectors: write `{{...}}` with {count} elements"),
+                ));
+                continue;
+            }
+        };
+        if elements.len() != count as usize {
+            out.push(Violation::new(
+                RuleCode::VectorLength,
+                Location::Operand(index),
+                format!(
+                    "mov.v{count} needs {count} elements, not {}",
+                    elements.len()
+                ),
+            ));
+            continue;
+        }
+        let mut registers = 0;
+        for (position, element) in elements.iter().enumerate() {
+            let at = Location::Element {
+                operand: index,
+                element: position,
+            };
+            match element {
+                Element::Register(r) if scalar_fits(ty, *r, destination) => registers += 1,
+                Element::Register(r) => out.push(Violation::new(
+                    RuleCode::RegisterType,
+                    at,
+                    format!(
+                        "each element of mov.v{count}{ty} is a {}-bit register of a compatible \
+                         type, not `{r}`",
+                        ty.bits()
+                    ),
+                )),
+                // In a vector, ptxas takes any literal for a bit type (`{1.5, %b}` for
+                // `.b16`, `{0f3F800000, %b}` for `.b64`), the scalar rules otherwise.
+                Element::Immediate(literal)
+                    if !destination && (ty.kind() == TypeKind::Bit || literal.fits(ty)) => {}
+                Element::Immediate(literal) if !destination => {
+                    out.push(literal_violation(at, "a", ty, *literal));
+                }
+                Element::Sink if destination => {}
+                Element::Sink => out.push(Violation::new(
+                    RuleCode::SinkIllegal,
+                    at,
+                    "the sink `_` may only be used in a destination vector",
+                )),
+                Element::Immediate(_) => out.push(Violation::new(
+                    RuleCode::OperandShape,
+                    at,
+                    "a destination element must be a register or `_`",
+                )),
+                Element::Other => registers += 1,
+            }
+        }
+        if destination && registers == 0 {
+            out.push(Violation::new(
+                RuleCode::SinkIllegal,
+                Location::Operand(0),
+                "a destination vector needs at least one register besides `_`",
+            ));
+        }
+    }
 }
