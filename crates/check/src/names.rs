@@ -689,6 +689,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                                 IsaOperand::Vector(_)
                                 | IsaOperand::Special(_)
                                 | IsaOperand::Symbol(_)
+                                | IsaOperand::Address
                                 | IsaOperand::Other,
                                 _,
                             ) => IsaElement::Other,
@@ -744,6 +745,10 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                 IsaOperand::Immediate(crate::rules::literal_kind(&immediate.value)),
                 Span::DUMMY,
             ),
+            Operand::Address(_) | Operand::AddressList(_) => {
+                self.operand(operand, Role::Value);
+                (IsaOperand::Address, Span::DUMMY)
+            }
             Operand::NameOffset(offset) => {
                 let name = &offset.name.name;
                 let found = self.resolve(name.as_str(), name.span, Role::Value);

@@ -149,6 +149,8 @@ pub enum Operand {
     Special(SpecialWidth),
     /// The name of a variable, parameter or function: its address.
     Symbol(SymbolKind),
+    /// A memory operand `[...]`, which no cvt, cvt.pack or mov takes ("must be register").
+    Address,
     /// Anything else (address, label, ...).
     Other,
 }

@@ -215,6 +215,14 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 slot.name
             ),
         )),
+        (SlotShape::Scalar(_), Operand::Address) => Some(Violation::new(
+            RuleCode::OperandShape,
+            here,
+            format!(
+                "operand `{}` must be a register, not a memory operand `[...]`",
+                slot.name
+            ),
+        )),
         (SlotShape::Scalar(_), Operand::Other) => None,
         (SlotShape::Scalar(_), Operand::Sink) => Some(Violation::new(
             RuleCode::SinkIllegal,

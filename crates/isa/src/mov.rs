@@ -176,6 +176,11 @@ fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violati
             format!("mov{ty} cannot take an address: use an integer or bit type"),
         )),
         Operand::Symbol(_) if !destination => {}
+        Operand::Address => out.push(Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(index),
+            "mov takes registers, immediates and addresses of names, not a memory operand `[...]`",
+        )),
         Operand::Other => {}
         Operand::Sink => out.push(Violation::new(
             RuleCode::SinkIllegal,
