@@ -1300,33 +1300,17 @@ impl<'s, 'm> Lowerer<'s, 'm> {
 
     fn mov(&self, ty: Type, operands: &[Operand]) -> Result<InstructionKind, String> {
         match operands {
-            [Operand::Vector(elements), source] => {
-                let elements = elements
-                    .value
-                    .iter()
-                    .map(|element| match element {
-                        Operand::Sink(_) => Ok(None),
-                        other => self.destination(other).map(Some),
-                    })
-                    .collect::<Result<Vec<_>, String>>()?;
-                Ok(InstructionKind::MovUnpack {
-                    ty,
-                    elements,
-                    source: self.source(source, ty)?,
-                })
-            }
+            [Operand::Vector(elements), source] => Ok(InstructionKind::MovUnpack {
+                ty,
+                elements: self.vector_destinations(&elements.value)?,
+                source: self.source(source, ty)?,
+            }),
             [destination, Operand::Vector(elements)] => {
                 let count = elements.value.len().max(1) as u32;
-                let element_ty = bit_type(ty.bits() / count);
-                let elements = elements
-                    .value
-                    .iter()
-                    .map(|element| self.source(element, element_ty))
-                    .collect::<Result<Vec<_>, String>>()?;
                 Ok(InstructionKind::MovPack {
                     ty,
                     destination: self.destination(destination)?,
-                    elements,
+                    elements: self.vector_sources(&elements.value, bit_type(ty.bits() / count))?,
                 })
             }
             [destination, source] => Ok(InstructionKind::Mov {
@@ -1343,24 +1327,33 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         let [Operand::Vector(destinations), Operand::Vector(sources)] = operands else {
             return Err("mov.vN runs on brace vectors `{...}` only".to_string());
         };
-        let destinations = destinations
-            .value
+        Ok(InstructionKind::MovVector {
+            ty,
+            destinations: self.vector_destinations(&destinations.value)?,
+            sources: self.vector_sources(&sources.value, ty)?,
+        })
+    }
+
+    /// The elements of a destination vector; `None` for the sink `_`.
+    fn vector_destinations(
+        &self,
+        elements: &[Operand],
+    ) -> Result<Vec<Option<Destination>>, String> {
+        elements
             .iter()
             .map(|element| match element {
                 Operand::Sink(_) => Ok(None),
                 other => self.destination(other).map(Some),
             })
-            .collect::<Result<Vec<_>, String>>()?;
-        let sources = sources
-            .value
+            .collect()
+    }
+
+    /// The elements of a source vector, immediates encoded for `ty`.
+    fn vector_sources(&self, elements: &[Operand], ty: Type) -> Result<Vec<Source>, String> {
+        elements
             .iter()
             .map(|element| self.source(element, ty))
-            .collect::<Result<Vec<_>, String>>()?;
-        Ok(InstructionKind::MovVector {
-            ty,
-            destinations,
-            sources,
-        })
+            .collect()
     }
 
     fn cvt(&self, op: CvtOp, operands: &[Operand]) -> Result<InstructionKind, String> {

@@ -247,11 +247,7 @@ fn check_vector(ty: Type, elements: &[Element], index: usize, out: &mut Vec<Viol
                 ),
             )),
             Element::Sink if destination => {}
-            Element::Sink => out.push(Violation::new(
-                RuleCode::SinkIllegal,
-                at,
-                "the sink `_` may only be used in a destination vector",
-            )),
+            Element::Sink => out.push(sink_in_source(at)),
             Element::Immediate(_) | Element::Other => registers += 1,
         }
     }
@@ -276,12 +272,26 @@ fn check_vector(ty: Type, elements: &[Element], index: usize, out: &mut Vec<Viol
         ));
     }
     if destination && registers == 0 && out.is_empty() {
-        out.push(Violation::new(
-            RuleCode::SinkIllegal,
-            Location::Operand(index),
-            "a destination vector needs at least one register besides sinks `_`",
-        ));
+        out.push(only_sinks(index));
     }
+}
+
+/// A sink `_` among the elements of a source vector.
+fn sink_in_source(at: Location) -> Violation {
+    Violation::new(
+        RuleCode::SinkIllegal,
+        at,
+        "the sink `_` may only be used in a destination vector",
+    )
+}
+
+/// A destination vector of sinks only.
+fn only_sinks(index: usize) -> Violation {
+    Violation::new(
+        RuleCode::SinkIllegal,
+        Location::Operand(index),
+        "a destination vector needs at least one register besides sinks `_`",
+    )
 }
 
 fn elements_compatible(a: Type, b: Type) -> bool {
@@ -430,11 +440,7 @@ fn validate_vector_mov(
                     out.push(literal_violation(at, "a", ty, *literal));
                 }
                 Element::Sink if destination => {}
-                Element::Sink => out.push(Violation::new(
-                    RuleCode::SinkIllegal,
-                    at,
-                    "the sink `_` may only be used in a destination vector",
-                )),
+                Element::Sink => out.push(sink_in_source(at)),
                 Element::Immediate(_) => out.push(Violation::new(
                     RuleCode::OperandShape,
                     at,
@@ -444,11 +450,7 @@ fn validate_vector_mov(
             }
         }
         if destination && registers == 0 {
-            out.push(Violation::new(
-                RuleCode::SinkIllegal,
-                Location::Operand(0),
-                "a destination vector needs at least one register besides `_`",
-            ));
+            out.push(only_sinks(0));
         }
     }
 }
