@@ -91,6 +91,7 @@ fn clamp_signed(v: i128, bits: u32) -> u64 {
 ///   register width N are clamped to N" (9.7.8.8-9); `shr` on signed types "fills with the
 ///   sign bit", on unsigned and bit types with 0.
 /// * `.pred`: only bit 0 takes part.
+#[inline]
 pub fn int_binary(op: IntOp, ty: Type, sat: bool, relu: bool, a: u64, b: u64) -> u64 {
     let w = width(ty);
     let m = mask(w);
@@ -167,6 +168,7 @@ pub fn int_binary(op: IntOp, ty: Type, sat: bool, relu: bool, a: u64, b: u64) ->
 /// * `popc`: "Count the number of one bits in `a`"; `clz`: "Count the number of leading zeros
 ///   in `a` starting with the most-significant bit"; both give a `.u32` result.
 /// * `brev`: "Perform bitwise reversal of input" within the type width.
+#[inline]
 pub fn int_unary(op: IntUnaryOp, ty: Type, a: u64) -> u64 {
     let w = width(ty);
     let m = mask(w);
@@ -195,6 +197,7 @@ pub fn int_unary(op: IntUnaryOp, ty: Type, a: u64) -> u64 {
 /// * `.wide`: `c` and `d` are 2n bits: `d = a * b + c` on 2n bits.
 /// * `sat` (`mad.hi.sat.s32` only): "the result is saturated to `MININT..MAXINT`"; the
 ///   saturation applies to the final addition. It is ignored in other modes.
+#[inline]
 pub fn int_mad(mode: MulMode, ty: Type, sat: bool, a: u64, b: u64, c: u64) -> u64 {
     let w = width(ty);
     match mode {
@@ -742,6 +745,7 @@ fn to_f64(format: Format, x: u64) -> f64 {
 ///   ... If either operand is NaN, the result is True"; "`.num` ... True if both operands are
 ///   numeric values (not NaN)", "`.nan` ... True if either operand is NaN". `.ftz` flushes
 ///   subnormal `.f32`/`.f16` inputs; +0.0 == -0.0. `.lo .ls .hi .hs` act as `.lt .le .gt .ge`.
+#[inline]
 pub fn compare(compare: Compare, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
     if let Some(format) = Format::of(ty) {
         let flush = |x: u64| {
@@ -797,6 +801,7 @@ pub fn compare(compare: Compare, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
 }
 
 /// The combination of `setp.CmpOp.BoolOp`: "`p = BoolOp(t, c)`" (PTX ISA 9.7.7.2).
+#[inline]
 pub fn combine(op: BoolOp, a: bool, b: bool) -> bool {
     match op {
         BoolOp::And => a && b,

@@ -372,7 +372,7 @@ fn run_cta(
         let mut sink = |record: &StepRecord| lines.push(report::trace_step(program, record));
         cta.run(device, if trace { Some(&mut sink) } else { None })
     };
-    let steps = cta.threads().iter().map(|t| t.steps()).sum();
+    let steps = cta.threads().map(|t| t.steps()).sum();
     let failure = match result {
         Ok(None) => None,
         Ok(Some((index, outcome))) => Some(Failure {
@@ -382,8 +382,7 @@ fn run_cta(
         }),
         Err((index, error)) => {
             let location = cta
-                .threads()
-                .get(index)
+                .thread(index)
                 .and_then(|t| program.instructions.get(t.pc()))
                 .map_or(Location::default(), |i| i.location);
             Some(Failure {
@@ -396,12 +395,10 @@ fn run_cta(
     let inspected = (options.inspect.0 == ctaid)
         .then(|| {
             let index = flatten(options.inspect.1, device.block());
-            cta.threads()
-                .get(usize::try_from(index).ok()?)
-                .map(|t| Inspected {
-                    registers: t.registers().to_vec(),
-                    steps: t.steps(),
-                })
+            cta.thread(usize::try_from(index).ok()?).map(|t| Inspected {
+                registers: t.registers(),
+                steps: t.steps(),
+            })
         })
         .flatten();
     CtaReport {

@@ -46,8 +46,8 @@ pub use grid::{Argument, ArgumentSpec, GridOptions, GridRun, LaunchError, prepar
 pub use ir::Program;
 pub use lower::lower;
 pub use machine::{
-    Cta, DEFAULT_MAX_STEPS, Device, Dim3, Event, Machine, MemoryWrite, Outcome, StepRecord, Thread,
-    ThreadStatus, Write,
+    Cta, DEFAULT_MAX_STEPS, Device, Dim3, Event, Machine, MemoryWrite, Outcome, StepRecord,
+    ThreadRef, ThreadStatus, Write,
 };
 pub use report::Stopped;
 

@@ -221,15 +221,12 @@ pub enum ThreadStatus {
     Done(Outcome),
 }
 
-/// One thread: its registers, program counter, step count, `.local` and per-thread `.param`
-/// memory, and call stack. Registers start at zero (PTX leaves them undefined; ptxsim picks
-/// zero so that runs are deterministic).
+/// What a thread has that instructions seldom touch: its index, `.local` and per-thread
+/// `.param` memory, call stack and status. Registers, program counters and step counts live in
+/// [`Lanes`].
 #[derive(Clone, Debug)]
-pub struct Thread {
+struct Thread {
     tid: Dim3,
-    registers: Vec<u128>,
-    pc: usize,
-    steps: u64,
     local: Vec<u8>,
     params: Vec<u8>,
     frames: Vec<Frame>,
@@ -240,55 +237,126 @@ impl Thread {
     fn new(program: &Program, tid: Dim3) -> Self {
         Self {
             tid,
-            registers: vec![0; program.registers.len()],
-            pc: 0,
-            steps: 0,
             local: vec![0; usize::try_from(program.local_bytes).unwrap_or(0)],
             params: vec![0; usize::try_from(program.thread_param_bytes).unwrap_or(0)],
             frames: Vec::new(),
             status: ThreadStatus::Ready,
         }
     }
+}
+
+/// The per-thread state that every instruction touches, stored as a structure of arrays:
+/// register `r` of thread `t` is `registers[r * count + t]`, so an instruction that runs for
+/// the threads of a CTA in lockstep reads and writes each operand's values contiguously.
+/// Registers start at zero (PTX leaves them undefined; ptxsim picks zero so that runs are
+/// deterministic).
+#[derive(Clone, Debug)]
+struct Lanes {
+    count: usize,
+    registers: Vec<u128>,
+    pc: Vec<usize>,
+    steps: Vec<u64>,
+}
+
+impl Lanes {
+    fn new(program: &Program, count: usize) -> Self {
+        Self {
+            count,
+            registers: vec![0; program.registers.len() * count],
+            pc: vec![0; count],
+            steps: vec![0; count],
+        }
+    }
+
+    /// Register `register` of thread `lane`; an invalid index (a simulator bug: lowering only
+    /// produces valid ones) reads as zero rather than panicking.
+    #[inline(always)]
+    fn get(&self, lane: usize, register: RegisterId) -> u128 {
+        self.registers
+            .get(register.index() * self.count + lane)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    #[inline(always)]
+    fn slot(&mut self, lane: usize, register: RegisterId) -> Option<&mut u128> {
+        self.registers.get_mut(register.index() * self.count + lane)
+    }
+}
+
+/// The operand values of one instruction for the lanes it runs on (one entry per lane, in the
+/// order of the lanes), reused from instruction to instruction: operands are fetched for all
+/// lanes at once, computed in one loop and written back in one loop, so each loop decodes
+/// nothing and runs over contiguous memory.
+#[derive(Clone, Debug, Default)]
+struct Columns {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+    out: Vec<u64>,
+}
+
+/// The first lane of `lanes` when they are consecutive (lanes are sorted and distinct, so this
+/// is when the last is `len - 1` after the first).
+#[inline(always)]
+fn run_start(lanes: &[usize]) -> Option<usize> {
+    let (&first, &last) = (lanes.first()?, lanes.last()?);
+    (last - first + 1 == lanes.len()).then_some(first)
+}
+
+/// One thread of a [`Cta`], to look at: its index, registers, program counter, step count,
+/// status and `.local` memory.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadRef<'a> {
+    cta: &'a Cta,
+    index: usize,
+}
+
+impl<'a> ThreadRef<'a> {
+    fn thread(&self) -> &'a Thread {
+        &self.cta.threads[self.index]
+    }
 
     /// The thread's index in its CTA.
     pub fn tid(&self) -> Dim3 {
-        self.tid
+        self.thread().tid
     }
 
     /// Every register's value, in declaration order.
-    pub fn registers(&self) -> &[u128] {
-        &self.registers
+    pub fn registers(&self) -> Vec<u128> {
+        let lanes = &self.cta.lanes;
+        lanes
+            .registers
+            .iter()
+            .skip(self.index)
+            .step_by(lanes.count.max(1))
+            .copied()
+            .collect()
+    }
+
+    /// One register's value (zero for an index that is not a register).
+    pub fn register(&self, register: RegisterId) -> u128 {
+        self.cta.lanes.get(self.index, register)
     }
 
     /// The index of the next instruction.
     pub fn pc(&self) -> usize {
-        self.pc
+        self.cta.lanes.pc[self.index]
     }
 
     /// Instructions issued so far.
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.cta.lanes.steps[self.index]
     }
 
     /// Where the thread is.
-    pub fn status(&self) -> &ThreadStatus {
-        &self.status
+    pub fn status(&self) -> &'a ThreadStatus {
+        &self.thread().status
     }
 
     /// The thread's `.local` memory.
-    pub fn local(&self) -> &[u8] {
-        &self.local
-    }
-
-    /// Sets a register (masked to its width).
-    pub fn set_register(&mut self, program: &Program, register: RegisterId, value: u128) {
-        let bits = program
-            .registers
-            .get(register.index())
-            .map_or(0, |r| r.bits());
-        if let Some(slot) = self.registers.get_mut(register.index()) {
-            *slot = chop(value, bits);
-        }
+    pub fn local(&self) -> &'a [u8] {
+        &self.thread().local
     }
 }
 
@@ -310,6 +378,8 @@ pub struct Cta {
     linear: u64,
     shared: Vec<u8>,
     threads: Vec<Thread>,
+    lanes: Lanes,
+    columns: Columns,
 }
 
 impl Cta {
@@ -317,13 +387,15 @@ impl Cta {
     pub fn new(device: &Device<'_>, ctaid: Dim3) -> Self {
         let program = device.program;
         let count = device.threads_per_cta();
-        let threads = (0..count)
+        let threads: Vec<Thread> = (0..count)
             .map(|index| Thread::new(program, unflatten(index, device.block)))
             .collect();
         Self {
             ctaid,
             linear: flatten(ctaid, device.grid),
             shared: vec![0; usize::try_from(program.shared_bytes).unwrap_or(0)],
+            lanes: Lanes::new(program, threads.len()),
+            columns: Columns::default(),
             threads,
         }
     }
@@ -333,14 +405,38 @@ impl Cta {
         self.ctaid
     }
 
-    /// The threads, in linear order.
-    pub fn threads(&self) -> &[Thread] {
-        &self.threads
+    /// The number of threads.
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
     }
 
-    /// One thread, mutably (to set registers).
-    pub fn thread_mut(&mut self, index: usize) -> Option<&mut Thread> {
-        self.threads.get_mut(index)
+    /// Thread `index` (in linear order).
+    pub fn thread(&self, index: usize) -> Option<ThreadRef<'_>> {
+        (index < self.threads.len()).then_some(ThreadRef { cta: self, index })
+    }
+
+    /// The threads, in linear order.
+    pub fn threads(&self) -> impl ExactSizeIterator<Item = ThreadRef<'_>> {
+        (0..self.threads.len()).map(|index| ThreadRef { cta: self, index })
+    }
+
+    /// Sets a register of thread `index` (masked to the register's width).
+    pub fn set_register(
+        &mut self,
+        program: &Program,
+        index: usize,
+        register: RegisterId,
+        value: u128,
+    ) {
+        let bits = program
+            .registers
+            .get(register.index())
+            .map_or(0, |r| r.bits());
+        if index < self.threads.len() {
+            if let Some(slot) = self.lanes.slot(index, register) {
+                *slot = chop(value, bits);
+            }
+        }
     }
 
     /// The CTA's shared memory.
@@ -447,10 +543,10 @@ impl Cta {
             let mut kept = 0;
             for slot in 0..group.len() {
                 let index = group[slot];
-                let thread = &self.threads[index];
-                match &thread.status {
+                match &self.threads[index].status {
                     ThreadStatus::Ready => {
-                        converged &= *next.get_or_insert(thread.pc) == thread.pc;
+                        let at = self.lanes.pc[index];
+                        converged &= *next.get_or_insert(at) == at;
                         group[kept] = index;
                         kept += 1;
                     }
@@ -471,17 +567,19 @@ impl Cta {
     /// is in `group`.
     fn gather(&self, group: &mut Vec<usize>) -> Option<(usize, bool)> {
         let ready = |t: &Thread| matches!(t.status, ThreadStatus::Ready);
+        let pcs = &self.lanes.pc;
         let pc = self
             .threads
             .iter()
-            .filter(|t| ready(t))
-            .map(|t| t.pc)
+            .zip(pcs)
+            .filter(|(t, _)| ready(t))
+            .map(|(_, &pc)| pc)
             .min()?;
         group.clear();
         let mut all = true;
-        for (index, thread) in self.threads.iter().enumerate() {
+        for (index, (thread, &at)) in self.threads.iter().zip(pcs).enumerate() {
             if ready(thread) {
-                if thread.pc == pc {
+                if at == pc {
                     group.push(index);
                 } else {
                     all = false;
@@ -497,8 +595,10 @@ impl Cta {
         self.ctaid = ctaid;
         self.linear = flatten(ctaid, device.grid);
         self.shared.fill(0);
+        self.lanes.registers.fill(0);
+        self.lanes.pc.fill(0);
+        self.lanes.steps.fill(0);
         for thread in &mut self.threads {
-            thread.registers.fill(0);
             if !thread.local.is_empty() {
                 thread.local.fill(0);
             }
@@ -506,8 +606,6 @@ impl Cta {
                 thread.params.fill(0);
             }
             thread.frames.clear();
-            thread.pc = 0;
-            thread.steps = 0;
             thread.status = ThreadStatus::Ready;
         }
     }
@@ -529,9 +627,9 @@ impl Cta {
             record.writes.clear();
             record.memory.clear();
             record.thread = global_thread;
-            record.step = thread.steps;
+            record.step = self.lanes.steps[index];
         }
-        let pc = thread.pc;
+        let pc = self.lanes.pc[index];
         if matches!(thread.status, ThreadStatus::Ready) {
             let mut scratch = Vec::new();
             self.issue(device, pc, &[index], &mut scratch, record)
@@ -565,9 +663,16 @@ impl Cta {
             return Ok(None);
         };
         let threads = &mut self.threads;
-        let fuelled = group
-            .iter()
-            .all(|&index| threads[index].steps < device.max_steps);
+        let lanes_state = &mut self.lanes;
+        let max_steps = device.max_steps;
+        let fuelled = match run_start(group)
+            .and_then(|first| lanes_state.steps.get(first..first + group.len()))
+        {
+            Some(steps) => steps.iter().all(|&s| s < max_steps),
+            None => group
+                .iter()
+                .all(|&index| lanes_state.steps[index] < max_steps),
+        };
         let mut together = fuelled;
         let mut issued = group.len();
         let lanes: &[usize] = match (fuelled, instruction.guard) {
@@ -576,21 +681,19 @@ impl Cta {
                 active.clear();
                 issued = 0;
                 for &index in group {
-                    let thread = &mut threads[index];
-                    if thread.steps >= device.max_steps {
-                        thread.status = ThreadStatus::Done(Outcome::OutOfFuel);
+                    if lanes_state.steps[index] >= device.max_steps {
+                        threads[index].status = ThreadStatus::Done(Outcome::OutOfFuel);
                         continue;
                     }
                     issued += 1;
                     let runs = guard.is_none_or(|guard| {
-                        let predicate = thread.registers.get(guard.predicate.index());
-                        guard_passes(predicate.copied().unwrap_or(0), guard.negated)
+                        guard_passes(lanes_state.get(index, guard.predicate), guard.negated)
                     });
                     if runs {
                         active.push(index);
                     } else {
-                        thread.pc += 1;
-                        thread.steps += 1;
+                        lanes_state.pc[index] += 1;
+                        lanes_state.steps[index] += 1;
                     }
                 }
                 together &= active.len() == group.len();
@@ -612,6 +715,8 @@ impl Cta {
             ctaid: self.ctaid,
             shared: &mut self.shared,
             threads,
+            lanes: lanes_state,
+            columns: &mut self.columns,
             writes: recording.then_some(&mut record.writes),
             memory: recording.then_some(&mut record.memory),
             stopped: false,
@@ -624,12 +729,26 @@ impl Cta {
                 return Err((index, *error));
             }
         };
-        together &= !executor.stopped;
-        for &index in lanes {
-            let thread = &mut self.threads[index];
-            thread.steps += 1;
-            if control == Control::Next && matches!(thread.status, ThreadStatus::Ready) {
-                thread.pc += 1;
+        let stopped = executor.stopped;
+        together &= !stopped;
+        let state = &mut self.lanes;
+        let run = run_start(lanes).map(|first| first..first + lanes.len());
+        if let (false, Control::Next, Some(run)) = (stopped, control, run) {
+            // Every lane is still ready: no status to look at.
+            for steps in &mut state.steps[run.clone()] {
+                *steps += 1;
+            }
+            for pc in &mut state.pc[run] {
+                *pc += 1;
+            }
+        } else {
+            for &index in lanes {
+                state.steps[index] += 1;
+                if control == Control::Next
+                    && matches!(self.threads[index].status, ThreadStatus::Ready)
+                {
+                    state.pc[index] += 1;
+                }
             }
         }
         Ok(match (together, control, &instruction.kind) {
@@ -669,31 +788,29 @@ impl<'p> Machine<'p> {
         self.device.program
     }
 
-    fn thread(&self) -> Option<&Thread> {
-        self.cta.threads.first()
+    fn thread(&self) -> Option<ThreadRef<'_>> {
+        self.cta.thread(0)
     }
 
     /// Every register's value, in declaration order.
-    pub fn registers(&self) -> &[u128] {
-        self.thread().map_or(&[], |t| t.registers())
+    pub fn registers(&self) -> Vec<u128> {
+        self.thread().map_or_else(Vec::new, |t| t.registers())
     }
 
     /// Sets a register (masked to its width); used to preload operands.
     pub fn set_register(&mut self, register: RegisterId, value: u128) {
         let program = self.device.program;
-        if let Some(thread) = self.cta.thread_mut(0) {
-            thread.set_register(program, register, value);
-        }
+        self.cta.set_register(program, 0, register, value);
     }
 
     /// The number of instructions issued so far.
     pub fn steps(&self) -> u64 {
-        self.thread().map_or(0, Thread::steps)
+        self.thread().map_or(0, |t| t.steps())
     }
 
     /// The index of the next instruction.
     pub fn pc(&self) -> usize {
-        self.thread().map_or(0, Thread::pc)
+        self.thread().map_or(0, |t| t.pc())
     }
 
     /// What the last step did (`None` before the first or after a step that ended the run
@@ -765,6 +882,8 @@ struct Executor<'a, 'p> {
     ctaid: Dim3,
     shared: &'a mut Vec<u8>,
     threads: &'a mut [Thread],
+    lanes: &'a mut Lanes,
+    columns: &'a mut Columns,
     writes: Option<&'a mut Vec<Write>>,
     memory: Option<&'a mut Vec<MemoryWrite>>,
     /// Whether a lane stopped or left the group (it must be formed again).
@@ -815,9 +934,13 @@ impl Executor<'_, '_> {
                 source,
             } => {
                 let put = Put::new(*destination, *ty);
-                for &lane in lanes {
-                    let value = chop(self.read(lane, *source), ty.bits());
-                    self.put(lane, &put, value);
+                if ty.bits() <= 64 {
+                    self.map1(lanes, (*source, ty.bits()), &put, |a| a);
+                } else {
+                    for &lane in lanes {
+                        let value = chop(self.read(lane, *source), ty.bits());
+                        self.put(lane, &put, value);
+                    }
                 }
             }
             InstructionKind::MovPack {
@@ -885,6 +1008,34 @@ impl Executor<'_, '_> {
                     *width = cvt::source_width(op, index, sources.len());
                 }
                 let put = Put::new(*destination, op.destination);
+                if count <= 3 {
+                    let mut columns = std::mem::take(self.columns);
+                    let source = |index: usize| (sources.get(index).copied(), widths[index]);
+                    for (index, column) in [&mut columns.a, &mut columns.b, &mut columns.c]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        match source(index) {
+                            (Some(source), width) => self.gather(lanes, source, width, column),
+                            (None, _) => {
+                                column.clear();
+                                column.resize(lanes.len(), 0);
+                            }
+                        }
+                    }
+                    columns.out.clear();
+                    columns.out.extend(
+                        columns
+                            .a
+                            .iter()
+                            .zip(&columns.b)
+                            .zip(&columns.c)
+                            .map(|((&a, &b), &c)| cvt::apply(op, &[a, b, c][..count])),
+                    );
+                    self.scatter(lanes, &put, &columns.out);
+                    *self.columns = columns;
+                    return Ok(Control::Next);
+                }
                 for &lane in lanes {
                     let mut values = [0u64; 6];
                     for index in 0..count {
@@ -932,12 +1083,10 @@ impl Executor<'_, '_> {
                     _ => *ty,
                 };
                 let put = Put::new(*destination, result_ty);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let b = self.read_bits(lane, *b, b_bits);
-                    let result = alu::int_binary(*op, *ty, *sat, *relu, a, b);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let (op, ty, sat, relu) = (*op, *ty, *sat, *relu);
+                self.map2(lanes, (*a, ty.bits()), (*b, b_bits), &put, |a, b| {
+                    alu::int_binary(op, ty, sat, relu, a, b)
+                });
             }
             InstructionKind::IntUnary {
                 op,
@@ -952,11 +1101,8 @@ impl Executor<'_, '_> {
                     _ => *ty,
                 };
                 let put = Put::new(*destination, result_ty);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let result = alu::int_unary(*op, *ty, a);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let (op, ty) = (*op, *ty);
+                self.map1(lanes, (*a, ty.bits()), &put, |a| alu::int_unary(op, ty, a));
             }
             InstructionKind::Mad {
                 mode,
@@ -970,13 +1116,11 @@ impl Executor<'_, '_> {
                     _ => *ty,
                 };
                 let put = Put::new(*destination, result_ty);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let b = self.read_bits(lane, *b, ty.bits());
-                    let c = self.read_bits(lane, *c, result_ty.bits());
-                    let result = alu::int_mad(*mode, *ty, *sat, a, b, c);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let (mode, ty, sat) = (*mode, *ty, *sat);
+                let operands = [(*a, ty.bits()), (*b, ty.bits()), (*c, result_ty.bits())];
+                self.map3(lanes, operands, &put, |a, b, c| {
+                    alu::int_mad(mode, ty, sat, a, b, c)
+                });
             }
             InstructionKind::FloatBinary {
                 op,
@@ -987,12 +1131,10 @@ impl Executor<'_, '_> {
                 b,
             } => {
                 let put = Put::new(*destination, *ty);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let b = self.read_bits(lane, *b, ty.bits());
-                    let result = alu::float_binary(*op, *ty, *modifiers, a, b);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let (op, ty, modifiers) = (*op, *ty, *modifiers);
+                self.map2(lanes, (*a, ty.bits()), (*b, ty.bits()), &put, |a, b| {
+                    alu::float_binary(op, ty, modifiers, a, b)
+                });
             }
             InstructionKind::Fma {
                 ty,
@@ -1001,13 +1143,11 @@ impl Executor<'_, '_> {
                 sources: [a, b, c],
             } => {
                 let put = Put::new(*destination, *ty);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let b = self.read_bits(lane, *b, ty.bits());
-                    let c = self.read_bits(lane, *c, ty.bits());
-                    let result = alu::float_fma(*ty, *modifiers, a, b, c);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let (ty, modifiers) = (*ty, *modifiers);
+                let operands = [(*a, ty.bits()), (*b, ty.bits()), (*c, ty.bits())];
+                self.map3(lanes, operands, &put, |a, b, c| {
+                    alu::float_fma(ty, modifiers, a, b, c)
+                });
             }
             InstructionKind::FloatUnary {
                 op,
@@ -1017,11 +1157,10 @@ impl Executor<'_, '_> {
                 a,
             } => {
                 let put = Put::new(*destination, *ty);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let result = alu::float_unary(*op, *ty, *modifiers, a);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let (op, ty, modifiers) = (*op, *ty, *modifiers);
+                self.map1(lanes, (*a, ty.bits()), &put, |a| {
+                    alu::float_unary(op, ty, modifiers, a)
+                });
             }
             InstructionKind::Setp {
                 compare,
@@ -1034,22 +1173,41 @@ impl Executor<'_, '_> {
                 b,
             } => {
                 let put_p = Put::new(*p, Type::Pred);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let b = self.read_bits(lane, *b, ty.bits());
-                    let result = alu::compare(*compare, *ty, *ftz, a, b);
-                    let (p_value, q_value) = match combine {
-                        Some((op, c)) => {
-                            let c = (self.read_bits(lane, c.source, 1) == 1) != c.negated;
-                            (alu::combine(*op, result, c), alu::combine(*op, !result, c))
-                        }
-                        None => (result, !result),
-                    };
-                    self.put(lane, &put_p, u128::from(p_value));
-                    if let Some(q) = q {
-                        self.write(lane, *q, u128::from(q_value), Type::Pred);
+                let put_q = q.map(|q| Put::new(q, Type::Pred));
+                let (compare, ty, ftz) = (*compare, *ty, *ftz);
+                let mut columns = std::mem::take(self.columns);
+                self.gather(lanes, *a, ty.bits(), &mut columns.a);
+                self.gather(lanes, *b, ty.bits(), &mut columns.b);
+                // The comparison's result per lane, then `p` (in `out`) and `q` (in `a`).
+                let results = columns
+                    .a
+                    .iter()
+                    .zip(&columns.b)
+                    .map(|(&a, &b)| alu::compare(compare, ty, ftz, a, b));
+                columns.out.clear();
+                match combine {
+                    Some((op, c)) => {
+                        self.gather(lanes, c.source, 1, &mut columns.c);
+                        let (op, negated) = (*op, c.negated);
+                        columns.out.extend(results.zip(&columns.c).map(|(r, &c)| {
+                            let c = (c == 1) != negated;
+                            u64::from(alu::combine(op, r, c))
+                                | u64::from(alu::combine(op, !r, c)) << 1
+                        }));
                     }
+                    None => columns
+                        .out
+                        .extend(results.map(|r| u64::from(r) | u64::from(!r) << 1)),
                 }
+                for (q, p) in columns.a.iter_mut().zip(&mut columns.out) {
+                    *q = *p >> 1;
+                    *p &= 1;
+                }
+                self.scatter(lanes, &put_p, &columns.out);
+                if let Some(put_q) = put_q {
+                    self.scatter(lanes, &put_q, &columns.a);
+                }
+                *self.columns = columns;
             }
             InstructionKind::Selp {
                 ty,
@@ -1059,15 +1217,8 @@ impl Executor<'_, '_> {
                 c,
             } => {
                 let put = Put::new(*destination, *ty);
-                for &lane in lanes {
-                    let chosen = if self.read_bits(lane, *c, 1) == 1 {
-                        a
-                    } else {
-                        b
-                    };
-                    let value = chop(self.read(lane, *chosen), ty.bits());
-                    self.put(lane, &put, value);
-                }
+                let operands = [(*a, ty.bits()), (*b, ty.bits()), (*c, 1)];
+                self.map3(lanes, operands, &put, |a, b, c| if c == 1 { a } else { b });
             }
             InstructionKind::Prmt {
                 mode,
@@ -1075,13 +1226,10 @@ impl Executor<'_, '_> {
                 sources: [a, b, c],
             } => {
                 let put = Put::new(*destination, Type::B32);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, 32) as u32;
-                    let b = self.read_bits(lane, *b, 32) as u32;
-                    let c = self.read_bits(lane, *c, 32) as u32;
-                    let result = alu::prmt(*mode, a, b, c);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let mode = *mode;
+                self.map3(lanes, [(*a, 32), (*b, 32), (*c, 32)], &put, |a, b, c| {
+                    u64::from(alu::prmt(mode, a as u32, b as u32, c as u32))
+                });
             }
             InstructionKind::Lop3 {
                 destination,
@@ -1089,13 +1237,10 @@ impl Executor<'_, '_> {
                 lut,
             } => {
                 let put = Put::new(*destination, Type::B32);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, 32) as u32;
-                    let b = self.read_bits(lane, *b, 32) as u32;
-                    let c = self.read_bits(lane, *c, 32) as u32;
-                    let result = alu::lop3(a, b, c, *lut);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let lut = *lut;
+                self.map3(lanes, [(*a, 32), (*b, 32), (*c, 32)], &put, |a, b, c| {
+                    u64::from(alu::lop3(a as u32, b as u32, c as u32, lut))
+                });
             }
             InstructionKind::Bfe {
                 ty,
@@ -1103,13 +1248,11 @@ impl Executor<'_, '_> {
                 sources: [a, b, c],
             } => {
                 let put = Put::new(*destination, *ty);
-                for &lane in lanes {
-                    let a = self.read_bits(lane, *a, ty.bits());
-                    let position = self.read_bits(lane, *b, 32) as u32;
-                    let length = self.read_bits(lane, *c, 32) as u32;
-                    let result = alu::bfe(*ty, a, position, length);
-                    self.put(lane, &put, u128::from(result));
-                }
+                let ty = *ty;
+                let operands = [(*a, ty.bits()), (*b, 32), (*c, 32)];
+                self.map3(lanes, operands, &put, |a, position, length| {
+                    alu::bfe(ty, a, position as u32, length as u32)
+                });
             }
             InstructionKind::Bfi {
                 ty,
@@ -1136,6 +1279,9 @@ impl Executor<'_, '_> {
                     .iter()
                     .map(|d| d.map(|d| Put::new(d, *ty)))
                     .collect();
+                if self.load_uniform(lanes, *space, *ty, *address, &puts) {
+                    return Ok(Control::Next);
+                }
                 'lanes: for &lane in lanes {
                     let (base, bytes) = match self.vector_access(
                         lane,
@@ -1205,15 +1351,14 @@ impl Executor<'_, '_> {
                 source,
             } => {
                 let put = Put::new(*destination, *ty);
-                for &lane in lanes {
-                    let value = self.read_bits(lane, *source, ty.bits());
-                    let result = if *to {
-                        from_generic_to(*space, value)
+                let (to, space) = (*to, *space);
+                self.map1(lanes, (*source, ty.bits()), &put, |value| {
+                    if to {
+                        from_generic_to(space, value)
                     } else {
-                        to_generic(*space, value)
-                    };
-                    self.put(lane, &put, u128::from(result));
-                }
+                        to_generic(space, value)
+                    }
+                });
             }
             InstructionKind::Atom {
                 space,
@@ -1247,9 +1392,8 @@ impl Executor<'_, '_> {
             InstructionKind::BarSync => {
                 self.stopped = true;
                 for &lane in lanes {
-                    let thread = &mut self.threads[lane];
-                    thread.pc += 1;
-                    thread.status = ThreadStatus::AtBarrier;
+                    self.lanes.pc[lane] += 1;
+                    self.threads[lane].status = ThreadStatus::AtBarrier;
                 }
                 return Ok(Control::Done);
             }
@@ -1281,13 +1425,12 @@ impl Executor<'_, '_> {
                             ));
                         }
                     }
-                    let thread = &mut self.threads[lane];
-                    thread.frames.push(Frame {
-                        return_pc: thread.pc + 1,
+                    self.threads[lane].frames.push(Frame {
+                        return_pc: self.lanes.pc[lane] + 1,
                         callee: *target,
                         returns: returns.clone(),
                     });
-                    thread.pc = *target;
+                    self.lanes.pc[lane] = *target;
                 }
                 return Ok(Control::Done);
             }
@@ -1302,7 +1445,7 @@ impl Executor<'_, '_> {
                     ));
                 }
                 for &lane in lanes {
-                    self.threads[lane].pc = *target;
+                    self.lanes.pc[lane] = *target;
                 }
                 return Ok(Control::Done);
             }
@@ -1322,7 +1465,7 @@ impl Executor<'_, '_> {
                             ));
                         }
                     }
-                    self.threads[lane].pc = frame.return_pc;
+                    self.lanes.pc[lane] = frame.return_pc;
                 }
                 return Ok(Control::Done);
             }
@@ -1351,6 +1494,54 @@ impl Executor<'_, '_> {
             }
         }
         Ok(Control::Next)
+    }
+
+    /// A load that reads the same value for every lane: a kernel parameter or a constant at a
+    /// fixed address (read-only memory, the same for every thread), read once and written to
+    /// every lane. Returns `false` (nothing done) for other loads and when the access faults,
+    /// so that the per-lane path reports the fault of each lane.
+    fn load_uniform(
+        &mut self,
+        lanes: &[usize],
+        space: Space,
+        ty: Type,
+        address: MemoryOperand,
+        puts: &[Option<Put>],
+    ) -> bool {
+        let (Some(&lane), Source::Immediate(base)) = (lanes.first(), address.base) else {
+            return false;
+        };
+        let at = (base as u64).wrapping_add(address.offset as u64);
+        let uniform = match space {
+            Space::Const => true,
+            Space::Param => at < THREAD_PARAM_BASE,
+            _ => false,
+        };
+        if !uniform || ty.bits() > 64 || lanes.len() < 2 {
+            return false;
+        }
+        let Ok((base, bytes)) = self.vector_access(lane, address, space, ty, puts.len(), false)
+        else {
+            return false;
+        };
+        let mut values = Vec::with_capacity(puts.len());
+        for index in 0..puts.len() {
+            let at = base.wrapping_add(u64::from(bytes) * index as u64);
+            match self.load(lane, space, at, bytes) {
+                Ok(value) => values.push(value as u64),
+                Err(_) => return false,
+            }
+        }
+        let mut columns = std::mem::take(self.columns);
+        for (put, &value) in puts.iter().zip(&values) {
+            if let Some(put) = put {
+                columns.out.clear();
+                columns.out.resize(lanes.len(), value);
+                self.scatter(lanes, put, &columns.out);
+            }
+        }
+        *self.columns = columns;
+        true
     }
 
     /// The base address and element size of an access of `count` elements of `ty`, or the
@@ -1505,15 +1696,133 @@ impl Executor<'_, '_> {
         }
     }
 
-    /// A register's value. Lowering only produces valid register indices; an invalid one
-    /// (a simulator bug) reads as zero rather than panicking.
+    /// The values of `source` for every lane of `lanes`, chopped to `bits` (at most 64), into
+    /// `out`.
+    #[inline(always)]
+    fn gather(&self, lanes: &[usize], source: Source, bits: u32, out: &mut Vec<u64>) {
+        out.clear();
+        let m = chop(u128::from(u64::MAX), bits) as u64;
+        match source {
+            Source::Register(register) => {
+                let base = register.index() * self.lanes.count;
+                let row = run_start(lanes).and_then(|first| {
+                    self.lanes
+                        .registers
+                        .get(base + first..base + first + lanes.len())
+                });
+                match row {
+                    Some(row) => out.extend(row.iter().map(|&v| v as u64 & m)),
+                    None => out.extend(
+                        lanes
+                            .iter()
+                            .map(|&lane| self.lanes.get(lane, register) as u64 & m),
+                    ),
+                }
+            }
+            Source::Immediate(value) => out.resize(lanes.len(), value as u64 & m),
+            Source::Special(special) => out.extend(
+                lanes
+                    .iter()
+                    .map(|&lane| self.special(lane, special) as u64 & m),
+            ),
+        }
+    }
+
+    /// Writes `values` (one per lane of `lanes`) by the rule `put`.
+    #[inline(always)]
+    fn scatter(&mut self, lanes: &[usize], put: &Put, values: &[u64]) {
+        if self.writes.is_some() {
+            for (&lane, &value) in lanes.iter().zip(values) {
+                self.put(lane, put, u128::from(value));
+            }
+            return;
+        }
+        let extension = put.extension;
+        let base = put.register.index() * self.lanes.count;
+        let count = lanes.len();
+        let row = run_start(lanes).and_then(|first| {
+            self.lanes
+                .registers
+                .get_mut(base + first..base + first + count)
+        });
+        match row {
+            Some(row) => {
+                for (slot, &value) in row.iter_mut().zip(values) {
+                    *slot = extension.apply(u128::from(value));
+                }
+            }
+            None => {
+                for (&lane, &value) in lanes.iter().zip(values) {
+                    if let Some(slot) = self.lanes.slot(lane, put.register) {
+                        *slot = extension.apply(u128::from(value));
+                    }
+                }
+            }
+        }
+    }
+
+    /// `put = f(a)` for every lane; operands are `(source, bits)`.
+    #[inline(always)]
+    fn map1(&mut self, lanes: &[usize], a: (Source, u32), put: &Put, f: impl Fn(u64) -> u64) {
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, a.0, a.1, &mut columns.a);
+        columns.out.clear();
+        columns.out.extend(columns.a.iter().map(|&a| f(a)));
+        self.scatter(lanes, put, &columns.out);
+        *self.columns = columns;
+    }
+
+    /// `put = f(a, b)` for every lane.
+    #[inline(always)]
+    fn map2(
+        &mut self,
+        lanes: &[usize],
+        a: (Source, u32),
+        b: (Source, u32),
+        put: &Put,
+        f: impl Fn(u64, u64) -> u64,
+    ) {
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, a.0, a.1, &mut columns.a);
+        self.gather(lanes, b.0, b.1, &mut columns.b);
+        columns.out.clear();
+        columns
+            .out
+            .extend(columns.a.iter().zip(&columns.b).map(|(&a, &b)| f(a, b)));
+        self.scatter(lanes, put, &columns.out);
+        *self.columns = columns;
+    }
+
+    /// `put = f(a, b, c)` for every lane.
+    #[inline(always)]
+    fn map3(
+        &mut self,
+        lanes: &[usize],
+        [a, b, c]: [(Source, u32); 3],
+        put: &Put,
+        f: impl Fn(u64, u64, u64) -> u64,
+    ) {
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, a.0, a.1, &mut columns.a);
+        self.gather(lanes, b.0, b.1, &mut columns.b);
+        self.gather(lanes, c.0, c.1, &mut columns.c);
+        columns.out.clear();
+        columns.out.extend(
+            columns
+                .a
+                .iter()
+                .zip(&columns.b)
+                .zip(&columns.c)
+                .map(|((&a, &b), &c)| f(a, b, c)),
+        );
+        self.scatter(lanes, put, &columns.out);
+        *self.columns = columns;
+    }
+
+    /// A register's value.
     #[inline(always)]
     fn read_register(&self, lane: usize, register: RegisterId) -> u128 {
-        self.threads[lane]
-            .registers
-            .get(register.index())
-            .copied()
-            .unwrap_or(0)
+        self.lanes.get(lane, register)
     }
 
     #[inline(always)]
@@ -1543,6 +1852,7 @@ impl Executor<'_, '_> {
             })
         };
         let thread = &self.threads[lane];
+        let steps = self.lanes.steps[lane];
         let block = self.device.block;
         let linear = flatten(thread.tid, block);
         let threads = self.device.threads_per_cta();
@@ -1556,9 +1866,9 @@ impl Executor<'_, '_> {
             SpecialRegister::Nwarpid => threads.div_ceil(32),
             SpecialRegister::Smid | SpecialRegister::Gridid => 0,
             SpecialRegister::Nsmid => 1,
-            SpecialRegister::Clock => thread.steps & 0xffff_ffff,
-            SpecialRegister::ClockHi => thread.steps >> 32,
-            SpecialRegister::Clock64 => thread.steps,
+            SpecialRegister::Clock => steps & 0xffff_ffff,
+            SpecialRegister::ClockHi => steps >> 32,
+            SpecialRegister::Clock64 => steps,
         };
         u128::from(value)
     }
@@ -1573,7 +1883,7 @@ impl Executor<'_, '_> {
     #[inline(always)]
     fn put(&mut self, lane: usize, rule: &Put, value: u128) {
         let new = rule.extension.apply(value);
-        let Some(slot) = self.threads[lane].registers.get_mut(rule.register.index()) else {
+        let Some(slot) = self.lanes.slot(lane, rule.register) else {
             return;
         };
         if let Some(writes) = self.writes.as_deref_mut() {

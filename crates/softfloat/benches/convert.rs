@@ -122,3 +122,24 @@ fn convert_general_f64_to_s32(b: Bencher) {
         })
     });
 }
+
+/// The general entry point with the types known only at run time (as the executor calls it).
+#[divan::bench]
+fn convert_general_f32_to_e4m3(b: Bencher) {
+    let v = inputs(N);
+    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
+        v.iter().fold(0u64, |a, &x| {
+            a.wrapping_add(
+                convert(
+                    u64::from(x),
+                    black_box(Type::F32),
+                    black_box(Type::E4m3),
+                    black_box(Rounding::Rn),
+                    black_box(Flags::SATFINITE),
+                    None,
+                )
+                .bits,
+            )
+        })
+    });
+}

@@ -793,9 +793,67 @@ fn propagate_nan(
 ///
 /// Float-to-integer NaN: "Zero if source is not `.f64` and destination is not `.s64`,
 /// `.u64`. Otherwise 1 << (BitWidth(dst) - 1)".
+///
+/// The common pairs of types run a copy of the conversion specialised for them (the formats'
+/// parameters become constants); the results are the same as the general code's.
 #[must_use]
-#[inline]
 pub fn convert(
+    bits: u64,
+    from: Type,
+    to: Type,
+    rounding: Rounding,
+    flags: Flags,
+    random_bits: Option<u32>,
+) -> Converted {
+    macro_rules! specialised {
+        ($(($f:ident, $t:ident)),* $(,)?) => {
+            match (from, to) {
+                $((Type::$f, Type::$t) => {
+                    convert_any(bits, Type::$f, Type::$t, rounding, flags, random_bits)
+                })*
+                _ => convert_any(bits, from, to, rounding, flags, random_bits),
+            }
+        };
+    }
+    specialised!(
+        (F32, F16),
+        (F32, Bf16),
+        (F32, Tf32),
+        (F32, E4m3),
+        (F32, E5m2),
+        (F32, E2m3),
+        (F32, E3m2),
+        (F32, E2m1),
+        (F32, Ue8m0),
+        (F32, F64),
+        (F32, S32),
+        (F32, U32),
+        (F64, F32),
+        (F64, F16),
+        (F16, F32),
+        (Bf16, F32),
+        (F16, E4m3),
+        (F16, E5m2),
+        (F16, E2m3),
+        (F16, E3m2),
+        (F16, E2m1),
+        (Bf16, E4m3),
+        (Bf16, E5m2),
+        (Bf16, Ue8m0),
+        (E4m3, F16),
+        (E5m2, F16),
+        (E2m3, F16),
+        (E3m2, F16),
+        (E2m1, F16),
+        (Ue8m0, Bf16),
+        (S32, F32),
+        (U32, F32),
+    )
+}
+
+/// [`convert`] for any pair of types; inlined into each specialised copy.
+#[inline(always)]
+fn convert_any(
     bits: u64,
     from: Type,
     to: Type,

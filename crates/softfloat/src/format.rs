@@ -74,24 +74,28 @@ impl Format {
     /// Number of significant bits in the format's stored value field (sign + exponent +
     /// mantissa, or the fixed-point width), not counting `low_zero_bits`.
     #[must_use]
+    #[inline]
     pub const fn value_bits(&self) -> u32 {
         self.signed as u32 + self.exponent_bits + self.mantissa_bits
     }
 
     /// Mask of the bits of the container that carry the value.
     #[must_use]
+    #[inline]
     pub const fn value_mask(&self) -> u64 {
         (u64::MAX >> (64 - self.value_bits())) << self.low_zero_bits
     }
 
     /// The all-ones exponent field value.
     #[must_use]
+    #[inline]
     pub const fn max_exponent_field(&self) -> u64 {
         (1u64 << self.exponent_bits) - 1
     }
 
     /// Biased exponent field of the largest finite value (MAX_NORM).
     #[must_use]
+    #[inline]
     pub const fn max_normal_exponent_field(&self) -> u64 {
         match self.nan {
             NanEncoding::AllOnesExponent | NanEncoding::AllOnesExponentOnly => {
@@ -103,6 +107,7 @@ impl Format {
 
     /// Mantissa field of the largest finite value (MAX_NORM).
     #[must_use]
+    #[inline]
     pub const fn max_normal_mantissa_field(&self) -> u64 {
         let all = (1u64 << self.mantissa_bits) - 1;
         match self.nan {
@@ -114,6 +119,7 @@ impl Format {
     /// Bit pattern of +MAX_NORM, the largest finite value (`.satfinite`: "the result is
     /// sign-preserved *MAX_NORM* of the destination format").
     #[must_use]
+    #[inline]
     pub const fn max_normal_bits(&self) -> u64 {
         match self.encoding {
             Encoding::TwosComplementFixed { .. } => (1u64 << (self.value_bits() - 1)) - 1,
@@ -127,6 +133,7 @@ impl Format {
 
     /// Bit pattern of +infinity, if the format has one.
     #[must_use]
+    #[inline]
     pub const fn infinity_bits(&self) -> Option<u64> {
         if self.has_infinity {
             Some((self.max_exponent_field() << self.mantissa_bits) << self.low_zero_bits)
@@ -137,6 +144,7 @@ impl Format {
 
     /// The sign bit of the container (0 for unsigned formats).
     #[must_use]
+    #[inline]
     pub const fn sign_bit(&self) -> u64 {
         if self.signed {
             1u64 << (self.value_bits() - 1 + self.low_zero_bits)
@@ -147,6 +155,7 @@ impl Format {
 
     /// Whether the format can encode NaN.
     #[must_use]
+    #[inline]
     pub const fn has_nan(&self) -> bool {
         !matches!(self.nan, NanEncoding::None)
     }

@@ -368,7 +368,7 @@ impl Session<'_> {
                 let selected = self.thread_index();
                 let state = self.state();
                 let mut rows = Vec::new();
-                for (index, thread) in state.cta.threads().iter().enumerate() {
+                for (index, thread) in state.cta.threads().enumerate() {
                     let status = match thread.status() {
                         ThreadStatus::Ready => "ready".to_string(),
                         ThreadStatus::AtBarrier => "at bar.sync".to_string(),
@@ -653,9 +653,9 @@ impl Session<'_> {
         };
         let program = self.program;
         let index = self.thread_index();
-        if let Some(thread) = self.state().cta.thread_mut(index) {
-            thread.set_register(program, register, bits);
-        }
+        self.state()
+            .cta
+            .set_register(program, index, register, bits);
         let now = self.registers().get(register.index()).copied().unwrap_or(0);
         reply(format!("{shown} = {}\n", format::value_text(now, ty)))
     }

@@ -127,7 +127,7 @@ fn step_one(
             .instructions
             .get(record.pc)
             .map(|i| &i.kind);
-        let pc = state.cta.threads().get(index).map(|t| t.pc());
+        let pc = state.cta.thread(index).map(|t| t.pc());
         if let Some(stack) = state.stacks.get_mut(index) {
             if let Some(InstructionKind::Call { target, .. }) = kind {
                 if pc == Some(*target) {
@@ -228,7 +228,7 @@ impl<'p> Session<'p> {
     pub(crate) fn position(&mut self) -> (usize, ThreadStatus, u64) {
         let index = self.thread_index();
         let state = self.state();
-        match state.cta.threads().get(index) {
+        match state.cta.thread(index) {
             Some(thread) => (thread.pc(), thread.status().clone(), thread.steps()),
             None => (0, ThreadStatus::Done(Outcome::Exited), 0),
         }
@@ -239,9 +239,8 @@ impl<'p> Session<'p> {
         let index = self.thread_index();
         self.state()
             .cta
-            .threads()
-            .get(index)
-            .map(|t| t.registers().to_vec())
+            .thread(index)
+            .map(|t| t.registers())
             .unwrap_or_default()
     }
 
@@ -299,12 +298,12 @@ impl<'p> Session<'p> {
         let Some(state) = self.ctas.get_mut(&linear) else {
             return false;
         };
-        let count = state.cta.threads().len();
+        let count = state.cta.thread_count();
         let mut trouble = false;
         let mut record = StepRecord::default();
         let mut ran = 0;
         for other in (0..count).filter(|&i| i != selected) {
-            while state.cta.threads()[other].status() == &ThreadStatus::Ready {
+            while state.cta.thread(other).map(|t| t.status()) == Some(&ThreadStatus::Ready) {
                 ran += 1;
                 let who = format!(
                     "thread {} of block {}",
@@ -316,14 +315,14 @@ impl<'p> Session<'p> {
                         let line = device
                             .program()
                             .instructions
-                            .get(state.cta.threads()[other].pc())
+                            .get(state.cta.thread(other).map_or(usize::MAX, |t| t.pc()))
                             .map_or(0, |i| i.location.line);
                         let _ = writeln!(notes, "{who} cannot go on at line {line}: {error}");
                         trouble = true;
                         break;
                     }
                     Ok(Event::Done(outcome)) if outcome != Outcome::Exited => {
-                        let steps = state.cta.threads()[other].steps();
+                        let steps = state.cta.thread(other).map_or(0, |t| t.steps());
                         let _ = writeln!(notes, "{who} {}", ending(&outcome, steps));
                         trouble = true;
                     }
@@ -371,7 +370,7 @@ impl<'p> Session<'p> {
             .ctas
             .entry(linear)
             .or_insert_with(|| CtaState::new(device, ctaid));
-        let pc = state.cta.threads().get(index).map_or(0, |t| t.pc());
+        let pc = state.cta.thread(index).map_or(0, |t| t.pc());
         let event = step_one(device, state, index, &mut record).map_err(|error| {
             let line = self
                 .program
@@ -632,7 +631,6 @@ impl<'p> Session<'p> {
                 state
                     .cta
                     .threads()
-                    .iter()
                     .enumerate()
                     .find_map(|(index, t)| match t.status() {
                         ThreadStatus::Done(outcome) if *outcome != Outcome::Exited => {
@@ -650,8 +648,9 @@ impl<'p> Session<'p> {
                 break 'ctas;
             }
             loop {
-                for index in 0..state.cta.threads().len() {
-                    while state.cta.threads()[index].status() == &ThreadStatus::Ready {
+                for index in 0..state.cta.thread_count() {
+                    while state.cta.thread(index).map(|t| t.status()) == Some(&ThreadStatus::Ready)
+                    {
                         let who = format!(
                             "thread {} of block {}",
                             dims(unflatten(index as u64, block)),
@@ -663,7 +662,7 @@ impl<'p> Session<'p> {
                                 break 'ctas;
                             }
                             Ok(Event::Done(outcome)) if outcome != Outcome::Exited => {
-                                let steps = state.cta.threads()[index].steps();
+                                let steps = state.cta.thread(index).map_or(0, |t| t.steps());
                                 failure = Some(format!("{who} {}", ending(&outcome, steps)));
                                 break 'ctas;
                             }
@@ -724,8 +723,7 @@ impl<'p> Session<'p> {
             Space::Local => self
                 .state()
                 .cta
-                .threads()
-                .get(index)?
+                .thread(index)?
                 .local()
                 .get(usize::try_from(at).ok()?)
                 .copied(),
