@@ -62,6 +62,11 @@ pub(crate) struct RunArgs {
     /// Host threads to simulate with (default: all cores). Results do not depend on it.
     #[arg(long, value_name = "N", default_value_t = 0)]
     jobs: usize,
+    /// After the run, print to stderr how long the simulation took (the launch alone, without
+    /// reading the module and the argument files or writing outputs) and the simulated
+    /// instructions per second.
+    #[arg(long)]
+    stats: bool,
     /// Output format of the final state.
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
     format: RunFormat,
@@ -399,12 +404,22 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         sink.file = Some((std::io::BufWriter::new(file), path.clone()));
     }
     let tracing = sink.file.is_some() || sink.collected.is_some();
+    let launched = Instant::now();
     let result = if tracing {
         let mut line = |text: &str| sink.line(text);
         grid::run_grid(&device, options, Some(&mut line), Some(&progress))
     } else {
         grid::run_grid(&device, options, None, Some(&progress))
     };
+    if args.stats {
+        let seconds = launched.elapsed().as_secs_f64();
+        eprintln!(
+            "stats: {} instructions in {} CTAs, {seconds:.6} s simulated ({:.1} M instructions/s)",
+            result.steps,
+            result.ctas_run,
+            result.steps as f64 / seconds.max(1e-9) / 1e6
+        );
+    }
     if let Some(error) = sink.failure.take() {
         return Err(error);
     }

@@ -91,7 +91,7 @@ fn clamp_signed(v: i128, bits: u32) -> u64 {
 ///   register width N are clamped to N" (9.7.8.8-9); `shr` on signed types "fills with the
 ///   sign bit", on unsigned and bit types with 0.
 /// * `.pred`: only bit 0 takes part.
-#[inline]
+#[inline(always)]
 pub fn int_binary(op: IntOp, ty: Type, sat: bool, relu: bool, a: u64, b: u64) -> u64 {
     let w = width(ty);
     let m = mask(w);
@@ -197,7 +197,7 @@ pub fn int_unary(op: IntUnaryOp, ty: Type, a: u64) -> u64 {
 /// * `.wide`: `c` and `d` are 2n bits: `d = a * b + c` on 2n bits.
 /// * `sat` (`mad.hi.sat.s32` only): "the result is saturated to `MININT..MAXINT`"; the
 ///   saturation applies to the final addition. It is ignored in other modes.
-#[inline]
+#[inline(always)]
 pub fn int_mad(mode: MulMode, ty: Type, sat: bool, a: u64, b: u64, c: u64) -> u64 {
     let w = width(ty);
     match mode {
@@ -745,7 +745,7 @@ fn to_f64(format: Format, x: u64) -> f64 {
 ///   ... If either operand is NaN, the result is True"; "`.num` ... True if both operands are
 ///   numeric values (not NaN)", "`.nan` ... True if either operand is NaN". `.ftz` flushes
 ///   subnormal `.f32`/`.f16` inputs; +0.0 == -0.0. `.lo .ls .hi .hs` act as `.lt .le .gt .ge`.
-#[inline]
+#[inline(always)]
 pub fn compare(compare: Compare, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
     if let Some(format) = Format::of(ty) {
         let flush = |x: u64| {

@@ -281,6 +281,43 @@ pub fn apply(op: &CvtOp, sources: &[u64]) -> u64 {
     }
 }
 
+/// Whether [`apply_each`] runs `op` (one dispatch for many lanes): the shapes with one or
+/// two value sources, without `.rs` random bits or scale factors.
+pub fn runs_each(op: &CvtOp) -> bool {
+    op.rounding != sf::Rounding::Rs
+        && !op.scaled
+        && matches!(
+            op.shape,
+            CvtShape::Scalar { .. }
+                | CvtShape::F32x2ToHalf2 { .. }
+                | CvtShape::F32x2ToX2 { .. }
+                | CvtShape::Half2ToX2 { .. }
+                | CvtShape::X2ToHalf2 { .. }
+        )
+}
+
+/// [`apply`] for many lanes at once when [`runs_each`] says so: `a[i]` holds lane `i`'s first
+/// source (chopped) and, for the two-source shapes, `b[i]` its second; on return `a[i]` holds
+/// the result. `b` is scratch space for the one-source shapes.
+pub fn apply_each(op: &CvtOp, a: &mut [u64], b: &mut Vec<u64>) {
+    let (r, f) = (op.rounding, op.flags);
+    match op.shape {
+        CvtShape::Scalar { from, to } => sf::convert_each(a, from, to, r, f),
+        CvtShape::F32x2ToHalf2 { to } => pack::cvt_f32x2_to_half2_each(a, b, to, r, f),
+        CvtShape::F32x2ToX2 { to } => pack::cvt_f32x2_to_x2_each(a, b, to, r, f),
+        CvtShape::Half2ToX2 { from, to } => pack::cvt_half2_to_x2_each(a, b, from, to, r, f),
+        CvtShape::X2ToHalf2 { from, to } => pack::cvt_x2_to_half2_each(a, b, from, to, f),
+        CvtShape::F32x4ToX4 { .. }
+        | CvtShape::F32x2ToS2f6x2
+        | CvtShape::Bf16x2ToS2f6x2
+        | CvtShape::S2f6x2ToBf16x2 => {
+            for value in a.iter_mut() {
+                *value = apply(op, &[*value]);
+            }
+        }
+    }
+}
+
 /// `cvt.pack.sat` on chopped sources (PTX ISA 9.7.9.22): "Convert two 32-bit integers `a` and
 /// `b` into specified type and pack the results into `d`" — `b` in the lowest bits, `a` above
 /// it, the rest of `d` from the low bits of `c`.

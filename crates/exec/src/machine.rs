@@ -9,7 +9,7 @@
 //! [`ExecError`]s (style rule 4).
 
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::Space;
+use ptxsim_isa::ops::{Compare, IntOp, MulMode, Space};
 
 use crate::alu;
 use crate::cvt;
@@ -24,6 +24,35 @@ use crate::memory::{
     to_generic,
 };
 use crate::semantics::{Extension, chop, guard_passes, pack, unpack};
+
+/// Builds the lane function `$f` from `$lane` (`{|args| parameters => body}`: the operation's
+/// parameters are bound by the pattern `parameters` in `body`) and runs `$apply` with it. When `$value` is one of the listed tuples (the
+/// common forms in nvcc and Triton code) the parameters are constants in the lane function, so
+/// that the semantics function inlined into the lane loop is specialised for them; otherwise
+/// they are the values themselves. Every tuple is both a pattern and an expression.
+macro_rules! specialise {
+    (
+        $value:expr => $kind:ty,
+        [$($tuple:tt),* $(,)?],
+        $lane:tt,
+        |$f:ident| $apply:expr
+    ) => {
+        match $value {
+            $($tuple => {
+                const K: $kind = $tuple;
+                specialise!(@lane K, $lane, $f, $apply)
+            })*
+            value => specialise!(@lane value, $lane, $f, $apply),
+        }
+    };
+    (@lane $k:expr, {|$($arg:ident),*| $name:pat_param => $body:expr}, $f:ident, $apply:expr) => {{
+        let $f = |$($arg: u64),*| {
+            let $name = $k;
+            $body
+        };
+        $apply
+    }};
+}
 
 /// The default step limit (per thread) of the CLI.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
@@ -696,7 +725,8 @@ impl Cta {
                         lanes_state.steps[index] += 1;
                     }
                 }
-                together &= active.len() == group.len();
+                // The group stays together when the guard let every lane run or none.
+                together &= active.is_empty() || active.len() == group.len();
                 active
             }
         };
@@ -709,6 +739,13 @@ impl Cta {
         if issued > 0 {
             record.pc = pc;
             record.executed = !lanes.is_empty();
+        }
+        if lanes.is_empty()
+            && together
+            && !matches!(instruction.kind, InstructionKind::Unsupported { .. })
+        {
+            // The guard failed on every lane: they all moved on together.
+            return Ok(Some(pc + 1));
         }
         let mut executor = Executor {
             device,
@@ -1008,31 +1045,15 @@ impl Executor<'_, '_> {
                     *width = cvt::source_width(op, index, sources.len());
                 }
                 let put = Put::new(*destination, op.destination);
-                if count <= 3 {
+                if cvt::runs_each(op) && count <= 2 {
                     let mut columns = std::mem::take(self.columns);
-                    let source = |index: usize| (sources.get(index).copied(), widths[index]);
-                    for (index, column) in [&mut columns.a, &mut columns.b, &mut columns.c]
-                        .into_iter()
-                        .enumerate()
-                    {
-                        match source(index) {
-                            (Some(source), width) => self.gather(lanes, source, width, column),
-                            (None, _) => {
-                                column.clear();
-                                column.resize(lanes.len(), 0);
-                            }
-                        }
+                    self.gather(lanes, sources[0], widths[0], &mut columns.a);
+                    columns.b.clear();
+                    if let Some(&b) = sources.get(1) {
+                        self.gather(lanes, b, widths[1], &mut columns.b);
                     }
-                    columns.out.clear();
-                    columns.out.extend(
-                        columns
-                            .a
-                            .iter()
-                            .zip(&columns.b)
-                            .zip(&columns.c)
-                            .map(|((&a, &b), &c)| cvt::apply(op, &[a, b, c][..count])),
-                    );
-                    self.scatter(lanes, &put, &columns.out);
+                    cvt::apply_each(op, &mut columns.a, &mut columns.b);
+                    self.scatter(lanes, &put, &columns.a);
                     *self.columns = columns;
                     return Ok(Control::Next);
                 }
@@ -1075,18 +1096,56 @@ impl Executor<'_, '_> {
             } => {
                 // Shift amounts are `.u32` whatever the instruction type (PTX ISA 9.7.8.8).
                 let b_bits = match op {
-                    ptxsim_isa::ops::IntOp::Shl | ptxsim_isa::ops::IntOp::Shr => 32,
+                    IntOp::Shl | IntOp::Shr => 32,
                     _ => ty.bits(),
                 };
                 let result_ty = match op {
-                    ptxsim_isa::ops::IntOp::Mul(ptxsim_isa::ops::MulMode::Wide) => wide_type(*ty),
+                    IntOp::Mul(MulMode::Wide) => wide_type(*ty),
                     _ => *ty,
                 };
                 let put = Put::new(*destination, result_ty);
-                let (op, ty, sat, relu) = (*op, *ty, *sat, *relu);
-                self.map2(lanes, (*a, ty.bits()), (*b, b_bits), &put, |a, b| {
-                    alu::int_binary(op, ty, sat, relu, a, b)
-                });
+                let (a, b) = ((*a, ty.bits()), (*b, b_bits));
+                specialise!(
+                    (*op, *ty, *sat, *relu) => (IntOp, Type, bool, bool),
+                    [
+                        (IntOp::Add, Type::S32, false, false),
+                        (IntOp::Add, Type::U32, false, false),
+                        (IntOp::Add, Type::S64, false, false),
+                        (IntOp::Add, Type::U64, false, false),
+                        (IntOp::Sub, Type::S32, false, false),
+                        (IntOp::Sub, Type::U32, false, false),
+                        (IntOp::Sub, Type::S64, false, false),
+                        (IntOp::Sub, Type::U64, false, false),
+                        (IntOp::Mul(MulMode::Lo), Type::S32, false, false),
+                        (IntOp::Mul(MulMode::Lo), Type::U32, false, false),
+                        (IntOp::Mul(MulMode::Lo), Type::S64, false, false),
+                        (IntOp::Mul(MulMode::Lo), Type::U64, false, false),
+                        (IntOp::Mul(MulMode::Wide), Type::S32, false, false),
+                        (IntOp::Mul(MulMode::Wide), Type::U32, false, false),
+                        (IntOp::Shl, Type::B32, false, false),
+                        (IntOp::Shl, Type::B64, false, false),
+                        (IntOp::Shr, Type::U32, false, false),
+                        (IntOp::Shr, Type::S32, false, false),
+                        (IntOp::Shr, Type::B32, false, false),
+                        (IntOp::Shr, Type::U64, false, false),
+                        (IntOp::Shr, Type::S64, false, false),
+                        (IntOp::Shr, Type::B64, false, false),
+                        (IntOp::And, Type::B32, false, false),
+                        (IntOp::And, Type::B64, false, false),
+                        (IntOp::And, Type::Pred, false, false),
+                        (IntOp::Or, Type::B32, false, false),
+                        (IntOp::Or, Type::B64, false, false),
+                        (IntOp::Or, Type::Pred, false, false),
+                        (IntOp::Xor, Type::B32, false, false),
+                        (IntOp::Xor, Type::Pred, false, false),
+                        (IntOp::Min, Type::S32, false, false),
+                        (IntOp::Min, Type::U32, false, false),
+                        (IntOp::Max, Type::S32, false, false),
+                        (IntOp::Max, Type::U32, false, false),
+                    ],
+                    {|x, y| (op, ty, sat, relu) => alu::int_binary(op, ty, sat, relu, x, y)},
+                    |f| self.map2(lanes, a, b, &put, f)
+                );
             }
             InstructionKind::IntUnary {
                 op,
@@ -1112,15 +1171,24 @@ impl Executor<'_, '_> {
                 sources: [a, b, c],
             } => {
                 let result_ty = match mode {
-                    ptxsim_isa::ops::MulMode::Wide => wide_type(*ty),
+                    MulMode::Wide => wide_type(*ty),
                     _ => *ty,
                 };
                 let put = Put::new(*destination, result_ty);
-                let (mode, ty, sat) = (*mode, *ty, *sat);
                 let operands = [(*a, ty.bits()), (*b, ty.bits()), (*c, result_ty.bits())];
-                self.map3(lanes, operands, &put, |a, b, c| {
-                    alu::int_mad(mode, ty, sat, a, b, c)
-                });
+                specialise!(
+                    (*mode, *ty, *sat) => (MulMode, Type, bool),
+                    [
+                        (MulMode::Lo, Type::S32, false),
+                        (MulMode::Lo, Type::U32, false),
+                        (MulMode::Lo, Type::S64, false),
+                        (MulMode::Lo, Type::U64, false),
+                        (MulMode::Wide, Type::S32, false),
+                        (MulMode::Wide, Type::U32, false),
+                    ],
+                    {|x, y, z| (mode, ty, sat) => alu::int_mad(mode, ty, sat, x, y, z)},
+                    |f| self.map3(lanes, operands, &put, f)
+                );
             }
             InstructionKind::FloatBinary {
                 op,
@@ -1174,30 +1242,51 @@ impl Executor<'_, '_> {
             } => {
                 let put_p = Put::new(*p, Type::Pred);
                 let put_q = q.map(|q| Put::new(q, Type::Pred));
-                let (compare, ty, ftz) = (*compare, *ty, *ftz);
                 let mut columns = std::mem::take(self.columns);
                 self.gather(lanes, *a, ty.bits(), &mut columns.a);
                 self.gather(lanes, *b, ty.bits(), &mut columns.b);
                 // The comparison's result per lane, then `p` (in `out`) and `q` (in `a`).
-                let results = columns
-                    .a
-                    .iter()
-                    .zip(&columns.b)
-                    .map(|(&a, &b)| alu::compare(compare, ty, ftz, a, b));
                 columns.out.clear();
+                specialise!(
+                    (*compare, *ty, *ftz) => (Compare, Type, bool),
+                    [
+                        (Compare::Eq, Type::S32, false),
+                        (Compare::Ne, Type::S32, false),
+                        (Compare::Lt, Type::S32, false),
+                        (Compare::Le, Type::S32, false),
+                        (Compare::Gt, Type::S32, false),
+                        (Compare::Ge, Type::S32, false),
+                        (Compare::Eq, Type::U32, false),
+                        (Compare::Ne, Type::U32, false),
+                        (Compare::Lt, Type::U32, false),
+                        (Compare::Le, Type::U32, false),
+                        (Compare::Gt, Type::U32, false),
+                        (Compare::Ge, Type::U32, false),
+                        (Compare::Lt, Type::S64, false),
+                        (Compare::Ge, Type::S64, false),
+                        (Compare::Lt, Type::U64, false),
+                        (Compare::Ge, Type::U64, false),
+                    ],
+                    {|x, y| (compare, ty, ftz) => u64::from(alu::compare(compare, ty, ftz, x, y))},
+                    |f| columns
+                        .out
+                        .extend(columns.a.iter().zip(&columns.b).map(|(&x, &y)| f(x, y)))
+                );
                 match combine {
                     Some((op, c)) => {
                         self.gather(lanes, c.source, 1, &mut columns.c);
                         let (op, negated) = (*op, c.negated);
-                        columns.out.extend(results.zip(&columns.c).map(|(r, &c)| {
-                            let c = (c == 1) != negated;
-                            u64::from(alu::combine(op, r, c))
-                                | u64::from(alu::combine(op, !r, c)) << 1
-                        }));
+                        for (p, &c) in columns.out.iter_mut().zip(&columns.c) {
+                            let (r, c) = (*p == 1, (c == 1) != negated);
+                            *p = u64::from(alu::combine(op, r, c))
+                                | u64::from(alu::combine(op, !r, c)) << 1;
+                        }
                     }
-                    None => columns
-                        .out
-                        .extend(results.map(|r| u64::from(r) | u64::from(!r) << 1)),
+                    None => {
+                        for p in &mut columns.out {
+                            *p |= (*p ^ 1) << 1;
+                        }
+                    }
                 }
                 for (q, p) in columns.a.iter_mut().zip(&mut columns.out) {
                     *q = *p >> 1;
@@ -1279,7 +1368,9 @@ impl Executor<'_, '_> {
                     .iter()
                     .map(|d| d.map(|d| Put::new(d, *ty)))
                     .collect();
-                if self.load_uniform(lanes, *space, *ty, *address, &puts) {
+                if self.load_uniform(lanes, *space, *ty, *address, &puts)
+                    || self.load_global(lanes, *space, *ty, *address, &puts)
+                {
                     return Ok(Control::Next);
                 }
                 'lanes: for &lane in lanes {
@@ -1318,6 +1409,12 @@ impl Executor<'_, '_> {
                 address,
                 sources,
             } => {
+                if let ([source], Space::Global, true, None) =
+                    (sources.as_slice(), space, ty.bits() <= 64, &self.memory)
+                {
+                    self.store_global(lanes, instruction, *ty, *address, *source);
+                    return Ok(Control::Next);
+                }
                 'lanes: for &lane in lanes {
                     let (base, bytes) = match self.vector_access(
                         lane,
@@ -1544,6 +1641,67 @@ impl Executor<'_, '_> {
         true
     }
 
+    /// A scalar `ld.global` for every lane, with addresses and results in columns. Returns
+    /// `false` (nothing done) for other loads and when a lane's access faults, so that the
+    /// per-lane path reports each lane's fault (loads have no side effects to repeat).
+    fn load_global(
+        &mut self,
+        lanes: &[usize],
+        space: Space,
+        ty: Type,
+        address: MemoryOperand,
+        puts: &[Option<Put>],
+    ) -> bool {
+        let ([Some(put)], Space::Global, true) = (puts, space, ty.bits() <= 64) else {
+            return false;
+        };
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, address.base, 64, &mut columns.a);
+        columns.out.clear();
+        let global = &self.device.global;
+        let offset = address.offset as u64;
+        let mut faulted = false;
+        columns.out.extend(columns.a.iter().map(|&base| {
+            global
+                .load(base.wrapping_add(offset), bytes)
+                .unwrap_or_else(|_| {
+                    faulted = true;
+                    0
+                })
+        }));
+        if !faulted {
+            self.scatter(lanes, put, &columns.out);
+        }
+        *self.columns = columns;
+        !faulted
+    }
+
+    /// A scalar `st.global` for every lane, with addresses and values in columns; a lane whose
+    /// access faults traps as on the per-lane path (the other lanes still store).
+    fn store_global(
+        &mut self,
+        lanes: &[usize],
+        instruction: &Instruction,
+        ty: Type,
+        address: MemoryOperand,
+        source: Source,
+    ) {
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, address.base, 64, &mut columns.a);
+        self.gather(lanes, source, ty.bits(), &mut columns.b);
+        let offset = address.offset as u64;
+        for ((&lane, &base), &value) in lanes.iter().zip(&columns.a).zip(&columns.b) {
+            let at = base.wrapping_add(offset);
+            if let Err(kind) = self.device.global.store(at, bytes, value) {
+                let fault = fault(kind, Space::Global, at, u64::from(bytes), true);
+                self.fault(lane, instruction, fault);
+            }
+        }
+        *self.columns = columns;
+    }
+
     /// The base address and element size of an access of `count` elements of `ty`, or the
     /// fault when the whole access is not aligned to its size (PTX ISA 5.1: vector accesses are
     /// aligned to the vector's size).
@@ -1746,6 +1904,11 @@ impl Executor<'_, '_> {
                 .get_mut(base + first..base + first + count)
         });
         match row {
+            Some(row) if extension.narrow() => {
+                for (slot, &value) in row.iter_mut().zip(values) {
+                    *slot = u128::from(extension.apply64(value));
+                }
+            }
             Some(row) => {
                 for (slot, &value) in row.iter_mut().zip(values) {
                     *slot = extension.apply(u128::from(value));

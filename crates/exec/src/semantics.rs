@@ -60,6 +60,26 @@ impl Extension {
         }
     }
 
+    /// Whether the register is at most 64 bits wide, so that [`Extension::apply64`] applies.
+    #[inline(always)]
+    pub fn narrow(self) -> bool {
+        self.register_mask <= u128::from(u64::MAX)
+    }
+
+    /// [`Extension::apply`] for a register of at most 64 bits (see [`Extension::narrow`]).
+    #[inline(always)]
+    pub fn apply64(self, value: u64) -> u64 {
+        let source_mask = self.source_mask as u64;
+        let sign_bit = self.sign_bit as u64;
+        let register_mask = self.register_mask as u64;
+        let value = value & source_mask;
+        if value & sign_bit != 0 {
+            (value | !source_mask) & register_mask
+        } else {
+            value & register_mask
+        }
+    }
+
     /// The register's new value for the result `value`.
     #[inline(always)]
     pub fn apply(self, value: u128) -> u128 {

@@ -143,3 +143,30 @@ fn convert_general_f32_to_e4m3(b: Bencher) {
         })
     });
 }
+
+/// The inputs of the `f32_to_e4m3` kernel benchmark (tests/kernels/common/f32.bin: specials,
+/// boundaries, random values) through the general entry point, as the executor calls it.
+#[divan::bench]
+fn convert_general_f32_to_e4m3_kernel_inputs(b: Bencher) {
+    let bytes = include_bytes!("../../../tests/kernels/common/f32.bin");
+    let v: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    b.counter(divan::counter::ItemsCount::new(v.len()))
+        .bench(|| {
+            v.iter().fold(0u64, |a, &x| {
+                a.wrapping_add(
+                    convert(
+                        u64::from(x),
+                        black_box(Type::F32),
+                        black_box(Type::E4m3),
+                        black_box(Rounding::Rn),
+                        black_box(Flags::SATFINITE),
+                        None,
+                    )
+                    .bits,
+                )
+            })
+        });
+}

@@ -794,8 +794,8 @@ fn propagate_nan(
 /// Float-to-integer NaN: "Zero if source is not `.f64` and destination is not `.s64`,
 /// `.u64`. Otherwise 1 << (BitWidth(dst) - 1)".
 ///
-/// The common pairs of types run a copy of the conversion specialised for them (the formats'
-/// parameters become constants); the results are the same as the general code's.
+/// The common pairs of types run a copy of the conversion specialised for them (see
+/// [`converter`]); the results are the same as the general code's.
 #[must_use]
 pub fn convert(
     bits: u64,
@@ -805,50 +805,95 @@ pub fn convert(
     flags: Flags,
     random_bits: Option<u32>,
 ) -> Converted {
-    macro_rules! specialised {
-        ($(($f:ident, $t:ident)),* $(,)?) => {
-            match (from, to) {
-                $((Type::$f, Type::$t) => {
-                    convert_any(bits, Type::$f, Type::$t, rounding, flags, random_bits)
-                })*
-                _ => convert_any(bits, from, to, rounding, flags, random_bits),
-            }
-        };
+    match converter(from, to) {
+        Some(specialised) => specialised(bits, rounding, flags, random_bits),
+        None => convert_general(bits, from, to, rounding, flags, random_bits),
     }
-    specialised!(
-        (F32, F16),
-        (F32, Bf16),
-        (F32, Tf32),
-        (F32, E4m3),
-        (F32, E5m2),
-        (F32, E2m3),
-        (F32, E3m2),
-        (F32, E2m1),
-        (F32, Ue8m0),
-        (F32, F64),
-        (F32, S32),
-        (F32, U32),
-        (F64, F32),
-        (F64, F16),
-        (F16, F32),
-        (Bf16, F32),
-        (F16, E4m3),
-        (F16, E5m2),
-        (F16, E2m3),
-        (F16, E3m2),
-        (F16, E2m1),
-        (Bf16, E4m3),
-        (Bf16, E5m2),
-        (Bf16, Ue8m0),
-        (E4m3, F16),
-        (E5m2, F16),
-        (E2m3, F16),
-        (E3m2, F16),
-        (E2m1, F16),
-        (Ue8m0, Bf16),
-        (S32, F32),
-        (U32, F32),
+}
+
+/// [`convert`] with its source and destination types fixed.
+pub type Converter = fn(u64, Rounding, Flags, Option<u32>) -> Converted;
+
+/// The common pairs of types, each with the code that uses them written once: `$apply` is
+/// expanded for every pair with the constants `$f` and `$t` set to its types.
+macro_rules! for_common_pairs {
+    ($from:expr, $to:expr, |$f:ident, $t:ident| $apply:expr, $other:expr) => {
+        for_common_pairs!(@pairs $from, $to, |$f, $t| $apply, $other;
+            (F32, F16), (F32, Bf16), (F32, Tf32), (F32, E4m3), (F32, E5m2), (F32, E2m3),
+            (F32, E3m2), (F32, E2m1), (F32, Ue8m0), (F32, F64), (F32, S32), (F32, U32),
+            (F64, F32), (F64, F16), (F16, F32), (Bf16, F32), (F16, E4m3), (F16, E5m2),
+            (F16, E2m3), (F16, E3m2), (F16, E2m1), (Bf16, E4m3), (Bf16, E5m2), (Bf16, Ue8m0),
+            (E4m3, F16), (E5m2, F16), (E2m3, F16), (E3m2, F16), (E2m1, F16), (Ue8m0, Bf16),
+            (S32, F32), (U32, F32))
+    };
+    (@pairs $from:expr, $to:expr, |$f:ident, $t:ident| $apply:expr, $other:expr;
+        $(($pf:ident, $pt:ident)),*) => {
+        match ($from, $to) {
+            $((Type::$pf, Type::$pt) => {
+                const $f: Type = Type::$pf;
+                const $t: Type = Type::$pt;
+                $apply
+            })*
+            _ => $other,
+        }
+    };
+}
+
+/// A copy of [`convert`] specialised for one common pair of types (the formats' parameters
+/// become constants), or `None` for the other pairs. Callers that convert many values of one
+/// pair can look it up once.
+#[must_use]
+pub fn converter(from: Type, to: Type) -> Option<Converter> {
+    for_common_pairs!(
+        from,
+        to,
+        |F, T| {
+            let specialised: Converter = |bits, rounding, flags, random_bits| {
+                convert_any(bits, F, T, rounding, flags, random_bits)
+            };
+            Some(specialised)
+        },
+        None
     )
+}
+
+/// [`convert`] of every value of `values`, in place, without random bits (every rounding but
+/// `.rs`): one dispatch on the types for all of them, then a loop specialised for the pair.
+/// The results are those of [`convert`].
+pub fn convert_each(values: &mut [u64], from: Type, to: Type, rounding: Rounding, flags: Flags) {
+    if let (Some(f), Some(t)) = (from.integer(), to.integer()) {
+        for value in values.iter_mut() {
+            *value = int_to_int(*value, f, t, flags.sat).0;
+        }
+        return;
+    }
+    for_common_pairs!(
+        from,
+        to,
+        |F, T| {
+            for value in values.iter_mut() {
+                *value = convert_any(*value, F, T, rounding, flags, None).bits;
+            }
+        },
+        {
+            for value in values.iter_mut() {
+                *value = convert_general(*value, from, to, rounding, flags, None).bits;
+            }
+        }
+    );
+}
+
+/// [`convert`] for the pairs without a specialised copy.
+#[inline(never)]
+fn convert_general(
+    bits: u64,
+    from: Type,
+    to: Type,
+    rounding: Rounding,
+    flags: Flags,
+    random_bits: Option<u32>,
+) -> Converted {
+    convert_any(bits, from, to, rounding, flags, random_bits)
 }
 
 /// [`convert`] for any pair of types; inlined into each specialised copy.

@@ -119,7 +119,7 @@ impl Format {
     /// Bit pattern of +MAX_NORM, the largest finite value (`.satfinite`: "the result is
     /// sign-preserved *MAX_NORM* of the destination format").
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub const fn max_normal_bits(&self) -> u64 {
         match self.encoding {
             Encoding::TwosComplementFixed { .. } => (1u64 << (self.value_bits() - 1)) - 1,

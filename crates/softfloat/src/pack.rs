@@ -4,7 +4,7 @@
 //! Lane order everywhere follows the Semantics block: operand `a` (or the upper half of a
 //! packed source) lands in the upper bits of `d`.
 
-use crate::{Flags, Rounding, Type, convert, convert_scaled};
+use crate::{Flags, Rounding, Type, convert, convert_each, convert_scaled};
 
 /// Width in bits of one lane of a packed destination or source of element type `ty`:
 /// 16 for `.f16`/`.bf16`, 4 for `.e2m1`, 8 for the fp8, fp6 (2 zero MSBs), `.ue8m0` and
@@ -134,6 +134,79 @@ pub fn cvt_x2_to_half2(a: u16, from: Type, to: Type, flags: Flags) -> u32 {
     );
     let lo = one(u64::from(a & mask), from, to, Rounding::Rn, flags, None);
     (hi << 16) | (lo & 0xffff)
+}
+
+/// [`cvt_f32x2_to_half2`] for many operand pairs, for every rounding but `.rs`: `a[i]` and
+/// `b[i]` are the inputs (low 32 bits); on return `a[i]` holds the result. One dispatch on the
+/// types for all of them (see [`convert_each`]); the results are those of the scalar function.
+pub fn cvt_f32x2_to_half2_each(
+    a: &mut [u64],
+    b: &mut [u64],
+    to: Type,
+    rounding: Rounding,
+    flags: Flags,
+) {
+    convert_each(a, Type::F32, to, rounding, flags);
+    convert_each(b, Type::F32, to, rounding, flags);
+    for (hi, &lo) in a.iter_mut().zip(b.iter()) {
+        *hi = u64::from(((*hi as u32) << 16) | (lo as u32 & 0xffff));
+    }
+}
+
+/// [`cvt_f32x2_to_x2`] for many operand pairs (see [`cvt_f32x2_to_half2_each`]).
+pub fn cvt_f32x2_to_x2_each(
+    a: &mut [u64],
+    b: &mut [u64],
+    to: Type,
+    rounding: Rounding,
+    flags: Flags,
+) {
+    convert_each(a, Type::F32, to, rounding, flags);
+    convert_each(b, Type::F32, to, rounding, flags);
+    let lane = lane_bits(to);
+    for (hi, &lo) in a.iter_mut().zip(b.iter()) {
+        *hi = u64::from((((*hi as u32) << lane) | lo as u32) as u16);
+    }
+}
+
+/// [`cvt_half2_to_x2`] for many operands: `a[i]` is the input (low 32 bits) and on return
+/// holds the result; `lo` is scratch space.
+pub fn cvt_half2_to_x2_each(
+    a: &mut [u64],
+    lo: &mut Vec<u64>,
+    from: Type,
+    to: Type,
+    rounding: Rounding,
+    flags: Flags,
+) {
+    lo.clear();
+    lo.extend(a.iter().map(|&x| x & 0xffff));
+    for x in a.iter_mut() {
+        *x = (*x >> 16) & 0xffff;
+    }
+    convert_each(a, from, to, rounding, flags);
+    convert_each(lo, from, to, rounding, flags);
+    let lane = lane_bits(to);
+    for (hi, &lo) in a.iter_mut().zip(lo.iter()) {
+        *hi = u64::from((((*hi as u32) << lane) | lo as u32) as u16);
+    }
+}
+
+/// [`cvt_x2_to_half2`] for many operands: `a[i]` is the input (low 16 bits) and on return
+/// holds the result; `lo` is scratch space.
+pub fn cvt_x2_to_half2_each(a: &mut [u64], lo: &mut Vec<u64>, from: Type, to: Type, flags: Flags) {
+    let lane = lane_bits(from);
+    let mask = (1u64 << lane) - 1;
+    lo.clear();
+    lo.extend(a.iter().map(|&x| x & mask));
+    for x in a.iter_mut() {
+        *x = ((*x & 0xffff) >> lane) & mask;
+    }
+    convert_each(a, from, to, Rounding::Rn, flags);
+    convert_each(lo, from, to, Rounding::Rn, flags);
+    for (hi, &lo) in a.iter_mut().zip(lo.iter()) {
+        *hi = u64::from(((*hi as u32) << 16) | (lo as u32 & 0xffff));
+    }
 }
 
 /// `cvt.rs{.relu}.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32 d, {a, b, e, f}, rbits`:
