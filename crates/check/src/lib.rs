@@ -22,7 +22,10 @@
 
 mod hash;
 mod names;
+mod pipeline;
 pub mod rules;
+
+pub use pipeline::PIECE_SIZE;
 
 use ptxsim_isa::Target;
 use ptxsim_syntax::Diagnostic;
@@ -87,4 +90,31 @@ pub fn parse_and_check_in_chunks(
     diagnostics.extend(check_in_chunks(&module, options, chunks));
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     (module, diagnostics)
+}
+
+/// The diagnostics of [`parse_and_check_with`], without the syntax tree: for a large module,
+/// parsing and checking run together on several threads, piece by piece (see
+/// [`check_source_in_pieces`]), and the tree is never held whole.
+pub fn check_source(source: &str, options: &Options) -> Vec<Diagnostic> {
+    check_source_in_pieces(
+        source,
+        options,
+        PIECE_SIZE,
+        ptxsim_syntax::default_chunks(source.len()),
+    )
+}
+
+/// [`check_source`] with the text cut into pieces of about `piece_size` bytes, parsed on at most
+/// `threads` threads while one checker takes the items in source order. Where that cannot give
+/// the diagnostics of [`parse_and_check_with`] (a syntax error, or a header directive after the
+/// first item), the module is parsed and checked whole instead. The result depends on neither
+/// `piece_size` nor `threads`.
+pub fn check_source_in_pieces(
+    source: &str,
+    options: &Options,
+    piece_size: usize,
+    threads: usize,
+) -> Vec<Diagnostic> {
+    pipeline::check(source, options, piece_size, threads)
+        .unwrap_or_else(|| parse_and_check_in_chunks(source, options, threads).1)
 }

@@ -70,17 +70,7 @@ fn resolve_run(
     everywhere: &FxHashMap<&str, Span>,
     run: std::ops::Range<usize>,
 ) -> Vec<Diagnostic> {
-    let forms = FormCache::new();
-    let mut resolver = Resolver {
-        module,
-        setting,
-        forms: &forms,
-        operands: Vec::new(),
-        registers: Vec::new(),
-        declared: FxHashMap::default(),
-        everywhere,
-        diagnostics: Vec::new(),
-    };
+    let mut resolver = Resolver::new(module, setting, Some(everywhere));
     for item in module.items.get(..run.start).unwrap_or_default() {
         resolver.declare_item(item);
     }
@@ -95,23 +85,72 @@ fn resolve_run(
 fn collect_module_names(module: &Module) -> FxHashMap<&str, Span> {
     let mut everywhere = FxHashMap::default();
     for item in &module.items {
-        match item {
-            Item::Function(function) => {
-                everywhere
-                    .entry(function.name.as_str())
-                    .or_insert(function.name.span);
-            }
-            Item::Variable(variable) => {
-                for declarator in &variable.declarators {
-                    everywhere
-                        .entry(declarator.name.as_str())
-                        .or_insert(declarator.name.span);
-                }
-            }
-            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+        for name in module_names(item) {
+            everywhere.entry(name.as_str()).or_insert(name.span);
         }
     }
     everywhere
+}
+
+/// The module-scope names an item declares, in source order.
+fn module_names(item: &Item) -> impl Iterator<Item = &Spanned<String>> {
+    let (function, variable) = match item {
+        Item::Function(function) => (Some(&function.name), None),
+        Item::Variable(variable) => (None, Some(&variable.declarators)),
+        Item::File(_) | Item::Section(_) | Item::Pragma(_) => (None, None),
+    };
+    function.into_iter().chain(
+        variable
+            .into_iter()
+            .flatten()
+            .map(|declarator| &declarator.name),
+    )
+}
+
+/// Checks a module one item at a time, in source order, without holding the items: each item
+/// may be dropped once [`ItemStream::item`] returns. Hints that name a module-scope declaration
+/// further down ("used before its declaration") wait until [`ItemStream::finish`], when every
+/// name is known. The diagnostics are those of [`resolve`] on the whole module.
+pub(crate) struct ItemStream<'m> {
+    resolver: Resolver<'m>,
+    /// Every module-scope name seen so far with its first declaration.
+    everywhere: FxHashMap<Box<str>, Span>,
+}
+
+impl<'m> ItemStream<'m> {
+    /// A stream for a module whose header (`.version`, `.target`) is `header`; its items are
+    /// ignored.
+    pub(crate) fn new(header: &'m Module, setting: &'m ModuleSetting) -> Self {
+        ItemStream {
+            resolver: Resolver::new(header, setting, None),
+            everywhere: FxHashMap::default(),
+        }
+    }
+
+    /// Checks the next item.
+    pub(crate) fn item(&mut self, item: &Item) {
+        for name in module_names(item) {
+            if !self.everywhere.contains_key(name.as_str()) {
+                self.everywhere.insert(name.as_str().into(), name.span);
+            }
+        }
+        self.resolver.item(item);
+    }
+
+    /// The diagnostics of all items, unsorted, in the order [`resolve`] gives them.
+    pub(crate) fn finish(self) -> Vec<Diagnostic> {
+        let ItemStream {
+            mut resolver,
+            everywhere,
+        } = self;
+        for (index, hint) in std::mem::take(&mut resolver.pending) {
+            let later = everywhere.get(hint.name()).copied();
+            if let Some(slot) = resolver.diagnostics.get_mut(index) {
+                *slot = hint.diagnostic(later);
+            }
+        }
+        resolver.diagnostics
+    }
 }
 
 /// What a module-scope name is.
@@ -134,26 +173,97 @@ enum Role {
     Value,
 }
 
-struct Resolver<'a> {
-    module: &'a Module,
+/// A diagnostic about an unknown name whose wording depends on whether the module declares the
+/// name further down.
+#[derive(Debug)]
+enum Hint {
+    /// A name in a module-scope initializer.
+    Initializer { name: String, span: Span },
+    /// A name used in a function body, not declared in the function.
+    Use {
+        name: String,
+        span: Span,
+        role: Role,
+    },
+}
+
+impl Hint {
+    fn name(&self) -> &str {
+        match self {
+            Hint::Initializer { name, .. } | Hint::Use { name, .. } => name,
+        }
+    }
+
+    /// The diagnostic, given the first module-scope declaration of the name, if any.
+    fn diagnostic(&self, later: Option<Span>) -> Diagnostic {
+        match *self {
+            Hint::Initializer { ref name, span } => undeclared_module_symbol(name, span, later),
+            Hint::Use {
+                ref name,
+                span,
+                role,
+            } => undeclared_use(name, span, role, later),
+        }
+    }
+}
+
+struct Resolver<'m> {
+    module: &'m Module,
     /// The module's `.target` and `.version` as the rules see them.
-    setting: &'a ModuleSetting,
+    setting: &'m ModuleSetting,
     /// Decoding and gating results per mnemonic.
-    forms: &'a FormCache<'a>,
+    forms: FormCache,
     /// Reused buffers for the operands of the instruction being checked.
     operands: Vec<IsaOperand>,
     registers: Vec<DeclaredRegister>,
     /// Module-scope names declared so far (ptxas requires declaration before use).
-    declared: FxHashMap<&'a str, (ModuleSymbol, Span)>,
-    /// Every module-scope name with its first declaration, for "declared later" hints.
-    everywhere: &'a FxHashMap<&'a str, Span>,
+    declared: FxHashMap<Box<str>, (ModuleSymbol, Span)>,
+    /// Every module-scope name with its first declaration, for "declared later" hints; `None`
+    /// while the module is read item by item ([`ItemStream`]).
+    everywhere: Option<&'m FxHashMap<&'m str, Span>>,
+    /// Without `everywhere`: the diagnostics that need it, by index into `diagnostics` (which
+    /// holds a placeholder there).
+    pending: Vec<(usize, Hint)>,
     diagnostics: Vec<Diagnostic>,
 }
 
-impl<'a> Resolver<'a> {
+impl<'m> Resolver<'m> {
+    fn new(
+        module: &'m Module,
+        setting: &'m ModuleSetting,
+        everywhere: Option<&'m FxHashMap<&'m str, Span>>,
+    ) -> Self {
+        Resolver {
+            module,
+            setting,
+            forms: FormCache::new(),
+            operands: Vec::new(),
+            registers: Vec::new(),
+            declared: FxHashMap::default(),
+            everywhere,
+            pending: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Reports `hint` now if every module-scope name is known, else leaves a placeholder.
+    fn report(&mut self, hint: Hint) {
+        match self.everywhere {
+            Some(everywhere) => {
+                let later = everywhere.get(hint.name()).copied();
+                self.diagnostics.push(hint.diagnostic(later));
+            }
+            None => {
+                let placeholder = hint.diagnostic(None);
+                self.pending.push((self.diagnostics.len(), hint));
+                self.diagnostics.push(placeholder);
+            }
+        }
+    }
+
     /// Declares the module-scope names of `item` as [`Resolver::item`] does, without checking
     /// initializers or bodies.
-    fn declare_item(&mut self, item: &'a Item) {
+    fn declare_item(&mut self, item: &Item) {
         match item {
             Item::Variable(variable) => {
                 let external = variable
@@ -174,7 +284,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn item(&mut self, item: &'a Item) {
+    fn item(&mut self, item: &Item) {
         match item {
             Item::Variable(variable) => {
                 crate::rules::check_declaration(self.setting, variable, &mut self.diagnostics);
@@ -213,9 +323,10 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn declare_module(&mut self, name: &'a Spanned<String>, symbol: ModuleSymbol) {
+    fn declare_module(&mut self, name: &Spanned<String>, symbol: ModuleSymbol) {
         let Some(&(previous, first)) = self.declared.get(name.as_str()) else {
-            self.declared.insert(name.as_str(), (symbol, name.span));
+            self.declared
+                .insert(name.as_str().into(), (symbol, name.span));
             return;
         };
         match (previous, symbol) {
@@ -239,15 +350,14 @@ impl<'a> Resolver<'a> {
                 },
                 ModuleSymbol::Function { defined },
             ) => {
-                self.declared.insert(
-                    name.as_str(),
-                    (
+                if let Some(entry) = self.declared.get_mut(name.as_str()) {
+                    *entry = (
                         ModuleSymbol::Function {
                             defined: first_defined || defined,
                         },
                         first,
-                    ),
-                );
+                    );
+                }
             }
             (ModuleSymbol::Variable { external: true }, ModuleSymbol::Variable { .. })
             | (ModuleSymbol::Variable { .. }, ModuleSymbol::Variable { external: true }) => {}
@@ -266,13 +376,15 @@ impl<'a> Resolver<'a> {
     }
 
     /// Names in module-scope initializers must be declared earlier in the module.
-    fn module_initializer(&mut self, initializer: &'a Initializer) {
+    fn module_initializer(&mut self, initializer: &Initializer) {
         match initializer {
             Initializer::Immediate(_) => {}
             Initializer::Address { name, .. } => {
                 if !self.declared.contains_key(name.as_str()) {
-                    let diagnostic = self.undeclared_module_symbol(name, "initializer");
-                    self.diagnostics.push(diagnostic);
+                    self.report(Hint::Initializer {
+                        name: name.value.clone(),
+                        span: name.span,
+                    });
                 }
             }
             Initializer::List(items) => {
@@ -284,26 +396,21 @@ impl<'a> Resolver<'a> {
             Initializer::Property { .. } => {}
         }
     }
+}
 
-    fn undeclared_module_symbol(&self, name: &Spanned<String>, what: &str) -> Diagnostic {
-        match self.everywhere.get(name.as_str()) {
-            Some(&later) => Diagnostic::error(
-                "E0106",
-                format!(
-                    "`{}` is used in an {what} before its declaration",
-                    name.value
-                ),
-                name.span,
-            )
-            .with_label(later, "declared here")
-            .with_help("move the declaration above its first use"),
-            None => Diagnostic::error(
-                "E0103",
-                format!("unknown symbol `{}` in {what}", name.value),
-                name.span,
-            )
+/// An unknown name in a module-scope initializer; `later` is its declaration further down.
+fn undeclared_module_symbol(name: &str, span: Span, later: Option<Span>) -> Diagnostic {
+    let what = "initializer";
+    match later {
+        Some(later) => Diagnostic::error(
+            "E0106",
+            format!("`{name}` is used in an {what} before its declaration"),
+            span,
+        )
+        .with_label(later, "declared here")
+        .with_help("move the declaration above its first use"),
+        None => Diagnostic::error("E0103", format!("unknown symbol `{name}` in {what}"), span)
             .with_help("declare the variable or function before this point"),
-        }
     }
 }
 
@@ -392,8 +499,8 @@ fn register_type(declaration: &VariableDeclaration) -> Option<Type> {
     found
 }
 
-struct FunctionChecker<'r, 'a> {
-    resolver: &'r mut Resolver<'a>,
+struct FunctionChecker<'r, 'm, 'a> {
+    resolver: &'r mut Resolver<'m>,
     scopes: Vec<Scope<'a>>,
     /// Every name declared anywhere in the function (first declaration), for "used before its
     /// declaration" and "label in another block" hints.
@@ -401,8 +508,8 @@ struct FunctionChecker<'r, 'a> {
     labels_anywhere: FxHashMap<&'a str, Span>,
 }
 
-impl<'r, 'a> FunctionChecker<'r, 'a> {
-    fn new(resolver: &'r mut Resolver<'a>, function: &'a Function) -> Self {
+impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
+    fn new(resolver: &'r mut Resolver<'m>, function: &'a Function) -> Self {
         let mut checker = Self {
             resolver,
             scopes: Vec::new(),
@@ -716,7 +823,7 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
         let context = InstructionContext {
             module: self.resolver.module,
             setting: self.resolver.setting,
-            forms: self.resolver.forms,
+            forms: &self.resolver.forms,
             operands: &operands,
             registers: &registers,
         };
@@ -825,12 +932,20 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                 }),
             });
         }
-        let diagnostic = self.undeclared(name, span, role);
-        self.resolver.diagnostics.push(diagnostic);
+        match self.undeclared(name, span) {
+            Some(diagnostic) => self.resolver.diagnostics.push(diagnostic),
+            None => self.resolver.report(Hint::Use {
+                name: name.to_string(),
+                span,
+                role,
+            }),
+        }
         None
     }
 
-    fn undeclared(&self, name: &str, span: Span, role: Role) -> Diagnostic {
+    /// The diagnostic for a name that is not visible here, if the function alone decides it
+    /// (else it depends on the module-scope names: [`undeclared_use`]).
+    fn undeclared(&self, name: &str, span: Span) -> Option<Diagnostic> {
         // A register just past the end of a `%r<N>` range.
         if let Some(range) = self
             .scopes
@@ -866,78 +981,89 @@ impl<'r, 'a> FunctionChecker<'r, 'a> {
                     ))
                     .with_fix(range.count_span, needed.to_string());
             }
-            return diagnostic;
+            return Some(diagnostic);
         }
         if let Some(&declaration) = self.declared_anywhere.get(name) {
             if declaration.start > span.start {
-                return Diagnostic::error(
-                    "E0106",
-                    format!("`{name}` is used before its declaration"),
+                return Some(
+                    Diagnostic::error(
+                        "E0106",
+                        format!("`{name}` is used before its declaration"),
+                        span,
+                    )
+                    .with_label(declaration, "declared here")
+                    .with_help("move the declaration above its first use"),
+                );
+            }
+            return Some(
+                Diagnostic::error(
+                    "E0107",
+                    format!("`{name}` is not declared in this scope"),
                     span,
                 )
-                .with_label(declaration, "declared here")
-                .with_help("move the declaration above its first use");
-            }
-            return Diagnostic::error(
-                "E0107",
-                format!("`{name}` is not declared in this scope"),
-                span,
-            )
-            .with_label(
-                declaration,
-                "declared in a block that does not enclose this use",
-            )
-            .with_help("declarations in a `{ }` block are visible only inside that block");
+                .with_label(
+                    declaration,
+                    "declared in a block that does not enclose this use",
+                )
+                .with_help("declarations in a `{ }` block are visible only inside that block"),
+            );
         }
         if let Some(&label) = self.labels_anywhere.get(name) {
-            return Diagnostic::error("E0107", format!("label `{name}` is not visible here"), span)
-                .with_label(label, "defined in a block that does not enclose this use")
-                .with_help(
-                    "labels are visible only inside their `{ }` block and the blocks nested in it",
-                );
-        }
-        if let Some(&later) = self.resolver.everywhere.get(name) {
-            return Diagnostic::error(
-                "E0106",
-                format!("`{name}` is used before its declaration"),
-                span,
-            )
-            .with_label(later, "declared here")
-            .with_help(match role {
-                Role::Function => {
-                    "declare the function (`.func name(...);`) before the function that calls it"
-                }
-                _ => "move the declaration above the function that uses it",
-            });
-        }
-        match role {
-            Role::Label => Diagnostic::error("E0102", format!("undeclared label `{name}`"), span)
-                .with_help("define the label (`name:`) in this block or an enclosing one"),
-            Role::Function => {
-                Diagnostic::error("E0104", format!("undeclared function `{name}`"), span)
-                    .with_help("declare or define the function before calling it")
-            }
-            Role::Predicate | Role::Value if name.starts_with('%') => {
-                let kind = if role == Role::Predicate {
-                    "predicate register"
-                } else {
-                    "register"
-                };
-                Diagnostic::error("E0101", format!("undeclared {kind} `{name}`"), span).with_help(
-                    format!(
-                        "declare it first, e.g. `.reg .{} {name};`",
-                        if role == Role::Predicate {
-                            "pred"
-                        } else {
-                            "b32"
-                        }
+            return Some(
+                Diagnostic::error("E0107", format!("label `{name}` is not visible here"), span)
+                    .with_label(label, "defined in a block that does not enclose this use")
+                    .with_help(
+                        "labels are visible only inside their `{ }` block and the blocks nested \
+                         in it",
                     ),
-                )
+            );
+        }
+        None
+    }
+}
+
+/// A name used in a function that the function does not declare; `later` is its module-scope
+/// declaration further down, if any.
+fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Diagnostic {
+    if let Some(later) = later {
+        return Diagnostic::error(
+            "E0106",
+            format!("`{name}` is used before its declaration"),
+            span,
+        )
+        .with_label(later, "declared here")
+        .with_help(match role {
+            Role::Function => {
+                "declare the function (`.func name(...);`) before the function that calls it"
             }
-            Role::Predicate | Role::Value => {
-                Diagnostic::error("E0103", format!("unknown symbol `{name}`"), span)
-                    .with_help("declare the register, variable or parameter before this point")
-            }
+            _ => "move the declaration above the function that uses it",
+        });
+    }
+    match role {
+        Role::Label => Diagnostic::error("E0102", format!("undeclared label `{name}`"), span)
+            .with_help("define the label (`name:`) in this block or an enclosing one"),
+        Role::Function => Diagnostic::error("E0104", format!("undeclared function `{name}`"), span)
+            .with_help("declare or define the function before calling it"),
+        Role::Predicate | Role::Value if name.starts_with('%') => {
+            let kind = if role == Role::Predicate {
+                "predicate register"
+            } else {
+                "register"
+            };
+            Diagnostic::error("E0101", format!("undeclared {kind} `{name}`"), span).with_help(
+                format!(
+                    "declare it first, e.g. `.reg .{} {name};`",
+                    if role == Role::Predicate {
+                        "pred"
+                    } else {
+                        "b32"
+                    }
+                ),
+            )
+        }
+        Role::Predicate | Role::Value => {
+            Diagnostic::error("E0103", format!("unknown symbol `{name}`"), span)
+                .with_help("declare the register, variable or parameter before this point")
         }
     }
 }

@@ -145,24 +145,24 @@ const CLEAN_OPERAND_LISTS: usize = 4;
 /// modifier strings, verified by comparing them) keeps `check` close to the cost of name
 /// resolution alone.
 #[derive(Debug)]
-pub struct FormCache<'a> {
+pub struct FormCache {
     /// Empty until the first modelled instruction, then [`FORM_CACHE_SLOTS`] slots.
-    slots: RefCell<Vec<Option<Box<CachedForm<'a>>>>>,
+    slots: RefCell<Vec<Option<Box<CachedForm>>>>,
 }
 
 /// One slot of [`FormCache`]: the opcode and modifiers, and what they decode to.
-type CachedForm<'a> = (Vec<&'a str>, Decoded);
+type CachedForm = (Vec<Box<str>>, Decoded);
 
 /// Number of slots of [`FormCache`] (a power of two).
 const FORM_CACHE_SLOTS: usize = 4096;
 
-impl Default for FormCache<'_> {
+impl Default for FormCache {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl FormCache<'_> {
+impl FormCache {
     /// An empty cache.
     pub fn new() -> Self {
         FormCache {
@@ -188,13 +188,13 @@ fn mnemonic_slot(instruction: &Instruction) -> usize {
 }
 
 /// Whether a cached key is this instruction's opcode and modifiers.
-fn same_mnemonic(key: &[&str], instruction: &Instruction) -> bool {
+fn same_mnemonic(key: &[Box<str>], instruction: &Instruction) -> bool {
     key.len() == instruction.modifiers.len() + 1
-        && key[0] == instruction.opcode.value
+        && *key[0] == *instruction.opcode.value
         && key[1..]
             .iter()
             .zip(&instruction.modifiers)
-            .all(|(cached, modifier)| *cached == modifier.value)
+            .all(|(cached, modifier)| **cached == *modifier.value)
 }
 
 /// What a per-instruction rule may need to know about the module around the instruction.
@@ -205,7 +205,7 @@ pub struct InstructionContext<'c, 'm> {
     /// The target and version the module is checked against.
     pub setting: &'c ModuleSetting,
     /// Decoding and gating results already computed for this module.
-    pub forms: &'c FormCache<'m>,
+    pub forms: &'c FormCache,
     /// The operands as the instruction table sees them: each register with its declared type
     /// (scalar `.reg` declarations), immediates, sinks, brace vectors, and `Other` for the rest
     /// (special registers, variables, addresses, vector registers).
@@ -393,9 +393,9 @@ const UNKNOWN_TARGET: &str = "E0404";
 
 /// Checks one instruction of a modelled opcode (`cvt`, `cvt.pack`, `mov`) against the
 /// instruction table; other opcodes are accepted.
-pub fn check_instruction<'m>(
-    context: &InstructionContext<'_, 'm>,
-    instruction: &'m Instruction,
+pub fn check_instruction(
+    context: &InstructionContext<'_, '_>,
+    instruction: &Instruction,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     if !is_modelled(instruction.opcode.as_str()) {
@@ -414,10 +414,16 @@ pub fn check_instruction<'m>(
         .as_deref()
         .is_some_and(|(key, _)| same_mnemonic(key, instruction));
     if !cached {
-        let mut key = Vec::with_capacity(instruction.modifiers.len() + 1);
-        key.push(instruction.opcode.as_str());
-        key.extend(instruction.modifiers.iter().map(|m| m.value.as_str()));
-        let form = decode(key[0], &key[1..]);
+        let mut key: Vec<Box<str>> = Vec::with_capacity(instruction.modifiers.len() + 1);
+        key.push(instruction.opcode.as_str().into());
+        key.extend(
+            instruction
+                .modifiers
+                .iter()
+                .map(|m| m.value.as_str().into()),
+        );
+        let modifiers: Vec<&str> = key[1..].iter().map(|m| &**m).collect();
+        let form = decode(&key[0], &modifiers);
         let unmet = match (&form, context.setting.target, context.setting.version) {
             (Ok(form), Some(target), Some(version)) => {
                 satisfied(&requirements(form), target, version).err()
@@ -439,8 +445,8 @@ pub fn check_instruction<'m>(
     let form = match &decoded.form {
         Ok(form) => form,
         Err(error) => {
-            let modifiers = &key[1..];
-            let newer = newer_than_table(modifiers);
+            let modifiers: Vec<&str> = key[1..].iter().map(|m| &**m).collect();
+            let newer = newer_than_table(&modifiers);
             if newer && context.setting.version >= Some(PtxVersion::new(9, 2)) {
                 // Not modelled (docs/divergences.md, "Missing"); ptxas accepts it here.
                 return;

@@ -1,8 +1,9 @@
 //! Parsing and checking a module on several threads gives exactly the tree and diagnostics of
 //! one thread: on every `.ptx` file of the repository, on modules made of many of them (with
 //! duplicate and out-of-order definitions across the pieces), and on deterministic mutations.
+//! The same holds for checking straight from the text in pieces ([`check_source_in_pieces`]).
 
-use ptxsim_check::{Options, parse_and_check_in_chunks};
+use ptxsim_check::{Options, check_source_in_pieces, parse_and_check_in_chunks};
 use std::path::{Path, PathBuf};
 
 fn collect_ptx(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -38,13 +39,24 @@ fn inputs() -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-/// Checks `source` on one thread and on 2, 3 and 7; panics with `what` on a difference.
+/// Checks `source` on one thread and on 2, 3 and 7, and in pieces of several sizes on 1 to 3
+/// threads; panics with `what` on a difference.
 fn assert_same(what: &str, source: &str) {
-    let options = Options::default();
-    let (module, diagnostics) = parse_and_check_in_chunks(source, &options, 1);
+    assert_same_with(what, source, &Options::default());
+}
+
+fn assert_same_with(what: &str, source: &str, options: &Options) {
+    let (module, diagnostics) = parse_and_check_in_chunks(source, options, 1);
+    for (piece_size, threads) in [(1, 3), (300, 2), (4096, 1), (1 << 16, 2)] {
+        assert_eq!(
+            diagnostics,
+            check_source_in_pieces(source, options, piece_size, threads),
+            "{what}: diagnostics differ in pieces of {piece_size} bytes on {threads} threads"
+        );
+    }
     for chunks in [2, 3, 7] {
         let (chunked_module, chunked_diagnostics) =
-            parse_and_check_in_chunks(source, &options, chunks);
+            parse_and_check_in_chunks(source, options, chunks);
         assert_eq!(
             diagnostics, chunked_diagnostics,
             "{what}: diagnostics differ with {chunks} chunks"
@@ -173,4 +185,44 @@ fn chunks_are_invisible_on_mutated_modules() {
         clean > cases / 4,
         "only {clean} of {cases} mutants parse cleanly"
     );
+}
+
+/// Modules where checking in pieces must hand over to the whole-module path, or where hints
+/// name declarations further down: header directives after functions, syntax errors in several
+/// functions (the first one decides, as in ptxas), names used before their module-scope
+/// declaration, and a `--target` override.
+#[test]
+fn pieces_are_invisible_on_special_modules() {
+    let files = inputs();
+    let valid: Vec<_> = files
+        .iter()
+        .filter(|(path, _)| !path.to_string_lossy().contains("broken"))
+        .cloned()
+        .collect();
+    let module = combined(&valid);
+    let late_header = format!("{module}.target sm_80\n");
+    assert_same("a .target after the functions", &late_header);
+    let late_version = module.replacen("\n}\n", "\n}\n.version 8.0\n", 3);
+    assert_same("a .version between functions", &late_version);
+    let mut broken = String::new();
+    for (index, piece) in module.split("\n}\n").enumerate() {
+        broken.push_str(piece);
+        broken.push_str(match index % 7 {
+            3 => "\n\tmov.u32 %r1 %r2;\n}\n",
+            5 => "\n\tadd.s32 %r1, , %r2;\n}\n",
+            _ => "\n}\n",
+        });
+    }
+    assert_same("syntax errors in several functions", &broken);
+    let forward = format!(
+        ".version 8.5\n.target sm_90\n.address_size 64\n\
+         .global .u64 early = later;\n\
+         .visible .entry k()\n{{\n\tmov.u64 %rd1, later;\n\tcall callee;\n\tbra.uni nowhere;\n}}\n\
+         {module}\n.global .u64 later;\n.func callee()\n{{\n\tret;\n}}\n"
+    );
+    assert_same("names declared further down", &forward);
+    let target = ptxsim_isa::Target::parse("sm_80").ok();
+    assert_same_with("--target sm_80", &module, &Options { target });
+    assert_same("an empty module", "");
+    assert_same("only a header", ".version 8.5\n.target sm_90\n");
 }

@@ -68,10 +68,7 @@ pub(crate) fn run(
             continue;
         }
         let (source, encoding) = decode_source(&bytes);
-        let (module, mut diagnostics) = ptxsim_check::parse_and_check_with(&source, &options);
-        // Freeing a large tree node by node costs about as much as checking it; the process
-        // exits soon, so leave the memory to the operating system.
-        std::mem::forget(module);
+        let mut diagnostics = ptxsim_check::check_source(&source, &options);
         if let Some(encoding) = encoding {
             diagnostics.insert(0, encoding);
         }

@@ -203,16 +203,25 @@ impl<'input> Iterator for TokenStream<'input> {
             self.modifiers.clear();
             self.operands.clear();
             let mut lane = Lane {
-                lexer: &mut self.lexer,
-                pending: &mut self.pending,
+                tokens: Replay {
+                    lexer: &mut self.lexer,
+                    pending: &mut self.pending,
+                    at: 0,
+                    end: 0,
+                },
                 modifiers: &mut self.modifiers,
                 operands: &mut self.operands,
-                at: 0,
-                end: 0,
             };
-            if let Some((start, token)) = lane.statement() {
-                let (consumed, end) = (lane.at, lane.end);
+            if let Some((start, statement)) = lane.statement() {
+                let (consumed, end) = (lane.tokens.at, lane.tokens.end);
                 self.pending.drain(..consumed);
+                let token = match statement {
+                    Statement::Instruction(instruction) => Token::Instruction(instruction),
+                    Statement::Declaration(declaration) => Token::Declaration(declaration),
+                    Statement::Label(label) => Token::Label(label),
+                    // The lane builds no other statements.
+                    _ => return None,
+                };
                 // After a statement's `;` or a label's `:`, the next statement starts.
                 self.statement_start = true;
                 self.label = false;
@@ -235,21 +244,28 @@ impl<'input> Iterator for TokenStream<'input> {
 /// The deepest nesting of vectors and address lists the fast lane handles itself.
 const MAX_LANE_DEPTH: u32 = 8;
 
-/// One attempt of the fast lane: reads tokens from `pending` (from index `at`), pulling more
-/// from the lexer as needed. Every method returns `None` when the text is not of the simple
-/// shape or would produce a diagnostic.
-struct Lane<'a, 'input> {
+/// Where the fast lane reads its tokens.
+pub(crate) trait Tokens<'input> {
+    /// The next token, without consuming it.
+    fn peek(&mut self) -> Option<Triple<'input>>;
+    /// Consumes the next token.
+    fn bump(&mut self) -> Option<Triple<'input>>;
+    /// The end of the last consumed token.
+    fn end(&self) -> usize;
+}
+
+/// The tokens of [`TokenStream`]: read from `pending` (from index `at`), pulling more from the
+/// lexer as needed, so that they can be replayed to the parser if the lane gives up.
+struct Replay<'a, 'input> {
     lexer: &'a mut Lexer<'input>,
     pending: &'a mut VecDeque<Triple<'input>>,
-    modifiers: &'a mut Vec<Spanned<String>>,
-    operands: &'a mut Vec<Operand>,
     /// Tokens of `pending` consumed so far.
     at: usize,
     /// The end of the last consumed token.
     end: usize,
 }
 
-impl<'input> Lane<'_, 'input> {
+impl<'input> Tokens<'input> for Replay<'_, 'input> {
     fn peek(&mut self) -> Option<Triple<'input>> {
         if let Some(triple) = self.pending.get(self.at) {
             return Some(*triple);
@@ -259,10 +275,6 @@ impl<'input> Lane<'_, 'input> {
         Some(triple)
     }
 
-    fn peek_token(&mut self) -> Option<Tok<'input>> {
-        self.peek().map(|(_, token, _)| token)
-    }
-
     fn bump(&mut self) -> Option<Triple<'input>> {
         let triple = self.peek()?;
         self.at += 1;
@@ -270,11 +282,87 @@ impl<'input> Lane<'_, 'input> {
         Some(triple)
     }
 
-    fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
+    fn end(&self) -> usize {
+        self.end
+    }
+}
+
+/// Tokens straight from the lexer, with one token of lookahead and no way back (for
+/// [`crate::items`], which starts over with the grammar when it gives up).
+#[derive(Debug)]
+pub(crate) struct Direct<'input> {
+    pub(crate) lexer: Lexer<'input>,
+    next: Option<Triple<'input>>,
+    end: usize,
+}
+
+impl<'input> Direct<'input> {
+    pub(crate) fn new(lexer: Lexer<'input>) -> Self {
+        Direct {
+            lexer,
+            next: None,
+            end: 0,
+        }
+    }
+}
+
+impl<'input> Tokens<'input> for Direct<'input> {
+    #[inline]
+    fn peek(&mut self) -> Option<Triple<'input>> {
+        if self.next.is_none() {
+            self.next = Some(self.lexer.next()?.ok()?);
+        }
+        self.next
+    }
+
+    #[inline]
+    fn bump(&mut self) -> Option<Triple<'input>> {
+        let triple = self.peek()?;
+        self.next = None;
+        self.end = triple.2;
+        Some(triple)
+    }
+
+    fn end(&self) -> usize {
+        self.end
+    }
+}
+
+/// One attempt of the fast lane on `tokens`. Every method returns `None` when the text is not of
+/// the simple shape or would produce a diagnostic.
+pub(crate) struct Lane<'a, T> {
+    pub(crate) tokens: T,
+    pub(crate) modifiers: &'a mut Vec<Spanned<String>>,
+    pub(crate) operands: &'a mut Vec<Operand>,
+}
+
+impl<'input, T: Tokens<'input>> Lane<'_, T> {
+    #[inline]
+    pub(crate) fn peek(&mut self) -> Option<Triple<'input>> {
+        self.tokens.peek()
+    }
+
+    #[inline]
+    pub(crate) fn peek_token(&mut self) -> Option<Tok<'input>> {
+        self.peek().map(|(_, token, _)| token)
+    }
+
+    #[inline]
+    pub(crate) fn bump(&mut self) -> Option<Triple<'input>> {
+        self.tokens.bump()
+    }
+
+    /// The end of the last consumed token.
+    #[inline]
+    pub(crate) fn end(&self) -> usize {
+        self.tokens.end()
+    }
+
+    pub(crate) fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
         (self.peek_token()? == expected).then(|| self.bump())?
     }
 
-    fn ident(&mut self) -> Option<Spanned<String>> {
+    pub(crate) fn ident(&mut self) -> Option<Spanned<String>> {
         match self.peek()? {
             (start, Tok::Ident(text), end) => {
                 self.bump();
@@ -285,8 +373,8 @@ impl<'input> Lane<'_, 'input> {
     }
 
     /// A statement the fast lane handles: a label, a declaration or an instruction. Returns the
-    /// statement's start and its token.
-    fn statement(&mut self) -> Option<(usize, Token<'input>)> {
+    /// statement's start and the statement.
+    pub(crate) fn statement(&mut self) -> Option<(usize, Statement)> {
         let (start, first, end) = self.peek()?;
         match first {
             Tok::Ident(name) => {
@@ -299,21 +387,35 @@ impl<'input> Lane<'_, 'input> {
                         return None;
                     }
                     let label = Spanned::new(name.to_string(), start..end);
-                    return Some((start, Token::Label(label)));
+                    return Some((start, Statement::Label(label)));
                 }
-                self.at = 0;
-                let instruction = self.instruction()?;
-                Some((start, Token::Instruction(instruction)))
+                let opcode = Spanned::new(name.to_string(), start..end);
+                let instruction = self.instruction_rest(start, None, opcode)?;
+                Some((start, Statement::Instruction(instruction)))
             }
-            Tok::At => Some((start, Token::Instruction(self.instruction()?))),
-            _ => Some((start, Token::Declaration(self.declaration()?))),
+            Tok::At => Some((start, Statement::Instruction(self.instruction()?))),
+            _ => Some((start, Statement::Declaration(self.declaration()?))),
         }
     }
 
     /// `.space qualifiers declarators ;` without linkage and initializers. The declaration's span
     /// ends before the `;`.
     fn declaration(&mut self) -> Option<VariableDeclaration> {
-        let (start, first, end) = self.bump()?;
+        let start = self.peek()?.0;
+        let declaration = self.declaration_body(start, Vec::new(), false)?;
+        self.expect(Tok::Semicolon)?;
+        Some(declaration)
+    }
+
+    /// `.space qualifiers declarators` (just one declarator if `parameter`), without
+    /// initializers, after `linkage`; the declaration starts at `start`.
+    pub(crate) fn declaration_body(
+        &mut self,
+        start: usize,
+        linkage: Vec<Spanned<Linkage>>,
+        parameter: bool,
+    ) -> Option<VariableDeclaration> {
+        let (at, first, end) = self.bump()?;
         let space = match first {
             Tok::Reg => StateSpace::Reg,
             Tok::Param => StateSpace::Param,
@@ -323,7 +425,7 @@ impl<'input> Lane<'_, 'input> {
             Tok::Local => StateSpace::Local,
             _ => return None,
         };
-        let space = Spanned::new(space, start..end);
+        let space = Spanned::new(space, at..end);
         let mut qualifiers = Vec::new();
         loop {
             let (at, token, end) = self.peek()?;
@@ -352,15 +454,13 @@ impl<'input> Lane<'_, 'input> {
             qualifiers.push(Qualifier::Word(Spanned::new(word.to_string(), at..end)));
         }
         let mut declarators = vec![self.declarator()?];
-        while self.peek_token()? == Tok::Comma {
+        while !parameter && self.peek_token()? == Tok::Comma {
             self.bump();
             declarators.push(self.declarator()?);
         }
-        let span = Span::new(start, self.end);
-        self.expect(Tok::Semicolon)?;
         Some(VariableDeclaration {
-            span,
-            linkage: Vec::new(),
+            span: Span::new(start, self.end()),
+            linkage,
             space,
             qualifiers,
             declarators,
@@ -398,7 +498,7 @@ impl<'input> Lane<'_, 'input> {
             return None;
         }
         Some(Declarator {
-            span: Span::new(start, self.end),
+            span: Span::new(start, self.end()),
             name,
             range,
             dimensions,
@@ -407,7 +507,7 @@ impl<'input> Lane<'_, 'input> {
     }
 
     /// `[@guard] opcode modifiers operands ;`. The instruction's span ends before the `;`.
-    fn instruction(&mut self) -> Option<Instruction> {
+    pub(crate) fn instruction(&mut self) -> Option<Instruction> {
         let (start, first, _) = self.peek()?;
         let guard = if first == Tok::At {
             self.bump();
@@ -417,7 +517,7 @@ impl<'input> Lane<'_, 'input> {
             }
             let predicate = self.ident()?;
             Some(Box::new(Guard {
-                span: Span::new(start, self.end),
+                span: Span::new(start, self.end()),
                 negated,
                 predicate,
             }))
@@ -425,6 +525,19 @@ impl<'input> Lane<'_, 'input> {
             None
         };
         let opcode = self.ident()?;
+        self.instruction_rest(start, guard, opcode)
+    }
+
+    /// The rest of an instruction that starts at `start`, after its guard and opcode.
+    fn instruction_rest(
+        &mut self,
+        start: usize,
+        guard: Option<Box<Guard>>,
+        opcode: Spanned<String>,
+    ) -> Option<Instruction> {
+        // Left over from an attempt that gave up.
+        self.modifiers.clear();
+        self.operands.clear();
         loop {
             let (at, token, end) = self.peek()?;
             let text = match token {
@@ -448,7 +561,7 @@ impl<'input> Lane<'_, 'input> {
                 }
             }
         }
-        let span = Span::new(start, self.end);
+        let span = Span::new(start, self.end());
         self.expect(Tok::Semicolon)?;
         Some(Instruction {
             span,
@@ -471,7 +584,7 @@ impl<'input> Lane<'_, 'input> {
             _ => None,
         };
         Some(NameRef {
-            span: Span::new(start, self.end),
+            span: Span::new(start, self.end()),
             name,
             component,
         })
@@ -486,7 +599,7 @@ impl<'input> Lane<'_, 'input> {
                     self.bump();
                     let second = self.name_ref()?;
                     Some(Operand::Pair(
-                        Span::new(start, self.end),
+                        Span::new(start, self.end()),
                         Box::new(b::name_operand(first)),
                         Box::new(b::name_operand(second)),
                     ))
@@ -498,7 +611,7 @@ impl<'input> Lane<'_, 'input> {
                 self.bump();
                 let name = self.name_ref()?;
                 Some(Operand::Negated(
-                    Span::new(start, self.end),
+                    Span::new(start, self.end()),
                     Box::new(b::name_operand(name)),
                 ))
             }
@@ -509,7 +622,7 @@ impl<'input> Lane<'_, 'input> {
                 self.bump();
                 let items = self.operand_list(depth + 1)?;
                 self.expect(Tok::RBrace)?;
-                Some(Operand::Vector(Spanned::new(items, start..self.end)))
+                Some(Operand::Vector(Spanned::new(items, start..self.end())))
             }
             Tok::LBracket if depth < MAX_LANE_DEPTH => self.bracketed(start, depth),
             _ => None,
@@ -557,7 +670,7 @@ impl<'input> Lane<'_, 'input> {
                         self.bump();
                         let second = self.name_ref()?;
                         Operand::Pair(
-                            Span::new(at, self.end),
+                            Span::new(at, self.end()),
                             Box::new(b::name_operand(name)),
                             Box::new(b::name_operand(second)),
                         )
@@ -592,7 +705,7 @@ impl<'input> Lane<'_, 'input> {
         let mut items = vec![first];
         items.append(&mut self.operand_list(depth + 1)?);
         self.expect(Tok::RBracket)?;
-        Some(Operand::AddressList(Spanned::new(items, start..self.end)))
+        Some(Operand::AddressList(Spanned::new(items, start..self.end())))
     }
 
     /// The rest of `[base offset?]`, after the base.
@@ -620,7 +733,7 @@ impl<'input> Lane<'_, 'input> {
         };
         self.expect(Tok::RBracket)?;
         Some(Operand::Address(Address {
-            span: Span::new(start, self.end),
+            span: Span::new(start, self.end()),
             base,
             offset,
         }))

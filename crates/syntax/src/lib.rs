@@ -14,6 +14,7 @@ pub mod diag;
 mod fast_lane;
 #[cfg(test)]
 mod fast_lane_tests;
+mod items;
 pub mod lexer;
 mod parser;
 mod print;
@@ -22,5 +23,8 @@ mod strip;
 pub mod synth;
 
 pub use diag::{Diagnostic, Severity};
-pub use parser::{PARALLEL_THRESHOLD, default_chunks, parse, parse_in_chunks};
+pub use parser::{
+    PARALLEL_THRESHOLD, TopLevel, default_chunks, fold, parse, parse_in_chunks, parse_piece,
+    piece_bounds,
+};
 pub use span::{Span, Spanned};

@@ -20,12 +20,17 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/ptx.rs"));
 }
 
-/// A module-level element before the header directives are folded into [`Module`].
+/// A module-level element as the parser reads it, before the header directives are folded into
+/// [`Module`] (see [`fold`]).
 #[derive(Debug)]
-pub(crate) enum TopLevel {
+pub enum TopLevel {
+    /// `.version major.minor`.
     Version(Version),
+    /// `.target` and its list.
     Target(Spanned<Vec<Spanned<String>>>),
+    /// `.address_size` with its value and the span of the whole directive.
     AddressSize(Spanned<u32>, Span),
+    /// Any other module-scope item.
     Item(Item),
 }
 
@@ -70,10 +75,10 @@ pub fn parse_in_chunks(source: &str, chunks: usize) -> (Module, Vec<Diagnostic>)
                 .windows(2)
                 .map(|range| {
                     let (start, end) = (range[0], range[1]);
-                    scope.spawn(move || parse_chunk(source, start, end))
+                    scope.spawn(move || crate::items::parse_piece(source, start, end))
                 })
                 .collect();
-            let mut pieces = vec![parse_chunk(source, bounds[0], bounds[1])];
+            let mut pieces = vec![crate::items::parse_piece(source, bounds[0], bounds[1])];
             pieces.extend(
                 handles
                     .into_iter()
@@ -83,11 +88,7 @@ pub fn parse_in_chunks(source: &str, chunks: usize) -> (Module, Vec<Diagnostic>)
         });
         if pieces.iter().all(Option::is_some) {
             let top_level: Vec<TopLevel> = pieces.into_iter().flatten().flatten().collect();
-            let mut all = Vec::new();
-            let module = fold_module(source, top_level, &mut all);
-            all.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
-            all.dedup_by(|a, b| a.span.start == b.span.start && a.code == b.code);
-            return (module, all);
+            return fold(source, top_level);
         }
     }
     parse_with(source, true)
@@ -117,8 +118,54 @@ pub(crate) fn chunk_bounds(source: &str, chunks: usize) -> Vec<usize> {
     bounds
 }
 
-/// Parses `source[start..end]` as a sequence of top-level items; `None` if that reports any
-/// diagnostic.
+/// Cuts `source` into pieces of about `size` bytes for [`parse_piece`]: returns `0`, the cut
+/// points and `source.len()`. Each cut follows a line that is just `}` (see [`parse_in_chunks`]).
+pub fn piece_bounds(source: &str, size: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut target = size.max(1);
+    while let Some(found) = {
+        while target < source.len() && !source.is_char_boundary(target) {
+            target += 1;
+        }
+        source.get(target..).and_then(|rest| rest.find("\n}\n"))
+    } {
+        let cut = target + found + 3;
+        if cut >= source.len() {
+            break;
+        }
+        bounds.push(cut);
+        target = cut + size.max(1);
+    }
+    bounds.push(source.len());
+    bounds.dedup();
+    bounds
+}
+
+/// Parses `source[start..end]` (a piece from [`piece_bounds`]) as a sequence of top-level
+/// elements, with spans into all of `source`. Returns `None` if that reports any diagnostic
+/// (then only the whole module parsed by [`parse`] says what is wrong).
+///
+/// When every piece of a module parses, the elements of the pieces in order are exactly those
+/// [`parse`] folds into its module (the grammar is unambiguous and a module is a sequence of
+/// elements), and [`fold`] gives its module and diagnostics.
+pub fn parse_piece(source: &str, start: usize, end: usize) -> Option<Vec<TopLevel>> {
+    crate::items::parse_piece(source, start, end)
+}
+
+/// Folds the elements of a module (from [`parse_piece`]) into a [`Module`]: the first
+/// `.version`, `.target` and `.address_size`, and the items in order. Returns the diagnostics
+/// about the header directives (missing, duplicate, misplaced, bad address size) in source
+/// order, as [`parse`] reports them. They depend on the items only through their spans.
+pub fn fold(source: &str, top_level: Vec<TopLevel>) -> (Module, Vec<Diagnostic>) {
+    let mut all = Vec::new();
+    let module = fold_module(source, top_level, &mut all);
+    all.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+    all.dedup_by(|a, b| a.span.start == b.span.start && a.code == b.code);
+    (module, all)
+}
+
+/// Parses `source[start..end]` as a sequence of top-level items with the grammar; `None` if that
+/// reports any diagnostic.
 pub(crate) fn parse_chunk(source: &str, start: usize, end: usize) -> Option<Vec<TopLevel>> {
     let text = source.get(..end)?;
     let mut tokens = TokenStream::new(Lexer::starting_at(text, start), true);
@@ -243,7 +290,8 @@ fn suppress_cascades(source: &str, errors: &mut Vec<Diagnostic>) {
 }
 
 impl TopLevel {
-    fn span(&self) -> Span {
+    /// The span of the element.
+    pub fn span(&self) -> Span {
         match self {
             TopLevel::Version(version) => version.span,
             TopLevel::Target(target) => target.span,

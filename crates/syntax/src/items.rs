@@ -1,0 +1,262 @@
+//! A hand-written parser for the common shapes of whole top-level items, used on the pieces of
+//! a large module before the grammar.
+//!
+//! Most of a module is header directives, plain variable declarations and functions whose bodies
+//! hold only what the fast lane ([`crate::fast_lane`]) builds: instructions, labels, plain
+//! declarations and nested blocks. For such an item, running every statement through the
+//! generated LR driver costs more than building the item directly, so [`parse_piece`] reads
+//! items straight from the lexer. Each method follows one rule of `grammar/ptx.lalrpop` and
+//! builds the node that rule's action builds; it gives up (`None`) on anything else, and on
+//! anything that would produce a diagnostic. The item it gave up on, up to its end, is then
+//! parsed by the grammar ([`crate::parser::parse_chunk`]), and the fast parser goes on after it.
+//!
+//! Each piece of text is thus covered by consecutive runs of items that parsed without any
+//! diagnostic, each by the fast parser or the grammar. Since the grammar is unambiguous and a
+//! module is a sequence of items, that is the parse the grammar gives the whole piece.
+
+use crate::ast::*;
+use crate::fast_lane::{Direct, Lane};
+use crate::lexer::{Lexer, Tok};
+use crate::parser::{self as b, TopLevel, parse_chunk};
+use crate::span::{Span, Spanned};
+
+/// Parses `source[start..end]` as a sequence of top-level elements, like
+/// [`parse_chunk`]: `None` if that reports any diagnostic.
+pub(crate) fn parse_piece(source: &str, start: usize, end: usize) -> Option<Vec<TopLevel>> {
+    let text = source.get(..end)?;
+    let mut modifiers = Vec::new();
+    let mut operands = Vec::new();
+    let mut elements = Vec::new();
+    let mut at = start;
+    loop {
+        let mut lane = Lane {
+            tokens: Direct::new(Lexer::starting_at(text, at)),
+            modifiers: &mut modifiers,
+            operands: &mut operands,
+        };
+        loop {
+            let Some((item_start, _, _)) = lane.peek() else {
+                // The end of the piece (or of what the lexer could read).
+                let clean = lane.tokens.lexer.take_diagnostics().is_empty()
+                    && lane.tokens.lexer.next().is_none();
+                return clean.then_some(elements);
+            };
+            if let Some(element) = item(&mut lane) {
+                elements.push(element);
+                continue;
+            }
+            // Over to the grammar for this item (or, if the guess of its end is wrong, for the
+            // rest of the piece).
+            let item_end = item_end(text, item_start);
+            let (parsed, item_end) = match parse_chunk(source, item_start, item_end) {
+                Some(parsed) => (parsed, item_end),
+                None => (parse_chunk(source, item_start, end)?, end),
+            };
+            elements.extend(parsed);
+            at = item_end;
+            break;
+        }
+        if at >= end {
+            return Some(elements);
+        }
+    }
+}
+
+/// A guess at the end of the item that starts at `start`: after the first `;` outside brackets,
+/// or after the `}` that closes the first bracket opened (with a `;` right after it).
+fn item_end(text: &str, start: usize) -> usize {
+    let mut lexer = Lexer::starting_at(text, start);
+    let mut depth = 0u32;
+    while let Some(Ok((_, token, end))) = lexer.next() {
+        match token {
+            Tok::LBrace | Tok::LParen | Tok::LBracket => depth += 1,
+            Tok::RParen | Tok::RBracket => depth = depth.saturating_sub(1),
+            Tok::RBrace => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return match lexer.next() {
+                        Some(Ok((_, Tok::Semicolon, after))) => after,
+                        _ => end,
+                    };
+                }
+            }
+            Tok::Semicolon if depth == 0 => return end,
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// One top-level element: `TopLevel` of the grammar, for header directives, variables without
+/// initializers and functions.
+fn item(lane: &mut Lane<'_, Direct<'_>>) -> Option<TopLevel> {
+    let (start, first, _) = lane.peek()?;
+    match first {
+        Tok::Version => {
+            lane.bump();
+            let (_, Tok::Decimal(text), end) = lane.bump()? else {
+                return None;
+            };
+            let mut diags = Vec::new();
+            let version = b::version(text, Span::new(start, end), &mut diags);
+            diags.is_empty().then_some(version)
+        }
+        Tok::Target => {
+            lane.bump();
+            let mut list = vec![lane.ident()?];
+            while lane.peek_token() == Some(Tok::Comma) {
+                lane.bump();
+                list.push(lane.ident()?);
+            }
+            Some(TopLevel::Target(Spanned::new(list, start..lane.end())))
+        }
+        Tok::AddressSize => {
+            lane.bump();
+            let (at, Tok::Int(text), end) = lane.bump()? else {
+                return None;
+            };
+            let mut diags = Vec::new();
+            let size = b::u32_literal(text, Span::new(at, end), &mut diags);
+            diags
+                .is_empty()
+                .then(|| TopLevel::AddressSize(size, Span::new(start, end)))
+        }
+        _ => {
+            let mut linkage = Vec::new();
+            loop {
+                let (at, token, end) = lane.peek()?;
+                let kind = match token {
+                    Tok::Visible => Linkage::Visible,
+                    Tok::Extern => Linkage::Extern,
+                    Tok::Weak => Linkage::Weak,
+                    Tok::Common => Linkage::Common,
+                    _ => break,
+                };
+                lane.bump();
+                linkage.push(Spanned::new(kind, at..end));
+            }
+            match lane.peek_token()? {
+                Tok::Entry | Tok::Func => {
+                    function(lane, start, linkage).map(|f| TopLevel::Item(Item::Function(f)))
+                }
+                Tok::Reg | Tok::Param => None,
+                Tok::Global | Tok::Const | Tok::Shared | Tok::Local => {
+                    let declaration = lane.declaration_body(start, linkage, false)?;
+                    lane.expect(Tok::Semicolon)?;
+                    Some(TopLevel::Item(Item::Variable(declaration)))
+                }
+                _ => None,
+            }
+        }
+    }
+}
+
+/// `Function` after its linkage.
+fn function(
+    lane: &mut Lane<'_, Direct<'_>>,
+    start: usize,
+    linkage: Vec<Spanned<Linkage>>,
+) -> Option<Box<Function>> {
+    let (at, token, end) = lane.bump()?;
+    let kind = match token {
+        Tok::Entry => FunctionKind::Entry,
+        Tok::Func => FunctionKind::Func,
+        _ => return None,
+    };
+    let kind = Spanned::new(kind, at..end);
+    let returns = if lane.peek_token()? == Tok::LParen {
+        Some(parameter_list(lane)?)
+    } else {
+        None
+    };
+    let name = lane.ident()?;
+    let params = if lane.peek_token()? == Tok::LParen {
+        Some(parameter_list(lane)?)
+    } else {
+        None
+    };
+    let mut directives = Vec::new();
+    while let (at, Tok::DotWord(text), end) = lane.peek()? {
+        lane.bump();
+        let name = Spanned::new(text[1..].to_string(), at..end);
+        let mut values = Vec::new();
+        if let Tok::Int(_) = lane.peek_token()? {
+            values.push(u64_value(lane)?);
+            while lane.peek_token()? == Tok::Comma {
+                lane.bump();
+                values.push(u64_value(lane)?);
+            }
+        }
+        directives.push(FunctionDirective::Performance {
+            span: Span::new(at, lane.end()),
+            name,
+            values,
+        });
+    }
+    let body = match lane.peek_token()? {
+        Tok::LBrace => Some(block(lane)?),
+        Tok::Semicolon => {
+            lane.bump();
+            None
+        }
+        _ => return None,
+    };
+    Some(Box::new(Function {
+        span: Span::new(start, lane.end()),
+        linkage,
+        kind,
+        returns,
+        name,
+        params,
+        directives,
+        body,
+    }))
+}
+
+/// `U64` without diagnostics.
+fn u64_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u64>> {
+    let (at, Tok::Int(text), end) = lane.bump()? else {
+        return None;
+    };
+    let mut diags = Vec::new();
+    let value = b::u64_literal(text, Span::new(at, end), &mut diags);
+    diags.is_empty().then_some(value)
+}
+
+/// `ParameterList`: `( )` or `( Parameter, ... )`.
+fn parameter_list(lane: &mut Lane<'_, Direct<'_>>) -> Option<Vec<VariableDeclaration>> {
+    lane.expect(Tok::LParen)?;
+    let mut parameters = Vec::new();
+    if lane.peek_token()? != Tok::RParen {
+        loop {
+            let start = lane.peek()?.0;
+            parameters.push(lane.declaration_body(start, Vec::new(), true)?);
+            if lane.peek_token()? != Tok::Comma {
+                break;
+            }
+            lane.bump();
+        }
+    }
+    lane.expect(Tok::RParen)?;
+    Some(parameters)
+}
+
+/// `Block` whose statements are all fast-lane statements or blocks of them.
+fn block(lane: &mut Lane<'_, Direct<'_>>) -> Option<Block> {
+    let (start, _, _) = lane.expect(Tok::LBrace)?;
+    let mut statements = Vec::new();
+    loop {
+        match lane.peek_token()? {
+            Tok::RBrace => {
+                lane.bump();
+                break;
+            }
+            Tok::LBrace => statements.push(Statement::Block(block(lane)?)),
+            _ => statements.push(lane.statement()?.1),
+        }
+    }
+    Some(Block {
+        span: Span::new(start, lane.end()),
+        statements,
+    })
+}
