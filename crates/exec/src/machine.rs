@@ -251,15 +251,14 @@ pub enum ThreadStatus {
 }
 
 /// What a thread has that instructions seldom touch: its index, `.local` and per-thread
-/// `.param` memory, call stack and status. Registers, program counters and step counts live in
-/// [`Lanes`].
+/// `.param` memory and call stack. Registers, program counters, step counts and statuses live
+/// in [`Lanes`].
 #[derive(Clone, Debug)]
 struct Thread {
     tid: Dim3,
     local: Vec<u8>,
     params: Vec<u8>,
     frames: Vec<Frame>,
-    status: ThreadStatus,
 }
 
 impl Thread {
@@ -269,7 +268,6 @@ impl Thread {
             local: vec![0; usize::try_from(program.local_bytes).unwrap_or(0)],
             params: vec![0; usize::try_from(program.thread_param_bytes).unwrap_or(0)],
             frames: Vec::new(),
-            status: ThreadStatus::Ready,
         }
     }
 }
@@ -282,18 +280,38 @@ impl Thread {
 #[derive(Clone, Debug)]
 struct Lanes {
     count: usize,
-    registers: Vec<u128>,
+    /// The low 64 bits of every register (all of a register of 64 bits or fewer).
+    low: Vec<u64>,
+    /// The high 64 bits of the `.b128` registers, in rows numbered by `high_row`.
+    high: Vec<u64>,
+    /// For each register, its row in `high` when it is wider than 64 bits.
+    high_row: Vec<Option<usize>>,
     pc: Vec<usize>,
     steps: Vec<u64>,
+    status: Vec<ThreadStatus>,
 }
 
 impl Lanes {
     fn new(program: &Program, count: usize) -> Self {
+        let mut wide = 0;
+        let high_row: Vec<Option<usize>> = program
+            .registers
+            .iter()
+            .map(|register| {
+                (register.bits() > 64).then(|| {
+                    wide += 1;
+                    wide - 1
+                })
+            })
+            .collect();
         Self {
             count,
-            registers: vec![0; program.registers.len() * count],
+            low: vec![0; program.registers.len() * count],
+            high: vec![0; wide * count],
+            high_row,
             pc: vec![0; count],
             steps: vec![0; count],
+            status: vec![ThreadStatus::Ready; count],
         }
     }
 
@@ -301,15 +319,32 @@ impl Lanes {
     /// produces valid ones) reads as zero rather than panicking.
     #[inline(always)]
     fn get(&self, lane: usize, register: RegisterId) -> u128 {
-        self.registers
-            .get(register.index() * self.count + lane)
-            .copied()
-            .unwrap_or(0)
+        let low = self.low.get(register.index() * self.count + lane).copied();
+        let high = match self.high_row.get(register.index()) {
+            Some(Some(row)) => self.high.get(row * self.count + lane).copied(),
+            _ => None,
+        };
+        u128::from(low.unwrap_or(0)) | u128::from(high.unwrap_or(0)) << 64
     }
 
+    /// Sets register `register` of thread `lane` (an invalid index is ignored).
     #[inline(always)]
-    fn slot(&mut self, lane: usize, register: RegisterId) -> Option<&mut u128> {
-        self.registers.get_mut(register.index() * self.count + lane)
+    fn set(&mut self, lane: usize, register: RegisterId, value: u128) {
+        if let Some(slot) = self.low.get_mut(register.index() * self.count + lane) {
+            *slot = value as u64;
+        }
+        if let Some(Some(row)) = self.high_row.get(register.index()) {
+            if let Some(slot) = self.high.get_mut(row * self.count + lane) {
+                *slot = (value >> 64) as u64;
+            }
+        }
+    }
+
+    /// The low 64 bits of `register` for the consecutive lanes `first..first + count`.
+    #[inline(always)]
+    fn row(&self, register: RegisterId, first: usize, count: usize) -> Option<&[u64]> {
+        let base = register.index() * self.count + first;
+        self.low.get(base..base + count)
     }
 }
 
@@ -354,12 +389,8 @@ impl<'a> ThreadRef<'a> {
     /// Every register's value, in declaration order.
     pub fn registers(&self) -> Vec<u128> {
         let lanes = &self.cta.lanes;
-        lanes
-            .registers
-            .iter()
-            .skip(self.index)
-            .step_by(lanes.count.max(1))
-            .copied()
+        (0..lanes.high_row.len())
+            .map(|index| lanes.get(self.index, RegisterId(index as u32)))
             .collect()
     }
 
@@ -380,7 +411,7 @@ impl<'a> ThreadRef<'a> {
 
     /// Where the thread is.
     pub fn status(&self) -> &'a ThreadStatus {
-        &self.thread().status
+        &self.cta.lanes.status[self.index]
     }
 
     /// The thread's `.local` memory.
@@ -462,9 +493,7 @@ impl Cta {
             .get(register.index())
             .map_or(0, |r| r.bits());
         if index < self.threads.len() {
-            if let Some(slot) = self.lanes.slot(index, register) {
-                *slot = chop(value, bits);
-            }
+            self.lanes.set(index, register, chop(value, bits));
         }
     }
 
@@ -481,18 +510,15 @@ impl Cta {
     /// When every thread that has not finished waits at the barrier, releases them all and
     /// returns `true`.
     pub fn release_barrier(&mut self) -> bool {
-        let waiting = self
-            .threads
+        let status = &mut self.lanes.status;
+        let waiting = status.iter().any(|s| *s == ThreadStatus::AtBarrier);
+        let all_arrived = status
             .iter()
-            .any(|t| t.status == ThreadStatus::AtBarrier);
-        let all_arrived = self
-            .threads
-            .iter()
-            .all(|t| matches!(t.status, ThreadStatus::AtBarrier | ThreadStatus::Done(_)));
+            .all(|s| matches!(s, ThreadStatus::AtBarrier | ThreadStatus::Done(_)));
         if waiting && all_arrived {
-            for thread in &mut self.threads {
-                if thread.status == ThreadStatus::AtBarrier {
-                    thread.status = ThreadStatus::Ready;
+            for s in status.iter_mut() {
+                if *s == ThreadStatus::AtBarrier {
+                    *s = ThreadStatus::Ready;
                 }
             }
             true
@@ -535,10 +561,19 @@ impl Cta {
         let mut active: Vec<usize> = Vec::with_capacity(self.threads.len());
         let mut pc = 0;
         let mut converged = false;
+        // At least the step count of every thread of the group: each issue adds one to each.
+        let mut bound = 0;
         let result = 'run: loop {
             if !converged {
                 match self.gather(&mut group) {
-                    Some((lowest, all)) => (pc, converged) = (lowest, all),
+                    Some((lowest, all)) => {
+                        (pc, converged) = (lowest, all);
+                        bound = group
+                            .iter()
+                            .map(|&i| self.lanes.steps[i])
+                            .max()
+                            .unwrap_or(0);
+                    }
                     None if self.release_barrier() => {
                         flush(&mut buffered);
                         continue;
@@ -557,7 +592,10 @@ impl Cta {
                     }
                 }
             } else {
-                match self.issue(device, pc, &group, &mut active, None) {
+                let fuelled = bound < device.max_steps;
+                let issued = self.issue(device, pc, &group, &mut active, None, fuelled);
+                bound = bound.saturating_add(1);
+                match issued {
                     Err(failure) => break Err(failure),
                     Ok(Some(next)) if converged => {
                         pc = next;
@@ -572,7 +610,7 @@ impl Cta {
             let mut kept = 0;
             for slot in 0..group.len() {
                 let index = group[slot];
-                match &self.threads[index].status {
+                match &self.lanes.status[index] {
                     ThreadStatus::Ready => {
                         let at = self.lanes.pc[index];
                         converged &= *next.get_or_insert(at) == at;
@@ -595,19 +633,18 @@ impl Cta {
     /// `None` when no thread can run, else that counter and whether every thread that can run
     /// is in `group`.
     fn gather(&self, group: &mut Vec<usize>) -> Option<(usize, bool)> {
-        let ready = |t: &Thread| matches!(t.status, ThreadStatus::Ready);
-        let pcs = &self.lanes.pc;
-        let pc = self
-            .threads
+        let ready = |s: &ThreadStatus| matches!(s, ThreadStatus::Ready);
+        let (pcs, status) = (&self.lanes.pc, &self.lanes.status);
+        let pc = status
             .iter()
             .zip(pcs)
-            .filter(|(t, _)| ready(t))
+            .filter(|(s, _)| ready(s))
             .map(|(_, &pc)| pc)
             .min()?;
         group.clear();
         let mut all = true;
-        for (index, (thread, &at)) in self.threads.iter().zip(pcs).enumerate() {
-            if ready(thread) {
+        for (index, (s, &at)) in status.iter().zip(pcs).enumerate() {
+            if ready(s) {
                 if at == pc {
                     group.push(index);
                 } else {
@@ -624,9 +661,11 @@ impl Cta {
         self.ctaid = ctaid;
         self.linear = flatten(ctaid, device.grid);
         self.shared.fill(0);
-        self.lanes.registers.fill(0);
+        self.lanes.low.fill(0);
+        self.lanes.high.fill(0);
         self.lanes.pc.fill(0);
         self.lanes.steps.fill(0);
+        self.lanes.status.fill(ThreadStatus::Ready);
         for thread in &mut self.threads {
             if !thread.local.is_empty() {
                 thread.local.fill(0);
@@ -635,7 +674,6 @@ impl Cta {
                 thread.params.fill(0);
             }
             thread.frames.clear();
-            thread.status = ThreadStatus::Ready;
         }
     }
 
@@ -648,9 +686,9 @@ impl Cta {
         mut record: Option<&mut StepRecord>,
     ) -> Result<Event, ExecError> {
         let global_thread = self.global_thread(device, index);
-        let Some(thread) = self.threads.get(index) else {
+        if index >= self.threads.len() {
             return Err(ExecError::Internal(format!("no thread {index}")));
-        };
+        }
         if let Some(record) = record.as_deref_mut() {
             record.pc = usize::MAX;
             record.writes.clear();
@@ -659,12 +697,12 @@ impl Cta {
             record.step = self.lanes.steps[index];
         }
         let pc = self.lanes.pc[index];
-        if matches!(thread.status, ThreadStatus::Ready) {
+        if matches!(self.lanes.status[index], ThreadStatus::Ready) {
             let mut scratch = Vec::new();
-            self.issue(device, pc, &[index], &mut scratch, record)
+            self.issue(device, pc, &[index], &mut scratch, record, false)
                 .map_err(|(_, error)| error)?;
         }
-        Ok(match &self.threads[index].status {
+        Ok(match &self.lanes.status[index] {
             ThreadStatus::Ready => Event::Continue,
             ThreadStatus::AtBarrier => Event::Barrier,
             ThreadStatus::Done(outcome) => Event::Done(outcome.clone()),
@@ -674,7 +712,8 @@ impl Cta {
     /// Issues the instruction at `pc` for the threads of `group` (all ready, all at `pc`):
     /// threads without fuel stop, threads whose guard fails move on, the others run it
     /// together; `active` is scratch space. With `record` (a group of one thread) the step is
-    /// recorded. Returns the group's next instruction when every thread of the group is still
+    /// recorded. `fuelled` says that the caller knows every thread of the group to be below
+    /// its step limit (else each is checked). Returns the group's next instruction when every thread of the group is still
     /// ready and goes there (the group stays together), `None` when the group must be formed
     /// again. On a simulator error nothing more is issued and the error names the thread.
     fn issue(
@@ -684,24 +723,21 @@ impl Cta {
         group: &[usize],
         active: &mut Vec<usize>,
         record: Option<&mut StepRecord>,
+        fuelled: bool,
     ) -> Result<Option<usize>, (usize, ExecError)> {
         let Some(instruction) = device.program.instructions.get(pc) else {
             for &index in group {
-                self.threads[index].status = ThreadStatus::Done(Outcome::Exited);
+                self.lanes.status[index] = ThreadStatus::Done(Outcome::Exited);
             }
             return Ok(None);
         };
         let threads = &mut self.threads;
         let lanes_state = &mut self.lanes;
         let max_steps = device.max_steps;
-        let fuelled = match run_start(group)
-            .and_then(|first| lanes_state.steps.get(first..first + group.len()))
-        {
-            Some(steps) => steps.iter().all(|&s| s < max_steps),
-            None => group
+        let fuelled = fuelled
+            || group
                 .iter()
-                .all(|&index| lanes_state.steps[index] < max_steps),
-        };
+                .all(|&index| lanes_state.steps[index] < max_steps);
         let mut together = fuelled;
         let mut issued = group.len();
         let lanes: &[usize] = match (fuelled, instruction.guard) {
@@ -711,7 +747,7 @@ impl Cta {
                 issued = 0;
                 for &index in group {
                     if lanes_state.steps[index] >= device.max_steps {
-                        threads[index].status = ThreadStatus::Done(Outcome::OutOfFuel);
+                        lanes_state.status[index] = ThreadStatus::Done(Outcome::OutOfFuel);
                         continue;
                     }
                     issued += 1;
@@ -781,9 +817,7 @@ impl Cta {
         } else {
             for &index in lanes {
                 state.steps[index] += 1;
-                if control == Control::Next
-                    && matches!(self.threads[index].status, ThreadStatus::Ready)
-                {
+                if control == Control::Next && matches!(state.status[index], ThreadStatus::Ready) {
                     state.pc[index] += 1;
                 }
             }
@@ -931,7 +965,7 @@ impl Executor<'_, '_> {
     /// Stops thread `lane` with `outcome`; its program counter stays at the instruction.
     fn stop(&mut self, lane: usize, outcome: Outcome) {
         self.stopped = true;
-        self.threads[lane].status = ThreadStatus::Done(outcome);
+        self.lanes.status[lane] = ThreadStatus::Done(outcome);
     }
 
     fn trap(&mut self, lane: usize, instruction: &Instruction, message: String) {
@@ -1490,7 +1524,7 @@ impl Executor<'_, '_> {
                 self.stopped = true;
                 for &lane in lanes {
                     self.lanes.pc[lane] += 1;
-                    self.threads[lane].status = ThreadStatus::AtBarrier;
+                    self.lanes.status[lane] = ThreadStatus::AtBarrier;
                 }
                 return Ok(Control::Done);
             }
@@ -1692,12 +1726,20 @@ impl Executor<'_, '_> {
         self.gather(lanes, address.base, 64, &mut columns.a);
         self.gather(lanes, source, ty.bits(), &mut columns.b);
         let offset = address.offset as u64;
-        for ((&lane, &base), &value) in lanes.iter().zip(&columns.a).zip(&columns.b) {
-            let at = base.wrapping_add(offset);
-            if let Err(kind) = self.device.global.store(at, bytes, value) {
-                let fault = fault(kind, Space::Global, at, u64::from(bytes), true);
-                self.fault(lane, instruction, fault);
-            }
+        let stores = columns
+            .a
+            .iter()
+            .map(|&base| base.wrapping_add(offset))
+            .zip(columns.b.iter().copied());
+        let mut faults = Vec::new();
+        self.device
+            .global
+            .store_each(stores, bytes, |index, at, kind| {
+                faults.push((index, at, kind))
+            });
+        for (index, at, kind) in faults {
+            let fault = fault(kind, Space::Global, at, u64::from(bytes), true);
+            self.fault(lanes[index], instruction, fault);
         }
         *self.columns = columns;
     }
@@ -1862,14 +1904,10 @@ impl Executor<'_, '_> {
         let m = chop(u128::from(u64::MAX), bits) as u64;
         match source {
             Source::Register(register) => {
-                let base = register.index() * self.lanes.count;
-                let row = run_start(lanes).and_then(|first| {
-                    self.lanes
-                        .registers
-                        .get(base + first..base + first + lanes.len())
-                });
+                let row =
+                    run_start(lanes).and_then(|first| self.lanes.row(register, first, lanes.len()));
                 match row {
-                    Some(row) => out.extend(row.iter().map(|&v| v as u64 & m)),
+                    Some(row) => out.extend(row.iter().map(|&v| v & m)),
                     None => out.extend(
                         lanes
                             .iter()
@@ -1878,6 +1916,19 @@ impl Executor<'_, '_> {
                 }
             }
             Source::Immediate(value) => out.resize(lanes.len(), value as u64 & m),
+            Source::Special(
+                special @ (SpecialRegister::Ntid(_)
+                | SpecialRegister::Ctaid(_)
+                | SpecialRegister::Nctaid(_)
+                | SpecialRegister::Nwarpid
+                | SpecialRegister::Smid
+                | SpecialRegister::Gridid
+                | SpecialRegister::Nsmid),
+            ) => {
+                // The same for every thread of the CTA: read once.
+                let value = lanes.first().map_or(0, |&lane| self.special(lane, special));
+                out.resize(lanes.len(), value as u64 & m);
+            }
             Source::Special(special) => out.extend(
                 lanes
                     .iter()
@@ -1898,27 +1949,20 @@ impl Executor<'_, '_> {
         let extension = put.extension;
         let base = put.register.index() * self.lanes.count;
         let count = lanes.len();
-        let row = run_start(lanes).and_then(|first| {
-            self.lanes
-                .registers
-                .get_mut(base + first..base + first + count)
-        });
+        // A register of at most 64 bits has no high half: its row of low halves is all of it.
+        let row = run_start(lanes)
+            .filter(|_| extension.narrow())
+            .and_then(|first| self.lanes.low.get_mut(base + first..base + first + count));
         match row {
-            Some(row) if extension.narrow() => {
-                for (slot, &value) in row.iter_mut().zip(values) {
-                    *slot = u128::from(extension.apply64(value));
-                }
-            }
             Some(row) => {
                 for (slot, &value) in row.iter_mut().zip(values) {
-                    *slot = extension.apply(u128::from(value));
+                    *slot = extension.apply64(value);
                 }
             }
             None => {
                 for (&lane, &value) in lanes.iter().zip(values) {
-                    if let Some(slot) = self.lanes.slot(lane, put.register) {
-                        *slot = extension.apply(u128::from(value));
-                    }
+                    let new = extension.apply(u128::from(value));
+                    self.lanes.set(lane, put.register, new);
                 }
             }
         }
@@ -2046,17 +2090,14 @@ impl Executor<'_, '_> {
     #[inline(always)]
     fn put(&mut self, lane: usize, rule: &Put, value: u128) {
         let new = rule.extension.apply(value);
-        let Some(slot) = self.lanes.slot(lane, rule.register) else {
-            return;
-        };
         if let Some(writes) = self.writes.as_deref_mut() {
             writes.push(Write {
                 register: rule.register,
-                old: *slot,
+                old: self.lanes.get(lane, rule.register),
                 new,
             });
         }
-        *slot = new;
+        self.lanes.set(lane, rule.register, new);
     }
 }
 

@@ -305,6 +305,64 @@ impl GlobalMemory {
     }
 }
 
+impl GlobalMemory {
+    /// Stores `(address, value)` pairs of `bytes` each, in order, as [`GlobalMemory::store`]
+    /// would one by one; consecutive stores into the same 8-byte word are merged into one
+    /// atomic update (a later store of the same bytes wins, as in order). A store that faults
+    /// stores nothing and is reported to `fault` with its index.
+    pub fn store_each(
+        &self,
+        stores: impl Iterator<Item = (u64, u64)>,
+        bytes: u32,
+        mut fault: impl FnMut(usize, u64, FaultKind),
+    ) {
+        let mask = byte_mask(bytes);
+        // The word being merged: its cell, the bits written so far and their values.
+        let mut pending: Option<(&AtomicU64, u64, u64)> = None;
+        for (index, (address, value)) in stores.enumerate() {
+            let (word, shift) = match self.word(address, bytes) {
+                Ok(found) => found,
+                Err(kind) => {
+                    fault(index, address, kind);
+                    continue;
+                }
+            };
+            let (written, bits) = ((mask << shift), (value & mask) << shift);
+            match &mut pending {
+                Some((cell, pending_mask, pending_bits)) if std::ptr::eq(*cell, word) => {
+                    *pending_bits = (*pending_bits & !written) | bits;
+                    *pending_mask |= written;
+                }
+                _ => {
+                    if let Some((cell, written, bits)) = pending.take() {
+                        merge(cell, written, bits);
+                    }
+                    pending = Some((word, written, bits));
+                }
+            }
+        }
+        if let Some((cell, written, bits)) = pending {
+            merge(cell, written, bits);
+        }
+    }
+}
+
+/// Replaces the bits `written` of `cell` with `bits`, atomically.
+fn merge(cell: &AtomicU64, written: u64, bits: u64) {
+    if written == u64::MAX {
+        cell.store(bits, Ordering::Relaxed);
+        return;
+    }
+    let mut current = cell.load(Ordering::Relaxed);
+    loop {
+        let new = (current & !written) | bits;
+        match cell.compare_exchange_weak(current, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return,
+            Err(actual) => current = actual,
+        }
+    }
+}
+
 /// Loads from a byte array that starts at address `base` (a space's own memory).
 pub fn load_bytes(memory: &[u8], base: u64, address: u64, bytes: u32) -> Result<u64, FaultKind> {
     aligned(address, bytes)?;
