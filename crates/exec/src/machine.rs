@@ -511,7 +511,7 @@ impl Cta {
     /// returns `true`.
     pub fn release_barrier(&mut self) -> bool {
         let status = &mut self.lanes.status;
-        let waiting = status.iter().any(|s| *s == ThreadStatus::AtBarrier);
+        let waiting = status.contains(&ThreadStatus::AtBarrier);
         let all_arrived = status
             .iter()
             .all(|s| matches!(s, ThreadStatus::AtBarrier | ThreadStatus::Done(_)));
