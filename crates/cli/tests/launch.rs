@@ -347,3 +347,43 @@ fn the_first_fault_in_issue_order_is_reported() {
     );
     assert!(err.contains("(thread (3,0,0) of block (0,0,0))"), "{err}");
 }
+
+/// `--stats` reports on stderr the launch's instruction count (the kernel's 20 instructions
+/// per thread in range, counted from its PTX: 256 threads x 4 CTAs) and leaves stdout alone.
+#[test]
+fn stats_report_the_instruction_count_on_stderr() {
+    let args = [
+        "run",
+        "ptx-samples/nvcc/fp8_convert.sm_90.ptx",
+        "--entry",
+        "f32_to_e4m3",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "--arg",
+        "buf:tests/kernels/common/f32.bin",
+        "--arg",
+        "zeros:1024",
+        "--arg",
+        "s32:1024",
+        "--format",
+        "json",
+    ];
+    let plain = ptxsim(&args);
+    let mut with_stats = args.to_vec();
+    with_stats.push("--stats");
+    let output = ptxsim(&with_stats);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(output.stdout, plain.stdout);
+    let err = stderr(&output);
+    assert!(
+        err.starts_with("stats: 20480 instructions in 4 CTAs, "),
+        "{err}"
+    );
+    assert!(
+        err.contains(" s simulated (") && err.contains(" M instructions/s)"),
+        "{err}"
+    );
+    assert!(stderr(&plain).is_empty(), "{}", stderr(&plain));
+}

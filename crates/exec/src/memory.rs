@@ -428,6 +428,50 @@ mod tests {
         assert_eq!(memory.load(b + 8, 8), Ok(0x0909_0909_0909_090a));
     }
 
+    /// `store_each` does what the same stores one by one do: later stores of the same bytes
+    /// win, a faulting store stores nothing and is reported with its index, stores into
+    /// different words and whole words work.
+    #[test]
+    fn merged_stores_equal_stores_in_order() {
+        let stores: Vec<(u64, u64)> = vec![
+            (0, 0x11),
+            (1, 0x22),
+            (1, 0x44),
+            (7, 0x4c),
+            (9, 0x55),
+            (3, 0x66),
+            (17, 0x77), // out of bounds
+            (2, 0x88),
+            (8, 0x99),
+        ];
+        for bytes in [1u32, 2, 4, 8] {
+            let mut merged = GlobalMemory::new();
+            let mut single = GlobalMemory::new();
+            let a = merged.add("a", &[0xa5; 16]);
+            let b = single.add("a", &[0xa5; 16]);
+            let scaled = |&(offset, value): &(u64, u64)| (offset * u64::from(bytes), value);
+            let mut faults = Vec::new();
+            merged.store_each(
+                stores.iter().map(scaled).map(|(o, v)| (a + o, v)),
+                bytes,
+                |index, address, kind| faults.push((index, address - a, kind)),
+            );
+            let mut expected = Vec::new();
+            for (index, (offset, value)) in stores.iter().map(scaled).enumerate() {
+                if let Err(kind) = single.store(b + offset, bytes, value) {
+                    expected.push((index, offset, kind));
+                }
+            }
+            assert_eq!(faults, expected, "{bytes}-byte stores");
+            assert!(!faults.is_empty());
+            assert_eq!(
+                merged.buffers()[0].contents(),
+                single.buffers()[0].contents(),
+                "{bytes}-byte stores"
+            );
+        }
+    }
+
     #[test]
     fn windows_round_trip() {
         for space in [Space::Shared, Space::Local, Space::Const, Space::Param] {
