@@ -65,6 +65,16 @@ fn parse_and_resolve(bencher: divan::Bencher<'_, '_>) {
         .bench(|| ptxsim_check::parse_and_check(divan::black_box(source)));
 }
 
+/// What `ptxsim check` does: parsing and checking in pieces, without keeping the tree.
+#[divan::bench(sample_count = 10)]
+fn check_source(bencher: divan::Bencher<'_, '_>) {
+    let source = large_module();
+    let options = ptxsim_check::Options::default();
+    bencher
+        .counter(BytesCount::of_str(source))
+        .bench(|| ptxsim_check::check_source(divan::black_box(source), &options));
+}
+
 #[divan::bench(sample_count = 10)]
 fn lex_only(bencher: divan::Bencher<'_, '_>) {
     let source = large_module();

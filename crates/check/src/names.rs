@@ -444,10 +444,18 @@ impl RegisterRange<'_> {
 /// One `{ }` scope.
 #[derive(Default)]
 struct Scope<'a> {
-    /// Declared names with their declaration and, for scalar `.reg` declarations, their type.
-    names: FxHashMap<&'a str, (Span, Option<Type>, Option<SymbolKind>)>,
+    /// Declared names and labels (one table, so that a lookup hashes the name once).
+    entries: FxHashMap<&'a str, Entry>,
     ranges: Vec<RegisterRange<'a>>,
-    labels: FxHashMap<&'a str, Span>,
+}
+
+/// What a scope knows about one name.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    /// Its declaration and, for scalar `.reg` declarations, their type.
+    name: Option<(Span, Option<Type>, Option<SymbolKind>)>,
+    /// The label of that name.
+    label: Option<Span>,
 }
 
 /// What a name resolved to: its declaration and, for a scalar register, its declared type.
@@ -461,10 +469,11 @@ struct Found {
 
 impl Scope<'_> {
     fn lookup(&self, name: &str) -> Option<Found> {
-        if let Some(&(span, ty, symbol)) = self.names.get(name) {
+        let entry = self.entries.get(name).copied().unwrap_or_default();
+        if let Some((span, ty, symbol)) = entry.name {
             return Some(Found { span, ty, symbol });
         }
-        if let Some(&span) = self.labels.get(name) {
+        if let Some(span) = entry.label {
             return Some(Found {
                 span,
                 ty: None,
@@ -642,7 +651,8 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     fn declare_label(&mut self, label: &'a Spanned<String>) {
         let scope = self.current();
-        if let Some(&first) = scope.labels.get(label.as_str()) {
+        let entry = scope.entries.entry(label.as_str()).or_default();
+        if let Some(first) = entry.label {
             let diagnostic = Diagnostic::error(
                 "E0202",
                 format!("duplicate definition of label `{}`", label.value),
@@ -652,7 +662,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             .with_help("labels must be unique within their block");
             self.resolver.diagnostics.push(diagnostic);
         } else {
-            scope.labels.insert(label.as_str(), label.span);
+            entry.label = Some(label.span);
         }
     }
 
@@ -671,7 +681,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 .iter()
                 .find(|existing| existing.prefix == name)
                 .map(|existing| existing.span)
-                .or_else(|| scope.labels.get(name).copied());
+                .or_else(|| scope.entries.get(name).and_then(|entry| entry.label));
             scope.ranges.push(RegisterRange {
                 prefix: name,
                 count: range.value,
@@ -681,11 +691,11 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             });
             conflict
         } else {
-            let conflict = scope
-                .names
-                .get(name)
-                .map(|&(span, _, _)| span)
-                .or_else(|| scope.labels.get(name).copied())
+            let entry = scope.entries.get(name).copied().unwrap_or_default();
+            let conflict = entry
+                .name
+                .map(|(span, _, _)| span)
+                .or(entry.label)
                 .or_else(|| {
                     scope
                         .ranges
@@ -693,7 +703,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         .find(|range| range.contains(name))
                         .map(|range| range.span)
                 });
-            scope.names.entry(name).or_insert((span, ty, symbol));
+            if entry.name.is_none() {
+                scope.entries.entry(name).or_default().name = Some((span, ty, symbol));
+            }
             conflict
         };
         if let Some(first) = conflict {

@@ -35,8 +35,10 @@ struct Header {
 /// The checker's state: everything that must see the elements in source order.
 struct Checker<'h> {
     stream: ItemStream<'h>,
-    /// The module's elements with every item replaced by an empty stand-in of the same span,
-    /// for the header diagnostics.
+    /// The module's header directives, then items replaced by empty stand-ins of the same spans
+    /// up to two elements in all: all that the header diagnostics depend on when no header
+    /// directive follows an item (they name the first or second element if the module does
+    /// not start with `.version` and `.target`).
     summary: Vec<TopLevel>,
     /// The index of the next piece to check.
     next: usize,
@@ -49,7 +51,9 @@ impl Checker<'_> {
             match element {
                 TopLevel::Item(item) => {
                     self.stream.item(item);
-                    self.summary.push(stand_in(item));
+                    if self.summary.len() < 2 {
+                        self.summary.push(stand_in(item));
+                    }
                 }
                 TopLevel::Version(_) | TopLevel::Target(_) | TopLevel::AddressSize(..) => {
                     return false;
@@ -97,6 +101,7 @@ impl Work<'_> {
 
     /// Worker `worker`: checks what is ready, else parses the next piece, until all is checked.
     fn run(&self, worker: usize, checker: &Mutex<Checker<'_>>) {
+        let _stop_others = StopOnPanic(&self.failed);
         while !self.failed.load(Ordering::Relaxed) && !self.done.load(Ordering::Acquire) {
             if let Ok(mut checker) = checker.try_lock() {
                 self.check_ready(&mut checker);
@@ -145,6 +150,18 @@ impl Work<'_> {
             checker.next += 1;
         }
         self.done.store(true, Ordering::Release);
+    }
+}
+
+/// Sets a flag when the worker holding it panics, so that the others stop waiting for the piece
+/// it was working on (the panic itself reaches the caller through [`std::thread::scope`]).
+struct StopOnPanic<'f>(&'f AtomicBool);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
     }
 }
 

@@ -26,6 +26,7 @@ pub(crate) fn parse_piece(source: &str, start: usize, end: usize) -> Option<Vec<
     let text = source.get(..end)?;
     let mut modifiers = Vec::new();
     let mut operands = Vec::new();
+    let mut statements = Vec::new();
     let mut elements = Vec::new();
     let mut at = start;
     loop {
@@ -41,7 +42,8 @@ pub(crate) fn parse_piece(source: &str, start: usize, end: usize) -> Option<Vec<
                     && lane.tokens.lexer.next().is_none();
                 return clean.then_some(elements);
             };
-            if let Some(element) = item(&mut lane) {
+            statements.clear();
+            if let Some(element) = item(&mut lane, &mut statements) {
                 elements.push(element);
                 continue;
             }
@@ -89,7 +91,7 @@ fn item_end(text: &str, start: usize) -> usize {
 
 /// One top-level element: `TopLevel` of the grammar, for header directives, variables without
 /// initializers and functions.
-fn item(lane: &mut Lane<'_, Direct<'_>>) -> Option<TopLevel> {
+fn item(lane: &mut Lane<'_, Direct<'_>>, statements: &mut Vec<Statement>) -> Option<TopLevel> {
     let (start, first, _) = lane.peek()?;
     match first {
         Tok::Version => {
@@ -136,9 +138,8 @@ fn item(lane: &mut Lane<'_, Direct<'_>>) -> Option<TopLevel> {
                 linkage.push(Spanned::new(kind, at..end));
             }
             match lane.peek_token()? {
-                Tok::Entry | Tok::Func => {
-                    function(lane, start, linkage).map(|f| TopLevel::Item(Item::Function(f)))
-                }
+                Tok::Entry | Tok::Func => function(lane, start, linkage, statements)
+                    .map(|f| TopLevel::Item(Item::Function(f))),
                 Tok::Reg | Tok::Param => None,
                 Tok::Global | Tok::Const | Tok::Shared | Tok::Local => {
                     let declaration = lane.declaration_body(start, linkage, false)?;
@@ -156,6 +157,7 @@ fn function(
     lane: &mut Lane<'_, Direct<'_>>,
     start: usize,
     linkage: Vec<Spanned<Linkage>>,
+    statements: &mut Vec<Statement>,
 ) -> Option<Box<Function>> {
     let (at, token, end) = lane.bump()?;
     let kind = match token {
@@ -194,7 +196,7 @@ fn function(
         });
     }
     let body = match lane.peek_token()? {
-        Tok::LBrace => Some(block(lane)?),
+        Tok::LBrace => Some(block(lane, statements)?),
         Tok::Semicolon => {
             lane.bump();
             None
@@ -241,20 +243,31 @@ fn parameter_list(lane: &mut Lane<'_, Direct<'_>>) -> Option<Vec<VariableDeclara
     Some(parameters)
 }
 
-/// `Block` whose statements are all fast-lane statements or blocks of them.
-fn block(lane: &mut Lane<'_, Direct<'_>>) -> Option<Block> {
+/// `Block` whose statements are all fast-lane statements or blocks of them. `scratch` holds the
+/// statements of the enclosing blocks; the block's own are pushed there and then moved into a
+/// vector of their exact size (growing one vector per block would copy the statements again at
+/// every doubling).
+fn block(lane: &mut Lane<'_, Direct<'_>>, scratch: &mut Vec<Statement>) -> Option<Block> {
     let (start, _, _) = lane.expect(Tok::LBrace)?;
-    let mut statements = Vec::new();
+    let first = scratch.len();
     loop {
         match lane.peek_token()? {
             Tok::RBrace => {
                 lane.bump();
                 break;
             }
-            Tok::LBrace => statements.push(Statement::Block(block(lane)?)),
-            _ => statements.push(lane.statement()?.1),
+            Tok::LBrace => {
+                let inner = block(lane, scratch)?;
+                scratch.push(Statement::Block(inner));
+            }
+            _ => {
+                let statement = lane.statement()?.1;
+                scratch.push(statement);
+            }
         }
     }
+    let mut statements = Vec::with_capacity(scratch.len() - first);
+    statements.extend(scratch.drain(first..));
     Some(Block {
         span: Span::new(start, lane.end()),
         statements,
