@@ -296,6 +296,41 @@ fn divergent_threads_reconverge_and_meet_at_the_barrier() {
 }
 
 #[test]
+fn clock_counts_each_threads_instructions_in_lockstep() {
+    // tests/launch/lockstep.ptx `clocks`: out[2t] = 5, out[2t + 1] = 9 for even t and 10 for
+    // odd t (counted in the kernel's comment), in every CTA, whatever the host threads.
+    for jobs in ["1", "2"] {
+        let out = temp(&format!("clocks{jobs}.bin"));
+        let output = ptxsim(&[
+            "run",
+            "tests/launch/lockstep.ptx",
+            "--entry",
+            "clocks",
+            "--grid",
+            "3",
+            "--block",
+            "64",
+            "--arg",
+            "zeros:1024",
+            "--out",
+            &format!("0={}", out.display()),
+            "--jobs",
+            jobs,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let bytes = std::fs::read(&out).unwrap();
+        let clocks: Vec<u64> = bytes
+            .chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let expected: Vec<u64> = (0..64u64)
+            .flat_map(|t| [5, if t % 2 == 0 { 9 } else { 10 }])
+            .collect();
+        assert_eq!(clocks, expected, "--jobs {jobs}");
+    }
+}
+
+#[test]
 fn traces_group_each_threads_steps_between_barriers() {
     // docs/trace-format.md, "Order": the threads of a CTA run in lockstep, but each thread's
     // steps between two barrier releases are consecutive lines, threads in linear order.

@@ -527,3 +527,43 @@ pub enum InstructionKind {
         reason: String,
     },
 }
+
+impl InstructionKind {
+    /// Whether the instruction neither reads nor changes the program counters, step counts or
+    /// statuses of the threads that run it, except by stopping a thread that faults (which
+    /// settles them first): the executor may then defer their update for a group in lockstep.
+    pub fn keeps_counters(&self) -> bool {
+        match self {
+            InstructionKind::Mov { .. }
+            | InstructionKind::MovPack { .. }
+            | InstructionKind::MovUnpack { .. }
+            | InstructionKind::MovVector { .. }
+            | InstructionKind::Cvt { .. }
+            | InstructionKind::CvtPack { .. }
+            | InstructionKind::IntBinary { .. }
+            | InstructionKind::IntUnary { .. }
+            | InstructionKind::Mad { .. }
+            | InstructionKind::FloatBinary { .. }
+            | InstructionKind::Fma { .. }
+            | InstructionKind::FloatUnary { .. }
+            | InstructionKind::Setp { .. }
+            | InstructionKind::Selp { .. }
+            | InstructionKind::Prmt { .. }
+            | InstructionKind::Lop3 { .. }
+            | InstructionKind::Bfe { .. }
+            | InstructionKind::Bfi { .. }
+            | InstructionKind::Ld { .. }
+            | InstructionKind::St { .. }
+            | InstructionKind::Cvta { .. }
+            | InstructionKind::Atom { .. }
+            | InstructionKind::Fence => true,
+            InstructionKind::BarSync
+            | InstructionKind::Call { .. }
+            | InstructionKind::Bra { .. }
+            | InstructionKind::Ret
+            | InstructionKind::Exit
+            | InstructionKind::Trap
+            | InstructionKind::Unsupported { .. } => false,
+        }
+    }
+}

@@ -289,6 +289,12 @@ struct Lanes {
     pc: Vec<usize>,
     steps: Vec<u64>,
     status: Vec<ThreadStatus>,
+    /// Whether a thread has called a function since the CTA started (else no thread has a
+    /// call frame, and `ret` ends every thread that runs it).
+    calls: bool,
+    /// Instructions that the group running in lockstep issued without its threads' program
+    /// counters and step counts being updated (see [`Lanes::settle`]).
+    pending: u64,
 }
 
 impl Lanes {
@@ -312,6 +318,8 @@ impl Lanes {
             pc: vec![0; count],
             steps: vec![0; count],
             status: vec![ThreadStatus::Ready; count],
+            calls: false,
+            pending: 0,
         }
     }
 
@@ -338,6 +346,20 @@ impl Lanes {
                 *slot = (value >> 64) as u64;
             }
         }
+    }
+
+    /// Brings the threads of `group`, which issued [`Lanes::pending`] instructions in lockstep
+    /// without their counters being updated, to the instruction `pc`.
+    #[inline]
+    fn settle(&mut self, group: &[usize], pc: usize) {
+        if self.pending == 0 {
+            return;
+        }
+        for &lane in group {
+            self.steps[lane] += self.pending;
+            self.pc[lane] = pc;
+        }
+        self.pending = 0;
     }
 
     /// The low 64 bits of `register` for the consecutive lanes `first..first + count`.
@@ -593,7 +615,11 @@ impl Cta {
                 }
             } else {
                 let fuelled = bound < device.max_steps;
-                let issued = self.issue(device, pc, &group, &mut active, None, fuelled);
+                let lockstep = Lockstep {
+                    fuelled,
+                    defer: converged,
+                };
+                let issued = self.issue(device, pc, &group, &mut active, None, lockstep);
                 bound = bound.saturating_add(1);
                 match issued {
                     Err(failure) => break Err(failure),
@@ -666,15 +692,20 @@ impl Cta {
         self.lanes.pc.fill(0);
         self.lanes.steps.fill(0);
         self.lanes.status.fill(ThreadStatus::Ready);
-        for thread in &mut self.threads {
-            if !thread.local.is_empty() {
-                thread.local.fill(0);
+        let program = device.program;
+        if self.lanes.calls || program.local_bytes > 0 || program.thread_param_bytes > 0 {
+            for thread in &mut self.threads {
+                if !thread.local.is_empty() {
+                    thread.local.fill(0);
+                }
+                if !thread.params.is_empty() {
+                    thread.params.fill(0);
+                }
+                thread.frames.clear();
             }
-            if !thread.params.is_empty() {
-                thread.params.fill(0);
-            }
-            thread.frames.clear();
         }
+        self.lanes.calls = false;
+        self.lanes.pending = 0;
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled
@@ -699,8 +730,15 @@ impl Cta {
         let pc = self.lanes.pc[index];
         if matches!(self.lanes.status[index], ThreadStatus::Ready) {
             let mut scratch = Vec::new();
-            self.issue(device, pc, &[index], &mut scratch, record, false)
-                .map_err(|(_, error)| error)?;
+            self.issue(
+                device,
+                pc,
+                &[index],
+                &mut scratch,
+                record,
+                Lockstep::default(),
+            )
+            .map_err(|(_, error)| error)?;
         }
         Ok(match &self.lanes.status[index] {
             ThreadStatus::Ready => Event::Continue,
@@ -712,10 +750,14 @@ impl Cta {
     /// Issues the instruction at `pc` for the threads of `group` (all ready, all at `pc`):
     /// threads without fuel stop, threads whose guard fails move on, the others run it
     /// together; `active` is scratch space. With `record` (a group of one thread) the step is
-    /// recorded. `fuelled` says that the caller knows every thread of the group to be below
-    /// its step limit (else each is checked). Returns the group's next instruction when every thread of the group is still
-    /// ready and goes there (the group stays together), `None` when the group must be formed
-    /// again. On a simulator error nothing more is issued and the error names the thread.
+    /// recorded. With `fuelled` the caller knows every thread of the group to be below its
+    /// step limit (else each is checked). With `defer` (the group is every thread that can
+    /// run, and the caller keeps its program counter), an instruction that every thread of
+    /// the group runs without consequence for control only counts in [`Lanes::pending`]; the
+    /// threads' counters are settled before anything reads or changes them. Returns the
+    /// group's next instruction when every thread of the group is still ready and goes there
+    /// (the group stays together), `None` when the group must be formed again. On a simulator
+    /// error nothing more is issued and the error names the thread.
     fn issue(
         &mut self,
         device: &Device<'_>,
@@ -723,9 +765,10 @@ impl Cta {
         group: &[usize],
         active: &mut Vec<usize>,
         record: Option<&mut StepRecord>,
-        fuelled: bool,
+        Lockstep { fuelled, defer }: Lockstep,
     ) -> Result<Option<usize>, (usize, ExecError)> {
         let Some(instruction) = device.program.instructions.get(pc) else {
+            self.lanes.settle(group, pc);
             for &index in group {
                 self.lanes.status[index] = ThreadStatus::Done(Outcome::Exited);
             }
@@ -733,6 +776,9 @@ impl Cta {
         };
         let threads = &mut self.threads;
         let lanes_state = &mut self.lanes;
+        if !fuelled || instruction.guard.is_some() || !instruction.kind.keeps_counters() {
+            lanes_state.settle(group, pc);
+        }
         let max_steps = device.max_steps;
         let fuelled = fuelled
             || group
@@ -793,6 +839,8 @@ impl Cta {
             writes: recording.then_some(&mut record.writes),
             memory: recording.then_some(&mut record.memory),
             stopped: false,
+            group,
+            pc,
         };
         let control = match executor.execute(instruction, lanes) {
             Ok(control) => control,
@@ -805,6 +853,12 @@ impl Cta {
         let stopped = executor.stopped;
         together &= !stopped;
         let state = &mut self.lanes;
+        if defer && together && control == Control::Next && lanes.len() == group.len() {
+            // Every thread of the group ran it and goes on to the next instruction.
+            state.pending += 1;
+            return Ok(Some(pc + 1));
+        }
+        state.settle(group, pc);
         let run = run_start(lanes).map(|first| first..first + lanes.len());
         if let (false, Control::Next, Some(run)) = (stopped, control, run) {
             // Every lane is still ready: no status to look at.
@@ -829,6 +883,15 @@ impl Cta {
             (true, Control::Done, _) => None,
         })
     }
+}
+
+/// What the caller of [`Cta::issue`] knows about the group: `fuelled`, that every thread of
+/// it is below its step limit; `defer`, that the counters of a group in lockstep may be
+/// updated later (see [`Lanes::pending`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Lockstep {
+    fuelled: bool,
+    defer: bool,
 }
 
 /// One thread running a [`Program`] alone: a one-thread, one-CTA launch without arguments.
@@ -959,11 +1022,16 @@ struct Executor<'a, 'p> {
     memory: Option<&'a mut Vec<MemoryWrite>>,
     /// Whether a lane stopped or left the group (it must be formed again).
     stopped: bool,
+    /// The group the lanes belong to and the instruction's index (to settle deferred
+    /// counters before a thread stops).
+    group: &'a [usize],
+    pc: usize,
 }
 
 impl Executor<'_, '_> {
     /// Stops thread `lane` with `outcome`; its program counter stays at the instruction.
     fn stop(&mut self, lane: usize, outcome: Outcome) {
+        self.lanes.settle(self.group, self.pc);
         self.stopped = true;
         self.lanes.status[lane] = ThreadStatus::Done(outcome);
     }
@@ -1556,6 +1624,7 @@ impl Executor<'_, '_> {
                             ));
                         }
                     }
+                    self.lanes.calls = true;
                     self.threads[lane].frames.push(Frame {
                         return_pc: self.lanes.pc[lane] + 1,
                         callee: *target,
@@ -1577,6 +1646,14 @@ impl Executor<'_, '_> {
                 }
                 for &lane in lanes {
                     self.lanes.pc[lane] = *target;
+                }
+                return Ok(Control::Done);
+            }
+            InstructionKind::Ret if !self.lanes.calls => {
+                // No thread has a call frame: `ret` leaves the kernel.
+                self.stopped = true;
+                for &lane in lanes {
+                    self.lanes.status[lane] = ThreadStatus::Done(Outcome::Exited);
                 }
                 return Ok(Control::Done);
             }
@@ -2059,7 +2136,7 @@ impl Executor<'_, '_> {
             })
         };
         let thread = &self.threads[lane];
-        let steps = self.lanes.steps[lane];
+        let steps = self.lanes.steps[lane] + self.lanes.pending;
         let block = self.device.block;
         let linear = flatten(thread.tid, block);
         let threads = self.device.threads_per_cta();
