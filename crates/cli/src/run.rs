@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
 use ptxsim_exec::trace::{self, End, Filter, Format, Header, Line, Step, Trace};
-use ptxsim_exec::{Dim3, LowerError, Outcome, Program, report};
+use ptxsim_exec::{Dim3, LowerError, Outcome, Program, Words, report};
 use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::diag::decode_source;
 
@@ -202,13 +202,15 @@ pub(crate) fn load_arguments(specs: &[ArgumentSpec]) -> anyhow::Result<Vec<Argum
                     ty: *ty,
                     bits: *bits,
                 },
-                ArgumentSpec::File(path) => Argument::Buffer(
-                    std::fs::read(path)
+                ArgumentSpec::File(path) => Argument::Words(
+                    std::fs::File::open(path)
+                        .and_then(|file| {
+                            let size = file.metadata()?.len();
+                            Words::read_from(file, size)
+                        })
                         .with_context(|| format!("cannot read `{}`", path.display()))?,
                 ),
-                ArgumentSpec::Zeros(bytes) => {
-                    Argument::Buffer(vec![0; usize::try_from(*bytes).unwrap_or(usize::MAX)])
-                }
+                ArgumentSpec::Zeros(bytes) => Argument::Words(Words::zeros(*bytes)),
             })
         })
         .collect()
@@ -434,14 +436,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let Some(address) = addresses.get(*index).copied().flatten() else {
             continue;
         };
-        let bytes = device
-            .global
-            .buffer_at(address)
-            .map(|b| b.contents())
-            .unwrap_or_default();
-        std::fs::write(path, &bytes)
+        // An empty buffer holds no address: its file is written empty.
+        let buffer = device.global.buffer_at(address);
+        std::fs::File::create(path)
+            .and_then(|file| {
+                let mut file = std::io::BufWriter::new(file);
+                if let Some(buffer) = buffer {
+                    buffer.write_to(&mut file)?;
+                }
+                file.flush()
+            })
             .with_context(|| format!("cannot write `{}`", path.display()))?;
-        outputs.push((*index, path.clone(), bytes.len()));
+        outputs.push((*index, path.clone(), buffer.map_or(0, |b| b.len as usize)));
     }
     let launch_is_grid = block_threads > 1 || args.launch.grid != [1, 1, 1];
     let state = state(args, program, &result, &outputs, launch_is_grid);

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use crate::error::ExecError;
 use crate::ir::{Location, Program};
 use crate::machine::{Cta, Device, Dim3, Outcome, StepRecord, flatten, unflatten};
+use crate::memory::Words;
 use crate::report::{self, Stopped};
 
 /// CTAs run in parallel per batch; a failure stops the launch at the end of its batch.
@@ -171,6 +172,19 @@ pub enum Argument {
     },
     /// A global buffer with these initial bytes.
     Buffer(Vec<u8>),
+    /// A global buffer with these initial bytes, already in words (see [`Words::read_from`]).
+    Words(Words),
+}
+
+impl Argument {
+    /// The length in bytes of a buffer argument.
+    pub fn buffer_len(&self) -> Option<u64> {
+        match self {
+            Argument::Scalar { .. } => None,
+            Argument::Buffer(bytes) => Some(bytes.len() as u64),
+            Argument::Words(words) => Some(words.len()),
+        }
+    }
 }
 
 /// Why a launch could not be set up.
@@ -265,7 +279,7 @@ pub fn prepare<'p>(
                 }
                 (bits, bytes, None)
             }
-            Argument::Buffer(bytes) => {
+            Argument::Buffer(_) | Argument::Words(_) => {
                 if param.bytes != 8 {
                     return Err(error(format!(
                         "argument {index} is a buffer, but parameter {index} `{}` is a {}-byte \
@@ -275,7 +289,12 @@ pub fn prepare<'p>(
                         param.ty.name()
                     )));
                 }
-                let address = device.global.add(format!("argument {index}"), &bytes);
+                let words = match argument {
+                    Argument::Words(words) => words,
+                    Argument::Buffer(bytes) => Words::from_bytes(&bytes),
+                    Argument::Scalar { .. } => Words::default(),
+                };
+                let address = device.global.add_words(format!("argument {index}"), words);
                 (address, 8, Some(address))
             }
         };

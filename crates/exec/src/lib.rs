@@ -49,6 +49,7 @@ pub use machine::{
     Cta, DEFAULT_MAX_STEPS, Device, Dim3, Event, Machine, MemoryWrite, Outcome, StepRecord,
     ThreadRef, ThreadStatus, Write,
 };
+pub use memory::Words;
 pub use report::Stopped;
 
 use ptxsim_syntax::Diagnostic;

@@ -534,10 +534,11 @@ impl Cta {
     pub fn release_barrier(&mut self) -> bool {
         let status = &mut self.lanes.status;
         let waiting = status.contains(&ThreadStatus::AtBarrier);
-        let all_arrived = status
-            .iter()
-            .all(|s| matches!(s, ThreadStatus::AtBarrier | ThreadStatus::Done(_)));
-        if waiting && all_arrived {
+        if waiting
+            && status
+                .iter()
+                .all(|s| matches!(s, ThreadStatus::AtBarrier | ThreadStatus::Done(_)))
+        {
             for s in status.iter_mut() {
                 if *s == ThreadStatus::AtBarrier {
                     *s = ThreadStatus::Ready;
@@ -1770,17 +1771,13 @@ impl Executor<'_, '_> {
         let mut columns = std::mem::take(self.columns);
         self.gather(lanes, address.base, 64, &mut columns.a);
         columns.out.clear();
-        let global = &self.device.global;
         let offset = address.offset as u64;
-        let mut faulted = false;
-        columns.out.extend(columns.a.iter().map(|&base| {
-            global
-                .load(base.wrapping_add(offset), bytes)
-                .unwrap_or_else(|_| {
-                    faulted = true;
-                    0
-                })
-        }));
+        let addresses = columns.a.iter().map(|&base| base.wrapping_add(offset));
+        let faulted = self
+            .device
+            .global
+            .load_each(addresses, bytes, &mut columns.out)
+            .is_err();
         if !faulted {
             self.scatter(lanes, put, &columns.out);
         }

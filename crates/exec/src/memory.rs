@@ -20,6 +20,7 @@
 //! one atomic operation.
 
 use std::fmt;
+use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use ptxsim_isa::ops::Space;
@@ -165,6 +166,86 @@ fn byte_mask(bytes: u32) -> u64 {
     }
 }
 
+/// The initial contents of a buffer as little-endian 64-bit words (the last one padded with
+/// zeros): the form global memory keeps, so that a buffer read from a file is not copied from
+/// a byte array again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Words {
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl Words {
+    /// `len` zero bytes.
+    pub fn zeros(len: u64) -> Self {
+        Self {
+            words: vec![0; usize::try_from(len.div_ceil(8)).unwrap_or(usize::MAX)],
+            len,
+        }
+    }
+
+    /// The bytes of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        let mut words = Self::default();
+        words.extend(bytes);
+        words
+    }
+
+    /// Everything `reader` yields, read in chunks (a file's bytes without holding them twice);
+    /// `expected` bytes (a file's size) are allocated at once.
+    pub fn read_from(mut reader: impl Read, expected: u64) -> io::Result<Self> {
+        let mut words = Self {
+            words: Vec::with_capacity(usize::try_from(expected.div_ceil(8)).unwrap_or(0)),
+            len: 0,
+        };
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            let read = match reader.read(&mut chunk) {
+                Ok(0) => return Ok(words),
+                Ok(read) => read,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(error),
+            };
+            words.extend(&chunk[..read]);
+        }
+    }
+
+    /// Appends bytes.
+    fn extend(&mut self, mut bytes: &[u8]) {
+        // Complete a partial last word first.
+        while self.len % 8 != 0 && !bytes.is_empty() {
+            let shift = (self.len % 8) * 8;
+            if let Some(last) = self.words.last_mut() {
+                *last |= u64::from(bytes[0]) << shift;
+            }
+            self.len += 1;
+            bytes = &bytes[1..];
+        }
+        let whole = bytes.chunks_exact(8);
+        let rest = whole.remainder();
+        self.words.extend(
+            whole.map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
+        );
+        self.len += (bytes.len() - rest.len()) as u64;
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.words.push(u64::from_le_bytes(word));
+            self.len += rest.len() as u64;
+        }
+    }
+
+    /// The length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// One global buffer: a launch argument or a `.global` variable.
 #[derive(Debug)]
 pub struct Buffer {
@@ -178,6 +259,23 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// Writes the buffer's bytes, as they are now, to `out`.
+    pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
+        let mut chunk = Vec::with_capacity(1 << 16);
+        let mut left = self.len;
+        for word in &self.words {
+            let bytes = word.load(Ordering::Relaxed).to_le_bytes();
+            let take = left.min(8) as usize;
+            chunk.extend_from_slice(&bytes[..take]);
+            left -= take as u64;
+            if chunk.len() >= 1 << 16 {
+                out.write_all(&chunk)?;
+                chunk.clear();
+            }
+        }
+        out.write_all(&chunk)
+    }
+
     /// The buffer's bytes, as they are now.
     pub fn contents(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.words.len() * 8);
@@ -203,24 +301,24 @@ impl GlobalMemory {
 
     /// Adds a buffer holding `bytes` and returns its address (a multiple of 256).
     pub fn add(&mut self, name: impl Into<String>, bytes: &[u8]) -> u64 {
+        self.add_words(name, Words::from_bytes(bytes))
+    }
+
+    /// Adds a buffer holding `words` and returns its address (a multiple of 256).
+    pub fn add_words(&mut self, name: impl Into<String>, words: Words) -> u64 {
         let base = match self.buffers.last() {
             Some(last) => {
                 (last.base + last.len.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN + BUFFER_ALIGN
             }
             None => GLOBAL_BASE,
         };
-        let words = bytes
-            .chunks(8)
-            .map(|chunk| {
-                let mut word = [0u8; 8];
-                word[..chunk.len()].copy_from_slice(chunk);
-                AtomicU64::new(u64::from_le_bytes(word))
-            })
-            .collect();
+        let len = words.len;
+        // Same size and alignment: the vector is converted in place.
+        let words = words.words.into_iter().map(AtomicU64::new).collect();
         self.buffers.push(Buffer {
             name: name.into(),
             base,
-            len: bytes.len() as u64,
+            len,
             words,
         });
         base
@@ -241,12 +339,35 @@ impl GlobalMemory {
     /// The word holding an aligned access of `bytes` at `address`, and the bit shift of the
     /// access inside it.
     fn word(&self, address: u64, bytes: u32) -> Result<(&AtomicU64, u32), FaultKind> {
+        let mut hint = usize::MAX;
+        self.word_near(address, bytes, &mut hint)
+    }
+
+    /// [`GlobalMemory::word`] that first tries the buffer at index `hint` (the one of the
+    /// previous access of a run of accesses) and sets `hint` to the buffer it found.
+    #[inline]
+    fn word_near(
+        &self,
+        address: u64,
+        bytes: u32,
+        hint: &mut usize,
+    ) -> Result<(&AtomicU64, u32), FaultKind> {
         if address == 0 {
             return Err(FaultKind::Null);
         }
         aligned(address, bytes)?;
-        let index = self.buffers.partition_point(|b| b.base <= address);
-        let Some(buffer) = index.checked_sub(1).and_then(|i| self.buffers.get(i)) else {
+        let index = match self.buffers.get(*hint) {
+            Some(b) if b.base <= address && address - b.base < b.len => *hint,
+            _ => {
+                let found = self.buffers.partition_point(|b| b.base <= address);
+                let Some(index) = found.checked_sub(1) else {
+                    return Err(FaultKind::Unmapped);
+                };
+                *hint = index;
+                index
+            }
+        };
+        let Some(buffer) = self.buffers.get(index) else {
             return Err(FaultKind::Unmapped);
         };
         let offset = address - buffer.base;
@@ -261,6 +382,24 @@ impl GlobalMemory {
             .get(usize::try_from(offset / 8).map_err(|_| FaultKind::OutOfBounds)?)
             .ok_or(FaultKind::OutOfBounds)?;
         Ok((word, ((offset % 8) * 8) as u32))
+    }
+
+    /// [`GlobalMemory::load`] of every address of `addresses` into `out`, in order; stops at
+    /// the first fault and returns it with the index of its address.
+    pub fn load_each(
+        &self,
+        addresses: impl Iterator<Item = u64>,
+        bytes: u32,
+        out: &mut Vec<u64>,
+    ) -> Result<(), (usize, FaultKind)> {
+        let mut hint = usize::MAX;
+        for (index, address) in addresses.enumerate() {
+            let (word, shift) = self
+                .word_near(address, bytes, &mut hint)
+                .map_err(|kind| (index, kind))?;
+            out.push((word.load(Ordering::Relaxed) >> shift) & byte_mask(bytes));
+        }
+        Ok(())
     }
 
     /// Loads `bytes` (1, 2, 4 or 8) little-endian bytes.
@@ -319,8 +458,9 @@ impl GlobalMemory {
         let mask = byte_mask(bytes);
         // The word being merged: its cell, the bits written so far and their values.
         let mut pending: Option<(&AtomicU64, u64, u64)> = None;
+        let mut hint = usize::MAX;
         for (index, (address, value)) in stores.enumerate() {
-            let (word, shift) = match self.word(address, bytes) {
+            let (word, shift) = match self.word_near(address, bytes, &mut hint) {
                 Ok(found) => found,
                 Err(kind) => {
                     fault(index, address, kind);
@@ -470,6 +610,52 @@ mod tests {
                 "{bytes}-byte stores"
             );
         }
+    }
+
+    /// A reader that hands out its bytes a few at a time, in chunks of varying length.
+    struct Dribble<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Dribble<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.step = self.step % 7 + 1;
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// Bytes read in chunks that split words anywhere land in the buffer as they were, and
+    /// `write_to` gives them back; zeros are zeros.
+    #[test]
+    fn words_keep_bytes_whatever_the_chunks() {
+        let bytes: Vec<u8> = (0..203u32).map(|i| (i * 37 + 11) as u8).collect();
+        for len in [0, 1, 7, 8, 9, 64, 203] {
+            let part = &bytes[..len];
+            let read = Words::read_from(
+                Dribble {
+                    bytes: part,
+                    step: 0,
+                },
+                3,
+            )
+            .unwrap();
+            assert_eq!(read, Words::from_bytes(part), "{len} bytes");
+            assert_eq!(read.len(), len as u64);
+            let mut memory = GlobalMemory::new();
+            memory.add_words("b", read);
+            let buffer = &memory.buffers()[0];
+            let mut out = Vec::new();
+            buffer.write_to(&mut out).unwrap();
+            assert_eq!(out, part, "{len} bytes");
+            assert_eq!(buffer.contents(), part);
+        }
+        let mut memory = GlobalMemory::new();
+        memory.add_words("z", Words::zeros(13));
+        assert_eq!(memory.buffers()[0].contents(), vec![0; 13]);
     }
 
     #[test]

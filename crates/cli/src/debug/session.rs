@@ -737,12 +737,12 @@ impl<'p> Session<'p> {
             self.program.params.iter().zip(&self.arguments).enumerate()
         {
             match (argument, self.addresses.get(index).copied().flatten()) {
-                (Argument::Buffer(bytes), Some(address)) => {
+                (Argument::Buffer(_) | Argument::Words(_), Some(address)) => {
                     let _ = writeln!(
                         text,
                         "  argument {index} {}: buffer of {} bytes at {address:#018x}",
                         param.name,
-                        bytes.len()
+                        argument.buffer_len().unwrap_or(0)
                     );
                 }
                 (Argument::Scalar { ty, bits }, _) => {
@@ -753,7 +753,7 @@ impl<'p> Session<'p> {
                         value_text(u128::from(*bits), *ty)
                     );
                 }
-                (Argument::Buffer(_), None) => {}
+                (Argument::Buffer(_) | Argument::Words(_), None) => {}
             }
         }
         if text.is_empty() {
