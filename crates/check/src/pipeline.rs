@@ -106,14 +106,10 @@ impl Work<'_> {
             if let Ok(mut checker) = checker.try_lock() {
                 self.check_ready(&mut checker);
                 if self.done.load(Ordering::Acquire) {
-                    return;
+                    break;
                 }
             }
-            let garbage = match self.garbage[worker].lock() {
-                Ok(mut garbage) => std::mem::take(&mut *garbage),
-                Err(_) => Vec::new(),
-            };
-            drop(garbage);
+            self.collect_garbage(worker);
             let piece = self.next_parse.fetch_add(1, Ordering::Relaxed);
             if piece < self.pieces() {
                 let Some(parsed) = self.parse(piece) else {
@@ -128,6 +124,17 @@ impl Work<'_> {
                 std::thread::sleep(std::time::Duration::from_micros(50));
             }
         }
+        // Once every piece is checked, no more garbage comes.
+        self.collect_garbage(worker);
+    }
+
+    /// Drops the checked pieces that worker `worker` parsed (on the worker's own thread).
+    fn collect_garbage(&self, worker: usize) {
+        let garbage = match self.garbage[worker].lock() {
+            Ok(mut garbage) => std::mem::take(&mut *garbage),
+            Err(_) => Vec::new(),
+        };
+        drop(garbage);
     }
 
     /// Checks the parsed pieces that are next in order.

@@ -364,3 +364,63 @@ fn chunked_parse_splits_between_functions() {
     assert_eq!(module.items.len(), 6);
     assert!((module, diagnostics) == parse_with(&source, true));
 }
+
+/// Lexes `source` with [`Lexer::next_fast`] and with the generated automaton alone; returns the
+/// first difference in tokens or diagnostics.
+fn lexer_difference(source: &str) -> Option<String> {
+    let mut slow = crate::lexer::Lexer::new(source);
+    let mut fast = crate::lexer::Lexer::new(source);
+    loop {
+        let (expected, got) = (slow.next(), fast.next_fast());
+        if expected != got {
+            return Some(format!("automaton: {expected:?}, by hand: {got:?}"));
+        }
+        if expected.is_none() {
+            break;
+        }
+    }
+    let (expected, got) = (slow.take_diagnostics(), fast.take_diagnostics());
+    (expected != got).then(|| format!("diagnostics differ: {expected:?} vs {got:?}"))
+}
+
+#[test]
+fn hand_lexing_is_invisible() {
+    let mut sources: Vec<String> = inputs().into_iter().map(|(_, text)| text).collect();
+    for tricky in [
+        ".reg .regs .reg::x .a:: .a::b::c .a::$ . .5 .version9 %tid.x %",
+        "a/b //c\n/* d */ e /* f",
+        "{{{(([[ ]])) }}} ]])) x",
+        "0x1F 0f3F800000 1.5e3 -2 \"s\" \"t",
+        "mov.u32 %r1, %r2;\u{b}\u{c}x\ty\r\nz £ é",
+        "",
+        "   ",
+        "// only a comment",
+    ] {
+        sources.push(tricky.to_string());
+    }
+    // Deeper than the nesting limit.
+    sources.push("{".repeat(300) + &"}".repeat(300));
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let texts = sources.clone();
+    for text in &texts {
+        // A few mutants of each: a cut at a random place and a random byte inserted.
+        for _ in 0..4 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let mut at = (rng % (text.len() as u64 + 1)) as usize;
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let choices = b"/*\"{}[]().:;%$_0aZ \n";
+            let inserted = char::from(choices[(rng >> 40) as usize % choices.len()]);
+            sources.push(format!("{}{inserted}{}", &text[..at], &text[at..]));
+            sources.push(text[at..].to_string());
+        }
+    }
+    for source in &sources {
+        if let Some(difference) = lexer_difference(source) {
+            panic!("{difference}\nin:\n{source}");
+        }
+    }
+}

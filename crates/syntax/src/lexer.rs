@@ -285,6 +285,131 @@ impl<'input> Lexer<'input> {
     }
 }
 
+/// Whether `byte` may continue an identifier or a dotted word.
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$'
+}
+
+/// The directive keyword a whole dotted word is, if any (as the `#[token]`s above).
+fn keyword(text: &str) -> Option<Tok<'_>> {
+    Some(match text {
+        ".version" => Tok::Version,
+        ".target" => Tok::Target,
+        ".address_size" => Tok::AddressSize,
+        ".file" => Tok::File,
+        ".loc" => Tok::Loc,
+        ".section" => Tok::Section,
+        ".pragma" => Tok::Pragma,
+        ".entry" => Tok::Entry,
+        ".func" => Tok::Func,
+        ".callprototype" => Tok::CallPrototype,
+        ".reg" => Tok::Reg,
+        ".param" => Tok::Param,
+        ".global" => Tok::Global,
+        ".const" => Tok::Const,
+        ".shared" => Tok::Shared,
+        ".local" => Tok::Local,
+        ".visible" => Tok::Visible,
+        ".extern" => Tok::Extern,
+        ".weak" => Tok::Weak,
+        ".common" => Tok::Common,
+        ".align" => Tok::Align,
+        _ => return None,
+    })
+}
+
+impl<'input> Lexer<'input> {
+    /// The next token, as [`Iterator::next`] gives it, with the common tokens (identifiers,
+    /// dotted words and directives, punctuation, after blanks and `//` comments) read by hand
+    /// rather than by the generated automaton; everything else is left to it.
+    /// `lexer_tests` checks that both give the same tokens.
+    pub(crate) fn next_fast(&mut self) -> Option<Spanned3<'input>> {
+        let source: &'input str = self.inner.source();
+        let bytes = source.as_bytes();
+        let end = self.inner.span().end;
+        let mut at = end;
+        loop {
+            match bytes.get(at) {
+                Some(b' ' | b'\t' | b'\r' | b'\n' | b'\x0c') => at += 1,
+                Some(b'/') if bytes.get(at + 1) == Some(&b'/') => {
+                    at = bytes[at..]
+                        .iter()
+                        .position(|&byte| byte == b'\n')
+                        .map_or(bytes.len(), |offset| at + offset);
+                }
+                _ => break,
+            }
+        }
+        let start = at;
+        let token = match *bytes.get(at)? {
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' | b'$' | b'%' => {
+                at += 1;
+                while bytes.get(at).is_some_and(|&byte| is_word_byte(byte)) {
+                    at += 1;
+                }
+                Tok::Ident(&source[start..at])
+            }
+            b'.' => {
+                at += 1;
+                let word = at;
+                while bytes.get(at).is_some_and(|&byte| is_word_byte(byte)) {
+                    at += 1;
+                }
+                if at == word {
+                    return self.next();
+                }
+                while bytes.get(at) == Some(&b':')
+                    && bytes.get(at + 1) == Some(&b':')
+                    && bytes.get(at + 2).is_some_and(|&byte| is_word_byte(byte))
+                {
+                    at += 3;
+                    while bytes.get(at).is_some_and(|&byte| is_word_byte(byte)) {
+                        at += 1;
+                    }
+                }
+                let text = &source[start..at];
+                keyword(text).unwrap_or(Tok::DotWord(text))
+            }
+            byte => {
+                let token = match byte {
+                    b',' => Tok::Comma,
+                    b';' => Tok::Semicolon,
+                    b':' => Tok::Colon,
+                    b'<' => Tok::Less,
+                    b'>' => Tok::Greater,
+                    b'+' => Tok::Plus,
+                    b'-' => Tok::Minus,
+                    b'!' => Tok::Bang,
+                    b'@' => Tok::At,
+                    b'|' => Tok::Pipe,
+                    b'=' => Tok::Equals,
+                    b'{' | b'(' | b'[' if self.depth < MAX_NESTING => {
+                        self.depth += 1;
+                        match byte {
+                            b'{' => Tok::LBrace,
+                            b'(' => Tok::LParen,
+                            _ => Tok::LBracket,
+                        }
+                    }
+                    b'}' | b')' | b']' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        match byte {
+                            b'}' => Tok::RBrace,
+                            b')' => Tok::RParen,
+                            _ => Tok::RBracket,
+                        }
+                    }
+                    _ => return self.next(),
+                };
+                at += 1;
+                token
+            }
+        };
+        self.inner.bump(at - end);
+        Some(Ok((start, token, at)))
+    }
+}
+
 /// One item of the token stream: `(start, token, end)` or an error.
 pub type Spanned3<'input> = Result<(usize, Tok<'input>, usize), LexError>;
 
