@@ -5,7 +5,7 @@
 use divan::{Bencher, black_box};
 use ptxsim_softfloat::pack::cvt_half2_to_x2;
 use ptxsim_softfloat::{
-    Flags, Rounding, Type, convert, f32_to_bf16, f32_to_e2m1, f32_to_e4m3, f32_to_f16,
+    Flags, Rounding, Type, convert, convert_each, f32_to_bf16, f32_to_e2m1, f32_to_e4m3, f32_to_f16,
 };
 
 fn main() {
@@ -168,5 +168,28 @@ fn convert_general_f32_to_e4m3_kernel_inputs(b: Bencher) {
                     .bits,
                 )
             })
+        });
+}
+
+/// The kernel benchmark's inputs through the batch entry point the executor uses for a CTA.
+#[divan::bench]
+fn convert_each_f32_to_e4m3_kernel_inputs(b: Bencher) {
+    let bytes = include_bytes!("../../../tests/kernels/common/f32.bin");
+    let v: Vec<u64> = bytes
+        .chunks_exact(4)
+        .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+        .collect();
+    let mut work = v.clone();
+    b.counter(divan::counter::ItemsCount::new(v.len()))
+        .bench_local(|| {
+            work.copy_from_slice(&v);
+            convert_each(
+                &mut work,
+                black_box(Type::F32),
+                black_box(Type::E4m3),
+                black_box(Rounding::Rn),
+                black_box(Flags::SATFINITE),
+            );
+            work[0]
         });
 }
