@@ -424,3 +424,31 @@ fn hand_lexing_is_invisible() {
         }
     }
 }
+
+/// The item parser gives what the grammar gives for a whole piece (or gives up where it does),
+/// including where its guess at the end of an item it hands to the grammar is wrong.
+#[test]
+fn item_parser_is_invisible() {
+    let mut sources: Vec<String> = inputs().into_iter().map(|(_, text)| text).collect();
+    let header = ".version 8.5\n.target sm_90\n.address_size 64\n";
+    for tricky in [
+        // The guess ends after `}` of an initializer that a second declarator follows.
+        ".global .u32 a[2] = {1, 2}, b;\n.visible .entry k()\n{\n\tret;\n}\n",
+        // A `.file` without `;`, a pragma in a body, a prototype and branch targets.
+        ".file 1 \"a.cu\"\n.func f()\n{\n\t.pragma \"nounroll\";\n\tret;\n}\n",
+        ".entry k()\n{\n\tp: .callprototype ()_ (.param .b32 _);\n\tt: .branchtargets l;\nl:\n\tret;\n}\n",
+        // Items the item parser leaves to the grammar, and a syntax error in the last one.
+        ".extern .func (.param .b32 r) g(.param .b32 x);\n.global .align 8 .b8 t[4] = {1,2,3,4};\n",
+        ".entry k()\n{\n\tmov.u32 %r1 %r2;\n}\n",
+        ".entry k() .maxntid 32, 1, 1 .noreturn\n{\n\t{\n\t\tret;\n\t}\n}\n.reg .b32 r;\n",
+    ] {
+        sources.push(format!("{header}{tricky}"));
+    }
+    for source in &sources {
+        let by_items = crate::items::parse_piece(source, 0, source.len())
+            .map(|elements| crate::parser::fold(source, elements));
+        let by_grammar = parse_chunk(source, 0, source.len())
+            .map(|elements| crate::parser::fold(source, elements));
+        assert_eq!(by_items, by_grammar, "in:\n{source}");
+    }
+}
