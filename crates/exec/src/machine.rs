@@ -589,14 +589,7 @@ impl Cta {
         let result = 'run: loop {
             if !converged {
                 match self.gather(&mut group) {
-                    Some((lowest, all)) => {
-                        (pc, converged) = (lowest, all);
-                        bound = group
-                            .iter()
-                            .map(|&i| self.lanes.steps[i])
-                            .max()
-                            .unwrap_or(0);
-                    }
+                    Some((lowest, all, most)) => (pc, converged, bound) = (lowest, all, most),
                     None if self.release_barrier() => {
                         flush(&mut buffered);
                         continue;
@@ -656,30 +649,28 @@ impl Cta {
         result
     }
 
-    /// Collects into `group` the threads that can run and share the lowest program counter;
-    /// `None` when no thread can run, else that counter and whether every thread that can run
-    /// is in `group`.
-    fn gather(&self, group: &mut Vec<usize>) -> Option<(usize, bool)> {
-        let ready = |s: &ThreadStatus| matches!(s, ThreadStatus::Ready);
-        let (pcs, status) = (&self.lanes.pc, &self.lanes.status);
-        let pc = status
-            .iter()
-            .zip(pcs)
-            .filter(|(s, _)| ready(s))
-            .map(|(_, &pc)| pc)
-            .min()?;
+    /// Collects into `group` the threads that can run and share the lowest program counter,
+    /// in one pass; `None` when no thread can run, else that counter, whether every thread
+    /// that can run is in `group`, and the largest step count in `group`.
+    fn gather(&self, group: &mut Vec<usize>) -> Option<(usize, bool, u64)> {
+        let lanes = &self.lanes;
         group.clear();
-        let mut all = true;
-        for (index, (s, &at)) in status.iter().zip(pcs).enumerate() {
-            if ready(s) {
-                if at == pc {
-                    group.push(index);
-                } else {
-                    all = false;
-                }
+        let (mut pc, mut ready, mut bound) = (usize::MAX, 0, 0);
+        for (index, (status, &at)) in lanes.status.iter().zip(&lanes.pc).enumerate() {
+            if !matches!(status, ThreadStatus::Ready) {
+                continue;
+            }
+            ready += 1;
+            if at < pc {
+                (pc, bound) = (at, 0);
+                group.clear();
+            }
+            if at == pc {
+                group.push(index);
+                bound = bound.max(lanes.steps[index]);
             }
         }
-        Some((pc, all))
+        (!group.is_empty()).then_some((pc, group.len() == ready, bound))
     }
 
     /// Puts every thread back at the first instruction with zeroed registers and memory, as
