@@ -2019,11 +2019,19 @@ impl Executor<'_, '_> {
             .filter(|_| extension.narrow())
             .and_then(|first| self.lanes.low.get_mut(base + first..base + first + count));
         match row {
-            Some(row) => {
-                for (slot, &value) in row.iter_mut().zip(values) {
-                    *slot = extension.apply64(value);
+            Some(row) => match extension.mask64() {
+                // No sign extension: a plain mask, which the compiler vectorises.
+                Some(mask) => {
+                    for (slot, &value) in row.iter_mut().zip(values) {
+                        *slot = value & mask;
+                    }
                 }
-            }
+                None => {
+                    for (slot, &value) in row.iter_mut().zip(values) {
+                        *slot = extension.apply64(value);
+                    }
+                }
+            },
             None => {
                 for (&lane, &value) in lanes.iter().zip(values) {
                     let new = extension.apply(u128::from(value));

@@ -74,6 +74,13 @@ impl Extension {
         self.register_mask <= u128::from(u64::MAX)
     }
 
+    /// For a register of at most 64 bits whose value needs no sign extension: the mask that
+    /// [`Extension::apply64`] then amounts to.
+    #[inline(always)]
+    pub fn mask64(self) -> Option<u64> {
+        (self.sign_shift == 0).then_some((self.source_mask & self.register_mask) as u64)
+    }
+
     /// [`Extension::apply`] for a register of at most 64 bits (see [`Extension::narrow`]),
     /// without branches: the sign bit is shifted to bit 63 and back arithmetically.
     #[inline(always)]
@@ -165,6 +172,9 @@ mod tests {
                         rule.apply(u128::from(value)),
                         "{instruction} into {register}: {value:#x}"
                     );
+                    if let Some(mask) = rule.mask64() {
+                        assert_eq!(u128::from(value & mask), rule.apply(u128::from(value)));
+                    }
                     checked += 1;
                 }
             }
