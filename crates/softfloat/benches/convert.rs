@@ -123,62 +123,52 @@ fn convert_general_f64_to_s32(b: Bencher) {
     });
 }
 
+/// `convert` with every argument known only at run time (as the executor calls it), summed.
+fn convert_general_sum(values: &[u32]) -> u64 {
+    values.iter().fold(0u64, |a, &x| {
+        a.wrapping_add(
+            convert(
+                u64::from(x),
+                black_box(Type::F32),
+                black_box(Type::E4m3),
+                black_box(Rounding::Rn),
+                black_box(Flags::SATFINITE),
+                None,
+            )
+            .bits,
+        )
+    })
+}
+
+/// The inputs of the `f32_to_e4m3` kernel benchmark (tests/kernels/common/f32.bin: specials,
+/// boundaries, random values).
+fn kernel_inputs() -> Vec<u32> {
+    include_bytes!("../../../tests/kernels/common/f32.bin")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 /// The general entry point with the types known only at run time (as the executor calls it).
 #[divan::bench]
 fn convert_general_f32_to_e4m3(b: Bencher) {
     let v = inputs(N);
-    b.counter(divan::counter::ItemsCount::new(N)).bench(|| {
-        v.iter().fold(0u64, |a, &x| {
-            a.wrapping_add(
-                convert(
-                    u64::from(x),
-                    black_box(Type::F32),
-                    black_box(Type::E4m3),
-                    black_box(Rounding::Rn),
-                    black_box(Flags::SATFINITE),
-                    None,
-                )
-                .bits,
-            )
-        })
-    });
+    b.counter(divan::counter::ItemsCount::new(N))
+        .bench(|| convert_general_sum(&v));
 }
 
-/// The inputs of the `f32_to_e4m3` kernel benchmark (tests/kernels/common/f32.bin: specials,
-/// boundaries, random values) through the general entry point, as the executor calls it.
+/// The kernel benchmark's inputs through the general entry point.
 #[divan::bench]
 fn convert_general_f32_to_e4m3_kernel_inputs(b: Bencher) {
-    let bytes = include_bytes!("../../../tests/kernels/common/f32.bin");
-    let v: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let v = kernel_inputs();
     b.counter(divan::counter::ItemsCount::new(v.len()))
-        .bench(|| {
-            v.iter().fold(0u64, |a, &x| {
-                a.wrapping_add(
-                    convert(
-                        u64::from(x),
-                        black_box(Type::F32),
-                        black_box(Type::E4m3),
-                        black_box(Rounding::Rn),
-                        black_box(Flags::SATFINITE),
-                        None,
-                    )
-                    .bits,
-                )
-            })
-        });
+        .bench(|| convert_general_sum(&v));
 }
 
 /// The kernel benchmark's inputs through the batch entry point the executor uses for a CTA.
 #[divan::bench]
 fn convert_each_f32_to_e4m3_kernel_inputs(b: Bencher) {
-    let bytes = include_bytes!("../../../tests/kernels/common/f32.bin");
-    let v: Vec<u64> = bytes
-        .chunks_exact(4)
-        .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-        .collect();
+    let v: Vec<u64> = kernel_inputs().into_iter().map(u64::from).collect();
     let mut work = v.clone();
     b.counter(divan::counter::ItemsCount::new(v.len()))
         .bench_local(|| {

@@ -136,6 +136,22 @@ pub fn cvt_x2_to_half2(a: u16, from: Type, to: Type, flags: Flags) -> u32 {
     (hi << 16) | (lo & 0xffff)
 }
 
+/// Converts the column `a` (the upper inputs) and the column `b` (the lower inputs) of a
+/// two-input form and leaves `pack(hi, lo)` of each pair in `a`.
+fn pairs_each(
+    (a, b): (&mut [u64], &mut [u64]),
+    (from, to): (Type, Type),
+    rounding: Rounding,
+    flags: Flags,
+    pack: impl Fn(u32, u32) -> u32,
+) {
+    convert_each(a, from, to, rounding, flags);
+    convert_each(b, from, to, rounding, flags);
+    for (hi, &lo) in a.iter_mut().zip(b.iter()) {
+        *hi = u64::from(pack(*hi as u32, lo as u32));
+    }
+}
+
 /// [`cvt_f32x2_to_half2`] for many operand pairs, for every rounding but `.rs`: `a[i]` and
 /// `b[i]` are the inputs (low 32 bits); on return `a[i]` holds the result. One dispatch on the
 /// types for all of them (see [`convert_each`]); the results are those of the scalar function.
@@ -146,11 +162,9 @@ pub fn cvt_f32x2_to_half2_each(
     rounding: Rounding,
     flags: Flags,
 ) {
-    convert_each(a, Type::F32, to, rounding, flags);
-    convert_each(b, Type::F32, to, rounding, flags);
-    for (hi, &lo) in a.iter_mut().zip(b.iter()) {
-        *hi = u64::from(((*hi as u32) << 16) | (lo as u32 & 0xffff));
-    }
+    pairs_each((a, b), (Type::F32, to), rounding, flags, |hi, lo| {
+        (hi << 16) | (lo & 0xffff)
+    });
 }
 
 /// [`cvt_f32x2_to_x2`] for many operand pairs (see [`cvt_f32x2_to_half2_each`]).
@@ -161,12 +175,10 @@ pub fn cvt_f32x2_to_x2_each(
     rounding: Rounding,
     flags: Flags,
 ) {
-    convert_each(a, Type::F32, to, rounding, flags);
-    convert_each(b, Type::F32, to, rounding, flags);
     let lane = lane_bits(to);
-    for (hi, &lo) in a.iter_mut().zip(b.iter()) {
-        *hi = u64::from((((*hi as u32) << lane) | lo as u32) as u16);
-    }
+    pairs_each((a, b), (Type::F32, to), rounding, flags, |hi, lo| {
+        u32::from(((hi << lane) | lo) as u16)
+    });
 }
 
 /// [`cvt_half2_to_x2`] for many operands: `a[i]` is the input (low 32 bits) and on return
@@ -184,12 +196,10 @@ pub fn cvt_half2_to_x2_each(
     for x in a.iter_mut() {
         *x = (*x >> 16) & 0xffff;
     }
-    convert_each(a, from, to, rounding, flags);
-    convert_each(lo, from, to, rounding, flags);
     let lane = lane_bits(to);
-    for (hi, &lo) in a.iter_mut().zip(lo.iter()) {
-        *hi = u64::from((((*hi as u32) << lane) | lo as u32) as u16);
-    }
+    pairs_each((a, lo), (from, to), rounding, flags, |hi, lo| {
+        u32::from(((hi << lane) | lo) as u16)
+    });
 }
 
 /// [`cvt_x2_to_half2`] for many operands: `a[i]` is the input (low 16 bits) and on return
@@ -202,11 +212,9 @@ pub fn cvt_x2_to_half2_each(a: &mut [u64], lo: &mut Vec<u64>, from: Type, to: Ty
     for x in a.iter_mut() {
         *x = ((*x & 0xffff) >> lane) & mask;
     }
-    convert_each(a, from, to, Rounding::Rn, flags);
-    convert_each(lo, from, to, Rounding::Rn, flags);
-    for (hi, &lo) in a.iter_mut().zip(lo.iter()) {
-        *hi = u64::from(((*hi as u32) << 16) | (lo as u32 & 0xffff));
-    }
+    pairs_each((a, lo), (from, to), Rounding::Rn, flags, |hi, lo| {
+        (hi << 16) | (lo & 0xffff)
+    });
 }
 
 /// `cvt.rs{.relu}.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32 d, {a, b, e, f}, rbits`:
