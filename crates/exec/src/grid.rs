@@ -1,7 +1,8 @@
 //! Launches: kernel arguments, the grid of CTAs, and running it on the host's cores.
 //!
 //! CTAs run independently (PTX gives no ordering between CTAs without atomics or fences), so
-//! a launch runs batches of [`BATCH`] CTAs in parallel (rayon) and then handles their results
+//! a launch runs batches of CTAs ([`BATCH`], then twice as many each time up to [`MAX_BATCH`];
+//! the sizes do not depend on the host) in parallel (rayon) and then handles their results
 //! in CTA order: traces are written in CTA order, the first failure is the lowest-numbered
 //! CTA's, and a failure stops the launch after its batch. Results therefore do not depend on
 //! the number of host threads. A program with `atom`/`red` runs its CTAs one at a time, in
@@ -23,8 +24,14 @@ use crate::machine::{Cta, Device, Dim3, Outcome, StepRecord, flatten, unflatten}
 use crate::memory::Words;
 use crate::report::{self, Stopped};
 
-/// CTAs run in parallel per batch; a failure stops the launch at the end of its batch.
+/// CTAs run in parallel per batch; a failure stops the launch at the end of its batch. The
+/// first batch has this many CTAs; each next one twice as many as the one before, up to
+/// [`MAX_BATCH`] (a failure early in a launch stops it soon; long launches synchronise the host
+/// threads seldom).
 pub const BATCH: u64 = 64;
+
+/// The largest batch of CTAs.
+pub const MAX_BATCH: u64 = 256;
 
 /// A launch argument as written on the command line: `TYPE:VALUE`, `buf:PATH` or `zeros:N`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -470,8 +477,10 @@ pub fn run_grid(
     };
     let mut reused = None;
     let mut start = 0;
+    let mut batch = BATCH;
     while start < total && run.failure.is_none() {
-        let end = total.min(start + BATCH);
+        let end = total.min(start + batch);
+        batch = (batch * 2).min(MAX_BATCH);
         let reports: Vec<CtaReport> = match &pool {
             Some(pool) => pool.install(|| {
                 (start..end)
