@@ -2005,8 +2005,16 @@ impl Executor<'_, '_> {
     /// Writes `values` (one per lane of `lanes`) by the rule `put`.
     #[inline(always)]
     fn scatter(&mut self, lanes: &[usize], put: &Put, values: &[u64]) {
+        self.emit(lanes, put, values.iter().copied());
+    }
+
+    /// Writes the values `values` yields (one per lane of `lanes`) by the rule `put`: straight
+    /// into the register's row when the lanes are consecutive, the register is at most 64 bits
+    /// wide (it has no high half) and nothing is recorded; else lane by lane.
+    #[inline(always)]
+    fn emit(&mut self, lanes: &[usize], put: &Put, values: impl Iterator<Item = u64>) {
         if self.writes.is_some() {
-            for (&lane, &value) in lanes.iter().zip(values) {
+            for (&lane, value) in lanes.iter().zip(values) {
                 self.put(lane, put, u128::from(value));
             }
             return;
@@ -2014,26 +2022,23 @@ impl Executor<'_, '_> {
         let extension = put.extension;
         let base = put.register.index() * self.lanes.count;
         let count = lanes.len();
-        // A register of at most 64 bits has no high half: its row of low halves is all of it.
         let row = run_start(lanes)
             .filter(|_| extension.narrow())
             .and_then(|first| self.lanes.low.get_mut(base + first..base + first + count));
-        match row {
-            Some(row) => match extension.mask64() {
-                // No sign extension: a plain mask, which the compiler vectorises.
-                Some(mask) => {
-                    for (slot, &value) in row.iter_mut().zip(values) {
-                        *slot = value & mask;
-                    }
+        match (row, extension.mask64()) {
+            // No sign extension: a plain mask, which the compiler vectorises.
+            (Some(row), Some(mask)) => {
+                for (slot, value) in row.iter_mut().zip(values) {
+                    *slot = value & mask;
                 }
-                None => {
-                    for (slot, &value) in row.iter_mut().zip(values) {
-                        *slot = extension.apply64(value);
-                    }
+            }
+            (Some(row), None) => {
+                for (slot, value) in row.iter_mut().zip(values) {
+                    *slot = extension.apply64(value);
                 }
-            },
-            None => {
-                for (&lane, &value) in lanes.iter().zip(values) {
+            }
+            (None, _) => {
+                for (&lane, value) in lanes.iter().zip(values) {
                     let new = extension.apply(u128::from(value));
                     self.lanes.set(lane, put.register, new);
                 }
@@ -2046,9 +2051,8 @@ impl Executor<'_, '_> {
     fn map1(&mut self, lanes: &[usize], a: (Source, u32), put: &Put, f: impl Fn(u64) -> u64) {
         let mut columns = std::mem::take(self.columns);
         self.gather(lanes, a.0, a.1, &mut columns.a);
-        columns.out.clear();
-        columns.out.extend(columns.a.iter().map(|&a| f(a)));
-        self.scatter(lanes, put, &columns.out);
+        let values = columns.a.iter().map(|&a| f(a));
+        self.emit(lanes, put, values);
         *self.columns = columns;
     }
 
@@ -2065,11 +2069,8 @@ impl Executor<'_, '_> {
         let mut columns = std::mem::take(self.columns);
         self.gather(lanes, a.0, a.1, &mut columns.a);
         self.gather(lanes, b.0, b.1, &mut columns.b);
-        columns.out.clear();
-        columns
-            .out
-            .extend(columns.a.iter().zip(&columns.b).map(|(&a, &b)| f(a, b)));
-        self.scatter(lanes, put, &columns.out);
+        let values = columns.a.iter().zip(&columns.b).map(|(&a, &b)| f(a, b));
+        self.emit(lanes, put, values);
         *self.columns = columns;
     }
 
@@ -2086,16 +2087,13 @@ impl Executor<'_, '_> {
         self.gather(lanes, a.0, a.1, &mut columns.a);
         self.gather(lanes, b.0, b.1, &mut columns.b);
         self.gather(lanes, c.0, c.1, &mut columns.c);
-        columns.out.clear();
-        columns.out.extend(
-            columns
-                .a
-                .iter()
-                .zip(&columns.b)
-                .zip(&columns.c)
-                .map(|((&a, &b), &c)| f(a, b, c)),
-        );
-        self.scatter(lanes, put, &columns.out);
+        let values = columns
+            .a
+            .iter()
+            .zip(&columns.b)
+            .zip(&columns.c)
+            .map(|((&a, &b), &c)| f(a, b, c));
+        self.emit(lanes, put, values);
         *self.columns = columns;
     }
 
