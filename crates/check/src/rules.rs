@@ -37,8 +37,8 @@ use std::cell::RefCell;
 #[derive(Debug, Clone, Default)]
 pub struct ModuleSetting {
     /// The target instructions are checked for: the `--target` override if there is one, else
-    /// the first `sm_XX`/`compute_XX` entry of the `.target` directive that names an
-    /// architecture.
+    /// the last entry of the `.target` directive that names an architecture (`sm_XX`,
+    /// `compute_XX`): ptxas 13.5 gates instructions by the last one of `.target sm_80, sm_90`.
     pub target: Option<Target>,
     /// The span of the `.target` entry (or of the whole directive when no entry names an
     /// architecture), if the module has a `.target` directive.
@@ -69,7 +69,7 @@ impl ModuleSetting {
             if let Some(entry) = list
                 .value
                 .iter()
-                .find(|entry| names_architecture(entry.as_str()))
+                .rfind(|entry| names_architecture(entry.as_str()))
             {
                 setting.target_span = Some(entry.span);
                 setting.target = Target::parse(entry.as_str()).ok();
@@ -693,32 +693,51 @@ fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Op
 }
 
 /// Checks the module's `.version` against its `.target` (or the override), and that the
-/// `.target` names an architecture.
+/// `.target` names an architecture. Every architecture of a `.target` list is checked (ptxas
+/// 13.5 rejects `.version 7.0` with `.target sm_90, sm_80`), the one instructions are gated by
+/// last.
 pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut Vec<Diagnostic>) {
-    let Some(target_span) = setting.target_span else {
+    if setting.overridden {
+        if let (Some(target), Some(span)) = (setting.target, setting.target_span) {
+            check_module_target(setting, "", Some(target), span, diagnostics);
+        }
+        return;
+    }
+    let Some(list) = &module.target else {
         return;
     };
-    let Some(target) = setting.target else {
-        // The `.target` entry that looks like an architecture but is none.
-        if let Some(list) = &module.target
-            && let Some(entry) = list
-                .value
-                .iter()
-                .find(|entry| names_architecture(entry.as_str()))
-        {
-            diagnostics.push(
-                Diagnostic::error(
-                    UNKNOWN_TARGET,
-                    format!(
-                        "`{}` is not a target architecture (expected sm_XX, sm_XXa, sm_XXf or \
-                         compute_XX)",
-                        entry.value
-                    ),
-                    entry.span,
-                )
-                .with_help("name a GPU architecture, e.g. `.target sm_90`"),
-            );
-        }
+    for entry in list
+        .value
+        .iter()
+        .filter(|entry| names_architecture(entry.as_str()))
+    {
+        let target = Target::parse(entry.as_str()).ok();
+        check_module_target(setting, entry.as_str(), target, entry.span, diagnostics);
+    }
+}
+
+/// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
+/// parse) at `target_span`.
+fn check_module_target(
+    setting: &ModuleSetting,
+    name: &str,
+    target: Option<Target>,
+    target_span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(target) = target else {
+        // A `.target` entry that looks like an architecture but is none.
+        diagnostics.push(
+            Diagnostic::error(
+                UNKNOWN_TARGET,
+                format!(
+                    "`{name}` is not a target architecture (expected sm_XX, sm_XXa, sm_XXf or \
+                     compute_XX)"
+                ),
+                target_span,
+            )
+            .with_help("name a GPU architecture, e.g. `.target sm_90`"),
+        );
         return;
     };
     let Some(version) = setting.version else {
