@@ -256,6 +256,7 @@ fn rule_code(code: RuleCode) -> &'static str {
         RuleCode::SinkIllegal => "E0324",
         RuleCode::LiteralKind => "E0326",
         RuleCode::SpecialRegister => "E0328",
+        RuleCode::FunctionAddressType => "E0329",
     }
 }
 
@@ -563,7 +564,12 @@ fn violation_diagnostic(
                 .find(|r| r.operand == operand && r.element == Some(element)),
         ),
     };
-    let mut diagnostic = Diagnostic::error(rule_code(violation.code), violation.rule.clone(), span);
+    let code = rule_code(violation.code);
+    let mut diagnostic = if violation.code.is_warning() {
+        Diagnostic::warning(code, violation.rule.clone(), span)
+    } else {
+        Diagnostic::error(code, violation.rule.clone(), span)
+    };
     if violation.code == RuleCode::RegisterType
         && let Some(register) = register
     {

@@ -1132,7 +1132,11 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             .iter()
             .map(|operand| self.shape(operand))
             .collect();
-        let violations = ptxsim_isa::validate(&form, &shapes);
+        // Warnings (the instruction is accepted) do not stop the run.
+        let violations: Vec<_> = ptxsim_isa::validate(&form, &shapes)
+            .into_iter()
+            .filter(|violation| !violation.code.is_warning())
+            .collect();
         if !violations.is_empty() {
             for violation in violations {
                 let span = match violation.location {

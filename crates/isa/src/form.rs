@@ -354,10 +354,20 @@ pub enum RuleCode {
     LiteralKind,
     /// A special register where it may not stand, or of the wrong width.
     SpecialRegister,
+    /// A function's address moved into a type other than `.u32`/`.b32`/`.u64`/`.b64`: a
+    /// warning (ptxas 13.5: "Unexpected instruction types specified for 'mov instruction with
+    /// function address operand'"), the instruction is accepted.
+    FunctionAddressType,
 }
 
 impl RuleCode {
     /// A stable kebab-case name for diagnostic codes, e.g. `"rounding-required"`.
+    /// Whether a broken rule of this kind is a warning (the instruction is still accepted)
+    /// rather than an error.
+    pub const fn is_warning(self) -> bool {
+        matches!(self, RuleCode::FunctionAddressType)
+    }
+
     pub const fn name(self) -> &'static str {
         match self {
             RuleCode::RoundingRequired => "rounding-required",
@@ -377,6 +387,7 @@ impl RuleCode {
             RuleCode::SinkIllegal => "sink-illegal",
             RuleCode::LiteralKind => "literal-kind",
             RuleCode::SpecialRegister => "special-register",
+            RuleCode::FunctionAddressType => "function-address-type",
         }
     }
 }

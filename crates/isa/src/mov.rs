@@ -1,7 +1,8 @@
 //! `mov` (PTX ISA 9.7.9.4): the scalar form and the pack/unpack form.
 
 use crate::form::{
-    DecodeError, DecodeErrorKind, Element, Indexed, Location, Operand, RuleCode, Violation,
+    DecodeError, DecodeErrorKind, Element, Indexed, Location, Operand, RuleCode, SymbolKind,
+    Violation,
 };
 use crate::layout::literal_violation;
 use crate::operand_size::{DestinationRule, SourceRule, destination_rule, source_rule};
@@ -175,6 +176,21 @@ fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violati
             Location::Operand(index),
             format!("mov{ty} cannot take an address: use an integer or bit type"),
         )),
+        Operand::Symbol(SymbolKind::Function)
+            if !destination && !matches!(ty, Type::U32 | Type::B32 | Type::U64 | Type::B64) =>
+        {
+            out.push(
+                Violation::new(
+                    RuleCode::FunctionAddressType,
+                    Location::Operand(index),
+                    format!(
+                        "a function's address is moved with mov.u32, mov.b32, mov.u64 or \
+                         mov.b64, not mov{ty}"
+                    ),
+                )
+                .with_fix("use mov.u64 (mov.u32 with .address_size 32)"),
+            )
+        }
         Operand::Symbol(_) if !destination => {}
         Operand::Address => out.push(Violation::new(
             RuleCode::OperandShape,
