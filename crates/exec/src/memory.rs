@@ -261,19 +261,18 @@ pub struct Buffer {
 impl Buffer {
     /// Writes the buffer's bytes, as they are now, to `out`.
     pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
-        let mut chunk = Vec::with_capacity(1 << 16);
-        let mut left = self.len;
-        for word in &self.words {
-            let bytes = word.load(Ordering::Relaxed).to_le_bytes();
-            let take = left.min(8) as usize;
-            chunk.extend_from_slice(&bytes[..take]);
-            left -= take as u64;
-            if chunk.len() >= 1 << 16 {
-                out.write_all(&chunk)?;
-                chunk.clear();
+        const WORDS: usize = 8192;
+        let mut chunk = vec![0u8; WORDS * 8];
+        let mut left = usize::try_from(self.len).unwrap_or(usize::MAX);
+        for words in self.words.chunks(WORDS) {
+            for (bytes, word) in chunk.chunks_exact_mut(8).zip(words) {
+                bytes.copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
             }
+            let take = left.min(words.len() * 8);
+            out.write_all(&chunk[..take])?;
+            left -= take;
         }
-        out.write_all(&chunk)
+        Ok(())
     }
 
     /// The buffer's bytes, as they are now.
