@@ -201,3 +201,74 @@ fn every_sample_kernel_matches_the_reference_outputs() {
         failures.join("\n")
     );
 }
+
+/// The two ways a CTA runs give the same results: in lockstep by columns with deferred counters
+/// (a launch without a trace) and one thread at a time with every step recorded (a traced
+/// launch, also what the debugger does). For each sample kernel (its first PTX file), the first
+/// CTA of its launch: the output buffers, the step count and the first thread's registers.
+#[test]
+fn lockstep_and_traced_runs_agree_on_every_sample_kernel() {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&read("tests/kernels/manifest.json")).expect("manifest parses");
+    let mut compared = 0;
+    for case in manifest["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().unwrap();
+        let entry = case["entry"].as_str().unwrap();
+        let block = {
+            let v = case["block"].as_array().unwrap();
+            [0, 1, 2].map(|i| v[i].as_u64().unwrap() as u32)
+        };
+        let arguments: Vec<Argument> = case["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(
+                |a| match ArgumentSpec::parse(a.as_str().unwrap()).unwrap() {
+                    ArgumentSpec::Scalar { ty, bits } => Argument::Scalar { ty, bits },
+                    ArgumentSpec::File(path) => Argument::Buffer(read(path.to_str().unwrap())),
+                    ArgumentSpec::Zeros(n) => Argument::Buffer(vec![0; n as usize]),
+                },
+            )
+            .collect();
+        let ptx = case["ptx"][0].as_str().unwrap();
+        let source = String::from_utf8(read(ptx)).unwrap();
+        let program = ptxsim_exec::load(&source, Some(entry)).expect("the sample loads");
+        let launch = |traced: bool| {
+            let (device, addresses) =
+                grid::prepare(&program, [1, 1, 1], block, 100_000, arguments.clone())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut lines = 0usize;
+            let mut sink = |_: &str| lines += 1;
+            let trace: Option<&mut dyn FnMut(&str)> = if traced { Some(&mut sink) } else { None };
+            let run = grid::run_grid(&device, GridOptions::default(), trace, None);
+            let buffers: Vec<Vec<u8>> = addresses
+                .iter()
+                .flatten()
+                .map(|&address| {
+                    device
+                        .global
+                        .buffer_at(address)
+                        .map(|b| b.contents())
+                        .unwrap_or_default()
+                })
+                .collect();
+            let registers = run
+                .inspected
+                .as_ref()
+                .map(|i| (i.registers.clone(), i.steps));
+            (run.steps, format!("{:?}", run.failure), registers, buffers)
+        };
+        let lockstep = launch(false);
+        let traced = launch(true);
+        assert_eq!(lockstep.0, traced.0, "{name}: step counts");
+        assert_eq!(lockstep.1, traced.1, "{name}: failures");
+        assert_eq!(
+            lockstep.2, traced.2,
+            "{name}: the first thread's registers and steps"
+        );
+        assert_eq!(lockstep.3, traced.3, "{name}: output buffers");
+        assert!(lockstep.0 > 0, "{name}: nothing ran");
+        compared += 1;
+    }
+    assert!(compared >= 52, "{compared} kernels compared");
+}
