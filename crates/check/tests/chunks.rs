@@ -39,6 +39,15 @@ fn inputs() -> Vec<(PathBuf, String)> {
         .collect()
 }
 
+/// `files` without the deliberately broken inputs.
+fn without_broken(files: &[(PathBuf, String)]) -> Vec<(PathBuf, String)> {
+    files
+        .iter()
+        .filter(|(path, _)| !path.to_string_lossy().contains("broken"))
+        .cloned()
+        .collect()
+}
+
 /// Checks `source` on one thread and on 2, 3 and 7, and in pieces of several sizes on 1 to 3
 /// threads; panics with `what` on a difference.
 fn assert_same(what: &str, source: &str) {
@@ -142,11 +151,7 @@ fn chunks_are_invisible_on_repository_files() {
 #[test]
 fn chunks_are_invisible_on_combined_modules() {
     let files = inputs();
-    let valid: Vec<_> = files
-        .iter()
-        .filter(|(path, _)| !path.to_string_lossy().contains("broken"))
-        .cloned()
-        .collect();
+    let valid = without_broken(&files);
     assert_same("all valid files", &combined(&valid));
     assert_same("all files", &combined(&files));
     let mut reversed = valid.clone();
@@ -157,11 +162,7 @@ fn chunks_are_invisible_on_combined_modules() {
 #[test]
 fn chunks_are_invisible_on_mutated_modules() {
     let files = inputs();
-    let valid: Vec<_> = files
-        .iter()
-        .filter(|(path, _)| !path.to_string_lossy().contains("broken"))
-        .cloned()
-        .collect();
+    let valid = without_broken(&files);
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut clean = 0;
     let cases = 120;
@@ -194,11 +195,7 @@ fn chunks_are_invisible_on_mutated_modules() {
 #[test]
 fn pieces_are_invisible_on_special_modules() {
     let files = inputs();
-    let valid: Vec<_> = files
-        .iter()
-        .filter(|(path, _)| !path.to_string_lossy().contains("broken"))
-        .cloned()
-        .collect();
+    let valid = without_broken(&files);
     let module = combined(&valid);
     let late_header = format!("{module}.target sm_80\n");
     assert_same("a .target after the functions", &late_header);

@@ -106,6 +106,22 @@ fn mismatches(
     bad
 }
 
+/// The launch arguments of a manifest case, with its buffer files read.
+fn arguments(case: &serde_json::Value) -> Vec<Argument> {
+    case["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(
+            |a| match ArgumentSpec::parse(a.as_str().unwrap()).unwrap() {
+                ArgumentSpec::Scalar { ty, bits } => Argument::Scalar { ty, bits },
+                ArgumentSpec::File(path) => Argument::Buffer(read(path.to_str().unwrap())),
+                ArgumentSpec::Zeros(n) => Argument::Buffer(vec![0; n as usize]),
+            },
+        )
+        .collect()
+}
+
 #[test]
 fn every_sample_kernel_matches_the_reference_outputs() {
     let manifest: serde_json::Value =
@@ -121,23 +137,7 @@ fn every_sample_kernel_matches_the_reference_outputs() {
             let v = case[key].as_array().unwrap();
             [0, 1, 2].map(|i| v[i].as_u64().unwrap() as u32)
         };
-        let specs: Vec<ArgumentSpec> = case["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| ArgumentSpec::parse(a.as_str().unwrap()).unwrap())
-            .collect();
-        let arguments: Vec<Argument> = specs
-            .iter()
-            .map(|spec| match spec {
-                ArgumentSpec::Scalar { ty, bits } => Argument::Scalar {
-                    ty: *ty,
-                    bits: *bits,
-                },
-                ArgumentSpec::File(path) => Argument::Buffer(read(path.to_str().unwrap())),
-                ArgumentSpec::Zeros(n) => Argument::Buffer(vec![0; *n as usize]),
-            })
-            .collect();
+        let arguments = arguments(case);
         for ptx in case["ptx"].as_array().unwrap() {
             let ptx = ptx.as_str().unwrap();
             runs += 1;
@@ -218,18 +218,7 @@ fn lockstep_and_traced_runs_agree_on_every_sample_kernel() {
             let v = case["block"].as_array().unwrap();
             [0, 1, 2].map(|i| v[i].as_u64().unwrap() as u32)
         };
-        let arguments: Vec<Argument> = case["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(
-                |a| match ArgumentSpec::parse(a.as_str().unwrap()).unwrap() {
-                    ArgumentSpec::Scalar { ty, bits } => Argument::Scalar { ty, bits },
-                    ArgumentSpec::File(path) => Argument::Buffer(read(path.to_str().unwrap())),
-                    ArgumentSpec::Zeros(n) => Argument::Buffer(vec![0; n as usize]),
-                },
-            )
-            .collect();
+        let arguments = arguments(case);
         let ptx = case["ptx"][0].as_str().unwrap();
         let source = String::from_utf8(read(ptx)).unwrap();
         let program = ptxsim_exec::load(&source, Some(entry)).expect("the sample loads");
