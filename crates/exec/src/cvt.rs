@@ -281,26 +281,16 @@ pub fn apply(op: &CvtOp, sources: &[u64]) -> u64 {
     }
 }
 
-/// Whether [`apply_each`] runs `op` (one dispatch for many lanes): the shapes with one or
-/// two value sources, without `.rs` random bits or scale factors.
-pub fn runs_each(op: &CvtOp) -> bool {
-    op.rounding != sf::Rounding::Rs
-        && !op.scaled
-        && matches!(
-            op.shape,
-            CvtShape::Scalar { .. }
-                | CvtShape::F32x2ToHalf2 { .. }
-                | CvtShape::F32x2ToX2 { .. }
-                | CvtShape::Half2ToX2 { .. }
-                | CvtShape::X2ToHalf2 { .. }
-        )
-}
-
-/// [`apply`] for many lanes at once when [`runs_each`] says so: `a[i]` holds lane `i`'s first
+/// [`apply`] for many lanes at once (one dispatch for all of them) for the shapes with one or
+/// two value sources, without `.rs` random bits or scale factors: `a[i]` holds lane `i`'s first
 /// source (chopped) and, for the two-source shapes, `b[i]` its second; on return `a[i]` holds
-/// the result. `b` is scratch space for the one-source shapes.
-pub fn apply_each(op: &CvtOp, a: &mut [u64], b: &mut Vec<u64>) {
+/// the result (`b` is scratch space for the one-source shapes). Returns `false`, changing
+/// nothing, for the other forms, which run lane by lane through [`apply`].
+pub fn apply_each(op: &CvtOp, a: &mut [u64], b: &mut Vec<u64>) -> bool {
     let (r, f) = (op.rounding, op.flags);
+    if r == sf::Rounding::Rs || op.scaled {
+        return false;
+    }
     match op.shape {
         CvtShape::Scalar { from, to } => sf::convert_each(a, from, to, r, f),
         CvtShape::F32x2ToHalf2 { to } => pack::cvt_f32x2_to_half2_each(a, b, to, r, f),
@@ -310,12 +300,9 @@ pub fn apply_each(op: &CvtOp, a: &mut [u64], b: &mut Vec<u64>) {
         CvtShape::F32x4ToX4 { .. }
         | CvtShape::F32x2ToS2f6x2
         | CvtShape::Bf16x2ToS2f6x2
-        | CvtShape::S2f6x2ToBf16x2 => {
-            for value in a.iter_mut() {
-                *value = apply(op, &[*value]);
-            }
-        }
+        | CvtShape::S2f6x2ToBf16x2 => return false,
     }
+    true
 }
 
 /// `cvt.pack.sat` on chopped sources (PTX ISA 9.7.9.22): "Convert two 32-bit integers `a` and

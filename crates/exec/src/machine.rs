@@ -1139,17 +1139,21 @@ impl Executor<'_, '_> {
                     *width = cvt::source_width(op, index, sources.len());
                 }
                 let put = Put::new(*destination, op.destination);
-                if cvt::runs_each(op) && count <= 2 {
+                if let (Some(&a), true) = (sources.first(), count <= 2) {
                     let mut columns = std::mem::take(self.columns);
-                    self.gather(lanes, sources[0], widths[0], &mut columns.a);
+                    self.gather(lanes, a, widths[0], &mut columns.a);
                     columns.b.clear();
                     if let Some(&b) = sources.get(1) {
                         self.gather(lanes, b, widths[1], &mut columns.b);
                     }
-                    cvt::apply_each(op, &mut columns.a, &mut columns.b);
-                    self.scatter(lanes, &put, &columns.a);
+                    let done = cvt::apply_each(op, &mut columns.a, &mut columns.b);
+                    if done {
+                        self.scatter(lanes, &put, &columns.a);
+                    }
                     *self.columns = columns;
-                    return Ok(Control::Next);
+                    if done {
+                        return Ok(Control::Next);
+                    }
                 }
                 for &lane in lanes {
                     let mut values = [0u64; 6];

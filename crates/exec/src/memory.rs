@@ -278,10 +278,8 @@ impl Buffer {
     /// The buffer's bytes, as they are now.
     pub fn contents(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.words.len() * 8);
-        for word in &self.words {
-            out.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
-        }
-        out.truncate(usize::try_from(self.len).unwrap_or(usize::MAX));
+        // Writing into a vector cannot fail.
+        let _ = self.write_to(&mut out);
         out
     }
 }

@@ -812,7 +812,7 @@ pub fn convert(
 }
 
 /// [`convert`] with its source and destination types fixed.
-pub type Converter = fn(u64, Rounding, Flags, Option<u32>) -> Converted;
+type Converter = fn(u64, Rounding, Flags, Option<u32>) -> Converted;
 
 /// The common pairs of types, each with the code that uses them written once: `$apply` is
 /// expanded for every pair with the constants `$f` and `$t` set to its types.
@@ -840,10 +840,9 @@ macro_rules! for_common_pairs {
 }
 
 /// A copy of [`convert`] specialised for one common pair of types (the formats' parameters
-/// become constants), or `None` for the other pairs. Callers that convert many values of one
-/// pair can look it up once.
-#[must_use]
-pub fn converter(from: Type, to: Type) -> Option<Converter> {
+/// become constants), or `None` for the other pairs (many values of one pair go through
+/// [`convert_each`] instead).
+fn converter(from: Type, to: Type) -> Option<Converter> {
     for_common_pairs!(
         from,
         to,
