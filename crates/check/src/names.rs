@@ -6,7 +6,7 @@ use crate::rules::{
 };
 use ptxsim_isa::{Element as IsaElement, Operand as IsaOperand, SymbolKind, Type};
 use ptxsim_syntax::ast::*;
-use ptxsim_syntax::{Diagnostic, Span, Spanned};
+use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 
 /// Resolves every name in `module` and runs the per-instruction rules; returns the diagnostics
 /// (unsorted).
@@ -93,7 +93,7 @@ fn collect_module_names(module: &Module) -> FxHashMap<&str, Span> {
 }
 
 /// The module-scope names an item declares, in source order.
-fn module_names(item: &Item) -> impl Iterator<Item = &Spanned<String>> {
+fn module_names(item: &Item) -> impl Iterator<Item = &Spanned<Text>> {
     let (function, variable) = match item {
         Item::Function(function) => (Some(&function.name), None),
         Item::Variable(variable) => (None, Some(&variable.declarators)),
@@ -323,7 +323,7 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    fn declare_module(&mut self, name: &Spanned<String>, symbol: ModuleSymbol) {
+    fn declare_module(&mut self, name: &Spanned<Text>, symbol: ModuleSymbol) {
         let Some(&(previous, first)) = self.declared.get(name.as_str()) else {
             self.declared
                 .insert(name.as_str().into(), (symbol, name.span));
@@ -382,7 +382,7 @@ impl<'m> Resolver<'m> {
             Initializer::Address { name, .. } => {
                 if !self.declared.contains_key(name.as_str()) {
                     self.report(Hint::Initializer {
-                        name: name.value.clone(),
+                        name: name.value.to_string(),
                         span: name.span,
                     });
                 }
@@ -428,11 +428,22 @@ struct RegisterRange<'a> {
 impl RegisterRange<'_> {
     /// Splits `name` into this range's prefix and an index, if it has that form.
     fn index_of(&self, name: &str) -> Option<u64> {
-        let digits = name.strip_prefix(self.prefix)?;
-        if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        let (name, prefix) = (name.as_bytes(), self.prefix.as_bytes());
+        // Byte by byte rather than `strip_prefix`: the prefixes are a few bytes long, and most
+        // ranges a name is tried against differ in the first bytes or in length.
+        if name.len() <= prefix.len() || !name.iter().zip(prefix).all(|(a, b)| a == b) {
             return None;
         }
-        Some(digits.parse::<u64>().unwrap_or(u64::MAX))
+        let mut index = 0u64;
+        for &byte in &name[prefix.len()..] {
+            if !byte.is_ascii_digit() {
+                return None;
+            }
+            index = index
+                .saturating_mul(10)
+                .saturating_add(u64::from(byte - b'0'));
+        }
+        Some(index)
     }
 
     fn contains(&self, name: &str) -> bool {
@@ -649,7 +660,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         &mut self.scopes[last]
     }
 
-    fn declare_label(&mut self, label: &'a Spanned<String>) {
+    fn declare_label(&mut self, label: &'a Spanned<Text>) {
         let scope = self.current();
         let entry = scope.entries.entry(label.as_str()).or_default();
         if let Some(first) = entry.label {

@@ -19,7 +19,7 @@ use crate::Options;
 use crate::names::ItemStream;
 use crate::rules::{self, ModuleSetting};
 use ptxsim_syntax::ast::{Item, Module};
-use ptxsim_syntax::{Diagnostic, Spanned, TopLevel};
+use ptxsim_syntax::{Diagnostic, Spanned, Text, TopLevel};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -66,7 +66,7 @@ impl Checker<'_> {
 
 /// An item with the span of `item` and nothing else.
 fn stand_in(item: &Item) -> TopLevel {
-    TopLevel::Item(Item::Pragma(Spanned::new(String::new(), item.span())))
+    TopLevel::Item(Item::Pragma(Spanned::new(Text::default(), item.span())))
 }
 
 /// A parsed piece: the worker that parsed it, and its elements.

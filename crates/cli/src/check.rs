@@ -109,7 +109,9 @@ pub(crate) fn json_line(
     source: &str,
     diagnostics: &[Diagnostic],
 ) -> anyhow::Result<String> {
-    let index = LineIndex::new(source);
+    // Lines are indexed only when there is something to locate (a large file takes
+    // milliseconds).
+    let index = LineIndex::new(if diagnostics.is_empty() { "" } else { source });
     let diagnostics = diagnostics
         .iter()
         .map(|diagnostic| {
@@ -138,6 +140,10 @@ pub(crate) fn render_text(
     source: &str,
     diagnostics: &[Diagnostic],
 ) -> anyhow::Result<String> {
+    if diagnostics.is_empty() {
+        // Nothing to show: skip indexing the lines of a possibly large file.
+        return Ok(String::new());
+    }
     let files = SimpleFile::new(file, source);
     let config = term::Config::default();
     let mut text = String::new();
@@ -155,6 +161,9 @@ pub(crate) fn write_text(
     source: &str,
     diagnostics: &[Diagnostic],
 ) -> anyhow::Result<()> {
+    if diagnostics.is_empty() {
+        return Ok(());
+    }
     let files = SimpleFile::new(file, source);
     let config = term::Config::default();
     for diagnostic in diagnostics {

@@ -69,8 +69,8 @@ fn value_type(form: &Form, register: Type) -> Type {
 
 fn names_of(operand: &Operand) -> Vec<String> {
     match operand {
-        Operand::Name(name) => vec![name.name.value.clone()],
-        Operand::NameOffset(offset) => vec![offset.name.name.value.clone()],
+        Operand::Name(name) => vec![name.name.value.to_string()],
+        Operand::NameOffset(offset) => vec![offset.name.name.value.to_string()],
         Operand::Vector(elements) => elements.value.iter().flat_map(names_of).collect(),
         Operand::SpecialRegister(_)
         | Operand::Immediate(_)

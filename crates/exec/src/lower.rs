@@ -94,7 +94,7 @@ pub fn lower(module: &Module, source: &str, entry: Option<&str>) -> Result<Progr
                 if candidate.body.is_some() {
                     lowerer
                         .functions
-                        .insert(candidate.name.value.clone(), candidate);
+                        .insert(candidate.name.value.to_string(), candidate);
                 }
                 if candidate.name.value == name && candidate.kind.value == FunctionKind::Entry {
                     if let Some(body) = &candidate.body {
@@ -336,7 +336,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                     .global_layout
                     .add(declarator.name.value.clone(), &initial);
                 self.globals.push(GlobalVariable {
-                    name: declarator.name.value.clone(),
+                    name: declarator.name.value.to_string(),
                     address,
                     bytes: initial,
                 });
@@ -360,7 +360,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 }
                 if kernel_param {
                     self.kernel_params.push(Param {
-                        name: declarator.name.value.clone(),
+                        name: declarator.name.value.to_string(),
                         ty: element.unwrap_or(Type::B8),
                         offset: address,
                         bytes: size,
@@ -475,7 +475,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 Statement::Label(label) => {
                     let next = self.instructions.len();
                     if let Some((_, labels)) = self.blocks.get_mut(id) {
-                        labels.insert(label.value.clone(), next);
+                        labels.insert(label.value.to_string(), next);
                     }
                 }
                 Statement::Declaration(declaration) => {
@@ -661,7 +661,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
     }
 
     fn mnemonic(instruction: &ast::Instruction) -> String {
-        let mut mnemonic = instruction.opcode.value.clone();
+        let mut mnemonic = instruction.opcode.value.to_string();
         for modifier in &instruction.modifiers {
             mnemonic.push('.');
             mnemonic.push_str(&modifier.value);
@@ -988,7 +988,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                     self.branches.push(PendingBranch {
                         instruction: self.instructions.len(),
                         block,
-                        label: name.value.clone(),
+                        label: name.value.to_string(),
                         span: name.span,
                     });
                     // Replaced by `Bra { target }` once labels are known.
@@ -1055,11 +1055,11 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         }
         self.calls.push(PendingCall {
             instruction: self.instructions.len(),
-            callee: name.clone(),
+            callee: name.to_string(),
         });
         Ok(InstructionKind::Call {
             target: usize::MAX,
-            callee: name,
+            callee: name.to_string(),
             arguments: argument_copies,
             returns: return_copies,
         })

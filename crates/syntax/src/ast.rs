@@ -5,7 +5,7 @@
 //! job of the checker, driven by the instruction table in `ptxsim-isa`. Every node carries the
 //! [`Span`] of the text it came from.
 
-use crate::span::{Span, Spanned};
+use crate::span::{Span, Spanned, Text};
 
 /// A parsed PTX module (one `.ptx` file).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,7 +15,7 @@ pub struct Module {
     /// The `.version` directive, if present.
     pub version: Option<Version>,
     /// The `.target` directive's list (`sm_90a`, `texmode_independent`, `debug`, ...), if present.
-    pub target: Option<Spanned<Vec<Spanned<String>>>>,
+    pub target: Option<Spanned<Vec<Spanned<Text>>>>,
     /// The `.address_size` directive's value, if present.
     pub address_size: Option<Spanned<u32>>,
     /// Everything else, in source order.
@@ -45,7 +45,7 @@ pub enum Item {
     /// `.section .debug_xxx { ... }`.
     Section(Section),
     /// `.pragma "...";`
-    Pragma(Spanned<String>),
+    Pragma(Spanned<Text>),
 }
 
 impl Item {
@@ -147,7 +147,7 @@ impl VariableDeclaration {
     }
 
     /// The dotted words among the qualifiers (`["v4", "f32"]`), without their dots.
-    pub fn words(&self) -> impl Iterator<Item = &Spanned<String>> {
+    pub fn words(&self) -> impl Iterator<Item = &Spanned<Text>> {
         self.qualifiers
             .iter()
             .filter_map(|qualifier| match qualifier {
@@ -164,7 +164,7 @@ pub enum Qualifier {
     Align(Spanned<u64>),
     /// Any other dotted word, without its dot: a type (`b32`), a vector (`v4`), `ptr`, or the
     /// state space of a `.ptr` parameter (`global`).
-    Word(Spanned<String>),
+    Word(Spanned<Text>),
 }
 
 /// One declared name.
@@ -173,7 +173,7 @@ pub struct Declarator {
     /// The whole declarator.
     pub span: Span,
     /// The name (`%r`, `gtab`, `param0`).
-    pub name: Spanned<String>,
+    pub name: Spanned<Text>,
     /// `%r<N>`: declares `N` registers named `%r0` to `%r{N-1}`.
     pub range: Option<Spanned<u32>>,
     /// Array dimensions, outermost first; `None` for `[]` (size from the initializer or extern).
@@ -192,7 +192,7 @@ pub enum Initializer {
         /// The whole initializer.
         span: Span,
         /// The symbol.
-        name: Spanned<String>,
+        name: Spanned<Text>,
         /// Written as `generic(name)`.
         generic: bool,
         /// `+ offset`.
@@ -205,7 +205,7 @@ pub enum Initializer {
         /// The whole property.
         span: Span,
         /// The key.
-        key: Spanned<String>,
+        key: Spanned<Text>,
         /// The value (a name or a number).
         value: Box<Initializer>,
     },
@@ -223,7 +223,7 @@ pub struct Function {
     /// `.func (.param .b32 retval) name`: the return parameters, if written.
     pub returns: Option<Vec<VariableDeclaration>>,
     /// The name.
-    pub name: Spanned<String>,
+    pub name: Spanned<Text>,
     /// The parameter list, if written (`None` for `.func name` without parentheses).
     pub params: Option<Vec<VariableDeclaration>>,
     /// Directives between the parameters and the body: `.maxntid 256, 1, 1`, `.noreturn`,
@@ -251,12 +251,12 @@ pub enum FunctionDirective {
         /// The directive.
         span: Span,
         /// The name without its dot (`maxntid`).
-        name: Spanned<String>,
+        name: Spanned<Text>,
         /// The arguments.
         values: Vec<Spanned<u64>>,
     },
     /// `.pragma "...";`
-    Pragma(Spanned<String>),
+    Pragma(Spanned<Text>),
 }
 
 /// `{ statements }`.
@@ -274,7 +274,7 @@ pub enum Statement {
     /// An instruction.
     Instruction(Instruction),
     /// `name:`.
-    Label(Spanned<String>),
+    Label(Spanned<Text>),
     /// `.reg`, `.local`, `.shared`, `.param` (and other) declarations.
     Declaration(VariableDeclaration),
     /// A nested scope.
@@ -282,7 +282,7 @@ pub enum Statement {
     /// `.loc file line column [, function_name name, inlined_at file line column]`.
     Loc(Box<Loc>),
     /// `.pragma "...";`
-    Pragma(Spanned<String>),
+    Pragma(Spanned<Text>),
     /// `name: .callprototype ...;`
     Prototype(Box<Prototype>),
     /// `name: .branchtargets L1, L2;` or `name: .calltargets f, g;`
@@ -296,11 +296,11 @@ pub struct Targets {
     /// The statement.
     pub span: Span,
     /// The label naming the list.
-    pub label: Spanned<String>,
+    pub label: Spanned<Text>,
     /// `branchtargets` or `calltargets` (without the dot; other words are kept for the checker).
-    pub kind: Spanned<String>,
+    pub kind: Spanned<Text>,
     /// The labels or functions listed.
-    pub targets: Vec<Spanned<String>>,
+    pub targets: Vec<Spanned<Text>>,
 }
 
 /// An instruction: `[@guard] opcode.modifiers operands;`.
@@ -311,9 +311,9 @@ pub struct Instruction {
     /// `@%p` or `@!%p`.
     pub guard: Option<Box<Guard>>,
     /// The opcode (`mov`, `cvt`, `mma`), as written.
-    pub opcode: Spanned<String>,
+    pub opcode: Spanned<Text>,
     /// The dotted modifiers in source order, without their dots (`rn`, `f32`, `shared::cta`).
-    pub modifiers: Vec<Spanned<String>>,
+    pub modifiers: Vec<Spanned<Text>>,
     /// The operands.
     pub operands: Vec<Operand>,
 }
@@ -335,7 +335,7 @@ pub struct Guard {
     /// `@!%p`.
     pub negated: bool,
     /// The predicate register.
-    pub predicate: Spanned<String>,
+    pub predicate: Spanned<Text>,
 }
 
 /// A reference to a name: a register, variable, parameter, label or function, with an optional
@@ -345,7 +345,7 @@ pub struct NameRef {
     /// The name and its component.
     pub span: Span,
     /// The name.
-    pub name: Spanned<String>,
+    pub name: Spanned<Text>,
     /// `.x`, `.y`, `.z`, `.w` (or `.r`, `.g`, `.b`, `.a`).
     pub component: Option<Spanned<Component>>,
 }
@@ -546,7 +546,7 @@ pub struct Loc {
     /// The column.
     pub column: Spanned<u32>,
     /// `function_name $L__info_string0`: the inlined function's name label.
-    pub function_name: Option<Spanned<String>>,
+    pub function_name: Option<Spanned<Text>>,
     /// `inlined_at file line column`.
     pub inlined_at: Option<(Spanned<u32>, Spanned<u32>, Spanned<u32>)>,
 }
@@ -559,7 +559,7 @@ pub struct FileDirective {
     /// The index used by `.loc`.
     pub index: Spanned<u32>,
     /// The path, without quotes (escapes kept as written).
-    pub path: Spanned<String>,
+    pub path: Spanned<Text>,
     /// Optional timestamp and size.
     pub extra: Vec<Spanned<u64>>,
 }
@@ -570,7 +570,7 @@ pub struct Section {
     /// The directive.
     pub span: Span,
     /// The section name with its dot (`.debug_info`).
-    pub name: Spanned<String>,
+    pub name: Spanned<Text>,
     /// The contents.
     pub entries: Vec<SectionEntry>,
 }
@@ -579,13 +579,13 @@ pub struct Section {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SectionEntry {
     /// `name:`
-    Label(Spanned<String>),
+    Label(Spanned<Text>),
     /// `.b8 1, 2, 3` / `.b32 .debug_loc+2554` / `.b64 $L__func_begin0`.
     Data {
         /// The line.
         span: Span,
         /// The data type without its dot (`b8`).
-        ty: Spanned<String>,
+        ty: Spanned<Text>,
         /// The values.
         values: Vec<SectionValue>,
     },
@@ -597,13 +597,13 @@ pub enum SectionValue {
     /// A number.
     Integer(Spanned<u64>),
     /// A string.
-    String(Spanned<String>),
+    String(Spanned<Text>),
     /// A label or section name (with its dot) plus an optional offset.
     Symbol {
         /// The value.
         span: Span,
         /// The symbol.
-        name: Spanned<String>,
+        name: Spanned<Text>,
         /// `+ offset`.
         offset: Option<Spanned<i64>>,
     },
@@ -615,11 +615,11 @@ pub struct Prototype {
     /// The statement.
     pub span: Span,
     /// The label naming the prototype, used by indirect `call`.
-    pub label: Spanned<String>,
+    pub label: Spanned<Text>,
     /// Return parameters.
     pub returns: Option<Vec<VariableDeclaration>>,
     /// The name after `.callprototype` (always `_` in practice).
-    pub name: Spanned<String>,
+    pub name: Spanned<Text>,
     /// Parameters.
     pub params: Option<Vec<VariableDeclaration>>,
     /// `.noreturn` and similar.

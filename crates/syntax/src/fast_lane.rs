@@ -25,7 +25,7 @@ use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::lexer::{LexError, Lexer, Tok};
 use crate::parser as b;
-use crate::span::{Span, Spanned};
+use crate::span::{Span, Spanned, Text};
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -42,7 +42,7 @@ pub(crate) enum Token<'input> {
     /// A whole declaration statement without linkage or initializer, with its `;`.
     Declaration(VariableDeclaration),
     /// `name:` followed by neither a dotted word nor `.callprototype`.
-    Label(Spanned<String>),
+    Label(Spanned<Text>),
 }
 
 impl fmt::Display for Token<'_> {
@@ -97,7 +97,7 @@ pub(crate) struct TokenStream<'input> {
     loc: u8,
     /// Scratch space for an instruction's modifiers and operands, so that the vectors in the tree
     /// are allocated once, at their final size.
-    modifiers: Vec<Spanned<String>>,
+    modifiers: Vec<Spanned<Text>>,
     operands: Vec<Operand>,
 }
 
@@ -332,7 +332,7 @@ impl<'input> Tokens<'input> for Direct<'input> {
 /// the simple shape or would produce a diagnostic.
 pub(crate) struct Lane<'a, T> {
     pub(crate) tokens: T,
-    pub(crate) modifiers: &'a mut Vec<Spanned<String>>,
+    pub(crate) modifiers: &'a mut Vec<Spanned<Text>>,
     pub(crate) operands: &'a mut Vec<Operand>,
 }
 
@@ -358,15 +358,24 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         self.tokens.end()
     }
 
-    pub(crate) fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
-        (self.peek_token()? == expected).then(|| self.bump())?
+    /// Whether the next token is of the same kind as `kind` (compared by variant only, so
+    /// meant for tokens without payload); `None` at the end of the input.
+    #[inline]
+    pub(crate) fn peek_is(&mut self, kind: Tok<'input>) -> Option<bool> {
+        let (_, token, _) = self.peek()?;
+        Some(std::mem::discriminant(&token) == std::mem::discriminant(&kind))
     }
 
-    pub(crate) fn ident(&mut self) -> Option<Spanned<String>> {
+    /// Consumes the next token if it is of the kind of `expected` (a token without payload).
+    pub(crate) fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
+        self.peek_is(expected)?.then(|| self.bump())?
+    }
+
+    pub(crate) fn ident(&mut self) -> Option<Spanned<Text>> {
         match self.peek()? {
             (start, Tok::Ident(text), end) => {
                 self.bump();
-                Some(Spanned::new(text.to_string(), start..end))
+                Some(Spanned::new(Text::from(text), start..end))
             }
             _ => None,
         }
@@ -379,17 +388,17 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         match first {
             Tok::Ident(name) => {
                 self.bump();
-                if self.peek_token()? == Tok::Colon {
+                if self.peek_is(Tok::Colon)? {
                     self.bump();
                     // `name: .branchtargets ...` and `name: .callprototype ...` are other
                     // statements.
                     if matches!(self.peek_token()?, Tok::DotWord(_) | Tok::CallPrototype) {
                         return None;
                     }
-                    let label = Spanned::new(name.to_string(), start..end);
+                    let label = Spanned::new(Text::from(name), start..end);
                     return Some((start, Statement::Label(label)));
                 }
-                let opcode = Spanned::new(name.to_string(), start..end);
+                let opcode = Spanned::new(Text::from(name), start..end);
                 let instruction = self.instruction_rest(start, None, opcode)?;
                 Some((start, Statement::Instruction(instruction)))
             }
@@ -451,10 +460,10 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 _ => break,
             };
             self.bump();
-            qualifiers.push(Qualifier::Word(Spanned::new(word.to_string(), at..end)));
+            qualifiers.push(Qualifier::Word(Spanned::new(Text::from(word), at..end)));
         }
         let mut declarators = vec![self.declarator()?];
-        while !parameter && self.peek_token()? == Tok::Comma {
+        while !parameter && self.peek_is(Tok::Comma)? {
             self.bump();
             declarators.push(self.declarator()?);
         }
@@ -472,7 +481,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         let name = self.ident()?;
         let start = name.span.range().start;
         let mut diags = Vec::new();
-        let range = if self.peek_token()? == Tok::Less {
+        let range = if self.peek_is(Tok::Less)? {
             self.bump();
             let (at, Tok::Int(text), end) = self.bump()? else {
                 return None;
@@ -483,7 +492,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             None
         };
         let mut dimensions = Vec::new();
-        while self.peek_token()? == Tok::LBracket {
+        while self.peek_is(Tok::LBracket)? {
             self.bump();
             match self.bump()? {
                 (_, Tok::RBracket, _) => dimensions.push(None),
@@ -494,7 +503,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 _ => return None,
             }
         }
-        if self.peek_token()? == Tok::Equals || !diags.is_empty() {
+        if self.peek_is(Tok::Equals)? || !diags.is_empty() {
             return None;
         }
         Some(Declarator {
@@ -511,7 +520,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         let (start, first, _) = self.peek()?;
         let guard = if first == Tok::At {
             self.bump();
-            let negated = self.peek_token()? == Tok::Bang;
+            let negated = self.peek_is(Tok::Bang)?;
             if negated {
                 self.bump();
             }
@@ -533,7 +542,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         &mut self,
         start: usize,
         guard: Option<Box<Guard>>,
-        opcode: Spanned<String>,
+        opcode: Spanned<Text>,
     ) -> Option<Instruction> {
         // Left over from an attempt that gave up.
         self.modifiers.clear();
@@ -547,14 +556,14 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                     None => break,
                 },
             };
-            self.modifiers.push(Spanned::new(text.to_string(), at..end));
+            self.modifiers.push(Spanned::new(Text::from(text), at..end));
             self.bump();
         }
-        if self.peek_token()? != Tok::Semicolon {
+        if !self.peek_is(Tok::Semicolon)? {
             loop {
                 let operand = self.operand(0)?;
                 self.operands.push(operand);
-                if self.peek_token()? == Tok::Comma {
+                if self.peek_is(Tok::Comma)? {
                     self.bump();
                 } else {
                     break;
@@ -595,7 +604,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         match token {
             Tok::Ident(_) => {
                 let first = self.name_ref()?;
-                if self.peek_token()? == Tok::Pipe {
+                if self.peek_is(Tok::Pipe)? {
                     self.bump();
                     let second = self.name_ref()?;
                     Some(Operand::Pair(
@@ -625,6 +634,16 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 Some(Operand::Vector(Spanned::new(items, start..self.end())))
             }
             Tok::LBracket if depth < MAX_LANE_DEPTH => self.bracketed(start, depth),
+            Tok::LParen if depth < MAX_LANE_DEPTH => {
+                self.bump();
+                let items = if self.peek_is(Tok::RParen)? {
+                    Vec::new()
+                } else {
+                    self.operand_list(depth + 1)?
+                };
+                self.expect(Tok::RParen)?;
+                Some(Operand::List(Spanned::new(items, start..self.end())))
+            }
             _ => None,
         }
     }
@@ -632,7 +651,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     /// `Comma1<Operand>`.
     fn operand_list(&mut self, depth: u32) -> Option<Vec<Operand>> {
         let mut items = vec![self.operand(depth)?];
-        while self.peek_token()? == Tok::Comma {
+        while self.peek_is(Tok::Comma)? {
             self.bump();
             items.push(self.operand(depth)?);
         }
@@ -713,7 +732,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         let offset = match self.peek()? {
             (plus, Tok::Plus, _) => {
                 self.bump();
-                let negative = self.peek_token()? == Tok::Minus;
+                let negative = self.peek_is(Tok::Minus)?;
                 if negative {
                     self.bump();
                 }

@@ -18,7 +18,7 @@ use crate::ast::*;
 use crate::fast_lane::{Direct, Lane};
 use crate::lexer::{Lexer, Tok};
 use crate::parser::{self as b, TopLevel, parse_chunk};
-use crate::span::{Span, Spanned};
+use crate::span::{Span, Spanned, Text};
 
 /// Parses `source[start..end]` as a sequence of top-level elements, like
 /// [`parse_chunk`]: `None` if that reports any diagnostic.
@@ -166,13 +166,13 @@ fn function(
         _ => return None,
     };
     let kind = Spanned::new(kind, at..end);
-    let returns = if lane.peek_token()? == Tok::LParen {
+    let returns = if lane.peek_is(Tok::LParen)? {
         Some(parameter_list(lane)?)
     } else {
         None
     };
     let name = lane.ident()?;
-    let params = if lane.peek_token()? == Tok::LParen {
+    let params = if lane.peek_is(Tok::LParen)? {
         Some(parameter_list(lane)?)
     } else {
         None
@@ -180,11 +180,11 @@ fn function(
     let mut directives = Vec::new();
     while let (at, Tok::DotWord(text), end) = lane.peek()? {
         lane.bump();
-        let name = Spanned::new(text[1..].to_string(), at..end);
+        let name = Spanned::new(Text::from(&text[1..]), at..end);
         let mut values = Vec::new();
         if let Tok::Int(_) = lane.peek_token()? {
             values.push(u64_value(lane)?);
-            while lane.peek_token()? == Tok::Comma {
+            while lane.peek_is(Tok::Comma)? {
                 lane.bump();
                 values.push(u64_value(lane)?);
             }
@@ -215,6 +215,36 @@ fn function(
     }))
 }
 
+/// `Loc` without attributes: `.loc file line column` (the grammar's `b::loc` with none).
+fn loc(lane: &mut Lane<'_, Direct<'_>>) -> Option<Loc> {
+    let (start, _, _) = lane.expect(Tok::Loc)?;
+    let file = u32_value(lane)?;
+    let line = u32_value(lane)?;
+    let column = u32_value(lane)?;
+    // Attributes (`, function_name ...`, `, inlined_at ...`) are left to the grammar.
+    if lane.peek_is(Tok::Comma)? {
+        return None;
+    }
+    Some(Loc {
+        span: Span::new(start, lane.end()),
+        file,
+        line,
+        column,
+        function_name: None,
+        inlined_at: None,
+    })
+}
+
+/// `U32` without diagnostics.
+fn u32_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u32>> {
+    let (at, Tok::Int(text), end) = lane.bump()? else {
+        return None;
+    };
+    let mut diags = Vec::new();
+    let value = b::u32_literal(text, Span::new(at, end), &mut diags);
+    diags.is_empty().then_some(value)
+}
+
 /// `U64` without diagnostics.
 fn u64_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u64>> {
     let (at, Tok::Int(text), end) = lane.bump()? else {
@@ -229,11 +259,11 @@ fn u64_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u64>> {
 fn parameter_list(lane: &mut Lane<'_, Direct<'_>>) -> Option<Vec<VariableDeclaration>> {
     lane.expect(Tok::LParen)?;
     let mut parameters = Vec::new();
-    if lane.peek_token()? != Tok::RParen {
+    if !lane.peek_is(Tok::RParen)? {
         loop {
             let start = lane.peek()?.0;
             parameters.push(lane.declaration_body(start, Vec::new(), true)?);
-            if lane.peek_token()? != Tok::Comma {
+            if !lane.peek_is(Tok::Comma)? {
                 break;
             }
             lane.bump();
@@ -260,6 +290,7 @@ fn block(lane: &mut Lane<'_, Direct<'_>>, scratch: &mut Vec<Statement>) -> Optio
                 let inner = block(lane, scratch)?;
                 scratch.push(Statement::Block(inner));
             }
+            Tok::Loc => scratch.push(Statement::Loc(Box::new(loc(lane)?))),
             _ => {
                 let statement = lane.statement()?.1;
                 scratch.push(statement);

@@ -285,9 +285,50 @@ impl<'input> Lexer<'input> {
     }
 }
 
+/// What the first byte of a token tells [`Lexer::next_fast`], and which bytes continue words.
+const WORD: u8 = 1;
+const SPACE: u8 = 2;
+const DIGIT: u8 = 4;
+
+/// [`WORD`]: `[A-Za-z0-9_$]`, which continue identifiers and dotted words; [`SPACE`]: the blanks
+/// the lexer skips; [`DIGIT`]: `[0-9]`.
+const CLASSES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            table[byte] |= WORD;
+        }
+        if b.is_ascii_digit() {
+            table[byte] |= DIGIT;
+        }
+        if matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'\x0c') {
+            table[byte] |= SPACE;
+        }
+        byte += 1;
+    }
+    table
+};
+
 /// Whether `byte` may continue an identifier or a dotted word.
+#[inline]
 fn is_word_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$'
+    CLASSES[usize::from(byte)] & WORD != 0
+}
+
+/// The end of the run of word bytes in `bytes` from `at`.
+#[inline]
+fn word_end(bytes: &[u8], at: usize) -> usize {
+    match bytes.get(at..) {
+        Some(rest) => {
+            at + rest
+                .iter()
+                .position(|&byte| !is_word_byte(byte))
+                .unwrap_or(rest.len())
+        }
+        None => at,
+    }
 }
 
 /// The directive keyword a whole dotted word is, if any (as the `#[token]`s above).
@@ -330,7 +371,7 @@ impl<'input> Lexer<'input> {
         let mut at = end;
         loop {
             match bytes.get(at) {
-                Some(b' ' | b'\t' | b'\r' | b'\n' | b'\x0c') => at += 1,
+                Some(&byte) if CLASSES[usize::from(byte)] & SPACE != 0 => at += 1,
                 Some(b'/') if bytes.get(at + 1) == Some(&b'/') => {
                     at = bytes[at..]
                         .iter()
@@ -341,20 +382,33 @@ impl<'input> Lexer<'input> {
             }
         }
         let start = at;
-        let token = match *bytes.get(at)? {
+        let first = *bytes.get(at)?;
+        let token = match first {
             b'A'..=b'Z' | b'a'..=b'z' | b'_' | b'$' | b'%' => {
-                at += 1;
-                while bytes.get(at).is_some_and(|&byte| is_word_byte(byte)) {
-                    at += 1;
-                }
+                at = word_end(bytes, at + 1);
                 Tok::Ident(&source[start..at])
             }
-            b'.' => {
-                at += 1;
-                let word = at;
-                while bytes.get(at).is_some_and(|&byte| is_word_byte(byte)) {
-                    at += 1;
+            b'0'..=b'9' => {
+                // `[0-9]+` followed by neither a word byte nor `.`: a decimal integer without
+                // suffix. Anything else (`0x1F`, `4U`, `1.5`, `2e3`, `0f3F800000`) is left to
+                // the automaton.
+                at = match bytes.get(at..) {
+                    Some(rest) => {
+                        at + rest
+                            .iter()
+                            .position(|&byte| CLASSES[usize::from(byte)] & DIGIT == 0)
+                            .unwrap_or(rest.len())
+                    }
+                    None => at,
+                };
+                match bytes.get(at) {
+                    Some(&byte) if is_word_byte(byte) || byte == b'.' => return self.next(),
+                    _ => Tok::Int(&source[start..at]),
                 }
+            }
+            b'.' => {
+                let word = at + 1;
+                at = word_end(bytes, word);
                 if at == word {
                     return self.next();
                 }
@@ -362,10 +416,7 @@ impl<'input> Lexer<'input> {
                     && bytes.get(at + 1) == Some(&b':')
                     && bytes.get(at + 2).is_some_and(|&byte| is_word_byte(byte))
                 {
-                    at += 3;
-                    while bytes.get(at).is_some_and(|&byte| is_word_byte(byte)) {
-                        at += 1;
-                    }
+                    at = word_end(bytes, at + 3);
                 }
                 let text = &source[start..at];
                 keyword(text).unwrap_or(Tok::DotWord(text))

@@ -27,4 +27,4 @@ pub use parser::{
     PARALLEL_THRESHOLD, TopLevel, default_chunks, fold, parse, parse_in_chunks, parse_piece,
     piece_bounds,
 };
-pub use span::{Span, Spanned};
+pub use span::{Span, Spanned, Text};

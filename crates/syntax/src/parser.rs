@@ -4,7 +4,7 @@ use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::fast_lane::{Token, TokenStream};
 use crate::lexer::{LexError, Lexer, Tok};
-use crate::span::{Span, Spanned};
+use crate::span::{Span, Spanned, Text};
 use lalrpop_util::ParseError;
 
 #[allow(
@@ -27,7 +27,7 @@ pub enum TopLevel {
     /// `.version major.minor`.
     Version(Version),
     /// `.target` and its list.
-    Target(Spanned<Vec<Spanned<String>>>),
+    Target(Spanned<Vec<Spanned<Text>>>),
     /// `.address_size` with its value and the span of the whole directive.
     AddressSize(Spanned<u32>, Span),
     /// Any other module-scope item.
@@ -721,8 +721,8 @@ pub(crate) fn module_variable(
 }
 
 pub(crate) fn generic_initializer(
-    keyword: Spanned<String>,
-    name: Spanned<String>,
+    keyword: Spanned<Text>,
+    name: Spanned<Text>,
     offset: Option<Spanned<i64>>,
     span: Span,
     diags: &mut Vec<Diagnostic>,
@@ -748,8 +748,8 @@ pub(crate) fn generic_initializer(
 /// An attribute of `.loc` as parsed, before validation.
 #[derive(Debug)]
 pub(crate) enum LocAttribute {
-    Name(Spanned<String>, Spanned<String>),
-    Position(Spanned<String>, Spanned<u32>, Spanned<u32>, Spanned<u32>),
+    Name(Spanned<Text>, Spanned<Text>),
+    Position(Spanned<Text>, Spanned<u32>, Spanned<u32>, Spanned<u32>),
 }
 
 pub(crate) fn loc(
@@ -808,8 +808,8 @@ pub(crate) fn targets(targets: Targets, diags: &mut Vec<Diagnostic>) -> Targets 
 }
 
 pub(crate) fn name_ref(
-    name: Spanned<String>,
-    component: Option<Spanned<String>>,
+    name: Spanned<Text>,
+    component: Option<Spanned<Text>>,
     span: Span,
     diags: &mut Vec<Diagnostic>,
 ) -> NameRef {

@@ -83,7 +83,12 @@ impl<T> Spanned<T> {
     }
 }
 
-impl Spanned<String> {
+/// The text of a name, opcode, modifier or other word in the syntax tree. Words of up to 24
+/// bytes (nearly all PTX names) are stored inline, so building the tree allocates nothing for
+/// them; it dereferences to `&str` like a `String`.
+pub type Text = compact_str::CompactString;
+
+impl Spanned<Text> {
     /// The string value as `&str`.
     pub fn as_str(&self) -> &str {
         &self.value

@@ -59,6 +59,7 @@ macro_rules! leaf {
 
 leaf!(
     String,
+    crate::span::Text,
     Component,
     u32,
     u64,

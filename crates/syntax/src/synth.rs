@@ -2,6 +2,7 @@
 //! `scripts/bench-vs-ptxas.sh`): real functions copied many times under fresh names.
 
 use crate::ast::*;
+use crate::span::Text;
 use std::collections::HashSet;
 
 /// Builds a module of at least `target_bytes` bytes from the functions and module variables of
@@ -60,7 +61,7 @@ pub fn large_module(seeds: &[&str], target_bytes: usize) -> String {
     let mut copy = 0usize;
     while out.len() < target_bytes {
         for template in &templates {
-            let symbols: HashSet<String> = template
+            let symbols: HashSet<Text> = template
                 .iter()
                 .flat_map(|item| match item {
                     Item::Function(function) => vec![function.name.value.clone()],
@@ -106,13 +107,13 @@ fn strip_locs(block: &mut Block) {
     }
 }
 
-fn rename(name: &mut String, symbols: &HashSet<String>, suffix: &str) {
+fn rename(name: &mut Text, symbols: &HashSet<Text>, suffix: &str) {
     if symbols.contains(name.as_str()) {
         name.push_str(suffix);
     }
 }
 
-fn rename_item(item: &mut Item, symbols: &HashSet<String>, suffix: &str) {
+fn rename_item(item: &mut Item, symbols: &HashSet<Text>, suffix: &str) {
     match item {
         Item::Function(function) => {
             rename(&mut function.name.value, symbols, suffix);
@@ -132,7 +133,7 @@ fn rename_item(item: &mut Item, symbols: &HashSet<String>, suffix: &str) {
     }
 }
 
-fn rename_initializer(initializer: &mut Initializer, symbols: &HashSet<String>, suffix: &str) {
+fn rename_initializer(initializer: &mut Initializer, symbols: &HashSet<Text>, suffix: &str) {
     match initializer {
         Initializer::Immediate(_) | Initializer::Property { .. } => {}
         Initializer::Address { name, .. } => rename(&mut name.value, symbols, suffix),
@@ -144,7 +145,7 @@ fn rename_initializer(initializer: &mut Initializer, symbols: &HashSet<String>, 
     }
 }
 
-fn rename_block(block: &mut Block, symbols: &HashSet<String>, suffix: &str) {
+fn rename_block(block: &mut Block, symbols: &HashSet<Text>, suffix: &str) {
     for statement in &mut block.statements {
         match statement {
             Statement::Instruction(instruction) => {
@@ -173,7 +174,7 @@ fn rename_block(block: &mut Block, symbols: &HashSet<String>, suffix: &str) {
     }
 }
 
-fn rename_operand(operand: &mut Operand, symbols: &HashSet<String>, suffix: &str) {
+fn rename_operand(operand: &mut Operand, symbols: &HashSet<Text>, suffix: &str) {
     match operand {
         Operand::Name(name) => rename(&mut name.name.value, symbols, suffix),
         Operand::Negated(_, inner) => rename_operand(inner, symbols, suffix),

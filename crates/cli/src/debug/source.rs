@@ -53,7 +53,7 @@ fn collect_labels(
     for statement in &block.statements {
         match statement {
             Statement::Label(label) => out.push(Label {
-                name: label.value.clone(),
+                name: label.value.to_string(),
                 function,
                 at: position(index, source, label.span.start),
             }),
@@ -79,7 +79,7 @@ impl SourceMap {
             };
             let number = functions.len();
             functions.push(Function {
-                name: function.name.value.clone(),
+                name: function.name.value.to_string(),
                 start: position(&index, source, function.span.start),
                 end: position(&index, source, function.span.end.saturating_sub(1)),
             });
