@@ -154,7 +154,7 @@ pub struct FormCache {
 type CachedForm = (Vec<Box<str>>, Decoded);
 
 /// Number of slots of [`FormCache`] (a power of two).
-const FORM_CACHE_SLOTS: usize = 4096;
+const FORM_CACHE_SLOTS: usize = 16384;
 
 impl Default for FormCache {
     fn default() -> Self {
@@ -184,7 +184,7 @@ fn mnemonic_slot(instruction: &Instruction) -> usize {
         }
         hash = (hash.rotate_left(5) ^ 0xff).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
-    (hash >> 52) as usize % FORM_CACHE_SLOTS
+    (hash >> 50) as usize % FORM_CACHE_SLOTS
 }
 
 /// Whether a cached key is this instruction's opcode and modifiers.

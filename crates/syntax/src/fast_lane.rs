@@ -310,7 +310,7 @@ impl<'input> Tokens<'input> for Direct<'input> {
     #[inline]
     fn peek(&mut self) -> Option<Triple<'input>> {
         if self.next.is_none() {
-            self.next = Some(self.lexer.next_fast()?.ok()?);
+            self.next = Some(self.lexer.next_fast()?);
         }
         self.next
     }
