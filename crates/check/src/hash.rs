@@ -27,9 +27,13 @@ impl Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
+            // The zero-padded little-endian word, byte by byte: a copy of a variable length
+            // would call `memcpy`, which costs more than hashing these few bytes.
+            let word = rest
+                .iter()
+                .rev()
+                .fold(0u64, |word, &byte| (word << 8) | u64::from(byte));
+            self.add(word);
         }
     }
 

@@ -1,9 +1,9 @@
 //! The syntax tree of a PTX module.
 //!
 //! The tree is structural: opcodes, modifiers and type names are kept as spanned strings exactly
-//! as written (modifiers without their leading dot). Decoding them into typed instructions is the
-//! job of the checker, driven by the instruction table in `ptxsim-isa`. Every node carries the
-//! [`Span`] of the text it came from.
+//! as written (modifiers without their leading dot), as [`Text`], which stores short words inline.
+//! Decoding them into typed instructions is the job of the checker, driven by the instruction
+//! table in `ptxsim-isa`. Every node carries the [`Span`] of the text it came from.
 
 use crate::span::{Span, Spanned, Text};
 
