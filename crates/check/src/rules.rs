@@ -22,7 +22,7 @@
 use ptxsim_isa::gating::describe_targets;
 use ptxsim_isa::{
     DecodeError, DecodeErrorKind, Form, Literal, Location, Operand as IsaOperand, PtxVersion,
-    RuleCode, Target, Type, UnmetGate, UnmetReason, Violation, b128_declaration,
+    RuleCode, SymbolKind, Target, Type, UnmetGate, UnmetReason, Violation, b128_declaration,
     check_module as isa_check_module, decode, requirements, satisfied, validate,
 };
 use ptxsim_syntax::ast::{
@@ -459,6 +459,16 @@ pub fn check_instruction(
                     diagnostic = diagnostic.with_help(
                         "ptxas accepts this conversion from `.version 9.2` on (it is newer than \
                          the PTX ISA 9.1 text ptxsim models)",
+                    );
+                } else if error.kind == DecodeErrorKind::UnsupportedTypes
+                    && instruction.opcode.as_str() == "mov"
+                    && context
+                        .operands
+                        .contains(&IsaOperand::Symbol(SymbolKind::Function))
+                {
+                    // An address is no value to widen: the type must be an address's.
+                    diagnostic = diagnostic.with_help(
+                        "a function's address takes mov.u64 (mov.u32 with .address_size 32)",
                     );
                 }
                 diagnostics.push(diagnostic);
