@@ -287,20 +287,28 @@ impl<'input> Tokens<'input> for Replay<'_, 'input> {
     }
 }
 
-/// Tokens straight from the lexer, with one token of lookahead and no way back (for
-/// [`crate::items`], which starts over with the grammar when it gives up).
+/// Tokens straight from the lexer, with no way back (for [`crate::items`], which starts over
+/// with the grammar when it gives up). The lexer fills a small buffer at a time
+/// ([`Lexer::fill_fast`]), which keeps its state in registers across tokens; the tokens it read
+/// ahead of an item the parser gives up on are dropped with this stream.
 #[derive(Debug)]
 pub(crate) struct Direct<'input> {
     pub(crate) lexer: Lexer<'input>,
-    next: Option<Triple<'input>>,
+    buffer: Vec<Triple<'input>>,
+    /// The next token of `buffer`.
+    at: usize,
     end: usize,
 }
+
+/// How many tokens [`Direct`] reads at a time.
+const DIRECT_BUFFER: usize = 64;
 
 impl<'input> Direct<'input> {
     pub(crate) fn new(lexer: Lexer<'input>) -> Self {
         Direct {
             lexer,
-            next: None,
+            buffer: Vec::with_capacity(DIRECT_BUFFER),
+            at: 0,
             end: 0,
         }
     }
@@ -309,16 +317,18 @@ impl<'input> Direct<'input> {
 impl<'input> Tokens<'input> for Direct<'input> {
     #[inline]
     fn peek(&mut self) -> Option<Triple<'input>> {
-        if self.next.is_none() {
-            self.next = Some(self.lexer.next_fast()?);
+        if self.at == self.buffer.len() {
+            self.buffer.clear();
+            self.at = 0;
+            self.lexer.fill_fast(&mut self.buffer, DIRECT_BUFFER);
         }
-        self.next
+        self.buffer.get(self.at).copied()
     }
 
     #[inline]
     fn bump(&mut self) -> Option<Triple<'input>> {
         let triple = self.peek()?;
-        self.next = None;
+        self.at += 1;
         self.end = triple.2;
         Some(triple)
     }
@@ -367,10 +377,12 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     }
 
     /// Consumes the next token if it is of the kind of `expected` (a token without payload).
+    #[inline]
     pub(crate) fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
         self.peek_is(expected)?.then(|| self.bump())?
     }
 
+    #[inline]
     pub(crate) fn ident(&mut self) -> Option<Spanned<Text>> {
         match self.peek()? {
             (start, Tok::Ident(text), end) => {
@@ -581,6 +593,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         })
     }
 
+    #[inline]
     fn name_ref(&mut self) -> Option<NameRef> {
         let name = self.ident()?;
         let start = name.span.range().start;

@@ -365,6 +365,7 @@ impl<'input> Lexer<'input> {
     /// punctuation, after blanks and `//` comments) read by hand rather than by the generated
     /// automaton; everything else is left to it. `hand_lexing_is_invisible` (in
     /// `fast_lane_tests.rs`) checks that both give the same tokens.
+    #[inline]
     pub(crate) fn next_fast(&mut self) -> Option<(usize, Tok<'input>, usize)> {
         let source: &'input str = self.inner.source();
         let bytes = source.as_bytes();
@@ -459,6 +460,20 @@ impl<'input> Lexer<'input> {
         };
         self.inner.bump(at - end);
         Some((start, token, at))
+    }
+}
+
+impl<'input> Lexer<'input> {
+    /// Appends up to `max` tokens of [`Lexer::next_fast`] to `buffer`; fewer only at the end of
+    /// the input.
+    #[inline(never)]
+    pub(crate) fn fill_fast(&mut self, buffer: &mut Vec<(usize, Tok<'input>, usize)>, max: usize) {
+        for _ in 0..max {
+            match self.next_fast() {
+                Some(triple) => buffer.push(triple),
+                None => break,
+            }
+        }
     }
 }
 
