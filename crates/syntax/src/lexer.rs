@@ -359,121 +359,167 @@ fn keyword(text: &str) -> Option<Tok<'_>> {
     })
 }
 
-impl<'input> Lexer<'input> {
-    /// The next token, as [`Iterator::next`] gives it (without the `Ok` that never fails), with
-    /// the common tokens (identifiers, dotted words and directives, decimal integers,
-    /// punctuation, after blanks and `//` comments) read by hand rather than by the generated
-    /// automaton; everything else is left to it. `hand_lexing_is_invisible` (in
-    /// `fast_lane_tests.rs`) checks that both give the same tokens.
-    #[inline]
-    pub(crate) fn next_fast(&mut self) -> Option<(usize, Tok<'input>, usize)> {
-        let source: &'input str = self.inner.source();
-        let bytes = source.as_bytes();
-        let end = self.inner.span().end;
-        let mut at = end;
-        loop {
-            match bytes.get(at) {
-                Some(&byte) if CLASSES[usize::from(byte)] & SPACE != 0 => at += 1,
-                Some(b'/') if bytes.get(at + 1) == Some(&b'/') => {
-                    at = bytes[at..]
+/// What [`lex_fast`] read.
+enum Fast<'input> {
+    /// A token `(start, token, end)`.
+    Token(usize, Tok<'input>, usize),
+    /// Something the hand lexer leaves to the automaton.
+    Slow,
+    /// The end of the input (after blanks and comments).
+    End,
+}
+
+/// The token after byte offset `from` of `source` read by hand, as the automaton would read it,
+/// or [`Fast::Slow`] where it leaves the token to the automaton. `depth` is the lexer's nesting
+/// depth. A function of its arguments alone, so that [`Lexer::fill_fast`] keeps the position and
+/// depth in registers from one token to the next.
+#[inline(always)]
+fn lex_fast<'input>(source: &'input str, from: usize, depth: &mut u32) -> Fast<'input> {
+    let bytes = source.as_bytes();
+    let mut at = from;
+    loop {
+        match bytes.get(at) {
+            Some(&byte) if CLASSES[usize::from(byte)] & SPACE != 0 => at += 1,
+            Some(b'/') if bytes.get(at + 1) == Some(&b'/') => {
+                at = bytes[at..]
+                    .iter()
+                    .position(|&byte| byte == b'\n')
+                    .map_or(bytes.len(), |offset| at + offset);
+            }
+            _ => break,
+        }
+    }
+    let start = at;
+    let Some(&first) = bytes.get(at) else {
+        return Fast::End;
+    };
+    let token = match first {
+        b'A'..=b'Z' | b'a'..=b'z' | b'_' | b'$' | b'%' => {
+            at = word_end(bytes, at + 1);
+            Tok::Ident(&source[start..at])
+        }
+        b'0'..=b'9' => {
+            // `[0-9]+` followed by neither a word byte nor `.`: a decimal integer without
+            // suffix. Anything else (`0x1F`, `4U`, `1.5`, `2e3`, `0f3F800000`) is left to
+            // the automaton.
+            at = match bytes.get(at..) {
+                Some(rest) => {
+                    at + rest
                         .iter()
-                        .position(|&byte| byte == b'\n')
-                        .map_or(bytes.len(), |offset| at + offset);
+                        .position(|&byte| CLASSES[usize::from(byte)] & DIGIT == 0)
+                        .unwrap_or(rest.len())
                 }
-                _ => break,
+                None => at,
+            };
+            match bytes.get(at) {
+                Some(&byte) if is_word_byte(byte) || byte == b'.' => return Fast::Slow,
+                _ => Tok::Int(&source[start..at]),
             }
         }
-        let start = at;
-        let first = *bytes.get(at)?;
-        let token = match first {
-            b'A'..=b'Z' | b'a'..=b'z' | b'_' | b'$' | b'%' => {
-                at = word_end(bytes, at + 1);
-                Tok::Ident(&source[start..at])
+        b'.' => {
+            let word = at + 1;
+            at = word_end(bytes, word);
+            if at == word {
+                return Fast::Slow;
             }
-            b'0'..=b'9' => {
-                // `[0-9]+` followed by neither a word byte nor `.`: a decimal integer without
-                // suffix. Anything else (`0x1F`, `4U`, `1.5`, `2e3`, `0f3F800000`) is left to
-                // the automaton.
-                at = match bytes.get(at..) {
-                    Some(rest) => {
-                        at + rest
-                            .iter()
-                            .position(|&byte| CLASSES[usize::from(byte)] & DIGIT == 0)
-                            .unwrap_or(rest.len())
+            while bytes.get(at) == Some(&b':')
+                && bytes.get(at + 1) == Some(&b':')
+                && bytes.get(at + 2).is_some_and(|&byte| is_word_byte(byte))
+            {
+                at = word_end(bytes, at + 3);
+            }
+            let text = &source[start..at];
+            keyword(text).unwrap_or(Tok::DotWord(text))
+        }
+        byte => {
+            let token = match byte {
+                b',' => Tok::Comma,
+                b';' => Tok::Semicolon,
+                b':' => Tok::Colon,
+                b'<' => Tok::Less,
+                b'>' => Tok::Greater,
+                b'+' => Tok::Plus,
+                b'-' => Tok::Minus,
+                b'!' => Tok::Bang,
+                b'@' => Tok::At,
+                b'|' => Tok::Pipe,
+                b'=' => Tok::Equals,
+                b'{' | b'(' | b'[' if *depth < MAX_NESTING => {
+                    *depth += 1;
+                    match byte {
+                        b'{' => Tok::LBrace,
+                        b'(' => Tok::LParen,
+                        _ => Tok::LBracket,
                     }
-                    None => at,
-                };
-                match bytes.get(at) {
-                    Some(&byte) if is_word_byte(byte) || byte == b'.' => return self.next()?.ok(),
-                    _ => Tok::Int(&source[start..at]),
                 }
-            }
-            b'.' => {
-                let word = at + 1;
-                at = word_end(bytes, word);
-                if at == word {
-                    return self.next()?.ok();
-                }
-                while bytes.get(at) == Some(&b':')
-                    && bytes.get(at + 1) == Some(&b':')
-                    && bytes.get(at + 2).is_some_and(|&byte| is_word_byte(byte))
-                {
-                    at = word_end(bytes, at + 3);
-                }
-                let text = &source[start..at];
-                keyword(text).unwrap_or(Tok::DotWord(text))
-            }
-            byte => {
-                let token = match byte {
-                    b',' => Tok::Comma,
-                    b';' => Tok::Semicolon,
-                    b':' => Tok::Colon,
-                    b'<' => Tok::Less,
-                    b'>' => Tok::Greater,
-                    b'+' => Tok::Plus,
-                    b'-' => Tok::Minus,
-                    b'!' => Tok::Bang,
-                    b'@' => Tok::At,
-                    b'|' => Tok::Pipe,
-                    b'=' => Tok::Equals,
-                    b'{' | b'(' | b'[' if self.depth < MAX_NESTING => {
-                        self.depth += 1;
-                        match byte {
-                            b'{' => Tok::LBrace,
-                            b'(' => Tok::LParen,
-                            _ => Tok::LBracket,
-                        }
+                b'}' | b')' | b']' => {
+                    *depth = depth.saturating_sub(1);
+                    match byte {
+                        b'}' => Tok::RBrace,
+                        b')' => Tok::RParen,
+                        _ => Tok::RBracket,
                     }
-                    b'}' | b')' | b']' => {
-                        self.depth = self.depth.saturating_sub(1);
-                        match byte {
-                            b'}' => Tok::RBrace,
-                            b')' => Tok::RParen,
-                            _ => Tok::RBracket,
-                        }
-                    }
-                    _ => return self.next()?.ok(),
-                };
-                at += 1;
-                token
-            }
-        };
-        self.inner.bump(at - end);
-        Some((start, token, at))
-    }
+                }
+                _ => return Fast::Slow,
+            };
+            at += 1;
+            token
+        }
+    };
+    Fast::Token(start, token, at)
 }
 
 impl<'input> Lexer<'input> {
-    /// Appends up to `max` tokens of [`Lexer::next_fast`] to `buffer`; fewer only at the end of
-    /// the input.
+    /// Appends up to `max` tokens to `buffer`, as [`Iterator::next`] gives them (without the
+    /// `Ok` that never fails), with the common tokens (identifiers, dotted words and directives,
+    /// decimal integers, punctuation, after blanks and `//` comments) read by hand
+    /// ([`lex_fast`]) and everything else left to the generated automaton; fewer only at the end
+    /// of the input. `hand_lexing_is_invisible` (in `fast_lane_tests.rs`) checks that both give
+    /// the same tokens.
     #[inline(never)]
     pub(crate) fn fill_fast(&mut self, buffer: &mut Vec<(usize, Tok<'input>, usize)>, max: usize) {
-        for _ in 0..max {
-            match self.next_fast() {
-                Some(triple) => buffer.push(triple),
-                None => break,
+        let source: &'input str = self.inner.source();
+        let mut at = self.inner.span().end;
+        let mut depth = self.depth;
+        let mut filled = 0;
+        while filled < max {
+            match lex_fast(source, at, &mut depth) {
+                Fast::Token(start, token, end) => {
+                    buffer.push((start, token, end));
+                    at = end;
+                }
+                Fast::End => break,
+                Fast::Slow => {
+                    // The automaton goes on from the end of the last token.
+                    self.sync(at, depth);
+                    let Some(Ok(triple)) = self.next() else {
+                        at = self.inner.span().end;
+                        depth = self.depth;
+                        break;
+                    };
+                    buffer.push(triple);
+                    at = self.inner.span().end;
+                    depth = self.depth;
+                }
             }
+            filled += 1;
         }
+        self.sync(at, depth);
+    }
+
+    /// Moves the automaton to byte offset `at` (at or after where it is) with nesting `depth`.
+    fn sync(&mut self, at: usize, depth: u32) {
+        let end = self.inner.span().end;
+        self.inner.bump(at - end);
+        self.depth = depth;
+    }
+
+    /// One token of [`Lexer::fill_fast`] (for tests).
+    #[cfg(test)]
+    pub(crate) fn next_fast(&mut self) -> Option<(usize, Tok<'input>, usize)> {
+        let mut buffer = Vec::with_capacity(1);
+        self.fill_fast(&mut buffer, 1);
+        buffer.pop()
     }
 }
 
