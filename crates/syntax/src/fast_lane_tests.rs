@@ -365,8 +365,8 @@ fn chunked_parse_splits_between_functions() {
     assert!((module, diagnostics) == parse_with(&source, true));
 }
 
-/// Lexes `source` with [`Lexer::next_fast`] and with the generated automaton alone; returns the
-/// first difference in tokens or diagnostics.
+/// Lexes `source` with the hand lexer ([`Lexer::fill_fast`], a token at a time) and with the
+/// generated automaton alone; returns the first difference in tokens or diagnostics.
 fn lexer_difference(source: &str) -> Option<String> {
     let mut slow = crate::lexer::Lexer::new(source);
     let mut fast = crate::lexer::Lexer::new(source);

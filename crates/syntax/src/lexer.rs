@@ -285,7 +285,7 @@ impl<'input> Lexer<'input> {
     }
 }
 
-/// What the first byte of a token tells [`Lexer::next_fast`], and which bytes continue words.
+/// What the first byte of a token tells [`lex_fast`], and which bytes continue words.
 const WORD: u8 = 1;
 const SPACE: u8 = 2;
 const DIGIT: u8 = 4;
