@@ -235,24 +235,28 @@ fn loc(lane: &mut Lane<'_, Direct<'_>>) -> Option<Loc> {
     })
 }
 
-/// `U32` without diagnostics.
-fn u32_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u32>> {
+/// An integer literal decoded by `decode` (the grammar's action for `U32` or `U64`), without
+/// diagnostics.
+fn integer<T>(
+    lane: &mut Lane<'_, Direct<'_>>,
+    decode: fn(&str, Span, &mut Vec<crate::Diagnostic>) -> Spanned<T>,
+) -> Option<Spanned<T>> {
     let (at, Tok::Int(text), end) = lane.bump()? else {
         return None;
     };
     let mut diags = Vec::new();
-    let value = b::u32_literal(text, Span::new(at, end), &mut diags);
+    let value = decode(text, Span::new(at, end), &mut diags);
     diags.is_empty().then_some(value)
+}
+
+/// `U32` without diagnostics.
+fn u32_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u32>> {
+    integer(lane, b::u32_literal)
 }
 
 /// `U64` without diagnostics.
 fn u64_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u64>> {
-    let (at, Tok::Int(text), end) = lane.bump()? else {
-        return None;
-    };
-    let mut diags = Vec::new();
-    let value = b::u64_literal(text, Span::new(at, end), &mut diags);
-    diags.is_empty().then_some(value)
+    integer(lane, b::u64_literal)
 }
 
 /// `ParameterList`: `( )` or `( Parameter, ... )`.
