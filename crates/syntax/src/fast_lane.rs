@@ -248,10 +248,18 @@ const MAX_LANE_DEPTH: u32 = 8;
 pub(crate) trait Tokens<'input> {
     /// The next token, without consuming it.
     fn peek(&mut self) -> Option<Triple<'input>>;
-    /// Consumes the next token.
-    fn bump(&mut self) -> Option<Triple<'input>>;
+    /// Marks the token [`Tokens::peek`] gave, which ends at `end`, as consumed.
+    fn advance(&mut self, end: usize);
     /// The end of the last consumed token.
     fn end(&self) -> usize;
+
+    /// Consumes the next token.
+    #[inline]
+    fn bump(&mut self) -> Option<Triple<'input>> {
+        let triple = self.peek()?;
+        self.advance(triple.2);
+        Some(triple)
+    }
 }
 
 /// The tokens of [`TokenStream`]: read from `pending` (from index `at`), pulling more from the
@@ -275,11 +283,9 @@ impl<'input> Tokens<'input> for Replay<'_, 'input> {
         Some(triple)
     }
 
-    fn bump(&mut self) -> Option<Triple<'input>> {
-        let triple = self.peek()?;
+    fn advance(&mut self, end: usize) {
         self.at += 1;
-        self.end = triple.2;
-        Some(triple)
+        self.end = end;
     }
 
     fn end(&self) -> usize {
@@ -326,11 +332,9 @@ impl<'input> Tokens<'input> for Direct<'input> {
     }
 
     #[inline]
-    fn bump(&mut self) -> Option<Triple<'input>> {
-        let triple = self.peek()?;
+    fn advance(&mut self, end: usize) {
         self.at += 1;
-        self.end = triple.2;
-        Some(triple)
+        self.end = end;
     }
 
     fn end(&self) -> usize {
@@ -380,6 +384,20 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     #[inline]
     pub(crate) fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
         self.peek_is(expected)?.then(|| self.bump())?
+    }
+
+    /// An integer literal decoded by `decode` (the grammar's action for `U32` or `U64`),
+    /// without diagnostics.
+    pub(crate) fn integer<U>(
+        &mut self,
+        decode: fn(&str, Span, &mut Vec<Diagnostic>) -> Spanned<U>,
+    ) -> Option<Spanned<U>> {
+        let (at, Tok::Int(text), end) = self.bump()? else {
+            return None;
+        };
+        let mut diags = Vec::new();
+        let value = decode(text, Span::new(at, end), &mut diags);
+        diags.is_empty().then_some(value)
     }
 
     #[inline]
@@ -453,15 +471,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             let word = match token {
                 Tok::Align => {
                     self.bump();
-                    let (at, Tok::Int(text), end) = self.bump()? else {
-                        return None;
-                    };
-                    let mut diags = Vec::new();
-                    let value = b::u64_literal(text, Span::new(at, end), &mut diags);
-                    if !diags.is_empty() {
-                        return None;
-                    }
-                    qualifiers.push(Qualifier::Align(value));
+                    qualifiers.push(Qualifier::Align(self.integer(b::u64_literal)?));
                     continue;
                 }
                 Tok::DotWord(text) => &text[1..],
@@ -492,30 +502,26 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     fn declarator(&mut self) -> Option<Declarator> {
         let name = self.ident()?;
         let start = name.span.range().start;
-        let mut diags = Vec::new();
         let range = if self.peek_is(Tok::Less)? {
             self.bump();
-            let (at, Tok::Int(text), end) = self.bump()? else {
-                return None;
-            };
+            let count = self.integer(b::u32_literal)?;
             self.expect(Tok::Greater)?;
-            Some(b::u32_literal(text, Span::new(at, end), &mut diags))
+            Some(count)
         } else {
             None
         };
         let mut dimensions = Vec::new();
         while self.peek_is(Tok::LBracket)? {
             self.bump();
-            match self.bump()? {
-                (_, Tok::RBracket, _) => dimensions.push(None),
-                (at, Tok::Int(text), end) => {
-                    dimensions.push(Some(b::u64_literal(text, Span::new(at, end), &mut diags)));
-                    self.expect(Tok::RBracket)?;
-                }
-                _ => return None,
+            if self.peek_is(Tok::RBracket)? {
+                self.bump();
+                dimensions.push(None);
+            } else {
+                dimensions.push(Some(self.integer(b::u64_literal)?));
+                self.expect(Tok::RBracket)?;
             }
         }
-        if self.peek_is(Tok::Equals)? || !diags.is_empty() {
+        if self.peek_is(Tok::Equals)? {
             return None;
         }
         Some(Declarator {

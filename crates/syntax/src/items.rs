@@ -114,14 +114,8 @@ fn item(lane: &mut Lane<'_, Direct<'_>>, statements: &mut Vec<Statement>) -> Opt
         }
         Tok::AddressSize => {
             lane.bump();
-            let (at, Tok::Int(text), end) = lane.bump()? else {
-                return None;
-            };
-            let mut diags = Vec::new();
-            let size = b::u32_literal(text, Span::new(at, end), &mut diags);
-            diags
-                .is_empty()
-                .then(|| TopLevel::AddressSize(size, Span::new(start, end)))
+            let size = lane.integer(b::u32_literal)?;
+            Some(TopLevel::AddressSize(size, Span::new(start, lane.end())))
         }
         _ => {
             let mut linkage = Vec::new();
@@ -183,10 +177,10 @@ fn function(
         let name = Spanned::new(Text::from(&text[1..]), at..end);
         let mut values = Vec::new();
         if let Tok::Int(_) = lane.peek_token()? {
-            values.push(u64_value(lane)?);
+            values.push(lane.integer(b::u64_literal)?);
             while lane.peek_is(Tok::Comma)? {
                 lane.bump();
-                values.push(u64_value(lane)?);
+                values.push(lane.integer(b::u64_literal)?);
             }
         }
         directives.push(FunctionDirective::Performance {
@@ -218,9 +212,9 @@ fn function(
 /// `Loc` without attributes: `.loc file line column` (the grammar's `b::loc` with none).
 fn loc(lane: &mut Lane<'_, Direct<'_>>) -> Option<Loc> {
     let (start, _, _) = lane.expect(Tok::Loc)?;
-    let file = u32_value(lane)?;
-    let line = u32_value(lane)?;
-    let column = u32_value(lane)?;
+    let file = lane.integer(b::u32_literal)?;
+    let line = lane.integer(b::u32_literal)?;
+    let column = lane.integer(b::u32_literal)?;
     // Attributes (`, function_name ...`, `, inlined_at ...`) are left to the grammar.
     if lane.peek_is(Tok::Comma)? {
         return None;
@@ -233,30 +227,6 @@ fn loc(lane: &mut Lane<'_, Direct<'_>>) -> Option<Loc> {
         function_name: None,
         inlined_at: None,
     })
-}
-
-/// An integer literal decoded by `decode` (the grammar's action for `U32` or `U64`), without
-/// diagnostics.
-fn integer<T>(
-    lane: &mut Lane<'_, Direct<'_>>,
-    decode: fn(&str, Span, &mut Vec<crate::Diagnostic>) -> Spanned<T>,
-) -> Option<Spanned<T>> {
-    let (at, Tok::Int(text), end) = lane.bump()? else {
-        return None;
-    };
-    let mut diags = Vec::new();
-    let value = decode(text, Span::new(at, end), &mut diags);
-    diags.is_empty().then_some(value)
-}
-
-/// `U32` without diagnostics.
-fn u32_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u32>> {
-    integer(lane, b::u32_literal)
-}
-
-/// `U64` without diagnostics.
-fn u64_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<u64>> {
-    integer(lane, b::u64_literal)
 }
 
 /// `ParameterList`: `( )` or `( Parameter, ... )`.
