@@ -7,6 +7,7 @@ use crate::rules::{
 use ptxsim_isa::{Element as IsaElement, Operand as IsaOperand, SymbolKind, Type};
 use ptxsim_syntax::ast::*;
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
+use std::cell::OnceCell;
 
 /// Resolves every name in `module` and runs the per-instruction rules; returns the diagnostics
 /// (unsorted).
@@ -418,20 +419,58 @@ fn undeclared_module_symbol(name: &str, span: Span, later: Option<Span>) -> Diag
 #[derive(Clone, Copy, Debug)]
 struct RegisterRange<'a> {
     prefix: &'a str,
+    /// The [`head`] of the prefix, and the mask of its bytes in a head.
+    head: u64,
+    mask: u64,
     count: u32,
     /// The declared type, for `.reg` declarations of a scalar type.
     ty: Option<Type>,
     span: Span,
     count_span: Span,
+    /// Whether a label or a declared name of the same scope is one of the range's registers
+    /// (then [`Scope::lookup`] must look at the entries first).
+    shadowed: bool,
 }
 
-impl RegisterRange<'_> {
+/// The first eight bytes of `bytes` (fewer if it is shorter) as a little-endian word.
+fn head(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .take(8)
+        .rev()
+        .fold(0, |word, &byte| (word << 8) | u64::from(byte))
+}
+
+impl<'a> RegisterRange<'a> {
+    fn new(prefix: &'a str, count: u32, ty: Option<Type>, span: Span, count_span: Span) -> Self {
+        let length = prefix.len().min(8);
+        RegisterRange {
+            prefix,
+            head: head(prefix.as_bytes()),
+            mask: u64::MAX >> (64 - 8 * length),
+            count,
+            ty,
+            span,
+            count_span,
+            shadowed: false,
+        }
+    }
+
     /// Splits `name` into this range's prefix and an index, if it has that form.
     fn index_of(&self, name: &str) -> Option<u64> {
-        let (name, prefix) = (name.as_bytes(), self.prefix.as_bytes());
-        // Byte by byte rather than `strip_prefix`: the prefixes are a few bytes long, and most
-        // ranges a name is tried against differ in the first bytes or in length.
-        if name.len() <= prefix.len() || !name.iter().zip(prefix).all(|(a, b)| a == b) {
+        self.index_in(name.as_bytes(), head(name.as_bytes()))
+    }
+
+    /// [`RegisterRange::index_of`] given the [`head`] of the name: the prefix test is one
+    /// comparison of words for prefixes of up to eight bytes (all but odd ones), which is most
+    /// of the cost of resolving a register.
+    #[inline]
+    fn index_in(&self, name: &[u8], name_head: u64) -> Option<u64> {
+        let prefix = self.prefix.as_bytes();
+        if name.len() <= prefix.len()
+            || name_head & self.mask != self.head
+            || name.get(8..prefix.len()) != prefix.get(8..)
+        {
             return None;
         }
         let mut index = 0u64;
@@ -448,6 +487,12 @@ impl RegisterRange<'_> {
 
     fn contains(&self, name: &str) -> bool {
         self.index_of(name)
+            .is_some_and(|index| index < u64::from(self.count))
+    }
+
+    #[inline]
+    fn contains_head(&self, name: &[u8], name_head: u64) -> bool {
+        self.index_in(name, name_head)
             .is_some_and(|index| index < u64::from(self.count))
     }
 }
@@ -478,8 +523,24 @@ struct Found {
     symbol: Option<SymbolKind>,
 }
 
-impl Scope<'_> {
+impl<'a> Scope<'a> {
     fn lookup(&self, name: &str) -> Option<Found> {
+        // Most names are registers of a `%r<N>` range. A name in a range that no entry of this
+        // scope falls in has no entry itself, and the range is the answer: no need to hash it.
+        let (bytes, name_head) = (name.as_bytes(), head(name.as_bytes()));
+        if let Some(range) = self
+            .ranges
+            .iter()
+            .rev()
+            .find(|range| range.contains_head(bytes, name_head))
+            && !range.shadowed
+        {
+            return Some(Found {
+                span: range.span,
+                ty: range.ty,
+                symbol: None,
+            });
+        }
         let entry = self.entries.get(name).copied().unwrap_or_default();
         if let Some((span, ty, symbol)) = entry.name {
             return Some(Found { span, ty, symbol });
@@ -500,6 +561,24 @@ impl Scope<'_> {
                 ty: range.ty,
                 symbol: None,
             })
+    }
+
+    /// The entry of `name`, created empty if there is none.
+    fn entry(&mut self, name: &'a str) -> &mut Entry {
+        let entries = &mut self.entries;
+        let ranges = &mut self.ranges;
+        entries.entry(name).or_insert_with(|| {
+            for range in ranges.iter_mut() {
+                range.shadowed |= range.contains(name);
+            }
+            Entry::default()
+        })
+    }
+
+    /// Adds a `%r<N>` declaration.
+    fn push_range(&mut self, mut range: RegisterRange<'a>) {
+        range.shadowed = self.entries.keys().any(|name| range.contains(name));
+        self.ranges.push(range);
     }
 }
 
@@ -522,61 +601,98 @@ fn register_type(declaration: &VariableDeclaration) -> Option<Type> {
 struct FunctionChecker<'r, 'm, 'a> {
     resolver: &'r mut Resolver<'m>,
     scopes: Vec<Scope<'a>>,
-    /// Every name declared anywhere in the function (first declaration), for "used before its
-    /// declaration" and "label in another block" hints.
-    declared_anywhere: FxHashMap<&'a str, Span>,
-    labels_anywhere: FxHashMap<&'a str, Span>,
+    /// Names of up to eight bytes resolved since the scopes last changed (registers, mostly,
+    /// each used many times), by [`head`]: a hit skips the scope lookups.
+    recent: [RecentName; RECENT_NAMES],
+    /// Bumped whenever the scopes change; entries of older generations are stale.
+    generation: u32,
+    body: Option<&'a Block>,
+    /// The names declared anywhere in the body, collected when a name does not resolve.
+    anywhere: OnceCell<Anywhere<'a>>,
 }
 
-impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
-    fn new(resolver: &'r mut Resolver<'m>, function: &'a Function) -> Self {
-        let mut checker = Self {
-            resolver,
-            scopes: Vec::new(),
-            declared_anywhere: FxHashMap::default(),
-            labels_anywhere: FxHashMap::default(),
-        };
-        if let Some(body) = &function.body {
-            checker.collect_anywhere(body);
-        }
-        checker
-    }
+/// How many names [`FunctionChecker`] remembers (a power of two).
+const RECENT_NAMES: usize = 64;
 
-    fn collect_anywhere(&mut self, block: &'a Block) {
+/// A short name resolved in the current scopes.
+#[derive(Clone, Copy, Default)]
+struct RecentName {
+    /// The [`head`] of the name and its length: together, the whole name.
+    head: u64,
+    length: usize,
+    /// The [`FunctionChecker::generation`] it was resolved in (0: never).
+    generation: u32,
+    found: Option<Found>,
+}
+
+/// Every name declared anywhere in a function (first declaration), for "used before its
+/// declaration" and "label in another block" hints.
+#[derive(Default)]
+struct Anywhere<'a> {
+    declared: FxHashMap<&'a str, Span>,
+    labels: FxHashMap<&'a str, Span>,
+}
+
+impl<'a> Anywhere<'a> {
+    fn collect(&mut self, block: &'a Block) {
         for statement in &block.statements {
             match statement {
                 Statement::Declaration(declaration) => {
                     for declarator in &declaration.declarators {
                         if declarator.range.is_none() {
-                            self.declared_anywhere
+                            self.declared
                                 .entry(declarator.name.as_str())
                                 .or_insert(declarator.name.span);
                         }
                     }
                 }
                 Statement::Label(label) => {
-                    self.labels_anywhere
-                        .entry(label.as_str())
-                        .or_insert(label.span);
+                    self.labels.entry(label.as_str()).or_insert(label.span);
                 }
                 Statement::Prototype(prototype) => {
-                    self.labels_anywhere
+                    self.labels
                         .entry(prototype.label.as_str())
                         .or_insert(prototype.label.span);
                 }
                 Statement::Targets(targets) => {
-                    self.labels_anywhere
+                    self.labels
                         .entry(targets.label.as_str())
                         .or_insert(targets.label.span);
                 }
-                Statement::Block(inner) => self.collect_anywhere(inner),
+                Statement::Block(inner) => self.collect(inner),
                 Statement::Instruction(_) | Statement::Loc(_) | Statement::Pragma(_) => {}
             }
         }
     }
+}
+
+impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
+    fn new(resolver: &'r mut Resolver<'m>, function: &'a Function) -> Self {
+        Self {
+            resolver,
+            scopes: Vec::new(),
+            recent: [RecentName::default(); RECENT_NAMES],
+            generation: 1,
+            body: function.body.as_ref(),
+            anywhere: OnceCell::new(),
+        }
+    }
+
+    /// The names declared anywhere in the function (walked once, on the first unknown name:
+    /// a module without errors never needs them).
+    fn anywhere(&self) -> &Anywhere<'a> {
+        self.anywhere.get_or_init(|| {
+            let mut anywhere = Anywhere::default();
+            if let Some(body) = self.body {
+                anywhere.collect(body);
+            }
+            anywhere
+        })
+    }
 
     fn function_body(&mut self, function: &'a Function, body: &'a Block) {
         self.scopes.push(Scope::default());
+        self.generation += 1;
         for parameter in function
             .returns
             .iter()
@@ -595,12 +711,15 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
         self.block_contents(body);
         self.scopes.pop();
+        self.generation += 1;
     }
 
     fn block(&mut self, block: &'a Block) {
         self.scopes.push(Scope::default());
+        self.generation += 1;
         self.block_contents(block);
         self.scopes.pop();
+        self.generation += 1;
     }
 
     /// Checks the statements of a block in the innermost scope.
@@ -652,7 +771,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
     }
 
+    /// The innermost scope, to declare something in (which makes the recent names stale).
     fn current(&mut self) -> &mut Scope<'a> {
+        self.generation += 1;
         if self.scopes.is_empty() {
             self.scopes.push(Scope::default());
         }
@@ -662,7 +783,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     fn declare_label(&mut self, label: &'a Spanned<Text>) {
         let scope = self.current();
-        let entry = scope.entries.entry(label.as_str()).or_default();
+        let entry = scope.entry(label.as_str());
         if let Some(first) = entry.label {
             let diagnostic = Diagnostic::error(
                 "E0202",
@@ -693,29 +814,30 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 .find(|existing| existing.prefix == name)
                 .map(|existing| existing.span)
                 .or_else(|| scope.entries.get(name).and_then(|entry| entry.label));
-            scope.ranges.push(RegisterRange {
-                prefix: name,
-                count: range.value,
+            scope.push_range(RegisterRange::new(
+                name,
+                range.value,
                 ty,
-                span: declarator.span,
-                count_span: range.span,
-            });
+                declarator.span,
+                range.span,
+            ));
             conflict
         } else {
             let entry = scope.entries.get(name).copied().unwrap_or_default();
+            let in_range = scope
+                .ranges
+                .iter()
+                .find(|range| range.contains(name))
+                .map(|range| range.span);
             let conflict = entry
                 .name
                 .map(|(span, _, _)| span)
                 .or(entry.label)
-                .or_else(|| {
-                    scope
-                        .ranges
-                        .iter()
-                        .find(|range| range.contains(name))
-                        .map(|range| range.span)
-                });
-            if entry.name.is_none() {
-                scope.entries.entry(name).or_default().name = Some((span, ty, symbol));
+                .or(in_range);
+            // The first declaration stays the one uses resolve to, as in ptxas (a register of
+            // an earlier `%r<N>` keeps its type).
+            if entry.name.is_none() && in_range.is_none() {
+                scope.entry(name).name = Some((span, ty, symbol));
             }
             conflict
         };
@@ -937,6 +1059,35 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     /// Resolves a name; reports it if it is not visible here. Returns what it resolved to
     /// (module-scope symbols have no register type).
     fn resolve(&mut self, name: &'a str, span: Span, role: Role) -> Option<Found> {
+        let bytes = name.as_bytes();
+        let short = bytes.len() <= 8;
+        let name_head = head(bytes);
+        let slot = (name_head.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % RECENT_NAMES;
+        if short
+            && let Some(recent) = self.recent.get(slot)
+            && recent.generation == self.generation
+            && recent.head == name_head
+            && recent.length == bytes.len()
+        {
+            return recent.found;
+        }
+        let found = self.resolve_uncached(name, span, role);
+        if short
+            && found.is_some()
+            && let Some(recent) = self.recent.get_mut(slot)
+        {
+            *recent = RecentName {
+                head: name_head,
+                length: bytes.len(),
+                generation: self.generation,
+                found,
+            };
+        }
+        found
+    }
+
+    /// [`FunctionChecker::resolve`] without the recent names.
+    fn resolve_uncached(&mut self, name: &'a str, span: Span, role: Role) -> Option<Found> {
         if let Some(found) = self
             .scopes
             .iter()
@@ -1006,7 +1157,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             }
             return Some(diagnostic);
         }
-        if let Some(&declaration) = self.declared_anywhere.get(name) {
+        if let Some(&declaration) = self.anywhere().declared.get(name) {
             if declaration.start > span.start {
                 return Some(
                     Diagnostic::error(
@@ -1031,7 +1182,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 .with_help("declarations in a `{ }` block are visible only inside that block"),
             );
         }
-        if let Some(&label) = self.labels_anywhere.get(name) {
+        if let Some(&label) = self.anywhere().labels.get(name) {
             return Some(
                 Diagnostic::error("E0107", format!("label `{name}` is not visible here"), span)
                     .with_label(label, "defined in a block that does not enclose this use")

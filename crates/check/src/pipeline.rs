@@ -1,11 +1,13 @@
 //! Checking a module straight from its text, piece by piece, without holding its syntax tree.
 //!
 //! The text is cut into pieces of about [`PIECE_SIZE`] bytes between top-level items
-//! ([`ptxsim_syntax::piece_bounds`]). Worker threads parse pieces in any order; one checker,
-//! guarded by a lock and run by whichever worker finds it free, takes the parsed pieces in source
-//! order, checks their items one by one ([`ItemStream`]) and drops them. The tree of a large
-//! module is thus never built whole: memory stays small and hot in the cache, and checking
-//! overlaps with parsing on the other threads.
+//! ([`ptxsim_syntax::piece_bounds`]), the first one small: the header is read from it before the
+//! other threads start. Worker threads parse pieces in any order; the calling thread also holds
+//! the one checker, which takes the parsed pieces in source order, checks their items one by one
+//! ([`ItemStream`]) and hands them back to the worker that parsed them to drop. The tree of a
+//! large module is thus never built whole: memory stays small and hot in the cache, checking
+//! overlaps with parsing on the other threads, and the checker's tables stay in one core's
+//! cache.
 //!
 //! The result is exactly that of [`crate::parse_and_check_with`]: when every piece parses
 //! without a diagnostic, its elements in order are the module's (see
@@ -21,10 +23,14 @@ use crate::rules::{self, ModuleSetting};
 use ptxsim_syntax::ast::{Item, Module};
 use ptxsim_syntax::{Diagnostic, Spanned, Text, TopLevel};
 use std::sync::Mutex;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The size in bytes of the pieces a module is parsed in.
 pub const PIECE_SIZE: usize = 64 << 10;
+
+/// The size in bytes of the first piece, parsed before the other threads start.
+const FIRST_PIECE_SIZE: usize = 4 << 10;
 
 /// The header directives at the start of a module, and what the checker makes of them.
 struct Header {
@@ -99,12 +105,14 @@ impl Work<'_> {
         ptxsim_syntax::parse_piece(self.source, self.bounds[piece], self.bounds[piece + 1])
     }
 
-    /// Worker `worker`: checks what is ready, else parses the next piece, until all is checked.
-    fn run(&self, worker: usize, checker: &Mutex<Checker<'_>>) {
+    /// Worker `worker`: parses the next piece until all are checked; worker 0, on the calling
+    /// thread, also holds the checker and checks whatever is ready first. The checker stays on
+    /// one thread so that its tables stay in one core's cache.
+    fn run(&self, worker: usize, mut checker: Option<&mut Checker<'_>>) {
         let _stop_others = StopOnPanic(&self.failed);
         while !self.failed.load(Ordering::Relaxed) && !self.done.load(Ordering::Acquire) {
-            if let Ok(mut checker) = checker.try_lock() {
-                self.check_ready(&mut checker);
+            if let Some(checker) = checker.as_deref_mut() {
+                self.check_ready(checker);
                 if self.done.load(Ordering::Acquire) {
                     break;
                 }
@@ -181,7 +189,13 @@ pub(crate) fn check(
     piece_size: usize,
     threads: usize,
 ) -> Option<Vec<Diagnostic>> {
-    let bounds = ptxsim_syntax::piece_bounds(source, piece_size);
+    let mut bounds = ptxsim_syntax::piece_bounds(source, piece_size);
+    // A small first piece: the header is read from it before the other threads start.
+    if let Some(&first) = bounds.get(1) {
+        let mut head = ptxsim_syntax::piece_bounds(&source[..first], FIRST_PIECE_SIZE);
+        head.pop();
+        bounds.splice(..1, head);
+    }
     let work = Work {
         source,
         next_parse: AtomicUsize::new(0),
@@ -219,21 +233,23 @@ pub(crate) fn check(
         summary: leading,
         next,
     };
-    if !checker.piece(&rest) {
-        return None;
-    }
     work.next_parse.store(next, Ordering::Relaxed);
-    let checker = Mutex::new(checker);
-    if next < work.pieces() {
-        std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
+        if next < work.pieces() {
             for worker in 1..threads.max(1) {
-                let (work, checker) = (&work, &checker);
-                scope.spawn(move || work.run(worker, checker));
+                let work = &work;
+                scope.spawn(move || work.run(worker, None));
             }
-            work.run(0, &checker);
-        });
-    }
-    let checker = checker.into_inner().ok()?;
+        }
+        // The rest of the header's pieces, while the other threads parse.
+        if !checker.piece(&rest) {
+            work.failed.store(true, Ordering::Relaxed);
+        }
+        drop(rest);
+        if next < work.pieces() {
+            work.run(0, Some(&mut checker));
+        }
+    });
     if work.failed.load(Ordering::Relaxed) || checker.next < work.pieces() {
         return None;
     }

@@ -26,10 +26,9 @@ use ptxsim_isa::{
     check_module as isa_check_module, decode, requirements, satisfied, validate,
 };
 use ptxsim_syntax::ast::{
-    Address, AddressBase, Immediate, ImmediateValue, Instruction, Module, Operand,
-    VariableDeclaration,
+    AddressBase, Immediate, ImmediateValue, Instruction, Module, Operand, VariableDeclaration,
 };
-use ptxsim_syntax::{Diagnostic, Span};
+use ptxsim_syntax::{Diagnostic, Span, Text};
 use std::cell::RefCell;
 
 /// The `.target` and `.version` a module is checked against, with the spans of the directives
@@ -146,12 +145,22 @@ const CLEAN_OPERAND_LISTS: usize = 4;
 /// resolution alone.
 #[derive(Debug)]
 pub struct FormCache {
-    /// Empty until the first modelled instruction, then [`FORM_CACHE_SLOTS`] slots.
-    slots: RefCell<Vec<Option<Box<CachedForm>>>>,
+    /// Empty until the first modelled instruction, then [`FORM_CACHE_SLOTS`] slots, each 0
+    /// or one more than the index of its entry in `entries`. A table of small integers and one
+    /// vector of entries: few cache lines to look a mnemonic up in.
+    slots: RefCell<Vec<u32>>,
+    entries: RefCell<Vec<CachedForm>>,
 }
 
-/// One slot of [`FormCache`]: the opcode and modifiers, and what they decode to.
-type CachedForm = (Vec<Box<str>>, Decoded);
+/// One entry of [`FormCache`]: a mnemonic and what it decodes to.
+#[derive(Debug)]
+struct CachedForm {
+    /// The [`mnemonic_hash`] of the mnemonic.
+    hash: u64,
+    /// The opcode and modifiers joined with dots, as written (`cvt.rn.f32.f16`).
+    mnemonic: Text,
+    decoded: Decoded,
+}
 
 /// Number of slots of [`FormCache`] (a power of two).
 const FORM_CACHE_SLOTS: usize = 16384;
@@ -167,13 +176,14 @@ impl FormCache {
     pub fn new() -> Self {
         FormCache {
             slots: RefCell::new(Vec::new()),
+            entries: RefCell::new(Vec::new()),
         }
     }
 }
 
 /// A cheap hash of an instruction's opcode and modifiers (the Fx hash of their bytes, 8 at a
 /// time), reduced to a slot index from its well-mixed high bits.
-fn mnemonic_slot(instruction: &Instruction) -> usize {
+fn mnemonic_hash(instruction: &Instruction) -> u64 {
     let mut hash: u64 = 0;
     for word in std::iter::once(&instruction.opcode).chain(&instruction.modifiers) {
         for chunk in word.value.as_bytes().chunks(8) {
@@ -186,17 +196,29 @@ fn mnemonic_slot(instruction: &Instruction) -> usize {
         }
         hash = (hash.rotate_left(5) ^ 0xff).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
+    hash
+}
+
+/// The slot of a [`mnemonic_hash`], from its well-mixed high bits.
+fn mnemonic_slot(hash: u64) -> usize {
     (hash >> 50) as usize % FORM_CACHE_SLOTS
 }
 
-/// Whether a cached key is this instruction's opcode and modifiers.
-fn same_mnemonic(key: &[Box<str>], instruction: &Instruction) -> bool {
-    key.len() == instruction.modifiers.len() + 1
-        && *key[0] == *instruction.opcode.value
-        && key[1..]
-            .iter()
-            .zip(&instruction.modifiers)
-            .all(|(cached, modifier)| **cached == *modifier.value)
+/// Whether `mnemonic` is this instruction's opcode and modifiers joined with dots.
+fn same_mnemonic(mnemonic: &str, instruction: &Instruction) -> bool {
+    let Some(mut rest) = mnemonic.strip_prefix(instruction.opcode.as_str()) else {
+        return false;
+    };
+    for modifier in &instruction.modifiers {
+        match rest
+            .strip_prefix('.')
+            .and_then(|rest| rest.strip_prefix(modifier.as_str()))
+        {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 /// What a per-instruction rule may need to know about the module around the instruction.
@@ -351,10 +373,8 @@ pub fn check_immediate_address(instruction: &Instruction, diagnostics: &mut Vec<
         return;
     }
     for operand in &instruction.operands {
-        if let Operand::Address(Address {
-            base: AddressBase::Immediate(_),
-            ..
-        }) = operand
+        if let Operand::Address(address) = operand
+            && let AddressBase::Immediate(_) = address.base
         {
             let space = instruction
                 .modifiers
@@ -404,51 +424,74 @@ pub fn check_instruction(
     if !is_modelled(instruction.opcode.as_str()) {
         return;
     }
-    let Ok(mut slots) = context.forms.slots.try_borrow_mut() else {
+    let (Ok(mut slots), Ok(mut entries)) = (
+        context.forms.slots.try_borrow_mut(),
+        context.forms.entries.try_borrow_mut(),
+    ) else {
         return;
     };
     if slots.is_empty() {
-        slots.resize_with(FORM_CACHE_SLOTS, || None);
+        slots.resize(FORM_CACHE_SLOTS, 0);
     }
-    let Some(slot) = slots.get_mut(mnemonic_slot(instruction)) else {
+    let hash = mnemonic_hash(instruction);
+    let Some(slot) = slots.get_mut(mnemonic_slot(hash)) else {
         return;
     };
-    let cached = slot
-        .as_deref()
-        .is_some_and(|(key, _)| same_mnemonic(key, instruction));
-    if !cached {
-        let mut key: Vec<Box<str>> = Vec::with_capacity(instruction.modifiers.len() + 1);
-        key.push(instruction.opcode.as_str().into());
-        key.extend(
-            instruction
-                .modifiers
-                .iter()
-                .map(|m| m.value.as_str().into()),
-        );
-        let modifiers: Vec<&str> = key[1..].iter().map(|m| &**m).collect();
-        let form = decode(&key[0], &modifiers);
-        let unmet = match (&form, context.setting.target, context.setting.version) {
-            (Ok(form), Some(target), Some(version)) => {
-                satisfied(&requirements(form), target, version).err()
+    let taken = (*slot as usize)
+        .checked_sub(1)
+        .filter(|&index| index < entries.len());
+    let found = taken.filter(|&index| {
+        entries[index].hash == hash && same_mnemonic(&entries[index].mnemonic, instruction)
+    });
+    let index = match (found, taken) {
+        (Some(index), _) => index,
+        (None, taken) => {
+            let modifiers: Vec<&str> = instruction.modifiers.iter().map(|m| m.as_str()).collect();
+            let form = decode(instruction.opcode.as_str(), &modifiers);
+            let unmet = match (&form, context.setting.target, context.setting.version) {
+                (Ok(form), Some(target), Some(version)) => {
+                    satisfied(&requirements(form), target, version).err()
+                }
+                _ => None,
+            };
+            let mut mnemonic = Text::from(instruction.opcode.as_str());
+            for modifier in &modifiers {
+                mnemonic.push('.');
+                mnemonic.push_str(modifier);
             }
-            _ => None,
-        };
-        *slot = Some(Box::new((
-            key,
-            Decoded {
-                form,
-                unmet,
-                clean: Vec::new(),
-            },
-        )));
-    }
-    let Some((key, decoded)) = slot.as_deref_mut() else {
+            let entry = CachedForm {
+                hash,
+                mnemonic,
+                decoded: Decoded {
+                    form,
+                    unmet,
+                    clean: Vec::new(),
+                },
+            };
+            // Another mnemonic in the slot is replaced.
+            if let Some(index) = taken {
+                entries[index] = entry;
+                index
+            } else {
+                let Ok(number) = u32::try_from(entries.len() + 1) else {
+                    return;
+                };
+                entries.push(entry);
+                *slot = number;
+                entries.len() - 1
+            }
+        }
+    };
+    let Some(CachedForm {
+        mnemonic, decoded, ..
+    }) = entries.get_mut(index)
+    else {
         return;
     };
     let form = match &decoded.form {
         Ok(form) => form,
         Err(error) => {
-            let modifiers: Vec<&str> = key[1..].iter().map(|m| &**m).collect();
+            let modifiers: Vec<&str> = mnemonic.split('.').skip(1).collect();
             let newer = newer_than_table(&modifiers);
             if newer && context.setting.version >= Some(PtxVersion::new(9, 2)) {
                 // Not modelled (docs/divergences.md, "Missing"); ptxas accepts it here.
@@ -799,4 +842,43 @@ fn check_module_target(
         .with_help("use an existing architecture, e.g. `.target sm_90`"),
     };
     diagnostics.push(diagnostic);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxsim_syntax::Spanned;
+
+    fn instruction(opcode: &str, modifiers: &[&str]) -> Instruction {
+        let word = |text: &str| Spanned::new(Text::from(text), 0..text.len());
+        Instruction {
+            span: Span::new(0, 0),
+            guard: None,
+            opcode: word(opcode),
+            modifiers: modifiers.iter().map(|text| word(text)).collect(),
+            operands: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_cached_mnemonic_matches_only_the_same_words() {
+        let cvt = instruction("cvt", &["rn", "f32", "f16"]);
+        assert!(same_mnemonic("cvt.rn.f32.f16", &cvt));
+        for other in [
+            "cvt.rna.f32.f16",
+            "cvt.rn.f32",
+            "cvt.rn.f32.f16.x",
+            "cvt.rnf32.f16",
+            "cvta.rn.f32.f16",
+            "cvt",
+            "",
+        ] {
+            assert!(!same_mnemonic(other, &cvt), "{other}");
+        }
+        assert!(same_mnemonic("mov", &instruction("mov", &[])));
+        assert!(!same_mnemonic("mov.b32", &instruction("mov", &[])));
+        assert!(!same_mnemonic("mov", &instruction("mov", &["b32"])));
+        // Words are compared whole: `rn` + `a` is not `rna`.
+        assert!(!same_mnemonic("cvt.rna", &instruction("cvt", &["rn", "a"])));
+    }
 }

@@ -437,10 +437,10 @@ pub enum Operand {
     /// `{a, b, _}`: a vector of operands.
     Vector(Spanned<Vec<Operand>>),
     /// `[base]`, `[base+offset]`, `[imm]`.
-    Address(Address),
+    Address(Box<Address>),
     /// `name+offset` without brackets: the address of a variable or function plus a byte
     /// offset (`mov.u64 %rd1, table+16`; ptxas also takes `table+8+8` and `table+-4`).
-    NameOffset(NameOffset),
+    NameOffset(Box<NameOffset>),
     /// `[a, b, ...]`: a bracketed list (texture, surface and tensor-map addressing).
     AddressList(Spanned<Vec<Operand>>),
     /// `(a, b)`: the return or argument list of `call`.

@@ -25,7 +25,7 @@ use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::lexer::{LexError, Lexer, Tok};
 use crate::parser as b;
-use crate::span::{Span, Spanned, Text};
+use crate::span::{self, Span, Spanned, Text};
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -400,12 +400,12 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         diags.is_empty().then_some(value)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn ident(&mut self) -> Option<Spanned<Text>> {
         match self.peek()? {
             (start, Tok::Ident(text), end) => {
                 self.bump();
-                Some(Spanned::new(Text::from(text), start..end))
+                Some(Spanned::new(span::text(text), start..end))
             }
             _ => None,
         }
@@ -425,10 +425,10 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                     if matches!(self.peek_token()?, Tok::DotWord(_) | Tok::CallPrototype) {
                         return None;
                     }
-                    let label = Spanned::new(Text::from(name), start..end);
+                    let label = Spanned::new(span::text(name), start..end);
                     return Some((start, Statement::Label(label)));
                 }
-                let opcode = Spanned::new(Text::from(name), start..end);
+                let opcode = Spanned::new(span::text(name), start..end);
                 let instruction = self.instruction_rest(start, None, opcode)?;
                 Some((start, Statement::Instruction(instruction)))
             }
@@ -482,7 +482,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 _ => break,
             };
             self.bump();
-            qualifiers.push(Qualifier::Word(Spanned::new(Text::from(word), at..end)));
+            qualifiers.push(Qualifier::Word(Spanned::new(span::text(word), at..end)));
         }
         let mut declarators = vec![self.declarator()?];
         while !parameter && self.peek_is(Tok::Comma)? {
@@ -574,7 +574,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                     None => break,
                 },
             };
-            self.modifiers.push(Spanned::new(Text::from(text), at..end));
+            self.modifiers.push(Spanned::new(span::text(text), at..end));
             self.bump();
         }
         if !self.peek_is(Tok::Semicolon)? {
@@ -599,7 +599,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn name_ref(&mut self) -> Option<NameRef> {
         let name = self.ident()?;
         let start = name.span.range().start;
@@ -618,6 +618,10 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         })
     }
 
+    /// One operand. Inlined into its callers: names and immediates, most operands, are then
+    /// built where they are stored instead of being moved through several stack frames (each
+    /// move of a value just written costs a stall).
+    #[inline(always)]
     fn operand(&mut self, depth: u32) -> Option<Operand> {
         let (start, token, _) = self.peek()?;
         match token {
@@ -646,6 +650,13 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             Tok::Int(_) | Tok::FloatBits(_) | Tok::Decimal(_) | Tok::Minus => {
                 Some(Operand::Immediate(self.immediate()?))
             }
+            _ => self.group(start, token, depth),
+        }
+    }
+
+    /// An operand in brackets, braces or parentheses (`token`, at `start`), or `None`.
+    fn group(&mut self, start: usize, token: Tok<'input>, depth: u32) -> Option<Operand> {
+        match token {
             Tok::LBrace if depth < MAX_LANE_DEPTH => {
                 self.bump();
                 let items = self.operand_list(depth + 1)?;
@@ -678,6 +689,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     }
 
     /// `-`? literal, decoded without diagnostics.
+    #[inline(always)]
     fn immediate(&mut self) -> Option<Spanned<Immediate>> {
         let (start, first, _) = self.peek()?;
         let negative = first == Tok::Minus;
@@ -770,11 +782,11 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             _ => return None,
         };
         self.expect(Tok::RBracket)?;
-        Some(Operand::Address(Address {
+        Some(Operand::Address(Box::new(Address {
             span: Span::new(start, self.end()),
             base,
             offset,
-        }))
+        })))
     }
 }
 

@@ -557,11 +557,11 @@ pub(crate) fn name_offset(name: NameRef, terms: Vec<Spanned<i64>>, span: Span) -
         offset_span.start = first.span.start;
         offset_span.end = last.span.end;
     }
-    Operand::NameOffset(NameOffset {
+    Operand::NameOffset(Box::new(NameOffset {
         span,
         name,
         offset: Spanned::new(value, offset_span),
-    })
+    }))
 }
 
 pub(crate) fn offset_literal(
@@ -599,6 +599,7 @@ pub(crate) fn bare_minus_offset(text: &str, span: Span) -> Diagnostic {
     .with_fix(Span::new(span.range().start, span.range().start + 1), "+-")
 }
 
+#[inline(always)]
 pub(crate) fn immediate(
     negative: bool,
     token: Tok<'_>,
@@ -834,6 +835,7 @@ pub(crate) fn name_ref(
     }
 }
 
+#[inline(always)]
 pub(crate) fn name_operand(name: NameRef) -> Operand {
     if name.name.value == "_" && name.component.is_none() {
         Operand::Sink(name.span)
