@@ -204,18 +204,22 @@ fn mnemonic_slot(hash: u64) -> usize {
     (hash >> 50) as usize % FORM_CACHE_SLOTS
 }
 
-/// Whether `mnemonic` is this instruction's opcode and modifiers joined with dots.
+/// Whether `mnemonic` is this instruction's opcode and modifiers joined with dots. Byte by byte:
+/// the words are short, and `starts_with` would call `memcmp` for each.
 fn same_mnemonic(mnemonic: &str, instruction: &Instruction) -> bool {
-    let Some(mut rest) = mnemonic.strip_prefix(instruction.opcode.as_str()) else {
-        return false;
-    };
-    for modifier in &instruction.modifiers {
-        match rest
-            .strip_prefix('.')
-            .and_then(|rest| rest.strip_prefix(modifier.as_str()))
-        {
-            Some(after) => rest = after,
-            None => return false,
+    let mut rest = mnemonic.as_bytes();
+    let words = std::iter::once(&instruction.opcode).chain(&instruction.modifiers);
+    for (index, word) in words.enumerate() {
+        if index > 0 {
+            let Some((b'.', after)) = rest.split_first() else {
+                return false;
+            };
+            rest = after;
+        }
+        let word = word.as_str().as_bytes();
+        match rest.get(word.len()..) {
+            Some(after) if rest.iter().zip(word).all(|(a, b)| a == b) => rest = after,
+            _ => return false,
         }
     }
     rest.is_empty()

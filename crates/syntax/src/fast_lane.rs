@@ -383,7 +383,12 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     /// Consumes the next token if it is of the kind of `expected` (a token without payload).
     #[inline]
     pub(crate) fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
-        self.peek_is(expected)?.then(|| self.bump())?
+        let triple = self.peek()?;
+        if std::mem::discriminant(&triple.1) != std::mem::discriminant(&expected) {
+            return None;
+        }
+        self.tokens.advance(triple.2);
+        Some(triple)
     }
 
     /// An integer literal decoded by `decode` (the grammar's action for `U32` or `U64`),
@@ -404,7 +409,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     pub(crate) fn ident(&mut self) -> Option<Spanned<Text>> {
         match self.peek()? {
             (start, Tok::Ident(text), end) => {
-                self.bump();
+                self.tokens.advance(end);
                 Some(Spanned::new(span::text(text), start..end))
             }
             _ => None,
@@ -575,7 +580,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 },
             };
             self.modifiers.push(Spanned::new(span::text(text), at..end));
-            self.bump();
+            self.tokens.advance(end);
         }
         if !self.peek_is(Tok::Semicolon)? {
             loop {
