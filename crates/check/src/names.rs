@@ -226,6 +226,13 @@ struct Resolver<'m> {
     /// holds a placeholder there).
     pending: Vec<(usize, Hint)>,
     diagnostics: Vec<Diagnostic>,
+    /// Names of up to eight bytes resolved since the scopes of the function being checked last
+    /// changed (registers, mostly, each used several times), by [`head`]: a hit skips the scope
+    /// lookups. Kept from one function to the next ([`RECENT_NAMES`] slots, allocated once).
+    recent: Vec<RecentName>,
+    /// Bumped at each function and whenever its scopes change; entries of older generations
+    /// are stale.
+    generation: u64,
 }
 
 impl<'m> Resolver<'m> {
@@ -244,6 +251,8 @@ impl<'m> Resolver<'m> {
             everywhere,
             pending: Vec::new(),
             diagnostics: Vec::new(),
+            recent: vec![RecentName::default(); RECENT_NAMES],
+            generation: 1,
         }
     }
 
@@ -601,11 +610,6 @@ fn register_type(declaration: &VariableDeclaration) -> Option<Type> {
 struct FunctionChecker<'r, 'm, 'a> {
     resolver: &'r mut Resolver<'m>,
     scopes: Vec<Scope<'a>>,
-    /// Names of up to eight bytes resolved since the scopes last changed (registers, mostly,
-    /// each used many times), by [`head`]: a hit skips the scope lookups.
-    recent: [RecentName; RECENT_NAMES],
-    /// Bumped whenever the scopes change; entries of older generations are stale.
-    generation: u32,
     body: Option<&'a Block>,
     /// The names declared anywhere in the body, collected when a name does not resolve.
     anywhere: OnceCell<Anywhere<'a>>,
@@ -620,8 +624,8 @@ struct RecentName {
     /// The [`head`] of the name and its length: together, the whole name.
     head: u64,
     length: usize,
-    /// The [`FunctionChecker::generation`] it was resolved in (0: never).
-    generation: u32,
+    /// The [`Resolver::generation`] it was resolved in (0: never).
+    generation: u64,
     found: Option<Found>,
 }
 
@@ -668,11 +672,10 @@ impl<'a> Anywhere<'a> {
 
 impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     fn new(resolver: &'r mut Resolver<'m>, function: &'a Function) -> Self {
+        resolver.generation += 1;
         Self {
             resolver,
             scopes: Vec::new(),
-            recent: [RecentName::default(); RECENT_NAMES],
-            generation: 1,
             body: function.body.as_ref(),
             anywhere: OnceCell::new(),
         }
@@ -692,7 +695,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     fn function_body(&mut self, function: &'a Function, body: &'a Block) {
         self.scopes.push(Scope::default());
-        self.generation += 1;
+        self.resolver.generation += 1;
         for parameter in function
             .returns
             .iter()
@@ -711,15 +714,15 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
         self.block_contents(body);
         self.scopes.pop();
-        self.generation += 1;
+        self.resolver.generation += 1;
     }
 
     fn block(&mut self, block: &'a Block) {
         self.scopes.push(Scope::default());
-        self.generation += 1;
+        self.resolver.generation += 1;
         self.block_contents(block);
         self.scopes.pop();
-        self.generation += 1;
+        self.resolver.generation += 1;
     }
 
     /// Checks the statements of a block in the innermost scope.
@@ -773,7 +776,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     /// The innermost scope, to declare something in (which makes the recent names stale).
     fn current(&mut self) -> &mut Scope<'a> {
-        self.generation += 1;
+        self.resolver.generation += 1;
         if self.scopes.is_empty() {
             self.scopes.push(Scope::default());
         }
@@ -1064,8 +1067,8 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         let name_head = head(bytes);
         let slot = (name_head.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % RECENT_NAMES;
         if short
-            && let Some(recent) = self.recent.get(slot)
-            && recent.generation == self.generation
+            && let Some(recent) = self.resolver.recent.get(slot)
+            && recent.generation == self.resolver.generation
             && recent.head == name_head
             && recent.length == bytes.len()
         {
@@ -1074,12 +1077,12 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         let found = self.resolve_uncached(name, span, role);
         if short
             && found.is_some()
-            && let Some(recent) = self.recent.get_mut(slot)
+            && let Some(recent) = self.resolver.recent.get_mut(slot)
         {
             *recent = RecentName {
                 head: name_head,
                 length: bytes.len(),
-                generation: self.generation,
+                generation: self.resolver.generation,
                 found,
             };
         }

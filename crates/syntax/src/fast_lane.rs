@@ -99,6 +99,8 @@ pub(crate) struct TokenStream<'input> {
     /// are allocated once, at their final size.
     modifiers: Vec<Spanned<Text>>,
     operands: Vec<Operand>,
+    /// Where the fast lane puts the statement it builds.
+    statement: Vec<Statement>,
 }
 
 impl<'input> TokenStream<'input> {
@@ -116,6 +118,7 @@ impl<'input> TokenStream<'input> {
             loc: 0,
             modifiers: Vec::new(),
             operands: Vec::new(),
+            statement: Vec::with_capacity(1),
         }
     }
 
@@ -212,7 +215,8 @@ impl<'input> Iterator for TokenStream<'input> {
                 modifiers: &mut self.modifiers,
                 operands: &mut self.operands,
             };
-            if let Some((start, statement)) = lane.statement() {
+            let built = lane.statement(&mut self.statement);
+            if let (Some(start), Some(statement)) = (built, self.statement.pop()) {
                 let (consumed, end) = (lane.tokens.at, lane.tokens.end);
                 self.pending.drain(..consumed);
                 let token = match statement {
@@ -416,13 +420,16 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         }
     }
 
-    /// A statement the fast lane handles: a label, a declaration or an instruction. Returns the
-    /// statement's start and the statement.
-    pub(crate) fn statement(&mut self) -> Option<(usize, Statement)> {
+    /// A statement the fast lane handles: a label, a declaration or an instruction, pushed onto
+    /// `out`. Returns the statement's start.
+    ///
+    /// The statement is built in the push rather than returned: a returned instruction, just
+    /// written field by field, would be copied (twice) by wider loads that wait for those stores.
+    pub(crate) fn statement(&mut self, out: &mut Vec<Statement>) -> Option<usize> {
         let (start, first, end) = self.peek()?;
-        match first {
+        let (guard, opcode) = match first {
             Tok::Ident(name) => {
-                self.bump();
+                self.tokens.advance(end);
                 if self.peek_is(Tok::Colon)? {
                     self.bump();
                     // `name: .branchtargets ...` and `name: .callprototype ...` are other
@@ -430,16 +437,29 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                     if matches!(self.peek_token()?, Tok::DotWord(_) | Tok::CallPrototype) {
                         return None;
                     }
-                    let label = Spanned::new(span::text(name), start..end);
-                    return Some((start, Statement::Label(label)));
+                    out.push(Statement::Label(Spanned::new(span::text(name), start..end)));
+                    return Some(start);
                 }
-                let opcode = Spanned::new(span::text(name), start..end);
-                let instruction = self.instruction_rest(start, None, opcode)?;
-                Some((start, Statement::Instruction(instruction)))
+                (None, Spanned::new(span::text(name), start..end))
             }
-            Tok::At => Some((start, Statement::Instruction(self.instruction()?))),
-            _ => Some((start, Statement::Declaration(self.declaration()?))),
-        }
+            Tok::At => {
+                let guard = self.guard()?;
+                (Some(guard), self.ident()?)
+            }
+            _ => {
+                out.push(Statement::Declaration(self.declaration()?));
+                return Some(start);
+            }
+        };
+        let end = self.instruction_rest()?;
+        out.push(Statement::Instruction(Instruction {
+            span: Span::new(start, end),
+            guard,
+            opcode,
+            modifiers: take_exact(self.modifiers),
+            operands: take_exact(self.operands),
+        }));
+        Some(start)
     }
 
     /// `.space qualifiers declarators ;` without linkage and initializers. The declaration's span
@@ -538,35 +558,26 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
         })
     }
 
-    /// `[@guard] opcode modifiers operands ;`. The instruction's span ends before the `;`.
-    pub(crate) fn instruction(&mut self) -> Option<Instruction> {
-        let (start, first, _) = self.peek()?;
-        let guard = if first == Tok::At {
+    /// `@%p` or `@!%p`.
+    fn guard(&mut self) -> Option<Box<Guard>> {
+        let (start, _, _) = self.expect(Tok::At)?;
+        let negated = self.peek_is(Tok::Bang)?;
+        if negated {
             self.bump();
-            let negated = self.peek_is(Tok::Bang)?;
-            if negated {
-                self.bump();
-            }
-            let predicate = self.ident()?;
-            Some(Box::new(Guard {
-                span: Span::new(start, self.end()),
-                negated,
-                predicate,
-            }))
-        } else {
-            None
-        };
-        let opcode = self.ident()?;
-        self.instruction_rest(start, guard, opcode)
+        }
+        let predicate = self.ident()?;
+        Some(Box::new(Guard {
+            span: Span::new(start, self.end()),
+            negated,
+            predicate,
+        }))
     }
 
-    /// The rest of an instruction that starts at `start`, after its guard and opcode.
-    fn instruction_rest(
-        &mut self,
-        start: usize,
-        guard: Option<Box<Guard>>,
-        opcode: Spanned<Text>,
-    ) -> Option<Instruction> {
+    /// The rest of an instruction that starts at `start`, after its guard and opcode: its
+    /// modifiers and operands, left in `self.modifiers` and `self.operands`, and the `;`.
+    /// Returns where the instruction ends, before the `;` (an offset, which comes back in a
+    /// register, where a span would be written to memory and read back).
+    fn instruction_rest(&mut self) -> Option<usize> {
         // Left over from an attempt that gave up.
         self.modifiers.clear();
         self.operands.clear();
@@ -593,15 +604,9 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 }
             }
         }
-        let span = Span::new(start, self.end());
+        let end = self.end();
         self.expect(Tok::Semicolon)?;
-        Some(Instruction {
-            span,
-            guard,
-            opcode,
-            modifiers: take_exact(self.modifiers),
-            operands: take_exact(self.operands),
-        })
+        Some(end)
     }
 
     #[inline(always)]

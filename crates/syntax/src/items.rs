@@ -266,8 +266,7 @@ fn block(lane: &mut Lane<'_, Direct<'_>>, scratch: &mut Vec<Statement>) -> Optio
             }
             Tok::Loc => scratch.push(Statement::Loc(Box::new(loc(lane)?))),
             _ => {
-                let statement = lane.statement()?.1;
-                scratch.push(statement);
+                lane.statement(scratch)?;
             }
         }
     }
