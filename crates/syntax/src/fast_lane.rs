@@ -311,7 +311,7 @@ pub(crate) struct Direct<'input> {
 }
 
 /// How many tokens [`Direct`] reads at a time.
-const DIRECT_BUFFER: usize = 64;
+const DIRECT_BUFFER: usize = 256;
 
 impl<'input> Direct<'input> {
     pub(crate) fn new(lexer: Lexer<'input>) -> Self {
