@@ -109,13 +109,13 @@ fn module_names(item: &Item) -> impl Iterator<Item = &Spanned<Text>> {
 }
 
 /// Checks a module one item at a time, in source order, without holding the items: each item
-/// may be dropped once [`ItemStream::item`] returns. Hints that name a module-scope declaration
-/// further down ("used before its declaration") wait until [`ItemStream::finish`], when every
-/// name is known. The diagnostics are those of [`resolve`] on the whole module.
+/// may be dropped once [`ItemStream::item`] returns. Several streams can share the items of one
+/// module: each checks a run of items after declaring ([`ItemStream::declare`]) the module-scope
+/// names of the items before it that the others checked. Hints that name a module-scope
+/// declaration further down ("used before its declaration") wait until [`finish_pieces`], when
+/// every name is known. The diagnostics are those of [`resolve`] on the whole module.
 pub(crate) struct ItemStream<'m> {
     resolver: Resolver<'m>,
-    /// Every module-scope name seen so far with its first declaration.
-    everywhere: FxHashMap<Box<str>, Span>,
 }
 
 impl<'m> ItemStream<'m> {
@@ -124,33 +124,103 @@ impl<'m> ItemStream<'m> {
     pub(crate) fn new(header: &'m Module, setting: &'m ModuleSetting) -> Self {
         ItemStream {
             resolver: Resolver::new(header, setting, None),
-            everywhere: FxHashMap::default(),
         }
     }
 
     /// Checks the next item.
     pub(crate) fn item(&mut self, item: &Item) {
-        for name in module_names(item) {
-            if !self.everywhere.contains_key(name.as_str()) {
-                self.everywhere.insert(name.as_str().into(), name.span);
-            }
-        }
         self.resolver.item(item);
     }
 
-    /// The diagnostics of all items, unsorted, in the order [`resolve`] gives them.
-    pub(crate) fn finish(self) -> Vec<Diagnostic> {
-        let ItemStream {
-            mut resolver,
-            everywhere,
-        } = self;
-        for (index, hint) in std::mem::take(&mut resolver.pending) {
+    /// Declares module-scope names of items another stream checks, as [`ItemStream::item`]
+    /// would, without their diagnostics.
+    pub(crate) fn declare(&mut self, declarations: &[ModuleDeclaration]) {
+        let reported = self.resolver.diagnostics.len();
+        for declaration in declarations {
+            self.resolver
+                .declare_module(&declaration.name, declaration.symbol);
+        }
+        self.resolver.diagnostics.truncate(reported);
+    }
+
+    /// The diagnostics of the items checked since the last call, with the hints that wait for
+    /// every module-scope name ([`finish_pieces`] words them).
+    pub(crate) fn take_piece(&mut self) -> CheckedPiece {
+        CheckedPiece {
+            diagnostics: std::mem::take(&mut self.resolver.diagnostics),
+            pending: std::mem::take(&mut self.resolver.pending),
+        }
+    }
+}
+
+/// What [`ItemStream::take_piece`] gives: the diagnostics of some items, and by index into them
+/// the hints that wait for every module-scope name.
+#[derive(Debug)]
+pub(crate) struct CheckedPiece {
+    diagnostics: Vec<Diagnostic>,
+    pending: Vec<(usize, Hint)>,
+}
+
+/// The diagnostics of pieces checked by several [`ItemStream`]s, in source order, given every
+/// module-scope declaration of the module in source order; as [`ItemStream::finish`] gives
+/// them for one stream that checked every item.
+pub(crate) fn finish_pieces(
+    pieces: impl IntoIterator<Item = CheckedPiece>,
+    declarations: impl IntoIterator<Item = ModuleDeclaration>,
+) -> Vec<Diagnostic> {
+    let mut everywhere: FxHashMap<Text, Span> = FxHashMap::default();
+    for declaration in declarations {
+        everywhere
+            .entry(declaration.name.value)
+            .or_insert(declaration.name.span);
+    }
+    let mut diagnostics = Vec::new();
+    for piece in pieces {
+        let offset = diagnostics.len();
+        diagnostics.extend(piece.diagnostics);
+        for (index, hint) in piece.pending {
             let later = everywhere.get(hint.name()).copied();
-            if let Some(slot) = resolver.diagnostics.get_mut(index) {
+            if let Some(slot) = diagnostics.get_mut(offset + index) {
                 *slot = hint.diagnostic(later);
             }
         }
-        resolver.diagnostics
+    }
+    diagnostics
+}
+
+/// A module-scope name an item declares, and what it is.
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleDeclaration {
+    name: Spanned<Text>,
+    symbol: ModuleSymbol,
+}
+
+/// Appends the module-scope names `item` declares, in the order [`Resolver::item`] declares
+/// them.
+pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>) {
+    match item {
+        Item::Variable(variable) => {
+            let external = variable
+                .linkage
+                .iter()
+                .any(|linkage| linkage.value == Linkage::Extern);
+            out.extend(
+                variable
+                    .declarators
+                    .iter()
+                    .map(|declarator| ModuleDeclaration {
+                        name: declarator.name.clone(),
+                        symbol: ModuleSymbol::Variable { external },
+                    }),
+            );
+        }
+        Item::Function(function) => out.push(ModuleDeclaration {
+            name: function.name.clone(),
+            symbol: ModuleSymbol::Function {
+                defined: function.body.is_some(),
+            },
+        }),
+        Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
     }
 }
 
@@ -274,23 +344,10 @@ impl<'m> Resolver<'m> {
     /// Declares the module-scope names of `item` as [`Resolver::item`] does, without checking
     /// initializers or bodies.
     fn declare_item(&mut self, item: &Item) {
-        match item {
-            Item::Variable(variable) => {
-                let external = variable
-                    .linkage
-                    .iter()
-                    .any(|linkage| linkage.value == Linkage::Extern);
-                for declarator in &variable.declarators {
-                    self.declare_module(&declarator.name, ModuleSymbol::Variable { external });
-                }
-            }
-            Item::Function(function) => self.declare_module(
-                &function.name,
-                ModuleSymbol::Function {
-                    defined: function.body.is_some(),
-                },
-            ),
-            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+        let mut declarations = Vec::new();
+        module_declarations(item, &mut declarations);
+        for declaration in &declarations {
+            self.declare_module(&declaration.name, declaration.symbol);
         }
     }
 

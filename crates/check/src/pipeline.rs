@@ -18,12 +18,11 @@
 //! caller falls back to the whole-module path.
 
 use crate::Options;
-use crate::names::ItemStream;
+use crate::names::{CheckedPiece, ItemStream, ModuleDeclaration};
 use crate::rules::{self, ModuleSetting};
 use ptxsim_syntax::ast::{Item, Module};
 use ptxsim_syntax::{Diagnostic, Spanned, Text, TopLevel};
-use std::sync::Mutex;
-
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The size in bytes of the pieces a module is parsed in.
@@ -38,36 +37,11 @@ struct Header {
     setting: ModuleSetting,
 }
 
-/// The checker's state: everything that must see the elements in source order.
-struct Checker<'h> {
-    stream: ItemStream<'h>,
-    /// The module's header directives, then items replaced by empty stand-ins of the same spans
-    /// up to two elements in all: all that the header diagnostics depend on when no header
-    /// directive follows an item (they name the first or second element if the module does
-    /// not start with `.version` and `.target`).
-    summary: Vec<TopLevel>,
-    /// The index of the next piece to check.
-    next: usize,
-}
-
-impl Checker<'_> {
-    /// Checks the elements of one piece; `false` if one is a header directive after an item.
-    fn piece(&mut self, elements: &[TopLevel]) -> bool {
-        for element in elements {
-            match element {
-                TopLevel::Item(item) => {
-                    self.stream.item(item);
-                    if self.summary.len() < 2 {
-                        self.summary.push(stand_in(item));
-                    }
-                }
-                TopLevel::Version(_) | TopLevel::Target(_) | TopLevel::AddressSize(..) => {
-                    return false;
-                }
-            }
-        }
-        true
-    }
+/// What checking one piece gave.
+struct PieceResult {
+    checked: CheckedPiece,
+    /// Stand-ins for the piece's first two items (see [`summary`]).
+    stand_ins: Vec<TopLevel>,
 }
 
 /// An item with the span of `item` and nothing else.
@@ -75,8 +49,34 @@ fn stand_in(item: &Item) -> TopLevel {
     TopLevel::Item(Item::Pragma(Spanned::new(Text::default(), item.span())))
 }
 
-/// A parsed piece: the worker that parsed it, and its elements.
-type Parsed = (usize, Vec<TopLevel>);
+/// One worker's checker: a resolver that has seen the module-scope declarations of every piece
+/// before `position`.
+struct Worker<'h> {
+    stream: ItemStream<'h>,
+    position: usize,
+}
+
+impl Worker<'_> {
+    /// Checks the items of one piece (its module-scope names declared before as the sequential
+    /// walk would have); `None` if an element is a header directive, which can only follow an
+    /// item here.
+    fn piece(&mut self, elements: &[TopLevel]) -> Option<PieceResult> {
+        let mut stand_ins = Vec::new();
+        for element in elements {
+            let TopLevel::Item(item) = element else {
+                return None;
+            };
+            self.stream.item(item);
+            if stand_ins.len() < 2 {
+                stand_ins.push(stand_in(item));
+            }
+        }
+        Some(PieceResult {
+            checked: self.stream.take_piece(),
+            stand_ins,
+        })
+    }
+}
 
 /// What the workers share.
 struct Work<'s> {
@@ -84,16 +84,13 @@ struct Work<'s> {
     bounds: Vec<usize>,
     /// The next piece no worker has claimed yet.
     next_parse: AtomicUsize,
-    /// Parsed pieces waiting for the checker, with the worker that parsed them.
-    parsed: Vec<Mutex<Option<Parsed>>>,
-    /// Per worker: checked pieces it parsed, for it to drop. Memory freed by the thread that
-    /// allocated it goes straight back to that thread's free lists, to be reused for the next
-    /// piece while it is still in the cache.
-    garbage: Vec<Mutex<Vec<Vec<TopLevel>>>>,
+    /// Per piece, once parsed: the module-scope names it declares, in order, for the other
+    /// workers' resolvers.
+    declarations: Vec<OnceLock<Vec<ModuleDeclaration>>>,
+    /// Per piece, once checked: what it gave.
+    results: Vec<OnceLock<PieceResult>>,
     /// Set when the pipeline cannot give the exact result.
     failed: AtomicBool,
-    /// Set when the checker has taken every piece.
-    done: AtomicBool,
 }
 
 impl Work<'_> {
@@ -105,66 +102,62 @@ impl Work<'_> {
         ptxsim_syntax::parse_piece(self.source, self.bounds[piece], self.bounds[piece + 1])
     }
 
-    /// Worker `worker`: parses the next piece until all are checked; worker 0, on the calling
-    /// thread, also holds the checker and checks whatever is ready first. The checker stays on
-    /// one thread so that its tables stay in one core's cache.
-    fn run(&self, worker: usize, mut checker: Option<&mut Checker<'_>>) {
+    fn fail(&self) {
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
+    /// A worker: parses the next piece no one has claimed, publishes its module-scope names,
+    /// waits until those of every earlier piece are published, checks it and drops it, until
+    /// no piece is left. Each piece is thus checked and freed by the thread that built it, while
+    /// it is still in that core's cache.
+    fn run(&self, worker: &mut Worker<'_>) {
         let _stop_others = StopOnPanic(&self.failed);
-        while !self.failed.load(Ordering::Relaxed) && !self.done.load(Ordering::Acquire) {
-            if let Some(checker) = checker.as_deref_mut() {
-                self.check_ready(checker);
-                if self.done.load(Ordering::Acquire) {
-                    break;
-                }
-            }
-            self.collect_garbage(worker);
+        while !self.failed.load(Ordering::Relaxed) {
             let piece = self.next_parse.fetch_add(1, Ordering::Relaxed);
-            if piece < self.pieces() {
-                let Some(parsed) = self.parse(piece) else {
-                    self.failed.store(true, Ordering::Relaxed);
-                    return;
-                };
-                if let Ok(mut slot) = self.parsed[piece].lock() {
-                    *slot = Some((worker, parsed));
+            if piece >= self.pieces() {
+                return;
+            }
+            let Some(elements) = self.parse(piece) else {
+                return self.fail();
+            };
+            let mut declarations = Vec::new();
+            for element in &elements {
+                if let TopLevel::Item(item) = element {
+                    crate::names::module_declarations(item, &mut declarations);
                 }
-            } else {
-                // Another worker is still parsing the next piece to check.
-                std::thread::sleep(std::time::Duration::from_micros(50));
             }
-        }
-        // Once every piece is checked, no more garbage comes.
-        self.collect_garbage(worker);
-    }
-
-    /// Drops the checked pieces that worker `worker` parsed (on the worker's own thread).
-    fn collect_garbage(&self, worker: usize) {
-        let garbage = match self.garbage[worker].lock() {
-            Ok(mut garbage) => std::mem::take(&mut *garbage),
-            Err(_) => Vec::new(),
-        };
-        drop(garbage);
-    }
-
-    /// Checks the parsed pieces that are next in order.
-    fn check_ready(&self, checker: &mut Checker<'_>) {
-        while checker.next < self.pieces() {
-            let ready = match self.parsed[checker.next].lock() {
-                Ok(mut slot) => slot.take(),
-                Err(_) => None,
-            };
-            let Some((parser, elements)) = ready else {
-                return;
-            };
-            if !checker.piece(&elements) {
-                self.failed.store(true, Ordering::Relaxed);
+            let _ = self.declarations[piece].set(declarations);
+            if !self.catch_up(worker, piece) {
                 return;
             }
-            if let Ok(mut garbage) = self.garbage[parser].lock() {
-                garbage.push(elements);
-            }
-            checker.next += 1;
+            let Some(result) = worker.piece(&elements) else {
+                return self.fail();
+            };
+            drop(elements);
+            worker.position = piece + 1;
+            let _ = self.results[piece].set(result);
         }
-        self.done.store(true, Ordering::Release);
+    }
+
+    /// Declares in `worker`'s resolver the module-scope names of the pieces between its
+    /// position and `piece`, waiting for the workers that are still parsing them; `false` if
+    /// the pipeline failed meanwhile.
+    fn catch_up(&self, worker: &mut Worker<'_>, piece: usize) -> bool {
+        while worker.position < piece {
+            let declarations = loop {
+                if let Some(declarations) = self.declarations[worker.position].get() {
+                    break declarations;
+                }
+                if self.failed.load(Ordering::Relaxed) {
+                    return false;
+                }
+                // The worker that claimed it is parsing it (it publishes before it waits).
+                std::thread::yield_now();
+            };
+            worker.stream.declare(declarations);
+            worker.position += 1;
+        }
+        true
     }
 }
 
@@ -199,13 +192,10 @@ pub(crate) fn check(
     let work = Work {
         source,
         next_parse: AtomicUsize::new(0),
-        parsed: (1..bounds.len()).map(|_| Mutex::new(None)).collect(),
-        garbage: (0..threads.max(1))
-            .map(|_| Mutex::new(Vec::new()))
-            .collect(),
+        declarations: (1..bounds.len()).map(|_| OnceLock::new()).collect(),
+        results: (1..bounds.len()).map(|_| OnceLock::new()).collect(),
         bounds,
         failed: AtomicBool::new(false),
-        done: AtomicBool::new(false),
     };
     // The header: the elements before the first item, from the first pieces.
     let mut leading = Vec::new();
@@ -228,33 +218,70 @@ pub(crate) fn check(
         setting: ModuleSetting::new(&module, options.target),
         module,
     };
-    let mut checker = Checker {
-        stream: ItemStream::new(&header.module, &header.setting),
-        summary: leading,
-        next,
-    };
+    // The items of the header's pieces count as the last of them.
+    let mut declarations = Vec::new();
+    for element in &rest {
+        if let TopLevel::Item(item) = element {
+            crate::names::module_declarations(item, &mut declarations);
+        }
+    }
+    for piece in 0..next {
+        let published = if piece + 1 == next {
+            std::mem::take(&mut declarations)
+        } else {
+            Vec::new()
+        };
+        let _ = work.declarations[piece].set(published);
+    }
     work.next_parse.store(next, Ordering::Relaxed);
+    let new_worker = || Worker {
+        stream: ItemStream::new(&header.module, &header.setting),
+        position: 0,
+    };
     std::thread::scope(|scope| {
         if next < work.pieces() {
-            for worker in 1..threads.max(1) {
-                let work = &work;
-                scope.spawn(move || work.run(worker, None));
+            for _ in 1..threads.max(1) {
+                let (work, new_worker) = (&work, &new_worker);
+                scope.spawn(move || work.run(&mut new_worker()));
             }
         }
         // The rest of the header's pieces, while the other threads parse.
-        if !checker.piece(&rest) {
-            work.failed.store(true, Ordering::Relaxed);
+        let mut worker = new_worker();
+        match (worker.piece(&rest), next.checked_sub(1)) {
+            (Some(result), Some(last)) => {
+                let _ = work.results[last].set(result);
+            }
+            (Some(_), None) => {}
+            (None, _) => work.fail(),
         }
         drop(rest);
-        if next < work.pieces() {
-            work.run(0, Some(&mut checker));
-        }
+        worker.position = next;
+        work.run(&mut worker);
     });
-    if work.failed.load(Ordering::Relaxed) || checker.next < work.pieces() {
+    if work.failed.load(Ordering::Relaxed) {
         return None;
     }
-    let (_, mut diagnostics) = ptxsim_syntax::fold(source, checker.summary);
-    let mut checked = checker.stream.finish();
+    let Work {
+        declarations,
+        results,
+        ..
+    } = work;
+    let mut summary = leading;
+    let mut pieces = Vec::new();
+    for result in results {
+        // Only the last of the header's pieces has a result.
+        let Some(result) = result.into_inner() else {
+            continue;
+        };
+        let room = 2usize.saturating_sub(summary.len());
+        summary.extend(result.stand_ins.into_iter().take(room));
+        pieces.push(result.checked);
+    }
+    let (_, mut diagnostics) = ptxsim_syntax::fold(source, summary);
+    let all_declarations = declarations
+        .into_iter()
+        .flat_map(|declarations| declarations.into_inner().unwrap_or_default());
+    let mut checked = crate::names::finish_pieces(pieces, all_declarations);
     rules::check_module(&header.setting, &header.module, &mut checked);
     checked.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     diagnostics.append(&mut checked);
