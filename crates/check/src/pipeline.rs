@@ -22,6 +22,7 @@ use crate::names::{CheckedPiece, ItemStream, ModuleDeclaration};
 use crate::rules::{self, ModuleSetting};
 use ptxsim_syntax::ast::{Item, Module};
 use ptxsim_syntax::{Diagnostic, Spanned, Text, TopLevel};
+use std::collections::VecDeque;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -30,6 +31,9 @@ pub const PIECE_SIZE: usize = 64 << 10;
 
 /// The size in bytes of the first piece, parsed before the other threads start.
 const FIRST_PIECE_SIZE: usize = 4 << 10;
+
+/// How many parsed pieces a worker keeps while an earlier piece is still being parsed.
+const MAX_WAITING: usize = 3;
 
 /// The header directives at the start of a module, and what the checker makes of them.
 struct Header {
@@ -106,53 +110,60 @@ impl Work<'_> {
         self.failed.store(true, Ordering::Relaxed);
     }
 
-    /// A worker: parses the next piece no one has claimed, publishes its module-scope names,
-    /// waits until those of every earlier piece are published, checks it and drops it, until
-    /// no piece is left. Each piece is thus checked and freed by the thread that built it, while
-    /// it is still in that core's cache.
+    /// A worker: parses the next piece no one has claimed and publishes its module-scope
+    /// names; checks and drops its parsed pieces, in order, as soon as the names of every
+    /// earlier piece are published; until no piece is left. Each piece is thus checked and freed
+    /// by the thread that built it, soon enough to be still in that core's cache. A worker
+    /// whose next piece waits for an earlier one that another worker is still parsing parses
+    /// another piece meanwhile (up to [`MAX_WAITING`] pieces).
     fn run(&self, worker: &mut Worker<'_>) {
         let _stop_others = StopOnPanic(&self.failed);
+        let mut waiting: VecDeque<(usize, Vec<TopLevel>)> = VecDeque::new();
         while !self.failed.load(Ordering::Relaxed) {
-            let piece = self.next_parse.fetch_add(1, Ordering::Relaxed);
-            if piece >= self.pieces() {
-                return;
+            if let Some((piece, _)) = waiting.front()
+                && self.catch_up(worker, *piece)
+                && let Some((piece, elements)) = waiting.pop_front()
+            {
+                let Some(result) = worker.piece(&elements) else {
+                    return self.fail();
+                };
+                drop(elements);
+                worker.position = piece + 1;
+                let _ = self.results[piece].set(result);
+                continue;
             }
-            let Some(elements) = self.parse(piece) else {
-                return self.fail();
-            };
-            let mut declarations = Vec::new();
-            for element in &elements {
-                if let TopLevel::Item(item) = element {
-                    crate::names::module_declarations(item, &mut declarations);
+            if waiting.len() < MAX_WAITING {
+                let piece = self.next_parse.fetch_add(1, Ordering::Relaxed);
+                if piece < self.pieces() {
+                    let Some(elements) = self.parse(piece) else {
+                        return self.fail();
+                    };
+                    let mut declarations = Vec::new();
+                    for element in &elements {
+                        if let TopLevel::Item(item) = element {
+                            crate::names::module_declarations(item, &mut declarations);
+                        }
+                    }
+                    let _ = self.declarations[piece].set(declarations);
+                    waiting.push_back((piece, elements));
+                    continue;
                 }
             }
-            let _ = self.declarations[piece].set(declarations);
-            if !self.catch_up(worker, piece) {
+            if waiting.is_empty() {
                 return;
             }
-            let Some(result) = worker.piece(&elements) else {
-                return self.fail();
-            };
-            drop(elements);
-            worker.position = piece + 1;
-            let _ = self.results[piece].set(result);
+            // The worker that claimed the piece waited for is parsing it (it publishes the
+            // names of a piece as soon as it has parsed it).
+            std::thread::yield_now();
         }
     }
 
     /// Declares in `worker`'s resolver the module-scope names of the pieces between its
-    /// position and `piece`, waiting for the workers that are still parsing them; `false` if
-    /// the pipeline failed meanwhile.
+    /// position and `piece` that are published; `true` if they all are.
     fn catch_up(&self, worker: &mut Worker<'_>, piece: usize) -> bool {
         while worker.position < piece {
-            let declarations = loop {
-                if let Some(declarations) = self.declarations[worker.position].get() {
-                    break declarations;
-                }
-                if self.failed.load(Ordering::Relaxed) {
-                    return false;
-                }
-                // The worker that claimed it is parsing it (it publishes before it waits).
-                std::thread::yield_now();
+            let Some(declarations) = self.declarations[worker.position].get() else {
+                return false;
             };
             worker.stream.declare(declarations);
             worker.position += 1;
