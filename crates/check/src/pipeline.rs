@@ -2,20 +2,24 @@
 //!
 //! The text is cut into pieces of about [`PIECE_SIZE`] bytes between top-level items
 //! ([`ptxsim_syntax::piece_bounds`]), the first one small: the header is read from it before the
-//! other threads start. Worker threads parse pieces in any order; the calling thread also holds
-//! the one checker, which takes the parsed pieces in source order, checks their items one by one
-//! ([`ItemStream`]) and hands them back to the worker that parsed them to drop. The tree of a
-//! large module is thus never built whole: memory stays small and hot in the cache, checking
-//! overlaps with parsing on the other threads, and the checker's tables stay in one core's
-//! cache.
+//! other threads start. Each worker thread (the calling thread is one) claims the next piece,
+//! parses it, publishes the module-scope names its items declare, and checks it with its own
+//! resolver ([`ItemStream`]) as soon as the names of every earlier piece are published, then
+//! drops it. The tree of a large module is thus never built whole, and each piece is checked and
+//! freed by the core that built it while it is still in that core's cache.
 //!
 //! The result is exactly that of [`crate::parse_and_check_with`]: when every piece parses
 //! without a diagnostic, its elements in order are the module's (see
-//! [`ptxsim_syntax::parse_piece`]), the header diagnostics come from [`ptxsim_syntax::fold`] of
-//! the same elements, and the items are checked in order by the same resolver. Whenever that
-//! argument does not apply (a piece with a syntax error, or a `.version` / `.target` /
-//! `.address_size` after the first item, which would change how earlier items are checked), the
-//! caller falls back to the whole-module path.
+//! [`ptxsim_syntax::parse_piece`]), and the header diagnostics come from [`ptxsim_syntax::fold`]
+//! of the same elements. A function's checks depend on the items before it only through the
+//! module-scope names declared so far (as for the threads of [`crate::names::resolve`]), so a
+//! worker's resolver, having declared those of the earlier pieces it did not check (silently:
+//! their diagnostics are the other workers'), checks a piece as the sequential walk would; the
+//! hints that depend on names declared further down are worded at the end, when every name is
+//! known, and the pieces' diagnostics are put together in source order. Whenever that argument
+//! does not apply (a piece with a syntax error, or a `.version` / `.target` / `.address_size`
+//! after the first item, which would change how earlier items are checked), the caller falls
+//! back to the whole-module path.
 
 use crate::Options;
 use crate::names::{CheckedPiece, ItemStream, ModuleDeclaration};
