@@ -126,14 +126,51 @@ pub struct DeclaredRegister {
 /// What decoding and gating say about one mnemonic (opcode and modifiers) in one module: both
 /// depend only on the mnemonic and the module's target and version, so they are computed once
 /// per distinct mnemonic.
+///
+/// What the common case reads (the mnemonic decoded, operands of kinds already validated clean)
+/// is kept in a few words; the rest is boxed, so that an entry is two cache lines.
 #[derive(Debug)]
 struct Decoded {
-    form: Result<Form, DecodeError>,
+    form: Box<Result<Form, DecodeError>>,
+    /// Whether `form` is `Ok`.
+    decoded: bool,
     /// The unmet target / version requirements of the form, if any.
-    unmet: Option<ptxsim_isa::Unmet>,
-    /// Operand lists that [`validate`] found clean for this form (a few, most recent last):
-    /// validation depends only on the form and the operands' kinds and types.
+    unmet: Option<Box<ptxsim_isa::Unmet>>,
+    /// The [`operands_key`]s of operand lists that [`validate`] found clean for this form (a
+    /// few, replaced in turn; `u64::MAX` is no key): validation depends only on the form and the
+    /// operands' kinds and types.
+    clean_keys: [u64; CLEAN_OPERAND_LISTS],
+    /// The next element of `clean_keys` to replace.
+    clean_next: usize,
+    /// Clean operand lists that have no key (with brace vectors, or long), most recent last.
     clean: Vec<Vec<IsaOperand>>,
+}
+
+/// An operand list of up to five operands without brace vectors, packed exactly into a word: its
+/// length, then 12 bits per operand (its kind, and the type, literal kind, width or symbol kind
+/// it carries).
+fn operands_key(operands: &[IsaOperand]) -> Option<u64> {
+    if operands.len() > 5 {
+        return None;
+    }
+    let mut key = operands.len() as u64;
+    for operand in operands {
+        let (kind, payload) = match *operand {
+            IsaOperand::Register(ty) => (1, ty as u64),
+            IsaOperand::Sink => (2, 0),
+            IsaOperand::Immediate(literal) => (3, literal as u64),
+            IsaOperand::Special(width) => (4, width as u64),
+            IsaOperand::Symbol(symbol) => (5, symbol as u64),
+            IsaOperand::Address => (6, 0),
+            IsaOperand::Other => (7, 0),
+            IsaOperand::Vector(_) => return None,
+        };
+        if payload > 0xff {
+            return None;
+        }
+        key = key << 12 | kind << 8 | payload;
+    }
+    Some(key)
 }
 
 /// How many clean operand lists [`Decoded`] remembers.
@@ -467,8 +504,11 @@ pub fn check_instruction(
                 hash,
                 mnemonic,
                 decoded: Decoded {
-                    form,
-                    unmet,
+                    decoded: form.is_ok(),
+                    form: Box::new(form),
+                    unmet: unmet.map(Box::new),
+                    clean_keys: [u64::MAX; CLEAN_OPERAND_LISTS],
+                    clean_next: 0,
                     clean: Vec::new(),
                 },
             };
@@ -492,7 +532,15 @@ pub fn check_instruction(
     else {
         return;
     };
-    let form = match &decoded.form {
+    let key = operands_key(context.operands);
+    // The common case, from the entry's first words.
+    if decoded.decoded && key.is_some_and(|key| decoded.clean_keys.contains(&key)) {
+        if let Some(unmet) = &decoded.unmet {
+            gate(context, instruction, unmet, diagnostics);
+        }
+        return;
+    }
+    let form = match &*decoded.form {
         Ok(form) => form,
         Err(error) => {
             let modifiers: Vec<&str> = mnemonic.split('.').skip(1).collect();
@@ -523,13 +571,21 @@ pub fn check_instruction(
             return;
         }
     };
-    if !decoded.clean.iter().any(|clean| clean == context.operands) {
+    if key.is_some() || !decoded.clean.iter().any(|clean| clean == context.operands) {
         let violations = validate(form, context.operands);
         if violations.is_empty() {
-            if decoded.clean.len() == CLEAN_OPERAND_LISTS {
-                decoded.clean.remove(0);
+            if let Some(key) = key {
+                let next = decoded.clean_next;
+                if let Some(place) = decoded.clean_keys.get_mut(next) {
+                    *place = key;
+                }
+                decoded.clean_next = (next + 1) % CLEAN_OPERAND_LISTS;
+            } else {
+                if decoded.clean.len() == CLEAN_OPERAND_LISTS {
+                    decoded.clean.remove(0);
+                }
+                decoded.clean.push(context.operands.to_vec());
             }
-            decoded.clean.push(context.operands.to_vec());
         }
         for violation in violations {
             diagnostics.push(violation_diagnostic(context, instruction, &violation));
