@@ -1039,6 +1039,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     /// Resolves one operand (not a brace vector) and says what the rules see: a register of its
     /// declared type (with the declaration's span), an immediate, a sink, or something else.
+    #[inline(always)]
     fn typed_operand(&mut self, operand: &'a Operand) -> (IsaOperand, Span) {
         match operand {
             Operand::Name(name) => {
