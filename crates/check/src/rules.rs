@@ -367,6 +367,7 @@ const NEGATED_F32_BITS: &str = "E0327";
 /// ptxas cannot parse a `0f` literal with a minus sign (`-0f3F800000`: "Parsing error near
 /// '0f3F800000'"), although it takes `-0d...`, `-1.5` and `-0x5`. The fix writes the sign into
 /// the bits.
+#[inline]
 pub fn check_negated_f32_bits(instruction: &Instruction, diagnostics: &mut Vec<Diagnostic>) {
     fn visit(operand: &Operand, diagnostics: &mut Vec<Diagnostic>) {
         match operand {
@@ -395,7 +396,13 @@ pub fn check_negated_f32_bits(instruction: &Instruction, diagnostics: &mut Vec<D
         }
     }
     for operand in &instruction.operands {
-        visit(operand, diagnostics);
+        // Names and addresses, most operands, hold no literal.
+        if matches!(
+            operand,
+            Operand::Immediate(_) | Operand::Vector(_) | Operand::List(_)
+        ) {
+            visit(operand, diagnostics);
+        }
     }
 }
 

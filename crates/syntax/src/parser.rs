@@ -481,6 +481,18 @@ fn describe_terminal(name: &str) -> String {
 /// Parses an integer literal's text: decimal, `0x` hex, `0b` binary, octal (leading `0`), with an
 /// optional `U` suffix. Returns the magnitude, radix and suffix, or a message.
 pub(crate) fn integer_value(text: &str) -> Result<(u64, Radix, bool), String> {
+    // Most literals are short decimal numbers (offsets, counts, small constants): read them
+    // directly (18 digits cannot overflow 64 bits; a leading 0 is octal).
+    let bytes = text.as_bytes();
+    if (1..=18).contains(&bytes.len())
+        && (bytes.len() == 1 || bytes[0] != b'0')
+        && bytes.iter().all(u8::is_ascii_digit)
+    {
+        let value = bytes
+            .iter()
+            .fold(0u64, |value, &digit| value * 10 + u64::from(digit - b'0'));
+        return Ok((value, Radix::Decimal, false));
+    }
     let (body, unsigned) = match text.strip_suffix('U') {
         Some(body) => (body, true),
         None => (text, false),
