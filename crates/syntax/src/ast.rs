@@ -670,6 +670,12 @@ pub const SPECIAL_REGISTERS: &[&str] = &[
 /// Whether `name` is a special register: one of [`SPECIAL_REGISTERS`], `%pm0`..`%pm7`,
 /// `%pm0_64`..`%pm7_64` or `%envreg0`..`%envreg31`.
 pub fn is_special_register(name: &str) -> bool {
+    // No special register is shorter than `%tid` or has a digit third (`%r1`, `%f12`, `%p3`:
+    // most registers stop here).
+    let bytes = name.as_bytes();
+    if bytes.len() < 4 || bytes[2].is_ascii_digit() {
+        return false;
+    }
     // The same names as `SPECIAL_REGISTERS` (a test checks it), as a `match`: the compiler
     // dispatches on the length first, so ordinary registers cost about one comparison.
     if matches!(
