@@ -27,13 +27,7 @@ impl Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            // The zero-padded little-endian word, byte by byte: a copy of a variable length
-            // would call `memcpy`, which costs more than hashing these few bytes.
-            let word = rest
-                .iter()
-                .rev()
-                .fold(0u64, |word, &byte| (word << 8) | u64::from(byte));
-            self.add(word);
+            self.add(le_word(rest));
         }
     }
 
@@ -48,6 +42,18 @@ impl Hasher for FxHasher {
     fn finish(&self) -> u64 {
         self.hash
     }
+}
+
+/// The first eight bytes of `bytes` (all of them if fewer) as a zero-padded little-endian word,
+/// byte by byte: a copy of a variable length would call `memcpy`, which costs more than these
+/// few shifts.
+#[inline]
+pub(crate) fn le_word(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .take(8)
+        .rev()
+        .fold(0, |word, &byte| (word << 8) | u64::from(byte))
 }
 
 /// A `HashMap` using [`FxHasher`].

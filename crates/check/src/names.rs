@@ -1,6 +1,6 @@
 //! Name resolution: declarations, scopes, labels and every name an instruction mentions.
 
-use crate::hash::FxHashMap;
+use crate::hash::{FxHashMap, le_word};
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, check_instruction,
 };
@@ -198,30 +198,22 @@ pub(crate) struct ModuleDeclaration {
 /// Appends the module-scope names `item` declares, in the order [`Resolver::item`] declares
 /// them.
 pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>) {
-    match item {
-        Item::Variable(variable) => {
-            let external = variable
+    let symbol = match item {
+        Item::Variable(variable) => ModuleSymbol::Variable {
+            external: variable
                 .linkage
                 .iter()
-                .any(|linkage| linkage.value == Linkage::Extern);
-            out.extend(
-                variable
-                    .declarators
-                    .iter()
-                    .map(|declarator| ModuleDeclaration {
-                        name: declarator.name.clone(),
-                        symbol: ModuleSymbol::Variable { external },
-                    }),
-            );
-        }
-        Item::Function(function) => out.push(ModuleDeclaration {
-            name: function.name.clone(),
-            symbol: ModuleSymbol::Function {
-                defined: function.body.is_some(),
-            },
-        }),
-        Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
-    }
+                .any(|linkage| linkage.value == Linkage::Extern),
+        },
+        Item::Function(function) => ModuleSymbol::Function {
+            defined: function.body.is_some(),
+        },
+        Item::File(_) | Item::Section(_) | Item::Pragma(_) => return,
+    };
+    out.extend(module_names(item).map(|name| ModuleDeclaration {
+        name: name.clone(),
+        symbol,
+    }));
 }
 
 /// What a module-scope name is.
@@ -297,7 +289,7 @@ struct Resolver<'m> {
     pending: Vec<(usize, Hint)>,
     diagnostics: Vec<Diagnostic>,
     /// Names of up to eight bytes resolved since the scopes of the function being checked last
-    /// changed (registers, mostly, each used several times), by [`head`]: a hit skips the scope
+    /// changed (registers, mostly, each used several times), by [`le_word`]: a hit skips the scope
     /// lookups. Kept from one function to the next ([`RECENT_NAMES`] slots, allocated once).
     recent: Vec<RecentName>,
     /// Bumped at each function and whenever its scopes change; entries of older generations
@@ -485,7 +477,7 @@ fn undeclared_module_symbol(name: &str, span: Span, later: Option<Span>) -> Diag
 #[derive(Clone, Copy, Debug)]
 struct RegisterRange<'a> {
     prefix: &'a str,
-    /// The [`head`] of the prefix, and the mask of its bytes in a head.
+    /// The [`le_word`] of the prefix, and the mask of its bytes in a head.
     head: u64,
     mask: u64,
     count: u32,
@@ -498,21 +490,12 @@ struct RegisterRange<'a> {
     shadowed: bool,
 }
 
-/// The first eight bytes of `bytes` (fewer if it is shorter) as a little-endian word.
-fn head(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .take(8)
-        .rev()
-        .fold(0, |word, &byte| (word << 8) | u64::from(byte))
-}
-
 impl<'a> RegisterRange<'a> {
     fn new(prefix: &'a str, count: u32, ty: Option<Type>, span: Span, count_span: Span) -> Self {
         let length = prefix.len().min(8);
         RegisterRange {
             prefix,
-            head: head(prefix.as_bytes()),
+            head: le_word(prefix.as_bytes()),
             mask: u64::MAX >> (64 - 8 * length),
             count,
             ty,
@@ -524,10 +507,10 @@ impl<'a> RegisterRange<'a> {
 
     /// Splits `name` into this range's prefix and an index, if it has that form.
     fn index_of(&self, name: &str) -> Option<u64> {
-        self.index_in(name.as_bytes(), head(name.as_bytes()))
+        self.index_in(name.as_bytes(), le_word(name.as_bytes()))
     }
 
-    /// [`RegisterRange::index_of`] given the [`head`] of the name: the prefix test is one
+    /// [`RegisterRange::index_of`] given the [`le_word`] of the name: the prefix test is one
     /// comparison of words for prefixes of up to eight bytes (all but odd ones), which is most
     /// of the cost of resolving a register.
     #[inline]
@@ -552,8 +535,7 @@ impl<'a> RegisterRange<'a> {
     }
 
     fn contains(&self, name: &str) -> bool {
-        self.index_of(name)
-            .is_some_and(|index| index < u64::from(self.count))
+        self.contains_head(name.as_bytes(), le_word(name.as_bytes()))
     }
 
     #[inline]
@@ -590,22 +572,23 @@ struct Found {
 }
 
 impl<'a> Scope<'a> {
-    fn lookup(&self, name: &str) -> Option<Found> {
-        // Most names are registers of a `%r<N>` range. A name in a range that no entry of this
-        // scope falls in has no entry itself, and the range is the answer: no need to hash it.
-        let (bytes, name_head) = (name.as_bytes(), head(name.as_bytes()));
-        if let Some(range) = self
+    /// What `name`, of [`le_word`] `name_head`, is in this scope.
+    fn lookup(&self, name: &str, name_head: u64) -> Option<Found> {
+        let bytes = name.as_bytes();
+        let range = self
             .ranges
             .iter()
             .rev()
-            .find(|range| range.contains_head(bytes, name_head))
-            && !range.shadowed
-        {
-            return Some(Found {
-                span: range.span,
-                ty: range.ty,
-                symbol: None,
-            });
+            .find(|range| range.contains_head(bytes, name_head));
+        let in_range = range.map(|range| Found {
+            span: range.span,
+            ty: range.ty,
+            symbol: None,
+        });
+        // Most names are registers of a `%r<N>` range. A name in a range that no entry of this
+        // scope falls in has no entry itself, and the range is the answer: no need to hash it.
+        if range.is_some_and(|range| !range.shadowed) {
+            return in_range;
         }
         let entry = self.entries.get(name).copied().unwrap_or_default();
         if let Some((span, ty, symbol)) = entry.name {
@@ -618,15 +601,7 @@ impl<'a> Scope<'a> {
                 symbol: None,
             });
         }
-        self.ranges
-            .iter()
-            .rev()
-            .find(|range| range.contains(name))
-            .map(|range| Found {
-                span: range.span,
-                ty: range.ty,
-                symbol: None,
-            })
+        in_range
     }
 
     /// The entry of `name`, created empty if there is none.
@@ -672,13 +647,13 @@ struct FunctionChecker<'r, 'm, 'a> {
     anywhere: OnceCell<Anywhere<'a>>,
 }
 
-/// How many names [`FunctionChecker`] remembers (a power of two).
+/// How many names [`Resolver::recent`] holds (a power of two).
 const RECENT_NAMES: usize = 64;
 
 /// A short name resolved in the current scopes.
 #[derive(Clone, Copy, Default)]
 struct RecentName {
-    /// The [`head`] of the name and its length: together, the whole name.
+    /// The [`le_word`] of the name and its length: together, the whole name.
     head: u64,
     length: usize,
     /// The [`Resolver::generation`] it was resolved in (0: never).
@@ -1122,7 +1097,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     fn resolve(&mut self, name: &'a str, span: Span, role: Role) -> Option<Found> {
         let bytes = name.as_bytes();
         let short = bytes.len() <= 8;
-        let name_head = head(bytes);
+        let name_head = le_word(bytes);
         let slot = (name_head.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % RECENT_NAMES;
         if short
             && let Some(recent) = self.resolver.recent.get(slot)
@@ -1132,7 +1107,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             return recent.found;
         }
-        let found = self.resolve_uncached(name, span, role);
+        let found = self.resolve_uncached(name, name_head, span, role);
         if short
             && found.is_some()
             && let Some(recent) = self.resolver.recent.get_mut(slot)
@@ -1147,13 +1122,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         found
     }
 
-    /// [`FunctionChecker::resolve`] without the recent names.
-    fn resolve_uncached(&mut self, name: &'a str, span: Span, role: Role) -> Option<Found> {
+    /// [`FunctionChecker::resolve`] without the recent names (`name_head` is the name's
+    /// [`le_word`]).
+    fn resolve_uncached(
+        &mut self,
+        name: &'a str,
+        name_head: u64,
+        span: Span,
+        role: Role,
+    ) -> Option<Found> {
         if let Some(found) = self
             .scopes
             .iter()
             .rev()
-            .find_map(|scope| scope.lookup(name))
+            .find_map(|scope| scope.lookup(name, name_head))
         {
             return Some(found);
         }

@@ -52,6 +52,17 @@ struct PieceResult {
     stand_ins: Vec<TopLevel>,
 }
 
+/// The module-scope names the items of `elements` declare, in order.
+fn declarations(elements: &[TopLevel]) -> Vec<ModuleDeclaration> {
+    let mut declarations = Vec::new();
+    for element in elements {
+        if let TopLevel::Item(item) = element {
+            crate::names::module_declarations(item, &mut declarations);
+        }
+    }
+    declarations
+}
+
 /// An item with the span of `item` and nothing else.
 fn stand_in(item: &Item) -> TopLevel {
     TopLevel::Item(Item::Pragma(Spanned::new(Text::default(), item.span())))
@@ -142,13 +153,7 @@ impl Work<'_> {
                     let Some(elements) = self.parse(piece) else {
                         return self.fail();
                     };
-                    let mut declarations = Vec::new();
-                    for element in &elements {
-                        if let TopLevel::Item(item) = element {
-                            crate::names::module_declarations(item, &mut declarations);
-                        }
-                    }
-                    let _ = self.declarations[piece].set(declarations);
+                    let _ = self.declarations[piece].set(declarations(&elements));
                     waiting.push_back((piece, elements));
                     continue;
                 }
@@ -234,12 +239,7 @@ pub(crate) fn check(
         module,
     };
     // The items of the header's pieces count as the last of them.
-    let mut declarations = Vec::new();
-    for element in &rest {
-        if let TopLevel::Item(item) = element {
-            crate::names::module_declarations(item, &mut declarations);
-        }
-    }
+    let mut declarations = declarations(&rest);
     for piece in 0..next {
         let published = if piece + 1 == next {
             std::mem::take(&mut declarations)

@@ -224,12 +224,8 @@ fn mnemonic_hash(instruction: &Instruction) -> u64 {
     let mut hash: u64 = 0;
     for word in std::iter::once(&instruction.opcode).chain(&instruction.modifiers) {
         for chunk in word.value.as_bytes().chunks(8) {
-            // The zero-padded little-endian word, without a variable-length copy (`memcpy`).
-            let bytes = chunk
-                .iter()
-                .rev()
-                .fold(0u64, |bytes, &byte| (bytes << 8) | u64::from(byte));
-            hash = (hash.rotate_left(5) ^ bytes).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+            hash = (hash.rotate_left(5) ^ crate::hash::le_word(chunk))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
         hash = (hash.rotate_left(5) ^ 0xff).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }

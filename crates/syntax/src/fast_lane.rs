@@ -381,14 +381,14 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
     #[inline]
     pub(crate) fn peek_is(&mut self, kind: Tok<'input>) -> Option<bool> {
         let (_, token, _) = self.peek()?;
-        Some(std::mem::discriminant(&token) == std::mem::discriminant(&kind))
+        Some(same_kind(token, kind))
     }
 
     /// Consumes the next token if it is of the kind of `expected` (a token without payload).
     #[inline]
     pub(crate) fn expect(&mut self, expected: Tok<'input>) -> Option<Triple<'input>> {
         let triple = self.peek()?;
-        if std::mem::discriminant(&triple.1) != std::mem::discriminant(&expected) {
+        if !same_kind(triple.1, expected) {
             return None;
         }
         self.tokens.advance(triple.2);
@@ -798,6 +798,12 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             offset,
         })))
     }
+}
+
+/// Whether two tokens are of the same kind (compared by variant, not payload).
+#[inline]
+fn same_kind(a: Tok<'_>, b: Tok<'_>) -> bool {
+    std::mem::discriminant(&a) == std::mem::discriminant(&b)
 }
 
 /// Moves the contents of `scratch` into a new vector of exactly their size.
