@@ -163,16 +163,19 @@ pub(crate) struct CheckedPiece {
 
 /// The diagnostics of pieces checked by several [`ItemStream`]s, in source order, given every
 /// module-scope declaration of the module in source order; as [`ItemStream::finish`] gives
-/// them for one stream that checked every item.
+/// them for one stream that checked every item. The declarations are only looked at if a
+/// hint waits for them.
 pub(crate) fn finish_pieces(
-    pieces: impl IntoIterator<Item = CheckedPiece>,
+    pieces: Vec<CheckedPiece>,
     declarations: impl IntoIterator<Item = ModuleDeclaration>,
 ) -> Vec<Diagnostic> {
     let mut everywhere: FxHashMap<Text, Span> = FxHashMap::default();
-    for declaration in declarations {
-        everywhere
-            .entry(declaration.name.value)
-            .or_insert(declaration.name.span);
+    if pieces.iter().any(|piece| !piece.pending.is_empty()) {
+        for declaration in declarations {
+            everywhere
+                .entry(declaration.name.value)
+                .or_insert(declaration.name.span);
+        }
     }
     let mut diagnostics = Vec::new();
     for piece in pieces {

@@ -1,8 +1,8 @@
 //! Checking a module straight from its text, piece by piece, without holding its syntax tree.
 //!
 //! The text is cut into pieces of about [`PIECE_SIZE`] bytes between top-level items
-//! ([`ptxsim_syntax::piece_bounds`]), the first one small: the header is read from it before the
-//! other threads start. Each worker thread (the calling thread is one) claims the next piece,
+//! ([`ptxsim_syntax::piece_bounds`]), the first one small: the calling thread reads the header
+//! from it while the other threads start on the next pieces. Each worker thread (the calling thread is one) claims the next piece,
 //! parses it, publishes the module-scope names its items declare, and checks it with its own
 //! resolver ([`ItemStream`]) as soon as the names of every earlier piece are published, then
 //! drops it. The tree of a large module is thus never built whole, and each piece is checked and
@@ -17,9 +17,9 @@
 //! their diagnostics are the other workers'), checks a piece as the sequential walk would; the
 //! hints that depend on names declared further down are worded at the end, when every name is
 //! known, and the pieces' diagnostics are put together in source order. Whenever that argument
-//! does not apply (a piece with a syntax error, or a `.version` / `.target` / `.address_size`
-//! after the first item, which would change how earlier items are checked), the caller falls
-//! back to the whole-module path.
+//! does not apply (a piece with a syntax error, a `.version` / `.target` / `.address_size` after
+//! the first item, which would change how earlier items are checked, or a first piece without an
+//! item, after which the header might go on), the caller falls back to the whole-module path.
 
 use crate::Options;
 use crate::names::{CheckedPiece, ItemStream, ModuleDeclaration};
@@ -108,6 +108,8 @@ struct Work<'s> {
     declarations: Vec<OnceLock<Vec<ModuleDeclaration>>>,
     /// Per piece, once checked: what it gave.
     results: Vec<OnceLock<PieceResult>>,
+    /// The module's header, once read from the first piece.
+    header: OnceLock<Header>,
     /// Set when the pipeline cannot give the exact result.
     failed: AtomicBool,
 }
@@ -131,11 +133,12 @@ impl Work<'_> {
     /// by the thread that built it, soon enough to be still in that core's cache. A worker
     /// whose next piece waits for an earlier one that another worker is still parsing parses
     /// another piece meanwhile (up to [`MAX_WAITING`] pieces).
-    fn run(&self, worker: &mut Worker<'_>) {
+    fn run<'w>(&'w self, worker: &mut Option<Worker<'w>>) {
         let _stop_others = StopOnPanic(&self.failed);
         let mut waiting: VecDeque<(usize, Vec<TopLevel>)> = VecDeque::new();
         while !self.failed.load(Ordering::Relaxed) {
             if let Some((piece, _)) = waiting.front()
+                && let Some(worker) = self.worker(worker)
                 && self.catch_up(worker, *piece)
                 && let Some((piece, elements)) = waiting.pop_front()
             {
@@ -162,9 +165,53 @@ impl Work<'_> {
                 return;
             }
             // The worker that claimed the piece waited for is parsing it (it publishes the
-            // names of a piece as soon as it has parsed it).
+            // names of a piece as soon as it has parsed it), or the header is still being read.
             std::thread::yield_now();
         }
+    }
+
+    /// The checker of a worker thread, made when the header is known; `None` before.
+    fn worker<'a, 'w>(&'w self, slot: &'a mut Option<Worker<'w>>) -> Option<&'a mut Worker<'w>> {
+        if slot.is_none() {
+            let header = self.header.get()?;
+            *slot = Some(Worker {
+                stream: ItemStream::new(&header.module, &header.setting),
+                position: 0,
+            });
+        }
+        slot.as_mut()
+    }
+
+    /// Parses the first piece, sets the header from the elements before its first item,
+    /// publishes the module-scope names of its items and returns them, and the header's
+    /// elements in `leading`. `None` if the piece does not parse, or has no item although
+    /// more pieces follow (then the header might go on in pieces other threads are parsing).
+    fn first_piece(&self, options: &Options, leading: &mut Vec<TopLevel>) -> Option<Vec<TopLevel>> {
+        let mut rest = Vec::new();
+        if self.pieces() > 0 {
+            let mut elements = self.parse(0)?.into_iter();
+            for element in elements.by_ref() {
+                if let TopLevel::Item(_) = element {
+                    rest.push(element);
+                    break;
+                }
+                leading.push(element);
+            }
+            rest.extend(elements);
+            if rest.is_empty() && self.pieces() > 1 {
+                return None;
+            }
+        }
+        let (module, _) =
+            ptxsim_syntax::fold(self.source, leading.iter().map(clone_header).collect());
+        let _ = self.header.set(Header {
+            setting: ModuleSetting::new(&module, options.target),
+            module,
+        });
+        if let Some(first) = self.declarations.first() {
+            let _ = first.set(declarations(&rest));
+        }
+        Some(rest)
     }
 
     /// Declares in `worker`'s resolver the module-scope names of the pieces between its
@@ -203,7 +250,7 @@ pub(crate) fn check(
     threads: usize,
 ) -> Option<Vec<Diagnostic>> {
     let mut bounds = ptxsim_syntax::piece_bounds(source, piece_size);
-    // A small first piece: the header is read from it before the other threads start.
+    // A small first piece: the header is read from it while the other threads start.
     if let Some(&first) = bounds.get(1) {
         let mut head = ptxsim_syntax::piece_bounds(&source[..first], FIRST_PIECE_SIZE);
         head.pop();
@@ -211,67 +258,40 @@ pub(crate) fn check(
     }
     let work = Work {
         source,
-        next_parse: AtomicUsize::new(0),
+        // The first piece is this thread's: the header is read from it.
+        next_parse: AtomicUsize::new(1),
         declarations: (1..bounds.len()).map(|_| OnceLock::new()).collect(),
         results: (1..bounds.len()).map(|_| OnceLock::new()).collect(),
+        header: OnceLock::new(),
         bounds,
         failed: AtomicBool::new(false),
     };
-    // The header: the elements before the first item, from the first pieces.
     let mut leading = Vec::new();
-    let mut rest = Vec::new();
-    let mut next = 0;
-    while next < work.pieces() && rest.is_empty() {
-        let mut elements = work.parse(next)?.into_iter();
-        next += 1;
-        for element in elements.by_ref() {
-            if let TopLevel::Item(_) = element {
-                rest.push(element);
-                break;
-            }
-            leading.push(element);
-        }
-        rest.extend(elements);
-    }
-    let (module, _) = ptxsim_syntax::fold(source, leading.iter().map(clone_header).collect());
-    let header = Header {
-        setting: ModuleSetting::new(&module, options.target),
-        module,
-    };
-    // The items of the header's pieces count as the last of them.
-    let mut declarations = declarations(&rest);
-    for piece in 0..next {
-        let published = if piece + 1 == next {
-            std::mem::take(&mut declarations)
-        } else {
-            Vec::new()
-        };
-        let _ = work.declarations[piece].set(published);
-    }
-    work.next_parse.store(next, Ordering::Relaxed);
-    let new_worker = || Worker {
-        stream: ItemStream::new(&header.module, &header.setting),
-        position: 0,
-    };
     std::thread::scope(|scope| {
-        if next < work.pieces() {
+        // The other threads parse the next pieces while this one reads the header.
+        if work.pieces() > 1 {
             for _ in 1..threads.max(1) {
-                let (work, new_worker) = (&work, &new_worker);
-                scope.spawn(move || work.run(&mut new_worker()));
+                let work = &work;
+                scope.spawn(move || work.run(&mut None));
             }
         }
-        // The rest of the header's pieces, while the other threads parse.
-        let mut worker = new_worker();
-        match (worker.piece(&rest), next.checked_sub(1)) {
-            (Some(result), Some(last)) => {
-                let _ = work.results[last].set(result);
+        let Some(rest) = work.first_piece(options, &mut leading) else {
+            return work.fail();
+        };
+        let mut slot = None;
+        let Some(worker) = work.worker(&mut slot) else {
+            return work.fail();
+        };
+        match (worker.piece(&rest), work.results.first()) {
+            (Some(result), Some(first)) => {
+                let _ = first.set(result);
             }
             (Some(_), None) => {}
-            (None, _) => work.fail(),
+            (None, _) => return work.fail(),
         }
         drop(rest);
-        worker.position = next;
-        work.run(&mut worker);
+        worker.position = 1;
+        work.run(&mut slot);
     });
     if work.failed.load(Ordering::Relaxed) {
         return None;
@@ -279,12 +299,13 @@ pub(crate) fn check(
     let Work {
         declarations,
         results,
+        header,
         ..
     } = work;
+    let header = header.into_inner()?;
     let mut summary = leading;
     let mut pieces = Vec::new();
     for result in results {
-        // Only the last of the header's pieces has a result.
         let Some(result) = result.into_inner() else {
             continue;
         };
