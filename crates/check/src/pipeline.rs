@@ -275,6 +275,8 @@ pub(crate) fn check(
                 scope.spawn(move || work.run(&mut None));
             }
         }
+        // The other threads wait for the header: if reading it panics, they must stop.
+        let _stop_others = StopOnPanic(&work.failed);
         let Some(rest) = work.first_piece(options, &mut leading) else {
             return work.fail();
         };
