@@ -54,8 +54,7 @@ pub(crate) fn run(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for path in files {
-        // Kept until the file is checked: by then the checker's own threads are running.
-        let _awake = AwakeCores::for_file(path);
+        let awake = AwakeCores::for_file(path);
         let bytes = match read_file(path) {
             Ok(bytes) => bytes,
             Err(error) => {
@@ -70,6 +69,9 @@ pub(crate) fn run(
             continue;
         }
         let (source, encoding) = decode_source(&bytes);
+        // The checker starts its threads right away: the cores need to be awake only a little
+        // longer.
+        awake.release_soon();
         let mut diagnostics = ptxsim_check::check_source(&source, &options);
         if let Some(encoding) = encoding {
             diagnostics.insert(0, encoding);
@@ -143,18 +145,25 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
 /// The size of the pieces [`read_file`] reads a large file in.
 const READ_PIECE: usize = 1 << 20;
 
-/// While a large file is read and checked: one thread per other core that the checker will use,
-/// each yielding its core in a loop until dropped (or for at most [`AWAKE_AT_MOST`]).
+/// While a large file is read, and until the checker has started its threads: one thread per
+/// other core that the checker will use, each yielding its core in a loop.
 ///
 /// On virtual machines a core left idle can take milliseconds to run a thread started for it
 /// (measured on a 2-core VM: about 1.9 ms in half of the starts, 0.05 ms when the other core is
 /// running something), and meanwhile one core does the work of two. The file's second reader
-/// starts right after these, the checker's threads a millisecond after the file is read; kept
-/// awake, the cores run them at once (`ptxsim check` on 8.5 MB: median 36.0 -> 33.4 ms). A
-/// thread that yields costs the others nothing: they run whenever they are ready.
+/// starts right after these, the checker's threads a fraction of a millisecond after the file
+/// is read; kept awake, the cores run them at once (`ptxsim check` on 8.5 MB: median 36.0 ->
+/// 33.4 ms). A thread that only yields gives way to any other thread of its core, but not to
+/// threads queued on another core, so the threads stop [`RELEASE_AFTER`] after
+/// [`AwakeCores::release_soon`] (or when dropped, or after [`AWAKE_AT_MOST`]).
 struct AwakeCores {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Nanoseconds after `start` when the threads stop (`u64::MAX`: not yet set).
+    stop_at: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    start: std::time::Instant,
 }
+
+/// How long [`AwakeCores`] keep the cores awake after [`AwakeCores::release_soon`].
+const RELEASE_AFTER: std::time::Duration = std::time::Duration::from_millis(3);
 
 /// The longest [`AwakeCores`] keep a core awake.
 const AWAKE_AT_MOST: std::time::Duration = std::time::Duration::from_millis(100);
@@ -163,20 +172,25 @@ impl AwakeCores {
     /// Keeps awake the cores that checking the file at `path` will use, if it is large enough
     /// to be checked on several threads.
     fn for_file(path: &std::path::Path) -> Self {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let start = std::time::Instant::now();
+        let stop_at = std::sync::Arc::new(AtomicU64::new(u64::MAX));
         let length = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
         for _ in 0..AwakeCores::threads(length) {
-            let stop = std::sync::Arc::clone(&stop);
+            let stop_at = std::sync::Arc::clone(&stop_at);
             // Best effort: without the thread, the checker's threads may only start later.
             let _ = std::thread::Builder::new().spawn(move || {
-                let start = std::time::Instant::now();
-                while !stop.load(Ordering::Relaxed) && start.elapsed() < AWAKE_AT_MOST {
+                loop {
+                    let now = start.elapsed();
+                    let deadline = stop_at.load(Ordering::Relaxed);
+                    if now >= AWAKE_AT_MOST || nanos(now) >= deadline {
+                        return;
+                    }
                     std::thread::yield_now();
                 }
             });
         }
-        AwakeCores { stop }
+        AwakeCores { stop_at, start }
     }
 
     /// How many threads keep cores awake for a file of `length` bytes: one per thread the
@@ -185,12 +199,24 @@ impl AwakeCores {
         ptxsim_syntax::default_chunks(usize::try_from(length).unwrap_or(usize::MAX))
             .saturating_sub(1)
     }
+
+    /// Lets the threads stop [`RELEASE_AFTER`] from now.
+    fn release_soon(&self) {
+        let deadline = nanos(self.start.elapsed() + RELEASE_AFTER);
+        self.stop_at
+            .fetch_min(deadline, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Drop for AwakeCores {
     fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.stop_at.store(0, std::sync::atomic::Ordering::Relaxed);
     }
+}
+
+/// `duration` in nanoseconds, saturated.
+fn nanos(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Parses the value of `--target`: an architecture name ptxas knows (`sm_90`, `sm_100a`,
@@ -341,7 +367,8 @@ mod tests {
     }
 
     /// Cores are kept awake only for files the checker reads on several threads (one per
-    /// thread it starts), and keeping them awake for a missing file does nothing.
+    /// thread it starts), and keeping them awake for a missing file, then releasing them, does
+    /// nothing.
     #[test]
     fn cores_are_kept_awake_only_for_large_files() {
         let threshold = ptxsim_syntax::PARALLEL_THRESHOLD as u64;
@@ -350,8 +377,8 @@ mod tests {
         let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get().min(16));
         assert_eq!(AwakeCores::threads(threshold), cores - 1);
         assert_eq!(AwakeCores::threads(u64::MAX), cores - 1);
-        drop(AwakeCores::for_file(std::path::Path::new(
-            "/nonexistent/ptxsim.ptx",
-        )));
+        let awake = AwakeCores::for_file(std::path::Path::new("/nonexistent/ptxsim.ptx"));
+        awake.release_soon();
+        drop(awake);
     }
 }
