@@ -2,12 +2,13 @@
 
 use crate::hash::{FxHashMap, le_word};
 use crate::rules::{
-    DeclaredRegister, FormCache, InstructionContext, ModuleSetting, check_instruction,
+    DeclaredRegister, FormCache, InstructionContext, ModuleSetting, SharedForms, check_instruction,
 };
 use ptxsim_isa::{Element as IsaElement, Operand as IsaOperand, SymbolKind, Type};
 use ptxsim_syntax::ast::*;
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 use std::cell::OnceCell;
+use std::sync::Arc;
 
 /// Resolves every name in `module` and runs the per-instruction rules; returns the diagnostics
 /// (unsorted).
@@ -121,10 +122,14 @@ pub(crate) struct ItemStream<'m> {
 impl<'m> ItemStream<'m> {
     /// A stream for a module whose header (`.version`, `.target`) is `header`; its items are
     /// ignored.
-    pub(crate) fn new(header: &'m Module, setting: &'m ModuleSetting) -> Self {
-        ItemStream {
-            resolver: Resolver::new(header, setting, None),
-        }
+    pub(crate) fn new(
+        header: &'m Module,
+        setting: &'m ModuleSetting,
+        forms: Arc<SharedForms>,
+    ) -> Self {
+        let mut resolver = Resolver::new(header, setting, None);
+        resolver.forms = FormCache::sharing(forms);
+        ItemStream { resolver }
     }
 
     /// Checks the next item.

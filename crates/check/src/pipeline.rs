@@ -23,12 +23,12 @@
 
 use crate::Options;
 use crate::names::{CheckedPiece, ItemStream, ModuleDeclaration};
-use crate::rules::{self, ModuleSetting};
+use crate::rules::{self, ModuleSetting, SharedForms};
 use ptxsim_syntax::ast::{Item, Module};
 use ptxsim_syntax::{Diagnostic, Spanned, Text, TopLevel};
 use std::collections::VecDeque;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// The size in bytes of the pieces a module is parsed in.
 pub const PIECE_SIZE: usize = 64 << 10;
@@ -110,6 +110,8 @@ struct Work<'s> {
     results: Vec<OnceLock<PieceResult>>,
     /// The module's header, once read from the first piece.
     header: OnceLock<Header>,
+    /// The mnemonics decoded so far, for every worker's checker.
+    forms: Arc<SharedForms>,
     /// Set when the pipeline cannot give the exact result.
     failed: AtomicBool,
 }
@@ -175,7 +177,7 @@ impl Work<'_> {
         if slot.is_none() {
             let header = self.header.get()?;
             *slot = Some(Worker {
-                stream: ItemStream::new(&header.module, &header.setting),
+                stream: ItemStream::new(&header.module, &header.setting, Arc::clone(&self.forms)),
                 position: 0,
             });
         }
@@ -263,6 +265,7 @@ pub(crate) fn check(
         declarations: (1..bounds.len()).map(|_| OnceLock::new()).collect(),
         results: (1..bounds.len()).map(|_| OnceLock::new()).collect(),
         header: OnceLock::new(),
+        forms: Arc::default(),
         bounds,
         failed: AtomicBool::new(false),
     };

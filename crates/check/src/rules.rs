@@ -19,6 +19,7 @@
 //! Diagnostic codes (docs/diagnostics.md): E03xx for modifier and operand rules, E04xx for
 //! target and version requirements.
 
+use crate::hash::FxHashMap;
 use ptxsim_isa::gating::describe_targets;
 use ptxsim_isa::{
     DecodeError, DecodeErrorKind, Form, Literal, Location, Operand as IsaOperand, PtxVersion,
@@ -30,6 +31,7 @@ use ptxsim_syntax::ast::{
 };
 use ptxsim_syntax::{Diagnostic, Span, Text};
 use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
 
 /// The `.target` and `.version` a module is checked against, with the spans of the directives
 /// that declare them.
@@ -187,7 +189,21 @@ pub struct FormCache {
     /// vector of entries: few cache lines to look a mnemonic up in.
     slots: RefCell<Vec<u32>>,
     entries: RefCell<Vec<CachedForm>>,
+    /// Where the other threads checking the same module leave what they decoded.
+    shared: Option<Arc<SharedForms>>,
 }
+
+/// Decoding and gating results shared by the threads that check one module: a thread's
+/// [`FormCache`] looks a mnemonic up here before decoding it, and leaves what it decoded. (The
+/// same few hundred mnemonics come up in every part of a large module; decoding one and
+/// gating it cost a few thousand instructions.)
+#[derive(Debug, Default)]
+pub struct SharedForms {
+    forms: Mutex<FxHashMap<Text, DecodedForm>>,
+}
+
+/// A mnemonic decoded, and what the module does not meet of its requirements.
+type DecodedForm = (Result<Form, DecodeError>, Option<ptxsim_isa::Unmet>);
 
 /// One entry of [`FormCache`]: a mnemonic and what it decodes to.
 #[derive(Debug)]
@@ -214,7 +230,57 @@ impl FormCache {
         FormCache {
             slots: RefCell::new(Vec::new()),
             entries: RefCell::new(Vec::new()),
+            shared: None,
         }
+    }
+
+    /// An empty cache that shares what it decodes with the other caches of `shared`.
+    pub fn sharing(shared: Arc<SharedForms>) -> Self {
+        FormCache {
+            shared: Some(shared),
+            ..FormCache::new()
+        }
+    }
+
+    /// What `mnemonic` (`opcode` and `modifiers` joined with dots) decodes to and what of its
+    /// requirements the module does not meet: from the shared results if another thread has
+    /// decoded it already.
+    fn decode(
+        &self,
+        setting: &ModuleSetting,
+        mnemonic: &Text,
+        opcode: &str,
+        modifiers: &[&str],
+    ) -> DecodedForm {
+        let compute = || {
+            let form = decode(opcode, modifiers);
+            let unmet = match (&form, setting.target, setting.version) {
+                (Ok(form), Some(target), Some(version)) => {
+                    satisfied(&requirements(form), target, version).err()
+                }
+                _ => None,
+            };
+            (form, unmet)
+        };
+        // A lock that a panicking thread poisoned is not used: decoding again is always right.
+        let Some(shared) = &self.shared else {
+            return compute();
+        };
+        if let Some(found) = shared
+            .forms
+            .lock()
+            .ok()
+            .and_then(|forms| forms.get(mnemonic).cloned())
+        {
+            return found;
+        }
+        let decoded = compute();
+        if let Ok(mut forms) = shared.forms.lock() {
+            forms
+                .entry(mnemonic.clone())
+                .or_insert_with(|| decoded.clone());
+        }
+        decoded
     }
 }
 
@@ -491,18 +557,17 @@ pub fn check_instruction(
         (Some(index), _) => index,
         (None, taken) => {
             let modifiers: Vec<&str> = instruction.modifiers.iter().map(|m| m.as_str()).collect();
-            let form = decode(instruction.opcode.as_str(), &modifiers);
-            let unmet = match (&form, context.setting.target, context.setting.version) {
-                (Ok(form), Some(target), Some(version)) => {
-                    satisfied(&requirements(form), target, version).err()
-                }
-                _ => None,
-            };
             let mut mnemonic = Text::from(instruction.opcode.as_str());
             for modifier in &modifiers {
                 mnemonic.push('.');
                 mnemonic.push_str(modifier);
             }
+            let (form, unmet) = context.forms.decode(
+                context.setting,
+                &mnemonic,
+                instruction.opcode.as_str(),
+                &modifiers,
+            );
             let entry = CachedForm {
                 hash,
                 mnemonic,
