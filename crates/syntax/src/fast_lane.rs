@@ -546,16 +546,98 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 self.expect(Tok::RBracket)?;
             }
         }
-        if self.peek_is(Tok::Equals)? {
-            return None;
-        }
+        let initializer = if self.peek_is(Tok::Equals)? {
+            self.bump();
+            Some(Box::new(self.initializer(0)?))
+        } else {
+            None
+        };
         Some(Declarator {
             span: Span::new(start, self.end()),
             name,
             range,
             dimensions,
-            initializer: None,
+            initializer,
         })
+    }
+
+    /// `Initializer`: a number, `name` or `generic(name)` with an optional `+offset`, a list in
+    /// braces, or `key = value`.
+    fn initializer(&mut self, depth: u32) -> Option<Initializer> {
+        let (start, token, _) = self.peek()?;
+        match token {
+            Tok::LBrace if depth < MAX_LANE_DEPTH => {
+                self.bump();
+                let mut items = vec![self.initializer(depth + 1)?];
+                while self.peek_is(Tok::Comma)? {
+                    self.bump();
+                    items.push(self.initializer(depth + 1)?);
+                }
+                self.expect(Tok::RBrace)?;
+                Some(Initializer::List(Spanned::new(items, start..self.end())))
+            }
+            Tok::Ident(_) => {
+                let name = self.ident()?;
+                match self.peek_token()? {
+                    Tok::Equals if depth < MAX_LANE_DEPTH => {
+                        self.bump();
+                        let value = self.initializer(depth + 1)?;
+                        Some(Initializer::Property {
+                            span: Span::new(start, self.end()),
+                            key: name,
+                            value: Box::new(value),
+                        })
+                    }
+                    // Any other word before the parenthesis produces a diagnostic.
+                    Tok::LParen if name.value == "generic" => {
+                        self.bump();
+                        let symbol = self.ident()?;
+                        self.expect(Tok::RParen)?;
+                        let offset = self.signed_offset()?;
+                        Some(Initializer::Address {
+                            span: Span::new(start, self.end()),
+                            name: symbol,
+                            generic: true,
+                            offset,
+                        })
+                    }
+                    Tok::Equals | Tok::LParen => None,
+                    _ => {
+                        let offset = self.signed_offset()?;
+                        Some(Initializer::Address {
+                            span: Span::new(start, self.end()),
+                            name,
+                            generic: false,
+                            offset,
+                        })
+                    }
+                }
+            }
+            _ => Some(Initializer::Immediate(self.immediate()?)),
+        }
+    }
+
+    /// `SignedOffset?`: `+N` or `+-N`, if the next token is `+` (`Some(None)` if it is not);
+    /// `None` where the grammar would report something (`-N`, a value out of range).
+    fn signed_offset(&mut self) -> Option<Option<Spanned<i64>>> {
+        let (plus, token, _) = self.peek()?;
+        match token {
+            Tok::Plus => {
+                self.bump();
+                let negative = self.peek_is(Tok::Minus)?;
+                if negative {
+                    self.bump();
+                }
+                let (_, Tok::Int(text), end) = self.bump()? else {
+                    return None;
+                };
+                let mut diags = Vec::new();
+                let offset = b::offset_literal(negative, text, Span::new(plus, end), &mut diags);
+                diags.is_empty().then_some(Some(offset))
+            }
+            Tok::Minus => None,
+            _ => Some(None),
+        }
     }
 
     /// `@%p` or `@!%p`.
@@ -770,27 +852,8 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
 
     /// The rest of `[base offset?]`, after the base.
     fn address(&mut self, start: usize, base: AddressBase) -> Option<Operand> {
-        let offset = match self.peek()? {
-            (plus, Tok::Plus, _) => {
-                self.bump();
-                let negative = self.peek_is(Tok::Minus)?;
-                if negative {
-                    self.bump();
-                }
-                let (_, Tok::Int(text), end) = self.bump()? else {
-                    return None;
-                };
-                let mut diags = Vec::new();
-                let offset = b::offset_literal(negative, text, Span::new(plus, end), &mut diags);
-                if !diags.is_empty() {
-                    return None;
-                }
-                Some(offset)
-            }
-            (_, Tok::RBracket, _) => None,
-            // `[base-4]` produces a diagnostic: left to the grammar.
-            _ => return None,
-        };
+        // `[base-4]` produces a diagnostic: left to the grammar.
+        let offset = self.signed_offset()?;
         self.expect(Tok::RBracket)?;
         Some(Operand::Address(Box::new(Address {
             span: Span::new(start, self.end()),

@@ -443,6 +443,14 @@ fn item_parser_is_invisible() {
         ".extern .func (.param .b32 r) g(.param .b32 x);\n.global .align 8 .b8 t[4] = {1,2,3,4};\n",
         ".entry k()\n{\n\tmov.u32 %r1 %r2;\n}\n",
         ".entry k() .maxntid 32, 1, 1 .noreturn\n{\n\t{\n\t\tret;\n\t}\n}\n.reg .b32 r;\n",
+        // Initializers: properties, `generic(name)` and names with offsets, nested lists, and
+        // those the grammar reports something about (`-4`, another word than `generic`).
+        ".global .samplerref s = { filter_mode = nearest, addr_mode_0 = wrap, x = -1.5 };\n",
+        ".global .u64 p = generic(t)+8, q = t+-4, r[2] = {t, generic(t)};\n.global .u32 t;\n",
+        ".global .u32 m[2][2] = {{1, 0x2}, {-3, 4U}}, f = 0f3F800000;\n",
+        ".global .u64 bad = t-4;\n.global .u64 odd = other(t);\n.global .u32 t;\n",
+        ".global .u32 deep = {{{{{{{{{{1}}}}}}}}}};\n.global .u32 e = {};\n",
+        ".entry k()\n{\n\t.local .u32 l = 5;\n\t.reg .b32 r = {1, 2};\n\tret;\n}\n",
     ] {
         sources.push(format!("{header}{tricky}"));
     }
