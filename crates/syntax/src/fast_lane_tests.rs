@@ -451,6 +451,10 @@ fn item_parser_is_invisible() {
         ".global .u64 bad = t-4;\n.global .u64 odd = other(t);\n.global .u32 t;\n",
         ".global .u32 deep = {{{{{{{{{{1}}}}}}}}}};\n.global .u32 e = {};\n",
         ".entry k()\n{\n\t.local .u32 l = 5;\n\t.reg .b32 r = {1, 2};\n\tret;\n}\n",
+        // Pragmas: at module scope, among a function's directives, in its body and in a block;
+        // with linkage, a syntax error.
+        ".pragma \"abi\";\n.entry k() .maxntid 32 .pragma \"nounroll\";\n{\n\t.pragma \"nounroll\";\n\t{\n\t\t.pragma \"x\";\n\t}\n\tret;\n}\n",
+        ".visible .pragma \"x\";\n",
     ] {
         sources.push(format!("{header}{tricky}"));
     }

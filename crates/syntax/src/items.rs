@@ -132,6 +132,9 @@ fn item(lane: &mut Lane<'_, Direct<'_>>, statements: &mut Vec<Statement>) -> Opt
                 linkage.push(Spanned::new(kind, at..end));
             }
             match lane.peek_token()? {
+                Tok::Pragma if linkage.is_empty() => {
+                    pragma(lane).map(|text| TopLevel::Item(Item::Pragma(text)))
+                }
                 Tok::Entry | Tok::Func => function(lane, start, linkage, statements)
                     .map(|f| TopLevel::Item(Item::Function(f))),
                 Tok::Reg | Tok::Param => None,
@@ -172,7 +175,15 @@ fn function(
         None
     };
     let mut directives = Vec::new();
-    while let (at, Tok::DotWord(text), end) = lane.peek()? {
+    loop {
+        let (at, text, end) = match lane.peek()? {
+            (_, Tok::Pragma, _) => {
+                directives.push(FunctionDirective::Pragma(pragma(lane)?));
+                continue;
+            }
+            (at, Tok::DotWord(text), end) => (at, text, end),
+            _ => break,
+        };
         lane.bump();
         let name = Spanned::new(Text::from(&text[1..]), at..end);
         let mut values = Vec::new();
@@ -207,6 +218,17 @@ fn function(
         directives,
         body,
     }))
+}
+
+/// `.pragma "text";`, wherever it occurs: the text without its quotes, spanning the string.
+fn pragma(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<Text>> {
+    lane.expect(Tok::Pragma)?;
+    let (at, Tok::Str(string), end) = lane.bump()? else {
+        return None;
+    };
+    let text = string.get(1..string.len().checked_sub(1)?)?;
+    lane.expect(Tok::Semicolon)?;
+    Some(Spanned::new(Text::from(text), at..end))
 }
 
 /// `Loc` without attributes: `.loc file line column` (the grammar's `b::loc` with none).
@@ -265,6 +287,7 @@ fn block(lane: &mut Lane<'_, Direct<'_>>, scratch: &mut Vec<Statement>) -> Optio
                 scratch.push(Statement::Block(inner));
             }
             Tok::Loc => scratch.push(Statement::Loc(Box::new(loc(lane)?))),
+            Tok::Pragma => scratch.push(Statement::Pragma(pragma(lane)?)),
             _ => {
                 lane.statement(scratch)?;
             }
