@@ -455,6 +455,10 @@ fn item_parser_is_invisible() {
         // with linkage, a syntax error.
         ".pragma \"abi\";\n.entry k() .maxntid 32 .pragma \"nounroll\";\n{\n\t.pragma \"nounroll\";\n\t{\n\t\t.pragma \"x\";\n\t}\n\tret;\n}\n",
         ".visible .pragma \"x\";\n",
+        // `.loc` attributes (`-lineinfo` builds), an unknown one, and one cut short.
+        ".func f()\n{\n\t.loc 2 308 13, function_name $L__info_string0, inlined_at 1 13 9\n\tret;\n}\n",
+        ".func f()\n{\n\t.loc 1 2 3, inlined_at 1 4 5, function_name g\n\t.loc 1 2 3, foo bar\n\tret;\n}\n",
+        ".func f()\n{\n\t.loc 1 2 3, inlined_at 1 4\n\tret;\n}\n",
     ] {
         sources.push(format!("{header}{tricky}"));
     }

@@ -231,24 +231,38 @@ fn pragma(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<Text>> {
     Some(Spanned::new(Text::from(text), at..end))
 }
 
-/// `Loc` without attributes: `.loc file line column` (the grammar's `b::loc` with none).
+/// `Loc`: `.loc file line column`, with the attributes `, function_name NAME` and
+/// `, inlined_at FILE LINE COLUMN` that `-lineinfo` builds write (built by the grammar's
+/// `b::loc`, which reports unknown attributes: then the grammar takes the item).
 fn loc(lane: &mut Lane<'_, Direct<'_>>) -> Option<Loc> {
     let (start, _, _) = lane.expect(Tok::Loc)?;
     let file = lane.integer(b::u32_literal)?;
     let line = lane.integer(b::u32_literal)?;
     let column = lane.integer(b::u32_literal)?;
-    // Attributes (`, function_name ...`, `, inlined_at ...`) are left to the grammar.
-    if lane.peek_is(Tok::Comma)? {
-        return None;
+    let mut attributes = Vec::new();
+    while lane.peek_is(Tok::Comma)? {
+        lane.bump();
+        let key = lane.ident()?;
+        attributes.push(match lane.peek_token()? {
+            Tok::Ident(_) => b::LocAttribute::Name(key, lane.ident()?),
+            _ => b::LocAttribute::Position(
+                key,
+                lane.integer(b::u32_literal)?,
+                lane.integer(b::u32_literal)?,
+                lane.integer(b::u32_literal)?,
+            ),
+        });
     }
-    Some(Loc {
-        span: Span::new(start, lane.end()),
+    let mut diags = Vec::new();
+    let loc = b::loc(
         file,
         line,
         column,
-        function_name: None,
-        inlined_at: None,
-    })
+        attributes,
+        Span::new(start, lane.end()),
+        &mut diags,
+    );
+    diags.is_empty().then_some(loc)
 }
 
 /// `ParameterList`: `( )` or `( Parameter, ... )`.
