@@ -459,6 +459,10 @@ fn item_parser_is_invisible() {
         ".func f()\n{\n\t.loc 2 308 13, function_name $L__info_string0, inlined_at 1 13 9\n\tret;\n}\n",
         ".func f()\n{\n\t.loc 1 2 3, inlined_at 1 4 5, function_name g\n\t.loc 1 2 3, foo bar\n\tret;\n}\n",
         ".func f()\n{\n\t.loc 1 2 3, inlined_at 1 4\n\tret;\n}\n",
+        // `.file` with the timestamp and size of `-lineinfo` builds, an escaped quote, and
+        // a value out of range.
+        ".file 1 \"/tmp/a.cu\", 1700000000, 1234\n.file 2 \"b\\\"c.h\"\n.func f()\n{\n\tret;\n}\n",
+        ".file 1 \"a.cu\", 99999999999999999999\n",
     ] {
         sources.push(format!("{header}{tricky}"));
     }

@@ -117,6 +117,23 @@ fn item(lane: &mut Lane<'_, Direct<'_>>, statements: &mut Vec<Statement>) -> Opt
             let size = lane.integer(b::u32_literal)?;
             Some(TopLevel::AddressSize(size, Span::new(start, lane.end())))
         }
+        Tok::File => {
+            lane.bump();
+            let index = lane.integer(b::u32_literal)?;
+            let path = string(lane)?;
+            // The timestamp and size that `-lineinfo` and `-G` builds write.
+            let mut extra = Vec::new();
+            while lane.peek_is(Tok::Comma)? {
+                lane.bump();
+                extra.push(lane.integer(b::u64_literal)?);
+            }
+            Some(TopLevel::Item(Item::File(FileDirective {
+                span: Span::new(start, lane.end()),
+                index,
+                path,
+                extra,
+            })))
+        }
         _ => {
             let mut linkage = Vec::new();
             loop {
@@ -220,14 +237,20 @@ fn function(
     }))
 }
 
-/// `.pragma "text";`, wherever it occurs: the text without its quotes, spanning the string.
+/// `.pragma "text";`, wherever it occurs: the text (`Str`).
 fn pragma(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<Text>> {
     lane.expect(Tok::Pragma)?;
+    let text = string(lane)?;
+    lane.expect(Tok::Semicolon)?;
+    Some(text)
+}
+
+/// `Str`: a string literal without its quotes (escapes kept as written), spanning the literal.
+fn string(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<Text>> {
     let (at, Tok::Str(string), end) = lane.bump()? else {
         return None;
     };
     let text = string.get(1..string.len().checked_sub(1)?)?;
-    lane.expect(Tok::Semicolon)?;
     Some(Spanned::new(Text::from(text), at..end))
 }
 
