@@ -619,7 +619,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
 
     /// `SignedOffset?`: `+N` or `+-N`, if the next token is `+` (`Some(None)` if it is not);
     /// `None` where the grammar would report something (`-N`, a value out of range).
-    fn signed_offset(&mut self) -> Option<Option<Spanned<i64>>> {
+    pub(crate) fn signed_offset(&mut self) -> Option<Option<Spanned<i64>>> {
         let (plus, token, _) = self.peek()?;
         match token {
             Tok::Plus => {

@@ -463,6 +463,10 @@ fn item_parser_is_invisible() {
         // a value out of range.
         ".file 1 \"/tmp/a.cu\", 1700000000, 1234\n.file 2 \"b\\\"c.h\"\n.func f()\n{\n\tret;\n}\n",
         ".file 1 \"a.cu\", 99999999999999999999\n",
+        // Debug sections: labels, numbers (one hexadecimal), strings, symbols with offsets,
+        // and one offset the grammar reports (`-4`).
+        ".section .debug_info\n{\n$L__info: \n.b32 57 // length\n.b8 2, 0x1F\n.b32 .debug_abbrev\n.b64 $L__func_begin0+-8\n.b8 \"text\"\n.b32 .debug_loc+2554\n}\n.section\t.debug_macinfo\t{\t}\n",
+        ".section .debug_info\n{\n.b32 .debug_loc-4\n}\n",
     ] {
         sources.push(format!("{header}{tricky}"));
     }

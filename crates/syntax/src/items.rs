@@ -117,6 +117,7 @@ fn item(lane: &mut Lane<'_, Direct<'_>>, statements: &mut Vec<Statement>) -> Opt
             let size = lane.integer(b::u32_literal)?;
             Some(TopLevel::AddressSize(size, Span::new(start, lane.end())))
         }
+        Tok::Section => section(lane, start).map(|section| TopLevel::Item(Item::Section(section))),
         Tok::File => {
             lane.bump();
             let index = lane.integer(b::u32_literal)?;
@@ -243,6 +244,69 @@ fn pragma(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<Text>> {
     let text = string(lane)?;
     lane.expect(Tok::Semicolon)?;
     Some(text)
+}
+
+/// `.section .name { entries }`: the debug data of `-lineinfo` and `-G` builds.
+fn section(lane: &mut Lane<'_, Direct<'_>>, start: usize) -> Option<Section> {
+    lane.expect(Tok::Section)?;
+    let (at, Tok::DotWord(name), end) = lane.bump()? else {
+        return None;
+    };
+    let name = Spanned::new(Text::from(name), at..end);
+    lane.expect(Tok::LBrace)?;
+    let mut entries = Vec::new();
+    loop {
+        match lane.peek()? {
+            (_, Tok::RBrace, _) => {
+                lane.bump();
+                break;
+            }
+            (_, Tok::Ident(_), _) => {
+                let label = lane.ident()?;
+                lane.expect(Tok::Colon)?;
+                entries.push(SectionEntry::Label(label));
+            }
+            (at, Tok::DotWord(ty), end) => {
+                lane.bump();
+                let ty = Spanned::new(Text::from(&ty[1..]), at..end);
+                let mut values = vec![section_value(lane)?];
+                while lane.peek_is(Tok::Comma)? {
+                    lane.bump();
+                    values.push(section_value(lane)?);
+                }
+                entries.push(SectionEntry::Data {
+                    span: Span::new(at, lane.end()),
+                    ty,
+                    values,
+                });
+            }
+            _ => return None,
+        }
+    }
+    Some(Section {
+        span: Span::new(start, lane.end()),
+        name,
+        entries,
+    })
+}
+
+/// `SectionValue`: a number, a string, or a label or section name with an optional offset.
+fn section_value(lane: &mut Lane<'_, Direct<'_>>) -> Option<SectionValue> {
+    match lane.peek()? {
+        (_, Tok::Int(_), _) => Some(SectionValue::Integer(lane.integer(b::u64_literal)?)),
+        (_, Tok::Str(_), _) => Some(SectionValue::String(string(lane)?)),
+        (at, Tok::Ident(symbol) | Tok::DotWord(symbol), end) => {
+            lane.bump();
+            let name = Spanned::new(Text::from(symbol), at..end);
+            let offset = lane.signed_offset()?;
+            Some(SectionValue::Symbol {
+                span: Span::new(at, lane.end()),
+                name,
+                offset,
+            })
+        }
+        _ => None,
+    }
 }
 
 /// `Str`: a string literal without its quotes (escapes kept as written), spanning the literal.
