@@ -365,6 +365,42 @@ fn chunked_parse_splits_between_functions() {
     assert!((module, diagnostics) == parse_with(&source, true));
 }
 
+/// Inline assembly as nvcc copies it puts `}` alone on a line inside a function: pieces and
+/// chunks are never cut there, but only where an item starts (after comments), so that each
+/// piece parses on its own.
+#[test]
+fn pieces_are_not_cut_inside_inline_assembly() {
+    let mut source = String::from(".version 8.5\n.target sm_90\n.address_size 64\n");
+    for index in 0..6 {
+        source.push_str(&format!(
+            "\t// .globl\tk{index}\n.visible .entry k{index}()\n{{\n\t.reg .b32 %r<9>;\n\
+             \t// begin inline asm\n\t{{mul.f16x2 %r6,%r7,%r8;\n}}\n\t// end inline asm\n\
+             \t{{.reg .f16 low,high;\n  mov.b32 {{low,high}},%r8;}}\n\
+             \tret;\n}}\n"
+        ));
+    }
+    source.push_str(".global .u32 last;\n");
+    for size in [1, 40, 200, 1000] {
+        let bounds = crate::parser::piece_bounds(&source, size);
+        assert!(bounds.len() > 2, "{size}: {bounds:?}");
+        for range in bounds.windows(2) {
+            assert!(
+                parse_chunk(&source, range[0], range[1]).is_some(),
+                "piece {range:?} of size {size} does not parse:\n{}",
+                &source[range[0]..range[1]]
+            );
+        }
+    }
+    let bounds = chunk_bounds(&source, 4);
+    assert_eq!(bounds.len(), 5, "{bounds:?}");
+    for range in bounds.windows(2) {
+        assert!(
+            parse_chunk(&source, range[0], range[1]).is_some(),
+            "{range:?}"
+        );
+    }
+}
+
 /// Lexes `source` with the hand lexer ([`Lexer::fill_fast`], a token at a time) and with the
 /// generated automaton alone; returns the first difference in tokens or diagnostics.
 fn lexer_difference(source: &str) -> Option<String> {

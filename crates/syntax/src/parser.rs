@@ -95,20 +95,15 @@ pub fn parse_in_chunks(source: &str, chunks: usize) -> (Module, Vec<Diagnostic>)
 }
 
 /// Where to cut `source` into at most `chunks` pieces: `0`, the cut points, `source.len()`.
-/// Each cut follows a line that is just `}` (normally the end of a function body), the first
-/// such line after an even share of the text.
+/// Each cut follows a line that is just `}` that ends an item ([`cut_after`]), the first such
+/// line after an even share of the text.
 pub(crate) fn chunk_bounds(source: &str, chunks: usize) -> Vec<usize> {
-    let bytes = source.as_bytes();
     let mut bounds = vec![0];
     for piece in 1..chunks.max(1) {
         let target = (source.len() / chunks * piece).max(bounds[bounds.len() - 1]);
-        let Some(found) = bytes[target..]
-            .windows(3)
-            .position(|window| window == b"\n}\n")
-        else {
+        let Some(cut) = cut_after(source, target) else {
             break;
         };
-        let cut = target + found + 3;
         if cut < source.len() {
             bounds.push(cut);
         }
@@ -118,18 +113,66 @@ pub(crate) fn chunk_bounds(source: &str, chunks: usize) -> Vec<usize> {
     bounds
 }
 
+/// The first place at or after byte `from` to cut `source` between two items: after a line
+/// that is just `}` and before what can only start a module-scope item (`.visible`, `.entry`,
+/// `.func`, `.global`, ...), with blank lines and `//` comments between; `None` if there is
+/// none. A `}` alone on its line can also close a block inside a function (nvcc copies inline
+/// assembly such as `{mul.f16x2 %r1,%r2,%r3;\n}` as written): a cut there would make both
+/// pieces fail to parse, and the whole module would be parsed again on one thread.
+fn cut_after(source: &str, from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        while at < source.len() && !source.is_char_boundary(at) {
+            at += 1;
+        }
+        let cut = at + source.get(at..)?.find("\n}\n")? + 3;
+        if item_follows(source.get(cut..)?) {
+            return Some(cut);
+        }
+        // The `\n` that ends this line may start the next match.
+        at = cut - 1;
+    }
+}
+
+/// Whether `rest`, after blank lines and `//` comments, is empty or starts with a directive
+/// that only begins a module-scope item.
+fn item_follows(mut rest: &str) -> bool {
+    const ITEM_STARTS: [&str; 12] = [
+        ".visible",
+        ".entry",
+        ".func",
+        ".weak",
+        ".extern",
+        ".common",
+        ".global",
+        ".file",
+        ".section",
+        ".version",
+        ".target",
+        ".address_size",
+    ];
+    loop {
+        rest = rest.trim_start();
+        match rest.strip_prefix("//") {
+            Some(comment) => rest = comment.split_once('\n').map_or("", |(_, after)| after),
+            None => break,
+        }
+    }
+    rest.is_empty()
+        || ITEM_STARTS.iter().any(|start| {
+            rest.strip_prefix(start).is_some_and(|after| {
+                !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            })
+        })
+}
+
 /// Cuts `source` into pieces of about `size` bytes for [`parse_piece`]: returns `0`, the cut
-/// points and `source.len()`. Each cut follows a line that is just `}` (see [`parse_in_chunks`]).
+/// points and `source.len()`. Each cut follows a line that is just `}` and comes before the
+/// start of an item (see [`cut_after`]).
 pub fn piece_bounds(source: &str, size: usize) -> Vec<usize> {
     let mut bounds = vec![0];
     let mut target = size.max(1);
-    while let Some(found) = {
-        while target < source.len() && !source.is_char_boundary(target) {
-            target += 1;
-        }
-        source.get(target..).and_then(|rest| rest.find("\n}\n"))
-    } {
-        let cut = target + found + 3;
+    while let Some(cut) = cut_after(source, target) {
         if cut >= source.len() {
             break;
         }
