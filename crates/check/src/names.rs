@@ -20,20 +20,21 @@ use std::sync::Arc;
 /// order the sequential walk produces them.
 pub(crate) fn resolve(module: &Module, setting: &ModuleSetting, chunks: usize) -> Vec<Diagnostic> {
     let everywhere = collect_module_names(module);
+    let forms = Arc::<SharedForms>::default();
     let runs = item_runs(module, chunks);
     if runs.len() <= 1 {
-        return resolve_run(module, setting, &everywhere, 0..module.items.len());
+        return resolve_run(module, setting, &everywhere, &forms, 0..module.items.len());
     }
     std::thread::scope(|scope| {
-        let everywhere = &everywhere;
+        let (everywhere, forms) = (&everywhere, &forms);
         let handles: Vec<_> = runs[1..]
             .iter()
             .map(|run| {
                 let run = run.clone();
-                scope.spawn(move || resolve_run(module, setting, everywhere, run))
+                scope.spawn(move || resolve_run(module, setting, everywhere, forms, run))
             })
             .collect();
-        let mut diagnostics = resolve_run(module, setting, everywhere, runs[0].clone());
+        let mut diagnostics = resolve_run(module, setting, everywhere, forms, runs[0].clone());
         for handle in handles {
             match handle.join() {
                 Ok(mut more) => diagnostics.append(&mut more),
@@ -70,9 +71,10 @@ fn resolve_run(
     module: &Module,
     setting: &ModuleSetting,
     everywhere: &FxHashMap<&str, Span>,
+    forms: &Arc<SharedForms>,
     run: std::ops::Range<usize>,
 ) -> Vec<Diagnostic> {
-    let mut resolver = Resolver::new(module, setting, Some(everywhere));
+    let mut resolver = Resolver::new(module, setting, Some(everywhere), Arc::clone(forms));
     for item in module.items.get(..run.start).unwrap_or_default() {
         resolver.declare_item(item);
     }
@@ -127,9 +129,9 @@ impl<'m> ItemStream<'m> {
         setting: &'m ModuleSetting,
         forms: Arc<SharedForms>,
     ) -> Self {
-        let mut resolver = Resolver::new(header, setting, None);
-        resolver.forms = FormCache::sharing(forms);
-        ItemStream { resolver }
+        ItemStream {
+            resolver: Resolver::new(header, setting, None, forms),
+        }
     }
 
     /// Checks the next item.
@@ -282,7 +284,8 @@ struct Resolver<'m> {
     module: &'m Module,
     /// The module's `.target` and `.version` as the rules see them.
     setting: &'m ModuleSetting,
-    /// Decoding and gating results per mnemonic.
+    /// Decoding and gating results per mnemonic, shared with the other threads checking the
+    /// module.
     forms: FormCache,
     /// Reused buffers for the operands of the instruction being checked.
     operands: Vec<IsaOperand>,
@@ -310,11 +313,12 @@ impl<'m> Resolver<'m> {
         module: &'m Module,
         setting: &'m ModuleSetting,
         everywhere: Option<&'m FxHashMap<&'m str, Span>>,
+        forms: Arc<SharedForms>,
     ) -> Self {
         Resolver {
             module,
             setting,
-            forms: FormCache::new(),
+            forms: FormCache::sharing(forms),
             operands: Vec::new(),
             registers: Vec::new(),
             declared: FxHashMap::default(),

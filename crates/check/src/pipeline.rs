@@ -2,10 +2,10 @@
 //!
 //! The text is cut into pieces of about [`PIECE_SIZE`] bytes between top-level items
 //! ([`ptxsim_syntax::piece_bounds`]), the first one small: the calling thread reads the header
-//! from it while the other threads start on the next pieces. Each worker thread (the calling thread is one) claims the next piece,
-//! parses it, publishes the module-scope names its items declare, and checks it with its own
-//! resolver ([`ItemStream`]) as soon as the names of every earlier piece are published, then
-//! drops it. The tree of a large module is thus never built whole, and each piece is checked and
+//! from it while the other threads start on the next pieces. Each worker thread (the calling
+//! thread is one) claims the next piece, parses it, publishes the module-scope names its items
+//! declare, and checks it with its own resolver ([`ItemStream`]) as soon as the names of every
+//! earlier piece are published, then drops it. The tree of a large module is thus never built whole, and each piece is checked and
 //! freed by the core that built it while it is still in that core's cache.
 //!
 //! The result is exactly that of [`crate::parse_and_check_with`]: when every piece parses

@@ -193,8 +193,9 @@ pub struct FormCache {
     shared: Option<Arc<SharedForms>>,
 }
 
-/// Decoding and gating results shared by the threads that check one module: a thread's
-/// [`FormCache`] looks a mnemonic up here before decoding it, and leaves what it decoded. (The
+/// Decoding and gating results shared by the threads that check one module (the pieces of
+/// `check_source`, the runs of the whole-module check): a thread's [`FormCache`] looks a
+/// mnemonic up here before decoding it, and leaves what it decoded. (The
 /// same few hundred mnemonics come up in every part of a large module; decoding one and
 /// gating it cost a few thousand instructions.)
 #[derive(Debug, Default)]
@@ -262,10 +263,10 @@ impl FormCache {
             };
             (form, unmet)
         };
-        // A lock that a panicking thread poisoned is not used: decoding again is always right.
         let Some(shared) = &self.shared else {
             return compute();
         };
+        // A lock that a panicking thread poisoned is not used: decoding again is always right.
         if let Some(found) = shared
             .forms
             .lock()

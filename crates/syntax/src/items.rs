@@ -117,24 +117,8 @@ fn item(lane: &mut Lane<'_, Direct<'_>>, statements: &mut Vec<Statement>) -> Opt
             let size = lane.integer(b::u32_literal)?;
             Some(TopLevel::AddressSize(size, Span::new(start, lane.end())))
         }
-        Tok::Section => section(lane, start).map(|section| TopLevel::Item(Item::Section(section))),
-        Tok::File => {
-            lane.bump();
-            let index = lane.integer(b::u32_literal)?;
-            let path = string(lane)?;
-            // The timestamp and size that `-lineinfo` and `-G` builds write.
-            let mut extra = Vec::new();
-            while lane.peek_is(Tok::Comma)? {
-                lane.bump();
-                extra.push(lane.integer(b::u64_literal)?);
-            }
-            Some(TopLevel::Item(Item::File(FileDirective {
-                span: Span::new(start, lane.end()),
-                index,
-                path,
-                extra,
-            })))
-        }
+        Tok::Section => section(lane).map(|section| TopLevel::Item(Item::Section(section))),
+        Tok::File => file(lane).map(|file| TopLevel::Item(Item::File(file))),
         _ => {
             let mut linkage = Vec::new();
             loop {
@@ -246,9 +230,27 @@ fn pragma(lane: &mut Lane<'_, Direct<'_>>) -> Option<Spanned<Text>> {
     Some(text)
 }
 
+/// `.file index "path"`, with the timestamp and size that `-lineinfo` and `-G` builds write.
+fn file(lane: &mut Lane<'_, Direct<'_>>) -> Option<FileDirective> {
+    let (start, _, _) = lane.expect(Tok::File)?;
+    let index = lane.integer(b::u32_literal)?;
+    let path = string(lane)?;
+    let mut extra = Vec::new();
+    while lane.peek_is(Tok::Comma)? {
+        lane.bump();
+        extra.push(lane.integer(b::u64_literal)?);
+    }
+    Some(FileDirective {
+        span: Span::new(start, lane.end()),
+        index,
+        path,
+        extra,
+    })
+}
+
 /// `.section .name { entries }`: the debug data of `-lineinfo` and `-G` builds.
-fn section(lane: &mut Lane<'_, Direct<'_>>, start: usize) -> Option<Section> {
-    lane.expect(Tok::Section)?;
+fn section(lane: &mut Lane<'_, Direct<'_>>) -> Option<Section> {
+    let (start, _, _) = lane.expect(Tok::Section)?;
     let (at, Tok::DotWord(name), end) = lane.bump()? else {
         return None;
     };
