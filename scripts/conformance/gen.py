@@ -25,6 +25,9 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ops  # noqa: E402  (the variants of the other executed instructions)
+
 REPO = Path(__file__).resolve().parents[2]
 NV_ROOT = Path(os.environ.get("PTXSIM_NVIDIA_ROOT", REPO / ".nv"))
 PTXAS = NV_ROOT / "nvidia" / "cu13" / "bin" / "ptxas"
@@ -84,14 +87,17 @@ def module_text(target: str, version: str, lines: list[str]) -> str:
     for t in REG_TYPES:
         if t in used:
             head.append(f".reg .{t} %{t}_<10>;")
-    return "\n".join(head + lines + ["ret;", "}", ""]), len(head)
+    tail = (["L0:"] if any("L0" in l for l in lines) else []) + ["ret;", "}", ""]
+    return "\n".join(head + lines + tail), len(head)
 
 
 LINE_RE = re.compile(r"^ptxas [^,]+, line (\d+); (error|fatal)\s*: (.*)$")
 
 
-def run_module(target: str, version: str, lines: list[str]) -> dict[str, str]:
-    """Returns {line: message} for rejected lines; accepted lines are absent."""
+def run_module(target: str, version: str, lines: list[str], virtual: bool = False) -> dict[str, str]:
+    """Returns {line: message} for rejected lines; accepted lines are absent. `virtual`
+    assembles for `compute_XX` (checks without generating code: ptxas 13.5's code generator
+    crashes on some modules of the ops files)."""
     verdicts: dict[str, str] = {}
     pending = list(dict.fromkeys(lines))
     if vkey(version) < (8, 3):
@@ -104,7 +110,10 @@ def run_module(target: str, version: str, lines: list[str]) -> dict[str, str]:
                 return verdicts
             text, nhead = module_text(target, version, pending)
             path.write_text(text)
-            p = subprocess.run([str(PTXAS), "-arch", arch_for(target), str(path), "-o",
+            arch = arch_for(target)
+            if virtual:
+                arch = arch.replace("sm_", "compute_")
+            p = subprocess.run([str(PTXAS), "-arch", arch, str(path), "-o",
                                 os.devnull], capture_output=True, text=True)
             if p.returncode == 0:
                 return verdicts
@@ -686,7 +695,45 @@ def main() -> int:
                     f.write(f"{t}\t{v}\t{l}\t{'reject' if msg is not None else 'accept'}\t{msg or ''}\n")
                     n += 1
         print(name, n)
+    ops_files = ("ops-forms.tsv", "ops-operands.tsv", "ops-targets.tsv")
+    if not only or only & set(ops_files):
+        write_ops(header)
     return 0
+
+
+def write_verdicts(header, name, modules, results):
+    n = 0
+    accepted = []
+    with open(OUT / name, "w") as f:
+        f.write("\n".join(header) + "\n")
+        f.write("target\tversion\tinstruction\tverdict\tmessage\n")
+        for (t, v, lines), rej in zip(modules, results):
+            for l in dict.fromkeys(lines):
+                if vkey(v) < (8, 3) and "%b128_" in l:
+                    continue  # not assembled: .reg .b128 needs PTX 8.3
+                msg = rej.get(l)
+                f.write(f"{t}\t{v}\t{l}\t{'reject' if msg is not None else 'accept'}\t{msg or ''}\n")
+                if msg is None:
+                    accepted.append(l)
+                n += 1
+    print(name, n)
+    return accepted
+
+
+def run_all(modules):
+    with ThreadPoolExecutor(2) as ex:
+        return list(ex.map(lambda m: run_module(*m, virtual=True), modules))
+
+
+def write_ops(header):
+    """ops-forms.tsv, then ops-operands.tsv and ops-targets.tsv from the accepted forms."""
+    forms = [("sm_90", "9.1", ops.form_lines())]
+    accepted = write_verdicts(header, "ops-forms.tsv", forms, run_all(forms))
+    operands = [("sm_90", "9.1", ops.operand_lines(accepted))]
+    write_verdicts(header, "ops-operands.tsv", operands, run_all(operands))
+    pairs = [(t, v) for t, v in ops.TARGET_PAIRS if (t, v) in ACCEPTED_PAIRS]
+    targets = [(t, v, accepted) for t, v in pairs]
+    write_verdicts(header, "ops-targets.tsv", targets, run_all(targets))
 
 
 if __name__ == "__main__":

@@ -939,6 +939,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             self.typed_instruction(instruction);
             return;
         }
+        if let Some(diagnostic) = crate::rules::unknown_opcode(instruction) {
+            self.resolver.diagnostics.push(diagnostic);
+        }
         let is_branch = matches!(opcode, "bra" | "brx");
         let mut seen_callee = false;
         for operand in &instruction.operands {
@@ -958,6 +961,27 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             self.operand(operand, role);
         }
         crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
+        if is_branch || opcode == "call" {
+            // The table decodes their modifiers; their operands are labels and functions,
+            // which it sees as names (`bra` takes exactly one).
+            self.control_instruction(instruction);
+        }
+    }
+
+    /// Checks a `bra`/`call` against the instruction table, each operand a name.
+    fn control_instruction(&mut self, instruction: &'a Instruction) {
+        let mut operands = std::mem::take(&mut self.resolver.operands);
+        operands.clear();
+        operands.extend(instruction.operands.iter().map(|_| IsaOperand::Other));
+        let context = InstructionContext {
+            module: self.resolver.module,
+            setting: self.resolver.setting,
+            forms: &self.resolver.forms,
+            operands: &operands,
+            registers: &[],
+        };
+        check_instruction(&context, instruction, &mut self.resolver.diagnostics);
+        self.resolver.operands = operands;
     }
 
     /// Resolves the operands of an instruction the rules check (`cvt`, `mov`), recording each
@@ -1020,6 +1044,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             registers: &registers,
         };
         check_instruction(&context, instruction, &mut self.resolver.diagnostics);
+        crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
         self.resolver.operands = operands;
         self.resolver.registers = registers;
     }

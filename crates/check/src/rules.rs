@@ -22,9 +22,9 @@
 use crate::hash::FxHashMap;
 use ptxsim_isa::gating::describe_targets;
 use ptxsim_isa::{
-    DecodeError, DecodeErrorKind, Form, Literal, Location, Operand as IsaOperand, PtxVersion,
-    RuleCode, SymbolKind, Target, Type, UnmetGate, UnmetReason, Violation, b128_declaration,
-    check_module as isa_check_module, decode, requirements, satisfied, validate,
+    DecodeError, DecodeErrorKind, Form, Literal, Location, Opcode, Operand as IsaOperand,
+    PtxVersion, RuleCode, SymbolKind, Target, Type, UnmetGate, UnmetReason, Violation,
+    b128_declaration, check_module as isa_check_module, decode, requirements, satisfied, validate,
 };
 use ptxsim_syntax::ast::{
     AddressBase, Immediate, ImmediateValue, Instruction, Module, Operand, VariableDeclaration,
@@ -342,10 +342,33 @@ pub struct InstructionContext<'c, 'm> {
     pub registers: &'c [DeclaredRegister],
 }
 
-/// Whether the rules check instructions of this opcode; the resolver records operand types only
-/// for these.
+/// Whether the rules check instructions of this opcode with their operands: every opcode the
+/// instruction table decodes except the control transfers (`bra`, `call`), whose operands are
+/// labels and functions; the resolver records operand types only for these.
 pub fn is_modelled(opcode: &str) -> bool {
-    matches!(opcode, "cvt" | "mov")
+    if matches!(opcode, "cvt" | "mov") {
+        return true;
+    }
+    Opcode::from_name(opcode)
+        .is_some_and(|op| op.is_decoded() && !matches!(op, Opcode::Bra | Opcode::Call))
+}
+
+/// An instruction whose opcode is no PTX instruction (ptxas: "Not a name of any known
+/// instruction"), with the nearest known name as help; `None` for a known opcode.
+pub fn unknown_opcode(instruction: &Instruction) -> Option<Diagnostic> {
+    let opcode = instruction.opcode.as_str();
+    if Opcode::from_name(opcode).is_some() {
+        return None;
+    }
+    let diagnostic = Diagnostic::error(
+        UNKNOWN_INSTRUCTION,
+        format!("`{opcode}` is not the name of any PTX instruction"),
+        instruction.opcode.span,
+    );
+    Some(match Opcode::nearest(opcode) {
+        Some(near) => diagnostic.with_help(format!("did you mean `{near}`?")),
+        None => diagnostic,
+    })
 }
 
 /// The code of a decoding error ([`DecodeErrorKind`]); `None` for opcodes the table does not
@@ -517,6 +540,8 @@ pub fn check_immediate_address(instruction: &Instruction, diagnostics: &mut Vec<
 }
 
 /// An instruction needs a target the module does not have.
+/// No PTX instruction has this name.
+const UNKNOWN_INSTRUCTION: &str = "E0300";
 const TARGET_REQUIRED: &str = "E0401";
 /// An instruction needs a later `.version`.
 const VERSION_REQUIRED: &str = "E0402";
@@ -525,16 +550,14 @@ const MODULE_VERSION_TARGET: &str = "E0403";
 /// The `.target` names no architecture ptxas knows.
 const UNKNOWN_TARGET: &str = "E0404";
 
-/// Checks one instruction of a modelled opcode (`cvt`, `cvt.pack`, `mov`) against the
-/// instruction table; other opcodes are accepted.
+/// Checks one instruction of a decoded opcode against the instruction table: its modifiers,
+/// its operands (as [`InstructionContext::operands`] gives them) and what it needs of the
+/// target and version. Other opcodes are accepted.
 pub fn check_instruction(
     context: &InstructionContext<'_, '_>,
     instruction: &Instruction,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if !is_modelled(instruction.opcode.as_str()) {
-        return;
-    }
     let (Ok(mut slots), Ok(mut entries)) = (
         context.forms.slots.try_borrow_mut(),
         context.forms.entries.try_borrow_mut(),

@@ -63,7 +63,7 @@ fn value_type(form: &Form, register: Type) -> Type {
                 register
             }
         }
-        Form::CvtPack(_) | Form::Mov(_) => register,
+        Form::CvtPack(_) | Form::Mov(_) | Form::Op(_) => register,
     }
 }
 
@@ -124,10 +124,20 @@ fn slots_for(form: &Form, operands: &[Operand]) -> anyhow::Result<Slots> {
             }
             return Ok(slots);
         }
+        Form::Op(op) => match ptxsim_isa::op_layout::slots(&op.form) {
+            Some(slots) => slots,
+            None => bail!("`ptxsim eval` cannot evaluate `{}`", op.text),
+        },
     };
     for (slot, operand) in layout.iter().zip(operands) {
         let ty = match slot.shape {
-            SlotShape::Scalar(rule) | SlotShape::Vector { element: rule, .. } => slot_type(rule),
+            SlotShape::Scalar(rule)
+            | SlotShape::Vector { element: rule, .. }
+            | SlotShape::ScalarOrSingle(rule)
+            | SlotShape::ScalarOrSymbol(rule) => slot_type(rule),
+            SlotShape::Address | SlotShape::Label => {
+                bail!("`ptxsim eval` takes no memory or label operands")
+            }
         };
         for name in names_of(operand) {
             add(&mut slots, name, ty, slot.is_destination)?;
@@ -209,7 +219,7 @@ fn result_type(form: &Form, register: Type) -> Type {
     match form {
         Form::Cvt(form) => form.destination.value,
         Form::CvtPack(_) => Type::B32,
-        Form::Mov(_) => register,
+        Form::Mov(_) | Form::Op(_) => register,
     }
 }
 

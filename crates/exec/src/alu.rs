@@ -22,7 +22,7 @@
 
 use ptxsim_isa::ops::{
     AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatRounding, FloatUnaryOp, IntOp,
-    IntUnaryOp, MulMode, PrmtMode,
+    IntTernaryOp, IntUnaryOp, MulMode, PrmtMode,
 };
 use ptxsim_isa::{Type, TypeKind};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
@@ -120,6 +120,7 @@ pub fn int_binary(op: IntOp, ty: Type, sat: bool, relu: bool, a: u64, b: u64) ->
             };
             return product & mask(2 * w);
         }
+        IntOp::Mul24 { hi } => mul24(hi, signed, a, b),
         IntOp::Div if b == 0 => u64::MAX,
         IntOp::Div if signed => (sa / sb) as u64,
         IntOp::Div => a / b,
@@ -157,6 +158,86 @@ pub fn int_binary(op: IntOp, ty: Type, sat: bool, relu: bool, a: u64, b: u64) ->
         }
     };
     result & m
+}
+
+/// `mul24.{lo,hi}` (PTX ISA 9.7.1.5): "the product of two 24-bit integer values held in 32-bit
+/// source registers" (the low 24 bits of each, sign-extended for `.s32`), "`t = a * b; d =
+/// t<47..16>` for `.hi`, `d = t<31..0>` for `.lo`".
+fn mul24(hi: bool, signed: bool, a: u64, b: u64) -> u64 {
+    let (x, y) = if signed {
+        (sext(a & 0xff_ffff, 24), sext(b & 0xff_ffff, 24))
+    } else {
+        ((a & 0xff_ffff) as i64, (b & 0xff_ffff) as i64)
+    };
+    let t = (x * y) as u64;
+    let bits = if hi { t >> 16 } else { t };
+    bits & 0xffff_ffff
+}
+
+/// `mad24`, `sad`, `shf` (PTX ISA 9.7.1.6, 9.7.1.7, 9.7.8.7):
+///
+/// * `mad24.{lo,hi}`: "`t = a * b; d = t<47..16> + c` (`.hi`), `d = t<31..0> + c` (`.lo`)",
+///   with `a` and `b` 24-bit values as in [`mul24`]; `.sat` ("applies only to `.s32` type in
+///   `.hi` mode") clamps the 32-bit signed addition to `MININT..MAXINT`.
+/// * `sad`: "`d = c + ((a<b) ? b-a : a-b)`", the comparison signed for signed types, the sum
+///   wrapping in the type's width.
+/// * `shf.l`/`shf.r`: "`n = (.mode == .clamp) ? min(c, 32) : c & 0x1f`"; the 64-bit value
+///   `b:a` shifted left (the upper 32 bits kept) or right (the lower 32 bits kept) by `n`.
+pub fn int_ternary(op: IntTernaryOp, ty: Type, a: u64, b: u64, c: u64) -> u64 {
+    let w = width(ty);
+    let m = mask(w);
+    let signed = ty.kind() == TypeKind::Signed;
+    let (a, b, c) = (a & m, b & m, c & m);
+    let result = match op {
+        IntTernaryOp::Mad24 { hi, sat } => {
+            let product = mul24(hi, signed, a, b);
+            if sat && signed {
+                clamp_signed(i128::from(sext(product, 32)) + i128::from(sext(c, 32)), 32)
+            } else {
+                product.wrapping_add(c)
+            }
+        }
+        IntTernaryOp::Sad => {
+            let a_less = if signed {
+                sext(a, w) < sext(b, w)
+            } else {
+                a < b
+            };
+            let difference = if a_less {
+                b.wrapping_sub(a)
+            } else {
+                a.wrapping_sub(b)
+            };
+            c.wrapping_add(difference)
+        }
+        IntTernaryOp::Shf { left, clamp } => {
+            let n = if clamp { c.min(32) } else { c & 0x1f } as u32;
+            let value = (u128::from(b) << 32) | u128::from(a);
+            if left {
+                ((value << n) >> 32) as u64
+            } else {
+                (value >> n) as u64
+            }
+        }
+    };
+    result & m
+}
+
+/// `slct.dtype.s32 d, a, b, c` / `slct{.ftz}.dtype.f32` (PTX ISA 9.7.7.5): "If `c >= 0`, `a` is
+/// stored in `d`, otherwise `b`" ("The selected input is copied to the output without
+/// modification"). For an `.f32` `c`, `-0.0 >= 0` holds and a NaN compares false; `.ftz`
+/// flushes a subnormal `c` to a zero of its sign, which then selects `a`.
+pub fn slct(float_selector: bool, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
+    let c = c as u32;
+    let take_a = if float_selector {
+        let magnitude = c & 0x7fff_ffff;
+        let nan = magnitude > 0x7f80_0000;
+        let flushed_zero = ftz && magnitude < 0x0080_0000;
+        !nan && (c >> 31 == 0 || magnitude == 0 || flushed_zero)
+    } else {
+        (c as i32) >= 0
+    };
+    if take_a { a } else { b }
 }
 
 /// `abs neg not cnot popc clz brev` (PTX ISA 9.7.1.10-17, 9.7.8.4-5).
@@ -944,6 +1025,8 @@ pub fn atom(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
         relu: false,
         approx: false,
         nan: false,
+        oob: false,
+        xorsign_abs: false,
     };
     let float = ty.is_float();
     match op {

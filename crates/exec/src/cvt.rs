@@ -91,6 +91,7 @@ pub fn element_type(ty: Type) -> Option<sf::Type> {
         Type::S32 => sf::Type::S32,
         Type::S64 => sf::Type::S64,
         Type::F16 | Type::F16x2 => sf::Type::F16,
+        Type::U16x2 | Type::S16x2 => return None,
         Type::Bf16 | Type::Bf16x2 => sf::Type::Bf16,
         Type::Tf32 => sf::Type::Tf32,
         Type::F32 => sf::Type::F32,

@@ -6,8 +6,8 @@
 
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
-    AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntUnaryOp, MulMode,
-    PrmtMode, Space,
+    AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntTernaryOp,
+    IntUnaryOp, MulMode, PrmtMode, Space,
 };
 
 use crate::cvt::CvtOp;
@@ -420,6 +420,30 @@ pub enum InstructionKind {
         /// `immLut`.
         lut: u8,
     },
+    /// `mad24`, `sad`, `shf` (PTX ISA 9.7.1.6, 9.7.1.7, 9.7.8.7).
+    IntTernary {
+        /// The operation.
+        op: IntTernaryOp,
+        /// The instruction type.
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+    },
+    /// `slct` (PTX ISA 9.7.7.5).
+    Slct {
+        /// The type of `d`, `a`, `b`.
+        ty: Type,
+        /// `c` is `.f32` (else `.s32`).
+        float_selector: bool,
+        /// `.ftz`.
+        ftz: bool,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+    },
     /// `bfe.type d, a, b, c`.
     Bfe {
         /// The instruction type.
@@ -550,6 +574,8 @@ impl InstructionKind {
             | InstructionKind::Selp { .. }
             | InstructionKind::Prmt { .. }
             | InstructionKind::Lop3 { .. }
+            | InstructionKind::IntTernary { .. }
+            | InstructionKind::Slct { .. }
             | InstructionKind::Bfe { .. }
             | InstructionKind::Bfi { .. }
             | InstructionKind::Ld { .. }

@@ -721,6 +721,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 ))
             }
         };
+        if let Some(reason) = not_executed(&form) {
+            return Err(reason.to_string());
+        }
         Ok(match form {
             OpForm::IntBinary { op, ty, sat, relu } => {
                 count(3)?;
@@ -865,6 +868,35 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                     lut,
                 }
             }
+            OpForm::IntTernary { op, ty } => {
+                count(4)?;
+                let c = match op {
+                    ops::IntTernaryOp::Shf { .. } => Type::U32,
+                    ops::IntTernaryOp::Mad24 { .. } | ops::IntTernaryOp::Sad => ty,
+                };
+                InstructionKind::IntTernary {
+                    op,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    sources: self.sources3(&operands[1..], [ty, ty, c])?,
+                }
+            }
+            OpForm::Slct {
+                ty,
+                float_selector,
+                ftz,
+            } => {
+                count(4)?;
+                let c = if float_selector { Type::F32 } else { Type::S32 };
+                InstructionKind::Slct {
+                    ty,
+                    float_selector,
+                    ftz,
+                    destination: self.destination(&operands[0])?,
+                    sources: self
+                        .sources3(&operands[1..], [immediate_type(ty), immediate_type(ty), c])?,
+                }
+            }
             OpForm::Bfe { ty } => {
                 count(4)?;
                 InstructionKind::Bfe {
@@ -949,6 +981,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 op,
                 ty,
             } => {
+                if ty == Type::B128 {
+                    return Err("128-bit atomics (sm_90) are not supported yet".to_string());
+                }
                 let (destination, rest) = if reduction {
                     (None, operands)
                 } else {
@@ -1168,6 +1203,8 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 Ok(ty) => self.cvt_pack(ty, &instruction.operands),
                 Err(reason) => Err(reason),
             },
+            // Only `mov` and `cvt` come here; the other opcodes go through `operation`.
+            Form::Op(op) => Err(format!("`{}` is not lowered here", op.text)),
         };
         match result {
             Ok(kind) => kind,
@@ -1594,4 +1631,20 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
         }
     };
     Ok(register)
+}
+
+/// Why a form the instruction table decodes (and the checker checks) does not run yet, if it
+/// does not.
+fn not_executed(form: &OpForm) -> Option<&'static str> {
+    match *form {
+        OpForm::IntBinary {
+            ty: Type::U16x2 | Type::S16x2,
+            ..
+        } => Some(".u16x2/.s16x2 arithmetic is not supported yet"),
+        OpForm::FloatBinary { modifiers, .. } if modifiers.xorsign_abs => {
+            Some("min/max .xorsign.abs is not supported yet")
+        }
+        OpForm::Fma { modifiers, .. } if modifiers.oob => Some("fma.oob is not supported yet"),
+        _ => None,
+    }
 }

@@ -9,7 +9,7 @@
 //! [`ExecError`]s (style rule 4).
 
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{Compare, IntOp, MulMode, Space};
+use ptxsim_isa::ops::{Compare, IntOp, IntTernaryOp, MulMode, Space};
 
 use crate::alu;
 use crate::cvt;
@@ -1427,6 +1427,37 @@ impl Executor<'_, '_> {
                 let lut = *lut;
                 self.map3(lanes, [(*a, 32), (*b, 32), (*c, 32)], &put, |a, b, c| {
                     u64::from(alu::lop3(a as u32, b as u32, c as u32, lut))
+                });
+            }
+            InstructionKind::IntTernary {
+                op,
+                ty,
+                destination,
+                sources: [a, b, c],
+            } => {
+                let put = Put::new(*destination, *ty);
+                let (op, ty) = (*op, *ty);
+                let c_bits = match op {
+                    IntTernaryOp::Shf { .. } => 32,
+                    IntTernaryOp::Mad24 { .. } | IntTernaryOp::Sad => ty.bits(),
+                };
+                let operands = [(*a, ty.bits()), (*b, ty.bits()), (*c, c_bits)];
+                self.map3(lanes, operands, &put, |a, b, c| {
+                    alu::int_ternary(op, ty, a, b, c)
+                });
+            }
+            InstructionKind::Slct {
+                ty,
+                float_selector,
+                ftz,
+                destination,
+                sources: [a, b, c],
+            } => {
+                let put = Put::new(*destination, *ty);
+                let (float_selector, ftz) = (*float_selector, *ftz);
+                let operands = [(*a, ty.bits()), (*b, ty.bits()), (*c, 32)];
+                self.map3(lanes, operands, &put, |a, b, c| {
+                    alu::slct(float_selector, ftz, a, b, c)
                 });
             }
             InstructionKind::Bfe {

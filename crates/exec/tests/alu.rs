@@ -19,6 +19,8 @@ const RN: FloatModifiers = FloatModifiers {
     relu: false,
     approx: false,
     nan: false,
+    oob: false,
+    xorsign_abs: false,
 };
 
 fn with(rounding: FloatRounding) -> FloatModifiers {

@@ -86,7 +86,12 @@ fn operand_summary(line: &'static CvtSyntax) -> String {
         .iter()
         .map(|slot| {
             let rule = match slot.shape {
-                SlotShape::Scalar(rule) | SlotShape::Vector { element: rule, .. } => rule,
+                SlotShape::Scalar(rule)
+                | SlotShape::Vector { element: rule, .. }
+                | SlotShape::ScalarOrSingle(rule)
+                | SlotShape::ScalarOrSymbol(rule) => rule,
+                SlotShape::Address => return format!("{}: [address]", slot.name),
+                SlotShape::Label => return format!("{}: label", slot.name),
             };
             let text = match rule {
                 RegisterRule::OneOf(types) => types

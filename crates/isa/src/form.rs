@@ -6,6 +6,7 @@ use std::fmt;
 use crate::cvt::{CvtForm, CvtPackForm};
 use crate::mov::MovForm;
 use crate::opcode::Opcode;
+use crate::ops::OpForm;
 use crate::types::Type;
 
 /// One decoded instruction form: the opcode with its modifiers understood.
@@ -20,6 +21,19 @@ pub enum Form {
     CvtPack(CvtPackForm),
     /// `mov` (PTX ISA 9.7.9.4).
     Mov(MovForm),
+    /// Every other instruction the table decodes ([`crate::ops::decode_op`]).
+    Op(OpInstruction),
+}
+
+/// A decoded instruction other than `cvt`, `cvt.pack` and `mov`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpInstruction {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// What the modifiers mean.
+    pub form: OpForm,
+    /// The mnemonic as written (`add.rn.f32`), for messages.
+    pub text: String,
 }
 
 impl Form {
@@ -28,6 +42,7 @@ impl Form {
         match self {
             Form::Cvt(_) | Form::CvtPack(_) => Opcode::Cvt,
             Form::Mov(_) => Opcode::Mov,
+            Form::Op(op) => op.opcode,
         }
     }
 
@@ -38,6 +53,7 @@ impl Form {
             Form::Cvt(form) => form.text(),
             Form::CvtPack(form) => form.text(),
             Form::Mov(form) => form.text(),
+            Form::Op(op) => op.text.clone(),
         }
     }
 }
@@ -454,70 +470,19 @@ pub fn decode(opcode: &str, modifiers: &[&str]) -> Result<Form, DecodeError> {
             }
         }
         Opcode::Mov => crate::mov::decode_mov(modifiers).map(Form::Mov),
-        Opcode::Add
-        | Opcode::Sub
-        | Opcode::Mul
-        | Opcode::Mad
-        | Opcode::Mul24
-        | Opcode::Mad24
-        | Opcode::Sad
-        | Opcode::Div
-        | Opcode::Rem
-        | Opcode::Abs
-        | Opcode::Neg
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::Popc
-        | Opcode::Clz
-        | Opcode::Brev
-        | Opcode::Bfe
-        | Opcode::Bfi
-        | Opcode::Fma
-        | Opcode::Rcp
-        | Opcode::Sqrt
-        | Opcode::Rsqrt
-        | Opcode::Sin
-        | Opcode::Cos
-        | Opcode::Lg2
-        | Opcode::Ex2
-        | Opcode::Setp
-        | Opcode::Selp
-        | Opcode::Slct
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Not
-        | Opcode::Cnot
-        | Opcode::Lop3
-        | Opcode::Shf
-        | Opcode::Shl
-        | Opcode::Shr
-        | Opcode::Shfl
-        | Opcode::Prmt
-        | Opcode::Ld
-        | Opcode::Ldu
-        | Opcode::St
-        | Opcode::Prefetch
-        | Opcode::Cvta
-        | Opcode::Bra
-        | Opcode::Call
-        | Opcode::Ret
-        | Opcode::Exit
-        | Opcode::Bar
-        | Opcode::Membar
-        | Opcode::Fence
-        | Opcode::Atom
-        | Opcode::Red
-        | Opcode::Vote
-        | Opcode::Activemask
-        | Opcode::Trap => Err(DecodeError::new(
-            DecodeErrorKind::UnsupportedInstruction(op),
-            None,
-            format!(
-                "`{op}` (PTX ISA {}) is not supported by ptxsim yet",
-                op.section()
-            ),
-        )),
+        _ => {
+            let form = crate::ops::decode_op(op, modifiers)?;
+            let mut text = String::from(opcode);
+            for modifier in modifiers {
+                text.push('.');
+                text.push_str(modifier);
+            }
+            Ok(Form::Op(OpInstruction {
+                opcode: op,
+                form,
+                text,
+            }))
+        }
     }
 }
 
@@ -528,5 +493,6 @@ pub fn validate(form: &Form, operands: &[Operand]) -> Vec<Violation> {
         Form::Cvt(form) => crate::cvt::validate_cvt(form, operands),
         Form::CvtPack(form) => crate::cvt::validate_cvt_pack(form, operands),
         Form::Mov(form) => crate::mov::validate_mov(form, operands),
+        Form::Op(op) => crate::op_layout::validate_op(&op.form, operands),
     }
 }

@@ -88,6 +88,8 @@ pub enum Applies {
     },
     /// Every `mov` (`None`) or `mov` with this type.
     Mov(Option<Type>),
+    /// A feature of the other instructions ([`crate::op_gating`]).
+    Op(crate::op_gating::OpFeature),
 }
 
 /// A cvt flag modifier a gate can name.
@@ -490,6 +492,7 @@ fn cvt_gate_modifier(applies: &Applies, form: &CvtForm) -> Option<usize> {
 pub fn requirements(form: &Form) -> Requirement {
     let gates = GATES
         .iter()
+        .chain(crate::op_gating::OP_GATES)
         .filter_map(|gate| {
             let modifier = match (form, gate.applies) {
                 (Form::Cvt(cvt), applies @ Applies::Cvt { .. }) => {
@@ -510,6 +513,7 @@ pub fn requirements(form: &Form) -> Requirement {
                     }
                     ty.map(|_| mov.ty.index)
                 }
+                (Form::Op(op), Applies::Op(feature)) => crate::op_gating::applies(feature, op)?,
                 _ => return None,
             };
             Some(AppliedGate { gate, modifier })

@@ -64,6 +64,11 @@ impl RegisterRule {
     /// packed bits (`rbits`, `scale-factor`, a packed `.b16` source) or `.f16`/`.bf16` values.
     pub fn takes_literal(self, literal: Literal) -> bool {
         match self {
+            // A predicate source (`selp`'s `c`, the logic operations), a fixed `.u32` operand
+            // (shift amounts, bit positions) and a `.b128` value take integer constants.
+            RegisterRule::OneOf([Type::Pred, ..] | [Type::U32, ..] | [Type::B128]) => {
+                literal == Literal::Integer
+            }
             RegisterRule::OneOf(types) if !types.contains(&Type::F32) => false,
             rule => literal.fits(rule.instruction_type()),
         }
@@ -111,6 +116,16 @@ pub enum SlotShape {
         /// The rule for each element.
         element: RegisterRule,
     },
+    /// A memory operand `[...]` (or, where ptxas takes one, a variable's name).
+    Address,
+    /// A label (`bra`).
+    Label,
+    /// A single register, or a brace vector of one (`ld.global.b32 { %r1 }, [a]`, as Triton
+    /// writes its loads and stores; ptxas 13.5 takes both).
+    ScalarOrSingle(RegisterRule),
+    /// A register, or the name of a variable whose address is the value (`cvta.global.u64
+    /// %rd1, gvar`).
+    ScalarOrSymbol(RegisterRule),
 }
 
 /// One operand position of a form's syntax.
@@ -155,6 +170,41 @@ pub(crate) fn check_slots(slots: &[OperandSlot], operands: &[Operand]) -> Vec<Vi
 fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Violation> {
     let here = Location::Operand(index);
     match (slot.shape, operand) {
+        (SlotShape::ScalarOrSymbol(_), Operand::Symbol(_)) => None,
+        (SlotShape::ScalarOrSingle(rule), Operand::Vector(elements)) if elements.len() == 1 => {
+            let element = match elements[0] {
+                Element::Register(ty) => Operand::Register(ty),
+                Element::Sink => Operand::Sink,
+                Element::Immediate(literal) => Operand::Immediate(literal),
+                Element::Other => Operand::Other,
+            };
+            let scalar = OperandSlot {
+                shape: SlotShape::Scalar(rule),
+                ..*slot
+            };
+            check_slot(index, &scalar, &element)
+        }
+        (SlotShape::ScalarOrSingle(rule) | SlotShape::ScalarOrSymbol(rule), _) => {
+            let scalar = OperandSlot {
+                shape: SlotShape::Scalar(rule),
+                ..*slot
+            };
+            check_slot(index, &scalar, operand)
+        }
+        // A vector register variable (`.reg .v4 .f32 %vf`) for a brace vector.
+        (SlotShape::Vector { .. }, Operand::Other) => None,
+        (SlotShape::Address, Operand::Address | Operand::Other) => None,
+        (SlotShape::Label, Operand::Other) => None,
+        (SlotShape::Label, _) => Some(Violation::new(
+            RuleCode::OperandShape,
+            here,
+            format!("operand `{}` must be a label", slot.name),
+        )),
+        (SlotShape::Address, _) => Some(Violation::new(
+            RuleCode::OperandShape,
+            here,
+            format!("operand `{}` must be a memory operand `[...]`", slot.name),
+        )),
         (SlotShape::Scalar(rule), Operand::Register(t)) => (!rule.accepts(*t)).then(|| {
             Violation::new(
                 RuleCode::RegisterType,
@@ -265,6 +315,8 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                             element.describe()
                         ),
                     )),
+                    // `ld.v2.u32 {%r1, _}, [a]`: a destination element may be discarded.
+                    Element::Sink if slot.is_destination => None,
                     Element::Sink => Some(Violation::new(
                         RuleCode::SinkIllegal,
                         at,

@@ -43,6 +43,8 @@ pub mod form;
 pub mod gating;
 pub mod layout;
 pub mod mov;
+pub mod op_gating;
+pub mod op_layout;
 pub mod opcode;
 pub mod operand_size;
 pub mod ops;
@@ -51,8 +53,8 @@ pub mod types;
 
 pub use cvt::{CVT_SYNTAX, CvtForm, CvtPackForm, CvtSyntax};
 pub use form::{
-    DecodeError, DecodeErrorKind, Element, Form, Indexed, Literal, Location, Operand, RuleCode,
-    SpecialWidth, SymbolKind, Violation, decode, validate,
+    DecodeError, DecodeErrorKind, Element, Form, Indexed, Literal, Location, OpInstruction,
+    Operand, RuleCode, SpecialWidth, SymbolKind, Violation, decode, validate,
 };
 pub use gating::{
     AppliedGate, GATES, Gate, ModuleUnsupported, Requirement, Unmet, UnmetGate, UnmetReason,

@@ -1,4 +1,9 @@
 //! Opcodes (PTX ISA chapter 9.7) and the modifiers with enum values.
+//!
+//! Every instruction name of the PTX ISA (one per file of the spec's `isa/` folder) is an
+//! [`Opcode`], with the number of the first section that describes it in the PTX ISA 9.1
+//! documentation (`docs/ptx-sections.tsv` lists every section of each name, with its
+//! address).
 
 use std::fmt;
 
@@ -6,7 +11,8 @@ macro_rules! opcodes {
     ($($variant:ident = $name:literal, $section:literal;)*) => {
         /// A PTX instruction opcode, the first word of an instruction without its modifiers.
         ///
-        /// Lists the opcodes that nvcc-generated kernels commonly use. Layers match on it
+        /// Every instruction name of the PTX ISA; [`Opcode::is_decoded`] says which the table
+        /// describes beyond the name. Layers match on it
         /// without a wildcard arm, so adding an opcode breaks the build wherever it is not yet
         /// handled (style rule 3).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,20 +58,20 @@ opcodes! {
     Max = "max", "9.7.1.13";
     Popc = "popc", "9.7.1.14";
     Clz = "clz", "9.7.1.15";
-    Brev = "brev", "9.7.1.17";
-    Bfe = "bfe", "9.7.1.18";
-    Bfi = "bfi", "9.7.1.19";
-    Fma = "fma", "9.7.3.5";
-    Rcp = "rcp", "9.7.3.8";
-    Sqrt = "sqrt", "9.7.3.10";
-    Rsqrt = "rsqrt", "9.7.3.11";
-    Sin = "sin", "9.7.3.13";
-    Cos = "cos", "9.7.3.14";
-    Lg2 = "lg2", "9.7.3.15";
-    Ex2 = "ex2", "9.7.3.16";
-    Setp = "setp", "9.7.7.2";
-    Selp = "selp", "9.7.7.4";
-    Slct = "slct", "9.7.7.5";
+    Brev = "brev", "9.7.1.18";
+    Bfe = "bfe", "9.7.1.19";
+    Bfi = "bfi", "9.7.1.20";
+    Fma = "fma", "9.7.3.6";
+    Rcp = "rcp", "9.7.3.13";
+    Sqrt = "sqrt", "9.7.3.15";
+    Rsqrt = "rsqrt", "9.7.3.16";
+    Sin = "sin", "9.7.3.18";
+    Cos = "cos", "9.7.3.19";
+    Lg2 = "lg2", "9.7.3.20";
+    Ex2 = "ex2", "9.7.3.21";
+    Setp = "setp", "9.7.6.2";
+    Selp = "selp", "9.7.6.3";
+    Slct = "slct", "9.7.6.4";
     And = "and", "9.7.8.1";
     Or = "or", "9.7.8.2";
     Xor = "xor", "9.7.8.3";
@@ -75,27 +81,156 @@ opcodes! {
     Shf = "shf", "9.7.8.7";
     Shl = "shl", "9.7.8.8";
     Shr = "shr", "9.7.8.9";
-    Mov = "mov", "9.7.9.4";
-    Shfl = "shfl", "9.7.9.6";
+    Mov = "mov", "9.7.9.3";
+    Shfl = "shfl", "9.7.9.5";
     Prmt = "prmt", "9.7.9.7";
     Ld = "ld", "9.7.9.8";
-    Ldu = "ldu", "9.7.9.9";
-    St = "st", "9.7.9.10";
+    Ldu = "ldu", "9.7.9.10";
+    St = "st", "9.7.9.11";
     Prefetch = "prefetch", "9.7.9.15";
     Cvta = "cvta", "9.7.9.20";
     Cvt = "cvt", "9.7.9.21";
-    Bra = "bra", "9.7.12.2";
-    Call = "call", "9.7.12.4";
-    Ret = "ret", "9.7.12.5";
-    Exit = "exit", "9.7.12.6";
+    Bra = "bra", "9.7.12.3";
+    Call = "call", "9.7.12.5";
+    Ret = "ret", "9.7.12.6";
+    Exit = "exit", "9.7.12.7";
     Bar = "bar", "9.7.13.1";
+    Barrier = "barrier", "9.7.13.1";
     Membar = "membar", "9.7.13.4";
     Fence = "fence", "9.7.13.4";
     Atom = "atom", "9.7.13.5";
     Red = "red", "9.7.13.6";
     Vote = "vote", "9.7.13.8";
-    Activemask = "activemask", "9.7.13.12";
-    Trap = "trap", "9.7.19.2";
+    Activemask = "activemask", "9.7.13.11";
+    Trap = "trap", "9.7.19.4";
+    Addc = "addc", "9.7.2.2";
+    Alloca = "alloca", "9.7.17.3";
+    Applypriority = "applypriority", "9.7.9.16";
+    Bfind = "bfind", "9.7.1.16";
+    Bmsk = "bmsk", "9.7.1.22";
+    Brkpt = "brkpt", "9.7.19.1";
+    Brx = "brx", "9.7.12.4";
+    Clusterlaunchcontrol = "clusterlaunchcontrol", "9.7.13.17";
+    Copysign = "copysign", "9.7.3.2";
+    Cp = "cp", "9.7.9.25.3.1";
+    Createpolicy = "createpolicy", "9.7.9.18";
+    Discard = "discard", "9.7.9.17";
+    Dp2a = "dp2a", "9.7.1.24";
+    Dp4a = "dp4a", "9.7.1.23";
+    Elect = "elect", "9.7.13.14";
+    Fns = "fns", "9.7.1.17";
+    Getctarank = "getctarank", "9.7.9.24";
+    Griddepcontrol = "griddepcontrol", "9.7.13.13";
+    Isspacep = "isspacep", "9.7.9.19";
+    Istypep = "istypep", "9.7.10.6";
+    Ldmatrix = "ldmatrix", "9.7.14.5.15";
+    Madc = "madc", "9.7.2.6";
+    Mapa = "mapa", "9.7.9.23";
+    Match = "match", "9.7.13.10";
+    Mbarrier = "mbarrier", "9.7.13.15";
+    Mma = "mma", "9.7.14.5.14";
+    Movmatrix = "movmatrix", "9.7.14.5.17";
+    Multimem = "multimem", "9.7.9.14";
+    Nanosleep = "nanosleep", "9.7.19.2";
+    Pmevent = "pmevent", "9.7.19.3";
+    Prefetchu = "prefetchu", "9.7.9.15";
+    Redux = "redux", "9.7.13.12";
+    Set = "set", "9.7.6.1";
+    Setmaxnreg = "setmaxnreg", "9.7.19.5";
+    Stackrestore = "stackrestore", "9.7.17.2";
+    Stacksave = "stacksave", "9.7.17.1";
+    Stmatrix = "stmatrix", "9.7.14.5.16";
+    Subc = "subc", "9.7.2.4";
+    Suld = "suld", "9.7.11.1";
+    Suq = "suq", "9.7.11.4";
+    Sured = "sured", "9.7.11.3";
+    Sust = "sust", "9.7.11.2";
+    Szext = "szext", "9.7.1.21";
+    Tanh = "tanh", "9.7.3.22";
+    Tcgen05 = "tcgen05", "9.7.16.7.1";
+    Tensormap = "tensormap", "9.7.9.28";
+    Testp = "testp", "9.7.3.1";
+    Tex = "tex", "9.7.10.3";
+    Tld4 = "tld4", "9.7.10.4";
+    Txq = "txq", "9.7.10.5";
+    Vabsdiff = "vabsdiff", "9.7.18.1.1";
+    Vabsdiff2 = "vabsdiff2", "9.7.18.2.1";
+    Vabsdiff4 = "vabsdiff4", "9.7.18.2.3";
+    Vadd = "vadd", "9.7.18.1.1";
+    Vadd2 = "vadd2", "9.7.18.2.1";
+    Vadd4 = "vadd4", "9.7.18.2.3";
+    Vavrg2 = "vavrg2", "9.7.18.2.1";
+    Vavrg4 = "vavrg4", "9.7.18.2.3";
+    Vmad = "vmad", "9.7.18.1.3";
+    Vmax = "vmax", "9.7.18.1.1";
+    Vmax2 = "vmax2", "9.7.18.2.1";
+    Vmax4 = "vmax4", "9.7.18.2.3";
+    Vmin = "vmin", "9.7.18.1.1";
+    Vmin2 = "vmin2", "9.7.18.2.1";
+    Vmin4 = "vmin4", "9.7.18.2.3";
+    Vset = "vset", "9.7.18.1.4";
+    Vset2 = "vset2", "9.7.18.2.2";
+    Vset4 = "vset4", "9.7.18.2.4";
+    Vshl = "vshl", "9.7.18.1.2";
+    Vshr = "vshr", "9.7.18.1.2";
+    Vsub = "vsub", "9.7.18.1.1";
+    Vsub2 = "vsub2", "9.7.18.2.1";
+    Vsub4 = "vsub4", "9.7.18.2.3";
+    Wgmma = "wgmma", "9.7.15.5.2";
+    Wmma = "wmma", "9.7.14.4.3";
+}
+
+impl Opcode {
+    /// Whether the instruction table decodes this opcode's modifiers ([`crate::decode`] gives
+    /// forms for it rather than [`crate::DecodeErrorKind::UnsupportedInstruction`]): the checker
+    /// validates it and `ptxsim run` executes it. Other opcodes are only known by name.
+    pub fn is_decoded(self) -> bool {
+        static DECODED: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+        let table = DECODED.get_or_init(|| {
+            Opcode::ALL
+                .iter()
+                .map(|op| {
+                    !matches!(
+                        crate::form::decode(op.name(), &[]),
+                        Err(crate::form::DecodeError {
+                            kind: crate::form::DecodeErrorKind::UnsupportedInstruction(_),
+                            ..
+                        })
+                    )
+                })
+                .collect()
+        });
+        Opcode::ALL
+            .iter()
+            .position(|&op| op == self)
+            .is_some_and(|index| table.get(index).copied().unwrap_or(false))
+    }
+
+    /// The known opcode nearest to `name` by edit distance (at most 2), for "did you mean".
+    pub fn nearest(name: &str) -> Option<Opcode> {
+        Opcode::ALL
+            .iter()
+            .map(|&op| (edit_distance(name, op.name()), op))
+            .filter(|&(distance, _)| distance <= 2)
+            .min_by_key(|&(distance, _)| distance)
+            .map(|(_, op)| op)
+    }
+}
+
+/// Levenshtein distance between two short words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
 }
 
 impl fmt::Display for Opcode {

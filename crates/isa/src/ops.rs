@@ -38,6 +38,13 @@ pub struct FloatModifiers {
     pub approx: bool,
     /// `.NaN` (`min`/`max`): a NaN input gives canonical NaN instead of the other operand.
     pub nan: bool,
+    /// `.oob` (`fma` on half types, 9.7.4.5): an operand that came from an out-of-bounds
+    /// tensor load counts as zero. Decoded and checked; not executed yet.
+    pub oob: bool,
+    /// `.xorsign.abs` (`min`/`max`, 9.7.3.11): the result's sign is the XOR of the operands'
+    /// signs and its magnitude the min/max of their absolute values. Decoded and checked; not
+    /// executed yet.
+    pub xorsign_abs: bool,
 }
 
 /// Which half of a product `mul`/`mad` keep (PTX ISA 9.7.1.3).
@@ -78,6 +85,35 @@ pub enum IntOp {
     Shl,
     /// `shr` (arithmetic for signed types).
     Shr,
+    /// `mul24.lo` / `mul24.hi` (9.7.1.5): the product of the low 24 bits of each operand (a
+    /// 48-bit product); `.lo` keeps its low 32 bits, `.hi` its high 32 bits.
+    Mul24 {
+        /// `.hi` rather than `.lo`.
+        hi: bool,
+    },
+}
+
+/// An integer operation of three sources that is neither `mad` nor a bit-field operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntTernaryOp {
+    /// `mad24.{lo,hi}{.sat}` (9.7.1.6): `mul24` of `a` and `b`, plus `c`; `.sat` (`.hi.s32`
+    /// only) clamps the sum to the signed 32-bit range.
+    Mad24 {
+        /// `.hi` rather than `.lo`.
+        hi: bool,
+        /// `.sat`.
+        sat: bool,
+    },
+    /// `sad` (9.7.1.7): `d = c + |a - b|`.
+    Sad,
+    /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c` (9.7.8.7): the 64-bit value `b:a` shifted by
+    /// `c` (`.wrap`: modulo 32; `.clamp`: at most 32), 32 bits of it kept.
+    Shf {
+        /// `.l` (left: the upper word is kept) rather than `.r`.
+        left: bool,
+        /// `.clamp` rather than `.wrap`.
+        clamp: bool,
+    },
 }
 
 /// An integer (or bitwise, or predicate) unary operation.
@@ -334,6 +370,24 @@ pub enum OpForm {
         /// The instruction type.
         ty: Type,
     },
+    /// `mad24`, `sad`, `shf`: `d = f(a, b, c)`, every operand of the instruction type (`shf`:
+    /// `c` is `.u32`).
+    IntTernary {
+        /// The operation.
+        op: IntTernaryOp,
+        /// The instruction type.
+        ty: Type,
+    },
+    /// `slct.dtype.s32 d, a, b, c` / `slct{.ftz}.dtype.f32 d, a, b, c` (9.7.7.5):
+    /// `d = (c >= 0) ? a : b`.
+    Slct {
+        /// The type of `d`, `a` and `b`.
+        ty: Type,
+        /// `c` is `.f32` (else `.s32`).
+        float_selector: bool,
+        /// `.ftz` (`.f32` selector only): a subnormal `c` counts as zero.
+        ftz: bool,
+    },
     /// `ld{.space}{.qualifiers}{.vN}.type` (also `ldu`).
     Ld {
         /// The state space.
@@ -476,38 +530,121 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             let ty = c.single_type(opcode, B32_B64)?;
             Ok(OpForm::Bfi { ty })
         }
+        Opcode::Mul24 => decode_24(opcode, modifiers),
+        Opcode::Mad24 => decode_24(opcode, modifiers),
+        Opcode::Sad => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            let ty = c.single_type(opcode, INTEGER_TYPES)?;
+            Ok(OpForm::IntTernary {
+                op: IntTernaryOp::Sad,
+                ty,
+            })
+        }
+        Opcode::Shf => decode_shf(modifiers),
+        Opcode::Slct => decode_slct(modifiers),
         Opcode::Ld | Opcode::Ldu | Opcode::St => decode_ld_st(opcode, modifiers),
         Opcode::Cvta => decode_cvta(modifiers),
         Opcode::Atom => decode_atom(opcode, false, modifiers),
         Opcode::Red => decode_atom(opcode, true, modifiers),
-        Opcode::Bar => decode_bar(modifiers),
+        Opcode::Bar | Opcode::Barrier => decode_bar(opcode, modifiers),
         // 9.7.13.4: every `membar.level` / `fence{.sem}{.scope}` (and the proxy forms) is an
         // ordering point only; a sequential simulator has nothing to order.
-        Opcode::Membar | Opcode::Fence => Ok(OpForm::Fence),
+        Opcode::Membar => decode_membar(modifiers),
+        Opcode::Fence => decode_fence(modifiers),
         Opcode::Bra => control(opcode, modifiers, OpForm::Bra, true),
         Opcode::Call => control(opcode, modifiers, OpForm::Call, true),
         Opcode::Ret => control(opcode, modifiers, OpForm::Ret, true),
         Opcode::Exit => control(opcode, modifiers, OpForm::Exit, false),
         Opcode::Trap => control(opcode, modifiers, OpForm::Trap, false),
-        Opcode::Mul24
-        | Opcode::Mad24
-        | Opcode::Sad
-        | Opcode::Rsqrt
+        Opcode::Rsqrt
         | Opcode::Sin
         | Opcode::Cos
         | Opcode::Lg2
         | Opcode::Ex2
-        | Opcode::Slct
-        | Opcode::Shf
         | Opcode::Mov
         | Opcode::Shfl
         | Opcode::Prefetch
         | Opcode::Cvt
         | Opcode::Vote
-        | Opcode::Activemask => Err(DecodeError::new(
+        | Opcode::Activemask
+        | Opcode::Addc
+        | Opcode::Alloca
+        | Opcode::Applypriority
+        | Opcode::Bfind
+        | Opcode::Bmsk
+        | Opcode::Brkpt
+        | Opcode::Brx
+        | Opcode::Clusterlaunchcontrol
+        | Opcode::Copysign
+        | Opcode::Cp
+        | Opcode::Createpolicy
+        | Opcode::Discard
+        | Opcode::Dp2a
+        | Opcode::Dp4a
+        | Opcode::Elect
+        | Opcode::Fns
+        | Opcode::Getctarank
+        | Opcode::Griddepcontrol
+        | Opcode::Isspacep
+        | Opcode::Istypep
+        | Opcode::Ldmatrix
+        | Opcode::Madc
+        | Opcode::Mapa
+        | Opcode::Match
+        | Opcode::Mbarrier
+        | Opcode::Mma
+        | Opcode::Movmatrix
+        | Opcode::Multimem
+        | Opcode::Nanosleep
+        | Opcode::Pmevent
+        | Opcode::Prefetchu
+        | Opcode::Redux
+        | Opcode::Set
+        | Opcode::Setmaxnreg
+        | Opcode::Stackrestore
+        | Opcode::Stacksave
+        | Opcode::Stmatrix
+        | Opcode::Subc
+        | Opcode::Suld
+        | Opcode::Suq
+        | Opcode::Sured
+        | Opcode::Sust
+        | Opcode::Szext
+        | Opcode::Tanh
+        | Opcode::Tcgen05
+        | Opcode::Tensormap
+        | Opcode::Testp
+        | Opcode::Tex
+        | Opcode::Tld4
+        | Opcode::Txq
+        | Opcode::Vabsdiff
+        | Opcode::Vabsdiff2
+        | Opcode::Vabsdiff4
+        | Opcode::Vadd
+        | Opcode::Vadd2
+        | Opcode::Vadd4
+        | Opcode::Vavrg2
+        | Opcode::Vavrg4
+        | Opcode::Vmad
+        | Opcode::Vmax
+        | Opcode::Vmax2
+        | Opcode::Vmax4
+        | Opcode::Vmin
+        | Opcode::Vmin2
+        | Opcode::Vmin4
+        | Opcode::Vset
+        | Opcode::Vset2
+        | Opcode::Vset4
+        | Opcode::Vshl
+        | Opcode::Vshr
+        | Opcode::Vsub
+        | Opcode::Vsub2
+        | Opcode::Vsub4
+        | Opcode::Wgmma
+        | Opcode::Wmma => Err(DecodeError::new(
             DecodeErrorKind::UnsupportedInstruction(opcode),
             None,
-            format!("{opcode} is not decoded by decode_op"),
+            "not supported by ptxsim yet (the instruction table knows its name only)",
         )),
     }
 }
@@ -520,6 +657,8 @@ const INTEGER_TYPES: &[Type] = &[
     Type::S32,
     Type::S64,
 ];
+/// `.u16x2`, `.s16x2`: two 16-bit integers in a `.b32` (add, sub, min, max; PTX ISA 8.0).
+const HALF_INTEGER_TYPES: &[Type] = &[Type::U16x2, Type::S16x2];
 const FLOAT_TYPES: &[Type] = &[
     Type::F32,
     Type::F64,
@@ -587,8 +726,6 @@ const MEMORY_TYPES: &[Type] = &[
     Type::S16,
     Type::S32,
     Type::S64,
-    Type::F16,
-    Type::F16x2,
     Type::F32,
     Type::F64,
 ];
@@ -606,6 +743,7 @@ const ATOM_TYPES: &[Type] = &[
     Type::F16x2,
     Type::Bf16,
     Type::Bf16x2,
+    Type::B128,
 ];
 
 /// What one modifier means for the opcode being decoded.
@@ -631,6 +769,8 @@ enum Modifier {
     Sync,
     Cta,
     Aligned,
+    Cc,
+    Oob,
     /// A memory-ordering, scope or cache hint without effect in a sequential simulator.
     Ignored,
 }
@@ -658,6 +798,8 @@ struct Collected {
     sync: Option<usize>,
     cta: Option<usize>,
     aligned: Option<usize>,
+    cc: Option<usize>,
+    oob: Option<usize>,
 }
 
 fn set_flag(slot: &mut Option<usize>, index: usize, name: &str) -> Result<(), DecodeError> {
@@ -744,6 +886,8 @@ fn collect(
             Modifier::Sync => set_flag(&mut c.sync, index, name)?,
             Modifier::Cta => set_flag(&mut c.cta, index, name)?,
             Modifier::Aligned => set_flag(&mut c.aligned, index, name)?,
+            Modifier::Cc => set_flag(&mut c.cc, index, name)?,
+            Modifier::Oob => set_flag(&mut c.oob, index, name)?,
             Modifier::Ignored => {}
         }
     }
@@ -784,8 +928,20 @@ impl Collected {
             relu: self.relu.is_some(),
             approx: self.approx.is_some() || self.full.is_some(),
             nan: self.nan.is_some(),
+            oob: self.oob.is_some(),
+            xorsign_abs: false,
         }
     }
+}
+
+/// A form the ISA defines that ptxsim decodes only this far: the checker says nothing more
+/// about it and `run` reports it as unsupported.
+fn not_modelled(opcode: Opcode, index: usize, what: &str) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnsupportedInstruction(opcode),
+        Some(index),
+        format!("{opcode} with {what} is not supported by ptxsim yet"),
+    )
 }
 
 /// Rejects a modifier that was written but is not allowed with the instruction's type.
@@ -896,12 +1052,42 @@ fn decode_add_sub(
     float_op: FloatOp,
     modifiers: &[&str],
 ) -> Result<OpForm, DecodeError> {
-    let c = collect(opcode, modifiers, float_arith)?;
-    let all: Vec<Type> = INTEGER_TYPES.iter().chain(FLOAT_TYPES).copied().collect();
+    let c = collect(opcode, modifiers, |m| {
+        (m == "cc")
+            .then_some(Modifier::Cc)
+            .or_else(|| float_arith(m))
+    })?;
+    let all: Vec<Type> = INTEGER_TYPES
+        .iter()
+        .chain(FLOAT_TYPES)
+        .chain(HALF_INTEGER_TYPES)
+        .copied()
+        .collect();
     let ty = c.single_type(opcode, &all)?;
+    if HALF_INTEGER_TYPES.contains(&ty) {
+        // 9.7.1.1: `add.u16x2`, `add.s16x2` (no `.sat`; sm_90, PTX ISA 8.0); `sub` has none.
+        if int_op != IntOp::Add {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                c.ty.map(|t| t.index),
+                format!("{opcode} does not take {ty} (only add, min and max do)"),
+            ));
+        }
+        forbid(c.rounding.map(|r| r.index), modifiers, ty, opcode)?;
+        forbid(c.ftz.or(c.sat).or(c.cc), modifiers, ty, opcode)?;
+        return Ok(int_binary(int_op, ty));
+    }
     if ty.is_integer() {
         forbid(c.rounding.map(|r| r.index), modifiers, ty, opcode)?;
         forbid(c.ftz, modifiers, ty, opcode)?;
+        if let Some(cc) = c.cc {
+            // 9.7.2.1-2: `add.cc.type` / `sub.cc.type`, `.type = { .u32, .s32, .u64, .s64 }`.
+            if !matches!(ty, Type::U32 | Type::S32 | Type::U64 | Type::S64) {
+                forbid(Some(cc), modifiers, ty, opcode)?;
+            }
+            forbid(c.sat, modifiers, ty, opcode)?;
+            return Err(not_modelled(opcode, cc, "the carry flag (.cc)"));
+        }
         if ty != Type::S32 {
             forbid(c.sat, modifiers, ty, opcode)?;
         }
@@ -912,12 +1098,46 @@ fn decode_add_sub(
             relu: false,
         });
     }
+    forbid(c.cc, modifiers, ty, opcode)?;
     check_float_flags(&c, modifiers, ty, opcode)?;
+    check_half_rounding(&c, ty)?;
     Ok(OpForm::FloatBinary {
         op: float_op,
         ty,
         modifiers: c.float_modifiers(),
     })
+}
+
+/// 9.7.4: the half-precision arithmetic rounds `.rn` only (`.rnd = { .rn }`); ptxas 13.5:
+/// "Illegal rounding modifier".
+fn check_half_rounding(c: &Collected, ty: Type) -> Result<(), DecodeError> {
+    match c.rounding {
+        Some(r) if is_half(ty) && r.value != FloatRounding::Rn => Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(r.index),
+            format!("{ty} arithmetic rounds .rn only (PTX ISA 9.7.4: `.rnd = {{ .rn }}`)"),
+        )
+        .with_fix("write .rn or no rounding")),
+        _ => Ok(()),
+    }
+}
+
+fn is_half(ty: Type) -> bool {
+    matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2)
+}
+
+/// `fma` and the floating-point `mad` need a rounding modifier (9.7.3.5 `fma.rnd`; 9.7.3.6: for
+/// sm_20 and later targets `mad.f32` needs one too; ptxas 13.5: "Rounding modifier required").
+fn require_rounding(c: &Collected, opcode: Opcode, ty: Type) -> Result<(), DecodeError> {
+    if c.rounding.is_some() {
+        return Ok(());
+    }
+    Err(DecodeError::new(
+        DecodeErrorKind::UnsupportedTypes,
+        c.ty.map(|t| t.index),
+        format!("{opcode}{ty} needs a rounding modifier"),
+    )
+    .with_fix(format!("write {opcode}.rn{ty}")))
 }
 
 /// An error for an integer `mul`/`mad` without `.lo`/`.hi`/`.wide`.
@@ -967,6 +1187,7 @@ fn decode_mul(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     }
     forbid(c.mul.map(|m| m.index), modifiers, ty, opcode)?;
     check_float_flags(&c, modifiers, ty, opcode)?;
+    check_half_rounding(&c, ty)?;
     Ok(OpForm::FloatBinary {
         op: FloatOp::Mul,
         ty,
@@ -979,7 +1200,10 @@ fn decode_mul(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 fn decode_mad(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Mad;
     let c = collect(opcode, modifiers, |m| {
-        mul_mode(m).map(Modifier::Mul).or_else(|| float_arith(m))
+        mul_mode(m)
+            .map(Modifier::Mul)
+            .or_else(|| (m == "cc").then_some(Modifier::Cc))
+            .or_else(|| float_arith(m))
     })?;
     let all: Vec<Type> = INTEGER_TYPES
         .iter()
@@ -990,6 +1214,18 @@ fn decode_mad(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     if ty.is_integer() {
         forbid(c.rounding.map(|r| r.index), modifiers, ty, opcode)?;
         forbid(c.ftz, modifiers, ty, opcode)?;
+        if let Some(cc) = c.cc {
+            // 9.7.2.3: `mad{.hi,.lo}.cc.type`, `.type = { .u32, .s32, .u64, .s64 }`.
+            let wide = c.mul.is_some_and(|m| m.value == MulMode::Wide);
+            if !matches!(ty, Type::U32 | Type::S32 | Type::U64 | Type::S64) || wide {
+                forbid(Some(cc), modifiers, ty, opcode)?;
+            }
+            forbid(c.sat, modifiers, ty, opcode)?;
+            if c.mul.is_none() {
+                return Err(missing_mode(opcode, &c, ty));
+            }
+            return Err(not_modelled(opcode, cc, "the carry flag (.cc)"));
+        }
         check_wide(&c, modifiers, ty, opcode)?;
         let Some(mode) = c.mul else {
             return Err(missing_mode(opcode, &c, ty));
@@ -1005,7 +1241,9 @@ fn decode_mad(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         });
     }
     forbid(c.mul.map(|m| m.index), modifiers, ty, opcode)?;
+    forbid(c.cc, modifiers, ty, opcode)?;
     check_float_flags(&c, modifiers, ty, opcode)?;
+    require_rounding(&c, opcode, ty)?;
     Ok(OpForm::Fma {
         ty,
         modifiers: c.float_modifiers(),
@@ -1076,14 +1314,24 @@ fn decode_min_max(
         "ftz" => Some(Modifier::Ftz),
         "NaN" => Some(Modifier::Nan),
         "relu" => Some(Modifier::Relu),
+        "xorsign" | "abs" => Some(Modifier::Ignored),
         _ => None,
     })?;
-    let all: Vec<Type> = INTEGER_TYPES.iter().chain(FLOAT_TYPES).copied().collect();
+    let xorsign = modifiers.iter().position(|&m| m == "xorsign");
+    let abs = modifiers.iter().position(|&m| m == "abs");
+    let all: Vec<Type> = INTEGER_TYPES
+        .iter()
+        .chain(FLOAT_TYPES)
+        .chain(HALF_INTEGER_TYPES)
+        .copied()
+        .collect();
     let ty = c.single_type(opcode, &all)?;
-    if ty.is_integer() {
+    if ty.is_integer() || HALF_INTEGER_TYPES.contains(&ty) {
         forbid(c.ftz, modifiers, ty, opcode)?;
         forbid(c.nan, modifiers, ty, opcode)?;
-        if ty != Type::S32 {
+        forbid(xorsign.or(abs), modifiers, ty, opcode)?;
+        // 9.7.1.12: `min{.relu}.{s32, s16x2}`.
+        if !matches!(ty, Type::S32 | Type::S16x2) {
             forbid(c.relu, modifiers, ty, opcode)?;
         }
         return Ok(OpForm::IntBinary {
@@ -1096,16 +1344,30 @@ fn decode_min_max(
     if !ftz_allowed(ty) {
         forbid(c.ftz, modifiers, ty, opcode)?;
     }
-    if matches!(ty, Type::F32 | Type::F64) {
-        forbid(c.relu, modifiers, ty, opcode)?;
-    }
+    // ptxas 13.5 takes `.relu` on no floating-point min/max ("Unexpected instruction types").
+    forbid(c.relu, modifiers, ty, opcode)?;
     if ty == Type::F64 {
         forbid(c.nan, modifiers, ty, opcode)?;
+        forbid(xorsign.or(abs), modifiers, ty, opcode)?;
     }
+    let xorsign_abs = match (xorsign, abs) {
+        (Some(_), Some(_)) => true,
+        (Some(i), None) | (None, Some(i)) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(i),
+                ".xorsign and .abs go together (`.xorsign.abs`)",
+            ));
+        }
+        (None, None) => false,
+    };
     Ok(OpForm::FloatBinary {
         op: float_op,
         ty,
-        modifiers: c.float_modifiers(),
+        modifiers: FloatModifiers {
+            xorsign_abs,
+            ..c.float_modifiers()
+        },
     })
 }
 
@@ -1141,16 +1403,33 @@ fn decode_abs_neg(
 /// `fma` (9.7.3.5 `fma.rnd{.ftz}{.sat}.f32`, `fma.rnd.f64`; 9.7.4.5 `fma.rnd{.ftz}{.sat}.f16`,
 /// `fma.rnd{.ftz}.relu.f16`, `fma.rnd{.relu}.bf16` and the x2 forms).
 fn decode_fma(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
-    let c = collect(opcode, modifiers, |m| {
-        (m == "relu")
-            .then_some(Modifier::Relu)
-            .or_else(|| float_arith(m))
+    let c = collect(opcode, modifiers, |m| match m {
+        "relu" => Some(Modifier::Relu),
+        "oob" => Some(Modifier::Oob),
+        _ => float_arith(m),
     })?;
     let ty = c.single_type(opcode, FLOAT_TYPES)?;
     check_float_flags(&c, modifiers, ty, opcode)?;
     if matches!(ty, Type::F32 | Type::F64) {
         forbid(c.relu, modifiers, ty, opcode)?;
+        forbid(c.oob, modifiers, ty, opcode)?;
     }
+    // "`.relu` … cannot be combined with `.sat`" (ptxas 13.5).
+    if let (Some(_), Some(relu)) = (c.sat, c.relu) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::ConflictingModifier,
+            Some(relu),
+            ".relu cannot be combined with .sat",
+        ));
+    }
+    // ptxas 13.5 takes `.rz` on the `.bf16` forms of fma (not on `.f16`).
+    if !matches!(
+        (ty, c.rounding.map(|r| r.value)),
+        (Type::Bf16 | Type::Bf16x2, Some(FloatRounding::Rz))
+    ) {
+        check_half_rounding(&c, ty)?;
+    }
+    require_rounding(&c, opcode, ty)?;
     Ok(OpForm::Fma {
         ty,
         modifiers: c.float_modifiers(),
@@ -1191,10 +1470,22 @@ fn decode_rcp_sqrt(
     }
     if ty == Type::F64 {
         // `rcp.approx.ftz.f64` is the one `.f64` form with `.ftz`.
-        let approx_ftz = op == FloatUnaryOp::Rcp && c.approx.is_some() && c.ftz.is_some();
-        if !approx_ftz {
+        // `rcp.approx.ftz.f64` is the one `.f64` approximation, and it needs `.ftz`; ptxas
+        // 13.5 also takes (and ignores) `.ftz` on `rcp.rnd.f64`.
+        let rcp = op == FloatUnaryOp::Rcp;
+        if !(rcp && (c.approx.is_some() || c.rounding.is_some())) {
             forbid(c.ftz, modifiers, ty, opcode)?;
+        }
+        if !rcp {
             forbid(c.approx, modifiers, ty, opcode)?;
+        }
+        if let (true, Some(approx), None) = (rcp, c.approx, c.ftz) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(approx),
+                "rcp.approx.f64 needs .ftz (`rcp.approx.ftz.f64`)",
+            )
+            .with_fix("write rcp.approx.ftz.f64"));
         }
     }
     Ok(OpForm::FloatUnary {
@@ -1297,6 +1588,10 @@ fn decode_setp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         forbid(c.ftz, modifiers, ty, opcode)?;
         let allowed = match ty.kind() {
             crate::types::TypeKind::Bit => matches!(compare.value, Compare::Eq | Compare::Ne),
+            crate::types::TypeKind::Signed => matches!(
+                compare.value,
+                Compare::Eq | Compare::Ne | Compare::Lt | Compare::Le | Compare::Gt | Compare::Ge
+            ),
             _ => matches!(
                 compare.value,
                 Compare::Eq
@@ -1365,7 +1660,17 @@ fn cache_hint(m: &str) -> bool {
 
 /// `ld{.weak}{.ss}{.cop}{.level::…}{.vec}.type`, `ld.volatile`, `ld.relaxed.scope`,
 /// `ld.acquire.scope`, `ld.global.nc`, `ldu`, `st` likewise (9.7.9.8-10).
+///
+/// The memory-consistency qualifiers are checked as ptxas 13.5 checks them
+/// (`tests/conformance/ops-forms.tsv`), and otherwise ignored (a sequential simulator has
+/// nothing to order): one semantics of `.weak`, `.volatile`, `.relaxed`, `.acquire` (`ld`),
+/// `.release` (`st`); `.relaxed`/`.acquire`/`.release` need a scope (`.cta`, `.cluster`,
+/// `.gpu`, `.sys`) and a scope needs one of them; `.mmio` needs `.relaxed` (with `.acquire` for
+/// `ld`, `.release` for `st`). Cache operators: `.ca .cg .cs .lu .cv` for `ld`, `.wb .cg .cs
+/// .wt` for `st`; `.nc` on `ld.global` only. `st.const` does not exist. A vector is at most
+/// 128 bits (256 bits, `.v8.b32`/`.v4.b64`, is an sm_100 feature not modelled here).
 fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let store = opcode == Opcode::St;
     let c = collect(opcode, modifiers, |m| {
         if let Some(s) = space(m) {
             return Some(Modifier::Space(s));
@@ -1381,10 +1686,105 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     let ty = c.single_type(opcode, MEMORY_TYPES)?;
     let space = c.space.map_or(Space::Generic, |s| s.value);
     let vector = c.vector.map_or(1, |v| v.value);
+    let find = |names: &[&str]| modifiers.iter().position(|m| names.contains(m));
+    let illegal = |index: usize| {
+        DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            format!(
+                ".{} is not a modifier of {opcode}",
+                modifiers.get(index).copied().unwrap_or("")
+            ),
+        )
+    };
+    let wrong_order = if store { "acquire" } else { "release" };
+    if let Some(i) = find(&[wrong_order, "acq_rel"]) {
+        return Err(illegal(i));
+    }
+    let cache_ops: &[&str] = if store {
+        &["wb", "cg", "cs", "wt"]
+    } else {
+        &["ca", "cg", "cs", "lu", "cv", "nc"]
+    };
+    if let Some(i) = modifiers.iter().position(|m| {
+        (matches!(*m, "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc") && !cache_ops.contains(m))
+            // The prefetch size (`.L2::64B`, `::128B`, `::256B`) is a hint of loads only.
+            || (store && m.starts_with("L2::") && m.ends_with('B'))
+    }) {
+        return Err(illegal(i));
+    }
+    let ordered = find(&["relaxed", "acquire", "release"]);
+    let scope = find(&["cta", "cluster", "gpu", "sys"]);
+    let plain = find(&["weak", "volatile"]);
+    match (ordered, scope, plain) {
+        (Some(_), _, Some(i)) => {
+            return Err(conflict(
+                i,
+                ".weak/.volatile and .relaxed/.acquire/.release",
+            ));
+        }
+        (None, Some(s), Some(_)) => return Err(conflict(s, "a scope and .weak/.volatile")),
+        (Some(o), None, None) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(o),
+                format!(
+                    ".{} needs a scope (.cta, .cluster, .gpu or .sys)",
+                    modifiers[o]
+                ),
+            ));
+        }
+        (None, Some(s), None) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(s),
+                format!(
+                    "the scope .{} needs .relaxed or .{}",
+                    modifiers[s],
+                    if store { "release" } else { "acquire" }
+                ),
+            ));
+        }
+        _ => {}
+    }
+    if let (Some(m), None) = (find(&["mmio"]), ordered) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(m),
+            ".mmio needs .relaxed with a scope",
+        ));
+    }
+    if let Some(nc) = find(&["nc"]) {
+        if space != Space::Global {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(nc),
+                ".nc needs the .global state space (ld.global.nc)",
+            ));
+        }
+    }
+    if store && space == Space::Const {
+        return Err(illegal(c.space.map_or(0, |s| s.index)));
+    }
+    if u32::from(vector) * ty.bits() > 128 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.vector.map(|v| v.index),
+            format!(".v{vector}{ty} is wider than 128 bits"),
+        ));
+    }
     Ok(match opcode {
         Opcode::St => OpForm::St { space, ty, vector },
         _ => OpForm::Ld { space, ty, vector },
     })
+}
+
+fn conflict(index: usize, what: &str) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::ConflictingModifier,
+        Some(index),
+        format!("{what} cannot be combined"),
+    )
 }
 
 /// `cvta.space.size` / `cvta.to.space.size` (9.7.9.20): `.space = { .const, .global, .local,
@@ -1440,13 +1840,25 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             "shared" | "shared::cta" => Some(Modifier::Space(Space::Shared)),
             "noftz" => Some(Modifier::Noftz),
             "L2::cache_hint" => Some(Modifier::Ignored),
-            _ if ordering_or_scope(m) && m != "weak" && m != "volatile" && m != "mmio" => {
-                Some(Modifier::Ignored)
-            }
+            // 9.7.13.5: `.sem = { .relaxed, .acquire, .release, .acq_rel }` for atom; red
+            // (9.7.13.6) has `.relaxed` and `.release` only.
+            "relaxed" | "release" | "cta" | "cluster" | "gpu" | "sys" => Some(Modifier::Ignored),
+            "acquire" | "acq_rel" if !reduction => Some(Modifier::Ignored),
             _ => None,
         }
     })?;
     let ty = c.single_type(opcode, ATOM_TYPES)?;
+    let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
+    // "atom.add.f16, atom.add.f16x2, atom.add.bf16 and atom.add.bf16x2 operation requires the
+    // .noftz qualifier"; ptxas 13.5 asks for it whatever the operation.
+    if half && c.noftz.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.ty.map(|t| t.index),
+            format!("{opcode}{ty} needs .noftz"),
+        )
+        .with_fix(format!("write {opcode}.add.noftz{ty}")));
+    }
     let Some(op) = c.atom else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
@@ -1456,9 +1868,15 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
     };
     let ok = match op.value {
         AtomOp::And | AtomOp::Or | AtomOp::Xor => matches!(ty, Type::B32 | Type::B64),
-        AtomOp::Exch => matches!(ty, Type::B32 | Type::B64),
-        AtomOp::Cas => !reduction && matches!(ty, Type::B16 | Type::B32 | Type::B64),
-        AtomOp::Add => !matches!(ty, Type::B16 | Type::B32 | Type::B64),
+        AtomOp::Exch => !reduction && matches!(ty, Type::B32 | Type::B64 | Type::B128),
+        AtomOp::Cas => !reduction && matches!(ty, Type::B16 | Type::B32 | Type::B64 | Type::B128),
+        AtomOp::Add => !matches!(
+            ty,
+            Type::B16 | Type::B32 | Type::B64 | Type::B128 | Type::S64
+        ),
+        AtomOp::Min | AtomOp::Max if half => {
+            return Err(not_modelled(opcode, op.index, "a half-precision .min/.max"));
+        }
         AtomOp::Inc | AtomOp::Dec => ty == Type::U32,
         AtomOp::Min | AtomOp::Max => matches!(ty, Type::U32 | Type::U64 | Type::S32 | Type::S64),
     };
@@ -1473,11 +1891,15 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             ),
         ));
     }
-    // "atom.add.f16, atom.add.f16x2, atom.add.bf16 and atom.add.bf16x2 operation requires the
-    // .noftz qualifier".
-    let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
     if !half {
         forbid(c.noftz, modifiers, ty, opcode)?;
+    }
+    if let Some(hint) = modifiers.iter().position(|&m| m == "L2::cache_hint") {
+        return Err(not_modelled(
+            opcode,
+            hint,
+            "a cache-policy operand (.L2::cache_hint)",
+        ));
     }
     let space = c.space.map_or(Space::Generic, |s| s.value);
     Ok(OpForm::Atom {
@@ -1488,23 +1910,161 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
     })
 }
 
-/// `bar{.cta}.sync{.aligned}` (9.7.13.1). `bar.arrive`, `bar.red` and `bar.warp.sync` are not
-/// described here.
-fn decode_bar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
-    let opcode = Opcode::Bar;
+/// `mul24.mode.type d, a, b` / `mad24.mode.type d, a, b, c` and `mad24.hi.sat.s32` (9.7.1.5-6):
+/// `.mode = { .hi, .lo }` (required), `.type = { .u32, .s32 }`; "`.sat` … applies only to
+/// `.s32` type in `.hi` mode".
+fn decode_24(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let mad = opcode == Opcode::Mad24;
+    let c = collect(opcode, modifiers, |m| match m {
+        "lo" => Some(Modifier::Mul(MulMode::Lo)),
+        "hi" => Some(Modifier::Mul(MulMode::Hi)),
+        "sat" if mad => Some(Modifier::Sat),
+        _ => None,
+    })?;
+    let ty = c.single_type(opcode, &[Type::U32, Type::S32])?;
+    let Some(mode) = c.mul else {
+        return Err(missing_mode_24(opcode, &c, ty));
+    };
+    let hi = mode.value == MulMode::Hi;
+    if !(hi && ty == Type::S32) {
+        forbid(c.sat, modifiers, ty, opcode)?;
+    }
+    Ok(if mad {
+        OpForm::IntTernary {
+            op: IntTernaryOp::Mad24 {
+                hi,
+                sat: c.sat.is_some(),
+            },
+            ty,
+        }
+    } else {
+        int_binary(IntOp::Mul24 { hi }, ty)
+    })
+}
+
+/// An error for `mul24`/`mad24` without `.lo` or `.hi`.
+fn missing_mode_24(opcode: Opcode, c: &Collected, ty: Type) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnsupportedTypes,
+        c.ty.map(|t| t.index),
+        format!("{opcode}{ty} needs .lo or .hi (`.mode = {{ .hi, .lo }}`)"),
+    )
+    .with_fix(format!("write {opcode}.lo{ty}"))
+}
+
+/// `shf.l.mode.b32 d, a, b, c` / `shf.r.mode.b32` (9.7.8.7): `.mode = { .clamp, .wrap }`; the
+/// direction and the mode are both required, and `.b32` is the one type.
+fn decode_shf(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Shf;
+    let mut direction: Option<Indexed<bool>> = None;
+    let mut mode: Option<Indexed<bool>> = None;
+    let c = collect(opcode, modifiers, |m| match m {
+        "l" | "r" | "wrap" | "clamp" => Some(Modifier::Ignored),
+        _ => None,
+    })?;
     for (index, &m) in modifiers.iter().enumerate() {
-        if matches!(m, "arrive" | "red" | "warp") {
+        match m {
+            "l" | "r" => set_value(&mut direction, m == "l", index, m, "direction")?,
+            "wrap" | "clamp" => set_value(&mut mode, m == "clamp", index, m, "mode")?,
+            _ => {}
+        }
+    }
+    c.single_type(opcode, &[Type::B32])?;
+    let (Some(direction), Some(mode)) = (direction, mode) else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "shf needs a direction (.l or .r) and a mode (.wrap or .clamp)",
+        )
+        .with_fix("write shf.l.wrap.b32 or shf.r.clamp.b32"));
+    };
+    Ok(OpForm::IntTernary {
+        op: IntTernaryOp::Shf {
+            left: direction.value,
+            clamp: mode.value,
+        },
+        ty: Type::B32,
+    })
+}
+
+/// `slct.dtype.s32 d, a, b, c` / `slct{.ftz}.dtype.f32 d, a, b, c` (9.7.7.5): `.dtype = { .b16,
+/// .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32, .f64 }`; two types, the second that
+/// of `c`; `.ftz` only with an `.f32` `c`.
+fn decode_slct(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Slct;
+    let mut ftz: Option<usize> = None;
+    let mut types: Vec<Indexed<Type>> = Vec::with_capacity(2);
+    for (index, &m) in modifiers.iter().enumerate() {
+        if m == "ftz" {
+            set_flag(&mut ftz, index, m)?;
+        } else if let Some(ty) = Type::from_name(m) {
+            if types.len() == 2 {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::ExtraType,
+                    Some(index),
+                    format!("slct takes two types; .{m} is a third one"),
+                ));
+            }
+            types.push(Indexed { value: ty, index });
+        } else {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(index),
-                format!("bar.{m} is not supported; only bar.sync / bar.cta.sync"),
+                format!(".{m} is not a modifier of {opcode}"),
             ));
         }
     }
+    let [d, c] = types[..] else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "slct needs two types: that of d, a, b and that of c (.s32 or .f32)",
+        ));
+    };
+    if !SELP_TYPES.contains(&d.value) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(d.index),
+            format!("slct does not take {} for d, a and b", d.value),
+        ));
+    }
+    if !matches!(c.value, Type::S32 | Type::F32) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(c.index),
+            format!("the type of slct's c is .s32 or .f32, not {}", c.value),
+        ));
+    }
+    let float_selector = c.value == Type::F32;
+    if !float_selector {
+        forbid(ftz, modifiers, c.value, opcode)?;
+    }
+    Ok(OpForm::Slct {
+        ty: d.value,
+        float_selector,
+        ftz: ftz.is_some(),
+    })
+}
+
+/// `bar{.cta}.sync{.aligned}` (9.7.13.1). `bar.arrive`, `bar.red` and `bar.warp.sync` are not
+/// described here.
+fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    for (index, &m) in modifiers.iter().enumerate() {
+        if matches!(m, "arrive" | "red" | "warp" | "cluster") {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(index),
+                format!("{opcode}.{m} is not supported; only {opcode}.sync / {opcode}.cta.sync"),
+            ));
+        }
+    }
+    // `.aligned` belongs to `barrier` (`barrier{.cta}.sync{.aligned}`); `bar{.cta}.sync` is
+    // already aligned, and ptxas 13.5 rejects `bar.sync.aligned`.
+    let barrier = opcode == Opcode::Barrier;
     let c = collect(opcode, modifiers, |m| match m {
         "sync" => Some(Modifier::Sync),
         "cta" => Some(Modifier::Cta),
-        "aligned" => Some(Modifier::Aligned),
+        "aligned" if barrier => Some(Modifier::Aligned),
         _ => None,
     })?;
     if let Some(ty) = c.ty {
@@ -1515,12 +2075,77 @@ fn decode_bar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ));
     }
     if c.sync.is_none() {
-        return Err(
-            DecodeError::new(DecodeErrorKind::UnknownModifier, None, "bar needs .sync")
-                .with_fix("write bar.sync"),
-        );
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "a barrier needs .sync",
+        )
+        .with_fix("write bar.sync"));
     }
     Ok(OpForm::BarSync)
+}
+
+/// `membar.level` (9.7.13.4): `.level = { .cta, .gl, .sys }`, exactly one; the proxy forms
+/// (`membar.proxy.…`) are accepted as written.
+fn decode_membar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Membar;
+    match modifiers {
+        ["cta" | "gl" | "sys"] | ["proxy", ..] => Ok(OpForm::Fence),
+        [] => Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "membar needs a level (.cta, .gl or .sys)",
+        )
+        .with_fix("write membar.gl")),
+        [first, ..] => {
+            let index = usize::from(matches!(*first, "cta" | "gl" | "sys"));
+            let name = modifiers.get(index).copied().unwrap_or("");
+            Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{name} is not a modifier of {opcode}"),
+            ))
+        }
+    }
+}
+
+/// `fence{.sem}.scope` (9.7.13.4): `.sem = { .sc, .acq_rel, .acquire, .release }`, `.scope =
+/// { .cta, .cluster, .gpu, .sys }` (required); the proxy and `mbarrier_init` forms are
+/// accepted as written.
+fn decode_fence(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Fence;
+    if matches!(
+        modifiers.first(),
+        Some(&("proxy" | "mbarrier_init" | "op_restrict"))
+    ) {
+        return Ok(OpForm::Fence);
+    }
+    let mut sem = None;
+    let mut scope = None;
+    for (index, &m) in modifiers.iter().enumerate() {
+        match m {
+            "sc" | "acq_rel" | "acquire" | "release" if sem.is_none() && scope.is_none() => {
+                sem = Some(index);
+            }
+            "cta" | "cluster" | "gpu" | "sys" if scope.is_none() => scope = Some(index),
+            _ => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(index),
+                    format!(".{m} is not a modifier of {opcode} here"),
+                ));
+            }
+        }
+    }
+    if scope.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "fence needs a scope (.cta, .cluster, .gpu or .sys)",
+        )
+        .with_fix("write fence.acq_rel.gpu"));
+    }
+    Ok(OpForm::Fence)
 }
 
 /// `bra{.uni}`, `call{.uni}`, `ret{.uni}` (9.7.12), `exit`, `trap`: nothing else.
@@ -1572,6 +2197,8 @@ mod tests {
         relu: false,
         approx: false,
         nan: false,
+        oob: false,
+        xorsign_abs: false,
     };
 
     #[test]
@@ -1750,7 +2377,12 @@ mod tests {
         );
         assert_eq!(ok(Opcode::Bar, &["sync"]), OpForm::BarSync);
         assert_eq!(ok(Opcode::Bar, &["cta", "sync"]), OpForm::BarSync);
-        assert_eq!(ok(Opcode::Bar, &["sync", "aligned"]), OpForm::BarSync);
+        assert_eq!(ok(Opcode::Barrier, &["sync", "aligned"]), OpForm::BarSync);
+        // ptxas 13.5: "Illegal modifier '.aligned' for instruction 'bar'".
+        assert_eq!(
+            err(Opcode::Bar, &["sync", "aligned"]).kind,
+            DecodeErrorKind::UnknownModifier
+        );
         assert_eq!(ok(Opcode::Membar, &["gl"]), OpForm::Fence);
         assert_eq!(ok(Opcode::Fence, &["acq_rel", "gpu"]), OpForm::Fence);
         assert_eq!(
@@ -1773,8 +2405,14 @@ mod tests {
             };
             assert_eq!(modifiers, RN);
         }
+        // 9.7.3.5 `fma.rnd.f64`: the rounding is required (ptxas 13.5: "Rounding modifier
+        // required for instruction 'fma'").
         assert_eq!(
-            ok(Opcode::Fma, &["f64"]),
+            err(Opcode::Fma, &["f64"]).kind,
+            DecodeErrorKind::UnsupportedTypes
+        );
+        assert_eq!(
+            ok(Opcode::Fma, &["rn", "f64"]),
             OpForm::Fma {
                 ty: Type::F64,
                 modifiers: RN
@@ -1839,8 +2477,14 @@ mod tests {
                 ..
             }
         ));
+        // `.relu` is an integer modifier of min/max (`min{.relu}.{s16x2, s32}`); ptxas 13.5
+        // rejects it on every floating-point type.
+        assert_eq!(
+            err(Opcode::Min, &["relu", "f16x2"]).kind,
+            DecodeErrorKind::UnknownModifier
+        );
         assert!(matches!(
-            ok(Opcode::Min, &["relu", "f16x2"]),
+            ok(Opcode::Min, &["xorsign", "abs", "f16x2"]),
             OpForm::FloatBinary { .. }
         ));
     }

@@ -82,6 +82,8 @@ types! {
     S64 = "s64", 64, Signed, true;
     F16 = "f16", 16, Float, true;
     F16x2 = "f16x2", 32, Packed, true;
+    U16x2 = "u16x2", 32, Packed, false;
+    S16x2 = "s16x2", 32, Packed, false;
     Bf16 = "bf16", 16, Float, false;
     Bf16x2 = "bf16x2", 32, Packed, false;
     Tf32 = "tf32", 32, Float, false;

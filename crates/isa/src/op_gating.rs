@@ -1,0 +1,461 @@
+//! Target and PTX ISA version requirements of the instructions decoded by
+//! [`crate::ops::decode_op`], as data: one [`Gate`] per feature of [`OP_GATES`].
+//!
+//! Each number is the one the spec section's "PTX ISA Notes" / "Target ISA Notes" give and
+//! ptxas 13.5 enforces; `tests/conformance/ops-targets.tsv` has ptxas's verdict on every
+//! decoded form on 22 `.target`/`.version` pairs.
+
+use crate::form::OpInstruction;
+use crate::gating::{Applies, Gate, Support, TargetSet};
+use crate::ops::{AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, OpForm, Space};
+use crate::target::PtxVersion;
+use crate::types::Type;
+
+/// A feature of a non-conversion instruction that only some targets or versions have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpFeature {
+    /// `add`, `sub`, `mul`, `fma`, `neg`, `setp` on `.f16`/`.f16x2` (9.7.4: "requires sm_53 or
+    /// higher", "introduced in PTX ISA version 4.2").
+    HalfArithmetic,
+    /// `abs` on `.f16`/`.f16x2` (9.7.4.6: PTX ISA 6.5, sm_53).
+    HalfAbs,
+    /// `min`/`max` on `.f16`/`.f16x2`/`.bf16`/`.bf16x2`, and `.NaN` (9.7.4.7-8, 9.7.3.11-12:
+    /// PTX ISA 7.0, sm_80).
+    HalfMinMaxOrNan,
+    /// `fma.relu` and `fma`/`abs`/`neg` on `.bf16`/`.bf16x2` (9.7.4.5, 9.7.4.6: PTX ISA 7.0,
+    /// sm_80).
+    ReluOrBf16,
+    /// `add`, `sub`, `mul`, `setp` on `.bf16`/`.bf16x2` (9.7.4.1-3: PTX ISA 7.8, sm_90).
+    Bf16Arithmetic,
+    /// `min.relu.s32`, `max.relu.s32` (9.7.1.12-13: PTX ISA 8.0, sm_90).
+    IntegerRelu,
+    /// Memory-consistency semantics on `ld`/`st`/`atom`/`red` and `fence.sc`/`.acq_rel`
+    /// (8 "Memory Consistency Model": PTX ISA 6.0, sm_70).
+    Semantics,
+    /// The `.cluster` scope (PTX ISA 7.8, sm_90).
+    ClusterScope,
+    /// `atom.add.f64` / `red.add.f64` (9.7.13.5: sm_60).
+    AtomF64,
+    /// `atom.add.noftz.f16x2` (9.7.13.5: PTX ISA 6.2, sm_60).
+    AtomF16x2,
+    /// `atom.add.noftz.f16`, `atom.cas.b16` (PTX ISA 6.3, sm_70).
+    AtomF16,
+    /// `atom.add.noftz.bf16`/`.bf16x2` (PTX ISA 7.8, sm_90).
+    AtomBf16,
+    /// `atom.exch.b128`, `atom.cas.b128` (PTX ISA 8.3, sm_90).
+    Atom128,
+    /// `ld`/`st` of `.b128` (PTX ISA 8.3, sm_70).
+    Memory128,
+    /// `.L1::evict_*` / `.L1::no_allocate` hints (PTX ISA 7.4, sm_70).
+    L1Eviction,
+    /// `.L2::64B`/`::128B`/`::256B` prefetch sizes (PTX ISA 7.4, sm_75).
+    L2Prefetch,
+    /// `cvta.param`, `cvta.to.param` (9.7.9.20: PTX ISA 7.7).
+    CvtaParam,
+    /// `bar.cta.sync` (9.7.13.1: the `.cta` spelling is PTX ISA 7.8).
+    BarCta,
+    /// `fence.proxy.alias` (PTX ISA 7.5, sm_70).
+    ProxyFence,
+    /// `min`/`max` `.xorsign.abs` (9.7.3.11-12, 9.7.4.7-8: PTX ISA 7.2, sm_86).
+    XorsignAbs,
+    /// `fma.oob` (9.7.4.5: PTX ISA 8.1, sm_90).
+    Oob,
+    /// `.u16x2`/`.s16x2` arithmetic (9.7.1.1-2, 9.7.1.12-13: PTX ISA 8.0, sm_90).
+    HalfInteger,
+    /// `cvta.param` also needs sm_70 (ptxas 13.5).
+    CvtaParamTarget,
+}
+
+const fn v(major: u8, minor: u8) -> PtxVersion {
+    PtxVersion::new(major, minor)
+}
+
+/// Every gate of the non-conversion instructions.
+pub const OP_GATES: &[Gate] = &[
+    Gate {
+        feature: "half-precision arithmetic",
+        applies: Applies::Op(OpFeature::HalfArithmetic),
+        support: &[Support {
+            since: v(4, 2),
+            targets: TargetSet::AtLeast(53),
+        }],
+    },
+    Gate {
+        feature: "abs on .f16",
+        applies: Applies::Op(OpFeature::HalfAbs),
+        support: &[Support {
+            since: v(6, 5),
+            targets: TargetSet::AtLeast(53),
+        }],
+    },
+    Gate {
+        feature: "half-precision min/max and .NaN",
+        applies: Applies::Op(OpFeature::HalfMinMaxOrNan),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "fma.relu and .bf16 fma/abs/neg",
+        applies: Applies::Op(OpFeature::ReluOrBf16),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: ".bf16 add/sub/mul/setp",
+        applies: Applies::Op(OpFeature::Bf16Arithmetic),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "min/max .relu on .s32",
+        applies: Applies::Op(OpFeature::IntegerRelu),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "memory-consistency semantics",
+        applies: Applies::Op(OpFeature::Semantics),
+        support: &[Support {
+            since: v(6, 0),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "the .cluster scope",
+        applies: Applies::Op(OpFeature::ClusterScope),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "atom.add.f64",
+        applies: Applies::Op(OpFeature::AtomF64),
+        support: &[Support {
+            since: v(5, 0),
+            targets: TargetSet::AtLeast(60),
+        }],
+    },
+    Gate {
+        feature: "atom.add.noftz.f16x2",
+        applies: Applies::Op(OpFeature::AtomF16x2),
+        support: &[Support {
+            since: v(6, 2),
+            targets: TargetSet::AtLeast(60),
+        }],
+    },
+    Gate {
+        feature: "atom.add.noftz.f16 and atom.cas.b16",
+        applies: Applies::Op(OpFeature::AtomF16),
+        support: &[Support {
+            since: v(6, 3),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "atom.add.noftz.bf16/.bf16x2",
+        applies: Applies::Op(OpFeature::AtomBf16),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "128-bit atom.exch/atom.cas",
+        applies: Applies::Op(OpFeature::Atom128),
+        support: &[Support {
+            since: v(8, 3),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "ld/st of .b128",
+        applies: Applies::Op(OpFeature::Memory128),
+        support: &[Support {
+            since: v(8, 3),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: ".L1 eviction hints",
+        applies: Applies::Op(OpFeature::L1Eviction),
+        support: &[Support {
+            since: v(7, 4),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: ".L2 prefetch sizes",
+        applies: Applies::Op(OpFeature::L2Prefetch),
+        support: &[Support {
+            since: v(7, 4),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "cvta.param",
+        applies: Applies::Op(OpFeature::CvtaParam),
+        support: &[Support {
+            since: v(7, 7),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "bar.cta",
+        applies: Applies::Op(OpFeature::BarCta),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "fence.proxy.alias",
+        applies: Applies::Op(OpFeature::ProxyFence),
+        support: &[Support {
+            since: v(7, 5),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: ".xorsign.abs",
+        applies: Applies::Op(OpFeature::XorsignAbs),
+        support: &[Support {
+            since: v(7, 2),
+            targets: TargetSet::AtLeast(86),
+        }],
+    },
+    Gate {
+        feature: "fma.oob",
+        applies: Applies::Op(OpFeature::Oob),
+        support: &[Support {
+            since: v(8, 1),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: ".u16x2/.s16x2 arithmetic",
+        applies: Applies::Op(OpFeature::HalfInteger),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "cvta.param",
+        applies: Applies::Op(OpFeature::CvtaParamTarget),
+        support: &[Support {
+            since: v(1, 0),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+];
+
+/// The modifiers of a decoded instruction, as written (`add.rn.f16` -> `rn`, `f16`).
+fn modifiers(op: &OpInstruction) -> impl Iterator<Item = &str> {
+    op.text.split('.').skip(1)
+}
+
+/// The index of the first modifier `pick` selects.
+fn modifier_index(op: &OpInstruction, pick: impl Fn(&str) -> bool) -> Option<usize> {
+    modifiers(op).position(pick)
+}
+
+fn is_f16(ty: Type) -> bool {
+    matches!(ty, Type::F16 | Type::F16x2)
+}
+
+fn is_bf16(ty: Type) -> bool {
+    matches!(ty, Type::Bf16 | Type::Bf16x2)
+}
+
+/// Whether `feature` applies to `op`, and if so the index of the modifier that brings it in
+/// (the type's, where the type decides).
+pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<usize>> {
+    let type_index = || modifier_index(op, |m| Type::from_name(m).is_some());
+    let named = |name: &str| modifier_index(op, |m| m == name);
+    let hit = |yes: bool| yes.then(type_index);
+    match (feature, op.form) {
+        (
+            OpFeature::HalfArithmetic,
+            OpForm::FloatBinary {
+                op: FloatOp::Add | FloatOp::Sub | FloatOp::Mul,
+                ty,
+                ..
+            }
+            | OpForm::Fma { ty, .. }
+            | OpForm::FloatUnary {
+                op: FloatUnaryOp::Neg,
+                ty,
+                ..
+            }
+            | OpForm::Setp { ty, .. },
+        ) => hit(is_f16(ty)),
+        (
+            OpFeature::HalfAbs,
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Abs,
+                ty,
+                ..
+            },
+        ) => hit(is_f16(ty)),
+        (
+            OpFeature::HalfMinMaxOrNan,
+            OpForm::FloatBinary {
+                op: FloatOp::Min | FloatOp::Max,
+                ty,
+                modifiers: m,
+            },
+        ) => {
+            if m.nan {
+                Some(named("NaN"))
+            } else {
+                hit(is_f16(ty) || is_bf16(ty))
+            }
+        }
+        (OpFeature::ReluOrBf16, OpForm::Fma { ty, modifiers: m }) => {
+            if m.relu {
+                Some(named("relu"))
+            } else {
+                hit(is_bf16(ty))
+            }
+        }
+        (
+            OpFeature::ReluOrBf16,
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Abs | FloatUnaryOp::Neg,
+                ty,
+                ..
+            },
+        ) => hit(is_bf16(ty)),
+        (
+            OpFeature::Bf16Arithmetic,
+            OpForm::FloatBinary {
+                op: FloatOp::Add | FloatOp::Sub | FloatOp::Mul,
+                ty,
+                ..
+            }
+            | OpForm::Setp { ty, .. },
+        ) => hit(is_bf16(ty)),
+        (
+            OpFeature::IntegerRelu,
+            OpForm::IntBinary {
+                op: IntOp::Min | IntOp::Max,
+                relu: true,
+                ..
+            },
+        ) => Some(named("relu")),
+        (OpFeature::Semantics, OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Atom { .. })
+        | (OpFeature::Semantics, OpForm::Fence) => {
+            let semantics = |m: &str| {
+                matches!(
+                    m,
+                    "relaxed" | "acquire" | "release" | "acq_rel" | "sc" | "weak"
+                )
+            };
+            let proxy = op.text.starts_with("fence.proxy");
+            (!proxy)
+                .then(|| modifier_index(op, semantics))
+                .flatten()
+                .map(Some)
+        }
+        (
+            OpFeature::ClusterScope,
+            OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Atom { .. } | OpForm::Fence,
+        ) => named("cluster").map(Some),
+        (
+            OpFeature::AtomF64,
+            OpForm::Atom {
+                op: AtomOp::Add,
+                ty: Type::F64,
+                ..
+            },
+        ) => Some(type_index()),
+        (
+            OpFeature::AtomF16x2,
+            OpForm::Atom {
+                ty: Type::F16x2, ..
+            },
+        ) => Some(type_index()),
+        (
+            OpFeature::AtomF16,
+            OpForm::Atom {
+                ty: Type::F16 | Type::B16,
+                ..
+            },
+        ) => Some(type_index()),
+        (
+            OpFeature::AtomBf16,
+            OpForm::Atom {
+                ty: Type::Bf16 | Type::Bf16x2,
+                ..
+            },
+        ) => Some(type_index()),
+        (OpFeature::Atom128, OpForm::Atom { ty: Type::B128, .. }) => Some(type_index()),
+        (
+            OpFeature::Memory128,
+            OpForm::Ld { ty: Type::B128, .. } | OpForm::St { ty: Type::B128, .. },
+        ) => Some(type_index()),
+        (OpFeature::L1Eviction, OpForm::Ld { .. } | OpForm::St { .. }) => {
+            modifier_index(op, |m| m.starts_with("L1::")).map(Some)
+        }
+        (OpFeature::L2Prefetch, OpForm::Ld { .. }) => {
+            modifier_index(op, |m| m.starts_with("L2::") && m.ends_with('B')).map(Some)
+        }
+        (
+            OpFeature::CvtaParam,
+            OpForm::Cvta {
+                space: Space::Param,
+                ..
+            },
+        ) => Some(named("param")),
+        (OpFeature::BarCta, OpForm::BarSync) => op
+            .text
+            .starts_with("bar.")
+            .then(|| named("cta"))
+            .flatten()
+            .map(Some),
+        (
+            OpFeature::XorsignAbs,
+            OpForm::FloatBinary {
+                modifiers:
+                    FloatModifiers {
+                        xorsign_abs: true, ..
+                    },
+                ..
+            },
+        ) => Some(named("xorsign")),
+        (
+            OpFeature::Oob,
+            OpForm::Fma {
+                modifiers: FloatModifiers { oob: true, .. },
+                ..
+            },
+        ) => Some(named("oob")),
+        (
+            OpFeature::HalfInteger,
+            OpForm::IntBinary {
+                ty: Type::U16x2 | Type::S16x2,
+                ..
+            },
+        ) => Some(type_index()),
+        (
+            OpFeature::CvtaParamTarget,
+            OpForm::Cvta {
+                space: Space::Param,
+                ..
+            },
+        ) => Some(named("param")),
+        (OpFeature::ProxyFence, OpForm::Fence) => {
+            op.text.starts_with("fence.proxy").then_some(Some(0))
+        }
+        _ => None,
+    }
+}

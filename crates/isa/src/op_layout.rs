@@ -1,0 +1,284 @@
+//! Operand layouts of the instructions decoded by [`crate::ops::decode_op`]: how many operands
+//! each form takes, which are written, and which registers and literals each accepts.
+//!
+//! Register types follow the relaxed type-checking rules (PTX ISA 9.4.1, Tables 27 and 28)
+//! where the instruction type is a row of those tables. The half types are no row: their
+//! operands are the registers the syntax sections name ("`.f16` … in `.f16` or `.b16`
+//! registers", "`.bf16` … in `.b16` registers", "`.f16x2`, `.bf16x2`, `.u16x2`, `.s16x2` … in
+//! `.b32` registers"). Where the text is silent, ptxas 13.5 decided
+//! (`tests/conformance/ops-operands.tsv`).
+
+use crate::form::{Operand, Violation};
+use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
+use crate::ops::{AtomOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm};
+use crate::types::Type;
+
+/// The registers an operand of instruction type `ty` takes, as a source or a destination.
+///
+/// Outside `cvt`, ptxas 13.5 applies Tables 27 and 28 without their widening and narrowing
+/// cells: a register of exactly the instruction type's size whose cell is "no conversion"
+/// (`add.u16` takes `.u16`, `.s16`, `.b16`; `add.f32` takes `.f32`, `.b32`), for destinations
+/// as for sources (`tests/conformance/ops-operands.tsv`).
+fn rule(ty: Type, _destination: bool) -> RegisterRule {
+    match ty {
+        Type::F16 => RegisterRule::OneOf(&[Type::F16, Type::B16]),
+        Type::Bf16 => RegisterRule::OneOf(&[Type::B16]),
+        Type::F16x2 => RegisterRule::OneOf(&[Type::F16x2, Type::B32]),
+        Type::Bf16x2 => RegisterRule::OneOf(&[Type::B32]),
+        // ptxas 13.5 takes a `.b32` or `.f16x2` register for `.u16x2`/`.s16x2`.
+        Type::U16x2 | Type::S16x2 => RegisterRule::OneOf(&[Type::B32, Type::F16x2]),
+        Type::Pred => RegisterRule::OneOf(&[Type::Pred]),
+        _ => RegisterRule::SameSize(ty),
+    }
+}
+
+/// A fixed `.u32` operand (a shift amount, a bit position or length): a 32-bit integer or bit
+/// register; unlike the instruction type's own 32-bit operands, ptxas 13.5 takes no `.f16x2`
+/// register here.
+const FIXED_U32: RegisterRule = RegisterRule::OneOf(&[Type::U32, Type::S32, Type::B32]);
+
+/// A `.pred` operand of `and`, `or`, `xor`, `not`: ptxas 13.5 also takes an `.f16x2` register
+/// there (and nowhere else a predicate is read or written).
+const LOGIC_PREDICATE: RegisterRule = RegisterRule::OneOf(&[Type::Pred, Type::F16x2]);
+
+fn scalar(name: &'static str, is_destination: bool, rule: RegisterRule) -> OperandSlot {
+    OperandSlot {
+        name,
+        is_destination,
+        shape: SlotShape::Scalar(rule),
+    }
+}
+
+fn fixed_u32(name: &'static str) -> OperandSlot {
+    scalar(name, false, FIXED_U32)
+}
+
+/// `ld`/`st` take wider registers than the instruction type (Tables 27 and 28 whole).
+fn memory_value(name: &'static str, ty: Type, is_destination: bool) -> OperandSlot {
+    let rule = match ty {
+        Type::B128 => RegisterRule::OneOf(&[Type::B128]),
+        _ if is_destination => RegisterRule::RelaxedDestination(ty),
+        _ => RegisterRule::RelaxedSource(ty),
+    };
+    OperandSlot {
+        name,
+        is_destination,
+        shape: SlotShape::ScalarOrSingle(rule),
+    }
+}
+
+fn destination(name: &'static str, ty: Type) -> OperandSlot {
+    OperandSlot {
+        name,
+        is_destination: true,
+        shape: SlotShape::Scalar(rule(ty, true)),
+    }
+}
+
+fn source(name: &'static str, ty: Type) -> OperandSlot {
+    OperandSlot {
+        name,
+        is_destination: false,
+        shape: SlotShape::Scalar(rule(ty, false)),
+    }
+}
+
+fn vector(name: &'static str, ty: Type, length: usize, is_destination: bool) -> OperandSlot {
+    OperandSlot {
+        name,
+        is_destination,
+        shape: SlotShape::Vector {
+            length,
+            element: rule(ty, is_destination),
+        },
+    }
+}
+
+fn address(name: &'static str) -> OperandSlot {
+    OperandSlot {
+        name,
+        is_destination: false,
+        shape: SlotShape::Address,
+    }
+}
+
+/// The type twice as wide (`mul.wide`, `mad.wide`: "`d` is twice the width of `a`").
+fn doubled(ty: Type) -> Type {
+    match ty {
+        Type::U16 => Type::U32,
+        Type::S16 => Type::S32,
+        Type::U32 => Type::U64,
+        Type::S32 => Type::S64,
+        other => other,
+    }
+}
+
+/// The operand slots of a decoded form, or `None` where the count varies (`call`, `bar`).
+pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
+    Some(match *form {
+        OpForm::IntBinary { ty: Type::Pred, .. } => vec![
+            scalar("d", true, LOGIC_PREDICATE),
+            scalar("a", false, LOGIC_PREDICATE),
+            scalar("b", false, LOGIC_PREDICATE),
+        ],
+        OpForm::IntUnary { ty: Type::Pred, .. } => vec![
+            scalar("d", true, LOGIC_PREDICATE),
+            scalar("a", false, LOGIC_PREDICATE),
+        ],
+        OpForm::IntBinary {
+            op: IntOp::Shl | IntOp::Shr,
+            ty,
+            ..
+        } => vec![destination("d", ty), source("a", ty), fixed_u32("b")],
+        OpForm::IntBinary { op, ty, .. } => {
+            let (d, b) = match op {
+                IntOp::Mul(MulMode::Wide) => (doubled(ty), ty),
+                _ => (ty, ty),
+            };
+            vec![destination("d", d), source("a", ty), source("b", b)]
+        }
+        OpForm::IntUnary { op, ty } => {
+            // 9.7.1.14-15: popc and clz write a `.u32` count.
+            match op {
+                IntUnaryOp::Popc | IntUnaryOp::Clz => {
+                    vec![scalar("d", true, FIXED_U32), source("a", ty)]
+                }
+                _ => vec![destination("d", ty), source("a", ty)],
+            }
+        }
+        OpForm::Mad { mode, ty, .. } => {
+            let wide = if mode == MulMode::Wide {
+                doubled(ty)
+            } else {
+                ty
+            };
+            vec![
+                destination("d", wide),
+                source("a", ty),
+                source("b", ty),
+                source("c", wide),
+            ]
+        }
+        OpForm::FloatBinary { ty, .. } => {
+            vec![destination("d", ty), source("a", ty), source("b", ty)]
+        }
+        OpForm::Fma { ty, .. } => vec![
+            destination("d", ty),
+            source("a", ty),
+            source("b", ty),
+            source("c", ty),
+        ],
+        OpForm::FloatUnary { ty, .. } => vec![destination("d", ty), source("a", ty)],
+        OpForm::Setp { ty, combine, .. } => {
+            let mut slots = vec![
+                destination("p", Type::Pred),
+                source("a", ty),
+                source("b", ty),
+            ];
+            if combine.is_some() {
+                slots.push(source("c", Type::Pred));
+            }
+            slots
+        }
+        OpForm::Selp { ty } => vec![
+            destination("d", ty),
+            source("a", ty),
+            source("b", ty),
+            source("c", Type::Pred),
+        ],
+        OpForm::Prmt { .. } => vec![
+            destination("d", Type::B32),
+            source("a", Type::B32),
+            source("b", Type::B32),
+            source("c", Type::B32),
+        ],
+        OpForm::Lop3 => vec![
+            destination("d", Type::B32),
+            source("a", Type::B32),
+            source("b", Type::B32),
+            source("c", Type::B32),
+            source("immLut", Type::B32),
+        ],
+        OpForm::Bfe { ty } => vec![
+            destination("d", ty),
+            source("a", ty),
+            fixed_u32("b"),
+            fixed_u32("c"),
+        ],
+        OpForm::Bfi { ty } => vec![
+            destination("f", ty),
+            source("a", ty),
+            source("b", ty),
+            fixed_u32("c"),
+            fixed_u32("d"),
+        ],
+        OpForm::IntTernary { op, ty } => {
+            let c = match op {
+                IntTernaryOp::Shf { .. } => fixed_u32("c"),
+                IntTernaryOp::Mad24 { .. } | IntTernaryOp::Sad => source("c", ty),
+            };
+            vec![destination("d", ty), source("a", ty), source("b", ty), c]
+        }
+        OpForm::Slct {
+            ty, float_selector, ..
+        } => vec![
+            destination("d", ty),
+            source("a", ty),
+            source("b", ty),
+            source("c", if float_selector { Type::F32 } else { Type::S32 }),
+        ],
+        OpForm::Ld { ty, vector: n, .. } => {
+            let d = if n == 1 {
+                memory_value("d", ty, true)
+            } else {
+                vector("d", ty, usize::from(n), true)
+            };
+            vec![d, address("a")]
+        }
+        OpForm::St { ty, vector: n, .. } => {
+            let b = if n == 1 {
+                memory_value("b", ty, false)
+            } else {
+                vector("b", ty, usize::from(n), false)
+            };
+            vec![address("a"), b]
+        }
+        OpForm::Cvta { ty, .. } => vec![
+            destination("p", ty),
+            OperandSlot {
+                name: "a",
+                is_destination: false,
+                shape: SlotShape::ScalarOrSymbol(rule(ty, false)),
+            },
+        ],
+        OpForm::Atom {
+            reduction, op, ty, ..
+        } => {
+            let mut slots = Vec::with_capacity(4);
+            if !reduction {
+                slots.push(destination("d", ty));
+            }
+            slots.push(address("a"));
+            slots.push(source("b", ty));
+            if op == AtomOp::Cas {
+                slots.push(source("c", ty));
+            }
+            slots
+        }
+        OpForm::Fence | OpForm::Ret | OpForm::Exit | OpForm::Trap => Vec::new(),
+        OpForm::Bra => vec![OperandSlot {
+            name: "target",
+            is_destination: false,
+            shape: SlotShape::Label,
+        }],
+        OpForm::BarSync | OpForm::Call => return None,
+    })
+}
+
+/// Checks the operands of a decoded non-conversion form against its slots.
+pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
+    match slots(form) {
+        Some(slots) => check_slots(&slots, operands),
+        None => Vec::new(),
+    }
+}

@@ -1,0 +1,361 @@
+"""Variants of the instructions ptxsim executes besides cvt, cvt.pack and mov, for gen.py.
+
+Three files, made in order, each from ptxas's verdicts on the one before:
+
+* ``ops-forms.tsv``: every opcode with every modifier subset of up to two (three for the
+  floating-point arithmetic) from a pool of the modifiers that opcode's spec section names plus
+  some that it does not, times every type, with the registers the spec names for the type;
+* ``ops-operands.tsv``: for each form that ptxas accepted, each operand in turn replaced by a
+  register of every other type, by each kind of literal, by the sink, plus one operand too few
+  and one too many;
+* ``ops-targets.tsv``: each accepted form on a list of older targets and versions.
+
+Operands follow gen.py's convention: ``%<regtype>_<n>`` is declared ``.reg .<regtype>``.
+"""
+from __future__ import annotations
+
+import itertools
+
+TYPES = ["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
+         "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "u16x2", "s16x2"]
+REG_TYPES = ["b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",
+             "s8", "s16", "s32", "s64", "f16", "f16x2", "f32", "f64", "pred"]
+LITERALS = ["7", "-7", "1.5", "0f3F800000", "0d3FF0000000000000"]
+BITS = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16,
+        "b32": 32, "u32": 32, "s32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32, "u16x2": 32,
+        "s16x2": 32, "b64": 64, "u64": 64, "s64": 64, "f64": 64, "b128": 128, "pred": 1}
+
+# (target, version) pairs for ops-targets.tsv; pairs ptxas rejects as a header are skipped.
+TARGET_PAIRS = [("sm_50", "6.0"), ("sm_50", "9.1"), ("sm_60", "6.0"), ("sm_60", "9.1"),
+                ("sm_70", "6.0"), ("sm_70", "6.3"), ("sm_70", "9.1"), ("sm_75", "6.3"),
+                ("sm_75", "9.1"), ("sm_80", "6.5"), ("sm_80", "7.0"), ("sm_80", "9.1"),
+                ("sm_86", "7.1"), ("sm_86", "7.2"), ("sm_86", "9.1"), ("sm_89", "7.8"),
+                ("sm_89", "9.1"), ("sm_90", "7.8"), ("sm_90", "8.0"), ("sm_90", "8.2"),
+                ("sm_90", "8.3"), ("sm_90", "9.1")]
+
+
+def natural(t: str) -> str:
+    """The register type the spec names for an instruction type."""
+    return {"bf16": "b16", "bf16x2": "b32", "u16x2": "b32", "s16x2": "b32"}.get(t, t)
+
+
+def wide(t: str) -> str:
+    """The register of twice the width (mul.wide / mad.wide destinations)."""
+    return {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64"}.get(t, natural(t))
+
+
+def r(t: str, n: int) -> str:
+    return f"%{natural(t)}_{n}"
+
+
+FLOAT = ["rn", "rz", "rm", "rp", "ftz", "sat"]
+
+# opcode -> (modifier pool, subset size, operand builder(mods, type) -> operand list or None).
+# A builder returning None means "the shape does not exist for these modifiers"; the line is
+# still written with the plainest shape so that ptxas judges the modifiers.
+
+
+def binary(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2)]
+
+
+def shift(mods, t):
+    return [r(t, 0), r(t, 1), "%u32_2"]
+
+
+def mul_ops(mods, t):
+    d = wide(t) if "wide" in mods else t
+    return [f"%{natural(d)}_0", r(t, 1), r(t, 2)]
+
+
+def mad_ops(mods, t):
+    d = wide(t) if "wide" in mods else t
+    return [f"%{natural(d)}_0", r(t, 1), r(t, 2), f"%{natural(d)}_3"]
+
+
+def unary(mods, t):
+    return [r(t, 0), r(t, 1)]
+
+
+def count_ops(mods, t):
+    return ["%u32_0", r(t, 1)]
+
+
+def ternary(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2), r(t, 3)]
+
+
+def setp_ops(mods, t):
+    ops = ["%pred_0", r(t, 1), r(t, 2)]
+    if any(m in ("and", "or", "xor") for m in mods):
+        ops.append("%pred_3")
+    return ops
+
+
+def selp_ops(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2), "%pred_3"]
+
+
+def prmt_ops(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2), r(t, 3)]
+
+
+def lop3_ops(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2), r(t, 3), "0x96"]
+
+
+def bfe_ops(mods, t):
+    return [r(t, 0), r(t, 1), "%u32_2", "%u32_3"]
+
+
+def bfi_ops(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2), "%u32_3", "%u32_4"]
+
+
+def vec(t: str, n: int, start: int = 0) -> str:
+    return "{" + ", ".join(r(t, start + i) for i in range(n)) + "}"
+
+
+def vector_size(mods) -> int:
+    for m in mods:
+        if m in ("v2", "v4", "v8"):
+            return int(m[1])
+    return 1
+
+
+def ld_ops(mods, t):
+    n = vector_size(mods)
+    d = r(t, 0) if n == 1 else vec(t, n)
+    return [d, "[%u64_9]"]
+
+
+def st_ops(mods, t):
+    n = vector_size(mods)
+    s = r(t, 1) if n == 1 else vec(t, n, 1)
+    return ["[%u64_9]", s]
+
+
+def cvta_ops(mods, t):
+    return [r(t, 0), r(t, 1)]
+
+
+def atom_ops(mods, t):
+    if "cas" in mods:
+        return [r(t, 0), "[%u64_9]", r(t, 1), r(t, 2)]
+    return [r(t, 0), "[%u64_9]", r(t, 1)]
+
+
+def red_ops(mods, t):
+    return ["[%u64_9]", r(t, 1)]
+
+
+def shf_ops(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2), "%u32_3"]
+
+
+def sad_ops(mods, t):
+    return [r(t, 0), r(t, 1), r(t, 2), r(t, 3)]
+
+
+ARITH_TYPES = ["u16", "u32", "u64", "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2",
+               "f32", "f64", "b16", "b32", "u16x2", "s16x2", "u8", "s8", "pred"]
+
+OPCODES = {
+    # opcode: (pool, max subset, builder, types)
+    "add": (FLOAT + ["cc", "relu", "x"], 2, binary, ARITH_TYPES),
+    "sub": (FLOAT + ["cc", "relu"], 2, binary, ARITH_TYPES),
+    "mul": (["lo", "hi", "wide"] + FLOAT, 2, mul_ops, ARITH_TYPES),
+    "mad": (["lo", "hi", "wide", "sat", "rn", "rz", "ftz", "cc"], 2, mad_ops, ARITH_TYPES),
+    "div": (["approx", "full", "ftz", "rn", "rz", "sat"], 2, binary, ARITH_TYPES),
+    "rem": (["lo"], 1, binary, ARITH_TYPES),
+    "min": (["ftz", "NaN", "relu", "xorsign", "abs"], 2, binary, ARITH_TYPES),
+    "max": (["ftz", "NaN", "relu", "xorsign", "abs"], 2, binary, ARITH_TYPES),
+    "abs": (["ftz", "sat"], 1, unary, ARITH_TYPES),
+    "neg": (["ftz", "rn"], 1, unary, ARITH_TYPES),
+    "fma": (["rn", "rz", "ftz", "sat", "relu", "oob"], 2, ternary, ARITH_TYPES),
+    "rcp": (["approx", "ftz", "rn", "rz", "rm"], 2, unary, ARITH_TYPES),
+    "sqrt": (["approx", "ftz", "rn", "rp"], 2, unary, ARITH_TYPES),
+    "and": (["x"], 1, binary, TYPES),
+    "or": (["x"], 1, binary, TYPES),
+    "xor": (["x"], 1, binary, TYPES),
+    "not": (["x"], 1, unary, TYPES),
+    "cnot": (["x"], 1, unary, TYPES),
+    "shl": (["x"], 1, shift, TYPES),
+    "shr": (["x"], 1, shift, TYPES),
+    "popc": (["x"], 1, count_ops, TYPES),
+    "clz": (["x"], 1, count_ops, TYPES),
+    "brev": (["x"], 1, unary, TYPES),
+    "bfe": (["x"], 1, bfe_ops, TYPES),
+    "bfi": (["x"], 1, bfi_ops, TYPES),
+    "selp": (["x"], 1, selp_ops, TYPES),
+    "prmt": (["f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "x"], 1, prmt_ops, TYPES),
+    "lop3": (["x"], 1, lop3_ops, TYPES),
+    "setp": (["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu",
+              "leu", "gtu", "geu", "num", "nan", "and", "ftz"], 2, setp_ops, ARITH_TYPES),
+}
+
+
+def subsets(pool, k):
+    out = [[]]
+    for n in range(1, k + 1):
+        out += [list(c) for c in itertools.combinations(pool, n)]
+    return out
+
+
+def line(opcode, mods, t, ops):
+    mnemonic = ".".join([opcode] + mods + [t])
+    return f"{mnemonic} {', '.join(ops)};"
+
+
+def memory_lines():
+    out = []
+    spaces = ["", "global", "shared", "local", "const", "param"]
+    for opcode, builder in (("ld", ld_ops), ("st", st_ops)):
+        for space, t in itertools.product(spaces, TYPES):
+            mods = [space] if space else []
+            out.append(line(opcode, mods, t, builder(mods, t)))
+        for space, v, t in itertools.product(["", "global", "shared"], ["v2", "v4", "v8"],
+                                             ["b16", "b32", "b64", "u8", "f32", "f64", "b128",
+                                              "f16", "f16x2", "pred"]):
+            mods = ([space] if space else []) + [v]
+            out.append(line(opcode, mods, t, builder(mods, t)))
+        quals = ["weak", "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys",
+                 "cluster", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "L1::evict_last",
+                 "L2::64B", "L1::no_allocate", "mmio", "x"]
+        for q in quals:
+            for space in ("", "global"):
+                mods = ([space] if space else []) + [q]
+                out.append(line(opcode, mods, "u32", builder(mods, "u32")))
+        for sem, scope in itertools.product(["relaxed", "acquire", "release", "volatile", "weak"],
+                                            ["cta", "gpu", "sys", "cluster"]):
+            mods = [sem, scope, "global"]
+            out.append(line(opcode, mods, "u32", builder(mods, "u32")))
+    for space, t in itertools.product(["", "global"], ["u32", "f32", "b64", "v4", "u8"]):
+        mods = ([space] if space else [])
+        if t == "v4":
+            out.append(line("ldu", mods + ["v4"], "f32", ld_ops(["v4"], "f32")))
+        else:
+            out.append(line("ldu", mods, t, ld_ops(mods, t)))
+    for to, space, t in itertools.product(["", "to"], ["global", "shared", "local", "const",
+                                                        "param", "x"], ["u64", "b64", "s64"]):
+        mods = ([to] if to else []) + [space]
+        out.append(line("cvta", mods, t, cvta_ops(mods, t)))
+    ops = ["add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"]
+    atom_types = ["b16", "b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64", "f16",
+                  "f16x2", "bf16", "bf16x2", "u16", "b128"]
+    for opcode in ("atom", "red"):
+        builder = atom_ops if opcode == "atom" else red_ops
+        for space, op, t in itertools.product(["", "global", "shared"], ops, atom_types):
+            mods = ([space] if space else []) + [op]
+            if t in ("f16", "f16x2", "bf16", "bf16x2") and op == "add":
+                out.append(line(opcode, mods + ["noftz"], t, builder(mods, t)))
+            out.append(line(opcode, mods, t, builder(mods, t)))
+        for sem, scope in itertools.product(["relaxed", "acquire", "release", "acq_rel",
+                                             "weak", "volatile"], ["", "cta", "gpu", "sys"]):
+            mods = [sem] + ([scope] if scope else []) + ["global", "add"]
+            out.append(line(opcode, mods, "u32", builder(mods, "u32")))
+        for q in ("L2::cache_hint", "noftz", "x"):
+            mods = ["global", "add", q]
+            out.append(line(opcode, mods, "u32", builder(mods, "u32")))
+    return out
+
+
+def control_lines():
+    return [
+        "bar.sync 0;", "bar.sync 1, 64;", "bar.cta.sync 0;", "bar.sync.aligned 0;",
+        "bar.cta.sync.aligned 0;", "bar.sync %u32_0;", "bar.x 0;", "bar 0;",
+        "barrier.sync 0;", "barrier.sync.aligned 0;", "bar.arrive 0, 64;",
+        "membar.cta;", "membar.gl;", "membar.sys;", "membar.x;", "membar;",
+        "fence.sc.cta;", "fence.acq_rel.gpu;", "fence.sc.sys;", "fence.x;", "fence;",
+        "fence.proxy.alias;", "exit;", "trap;", "exit.x;", "trap.x;", "ret.uni;", "ret.x;",
+        "bra.uni L0;", "bra L0;", "bra.x L0;", "bra L0, L0;",
+    ]
+
+
+def new_opcode_lines():
+    """shf, slct, mul24, mad24, sad: named in the table, decoded in this round."""
+    out = []
+    for mode, clamp, t in itertools.product(["l", "r", "x", ""], ["wrap", "clamp", ""],
+                                            ["b32", "u32", "s32", "b64"]):
+        mods = [m for m in (mode, clamp) if m]
+        out.append(line("shf", mods, t, shf_ops(mods, t)))
+    for ftz, d in itertools.product(["", "ftz"], ["b16", "b32", "b64", "u16", "u32", "u64",
+                                                   "s16", "s32", "s64", "f32", "f64", "pred"]):
+        for c in ("s32", "f32", "u32"):
+            mods = ([ftz] if ftz else [])
+            out.append(f"slct.{'.'.join(mods + [d, c])} {r(d, 0)}, {r(d, 1)}, {r(d, 2)}, "
+                       f"%{c}_3;")
+    for opcode in ("mul24", "mad24"):
+        for mode, sat, t in itertools.product(["lo", "hi", "wide", ""], ["", "sat"],
+                                              ["u32", "s32", "u16", "u64", "b32"]):
+            mods = [m for m in (mode, sat) if m]
+            ops = [r(t, 0), r(t, 1), r(t, 2)] + ([r(t, 3)] if opcode == "mad24" else [])
+            out.append(line(opcode, mods, t, ops))
+    for t in ["u16", "u32", "u64", "s16", "s32", "s64", "b32", "f32"]:
+        out.append(line("sad", [], t, sad_ops([], t)))
+    return out
+
+
+def form_lines():
+    out = []
+    for opcode, (pool, k, builder, types) in OPCODES.items():
+        for mods, t in itertools.product(subsets(pool, k), types):
+            out.append(line(opcode, list(mods), t, builder(mods, t)))
+        if opcode in ("add", "sub", "mul", "fma"):
+            for rnd in ("rn", "rz"):
+                for t in types:
+                    mods = [rnd, "ftz", "sat"]
+                    out.append(line(opcode, mods, t, builder(mods, t)))
+    return out + memory_lines() + control_lines() + new_opcode_lines()
+
+
+def split(text):
+    """`op.mods a, {b, c}, [d];` -> (mnemonic, operand strings)."""
+    body = text.rstrip(";")
+    mnemonic, _, rest = body.partition(" ")
+    ops, depth, cur = [], 0, ""
+    for ch in rest:
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            ops.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        ops.append(cur.strip())
+    return mnemonic, ops
+
+
+def operand_lines(accepted):
+    """Operand variants of the first accepted form of each opcode, type and vector size
+    (register operands only are varied). The sink is left out: ptxas stops at the first one it
+    rejects ("fatal"), so each would need an assembly of its own."""
+    out = []
+    seen = set()
+    for text in accepted:
+        mnemonic, ops = split(text)
+        words = mnemonic.split(".")
+        key = (words[0], words[-1], vector_size(words), "wide" in words, "cas" in words)
+        if key in seen:
+            continue
+        seen.add(key)
+        if mnemonic.split(".")[0] in ("bar", "barrier", "membar", "fence", "bra", "exit",
+                                     "trap", "ret"):
+            continue
+        out.append(f"{mnemonic} {', '.join(ops[:-1])};")
+        out.append(f"{mnemonic} {', '.join(ops + [ops[-1]])};")
+        for i, op in enumerate(ops):
+            if not op.startswith("%"):
+                continue
+            for t in REG_TYPES:
+                if f"%{t}_" in op:
+                    continue
+                new = ops[:i] + [f"%{t}_{i}"] + ops[i + 1:]
+                out.append(f"{mnemonic} {', '.join(new)};")
+            for lit in LITERALS:
+                new = ops[:i] + [lit] + ops[i + 1:]
+                out.append(f"{mnemonic} {', '.join(new)};")
+    return out
