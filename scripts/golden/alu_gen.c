@@ -3,7 +3,7 @@
  * hardware (x86-64 SSE) under fesetround, with fmaf/fma/sqrtf/sqrt from the C library.
  * No NVIDIA code is involved. Deterministic: fixed xorshift seed, no time or address input.
  *
- * Usage: alu_gen f32|f64  > table.txt
+ * Usage: alu_gen f32|f64  > table.txt   (alu.sh commits it as tests/golden/alu_TYPE.txt.xz)
  * Line format: op rounding a b [c] result   (bits in hex; sqrt has one operand, fma three)
  */
 #include <fenv.h>

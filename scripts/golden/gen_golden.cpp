@@ -8,7 +8,8 @@
 //  3. Rules written here directly from the PTX ISA text (relu, satfinite, the float-to-int
 //     clamp and NaN values, .rs), applied on top of (1)/(2); each such column says so.
 //
-// Output: one text table per source family in the directory given as argv[1]. Format:
+// Output: one text table NAME.txt per source family in the directory given as argv[1]
+// (generate.sh gives a scratch directory and commits each as tests/golden/NAME.txt.xz). Format:
 //   # free text (title, reference functions, command)
 //   #! from=<ptx type> [random=1]
 //   #! columns=<to>/<rounding>/<flags>/<compare> ...

@@ -12,6 +12,11 @@ use ptxsim_isa::ops::{
     IntUnaryOp, MulMode, PrmtMode,
 };
 
+/// The golden-table reader shared with `golden.rs` and `ptxsim-softfloat`'s tests
+/// ([`common::read_golden`] decompresses `tests/golden/*.txt.xz`).
+#[path = "../../softfloat/tests/common/mod.rs"]
+mod common;
+
 const RN: FloatModifiers = FloatModifiers {
     rounding: FloatRounding::Rn,
     ftz: false,
@@ -30,14 +35,6 @@ fn with(rounding: FloatRounding) -> FloatModifiers {
 // ---------------------------------------------------------------------------------------------
 // Floating point against the host golden tables.
 
-fn golden(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/golden")
-        .join(name);
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run scripts/golden/alu.sh)", path.display()))
-}
-
 fn rounding(name: &str) -> FloatRounding {
     match name {
         "rn" => FloatRounding::Rn,
@@ -51,7 +48,7 @@ fn rounding(name: &str) -> FloatRounding {
 /// Runs every line of a golden table; NaN expectations accept only our canonical NaN (any NaN
 /// is right by IEEE 754; the canonical pattern is the PTX rule checked separately below).
 fn check_table(name: &str, ty: Type, is_nan: fn(u64) -> bool, canonical: u64) -> usize {
-    let text = golden(name);
+    let text = common::read_golden(name);
     let mut count = 0;
     let mut failures = Vec::new();
     for line in text
@@ -106,7 +103,7 @@ fn check_table(name: &str, ty: Type, is_nan: fn(u64) -> bool, canonical: u64) ->
 #[test]
 fn f32_matches_host_ieee_in_all_roundings() {
     let n = check_table(
-        "alu_f32.txt",
+        "alu_f32.txt.xz",
         Type::F32,
         |x| f32::from_bits(x as u32).is_nan(),
         u64::from(F32_CANONICAL_NAN),
@@ -117,7 +114,7 @@ fn f32_matches_host_ieee_in_all_roundings() {
 #[test]
 fn f64_matches_host_ieee_in_all_roundings() {
     let n = check_table(
-        "alu_f64.txt",
+        "alu_f64.txt.xz",
         Type::F64,
         |x| f64::from_bits(x).is_nan(),
         F64_CANONICAL_NAN,

@@ -287,7 +287,7 @@ fn with_directed(prefix: &[&'static str], suffix: &[&'static str]) -> Vec<&'stat
 #[test]
 fn golden_f16_through_the_executor() {
     assert_golden(
-        "f16.txt",
+        "f16.txt.xz",
         &with_directed(&["e4m3/rn/-/exact", "e5m2/rn/-/exact"], &[]),
     );
 }
@@ -295,14 +295,14 @@ fn golden_f16_through_the_executor() {
 /// `cvt.rzi.{s8,...,u64}.f16`.
 #[test]
 fn golden_f16_to_int_through_the_executor() {
-    assert_golden("f16_to_int.txt", &[]);
+    assert_golden("f16_to_int.txt.xz", &[]);
 }
 
 /// `cvt.f32.bf16`, `.bf16x2` to fp8/fp6/fp4, `cvt.{rz,rp}{.satfinite}.ue8m0x2.bf16x2`.
 #[test]
 fn golden_bf16_through_the_executor() {
     assert_golden(
-        "bf16.txt",
+        "bf16.txt.xz",
         &with_directed(
             &["e4m3/rn/-/exact", "e5m2/rn/-/exact"],
             &["ue8m0/rn/satfinite/exact", "ue8m0/rn/-/exact"],
@@ -313,14 +313,20 @@ fn golden_bf16_through_the_executor() {
 /// `cvt.rzi.{s8,...,u64}.bf16`.
 #[test]
 fn golden_bf16_to_int_through_the_executor() {
-    assert_golden("bf16_to_int.txt", &[]);
+    assert_golden("bf16_to_int.txt.xz", &[]);
 }
 
 /// `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}`; PTX has no fp8/fp6/fp4 to bf16
 /// or f32.
 #[test]
 fn golden_small_formats_through_the_executor() {
-    for name in ["e4m3.txt", "e5m2.txt", "e2m3.txt", "e3m2.txt", "e2m1.txt"] {
+    for name in [
+        "e4m3.txt.xz",
+        "e5m2.txt.xz",
+        "e2m3.txt.xz",
+        "e3m2.txt.xz",
+        "e2m1.txt.xz",
+    ] {
         assert_golden(name, &["bf16/rn/-/exact", "f32/rn/-/exact"]);
     }
 }
@@ -329,14 +335,14 @@ fn golden_small_formats_through_the_executor() {
 #[test]
 fn golden_ue8m0_through_the_executor() {
     // PTX converts ue8m0 only to bf16 (`cvt.rn.bf16x2.ue8m0x2`).
-    assert_golden("ue8m0.txt", &["f32/rn/-/nan-any"]);
+    assert_golden("ue8m0.txt.xz", &["f32/rn/-/nan-any"]);
 }
 
 /// f32 sources: f16/bf16 in four modes, fp8/fp6/fp4 pairs, ue8m0 pairs.
 #[test]
 fn golden_f32_through_the_executor() {
     assert_golden(
-        "f32.txt",
+        "f32.txt.xz",
         &with_directed(&["e4m3/rn/-/exact", "e5m2/rn/-/exact"], &[]),
     );
 }
@@ -344,19 +350,19 @@ fn golden_f32_through_the_executor() {
 /// 105,000 random f32 inputs (a sample).
 #[test]
 fn golden_f32_random_through_the_executor() {
-    assert_golden("f32_random.txt", &[]);
+    assert_golden("f32_random.txt.xz", &[]);
 }
 
 /// Integral rounding, `cvt.f64.f32`, tf32, float-to-integer, `.relu`/`.satfinite`/`.ftz`/`.sat`.
 #[test]
 fn golden_f32_fpu_through_the_executor() {
-    assert_golden("f32_fpu.txt", &[]);
+    assert_golden("f32_fpu.txt.xz", &[]);
 }
 
 /// `.rs` with the random bits placed in `rbits` as the spec lays them out per form.
 #[test]
 fn golden_f32_rs_through_the_executor() {
-    assert_golden("f32_rs.txt", &[]);
+    assert_golden("f32_rs.txt.xz", &[]);
 }
 
 /// f64 sources.
@@ -372,19 +378,19 @@ fn golden_f64_through_the_executor() {
         "e2m1/rn/satfinite/exact",
     ];
     skips.extend(FP6_FP4_DIRECTED);
-    assert_golden("f64.txt", &skips);
+    assert_golden("f64.txt.xz", &skips);
 }
 
 /// Integer sources to floats and integers (`.sat` only where the range can shrink).
 #[test]
 fn golden_integers_through_the_executor() {
-    assert_golden("s16.txt", &[]);
-    assert_golden("u16.txt", &[]);
-    assert_golden("s32.txt", &["s32/rn/sat/exact", "s64/rn/sat/exact"]);
+    assert_golden("s16.txt.xz", &[]);
+    assert_golden("u16.txt.xz", &[]);
+    assert_golden("s32.txt.xz", &["s32/rn/sat/exact", "s64/rn/sat/exact"]);
     assert_golden(
-        "u32.txt",
+        "u32.txt.xz",
         &["u32/rn/sat/exact", "s64/rn/sat/exact", "u64/rn/sat/exact"],
     );
-    assert_golden("s64.txt", &["s64/rn/sat/exact"]);
-    assert_golden("u64.txt", &["u64/rn/sat/exact"]);
+    assert_golden("s64.txt.xz", &["s64/rn/sat/exact"]);
+    assert_golden("u64.txt.xz", &["u64/rn/sat/exact"]);
 }

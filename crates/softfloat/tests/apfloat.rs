@@ -64,7 +64,7 @@ fn bf16_to_f16_every_input_every_mode() {
 /// `cvt.{rn,rna,rz,rm,rp}.{f16,bf16}.f64` on the f64 golden inputs.
 #[test]
 fn f64_to_f16_and_bf16_every_mode() {
-    let t = common::load("f64.txt");
+    let t = common::load("f64.txt.xz");
     let inputs: Vec<u64> = t.rows.iter().map(|r| r.0).collect();
     check::<Double, Half>(inputs.iter().copied(), Type::F64, Type::F16);
     check::<Double, BFloat>(inputs.iter().copied(), Type::F64, Type::Bf16);
@@ -75,10 +75,10 @@ fn f64_to_f16_and_bf16_every_mode() {
 #[test]
 fn integers_to_half_and_bf16_every_mode() {
     for (file, from) in [
-        ("s32.txt", Type::S32),
-        ("u32.txt", Type::U32),
-        ("s64.txt", Type::S64),
-        ("u64.txt", Type::U64),
+        ("s32.txt.xz", Type::S32),
+        ("u32.txt.xz", Type::U32),
+        ("s64.txt.xz", Type::S64),
+        ("u64.txt.xz", Type::U64),
     ] {
         let t = common::load(file);
         let (w, signed) = from.integer().unwrap_or((64, false));

@@ -28,7 +28,7 @@ fn column(t: &Table, spec: &str) -> usize {
 /// every input in both lanes.
 #[test]
 fn half2_sources_pack_each_lane() {
-    for (file, from) in [("f16.txt", Type::F16), ("bf16.txt", Type::Bf16)] {
+    for (file, from) in [("f16.txt.xz", Type::F16), ("bf16.txt.xz", Type::Bf16)] {
         let t = load(file);
         let n = t.rows.len();
         for spec in [
@@ -71,12 +71,12 @@ fn half2_sources_pack_each_lane() {
 #[test]
 fn narrow_x2_to_half2_each_lane() {
     for (file, from, to) in [
-        ("e4m3.txt", Type::E4m3, Type::F16),
-        ("e5m2.txt", Type::E5m2, Type::F16),
-        ("e2m3.txt", Type::E2m3, Type::F16),
-        ("e3m2.txt", Type::E3m2, Type::F16),
-        ("e2m1.txt", Type::E2m1, Type::F16),
-        ("ue8m0.txt", Type::Ue8m0, Type::Bf16),
+        ("e4m3.txt.xz", Type::E4m3, Type::F16),
+        ("e5m2.txt.xz", Type::E5m2, Type::F16),
+        ("e2m3.txt.xz", Type::E2m3, Type::F16),
+        ("e3m2.txt.xz", Type::E3m2, Type::F16),
+        ("e2m1.txt.xz", Type::E2m1, Type::F16),
+        ("ue8m0.txt.xz", Type::Ue8m0, Type::Bf16),
     ] {
         let t = load(file);
         let ci = column(&t, &format!("{}/rn/-/exact", to.name()));
@@ -97,7 +97,7 @@ fn narrow_x2_to_half2_each_lane() {
 /// `d[15:8] = convert(a); d[7:0] = convert(b)` for the fp8/fp6/ue8m0 x2 forms from f32.
 #[test]
 fn f32_pairs_pack_a_high_b_low() {
-    let t = load("f32.txt");
+    let t = load("f32.txt.xz");
     let n = t.rows.len();
     for (spec, to) in [
         ("f16/rn/-/exact", Type::F16),

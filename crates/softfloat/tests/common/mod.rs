@@ -1,13 +1,15 @@
-//! Reader for the golden tables in `tests/golden/` (written by `scripts/golden/gen_golden.cpp`).
+//! Reader for the golden tables in `tests/golden/` (written by `scripts/golden/gen_golden.cpp`
+//! and `scripts/golden/alu.sh`, stored xz-compressed as `NAME.txt.xz`; [`read_golden`] is the one
+//! place that opens them, here and in `crates/exec/tests`).
 //!
-//! A table has `#` comment lines, a `#! from=<type> [random=1]` line, an optional `#! inputs=`
+//! A `gen_golden.cpp` table has `#` comment lines, a `#! from=<type> [random=1]` line, an optional `#! inputs=`
 //! line (inputs regenerated instead of stored), a `#! columns=` line of
 //! `to/rounding/flags/compare` specs, and rows `<input hex> [<random hex>] <hex blob>
 //! <decimals>`: the float-typed outputs concatenated as fixed-width hex, then the integer-typed
 //! outputs as decimals.
 #![allow(dead_code, unreachable_pub)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ptxsim_softfloat::{Flags, Rounding, Type, convert};
 
@@ -81,10 +83,32 @@ pub fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
 }
 
-pub fn load(name: &str) -> Table {
+/// The text of the golden table `name` (`tests/golden/NAME`, e.g. `f16.txt.xz`), decompressed.
+/// Panics, naming the file, when it is missing, not valid xz (corrupt or truncated: the xz
+/// check fails) or not UTF-8.
+pub fn read_golden(name: &str) -> String {
     let path = golden_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let packed = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read golden table {}: {e} (regenerate with scripts/golden/generate.sh or \
+             scripts/golden/alu.sh)",
+            path.display()
+        )
+    });
+    unpack(&path, &packed)
+}
+
+/// The text of the xz stream `packed` read from `path` (named in the panics).
+pub fn unpack(path: &Path, packed: &[u8]) -> String {
+    let mut text = Vec::new();
+    lzma_rs::xz_decompress(&mut &packed[..], &mut text)
+        .unwrap_or_else(|e| panic!("golden table {} is not valid xz: {e:?}", path.display()));
+    String::from_utf8(text)
+        .unwrap_or_else(|e| panic!("golden table {} is not UTF-8: {e}", path.display()))
+}
+
+pub fn load(name: &str) -> Table {
+    let text = read_golden(name);
     let mut from = None;
     let mut random = false;
     // `#! inputs=xorshift64-f64:SEED:COUNT`: inputs are regenerated, rows hold outputs only.
