@@ -54,7 +54,6 @@ pub(crate) fn run(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for path in files {
-        let awake = AwakeCores::for_file(path);
         let bytes = match read_file(path) {
             Ok(bytes) => bytes,
             Err(error) => {
@@ -69,9 +68,6 @@ pub(crate) fn run(
             continue;
         }
         let (source, encoding) = decode_source(&bytes);
-        // The checker starts its threads right away: the cores need to be awake only a little
-        // longer.
-        awake.release_soon();
         let mut diagnostics = ptxsim_check::check_source(&source, &options);
         if let Some(encoding) = encoding {
             diagnostics.insert(0, encoding);
@@ -96,12 +92,13 @@ pub(crate) fn run(
 }
 
 /// The contents of the file at `path`. A large regular file is read in pieces of [`READ_PIECE`]
-/// bytes by two threads: copying it from the page cache and faulting in the buffer is a tenth of
-/// the time `check` takes on it, and half of that overlaps. Each thread claims the next piece
-/// no one has read, so that a thread that starts late only reads fewer. Anything else is read
-/// as by `std::fs::read` (a file that changes size while read is read again that way).
+/// bytes by two threads, each with its own handle: copying it from the page cache and faulting
+/// in the buffer is a tenth of the time `check` takes on it, and half of that overlaps. Each
+/// thread claims the next piece no one has read, so that a thread that starts late only reads
+/// fewer. Anything else is read by `std::fs::read` (so is a file that changes size while read,
+/// again).
 fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::FileExt as _;
+    use std::io::{Read as _, Seek as _, SeekFrom};
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     const PARALLEL_READ: u64 = 4 << 20;
@@ -116,7 +113,9 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     let mut bytes = vec![0u8; length];
     let pieces: Vec<Mutex<&mut [u8]>> = bytes.chunks_mut(READ_PIECE).map(Mutex::new).collect();
     let next = AtomicUsize::new(0);
-    let read = || -> std::io::Result<()> {
+    // Reads the pieces no one has claimed yet through `file` (a handle of its own: the position
+    // is the handle's).
+    let read = |mut file: &std::fs::File| -> std::io::Result<()> {
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(piece) = pieces.get(index) else {
@@ -125,12 +124,14 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
             let mut piece = piece
                 .lock()
                 .map_err(|_| std::io::Error::other("poisoned"))?;
-            file.read_exact_at(&mut piece, (index * READ_PIECE) as u64)?;
+            file.seek(SeekFrom::Start((index * READ_PIECE) as u64))?;
+            file.read_exact(&mut piece)?;
         }
     };
     let (one, two) = std::thread::scope(|scope| {
-        let other = scope.spawn(read);
-        let one = read();
+        // A second handle that cannot be opened leaves every piece to the first.
+        let other = scope.spawn(|| std::fs::File::open(path).and_then(|other| read(&other)));
+        let one = read(&file);
         (one, other.join())
     });
     drop(pieces);
@@ -144,80 +145,6 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
 
 /// The size of the pieces [`read_file`] reads a large file in.
 const READ_PIECE: usize = 1 << 20;
-
-/// While a large file is read, and until the checker has started its threads: one thread per
-/// other core that the checker will use, each yielding its core in a loop.
-///
-/// On virtual machines a core left idle can take milliseconds to run a thread started for it
-/// (measured on a 2-core VM: about 1.9 ms in half of the starts, 0.05 ms when the other core is
-/// running something), and meanwhile one core does the work of two. The file's second reader
-/// starts right after these, the checker's threads a fraction of a millisecond after the file
-/// is read; kept awake, the cores run them at once (`ptxsim check` on 8.5 MB: median 36.0 ->
-/// 33.4 ms). A thread that only yields gives way to any other thread of its core, but not to
-/// threads queued on another core, so the threads stop [`RELEASE_AFTER`] after
-/// [`AwakeCores::release_soon`] (or when dropped, or after [`AWAKE_AT_MOST`]).
-struct AwakeCores {
-    /// Nanoseconds after `start` when the threads stop (`u64::MAX`: not yet set).
-    stop_at: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    start: std::time::Instant,
-}
-
-/// How long [`AwakeCores`] keep the cores awake after [`AwakeCores::release_soon`].
-const RELEASE_AFTER: std::time::Duration = std::time::Duration::from_millis(3);
-
-/// The longest [`AwakeCores`] keep a core awake.
-const AWAKE_AT_MOST: std::time::Duration = std::time::Duration::from_millis(100);
-
-impl AwakeCores {
-    /// Keeps awake the cores that checking the file at `path` will use, if it is large enough
-    /// to be checked on several threads.
-    fn for_file(path: &std::path::Path) -> Self {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        let start = std::time::Instant::now();
-        let stop_at = std::sync::Arc::new(AtomicU64::new(u64::MAX));
-        let length = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
-        for _ in 0..AwakeCores::threads(length) {
-            let stop_at = std::sync::Arc::clone(&stop_at);
-            // Best effort: without the thread, the checker's threads may only start later.
-            let _ = std::thread::Builder::new().spawn(move || {
-                loop {
-                    let now = start.elapsed();
-                    let deadline = stop_at.load(Ordering::Relaxed);
-                    if now >= AWAKE_AT_MOST || nanos(now) >= deadline {
-                        return;
-                    }
-                    std::thread::yield_now();
-                }
-            });
-        }
-        AwakeCores { stop_at, start }
-    }
-
-    /// How many threads keep cores awake for a file of `length` bytes: one per thread the
-    /// checker starts besides the calling one.
-    fn threads(length: u64) -> usize {
-        ptxsim_syntax::default_chunks(usize::try_from(length).unwrap_or(usize::MAX))
-            .saturating_sub(1)
-    }
-
-    /// Lets the threads stop [`RELEASE_AFTER`] from now.
-    fn release_soon(&self) {
-        let deadline = nanos(self.start.elapsed() + RELEASE_AFTER);
-        self.stop_at
-            .fetch_min(deadline, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl Drop for AwakeCores {
-    fn drop(&mut self) {
-        self.stop_at.store(0, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-/// `duration` in nanoseconds, saturated.
-fn nanos(duration: std::time::Duration) -> u64 {
-    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
-}
 
 /// Parses the value of `--target`: an architecture name ptxas knows (`sm_90`, `sm_100a`,
 /// `sm_120f`, `compute_90`). A bad value is a usage error (exit status 2).
@@ -349,7 +276,7 @@ fn to_report(source: &str, diagnostic: &Diagnostic) -> Report<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{AwakeCores, READ_PIECE, read_file};
+    use super::{READ_PIECE, read_file};
 
     #[test]
     fn a_large_file_read_in_pieces_is_the_file() {
@@ -364,21 +291,5 @@ mod tests {
         }
         assert!(read_file(&dir.join("missing.ptx")).is_err());
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// Cores are kept awake only for files the checker reads on several threads (one per
-    /// thread it starts), and keeping them awake for a missing file, then releasing them, does
-    /// nothing.
-    #[test]
-    fn cores_are_kept_awake_only_for_large_files() {
-        let threshold = ptxsim_syntax::PARALLEL_THRESHOLD as u64;
-        assert_eq!(AwakeCores::threads(0), 0);
-        assert_eq!(AwakeCores::threads(threshold - 1), 0);
-        let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get().min(16));
-        assert_eq!(AwakeCores::threads(threshold), cores - 1);
-        assert_eq!(AwakeCores::threads(u64::MAX), cores - 1);
-        let awake = AwakeCores::for_file(std::path::Path::new("/nonexistent/ptxsim.ptx"));
-        awake.release_soon();
-        drop(awake);
     }
 }

@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
-use ptxsim_exec::trace::{self, End, Filter, Format, Header, Line, Step, Trace};
 use ptxsim_exec::{Dim3, LowerError, Outcome, Program, Words, report};
 use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::diag::decode_source;
+use ptxsim_trace::{self as trace, End, Filter, Format, Header, Line, Step, Trace};
 
 /// The launch options `run` and `debug` share.
 #[derive(Debug, Clone, clap::Args)]
@@ -350,7 +350,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let mut header = Header::new(program, args.launch.grid, args.launch.block);
+    let mut header = ptxsim_exec::trace::header(program, args.launch.grid, args.launch.block);
     let filter = match Filter::parse(&args.trace_filter) {
         Ok(filter) => filter,
         Err(error) => {
@@ -554,7 +554,7 @@ fn expect(
 ) -> anyhow::Result<ExitCode> {
     if bless {
         if expected.is_some_and(|e| {
-            e.format == actual.format && crate::trace_diff::diff(e, "", actual, "", 0).is_none()
+            e.format == actual.format && ptxsim_trace::diff(e, "", actual, "", 0).is_none()
         }) {
             eprintln!("trace unchanged: `{}`", path.display());
             return Ok(ExitCode::SUCCESS);
@@ -576,7 +576,7 @@ fn expect(
         anyhow::bail!("no stored trace `{}`", path.display());
     };
     let name = path.display().to_string();
-    match crate::trace_diff::diff(expected, &name, actual, "this run", 3) {
+    match ptxsim_trace::diff(expected, &name, actual, "this run", 3) {
         None => {
             eprintln!("trace matches `{name}` ({} steps)", actual.steps.len());
             Ok(ExitCode::SUCCESS)

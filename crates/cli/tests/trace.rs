@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use ptxsim_exec::trace::{self, Format, Line};
+use ptxsim_trace::{self as trace, Format, Line};
 
 const SAMPLE: &str = "ptx-samples/nvcc/fp16_convert.sm_90.ptx";
 /// The line of `mul.wide.s32 %rd4, %r1, 4;` in `f32_to_f16_rmodes` of [`SAMPLE`].
@@ -451,7 +451,7 @@ fn exit_codes_and_located_errors() {
         (
             3,
             "{\"step\":2,\"thread\":0",
-            "bad.jsonl:3: column 21: expected `,` or `}`",
+            "bad.jsonl:3: column 20: EOF while parsing an object",
         ),
         (
             4,

@@ -22,7 +22,7 @@ use crate::error::ExecError;
 use crate::ir::{Location, Program};
 use crate::machine::{Cta, Device, Dim3, Outcome, StepRecord, flatten, unflatten};
 use crate::memory::Words;
-use crate::report::{self, Stopped};
+use crate::report::Stopped;
 
 /// CTAs run in parallel per batch; a failure stops the launch at the end of its batch. The
 /// first batch has this many CTAs; each next one twice as many as the one before, up to
@@ -395,7 +395,7 @@ fn run_cta(
     };
     let mut lines = Vec::new();
     let result = {
-        let mut sink = |record: &StepRecord| lines.push(report::trace_step(program, record));
+        let mut sink = |record: &StepRecord| lines.push(crate::trace::step_line(program, record));
         cta.run(device, if trace { Some(&mut sink) } else { None })
     };
     let steps = cta.threads().map(|t| t.steps()).sum();
@@ -452,7 +452,7 @@ pub fn run_grid(
 ) -> GridRun {
     let program = device.program();
     if let Some(sink) = trace.as_mut() {
-        sink(&report::trace_header_launch(
+        sink(&crate::trace::header_line(
             program,
             device.grid(),
             device.block(),
@@ -516,7 +516,7 @@ pub fn run_grid(
         start = end;
     }
     if let Some(sink) = trace.as_mut() {
-        sink(&report::trace_end(run.steps, run.outcome().as_ref()));
+        sink(&crate::trace::end_line(run.steps, run.outcome().as_ref()));
     }
     run
 }

@@ -2,7 +2,8 @@
 //! on a [`Machine`], bit for bit.
 //!
 //! Data flows one way: syntax tree → [`lower()`] (decoding every instruction once through
-//! `ptxsim-isa`'s table) → [`Program`] → [`Machine::step`] → state and trace ([`report`]).
+//! `ptxsim-isa`'s table) → [`Program`] → [`Machine::step`] → state ([`report`]) and trace
+//! ([`trace`], in `ptxsim-trace`'s format).
 //!
 //! ```
 //! let source = "
@@ -89,12 +90,12 @@ pub struct RunResult {
 pub fn run(machine: &mut Machine<'_>, mut trace: Option<&mut dyn FnMut(&str)>) -> RunResult {
     let program = machine.program();
     if let Some(sink) = trace.as_mut() {
-        sink(&report::trace_header(program));
+        sink(&crate::trace::header_line(program, [1, 1, 1], [1, 1, 1]));
     }
     let outcome = loop {
         let step = machine.step();
         if let (Some(sink), Some(record)) = (trace.as_mut(), machine.last_record()) {
-            sink(&report::trace_step(program, record));
+            sink(&crate::trace::step_line(program, record));
         }
         match step {
             Ok(Outcome::Running) => {}
@@ -113,7 +114,7 @@ pub fn run(machine: &mut Machine<'_>, mut trace: Option<&mut dyn FnMut(&str)>) -
         }
     };
     if let Some(sink) = trace.as_mut() {
-        sink(&report::trace_end(machine.steps(), outcome.as_ref()));
+        sink(&crate::trace::end_line(machine.steps(), outcome.as_ref()));
     }
     RunResult {
         registers: machine.registers().to_vec(),

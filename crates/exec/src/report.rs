@@ -1,7 +1,6 @@
-//! Printing state and traces: register values in hex and decoded by type, the JSON state
-//! object of `ptxsim run --format json`, the text table, and the JSON Lines trace
-//! (`docs/trace-format.md`). Every output is a pure function of the program and its state, so
-//! runs are byte-identical.
+//! Printing state: register values in hex and decoded by type, the JSON state object of
+//! `ptxsim run --format json` and the text table (traces are built in [`crate::trace`]). Every
+//! output is a pure function of the program and its state, so runs are byte-identical.
 //!
 //! Floating-point values are decoded exactly from their bits by `ptxsim-softfloat` (to `f64`,
 //! which holds every value of every format `cvt` knows); host floating point is used only to
@@ -13,7 +12,7 @@ use ptxsim_isa::{Type, TypeKind};
 
 use crate::cvt;
 use crate::ir::{Location, Program};
-use crate::machine::{Outcome, StepRecord};
+use crate::machine::Outcome;
 
 /// Number of hex digits a register of type `ty` prints with (`.pred`: 1).
 pub fn hex_digits(ty: Type) -> usize {
@@ -113,26 +112,7 @@ pub fn decode(value: u128, ty: Type) -> String {
     }
 }
 
-/// A JSON string literal.
-pub fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+pub use ptxsim_trace::json_string;
 
 /// An error that stopped the run before the thread finished (an unsupported instruction).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -255,27 +235,4 @@ pub fn state_text(
         );
     }
     out
-}
-
-/// The trace format version written in the header line (see [`crate::trace`]).
-pub const TRACE_VERSION: u32 = crate::trace::VERSION;
-
-/// The first line of a one-thread run's trace: the header of a launch of one CTA of one thread.
-pub fn trace_header(program: &Program) -> String {
-    crate::trace::header_line(program, [1, 1, 1], [1, 1, 1])
-}
-
-/// The first line of a launch's trace (JSON Lines; see [`crate::trace::Header`]).
-pub fn trace_header_launch(program: &Program, grid: [u32; 3], block: [u32; 3]) -> String {
-    crate::trace::header_line(program, grid, block)
-}
-
-/// One trace line for an issued instruction (JSON Lines; see [`crate::trace::Step`]).
-pub fn trace_step(program: &Program, record: &StepRecord) -> String {
-    crate::trace::step_line(program, record)
-}
-
-/// The last line of a trace: `{"end":"exited","steps":N}` (status as in the state JSON).
-pub fn trace_end(steps: u64, outcome: Result<&Outcome, &Stopped>) -> String {
-    crate::trace::end_line(steps, outcome)
 }

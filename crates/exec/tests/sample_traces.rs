@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions};
-use ptxsim_exec::trace::{self, Format};
+use ptxsim_trace::{self as trace, Format};
 
 /// Threads in the one CTA of an nvcc sample's launch.
 const BLOCK: u32 = 2;
