@@ -34,8 +34,10 @@ macro_rules! opcodes {
                 match self { $(Opcode::$variant => $section,)* }
             }
 
-            /// Looks a mnemonic up.
-            pub fn from_name(name: &str) -> Option<Opcode> {
+            /// Looks a mnemonic up (a string `match`; [`Opcode::from_name`] is the fast
+            /// lookup).
+            #[cfg(test)]
+            fn from_name_slow(name: &str) -> Option<Opcode> {
                 match name { $($name => Some(Opcode::$variant),)* _ => None }
             }
         }
@@ -180,7 +182,45 @@ opcodes! {
     Wmma = "wmma", "9.7.14.4.3";
 }
 
+/// Buckets of [`Opcode::from_name`]'s table.
+const NAME_BUCKETS: usize = 512;
+
+/// The bucket of a name: its length and three of its bytes, mixed.
+fn name_bucket(name: &[u8]) -> usize {
+    let (Some(&first), Some(&last)) = (name.first(), name.last()) else {
+        return 0;
+    };
+    let second = name.get(1).copied().unwrap_or(0);
+    let mixed = (name.len() as u32)
+        .wrapping_mul(0x9e37_79b9)
+        .wrapping_add(u32::from(first).wrapping_mul(0x85eb_ca6b))
+        .wrapping_add(u32::from(second).wrapping_mul(0xc2b2_ae35))
+        .wrapping_add(u32::from(last).wrapping_mul(0x27d4_eb2f));
+    (mixed >> 16) as usize % NAME_BUCKETS
+}
+
 impl Opcode {
+    /// Looks a mnemonic up. Every instruction of a module is looked up, so this is a table
+    /// indexed by a few bytes of the name (built once) rather than a chain of string compares;
+    /// the test `name_lookup_agrees_with_the_match` holds it equal to the plain `match`.
+    pub fn from_name(name: &str) -> Option<Opcode> {
+        static TABLE: std::sync::OnceLock<Vec<Vec<Opcode>>> = std::sync::OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let mut table = vec![Vec::new(); NAME_BUCKETS];
+            for &op in Opcode::ALL {
+                if let Some(bucket) = table.get_mut(name_bucket(op.name().as_bytes())) {
+                    bucket.push(op);
+                }
+            }
+            table
+        });
+        table
+            .get(name_bucket(name.as_bytes()))?
+            .iter()
+            .copied()
+            .find(|op| op.name() == name)
+    }
+
     /// Whether the instruction table decodes this opcode's modifiers ([`crate::decode`] gives
     /// forms for it rather than [`crate::DecodeErrorKind::UnsupportedInstruction`]): the checker
     /// validates it and `ptxsim run` executes it. Other opcodes are only known by name.
@@ -200,10 +240,9 @@ impl Opcode {
                 })
                 .collect()
         });
-        Opcode::ALL
-            .iter()
-            .position(|&op| op == self)
-            .is_some_and(|index| table.get(index).copied().unwrap_or(false))
+        // The variants carry no data and no explicit discriminants: `self as usize` is the
+        // position in `ALL` (declaration order).
+        table.get(self as usize).copied().unwrap_or(false)
     }
 
     /// The known opcode nearest to `name` by edit distance (at most 2), for "did you mean".
@@ -319,5 +358,35 @@ impl Rounding {
 impl fmt::Display for Rounding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, ".{}", self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Opcode;
+
+    #[test]
+    fn name_lookup_agrees_with_the_match() {
+        for &op in Opcode::ALL {
+            assert_eq!(Opcode::from_name(op.name()), Some(op));
+            assert_eq!(Opcode::from_name_slow(op.name()), Some(op));
+        }
+        for name in [
+            "",
+            "a",
+            "ad",
+            "addd",
+            "frobnicate",
+            "cvt.rn",
+            "ADD",
+            "mov ",
+            "x".repeat(300).as_str(),
+        ] {
+            assert_eq!(
+                Opcode::from_name(name),
+                Opcode::from_name_slow(name),
+                "{name}"
+            );
+        }
     }
 }
