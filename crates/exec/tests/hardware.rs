@@ -22,6 +22,15 @@ fn read(name: &str) -> Vec<u8> {
     std::fs::read(path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The decompressed contents of an `.xz` file of tests/hardware.
+fn read_xz(name: &str) -> Vec<u8> {
+    let packed = read(name);
+    let mut out = Vec::new();
+    lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out)
+        .unwrap_or_else(|e| panic!("{name} does not decode: {e:?}"));
+    out
+}
+
 struct Form {
     kernel: String,
     instruction: String,
@@ -30,8 +39,8 @@ struct Form {
     out_bytes: usize,
 }
 
-fn forms() -> Vec<Form> {
-    let text = String::from_utf8(read("forms.tsv")).expect("forms.tsv is UTF-8");
+fn forms(table: &str) -> Vec<Form> {
+    let text = String::from_utf8(read(table)).expect("forms.tsv is UTF-8");
     text.lines()
         .filter(|line| !line.starts_with('#') && !line.is_empty())
         .map(|line| {
@@ -48,31 +57,33 @@ fn forms() -> Vec<Form> {
         .collect()
 }
 
-fn gpu_outputs() -> Vec<u8> {
-    let packed = read("sm90-gpu.bin.xz");
-    let mut out = Vec::new();
-    lzma_rs::xz_decompress(&mut packed.as_slice(), &mut out).expect("sm90-gpu.bin.xz decodes");
-    out
-}
-
 fn hex(bytes: &[u8]) -> String {
-    let value = bytes
-        .iter()
-        .rev()
-        .fold(0u128, |acc, &b| (acc << 8) | u128::from(b));
-    format!("{value:#0width$x}", width = 2 + 2 * bytes.len())
+    let digits: String = bytes.iter().rev().map(|b| format!("{b:02x}")).collect();
+    format!("0x{digits}")
 }
 
-#[test]
-fn every_sm90_conversion_form_matches_the_gpu() {
-    let source = String::from_utf8(read("sm90.ptx")).expect("sm90.ptx is UTF-8");
+/// Runs every kernel of `dir/module` (listed in `dir/forms.tsv`, inputs `dir/in-LAYOUT.bin`)
+/// through ptxsim and compares its output with the GPU's (`dir/gpu`, xz): at least `min_forms`
+/// forms and `min_elements` elements.
+fn compare_with_gpu(dir: &str, module: &str, gpu: &str, min_forms: usize, min_elements: usize) {
+    let file = |name: &str| {
+        if dir.is_empty() {
+            name.to_string()
+        } else {
+            format!("{dir}/{name}")
+        }
+    };
+    let source = String::from_utf8(read(&file(module))).expect("the module is UTF-8");
     let (module, diagnostics) = ptxsim_check::parse_and_check(&source);
     let errors: Vec<_> = diagnostics.iter().filter(|d| d.is_error()).collect();
-    assert!(errors.is_empty(), "sm90.ptx does not check: {errors:?}");
-    let forms = forms();
-    // Every sm_90 cvt/cvt.pack form of the conformance data: a generator that lost forms fails.
-    assert!(forms.len() >= 560, "only {} forms", forms.len());
-    let gpu = gpu_outputs();
+    assert!(
+        errors.is_empty(),
+        "{dir}: the module does not check: {errors:?}"
+    );
+    let forms = forms(&file("forms.tsv"));
+    // A generator that lost forms fails.
+    assert!(forms.len() >= min_forms, "only {} forms", forms.len());
+    let gpu = read_xz(&file(gpu));
     let expected_len: usize = forms.iter().map(|f| f.count * f.out_bytes).sum();
     assert_eq!(
         gpu.len(),
@@ -89,7 +100,7 @@ fn every_sm90_conversion_form_matches_the_gpu() {
         offset += want.len();
         let input = inputs
             .entry(form.layout.clone())
-            .or_insert_with(|| read(&format!("in-{}.bin", form.layout)))
+            .or_insert_with(|| read(&file(&format!("in-{}.bin", form.layout))))
             .clone();
         let in_bytes = input.len() / form.count;
         let program = ptxsim_exec::lower(&module, &source, Some(&form.kernel))
@@ -147,5 +158,23 @@ fn every_sm90_conversion_form_matches_the_gpu() {
         forms.len(),
         failures.join("\n")
     );
-    assert!(elements > 17_000_000, "compared only {elements} elements");
+    assert!(
+        elements >= min_elements,
+        "compared only {elements} elements"
+    );
+}
+
+#[test]
+fn every_sm90_conversion_form_matches_the_gpu() {
+    // Every sm_90 cvt/cvt.pack form of the conformance data.
+    compare_with_gpu("", "sm90.ptx", "sm90-gpu.bin.xz", 560, 17_000_001);
+}
+
+/// The integer instructions ptxsim executes (scripts/hardware/ops_gen.py: shf, slct, mul24,
+/// mad24, sad, bfe, bfi, prmt, lop3, mul/mad .hi/.wide, div/rem, min/max, shifts, popc, clz,
+/// brev, abs, neg, .sat and .relu forms), 4,096 inputs each with the corner cases, against the
+/// outputs of an H200 (`tests/hardware/ops/ops-gpu.bin.xz`, scripts/hardware/run-gpu.sh).
+#[test]
+fn every_integer_form_matches_the_gpu() {
+    compare_with_gpu("ops", "ops.ptx", "ops-gpu.bin.xz", 119, 119 * 4096);
 }

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The integer instructions ptxsim executes, on an sm_90 GPU and in ptxsim: a module with one
+kernel per form and the inputs they read (stdlib only).
+
+    ops_gen.py [--out DIR]        # writes DIR/ops.ptx, DIR/forms.tsv, DIR/in-x4.bin
+                                  # (default tests/hardware/ops)
+
+Thread i of kernel fK loads four 64-bit words from in-x4.bin row i (32 bytes), takes from each
+the bits its operand needs (little-endian: the low 8/16/32 bits), runs the form and stores d to
+out[i]. scripts/hardware/run-gpu.sh runs the module on the GPU (--ops) and writes
+ops-gpu.bin.xz, the outputs in forms.tsv order; crates/exec/tests/hardware.rs runs every kernel
+through ptxsim and compares byte for byte.
+
+Inputs: 4,096 rows; each word is, with equal chances, a SplitMix64 value (seed 0x6f7073), one
+of the special values below, or a small value 0..70 (shift amounts, bit positions, lengths).
+"""
+from __future__ import annotations
+
+import argparse
+import struct
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "tests" / "hardware" / "ops"
+ROWS = 4096
+BITS = {"b16": 16, "u16": 16, "s16": 16, "b32": 32, "u32": 32, "s32": 32, "f32": 32,
+        "b64": 64, "u64": 64, "s64": 64}
+SPECIALS = [0, 1, 2, 3, 7, 0xff, 0x7f, 0x80, 0x7fff, 0x8000, 0xffff, 0x00ff_ffff, 0x0080_0000,
+            0x007f_ffff, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0x8000_0001, 0x3f80_0000,
+            0xbf80_0000, 0x7f80_0000, 0x7fc0_0000, 0x0000_0001, 0x8000_0000_0000_0000,
+            0x7fff_ffff_ffff_ffff, 0xffff_ffff_ffff_ffff, 0xffff_ffff_8000_0000, 31, 32, 33,
+            63, 64, 65]
+
+
+def splitmix64(state):
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        yield z ^ (z >> 31)
+
+
+def inputs():
+    rng = splitmix64(0x6F7073)
+    rows = []
+    for _ in range(ROWS):
+        row = []
+        for _ in range(4):
+            pick = next(rng)
+            kind = pick % 3
+            if kind == 0:
+                row.append(next(rng))
+            elif kind == 1:
+                row.append(SPECIALS[(pick >> 8) % len(SPECIALS)])
+            else:
+                row.append((pick >> 8) % 71)
+        rows.append(row)
+    return b"".join(struct.pack("<4Q", *row) for row in rows)
+
+
+def forms():
+    """(instruction without operands, d type, source types)."""
+    out = []
+    for left in ("l", "r"):
+        for mode in ("wrap", "clamp"):
+            out.append((f"shf.{left}.{mode}.b32", "b32", ["b32", "b32", "u32"]))
+    for ty in ("u32", "s32"):
+        for half in ("lo", "hi"):
+            out.append((f"mul24.{half}.{ty}", ty, [ty, ty]))
+            out.append((f"mad24.{half}.{ty}", ty, [ty, ty, ty]))
+    out.append(("mad24.hi.sat.s32", "s32", ["s32", "s32", "s32"]))
+    for ty in ("u16", "s16", "u32", "s32", "u64", "s64"):
+        out.append((f"sad.{ty}", ty, [ty, ty, ty]))
+    for ty in ("b16", "b32", "b64", "s32"):
+        out.append((f"slct.{ty}.s32", ty, [ty, ty, "s32"]))
+        out.append((f"slct.{ty}.f32", ty, [ty, ty, "f32"]))
+    out.append(("slct.ftz.b32.f32", "b32", ["b32", "b32", "f32"]))
+    for ty in ("u32", "s32", "u64", "s64"):
+        out.append((f"bfe.{ty}", ty, [ty, "u32", "u32"]))
+    for ty in ("b32", "b64"):
+        out.append((f"bfi.{ty}", ty, [ty, ty, "u32", "u32"]))
+    for mode in ("", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"):
+        out.append((f"prmt.b32{mode}", "b32", ["b32", "b32", "b32"]))
+    for lut in ("0x96", "0xe8", "0x3c", "0x01", "0xfe"):
+        out.append((f"lop3.b32@{lut}", "b32", ["b32", "b32", "b32"]))
+    for ty in ("s32", "u32", "s64", "u64", "s16", "u16"):
+        out.append((f"mul.hi.{ty}", ty, [ty, ty]))
+        out.append((f"mad.hi.{ty}", ty, [ty, ty, ty]))
+        out.append((f"div.{ty}", ty, [ty, ty]))
+        out.append((f"rem.{ty}", ty, [ty, ty]))
+        out.append((f"min.{ty}", ty, [ty, ty]))
+        out.append((f"max.{ty}", ty, [ty, ty]))
+    for ty, wide in (("s32", "s64"), ("u32", "u64"), ("s16", "s32"), ("u16", "u32")):
+        out.append((f"mul.wide.{ty}", wide, [ty, ty]))
+        out.append((f"mad.wide.{ty}", wide, [ty, ty, wide]))
+    out += [("mad.hi.sat.s32", "s32", ["s32", "s32", "s32"]),
+            ("add.sat.s32", "s32", ["s32", "s32"]), ("sub.sat.s32", "s32", ["s32", "s32"]),
+            ("min.relu.s32", "s32", ["s32", "s32"]), ("max.relu.s32", "s32", ["s32", "s32"])]
+    for ty in ("b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64"):
+        out.append((f"shl.{ty}" if ty.startswith("b") else f"shr.{ty}", ty, [ty, "u32"]))
+    for ty in ("b16", "b32", "b64"):
+        out.append((f"shr.{ty}", ty, [ty, "u32"]))
+    for ty in ("b32", "b64"):
+        out.append((f"popc.{ty}", "u32", [ty]))
+        out.append((f"clz.{ty}", "u32", [ty]))
+        out.append((f"brev.{ty}", ty, [ty]))
+    for ty in ("s16", "s32", "s64"):
+        out.append((f"abs.{ty}", ty, [ty]))
+        out.append((f"neg.{ty}", ty, [ty]))
+    return out
+
+
+def kernel(index, name, d, srcs):
+    opcode, _, imm = name.partition("@")
+    lines = [f".visible .entry f{index}(.param .u64 pin, .param .u64 pout)", "{",
+             "\t.reg .u32 %t<4>;", "\t.reg .u64 %p<6>;", f"\t.reg .{d} %d;"]
+    lines += [f"\t.reg .{t} %a{i};" for i, t in enumerate(srcs)]
+    lines += ["\tmov.u32 %t1, %ctaid.x;", "\tmov.u32 %t2, %ntid.x;", "\tmov.u32 %t3, %tid.x;",
+              "\tmad.lo.u32 %t0, %t1, %t2, %t3;",
+              "\tld.param.u64 %p0, [pin];", "\tld.param.u64 %p1, [pout];",
+              "\tcvta.to.global.u64 %p0, %p0;", "\tcvta.to.global.u64 %p1, %p1;",
+              "\tmul.wide.u32 %p2, %t0, 32;", "\tadd.u64 %p2, %p0, %p2;"]
+    for i, t in enumerate(srcs):
+        lines.append(f"\tld.global.b{BITS[t]} %a{i}, [%p2+{8 * i}];")
+    operands = ", ".join(["%d"] + [f"%a{i}" for i in range(len(srcs))] + ([imm] if imm else []))
+    out_bytes = BITS[d] // 8
+    lines += [f"\t{opcode} {operands};",
+              f"\tmul.wide.u32 %p3, %t0, {out_bytes};", "\tadd.u64 %p3, %p1, %p3;",
+              f"\tst.global.b{BITS[d]} [%p3], %d;", "\tret;", "}", ""]
+    return "\n".join(lines), out_bytes
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    header = ["// generated by scripts/hardware/ops_gen.py; do not edit",
+              "// One kernel per integer form: thread i loads its operands from row i of",
+              "// in-x4.bin (four 64-bit words), runs the form, and stores d to out[i].",
+              ".version 8.0", ".target sm_90", ".address_size 64", ""]
+    body = []
+    table = ["# generated by scripts/hardware/ops_gen.py; do not edit",
+             "# kernel\tinstruction\tinput layout (in-LAYOUT.bin)\tcount\tout bytes"]
+    for index, (name, d, srcs) in enumerate(forms()):
+        text, out_bytes = kernel(index, name, d, srcs)
+        body.append(text)
+        opcode, _, imm = name.partition("@")
+        regs = ", ".join(["%d"] + [f"%a{i}" for i in range(len(srcs))] + ([imm] if imm else []))
+        table.append(f"f{index}\t{opcode} {regs}\tx4\t{ROWS}\t{out_bytes}")
+    (args.out / "ops.ptx").write_text("\n".join(header + body))
+    (args.out / "forms.tsv").write_text("\n".join(table) + "\n")
+    (args.out / "in-x4.bin").write_bytes(inputs())
+    print(f"{len(table) - 2} forms -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
