@@ -3,10 +3,26 @@
 
 use std::path::PathBuf;
 
+/// How many forms of each opcode `tests/hardware` compares with a GPU: the instructions of its
+/// forms tables (`forms.tsv` of the conversions, `ops/forms.tsv` of the integer instructions).
+fn compared_with_hardware() -> Vec<(String, usize)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/hardware");
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for table in ["forms.tsv", "ops/forms.tsv"] {
+        let text = std::fs::read_to_string(root.join(table)).expect("a forms table");
+        for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+            let instruction = line.split('\t').nth(1).expect("an instruction column");
+            let opcode = instruction.split(['.', ' ']).next().unwrap_or_default();
+            *counts.entry(opcode.to_string()).or_default() += 1;
+        }
+    }
+    counts.into_iter().collect()
+}
+
 #[test]
 fn committed_coverage_table_is_current() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/isa.md");
-    let rendered = ptxsim_isa::coverage::render_isa_markdown();
+    let rendered = ptxsim_isa::coverage::render_isa_markdown(&compared_with_hardware());
     if std::env::var_os("PTXSIM_BLESS").is_some() {
         std::fs::write(&path, &rendered).expect("write docs/isa.md");
     }
