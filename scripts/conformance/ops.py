@@ -293,6 +293,16 @@ def new_opcode_lines():
             out.append(line(opcode, mods, t, ops))
     for t in ["u16", "u32", "u64", "s16", "s32", "s64", "b32", "f32"]:
         out.append(line("sad", [], t, sad_ops([], t)))
+    # shfl.sync.mode.b32 d{|p}, a, b, c, membermask; the deprecated shfl.mode.b32 d, a, b, c.
+    for sync, mode, t in itertools.product(["sync", ""], ["up", "down", "bfly", "idx", "x", ""],
+                                           ["b32", "u32", "f32", "b64"]):
+        mods = [m for m in (sync, mode) if m]
+        ops = [r(t, 0), r(t, 1), "%u32_2", "%u32_3"] + (["%u32_4"] if sync else [])
+        out.append(line("shfl", mods, t, ops))
+    out += ["shfl.sync.down.b32 %b32_0|%pred_5, %b32_1, 1, 31, 0xffffffff;",
+            "shfl.sync.idx.b32 %b32_0, %b32_1, %b32_2, 0x1f, -1;",
+            "shfl.sync.bfly.b32 %b32_0, %b32_1, 16, 31;",
+            "shfl.sync.up.b32 %b32_0, %b32_1, 1, 0, %b32_3, %b32_4;"]
     return out
 
 

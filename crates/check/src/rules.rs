@@ -882,7 +882,9 @@ fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Op
     use ptxsim_isa::gating::TargetSet;
     let support = unmet.gate.support.first()?;
     let target = match support.targets {
-        TargetSet::Any => return None,
+        // A feature later targets dropped: the help is to use its replacement, which the
+        // gate's message names.
+        TargetSet::Any | TargetSet::Below(_) => return None,
         TargetSet::AtLeast(number) => Target::sm(number, TargetVariant::Generic),
         TargetSet::Specific { arch, families } => match (arch.first(), families.first()) {
             (Some(&number), _) => Target::sm(number, TargetVariant::ArchSpecific),

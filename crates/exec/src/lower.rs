@@ -1008,6 +1008,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                     c: c.map(|c| self.source(c, ty_imm)).transpose()?,
                 }
             }
+            OpForm::Shfl { .. } => {
+                return Err("shfl (warp shuffles) is not supported yet".to_string());
+            }
             OpForm::BarSync => {
                 if operands.len() > 1 {
                     return Err(

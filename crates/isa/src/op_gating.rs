@@ -64,6 +64,9 @@ pub enum OpFeature {
     HalfInteger,
     /// `cvta.param` also needs sm_70 (ptxas 13.5).
     CvtaParamTarget,
+    /// `shfl` without `.sync` (9.7.9.5: "`shfl` is deprecated"; ptxas 13.5: "Instruction 'shfl'
+    /// without '.sync' is not supported on .target sm_70 and higher").
+    ShflWithoutSync,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -254,6 +257,14 @@ pub const OP_GATES: &[Gate] = &[
         support: &[Support {
             since: v(1, 0),
             targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "shfl without .sync",
+        applies: Applies::Op(OpFeature::ShflWithoutSync),
+        support: &[Support {
+            since: v(3, 0),
+            targets: TargetSet::Below(70),
         }],
     },
 ];
@@ -453,6 +464,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => Some(named("param")),
+        (OpFeature::ShflWithoutSync, OpForm::Shfl { sync: false, .. }) => Some(Some(0)),
         (OpFeature::ProxyFence, OpForm::Fence) => {
             op.text.starts_with("fence.proxy").then_some(Some(0))
         }

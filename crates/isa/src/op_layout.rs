@@ -219,6 +219,20 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             };
             vec![destination("d", ty), source("a", ty), source("b", ty), c]
         }
+        // `d` may be `d|p` (the pair is a name to the table); `b`, `c` and the membermask are
+        // `.b32` values or immediates.
+        OpForm::Shfl { sync, .. } => {
+            let mut slots = vec![
+                destination("d", Type::B32),
+                source("a", Type::B32),
+                source("b", Type::B32),
+                source("c", Type::B32),
+            ];
+            if sync {
+                slots.push(fixed_u32("membermask"));
+            }
+            slots
+        }
         OpForm::Slct {
             ty, float_selector, ..
         } => vec![

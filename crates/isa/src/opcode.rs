@@ -246,30 +246,44 @@ impl Opcode {
     }
 
     /// The known opcode nearest to `name` by edit distance (at most 2), for "did you mean".
+    /// `frobnicate` has none; `shlf` is `shfl`, `mull` is `mul`.
     pub fn nearest(name: &str) -> Option<Opcode> {
         Opcode::ALL
             .iter()
             .map(|&op| (edit_distance(name, op.name()), op))
-            .filter(|&(distance, _)| distance <= 2)
-            .min_by_key(|&(distance, _)| distance)
+            .filter(|&(distance, _)| distance <= 2 && distance < name.chars().count())
+            // The nearest; between equals, the one of the same length (a swap or a typo).
+            .min_by_key(|&(distance, op)| (distance, op.name().len().abs_diff(name.len())))
             .map(|(_, op)| op)
     }
 }
 
-/// Levenshtein distance between two short words.
+/// Edit distance between two short words: insertions, deletions, substitutions and swaps of
+/// two neighbouring letters (`shlf` is one edit from `shfl`).
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for (i, row) in d.chunks_mut(width).enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
         }
     }
-    row[b.len()]
+    d[a.len() * width + b.len()]
 }
 
 impl fmt::Display for Opcode {
@@ -364,6 +378,15 @@ impl fmt::Display for Rounding {
 #[cfg(test)]
 mod tests {
     use super::Opcode;
+
+    #[test]
+    fn nearest_names() {
+        assert_eq!(Opcode::nearest("shlf"), Some(Opcode::Shfl));
+        assert_eq!(Opcode::nearest("mull"), Some(Opcode::Mul));
+        assert_eq!(Opcode::nearest("cvta2"), Some(Opcode::Cvta));
+        assert_eq!(Opcode::nearest("frobnicate"), None);
+        assert_eq!(Opcode::nearest(""), None);
+    }
 
     #[test]
     fn name_lookup_agrees_with_the_match() {

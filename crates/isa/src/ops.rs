@@ -93,6 +93,19 @@ pub enum IntOp {
     },
 }
 
+/// The lane selection of `shfl` (9.7.9.5-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    /// `.up`: from the lane `b` below.
+    Up,
+    /// `.down`: from the lane `b` above.
+    Down,
+    /// `.bfly`: from the lane `lane ^ b`.
+    Bfly,
+    /// `.idx`: from lane `b`.
+    Idx,
+}
+
 /// An integer operation of three sources that is neither `mad` nor a bit-field operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IntTernaryOp {
@@ -370,6 +383,14 @@ pub enum OpForm {
         /// The instruction type.
         ty: Type,
     },
+    /// `shfl.sync.mode.b32 d{|p}, a, b, c, membermask` (9.7.9.6), and the deprecated
+    /// `shfl.mode.b32 d{|p}, a, b, c` (9.7.9.5). Decoded and checked; not executed yet.
+    Shfl {
+        /// `.up`, `.down`, `.bfly` or `.idx`.
+        mode: ShflMode,
+        /// `.sync` (with the membermask operand).
+        sync: bool,
+    },
     /// `mad24`, `sad`, `shf`: `d = f(a, b, c)`, every operand of the instruction type (`shf`:
     /// `c` is `.u32`).
     IntTernary {
@@ -541,6 +562,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             })
         }
         Opcode::Shf => decode_shf(modifiers),
+        Opcode::Shfl => decode_shfl(modifiers),
         Opcode::Slct => decode_slct(modifiers),
         Opcode::Ld | Opcode::Ldu | Opcode::St => decode_ld_st(opcode, modifiers),
         Opcode::Cvta => decode_cvta(modifiers),
@@ -562,7 +584,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Lg2
         | Opcode::Ex2
         | Opcode::Mov
-        | Opcode::Shfl
         | Opcode::Prefetch
         | Opcode::Cvt
         | Opcode::Vote
@@ -1984,6 +2005,41 @@ fn decode_shf(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             clamp: mode.value,
         },
         ty: Type::B32,
+    })
+}
+
+/// `shfl.sync.mode.b32` / `shfl.mode.b32` (9.7.9.5-6): `.mode = { .up, .down, .bfly, .idx }`
+/// (required), `.b32` the one type.
+fn decode_shfl(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Shfl;
+    let mut mode: Option<Indexed<ShflMode>> = None;
+    let c = collect(opcode, modifiers, |m| match m {
+        "sync" => Some(Modifier::Sync),
+        "up" | "down" | "bfly" | "idx" => Some(Modifier::Ignored),
+        _ => None,
+    })?;
+    for (index, &m) in modifiers.iter().enumerate() {
+        let value = match m {
+            "up" => ShflMode::Up,
+            "down" => ShflMode::Down,
+            "bfly" => ShflMode::Bfly,
+            "idx" => ShflMode::Idx,
+            _ => continue,
+        };
+        set_value(&mut mode, value, index, m, "mode")?;
+    }
+    c.single_type(opcode, &[Type::B32])?;
+    let Some(mode) = mode else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "shfl needs a mode (.up, .down, .bfly or .idx)",
+        )
+        .with_fix("write shfl.sync.down.b32"));
+    };
+    Ok(OpForm::Shfl {
+        mode: mode.value,
+        sync: c.sync.is_some(),
     })
 }
 

@@ -10,7 +10,10 @@ fn compared_with_hardware() -> Vec<(String, usize)> {
     let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
     for table in ["forms.tsv", "ops/forms.tsv"] {
         let text = std::fs::read_to_string(root.join(table)).expect("a forms table");
-        for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
             let instruction = line.split('\t').nth(1).expect("an instruction column");
             let opcode = instruction.split(['.', ' ']).next().unwrap_or_default();
             *counts.entry(opcode.to_string()).or_default() += 1;
