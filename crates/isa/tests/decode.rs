@@ -201,7 +201,7 @@ fn every_instruction_name_of_the_isa_is_known() {
     }
 }
 
-/// The opcodes the table decodes, checks and runs, as documented in ARCHITECTURE.md.
+/// Some opcodes the table decodes (and checks), and some it knows by name only.
 #[test]
 fn the_decoded_opcodes_are_the_executed_ones() {
     let decoded: Vec<&str> = Opcode::ALL
