@@ -11,8 +11,14 @@ out[i]. scripts/hardware/run-gpu.sh runs the module on the GPU (--ops) and write
 ops-gpu.bin.xz, the outputs in forms.tsv order; crates/exec/tests/hardware.rs runs every kernel
 through ptxsim and compares byte for byte.
 
-Inputs: 4,096 rows; each word is, with equal chances, a SplitMix64 value (seed 0x6f7073), one
-of the special values below, or a small value 0..70 (shift amounts, bit positions, lengths).
+Inputs: 8,192 rows; each word is, with equal chances, a SplitMix64 value (seed 0x6f7073), one
+of the special values below (integer corners and the specials of f64, f32, f16 and bf16: zeros,
+subnormals, infinities, quiet and signalling NaNs, extremes), a small value 0..70 (shift amounts,
+bit positions, lengths), or a random value of moderate magnitude (exponents near 0) as an f64, as
+an f32 in the low half, or as two f16 in the low half.
+
+The floating-point forms (add, sub, mul, fma, div, sqrt, rcp .rn/.rz/.rm/.rp with .ftz/.sat,
+min/max with .NaN, abs, neg on f64, f32, f16, f16x2, bf16, bf16x2) read the same words.
 """
 from __future__ import annotations
 
@@ -22,14 +28,41 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests" / "hardware" / "ops"
-ROWS = 4096
+ROWS = 8192
 BITS = {"b16": 16, "u16": 16, "s16": 16, "b32": 32, "u32": 32, "s32": 32, "f32": 32,
-        "b64": 64, "u64": 64, "s64": 64}
+        "b64": 64, "u64": 64, "s64": 64, "f64": 64, "f16": 16, "f16x2": 32}
+# The register a floating-point instruction type lives in.
+REGISTER = {"bf16": "b16", "bf16x2": "b32"}
 SPECIALS = [0, 1, 2, 3, 7, 0xff, 0x7f, 0x80, 0x7fff, 0x8000, 0xffff, 0x00ff_ffff, 0x0080_0000,
             0x007f_ffff, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0x8000_0001, 0x3f80_0000,
             0xbf80_0000, 0x7f80_0000, 0x7fc0_0000, 0x0000_0001, 0x8000_0000_0000_0000,
             0x7fff_ffff_ffff_ffff, 0xffff_ffff_ffff_ffff, 0xffff_ffff_8000_0000, 31, 32, 33,
-            63, 64, 65]
+            63, 64, 65,
+            # f32
+            0x0000_0001, 0x007f_ffff, 0x8000_0001, 0xff80_0000, 0x7f7f_ffff, 0xffc0_0000,
+            0x7fbf_ffff, 0x7fa0_0000, 0x3f80_0001, 0x4b00_0000, 0x3400_0000, 0x0080_0001,
+            # f64
+            0x7ff0_0000_0000_0000, 0x7ff8_0000_0000_0000, 0x7ff4_0000_0000_0000,
+            0x000f_ffff_ffff_ffff, 0x0000_0000_0000_0001, 0x3ff0_0000_0000_0000,
+            0x7fef_ffff_ffff_ffff, 0xfff0_0000_0000_0000, 0x3ff0_0000_0000_0001,
+            # f16 / f16x2 and bf16 / bf16x2 (both halves)
+            0x7c00, 0x7e00, 0x7d00, 0x03ff, 0x0001, 0x3c00, 0x7bff, 0xfc00, 0x7c00_3c00,
+            0x7f80, 0x7fc0, 0x7fa0, 0x007f, 0x3f80, 0x7f7f, 0x7f80_3f80, 0x0001_8001]
+
+
+def moderate(rng, kind):
+    """A random word whose value is of moderate magnitude as an f64, an f32 or two f16s."""
+    word = next(rng)
+    if kind == 0:  # f64 with an exponent within 2^-8..2^8
+        return (word & 0x800F_FFFF_FFFF_FFFF) | ((1023 - 8 + (word >> 52) % 17) << 52)
+    if kind == 1:  # f32 with an exponent within 2^-8..2^8, random high half
+        low = (word & 0x807F_FFFF) | ((127 - 8 + (word >> 40) % 17) << 23)
+        return (word & ~0xFFFF_FFFF) | low
+    halves = []
+    for shift in (0, 16):  # two f16 with exponents within 2^-4..2^4
+        bits = (word >> shift) & 0xFFFF
+        halves.append((bits & 0x83FF) | ((15 - 4 + (bits >> 10) % 9) << 10))
+    return (word & ~0xFFFF_FFFF) | halves[0] | (halves[1] << 16)
 
 
 def splitmix64(state):
@@ -48,13 +81,15 @@ def inputs():
         row = []
         for _ in range(4):
             pick = next(rng)
-            kind = pick % 3
+            kind = pick % 4
             if kind == 0:
                 row.append(next(rng))
             elif kind == 1:
                 row.append(SPECIALS[(pick >> 8) % len(SPECIALS)])
-            else:
+            elif kind == 2:
                 row.append((pick >> 8) % 71)
+            else:
+                row.append(moderate(rng, (pick >> 8) % 3))
         rows.append(row)
     return b"".join(struct.pack("<4Q", *row) for row in rows)
 
@@ -108,26 +143,78 @@ def forms():
     for ty in ("s16", "s32", "s64"):
         out.append((f"abs.{ty}", ty, [ty]))
         out.append((f"neg.{ty}", ty, [ty]))
+    return out + float_forms()
+
+
+def float_forms():
+    out = []
+    for rnd in ("rn", "rz", "rm", "rp"):
+        for flags in ("", ".ftz", ".sat", ".ftz.sat"):
+            for op in ("add", "sub", "mul"):
+                out.append((f"{op}.{rnd}{flags}.f32", "f32", ["f32", "f32"]))
+            out.append((f"fma.{rnd}{flags}.f32", "f32", ["f32", "f32", "f32"]))
+        for flags in ("", ".ftz"):
+            out.append((f"div.{rnd}{flags}.f32", "f32", ["f32", "f32"]))
+            out.append((f"sqrt.{rnd}{flags}.f32", "f32", ["f32"]))
+            out.append((f"rcp.{rnd}{flags}.f32", "f32", ["f32"]))
+        for op in ("add", "sub", "mul", "div"):
+            out.append((f"{op}.{rnd}.f64", "f64", ["f64", "f64"]))
+        out.append((f"fma.{rnd}.f64", "f64", ["f64", "f64", "f64"]))
+        out.append((f"sqrt.{rnd}.f64", "f64", ["f64"]))
+        out.append((f"rcp.{rnd}.f64", "f64", ["f64"]))
+    for op in ("min", "max"):
+        for flags in ("", ".ftz", ".NaN", ".ftz.NaN"):
+            out.append((f"{op}{flags}.f32", "f32", ["f32", "f32"]))
+        out.append((f"{op}.f64", "f64", ["f64", "f64"]))
+    for op in ("abs", "neg"):
+        for flags in ("", ".ftz"):
+            out.append((f"{op}{flags}.f32", "f32", ["f32"]))
+        out.append((f"{op}.f64", "f64", ["f64"]))
+    for ty in ("f16", "f16x2"):
+        for flags in ("", ".ftz", ".sat", ".ftz.sat"):
+            for op in ("add", "sub", "mul"):
+                out.append((f"{op}.rn{flags}.{ty}", ty, [ty, ty]))
+            out.append((f"fma.rn{flags}.{ty}", ty, [ty, ty, ty]))
+        out.append((f"fma.rn.relu.{ty}", ty, [ty, ty, ty]))
+        for op in ("min", "max"):
+            for flags in ("", ".ftz", ".NaN"):
+                out.append((f"{op}{flags}.{ty}", ty, [ty, ty]))
+        for op in ("abs", "neg"):
+            out.append((f"{op}.{ty}", ty, [ty]))
+    for ty in ("bf16", "bf16x2"):
+        for op in ("add", "sub", "mul"):
+            out.append((f"{op}.rn.{ty}", ty, [ty, ty]))
+        out.append((f"fma.rn.{ty}", ty, [ty, ty, ty]))
+        out.append((f"fma.rn.relu.{ty}", ty, [ty, ty, ty]))
+        for op in ("min", "max"):
+            for flags in ("", ".NaN"):
+                out.append((f"{op}{flags}.{ty}", ty, [ty, ty]))
+        for op in ("abs", "neg"):
+            out.append((f"{op}.{ty}", ty, [ty]))
     return out
+
+
+def bits(ty):
+    return {"bf16": 16, "bf16x2": 32}.get(ty, BITS.get(ty, 0))
 
 
 def kernel(index, name, d, srcs):
     opcode, _, imm = name.partition("@")
     lines = [f".visible .entry f{index}(.param .u64 pin, .param .u64 pout)", "{",
-             "\t.reg .u32 %t<4>;", "\t.reg .u64 %p<6>;", f"\t.reg .{d} %d;"]
-    lines += [f"\t.reg .{t} %a{i};" for i, t in enumerate(srcs)]
+             "\t.reg .u32 %t<4>;", "\t.reg .u64 %p<6>;", f"\t.reg .{REGISTER.get(d, d)} %d;"]
+    lines += [f"\t.reg .{REGISTER.get(t, t)} %a{i};" for i, t in enumerate(srcs)]
     lines += ["\tmov.u32 %t1, %ctaid.x;", "\tmov.u32 %t2, %ntid.x;", "\tmov.u32 %t3, %tid.x;",
               "\tmad.lo.u32 %t0, %t1, %t2, %t3;",
               "\tld.param.u64 %p0, [pin];", "\tld.param.u64 %p1, [pout];",
               "\tcvta.to.global.u64 %p0, %p0;", "\tcvta.to.global.u64 %p1, %p1;",
               "\tmul.wide.u32 %p2, %t0, 32;", "\tadd.u64 %p2, %p0, %p2;"]
     for i, t in enumerate(srcs):
-        lines.append(f"\tld.global.b{BITS[t]} %a{i}, [%p2+{8 * i}];")
+        lines.append(f"\tld.global.b{bits(t)} %a{i}, [%p2+{8 * i}];")
     operands = ", ".join(["%d"] + [f"%a{i}" for i in range(len(srcs))] + ([imm] if imm else []))
-    out_bytes = BITS[d] // 8
+    out_bytes = bits(d) // 8
     lines += [f"\t{opcode} {operands};",
               f"\tmul.wide.u32 %p3, %t0, {out_bytes};", "\tadd.u64 %p3, %p1, %p3;",
-              f"\tst.global.b{BITS[d]} [%p3], %d;", "\tret;", "}", ""]
+              f"\tst.global.b{bits(d)} [%p3], %d;", "\tret;", "}", ""]
     return "\n".join(lines), out_bytes
 
 

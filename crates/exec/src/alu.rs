@@ -17,8 +17,12 @@
 //!   of a single-precision floating-point operation involving one or more input NaNs is the
 //!   quiet NaN of bit pattern 0x7fffffff";
 //! * `.f16`/`.bf16` (per lane of the x2 forms): `0x7fff`, the "canonical NaN" of 9.7.4;
-//! * `.f64`: `0x7fffffffffffffff` by the same rule as `.f32`. This is a choice: no NVIDIA text
-//!   found says what bit pattern double-precision arithmetic returns.
+//! * `.f64`: what an sm_90 GPU does (measured on every `.f64` form ptxsim runs,
+//!   `tests/hardware/ops`; docs/divergences.md H3): a NaN operand comes out quieted, sign and
+//!   payload kept (the first NaN of `a`, `b`; of `b`, `c`, `a` for `fma`); an invalid operation
+//!   of numbers (`sqrt` of a negative, `0/0`, `inf - inf`) gives `0xfff8000000000000`; `abs`
+//!   and `neg` of a NaN quiet it and leave its sign. `min`/`max` of two NaNs give
+//!   `0x7fffffffffffffff` (not measured).
 
 use ptxsim_isa::ops::{
     AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatRounding, FloatUnaryOp, IntOp,
@@ -30,8 +34,30 @@ use rustc_apfloat::{Float, Round};
 
 /// The canonical `.f32` NaN (CUDA C++ Programming Guide, "Floating-Point Standard").
 pub const F32_CANONICAL_NAN: u32 = 0x7fff_ffff;
-/// The canonical `.f64` NaN ptxsim produces (a choice; see the module documentation).
+/// The `.f64` NaN of `min`/`max` of two NaNs (a choice; see the module documentation).
 pub const F64_CANONICAL_NAN: u64 = 0x7fff_ffff_ffff_ffff;
+/// The `.f64` NaN an sm_90 GPU returns for an invalid operation of numbers.
+pub const F64_DEFAULT_NAN: u64 = 0xfff8_0000_0000_0000;
+
+/// The `.f64` result of an operation with these operands (in the order the GPU picks a NaN
+/// from) if one of them is NaN: that NaN, quieted (bit 51 set), sign and payload kept.
+#[inline]
+fn f64_nan_operand(operands: &[u64]) -> Option<u64> {
+    operands
+        .iter()
+        .find(|&&x| Format::Double.is_nan(x))
+        .map(|&x| x | 1 << 51)
+}
+
+/// An `.f64` result: a NaN the operation made from numbers becomes [`F64_DEFAULT_NAN`].
+#[inline]
+fn f64_result(r: u64) -> u64 {
+    if Format::Double.is_nan(r) {
+        F64_DEFAULT_NAN
+    } else {
+        r
+    }
+}
 /// The canonical `.f16`/`.bf16` NaN (PTX ISA 9.7.4).
 pub const HALF_CANONICAL_NAN: u16 = 0x7fff;
 
@@ -576,6 +602,12 @@ fn binary_lane(format: Format, op: FloatOp, modifiers: FloatModifiers, a: u64, b
         FloatOp::Min => return min_max(format, false, modifiers, a, b),
         FloatOp::Max => return min_max(format, true, modifiers, a, b),
     };
+    if format == Format::Double {
+        if let Some(nan) = f64_nan_operand(&[a, b]) {
+            return nan;
+        }
+        return f64_result(arith_raw(format, arith, modifiers.rounding, a, b));
+    }
     if !modifiers.ftz && !modifiers.sat && !modifiers.relu {
         let r = arith_raw(format, arith, modifiers.rounding, a, b);
         return if format.is_nan(r) {
@@ -640,6 +672,14 @@ pub fn float_binary(op: FloatOp, ty: Type, modifiers: FloatModifiers, a: u64, b:
 /// One lane of [`float_fma`].
 fn fma_lane(format: Format, modifiers: FloatModifiers, a: u64, b: u64, c: u64) -> u64 {
     let m = mask(format.width());
+    if format == Format::Double {
+        // ptxas emits DFMA with the product's operands swapped: the GPU takes a NaN from `b`,
+        // then `c`, then `a` (measured).
+        if let Some(nan) = f64_nan_operand(&[b, c, a]) {
+            return nan;
+        }
+        return f64_result(fma_raw(format, modifiers.rounding, a, b, c));
+    }
     let a = flush_input(format, modifiers, a & m);
     let b = flush_input(format, modifiers, b & m);
     let c = flush_input(format, modifiers, c & m);
@@ -701,12 +741,12 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
     match op {
         FloatUnaryOp::Abs | FloatUnaryOp::Neg => {
             if format.is_nan(a) {
-                // f64: "Double-precision floating-point absolute value and negation are not
-                // compliant with IEEE-754 with respect to NaNs; these are passed through
-                // unchanged" (CUDA C++ Programming Guide, "Floating-Point Standard"). Other
-                // formats: PTX says "NaN inputs yield an unspecified NaN"; the canonical one.
+                // f64: the CUDA C++ Programming Guide ("Floating-Point Standard") says NaNs
+                // are "passed through unchanged"; an sm_90 GPU quiets a signalling NaN and
+                // leaves the sign (measured, docs/divergences.md H3). Other formats: PTX says
+                // "NaN inputs yield an unspecified NaN"; the canonical one.
                 return if format == Format::Double {
-                    a
+                    a | 1 << 51
                 } else {
                     format.canonical_nan()
                 };
@@ -717,6 +757,34 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
             } else {
                 a ^ format.sign()
             }
+        }
+        FloatUnaryOp::Rcp if format == Format::Double && !modifiers.approx => {
+            if let Some(nan) = f64_nan_operand(&[a]) {
+                return nan;
+            }
+            f64_result(arith_raw(
+                format,
+                Arith::Div,
+                modifiers.rounding,
+                format.one(),
+                a,
+            ))
+        }
+        FloatUnaryOp::Sqrt if format == Format::Double && !modifiers.approx => {
+            if let Some(nan) = f64_nan_operand(&[a]) {
+                return nan;
+            }
+            if format.is_negative(a) && a & !format.sign() != 0 {
+                return F64_DEFAULT_NAN;
+            }
+            let r = if a & !format.sign() == 0 || a == format.exponent_mask() {
+                a
+            } else if modifiers.rounding == FloatRounding::Rn {
+                f64::from_bits(a).sqrt().to_bits()
+            } else {
+                sqrt_positive::<Double>(format, a, apfloat_round(modifiers.rounding))
+            };
+            f64_result(r)
         }
         FloatUnaryOp::Rcp => {
             // `rcp.approx.ftz.f64` is the one `.f64` instruction that flushes subnormals.
