@@ -1,7 +1,7 @@
 //! The machine: a launch's [`Device`] (global memory, kernel parameters, grid shape), the
 //! [`Cta`]s that run on it (shared memory and threads, run in lockstep) and the fuel that
-//! limits them; each instruction is run by [`crate::exec`], the one exhaustive `match` over
-//! instruction kinds.
+//! limits them; each instruction is run by the executor (`src/exec/`: the one exhaustive
+//! `match` over instruction kinds, one module per instruction family).
 //!
 //! [`Machine`] is the one-thread launch that `ptxsim eval`, the tests and the single-thread
 //! form of `ptxsim run` use; grids are run by [`crate::grid`].

@@ -14,10 +14,10 @@
 //! * [`operands`]: fetching an instruction's operands for all its lanes and writing its results
 //!   back (the lockstep machinery every family uses).
 //!
-//! The semantics themselves are pure functions in [`crate::alu`], [`crate::cvt`] and
-//! [`crate::semantics`]; the functions here fetch operands, call them and write back. Every
-//! family function is `#[inline(always)]`, so that the dispatch compiles to one function as
-//! before the split, each arm's lane loop specialised in place.
+//! The semantics themselves are pure functions in [`crate::alu`] (one module per family too),
+//! [`crate::cvt`] and [`crate::semantics`]; the functions here fetch operands, call them and
+//! write back. Every family function is `#[inline(always)]`, so that the dispatch compiles to
+//! one function as before the split, each arm's lane loop specialised in place.
 
 use ptxsim_isa::Type;
 
