@@ -33,6 +33,7 @@
 pub mod alu;
 pub mod cvt;
 pub mod error;
+mod exec;
 pub mod grid;
 pub mod ir;
 pub mod lower;

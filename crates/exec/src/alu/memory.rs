@@ -1,0 +1,67 @@
+//! The memory family's arithmetic: the new value of an atomic update (PTX ISA 9.7.13.5-6).
+
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::{AtomOp, FloatModifiers, FloatOp, FloatRounding, IntOp};
+
+use super::{float_binary, int_binary, mask, width};
+
+/// The new memory value of `atom.op.type` / `red.op.type` (PTX ISA 9.7.13.5-6): "`*a =
+/// (operation == cas) ? operation(*a, b, c) : operation(*a, b)`" with "`inc(r, s) = (r >= s) ?
+/// 0 : r+1; dec(r, s) = (r==0 || r > s) ? s : r-1; exch(r, s) = s; cas(r,s,t) = (r == s) ? t :
+/// r`".
+///
+/// * Integer `.add` wraps; `.min`/`.max` are signed for `.s` types.
+/// * Floating-point `.add` "rounds to nearest even" and keeps subnormals (the shared-memory
+///   and `.noftz` behaviour). "Current implementation of atom.add.f32 on global memory flushes
+///   subnormal inputs and results to sign-preserving zero": the caller applies that by
+///   passing `.ftz` inputs, this function has no state space. x2 types lane by lane.
+/// * Float `.min`/`.max` follow [`float_binary`].
+pub fn atom(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
+    let w = width(ty);
+    let m = mask(w);
+    let (old, b, c) = (old & m, b & m, c & m);
+    let rn = FloatModifiers {
+        rounding: FloatRounding::Rn,
+        ftz: false,
+        sat: false,
+        relu: false,
+        approx: false,
+        nan: false,
+        oob: false,
+        xorsign_abs: false,
+    };
+    let float = ty.is_float();
+    match op {
+        AtomOp::Add if float => float_binary(FloatOp::Add, ty, rn, old, b),
+        AtomOp::Min if float => float_binary(FloatOp::Min, ty, rn, old, b),
+        AtomOp::Max if float => float_binary(FloatOp::Max, ty, rn, old, b),
+        AtomOp::Add => old.wrapping_add(b) & m,
+        AtomOp::Min => int_binary(IntOp::Min, ty, false, false, old, b),
+        AtomOp::Max => int_binary(IntOp::Max, ty, false, false, old, b),
+        AtomOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+    }
+}

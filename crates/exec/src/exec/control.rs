@@ -1,0 +1,151 @@
+//! The control family: `bar.sync`, `call`, `bra`, `ret`, `exit`, `trap`, and instructions the
+//! executor does not implement.
+
+use super::{Control, Executor};
+use crate::error::ExecError;
+use crate::ir::Instruction;
+use crate::machine::{Frame, Outcome, ThreadStatus};
+
+impl Executor<'_, '_> {
+    /// `bar.sync`: every lane waits at the barrier, past the instruction.
+    #[inline(always)]
+    pub(super) fn bar_sync(&mut self, lanes: &[usize]) -> Result<Control, (usize, Box<ExecError>)> {
+        self.stopped = true;
+        for &lane in lanes {
+            self.lanes.pc[lane] += 1;
+            self.lanes.status[lane] = ThreadStatus::AtBarrier;
+        }
+        Ok(Control::Done)
+    }
+
+    /// `call`: the arguments copied into the callee's parameters, a frame pushed; a recursive
+    /// call traps.
+    #[inline(always)]
+    pub(super) fn call(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        target: usize,
+        callee: &str,
+        arguments: &[(u64, u64, u64)],
+        returns: &[(u64, u64, u64)],
+    ) -> Result<Control, (usize, Box<ExecError>)> {
+        for &lane in lanes {
+            if self.threads[lane].frames.iter().any(|f| f.callee == target) {
+                let message = format!("recursive call of `{callee}` (recursion is not simulated)");
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for (from, to, bytes) in arguments {
+                if !self.copy_param(lane, *from, *to, *bytes) {
+                    return Err((
+                        lane,
+                        Box::new(ExecError::Internal(format!(
+                            "call argument outside the parameter space of `{callee}`"
+                        ))),
+                    ));
+                }
+            }
+            self.lanes.calls = true;
+            self.threads[lane].frames.push(Frame {
+                return_pc: self.lanes.pc[lane] + 1,
+                callee: target,
+                returns: returns.to_vec(),
+            });
+            self.lanes.pc[lane] = target;
+        }
+        Ok(Control::Done)
+    }
+
+    /// `bra`: every lane goes to `target`.
+    #[inline(always)]
+    pub(super) fn bra(
+        &mut self,
+        lanes: &[usize],
+        target: usize,
+    ) -> Result<Control, (usize, Box<ExecError>)> {
+        if target > self.device.program.instructions.len() {
+            let lane = lanes.first().copied().unwrap_or(0);
+            return Err((
+                lane,
+                Box::new(ExecError::Internal(format!(
+                    "branch target {target} outside the program"
+                ))),
+            ));
+        }
+        for &lane in lanes {
+            self.lanes.pc[lane] = target;
+        }
+        Ok(Control::Done)
+    }
+
+    /// `ret`: back to the caller, the return values copied back; without a call frame (no thread
+    /// has one when no call happened), out of the kernel.
+    #[inline(always)]
+    pub(super) fn ret(&mut self, lanes: &[usize]) -> Result<Control, (usize, Box<ExecError>)> {
+        if !self.lanes.calls {
+            // No thread has a call frame: `ret` leaves the kernel.
+            self.stopped = true;
+            for &lane in lanes {
+                self.lanes.status[lane] = ThreadStatus::Done(Outcome::Exited);
+            }
+            return Ok(Control::Done);
+        }
+        for &lane in lanes {
+            let Some(frame) = self.threads[lane].frames.pop() else {
+                self.stop(lane, Outcome::Exited);
+                continue;
+            };
+            for (from, to, bytes) in &frame.returns {
+                if !self.copy_param(lane, *from, *to, *bytes) {
+                    return Err((
+                        lane,
+                        Box::new(ExecError::Internal(
+                            "return value outside the parameter space".to_string(),
+                        )),
+                    ));
+                }
+            }
+            self.lanes.pc[lane] = frame.return_pc;
+        }
+        Ok(Control::Done)
+    }
+
+    /// `exit`: every lane exits.
+    #[inline(always)]
+    pub(super) fn exit(&mut self, lanes: &[usize]) -> Result<Control, (usize, Box<ExecError>)> {
+        for &lane in lanes {
+            self.stop(lane, Outcome::Exited);
+        }
+        Ok(Control::Done)
+    }
+
+    /// `trap`: every lane traps.
+    #[inline(always)]
+    pub(super) fn trap_instruction(&mut self, instruction: &Instruction, lanes: &[usize]) {
+        for &lane in lanes {
+            self.trap(lane, instruction, "trap instruction executed".to_string());
+        }
+    }
+
+    /// An instruction the executor does not implement: a simulator error, nothing runs.
+    #[inline(always)]
+    pub(super) fn unsupported(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        mnemonic: &str,
+        reason: &str,
+    ) -> Result<Control, (usize, Box<ExecError>)> {
+        let lane = lanes.first().copied().unwrap_or(0);
+        Err((
+            lane,
+            Box::new(ExecError::Unsupported {
+                mnemonic: mnemonic.to_string(),
+                reason: reason.to_string(),
+                line: instruction.location.line,
+                column: instruction.location.column,
+            }),
+        ))
+    }
+}

@@ -1,0 +1,64 @@
+//! The floating-point family: `add sub mul div min max`, `fma`/`mad`, `abs neg rcp sqrt`,
+//! through [`crate::alu`]'s floating-point semantics.
+
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::{FloatModifiers, FloatOp, FloatUnaryOp};
+
+use super::{Executor, Put};
+use crate::alu;
+use crate::ir::{Destination, Source};
+
+impl Executor<'_, '_> {
+    /// `add sub mul div min max` on floating-point types ([`alu::float_binary`]).
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
+    #[inline(always)]
+    pub(super) fn float_binary(
+        &mut self,
+        lanes: &[usize],
+        op: FloatOp,
+        ty: Type,
+        modifiers: FloatModifiers,
+        destination: Destination,
+        a: Source,
+        b: Source,
+    ) {
+        let put = Put::new(destination, ty);
+        self.map2(lanes, (a, ty.bits()), (b, ty.bits()), &put, |a, b| {
+            alu::float_binary(op, ty, modifiers, a, b)
+        });
+    }
+
+    /// `fma` and float `mad` ([`alu::float_fma`]).
+    #[inline(always)]
+    pub(super) fn fma(
+        &mut self,
+        lanes: &[usize],
+        ty: Type,
+        modifiers: FloatModifiers,
+        destination: Destination,
+        [a, b, c]: [Source; 3],
+    ) {
+        let put = Put::new(destination, ty);
+        let operands = [(a, ty.bits()), (b, ty.bits()), (c, ty.bits())];
+        self.map3(lanes, operands, &put, |a, b, c| {
+            alu::float_fma(ty, modifiers, a, b, c)
+        });
+    }
+
+    /// `abs neg rcp sqrt` on floating-point types ([`alu::float_unary`]).
+    #[inline(always)]
+    pub(super) fn float_unary(
+        &mut self,
+        lanes: &[usize],
+        op: FloatUnaryOp,
+        ty: Type,
+        modifiers: FloatModifiers,
+        destination: Destination,
+        a: Source,
+    ) {
+        let put = Put::new(destination, ty);
+        self.map1(lanes, (a, ty.bits()), &put, |a| {
+            alu::float_unary(op, ty, modifiers, a)
+        });
+    }
+}

@@ -1,0 +1,436 @@
+//! The memory family: `ld`, `st`, `cvta`, `atom`/`red`, `membar`/`fence`, and the state spaces
+//! behind them (loads, stores and atomic updates resolved to the memory that holds them; faults).
+
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::{AtomOp, Space};
+
+use super::{Executor, Put};
+use crate::alu;
+use crate::ir::{Destination, Instruction, MemoryOperand, Source, THREAD_PARAM_BASE};
+use crate::machine::MemoryWrite;
+use crate::memory::{
+    Fault, FaultKind, from_generic, from_generic_to, load_bytes, store_bytes, to_generic,
+};
+use crate::semantics::chop;
+
+impl Executor<'_, '_> {
+    /// `ld`/`ldu`: a uniform or a scalar global load in columns when it is one, else lane by
+    /// lane; a lane whose access faults traps.
+    #[inline(always)]
+    pub(super) fn ld(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        space: Space,
+        ty: Type,
+        destinations: &[Option<Destination>],
+        address: MemoryOperand,
+    ) {
+        let puts: Vec<Option<Put>> = destinations
+            .iter()
+            .map(|d| d.map(|d| Put::new(d, ty)))
+            .collect();
+        if self.load_uniform(lanes, space, ty, address, &puts)
+            || self.load_global(lanes, space, ty, address, &puts)
+        {
+            return;
+        }
+        'lanes: for &lane in lanes {
+            let (base, bytes) =
+                match self.vector_access(lane, address, space, ty, destinations.len(), false) {
+                    Ok(access) => access,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue;
+                    }
+                };
+            for (index, put) in puts.iter().enumerate() {
+                let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                let value = match self.load(lane, space, at, bytes) {
+                    Ok(value) => value,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue 'lanes;
+                    }
+                };
+                if let Some(put) = put {
+                    self.put(lane, put, value);
+                }
+            }
+        }
+    }
+
+    /// `st`: a scalar global store in columns when it is one, else lane by lane; a lane whose
+    /// access faults traps.
+    #[inline(always)]
+    pub(super) fn st(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        space: Space,
+        ty: Type,
+        address: MemoryOperand,
+        sources: &[Source],
+    ) {
+        if let ([source], Space::Global, true, None) =
+            (sources, space, ty.bits() <= 64, &self.memory)
+        {
+            self.store_global(lanes, instruction, ty, address, *source);
+            return;
+        }
+        'lanes: for &lane in lanes {
+            let (base, bytes) =
+                match self.vector_access(lane, address, space, ty, sources.len(), true) {
+                    Ok(access) => access,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue;
+                    }
+                };
+            for (index, source) in sources.iter().enumerate() {
+                let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                let value = chop(self.read(lane, *source), ty.bits());
+                if let Err(fault) = self.store(lane, space, at, bytes, value) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+        }
+    }
+
+    /// `cvta`/`cvta.to`: an address moved into or out of the generic windows.
+    #[inline(always)]
+    pub(super) fn cvta(
+        &mut self,
+        lanes: &[usize],
+        to: bool,
+        space: Space,
+        ty: Type,
+        destination: Destination,
+        source: Source,
+    ) {
+        let put = Put::new(destination, ty);
+        self.map1(lanes, (source, ty.bits()), &put, |value| {
+            if to {
+                from_generic_to(space, value)
+            } else {
+                to_generic(space, value)
+            }
+        });
+    }
+
+    /// `atom`/`red` ([`alu::atom`]), lane by lane; a lane whose access faults traps.
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
+    #[inline(always)]
+    pub(super) fn atom(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        space: Space,
+        op: AtomOp,
+        ty: Type,
+        destination: Option<Destination>,
+        address: MemoryOperand,
+        b: Source,
+        c: Option<Source>,
+    ) {
+        let bytes = ty.bits().div_ceil(8);
+        let put = destination.map(|d| Put::new(d, ty));
+        for &lane in lanes {
+            let at = self.address(lane, address);
+            let b = self.read_bits(lane, b, ty.bits());
+            let c = match c {
+                Some(c) => self.read_bits(lane, c, ty.bits()),
+                None => 0,
+            };
+            let update = |old| alu::atom(op, ty, old, b, c);
+            match self.atomic(lane, space, at, bytes, update) {
+                Ok(old) => {
+                    if let Some(put) = &put {
+                        self.put(lane, put, u128::from(old));
+                    }
+                }
+                Err(fault) => self.fault(lane, instruction, fault),
+            }
+        }
+    }
+
+    /// `membar`/`fence`: a no-op; every memory access takes effect when it is issued.
+    #[inline(always)]
+    pub(super) fn fence(&self) {}
+
+    /// A load that reads the same value for every lane: a kernel parameter or a constant at a
+    /// fixed address (read-only memory, the same for every thread), read once and written to
+    /// every lane. Returns `false` (nothing done) for other loads and when the access faults,
+    /// so that the per-lane path reports the fault of each lane.
+    fn load_uniform(
+        &mut self,
+        lanes: &[usize],
+        space: Space,
+        ty: Type,
+        address: MemoryOperand,
+        puts: &[Option<Put>],
+    ) -> bool {
+        let (Some(&lane), Source::Immediate(base)) = (lanes.first(), address.base) else {
+            return false;
+        };
+        let at = (base as u64).wrapping_add(address.offset as u64);
+        let uniform = match space {
+            Space::Const => true,
+            Space::Param => at < THREAD_PARAM_BASE,
+            _ => false,
+        };
+        if !uniform || ty.bits() > 64 || lanes.len() < 2 {
+            return false;
+        }
+        let Ok((base, bytes)) = self.vector_access(lane, address, space, ty, puts.len(), false)
+        else {
+            return false;
+        };
+        let mut values = Vec::with_capacity(puts.len());
+        for index in 0..puts.len() {
+            let at = base.wrapping_add(u64::from(bytes) * index as u64);
+            match self.load(lane, space, at, bytes) {
+                Ok(value) => values.push(value as u64),
+                Err(_) => return false,
+            }
+        }
+        let mut columns = std::mem::take(self.columns);
+        for (put, &value) in puts.iter().zip(&values) {
+            if let Some(put) = put {
+                columns.out.clear();
+                columns.out.resize(lanes.len(), value);
+                self.scatter(lanes, put, &columns.out);
+            }
+        }
+        *self.columns = columns;
+        true
+    }
+
+    /// A scalar `ld.global` for every lane, with addresses and results in columns. Returns
+    /// `false` (nothing done) for other loads and when a lane's access faults, so that the
+    /// per-lane path reports each lane's fault (loads have no side effects to repeat).
+    fn load_global(
+        &mut self,
+        lanes: &[usize],
+        space: Space,
+        ty: Type,
+        address: MemoryOperand,
+        puts: &[Option<Put>],
+    ) -> bool {
+        let ([Some(put)], Space::Global, true) = (puts, space, ty.bits() <= 64) else {
+            return false;
+        };
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, address.base, 64, &mut columns.a);
+        columns.out.clear();
+        let offset = address.offset as u64;
+        let addresses = columns.a.iter().map(|&base| base.wrapping_add(offset));
+        let faulted = self
+            .device
+            .global
+            .load_each(addresses, bytes, &mut columns.out)
+            .is_err();
+        if !faulted {
+            self.scatter(lanes, put, &columns.out);
+        }
+        *self.columns = columns;
+        !faulted
+    }
+
+    /// A scalar `st.global` for every lane, with addresses and values in columns; a lane whose
+    /// access faults traps as on the per-lane path (the other lanes still store).
+    fn store_global(
+        &mut self,
+        lanes: &[usize],
+        instruction: &Instruction,
+        ty: Type,
+        address: MemoryOperand,
+        source: Source,
+    ) {
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, address.base, 64, &mut columns.a);
+        self.gather(lanes, source, ty.bits(), &mut columns.b);
+        let offset = address.offset as u64;
+        let stores = columns
+            .a
+            .iter()
+            .map(|&base| base.wrapping_add(offset))
+            .zip(columns.b.iter().copied());
+        let mut faults = Vec::new();
+        self.device
+            .global
+            .store_each(stores, bytes, |index, at, kind| {
+                faults.push((index, at, kind))
+            });
+        for (index, at, kind) in faults {
+            let fault = fault(kind, Space::Global, at, u64::from(bytes), true);
+            self.fault(lanes[index], instruction, fault);
+        }
+        *self.columns = columns;
+    }
+
+    /// The base address and element size of an access of `count` elements of `ty`, or the
+    /// fault when the whole access is not aligned to its size (PTX ISA 5.1: vector accesses are
+    /// aligned to the vector's size).
+    fn vector_access(
+        &self,
+        lane: usize,
+        address: MemoryOperand,
+        space: Space,
+        ty: Type,
+        count: usize,
+        store: bool,
+    ) -> Result<(u64, u32), Fault> {
+        let base = self.address(lane, address);
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let total = u64::from(bytes) * count as u64;
+        if total.is_power_of_two() && base % total != 0 {
+            return Err(fault(FaultKind::Misaligned, space, base, total, store));
+        }
+        Ok((base, bytes))
+    }
+
+    /// Copies `bytes` within the thread's `.param` space.
+    pub(super) fn copy_param(&mut self, lane: usize, from: u64, to: u64, bytes: u64) -> bool {
+        let (Some(from), Some(to)) = (
+            from.checked_sub(THREAD_PARAM_BASE),
+            to.checked_sub(THREAD_PARAM_BASE),
+        ) else {
+            return false;
+        };
+        let params = &mut self.threads[lane].params;
+        let len = params.len() as u64;
+        if from + bytes > len || to + bytes > len {
+            return false;
+        }
+        params.copy_within(from as usize..(from + bytes) as usize, to as usize);
+        true
+    }
+
+    fn address(&self, lane: usize, operand: MemoryOperand) -> u64 {
+        let base = self.read(lane, operand.base) as u64;
+        base.wrapping_add(operand.offset as u64)
+    }
+
+    /// Resolves a space and address to the memory that holds it.
+    fn load(&mut self, lane: usize, space: Space, address: u64, bytes: u32) -> Result<u128, Fault> {
+        if bytes == 16 {
+            let low = self.load(lane, space, address, 8)?;
+            let high = self.load(lane, space, address.wrapping_add(8), 8)?;
+            return Ok(low | (high << 64));
+        }
+        let (resolved, at) = self.resolve(space, address);
+        let thread = &self.threads[lane];
+        let result = match resolved {
+            Space::Global | Space::Generic => self.device.global.load(at, bytes),
+            Space::Shared => load_bytes(self.shared, 0, at, bytes),
+            Space::Local => load_bytes(&thread.local, 0, at, bytes),
+            Space::Const => load_bytes(&self.device.program.constants, 0, at, bytes),
+            Space::Param => {
+                if at < THREAD_PARAM_BASE {
+                    load_bytes(&self.device.params, 0, at, bytes)
+                } else {
+                    load_bytes(&thread.params, THREAD_PARAM_BASE, at, bytes)
+                }
+            }
+        };
+        result
+            .map(u128::from)
+            .map_err(|kind| fault(kind, space, address, u64::from(bytes), false))
+    }
+
+    fn store(
+        &mut self,
+        lane: usize,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        value: u128,
+    ) -> Result<(), Fault> {
+        if bytes == 16 {
+            self.store(lane, space, address, 8, value & u128::from(u64::MAX))?;
+            return self.store(lane, space, address.wrapping_add(8), 8, value >> 64);
+        }
+        let (resolved, at) = self.resolve(space, address);
+        let low = value as u64;
+        let thread = &mut self.threads[lane];
+        let result = match resolved {
+            Space::Global | Space::Generic => self.device.global.store(at, bytes, low),
+            Space::Shared => store_bytes(self.shared, 0, at, bytes, low),
+            Space::Local => store_bytes(&mut thread.local, 0, at, bytes, low),
+            Space::Const => Err(FaultKind::ReadOnly),
+            Space::Param => {
+                if at < THREAD_PARAM_BASE {
+                    Err(FaultKind::ReadOnly)
+                } else {
+                    store_bytes(&mut thread.params, THREAD_PARAM_BASE, at, bytes, low)
+                }
+            }
+        };
+        result.map_err(|kind| fault(kind, space, address, u64::from(bytes), true))?;
+        if let Some(memory) = self.memory.as_deref_mut() {
+            memory.push(MemoryWrite {
+                space: resolved,
+                address: at,
+                bytes,
+                value,
+            });
+        }
+        Ok(())
+    }
+
+    fn atomic(
+        &mut self,
+        _lane: usize,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        f: impl Fn(u64) -> u64,
+    ) -> Result<u64, Fault> {
+        let (resolved, at) = self.resolve(space, address);
+        let to_fault = |kind| fault(kind, space, address, u64::from(bytes), true);
+        let old = match resolved {
+            Space::Global | Space::Generic => {
+                self.device.global.update(at, bytes, &f).map_err(to_fault)?
+            }
+            Space::Shared => {
+                let old = load_bytes(self.shared, 0, at, bytes).map_err(to_fault)?;
+                store_bytes(self.shared, 0, at, bytes, f(old)).map_err(to_fault)?;
+                old
+            }
+            Space::Local | Space::Const | Space::Param => {
+                return Err(to_fault(FaultKind::Unmapped));
+            }
+        };
+        if let Some(memory) = self.memory.as_deref_mut() {
+            memory.push(MemoryWrite {
+                space: resolved,
+                address: at,
+                bytes,
+                value: u128::from(f(old)),
+            });
+        }
+        Ok(old)
+    }
+
+    /// The space an access goes to: generic addresses are looked up in the windows.
+    fn resolve(&self, space: Space, address: u64) -> (Space, u64) {
+        match space {
+            Space::Generic => from_generic(address),
+            other => (other, address),
+        }
+    }
+}
+
+fn fault(kind: FaultKind, space: Space, address: u64, bytes: u64, store: bool) -> Fault {
+    Fault {
+        kind,
+        space,
+        address,
+        bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+        store,
+    }
+}

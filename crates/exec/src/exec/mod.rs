@@ -1,0 +1,336 @@
+//! Running one instruction: the [`Executor`] (the state an instruction works on), the one
+//! exhaustive `match` over instruction kinds ([`Executor::execute`], style rule 3), and one
+//! module per instruction family, each arm of the match calling one function of it:
+//!
+//! * [`convert`]: `mov` (all forms), `cvt`, `cvt.pack`;
+//! * [`integer`]: integer arithmetic (`add` ... `shr`, the unary operations, `mad`, `mad24`,
+//!   `sad`, `shf`);
+//! * [`float`]: floating-point arithmetic;
+//! * [`compare`]: `setp`, `selp`, `slct`;
+//! * [`bits`]: `prmt`, `lop3`, `bfe`, `bfi`;
+//! * [`memory`]: `ld`, `st`, `cvta`, `atom`/`red`, `membar`/`fence`, and the state spaces
+//!   behind them;
+//! * [`control`]: `bar.sync`, `call`, `bra`, `ret`, `exit`, `trap`, unsupported instructions;
+//! * [`operands`]: fetching an instruction's operands for all its lanes and writing its results
+//!   back (the lockstep machinery every family uses).
+//!
+//! The semantics themselves are pure functions in [`crate::alu`] (one module per family too),
+//! [`crate::cvt`] and [`crate::semantics`]; the functions here fetch operands, call them and
+//! write back. Every family function is `#[inline(always)]`, so that the dispatch compiles to
+//! one function as before the split, each arm's lane loop specialised in place.
+
+use ptxsim_isa::Type;
+
+use crate::error::ExecError;
+use crate::ir::{Destination, Instruction, InstructionKind, RegisterId};
+use crate::machine::{
+    Columns, Device, Dim3, Lanes, MemoryWrite, Outcome, Thread, ThreadStatus, Write,
+};
+use crate::memory::Fault;
+use crate::semantics::Extension;
+
+/// Builds the lane function `$f` from `$lane` (`{|args| parameters => body}`: the operation's
+/// parameters are bound by the pattern `parameters` in `body`) and runs `$apply` with it. When `$value` is one of the listed tuples (the
+/// common forms in nvcc and Triton code) the parameters are constants in the lane function, so
+/// that the semantics function inlined into the lane loop is specialised for them; otherwise
+/// they are the values themselves. Every tuple is both a pattern and an expression.
+macro_rules! specialise {
+    (
+        $value:expr => $kind:ty,
+        [$($tuple:tt),* $(,)?],
+        $lane:tt,
+        |$f:ident| $apply:expr
+    ) => {
+        match $value {
+            $($tuple => {
+                const K: $kind = $tuple;
+                specialise!(@lane K, $lane, $f, $apply)
+            })*
+            value => specialise!(@lane value, $lane, $f, $apply),
+        }
+    };
+    (@lane $k:expr, {|$($arg:ident),*| $name:pat_param => $body:expr}, $f:ident, $apply:expr) => {{
+        let $f = |$($arg: u64),*| {
+            let $name = $k;
+            $body
+        };
+        $apply
+    }};
+}
+
+mod bits;
+mod compare;
+mod control;
+mod convert;
+mod float;
+mod integer;
+mod memory;
+mod operands;
+
+/// Whether the instruction moved the threads' program counters itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Control {
+    /// Every thread that ran it and can go on continues with the next instruction.
+    Next,
+    /// The instruction set each thread's program counter or status.
+    Done,
+}
+
+/// Where and how a result lands: the destination register and Table 28's rule, decided once
+/// per instruction.
+#[derive(Clone, Copy, Debug)]
+struct Put {
+    register: RegisterId,
+    extension: Extension,
+}
+
+impl Put {
+    fn new(destination: Destination, ty: Type) -> Self {
+        Self {
+            register: destination.register,
+            extension: Extension::new(ty, destination.ty),
+        }
+    }
+}
+
+/// The state one instruction works on: the CTA's threads, of which the instruction runs on
+/// the lanes it is given (one lane when stepping a single thread, all the threads at the same
+/// instruction when a CTA runs in lockstep).
+pub(crate) struct Executor<'a, 'p> {
+    pub(crate) device: &'a Device<'p>,
+    pub(crate) ctaid: Dim3,
+    pub(crate) shared: &'a mut Vec<u8>,
+    pub(crate) threads: &'a mut [Thread],
+    pub(crate) lanes: &'a mut Lanes,
+    pub(crate) columns: &'a mut Columns,
+    pub(crate) writes: Option<&'a mut Vec<Write>>,
+    pub(crate) memory: Option<&'a mut Vec<MemoryWrite>>,
+    /// Whether a lane stopped or left the group (it must be formed again).
+    pub(crate) stopped: bool,
+    /// The group the lanes belong to and the instruction's index (to settle deferred
+    /// counters before a thread stops).
+    pub(crate) group: &'a [usize],
+    pub(crate) pc: usize,
+}
+
+impl Executor<'_, '_> {
+    /// Stops thread `lane` with `outcome`; its program counter stays at the instruction.
+    fn stop(&mut self, lane: usize, outcome: Outcome) {
+        self.lanes.settle(self.group, self.pc);
+        self.stopped = true;
+        self.lanes.status[lane] = ThreadStatus::Done(outcome);
+    }
+
+    fn trap(&mut self, lane: usize, instruction: &Instruction, message: String) {
+        self.stop(
+            lane,
+            Outcome::Trapped {
+                message,
+                location: instruction.location,
+            },
+        );
+    }
+
+    fn fault(&mut self, lane: usize, instruction: &Instruction, fault: Fault) {
+        let [x, y, z] = self.threads[lane].tid;
+        let [bx, by, bz] = self.ctaid;
+        let message = format!(
+            "{fault} in `{}` (thread ({x},{y},{z}) of block ({bx},{by},{bz}))",
+            instruction.text
+        );
+        self.trap(lane, instruction, message);
+    }
+
+    /// Runs `instruction` on every lane of `lanes` (threads whose guard passed), in order:
+    /// the one exhaustive match over instruction kinds (style rule 3), each arm calling the
+    /// function of its family with the loop over lanes inside, so that a CTA running in
+    /// lockstep decodes each instruction once. A thread that faults or traps stops (`Done`)
+    /// with its program counter at the instruction; the other lanes still run it.
+    pub(crate) fn execute(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+    ) -> Result<Control, (usize, Box<ExecError>)> {
+        match &instruction.kind {
+            InstructionKind::Mov {
+                ty,
+                destination,
+                source,
+            } => self.mov(lanes, *ty, *destination, *source),
+            InstructionKind::MovPack {
+                ty,
+                destination,
+                elements,
+            } => self.mov_pack(lanes, *ty, *destination, elements),
+            InstructionKind::MovVector {
+                ty,
+                destinations,
+                sources,
+            } => self.mov_vector(lanes, *ty, destinations, sources),
+            InstructionKind::MovUnpack {
+                ty,
+                elements,
+                source,
+            } => self.mov_unpack(lanes, *ty, elements, *source),
+            InstructionKind::Cvt {
+                op,
+                destination,
+                sources,
+            } => self.cvt(lanes, op, *destination, sources),
+            InstructionKind::CvtPack {
+                ty,
+                destination,
+                a,
+                b,
+                c,
+            } => self.cvt_pack(lanes, *ty, *destination, *a, *b, *c),
+            InstructionKind::IntBinary {
+                op,
+                ty,
+                sat,
+                relu,
+                destination,
+                a,
+                b,
+            } => self.int_binary(lanes, *op, *ty, *sat, *relu, *destination, *a, *b),
+            InstructionKind::IntUnary {
+                op,
+                ty,
+                destination,
+                a,
+            } => self.int_unary(lanes, *op, *ty, *destination, *a),
+            InstructionKind::Mad {
+                mode,
+                ty,
+                sat,
+                destination,
+                sources,
+            } => self.mad(lanes, *mode, *ty, *sat, *destination, *sources),
+            InstructionKind::IntTernary {
+                op,
+                ty,
+                destination,
+                sources,
+            } => self.int_ternary(lanes, *op, *ty, *destination, *sources),
+            InstructionKind::FloatBinary {
+                op,
+                ty,
+                modifiers,
+                destination,
+                a,
+                b,
+            } => self.float_binary(lanes, *op, *ty, *modifiers, *destination, *a, *b),
+            InstructionKind::Fma {
+                ty,
+                modifiers,
+                destination,
+                sources,
+            } => self.fma(lanes, *ty, *modifiers, *destination, *sources),
+            InstructionKind::FloatUnary {
+                op,
+                ty,
+                modifiers,
+                destination,
+                a,
+            } => self.float_unary(lanes, *op, *ty, *modifiers, *destination, *a),
+            InstructionKind::Setp {
+                compare,
+                ty,
+                ftz,
+                combine,
+                p,
+                q,
+                a,
+                b,
+            } => self.setp(lanes, *compare, *ty, *ftz, *combine, *p, *q, *a, *b),
+            InstructionKind::Selp {
+                ty,
+                destination,
+                a,
+                b,
+                c,
+            } => self.selp(lanes, *ty, *destination, *a, *b, *c),
+            InstructionKind::Slct {
+                ty,
+                float_selector,
+                ftz,
+                destination,
+                sources,
+            } => self.slct(lanes, *ty, *float_selector, *ftz, *destination, *sources),
+            InstructionKind::Prmt {
+                mode,
+                destination,
+                sources,
+            } => self.prmt(lanes, *mode, *destination, *sources),
+            InstructionKind::Lop3 {
+                destination,
+                sources,
+                lut,
+            } => self.lop3(lanes, *destination, *sources, *lut),
+            InstructionKind::Bfe {
+                ty,
+                destination,
+                sources,
+            } => self.bfe(lanes, *ty, *destination, *sources),
+            InstructionKind::Bfi {
+                ty,
+                destination,
+                sources,
+            } => self.bfi(lanes, *ty, *destination, *sources),
+            InstructionKind::Ld {
+                space,
+                ty,
+                destinations,
+                address,
+            } => self.ld(instruction, lanes, *space, *ty, destinations, *address),
+            InstructionKind::St {
+                space,
+                ty,
+                address,
+                sources,
+            } => self.st(instruction, lanes, *space, *ty, *address, sources),
+            InstructionKind::Cvta {
+                to,
+                space,
+                ty,
+                destination,
+                source,
+            } => self.cvta(lanes, *to, *space, *ty, *destination, *source),
+            InstructionKind::Atom {
+                space,
+                op,
+                ty,
+                destination,
+                address,
+                b,
+                c,
+            } => self.atom(
+                instruction,
+                lanes,
+                *space,
+                *op,
+                *ty,
+                *destination,
+                *address,
+                *b,
+                *c,
+            ),
+            InstructionKind::Fence => self.fence(),
+            InstructionKind::BarSync => return self.bar_sync(lanes),
+            InstructionKind::Call {
+                target,
+                callee,
+                arguments,
+                returns,
+            } => return self.call(instruction, lanes, *target, callee, arguments, returns),
+            InstructionKind::Bra { target } => return self.bra(lanes, *target),
+            InstructionKind::Ret => return self.ret(lanes),
+            InstructionKind::Exit => return self.exit(lanes),
+            InstructionKind::Trap => self.trap_instruction(instruction, lanes),
+            InstructionKind::Unsupported { mnemonic, reason } => {
+                return self.unsupported(instruction, lanes, mnemonic, reason);
+            }
+        }
+        Ok(Control::Next)
+    }
+}
