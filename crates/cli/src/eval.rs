@@ -232,7 +232,12 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     if diagnostics.iter().any(ptxsim_syntax::Diagnostic::is_error) {
         eprint!(
             "{}",
-            crate::check::render_text("<instruction>", &wrapped, &diagnostics)?
+            crate::check::render_text(
+                "<instruction>",
+                &wrapped,
+                &diagnostics,
+                crate::check::Shown::DEFAULT
+            )?
         );
         return Ok(ExitCode::from(1));
     }
@@ -275,7 +280,12 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         | Err(ptxsim_exec::LoadError::Lower(ptxsim_exec::LowerError::Invalid(diagnostics))) => {
             eprint!(
                 "{}",
-                crate::check::render_text("<instruction>", &kernel, &diagnostics)?
+                crate::check::render_text(
+                    "<instruction>",
+                    &kernel,
+                    &diagnostics,
+                    crate::check::Shown::DEFAULT
+                )?
             );
             return Ok(ExitCode::from(1));
         }

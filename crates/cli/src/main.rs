@@ -82,6 +82,10 @@ struct CheckArgs {
     /// their `.target`; their `.version` stays.
     #[arg(long, value_name = "ARCH", value_parser = check::parse_target)]
     target: Option<ptxsim_isa::Target>,
+    /// Print at most N diagnostics per file as text, then one line saying how many more there
+    /// are (0: print all). JSON output always has every diagnostic.
+    #[arg(long, value_name = "N", default_value_t = check::DEFAULT_MAX_DIAGNOSTICS)]
+    max_diagnostics: usize,
 }
 
 /// When `check` colors its text output.
@@ -134,6 +138,7 @@ fn main() -> ExitCode {
             args.format == Format::Json,
             args.color,
             args.target,
+            args.max_diagnostics,
         ),
         Command::Run(args) => run::run(&args),
         Command::Eval(args) => eval::run(&args),

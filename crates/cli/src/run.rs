@@ -249,7 +249,7 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
     if diagnostics.iter().any(Diagnostic::is_error) {
         eprint!(
             "{}",
-            crate::check::render_text(&name, &source, &diagnostics)?
+            crate::check::render_text(&name, &source, &diagnostics, crate::check::Shown::DEFAULT)?
         );
         return Ok(Err(ExitCode::from(1)));
     }
@@ -258,7 +258,12 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
         Err(LowerError::Invalid(diagnostics)) => {
             eprint!(
                 "{}",
-                crate::check::render_text(&name, &source, &diagnostics)?
+                crate::check::render_text(
+                    &name,
+                    &source,
+                    &diagnostics,
+                    crate::check::Shown::DEFAULT
+                )?
             );
             return Ok(Err(ExitCode::from(1)));
         }

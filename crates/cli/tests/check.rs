@@ -97,3 +97,70 @@ fn invalid_target_is_a_usage_error() {
         );
     }
 }
+
+/// Text excerpts of long lines and the cap on the number of diagnostics: the inputs in
+/// `tests/render/` (long lines with labels far into them, cuts among multi-byte characters,
+/// invalid UTF-8, `--max-diagnostics`), each described in its first lines.
+#[test]
+fn rendering() {
+    insta::glob!("../../../tests/render", "*.ptx", |path| {
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or_default();
+        let bytes = std::fs::read(path).expect("test inputs are readable");
+        let source = String::from_utf8_lossy(&bytes);
+        insta::assert_snapshot!(check(&format!("tests/render/{name}"), &extra_args(&source)));
+    });
+}
+
+/// `ptxsim check FILE ARGS...` on `source` (written to a temporary file): its stderr.
+fn check_stderr(source: &str, args: &[&str]) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("ptxsim-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let path = dir.join(format!("{}.ptx", source.len()));
+    std::fs::write(&path, source).expect("temporary file");
+    let output = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .arg("check")
+        .arg(&path)
+        .args(args)
+        .output()
+        .expect("the ptxsim binary runs");
+    assert_eq!(output.status.code(), Some(1), "{source:.100}");
+    let _ = std::fs::remove_file(&path);
+    output.stderr
+}
+
+/// N nested `.entry k() {` on one line: N diagnostics on a line of 12·N bytes. Each showed the
+/// whole line (12·N² bytes in all, quadratic); now each shows a window of it, so that twice the
+/// diagnostics are at most 2.2 times the bytes of text (this counts the work of rendering, not
+/// its time).
+#[test]
+fn text_output_of_many_diagnostics_on_one_line_is_linear() {
+    let nested = |levels: usize| ".entry k() {".repeat(levels);
+    let bytes = |levels: usize| check_stderr(&nested(levels), &["--max-diagnostics", "0"]).len();
+    let (single, double) = (bytes(1_000), bytes(2_000));
+    assert!(
+        double * 10 <= single * 22,
+        "{single} bytes for 1,000 levels, {double} for 2,000"
+    );
+    // 1,000 diagnostics of a few lines each: well under 1 KB each (the line is 12 KB).
+    assert!(single < 1_000 * 1_000, "{single} bytes for 1,000 levels");
+}
+
+/// By default the text shows 1,000 diagnostics per file, then how many more there are.
+#[test]
+fn text_output_shows_a_thousand_diagnostics_by_default() {
+    let source = ".entry k() {\n".repeat(1_500);
+    let all = String::from_utf8_lossy(&check_stderr(&source, &["--max-diagnostics", "0"]))
+        .matches("error[")
+        .count();
+    assert!(all > 1_000, "{all} diagnostics");
+    let text = String::from_utf8_lossy(&check_stderr(&source, &[])).into_owned();
+    assert_eq!(text.matches("error[").count(), 1_000);
+    let last = format!(
+        "... and {} more errors (use --max-diagnostics N to see more)\n",
+        all - 1_000
+    );
+    assert!(text.ends_with(&last), "{:?}", text.lines().last());
+}

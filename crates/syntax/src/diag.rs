@@ -165,15 +165,33 @@ impl LineIndex {
         }
     }
 
+    /// The 0-based index of the line that holds byte `offset` (a line's terminating `\n` belongs
+    /// to it; offsets past the end belong to the last line).
+    pub fn line(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next.saturating_sub(1),
+        }
+    }
+
+    /// The byte range of the 0-based line `line` of `source` (the source this index was made
+    /// from), its `\n` included; `None` past the last line.
+    pub fn line_range(&self, source: &str, line: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.line_starts.get(line)?;
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(source.len());
+        Some(start.min(end)..end)
+    }
+
     /// The 1-based `(line, column)` of byte `offset` in `source`; the column counts characters.
     /// Offsets past the end or inside a character are clamped.
     pub fn line_column(&self, source: &str, offset: usize) -> (usize, usize) {
         let bytes = source.as_bytes();
         let offset = offset.min(bytes.len());
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(line) => line,
-            Err(next) => next.saturating_sub(1),
-        };
+        let line = self.line(offset);
         let start = self.line_starts.get(line).copied().unwrap_or(0).min(offset);
         let column = if offset - start <= COLUMN_BLOCK {
             char_starts(&bytes[start..offset])
@@ -259,6 +277,20 @@ mod tests {
                 "{separator:?}: {single} bytes for 2,000 levels, {double} for 4,000"
             );
         }
+    }
+
+    /// Lines hold their `\n`; offsets past the end are on the last line.
+    #[test]
+    fn lines_and_their_ranges() {
+        let source = "ab\n\ncd";
+        let index = LineIndex::new(source);
+        let lines: Vec<usize> = (0..=source.len() + 1).map(|at| index.line(at)).collect();
+        assert_eq!(lines, [0, 0, 0, 1, 2, 2, 2, 2]);
+        assert_eq!(index.line_range(source, 0), Some(0..3));
+        assert_eq!(index.line_range(source, 1), Some(3..4));
+        assert_eq!(index.line_range(source, 2), Some(4..6));
+        assert_eq!(index.line_range(source, 3), None);
+        assert_eq!(LineIndex::new("").line_range("", 0), Some(0..0));
     }
 
     /// Columns counted from the block counts are those counted character by character, on
