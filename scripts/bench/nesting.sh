@@ -5,7 +5,8 @@
 # the ratio to the size before (linear growth: about 2; the goal is at most 2.5).
 #
 # Usage: scripts/bench/nesting.sh [json|text]   (default json: `--format json`; `text` renders
-#        the rustc-style excerpts, whose size is quadratic on one line, see docs/checker.md)
+#        the rustc-style excerpts: long lines are cut to windows around the labels and at most
+#        1,000 diagnostics are printed, see docs/checker.md "Deeply nested input")
 # Each run is cut off after $NESTING_TIMEOUT seconds (default 60), printed as `>60`.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
