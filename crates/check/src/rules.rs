@@ -285,16 +285,24 @@ impl FormCache {
     }
 }
 
-/// A cheap hash of an instruction's opcode and modifiers (the Fx hash of their bytes, 8 at a
-/// time), reduced to a slot index from its well-mixed high bits.
+/// A cheap hash of an instruction's opcode and modifiers, reduced to a slot index from its
+/// well-mixed high bits: each name contributes its length and its first, second and last bytes
+/// (which tell apart the names of a syntax block: `rn`/`rz`, `u32`/`s32`, `f16`/`f32`,
+/// `e4m3x2`/`e5m2x2`), not all its bytes: every instruction of a module is looked up, and
+/// [`same_mnemonic`] settles the rare collision.
 fn mnemonic_hash(instruction: &Instruction) -> u64 {
     let mut hash: u64 = 0;
     for word in std::iter::once(&instruction.opcode).chain(&instruction.modifiers) {
-        for chunk in word.value.as_bytes().chunks(8) {
-            hash = (hash.rotate_left(5) ^ crate::hash::le_word(chunk))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-        hash = (hash.rotate_left(5) ^ 0xff).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        let bytes = word.value.as_bytes();
+        let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+            continue;
+        };
+        let second = bytes.get(1).copied().unwrap_or(0);
+        let summary = (bytes.len() as u64) << 24
+            | u64::from(first) << 16
+            | u64::from(second) << 8
+            | u64::from(last);
+        hash = (hash.rotate_left(5) ^ summary).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
     hash
 }
