@@ -683,18 +683,7 @@ def main() -> int:
             continue
         with ThreadPoolExecutor(2) as ex:
             results = list(ex.map(lambda m: run_module(*m), modules))
-        n = 0
-        with open(OUT / name, "w") as f:
-            f.write("\n".join(header) + "\n")
-            f.write("target\tversion\tinstruction\tverdict\tmessage\n")
-            for (t, v, lines), rej in zip(modules, results):
-                for l in dict.fromkeys(lines):
-                    if vkey(v) < (8, 3) and "%b128_" in l:
-                        continue
-                    msg = rej.get(l)
-                    f.write(f"{t}\t{v}\t{l}\t{'reject' if msg is not None else 'accept'}\t{msg or ''}\n")
-                    n += 1
-        print(name, n)
+        write_verdicts(header, name, modules, results)
     ops_files = ("ops-forms.tsv", "ops-operands.tsv", "ops-targets.tsv")
     if not only or only & set(ops_files):
         write_ops(header)

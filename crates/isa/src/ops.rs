@@ -678,8 +678,25 @@ const INTEGER_TYPES: &[Type] = &[
     Type::S32,
     Type::S64,
 ];
-/// `.u16x2`, `.s16x2`: two 16-bit integers in a `.b32` (add, sub, min, max; PTX ISA 8.0).
+/// `.u16x2`, `.s16x2`: two 16-bit integers in a `.b32` (add, min, max; PTX ISA 8.0).
 const HALF_INTEGER_TYPES: &[Type] = &[Type::U16x2, Type::S16x2];
+/// The types of add, sub, min and max: integers, floating point, the packed 16-bit integers.
+const ARITHMETIC_TYPES: &[Type] = &[
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+    Type::F32,
+    Type::F64,
+    Type::F16,
+    Type::F16x2,
+    Type::Bf16,
+    Type::Bf16x2,
+    Type::U16x2,
+    Type::S16x2,
+];
 const FLOAT_TYPES: &[Type] = &[
     Type::F32,
     Type::F64,
@@ -1078,13 +1095,7 @@ fn decode_add_sub(
             .then_some(Modifier::Cc)
             .or_else(|| float_arith(m))
     })?;
-    let all: Vec<Type> = INTEGER_TYPES
-        .iter()
-        .chain(FLOAT_TYPES)
-        .chain(HALF_INTEGER_TYPES)
-        .copied()
-        .collect();
-    let ty = c.single_type(opcode, &all)?;
+    let ty = c.single_type(opcode, ARITHMETIC_TYPES)?;
     if HALF_INTEGER_TYPES.contains(&ty) {
         // 9.7.1.1: `add.u16x2`, `add.s16x2` (no `.sat`; sm_90, PTX ISA 8.0); `sub` has none.
         if int_op != IntOp::Add {
@@ -1340,13 +1351,7 @@ fn decode_min_max(
     })?;
     let xorsign = modifiers.iter().position(|&m| m == "xorsign");
     let abs = modifiers.iter().position(|&m| m == "abs");
-    let all: Vec<Type> = INTEGER_TYPES
-        .iter()
-        .chain(FLOAT_TYPES)
-        .chain(HALF_INTEGER_TYPES)
-        .copied()
-        .collect();
-    let ty = c.single_type(opcode, &all)?;
+    let ty = c.single_type(opcode, ARITHMETIC_TYPES)?;
     if ty.is_integer() || HALF_INTEGER_TYPES.contains(&ty) {
         forbid(c.ftz, modifiers, ty, opcode)?;
         forbid(c.nan, modifiers, ty, opcode)?;
