@@ -143,7 +143,35 @@ def forms():
     for ty in ("s16", "s32", "s64"):
         out.append((f"abs.{ty}", ty, [ty]))
         out.append((f"neg.{ty}", ty, [ty]))
-    return out + float_forms() + compare_forms()
+    return out + float_forms() + compare_forms() + atomic_forms()
+
+
+def atomic_forms():
+    """atom on a location of the thread's own (no two threads share one): the location starts
+    at the first input, the operation takes the others, and the location's final value is the
+    output (global: the output word itself; shared: read back and stored)."""
+    out = []
+    for space in ("global", "shared"):
+        for ty in ("u32", "s32", "u64", "f32", "f64"):
+            out.append((f"atom.{space}.add.{ty}", ty, [ty, ty]))
+        for ty in ("f16", "f16x2", "bf16", "bf16x2"):
+            out.append((f"atom.{space}.add.noftz.{ty}", ty, [ty, ty]))
+    for op in ("min", "max"):
+        for ty in ("u32", "s32", "u64", "s64"):
+            out.append((f"atom.global.{op}.{ty}", ty, [ty, ty]))
+    for op in ("inc", "dec"):
+        out.append((f"atom.global.{op}.u32", "u32", ["u32", "u32"]))
+    for op in ("and", "or", "xor"):
+        for ty in ("b32", "b64"):
+            out.append((f"atom.global.{op}.{ty}", ty, [ty, ty]))
+    for ty in ("b32", "b64"):
+        out.append((f"atom.global.exch.{ty}", ty, [ty, ty]))
+        out.append((f"atom.global.cas.{ty}", ty, [ty, ty, ty]))
+        # The compare operand equal to the location: the swap happens.
+        out.append((f"atom.global.cas.{ty}@same", ty, [ty, ty]))
+    for ty in ("u32", "f32", "f64"):
+        out.append((f"red.global.add.{ty}", ty, [ty, ty]))
+    return out
 
 
 def compare_forms():
@@ -225,6 +253,8 @@ def kernel(index, name, d, srcs):
     """A predicate destination is stored as a `.b32` 0 or 1 (`selp`); a predicate source is
     `!= 0` of its 32-bit input word."""
     opcode, _, imm = name.partition("@")
+    if opcode.startswith(("atom.", "red.")):
+        return atomic_kernel(index, opcode, imm, d, srcs)
     stored = "b32" if d == "pred" else d
     lines = [f".visible .entry f{index}(.param .u64 pin, .param .u64 pout)", "{",
              "\t.reg .u32 %t<4>;", "\t.reg .u64 %p<6>;",
@@ -251,6 +281,40 @@ def kernel(index, name, d, srcs):
     return "\n".join(lines), out_bytes
 
 
+def atomic_kernel(index, opcode, variant, d, srcs):
+    width = bits(d)
+    shared = ".shared." in opcode
+    lines = [f".visible .entry f{index}(.param .u64 pin, .param .u64 pout)", "{",
+             "\t.reg .u32 %t<4>;", "\t.reg .u64 %p<6>;", f"\t.reg .b{width} %d;"]
+    lines += [f"\t.reg .b{bits(t)} %a{i};" for i, t in enumerate(srcs)]
+    if shared:
+        lines.append("\t.shared .align 8 .b8 slots[2048];")
+    lines += ["\tmov.u32 %t1, %ctaid.x;", "\tmov.u32 %t2, %ntid.x;", "\tmov.u32 %t3, %tid.x;",
+              "\tmad.lo.u32 %t0, %t1, %t2, %t3;",
+              "\tld.param.u64 %p0, [pin];", "\tld.param.u64 %p1, [pout];",
+              "\tcvta.to.global.u64 %p0, %p0;", "\tcvta.to.global.u64 %p1, %p1;",
+              "\tmul.wide.u32 %p2, %t0, 32;", "\tadd.u64 %p2, %p0, %p2;",
+              f"\tmul.wide.u32 %p3, %t0, {width // 8};", "\tadd.u64 %p3, %p1, %p3;"]
+    for i, t in enumerate(srcs):
+        lines.append(f"\tld.global.b{bits(t)} %a{i}, [%p2+{8 * i}];")
+    if shared:
+        lines += ["\tmul.wide.u32 %p4, %t3, 8;", "\tmov.u64 %p5, slots;", "\tadd.u64 %p4, %p4, %p5;"]
+        place = "[%p4]"
+        lines.append(f"\tst.shared.b{width} {place}, %a0;")
+    else:
+        place = "[%p3]"
+        lines.append(f"\tst.global.b{width} {place}, %a0;")
+    sources = [f"%a{i}" for i in range(1, len(srcs))]
+    if variant == "same":
+        sources = ["%a0", "%a1"]
+    result = [] if opcode.startswith("red.") else ["%d"]
+    lines.append(f"\t{opcode} {', '.join(result + [place] + sources)};")
+    if shared:
+        lines += [f"\tld.shared.b{width} %d, {place};", f"\tst.global.b{width} [%p3], %d;"]
+    lines += ["\tret;", "}", ""]
+    return "\n".join(lines), width // 8
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=OUT)
@@ -267,7 +331,12 @@ def main():
         text, out_bytes = kernel(index, name, d, srcs)
         body.append(text)
         opcode, _, imm = name.partition("@")
-        regs = ", ".join(["%d"] + [f"%a{i}" for i in range(len(srcs))] + ([imm] if imm else []))
+        if opcode.startswith(("atom.", "red.")):
+            # The location starts at a0; the output is its final value.
+            sources = ["%a0", "%a1"] if imm == "same" else [f"%a{i}" for i in range(1, len(srcs))]
+            regs = ", ".join(["[a0]"] + sources)
+        else:
+            regs = ", ".join(["%d"] + [f"%a{i}" for i in range(len(srcs))] + ([imm] if imm else []))
         table.append(f"f{index}\t{opcode} {regs}\tx4\t{ROWS}\t{out_bytes}")
     (args.out / "ops.ptx").write_text("\n".join(header + body))
     (args.out / "forms.tsv").write_text("\n".join(table) + "\n")

@@ -1097,46 +1097,66 @@ fn setp_truth_tables() {
 #[test]
 fn atom_operations() {
     // "inc(r, s) = (r >= s) ? 0 : r+1; dec(r, s) = (r==0 || r > s) ? s : r-1"
-    assert_eq!(atom(AtomOp::Inc, Type::U32, 5, 10, 0), 6);
-    assert_eq!(atom(AtomOp::Inc, Type::U32, 10, 10, 0), 0);
-    assert_eq!(atom(AtomOp::Inc, Type::U32, 11, 10, 0), 0);
-    assert_eq!(atom(AtomOp::Dec, Type::U32, 5, 10, 0), 4);
-    assert_eq!(atom(AtomOp::Dec, Type::U32, 0, 10, 0), 10);
-    assert_eq!(atom(AtomOp::Dec, Type::U32, 11, 10, 0), 10);
+    assert_eq!(atom(AtomOp::Inc, Type::U32, false, 5, 10, 0), 6);
+    assert_eq!(atom(AtomOp::Inc, Type::U32, false, 10, 10, 0), 0);
+    assert_eq!(atom(AtomOp::Inc, Type::U32, false, 11, 10, 0), 0);
+    assert_eq!(atom(AtomOp::Dec, Type::U32, false, 5, 10, 0), 4);
+    assert_eq!(atom(AtomOp::Dec, Type::U32, false, 0, 10, 0), 10);
+    assert_eq!(atom(AtomOp::Dec, Type::U32, false, 11, 10, 0), 10);
     // "cas(r,s,t) = (r == s) ? t : r", "exch(r, s) = s".
-    assert_eq!(atom(AtomOp::Cas, Type::B32, 7, 7, 9), 9);
-    assert_eq!(atom(AtomOp::Cas, Type::B32, 7, 8, 9), 7);
-    assert_eq!(atom(AtomOp::Exch, Type::B64, 7, 8, 9), 8);
-    assert_eq!(atom(AtomOp::Add, Type::U32, 0xffff_ffff, 2, 0), 1);
-    assert_eq!(atom(AtomOp::Min, Type::S32, 0xffff_ffff, 1, 0), 0xffff_ffff);
-    assert_eq!(atom(AtomOp::Min, Type::U32, 0xffff_ffff, 1, 0), 1);
-    assert_eq!(atom(AtomOp::Max, Type::S64, u64::MAX, 1, 0), 1);
-    assert_eq!(atom(AtomOp::And, Type::B32, 0b1100, 0b1010, 0), 0b1000);
-    assert_eq!(atom(AtomOp::Or, Type::B32, 0b1100, 0b1010, 0), 0b1110);
-    assert_eq!(atom(AtomOp::Xor, Type::B32, 0b1100, 0b1010, 0), 0b0110);
+    assert_eq!(atom(AtomOp::Cas, Type::B32, false, 7, 7, 9), 9);
+    assert_eq!(atom(AtomOp::Cas, Type::B32, false, 7, 8, 9), 7);
+    assert_eq!(atom(AtomOp::Exch, Type::B64, false, 7, 8, 9), 8);
+    assert_eq!(atom(AtomOp::Add, Type::U32, false, 0xffff_ffff, 2, 0), 1);
+    assert_eq!(
+        atom(AtomOp::Min, Type::S32, false, 0xffff_ffff, 1, 0),
+        0xffff_ffff
+    );
+    assert_eq!(atom(AtomOp::Min, Type::U32, false, 0xffff_ffff, 1, 0), 1);
+    assert_eq!(atom(AtomOp::Max, Type::S64, false, u64::MAX, 1, 0), 1);
+    assert_eq!(
+        atom(AtomOp::And, Type::B32, false, 0b1100, 0b1010, 0),
+        0b1000
+    );
+    assert_eq!(
+        atom(AtomOp::Or, Type::B32, false, 0b1100, 0b1010, 0),
+        0b1110
+    );
+    assert_eq!(
+        atom(AtomOp::Xor, Type::B32, false, 0b1100, 0b1010, 0),
+        0b0110
+    );
     // Float add rounds to nearest even: 1.0 + 2^-24 = 1.0 (tie to even), 1.5 + 1.5 = 3.0.
     assert_eq!(
-        atom(AtomOp::Add, Type::F32, 0x3f80_0000, 0x3380_0000, 0),
+        atom(AtomOp::Add, Type::F32, false, 0x3f80_0000, 0x3380_0000, 0),
         0x3f80_0000
     );
     assert_eq!(
-        atom(AtomOp::Add, Type::F32, 0x3fc0_0000, 0x3fc0_0000, 0),
+        atom(AtomOp::Add, Type::F32, false, 0x3fc0_0000, 0x3fc0_0000, 0),
         0x4040_0000
     );
     assert_eq!(
         atom(
             AtomOp::Add,
             Type::F64,
+            false,
             0x3ff0_0000_0000_0000,
             0x3ff0_0000_0000_0000,
             0
         ),
         0x4000_0000_0000_0000
     );
-    // Subnormals are kept (shared-memory / .noftz behaviour).
-    assert_eq!(atom(AtomOp::Add, Type::F32, 1, 1, 0), 2);
+    // Subnormals are kept (shared-memory / .noftz behaviour); "Current implementation of
+    // atom.add.f32 on global memory flushes subnormal inputs and results to sign-preserving
+    // zero" (PTX ISA 9.7.13.5).
+    assert_eq!(atom(AtomOp::Add, Type::F32, false, 1, 1, 0), 2);
+    assert_eq!(atom(AtomOp::Add, Type::F32, true, 1, 1, 0), 0);
     assert_eq!(
-        atom(AtomOp::Add, Type::F16x2, 0x3c00_3c00, 0x3c00_0001, 0),
+        atom(AtomOp::Add, Type::F32, true, 0x8000_0001, 0x3f80_0000, 0),
+        0x3f80_0000
+    );
+    assert_eq!(
+        atom(AtomOp::Add, Type::F16x2, false, 0x3c00_3c00, 0x3c00_0001, 0),
         0x4000_3c00
     );
 }

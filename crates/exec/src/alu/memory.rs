@@ -12,11 +12,14 @@ use super::{float_binary, int_binary, mask, width};
 ///
 /// * Integer `.add` wraps; `.min`/`.max` are signed for `.s` types.
 /// * Floating-point `.add` "rounds to nearest even" and keeps subnormals (the shared-memory
-///   and `.noftz` behaviour). "Current implementation of atom.add.f32 on global memory flushes
-///   subnormal inputs and results to sign-preserving zero": the caller applies that by
-///   passing `.ftz` inputs, this function has no state space. x2 types lane by lane.
+///   and `.noftz` behaviour), except that "Current implementation of atom.add.f32 on global
+///   memory flushes subnormal inputs and results to sign-preserving zero" (`global`; measured
+///   on an H200, `tests/hardware/ops`). x2 types lane by lane.
+/// * `.f64` `.add` on global memory of a NaN gives that NaN unchanged, the memory's first
+///   (measured: unlike the `.f64` arithmetic and shared memory's atomics, global memory's
+///   atomic unit does not quiet a signalling NaN).
 /// * Float `.min`/`.max` follow [`float_binary`].
-pub fn atom(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
+pub fn atom(op: AtomOp, ty: Type, global: bool, old: u64, b: u64, c: u64) -> u64 {
     let w = width(ty);
     let m = mask(w);
     let (old, b, c) = (old & m, b & m, c & m);
@@ -31,7 +34,14 @@ pub fn atom(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
         xorsign_abs: false,
     };
     let float = ty.is_float();
+    let nan64 = |x: u64| ty == Type::F64 && (x >> 52) & 0x7ff == 0x7ff && x & mask(52) != 0;
     match op {
+        AtomOp::Add if global && nan64(old) => old,
+        AtomOp::Add if global && nan64(b) => b,
+        AtomOp::Add if float && global && ty == Type::F32 => {
+            let ftz = FloatModifiers { ftz: true, ..rn };
+            float_binary(FloatOp::Add, ty, ftz, old, b)
+        }
         AtomOp::Add if float => float_binary(FloatOp::Add, ty, rn, old, b),
         AtomOp::Min if float => float_binary(FloatOp::Min, ty, rn, old, b),
         AtomOp::Max if float => float_binary(FloatOp::Max, ty, rn, old, b),

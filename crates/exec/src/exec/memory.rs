@@ -143,7 +143,7 @@ impl Executor<'_, '_> {
                 Some(c) => self.read_bits(lane, c, ty.bits()),
                 None => 0,
             };
-            let update = |old| alu::atom(op, ty, old, b, c);
+            let update = |old| alu::atom(op, ty, space == Space::Global, old, b, c);
             match self.atomic(lane, space, at, bytes, update) {
                 Ok(old) => {
                     if let Some(put) = &put {
