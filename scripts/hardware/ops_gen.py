@@ -171,6 +171,9 @@ def atomic_forms():
         out.append((f"atom.global.cas.{ty}@same", ty, [ty, ty]))
     for ty in ("u32", "f32", "f64"):
         out.append((f"red.global.add.{ty}", ty, [ty, ty]))
+    # Generic addresses of global memory.
+    for ty in ("f32", "f64", "u32"):
+        out.append((f"atom.add.{ty}@generic", ty, [ty, ty]))
     return out
 
 
@@ -301,6 +304,11 @@ def atomic_kernel(index, opcode, variant, d, srcs):
         lines += ["\tmul.wide.u32 %p4, %t3, 8;", "\tmov.u64 %p5, slots;", "\tadd.u64 %p4, %p4, %p5;"]
         place = "[%p4]"
         lines.append(f"\tst.shared.b{width} {place}, %a0;")
+    elif variant == "generic":
+        lines += ["\tld.param.u64 %p4, [pout];", f"\tmul.wide.u32 %p5, %t0, {width // 8};",
+                  "\tadd.u64 %p4, %p4, %p5;"]
+        place = "[%p4]"
+        lines.append(f"\tst.b{width} {place}, %a0;")
     else:
         place = "[%p3]"
         lines.append(f"\tst.global.b{width} {place}, %a0;")
@@ -334,7 +342,8 @@ def main():
         if opcode.startswith(("atom.", "red.")):
             # The location starts at a0; the output is its final value.
             sources = ["%a0", "%a1"] if imm == "same" else [f"%a{i}" for i in range(1, len(srcs))]
-            regs = ", ".join(["[a0]"] + sources)
+            location = "[generic a0]" if imm == "generic" else "[a0]"
+            regs = ", ".join([location] + sources)
         else:
             regs = ", ".join(["%d"] + [f"%a{i}" for i in range(len(srcs))] + ([imm] if imm else []))
         table.append(f"f{index}\t{opcode} {regs}\tx4\t{ROWS}\t{out_bytes}")

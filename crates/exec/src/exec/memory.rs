@@ -143,7 +143,7 @@ impl Executor<'_, '_> {
                 Some(c) => self.read_bits(lane, c, ty.bits()),
                 None => 0,
             };
-            let update = |old| alu::atom(op, ty, space == Space::Global, old, b, c);
+            let update = |old, global| alu::atom(op, ty, global, old, b, c);
             match self.atomic(lane, space, at, bytes, update) {
                 Ok(old) => {
                     if let Some(put) = &put {
@@ -388,9 +388,13 @@ impl Executor<'_, '_> {
         space: Space,
         address: u64,
         bytes: u32,
-        f: impl Fn(u64) -> u64,
+        f: impl Fn(u64, bool) -> u64,
     ) -> Result<u64, Fault> {
         let (resolved, at) = self.resolve(space, address);
+        // Whether the location is in global memory (also through a generic address): the
+        // atomic unit there behaves differently (`alu::atom`).
+        let global = matches!(resolved, Space::Global | Space::Generic);
+        let f = |old| f(old, global);
         let to_fault = |kind| fault(kind, space, address, u64::from(bytes), true);
         let old = match resolved {
             Space::Global | Space::Generic => {
