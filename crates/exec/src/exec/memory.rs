@@ -398,7 +398,7 @@ impl Executor<'_, '_> {
         let to_fault = |kind| fault(kind, space, address, u64::from(bytes), true);
         let old = match resolved {
             Space::Global | Space::Generic => {
-                self.device.global.update(at, bytes, &f).map_err(to_fault)?
+                self.device.global.update(at, bytes, f).map_err(to_fault)?
             }
             Space::Shared => {
                 let old = load_bytes(self.shared, 0, at, bytes).map_err(to_fault)?;
