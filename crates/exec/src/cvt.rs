@@ -116,7 +116,10 @@ pub fn element_type(ty: Type) -> Option<sf::Type> {
     })
 }
 
-fn rounding(rounding: IsaRounding) -> sf::Rounding {
+/// The `ptxsim_softfloat` rounding of an instruction's [`IsaRounding`]: the one conversion
+/// between the two enums. They are separate types because `ptxsim-softfloat` depends on no
+/// other ptxsim crate; the variants correspond one to one.
+pub const fn softfloat_rounding(rounding: IsaRounding) -> sf::Rounding {
     match rounding {
         IsaRounding::Rn => sf::Rounding::Rn,
         IsaRounding::Rna => sf::Rounding::Rna,
@@ -172,7 +175,7 @@ pub fn lower_cvt(form: &CvtForm) -> Result<CvtOp, String> {
         shape,
         rounding: form
             .rounding
-            .map_or(sf::Rounding::Rn, |r| rounding(r.value)),
+            .map_or(sf::Rounding::Rn, |r| softfloat_rounding(r.value)),
         flags: sf::Flags {
             ftz: form.ftz.is_some(),
             sat: form.sat.is_some(),

@@ -92,22 +92,10 @@ impl fmt::Display for Fault {
             "{}: {}-byte {} {} at {:#x}",
             self.kind.describe(),
             self.bytes,
-            space_name(self.space),
+            self.space.name(),
             if self.store { "store" } else { "load" },
             self.address
         )
-    }
-}
-
-/// The PTX name of a space (`generic` when none is written).
-pub fn space_name(space: Space) -> &'static str {
-    match space {
-        Space::Generic => "generic",
-        Space::Param => "param",
-        Space::Global => "global",
-        Space::Shared => "shared",
-        Space::Local => "local",
-        Space::Const => "const",
     }
 }
 

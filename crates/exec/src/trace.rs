@@ -7,7 +7,6 @@ use ptxsim_trace::{End, Header, Hex, Line, MemoryRecord, RegisterWrite, Step, VE
 
 use crate::ir::Program;
 use crate::machine::{Dim3, Outcome, StepRecord};
-use crate::memory::space_name;
 use crate::report::{Stopped, hex_digits};
 
 /// The header of a launch of `program` over `grid` × `block`.
@@ -55,7 +54,7 @@ pub fn step(program: &Program, record: &StepRecord) -> Step {
         .memory
         .iter()
         .map(|write| MemoryRecord {
-            space: space_name(write.space).to_string(),
+            space: write.space.name().to_string(),
             address: write.address,
             bytes: write.bytes,
             value: Hex::new(write.value, 2 * write.bytes as usize),

@@ -6,11 +6,12 @@ use ptxsim_exec::alu::{
     F32_CANONICAL_NAN, HALF_CANONICAL_NAN, atom, bfe, bfi, combine, compare, float_binary,
     float_fma, float_unary, int_binary, int_mad, int_unary, lop3, prmt,
 };
-use ptxsim_isa::Type;
+use ptxsim_exec::cvt::softfloat_rounding;
 use ptxsim_isa::ops::{
-    AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatRounding, FloatUnaryOp, IntOp,
-    IntUnaryOp, MulMode, PrmtMode,
+    AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntUnaryOp, MulMode,
+    PrmtMode,
 };
+use ptxsim_isa::{Rounding, Type};
 
 /// The golden-table reader shared with `golden.rs` and `ptxsim-softfloat`'s tests
 /// ([`common::read_golden`] decompresses `tests/golden/*.txt.xz`).
@@ -18,7 +19,7 @@ use ptxsim_isa::ops::{
 mod common;
 
 const RN: FloatModifiers = FloatModifiers {
-    rounding: FloatRounding::Rn,
+    rounding: Rounding::Rn,
     ftz: false,
     sat: false,
     relu: false,
@@ -28,21 +29,17 @@ const RN: FloatModifiers = FloatModifiers {
     xorsign_abs: false,
 };
 
-fn with(rounding: FloatRounding) -> FloatModifiers {
+fn with(rounding: Rounding) -> FloatModifiers {
     FloatModifiers { rounding, ..RN }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Floating point against the host golden tables.
 
-fn rounding(name: &str) -> FloatRounding {
-    match name {
-        "rn" => FloatRounding::Rn,
-        "rz" => FloatRounding::Rz,
-        "rm" => FloatRounding::Rm,
-        "rp" => FloatRounding::Rp,
-        other => panic!("rounding {other}"),
-    }
+fn rounding(name: &str) -> Rounding {
+    Rounding::from_name(name)
+        .filter(|r| Rounding::FLOAT.contains(r))
+        .unwrap_or_else(|| panic!("rounding {name}"))
 }
 
 /// Runs every line of a golden table; NaN expectations accept only the canonical NaN where the
@@ -142,7 +139,7 @@ fn nan_results_are_canonical() {
         float_binary(
             FloatOp::Mul,
             Type::F32,
-            with(FloatRounding::Rz),
+            with(Rounding::Rz),
             one,
             payload_nan
         ),
@@ -243,7 +240,7 @@ fn ftz_and_sat_on_f32() {
     );
     // fma: a subnormal c is flushed before the addition: 1 * 1 + 2^-149 rounds down to 1.0
     // either way, but with .rp it is above 1.0 only without .ftz.
-    let rp = with(FloatRounding::Rp);
+    let rp = with(Rounding::Rp);
     let rp_ftz = FloatModifiers { ftz: true, ..rp };
     assert_eq!(
         float_fma(Type::F32, rp, 0x3f80_0000, 0x3f80_0000, min_sub),
@@ -355,7 +352,7 @@ fn div_by_zero_and_rcp_sqrt_specials() {
         float_unary(
             FloatUnaryOp::Rcp,
             Type::F32,
-            with(FloatRounding::Rz),
+            with(Rounding::Rz),
             0x4040_0000
         ),
         0x3eaa_aaaa
@@ -366,7 +363,7 @@ fn div_by_zero_and_rcp_sqrt_specials() {
         0x8000_0000
     );
     assert_eq!(
-        float_unary(FloatUnaryOp::Sqrt, Type::F32, with(FloatRounding::Rm), inf),
+        float_unary(FloatUnaryOp::Sqrt, Type::F32, with(Rounding::Rm), inf),
         inf
     );
     // f16 sqrt(2) = 1.41421356: f16 candidates 0x3da8 (1.4140625) and 0x3da9 (1.4150390625).
@@ -375,12 +372,7 @@ fn div_by_zero_and_rcp_sqrt_specials() {
         0x3da8
     );
     assert_eq!(
-        float_unary(
-            FloatUnaryOp::Sqrt,
-            Type::F16,
-            with(FloatRounding::Rp),
-            0x4000
-        ),
+        float_unary(FloatUnaryOp::Sqrt, Type::F16, with(Rounding::Rp), 0x4000),
         0x3da9
     );
 }
@@ -413,18 +405,13 @@ fn half_to_f32(ty: Type, bits: u64) -> f32 {
     f32::from_bits(c.bits as u32)
 }
 
-fn round_to_half(ty: Type, value: f64, rounding: FloatRounding) -> u64 {
+fn round_to_half(ty: Type, value: f64, rounding: Rounding) -> u64 {
     let to = if ty == Type::F16 {
         ptxsim_softfloat::Type::F16
     } else {
         ptxsim_softfloat::Type::Bf16
     };
-    let r = match rounding {
-        FloatRounding::Rn => ptxsim_softfloat::Rounding::Rn,
-        FloatRounding::Rz => ptxsim_softfloat::Rounding::Rz,
-        FloatRounding::Rm => ptxsim_softfloat::Rounding::Rm,
-        FloatRounding::Rp => ptxsim_softfloat::Rounding::Rp,
-    };
+    let r = softfloat_rounding(rounding);
     ptxsim_softfloat::convert(
         value.to_bits(),
         ptxsim_softfloat::Type::F64,
@@ -465,12 +452,7 @@ fn half_types_round_once() {
             } else {
                 b
             };
-            let rounding = [
-                FloatRounding::Rn,
-                FloatRounding::Rz,
-                FloatRounding::Rm,
-                FloatRounding::Rp,
-            ][i % 4];
+            let rounding = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp][i % 4];
             let m = with(rounding);
             let (x, y, z) = (
                 half_to_f32(ty, a) as f64,
@@ -486,7 +468,7 @@ fn half_types_round_once() {
                     FloatOp::Add => two_sum(x, y),
                     _ => two_sum(x, -y),
                 };
-                if err != 0.0 && rounding != FloatRounding::Rn {
+                if err != 0.0 && rounding != Rounding::Rn {
                     continue;
                 }
                 let got = float_binary(op, ty, m, a, b);

@@ -6,28 +6,15 @@
 //! `mov`, `cvt` and `cvt.pack` are decoded by [`crate::decode`] instead.
 
 use crate::form::{DecodeError, DecodeErrorKind, Indexed};
-use crate::opcode::Opcode;
+use crate::opcode::{Opcode, Rounding};
 use crate::types::Type;
-
-/// An IEEE rounding modifier of floating-point arithmetic (PTX ISA 9.7.3: `.rn`, `.rz`, `.rm`,
-/// `.rp`). Arithmetic without one rounds to nearest even.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FloatRounding {
-    /// `.rn`: to nearest, ties to even.
-    Rn,
-    /// `.rz`: towards zero.
-    Rz,
-    /// `.rm`: towards negative infinity.
-    Rm,
-    /// `.rp`: towards positive infinity.
-    Rp,
-}
 
 /// The modifiers of a floating-point arithmetic instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FloatModifiers {
-    /// The rounding (`.rn` when none is written).
-    pub rounding: FloatRounding,
+    /// The rounding, one of [`Rounding::FLOAT`] (`.rn` when none is written); the decoder
+    /// accepts no other.
+    pub rounding: Rounding,
     /// `.ftz`: subnormal inputs and results flush to sign-preserving zero.
     pub ftz: bool,
     /// `.sat`: the result clamps to [0.0, 1.0]; NaN becomes +0.0.
@@ -233,6 +220,11 @@ pub enum BoolOp {
 
 /// A state space of a memory instruction (PTX ISA 5.1). `Generic` is an instruction without
 /// one: the address is a generic address.
+///
+/// `ptxsim_syntax::ast::StateSpace` is the other state-space enum: the directive a declaration
+/// starts with, which has `.reg` (no memory) and no generic space. Both exist because
+/// `ptxsim-syntax` depends on no other ptxsim crate and `ptxsim-isa` on none at all;
+/// `ptxsim_exec::lower` maps a declaration's `StateSpace` to the `Space` it is placed in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Space {
     /// No state space written: generic addressing.
@@ -247,6 +239,21 @@ pub enum Space {
     Local,
     /// `.const`.
     Const,
+}
+
+impl Space {
+    /// The PTX spelling without the dot (`generic` when none is written), as traces and the
+    /// debugger print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Space::Generic => "generic",
+            Space::Param => "param",
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Const => "const",
+        }
+    }
 }
 
 /// The operation of `atom` / `red` (PTX ISA 9.7.13.5).
@@ -788,7 +795,7 @@ const ATOM_TYPES: &[Type] = &[
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Modifier {
     Type(Type),
-    Rounding(FloatRounding),
+    Rounding(Rounding),
     Ftz,
     Sat,
     Relu,
@@ -817,7 +824,7 @@ enum Modifier {
 #[derive(Debug, Default)]
 struct Collected {
     ty: Option<Indexed<Type>>,
-    rounding: Option<Indexed<FloatRounding>>,
+    rounding: Option<Indexed<Rounding>>,
     ftz: Option<usize>,
     sat: Option<usize>,
     relu: Option<usize>,
@@ -960,7 +967,7 @@ impl Collected {
     /// The floating-point modifiers (rounding `.rn` when none is written).
     fn float_modifiers(&self) -> FloatModifiers {
         FloatModifiers {
-            rounding: self.rounding.map_or(FloatRounding::Rn, |r| r.value),
+            rounding: self.rounding.map_or(Rounding::Rn, |r| r.value),
             ftz: self.ftz.is_some(),
             sat: self.sat.is_some(),
             relu: self.relu.is_some(),
@@ -1002,15 +1009,10 @@ fn forbid(
     }
 }
 
-/// `rn`, `rz`, `rm`, `rp`.
-fn float_rounding(m: &str) -> Option<FloatRounding> {
-    Some(match m {
-        "rn" => FloatRounding::Rn,
-        "rz" => FloatRounding::Rz,
-        "rm" => FloatRounding::Rm,
-        "rp" => FloatRounding::Rp,
-        _ => return None,
-    })
+/// `rn`, `rz`, `rm`, `rp`: the [`Rounding::FLOAT`] modes, the only ones floating-point
+/// arithmetic takes (PTX ISA 9.7.3).
+fn float_rounding(m: &str) -> Option<Rounding> {
+    Rounding::FLOAT.iter().copied().find(|r| r.name() == m)
 }
 
 /// The modifiers of floating-point arithmetic: rounding, `.ftz`, `.sat`, `.relu`.
@@ -1144,7 +1146,7 @@ fn decode_add_sub(
 /// "Illegal rounding modifier".
 fn check_half_rounding(c: &Collected, ty: Type) -> Result<(), DecodeError> {
     match c.rounding {
-        Some(r) if is_half(ty) && r.value != FloatRounding::Rn => Err(DecodeError::new(
+        Some(r) if is_half(ty) && r.value != Rounding::Rn => Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
             Some(r.index),
             format!("{ty} arithmetic rounds .rn only (PTX ISA 9.7.4: `.rnd = {{ .rn }}`)"),
@@ -1451,7 +1453,7 @@ fn decode_fma(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError>
     // ptxas 13.5 takes `.rz` on the `.bf16` forms of fma (not on `.f16`).
     if !matches!(
         (ty, c.rounding.map(|r| r.value)),
-        (Type::Bf16 | Type::Bf16x2, Some(FloatRounding::Rz))
+        (Type::Bf16 | Type::Bf16x2, Some(Rounding::Rz))
     ) {
         check_half_rounding(&c, ty)?;
     }
@@ -2252,7 +2254,7 @@ mod tests {
     }
 
     const RN: FloatModifiers = FloatModifiers {
-        rounding: FloatRounding::Rn,
+        rounding: Rounding::Rn,
         ftz: false,
         sat: false,
         relu: false,
@@ -2484,7 +2486,7 @@ mod tests {
             OpForm::Fma {
                 ty: Type::F32,
                 modifiers: FloatModifiers {
-                    rounding: FloatRounding::Rm,
+                    rounding: Rounding::Rm,
                     ftz: true,
                     sat: true,
                     ..RN
@@ -2504,7 +2506,7 @@ mod tests {
                 op: FloatOp::Add,
                 ty: Type::F64,
                 modifiers: FloatModifiers {
-                    rounding: FloatRounding::Rz,
+                    rounding: Rounding::Rz,
                     ..RN
                 }
             }
@@ -2515,7 +2517,7 @@ mod tests {
                 op: FloatUnaryOp::Sqrt,
                 ty: Type::F64,
                 modifiers: FloatModifiers {
-                    rounding: FloatRounding::Rp,
+                    rounding: Rounding::Rp,
                     ..RN
                 }
             }

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use ptxsim_exec::grid::{self, Argument};
 use ptxsim_exec::ir::{InstructionKind, RegisterId, THREAD_PARAM_BASE};
 use ptxsim_exec::machine::{flatten, unflatten};
-use ptxsim_exec::memory::{from_generic, space_name};
+use ptxsim_exec::memory::from_generic;
 use ptxsim_exec::{
     Cta, Device, Dim3, Event, ExecError, LaunchError, Outcome, Program, StepRecord, ThreadStatus,
     report,
@@ -491,7 +491,7 @@ impl<'p> Session<'p> {
             let _ = writeln!(
                 text,
                 "      [{} {:#018x}] <- 0x{:0digits$x} ({} byte{})",
-                space_name(memory.space),
+                memory.space.name(),
                 memory.address,
                 memory.value,
                 memory.bytes,

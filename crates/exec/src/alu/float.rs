@@ -2,8 +2,9 @@
 //! `.f32`, `.f64` and the half types (PTX ISA 9.7.3 and 9.7.4), and the canonical NaNs; see the
 //! [parent module](super) for the rounding and NaN rules.
 
+use ptxsim_isa::Rounding;
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{FloatModifiers, FloatOp, FloatRounding, FloatUnaryOp};
+use ptxsim_isa::ops::{FloatModifiers, FloatOp, FloatUnaryOp};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
 use rustc_apfloat::{Float, Round};
 
@@ -146,12 +147,16 @@ enum Arith {
     Div,
 }
 
-const fn apfloat_round(rounding: FloatRounding) -> Round {
+/// The `rustc_apfloat` rounding of a [`FloatModifiers::rounding`]. `decode_op` gives
+/// arithmetic only the [`Rounding::FLOAT`] modes; the others map to the direction they round
+/// in (`.rs`, which arithmetic never takes, toward zero) so that the function is total.
+const fn apfloat_round(rounding: Rounding) -> Round {
     match rounding {
-        FloatRounding::Rn => Round::NearestTiesToEven,
-        FloatRounding::Rz => Round::TowardZero,
-        FloatRounding::Rm => Round::TowardNegative,
-        FloatRounding::Rp => Round::TowardPositive,
+        Rounding::Rn | Rounding::Rni => Round::NearestTiesToEven,
+        Rounding::Rna => Round::NearestTiesToAway,
+        Rounding::Rz | Rounding::Rzi | Rounding::Rs => Round::TowardZero,
+        Rounding::Rm | Rounding::Rmi => Round::TowardNegative,
+        Rounding::Rp | Rounding::Rpi => Round::TowardPositive,
     }
 }
 
@@ -177,9 +182,9 @@ fn apfloat_fma<F: Float>(a: u64, b: u64, c: u64, round: Round) -> u64 {
 
 /// Correctly rounded `a op b` (no modifiers applied; NaN results not yet canonical).
 #[inline]
-fn arith_raw(format: Format, op: Arith, rounding: FloatRounding, a: u64, b: u64) -> u64 {
+fn arith_raw(format: Format, op: Arith, rounding: Rounding, a: u64, b: u64) -> u64 {
     match (format, rounding) {
-        (Format::Single, FloatRounding::Rn) => {
+        (Format::Single, Rounding::Rn) => {
             let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
             let r = match op {
                 Arith::Add => x + y,
@@ -189,7 +194,7 @@ fn arith_raw(format: Format, op: Arith, rounding: FloatRounding, a: u64, b: u64)
             };
             u64::from(r.to_bits())
         }
-        (Format::Double, FloatRounding::Rn) => {
+        (Format::Double, Rounding::Rn) => {
             let (x, y) = (f64::from_bits(a), f64::from_bits(b));
             let r = match op {
                 Arith::Add => x + y,
@@ -213,9 +218,9 @@ fn arith_raw(format: Format, op: Arith, rounding: FloatRounding, a: u64, b: u64)
 
 /// Correctly rounded `a * b + c`, rounded once (no modifiers applied).
 #[inline]
-fn fma_raw(format: Format, rounding: FloatRounding, a: u64, b: u64, c: u64) -> u64 {
+fn fma_raw(format: Format, rounding: Rounding, a: u64, b: u64, c: u64) -> u64 {
     match (format, rounding) {
-        (Format::Single, FloatRounding::Rn) => {
+        (Format::Single, Rounding::Rn) => {
             let (x, y, z) = (
                 f32::from_bits(a as u32),
                 f32::from_bits(b as u32),
@@ -223,7 +228,7 @@ fn fma_raw(format: Format, rounding: FloatRounding, a: u64, b: u64, c: u64) -> u
             );
             u64::from(x.mul_add(y, z).to_bits())
         }
-        (Format::Double, FloatRounding::Rn) => f64::from_bits(a)
+        (Format::Double, Rounding::Rn) => f64::from_bits(a)
             .mul_add(f64::from_bits(b), f64::from_bits(c))
             .to_bits(),
         _ => {
@@ -367,7 +372,7 @@ pub fn float_binary(op: FloatOp, ty: Type, modifiers: FloatModifiers, a: u64, b:
     };
     let modifiers = if op == FloatOp::Div && modifiers.approx {
         FloatModifiers {
-            rounding: FloatRounding::Rn,
+            rounding: Rounding::Rn,
             ..modifiers
         }
     } else {
@@ -491,7 +496,7 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
             }
             let r = if a & !format.sign() == 0 || a == format.exponent_mask() {
                 a
-            } else if modifiers.rounding == FloatRounding::Rn {
+            } else if modifiers.rounding == Rounding::Rn {
                 f64::from_bits(a).sqrt().to_bits()
             } else {
                 sqrt_positive::<Double>(format, a, apfloat_round(modifiers.rounding))
@@ -507,7 +512,7 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
                 flush_input(format, modifiers, a)
             };
             let rounding = if modifiers.approx {
-                FloatRounding::Rn
+                Rounding::Rn
             } else {
                 modifiers.rounding
             };
@@ -518,7 +523,7 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
         FloatUnaryOp::Sqrt => {
             let a = flush_input(format, modifiers, a);
             let rounding = if modifiers.approx {
-                FloatRounding::Rn
+                Rounding::Rn
             } else {
                 modifiers.rounding
             };
@@ -530,10 +535,10 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
                 a
             } else {
                 match (format, rounding) {
-                    (Format::Single, FloatRounding::Rn) => {
+                    (Format::Single, Rounding::Rn) => {
                         u64::from(f32::from_bits(a as u32).sqrt().to_bits())
                     }
-                    (Format::Double, FloatRounding::Rn) => f64::from_bits(a).sqrt().to_bits(),
+                    (Format::Double, Rounding::Rn) => f64::from_bits(a).sqrt().to_bits(),
                     _ => {
                         let round = apfloat_round(rounding);
                         match format {

@@ -1,7 +1,8 @@
 //! The memory family's arithmetic: the new value of an atomic update (PTX ISA 9.7.13.5-6).
 
+use ptxsim_isa::Rounding;
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{AtomOp, FloatModifiers, FloatOp, FloatRounding, IntOp};
+use ptxsim_isa::ops::{AtomOp, FloatModifiers, FloatOp, IntOp};
 
 use super::{float_binary, int_binary, mask, width};
 
@@ -24,7 +25,7 @@ pub fn atom(op: AtomOp, ty: Type, global: bool, old: u64, b: u64, c: u64) -> u64
     let m = mask(w);
     let (old, b, c) = (old & m, b & m, c & m);
     let rn = FloatModifiers {
-        rounding: FloatRounding::Rn,
+        rounding: Rounding::Rn,
         ftz: false,
         sat: false,
         relu: false,
