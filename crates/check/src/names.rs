@@ -1044,7 +1044,10 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             registers: &registers,
         };
         check_instruction(&context, instruction, &mut self.resolver.diagnostics);
-        crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
+        // Only a memory operand can be an immediate address.
+        if operands.contains(&IsaOperand::Address) {
+            crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
+        }
         self.resolver.operands = operands;
         self.resolver.registers = registers;
     }

@@ -547,9 +547,9 @@ pub fn check_immediate_address(instruction: &Instruction, diagnostics: &mut Vec<
     }
 }
 
-/// An instruction needs a target the module does not have.
 /// No PTX instruction has this name.
 const UNKNOWN_INSTRUCTION: &str = "E0300";
+/// An instruction needs a target the module does not have.
 const TARGET_REQUIRED: &str = "E0401";
 /// An instruction needs a later `.version`.
 const VERSION_REQUIRED: &str = "E0402";
