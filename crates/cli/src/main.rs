@@ -36,16 +36,18 @@ enum Command {
     /// Parse and check PTX files, reporting every error and warning.
     #[command(
         long_about = "Parse and check PTX files as ptxas would: syntax, declarations, scopes, \
-labels and register ranges, and for cvt, cvt.pack and mov every modifier rule, the operand-size \
-rules (PTX ISA 9.4.1) and the .target / .version requirements. All problems are reported, not \
-only the first, each with its location and, where one exists, a fix.\n\n\
+labels and register ranges, unknown instructions, and for every instruction ptxsim runs (cvt, \
+cvt.pack, mov, arithmetic, memory, control flow...; docs/isa.md lists them) every modifier \
+rule, the operands with the operand-size rules (PTX ISA 9.4.1) and the .target / .version \
+requirements. All problems are reported, not only the first, each with its location and, \
+where one exists, a fix.\n\n\
 Examples:\n    ptxsim check kernel.ptx other.ptx\n    ptxsim check --format json kernel.ptx\n    \
 ptxsim check --target sm_90 kernel_for_blackwell.ptx   # would it run on Hopper?"
     )]
     Check(CheckArgs),
     /// Launch a kernel over a grid, print one thread's registers and write output buffers.
     Run(run::RunArgs),
-    /// Evaluate one mov/cvt/cvt.pack instruction on given operand values.
+    /// Evaluate one instruction (mov, cvt, cvt.pack, or any other register-only instruction ptxsim runs) on given operand values.
     Eval(eval::EvalArgs),
     /// Compare two traces and print the first divergence (exit 0 equal, 1 different).
     #[command(
