@@ -133,9 +133,10 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
     if args.thread.iter().zip(&launch.block).any(|(i, d)| i >= d)
         || args.cta.iter().zip(&launch.grid).any(|(i, d)| i >= d)
     {
-        eprintln!(
+        report!(
             "error: --thread/--cta name a thread outside the launch (grid {:?}, block {:?})",
-            launch.grid, launch.block
+            launch.grid,
+            launch.block
         );
         return Ok(ExitCode::from(2));
     }
@@ -149,7 +150,7 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
     ) {
         Ok(session) => session,
         Err(error) => {
-            eprintln!("error: {name}: {error}");
+            report!("error: {name}: {error}");
             return Ok(ExitCode::from(1));
         }
     };

@@ -230,7 +230,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let wrapped = format!("{HEADER}{instruction_text};\n}}\n");
     let (module, diagnostics) = ptxsim_syntax::parse(&wrapped);
     if diagnostics.iter().any(ptxsim_syntax::Diagnostic::is_error) {
-        eprint!(
+        report_part!(
             "{}",
             crate::check::render_text(
                 "<instruction>",
@@ -264,7 +264,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let form = match ptxsim_isa::decode(&instruction.opcode.value, &modifiers) {
         Ok(form) => form,
         Err(error) => {
-            eprintln!("error: {error}");
+            report!("error: {error}");
             return Ok(ExitCode::from(1));
         }
     };
@@ -278,7 +278,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         Ok(program) => program,
         Err(ptxsim_exec::LoadError::Diagnostics(diagnostics))
         | Err(ptxsim_exec::LoadError::Lower(ptxsim_exec::LowerError::Invalid(diagnostics))) => {
-            eprint!(
+            report_part!(
                 "{}",
                 crate::check::render_text(
                     "<instruction>",
@@ -313,7 +313,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let result = ptxsim_exec::run(&mut machine, None);
     if let Err(stopped) = &result.outcome {
-        eprintln!("error: {}", stopped.message);
+        report!("error: {}", stopped.message);
         return Ok(ExitCode::from(1));
     }
     let mut out = String::new();
@@ -337,6 +337,9 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    print!("{out}");
+    if let Err(error) = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes()) {
+        report!("error: cannot write to stdout: {error}");
+        return Ok(ExitCode::from(2));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,23 @@
 //! The `ptxsim` command-line tool.
 
+/// `eprintln!` that never panics: a message that cannot be written (stderr closed or full) is
+/// dropped, and the exit status still tells the caller what happened. (`eprintln!` panics when
+/// the write fails, which turned `ptxsim check f.ptx 2>/dev/full` into exit 101.)
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics (see [`report!`]).
+macro_rules! report_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod check;
 mod debug;
 mod eval;
@@ -151,7 +169,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            report!("error: {error:#}");
             ExitCode::from(2)
         }
     }

@@ -247,7 +247,7 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
     let options = ptxsim_check::Options { target };
     let (module, diagnostics) = ptxsim_check::parse_and_check_with(&source, &options);
     if diagnostics.iter().any(Diagnostic::is_error) {
-        eprint!(
+        report_part!(
             "{}",
             crate::check::render_text(&name, &source, &diagnostics, crate::check::Shown::DEFAULT)?
         );
@@ -256,7 +256,7 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
     let program = match ptxsim_exec::lower(&module, &source, launch.entry.as_deref()) {
         Ok(program) => program,
         Err(LowerError::Invalid(diagnostics)) => {
-            eprint!(
+            report_part!(
                 "{}",
                 crate::check::render_text(
                     &name,
@@ -268,7 +268,7 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
             return Ok(Err(ExitCode::from(1)));
         }
         Err(error) => {
-            eprintln!("error: {name}: {error}");
+            report!("error: {name}: {error}");
             return Ok(Err(ExitCode::from(1)));
         }
     };
@@ -305,7 +305,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     ) {
         Ok(prepared) => prepared,
         Err(error) => {
-            eprintln!("error: {name}: {error}");
+            report!("error: {name}: {error}");
             return Ok(ExitCode::from(1));
         }
     };
@@ -317,7 +317,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .iter(),
     ) {
         if addresses.get(*index).copied().flatten().is_none() {
-            eprintln!("error: argument {index} is not a buffer (buf:PATH or zeros:N)");
+            report!("error: argument {index} is not a buffer (buf:PATH or zeros:N)");
             return Ok(ExitCode::from(2));
         }
     }
@@ -329,9 +329,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .any(|(i, d)| i >= d)
         || args.cta.iter().zip(&args.launch.grid).any(|(i, d)| i >= d)
     {
-        eprintln!(
+        report!(
             "error: --thread/--cta name a thread outside the launch (grid {:?}, block {:?})",
-            args.launch.grid, args.launch.block
+            args.launch.grid,
+            args.launch.block
         );
         return Ok(ExitCode::from(2));
     }
@@ -345,13 +346,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         if show_progress && started.elapsed().as_millis() > 500 {
             let width = 30;
             let filled = (done * width / total.max(1)) as usize;
-            eprint!(
+            report_part!(
                 "\r[{}{}] {done}/{total} CTAs",
                 "=".repeat(filled),
                 " ".repeat(width as usize - filled)
             );
             if done == total {
-                eprintln!();
+                report!();
             }
         }
     };
@@ -359,12 +360,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let filter = match Filter::parse(&args.trace_filter) {
         Ok(filter) => filter,
         Err(error) => {
-            eprintln!("error: --trace-filter: {error}");
+            report!("error: --trace-filter: {error}");
             return Ok(ExitCode::from(2));
         }
     };
     if let Err(error) = filter.apply_to_header(&mut header) {
-        eprintln!("error: {error}");
+        report!("error: {error}");
         return Ok(ExitCode::from(2));
     }
     let expected = match &args.expect {
@@ -377,7 +378,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                     } else {
                         " (run with --bless to create it)"
                     };
-                    eprintln!("error: {error:#}{hint}");
+                    report!("error: {error:#}{hint}");
                     return Ok(ExitCode::from(2));
                 }
                 // --bless replaces an unreadable stored trace.
@@ -420,7 +421,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     if args.stats {
         let seconds = launched.elapsed().as_secs_f64();
-        eprintln!(
+        report!(
             "stats: {} instructions in {} CTAs, {seconds:.6} s simulated ({:.1} M instructions/s)",
             result.steps,
             result.ctas_run,
@@ -561,7 +562,7 @@ fn expect(
         if expected.is_some_and(|e| {
             e.format == actual.format && ptxsim_trace::diff(e, "", actual, "", 0).is_none()
         }) {
-            eprintln!("trace unchanged: `{}`", path.display());
+            report!("trace unchanged: `{}`", path.display());
             return Ok(ExitCode::SUCCESS);
         }
         let mut text = String::new();
@@ -570,7 +571,7 @@ fn expect(
             text.push('\n');
         }
         std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
-        eprintln!(
+        report!(
             "blessed: wrote the trace ({} steps) to `{}`",
             actual.steps.len(),
             path.display()
@@ -583,12 +584,12 @@ fn expect(
     let name = path.display().to_string();
     match ptxsim_trace::diff(expected, &name, actual, "this run", 3) {
         None => {
-            eprintln!("trace matches `{name}` ({} steps)", actual.steps.len());
+            report!("trace matches `{name}` ({} steps)", actual.steps.len());
             Ok(ExitCode::SUCCESS)
         }
         Some(report) => {
-            eprint!("{report}");
-            eprintln!("(to accept the new trace: rerun with --bless)");
+            report_part!("{report}");
+            report!("(to accept the new trace: rerun with --bless)");
             Ok(ExitCode::from(1))
         }
     }
@@ -754,7 +755,7 @@ fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCod
     };
     match &failure.outcome {
         Ok(Outcome::Trapped { message, location }) => {
-            eprintln!(
+            report!(
                 "error: {name}:{}:{}: trap: {message}{}",
                 location.line,
                 location.column,
@@ -766,16 +767,18 @@ fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCod
             );
         }
         Ok(Outcome::OutOfFuel) => {
-            eprintln!(
+            report!(
                 "error: {name}: out of fuel{who}: a thread reached --max-steps (raise it if the \
                  kernel is not stuck in a loop)"
             );
         }
         Ok(Outcome::Running | Outcome::Exited) => {}
         Err(stopped) => {
-            eprintln!(
+            report!(
                 "error: {name}:{}:{}: {}{who}",
-                stopped.location.line, stopped.location.column, stopped.message
+                stopped.location.line,
+                stopped.location.column,
+                stopped.message
             );
         }
     }

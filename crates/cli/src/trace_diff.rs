@@ -32,7 +32,11 @@ pub(crate) fn run(args: &TraceDiffArgs) -> anyhow::Result<ExitCode> {
     match diff(&a, &a_name, &b, &b_name, args.context) {
         None => Ok(ExitCode::SUCCESS),
         Some(report) => {
-            print!("{report}");
+            if let Err(error) = std::io::Write::write_all(&mut std::io::stdout(), report.as_bytes())
+            {
+                report!("error: cannot write to stdout: {error}");
+                return Ok(ExitCode::from(2));
+            }
             Ok(ExitCode::from(1))
         }
     }
