@@ -4,7 +4,7 @@ use crate::hash::{FxHashMap, le_word};
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, SharedForms, check_instruction,
 };
-use ptxsim_isa::{Element as IsaElement, Operand as IsaOperand, SymbolKind, Type};
+use ptxsim_isa::{Element as IsaElement, Opcode, Operand as IsaOperand, SymbolKind, Type};
 use ptxsim_syntax::ast::*;
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 use std::cell::OnceCell;
@@ -935,14 +935,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
         crate::rules::check_negated_f32_bits(instruction, &mut self.resolver.diagnostics);
         let opcode = instruction.opcode.as_str();
-        if crate::rules::is_modelled(opcode) {
-            self.typed_instruction(instruction);
-            return;
+        // One lookup of the name decides the path.
+        let op = Opcode::from_name(opcode);
+        match op {
+            Some(op) if crate::rules::is_modelled(op) => {
+                self.typed_instruction(instruction);
+                return;
+            }
+            Some(_) => {}
+            None => {
+                let diagnostic = crate::rules::unknown_opcode(instruction);
+                self.resolver.diagnostics.push(diagnostic);
+            }
         }
-        if let Some(diagnostic) = crate::rules::unknown_opcode(instruction) {
-            self.resolver.diagnostics.push(diagnostic);
-        }
-        let is_branch = matches!(opcode, "bra" | "brx");
+        let is_branch = matches!(op, Some(Opcode::Bra | Opcode::Brx));
         let mut seen_callee = false;
         for operand in &instruction.operands {
             let role = if is_branch {
@@ -961,7 +967,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             self.operand(operand, role);
         }
         crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
-        if is_branch || opcode == "call" {
+        if is_branch || op == Some(Opcode::Call) {
             // The table decodes their modifiers; their operands are labels and functions,
             // which it sees as names (`bra` takes exactly one).
             self.control_instruction(instruction);

@@ -353,30 +353,23 @@ pub struct InstructionContext<'c, 'm> {
 /// Whether the rules check instructions of this opcode with their operands: every opcode the
 /// instruction table decodes except the control transfers (`bra`, `call`), whose operands are
 /// labels and functions; the resolver records operand types only for these.
-pub fn is_modelled(opcode: &str) -> bool {
-    if matches!(opcode, "cvt" | "mov") {
-        return true;
-    }
-    Opcode::from_name(opcode)
-        .is_some_and(|op| op.is_decoded() && !matches!(op, Opcode::Bra | Opcode::Call))
+pub fn is_modelled(op: Opcode) -> bool {
+    op.is_decoded() && !matches!(op, Opcode::Bra | Opcode::Call)
 }
 
-/// An instruction whose opcode is no PTX instruction (ptxas: "Not a name of any known
-/// instruction"), with the nearest known name as help; `None` for a known opcode.
-pub fn unknown_opcode(instruction: &Instruction) -> Option<Diagnostic> {
+/// The error for an instruction whose opcode is no PTX instruction (ptxas: "Not a name of any
+/// known instruction"), with the nearest known name as help.
+pub fn unknown_opcode(instruction: &Instruction) -> Diagnostic {
     let opcode = instruction.opcode.as_str();
-    if Opcode::from_name(opcode).is_some() {
-        return None;
-    }
     let diagnostic = Diagnostic::error(
         UNKNOWN_INSTRUCTION,
         format!("`{opcode}` is not the name of any PTX instruction"),
         instruction.opcode.span,
     );
-    Some(match Opcode::nearest(opcode) {
+    match Opcode::nearest(opcode) {
         Some(near) => diagnostic.with_help(format!("did you mean `{near}`?")),
         None => diagnostic,
-    })
+    }
 }
 
 /// The code of a decoding error ([`DecodeErrorKind`]); `None` for opcodes the table does not

@@ -19,7 +19,7 @@ use crate::types::Type;
 /// cells: a register of exactly the instruction type's size whose cell is "no conversion"
 /// (`add.u16` takes `.u16`, `.s16`, `.b16`; `add.f32` takes `.f32`, `.b32`), for destinations
 /// as for sources (`tests/conformance/ops-operands.tsv`).
-fn rule(ty: Type, _destination: bool) -> RegisterRule {
+fn rule(ty: Type) -> RegisterRule {
     match ty {
         Type::F16 => RegisterRule::OneOf(&[Type::F16, Type::B16]),
         Type::Bf16 => RegisterRule::OneOf(&[Type::B16]),
@@ -71,7 +71,7 @@ fn destination(name: &'static str, ty: Type) -> OperandSlot {
     OperandSlot {
         name,
         is_destination: true,
-        shape: SlotShape::Scalar(rule(ty, true)),
+        shape: SlotShape::Scalar(rule(ty)),
     }
 }
 
@@ -79,7 +79,7 @@ fn source(name: &'static str, ty: Type) -> OperandSlot {
     OperandSlot {
         name,
         is_destination: false,
-        shape: SlotShape::Scalar(rule(ty, false)),
+        shape: SlotShape::Scalar(rule(ty)),
     }
 }
 
@@ -89,7 +89,7 @@ fn vector(name: &'static str, ty: Type, length: usize, is_destination: bool) -> 
         is_destination,
         shape: SlotShape::Vector {
             length,
-            element: rule(ty, is_destination),
+            element: rule(ty),
         },
     }
 }
@@ -262,7 +262,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             OperandSlot {
                 name: "a",
                 is_destination: false,
-                shape: SlotShape::ScalarOrSymbol(rule(ty, false)),
+                shape: SlotShape::ScalarOrSymbol(rule(ty)),
             },
         ],
         OpForm::Atom {

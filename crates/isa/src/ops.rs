@@ -34,6 +34,21 @@ pub struct FloatModifiers {
     pub xorsign_abs: bool,
 }
 
+impl FloatModifiers {
+    /// No modifier but the default rounding: `.rn`, no `.ftz`, `.sat`, `.relu`, `.approx`,
+    /// `.NaN`, `.oob` or `.xorsign.abs`.
+    pub const RN: FloatModifiers = FloatModifiers {
+        rounding: Rounding::Rn,
+        ftz: false,
+        sat: false,
+        relu: false,
+        approx: false,
+        nan: false,
+        oob: false,
+        xorsign_abs: false,
+    };
+}
+
 /// Which half of a product `mul`/`mad` keep (PTX ISA 9.7.1.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MulMode {
@@ -2253,16 +2268,7 @@ mod tests {
         }
     }
 
-    const RN: FloatModifiers = FloatModifiers {
-        rounding: Rounding::Rn,
-        ftz: false,
-        sat: false,
-        relu: false,
-        approx: false,
-        nan: false,
-        oob: false,
-        xorsign_abs: false,
-    };
+    const RN: FloatModifiers = FloatModifiers::RN;
 
     #[test]
     fn spellings_from_the_brief() {

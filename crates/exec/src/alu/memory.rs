@@ -1,6 +1,5 @@
 //! The memory family's arithmetic: the new value of an atomic update (PTX ISA 9.7.13.5-6).
 
-use ptxsim_isa::Rounding;
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{AtomOp, FloatModifiers, FloatOp, IntOp};
 
@@ -24,16 +23,7 @@ pub fn atom(op: AtomOp, ty: Type, global: bool, old: u64, b: u64, c: u64) -> u64
     let w = width(ty);
     let m = mask(w);
     let (old, b, c) = (old & m, b & m, c & m);
-    let rn = FloatModifiers {
-        rounding: Rounding::Rn,
-        ftz: false,
-        sat: false,
-        relu: false,
-        approx: false,
-        nan: false,
-        oob: false,
-        xorsign_abs: false,
-    };
+    let rn = FloatModifiers::RN;
     let float = ty.is_float();
     let nan64 = |x: u64| ty == Type::F64 && (x >> 52) & 0x7ff == 0x7ff && x & mask(52) != 0;
     match op {
