@@ -16,16 +16,22 @@
 //! Each rule above was checked against ptxas 13.x; the test inputs under `tests/broken/` record
 //! ptxas's message for each error kind.
 //!
-//! [`rules`] applies the instruction table of `ptxsim-isa` to `cvt`, `cvt.pack` and `mov`
+//! [`rules`] applies the instruction table of `ptxsim-isa` to every instruction it describes
 //! (modifiers, operand shapes and register types, target and version requirements) and checks
-//! the `.version` / `.target` pair; `tests/check/` records ptxas's verdict for each rule kind.
+//! the `.version` / `.target` pair; `tests/check/` and `tests/conformance/` record ptxas's
+//! verdicts.
+//!
+//! [`compile`] also gives, for a module without errors, the [`Checked`] module from which
+//! [`program`] builds the typed program the executor runs, with this crate's resolver.
 
 mod hash;
 mod names;
 mod pipeline;
+pub mod program;
 pub mod rules;
 
 pub use pipeline::PIECE_SIZE;
+pub use program::{BuildError, Checked, Program};
 
 use ptxsim_isa::Target;
 use ptxsim_syntax::Diagnostic;
@@ -90,6 +96,34 @@ pub fn parse_and_check_in_chunks(
     diagnostics.extend(check_in_chunks(&module, options, chunks));
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     (module, diagnostics)
+}
+
+/// Parses and checks `source` ([`parse_and_check_with`]) and, when there is no error, gives
+/// the [`Checked`] module, from which [`Checked::program`] builds the typed program of any of
+/// its kernels: the only input of the executor. The diagnostics (with warnings) come either
+/// way.
+///
+/// ```
+/// let source = ".version 9.1\n.target sm_90\n.address_size 64\n\
+///               .entry k() { .reg .b32 %r<2>; add.s32 %r1, %r0, 1; ret; }";
+/// let (checked, diagnostics) = ptxsim_check::compile(source, &Default::default());
+/// assert!(diagnostics.is_empty());
+/// let program = checked.unwrap().program(None).unwrap();
+/// assert_eq!(program.registers.len(), 2);
+/// assert_eq!(program.instructions.len(), 2);
+/// ```
+pub fn compile<'s>(source: &'s str, options: &Options) -> (Option<Checked<'s>>, Vec<Diagnostic>) {
+    let (module, diagnostics) = parse_and_check_with(source, options);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return (None, diagnostics);
+    }
+    let setting = rules::ModuleSetting::new(&module, options.target);
+    let checked = Checked {
+        source,
+        module,
+        setting,
+    };
+    (Some(checked), diagnostics)
 }
 
 /// The diagnostics of [`parse_and_check_with`], without the syntax tree: for a large module,

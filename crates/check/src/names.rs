@@ -1,6 +1,7 @@
 //! Name resolution: declarations, scopes, labels and every name an instruction mentions.
 
 use crate::hash::{FxHashMap, le_word};
+use crate::program::{BuildError, Builder, Uses};
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, SharedForms, check_instruction,
 };
@@ -83,6 +84,59 @@ fn resolve_run(
         resolver.item(item);
     }
     resolver.diagnostics
+}
+
+/// Builds the program of `kernel` and of the device functions it calls (see
+/// [`crate::program`]): the module-scope variables in source order, then the kernel, then each
+/// device function in the order of its first call, each walked by a [`FunctionChecker`] that
+/// hands what the names resolve to to `builder`.
+pub(crate) fn build<'m>(
+    module: &'m Module,
+    setting: &'m ModuleSetting,
+    builder: &mut Builder<'m>,
+    kernel: &'m Function,
+) -> Result<(), BuildError> {
+    let mut resolver = Resolver::new(module, setting, None, Arc::default());
+    for item in &module.items {
+        resolver.declare_item(item);
+    }
+    for item in &module.items {
+        if let Item::Variable(variable) = item {
+            let mut uses = Uses::new();
+            for declarator in &variable.declarators {
+                if let Some(initializer) = &declarator.initializer {
+                    resolver.module_initializer_uses(initializer, &mut uses);
+                }
+            }
+            builder.module_variable(variable, uses);
+        }
+    }
+    builder.kernel(kernel);
+    build_function(&mut resolver, builder, kernel)?;
+    while let Some(callee) = builder.next_callee() {
+        builder.callee(callee);
+        build_function(&mut resolver, builder, callee)?;
+    }
+    Ok(())
+}
+
+/// Walks the body of `function` for `builder`.
+fn build_function<'m>(
+    resolver: &mut Resolver<'m>,
+    builder: &mut Builder<'m>,
+    function: &'m Function,
+) -> Result<(), BuildError> {
+    let Some(body) = &function.body else {
+        return Ok(());
+    };
+    let mut checker = FunctionChecker::new(resolver, function);
+    checker.builder = Some(&mut *builder);
+    checker.function_body(function, body);
+    if let Some(error) = checker.build_error.take() {
+        return Err(error);
+    }
+    builder.end_function(function);
+    Ok(())
 }
 
 /// Every module-scope name with its first declaration, for "declared later" hints.
@@ -446,6 +500,32 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// Records what the names in a module-scope initializer are (when building).
+    fn module_initializer_uses(&self, initializer: &Initializer, uses: &mut Uses) {
+        match initializer {
+            Initializer::Immediate(_) | Initializer::Property { .. } => {}
+            Initializer::Address { name, .. } => {
+                if let Some(&(symbol, span)) = self.declared.get(name.as_str()) {
+                    let symbol = match symbol {
+                        ModuleSymbol::Variable { .. } => SymbolKind::Variable,
+                        ModuleSymbol::Function { .. } => SymbolKind::Function,
+                    };
+                    let found = Found {
+                        span,
+                        ty: None,
+                        symbol: Some(symbol),
+                    };
+                    uses.push((name.span.start, found));
+                }
+            }
+            Initializer::List(items) => {
+                for item in &items.value {
+                    self.module_initializer_uses(item, uses);
+                }
+            }
+        }
+    }
+
     /// Names in module-scope initializers must be declared earlier in the module.
     fn module_initializer(&mut self, initializer: &Initializer) {
         match initializer {
@@ -576,8 +656,9 @@ struct Entry {
 
 /// What a name resolved to: its declaration and, for a scalar register, its declared type.
 #[derive(Clone, Copy, Debug)]
-struct Found {
-    span: Span,
+pub(crate) struct Found {
+    /// The declaration's name (for `%r<N>`, the declarator), or the label.
+    pub(crate) span: Span,
     ty: Option<Type>,
     /// For a variable, parameter or function: what it is (its address is the operand).
     symbol: Option<SymbolKind>,
@@ -657,6 +738,11 @@ struct FunctionChecker<'r, 'm, 'a> {
     body: Option<&'a Block>,
     /// The names declared anywhere in the body, collected when a name does not resolve.
     anywhere: OnceCell<Anywhere<'a>>,
+    /// When building a program ([`build`]): the builder, which receives each declaration,
+    /// label and instruction with what its names resolved to (the rules are not run again).
+    builder: Option<&'r mut Builder<'a>>,
+    /// The first limit the builder ran into.
+    build_error: Option<BuildError>,
 }
 
 /// How many names [`Resolver::recent`] holds (a power of two).
@@ -722,6 +808,8 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             scopes: Vec::new(),
             body: function.body.as_ref(),
             anywhere: OnceCell::new(),
+            builder: None,
+            build_error: None,
         }
     }
 
@@ -782,6 +870,17 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
         for statement in &block.statements {
             match statement {
+                Statement::Declaration(declaration) if self.builder.is_some() => {
+                    self.build_declaration(declaration);
+                }
+                Statement::Instruction(instruction) if self.builder.is_some() => {
+                    self.build_instruction(instruction);
+                }
+                Statement::Label(label) => {
+                    if let Some(builder) = self.builder.as_deref_mut() {
+                        builder.label(label.span);
+                    }
+                }
                 Statement::Declaration(declaration) => {
                     crate::rules::check_declaration(
                         self.resolver.setting,
@@ -810,10 +909,90 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         let _ = self.resolve(target.as_str(), target.span, role);
                     }
                 }
-                Statement::Label(_)
-                | Statement::Prototype(_)
-                | Statement::Loc(_)
-                | Statement::Pragma(_) => {}
+                Statement::Prototype(_) | Statement::Loc(_) | Statement::Pragma(_) => {}
+            }
+        }
+    }
+
+    /// [`FunctionChecker::block_contents`] on a declaration when building: the builder gives
+    /// it storage, then the names are declared as when checking.
+    fn build_declaration(&mut self, declaration: &'a VariableDeclaration) {
+        let mut uses = Uses::new();
+        for declarator in &declaration.declarators {
+            if let Some(initializer) = &declarator.initializer {
+                self.initializer_uses(initializer, &mut uses);
+            }
+        }
+        if let Some(builder) = self.builder.as_deref_mut()
+            && let Err(error) = builder.declaration(declaration, uses)
+        {
+            self.build_error.get_or_insert(error);
+        }
+        let ty = register_type(declaration);
+        let symbol = (declaration.space.value != StateSpace::Reg).then_some(SymbolKind::Variable);
+        for declarator in &declaration.declarators {
+            self.declare(declarator, ty, symbol);
+        }
+    }
+
+    /// [`FunctionChecker::block_contents`] on an instruction when building: its names are
+    /// resolved and handed to the builder with it.
+    fn build_instruction(&mut self, instruction: &'a Instruction) {
+        let mut uses = Uses::new();
+        if let Some(guard) = &instruction.guard {
+            let predicate = &guard.predicate;
+            if let Some(found) = self.resolve(predicate.as_str(), predicate.span, Role::Predicate) {
+                uses.push((predicate.span.start, found));
+            }
+        }
+        for operand in &instruction.operands {
+            self.operand_uses(operand, &mut uses);
+        }
+        if let Some(builder) = self.builder.as_deref_mut() {
+            builder.instruction(instruction, uses);
+        }
+    }
+
+    /// Resolves the names in an operand (as [`FunctionChecker::operand`]) and records them.
+    fn operand_uses(&mut self, operand: &'a Operand, uses: &mut Uses) {
+        let name = match operand {
+            Operand::Name(name) => &name.name,
+            Operand::Address(address) => match &address.base {
+                AddressBase::Name(name) => &name.name,
+                AddressBase::Immediate(_) => return,
+            },
+            Operand::NameOffset(offset) => &offset.name.name,
+            Operand::Negated(_, inner) => return self.operand_uses(inner, uses),
+            Operand::Pair(_, first, second) => {
+                self.operand_uses(first, uses);
+                return self.operand_uses(second, uses);
+            }
+            Operand::Vector(items) | Operand::AddressList(items) | Operand::List(items) => {
+                for item in &items.value {
+                    self.operand_uses(item, uses);
+                }
+                return;
+            }
+            Operand::SpecialRegister(_) | Operand::Immediate(_) | Operand::Sink(_) => return,
+        };
+        if let Some(found) = self.resolve(name.as_str(), name.span, Role::Value) {
+            uses.push((name.span.start, found));
+        }
+    }
+
+    /// Resolves the names in an initializer and records them.
+    fn initializer_uses(&mut self, initializer: &'a Initializer, uses: &mut Uses) {
+        match initializer {
+            Initializer::Immediate(_) | Initializer::Property { .. } => {}
+            Initializer::Address { name, .. } => {
+                if let Some(found) = self.resolve(name.as_str(), name.span, Role::Value) {
+                    uses.push((name.span.start, found));
+                }
+            }
+            Initializer::List(items) => {
+                for item in &items.value {
+                    self.initializer_uses(item, uses);
+                }
             }
         }
     }
@@ -927,11 +1106,15 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     fn instruction(&mut self, instruction: &'a Instruction) {
         if let Some(guard) = &instruction.guard {
-            self.resolve(
-                guard.predicate.as_str(),
-                guard.predicate.span,
-                Role::Predicate,
-            );
+            let predicate = &guard.predicate;
+            let found = self.resolve(predicate.as_str(), predicate.span, Role::Predicate);
+            if let Some(found) = found
+                && found.ty != Some(Type::Pred)
+            {
+                self.resolver
+                    .diagnostics
+                    .push(not_a_predicate(predicate, found));
+            }
         }
         crate::rules::check_negated_f32_bits(instruction, &mut self.resolver.diagnostics);
         let opcode = instruction.opcode.as_str();
@@ -1283,6 +1466,27 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
         None
     }
+}
+
+/// A guard `@name` whose name is not a `.pred` register (ptxas: "Predicate expression
+/// expected").
+fn not_a_predicate(predicate: &Spanned<Text>, found: Found) -> Diagnostic {
+    let what = match (found.ty, found.symbol) {
+        (Some(ty), _) => format!("a `{ty}` register"),
+        (None, Some(SymbolKind::Function)) => "a function".to_string(),
+        (None, Some(_)) => "a variable".to_string(),
+        (None, None) => "not a scalar register".to_string(),
+    };
+    Diagnostic::error(
+        "E0108",
+        format!(
+            "the guard `{}` is not a predicate register",
+            predicate.value
+        ),
+        predicate.span,
+    )
+    .with_label(found.span, format!("declared here: {what}"))
+    .with_help("a guard `@p` or `@!p` takes a `.pred` register; set one with `setp`")
 }
 
 /// A name used in a function that the function does not declare; `later` is its module-scope

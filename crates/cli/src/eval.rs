@@ -33,7 +33,7 @@ fn slot_type(rule: RegisterRule) -> Type {
         if t.is_register_type() {
             t
         } else {
-            ptxsim_exec::lower::bit_type(t.bits())
+            ptxsim_check::program::bit_type(t.bits())
         }
     };
     match rule {
@@ -110,7 +110,7 @@ fn slots_for(form: &Form, operands: &[Operand]) -> anyhow::Result<Slots> {
                 match operand {
                     Operand::Vector(elements) => {
                         let count = elements.value.len().max(1) as u32;
-                        let element = ptxsim_exec::lower::bit_type(ty.bits() / count);
+                        let element = ptxsim_check::program::bit_type(ty.bits() / count);
                         for name in elements.value.iter().flat_map(names_of) {
                             add(&mut slots, name, element, written)?;
                         }
@@ -211,7 +211,8 @@ fn parse_value(text: &str, ty: Type) -> anyhow::Result<u128> {
         negative,
         value: immediate,
     };
-    ptxsim_exec::lower::encode_immediate(&immediate, ty).map_err(|message| anyhow::anyhow!(message))
+    ptxsim_check::program::encode_immediate(&immediate, ty)
+        .map_err(|message| anyhow::anyhow!(message))
 }
 
 /// The instruction type whose lanes a destination holds.
@@ -276,8 +277,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let _ = writeln!(kernel, "{instruction_text};\nret;\n}}");
     let program = match ptxsim_exec::load(&kernel, None) {
         Ok(program) => program,
-        Err(ptxsim_exec::LoadError::Diagnostics(diagnostics))
-        | Err(ptxsim_exec::LoadError::Lower(ptxsim_exec::LowerError::Invalid(diagnostics))) => {
+        Err(ptxsim_exec::LoadError::Diagnostics(diagnostics)) => {
             report_part!(
                 "{}",
                 crate::check::render_text(

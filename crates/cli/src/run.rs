@@ -8,8 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
-use ptxsim_exec::{Dim3, LowerError, Outcome, Program, Words, report};
-use ptxsim_syntax::Diagnostic;
+use ptxsim_exec::{Dim3, Outcome, Program, Words, report};
 use ptxsim_syntax::diag::decode_source;
 use ptxsim_trace::{self as trace, End, Filter, Format, Header, Line, Step, Trace};
 
@@ -245,28 +244,18 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
     // The checker applies the instruction table's rules, including the target requirements of
     // each form (for `--target` when given, else the module's `.target`).
     let options = ptxsim_check::Options { target };
-    let (module, diagnostics) = ptxsim_check::parse_and_check_with(&source, &options);
-    if diagnostics.iter().any(Diagnostic::is_error) {
+    let (checked, diagnostics) = ptxsim_check::compile(&source, &options);
+    let Some(checked) = checked else {
         report_part!(
             "{}",
             crate::check::render_text(&name, &source, &diagnostics, crate::check::Shown::DEFAULT)?
         );
         return Ok(Err(ExitCode::from(1)));
-    }
-    let program = match ptxsim_exec::lower(&module, &source, launch.entry.as_deref()) {
+    };
+    // The checker's program for the kernel: a module it accepts never fails to build, only
+    // the choice of kernel or a limit of the executor can refuse it.
+    let program = match checked.program(launch.entry.as_deref()) {
         Ok(program) => program,
-        Err(LowerError::Invalid(diagnostics)) => {
-            report_part!(
-                "{}",
-                crate::check::render_text(
-                    &name,
-                    &source,
-                    &diagnostics,
-                    crate::check::Shown::DEFAULT
-                )?
-            );
-            return Ok(Err(ExitCode::from(1)));
-        }
         Err(error) => {
             report!("error: {name}: {error}");
             return Ok(Err(ExitCode::from(1)));

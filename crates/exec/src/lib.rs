@@ -1,9 +1,11 @@
-//! The ptxsim executor: lowers a checked PTX module to a [`Program`] and runs one thread of it
-//! on a [`Machine`], bit for bit.
+//! The ptxsim executor: runs the typed [`Program`] that `ptxsim-check` builds from a checked
+//! module on a [`Machine`], bit for bit.
 //!
-//! Data flows one way: syntax tree → [`lower()`] (decoding every instruction once through
-//! `ptxsim-isa`'s table) → [`Program`] → [`Machine::step`] → state ([`report`]) and trace
-//! ([`trace`], in `ptxsim-trace`'s format).
+//! Data flows one way: text → `ptxsim_check::compile` (parse, check, and the [`Checked`]
+//! module) → [`Checked::program`] (names resolved by the checker, every instruction decoded
+//! once through `ptxsim-isa`'s table) → [`Program`] → [`Machine::step`] → state ([`report`])
+//! and trace ([`trace`], in `ptxsim-trace`'s format). The executor resolves no name and
+//! validates no instruction: [`load`] does both steps for a caller with PTX text.
 //!
 //! ```
 //! let source = "
@@ -35,23 +37,22 @@ pub mod cvt;
 pub mod error;
 mod exec;
 pub mod grid;
-pub mod ir;
-pub mod lower;
+pub use ptxsim_check::program as ir;
 pub mod machine;
 pub mod memory;
 pub mod report;
 pub mod semantics;
 pub mod trace;
 
-pub use error::{ExecError, LowerError};
+pub use error::ExecError;
 pub use grid::{Argument, ArgumentSpec, GridOptions, GridRun, LaunchError, prepare, run_grid};
 pub use ir::Program;
-pub use lower::lower;
 pub use machine::{
     Cta, DEFAULT_MAX_STEPS, Device, Dim3, Event, Machine, MemoryWrite, Outcome, StepRecord,
     ThreadRef, ThreadStatus, Write,
 };
 pub use memory::Words;
+pub use ptxsim_check::{BuildError, Checked};
 pub use report::Stopped;
 
 use ptxsim_syntax::Diagnostic;
@@ -62,18 +63,19 @@ pub enum LoadError {
     /// Syntax or name errors (the diagnostics, errors and warnings).
     #[error("the module has errors")]
     Diagnostics(Vec<Diagnostic>),
-    /// Lowering failed.
+    /// The module checked, but has no program for the kernel asked for.
     #[error(transparent)]
-    Lower(#[from] LowerError),
+    Build(#[from] BuildError),
 }
 
-/// Parses, checks and lowers `source`, choosing the kernel `entry` (or the only one).
+/// Parses and checks `source` and builds the program of the kernel `entry` (or of the only
+/// one).
 pub fn load(source: &str, entry: Option<&str>) -> Result<Program, LoadError> {
-    let (module, diagnostics) = ptxsim_check::parse_and_check(source);
-    if diagnostics.iter().any(Diagnostic::is_error) {
+    let (checked, diagnostics) = ptxsim_check::compile(source, &ptxsim_check::Options::default());
+    let Some(checked) = checked else {
         return Err(LoadError::Diagnostics(diagnostics));
-    }
-    Ok(lower(&module, source, entry)?)
+    };
+    Ok(checked.program(entry)?)
 }
 
 /// The end of a run: the final registers, the step count, and the outcome (or what stopped it).

@@ -110,7 +110,7 @@ pub struct Device<'p> {
 
 impl<'p> Device<'p> {
     /// A device for `program` with grid and CTA shapes and a step limit per thread. Global
-    /// memory holds the module's `.global` variables (at the addresses lowering gave them);
+    /// memory holds the module's `.global` variables (at the addresses the program gives them);
     /// kernel parameters read as zero until [`Device::set_params`].
     pub fn new(program: &'p Program, grid: Dim3, block: Dim3, max_steps: u64) -> Self {
         let mut global = GlobalMemory::new();

@@ -25,22 +25,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use ptxsim_isa::ops::Space;
 
-/// The first global address handed out (buffers and `.global` variables).
-pub const GLOBAL_BASE: u64 = 0x0000_7f00_0000_0000;
-/// Where `.shared` addresses appear in the generic space.
-pub const SHARED_WINDOW: u64 = 0x0000_6000_0000_0000;
-/// Where `.local` addresses appear in the generic space.
-pub const LOCAL_WINDOW: u64 = 0x0000_5000_0000_0000;
-/// Where `.const` addresses appear in the generic space.
-pub const CONST_WINDOW: u64 = 0x0000_4000_0000_0000;
-/// Where `.param` addresses appear in the generic space.
-pub const PARAM_WINDOW: u64 = 0x0000_3000_0000_0000;
-/// The size of each non-global window.
-pub const WINDOW_SIZE: u64 = 0x0000_1000_0000_0000;
-
-/// Buffers start at multiples of this, with at least this much unmapped space between them, so
-/// that running off the end of one buffer faults instead of landing in the next.
-const BUFFER_ALIGN: u64 = 256;
+use ptxsim_check::program::address::{BUFFER_ALIGN, next_buffer};
+pub use ptxsim_check::program::address::{
+    CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, to_generic,
+};
 
 /// Why an access faulted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,17 +100,6 @@ pub fn from_generic(address: u64) -> (Space, u64) {
         }
     }
     (Space::Global, address)
-}
-
-/// The generic address of a space address (`cvta.space`).
-pub fn to_generic(space: Space, address: u64) -> u64 {
-    match space {
-        Space::Generic | Space::Global => address,
-        Space::Shared => SHARED_WINDOW.wrapping_add(address),
-        Space::Local => LOCAL_WINDOW.wrapping_add(address),
-        Space::Const => CONST_WINDOW.wrapping_add(address),
-        Space::Param => PARAM_WINDOW.wrapping_add(address),
-    }
 }
 
 /// The space address of a generic address (`cvta.to.space`): the address minus the window's
@@ -291,12 +268,7 @@ impl GlobalMemory {
 
     /// Adds a buffer holding `words` and returns its address (a multiple of 256).
     pub fn add_words(&mut self, name: impl Into<String>, words: Words) -> u64 {
-        let base = match self.buffers.last() {
-            Some(last) => {
-                (last.base + last.len.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN + BUFFER_ALIGN
-            }
-            None => GLOBAL_BASE,
-        };
+        let base = next_buffer(self.buffers.last().map(|last| (last.base, last.len)));
         let len = words.len;
         // Same size and alignment: the vector is converted in place.
         let words = words.words.into_iter().map(AtomicU64::new).collect();

@@ -3,14 +3,7 @@
 
 use ptxsim_isa::{DestinationRule, Type, destination_rule};
 
-/// The mask of the low `bits` bits (`bits` up to 128).
-pub fn mask(bits: u32) -> u128 {
-    if bits >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << bits) - 1
-    }
-}
+pub use ptxsim_check::program::mask;
 
 /// Chops a source value to the instruction type's width: "When a source operand has a size that
 /// exceeds the instruction-type size, the source data is truncated (chopped) to the appropriate

@@ -74,12 +74,10 @@ fn compare_with_gpu(dir: &str, module: &str, gpu: &str, min_forms: usize, min_el
         }
     };
     let source = String::from_utf8(read(&file(module))).expect("the module is UTF-8");
-    let (module, diagnostics) = ptxsim_check::parse_and_check(&source);
-    let errors: Vec<_> = diagnostics.iter().filter(|d| d.is_error()).collect();
-    assert!(
-        errors.is_empty(),
-        "{dir}: the module does not check: {errors:?}"
-    );
+    let (checked, diagnostics) = ptxsim_check::compile(&source, &Default::default());
+    let Some(checked) = checked else {
+        panic!("{dir}: the module does not check: {diagnostics:?}");
+    };
     let forms = forms(&file("forms.tsv"));
     // A generator that lost forms fails.
     assert!(forms.len() >= min_forms, "only {} forms", forms.len());
@@ -103,7 +101,8 @@ fn compare_with_gpu(dir: &str, module: &str, gpu: &str, min_forms: usize, min_el
             .or_insert_with(|| read(&file(&format!("in-{}.bin", form.layout))))
             .clone();
         let in_bytes = input.len() / form.count;
-        let program = ptxsim_exec::lower(&module, &source, Some(&form.kernel))
+        let program = checked
+            .program(Some(&form.kernel))
             .unwrap_or_else(|e| panic!("{}: {e:?}", form.instruction));
         let blocks = u32::try_from(form.count / 256).expect("grid size");
         let arguments = vec![

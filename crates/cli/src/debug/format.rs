@@ -168,7 +168,7 @@ pub(crate) fn parse_value(text: &str, ty: Type) -> Result<u128, String> {
             "`{text}` is not a value (decimal, 0x hex bits, 0f/0d float bits, 1.5)"
         ));
     };
-    ptxsim_exec::lower::encode_immediate(&Immediate { negative, value }, ty)
+    ptxsim_check::program::encode_immediate(&Immediate { negative, value }, ty)
 }
 
 /// Whether `text` looks like a decimal float (`1.5`, `2e-3`, `.5`).

@@ -6,8 +6,8 @@ use ptxsim_softfloat::pack::PackType;
 
 use super::{Executor, Put};
 use crate::cvt::{self, CvtOp};
+use crate::ir::bit_type;
 use crate::ir::{Destination, Source};
-use crate::lower::bit_type;
 use crate::semantics::{chop, pack, unpack};
 
 impl Executor<'_, '_> {

@@ -1,8 +1,20 @@
-//! The lowered program the executor runs: registers resolved to indices, modifiers decoded once
-//! through the instruction table of `ptxsim-isa`, immediates already turned into bits.
+//! The checked, typed program the executor runs: what [`crate::compile`] gives for a module
+//! without errors ([`Checked::program`]). Registers are numbered, labels and symbols resolved
+//! (by the checker's resolver, [`build`]), every instruction decoded once through the
+//! instruction table of `ptxsim-isa`, immediates already turned into bits, variables given
+//! their addresses ([`address`]).
 //!
 //! Nothing here refers back to source text except for diagnostics and traces ([`Location`],
 //! [`Instruction::text`]).
+
+pub mod address;
+mod build;
+pub mod cvt;
+
+pub use build::{
+    BuildError, Checked, MAX_REGISTERS, MAX_VARIABLE_BYTES, bit_type, encode_immediate, entries,
+};
+pub(crate) use build::{Builder, Uses};
 
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
@@ -10,7 +22,16 @@ use ptxsim_isa::ops::{
     IntUnaryOp, MulMode, PrmtMode, Space,
 };
 
-use crate::cvt::CvtOp;
+use cvt::CvtOp;
+
+/// The mask of the low `bits` bits (all bits from 128 on).
+pub fn mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
 
 /// The index of a register in a [`Program`]'s register file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,7 +71,7 @@ pub struct Location {
     pub column: u32,
 }
 
-/// A lowered kernel.
+/// The program of one kernel: the kernel and the device functions it calls.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
     /// The entry's name.
@@ -132,7 +153,7 @@ pub struct Guard {
     pub negated: bool,
 }
 
-/// One lowered instruction.
+/// One instruction of a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instruction {
     /// The guard, if any.

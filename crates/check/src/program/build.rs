@@ -1,36 +1,41 @@
-//! Lowering a checked syntax tree to the executor's [`Program`].
+//! Building the program of one kernel from a checked module: the checker's second product.
 //!
-//! Every instruction's opcode and modifiers are decoded once, through `ptxsim-isa`'s table, and
-//! its operands checked against the form's layout ([`ptxsim_isa::validate`]); registers are
-//! resolved to indices with the block scoping of PTX (a register declared in a nested block is a
-//! distinct register, even when it shadows an outer name); immediates are encoded for the type
-//! they are used with.
+//! [`Checked::program`] walks the kernel and then each device function it calls (in the order
+//! of their first call) with the checker's own resolver ([`crate::names`]): scopes, shadowing,
+//! `%r<N>` ranges and labels are resolved there and nowhere else. The [`Builder`] receives each
+//! declaration, label and instruction with what its names resolved to (the span of the
+//! declaration, [`Found`]) and gives storage to declarations: registers numbered in declaration
+//! order (a register declared in a nested block is a distinct register, even when it shadows an
+//! outer name), variables and parameters an address in their state space. Instructions are
+//! decoded through `ptxsim-isa`'s table once more (a cached lookup; the checker validated the
+//! form and its operands) and immediates encoded for the type they are used with.
 //!
-//! Instructions of opcodes the executor does not implement lower to
-//! [`InstructionKind::Unsupported`], so that a run stops there with a named error rather than
-//! refusing the whole module.
+//! Building never fails on a module the checker accepted: what the executor cannot run
+//! becomes [`InstructionKind::Unsupported`] with the reason, so that a run stops there with a
+//! located error. Only the choice of kernel and the executor's limits ([`BuildError`]) can
+//! refuse a module.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use ptxsim_isa::ops::{self, OpForm, Space};
 use ptxsim_isa::{Form, Opcode, Type, TypeKind};
-use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::ast::{
-    self, AddressBase, Block, Declarator, Function, FunctionKind, Immediate, ImmediateValue,
-    Initializer, Item, Module, NameRef, Operand, StateSpace, Statement, VariableDeclaration,
+    self, AddressBase, Declarator, Function, FunctionKind, Immediate, ImmediateValue, Initializer,
+    Item, Module, NameRef, Operand, StateSpace, VariableDeclaration,
 };
 use ptxsim_syntax::diag::LineIndex;
 use ptxsim_syntax::span::Span;
 
-use crate::cvt::{self, CvtOp};
-use crate::error::LowerError;
-use crate::ir::{
+use super::address::{next_buffer, to_generic};
+use super::cvt::{self, CvtOp};
+use super::{
     Axis, Destination, GlobalVariable, Guard, Instruction, InstructionKind, Location,
     MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo, Source,
-    SpecialRegister, THREAD_PARAM_BASE,
+    SpecialRegister, THREAD_PARAM_BASE, mask,
 };
-use crate::memory::GlobalMemory;
-use crate::semantics::mask;
+use crate::hash::FxHashMap;
+use crate::names::Found;
+use crate::rules::ModuleSetting;
 
 /// The most registers one thread may declare (a guard against `%r<4000000000>`).
 pub const MAX_REGISTERS: usize = 1 << 20;
@@ -38,6 +43,104 @@ pub const MAX_REGISTERS: usize = 1 << 20;
 /// The largest `.shared`, `.local`, `.const`, `.param` or `.global` variable the executor
 /// allocates (a guard against `.local .b8 x[4000000000]`).
 pub const MAX_VARIABLE_BYTES: u64 = 1 << 30;
+
+/// Why a checked module has no program for the kernel asked for.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// The module has no `.entry` with a body.
+    #[error("the module has no kernel (`.entry` with a body)")]
+    NoEntry,
+    /// Several kernels and no `--entry`.
+    #[error("the module has several kernels; choose one with --entry: {}", .0.join(", "))]
+    SeveralEntries(Vec<String>),
+    /// `--entry NAME` names no kernel.
+    #[error("no kernel named `{name}`; the module has: {}", if .available.is_empty() { "none".to_string() } else { .available.join(", ") })]
+    EntryNotFound {
+        /// The requested name.
+        name: String,
+        /// The kernels there are.
+        available: Vec<String>,
+    },
+    /// More registers than the executor allows.
+    #[error("line {line}: more than {limit} registers declared")]
+    TooManyRegisters {
+        /// [`MAX_REGISTERS`].
+        limit: usize,
+        /// Where the limit was passed.
+        line: u32,
+    },
+}
+
+/// A module the checker accepted (no errors; warnings are in the diagnostics it came with),
+/// from which the program of any of its kernels can be built. Only [`crate::compile`] makes
+/// one, so a program is never built from an unchecked module.
+#[derive(Debug)]
+pub struct Checked<'s> {
+    pub(crate) source: &'s str,
+    pub(crate) module: Module,
+    pub(crate) setting: ModuleSetting,
+}
+
+impl<'s> Checked<'s> {
+    /// The syntax tree.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The module's text.
+    pub fn source(&self) -> &'s str {
+        self.source
+    }
+
+    /// The kernels (`.entry` with a body), in source order.
+    pub fn entries(&self) -> Vec<&str> {
+        entries(&self.module)
+    }
+
+    /// The program of the kernel `entry` (or of the only kernel, when `None`).
+    pub fn program(&self, entry: Option<&str>) -> Result<Program, BuildError> {
+        let kernels = self.entries();
+        let name = match entry {
+            Some(name) => {
+                if !kernels.contains(&name) {
+                    return Err(BuildError::EntryNotFound {
+                        name: name.to_string(),
+                        available: kernels.iter().map(|k| k.to_string()).collect(),
+                    });
+                }
+                name
+            }
+            None => match kernels.as_slice() {
+                [] => return Err(BuildError::NoEntry),
+                [only] => only,
+                several => {
+                    return Err(BuildError::SeveralEntries(
+                        several.iter().map(|k| k.to_string()).collect(),
+                    ));
+                }
+            },
+        };
+        let mut builder = Builder::new(self.source);
+        let mut kernel = None;
+        for item in &self.module.items {
+            if let Item::Function(candidate) = item {
+                if candidate.body.is_some() {
+                    builder
+                        .functions
+                        .insert(candidate.name.value.to_string(), candidate);
+                }
+                if candidate.name.value == name && candidate.kind.value == FunctionKind::Entry {
+                    kernel.get_or_insert(candidate);
+                }
+            }
+        }
+        let Some(kernel) = kernel else {
+            return Err(BuildError::NoEntry);
+        };
+        crate::names::build(&self.module, &self.setting, &mut builder, kernel)?;
+        builder.finish(name)
+    }
+}
 
 /// The kernels (`.entry` with a body) of a module, in source order.
 pub fn entries(module: &Module) -> Vec<&str> {
@@ -59,89 +162,7 @@ pub fn entries(module: &Module) -> Vec<&str> {
         .collect()
 }
 
-/// Lowers the kernel `entry` (or the only kernel, when `None`) of a module that parsed and
-/// checked without errors. `source` is the module's text, used for locations and trace text.
-/// Target and version requirements are the checker's business (`ptxsim-check`), not repeated
-/// here.
-pub fn lower(module: &Module, source: &str, entry: Option<&str>) -> Result<Program, LowerError> {
-    let kernels = entries(module);
-    let name = match entry {
-        Some(name) => {
-            if !kernels.contains(&name) {
-                return Err(LowerError::EntryNotFound {
-                    name: name.to_string(),
-                    available: kernels.iter().map(|k| k.to_string()).collect(),
-                });
-            }
-            name
-        }
-        None => match kernels.as_slice() {
-            [] => return Err(LowerError::NoEntry),
-            [only] => only,
-            several => {
-                return Err(LowerError::SeveralEntries(
-                    several.iter().map(|k| k.to_string()).collect(),
-                ));
-            }
-        },
-    };
-    let mut lowerer = Lowerer::new(source);
-    let mut kernel = None;
-    for item in &module.items {
-        match item {
-            Item::Variable(declaration) => lowerer.declare_addresses(declaration, false),
-            Item::Function(candidate) => {
-                if candidate.body.is_some() {
-                    lowerer
-                        .functions
-                        .insert(candidate.name.value.to_string(), candidate);
-                }
-                if candidate.name.value == name && candidate.kind.value == FunctionKind::Entry {
-                    if let Some(body) = &candidate.body {
-                        kernel.get_or_insert((candidate, body));
-                    }
-                }
-            }
-            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
-        }
-    }
-    let Some((function, body)) = kernel else {
-        return Err(LowerError::NoEntry);
-    };
-    lowerer.scopes.push(Scope::default());
-    for param in function.params.iter().flatten() {
-        lowerer.declare_addresses(param, true);
-    }
-    lowerer.block(body, None)?;
-    lowerer.scopes.pop();
-    while let Some(callee) = lowerer.queue.pop_front() {
-        lowerer.function_body(&callee)?;
-    }
-    lowerer.resolve_branches();
-    lowerer.resolve_calls();
-    if !lowerer.diagnostics.is_empty() {
-        return Err(LowerError::Invalid(lowerer.diagnostics));
-    }
-    let has_atomics = lowerer
-        .instructions
-        .iter()
-        .any(|i| matches!(i.kind, InstructionKind::Atom { .. }));
-    Ok(Program {
-        entry: name.to_string(),
-        registers: lowerer.registers,
-        instructions: lowerer.instructions,
-        params: lowerer.kernel_params,
-        param_bytes: lowerer.next[SPACE_KERNEL_PARAM],
-        thread_param_bytes: lowerer.next[SPACE_THREAD_PARAM] - THREAD_PARAM_BASE,
-        local_bytes: lowerer.next[SPACE_LOCAL],
-        shared_bytes: lowerer.next[SPACE_SHARED],
-        globals: lowerer.globals,
-        constants: lowerer.constants,
-        has_atomics,
-    })
-}
-
-/// Indices of the allocators in `Lowerer::next`.
+/// Indices of the allocators in `Builder::next`.
 const SPACE_KERNEL_PARAM: usize = 0;
 const SPACE_THREAD_PARAM: usize = 1;
 const SPACE_SHARED: usize = 2;
@@ -155,7 +176,7 @@ struct FunctionInfo {
     returns: Vec<(u64, u64)>,
     /// (address, bytes) of each parameter.
     params: Vec<(u64, u64)>,
-    /// Its first instruction, once lowered.
+    /// Its first instruction, once built.
     start: Option<usize>,
 }
 
@@ -165,79 +186,115 @@ struct PendingCall {
     callee: String,
 }
 
+/// The storage of a declaration, by the position of its name (what [`Found::span`] gives).
 #[derive(Clone, Debug)]
 enum Symbol {
     Register(RegisterId),
+    /// `%r<N>`: the registers `base` … `base + count - 1`, named by the prefix (of
+    /// `prefix` bytes) and a decimal index.
+    Range {
+        prefix: usize,
+        base: u32,
+        count: u32,
+    },
     /// A `.v2`/`.v4` register: its elements.
     Vector(Vec<RegisterId>),
     /// A variable or parameter: its address in its space, and its size in bytes.
     Address(Space, u64, u64),
+    /// A label: the index of the instruction it stands before.
+    Label(usize),
 }
 
-#[derive(Debug, Default)]
-struct Scope {
-    symbols: HashMap<String, Symbol>,
-}
+/// What the names of one instruction or declaration resolved to: per use (by the position of
+/// the name), the declaration the checker found.
+pub(crate) type Uses = Vec<(u32, Found)>;
 
-#[derive(Debug)]
-struct PendingBranch {
-    instruction: usize,
-    block: usize,
-    label: String,
-    span: Span,
-}
-
-struct Lowerer<'s, 'm> {
-    source: &'s str,
+/// The program being built; see the module documentation.
+pub(crate) struct Builder<'m> {
+    source: &'m str,
     /// Every function with a body, by name.
-    functions: HashMap<String, &'m Function>,
+    functions: FxHashMap<String, &'m Function>,
     /// Device functions called so far, by name.
-    called: HashMap<String, FunctionInfo>,
-    /// Device functions still to lower.
+    called: FxHashMap<String, FunctionInfo>,
+    /// Device functions still to build.
     queue: VecDeque<String>,
     calls: Vec<PendingCall>,
-    /// The register-name prefix of the function being lowered (`""` for the kernel).
+    /// The register-name prefix of the function being built (`""` for the kernel).
     prefix: String,
     /// The next free address of each space (see the `SPACE_*` indices).
     next: [u64; 5],
     kernel_params: Vec<Param>,
-    global_layout: GlobalMemory,
     globals: Vec<GlobalVariable>,
     constants: Vec<u8>,
     lines: LineIndex,
-    scopes: Vec<Scope>,
+    /// Every declaration and label seen so far, by the position of its name.
+    symbols: FxHashMap<u32, Symbol>,
+    /// What the names of the instruction being built resolved to.
+    uses: Uses,
     registers: Vec<RegisterInfo>,
-    name_counts: HashMap<String, usize>,
+    name_counts: FxHashMap<String, usize>,
     instructions: Vec<Instruction>,
-    diagnostics: Vec<Diagnostic>,
-    /// Per block: its parent block and its labels.
-    blocks: Vec<(Option<usize>, HashMap<String, usize>)>,
-    branches: Vec<PendingBranch>,
+    /// Branches of the function being built to labels further down: (instruction, label).
+    branches: Vec<(usize, u32)>,
 }
 
-impl<'s, 'm> Lowerer<'s, 'm> {
-    fn new(source: &'s str) -> Self {
+impl<'m> Builder<'m> {
+    fn new(source: &'m str) -> Self {
         Self {
             source,
-            functions: HashMap::new(),
-            called: HashMap::new(),
+            functions: FxHashMap::default(),
+            called: FxHashMap::default(),
             queue: VecDeque::new(),
             calls: Vec::new(),
             prefix: String::new(),
             next: [0, THREAD_PARAM_BASE, 0, 0, 0],
             kernel_params: Vec::new(),
-            global_layout: GlobalMemory::new(),
             globals: Vec::new(),
             constants: Vec::new(),
             lines: LineIndex::new(source),
-            scopes: vec![Scope::default()],
+            symbols: FxHashMap::default(),
+            uses: Vec::new(),
             registers: Vec::new(),
-            name_counts: HashMap::new(),
+            name_counts: FxHashMap::default(),
             instructions: Vec::new(),
-            diagnostics: Vec::new(),
-            blocks: Vec::new(),
             branches: Vec::new(),
         }
+    }
+
+    /// The next device function to build, if a call reached one not built yet.
+    pub(crate) fn next_callee(&mut self) -> Option<&'m Function> {
+        let name = self.queue.pop_front()?;
+        self.functions.get(&name).copied()
+    }
+
+    fn finish(mut self, name: &str) -> Result<Program, BuildError> {
+        for call in std::mem::take(&mut self.calls) {
+            let start = self.called.get(&call.callee).and_then(|info| info.start);
+            if let (Some(start), Some(instruction)) =
+                (start, self.instructions.get_mut(call.instruction))
+            {
+                if let InstructionKind::Call { target, .. } = &mut instruction.kind {
+                    *target = start;
+                }
+            }
+        }
+        let has_atomics = self
+            .instructions
+            .iter()
+            .any(|i| matches!(i.kind, InstructionKind::Atom { .. }));
+        Ok(Program {
+            entry: name.to_string(),
+            registers: self.registers,
+            instructions: self.instructions,
+            params: self.kernel_params,
+            param_bytes: self.next[SPACE_KERNEL_PARAM],
+            thread_param_bytes: self.next[SPACE_THREAD_PARAM] - THREAD_PARAM_BASE,
+            local_bytes: self.next[SPACE_LOCAL],
+            shared_bytes: self.next[SPACE_SHARED],
+            globals: self.globals,
+            constants: self.constants,
+            has_atomics,
+        })
     }
 
     fn location(&self, span: Span) -> Location {
@@ -253,27 +310,9 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         written.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
-    fn error(&mut self, code: &'static str, message: impl Into<String>, span: Span) {
-        self.diagnostics
-            .push(Diagnostic::error(code, message.into(), span));
-    }
-
-    fn lookup(&self, name: &str) -> Option<&Symbol> {
-        self.scopes
-            .iter()
-            .rev()
-            .find_map(|scope| scope.symbols.get(name))
-    }
-
-    fn bind(&mut self, name: &str, symbol: Symbol) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.symbols.insert(name.to_string(), symbol);
-        }
-    }
-
-    fn new_register(&mut self, name: &str, ty: Type, span: Span) -> Result<RegisterId, LowerError> {
+    fn new_register(&mut self, name: &str, ty: Type, span: Span) -> Result<RegisterId, BuildError> {
         if self.registers.len() >= MAX_REGISTERS {
-            return Err(LowerError::TooManyRegisters {
+            return Err(BuildError::TooManyRegisters {
                 limit: MAX_REGISTERS,
                 line: self.location(span).line,
             });
@@ -289,6 +328,146 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         let id = RegisterId(self.registers.len() as u32);
         self.registers.push(RegisterInfo { name: shown, ty });
         Ok(id)
+    }
+
+    /// A module-scope variable, given what the names in its initializer resolved to.
+    pub(crate) fn module_variable(&mut self, declaration: &VariableDeclaration, uses: Uses) {
+        self.uses = uses;
+        self.declare_addresses(declaration, false);
+    }
+
+    /// The parameters of the kernel: addresses in the kernel parameter space.
+    pub(crate) fn kernel(&mut self, function: &Function) {
+        for param in function.params.iter().flatten() {
+            self.declare_addresses(param, true);
+        }
+    }
+
+    /// Starts the body of a called device function: its registers are named `function:%r`,
+    /// its parameters are the slots its first call gave them.
+    pub(crate) fn callee(&mut self, function: &Function) {
+        let name = function.name.value.as_str();
+        let Some(info) = self.called.get_mut(name) else {
+            return;
+        };
+        info.start = Some(self.instructions.len());
+        let info = info.clone();
+        self.prefix = format!("{name}:");
+        let declarations = function
+            .returns
+            .iter()
+            .flatten()
+            .chain(function.params.iter().flatten())
+            .flat_map(|d| d.declarators.iter());
+        let slots = info.returns.iter().chain(&info.params);
+        for (declarator, (address, size)) in declarations.zip(slots) {
+            self.symbols.insert(
+                declarator.name.span.start,
+                Symbol::Address(Space::Param, *address, *size),
+            );
+        }
+    }
+
+    /// Ends a function's body: branches to labels further down get their targets; a device
+    /// function that falls off its end returns.
+    pub(crate) fn end_function(&mut self, function: &Function) {
+        for (instruction, label) in std::mem::take(&mut self.branches) {
+            let kind = match self.symbols.get(&label) {
+                Some(Symbol::Label(target)) => InstructionKind::Bra { target: *target },
+                _ => InstructionKind::Unsupported {
+                    mnemonic: "bra".to_string(),
+                    reason: "the branch target is not a label".to_string(),
+                },
+            };
+            if let Some(instruction) = self.instructions.get_mut(instruction) {
+                instruction.kind = kind;
+            }
+        }
+        if function.kind.value == FunctionKind::Entry {
+            return;
+        }
+        let Some(body) = &function.body else {
+            return;
+        };
+        self.instructions.push(Instruction {
+            guard: None,
+            kind: InstructionKind::Ret,
+            text: "ret (end of function)".to_string(),
+            location: self.location(Span::new(
+                (body.span.end as usize).saturating_sub(1),
+                body.span.end as usize,
+            )),
+        });
+        self.prefix.clear();
+    }
+
+    /// A label: it stands before the next instruction.
+    pub(crate) fn label(&mut self, label: Span) {
+        self.symbols
+            .insert(label.start, Symbol::Label(self.instructions.len()));
+    }
+
+    /// A declaration in a function body, given what the names in its initializers resolved to.
+    pub(crate) fn declaration(
+        &mut self,
+        declaration: &VariableDeclaration,
+        uses: Uses,
+    ) -> Result<(), BuildError> {
+        self.uses = uses;
+        if declaration.space.value == StateSpace::Reg {
+            self.declare_registers(declaration)
+        } else {
+            self.declare_addresses(declaration, false);
+            Ok(())
+        }
+    }
+
+    /// An instruction, given what its names resolved to.
+    pub(crate) fn instruction(&mut self, instruction: &ast::Instruction, uses: Uses) {
+        self.uses = uses;
+        let text = self.text(instruction.span);
+        let location = self.location(instruction.span);
+        let mut kind = None;
+        let guard = match &instruction.guard {
+            None => None,
+            Some(guard) => match self.resolve(&guard.predicate, None) {
+                Some(Resolved::Register(id))
+                    if self.registers.get(id.index()).map(|r| r.ty) == Some(Type::Pred) =>
+                {
+                    Some(Guard {
+                        predicate: id,
+                        negated: guard.negated,
+                    })
+                }
+                _ => {
+                    kind = Some(Self::unsupported(
+                        instruction,
+                        format!("`{}` is not a predicate register", guard.predicate.value),
+                    ));
+                    None
+                }
+            },
+        };
+        let kind = match kind {
+            Some(kind) => kind,
+            None => self.kind(instruction),
+        };
+        self.instructions.push(Instruction {
+            guard,
+            kind,
+            text,
+            location,
+        });
+    }
+
+    /// The symbol a name resolved to.
+    fn lookup(&self, name: &ptxsim_syntax::Spanned<ptxsim_syntax::Text>) -> Option<&Symbol> {
+        let found = self
+            .uses
+            .iter()
+            .find(|(at, _)| *at == name.span.start)
+            .map(|(_, found)| found)?;
+        self.symbols.get(&found.span.start)
     }
 
     /// Declares the names of a non-register declaration as addresses of their state space:
@@ -332,9 +511,11 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             };
             let address = if space == Space::Global {
                 initial.resize(usize::try_from(size).unwrap_or(0), 0);
-                let address = self
-                    .global_layout
-                    .add(declarator.name.value.clone(), &initial);
+                let previous = self
+                    .globals
+                    .last()
+                    .map(|last| (last.address, last.bytes.len() as u64));
+                let address = next_buffer(previous);
                 self.globals.push(GlobalVariable {
                     name: declarator.name.value.to_string(),
                     address,
@@ -370,8 +551,8 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 }
                 address
             };
-            self.bind(
-                &declarator.name.value,
+            self.symbols.insert(
+                declarator.name.span.start,
                 Symbol::Address(space, address, size),
             );
         }
@@ -391,10 +572,10 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 offset,
                 ..
             } => {
-                let address = match self.lookup(&name.value) {
+                let address = match self.lookup(name) {
                     Some(Symbol::Address(space, address, _)) => {
                         let address = if *generic {
-                            crate::memory::to_generic(*space, *address)
+                            to_generic(*space, *address)
                         } else {
                             *address
                         };
@@ -413,16 +594,10 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         }
     }
 
-    fn declare_registers(&mut self, declaration: &VariableDeclaration) -> Result<(), LowerError> {
+    fn declare_registers(&mut self, declaration: &VariableDeclaration) -> Result<(), BuildError> {
         let (element, vector) = declared_type(declaration);
-        let Some(ty) = element else {
-            self.error(
-                "X0002",
-                "register declaration without a register type",
-                declaration.span,
-            );
-            return Ok(());
-        };
+        // The checker rejects a `.reg` declaration without a register type.
+        let ty = element.unwrap_or(Type::B32);
         for declarator in &declaration.declarators {
             self.declare_register(declarator, ty, vector)?;
         }
@@ -434,70 +609,45 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         declarator: &Declarator,
         ty: Type,
         vector: u64,
-    ) -> Result<(), LowerError> {
+    ) -> Result<(), BuildError> {
         let name = &declarator.name.value;
         if let Some(range) = &declarator.range {
             if range.value as usize > MAX_REGISTERS {
-                return Err(LowerError::TooManyRegisters {
+                return Err(BuildError::TooManyRegisters {
                     limit: MAX_REGISTERS,
                     line: self.location(range.span).line,
                 });
             }
+            let base = self.registers.len() as u32;
             for index in 0..range.value {
-                let full = format!("{name}{index}");
-                let id = self.new_register(&full, ty, declarator.span)?;
-                self.bind(&full, Symbol::Register(id));
+                self.new_register(&format!("{name}{index}"), ty, declarator.span)?;
             }
+            self.symbols.insert(
+                declarator.span.start,
+                Symbol::Range {
+                    prefix: name.len(),
+                    base,
+                    count: range.value,
+                },
+            );
         } else if vector > 1 {
             let mut elements = Vec::new();
             for component in ["x", "y", "z", "w"].iter().take(vector as usize) {
                 let full = format!("{name}.{component}");
                 elements.push(self.new_register(&full, ty, declarator.span)?);
             }
-            self.bind(name, Symbol::Vector(elements));
+            self.symbols
+                .insert(declarator.name.span.start, Symbol::Vector(elements));
         } else {
             let id = self.new_register(name, ty, declarator.span)?;
-            self.bind(name, Symbol::Register(id));
+            self.symbols
+                .insert(declarator.name.span.start, Symbol::Register(id));
         }
-        Ok(())
-    }
-
-    fn block(&mut self, block: &Block, parent: Option<usize>) -> Result<(), LowerError> {
-        let id = self.blocks.len();
-        self.blocks.push((parent, HashMap::new()));
-        self.scopes.push(Scope::default());
-        for statement in &block.statements {
-            match statement {
-                Statement::Instruction(instruction) => {
-                    let lowered = self.instruction(instruction, id);
-                    self.instructions.push(lowered);
-                }
-                Statement::Label(label) => {
-                    let next = self.instructions.len();
-                    if let Some((_, labels)) = self.blocks.get_mut(id) {
-                        labels.insert(label.value.to_string(), next);
-                    }
-                }
-                Statement::Declaration(declaration) => {
-                    if declaration.space.value == StateSpace::Reg {
-                        self.declare_registers(declaration)?;
-                    } else {
-                        self.declare_addresses(declaration, false);
-                    }
-                }
-                Statement::Block(inner) => self.block(inner, Some(id))?,
-                Statement::Loc(_)
-                | Statement::Pragma(_)
-                | Statement::Prototype(_)
-                | Statement::Targets(_) => {}
-            }
-        }
-        self.scopes.pop();
         Ok(())
     }
 
     /// The parameter layout of device function `name`, allocated in the per-thread `.param`
-    /// space on first use (its body is queued for lowering then).
+    /// space on first use (its body is queued for building then).
     fn function_info(&mut self, name: &str) -> Option<FunctionInfo> {
         if let Some(info) = self.called.get(name) {
             return Some(info.clone());
@@ -536,130 +686,6 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         Some(info)
     }
 
-    /// Lowers the body of a called device function after the instructions lowered so far, its
-    /// registers named `function:%r`.
-    fn function_body(&mut self, name: &str) -> Result<(), LowerError> {
-        let (Some(function), Some(info)) = (
-            self.functions.get(name).copied(),
-            self.called.get(name).cloned(),
-        ) else {
-            return Ok(());
-        };
-        let Some(body) = &function.body else {
-            return Ok(());
-        };
-        if let Some(entry) = self.called.get_mut(name) {
-            entry.start = Some(self.instructions.len());
-        }
-        self.prefix = format!("{name}:");
-        self.scopes.push(Scope::default());
-        let declarations = function
-            .returns
-            .iter()
-            .flatten()
-            .chain(function.params.iter().flatten())
-            .flat_map(|d| d.declarators.iter());
-        let slots = info.returns.iter().chain(&info.params);
-        for (declarator, (address, size)) in declarations.zip(slots) {
-            self.bind(
-                &declarator.name.value,
-                Symbol::Address(Space::Param, *address, *size),
-            );
-        }
-        self.block(body, None)?;
-        // Falling off the end of a function returns.
-        self.instructions.push(Instruction {
-            guard: None,
-            kind: InstructionKind::Ret,
-            text: "ret (end of function)".to_string(),
-            location: self.location(Span::new(
-                (body.span.end as usize).saturating_sub(1),
-                body.span.end as usize,
-            )),
-        });
-        self.scopes.pop();
-        self.prefix.clear();
-        Ok(())
-    }
-
-    fn resolve_calls(&mut self) {
-        for call in std::mem::take(&mut self.calls) {
-            let start = self.called.get(&call.callee).and_then(|info| info.start);
-            if let (Some(start), Some(instruction)) =
-                (start, self.instructions.get_mut(call.instruction))
-            {
-                if let InstructionKind::Call { target, .. } = &mut instruction.kind {
-                    *target = start;
-                }
-            }
-        }
-    }
-
-    fn resolve_branches(&mut self) {
-        let branches = std::mem::take(&mut self.branches);
-        for branch in branches {
-            let mut block = Some(branch.block);
-            let mut target = None;
-            while let Some(id) = block {
-                let Some((parent, labels)) = self.blocks.get(id) else {
-                    break;
-                };
-                if let Some(index) = labels.get(&branch.label) {
-                    target = Some(*index);
-                    break;
-                }
-                block = *parent;
-            }
-            match target {
-                Some(target) => {
-                    if let Some(instruction) = self.instructions.get_mut(branch.instruction) {
-                        instruction.kind = InstructionKind::Bra { target };
-                    }
-                }
-                None => self.error(
-                    "X0003",
-                    format!(
-                        "branch target `{}` is not a label of an enclosing block",
-                        branch.label
-                    ),
-                    branch.span,
-                ),
-            }
-        }
-    }
-
-    fn instruction(&mut self, instruction: &ast::Instruction, block: usize) -> Instruction {
-        let text = self.text(instruction.span);
-        let location = self.location(instruction.span);
-        let guard = instruction.guard.as_ref().and_then(|guard| {
-            match self.lookup(&guard.predicate.value) {
-                Some(Symbol::Register(id))
-                    if self.registers.get(id.index()).map(|r| r.ty) == Some(Type::Pred) =>
-                {
-                    Some(Guard {
-                        predicate: *id,
-                        negated: guard.negated,
-                    })
-                }
-                _ => {
-                    self.error(
-                        "X0002",
-                        format!("`{}` is not a predicate register", guard.predicate.value),
-                        guard.predicate.span,
-                    );
-                    None
-                }
-            }
-        });
-        let kind = self.kind(instruction, block);
-        Instruction {
-            guard,
-            kind,
-            text,
-            location,
-        }
-    }
-
     fn mnemonic(instruction: &ast::Instruction) -> String {
         let mut mnemonic = instruction.opcode.value.to_string();
         for modifier in &instruction.modifiers {
@@ -676,7 +702,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         }
     }
 
-    fn kind(&mut self, instruction: &ast::Instruction, block: usize) -> InstructionKind {
+    fn kind(&mut self, instruction: &ast::Instruction) -> InstructionKind {
         let Some(opcode) = Opcode::from_name(&instruction.opcode.value) else {
             return Self::unsupported(instruction, "not a PTX instruction ptxsim knows");
         };
@@ -697,7 +723,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 );
             }
         };
-        match self.operation(form, instruction, block) {
+        match self.operation(form, instruction) {
             Ok(kind) => kind,
             Err(reason) => Self::unsupported(instruction, reason),
         }
@@ -708,7 +734,6 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         &mut self,
         form: OpForm,
         instruction: &ast::Instruction,
-        block: usize,
     ) -> Result<InstructionKind, String> {
         let operands = instruction.operands.as_slice();
         let count = |expected: usize| -> Result<(), String> {
@@ -1023,14 +1048,20 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             OpForm::Fence => InstructionKind::Fence,
             OpForm::Bra => match operands {
                 [Operand::Name(NameRef { name, .. })] => {
-                    self.branches.push(PendingBranch {
-                        instruction: self.instructions.len(),
-                        block,
-                        label: name.value.to_string(),
-                        span: name.span,
-                    });
-                    // Replaced by `Bra { target }` once labels are known.
-                    InstructionKind::Bra { target: usize::MAX }
+                    let label = self
+                        .uses
+                        .iter()
+                        .find(|(at, _)| *at == name.span.start)
+                        .map(|(_, found)| found.span.start)
+                        .ok_or_else(|| format!("branch target `{}` is unknown", name.value))?;
+                    match self.symbols.get(&label) {
+                        Some(Symbol::Label(target)) => InstructionKind::Bra { target: *target },
+                        _ => {
+                            // A label further down: the target is set at the function's end.
+                            self.branches.push((self.instructions.len(), label));
+                            InstructionKind::Bra { target: usize::MAX }
+                        }
+                    }
                 }
                 _ => return Err("only `bra label` is implemented".to_string()),
             },
@@ -1147,7 +1178,8 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         Ok(MemoryOperand { base, offset })
     }
 
-    /// `mov`, `cvt` and `cvt.pack`: decoded and validated through the instruction table.
+    /// `mov`, `cvt` and `cvt.pack`, decoded through the instruction table (the checker
+    /// validated the form and its operands).
     fn decoded(&mut self, instruction: &ast::Instruction) -> InstructionKind {
         let modifiers: Vec<&str> = instruction
             .modifiers
@@ -1156,43 +1188,8 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             .collect();
         let form = match ptxsim_isa::decode(&instruction.opcode.value, &modifiers) {
             Ok(form) => form,
-            Err(error) => {
-                let span = error
-                    .modifier
-                    .and_then(|index| instruction.modifiers.get(index))
-                    .map_or(instruction.span, |m| m.span);
-                self.error("X0001", error.to_string(), span);
-                return Self::unsupported(instruction, "invalid");
-            }
+            Err(error) => return Self::unsupported(instruction, error.to_string()),
         };
-        let shapes: Vec<ptxsim_isa::Operand> = instruction
-            .operands
-            .iter()
-            .map(|operand| self.shape(operand))
-            .collect();
-        // Warnings (the instruction is accepted) do not stop the run.
-        let violations: Vec<_> = ptxsim_isa::validate(&form, &shapes)
-            .into_iter()
-            .filter(|violation| !violation.code.is_warning())
-            .collect();
-        if !violations.is_empty() {
-            for violation in violations {
-                let span = match violation.location {
-                    ptxsim_isa::Location::Modifier(index) => instruction
-                        .modifiers
-                        .get(index)
-                        .map_or(instruction.span, |m| m.span),
-                    ptxsim_isa::Location::Operand(index)
-                    | ptxsim_isa::Location::Element { operand: index, .. } => instruction
-                        .operands
-                        .get(index)
-                        .map_or(instruction.span, Operand::span),
-                    ptxsim_isa::Location::Instruction => instruction.span,
-                };
-                self.error("X0001", violation.to_string(), span);
-            }
-            return Self::unsupported(instruction, "invalid");
-        }
         let result = match &form {
             Form::Mov(form) if form.vector.is_some() => {
                 self.mov_vector(form.ty.value, &instruction.operands)
@@ -1207,7 +1204,7 @@ impl<'s, 'm> Lowerer<'s, 'm> {
                 Err(reason) => Err(reason),
             },
             // Only `mov` and `cvt` come here; the other opcodes go through `operation`.
-            Form::Op(op) => Err(format!("`{}` is not lowered here", op.text)),
+            Form::Op(op) => Err(format!("`{}` is not built here", op.text)),
         };
         match result {
             Ok(kind) => kind,
@@ -1215,61 +1212,31 @@ impl<'s, 'm> Lowerer<'s, 'm> {
         }
     }
 
-    fn register_type(&self, name: &NameRef) -> Option<Type> {
-        match self.resolve_name(name)? {
-            Resolved::Register(id) => self.registers.get(id.index()).map(|r| r.ty),
-            Resolved::Address(..) => None,
-        }
-    }
-
-    fn shape(&self, operand: &Operand) -> ptxsim_isa::Operand {
-        match operand {
-            Operand::Name(name) => match self.register_type(name) {
-                Some(ty) => ptxsim_isa::Operand::Register(ty),
-                None => ptxsim_isa::Operand::Other,
-            },
-            Operand::Immediate(immediate) => {
-                ptxsim_isa::Operand::Immediate(ptxsim_check::rules::literal_kind(&immediate.value))
-            }
-            Operand::Sink(_) => ptxsim_isa::Operand::Sink,
-            Operand::Vector(elements) => ptxsim_isa::Operand::Vector(
-                elements
-                    .value
-                    .iter()
-                    .map(|element| match element {
-                        Operand::Name(name) => match self.register_type(name) {
-                            Some(ty) => ptxsim_isa::Element::Register(ty),
-                            None => ptxsim_isa::Element::Other,
-                        },
-                        Operand::Sink(_) => ptxsim_isa::Element::Sink,
-                        Operand::Immediate(immediate) => ptxsim_isa::Element::Immediate(
-                            ptxsim_check::rules::literal_kind(&immediate.value),
-                        ),
-                        Operand::SpecialRegister(_)
-                        | Operand::Negated(..)
-                        | Operand::Pair(..)
-                        | Operand::Vector(_)
-                        | Operand::Address(_)
-                        | Operand::NameOffset(_)
-                        | Operand::AddressList(_)
-                        | Operand::List(_) => ptxsim_isa::Element::Other,
-                    })
-                    .collect(),
-            ),
-            Operand::SpecialRegister(name) => ptxsim_isa::SpecialWidth::of(name.name.as_str())
-                .map_or(ptxsim_isa::Operand::Other, ptxsim_isa::Operand::Special),
-            Operand::Negated(..)
-            | Operand::Pair(..)
-            | Operand::Address(_)
-            | Operand::NameOffset(_)
-            | Operand::AddressList(_)
-            | Operand::List(_) => ptxsim_isa::Operand::Other,
-        }
-    }
-
+    /// What a name operand stands for: a register (`%v.x` picks an element of a vector
+    /// register), or the address of a variable.
     fn resolve_name(&self, name: &NameRef) -> Option<Resolved> {
-        match (self.lookup(&name.name.value)?, &name.component) {
+        self.resolve(&name.name, name.component.as_ref())
+    }
+
+    /// [`Builder::resolve_name`] of a name and its component (`.x` …).
+    fn resolve(
+        &self,
+        name: &ptxsim_syntax::Spanned<ptxsim_syntax::Text>,
+        component: Option<&ptxsim_syntax::Spanned<ast::Component>>,
+    ) -> Option<Resolved> {
+        match (self.lookup(name)?, component) {
             (Symbol::Register(id), None) => Some(Resolved::Register(*id)),
+            (
+                Symbol::Range {
+                    prefix,
+                    base,
+                    count,
+                },
+                None,
+            ) => {
+                let index: u32 = name.value.get(*prefix..)?.parse().ok()?;
+                (index < *count).then_some(Resolved::Register(RegisterId(base + index)))
+            }
             (Symbol::Vector(elements), Some(component)) => {
                 let index = match component.value.as_str() {
                     "x" | "r" => 0,
@@ -1283,9 +1250,8 @@ impl<'s, 'm> Lowerer<'s, 'm> {
             (Symbol::Address(space, address, size), None) => {
                 Some(Resolved::Address(*space, *address, *size))
             }
-            (Symbol::Register(_) | Symbol::Address(..), Some(_)) | (Symbol::Vector(_), None) => {
-                None
-            }
+            (Symbol::Register(_) | Symbol::Range { .. } | Symbol::Address(..), Some(_))
+            | (Symbol::Vector(_) | Symbol::Label(_), _) => None,
         }
     }
 

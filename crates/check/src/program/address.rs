@@ -1,0 +1,53 @@
+//! The address map a [`super::Program`] is built for: where `.global` variables go and where
+//! each state space appears in the generic space. The executor's memory (crates/exec,
+//! `memory.rs`, and `docs/executor.md`) implements this map; the builder needs it to give
+//! variables their addresses and to encode `generic(var)` initializers.
+//!
+//! | space | its own addresses | generic window |
+//! |---|---|---|
+//! | `.global` | from [`GLOBAL_BASE`] | the same addresses |
+//! | `.shared` | from 0 | [`SHARED_WINDOW`] + address |
+//! | `.local`  | from 0 | [`LOCAL_WINDOW`] + address |
+//! | `.const`  | from 0 | [`CONST_WINDOW`] + address |
+//! | `.param`  | kernel parameters from 0, call parameters from [`super::THREAD_PARAM_BASE`] | [`PARAM_WINDOW`] + address |
+
+use ptxsim_isa::ops::Space;
+
+/// The first global address handed out (buffers and `.global` variables).
+pub const GLOBAL_BASE: u64 = 0x0000_7f00_0000_0000;
+/// Where `.shared` addresses appear in the generic space.
+pub const SHARED_WINDOW: u64 = 0x0000_6000_0000_0000;
+/// Where `.local` addresses appear in the generic space.
+pub const LOCAL_WINDOW: u64 = 0x0000_5000_0000_0000;
+/// Where `.const` addresses appear in the generic space.
+pub const CONST_WINDOW: u64 = 0x0000_4000_0000_0000;
+/// Where `.param` addresses appear in the generic space.
+pub const PARAM_WINDOW: u64 = 0x0000_3000_0000_0000;
+/// The size of each non-global window.
+pub const WINDOW_SIZE: u64 = 0x0000_1000_0000_0000;
+
+/// Global buffers start at multiples of this, with at least this much unmapped space between
+/// them, so that running off the end of one buffer faults instead of landing in the next.
+pub const BUFFER_ALIGN: u64 = 256;
+
+/// The address of the global buffer placed after one at `base` of `len` bytes (after nothing:
+/// [`GLOBAL_BASE`]).
+pub fn next_buffer(previous: Option<(u64, u64)>) -> u64 {
+    match previous {
+        Some((base, len)) => {
+            (base + len.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN + BUFFER_ALIGN
+        }
+        None => GLOBAL_BASE,
+    }
+}
+
+/// The generic address of a space address (`cvta.space`, `generic(var)`).
+pub fn to_generic(space: Space, address: u64) -> u64 {
+    match space {
+        Space::Generic | Space::Global => address,
+        Space::Shared => SHARED_WINDOW.wrapping_add(address),
+        Space::Local => LOCAL_WINDOW.wrapping_add(address),
+        Space::Const => CONST_WINDOW.wrapping_add(address),
+        Space::Param => PARAM_WINDOW.wrapping_add(address),
+    }
+}
