@@ -9,7 +9,7 @@ use ptxsim_softfloat::pack::{self, PackType};
 
 pub use ptxsim_check::program::cvt::{
     CvtOp, CvtShape, DEFAULT_SCALE, element_type, int_to_float, lower_cvt, lower_cvt_pack,
-    softfloat_rounding, source_width, source_widths,
+    source_width, source_widths,
 };
 
 /// Runs one conversion on its already chopped sources (in syntax order) and returns the result

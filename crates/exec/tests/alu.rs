@@ -6,7 +6,7 @@ use ptxsim_exec::alu::{
     F32_CANONICAL_NAN, HALF_CANONICAL_NAN, atom, bfe, bfi, combine, compare, float_binary,
     float_fma, float_unary, int_binary, int_mad, int_unary, lop3, prmt,
 };
-use ptxsim_exec::cvt::softfloat_rounding;
+
 use ptxsim_isa::ops::{
     AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntUnaryOp, MulMode,
     PrmtMode,
@@ -411,7 +411,7 @@ fn round_to_half(ty: Type, value: f64, rounding: Rounding) -> u64 {
     } else {
         ptxsim_softfloat::Type::Bf16
     };
-    let r = softfloat_rounding(rounding);
+    let r = rounding;
     ptxsim_softfloat::convert(
         value.to_bits(),
         ptxsim_softfloat::Type::F64,

@@ -51,18 +51,7 @@ fn lane_bits(t: Type) -> u32 {
 }
 
 fn rounding_name(r: Rounding) -> &'static str {
-    match r {
-        Rounding::Rn => "rn",
-        Rounding::Rna => "rna",
-        Rounding::Rz => "rz",
-        Rounding::Rm => "rm",
-        Rounding::Rp => "rp",
-        Rounding::Rs => "rs",
-        Rounding::Rni => "rni",
-        Rounding::Rzi => "rzi",
-        Rounding::Rmi => "rmi",
-        Rounding::Rpi => "rpi",
-    }
+    r.name()
 }
 
 fn isa_type(t: Type) -> ptxsim_isa::Type {

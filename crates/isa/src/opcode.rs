@@ -292,88 +292,9 @@ impl fmt::Display for Opcode {
     }
 }
 
-/// A rounding modifier (cvt.md "Floating Point Notes" and "Integer Notes").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Rounding {
-    /// `.rn`: to nearest, ties to even.
-    Rn,
-    /// `.rna`: to nearest, ties away from zero.
-    Rna,
-    /// `.rz`: toward zero.
-    Rz,
-    /// `.rm`: toward negative infinity.
-    Rm,
-    /// `.rp`: toward positive infinity.
-    Rp,
-    /// `.rs`: stochastic, from the `rbits` operand.
-    Rs,
-    /// `.rni`: to the nearest integer, ties to even.
-    Rni,
-    /// `.rzi`: to an integer toward zero.
-    Rzi,
-    /// `.rmi`: to an integer toward negative infinity.
-    Rmi,
-    /// `.rpi`: to an integer toward positive infinity.
-    Rpi,
-}
-
-impl Rounding {
-    /// Every rounding modifier.
-    pub const ALL: &'static [Rounding] = &[
-        Rounding::Rn,
-        Rounding::Rna,
-        Rounding::Rz,
-        Rounding::Rm,
-        Rounding::Rp,
-        Rounding::Rs,
-        Rounding::Rni,
-        Rounding::Rzi,
-        Rounding::Rmi,
-        Rounding::Rpi,
-    ];
-
-    /// `.frnd` of the cvt syntax block: `{ .rn, .rz, .rm, .rp }`.
-    pub const FLOAT: &'static [Rounding] =
-        &[Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
-    /// `.irnd`: `{ .rni, .rzi, .rmi, .rpi }`.
-    pub const INTEGER: &'static [Rounding] =
-        &[Rounding::Rni, Rounding::Rzi, Rounding::Rmi, Rounding::Rpi];
-
-    /// The spelling without the dot.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Rounding::Rn => "rn",
-            Rounding::Rna => "rna",
-            Rounding::Rz => "rz",
-            Rounding::Rm => "rm",
-            Rounding::Rp => "rp",
-            Rounding::Rs => "rs",
-            Rounding::Rni => "rni",
-            Rounding::Rzi => "rzi",
-            Rounding::Rmi => "rmi",
-            Rounding::Rpi => "rpi",
-        }
-    }
-
-    /// Parses a modifier without its dot.
-    pub fn from_name(name: &str) -> Option<Rounding> {
-        Rounding::ALL.iter().copied().find(|r| r.name() == name)
-    }
-
-    /// Whether this is an integer rounding (`.rni`, `.rzi`, `.rmi`, `.rpi`).
-    pub const fn is_integer(self) -> bool {
-        matches!(
-            self,
-            Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi
-        )
-    }
-}
-
-impl fmt::Display for Rounding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, ".{}", self.name())
-    }
-}
+/// A rounding modifier (cvt.md "Floating Point Notes" and "Integer Notes"): the type of
+/// `ptxsim-softfloat`, which the table decodes to and the arithmetic rounds by.
+pub use ptxsim_softfloat::Rounding;
 
 #[cfg(test)]
 mod tests {

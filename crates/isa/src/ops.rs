@@ -238,8 +238,9 @@ pub enum BoolOp {
 ///
 /// `ptxsim_syntax::ast::StateSpace` is the other state-space enum: the directive a declaration
 /// starts with, which has `.reg` (no memory) and no generic space. Both exist because
-/// `ptxsim-syntax` depends on no other ptxsim crate and `ptxsim-isa` on none at all;
-/// `ptxsim_exec::lower` maps a declaration's `StateSpace` to the `Space` it is placed in.
+/// `ptxsim-syntax` depends on no other ptxsim crate and `ptxsim-isa` only on `ptxsim-softfloat`;
+/// the program builder (`ptxsim_check::program`) maps a declaration's `StateSpace` to the
+/// `Space` it is placed in, in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Space {
     /// No state space written: generic addressing.

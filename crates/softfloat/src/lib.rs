@@ -172,9 +172,10 @@ impl Type {
     }
 }
 
-/// A `cvt` rounding modifier (PTX ISA 9.7.9.21, "Floating-point rounding modifiers" and
-/// "Integer rounding modifiers").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A rounding modifier (PTX ISA 9.7.9.21, "Floating-point rounding modifiers" and "Integer
+/// rounding modifiers"): the one rounding type of ptxsim (`ptxsim_isa::Rounding` is this type),
+/// used by the instruction table to decode and by the arithmetic to round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rounding {
     /// `.rn`: "rounding to nearest, with ties to even".
     Rn,
@@ -203,6 +204,49 @@ pub enum Rounding {
 }
 
 impl Rounding {
+    /// Every rounding modifier.
+    pub const ALL: &'static [Rounding] = &[
+        Rounding::Rn,
+        Rounding::Rna,
+        Rounding::Rz,
+        Rounding::Rm,
+        Rounding::Rp,
+        Rounding::Rs,
+        Rounding::Rni,
+        Rounding::Rzi,
+        Rounding::Rmi,
+        Rounding::Rpi,
+    ];
+    /// `.frnd` of the cvt syntax block: `{ .rn, .rz, .rm, .rp }`.
+    pub const FLOAT: &'static [Rounding] =
+        &[Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+    /// `.irnd`: `{ .rni, .rzi, .rmi, .rpi }`.
+    pub const INTEGER: &'static [Rounding] =
+        &[Rounding::Rni, Rounding::Rzi, Rounding::Rmi, Rounding::Rpi];
+
+    /// The modifier's spelling without the dot.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rounding::Rn => "rn",
+            Rounding::Rna => "rna",
+            Rounding::Rz => "rz",
+            Rounding::Rm => "rm",
+            Rounding::Rp => "rp",
+            Rounding::Rs => "rs",
+            Rounding::Rni => "rni",
+            Rounding::Rzi => "rzi",
+            Rounding::Rmi => "rmi",
+            Rounding::Rpi => "rpi",
+        }
+    }
+
+    /// Parses a modifier without its dot.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Rounding> {
+        Rounding::ALL.iter().copied().find(|r| r.name() == name)
+    }
+
     /// Whether this is one of the integer rounding modifiers (`.rni`, `.rzi`, `.rmi`, `.rpi`).
     #[must_use]
     pub const fn is_integer(self) -> bool {
@@ -210,6 +254,12 @@ impl Rounding {
             self,
             Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi
         )
+    }
+}
+
+impl core::fmt::Display for Rounding {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, ".{}", self.name())
     }
 }
 

@@ -91,7 +91,8 @@ impl Linkage {
 /// `ptxsim_isa::ops::Space` is the other state-space enum: the space a memory instruction
 /// addresses, which has a generic space and no `.reg`. Both exist because this crate depends on
 /// no other ptxsim crate (the syntax tree is built before the instruction table is consulted);
-/// `ptxsim_exec::lower` maps a declaration's `StateSpace` to the `Space` it is placed in.
+/// the program builder (`ptxsim_check::program`) maps a declaration's `StateSpace` to the
+/// `Space` it is placed in, in one place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StateSpace {
     /// `.reg`: registers.

@@ -4,7 +4,7 @@
 //! Lane order follows the Semantics block of PTX ISA 9.7.9.21: operand `a` (or the upper half of
 //! a packed source) lands in the upper bits of `d`.
 
-use ptxsim_isa::{CvtForm, CvtPackForm, Rounding as IsaRounding, Type};
+use ptxsim_isa::{CvtForm, CvtPackForm, Type};
 use ptxsim_softfloat as sf;
 use ptxsim_softfloat::pack::PackType;
 
@@ -116,24 +116,6 @@ pub fn element_type(ty: Type) -> Option<sf::Type> {
     })
 }
 
-/// The `ptxsim_softfloat` rounding of an instruction's [`IsaRounding`]: the one conversion
-/// between the two enums. They are separate types because `ptxsim-softfloat` depends on no
-/// other ptxsim crate; the variants correspond one to one.
-pub const fn softfloat_rounding(rounding: IsaRounding) -> sf::Rounding {
-    match rounding {
-        IsaRounding::Rn => sf::Rounding::Rn,
-        IsaRounding::Rna => sf::Rounding::Rna,
-        IsaRounding::Rz => sf::Rounding::Rz,
-        IsaRounding::Rm => sf::Rounding::Rm,
-        IsaRounding::Rp => sf::Rounding::Rp,
-        IsaRounding::Rs => sf::Rounding::Rs,
-        IsaRounding::Rni => sf::Rounding::Rni,
-        IsaRounding::Rzi => sf::Rounding::Rzi,
-        IsaRounding::Rmi => sf::Rounding::Rmi,
-        IsaRounding::Rpi => sf::Rounding::Rpi,
-    }
-}
-
 fn is_pair(ty: Type) -> bool {
     matches!(
         ty,
@@ -173,9 +155,7 @@ pub fn lower_cvt(form: &CvtForm) -> Result<CvtOp, String> {
     };
     Ok(CvtOp {
         shape,
-        rounding: form
-            .rounding
-            .map_or(sf::Rounding::Rn, |r| softfloat_rounding(r.value)),
+        rounding: form.rounding.map_or(sf::Rounding::Rn, |r| r.value),
         flags: sf::Flags {
             ftz: form.ftz.is_some(),
             sat: form.sat.is_some(),

@@ -5,6 +5,7 @@
 use ptxsim_isa::Rounding;
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{FloatModifiers, FloatOp, FloatUnaryOp};
+use ptxsim_softfloat::format as sf;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
 use rustc_apfloat::{Float, Round};
 
@@ -40,7 +41,9 @@ fn f64_result(r: u64) -> u64 {
 /// The canonical `.f16`/`.bf16` NaN (PTX ISA 9.7.4).
 pub const HALF_CANONICAL_NAN: u16 = 0x7fff;
 
-/// A binary floating-point format described by its widths.
+/// The four formats `.f16`, `.bf16`, `.f32`, `.f64` arithmetic runs in (on `rustc_apfloat`'s
+/// types); their widths are `ptxsim-softfloat`'s format data, the one description of each
+/// number format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Format {
     Half,
@@ -60,25 +63,26 @@ impl Format {
         }
     }
 
-    pub(super) const fn width(self) -> u32 {
+    /// The format's description in `ptxsim-softfloat`.
+    const fn data(self) -> &'static sf::Format {
         match self {
-            Format::Half | Format::BFloat => 16,
-            Format::Single => 32,
-            Format::Double => 64,
+            Format::Half => &sf::F16,
+            Format::BFloat => &sf::BF16,
+            Format::Single => &sf::F32,
+            Format::Double => &sf::F64,
         }
+    }
+
+    pub(super) const fn width(self) -> u32 {
+        self.data().value_bits()
     }
 
     const fn mantissa_bits(self) -> u32 {
-        match self {
-            Format::Half => 10,
-            Format::BFloat => 7,
-            Format::Single => 23,
-            Format::Double => 52,
-        }
+        self.data().mantissa_bits
     }
 
     const fn sign(self) -> u64 {
-        1 << (self.width() - 1)
+        self.data().sign_bit()
     }
 
     const fn exponent_mask(self) -> u64 {
@@ -95,8 +99,7 @@ impl Format {
 
     /// The bits of 1.0.
     const fn one(self) -> u64 {
-        let bias = (1u64 << (self.width() - 2 - self.mantissa_bits())) - 1;
-        bias << self.mantissa_bits()
+        (self.data().bias as u64) << self.mantissa_bits()
     }
 
     #[inline]
