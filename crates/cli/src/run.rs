@@ -1,5 +1,5 @@
-//! `ptxsim run`: parse, check, lower and launch one kernel over a grid, then print one thread's
-//! registers and write the output buffers.
+//! `ptxsim run`: parse and check, build the program of one kernel and launch it over a grid,
+//! then print one thread's registers and write the output buffers.
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -215,7 +215,7 @@ pub(crate) fn load_arguments(specs: &[ArgumentSpec]) -> anyhow::Result<Vec<Argum
         .collect()
 }
 
-/// A module loaded for running: its source text, display name and lowered program.
+/// A module loaded for running: its source text, display name and program.
 pub(crate) struct Loaded {
     pub(crate) name: String,
     pub(crate) source: String,

@@ -1,7 +1,7 @@
 //! Where things are in the source: the functions of the module (to name the function an
 //! instruction belongs to) and their labels (for `break LABEL`).
 //!
-//! The lowered [`Program`] knows instructions by index and location only, so the debugger
+//! The [`Program`] knows instructions by index and location only, so the debugger
 //! parses the module again (it was already checked without errors) and maps labels and function
 //! bodies to line and column ranges.
 
