@@ -306,6 +306,46 @@ def new_opcode_lines():
     return out
 
 
+def warp_lines():
+    """vote, activemask, redux, match, elect, bar.warp.sync (the warp-synchronous instructions
+    besides shfl)."""
+    out = []
+    for sync, mode, t in itertools.product(["sync", ""], ["all", "any", "uni", "ballot", "x", ""],
+                                           ["pred", "b32", "u32", "b64"]):
+        mods = [m for m in (sync, mode) if m]
+        ops = [r(t, 0), "%pred_1"] + (["%u32_2"] if sync else [])
+        out.append(line("vote", mods, t, ops))
+    out += ["vote.sync.any.pred %pred_0, !%pred_1, 0xffffffff;",
+            "vote.sync.ballot.b32 %b32_0, !%pred_1, %b32_2;",
+            "vote.sync.all.pred %pred_0, %pred_1;",
+            "vote.sync.uni.pred %pred_0, %pred_1, 1, 2;"]
+    for t in ["b32", "u32", "b64", "s32", ""]:
+        out.append(f"activemask{'.' + t if t else ''} {r(t or 'b32', 0)};")
+    out.append("activemask.sync.b32 %b32_0;")
+    for mods, t in itertools.product(
+            [["sync", op] for op in ["add", "min", "max", "and", "or", "xor", "x"]]
+            + [["sync", "min", "abs"], ["sync", "max", "NaN"], ["sync", "max", "abs", "NaN"],
+               ["add"], ["sync"], ["sync", "add", "NaN"]],
+            ["u32", "s32", "b32", "f32", "u64", "b64"]):
+        out.append(line("redux", mods, t, [r(t, 0), r(t, 1), "%u32_2"]))
+    for mode, sync, t in itertools.product(["any", "all", "x", ""], ["sync", ""],
+                                           ["b32", "b64", "u32", "u64", "f32"]):
+        mods = [m for m in (mode, sync) if m]
+        out.append(line("match", mods, t, ["%b32_0", r(t, 1), "%u32_2"]))
+    out += ["match.all.sync.b32 %b32_0|%pred_3, %b32_1, 0xffffffff;",
+            "match.any.sync.b32 %b32_0|%pred_3, %b32_1, 0xffffffff;",
+            "match.any.sync.b64 %b32_0, %b64_1, 0xffffffff;",
+            "match.any.sync.b32 %b32_0, %b32_1;"]
+    out += ["elect.sync %b32_0|%pred_1, 0xffffffff;", "elect.sync _|%pred_1, %u32_2;",
+            "elect.sync %b32_0, 0xffffffff;", "elect %b32_0|%pred_1, 0xffffffff;",
+            "elect.sync.b32 %b32_0|%pred_1, 0xffffffff;", "elect.sync %u32_0|%pred_1, -1;",
+            "elect.sync.x %b32_0|%pred_1, 0xffffffff;"]
+    out += ["bar.warp.sync 0xffffffff;", "bar.warp.sync %u32_0;", "bar.warp.sync %b64_0;",
+            "bar.warp 0xffffffff;", "bar.warp.sync.aligned 0xffffffff;",
+            "bar.warp.sync 1, 2;", "bar.warp.sync;", "bar.warp.sync.sync -1;"]
+    return out
+
+
 def form_lines():
     out = []
     for opcode, (pool, k, builder, types) in OPCODES.items():
@@ -316,7 +356,7 @@ def form_lines():
                 for t in types:
                     mods = [rnd, "ftz", "sat"]
                     out.append(line(opcode, mods, t, builder(mods, t)))
-    return out + memory_lines() + control_lines() + new_opcode_lines()
+    return out + memory_lines() + control_lines() + new_opcode_lines() + warp_lines()
 
 
 def split(text):

@@ -1121,6 +1121,98 @@ static void write_manifest(const std::string& nvcc_version) {
     writefile(std::string(kDir) + "/manifest.json", std::vector<u8>(j.begin(), j.end()));
 }
 
+// ---------------------------------------------------------------- warp-synchronous kernels (spec-derived)
+// ptx-samples/cuda/warp.cu. A warp is 32 consecutive threads (blockDim is 256); lanes past n still
+// run with the kernels' default values. The reductions are recomputed here in the kernels' own
+// order from the PTX ISA semantics: shfl.sync (9.7.9.6: an out-of-range source lane reads the
+// lane's own value), vote.sync.ballot (9.7.13.9), match.any.sync (9.7.13.10), redux.sync
+// (9.7.13.12: .add truncated to 32 bits).
+static void cases_warp() {
+    const long n = 4000 - 13;                  // the last warp is partly past n
+    const long threads = (n + 255) / 256 * 256;
+    const long warps = threads / 32;
+    Rng r(505);
+    std::vector<float> f(n);
+    std::vector<s32> iv(n);
+    std::vector<u32> uv(n);
+    for (long i = 0; i < n; i++) {
+        float m = 1.0f + (r.u32_() & 0xffffff) / 16777216.0f;
+        float x = std::ldexp(m, (int)r.below(40) - 20);   // mixed magnitudes: the order of adds shows
+        f[i] = (r.u32_() & 1) ? -x : x;
+        iv[i] = (s32)r.below(41) - 20;
+        uv[i] = r.u32_();
+    }
+    auto key = [&](long i) { return i < n ? (iv[i] & 7) : -1; };
+    Bytes fin = f32buf(f), iin, uin;
+    for (s32 x : iv) iin.put(x);
+    for (u32 x : uv) uin.put(x);
+    { Case c{"warp_sum_down", "warp", "warp_sum_down"};
+      Bytes out;
+      for (long w = 0; w < warps; w++) {
+          float v[32];
+          for (int t = 0; t < 32; t++) { long i = w * 32 + t; v[t] = i < n ? f[i] : 0.0f; }
+          for (int off = 16; off > 0; off >>= 1) {
+              float nv[32];
+              for (int t = 0; t < 32; t++) { volatile float s = v[t] + (t + off < 32 ? v[t + off] : v[t]); nv[t] = s; }
+              memcpy(v, nv, sizeof v);
+          }
+          out.put(v[0]);
+      }
+      arg_in(c, "in", fin);
+      arg_out(c, "out", out, "spec-derived: shfl.sync.down tree (offsets 16..1), IEEE f32 additions in that order", "f32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"warp_max_xor", "warp", "warp_max_xor"};
+      Bytes out;
+      for (long w = 0; w < warps; w++) {
+          float m = -INFINITY;
+          for (int t = 0; t < 32; t++) { long i = w * 32 + t; m = std::fmax(m, i < n ? f[i] : -INFINITY); }
+          for (int t = 0; t < 32; t++) if (w * 32 + t < n) out.put(m);
+      }
+      arg_in(c, "in", fin);
+      arg_out(c, "out", out, "spec-derived: shfl.sync.bfly butterfly of fmaxf: every lane holds the warp maximum", "f32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"ballot_count", "warp", "ballot_count"};
+      Bytes out;
+      for (long w = 0; w < warps; w++) {
+          u32 count = 0;
+          for (int t = 0; t < 32; t++) { long i = w * 32 + t; if (i < n && iv[i] > 0) count++; }
+          out.put(count);
+      }
+      arg_in(c, "in", iin);
+      arg_out(c, "out", out, "spec-derived: popc of vote.sync.ballot of (i < n && in[i] > 0)", "u32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"match_any_groups", "warp", "match_any_groups"};
+      Bytes out;
+      for (long i = 0; i < n; i++) {
+          long w0 = i / 32 * 32; u32 mask = 0;
+          for (int t = 0; t < 32; t++) if (key(w0 + t) == key(i)) mask |= 1u << t;
+          out.put(mask);
+      }
+      arg_in(c, "in", iin);
+      arg_out(c, "out", out, "spec-derived: match.any.sync: the lanes of the warp with the same in[i] & 7 (-1 past n)", "u32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"segment_scan", "warp", "segment_scan"};
+      Bytes out;
+      for (long i = 0; i < n; i++) {
+          u32 s = 0;
+          for (long j = i / 8 * 8; j <= i; j++) s += (u32)iv[j];
+          out.put((s32)s);
+      }
+      arg_in(c, "in", iin);
+      arg_out(c, "out", out, "spec-derived: shfl.sync.up with width 8 (c = 0x1800): inclusive scan of each segment of 8 lanes", "s32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"redux_sum_min", "warp", "redux_sum_min"};
+      Bytes out;
+      for (long w = 0; w < warps; w++) {
+          u32 s = 0, m = UINT32_MAX;
+          for (int t = 0; t < 32; t++) { long i = w * 32 + t; u32 v = i < n ? uv[i] : 0; s += v; m = std::min(m, v); }
+          out.put(s); out.put(m);
+      }
+      arg_in(c, "in", uin);
+      arg_out(c, "out", out, "spec-derived: redux.sync.add.u32 (truncated to 32 bits) and redux.sync.min.u32 per warp", "u32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) { fprintf(stderr, "usage: gen <repo-root> [nvcc-version-string]\n"); return 2; }
     g_root = argv[1];
@@ -1138,6 +1230,7 @@ int main(int argc, char** argv) {
     cases_asm_f16();
     cases_asm_fp8();
     cases_asm_sm100a();
+    cases_warp();
     write_manifest(ver);
     printf("wrote %zu cases\n", g_cases.size());
     return 0;

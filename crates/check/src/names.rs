@@ -1202,6 +1202,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                                 | IsaOperand::Special(_)
                                 | IsaOperand::Symbol(_)
                                 | IsaOperand::Address
+                                | IsaOperand::PredicatePair
                                 | IsaOperand::Other,
                                 _,
                             ) => IsaElement::Other,
@@ -1285,6 +1286,10 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 )
             }
             Operand::Sink(_) => (IsaOperand::Sink, Span::DUMMY),
+            Operand::Pair(..) => {
+                self.operand(operand, Role::Value);
+                (IsaOperand::PredicatePair, Span::DUMMY)
+            }
             _ => {
                 self.operand(operand, Role::Value);
                 (IsaOperand::Other, Span::DUMMY)

@@ -13,7 +13,7 @@ use ptxsim_isa::ops::Space;
 
 use crate::error::ExecError;
 use crate::exec::{Control, Executor};
-use crate::ir::{InstructionKind, Location, Program, RegisterId};
+use crate::ir::{InstructionKind, Location, Program, RegisterId, WarpSync};
 use crate::memory::GlobalMemory;
 use crate::semantics::{chop, guard_passes};
 
@@ -209,6 +209,9 @@ pub enum ThreadStatus {
     Ready,
     /// It waits at `bar.sync` for the rest of its CTA.
     AtBarrier,
+    /// It waits at a warp-synchronous instruction (`shfl.sync`, `vote.sync`, ...), its program
+    /// counter on it, for the lanes of its warp the instruction waits for.
+    AtWarpSync,
     /// It finished (exited, trapped or ran out of fuel).
     Done(Outcome),
 }
@@ -412,6 +415,8 @@ pub enum Event {
     Continue,
     /// The thread reached `bar.sync` and waits for its CTA.
     Barrier,
+    /// The thread waits at a warp-synchronous instruction for other lanes of its warp.
+    WarpSync,
     /// The thread finished.
     Done(Outcome),
 }
@@ -425,6 +430,9 @@ pub struct Cta {
     threads: Vec<Thread>,
     lanes: Lanes,
     columns: Columns,
+    /// Step records of lanes that a warp-synchronous instruction released while another lane
+    /// was being stepped (by lane), when steps are recorded.
+    released: Vec<(usize, StepRecord)>,
 }
 
 impl Cta {
@@ -441,6 +449,7 @@ impl Cta {
             shared: vec![0; usize::try_from(program.shared_bytes).unwrap_or(0)],
             lanes: Lanes::new(program, threads.len()),
             columns: Columns::default(),
+            released: Vec::new(),
             threads,
         }
     }
@@ -557,7 +566,17 @@ impl Cta {
                         flush(&mut buffered);
                         continue;
                     }
-                    None => break Ok(None),
+                    None => match self.release_warps(device) {
+                        Err(failure) => break Err(failure),
+                        Ok(true) => {
+                            self.take_released(&mut buffered, tracing);
+                            continue;
+                        }
+                        Ok(false) => match self.stuck(device) {
+                            Some(stuck) => break Ok(Some(stuck)),
+                            None => break Ok(None),
+                        },
+                    },
                 }
             }
             if tracing {
@@ -566,6 +585,7 @@ impl Cta {
                     if record.pc != usize::MAX {
                         buffered[index].push(record.clone());
                     }
+                    self.take_released(&mut buffered, tracing);
                     if let Err(error) = issued {
                         break 'run Err((index, error));
                     }
@@ -600,7 +620,9 @@ impl Cta {
                         group[kept] = index;
                         kept += 1;
                     }
-                    ThreadStatus::AtBarrier | ThreadStatus::Done(Outcome::Exited) => {}
+                    ThreadStatus::AtBarrier
+                    | ThreadStatus::AtWarpSync
+                    | ThreadStatus::Done(Outcome::Exited) => {}
                     ThreadStatus::Done(outcome) => break 'run Ok(Some((index, outcome.clone()))),
                 }
             }
@@ -610,6 +632,308 @@ impl Cta {
         };
         flush(&mut buffered);
         result
+    }
+
+    /// Moves the step records of lanes a warp-synchronous instruction released into their
+    /// threads' buffers (and drops them when nothing is traced).
+    fn take_released(&mut self, buffered: &mut [Vec<StepRecord>], tracing: bool) {
+        for (lane, record) in self.released.drain(..) {
+            if tracing && let Some(records) = buffered.get_mut(lane) {
+                records.push(record);
+            }
+        }
+    }
+
+    /// Lanes that arrived at a warp-synchronous instruction at `pc`: they wait there; every
+    /// warp among them whose lanes have all arrived runs it ([`Cta::release_warp`]). With
+    /// `record` (stepping one lane) the lane's step is recorded if it is released now.
+    ///
+    /// The common case goes straight through: when the arriving lanes of a warp are all its
+    /// lanes (a converged warp), each in its own membermask and none waiting for a lane outside
+    /// them, the instruction runs for them at once. Returns whether every arriving lane ran it
+    /// and goes on.
+    fn arrive(
+        &mut self,
+        device: &Device<'_>,
+        pc: usize,
+        arrived: &[usize],
+        mut record: Option<&mut StepRecord>,
+    ) -> Result<bool, (usize, ExecError)> {
+        let instruction = &device.program.instructions[pc];
+        let count = self.threads.len();
+        let mut waiting = false;
+        let mut start = 0;
+        while start < arrived.len() {
+            let warp = arrived[start] / 32;
+            let end = start
+                + arrived[start..]
+                    .iter()
+                    .take_while(|&&lane| lane / 32 == warp)
+                    .count();
+            let chunk = &arrived[start..end];
+            start = end;
+            let lanes_in_warp = (count - warp * 32).min(32);
+            let whole = record.is_none()
+                && chunk.len() == lanes_in_warp
+                && chunk
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &lane)| lane == warp * 32 + i);
+            let ready = whole
+                && match instruction.kind.warp_sync() {
+                    Some(WarpSync::Members(source)) => {
+                        // Every lane of the warp is here: only a lane outside its own
+                        // membermask (a trap) takes the slow path.
+                        let executor = self.executor(device, chunk, pc, None, None);
+                        chunk.iter().all(|&lane| {
+                            let mask = executor.read_bits(lane, source, 32) as u32;
+                            mask & 1 << (lane % 32) != 0
+                        })
+                    }
+                    Some(WarpSync::Converged) => true,
+                    None => false,
+                };
+            if ready {
+                let mut executor = self.executor(device, chunk, pc, None, None);
+                executor
+                    .execute(instruction, chunk)
+                    .map_err(|(lane, error)| (lane, *error))?;
+                for &lane in chunk {
+                    self.lanes.steps[lane] += 1;
+                    self.lanes.pc[lane] = pc + 1;
+                }
+                continue;
+            }
+            waiting = true;
+            for &lane in chunk {
+                self.lanes.status[lane] = ThreadStatus::AtWarpSync;
+            }
+            let owner = record.as_ref().and(chunk.first().copied());
+            if let Some(record) = record.as_deref_mut() {
+                // Not a step until the instruction runs.
+                record.pc = usize::MAX;
+            }
+            self.release_warp(device, warp, owner, record.as_deref_mut())?;
+        }
+        Ok(!waiting)
+    }
+
+    /// Runs the warp-synchronous instructions that lanes of `warp` wait at, for each one whose
+    /// lanes have all arrived: for the `.sync` forms every lane of the waiting lanes'
+    /// membermasks that exists and has not finished ("wait until all non-exited threads
+    /// corresponding to membermask have executed" it), for the others every lane of the warp
+    /// at the same instruction. A lane whose membermask leaves it out traps ("undefined if the
+    /// executing thread is not in the membermask"). Returns whether any lane was released.
+    fn release_warp(
+        &mut self,
+        device: &Device<'_>,
+        warp: usize,
+        owner: Option<usize>,
+        mut record: Option<&mut StepRecord>,
+    ) -> Result<bool, (usize, ExecError)> {
+        let first = warp * 32;
+        let end = (first + 32).min(self.threads.len());
+        let mut released = false;
+        let mut pcs: Vec<usize> = (first..end)
+            .filter(|&lane| self.lanes.status[lane] == ThreadStatus::AtWarpSync)
+            .map(|lane| self.lanes.pc[lane])
+            .collect();
+        pcs.sort_unstable();
+        pcs.dedup();
+        for pc in pcs {
+            let Some(instruction) = device.program.instructions.get(pc) else {
+                continue;
+            };
+            let Some(sync) = instruction.kind.warp_sync() else {
+                continue;
+            };
+            let waiting: Vec<usize> = (first..end)
+                .filter(|&lane| {
+                    self.lanes.status[lane] == ThreadStatus::AtWarpSync && self.lanes.pc[lane] == pc
+                })
+                .collect();
+            let mut required = 0u32;
+            let mut executor = self.executor(device, &waiting, pc, None, None);
+            let mut traps = Vec::new();
+            for &lane in &waiting {
+                let bit = 1u32 << (lane % 32);
+                match sync {
+                    WarpSync::Members(source) => {
+                        let mask = executor.read_bits(lane, source, 32) as u32;
+                        if mask & bit == 0 {
+                            traps.push((lane, mask));
+                        }
+                        required |= mask;
+                    }
+                    WarpSync::Converged => required |= bit,
+                }
+            }
+            for (lane, mask) in traps {
+                let message = format!(
+                    "`{}`: the membermask {mask:#010x} does not include the executing lane {} \
+                     (undefined in the PTX ISA)",
+                    instruction.text,
+                    lane % 32
+                );
+                executor.trap(lane, instruction, message);
+            }
+            if matches!(sync, WarpSync::Converged) {
+                // The lanes at this instruction that have not arrived yet.
+                for lane in first..end {
+                    if self.lanes.status[lane] == ThreadStatus::Ready && self.lanes.pc[lane] == pc {
+                        required |= 1 << (lane % 32);
+                    }
+                }
+            }
+            let complete = (0..32).filter(|bit| required & 1 << bit != 0).all(|bit| {
+                let lane = first + bit;
+                lane >= end
+                    || matches!(self.lanes.status[lane], ThreadStatus::Done(_))
+                    || (self.lanes.status[lane] == ThreadStatus::AtWarpSync
+                        && self.lanes.pc[lane] == pc)
+            });
+            let lanes: Vec<usize> = waiting
+                .into_iter()
+                .filter(|&lane| self.lanes.status[lane] == ThreadStatus::AtWarpSync)
+                .collect();
+            if !complete || lanes.is_empty() {
+                continue;
+            }
+            let recording = record.is_some() || !self.released.is_empty() || owner.is_some();
+            let destinations = instruction.kind.warp_destinations();
+            let before: Vec<Vec<u128>> = if recording {
+                lanes
+                    .iter()
+                    .map(|&lane| {
+                        destinations
+                            .iter()
+                            .map(|&register| self.lanes.get(lane, register))
+                            .collect()
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mut executor = self.executor(device, &lanes, pc, None, None);
+            executor
+                .execute(instruction, &lanes)
+                .map_err(|(lane, error)| (lane, *error))?;
+            for &lane in &lanes {
+                if self.lanes.status[lane] == ThreadStatus::AtWarpSync {
+                    self.lanes.status[lane] = ThreadStatus::Ready;
+                    self.lanes.pc[lane] = pc + 1;
+                }
+                self.lanes.steps[lane] += 1;
+            }
+            released = true;
+            if recording {
+                for (&lane, old) in lanes.iter().zip(before) {
+                    let writes = destinations
+                        .iter()
+                        .zip(old)
+                        .map(|(&register, old)| Write {
+                            register,
+                            old,
+                            new: self.lanes.get(lane, register),
+                        })
+                        .collect();
+                    let step = StepRecord {
+                        step: self.lanes.steps[lane] - 1,
+                        thread: self.linear * device.threads_per_cta() + lane as u64,
+                        pc,
+                        executed: true,
+                        writes,
+                        memory: Vec::new(),
+                    };
+                    match record.as_deref_mut() {
+                        Some(record) if Some(lane) == owner => *record = step,
+                        _ => self.released.push((lane, step)),
+                    }
+                }
+            }
+        }
+        Ok(released)
+    }
+
+    /// Tries every warp whose lanes wait at a warp-synchronous instruction (the lanes they
+    /// wait for may have finished since); whether any lane was released.
+    fn release_warps(&mut self, device: &Device<'_>) -> Result<bool, (usize, ExecError)> {
+        let warps = self.threads.len().div_ceil(32);
+        let mut released = false;
+        for warp in 0..warps {
+            let first = warp * 32;
+            let end = (first + 32).min(self.threads.len());
+            if self.lanes.status[first..end].contains(&ThreadStatus::AtWarpSync) {
+                released |= self.release_warp(device, warp, None, None)?;
+            }
+        }
+        Ok(released)
+    }
+
+    /// When nothing can run and no barrier or warp can be released: the first lane that waits
+    /// at a warp-synchronous instruction, trapped with what it waits for (a lane that waits
+    /// elsewhere can never arrive).
+    fn stuck(&mut self, device: &Device<'_>) -> Option<(usize, Outcome)> {
+        let lane = self
+            .lanes
+            .status
+            .iter()
+            .position(|status| *status == ThreadStatus::AtWarpSync)?;
+        let pc = self.lanes.pc[lane];
+        let first = lane / 32 * 32;
+        let end = (first + 32).min(self.threads.len());
+        let other = (first..end).find(|&other| {
+            matches!(
+                self.lanes.status[other],
+                ThreadStatus::AtBarrier | ThreadStatus::AtWarpSync
+            ) && (self.lanes.pc[other] != pc || self.lanes.status[other] == ThreadStatus::AtBarrier)
+        });
+        let waits = match other {
+            Some(other) if self.lanes.status[other] == ThreadStatus::AtBarrier => {
+                format!("lane {} of the warp waits at a barrier", other % 32)
+            }
+            Some(other) => format!(
+                "lane {} of the warp waits at another warp-synchronous instruction \
+                 (instruction {})",
+                other % 32,
+                self.lanes.pc[other]
+            ),
+            None => "a lane it waits for never arrives".to_string(),
+        };
+        let instruction = device.program.instructions.get(pc);
+        let outcome = Outcome::Trapped {
+            message: format!(
+                "`{}` can never complete: {waits}",
+                instruction.map_or("", |i| i.text.as_str())
+            ),
+            location: instruction.map(|i| i.location).unwrap_or_default(),
+        };
+        self.lanes.status[lane] = ThreadStatus::Done(outcome.clone());
+        Some((lane, outcome))
+    }
+
+    /// An executor for `lanes` of this CTA at instruction `pc`.
+    fn executor<'a, 'p>(
+        &'a mut self,
+        device: &'a Device<'p>,
+        group: &'a [usize],
+        pc: usize,
+        writes: Option<&'a mut Vec<Write>>,
+        memory: Option<&'a mut Vec<MemoryWrite>>,
+    ) -> Executor<'a, 'p> {
+        Executor {
+            device,
+            ctaid: self.ctaid,
+            shared: &mut self.shared,
+            threads: &mut self.threads,
+            lanes: &mut self.lanes,
+            columns: &mut self.columns,
+            writes,
+            memory,
+            stopped: false,
+            group,
+            pc,
+        }
     }
 
     /// Collects into `group` the threads that can run and share the lowest program counter,
@@ -661,6 +985,7 @@ impl Cta {
         }
         self.lanes.calls = false;
         self.lanes.pending = 0;
+        self.released.clear();
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled
@@ -698,6 +1023,7 @@ impl Cta {
         Ok(match &self.lanes.status[index] {
             ThreadStatus::Ready => Event::Continue,
             ThreadStatus::AtBarrier => Event::Barrier,
+            ThreadStatus::AtWarpSync => Event::WarpSync,
             ThreadStatus::Done(outcome) => Event::Done(outcome.clone()),
         })
     }
@@ -783,6 +1109,13 @@ impl Cta {
         {
             // The guard failed on every lane: they all moved on together.
             return Ok(Some(pc + 1));
+        }
+        if instruction.kind.warp_sync().is_some() {
+            let arrived = lanes.to_vec();
+            let all_ran = self.arrive(device, pc, &arrived, recording.then_some(record))?;
+            // A converged group that ran it goes on together.
+            let next = (all_ran && together && arrived.len() == group.len()).then_some(pc + 1);
+            return Ok(next);
         }
         let mut executor = Executor {
             device,
@@ -932,6 +1265,12 @@ impl<'p> Machine<'p> {
                 self.cta.release_barrier();
                 Outcome::Running
             }
+            // A lone thread waits for no other lane, unless its membermask names lanes that
+            // do not exist... which it then never gets: nothing else can run.
+            Event::WarpSync => match self.cta.stuck(&self.device) {
+                Some((_, outcome)) => outcome,
+                None => Outcome::Running,
+            },
             Event::Done(outcome) => outcome,
         })
     }

@@ -167,6 +167,8 @@ pub enum Operand {
     Symbol(SymbolKind),
     /// A memory operand `[...]`, which no cvt, cvt.pack or mov takes ("must be register").
     Address,
+    /// `d|p`: a destination with a predicate output (`setp`, `shfl`, `match.all`, `elect`).
+    PredicatePair,
     /// Anything else (address, label, ...).
     Other,
 }

@@ -197,7 +197,7 @@ fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violati
             Location::Operand(index),
             "mov takes registers, immediates and addresses of names, not a memory operand `[...]`",
         )),
-        Operand::Other => {}
+        Operand::Other | Operand::PredicatePair => {}
         Operand::Sink => out.push(Violation::new(
             RuleCode::SinkIllegal,
             Location::Operand(index),
@@ -410,7 +410,7 @@ fn validate_vector_mov(
         let destination = index == 0;
         let elements = match operand {
             Operand::Vector(elements) => elements,
-            Operand::Other => continue,
+            Operand::Other | Operand::PredicatePair => continue,
             _ => {
                 out.push(Violation::new(
                     RuleCode::OperandShape,

@@ -67,6 +67,20 @@ pub enum OpFeature {
     /// `shfl` without `.sync` (9.7.9.5: "`shfl` is deprecated"; ptxas 13.5: "Instruction 'shfl'
     /// without '.sync' is not supported on .target sm_70 and higher").
     ShflWithoutSync,
+    /// `vote` without `.sync` (9.7.13.10: deprecated; ptxas 13.5: "Instruction 'vote' without
+    /// '.sync' is not supported on .target sm_70 and higher").
+    VoteWithoutSync,
+    /// `redux.sync` (9.7.13.12: PTX ISA 7.0, sm_80).
+    Redux,
+    /// `redux.sync.{min,max}.f32` (9.7.13.12: PTX ISA 8.6, sm_100a; ptxas 13.5 also takes
+    /// sm_103a and the sm_100f family, not sm_110a or sm_120a).
+    ReduxF32,
+    /// `match.sync` (9.7.13.10: PTX ISA 6.0, sm_70).
+    Match,
+    /// `elect.sync` (9.7.13.14: PTX ISA 8.0, sm_90).
+    Elect,
+    /// `activemask` (9.7.13.11: PTX ISA 6.2, sm_30).
+    Activemask,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -257,6 +271,57 @@ pub const OP_GATES: &[Gate] = &[
         support: &[Support {
             since: v(1, 0),
             targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "vote without .sync",
+        applies: Applies::Op(OpFeature::VoteWithoutSync),
+        support: &[Support {
+            since: v(1, 2),
+            targets: TargetSet::Below(70),
+        }],
+    },
+    Gate {
+        feature: "redux",
+        applies: Applies::Op(OpFeature::Redux),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "redux.f32",
+        applies: Applies::Op(OpFeature::ReduxF32),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::Specific {
+                arch: &[100, 103],
+                families: &[100],
+            },
+        }],
+    },
+    Gate {
+        feature: "match",
+        applies: Applies::Op(OpFeature::Match),
+        support: &[Support {
+            since: v(6, 0),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "elect",
+        applies: Applies::Op(OpFeature::Elect),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "activemask",
+        applies: Applies::Op(OpFeature::Activemask),
+        support: &[Support {
+            since: v(6, 2),
+            targets: TargetSet::AtLeast(30),
         }],
     },
     Gate {
@@ -464,7 +529,13 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => Some(named("param")),
-        (OpFeature::ShflWithoutSync, OpForm::Shfl { sync: false, .. }) => Some(Some(0)),
+        (OpFeature::ShflWithoutSync, OpForm::Shfl { sync: false, .. })
+        | (OpFeature::VoteWithoutSync, OpForm::Vote { sync: false, .. })
+        | (OpFeature::Redux, OpForm::Redux { .. })
+        | (OpFeature::Match, OpForm::Match { .. })
+        | (OpFeature::Elect, OpForm::Elect)
+        | (OpFeature::Activemask, OpForm::Activemask) => Some(Some(0)),
+        (OpFeature::ReduxF32, OpForm::Redux { ty: Type::F32, .. }) => Some(type_index()),
         (OpFeature::ProxyFence, OpForm::Fence) => {
             op.text.starts_with("fence.proxy").then_some(Some(0))
         }

@@ -8,9 +8,9 @@
 //! `.b32` registers"). Where the text is silent, ptxas 13.5 decided
 //! (`tests/conformance/ops-operands.tsv`).
 
-use crate::form::{Operand, Violation};
+use crate::form::{Location, Operand, RuleCode, Violation};
 use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
-use crate::ops::{AtomOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm};
+use crate::ops::{AtomOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm, VoteMode};
 use crate::types::Type;
 
 /// The registers an operand of instruction type `ty` takes, as a source or a destination.
@@ -37,8 +37,8 @@ fn rule(ty: Type) -> RegisterRule {
 /// register here.
 const FIXED_U32: RegisterRule = RegisterRule::OneOf(&[Type::U32, Type::S32, Type::B32]);
 
-/// A `.pred` operand of `and`, `or`, `xor`, `not`: ptxas 13.5 also takes an `.f16x2` register
-/// there (and nowhere else a predicate is read or written).
+/// A `.pred` operand of `and`, `or`, `xor`, `not` and `vote`: ptxas 13.5 also takes an `.f16x2`
+/// register there.
 const LOGIC_PREDICATE: RegisterRule = RegisterRule::OneOf(&[Type::Pred, Type::F16x2]);
 
 fn scalar(name: &'static str, is_destination: bool, rule: RegisterRule) -> OperandSlot {
@@ -286,13 +286,86 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             shape: SlotShape::Label,
         }],
         OpForm::BarSync | OpForm::Call => return None,
+        OpForm::BarWarpSync => vec![fixed_u32("membermask")],
+        // `a` may be `!a` (a name to the table).
+        OpForm::Vote { mode, sync } => {
+            let d = if mode == VoteMode::Ballot {
+                Type::B32
+            } else {
+                Type::Pred
+            };
+            // ptxas 13.5 takes an `.f16x2` register for a predicate here too, except for the
+            // source of `.ballot`.
+            let slots = if d == Type::Pred {
+                [
+                    scalar("d", true, LOGIC_PREDICATE),
+                    scalar("a", false, LOGIC_PREDICATE),
+                ]
+            } else {
+                [destination("d", d), source("a", Type::Pred)]
+            };
+            let mut slots = slots.to_vec();
+            if sync {
+                slots.push(fixed_u32("membermask"));
+            }
+            slots
+        }
+        OpForm::Activemask => vec![destination("d", Type::B32)],
+        // ptxas 13.5 takes integer and bit registers only here ("Arguments mismatch" for an
+        // `.f32` or `.f16x2` register).
+        OpForm::Redux { ty: Type::F32, .. } => vec![
+            destination("dst", Type::F32),
+            source("src", Type::F32),
+            fixed_u32("membermask"),
+        ],
+        OpForm::Redux { .. } => vec![
+            scalar("dst", true, FIXED_U32),
+            scalar("src", false, FIXED_U32),
+            fixed_u32("membermask"),
+        ],
+        OpForm::Match { ty, .. } => vec![
+            scalar("d", true, FIXED_U32),
+            source("a", ty),
+            fixed_u32("membermask"),
+        ],
+        OpForm::Elect => vec![scalar("d", true, FIXED_U32), fixed_u32("membermask")],
     })
+}
+
+/// Whether the first operand of a form may be (`Some(false)`) or must be (`Some(true)`) a pair
+/// `d|p` with a predicate output; `None` where it may not (ptxas 13.5: "Predicate output not
+/// allowed for instruction 'match.any'", "Predicate output expected for instruction 'elect'").
+fn predicate_output(form: &OpForm) -> Option<bool> {
+    match form {
+        OpForm::Setp { .. } | OpForm::Shfl { .. } | OpForm::Match { all: true, .. } => Some(false),
+        OpForm::Elect => Some(true),
+        _ => None,
+    }
 }
 
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
-    match slots(form) {
-        Some(slots) => check_slots(&slots, operands),
-        None => Vec::new(),
+    let Some(slots) = slots(form) else {
+        return Vec::new();
+    };
+    let pair = operands.first() == Some(&Operand::PredicatePair);
+    let rule = match (predicate_output(form), pair) {
+        (None, true) => Some("this instruction has no predicate output `d|p`"),
+        (Some(true), false) => Some("this instruction needs a predicate output: write `d|p`"),
+        _ => None,
+    };
+    if let Some(rule) = rule {
+        return vec![Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(0),
+            rule,
+        )];
     }
+    if pair {
+        // The pair's registers are names to the table.
+        let mut operands = operands.to_vec();
+        operands[0] = Operand::Other;
+        return check_slots(&slots, &operands);
+    }
+    check_slots(&slots, operands)
 }

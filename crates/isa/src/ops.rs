@@ -95,6 +95,36 @@ pub enum IntOp {
     },
 }
 
+/// The reduction of `vote` (9.7.13.8-9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    /// `.all`: true if the source predicate is true for all participating threads.
+    All,
+    /// `.any`: true if it is true for some.
+    Any,
+    /// `.uni`: true if it has the same value in all.
+    Uni,
+    /// `.ballot`: bit `laneid` set for each thread whose predicate is true.
+    Ballot,
+}
+
+/// The operation of `redux.sync` (9.7.13.12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduxOp {
+    /// `.add` (`.u32`, `.s32`), truncated to 32 bits.
+    Add,
+    /// `.min` (`.u32`, `.s32`, `.f32`).
+    Min,
+    /// `.max` (`.u32`, `.s32`, `.f32`).
+    Max,
+    /// `.and` (`.b32`).
+    And,
+    /// `.or` (`.b32`).
+    Or,
+    /// `.xor` (`.b32`).
+    Xor,
+}
+
 /// The lane selection of `shfl` (9.7.9.5-6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ShflMode {
@@ -474,6 +504,41 @@ pub enum OpForm {
     /// `bar.sync` / `bar.cta.sync` / `barrier.sync{.aligned}` / `bar.red` is not included:
     /// a CTA-wide barrier.
     BarSync,
+    /// `bar.warp.sync membermask` (9.7.13.2): the threads of `membermask` wait for each other.
+    BarWarpSync,
+    /// `vote.sync.mode.pred d, {!}a, membermask` / `vote.sync.ballot.b32 d, {!}a, membermask`
+    /// (9.7.13.9), and the deprecated forms without `.sync` and membermask (9.7.13.8).
+    Vote {
+        /// `.all`, `.any`, `.uni` or `.ballot`.
+        mode: VoteMode,
+        /// `.sync` (with the membermask operand).
+        sync: bool,
+    },
+    /// `activemask.b32 d` (9.7.13.11).
+    Activemask,
+    /// `redux.sync.op.type dst, src, membermask` (9.7.13.12): `.u32`/`.s32` for `.add`,
+    /// `.min`, `.max`; `.b32` for `.and`, `.or`, `.xor`; `.f32` `.min`/`.max` with `.abs`
+    /// and `.NaN` (sm_100a).
+    Redux {
+        /// The operation.
+        op: ReduxOp,
+        /// `.u32`, `.s32`, `.b32` or `.f32`.
+        ty: Type,
+        /// `.abs` (`.f32` only).
+        abs: bool,
+        /// `.NaN` (`.f32` only).
+        nan: bool,
+    },
+    /// `match.any.sync.type d, a, membermask` / `match.all.sync.type d{|p}, a, membermask`
+    /// (9.7.13.10), `.type = { .b32, .b64 }`.
+    Match {
+        /// `.all` (else `.any`).
+        all: bool,
+        /// `.b32` or `.b64`.
+        ty: Type,
+    },
+    /// `elect.sync d|p, membermask` (9.7.13.14).
+    Elect,
     /// `membar` / `fence` (all variants): an ordering point, nothing to compute for a
     /// sequential simulator.
     Fence,
@@ -591,7 +656,30 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Cvta => decode_cvta(modifiers),
         Opcode::Atom => decode_atom(opcode, false, modifiers),
         Opcode::Red => decode_atom(opcode, true, modifiers),
+        Opcode::Bar if modifiers.first() == Some(&"warp") => decode_bar_warp(modifiers),
         Opcode::Bar | Opcode::Barrier => decode_bar(opcode, modifiers),
+        Opcode::Vote => decode_vote(modifiers),
+        Opcode::Activemask => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            c.single_type(opcode, &[Type::B32])?;
+            Ok(OpForm::Activemask)
+        }
+        Opcode::Redux => decode_redux(modifiers),
+        Opcode::Match => decode_match(modifiers),
+        Opcode::Elect => {
+            let c = collect(opcode, modifiers, |m| {
+                (m == "sync").then_some(Modifier::Sync)
+            })?;
+            if let Some(ty) = c.ty {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(ty.index),
+                    "elect takes no type",
+                ));
+            }
+            require_sync(opcode, &c)?;
+            Ok(OpForm::Elect)
+        }
         // 9.7.13.4: every `membar.level` / `fence{.sem}{.scope}` (and the proxy forms) is an
         // ordering point only; a sequential simulator has nothing to order.
         Opcode::Membar => decode_membar(modifiers),
@@ -609,8 +697,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Mov
         | Opcode::Prefetch
         | Opcode::Cvt
-        | Opcode::Vote
-        | Opcode::Activemask
         | Opcode::Addc
         | Opcode::Alloca
         | Opcode::Applypriority
@@ -625,7 +711,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Discard
         | Opcode::Dp2a
         | Opcode::Dp4a
-        | Opcode::Elect
         | Opcode::Fns
         | Opcode::Getctarank
         | Opcode::Griddepcontrol
@@ -634,7 +719,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Ldmatrix
         | Opcode::Madc
         | Opcode::Mapa
-        | Opcode::Match
         | Opcode::Mbarrier
         | Opcode::Mma
         | Opcode::Movmatrix
@@ -642,7 +726,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Nanosleep
         | Opcode::Pmevent
         | Opcode::Prefetchu
-        | Opcode::Redux
         | Opcode::Set
         | Opcode::Setmaxnreg
         | Opcode::Stackrestore
@@ -2125,8 +2208,175 @@ fn decode_slct(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     })
 }
 
-/// `bar{.cta}.sync{.aligned}` (9.7.13.1). `bar.arrive`, `bar.red` and `bar.warp.sync` are not
-/// described here.
+/// `.sync`, which the warp-level instructions `elect`, `match` and `redux` require.
+fn require_sync(opcode: Opcode, c: &Collected) -> Result<(), DecodeError> {
+    if c.sync.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("{opcode} needs .sync"),
+        )
+        .with_fix(format!("write {opcode}.sync")));
+    }
+    Ok(())
+}
+
+/// `bar.warp.sync` (9.7.13.2): `.warp` then `.sync` (ptxas 13.5 also takes `.sync` twice).
+fn decode_bar_warp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    if let Some((index, extra)) = modifiers
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, m)| **m != "sync")
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            format!(".{extra} is not a modifier of bar.warp.sync"),
+        ));
+    }
+    if modifiers.len() < 2 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "bar.warp needs .sync",
+        )
+        .with_fix("write bar.warp.sync"));
+    }
+    Ok(OpForm::BarWarpSync)
+}
+
+/// `vote{.sync}.mode.pred` / `vote{.sync}.ballot.b32` (9.7.13.8-9): one mode; `.ballot`
+/// takes `.b32` and the others `.pred` (ptxas 13.5: "Instruction 'vote' requires '.b32' type
+/// with '.ballot' modifier").
+fn decode_vote(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Vote;
+    let mut mode: Option<Indexed<VoteMode>> = None;
+    let c = collect(opcode, modifiers, |m| match m {
+        "sync" => Some(Modifier::Sync),
+        "all" | "any" | "uni" | "ballot" => Some(Modifier::Ignored),
+        _ => None,
+    })?;
+    for (index, &m) in modifiers.iter().enumerate() {
+        let value = match m {
+            "all" => VoteMode::All,
+            "any" => VoteMode::Any,
+            "uni" => VoteMode::Uni,
+            "ballot" => VoteMode::Ballot,
+            _ => continue,
+        };
+        set_value(&mut mode, value, index, m, "mode")?;
+    }
+    let Some(mode) = mode else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "vote needs a mode (.all, .any, .uni or .ballot)",
+        )
+        .with_fix("write vote.sync.ballot.b32"));
+    };
+    let ty = if mode.value == VoteMode::Ballot {
+        Type::B32
+    } else {
+        Type::Pred
+    };
+    c.single_type(opcode, &[ty])?;
+    Ok(OpForm::Vote {
+        mode: mode.value,
+        sync: c.sync.is_some(),
+    })
+}
+
+/// `redux.sync.op.type` (9.7.13.12): `.add`/`.min`/`.max` on `.u32`/`.s32`, `.and`/`.or`/
+/// `.xor` on `.b32` (ptxas 13.5: "Incorrect type '.b32' for operation '.add'"), `.min`/`.max`
+/// `{.abs}{.NaN}.f32`.
+fn decode_redux(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Redux;
+    let mut op: Option<Indexed<ReduxOp>> = None;
+    let mut abs: Option<usize> = None;
+    let c = collect(opcode, modifiers, |m| match m {
+        "sync" => Some(Modifier::Sync),
+        "NaN" => Some(Modifier::Nan),
+        "add" | "min" | "max" | "and" | "or" | "xor" | "abs" => Some(Modifier::Ignored),
+        _ => None,
+    })?;
+    for (index, &m) in modifiers.iter().enumerate() {
+        let value = match m {
+            "add" => ReduxOp::Add,
+            "min" => ReduxOp::Min,
+            "max" => ReduxOp::Max,
+            "and" => ReduxOp::And,
+            "or" => ReduxOp::Or,
+            "xor" => ReduxOp::Xor,
+            "abs" => {
+                set_flag(&mut abs, index, m)?;
+                continue;
+            }
+            _ => continue,
+        };
+        set_value(&mut op, value, index, m, "operation")?;
+    }
+    require_sync(opcode, &c)?;
+    let Some(op) = op else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "redux needs an operation (.add, .min, .max, .and, .or or .xor)",
+        )
+        .with_fix("write redux.sync.add.u32"));
+    };
+    let allowed: &[Type] = match op.value {
+        ReduxOp::Add => &[Type::U32, Type::S32],
+        ReduxOp::Min | ReduxOp::Max => &[Type::U32, Type::S32, Type::F32],
+        ReduxOp::And | ReduxOp::Or | ReduxOp::Xor => &[Type::B32],
+    };
+    let ty = c.single_type(opcode, allowed)?;
+    if ty != Type::F32 {
+        if let Some(index) = abs.or(c.nan) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{} applies to redux.f32 only", modifiers[index]),
+            ));
+        }
+    }
+    Ok(OpForm::Redux {
+        op: op.value,
+        ty,
+        abs: abs.is_some(),
+        nan: c.nan.is_some(),
+    })
+}
+
+/// `match.{any,all}.sync.{b32,b64}` (9.7.13.10).
+fn decode_match(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Match;
+    let mut all: Option<Indexed<bool>> = None;
+    let c = collect(opcode, modifiers, |m| match m {
+        "sync" => Some(Modifier::Sync),
+        "any" | "all" => Some(Modifier::Ignored),
+        _ => None,
+    })?;
+    for (index, &m) in modifiers.iter().enumerate() {
+        if matches!(m, "any" | "all") {
+            set_value(&mut all, m == "all", index, m, "mode")?;
+        }
+    }
+    require_sync(opcode, &c)?;
+    let Some(all) = all else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "match needs a mode (.any or .all)",
+        )
+        .with_fix("write match.any.sync.b32"));
+    };
+    let ty = c.single_type(opcode, B32_B64)?;
+    Ok(OpForm::Match { all: all.value, ty })
+}
+
+/// `bar{.cta}.sync{.aligned}` (9.7.13.1). `bar.arrive` and `bar.red` are not described here;
+/// `bar.warp.sync` is [`decode_bar_warp`].
 fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     for (index, &m) in modifiers.iter().enumerate() {
         if matches!(m, "arrive" | "red" | "warp" | "cluster") {

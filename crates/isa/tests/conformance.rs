@@ -66,6 +66,9 @@ fn operand(text: &str) -> Operand {
     if text.starts_with('[') {
         return Operand::Address;
     }
+    if text.contains('|') {
+        return Operand::PredicatePair;
+    }
     if let Some(width) = special(text) {
         return Operand::Special(width);
     }

@@ -23,10 +23,10 @@ fn unknown_and_unsupported_opcodes_are_named_errors() {
     let e = decode("frobnicate", &[]).unwrap_err();
     assert_eq!(e.kind, DecodeErrorKind::UnknownOpcode);
     // A known instruction the table describes by name only.
-    let e = decode("vote", &["sync", "ballot", "b32"]).unwrap_err();
+    let e = decode("mbarrier", &["init", "shared", "b64"]).unwrap_err();
     assert_eq!(
         e.kind,
-        DecodeErrorKind::UnsupportedInstruction(Opcode::Vote)
+        DecodeErrorKind::UnsupportedInstruction(Opcode::Mbarrier)
     );
     // Every name round-trips, and an opcode is decoded exactly when decode gives something
     // other than UnsupportedInstruction for it.
@@ -210,11 +210,26 @@ fn the_decoded_opcodes_are_the_executed_ones() {
         .map(|op| op.name())
         .collect();
     for name in [
-        "add", "cvt", "mov", "ld", "atom", "shf", "slct", "mul24", "mad24", "sad", "shfl",
+        "add",
+        "cvt",
+        "mov",
+        "ld",
+        "atom",
+        "shf",
+        "slct",
+        "mul24",
+        "mad24",
+        "sad",
+        "shfl",
+        "vote",
+        "activemask",
+        "redux",
+        "match",
+        "elect",
     ] {
         assert!(decoded.contains(&name), "{name}");
     }
-    for name in ["mma", "ex2", "vote"] {
+    for name in ["mma", "ex2", "mbarrier"] {
         assert!(!decoded.contains(&name), "{name}");
     }
 }

@@ -1033,8 +1033,75 @@ impl<'m> Builder<'m> {
                     c: c.map(|c| self.source(c, ty_imm)).transpose()?,
                 }
             }
-            OpForm::Shfl { .. } => {
-                return Err("shfl (warp shuffles) is not supported yet".to_string());
+            OpForm::Shfl { mode, sync } => {
+                count(if sync { 5 } else { 4 })?;
+                let (destination, predicate) = self.destination_pair(&operands[0])?;
+                InstructionKind::Shfl {
+                    mode,
+                    destination: destination.ok_or("shfl's `d` is not a register")?,
+                    predicate,
+                    sources: self.sources3(&operands[1..4], [Type::B32; 3])?,
+                    membermask: sync
+                        .then(|| self.source(&operands[4], Type::B32))
+                        .transpose()?,
+                }
+            }
+            OpForm::Vote { mode, sync } => {
+                count(if sync { 3 } else { 2 })?;
+                InstructionKind::Vote {
+                    mode,
+                    destination: self.destination(&operands[0])?,
+                    a: self.predicate_source(&operands[1])?,
+                    membermask: sync
+                        .then(|| self.source(&operands[2], Type::B32))
+                        .transpose()?,
+                }
+            }
+            OpForm::Activemask => {
+                count(1)?;
+                InstructionKind::Activemask {
+                    destination: self.destination(&operands[0])?,
+                }
+            }
+            OpForm::Redux { ty: Type::F32, .. } => {
+                return Err("redux.sync on .f32 is not supported yet".to_string());
+            }
+            OpForm::Redux { op, ty, .. } => {
+                count(3)?;
+                InstructionKind::Redux {
+                    op,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], ty)?,
+                    membermask: self.source(&operands[2], Type::B32)?,
+                }
+            }
+            OpForm::Match { all, ty } => {
+                count(3)?;
+                let (destination, predicate) = self.destination_pair(&operands[0])?;
+                InstructionKind::Match {
+                    all,
+                    ty,
+                    destination: destination.ok_or("match's `d` is not a register")?,
+                    predicate,
+                    a: self.source(&operands[1], ty)?,
+                    membermask: self.source(&operands[2], Type::B32)?,
+                }
+            }
+            OpForm::Elect => {
+                count(2)?;
+                let (destination, predicate) = self.destination_pair(&operands[0])?;
+                InstructionKind::Elect {
+                    destination,
+                    predicate,
+                    membermask: self.source(&operands[1], Type::B32)?,
+                }
+            }
+            OpForm::BarWarpSync => {
+                count(1)?;
+                InstructionKind::BarWarpSync {
+                    membermask: self.source(&operands[0], Type::B32)?,
+                }
             }
             OpForm::BarSync => {
                 if operands.len() > 1 {
@@ -1140,6 +1207,21 @@ impl<'m> Builder<'m> {
             self.source(&operands[1], types[1])?,
             self.source(&operands[2], types[2])?,
         ])
+    }
+
+    /// `d`, `d|p`, `_|p`: the register and the predicate (`None` for a sink).
+    fn destination_pair(
+        &self,
+        operand: &Operand,
+    ) -> Result<(Option<Destination>, Option<Destination>), String> {
+        let one = |operand: &Operand| match operand {
+            Operand::Sink(_) => Ok(None),
+            other => self.destination(other).map(Some),
+        };
+        match operand {
+            Operand::Pair(_, d, p) => Ok((one(d)?, one(p)?)),
+            other => Ok((one(other)?, None)),
+        }
     }
 
     /// `%p` or `!%p`.
@@ -1591,6 +1673,11 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
         ("%clock", None) => SpecialRegister::Clock,
         ("%clock_hi", None) => SpecialRegister::ClockHi,
         ("%clock64", None) => SpecialRegister::Clock64,
+        ("%lanemask_eq", None) => SpecialRegister::Lanemask(ops::Compare::Eq),
+        ("%lanemask_le", None) => SpecialRegister::Lanemask(ops::Compare::Le),
+        ("%lanemask_lt", None) => SpecialRegister::Lanemask(ops::Compare::Lt),
+        ("%lanemask_ge", None) => SpecialRegister::Lanemask(ops::Compare::Ge),
+        ("%lanemask_gt", None) => SpecialRegister::Lanemask(ops::Compare::Gt),
         (other, _) => {
             let shown = match component {
                 Some(c) => format!("{other}.{c}"),

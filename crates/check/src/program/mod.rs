@@ -19,7 +19,7 @@ pub(crate) use build::{Builder, Uses};
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
     AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntTernaryOp,
-    IntUnaryOp, MulMode, PrmtMode, Space,
+    IntUnaryOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, VoteMode,
 };
 
 use cvt::CvtOp;
@@ -195,6 +195,9 @@ pub enum SpecialRegister {
     ClockHi,
     /// `%clock64`: the step counter.
     Clock64,
+    /// `%lanemask_eq`, `_le`, `_lt`, `_ge`, `_gt` (PTX ISA 10.8-10.12): the lanes of the warp
+    /// whose `%laneid` compares so with the thread's.
+    Lanemask(Compare),
 }
 
 /// `.x`, `.y` or `.z`.
@@ -537,6 +540,79 @@ pub enum InstructionKind {
     },
     /// `bar.sync`: wait for every thread of the CTA.
     BarSync,
+    /// `shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}` (PTX ISA 9.7.9.5-6): each lane
+    /// copies `a` of the lane `b` and `c` select. Warp-synchronous (see
+    /// [`InstructionKind::warp_sync`]).
+    Shfl {
+        /// `.up`, `.down`, `.bfly`, `.idx`.
+        mode: ShflMode,
+        /// `d`.
+        destination: Destination,
+        /// `p`: whether the source lane was in range.
+        predicate: Option<Destination>,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+        /// The membermask (`None` without `.sync`).
+        membermask: Option<Source>,
+    },
+    /// `vote{.sync}.mode d, {!}a{, membermask}` (9.7.13.8-9). Warp-synchronous.
+    Vote {
+        /// `.all`, `.any`, `.uni`, `.ballot`.
+        mode: VoteMode,
+        /// `d` (`.pred`, or `.b32` for `.ballot`).
+        destination: Destination,
+        /// `{!}a`.
+        a: PredicateSource,
+        /// The membermask (`None` without `.sync`).
+        membermask: Option<Source>,
+    },
+    /// `activemask.b32 d` (9.7.13.11): the lanes of the warp executing it together.
+    Activemask {
+        /// `d`.
+        destination: Destination,
+    },
+    /// `redux.sync.op.type dst, src, membermask` (9.7.13.12, integer forms). Warp-synchronous.
+    Redux {
+        /// The operation.
+        op: ReduxOp,
+        /// `.u32`, `.s32` or `.b32`.
+        ty: Type,
+        /// `dst`.
+        destination: Destination,
+        /// `src`.
+        a: Source,
+        /// The membermask.
+        membermask: Source,
+    },
+    /// `match.{any,all}.sync.type d{|p}, a, membermask` (9.7.13.10). Warp-synchronous.
+    Match {
+        /// `.all` (else `.any`).
+        all: bool,
+        /// `.b32` or `.b64`.
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `p` (`.all` only).
+        predicate: Option<Destination>,
+        /// `a`.
+        a: Source,
+        /// The membermask.
+        membermask: Source,
+    },
+    /// `elect.sync d|p, membermask` (9.7.13.14). Warp-synchronous.
+    Elect {
+        /// `d` (`None` for the sink `_`).
+        destination: Option<Destination>,
+        /// `p`.
+        predicate: Option<Destination>,
+        /// The membermask.
+        membermask: Source,
+    },
+    /// `bar.warp.sync membermask` (9.7.13.2). Warp-synchronous.
+    BarWarpSync {
+        /// The membermask.
+        membermask: Source,
+    },
     /// `membar`/`fence`: nothing to do in a sequential simulator.
     Fence,
     /// `call`: copy the arguments into the callee's parameters and jump.
@@ -573,7 +649,73 @@ pub enum InstructionKind {
     },
 }
 
+/// Which lanes of its warp a warp-synchronous instruction waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpSync {
+    /// The non-exited lanes of this membermask (the `.sync` forms: "wait until all non-exited
+    /// threads corresponding to membermask have executed" it).
+    Members(Source),
+    /// The lanes at the same instruction (the forms without `.sync`, and `activemask`, which
+    /// reports the lanes executing it together).
+    Converged,
+}
+
 impl InstructionKind {
+    /// For a warp-synchronous instruction, which lanes it waits for; `None` for the others.
+    /// The executor runs such an instruction once for every lane that waits, when all have
+    /// arrived (`docs/executor.md`, "Warps").
+    pub fn warp_sync(&self) -> Option<WarpSync> {
+        let mask = |membermask: &Option<Source>| match membermask {
+            Some(mask) => WarpSync::Members(*mask),
+            None => WarpSync::Converged,
+        };
+        match self {
+            InstructionKind::Shfl { membermask, .. } | InstructionKind::Vote { membermask, .. } => {
+                Some(mask(membermask))
+            }
+            InstructionKind::Activemask { .. } => Some(WarpSync::Converged),
+            InstructionKind::Redux { membermask, .. }
+            | InstructionKind::Match { membermask, .. }
+            | InstructionKind::Elect { membermask, .. }
+            | InstructionKind::BarWarpSync { membermask } => Some(WarpSync::Members(*membermask)),
+            _ => None,
+        }
+    }
+
+    /// The registers a warp-synchronous instruction writes (for step records).
+    pub fn warp_destinations(&self) -> Vec<RegisterId> {
+        let pair = |d: &Destination, p: &Option<Destination>| {
+            std::iter::once(d.register)
+                .chain(p.map(|p| p.register))
+                .collect()
+        };
+        match self {
+            InstructionKind::Shfl {
+                destination,
+                predicate,
+                ..
+            }
+            | InstructionKind::Match {
+                destination,
+                predicate,
+                ..
+            } => pair(destination, predicate),
+            InstructionKind::Vote { destination, .. }
+            | InstructionKind::Activemask { destination }
+            | InstructionKind::Redux { destination, .. } => vec![destination.register],
+            InstructionKind::Elect {
+                destination,
+                predicate,
+                ..
+            } => destination
+                .iter()
+                .chain(predicate)
+                .map(|d| d.register)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether the instruction neither reads nor changes the program counters, step counts or
     /// statuses of the threads that run it, except by stopping a thread that faults (which
     /// settles them first): the executor may then defer their update for a group in lockstep.
@@ -605,6 +747,13 @@ impl InstructionKind {
             | InstructionKind::Atom { .. }
             | InstructionKind::Fence => true,
             InstructionKind::BarSync
+            | InstructionKind::Shfl { .. }
+            | InstructionKind::Vote { .. }
+            | InstructionKind::Activemask { .. }
+            | InstructionKind::Redux { .. }
+            | InstructionKind::Match { .. }
+            | InstructionKind::Elect { .. }
+            | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
             | InstructionKind::Bra { .. }
             | InstructionKind::Ret

@@ -372,6 +372,7 @@ impl Session<'_> {
                     let status = match thread.status() {
                         ThreadStatus::Ready => "ready".to_string(),
                         ThreadStatus::AtBarrier => "at bar.sync".to_string(),
+                        ThreadStatus::AtWarpSync => "at a warp-synchronous instruction".to_string(),
                         ThreadStatus::Done(outcome) => outcome.status().to_string(),
                     };
                     rows.push((
@@ -712,6 +713,7 @@ impl Session<'_> {
         let state_text = match &status {
             ThreadStatus::Ready => "ready".to_string(),
             ThreadStatus::AtBarrier => "waiting at bar.sync".to_string(),
+            ThreadStatus::AtWarpSync => "waiting for lanes of its warp".to_string(),
             ThreadStatus::Done(outcome) => outcome.status().to_string(),
         };
         let [gx, gy, gz] = self.device.grid();

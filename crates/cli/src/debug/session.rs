@@ -261,6 +261,11 @@ impl<'p> Session<'p> {
                 self.who(),
                 self.instruction_line(pc)
             ),
+            ThreadStatus::AtWarpSync => format!(
+                "{} waits for lanes of its warp\n=> {}",
+                self.who(),
+                self.instruction_line(pc)
+            ),
             ThreadStatus::Ready => format!("=> {}", self.instruction_line(pc)),
         }
     }
@@ -350,11 +355,18 @@ impl<'p> Session<'p> {
         trouble: &mut bool,
     ) -> Result<Option<StepRecord>, Halt> {
         let index = self.thread_index();
-        if self.position().1 == ThreadStatus::AtBarrier {
+        if matches!(
+            self.position().1,
+            ThreadStatus::AtBarrier | ThreadStatus::AtWarpSync
+        ) {
             *trouble |= self.synchronize(notes);
-            if self.position().1 == ThreadStatus::AtBarrier {
+            if matches!(
+                self.position().1,
+                ThreadStatus::AtBarrier | ThreadStatus::AtWarpSync
+            ) {
                 return Err(Halt::Error(
-                    "the barrier cannot be released: another thread of the block cannot go on"
+                    "the thread cannot go on: another thread of the block it waits for cannot \
+                     go on"
                         .to_string(),
                 ));
             }
@@ -379,7 +391,7 @@ impl<'p> Session<'p> {
                 .map_or(0, |i| i.location.line);
             Halt::Error(format!("cannot run line {line}: {error}"))
         })?;
-        if event == Event::Barrier {
+        if matches!(event, Event::Barrier | Event::WarpSync) {
             *trouble |= self.synchronize(notes);
         }
         Ok((record.pc != usize::MAX).then_some(record))

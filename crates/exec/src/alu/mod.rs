@@ -34,6 +34,7 @@ mod compare;
 mod float;
 mod integer;
 mod memory;
+mod warp;
 
 pub use bits::{bfe, bfi, lop3, prmt, shf};
 pub use compare::{combine, compare, slct};
@@ -43,6 +44,7 @@ pub use float::{
 };
 pub use integer::{int_binary, int_mad, int_ternary, int_unary};
 pub use memory::atom;
+pub use warp::{redux, shfl_lane, vote};
 
 use ptxsim_isa::Type;
 

@@ -11,6 +11,8 @@
 //! * [`memory`]: `ld`, `st`, `cvta`, `atom`/`red`, `membar`/`fence`, and the state spaces
 //!   behind them;
 //! * [`control`]: `bar.sync`, `call`, `bra`, `ret`, `exit`, `trap`, unsupported instructions;
+//! * [`warp`]: the warp-synchronous instructions (`shfl`, `vote`, `activemask`, `redux`,
+//!   `match`, `elect`, `bar.warp.sync`), run once for the lanes of a warp that all arrived;
 //! * [`operands`]: fetching an instruction's operands for all its lanes and writing its results
 //!   back (the lockstep machinery every family uses).
 //!
@@ -66,6 +68,7 @@ mod float;
 mod integer;
 mod memory;
 mod operands;
+mod warp;
 
 /// Whether the instruction moved the threads' program counters itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +124,7 @@ impl Executor<'_, '_> {
         self.lanes.status[lane] = ThreadStatus::Done(outcome);
     }
 
-    fn trap(&mut self, lane: usize, instruction: &Instruction, message: String) {
+    pub(crate) fn trap(&mut self, lane: usize, instruction: &Instruction, message: String) {
         self.stop(
             lane,
             Outcome::Trapped {
@@ -317,6 +320,41 @@ impl Executor<'_, '_> {
             ),
             InstructionKind::Fence => self.fence(),
             InstructionKind::BarSync => return self.bar_sync(lanes),
+            InstructionKind::Shfl {
+                mode,
+                destination,
+                predicate,
+                sources,
+                ..
+            } => self.shfl(lanes, *mode, *destination, *predicate, *sources),
+            InstructionKind::Vote {
+                mode,
+                destination,
+                a,
+                ..
+            } => self.vote(lanes, *mode, *destination, *a),
+            InstructionKind::Activemask { destination } => self.activemask(lanes, *destination),
+            InstructionKind::Redux {
+                op,
+                ty,
+                destination,
+                a,
+                ..
+            } => self.redux(lanes, *op, *ty, *destination, *a),
+            InstructionKind::Match {
+                all,
+                ty,
+                destination,
+                predicate,
+                a,
+                ..
+            } => self.match_sync(lanes, *all, *ty, *destination, *predicate, *a),
+            InstructionKind::Elect {
+                destination,
+                predicate,
+                ..
+            } => self.elect(lanes, *destination, *predicate),
+            InstructionKind::BarWarpSync { .. } => {}
             InstructionKind::Call {
                 target,
                 callee,

@@ -10,6 +10,24 @@ use crate::ir::{Axis, Destination, RegisterId, Source, SpecialRegister};
 use crate::machine::{Dim3, Write, flatten, run_start};
 use crate::semantics::chop;
 
+/// `%lanemask_*` of lane `lane` (PTX ISA 10.8-10.12): "32-bit mask with a bit set in the
+/// position equal to the thread's lane number in the warp" (`_eq`), "... with bits set in
+/// positions less than or equal to" (`_le`), "less than" (`_lt`), "greater than or equal to"
+/// (`_ge`), "greater than" (`_gt`).
+fn lanemask(compare: ptxsim_isa::ops::Compare, lane: u32) -> u64 {
+    use ptxsim_isa::ops::Compare;
+    let eq = 1u32 << lane;
+    let lt = eq - 1;
+    u64::from(match compare {
+        Compare::Eq => eq,
+        Compare::Le => lt | eq,
+        Compare::Lt => lt,
+        Compare::Ge => !lt,
+        Compare::Gt => !(lt | eq),
+        _ => 0,
+    })
+}
+
 impl Executor<'_, '_> {
     /// The values of `source` for every lane of `lanes`, chopped to `bits` (at most 64), into
     /// `out`.
@@ -170,7 +188,7 @@ impl Executor<'_, '_> {
 
     /// A source chopped to `bits` (Table 27), as `u64`.
     #[inline(always)]
-    pub(super) fn read_bits(&self, lane: usize, source: Source, bits: u32) -> u64 {
+    pub(crate) fn read_bits(&self, lane: usize, source: Source, bits: u32) -> u64 {
         chop(self.read(lane, source), bits.min(64)) as u64
     }
 
@@ -203,6 +221,7 @@ impl Executor<'_, '_> {
             SpecialRegister::Clock => steps & 0xffff_ffff,
             SpecialRegister::ClockHi => steps >> 32,
             SpecialRegister::Clock64 => steps,
+            SpecialRegister::Lanemask(compare) => lanemask(compare, (linear % 32) as u32),
         };
         u128::from(value)
     }

@@ -1,0 +1,187 @@
+//! The warp family: `shfl`, `vote`, `activemask`, `redux`, `match`, `elect`, `bar.warp.sync`.
+//! The machine calls these once for the lanes of one warp that wait at the instruction, when
+//! every lane the instruction waits for has arrived (`machine.rs`, `Cta::release_warp`); each
+//! reads the operands of all those lanes before it writes any result, so a destination that is
+//! also a source (`shfl.sync.bfly.b32 %r1, %r1, ...`) reads the values from before.
+//!
+//! A warp is 32 threads with consecutive linear indices in the CTA (`%laneid` = index % 32).
+//! Where the ISA leaves a value undefined (`shfl` reading a lane that does not take part), the
+//! choice is written at the function.
+
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::{ReduxOp, ShflMode, VoteMode};
+
+use super::{Executor, Put};
+use crate::alu;
+use crate::ir::{Destination, PredicateSource, Source};
+
+/// The lane's position in its warp.
+fn laneid(lane: usize) -> u32 {
+    (lane % 32) as u32
+}
+
+/// The mask of the lanes' positions in their warp.
+fn lane_mask(lanes: &[usize]) -> u32 {
+    lanes.iter().fold(0, |mask, &lane| mask | 1 << laneid(lane))
+}
+
+impl Executor<'_, '_> {
+    /// `shfl` (PTX ISA 9.7.9.6): each lane copies `a` of the lane [`alu::shfl_lane`] picks
+    /// (its own when out of range) and sets `p` to whether it was in range. "Results are
+    /// undefined ... if an active thread sources a register from an inactive thread": ptxsim
+    /// then reads the register's current value in that lane (its own `a` when the lane is past
+    /// the end of the CTA).
+    pub(super) fn shfl(
+        &mut self,
+        lanes: &[usize],
+        mode: ShflMode,
+        destination: Destination,
+        predicate: Option<Destination>,
+        [a, b, c]: [Source; 3],
+    ) {
+        let count = self.threads.len();
+        let results: Vec<(u64, bool)> = lanes
+            .iter()
+            .map(|&lane| {
+                let b = self.read_bits(lane, b, 32) as u32;
+                let c = self.read_bits(lane, c, 32) as u32;
+                let (j, in_range) = alu::shfl_lane(mode, laneid(lane), b, c);
+                let source = lane - laneid(lane) as usize + j as usize;
+                let from = if source < count { source } else { lane };
+                (self.read_bits(from, a, 32), in_range)
+            })
+            .collect();
+        let put = Put::new(destination, Type::B32);
+        for (&lane, &(value, _)) in lanes.iter().zip(&results) {
+            self.put(lane, &put, u128::from(value));
+        }
+        if let Some(predicate) = predicate {
+            let put = Put::new(predicate, Type::Pred);
+            for (&lane, &(_, in_range)) in lanes.iter().zip(&results) {
+                self.put(lane, &put, u128::from(in_range));
+            }
+        }
+    }
+
+    /// `vote` (9.7.13.8-9) over the lanes that take part: [`alu::vote`].
+    pub(super) fn vote(
+        &mut self,
+        lanes: &[usize],
+        mode: VoteMode,
+        destination: Destination,
+        a: PredicateSource,
+    ) {
+        let participants = lane_mask(lanes);
+        let votes = lanes.iter().fold(0u32, |votes, &lane| {
+            let value = self.read_bits(lane, a.source, 1) != 0;
+            if value != a.negated {
+                votes | 1 << laneid(lane)
+            } else {
+                votes
+            }
+        });
+        let result = alu::vote(mode, votes, participants);
+        let ty = if mode == VoteMode::Ballot {
+            Type::B32
+        } else {
+            Type::Pred
+        };
+        self.put_all(lanes, destination, ty, u64::from(result));
+    }
+
+    /// `activemask` (9.7.13.11): "An active thread will contribute 1 for its entry in the
+    /// result and exited or inactive or predicated-off thread will contribute 0": the lanes of
+    /// the warp that execute it together.
+    pub(super) fn activemask(&mut self, lanes: &[usize], destination: Destination) {
+        let mask = lane_mask(lanes);
+        self.put_all(lanes, destination, Type::B32, u64::from(mask));
+    }
+
+    /// `redux.sync` (9.7.13.12): the reduction of `a` over the lanes, [`alu::redux`].
+    pub(super) fn redux(
+        &mut self,
+        lanes: &[usize],
+        op: ReduxOp,
+        ty: Type,
+        destination: Destination,
+        a: Source,
+    ) {
+        let signed = ty == Type::S32;
+        let result = lanes
+            .iter()
+            .map(|&lane| self.read_bits(lane, a, 32) as u32)
+            .reduce(|x, y| alu::redux(op, signed, x, y))
+            .unwrap_or(0);
+        self.put_all(lanes, destination, ty, u64::from(result));
+    }
+
+    /// `match.sync` (9.7.13.10): "`.any`: `d` is set to mask corresponding to non-exited
+    /// threads in membermask that have same value of operand `a`"; "`.all`: `d` is set to mask
+    /// corresponding to non-exited threads in membermask if all non-exited threads in
+    /// membermask have same value of operand `a`; otherwise `d` is set to 0. Optionally
+    /// predicate `p` is set to true if all non-exited threads in membermask have same value of
+    /// operand `a`; otherwise `p` is set to false."
+    pub(super) fn match_sync(
+        &mut self,
+        lanes: &[usize],
+        all: bool,
+        ty: Type,
+        destination: Destination,
+        predicate: Option<Destination>,
+        a: Source,
+    ) {
+        let values: Vec<u64> = lanes
+            .iter()
+            .map(|&lane| self.read_bits(lane, a, ty.bits()))
+            .collect();
+        let same = |value: u64| {
+            lanes
+                .iter()
+                .zip(&values)
+                .filter(|&(_, &other)| other == value)
+                .fold(0u32, |mask, (&lane, _)| mask | 1 << laneid(lane))
+        };
+        let participants = lane_mask(lanes);
+        let uniform = values.windows(2).all(|pair| pair[0] == pair[1]);
+        let put = Put::new(destination, Type::B32);
+        for (&lane, &value) in lanes.iter().zip(&values) {
+            let mask = match (all, uniform) {
+                (false, _) => same(value),
+                (true, true) => participants,
+                (true, false) => 0,
+            };
+            self.put(lane, &put, u128::from(mask));
+        }
+        if let Some(predicate) = predicate {
+            self.put_all(lanes, predicate, Type::Pred, u64::from(uniform));
+        }
+    }
+
+    /// `elect.sync` (9.7.13.14): "Election of a leader thread happens deterministically": the
+    /// lowest lane that takes part; `d` is its `%laneid` in every lane, `p` true in it alone.
+    pub(super) fn elect(
+        &mut self,
+        lanes: &[usize],
+        destination: Option<Destination>,
+        predicate: Option<Destination>,
+    ) {
+        let leader = lanes.iter().map(|&lane| laneid(lane)).min().unwrap_or(0);
+        if let Some(destination) = destination {
+            self.put_all(lanes, destination, Type::B32, u64::from(leader));
+        }
+        if let Some(predicate) = predicate {
+            let put = Put::new(predicate, Type::Pred);
+            for &lane in lanes {
+                self.put(lane, &put, u128::from(laneid(lane) == leader));
+            }
+        }
+    }
+
+    /// Writes one value to `destination` in every lane.
+    fn put_all(&mut self, lanes: &[usize], destination: Destination, ty: Type, value: u64) {
+        let put = Put::new(destination, ty);
+        for &lane in lanes {
+            self.put(lane, &put, u128::from(value));
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! Warp-synchronous instructions in real nvcc 13.5 kernels (`ptx-samples/cuda/warp.cu`, built
+//! for sm_80, sm_90 and sm_100a): each kernel runs over a grid whose last warps are partly past
+//! `n`, and its output is compared with a host computation of the same reduction, written here
+//! from the CUDA source and the PTX ISA semantics (shfl.sync 9.7.9.6, vote.sync 9.7.13.9,
+//! match.sync 9.7.13.10, redux.sync 9.7.13.12), never from ptxsim's output. Float reductions
+//! are computed in the kernel's own order (the shuffle tree), one IEEE `f32` addition at a time.
+//!
+//! Also: a warp-synchronous instruction that can never complete traps with its location, and
+//! a membermask that leaves out the executing lane traps with a message that says so.
+
+use std::path::Path;
+
+use ptxsim_exec::grid::{self, GridOptions};
+use ptxsim_exec::{Argument, Machine, Outcome};
+use ptxsim_isa::Type;
+
+const N: usize = 1000;
+const BLOCK: u32 = 256;
+
+/// A deterministic input: `N` pseudo-random words (a 64-bit LCG).
+fn words(seed: u64) -> Vec<u32> {
+    let mut state = seed;
+    (0..N)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 32) as u32
+        })
+        .collect()
+}
+
+/// Floats of mixed magnitudes and signs (so that the order of additions shows in the sums).
+fn floats() -> Vec<f32> {
+    words(1)
+        .iter()
+        .map(|&w| {
+            let mantissa = (w & 0xffff) as f32 / 65536.0 + 1.0;
+            let exponent = ((w >> 16) % 24) as i32 - 12;
+            let sign = if w >> 31 == 1 { -1.0 } else { 1.0 };
+            sign * mantissa * 2f32.powi(exponent)
+        })
+        .collect()
+}
+
+/// Small signed integers (so that `match` finds groups and `vote` sees both values).
+fn ints() -> Vec<i32> {
+    words(2).iter().map(|&w| (w % 41) as i32 - 20).collect()
+}
+
+fn bytes<T: Copy>(values: &[T], to: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
+    values.iter().flat_map(|&v| to(v)).collect()
+}
+
+/// Runs kernel `entry` of `file` over `N` elements (`in`, `out` of `out_bytes`, `n`) and
+/// returns `out`.
+fn run(file: &str, entry: &str, input: Vec<u8>, out_bytes: usize, jobs: usize) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(file);
+    let source = std::fs::read_to_string(&path).expect("the sample exists");
+    let program = ptxsim_exec::load(&source, Some(entry)).expect("the kernel checks and builds");
+    let grid_x = N.div_ceil(BLOCK as usize) as u32;
+    let arguments = vec![
+        Argument::Buffer(input),
+        Argument::Buffer(vec![0; out_bytes]),
+        Argument::Scalar {
+            ty: Type::S32,
+            bits: N as u64,
+        },
+    ];
+    let (device, addresses) =
+        grid::prepare(&program, [grid_x, 1, 1], [BLOCK, 1, 1], 100_000, arguments)
+            .expect("the launch is valid");
+    let options = GridOptions {
+        host_threads: jobs,
+        ..GridOptions::default()
+    };
+    let run = grid::run_grid(&device, options, None, None);
+    assert!(run.failure.is_none(), "{file} {entry}: {:?}", run.failure);
+    let address = addresses[1].expect("the output buffer has an address");
+    device
+        .global
+        .buffer_at(address)
+        .expect("the output buffer")
+        .contents()
+}
+
+/// The samples of every target the source was built for.
+const FILES: [&str; 3] = [
+    "ptx-samples/nvcc/warp.sm_80.ptx",
+    "ptx-samples/nvcc/warp.sm_90.ptx",
+    "ptx-samples/nvcc/warp.sm_100a.ptx",
+];
+
+/// The warps of the launch: 32 consecutive global indices (the block is a multiple of 32).
+fn warps() -> impl Iterator<Item = std::ops::Range<usize>> {
+    let threads = N.div_ceil(BLOCK as usize) * BLOCK as usize;
+    (0..threads / 32).map(|w| w * 32..w * 32 + 32)
+}
+
+#[test]
+fn shfl_down_sum_adds_in_the_tree_order() {
+    let input = floats();
+    let mut expected = Vec::new();
+    for warp in warps() {
+        // `v += __shfl_down_sync(~0, v, offset)` for offset 16, 8, 4, 2, 1: lane l adds lane
+        // l + offset, or (out of range: "copy from own lane") its own value.
+        let mut v: Vec<f32> = warp.map(|i| input.get(i).copied().unwrap_or(0.0)).collect();
+        for offset in [16, 8, 4, 2, 1] {
+            v = (0..32)
+                .map(|l| v[l] + if l + offset < 32 { v[l + offset] } else { v[l] })
+                .collect();
+        }
+        expected.push(v[0]);
+    }
+    let want = bytes(&expected, f32::to_le_bytes);
+    for file in FILES {
+        for jobs in [1, 2] {
+            let got = run(
+                file,
+                "warp_sum_down",
+                bytes(&input, f32::to_le_bytes),
+                want.len(),
+                jobs,
+            );
+            assert_eq!(got, want, "{file} --jobs {jobs}");
+        }
+    }
+}
+
+#[test]
+fn shfl_xor_max_reaches_every_lane() {
+    let input = floats();
+    let mut expected = vec![0f32; N];
+    for warp in warps() {
+        let max = warp
+            .clone()
+            .map(|i| input.get(i).copied().unwrap_or(f32::NEG_INFINITY))
+            .fold(f32::NEG_INFINITY, f32::max);
+        for i in warp.filter(|&i| i < N) {
+            expected[i] = max;
+        }
+    }
+    let want = bytes(&expected, f32::to_le_bytes);
+    for file in FILES {
+        let got = run(
+            file,
+            "warp_max_xor",
+            bytes(&input, f32::to_le_bytes),
+            4 * N,
+            1,
+        );
+        assert_eq!(got, want, "{file}");
+    }
+}
+
+#[test]
+fn ballot_counts_the_true_predicates_of_a_warp() {
+    let input = ints();
+    let expected: Vec<u32> = warps()
+        .map(|warp| warp.filter(|&i| i < N && input[i] > 0).count() as u32)
+        .collect();
+    let want = bytes(&expected, u32::to_le_bytes);
+    for file in FILES {
+        let got = run(
+            file,
+            "ballot_count",
+            bytes(&input, i32::to_le_bytes),
+            want.len(),
+            1,
+        );
+        assert_eq!(got, want, "{file}");
+    }
+}
+
+#[test]
+fn match_any_groups_lanes_by_value() {
+    let input = ints();
+    let key = |i: usize| if i < N { input[i] & 7 } else { -1 };
+    let mut expected = vec![0u32; N];
+    for warp in warps() {
+        for i in warp.clone().filter(|&i| i < N) {
+            expected[i] = warp
+                .clone()
+                .filter(|&j| key(j) == key(i))
+                .fold(0, |mask, j| mask | 1 << (j % 32));
+        }
+    }
+    let want = bytes(&expected, u32::to_le_bytes);
+    for file in FILES {
+        let got = run(
+            file,
+            "match_any_groups",
+            bytes(&input, i32::to_le_bytes),
+            4 * N,
+            1,
+        );
+        assert_eq!(got, want, "{file}");
+    }
+}
+
+#[test]
+fn shfl_up_with_a_width_scans_segments_of_eight() {
+    let input = ints();
+    // `__shfl_up_sync(~0, v, d, 8)` keeps each lane inside its segment of 8 lanes; lanes with
+    // `(tid & 7) >= d` add: an inclusive scan of each segment.
+    let expected: Vec<i32> = (0..N)
+        .map(|i| (i / 8 * 8..=i).map(|j| input[j]).fold(0, i32::wrapping_add))
+        .collect();
+    let want = bytes(&expected, i32::to_le_bytes);
+    for file in FILES {
+        let got = run(
+            file,
+            "segment_scan",
+            bytes(&input, i32::to_le_bytes),
+            4 * N,
+            1,
+        );
+        assert_eq!(got, want, "{file}");
+    }
+}
+
+#[test]
+fn redux_sums_and_minimums() {
+    let input = words(3);
+    let mut expected = Vec::new();
+    for warp in warps() {
+        let values: Vec<u32> = warp.map(|i| input.get(i).copied().unwrap_or(0)).collect();
+        expected.push(values.iter().fold(0u32, |s, &v| s.wrapping_add(v)));
+        expected.push(values.iter().copied().min().unwrap_or(0));
+    }
+    let want = bytes(&expected, u32::to_le_bytes);
+    for file in FILES {
+        let got = run(
+            file,
+            "redux_sum_min",
+            bytes(&input, u32::to_le_bytes),
+            want.len(),
+            2,
+        );
+        assert_eq!(got, want, "{file}");
+    }
+}
+
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
+         .reg .b32 %r<4>;\n.reg .pred %p<2>;\n{body}\nret;\n}}\n"
+    )
+}
+
+fn launch(source: &str, threads: u32) -> Option<(String, u32)> {
+    let program = ptxsim_exec::load(source, None).expect("checks");
+    let (device, _) = grid::prepare(&program, [1, 1, 1], [threads, 1, 1], 1000, Vec::new())
+        .expect("valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    run.failure.map(|failure| match failure.outcome {
+        Ok(Outcome::Trapped { message, location }) => (message, location.line),
+        other => panic!("{other:?}"),
+    })
+}
+
+#[test]
+fn a_shuffle_that_can_never_complete_traps_at_its_line() {
+    // Lanes 16..31 wait at the barrier, lanes 0..15 at the shuffle, which waits for all 32.
+    let source = kernel(
+        "mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 16;\n@%p1 bra LOW;\nbar.sync 0;\nret;\n\
+         LOW:\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, 0xffffffff;",
+    );
+    let (message, line) = launch(&source, 32).expect("a trap");
+    assert!(message.contains("can never complete"), "{message}");
+    assert!(message.contains("waits at a barrier"), "{message}");
+    assert_eq!(line, 14);
+}
+
+#[test]
+fn a_membermask_without_the_executing_lane_traps() {
+    // "The behavior of shfl.sync is undefined if the executing thread is not in the
+    // membermask."
+    let source = kernel("mov.u32 %r1, %tid.x;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, 0x0000ffff;");
+    let (message, line) = launch(&source, 32).expect("a trap");
+    assert!(
+        message.contains("does not include the executing lane 16"),
+        "{message}"
+    );
+    assert_eq!(line, 9);
+}
+
+#[test]
+fn lanes_that_exited_are_not_waited_for() {
+    // The odd lanes exit; "wait until all non-exited threads corresponding to membermask":
+    // the even lanes' shuffle completes (lane l reads lane l ^ 2, also even).
+    let source = kernel(
+        "mov.u32 %r1, %tid.x;\nand.b32 %r3, %r1, 1;\nsetp.ne.u32 %p1, %r3, 0;\n@%p1 ret;\n\
+         shfl.sync.bfly.b32 %r2, %r1, 2, 31, 0xffffffff;",
+    );
+    assert_eq!(launch(&source, 32), None);
+}
+
+#[test]
+fn one_thread_alone_completes_a_full_mask_shuffle() {
+    // A one-thread launch: lanes 1..31 do not exist, so nothing is waited for; `.idx` from lane
+    // 5 is in range (pval) and reads a lane that does not exist: ptxsim's choice, the lane's
+    // own value.
+    let source = kernel(
+        "mov.u32 %r1, 7;\nshfl.sync.idx.b32 %r2|%p1, %r1, 5, 31, 0xffffffff;\n\
+         mov.u32 %r3, %lanemask_lt;",
+    );
+    let program = ptxsim_exec::load(&source, None).expect("checks");
+    let mut machine = Machine::new(&program, 100);
+    assert_eq!(machine.run(), Ok(Outcome::Exited));
+    let registers = machine.registers();
+    // %r0..%r3, %p0, %p1.
+    assert_eq!(registers[2], 7);
+    assert_eq!(registers[5], 1);
+    assert_eq!(registers[3], 0); // %lanemask_lt of lane 0
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs the nvcc kernel warp_sum_down (ptx-samples/nvcc/warp.sm_90.ptx: a __shfl_down_sync tree per
+# warp) over 2^20 elements in ptxsim (release build) with 1 and with 2 host threads, and the same
+# sums as a native C++ loop (scripts/bench/warp_native.cpp, g++ -O2), on the same input, in one
+# run. Prints simulated instructions per second, the time ratios ptxsim / native for the whole
+# ptxsim process and for the simulation alone (`run --stats`), and checks that the outputs are
+# byte-identical.
+#
+# Usage: scripts/bench/warp-vs-native.sh [ELEMENTS]        (default 1048576, a multiple of 256)
+# Needs g++ (no NVIDIA tools).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+n=${1:-1048576}
+if ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
+    echo "warp-vs-native: ${CXX:-g++} not found; skipping."
+    exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
+ptxsim=$CARGO_TARGET_DIR/release/ptxsim
+"${CXX:-g++}" -O2 -std=c++17 -o "$work/native" "$repo/scripts/bench/warp_native.cpp"
+
+# Input: finite floats of mixed magnitudes and signs (a fixed seed); NaNs are left out, since
+# the host's NaN payloads are not the GPU's canonical NaN.
+python3 - "$work/in.f32" "$n" <<'PY'
+import random, struct, sys
+random.seed(20261126)
+n = int(sys.argv[2])
+values = [random.choice((-1, 1)) * random.uniform(1, 2) * 2.0 ** random.randint(-20, 20)
+          for _ in range(n)]
+open(sys.argv[1], 'wb').write(struct.pack('<%df' % n, *values))
+PY
+native=$("$work/native" "$work/in.f32" "$work/native.out" 5)
+
+blocks=$(( n / 256 ))
+run_ptxsim() {
+    local jobs=$1 best="" sim="" start end s t
+    for _ in 1 2 3 4 5; do
+        start=$(date +%s.%N)
+        "$ptxsim" run "$repo/ptx-samples/nvcc/warp.sm_90.ptx" --entry warp_sum_down \
+            --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$(( n / 8 ))" \
+            --arg "s32:$n" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
+            --stats > "$work/state.json" 2> "$work/stats.txt"
+        end=$(date +%s.%N)
+        s=$(echo "$end - $start" | bc -l)
+        t=$(sed -n 's/.*, \([0-9.]*\) s simulated.*/\1/p' "$work/stats.txt")
+        if [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; then best=$s; fi
+        if [ -z "$sim" ] || [ "$(echo "$t < $sim" | bc -l)" = 1 ]; then sim=$t; fi
+    done
+    echo "$best $sim"
+}
+read -r one one_sim < <(run_ptxsim 1)
+read -r two two_sim < <(run_ptxsim 2)
+steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$work/state.json")
+if cmp -s "$work/native.out" "$work/ptxsim.out"; then same="byte-identical"; else same="DIFFERENT"; fi
+echo "kernel warp_sum_down, $n elements, $steps simulated instructions (best of 5 runs each)"
+printf "native loop (g++ -O2): %.5f s\n" "$native"
+for jobs in 1 2; do
+    if [ "$jobs" = 1 ]; then whole=$one; sim=$one_sim; else whole=$two; sim=$two_sim; fi
+    printf "ptxsim --jobs %s: whole run %.4f s (%.0fx native); simulation %.4f s (%.1f M instructions/s, %.0fx native)\n" \
+        "$jobs" "$whole" "$(echo "$whole / $native" | bc -l)" "$sim" \
+        "$(echo "$steps / $sim / 1000000" | bc -l)" "$(echo "$sim / $native" | bc -l)"
+done
+echo "outputs: $same"
+[ "$same" = "byte-identical" ]
