@@ -38,3 +38,19 @@ extern "C" __global__ void redux_sum_min(const unsigned* in, unsigned* out, int 
     if ((threadIdx.x & 31) == 0) { out[2 * (i / 32)] = s; out[2 * (i / 32) + 1] = m; }
 }
 #endif
+// A block reduction as CUDA programs write it: warp sums with __shfl_down_sync, one partial per
+// warp in dynamic shared memory (launch with blockDim.x * sizeof(float) / 32 bytes of it),
+// __syncthreads, then warp 0 sums the partials.
+extern "C" __global__ void block_sum_dynamic(const float* in, float* out, int n) {
+    extern __shared__ float partial[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? in[i] : 0.0f;
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    if ((threadIdx.x & 31) == 0) partial[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : 0.0f;
+        for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (threadIdx.x == 0) out[blockIdx.x] = v;
+    }
+}

@@ -109,6 +109,7 @@ struct Case {
     std::string name, src, entry;
     long n = 0;
     int block = 256, grid = 0;
+    long dynamic_shared = 0;   // bytes of dynamic shared memory per CTA (`.extern .shared`)
     std::vector<std::string> args;
     std::vector<OutInfo> outs;
     std::vector<std::string> notes;
@@ -1099,6 +1100,7 @@ static void write_manifest(const std::string& nvcc_version) {
         for (size_t i = 0; i < ptx.size(); i++) j += (i ? ", " : "") + jstr(ptx[i]);
         j += "],\n      \"entry\": " + jstr(c.entry) + ",\n      \"n\": " + std::to_string(c.n) + ",\n";
         j += "      \"grid\": [" + std::to_string(c.grid) + ", 1, 1],\n      \"block\": [" + std::to_string(c.block) + ", 1, 1],\n";
+        if (c.dynamic_shared) j += "      \"dynamic_shared\": " + std::to_string(c.dynamic_shared) + ",\n";
         j += "      \"args\": [";
         for (size_t i = 0; i < c.args.size(); i++) j += (i ? ", " : "") + jstr(c.args[i]);
         j += "],\n      \"outputs\": [\n";
@@ -1161,6 +1163,32 @@ static void cases_warp() {
       arg_in(c, "in", fin);
       arg_out(c, "out", out, "spec-derived: shfl.sync.down tree (offsets 16..1), IEEE f32 additions in that order", "f32");
       arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"block_sum_dynamic", "warp", "block_sum_dynamic"};
+      // Per warp the shfl.sync.down tree; lane 0 of each warp stores its sum in dynamic shared
+      // memory; after the barrier, warp 0 runs the same tree over the 8 partials (0 for lanes 8..31).
+      auto tree = [](float v[32]) {
+          for (int off = 16; off > 0; off >>= 1) {
+              float nv[32];
+              for (int t = 0; t < 32; t++) { volatile float s = v[t] + (t + off < 32 ? v[t + off] : v[t]); nv[t] = s; }
+              memcpy(v, nv, 32 * sizeof(float));
+          }
+          return v[0];
+      };
+      Bytes out;
+      for (long b = 0; b < threads / 256; b++) {
+          float partial[32] = {0};
+          for (int w = 0; w < 8; w++) {
+              float v[32];
+              for (int t = 0; t < 32; t++) { long i = b * 256 + w * 32 + t; v[t] = i < n ? f[i] : 0.0f; }
+              partial[w] = tree(v);
+          }
+          out.put(tree(partial));
+      }
+      arg_in(c, "in", fin);
+      arg_out(c, "out", out, "spec-derived: shfl.sync.down trees per warp, then over the 8 warp sums (IEEE f32 additions in that order)", "f32");
+      arg_s32(c, n); launch1d(c, n); c.dynamic_shared = 8 * 4;
+      c.notes.push_back("launch with 32 bytes of dynamic shared memory (one float per warp)");
+      g_cases.push_back(c); }
     { Case c{"warp_max_xor", "warp", "warp_max_xor"};
       Bytes out;
       for (long w = 0; w < warps; w++) {

@@ -111,6 +111,7 @@ pub(crate) fn build<'m>(
             builder.module_variable(variable, uses);
         }
     }
+    builder.place_dynamic_shared(crate::program::function_shared(module));
     builder.kernel(kernel);
     build_function(&mut resolver, builder, kernel)?;
     while let Some(callee) = builder.next_callee() {

@@ -144,7 +144,12 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
     let mut session = match Session::new(
         program,
         source,
-        (launch.grid, launch.block, launch.max_steps),
+        (
+            launch.grid,
+            launch.block,
+            launch.max_steps,
+            launch.dynamic_shared,
+        ),
         arguments,
         (args.cta, args.thread),
     ) {

@@ -35,6 +35,10 @@ pub(crate) struct LaunchArgs {
     /// Check the module as if its `.target` were this architecture (e.g. sm_100a).
     #[arg(long, value_name = "sm_XX")]
     pub(crate) target: Option<String>,
+    /// Bytes of dynamic shared memory per CTA, where the kernel's `.extern .shared` arrays live
+    /// (CUDA's third launch parameter; at most 232448, 227 KiB).
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub(crate) dynamic_shared: u64,
 }
 
 /// Arguments of `ptxsim run`.
@@ -285,7 +289,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let arguments = load_arguments(&args.launch.args)?;
-    let (device, addresses) = match grid::prepare(
+    let (mut device, addresses) = match grid::prepare(
         program,
         args.launch.grid,
         args.launch.block,
@@ -298,6 +302,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
+    if let Err(error) = device.set_dynamic_shared(args.launch.dynamic_shared) {
+        report!("error: --dynamic-shared: {error}");
+        return Ok(ExitCode::from(2));
+    }
     for (index, _) in args.out.iter().chain(
         args.show
             .iter()

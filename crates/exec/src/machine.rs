@@ -106,6 +106,8 @@ pub struct Device<'p> {
     pub(crate) grid: Dim3,
     pub(crate) block: Dim3,
     max_steps: u64,
+    /// The bytes of dynamic shared memory per CTA (`.extern .shared` arrays).
+    dynamic_shared: u64,
 }
 
 impl<'p> Device<'p> {
@@ -124,6 +126,39 @@ impl<'p> Device<'p> {
             grid,
             block,
             max_steps,
+            dynamic_shared: 0,
+        }
+    }
+
+    /// The most dynamic shared memory a launch may ask for: 227 KiB, the per-block maximum of
+    /// compute capability 9.0 (CUDA C++ Programming Guide, "Technical Specifications per
+    /// Compute Capability").
+    pub const MAX_DYNAMIC_SHARED: u64 = 227 * 1024;
+
+    /// Gives each CTA `bytes` of dynamic shared memory, where the program's `.extern .shared`
+    /// arrays live (`ptxsim run --dynamic-shared`); at most [`Device::MAX_DYNAMIC_SHARED`].
+    pub fn set_dynamic_shared(&mut self, bytes: u64) -> Result<(), String> {
+        if bytes > Self::MAX_DYNAMIC_SHARED {
+            return Err(format!(
+                "{bytes} bytes of dynamic shared memory is more than a CTA can have ({} bytes, \
+                 227 KiB on sm_90)",
+                Self::MAX_DYNAMIC_SHARED
+            ));
+        }
+        self.dynamic_shared = bytes;
+        Ok(())
+    }
+
+    /// The dynamic shared memory per CTA, in bytes.
+    pub fn dynamic_shared(&self) -> u64 {
+        self.dynamic_shared
+    }
+
+    /// A CTA's shared memory in bytes: the static variables and, after them, the dynamic part.
+    pub fn shared_size(&self) -> u64 {
+        match self.program.dynamic_shared {
+            Some(base) => base.max(self.program.shared_bytes) + self.dynamic_shared,
+            None => self.program.shared_bytes,
         }
     }
 
@@ -446,7 +481,7 @@ impl Cta {
         Self {
             ctaid,
             linear: flatten(ctaid, device.grid),
-            shared: vec![0; usize::try_from(program.shared_bytes).unwrap_or(0)],
+            shared: vec![0; usize::try_from(device.shared_size()).unwrap_or(0)],
             lanes: Lanes::new(program, threads.len()),
             columns: Columns::default(),
             released: Vec::new(),

@@ -1,7 +1,7 @@
 //! The executor's API at its boundaries: load errors, fuel, outcomes, register preloads and the
 //! value printers.
 
-use ptxsim_exec::{BuildError, ExecError, LoadError, Machine, Outcome, report};
+use ptxsim_exec::{BuildError, ExecError, LoadError, Machine, Outcome, grid, report};
 use ptxsim_isa::Type;
 
 fn kernel(body: &str) -> String {
@@ -150,4 +150,66 @@ fn json_strings_are_escaped() {
         report::json_string("a\"b\\c\n\u{1}"),
         "\"a\\\"b\\\\c\\n\\u0001\""
     );
+}
+
+#[test]
+fn a_32_bit_shared_address_wraps_at_32_bits() {
+    // nvcc for sm_100a addresses shared memory as `[%r6+4092]` with `%r6` = buffer - 32·tid:
+    // the sum is a 32-bit address and wraps at 2^32 (not at 2^64). ptxas 13.5 accepts this
+    // kernel. `buf` is at shared address 0, so `%r2` = 0 - 32 = 0xffffffe0 and
+    // `[%r2+4092]` is 4060 (mod 2^32).
+    let source = ".version 9.0\n.target sm_90\n.address_size 64\n\
+                  .shared .align 4 .b8 buf[4096];\n.visible .entry k()\n{\n\
+                  .reg .b32 %r<5>;\nmov.u32 %r1, buf;\nsub.u32 %r2, %r1, 32;\nmov.u32 %r4, 7;\n\
+                  st.shared.u32 [%r2+4092], %r4;\nld.shared.u32 %r3, [buf+4060];\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).unwrap();
+    let mut machine = Machine::new(&program, 100);
+    assert_eq!(machine.run(), Ok(Outcome::Exited));
+    assert_eq!(machine.registers()[3], 7);
+}
+
+#[test]
+fn dynamic_shared_memory_follows_the_static_variables() {
+    // `.extern .shared` arrays without a size live in the launch's dynamic shared memory,
+    // after the static `.shared` variables; `%dynamic_smem_size` is its size; an access past
+    // it faults.
+    let source = ".version 9.0\n.target sm_90\n.address_size 64\n\
+                  .shared .align 4 .b32 counter;\n\
+                  .extern .shared .align 16 .b8 smem[];\n.visible .entry k()\n{\n\
+                  .reg .b32 %r<6>;\nmov.u32 %r1, smem;\nmov.u32 %r2, counter;\n\
+                  mov.u32 %r3, %dynamic_smem_size;\nst.shared.u32 [smem+60], %r3;\n\
+                  ld.shared.u32 %r4, [%r1+60];\nld.shared.u32 %r5, [smem+64];\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).unwrap();
+    assert_eq!(program.dynamic_shared, Some(16));
+    let run = |bytes: u64| {
+        let (mut device, _) =
+            grid::prepare(&program, [1, 1, 1], [1, 1, 1], 100, Vec::new()).expect("launch");
+        device.set_dynamic_shared(bytes).expect("within the limit");
+        let mut run = grid::run_grid(
+            &device,
+            grid::GridOptions {
+                host_threads: 1,
+                ..Default::default()
+            },
+            None,
+            None,
+        );
+        (run.failure.take(), run.inspected.map(|i| i.registers))
+    };
+    // 64 bytes: the load at smem+64 is past the end.
+    let (failure, _) = run(64);
+    match failure.map(|f| f.outcome) {
+        Some(Ok(Outcome::Trapped { message, .. })) => {
+            assert!(message.contains("out-of-bounds"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let (failure, registers) = run(68);
+    assert_eq!(failure, None);
+    let registers = registers.expect("the thread ran");
+    // `counter` at 0, `smem` at 16 (aligned to 16 after the 4 static bytes).
+    assert_eq!(registers[1..5], [16, 0, 68, 68]);
+    let (mut device, _) =
+        grid::prepare(&program, [1, 1, 1], [1, 1, 1], 100, Vec::new()).expect("launch");
+    assert!(device.set_dynamic_shared(227 * 1024 + 1).is_err());
 }

@@ -149,7 +149,7 @@ fn every_sample_kernel_matches_the_reference_outputs() {
                     continue;
                 }
             };
-            let (device, addresses) = grid::prepare(
+            let (mut device, addresses) = grid::prepare(
                 &program,
                 dims("grid"),
                 dims("block"),
@@ -157,6 +157,9 @@ fn every_sample_kernel_matches_the_reference_outputs() {
                 arguments.clone(),
             )
             .unwrap_or_else(|e| panic!("{name} {ptx}: {e}"));
+            device
+                .set_dynamic_shared(dynamic_shared(case))
+                .unwrap_or_else(|e| panic!("{name} {ptx}: {e}"));
             let run = grid::run_grid(&device, GridOptions::default(), None, None);
             if let Some(failure) = &run.failure {
                 failures.push(format!("{name} {ptx}: {failure:?}"));
@@ -223,9 +226,12 @@ fn lockstep_and_traced_runs_agree_on_every_sample_kernel() {
         let source = String::from_utf8(read(ptx)).unwrap();
         let program = ptxsim_exec::load(&source, Some(entry)).expect("the sample loads");
         let launch = |traced: bool| {
-            let (device, addresses) =
+            let (mut device, addresses) =
                 grid::prepare(&program, [1, 1, 1], block, 100_000, arguments.clone())
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
+            device
+                .set_dynamic_shared(dynamic_shared(case))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             let mut lines = 0usize;
             let mut sink = |_: &str| lines += 1;
             let trace: Option<&mut dyn FnMut(&str)> = if traced { Some(&mut sink) } else { None };
@@ -260,4 +266,9 @@ fn lockstep_and_traced_runs_agree_on_every_sample_kernel() {
         compared += 1;
     }
     assert!(compared >= 52, "{compared} kernels compared");
+}
+
+/// The case's dynamic shared memory in bytes (`dynamic_shared`, 0 when absent).
+fn dynamic_shared(case: &serde_json::Value) -> u64 {
+    case["dynamic_shared"].as_u64().unwrap_or(0)
 }

@@ -30,8 +30,12 @@ fn trace_text(
     block: u32,
     max_steps: u64,
     arguments: Vec<Argument>,
+    dynamic_shared: u64,
 ) -> String {
-    let (device, _) = grid::prepare(program, [1, 1, 1], [block, 1, 1], max_steps, arguments)
+    let (mut device, _) = grid::prepare(program, [1, 1, 1], [block, 1, 1], max_steps, arguments)
+        .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
+    device
+        .set_dynamic_shared(dynamic_shared)
         .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
     let mut out = String::new();
     let mut sink = |line: &str| {
@@ -84,7 +88,7 @@ fn hand_written_samples() {
             out.push_str(&format!(" --arg {spec}"));
         }
         out.push('\n');
-        out.push_str(&trace_text(&program, 1, max_steps, arguments));
+        out.push_str(&trace_text(&program, 1, max_steps, arguments, 0));
         insta::assert_snapshot!("exec", out);
     });
 }
@@ -139,12 +143,24 @@ fn nvcc_samples() {
             let entry = case["entry"].as_str().unwrap();
             let program = ptxsim_exec::load(&source, Some(entry))
                 .unwrap_or_else(|error| panic!("{name} {entry}: {error:?}"));
+            let dynamic_shared = case["dynamic_shared"].as_u64().unwrap_or(0);
+            let shared = if dynamic_shared > 0 {
+                format!(" --dynamic-shared {dynamic_shared}")
+            } else {
+                String::new()
+            };
             out.push_str(&format!(
-                "# case {}: --entry {entry} --grid 1 --block {BLOCK} --arg {}\n",
+                "# case {}: --entry {entry} --grid 1 --block {BLOCK}{shared} --arg {}\n",
                 case["name"].as_str().unwrap(),
                 specs.join(" --arg ")
             ));
-            out.push_str(&trace_text(&program, BLOCK, 100_000, arguments));
+            out.push_str(&trace_text(
+                &program,
+                BLOCK,
+                100_000,
+                arguments,
+                dynamic_shared,
+            ));
         }
         assert!(
             !out.is_empty(),

@@ -142,6 +142,49 @@ impl<'s> Checked<'s> {
     }
 }
 
+/// An upper bound of the `.shared` bytes declared in function bodies (each variable with its
+/// alignment), which the static part of shared memory may need besides the module's.
+pub(crate) fn function_shared(module: &Module) -> u64 {
+    fn walk(block: &ast::Block, total: &mut u64) {
+        for statement in &block.statements {
+            match statement {
+                ast::Statement::Declaration(declaration)
+                    if declaration.space.value == StateSpace::Shared =>
+                {
+                    let (element, vector) = declared_type(declaration);
+                    let element = u64::from(element.map_or(8, |t| t.bits().div_ceil(8)).max(1));
+                    let align = declaration
+                        .align()
+                        .unwrap_or(element * vector)
+                        .clamp(1, 1 << 16);
+                    for declarator in &declaration.declarators {
+                        let count = declarator
+                            .dimensions
+                            .iter()
+                            .map(|d| d.as_ref().map_or(0, |d| d.value))
+                            .fold(1u64, u64::saturating_mul);
+                        let size = (element * vector)
+                            .saturating_mul(count)
+                            .min(MAX_VARIABLE_BYTES);
+                        *total = total.saturating_add(size).saturating_add(align);
+                    }
+                }
+                ast::Statement::Block(inner) => walk(inner, total),
+                _ => {}
+            }
+        }
+    }
+    let mut total = 0;
+    for item in &module.items {
+        if let Item::Function(function) = item
+            && let Some(body) = &function.body
+        {
+            walk(body, &mut total);
+        }
+    }
+    total
+}
+
 /// The kernels (`.entry` with a body) of a module, in source order.
 pub fn entries(module: &Module) -> Vec<&str> {
     module
@@ -236,6 +279,11 @@ pub(crate) struct Builder<'m> {
     instructions: Vec<Instruction>,
     /// Branches of the function being built to labels further down: (instruction, label).
     branches: Vec<(usize, u32)>,
+    /// `.extern .shared` arrays without a size (dynamic shared memory), by the position of
+    /// their name, with their alignment, until [`Builder::place_dynamic_shared`].
+    dynamic: Vec<(u32, u64)>,
+    /// Where dynamic shared memory starts.
+    dynamic_shared: Option<u64>,
 }
 
 impl<'m> Builder<'m> {
@@ -258,7 +306,35 @@ impl<'m> Builder<'m> {
             name_counts: FxHashMap::default(),
             instructions: Vec::new(),
             branches: Vec::new(),
+            dynamic: Vec::new(),
+            dynamic_shared: None,
         }
+    }
+
+    /// Places the `.extern .shared` arrays of the module's variables: after the static shared
+    /// variables of module scope and room for those declared in function bodies
+    /// (`function_shared` bytes), aligned to 16 bytes or their `.align`. All of them start at
+    /// the same address, as CUDA's `extern __shared__` arrays do.
+    pub(crate) fn place_dynamic_shared(&mut self, function_shared: u64) {
+        if self.dynamic.is_empty() {
+            return;
+        }
+        let align = self
+            .dynamic
+            .iter()
+            .map(|&(_, align)| align)
+            .max()
+            .unwrap_or(16)
+            .max(16);
+        let base = self.next[SPACE_SHARED]
+            .saturating_add(function_shared)
+            .div_ceil(align)
+            .saturating_mul(align);
+        for (name, _) in std::mem::take(&mut self.dynamic) {
+            self.symbols
+                .insert(name, Symbol::Address(Space::Shared, base, 0));
+        }
+        self.dynamic_shared = Some(base);
     }
 
     /// The next device function to build, if a call reached one not built yet.
@@ -291,6 +367,7 @@ impl<'m> Builder<'m> {
             thread_param_bytes: self.next[SPACE_THREAD_PARAM] - THREAD_PARAM_BASE,
             local_bytes: self.next[SPACE_LOCAL],
             shared_bytes: self.next[SPACE_SHARED],
+            dynamic_shared: self.dynamic_shared,
             globals: self.globals,
             constants: self.constants,
             has_atomics,
@@ -483,7 +560,16 @@ impl<'m> Builder<'m> {
         let align = if pointer { None } else { declaration.align() }
             .unwrap_or(element_bytes * vector)
             .clamp(1, 1 << 16);
+        let dynamic = declaration.space.value == StateSpace::Shared
+            && declaration
+                .linkage
+                .iter()
+                .any(|linkage| linkage.value == ast::Linkage::Extern);
         for declarator in &declaration.declarators {
+            if dynamic && declarator.dimensions.iter().any(Option::is_none) {
+                self.dynamic.push((declarator.name.span.start, align));
+                continue;
+            }
             let mut count: u64 = declarator
                 .dimensions
                 .iter()
@@ -1257,7 +1343,18 @@ impl<'m> Builder<'m> {
             },
             AddressBase::Immediate(value) => Source::Immediate(u128::from(value.value)),
         };
-        Ok(MemoryOperand { base, offset })
+        let wraps_at_32 = match base {
+            Source::Register(id) => self
+                .registers
+                .get(id.index())
+                .is_some_and(|r| r.bits() <= 32),
+            Source::Immediate(_) | Source::Special(_) => false,
+        };
+        Ok(MemoryOperand {
+            base,
+            offset,
+            wraps_at_32,
+        })
     }
 
     /// `mov`, `cvt` and `cvt.pack`, decoded through the instruction table (the checker
@@ -1678,6 +1775,8 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
         ("%lanemask_lt", None) => SpecialRegister::Lanemask(ops::Compare::Lt),
         ("%lanemask_ge", None) => SpecialRegister::Lanemask(ops::Compare::Ge),
         ("%lanemask_gt", None) => SpecialRegister::Lanemask(ops::Compare::Gt),
+        ("%dynamic_smem_size", None) => SpecialRegister::DynamicSmemSize,
+        ("%total_smem_size", None) => SpecialRegister::TotalSmemSize,
         (other, _) => {
             let shown = match component {
                 Some(c) => format!("{other}.{c}"),

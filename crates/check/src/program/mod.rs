@@ -14,7 +14,7 @@ pub mod cvt;
 pub use build::{
     BuildError, Checked, MAX_REGISTERS, MAX_VARIABLE_BYTES, bit_type, encode_immediate, entries,
 };
-pub(crate) use build::{Builder, Uses};
+pub(crate) use build::{Builder, Uses, function_shared};
 
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
@@ -93,6 +93,9 @@ pub struct Program {
     pub local_bytes: u64,
     /// The size in bytes of each CTA's `.shared` space (static declarations).
     pub shared_bytes: u64,
+    /// Where dynamic shared memory starts, when the module declares `.extern .shared` arrays
+    /// (they all start there, as in CUDA); its size is the launch's.
+    pub dynamic_shared: Option<u64>,
     /// The module's `.global` variables, with their initial bytes.
     pub globals: Vec<GlobalVariable>,
     /// The module's `.const` space, initialised.
@@ -198,6 +201,10 @@ pub enum SpecialRegister {
     /// `%lanemask_eq`, `_le`, `_lt`, `_ge`, `_gt` (PTX ISA 10.8-10.12): the lanes of the warp
     /// whose `%laneid` compares so with the thread's.
     Lanemask(Compare),
+    /// `%dynamic_smem_size`: the launch's dynamic shared memory in bytes.
+    DynamicSmemSize,
+    /// `%total_smem_size`: the CTA's shared memory in bytes, static and dynamic.
+    TotalSmemSize,
 }
 
 /// `.x`, `.y` or `.z`.
@@ -230,6 +237,23 @@ pub struct MemoryOperand {
     pub base: Source,
     /// The byte offset.
     pub offset: i64,
+    /// The base is a register of at most 32 bits: the address is computed in 32 bits and
+    /// wraps there, as the hardware computes a 32-bit address (`[%r6+4092]` with `%r6` below
+    /// 4092 wraps around 2^32 and not 2^64).
+    pub wraps_at_32: bool,
+}
+
+impl MemoryOperand {
+    /// The address for a base value.
+    #[inline(always)]
+    pub fn at(&self, base: u64) -> u64 {
+        let address = base.wrapping_add(self.offset as u64);
+        if self.wraps_at_32 {
+            address & 0xffff_ffff
+        } else {
+            address
+        }
+    }
 }
 
 /// A source of `setp`'s `c` or a guard-like predicate: a predicate register, maybe negated.

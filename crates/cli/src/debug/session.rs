@@ -166,13 +166,16 @@ impl<'p> Session<'p> {
     pub(crate) fn new(
         program: &'p Program,
         source: &'p str,
-        launch: (Dim3, Dim3, u64),
+        launch: (Dim3, Dim3, u64, u64),
         arguments: Vec<Argument>,
         selection: (Dim3, Dim3),
     ) -> Result<Self, LaunchError> {
-        let (grid_shape, block, max_steps) = launch;
-        let (device, addresses) =
+        let (grid_shape, block, max_steps, dynamic_shared) = launch;
+        let (mut device, addresses) =
             grid::prepare(program, grid_shape, block, max_steps, arguments.clone())?;
+        device
+            .set_dynamic_shared(dynamic_shared)
+            .map_err(LaunchError::Shape)?;
         Ok(Self {
             program,
             lines: source.lines().collect(),
@@ -191,7 +194,7 @@ impl<'p> Session<'p> {
 
     /// Starts the launch again: fresh memory and CTAs; breakpoints and selection stay.
     pub(crate) fn restart(&mut self) -> Result<(), String> {
-        let (device, addresses) = grid::prepare(
+        let (mut device, addresses) = grid::prepare(
             self.program,
             self.device.grid(),
             self.device.block(),
@@ -199,6 +202,7 @@ impl<'p> Session<'p> {
             self.arguments.clone(),
         )
         .map_err(|e| e.to_string())?;
+        device.set_dynamic_shared(self.device.dynamic_shared())?;
         self.device = device;
         self.addresses = addresses;
         self.ctas.clear();

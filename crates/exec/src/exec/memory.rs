@@ -174,7 +174,7 @@ impl Executor<'_, '_> {
         let (Some(&lane), Source::Immediate(base)) = (lanes.first(), address.base) else {
             return false;
         };
-        let at = (base as u64).wrapping_add(address.offset as u64);
+        let at = address.at(base as u64);
         let uniform = match space {
             Space::Const => true,
             Space::Param => at < THREAD_PARAM_BASE,
@@ -225,8 +225,7 @@ impl Executor<'_, '_> {
         let mut columns = std::mem::take(self.columns);
         self.gather(lanes, address.base, 64, &mut columns.a);
         columns.out.clear();
-        let offset = address.offset as u64;
-        let addresses = columns.a.iter().map(|&base| base.wrapping_add(offset));
+        let addresses = columns.a.iter().map(|&base| address.at(base));
         let faulted = self
             .device
             .global
@@ -253,11 +252,10 @@ impl Executor<'_, '_> {
         let mut columns = std::mem::take(self.columns);
         self.gather(lanes, address.base, 64, &mut columns.a);
         self.gather(lanes, source, ty.bits(), &mut columns.b);
-        let offset = address.offset as u64;
         let stores = columns
             .a
             .iter()
-            .map(|&base| base.wrapping_add(offset))
+            .map(|&base| address.at(base))
             .zip(columns.b.iter().copied());
         let mut faults = Vec::new();
         self.device
@@ -311,8 +309,7 @@ impl Executor<'_, '_> {
     }
 
     fn address(&self, lane: usize, operand: MemoryOperand) -> u64 {
-        let base = self.read(lane, operand.base) as u64;
-        base.wrapping_add(operand.offset as u64)
+        operand.at(self.read(lane, operand.base) as u64)
     }
 
     /// Resolves a space and address to the memory that holds it.

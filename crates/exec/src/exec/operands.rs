@@ -222,6 +222,8 @@ impl Executor<'_, '_> {
             SpecialRegister::ClockHi => steps >> 32,
             SpecialRegister::Clock64 => steps,
             SpecialRegister::Lanemask(compare) => lanemask(compare, (linear % 32) as u32),
+            SpecialRegister::DynamicSmemSize => self.device.dynamic_shared(),
+            SpecialRegister::TotalSmemSize => self.device.shared_size(),
         };
         u128::from(value)
     }
