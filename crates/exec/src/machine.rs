@@ -9,7 +9,7 @@
 //! Faults of the simulated program are [`Outcome`]s; limits of the simulator are
 //! [`ExecError`]s (style rule 4).
 
-use ptxsim_isa::ops::Space;
+use ptxsim_isa::ops::{BarrierOp, Space};
 
 use crate::error::ExecError;
 use crate::exec::{Control, Executor};
@@ -391,6 +391,57 @@ pub(crate) fn run_start(lanes: &[usize]) -> Option<usize> {
     (last - first + 1 == lanes.len()).then_some(first)
 }
 
+/// The CTA's sixteen barriers (PTX ISA 9.7.13.1) in their current phase: which lanes arrived
+/// (a warp has arrived when all its lanes that have not finished did), the thread count the
+/// phase waits for, the reduction of `.red`, and the barrier each waiting lane waits at.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Barriers {
+    /// Per barrier, per warp: the lanes that arrived in this phase (empty: nobody yet).
+    arrived: Vec<Vec<u32>>,
+    /// Per barrier: `b`, the threads the phase waits for (`None`: all of the CTA).
+    count: [Option<u32>; 16],
+    /// Per barrier: how many arriving lanes had `c` true, and how many arrived with a `c`.
+    popc: [u32; 16],
+    voters: [u32; 16],
+    /// Per lane: the barrier it waits at (while `AtBarrier`).
+    pub(crate) waiting_at: Vec<u8>,
+}
+
+impl Barriers {
+    fn new(threads: usize) -> Self {
+        Barriers {
+            arrived: vec![Vec::new(); 16],
+            count: [None; 16],
+            popc: [0; 16],
+            voters: [0; 16],
+            waiting_at: vec![0; threads],
+        }
+    }
+
+    /// Lane `lane` arrives at barrier `id` (0..16) of a phase of `count` threads, with `c` for
+    /// `.red`.
+    pub(crate) fn arrive(&mut self, lane: usize, id: usize, count: Option<u32>, c: Option<bool>) {
+        let warps = self.waiting_at.len().div_ceil(32);
+        let arrived = &mut self.arrived[id];
+        if arrived.is_empty() {
+            arrived.resize(warps, 0);
+            self.count[id] = count;
+        }
+        arrived[lane / 32] |= 1 << (lane % 32);
+        if let Some(c) = c {
+            self.voters[id] += 1;
+            self.popc[id] += u32::from(c);
+        }
+    }
+
+    fn reset(&mut self, id: usize) {
+        self.arrived[id].clear();
+        self.count[id] = None;
+        self.popc[id] = 0;
+        self.voters[id] = 0;
+    }
+}
+
 /// One thread of a [`Cta`], to look at: its index, registers, program counter, step count,
 /// status and `.local` memory.
 #[derive(Clone, Copy, Debug)]
@@ -468,6 +519,7 @@ pub struct Cta {
     /// Step records of lanes that a warp-synchronous instruction released while another lane
     /// was being stepped (by lane), when steps are recorded.
     released: Vec<(usize, StepRecord)>,
+    barriers: Barriers,
 }
 
 impl Cta {
@@ -485,6 +537,7 @@ impl Cta {
             lanes: Lanes::new(program, threads.len()),
             columns: Columns::default(),
             released: Vec::new(),
+            barriers: Barriers::new(threads.len()),
             threads,
         }
     }
@@ -536,25 +589,76 @@ impl Cta {
         self.linear * device.threads_per_cta() + index as u64
     }
 
-    /// When every thread that has not finished waits at the barrier, releases them all and
-    /// returns `true`.
-    pub fn release_barrier(&mut self) -> bool {
-        let status = &mut self.lanes.status;
-        let waiting = status.contains(&ThreadStatus::AtBarrier);
-        if waiting
-            && status
-                .iter()
-                .all(|s| matches!(s, ThreadStatus::AtBarrier | ThreadStatus::Done(_)))
-        {
-            for s in status.iter_mut() {
-                if *s == ThreadStatus::AtBarrier {
-                    *s = ThreadStatus::Ready;
+    /// Releases every barrier whose phase is complete (PTX ISA 9.7.13.1): a warp has arrived
+    /// when all its lanes that have not finished executed a barrier instruction on it; the
+    /// phase is complete when `b` threads (warps × 32) arrived, or without `b` when every warp
+    /// with a lane that has not finished did. The waiting lanes go on past the instruction
+    /// (`.red` writes its result in each), and the barrier starts a new phase. Returns whether
+    /// a barrier completed.
+    pub fn release_barrier(&mut self, device: &Device<'_>) -> bool {
+        let count = self.threads.len();
+        let mut released = false;
+        for id in 0..16 {
+            if self.barriers.arrived[id].is_empty() {
+                continue;
+            }
+            let mut arrived_warps = 0u32;
+            let mut every_warp = true;
+            for (warp, &mask) in self.barriers.arrived[id].iter().enumerate() {
+                let first = warp * 32;
+                let end = (first + 32).min(count);
+                let live = (first..end)
+                    .filter(|&lane| !matches!(self.lanes.status[lane], ThreadStatus::Done(_)))
+                    .fold(0u32, |live, lane| live | 1 << (lane % 32));
+                if mask != 0 && live & !mask == 0 {
+                    arrived_warps += 1;
+                } else if live != 0 {
+                    every_warp = false;
                 }
             }
-            true
-        } else {
-            false
+            let complete = match self.barriers.count[id] {
+                Some(threads) => arrived_warps * 32 >= threads,
+                None => every_warp,
+            };
+            if !complete {
+                continue;
+            }
+            let (popc, voters) = (self.barriers.popc[id], self.barriers.voters[id]);
+            for lane in 0..count {
+                if self.lanes.status[lane] != ThreadStatus::AtBarrier
+                    || usize::from(self.barriers.waiting_at[lane]) != id
+                {
+                    continue;
+                }
+                let pc = self.lanes.pc[lane];
+                if let Some(InstructionKind::Barrier {
+                    op,
+                    destination: Some(destination),
+                    ..
+                }) = device.program.instructions.get(pc).map(|i| &i.kind)
+                {
+                    // "Once the barrier count is reached, the final value is written to the
+                    // destination register in all threads waiting at the barrier."
+                    let value = match op {
+                        BarrierOp::RedPopc => popc,
+                        BarrierOp::RedAnd => u32::from(popc == voters),
+                        _ => u32::from(popc > 0),
+                    };
+                    let bits = device
+                        .program
+                        .registers
+                        .get(destination.register.index())
+                        .map_or(32, |r| r.bits());
+                    self.lanes
+                        .set(lane, destination.register, chop(u128::from(value), bits));
+                }
+                self.lanes.status[lane] = ThreadStatus::Ready;
+                self.lanes.pc[lane] = pc + 1;
+            }
+            self.barriers.reset(id);
+            released = true;
         }
+        released
     }
 
     /// Runs every thread to its end, in lockstep: each step issues the instruction at the
@@ -597,7 +701,7 @@ impl Cta {
             if !converged {
                 match self.gather(&mut group) {
                     Some((lowest, all, most)) => (pc, converged, bound) = (lowest, all, most),
-                    None if self.release_barrier() => {
+                    None if self.release_barrier(device) => {
                         flush(&mut buffered);
                         continue;
                     }
@@ -906,9 +1010,16 @@ impl Cta {
     }
 
     /// When nothing can run and no barrier or warp can be released: the first lane that waits
-    /// at a warp-synchronous instruction, trapped with what it waits for (a lane that waits
-    /// elsewhere can never arrive).
+    /// (at a barrier, [`Cta::stuck_barrier`], or at a warp-synchronous instruction), trapped
+    /// with what it waits for (a lane that waits elsewhere can never arrive).
     fn stuck(&mut self, device: &Device<'_>) -> Option<(usize, Outcome)> {
+        // The first waiting lane says what it waits for.
+        let first = self.lanes.status.iter().position(|status| {
+            matches!(status, ThreadStatus::AtBarrier | ThreadStatus::AtWarpSync)
+        })?;
+        if self.lanes.status[first] == ThreadStatus::AtBarrier {
+            return self.stuck_barrier(device);
+        }
         let lane = self
             .lanes
             .status
@@ -947,6 +1058,36 @@ impl Cta {
         Some((lane, outcome))
     }
 
+    /// When nothing can run and no barrier can be released: the first lane that waits at a
+    /// barrier, trapped with how many threads arrived there.
+    fn stuck_barrier(&mut self, device: &Device<'_>) -> Option<(usize, Outcome)> {
+        let lane = self
+            .lanes
+            .status
+            .iter()
+            .position(|status| *status == ThreadStatus::AtBarrier)?;
+        let id = usize::from(self.barriers.waiting_at[lane]);
+        let arrived: u32 = self.barriers.arrived[id]
+            .iter()
+            .map(|mask| mask.count_ones())
+            .sum();
+        let wanted = match self.barriers.count[id] {
+            Some(count) => format!("{count} threads"),
+            None => "every thread of the CTA".to_string(),
+        };
+        let instruction = device.program.instructions.get(self.lanes.pc[lane]);
+        let outcome = Outcome::Trapped {
+            message: format!(
+                "`{}` can never complete: barrier {id} waits for {wanted}, {arrived} arrived \
+                 and no other thread can run",
+                instruction.map_or("", |i| i.text.as_str())
+            ),
+            location: instruction.map(|i| i.location).unwrap_or_default(),
+        };
+        self.lanes.status[lane] = ThreadStatus::Done(outcome.clone());
+        Some((lane, outcome))
+    }
+
     /// An executor for `lanes` of this CTA at instruction `pc`.
     fn executor<'a, 'p>(
         &'a mut self,
@@ -963,6 +1104,7 @@ impl Cta {
             threads: &mut self.threads,
             lanes: &mut self.lanes,
             columns: &mut self.columns,
+            barriers: &mut self.barriers,
             writes,
             memory,
             stopped: false,
@@ -1021,6 +1163,7 @@ impl Cta {
         self.lanes.calls = false;
         self.lanes.pending = 0;
         self.released.clear();
+        self.barriers = Barriers::new(self.threads.len());
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled
@@ -1159,6 +1302,7 @@ impl Cta {
             threads,
             lanes: lanes_state,
             columns: &mut self.columns,
+            barriers: &mut self.barriers,
             writes: recording.then_some(&mut record.writes),
             memory: recording.then_some(&mut record.memory),
             stopped: false,
@@ -1296,8 +1440,13 @@ impl<'p> Machine<'p> {
         Ok(match event {
             Event::Continue => Outcome::Running,
             Event::Barrier => {
-                // A lone thread is the whole CTA: the barrier releases at once.
-                self.cta.release_barrier();
+                // A lone thread is the whole CTA: a barrier without a count releases at once;
+                // one waiting for more threads never does.
+                if !self.cta.release_barrier(&self.device) {
+                    if let Some((_, outcome)) = self.cta.stuck(&self.device) {
+                        return Ok(outcome);
+                    }
+                }
                 Outcome::Running
             }
             // A lone thread waits for no other lane, unless its membermask names lanes that

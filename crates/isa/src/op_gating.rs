@@ -52,7 +52,7 @@ pub enum OpFeature {
     L2Prefetch,
     /// `cvta.param`, `cvta.to.param` (9.7.9.20: PTX ISA 7.7).
     CvtaParam,
-    /// `bar.cta.sync` (9.7.13.1: the `.cta` spelling is PTX ISA 7.8).
+    /// `bar.cta.*`, `barrier.cta.*` (9.7.13.1: the `.cta` spelling is PTX ISA 7.8).
     BarCta,
     /// `fence.proxy.alias` (PTX ISA 7.5, sm_70).
     ProxyFence,
@@ -492,12 +492,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => Some(named("param")),
-        (OpFeature::BarCta, OpForm::BarSync) => op
-            .text
-            .starts_with("bar.")
-            .then(|| named("cta"))
-            .flatten()
-            .map(Some),
+        (OpFeature::BarCta, OpForm::Barrier { .. }) => named("cta").map(Some),
         (
             OpFeature::XorsignAbs,
             OpForm::FloatBinary {

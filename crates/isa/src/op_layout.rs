@@ -10,7 +10,7 @@
 
 use crate::form::{Location, Operand, RuleCode, Violation};
 use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
-use crate::ops::{AtomOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm, VoteMode};
+use crate::ops::{AtomOp, BarrierOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm, VoteMode};
 use crate::types::Type;
 
 /// The registers an operand of instruction type `ty` takes, as a source or a destination.
@@ -285,7 +285,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             is_destination: false,
             shape: SlotShape::Label,
         }],
-        OpForm::BarSync | OpForm::Call => return None,
+        OpForm::Barrier { .. } | OpForm::Call => return None,
         OpForm::BarWarpSync => vec![fixed_u32("membermask")],
         // `a` may be `!a` (a name to the table).
         OpForm::Vote { mode, sync } => {
@@ -343,8 +343,51 @@ fn predicate_output(form: &OpForm) -> Option<bool> {
     }
 }
 
+/// The slots of a barrier instruction with `count` operands (9.7.13.1: `.sync a{, b}`,
+/// `.arrive a, b`, `.red.popc.u32 d, a{, b}, {!}c`, `.red.{and,or}.pred p, a{, b}, {!}c`),
+/// or the violation when no form has that many.
+fn barrier_slots(op: BarrierOp, count: usize) -> Result<Vec<OperandSlot>, Violation> {
+    let (reduction, fewest, most, shape) = match op {
+        BarrierOp::Sync => (None, 1, 2, "a{, b}"),
+        BarrierOp::Arrive => (None, 2, 2, "a, b"),
+        BarrierOp::RedPopc => (Some(FIXED_U32), 3, 4, "d, a{, b}, {!}c"),
+        BarrierOp::RedAnd | BarrierOp::RedOr => (
+            Some(RegisterRule::OneOf(&[Type::Pred])),
+            3,
+            4,
+            "p, a{, b}, {!}c",
+        ),
+    };
+    if count < fewest || count > most {
+        return Err(Violation::new(
+            RuleCode::OperandCount,
+            Location::Instruction,
+            format!("this barrier instruction takes {shape}, not {count} operand(s)"),
+        ));
+    }
+    let mut slots = Vec::new();
+    if let Some(rule) = reduction {
+        slots.push(scalar("d", true, rule));
+    }
+    slots.push(fixed_u32("a"));
+    if count == most {
+        slots.push(fixed_u32("b"));
+    }
+    if reduction.is_some() {
+        // `c` may be `!c` (a name to the table).
+        slots.push(source("c", Type::Pred));
+    }
+    Ok(slots)
+}
+
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
+    if let OpForm::Barrier { op } = *form {
+        return match barrier_slots(op, operands.len()) {
+            Ok(slots) => check_slots(&slots, operands),
+            Err(violation) => vec![violation],
+        };
+    }
     let Some(slots) = slots(form) else {
         return Vec::new();
     };

@@ -95,6 +95,21 @@ pub enum IntOp {
     },
 }
 
+/// What a `bar`/`barrier` instruction does (9.7.13.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BarrierOp {
+    /// `.sync a{, b}`: arrive and wait.
+    Sync,
+    /// `.arrive a, b`: arrive without waiting.
+    Arrive,
+    /// `.red.popc.u32 d, a{, b}, {!}c`: arrive, wait, and count the threads whose `c` is true.
+    RedPopc,
+    /// `.red.and.pred p, a{, b}, {!}c`: whether `c` is true in every thread.
+    RedAnd,
+    /// `.red.or.pred p, a{, b}, {!}c`: whether `c` is true in some thread.
+    RedOr,
+}
+
 /// The reduction of `vote` (9.7.13.8-9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VoteMode {
@@ -501,9 +516,12 @@ pub enum OpForm {
         /// The operand type.
         ty: Type,
     },
-    /// `bar.sync` / `bar.cta.sync` / `barrier.sync{.aligned}` / `bar.red` is not included:
-    /// a CTA-wide barrier.
-    BarSync,
+    /// `bar{.cta}.{sync,arrive,red}` / `barrier{.cta}.{sync,arrive,red}{.aligned}` (9.7.13.1):
+    /// one of the CTA's sixteen barriers.
+    Barrier {
+        /// What the instruction does at the barrier.
+        op: BarrierOp,
+    },
     /// `bar.warp.sync membermask` (9.7.13.2): the threads of `membermask` wait for each other.
     BarWarpSync,
     /// `vote.sync.mode.pred d, {!}a, membermask` / `vote.sync.ballot.b32 d, {!}a, membermask`
@@ -2379,39 +2397,87 @@ fn decode_match(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 /// `bar.warp.sync` is [`decode_bar_warp`].
 fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     for (index, &m) in modifiers.iter().enumerate() {
-        if matches!(m, "arrive" | "red" | "warp" | "cluster") {
+        if matches!(m, "warp" | "cluster") {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
                 Some(index),
-                format!("{opcode}.{m} is not supported; only {opcode}.sync / {opcode}.cta.sync"),
+                format!("{opcode}.{m} is not supported"),
             ));
         }
     }
     // `.aligned` belongs to `barrier` (`barrier{.cta}.sync{.aligned}`); `bar{.cta}.sync` is
-    // already aligned, and ptxas 13.5 rejects `bar.sync.aligned`.
+    // already aligned, and ptxas 13.5 rejects `bar.sync.aligned` ("Illegal modifier '.aligned'
+    // for instruction 'bar.red'").
     let barrier = opcode == Opcode::Barrier;
+    let mut what: Option<Indexed<&str>> = None;
+    let mut reduction: Option<Indexed<&str>> = None;
     let c = collect(opcode, modifiers, |m| match m {
-        "sync" => Some(Modifier::Sync),
         "cta" => Some(Modifier::Cta),
         "aligned" if barrier => Some(Modifier::Aligned),
+        "sync" | "arrive" | "red" | "popc" | "and" | "or" => Some(Modifier::Ignored),
         _ => None,
     })?;
-    if let Some(ty) = c.ty {
-        return Err(DecodeError::new(
-            DecodeErrorKind::UnknownModifier,
-            Some(ty.index),
-            "bar takes no type",
-        ));
+    for (index, &m) in modifiers.iter().enumerate() {
+        match m {
+            "sync" | "arrive" | "red" => set_value(&mut what, m, index, m, "barrier operation")?,
+            "popc" | "and" | "or" => set_value(&mut reduction, m, index, m, "reduction")?,
+            _ => {}
+        }
     }
-    if c.sync.is_none() {
+    let Some(what) = what else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
             None,
-            "a barrier needs .sync",
+            "a barrier needs .sync, .arrive or .red",
         )
-        .with_fix("write bar.sync"));
+        .with_fix(format!("write {opcode}.sync")));
+    };
+    let op = match (what.value, reduction) {
+        ("arrive", None) => BarrierOp::Arrive,
+        ("red", Some(r)) if r.value == "popc" => BarrierOp::RedPopc,
+        ("red", Some(r)) if r.value == "and" => BarrierOp::RedAnd,
+        ("red", Some(_)) => BarrierOp::RedOr,
+        ("red", None) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                None,
+                format!("{opcode}.red needs a reduction (.popc, .and or .or)"),
+            ));
+        }
+        (_, Some(r)) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(r.index),
+                format!(".{} belongs to {opcode}.red", r.value),
+            ));
+        }
+        // `sync`, the one operation word left.
+        (_, None) => BarrierOp::Sync,
+    };
+    let ty = match op {
+        BarrierOp::RedPopc => Some(Type::U32),
+        BarrierOp::RedAnd | BarrierOp::RedOr => Some(Type::Pred),
+        BarrierOp::Sync | BarrierOp::Arrive => None,
+    };
+    match (ty, c.ty) {
+        (Some(want), Some(got)) if want == got.value => {}
+        (Some(want), got) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                got.map(|g| g.index),
+                format!("this reduction of {opcode}.red takes {want}"),
+            ));
+        }
+        (None, Some(got)) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(got.index),
+                format!("{opcode}.{} takes no type", what.value),
+            ));
+        }
+        (None, None) => {}
     }
-    Ok(OpForm::BarSync)
+    Ok(OpForm::Barrier { op })
 }
 
 /// `membar.level` (9.7.13.4): `.level = { .cta, .gl, .sys }`, exactly one; the proxy forms
@@ -2695,9 +2761,26 @@ mod tests {
                 vector: 1
             }
         );
-        assert_eq!(ok(Opcode::Bar, &["sync"]), OpForm::BarSync);
-        assert_eq!(ok(Opcode::Bar, &["cta", "sync"]), OpForm::BarSync);
-        assert_eq!(ok(Opcode::Barrier, &["sync", "aligned"]), OpForm::BarSync);
+        let sync = OpForm::Barrier {
+            op: BarrierOp::Sync,
+        };
+        assert_eq!(ok(Opcode::Bar, &["sync"]), sync);
+        assert_eq!(ok(Opcode::Bar, &["cta", "sync"]), sync);
+        assert_eq!(ok(Opcode::Barrier, &["sync", "aligned"]), sync);
+        assert_eq!(
+            ok(Opcode::Bar, &["red", "popc", "u32"]),
+            OpForm::Barrier {
+                op: BarrierOp::RedPopc
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Barrier, &["cta", "red", "or", "aligned", "pred"]),
+            OpForm::Barrier {
+                op: BarrierOp::RedOr
+            }
+        );
+        assert!(decode_op(Opcode::Bar, &["red", "popc", "b32"]).is_err());
+        assert!(decode_op(Opcode::Bar, &["arrive", "aligned"]).is_err());
         // ptxas 13.5: "Illegal modifier '.aligned' for instruction 'bar'".
         assert_eq!(
             err(Opcode::Bar, &["sync", "aligned"]).kind,
@@ -2970,19 +3053,27 @@ mod tests {
             DecodeErrorKind::UnsupportedTypes
         );
         assert_eq!(err(Opcode::Div, &["approx", "f64"]).modifier, Some(0));
-        // bar.arrive / bar.red are not described.
-        let e = err(Opcode::Bar, &["arrive"]);
+        // bar.cluster is not described; bar.red needs its reduction and type.
+        let e = err(Opcode::Barrier, &["cluster", "arrive"]);
         assert_eq!(
             (e.kind, e.modifier),
             (
-                DecodeErrorKind::UnsupportedInstruction(Opcode::Bar),
+                DecodeErrorKind::UnsupportedInstruction(Opcode::Barrier),
                 Some(0)
             )
         );
-        assert!(matches!(
-            err(Opcode::Bar, &["red", "popc", "u32"]).kind,
-            DecodeErrorKind::UnsupportedInstruction(_)
-        ));
+        assert_eq!(
+            err(Opcode::Bar, &["red", "u32"]).kind,
+            DecodeErrorKind::UnknownModifier
+        );
+        assert_eq!(
+            err(Opcode::Bar, &["red", "and", "u32"]).kind,
+            DecodeErrorKind::UnsupportedTypes
+        );
+        assert_eq!(
+            err(Opcode::Bar, &["sync", "arrive"]).kind,
+            DecodeErrorKind::ConflictingModifier
+        );
         assert_eq!(err(Opcode::Bar, &[]).kind, DecodeErrorKind::UnknownModifier);
         assert_eq!(err(Opcode::Exit, &["uni"]).modifier, Some(0));
         assert_eq!(

@@ -1189,14 +1189,36 @@ impl<'m> Builder<'m> {
                     membermask: self.source(&operands[0], Type::B32)?,
                 }
             }
-            OpForm::BarSync => {
-                if operands.len() > 1 {
-                    return Err(
-                        "bar.sync with a thread count is not simulated (only whole-CTA barriers)"
-                            .to_string(),
-                    );
+            OpForm::Barrier { op } => {
+                // `a{, b}` after `d`/`p` for the reductions, before `{!}c`.
+                let (destination, rest) = match op {
+                    ops::BarrierOp::Sync | ops::BarrierOp::Arrive => (None, operands),
+                    _ => {
+                        let (d, rest) = operands
+                            .split_first()
+                            .ok_or("a barrier reduction needs d")?;
+                        (Some(self.destination(d)?), rest)
+                    }
+                };
+                let (rest, predicate) = match op {
+                    ops::BarrierOp::Sync | ops::BarrierOp::Arrive => (rest, None),
+                    _ => {
+                        let (c, rest) = rest.split_last().ok_or("a barrier reduction needs c")?;
+                        (rest, Some(self.predicate_source(c)?))
+                    }
+                };
+                let (id, count) = match rest {
+                    [a] if op != ops::BarrierOp::Arrive => (self.source(a, Type::U32)?, None),
+                    [a, b] => (self.source(a, Type::U32)?, Some(self.source(b, Type::U32)?)),
+                    _ => return Err("wrong number of barrier operands".to_string()),
+                };
+                InstructionKind::Barrier {
+                    op,
+                    id,
+                    count,
+                    destination,
+                    predicate,
                 }
-                InstructionKind::BarSync
             }
             OpForm::Fence => InstructionKind::Fence,
             OpForm::Bra => match operands {

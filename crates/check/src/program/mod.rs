@@ -18,7 +18,7 @@ pub(crate) use build::{Builder, Uses, function_shared};
 
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
-    AtomOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntTernaryOp,
+    AtomOp, BarrierOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntTernaryOp,
     IntUnaryOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, VoteMode,
 };
 
@@ -562,8 +562,21 @@ pub enum InstructionKind {
         /// `c` (`.cas`).
         c: Option<Source>,
     },
-    /// `bar.sync`: wait for every thread of the CTA.
-    BarSync,
+    /// `bar`/`barrier` `.sync`, `.arrive`, `.red` (PTX ISA 9.7.13.1): arrive at barrier `id`
+    /// (0..15) of the CTA; `.sync` and `.red` wait until `count` threads (all of the CTA without
+    /// one) have arrived, warp by warp.
+    Barrier {
+        /// `.sync`, `.arrive`, `.red.popc`, `.red.and`, `.red.or`.
+        op: BarrierOp,
+        /// `a`: the barrier.
+        id: Source,
+        /// `b`: the number of threads, a multiple of 32.
+        count: Option<Source>,
+        /// `d` (`.red.popc`) or `p` (`.red.and`/`.or`).
+        destination: Option<Destination>,
+        /// `{!}c` of `.red`.
+        predicate: Option<PredicateSource>,
+    },
     /// `shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}` (PTX ISA 9.7.9.5-6): each lane
     /// copies `a` of the lane `b` and `c` select. Warp-synchronous (see
     /// [`InstructionKind::warp_sync`]).
@@ -770,7 +783,7 @@ impl InstructionKind {
             | InstructionKind::Cvta { .. }
             | InstructionKind::Atom { .. }
             | InstructionKind::Fence => true,
-            InstructionKind::BarSync
+            InstructionKind::Barrier { .. }
             | InstructionKind::Shfl { .. }
             | InstructionKind::Vote { .. }
             | InstructionKind::Activemask { .. }

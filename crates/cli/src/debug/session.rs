@@ -346,7 +346,7 @@ impl<'p> Session<'p> {
                 dims(cta)
             );
         }
-        state.cta.release_barrier();
+        state.cta.release_barrier(device);
         trouble
     }
 
@@ -686,7 +686,7 @@ impl<'p> Session<'p> {
                         }
                     }
                 }
-                if !state.cta.release_barrier() {
+                if !state.cta.release_barrier(device) {
                     break;
                 }
             }

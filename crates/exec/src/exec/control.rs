@@ -1,19 +1,53 @@
 //! The control family: `bar.sync`, `call`, `bra`, `ret`, `exit`, `trap`, and instructions the
 //! executor does not implement.
 
+use ptxsim_isa::ops::BarrierOp;
+
 use super::{Control, Executor};
 use crate::error::ExecError;
-use crate::ir::Instruction;
+use crate::ir::{Instruction, PredicateSource, Source};
 use crate::machine::{Frame, Outcome, ThreadStatus};
 
 impl Executor<'_, '_> {
-    /// `bar.sync`: every lane waits at the barrier, past the instruction.
+    /// `bar`/`barrier` (PTX ISA 9.7.13.1): each lane arrives at barrier `a` ("an immediate
+    /// constant or register with value 0 through 15") of a phase of `b` threads ("a multiple
+    /// of the warp size"); other values trap. `.arrive` goes on; `.sync` and `.red` wait at the
+    /// instruction until the machine completes the phase (`Cta::release_barrier`).
     #[inline(always)]
-    pub(super) fn bar_sync(&mut self, lanes: &[usize]) -> Result<Control, (usize, Box<ExecError>)> {
+    pub(super) fn barrier(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        op: BarrierOp,
+        id: Source,
+        count: Option<Source>,
+        predicate: Option<PredicateSource>,
+    ) -> Result<Control, (usize, Box<ExecError>)> {
         self.stopped = true;
         for &lane in lanes {
-            self.lanes.pc[lane] += 1;
-            self.lanes.status[lane] = ThreadStatus::AtBarrier;
+            let barrier = self.read_bits(lane, id, 32);
+            let threads = count.map(|count| self.read_bits(lane, count, 32) as u32);
+            if barrier > 15 {
+                let message = format!("barrier number {barrier} is out of range (0 through 15)");
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            if let Some(threads) = threads.filter(|&t| t == 0 || t % 32 != 0) {
+                let message = format!(
+                    "the thread count of a barrier must be a non-zero multiple of the warp size, \
+                     not {threads}"
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            let c = predicate.map(|p| (self.read_bits(lane, p.source, 1) != 0) != p.negated);
+            self.barriers.arrive(lane, barrier as usize, threads, c);
+            if op == BarrierOp::Arrive {
+                self.lanes.pc[lane] += 1;
+            } else {
+                self.barriers.waiting_at[lane] = barrier as u8;
+                self.lanes.status[lane] = ThreadStatus::AtBarrier;
+            }
         }
         Ok(Control::Done)
     }

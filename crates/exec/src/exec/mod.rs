@@ -26,7 +26,7 @@ use ptxsim_isa::Type;
 use crate::error::ExecError;
 use crate::ir::{Destination, Instruction, InstructionKind, RegisterId};
 use crate::machine::{
-    Columns, Device, Dim3, Lanes, MemoryWrite, Outcome, Thread, ThreadStatus, Write,
+    Barriers, Columns, Device, Dim3, Lanes, MemoryWrite, Outcome, Thread, ThreadStatus, Write,
 };
 use crate::memory::Fault;
 use crate::semantics::Extension;
@@ -106,6 +106,7 @@ pub(crate) struct Executor<'a, 'p> {
     pub(crate) threads: &'a mut [Thread],
     pub(crate) lanes: &'a mut Lanes,
     pub(crate) columns: &'a mut Columns,
+    pub(crate) barriers: &'a mut Barriers,
     pub(crate) writes: Option<&'a mut Vec<Write>>,
     pub(crate) memory: Option<&'a mut Vec<MemoryWrite>>,
     /// Whether a lane stopped or left the group (it must be formed again).
@@ -319,7 +320,13 @@ impl Executor<'_, '_> {
                 *c,
             ),
             InstructionKind::Fence => self.fence(),
-            InstructionKind::BarSync => return self.bar_sync(lanes),
+            InstructionKind::Barrier {
+                op,
+                id,
+                count,
+                predicate,
+                ..
+            } => return self.barrier(instruction, lanes, *op, *id, *count, *predicate),
             InstructionKind::Shfl {
                 mode,
                 destination,

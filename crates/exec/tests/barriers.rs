@@ -1,0 +1,120 @@
+//! The CTA's barriers (PTX ISA 9.7.13.1): named barriers with a thread count, `bar.arrive`
+//! (producer/consumer), `bar.red`, and barriers that can never complete. Expected values are
+//! worked out from the ISA text in the comments.
+
+use ptxsim_exec::grid::{self, GridOptions};
+use ptxsim_exec::{Argument, Outcome};
+
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 9.0\n.target sm_90\n.address_size 64\n\
+         .shared .align 4 .b8 buf[512];\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         .reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n\
+         mov.u32 %r1, %tid.x;\nld.param.u64 %rd1, [out];\n\
+         mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n{body}\nret;\n}}\n"
+    )
+}
+
+/// Runs `body` on one CTA of `threads` threads; returns the `out` buffer (one word per thread)
+/// or the first trap's message and line.
+fn run(body: &str, threads: u32) -> Result<Vec<u32>, (String, u32)> {
+    let source = kernel(body);
+    let program = ptxsim_exec::load(&source, None).expect("the kernel checks");
+    let (device, addresses) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [threads, 1, 1],
+        10_000,
+        vec![Argument::Buffer(vec![0; 4 * threads as usize])],
+    )
+    .expect("a valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    if let Some(failure) = run.failure {
+        return match failure.outcome {
+            Ok(Outcome::Trapped { message, location }) => Err((message, location.line)),
+            other => panic!("{other:?}"),
+        };
+    }
+    let bytes = device
+        .global
+        .buffer_at(addresses[0].expect("a buffer"))
+        .expect("the buffer")
+        .contents();
+    Ok(bytes
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().expect("a word")))
+        .collect())
+}
+
+#[test]
+fn producers_arrive_and_consumers_wait() {
+    // Warps 0-1 produce: each thread writes tid + 100 to buf[tid] and signals barrier 1 with
+    // `bar.arrive 1, 128` ("does not cause executing thread to wait"); warps 2-3 consume: they
+    // `bar.sync 1, 128` (the barrier completes when 128 threads, four warps, have arrived) and
+    // then read the word of thread tid - 64. So consumer tid writes (tid - 64) + 100 = tid + 36.
+    let body = "setp.lt.u32 %p1, %r1, 64;\n@!%p1 bra CONSUME;\n\
+                add.u32 %r2, %r1, 100;\nshl.b32 %r3, %r1, 2;\nmov.u32 %r4, buf;\n\
+                add.u32 %r4, %r4, %r3;\nst.shared.u32 [%r4], %r2;\nbar.arrive 1, 128;\n\
+                st.global.u32 [%rd3], %r2;\nret;\n\
+                CONSUME:\nbar.sync 1, 128;\nsub.u32 %r5, %r1, 64;\nshl.b32 %r3, %r5, 2;\n\
+                mov.u32 %r4, buf;\nadd.u32 %r4, %r4, %r3;\nld.shared.u32 %r6, [%r4];\n\
+                st.global.u32 [%rd3], %r6;";
+    let out = run(body, 128).expect("runs");
+    let expected: Vec<u32> = (0..128)
+        .map(|t| if t < 64 { t + 100 } else { t + 36 })
+        .collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn bar_red_reduces_the_predicates_of_the_cta() {
+    // 64 threads. popc of (tid % 3 == 0): tids 0, 3, ..., 63, that is 22 threads; `.and` of
+    // (tid < 64): all true, 1; `.or` of (tid == 5): one true, 1; `.and` of !(tid == 5): 0.
+    // out[tid] = popc + 100·and + 1000·or + 10000·and(!c).
+    let body = "rem.u32 %r2, %r1, 3;\nsetp.eq.u32 %p1, %r2, 0;\n\
+                bar.red.popc.u32 %r3, 0, %p1;\n\
+                setp.lt.u32 %p1, %r1, 64;\nbar.red.and.pred %p2, 1, %p1;\n\
+                selp.u32 %r4, 100, 0, %p2;\nsetp.eq.u32 %p1, %r1, 5;\n\
+                bar.red.or.pred %p3, 2, 64, %p1;\nselp.u32 %r5, 1000, 0, %p3;\n\
+                bar.red.and.pred %p3, 3, !%p1;\nselp.u32 %r6, 10000, 0, %p3;\n\
+                add.u32 %r7, %r3, %r4;\nadd.u32 %r7, %r7, %r5;\nadd.u32 %r7, %r7, %r6;\n\
+                st.global.u32 [%rd3], %r7;";
+    let out = run(body, 64).expect("runs");
+    assert_eq!(out, vec![22 + 100 + 1000; 64]);
+}
+
+#[test]
+fn exited_warps_do_not_hold_up_a_whole_cta_barrier() {
+    // Warp 1 exits; `bar.sync 0` waits for "all non-exited threads": warp 0 goes on.
+    let body = "setp.ge.u32 %p1, %r1, 32;\n@%p1 ret;\nbar.sync 0;\nst.global.u32 [%rd3], %r1;";
+    let out = run(body, 64).expect("runs");
+    let expected: Vec<u32> = (0..64).map(|t| if t < 32 { t } else { 0 }).collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn a_barrier_that_can_never_complete_traps_at_its_line() {
+    // 32 threads wait for 64 at barrier 1.
+    let (message, line) = run("bar.sync 1, 64;", 32).expect_err("a trap");
+    assert!(
+        message.contains("barrier 1 waits for 64 threads, 32 arrived"),
+        "{message}"
+    );
+    assert_eq!(line, 14);
+}
+
+#[test]
+fn barrier_numbers_and_counts_outside_the_isa_trap() {
+    // "value 0 through 15"; "the value must be a multiple of the warp size".
+    let (message, _) = run("mov.u32 %r2, 16;\nbar.sync %r2;", 32).expect_err("a trap");
+    assert!(
+        message.contains("barrier number 16 is out of range"),
+        "{message}"
+    );
+    let (message, _) = run("mov.u32 %r2, 48;\nbar.sync 0, %r2;", 64).expect_err("a trap");
+    assert!(
+        message.contains("multiple of the warp size, not 48"),
+        "{message}"
+    );
+}
