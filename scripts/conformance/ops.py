@@ -355,6 +355,31 @@ def warp_lines():
             "elect.sync %b32_0, 0xffffffff;", "elect %b32_0|%pred_1, 0xffffffff;",
             "elect.sync.b32 %b32_0|%pred_1, 0xffffffff;", "elect.sync %u32_0|%pred_1, -1;",
             "elect.sync.x %b32_0|%pred_1, 0xffffffff;"]
+    out += ["cp.async.ca.shared.global [%u32_0], [%u64_1], 4;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], 16, 8;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], 16, %u32_2;",
+            "cp.async.cg.shared.global [%u32_0], [%u64_1], 16;",
+            "cp.async.cg.shared.global [%u32_0], [%u64_1], 8;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], 4, %pred_2;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], 4, !%pred_2;",
+            "cp.async.ca.shared::cta.global [%u32_0], [%u64_1], 4;",
+            "cp.async.ca.shared.global.L2::128B [%u64_0], [%u64_1], 16, %u32_2;",
+            "cp.async.ca.shared.global.L2::cache_hint [%u32_0], [%u64_1], 16, %b64_3;",
+            "cp.async.ca.shared.global.L2::cache_hint [%u32_0], [%u64_1], 16, 8, %b64_3;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], 16, 8, %b64_3;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], 12;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], %u32_2;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1];",
+            "cp.async.ca.global.shared [%u64_0], [%u32_1], 4;",
+            "cp.async.ca.shared.global [%u32_0+16], [%u64_1+32], 16;",
+            "cp.async.ca.shared.global %u32_0, [%u64_1], 16;",
+            "cp.async.ca.shared.global [%u32_0], [%u64_1], 16, %f32_2;",
+            "cp.async.ca.shared.global.L2::cache_hint [%u32_0], [%u64_1], 16, %u32_3;",
+            "cp.async.x.shared.global [%u32_0], [%u64_1], 16;",
+            "cp.async.ca.shared.global.x [%u32_0], [%u64_1], 16;",
+            "cp.async.commit_group;", "cp.async.wait_group 0;", "cp.async.wait_group %u32_0;",
+            "cp.async.wait_all;", "cp.async.wait_all 1;", "cp.async.commit_group.x;",
+            "cp.async.wait_group;"]
     out += ["bar.warp.sync 0xffffffff;", "bar.warp.sync %u32_0;", "bar.warp.sync %b64_0;",
             "bar.warp 0xffffffff;", "bar.warp.sync.aligned 0xffffffff;",
             "bar.warp.sync 1, 2;", "bar.warp.sync;", "bar.warp.sync.sync -1;"]
@@ -408,7 +433,7 @@ def operand_lines(accepted):
             continue
         seen.add(key)
         if mnemonic.split(".")[0] in ("bar", "barrier", "membar", "fence", "bra", "exit",
-                                     "trap", "ret"):
+                                     "trap", "ret", "cp") or not ops:
             continue
         out.append(f"{mnemonic} {', '.join(ops[:-1])};")
         out.append(f"{mnemonic} {', '.join(ops + [ops[-1]])};")

@@ -1,6 +1,6 @@
 //! The documented divergences from ptxas (docs/divergences.md, D1–D8): conformance lines on
 //! which ptxsim and ptxas differ on purpose (D1–D6: ptxas accepts what the PTX ISA text rules
-//! out) or for a documented gap (D7–D8). A conformance test excludes a line when some
+//! out) or for a documented gap (D7–D9). A conformance test excludes a line when some
 //! [`Divergence::excludes`] it, and fails when an exclusion matches no line or an excluded line
 //! starts agreeing.
 //!
@@ -15,7 +15,7 @@ pub struct Divergence {
     /// Whether a conformance line (its file, target and instruction text) is one of its lines.
     pub matches: fn(file: &str, target: &str, instruction: &str) -> bool,
     /// ptxas's verdict on its lines: `true` where ptxas accepts what ptxsim rejects (D1-D6),
-    /// `false` where ptxas rejects what ptxsim accepts (D7-D8).
+    /// `false` where ptxas rejects what ptxsim accepts (D7-D9).
     pub ptxas_accepts: bool,
 }
 
@@ -106,6 +106,19 @@ pub const DIVERGENCES: &[Divergence] = &[
     Divergence {
         id: "D8 atom/red .L2::cache_hint",
         matches: |_, _, i| i.contains(".L2::cache_hint."),
+        ptxas_accepts: false,
+    },
+    Divergence {
+        id: "D9 cp.async ignore-src below PTX 7.5",
+        // Below sm_80 ptxas rejects cp.async itself, as ptxsim does.
+        matches: |_, t, i| {
+            let number: u32 = t
+                .trim_start_matches("sm_")
+                .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse()
+                .unwrap_or(0);
+            number >= 80 && i.starts_with("cp.async.") && i.ends_with("%pred_2;")
+        },
         ptxas_accepts: false,
     },
 ];

@@ -410,6 +410,7 @@ fn rule_code(code: RuleCode) -> &'static str {
         RuleCode::LiteralKind => "E0326",
         RuleCode::SpecialRegister => "E0328",
         RuleCode::FunctionAddressType => "E0329",
+        RuleCode::ConstantValue => "E0330",
     }
 }
 
@@ -627,6 +628,21 @@ pub fn check_instruction(
         return;
     };
     let key = operands_key(context.operands);
+    // A value rule the operand kinds do not show (checked whatever the cache says).
+    if let Ok(Form::Op(op)) = &*decoded.form {
+        let value = match instruction.operands.get(2) {
+            Some(Operand::Immediate(immediate)) if !immediate.value.negative => {
+                match immediate.value.value {
+                    ImmediateValue::Integer { value, .. } => Some(value),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(violation) = ptxsim_isa::op_layout::cp_size_violation(&op.form, value) {
+            diagnostics.push(violation_diagnostic(context, instruction, &violation));
+        }
+    }
     // The common case, from the entry's first words.
     if decoded.decoded && key.is_some_and(|key| decoded.clean_keys.contains(&key)) {
         if let Some(unmet) = &decoded.unmet {

@@ -41,6 +41,7 @@ fn slot_type(rule: RegisterRule) -> Type {
         | RegisterRule::RelaxedDestination(t)
         | RegisterRule::SameSize(t) => declarable(t),
         RegisterRule::OneOf(types) => types.first().copied().map_or(Type::B32, declarable),
+        RegisterRule::Constant => Type::U32,
     }
 }
 

@@ -213,3 +213,33 @@ fn dynamic_shared_memory_follows_the_static_variables() {
         grid::prepare(&program, [1, 1, 1], [1, 1, 1], 100, Vec::new()).expect("launch");
     assert!(device.set_dynamic_shared(227 * 1024 + 1).is_err());
 }
+
+#[test]
+fn cp_async_copies_and_zero_fills() {
+    // PTX ISA 9.7.9.25.3.1: cp-size bytes land in `[dst]`; with src-size 8 of 16, the last
+    // 8 bytes are zeros; with ignore-src true, all 16 are. `src` holds the bytes 1..=16 (little
+    // endian: the words 0x04030201, 0x08070605, ...).
+    let source = ".version 9.0\n.target sm_80\n.address_size 64\n\
+                  .global .align 16 .b8 src[16] = {1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16};\n\
+                  .shared .align 16 .b8 dst[48];\n.visible .entry k()\n{\n\
+                  .reg .b32 %r<13>;\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n\
+                  mov.u64 %rd1, src;\nmov.u32 %r1, dst;\nsetp.eq.u32 %p1, %r1, %r1;\n\
+                  mov.u32 %r2, 0xffffffff;\nst.shared.u32 [dst+16], %r2;\nst.shared.u32 [dst+44], %r2;\n\
+                  cp.async.ca.shared.global [%r1], [%rd1], 16;\n\
+                  cp.async.cg.shared.global [%r1+16], [%rd1], 16, 8;\n\
+                  cp.async.ca.shared.global [%r1+32], [%rd1], 16, %p1;\n\
+                  cp.async.commit_group;\ncp.async.wait_group 0;\ncp.async.wait_all;\n\
+                  ld.shared.v4.u32 {%r3, %r4, %r5, %r6}, [dst];\n\
+                  ld.shared.v4.u32 {%r7, %r8, %r9, %r10}, [dst+16];\n\
+                  ld.shared.u32 %r11, [dst+32];\nld.shared.u32 %r12, [dst+44];\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).unwrap();
+    let mut machine = Machine::new(&program, 100);
+    assert_eq!(machine.run(), Ok(Outcome::Exited));
+    let r = machine.registers();
+    assert_eq!(
+        r[3..7],
+        [0x0403_0201, 0x0807_0605, 0x0c0b_0a09, 0x100f_0e0d]
+    );
+    assert_eq!(r[7..11], [0x0403_0201, 0x0807_0605, 0, 0]);
+    assert_eq!(r[11..13], [0, 0]);
+}

@@ -102,6 +102,7 @@ fn operand_summary(line: &'static CvtSyntax) -> String {
                 RegisterRule::RelaxedSource(t) => format!("{t} (Table 27)"),
                 RegisterRule::RelaxedDestination(t) => format!("{t} (Table 28)"),
                 RegisterRule::SameSize(t) => format!("{t}-sized"),
+                RegisterRule::Constant => "constant".to_string(),
             };
             let optional = if slot.name == "scale-factor" {
                 " (optional)"
@@ -117,7 +118,7 @@ fn operand_summary(line: &'static CvtSyntax) -> String {
 const OPCODES_HEADER: &str = "\n## Opcodes\n\n\
 Every instruction name of the PTX ISA (section numbers of PTX ISA 9.1). Every instruction is \
 parsed (the grammar is structural). *Checked* says what `ptxsim check` validates against the \
-table (ptxas 13.5's verdicts on 58,011 generated variants of these opcodes agree, \
+table (ptxas 13.5's verdicts on 58,334 generated variants of these opcodes agree, \
 `tests/conformance/ops-*.tsv`, besides documented divergences); an unknown name is an error \
 (E0300). *Compared with hardware* counts the forms run on an sm_90 GPU form by form \
 (`tests/hardware`, `docs/hardware.md`); the sample kernels compare whole kernels besides.\n\n\
@@ -135,6 +136,9 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Red => "half-precision `.min`/`.max`; `.L2::cache_hint`",
         Opcode::Bar | Opcode::Barrier => "`.cluster` (name only)",
         Opcode::Redux => "`.f32` `.min`/`.max` (`.abs`, `.NaN`)",
+        Opcode::Cp => {
+            "`cp.async.bulk*`, `cp.async.mbarrier.arrive`, `cp.reduce.async.bulk*` (name only)"
+        }
         _ => "",
     }
 }

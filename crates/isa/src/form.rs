@@ -372,6 +372,8 @@ pub enum RuleCode {
     LiteralKind,
     /// A special register where it may not stand, or of the wrong width.
     SpecialRegister,
+    /// A constant whose value the instruction does not take (`cp.async`'s cp-size).
+    ConstantValue,
     /// A function's address moved into a type other than `.u32`/`.b32`/`.u64`/`.b64`: a
     /// warning (ptxas 13.5: "Unexpected instruction types specified for 'mov instruction with
     /// function address operand'"), the instruction is accepted.
@@ -406,6 +408,7 @@ impl RuleCode {
             RuleCode::LiteralKind => "literal-kind",
             RuleCode::SpecialRegister => "special-register",
             RuleCode::FunctionAddressType => "function-address-type",
+            RuleCode::ConstantValue => "constant-value",
         }
     }
 }

@@ -17,6 +17,8 @@ pub enum RegisterRule {
     /// Exactly one of these register types (the cvt "Notes": `.bf16`, `.bf16x2` and `.tf32`
     /// operands may not be wider; the packed formats name their register type outright).
     OneOf(&'static [Type]),
+    /// An integer constant, no register (`cp.async`'s cp-size, `cp.async.wait_group`'s N).
+    Constant,
 }
 
 impl RegisterRule {
@@ -43,6 +45,7 @@ impl RegisterRule {
                 source_rule(instruction, column) == Some(SourceRule::NoConversion)
             }
             RegisterRule::OneOf(types) => types.contains(&register),
+            RegisterRule::Constant => false,
         }
     }
 
@@ -55,6 +58,7 @@ impl RegisterRule {
             | RegisterRule::SameSize(t) => t,
             RegisterRule::OneOf(types) if types.contains(&Type::F32) => Type::F32,
             RegisterRule::OneOf(types) => types.first().copied().unwrap_or(Type::B32),
+            RegisterRule::Constant => Type::U32,
         }
     }
 
@@ -66,9 +70,8 @@ impl RegisterRule {
         match self {
             // A predicate source (`selp`'s `c`, the logic operations), a fixed `.u32` operand
             // (shift amounts, bit positions) and a `.b128` value take integer constants.
-            RegisterRule::OneOf([Type::Pred, ..] | [Type::U32, ..] | [Type::B128]) => {
-                literal == Literal::Integer
-            }
+            RegisterRule::OneOf([Type::Pred, ..] | [Type::U32, ..] | [Type::B128])
+            | RegisterRule::Constant => literal == Literal::Integer,
             RegisterRule::OneOf(types) if !types.contains(&Type::F32) => false,
             rule => literal.fits(rule.instruction_type()),
         }
@@ -100,6 +103,7 @@ impl RegisterRule {
                 let names: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
                 format!("a {} register", names.join(" or "))
             }
+            RegisterRule::Constant => "an integer constant".to_string(),
         }
     }
 }

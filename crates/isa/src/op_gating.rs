@@ -81,6 +81,8 @@ pub enum OpFeature {
     Elect,
     /// `activemask` (9.7.13.11: PTX ISA 6.2, sm_30).
     Activemask,
+    /// `cp.async` and its groups (9.7.9.25.3: PTX ISA 7.0, sm_80).
+    CpAsync,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -317,6 +319,14 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "cp.async",
+        applies: Applies::Op(OpFeature::CpAsync),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
         feature: "activemask",
         applies: Applies::Op(OpFeature::Activemask),
         support: &[Support {
@@ -485,6 +495,11 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::L2Prefetch, OpForm::Ld { .. }) => {
             modifier_index(op, |m| m.starts_with("L2::") && m.ends_with('B')).map(Some)
         }
+        // A prefetch size, and ptxas 13.5: "Modifier '.L2::cache_hint' requires PTX ISA
+        // .version 7.4 or later".
+        (OpFeature::L2Prefetch, OpForm::CpAsync { .. }) => {
+            modifier_index(op, |m| m.starts_with("L2::")).map(Some)
+        }
         (
             OpFeature::CvtaParam,
             OpForm::Cvta {
@@ -529,7 +544,10 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         | (OpFeature::Redux, OpForm::Redux { .. })
         | (OpFeature::Match, OpForm::Match { .. })
         | (OpFeature::Elect, OpForm::Elect)
-        | (OpFeature::Activemask, OpForm::Activemask) => Some(Some(0)),
+        | (OpFeature::Activemask, OpForm::Activemask)
+        | (OpFeature::CpAsync, OpForm::CpAsync { .. } | OpForm::CpAsyncGroup { .. }) => {
+            Some(Some(0))
+        }
         (OpFeature::ReduxF32, OpForm::Redux { ty: Type::F32, .. }) => Some(type_index()),
         (OpFeature::ProxyFence, OpForm::Fence) => {
             op.text.starts_with("fence.proxy").then_some(Some(0))

@@ -285,7 +285,13 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             is_destination: false,
             shape: SlotShape::Label,
         }],
-        OpForm::Barrier { .. } | OpForm::Call => return None,
+        OpForm::Barrier { .. } | OpForm::Call | OpForm::CpAsync { .. } => return None,
+        OpForm::CpAsyncGroup { wait_group: false } => Vec::new(),
+        OpForm::CpAsyncGroup { wait_group: true } => vec![OperandSlot {
+            name: "N",
+            is_destination: false,
+            shape: SlotShape::Scalar(RegisterRule::Constant),
+        }],
         OpForm::BarWarpSync => vec![fixed_u32("membermask")],
         // `a` may be `!a` (a name to the table).
         OpForm::Vote { mode, sync } => {
@@ -380,8 +386,79 @@ fn barrier_slots(op: BarrierOp, count: usize) -> Result<Vec<OperandSlot>, Violat
     Ok(slots)
 }
 
+/// The slots of `cp.async` with `count` operands: `[dst], [src], cp-size` then `src-size`
+/// (`.u32`) or `ignore-src` (`.pred`), and with `.L2::cache_hint` a `.b64` cache policy last
+/// (ptxas 13.5: ".L2::cache_hint modifier required for instruction 'cp.async' with 5
+/// arguments").
+fn cp_async_slots(cache_hint: bool, operands: &[Operand]) -> Result<Vec<OperandSlot>, Violation> {
+    let most = if cache_hint { 5 } else { 4 };
+    if operands.len() < 3 || operands.len() > most {
+        return Err(Violation::new(
+            RuleCode::OperandCount,
+            Location::Instruction,
+            format!(
+                "cp.async takes [dst], [src], cp-size{{, src-size}}{}, not {} operand(s)",
+                if cache_hint { ", cache-policy" } else { "" },
+                operands.len()
+            ),
+        ));
+    }
+    // cp-size is an immediate ("Arguments mismatch" for a register).
+    let mut slots = vec![
+        address("dst"),
+        address("src"),
+        scalar("cp-size", false, RegisterRule::Constant),
+    ];
+    let extra = operands.len() - 3 - usize::from(cache_hint);
+    if extra == 1 {
+        let rule = match operands[3] {
+            Operand::Register(Type::Pred) => RegisterRule::OneOf(&[Type::Pred]),
+            _ => FIXED_U32,
+        };
+        slots.push(scalar("src-size", false, rule));
+    }
+    if cache_hint {
+        slots.push(scalar(
+            "cache-policy",
+            false,
+            RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64]),
+        ));
+    }
+    Ok(slots)
+}
+
+/// `cp.async`'s cp-size, an integer constant "4, 8 and 16" (`.cg`: 16 only; PTX ISA
+/// 9.7.9.25.3.1) — a rule on the value, which operand kinds do not show: the front end passes
+/// the value of the constant (`None` when it is not a non-negative integer). ptxas 13.5:
+/// "Argument 2 of instruction 'cp.async': unexpected value '12', expected to be 4 or 8 or 16".
+pub fn cp_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violation> {
+    let OpForm::CpAsync { cg, .. } = *form else {
+        return None;
+    };
+    let allowed: &[u64] = if cg { &[16] } else { &[4, 8, 16] };
+    if value.is_some_and(|value| allowed.contains(&value)) {
+        return None;
+    }
+    let expected = if cg {
+        "16 for cp.async.cg"
+    } else {
+        "4, 8 or 16"
+    };
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(2),
+        format!("cp.async copies {expected} bytes; cp-size cannot be this value"),
+    ))
+}
+
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
+    if let OpForm::CpAsync { cache_hint, .. } = *form {
+        return match cp_async_slots(cache_hint, operands) {
+            Ok(slots) => check_slots(&slots, operands),
+            Err(violation) => vec![violation],
+        };
+    }
     if let OpForm::Barrier { op } = *form {
         return match barrier_slots(op, operands.len()) {
             Ok(slots) => check_slots(&slots, operands),

@@ -557,6 +557,20 @@ pub enum OpForm {
     },
     /// `elect.sync d|p, membermask` (9.7.13.14).
     Elect,
+    /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}`
+    /// (9.7.9.25.3.1), with `.L2::cache_hint` a cache-policy operand last.
+    CpAsync {
+        /// `.cg` (cp-size 16 only) rather than `.ca`.
+        cg: bool,
+        /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
+    /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`
+    /// (9.7.9.25.3.2-4): nothing to wait for when copies complete as they are issued.
+    CpAsyncGroup {
+        /// `.wait_group` (with `N`).
+        wait_group: bool,
+    },
     /// `membar` / `fence` (all variants): an ordering point, nothing to compute for a
     /// sequential simulator.
     Fence,
@@ -683,6 +697,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             Ok(OpForm::Activemask)
         }
         Opcode::Redux => decode_redux(modifiers),
+        Opcode::Cp => decode_cp(modifiers),
         Opcode::Match => decode_match(modifiers),
         Opcode::Elect => {
             let c = collect(opcode, modifiers, |m| {
@@ -724,7 +739,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Brx
         | Opcode::Clusterlaunchcontrol
         | Opcode::Copysign
-        | Opcode::Cp
         | Opcode::Createpolicy
         | Opcode::Discard
         | Opcode::Dp2a
@@ -2237,6 +2251,77 @@ fn require_sync(opcode: Opcode, c: &Collected) -> Result<(), DecodeError> {
         .with_fix(format!("write {opcode}.sync")));
     }
     Ok(())
+}
+
+/// `cp.async` (9.7.9.25.3): the non-bulk copies and their groups. The bulk, tensor and
+/// mbarrier forms are known by name only.
+fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cp;
+    match modifiers {
+        ["async", "commit_group"] | ["async", "wait_all"] => {
+            return Ok(OpForm::CpAsyncGroup { wait_group: false });
+        }
+        ["async", "wait_group"] => return Ok(OpForm::CpAsyncGroup { wait_group: true }),
+        ["async", cache, ..] if matches!(*cache, "ca" | "cg") => {}
+        // The bulk, tensor, mbarrier and reduction forms: known by name only.
+        ["async", "bulk" | "mbarrier", ..] | ["reduce", ..] => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(0),
+                format!(
+                    "{opcode}.{} is not supported by ptxsim yet (only cp.async.ca/.cg and its \
+                     groups)",
+                    modifiers.join(".")
+                ),
+            ));
+        }
+        ["async"] | [] => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                None,
+                "cp needs .async and a cache operator (.ca or .cg)",
+            )
+            .with_fix("write cp.async.ca.shared.global"));
+        }
+        ["async", other, ..] | [other, ..] => {
+            let index = usize::from(modifiers[0] == "async");
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{other} is not a modifier of {opcode} here"),
+            ));
+        }
+    }
+    let cg = modifiers[1] == "cg";
+    let (mut shared, mut global, mut hint): (Option<usize>, Option<usize>, Option<usize>) =
+        (None, None, None);
+    for (index, &m) in modifiers.iter().enumerate().skip(2) {
+        match m {
+            "shared" | "shared::cta" if global.is_none() => set_flag(&mut shared, index, m)?,
+            "global" if shared.is_some() => set_flag(&mut global, index, m)?,
+            "L2::64B" | "L2::128B" | "L2::256B" if global.is_some() => {}
+            "L2::cache_hint" if global.is_some() => set_flag(&mut hint, index, m)?,
+            _ => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(index),
+                    format!(".{m} is not a modifier of cp.async here (cp.async.ca.shared.global)"),
+                ));
+            }
+        }
+    }
+    if global.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "cp.async copies .shared from .global",
+        )
+        .with_fix("write cp.async.ca.shared.global"));
+    }
+    Ok(OpForm::CpAsync {
+        cg,
+        cache_hint: hint.is_some(),
+    })
 }
 
 /// `bar.warp.sync` (9.7.13.2): `.warp` then `.sync` (ptxas 13.5 also takes `.sync` twice).

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use ptxsim_isa::{
-    DecodeErrorKind, Element, Literal, Operand, PtxVersion, SpecialWidth, Target, Type,
+    DecodeErrorKind, Element, Form, Literal, Operand, PtxVersion, SpecialWidth, Target, Type,
     check_module, decode, requirements, satisfied, validate,
 };
 
@@ -129,6 +129,14 @@ fn verdict(target: &str, version: &str, instruction: &str) -> Result<(), String>
     let violations = validate(&form, &operands);
     if let Some(v) = violations.first() {
         return Err(v.to_string());
+    }
+    // The value of a constant the table has a rule for (cp.async's cp-size).
+    if let Form::Op(op) = &form {
+        let third = instruction.split(',').nth(2).map(str::trim);
+        let value = third.and_then(|t| t.trim_end_matches(';').parse::<u64>().ok());
+        if let Some(v) = ptxsim_isa::op_layout::cp_size_violation(&op.form, value) {
+            return Err(v.to_string());
+        }
     }
     satisfied(&requirements(&form), target, version).map_err(|e| e.to_string())
 }

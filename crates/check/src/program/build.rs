@@ -1220,7 +1220,36 @@ impl<'m> Builder<'m> {
                     predicate,
                 }
             }
-            OpForm::Fence => InstructionKind::Fence,
+            OpForm::Fence | OpForm::CpAsyncGroup { .. } => InstructionKind::Fence,
+            OpForm::CpAsync { cache_hint, .. } => {
+                let operands = if cache_hint {
+                    &operands[..operands.len().saturating_sub(1)]
+                } else {
+                    operands
+                };
+                let [destination, source, size, rest @ ..] = operands else {
+                    return Err("cp.async takes [dst], [src], cp-size".to_string());
+                };
+                let bytes = match self.source(size, Type::U32)? {
+                    Source::Immediate(bytes @ (4 | 8 | 16)) => bytes as u32,
+                    _ => return Err("cp.async's cp-size must be 4, 8 or 16".to_string()),
+                };
+                let (source_size, ignore_source) = match rest {
+                    [] => (None, None),
+                    [extra] if self.is_predicate(extra) => {
+                        (None, Some(self.predicate_source(extra)?))
+                    }
+                    [extra] => (Some(self.source(extra, Type::U32)?), None),
+                    _ => return Err("cp.async takes at most one src-size or ignore-src".into()),
+                };
+                InstructionKind::CpAsync {
+                    bytes,
+                    destination: self.memory_operand(destination)?,
+                    source: self.memory_operand(source)?,
+                    source_size,
+                    ignore_source,
+                }
+            }
             OpForm::Bra => match operands {
                 [Operand::Name(NameRef { name, .. })] => {
                     let label = self
@@ -1329,6 +1358,22 @@ impl<'m> Builder<'m> {
         match operand {
             Operand::Pair(_, d, p) => Ok((one(d)?, one(p)?)),
             other => Ok((one(other)?, None)),
+        }
+    }
+
+    /// Whether an operand is a `.pred` register (or its negation).
+    fn is_predicate(&self, operand: &Operand) -> bool {
+        let operand = match operand {
+            Operand::Negated(_, inner) => inner.as_ref(),
+            other => other,
+        };
+        match operand {
+            Operand::Name(name) => matches!(
+                self.resolve_name(name),
+                Some(Resolved::Register(id))
+                    if self.registers.get(id.index()).map(|r| r.ty) == Some(Type::Pred)
+            ),
+            _ => false,
         }
     }
 

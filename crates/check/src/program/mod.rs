@@ -650,8 +650,24 @@ pub enum InstructionKind {
         /// The membermask.
         membermask: Source,
     },
-    /// `membar`/`fence`: nothing to do in a sequential simulator.
+    /// `membar`/`fence`: nothing to do in a sequential simulator. Also `cp.async.commit_group`
+    /// / `.wait_group` / `.wait_all`: copies complete as they are issued.
     Fence,
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}` (PTX ISA
+    /// 9.7.9.25.3.1): copies `src-size` bytes and zero-fills the rest of `cp-size`, at once
+    /// (a program that waits before it reads sees the same bytes).
+    CpAsync {
+        /// cp-size: 4, 8 or 16.
+        bytes: u32,
+        /// `[dst]` in `.shared`.
+        destination: MemoryOperand,
+        /// `[src]` in `.global`.
+        source: MemoryOperand,
+        /// src-size, when given.
+        source_size: Option<Source>,
+        /// ignore-src, when given.
+        ignore_source: Option<PredicateSource>,
+    },
     /// `call`: copy the arguments into the callee's parameters and jump.
     Call {
         /// The callee's first instruction.
@@ -782,6 +798,7 @@ impl InstructionKind {
             | InstructionKind::St { .. }
             | InstructionKind::Cvta { .. }
             | InstructionKind::Atom { .. }
+            | InstructionKind::CpAsync { .. }
             | InstructionKind::Fence => true,
             InstructionKind::Barrier { .. }
             | InstructionKind::Shfl { .. }

@@ -1,13 +1,16 @@
-//! The memory family: `ld`, `st`, `cvta`, `atom`/`red`, `membar`/`fence`, and the state spaces
-//! behind them (loads, stores and atomic updates resolved to the memory that holds them; faults).
+//! The memory family: `ld`, `st`, `cvta`, `atom`/`red`, `cp.async`, `membar`/`fence`, and the
+//! state spaces behind them (loads, stores and atomic updates resolved to the memory that holds
+//! them; faults).
 
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{AtomOp, Space};
 
 use super::{Executor, Put};
 use crate::alu;
-use crate::ir::{Destination, Instruction, MemoryOperand, Source, THREAD_PARAM_BASE};
-use crate::machine::MemoryWrite;
+use crate::ir::{
+    Destination, Instruction, MemoryOperand, PredicateSource, Source, THREAD_PARAM_BASE,
+};
+use crate::machine::{MemoryWrite, ThreadStatus};
 use crate::memory::{
     Fault, FaultKind, from_generic, from_generic_to, load_bytes, store_bytes, to_generic,
 };
@@ -306,6 +309,79 @@ impl Executor<'_, '_> {
         }
         params.copy_within(from as usize..(from + bytes) as usize, to as usize);
         true
+    }
+
+    /// `cp.async` (PTX ISA 9.7.9.25.3.1): "copies `cp-size` bytes from `src` to `dst`"; with
+    /// `src-size`, "the remaining bytes of `dst` ... are filled with zeros" (a `src-size`
+    /// above `cp-size` traps); with `ignore-src` true, `src` is not read and zeros are written.
+    /// Both addresses must be aligned to `cp-size`. The copy happens now; `commit_group` and
+    /// `wait_group` then have nothing to wait for.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cp_async(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        bytes: u32,
+        destination: MemoryOperand,
+        source: MemoryOperand,
+        source_size: Option<Source>,
+        ignore_source: Option<PredicateSource>,
+    ) {
+        for &lane in lanes {
+            let dst = self.address(lane, destination);
+            let src = self.address(lane, source);
+            let ignore = ignore_source
+                .is_some_and(|p| (self.read_bits(lane, p.source, 1) != 0) != p.negated);
+            let size = match (ignore, source_size) {
+                (true, _) => 0,
+                (false, Some(size)) => self.read_bits(lane, size, 32) as u32,
+                (false, None) => bytes,
+            };
+            if size > bytes {
+                let message =
+                    format!("cp.async's src-size {size} is larger than its cp-size {bytes}");
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for (address, space, store) in [(src, Space::Global, false), (dst, Space::Shared, true)]
+            {
+                if address % u64::from(bytes) != 0 && (store || size > 0) {
+                    let fault = fault(FaultKind::Misaligned, space, address, bytes.into(), store);
+                    self.fault(lane, instruction, fault);
+                }
+            }
+            if matches!(self.lanes.status[lane], ThreadStatus::Done(_)) {
+                continue;
+            }
+            let mut value = 0u128;
+            if size == bytes {
+                match self.load(lane, Space::Global, src, bytes) {
+                    Ok(v) => value = v,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue;
+                    }
+                }
+            } else {
+                let mut failed = false;
+                for k in 0..size {
+                    match self.load(lane, Space::Global, src + u64::from(k), 1) {
+                        Ok(byte) => value |= (byte & 0xff) << (8 * k),
+                        Err(fault) => {
+                            self.fault(lane, instruction, fault);
+                            failed = true;
+                            break;
+                        }
+                    }
+                }
+                if failed {
+                    continue;
+                }
+            }
+            if let Err(fault) = self.store(lane, Space::Shared, dst, bytes, value) {
+                self.fault(lane, instruction, fault);
+            }
+        }
     }
 
     fn address(&self, lane: usize, operand: MemoryOperand) -> u64 {

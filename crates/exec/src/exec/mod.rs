@@ -320,6 +320,21 @@ impl Executor<'_, '_> {
                 *c,
             ),
             InstructionKind::Fence => self.fence(),
+            InstructionKind::CpAsync {
+                bytes,
+                destination,
+                source,
+                source_size,
+                ignore_source,
+            } => self.cp_async(
+                instruction,
+                lanes,
+                *bytes,
+                *destination,
+                *source,
+                *source_size,
+                *ignore_source,
+            ),
             InstructionKind::Barrier {
                 op,
                 id,
