@@ -1241,6 +1241,99 @@ static void cases_warp() {
       arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
 }
 
+// ---------------------------------------------------------------- block-level kernels
+// ptx-samples/cuda/block.cu: the kernels' results recomputed here (a warp is 32 consecutive
+// threads, blockDim 256). The quantizer's conversion is the header's host function; the
+// rest is exact integer arithmetic or one IEEE f32 operation per element.
+static void cases_block() {
+    Rng r(606);
+    { Case c{"absmax_quant_e4m3", "block", "absmax_quant_e4m3"};
+      const int rows = 200;
+      std::vector<float> in;
+      for (int row = 0; row < rows; row++) {
+          int kind = row % 8;
+          int e = (int)r.below(60) - 30;
+          for (int t = 0; t < 64; t++) {
+              float x = std::ldexp(1.0f + (r.u32_() & 0xffffff) / 16777216.0f, e - (int)r.below(16));
+              if (r.u32_() & 1) x = -x;
+              if (kind == 1) x = 0.0f;                      // an all-zero row: scale 1
+              if (kind == 2 && t == 7) x = FLT_MAX;          // a huge element
+              if (kind == 3) x = std::ldexp(x, -100);        // tiny and subnormal values
+              in.push_back(x);
+          }
+      }
+      Bytes out, scales;
+      for (int row = 0; row < rows; row++) {
+          float amax = 0.0f;
+          for (int t = 0; t < 64; t++) amax = std::fmax(amax, std::fabs(in[row * 64 + t]));
+          volatile float scale = amax > 0.0f ? amax / 448.0f : 1.0f;
+          for (int t = 0; t < 32; t++) {
+              volatile float x = in[row * 64 + 2 * t] / scale;
+              volatile float y = in[row * 64 + 2 * t + 1] / scale;
+              out.put((u16)__nv_cvt_float2_to_fp8x2(make_float2(x, y), __NV_SATFINITE, __NV_E4M3));
+          }
+          scales.put((float)scale);
+      }
+      arg_in(c, "in", f32buf(in));
+      arg_out(c, "out", out, "header:__nv_cvt_float2_to_fp8x2(SATFINITE,E4M3) of in/scale; scale = amax/448 (IEEE f32), amax over the row of 64", "e4m3x2");
+      arg_out(c, "scales", scales, "amax/448 over each row of 64 (IEEE f32 division), 1 for an all-zero row", "f32");
+      c.args.push_back("s32:" + std::to_string(rows));
+      c.n = rows; c.block = 256; c.grid = (rows * 32 + 255) / 256;
+      c.notes.push_back("one warp per row of 64 floats: grid = ceil(rows * 32 / 256)");
+      g_cases.push_back(c); }
+    const long n = 4000;
+    std::vector<s32> iv(n);
+    std::vector<u32> uv(n);
+    for (long i = 0; i < n; i++) { iv[i] = (s32)r.below(40) - 19; uv[i] = r.u32_(); }
+    Bytes iin, uin;
+    for (s32 x : iv) iin.put(x);
+    for (u32 x : uv) uin.put(x);
+    { Case c{"histogram256", "block", "histogram256"};
+      u32 bins[256] = {0};
+      for (u32 x : uv) bins[x & 255]++;
+      Bytes out;
+      for (u32 b : bins) out.put(b);
+      arg_in(c, "in", uin);
+      arg_out(c, "bins", out, "count of in[i] & 255 (shared atomicAdd per block, then global)", "u32");
+      arg_s32(c, n);
+      c.n = n; c.block = 256; c.grid = 4;
+      c.notes.push_back("grid 4 x block 256: a grid-stride loop");
+      g_cases.push_back(c); }
+    const long blocks = (n + 255) / 256;
+    { Case c{"block_votes", "block", "block_votes"};
+      Bytes out;
+      for (long b = 0; b < blocks; b++) {
+          s32 count = 0, all = 1, any = 0;
+          for (long i = b * 256; i < b * 256 + 256; i++) {
+              count += i < n && iv[i] > 0;
+              all &= i < n && iv[i] > -20;
+              any |= i < n && iv[i] == 7;
+          }
+          out.put(count); out.put(all); out.put(any);
+      }
+      arg_in(c, "in", iin);
+      arg_out(c, "out", out, "spec-derived: bar.red.popc / .and / .or (__syncthreads_count/_and/_or) over each block", "s32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"named_barrier_pipe", "block", "named_barrier_pipe"};
+      Bytes out;
+      for (long i = 0; i < n; i++) out.put(i % 256 < 128 ? iv[i] : (s32)(2u * (u32)iv[i - 128] + (u32)iv[i]));
+      arg_in(c, "in", iin);
+      arg_out(c, "out", out, "spec-derived: consumers after bar.sync 1, 256 read what producers stored before bar.arrive 1, 256", "s32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"cp_async_double_buffer", "block", "cp_async_double_buffer"};
+      const int tiles = 64;
+      std::vector<float> in(tiles * 256 * 4);
+      for (float& x : in) { x = std::ldexp(1.0f + (r.u32_() & 0xffffff) / 16777216.0f, (int)r.below(40) - 20); if (r.u32_() & 1) x = -x; }
+      Bytes out;
+      for (float x : in) { volatile float y = 3.0f * x; out.put((float)y); }
+      arg_in(c, "in", f32buf(in));
+      arg_out(c, "out", out, "3 * in[i] (IEEE f32), copied through shared memory with cp.async", "f32");
+      c.args.push_back("s32:" + std::to_string(tiles));
+      c.n = tiles; c.block = 256; c.grid = tiles / 4;
+      c.notes.push_back("four tiles of 256 float4 per block: grid = tiles / 4");
+      g_cases.push_back(c); }
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) { fprintf(stderr, "usage: gen <repo-root> [nvcc-version-string]\n"); return 2; }
     g_root = argv[1];
@@ -1259,6 +1352,7 @@ int main(int argc, char** argv) {
     cases_asm_fp8();
     cases_asm_sm100a();
     cases_warp();
+    cases_block();
     write_manifest(ver);
     printf("wrote %zu cases\n", g_cases.size());
     return 0;
