@@ -412,3 +412,32 @@ fn exit_codes() {
     );
     assert_eq!(code(&["tests/exec/control.ptx", "--block", "0"]), Some(2));
 }
+
+/// A shuffle in a warp of 4 threads: stepping the selected thread over it runs the other lanes
+/// until they arrive; `print REG warp` shows the register in every lane. Lane l of
+/// `shfl.sync.bfly.b32 %r2, %r1, 1, 31, 0xffffffff` reads lane l ^ 1 (PTX ISA 9.7.9.6), and
+/// `%r1` is 10 + tid: lanes 0..3 get 11, 10, 13, 12.
+#[test]
+fn warps_step_together_and_print_every_lane() {
+    let kernel = temp_file(
+        "warp.ptx",
+        ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+         .reg .b32 %r<3>;\nmov.u32 %r0, %tid.x;\nadd.u32 %r1, %r0, 10;\n\
+         shfl.sync.bfly.b32 %r2, %r1, 1, 31, 0xffffffff;\nret;\n}\n",
+    );
+    let kernel_text = kernel.display().to_string();
+    let transcript = session(
+        "warp.txt",
+        &[&kernel_text, "--block", "4"],
+        "step 2\nstep\nprint %r2 warp\nquit\n",
+    );
+    assert!(
+        transcript
+            .contains("ran the other threads of block (0,0,0) until its warp's lanes arrived"),
+        "{transcript}"
+    );
+    for (lane, value) in [(0, 11), (1, 10), (2, 13), (3, 12)] {
+        let line = format!("lane  {lane} thread ({lane},0,0): %r2 = 0x{value:08x} ({value})");
+        assert!(transcript.contains(&line), "{line} in\n{transcript}");
+    }
+}

@@ -56,8 +56,8 @@ pub(crate) const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "print",
         "p",
-        "REG[/FMT]",
-        "show a register (or %tid.x, %ctaid.y, ...), decoded",
+        "REG[/FMT] [warp]",
+        "show a register (or %tid.x, %ctaid.y, ...), decoded; `warp`: in every lane of the warp",
     ),
     (
         "regs",
@@ -434,8 +434,10 @@ impl Session<'_> {
     }
 
     fn command_print(&mut self, args: &[&str]) -> Reply {
-        let [spec] = args else {
-            return error("usage: print REG[/FORMAT]");
+        let (spec, warp) = match args {
+            [spec] => (spec, false),
+            [spec, "warp"] => (spec, true),
+            _ => return error("usage: print REG[/FORMAT] [warp]"),
         };
         let (name, format) = match spec.split_once('/') {
             Some((name, format)) => match Format::parse(format) {
@@ -444,6 +446,24 @@ impl Session<'_> {
             },
             None => (*spec, Format::Hex),
         };
+        if warp {
+            let register = match self.register(name) {
+                Ok(register) => register,
+                Err(message) => return error(message),
+            };
+            let info = &self.program.registers[register.index()];
+            let (shown, ty) = (info.name.clone(), info.ty);
+            let mut text = String::new();
+            for (lane, thread, value) in self.warp_values(register) {
+                match format::print(&shown, value, ty, format) {
+                    Ok(line) => {
+                        let _ = write!(text, "lane {lane:>2} thread {}: {line}", dims(thread));
+                    }
+                    Err(message) => return error(message),
+                }
+            }
+            return reply(text);
+        }
         let (shown, value, ty) = if let Some((value, ty)) = self.special(name) {
             (name.to_string(), value, ty)
         } else {

@@ -238,6 +238,26 @@ impl<'p> Session<'p> {
         }
     }
 
+    /// The value of `register` in every thread of the selected thread's warp (the 32 threads of
+    /// the block with consecutive linear indices that hold it), as (lane, thread index, value).
+    pub(crate) fn warp_values(&mut self, register: RegisterId) -> Vec<(usize, Dim3, u128)> {
+        let index = self.thread_index();
+        let block = self.device.block();
+        let state = self.state();
+        let first = index / 32 * 32;
+        let end = (first + 32).min(state.cta.thread_count());
+        (first..end)
+            .filter_map(|lane| {
+                let thread = state.cta.thread(lane)?;
+                Some((
+                    lane - first,
+                    unflatten(lane as u64, block),
+                    thread.register(register),
+                ))
+            })
+            .collect()
+    }
+
     /// The selected thread's registers.
     pub(crate) fn registers(&mut self) -> Vec<u128> {
         let index = self.thread_index();
@@ -299,6 +319,7 @@ impl<'p> Session<'p> {
     /// Runs the other threads of the selected CTA to the barrier and releases it. Messages about
     /// other threads that trapped or cannot run go to `notes`; `true` when one of them did.
     fn synchronize(&mut self, notes: &mut String) -> bool {
+        let waiting = self.position().1;
         let selected = self.thread_index();
         let block = self.device.block();
         let cta = self.cta;
@@ -340,11 +361,14 @@ impl<'p> Session<'p> {
             }
         }
         if ran > 0 {
-            let _ = writeln!(
-                notes,
-                "bar.sync: ran the other threads of block {} to the barrier",
-                dims(cta)
-            );
+            let waited = match waiting {
+                ThreadStatus::AtWarpSync => {
+                    "the warp-synchronous instruction: ran the other \
+                     threads of block {} until its warp's lanes arrived"
+                }
+                _ => "bar.sync: ran the other threads of block {} to the barrier",
+            };
+            let _ = writeln!(notes, "{}", waited.replace("{}", &dims(cta)));
         }
         state.cta.release_barrier(device);
         trouble
