@@ -2,7 +2,8 @@
 // warp per row of 64 floats: __shfl_xor_sync max, then cvt.rn.satfinite.e4m3x2.f32), a shared-
 // memory histogram with atomics, __syncthreads_count/_and/_or (bar.red), a producer/consumer
 // pair on a named barrier (bar.arrive / bar.sync with a count), and a double-buffered copy
-// through shared memory with cp.async (sm_80+). Run by tests/kernels against host references.
+// through shared memory with cp.async (sm_80+); also an MXFP8 quantizer whose block maximum
+// comes from a warp butterfly. Run by tests/kernels against host references.
 #include <cuda_fp8.h>
 
 extern "C" __global__ void absmax_quant_e4m3(const float* in, unsigned short* out, float* scales, int rows) {
@@ -16,6 +17,22 @@ extern "C" __global__ void absmax_quant_e4m3(const float* in, unsigned short* ou
     float2 q = make_float2(v.x / scale, v.y / scale);
     out[row * 32 + lane] = __nv_cvt_float2_to_fp8x2(q, __NV_SATFINITE, __NV_E4M3);
     if (lane == 0) scales[row] = scale;
+}
+
+// MXFP8 (e4m3 with a ue8m0 scale per 32 elements), the block maximum from a warp butterfly
+// (__shfl_xor_sync) instead of shared memory: one warp per block of 32 inputs, any blockDim.
+extern "C" __global__ void mx_quant_e4m3_warp(const float* in, __nv_fp8_storage_t* out,
+                                              __nv_fp8_storage_t* scales, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = i < n ? in[i] : 0.0f;
+    float amax = fabsf(x);
+    for (int mask = 16; mask > 0; mask >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, mask));
+    __nv_fp8_storage_t e = __nv_cvt_float_to_e8m0(amax / 448.0f, __NV_SATFINITE, cudaRoundPosInf);
+    __nv_bfloat16_raw sb = __nv_cvt_e8m0_to_bf16raw(e);
+    __nv_bfloat16 sv = sb;
+    float scale = __bfloat162float(sv);
+    if (i < n) out[i] = __nv_cvt_float_to_fp8(x / scale, __NV_SATFINITE, __NV_E4M3);
+    if ((threadIdx.x & 31) == 0 && i < n) scales[i / 32] = e;
 }
 
 extern "C" __global__ void histogram256(const unsigned* in, unsigned* bins, int n) {

@@ -1281,6 +1281,35 @@ static void cases_block() {
       c.n = rows; c.block = 256; c.grid = (rows * 32 + 255) / 256;
       c.notes.push_back("one warp per row of 64 floats: grid = ceil(rows * 32 / 256)");
       g_cases.push_back(c); }
+    { Case c{"mx_quant_e4m3_warp", "block", "mx_quant_e4m3_warp"};
+      // Blocks of 32 with a per-block magnitude; a partial last block (n % 32 = 17).
+      std::vector<float> in;
+      for (int blk = 0; blk < 300; blk++) {
+          int e = (int)r.below(200) - 100;
+          for (int t = 0; t < 32; t++) {
+              float x = std::ldexp(1.0f + (r.u32_() & 0xffffff) / 16777216.0f, e - (int)r.below(12));
+              if (r.u32_() & 1) x = -x;
+              if (blk % 7 == 3) x = 0.0f;                  // an all-zero block
+              if (blk % 7 == 5 && t == 11) x = FLT_MAX;     // the largest float
+              in.push_back(x);
+          }
+      }
+      in.resize(in.size() - 15);
+      const long count = in.size();
+      Bytes out, scales;
+      for (long b0 = 0; b0 < count; b0 += 32) {
+          float amax = 0.0f;
+          for (int t = 0; t < 32; t++) amax = std::fmax(amax, std::fabs(b0 + t < count ? in[b0 + t] : 0.0f));
+          volatile float q = amax / 448.0f;
+          __nv_fp8_storage_t e = __nv_cvt_float_to_e8m0(q, __NV_SATFINITE, cudaRoundPosInf);
+          scales.put((u8)e);
+          float bs = __bfloat162float(__nv_bfloat16(__nv_cvt_e8m0_to_bf16raw(e)));
+          for (int t = 0; t < 32 && b0 + t < count; t++) { volatile float y = in[b0 + t] / bs; out.put((u8)__nv_cvt_float_to_fp8(y, __NV_SATFINITE, __NV_E4M3)); }
+      }
+      arg_in(c, "in", f32buf(in));
+      arg_out(c, "out", out, "header:__nv_cvt_float_to_fp8(SATFINITE,E4M3) of in/2^(scale-127) (IEEE f32 division)", "e4m3", true);
+      arg_out(c, "scales", scales, "header:__nv_cvt_float_to_e8m0(amax/448, SATFINITE, PosInf); amax by a shfl.sync.bfly butterfly of fmaxf", "ue8m0");
+      arg_s32(c, count); launch1d(c, count); g_cases.push_back(c); }
     const long n = 4000;
     std::vector<s32> iv(n);
     std::vector<u32> uv(n);
