@@ -12,6 +12,8 @@
 # a message when they are absent.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/bench/lib.sh
+. "$repo/scripts/bench/lib.sh"
 threads=${1:-1048576}
 root=${PTXSIM_NVIDIA_ROOT:-$repo/.nv}
 inc=$root/nvidia/cu13/include
@@ -41,20 +43,11 @@ blocks=$(( (threads + 255) / 256 ))
 # Best of 5 runs: the whole process (parse, read the input, simulate, write the output) and
 # the simulation alone (`--stats`: the launch, as the native loop's time is the loop alone).
 run_ptxsim() {
-    local jobs=$1 best="" sim="" start end s t
-    for _ in 1 2 3 4 5; do
-        start=$(date +%s.%N)
-        "$ptxsim" run "$repo/ptx-samples/nvcc/fp8_convert.sm_90.ptx" --entry f32_to_e4m3 \
-            --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$threads" \
-            --arg "s32:$threads" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
-            --stats > "$work/state.json" 2> "$work/stats.txt"
-        end=$(date +%s.%N)
-        s=$(echo "$end - $start" | bc -l)
-        t=$(sed -n 's/.*, \([0-9.]*\) s simulated.*/\1/p' "$work/stats.txt")
-        if [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; then best=$s; fi
-        if [ -z "$sim" ] || [ "$(echo "$t < $sim" | bc -l)" = 1 ]; then sim=$t; fi
-    done
-    echo "$best $sim"
+    local jobs=$1
+    best_of_five "$work/state.json" "$work/stats.txt" -- "$ptxsim" run "$repo/ptx-samples/nvcc/fp8_convert.sm_90.ptx" --entry f32_to_e4m3 \
+        --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$threads" \
+        --arg "s32:$threads" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
+        --stats
 }
 read -r one one_sim < <(run_ptxsim 1)
 read -r two two_sim < <(run_ptxsim 2)

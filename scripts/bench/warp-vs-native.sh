@@ -10,6 +10,8 @@
 # Needs g++ (no NVIDIA tools).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/bench/lib.sh
+. "$repo/scripts/bench/lib.sh"
 n=${1:-1048576}
 if ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
     echo "warp-vs-native: ${CXX:-g++} not found; skipping."
@@ -36,20 +38,11 @@ native=$("$work/native" "$work/in.f32" "$work/native.out" 5)
 
 blocks=$(( n / 256 ))
 run_ptxsim() {
-    local jobs=$1 best="" sim="" start end s t
-    for _ in 1 2 3 4 5; do
-        start=$(date +%s.%N)
-        "$ptxsim" run "$repo/ptx-samples/nvcc/warp.sm_90.ptx" --entry warp_sum_down \
-            --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$(( n / 8 ))" \
-            --arg "s32:$n" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
-            --stats > "$work/state.json" 2> "$work/stats.txt"
-        end=$(date +%s.%N)
-        s=$(echo "$end - $start" | bc -l)
-        t=$(sed -n 's/.*, \([0-9.]*\) s simulated.*/\1/p' "$work/stats.txt")
-        if [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; then best=$s; fi
-        if [ -z "$sim" ] || [ "$(echo "$t < $sim" | bc -l)" = 1 ]; then sim=$t; fi
-    done
-    echo "$best $sim"
+    local jobs=$1
+    best_of_five "$work/state.json" "$work/stats.txt" -- "$ptxsim" run "$repo/ptx-samples/nvcc/warp.sm_90.ptx" --entry warp_sum_down \
+        --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$(( n / 8 ))" \
+        --arg "s32:$n" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
+        --stats
 }
 read -r one one_sim < <(run_ptxsim 1)
 read -r two two_sim < <(run_ptxsim 2)

@@ -583,7 +583,7 @@ pub fn check_instruction(
     let index = match (found, taken) {
         (Some(index), _) => index,
         (None, taken) => {
-            let modifiers: Vec<&str> = instruction.modifiers.iter().map(|m| m.as_str()).collect();
+            let modifiers = instruction.modifier_names();
             let mut mnemonic = Text::from(instruction.opcode.as_str());
             for modifier in &modifiers {
                 mnemonic.push('.');

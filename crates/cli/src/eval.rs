@@ -258,11 +258,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             _ => None,
         })
         .context("no instruction found")?;
-    let modifiers: Vec<&str> = instruction
-        .modifiers
-        .iter()
-        .map(|m| m.value.as_str())
-        .collect();
+    let modifiers = instruction.modifier_names();
     let form = match ptxsim_isa::decode(&instruction.opcode.value, &modifiers) {
         Ok(form) => form,
         Err(error) => {

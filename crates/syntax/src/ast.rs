@@ -325,6 +325,12 @@ pub struct Instruction {
 }
 
 impl Instruction {
+    /// The modifiers as written, without their dots (`cvt.rn.f16.f32` -> `rn`, `f16`, `f32`):
+    /// what the instruction table decodes.
+    pub fn modifier_names(&self) -> Vec<&str> {
+        self.modifiers.iter().map(|m| m.value.as_str()).collect()
+    }
+
     /// Whether the modifier list contains `modifier` (written without its dot).
     pub fn has_modifier(&self, modifier: &str) -> bool {
         self.modifiers

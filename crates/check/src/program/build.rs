@@ -795,11 +795,7 @@ impl<'m> Builder<'m> {
         if matches!(opcode, Opcode::Mov | Opcode::Cvt) {
             return self.decoded(instruction);
         }
-        let modifiers: Vec<&str> = instruction
-            .modifiers
-            .iter()
-            .map(|m| m.value.as_str())
-            .collect();
+        let modifiers = instruction.modifier_names();
         let form = match ops::decode_op(opcode, &modifiers) {
             Ok(form) => form,
             Err(error) => {
@@ -1427,11 +1423,7 @@ impl<'m> Builder<'m> {
     /// `mov`, `cvt` and `cvt.pack`, decoded through the instruction table (the checker
     /// validated the form and its operands).
     fn decoded(&mut self, instruction: &ast::Instruction) -> InstructionKind {
-        let modifiers: Vec<&str> = instruction
-            .modifiers
-            .iter()
-            .map(|m| m.value.as_str())
-            .collect();
+        let modifiers = instruction.modifier_names();
         let form = match ptxsim_isa::decode(&instruction.opcode.value, &modifiers) {
             Ok(form) => form,
             Err(error) => return Self::unsupported(instruction, error.to_string()),
