@@ -14,6 +14,7 @@ use ptxsim_isa::ops::{ReduxOp, ShflMode, VoteMode};
 use super::{Executor, Put};
 use crate::alu;
 use crate::ir::{Destination, PredicateSource, Source};
+use crate::machine::run_start;
 
 /// The lane's position in its warp.
 fn laneid(lane: usize) -> u32 {
@@ -39,6 +40,10 @@ impl Executor<'_, '_> {
         predicate: Option<Destination>,
         [a, b, c]: [Source; 3],
     ) {
+        if run_start(lanes).is_some_and(|first| first % 32 == 0) {
+            self.shfl_columns(lanes, mode, destination, predicate, [a, b, c]);
+            return;
+        }
         let count = self.threads.len();
         let results: Vec<(u64, bool)> = lanes
             .iter()
@@ -61,6 +66,51 @@ impl Executor<'_, '_> {
                 self.put(lane, &put, u128::from(in_range));
             }
         }
+    }
+
+    /// [`Executor::shfl`] for the lanes `first..first + n` of a warp from its first lane (a
+    /// converged warp): operands and results in columns. A source lane past `n` is past the end
+    /// of the CTA (its own `a`).
+    fn shfl_columns(
+        &mut self,
+        lanes: &[usize],
+        mode: ShflMode,
+        destination: Destination,
+        predicate: Option<Destination>,
+        [a, b, c]: [Source; 3],
+    ) {
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, a, 32, &mut columns.a);
+        self.gather(lanes, b, 32, &mut columns.b);
+        self.gather(lanes, c, 32, &mut columns.c);
+        columns.out.clear();
+        let mut in_range = 0u32;
+        for lane in 0..lanes.len() {
+            let (j, pval) = alu::shfl_lane(
+                mode,
+                lane as u32,
+                columns.b[lane] as u32,
+                columns.c[lane] as u32,
+            );
+            let from = if (j as usize) < lanes.len() {
+                j as usize
+            } else {
+                lane
+            };
+            columns.out.push(columns.a[from]);
+            in_range |= u32::from(pval) << lane;
+        }
+        let put = Put::new(destination, Type::B32);
+        self.scatter(lanes, &put, &columns.out);
+        if let Some(predicate) = predicate {
+            columns.b.clear();
+            columns
+                .b
+                .extend((0..lanes.len()).map(|lane| u64::from(in_range >> lane & 1)));
+            let put = Put::new(predicate, Type::Pred);
+            self.scatter(lanes, &put, &columns.b);
+        }
+        *self.columns = columns;
     }
 
     /// `vote` (9.7.13.8-9) over the lanes that take part: [`alu::vote`].
