@@ -23,6 +23,31 @@ impl Executor<'_, '_> {
         b: Source,
     ) {
         let put = Put::new(destination, ty);
+        if ty == Type::F32 && modifiers == FloatModifiers::RN {
+            // The commonest forms (`add.f32`, `sub.f32`, `mul.f32`): what
+            // `alu::float_binary` computes for them (one IEEE operation rounded to nearest,
+            // a NaN result canonical), written out so that the lane loop is straight-line code.
+            let lane = |r: f32| {
+                if r.is_nan() {
+                    u64::from(alu::F32_CANONICAL_NAN)
+                } else {
+                    u64::from(r.to_bits())
+                }
+            };
+            let f = |x: u64| f32::from_bits(x as u32);
+            match op {
+                FloatOp::Add => {
+                    return self.map2(lanes, (a, 32), (b, 32), &put, |a, b| lane(f(a) + f(b)));
+                }
+                FloatOp::Sub => {
+                    return self.map2(lanes, (a, 32), (b, 32), &put, |a, b| lane(f(a) - f(b)));
+                }
+                FloatOp::Mul => {
+                    return self.map2(lanes, (a, 32), (b, 32), &put, |a, b| lane(f(a) * f(b)));
+                }
+                FloatOp::Div | FloatOp::Min | FloatOp::Max => {}
+            }
+        }
         self.map2(lanes, (a, ty.bits()), (b, ty.bits()), &put, |a, b| {
             alu::float_binary(op, ty, modifiers, a, b)
         });
