@@ -257,6 +257,29 @@ def memory_lines():
         for q in ("L2::cache_hint", "noftz", "x"):
             mods = ["global", "add", q]
             out.append(line(opcode, mods, "u32", builder(mods, "u32")))
+    # The sm_90 vector forms: `d` and `b` brace vectors.
+    for opcode in ("atom", "red"):
+        for space, v, op, t in itertools.product(["global", "", "shared"], ["v2", "v4", "v8"],
+                                                 ["add", "min", "max"],
+                                                 ["f32", "f16", "bf16", "f16x2", "u32"]):
+            mods = ([space] if space else []) + [v, op] + (["noftz"] if t not in ("f32", "u32") else [])
+            n = int(v[1:])
+            reg = {"f32": "f32", "u32": "u32", "f16": "b16", "bf16": "b16"}.get(t, "b32")
+            d = "{" + ", ".join(f"%{reg}_{i}" for i in range(n)) + "}"
+            b = "{" + ", ".join(f"%{reg}_{(i + 1) % n}" for i in range(n)) + "}"
+            ops = ([d] if opcode == "atom" else []) + ["[%u64_9]", b]
+            out.append(line(opcode, mods, t, ops))
+    out += ["atom.global.v2.f32.add %f32_0, [%u64_9], {%f32_1, %f32_2};",
+            "atom.global.v2.f32.add {%f32_0, %f32_1, %f32_2}, [%u64_9], {%f32_1, %f32_2};",
+            "atom.global.v2.f32.add {%f32_0, %f32_1}, [%u64_9], %f32_2;",
+            "atom.global.v2.f32.add {%f32_0, _}, [%u64_9], {%f32_1, %f32_2};",
+            "atom.global.v2.f32.add {%b32_0, %b32_1}, [%u64_9], {%b32_2, %b32_3};",
+            "atom.global.v2.f32.add {%f16x2_0, %f32_1}, [%u64_9], {%f32_1, %f32_2};",
+            "atom.global.v2.f32.exch {%f32_0, %f32_1}, [%u64_9], {%f32_1, %f32_2};",
+            "atom.global.v2.f64.add {%f64_0, %f64_1}, [%u64_9], {%f64_2, %f64_3};",
+            "atom.global.v2.min.noftz.f16 {%b16_0, %b16_1}, [%u64_9], {1, 2};",
+            "atom.global.min.noftz.f16 %b16_0, [%u64_9], %b16_1;",
+            "atom.global.v2.f32.add.noftz {%f32_0, %f32_1}, [%u64_9], {%f32_1, %f32_2};"]
     return out
 
 

@@ -243,3 +243,33 @@ fn cp_async_copies_and_zero_fills() {
     assert_eq!(r[7..11], [0x0403_0201, 0x0807_0605, 0, 0]);
     assert_eq!(r[11..13], [0, 0]);
 }
+
+#[test]
+fn vector_atomics_update_each_element() {
+    // PTX ISA 9.7.13.5, sm_90: each element is its own atomic operation on consecutive
+    // elements; `d` gets the old ones. `.add.f32`: 1+10, 2+20, 3+30, 4+40. `.min.f16` (min.f16's
+    // rule: a NaN operand gives the other one): min(1, 2) = 1, min(2, 1) = 1, min(-1, 1) = -1,
+    // min(NaN, 1) = 1.
+    let source = ".version 9.0\n.target sm_90\n.address_size 64\n\
+                  .global .align 16 .f32 g[4] = {1.0, 2.0, 3.0, 4.0};\n\
+                  .global .align 8 .b16 h[4] = {0x3c00, 0x4000, 0xbc00, 0x7e00};\n\
+                  .visible .entry k()\n{\n.reg .f32 %f<12>;\n.reg .b16 %h<12>;\n.reg .b64 %rd<3>;\n\
+                  mov.u64 %rd1, g;\nmov.u64 %rd2, h;\n\
+                  mov.f32 %f4, 0f41200000;\nmov.f32 %f5, 0f41a00000;\n\
+                  mov.f32 %f6, 0f41f00000;\nmov.f32 %f7, 0f42200000;\n\
+                  atom.global.v4.f32.add {%f0, %f1, %f2, %f3}, [%rd1], {%f4, %f5, %f6, %f7};\n\
+                  ld.global.v4.f32 {%f8, %f9, %f10, %f11}, [%rd1];\n\
+                  mov.b16 %h4, 0x4000;\nmov.b16 %h5, 0x3c00;\n\
+                  atom.global.v4.min.noftz.f16 {%h0, %h1, %h2, %h3}, [%rd2], {%h4, %h5, %h5, %h5};\n\
+                  ld.global.v4.b16 {%h8, %h9, %h10, %h11}, [%rd2];\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).unwrap();
+    let mut machine = Machine::new(&program, 100);
+    assert_eq!(machine.run(), Ok(Outcome::Exited));
+    let r = machine.registers();
+    let f = |x: f32| u128::from(x.to_bits());
+    assert_eq!(r[0..4], [f(1.0), f(2.0), f(3.0), f(4.0)]);
+    assert_eq!(r[8..12], [f(11.0), f(22.0), f(33.0), f(44.0)]);
+    // %h0.. follow the twelve %f registers.
+    assert_eq!(r[12..16], [0x3c00, 0x4000, 0xbc00, 0x7e00]);
+    assert_eq!(r[20..24], [0x3c00, 0x3c00, 0xbc00, 0x3c00]);
+}

@@ -83,6 +83,8 @@ pub enum OpFeature {
     Activemask,
     /// `cp.async` and its groups (9.7.9.25.3: PTX ISA 7.0, sm_80).
     CpAsync,
+    /// `atom`/`red` with `.v2`/`.v4`/`.v8` (9.7.13.5: PTX ISA 8.1, sm_90).
+    AtomVector,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -319,6 +321,14 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "atom/red with vector types",
+        applies: Applies::Op(OpFeature::AtomVector),
+        support: &[Support {
+            since: v(8, 1),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
         feature: "cp.async",
         applies: Applies::Op(OpFeature::CpAsync),
         support: &[Support {
@@ -360,6 +370,11 @@ fn is_f16(ty: Type) -> bool {
 
 fn is_bf16(ty: Type) -> bool {
     matches!(ty, Type::Bf16 | Type::Bf16x2)
+}
+
+/// The index of the first of `names` among the modifiers, as a gate's answer.
+fn named_any(op: &OpInstruction, names: &[&str]) -> Option<Option<usize>> {
+    Some(modifier_index(op, |m| names.contains(&m)))
 }
 
 /// Whether `feature` applies to `op`, and if so the index of the modifier that brings it in
@@ -485,6 +500,9 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             },
         ) => Some(type_index()),
         (OpFeature::Atom128, OpForm::Atom { ty: Type::B128, .. }) => Some(type_index()),
+        (OpFeature::AtomVector, OpForm::Atom { vector, .. }) if vector > 1 => {
+            named_any(op, &["v2", "v4", "v8"])
+        }
         (
             OpFeature::Memory128,
             OpForm::Ld { ty: Type::B128, .. } | OpForm::St { ty: Type::B128, .. },

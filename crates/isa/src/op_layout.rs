@@ -266,6 +266,21 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             },
         ],
         OpForm::Atom {
+            reduction,
+            ty,
+            vector: n,
+            ..
+        } if n > 1 => {
+            let n = usize::from(n);
+            let mut slots = Vec::with_capacity(3);
+            if !reduction {
+                slots.push(vector("d", ty, n, true));
+            }
+            slots.push(address("a"));
+            slots.push(vector("b", ty, n, false));
+            slots
+        }
+        OpForm::Atom {
             reduction, op, ty, ..
         } => {
             let mut slots = Vec::with_capacity(4);

@@ -505,7 +505,9 @@ pub enum OpForm {
         /// `.u32` or `.u64`.
         ty: Type,
     },
-    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}`, or `red` (no destination).
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}`, or `red` (no destination); with
+    /// `.v2`/`.v4`/`.v8` (sm_90), `d` and `b` are vectors and each element is its own atomic
+    /// operation on consecutive elements of memory.
     Atom {
         /// `red` rather than `atom`.
         reduction: bool,
@@ -515,6 +517,8 @@ pub enum OpForm {
         op: AtomOp,
         /// The operand type.
         ty: Type,
+        /// The vector length (1: scalar).
+        vector: u8,
     },
     /// `bar{.cta}.{sync,arrive,red}` / `barrier{.cta}.{sync,arrive,red}{.aligned}` (9.7.13.1):
     /// one of the CTA's sixteen barriers.
@@ -2003,10 +2007,14 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             // (9.7.13.6) has `.relaxed` and `.release` only.
             "relaxed" | "release" | "cta" | "cluster" | "gpu" | "sys" => Some(Modifier::Ignored),
             "acquire" | "acq_rel" if !reduction => Some(Modifier::Ignored),
+            "v2" => Some(Modifier::Vector(2)),
+            "v4" => Some(Modifier::Vector(4)),
+            "v8" => Some(Modifier::Vector(8)),
             _ => None,
         }
     })?;
     let ty = c.single_type(opcode, ATOM_TYPES)?;
+    let vector = c.vector.map_or(1, |v| v.value);
     let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
     // "atom.add.f16, atom.add.f16x2, atom.add.bf16 and atom.add.bf16x2 operation requires the
     // .noftz qualifier"; ptxas 13.5 asks for it whatever the operation.
@@ -2033,9 +2041,9 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             ty,
             Type::B16 | Type::B32 | Type::B64 | Type::B128 | Type::S64
         ),
-        AtomOp::Min | AtomOp::Max if half => {
-            return Err(not_modelled(opcode, op.index, "a half-precision .min/.max"));
-        }
+        // 9.7.13.5: half-precision `.min`/`.max` exist in the vector forms only (ptxas 13.5:
+        // "Vector modifier required for instruction 'atom.min.f16.global'").
+        AtomOp::Min | AtomOp::Max if half => vector > 1,
         AtomOp::Inc | AtomOp::Dec => ty == Type::U32,
         AtomOp::Min | AtomOp::Max => matches!(ty, Type::U32 | Type::U64 | Type::S32 | Type::S64),
     };
@@ -2053,6 +2061,40 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
     if !half {
         forbid(c.noftz, modifiers, ty, opcode)?;
     }
+    if let Some(v) = c.vector {
+        // 9.7.13.5 (sm_90): `.add` on `.f32` (`.v2`, `.v4`), `.add`/`.min`/`.max` on the half
+        // types (`.v2`, `.v4`, and `.v8` for `.f16`/`.bf16`), in `.global` or generic memory.
+        let lengths: &[u8] = match ty {
+            Type::F32 if op.value == AtomOp::Add => &[2, 4],
+            Type::F16 | Type::Bf16 => &[2, 4, 8],
+            Type::F16x2 | Type::Bf16x2 => &[2, 4],
+            _ => &[],
+        };
+        if lengths.is_empty() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(v.index),
+                format!("{opcode} takes a vector modifier only for .add.f32 and the half types"),
+            ));
+        }
+        if !lengths.contains(&v.value) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(v.index),
+                format!(
+                    "{opcode}{ty} takes .v2 or .v4 (.v8 for .f16 and .bf16), not .v{}",
+                    v.value
+                ),
+            ));
+        }
+        if c.space.is_some_and(|s| s.value == Space::Shared) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                c.space.map(|s| s.index),
+                format!("vector {opcode} works on .global or generic addresses, not .shared"),
+            ));
+        }
+    }
     if let Some(hint) = modifiers.iter().position(|&m| m == "L2::cache_hint") {
         return Err(not_modelled(
             opcode,
@@ -2066,6 +2108,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
         space,
         op: op.value,
         ty,
+        vector,
     })
 }
 
@@ -2688,7 +2731,8 @@ mod tests {
                 reduction: false,
                 space: Space::Global,
                 op: AtomOp::Add,
-                ty: Type::U32
+                ty: Type::U32,
+                vector: 1
             }
         );
         assert_eq!(
@@ -3059,7 +3103,8 @@ mod tests {
                 reduction: true,
                 space: Space::Shared,
                 op: AtomOp::Add,
-                ty: Type::F32
+                ty: Type::F32,
+                vector: 1
             }
         );
         assert_eq!(
@@ -3068,13 +3113,27 @@ mod tests {
                 reduction: false,
                 space: Space::Generic,
                 op: AtomOp::Cas,
-                ty: Type::B32
+                ty: Type::B32,
+                vector: 1
             }
         );
         assert!(matches!(
             ok(Opcode::Atom, &["global", "add", "noftz", "f16x2"]),
             OpForm::Atom { .. }
         ));
+        assert_eq!(
+            ok(Opcode::Atom, &["global", "v8", "min", "noftz", "bf16"]),
+            OpForm::Atom {
+                reduction: false,
+                space: Space::Global,
+                op: AtomOp::Min,
+                ty: Type::Bf16,
+                vector: 8
+            }
+        );
+        assert!(decode_op(Opcode::Atom, &["global", "min", "noftz", "f16"]).is_err());
+        assert!(decode_op(Opcode::Atom, &["shared", "v2", "add", "f32"]).is_err());
+        assert!(decode_op(Opcode::Atom, &["global", "v8", "add", "f32"]).is_err());
     }
 
     #[test]

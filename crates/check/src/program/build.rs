@@ -354,10 +354,12 @@ impl<'m> Builder<'m> {
                 }
             }
         }
-        let has_atomics = self
-            .instructions
-            .iter()
-            .any(|i| matches!(i.kind, InstructionKind::Atom { .. }));
+        let has_atomics = self.instructions.iter().any(|i| {
+            matches!(
+                i.kind,
+                InstructionKind::Atom { .. } | InstructionKind::AtomVector { .. }
+            )
+        });
         Ok(Program {
             entry: name.to_string(),
             registers: self.registers,
@@ -1087,6 +1089,34 @@ impl<'m> Builder<'m> {
                 space,
                 op,
                 ty,
+                vector,
+            } if vector > 1 => {
+                let (destinations, rest) = if reduction {
+                    (Vec::new(), operands)
+                } else {
+                    let Some((Operand::Vector(d), rest)) = operands.split_first() else {
+                        return Err("a vector atom's d is a brace vector".to_string());
+                    };
+                    (self.vector_destinations(&d.value)?, rest)
+                };
+                let [address, Operand::Vector(b)] = rest else {
+                    return Err("a vector atom takes [a] and a brace vector b".to_string());
+                };
+                InstructionKind::AtomVector {
+                    space,
+                    op,
+                    ty,
+                    destinations,
+                    address: self.memory_operand(address)?,
+                    sources: self.vector_sources(&b.value, immediate_type(ty))?,
+                }
+            }
+            OpForm::Atom {
+                reduction,
+                space,
+                op,
+                ty,
+                ..
             } => {
                 if ty == Type::B128 {
                     return Err("128-bit atomics (sm_90) are not supported yet".to_string());

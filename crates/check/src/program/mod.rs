@@ -562,6 +562,22 @@ pub enum InstructionKind {
         /// `c` (`.cas`).
         c: Option<Source>,
     },
+    /// `atom`/`red` `.v2`/`.v4`/`.v8` (PTX ISA 9.7.13.5, sm_90): element `i` of `b` is its own
+    /// atomic operation on the element `i` after `[a]`; `d` gets the old elements.
+    AtomVector {
+        /// `.global` or generic.
+        space: Space,
+        /// The operation.
+        op: AtomOp,
+        /// The element type.
+        ty: Type,
+        /// `d`'s elements (empty for `red`; `None` for a sink).
+        destinations: Vec<Option<Destination>>,
+        /// `[a]`.
+        address: MemoryOperand,
+        /// `b`'s elements.
+        sources: Vec<Source>,
+    },
     /// `bar`/`barrier` `.sync`, `.arrive`, `.red` (PTX ISA 9.7.13.1): arrive at barrier `id`
     /// (0..15) of the CTA; `.sync` and `.red` wait until `count` threads (all of the CTA without
     /// one) have arrived, warp by warp.
@@ -798,6 +814,7 @@ impl InstructionKind {
             | InstructionKind::St { .. }
             | InstructionKind::Cvta { .. }
             | InstructionKind::Atom { .. }
+            | InstructionKind::AtomVector { .. }
             | InstructionKind::CpAsync { .. }
             | InstructionKind::Fence => true,
             InstructionKind::Barrier { .. }

@@ -158,6 +158,50 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// `atom`/`red` `.v2`/`.v4`/`.v8` (PTX ISA 9.7.13.5): element `i` is [`alu::atom`] on the
+    /// `i`-th element after the address (aligned to the whole vector); `d` gets the old
+    /// elements.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atom_vector(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        space: Space,
+        op: AtomOp,
+        ty: Type,
+        destinations: &[Option<Destination>],
+        address: MemoryOperand,
+        sources: &[Source],
+    ) {
+        let bytes = ty.bits().div_ceil(8);
+        for &lane in lanes {
+            let base = match self.vector_access(lane, address, space, ty, sources.len(), true) {
+                Ok((base, _)) => base,
+                Err(fault) => {
+                    self.fault(lane, instruction, fault);
+                    continue;
+                }
+            };
+            for (index, &source) in sources.iter().enumerate() {
+                let b = self.read_bits(lane, source, ty.bits());
+                let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                let update = |old, global| alu::atom(op, ty, global, old, b, 0);
+                match self.atomic(lane, space, at, bytes, update) {
+                    Ok(old) => {
+                        if let Some(Some(destination)) = destinations.get(index) {
+                            let put = Put::new(*destination, ty);
+                            self.put(lane, &put, u128::from(old));
+                        }
+                    }
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
     /// `membar`/`fence`: a no-op; every memory access takes effect when it is issued.
     #[inline(always)]
     pub(super) fn fence(&self) {}

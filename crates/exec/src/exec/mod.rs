@@ -319,6 +319,23 @@ impl Executor<'_, '_> {
                 *b,
                 *c,
             ),
+            InstructionKind::AtomVector {
+                space,
+                op,
+                ty,
+                destinations,
+                address,
+                sources,
+            } => self.atom_vector(
+                instruction,
+                lanes,
+                *space,
+                *op,
+                *ty,
+                destinations,
+                *address,
+                sources,
+            ),
             InstructionKind::Fence => self.fence(),
             InstructionKind::CpAsync {
                 bytes,
