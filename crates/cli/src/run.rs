@@ -62,7 +62,8 @@ pub(crate) struct RunArgs {
     /// The CTA of the thread whose registers are printed.
     #[arg(long, value_name = "X[,Y,Z]", default_value = "0", value_parser = parse_dim3_index)]
     cta: Dim3,
-    /// Host threads to simulate with (default: all cores). Results do not depend on it.
+    /// Host threads to simulate with (default: all cores; more than four per core or than the
+    /// grid has CTAs are not started). Results do not depend on it.
     #[arg(long, value_name = "N", default_value_t = 0)]
     jobs: usize,
     /// After the run, print to stderr how long the simulation took (the launch alone, without
@@ -433,7 +434,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .flush()
             .with_context(|| format!("cannot write `{}`", path.display()))?;
     }
-    // Output buffers are written whatever the outcome: a fault loses no output already made.
+    // Output buffers are written whatever the outcome, so that a fault loses no output already
+    // made; each goes to a temporary file first and is renamed into place: to PATH when every
+    // thread exited, to PATH.partial otherwise (PATH, maybe from an earlier run, stays as it is).
+    let succeeded = result.outcome() == Ok(Outcome::Exited);
     let mut outputs = Vec::new();
     for (index, path) in &args.out {
         let Some(address) = addresses.get(*index).copied().flatten() else {
@@ -441,7 +445,17 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         };
         // An empty buffer holds no address: its file is written empty.
         let buffer = device.global.buffer_at(address);
-        std::fs::File::create(path)
+        let target = if succeeded {
+            path.clone()
+        } else {
+            let mut partial = path.clone().into_os_string();
+            partial.push(".partial");
+            PathBuf::from(partial)
+        };
+        let mut temporary = target.clone().into_os_string();
+        temporary.push(format!(".ptxsim-{}", std::process::id()));
+        let temporary = PathBuf::from(temporary);
+        std::fs::File::create(&temporary)
             .and_then(|file| {
                 let mut file = std::io::BufWriter::new(file);
                 if let Some(buffer) = buffer {
@@ -449,8 +463,20 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 }
                 file.flush()
             })
-            .with_context(|| format!("cannot write `{}`", path.display()))?;
-        outputs.push((*index, path.clone(), buffer.map_or(0, |b| b.len as usize)));
+            .and_then(|()| std::fs::rename(&temporary, &target))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&temporary);
+            })
+            .with_context(|| format!("cannot write `{}`", target.display()))?;
+        if !succeeded {
+            report!(
+                "note: the run did not exit normally: argument {index}'s buffer is in `{}` \
+                 (`{}` is untouched)",
+                target.display(),
+                path.display()
+            );
+        }
+        outputs.push((*index, target, buffer.map_or(0, |b| b.len as usize)));
     }
     let launch_is_grid = block_threads > 1 || args.launch.grid != [1, 1, 1];
     let state = state(args, program, &result, &outputs, launch_is_grid);
@@ -475,6 +501,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     drop(out);
     let code = report_outcome(name, &result, launch_is_grid);
     match (&args.expect, sink.collected) {
+        (Some(path), Some(_)) if args.bless && !succeeded => {
+            report!(
+                "not blessed: the run did not exit normally; `{}` is untouched",
+                path.display()
+            );
+            Ok(ExitCode::from(1))
+        }
         (Some(path), Some(actual)) => expect(path, args.bless, expected.as_ref(), &actual),
         _ => Ok(code),
     }

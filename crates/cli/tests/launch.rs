@@ -130,11 +130,73 @@ fn out_of_bounds_store_traps_with_thread_and_block_and_keeps_output() {
     assert_eq!(state["status"], "trapped");
     assert_eq!(state["trap"]["line"], 29);
     assert_eq!(state["failed_cta"], serde_json::json!([2, 0, 0]));
-    // CTAs 0 and 1 finished before CTA 2 faulted: their words are in the output file.
+    // CTAs 0 and 1 finished before CTA 2 faulted: their words are in the output, written to
+    // PATH.partial (the run failed), and PATH itself is not touched.
+    let partial = PathBuf::from(format!("{}.partial", out.display()));
     assert_eq!(
-        words(&std::fs::read(&out).unwrap()),
+        words(&std::fs::read(&partial).unwrap()),
         (0..8).collect::<Vec<u32>>()
     );
+    assert!(!out.exists(), "{} was written", out.display());
+    assert!(err.contains(".partial"), "{err}");
+    assert_eq!(
+        state["outputs"][0]["path"].as_str(),
+        Some(partial.display().to_string().as_str())
+    );
+    let _ = std::fs::remove_file(&partial);
+}
+
+#[test]
+fn a_failed_run_keeps_the_previous_output_file_and_is_not_blessed() {
+    // The previous output stays where it is; --bless of a run that trapped leaves the stored
+    // trace untouched and exits 1.
+    let out = temp("previous.bin");
+    std::fs::write(&out, b"previous").unwrap();
+    let golden = temp("golden.jsonl");
+    std::fs::write(&golden, b"stored").unwrap();
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--grid",
+        "3",
+        "--block",
+        "4",
+        "--arg",
+        "zeros:32",
+        "--arg",
+        "u32:0",
+        "--out",
+        &format!("0={}", out.display()),
+        "--expect",
+        &golden.display().to_string(),
+        "--bless",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous");
+    assert_eq!(std::fs::read(&golden).unwrap(), b"stored");
+    assert!(
+        stderr(&output).contains("not blessed"),
+        "{}",
+        stderr(&output)
+    );
+    let _ = std::fs::remove_file(format!("{}.partial", out.display()));
+}
+
+#[test]
+fn launches_beyond_the_cuda_limits_are_refused() {
+    for (flag, value, message) in [
+        ("--grid", "2147483648", "at most 2147483647 blocks along x"),
+        ("--grid", "1,65536", "at most 65535 blocks along y"),
+        ("--block", "1,1,65", "at most 64 threads along z"),
+    ] {
+        let output = ptxsim(&["run", "tests/launch/faults.ptx", flag, value]);
+        assert_ne!(output.status.code(), Some(0), "{flag} {value}");
+        assert!(
+            stderr(&output).contains(message),
+            "{flag} {value}: {}",
+            stderr(&output)
+        );
+    }
 }
 
 #[test]

@@ -213,6 +213,12 @@ pub enum LaunchError {
 /// The most threads one CTA may have (as on NVIDIA hardware).
 pub const MAX_THREADS_PER_CTA: u64 = 1024;
 
+/// The most blocks of a grid along x, y and z (compute capability 5.0 and later).
+pub const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+
+/// The most threads of a block along x, y and z.
+pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+
 /// The kernel's parameters as a readable list.
 pub fn signature(program: &Program) -> String {
     if program.params.is_empty() {
@@ -249,6 +255,22 @@ pub fn prepare<'p>(
         return Err(LaunchError::Shape(
             "grid and block dimensions must be at least 1".to_string(),
         ));
+    }
+    // CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": a grid
+    // is at most 2^31 - 1 x 65535 x 65535 blocks, a block at most 1024 x 1024 x 64 threads.
+    for (axis, (&d, &most)) in ["x", "y", "z"].iter().zip(grid.iter().zip(&MAX_GRID)) {
+        if d > most {
+            return Err(LaunchError::Shape(format!(
+                "a grid has at most {most} blocks along {axis}; --grid asks for {d}"
+            )));
+        }
+    }
+    for (axis, (&d, &most)) in ["x", "y", "z"].iter().zip(block.iter().zip(&MAX_BLOCK)) {
+        if d > most {
+            return Err(LaunchError::Shape(format!(
+                "a block has at most {most} threads along {axis}; --block asks for {d}"
+            )));
+        }
     }
     let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
     if threads > MAX_THREADS_PER_CTA {
@@ -461,11 +483,18 @@ pub fn run_grid(
     let total = device.ctas();
     let tracing = trace.is_some();
     let sequential = program.has_atomics || options.host_threads == 1;
+    // More host threads than CTAs, or than a few per core, only cost start-up time (and memory).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let useful = usize::try_from(total).unwrap_or(usize::MAX).min(4 * cores);
+    let host_threads = match options.host_threads {
+        0 => 0,
+        n => n.min(useful).max(1),
+    };
     let pool = if sequential {
         None
     } else {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(options.host_threads)
+            .num_threads(host_threads)
             .build()
             .ok()
     };
