@@ -27,7 +27,8 @@ use ptxsim_isa::{
     b128_declaration, check_module as isa_check_module, decode, requirements, satisfied, validate,
 };
 use ptxsim_syntax::ast::{
-    AddressBase, Immediate, ImmediateValue, Instruction, Module, Operand, VariableDeclaration,
+    AddressBase, Immediate, ImmediateValue, Initializer, Instruction, Module, Operand,
+    VariableDeclaration,
 };
 use ptxsim_syntax::{Diagnostic, Span, Text};
 use std::cell::RefCell;
@@ -421,6 +422,7 @@ pub fn check_declaration(
     declaration: &VariableDeclaration,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    check_initializer_size(declaration, diagnostics);
     let (Some(target), Some(version)) = (setting.target, setting.version) else {
         return;
     };
@@ -438,6 +440,74 @@ pub fn check_declaration(
             }
         }
     }
+}
+
+/// An array initializer with more elements than the array (ptxas 13.5: "Greater number of
+/// elements in array initializer"); fewer are fine (the rest is zero). Arrays of vectors, whose
+/// innermost braces are the vectors, are left to ptxas.
+fn check_initializer_size(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnostic>) {
+    if declaration
+        .words()
+        .any(|word| matches!(word.value.as_str(), "v2" | "v4" | "v8"))
+    {
+        return;
+    }
+    for declarator in &declaration.declarators {
+        let Some(initializer) = &declarator.initializer else {
+            continue;
+        };
+        // `[]` takes its size from the initializer.
+        let Some(dimensions) = declarator
+            .dimensions
+            .iter()
+            .map(|d| d.as_ref().map(|d| d.value))
+            .collect::<Option<Vec<u64>>>()
+        else {
+            continue;
+        };
+        if let Some((span, count, room)) = initializer_too_long(initializer, &dimensions) {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0204",
+                    format!(
+                        "this initializer has {count} elements; `{}` has room for {room}",
+                        declarator.name.value
+                    ),
+                    span,
+                )
+                .with_label(declarator.name.span, "declared here")
+                .with_help("drop the extra elements or make the array larger"),
+            );
+        }
+    }
+}
+
+/// The first brace list of `initializer` with more elements than `dimensions` allow: its span,
+/// its count and the room.
+fn initializer_too_long(initializer: &Initializer, dimensions: &[u64]) -> Option<(Span, u64, u64)> {
+    let Initializer::List(list) = initializer else {
+        return None;
+    };
+    let (&first, rest) = dimensions.split_first()?;
+    let count = list.value.len() as u64;
+    let nested = list
+        .value
+        .iter()
+        .any(|element| matches!(element, Initializer::List(_)));
+    if nested && !rest.is_empty() {
+        if count > first {
+            return Some((list.span, count, first));
+        }
+        return list
+            .value
+            .iter()
+            .find_map(|element| initializer_too_long(element, rest));
+    }
+    // A flat list fills the whole array in order.
+    let room = dimensions
+        .iter()
+        .fold(1u64, |room, &d| room.saturating_mul(d));
+    (count > room).then_some((list.span, count, room))
 }
 
 /// The kind of literal an immediate operand was written as, for the operand rules.
