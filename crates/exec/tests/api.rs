@@ -273,3 +273,18 @@ fn vector_atomics_update_each_element() {
     assert_eq!(r[12..16], [0x3c00, 0x4000, 0xbc00, 0x7e00]);
     assert_eq!(r[20..24], [0x3c00, 0x3c00, 0xbc00, 0x3c00]);
 }
+
+#[test]
+fn a_long_list_of_kernels_is_cut_in_messages() {
+    let mut source = String::from(".version 9.0\n.target sm_90\n.address_size 64\n");
+    for index in 0..1000 {
+        source.push_str(&format!(".entry k{index}() {{ ret; }}\n"));
+    }
+    let error = ptxsim_exec::load(&source, None).unwrap_err().to_string();
+    assert!(error.contains("k0, k1, "), "{error}");
+    assert!(error.ends_with("k19 and 980 more"), "{error}");
+    let error = ptxsim_exec::load(&source, Some("nope"))
+        .unwrap_err()
+        .to_string();
+    assert!(error.ends_with("k19 and 980 more"), "{error}");
+}

@@ -57,7 +57,16 @@ pub fn parse(contents: &str) -> Result<Trace, ParseError> {
             (Line::Header(h), false) => header = Some(h),
             (Line::Header(_), true) => return Err(error("a second header line".to_string())),
             (_, false) => return Err(error("the first line must be the header".to_string())),
-            (Line::Step(step), true) => steps.push((number, step)),
+            (Line::Step(step), true) => {
+                let threads = header.as_ref().map_or(0, |h: &Header| h.threads);
+                if step.thread >= threads {
+                    return Err(error(format!(
+                        "thread {} does not exist: the header's launch has {threads} threads",
+                        step.thread
+                    )));
+                }
+                steps.push((number, step));
+            }
             (Line::End(e), true) => end = Some((number, e)),
         }
     }

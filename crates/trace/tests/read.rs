@@ -120,3 +120,16 @@ fn malformed_input_never_panics() {
     }
     assert!(answered > 10_000, "{answered}");
 }
+
+#[test]
+fn a_step_of_a_thread_the_launch_does_not_have_is_an_error() {
+    // The header's launch has 2 threads: a step of thread 99999 names the line.
+    let mangled = JSONL.replacen("\"thread\":1,", "\"thread\":99999,", 1);
+    let error = parse(&mangled).expect_err("thread 99999 of 2");
+    assert_eq!(error.line, 4);
+    assert!(
+        error.message.contains("thread 99999 does not exist"),
+        "{}",
+        error.message
+    );
+}

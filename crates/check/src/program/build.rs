@@ -51,10 +51,10 @@ pub enum BuildError {
     #[error("the module has no kernel (`.entry` with a body)")]
     NoEntry,
     /// Several kernels and no `--entry`.
-    #[error("the module has several kernels; choose one with --entry: {}", .0.join(", "))]
+    #[error("the module has several kernels; choose one with --entry: {}", names(.0))]
     SeveralEntries(Vec<String>),
     /// `--entry NAME` names no kernel.
-    #[error("no kernel named `{name}`; the module has: {}", if .available.is_empty() { "none".to_string() } else { .available.join(", ") })]
+    #[error("no kernel named `{name}`; the module has: {}", if .available.is_empty() { "none".to_string() } else { names(.available) })]
     EntryNotFound {
         /// The requested name.
         name: String,
@@ -69,6 +69,22 @@ pub enum BuildError {
         /// Where the limit was passed.
         line: u32,
     },
+}
+
+/// The kernels' names for a message: the first 20 and how many more (a module may have tens of
+/// thousands).
+fn names(kernels: &[String]) -> String {
+    const SHOWN: usize = 20;
+    let mut text = kernels
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if kernels.len() > SHOWN {
+        text.push_str(&format!(" and {} more", kernels.len() - SHOWN));
+    }
+    text
 }
 
 /// A module the checker accepted (no errors; warnings are in the diagnostics it came with),
