@@ -222,6 +222,34 @@ impl LineIndex {
 /// ptxas accepts such bytes inside comments; anywhere else the lexer reports the replacement
 /// character as an unexpected character (`P0001`).
 pub fn decode_source(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, Option<Diagnostic>) {
+    let (text, diagnostic) = decode_utf8(bytes);
+    (bare_carriage_returns_as_newlines(text), diagnostic)
+}
+
+/// A lone `\r` (old Mac line ends) becomes `\n`, so that lines are counted as the author sees
+/// them; `\r\n` stays. Byte offsets do not change.
+fn bare_carriage_returns_as_newlines(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    // The common case, no `\r` at all, is one memchr.
+    if !bytes.contains(&b'\r')
+        || !bytes
+            .iter()
+            .enumerate()
+            .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+    {
+        return text;
+    }
+    let mut owned = text.into_owned().into_bytes();
+    for i in 0..owned.len() {
+        if owned[i] == b'\r' && owned.get(i + 1) != Some(&b'\n') {
+            owned[i] = b'\n';
+        }
+    }
+    // Replacing one ASCII byte by another keeps the text valid UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(owned).unwrap_or_default())
+}
+
+fn decode_utf8(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, Option<Diagnostic>) {
     match std::str::from_utf8(bytes) {
         Ok(text) => (std::borrow::Cow::Borrowed(text), None),
         Err(error) => {
@@ -242,7 +270,20 @@ pub fn decode_source(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, Option<Diagnos
 
 #[cfg(test)]
 mod tests {
-    use super::{COLUMN_BLOCK, LineIndex};
+    use super::{COLUMN_BLOCK, LineIndex, decode_source};
+
+    #[test]
+    fn bare_carriage_returns_end_lines() {
+        let (text, _) = decode_source(b".version 9.0\r.target sm_90\r\nret;\r");
+        assert_eq!(text, ".version 9.0\n.target sm_90\r\nret;\n");
+        let index = LineIndex::new(&text);
+        assert_eq!(
+            index.line_column(&text, text.find("ret").unwrap_or(0)),
+            (3, 1)
+        );
+        let (text, _) = decode_source(b"a\r\nb");
+        assert!(matches!(text, std::borrow::Cow::Borrowed(_)));
+    }
     use std::cell::Cell;
 
     thread_local! {
