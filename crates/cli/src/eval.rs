@@ -275,11 +275,15 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let program = match ptxsim_exec::load(&kernel, None) {
         Ok(program) => program,
         Err(ptxsim_exec::LoadError::Diagnostics(diagnostics)) => {
+            // Shown against the instruction as written, not the kernel eval wraps it in.
+            let start = kernel.rfind(instruction_text).unwrap_or(0);
+            let text = format!("{instruction_text};");
+            let diagnostics = relocate(diagnostics, start, text.len());
             report_part!(
                 "{}",
                 crate::check::render_text(
                     "<instruction>",
-                    &kernel,
+                    &text,
                     &diagnostics,
                     crate::check::Shown::DEFAULT
                 )?
@@ -339,4 +343,36 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Diagnostics of the wrapping kernel moved to positions in the instruction, which starts at
+/// byte `start` of the kernel and is `len` bytes long; a position outside it (in the generated
+/// declarations) is put on the whole instruction.
+fn relocate(
+    diagnostics: Vec<ptxsim_syntax::Diagnostic>,
+    start: usize,
+    len: usize,
+) -> Vec<ptxsim_syntax::Diagnostic> {
+    let start = start as u32;
+    let end = start + len as u32;
+    let shift = |span: ptxsim_syntax::Span| {
+        if span.start >= start && span.end <= end {
+            ptxsim_syntax::Span::new((span.start - start) as usize, (span.end - start) as usize)
+        } else {
+            ptxsim_syntax::Span::new(0, len)
+        }
+    };
+    diagnostics
+        .into_iter()
+        .map(|mut diagnostic| {
+            diagnostic.span = shift(diagnostic.span);
+            for label in &mut diagnostic.labels {
+                label.span = shift(label.span);
+            }
+            if let Some(fix) = &mut diagnostic.fix {
+                fix.span = shift(fix.span);
+            }
+            diagnostic
+        })
+        .collect()
 }

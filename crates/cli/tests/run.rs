@@ -278,9 +278,20 @@ fn eval_unpacks_and_takes_every_literal_form() {
 
 #[test]
 fn eval_errors_exit_nonzero() {
-    // A missing rounding modifier is an invalid instruction.
+    // A missing rounding modifier is an invalid instruction; the diagnostic points into the
+    // instruction as written (line 1), not into the kernel eval wraps it in.
     let output = ptxsim(&["eval", "cvt.f32.s32 d, a", "a=1"]);
     assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("<instruction>:1:1"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("1 │ cvt.f32.s32 d, a;"),
+        "{}",
+        stderr(&output)
+    );
     // A value that does not fit the register.
     let output = ptxsim(&["eval", "cvt.rn.f32.s16 d, a", "a=0x12345"]);
     assert_eq!(output.status.code(), Some(2));
