@@ -114,11 +114,14 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     const PARALLEL_READ: u64 = 4 << 20;
     let file = std::fs::File::open(path)?;
     let metadata = file.metadata()?;
+    if metadata.len() > crate::input::limit() {
+        return Err(crate::input::too_large());
+    }
     let Ok(length) = usize::try_from(metadata.len()) else {
-        return std::fs::read(path);
+        return crate::input::read_all(file);
     };
     if !metadata.is_file() || metadata.len() < PARALLEL_READ {
-        return std::fs::read(path);
+        return crate::input::read_all(file);
     }
     let mut bytes = vec![0u8; length];
     let pieces: Vec<Mutex<&mut [u8]>> = bytes.chunks_mut(READ_PIECE).map(Mutex::new).collect();
@@ -149,7 +152,7 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
         (Ok(()), Ok(Ok(()))) if file.metadata().is_ok_and(|now| now.len() == metadata.len()) => {
             Ok(bytes)
         }
-        _ => std::fs::read(path),
+        _ => crate::input::read(path),
     }
 }
 

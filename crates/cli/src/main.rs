@@ -21,6 +21,7 @@ macro_rules! report_part {
 mod check;
 mod debug;
 mod eval;
+mod input;
 mod run;
 mod trace_diff;
 
@@ -47,6 +48,10 @@ usage or I/O errors."
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The largest input file (module, --arg buffer, trace) read, in bytes; a larger one is an
+    /// error (exit 2).
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = input::DEFAULT_LIMIT)]
+    max_input_bytes: u64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,6 +157,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    input::set_limit(cli.max_input_bytes);
     let result = match cli.command {
         Command::Check(args) => check::run(
             &args.files,
@@ -180,7 +186,7 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let mut sources = Vec::new();
     for seed in &args.seeds {
         let bytes =
-            std::fs::read(seed).with_context(|| format!("cannot read `{}`", seed.display()))?;
+            input::read(seed).with_context(|| format!("cannot read `{}`", seed.display()))?;
         sources.push(String::from_utf8_lossy(&bytes).into_owned());
     }
     let seeds: Vec<&str> = sources.iter().map(String::as_str).collect();

@@ -210,7 +210,18 @@ pub(crate) fn load_arguments(specs: &[ArgumentSpec]) -> anyhow::Result<Vec<Argum
                     std::fs::File::open(path)
                         .and_then(|file| {
                             let size = file.metadata()?.len();
-                            Words::read_from(file, size)
+                            let limit = crate::input::limit();
+                            if size > limit {
+                                return Err(crate::input::too_large());
+                            }
+                            let words = Words::read_from(
+                                std::io::Read::take(file, limit.saturating_add(1)),
+                                size,
+                            )?;
+                            if words.len() > limit {
+                                return Err(crate::input::too_large());
+                            }
+                            Ok(words)
                         })
                         .with_context(|| format!("cannot read `{}`", path.display()))?,
                 ),
@@ -237,7 +248,8 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
         ),
         None => None,
     };
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read `{}`", file.display()))?;
+    let bytes =
+        crate::input::read(file).with_context(|| format!("cannot read `{}`", file.display()))?;
     anyhow::ensure!(
         u32::try_from(bytes.len()).is_ok(),
         "`{}` is larger than 4 GiB",

@@ -44,7 +44,8 @@ pub(crate) fn run(args: &TraceDiffArgs) -> anyhow::Result<ExitCode> {
 
 /// Reads and parses a trace file; errors name the file and line.
 pub(crate) fn read_trace(path: &Path) -> anyhow::Result<Trace> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let bytes =
+        crate::input::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     let text = String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         let line = error.as_bytes()[..offset]

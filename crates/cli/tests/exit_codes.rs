@@ -82,3 +82,45 @@ fn json_has_one_line_per_file() {
         assert!(value["diagnostics"].is_array());
     }
 }
+
+#[test]
+fn inputs_larger_than_the_limit_are_refused() {
+    // Every input is read through one limit (`--max-input-bytes`, default 1 GiB), so that no
+    // file makes ptxsim allocate without bound: exit 2 with the file and the limit named.
+    let module = "ptx-samples/nvcc/warp.sm_90.ptx";
+    for args in [
+        vec!["--max-input-bytes", "1000", "check", module],
+        vec![
+            "run",
+            module,
+            "--entry",
+            "warp_sum_down",
+            "--max-input-bytes",
+            "1000",
+        ],
+        // The module (11 KB) fits, the buffer's file (22 KB) does not.
+        vec![
+            "--max-input-bytes",
+            "15000",
+            "run",
+            module,
+            "--entry",
+            "warp_sum_down",
+            "--arg",
+            "buf:ptx-samples/nvcc/fp8_convert.sm_90.ptx",
+            "--arg",
+            "zeros:8",
+            "--arg",
+            "s32:1",
+        ],
+        vec!["--max-input-bytes", "10", "trace-diff", module, module],
+    ] {
+        let output = ptxsim(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("the input size limit (raise it with --max-input-bytes)"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
