@@ -416,10 +416,17 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }),
         failure: None,
     };
-    if let Some(path) = &args.trace {
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("cannot create `{}`", path.display()))?;
-        sink.file = Some((std::io::BufWriter::new(file), path.clone()));
+    // The trace is written to a temporary file and renamed to --trace's path when complete, so
+    // that an earlier trace stays until a new one replaces it.
+    let trace_files = args.trace.as_ref().map(|path| {
+        let mut temporary = path.clone().into_os_string();
+        temporary.push(format!(".ptxsim-{}", std::process::id()));
+        (PathBuf::from(temporary), path.clone())
+    });
+    if let Some((temporary, _)) = &trace_files {
+        let file = std::fs::File::create(temporary)
+            .with_context(|| format!("cannot create `{}`", temporary.display()))?;
+        sink.file = Some((std::io::BufWriter::new(file), temporary.clone()));
     }
     let tracing = sink.file.is_some() || sink.collected.is_some();
     let launched = Instant::now();
@@ -439,11 +446,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(error) = sink.failure.take() {
+        if let Some((temporary, _)) = &trace_files {
+            let _ = std::fs::remove_file(temporary);
+        }
         return Err(error);
     }
-    if let Some((mut writer, path)) = sink.file.take() {
+    if let (Some((mut writer, temporary)), Some((_, path))) = (sink.file.take(), &trace_files) {
         writer
             .flush()
+            .and_then(|()| std::fs::rename(&temporary, path))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&temporary);
+            })
             .with_context(|| format!("cannot write `{}`", path.display()))?;
     }
     // Output buffers are written whatever the outcome, so that a fault loses no output already

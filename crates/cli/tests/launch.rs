@@ -484,3 +484,38 @@ fn stats_report_the_instruction_count_on_stderr() {
     );
     assert!(stderr(&plain).is_empty(), "{}", stderr(&plain));
 }
+
+#[test]
+fn the_trace_replaces_an_earlier_one_only_when_complete() {
+    // Written to a temporary file and renamed: the path holds either the earlier trace or the
+    // whole new one, and no temporary file is left behind.
+    // A folder of its own: other tests write temporary files beside theirs.
+    let dir = temp("trace-only");
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("replaced.jsonl");
+    std::fs::write(&trace, b"earlier").unwrap();
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--grid",
+        "1",
+        "--block",
+        "4",
+        "--arg",
+        "zeros:32",
+        "--arg",
+        "u32:0",
+        "--trace",
+        &trace.display().to_string(),
+    ]);
+    assert!(output.status.code().is_some(), "{}", stderr(&output));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(text.starts_with("{\"ptxsim_trace\":1"), "{text}");
+    assert!(text.trim_end().ends_with('}'), "{text}");
+    let leftovers: Vec<_> = std::fs::read_dir(trace.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().contains(".ptxsim-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
