@@ -58,6 +58,9 @@ enum Input {
     Lines(Box<dyn std::io::BufRead>),
 }
 
+/// The longest command line read from a script or a pipe.
+const MAX_COMMAND_LINE: u64 = 1 << 20;
+
 /// One read.
 enum Read {
     /// A line.
@@ -105,11 +108,18 @@ impl Input {
             },
             Input::Lines(reader) => {
                 let mut bytes = Vec::new();
-                let read = reader
+                // A command line is short; a longer one (`--script /dev/zero`) is no script.
+                let read = std::io::Read::take(&mut **reader, MAX_COMMAND_LINE + 1)
                     .read_until(b'\n', &mut bytes)
                     .context("cannot read the commands")?;
                 if read == 0 {
                     return Ok(Read::End);
+                }
+                if bytes.len() as u64 > MAX_COMMAND_LINE {
+                    anyhow::bail!(
+                        "a command line longer than {MAX_COMMAND_LINE} bytes: the input is not a \
+                         list of debugger commands"
+                    );
                 }
                 Ok(Read::Line(String::from_utf8_lossy(&bytes).into_owned()))
             }

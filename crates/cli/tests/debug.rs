@@ -441,3 +441,28 @@ fn warps_step_together_and_print_every_lane() {
         assert!(transcript.contains(&line), "{line} in\n{transcript}");
     }
 }
+
+/// A script that is one endless line (`--script /dev/zero`) is refused (exit 2) rather than read
+/// into memory: a command line is at most 1 MiB.
+#[test]
+fn an_endless_line_is_no_script() {
+    let kernel = temp_file(
+        "tiny.ptx",
+        ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n",
+    );
+    let script = temp_file("endless.txt", &"a".repeat((1 << 20) + 10));
+    let output = debug_stdin(
+        &[
+            &kernel.display().to_string(),
+            "--script",
+            &script.display().to_string(),
+        ],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("a command line longer than"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
