@@ -519,6 +519,8 @@ pub struct Cta {
     /// Step records of lanes that a warp-synchronous instruction released while another lane
     /// was being stepped (by lane), when steps are recorded.
     released: Vec<(usize, StepRecord)>,
+    /// Whether [`Cta::run`] is recording a trace (then every released lane's step is recorded).
+    tracing: bool,
     barriers: Barriers,
 }
 
@@ -537,6 +539,7 @@ impl Cta {
             lanes: Lanes::new(program, threads.len()),
             columns: Columns::default(),
             released: Vec::new(),
+            tracing: false,
             barriers: Barriers::new(threads.len()),
             threads,
         }
@@ -676,6 +679,7 @@ impl Cta {
         mut trace: Option<&mut dyn FnMut(&StepRecord)>,
     ) -> Result<Option<(usize, Outcome)>, (usize, ExecError)> {
         let tracing = trace.is_some();
+        self.tracing = tracing;
         let mut buffered: Vec<Vec<StepRecord>> = if tracing {
             vec![Vec::new(); self.threads.len()]
         } else {
@@ -708,7 +712,7 @@ impl Cta {
                     None => match self.release_warps(device) {
                         Err(failure) => break Err(failure),
                         Ok(true) => {
-                            self.take_released(&mut buffered, tracing);
+                            self.take_released(&mut buffered);
                             continue;
                         }
                         Ok(false) => match self.stuck(device) {
@@ -724,7 +728,7 @@ impl Cta {
                     if record.pc != usize::MAX {
                         buffered[index].push(record.clone());
                     }
-                    self.take_released(&mut buffered, tracing);
+                    self.take_released(&mut buffered);
                     if let Err(error) = issued {
                         break 'run Err((index, error));
                     }
@@ -774,10 +778,10 @@ impl Cta {
     }
 
     /// Moves the step records of lanes a warp-synchronous instruction released into their
-    /// threads' buffers (and drops them when nothing is traced).
-    fn take_released(&mut self, buffered: &mut [Vec<StepRecord>], tracing: bool) {
+    /// threads' buffers (there are some only while tracing).
+    fn take_released(&mut self, buffered: &mut [Vec<StepRecord>]) {
         for (lane, record) in self.released.drain(..) {
-            if tracing && let Some(records) = buffered.get_mut(lane) {
+            if let Some(records) = buffered.get_mut(lane) {
                 records.push(record);
             }
         }
@@ -938,7 +942,7 @@ impl Cta {
             if !complete || lanes.is_empty() {
                 continue;
             }
-            let recording = record.is_some() || !self.released.is_empty() || owner.is_some();
+            let recording = self.tracing || record.is_some();
             let destinations = instruction.kind.warp_destinations();
             let before: Vec<Vec<u128>> = if recording {
                 lanes
@@ -986,7 +990,9 @@ impl Cta {
                     };
                     match record.as_deref_mut() {
                         Some(record) if Some(lane) == owner => *record = step,
-                        _ => self.released.push((lane, step)),
+                        // Other lanes' steps matter to a trace only.
+                        _ if self.tracing => self.released.push((lane, step)),
+                        _ => {}
                     }
                 }
             }

@@ -316,3 +316,27 @@ fn one_thread_alone_completes_a_full_mask_shuffle() {
     assert_eq!(registers[5], 1);
     assert_eq!(registers[3], 0); // %lanemask_lt of lane 0
 }
+
+#[test]
+fn lanes_released_by_an_exit_keep_their_trace_records() {
+    // Lanes 0..30 reach the shuffle first (lane 31 takes the long way round and exits), so the
+    // shuffle is released only when lane 31 has exited and nothing else can run. The trace still
+    // has one `shfl` step for each of the 31 lanes.
+    let source = kernel(
+        "mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 31;\n@%p1 bra LATE;\n\
+         shfl.sync.bfly.b32 %r2, %r1, 1, 31, 0xffffffff;\nret;\n\
+         LATE:\nadd.u32 %r3, %r1, 1;\nadd.u32 %r3, %r3, 1;\nret;",
+    );
+    let program = ptxsim_exec::load(&source, None).expect("checks");
+    let (device, _) =
+        grid::prepare(&program, [1, 1, 1], [32, 1, 1], 1000, Vec::new()).expect("valid launch");
+    let mut shuffles = 0;
+    let mut sink = |line: &str| {
+        if line.contains("shfl.sync") {
+            shuffles += 1;
+        }
+    };
+    let run = grid::run_grid(&device, GridOptions::default(), Some(&mut sink), None);
+    assert!(run.failure.is_none(), "{:?}", run.failure);
+    assert_eq!(shuffles, 31);
+}
