@@ -699,7 +699,9 @@ pub fn check_instruction(
     };
     let key = operands_key(context.operands);
     // A value rule the operand kinds do not show (checked whatever the cache says).
-    if let Ok(Form::Op(op)) = &*decoded.form {
+    if let Ok(Form::Op(op)) = &*decoded.form
+        && matches!(op.form, ptxsim_isa::ops::OpForm::CpAsync { .. })
+    {
         let value = match instruction.operands.get(2) {
             Some(Operand::Immediate(immediate)) if !immediate.value.negative => {
                 match immediate.value.value {
