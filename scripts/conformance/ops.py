@@ -409,6 +409,82 @@ def warp_lines():
     return out
 
 
+def scalar_lines():
+    """The rest of the scalar ISA: the carry chain, bfind, fns, bmsk, szext, dp4a/dp2a,
+    copysign, testp, set, nanosleep and the approximate functions."""
+    out = []
+    int4 = ["u32", "s32", "u64", "s64", "b32", "u16", "f32"]
+    for opcode, mods in (("add", ["cc"]), ("sub", ["cc"]), ("addc", []), ("addc", ["cc"]),
+                         ("subc", []), ("subc", ["cc"]), ("addc", ["sat"]),
+                         ("addc", ["cc", "x"])):
+        for t in int4:
+            out.append(line(opcode, mods, t, binary(mods, t)))
+    for opcode, mods in itertools.product(["mad", "madc"],
+                                          [["lo", "cc"], ["hi", "cc"], ["wide", "cc"], ["cc"],
+                                           ["lo"], ["hi"], [], ["cc", "lo"], ["hi", "cc", "sat"]]):
+        for t in int4:
+            out.append(line(opcode, mods, t, [r(t, 0), r(t, 1), r(t, 2), r(t, 3)]))
+    for mods, t in itertools.product([[], ["shiftamt"], ["x"]],
+                                     ["u32", "s32", "u64", "s64", "b32", "u16", "f32"]):
+        out.append(line("bfind", mods, t, ["%u32_0", r(t, 1)]))
+    for t in ["b32", "u32", "s32", "b64"]:
+        out.append(line("fns", [], t, [r(t, 0), r(t, 1), "%u32_2", "%s32_3"]))
+    out += ["fns.b32 %b32_0, 0xaaaaaaaa, 3, -1;", "fns.b32 %b32_0, %b32_1, %s32_2, %s32_3;",
+            "fns.b32 %b32_0, %b32_1, %b32_2, %u32_3;", "fns.b32 %b32_0, %b32_1, %b32_2;"]
+    for mode, t in itertools.product(["clamp", "wrap", "x", ""], ["b32", "u32", "s32", "b64"]):
+        out.append(line("bmsk", [mode] if mode else [], t, [r(t, 0), "%u32_1", "%u32_2"]))
+    for mode, t in itertools.product(["clamp", "wrap", "x", ""], ["u32", "s32", "b32", "s64"]):
+        out.append(line("szext", [mode] if mode else [], t, [r(t, 0), r(t, 1), "%u32_2"]))
+    for a, b in itertools.product(["u32", "s32", "b32", "u64"], ["u32", "s32", "b32"]):
+        c = "u32" if (a, b) == ("u32", "u32") else "s32"
+        out.append(f"dp4a.{a}.{b} %{c}_0, %{a}_1, %{b}_2, %{c}_3;")
+        for mode in ("lo", "hi", "x", ""):
+            mods = ".".join(([mode] if mode else []) + [a, b])
+            out.append(f"dp2a.{mods} %{c}_0, %{a}_1, %{b}_2, %{c}_3;")
+    out += ["dp4a.u32 %u32_0, %u32_1, %u32_2, %u32_3;",
+            "dp4a.u32.u32 %u32_0, %u32_1, %u32_2, %s32_3;",
+            "dp4a.s32.s32 %u32_0, %u32_1, %u32_2, %u32_3;",
+            "dp4a.u32.s32.lo %s32_0, %u32_1, %s32_2, %s32_3;"]
+    for t in ["f32", "f64", "f16", "bf16", "b32"]:
+        out.append(line("copysign", [], t, binary([], t)))
+        out.append(line("copysign", ["ftz"], t, binary([], t)))
+    for op, t in itertools.product(["finite", "infinite", "number", "notanumber", "normal",
+                                    "subnormal", "x", ""], ["f32", "f64", "f16", "b32"]):
+        out.append(line("testp", [op] if op else [], t, ["%pred_0", r(t, 1)]))
+    out.append("testp.finite.ftz.f32 %pred_0, %f32_1;")
+    for cmp, d, s in itertools.product(["eq", "lt", "lo", "equ", "nan"], ["u32", "s32", "f32",
+                                                                      "b32", "f16"],
+                                       ["b16", "u32", "s64", "f32", "f64", "f16", "u8"]):
+        out.append(f"set.{cmp}.{d}.{s} {r(d, 0)}, {r(s, 1)}, {r(s, 2)};")
+    for cmp, d, s in itertools.product(["eq", "gtu"], ["u16", "s16", "u32", "s32", "f32", "f16",
+                                                       "bf16", "f16x2", "bf16x2", "u64"],
+                                       ["b16", "u16", "s16", "u32", "b64", "f32", "f64", "f16",
+                                        "bf16", "f16x2", "bf16x2"]):
+        out.append(f"set.{cmp}.{d}.{s} {r(d, 0)}, {r(s, 1)}, {r(s, 2)};")
+        out.append(f"set.{cmp}.ftz.{d}.{s} {r(d, 0)}, {r(s, 1)}, {r(s, 2)};")
+    out += ["set.lt.and.f16x2.f16x2 %f16x2_0, %f16x2_1, %f16x2_2, %pred_3;",
+            "set.lt.xor.ftz.u32.f16 %u32_0, %f16_1, %f16_2, !%pred_3;",
+            "set.lt.or.bf16.bf16 %b16_0, %b16_1, %b16_2, %pred_3;"]
+    out += ["set.lt.and.f32.s32 %f32_0, %s32_1, %s32_2, %pred_3;",
+            "set.lt.or.ftz.u32.f32 %u32_0, %f32_1, %f32_2, !%pred_3;",
+            "set.gt.ftz.s32.f32 %s32_0, %f32_1, %f32_2;",
+            "set.gt.ftz.s32.f64 %s32_0, %f64_1, %f64_2;",
+            "set.gt.ftz.s32.s32 %s32_0, %s32_1, %s32_2;",
+            "set.eq.u32 %u32_0, %u32_1, %u32_2;", "set.u32.u32 %u32_0, %u32_1, %u32_2;",
+            "set.eq.xor.u32.u32 %u32_0, %u32_1, %u32_2;",
+            "set.eq.u32.u32 %pred_0, %u32_1, %u32_2;"]
+    out += ["nanosleep.u32 %u32_0;", "nanosleep.u32 42;", "nanosleep %u32_0;",
+            "nanosleep.b32 %b32_0;", "nanosleep.u64 %u64_0;", "nanosleep.u32 %u32_0, 1;",
+            "nanosleep.s32 %s32_0;", "nanosleep.u32 %u64_0;"]
+    for opcode in ("ex2", "lg2", "sin", "cos", "tanh", "rsqrt"):
+        for mods, t in itertools.product([["approx"], ["approx", "ftz"], ["ftz"], [], ["rn"],
+                                          ["approx", "rn"], ["approx", "ftz", "x"]],
+                                         ["f32", "f64", "f16", "bf16", "f16x2", "bf16x2",
+                                          "b32"]):
+            out.append(line(opcode, mods, t, unary(mods, t)))
+    return out
+
+
 def form_lines():
     out = []
     for opcode, (pool, k, builder, types) in OPCODES.items():
@@ -419,7 +495,8 @@ def form_lines():
                 for t in types:
                     mods = [rnd, "ftz", "sat"]
                     out.append(line(opcode, mods, t, builder(mods, t)))
-    return out + memory_lines() + control_lines() + new_opcode_lines() + warp_lines()
+    return (out + memory_lines() + control_lines() + new_opcode_lines() + warp_lines()
+            + scalar_lines())
 
 
 def split(text):

@@ -248,6 +248,58 @@ def float_forms():
     return out
 
 
+def scalar_forms():
+    """The rest of the scalar ISA (the module `--set scalar`): the carry chain, bfind, fns,
+    bmsk, szext, dp4a, dp2a, copysign, testp and set.
+
+    A carry form `NAME@carry` runs `add.cc.u32 %x, a2-or-a3, a3` first (the carry flag is the
+    carry out of that addition), then the form on a0, a1 (and a2 for mad/madc); `@flag` stores
+    the carry flag the form wrote (`addc.u32 %d, 0, 0`) instead of d."""
+    out = []
+    for ty in ("u32", "s32", "u64", "s64"):
+        for op in ("add.cc", "sub.cc", "addc", "addc.cc", "subc", "subc.cc"):
+            out.append((f"{op}.{ty}@carry", ty, [ty, ty, "u32", "u32"]))
+            if op.endswith(".cc"):
+                out.append((f"{op}.{ty}@flag", "u32", [ty, ty, "u32", "u32"]))
+        for op in ("mad.lo.cc", "mad.hi.cc", "madc.lo", "madc.hi", "madc.lo.cc", "madc.hi.cc"):
+            out.append((f"{op}.{ty}@carry", ty, [ty, ty, ty, "u32"]))
+            if op.endswith(".cc"):
+                out.append((f"{op}.{ty}@flag", "u32", [ty, ty, ty, "u32"]))
+    for ty in ("u32", "s32", "u64", "s64"):
+        out.append((f"bfind.{ty}", "u32", [ty]))
+        out.append((f"bfind.shiftamt.{ty}", "u32", [ty]))
+    out.append(("fns.b32@base", "b32", ["b32", "u32", "s32"]))
+    for mode in ("clamp", "wrap"):
+        out.append((f"bmsk.{mode}.b32", "b32", ["u32", "u32"]))
+        for ty in ("u32", "s32"):
+            out.append((f"szext.{mode}.{ty}", ty, [ty, "u32"]))
+    for a in ("u32", "s32"):
+        for b in ("u32", "s32"):
+            c = "u32" if (a, b) == ("u32", "u32") else "s32"
+            out.append((f"dp4a.{a}.{b}", c, [a, b, c]))
+            for mode in ("lo", "hi"):
+                out.append((f"dp2a.{mode}.{a}.{b}", c, [a, b, c]))
+    for ty in ("f32", "f64"):
+        out.append((f"copysign.{ty}", ty, [ty, ty]))
+        for op in ("finite", "infinite", "number", "notanumber", "normal", "subnormal"):
+            out.append((f"testp.{op}.{ty}", "pred", [ty]))
+    for name, d, s in (("set.lt.u32.s32", "u32", "s32"), ("set.eq.f32.f32", "f32", "f32"),
+                       ("set.gtu.s32.f32", "s32", "f32"), ("set.lt.ftz.u32.f32", "u32", "f32"),
+                       ("set.ne.f32.f64", "f32", "f64"), ("set.lo.s32.u16", "s32", "u16"),
+                       ("set.nan.u32.f64", "u32", "f64"), ("set.eq.f16.f16", "f16", "f16"),
+                       ("set.lt.u32.f16", "u32", "f16"), ("set.le.ftz.s16.f16", "s16", "f16"),
+                       ("set.ltu.f16x2.f16x2", "f16x2", "f16x2"),
+                       ("set.gt.u32.f16x2", "u32", "f16x2"), ("set.ge.bf16.bf16", "bf16", "bf16"),
+                       ("set.le.bf16x2.bf16x2", "bf16x2", "bf16x2"),
+                       ("set.eq.s32.bf16x2", "s32", "bf16x2"), ("set.eq.f16.f32", "f16", "f32"),
+                       ("set.lt.bf16.s32", "bf16", "s32"), ("set.geu.u16.bf16", "u16", "bf16")):
+        out.append((name, d, [s, s]))
+    for name, d, s in (("set.lt.and.f32.s32", "f32", "s32"), ("set.gt.or.u32.f32", "u32", "f32"),
+                       ("set.ne.xor.f16x2.f16x2", "f16x2", "f16x2")):
+        out.append((name, d, [s, s, "pred"]))
+    return out
+
+
 def bits(ty):
     return {"bf16": 16, "bf16x2": 32}.get(ty, BITS.get(ty, 0))
 
@@ -258,6 +310,8 @@ def kernel(index, name, d, srcs):
     opcode, _, imm = name.partition("@")
     if opcode.startswith(("atom.", "red.")):
         return atomic_kernel(index, opcode, imm, d, srcs)
+    if imm in ("carry", "flag", "base"):
+        return special_kernel(index, opcode, imm, d, srcs)
     stored = "b32" if d == "pred" else d
     lines = [f".visible .entry f{index}(.param .u64 pin, .param .u64 pout)", "{",
              "\t.reg .u32 %t<4>;", "\t.reg .u64 %p<6>;",
@@ -281,6 +335,39 @@ def kernel(index, name, d, srcs):
         lines.append("\tselp.b32 %d, 1, 0, %q;")
     lines += [f"\tmul.wide.u32 %p3, %t0, {out_bytes};", "\tadd.u64 %p3, %p1, %p3;",
               f"\tst.global.b{bits(stored)} [%p3], %d;", "\tret;", "}", ""]
+    return "\n".join(lines), out_bytes
+
+
+def special_kernel(index, opcode, variant, d, srcs):
+    """The carry forms (`@carry`: store d; `@flag`: store the carry flag the form wrote) and
+    fns with its base taken modulo 32 and its offset in -32..31 (`@base`)."""
+    ty = opcode.rsplit(".", 1)[1]
+    lines = [f".visible .entry f{index}(.param .u64 pin, .param .u64 pout)", "{",
+             "\t.reg .u32 %t<4>;", "\t.reg .u64 %p<6>;", f"\t.reg .{d} %d;",
+             f"\t.reg .{ty} %r;", "\t.reg .u32 %x;"]
+    lines += [f"\t.reg .{t} %a{i};" for i, t in enumerate(srcs)]
+    lines += ["\tmov.u32 %t1, %ctaid.x;", "\tmov.u32 %t2, %ntid.x;", "\tmov.u32 %t3, %tid.x;",
+              "\tmad.lo.u32 %t0, %t1, %t2, %t3;",
+              "\tld.param.u64 %p0, [pin];", "\tld.param.u64 %p1, [pout];",
+              "\tcvta.to.global.u64 %p0, %p0;", "\tcvta.to.global.u64 %p1, %p1;",
+              "\tmul.wide.u32 %p2, %t0, 32;", "\tadd.u64 %p2, %p0, %p2;"]
+    for i, t in enumerate(srcs):
+        lines.append(f"\tld.global.b{bits(t)} %a{i}, [%p2+{8 * i}];")
+    if variant == "base":
+        lines += ["\tand.b32 %a1, %a1, 31;", "\tand.b32 %a2, %a2, 63;",
+                  "\tsub.s32 %a2, %a2, 32;", f"\t{opcode} %d, %a0, %a1, %a2;"]
+    else:
+        mad = opcode.startswith("mad")
+        lines.append(f"\tadd.cc.u32 %x, {'%a3' if mad else '%a2'}, %a3;")
+        operands = ["%r", "%a0", "%a1"] + (["%a2"] if mad else [])
+        lines.append(f"\t{opcode} {', '.join(operands)};")
+        if variant == "flag":
+            lines.append("\taddc.u32 %d, 0, 0;")
+        else:
+            lines.append(f"\tmov.b{bits(ty)} %d, %r;")
+    out_bytes = bits(d) // 8
+    lines += [f"\tmul.wide.u32 %p3, %t0, {out_bytes};", "\tadd.u64 %p3, %p1, %p3;",
+              f"\tst.global.b{bits(d)} [%p3], %d;", "\tret;", "}", ""]
     return "\n".join(lines), out_bytes
 
 
@@ -325,8 +412,16 @@ def atomic_kernel(index, opcode, variant, d, srcs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--set", choices=["ops", "scalar"], default="ops",
+                    help="ops: the arithmetic module (tests/hardware/ops); scalar: the carry "
+                         "chain, bfind, fns, bmsk, szext, dp4a/dp2a, copysign, testp, set "
+                         "(tests/hardware/scalar)")
     args = ap.parse_args()
+    if args.out is None:
+        args.out = OUT if args.set == "ops" else OUT.parent / "scalar"
+    module = f"{args.set}.ptx"
+    chosen = forms() if args.set == "ops" else scalar_forms()
     args.out.mkdir(parents=True, exist_ok=True)
     header = ["// generated by scripts/hardware/ops_gen.py; do not edit",
               "// One kernel per arithmetic or comparison form: thread i loads its operands from row i of",
@@ -335,7 +430,7 @@ def main():
     body = []
     table = ["# generated by scripts/hardware/ops_gen.py; do not edit",
              "# kernel\tinstruction\tinput layout (in-LAYOUT.bin)\tcount\tout bytes"]
-    for index, (name, d, srcs) in enumerate(forms()):
+    for index, (name, d, srcs) in enumerate(chosen):
         text, out_bytes = kernel(index, name, d, srcs)
         body.append(text)
         opcode, _, imm = name.partition("@")
@@ -344,10 +439,12 @@ def main():
             sources = ["%a0", "%a1"] if imm == "same" else [f"%a{i}" for i in range(1, len(srcs))]
             location = "[generic a0]" if imm == "generic" else "[a0]"
             regs = ", ".join([location] + sources)
+        elif imm in ("carry", "flag", "base"):
+            regs = f"%d, ... ({imm}: scripts/hardware/ops_gen.py special_kernel)"
         else:
             regs = ", ".join(["%d"] + [f"%a{i}" for i in range(len(srcs))] + ([imm] if imm else []))
         table.append(f"f{index}\t{opcode} {regs}\tx4\t{ROWS}\t{out_bytes}")
-    (args.out / "ops.ptx").write_text("\n".join(header + body))
+    (args.out / module).write_text("\n".join(header + body))
     (args.out / "forms.tsv").write_text("\n".join(table) + "\n")
     (args.out / "in-x4.bin").write_bytes(inputs())
     print(f"{len(table) - 2} forms -> {args.out}")

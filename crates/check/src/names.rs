@@ -1248,6 +1248,10 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     #[inline(always)]
     fn typed_operand(&mut self, operand: &'a Operand) -> (IsaOperand, Span) {
         match operand {
+            Operand::Name(name) if is_warp_size(name) => (
+                IsaOperand::Immediate(ptxsim_isa::Literal::Integer),
+                Span::DUMMY,
+            ),
             Operand::Name(name) => {
                 let found = self.resolve(name.name.as_str(), name.name.span, Role::Value);
                 match found {
@@ -1300,6 +1304,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     fn operand(&mut self, operand: &'a Operand, role: Role) {
         match operand {
+            Operand::Name(name) if is_warp_size(name) => {}
             Operand::Name(name) => {
                 let _ = self.resolve(name.name.as_str(), name.name.span, role);
             }
@@ -1497,6 +1502,15 @@ fn not_a_predicate(predicate: &Spanned<Text>, found: Found) -> Diagnostic {
 
 /// A name used in a function that the function does not declare; `later` is its module-scope
 /// declaration further down, if any.
+/// `WARP_SZ`, the predefined constant of PTX ISA 5.5 ("the warp size, in threads"): an integer
+/// immediate 32 wherever an operand is.
+pub(crate) fn is_warp_size(name: &ptxsim_syntax::ast::NameRef) -> bool {
+    name.component.is_none() && name.name.as_str() == WARP_SZ_NAME
+}
+
+/// The spelling of the predefined warp-size constant.
+pub(crate) const WARP_SZ_NAME: &str = "WARP_SZ";
+
 fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Diagnostic {
     if let Some(later) = later {
         return Diagnostic::error(

@@ -13,7 +13,7 @@ use ptxsim_isa::ops::{BarrierOp, Space};
 
 use crate::error::ExecError;
 use crate::exec::{Control, Executor};
-use crate::ir::{InstructionKind, Location, Program, RegisterId, WarpSync};
+use crate::ir::{Destination, InstructionKind, Location, Program, RegisterId, WarpSync};
 use crate::memory::GlobalMemory;
 use crate::semantics::{chop, guard_passes};
 
@@ -235,6 +235,8 @@ pub(crate) struct Frame {
     pub(crate) return_pc: usize,
     pub(crate) callee: usize,
     pub(crate) returns: Vec<(u64, u64, u64)>,
+    /// `.reg` return values: the callee's register and the caller's destination.
+    pub(crate) register_returns: Vec<(RegisterId, Destination)>,
 }
 
 /// Where a thread is.

@@ -85,6 +85,26 @@ pub enum OpFeature {
     CpAsync,
     /// `atom`/`red` with `.v2`/`.v4`/`.v8` (9.7.13.5: PTX ISA 8.1, sm_90).
     AtomVector,
+    /// `ex2.approx.f16{x2}` and `tanh.approx` on `.f32`/`.f16`/`.f16x2` (9.7.3.22, 9.7.4.9-10:
+    /// PTX ISA 7.0, sm_75; ptxas 13.5: "Feature 'tanh' requires .target sm_75 or higher").
+    HalfTranscendental,
+    /// `ex2.approx.ftz.bf16{x2}`, `tanh.approx.bf16{x2}` (9.7.4.9-10: PTX ISA 7.8, sm_90).
+    Bf16Transcendental,
+    /// `bmsk`, `szext` (9.7.1.21-22: PTX ISA 7.6, sm_70).
+    BitMask,
+    /// `dp4a`, `dp2a` (9.7.1.23-24: PTX ISA 5.0, sm_61).
+    DotProduct,
+    /// `nanosleep` (9.7.19.2: PTX ISA 6.3, sm_70; ptxas 13.5 takes PTX ISA 6.2).
+    Nanosleep,
+    /// `set` with an `.f16` destination or `.f16`/`.f16x2` operands (9.7.4: PTX ISA 4.2,
+    /// sm_53; ptxas 13.5: "f16 arithemetic and compare instructions").
+    HalfSet,
+    /// `set` of `.f16`/`.f16x2` operands with an integer destination (ptxas 13.5: "half
+    /// precision floating point set instruction with integer result" needs PTX ISA 6.5).
+    HalfSetInteger,
+    /// `set` with `.bf16`/`.bf16x2` (PTX ISA 7.8, sm_90; ptxas 13.5: "Feature 'set.bf16'
+    /// requires .target sm_90 or higher").
+    Bf16Set,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -345,6 +365,70 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "ex2.approx.f16 and tanh.approx",
+        applies: Applies::Op(OpFeature::HalfTranscendental),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "ex2/tanh on .bf16",
+        applies: Applies::Op(OpFeature::Bf16Transcendental),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "bmsk and szext",
+        applies: Applies::Op(OpFeature::BitMask),
+        support: &[Support {
+            since: v(7, 6),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "dp4a and dp2a",
+        applies: Applies::Op(OpFeature::DotProduct),
+        support: &[Support {
+            since: v(5, 0),
+            targets: TargetSet::AtLeast(61),
+        }],
+    },
+    Gate {
+        feature: "nanosleep",
+        applies: Applies::Op(OpFeature::Nanosleep),
+        support: &[Support {
+            since: v(6, 2),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "half-precision set",
+        applies: Applies::Op(OpFeature::HalfSet),
+        support: &[Support {
+            since: v(4, 2),
+            targets: TargetSet::AtLeast(53),
+        }],
+    },
+    Gate {
+        feature: "half-precision set with an integer result",
+        applies: Applies::Op(OpFeature::HalfSetInteger),
+        support: &[Support {
+            since: v(6, 5),
+            targets: TargetSet::AtLeast(53),
+        }],
+    },
+    Gate {
+        feature: "set on .bf16",
+        applies: Applies::Op(OpFeature::Bf16Set),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
         feature: "shfl without .sync",
         applies: Applies::Op(OpFeature::ShflWithoutSync),
         support: &[Support {
@@ -567,6 +651,42 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             Some(Some(0))
         }
         (OpFeature::ReduxF32, OpForm::Redux { ty: Type::F32, .. }) => Some(type_index()),
+        (
+            OpFeature::HalfTranscendental,
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Ex2,
+                ty,
+                ..
+            },
+        ) => hit(is_f16(ty)),
+        (
+            OpFeature::HalfTranscendental,
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Tanh,
+                ty,
+                ..
+            },
+        ) => hit(!is_bf16(ty)),
+        (
+            OpFeature::Bf16Transcendental,
+            OpForm::FloatUnary {
+                op: FloatUnaryOp::Ex2 | FloatUnaryOp::Tanh,
+                ty,
+                ..
+            },
+        ) => hit(is_bf16(ty)),
+        (OpFeature::BitMask, OpForm::Bmsk { .. } | OpForm::Szext { .. })
+        | (OpFeature::DotProduct, OpForm::Dot { .. })
+        | (OpFeature::Nanosleep, OpForm::Nanosleep) => Some(Some(0)),
+        (OpFeature::HalfSet, OpForm::Set { dtype, stype, .. }) => {
+            hit(dtype == Type::F16 || is_f16(stype))
+        }
+        (OpFeature::HalfSetInteger, OpForm::Set { dtype, stype, .. }) => {
+            hit(is_f16(stype) && !dtype.is_float())
+        }
+        (OpFeature::Bf16Set, OpForm::Set { dtype, stype, .. }) => {
+            hit(is_bf16(dtype) || is_bf16(stype))
+        }
         (OpFeature::ProxyFence, OpForm::Fence) => {
             op.text.starts_with("fence.proxy").then_some(Some(0))
         }

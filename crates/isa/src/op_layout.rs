@@ -10,7 +10,9 @@
 
 use crate::form::{Location, Operand, RuleCode, Violation};
 use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
-use crate::ops::{AtomOp, BarrierOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm, VoteMode};
+use crate::ops::{
+    AtomOp, BarrierOp, CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm, VoteMode,
+};
 use crate::types::Type;
 
 /// The registers an operand of instruction type `ty` takes, as a source or a destination.
@@ -294,6 +296,60 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
+        OpForm::Carry { op, ty, .. } => {
+            let mut slots = vec![destination("d", ty), source("a", ty), source("b", ty)];
+            if matches!(op, CarryOp::Mad { .. }) {
+                slots.push(source("c", ty));
+            }
+            slots
+        }
+        // 9.7.1.16: "destination d has type .u32".
+        OpForm::Bfind { ty, .. } => vec![scalar("d", true, FIXED_U32), source("a", ty)],
+        // 9.7.1.17: "Operand mask has a 32-bit type. Operand base has .b32, .u32 or .s32 type.
+        // Operand offset has .s32 type. Destination d has type .b32."
+        // ptxas 13.5 takes any 32-bit register or literal for `base` and `offset`.
+        OpForm::Fns => vec![
+            destination("d", Type::B32),
+            source("mask", Type::B32),
+            source("base", Type::B32),
+            source("offset", Type::B32),
+        ],
+        OpForm::Bmsk { .. } => vec![scalar("d", true, FIXED_U32), fixed_u32("a"), fixed_u32("b")],
+        // 9.7.1.21: "Operand b is an unsigned 32-bit value."
+        OpForm::Szext { ty, .. } => vec![destination("d", ty), source("a", ty), fixed_u32("b")],
+        // 9.7.1.23-24: "Operand c has type .u32 if both .atype and .btype are .u32 else operand
+        // c has type .s32."
+        OpForm::Dot {
+            a_signed, b_signed, ..
+        } => {
+            // ptxas 13.5 takes any 32-bit integer or bit register for `d` and `c`, and an
+            // `.f16x2` register too for the packed `a` and `b`.
+            let _ = (a_signed, b_signed);
+            vec![
+                scalar("d", true, FIXED_U32),
+                source("a", Type::U32),
+                source("b", Type::U32),
+                fixed_u32("c"),
+            ]
+        }
+        OpForm::Testp { ty, .. } => vec![destination("p", Type::Pred), source("a", ty)],
+        OpForm::Set {
+            dtype,
+            stype,
+            combine,
+            ..
+        } => {
+            let mut slots = vec![
+                destination("d", dtype),
+                source("a", stype),
+                source("b", stype),
+            ];
+            if combine.is_some() {
+                slots.push(source("c", Type::Pred));
+            }
+            slots
+        }
+        OpForm::Nanosleep => vec![fixed_u32("t")],
         OpForm::Fence | OpForm::Ret | OpForm::Exit | OpForm::Trap => Vec::new(),
         OpForm::Bra => vec![OperandSlot {
             name: "target",

@@ -210,6 +210,9 @@ pub enum FloatOp {
     Min,
     /// `max`.
     Max,
+    /// `copysign.type d, a, b` (9.7.3.2): "Copy sign bit of `a` into value of `b`": `d` is `b`
+    /// with `a`'s sign (`.f32`, `.f64`).
+    Copysign,
 }
 
 /// A floating-point unary operation.
@@ -223,6 +226,50 @@ pub enum FloatUnaryOp {
     Rcp,
     /// `sqrt`.
     Sqrt,
+    /// `rsqrt.approx{.ftz}.f32`, `rsqrt.approx{.ftz}.f64` (9.7.3.16).
+    Rsqrt,
+    /// `sin.approx{.ftz}.f32` (9.7.3.18).
+    Sin,
+    /// `cos.approx{.ftz}.f32` (9.7.3.19).
+    Cos,
+    /// `lg2.approx{.ftz}.f32` (9.7.3.20).
+    Lg2,
+    /// `ex2.approx{.ftz}.f32`, `ex2.approx.f16{x2}`, `ex2.approx.ftz.bf16{x2}` (9.7.3.21,
+    /// 9.7.4.10).
+    Ex2,
+    /// `tanh.approx.{f32,f16,f16x2,bf16,bf16x2}` (9.7.3.22, 9.7.4.9).
+    Tanh,
+}
+
+/// Which operation of the extended-precision (carry) instructions (9.7.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CarryOp {
+    /// `add.cc`, `addc`: `d = a + b (+ CC.CF)`.
+    Add,
+    /// `sub.cc`, `subc`: `d = a - (b (+ CC.CF))`.
+    Sub,
+    /// `mad{.lo,.hi}.cc`, `madc{.lo,.hi}`: `d = (a * b)<half> + c (+ CC.CF)`.
+    Mad {
+        /// `.hi` rather than `.lo`.
+        hi: bool,
+    },
+}
+
+/// The property `testp` tests (9.7.3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TestpOp {
+    /// `.finite`: not infinite and not NaN.
+    Finite,
+    /// `.infinite`: plus or minus infinity.
+    Infinite,
+    /// `.number`: not NaN.
+    Number,
+    /// `.notanumber`: NaN.
+    NotANumber,
+    /// `.normal`: a normal number; "positive and negative zero are considered normal numbers".
+    Normal,
+    /// `.subnormal`: a subnormal number.
+    Subnormal,
 }
 
 /// A comparison of `setp` (PTX ISA 9.7.6.1, Tables "Operators for signed integer, unsigned
@@ -588,6 +635,75 @@ pub enum OpForm {
     Exit,
     /// `trap`.
     Trap,
+    /// The extended-precision instructions (9.7.2): `add.cc`, `addc{.cc}`, `sub.cc`,
+    /// `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`.
+    Carry {
+        /// The operation.
+        op: CarryOp,
+        /// The instruction type.
+        ty: Type,
+        /// `addc`/`subc`/`madc`: the condition code's carry flag is added.
+        carry_in: bool,
+        /// `.cc`: the carry-out is written to the condition code.
+        carry_out: bool,
+        /// Accepted by ptxas but outside the ISA's syntax (`addc.u16`, `addc.sat.s32`,
+        /// `madc.hi.sat.s32`): checked, not run.
+        off_spec: bool,
+    },
+    /// `bfind{.shiftamt}.type d, a` (9.7.1.16): `d` is `.u32`.
+    Bfind {
+        /// The instruction type (`.u32 .u64 .s32 .s64`).
+        ty: Type,
+        /// `.shiftamt`.
+        shiftamt: bool,
+    },
+    /// `fns.b32 d, mask, base, offset` (9.7.1.17).
+    Fns,
+    /// `bmsk.mode.b32 d, a, b` (9.7.1.22).
+    Bmsk {
+        /// `.clamp` rather than `.wrap`.
+        clamp: bool,
+    },
+    /// `szext.mode.type d, a, b` (9.7.1.21).
+    Szext {
+        /// `.u32` or `.s32`.
+        ty: Type,
+        /// `.clamp` rather than `.wrap`.
+        clamp: bool,
+    },
+    /// `dp4a.atype.btype d, a, b, c` (9.7.1.23) and `dp2a.mode.atype.btype` (9.7.1.24).
+    Dot {
+        /// `None` for `dp4a`; `Some(hi)` for `dp2a.lo` / `dp2a.hi`.
+        dp2a: Option<bool>,
+        /// `.atype` is `.s32`.
+        a_signed: bool,
+        /// `.btype` is `.s32`.
+        b_signed: bool,
+    },
+    /// `testp.op.type p, a` (9.7.3.1); `None` for ptxas's `testp.type` without a property
+    /// (checked, not run).
+    Testp {
+        /// The property.
+        op: Option<TestpOp>,
+        /// `.f32` or `.f64`.
+        ty: Type,
+    },
+    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}` (9.7.6.1, and the half-precision
+    /// forms of 9.7.4).
+    Set {
+        /// The comparison.
+        compare: Compare,
+        /// The combination with `c`, if any.
+        combine: Option<BoolOp>,
+        /// The destination type.
+        dtype: Type,
+        /// The operand type.
+        stype: Type,
+        /// `.ftz`.
+        ftz: bool,
+    },
+    /// `nanosleep.u32 t` (9.7.19.2).
+    Nanosleep,
 }
 
 /// Decodes the modifiers (without dots, in source order) of a non-conversion instruction.
@@ -726,57 +842,101 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Ret => control(opcode, modifiers, OpForm::Ret, true),
         Opcode::Exit => control(opcode, modifiers, OpForm::Exit, false),
         Opcode::Trap => control(opcode, modifiers, OpForm::Trap, false),
-        Opcode::Rsqrt
-        | Opcode::Sin
-        | Opcode::Cos
-        | Opcode::Lg2
-        | Opcode::Ex2
-        | Opcode::Mov
+        Opcode::Rsqrt => decode_approx(opcode, FloatUnaryOp::Rsqrt, modifiers),
+        Opcode::Sin => decode_approx(opcode, FloatUnaryOp::Sin, modifiers),
+        Opcode::Cos => decode_approx(opcode, FloatUnaryOp::Cos, modifiers),
+        Opcode::Lg2 => decode_approx(opcode, FloatUnaryOp::Lg2, modifiers),
+        Opcode::Ex2 => decode_approx(opcode, FloatUnaryOp::Ex2, modifiers),
+        Opcode::Tanh => decode_approx(opcode, FloatUnaryOp::Tanh, modifiers),
+        Opcode::Addc => decode_carry(opcode, CarryOp::Add, modifiers),
+        Opcode::Subc => decode_carry(opcode, CarryOp::Sub, modifiers),
+        Opcode::Madc => decode_carry(opcode, CarryOp::Mad { hi: false }, modifiers),
+        Opcode::Bfind => {
+            let c = collect(opcode, modifiers, |m| {
+                (m == "shiftamt").then_some(Modifier::Shiftamt)
+            })?;
+            let ty = c.single_type(opcode, &[Type::U32, Type::U64, Type::S32, Type::S64])?;
+            Ok(OpForm::Bfind {
+                ty,
+                shiftamt: c.shiftamt.is_some(),
+            })
+        }
+        Opcode::Fns => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            c.single_type(opcode, &[Type::B32])?;
+            Ok(OpForm::Fns)
+        }
+        Opcode::Bmsk => {
+            let c = collect(opcode, modifiers, clamp_mode)?;
+            c.single_type(opcode, &[Type::B32])?;
+            Ok(OpForm::Bmsk {
+                clamp: require_clamp_mode(opcode, &c)?,
+            })
+        }
+        Opcode::Szext => {
+            let c = collect(opcode, modifiers, clamp_mode)?;
+            let ty = c.single_type(opcode, &[Type::U32, Type::S32])?;
+            Ok(OpForm::Szext {
+                ty,
+                clamp: require_clamp_mode(opcode, &c)?,
+            })
+        }
+        Opcode::Dp4a | Opcode::Dp2a => decode_dot(opcode, modifiers),
+        Opcode::Copysign => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            let ty = c.single_type(opcode, &[Type::F32, Type::F64])?;
+            Ok(OpForm::FloatBinary {
+                op: FloatOp::Copysign,
+                ty,
+                modifiers: FloatModifiers::RN,
+            })
+        }
+        Opcode::Testp => {
+            let c = collect(opcode, modifiers, |m| testp_op(m).map(Modifier::Testp))?;
+            let ty = c.single_type(opcode, &[Type::F32, Type::F64])?;
+            Ok(OpForm::Testp {
+                op: c.testp.map(|t| t.value),
+                ty,
+            })
+        }
+        Opcode::Set => decode_set(modifiers),
+        Opcode::Nanosleep => {
+            let c = collect(opcode, modifiers, |_| None)?;
+            c.single_type(opcode, &[Type::U32])?;
+            Ok(OpForm::Nanosleep)
+        }
+        Opcode::Mov
         | Opcode::Prefetch
         | Opcode::Cvt
-        | Opcode::Addc
         | Opcode::Alloca
         | Opcode::Applypriority
-        | Opcode::Bfind
-        | Opcode::Bmsk
         | Opcode::Brkpt
         | Opcode::Brx
         | Opcode::Clusterlaunchcontrol
-        | Opcode::Copysign
         | Opcode::Createpolicy
         | Opcode::Discard
-        | Opcode::Dp2a
-        | Opcode::Dp4a
-        | Opcode::Fns
         | Opcode::Getctarank
         | Opcode::Griddepcontrol
         | Opcode::Isspacep
         | Opcode::Istypep
         | Opcode::Ldmatrix
-        | Opcode::Madc
         | Opcode::Mapa
         | Opcode::Mbarrier
         | Opcode::Mma
         | Opcode::Movmatrix
         | Opcode::Multimem
-        | Opcode::Nanosleep
         | Opcode::Pmevent
         | Opcode::Prefetchu
-        | Opcode::Set
         | Opcode::Setmaxnreg
         | Opcode::Stackrestore
         | Opcode::Stacksave
         | Opcode::Stmatrix
-        | Opcode::Subc
         | Opcode::Suld
         | Opcode::Suq
         | Opcode::Sured
         | Opcode::Sust
-        | Opcode::Szext
-        | Opcode::Tanh
         | Opcode::Tcgen05
         | Opcode::Tensormap
-        | Opcode::Testp
         | Opcode::Tex
         | Opcode::Tld4
         | Opcode::Txq
@@ -951,6 +1111,9 @@ enum Modifier {
     Aligned,
     Cc,
     Oob,
+    Shiftamt,
+    Clamp(bool),
+    Testp(TestpOp),
     /// A memory-ordering, scope or cache hint without effect in a sequential simulator.
     Ignored,
 }
@@ -980,6 +1143,11 @@ struct Collected {
     aligned: Option<usize>,
     cc: Option<usize>,
     oob: Option<usize>,
+    shiftamt: Option<usize>,
+    clamp: Option<Indexed<bool>>,
+    testp: Option<Indexed<TestpOp>>,
+    /// A second type (`dp4a.atype.btype`, `set.dtype.stype`), in source order.
+    second_ty: Option<Indexed<Type>>,
 }
 
 fn set_flag(slot: &mut Option<usize>, index: usize, name: &str) -> Result<(), DecodeError> {
@@ -1026,6 +1194,25 @@ fn collect(
     modifiers: &[&str],
     classify: impl Fn(&str) -> Option<Modifier>,
 ) -> Result<Collected, DecodeError> {
+    collect_with(opcode, modifiers, classify, false)
+}
+
+/// [`collect`] for the instructions with two type modifiers (`dp4a.atype.btype`,
+/// `set.dtype.stype`): the second lands in [`Collected::second_ty`].
+fn collect_two_types(
+    opcode: Opcode,
+    modifiers: &[&str],
+    classify: impl Fn(&str) -> Option<Modifier>,
+) -> Result<Collected, DecodeError> {
+    collect_with(opcode, modifiers, classify, true)
+}
+
+fn collect_with(
+    opcode: Opcode,
+    modifiers: &[&str],
+    classify: impl Fn(&str) -> Option<Modifier>,
+    two_types: bool,
+) -> Result<Collected, DecodeError> {
     let mut c = Collected::default();
     for (index, &name) in modifiers.iter().enumerate() {
         let Some(modifier) = classify(name).or_else(|| Type::from_name(name).map(Modifier::Type))
@@ -1038,6 +1225,10 @@ fn collect(
         };
         match modifier {
             Modifier::Type(ty) => {
+                if two_types && c.ty.is_some() && c.second_ty.is_none() {
+                    c.second_ty = Some(Indexed { value: ty, index });
+                    continue;
+                }
                 if c.ty.is_some() {
                     return Err(DecodeError::new(
                         DecodeErrorKind::ExtraType,
@@ -1068,6 +1259,9 @@ fn collect(
             Modifier::Aligned => set_flag(&mut c.aligned, index, name)?,
             Modifier::Cc => set_flag(&mut c.cc, index, name)?,
             Modifier::Oob => set_flag(&mut c.oob, index, name)?,
+            Modifier::Shiftamt => set_flag(&mut c.shiftamt, index, name)?,
+            Modifier::Clamp(m) => set_value(&mut c.clamp, m, index, name, "mode")?,
+            Modifier::Testp(m) => set_value(&mut c.testp, m, index, name, "property")?,
             Modifier::Ignored => {}
         }
     }
@@ -1255,7 +1449,18 @@ fn decode_add_sub(
                 forbid(Some(cc), modifiers, ty, opcode)?;
             }
             forbid(c.sat, modifiers, ty, opcode)?;
-            return Err(not_modelled(opcode, cc, "the carry flag (.cc)"));
+            let _ = cc;
+            return Ok(OpForm::Carry {
+                op: if int_op == IntOp::Add {
+                    CarryOp::Add
+                } else {
+                    CarryOp::Sub
+                },
+                ty,
+                carry_in: false,
+                carry_out: true,
+                off_spec: false,
+            });
         }
         if ty != Type::S32 {
             forbid(c.sat, modifiers, ty, opcode)?;
@@ -1390,10 +1595,26 @@ fn decode_mad(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
                 forbid(Some(cc), modifiers, ty, opcode)?;
             }
             forbid(c.sat, modifiers, ty, opcode)?;
-            if c.mul.is_none() {
+            let Some(mode) = c.mul else {
                 return Err(missing_mode(opcode, &c, ty));
+            };
+            // 9.7.2.3 `mad{.hi,.lo}.cc.type`: ptxas 13.5 rejects `.cc` before the mode.
+            if cc < mode.index {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedTypes,
+                    Some(cc),
+                    "write .lo or .hi before .cc (`mad.lo.cc.type`)",
+                ));
             }
-            return Err(not_modelled(opcode, cc, "the carry flag (.cc)"));
+            return Ok(OpForm::Carry {
+                op: CarryOp::Mad {
+                    hi: mode.value == MulMode::Hi,
+                },
+                ty,
+                carry_in: false,
+                carry_out: true,
+                off_spec: false,
+            });
         }
         check_wide(&c, modifiers, ty, opcode)?;
         let Some(mode) = c.mul else {
@@ -1741,6 +1962,28 @@ fn decode_setp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         if !ftz_allowed(ty) {
             forbid(c.ftz, modifiers, ty, opcode)?;
         }
+    } else {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+    }
+    decode_setp_compare(compare, ty, modifiers)?;
+    Ok(OpForm::Setp {
+        compare: compare.value,
+        combine: c.boolop.map(|b| b.value),
+        ty,
+        ftz: c.ftz.is_some(),
+    })
+}
+
+/// Whether `setp`'s or `set`'s comparison suits the operand type: the unsigned comparisons
+/// `.lo .ls .hi .hs` belong to integer types, the unordered ones and `.num`/`.nan` to
+/// floating-point types, bit-size types compare `.eq`/`.ne` only.
+fn decode_setp_compare(
+    compare: Indexed<Compare>,
+    ty: Type,
+    modifiers: &[&str],
+) -> Result<(), DecodeError> {
+    let opcode = Opcode::Setp;
+    if ty.is_float() {
         if matches!(
             compare.value,
             Compare::Lo | Compare::Ls | Compare::Hi | Compare::Hs
@@ -1748,7 +1991,6 @@ fn decode_setp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             forbid(Some(compare.index), modifiers, ty, opcode)?;
         }
     } else {
-        forbid(c.ftz, modifiers, ty, opcode)?;
         let allowed = match ty.kind() {
             crate::types::TypeKind::Bit => matches!(compare.value, Compare::Eq | Compare::Ne),
             crate::types::TypeKind::Signed => matches!(
@@ -1773,12 +2015,7 @@ fn decode_setp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             forbid(Some(compare.index), modifiers, ty, opcode)?;
         }
     }
-    Ok(OpForm::Setp {
-        compare: compare.value,
-        combine: c.boolop.map(|b| b.value),
-        ty,
-        ftz: c.ftz.is_some(),
-    })
+    Ok(())
 }
 
 /// A state-space modifier of a memory instruction (5.1; `.shared::cta` is `.shared`,
@@ -2672,6 +2909,289 @@ fn decode_fence(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 }
 
 /// `bra{.uni}`, `call{.uni}`, `ret{.uni}` (9.7.12), `exit`, `trap`: nothing else.
+/// `rsqrt`, `sin`, `cos`, `lg2`, `ex2`, `tanh`: `.approx` is required (ptxas 13.5: "`.approx`
+/// modifier required"), no rounding. Types and `.ftz` (ptxas 13.5 and the syntax blocks):
+/// `.f32` with optional `.ftz` (not `tanh`); `rsqrt` also `.f64` (`rsqrt.approx{.ftz}.f64`);
+/// `ex2` `.f16`/`.f16x2` without `.ftz` and `.bf16`/`.bf16x2` with it (9.7.4.10:
+/// `ex2.approx.ftz.atype` for `.bf16`); `tanh` `.f16`, `.f16x2`, `.bf16`, `.bf16x2` without
+/// `.ftz`.
+fn decode_approx(
+    opcode: Opcode,
+    op: FloatUnaryOp,
+    modifiers: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| match m {
+        "approx" => Some(Modifier::Approx),
+        "ftz" => Some(Modifier::Ftz),
+        _ => float_rounding(m).map(Modifier::Rounding),
+    })?;
+    let types: &[Type] = match op {
+        FloatUnaryOp::Rsqrt => &[Type::F32, Type::F64],
+        FloatUnaryOp::Ex2 | FloatUnaryOp::Tanh => {
+            &[Type::F32, Type::F16, Type::F16x2, Type::Bf16, Type::Bf16x2]
+        }
+        _ => &[Type::F32],
+    };
+    let ty = c.single_type(opcode, types)?;
+    if let Some(r) = c.rounding {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(r.index),
+            format!("{opcode} takes no rounding modifier; it is .approx only"),
+        ));
+    }
+    if c.approx.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.ty.map(|t| t.index),
+            format!("{opcode}{ty} needs .approx"),
+        )
+        .with_fix(format!("write {opcode}.approx{ty}")));
+    }
+    let bf16 = matches!(ty, Type::Bf16 | Type::Bf16x2);
+    let ftz_allowed = match op {
+        FloatUnaryOp::Tanh => false,
+        FloatUnaryOp::Ex2 => matches!(ty, Type::F32) || bf16,
+        _ => true,
+    };
+    if !ftz_allowed {
+        forbid(c.ftz, modifiers, ty, opcode)?;
+    }
+    if op == FloatUnaryOp::Ex2 && bf16 && c.ftz.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.ty.map(|t| t.index),
+            format!("ex2.approx{ty} needs .ftz (`ex2.approx.ftz{ty}`)"),
+        )
+        .with_fix(format!("write ex2.approx.ftz{ty}")));
+    }
+    Ok(OpForm::FloatUnary {
+        op,
+        ty,
+        modifiers: c.float_modifiers(),
+    })
+}
+
+/// `addc{.cc}.type`, `subc{.cc}.type` (9.7.2.2, 9.7.2.4) and `madc{.hi,.lo}{.cc}.type`
+/// (9.7.2.6), `.type = { .u32, .s32, .u64, .s64 }`. ptxas 13.5 also takes the 16-bit types
+/// without `.cc`, `.sat` on `addc.s32`/`subc.s32` and `madc.hi.s32` (not with `.cc`: "Modifier
+/// '.cc' cannot be combined with modifier '.sat'"): those are checked and not run.
+fn decode_carry(opcode: Opcode, op: CarryOp, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let mad = matches!(op, CarryOp::Mad { .. });
+    let c = collect(opcode, modifiers, |m| match m {
+        "cc" => Some(Modifier::Cc),
+        "sat" => Some(Modifier::Sat),
+        "lo" if mad => Some(Modifier::Mul(MulMode::Lo)),
+        "hi" if mad => Some(Modifier::Mul(MulMode::Hi)),
+        _ => None,
+    })?;
+    let ty = c.single_type(
+        opcode,
+        &[
+            Type::U32,
+            Type::S32,
+            Type::U64,
+            Type::S64,
+            Type::U16,
+            Type::S16,
+        ],
+    )?;
+    let spec = matches!(ty, Type::U32 | Type::S32 | Type::U64 | Type::S64);
+    if !spec {
+        forbid(c.cc, modifiers, ty, opcode)?;
+    }
+    let op = match (op, c.mul) {
+        (CarryOp::Mad { .. }, None) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                c.ty.map(|t| t.index),
+                format!("{opcode}{ty} needs .lo or .hi"),
+            ));
+        }
+        (CarryOp::Mad { .. }, Some(m)) => {
+            if c.cc.is_some_and(|cc| cc < m.index) {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedTypes,
+                    c.cc,
+                    "write .lo or .hi before .cc (`madc.lo.cc.type`)",
+                ));
+            }
+            CarryOp::Mad {
+                hi: m.value == MulMode::Hi,
+            }
+        }
+        (op, _) => op,
+    };
+    if let Some(sat) = c.sat {
+        if ty != Type::S32 || op == (CarryOp::Mad { hi: false }) {
+            forbid(Some(sat), modifiers, ty, opcode)?;
+        }
+        if let Some(cc) = c.cc {
+            return Err(DecodeError::new(
+                DecodeErrorKind::ConflictingModifier,
+                Some(cc),
+                ".cc cannot be combined with .sat",
+            ));
+        }
+    }
+    Ok(OpForm::Carry {
+        op,
+        ty,
+        carry_in: true,
+        carry_out: c.cc.is_some(),
+        off_spec: !spec || c.sat.is_some(),
+    })
+}
+
+/// `.clamp` / `.wrap` of `bmsk` and `szext`.
+fn clamp_mode(m: &str) -> Option<Modifier> {
+    match m {
+        "clamp" => Some(Modifier::Clamp(true)),
+        "wrap" => Some(Modifier::Clamp(false)),
+        _ => None,
+    }
+}
+
+/// `bmsk.mode`, `szext.mode`: the mode is required (ptxas 13.5: "Clamp modifier required").
+fn require_clamp_mode(opcode: Opcode, c: &Collected) -> Result<bool, DecodeError> {
+    c.clamp.map(|m| m.value).ok_or_else(|| {
+        DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.ty.map(|t| t.index),
+            format!("{opcode} needs .clamp or .wrap"),
+        )
+    })
+}
+
+fn testp_op(m: &str) -> Option<TestpOp> {
+    Some(match m {
+        "finite" => TestpOp::Finite,
+        "infinite" => TestpOp::Infinite,
+        "number" => TestpOp::Number,
+        "notanumber" => TestpOp::NotANumber,
+        "normal" => TestpOp::Normal,
+        "subnormal" => TestpOp::Subnormal,
+        _ => return None,
+    })
+}
+
+/// `dp4a.atype.btype`, `dp2a.mode.atype.btype` (9.7.1.23-24): `.atype = .btype = { .u32,
+/// .s32 }`; `dp2a` needs `.lo` or `.hi` (ptxas 13.5: "'.hi/.lo' modifier required").
+fn decode_dot(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let dp2a = opcode == Opcode::Dp2a;
+    let c = collect_two_types(opcode, modifiers, |m| match m {
+        "lo" if dp2a => Some(Modifier::Mul(MulMode::Lo)),
+        "hi" if dp2a => Some(Modifier::Mul(MulMode::Hi)),
+        _ => None,
+    })?;
+    let a = c.single_type(opcode, &[Type::U32, Type::S32])?;
+    let Some(b) = c.second_ty else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            format!("{opcode} needs two types (.atype.btype)"),
+        ));
+    };
+    if !matches!(b.value, Type::U32 | Type::S32) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(b.index),
+            format!(
+                "{opcode} does not take {} as .btype; it is .u32 or .s32",
+                b.value
+            ),
+        ));
+    }
+    let mode = match (dp2a, c.mul) {
+        (false, _) => None,
+        (true, Some(m)) => Some(m.value == MulMode::Hi),
+        (true, None) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                c.ty.map(|t| t.index),
+                "dp2a needs .lo or .hi",
+            ));
+        }
+    };
+    Ok(OpForm::Dot {
+        dp2a: mode,
+        a_signed: a == Type::S32,
+        b_signed: b.value == Type::S32,
+    })
+}
+
+/// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype` (9.7.6.1: `.dtype = { .u32, .s32, .f32 }`, `.stype`
+/// the integer, bit and `.f32`/`.f64` types) and the half-precision forms, as ptxas 13.5 takes
+/// them: with those source types the destination may also be `.f16` or `.bf16`; an `.f16`
+/// or `.bf16` source takes a `.u16 .s16 .u32 .s32 .f16` destination (`.bf16` too for an
+/// `.f16` source; `.bf16` for a `.bf16` source); `.f16x2`/`.bf16x2` sources take `.u32`,
+/// `.s32` or their own type. `.ftz` goes with `.f32`, `.f16` and `.f16x2` sources, and not
+/// with a `.bf16` destination. The comparisons are setp's.
+fn decode_set(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Set;
+    let c = collect_two_types(opcode, modifiers, |m| {
+        if m == "ftz" {
+            return Some(Modifier::Ftz);
+        }
+        compare_op(m)
+            .map(Modifier::Compare)
+            .or_else(|| bool_op(m).map(Modifier::Bool))
+    })?;
+    let Some(dtype) = c.ty else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "set needs two types (.dtype.stype)",
+        ));
+    };
+    let Some(stype) = c.second_ty else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "set needs two types (.dtype.stype)",
+        ));
+    };
+    let Some(compare) = c.compare else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "set needs a comparison operator (.eq, .lt, ...)",
+        ));
+    };
+    use Type as T;
+    let destinations: &[Type] = match stype.value {
+        T::F16 => &[T::U16, T::S16, T::U32, T::S32, T::F16, T::Bf16],
+        T::Bf16 => &[T::U16, T::S16, T::U32, T::S32, T::Bf16],
+        T::F16x2 => &[T::U32, T::S32, T::F16x2],
+        T::Bf16x2 => &[T::U32, T::S32, T::Bf16x2],
+        t if SETP_TYPES.contains(&t) && !is_half(t) => &[T::U32, T::S32, T::F32, T::F16, T::Bf16],
+        _ => &[],
+    };
+    if !destinations.contains(&dtype.value) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(stype.index),
+            format!(
+                "set does not take .dtype {} with .stype {}",
+                dtype.value, stype.value
+            ),
+        ));
+    }
+    let ftz_ok = matches!(stype.value, T::F32 | T::F16 | T::F16x2) && dtype.value != T::Bf16;
+    if !ftz_ok {
+        forbid(c.ftz, modifiers, stype.value, opcode)?;
+    }
+    // The comparison must suit the source type, as for setp.
+    decode_setp_compare(compare, stype.value, modifiers)?;
+    Ok(OpForm::Set {
+        compare: compare.value,
+        combine: c.boolop.map(|b| b.value),
+        dtype: dtype.value,
+        stype: stype.value,
+        ftz: c.ftz.is_some(),
+    })
+}
+
 fn control(
     opcode: Opcode,
     modifiers: &[&str],
@@ -3241,8 +3761,70 @@ mod tests {
             DecodeErrorKind::UnknownModifier
         );
         assert_eq!(
-            err(Opcode::Sin, &["approx", "f32"]).kind,
-            DecodeErrorKind::UnsupportedInstruction(Opcode::Sin)
+            err(Opcode::Mma, &["sync", "aligned"]).kind,
+            DecodeErrorKind::UnsupportedInstruction(Opcode::Mma)
+        );
+        // ptxas 13.5: ".approx modifier required for instruction 'sin'", ".ftz modifier
+        // required for instruction 'ex2.bf16'", "Modifier '.cc' applies only to addc integer
+        // types", "'.hi/.lo' modifier required for instruction 'dp2a'".
+        assert!(err(Opcode::Sin, &["f32"]).to_string().contains(".approx"));
+        assert!(
+            err(Opcode::Ex2, &["approx", "bf16"])
+                .to_string()
+                .contains(".ftz")
+        );
+        assert!(err(Opcode::Addc, &["cc", "u16"]).to_string().contains("cc"));
+        assert!(
+            err(Opcode::Dp2a, &["u32", "u32"])
+                .to_string()
+                .contains(".lo or .hi")
+        );
+        assert!(
+            err(Opcode::Mad, &["cc", "lo", "u32"])
+                .to_string()
+                .contains("before .cc")
+        );
+    }
+
+    #[test]
+    fn scalar_extras() {
+        assert_eq!(
+            ok(Opcode::Madc, &["hi", "cc", "u64"]),
+            OpForm::Carry {
+                op: CarryOp::Mad { hi: true },
+                ty: Type::U64,
+                carry_in: true,
+                carry_out: true,
+                off_spec: false
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Add, &["cc", "s32"]),
+            OpForm::Carry {
+                op: CarryOp::Add,
+                ty: Type::S32,
+                carry_in: false,
+                carry_out: true,
+                off_spec: false
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Dp2a, &["hi", "s32", "u32"]),
+            OpForm::Dot {
+                dp2a: Some(true),
+                a_signed: true,
+                b_signed: false
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Set, &["lt", "and", "f32", "s32"]),
+            OpForm::Set {
+                compare: Compare::Lt,
+                combine: Some(BoolOp::And),
+                dtype: Type::F32,
+                stype: Type::S32,
+                ftz: false
+            }
         );
     }
 

@@ -226,10 +226,15 @@ fn the_decoded_opcodes_are_the_executed_ones() {
         "redux",
         "match",
         "elect",
+        "ex2",
+        "addc",
+        "dp4a",
+        "set",
+        "testp",
     ] {
         assert!(decoded.contains(&name), "{name}");
     }
-    for name in ["mma", "ex2", "mbarrier"] {
+    for name in ["mma", "wgmma", "mbarrier"] {
         assert!(!decoded.contains(&name), "{name}");
     }
 }

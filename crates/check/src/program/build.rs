@@ -29,7 +29,7 @@ use ptxsim_syntax::span::Span;
 use super::address::{next_buffer, to_generic};
 use super::cvt::{self, CvtOp};
 use super::{
-    Axis, Destination, GlobalVariable, Guard, Instruction, InstructionKind, Location,
+    Axis, Destination, GlobalVariable, Guard, Instruction, InstructionKind, IntExtraOp, Location,
     MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo, Source,
     SpecialRegister, THREAD_PARAM_BASE, mask,
 };
@@ -235,6 +235,10 @@ struct FunctionInfo {
     returns: Vec<(u64, u64)>,
     /// (address, bytes) of each parameter.
     params: Vec<(u64, u64)>,
+    /// The register of each `.reg` return value (`None` for a `.param` one).
+    return_registers: Vec<Option<RegisterId>>,
+    /// The register of each `.reg` parameter (`None` for a `.param` one).
+    param_registers: Vec<Option<RegisterId>>,
     /// Its first instruction, once built.
     start: Option<usize>,
 }
@@ -300,6 +304,8 @@ pub(crate) struct Builder<'m> {
     dynamic: Vec<(u32, u64)>,
     /// Where dynamic shared memory starts.
     dynamic_shared: Option<u64>,
+    /// The condition code's carry flag (`%cc`), made at its first use.
+    carry: Option<RegisterId>,
 }
 
 impl<'m> Builder<'m> {
@@ -312,6 +318,7 @@ impl<'m> Builder<'m> {
             calls: Vec::new(),
             prefix: String::new(),
             next: [0, THREAD_PARAM_BASE, 0, 0, 0],
+            carry: None,
             kernel_params: Vec::new(),
             globals: Vec::new(),
             constants: Vec::new(),
@@ -455,11 +462,13 @@ impl<'m> Builder<'m> {
             .chain(function.params.iter().flatten())
             .flat_map(|d| d.declarators.iter());
         let slots = info.returns.iter().chain(&info.params);
-        for (declarator, (address, size)) in declarations.zip(slots) {
-            self.symbols.insert(
-                declarator.name.span.start,
-                Symbol::Address(Space::Param, *address, *size),
-            );
+        let registers = info.return_registers.iter().chain(&info.param_registers);
+        for ((declarator, (address, size)), register) in declarations.zip(slots).zip(registers) {
+            let symbol = match register {
+                Some(id) => Symbol::Register(*id),
+                None => Symbol::Address(Space::Param, *address, *size),
+            };
+            self.symbols.insert(declarator.name.span.start, symbol);
         }
     }
 
@@ -758,11 +767,34 @@ impl<'m> Builder<'m> {
         }
         let function = *self.functions.get(name)?;
         let mut info = FunctionInfo::default();
-        for (declarations, slots) in [
-            (&function.returns, &mut info.returns),
-            (&function.params, &mut info.params),
+        let caller_prefix = std::mem::replace(&mut self.prefix, format!("{name}:"));
+        for (declarations, slots, registers) in [
+            (
+                &function.returns,
+                &mut info.returns,
+                &mut info.return_registers,
+            ),
+            (
+                &function.params,
+                &mut info.params,
+                &mut info.param_registers,
+            ),
         ] {
             for declaration in declarations.iter().flatten() {
+                // A `.reg` parameter is a register of the callee (PTX ISA 7.1: "the function
+                // parameters ... in the .reg state space"); it gets no parameter slot.
+                if let (StateSpace::Reg, (Some(ty), 1)) =
+                    (declaration.space.value, declared_type(declaration))
+                {
+                    for declarator in &declaration.declarators {
+                        let register = self
+                            .new_register(declarator.name.value.as_str(), ty, declarator.name.span)
+                            .ok();
+                        slots.push((0, 0));
+                        registers.push(register);
+                    }
+                    continue;
+                }
                 let (element, vector) = declared_type(declaration);
                 let element_bytes = u64::from(element.map_or(8, |t| t.bits().div_ceil(8)).max(1));
                 let align = declaration
@@ -782,9 +814,11 @@ impl<'m> Builder<'m> {
                     let address = next.div_ceil(align).saturating_mul(align);
                     *next = address.saturating_add(size);
                     slots.push((address, size));
+                    registers.push(None);
                 }
             }
         }
+        self.prefix = caller_prefix;
         self.called.insert(name.to_string(), info.clone());
         self.queue.push_back(name.to_string());
         Some(info)
@@ -797,6 +831,31 @@ impl<'m> Builder<'m> {
             mnemonic.push_str(&modifier.value);
         }
         mnemonic
+    }
+
+    /// The thread's condition-code carry flag (PTX ISA 9.7.2: "the condition code register"
+    /// `CC.CF`), one `.pred` register for the whole program, named `%cc` in traces.
+    fn carry_flag(&mut self) -> Result<RegisterId, String> {
+        if let Some(id) = self.carry {
+            return Ok(id);
+        }
+        if self.registers.len() >= MAX_REGISTERS {
+            return Err(format!("more than {MAX_REGISTERS} registers"));
+        }
+        let count = self.name_counts.entry("%cc".to_string()).or_insert(0);
+        let name = if *count == 0 {
+            "%cc".to_string()
+        } else {
+            format!("%cc#{count}")
+        };
+        *count += 1;
+        let id = RegisterId(self.registers.len() as u32);
+        self.registers.push(RegisterInfo {
+            name,
+            ty: Type::Pred,
+        });
+        self.carry = Some(id);
+        Ok(id)
     }
 
     fn unsupported(instruction: &ast::Instruction, reason: impl Into<String>) -> InstructionKind {
@@ -1006,6 +1065,153 @@ impl<'m> Builder<'m> {
                     sources: self.sources3(&operands[1..], [ty, ty, c])?,
                 }
             }
+            OpForm::Carry {
+                op,
+                ty,
+                carry_in,
+                carry_out,
+                ..
+            } => {
+                let mad = matches!(op, ops::CarryOp::Mad { .. });
+                count(if mad { 4 } else { 3 })?;
+                let c = if mad {
+                    self.source(&operands[3], ty)?
+                } else {
+                    Source::Immediate(0)
+                };
+                InstructionKind::Carry {
+                    op,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    sources: [
+                        self.source(&operands[1], ty)?,
+                        self.source(&operands[2], ty)?,
+                        c,
+                    ],
+                    carry_in: if carry_in {
+                        Some(self.carry_flag()?)
+                    } else {
+                        None
+                    },
+                    carry_out: if carry_out {
+                        Some(self.carry_flag()?)
+                    } else {
+                        None
+                    },
+                }
+            }
+            OpForm::Bfind { ty, shiftamt } => {
+                count(2)?;
+                InstructionKind::IntExtra {
+                    op: IntExtraOp::Bfind { ty, shiftamt },
+                    destination: self.destination(&operands[0])?,
+                    sources: [
+                        self.source(&operands[1], ty)?,
+                        Source::Immediate(0),
+                        Source::Immediate(0),
+                    ],
+                }
+            }
+            OpForm::Fns => {
+                count(4)?;
+                InstructionKind::IntExtra {
+                    op: IntExtraOp::Fns,
+                    destination: self.destination(&operands[0])?,
+                    sources: self.sources3(&operands[1..], [Type::B32, Type::B32, Type::S32])?,
+                }
+            }
+            OpForm::Bmsk { clamp } => {
+                count(3)?;
+                InstructionKind::IntExtra {
+                    op: IntExtraOp::Bmsk { clamp },
+                    destination: self.destination(&operands[0])?,
+                    sources: [
+                        self.source(&operands[1], Type::U32)?,
+                        self.source(&operands[2], Type::U32)?,
+                        Source::Immediate(0),
+                    ],
+                }
+            }
+            OpForm::Szext { ty, clamp } => {
+                count(3)?;
+                InstructionKind::IntExtra {
+                    op: IntExtraOp::Szext {
+                        signed: ty == Type::S32,
+                        clamp,
+                    },
+                    destination: self.destination(&operands[0])?,
+                    sources: [
+                        self.source(&operands[1], ty)?,
+                        self.source(&operands[2], Type::U32)?,
+                        Source::Immediate(0),
+                    ],
+                }
+            }
+            OpForm::Dot {
+                dp2a,
+                a_signed,
+                b_signed,
+            } => {
+                count(4)?;
+                let int = |signed: bool| if signed { Type::S32 } else { Type::U32 };
+                InstructionKind::IntExtra {
+                    op: IntExtraOp::Dot {
+                        dp2a,
+                        a_signed,
+                        b_signed,
+                    },
+                    destination: self.destination(&operands[0])?,
+                    sources: self.sources3(
+                        &operands[1..],
+                        [int(a_signed), int(b_signed), int(a_signed || b_signed)],
+                    )?,
+                }
+            }
+            OpForm::Testp { op, ty } => {
+                count(2)?;
+                let Some(op) = op else {
+                    return Err(
+                        "testp without a property (.finite, .normal, ...) is accepted \
+                                by ptxas but not in the ISA; not supported"
+                            .to_string(),
+                    );
+                };
+                InstructionKind::Testp {
+                    op,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], ty)?,
+                }
+            }
+            OpForm::Set {
+                compare,
+                combine,
+                dtype,
+                stype,
+                ftz,
+            } => {
+                let combine = match (combine, operands.len()) {
+                    (None, 3) => None,
+                    (Some(op), 4) => Some((op, self.predicate_source(&operands[3])?)),
+                    _ => return Err("set takes d, a, b and, with .and/.or/.xor, c".into()),
+                };
+                InstructionKind::Set {
+                    compare,
+                    dtype,
+                    stype,
+                    ftz,
+                    combine,
+                    destination: self.destination(&operands[0])?,
+                    a: self.source(&operands[1], immediate_type(stype))?,
+                    b: self.source(&operands[2], immediate_type(stype))?,
+                }
+            }
+            // 9.7.19.2: "Suspends the thread for a sleep duration approximately close to the
+            // delay t ... guaranteed to be in the interval [0, 2*t]": zero, a no-op here.
+            OpForm::Nanosleep => {
+                count(1)?;
+                InstructionKind::Fence
+            }
             OpForm::Slct {
                 ty,
                 float_selector,
@@ -1054,7 +1260,13 @@ impl<'m> Builder<'m> {
                             other => self.destination(other).map(Some),
                         })
                         .collect::<Result<Vec<_>, String>>()?,
-                    other => vec![Some(self.destination(other)?)],
+                    other => match self.vector_register(other) {
+                        Some(elements) if vector > 1 => elements
+                            .iter()
+                            .map(|&register| Some(self.element_destination(register)))
+                            .collect(),
+                        _ => vec![Some(self.destination(other)?)],
+                    },
                 };
                 if destinations.len() != usize::from(vector) {
                     return Err(format!(
@@ -1078,7 +1290,12 @@ impl<'m> Builder<'m> {
                         .iter()
                         .map(|element| self.source(element, element_ty))
                         .collect::<Result<Vec<_>, String>>()?,
-                    other => vec![self.source(other, element_ty)?],
+                    other => match self.vector_register(other) {
+                        Some(elements) if vector > 1 => {
+                            elements.into_iter().map(Source::Register).collect()
+                        }
+                        _ => vec![self.source(other, element_ty)?],
+                    },
                 };
                 if sources.len() != usize::from(vector) {
                     return Err(format!("{} sources for a .v{vector} store", sources.len()));
@@ -1359,12 +1576,35 @@ impl<'m> Builder<'m> {
             }
         };
         let mut argument_copies = Vec::new();
-        for (operand, (to, size)) in arguments.iter().zip(&info.params) {
+        let mut register_arguments = Vec::new();
+        for ((operand, (to, size)), register) in arguments
+            .iter()
+            .zip(&info.params)
+            .zip(&info.param_registers)
+        {
+            if let Some(register) = register {
+                let ty = self.registers[register.index()].ty;
+                let destination = Destination {
+                    register: *register,
+                    ty,
+                };
+                register_arguments.push((self.source(operand, ty)?, destination));
+                continue;
+            }
             let (from, bytes) = param(operand)?;
             argument_copies.push((from, *to, bytes.min(*size)));
         }
         let mut return_copies = Vec::new();
-        for (operand, (from, size)) in returns.iter().zip(&info.returns) {
+        let mut register_returns = Vec::new();
+        for ((operand, (from, size)), register) in returns
+            .iter()
+            .zip(&info.returns)
+            .zip(&info.return_registers)
+        {
+            if let Some(register) = register {
+                register_returns.push((*register, self.destination(operand)?));
+                continue;
+            }
             let (to, bytes) = param(operand)?;
             return_copies.push((*from, to, bytes.min(*size)));
         }
@@ -1377,6 +1617,8 @@ impl<'m> Builder<'m> {
             callee: name.to_string(),
             arguments: argument_copies,
             returns: return_copies,
+            register_arguments,
+            register_returns,
         })
     }
 
@@ -1457,7 +1699,7 @@ impl<'m> Builder<'m> {
                 .registers
                 .get(id.index())
                 .is_some_and(|r| r.bits() <= 32),
-            Source::Immediate(_) | Source::Special(_) => false,
+            Source::Immediate(_) | Source::Special(_) | Source::RegisterPlus(..) => false,
         };
         Ok(MemoryOperand {
             base,
@@ -1561,6 +1803,10 @@ impl<'m> Builder<'m> {
     /// A source operand whose immediates are encoded for `ty`.
     fn source(&self, operand: &Operand, ty: Type) -> Result<Source, String> {
         match operand {
+            // The predefined constant `WARP_SZ` (PTX ISA 5.5): 32 threads.
+            Operand::Name(name) if crate::names::is_warp_size(name) => {
+                Ok(Source::Immediate(32 & mask(ty.bits())))
+            }
             Operand::Name(name) => match self.resolve_name(name) {
                 Some(Resolved::Register(id)) => Ok(Source::Register(id)),
                 Some(Resolved::Address(_, address, _)) => {
@@ -1573,6 +1819,8 @@ impl<'m> Builder<'m> {
                 Some(Resolved::Address(_, address, _)) => Ok(Source::Immediate(u128::from(
                     address.wrapping_add_signed(offset.offset.value),
                 ))),
+                // A register plus an immediate, which ptxas takes as an operand too.
+                Some(Resolved::Register(id)) => Ok(Source::RegisterPlus(id, offset.offset.value)),
                 _ => Err(format!(
                     "`{}+{}` is not the address of a variable",
                     offset.name.name.value, offset.offset.value
@@ -1592,7 +1840,51 @@ impl<'m> Builder<'m> {
         }
     }
 
+    /// The elements of a vector register (`.reg .v2 .b16 v;`) named without a component.
+    fn vector_register(&self, operand: &Operand) -> Option<Vec<RegisterId>> {
+        match operand {
+            Operand::Name(name) if name.component.is_none() => match self.lookup(&name.name)? {
+                Symbol::Vector(elements) => Some(elements.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// An element register of a vector register as a destination.
+    fn element_destination(&self, register: RegisterId) -> Destination {
+        Destination {
+            register,
+            ty: self.registers[register.index()].ty,
+        }
+    }
+
+    /// `mov.type d, a` / `mov.type {d...}, a` / `mov.type d, {a...}`. A vector register
+    /// (`.reg .v2 .b16 v;`) on either side stands for the brace vector of its elements, as in
+    /// `mov.b32 v, %r` ("`.v2 .b16` ... in a `.b32`", the element `.x` in the low bits).
     fn mov(&self, ty: Type, operands: &[Operand]) -> Result<InstructionKind, String> {
+        if let [destination, source] = operands {
+            if let Some(elements) = self.vector_register(destination) {
+                return Ok(InstructionKind::MovUnpack {
+                    ty,
+                    elements: elements
+                        .iter()
+                        .map(|&register| Some(self.element_destination(register)))
+                        .collect(),
+                    source: match self.vector_register(source) {
+                        Some(_) => return Err("mov between two vector registers needs .vN".into()),
+                        None => self.source(source, ty)?,
+                    },
+                });
+            }
+            if let Some(elements) = self.vector_register(source) {
+                return Ok(InstructionKind::MovPack {
+                    ty,
+                    destination: self.destination(destination)?,
+                    elements: elements.into_iter().map(Source::Register).collect(),
+                });
+            }
+        }
         match operands {
             [Operand::Vector(elements), source] => Ok(InstructionKind::MovUnpack {
                 ty,
@@ -1618,13 +1910,26 @@ impl<'m> Builder<'m> {
 
     /// `mov.vN.type {d...}, {a...}` with brace vectors (vector registers are not executed).
     fn mov_vector(&self, ty: Type, operands: &[Operand]) -> Result<InstructionKind, String> {
-        let [Operand::Vector(destinations), Operand::Vector(sources)] = operands else {
-            return Err("mov.vN runs on brace vectors `{...}` only".to_string());
+        let [destination, source] = operands else {
+            return Err("mov.vN takes two operands".to_string());
+        };
+        let destinations = match (destination, self.vector_register(destination)) {
+            (Operand::Vector(elements), _) => self.vector_destinations(&elements.value)?,
+            (_, Some(elements)) => elements
+                .iter()
+                .map(|&register| Some(self.element_destination(register)))
+                .collect(),
+            _ => return Err("mov.vN takes a vector register or a brace vector".to_string()),
+        };
+        let sources = match (source, self.vector_register(source)) {
+            (Operand::Vector(elements), _) => self.vector_sources(&elements.value, ty)?,
+            (_, Some(elements)) => elements.into_iter().map(Source::Register).collect(),
+            _ => return Err("mov.vN takes a vector register or a brace vector".to_string()),
         };
         Ok(InstructionKind::MovVector {
             ty,
-            destinations: self.vector_destinations(&destinations.value)?,
-            sources: self.vector_sources(&sources.value, ty)?,
+            destinations,
+            sources,
         })
     }
 
@@ -1905,6 +2210,20 @@ fn not_executed(form: &OpForm) -> Option<&'static str> {
             Some("min/max .xorsign.abs is not supported yet")
         }
         OpForm::Fma { modifiers, .. } if modifiers.oob => Some("fma.oob is not supported yet"),
+        OpForm::Carry { off_spec: true, .. } => Some(
+            "this carry form (a 16-bit type, or .sat) is accepted by ptxas but not in the ISA's \
+             syntax; not supported",
+        ),
+        OpForm::FloatUnary {
+            op:
+                ops::FloatUnaryOp::Ex2
+                | ops::FloatUnaryOp::Lg2
+                | ops::FloatUnaryOp::Sin
+                | ops::FloatUnaryOp::Cos
+                | ops::FloatUnaryOp::Tanh
+                | ops::FloatUnaryOp::Rsqrt,
+            ..
+        } => Some("this approximate function is not supported yet"),
         _ => None,
     }
 }

@@ -18,8 +18,8 @@ pub(crate) use build::{Builder, Uses, function_shared};
 
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
-    AtomOp, BarrierOp, BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, IntTernaryOp,
-    IntUnaryOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, VoteMode,
+    AtomOp, BarrierOp, BoolOp, CarryOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp,
+    IntTernaryOp, IntUnaryOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, TestpOp, VoteMode,
 };
 
 use cvt::CvtOp;
@@ -69,6 +69,41 @@ pub struct Location {
     pub line: u32,
     /// The column (in characters).
     pub column: u32,
+}
+
+/// The operation of an [`InstructionKind::IntExtra`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntExtraOp {
+    /// `bfind{.shiftamt}.type d, a` (9.7.1.16).
+    Bfind {
+        /// `.u32 .u64 .s32 .s64`.
+        ty: Type,
+        /// `.shiftamt`.
+        shiftamt: bool,
+    },
+    /// `fns.b32 d, mask, base, offset` (9.7.1.17).
+    Fns,
+    /// `bmsk.mode.b32 d, a, b` (9.7.1.22).
+    Bmsk {
+        /// `.clamp` rather than `.wrap`.
+        clamp: bool,
+    },
+    /// `szext.mode.type d, a, b` (9.7.1.21).
+    Szext {
+        /// `.s32` rather than `.u32`.
+        signed: bool,
+        /// `.clamp` rather than `.wrap`.
+        clamp: bool,
+    },
+    /// `dp4a` (`dp2a: None`) and `dp2a.lo`/`.hi` (`Some(hi)`) (9.7.1.23-24).
+    Dot {
+        /// `dp2a` and its mode.
+        dp2a: Option<bool>,
+        /// `.atype` is `.s32`.
+        a_signed: bool,
+        /// `.btype` is `.s32`.
+        b_signed: bool,
+    },
 }
 
 /// The program of one kernel: the kernel and the device functions it calls.
@@ -227,6 +262,9 @@ pub enum Source {
     Immediate(u128),
     /// A special register.
     Special(SpecialRegister),
+    /// A register plus a constant (`st.u64 [a], %r + 1`), wrapping, then chopped like a
+    /// register.
+    RegisterPlus(RegisterId, i64),
 }
 
 /// A memory operand `[base+offset]`: the address is the base's value plus the offset, in the
@@ -479,6 +517,63 @@ pub enum InstructionKind {
         /// `a`, `b`, `c`.
         sources: [Source; 3],
     },
+    /// The extended-precision instructions (PTX ISA 9.7.2): `add.cc`, `addc`, `sub.cc`, `subc`,
+    /// `mad{.lo,.hi}.cc`, `madc`. The condition code's carry flag is a hidden `.pred` register
+    /// of the thread (`%cc`).
+    Carry {
+        /// The operation.
+        op: CarryOp,
+        /// The instruction type (`.u32 .s32 .u64 .s64`).
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, and `c` (`mad`; an immediate 0 for `add`/`sub`).
+        sources: [Source; 3],
+        /// The carry flag read (`addc`, `subc`, `madc`).
+        carry_in: Option<RegisterId>,
+        /// The carry flag written (`.cc`).
+        carry_out: Option<RegisterId>,
+    },
+    /// `bfind`, `fns`, `bmsk`, `szext`, `dp4a`, `dp2a`: `d = f(a, b, c)` on 32/64-bit integers
+    /// (PTX ISA 9.7.1.16-17, 9.7.1.21-24).
+    IntExtra {
+        /// The operation.
+        op: IntExtraOp,
+        /// `d`.
+        destination: Destination,
+        /// The operands (unused ones are immediate 0).
+        sources: [Source; 3],
+    },
+    /// `testp.op.type p, a` (PTX ISA 9.7.3.1).
+    Testp {
+        /// The property.
+        op: TestpOp,
+        /// `.f32` or `.f64`.
+        ty: Type,
+        /// `p`.
+        destination: Destination,
+        /// `a`.
+        a: Source,
+    },
+    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}` (PTX ISA 9.7.6.1, 9.7.4).
+    Set {
+        /// The comparison.
+        compare: Compare,
+        /// The destination type.
+        dtype: Type,
+        /// The operand type.
+        stype: Type,
+        /// `.ftz`.
+        ftz: bool,
+        /// The combination with `c`, if any.
+        combine: Option<(BoolOp, PredicateSource)>,
+        /// `d`.
+        destination: Destination,
+        /// `a`.
+        a: Source,
+        /// `b`.
+        b: Source,
+    },
     /// `slct` (PTX ISA 9.7.7.5).
     Slct {
         /// The type of `d`, `a`, `b`.
@@ -696,6 +791,12 @@ pub enum InstructionKind {
         /// Pairs (callee's return-parameter address, caller's receiving address, bytes),
         /// copied back at `ret`.
         returns: Vec<(u64, u64, u64)>,
+        /// `.reg` parameters (`.func f(.reg .b32 x)`): the caller's operand and the callee's
+        /// parameter register it is copied to at the call.
+        register_arguments: Vec<(Source, Destination)>,
+        /// `.reg` return values: the callee's register and the caller's register it is copied
+        /// to at `ret`.
+        register_returns: Vec<(RegisterId, Destination)>,
     },
     /// `bra target` (`.uni` changes nothing: divergent threads reconverge by themselves).
     Bra {
@@ -807,6 +908,10 @@ impl InstructionKind {
             | InstructionKind::Prmt { .. }
             | InstructionKind::Lop3 { .. }
             | InstructionKind::IntTernary { .. }
+            | InstructionKind::Carry { .. }
+            | InstructionKind::IntExtra { .. }
+            | InstructionKind::Testp { .. }
+            | InstructionKind::Set { .. }
             | InstructionKind::Slct { .. }
             | InstructionKind::Bfe { .. }
             | InstructionKind::Bfi { .. }

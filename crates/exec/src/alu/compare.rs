@@ -1,7 +1,7 @@
 //! The comparison and selection family: the comparison and combination of `setp`, and `slct`
 //! (PTX ISA 9.7.7).
 
-use ptxsim_isa::ops::{BoolOp, Compare};
+use ptxsim_isa::ops::{BoolOp, Compare, TestpOp};
 use ptxsim_isa::{Type, TypeKind};
 
 use super::float::Format;
@@ -121,4 +121,76 @@ pub fn slct(float_selector: bool, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
         (c as i32) >= 0
     };
     if take_a { a } else { b }
+}
+
+/// `testp.op.type p, a` (PTX ISA 9.7.3.1) on `.f32`/`.f64`: "tests common properties of
+/// floating-point numbers"; `.finite` (not infinite, not NaN), `.infinite`, `.number` (not
+/// NaN), `.notanumber`, `.normal` ("As a special case, positive and negative zero are
+/// considered normal numbers"), `.subnormal`.
+pub fn testp(op: TestpOp, ty: Type, a: u64) -> bool {
+    use std::num::FpCategory as C;
+    let category = if ty == Type::F64 {
+        f64::from_bits(a).classify()
+    } else {
+        f32::from_bits(a as u32).classify()
+    };
+    match op {
+        TestpOp::Finite => !matches!(category, C::Infinite | C::Nan),
+        TestpOp::Infinite => category == C::Infinite,
+        TestpOp::Number => category != C::Nan,
+        TestpOp::NotANumber => category == C::Nan,
+        TestpOp::Normal => matches!(category, C::Normal | C::Zero),
+        TestpOp::Subnormal => category == C::Subnormal,
+    }
+}
+
+/// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}` (PTX ISA 9.7.6.1): "`t = (a CmpOp
+/// b) ? 1 : 0; if (isFloat(dtype)) d = BoolOp(t, c) ? 1.0f : 0x00000000; else d = BoolOp(t,
+/// c) ? 0xffffffff : 0x00000000;`" — 1.0 of the destination's format (`.f32`, `.f16`,
+/// `.bf16`), all ones of an integer destination. For `.f16x2`/`.bf16x2` operands (9.7.4) each
+/// half is compared (and combined with `c`) on its own and gives its half of `d`: 1.0 of the
+/// half format for an `.f16x2`/`.bf16x2` destination, `0xffff` for `.u32`/`.s32`. The
+/// comparison is [`compare()`]'s (setp's), `c` is `combine`d when given.
+pub fn set(
+    compare_op: Compare,
+    dtype: Type,
+    stype: Type,
+    ftz: bool,
+    combine_with: Option<(BoolOp, bool)>,
+    a: u64,
+    b: u64,
+) -> u64 {
+    let decide = |t: bool| combine_with.map_or(t, |(op, c)| combine(op, t, c));
+    if matches!(stype, Type::F16x2 | Type::Bf16x2) {
+        let lane_ty = if stype == Type::F16x2 {
+            Type::F16
+        } else {
+            Type::Bf16
+        };
+        let one = match dtype {
+            Type::F16x2 => 0x3c00,
+            Type::Bf16x2 => 0x3f80,
+            _ => 0xffff,
+        };
+        let lane = |shift: u32| {
+            let t = compare(
+                compare_op,
+                lane_ty,
+                ftz,
+                a >> shift & 0xffff,
+                b >> shift & 0xffff,
+            );
+            if decide(t) { one << shift } else { 0 }
+        };
+        return lane(0) | lane(16);
+    }
+    if !decide(compare(compare_op, stype, ftz, a, b)) {
+        return 0;
+    }
+    match dtype {
+        Type::F32 => 0x3f80_0000,
+        Type::F16 => 0x3c00,
+        Type::Bf16 => 0x3f80,
+        other => mask(width(other)),
+    }
 }

@@ -319,6 +319,8 @@ fn binary_lane(format: Format, op: FloatOp, modifiers: FloatModifiers, a: u64, b
         FloatOp::Sub => Arith::Sub,
         FloatOp::Mul => Arith::Mul,
         FloatOp::Div => Arith::Div,
+        // 9.7.3.2: "Copy sign bit of a into value of b": only the sign bit changes.
+        FloatOp::Copysign => return (b & !format.sign()) | (a & format.sign()),
         FloatOp::Min => return min_max(format, false, modifiers, a, b),
         FloatOp::Max => return min_max(format, true, modifiers, a, b),
     };
@@ -523,6 +525,12 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
             let r = finish(format, modifiers, r);
             if ftz64 { format.flush(r) } else { r }
         }
+        FloatUnaryOp::Rsqrt
+        | FloatUnaryOp::Sin
+        | FloatUnaryOp::Cos
+        | FloatUnaryOp::Lg2
+        | FloatUnaryOp::Ex2
+        | FloatUnaryOp::Tanh => format.canonical_nan(),
         FloatUnaryOp::Sqrt => {
             let a = flush_input(format, modifiers, a);
             let rounding = if modifiers.approx {

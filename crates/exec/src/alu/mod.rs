@@ -31,13 +31,15 @@
 
 mod bits;
 mod compare;
+mod extra;
 mod float;
 mod integer;
 mod memory;
 mod warp;
 
 pub use bits::{bfe, bfi, lop3, prmt, shf};
-pub use compare::{combine, compare, slct};
+pub use compare::{combine, compare, set, slct, testp};
+pub use extra::{carry, int_extra};
 pub use float::{
     F32_CANONICAL_NAN, F64_CANONICAL_NAN, F64_DEFAULT_NAN, HALF_CANONICAL_NAN, float_binary,
     float_fma, float_unary,

@@ -1,7 +1,7 @@
 //! The comparison and selection family: `setp`, `selp`, `slct`.
 
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{BoolOp, Compare};
+use ptxsim_isa::ops::{BoolOp, Compare, TestpOp};
 
 use super::{Executor, Put};
 use crate::alu;
@@ -115,5 +115,51 @@ impl Executor<'_, '_> {
         self.map3(lanes, operands, &put, |a, b, c| {
             alu::slct(float_selector, ftz, a, b, c)
         });
+    }
+}
+
+impl Executor<'_, '_> {
+    /// `testp` ([`alu::testp`]).
+    #[inline(always)]
+    pub(super) fn testp(
+        &mut self,
+        lanes: &[usize],
+        op: TestpOp,
+        ty: Type,
+        destination: Destination,
+        a: Source,
+    ) {
+        let put = Put::new(destination, Type::Pred);
+        self.map1(lanes, (a, ty.bits()), &put, |a| {
+            u64::from(alu::testp(op, ty, a))
+        });
+    }
+
+    /// `set` ([`alu::set`]), lane by lane.
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
+    #[inline(always)]
+    pub(super) fn set(
+        &mut self,
+        lanes: &[usize],
+        compare: Compare,
+        dtype: Type,
+        stype: Type,
+        ftz: bool,
+        combine: Option<(BoolOp, PredicateSource)>,
+        destination: Destination,
+        a: Source,
+        b: Source,
+    ) {
+        let put = Put::new(destination, dtype);
+        let bits = stype.bits();
+        for &lane in lanes {
+            let c = combine.map(|(op, c)| {
+                let value = self.read_bits(lane, c.source, 1) == 1;
+                (op, value != c.negated)
+            });
+            let (x, y) = (self.read_bits(lane, a, bits), self.read_bits(lane, b, bits));
+            let d = alu::set(compare, dtype, stype, ftz, c, x, y);
+            self.put(lane, &put, u128::from(d));
+        }
     }
 }

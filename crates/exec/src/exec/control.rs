@@ -5,8 +5,19 @@ use ptxsim_isa::ops::BarrierOp;
 
 use super::{Control, Executor};
 use crate::error::ExecError;
-use crate::ir::{Instruction, PredicateSource, Source};
+use crate::ir::{Destination, Instruction, PredicateSource, RegisterId, Source};
 use crate::machine::{Frame, Outcome, ThreadStatus};
+
+/// What a `call` instruction carries ([`crate::ir::InstructionKind::Call`]).
+#[derive(Clone, Copy)]
+pub(super) struct CallSite<'a> {
+    pub(super) target: usize,
+    pub(super) callee: &'a str,
+    pub(super) arguments: &'a [(u64, u64, u64)],
+    pub(super) returns: &'a [(u64, u64, u64)],
+    pub(super) register_arguments: &'a [(Source, Destination)],
+    pub(super) register_returns: &'a [(RegisterId, Destination)],
+}
 
 impl Executor<'_, '_> {
     /// `bar`/`barrier` (PTX ISA 9.7.13.1): each lane arrives at barrier `a` ("an immediate
@@ -59,12 +70,30 @@ impl Executor<'_, '_> {
         &mut self,
         instruction: &Instruction,
         lanes: &[usize],
-        target: usize,
-        callee: &str,
-        arguments: &[(u64, u64, u64)],
-        returns: &[(u64, u64, u64)],
+        call: &CallSite<'_>,
     ) -> Result<Control, (usize, Box<ExecError>)> {
+        let CallSite {
+            target,
+            callee,
+            arguments,
+            returns,
+            register_arguments,
+            register_returns,
+        } = *call;
+        let mut values = Vec::with_capacity(register_arguments.len());
         for &lane in lanes {
+            // `.reg` parameters: every argument is read before any parameter is written (an
+            // argument may be a register of the callee when it calls itself... which traps
+            // below, or the same register twice).
+            values.clear();
+            values.extend(
+                register_arguments
+                    .iter()
+                    .map(|(source, _)| self.read(lane, *source)),
+            );
+            for ((_, destination), value) in register_arguments.iter().zip(&values) {
+                self.write(lane, *destination, *value, destination.ty);
+            }
             if self.threads[lane].frames.iter().any(|f| f.callee == target) {
                 let message = format!("recursive call of `{callee}` (recursion is not simulated)");
                 self.trap(lane, instruction, message);
@@ -85,6 +114,7 @@ impl Executor<'_, '_> {
                 return_pc: self.lanes.pc[lane] + 1,
                 callee: target,
                 returns: returns.to_vec(),
+                register_returns: register_returns.to_vec(),
             });
             self.lanes.pc[lane] = target;
         }
@@ -139,6 +169,10 @@ impl Executor<'_, '_> {
                         )),
                     ));
                 }
+            }
+            for (from, to) in &frame.register_returns {
+                let value = self.read(lane, Source::Register(*from));
+                self.write(lane, *to, value, to.ty);
             }
             self.lanes.pc[lane] = frame.return_pc;
         }

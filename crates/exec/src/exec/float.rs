@@ -45,7 +45,7 @@ impl Executor<'_, '_> {
                 FloatOp::Mul => {
                     return self.map2(lanes, (a, 32), (b, 32), &put, |a, b| lane(f(a) * f(b)));
                 }
-                FloatOp::Div | FloatOp::Min | FloatOp::Max => {}
+                FloatOp::Div | FloatOp::Min | FloatOp::Max | FloatOp::Copysign => {}
             }
         }
         self.map2(lanes, (a, ty.bits()), (b, ty.bits()), &put, |a, b| {

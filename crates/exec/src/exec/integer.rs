@@ -2,11 +2,11 @@
 //! `mad`, `mad24`, `sad` and `shf`, through [`crate::alu`]'s integer semantics.
 
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{IntOp, IntTernaryOp, IntUnaryOp, MulMode};
+use ptxsim_isa::ops::{CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode};
 
 use super::{Executor, Put};
 use crate::alu;
-use crate::ir::{Destination, Source};
+use crate::ir::{Destination, IntExtraOp, RegisterId, Source};
 
 impl Executor<'_, '_> {
     /// `add sub mul div rem min max and or xor shl shr` on integers ([`alu::int_binary`]), the
@@ -160,5 +160,66 @@ fn wide_type(ty: Type) -> Type {
         Type::B16 => Type::B32,
         Type::B32 => Type::B64,
         other => other,
+    }
+}
+
+impl Executor<'_, '_> {
+    /// The extended-precision instructions ([`alu::carry`]): lane by lane, reading and writing
+    /// the thread's carry flag.
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
+    #[inline(always)]
+    pub(super) fn carry(
+        &mut self,
+        lanes: &[usize],
+        op: CarryOp,
+        ty: Type,
+        destination: Destination,
+        [a, b, c]: [Source; 3],
+        carry_in: Option<RegisterId>,
+        carry_out: Option<RegisterId>,
+    ) {
+        let put = Put::new(destination, ty);
+        let flag = carry_out.map(|register| {
+            Put::new(
+                Destination {
+                    register,
+                    ty: Type::Pred,
+                },
+                Type::Pred,
+            )
+        });
+        let bits = ty.bits();
+        for &lane in lanes {
+            let cin = carry_in.is_some_and(|r| self.read_bits(lane, Source::Register(r), 1) == 1);
+            let (x, y, z) = (
+                self.read_bits(lane, a, bits),
+                self.read_bits(lane, b, bits),
+                self.read_bits(lane, c, bits),
+            );
+            let (d, cout) = alu::carry(op, ty, x, y, z, cin);
+            self.put(lane, &put, u128::from(d));
+            if let Some(flag) = &flag {
+                self.put(lane, flag, u128::from(cout));
+            }
+        }
+    }
+
+    /// `bfind fns bmsk szext dp4a dp2a` ([`alu::int_extra`]).
+    #[inline(always)]
+    pub(super) fn int_extra(
+        &mut self,
+        lanes: &[usize],
+        op: IntExtraOp,
+        destination: Destination,
+        [a, b, c]: [Source; 3],
+    ) {
+        let a_bits = match op {
+            IntExtraOp::Bfind { ty, .. } => ty.bits(),
+            _ => 32,
+        };
+        let put = Put::new(destination, Type::U32);
+        self.map3(lanes, [(a, a_bits), (b, 32), (c, 32)], &put, |a, b, c| {
+            alu::int_extra(op, a, b, c)
+        });
     }
 }

@@ -49,6 +49,9 @@ impl Executor<'_, '_> {
                 }
             }
             Source::Immediate(value) => out.resize(lanes.len(), value as u64 & m),
+            Source::RegisterPlus(register, offset) => out.extend(lanes.iter().map(|&lane| {
+                (self.lanes.get(lane, register) as u64).wrapping_add(offset as u64) & m
+            })),
             Source::Special(
                 special @ (SpecialRegister::Ntid(_)
                 | SpecialRegister::Ctaid(_)
@@ -183,6 +186,9 @@ impl Executor<'_, '_> {
             Source::Register(register) => self.read_register(lane, register),
             Source::Immediate(bits) => bits,
             Source::Special(special) => self.special(lane, special),
+            Source::RegisterPlus(register, offset) => self
+                .read_register(lane, register)
+                .wrapping_add(offset as i128 as u128),
         }
     }
 

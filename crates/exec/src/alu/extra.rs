@@ -1,0 +1,268 @@
+//! The integer instructions beyond the plain arithmetic: the extended-precision (carry)
+//! instructions of PTX ISA 9.7.2, and `bfind`, `fns`, `bmsk`, `szext`, `dp4a`, `dp2a`
+//! (9.7.1.16-17, 9.7.1.21-24), each as its section's "Semantics" block gives it.
+
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::CarryOp;
+
+use super::{mask, sext, width};
+use crate::ir::IntExtraOp;
+
+/// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}` on
+/// `.u32 .s32 .u64 .s64`: the result and the carry-out. `carry_in` is `CC.CF` (0 for
+/// `add.cc`/`sub.cc`/`mad.cc`, which read no carry).
+///
+/// * 9.7.2.2 `addc`: "`d = a + b + CC.CF;` if .cc specified, carry-out written to CC.CF";
+///   9.7.2.1 `add.cc`: "writing the carry-out value to the condition code register". The
+///   carry-out is the carry out of the unsigned `w`-bit addition, whatever the signedness.
+/// * 9.7.2.4 `subc`: "`d = a - (b + CC.CF);` if .cc specified, borrow-out written to
+///   CC.CF": the flag is 1 when the unsigned subtraction borrows, so that `sub.cc` followed
+///   by `subc` subtracts multi-word values.
+/// * 9.7.2.6 `madc`: "`t = a * b; d = t<63..32> + c + CC.CF; // for .hi variant`, `d =
+///   t<31..0> + c + CC.CF; // for .lo variant`; if .cc specified, carry-out from addition is
+///   written to CC.CF" (for 64-bit types the halves of the 128-bit product). `.hi` of a signed
+///   type takes the high half of the signed product.
+pub fn carry(op: CarryOp, ty: Type, a: u64, b: u64, c: u64, carry_in: bool) -> (u64, bool) {
+    let w = width(ty);
+    let m = u128::from(mask(w));
+    let cin = u128::from(carry_in);
+    let (a, b, c) = (u128::from(a) & m, u128::from(b) & m, u128::from(c) & m);
+    match op {
+        CarryOp::Add => {
+            let sum = a + b + cin;
+            ((sum & m) as u64, sum > m)
+        }
+        CarryOp::Sub => {
+            let subtrahend = b + cin;
+            (a.wrapping_sub(subtrahend) as u64 & mask(w), subtrahend > a)
+        }
+        CarryOp::Mad { hi } => {
+            let signed = ty == Type::S32 || ty == Type::S64;
+            let product: u128 = if signed {
+                (i128::from(sext(a as u64, w)) * i128::from(sext(b as u64, w))) as u128
+            } else {
+                a * b
+            };
+            let half = if hi { (product >> w) & m } else { product & m };
+            let sum = half + c + cin;
+            ((sum & m) as u64, sum > m)
+        }
+    }
+}
+
+/// `bfind`, `fns`, `bmsk`, `szext`, `dp4a`, `dp2a` on the operands `a`, `b`, `c` (unused ones
+/// are 0); the result is 32 bits.
+pub fn int_extra(op: IntExtraOp, a: u64, b: u64, c: u64) -> u64 {
+    u64::from(match op {
+        IntExtraOp::Bfind { ty, shiftamt } => bfind(ty, shiftamt, a),
+        IntExtraOp::Fns => fns(a as u32, b as u32, c as u32 as i32),
+        IntExtraOp::Bmsk { clamp } => bmsk(clamp, a as u32, b as u32),
+        IntExtraOp::Szext { signed, clamp } => szext(signed, clamp, a as u32, b as u32),
+        IntExtraOp::Dot {
+            dp2a,
+            a_signed,
+            b_signed,
+        } => dot(dp2a, a_signed, b_signed, a as u32, b as u32, c as u32),
+    })
+}
+
+/// 9.7.1.16: "`msb = (.type==.u32 || .type==.s32) ? 31 : 63;` // negate negative signed
+/// inputs `if ((.type==.s32 || .type==.s64) && (a & (1<<msb))) { a = ~a; }` `.u32 d =
+/// 0xffffffff;` ... the highest set bit ... `if (.shiftamt && d != 0xffffffff) { d = msb -
+/// d; }`".
+fn bfind(ty: Type, shiftamt: bool, a: u64) -> u32 {
+    let w = width(ty);
+    let msb = w - 1;
+    let mut a = a & mask(w);
+    if matches!(ty, Type::S32 | Type::S64) && a >> msb & 1 == 1 {
+        a = !a & mask(w);
+    }
+    if a == 0 {
+        return u32::MAX;
+    }
+    let d = 63 - a.leading_zeros();
+    if shiftamt { msb - d } else { d }
+}
+
+/// 9.7.1.17: "find the n-th (given by offset) set bit in mask from the base bit ... If not
+/// found, store 0xffffffff in d" (the Semantics block's loop). "Operand base must be <= 31,
+/// otherwise behavior is undefined": ptxsim then finds nothing.
+fn fns(mask_bits: u32, base: u32, offset: i32) -> u32 {
+    if base > 31 {
+        return u32::MAX;
+    }
+    let bit = |pos: i64| mask_bits >> pos & 1 == 1;
+    if offset == 0 {
+        return if bit(i64::from(base)) { base } else { u32::MAX };
+    }
+    let inc: i64 = if offset > 0 { 1 } else { -1 };
+    let mut count = i64::from(offset).abs() - 1;
+    let mut pos = i64::from(base);
+    while (0..32).contains(&pos) {
+        if bit(pos) {
+            if count == 0 {
+                return pos as u32;
+            }
+            count -= 1;
+        }
+        pos += inc;
+    }
+    u32::MAX
+}
+
+/// 9.7.1.22, the Semantics block: `mask0 = (~0) << (a & 0x1f)`, `mask1 = (~0) << (a1 + b1)`
+/// (0 when the sum, or with `.clamp` the position or width, overflows; all ones when `b1` is
+/// 0), `d = mask0 & ~mask1`.
+fn bmsk(clamp: bool, a: u32, b: u32) -> u32 {
+    let a1 = a & 0x1f;
+    let b1 = b & 0x1f;
+    let sum = a1 + b1;
+    let mut mask0 = u32::MAX << a1;
+    let mut overflow = sum >= 32;
+    if clamp {
+        if a >= 32 {
+            overflow = true;
+            mask0 = 0;
+        }
+        if b >= 32 {
+            overflow = true;
+        }
+    }
+    let mask1 = if overflow {
+        0
+    } else if b1 == 0 {
+        u32::MAX
+    } else {
+        u32::MAX << sum
+    };
+    mask0 & !mask1
+}
+
+/// 9.7.1.21, the Semantics block: `b1 = b & 0x1f`, `too_large = (b >= 32 && .mode ==
+/// .clamp)`, `mask = too_large ? 0 : (~0) << b1`, the sign bit at `b1 - 1` for `.s32`, `d = (a
+/// & ~mask) | (sign_bit ? mask : 0)`.
+fn szext(signed: bool, clamp: bool, a: u32, b: u32) -> u32 {
+    let b1 = b & 0x1f;
+    let too_large = b >= 32 && clamp;
+    let mask = if too_large { 0 } else { u32::MAX << b1 };
+    let sign_pos = b1.wrapping_sub(1) & 0x1f;
+    let sign_bit = !(b1 == 0 || too_large || !signed) && a >> sign_pos & 1 == 1;
+    (a & !mask) | if sign_bit { mask } else { 0 }
+}
+
+/// 9.7.1.23-24: `d = c + Σ Va[i] * Vb[i]` over the four bytes of `a` and `b` (`dp4a`), or the
+/// two 16-bit halves of `a` and the low (`.lo`) or high (`.hi`) two bytes of `b` (`dp2a`),
+/// each sign- or zero-extended by its type; the sum wraps at 32 bits.
+fn dot(dp2a: Option<bool>, a_signed: bool, b_signed: bool, a: u32, b: u32, c: u32) -> u32 {
+    let field = |v: u32, index: u32, bits: u32, signed: bool| -> i64 {
+        let raw = u64::from(v >> (index * bits)) & mask(bits);
+        if signed { sext(raw, bits) } else { raw as i64 }
+    };
+    let mut d = i64::from(c);
+    match dp2a {
+        None => {
+            for i in 0..4 {
+                d += field(a, i, 8, a_signed) * field(b, i, 8, b_signed);
+            }
+        }
+        Some(hi) => {
+            let select = if hi { 2 } else { 0 };
+            for i in 0..2 {
+                d += field(a, i, 16, a_signed) * field(b, select + i, 8, b_signed);
+            }
+        }
+    }
+    d as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The examples of PTX ISA 9.7.1.17: "fns.b32 d, 0xaaaaaaaa, 3, 1; // d = 3", "..., 3,
+    /// -1; // d = 3", "..., 2, 1; // d = 3", "..., 2, -1; // d = 1".
+    #[test]
+    fn fns_examples() {
+        assert_eq!(fns(0xaaaa_aaaa, 3, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 3, -1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, -1), 1);
+    }
+
+    /// 9.7.1.22: "bmsk.wrap.b32 rd, 1, 2; // Creates a bitmask of 0x00000006."; 9.7.1.21:
+    /// "szext.wrap.u32 rd, 0xffffffff, 0; // Result is 0."
+    #[test]
+    fn bmsk_and_szext_examples() {
+        assert_eq!(bmsk(false, 1, 2), 6);
+        assert_eq!(szext(false, false, 0xffff_ffff, 0), 0);
+    }
+
+    /// 9.7.2.6's example: `[r3,r2,r1,r0] = [r5,r4] * [r7,r6]` by the listed sequence of
+    /// mul/mad.cc/madc/addc, checked against the 128-bit product.
+    #[test]
+    fn madc_example_multiplies_64_by_64_bits() {
+        let (x, y) = (0xfedc_ba98_7654_3210u64, 0xffff_ffff_0000_0001u64);
+        let (r4, r5) = (x & 0xffff_ffff, x >> 32);
+        let (r6, r7) = (y & 0xffff_ffff, y >> 32);
+        let t = CarryOp::Mad { hi: false };
+        let h = CarryOp::Mad { hi: true };
+        let u = Type::U32;
+        let r0 = (r4 * r6) & 0xffff_ffff;
+        let r1 = (r4 * r6) >> 32;
+        let (r1, cf) = carry(t, u, r5, r6, r1, false);
+        let (r2, _) = carry(h, u, r5, r6, 0, cf);
+        let (r1, cf) = carry(t, u, r4, r7, r1, false);
+        let (r2, cf) = carry(h, u, r4, r7, r2, cf);
+        let (r3, _) = carry(CarryOp::Add, u, 0, 0, 0, cf);
+        let (r2, cf) = carry(t, u, r5, r7, r2, false);
+        let (r3, _) = carry(h, u, r5, r7, r3, cf);
+        let got =
+            u128::from(r0) | u128::from(r1) << 32 | u128::from(r2) << 64 | u128::from(r3) << 96;
+        assert_eq!(got, u128::from(x) * u128::from(y));
+    }
+
+    /// `sub.cc` then `subc` (9.7.2.4's example) subtract two-word values.
+    #[test]
+    fn subc_borrows() {
+        let (a, b) = (0x0000_0001_0000_0000u64, 0x0000_0000_0000_0001u64);
+        let (lo, bf) = carry(
+            CarryOp::Sub,
+            Type::U32,
+            a & 0xffff_ffff,
+            b & 0xffff_ffff,
+            0,
+            false,
+        );
+        let (hi, _) = carry(CarryOp::Sub, Type::U32, a >> 32, b >> 32, 0, bf);
+        assert_eq!(lo | hi << 32, a - b);
+    }
+
+    /// 9.7.1.16: the most significant non-sign bit; 0xffffffff when there is none.
+    #[test]
+    fn bfind_follows_the_semantics_block() {
+        assert_eq!(bfind(Type::U32, false, 0), u32::MAX);
+        assert_eq!(bfind(Type::U32, false, 0x10), 4);
+        assert_eq!(bfind(Type::U32, true, 0x10), 27);
+        assert_eq!(bfind(Type::S32, false, 0xffff_ffff), u32::MAX);
+        assert_eq!(bfind(Type::S32, false, 0xffff_fff0), 3);
+        assert_eq!(bfind(Type::S64, true, 1), 63);
+    }
+
+    /// 9.7.1.23: four products of sign- or zero-extended bytes plus `c`.
+    #[test]
+    fn dp4a_extends_each_byte() {
+        // bytes of a: 1, 2, 3, 0xff; of b: 4, 5, 6, 0xff.
+        let (a, b) = (0xff03_0201, 0xff06_0504);
+        assert_eq!(
+            dot(None, false, false, a, b, 10),
+            10 + 4 + 10 + 18 + 255 * 255
+        );
+        assert_eq!(dot(None, true, true, a, b, 10), 10 + 4 + 10 + 18 + 1);
+        assert_eq!(dot(None, true, false, a, b, 0) as i32, 4 + 10 + 18 - 255);
+        // dp2a.hi: a's halves 0x0201, 0xff03 (s16: -253) times b's bytes 2, 3 (6, 0xff).
+        assert_eq!(
+            dot(Some(true), true, false, a, b, 0) as i32,
+            0x0201 * 6 + (-253) * 255
+        );
+    }
+}
