@@ -38,6 +38,11 @@ JOBS = [
     ("fp8e5_to_f16", {"in_ptr": "*fp8e5", "out_ptr": "*fp16", "n": "i32", "BLOCK": "constexpr"},
      {"BLOCK": 256}, 90),
 ]
+MATH_SIG = {"x_ptr": "*fp32", "w_ptr": "*fp32", "gelu_tanh_ptr": "*fp32", "gelu_erf_ptr": "*fp32",
+            "rms_ptr": "*fp32", "softmax_ptr": "*fp32", "n_cols": "i32", "eps": "fp32",
+            "BLOCK": "constexpr"}
+JOBS += [("gelu_rms_softmax", MATH_SIG, {"BLOCK": 512}, 80),
+         ("gelu_rms_softmax", MATH_SIG, {"BLOCK": 512}, 90)]
 
 
 def main():

@@ -42,3 +42,28 @@ def fp8e5_to_f16(in_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(in_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x.to(tl.float16), mask=mask)
+
+
+@triton.jit
+def gelu_rms_softmax(x_ptr, w_ptr, gelu_tanh_ptr, gelu_erf_ptr, rms_ptr, softmax_ptr, n_cols, eps,
+                     BLOCK: tl.constexpr):
+    # One program per row of n_cols f32 (n_cols <= BLOCK):
+    #   gelu_tanh[j] = 0.5 x (1 + tanh(0.79788456 (x + 0.044715 x^3)))   (libdevice tanh)
+    #   gelu_erf[j]  = 0.5 x (1 + erf(x * 0.70710678))                    (libdevice erf)
+    #   rms[j]       = x * rsqrt(mean(x^2) + eps) * w[j]                   (tl.math.rsqrt)
+    #   softmax[j]   = exp(x - max) / sum(exp(x - max))                    (tl.exp)
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    inner = 0.7978845608 * (x + 0.044715 * x * x * x)
+    gelu_t = 0.5 * x * (1.0 + tl.extra.cuda.libdevice.tanh(inner))
+    gelu_e = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067812))
+    tl.store(gelu_tanh_ptr + row * n_cols + cols, gelu_t, mask=mask)
+    tl.store(gelu_erf_ptr + row * n_cols + cols, gelu_e, mask=mask)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+    ms = tl.sum(x * x, axis=0) / n_cols
+    tl.store(rms_ptr + row * n_cols + cols, x * tl.math.rsqrt(ms + eps) * w, mask=mask)
+    xm = tl.where(mask, x, -float("inf"))
+    e = tl.exp(xm - tl.max(xm, axis=0))
+    tl.store(softmax_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)

@@ -10,12 +10,15 @@ host reference. Used by scripts/hardware/run-gpu.sh; stdlib only.
 prints one run_gpu launch per (kernel, PTX file) with the manifest's grid, block and arguments.
 `compare` runs each launch in ptxsim on the original PTX file and compares every output buffer
 three ways: GPU vs ptxsim (every byte), and GPU vs the host reference on the bytes the
-reference covers (its mask). Exit 1 if the GPU and ptxsim differ anywhere.
+reference covers (its mask); where an output has a `tolerance` (approximate instructions), an
+element within it counts as equal to the reference (tests/kernels/README.md, "Tolerances"). The
+GPU vs ptxsim comparison is always byte-exact. Exit 1 if the GPU and ptxsim differ anywhere.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import struct
@@ -42,6 +45,58 @@ def scalar_bits(spec: str) -> str:
     width = int(kind[1:])
     v = int(value, 0) & ((1 << width) - 1)
     return f"b{max(width, 32)}:{v:x}"
+
+
+# Tolerances (tests/kernels/README.md): format -> (bytes, struct code or None for bf16,
+# smallest normal exponent, explicit mantissa bits)
+TOL_FORMATS = {"f16": (2, "<e", -14, 10), "bf16": (2, None, -126, 7), "f32": (4, "<f", -126, 23),
+               "f64": (8, "<d", -1022, 52)}
+
+
+def _decode(fmt, data):
+    size, code, _, _ = TOL_FORMATS[fmt]
+    if code is None:  # bf16: the top half of an f32
+        return struct.unpack("<f", b"\0\0" + data)[0]
+    return struct.unpack(code, data)[0]
+
+
+def _ulp(fmt, v):
+    _, _, emin, mant = TOL_FORMATS[fmt]
+    e = math.frexp(v)[1] - 1 if v else emin
+    return math.ldexp(1.0, max(e, emin) - mant)
+
+
+def reference_mismatches(actual, want, mask, output):
+    """Covered bytes where `actual` differs from the host reference `want`. Where the output has
+    a `tolerance`, the bytes of elements within it are forgiven (a NaN for a NaN only with
+    `nan_any`); without one, every differing covered byte counts."""
+    covered = [k for k in range(len(want)) if mask is None or (mask[k // 8] >> (k % 8)) & 1]
+    bad = [k for k in covered if k >= len(actual) or actual[k] != want[k]]
+    tol = output.get("tolerance")
+    if not bad or not tol:
+        return len(bad)
+    fmt = tol["type"]
+    size = TOL_FORMATS[fmt][0]
+    bound = (REPO / tol["bound"]).read_bytes()
+    forgiven = set()
+    for k in bad:
+        start = k - k % size
+        if start in forgiven:
+            continue
+        if start + size > len(actual):
+            continue
+        a = _decode(fmt, actual[start:start + size])
+        e = _decode(fmt, want[start:start + size])
+        limit = struct.unpack_from("<d", bound, 8 * (start // size))[0]
+        if math.isnan(a) or math.isnan(e):
+            ok = math.isnan(a) and math.isnan(e) and output.get("nan_any", False)
+        elif math.isinf(a) or math.isinf(e):
+            ok = False
+        else:
+            ok = abs(a - e) <= limit + tol["ulp"] * _ulp(fmt, max(abs(a), abs(e)))
+        if ok:
+            forgiven.add(start)
+    return sum(1 for k in bad if k - k % size not in forgiven)
 
 
 def launches():
@@ -122,7 +177,7 @@ def compare(workdir: Path, gpu_file: str, binary: str, report: str | None, devic
             mask = (REPO / o["mask"]).read_bytes() if o.get("mask") else None
             covered = [k for k in range(len(want))
                        if mask is None or (mask[k // 8] >> (k % 8)) & 1]
-            diff_ref = sum(1 for k in covered if k >= len(g) or g[k] != want[k])
+            diff_ref = reference_mismatches(g, want, mask, o)
             total += n
             same += n - diff_sim
             ref_total += len(covered)
@@ -133,7 +188,7 @@ def compare(workdir: Path, gpu_file: str, binary: str, report: str | None, devic
                 diff_ref and o.get("nan_any")) else ""
             rows.append(f"| {label} | {n} | {diff_sim} | {diff_ref} of {len(covered)}{note} |")
             firsts = [k for k in range(min(len(g), len(s))) if g[k] != s[k]][:1] + \
-                [k for k in covered if k < len(g) and g[k] != want[k]][:1]
+                ([k for k in covered if k < len(g) and g[k] != want[k]][:1] if diff_ref else [])
             for k in sorted(set(firsts)):
                 at = k - k % 8
                 show = lambda b: b[at:at + 8].hex(" ")  # noqa: E731

@@ -11,6 +11,8 @@
 //                       clamping / NaN rules (spec-derived, not header-derived).
 //  * "spec-derived: ..." inline-asm kernels, from the PTX ISA text (cvt.md, cvt-pack.md, mov.md),
 //                       using header functions for the rounding where an equivalent exists.
+//  * "double: ..."      kernels with approximate instructions (math.cu): a double-precision
+//                       reference rounded once, plus a per-element tolerance (cases_math).
 // Everything is deterministic (fixed seeds, std::mt19937 whose output sequence is fixed by the
 // C++ standard; no std:: distributions are used).
 #include <cuda_fp16.h>
@@ -104,6 +106,11 @@ struct OutInfo {
     std::string file, mask, ref, elem, note;
     bool nan_any;
     size_t bytes;
+    // Optional tolerance against the host reference (approximate instructions): element k of
+    // format tol_type passes when |actual - expected| <= bound[k] + tol_ulp * ulp(max(|actual|,
+    // |expected|)) (tests/kernels/README.md, "Tolerances").
+    std::string tol_type, tol_bound;
+    int tol_ulp = 0;
 };
 struct Case {
     std::string name, src, entry;
@@ -148,6 +155,17 @@ static void arg_out(Case& c, const std::string& fname, const Bytes& b, const std
     o.ref = ref; o.elem = elem; o.nan_any = nan_any; o.note = note; o.bytes = b.size();
     c.outs.push_back(o);
     c.args.push_back("zeros:" + std::to_string(b.size()));
+}
+// A tolerance for the last output of `c`: `bound` has one absolute bound per element of `type`.
+static void tolerance(Case& c, const std::string& type, int ulp, const std::vector<double>& bound) {
+    OutInfo& o = c.outs.back();
+    size_t elem_bytes = type == "f16" || type == "bf16" ? 2 : type == "f32" ? 4 : 8;
+    if (bound.size() * elem_bytes != o.bytes) { fprintf(stderr, "bound size mismatch %s\n", o.file.c_str()); exit(1); }
+    Bytes b;
+    for (double x : bound) b.put(x);
+    o.tol_type = type; o.tol_ulp = ulp;
+    o.tol_bound = o.file.substr(0, o.file.size() - 4) + ".bound.bin";
+    writefile(o.tol_bound, b.v);
 }
 static void arg_s32(Case& c, long v) { c.args.push_back("s32:" + std::to_string(v)); }
 static void launch1d(Case& c, long n, int block = 256) { c.n = n; c.block = block; c.grid = (int)((n + block - 1) / block); }
@@ -1111,6 +1129,9 @@ static void write_manifest(const std::string& nvcc_version) {
             j += ", \"elem\": " + jstr(o.elem) + ", \"nan_any\": " + (o.nan_any ? "true" : "false");
             j += ", \"reference\": " + jstr(o.ref);
             if (!o.note.empty()) j += ", \"note\": " + jstr(o.note);
+            if (!o.tol_type.empty())
+                j += ", \"tolerance\": {\"type\": " + jstr(o.tol_type) + ", \"ulp\": " + std::to_string(o.tol_ulp) +
+                     ", \"bound\": " + jstr(o.tol_bound) + "}";
             j += "}" + std::string(i + 1 < c.outs.size() ? "," : "") + "\n";
         }
         j += "      ],\n      \"no_independent_reference\": [";
@@ -1363,6 +1384,405 @@ static void cases_block() {
       g_cases.push_back(c); }
 }
 
+// ---------------------------------------------------------------- math kernels
+// ptx-samples/cuda/math.cu. Exact instructions (integer, carry chains, dp4a/dp2a, bit
+// intrinsics, fma.rn.f16x2, copysign/set/testp) get an exact reference written from the PTX ISA
+// text. Kernels with approximate instructions (tanhf, erff, __tanhf, __expf, __fdividef, rsqrtf)
+// get a double-precision reference, rounded once to the output format, and a per-element
+// tolerance: an absolute bound on the device's pre-rounding error, propagated through the
+// kernel from the documented error bounds (kMath* below), plus 1 ulp of the output format for
+// the two final roundings (device and reference). Bounds carry a factor 2 for the neglected
+// second-order terms.
+static const double kU = std::ldexp(1.0, -24);           // f32 unit roundoff (one .rn operation)
+static const double kMathLibUlp = 2;                     // tanhf, erff: max 2 ulp (CUDA Programming Guide, math functions)
+static const double kTanhApprox = std::ldexp(1.0, -11);  // tanh.approx.f32: max error about 2^-11 (PTX ISA, tanh)
+static const double kEx2Approx = std::ldexp(1.0, -22);   // ex2.approx.f32: max 2 ulp (PTX ISA, ex2) = rel 2^-22
+static const double kDivApprox = std::ldexp(1.0, -22);   // div.approx.f32: max 2 ulp for |b| in [2^-126, 2^126] (PTX ISA, div)
+static const double kRsqrtApprox = std::ldexp(1.0, -22); // rsqrt.approx.f32: max 2 ulp (rsqrtf in the Programming Guide; PTX ISA, rsqrt)
+static const char* kMathTolNote = "tolerance: bound = propagated error of the documented bounds (gen.cpp kMath*), ulp 1 = the device's and the reference's final roundings";
+
+// Exact fma.rn.f16 (IEEE 754 roundTiesToEven) on bit patterns: a*b + c is an integer multiple of
+// 2^-48 below 2^81, so it is computed exactly in __int128 and rounded once.
+static u16 f16_fma_exact(u16 a, u16 b, u16 c) {
+    auto is_nan = [](u16 h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); };
+    auto is_inf = [](u16 h) { return (h & 0x7fff) == 0x7c00; };
+    auto is_zero = [](u16 h) { return (h & 0x7fff) == 0; };
+    const u16 kNaN = 0x7fff;
+    if (is_nan(a) || is_nan(b) || is_nan(c)) return kNaN;
+    u16 sp = (a ^ b) & 0x8000;
+    if (is_inf(a) || is_inf(b)) {
+        if (is_zero(a) || is_zero(b)) return kNaN;
+        if (is_inf(c) && (c & 0x8000) != sp) return kNaN;
+        return sp | 0x7c00;
+    }
+    if (is_inf(c)) return c;
+    auto decode = [](u16 h, s64& m, int& e) {  // |value| = m * 2^e
+        int ex = (h >> 10) & 0x1f;
+        m = h & 0x3ff;
+        if (ex) { m |= 0x400; e = ex - 25; } else e = -24;
+    };
+    s64 ma, mb, mc; int ea, eb, ec;
+    decode(a, ma, ea); decode(b, mb, eb); decode(c, mc, ec);
+    __int128 p = (__int128)(ma * mb) << (ea + eb + 48);
+    __int128 q = (__int128)mc << (ec + 48);
+    if (sp) p = -p;
+    if (c & 0x8000) q = -q;
+    __int128 sum = p + q;
+    if (sum == 0) return (p == 0 && q == 0 && sp && (c & 0x8000)) ? 0x8000 : 0x0000;
+    u16 sign = sum < 0 ? 0x8000 : 0;
+    unsigned __int128 v = sum < 0 ? -(unsigned __int128)sum : (unsigned __int128)sum;
+    int msb = 127;
+    while (!((v >> msb) & 1)) msb--;
+    int E = std::max(msb - 48, -14);
+    int shift = E + 38;                        // quantum 2^(E-10) in units of 2^-48
+    unsigned __int128 qn = v >> shift, rem = v & (((unsigned __int128)1 << shift) - 1);
+    unsigned __int128 half = (unsigned __int128)1 << (shift - 1);
+    if (rem > half || (rem == half && (qn & 1))) qn++;
+    if (qn == 2048) { qn = 1024; E++; }
+    if (E > 15) return sign | 0x7c00;
+    if (qn < 1024) return sign | (u16)qn;       // subnormal (E = -14)
+    return sign | (u16)(((E + 15) << 10) | (u16)(qn - 1024));
+}
+
+static float f16f(u16 h) { return __half2float(bitsh(h)); }
+static u16 d2h(double x) { return hbits(__double2half(x)); }
+
+static void cases_math() {
+    Rng r(707);
+    // f16 GELU inputs: every pattern, then 100 values in [-6, 6] (n = 65636: the last block is partial)
+    std::vector<u16> hx = all16();
+    for (int k = 0; k < 100; k++) hx.push_back(d2h(((double)r.below(1u << 20) / (1u << 20)) * 12.0 - 6.0));
+    const long nh = hx.size();
+    Bytes hin;
+    for (u16 h : hx) hin.put(h);
+    const double k_tanh = (double)0.7978845608f, c3 = (double)0.044715f, k_erf = (double)0.7071067812f;
+    // which: 0 = tanhf, 1 = __tanhf (tanh.approx.f32), 2 = erff
+    auto gelu_case = [&](const char* name, int which) {
+        Case c{name, "math", name};
+        Bytes out; Mask m; std::vector<double> bound;
+        for (u16 h : hx) {
+            double x = f16f(h);
+            if (std::isinf(x)) {   // 0.5 * -inf * (1 + -1): NaN or not depends on nvcc's operation order
+                out.put((u16)0); m.put(2, false); bound.push_back(0); continue;
+            }
+            m.put(2, true);
+            double g, dev;
+            if (which < 2) {
+                double z = k_tanh * (x + c3 * x * x * x), t = std::tanh(z);
+                double dz = 8 * kU * std::fabs(z);                       // 4 roundings in z
+                double dt = std::min(2.0, (1 - t * t) * dz) +
+                            (which == 0 ? kMathLibUlp * std::ldexp(1.0, -23) * std::fabs(t) : kTanhApprox);
+                g = 0.5 * x * (1 + t);
+                dev = 0.5 * std::fabs(x) * (dt + kU * (1 + std::fabs(t))) + 2 * kU * std::fabs(g);
+            } else {
+                double w = k_erf * x, e = std::erf(w);
+                double dw = kU * std::fabs(w);
+                double de = std::min(2.0, 2 / std::sqrt(M_PI) * std::exp(-w * w) * dw) +
+                            kMathLibUlp * std::ldexp(1.0, -23) * std::fabs(e);
+                g = 0.5 * x * (1 + e);
+                dev = 0.5 * std::fabs(x) * (de + kU * (1 + std::fabs(e))) + 2 * kU * std::fabs(g);
+            }
+            out.put(d2h(g));
+            bound.push_back(std::isnan(x) ? 0 : 2 * dev);
+        }
+        arg_in(c, "in", hin);
+        const char* ref = which == 0 ? "double: 0.5 x (1 + tanh(k (x + c x^3))) (k, c: the kernel's f32 constants), rounded once to f16"
+                        : which == 1 ? "double: 0.5 x (1 + tanh(k (x + c x^3))) rounded once to f16; device uses tanh.approx.f32"
+                                     : "double: 0.5 x (1 + erf(k x)) (k: the kernel's f32 constant), rounded once to f16";
+        arg_out(c, "out", out, ref, "f16", true, &m, kMathTolNote);
+        tolerance(c, "f16", 1, bound);
+        arg_s32(c, nh); launch1d(c, nh);
+        c.no_ref.push_back("±inf inputs (0.5 x (1 + t) with x = -inf, t = -1 is NaN or not depending on the operation order)");
+        c.notes.push_back("inputs: all 65536 f16 patterns, then 100 values in [-6, 6]");
+        g_cases.push_back(c);
+    };
+    gelu_case("gelu_tanh_f16", 0);
+    gelu_case("gelu_tanh_fast_f16", 1);
+    gelu_case("gelu_erf_f16", 2);
+
+    { Case c{"softmax_row", "math", "softmax_row"};
+      const int rows = 37, cols = 333;
+      std::vector<float> in(rows * cols);
+      for (int row = 0; row < rows; row++) {
+          int kind = row % 6;
+          double span = kind == 0 ? 10 : kind == 1 ? 100 : kind == 2 ? 1 : 30;
+          double offset = kind == 4 ? 80 : kind == 5 ? -60 : 0;
+          for (int j = 0; j < cols; j++) {
+              double v = ((double)r.below(1u << 24) / (1u << 24) * 2 - 1) * span + offset;
+              if (kind == 3 && row % 12 == 3) v = 2.5;                     // a constant row
+              if (kind == 5 && j % 7 == 0) v = -INFINITY;                   // some -inf elements
+              in[row * cols + j] = (float)v;
+          }
+      }
+      const double log2e_rel = 3 * kU;   // x - m, the rounded constant log2(e), the product
+      const int depth = (cols + 31) / 32 + 5;
+      Bytes out; std::vector<double> bound;
+      for (int row = 0; row < rows; row++) {
+          const float* x = &in[row * cols];
+          double mx = -INFINITY;
+          for (int j = 0; j < cols; j++) mx = std::max(mx, (double)x[j]);
+          double s = 0, eta_max = 0;
+          std::vector<double> e(cols), eta(cols);
+          for (int j = 0; j < cols; j++) {
+              double d = (double)x[j] - mx;
+              e[j] = std::exp(d);
+              eta[j] = std::isinf(d) ? 0 : std::log(2.0) * log2e_rel * std::fabs(d) * M_LOG2E * 1.01 + kEx2Approx;
+              s += e[j];
+              eta_max = std::max(eta_max, eta[j]);
+          }
+          double sigma = eta_max + depth * kU * 1.01;
+          for (int j = 0; j < cols; j++) {
+              double p = e[j] / s;
+              out.put((float)p);
+              // subnormal results: ex2.approx (2 ulp = 2^-148 absolute) and div.approx of a subnormal
+              bound.push_back(2 * (p * (eta[j] + sigma + kDivApprox) + std::ldexp(1.0, -125)));
+          }
+      }
+      arg_in(c, "in", f32buf(in));
+      arg_out(c, "out", out, "double: exp(x - max) / sum(exp(x - max)) per row, rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, bound);
+      arg_s32(c, rows); arg_s32(c, cols);
+      c.n = rows; c.block = 128; c.grid = (rows * 32 + 127) / 128;
+      c.notes.push_back("one warp per row of 333 floats: block 128 (4 rows), grid = ceil(rows * 32 / 128); the last block has one busy warp");
+      g_cases.push_back(c); }
+
+    { Case c{"rmsnorm_row", "math", "rmsnorm_row"};
+      const int rows = 19, cols = 777, block = 256;
+      const float eps = 1e-5f;
+      std::vector<float> in(rows * cols), w(cols);
+      for (int j = 0; j < cols; j++) {
+          w[j] = (float)(((double)r.below(1u << 20) / (1u << 20)) * 1.5 + 0.5);
+          if (r.u32_() & 1) w[j] = -w[j];
+          if (j % 97 == 5) w[j] = 0.0f;
+      }
+      for (int row = 0; row < rows; row++) {
+          int e0 = (int)r.below(40) - 20;                                   // per-row magnitude 2^-20 .. 2^19
+          for (int j = 0; j < cols; j++) {
+              float v = std::ldexp(1.0f + (r.u32_() & 0xffffff) / 16777216.0f, e0 - (int)r.below(8));
+              if (r.u32_() & 1) v = -v;
+              if (row == 4) v = 0.0f;                                      // an all-zero row: out = 0
+              in[row * cols + j] = v;
+          }
+      }
+      const int depth = (cols + block - 1) / block + 5 + block / 32;     // per thread, shuffle tree, thread 0's loop
+      const double rel_scale = ((depth + 2) * kU * 1.01) / 2 + kRsqrtApprox;  // sum, / cols, + eps; rsqrt halves it
+      Bytes out; std::vector<double> bound;
+      for (int row = 0; row < rows; row++) {
+          double ss = 0;
+          for (int j = 0; j < cols; j++) ss += (double)in[row * cols + j] * in[row * cols + j];
+          double scale = 1 / std::sqrt(ss / cols + (double)eps);
+          for (int j = 0; j < cols; j++) {
+              double y = (double)in[row * cols + j] * scale * w[j];
+              out.put((float)y);
+              bound.push_back(2 * std::fabs(y) * (rel_scale + 2 * kU));
+          }
+      }
+      arg_in(c, "in", f32buf(in));
+      arg_in(c, "w", f32buf(w));
+      arg_out(c, "out", out, "double: x * w / sqrt(mean(x^2) + eps) per row (eps = 1e-5f), rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, bound);
+      arg_s32(c, cols); c.args.push_back("f32:0f3727C5AC");
+      c.n = rows; c.block = block; c.grid = rows;
+      c.notes.push_back("one block of 256 per row of 777 floats (each thread strides the row): grid = rows; eps = 1e-5f (0f3727C5AC)");
+      g_cases.push_back(c); }
+
+    { Case c{"half2_fma_chain", "math", "half2_fma_chain"};
+      const long n = 4000 - 13;
+      const int iters = 7;
+      Bytes min, cin, out;
+      for (long i = 0; i < n; i++) {
+          u16 lanes_m[2], lanes_c[2];
+          for (int l = 0; l < 2; l++) {
+              u32 kind = r.below(16);
+              // m: mostly |m| < 2 (the chain stays finite), sometimes any pattern (inf, NaN, huge, subnormal)
+              lanes_m[l] = kind == 0 ? (u16)r.u32_() : d2h(((double)r.below(1u << 16) / (1u << 16)) * 3.8 - 1.9);
+              lanes_c[l] = kind == 1 ? (u16)r.u32_() : kind == 2 ? (u16)(r.u32_() & 0x83ff)   // subnormals
+                         : d2h(std::ldexp(((double)r.below(1u << 16) / (1u << 16)) * 2 - 1, (int)r.below(30) - 15));
+          }
+          min.put(lanes_m[0]); min.put(lanes_m[1]);
+          cin.put(lanes_c[0]); cin.put(lanes_c[1]);
+          for (int l = 0; l < 2; l++) {
+              u16 acc = lanes_c[l];
+              for (int k = 0; k < iters; k++) acc = f16_fma_exact(acc, lanes_m[l], lanes_c[l]);
+              out.put(acc);
+          }
+      }
+      arg_in(c, "m", min); arg_in(c, "c", cin);
+      arg_out(c, "out", out, "spec-derived: fma.rn.f16x2 per lane, exact a*b+c in __int128 rounded once (roundTiesToEven), 7 times", "f16", true);
+      arg_s32(c, n); arg_s32(c, iters); launch1d(c, n);
+      g_cases.push_back(c); }
+
+    auto rnd32 = [&](u32 i) -> u32 {
+        static const u32 edge[] = {0u, 1u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 0x80808080u, 0x7f7f7f7fu, 0x00ff00ffu, 0xff00ff00u, 0x8000ffffu};
+        return i % 8 == 0 ? edge[r.below(10)] : r.u32_();
+    };
+    { Case c{"dp4a_int8_dot", "math", "dp4a_int8_dot"};
+      const long n = 999; const int k = 13;
+      std::vector<u32> a(n * k), b(k), bias(n);
+      for (long i = 0; i < n * k; i++) a[i] = rnd32((u32)i);
+      for (int j = 0; j < k; j++) b[j] = rnd32((u32)j + 1);
+      b[0] = 0x80808080u; b[1] = 0x7f7f7f7fu;
+      for (long i = 0; i < n; i++) bias[i] = i % 5 == 0 ? (i % 10 ? 0x7fffffffu : 0x80000000u) : r.u32_();
+      Bytes ain, bin, cin, ds, du;
+      for (u32 x : a) ain.put(x);
+      for (u32 x : b) bin.put(x);
+      for (u32 x : bias) cin.put(x);
+      for (long i = 0; i < n; i++) {
+          u32 s = bias[i], u = bias[i];
+          for (int j = 0; j < k; j++)
+              for (int byte = 0; byte < 4; byte++) {
+                  u32 x = (a[i * k + j] >> (8 * byte)) & 0xff, y = (b[j] >> (8 * byte)) & 0xff;
+                  s += (u32)((s32)(int8_t)x * (s32)(int8_t)y);
+                  u += x * y;
+              }
+          ds.put(s); du.put(u);
+      }
+      arg_in(c, "a", ain); arg_in(c, "b", bin); arg_in(c, "bias", cin);
+      arg_out(c, "dot_s", ds, "spec-derived: dp4a.s32.s32: c + sum of sign-extended byte products, 32-bit wrap", "s32");
+      arg_out(c, "dot_u", du, "spec-derived: dp4a.u32.u32: c + sum of zero-extended byte products, 32-bit wrap", "u32");
+      arg_s32(c, n); arg_s32(c, k); launch1d(c, n);
+      g_cases.push_back(c); }
+    { Case c{"dp2a_lo_hi", "math", "dp2a_lo_hi"};
+      const long n = 997;
+      Bytes ain, bin, cin, out;
+      std::vector<u32> a(n), b(n), cc(n);
+      for (long i = 0; i < n; i++) { a[i] = rnd32((u32)i); b[i] = rnd32((u32)i + 3); cc[i] = rnd32((u32)i + 5); }
+      for (long i = 0; i < n; i++) {
+          ain.put(a[i]); bin.put(b[i]); cin.put(cc[i]);
+          for (int sgn = 1; sgn >= 0; sgn--)
+              for (int sel = 0; sel <= 2; sel += 2) {
+                  u32 d = cc[i];
+                  for (int l = 0; l < 2; l++) {
+                      u32 ah = (a[i] >> (16 * l)) & 0xffff, bb = (b[i] >> (8 * (sel + l))) & 0xff;
+                      d += sgn ? (u32)((s32)(int16_t)ah * (s32)(int8_t)bb) : ah * bb;
+                  }
+                  out.put(d);
+              }
+      }
+      arg_in(c, "a", ain); arg_in(c, "b", bin); arg_in(c, "c", cin);
+      arg_out(c, "out", out, "spec-derived: dp2a.{lo,hi}.s32.s32 then .u32.u32: c + a.h0 * b.byte(0|2) + a.h1 * b.byte(1|3), 32-bit wrap", "s32");
+      arg_s32(c, n); launch1d(c, n);
+      g_cases.push_back(c); }
+
+    { // 128-bit operands, shared by mul128 and mul_u128
+      const long n = 999;
+      std::vector<unsigned __int128> a(n), b(n);
+      auto rnd128 = [&](long i) -> unsigned __int128 {
+          unsigned __int128 all = ~(unsigned __int128)0;
+          switch (i % 16) {
+              case 0: return 0;
+              case 1: return all;
+              case 2: return (unsigned __int128)1 << 127;
+              case 3: return ((unsigned __int128)1 << 64) - 1;
+              case 4: return (unsigned __int128)r.u32_();
+              default: return ((unsigned __int128)r.u64_() << 64) | r.u64_();
+          }
+      };
+      for (long i = 0; i < n; i++) { a[i] = rnd128(i); b[i] = rnd128(i / 16 + i * 7); }
+      Bytes ain, bin;
+      for (long i = 0; i < n; i++) { ain.put((u64)a[i]); ain.put((u64)(a[i] >> 64)); bin.put((u64)b[i]); bin.put((u64)(b[i] >> 64)); }
+      { Case c{"mul128", "math", "mul128"};
+        Bytes prod, sum, diff, flags;
+        for (long i = 0; i < n; i++) {
+            u64 x[2] = {(u64)a[i], (u64)(a[i] >> 64)}, y[2] = {(u64)b[i], (u64)(b[i] >> 64)};
+            u64 p[4] = {0, 0, 0, 0};
+            for (int ii = 0; ii < 2; ii++) {       // schoolbook on 64-bit limbs with 128-bit partial products
+                unsigned __int128 carry = 0;
+                for (int jj = 0; jj < 2; jj++) {
+                    unsigned __int128 t = (unsigned __int128)x[ii] * y[jj] + p[ii + jj] + carry;
+                    p[ii + jj] = (u64)t; carry = t >> 64;
+                }
+                p[ii + 2] = (u64)carry;
+            }
+            for (u64 w : p) prod.put(w);
+            unsigned __int128 s = a[i] + b[i], d = a[i] - b[i];
+            sum.put((u64)s); sum.put((u64)(s >> 64));
+            diff.put((u64)d); diff.put((u64)(d >> 64));
+            flags.put((u32)((s < a[i]) | ((a[i] < b[i]) << 1)));
+        }
+        arg_in(c, "a", ain); arg_in(c, "b", bin);
+        arg_out(c, "prod", prod, "exact: 256-bit product (unsigned __int128 partial products)", "u32");
+        arg_out(c, "sum", sum, "exact: a + b mod 2^128", "u32");
+        arg_out(c, "diff", diff, "exact: a - b mod 2^128", "u32");
+        arg_out(c, "flags", flags, "exact: carry out of a + b | borrow out of a - b << 1", "u32");
+        arg_s32(c, n); launch1d(c, n);
+        g_cases.push_back(c); }
+      { Case c{"mul_u128", "math", "mul_u128"};
+        Bytes out;
+        for (long i = 0; i < n; i++) { unsigned __int128 p = a[i] * b[i]; out.put((u64)p); out.put((u64)(p >> 64)); }
+        arg_in(c, "a", ain); arg_in(c, "b", bin);
+        arg_out(c, "out", out, "exact: a * b mod 2^128", "u64");
+        arg_s32(c, n); launch1d(c, n);
+        g_cases.push_back(c); }
+    }
+
+    { Case c{"bit_ops", "math", "bit_ops"};
+      const long n = 2000 - 7;
+      std::vector<u32> a(n), b(n), cc(n);
+      for (long i = 0; i < n; i++) {
+          a[i] = i % 64 < 33 && i < 64 ? (i % 64 == 32 ? 0u : 1u << (i % 64)) : rnd32((u32)i);
+          if (i % 3 == 1) a[i] &= r.u32_() & r.u32_();                      // sparse masks for fns
+          b[i] = rnd32((u32)i + 1);
+          cc[i] = i % 4 == 0 ? r.below(70) : i % 4 == 1 ? (u32)-(s32)r.below(60) : rnd32((u32)i + 2);
+      }
+      Bytes ain, bin, cin, out;
+      for (long i = 0; i < n; i++) {
+          ain.put(a[i]); bin.put(b[i]); cin.put(cc[i]);
+          u32 x = a[i], y = b[i], z = cc[i];
+          u32 rev = 0;
+          for (int k = 0; k < 32; k++) if (x >> k & 1) rev |= 1u << (31 - k);
+          u32 ffs = 0;
+          for (int k = 0; k < 32; k++) if (x >> k & 1) { ffs = k + 1; break; }
+          u32 clz = 32;
+          for (int k = 31; k >= 0; k--) if (x >> k & 1) { clz = 31 - k; break; }
+          // fns.b32 (PTX ISA, fns): mask = x, base = y & 31, offset = (int)z % 40
+          s32 base = y & 31, offset = (s32)z % 40;
+          u32 fns = 0xffffffffu;
+          if (offset == 0) { if (x >> base & 1) fns = base; }
+          else {
+              s32 pos = base, count = std::abs(offset) - 1, inc = offset > 0 ? 1 : -1;
+              while (pos >= 0 && pos < 32) {
+                  if (x >> pos & 1) { if (count == 0) { fns = pos; break; } count--; }
+                  pos += inc;
+              }
+          }
+          u32 sad = ((s32)x < (s32)y ? y - x : x - y) + z;                  // sad.s32
+          u64 hl = ((u64)y << 32) | x;
+          u32 shl = (u32)((hl << (z & 31)) >> 32);                          // shf.l.wrap
+          u32 shr = (u32)(hl >> std::min<u32>(z, 32));                      // shf.r.clamp
+          u64 bytes8 = hl;
+          u32 perm = 0;
+          for (int k = 0; k < 4; k++) perm |= (u32)((bytes8 >> (8 * ((z >> (4 * k)) & 7))) & 0xff) << (8 * k);
+          for (u32 v : {rev, ffs, clz, fns, sad, shl, shr, perm}) out.put(v);
+      }
+      arg_in(c, "a", ain); arg_in(c, "b", bin); arg_in(c, "c", cin);
+      arg_out(c, "out", out, "spec-derived: brev, __ffs (brev + bfind.shiftamt + 1), clz, fns.b32 (PTX ISA fns semantics), sad.s32, shf.l.wrap, shf.r.clamp, __byte_perm (prmt with the selector & 0x7777)", "u32");
+      arg_s32(c, n); launch1d(c, n);
+      g_cases.push_back(c); }
+
+    { Case c{"float_classify", "math", "float_classify"};
+      const long n = (long)F.size() - 5;
+      std::vector<float> fb = rotate_f(F, 1234);
+      Bytes out, cls;
+      for (long i = 0; i < n; i++) {
+          float x = F[i], y = fb[i];
+          u32 xb = fbits(x), yb = fbits(y);
+          out.put((xb & 0x7fffffffu) | (yb & 0x80000000u));                 // copysign: |a| with b's sign
+          out.put((u32)(x < y ? 0xffffffffu : 0u));                          // set.lt.u32.f32 (ordered)
+          out.put((float)((x > y || std::isnan(x) || std::isnan(y)) ? 1.0f : 0.0f));   // set.gtu.f32.f32
+          bool nan = std::isnan(x), inf = std::isinf(x);
+          bool normal = std::fpclassify(x) == FP_NORMAL, sub = std::fpclassify(x) == FP_SUBNORMAL;
+          cls.put((u32)(nan | inf << 1 | (!nan && !inf) << 2 | (xb >> 31) << 3 | normal << 4 | sub << 5));
+      }
+      arg_shared(c, "f32", f32buf(F));
+      arg_in(c, "b", f32buf(fb));
+      arg_out(c, "out", out, "spec-derived: copysign.f32 (magnitude of a, sign of b; NaN payload kept), set.lt.u32.f32, set.gtu.f32.f32", "f32,u32,f32", true);
+      arg_out(c, "cls", cls, "spec-derived: isnan | isinf << 1 | isfinite << 2 | sign << 3 | testp.normal << 4 | testp.subnormal << 5", "u32");
+      arg_s32(c, n); launch1d(c, n);
+      c.notes.push_back("a = common/f32.bin, b = the same vector rotated by 1234");
+      g_cases.push_back(c); }
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) { fprintf(stderr, "usage: gen <repo-root> [nvcc-version-string]\n"); return 2; }
     g_root = argv[1];
@@ -1382,6 +1802,7 @@ int main(int argc, char** argv) {
     cases_asm_sm100a();
     cases_warp();
     cases_block();
+    cases_math();
     write_manifest(ver);
     printf("wrote %zu cases\n", g_cases.size());
     return 0;

@@ -7,7 +7,8 @@
 //! Each case names every PTX file that contains its kernel (sm_80, sm_90, sm_100a and the debug
 //! variants); all of them must give the expected bytes. Masked bytes (no independent
 //! reference) are skipped; where `nan_any` is set, a NaN of the same format is accepted for a
-//! NaN.
+//! NaN. Outputs of kernels with approximate instructions (`ex2.approx`, `tanh.approx`, ...) carry
+//! a `tolerance`: an element within it counts as equal (`tests/kernels/README.md`, "Tolerances").
 
 use std::path::{Path, PathBuf};
 
@@ -106,6 +107,105 @@ fn mismatches(
     bad
 }
 
+/// An output's `tolerance`: element `k` of `format` passes when
+/// `|actual - expected| <= bound[k] + ulp * ulp_of(max(|actual|, |expected|))`.
+struct Tolerance {
+    format: String,
+    ulp: f64,
+    bound: Vec<f64>,
+}
+
+impl Tolerance {
+    fn of(output: &serde_json::Value) -> Option<Tolerance> {
+        let tolerance = output.get("tolerance")?;
+        let bound = read(tolerance["bound"].as_str().unwrap())
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        Some(Tolerance {
+            format: tolerance["type"].as_str().unwrap().to_string(),
+            ulp: tolerance["ulp"].as_f64().unwrap_or(0.0),
+            bound,
+        })
+    }
+
+    /// Bytes per element, the smallest normal exponent and the explicit mantissa bits.
+    fn layout(&self) -> (usize, i32, i32) {
+        match self.format.as_str() {
+            "f16" => (2, -14, 10),
+            "bf16" => (2, -126, 7),
+            "f32" => (4, -126, 23),
+            "f64" => (8, -1022, 52),
+            other => panic!("tolerance type `{other}`"),
+        }
+    }
+
+    fn decode(&self, bytes: &[u8]) -> f64 {
+        let bits = bytes
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (i, b)| acc | (u64::from(*b) << (8 * i)));
+        match self.format.as_str() {
+            "f16" => f16_to_f64(bits as u16),
+            "bf16" => f64::from(f32::from_bits((bits as u32) << 16)),
+            "f32" => f64::from(f32::from_bits(bits as u32)),
+            _ => f64::from_bits(bits),
+        }
+    }
+
+    /// Whether the element starting at byte `start` is within the tolerance.
+    fn accepts(&self, actual: &[u8], expected: &[u8], start: usize, nan_any: bool) -> bool {
+        let (size, emin, mantissa) = self.layout();
+        let (Some(a), Some(e)) = (
+            actual.get(start..start + size),
+            expected.get(start..start + size),
+        ) else {
+            return false;
+        };
+        let (a, e) = (self.decode(a), self.decode(e));
+        if a.is_nan() || e.is_nan() {
+            return nan_any && a.is_nan() && e.is_nan();
+        }
+        if a.is_infinite() || e.is_infinite() {
+            return a == e;
+        }
+        let magnitude = a.abs().max(e.abs());
+        let exponent = if magnitude == 0.0 {
+            emin
+        } else {
+            (magnitude.log2().floor() as i32).max(emin)
+        };
+        let ulp = 2f64.powi(exponent - mantissa);
+        let limit = self.bound.get(start / size).copied().unwrap_or(0.0);
+        (a - e).abs() <= limit + self.ulp * ulp
+    }
+}
+
+/// An IEEE half-precision pattern as f64.
+fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((h >> 10) & 0x1f);
+    let fraction = f64::from(h & 0x3ff);
+    sign * match exponent {
+        0 => fraction * 2f64.powi(-24),
+        31 if fraction == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + fraction / 1024.0) * 2f64.powi(exponent - 15),
+    }
+}
+
+/// Removes from `bad` the bytes of elements within `tolerance`.
+fn forgive_within_tolerance(
+    bad: &mut Vec<usize>,
+    actual: &[u8],
+    expected: &[u8],
+    tolerance: &Tolerance,
+    nan_any: bool,
+) {
+    let (size, _, _) = tolerance.layout();
+    bad.retain(|&k| !tolerance.accepts(actual, expected, k - k % size, nan_any));
+}
+
 /// The launch arguments of a manifest case, with its buffer files read.
 fn arguments(case: &serde_json::Value) -> Vec<Argument> {
     case["args"]
@@ -171,13 +271,17 @@ fn every_sample_kernel_matches_the_reference_outputs() {
                 let actual = device.global.buffer_at(address).unwrap().contents();
                 let expected = read(output["expected"].as_str().unwrap());
                 let mask = output["mask"].as_str().map(read);
-                let bad = mismatches(
+                let nan_any = output["nan_any"].as_bool().unwrap_or(false);
+                let mut bad = mismatches(
                     &actual,
                     &expected,
                     mask.as_deref(),
                     output["elem"].as_str().unwrap_or(""),
-                    output["nan_any"].as_bool().unwrap_or(false),
+                    nan_any,
                 );
+                if let Some(tolerance) = Tolerance::of(output) {
+                    forgive_within_tolerance(&mut bad, &actual, &expected, &tolerance, nan_any);
+                }
                 if let Some(&first) = bad.first() {
                     let window = |data: &[u8]| {
                         let start = first - first % 16;
@@ -271,4 +375,39 @@ fn lockstep_and_traced_runs_agree_on_every_sample_kernel() {
 /// The case's dynamic shared memory in bytes (`dynamic_shared`, 0 when absent).
 fn dynamic_shared(case: &serde_json::Value) -> u64 {
     case["dynamic_shared"].as_u64().unwrap_or(0)
+}
+
+/// The tolerance comparison: the bound plus `ulp` units of the larger magnitude; NaN only for
+/// NaN (with `nan_any`); infinities only for themselves.
+#[test]
+fn tolerances_accept_only_elements_within_the_bound() {
+    let f16 = Tolerance {
+        format: "f16".to_string(),
+        ulp: 1.0,
+        bound: vec![0.0, 0.25],
+    };
+    let bytes = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+    // 1.0 vs the next f16 (1 ulp) passes without a bound; 2 ulps does not.
+    assert!(f16.accepts(&bytes(&[0x3c01]), &bytes(&[0x3c00]), 0, false));
+    assert!(!f16.accepts(&bytes(&[0x3c02]), &bytes(&[0x3c00]), 0, false));
+    // element 1 has bound 0.25: 1.25 (0x3d00) vs 1.0 passes, 1.5 (0x3e00) does not
+    assert!(f16.accepts(&bytes(&[0, 0x3d00]), &bytes(&[0, 0x3c00]), 2, false));
+    assert!(!f16.accepts(&bytes(&[0, 0x3e00]), &bytes(&[0, 0x3c00]), 2, false));
+    // subnormals: the ulp is 2^-24
+    assert!(f16.accepts(&bytes(&[0x0001]), &bytes(&[0x0000]), 0, false));
+    assert_eq!(f16_to_f64(0x0001), 2f64.powi(-24));
+    assert_eq!(f16_to_f64(0xc000), -2.0);
+    // NaN for NaN only with nan_any; inf only for the same inf
+    assert!(f16.accepts(&bytes(&[0x7e01]), &bytes(&[0x7fff]), 0, true));
+    assert!(!f16.accepts(&bytes(&[0x7e01]), &bytes(&[0x7fff]), 0, false));
+    assert!(!f16.accepts(&bytes(&[0x7bff]), &bytes(&[0x7c00]), 0, true));
+    let mut bad = vec![0, 1, 2, 3];
+    forgive_within_tolerance(
+        &mut bad,
+        &bytes(&[0x3c01, 0x3e00]),
+        &bytes(&[0x3c00, 0x3c00]),
+        &f16,
+        false,
+    );
+    assert_eq!(bad, vec![2, 3]);
 }
