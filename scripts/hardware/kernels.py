@@ -129,7 +129,8 @@ def plan(workdir: Path):
         saved = [o["arg"] for o in case["outputs"]]
         dims = lambda d: ",".join(str(x) for x in d)  # noqa: E731
         print("\t".join([str(copy), case["entry"], dims(case["grid"]), dims(case["block"]),
-                         " ".join(args), " ".join(str(i) for i in saved)]))
+                         " ".join(args), " ".join(str(i) for i in saved),
+                         str(case.get("dynamic_shared", 0))]))
         records.append({"case": case, "ptx": ptx})
     (workdir / "launches.json").write_text(json.dumps(records))
 
@@ -141,6 +142,8 @@ def run_ptxsim(binary, record, workdir, index):
            "--no-registers", "--jobs", "1", "--max-steps", "10000000"]
     for spec in case["args"]:
         cmd += ["--arg", spec]
+    if case.get("dynamic_shared"):
+        cmd += ["--dynamic-shared", str(case["dynamic_shared"])]
     outs = {}
     for o in case["outputs"]:
         path = workdir / f"sim-{index}-{o['arg']}.bin"

@@ -5,11 +5,12 @@
 //   run_gpu PLAN OUTPUT_FILE
 //
 // PLAN has one launch per line, tab-separated (lines starting with # are comments):
-//   MODULE(.ptx or .cubin)  ENTRY  GX,GY,GZ  BX,BY,BZ  ARGS  SAVED
+//   MODULE(.ptx or .cubin)  ENTRY  GX,GY,GZ  BX,BY,BZ  ARGS  SAVED  [SHARED]
 // ARGS are space-separated: buf:PATH (a device buffer holding the file), zeros:N (N zero bytes),
 // poison:N (N bytes of 0xA5, for outputs the kernel must overwrite: an element it failed to
 // write shows up as a mismatch, not as zeros), b32:HEX or b64:HEX (a scalar). SAVED lists the
-// indices of the buffer arguments whose contents are written out after the launch.
+// indices of the buffer arguments whose contents are written out after the launch. SHARED, if
+// present, is the launch's dynamic shared memory in bytes (`.extern .shared` arrays).
 #include <cuda.h>
 
 #include <cstdint>
@@ -144,8 +145,9 @@ int main(int argc, char** argv) {
             }
             params[i] = &values[i];  // little-endian: a 4-byte parameter reads the low half
         }
+        unsigned shared = fields.size() > 6 ? std::stoul(fields[6]) : 0;
         check(cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                             0, nullptr, params.data(), nullptr),
+                             shared, nullptr, params.data(), nullptr),
               "cuLaunchKernel", entry);
         check(cuCtxSynchronize(), "cuCtxSynchronize", entry);
         for (const auto& index : split(fields.size() > 5 ? fields[5] : "", ' ')) {
