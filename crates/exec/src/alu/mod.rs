@@ -29,6 +29,7 @@
 //!   and `neg` of a NaN quiet it and leave its sign. `min`/`max` of two NaNs give
 //!   `0x7fffffffffffffff` (not measured).
 
+pub mod approx;
 mod bits;
 mod compare;
 mod extra;
