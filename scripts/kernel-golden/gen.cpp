@@ -1771,7 +1771,10 @@ static void cases_math() {
           out.put((u32)(x < y ? 0xffffffffu : 0u));                          // set.lt.u32.f32 (ordered)
           out.put((float)((x > y || std::isnan(x) || std::isnan(y)) ? 1.0f : 0.0f));   // set.gtu.f32.f32
           bool nan = std::isnan(x), inf = std::isinf(x);
-          bool normal = std::fpclassify(x) == FP_NORMAL, sub = std::fpclassify(x) == FP_SUBNORMAL;
+          // PTX ISA 9.7.3.1 (testp): "As a special case, positive and negative zero are
+          // considered normal numbers."
+          bool normal = std::fpclassify(x) == FP_NORMAL || std::fpclassify(x) == FP_ZERO,
+               sub = std::fpclassify(x) == FP_SUBNORMAL;
           cls.put((u32)(nan | inf << 1 | (!nan && !inf) << 2 | (xb >> 31) << 3 | normal << 4 | sub << 5));
       }
       arg_shared(c, "f32", f32buf(F));

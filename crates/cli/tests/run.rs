@@ -97,7 +97,7 @@ fn unsupported_instruction_names_it_and_its_location_after_the_state() {
     assert_eq!(output.status.code(), Some(1));
     assert!(
         stderr(&output)
-            .contains("tests/exec/unsupported.ptx:14:5: unsupported instruction `sin.approx.f32`"),
+            .contains("tests/exec/unsupported.ptx:14:5: unsupported instruction `brkpt`"),
         "{}",
         stderr(&output)
     );
@@ -107,7 +107,7 @@ fn unsupported_instruction_names_it_and_its_location_after_the_state() {
     assert!(
         state["trap"]["message"]
             .as_str()
-            .is_some_and(|message| message.contains("unsupported instruction `sin.approx.f32`")),
+            .is_some_and(|message| message.contains("unsupported instruction `brkpt`")),
         "{state}"
     );
     assert_eq!(state["registers"]["%r0"], "0x00000005");

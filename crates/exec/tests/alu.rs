@@ -24,6 +24,7 @@ const RN: FloatModifiers = FloatModifiers {
     sat: false,
     relu: false,
     approx: false,
+    full: false,
     nan: false,
     oob: false,
     xorsign_abs: false,

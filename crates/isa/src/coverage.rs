@@ -133,9 +133,6 @@ fn not_run(op: Opcode) -> &'static str {
             "16-bit types and `.sat` (accepted by ptxas, not in the ISA's syntax)"
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
-        Opcode::Ex2 | Opcode::Lg2 | Opcode::Sin | Opcode::Cos | Opcode::Tanh | Opcode::Rsqrt => {
-            "every form (the approximation is not modelled yet)"
-        }
         Opcode::Min | Opcode::Max => "`.xorsign.abs`; `.u16x2`/`.s16x2`",
         Opcode::Fma => "`.oob`",
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",

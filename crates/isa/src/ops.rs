@@ -21,8 +21,12 @@ pub struct FloatModifiers {
     pub sat: bool,
     /// `.relu` (half types, min/max): negative results clamp to +0; NaN stays canonical NaN.
     pub relu: bool,
-    /// `.approx` (`div`, `rcp`, `sqrt`, ...): the hardware result is approximate.
+    /// `.approx` (`div`, `rcp`, `sqrt`, ...) or `.full` (`div.full.f32`): the hardware result is
+    /// approximate.
     pub approx: bool,
+    /// `.full` (`div.full{.ftz}.f32`, 9.7.3.8): the "full-range approximation" (`approx` is
+    /// set too).
+    pub full: bool,
     /// `.NaN` (`min`/`max`): a NaN input gives canonical NaN instead of the other operand.
     pub nan: bool,
     /// `.oob` (`fma` on half types, 9.7.4.5): an operand that came from an out-of-bounds
@@ -43,6 +47,7 @@ impl FloatModifiers {
         sat: false,
         relu: false,
         approx: false,
+        full: false,
         nan: false,
         oob: false,
         xorsign_abs: false,
@@ -1301,6 +1306,7 @@ impl Collected {
             sat: self.sat.is_some(),
             relu: self.relu.is_some(),
             approx: self.approx.is_some() || self.full.is_some(),
+            full: self.full.is_some(),
             nan: self.nan.is_some(),
             oob: self.oob.is_some(),
             xorsign_abs: false,
@@ -3281,7 +3287,11 @@ mod tests {
             OpForm::FloatBinary {
                 op: FloatOp::Div,
                 ty: Type::F32,
-                modifiers: FloatModifiers { approx: true, ..RN }
+                modifiers: FloatModifiers {
+                    approx: true,
+                    full: true,
+                    ..RN
+                }
             }
         );
         assert_eq!(

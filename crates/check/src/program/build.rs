@@ -2214,16 +2214,7 @@ fn not_executed(form: &OpForm) -> Option<&'static str> {
             "this carry form (a 16-bit type, or .sat) is accepted by ptxas but not in the ISA's \
              syntax; not supported",
         ),
-        OpForm::FloatUnary {
-            op:
-                ops::FloatUnaryOp::Ex2
-                | ops::FloatUnaryOp::Lg2
-                | ops::FloatUnaryOp::Sin
-                | ops::FloatUnaryOp::Cos
-                | ops::FloatUnaryOp::Tanh
-                | ops::FloatUnaryOp::Rsqrt,
-            ..
-        } => Some("this approximate function is not supported yet"),
+
         _ => None,
     }
 }

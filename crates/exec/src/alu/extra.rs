@@ -9,32 +9,38 @@ use super::{mask, sext, width};
 use crate::ir::IntExtraOp;
 
 /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}` on
-/// `.u32 .s32 .u64 .s64`: the result and the carry-out. `carry_in` is `CC.CF` (0 for
-/// `add.cc`/`sub.cc`/`mad.cc`, which read no carry).
+/// `.u32 .s32 .u64 .s64`: the result and the new `CC.CF`. `carry_in` is `CC.CF` for the forms
+/// that read it (`addc`, `subc`, `madc`), `None` for `add.cc`/`sub.cc`/`mad.cc`.
 ///
 /// * 9.7.2.2 `addc`: "`d = a + b + CC.CF;` if .cc specified, carry-out written to CC.CF";
 ///   9.7.2.1 `add.cc`: "writing the carry-out value to the condition code register". The
 ///   carry-out is the carry out of the unsigned `w`-bit addition, whatever the signedness.
-/// * 9.7.2.4 `subc`: "`d = a - (b + CC.CF);` if .cc specified, borrow-out written to
-///   CC.CF": the flag is 1 when the unsigned subtraction borrows, so that `sub.cc` followed
-///   by `subc` subtracts multi-word values.
+/// * 9.7.2.4 `subc`: the text says "`d = a - (b + CC.CF);` if .cc specified, borrow-out
+///   written to CC.CF". An sm_90 GPU keeps the flag as a carry, the complement of the borrow
+///   (measured on every `sub.cc`/`subc` form, `tests/hardware/scalar`; docs/divergences.md
+///   H4): `sub.cc` computes `a + ~b + 1` and writes its carry-out (1 when nothing was
+///   borrowed), `subc` computes `a + ~b + CC.CF`, i.e. `a - b - (1 - CC.CF)`. A chain of
+///   `sub.cc` and `subc` subtracts multi-word values either way; the two readings differ when
+///   `add.cc` feeds `subc`, `sub.cc` feeds `addc`, or the flag is read out (`addc d, 0, 0`),
+///   and ptxsim follows the GPU.
 /// * 9.7.2.6 `madc`: "`t = a * b; d = t<63..32> + c + CC.CF; // for .hi variant`, `d =
 ///   t<31..0> + c + CC.CF; // for .lo variant`; if .cc specified, carry-out from addition is
 ///   written to CC.CF" (for 64-bit types the halves of the 128-bit product). `.hi` of a signed
 ///   type takes the high half of the signed product.
-pub fn carry(op: CarryOp, ty: Type, a: u64, b: u64, c: u64, carry_in: bool) -> (u64, bool) {
+pub fn carry(op: CarryOp, ty: Type, a: u64, b: u64, c: u64, carry_in: Option<bool>) -> (u64, bool) {
     let w = width(ty);
     let m = u128::from(mask(w));
-    let cin = u128::from(carry_in);
     let (a, b, c) = (u128::from(a) & m, u128::from(b) & m, u128::from(c) & m);
+    let cin = u128::from(carry_in.unwrap_or(false));
     match op {
         CarryOp::Add => {
             let sum = a + b + cin;
             ((sum & m) as u64, sum > m)
         }
         CarryOp::Sub => {
-            let subtrahend = b + cin;
-            (a.wrapping_sub(subtrahend) as u64 & mask(w), subtrahend > a)
+            // `a + ~b + carry`, with carry 1 for `sub.cc` (a plain subtraction).
+            let sum = a + (!b & m) + u128::from(carry_in.unwrap_or(true));
+            ((sum & m) as u64, sum > m)
         }
         CarryOp::Mad { hi } => {
             let signed = ty == Type::S32 || ty == Type::S64;
@@ -209,13 +215,13 @@ mod tests {
         let u = Type::U32;
         let r0 = (r4 * r6) & 0xffff_ffff;
         let r1 = (r4 * r6) >> 32;
-        let (r1, cf) = carry(t, u, r5, r6, r1, false);
-        let (r2, _) = carry(h, u, r5, r6, 0, cf);
-        let (r1, cf) = carry(t, u, r4, r7, r1, false);
-        let (r2, cf) = carry(h, u, r4, r7, r2, cf);
-        let (r3, _) = carry(CarryOp::Add, u, 0, 0, 0, cf);
-        let (r2, cf) = carry(t, u, r5, r7, r2, false);
-        let (r3, _) = carry(h, u, r5, r7, r3, cf);
+        let (r1, cf) = carry(t, u, r5, r6, r1, None);
+        let (r2, _) = carry(h, u, r5, r6, 0, Some(cf));
+        let (r1, cf) = carry(t, u, r4, r7, r1, None);
+        let (r2, cf) = carry(h, u, r4, r7, r2, Some(cf));
+        let (r3, _) = carry(CarryOp::Add, u, 0, 0, 0, Some(cf));
+        let (r2, cf) = carry(t, u, r5, r7, r2, None);
+        let (r3, _) = carry(h, u, r5, r7, r3, Some(cf));
         let got =
             u128::from(r0) | u128::from(r1) << 32 | u128::from(r2) << 64 | u128::from(r3) << 96;
         assert_eq!(got, u128::from(x) * u128::from(y));
@@ -224,17 +230,11 @@ mod tests {
     /// `sub.cc` then `subc` (9.7.2.4's example) subtract two-word values.
     #[test]
     fn subc_borrows() {
-        let (a, b) = (0x0000_0001_0000_0000u64, 0x0000_0000_0000_0001u64);
-        let (lo, bf) = carry(
-            CarryOp::Sub,
-            Type::U32,
-            a & 0xffff_ffff,
-            b & 0xffff_ffff,
-            0,
-            false,
-        );
-        let (hi, _) = carry(CarryOp::Sub, Type::U32, a >> 32, b >> 32, 0, bf);
-        assert_eq!(lo | hi << 32, a - b);
+        for (a, b) in [(1u64 << 32, 1u64), (5, 7), (u64::MAX, u64::MAX - 1)] {
+            let (lo, cf) = carry(CarryOp::Sub, Type::U32, a, b, 0, None);
+            let (hi, _) = carry(CarryOp::Sub, Type::U32, a >> 32, b >> 32, 0, Some(cf));
+            assert_eq!(lo | hi << 32, a.wrapping_sub(b), "{a:#x} - {b:#x}");
+        }
     }
 
     /// 9.7.1.16: the most significant non-sign bit; 0xffffffff when there is none.

@@ -9,6 +9,7 @@ use ptxsim_softfloat::format as sf;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
 use rustc_apfloat::{Float, Round};
 
+use super::approx::{self, Approx32};
 use super::mask;
 
 /// The canonical `.f32` NaN (CUDA C++ Programming Guide, "Floating-Point Standard").
@@ -375,14 +376,15 @@ pub fn float_binary(op: FloatOp, ty: Type, modifiers: FloatModifiers, a: u64, b:
     let Some(format) = Format::of(ty) else {
         return 0;
     };
-    let modifiers = if op == FloatOp::Div && modifiers.approx {
-        FloatModifiers {
-            rounding: Rounding::Rn,
-            ..modifiers
-        }
-    } else {
-        modifiers
-    };
+    // `div.approx{.ftz}.f32` and `div.full{.ftz}.f32`: the models of [`super::approx`].
+    if op == FloatOp::Div && modifiers.approx && ty == Type::F32 {
+        let (a, b) = (a as u32, b as u32);
+        return u64::from(if modifiers.full {
+            approx::div_full_f32(a, b, modifiers.ftz)
+        } else {
+            approx::div_approx_f32(a, b, modifiers.ftz)
+        });
+    }
     match ty {
         Type::F16x2 | Type::Bf16x2 => {
             lanes2(a, b, 0, |x, y, _| binary_lane(format, op, modifiers, x, y))
@@ -456,6 +458,31 @@ fn sqrt_positive<F: Float>(format: Format, x: u64, round: Round) -> u64 {
     value.scalbn(exponent / 2 - 1).to_bits() as u64
 }
 
+/// `ex2 lg2 sin cos tanh rsqrt .approx` on one lane: the models of [`super::approx`] (the
+/// 16-bit forms are the H200's measured tables; see `docs/approx.md` for what is bit-exact).
+/// The decoder admits `.f32` for all of them, `.f64` for `rsqrt`, `.f16`/`.bf16` lanes for
+/// `ex2` and `tanh`; any other combination gives the format's canonical NaN.
+fn approx_lane(format: Format, op: FloatUnaryOp, ftz: bool, a: u64) -> u64 {
+    let f = match op {
+        FloatUnaryOp::Ex2 => Approx32::Ex2,
+        FloatUnaryOp::Lg2 => Approx32::Lg2,
+        FloatUnaryOp::Sin => Approx32::Sin,
+        FloatUnaryOp::Cos => Approx32::Cos,
+        FloatUnaryOp::Tanh => Approx32::Tanh,
+        FloatUnaryOp::Rsqrt => Approx32::Rsqrt,
+        _ => return format.canonical_nan(),
+    };
+    match (format, f) {
+        (Format::Single, f) => u64::from(approx::approx_f32(f, a as u32, ftz)),
+        (Format::Double, Approx32::Rsqrt) => approx::rsqrt_approx_f64(a, ftz),
+        (Format::Half, Approx32::Ex2) => u64::from(approx::ex2_approx_f16(a as u16)),
+        (Format::Half, Approx32::Tanh) => u64::from(approx::tanh_approx_f16(a as u16)),
+        (Format::BFloat, Approx32::Ex2) => u64::from(approx::ex2_approx_ftz_bf16(a as u16)),
+        (Format::BFloat, Approx32::Tanh) => u64::from(approx::tanh_approx_bf16(a as u16)),
+        _ => format.canonical_nan(),
+    }
+}
+
 /// One lane of [`float_unary`].
 fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u64) -> u64 {
     let m = mask(format.width());
@@ -479,6 +506,16 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
             } else {
                 a ^ format.sign()
             }
+        }
+        // `rcp.approx{.ftz}.f32` and `rcp.approx.ftz.f64`: the models of [`super::approx`].
+        FloatUnaryOp::Rcp if modifiers.approx && format == Format::Single => {
+            u64::from(approx::approx_f32(Approx32::Rcp, a as u32, modifiers.ftz))
+        }
+        FloatUnaryOp::Rcp if modifiers.approx && format == Format::Double => {
+            approx::rcp_approx_ftz_f64(a)
+        }
+        FloatUnaryOp::Sqrt if modifiers.approx && format == Format::Single => {
+            u64::from(approx::approx_f32(Approx32::Sqrt, a as u32, modifiers.ftz))
         }
         FloatUnaryOp::Rcp if format == Format::Double && !modifiers.approx => {
             if let Some(nan) = f64_nan_operand(&[a]) {
@@ -530,7 +567,7 @@ fn unary_lane(format: Format, op: FloatUnaryOp, modifiers: FloatModifiers, a: u6
         | FloatUnaryOp::Cos
         | FloatUnaryOp::Lg2
         | FloatUnaryOp::Ex2
-        | FloatUnaryOp::Tanh => format.canonical_nan(),
+        | FloatUnaryOp::Tanh => approx_lane(format, op, modifiers.ftz, a),
         FloatUnaryOp::Sqrt => {
             let a = flush_input(format, modifiers, a);
             let rounding = if modifiers.approx {

@@ -190,7 +190,7 @@ impl Executor<'_, '_> {
         });
         let bits = ty.bits();
         for &lane in lanes {
-            let cin = carry_in.is_some_and(|r| self.read_bits(lane, Source::Register(r), 1) == 1);
+            let cin = carry_in.map(|r| self.read_bits(lane, Source::Register(r), 1) == 1);
             let (x, y, z) = (
                 self.read_bits(lane, a, bits),
                 self.read_bits(lane, b, bits),

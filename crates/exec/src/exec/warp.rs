@@ -29,9 +29,9 @@ fn lane_mask(lanes: &[usize]) -> u32 {
 impl Executor<'_, '_> {
     /// `shfl` (PTX ISA 9.7.9.6): each lane copies `a` of the lane [`alu::shfl_lane`] picks
     /// (its own when out of range) and sets `p` to whether it was in range. "Results are
-    /// undefined ... if an active thread sources a register from an inactive thread": ptxsim
-    /// then reads the register's current value in that lane (its own `a` when the lane is past
-    /// the end of the CTA).
+    /// undefined ... if an active thread sources a register from an inactive thread": an sm_90
+    /// GPU then gives 0 (a lane outside the membermask, in another branch, exited or past the
+    /// end of the CTA; measured, `tests/hardware/warp`), and so does ptxsim.
     pub(super) fn shfl(
         &mut self,
         lanes: &[usize],
@@ -44,7 +44,7 @@ impl Executor<'_, '_> {
             self.shfl_columns(lanes, mode, destination, predicate, [a, b, c]);
             return;
         }
-        let count = self.threads.len();
+        let participants = lane_mask(lanes);
         let results: Vec<(u64, bool)> = lanes
             .iter()
             .map(|&lane| {
@@ -52,8 +52,17 @@ impl Executor<'_, '_> {
                 let c = self.read_bits(lane, c, 32) as u32;
                 let (j, in_range) = alu::shfl_lane(mode, laneid(lane), b, c);
                 let source = lane - laneid(lane) as usize + j as usize;
-                let from = if source < count { source } else { lane };
-                (self.read_bits(from, a, 32), in_range)
+                let value = if j == laneid(lane) {
+                    self.read_bits(lane, a, 32)
+                } else if participants >> j & 1 == 1 {
+                    self.read_bits(source, a, 32)
+                } else {
+                    // A source lane that does not execute this shfl with the reader (outside
+                    // the membermask, in another branch, exited): undefined in the ISA; an
+                    // sm_90 GPU reads 0 (tests/hardware/warp, `shfl_partial`, `shfl_exited`).
+                    0
+                };
+                (value, in_range)
             })
             .collect();
         let put = Put::new(destination, Type::B32);
@@ -69,8 +78,8 @@ impl Executor<'_, '_> {
     }
 
     /// [`Executor::shfl`] for the lanes `first..first + n` of a warp from its first lane (a
-    /// converged warp): operands and results in columns. A source lane past `n` is past the end
-    /// of the CTA (its own `a`).
+    /// converged warp): operands and results in columns. A source lane past `n` does not take
+    /// part: 0, as in [`Executor::shfl`].
     fn shfl_columns(
         &mut self,
         lanes: &[usize],
@@ -92,12 +101,12 @@ impl Executor<'_, '_> {
                 columns.b[lane] as u32,
                 columns.c[lane] as u32,
             );
-            let from = if (j as usize) < lanes.len() {
-                j as usize
+            let value = if j as usize == lane {
+                columns.a[lane]
             } else {
-                lane
+                columns.a.get(j as usize).copied().unwrap_or(0)
             };
-            columns.out.push(columns.a[from]);
+            columns.out.push(value);
             in_range |= u32::from(pval) << lane;
         }
         let put = Put::new(destination, Type::B32);
