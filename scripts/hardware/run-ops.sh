@@ -22,9 +22,12 @@ cd "$repo"
 echo "device: $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1); $(nvcc --version | tail -n1)"
 nvcc -O2 -std=c++17 scripts/hardware/run_gpu.cpp -o "$work/run_gpu" -lcuda
 # One launch per form: 256-thread CTAs over the 4,096 input rows, output poisoned and saved.
-awk -F'\t' -v dir="$data" '!/^#/ && NF == 5 {
-    printf "%s/%s.ptx\t%s\t%d\t256\tbuf:%s/in-%s.bin poison:%d\t1\n", dir, name, $1, $4 / 256, dir, $3, $4 * $5
-}' name="$name" "$data/forms.tsv" > "$work/ops.plan"
+# The input rows: the set's own, or (scalar, packed) the ops set's.
+inputs=$data
+[ -f "$data/in-x4.bin" ] || inputs=tests/hardware/ops
+awk -F'\t' -v dir="$data" -v inputs="$inputs" -v name="$name" '!/^#/ && NF == 5 {
+    printf "%s/%s.ptx\t%s\t%d\t256\tbuf:%s/in-%s.bin poison:%d\t1\n", dir, name, $1, $4 / 256, inputs, $3, $4 * $5
+}' "$data/forms.tsv" > "$work/ops.plan"
 "$work/run_gpu" "$work/ops.plan" "$work/ops.bin"
 # The same module through ptxas instead of the driver's JIT: the two must agree.
 ptxas -arch=sm_90 "$data/$name.ptx" -o "$work/ops.cubin"

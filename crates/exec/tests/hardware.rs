@@ -98,7 +98,15 @@ fn compare_with_gpu(dir: &str, module: &str, gpu: &str, min_forms: usize, min_el
         offset += want.len();
         let input = inputs
             .entry(form.layout.clone())
-            .or_insert_with(|| read(&file(&format!("in-{}.bin", form.layout))))
+            .or_insert_with(|| {
+                // The scalar and packed sets read the ops set's inputs.
+                let own = file(&format!("in-{}.bin", form.layout));
+                if path(&own).exists() {
+                    read(&own)
+                } else {
+                    read(&format!("ops/in-{}.bin", form.layout))
+                }
+            })
             .clone();
         let in_bytes = input.len() / form.count;
         let program = checked

@@ -128,13 +128,10 @@ table (ptxas 13.5's verdicts on 71,481 generated variants of these opcodes agree
 /// The forms of a decoded opcode that `ptxsim check` accepts but `run` reports as unsupported.
 fn not_run(op: Opcode) -> &'static str {
     match op {
-        Opcode::Add => "`.u16x2`/`.s16x2`",
         Opcode::Addc | Opcode::Subc | Opcode::Madc => {
             "16-bit types and `.sat` (accepted by ptxas, not in the ISA's syntax)"
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
-        Opcode::Min | Opcode::Max => "`.xorsign.abs`; `.u16x2`/`.s16x2`",
-        Opcode::Fma => "`.oob`",
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Bar | Opcode::Barrier => "`.cluster` (name only)",

@@ -2202,14 +2202,6 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
 /// does not.
 fn not_executed(form: &OpForm) -> Option<&'static str> {
     match *form {
-        OpForm::IntBinary {
-            ty: Type::U16x2 | Type::S16x2,
-            ..
-        } => Some(".u16x2/.s16x2 arithmetic is not supported yet"),
-        OpForm::FloatBinary { modifiers, .. } if modifiers.xorsign_abs => {
-            Some("min/max .xorsign.abs is not supported yet")
-        }
-        OpForm::Fma { modifiers, .. } if modifiers.oob => Some("fma.oob is not supported yet"),
         OpForm::Carry { off_spec: true, .. } => Some(
             "this carry form (a 16-bit type, or .sat) is accepted by ptxas but not in the ISA's \
              syntax; not supported",

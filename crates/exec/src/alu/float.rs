@@ -293,6 +293,24 @@ fn finish(format: Format, modifiers: FloatModifiers, r: u64) -> u64 {
 fn min_max(format: Format, is_max: bool, modifiers: FloatModifiers, a: u64, b: u64) -> u64 {
     let a = flush_input(format, modifiers, a);
     let b = flush_input(format, modifiers, b);
+    if modifiers.xorsign_abs {
+        // 9.7.3.11-12 `.xorsign.abs`: "the sign bit of the result is XOR of the sign bits of
+        // the inputs, and the absolute value of the result is the min/max of the absolute
+        // values of the inputs" (a NaN result stays the canonical NaN).
+        let sign = (a ^ b) & format.sign();
+        let plain = FloatModifiers {
+            xorsign_abs: false,
+            ..modifiers
+        };
+        let r = min_max(
+            format,
+            is_max,
+            plain,
+            a & !format.sign(),
+            b & !format.sign(),
+        );
+        return if format.is_nan(r) { r } else { r | sign };
+    }
     let (a_nan, b_nan) = (format.is_nan(a), format.is_nan(b));
     let r = if (a_nan && b_nan) || (modifiers.nan && (a_nan || b_nan)) {
         format.canonical_nan()

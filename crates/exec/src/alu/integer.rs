@@ -29,6 +29,19 @@ use super::{clamp_signed, mask, sext, width};
 /// * `.pred`: only bit 0 takes part.
 #[inline(always)]
 pub fn int_binary(op: IntOp, ty: Type, sat: bool, relu: bool, a: u64, b: u64) -> u64 {
+    // `add`/`min`/`max` on `.u16x2`/`.s16x2` (9.7.1.1, 9.7.1.12-13): "forms input vectors by
+    // half word values from source operands. Half-word operands are then [added / compared] in
+    // parallel": `d[i] = iA[i] + iB[i]` (wrapping), `(iA[i] < iB[i]) ? iA[i] : iB[i]`, each
+    // half the 16-bit type's operation (`.relu` clamps a negative `.s16x2` half to 0).
+    if matches!(ty, Type::U16x2 | Type::S16x2) {
+        let half = if ty == Type::U16x2 {
+            Type::U16
+        } else {
+            Type::S16
+        };
+        let lane = |x: u64, y: u64| int_binary(op, half, sat, relu, x & 0xffff, y & 0xffff);
+        return lane(a, b) & 0xffff | (lane(a >> 16, b >> 16) & 0xffff) << 16;
+    }
     let w = width(ty);
     let m = mask(w);
     let signed = ty.kind() == TypeKind::Signed;
