@@ -485,6 +485,50 @@ def scalar_lines():
     return out
 
 
+def mbarrier_lines():
+    """mbarrier (init, inval, arrive{.expect_tx}, arrive_drop, expect_tx, complete_tx,
+    test_wait/try_wait{.parity}, pending_count) and cp.async.mbarrier.arrive."""
+    out = []
+    spaces = [["shared"], ["shared::cta"], [], ["shared::cluster"], ["global"]]
+    for sp in spaces:
+        a = "[%u64_9]" if not sp or sp == ["global"] else "[%u32_9]"
+        out.append(line("mbarrier", ["init"] + sp, "b64", [a, "%u32_1"]))
+        out.append(line("mbarrier", ["inval"] + sp, "b64", [a]))
+        for op in (["arrive"], ["arrive", "noComplete"], ["arrive_drop"],
+                   ["arrive", "expect_tx"], ["arrive_drop", "expect_tx"]):
+            out.append(line("mbarrier", op + sp, "b64", ["%b64_0", a]))
+            out.append(line("mbarrier", op + sp, "b64", ["%b64_0", a, "%u32_1"]))
+        for op in (["expect_tx"], ["complete_tx"]):
+            out.append(line("mbarrier", op + ["relaxed", "cta"] + sp, "b64", [a, "%u32_1"]))
+            out.append(line("mbarrier", op + sp, "b64", [a, "%u32_1"]))
+        for op in (["test_wait"], ["try_wait"]):
+            out.append(line("mbarrier", op + sp, "b64", ["%pred_0", a, "%b64_1"]))
+            out.append(line("mbarrier", op + ["parity"] + sp, "b64", ["%pred_0", a, "%u32_1"]))
+            out.append(line("mbarrier", op + ["acquire", "cta"] + sp, "b64",
+                            ["%pred_0", a, "%b64_1"]))
+        out.append(line("mbarrier", ["try_wait"] + sp, "b64", ["%pred_0", a, "%b64_1", "%u32_2"]))
+        out.append(line("mbarrier", ["try_wait", "parity"] + sp, "b64",
+                        ["%pred_0", a, "%u32_1", "%u32_2"]))
+        out.append(line("cp", ["async", "mbarrier", "arrive"] + sp, "b64", [a]))
+        out.append(line("cp", ["async", "mbarrier", "arrive", "noinc"] + sp, "b64", [a]))
+    out += ["mbarrier.pending_count.b64 %u32_0, %b64_1;",
+            "mbarrier.pending_count.b32 %u32_0, %b64_1;",
+            "mbarrier.arrive.release.cta.shared::cta.b64 %b64_0, [%u32_9];",
+            "mbarrier.arrive.relaxed.cta.shared::cta.b64 %b64_0, [%u32_9];",
+            "mbarrier.arrive.release.cluster.shared::cta.b64 %b64_0, [%u32_9];",
+            "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%u32_9], 128;",
+            "mbarrier.arrive.shared.b64 _, [%u32_9];",
+            "mbarrier.arrive.shared.b32 %b64_0, [%u32_9];",
+            "mbarrier.init.shared.b64 [%u32_9], 12;",
+            "mbarrier.init.shared.b64 [%u32_9];",
+            "mbarrier.test_wait.shared.b64 %u32_0, [%u32_9], %b64_1;",
+            "mbarrier.test_wait.shared.b64 %pred_0, [%u32_9], %u32_1;",
+            "mbarrier.x.shared.b64 [%u32_9];", "mbarrier.shared.b64 [%u32_9];",
+            "mbarrier.try_wait.relaxed.cta.shared::cta.b64 %pred_0, [%u32_9], %b64_1;",
+            "mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 %pred_0, [%u32_9], 0;"]
+    return out
+
+
 def form_lines():
     out = []
     for opcode, (pool, k, builder, types) in OPCODES.items():
@@ -496,7 +540,7 @@ def form_lines():
                     mods = [rnd, "ftz", "sat"]
                     out.append(line(opcode, mods, t, builder(mods, t)))
     return (out + memory_lines() + control_lines() + new_opcode_lines() + warp_lines()
-            + scalar_lines())
+            + scalar_lines() + mbarrier_lines())
 
 
 def split(text):

@@ -1,6 +1,6 @@
-//! The documented divergences from ptxas (docs/divergences.md, D1–D8): conformance lines on
+//! The documented divergences from ptxas (docs/divergences.md, D1–D10): conformance lines on
 //! which ptxsim and ptxas differ on purpose (D1–D6: ptxas accepts what the PTX ISA text rules
-//! out) or for a documented gap (D7–D9). A conformance test excludes a line when some
+//! out) or for a documented gap (D7–D10). A conformance test excludes a line when some
 //! [`Divergence::excludes`] it, and fails when an exclusion matches no line or an excluded line
 //! starts agreeing.
 //!
@@ -12,8 +12,9 @@
 pub struct Divergence {
     /// The heading in docs/divergences.md.
     pub id: &'static str,
-    /// Whether a conformance line (its file, target and instruction text) is one of its lines.
-    pub matches: fn(file: &str, target: &str, instruction: &str) -> bool,
+    /// Whether a conformance line (its file, target, PTX ISA version and instruction text) is
+    /// one of its lines.
+    pub matches: fn(file: &str, target: &str, version: &str, instruction: &str) -> bool,
     /// ptxas's verdict on its lines: `true` where ptxas accepts what ptxsim rejects (D1-D6),
     /// `false` where ptxas rejects what ptxsim accepts (D7-D9).
     pub ptxas_accepts: bool,
@@ -21,8 +22,16 @@ pub struct Divergence {
 
 impl Divergence {
     /// Whether a line with ptxas's verdict `expected` ("accept"/"reject") is one of its lines.
-    pub fn excludes(&self, file: &str, target: &str, instruction: &str, expected: &str) -> bool {
-        self.ptxas_accepts == (expected == "accept") && (self.matches)(file, target, instruction)
+    pub fn excludes(
+        &self,
+        file: &str,
+        target: &str,
+        version: &str,
+        instruction: &str,
+        expected: &str,
+    ) -> bool {
+        self.ptxas_accepts == (expected == "accept")
+            && (self.matches)(file, target, version, instruction)
     }
 }
 
@@ -57,14 +66,14 @@ fn source_vector_has_sink(instruction: &str) -> bool {
 pub const DIVERGENCES: &[Divergence] = &[
     Divergence {
         id: "D1 relu e2m1x2.bf16x2 source register",
-        matches: |_, _, i| {
+        matches: |_, _, _, i| {
             i.starts_with("cvt.rn.satfinite.relu.e2m1x2.bf16x2 %b8_0, %") && !i.contains(", %b32_")
         },
         ptxas_accepts: true,
     },
     Divergence {
         id: "D2 s2f6x2 destination register",
-        matches: |_, _, i| {
+        matches: |_, _, _, i| {
             i.starts_with("cvt.")
                 && i.contains(".s2f6x2.")
                 && ["%u16_", "%s16_", "%f16_"]
@@ -75,22 +84,22 @@ pub const DIVERGENCES: &[Divergence] = &[
     },
     Divergence {
         id: "D3 mov.pred with .f16x2",
-        matches: |_, _, i| i.starts_with("mov.pred ") && i.contains("%f16x2_"),
+        matches: |_, _, _, i| i.starts_with("mov.pred ") && i.contains("%f16x2_"),
         ptxas_accepts: true,
     },
     Divergence {
         id: "D4 mov sink in a source vector",
-        matches: |_, _, i| i.starts_with("mov.") && source_vector_has_sink(i),
+        matches: |_, _, _, i| i.starts_with("mov.") && source_vector_has_sink(i),
         ptxas_accepts: true,
     },
     Divergence {
         id: "D5 cvt.pack duplicate .sat",
-        matches: |_, _, i| i.starts_with("cvt.pack.sat.sat."),
+        matches: |_, _, _, i| i.starts_with("cvt.pack.sat.sat."),
         ptxas_accepts: true,
     },
     Divergence {
         id: "D6 atom with an extra operand",
-        matches: |_, _, i| {
+        matches: |_, _, _, i| {
             i.starts_with("atom.")
                 && !i.contains("cache_hint")
                 && i.matches(',').count() == 3
@@ -100,24 +109,54 @@ pub const DIVERGENCES: &[Divergence] = &[
     },
     Divergence {
         id: "D7 bfe/bfi position or length immediate out of range",
-        matches: |_, _, i| (i.starts_with("bfe.") || i.starts_with("bfi.")) && i.contains(", -"),
+        matches: |_, _, _, i| (i.starts_with("bfe.") || i.starts_with("bfi.")) && i.contains(", -"),
         ptxas_accepts: false,
     },
     Divergence {
         id: "D8 atom/red .L2::cache_hint",
-        matches: |_, _, i| i.contains(".L2::cache_hint."),
+        matches: |_, _, _, i| i.contains(".L2::cache_hint."),
         ptxas_accepts: false,
     },
     Divergence {
         id: "D9 cp.async ignore-src below PTX 7.5",
         // Below sm_80 ptxas rejects cp.async itself, as ptxsim does.
-        matches: |_, t, i| {
+        matches: |_, t, _, i| {
             let number: u32 = t
                 .trim_start_matches("sm_")
                 .trim_end_matches(|c: char| c.is_ascii_alphabetic())
                 .parse()
                 .unwrap_or(0);
             number >= 80 && i.starts_with("cp.async.") && i.ends_with("%pred_2;")
+        },
+        ptxas_accepts: false,
+    },
+    Divergence {
+        id: "D10 mbarrier.arrive count operand below sm_90",
+        // `mbarrier.arrive{_drop} state, [addr], count` without .noComplete/.expect_tx: ptxas
+        // wants sm_90; the sink as the state: a PTX ISA version above 7.0. The gate table sees
+        // modifiers, not operands.
+        matches: |_, t, v, i| {
+            let number: u32 = t
+                .trim_start_matches("sm_")
+                .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse()
+                .unwrap_or(0);
+            let version: f32 = v.parse().unwrap_or(0.0);
+            let arrive =
+                i.starts_with("mbarrier.arrive.") || i.starts_with("mbarrier.arrive_drop.");
+            // Other rules (`.shared::cta` needs 7.8, `.expect_tx` 8.0) decide these first.
+            let other_rule = (i.contains("shared::cta") && version < 7.8)
+                || (i.contains("expect_tx") && (number < 90 || version < 8.0))
+                || ((i.contains(".release.") || i.contains(".relaxed.")) && version < 8.0);
+            let sink = arrive && i.contains(" _,") && version <= 7.0;
+            number >= 80
+                && !other_rule
+                && (sink
+                    || (number < 90
+                        && arrive
+                        && !i.contains("noComplete")
+                        && !i.contains("expect_tx")
+                        && i.matches(',').count() == 2))
         },
         ptxas_accepts: false,
     },

@@ -715,6 +715,27 @@ pub fn check_instruction(
             diagnostics.push(violation_diagnostic(context, instruction, &violation));
         }
     }
+    if let Ok(Form::Op(op)) = &*decoded.form
+        && matches!(op.form, ptxsim_isa::ops::OpForm::Mbarrier { .. })
+    {
+        let value = match instruction.operands.get(1) {
+            Some(Operand::Immediate(immediate)) => match immediate.value.value {
+                ImmediateValue::Integer { value, .. } => {
+                    let value = i128::from(value);
+                    Some(if immediate.value.negative {
+                        -value
+                    } else {
+                        value
+                    })
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(violation) = ptxsim_isa::op_layout::mbarrier_count_violation(&op.form, value) {
+            diagnostics.push(violation_diagnostic(context, instruction, &violation));
+        }
+    }
     // The common case, from the entry's first words.
     if decoded.decoded && key.is_some_and(|key| decoded.clean_keys.contains(&key)) {
         if let Some(unmet) = &decoded.unmet {

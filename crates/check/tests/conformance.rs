@@ -159,7 +159,7 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
             let ours_accept = first.is_none();
             let divergence = DIVERGENCES.iter().find(|d| {
                 let expected = if case.accept { "accept" } else { "reject" };
-                d.excludes(&case.file, target, &case.instruction, expected)
+                d.excludes(&case.file, target, version, &case.instruction, expected)
             });
             if let Some(d) = divergence {
                 if ours_accept == case.accept {

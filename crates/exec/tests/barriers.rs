@@ -118,3 +118,55 @@ fn barrier_numbers_and_counts_outside_the_isa_trap() {
         "{message}"
     );
 }
+
+/// The mbarrier at `buf` (PTX ISA 9.7.13.15): thread 0 initialises it for all 64 threads
+/// ("the expected and pending arrival counts to count"), every thread arrives once and spins
+/// on `test_wait` with the state it got; each arrival takes one off the pending count, so the
+/// `pending_count`s of the 64 states are 63, 62, ..., 0 in some order, and the phase completes
+/// when the last one arrives ("the current phase completes when the pending count reaches
+/// zero"): every thread leaves the loop, and then the phase of parity 0 is complete.
+#[test]
+fn mbarrier_arrivals_complete_a_phase() {
+    let body = ".reg .b64 %s;\nmov.u32 %r2, buf;\nsetp.ne.u32 %p1, %r1, 0;\n\
+                @%p1 bra ARRIVE;\nmbarrier.init.shared.b64 [%r2], 64;\nARRIVE:\nbar.sync 0;\n\
+                mbarrier.arrive.shared.b64 %s, [%r2];\nmbarrier.pending_count.b64 %r3, %s;\n\
+                SPIN:\nmbarrier.test_wait.shared.b64 %p2, [%r2], %s;\n@!%p2 bra SPIN;\n\
+                mbarrier.try_wait.parity.shared.b64 %p3, [%r2], 0;\n\
+                selp.u32 %r4, 1000, 0, %p3;\nadd.u32 %r3, %r3, %r4;\n\
+                st.global.u32 [%rd3], %r3;";
+    let mut words = run(body, 64).expect("no trap");
+    words.sort_unstable();
+    let expected: Vec<u32> = (0..64).map(|i| 1000 + i).collect();
+    assert_eq!(words, expected);
+}
+
+/// `mbarrier.arrive.expect_tx` adds a transaction count the phase waits for besides the
+/// arrivals; `complete_tx` takes it off, which completes the phase (9.7.13.15: "the current
+/// phase is complete when ... pending arrivals and tx-count reach zero"). A `.noinc`
+/// `cp.async.mbarrier.arrive` is an arrival of its own.
+#[test]
+fn mbarrier_transaction_counts_and_cp_async_arrivals() {
+    let body = ".reg .b64 %s;\nmov.u32 %r2, buf;\n\
+                mbarrier.init.shared.b64 [%r2], 1;\n\
+                mbarrier.arrive.expect_tx.shared.b64 %s, [%r2], 16;\n\
+                mbarrier.test_wait.shared.b64 %p1, [%r2], %s;\n\
+                mbarrier.complete_tx.shared.b64 [%r2], 16;\n\
+                mbarrier.test_wait.shared.b64 %p2, [%r2], %s;\n\
+                mbarrier.init.shared.b64 [%r2+8], 1;\n\
+                cp.async.mbarrier.arrive.noinc.shared.b64 [%r2+8];\n\
+                mbarrier.test_wait.parity.shared.b64 %p3, [%r2+8], 0;\n\
+                selp.u32 %r3, 1, 0, %p1;\nselp.u32 %r4, 2, 0, %p2;\nselp.u32 %r5, 4, 0, %p3;\n\
+                or.b32 %r3, %r3, %r4;\nor.b32 %r3, %r3, %r5;\nst.global.u32 [%rd3], %r3;";
+    assert_eq!(run(body, 1).expect("no trap"), [2 | 4]);
+}
+
+/// An arrival beyond the pending count is undefined in the ISA: a trap with the location.
+#[test]
+fn mbarrier_over_arrival_traps() {
+    let body = ".reg .b64 %s;\nmov.u32 %r2, buf;\nmbarrier.init.shared.b64 [%r2], 1;\n\
+                mbarrier.arrive.shared.b64 %s, [%r2];\n\
+                mbarrier.arrive.noComplete.shared.b64 %s, [%r2], 2;";
+    let (message, line) = run(body, 1).expect_err("a trap");
+    assert!(message.contains("more arrivals"), "{message}");
+    assert_eq!(line, 18, "the second arrive");
+}

@@ -130,6 +130,8 @@ pub enum SlotShape {
     /// A register, or the name of a variable whose address is the value (`cvta.global.u64
     /// %rd1, gvar`).
     ScalarOrSymbol(RegisterRule),
+    /// A destination register or the sink `_` (`mbarrier.arrive _, [addr]`).
+    ScalarOrSink(RegisterRule),
 }
 
 /// One operand position of a form's syntax.
@@ -175,6 +177,7 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
     let here = Location::Operand(index);
     match (slot.shape, operand) {
         (SlotShape::ScalarOrSymbol(_), Operand::Symbol(_)) => None,
+        (SlotShape::ScalarOrSink(_), Operand::Sink) => None,
         (SlotShape::ScalarOrSingle(rule), Operand::Vector(elements)) if elements.len() == 1 => {
             let element = match elements[0] {
                 Element::Register(ty) => Operand::Register(ty),
@@ -188,7 +191,12 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
             };
             check_slot(index, &scalar, &element)
         }
-        (SlotShape::ScalarOrSingle(rule) | SlotShape::ScalarOrSymbol(rule), _) => {
+        (
+            SlotShape::ScalarOrSingle(rule)
+            | SlotShape::ScalarOrSymbol(rule)
+            | SlotShape::ScalarOrSink(rule),
+            _,
+        ) => {
             let scalar = OperandSlot {
                 shape: SlotShape::Scalar(rule),
                 ..*slot

@@ -7,7 +7,7 @@
 
 use crate::form::OpInstruction;
 use crate::gating::{Applies, Gate, Support, TargetSet};
-use crate::ops::{AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, OpForm, Space};
+use crate::ops::{AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space};
 use crate::target::PtxVersion;
 use crate::types::Type;
 
@@ -105,6 +105,23 @@ pub enum OpFeature {
     /// `set` with `.bf16`/`.bf16x2` (PTX ISA 7.8, sm_90; ptxas 13.5: "Feature 'set.bf16'
     /// requires .target sm_90 or higher").
     Bf16Set,
+    /// `mbarrier.init/inval/arrive/arrive_drop/test_wait/pending_count` and
+    /// `cp.async.mbarrier.arrive` (9.7.13.15: PTX ISA 7.0, sm_80).
+    Mbarrier,
+    /// `mbarrier.test_wait.parity` (PTX ISA 7.1, sm_80).
+    MbarrierParity,
+    /// `mbarrier.try_wait{.parity}` (PTX ISA 7.8, sm_90).
+    MbarrierTryWait,
+    /// `mbarrier.expect_tx`, `.complete_tx`, `.arrive.expect_tx`, the `.sem`/`.scope`
+    /// qualifiers and `.shared::cluster` (PTX ISA 8.0, sm_90).
+    MbarrierTx,
+    /// `.relaxed` on `mbarrier.arrive`/waits (PTX ISA 8.6, sm_90).
+    MbarrierRelaxed,
+    /// The `.shared::cta` spelling (PTX ISA 7.8).
+    SharedCta,
+    /// `.release`/`.acquire`/`.relaxed` on mbarrier (ptxas 13.5: "Modifier '.acquire' on
+    /// 'mbarrier.test_wait' requires PTX ISA .version 8.0 or later").
+    MbarrierSem,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -429,6 +446,62 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "mbarrier",
+        applies: Applies::Op(OpFeature::Mbarrier),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "mbarrier.test_wait.parity",
+        applies: Applies::Op(OpFeature::MbarrierParity),
+        support: &[Support {
+            since: v(7, 1),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "mbarrier.try_wait",
+        applies: Applies::Op(OpFeature::MbarrierTryWait),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "mbarrier transaction counts, .sem/.scope, .shared::cluster",
+        applies: Applies::Op(OpFeature::MbarrierTx),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "mbarrier .relaxed",
+        applies: Applies::Op(OpFeature::MbarrierRelaxed),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "mbarrier .release/.acquire",
+        applies: Applies::Op(OpFeature::MbarrierSem),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: ".shared::cta",
+        applies: Applies::Op(OpFeature::SharedCta),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
         feature: "shfl without .sync",
         applies: Applies::Op(OpFeature::ShflWithoutSync),
         support: &[Support {
@@ -678,6 +751,56 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::BitMask, OpForm::Bmsk { .. } | OpForm::Szext { .. })
         | (OpFeature::DotProduct, OpForm::Dot { .. })
         | (OpFeature::Nanosleep, OpForm::Nanosleep) => Some(Some(0)),
+        (OpFeature::Mbarrier, OpForm::Mbarrier { .. }) => Some(Some(0)),
+        (
+            OpFeature::MbarrierParity,
+            OpForm::Mbarrier {
+                op: MbarrierOp::Wait { parity: true, .. },
+                ..
+            },
+        ) => named("parity").map(Some),
+        (
+            OpFeature::MbarrierTryWait,
+            OpForm::Mbarrier {
+                op: MbarrierOp::Wait { try_wait: true, .. },
+                ..
+            },
+        ) => Some(Some(0)),
+        (
+            OpFeature::MbarrierTx,
+            OpForm::Mbarrier {
+                op: mop, cluster, ..
+            },
+        ) => {
+            let tx = matches!(
+                mop,
+                MbarrierOp::ExpectTx
+                    | MbarrierOp::CompleteTx
+                    | MbarrierOp::Arrive {
+                        expect_tx: true,
+                        ..
+                    }
+            );
+            if tx {
+                Some(Some(0))
+            } else if cluster {
+                named("shared::cluster").map(Some)
+            } else {
+                None
+            }
+        }
+        (
+            OpFeature::MbarrierRelaxed,
+            OpForm::Mbarrier {
+                op: MbarrierOp::Arrive { .. } | MbarrierOp::Wait { .. },
+                ..
+            },
+        ) => named("relaxed").map(Some),
+        (OpFeature::SharedCta, OpForm::Mbarrier { .. }) => named("shared::cta").map(Some),
+        (OpFeature::MbarrierSem, OpForm::Mbarrier { .. }) => {
+            modifier_index(op, |m| matches!(m, "release" | "acquire" | "relaxed")).map(Some)
+        }
+        (OpFeature::ClusterScope, OpForm::Mbarrier { .. }) => named("cluster").map(Some),
         (OpFeature::HalfSet, OpForm::Set { dtype, stype, .. }) => {
             hit(dtype == Type::F16 || is_f16(stype))
         }

@@ -11,7 +11,8 @@
 use crate::form::{Location, Operand, RuleCode, Violation};
 use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
 use crate::ops::{
-    AtomOp, BarrierOp, CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MulMode, OpForm, VoteMode,
+    AtomOp, BarrierOp, CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, OpForm,
+    VoteMode,
 };
 use crate::types::Type;
 
@@ -356,7 +357,10 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             is_destination: false,
             shape: SlotShape::Label,
         }],
-        OpForm::Barrier { .. } | OpForm::Call | OpForm::CpAsync { .. } => return None,
+        OpForm::Barrier { .. }
+        | OpForm::Call
+        | OpForm::CpAsync { .. }
+        | OpForm::Mbarrier { .. } => return None,
         OpForm::CpAsyncGroup { wait_group: false } => Vec::new(),
         OpForm::CpAsyncGroup { wait_group: true } => vec![OperandSlot {
             name: "N",
@@ -457,6 +461,85 @@ fn barrier_slots(op: BarrierOp, count: usize) -> Result<Vec<OperandSlot>, Violat
     Ok(slots)
 }
 
+/// The slots of an `mbarrier` instruction with `count` operands (9.7.13.15): `init [addr],
+/// count`; `inval [addr]`; `arrive state, [addr]{, count}` (the count required with
+/// `.noComplete` and `.expect_tx`; with `.shared::cluster` the state must be the sink `_`);
+/// `expect_tx`/`complete_tx [addr], txCount`; `test_wait`/`try_wait waitComplete, [addr],
+/// state` (a `.b64` state, or a `.u32` phase parity with `.parity`; `try_wait` may add a
+/// `suspendTimeHint`); `pending_count count, state`; `cp.async.mbarrier.arrive [addr]`.
+fn mbarrier_slots(
+    op: MbarrierOp,
+    cluster: bool,
+    count: usize,
+) -> Result<Vec<OperandSlot>, Violation> {
+    let state = || OperandSlot {
+        name: "state",
+        is_destination: true,
+        shape: SlotShape::ScalarOrSink(if cluster { NO_REGISTER } else { B64 }),
+    };
+    let (slots, optional): (Vec<OperandSlot>, Option<OperandSlot>) = match op {
+        MbarrierOp::Init => (vec![address("addr"), fixed_u32("count")], None),
+        MbarrierOp::Inval | MbarrierOp::CpAsyncArrive { .. } => (vec![address("addr")], None),
+        MbarrierOp::Arrive {
+            expect_tx,
+            no_complete,
+            ..
+        } if expect_tx || no_complete => (vec![state(), address("addr"), fixed_u32("count")], None),
+        MbarrierOp::Arrive { .. } => (vec![state(), address("addr")], Some(fixed_u32("count"))),
+        MbarrierOp::ExpectTx | MbarrierOp::CompleteTx => {
+            (vec![address("addr"), fixed_u32("txCount")], None)
+        }
+        MbarrierOp::Wait { try_wait, parity } => {
+            let operand = if parity {
+                fixed_u32("phaseParity")
+            } else {
+                scalar("state", false, B64)
+            };
+            (
+                vec![
+                    scalar("waitComplete", true, RegisterRule::OneOf(&[Type::Pred])),
+                    address("addr"),
+                    operand,
+                ],
+                try_wait.then(|| fixed_u32("suspendTimeHint")),
+            )
+        }
+        MbarrierOp::PendingCount => (
+            vec![
+                scalar("count", true, FIXED_U32),
+                scalar("state", false, B64),
+            ],
+            None,
+        ),
+    };
+    let most = slots.len() + usize::from(optional.is_some());
+    if count < slots.len() || count > most {
+        return Err(Violation::new(
+            RuleCode::OperandCount,
+            Location::Instruction,
+            format!(
+                "this mbarrier instruction takes {} operand(s), not {count}",
+                if most > slots.len() {
+                    format!("{} or {most}", slots.len())
+                } else {
+                    most.to_string()
+                }
+            ),
+        ));
+    }
+    let mut slots = slots;
+    if count == most {
+        slots.extend(optional);
+    }
+    Ok(slots)
+}
+
+/// A 64-bit bit or integer register (an mbarrier state).
+const B64: RegisterRule = RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64]);
+
+/// No register at all: only the sink `_` fits.
+const NO_REGISTER: RegisterRule = RegisterRule::OneOf(&[]);
+
 /// The slots of `cp.async` with `count` operands: `[dst], [src], cp-size` then `src-size`
 /// (`.u32`) or `ignore-src` (`.pred`), and with `.L2::cache_hint` a `.b64` cache policy last
 /// (ptxas 13.5: ".L2::cache_hint modifier required for instruction 'cp.async' with 5
@@ -522,6 +605,28 @@ pub fn cp_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violation>
     ))
 }
 
+/// `mbarrier.init`'s count when it is an immediate (`Some(value)`; `None` for a register):
+/// "The valid range of values for the operand count is [1, …, 2^20 - 1]" (9.7.13.15.9; ptxas
+/// 13.5: "value '-7' out of range, expected to be in range [1..1048575]").
+pub fn mbarrier_count_violation(form: &OpForm, value: Option<i128>) -> Option<Violation> {
+    let OpForm::Mbarrier {
+        op: MbarrierOp::Init,
+        ..
+    } = *form
+    else {
+        return None;
+    };
+    let value = value?;
+    if (1..1 << 20).contains(&value) {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(1),
+        format!("mbarrier.init's count must be in 1..=1048575 (2^20 - 1), not {value}"),
+    ))
+}
+
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
     if let OpForm::CpAsync { cache_hint, .. } = *form {
@@ -532,6 +637,12 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
     }
     if let OpForm::Barrier { op } = *form {
         return match barrier_slots(op, operands.len()) {
+            Ok(slots) => check_slots(&slots, operands),
+            Err(violation) => vec![violation],
+        };
+    }
+    if let OpForm::Mbarrier { op, cluster, .. } = *form {
+        return match mbarrier_slots(op, cluster, operands.len()) {
             Ok(slots) => check_slots(&slots, operands),
             Err(violation) => vec![violation],
         };

@@ -413,6 +413,42 @@ pub enum PrmtMode {
     Rc16,
 }
 
+/// What an `mbarrier` instruction does (PTX ISA 9.7.13.15).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MbarrierOp {
+    /// `mbarrier.init [addr], count`.
+    Init,
+    /// `mbarrier.inval [addr]`.
+    Inval,
+    /// `mbarrier.arrive{.noComplete}{.expect_tx} state, [addr]{, count}` and `arrive_drop`.
+    Arrive {
+        /// `.arrive_drop`: the expected count of later phases drops by the count too.
+        drop: bool,
+        /// `.expect_tx`: the count operand is a transaction count added before arriving.
+        expect_tx: bool,
+        /// `.noComplete` (the arrival must not complete the phase).
+        no_complete: bool,
+    },
+    /// `mbarrier.expect_tx [addr], txCount`.
+    ExpectTx,
+    /// `mbarrier.complete_tx [addr], txCount`.
+    CompleteTx,
+    /// `mbarrier.test_wait{.parity}` / `mbarrier.try_wait{.parity}`.
+    Wait {
+        /// `.try_wait` (may take a `suspendTimeHint`).
+        try_wait: bool,
+        /// `.parity`: the operand is a phase parity, not a state.
+        parity: bool,
+    },
+    /// `mbarrier.pending_count.b64 count, state`.
+    PendingCount,
+    /// `cp.async.mbarrier.arrive{.noinc} [addr]` (9.7.9.25.3.5).
+    CpAsyncArrive {
+        /// `.noinc`: the pending count is not incremented first.
+        noinc: bool,
+    },
+}
+
 /// A decoded non-conversion instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OpForm {
@@ -709,6 +745,17 @@ pub enum OpForm {
     },
     /// `nanosleep.u32 t` (9.7.19.2).
     Nanosleep,
+    /// `mbarrier.*` (9.7.13.15) and `cp.async.mbarrier.arrive` (9.7.9.25.3.5) on a 64-bit
+    /// mbarrier object in shared memory.
+    Mbarrier {
+        /// The operation.
+        op: MbarrierOp,
+        /// `.shared`/`.shared::cta` (else a generic address).
+        shared: bool,
+        /// `.shared::cluster` (`expect_tx`, `complete_tx`, `arrive` with a sink): checked, not
+        /// run (clusters are not modelled).
+        cluster: bool,
+    },
 }
 
 /// Decodes the modifiers (without dots, in source order) of a non-conversion instruction.
@@ -905,6 +952,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             })
         }
         Opcode::Set => decode_set(modifiers),
+        Opcode::Mbarrier => decode_mbarrier(modifiers),
         Opcode::Nanosleep => {
             let c = collect(opcode, modifiers, |_| None)?;
             c.single_type(opcode, &[Type::U32])?;
@@ -926,7 +974,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Istypep
         | Opcode::Ldmatrix
         | Opcode::Mapa
-        | Opcode::Mbarrier
         | Opcode::Mma
         | Opcode::Movmatrix
         | Opcode::Multimem
@@ -2549,14 +2596,15 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         }
         ["async", "wait_group"] => return Ok(OpForm::CpAsyncGroup { wait_group: true }),
         ["async", cache, ..] if matches!(*cache, "ca" | "cg") => {}
-        // The bulk, tensor, mbarrier and reduction forms: known by name only.
-        ["async", "bulk" | "mbarrier", ..] | ["reduce", ..] => {
+        ["async", "mbarrier", "arrive", rest @ ..] => return decode_cp_mbarrier(rest),
+        // The bulk, tensor and reduction forms: known by name only.
+        ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
                 Some(0),
                 format!(
-                    "{opcode}.{} is not supported by ptxsim yet (only cp.async.ca/.cg and its \
-                     groups)",
+                    "{opcode}.{} is not supported by ptxsim yet (only cp.async.ca/.cg, its \
+                     groups and cp.async.mbarrier.arrive)",
                     modifiers.join(".")
                 ),
             ));
@@ -3195,6 +3243,194 @@ fn decode_set(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         dtype: dtype.value,
         stype: stype.value,
         ftz: c.ftz.is_some(),
+    })
+}
+
+/// The state-space modifiers of `mbarrier`: `.shared`, `.shared::cta`, `.shared::cluster`
+/// (`Some(true)` for the cluster), none for a generic address; `.global` is "State space
+/// incorrect" for ptxas 13.5.
+fn mbarrier_space(m: &str) -> Option<bool> {
+    match m {
+        "shared" | "shared::cta" => Some(false),
+        "shared::cluster" => Some(true),
+        _ => None,
+    }
+}
+
+/// `mbarrier.init/inval/arrive/arrive_drop/expect_tx/complete_tx/test_wait/try_wait/
+/// pending_count` (9.7.13.15.x), as ptxas 13.5 takes them: `.b64` only; `.sem` (`.release`
+/// for arrive, `.acquire` for the waits, `.relaxed` for both and for expect_tx/complete_tx)
+/// and `.scope` (`.cta`, `.cluster`) accepted and without effect in a sequential simulator;
+/// `.shared::cluster` only on arrive (with a sink destination), expect_tx and complete_tx.
+fn decode_mbarrier(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Mbarrier;
+    let Some((&first, rest)) = modifiers.split_first() else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "mbarrier needs an operation (.init, .arrive, .test_wait, ...)",
+        ));
+    };
+    let (mut op, mut rest) = match first {
+        "init" => (MbarrierOp::Init, rest),
+        "inval" => (MbarrierOp::Inval, rest),
+        "arrive" | "arrive_drop" => (
+            MbarrierOp::Arrive {
+                drop: first == "arrive_drop",
+                expect_tx: false,
+                no_complete: false,
+            },
+            rest,
+        ),
+        "expect_tx" => (MbarrierOp::ExpectTx, rest),
+        "complete_tx" => (MbarrierOp::CompleteTx, rest),
+        "test_wait" | "try_wait" => (
+            MbarrierOp::Wait {
+                try_wait: first == "try_wait",
+                parity: false,
+            },
+            rest,
+        ),
+        "pending_count" => (MbarrierOp::PendingCount, rest),
+        other => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(0),
+                format!(".{other} is not an operation of mbarrier"),
+            ));
+        }
+    };
+    // The second word of the operation: `.noComplete`/`.expect_tx` after arrive, `.parity`
+    // after a wait.
+    let mut offset = 1;
+    match (&mut op, rest.first().copied()) {
+        (MbarrierOp::Arrive { no_complete, .. }, Some("noComplete")) => {
+            *no_complete = true;
+            rest = &rest[1..];
+            offset += 1;
+        }
+        (MbarrierOp::Arrive { expect_tx, .. }, Some("expect_tx")) => {
+            *expect_tx = true;
+            rest = &rest[1..];
+            offset += 1;
+        }
+        (MbarrierOp::Wait { parity, .. }, Some("parity")) => {
+            *parity = true;
+            rest = &rest[1..];
+            offset += 1;
+        }
+        _ => {}
+    }
+    let (mut space, mut ty, mut sem): (Option<(usize, bool)>, Option<usize>, Option<usize>) =
+        (None, None, None);
+    let mut scope = None;
+    for (i, &m) in rest.iter().enumerate() {
+        let index = i + offset;
+        let allowed_sem = match op {
+            MbarrierOp::Arrive { .. } => matches!(m, "release" | "relaxed"),
+            MbarrierOp::Wait { .. } => matches!(m, "acquire" | "relaxed"),
+            MbarrierOp::ExpectTx | MbarrierOp::CompleteTx => m == "relaxed",
+            _ => false,
+        };
+        if allowed_sem {
+            set_flag(&mut sem, index, m)?;
+        } else if matches!(m, "cta" | "cluster") && sem.is_some() {
+            set_flag(&mut scope, index, m)?;
+        } else if let Some(cluster) = mbarrier_space(m) {
+            if space.is_some() {
+                return Err(conflict(index, "state space"));
+            }
+            space = Some((index, cluster));
+        } else if m == "b64" {
+            set_flag(&mut ty, index, m)?;
+        } else if Type::from_name(m).is_some() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(index),
+                format!("mbarrier takes .b64, not .{m}"),
+            ));
+        } else {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{m} is not a modifier of {opcode}.{first} here"),
+            ));
+        }
+    }
+    if ty.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "mbarrier needs .b64",
+        ));
+    }
+    if sem.is_some() != scope.is_some() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            sem.or(scope),
+            "mbarrier's .sem and .scope go together (`.release.cta`)",
+        ));
+    }
+    let cluster = space.is_some_and(|(_, c)| c);
+    if let (Some((index, true)), false) = (
+        space,
+        matches!(
+            op,
+            MbarrierOp::Arrive { .. } | MbarrierOp::ExpectTx | MbarrierOp::CompleteTx
+        ),
+    ) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            format!("{opcode}.{first} takes no .shared::cluster"),
+        ));
+    }
+    if op == MbarrierOp::PendingCount && space.is_some() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            space.map(|(i, _)| i),
+            "mbarrier.pending_count reads a state, not memory",
+        ));
+    }
+    Ok(OpForm::Mbarrier {
+        op,
+        shared: space.is_some(),
+        cluster,
+    })
+}
+
+/// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]` (9.7.9.25.3.5); the modifiers
+/// after `arrive`.
+fn decode_cp_mbarrier(rest: &[&str]) -> Result<OpForm, DecodeError> {
+    let (mut noinc, mut shared, mut ty) = (None, None, None);
+    for (i, &m) in rest.iter().enumerate() {
+        let index = i + 3;
+        match m {
+            "noinc" => set_flag(&mut noinc, index, m)?,
+            "shared" | "shared::cta" => set_flag(&mut shared, index, m)?,
+            "b64" => set_flag(&mut ty, index, m)?,
+            _ => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(index),
+                    format!(".{m} is not a modifier of cp.async.mbarrier.arrive"),
+                ));
+            }
+        }
+    }
+    if ty.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "cp.async.mbarrier.arrive needs .b64",
+        ));
+    }
+    Ok(OpForm::Mbarrier {
+        op: MbarrierOp::CpAsyncArrive {
+            noinc: noinc.is_some(),
+        },
+        shared: shared.is_some(),
+        cluster: false,
     })
 }
 

@@ -1206,6 +1206,68 @@ impl<'m> Builder<'m> {
                     b: self.source(&operands[2], immediate_type(stype))?,
                 }
             }
+            OpForm::Mbarrier {
+                op,
+                shared,
+                cluster,
+            } => {
+                if cluster {
+                    return Err(".shared::cluster is not supported yet (clusters are not \
+                                modelled)"
+                        .to_string());
+                }
+                let space = if shared {
+                    Space::Shared
+                } else {
+                    Space::Generic
+                };
+                let sink_or = |this: &Self, operand: &Operand| match operand {
+                    Operand::Sink(_) => Ok(None),
+                    other => this.destination(other).map(Some),
+                };
+                let (destination, address, operand) = match op {
+                    ops::MbarrierOp::Init => (
+                        None,
+                        Some(self.memory_operand(&operands[0])?),
+                        Some(self.source(&operands[1], Type::U32)?),
+                    ),
+                    ops::MbarrierOp::Inval | ops::MbarrierOp::CpAsyncArrive { .. } => {
+                        (None, Some(self.memory_operand(&operands[0])?), None)
+                    }
+                    ops::MbarrierOp::Arrive { .. } => (
+                        sink_or(self, &operands[0])?,
+                        Some(self.memory_operand(&operands[1])?),
+                        match operands.get(2) {
+                            Some(count) => Some(self.source(count, Type::U32)?),
+                            None => None,
+                        },
+                    ),
+                    ops::MbarrierOp::ExpectTx | ops::MbarrierOp::CompleteTx => (
+                        None,
+                        Some(self.memory_operand(&operands[0])?),
+                        Some(self.source(&operands[1], Type::U32)?),
+                    ),
+                    ops::MbarrierOp::Wait { parity, .. } => (
+                        Some(self.destination(&operands[0])?),
+                        Some(self.memory_operand(&operands[1])?),
+                        Some(
+                            self.source(&operands[2], if parity { Type::U32 } else { Type::B64 })?,
+                        ),
+                    ),
+                    ops::MbarrierOp::PendingCount => (
+                        Some(self.destination(&operands[0])?),
+                        None,
+                        Some(self.source(&operands[1], Type::B64)?),
+                    ),
+                };
+                InstructionKind::Mbarrier {
+                    op,
+                    space,
+                    destination,
+                    address,
+                    operand,
+                }
+            }
             // 9.7.19.2: "Suspends the thread for a sleep duration approximately close to the
             // delay t ... guaranteed to be in the interval [0, 2*t]": zero, a no-op here.
             OpForm::Nanosleep => {

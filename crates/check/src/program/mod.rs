@@ -19,7 +19,8 @@ pub(crate) use build::{Builder, Uses, function_shared};
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
     AtomOp, BarrierOp, BoolOp, CarryOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp,
-    IntTernaryOp, IntUnaryOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, TestpOp, VoteMode,
+    IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, TestpOp,
+    VoteMode,
 };
 
 use cvt::CvtOp;
@@ -798,6 +799,22 @@ pub enum InstructionKind {
         /// to at `ret`.
         register_returns: Vec<(RegisterId, Destination)>,
     },
+    /// `mbarrier.*` and `cp.async.mbarrier.arrive` (PTX ISA 9.7.13.15, 9.7.9.25.3.5) on the
+    /// 64-bit mbarrier object at `address`.
+    Mbarrier {
+        /// The operation.
+        op: MbarrierOp,
+        /// `.shared` (else a generic address).
+        space: Space,
+        /// `state` (arrive), `waitComplete` (the waits), `count` (pending_count); `None` for a
+        /// sink or where there is none.
+        destination: Option<Destination>,
+        /// `[addr]` (all but pending_count).
+        address: Option<MemoryOperand>,
+        /// `count`/`txCount` (init, arrive, expect_tx, complete_tx), the state or phase parity
+        /// (waits, pending_count).
+        operand: Option<Source>,
+    },
     /// `bra target` (`.uni` changes nothing: divergent threads reconverge by themselves).
     Bra {
         /// The index of the target instruction.
@@ -921,6 +938,7 @@ impl InstructionKind {
             | InstructionKind::Atom { .. }
             | InstructionKind::AtomVector { .. }
             | InstructionKind::CpAsync { .. }
+            | InstructionKind::Mbarrier { .. }
             | InstructionKind::Fence => true,
             InstructionKind::Barrier { .. }
             | InstructionKind::Shfl { .. }

@@ -3,7 +3,7 @@
 //! them; faults).
 
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{AtomOp, Space};
+use ptxsim_isa::ops::{AtomOp, MbarrierOp, Space};
 
 use super::{Executor, Put};
 use crate::alu;
@@ -553,5 +553,181 @@ fn fault(kind: FaultKind, space: Space, address: u64, bytes: u64, store: bool) -
         address,
         bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
         store,
+    }
+}
+
+/// The 64-bit mbarrier object (PTX ISA 9.7.13.15.1, "Contents of the mbarrier object": its
+/// phase, pending arrival count, expected arrival count and transaction count; the layout is
+/// opaque, this is ptxsim's): bits 0..21 the pending count, 21..42 the expected count, 42..63
+/// the transaction count (signed, 21 bits), bit 63 the current phase's parity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MbarrierObject {
+    pending: i64,
+    expected: i64,
+    tx: i64,
+    phase: u64,
+}
+
+const FIELD: u64 = (1 << 21) - 1;
+
+impl MbarrierObject {
+    fn decode(bits: u64) -> Self {
+        let tx = ((bits >> 42 & FIELD) << 43) as i64 >> 43;
+        Self {
+            pending: (bits & FIELD) as i64,
+            expected: (bits >> 21 & FIELD) as i64,
+            tx,
+            phase: bits >> 63,
+        }
+    }
+
+    fn encode(self) -> u64 {
+        (self.pending as u64 & FIELD)
+            | (self.expected as u64 & FIELD) << 21
+            | (self.tx as u64 & FIELD) << 42
+            | self.phase << 63
+    }
+
+    /// "The current phase is complete when the pending arrival count reaches zero and the
+    /// tx-count reaches zero; the object then moves to the next phase": the parity flips, the
+    /// pending count is the expected count again.
+    fn settle(mut self) -> Self {
+        if self.pending == 0 && self.tx == 0 {
+            self.phase ^= 1;
+            self.pending = self.expected;
+        }
+        self
+    }
+}
+
+impl Executor<'_, '_> {
+    /// `mbarrier.*` and `cp.async.mbarrier.arrive` (9.7.13.15), lane by lane in lane order, each
+    /// a read-modify-write of the object. `arrive` returns a state holding the phase it arrived
+    /// in (bit 63) and the pending count after it (bits 0..21, what `pending_count` reads); the
+    /// waits test whether that phase (or the phase of the given parity) has completed, without
+    /// waiting: `try_wait` behaves as `test_wait` (it may return false "after a
+    /// system-dependent time limit"; here the limit is zero). More arrivals than pending is a
+    /// trap with the instruction's location.
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind.
+    pub(super) fn mbarrier(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        op: MbarrierOp,
+        space: Space,
+        destination: Option<Destination>,
+        address: Option<MemoryOperand>,
+        operand: Option<Source>,
+    ) {
+        for &lane in lanes {
+            let value = operand.map(|o| self.read_bits(lane, o, 64));
+            if op == MbarrierOp::PendingCount {
+                if let Some(d) = destination {
+                    let pending = value.unwrap_or(0) & FIELD;
+                    self.write(lane, d, u128::from(pending), Type::U32);
+                }
+                continue;
+            }
+            let Some(address) = address else {
+                continue;
+            };
+            let at = self.address(lane, address);
+            let count = value.unwrap_or(1) as u32 as i64;
+            let mut overflow = false;
+            let update = |old: u64, _global: bool| -> u64 {
+                let mut object = MbarrierObject::decode(old);
+                match op {
+                    MbarrierOp::Init => {
+                        // "Initialization ... setting the current phase to zero, the expected
+                        // and pending arrival counts to count, the tx-count to zero."
+                        object = MbarrierObject {
+                            pending: count,
+                            expected: count,
+                            tx: 0,
+                            phase: 0,
+                        };
+                    }
+                    MbarrierOp::Inval => object = MbarrierObject::decode(0),
+                    MbarrierOp::Arrive {
+                        drop, expect_tx, ..
+                    } => {
+                        let arrivals = if expect_tx {
+                            object.tx += count;
+                            1
+                        } else {
+                            count
+                        };
+                        if arrivals > object.pending {
+                            return old;
+                        }
+                        object.pending -= arrivals;
+                        if drop {
+                            object.expected -= arrivals;
+                        }
+                        object = object.settle();
+                    }
+                    MbarrierOp::ExpectTx => object.tx += count,
+                    MbarrierOp::CompleteTx => {
+                        object.tx -= count;
+                        object = object.settle();
+                    }
+                    // Without `.noinc` the pending count goes up by one first, then the
+                    // arrive-on of the (already complete) copies takes it down again.
+                    MbarrierOp::CpAsyncArrive { noinc: false } => {}
+                    MbarrierOp::CpAsyncArrive { noinc: true } => {
+                        if object.pending == 0 {
+                            return old;
+                        }
+                        object.pending -= 1;
+                        object = object.settle();
+                    }
+                    MbarrierOp::Wait { .. } | MbarrierOp::PendingCount => return old,
+                }
+                object.encode()
+            };
+            let old = match self.atomic(lane, space, at, 8, update) {
+                Ok(old) => old,
+                Err(fault) => {
+                    self.fault(lane, instruction, fault);
+                    continue;
+                }
+            };
+            let before = MbarrierObject::decode(old);
+            match op {
+                MbarrierOp::Arrive { expect_tx, .. } => {
+                    let arrivals = if expect_tx { 1 } else { count };
+                    if arrivals > before.pending {
+                        overflow = true;
+                    }
+                    if let (Some(d), false) = (destination, overflow) {
+                        let pending = (before.pending - arrivals) as u64 & FIELD;
+                        let state = before.phase << 63 | pending;
+                        self.write(lane, d, u128::from(state), Type::B64);
+                    }
+                }
+                MbarrierOp::CpAsyncArrive { noinc: true } if before.pending == 0 => {
+                    overflow = true;
+                }
+                MbarrierOp::Wait { parity, .. } => {
+                    let waited = if parity {
+                        value.unwrap_or(0) & 1
+                    } else {
+                        value.unwrap_or(0) >> 63
+                    };
+                    if let Some(d) = destination {
+                        self.write(lane, d, u128::from(before.phase != waited), Type::Pred);
+                    }
+                }
+                _ => {}
+            }
+            if overflow {
+                let message = format!(
+                    "`{}`: more arrivals than the mbarrier's pending count ({}); the PTX ISA \
+                     leaves this undefined",
+                    instruction.text, before.pending
+                );
+                self.trap(lane, instruction, message);
+            }
+        }
     }
 }

@@ -384,6 +384,21 @@ impl Executor<'_, '_> {
                 sources,
             ),
             InstructionKind::Fence => self.fence(),
+            InstructionKind::Mbarrier {
+                op,
+                space,
+                destination,
+                address,
+                operand,
+            } => self.mbarrier(
+                instruction,
+                lanes,
+                *op,
+                *space,
+                *destination,
+                *address,
+                *operand,
+            ),
             InstructionKind::CpAsync {
                 bytes,
                 destination,
