@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One GPU session's measurements (2026-11-26): the scalar-ISA module (tests/hardware/scalar),
+# One GPU session's measurements (2026-11-26): the scalar-ISA modules (tests/hardware/scalar,
+# tests/hardware/packed),
 # the warp and atomic probes (tests/hardware/warp) and every sm_80/sm_90 sample kernel of
 # tests/kernels/manifest.json, on an sm_90 GPU. Needs nvcc and nvidia-smi; without them it says
 # so and exits 0. Compare afterwards, without a GPU:
@@ -22,6 +23,7 @@ cd "$repo"
 log=$out/session-log.txt
 echo "start $(date -u +%FT%TZ); $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1)" | tee "$log"
 time scripts/hardware/run-ops.sh "$out" tests/hardware/scalar 2>&1 | tee -a "$log"
+time scripts/hardware/run-ops.sh "$out" tests/hardware/packed 2>&1 | tee -a "$log"
 time scripts/hardware/warp/run.sh "$out" 2>&1 | tee -a "$log"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

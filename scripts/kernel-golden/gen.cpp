@@ -1447,6 +1447,42 @@ static u16 f16_fma_exact(u16 a, u16 b, u16 c) {
 static float f16f(u16 h) { return __half2float(bitsh(h)); }
 static u16 d2h(double x) { return hbits(__double2half(x)); }
 
+// ptx-samples/cuda/mbarrier.cu: libcu++'s cuda::barrier (mbarrier.init/arrive/test_wait or
+// try_wait) and cuda::memcpy_async with a barrier (cp.async + cp.async.mbarrier.arrive).
+static void cases_mbarrier() {
+    Rng r(808);
+    const long n = 1000;   // four blocks of 256, the last one partial
+    std::vector<float> fin(n);
+    for (float& x : fin) { x = std::ldexp(1.0f + (r.u32_() & 0xffffff) / 16777216.0f, (int)r.below(20) - 10); if (r.u32_() & 1) x = -x; }
+    std::vector<s32> iin(n);
+    for (s32& v : iin) v = (s32)r.below(101) - 50;
+    { Case c{"barrier_reverse_tile", "mbarrier", "barrier_reverse_tile"};
+      Bytes out;
+      for (long i = 0; i < n; i++) {
+          long t = i % 256, src = i - t + 255 - t;
+          volatile float v = src < n ? fin[src] : 0.0f;
+          volatile float twice = v * 2.0f;
+          volatile float y = twice + (float)t;
+          out.put((float)y);
+      }
+      arg_in(c, "in", f32buf(fin));
+      arg_out(c, "out", out, "tile[255 - t] * 2 + t (IEEE f32), the tile staged with memcpy_async and a cuda::barrier", "f32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+    { Case c{"barrier_two_phases", "mbarrier", "barrier_two_phases"};
+      Bytes out, in;
+      for (s32 v : iin) in.put(v);
+      for (long b = 0; b < 4; b++) {
+          s32 s0 = 0;
+          for (long i = b * 256; i < b * 256 + 256; i++) s0 += i < n ? iin[i] : 0;
+          s32 s1 = 0;
+          for (long i = b * 256; i < b * 256 + 256; i++) s1 += s0 - (i < n ? iin[i] : 0);
+          for (long i = b * 256; i < b * 256 + 256 && i < n; i++) out.put((s32)(s1 + iin[i]));
+      }
+      arg_in(c, "in", in);
+      arg_out(c, "out", out, "per block: s0 = sum of in, s1 = sum of (s0 - in), out = s1 + in; two phases of one cuda::barrier", "s32");
+      arg_s32(c, n); launch1d(c, n); g_cases.push_back(c); }
+}
+
 static void cases_math() {
     Rng r(707);
     // f16 GELU inputs: every pattern, then 100 values in [-6, 6] (n = 65636: the last block is partial)
@@ -1806,6 +1842,7 @@ int main(int argc, char** argv) {
     cases_warp();
     cases_block();
     cases_math();
+    cases_mbarrier();
     write_manifest(ver);
     printf("wrote %zu cases\n", g_cases.size());
     return 0;

@@ -135,7 +135,8 @@ fn slots_for(form: &Form, operands: &[Operand]) -> anyhow::Result<Slots> {
             SlotShape::Scalar(rule)
             | SlotShape::Vector { element: rule, .. }
             | SlotShape::ScalarOrSingle(rule)
-            | SlotShape::ScalarOrSymbol(rule) => slot_type(rule),
+            | SlotShape::ScalarOrSymbol(rule)
+            | SlotShape::ScalarOrSink(rule) => slot_type(rule),
             SlotShape::Address | SlotShape::Label => {
                 bail!("`ptxsim eval` takes no memory or label operands")
             }

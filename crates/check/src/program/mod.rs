@@ -234,6 +234,10 @@ pub enum SpecialRegister {
     ClockHi,
     /// `%clock64`: the step counter.
     Clock64,
+    /// `%globaltimer` (and `_lo`, `_hi`: `Some(false)`, `Some(true)`): "a predefined, 64-bit
+    /// global nanosecond timer" (PTX ISA 10.17); ptxsim's counts the thread's steps, one
+    /// nanosecond each, so runs stay deterministic.
+    GlobalTimer(Option<bool>),
     /// `%lanemask_eq`, `_le`, `_lt`, `_ge`, `_gt` (PTX ISA 10.8-10.12): the lanes of the warp
     /// whose `%laneid` compares so with the thread's.
     Lanemask(Compare),
