@@ -302,7 +302,7 @@ def scalar_forms():
 
 def packed_forms():
     """The module `--set packed`: `.u16x2`/`.s16x2` add/min/max (`.relu`), `min`/`max`
-    `.xorsign.abs` (with `.NaN`, `.ftz`) on f32 and the half types, and `fma.oob`."""
+    `.xorsign.abs` (with `.NaN`, `.ftz`) on f32 and the half types."""
     out = []
     for ty in ("u16x2", "s16x2"):
         for op in ("add", "min", "max"):
@@ -315,9 +315,8 @@ def packed_forms():
             out.append((f"{op}.NaN.xorsign.abs.{ty}", ty, [ty, ty]))
     out += [("min.ftz.xorsign.abs.f32", "f32", ["f32", "f32"]),
             ("max.ftz.NaN.xorsign.abs.f16", "f16", ["f16", "f16"])]
-    for ty in ("f16", "f16x2", "bf16", "bf16x2"):
-        out.append((f"fma.rn.oob.{ty}", ty, [ty, ty, ty]))
-        out.append((f"fma.rn.oob.relu.{ty}", ty, [ty, ty, ty]))
+    # fma.oob is left out: on an H200 it returned 0 where one operand was 0xfff7 and every other
+    # NaN operand gave NaN (the "out-of-bounds" NaN of tensor loads?); not modelled yet.
     return out
 
 
@@ -437,8 +436,8 @@ def main():
     ap.add_argument("--set", choices=["ops", "scalar", "packed"], default="ops",
                     help="ops: the arithmetic module (tests/hardware/ops); scalar: the carry "
                          "chain, bfind, fns, bmsk, szext, dp4a/dp2a, copysign, testp, set "
-                         "(tests/hardware/scalar); packed: .u16x2/.s16x2, .xorsign.abs, "
-                         "fma.oob (tests/hardware/packed)")
+                         "(tests/hardware/scalar); packed: .u16x2/.s16x2, .xorsign.abs "
+                         "(tests/hardware/packed)")
     args = ap.parse_args()
     if args.out is None:
         args.out = OUT if args.set == "ops" else OUT.parent / args.set

@@ -201,6 +201,14 @@ fn every_scalar_extra_form_matches_the_gpu() {
     compare_with_gpu("scalar", "scalar.ptx", "scalar-gpu.bin.xz", 142, 142 * 8192);
 }
 
+/// `.u16x2`/`.s16x2` add/min/max (`.relu`), `min`/`max` `.xorsign.abs` (`.NaN`, `.ftz`) on
+/// f32, f16, f16x2, bf16, bf16x2 (scripts/hardware/ops_gen.py --set packed),
+/// against an H200 (`tests/hardware/packed/packed-gpu.bin.xz`).
+#[test]
+fn every_packed_form_matches_the_gpu() {
+    compare_with_gpu("packed", "packed.ptx", "packed-gpu.bin.xz", 30, 30 * 8192);
+}
+
 /// The warp and atomic probes of `scripts/hardware/warp` (shfl with partial membermasks, exited
 /// source lanes and the `c` operand; vote, activemask and elect in divergent code; `__syncwarp`
 /// patterns; match and redux with partial masks; the per-lane order of atomics on one address

@@ -139,6 +139,7 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Redux => "`.f32` `.min`/`.max` (`.abs`, `.NaN`)",
         Opcode::Cp => "`cp.async.bulk*`, `cp.reduce.async.bulk*` (name only)",
         Opcode::Mbarrier => "`.shared::cluster` (clusters are not modelled)",
+        Opcode::Fma => "`.oob`",
         _ => "",
     }
 }

@@ -30,8 +30,8 @@ pub struct FloatModifiers {
     /// `.NaN` (`min`/`max`): a NaN input gives canonical NaN instead of the other operand.
     pub nan: bool,
     /// `.oob` (`fma` on half types, 9.7.4.5): an operand that came from an out-of-bounds
-    /// tensor load counts as zero. ptxsim has no tensor loads, so no register ever holds such
-    /// an element and `fma.oob` runs as `fma`.
+    /// tensor load counts as zero. Decoded and checked; not run: on an H200 an operand of
+    /// 0xfff7 gave 0 and every other NaN operand NaN (`scripts/hardware/ops_gen.py`).
     pub oob: bool,
     /// `.xorsign.abs` (`min`/`max`, 9.7.3.11): the result's sign is the XOR of the operands'
     /// signs and its magnitude the min/max of their absolute values.
