@@ -139,6 +139,9 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Bar | Opcode::Barrier => "`.cluster` (name only)",
         Opcode::Redux => "`.f32` `.min`/`.max` (`.abs`, `.NaN`)",
+        Opcode::Mma => {
+            "`mma.sp`, sub-byte, single-bit, `.kind::f8f6f4` and `.block_scale` forms (name only)"
+        }
         Opcode::Cp => {
             "`cp.async.bulk*`, `cp.async.mbarrier.arrive`, `cp.reduce.async.bulk*` (name only)"
         }
