@@ -529,6 +529,89 @@ def mbarrier_lines():
     return out
 
 
+def mma_lines():
+    """mma.sync.aligned: the forms of the H200 golden data (tests/hardware/mma), their operand
+    vectors, and wrong ones (missing .sync/.aligned, wrong vector sizes, register types,
+    mixed f16/f32 accumulators, unsupported shapes)."""
+    def vec(prefix, n, start=0):
+        return "{" + ", ".join(f"%{prefix}_{start + i}" for i in range(n)) + "}"
+    words = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
+    regs = {"f32": "f32", "f16": "b32", "s32": "s32", "f64": "f64"}
+    out = []
+
+    def form(shape, d, a, b, c, sat=False, volta=False):
+        m, rest = shape[1:].split("n")
+        n, k = (int(x) for x in rest.split("k"))
+        m = int(m)
+        groups = 4 if volta else 1
+        if a == "f64":
+            na, nb, nc, nd = m * k // 32, k * n // 32, m * n // 32, m * n // 32
+        else:
+            na = m * k * groups * words[a] // 1024
+            nb = k * n * groups * words[b] // 1024
+            nc = m * n * groups * (16 if c == "f16" else 32) // 1024
+            nd = m * n * groups * (16 if d == "f16" else 32) // 1024
+        ra = "f64" if a == "f64" else "b32"
+        mods = ".".join(["mma.sync.aligned", shape, "row.col"] + (["satfinite"] if sat else [])
+                        + [d, a, b, c])
+        # gen.py declares ten registers of each type: the vectors overlap (as d and c do in
+        # an accumulating loop).
+        return f"{mods} {vec(regs[d], nd)}, {vec(ra, na)}, {vec(ra, nb, 1)}, {vec(regs[c], nc, 2)};"
+    for k in (16, 8):
+        for d, a, c in (("f32", "f16", "f32"), ("f16", "f16", "f16"), ("f32", "bf16", "f32")):
+            out.append(form(f"m16n8k{k}", d, a, a, c))
+    out += [form("m16n8k4", "f32", "tf32", "tf32", "f32"),
+            form("m16n8k8", "f32", "tf32", "tf32", "f32")]
+    for k in (32, 16):
+        for acc in ("f32", "f16"):
+            for a, b in (("e4m3", "e4m3"), ("e5m2", "e5m2"), ("e4m3", "e5m2"), ("e5m2", "e4m3")):
+                out.append(form(f"m16n8k{k}", acc, a, b, acc))
+    for k in (16, 32):
+        for a, b in (("s8", "s8"), ("u8", "u8"), ("s8", "u8"), ("u8", "s8")):
+            for sat in (False, True):
+                out.append(form(f"m16n8k{k}", "s32", a, b, "s32", sat))
+    out += [form("m8n8k16", "s32", "s8", "s8", "s32"),
+            form("m8n8k16", "s32", "u8", "s8", "s32", True)]
+    for s in ("m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"):
+        out.append(form(s, "f64", "f64", "f64", "f64"))
+    out += [form("m8n8k4", "f32", "f16", "f16", "f32", volta=True),
+            form("m8n8k4", "f16", "f16", "f16", "f16", volta=True)]
+    good = form("m16n8k16", "f32", "f16", "f16", "f32")
+    body = good.split(" ", 1)[1]
+    out += [
+        # wrong: mixed accumulators, missing qualifiers, bad types and shapes
+        form("m16n8k16", "f32", "f16", "f16", "f16"),
+        form("m16n8k16", "f16", "f16", "f16", "f32"),
+        "mma.sync.m16n8k16.row.col.f32.f16.f16.f32 " + body,
+        "mma.aligned.m16n8k16.row.col.f32.f16.f16.f32 " + body,
+        "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 " + body,
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32.x " + body,
+        "mma.sync.aligned.m16n8k12.row.col.f32.f16.f16.f32 " + body,
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32 " + body,
+        "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 " + body,
+        "mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 " + body,
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 " + body,
+        form("m16n8k16", "f32", "bf16", "bf16", "f32").replace("{%f32_0, %f32_1, %f32_2, %f32_3}",
+                                                              "{%f32_0, %f32_1, %f32_2}"),
+        form("m16n8k16", "f32", "f16", "f16", "f32").replace("{%b32_0, %b32_1, %b32_2, %b32_3}",
+                                                            "{%f32_0, %f32_1, %f32_2, %f32_3}"),
+        form("m16n8k16", "f32", "f16", "f16", "f32").replace("{%f32_0,", "{%b32_0,", 1),
+        form("m16n8k16", "f32", "f16", "f16", "f32").replace("{%f32_2,", "{%b64_2,"),
+        form("m16n8k8", "f32", "f64", "f64", "f32"),
+        form("m16n8k16", "s32", "s8", "s8", "s32").replace("{%s32_0,", "{%b32_0,"),
+        form("m16n8k16", "s32", "s8", "s8", "s32").replace("{%s32_0,", "{%f32_0,"),
+        form("m8n8k4", "f64", "f64", "f64", "f64").replace("{%f64_1}", "{%b64_1}"),
+        form("m8n8k4", "f64", "f64", "f64", "f64").replace("{%f64_1}", "%f64_1"),
+        "mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 "
+        + form("m8n8k4", "f32", "f16", "f16", "f32", volta=True).split(" ", 1)[1],
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f32_0, %f32_1, %f32_2, %f32_3}, "
+        "{%f16x2_0, %f16x2_1, %f16x2_2, %f16x2_3}, {%b32_4, %b32_5}, {%f32_4, %f32_5, %f32_6, 1.0};",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%u32_0, %u32_1, %u32_2, %u32_3}, "
+        "{%s32_0, %s32_1, %s32_2, %s32_3}, {%b32_4, %b32_5}, {%f32_4, %f32_5, %f32_6, %f32_7};",
+    ]
+    return out
+
+
 def form_lines():
     out = []
     for opcode, (pool, k, builder, types) in OPCODES.items():
@@ -540,7 +623,7 @@ def form_lines():
                     mods = [rnd, "ftz", "sat"]
                     out.append(line(opcode, mods, t, builder(mods, t)))
     return (out + memory_lines() + control_lines() + new_opcode_lines() + warp_lines()
-            + scalar_lines() + mbarrier_lines())
+            + scalar_lines() + mbarrier_lines() + mma_lines())
 
 
 def split(text):

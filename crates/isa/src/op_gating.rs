@@ -7,6 +7,7 @@
 
 use crate::form::OpInstruction;
 use crate::gating::{Applies, Gate, Support, TargetSet};
+use crate::mma::MmaType;
 use crate::ops::{AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space};
 use crate::target::PtxVersion;
 use crate::types::Type;
@@ -122,6 +123,19 @@ pub enum OpFeature {
     /// `.release`/`.acquire`/`.relaxed` on mbarrier (ptxas 13.5: "Modifier '.acquire' on
     /// 'mbarrier.test_wait' requires PTX ISA .version 8.0 or later").
     MbarrierSem,
+    /// `mma` `.m16n8k8` with `.f16`, `.m8n8k16` with `.s8`/`.u8` (9.7.14.5.14: PTX ISA 6.5,
+    /// sm_75).
+    MmaTuring,
+    /// `mma` `.m8n8k4` with `.f16` (PTX ISA 6.4, sm_70).
+    MmaVolta,
+    /// `mma` `.m16n8k16`/`.m16n8k32`, `.bf16`, `.tf32`, `.m8n8k4.f64` (PTX ISA 7.0, sm_80).
+    MmaAmpere,
+    /// `mma` `.m16n8k4`/`.m16n8k8`/`.m16n8k16` with `.f64` (PTX ISA 7.8, sm_90).
+    MmaF64Hopper,
+    /// `mma` with `.e4m3`/`.e5m2` (PTX ISA 8.4, sm_89).
+    MmaFp8,
+    /// `mma` with FP8 and the `.m16n8k16` shape or `.f16` accumulation (PTX ISA 8.7, sm_89).
+    MmaFp8K16OrF16,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -130,6 +144,54 @@ const fn v(major: u8, minor: u8) -> PtxVersion {
 
 /// Every gate of the non-conversion instructions.
 pub const OP_GATES: &[Gate] = &[
+    Gate {
+        feature: "mma.m8n8k4 with .f16",
+        applies: Applies::Op(OpFeature::MmaVolta),
+        support: &[Support {
+            since: v(6, 4),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "mma.m16n8k8.f16 / m8n8k16 8-bit integer",
+        applies: Applies::Op(OpFeature::MmaTuring),
+        support: &[Support {
+            since: v(6, 5),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "mma .m16n8k16/.m16n8k32, .bf16, .tf32, .m8n8k4.f64",
+        applies: Applies::Op(OpFeature::MmaAmpere),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "mma .m16n8kK with .f64",
+        applies: Applies::Op(OpFeature::MmaF64Hopper),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "mma with FP8",
+        applies: Applies::Op(OpFeature::MmaFp8),
+        support: &[Support {
+            since: v(8, 4),
+            targets: TargetSet::AtLeast(89),
+        }],
+    },
+    Gate {
+        feature: "mma with FP8 and .m16n8k16 or .f16 accumulation",
+        applies: Applies::Op(OpFeature::MmaFp8K16OrF16),
+        support: &[Support {
+            since: v(8, 7),
+            targets: TargetSet::AtLeast(89),
+        }],
+    },
     Gate {
         feature: "half-precision arithmetic",
         applies: Applies::Op(OpFeature::HalfArithmetic),
@@ -809,6 +871,18 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         }
         (OpFeature::Bf16Set, OpForm::Set { dtype, stype, .. }) => {
             hit(is_bf16(dtype) || is_bf16(stype))
+        }
+        (OpFeature::MmaVolta, OpForm::Mma(f)) => hit(f.is_quad_pair()),
+        (OpFeature::MmaTuring, OpForm::Mma(f)) => {
+            hit((f.a == MmaType::F16 && (f.m, f.k) == (16, 8)) || (f.a.is_int8() && f.m == 8))
+        }
+        (OpFeature::MmaAmpere, OpForm::Mma(f)) => hit((f.m == 16 && f.k >= 16)
+            || matches!(f.a, MmaType::Bf16 | MmaType::Tf32)
+            || (f.a == MmaType::F64 && f.m == 8)),
+        (OpFeature::MmaF64Hopper, OpForm::Mma(f)) => hit(f.a == MmaType::F64 && f.m == 16),
+        (OpFeature::MmaFp8, OpForm::Mma(f)) => hit(f.a.is_fp8()),
+        (OpFeature::MmaFp8K16OrF16, OpForm::Mma(f)) => {
+            hit(f.a.is_fp8() && (f.k == 16 || f.d == MmaType::F16))
         }
         (OpFeature::ProxyFence, OpForm::Fence) => {
             op.text.starts_with("fence.proxy").then_some(Some(0))

@@ -410,7 +410,38 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             fixed_u32("membermask"),
         ],
         OpForm::Elect => vec![scalar("d", true, FIXED_U32), fixed_u32("membermask")],
+        OpForm::Mma(form) => {
+            use crate::mma::MmaOperand;
+            let slot = |name, operand, is_destination| OperandSlot {
+                name,
+                is_destination,
+                shape: SlotShape::Vector {
+                    length: form.registers(operand),
+                    element: mma_register(form.element(operand)),
+                },
+            };
+            vec![
+                slot("d", MmaOperand::D, true),
+                slot("a", MmaOperand::A, false),
+                slot("b", MmaOperand::B, false),
+                slot("c", MmaOperand::C, false),
+            ]
+        }
     })
+}
+
+/// The registers of an `mma` fragment vector: ptxas 13.5 takes `.f32`/`.b32` for `.f32`,
+/// `.s32`/`.b32` for `.s32`, `.f64`/`.b64` for `.f64`, and `.b32`/`.f16x2` for the packed
+/// narrow types ("Arguments mismatch for instruction 'mma'" otherwise;
+/// `tests/conformance/ops-forms.tsv`).
+fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
+    use crate::mma::MmaType;
+    match ty {
+        MmaType::F32 => RegisterRule::OneOf(&[Type::F32, Type::B32]),
+        MmaType::S32 => RegisterRule::OneOf(&[Type::S32, Type::B32]),
+        MmaType::F64 => RegisterRule::OneOf(&[Type::F64, Type::B64]),
+        _ => RegisterRule::OneOf(&[Type::B32, Type::F16x2]),
+    }
 }
 
 /// Whether the first operand of a form may be (`Some(false)`) or must be (`Some(true)`) a pair

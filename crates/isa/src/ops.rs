@@ -649,6 +649,9 @@ pub enum OpForm {
     },
     /// `elect.sync d|p, membermask` (9.7.13.14).
     Elect,
+    /// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype d, a, b, c`
+    /// (9.7.14.5.14): a warp-collective matrix multiply-accumulate.
+    Mma(crate::mma::MmaForm),
     /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}`
     /// (9.7.9.25.3.1), with `.L2::cache_hint` a cache-policy operand last.
     CpAsync {
@@ -869,6 +872,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             Ok(OpForm::Activemask)
         }
         Opcode::Redux => decode_redux(modifiers),
+        Opcode::Mma => crate::mma::decode_mma(modifiers).map(OpForm::Mma),
         Opcode::Cp => decode_cp(modifiers),
         Opcode::Match => decode_match(modifiers),
         Opcode::Elect => {
@@ -974,7 +978,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Istypep
         | Opcode::Ldmatrix
         | Opcode::Mapa
-        | Opcode::Mma
         | Opcode::Movmatrix
         | Opcode::Multimem
         | Opcode::Pmevent
@@ -4007,8 +4010,8 @@ mod tests {
             DecodeErrorKind::UnknownModifier
         );
         assert_eq!(
-            err(Opcode::Mma, &["sync", "aligned"]).kind,
-            DecodeErrorKind::UnsupportedInstruction(Opcode::Mma)
+            err(Opcode::Wmma, &["mma", "sync"]).kind,
+            DecodeErrorKind::UnsupportedInstruction(Opcode::Wmma)
         );
         // ptxas 13.5: ".approx modifier required for instruction 'sin'", ".ftz modifier
         // required for instruction 'ex2.bf16'", "Modifier '.cc' applies only to addc integer

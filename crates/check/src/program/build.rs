@@ -1504,6 +1504,32 @@ impl<'m> Builder<'m> {
                     membermask: self.source(&operands[1], Type::B32)?,
                 }
             }
+            OpForm::Mma(form) => {
+                count(4)?;
+                fn vector(operand: &Operand) -> Result<&[Operand], String> {
+                    match operand {
+                        Operand::Vector(elements) => Ok(&elements.value),
+                        _ => Err("mma's operands are brace vectors".to_string()),
+                    }
+                }
+                let d = vector(&operands[0])?
+                    .iter()
+                    .map(|element| self.destination(element))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let source_type = |ty: ptxsim_isa::mma::MmaType| match ty {
+                    ptxsim_isa::mma::MmaType::F64 => Type::F64,
+                    ptxsim_isa::mma::MmaType::F32 => Type::F32,
+                    _ => Type::B32,
+                };
+                let a = self.vector_sources(vector(&operands[1])?, source_type(form.a))?;
+                let b = self.vector_sources(vector(&operands[2])?, source_type(form.b))?;
+                let c = self.vector_sources(vector(&operands[3])?, source_type(form.c))?;
+                InstructionKind::Mma {
+                    form,
+                    d,
+                    sources: [a, b, c],
+                }
+            }
             OpForm::BarWarpSync => {
                 count(1)?;
                 InstructionKind::BarWarpSync {

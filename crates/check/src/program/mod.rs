@@ -761,6 +761,17 @@ pub enum InstructionKind {
         /// The membermask.
         membermask: Source,
     },
+    /// `mma.sync.aligned` (9.7.14.5.14): warp-collective `D = A * B + C`; every lane supplies
+    /// its fragment registers, the whole warp's D is computed at once. Warp-synchronous (all
+    /// 32 lanes must arrive).
+    Mma {
+        /// The shape and types.
+        form: ptxsim_isa::mma::MmaForm,
+        /// The registers of `d`.
+        d: Vec<Destination>,
+        /// The registers (or immediates) of `a`, `b` and `c`.
+        sources: [Vec<Source>; 3],
+    },
     /// `bar.warp.sync membermask` (9.7.13.2). Warp-synchronous.
     BarWarpSync {
         /// The membermask.
@@ -864,7 +875,9 @@ impl InstructionKind {
             InstructionKind::Shfl { membermask, .. } | InstructionKind::Vote { membermask, .. } => {
                 Some(mask(membermask))
             }
-            InstructionKind::Activemask { .. } => Some(WarpSync::Converged),
+            InstructionKind::Activemask { .. } | InstructionKind::Mma { .. } => {
+                Some(WarpSync::Converged)
+            }
             InstructionKind::Redux { membermask, .. }
             | InstructionKind::Match { membermask, .. }
             | InstructionKind::Elect { membermask, .. }
@@ -894,6 +907,7 @@ impl InstructionKind {
             InstructionKind::Vote { destination, .. }
             | InstructionKind::Activemask { destination }
             | InstructionKind::Redux { destination, .. } => vec![destination.register],
+            InstructionKind::Mma { d, .. } => d.iter().map(|d| d.register).collect(),
             InstructionKind::Elect {
                 destination,
                 predicate,
@@ -951,6 +965,7 @@ impl InstructionKind {
             | InstructionKind::Redux { .. }
             | InstructionKind::Match { .. }
             | InstructionKind::Elect { .. }
+            | InstructionKind::Mma { .. }
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
             | InstructionKind::Bra { .. }

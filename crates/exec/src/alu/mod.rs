@@ -36,6 +36,7 @@ mod extra;
 mod float;
 mod integer;
 mod memory;
+pub mod mma;
 mod warp;
 
 pub use bits::{bfe, bfi, lop3, prmt, shf};

@@ -455,6 +455,9 @@ impl Executor<'_, '_> {
                 predicate,
                 ..
             } => self.elect(lanes, *destination, *predicate),
+            InstructionKind::Mma { form, d, sources } => {
+                self.mma(instruction, lanes, form, d, sources)
+            }
             InstructionKind::BarWarpSync { .. } => {}
             InstructionKind::Call {
                 target,

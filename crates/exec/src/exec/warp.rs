@@ -243,4 +243,74 @@ impl Executor<'_, '_> {
             self.put(lane, &put, u128::from(value));
         }
     }
+
+    /// `mma.sync.aligned` (9.7.14.5.14): the warp's fragments are gathered, `D = A * B + C` is
+    /// computed by [`alu::mma::mma`] and each lane's `d` registers written. "The behavior of mma
+    /// instruction is undefined if all threads in the same warp do not use the same qualifiers,
+    /// or if any thread in the warp has exited": ptxsim traps every lane unless all 32 lanes of
+    /// the warp execute it together.
+    pub(super) fn mma(
+        &mut self,
+        instruction: &crate::ir::Instruction,
+        lanes: &[usize],
+        form: &ptxsim_isa::mma::MmaForm,
+        d: &[Destination],
+        sources: &[Vec<Source>; 3],
+    ) {
+        let complete = lanes.len() == 32
+            && lanes.first().is_some_and(|&first| first % 32 == 0)
+            && lanes.windows(2).all(|pair| pair[1] == pair[0] + 1);
+        if !complete {
+            let message = format!(
+                "`{}`: mma.sync.aligned needs all 32 lanes of the warp; {} executed it together \
+                 (undefined in the PTX ISA)",
+                instruction.text,
+                lanes.len()
+            );
+            for &lane in lanes {
+                self.trap(lane, instruction, message.clone());
+            }
+            return;
+        }
+        let read = |executor: &Self, operand: &[Source], ty: ptxsim_isa::mma::MmaType| {
+            let bits = if ty == ptxsim_isa::mma::MmaType::F64 {
+                64
+            } else {
+                32
+            };
+            lanes
+                .iter()
+                .map(|&lane| {
+                    operand
+                        .iter()
+                        .map(|&source| executor.read_bits(lane, source, bits))
+                        .collect::<Vec<u64>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        let a = read(self, &sources[0], form.a);
+        let b = read(self, &sources[1], form.b);
+        let c = read(self, &sources[2], form.c);
+        let Some(result) = alu::mma::mma(form, &a, &b, &c) else {
+            let message = format!(
+                "`{}`: mma.sync.aligned.{} is not supported by ptxsim yet",
+                instruction.text,
+                form.name()
+            );
+            for &lane in lanes {
+                self.trap(lane, instruction, message.clone());
+            }
+            return;
+        };
+        let ty = if form.d == ptxsim_isa::mma::MmaType::F64 {
+            Type::B64
+        } else {
+            Type::B32
+        };
+        for (&lane, registers) in lanes.iter().zip(result) {
+            for (&destination, value) in d.iter().zip(registers) {
+                self.put(lane, &Put::new(destination, ty), u128::from(value));
+            }
+        }
+    }
 }

@@ -1,0 +1,349 @@
+//! `mma.sync.aligned` arithmetic (PTX ISA 9.7.14.5.14) as the sm_90 tensor core does it, and
+//! the fragment layouts that place matrix elements in the lanes' registers (9.7.14.5.x,
+//! "Matrix Fragments for mma.m16n8k*").
+//!
+//! The floating-point model follows the findings of MMA-Sim (Microsoft, "MMA-Sim: Bit-Accurate
+//! Reference Model of Tensor Cores and Matrix Cores", arXiv 2511.10909,
+//! <https://github.com/microsoft/MMA-Sim>), re-implemented here on integers and fitted to the
+//! H200 measurements of `tests/hardware/mma` (`crates/exec/tests/mma.rs` lists the tiles that
+//! match):
+//!
+//! * every product `a*b` is exact; each addend (products and `c`) is a significand with the
+//!   exponent of its operands' exponent fields (a subnormal keeps the minimum exponent);
+//! * the addends are aligned to the largest exponent among the non-zero ones and truncated
+//!   (toward zero) to [`FRACTION_BITS`] fraction bits below it, then summed exactly;
+//! * the sum is rounded once to the destination: toward zero for `.f32`, to nearest even for
+//!   `.f16`; overflow gives an infinity, a result that rounds to zero is `+0`, an exact zero sum
+//!   is `+0`;
+//! * a NaN operand, `inf * 0` or `inf - inf` gives the canonical NaN (`0x7fffffff`, `0x7fff`);
+//!   an infinite product or `c` otherwise gives that infinity.
+//!
+//! `.s8`/`.u8` products are summed exactly in 32-bit two's complement (wrapping), or clamped to
+//! the `.s32` range with `.satfinite`. `.f64` is a chain of fused multiply-adds in `k` order
+//! (MMA-Sim's model).
+
+use ptxsim_isa::mma::{MmaForm, MmaType};
+
+/// Fraction bits of the sm_90 accumulator (MMA-Sim: 25 on Hopper).
+pub const FRACTION_BITS: i32 = 25;
+
+/// A decoded finite element: `(-1)^sign * significand * 2^(exponent - fraction_bits)`.
+#[derive(Clone, Copy)]
+struct Finite {
+    sign: bool,
+    significand: u64,
+    exponent: i32,
+    fraction_bits: i32,
+}
+
+enum Value {
+    Nan,
+    Infinity(bool),
+    Finite(Finite),
+}
+
+/// (exponent bits, fraction bits, has infinities, width).
+fn format(ty: MmaType) -> (u32, u32, bool, u32) {
+    match ty {
+        MmaType::F16 => (5, 10, true, 16),
+        MmaType::Bf16 => (8, 7, true, 16),
+        MmaType::Tf32 => (8, 10, true, 32),
+        MmaType::E4m3 => (4, 3, false, 8),
+        MmaType::E5m2 => (5, 2, true, 8),
+        MmaType::F32 => (8, 23, true, 32),
+        MmaType::F64 => (11, 52, true, 64),
+        MmaType::S8 | MmaType::U8 | MmaType::S32 => (0, 0, false, 32),
+    }
+}
+
+fn decode(bits: u64, ty: MmaType) -> Value {
+    let (ebits, mbits, ieee, width) = format(ty);
+    // `.tf32` uses the top 19 bits of its `.f32` register (the low 13 are ignored).
+    let bits = if ty == MmaType::Tf32 {
+        bits >> 13
+    } else {
+        bits
+    };
+    let sign = (bits >> (width - if ty == MmaType::Tf32 { 13 } else { 0 } - 1)) & 1 == 1;
+    let field = (bits >> mbits) & ((1 << ebits) - 1);
+    let fraction = bits & ((1 << mbits) - 1);
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let all_ones = (1 << ebits) - 1;
+    if field == all_ones {
+        if ieee {
+            return if fraction != 0 {
+                Value::Nan
+            } else {
+                Value::Infinity(sign)
+            };
+        }
+        if fraction == (1 << mbits) - 1 {
+            return Value::Nan; // e4m3: S.1111.111
+        }
+    }
+    let (significand, exponent) = if field == 0 {
+        (fraction, 1 - bias)
+    } else {
+        (fraction | 1 << mbits, field as i32 - bias)
+    };
+    Value::Finite(Finite {
+        sign,
+        significand,
+        exponent,
+        fraction_bits: mbits as i32,
+    })
+}
+
+/// Rounds `(-1)^sign * magnitude * 2^lsb` to `ty` (`.f32` toward zero, `.f16` to nearest even).
+fn round(sign: bool, magnitude: u128, lsb: i32, ty: MmaType) -> u64 {
+    let (ebits, mbits, _, width) = format(ty);
+    let (mbits, width) = (mbits as i32, width as i32);
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let sign_bit = u64::from(sign) << (width - 1);
+    if magnitude == 0 {
+        return 0;
+    }
+    let leading = 127 - magnitude.leading_zeros() as i32 + lsb;
+    let mut exponent = leading.max(1 - bias);
+    let shift = exponent - mbits - lsb;
+    let mut q = if shift > 0 {
+        let q = magnitude >> shift;
+        let rest = magnitude - (q << shift);
+        let half = 1u128 << (shift - 1);
+        if ty == MmaType::F16 && (rest > half || (rest == half && q & 1 == 1)) {
+            q + 1
+        } else {
+            q
+        }
+    } else {
+        magnitude << -shift
+    };
+    if q >> (mbits + 1) != 0 {
+        q >>= 1;
+        exponent += 1;
+    }
+    if q == 0 {
+        return 0;
+    }
+    if exponent > bias {
+        return sign_bit | (((1u64 << ebits) - 1) << mbits);
+    }
+    let field = if q >> mbits != 0 { exponent + bias } else { 0 } as u64;
+    sign_bit | field << mbits | (q as u64 & ((1 << mbits) - 1))
+}
+
+/// One element of D for the floating-point forms but `.f64`: `c + sum(a[i] * b[i])`.
+pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let d = form.d;
+    let (ebits, mbits, _, width) = format(d);
+    let nan = if d == MmaType::F32 {
+        0x7fff_ffff
+    } else {
+        0x7fff
+    };
+    let mut terms: Vec<Finite> = Vec::with_capacity(a.len() + 1);
+    let (mut nan_seen, mut positive_infinity, mut negative_infinity) = (false, false, false);
+    let mut infinity = |sign: bool| {
+        if sign {
+            negative_infinity = true;
+        } else {
+            positive_infinity = true;
+        }
+    };
+    for (&x, &y) in a.iter().zip(b) {
+        match (decode(x, form.a), decode(y, form.b)) {
+            (Value::Nan, _) | (_, Value::Nan) => nan_seen = true,
+            (Value::Infinity(s), Value::Finite(f)) | (Value::Finite(f), Value::Infinity(s)) => {
+                if f.significand == 0 {
+                    nan_seen = true;
+                } else {
+                    infinity(s ^ f.sign);
+                }
+            }
+            (Value::Infinity(s), Value::Infinity(t)) => infinity(s ^ t),
+            (Value::Finite(x), Value::Finite(y)) => terms.push(Finite {
+                sign: x.sign ^ y.sign,
+                significand: x.significand * y.significand,
+                exponent: x.exponent + y.exponent,
+                fraction_bits: x.fraction_bits + y.fraction_bits,
+            }),
+        }
+    }
+    match decode(c, form.c) {
+        Value::Nan => nan_seen = true,
+        Value::Infinity(s) => infinity(s),
+        Value::Finite(f) => terms.push(f),
+    }
+    if nan_seen || (positive_infinity && negative_infinity) {
+        return nan;
+    }
+    if positive_infinity || negative_infinity {
+        return u64::from(negative_infinity) << (width - 1) | ((1u64 << ebits) - 1) << mbits;
+    }
+    terms.retain(|t| t.significand != 0);
+    let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
+        return 0;
+    };
+    let mut sum: i128 = 0;
+    for t in &terms {
+        let shift = FRACTION_BITS + t.exponent - emax - t.fraction_bits;
+        let aligned = if shift >= 0 {
+            i128::from(t.significand) << shift
+        } else if -shift >= 64 {
+            0
+        } else {
+            i128::from(t.significand >> -shift)
+        };
+        sum += if t.sign { -aligned } else { aligned };
+    }
+    round(sum < 0, sum.unsigned_abs(), emax - FRACTION_BITS, d)
+}
+
+/// One element of D for `.s8`/`.u8`: the exact sum, wrapped or (`.satfinite`) clamped to s32.
+pub fn dot_integer(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let element = |bits: u64, ty: MmaType| -> i64 {
+        if ty == MmaType::S8 {
+            i64::from(bits as u8 as i8)
+        } else {
+            i64::from(bits as u8)
+        }
+    };
+    let sum = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| element(x, form.a) * element(y, form.b))
+        .sum::<i64>()
+        + i64::from(c as u32 as i32);
+    let result = if form.satfinite {
+        sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
+    } else {
+        sum
+    };
+    u64::from(result as i32 as u32)
+}
+
+/// One element of D for `.f64`: `fma` in `k` order starting from `c` (MMA-Sim's model).
+pub fn dot_f64(a: &[u64], b: &[u64], c: u64) -> u64 {
+    let mut acc = f64::from_bits(c);
+    for (&x, &y) in a.iter().zip(b) {
+        acc = f64::from_bits(x).mul_add(f64::from_bits(y), acc);
+    }
+    if acc.is_nan() {
+        // sm_90's canonical f64 NaN for an invalid operation (alu module docs); not measured
+        // for mma.
+        return 0x7ff8_0000_0000_0000 | (acc.to_bits() & 0x8000_0000_0000_0000);
+    }
+    acc.to_bits()
+}
+
+/// Runs one `mma` for a warp: `registers[operand][lane]` are the lanes' fragment registers of
+/// a, b and c (64-bit values; 32-bit registers in the low half). Returns each lane's d
+/// registers. The quad-pair `m8n8k4.f16` form is not handled (`None`).
+pub fn mma(
+    form: &MmaForm,
+    a: &[Vec<u64>],
+    b: &[Vec<u64>],
+    c: &[Vec<u64>],
+) -> Option<Vec<Vec<u64>>> {
+    if form.is_quad_pair() || !form.a_row || !form.b_col {
+        return None;
+    }
+    let (m, n, k) = (form.m as usize, form.n as usize, form.k as usize);
+    let mut am = vec![vec![0u64; k]; m];
+    let mut bm = vec![vec![0u64; n]; k];
+    let mut cm = vec![vec![0u64; n]; m];
+    for lane in 0..32 {
+        for (index, row, col) in a_layout(form, lane) {
+            am[row][col] = element(&a[lane], form.a, index);
+        }
+        for (index, row, col) in b_layout(form, lane) {
+            bm[row][col] = element(&b[lane], form.b, index);
+        }
+        for (index, row, col) in c_layout(form, lane) {
+            cm[row][col] = element(&c[lane], form.c, index);
+        }
+    }
+    let mut out: Vec<Vec<u64>> = (0..32).map(|_| vec![0; d_registers(form)]).collect();
+    for (lane, registers) in out.iter_mut().enumerate() {
+        for (index, row, col) in c_layout(form, lane) {
+            let column: Vec<u64> = (0..k).map(|i| bm[i][col]).collect();
+            let value = match form.a {
+                MmaType::S8 | MmaType::U8 => dot_integer(form, &am[row], &column, cm[row][col]),
+                MmaType::F64 => dot_f64(&am[row], &column, cm[row][col]),
+                _ => dot_float(form, &am[row], &column, cm[row][col]),
+            };
+            store(registers, form.d, index, value);
+        }
+    }
+    Some(out)
+}
+
+fn d_registers(form: &MmaForm) -> usize {
+    form.registers(ptxsim_isa::mma::MmaOperand::D)
+}
+
+/// Elements per 32-bit register (1 for `.tf32`, `.f32`, `.s32`; `.f64` has one per register).
+fn per_register(ty: MmaType) -> usize {
+    (32 / ty.bits().min(32)) as usize
+}
+
+fn element(registers: &[u64], ty: MmaType, index: usize) -> u64 {
+    let p = per_register(ty);
+    let width = ty.bits().min(32);
+    let register = registers.get(index / p).copied().unwrap_or(0);
+    if ty == MmaType::F64 {
+        return register;
+    }
+    (register >> ((index % p) as u32 * width)) & ((1u64 << width) - 1)
+}
+
+fn store(registers: &mut [u64], ty: MmaType, index: usize, value: u64) {
+    let p = per_register(ty);
+    let width = ty.bits().min(32);
+    if ty == MmaType::F64 {
+        registers[index] = value;
+        return;
+    }
+    let shift = (index % p) as u32 * width;
+    let mask = ((1u64 << width) - 1) << shift;
+    registers[index / p] = (registers[index / p] & !mask) | (value << shift & mask);
+}
+
+/// `(element index in the lane, row, column)` of A for a lane: element j of register r is row
+/// `g + 8*(r % 2)`, column `t*p + j + (r / 2)*4p` (g = lane / 4, t = lane % 4, p elements per
+/// register); the m8 shapes have row g only.
+fn a_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
+    let (g, t, p) = (lane / 4, lane % 4, per_register(form.a));
+    let count = form.m as usize * form.k as usize / 32;
+    (0..count)
+        .map(|index| {
+            let (r, j) = (index / p, index % p);
+            if form.m == 8 {
+                (index, g, t * p + j + r * 4 * p)
+            } else {
+                (index, g + 8 * (r % 2), t * p + j + (r / 2) * 4 * p)
+            }
+        })
+        .collect()
+}
+
+/// B: element j of register r is row (k) `t*p + j + r*4p`, column g.
+fn b_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
+    let (g, t, p) = (lane / 4, lane % 4, per_register(form.b));
+    let count = form.k as usize * form.n as usize / 32;
+    (0..count)
+        .map(|index| {
+            let (r, j) = (index / p, index % p);
+            (index, t * p + j + r * 4 * p, g)
+        })
+        .collect()
+}
+
+/// C and D: element i of the lane is row `g + 8*(i / 2)`, column `2t + i % 2`.
+fn c_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
+    let (g, t) = (lane / 4, lane % 4);
+    let count = form.m as usize * form.n as usize / 32;
+    (0..count)
+        .map(|i| (i, g + 8 * (i / 2), 2 * t + i % 2))
+        .collect()
+}

@@ -1,0 +1,335 @@
+//! `mma.sync.aligned` (PTX ISA 9.7.14.5.14): the shapes and element types of the warp-level
+//! matrix multiply-accumulate `D = A * B + C`, decoded into an [`MmaForm`].
+//!
+//! The forms ptxsim runs are the dense ones of sm_70 to sm_90: `.f16`/`.bf16`/`.tf32`/FP8
+//! (`.e4m3`, `.e5m2`) with `.f16` or `.f32` accumulators, `.s8`/`.u8` with `.s32`
+//! (`.satfinite` optional) and `.f64`. The other forms the ISA lists (sub-byte integers,
+//! single-bit, `.kind::f8f6f4`, `.block_scale`) are recognised by name and reported as not
+//! supported; `mma.sp` is not decoded.
+
+use crate::form::{DecodeError, DecodeErrorKind};
+use crate::opcode::Opcode;
+
+/// An element type of an `mma` operand matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MmaType {
+    /// `.f16`: IEEE binary16.
+    F16,
+    /// `.bf16`: bfloat16.
+    Bf16,
+    /// `.tf32`: an `.f32` register of which the tensor core uses sign, exponent and the top 10
+    /// fraction bits.
+    Tf32,
+    /// `.e4m3`: FP8 with 4 exponent bits, no infinity.
+    E4m3,
+    /// `.e5m2`: FP8 with 5 exponent bits.
+    E5m2,
+    /// `.s8`.
+    S8,
+    /// `.u8`.
+    U8,
+    /// `.f32`.
+    F32,
+    /// `.s32`.
+    S32,
+    /// `.f64`.
+    F64,
+}
+
+impl MmaType {
+    fn from_name(name: &str) -> Option<MmaType> {
+        Some(match name {
+            "f16" => MmaType::F16,
+            "bf16" => MmaType::Bf16,
+            "tf32" => MmaType::Tf32,
+            "e4m3" => MmaType::E4m3,
+            "e5m2" => MmaType::E5m2,
+            "s8" => MmaType::S8,
+            "u8" => MmaType::U8,
+            "f32" => MmaType::F32,
+            "s32" => MmaType::S32,
+            "f64" => MmaType::F64,
+            _ => return None,
+        })
+    }
+
+    /// The PTX spelling without the dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MmaType::F16 => "f16",
+            MmaType::Bf16 => "bf16",
+            MmaType::Tf32 => "tf32",
+            MmaType::E4m3 => "e4m3",
+            MmaType::E5m2 => "e5m2",
+            MmaType::S8 => "s8",
+            MmaType::U8 => "u8",
+            MmaType::F32 => "f32",
+            MmaType::S32 => "s32",
+            MmaType::F64 => "f64",
+        }
+    }
+
+    /// Bits of one element in its register (`.tf32` occupies a 32-bit register).
+    pub const fn bits(self) -> u32 {
+        match self {
+            MmaType::E4m3 | MmaType::E5m2 | MmaType::S8 | MmaType::U8 => 8,
+            MmaType::F16 | MmaType::Bf16 => 16,
+            MmaType::Tf32 | MmaType::F32 | MmaType::S32 => 32,
+            MmaType::F64 => 64,
+        }
+    }
+
+    /// Whether the type is FP8.
+    pub const fn is_fp8(self) -> bool {
+        matches!(self, MmaType::E4m3 | MmaType::E5m2)
+    }
+
+    /// Whether the type is an 8-bit integer.
+    pub const fn is_int8(self) -> bool {
+        matches!(self, MmaType::S8 | MmaType::U8)
+    }
+}
+
+/// One `mma.sync.aligned` form: `mma.sync.aligned.mMnNkK.alayout.blayout{.satfinite}.dtype.
+/// atype.btype.ctype`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MmaForm {
+    /// Rows of A, C and D.
+    pub m: u8,
+    /// Columns of B, C and D.
+    pub n: u8,
+    /// Columns of A, rows of B.
+    pub k: u8,
+    /// `.alayout` is `.row` (else `.col`; only `m8n8k4` with `.f16` takes `.col`).
+    pub a_row: bool,
+    /// `.blayout` is `.col` (else `.row`).
+    pub b_col: bool,
+    /// `.satfinite` (integer forms: clamp to the `.s32` range).
+    pub satfinite: bool,
+    /// `.dtype`.
+    pub d: MmaType,
+    /// `.atype`.
+    pub a: MmaType,
+    /// `.btype`.
+    pub b: MmaType,
+    /// `.ctype`.
+    pub c: MmaType,
+}
+
+/// An operand matrix of `mma`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MmaOperand {
+    /// `d`.
+    D,
+    /// `a`.
+    A,
+    /// `b`.
+    B,
+    /// `c`.
+    C,
+}
+
+impl MmaForm {
+    /// The Volta-style `m8n8k4` with `.f16` inputs: four 8x8x4 products per warp, one per
+    /// quad-pair (9.7.14.5.1).
+    pub fn is_quad_pair(&self) -> bool {
+        self.m == 8 && self.n == 8 && self.k == 4 && self.a == MmaType::F16
+    }
+
+    /// The element type of an operand.
+    pub fn element(&self, operand: MmaOperand) -> MmaType {
+        match operand {
+            MmaOperand::D => self.d,
+            MmaOperand::A => self.a,
+            MmaOperand::B => self.b,
+            MmaOperand::C => self.c,
+        }
+    }
+
+    /// The number of registers in the operand's brace vector: the matrix's bits spread over the
+    /// 32 lanes (times four for the quad-pair form), in 32-bit registers (64-bit for `.f64`).
+    pub fn registers(&self, operand: MmaOperand) -> usize {
+        let (rows, cols) = match operand {
+            MmaOperand::A => (self.m, self.k),
+            MmaOperand::B => (self.k, self.n),
+            MmaOperand::C | MmaOperand::D => (self.m, self.n),
+        };
+        let groups = if self.is_quad_pair() { 4 } else { 1 };
+        let ty = self.element(operand);
+        let register_bits = if ty == MmaType::F64 { 64 } else { 32 };
+        rows as usize * cols as usize * groups * ty.bits() as usize / (32 * register_bits)
+    }
+
+    /// The instruction's modifiers after `mma.sync.aligned`, for messages.
+    pub fn name(&self) -> String {
+        format!(
+            "m{}n{}k{}.{}.{}{}.{}.{}.{}.{}",
+            self.m,
+            self.n,
+            self.k,
+            if self.a_row { "row" } else { "col" },
+            if self.b_col { "col" } else { "row" },
+            if self.satfinite { ".satfinite" } else { "" },
+            self.d.name(),
+            self.a.name(),
+            self.b.name(),
+            self.c.name()
+        )
+    }
+}
+
+fn error(index: Option<usize>, message: impl Into<String>) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::UnknownModifier, index, message)
+}
+
+fn unsupported(message: impl Into<String>) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnsupportedInstruction(Opcode::Mma),
+        None,
+        message,
+    )
+}
+
+/// Decodes the modifiers of `mma` (9.7.14.5.14, "Syntax"). The valid combinations of shape
+/// and types are the rows of the ISA's syntax blocks, as ptxas 13.5 takes them
+/// (`tests/conformance/ops-forms.tsv`).
+pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
+    if modifiers.first() == Some(&"sp") || modifiers.contains(&"sp::ordered_metadata") {
+        return Err(unsupported(
+            "mma.sp (sparse) is not supported by ptxsim yet",
+        ));
+    }
+    let mut sync = false;
+    let mut aligned = false;
+    let mut shape: Option<(u8, u8, u8)> = None;
+    let mut layouts: Vec<(usize, bool)> = Vec::new();
+    let mut satfinite = false;
+    let mut types: Vec<(usize, MmaType)> = Vec::new();
+    for (index, &m) in modifiers.iter().enumerate() {
+        match m {
+            "sync" => sync = true,
+            "aligned" => aligned = true,
+            "row" => layouts.push((index, true)),
+            "col" => layouts.push((index, false)),
+            "satfinite" => satfinite = true,
+            _ if m.starts_with("kind::")
+                || m.starts_with("block_scale")
+                || m.starts_with("scale_vec::")
+                || matches!(
+                    m,
+                    "u4" | "s4"
+                        | "b1"
+                        | "xor"
+                        | "and"
+                        | "popc"
+                        | "e2m1"
+                        | "e3m2"
+                        | "e2m3"
+                        | "ue8m0"
+                        | "ue4m3"
+                ) =>
+            {
+                return Err(unsupported(format!(
+                    "mma with .{m} (block-scaled, FP6/FP4, sub-byte or single-bit) is not \
+                     supported by ptxsim yet"
+                )));
+            }
+            _ => {
+                if let Some(t) = MmaType::from_name(m) {
+                    types.push((index, t));
+                } else if let Some(s) = parse_shape(m) {
+                    if shape.replace(s).is_some() {
+                        return Err(error(Some(index), "mma takes one shape"));
+                    }
+                } else {
+                    return Err(error(Some(index), format!(".{m} is not a modifier of mma")));
+                }
+            }
+        }
+    }
+    if !sync {
+        return Err(error(None, "mma needs .sync").with_fix("write mma.sync.aligned"));
+    }
+    if !aligned {
+        return Err(error(None, "mma needs .aligned").with_fix("write mma.sync.aligned"));
+    }
+    let Some((m, n, k)) = shape else {
+        return Err(error(None, "mma needs a shape such as .m16n8k16"));
+    };
+    let [(_, a_row), (_, b_col)] = layouts[..] else {
+        return Err(error(None, "mma needs .alayout and .blayout (.row.col)"));
+    };
+    let b_col = !b_col; // `.col` for B was pushed as `false`
+    let [(_, d), (_, a), (_, b), (_, c)] = types[..] else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "mma needs four types: .dtype.atype.btype.ctype",
+        ));
+    };
+    let form = MmaForm {
+        m,
+        n,
+        k,
+        a_row,
+        b_col,
+        satfinite,
+        d,
+        a,
+        b,
+        c,
+    };
+    validate(&form)?;
+    Ok(form)
+}
+
+fn parse_shape(m: &str) -> Option<(u8, u8, u8)> {
+    let rest = m.strip_prefix('m')?;
+    let (mm, rest) = rest.split_once('n')?;
+    let (nn, kk) = rest.split_once('k')?;
+    Some((mm.parse().ok()?, nn.parse().ok()?, kk.parse().ok()?))
+}
+
+/// The shape/type rows of the ISA's syntax (ptxas 13.5 rejects the rest: "Unexpected
+/// instruction types specified for 'mma'", ".dtype must be '.f16' when .ctype is '.f16'").
+fn validate(f: &MmaForm) -> Result<(), DecodeError> {
+    use MmaType::*;
+    let shape = (f.m, f.n, f.k);
+    let floating_acc = matches!((f.d, f.c), (F16, F16) | (F32, F32));
+    let row_col = f.a_row && f.b_col;
+    let ok = match (f.a, f.b) {
+        (F16, F16) => {
+            floating_acc
+                && (matches!(shape, (16, 8, 8) | (16, 8, 16)) && row_col || shape == (8, 8, 4))
+        }
+        (Bf16, Bf16) => {
+            row_col && (f.d, f.c) == (F32, F32) && matches!(shape, (16, 8, 8) | (16, 8, 16))
+        }
+        (Tf32, Tf32) => {
+            row_col && (f.d, f.c) == (F32, F32) && matches!(shape, (16, 8, 4) | (16, 8, 8))
+        }
+        (E4m3 | E5m2, E4m3 | E5m2) => {
+            row_col && floating_acc && matches!(shape, (16, 8, 16) | (16, 8, 32))
+        }
+        (S8 | U8, S8 | U8) => {
+            row_col
+                && (f.d, f.c) == (S32, S32)
+                && matches!(shape, (8, 8, 16) | (16, 8, 16) | (16, 8, 32))
+        }
+        (F64, F64) => {
+            row_col
+                && (f.d, f.c) == (F64, F64)
+                && matches!(shape, (8, 8, 4) | (16, 8, 4) | (16, 8, 8) | (16, 8, 16))
+        }
+        _ => false,
+    };
+    let satfinite_ok = !f.satfinite || f.a.is_int8();
+    if !ok || !satfinite_ok {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            None,
+            format!("mma.sync.aligned.{} is not a form of the PTX ISA", f.name()),
+        ));
+    }
+    Ok(())
+}
