@@ -117,3 +117,118 @@ fn golden_tiles_match() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A kernel that runs `mma.sync.aligned.<name>` once per CTA (one warp): lane `l` of CTA `t`
+/// loads its A, B and C register words from `in` (tile-major, then lane-major, then A, B, C)
+/// and stores its D words to `out` (the same order).
+fn tile_kernel(name: &str, [na, nb, nc, nd]: [usize; 4], f64_form: bool, d_ty: &str) -> String {
+    let (w, ld) = if f64_form { (8, "b64") } else { (4, "b32") };
+    let regs = |n: usize| if f64_form { n / 2 } else { n };
+    let (ra, rb, rc, rd) = (regs(na), regs(nb), regs(nc), regs(nd));
+    let ab_ty = if f64_form { "f64" } else { "b32" };
+    let in_row = (ra + rb + rc) * w;
+    let out_row = rd * w;
+    let list = |prefix: &str, n: usize| {
+        (0..n)
+            .map(|i| format!("%{prefix}{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut body = format!(
+        ".version 8.7\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
+         .reg .{ab_ty} %a<{ra}>, %b<{rb}>;\n.reg .{d_ty} %c<{rc}>, %d<{rd}>;\n\
+         .reg .u32 %t, %l, %row;\n.reg .u64 %p, %q, %off;\n\
+         mov.u32 %t, %ctaid.x;\nmov.u32 %l, %tid.x;\nmad.lo.u32 %row, %t, 32, %l;\n\
+         ld.param.u64 %p, [in];\nld.param.u64 %q, [out];\n\
+         mul.wide.u32 %off, %row, {in_row};\nadd.u64 %p, %p, %off;\n\
+         mul.wide.u32 %off, %row, {out_row};\nadd.u64 %q, %q, %off;\n"
+    );
+    for (prefix, n, start) in [("a", ra, 0), ("b", rb, ra), ("c", rc, ra + rb)] {
+        for i in 0..n {
+            body += &format!("ld.global.{ld} %{prefix}{i}, [%p+{}];\n", (start + i) * w);
+        }
+    }
+    body += &format!(
+        "mma.sync.aligned.{name} {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+        list("d", rd),
+        list("a", ra),
+        list("b", rb),
+        list("c", rc)
+    );
+    for i in 0..rd {
+        body += &format!("st.global.{ld} [%q+{}], %d{i};\n", i * w);
+    }
+    body + "ret;\n}\n"
+}
+
+/// The same golden tiles through the whole of ptxsim — checker, program builder, the warp's
+/// rendezvous at `mma.sync.aligned`, the fragment gathering and scattering of the executor —
+/// from generated kernels that load each lane's register words (as `scripts/hardware/mma/mma.cu`
+/// does on the GPU): every form the model matches completely gives the GPU's D words on every
+/// tile.
+#[test]
+fn golden_tiles_through_the_executor() {
+    use ptxsim_exec::grid::{self, GridOptions};
+    let raw = golden();
+    let length = word(&raw, 16) as usize;
+    let index: serde_json::Value = serde_json::from_slice(&raw[20..20 + length]).unwrap();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for entry in index["forms"].as_array().unwrap() {
+        let name = entry["name"].as_str().unwrap();
+        if entry["status"] != "ok" || EXPECTED.iter().any(|(n, ..)| *n == name) {
+            continue;
+        }
+        let tiles = entry["tiles"].as_u64().unwrap() as usize;
+        let words = |x: &str| entry["words"][x].as_u64().unwrap() as usize;
+        let offset = |x: &str| entry["offsets"][x].as_u64().unwrap() as usize;
+        let [na, nb, nc, nd] = ["a", "b", "c", "d"].map(words);
+        let d_type = name.split('.').nth(3).unwrap_or("f32");
+        let f64_form = d_type == "f64";
+        let d_ty = match d_type {
+            "f16" => "b32",
+            other => other,
+        };
+        let mut input = Vec::new();
+        let mut expected = Vec::new();
+        for tile in 0..tiles {
+            for lane in 0..32 {
+                for (x, n) in [("a", na), ("b", nb), ("c", nc)] {
+                    let base = offset(x) + ((tile * 32 + lane) * n) * 4;
+                    input.extend_from_slice(&raw[base..base + 4 * n]);
+                }
+                let base = offset("d") + ((tile * 32 + lane) * nd) * 4;
+                expected.extend_from_slice(&raw[base..base + 4 * nd]);
+            }
+        }
+        let source = tile_kernel(name, [na, nb, nc, nd], f64_form, d_ty);
+        let program =
+            ptxsim_exec::load(&source, None).unwrap_or_else(|e| panic!("{name}: {e:?}\n{source}"));
+        let (device, addresses) = grid::prepare(
+            &program,
+            [tiles as u32, 1, 1],
+            [32, 1, 1],
+            10_000,
+            vec![
+                ptxsim_exec::Argument::Buffer(input),
+                ptxsim_exec::Argument::Buffer(vec![0xa5; expected.len()]),
+            ],
+        )
+        .expect("a valid launch");
+        let run = grid::run_grid(&device, GridOptions::default(), None, None);
+        assert!(run.failure.is_none(), "{name}: {:?}", run.failure);
+        let out = device
+            .global
+            .buffer_at(addresses[1].expect("a buffer"))
+            .expect("the buffer")
+            .contents();
+        checked += 1;
+        if out != expected {
+            let first = out.iter().zip(&expected).position(|(a, b)| a != b);
+            failures.push(format!("{name}: first differing byte {first:?}"));
+        }
+    }
+    assert!(checked >= 20, "only {checked} forms run");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
