@@ -341,3 +341,46 @@ fn lanes_released_by_an_exit_keep_their_trace_records() {
     assert!(run.failure.is_none(), "{:?}", run.failure);
     assert_eq!(shuffles, 31);
 }
+
+/// `redux.sync.max.f32` / `.min.abs.f32` / `.max.NaN.f32` (9.7.13.12, sm_100a) over the 32 lanes
+/// with values `lane - 12.5` (lane 20: NaN): max 18.5, min |x| 0.5, and with `.NaN` the
+/// canonical NaN.
+#[test]
+fn redux_f32_reduces_over_the_warp() {
+    let source = ".version 8.6\n.target sm_100a\n.address_size 64\n\
+                  .visible .entry k(.param .u64 out)\n{\n\
+                  .reg .b32 %r<8>;\n.reg .f32 %f<4>;\n.reg .pred %p<2>;\n.reg .u64 %rd<4>;\n\
+                  mov.u32 %r1, %tid.x;\ncvt.rn.f32.u32 %f1, %r1;\nsub.f32 %f1, %f1, 0f41480000;\n\
+                  setp.eq.u32 %p1, %r1, 20;\n@%p1 mov.b32 %f1, 0x7fc00000;\n\
+                  mov.b32 %r2, %f1;\n\
+                  redux.sync.max.f32 %r3, %r2, 0xffffffff;\n\
+                  redux.sync.min.abs.f32 %r4, %r2, 0xffffffff;\n\
+                  redux.sync.max.NaN.f32 %r5, %r2, 0xffffffff;\n\
+                  ld.param.u64 %rd1, [out];\nmul.wide.u32 %rd2, %r1, 12;\nadd.u64 %rd3, %rd1, %rd2;\n\
+                  st.global.b32 [%rd3], %r3;\nst.global.b32 [%rd3+4], %r4;\nst.global.b32 [%rd3+8], %r5;\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).expect("checks");
+    let (device, addresses) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [32, 1, 1],
+        1000,
+        vec![Argument::Buffer(vec![0; 32 * 12])],
+    )
+    .expect("valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    assert!(run.failure.is_none(), "{:?}", run.failure);
+    let out = device
+        .global
+        .buffer_at(addresses[0].expect("a buffer"))
+        .expect("the buffer")
+        .contents();
+    for lane in 0..32 {
+        let word = |i: usize| {
+            let at = lane * 12 + 4 * i;
+            u32::from_le_bytes(out[at..at + 4].try_into().expect("4 bytes"))
+        };
+        assert_eq!(word(0), 18.5f32.to_bits(), "max, lane {lane}");
+        assert_eq!(word(1), 0.5f32.to_bits(), "min |x|, lane {lane}");
+        assert_eq!(word(2), 0x7fff_ffff, "max.NaN, lane {lane}");
+    }
+}

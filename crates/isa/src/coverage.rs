@@ -136,7 +136,6 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Bar | Opcode::Barrier => "`.cluster` (name only)",
-        Opcode::Redux => "`.f32` `.min`/`.max` (`.abs`, `.NaN`)",
         Opcode::Cp => "`cp.async.bulk*`, `cp.reduce.async.bulk*` (name only)",
         Opcode::Mbarrier => "`.shared::cluster` (clusters are not modelled)",
         Opcode::Fma => "`.oob`",

@@ -1470,14 +1470,13 @@ impl<'m> Builder<'m> {
                     destination: self.destination(&operands[0])?,
                 }
             }
-            OpForm::Redux { ty: Type::F32, .. } => {
-                return Err("redux.sync on .f32 is not supported yet".to_string());
-            }
-            OpForm::Redux { op, ty, .. } => {
+            OpForm::Redux { op, ty, abs, nan } => {
                 count(3)?;
                 InstructionKind::Redux {
                     op,
                     ty,
+                    abs,
+                    nan,
                     destination: self.destination(&operands[0])?,
                     a: self.source(&operands[1], ty)?,
                     membermask: self.source(&operands[2], Type::B32)?,

@@ -728,8 +728,12 @@ pub enum InstructionKind {
     Redux {
         /// The operation.
         op: ReduxOp,
-        /// `.u32`, `.s32` or `.b32`.
+        /// `.u32`, `.s32`, `.b32` or `.f32`.
         ty: Type,
+        /// `.abs` (`.f32`).
+        abs: bool,
+        /// `.NaN` (`.f32`).
+        nan: bool,
         /// `dst`.
         destination: Destination,
         /// `src`.

@@ -48,7 +48,7 @@ pub use float::{
 };
 pub use integer::{int_binary, int_mad, int_ternary, int_unary};
 pub use memory::atom;
-pub use warp::{redux, shfl_lane, vote};
+pub use warp::{redux, redux_f32, shfl_lane, vote};
 
 use ptxsim_isa::Type;
 

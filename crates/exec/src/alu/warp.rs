@@ -81,6 +81,41 @@ pub fn redux(op: ReduxOp, signed: bool, a: u32, b: u32) -> u32 {
     }
 }
 
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32` (9.7.13.12) over the participants' values: "if the
+/// input value is 0.0 then +0.0 > -0.0"; "If .abs qualifier is specified, then the absolute
+/// value of the input is considered"; "If the .NaN qualifier is specified, then the result ...
+/// is canonical NaN if the input ... from any participating thread is NaN. In the absence of
+/// .NaN qualifier, only non-NaN values are considered ... and the result will be canonical NaN
+/// when all inputs are NaNs" (canonical NaN: `0x7fffffff`).
+pub fn redux_f32(max: bool, abs: bool, nan: bool, values: impl Iterator<Item = u32>) -> u32 {
+    const CANONICAL_NAN: u32 = 0x7fff_ffff;
+    let is_nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+    // An order in which -0.0 < +0.0: the usual total order of IEEE bit patterns on numbers.
+    let key = |x: u32| -> i64 {
+        if x >> 31 == 1 {
+            -i64::from(x & 0x7fff_ffff) - 1
+        } else {
+            i64::from(x)
+        }
+    };
+    let mut best: Option<u32> = None;
+    for x in values {
+        let x = if abs { x & 0x7fff_ffff } else { x };
+        if is_nan(x) {
+            if nan {
+                return CANONICAL_NAN;
+            }
+            continue;
+        }
+        best = Some(match best {
+            Some(b) if (key(x) > key(b)) == max && key(x) != key(b) => x,
+            Some(b) => b,
+            None => x,
+        });
+    }
+    best.unwrap_or(CANONICAL_NAN)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +172,34 @@ mod tests {
             (-5i32) as u32
         );
         assert_eq!(redux(ReduxOp::Xor, false, 0b1100, 0b1010), 0b0110);
+    }
+
+    /// 9.7.13.12: "+0.0 > -0.0", `.abs`, `.NaN` and the NaN-only case.
+    #[test]
+    fn redux_f32_follows_the_text() {
+        let (one, neg_two, nan) = (0x3f80_0000u32, 0xc000_0000u32, 0x7fc0_0000u32);
+        let (pz, nz) = (0u32, 0x8000_0000u32);
+        assert_eq!(
+            redux_f32(true, false, false, [one, neg_two, nan].into_iter()),
+            one
+        );
+        assert_eq!(
+            redux_f32(false, false, false, [one, neg_two, nan].into_iter()),
+            neg_two
+        );
+        assert_eq!(
+            redux_f32(true, true, false, [one, neg_two].into_iter()),
+            0x4000_0000
+        );
+        assert_eq!(
+            redux_f32(true, false, true, [one, nan].into_iter()),
+            0x7fff_ffff
+        );
+        assert_eq!(
+            redux_f32(false, false, false, [nan, nan].into_iter()),
+            0x7fff_ffff
+        );
+        assert_eq!(redux_f32(true, false, false, [nz, pz].into_iter()), pz);
+        assert_eq!(redux_f32(false, false, false, [pz, nz].into_iter()), nz);
     }
 }

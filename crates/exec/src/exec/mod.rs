@@ -438,10 +438,12 @@ impl Executor<'_, '_> {
             InstructionKind::Redux {
                 op,
                 ty,
+                abs,
+                nan,
                 destination,
                 a,
                 ..
-            } => self.redux(lanes, *op, *ty, *destination, *a),
+            } => self.redux(lanes, *op, (*ty, *abs, *nan), *destination, *a),
             InstructionKind::Match {
                 all,
                 ty,

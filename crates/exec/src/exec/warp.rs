@@ -161,16 +161,19 @@ impl Executor<'_, '_> {
         &mut self,
         lanes: &[usize],
         op: ReduxOp,
-        ty: Type,
+        (ty, abs, nan): (Type, bool, bool),
         destination: Destination,
         a: Source,
     ) {
         let signed = ty == Type::S32;
-        let result = lanes
-            .iter()
-            .map(|&lane| self.read_bits(lane, a, 32) as u32)
-            .reduce(|x, y| alu::redux(op, signed, x, y))
-            .unwrap_or(0);
+        let values = lanes.iter().map(|&lane| self.read_bits(lane, a, 32) as u32);
+        let result = if ty == Type::F32 {
+            alu::redux_f32(op == ReduxOp::Max, abs, nan, values)
+        } else {
+            values
+                .reduce(|x, y| alu::redux(op, signed, x, y))
+                .unwrap_or(0)
+        };
         self.put_all(lanes, destination, ty, u64::from(result));
     }
 
