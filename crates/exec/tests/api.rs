@@ -89,11 +89,7 @@ fn falling_off_the_end_exits() {
 
 #[test]
 fn unsupported_special_registers_stop_the_run_with_a_named_error() {
-    let program = ptxsim_exec::load(
-        &kernel(".reg .b32 %r; mov.u32 %r, %globaltimer_lo; ret;"),
-        None,
-    )
-    .unwrap();
+    let program = ptxsim_exec::load(&kernel(".reg .b32 %r; mov.u32 %r, %pm0; ret;"), None).unwrap();
     let mut machine = Machine::new(&program, 10);
     match machine.run() {
         Err(ExecError::Unsupported {
@@ -103,7 +99,7 @@ fn unsupported_special_registers_stop_the_run_with_a_named_error() {
             column,
         }) => {
             assert_eq!(mnemonic, "mov.u32");
-            assert!(reason.contains("%globaltimer_lo"), "{reason}");
+            assert!(reason.contains("%pm0"), "{reason}");
             assert_eq!((line, column), (6, 15));
         }
         other => panic!("{other:?}"),

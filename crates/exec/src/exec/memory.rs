@@ -632,6 +632,25 @@ impl Executor<'_, '_> {
                 continue;
             };
             let at = self.address(lane, address);
+            if let MbarrierOp::Wait { parity, .. } = op {
+                // The waits read the object and change nothing.
+                let object = match self.load(lane, space, at, 8) {
+                    Ok(bits) => MbarrierObject::decode(bits as u64),
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue;
+                    }
+                };
+                let waited = if parity {
+                    value.unwrap_or(0) & 1
+                } else {
+                    value.unwrap_or(0) >> 63
+                };
+                if let Some(d) = destination {
+                    self.write(lane, d, u128::from(object.phase != waited), Type::Pred);
+                }
+                continue;
+            }
             let count = value.unwrap_or(1) as u32 as i64;
             let mut overflow = false;
             let update = |old: u64, _global: bool| -> u64 {
@@ -707,16 +726,6 @@ impl Executor<'_, '_> {
                 }
                 MbarrierOp::CpAsyncArrive { noinc: true } if before.pending == 0 => {
                     overflow = true;
-                }
-                MbarrierOp::Wait { parity, .. } => {
-                    let waited = if parity {
-                        value.unwrap_or(0) & 1
-                    } else {
-                        value.unwrap_or(0) >> 63
-                    };
-                    if let Some(d) = destination {
-                        self.write(lane, d, u128::from(before.phase != waited), Type::Pred);
-                    }
                 }
                 _ => {}
             }
