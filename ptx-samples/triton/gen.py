@@ -43,6 +43,13 @@ MATH_SIG = {"x_ptr": "*fp32", "w_ptr": "*fp32", "gelu_tanh_ptr": "*fp32", "gelu_
             "BLOCK": "constexpr"}
 JOBS += [("gelu_rms_softmax", MATH_SIG, {"BLOCK": 512}, 80),
          ("gelu_rms_softmax", MATH_SIG, {"BLOCK": 512}, 90)]
+SOFTMAX_SIG = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"}
+LAYER_NORM_SIG = {"x_ptr": "*fp32", "w_ptr": "*fp32", "b_ptr": "*fp32", "out_ptr": "*fp32",
+                  "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}
+JOBS += [("softmax_rows", SOFTMAX_SIG, {"BLOCK": 512}, 80),
+         ("softmax_rows", SOFTMAX_SIG, {"BLOCK": 512}, 90),
+         ("layer_norm_rows", LAYER_NORM_SIG, {"BLOCK": 512}, 80),
+         ("layer_norm_rows", LAYER_NORM_SIG, {"BLOCK": 512}, 90)]
 
 
 def main():

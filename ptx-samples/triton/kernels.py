@@ -67,3 +67,31 @@ def gelu_rms_softmax(x_ptr, w_ptr, gelu_tanh_ptr, gelu_erf_ptr, rms_ptr, softmax
     xm = tl.where(mask, x, -float("inf"))
     e = tl.exp(xm - tl.max(xm, axis=0))
     tl.store(softmax_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+@triton.jit
+def softmax_rows(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    # The Triton tutorial's fused softmax: one program per row of n_cols f32 (n_cols <= BLOCK).
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    z = x - tl.max(x, axis=0)
+    num = tl.exp(z)
+    tl.store(out_ptr + row * n_cols + cols, num / tl.sum(num, axis=0), mask=mask)
+
+
+@triton.jit
+def layer_norm_rows(x_ptr, w_ptr, b_ptr, out_ptr, n_cols, eps, BLOCK: tl.constexpr):
+    # Layer norm as the Triton tutorial computes it: mean, variance, rsqrt, affine.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n_cols
+    xc = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(xc * xc, axis=0) / n_cols
+    rstd = 1 / tl.sqrt(var + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(out_ptr + row * n_cols + cols, xc * rstd * w + b, mask=mask)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "tests" / "kernels" / "manifest.json"
-RUNNABLE = re.compile(r"^\.target\s+sm_(\d+)\b", re.M)
+RUNNABLE = re.compile(r"^\.target\s+sm_(\d+)[a-z]*\b", re.M)
 
 
 def scalar_bits(spec: str) -> str:

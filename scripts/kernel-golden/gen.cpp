@@ -1109,11 +1109,15 @@ static void write_manifest(const std::string& nvcc_version) {
     for (size_t ci = 0; ci < g_cases.size(); ci++) {
         const Case& c = g_cases[ci];
         std::vector<std::string> ptx;
-        for (const char* arch : {"sm_80", "sm_90", "sm_100a", "sm_90.lineinfo", "sm_100a.lineinfo", "sm_90.G"}) {
-            std::string p = "ptx-samples/nvcc/" + c.src + "." + arch + ".ptx";
+        // A Triton kernel (src "triton:<kernel>"): ptx-samples/triton/<kernel>.sm_80/sm_90a.ptx.
+        const bool triton = c.src.rfind("triton:", 0) == 0;
+        const std::string stem = triton ? "ptx-samples/triton/" + c.src.substr(7) : "ptx-samples/nvcc/" + c.src;
+        for (const char* arch : {"sm_80", "sm_90", "sm_90a", "sm_100a", "sm_90.lineinfo", "sm_100a.lineinfo", "sm_90.G"}) {
+            std::string p = stem + "." + arch + ".ptx";
             if (exists(p)) ptx.push_back(p);
         }
-        j += "    {\n      \"name\": " + jstr(c.name) + ",\n      \"source\": " + jstr("ptx-samples/cuda/" + c.src + ".cu") + ",\n";
+        const std::string source = triton ? "ptx-samples/triton/kernels.py" : "ptx-samples/cuda/" + c.src + ".cu";
+        j += "    {\n      \"name\": " + jstr(c.name) + ",\n      \"source\": " + jstr(source) + ",\n";
         j += "      \"ptx\": [";
         for (size_t i = 0; i < ptx.size(); i++) j += (i ? ", " : "") + jstr(ptx[i]);
         j += "],\n      \"entry\": " + jstr(c.entry) + ",\n      \"n\": " + std::to_string(c.n) + ",\n";
@@ -1446,6 +1450,94 @@ static u16 f16_fma_exact(u16 a, u16 b, u16 c) {
 
 static float f16f(u16 h) { return __half2float(bitsh(h)); }
 static u16 d2h(double x) { return hbits(__double2half(x)); }
+
+// Triton 3.9 kernels (ptx-samples/triton/kernels.py, compiled for sm_80 and sm_90a): the
+// tutorial's fused softmax and layer norm (one program of 4 warps per row), and tl.math
+// (libdevice tanh and erf, rsqrt, exp) in gelu_rms_softmax. Triton appends two pointer
+// parameters (global and profile scratch) it does not use here: u64 0. Reductions use its
+// .extern .shared buffer: 1 KiB of dynamic shared memory.
+static void cases_triton() {
+    Rng r(909);
+    const int rows = 37, cols = 333;
+    std::vector<float> x(rows * cols), w(cols), b(cols);
+    for (int row = 0; row < rows; row++) {
+        const int kind = row % 4;
+        const double span = kind == 0 ? 10 : kind == 1 ? 1 : kind == 2 ? 60 : 3;
+        const double offset = kind == 3 ? 40 : 0;
+        for (int j = 0; j < cols; j++)
+            x[row * cols + j] = (float)(((double)r.below(1u << 24) / (1u << 24) * 2 - 1) * span + offset);
+    }
+    for (int j = 0; j < cols; j++) {
+        w[j] = (float)(((double)r.below(1u << 24) / (1u << 24)) * 4 - 2);
+        b[j] = (float)(((double)r.below(1u << 24) / (1u << 24)) * 2 - 1);
+    }
+    const double eps = (double)1e-5f;
+    // Sums: each thread adds its 4 elements, then a butterfly over 32 lanes and 4 warps.
+    const int depth = 4 + 5 + 2 + 1;
+    auto scratch = [](Case& c) { c.args.push_back("u64:0"); c.args.push_back("u64:0"); };
+    auto launch_rows = [&](Case& c) {
+        c.n = rows; c.block = 128; c.grid = rows; c.dynamic_shared = 1024;
+        c.notes.push_back("one program (128 threads, 4 warps) per row of 333 floats; BLOCK 512");
+    };
+    // Softmax: exp(x - max) / sum, as softmax_row's bound (ex2.approx and div.full: 2 ulp each).
+    auto softmax_bound = [&](const float* row, std::vector<double>& p, std::vector<double>& bound) {
+        double mx = -INFINITY, s = 0, eta_max = 0;
+        for (int j = 0; j < cols; j++) mx = std::max(mx, (double)row[j]);
+        std::vector<double> e(cols), eta(cols);
+        for (int j = 0; j < cols; j++) {
+            double d = (double)row[j] - mx;
+            e[j] = std::exp(d);
+            eta[j] = std::log(2.0) * 3 * kU * std::fabs(d) * M_LOG2E * 1.01 + kEx2Approx;
+            s += e[j];
+            eta_max = std::max(eta_max, eta[j]);
+        }
+        const double sigma = eta_max + (depth + cols / 128) * kU * 1.01;
+        for (int j = 0; j < cols; j++) {
+            p.push_back(e[j] / s);
+            bound.push_back(2 * (p.back() * (eta[j] + sigma + kDivApprox) + std::ldexp(1.0, -125)));
+        }
+    };
+    { Case c{"triton_softmax", "triton:softmax_rows", "softmax_rows"};
+      Bytes out; std::vector<double> bound;
+      for (int row = 0; row < rows; row++) {
+          std::vector<double> p;
+          softmax_bound(&x[row * cols], p, bound);
+          for (double v : p) out.put((float)v);
+      }
+      arg_in(c, "x", f32buf(x));
+      arg_out(c, "out", out, "double: exp(x - max) / sum(exp(x - max)) per row, rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, bound);
+      arg_s32(c, cols); scratch(c); launch_rows(c); g_cases.push_back(c); }
+    { Case c{"triton_layer_norm", "triton:layer_norm_rows", "layer_norm_rows"};
+      Bytes out; std::vector<double> bound;
+      for (int row = 0; row < rows; row++) {
+          const float* xr = &x[row * cols];
+          double sum = 0, sum_abs = 0;
+          for (int j = 0; j < cols; j++) { sum += xr[j]; sum_abs += std::fabs(xr[j]); }
+          const double mean = sum / cols;
+          double var = 0;
+          for (int j = 0; j < cols; j++) var += (xr[j] - mean) * (xr[j] - mean);
+          var /= cols;
+          const double rstd = 1 / std::sqrt(var + eps);
+          // mean: the sum's roundings and div.full (2 ulp); var: the same, relative.
+          const double mean_err = depth * kU * sum_abs / cols + kDivApprox * std::fabs(mean);
+          const double rel_var = (depth + 3) * kU + kDivApprox + kU;
+          // rstd = 1 / sqrt.approx.ftz(var + eps): sqrt rel 2^-23, div.full 2 ulp.
+          const double rel_rstd = 0.5 * rel_var + std::ldexp(1.0, -23) + kDivApprox + kU;
+          for (int j = 0; j < cols; j++) {
+              const double xc = xr[j] - mean;
+              const double y = xc * rstd * w[j] + b[j];
+              out.put((float)y);
+              const double xc_err = kU * std::fabs(xc) + mean_err;
+              bound.push_back(2 * (std::fabs(xc * rstd * w[j]) * (rel_rstd + 3 * kU) +
+                                   std::fabs(rstd * w[j]) * xc_err + kU * std::fabs(y)));
+          }
+      }
+      arg_in(c, "x", f32buf(x)); arg_in(c, "w", f32buf(w)); arg_in(c, "b", f32buf(b));
+      arg_out(c, "out", out, "double: (x - mean) / sqrt(var + eps) * w + b per row, rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, bound);
+      arg_s32(c, cols); c.args.push_back("f32:0f3727c5ac"); scratch(c); launch_rows(c); g_cases.push_back(c); }
+}
 
 // ptx-samples/cuda/mbarrier.cu: libcu++'s cuda::barrier (mbarrier.init/arrive/test_wait or
 // try_wait) and cuda::memcpy_async with a barrier (cp.async + cp.async.mbarrier.arrive).
@@ -1843,6 +1935,7 @@ int main(int argc, char** argv) {
     cases_block();
     cases_math();
     cases_mbarrier();
+    cases_triton();
     write_manifest(ver);
     printf("wrote %zu cases\n", g_cases.size());
     return 0;
