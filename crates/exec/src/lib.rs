@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod alu;
+pub mod api;
 pub mod cvt;
 pub mod error;
 mod exec;

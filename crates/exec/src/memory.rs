@@ -22,6 +22,7 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use ptxsim_isa::ops::Space;
 
@@ -249,10 +250,13 @@ impl Buffer {
     }
 }
 
-/// The global space: buffers at increasing addresses from [`GLOBAL_BASE`].
+/// The global space: buffers at increasing addresses from [`GLOBAL_BASE`], and, where
+/// [`GlobalMemory::map_host`] gave it a [`HostMemory`], the host's memory at every other
+/// address (see [`HostMemory`]).
 #[derive(Debug, Default)]
 pub struct GlobalMemory {
     buffers: Vec<Buffer>,
+    host: Option<HostPages>,
 }
 
 impl GlobalMemory {
@@ -279,6 +283,24 @@ impl GlobalMemory {
             words,
         });
         base
+    }
+
+    /// Maps the host's memory, through `backend`, at every global address that no buffer
+    /// holds: an access there reads and writes a copy of the host page that holds it, read on
+    /// the first access; [`GlobalMemory::write_back_host`] writes what changed back.
+    pub fn map_host(&mut self, backend: Arc<dyn HostMemory>) {
+        self.host = Some(HostPages::new(backend));
+    }
+
+    /// Writes the bytes of the host pages that the launch changed back to the host (bytes it
+    /// did not change are not written, so that host data beside a kernel's buffers is left as
+    /// it is). Returns the number of bytes written, or the first range the backend could not
+    /// write (a read-only host page); the other ranges are written all the same.
+    pub fn write_back_host(&self) -> Result<u64, HostWriteError> {
+        match &self.host {
+            Some(host) => host.write_back(),
+            None => Ok(0),
+        }
     }
 
     /// Every buffer, in address order.
@@ -313,6 +335,23 @@ impl GlobalMemory {
             return Err(FaultKind::Null);
         }
         aligned(address, bytes)?;
+        match self.buffer_word(address, bytes, hint) {
+            Err(FaultKind::Unmapped) => match &self.host {
+                Some(host) => host.word(address),
+                None => Err(FaultKind::Unmapped),
+            },
+            found => found,
+        }
+    }
+
+    /// The word of an aligned, non-null access in one of the buffers.
+    #[inline]
+    fn buffer_word(
+        &self,
+        address: u64,
+        bytes: u32,
+        hint: &mut usize,
+    ) -> Result<(&AtomicU64, u32), FaultKind> {
         let index = match self.buffers.get(*hint) {
             Some(b) if b.base <= address && address - b.base < b.len => *hint,
             _ => {
@@ -440,6 +479,195 @@ impl GlobalMemory {
         }
         if let Some((cell, written, bits)) = pending {
             merge(cell, written, bits);
+        }
+    }
+}
+
+/// The host's memory, as a launch's global space may reach it (the C ABI's `ptx_run`, whose
+/// pointer parameters hold host addresses).
+///
+/// The executor never touches host memory itself: it calls `read` once per 4 KiB host page a
+/// kernel accesses (the first time it does), keeps a copy of the page for the rest of the
+/// launch (loads, stores and atomics act on the copy), and calls `write` at the end
+/// ([`GlobalMemory::write_back_host`]) with the runs of bytes the kernel changed. An
+/// implementation decides which addresses are readable and writable; it must not panic.
+pub trait HostMemory: fmt::Debug + Send + Sync {
+    /// Fills `out` with the bytes at `address`; `false` (and `out` unspecified) if any of them
+    /// cannot be read: the access that asked faults as unmapped.
+    fn read(&self, address: u64, out: &mut [u8]) -> bool;
+
+    /// Writes `bytes` at `address`; `false` if they cannot all be written.
+    fn write(&self, address: u64, bytes: &[u8]) -> bool;
+}
+
+/// The bytes of a host page.
+pub const HOST_PAGE_BYTES: u64 = 4096;
+
+/// Host addresses are below this (48-bit virtual addresses); an access at or above it faults as
+/// unmapped.
+pub const HOST_ADDRESS_LIMIT: u64 = 1 << 48;
+
+/// Each level of the page table resolves 12 bits of the 36-bit page number.
+const LEVEL_BITS: u32 = 12;
+const LEVEL_ENTRIES: usize = 1 << LEVEL_BITS;
+
+/// A copy of one host page: the words the launch reads and writes, and the bytes as read.
+#[derive(Debug)]
+struct HostPage {
+    words: Box<[AtomicU64]>,
+    original: Box<[u64]>,
+}
+
+type Leaves = Box<[OnceLock<Option<HostPage>>]>;
+type Middles = Box<[OnceLock<Leaves>]>;
+
+/// The host pages a launch has touched: a three-level table indexed by page number, filled
+/// on first access (`OnceLock`, so that CTAs on several host threads share it without a lock
+/// on the way to a page already read). `None` marks a page the backend could not read.
+struct HostPages {
+    backend: Arc<dyn HostMemory>,
+    root: OnceLock<Box<[OnceLock<Middles>]>>,
+}
+
+impl fmt::Debug for HostPages {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostPages")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A range of host memory that could not be written back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the kernel stored to host memory at {address:#x} ({bytes} bytes) that cannot be written")]
+pub struct HostWriteError {
+    /// The first address.
+    pub address: u64,
+    /// The length in bytes.
+    pub bytes: u64,
+}
+
+fn table<T>() -> Box<[OnceLock<T>]> {
+    (0..LEVEL_ENTRIES).map(|_| OnceLock::new()).collect()
+}
+
+impl HostPages {
+    fn new(backend: Arc<dyn HostMemory>) -> Self {
+        Self {
+            backend,
+            root: OnceLock::new(),
+        }
+    }
+
+    /// The word holding an aligned access of at most 8 bytes at `address`, and its shift.
+    fn word(&self, address: u64) -> Result<(&AtomicU64, u32), FaultKind> {
+        if address >= HOST_ADDRESS_LIMIT {
+            return Err(FaultKind::Unmapped);
+        }
+        let page = address / HOST_PAGE_BYTES;
+        let index = |level: u32| (page >> (LEVEL_BITS * level)) as usize & (LEVEL_ENTRIES - 1);
+        let copy = self
+            .root
+            .get_or_init(table)
+            .get(index(2))
+            .map(|middles| middles.get_or_init(table))
+            .and_then(|middles| middles.get(index(1)))
+            .map(|leaves| leaves.get_or_init(table))
+            .and_then(|leaves| leaves.get(index(0)))
+            .ok_or(FaultKind::Unmapped)?
+            .get_or_init(|| self.read_page(page * HOST_PAGE_BYTES));
+        let page_copy = copy.as_ref().ok_or(FaultKind::Unmapped)?;
+        let offset = address % HOST_PAGE_BYTES;
+        let word = page_copy
+            .words
+            .get((offset / 8) as usize)
+            .ok_or(FaultKind::Unmapped)?;
+        Ok((word, ((offset % 8) * 8) as u32))
+    }
+
+    fn read_page(&self, base: u64) -> Option<HostPage> {
+        let mut bytes = vec![0u8; HOST_PAGE_BYTES as usize];
+        if !self.backend.read(base, &mut bytes) {
+            return None;
+        }
+        let original: Box<[u64]> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect();
+        let words = original.iter().map(|&w| AtomicU64::new(w)).collect();
+        Some(HostPage { words, original })
+    }
+
+    /// Every page read, with its base address, in address order.
+    fn pages(&self) -> impl Iterator<Item = (u64, &HostPage)> {
+        let root = self
+            .root
+            .get()
+            .into_iter()
+            .flat_map(|root| root.iter().enumerate());
+        root.filter_map(|(top, middles)| Some((top, middles.get()?)))
+            .flat_map(|(top, middles)| {
+                middles
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(middle, leaves)| Some(((top, middle), leaves.get()?)))
+            })
+            .flat_map(|((top, middle), leaves)| {
+                leaves.iter().enumerate().filter_map(move |(leaf, page)| {
+                    let page = page.get()?.as_ref()?;
+                    let number = (((top << LEVEL_BITS) | middle) << LEVEL_BITS) | leaf;
+                    Some((number as u64 * HOST_PAGE_BYTES, page))
+                })
+            })
+    }
+
+    fn write_back(&self) -> Result<u64, HostWriteError> {
+        let mut written = 0;
+        let mut first_error = None;
+        let mut bytes = vec![0u8; HOST_PAGE_BYTES as usize];
+        for (base, page) in self.pages() {
+            let mut changed = [false; HOST_PAGE_BYTES as usize];
+            let mut any = false;
+            for (index, (word, &original)) in page.words.iter().zip(&page.original).enumerate() {
+                let now = word.load(Ordering::Relaxed);
+                bytes[index * 8..index * 8 + 8].copy_from_slice(&now.to_le_bytes());
+                if now != original {
+                    any = true;
+                    let (now, original) = (now.to_le_bytes(), original.to_le_bytes());
+                    for byte in 0..8 {
+                        changed[index * 8 + byte] = now[byte] != original[byte];
+                    }
+                }
+            }
+            if !any {
+                continue;
+            }
+            // Write each run of changed bytes.
+            let mut start = 0;
+            while start < changed.len() {
+                if !changed[start] {
+                    start += 1;
+                    continue;
+                }
+                let end = changed[start..]
+                    .iter()
+                    .position(|c| !c)
+                    .map_or(changed.len(), |run| start + run);
+                let address = base + start as u64;
+                if self.backend.write(address, &bytes[start..end]) {
+                    written += (end - start) as u64;
+                } else if first_error.is_none() {
+                    first_error = Some(HostWriteError {
+                        address,
+                        bytes: (end - start) as u64,
+                    });
+                }
+                start = end;
+            }
+        }
+        match first_error {
+            Some(error) => Err(error),
+            None => Ok(written),
         }
     }
 }

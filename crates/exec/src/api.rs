@@ -1,0 +1,383 @@
+//! The executor as a library: load a module from PTX text once, launch its kernels many times.
+//!
+//! [`Module::load`] parses and checks the text (errors carry the checker's located
+//! diagnostics) and builds the program of every kernel; [`Module::launch`] runs one kernel over
+//! a grid with [`Arg`]uments: buffers (byte slices copied into the simulated global memory
+//! before the launch and back out after it) and scalars. A fault of the kernel (`trap`, a bad
+//! address, the step limit) or an instruction the executor does not implement is an
+//! [`Error`] with the instruction's line and column.
+//!
+//! ```
+//! use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+//!
+//! let source = r#"
+//! .version 8.0
+//! .target sm_90
+//! .address_size 64
+//! .visible .entry scale(.param .u64 data, .param .f32 factor, .param .u32 n)
+//! {
+//!     .reg .b32 %r<4>;
+//!     .reg .f32 %f<3>;
+//!     .reg .b64 %rd<4>;
+//!     .reg .pred %p;
+//!     ld.param.u64 %rd1, [data];
+//!     ld.param.f32 %f1, [factor];
+//!     ld.param.u32 %r1, [n];
+//!     mov.u32 %r2, %tid.x;
+//!     setp.ge.u32 %p, %r2, %r1;
+//!     @%p ret;
+//!     mul.wide.u32 %rd2, %r2, 4;
+//!     add.s64 %rd3, %rd1, %rd2;
+//!     ld.global.f32 %f2, [%rd3];
+//!     mul.rn.f32 %f2, %f2, %f1;
+//!     st.global.f32 [%rd3], %f2;
+//!     ret;
+//! }"#;
+//! let module = Module::load(source, &Options::default())?;
+//! let mut data: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+//! let report = module.launch(
+//!     "scale",
+//!     [1, 1, 1],
+//!     [4, 1, 1],
+//!     &mut [Arg::Buffer(&mut data), Arg::F32(0.5), Arg::U32(4)],
+//!     &LaunchOptions::default(),
+//! )?;
+//! let out: Vec<f32> = data.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+//! assert_eq!(out, [0.5, 1.0, 1.5, 2.0]);
+//! assert_eq!(report.ctas, 1);
+//! # Ok::<(), ptxsim_exec::api::Error>(())
+//! ```
+//!
+//! Errors are values with the location of the problem:
+//!
+//! ```
+//! use ptxsim_exec::api::{Error, Module, Options};
+//!
+//! let broken = ".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {\n  bogus.u32 %r1;\n}\n";
+//! let Err(error @ Error::Check { .. }) = Module::load(broken, &Options::default()) else {
+//!     panic!("the module does not check");
+//! };
+//! // `line:column: error[CODE]: message`, one line per error.
+//! assert!(error.to_string().starts_with("5:"), "{error}");
+//! ```
+
+use std::fmt;
+use std::sync::Arc;
+
+use ptxsim_isa::{Target, Type};
+use ptxsim_syntax::Diagnostic;
+use ptxsim_syntax::diag::LineIndex;
+
+use crate::grid::{self, Argument, Failure, GridOptions, LaunchError};
+use crate::ir::{Location, Program};
+use crate::machine::{DEFAULT_MAX_STEPS, Dim3, Outcome};
+use crate::memory::{HostMemory, HostWriteError};
+
+/// How to check a module.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Check (and run) the module as if its `.target` were this architecture; `None` keeps the
+    /// module's own.
+    pub target: Option<Target>,
+}
+
+/// Why a module did not load or a launch did not complete.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The module has errors: every diagnostic (errors and warnings), and the errors rendered
+    /// one per line as `line:column: error[CODE]: message`.
+    #[error("{rendered}")]
+    Check {
+        /// Every diagnostic, in source order.
+        diagnostics: Vec<Diagnostic>,
+        /// The errors, one per line, with their locations.
+        rendered: String,
+    },
+    /// The module checked but has no program for the kernel asked for (no such entry, too
+    /// many registers).
+    #[error(transparent)]
+    Build(#[from] crate::BuildError),
+    /// The arguments do not fit the kernel's parameters, or the grid is not a valid shape.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// A thread trapped (`trap`, a memory fault) or ran out of fuel, or the executor met an
+    /// instruction it does not implement. The launch stopped; buffers hold what the kernel
+    /// stored before it stopped.
+    #[error("{}", located(*location, message))]
+    Run {
+        /// What happened.
+        message: String,
+        /// The instruction (line 0 where there is none: the step limit).
+        location: Location,
+        /// The CTA of the first thread that stopped (in CTA order).
+        cta: Dim3,
+        /// The thread in its CTA.
+        thread: Dim3,
+        /// What stopped it: `Some` for an outcome of the program (`Trapped`, `OutOfFuel`),
+        /// `None` for an instruction the executor does not implement.
+        outcome: Option<Outcome>,
+    },
+    /// The kernel stored into host memory that cannot be written (see
+    /// [`LaunchOptions::host_memory`]).
+    #[error(transparent)]
+    HostWrite(#[from] HostWriteError),
+}
+
+fn located(location: Location, message: &str) -> String {
+    if location.line == 0 {
+        message.to_string()
+    } else {
+        format!("{}:{}: {message}", location.line, location.column)
+    }
+}
+
+/// Renders the errors of `diagnostics` one per line, `line:column: error[CODE]: message`.
+pub fn render_errors(source: &str, diagnostics: &[Diagnostic]) -> String {
+    let index = LineIndex::new(source);
+    let lines: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| {
+            let (line, column) = index.line_column(source, d.span.start as usize);
+            format!("{line}:{column}: {d}")
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// A kernel argument of [`Module::launch`].
+#[derive(Debug)]
+pub enum Arg<'a> {
+    /// A global buffer: its bytes are copied into the simulated global memory before the launch
+    /// and back into the slice after it (also when the launch fails). The kernel receives its
+    /// simulated address; the parameter must be 8 bytes.
+    Buffer(&'a mut [u8]),
+    /// A `.u32`/`.s32`/`.b32` value.
+    U32(u32),
+    /// A `.s32` value.
+    S32(i32),
+    /// A `.u64`/`.s64`/`.b64` value.
+    U64(u64),
+    /// A `.s64` value.
+    S64(i64),
+    /// An `.f32` value.
+    F32(f32),
+    /// An `.f64` value.
+    F64(f64),
+    /// A value as bits, cut to the parameter's size (1, 2, 4 or 8 bytes): gpuocelot's
+    /// convention, where every argument is widened to 64 bits.
+    Bits(u64),
+}
+
+/// How to run a launch.
+#[derive(Clone, Debug)]
+pub struct LaunchOptions {
+    /// Bytes of dynamic shared memory per CTA (`.extern .shared` arrays).
+    pub dynamic_shared: u64,
+    /// The step limit of each thread.
+    pub max_steps: u64,
+    /// Host threads to run CTAs on (0: all cores). Results do not depend on it.
+    pub host_threads: usize,
+    /// Where global addresses that no buffer holds lead: `None` makes them faults; `Some` maps
+    /// the host's memory there through the backend (the C ABI's `ptx_run`, whose pointer
+    /// arguments are host addresses; see [`HostMemory`]).
+    pub host_memory: Option<Arc<dyn HostMemory>>,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        Self {
+            dynamic_shared: 0,
+            max_steps: DEFAULT_MAX_STEPS,
+            host_threads: 0,
+            host_memory: None,
+        }
+    }
+}
+
+/// What a completed launch did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchReport {
+    /// Instructions issued, all threads together.
+    pub steps: u64,
+    /// CTAs that ran.
+    pub ctas: u64,
+    /// Bytes of host memory written back (with [`LaunchOptions::host_memory`]).
+    pub host_bytes_written: u64,
+}
+
+/// A checked module and the programs of its kernels, ready to launch.
+pub struct Module {
+    kernels: Vec<Program>,
+    warnings: Vec<Diagnostic>,
+}
+
+impl fmt::Debug for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Module")
+            .field("kernels", &self.kernels().collect::<Vec<_>>())
+            .field("warnings", &self.warnings.len())
+            .finish()
+    }
+}
+
+impl Module {
+    /// Parses and checks `source` and builds the program of every kernel (`.entry` with a
+    /// body).
+    pub fn load(source: &str, options: &Options) -> Result<Self, Error> {
+        let check = ptxsim_check::Options {
+            target: options.target,
+        };
+        let (checked, diagnostics) = ptxsim_check::compile(source, &check);
+        let Some(checked) = checked else {
+            let rendered = render_errors(source, &diagnostics);
+            return Err(Error::Check {
+                diagnostics,
+                rendered,
+            });
+        };
+        let kernels = checked
+            .entries()
+            .into_iter()
+            .map(|entry| checked.program(Some(entry)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            kernels,
+            warnings: diagnostics,
+        })
+    }
+
+    /// The kernels' names, in source order.
+    pub fn kernels(&self) -> impl Iterator<Item = &str> {
+        self.kernels.iter().map(|program| program.entry.as_str())
+    }
+
+    /// The checker's warnings.
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// The program of kernel `entry`.
+    pub fn program(&self, entry: &str) -> Result<&Program, Error> {
+        self.kernels
+            .iter()
+            .find(|program| program.entry == entry)
+            .ok_or_else(|| {
+                Error::Build(crate::BuildError::EntryNotFound {
+                    name: entry.to_string(),
+                    available: self.kernels().map(str::to_string).collect(),
+                })
+            })
+    }
+
+    /// Runs kernel `entry` over `grid` CTAs of `block` threads with `args` (one per
+    /// parameter). Buffers are copied back into their slices after the launch, also when it
+    /// fails.
+    pub fn launch(
+        &self,
+        entry: &str,
+        grid: Dim3,
+        block: Dim3,
+        args: &mut [Arg<'_>],
+        options: &LaunchOptions,
+    ) -> Result<LaunchReport, Error> {
+        let program = self.program(entry)?;
+        let arguments = arguments(program, args);
+        let (mut device, addresses) =
+            grid::prepare(program, grid, block, options.max_steps, arguments)?;
+        device
+            .set_dynamic_shared(options.dynamic_shared)
+            .map_err(LaunchError::Shape)?;
+        if let Some(host) = &options.host_memory {
+            device.global.map_host(Arc::clone(host));
+        }
+        let grid_options = GridOptions {
+            host_threads: options.host_threads,
+            ..GridOptions::default()
+        };
+        let run = grid::run_grid(&device, grid_options, None, None);
+        for (arg, address) in args.iter_mut().zip(&addresses) {
+            let (Arg::Buffer(bytes), Some(address)) = (arg, address) else {
+                continue;
+            };
+            if let Some(buffer) = device.global.buffer_at(*address) {
+                let contents = buffer.contents();
+                let n = bytes.len().min(contents.len());
+                bytes[..n].copy_from_slice(&contents[..n]);
+            }
+        }
+        let written = device.global.write_back_host();
+        if let Some(failure) = run.failure {
+            return Err(run_error(failure, options.max_steps));
+        }
+        Ok(LaunchReport {
+            steps: run.steps,
+            ctas: run.ctas_run,
+            host_bytes_written: written?,
+        })
+    }
+}
+
+fn run_error(failure: Failure, max_steps: u64) -> Error {
+    let Failure {
+        cta,
+        thread,
+        outcome,
+    } = failure;
+    let (message, location, outcome) = match outcome {
+        Ok(Outcome::Trapped { message, location }) => (
+            format!("trap: {message}"),
+            location,
+            Some(Outcome::Trapped {
+                message: message.clone(),
+                location,
+            }),
+        ),
+        Ok(other) => (
+            format!(
+                "thread {thread:?} of CTA {cta:?} did not finish within {max_steps} steps (the \
+                 step limit)"
+            ),
+            Location::default(),
+            Some(other),
+        ),
+        Err(stopped) => (stopped.message, stopped.location, None),
+    };
+    Error::Run {
+        message,
+        location,
+        cta,
+        thread,
+        outcome,
+    }
+}
+
+/// The launch arguments of `args` for `program`'s parameters.
+fn arguments(program: &Program, args: &[Arg<'_>]) -> Vec<Argument> {
+    let mut out = Vec::with_capacity(args.len());
+    for (index, arg) in args.iter().enumerate() {
+        let scalar = |ty: Type, bits: u64| Argument::Scalar { ty, bits };
+        out.push(match arg {
+            Arg::Buffer(bytes) => Argument::Buffer(bytes.to_vec()),
+            Arg::U32(v) => scalar(Type::U32, u64::from(*v)),
+            Arg::S32(v) => scalar(Type::S32, u64::from(*v as u32)),
+            Arg::U64(v) => scalar(Type::U64, *v),
+            Arg::S64(v) => scalar(Type::S64, *v as u64),
+            Arg::F32(v) => scalar(Type::F32, u64::from(v.to_bits())),
+            Arg::F64(v) => scalar(Type::F64, v.to_bits()),
+            Arg::Bits(bits) => {
+                // The parameter's size decides; a parameter of another size (a byte array)
+                // is reported by `prepare` as a size mismatch of a .b64.
+                let bytes = program.params.get(index).map_or(8, |param| param.bytes);
+                let (ty, mask) = match bytes {
+                    1 => (Type::B8, 0xff),
+                    2 => (Type::B16, 0xffff),
+                    4 => (Type::B32, 0xffff_ffff),
+                    _ => (Type::B64, u64::MAX),
+                };
+                scalar(ty, bits & mask)
+            }
+        });
+    }
+    out
+}
