@@ -62,7 +62,16 @@ fn source_vector_has_sink(instruction: &str) -> bool {
             .any(|e| e.trim() == "_")
 }
 
-/// D1–D8 of docs/divergences.md.
+/// The number of a `.target` (`sm_90a` -> 90; 0 for anything else).
+fn sm_number(target: &str) -> u32 {
+    target
+        .trim_start_matches("sm_")
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .unwrap_or(0)
+}
+
+/// D1–D10 of docs/divergences.md.
 pub const DIVERGENCES: &[Divergence] = &[
     Divergence {
         id: "D1 relu e2m1x2.bf16x2 source register",
@@ -121,11 +130,7 @@ pub const DIVERGENCES: &[Divergence] = &[
         id: "D9 cp.async ignore-src below PTX 7.5",
         // Below sm_80 ptxas rejects cp.async itself, as ptxsim does.
         matches: |_, t, _, i| {
-            let number: u32 = t
-                .trim_start_matches("sm_")
-                .trim_end_matches(|c: char| c.is_ascii_alphabetic())
-                .parse()
-                .unwrap_or(0);
+            let number = sm_number(t);
             number >= 80 && i.starts_with("cp.async.") && i.ends_with("%pred_2;")
         },
         ptxas_accepts: false,
@@ -136,11 +141,7 @@ pub const DIVERGENCES: &[Divergence] = &[
         // wants sm_90; the sink as the state: a PTX ISA version above 7.0. The gate table sees
         // modifiers, not operands.
         matches: |_, t, v, i| {
-            let number: u32 = t
-                .trim_start_matches("sm_")
-                .trim_end_matches(|c: char| c.is_ascii_alphabetic())
-                .parse()
-                .unwrap_or(0);
+            let number = sm_number(t);
             let version: f32 = v.parse().unwrap_or(0.0);
             let arrive =
                 i.starts_with("mbarrier.arrive.") || i.starts_with("mbarrier.arrive_drop.");

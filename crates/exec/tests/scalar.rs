@@ -357,3 +357,23 @@ fn register_parameters_are_per_thread() {
     let expected: Vec<u32> = (0..64).map(|t| t * t).collect();
     assert_eq!(words32(&out), expected);
 }
+
+/// PTX ISA 6.4.2, "Arrays as Operands": "`mov.u32 s, a[1]; // move address of a[1] into s`" —
+/// `name[N]` is the address of element `N`, `N` times the element size past the array's start
+/// (tinygrad writes `mov.u64 %rd, local0[0]` for its shared buffers).
+#[test]
+fn array_element_operands_are_element_addresses() {
+    let body = "\t.reg .b64 %a, %b, %c;\n\t.shared .align 8 .b64 arr[16];\n\
+                \t.shared .align 4 .v2 .f32 pairs[4];\n\
+                \tmov.u64 %a, arr[0];\n\tmov.u64 %b, arr[5];\n\tsub.u64 %b, %b, %a;\n\
+                \tmov.u64 %c, pairs[3];\n\tmov.u64 %a, pairs[0];\n\tsub.u64 %c, %c, %a;\n\
+                \tst.global.v2.u64 [%out], {%b, %c};";
+    let bytes = run("", body, 16);
+    let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    assert_eq!(word(0), 5 * 8, "arr[5] is 40 bytes past arr[0]");
+    assert_eq!(
+        word(1),
+        3 * 8,
+        "pairs[3] is 3 .v2 .f32 elements past pairs[0]"
+    );
+}

@@ -480,8 +480,11 @@ pub struct NameOffset {
     pub span: Span,
     /// The variable or function.
     pub name: NameRef,
-    /// The sum of the `+N` terms, with the span of all of them.
+    /// The sum of the `+N` terms, with the span of all of them; for `name[N]` the index.
     pub offset: Spanned<i64>,
+    /// `name[N]` (PTX ISA 6.4.2, "Arrays as Operands"): the offset counts elements of the
+    /// array, not bytes.
+    pub indexed: bool,
 }
 
 /// A memory address `[base+offset]`.

@@ -616,6 +616,17 @@ pub(crate) fn name_offset(name: NameRef, terms: Vec<Spanned<i64>>, span: Span) -
         span,
         name,
         offset: Spanned::new(value, offset_span),
+        indexed: false,
+    }))
+}
+
+/// `name[N]` (PTX ISA 6.4.2): the address of element `N` of the array `name`.
+pub(crate) fn name_index(name: NameRef, index: Spanned<u64>, span: Span) -> Operand {
+    Operand::NameOffset(Box::new(NameOffset {
+        span,
+        name,
+        offset: Spanned::new(i64::try_from(index.value).unwrap_or(i64::MAX), index.span),
+        indexed: true,
     }))
 }
 

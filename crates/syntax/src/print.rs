@@ -362,6 +362,9 @@ impl Display for Operand {
                 f.write_char('}')
             }
             Operand::Address(address) => write!(f, "{address}"),
+            Operand::NameOffset(offset) if offset.indexed => {
+                write!(f, "{}[{}]", offset.name, offset.offset.value)
+            }
             Operand::NameOffset(offset) => write!(f, "{}+{}", offset.name, offset.offset.value),
             Operand::AddressList(items) => {
                 f.write_char('[')?;

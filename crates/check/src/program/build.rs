@@ -306,6 +306,9 @@ pub(crate) struct Builder<'m> {
     dynamic_shared: Option<u64>,
     /// The condition code's carry flag (`%cc`), made at its first use.
     carry: Option<RegisterId>,
+    /// The element size in bytes of each array variable, by the position of its name (for
+    /// `name[N]` operands).
+    element_bytes: FxHashMap<u32, u64>,
 }
 
 impl<'m> Builder<'m> {
@@ -319,6 +322,7 @@ impl<'m> Builder<'m> {
             prefix: String::new(),
             next: [0, THREAD_PARAM_BASE, 0, 0, 0],
             carry: None,
+            element_bytes: FxHashMap::default(),
             kernel_params: Vec::new(),
             globals: Vec::new(),
             constants: Vec::new(),
@@ -565,6 +569,16 @@ impl<'m> Builder<'m> {
     }
 
     /// The symbol a name resolved to.
+    /// The element size of the array variable a name refers to.
+    fn element_size(&self, name: &NameRef) -> Option<u64> {
+        let found = self
+            .uses
+            .iter()
+            .find(|(at, _)| *at == name.name.span.start)
+            .map(|(_, found)| found)?;
+        self.element_bytes.get(&found.span.start).copied()
+    }
+
     fn lookup(&self, name: &ptxsim_syntax::Spanned<ptxsim_syntax::Text>) -> Option<&Symbol> {
         let found = self
             .uses
@@ -668,6 +682,8 @@ impl<'m> Builder<'m> {
                 declarator.name.span.start,
                 Symbol::Address(space, address, size),
             );
+            self.element_bytes
+                .insert(declarator.name.span.start, element_bytes * vector);
         }
     }
 
@@ -1901,11 +1917,20 @@ impl<'m> Builder<'m> {
                 }
                 None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
             },
-            // The address plus the offset, as ptxas computes it at assembly time.
+            // The address plus the offset, as ptxas computes it at assembly time; `name[N]` is
+            // the address of element N (PTX ISA 6.4.2).
             Operand::NameOffset(offset) => match self.resolve_name(&offset.name) {
-                Some(Resolved::Address(_, address, _)) => Ok(Source::Immediate(u128::from(
-                    address.wrapping_add_signed(offset.offset.value),
-                ))),
+                Some(Resolved::Address(_, address, _)) => {
+                    let scale = if offset.indexed {
+                        self.element_size(&offset.name).unwrap_or(1)
+                    } else {
+                        1
+                    };
+                    let bytes = offset.offset.value.wrapping_mul(scale as i64);
+                    Ok(Source::Immediate(u128::from(
+                        address.wrapping_add_signed(bytes),
+                    )))
+                }
                 // A register plus an immediate, which ptxas takes as an operand too.
                 Some(Resolved::Register(id)) => Ok(Source::RegisterPlus(id, offset.offset.value)),
                 _ => Err(format!(
