@@ -479,6 +479,11 @@ fn hide_fast_lane_terminal(expected: &mut Vec<String>) {
             "\"instruction\"" | "\"declaration\"" | "\"label\""
         )
     });
+    // After an operand name, `[` would only open an array index (`a[1]`, PTX ISA 6.4.2);
+    // offering it where a `;` is missing hides the likelier fix.
+    if expected.iter().any(|name| name == "\";\"") {
+        expected.retain(|name| name != "\"[\"");
+    }
 }
 
 /// The end of the last non-blank, non-comment text before `offset` (for "insert `;` here").
