@@ -1537,6 +1537,53 @@ static void cases_triton() {
       arg_out(c, "out", out, "double: (x - mean) / sqrt(var + eps) * w + b per row, rounded once to f32", "f32", false, nullptr, kMathTolNote);
       tolerance(c, "f32", 1, bound);
       arg_s32(c, cols); c.args.push_back("f32:0f3727c5ac"); scratch(c); launch_rows(c); g_cases.push_back(c); }
+    // tl.math and libdevice: gelu with libdevice tanh and tl.math.erf, x * rsqrt(mean(x^2) +
+    // eps) * w, and the softmax of the row (kernels.py gelu_rms_softmax).
+    { Case c{"triton_gelu_rms_softmax", "triton:gelu_rms_softmax", "gelu_rms_softmax"};
+      const double k_tanh = (double)0.7978845608f, c3 = (double)0.044715f, k_erf = (double)0.7071067812f;
+      Bytes gt, ge, rms, sm;
+      std::vector<double> bgt, bge, brms, bsm;
+      for (int row = 0; row < rows; row++) {
+          const float* xr = &x[row * cols];
+          double ss = 0;
+          for (int j = 0; j < cols; j++) ss += (double)xr[j] * xr[j];
+          const double ms = ss / cols, rs = 1 / std::sqrt(ms + eps);
+          // The sum of squares (4 + 5 + 2 + 1 levels), div.full (2 ulp), + eps, rsqrt.approx.
+          const double rel_rs = 0.5 * ((depth + 2) * kU + kDivApprox + kU) + kRsqrtApprox;
+          for (int j = 0; j < cols; j++) {
+              const double xv = xr[j];
+              // gelu, tanh form: z in 5 roundings, libdevice tanhf 2 ulp.
+              const double z = k_tanh * (xv + c3 * xv * xv * xv), t = std::tanh(z);
+              const double dz = 10 * kU * std::fabs(z);
+              const double dt = std::min(2.0, (1 - t * t) * dz) + kMathLibUlp * std::ldexp(1.0, -23) * std::fabs(t);
+              const double g1 = 0.5 * xv * (1 + t);
+              gt.put((float)g1);
+              bgt.push_back(2 * (0.5 * std::fabs(xv) * (dt + kU * (1 + std::fabs(t))) + 2 * kU * std::fabs(g1)));
+              // gelu, erf form: erff 2 ulp.
+              const double wv = k_erf * xv, e = std::erf(wv);
+              const double de = std::min(2.0, 2 / std::sqrt(M_PI) * std::exp(-wv * wv) * kU * std::fabs(wv)) +
+                                kMathLibUlp * std::ldexp(1.0, -23) * std::fabs(e);
+              const double g2 = 0.5 * xv * (1 + e);
+              ge.put((float)g2);
+              bge.push_back(2 * (0.5 * std::fabs(xv) * (de + kU * (1 + std::fabs(e))) + 2 * kU * std::fabs(g2)));
+              const double y = xv * rs * w[j];
+              rms.put((float)y);
+              brms.push_back(2 * std::fabs(y) * (rel_rs + 2 * kU));
+          }
+          std::vector<double> p;
+          softmax_bound(xr, p, bsm);
+          for (double v : p) sm.put((float)v);
+      }
+      arg_in(c, "x", f32buf(x)); arg_in(c, "w", f32buf(w));
+      arg_out(c, "gelu_tanh", gt, "double: 0.5 x (1 + tanh(k (x + c x^3))) (k, c: the kernel's f32 constants), rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, bgt);
+      arg_out(c, "gelu_erf", ge, "double: 0.5 x (1 + erf(k x)), rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, bge);
+      arg_out(c, "rms", rms, "double: x / sqrt(mean(x^2) + eps) * w, rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, brms);
+      arg_out(c, "softmax", sm, "double: exp(x - max) / sum(exp(x - max)) per row, rounded once to f32", "f32", false, nullptr, kMathTolNote);
+      tolerance(c, "f32", 1, bsm);
+      arg_s32(c, cols); c.args.push_back("f32:0f3727c5ac"); scratch(c); launch_rows(c); g_cases.push_back(c); }
 }
 
 // ptx-samples/cuda/mbarrier.cu: libcu++'s cuda::barrier (mbarrier.init/arrive/test_wait or
