@@ -19,6 +19,28 @@ use ptxsim_trace::{self as trace, Format};
 const BLOCK: u32 = 2;
 /// The element count the nvcc samples run with.
 const N: u64 = 3;
+/// The most trace lines a case keeps in its snapshot (a kernel whose loop runs over a whole
+/// row with two threads, `rmsnorm_row`, would write 18,000); the rest is cut with a line that
+/// says how many were left out.
+const MAX_CASE_LINES: usize = 5_000;
+
+/// `text` with at most [`MAX_CASE_LINES`] lines.
+fn cut(text: String) -> String {
+    let total = text.lines().count();
+    if total <= MAX_CASE_LINES {
+        return text;
+    }
+    let mut kept: String = text
+        .lines()
+        .take(MAX_CASE_LINES)
+        .flat_map(|line| [line, "\n"])
+        .collect();
+    kept.push_str(&format!(
+        "# ... {} more lines (cut for the snapshot)\n",
+        total - MAX_CASE_LINES
+    ));
+    kept
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -154,13 +176,13 @@ fn nvcc_samples() {
                 case["name"].as_str().unwrap(),
                 specs.join(" --arg ")
             ));
-            out.push_str(&trace_text(
+            out.push_str(&cut(trace_text(
                 &program,
                 BLOCK,
                 100_000,
                 arguments,
                 dynamic_shared,
-            ));
+            )));
         }
         assert!(
             !out.is_empty(),
