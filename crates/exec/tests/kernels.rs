@@ -268,6 +268,12 @@ const KNOWN_GPU_DIFFERENCES: &[(&str, usize, usize)] = &[
     // Triton: ex2.approx.f32 and div.full.f32; div.full.f32 and sqrt.approx.ftz.f32.
     ("triton_softmax", 1, 6_170),
     ("triton_layer_norm", 3, 3_384),
+    // Triton tl.math: libdevice tanh and erf (ex2.approx, rcp.approx inside), rsqrt.approx,
+    // the softmax as above.
+    ("triton_gelu_rms_softmax", 2, 190),
+    ("triton_gelu_rms_softmax", 3, 12),
+    ("triton_gelu_rms_softmax", 4, 3_317),
+    ("triton_gelu_rms_softmax", 5, 6_170),
 ];
 
 #[test]
