@@ -39,29 +39,9 @@ open(sys.argv[2], 'wb').write(data)
 PY
 native=$("$work/native" "$work/in.f32" "$work/native.out" 5)
 
-blocks=$(( (threads + 255) / 256 ))
+echo "$threads threads"
 # Best of 5 runs: the whole process (parse, read the input, simulate, write the output) and
 # the simulation alone (`--stats`: the launch, as the native loop's time is the loop alone).
-run_ptxsim() {
-    local jobs=$1
-    best_of_five "$work/state.json" "$work/stats.txt" -- "$ptxsim" run "$repo/ptx-samples/nvcc/fp8_convert.sm_90.ptx" --entry f32_to_e4m3 \
-        --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$threads" \
-        --arg "s32:$threads" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
-        --stats
-}
-read -r one one_sim < <(run_ptxsim 1)
-read -r two two_sim < <(run_ptxsim 2)
-steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$work/state.json")
-if cmp -s "$work/native.out" "$work/ptxsim.out"; then same="byte-identical"; else same="DIFFERENT"; fi
-echo "kernel f32_to_e4m3, $threads threads, $steps simulated instructions (best of 5 runs each)"
-printf "native loop (__nv_cvt_float_to_fp8, g++ -O2): %.4f s\n" "$native"
-for jobs in 1 2; do
-    if [ "$jobs" = 1 ]; then whole=$one; sim=$one_sim; else whole=$two; sim=$two_sim; fi
-    printf "ptxsim --jobs %s: whole run %.4f s (%.1fx native); simulation %.4f s (%.1f M instructions/s, %.1fx native)\n" \
-        "$jobs" "$whole" "$(echo "$whole / $native" | bc -l)" "$sim" \
-        "$(echo "$steps / $sim / 1000000" | bc -l)" "$(echo "$sim / $native" | bc -l)"
-done
-printf "scaling 1 -> 2 host threads: whole run %.2fx, simulation %.2fx\n" \
-    "$(echo "$one / $two" | bc -l)" "$(echo "$one_sim / $two_sim" | bc -l)"
-echo "outputs: $same"
-[ "$same" = "byte-identical" ]
+compare_with_native "$work" "$native" "__nv_cvt_float_to_fp8" \
+    "$repo/ptx-samples/nvcc/fp8_convert.sm_90.ptx" f32_to_e4m3 -- --grid "$(( (threads + 255) / 256 ))" \
+    --block 256 --arg "buf:$work/in.f32" --arg "zeros:$threads" --arg "s32:$threads"

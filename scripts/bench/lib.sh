@@ -17,3 +17,36 @@ best_of_five() {
     done
     echo "$best $sim"
 }
+
+# compare_with_native WORK NATIVE_SECONDS LABEL PTX ENTRY -- RUN_ARGS...: runs
+# `ptxsim run PTX --entry ENTRY RUN_ARGS... --out 1=WORK/ptxsim.out --format json --stats`
+# best of five with 1 and with 2 host threads (needs $ptxsim), prints the whole-run and
+# simulation times against NATIVE_SECONDS (the native loop named LABEL) and fails unless
+# WORK/ptxsim.out is byte-identical to WORK/native.out.
+compare_with_native() {
+    local work=$1 native=$2 label=$3 ptx=$4 entry=$5 jobs steps whole sim same
+    shift 6
+    local -A whole_of sim_of
+    for jobs in 1 2; do
+        read -r whole sim < <(best_of_five "$work/state.json" "$work/stats.txt" -- \
+            "$ptxsim" run "$ptx" --entry "$entry" "$@" --out "1=$work/ptxsim.out" \
+            --jobs "$jobs" --format json --stats)
+        whole_of[$jobs]=$whole
+        sim_of[$jobs]=$sim
+    done
+    steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$work/state.json")
+    if cmp -s "$work/native.out" "$work/ptxsim.out"; then same="byte-identical"; else same="DIFFERENT"; fi
+    echo "kernel $entry, $steps simulated instructions (best of 5 runs each)"
+    printf "native loop (%s, g++ -O2): %.5f s\n" "$label" "$native"
+    for jobs in 1 2; do
+        whole=${whole_of[$jobs]}
+        sim=${sim_of[$jobs]}
+        printf "ptxsim --jobs %s: whole run %.4f s (%.1fx native); simulation %.4f s (%.1f M instructions/s, %.1fx native)\n" \
+            "$jobs" "$whole" "$(echo "$whole / $native" | bc -l)" "$sim" \
+            "$(echo "$steps / $sim / 1000000" | bc -l)" "$(echo "$sim / $native" | bc -l)"
+    done
+    printf "scaling 1 -> 2 host threads: whole run %.2fx, simulation %.2fx\n" \
+        "$(echo "${whole_of[1]} / ${whole_of[2]}" | bc -l)" "$(echo "${sim_of[1]} / ${sim_of[2]}" | bc -l)"
+    echo "outputs: $same"
+    [ "$same" = "byte-identical" ]
+}

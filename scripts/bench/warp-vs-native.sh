@@ -36,25 +36,7 @@ open(sys.argv[1], 'wb').write(struct.pack('<%df' % n, *values))
 PY
 native=$("$work/native" "$work/in.f32" "$work/native.out" 5)
 
-blocks=$(( n / 256 ))
-run_ptxsim() {
-    local jobs=$1
-    best_of_five "$work/state.json" "$work/stats.txt" -- "$ptxsim" run "$repo/ptx-samples/nvcc/warp.sm_90.ptx" --entry warp_sum_down \
-        --grid "$blocks" --block 256 --arg "buf:$work/in.f32" --arg "zeros:$(( n / 8 ))" \
-        --arg "s32:$n" --out "1=$work/ptxsim.out" --jobs "$jobs" --format json \
-        --stats
-}
-read -r one one_sim < <(run_ptxsim 1)
-read -r two two_sim < <(run_ptxsim 2)
-steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$work/state.json")
-if cmp -s "$work/native.out" "$work/ptxsim.out"; then same="byte-identical"; else same="DIFFERENT"; fi
-echo "kernel warp_sum_down, $n elements, $steps simulated instructions (best of 5 runs each)"
-printf "native loop (g++ -O2): %.5f s\n" "$native"
-for jobs in 1 2; do
-    if [ "$jobs" = 1 ]; then whole=$one; sim=$one_sim; else whole=$two; sim=$two_sim; fi
-    printf "ptxsim --jobs %s: whole run %.4f s (%.0fx native); simulation %.4f s (%.1f M instructions/s, %.0fx native)\n" \
-        "$jobs" "$whole" "$(echo "$whole / $native" | bc -l)" "$sim" \
-        "$(echo "$steps / $sim / 1000000" | bc -l)" "$(echo "$sim / $native" | bc -l)"
-done
-echo "outputs: $same"
-[ "$same" = "byte-identical" ]
+echo "$n elements"
+compare_with_native "$work" "$native" "the same shuffle tree" \
+    "$repo/ptx-samples/nvcc/warp.sm_90.ptx" warp_sum_down -- --grid "$(( n / 256 ))" --block 256 \
+    --arg "buf:$work/in.f32" --arg "zeros:$(( n / 8 ))" --arg "s32:$n"

@@ -1451,6 +1451,31 @@ static u16 f16_fma_exact(u16 a, u16 b, u16 c) {
 static float f16f(u16 h) { return __half2float(bitsh(h)); }
 static u16 d2h(double x) { return hbits(__double2half(x)); }
 
+// Softmax of one row, exp(x - max) / sum(exp(x - max)), in double (appended to `p`), and per
+// element the bound propagated from the documented errors (appended to `bound`): x - max, the
+// rounded constant log2(e) and the product (3 roundings) through ex2.approx, the sum's
+// `sum_depth` roundings, and the division (2 ulp); subnormal results get 2^-125 absolute.
+static void softmax_reference(const float* x, int cols, int sum_depth, std::vector<double>& p,
+                              std::vector<double>& bound) {
+    const double log2e_rel = 3 * kU;
+    double mx = -INFINITY;
+    for (int j = 0; j < cols; j++) mx = std::max(mx, (double)x[j]);
+    double s = 0, eta_max = 0;
+    std::vector<double> e(cols), eta(cols);
+    for (int j = 0; j < cols; j++) {
+        double d = (double)x[j] - mx;
+        e[j] = std::exp(d);
+        eta[j] = std::isinf(d) ? 0 : std::log(2.0) * log2e_rel * std::fabs(d) * M_LOG2E * 1.01 + kEx2Approx;
+        s += e[j];
+        eta_max = std::max(eta_max, eta[j]);
+    }
+    const double sigma = eta_max + sum_depth * kU * 1.01;
+    for (int j = 0; j < cols; j++) {
+        p.push_back(e[j] / s);
+        bound.push_back(2 * (p.back() * (eta[j] + sigma + kDivApprox) + std::ldexp(1.0, -125)));
+    }
+}
+
 // Triton 3.9 kernels (ptx-samples/triton/kernels.py, compiled for sm_80 and sm_90a): the
 // tutorial's fused softmax and layer norm (one program of 4 warps per row), and tl.math
 // (libdevice tanh and erf, rsqrt, exp) in gelu_rms_softmax. Triton appends two pointer
@@ -1479,29 +1504,11 @@ static void cases_triton() {
         c.n = rows; c.block = 128; c.grid = rows; c.dynamic_shared = 1024;
         c.notes.push_back("one program (128 threads, 4 warps) per row of 333 floats; BLOCK 512");
     };
-    // Softmax: exp(x - max) / sum, as softmax_row's bound (ex2.approx and div.full: 2 ulp each).
-    auto softmax_bound = [&](const float* row, std::vector<double>& p, std::vector<double>& bound) {
-        double mx = -INFINITY, s = 0, eta_max = 0;
-        for (int j = 0; j < cols; j++) mx = std::max(mx, (double)row[j]);
-        std::vector<double> e(cols), eta(cols);
-        for (int j = 0; j < cols; j++) {
-            double d = (double)row[j] - mx;
-            e[j] = std::exp(d);
-            eta[j] = std::log(2.0) * 3 * kU * std::fabs(d) * M_LOG2E * 1.01 + kEx2Approx;
-            s += e[j];
-            eta_max = std::max(eta_max, eta[j]);
-        }
-        const double sigma = eta_max + (depth + cols / 128) * kU * 1.01;
-        for (int j = 0; j < cols; j++) {
-            p.push_back(e[j] / s);
-            bound.push_back(2 * (p.back() * (eta[j] + sigma + kDivApprox) + std::ldexp(1.0, -125)));
-        }
-    };
     { Case c{"triton_softmax", "triton:softmax_rows", "softmax_rows"};
       Bytes out; std::vector<double> bound;
       for (int row = 0; row < rows; row++) {
           std::vector<double> p;
-          softmax_bound(&x[row * cols], p, bound);
+          softmax_reference(&x[row * cols], cols, depth + cols / 128, p, bound);
           for (double v : p) out.put((float)v);
       }
       arg_in(c, "x", f32buf(x));
@@ -1571,7 +1578,7 @@ static void cases_triton() {
               brms.push_back(2 * std::fabs(y) * (rel_rs + 2 * kU));
           }
           std::vector<double> p;
-          softmax_bound(xr, p, bsm);
+          softmax_reference(xr, cols, depth + cols / 128, p, bsm);
           for (double v : p) sm.put((float)v);
       }
       arg_in(c, "x", f32buf(x)); arg_in(c, "w", f32buf(w));
@@ -1689,29 +1696,12 @@ static void cases_math() {
               in[row * cols + j] = (float)v;
           }
       }
-      const double log2e_rel = 3 * kU;   // x - m, the rounded constant log2(e), the product
       const int depth = (cols + 31) / 32 + 5;
       Bytes out; std::vector<double> bound;
       for (int row = 0; row < rows; row++) {
-          const float* x = &in[row * cols];
-          double mx = -INFINITY;
-          for (int j = 0; j < cols; j++) mx = std::max(mx, (double)x[j]);
-          double s = 0, eta_max = 0;
-          std::vector<double> e(cols), eta(cols);
-          for (int j = 0; j < cols; j++) {
-              double d = (double)x[j] - mx;
-              e[j] = std::exp(d);
-              eta[j] = std::isinf(d) ? 0 : std::log(2.0) * log2e_rel * std::fabs(d) * M_LOG2E * 1.01 + kEx2Approx;
-              s += e[j];
-              eta_max = std::max(eta_max, eta[j]);
-          }
-          double sigma = eta_max + depth * kU * 1.01;
-          for (int j = 0; j < cols; j++) {
-              double p = e[j] / s;
-              out.put((float)p);
-              // subnormal results: ex2.approx (2 ulp = 2^-148 absolute) and div.approx of a subnormal
-              bound.push_back(2 * (p * (eta[j] + sigma + kDivApprox) + std::ldexp(1.0, -125)));
-          }
+          std::vector<double> p;
+          softmax_reference(&in[row * cols], cols, depth, p, bound);
+          for (double v : p) out.put((float)v);
       }
       arg_in(c, "in", f32buf(in));
       arg_out(c, "out", out, "double: exp(x - max) / sum(exp(x - max)) per row, rounded once to f32", "f32", false, nullptr, kMathTolNote);

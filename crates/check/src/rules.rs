@@ -623,6 +623,24 @@ const MODULE_VERSION_TARGET: &str = "E0403";
 /// The `.target` names no architecture ptxas knows.
 const UNKNOWN_TARGET: &str = "E0404";
 
+/// The value of operand `index` when it is an integer literal (signed).
+fn integer_operand(instruction: &Instruction, index: usize) -> Option<i128> {
+    match instruction.operands.get(index) {
+        Some(Operand::Immediate(immediate)) => match immediate.value.value {
+            ImmediateValue::Integer { value, .. } => {
+                let value = i128::from(value);
+                Some(if immediate.value.negative {
+                    -value
+                } else {
+                    value
+                })
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Checks one instruction of a decoded opcode against the instruction table: its modifiers,
 /// its operands (as [`InstructionContext::operands`] gives them) and what it needs of the
 /// target and version. Other opcodes are accepted.
@@ -698,41 +716,23 @@ pub fn check_instruction(
         return;
     };
     let key = operands_key(context.operands);
-    // A value rule the operand kinds do not show (checked whatever the cache says).
-    if let Ok(Form::Op(op)) = &*decoded.form
-        && matches!(op.form, ptxsim_isa::ops::OpForm::CpAsync { .. })
-    {
-        let value = match instruction.operands.get(2) {
-            Some(Operand::Immediate(immediate)) if !immediate.value.negative => {
-                match immediate.value.value {
-                    ImmediateValue::Integer { value, .. } => Some(value),
-                    _ => None,
-                }
+    // A value rule the operand kinds do not show (checked whatever the cache says):
+    // cp.async's cp-size, mbarrier.init's count.
+    if let Ok(Form::Op(op)) = &*decoded.form {
+        let violation = match op.form {
+            ptxsim_isa::ops::OpForm::CpAsync { .. } => ptxsim_isa::op_layout::cp_size_violation(
+                &op.form,
+                integer_operand(instruction, 2).and_then(|v| u64::try_from(v).ok()),
+            ),
+            ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
+                ptxsim_isa::op_layout::mbarrier_count_violation(
+                    &op.form,
+                    integer_operand(instruction, 1),
+                )
             }
             _ => None,
         };
-        if let Some(violation) = ptxsim_isa::op_layout::cp_size_violation(&op.form, value) {
-            diagnostics.push(violation_diagnostic(context, instruction, &violation));
-        }
-    }
-    if let Ok(Form::Op(op)) = &*decoded.form
-        && matches!(op.form, ptxsim_isa::ops::OpForm::Mbarrier { .. })
-    {
-        let value = match instruction.operands.get(1) {
-            Some(Operand::Immediate(immediate)) => match immediate.value.value {
-                ImmediateValue::Integer { value, .. } => {
-                    let value = i128::from(value);
-                    Some(if immediate.value.negative {
-                        -value
-                    } else {
-                        value
-                    })
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(violation) = ptxsim_isa::op_layout::mbarrier_count_violation(&op.form, value) {
+        if let Some(violation) = violation {
             diagnostics.push(violation_diagnostic(context, instruction, &violation));
         }
     }

@@ -1272,11 +1272,7 @@ fn collect_with(
     for (index, &name) in modifiers.iter().enumerate() {
         let Some(modifier) = classify(name).or_else(|| Type::from_name(name).map(Modifier::Type))
         else {
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnknownModifier,
-                Some(index),
-                format!(".{name} is not a modifier of {opcode}"),
-            ));
+            return Err(not_a_modifier(index, name, opcode));
         };
         match modifier {
             Modifier::Type(ty) => {
@@ -2537,11 +2533,7 @@ fn decode_slct(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             }
             types.push(Indexed { value: ty, index });
         } else {
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnknownModifier,
-                Some(index),
-                format!(".{m} is not a modifier of {opcode}"),
-            ));
+            return Err(not_a_modifier(index, m, opcode));
         }
     }
     let [d, c] = types[..] else {
@@ -2622,11 +2614,7 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         }
         ["async", other, ..] | [other, ..] => {
             let index = usize::from(modifiers[0] == "async");
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnknownModifier,
-                Some(index),
-                format!(".{other} is not a modifier of {opcode} here"),
-            ));
+            return Err(not_a_modifier(index, other, format_args!("{opcode} here")));
         }
     }
     let cg = modifiers[1] == "cg";
@@ -2639,10 +2627,10 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             "L2::64B" | "L2::128B" | "L2::256B" if global.is_some() => {}
             "L2::cache_hint" if global.is_some() => set_flag(&mut hint, index, m)?,
             _ => {
-                return Err(DecodeError::new(
-                    DecodeErrorKind::UnknownModifier,
-                    Some(index),
-                    format!(".{m} is not a modifier of cp.async here (cp.async.ca.shared.global)"),
+                return Err(not_a_modifier(
+                    index,
+                    m,
+                    "cp.async here (cp.async.ca.shared.global)",
                 ));
             }
         }
@@ -2669,11 +2657,7 @@ fn decode_bar_warp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         .skip(1)
         .find(|(_, m)| **m != "sync")
     {
-        return Err(DecodeError::new(
-            DecodeErrorKind::UnknownModifier,
-            Some(index),
-            format!(".{extra} is not a modifier of bar.warp.sync"),
-        ));
+        return Err(not_a_modifier(index, extra, "bar.warp.sync"));
     }
     if modifiers.len() < 2 {
         return Err(DecodeError::new(
@@ -2917,11 +2901,7 @@ fn decode_membar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         [first, ..] => {
             let index = usize::from(matches!(*first, "cta" | "gl" | "sys"));
             let name = modifiers.get(index).copied().unwrap_or("");
-            Err(DecodeError::new(
-                DecodeErrorKind::UnknownModifier,
-                Some(index),
-                format!(".{name} is not a modifier of {opcode}"),
-            ))
+            Err(not_a_modifier(index, name, opcode))
         }
     }
 }
@@ -2946,11 +2926,7 @@ fn decode_fence(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             }
             "cta" | "cluster" | "gpu" | "sys" if scope.is_none() => scope = Some(index),
             _ => {
-                return Err(DecodeError::new(
-                    DecodeErrorKind::UnknownModifier,
-                    Some(index),
-                    format!(".{m} is not a modifier of {opcode} here"),
-                ));
+                return Err(not_a_modifier(index, m, format_args!("{opcode} here")));
             }
         }
     }
@@ -3353,10 +3329,10 @@ fn decode_mbarrier(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
                 format!("mbarrier takes .b64, not .{m}"),
             ));
         } else {
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnknownModifier,
-                Some(index),
-                format!(".{m} is not a modifier of {opcode}.{first} here"),
+            return Err(not_a_modifier(
+                index,
+                m,
+                format_args!("{opcode}.{first} here"),
             ));
         }
     }
@@ -3413,11 +3389,7 @@ fn decode_cp_mbarrier(rest: &[&str]) -> Result<OpForm, DecodeError> {
             "shared" | "shared::cta" => set_flag(&mut shared, index, m)?,
             "b64" => set_flag(&mut ty, index, m)?,
             _ => {
-                return Err(DecodeError::new(
-                    DecodeErrorKind::UnknownModifier,
-                    Some(index),
-                    format!(".{m} is not a modifier of cp.async.mbarrier.arrive"),
-                ));
+                return Err(not_a_modifier(index, m, "cp.async.mbarrier.arrive"));
             }
         }
     }
@@ -3458,6 +3430,15 @@ fn control(
         }
     }
     Ok(form)
+}
+
+/// "`.modifier` is not a modifier of `of`", for the modifier at `index`.
+fn not_a_modifier(index: usize, modifier: &str, of: impl std::fmt::Display) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnknownModifier,
+        Some(index),
+        format!(".{modifier} is not a modifier of {of}"),
+    )
 }
 
 #[cfg(test)]

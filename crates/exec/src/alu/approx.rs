@@ -216,15 +216,20 @@ fn pow2i(n: i32) -> f64 {
     f64::from_bits(((n + 1023) as u64) << 52)
 }
 
-/// e^t for |t| <= 0.35 (Taylor series to degree 16; relative error below 2^-60).
-fn exp_small(t: f64) -> f64 {
-    let mut sum = 1.0;
+/// `first` + the terms x^k / k! of e^x's Taylor series for k = 1..=`degree`, summed in order.
+fn exp_series(x: f64, first: f64, degree: u8) -> f64 {
+    let mut sum = first;
     let mut term = 1.0;
-    for k in 1..=16 {
-        term = term * t / f64::from(k);
+    for k in 1..=degree {
+        term = term * x / f64::from(k);
         sum += term;
     }
     sum
+}
+
+/// e^t for |t| <= 0.35 (Taylor series to degree 16; relative error below 2^-60).
+fn exp_small(t: f64) -> f64 {
+    exp_series(t, 1.0, 16)
 }
 
 /// 2^x for x in [-1100, 1100] (outside, 0 or +Inf), relative error about 2^-52.
@@ -246,13 +251,7 @@ fn exp2_f64(x: f64) -> f64 {
 
 /// e^x - 1 for |x| <= 1.2 (Taylor series to degree 24).
 fn expm1_small(x: f64) -> f64 {
-    let mut sum = 0.0;
-    let mut term = 1.0;
-    for k in 1..=24 {
-        term = term * x / f64::from(k);
-        sum += term;
-    }
-    sum
+    exp_series(x, 0.0, 24)
 }
 
 /// log2(x) for a positive normal or subnormal finite x.

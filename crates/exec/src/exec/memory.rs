@@ -598,6 +598,66 @@ impl MbarrierObject {
         }
         self
     }
+
+    /// The arrivals an operation makes with operand `count`: `count` for `arrive` (one with
+    /// `.expect_tx`, whose operand is a transaction count), one for a `.noinc`
+    /// `cp.async.mbarrier.arrive` (without `.noinc` the pending count goes up by one first, then
+    /// the arrive-on of the already complete copies takes it down again: none), none otherwise.
+    fn arrivals(op: MbarrierOp, count: i64) -> i64 {
+        match op {
+            MbarrierOp::Arrive {
+                expect_tx: false, ..
+            } => count,
+            MbarrierOp::Arrive { .. } | MbarrierOp::CpAsyncArrive { noinc: true } => 1,
+            _ => 0,
+        }
+    }
+
+    /// The object after `op` with operand `count`; `None` for more arrivals than pending.
+    fn apply(self, op: MbarrierOp, count: i64) -> Option<Self> {
+        let arrivals = Self::arrivals(op, count);
+        if arrivals > self.pending {
+            return None;
+        }
+        let mut object = self;
+        object.pending -= arrivals;
+        match op {
+            // "Initialization ... setting the current phase to zero, the expected and pending
+            // arrival counts to count, the tx-count to zero."
+            MbarrierOp::Init => {
+                return Some(MbarrierObject {
+                    pending: count,
+                    expected: count,
+                    tx: 0,
+                    phase: 0,
+                });
+            }
+            MbarrierOp::Inval => return Some(MbarrierObject::decode(0)),
+            MbarrierOp::Arrive {
+                drop, expect_tx, ..
+            } => {
+                if expect_tx {
+                    object.tx += count;
+                }
+                if drop {
+                    object.expected -= arrivals;
+                }
+            }
+            MbarrierOp::ExpectTx => object.tx += count,
+            MbarrierOp::CompleteTx => object.tx -= count,
+            MbarrierOp::CpAsyncArrive { .. }
+            | MbarrierOp::Wait { .. }
+            | MbarrierOp::PendingCount => {}
+        }
+        // An arrival or a completed transaction may complete the phase.
+        let settles = matches!(
+            op,
+            MbarrierOp::Arrive { .. }
+                | MbarrierOp::CompleteTx
+                | MbarrierOp::CpAsyncArrive { noinc: true }
+        );
+        Some(if settles { object.settle() } else { object })
+    }
 }
 
 impl Executor<'_, '_> {
@@ -652,57 +712,10 @@ impl Executor<'_, '_> {
                 continue;
             }
             let count = value.unwrap_or(1) as u32 as i64;
-            let mut overflow = false;
-            let update = |old: u64, _global: bool| -> u64 {
-                let mut object = MbarrierObject::decode(old);
-                match op {
-                    MbarrierOp::Init => {
-                        // "Initialization ... setting the current phase to zero, the expected
-                        // and pending arrival counts to count, the tx-count to zero."
-                        object = MbarrierObject {
-                            pending: count,
-                            expected: count,
-                            tx: 0,
-                            phase: 0,
-                        };
-                    }
-                    MbarrierOp::Inval => object = MbarrierObject::decode(0),
-                    MbarrierOp::Arrive {
-                        drop, expect_tx, ..
-                    } => {
-                        let arrivals = if expect_tx {
-                            object.tx += count;
-                            1
-                        } else {
-                            count
-                        };
-                        if arrivals > object.pending {
-                            return old;
-                        }
-                        object.pending -= arrivals;
-                        if drop {
-                            object.expected -= arrivals;
-                        }
-                        object = object.settle();
-                    }
-                    MbarrierOp::ExpectTx => object.tx += count,
-                    MbarrierOp::CompleteTx => {
-                        object.tx -= count;
-                        object = object.settle();
-                    }
-                    // Without `.noinc` the pending count goes up by one first, then the
-                    // arrive-on of the (already complete) copies takes it down again.
-                    MbarrierOp::CpAsyncArrive { noinc: false } => {}
-                    MbarrierOp::CpAsyncArrive { noinc: true } => {
-                        if object.pending == 0 {
-                            return old;
-                        }
-                        object.pending -= 1;
-                        object = object.settle();
-                    }
-                    MbarrierOp::Wait { .. } | MbarrierOp::PendingCount => return old,
-                }
-                object.encode()
+            let update = |old: u64, _global: bool| {
+                MbarrierObject::decode(old)
+                    .apply(op, count)
+                    .map_or(old, MbarrierObject::encode)
             };
             let old = match self.atomic(lane, space, at, 8, update) {
                 Ok(old) => old,
@@ -712,22 +725,11 @@ impl Executor<'_, '_> {
                 }
             };
             let before = MbarrierObject::decode(old);
-            match op {
-                MbarrierOp::Arrive { expect_tx, .. } => {
-                    let arrivals = if expect_tx { 1 } else { count };
-                    if arrivals > before.pending {
-                        overflow = true;
-                    }
-                    if let (Some(d), false) = (destination, overflow) {
-                        let pending = (before.pending - arrivals) as u64 & FIELD;
-                        let state = before.phase << 63 | pending;
-                        self.write(lane, d, u128::from(state), Type::B64);
-                    }
-                }
-                MbarrierOp::CpAsyncArrive { noinc: true } if before.pending == 0 => {
-                    overflow = true;
-                }
-                _ => {}
+            let overflow = before.apply(op, count).is_none();
+            if let (MbarrierOp::Arrive { .. }, Some(d), false) = (op, destination, overflow) {
+                let pending = (before.pending - MbarrierObject::arrivals(op, count)) as u64 & FIELD;
+                let state = before.phase << 63 | pending;
+                self.write(lane, d, u128::from(state), Type::B64);
             }
             if overflow {
                 let message = format!(
