@@ -25,6 +25,8 @@
 
 use std::sync::OnceLock;
 
+pub mod mufu;
+
 /// The canonical `.f32` NaN the GPU returns from every approximate instruction given a NaN (or
 /// producing one): `0x7fffffff` (measured for every form; CUDA C++ Programming Guide).
 pub const F32_NAN: u32 = 0x7fff_ffff;
@@ -94,7 +96,7 @@ pub enum Fidelity {
 /// How faithfully the form named by its PTX opcode (`"ex2.approx.ftz.f32"`, `"div.full.f32"`,
 /// `"tanh.approx.bf16x2"`, ...) is modelled; `None` for a name that is not one of these forms.
 pub fn fidelity(form: &str) -> Option<Fidelity> {
-    const EXACT: [&str; 8] = [
+    const EXACT: [&str; 22] = [
         "ex2.approx.f16",
         "ex2.approx.f16x2",
         "ex2.approx.ftz.bf16",
@@ -103,30 +105,30 @@ pub fn fidelity(form: &str) -> Option<Fidelity> {
         "tanh.approx.f16x2",
         "tanh.approx.bf16",
         "tanh.approx.bf16x2",
-    ];
-    const BOUND: [&str; 22] = [
         "ex2.approx.f32",
         "ex2.approx.ftz.f32",
         "lg2.approx.f32",
         "lg2.approx.ftz.f32",
-        "sin.approx.f32",
-        "sin.approx.ftz.f32",
-        "cos.approx.f32",
-        "cos.approx.ftz.f32",
-        "tanh.approx.f32",
         "rsqrt.approx.f32",
         "rsqrt.approx.ftz.f32",
         "rcp.approx.f32",
         "rcp.approx.ftz.f32",
         "sqrt.approx.f32",
         "sqrt.approx.ftz.f32",
-        "rcp.approx.ftz.f64",
-        "rsqrt.approx.f64",
-        "rsqrt.approx.ftz.f64",
         "div.approx.f32",
         "div.approx.ftz.f32",
         "div.full.f32",
         "div.full.ftz.f32",
+    ];
+    const BOUND: [&str; 8] = [
+        "sin.approx.f32",
+        "sin.approx.ftz.f32",
+        "cos.approx.f32",
+        "cos.approx.ftz.f32",
+        "tanh.approx.f32",
+        "rcp.approx.ftz.f64",
+        "rsqrt.approx.f64",
+        "rsqrt.approx.ftz.f64",
     ];
     if EXACT.contains(&form) {
         Some(Fidelity::BitExact)
@@ -254,34 +256,6 @@ fn expm1_small(x: f64) -> f64 {
     exp_series(x, 0.0, 24)
 }
 
-/// log2(x) for a positive normal or subnormal finite x.
-fn log2_f64(x: f64) -> f64 {
-    let mut bits = x.to_bits();
-    let mut e: i32 = 0;
-    if bits >> 52 == 0 {
-        // Subnormal: scale by 2^64.
-        bits = (x * pow2i(64)).to_bits();
-        e -= 64;
-    }
-    e += ((bits >> 52) as i32) - 1023;
-    let mut m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52)); // [1, 2)
-    if m > std::f64::consts::SQRT_2 {
-        m *= 0.5;
-        e += 1;
-    }
-    // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716.
-    let s = (m - 1.0) / (m + 1.0);
-    let s2 = s * s;
-    let mut sum = 0.0;
-    let mut k = 27.0;
-    while k >= 3.0 {
-        sum = (sum + 1.0 / k) * s2;
-        k -= 2.0;
-    }
-    let ln_m = 2.0 * s * (1.0 + sum);
-    f64::from(e) + ln_m * LOG2_E
-}
-
 /// sin and cos of 2π·y for |y| <= 1/8.
 fn sincos_octant(y: f64) -> (f64, f64) {
     let t = y * TAU;
@@ -386,16 +360,28 @@ pub fn approx_f32(f: Approx32, a: u32, ftz: bool) -> u32 {
     if is_nan(a) {
         return F32_NAN;
     }
+    let unit = match (f, ftz) {
+        (Approx32::Ex2, true) => Some(mufu::ex2(a)),
+        (Approx32::Ex2, false) => Some(mufu::ex2_full(a)),
+        (Approx32::Lg2, true) => Some(mufu::lg2(a)),
+        (Approx32::Lg2, false) => Some(mufu::lg2_full(a)),
+        (Approx32::Rsqrt, true) => Some(mufu::rsq(a)),
+        (Approx32::Rsqrt, false) => Some(mufu::rsqrt_full(a)),
+        (Approx32::Rcp, true) => Some(mufu::rcp(a)),
+        (Approx32::Rcp, false) => Some(mufu::rcp_full(a)),
+        (Approx32::Sqrt, true) => Some(mufu::sqrt(a)),
+        (Approx32::Sqrt, false) => Some(mufu::sqrt_full(a)),
+        (Approx32::Sin | Approx32::Cos | Approx32::Tanh, _) => None,
+    };
+    if let Some(r) = unit {
+        return canonical(r);
+    }
     let ftz = ftz && f != Approx32::Tanh;
     let a = if ftz { flush(a) } else { a };
-    let r = match f {
-        Approx32::Ex2 => ex2_f32(a),
-        Approx32::Lg2 => lg2_f32(a),
-        Approx32::Sin | Approx32::Cos => sincos_f32(f == Approx32::Sin, a),
-        Approx32::Tanh => tanh_f32(a),
-        Approx32::Rsqrt => rsqrt_f32(a),
-        Approx32::Rcp => (1.0 / f32::from_bits(a)).to_bits(),
-        Approx32::Sqrt => sqrt_f32(a),
+    let r = if f == Approx32::Tanh {
+        tanh_f32(a)
+    } else {
+        sincos_f32(f == Approx32::Sin, a)
     };
     if is_nan(r) {
         F32_NAN
@@ -406,24 +392,9 @@ pub fn approx_f32(f: Approx32, a: u32, ftz: bool) -> u32 {
     }
 }
 
-fn ex2_f32(a: u32) -> u32 {
-    match a {
-        0x7f80_0000 => 0x7f80_0000,
-        0xff80_0000 => 0,
-        _ => to_f32(exp2_f64(f64::from(f32::from_bits(a)))),
-    }
-}
-
-fn lg2_f32(a: u32) -> u32 {
-    if a & 0x7fff_ffff == 0 {
-        0xff80_0000
-    } else if a & SIGN != 0 {
-        F32_NAN
-    } else if a == 0x7f80_0000 {
-        a
-    } else {
-        to_f32(log2_f64(f64::from(f32::from_bits(a))))
-    }
+/// A NaN result as the GPU's canonical NaN.
+fn canonical(r: u32) -> u32 {
+    if is_nan(r) { F32_NAN } else { r }
 }
 
 fn sincos_f32(sin: bool, a: u32) -> u32 {
@@ -468,26 +439,6 @@ fn tanh_f32(a: u32) -> u32 {
         return a;
     }
     to_f32(tanh_f64(f64::from(x)))
-}
-
-fn rsqrt_f32(a: u32) -> u32 {
-    if a & 0x7fff_ffff == 0 {
-        return (a & SIGN) | 0x7f80_0000;
-    }
-    if a & SIGN != 0 {
-        return F32_NAN;
-    }
-    to_f32(1.0 / f64::from(f32::from_bits(a)).sqrt())
-}
-
-fn sqrt_f32(a: u32) -> u32 {
-    if a & 0x7fff_ffff == 0 {
-        return a;
-    }
-    if a & SIGN != 0 {
-        return F32_NAN;
-    }
-    f32::from_bits(a).sqrt().to_bits()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -569,53 +520,18 @@ pub fn rsqrt_approx_f64(a: u64, ftz: bool) -> u64 {
 /// `div.approx{.ftz}.f32`: PTX ISA: "`div.approx.f32` implements a fast approximation to
 /// divide, computed as `d = a * (1/b)`. For `|b|` in `[2^-126, 2^126]`, the maximum ulp error
 /// is 2. For `2^126 < |b| < 2^128`, if `a` is infinity, `div.approx.f32` returns NaN, otherwise
-/// returns 0." Model: exactly that, with the reciprocal of [`approx_f32`] (`Rcp`, with `.ftz`
-/// for a flushed reciprocal of a huge `b`).
+/// returns 0." Model: ptxas's sequence (`MUFU.RCP` of `b`, scaled by 2^24 first when `b` is
+/// subnormal, times `a`; [`mufu::div_approx`]) with the silicon reciprocal: bit-exact.
 pub fn div_approx_f32(a: u32, b: u32, ftz: bool) -> u32 {
-    if is_nan(a) || is_nan(b) {
-        return F32_NAN;
-    }
-    let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
-    let bm = b & 0x7fff_ffff;
-    if is_subnormal(b) {
-        // Without .ftz the GPU scales a subnormal divisor (measured: finite quotients); the
-        // model divides exactly.
-        return div_full_f32(a, b, false);
-    }
-    let r = if (0x7e80_0001..0x7f80_0000).contains(&bm) {
-        // 1/b is flushed.
-        if a & 0x7fff_ffff == 0x7f80_0000 {
-            return F32_NAN;
-        }
-        f32::from_bits(b & SIGN)
-    } else {
-        f32::from_bits(approx_f32(Approx32::Rcp, b, ftz))
-    };
-    let q = (f32::from_bits(a) * r).to_bits();
-    if is_nan(q) {
-        F32_NAN
-    } else if ftz {
-        flush(q)
-    } else {
-        q
-    }
+    canonical(mufu::div_approx(a, b, ftz))
 }
 
 /// `div.full{.ftz}.f32`: PTX ISA: "`div.full.f32` implements a relatively fast, full-range
 /// approximation that scales operands to achieve better accuracy, but is not fully IEEE 754
 /// compliant and does not support rounding modifiers. The maximum ulp error is 2 across the
-/// full range of inputs." Model: the correctly rounded quotient (NaN results canonical).
+/// full range of inputs." Model: ptxas's sequence (both operands scaled by 1/4 when `|b| >
+/// 2^126` and by 2^24 when `b` is subnormal, then `MUFU.RCP` of `b` times `a`;
+/// [`mufu::div_full`]) with the silicon reciprocal: bit-exact.
 pub fn div_full_f32(a: u32, b: u32, ftz: bool) -> u32 {
-    if is_nan(a) || is_nan(b) {
-        return F32_NAN;
-    }
-    let (a, b) = if ftz { (flush(a), flush(b)) } else { (a, b) };
-    let q = (f32::from_bits(a) / f32::from_bits(b)).to_bits();
-    if is_nan(q) {
-        F32_NAN
-    } else if ftz {
-        flush(q)
-    } else {
-        q
-    }
+    canonical(mufu::div_full(a, b, ftz))
 }
