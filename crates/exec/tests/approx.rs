@@ -138,7 +138,15 @@ const UNIT_FORMS: [&str; 10] = [
 #[test]
 fn unit_tables_have_their_lengths() {
     use approx::mufu;
-    for t in [&mufu::EX2, &mufu::RCP, &mufu::RSQ, &mufu::SQRT, &mufu::LG2] {
+    for t in [
+        &mufu::EX2,
+        &mufu::RCP,
+        &mufu::RSQ,
+        &mufu::SQRT,
+        &mufu::LG2,
+        &mufu::RCP64H,
+        &mufu::RSQ64H,
+    ] {
         assert_eq!(t.results().len(), t.len);
     }
 }
@@ -297,11 +305,11 @@ fn f64_forms() {
     let mut raw = data::Raw::open();
     // (form, relative bound, agreement floor)
     for (form, bound, floor) in [
-        ("rcp.approx.ftz.f64", 2f64.powi(-20), 0.93),
-        ("rsqrt.approx.f64", 2f64.powi(-20), 0.87),
-        ("rsqrt.approx.ftz.f64", 2f64.powi(-20), 0.97),
+        ("rcp.approx.ftz.f64", 2f64.powi(-20), 1.0),
+        ("rsqrt.approx.f64", 2f64.powi(-20), 1.0),
+        ("rsqrt.approx.ftz.f64", 2f64.powi(-20), 1.0),
     ] {
-        assert_eq!(approx::fidelity(form), Some(Fidelity::WithinBound));
+        assert_eq!(approx::fidelity(form), Some(Fidelity::BitExact));
         let (mut n, mut equal) = (0usize, 0usize);
         for name in raw
             .sections_of(form)
@@ -334,6 +342,18 @@ fn f64_forms() {
             "{form}: {equal} of {n} equal ({rate}), floor {floor}"
         );
     }
+    // The refined form reads the low word: one chunk of high words [1, 2)..[2^1, 2^2) with a
+    // nonzero low word, against the GPU's chunk hash.
+    let gpu = data::hashes();
+    let form = "rsqrt.approx.f64";
+    let want = &gpu[&(form.to_string(), "hi-2^32-lo-2545f491".to_string())];
+    let c = 0x3fu64;
+    let mut sum = 0u64;
+    for i in c << 24..(c + 1) << 24 {
+        let y = data::eval(form, (i << 32) | 0x2545_f491).unwrap();
+        sum = sum.wrapping_add(data::hash(i, y));
+    }
+    assert_eq!(sum, want[c as usize], "{form} chunk {c}");
 }
 
 #[test]

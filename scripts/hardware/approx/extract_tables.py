@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Regenerate crates/exec/src/alu/approx/*.rle, the silicon tables of the four 16-bit approximate
-forms (ex2.approx.f16, ex2.approx.ftz.bf16, tanh.approx.f16, tanh.approx.bf16), from the H200
-measurements in tests/hardware/approx/approx-raw.bin.
+forms (ex2.approx.f16, ex2.approx.ftz.bf16, tanh.approx.f16, tanh.approx.bf16), and
+mufu_rcp64h.delta.xz / mufu_rsq64h.delta.xz (MUFU.RCP64H on the high words of [1, 2), MUFU.RSQ64H
+on those of [1, 4): the high words of the rcp.approx.ftz.f64 / rsqrt.approx.ftz.f64 dense
+sections, in the format of tables_pack.py) from the H200 measurements in
+tests/hardware/approx/approx-raw.bin. (The f32 unit tables come from tables.sh directly.)
 
     scripts/hardware/approx/extract_tables.py [approx-raw.bin [OUTDIR]]
 
@@ -11,6 +14,7 @@ coded: little-endian u16 pairs (d, n), meaning n (1..=65535) consecutive differe
 """
 from __future__ import annotations
 
+import lzma
 import struct
 import sys
 from pathlib import Path
@@ -53,6 +57,16 @@ def main():
         data = rle(ys)
         (outdir / file).write_bytes(data)
         print(f"{name}: {len(data)} bytes -> {outdir / file}")
+    for name, count, file in [("rcp.approx.ftz.f64.dense", 1 << 20, "mufu_rcp64h.delta.xz"),
+                              ("rsqrt.approx.ftz.f64.dense", 1 << 21, "mufu_rsq64h.delta.xz")]:
+        his = [y >> 32 for y in sections[name][:count]]
+        deltas, prev = bytearray(), 0
+        for y in his:
+            deltas += struct.pack("<I", (y - prev) & 0xFFFFFFFF)
+            prev = y
+        data = lzma.compress(bytes(deltas), format=lzma.FORMAT_XZ, preset=9)
+        (outdir / file).write_bytes(data)
+        print(f"{name}: {count} high words, {len(data)} bytes -> {outdir / file}")
     return 0
 
 

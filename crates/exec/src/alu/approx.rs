@@ -96,7 +96,7 @@ pub enum Fidelity {
 /// How faithfully the form named by its PTX opcode (`"ex2.approx.ftz.f32"`, `"div.full.f32"`,
 /// `"tanh.approx.bf16x2"`, ...) is modelled; `None` for a name that is not one of these forms.
 pub fn fidelity(form: &str) -> Option<Fidelity> {
-    const EXACT: [&str; 22] = [
+    const EXACT: [&str; 25] = [
         "ex2.approx.f16",
         "ex2.approx.f16x2",
         "ex2.approx.ftz.bf16",
@@ -119,16 +119,16 @@ pub fn fidelity(form: &str) -> Option<Fidelity> {
         "div.approx.ftz.f32",
         "div.full.f32",
         "div.full.ftz.f32",
+        "rcp.approx.ftz.f64",
+        "rsqrt.approx.f64",
+        "rsqrt.approx.ftz.f64",
     ];
-    const BOUND: [&str; 8] = [
+    const BOUND: [&str; 5] = [
         "sin.approx.f32",
         "sin.approx.ftz.f32",
         "cos.approx.f32",
         "cos.approx.ftz.f32",
         "tanh.approx.f32",
-        "rcp.approx.ftz.f64",
-        "rsqrt.approx.f64",
-        "rsqrt.approx.ftz.f64",
     ];
     if EXACT.contains(&form) {
         Some(Fidelity::BitExact)
@@ -451,41 +451,37 @@ const F64_NAN: u64 = 0xfff8_0000_0000_0000;
 const F64_FTZ_NAN: u64 = 0x7fff_ffff_0000_0000;
 
 /// `rcp.approx.ftz.f64`: PTX ISA: "`rcp.approx.ftz.f64` implements a fast, gross approximation
-/// to the reciprocal", computed on the operand's high 32 bits. Measured: the result depends
-/// only on the operand's high word and its low word is always zero (`facts.tsv`), subnormal
-/// operands and results are flushed to sign-preserving zero, NaN gives `0x7fffffff00000000`.
-/// Model: the exact reciprocal of the operand with its low word cleared, truncated to its high
-/// word (measured within 2^-20 relative of 1/a).
+/// to the reciprocal", computed on the operand's high 32 bits. ptxas 13 makes it one
+/// `MUFU.RCP64H` of the high word with a zero low word; measured: subnormal operands and results
+/// are flushed to sign-preserving zero, NaN gives `0x7fffffff00000000`. Model: the silicon table
+/// of `MUFU.RCP64H` ([`mufu::rcp64h`]): bit-exact.
 pub fn rcp_approx_ftz_f64(a: u64) -> u64 {
-    let a = a & 0xffff_ffff_0000_0000;
-    let sign = a & (1 << 63);
-    let mag = a & !(1 << 63);
-    if mag > 0x7ff0_0000_0000_0000 {
+    let hi = (a >> 32) as u32;
+    let sign = hi & 0x8000_0000;
+    let mag = hi & 0x7fff_ffff;
+    let r = if mag > 0x7ff0_0000 {
         return F64_FTZ_NAN;
-    }
-    if mag >> 52 == 0 {
-        return sign | 0x7ff0_0000_0000_0000;
-    }
-    if mag == 0x7ff0_0000_0000_0000 {
-        return sign;
-    }
-    let r = (1.0 / f64::from_bits(mag)).to_bits();
-    let r = if r >> 52 == 0 {
-        0
+    } else if mag < 0x0010_0000 {
+        sign | 0x7ff0_0000
+    } else if mag == 0x7ff0_0000 {
+        sign
     } else {
-        r & 0xffff_ffff_0000_0000
+        mufu::rcp64h(hi)
     };
-    sign | r
+    u64::from(r) << 32
 }
 
 /// `rsqrt.approx{.ftz}.f64`: PTX ISA: "`rsqrt.approx.f64` implements an approximation to the
 /// reciprocal square root"; `rsqrt(±0) = ±Inf`, `rsqrt(+Inf) = +0`, negative: NaN.
-/// Measured: with `.ftz` the result depends only on the operand's high word and has a zero low
-/// word (model: the exact value for the high word, truncated to its high word), a NaN or a
-/// negative operand gives `0x7fffffff00000000`; without `.ftz` the result has full width
-/// (model: the f64 value of 1/sqrt(a)), a NaN operand comes back quieted and a negative one
-/// gives `0xfff8000000000000`.
+/// ptxas 13: with `.ftz` one `MUFU.RSQ64H` of the high word (low word 0; measured: a NaN or a
+/// negative operand gives `0x7fffffff00000000`); without `.ftz` that estimate refined by one
+/// fused step, subnormal operands scaled, and the special operands handled by a subroutine
+/// (a NaN comes back quieted, a negative operand gives `0xfff8000000000000`;
+/// [`mufu::rsqrt_f64_refined`]). Model: those sequences on the silicon table: bit-exact.
 pub fn rsqrt_approx_f64(a: u64, ftz: bool) -> u64 {
+    // The .ftz form reads the high word only (an operand whose high word is that of an
+    // infinity is one, whatever its low word).
+    let a = if ftz { a & 0xffff_ffff_0000_0000 } else { a };
     let sign = a & (1 << 63);
     let mag = a & !(1 << 63);
     if mag > 0x7ff0_0000_0000_0000 {
@@ -510,8 +506,11 @@ pub fn rsqrt_approx_f64(a: u64, ftz: bool) -> u64 {
     if mag == 0x7ff0_0000_0000_0000 {
         return 0;
     }
-    let r = (1.0 / f64::from_bits(mag).sqrt()).to_bits();
-    if ftz { r & 0xffff_ffff_0000_0000 } else { r }
+    if ftz {
+        u64::from(mufu::rsq64h((mag >> 32) as u32)) << 32
+    } else {
+        mufu::rsqrt_f64_refined(f64::from_bits(mag)).to_bits()
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

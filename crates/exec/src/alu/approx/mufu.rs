@@ -87,6 +87,13 @@ pub static SQRT: Table = Table::new(include_bytes!("mufu_sqrt.delta.xz"), 1 << 2
 /// `MUFU.LG2` of `0x3f000000 + i`, i in [0, 2^24) (`[0.5, 2)`).
 pub static LG2: Table = Table::new(include_bytes!("mufu_lg2.delta.xz"), 1 << 24);
 
+/// `MUFU.RCP64H` of the high words `0x3ff00000 + i`, i in [0, 2^20) (`[1, 2)`; the
+/// `rcp.approx.ftz.f64` dense section of `tests/hardware/approx/approx-raw.bin`).
+pub static RCP64H: Table = Table::new(include_bytes!("mufu_rcp64h.delta.xz"), 1 << 20);
+/// `MUFU.RSQ64H` of the high words `0x3ff00000 + i`, i in [0, 2^21) (`[1, 4)`; the
+/// `rsqrt.approx.ftz.f64` dense section).
+pub static RSQ64H: Table = Table::new(include_bytes!("mufu_rsq64h.delta.xz"), 1 << 21);
+
 fn is_nan(a: u32) -> bool {
     a & !SIGN > INF
 }
@@ -293,6 +300,60 @@ pub fn lg2(a: u32) -> u32 {
     // L in [h, h + ulp(hi)) from e = 0, and L - 1 in (l - ulp(lo), l] from e = -1.
     let low = h.max((1i64 << 36) + l - ulp36(lo) + 1);
     to_f32_rz(i64::from(e) * (1i64 << 36) + low)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The f64 helpers: the high word of an f64 (sign, 11-bit exponent, 20 mantissa bits) in, the
+// high word of the result out.
+
+const MANT64H: u32 = 0x000f_ffff;
+
+/// [`rescale`] for an f64 high word.
+fn rescale64h(sign: u32, t: u32, shift: i32) -> u32 {
+    let e = ((t >> 20) & 0x7ff) as i32 + shift;
+    if e <= 0 {
+        sign
+    } else if e >= 0x7ff {
+        sign | 0x7ff0_0000
+    } else {
+        sign | ((e as u32) << 20) | (t & MANT64H)
+    }
+}
+
+/// `MUFU.RCP64H` for a positive or negative normal high word `hi` (the callers handle zeros,
+/// subnormals, infinities and NaNs): `rcp(m·2^e) = rcp(m)·2^-e`, a result below the normal
+/// range flushed to a zero of the operand's sign.
+pub fn rcp64h(hi: u32) -> u32 {
+    let e = ((hi >> 20) & 0x7ff) as i32 - 1023;
+    rescale64h(hi & SIGN, RCP64H.get(hi & MANT64H), -e)
+}
+
+/// `MUFU.RSQ64H` for a positive normal high word: `rsq(m·4^k) = rsq(m)·2^-k`.
+pub fn rsq64h(hi: u32) -> u32 {
+    let e = ((hi >> 20) & 0x7ff) as i32 - 1023;
+    let odd = (e & 1) as u32;
+    rescale64h(
+        0,
+        RSQ64H.get((odd << 20) | (hi & MANT64H)),
+        -e.div_euclid(2),
+    )
+}
+
+/// `rsqrt.approx.f64` for a positive normal `x` (ptxas 13, sm_90): `y0 = MUFU.RSQ64H(hi(x))`
+/// (low word 0), then one step `y = fma(fma(e, 0.375, 0.5), y0·e, y0)` with
+/// `e = fma(x, -y0·y0, 1)`; a subnormal `x` is first scaled by 2^54 and the result by 2^27.
+pub fn rsqrt_f64_refined(x: f64) -> f64 {
+    let (x, scale) = if x < f64::MIN_POSITIVE {
+        (x * 18_014_398_509_481_984.0, 134_217_728.0)
+    } else {
+        (x, 1.0)
+    };
+    let y0 = f64::from_bits(u64::from(rsq64h((x.to_bits() >> 32) as u32)) << 32);
+    let e = x.mul_add(-(y0 * y0), 1.0);
+    let p = e.mul_add(0.375, 0.5);
+    let q = y0 * e;
+    let y = p.mul_add(q, y0);
+    if scale == 1.0 { y } else { y * scale }
 }
 
 // ---------------------------------------------------------------------------------------------
