@@ -12,16 +12,15 @@
 //!   `scripts/hardware/approx/extract_tables.py`). The `x2` forms are the scalar form applied
 //!   to each lane: over all 2^32 packed operands no lane of the GPU's `x2` result differed from
 //!   the scalar form's (`facts.tsv` of the measurements).
-//! * The `.f32`, `.f64` and `div` forms are **within-bound models**: the special values as the
-//!   GPU gives them (each checked against the measurements) and otherwise the exact function
-//!   rounded once to nearest (for `sin`/`cos`: of the argument the hardware actually uses,
-//!   see [`approx_f32`]). The hardware's interpolators differ from that in the last bits.
+//! * The `.f32`, `.f64` and `div` forms run on **silicon tables of the multi-function unit**
+//!   ([`mufu`]: `MUFU.EX2`, `.LG2`, `.RCP`, `.RSQ`, `.SQRT`, `.SIN`, `.COS`, `.TANH`,
+//!   `.RCP64H`, `.RSQ64H`, measured over whole binades on the H200) through the instruction
+//!   sequences ptxas 13 makes of each PTX form (operand scaling, `div`'s multiply, the f64
+//!   refinement step). Each form equals the GPU on all 2^32 operands of the chunk hashes
+//!   (docs/approx.md lists the check of each).
 //!
 //! The accuracy sentences quoted in the doc comments are from the PTX ISA's descriptions of the
-//! instructions (the copies in `/work/shared/spec/isa/` keep only syntax and semantics). The
-//! transcendental functions are computed with `f64` polynomials written here (only IEEE `+ - *
-//! /`, `sqrt` and exact `floor`), never the platform's `libm`, so results are the same on every
-//! host.
+//! instructions (the copies in `/work/shared/spec/isa/` keep only syntax and semantics).
 
 use std::sync::OnceLock;
 
@@ -96,7 +95,7 @@ pub enum Fidelity {
 /// How faithfully the form named by its PTX opcode (`"ex2.approx.ftz.f32"`, `"div.full.f32"`,
 /// `"tanh.approx.bf16x2"`, ...) is modelled; `None` for a name that is not one of these forms.
 pub fn fidelity(form: &str) -> Option<Fidelity> {
-    const EXACT: [&str; 25] = [
+    const EXACT: [&str; 30] = [
         "ex2.approx.f16",
         "ex2.approx.f16x2",
         "ex2.approx.ftz.bf16",
@@ -109,6 +108,11 @@ pub fn fidelity(form: &str) -> Option<Fidelity> {
         "ex2.approx.ftz.f32",
         "lg2.approx.f32",
         "lg2.approx.ftz.f32",
+        "sin.approx.f32",
+        "sin.approx.ftz.f32",
+        "cos.approx.f32",
+        "cos.approx.ftz.f32",
+        "tanh.approx.f32",
         "rsqrt.approx.f32",
         "rsqrt.approx.ftz.f32",
         "rcp.approx.f32",
@@ -123,13 +127,8 @@ pub fn fidelity(form: &str) -> Option<Fidelity> {
         "rsqrt.approx.f64",
         "rsqrt.approx.ftz.f64",
     ];
-    const BOUND: [&str; 5] = [
-        "sin.approx.f32",
-        "sin.approx.ftz.f32",
-        "cos.approx.f32",
-        "cos.approx.ftz.f32",
-        "tanh.approx.f32",
-    ];
+    // Forms modelled within the ISA's bound only: none at present.
+    const BOUND: [&str; 0] = [];
     if EXACT.contains(&form) {
         Some(Fidelity::BitExact)
     } else if BOUND.contains(&form) {
@@ -207,127 +206,11 @@ pub fn per_lane(f: fn(u16) -> u16, a: u32) -> u32 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Deterministic f64 kernels (IEEE + - * / only).
-
-const LN2: f64 = std::f64::consts::LN_2;
-const LOG2_E: f64 = std::f64::consts::LOG2_E;
-const TAU: f64 = std::f64::consts::TAU;
-
-/// 2^n for an integer n in [-1022, 1023].
-fn pow2i(n: i32) -> f64 {
-    f64::from_bits(((n + 1023) as u64) << 52)
-}
-
-/// `first` + the terms x^k / k! of e^x's Taylor series for k = 1..=`degree`, summed in order.
-fn exp_series(x: f64, first: f64, degree: u8) -> f64 {
-    let mut sum = first;
-    let mut term = 1.0;
-    for k in 1..=degree {
-        term = term * x / f64::from(k);
-        sum += term;
-    }
-    sum
-}
-
-/// e^t for |t| <= 0.35 (Taylor series to degree 16; relative error below 2^-60).
-fn exp_small(t: f64) -> f64 {
-    exp_series(t, 1.0, 16)
-}
-
-/// 2^x for x in [-1100, 1100] (outside, 0 or +Inf), relative error about 2^-52.
-fn exp2_f64(x: f64) -> f64 {
-    if x > 1100.0 {
-        return f64::INFINITY;
-    }
-    if x < -1100.0 {
-        return 0.0;
-    }
-    let n = (x + 0.5).floor();
-    let f = x - n; // exact, in [-0.5, 0.5]
-    let m = exp_small(f * LN2);
-    let n = n as i32;
-    // Two steps so that 2^n is representable for n in [-1100, 1100].
-    let h = n / 2;
-    m * pow2i(h) * pow2i(n - h)
-}
-
-/// e^x - 1 for |x| <= 1.2 (Taylor series to degree 24).
-fn expm1_small(x: f64) -> f64 {
-    exp_series(x, 0.0, 24)
-}
-
-/// sin and cos of 2π·y for |y| <= 1/8.
-fn sincos_octant(y: f64) -> (f64, f64) {
-    let t = y * TAU;
-    let t2 = t * t;
-    // sin: t - t^3/3! + ... to t^19; cos: 1 - t^2/2! + ... to t^20.
-    let mut s = 0.0;
-    let mut c = 0.0;
-    let mut k = 20;
-    while k >= 2 {
-        c = 1.0 - c * t2 / f64::from(k * (k - 1));
-        s = 1.0 - s * t2 / f64::from((k + 1) * k);
-        k -= 2;
-    }
-    (t * s, c)
-}
-
-/// sin(2π·r) and cos(2π·r) for a finite r (exact range reduction: r - floor(r) is exact).
-fn sincos_rev(r: f64) -> (f64, f64) {
-    let f = r - r.floor(); // [0, 1)
-    let q = (f * 4.0 + 0.5).floor(); // 0..=4
-    let y = f - q * 0.25; // exact, |y| <= 1/8
-    let (s, c) = sincos_octant(y);
-    match q as i32 & 3 {
-        0 => (s, c),
-        1 => (c, -s),
-        2 => (-s, -c),
-        _ => (-c, s),
-    }
-}
-
-/// tanh(x) for a finite x.
-fn tanh_f64(x: f64) -> f64 {
-    let ax = x.abs();
-    let t = if ax < 0.55 {
-        let e = expm1_small(2.0 * ax);
-        e / (e + 2.0)
-    } else if ax > 20.0 {
-        1.0
-    } else {
-        let e = exp2_f64(-2.0 * ax * LOG2_E);
-        (1.0 - e) / (1.0 + e)
-    };
-    if x < 0.0 { -t } else { t }
-}
-
-// ---------------------------------------------------------------------------------------------
-// f32 helpers.
-
-const SIGN: u32 = 0x8000_0000;
+// f32 forms.
 
 fn is_nan(a: u32) -> bool {
     a & 0x7fff_ffff > 0x7f80_0000
 }
-
-fn is_subnormal(a: u32) -> bool {
-    a & 0x7f80_0000 == 0 && a & 0x007f_ffff != 0
-}
-
-/// Flushes a subnormal to a zero of the same sign.
-fn flush(a: u32) -> u32 {
-    if is_subnormal(a) { a & SIGN } else { a }
-}
-
-/// Rounds an f64 to f32 to nearest even (the host's `as`, which Rust defines as IEEE
-/// round-to-nearest).
-fn to_f32(x: f64) -> u32 {
-    (x as f32).to_bits()
-}
-
-/// `1/(2π)` rounded to f32, the constant the GPU multiplies by before its sine unit (which
-/// takes revolutions): `0x3e22f983`.
-const INV_TAU_F32: f32 = 0.159_154_94;
 
 /// The f32 approximate unary functions: `ex2`/`lg2`/`sin`/`cos`/`rsqrt`/`rcp`/`sqrt`
 /// `.approx{.ftz}.f32` and `tanh.approx.f32` (`ftz` is ignored for `Tanh`: it has no `.ftz`
@@ -356,89 +239,33 @@ const INV_TAU_F32: f32 = 0.159_154_94;
 ///   `rcp(±Inf) = ±0`; without `.ftz`, subnormal operands and results are exact.
 /// * `sqrt`: "The maximum relative error over the entire positive finite floating-point range
 ///   is 2^-23"; `sqrt(-0) = -0`, negative: NaN, `sqrt(+Inf) = +Inf`.
+///
+/// Model: the multi-function unit's silicon tables through ptxas's sequence for the form
+/// ([`mufu`]); equal to the GPU on all 2^32 operands of every form (chunk hashes).
 pub fn approx_f32(f: Approx32, a: u32, ftz: bool) -> u32 {
     if is_nan(a) {
         return F32_NAN;
     }
-    let unit = match (f, ftz) {
-        (Approx32::Ex2, true) => Some(mufu::ex2(a)),
-        (Approx32::Ex2, false) => Some(mufu::ex2_full(a)),
-        (Approx32::Lg2, true) => Some(mufu::lg2(a)),
-        (Approx32::Lg2, false) => Some(mufu::lg2_full(a)),
-        (Approx32::Rsqrt, true) => Some(mufu::rsq(a)),
-        (Approx32::Rsqrt, false) => Some(mufu::rsqrt_full(a)),
-        (Approx32::Rcp, true) => Some(mufu::rcp(a)),
-        (Approx32::Rcp, false) => Some(mufu::rcp_full(a)),
-        (Approx32::Sqrt, true) => Some(mufu::sqrt(a)),
-        (Approx32::Sqrt, false) => Some(mufu::sqrt_full(a)),
-        (Approx32::Sin | Approx32::Cos | Approx32::Tanh, _) => None,
-    };
-    if let Some(r) = unit {
-        return canonical(r);
-    }
-    let ftz = ftz && f != Approx32::Tanh;
-    let a = if ftz { flush(a) } else { a };
-    let r = if f == Approx32::Tanh {
-        tanh_f32(a)
-    } else {
-        sincos_f32(f == Approx32::Sin, a)
-    };
-    if is_nan(r) {
-        F32_NAN
-    } else if ftz {
-        flush(r)
-    } else {
-        r
-    }
+    canonical(match (f, ftz) {
+        (Approx32::Ex2, true) => mufu::ex2(a),
+        (Approx32::Ex2, false) => mufu::ex2_full(a),
+        (Approx32::Lg2, true) => mufu::lg2(a),
+        (Approx32::Lg2, false) => mufu::lg2_full(a),
+        (Approx32::Rsqrt, true) => mufu::rsq(a),
+        (Approx32::Rsqrt, false) => mufu::rsqrt_full(a),
+        (Approx32::Rcp, true) => mufu::rcp(a),
+        (Approx32::Rcp, false) => mufu::rcp_full(a),
+        (Approx32::Sqrt, true) => mufu::sqrt(a),
+        (Approx32::Sqrt, false) => mufu::sqrt_full(a),
+        (Approx32::Sin, _) => mufu::sincos(true, a),
+        (Approx32::Cos, _) => mufu::sincos(false, a),
+        (Approx32::Tanh, _) => mufu::tanh(a),
+    })
 }
 
 /// A NaN result as the GPU's canonical NaN.
 fn canonical(r: u32) -> u32 {
     if is_nan(r) { F32_NAN } else { r }
-}
-
-fn sincos_f32(sin: bool, a: u32) -> u32 {
-    if a & 0x7fff_ffff == 0x7f80_0000 {
-        return F32_NAN;
-    }
-    // sin is odd and cos even on the GPU too (measured): work on |a|.
-    let sign = a & SIGN;
-    let x = f32::from_bits(flush(a) & !SIGN);
-    // Revolutions: the product rounded toward zero (measured: e.g. `sin(0x4b7fff01)` is 0, not
-    // 1). The f64 product of two f32s is exact.
-    let p = f64::from(x) * f64::from(INV_TAU_F32);
-    let mut r = p as f32;
-    if f64::from(r) > p {
-        r = f32::from_bits(r.to_bits() - 1);
-    }
-    // For sin, the fraction of a revolution is kept in fixed point with 25 fraction bits
-    // (measured: `sin(2^-22)` is `2π·2^-25`, `sin(2^-23)` is 0). For cos, the same
-    // truncation agrees less often with the measurements than none (docs/approx.md).
-    let r = f64::from(r);
-    let frac = r - r.floor();
-    let frac = if sin {
-        (frac * pow2i(25)).floor() * pow2i(-25)
-    } else {
-        frac
-    };
-    let (s, c) = sincos_rev(frac);
-    if sin {
-        if frac == 0.0 { sign } else { sign ^ to_f32(s) }
-    } else {
-        to_f32(c)
-    }
-}
-
-fn tanh_f32(a: u32) -> u32 {
-    if a & 0x7fff_ffff == 0x7f80_0000 {
-        return (a & SIGN) | 0x3f80_0000;
-    }
-    let x = f32::from_bits(a);
-    if x.abs() < 2.0f32.powi(-12) {
-        // tanh(x) = x - x^3/3: below one ulp of x here.
-        return a;
-    }
-    to_f32(tanh_f64(f64::from(x)))
 }
 
 // ---------------------------------------------------------------------------------------------

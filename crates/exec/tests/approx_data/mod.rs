@@ -260,37 +260,46 @@ pub fn hashes() -> HashMap<(String, String), Vec<u64>> {
 
 use ptxsim_exec::alu::approx::{self, Approx32};
 
-/// The model of a unary form (named by its PTX opcode) on operand `x`; `None` for a name that
-/// is not a unary form. x2 forms take the packed operand.
-pub fn eval(form: &str, x: u64) -> Option<u64> {
+/// A unary form's model (named by its PTX opcode) as a function of the operand, resolved once;
+/// `None` for a name that is not a unary form. x2 forms take the packed operand.
+pub type Model = Box<dyn Fn(u64) -> u64 + Send + Sync>;
+
+/// The model of the unary form `form`.
+pub fn model(form: &str) -> Option<Model> {
     let parts: Vec<&str> = form.split('.').collect();
     let ftz = parts.contains(&"ftz");
     let ty = *parts.last()?;
-    let h = |f: fn(u16) -> u16| -> Option<fn(u16) -> u16> { Some(f) };
-    let half = match (parts[0], ty) {
-        ("ex2", "f16" | "f16x2") => h(approx::ex2_approx_f16),
-        ("ex2", "bf16" | "bf16x2") => h(approx::ex2_approx_ftz_bf16),
-        ("tanh", "f16" | "f16x2") => h(approx::tanh_approx_f16),
-        ("tanh", "bf16" | "bf16x2") => h(approx::tanh_approx_bf16),
+    let half: Option<fn(u16) -> u16> = match (parts[0], ty) {
+        ("ex2", "f16" | "f16x2") => Some(approx::ex2_approx_f16),
+        ("ex2", "bf16" | "bf16x2") => Some(approx::ex2_approx_ftz_bf16),
+        ("tanh", "f16" | "f16x2") => Some(approx::tanh_approx_f16),
+        ("tanh", "bf16" | "bf16x2") => Some(approx::tanh_approx_bf16),
         _ => None,
     };
     if let Some(f) = half {
         return Some(if ty.ends_with("x2") {
-            u64::from(approx::per_lane(f, x as u32))
+            Box::new(move |x| u64::from(approx::per_lane(f, x as u32)))
         } else {
-            u64::from(f(x as u16))
+            Box::new(move |x| u64::from(f(x as u16)))
         });
     }
     match (parts[0], ty) {
-        ("rcp", "f64") => return Some(approx::rcp_approx_ftz_f64(x)),
-        ("rsqrt", "f64") => return Some(approx::rsqrt_approx_f64(x, ftz)),
+        ("rcp", "f64") => return Some(Box::new(approx::rcp_approx_ftz_f64)),
+        ("rsqrt", "f64") => return Some(Box::new(move |x| approx::rsqrt_approx_f64(x, ftz))),
         _ => {}
     }
     if ty != "f32" {
         return None;
     }
     let f = Approx32::ALL.into_iter().find(|f| f.name() == parts[0])?;
-    Some(u64::from(approx::approx_f32(f, x as u32, ftz)))
+    Some(Box::new(move |x| {
+        u64::from(approx::approx_f32(f, x as u32, ftz))
+    }))
+}
+
+/// The model of a unary form on operand `x` (see [`model`]).
+pub fn eval(form: &str, x: u64) -> Option<u64> {
+    model(form).map(|m| m(x))
 }
 
 /// The model of a div form on (a, b).

@@ -94,6 +94,79 @@ pub static RCP64H: Table = Table::new(include_bytes!("mufu_rcp64h.delta.xz"), 1 
 /// `rsqrt.approx.ftz.f64` dense section).
 pub static RSQ64H: Table = Table::new(include_bytes!("mufu_rsq64h.delta.xz"), 1 << 21);
 
+/// `MUFU.SIN` of the revolutions `r = t·2^-25`, t in [0, 2^23) (the first quadrant), as
+/// `sin.approx.ftz.f32` gave them for operands whose revolutions land there (tables2.cu).
+pub static SIN_Q0: Table = Table::new(include_bytes!("mufu_sin_q0.delta.xz"), 1 << 23);
+/// `MUFU.COS` likewise.
+pub static COS_Q0: Table = Table::new(include_bytes!("mufu_cos_q0.delta.xz"), 1 << 23);
+
+/// `MUFU.TANH` (`tanh.approx.f32`) of the positive operands with exponent field 119..129
+/// (`[2^-8, 8)`), binade by binade, one result per aligned group of `2^k` operands (`k` per
+/// binade, in the file's first line: the unit ignores that many low mantissa bits there).
+#[derive(Debug)]
+pub struct TanhTable {
+    /// Low mantissa bits ignored, per binade.
+    pub ks: [u32; 11],
+    /// Index of each binade's first result.
+    pub starts: [u32; 11],
+    /// The results.
+    pub results: Vec<u32>,
+}
+
+static TANH_XZ: &[u8] = include_bytes!("mufu_tanh.sub.xz");
+static TANH: OnceLock<TanhTable> = OnceLock::new();
+
+/// The decoded tanh table (an empty one, whose lookups answer NaN, if the embedded file does not
+/// decode: a test checks that it does).
+pub fn tanh_table() -> &'static TanhTable {
+    TANH.get_or_init(|| {
+        let empty = TanhTable {
+            ks: [0; 11],
+            starts: [0; 11],
+            results: Vec::new(),
+        };
+        let mut raw = Vec::new();
+        if lzma_rs::xz_decompress(&mut &TANH_XZ[..], &mut raw).is_err() {
+            return empty;
+        }
+        let Some(eol) = raw.iter().position(|&b| b == b'\n') else {
+            return empty;
+        };
+        let ks: Vec<u32> = String::from_utf8_lossy(&raw[..eol])
+            .split_whitespace()
+            .filter_map(|k| k.parse().ok())
+            .collect();
+        let Ok(ks) = <[u32; 11]>::try_from(ks) else {
+            return empty;
+        };
+        if ks.iter().any(|&k| k > 8) {
+            return empty;
+        }
+        let mut starts = [0u32; 11];
+        let mut n = 0u32;
+        for (start, k) in starts.iter_mut().zip(ks) {
+            *start = n;
+            n += 1 << (23 - k);
+        }
+        let mut y = 0u32;
+        let results: Vec<u32> = raw[eol + 1..]
+            .chunks_exact(4)
+            .map(|d| {
+                y = y.wrapping_add(u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
+                y
+            })
+            .collect();
+        if results.len() != n as usize {
+            return empty;
+        }
+        TanhTable {
+            ks,
+            starts,
+            results,
+        }
+    })
+}
+
 fn is_nan(a: u32) -> bool {
     a & !SIGN > INF
 }
@@ -302,6 +375,84 @@ pub fn lg2(a: u32) -> u32 {
     to_f32_rz(i64::from(e) * (1i64 << 36) + low)
 }
 
+/// `MUFU.TANH` (`tanh.approx.f32`, which ptxas makes one instruction): odd (measured on every
+/// operand of the table's binades), the identity below 2^-8 in magnitude (subnormals too: the
+/// form has no `.ftz`), ±1 from 8 on (and for ±Inf), the table in between.
+pub fn tanh(a: u32) -> u32 {
+    if is_nan(a) {
+        return F32_NAN;
+    }
+    let sign = a & SIGN;
+    let mag = a & !SIGN;
+    let field = mag >> 23;
+    if field < 119 {
+        return a;
+    }
+    if field >= 130 {
+        return sign | 0x3f80_0000;
+    }
+    let t = tanh_table();
+    let b = (field - 119) as usize;
+    let i = t.starts[b] + ((mag & MANT) >> t.ks[b]);
+    sign | t.results.get(i as usize).copied().unwrap_or(F32_NAN)
+}
+
+/// `1/(2π)` rounded to f32 (`0x3e22f983`), the constant of ptxas's `FMUL.RZ` before `MUFU.SIN`
+/// and `MUFU.COS`.
+const INV_TAU: f32 = 0.159_154_94;
+
+/// `sin.approx.f32` / `cos.approx.f32` (with or without `.ftz`: the same SASS), ptxas 13:
+/// `r = FMUL.RZ(x, 1/(2π))`, then `MUFU.SIN`/`MUFU.COS` of `r` revolutions. The unit keeps the
+/// fraction of `r` in fixed point with 25 bits (measured: over the 1,070,141,404 operands whose
+/// revolutions fall in the first quadrant, all operands with the same 25-bit fraction gave the
+/// same result); the two high bits are the quadrant, the 23 low bits index the first-quadrant
+/// tables: `sin` of quadrant q is `S, C, -S, -C` and `cos` is `C, -S, -C, S`. Negative operands:
+/// `sin` is odd and `cos` even. A subnormal operand acts as a zero, an infinity gives NaN.
+pub fn sincos(sin: bool, a: u32) -> u32 {
+    if is_nan(a) || a & !SIGN == INF {
+        return F32_NAN;
+    }
+    let sign = a & SIGN;
+    let x = if a & 0x7f80_0000 == 0 {
+        0.0
+    } else {
+        f(a & !SIGN)
+    };
+    // FMUL.RZ: the f64 product of two f32s is exact; round it toward zero.
+    let p = f64::from(x) * f64::from(INV_TAU);
+    let mut r = p as f32;
+    if f64::from(r) > p {
+        r = f32::from_bits(r.to_bits() - 1);
+    }
+    let bits = r.to_bits();
+    let fixed = if bits & 0x7f80_0000 == 0 {
+        0
+    } else {
+        let m = u64::from((bits & MANT) | 0x0080_0000);
+        // r·2^25 = m·2^(e+2), e the unbiased exponent; only its low 25 bits matter.
+        let sh = ((bits >> 23) & 0xff) as i32 - 127 + 2;
+        if sh >= 25 {
+            0
+        } else if sh >= 0 {
+            (m << sh) as u32 & 0x01ff_ffff
+        } else if sh > -32 {
+            (m >> -sh) as u32 & 0x01ff_ffff
+        } else {
+            0
+        }
+    };
+    let q = fixed >> 23;
+    let t = fixed & MANT;
+    let (s, c) = (SIN_Q0.get(t), COS_Q0.get(t));
+    let v = match (sin, q) {
+        (true, 0) | (false, 3) => s,
+        (true, 1) | (false, 0) => c,
+        (true, 2) | (false, 1) => s ^ SIGN,
+        _ => c ^ SIGN,
+    };
+    if sin { v ^ sign } else { v }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The f64 helpers: the high word of an f64 (sign, 11-bit exponent, 20 mantissa bits) in, the
 // high word of the result out.
@@ -374,13 +525,13 @@ fn fmul_ftz(a: u32, b: u32) -> u32 {
 
 /// `|x| >= 2^-126`, unordered (`FSETP.GEU`: true for NaN).
 fn not_tiny(a: u32) -> bool {
-    !(f(a).abs() < MIN_NORMAL)
+    f(a).abs().partial_cmp(&MIN_NORMAL) != Some(std::cmp::Ordering::Less)
 }
 
 /// `ex2.approx.f32` (no `.ftz`): `p = x >= -126 (GEU)`; `@!p x *= 0.5`; `MUFU.EX2`; `@!p r *= r`
 /// — the square produces the subnormal results.
 pub fn ex2_full(a: u32) -> u32 {
-    let p = !(f(a) < -126.0);
+    let p = f(a).partial_cmp(&-126.0) != Some(std::cmp::Ordering::Less);
     if p {
         ex2(a)
     } else {
