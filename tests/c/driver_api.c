@@ -1,6 +1,6 @@
 /* The CUDA driver API through ptxsim's libcuda.so.1, as a C program uses it: linked with
  * -lcuda, only driver API calls (the prototypes below, written here, not NVIDIA's cuda.h).
- * argv[1] is ptx-samples/nvcc/block.sm_90.ptx. Built and run by crates/cuda/tests/c_program.rs;
+ * argv[1] is ptx-samples/nvcc/block.sm_90.ptx. Built and run by crates/cuda/tests/c_abi.rs;
  * prints "ok" and exits 0 when every check holds (a "timing:" line on stdout too). */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>

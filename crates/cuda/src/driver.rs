@@ -53,6 +53,8 @@ pub struct Settings {
     pub max_steps: u64,
     /// The device memory in bytes (`PTXSIM_DEVICE_MEMORY`).
     pub device_memory: u64,
+    /// Host threads a launch of several CTAs runs on (`PTXSIM_HOST_THREADS`, 0: all cores).
+    pub host_threads: usize,
 }
 
 impl Settings {
@@ -72,6 +74,7 @@ impl Settings {
             target,
             max_steps: number("PTXSIM_MAX_STEPS", LaunchOptions::default().max_steps)?,
             device_memory: number("PTXSIM_DEVICE_MEMORY", DEFAULT_DEVICE_MEMORY)?,
+            host_threads: usize::try_from(number("PTXSIM_HOST_THREADS", 0)?).unwrap_or(0),
         })
     }
 
@@ -726,9 +729,14 @@ pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
     }
     let entry = function.entry.clone();
     let module_handle = function.module;
+    let settings = state.settings()?;
+    // A launch on several host threads starts a thread pool (a few hundred microseconds); one
+    // CTA runs on the calling thread.
+    let ctas: u64 = launch.grid.iter().map(|&d| u64::from(d)).product();
     let options = LaunchOptions {
         dynamic_shared,
-        max_steps: state.settings()?.max_steps,
+        max_steps: settings.max_steps,
+        host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         ..LaunchOptions::default()
     };
     let State {

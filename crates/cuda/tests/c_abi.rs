@@ -1,8 +1,12 @@
-//! The driver API as a C program uses it: `tests/c/driver_api.c`, compiled with the system C
-//! compiler (`$CC` or `cc`) and linked with `-lcuda` against the `libcuda.so` cargo built for
-//! this crate (through a `libcuda.so.1` link, the library's SONAME, in a directory of this
-//! test's own), then run with that directory on `LD_LIBRARY_PATH`. The test fails, saying
-//! so, where no C compiler can be run.
+//! The driver API as its callers use it:
+//! - `tests/c/driver_api.c`, compiled with the system C compiler (`$CC` or `cc`) and linked
+//!   with `-lcuda` against the `libcuda.so` cargo built for this crate (through a
+//!   `libcuda.so.1` link, the library's SONAME, in a directory of this test's own), then run
+//!   with that directory on `LD_LIBRARY_PATH`. The test fails, saying so, where no C compiler
+//!   can be run.
+//! - `scripts/cuda_ctypes_smoke.py`, Python's ctypes making tinygrad's calls
+//!   (`runtime/ops_cuda.py`) on the library named by `CUDA_PATH`; skipped, with a note on
+//!   stderr, where there is no `python3`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -100,4 +104,28 @@ fn c_program_uses_the_driver_api() {
     ] {
         assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
     }
+}
+
+#[test]
+fn python_ctypes_calls_as_tinygrad() {
+    let script = repository().join("scripts/cuda_ctypes_smoke.py");
+    let result = Command::new("python3")
+        .arg(&script)
+        .env("CUDA_PATH", library())
+        .env_remove("PTXSIM_TARGET")
+        .output();
+    let output = match result {
+        Ok(output) => output,
+        Err(error) => {
+            eprintln!("skipped: no python3 ({error})");
+            return;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.starts_with("ok"),
+        "{}:\n{stdout}\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
