@@ -22,7 +22,9 @@ typedef struct CUevent_st *CUevent;
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
     CUDA_ERROR_INVALID_PTX = 218,
+    CUDA_ERROR_INVALID_HANDLE = 400,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_ILLEGAL_ADDRESS = 700,
     CUDA_ERROR_NOT_SUPPORTED = 801,
@@ -222,6 +224,10 @@ int main(int argc, char **argv) {
         return 2;
     }
 
+    /* Before cuInit. */
+    int early = 0;
+    CHECK(cuDeviceGetCount(&early) == CUDA_ERROR_NOT_INITIALIZED, "a call before cuInit");
+
     /* The device. */
     OK(cuInit(0));
     int version = 0, count = 0, warp = 0, major = 0, minor = 0, cc_major = 0;
@@ -305,6 +311,24 @@ int main(int argc, char **argv) {
     wrong = 0;
     for (int b = 0; b < 256; b++) wrong += bins[b] != 2 * expected[b];
     CHECK(wrong == 0, "histogram twice: %d bins differ", wrong);
+
+    /* Launches that do not fit: a parameter buffer smaller than the parameters, more dynamic
+     * shared memory than the kernel's limit (48 KiB until cuFuncSetAttribute), a handle that
+     * is no kernel. None of them is sticky. */
+    size_t short_size = 8;
+    void *short_extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                           &short_size, CU_LAUNCH_PARAM_END};
+    CHECK(cuLaunchKernel(histogram256, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, short_extra) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "a short parameter buffer");
+    CHECK(cuLaunchKernel(histogram256, 1, 1, 1, 32, 1, 1, 64 * 1024, NULL, params, NULL) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "too much dynamic shared memory");
+    CHECK(cuLaunchKernel((CUfunction)module, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL) ==
+              CUDA_ERROR_INVALID_HANDLE,
+          "a module handle as a kernel");
+    CHECK(cuMemFree_v2(d_bins + 4) == CUDA_ERROR_INVALID_VALUE, "freeing inside an allocation");
+    OK(cuCtxSynchronize());
 
     /* Device-to-device copy and pointer attributes. */
     CUdeviceptr d_copy = 0;
