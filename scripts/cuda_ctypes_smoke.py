@@ -107,7 +107,7 @@ def load():
         "cuEventDestroy_v2": [c.c_void_p],
         "cuStreamWaitEvent": [c.c_void_p, c.c_void_p, c.c_uint],
         "cuGetErrorString": [c.c_int, c.POINTER(c.c_char_p)],
-        "cuGraphCreate": [c.POINTER(c.c_void_p), c.c_uint],
+        "cuCtxEnablePeerAccess": [c.c_void_p, c.c_uint],
     }
     for name, args in sig.items():
         fn = getattr(lib, name)
@@ -230,13 +230,12 @@ def main():
     check(cuda.cuStreamWaitEvent(None, event, 0), "cuStreamWaitEvent")
     expect(copyout(copy, 4 * n) == copyout(out, 4 * n), "device-to-device transfer")
 
-    # Failures tinygrad sees: invalid PTX (module load failed with status code 218), graphs.
+    # Failures tinygrad sees: invalid PTX (module load failed with status code 218), peer access.
     bad = ctypes.c_void_p()
     status = cuda.cuModuleLoadData(ctypes.byref(bad), BROKEN.encode())
     expect(status == 218, f"invalid PTX gave {status}")
-    graph = ctypes.c_void_p()
-    status = cuda.cuGraphCreate(ctypes.byref(graph), 0)
-    expect(status == 801, f"cuGraphCreate gave {status}")
+    status = cuda.cuCtxEnablePeerAccess(context, 0)
+    expect(status == 801, f"cuCtxEnablePeerAccess gave {status}")
 
     check(cuda.cuModuleUnload(module), "cuModuleUnload")
     for ptr in (out, d_a, d_b, copy):

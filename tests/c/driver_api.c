@@ -17,6 +17,37 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+/* CUDA_KERNEL_NODE_PARAMS and CUDA_MEMCPY3D, their fields as cuda.h orders them. */
+typedef struct {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+} KernelNodeParams;
+
+typedef struct {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} Memcpy3D;
 
 /* The values of cuda.h's enums that this program uses. */
 enum {
@@ -35,6 +66,7 @@ enum {
     CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
     CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
     CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    CU_MEMORYTYPE_HOST = 1,
     CU_MEMORYTYPE_DEVICE = 2,
 };
 #define CU_LAUNCH_PARAM_END ((void *)0)
@@ -88,7 +120,19 @@ CUresult cuEventDestroy_v2(CUevent event);
 CUresult cuGetErrorName(CUresult error, const char **name);
 CUresult cuGetErrorString(CUresult error, const char **description);
 CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr pointer);
-CUresult cuGraphCreate(void **graph, unsigned int flags);
+CUresult cuGraphCreate(CUgraph *graph, unsigned int flags);
+CUresult cuGraphAddKernelNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                              size_t count, const KernelNodeParams *params);
+CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                              size_t count, const Memcpy3D *copy, CUcontext context);
+CUresult cuGraphInstantiate_v2(CUgraphExec *executable, CUgraph graph, CUgraphNode *error_node,
+                               char *log, size_t log_size);
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec executable, CUgraphNode node,
+                                        const KernelNodeParams *params);
+CUresult cuGraphLaunch(CUgraphExec executable, CUstream stream);
+CUresult cuGraphExecDestroy(CUgraphExec executable);
+CUresult cuGraphDestroy(CUgraph graph);
+CUresult cuMemAllocManaged(CUdeviceptr *address, size_t bytes, unsigned int flags);
 
 static int failures;
 
@@ -406,6 +450,61 @@ int main(int argc, char **argv) {
     OK(cuModuleUnload(counter_module));
     OK(cuModuleUnload(reverse_module));
 
+    /* A CUDA graph as tinygrad's runtime/graph/cuda.py builds one: a kernel node with `extra`
+     * (its parameters copied when added), then a device-to-device and a device-to-host copy
+     * node; launched, then launched again with new kernel parameters. */
+    {
+        CUdeviceptr d_gbins = 0, d_gcopy = 0;
+        OK(cuMemAlloc_v2(&d_gbins, sizeof bins));
+        OK(cuMemAlloc_v2(&d_gcopy, sizeof bins));
+        struct {
+            CUdeviceptr in;
+            CUdeviceptr bins;
+            int n;
+        } graph_args = {d_in, d_gbins, N};
+        size_t graph_args_size = sizeof graph_args;
+        void *graph_extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &graph_args,
+                               CU_LAUNCH_PARAM_BUFFER_SIZE, &graph_args_size, CU_LAUNCH_PARAM_END};
+        KernelNodeParams kernel = {histogram256, 2, 1, 1, 128, 1, 1, 0, NULL, graph_extra};
+        Memcpy3D to_copy = {0}, to_host = {0};
+        static uint32_t graph_bins[256], half[256];
+        to_copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        to_copy.srcDevice = d_gbins;
+        to_copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        to_copy.dstDevice = d_gcopy;
+        to_copy.WidthInBytes = sizeof bins;
+        to_copy.Height = to_copy.Depth = 1;
+        to_host.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        to_host.srcDevice = d_gcopy;
+        to_host.dstMemoryType = CU_MEMORYTYPE_HOST;
+        to_host.dstHost = graph_bins;
+        to_host.WidthInBytes = sizeof graph_bins;
+        to_host.Height = to_host.Depth = 1;
+        CUgraph graph = NULL;
+        CUgraphNode kernel_node = NULL, copy_node = NULL, host_node = NULL;
+        CUgraphExec executable = NULL;
+        OK(cuGraphCreate(&graph, 0));
+        OK(cuGraphAddKernelNode(&kernel_node, graph, NULL, 0, &kernel));
+        OK(cuGraphAddMemcpyNode(&copy_node, graph, &kernel_node, 1, &to_copy, context));
+        OK(cuGraphAddMemcpyNode(&host_node, graph, &copy_node, 1, &to_host, context));
+        OK(cuGraphInstantiate_v2(&executable, graph, NULL, NULL, 0));
+        graph_args.n = 0; /* no effect: the node copied its parameters */
+        OK(cuGraphLaunch(executable, NULL));
+        CHECK(memcmp(graph_bins, expected, sizeof expected) == 0, "graph: histogram");
+        graph_args.n = N / 2;
+        kernel.gridDimX = 1;
+        OK(cuGraphExecKernelNodeSetParams(executable, kernel_node, &kernel));
+        OK(cuGraphLaunch(executable, NULL));
+        histogram(in, N / 2, half);
+        wrong = 0;
+        for (int b = 0; b < 256; b++) wrong += graph_bins[b] != expected[b] + half[b];
+        CHECK(wrong == 0, "graph with new parameters: %d bins differ", wrong);
+        OK(cuGraphExecDestroy(executable));
+        OK(cuGraphDestroy(graph));
+        OK(cuMemFree_v2(d_gbins));
+        OK(cuMemFree_v2(d_gcopy));
+    }
+
     /* Error paths: invalid PTX (with the checker's log), an unknown kernel, error names, a
      * call ptxsim does not implement. */
     CUmodule bad = NULL;
@@ -424,8 +523,8 @@ int main(int argc, char **argv) {
     CHECK(text && strcmp(text, "CUDA_ERROR_INVALID_PTX") == 0, "error name `%s`", text);
     OK(cuGetErrorString(CUDA_ERROR_ILLEGAL_ADDRESS, &text));
     CHECK(text && strstr(text, "illegal memory access"), "error string `%s`", text);
-    void *graph = NULL;
-    CHECK(cuGraphCreate(&graph, 0) == CUDA_ERROR_NOT_SUPPORTED, "cuGraphCreate");
+    CUdeviceptr managed = 0;
+    CHECK(cuMemAllocManaged(&managed, 16, 1) == CUDA_ERROR_NOT_SUPPORTED, "cuMemAllocManaged");
 
     /* Timing: the same module text loaded, its kernel found and launched again and again
      * (the module is checked once, then found by content), with a tiny launch. */

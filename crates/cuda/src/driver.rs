@@ -136,6 +136,10 @@ struct State {
     owners: HashMap<u64, u64>,
     /// Checked modules by their text (the content cache).
     cache: HashMap<String, Arc<Module>>,
+    /// CUDA graphs being built (`cuGraphCreate`).
+    graphs: HashMap<u64, Graph>,
+    /// Instantiated graphs (`cuGraphInstantiate`): copies of their graphs' nodes.
+    executables: HashMap<u64, Graph>,
 }
 
 impl State {
@@ -152,6 +156,8 @@ impl State {
             memory: DeviceMemory::allocations(),
             owners: HashMap::new(),
             cache: HashMap::new(),
+            graphs: HashMap::new(),
+            executables: HashMap::new(),
         }
     }
 
@@ -412,6 +418,8 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
     }
     state.streams.retain(|_, context| *context != handle);
     state.events.retain(|_, event| event.context != handle);
+    state.graphs.retain(|_, graph| graph.context != handle);
+    state.executables.retain(|_, graph| graph.context != handle);
     let allocations: Vec<u64> = state
         .owners
         .iter()
@@ -1012,4 +1020,159 @@ pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValu
             ));
         }
     })
+}
+
+/// Where a copy of a graph reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Device memory.
+    Device(u64),
+    /// Host memory, at this address (the C ABI reads or writes it when the graph runs).
+    Host(usize),
+}
+
+/// A node of a CUDA graph, with what it needs to run (the kernel parameters copied when the
+/// node was added or set, as CUDA does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GraphNode {
+    /// A kernel launch.
+    Kernel {
+        /// The kernel.
+        function: u64,
+        /// CTAs, x y z.
+        grid: [u32; 3],
+        /// Threads per CTA, x y z.
+        block: [u32; 3],
+        /// Bytes of dynamic shared memory per CTA.
+        dynamic_shared: u32,
+        /// The kernel parameter space.
+        params: Vec<u8>,
+    },
+    /// A one-dimensional copy.
+    Copy {
+        /// From.
+        source: Place,
+        /// To.
+        destination: Place,
+        /// How many bytes.
+        bytes: usize,
+    },
+}
+
+/// A CUDA graph: its nodes in the order they were added. A node can only depend on nodes
+/// added before it, so that order runs every node after its dependencies.
+#[derive(Clone, Debug)]
+struct Graph {
+    context: u64,
+    nodes: Vec<(u64, GraphNode)>,
+}
+
+/// `cuGraphCreate`.
+pub fn graph_create() -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    let handle = state.handle();
+    state.graphs.insert(
+        handle,
+        Graph {
+            context,
+            nodes: Vec::new(),
+        },
+    );
+    Ok(handle)
+}
+
+/// `cuGraphAddKernelNode`, `cuGraphAddMemcpyNode`: the node's handle. `dependencies` must be
+/// nodes of the graph (they were added before, so they run before).
+pub fn graph_add(graph: u64, dependencies: &[u64], node: GraphNode) -> CallResult<u64> {
+    let mut state = state();
+    state.current()?;
+    if let GraphNode::Kernel { function, .. } = &node {
+        state.function(*function)?;
+    }
+    let handle = state.handle();
+    let graph = state
+        .graphs
+        .get_mut(&graph)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    if let Some(unknown) = dependencies
+        .iter()
+        .find(|dependency| !graph.nodes.iter().any(|(node, _)| node == *dependency))
+    {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("dependency {unknown:#x} is not a node of the graph"),
+        ));
+    }
+    graph.nodes.push((handle, node));
+    Ok(handle)
+}
+
+/// `cuGraphInstantiate`: an executable copy of the graph.
+pub fn graph_instantiate(graph: u64) -> CallResult<u64> {
+    let mut state = state();
+    state.current()?;
+    let copy = state
+        .graphs
+        .get(&graph)
+        .cloned()
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let handle = state.handle();
+    state.executables.insert(handle, copy);
+    Ok(handle)
+}
+
+/// `cuGraphExecKernelNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`: replaces what node
+/// `node` of the executable graph does (the same kind of node).
+pub fn graph_exec_set(executable: u64, node: u64, replacement: GraphNode) -> CallResult<()> {
+    let mut state = state();
+    state.current()?;
+    if let GraphNode::Kernel { function, .. } = &replacement {
+        state.function(*function)?;
+    }
+    let graph = state
+        .executables
+        .get_mut(&executable)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let slot = graph
+        .nodes
+        .iter_mut()
+        .find(|(handle, _)| *handle == node)
+        .map(|(_, slot)| slot)
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))?;
+    if std::mem::discriminant(slot) != std::mem::discriminant(&replacement) {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            "the node is of another kind",
+        ));
+    }
+    *slot = replacement;
+    Ok(())
+}
+
+/// The nodes of an executable graph, in an order that runs each after its dependencies
+/// (`cuGraphLaunch` runs them: kernels with [`launch`], copies through the C ABI).
+pub fn graph_nodes(executable: u64) -> CallResult<Vec<GraphNode>> {
+    let state = state();
+    state.current()?;
+    let graph = state
+        .executables
+        .get(&executable)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    Ok(graph.nodes.iter().map(|(_, node)| node.clone()).collect())
+}
+
+/// `cuGraphDestroy` (`executable` false) and `cuGraphExecDestroy` (true).
+pub fn graph_destroy(graph: u64, executable: bool) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    let table = if executable {
+        &mut state.executables
+    } else {
+        &mut state.graphs
+    };
+    match table.remove(&graph) {
+        Some(_) => Ok(()),
+        None => Err(CudaError::InvalidHandle.into()),
+    }
 }

@@ -24,10 +24,14 @@
 //!    handed out as pointers and looked up in the driver's tables; they are never
 //!    dereferenced, so a stale or foreign handle is `CUDA_ERROR_INVALID_HANDLE`.
 //!
-//! 4. **Pinned host memory** (`cuMemHostAlloc`, `cuMemAllocHost`) comes from `calloc`; this
+//! 4. **Copy nodes of CUDA graphs** keep the host addresses they were given (as numbers) and
+//!    copy through them each time the graph is launched: CUDA's contract is that this memory
+//!    stays valid, with the copy's bytes, as long as the graph may run.
+//!
+//! 5. **Pinned host memory** (`cuMemHostAlloc`, `cuMemAllocHost`) comes from `calloc`; this
 //!    module keeps the addresses it handed out and `cuMemFreeHost` frees only those.
 //!
-//! 5. **The exported symbols** (`#[unsafe(no_mangle)]`) are the driver API's names, which a
+//! 6. **The exported symbols** (`#[unsafe(no_mangle)]`) are the driver API's names, which a
 //!    process has only once: the program loads this library instead of NVIDIA's.
 //!
 //! Every call runs under `catch_unwind`: a panic (a ptxsim bug) is `CUDA_ERROR_UNKNOWN` with
@@ -44,7 +48,7 @@ use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use crate::driver::{self, CallResult, Launch, PointerValue};
+use crate::driver::{self, CallResult, GraphNode, Launch, Place, PointerValue};
 use crate::status::{CudaError, Failure};
 
 /// `CUresult`.
@@ -746,10 +750,359 @@ not_supported! {
     cuMemHostRegister_v2 cuMemHostUnregister cuMemHostGetDevicePointer_v2
     cuLaunchKernelEx cuLaunchCooperativeKernel cuModuleLoadFatBinary
     cuLinkCreate_v2 cuLinkAddData_v2 cuLinkComplete cuLinkDestroy cuGetProcAddress_v2
-    cuGraphCreate cuGraphDestroy cuGraphAddKernelNode cuGraphAddKernelNode_v2
-    cuGraphAddMemcpyNode cuGraphInstantiate cuGraphInstantiate_v2 cuGraphInstantiateWithFlags
-    cuGraphLaunch cuGraphExecDestroy cuGraphExecKernelNodeSetParams
-    cuGraphExecKernelNodeSetParams_v2 cuGraphExecMemcpyNodeSetParams
+    cuGraphAddMemsetNode cuGraphAddHostNode cuGraphAddChildGraphNode cuGraphAddEmptyNode
+    cuStreamBeginCapture_v2 cuStreamEndCapture cuGraphExecUpdate_v2
+}
+
+/// `CUDA_KERNEL_NODE_PARAMS` (`_v1`; `_v2` begins the same and adds a `CUkernel` and a
+/// `CUcontext`, which this library does not read).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct KernelNodeParams {
+    func: Handle,
+    grid_x: c_uint,
+    grid_y: c_uint,
+    grid_z: c_uint,
+    block_x: c_uint,
+    block_y: c_uint,
+    block_z: c_uint,
+    shared_bytes: c_uint,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+}
+
+/// `CUDA_MEMCPY3D` (`_v2`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Memcpy3d {
+    src_x_in_bytes: usize,
+    src_y: usize,
+    src_z: usize,
+    src_lod: usize,
+    src_memory_type: c_int,
+    src_host: *const c_void,
+    src_device: CUdeviceptr,
+    src_array: *mut c_void,
+    reserved0: *mut c_void,
+    src_pitch: usize,
+    src_height: usize,
+    dst_x_in_bytes: usize,
+    dst_y: usize,
+    dst_z: usize,
+    dst_lod: usize,
+    dst_memory_type: c_int,
+    dst_host: *mut c_void,
+    dst_device: CUdeviceptr,
+    dst_array: *mut c_void,
+    reserved1: *mut c_void,
+    dst_pitch: usize,
+    dst_height: usize,
+    width_in_bytes: usize,
+    height: usize,
+    depth: usize,
+}
+
+/// `CU_MEMORYTYPE_HOST`, `CU_MEMORYTYPE_DEVICE`.
+const MEMORYTYPE_HOST: c_int = 1;
+const MEMORYTYPE_DEVICE: c_int = 2;
+
+/// The kernel node of `params`, its parameters copied now.
+///
+/// # Safety
+/// `params` is NULL (an error) or points to a readable `CUDA_KERNEL_NODE_PARAMS` whose
+/// `kernelParams` / `extra` keep `cuLaunchKernel`'s contract.
+unsafe fn kernel_node(params: *const KernelNodeParams) -> CallResult<GraphNode> {
+    if params.is_null() {
+        return Err(null_argument("nodeParams"));
+    }
+    // SAFETY: not NULL and, by the contract, readable.
+    let params = unsafe { params.read_unaligned() };
+    let function = number(params.func);
+    let (layout, size) = driver::parameters(function)?;
+    // SAFETY: by the contract, as for cuLaunchKernel.
+    let bytes = unsafe { parameter_space(&layout, size, params.kernel_params, params.extra) }?;
+    Ok(GraphNode::Kernel {
+        function,
+        grid: [params.grid_x, params.grid_y, params.grid_z],
+        block: [params.block_x, params.block_y, params.block_z],
+        dynamic_shared: params.shared_bytes,
+        params: bytes,
+    })
+}
+
+/// The copy node of `copy`: one row (`Height` and `Depth` 1) between device and host memory.
+///
+/// # Safety
+/// `copy` is NULL (an error) or points to a readable `CUDA_MEMCPY3D`; its host pointers stay
+/// valid for the copy's bytes as long as the graph may run (CUDA's contract).
+unsafe fn copy_node(copy: *const Memcpy3d) -> CallResult<GraphNode> {
+    if copy.is_null() {
+        return Err(null_argument("copyParams"));
+    }
+    // SAFETY: not NULL and, by the contract, readable.
+    let copy = unsafe { copy.read_unaligned() };
+    if copy.height > 1 || copy.depth > 1 {
+        return Err(Failure::new(
+            CudaError::NotSupported,
+            "copies of more than one row (Height or Depth above 1)",
+        ));
+    }
+    let place = |memory_type: c_int, host: usize, device: u64, x: usize| match memory_type {
+        MEMORYTYPE_HOST => Ok(Place::Host(host.wrapping_add(x))),
+        MEMORYTYPE_DEVICE => Ok(Place::Device(device.wrapping_add(x as u64))),
+        other => Err(Failure::new(
+            CudaError::NotSupported,
+            format!("copies from or to memory type {other} (only host and device)"),
+        )),
+    };
+    Ok(GraphNode::Copy {
+        source: place(
+            copy.src_memory_type,
+            copy.src_host as usize,
+            copy.src_device,
+            copy.src_x_in_bytes,
+        )?,
+        destination: place(
+            copy.dst_memory_type,
+            copy.dst_host as usize,
+            copy.dst_device,
+            copy.dst_x_in_bytes,
+        )?,
+        bytes: copy.width_in_bytes,
+    })
+}
+
+/// The dependencies of a node being added.
+///
+/// # Safety
+/// `dependencies` is NULL (none) or has `count` readable handles.
+unsafe fn dependencies(dependencies: *const Handle, count: usize) -> CallResult<Vec<u64>> {
+    if dependencies.is_null() || count == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: by the contract, `count` readable handles.
+    let handles = unsafe { std::slice::from_raw_parts(dependencies, count) };
+    Ok(handles.iter().map(|&h| number(h)).collect())
+}
+
+/// Runs an executable graph's nodes in order: kernels through the driver, copies here (host
+/// memory is the caller's).
+fn launch_graph(executable: u64, stream: u64) -> CallResult<()> {
+    for node in driver::graph_nodes(executable)? {
+        match node {
+            GraphNode::Kernel {
+                function,
+                grid,
+                block,
+                dynamic_shared,
+                params,
+            } => driver::launch(&Launch {
+                function,
+                grid,
+                block,
+                dynamic_shared,
+                stream,
+                params: &params,
+            })?,
+            GraphNode::Copy {
+                source,
+                destination,
+                bytes,
+            } => match (source, destination) {
+                (Place::Device(from), Place::Device(to)) => {
+                    driver::copy_on_device(to, from, bytes as u64)?;
+                }
+                (Place::Host(from), Place::Device(to)) => {
+                    let from = std::ptr::with_exposed_provenance::<c_void>(from);
+                    // SAFETY: the host pointer of a copy node stays valid for its bytes while
+                    // the graph may run (the contract of cuGraphAddMemcpyNode).
+                    let bytes = unsafe { host_bytes(from, bytes, "srcHost") }?;
+                    driver::copy_to_device(to, bytes)?;
+                }
+                (Place::Device(from), Place::Host(to)) => {
+                    let to = std::ptr::with_exposed_provenance_mut::<c_void>(to);
+                    // SAFETY: as above, writable.
+                    let bytes = unsafe { host_bytes_mut(to, bytes, "dstHost") }?;
+                    driver::copy_from_device(bytes, from)?;
+                }
+                (Place::Host(_), Place::Host(_)) => {
+                    return Err(Failure::new(
+                        CudaError::NotSupported,
+                        "host-to-host copy nodes",
+                    ));
+                }
+            },
+        }
+    }
+    Ok(())
+}
+
+calls! {
+    /// `cuGraphCreate`: an empty graph (the flags are ignored).
+    fn cuGraphCreate(graph: *mut Handle, flags: c_uint) {
+        let _ = flags;
+        if graph.is_null() {
+            return Err(null_argument("phGraph"));
+        }
+        let value = driver::graph_create()?;
+        unsafe { put(graph, handle(value), "phGraph") }
+    }
+
+    /// `cuGraphAddKernelNode`: a launch; its parameters are copied now.
+    fn cuGraphAddKernelNode(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        params: *const KernelNodeParams,
+    ) {
+        unsafe { add_kernel_node(node, graph, depends_on, count, params) }
+    }
+
+    /// `cuGraphAddKernelNode_v2`: as `cuGraphAddKernelNode` (a `CUDA_KERNEL_NODE_PARAMS_v2`
+    /// begins as the first version; its kernel and context fields are not read).
+    fn cuGraphAddKernelNode_v2(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        params: *const KernelNodeParams,
+    ) {
+        unsafe { add_kernel_node(node, graph, depends_on, count, params) }
+    }
+
+    /// `cuGraphAddMemcpyNode`: a one-row copy between host and device memory.
+    fn cuGraphAddMemcpyNode(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        copy: *const Memcpy3d,
+        context: Handle,
+    ) {
+        let _ = context;
+        if node.is_null() {
+            return Err(null_argument("phGraphNode"));
+        }
+        let copy = unsafe { copy_node(copy) }?;
+        let after = unsafe { dependencies(depends_on, count) }?;
+        let value = driver::graph_add(number(graph), &after, copy)?;
+        unsafe { put(node, handle(value), "phGraphNode") }
+    }
+
+    /// `cuGraphInstantiate_v2` (`phErrorNode`, `logBuffer` and `bufferSize` are not written).
+    fn cuGraphInstantiate_v2(
+        executable: *mut Handle,
+        graph: Handle,
+        error_node: *mut Handle,
+        log: *mut c_char,
+        log_size: usize,
+    ) {
+        let _ = (error_node, log, log_size);
+        unsafe { instantiate(executable, graph) }
+    }
+
+    /// `cuGraphInstantiate`, the symbol (the first version, as `cuGraphInstantiate_v2`).
+    fn cuGraphInstantiate(
+        executable: *mut Handle,
+        graph: Handle,
+        error_node: *mut Handle,
+        log: *mut c_char,
+        log_size: usize,
+    ) {
+        let _ = (error_node, log, log_size);
+        unsafe { instantiate(executable, graph) }
+    }
+
+    /// `cuGraphInstantiateWithFlags` (what `cuGraphInstantiate` means in `cuda.h` from CUDA
+    /// 12; the flags are ignored).
+    fn cuGraphInstantiateWithFlags(executable: *mut Handle, graph: Handle, flags: u64) {
+        let _ = flags;
+        unsafe { instantiate(executable, graph) }
+    }
+
+    /// `cuGraphExecKernelNodeSetParams`: the node's launch, its parameters copied now.
+    fn cuGraphExecKernelNodeSetParams(
+        executable: Handle,
+        node: Handle,
+        params: *const KernelNodeParams,
+    ) {
+        let kernel = unsafe { kernel_node(params) }?;
+        driver::graph_exec_set(number(executable), number(node), kernel)
+    }
+
+    /// `cuGraphExecKernelNodeSetParams_v2`: as the first version.
+    fn cuGraphExecKernelNodeSetParams_v2(
+        executable: Handle,
+        node: Handle,
+        params: *const KernelNodeParams,
+    ) {
+        let kernel = unsafe { kernel_node(params) }?;
+        driver::graph_exec_set(number(executable), number(node), kernel)
+    }
+
+    /// `cuGraphExecMemcpyNodeSetParams`: the node's copy.
+    fn cuGraphExecMemcpyNodeSetParams(
+        executable: Handle,
+        node: Handle,
+        copy: *const Memcpy3d,
+        context: Handle,
+    ) {
+        let _ = context;
+        let copy = unsafe { copy_node(copy) }?;
+        driver::graph_exec_set(number(executable), number(node), copy)
+    }
+
+    /// `cuGraphLaunch`: runs the nodes, each after its dependencies; done when it returns.
+    fn cuGraphLaunch(executable: Handle, stream: Handle) {
+        launch_graph(number(executable), number(stream))
+    }
+
+    /// `cuGraphDestroy`.
+    fn cuGraphDestroy(graph: Handle) {
+        driver::graph_destroy(number(graph), false)
+    }
+
+    /// `cuGraphExecDestroy`.
+    fn cuGraphExecDestroy(executable: Handle) {
+        driver::graph_destroy(number(executable), true)
+    }
+}
+
+/// `cuGraphAddKernelNode`.
+///
+/// # Safety
+/// `node` is NULL (an error) or writable; as [`kernel_node`] and [`dependencies`].
+unsafe fn add_kernel_node(
+    node: *mut Handle,
+    graph: Handle,
+    depends_on: *const Handle,
+    count: usize,
+    params: *const KernelNodeParams,
+) -> CallResult<()> {
+    if node.is_null() {
+        return Err(null_argument("phGraphNode"));
+    }
+    // SAFETY: the caller's contract.
+    let kernel = unsafe { kernel_node(params) }?;
+    // SAFETY: the caller's contract.
+    let after = unsafe { dependencies(depends_on, count) }?;
+    let value = driver::graph_add(number(graph), &after, kernel)?;
+    // SAFETY: not NULL, writable by the caller's contract.
+    unsafe { put(node, handle(value), "phGraphNode") }
+}
+
+/// `cuGraphInstantiate`.
+///
+/// # Safety
+/// `executable` is NULL (an error) or writable.
+unsafe fn instantiate(executable: *mut Handle, graph: Handle) -> CallResult<()> {
+    if executable.is_null() {
+        return Err(null_argument("phGraphExec"));
+    }
+    let value = driver::graph_instantiate(number(graph))?;
+    // SAFETY: not NULL, writable by the caller's contract.
+    unsafe { put(executable, handle(value), "phGraphExec") }
 }
 
 /// Writes a static string for `cuGetErrorString` / `cuGetErrorName`.
