@@ -86,6 +86,8 @@ CUresult cuCtxDestroy_v2(CUcontext context);
 CUresult cuCtxGetCurrent(CUcontext *context);
 CUresult cuCtxSetCurrent(CUcontext context);
 CUresult cuCtxSynchronize(void);
+CUresult cuCtxPushCurrent_v2(CUcontext context);
+CUresult cuCtxPopCurrent_v2(CUcontext *context);
 CUresult cuModuleLoadData(CUmodule *module, const void *image);
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int count, int *options,
                             void **values);
@@ -596,6 +598,13 @@ int main(int argc, char **argv) {
     /* A new context works. */
     CUcontext fresh = NULL;
     OK(cuCtxCreate_v2(&fresh, 0, device));
+    CUcontext popped = NULL;
+    OK(cuCtxPopCurrent_v2(&popped));
+    OK(cuCtxGetCurrent(&current));
+    CHECK(popped == fresh && current == NULL, "pop the context stack");
+    OK(cuCtxPushCurrent_v2(fresh));
+    OK(cuCtxGetCurrent(&current));
+    CHECK(current == fresh, "push the context stack");
     OK(cuMemAlloc_v2(&later, 16));
     OK(cuMemsetD8_v2(later, 0x5a, 16));
     unsigned char bytes[16] = {0};

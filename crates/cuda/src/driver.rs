@@ -274,8 +274,19 @@ impl State {
 static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| Mutex::new(State::new()));
 
 thread_local! {
-    /// The calling thread's current context (0: none).
+    /// The calling thread's current context (0: none): the top of its context stack.
     static CURRENT: Cell<u64> = const { Cell::new(0) };
+    /// The rest of the calling thread's context stack (`cuCtxPushCurrent`), top last.
+    static BELOW: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Makes `context` the calling thread's current context, keeping the one it replaces below it
+/// on the context stack (if any).
+fn push_current(context: u64) {
+    let previous = CURRENT.with(|current| current.replace(context));
+    if previous != 0 {
+        BELOW.with(|below| below.borrow_mut().push(previous));
+    }
 }
 
 /// The state. A panic while it was held (a simulator bug, reported as `CUDA_ERROR_UNKNOWN`)
@@ -381,7 +392,7 @@ pub fn context_create(device: i32) -> CallResult<u64> {
     state.device(device)?;
     let handle = state.handle();
     state.contexts.insert(handle, Context::default());
-    CURRENT.with(|current| current.set(handle));
+    push_current(handle);
     Ok(handle)
 }
 
@@ -399,7 +410,7 @@ pub fn primary_context(device: i32) -> CallResult<u64> {
 }
 
 /// `cuCtxDestroy`: the context and everything made in it (modules, kernels, streams, events,
-/// allocations). It is no longer current for the calling thread.
+/// allocations, graphs). It leaves the calling thread's context stack.
 pub fn context_destroy(handle: u64) -> CallResult<()> {
     let mut state = state();
     state.settings()?;
@@ -430,9 +441,11 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
         state.owners.remove(&address);
         state.memory.free(address);
     }
+    BELOW.with(|below| below.borrow_mut().retain(|&context| context != handle));
     CURRENT.with(|current| {
         if current.get() == handle {
-            current.set(0);
+            let below = BELOW.with(|below| below.borrow_mut().pop()).unwrap_or(0);
+            current.set(below);
         }
     });
     Ok(())
@@ -447,6 +460,32 @@ pub fn context_set_current(handle: u64) -> CallResult<()> {
     }
     CURRENT.with(|current| current.set(handle));
     Ok(())
+}
+
+/// `cuCtxPushCurrent`: `context` becomes current, the current one stays below it.
+pub fn context_push(context: u64) -> CallResult<()> {
+    let state = state();
+    state.settings()?;
+    if !state.contexts.contains_key(&context) {
+        return Err(CudaError::InvalidContext.into());
+    }
+    push_current(context);
+    Ok(())
+}
+
+/// `cuCtxPopCurrent`: the current context, which the one below it replaces.
+pub fn context_pop() -> CallResult<u64> {
+    state().settings()?;
+    let popped = CURRENT.with(Cell::get);
+    if popped == 0 {
+        return Err(Failure::new(
+            CudaError::InvalidContext,
+            "no current context to pop",
+        ));
+    }
+    let below = BELOW.with(|below| below.borrow_mut().pop()).unwrap_or(0);
+    CURRENT.with(|current| current.set(below));
+    Ok(popped)
 }
 
 /// `cuCtxGetCurrent` (0: none).

@@ -336,6 +336,21 @@ calls! {
         driver::context_set_current(number(context))
     }
 
+    /// `cuCtxPushCurrent_v2`: the context becomes current; the current one stays below it.
+    fn cuCtxPushCurrent_v2(context: Handle) {
+        driver::context_push(number(context))
+    }
+
+    /// `cuCtxPopCurrent_v2`: the current context (to `pctx` unless NULL); the one below it
+    /// becomes current.
+    fn cuCtxPopCurrent_v2(context: *mut Handle) {
+        let value = driver::context_pop()?;
+        if context.is_null() {
+            return Ok(());
+        }
+        unsafe { put(context, handle(value), "pctx") }
+    }
+
     /// `cuCtxGetCurrent` (NULL if none).
     fn cuCtxGetCurrent(context: *mut Handle) {
         let value = driver::context_get_current()?;
@@ -740,12 +755,14 @@ plain_names! {
     cuMemsetD32 => cuMemsetD32_v2(destination: CUdeviceptr, value: c_uint, count: usize);
     cuMemAllocHost => cuMemAllocHost_v2(pointer: *mut *mut c_void, bytes: usize);
     cuStreamDestroy => cuStreamDestroy_v2(stream: Handle);
+    cuCtxPushCurrent => cuCtxPushCurrent_v2(context: Handle);
+    cuCtxPopCurrent => cuCtxPopCurrent_v2(context: *mut Handle);
     cuEventDestroy => cuEventDestroy_v2(event: Handle);
     cuEventElapsedTime_v2 => cuEventElapsedTime(milliseconds: *mut f32, start: Handle, end: Handle);
 }
 
 not_supported! {
-    cuCtxEnablePeerAccess cuCtxDisablePeerAccess cuCtxPushCurrent_v2 cuCtxPopCurrent_v2
+    cuCtxEnablePeerAccess cuCtxDisablePeerAccess
     cuMemcpy cuMemcpyAsync cuMemcpyPeer cuMemcpyPeerAsync cuMemAllocManaged
     cuMemHostRegister_v2 cuMemHostUnregister cuMemHostGetDevicePointer_v2
     cuLaunchKernelEx cuLaunchCooperativeKernel cuModuleLoadFatBinary
