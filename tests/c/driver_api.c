@@ -328,6 +328,7 @@ int main(int argc, char **argv) {
     CHECK(total_bytes - free_bytes >= sizeof in + sizeof bins, "%zu of %zu free", free_bytes,
           total_bytes);
     OK(cuMemcpyHtoD_v2(d_in, in, sizeof in));
+    OK(cuMemcpyHtoD_v2(0, NULL, 0)); /* copying nothing does nothing */
     /* memset D32, read back, then D8 to zero. */
     OK(cuMemsetD32_v2(d_bins, 0xdeadbeefu, 256));
     OK(cuMemcpyDtoH_v2(bins, d_bins, sizeof bins));

@@ -673,18 +673,24 @@ pub fn memory_info() -> CallResult<(u64, u64)> {
     Ok((total.saturating_sub(state.memory.allocated_bytes()), total))
 }
 
-/// `cuMemcpyHtoD`.
+/// `cuMemcpyHtoD` (copying no bytes does nothing).
 pub fn copy_to_device(destination: u64, bytes: &[u8]) -> CallResult<()> {
     let mut state = state();
+    if bytes.is_empty() {
+        return state.current().map(|_| ());
+    }
     let memory = state.memory_at(destination, bytes.len())?;
     memory
         .write(destination, bytes)
         .map_err(|fault| Failure::new(CudaError::InvalidValue, fault.describe()))
 }
 
-/// `cuMemcpyDtoH`.
+/// `cuMemcpyDtoH` (copying no bytes does nothing).
 pub fn copy_from_device(out: &mut [u8], source: u64) -> CallResult<()> {
     let mut state = state();
+    if out.is_empty() {
+        return state.current().map(|_| ());
+    }
     let memory = state.memory_at(source, out.len())?;
     memory
         .read(source, out)

@@ -1,8 +1,7 @@
 //! The driver API as its callers use it:
 //! - `tests/c/driver_api.c`, compiled with the system C compiler (`$CC` or `cc`) and linked
-//!   with `-lcuda` against the `libcuda.so` cargo built for this crate (through a
-//!   `libcuda.so.1` link, the library's SONAME, in a directory of this test's own), then run
-//!   with that directory on `LD_LIBRARY_PATH`. The test fails, saying so, where no C compiler
+//!   with `-lcuda` against the `libcuda.so` cargo built for this crate, then run with only a
+//!   `libcuda.so.1` link to it (the library's SONAME) on `LD_LIBRARY_PATH`. The test fails, saying so, where no C compiler
 //!   can be run.
 //! - `scripts/cuda_ctypes_smoke.py`, Python's ctypes making tinygrad's calls
 //!   (`runtime/ops_cuda.py`) on the library named by `CUDA_PATH`; skipped, with a note on
@@ -31,24 +30,24 @@ fn library() -> PathBuf {
         .unwrap_or_else(|| panic!("{name} next to {}", deps.display()))
 }
 
-/// A directory holding `libcuda.so` and `libcuda.so.1`, links to the library.
-fn library_directory() -> PathBuf {
-    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver_api_lib");
-    std::fs::create_dir_all(&directory).expect("a directory for the library links");
-    let library = library();
-    for name in ["libcuda.so", "libcuda.so.1"] {
-        let link = directory.join(name);
-        // A link from an earlier run may point elsewhere.
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&library, &link).expect("a link to the library");
-    }
+/// A directory of this test's own holding a link `name` to the library.
+fn library_link(directory: &str, name: &str) -> PathBuf {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join(directory);
+    std::fs::create_dir_all(&directory).expect("a directory for the library link");
+    let link = directory.join(name);
+    // A link from an earlier run may point elsewhere.
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(library(), &link).expect("a link to the library");
     directory
 }
 
 #[test]
 fn c_program_uses_the_driver_api() {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let libraries = library_directory();
+    // The program is linked against `libcuda.so` and runs with only `libcuda.so.1` on the
+    // library path: it finds the library by its SONAME, as it would NVIDIA's.
+    let link_directory = library_link("driver_api_link", "libcuda.so");
+    let run_directory = library_link("driver_api_run", "libcuda.so.1");
     let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver_api");
     let compiled = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
@@ -56,7 +55,7 @@ fn c_program_uses_the_driver_api() {
         .arg("-o")
         .arg(&program)
         .arg("-L")
-        .arg(&libraries)
+        .arg(&link_directory)
         .arg("-lcuda")
         .output()
         .unwrap_or_else(|error| {
@@ -72,7 +71,7 @@ fn c_program_uses_the_driver_api() {
     );
     let output = Command::new(&program)
         .arg(repository().join("ptx-samples/nvcc/block.sm_90.ptx"))
-        .env("LD_LIBRARY_PATH", &libraries)
+        .env("LD_LIBRARY_PATH", &run_directory)
         .env_remove("PTXSIM_TARGET")
         .env_remove("PTXSIM_MAX_STEPS")
         .env_remove("PTXSIM_DEVICE_MEMORY")
