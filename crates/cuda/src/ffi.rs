@@ -13,7 +13,8 @@
 //!    `CU_LAUNCH_PARAM_*` keys and values ending with `CU_LAUNCH_PARAM_END`, whose buffer has
 //!    the bytes its size says. A NULL output pointer or string is reported
 //!    (`CUDA_ERROR_INVALID_VALUE`), never dereferenced; nothing else can be checked, as with
-//!    NVIDIA's library. Each pointer is used only during the call.
+//!    NVIDIA's library. Each pointer is used only during the call (the host addresses of
+//!    graph copy nodes, 4, are the one exception).
 //!
 //! 2. **Device memory is not host memory.** A `CUdeviceptr` is an address in ptxsim's own
 //!    device memory ([`ptxsim_exec::memory::DeviceMemory`]), never dereferenced: copies and
