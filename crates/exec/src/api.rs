@@ -70,8 +70,8 @@ use ptxsim_syntax::diag::LineIndex;
 
 use crate::grid::{self, Argument, Failure, GridOptions, LaunchError};
 use crate::ir::{Location, Program};
-use crate::machine::{DEFAULT_MAX_STEPS, Dim3, Outcome};
-use crate::memory::{HostMemory, HostWriteError};
+use crate::machine::{DEFAULT_MAX_STEPS, Device, Dim3, Outcome};
+use crate::memory::{DeviceMemory, GlobalMemory, HostMemory, HostWriteError};
 
 /// How to check a module.
 #[derive(Clone, Copy, Debug, Default)]
@@ -307,6 +307,91 @@ impl Module {
             }
         }
         let written = device.global.write_back_host();
+        if let Some(failure) = run.failure {
+            return Err(run_error(failure, options.max_steps));
+        }
+        Ok(LaunchReport {
+            steps: run.steps,
+            ctas: run.ctas_run,
+            host_bytes_written: written?,
+        })
+    }
+}
+
+impl Module {
+    /// The `.global` variables of the module with their initial bytes, as device memory for
+    /// [`Module::launch_in`] (a CUDA driver keeps one per loaded module, so that what a kernel
+    /// stores there is seen by the next launch).
+    pub fn globals(&self) -> DeviceMemory {
+        DeviceMemory::globals(self.kernels.first().map_or(&[], |p| &p.globals))
+    }
+
+    /// Runs kernel `entry` as a CUDA driver launches it: `params` is the kernel parameter
+    /// space (each parameter at its offset, [`crate::ir::Program::params`]), and global
+    /// memory is made of the buffers of `memories` (device allocations, the module's
+    /// [`Module::globals`]), which keep what the kernel stored, also when it fails. An address
+    /// outside them faults (or reaches [`LaunchOptions::host_memory`] where that is given).
+    ///
+    /// ```
+    /// use ptxsim_exec::api::{LaunchOptions, Module, Options};
+    /// use ptxsim_exec::memory::DeviceMemory;
+    ///
+    /// let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+    ///     .visible .entry fill(.param .u64 p, .param .u32 v) {\n\
+    ///     .reg .b32 %r<3>;\n .reg .b64 %rd<4>;\n\
+    ///     ld.param.u64 %rd1, [p];\n ld.param.u32 %r1, [v];\n mov.u32 %r2, %tid.x;\n\
+    ///     mul.wide.u32 %rd2, %r2, 4;\n add.s64 %rd3, %rd1, %rd2;\n\
+    ///     st.global.u32 [%rd3], %r1;\n ret;\n}";
+    /// let module = Module::load(source, &Options::default())?;
+    /// let mut memory = DeviceMemory::allocations();
+    /// let mut globals = module.globals();
+    /// let buffer = memory.allocate("buffer", 16).unwrap();
+    /// let mut params = buffer.to_le_bytes().to_vec();
+    /// params.extend(7u32.to_le_bytes());
+    /// let mut memories = [&mut memory, &mut globals];
+    /// module.launch_in("fill", [1, 1, 1], [4, 1, 1], &params, &mut memories, &LaunchOptions::default())?;
+    /// let mut out = [0u8; 16];
+    /// memory.read(buffer, &mut out).unwrap();
+    /// assert_eq!(out, [7, 0, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0]);
+    /// # Ok::<(), ptxsim_exec::api::Error>(())
+    /// ```
+    pub fn launch_in(
+        &self,
+        entry: &str,
+        grid: Dim3,
+        block: Dim3,
+        params: &[u8],
+        memories: &mut [&mut DeviceMemory],
+        options: &LaunchOptions,
+    ) -> Result<LaunchReport, Error> {
+        let program = self.program(entry)?;
+        grid::check_shape(grid, block)?;
+        if params.len() as u64 != program.param_bytes {
+            return Err(Error::Launch(LaunchError::Arguments {
+                message: format!(
+                    "kernel `{entry}` has {} bytes of parameters but {} were given",
+                    program.param_bytes,
+                    params.len()
+                ),
+                signature: grid::signature(program),
+            }));
+        }
+        let mut device = Device::new(program, grid, block, options.max_steps);
+        device.set_params(params.to_vec());
+        device
+            .set_dynamic_shared(options.dynamic_shared)
+            .map_err(LaunchError::Shape)?;
+        device.global = GlobalMemory::lend(memories);
+        if let Some(host) = &options.host_memory {
+            device.global.map_host(Arc::clone(host));
+        }
+        let grid_options = GridOptions {
+            host_threads: options.host_threads,
+            ..GridOptions::default()
+        };
+        let run = grid::run_grid(&device, grid_options, None, None);
+        let written = device.global.write_back_host();
+        std::mem::take(&mut device.global).give_back(memories);
         if let Some(failure) = run.failure {
             return Err(run_error(failure, options.max_steps));
         }

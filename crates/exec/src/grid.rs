@@ -241,16 +241,10 @@ pub fn signature(program: &Program) -> String {
     out
 }
 
-/// Sets up a launch of `program`: global buffers for the buffer arguments (in order, after
-/// the module's `.global` variables) and the kernel parameter space. Returns the device and,
-/// per argument, the address of its buffer.
-pub fn prepare<'p>(
-    program: &'p Program,
-    grid: Dim3,
-    block: Dim3,
-    max_steps: u64,
-    arguments: Vec<Argument>,
-) -> Result<(Device<'p>, Vec<Option<u64>>), LaunchError> {
+/// Checks that a launch of `grid` CTAs of `block` threads is a shape the hardware accepts: no
+/// dimension zero, at most [`MAX_GRID`] CTAs and [`MAX_BLOCK`] threads along each axis, at most
+/// [`MAX_THREADS_PER_CTA`] threads per CTA.
+pub fn check_shape(grid: Dim3, block: Dim3) -> Result<(), LaunchError> {
     if grid.contains(&0) || block.contains(&0) {
         return Err(LaunchError::Shape(
             "grid and block dimensions must be at least 1".to_string(),
@@ -278,6 +272,20 @@ pub fn prepare<'p>(
             "a CTA has at most {MAX_THREADS_PER_CTA} threads; --block asks for {threads}"
         )));
     }
+    Ok(())
+}
+
+/// Sets up a launch of `program`: global buffers for the buffer arguments (in order, after
+/// the module's `.global` variables) and the kernel parameter space. Returns the device and,
+/// per argument, the address of its buffer.
+pub fn prepare<'p>(
+    program: &'p Program,
+    grid: Dim3,
+    block: Dim3,
+    max_steps: u64,
+    arguments: Vec<Argument>,
+) -> Result<(Device<'p>, Vec<Option<u64>>), LaunchError> {
+    check_shape(grid, block)?;
     let error = |message: String| LaunchError::Arguments {
         message,
         signature: signature(program),

@@ -483,6 +483,188 @@ impl GlobalMemory {
     }
 }
 
+/// Where [`DeviceMemory::allocations`] hands out addresses: far above the module's `.global`
+/// variables, which start at [`GLOBAL_BASE`].
+pub const ALLOCATION_BASE: u64 = 0x0000_8000_0000_0000;
+
+/// Global buffers that outlive a launch: the allocations of a CUDA driver context, or the
+/// `.global` variables of a loaded module. [`crate::api::Module::launch_in`] lends them to a
+/// launch (the buffers move, their bytes are not copied) and takes them back after it. Each
+/// holds buffers in its own address range, so several can be lent to one launch.
+#[derive(Debug)]
+pub struct DeviceMemory {
+    /// In address order.
+    buffers: Vec<Buffer>,
+    range: std::ops::Range<u64>,
+    /// The last buffer handed out (freed or not): the next one goes after it.
+    last: Option<(u64, u64)>,
+}
+
+impl DeviceMemory {
+    /// No allocations yet; [`DeviceMemory::allocate`] hands out addresses from
+    /// [`ALLOCATION_BASE`], each a multiple of 256 with at least 256 unmapped bytes after it
+    /// (an access running off the end faults). Addresses are not reused after a free.
+    pub fn allocations() -> Self {
+        Self {
+            buffers: Vec::new(),
+            range: ALLOCATION_BASE..u64::MAX,
+            last: None,
+        }
+    }
+
+    /// A module's `.global` variables, at the addresses its program gives them, with their
+    /// initial bytes.
+    pub fn globals(variables: &[ptxsim_check::program::GlobalVariable]) -> Self {
+        let mut buffers: Vec<Buffer> = variables
+            .iter()
+            .map(|variable| Buffer {
+                name: variable.name.clone(),
+                base: variable.address,
+                len: variable.bytes.len() as u64,
+                words: Words::from_bytes(&variable.bytes)
+                    .words
+                    .into_iter()
+                    .map(AtomicU64::new)
+                    .collect(),
+            })
+            .collect();
+        buffers.sort_by_key(|buffer| buffer.base);
+        Self {
+            buffers,
+            range: GLOBAL_BASE..ALLOCATION_BASE,
+            last: None,
+        }
+    }
+
+    /// A zero-filled buffer of `bytes` bytes named `name`; its address, or `None` when the
+    /// address range is exhausted.
+    pub fn allocate(&mut self, name: impl Into<String>, bytes: u64) -> Option<u64> {
+        let base = match self.last {
+            Some(last) => next_buffer(Some(last)),
+            None => self.range.start,
+        };
+        let end = base.checked_add(bytes)?.checked_add(BUFFER_ALIGN)?;
+        if end > self.range.end {
+            return None;
+        }
+        let words = Words::zeros(bytes).words.into_iter().map(AtomicU64::new);
+        self.buffers.push(Buffer {
+            name: name.into(),
+            base,
+            len: bytes,
+            words: words.collect(),
+        });
+        self.last = Some((base, bytes));
+        Some(base)
+    }
+
+    /// Frees the buffer that starts at `address`; its length, or `None` if no buffer starts
+    /// there.
+    pub fn free(&mut self, address: u64) -> Option<u64> {
+        let index = self
+            .buffers
+            .binary_search_by_key(&address, |b| b.base)
+            .ok()?;
+        Some(self.buffers.remove(index).len)
+    }
+
+    /// The buffer holding `address`: its first address, length and name.
+    pub fn find(&self, address: u64) -> Option<(u64, u64, &str)> {
+        let buffer = self.buffer(address)?;
+        Some((buffer.base, buffer.len, &buffer.name))
+    }
+
+    /// The bytes of every buffer together.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.buffers.iter().map(|buffer| buffer.len).sum()
+    }
+
+    fn buffer(&self, address: u64) -> Option<&Buffer> {
+        let index = self.buffers.partition_point(|b| b.base <= address);
+        let buffer = self.buffers.get(index.checked_sub(1)?)?;
+        (address < buffer.base + buffer.len).then_some(buffer)
+    }
+
+    /// The buffer holding all of `address..address + len` and the word offset there, or why
+    /// not.
+    fn span(&self, address: u64, len: usize) -> Result<(&Buffer, u64), FaultKind> {
+        if address == 0 {
+            return Err(FaultKind::Null);
+        }
+        let buffer = self.buffer(address).ok_or(FaultKind::Unmapped)?;
+        let offset = address - buffer.base;
+        if offset.saturating_add(len as u64) > buffer.len {
+            return Err(FaultKind::OutOfBounds);
+        }
+        Ok((buffer, offset))
+    }
+
+    /// Copies `out.len()` bytes from `address`, which must lie in one buffer.
+    pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), FaultKind> {
+        let (buffer, offset) = self.span(address, out.len())?;
+        for (i, byte) in out.iter_mut().enumerate() {
+            let at = offset + i as u64;
+            let word = buffer.words[(at / 8) as usize].load(Ordering::Relaxed);
+            *byte = (word >> ((at % 8) * 8)) as u8;
+        }
+        Ok(())
+    }
+
+    /// Copies `bytes` to `address`; they must fit in one buffer.
+    pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), FaultKind> {
+        let (buffer, offset) = self.span(address, bytes.len())?;
+        let mut at = offset;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let word = &buffer.words[(at / 8) as usize];
+            let shift = at % 8;
+            let take = rest.len().min(8 - shift as usize);
+            if take == 8 {
+                let whole = [
+                    rest[0], rest[1], rest[2], rest[3], rest[4], rest[5], rest[6], rest[7],
+                ];
+                word.store(u64::from_le_bytes(whole), Ordering::Relaxed);
+            } else {
+                let mut value = word.load(Ordering::Relaxed).to_le_bytes();
+                value[shift as usize..shift as usize + take].copy_from_slice(&rest[..take]);
+                word.store(u64::from_le_bytes(value), Ordering::Relaxed);
+            }
+            at += take as u64;
+            rest = &rest[take..];
+        }
+        Ok(())
+    }
+}
+
+impl GlobalMemory {
+    /// A global space made of the buffers of `memories`, which are left empty until
+    /// [`GlobalMemory::give_back`].
+    pub fn lend(memories: &mut [&mut DeviceMemory]) -> Self {
+        let mut buffers: Vec<Buffer> = memories
+            .iter_mut()
+            .flat_map(|memory| std::mem::take(&mut memory.buffers))
+            .collect();
+        buffers.sort_by_key(|buffer| buffer.base);
+        Self {
+            buffers,
+            host: None,
+        }
+    }
+
+    /// Returns each buffer to the memory of `memories` whose address range holds it (the
+    /// inverse of [`GlobalMemory::lend`]); other buffers are dropped.
+    pub fn give_back(self, memories: &mut [&mut DeviceMemory]) {
+        for buffer in self.buffers {
+            if let Some(memory) = memories
+                .iter_mut()
+                .find(|memory| memory.range.contains(&buffer.base))
+            {
+                memory.buffers.push(buffer);
+            }
+        }
+    }
+}
+
 /// The host's memory, as a launch's global space may reach it (the C ABI's `ptx_run`, whose
 /// pointer parameters hold host addresses).
 ///
@@ -841,6 +1023,47 @@ mod tests {
         let mut memory = GlobalMemory::new();
         memory.add_words("z", Words::zeros(13));
         assert_eq!(memory.buffers()[0].contents(), vec![0; 13]);
+    }
+
+    /// Device memory keeps its bytes through a launch's lending, faults outside its buffers,
+    /// and frees.
+    #[test]
+    fn device_memory_round_trips() {
+        let mut memory = DeviceMemory::allocations();
+        let a = memory.allocate("a", 13).unwrap();
+        let b = memory.allocate("b", 8).unwrap();
+        assert_eq!(a, ALLOCATION_BASE);
+        assert!(b >= a + 13 + BUFFER_ALIGN);
+        let bytes: Vec<u8> = (1..=13).collect();
+        memory.write(a, &bytes).unwrap();
+        memory.write(a + 3, &[0xee; 9]).unwrap();
+        let mut out = [0u8; 13];
+        memory.read(a, &mut out).unwrap();
+        assert_eq!(
+            out,
+            [
+                1, 2, 3, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 13
+            ]
+        );
+        assert_eq!(memory.write(a + 10, &[0; 4]), Err(FaultKind::OutOfBounds));
+        assert_eq!(memory.read(b + 4096, &mut out), Err(FaultKind::Unmapped));
+        assert_eq!(memory.read(0, &mut out), Err(FaultKind::Null));
+        let mut globals = DeviceMemory::globals(&[]);
+        let global = GlobalMemory::lend(&mut [&mut memory, &mut globals]);
+        assert_eq!(memory.allocated_bytes(), 0);
+        global.store(b, 4, 0xdead_beef).unwrap();
+        global.give_back(&mut [&mut memory, &mut globals]);
+        assert_eq!(memory.allocated_bytes(), 21);
+        let mut word = [0u8; 4];
+        memory.read(b, &mut word).unwrap();
+        assert_eq!(u32::from_le_bytes(word), 0xdead_beef);
+        assert_eq!(
+            memory.find(a + 5).map(|(base, len, _)| (base, len)),
+            Some((a, 13))
+        );
+        assert_eq!(memory.free(a), Some(13));
+        assert_eq!(memory.free(a), None);
+        assert_eq!(memory.read(a, &mut word), Err(FaultKind::Unmapped));
     }
 
     #[test]

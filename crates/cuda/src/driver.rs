@@ -1,0 +1,1223 @@
+//! The driver's state and the calls on it, in safe Rust: one simulated device, contexts,
+//! modules (checked once per text), kernels, device memory (ptxsim's own, bounds-checked),
+//! streams and events. [`crate::ffi`] converts the C arguments and calls these.
+//!
+//! Everything runs synchronously: a launch or a copy has finished when its call returns, so
+//! streams and events only keep order trivially (an event records the time of its call).
+//! Handles are numbers (from [`FIRST_HANDLE`], never reused) that the C ABI hands out as
+//! pointers; the library never dereferences them.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use ptxsim_exec::Outcome;
+use ptxsim_exec::api::{Error as ApiError, LaunchOptions, Module, Options};
+use ptxsim_exec::memory::DeviceMemory;
+use ptxsim_isa::Target;
+
+use crate::status::{CudaError, Failure};
+
+/// A call's result.
+pub type CallResult<T> = Result<T, Failure>;
+
+/// The first handle handed out: below it are the special stream handles of `cuda.h`
+/// (`CU_STREAM_LEGACY` = 1, `CU_STREAM_PER_THREAD` = 2), which mean the default stream.
+pub const FIRST_HANDLE: u64 = 0x100;
+
+/// The device memory the device reports (`cuDeviceTotalMem`, `cuMemGetInfo`), unless
+/// `PTXSIM_DEVICE_MEMORY` says otherwise; allocations beyond it fail with
+/// `CUDA_ERROR_OUT_OF_MEMORY`. The memory is the host's, allocated when `cuMemAlloc` is called.
+pub const DEFAULT_DEVICE_MEMORY: u64 = 16 << 30;
+
+/// The architecture simulated unless `PTXSIM_TARGET` names another.
+pub const DEFAULT_TARGET: &str = "sm_90";
+
+/// Dynamic shared memory a kernel may use without `cuFuncSetAttribute`
+/// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`): 48 KiB, as in CUDA.
+pub const DEFAULT_DYNAMIC_SHARED: u64 = 48 * 1024;
+
+/// The most modules the content cache keeps; it starts over when full.
+pub const CACHE_ENTRIES: usize = 256;
+
+/// The driver version `cuDriverGetVersion` reports (CUDA 12.8).
+pub const DRIVER_VERSION: i32 = 12080;
+
+/// What the environment configures, read once by `cuInit`.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The simulated architecture (`PTXSIM_TARGET`, default `sm_90`).
+    pub target: Target,
+    /// The step limit of each thread (`PTXSIM_MAX_STEPS`).
+    pub max_steps: u64,
+    /// The device memory in bytes (`PTXSIM_DEVICE_MEMORY`).
+    pub device_memory: u64,
+    /// Host threads a launch of several CTAs runs on (`PTXSIM_HOST_THREADS`, 0: all cores).
+    pub host_threads: usize,
+}
+
+impl Settings {
+    /// The settings from the environment, or what is wrong with it.
+    pub fn from_environment() -> Result<Settings, String> {
+        let variable = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let target_name = variable("PTXSIM_TARGET").unwrap_or_else(|| DEFAULT_TARGET.into());
+        let target = Target::parse(&target_name)
+            .map_err(|error| format!("PTXSIM_TARGET=`{target_name}`: {error}"))?;
+        let number = |name: &str, default: u64| -> Result<u64, String> {
+            variable(name).map_or(Ok(default), |text| {
+                text.parse()
+                    .map_err(|_| format!("{name}=`{text}` is not a number"))
+            })
+        };
+        Ok(Settings {
+            target,
+            max_steps: number("PTXSIM_MAX_STEPS", LaunchOptions::default().max_steps)?,
+            device_memory: number("PTXSIM_DEVICE_MEMORY", DEFAULT_DEVICE_MEMORY)?,
+            host_threads: usize::try_from(number("PTXSIM_HOST_THREADS", 0)?).unwrap_or(0),
+        })
+    }
+
+    /// The compute capability of the target: `sm_90` is 9.0, `sm_86` 8.6, `sm_100a` 10.0.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        let number = i32::try_from(self.target.number).unwrap_or(0);
+        (number / 10, number % 10)
+    }
+}
+
+/// A context: the error that made it unusable, if any.
+#[derive(Debug, Default)]
+struct Context {
+    /// A sticky error (a kernel fault): every later call in the context returns it.
+    sticky: Option<CudaError>,
+}
+
+/// A loaded module: its checked kernels (shared with the cache) and its `.global` variables,
+/// which persist across its launches.
+#[derive(Debug)]
+struct LoadedModule {
+    context: u64,
+    module: Arc<Module>,
+    globals: DeviceMemory,
+}
+
+/// A kernel of a loaded module.
+#[derive(Debug)]
+struct Function {
+    module: u64,
+    entry: String,
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`.
+    max_dynamic_shared: u64,
+}
+
+/// An event: its context and when it was last recorded.
+#[derive(Debug)]
+struct Event {
+    context: u64,
+    recorded: Option<Instant>,
+}
+
+/// Everything the driver holds.
+#[derive(Debug)]
+struct State {
+    settings: Option<Settings>,
+    next_handle: u64,
+    contexts: HashMap<u64, Context>,
+    /// The primary context of the device, once retained.
+    primary: Option<u64>,
+    modules: HashMap<u64, LoadedModule>,
+    functions: HashMap<u64, Function>,
+    /// Streams, with their contexts.
+    streams: HashMap<u64, u64>,
+    events: HashMap<u64, Event>,
+    /// Every context's allocations, at process-wide unique addresses (unified addressing).
+    memory: DeviceMemory,
+    /// The context of each allocation, by its address.
+    owners: HashMap<u64, u64>,
+    /// Checked modules by their text (the content cache).
+    cache: HashMap<String, Arc<Module>>,
+    /// CUDA graphs being built (`cuGraphCreate`).
+    graphs: HashMap<u64, Graph>,
+    /// Instantiated graphs (`cuGraphInstantiate`): copies of their graphs' nodes.
+    executables: HashMap<u64, Graph>,
+}
+
+impl State {
+    fn new() -> Self {
+        Self {
+            settings: None,
+            next_handle: FIRST_HANDLE,
+            contexts: HashMap::new(),
+            primary: None,
+            modules: HashMap::new(),
+            functions: HashMap::new(),
+            streams: HashMap::new(),
+            events: HashMap::new(),
+            memory: DeviceMemory::allocations(),
+            owners: HashMap::new(),
+            cache: HashMap::new(),
+            graphs: HashMap::new(),
+            executables: HashMap::new(),
+        }
+    }
+
+    fn handle(&mut self) -> u64 {
+        let handle = self.next_handle;
+        self.next_handle += 1;
+        handle
+    }
+
+    fn settings(&self) -> CallResult<&Settings> {
+        self.settings
+            .as_ref()
+            .ok_or_else(|| Failure::new(CudaError::NotInitialized, "cuInit has not been called"))
+    }
+
+    /// The calling thread's current context, usable (no sticky error).
+    fn current(&self) -> CallResult<u64> {
+        self.settings()?;
+        let current = CURRENT.with(Cell::get);
+        let context = self.contexts.get(&current).ok_or_else(|| {
+            Failure::new(
+                CudaError::InvalidContext,
+                "no current context (cuCtxCreate or cuCtxSetCurrent first)",
+            )
+        })?;
+        match context.sticky {
+            Some(error) => Err(error.into()),
+            None => Ok(current),
+        }
+    }
+
+    /// Checks that context `handle` exists and is usable.
+    fn usable(&self, handle: u64) -> CallResult<()> {
+        match self.contexts.get(&handle) {
+            None => Err(CudaError::InvalidContext.into()),
+            Some(Context {
+                sticky: Some(error),
+            }) => Err((*error).into()),
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn device(&self, ordinal: i32) -> CallResult<&Settings> {
+        let settings = self.settings()?;
+        if ordinal != 0 {
+            return Err(Failure::new(
+                CudaError::InvalidDevice,
+                format!("device {ordinal}: ptxsim simulates one device, 0"),
+            ));
+        }
+        Ok(settings)
+    }
+
+    /// The loaded module of `handle`, in a usable context.
+    fn module(&self, handle: u64) -> CallResult<&LoadedModule> {
+        self.settings()?;
+        let module = self
+            .modules
+            .get(&handle)
+            .ok_or(Failure::from(CudaError::InvalidHandle))?;
+        self.usable(module.context)?;
+        Ok(module)
+    }
+
+    /// The kernel of `handle` and its module, in a usable context.
+    fn function(&self, handle: u64) -> CallResult<(&Function, &LoadedModule)> {
+        self.settings()?;
+        let function = self
+            .functions
+            .get(&handle)
+            .ok_or(Failure::from(CudaError::InvalidHandle))?;
+        Ok((function, self.module(function.module)?))
+    }
+
+    /// Checks a stream handle: the default stream (0, `CU_STREAM_LEGACY`,
+    /// `CU_STREAM_PER_THREAD`) or one made by `cuStreamCreate`.
+    fn stream(&self, handle: u64) -> CallResult<()> {
+        if handle < FIRST_HANDLE || self.streams.contains_key(&handle) {
+            Ok(())
+        } else {
+            Err(CudaError::InvalidHandle.into())
+        }
+    }
+
+    /// Device memory holding `len` bytes at `address` in the current context: an allocation,
+    /// or the `.global` variables of a module (the most recently loaded one with a variable
+    /// there: modules' variables share addresses).
+    fn memory_at(&mut self, address: u64, len: usize) -> CallResult<&mut DeviceMemory> {
+        let context = self.current()?;
+        let fits = |memory: &DeviceMemory| {
+            memory
+                .find(address)
+                .is_some_and(|(base, size, _)| address - base + len as u64 <= size)
+        };
+        if fits(&self.memory) {
+            return Ok(&mut self.memory);
+        }
+        let newest = self
+            .modules
+            .iter()
+            .filter(|(_, module)| module.context == context && fits(&module.globals))
+            .map(|(handle, _)| *handle)
+            .max();
+        match newest.and_then(|handle| self.modules.get_mut(&handle)) {
+            Some(module) => Ok(&mut module.globals),
+            None => Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("{len} bytes at {address:#x} are not in one device allocation"),
+            )),
+        }
+    }
+}
+
+static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| Mutex::new(State::new()));
+
+thread_local! {
+    /// The calling thread's current context (0: none): the top of its context stack.
+    static CURRENT: Cell<u64> = const { Cell::new(0) };
+    /// The rest of the calling thread's context stack (`cuCtxPushCurrent`), top last.
+    static BELOW: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Makes `context` the calling thread's current context, keeping the one it replaces below it
+/// on the context stack (if any).
+fn push_current(context: u64) {
+    let previous = CURRENT.with(|current| current.replace(context));
+    if previous != 0 {
+        BELOW.with(|below| below.borrow_mut().push(previous));
+    }
+}
+
+/// The state. A panic while it was held (a simulator bug, reported as `CUDA_ERROR_UNKNOWN`)
+/// leaves it as it was at that point; later calls go on with it.
+fn state() -> MutexGuard<'static, State> {
+    STATE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `cuInit`: reads the environment ([`Settings`]).
+pub fn init(flags: u32) -> CallResult<()> {
+    if flags != 0 {
+        return Err(Failure::new(CudaError::InvalidValue, "flags must be 0"));
+    }
+    let mut state = state();
+    if state.settings.is_none() {
+        let settings = Settings::from_environment()
+            .map_err(|message| Failure::new(CudaError::InvalidValue, message))?;
+        state.settings = Some(settings);
+    }
+    Ok(())
+}
+
+/// `cuDriverGetVersion`.
+pub fn driver_version() -> i32 {
+    DRIVER_VERSION
+}
+
+/// `cuDeviceGet`.
+pub fn device_get(ordinal: i32) -> CallResult<i32> {
+    state().device(ordinal)?;
+    Ok(ordinal)
+}
+
+/// `cuDeviceGetCount`: one device.
+pub fn device_count() -> CallResult<i32> {
+    state().settings()?;
+    Ok(1)
+}
+
+/// `cuDeviceGetName`.
+pub fn device_name(device: i32) -> CallResult<String> {
+    let state = state();
+    let settings = state.device(device)?;
+    Ok(format!("ptxsim {}", settings.target.name()))
+}
+
+/// `cuDeviceComputeCapability`.
+pub fn compute_capability(device: i32) -> CallResult<(i32, i32)> {
+    Ok(state().device(device)?.compute_capability())
+}
+
+/// `cuDeviceTotalMem`.
+pub fn total_memory(device: i32) -> CallResult<u64> {
+    Ok(state().device(device)?.device_memory)
+}
+
+/// `cuDeviceGetAttribute`: values of an sm_90-class device (H100), the compute capability of
+/// the simulated target, 0 for features the simulator does not model.
+pub fn device_attribute(attribute: i32, device: i32) -> CallResult<i32> {
+    let state = state();
+    let settings = state.device(device)?;
+    let (major, minor) = settings.compute_capability();
+    // The values of CUdevice_attribute (cuda.h).
+    Ok(match attribute {
+        1 => 1024,              // MAX_THREADS_PER_BLOCK
+        2 | 3 => 1024,          // MAX_BLOCK_DIM_X, _Y
+        4 => 64,                // MAX_BLOCK_DIM_Z
+        5 => i32::MAX,          // MAX_GRID_DIM_X
+        6 | 7 => 65535,         // MAX_GRID_DIM_Y, _Z
+        8 => 48 * 1024,         // MAX_SHARED_MEMORY_PER_BLOCK
+        9 => 64 * 1024,         // TOTAL_CONSTANT_MEMORY
+        10 => 32,               // WARP_SIZE
+        11 => i32::MAX,         // MAX_PITCH
+        12 | 82 => 65536,       // MAX_REGISTERS_PER_BLOCK, _PER_MULTIPROCESSOR
+        13 => 1_755_000,        // CLOCK_RATE (kHz)
+        14 => 512,              // TEXTURE_ALIGNMENT
+        16 => 16,               // MULTIPROCESSOR_COUNT (small, so grids sized by it stay small)
+        31 => 1,                // CONCURRENT_KERNELS
+        36 => 2_619_000,        // MEMORY_CLOCK_RATE (kHz)
+        37 => 5120,             // GLOBAL_MEMORY_BUS_WIDTH
+        38 => 50 * 1024 * 1024, // L2_CACHE_SIZE
+        39 => 2048,             // MAX_THREADS_PER_MULTIPROCESSOR
+        41 => 1,                // UNIFIED_ADDRESSING
+        75 => major,            // COMPUTE_CAPABILITY_MAJOR
+        76 => minor,            // COMPUTE_CAPABILITY_MINOR
+        81 => 228 * 1024,       // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+        97 => 227 * 1024,       // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        106 => 32,              // MAX_BLOCKS_PER_MULTIPROCESSOR
+        // A feature the simulator does not model.
+        _ if (1..=134).contains(&attribute) => 0,
+        _ => {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("unknown device attribute {attribute}"),
+            ));
+        }
+    })
+}
+
+/// `cuCtxCreate`: a new context, current for the calling thread.
+pub fn context_create(device: i32) -> CallResult<u64> {
+    let mut state = state();
+    state.device(device)?;
+    let handle = state.handle();
+    state.contexts.insert(handle, Context::default());
+    push_current(handle);
+    Ok(handle)
+}
+
+/// `cuDevicePrimaryCtxRetain`: the device's primary context (made on the first call).
+pub fn primary_context(device: i32) -> CallResult<u64> {
+    let mut state = state();
+    state.device(device)?;
+    if let Some(handle) = state.primary.filter(|h| state.contexts.contains_key(h)) {
+        return Ok(handle);
+    }
+    let handle = state.handle();
+    state.contexts.insert(handle, Context::default());
+    state.primary = Some(handle);
+    Ok(handle)
+}
+
+/// `cuCtxDestroy`: the context and everything made in it (modules, kernels, streams, events,
+/// allocations, graphs). It leaves the calling thread's context stack.
+pub fn context_destroy(handle: u64) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    if state.contexts.remove(&handle).is_none() {
+        return Err(CudaError::InvalidContext.into());
+    }
+    let modules: Vec<u64> = state
+        .modules
+        .iter()
+        .filter(|(_, m)| m.context == handle)
+        .map(|(h, _)| *h)
+        .collect();
+    for module in modules {
+        state.modules.remove(&module);
+        state.functions.retain(|_, f| f.module != module);
+    }
+    state.streams.retain(|_, context| *context != handle);
+    state.events.retain(|_, event| event.context != handle);
+    state.graphs.retain(|_, graph| graph.context != handle);
+    state.executables.retain(|_, graph| graph.context != handle);
+    let allocations: Vec<u64> = state
+        .owners
+        .iter()
+        .filter(|(_, context)| **context == handle)
+        .map(|(address, _)| *address)
+        .collect();
+    for address in allocations {
+        state.owners.remove(&address);
+        state.memory.free(address);
+    }
+    BELOW.with(|below| below.borrow_mut().retain(|&context| context != handle));
+    CURRENT.with(|current| {
+        if current.get() == handle {
+            let below = BELOW.with(|below| below.borrow_mut().pop()).unwrap_or(0);
+            current.set(below);
+        }
+    });
+    Ok(())
+}
+
+/// `cuCtxSetCurrent` (0 unsets).
+pub fn context_set_current(handle: u64) -> CallResult<()> {
+    let state = state();
+    state.settings()?;
+    if handle != 0 && !state.contexts.contains_key(&handle) {
+        return Err(CudaError::InvalidContext.into());
+    }
+    CURRENT.with(|current| current.set(handle));
+    Ok(())
+}
+
+/// `cuCtxPushCurrent`: `context` becomes current, the current one stays below it.
+pub fn context_push(context: u64) -> CallResult<()> {
+    let state = state();
+    state.settings()?;
+    if !state.contexts.contains_key(&context) {
+        return Err(CudaError::InvalidContext.into());
+    }
+    push_current(context);
+    Ok(())
+}
+
+/// `cuCtxPopCurrent`: the current context, which the one below it replaces.
+pub fn context_pop() -> CallResult<u64> {
+    state().settings()?;
+    let popped = CURRENT.with(Cell::get);
+    if popped == 0 {
+        return Err(Failure::new(
+            CudaError::InvalidContext,
+            "no current context to pop",
+        ));
+    }
+    let below = BELOW.with(|below| below.borrow_mut().pop()).unwrap_or(0);
+    CURRENT.with(|current| current.set(below));
+    Ok(popped)
+}
+
+/// `cuCtxGetCurrent` (0: none).
+pub fn context_get_current() -> CallResult<u64> {
+    state().settings()?;
+    Ok(CURRENT.with(Cell::get))
+}
+
+/// `cuCtxGetDevice`.
+pub fn context_get_device() -> CallResult<i32> {
+    state().current()?;
+    Ok(0)
+}
+
+/// `cuCtxSynchronize`: nothing is pending; returns the context's sticky error, if any.
+pub fn context_synchronize() -> CallResult<()> {
+    state().current().map(|_| ())
+}
+
+/// The checked module of `text`, from the cache or checked now.
+fn checked(state: &mut State, text: &str) -> CallResult<Arc<Module>> {
+    if let Some(module) = state.cache.get(text) {
+        return Ok(Arc::clone(module));
+    }
+    let options = Options {
+        target: Some(state.settings()?.target),
+    };
+    let module = match Module::load(text, &options) {
+        Ok(module) => Arc::new(module),
+        Err(ApiError::Check { rendered, .. }) => {
+            return Err(Failure::new(
+                CudaError::InvalidPtx,
+                format!("the module does not check:\n{rendered}"),
+            ));
+        }
+        Err(error) => {
+            return Err(Failure::new(
+                CudaError::InvalidPtx,
+                format!("the module does not load: {error}"),
+            ));
+        }
+    };
+    if state.cache.len() >= CACHE_ENTRIES {
+        state.cache.clear();
+    }
+    state.cache.insert(text.to_string(), Arc::clone(&module));
+    Ok(module)
+}
+
+/// `cuModuleLoadData`: `image` is the PTX text (up to its NUL). A cubin or fatbin is
+/// `CUDA_ERROR_INVALID_IMAGE`; a module that does not check for the simulated target is
+/// `CUDA_ERROR_INVALID_PTX`, with the checker's located errors in the message.
+pub fn module_load(image: &[u8]) -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    if image.starts_with(b"\x7fELF") || image.starts_with(&[0xb1, 0x43, 0x62, 0x46]) {
+        return Err(Failure::new(
+            CudaError::InvalidImage,
+            "the image is a cubin or fatbin; ptxsim runs PTX text only",
+        ));
+    }
+    let text = std::str::from_utf8(image).map_err(|error| {
+        Failure::new(
+            CudaError::InvalidImage,
+            format!("the image is not PTX text (not UTF-8: {error})"),
+        )
+    })?;
+    let module = checked(&mut state, text)?;
+    let globals = module.globals();
+    let handle = state.handle();
+    state.modules.insert(
+        handle,
+        LoadedModule {
+            context,
+            module,
+            globals,
+        },
+    );
+    Ok(handle)
+}
+
+/// `cuModuleGetFunction`: the kernel `name` of the module; `CUDA_ERROR_NOT_FOUND` if it has
+/// none of that name.
+pub fn module_get_function(module: u64, name: &str) -> CallResult<u64> {
+    let mut state = state();
+    let loaded = state.module(module)?;
+    if loaded.module.program(name).is_err() {
+        let available: Vec<&str> = loaded.module.kernels().collect();
+        return Err(Failure::new(
+            CudaError::NotFound,
+            format!(
+                "the module has no kernel `{name}` (its kernels: {})",
+                available.join(", ")
+            ),
+        ));
+    }
+    let handle = state.handle();
+    state.functions.insert(
+        handle,
+        Function {
+            module,
+            entry: name.to_string(),
+            max_dynamic_shared: DEFAULT_DYNAMIC_SHARED,
+        },
+    );
+    Ok(handle)
+}
+
+/// `cuModuleGetGlobal`: the address and size of the module's `.global` variable `name`.
+pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
+    let state = state();
+    let loaded = state.module(module)?;
+    let program = loaded
+        .module
+        .kernels()
+        .next()
+        .and_then(|entry| loaded.module.program(entry).ok());
+    program
+        .and_then(|program| program.globals.iter().find(|g| g.name == name))
+        .map(|global| (global.address, global.bytes.len() as u64))
+        .ok_or_else(|| {
+            Failure::new(
+                CudaError::NotFound,
+                format!("the module has no .global variable `{name}`"),
+            )
+        })
+}
+
+/// `cuModuleUnload`: the module and its kernels' handles.
+pub fn module_unload(module: u64) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    if state.modules.remove(&module).is_none() {
+        return Err(CudaError::InvalidHandle.into());
+    }
+    state.functions.retain(|_, f| f.module != module);
+    Ok(())
+}
+
+/// `cuMemAlloc`: `bytes` zeroed bytes of device memory.
+pub fn memory_allocate(bytes: u64) -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    if bytes == 0 {
+        return Err(Failure::new(CudaError::InvalidValue, "a size of 0 bytes"));
+    }
+    let limit = state.settings()?.device_memory;
+    let used = state.memory.allocated_bytes();
+    if used.saturating_add(bytes) > limit {
+        return Err(Failure::new(
+            CudaError::OutOfMemory,
+            format!("{bytes} bytes asked for, {used} of {limit} in use (PTXSIM_DEVICE_MEMORY)"),
+        ));
+    }
+    let address = state
+        .memory
+        .allocate(format!("cuMemAlloc of {bytes} bytes"), bytes)
+        .ok_or(Failure::from(CudaError::OutOfMemory))?;
+    state.owners.insert(address, context);
+    Ok(address)
+}
+
+/// `cuMemFree`: the allocation at `address` (its start; 0 does nothing).
+pub fn memory_free(address: u64) -> CallResult<()> {
+    let mut state = state();
+    state.current()?;
+    if address == 0 {
+        return Ok(());
+    }
+    if state.owners.remove(&address).is_none() {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("{address:#x} is not the start of a device allocation"),
+        ));
+    }
+    state.memory.free(address);
+    Ok(())
+}
+
+/// `cuMemGetInfo`: free and total device memory.
+pub fn memory_info() -> CallResult<(u64, u64)> {
+    let state = state();
+    state.current()?;
+    let total = state.settings()?.device_memory;
+    Ok((total.saturating_sub(state.memory.allocated_bytes()), total))
+}
+
+/// `cuMemcpyHtoD` (copying no bytes does nothing).
+pub fn copy_to_device(destination: u64, bytes: &[u8]) -> CallResult<()> {
+    let mut state = state();
+    if bytes.is_empty() {
+        return state.current().map(|_| ());
+    }
+    let memory = state.memory_at(destination, bytes.len())?;
+    memory
+        .write(destination, bytes)
+        .map_err(|fault| Failure::new(CudaError::InvalidValue, fault.describe()))
+}
+
+/// `cuMemcpyDtoH` (copying no bytes does nothing).
+pub fn copy_from_device(out: &mut [u8], source: u64) -> CallResult<()> {
+    let mut state = state();
+    if out.is_empty() {
+        return state.current().map(|_| ());
+    }
+    let memory = state.memory_at(source, out.len())?;
+    memory
+        .read(source, out)
+        .map_err(|fault| Failure::new(CudaError::InvalidValue, fault.describe()))
+}
+
+/// `cuMemcpyDtoD` (the ranges may overlap).
+pub fn copy_on_device(destination: u64, source: u64, bytes: u64) -> CallResult<()> {
+    let len = usize::try_from(bytes).map_err(|_| Failure::from(CudaError::InvalidValue))?;
+    let mut staging = vec![0u8; len];
+    copy_from_device(&mut staging, source)?;
+    copy_to_device(destination, &staging)
+}
+
+/// `cuMemsetD8/D16/D32`: `count` copies of `pattern` from `destination`.
+pub fn memory_set(destination: u64, pattern: &[u8], count: u64) -> CallResult<()> {
+    if destination % pattern.len() as u64 != 0 {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("{destination:#x} is not aligned to {} bytes", pattern.len()),
+        ));
+    }
+    let len = usize::try_from(count)
+        .ok()
+        .and_then(|count| count.checked_mul(pattern.len()))
+        .ok_or(Failure::from(CudaError::InvalidValue))?;
+    let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len).collect();
+    copy_to_device(destination, &bytes)
+}
+
+/// The parameters of a kernel: each one's offset and size, and the size of the parameter
+/// space (what `kernelParams` and `extra` provide).
+pub fn parameters(function: u64) -> CallResult<(Vec<(usize, usize)>, usize)> {
+    let state = state();
+    let (function, loaded) = state.function(function)?;
+    let program = loaded
+        .module
+        .program(&function.entry)
+        .map_err(|error| Failure::new(CudaError::InvalidHandle, error.to_string()))?;
+    let size = |bytes: u64| usize::try_from(bytes).unwrap_or(usize::MAX);
+    let layout = program
+        .params
+        .iter()
+        .map(|param| (size(param.offset), size(param.bytes)))
+        .collect();
+    Ok((layout, size(program.param_bytes)))
+}
+
+/// A launch as `cuLaunchKernel` describes it, its parameter space assembled.
+#[derive(Clone, Copy, Debug)]
+pub struct Launch<'a> {
+    /// The kernel.
+    pub function: u64,
+    /// CTAs, x y z.
+    pub grid: [u32; 3],
+    /// Threads per CTA, x y z.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory per CTA.
+    pub dynamic_shared: u32,
+    /// The stream.
+    pub stream: u64,
+    /// The kernel parameter space.
+    pub params: &'a [u8],
+}
+
+/// `cuLaunchKernel`: runs the kernel to completion. A fault of the kernel is a sticky error
+/// of the context, with the faulting instruction's line and column in the message.
+pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
+    let mut state = state();
+    let context = state.current()?;
+    state.stream(launch.stream)?;
+    let (function, loaded) = state.function(launch.function)?;
+    if loaded.context != context {
+        return Err(Failure::new(
+            CudaError::InvalidContext,
+            "the kernel belongs to another context",
+        ));
+    }
+    let dynamic_shared = u64::from(launch.dynamic_shared);
+    if dynamic_shared > function.max_dynamic_shared {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!(
+                "{dynamic_shared} bytes of dynamic shared memory, more than the kernel's limit \
+                 of {} (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+                function.max_dynamic_shared
+            ),
+        ));
+    }
+    let entry = function.entry.clone();
+    let module_handle = function.module;
+    let settings = state.settings()?;
+    // A launch on several host threads starts a thread pool (a few hundred microseconds); one
+    // CTA runs on the calling thread.
+    let ctas: u64 = launch.grid.iter().map(|&d| u64::from(d)).product();
+    let options = LaunchOptions {
+        dynamic_shared,
+        max_steps: settings.max_steps,
+        host_threads: if ctas == 1 { 1 } else { settings.host_threads },
+        ..LaunchOptions::default()
+    };
+    let State {
+        modules, memory, ..
+    } = &mut *state;
+    let Some(loaded) = modules.get_mut(&module_handle) else {
+        return Err(CudaError::InvalidHandle.into());
+    };
+    let module = Arc::clone(&loaded.module);
+    let result = module.launch_in(
+        &entry,
+        launch.grid,
+        launch.block,
+        launch.params,
+        &mut [memory, &mut loaded.globals],
+        &options,
+    );
+    let failure = match result {
+        Ok(_) => return Ok(()),
+        Err(error) => launch_failure(&entry, error),
+    };
+    if failure.error.is_sticky() {
+        if let Some(context) = state.contexts.get_mut(&context) {
+            context.sticky = Some(failure.error);
+        }
+    }
+    Err(failure)
+}
+
+/// The CUDA error of a failed launch: a memory fault is `CUDA_ERROR_ILLEGAL_ADDRESS` (a
+/// misaligned access `CUDA_ERROR_MISALIGNED_ADDRESS`), `trap` and a barrier that can never
+/// complete `CUDA_ERROR_LAUNCH_FAILED`, the step limit `CUDA_ERROR_LAUNCH_TIMEOUT`; an
+/// instruction the simulator does not implement is `CUDA_ERROR_NOT_SUPPORTED` (not sticky);
+/// arguments that do not fit the kernel are `CUDA_ERROR_INVALID_VALUE`.
+fn launch_failure(entry: &str, error: ApiError) -> Failure {
+    let code = match &error {
+        ApiError::Run {
+            outcome: Some(Outcome::Trapped { message, .. }),
+            ..
+        } => {
+            // The executor's fault messages start with `FaultKind::describe`.
+            if message.starts_with("misaligned address") {
+                CudaError::MisalignedAddress
+            } else if message.starts_with("null address")
+                || message.starts_with("out-of-bounds address")
+                || message.starts_with("address outside every buffer")
+                || message.starts_with("store to read-only memory")
+            {
+                CudaError::IllegalAddress
+            } else {
+                CudaError::LaunchFailed
+            }
+        }
+        ApiError::Run {
+            outcome: Some(_), ..
+        } => CudaError::LaunchTimeout,
+        ApiError::Run { outcome: None, .. } => CudaError::NotSupported,
+        ApiError::HostWrite(_) => CudaError::IllegalAddress,
+        ApiError::Launch(_) | ApiError::Build(_) | ApiError::Check { .. } => {
+            CudaError::InvalidValue
+        }
+    };
+    Failure::new(code, format!("kernel `{entry}`: {error}"))
+}
+
+/// `cuFuncGetAttribute`, with the values of `CUfunction_attribute` (cuda.h).
+pub fn function_attribute(attribute: i32, function: u64) -> CallResult<i32> {
+    let state = state();
+    let (function, loaded) = state.function(function)?;
+    let program = loaded
+        .module
+        .program(&function.entry)
+        .map_err(|error| Failure::new(CudaError::InvalidHandle, error.to_string()))?;
+    let int = |value: u64| i32::try_from(value).unwrap_or(i32::MAX);
+    let architecture = int(u64::from(state.settings()?.target.number));
+    Ok(match attribute {
+        0 => 1024,                                // MAX_THREADS_PER_BLOCK
+        1 => int(program.shared_bytes),           // SHARED_SIZE_BYTES
+        2 => int(program.constants.len() as u64), // CONST_SIZE_BYTES
+        3 => int(program.local_bytes),            // LOCAL_SIZE_BYTES
+        4 => int(program.registers.len() as u64), // NUM_REGS
+        5 | 6 => architecture,                    // PTX_VERSION, BINARY_VERSION
+        8 => int(function.max_dynamic_shared),    // MAX_DYNAMIC_SHARED_SIZE_BYTES
+        7 | 9..=17 => 0,                          // not modelled
+        _ => {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("unknown function attribute {attribute}"),
+            ));
+        }
+    })
+}
+
+/// `cuFuncSetAttribute`: `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` (8) sets the
+/// kernel's dynamic shared memory limit (up to 227 KiB); the other settable attributes
+/// (carveout, cluster settings) are accepted and have no effect.
+pub fn function_set_attribute(function: u64, attribute: i32, value: i32) -> CallResult<()> {
+    let mut state = state();
+    state.function(function)?;
+    let Some(function) = state.functions.get_mut(&function) else {
+        return Err(CudaError::InvalidHandle.into());
+    };
+    match attribute {
+        8 => {
+            let bytes = u64::try_from(value)
+                .ok()
+                .filter(|&bytes| bytes <= ptxsim_exec::Device::MAX_DYNAMIC_SHARED)
+                .ok_or_else(|| {
+                    Failure::new(
+                        CudaError::InvalidValue,
+                        format!("{value} bytes of dynamic shared memory (at most 227 KiB)"),
+                    )
+                })?;
+            function.max_dynamic_shared = bytes;
+            Ok(())
+        }
+        9..=17 => Ok(()),
+        _ => Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("function attribute {attribute} cannot be set"),
+        )),
+    }
+}
+
+/// `cuStreamCreate`.
+pub fn stream_create() -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    let handle = state.handle();
+    state.streams.insert(handle, context);
+    Ok(handle)
+}
+
+/// `cuStreamDestroy`.
+pub fn stream_destroy(stream: u64) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    match state.streams.remove(&stream) {
+        Some(_) => Ok(()),
+        None => Err(CudaError::InvalidHandle.into()),
+    }
+}
+
+/// `cuStreamSynchronize`, `cuStreamQuery`: nothing is pending; the context's sticky error,
+/// if any.
+pub fn stream_synchronize(stream: u64) -> CallResult<()> {
+    let state = state();
+    state.current()?;
+    state.stream(stream)
+}
+
+/// `cuStreamWaitEvent`: the event has completed (everything is synchronous).
+pub fn stream_wait_event(stream: u64, event: u64) -> CallResult<()> {
+    let state = state();
+    state.current()?;
+    state.stream(stream)?;
+    if state.events.contains_key(&event) {
+        Ok(())
+    } else {
+        Err(CudaError::InvalidHandle.into())
+    }
+}
+
+/// `cuEventCreate`.
+pub fn event_create() -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    let handle = state.handle();
+    state.events.insert(
+        handle,
+        Event {
+            context,
+            recorded: None,
+        },
+    );
+    Ok(handle)
+}
+
+/// `cuEventRecord`: the time now (everything before it has finished).
+pub fn event_record(event: u64, stream: u64) -> CallResult<()> {
+    let mut state = state();
+    state.current()?;
+    state.stream(stream)?;
+    let event = state
+        .events
+        .get_mut(&event)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    event.recorded = Some(Instant::now());
+    Ok(())
+}
+
+/// `cuEventSynchronize`, `cuEventQuery`: the event's context's sticky error, if any.
+pub fn event_synchronize(event: u64) -> CallResult<()> {
+    let state = state();
+    state.settings()?;
+    let event = state
+        .events
+        .get(&event)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    state.usable(event.context)
+}
+
+/// `cuEventElapsedTime`: milliseconds between two recorded events.
+pub fn event_elapsed(start: u64, end: u64) -> CallResult<f32> {
+    let state = state();
+    state.settings()?;
+    let time = |event: u64| -> CallResult<Instant> {
+        let event = state
+            .events
+            .get(&event)
+            .ok_or(Failure::from(CudaError::InvalidHandle))?;
+        state.usable(event.context)?;
+        event
+            .recorded
+            .ok_or_else(|| Failure::new(CudaError::InvalidHandle, "the event was not recorded"))
+    };
+    let (start, end) = (time(start)?, time(end)?);
+    let millis = if end >= start {
+        end.duration_since(start).as_secs_f64() * 1e3
+    } else {
+        -(start.duration_since(end).as_secs_f64() * 1e3)
+    };
+    Ok(millis as f32)
+}
+
+/// `cuEventDestroy`.
+pub fn event_destroy(event: u64) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    match state.events.remove(&event) {
+        Some(_) => Ok(()),
+        None => Err(CudaError::InvalidHandle.into()),
+    }
+}
+
+/// A value `cuPointerGetAttribute` writes, by its C type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointerValue {
+    /// A `CUcontext`.
+    Context(u64),
+    /// An `unsigned int` (`CUmemorytype`).
+    U32(u32),
+    /// An `int` (a device ordinal).
+    I32(i32),
+    /// A `CUdeviceptr` or `size_t`.
+    U64(u64),
+}
+
+/// `cuPointerGetAttribute` of a device allocation: CONTEXT (1), MEMORY_TYPE (2: device),
+/// DEVICE_POINTER (3), BUFFER_ID (7), DEVICE_ORDINAL (9), RANGE_START_ADDR (11),
+/// RANGE_SIZE (12); other attributes are `CUDA_ERROR_NOT_SUPPORTED`.
+pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValue> {
+    let state = state();
+    state.settings()?;
+    let (base, len, _) = state.memory.find(address).ok_or_else(|| {
+        Failure::new(
+            CudaError::InvalidValue,
+            format!("{address:#x} is not in a device allocation"),
+        )
+    })?;
+    let context = state.owners.get(&base).copied().unwrap_or(0);
+    Ok(match attribute {
+        1 => PointerValue::Context(context),
+        2 => PointerValue::U32(2),
+        3 => PointerValue::U64(address),
+        7 | 11 => PointerValue::U64(base),
+        9 => PointerValue::I32(0),
+        12 => PointerValue::U64(len),
+        _ => {
+            return Err(Failure::new(
+                CudaError::NotSupported,
+                format!("pointer attribute {attribute}"),
+            ));
+        }
+    })
+}
+
+/// Where a copy of a graph reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Device memory.
+    Device(u64),
+    /// Host memory, at this address (the C ABI reads or writes it when the graph runs).
+    Host(usize),
+}
+
+/// A node of a CUDA graph, with what it needs to run (the kernel parameters copied when the
+/// node was added or set, as CUDA does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GraphNode {
+    /// A kernel launch.
+    Kernel {
+        /// The kernel.
+        function: u64,
+        /// CTAs, x y z.
+        grid: [u32; 3],
+        /// Threads per CTA, x y z.
+        block: [u32; 3],
+        /// Bytes of dynamic shared memory per CTA.
+        dynamic_shared: u32,
+        /// The kernel parameter space.
+        params: Vec<u8>,
+    },
+    /// A one-dimensional copy.
+    Copy {
+        /// From.
+        source: Place,
+        /// To.
+        destination: Place,
+        /// How many bytes.
+        bytes: usize,
+    },
+}
+
+/// A CUDA graph: its nodes in the order they were added. A node can only depend on nodes
+/// added before it, so that order runs every node after its dependencies.
+#[derive(Clone, Debug)]
+struct Graph {
+    context: u64,
+    nodes: Vec<(u64, GraphNode)>,
+}
+
+/// `cuGraphCreate`.
+pub fn graph_create() -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    let handle = state.handle();
+    state.graphs.insert(
+        handle,
+        Graph {
+            context,
+            nodes: Vec::new(),
+        },
+    );
+    Ok(handle)
+}
+
+/// `cuGraphAddKernelNode`, `cuGraphAddMemcpyNode`: the node's handle. `dependencies` must be
+/// nodes of the graph (they were added before, so they run before).
+pub fn graph_add(graph: u64, dependencies: &[u64], node: GraphNode) -> CallResult<u64> {
+    let mut state = state();
+    state.current()?;
+    if let GraphNode::Kernel { function, .. } = &node {
+        state.function(*function)?;
+    }
+    let handle = state.handle();
+    let graph = state
+        .graphs
+        .get_mut(&graph)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    if let Some(unknown) = dependencies
+        .iter()
+        .find(|dependency| !graph.nodes.iter().any(|(node, _)| node == *dependency))
+    {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("dependency {unknown:#x} is not a node of the graph"),
+        ));
+    }
+    graph.nodes.push((handle, node));
+    Ok(handle)
+}
+
+/// `cuGraphInstantiate`: an executable copy of the graph.
+pub fn graph_instantiate(graph: u64) -> CallResult<u64> {
+    let mut state = state();
+    state.current()?;
+    let copy = state
+        .graphs
+        .get(&graph)
+        .cloned()
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let handle = state.handle();
+    state.executables.insert(handle, copy);
+    Ok(handle)
+}
+
+/// `cuGraphExecKernelNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`: replaces what node
+/// `node` of the executable graph does (the same kind of node).
+pub fn graph_exec_set(executable: u64, node: u64, replacement: GraphNode) -> CallResult<()> {
+    let mut state = state();
+    state.current()?;
+    if let GraphNode::Kernel { function, .. } = &replacement {
+        state.function(*function)?;
+    }
+    let graph = state
+        .executables
+        .get_mut(&executable)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let slot = graph
+        .nodes
+        .iter_mut()
+        .find(|(handle, _)| *handle == node)
+        .map(|(_, slot)| slot)
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))?;
+    if std::mem::discriminant(slot) != std::mem::discriminant(&replacement) {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            "the node is of another kind",
+        ));
+    }
+    *slot = replacement;
+    Ok(())
+}
+
+/// The nodes of an executable graph, in an order that runs each after its dependencies
+/// (`cuGraphLaunch` runs them: kernels with [`launch`], copies through the C ABI).
+pub fn graph_nodes(executable: u64) -> CallResult<Vec<GraphNode>> {
+    let state = state();
+    state.current()?;
+    let graph = state
+        .executables
+        .get(&executable)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    Ok(graph.nodes.iter().map(|(_, node)| node.clone()).collect())
+}
+
+/// `cuGraphDestroy` (`executable` false) and `cuGraphExecDestroy` (true).
+pub fn graph_destroy(graph: u64, executable: bool) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    let table = if executable {
+        &mut state.executables
+    } else {
+        &mut state.graphs
+    };
+    match table.remove(&graph) {
+        Some(_) => Ok(()),
+        None => Err(CudaError::InvalidHandle.into()),
+    }
+}

@@ -1,0 +1,130 @@
+//! The driver API as its callers use it:
+//! - `tests/c/driver_api.c`, compiled with the system C compiler (`$CC` or `cc`) and linked
+//!   with `-lcuda` against the `libcuda.so` cargo built for this crate, then run with only a
+//!   `libcuda.so.1` link to it (the library's SONAME) on `LD_LIBRARY_PATH`. The test fails, saying so, where no C compiler
+//!   can be run.
+//! - `scripts/cuda_ctypes_smoke.py`, Python's ctypes making tinygrad's calls
+//!   (`runtime/ops_cuda.py`) on the library named by `CUDA_PATH`; skipped, with a note on
+//!   stderr, where there is no `python3`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The cdylib cargo built for this crate before building this test (in `deps/` or the
+/// profile directory above it).
+fn library() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's path");
+    let deps = exe.parent().expect("the test is in a directory");
+    let name = format!(
+        "{}cuda{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    [deps.join(&name), deps.join("..").join(&name)]
+        .into_iter()
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| panic!("{name} next to {}", deps.display()))
+}
+
+/// A directory of this test's own holding a link `name` to the library.
+fn library_link(directory: &str, name: &str) -> PathBuf {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join(directory);
+    std::fs::create_dir_all(&directory).expect("a directory for the library link");
+    let link = directory.join(name);
+    // A link from an earlier run may point elsewhere.
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(library(), &link).expect("a link to the library");
+    directory
+}
+
+#[test]
+fn c_program_uses_the_driver_api() {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    // The program is linked against `libcuda.so` and runs with only `libcuda.so.1` on the
+    // library path: it finds the library by its SONAME, as it would NVIDIA's.
+    let link_directory = library_link("driver_api_link", "libcuda.so");
+    let run_directory = library_link("driver_api_run", "libcuda.so.1");
+    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver_api");
+    let compiled = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg(repository().join("tests/c/driver_api.c"))
+        .arg("-o")
+        .arg(&program)
+        .arg("-L")
+        .arg(&link_directory)
+        .arg("-lcuda")
+        .output()
+        .unwrap_or_else(|error| {
+            panic!(
+                "the C compiler `{cc}` cannot be run ({error}): this test needs one (install a \
+                 C compiler, or set CC)"
+            )
+        });
+    assert!(
+        compiled.status.success(),
+        "{cc} failed:\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let output = Command::new(&program)
+        .arg(repository().join("ptx-samples/nvcc/block.sm_90.ptx"))
+        .env("LD_LIBRARY_PATH", &run_directory)
+        .env_remove("PTXSIM_TARGET")
+        .env_remove("PTXSIM_MAX_STEPS")
+        .env_remove("PTXSIM_DEVICE_MEMORY")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "driver_api.c failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    assert!(stdout.ends_with("ok\n"), "{stdout}");
+    // The timing line, for `cargo test -- --nocapture`.
+    for line in stdout.lines().filter(|line| line.starts_with("timing:")) {
+        eprintln!("{line}");
+    }
+    // Every failure is on stderr with the call's name and the code's; invalid PTX and a
+    // fault with their locations.
+    for expected in [
+        "ptxsim: cuModuleLoadData: CUDA_ERROR_INVALID_PTX: the module does not check:\n6:5: \
+         error[E0300]: `frobnicate` is not the name of any PTX instruction",
+        "ptxsim: cuModuleGetFunction: CUDA_ERROR_NOT_FOUND: the module has no kernel \
+         `no_such_kernel`",
+        "ptxsim: cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS: kernel `poke`: 11:5: trap: \
+         out-of-bounds address: 4-byte global store",
+        "ptxsim: cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS",
+        "ptxsim: cuMemAllocManaged: CUDA_ERROR_NOT_SUPPORTED",
+    ] {
+        assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
+    }
+}
+
+#[test]
+fn python_ctypes_calls_as_tinygrad() {
+    let script = repository().join("scripts/cuda_ctypes_smoke.py");
+    let result = Command::new("python3")
+        .arg(&script)
+        .env("CUDA_PATH", library())
+        .env_remove("PTXSIM_TARGET")
+        .output();
+    let output = match result {
+        Ok(output) => output,
+        Err(error) => {
+            eprintln!("skipped: no python3 ({error})");
+            return;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.starts_with("ok"),
+        "{}:\n{stdout}\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

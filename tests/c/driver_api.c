@@ -1,0 +1,624 @@
+/* The CUDA driver API through ptxsim's libcuda.so.1, as a C program uses it: linked with
+ * -lcuda, only driver API calls (the prototypes below, written here, not NVIDIA's cuda.h).
+ * argv[1] is ptx-samples/nvcc/block.sm_90.ptx. Built and run by crates/cuda/tests/c_abi.rs;
+ * prints "ok" and exits 0 when every check holds (a "timing:" line on stdout too). */
+#define _POSIX_C_SOURCE 199309L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+/* CUDA_KERNEL_NODE_PARAMS and CUDA_MEMCPY3D, their fields as cuda.h orders them. */
+typedef struct {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+} KernelNodeParams;
+
+typedef struct {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} Memcpy3D;
+
+/* The values of cuda.h's enums that this program uses. */
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_INVALID_PTX = 218,
+    CUDA_ERROR_INVALID_HANDLE = 400,
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
+    CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    CU_MEMORYTYPE_HOST = 1,
+    CU_MEMORYTYPE_DEVICE = 2,
+};
+#define CU_LAUNCH_PARAM_END ((void *)0)
+#define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)1)
+#define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)2)
+
+CUresult cuInit(unsigned int flags);
+CUresult cuDriverGetVersion(int *version);
+CUresult cuDeviceGetCount(int *count);
+CUresult cuDeviceGet(CUdevice *device, int ordinal);
+CUresult cuDeviceGetName(char *name, int len, CUdevice device);
+CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device);
+CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice device);
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice device);
+CUresult cuCtxCreate_v2(CUcontext *context, unsigned int flags, CUdevice device);
+CUresult cuCtxDestroy_v2(CUcontext context);
+CUresult cuCtxGetCurrent(CUcontext *context);
+CUresult cuCtxSetCurrent(CUcontext context);
+CUresult cuCtxSynchronize(void);
+CUresult cuCtxPushCurrent_v2(CUcontext context);
+CUresult cuCtxPopCurrent_v2(CUcontext *context);
+CUresult cuModuleLoadData(CUmodule *module, const void *image);
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int count, int *options,
+                            void **values);
+CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name);
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *address, size_t *bytes, CUmodule module,
+                              const char *name);
+CUresult cuModuleUnload(CUmodule module);
+CUresult cuMemAlloc_v2(CUdeviceptr *address, size_t bytes);
+CUresult cuMemFree_v2(CUdeviceptr address);
+CUresult cuMemGetInfo_v2(size_t *free, size_t *total);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source, size_t bytes);
+CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes);
+CUresult cuMemcpyDtoD_v2(CUdeviceptr destination, CUdeviceptr source, size_t bytes);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source, size_t bytes,
+                              CUstream stream);
+CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value, size_t count);
+CUresult cuMemsetD32_v2(CUdeviceptr destination, unsigned int value, size_t count);
+CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                        unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                        unsigned int block_z, unsigned int shared_bytes, CUstream stream,
+                        void **kernel_params, void **extra);
+CUresult cuFuncGetAttribute(int *value, int attribute, CUfunction function);
+CUresult cuFuncSetAttribute(CUfunction function, int attribute, int value);
+CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
+CUresult cuStreamSynchronize(CUstream stream);
+CUresult cuStreamDestroy_v2(CUstream stream);
+CUresult cuEventCreate(CUevent *event, unsigned int flags);
+CUresult cuEventRecord(CUevent event, CUstream stream);
+CUresult cuEventSynchronize(CUevent event);
+CUresult cuEventElapsedTime(float *milliseconds, CUevent start, CUevent end);
+CUresult cuEventDestroy_v2(CUevent event);
+CUresult cuGetErrorName(CUresult error, const char **name);
+CUresult cuGetErrorString(CUresult error, const char **description);
+CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr pointer);
+CUresult cuGraphCreate(CUgraph *graph, unsigned int flags);
+CUresult cuGraphAddKernelNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                              size_t count, const KernelNodeParams *params);
+CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                              size_t count, const Memcpy3D *copy, CUcontext context);
+CUresult cuGraphInstantiate_v2(CUgraphExec *executable, CUgraph graph, CUgraphNode *error_node,
+                               char *log, size_t log_size);
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec executable, CUgraphNode node,
+                                        const KernelNodeParams *params);
+CUresult cuGraphLaunch(CUgraphExec executable, CUstream stream);
+CUresult cuGraphExecDestroy(CUgraphExec executable);
+CUresult cuGraphDestroy(CUgraph graph);
+CUresult cuMemAllocManaged(CUdeviceptr *address, size_t bytes, unsigned int flags);
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);                           \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fprintf(stderr, "\n");                                                           \
+            failures++;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+/* A call that must succeed. */
+#define OK(call)                                                                             \
+    do {                                                                                     \
+        CUresult result_ = (call);                                                           \
+        CHECK(result_ == CUDA_SUCCESS, "%s returned %d", #call, result_);                    \
+    } while (0)
+
+/* out[i] = in[ntid - 1 - i] through dynamic shared memory (extern .shared). */
+static const char *reverse_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".extern .shared .align 4 .b8 tile[];\n"
+    ".visible .entry reverse(.param .u64 out, .param .u64 in)\n"
+    "{\n"
+    "    .reg .b32 %r<8>;\n"
+    "    .reg .b64 %rd<8>;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    ld.param.u64 %rd2, [in];\n"
+    "    mov.u32 %r1, %tid.x;\n"
+    "    mov.u32 %r2, %ntid.x;\n"
+    "    mul.wide.u32 %rd3, %r1, 4;\n"
+    "    add.s64 %rd4, %rd2, %rd3;\n"
+    "    ld.global.u32 %r3, [%rd4];\n"
+    "    mov.u32 %r4, tile;\n"
+    "    shl.b32 %r5, %r1, 2;\n"
+    "    add.s32 %r6, %r4, %r5;\n"
+    "    st.shared.u32 [%r6], %r3;\n"
+    "    bar.sync 0;\n"
+    "    sub.s32 %r7, %r2, %r1;\n"
+    "    sub.s32 %r7, %r7, 1;\n"
+    "    shl.b32 %r7, %r7, 2;\n"
+    "    add.s32 %r7, %r4, %r7;\n"
+    "    ld.shared.u32 %r3, [%r7];\n"
+    "    add.s64 %rd5, %rd1, %rd3;\n"
+    "    st.global.u32 [%rd5], %r3;\n"
+    "    ret;\n"
+    "}\n";
+
+/* counter += 1 (one thread): a .global variable that keeps its value between launches. */
+static const char *counter_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .global .align 4 .u32 counter;\n"
+    ".visible .entry bump()\n"
+    "{\n"
+    "    .reg .b32 %r<3>;\n"
+    "    ld.global.u32 %r1, [counter];\n"
+    "    add.u32 %r2, %r1, 1;\n"
+    "    st.global.u32 [counter], %r2;\n"
+    "    ret;\n"
+    "}\n";
+
+/* Stores 1 at p + off (one thread). The store is line 11, column 5. */
+static const char *poke_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry poke(.param .u64 p, .param .u64 off)\n"
+    "{\n"
+    "    .reg .b32 %r;\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [p];\n"
+    "    ld.param.u64 %rd2, [off];\n"
+    "    add.s64 %rd3, %rd1, %rd2; mov.u32 %r, 1;\n"
+    "    st.global.u32 [%rd3], %r;\n"
+    "    ret;\n"
+    "}\n";
+
+/* An unknown instruction on line 6, column 5. */
+static const char *broken_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry broken()\n"
+    "{\n"
+    "    frobnicate.u32 %r1;\n"
+    "}\n";
+
+static char *read_file(const char *path, size_t *size) {
+    FILE *file = fopen(path, "rb");
+    if (!file) return NULL;
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = malloc((size_t)length + 1);
+    if (!text || fread(text, 1, (size_t)length, file) != (size_t)length) {
+        fclose(file);
+        free(text);
+        return NULL;
+    }
+    fclose(file);
+    text[length] = 0;
+    *size = (size_t)length;
+    return text;
+}
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* The histogram of in[i] & 255, computed here. */
+static void histogram(const uint32_t *in, int n, uint32_t *bins) {
+    memset(bins, 0, 256 * sizeof *bins);
+    for (int i = 0; i < n; i++) bins[in[i] & 255]++;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s block.sm_90.ptx\n", argv[0]);
+        return 2;
+    }
+    size_t sample_size = 0;
+    char *sample = read_file(argv[1], &sample_size);
+    if (!sample) {
+        fprintf(stderr, "cannot read %s\n", argv[1]);
+        return 2;
+    }
+
+    /* Before cuInit. */
+    int early = 0;
+    CHECK(cuDeviceGetCount(&early) == CUDA_ERROR_NOT_INITIALIZED, "a call before cuInit");
+
+    /* The device. */
+    OK(cuInit(0));
+    int version = 0, count = 0, warp = 0, major = 0, minor = 0, cc_major = 0;
+    OK(cuDriverGetVersion(&version));
+    CHECK(version >= 12000, "driver version %d", version);
+    OK(cuDeviceGetCount(&count));
+    CHECK(count == 1, "%d devices", count);
+    CUdevice device = -1;
+    OK(cuDeviceGet(&device, 0));
+    CHECK(device == 0, "device %d", device);
+    char name[64] = {0};
+    OK(cuDeviceGetName(name, sizeof name, device));
+    CHECK(strcmp(name, "ptxsim sm_90") == 0, "device name `%s`", name);
+    OK(cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, device));
+    CHECK(warp == 32, "warp size %d", warp);
+    OK(cuDeviceComputeCapability(&major, &minor, device));
+    CHECK(major == 9 && minor == 0, "compute capability %d.%d", major, minor);
+    OK(cuDeviceGetAttribute(&cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
+    CHECK(cc_major == 9, "compute capability major %d", cc_major);
+    size_t total = 0;
+    OK(cuDeviceTotalMem_v2(&total, device));
+    CHECK(total > 0, "total memory %zu", total);
+
+    CUcontext context = NULL, current = NULL;
+    OK(cuCtxCreate_v2(&context, 0, device));
+    OK(cuCtxGetCurrent(&current));
+    CHECK(current == context && context != NULL, "current context");
+
+    /* The sample module: histogram256 with kernelParams. */
+    CUmodule module = NULL;
+    OK(cuModuleLoadData(&module, sample));
+    CUfunction histogram256 = NULL;
+    OK(cuModuleGetFunction(&histogram256, module, "histogram256"));
+    int registers = 0;
+    OK(cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, histogram256));
+    CHECK(registers > 0, "%d registers", registers);
+
+    enum { N = 3000 };
+    static uint32_t in[N], bins[256], expected[256];
+    uint32_t state = 12345;
+    for (int i = 0; i < N; i++) {
+        state = state * 1664525u + 1013904223u;
+        in[i] = state >> 7;
+    }
+    histogram(in, N, expected);
+
+    CUdeviceptr d_in = 0, d_bins = 0;
+    OK(cuMemAlloc_v2(&d_in, sizeof in));
+    OK(cuMemAlloc_v2(&d_bins, sizeof bins));
+    size_t free_bytes = 0, total_bytes = 0;
+    OK(cuMemGetInfo_v2(&free_bytes, &total_bytes));
+    CHECK(total_bytes - free_bytes >= sizeof in + sizeof bins, "%zu of %zu free", free_bytes,
+          total_bytes);
+    OK(cuMemcpyHtoD_v2(d_in, in, sizeof in));
+    OK(cuMemcpyHtoD_v2(0, NULL, 0)); /* copying nothing does nothing */
+    /* memset D32, read back, then D8 to zero. */
+    OK(cuMemsetD32_v2(d_bins, 0xdeadbeefu, 256));
+    OK(cuMemcpyDtoH_v2(bins, d_bins, sizeof bins));
+    CHECK(bins[0] == 0xdeadbeefu && bins[255] == 0xdeadbeefu, "memset D32: %#x", bins[0]);
+    OK(cuMemsetD8_v2(d_bins, 0, sizeof bins));
+
+    int n = N;
+    void *params[] = {&d_in, &d_bins, &n};
+    OK(cuLaunchKernel(histogram256, 4, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+    OK(cuMemcpyDtoH_v2(bins, d_bins, sizeof bins));
+    int wrong = 0;
+    for (int b = 0; b < 256; b++) wrong += bins[b] != expected[b];
+    CHECK(wrong == 0, "histogram: %d bins differ (bin 0: %u, expected %u)", wrong, bins[0],
+          expected[0]);
+
+    /* The same kernel with `extra` (the parameter space as one buffer): the bins add up. */
+    struct {
+        CUdeviceptr in;
+        CUdeviceptr bins;
+        int n;
+    } packed = {d_in, d_bins, N};
+    size_t packed_size = sizeof packed;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &packed_size, CU_LAUNCH_PARAM_END};
+    OK(cuLaunchKernel(histogram256, 2, 1, 1, 128, 1, 1, 0, NULL, NULL, extra));
+    OK(cuMemcpyDtoH_v2(bins, d_bins, sizeof bins));
+    wrong = 0;
+    for (int b = 0; b < 256; b++) wrong += bins[b] != 2 * expected[b];
+    CHECK(wrong == 0, "histogram twice: %d bins differ", wrong);
+
+    /* Launches that do not fit: a parameter buffer smaller than the parameters, more dynamic
+     * shared memory than the kernel's limit (48 KiB until cuFuncSetAttribute), a handle that
+     * is no kernel. None of them is sticky. */
+    size_t short_size = 8;
+    void *short_extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                           &short_size, CU_LAUNCH_PARAM_END};
+    CHECK(cuLaunchKernel(histogram256, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, short_extra) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "a short parameter buffer");
+    CHECK(cuLaunchKernel(histogram256, 1, 1, 1, 32, 1, 1, 64 * 1024, NULL, params, NULL) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "too much dynamic shared memory");
+    CHECK(cuLaunchKernel((CUfunction)module, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL) ==
+              CUDA_ERROR_INVALID_HANDLE,
+          "a module handle as a kernel");
+    CHECK(cuMemFree_v2(d_bins + 4) == CUDA_ERROR_INVALID_VALUE, "freeing inside an allocation");
+    OK(cuCtxSynchronize());
+
+    /* Device-to-device copy and pointer attributes. */
+    CUdeviceptr d_copy = 0;
+    OK(cuMemAlloc_v2(&d_copy, sizeof bins));
+    OK(cuMemcpyDtoD_v2(d_copy, d_bins, sizeof bins));
+    static uint32_t copied[256];
+    OK(cuMemcpyDtoH_v2(copied, d_copy, sizeof copied));
+    CHECK(memcmp(copied, bins, sizeof bins) == 0, "device-to-device copy");
+    CUdeviceptr start = 0;
+    size_t range = 0;
+    unsigned int memory_type = 0;
+    OK(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, d_copy + 100));
+    OK(cuPointerGetAttribute(&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE, d_copy + 100));
+    OK(cuPointerGetAttribute(&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d_copy));
+    CHECK(start == d_copy && range == sizeof bins && memory_type == CU_MEMORYTYPE_DEVICE,
+          "pointer attributes");
+    /* A copy past the end of an allocation is refused. */
+    CHECK(cuMemcpyHtoD_v2(d_copy + 8, bins, sizeof bins) == CUDA_ERROR_INVALID_VALUE,
+          "copy past the end");
+    OK(cuMemFree_v2(d_copy));
+
+    /* Dynamic shared memory, on a stream, timed with events. */
+    CUmodule reverse_module = NULL;
+    CUfunction reverse = NULL;
+    OK(cuModuleLoadData(&reverse_module, reverse_ptx));
+    OK(cuModuleGetFunction(&reverse, reverse_module, "reverse"));
+    OK(cuFuncSetAttribute(reverse, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 64 * 1024));
+    int limit = 0;
+    OK(cuFuncGetAttribute(&limit, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, reverse));
+    CHECK(limit == 64 * 1024, "dynamic shared limit %d", limit);
+    CUstream stream = NULL;
+    CUevent before = NULL, after = NULL;
+    OK(cuStreamCreate(&stream, 0));
+    OK(cuEventCreate(&before, 0));
+    OK(cuEventCreate(&after, 0));
+    CUdeviceptr d_out = 0;
+    OK(cuMemAlloc_v2(&d_out, 256 * 4));
+    OK(cuEventRecord(before, stream));
+    OK(cuMemcpyHtoDAsync_v2(d_in, in, 256 * 4, stream));
+    void *reverse_params[] = {&d_out, &d_in};
+    OK(cuLaunchKernel(reverse, 1, 1, 1, 256, 1, 1, 256 * 4, stream, reverse_params, NULL));
+    OK(cuEventRecord(after, stream));
+    OK(cuEventSynchronize(after));
+    OK(cuStreamSynchronize(stream));
+    float milliseconds = -1;
+    OK(cuEventElapsedTime(&milliseconds, before, after));
+    CHECK(milliseconds >= 0, "elapsed %f ms", milliseconds);
+    static uint32_t reversed[256];
+    OK(cuMemcpyDtoH_v2(reversed, d_out, sizeof reversed));
+    wrong = 0;
+    for (int i = 0; i < 256; i++) wrong += reversed[i] != in[255 - i];
+    CHECK(wrong == 0, "reverse through dynamic shared memory: %d differ", wrong);
+    OK(cuEventDestroy_v2(before));
+    OK(cuEventDestroy_v2(after));
+    OK(cuStreamDestroy_v2(stream));
+
+    /* A .global variable keeps its value across launches and is reachable by address. */
+    CUmodule counter_module = NULL;
+    CUfunction bump = NULL;
+    OK(cuModuleLoadData(&counter_module, counter_ptx));
+    OK(cuModuleGetFunction(&bump, counter_module, "bump"));
+    CUdeviceptr d_counter = 0;
+    size_t counter_size = 0;
+    OK(cuModuleGetGlobal_v2(&d_counter, &counter_size, counter_module, "counter"));
+    CHECK(counter_size == 4, "counter has %zu bytes", counter_size);
+    uint32_t counter = 40;
+    OK(cuMemcpyHtoD_v2(d_counter, &counter, 4));
+    OK(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+    OK(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+    OK(cuMemcpyDtoH_v2(&counter, d_counter, 4));
+    CHECK(counter == 42, "counter %u", counter);
+    CHECK(cuModuleGetGlobal_v2(&d_counter, &counter_size, counter_module, "nothing") ==
+              CUDA_ERROR_NOT_FOUND,
+          "unknown global");
+    OK(cuModuleUnload(counter_module));
+    OK(cuModuleUnload(reverse_module));
+
+    /* A CUDA graph as tinygrad's runtime/graph/cuda.py builds one: a kernel node with `extra`
+     * (its parameters copied when added), then a device-to-device and a device-to-host copy
+     * node; launched, then launched again with new kernel parameters. */
+    {
+        CUdeviceptr d_gbins = 0, d_gcopy = 0;
+        OK(cuMemAlloc_v2(&d_gbins, sizeof bins));
+        OK(cuMemAlloc_v2(&d_gcopy, sizeof bins));
+        struct {
+            CUdeviceptr in;
+            CUdeviceptr bins;
+            int n;
+        } graph_args = {d_in, d_gbins, N};
+        size_t graph_args_size = sizeof graph_args;
+        void *graph_extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &graph_args,
+                               CU_LAUNCH_PARAM_BUFFER_SIZE, &graph_args_size, CU_LAUNCH_PARAM_END};
+        KernelNodeParams kernel = {histogram256, 2, 1, 1, 128, 1, 1, 0, NULL, graph_extra};
+        Memcpy3D to_copy = {0}, to_host = {0};
+        static uint32_t graph_bins[256], half[256];
+        to_copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        to_copy.srcDevice = d_gbins;
+        to_copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        to_copy.dstDevice = d_gcopy;
+        to_copy.WidthInBytes = sizeof bins;
+        to_copy.Height = to_copy.Depth = 1;
+        to_host.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        to_host.srcDevice = d_gcopy;
+        to_host.dstMemoryType = CU_MEMORYTYPE_HOST;
+        to_host.dstHost = graph_bins;
+        to_host.WidthInBytes = sizeof graph_bins;
+        to_host.Height = to_host.Depth = 1;
+        CUgraph graph = NULL;
+        CUgraphNode kernel_node = NULL, copy_node = NULL, host_node = NULL;
+        CUgraphExec executable = NULL;
+        OK(cuGraphCreate(&graph, 0));
+        OK(cuGraphAddKernelNode(&kernel_node, graph, NULL, 0, &kernel));
+        OK(cuGraphAddMemcpyNode(&copy_node, graph, &kernel_node, 1, &to_copy, context));
+        OK(cuGraphAddMemcpyNode(&host_node, graph, &copy_node, 1, &to_host, context));
+        OK(cuGraphInstantiate_v2(&executable, graph, NULL, NULL, 0));
+        graph_args.n = 0; /* no effect: the node copied its parameters */
+        OK(cuGraphLaunch(executable, NULL));
+        CHECK(memcmp(graph_bins, expected, sizeof expected) == 0, "graph: histogram");
+        graph_args.n = N / 2;
+        kernel.gridDimX = 1;
+        OK(cuGraphExecKernelNodeSetParams(executable, kernel_node, &kernel));
+        OK(cuGraphLaunch(executable, NULL));
+        histogram(in, N / 2, half);
+        wrong = 0;
+        for (int b = 0; b < 256; b++) wrong += graph_bins[b] != expected[b] + half[b];
+        CHECK(wrong == 0, "graph with new parameters: %d bins differ", wrong);
+        OK(cuGraphExecDestroy(executable));
+        OK(cuGraphDestroy(graph));
+        OK(cuMemFree_v2(d_gbins));
+        OK(cuMemFree_v2(d_gcopy));
+    }
+
+    /* Error paths: invalid PTX (with the checker's log), an unknown kernel, error names, a
+     * call ptxsim does not implement. */
+    CUmodule bad = NULL;
+    CHECK(cuModuleLoadData(&bad, broken_ptx) == CUDA_ERROR_INVALID_PTX, "invalid PTX");
+    char log[4096] = {0};
+    int options[] = {5, 6}; /* CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES */
+    void *values[] = {log, (void *)(uintptr_t)sizeof log};
+    CHECK(cuModuleLoadDataEx(&bad, broken_ptx, 2, options, values) == CUDA_ERROR_INVALID_PTX,
+          "invalid PTX (Ex)");
+    CHECK(strstr(log, "6:5: error[") != NULL, "error log `%s`", log);
+    CUfunction missing = NULL;
+    CHECK(cuModuleGetFunction(&missing, module, "no_such_kernel") == CUDA_ERROR_NOT_FOUND,
+          "unknown kernel");
+    const char *text = NULL;
+    OK(cuGetErrorName(CUDA_ERROR_INVALID_PTX, &text));
+    CHECK(text && strcmp(text, "CUDA_ERROR_INVALID_PTX") == 0, "error name `%s`", text);
+    OK(cuGetErrorString(CUDA_ERROR_ILLEGAL_ADDRESS, &text));
+    CHECK(text && strstr(text, "illegal memory access"), "error string `%s`", text);
+    CUdeviceptr managed = 0;
+    CHECK(cuMemAllocManaged(&managed, 16, 1) == CUDA_ERROR_NOT_SUPPORTED, "cuMemAllocManaged");
+
+    /* Timing: the same module text loaded, its kernel found and launched again and again
+     * (the module is checked once, then found by content), with a tiny launch. */
+    {
+        enum { ROUNDS = 200 };
+        int one = 1;
+        void *tiny[] = {&d_in, &d_bins, &one};
+        double t0 = now_us();
+        for (int i = 0; i < ROUNDS; i++) {
+            CUmodule again = NULL;
+            CUfunction kernel = NULL;
+            OK(cuModuleLoadData(&again, sample));
+            OK(cuModuleGetFunction(&kernel, again, "histogram256"));
+            OK(cuModuleUnload(again));
+        }
+        double t1 = now_us();
+        for (int i = 0; i < ROUNDS; i++)
+            OK(cuLaunchKernel(histogram256, 1, 1, 1, 32, 1, 1, 0, NULL, tiny, NULL));
+        double t2 = now_us();
+        for (int i = 0; i < ROUNDS; i++) {
+            CUmodule again = NULL;
+            CUfunction kernel = NULL;
+            OK(cuModuleLoadData(&again, sample));
+            OK(cuModuleGetFunction(&kernel, again, "histogram256"));
+            OK(cuLaunchKernel(kernel, 1, 1, 1, 32, 1, 1, 0, NULL, tiny, NULL));
+            OK(cuModuleUnload(again));
+        }
+        double t3 = now_us();
+        /* A launch of one thread running three instructions: the cost around the simulation. */
+        CUmodule counter_again = NULL;
+        CUfunction bump_again = NULL;
+        OK(cuModuleLoadData(&counter_again, counter_ptx));
+        OK(cuModuleGetFunction(&bump_again, counter_again, "bump"));
+        for (int i = 0; i < ROUNDS; i++)
+            OK(cuLaunchKernel(bump_again, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+        double t4 = now_us();
+        OK(cuModuleUnload(counter_again));
+        printf("timing: %zu-byte module: load+get+unload %.1f us, launch (1 CTA x 32 threads) "
+               "%.1f us, all together %.1f us per round; a 1-thread 3-instruction launch %.1f us "
+               "(%d rounds each)\n",
+               sample_size, (t1 - t0) / ROUNDS, (t2 - t1) / ROUNDS, (t3 - t2) / ROUNDS,
+               (t4 - t3) / ROUNDS, ROUNDS);
+    }
+
+    /* An out-of-bounds store: CUDA_ERROR_ILLEGAL_ADDRESS, sticky for the context. */
+    CUmodule poke_module = NULL;
+    CUfunction poke = NULL;
+    OK(cuModuleLoadData(&poke_module, poke_ptx));
+    OK(cuModuleGetFunction(&poke, poke_module, "poke"));
+    CUdeviceptr small = 0;
+    OK(cuMemAlloc_v2(&small, 16));
+    unsigned long long in_bounds = 12, past_end = 16;
+    void *poke_ok[] = {&small, &in_bounds};
+    OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_ok, NULL));
+    void *poke_bad[] = {&small, &past_end};
+    CHECK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_bad, NULL) ==
+              CUDA_ERROR_ILLEGAL_ADDRESS,
+          "out-of-bounds store");
+    CHECK(cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS, "sticky: cuCtxSynchronize");
+    CUdeviceptr later = 0;
+    CHECK(cuMemAlloc_v2(&later, 16) == CUDA_ERROR_ILLEGAL_ADDRESS, "sticky: cuMemAlloc");
+    CHECK(cuMemcpyDtoH_v2(bins, d_bins, 16) == CUDA_ERROR_ILLEGAL_ADDRESS,
+          "sticky: cuMemcpyDtoH");
+    CHECK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_ok, NULL) ==
+              CUDA_ERROR_ILLEGAL_ADDRESS,
+          "sticky: cuLaunchKernel");
+    OK(cuCtxDestroy_v2(context));
+
+    /* A new context works. */
+    CUcontext fresh = NULL;
+    OK(cuCtxCreate_v2(&fresh, 0, device));
+    CUcontext popped = NULL;
+    OK(cuCtxPopCurrent_v2(&popped));
+    OK(cuCtxGetCurrent(&current));
+    CHECK(popped == fresh && current == NULL, "pop the context stack");
+    OK(cuCtxPushCurrent_v2(fresh));
+    OK(cuCtxGetCurrent(&current));
+    CHECK(current == fresh, "push the context stack");
+    OK(cuMemAlloc_v2(&later, 16));
+    OK(cuMemsetD8_v2(later, 0x5a, 16));
+    unsigned char bytes[16] = {0};
+    OK(cuMemcpyDtoH_v2(bytes, later, 16));
+    CHECK(bytes[0] == 0x5a && bytes[15] == 0x5a, "memset D8 in a fresh context");
+    OK(cuMemFree_v2(later));
+    OK(cuCtxDestroy_v2(fresh));
+
+    free(sample);
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("ok\n");
+    return 0;
+}
