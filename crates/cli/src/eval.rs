@@ -339,10 +339,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    if let Err(error) = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes()) {
-        report!("error: cannot write to stdout: {error}");
-        return Ok(ExitCode::from(2));
-    }
+    crate::output::stdout(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 

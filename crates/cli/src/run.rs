@@ -516,15 +516,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_default();
         shows.push_str(&show_buffer(*index, *ty, *count, &bytes));
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    out.write_all(state.as_bytes())
-        .context("cannot write to stdout")?;
+    crate::output::stdout(&state)?;
     if args.format == RunFormat::Text {
-        out.write_all(shows.as_bytes())
-            .context("cannot write to stdout")?;
+        crate::output::stdout(&shows)?;
     }
-    drop(out);
     let code = report_outcome(name, &result, launch_is_grid);
     match (&args.expect, sink.collected) {
         (Some(path), Some(_)) if args.bless && !succeeded => {

@@ -32,11 +32,7 @@ pub(crate) fn run(args: &TraceDiffArgs) -> anyhow::Result<ExitCode> {
     match diff(&a, &a_name, &b, &b_name, args.context) {
         None => Ok(ExitCode::SUCCESS),
         Some(report) => {
-            if let Err(error) = std::io::Write::write_all(&mut std::io::stdout(), report.as_bytes())
-            {
-                report!("error: cannot write to stdout: {error}");
-                return Ok(ExitCode::from(2));
-            }
+            crate::output::stdout(&report)?;
             Ok(ExitCode::from(1))
         }
     }
