@@ -25,6 +25,7 @@ mod input;
 mod output;
 mod run;
 mod trace_diff;
+mod trace_sink;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

@@ -291,3 +291,185 @@ fn the_size_limit_is_documented() {
         stdout(&output)
     );
 }
+
+// --- 3. Outputs of failed runs ---------------------------------------------------------------
+
+#[test]
+fn a_run_out_of_steps_writes_partial_outputs_and_blesses_nothing() {
+    let dir = temp("partial");
+    let out = dir.join("out.bin");
+    let golden = dir.join("golden.jsonl");
+    std::fs::write(&out, b"earlier").expect("an earlier output");
+    std::fs::write(&golden, b"earlier").expect("an earlier golden trace");
+    let out_arg = format!("0={}", text(&out));
+    let output = run(&[
+        "run",
+        KERNEL,
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "u32:3",
+        "--max-steps",
+        "50",
+        "--out",
+        &out_arg,
+        "--expect",
+        text(&golden),
+        "--bless",
+    ]);
+    // Mode 3 loops forever: out of steps, exit 1; nothing the run made replaces a file.
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not blessed"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read(&out).expect("out"), b"earlier");
+    assert_eq!(std::fs::read(&golden).expect("golden"), b"earlier");
+    // The buffer (8 zero bytes: the loop comes before the store) is in out.bin.partial.
+    let partial = dir.join("out.bin.partial");
+    assert_eq!(std::fs::read(&partial).expect("partial"), vec![0; 8]);
+    // No temporary file is left behind.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, ["golden.jsonl", "out.bin", "out.bin.partial"]);
+}
+
+#[test]
+fn a_trace_that_cannot_be_written_leaves_the_earlier_one() {
+    let dir = temp("unwritable");
+    // The trace's directory does not exist: an I/O error before the run, exit 2.
+    let missing = dir.join("no-such-dir").join("t.jsonl");
+    let output = run(&[
+        "run",
+        KERNEL,
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "u32:0",
+        "--trace",
+        text(&missing),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot create"),
+        "{}",
+        stderr(&output)
+    );
+    // An earlier trace stays whole while a new one is written, and is replaced at the end.
+    let path = dir.join("t.jsonl");
+    std::fs::write(&path, "earlier\n").expect("an earlier trace");
+    let trace = write_trace(&path);
+    assert!(trace.starts_with("{\"ptxsim_trace\":1,"), "{trace}");
+    assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 1);
+}
+
+// --- 4. Traces streamed ----------------------------------------------------------------------
+
+/// Stores a trace of the looping kernel (mode 3) cut at `steps` steps in `path`.
+fn looping_trace(path: &Path, steps: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        KERNEL,
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "u32:3",
+        "--max-steps",
+        steps,
+    ];
+    args.extend(extra);
+    args.extend(["--trace", text(path)]);
+    run(&args)
+}
+
+#[test]
+fn a_long_run_is_compared_with_a_short_stored_trace_by_counting() {
+    // --expect keeps only one step more than the stored trace has; the rest of a long run is
+    // counted, so the report still gives this run's whole length.
+    let dir = temp("expect");
+    let stored = dir.join("stored.jsonl");
+    let output = looping_trace(&stored, "20", &[]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "out of steps: {}",
+        stderr(&output)
+    );
+    let output = run(&[
+        "run",
+        KERNEL,
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "u32:3",
+        "--max-steps",
+        "100000",
+        "--expect",
+        text(&stored),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report = stderr(&output);
+    assert!(
+        report.contains("has 20 step records and this run 100000"),
+        "{report}"
+    );
+    // Step 20 (the 21st record, line 22 after the header) is where this run goes on.
+    assert!(
+        report.contains("this run:22 goes on with thread 0"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_filtered_trace_holds_only_the_kept_records() {
+    // The loop writes %p3 at every setp (every other step); `reg=%r0` keeps only the writes of
+    // %r0: the kernel writes it twice (mov, mad) before the loop and never in it. A trace
+    // filtered while it is recorded has exactly those records, whatever the run's length.
+    let dir = temp("filter");
+    let path = dir.join("t.jsonl");
+    let output = looping_trace(&path, "100000", &["--trace-filter", "reg=%r0"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let trace = std::fs::read_to_string(&path).expect("trace");
+    let lines: Vec<&str> = trace.lines().collect();
+    assert_eq!(lines.len(), 4, "{trace}");
+    assert!(lines[1].contains("mov.u32 %r0, %ctaid.x"), "{}", lines[1]);
+    assert!(lines[2].contains("mad.lo.s32 %r0"), "{}", lines[2]);
+    assert_eq!(lines[3], "{\"end\":\"out_of_fuel\",\"steps\":100000}");
+}
+
+#[test]
+fn show_reads_only_the_elements_it_shows() {
+    // A 1 GB buffer under a 1.7 GB address-space limit: copying the buffer to show 4 bytes
+    // (as `--show` did) needs 2 GB and fails; reading the 4 bytes does not.
+    if !Path::new("/bin/sh").exists() {
+        return;
+    }
+    let output = Command::new("/bin/sh")
+        .current_dir(repo())
+        .args([
+            "-c",
+            "ulimit -v 1700000 && exec \"$0\" run tests/launch/faults.ptx --arg zeros:1000000000 \
+             --arg u32:0 --show 0=u32:2 --no-registers --jobs 1",
+            env!("CARGO_BIN_EXE_ptxsim"),
+        ])
+        .output()
+        .expect("sh runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // Thread 0 stored its index, 0, in word 0; word 1 is untouched.
+    assert!(
+        stdout(&output)
+            .ends_with("argument 0 as u32:\n  [0] 0x00000000 = 0\n  [1] 0x00000000 = 0\n"),
+        "{}",
+        stdout(&output)
+    );
+}

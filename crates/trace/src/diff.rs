@@ -293,8 +293,8 @@ pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) ->
         let _ = writeln!(
             out,
             "traces differ: {short_name} has {} step records and {long_name} {}; {long_name}:{line} goes on with {}, {}",
-            short.steps.len(),
-            long.steps.len(),
+            short.step_count(),
+            long.step_count(),
             who(header, next.thread),
             describe(next)
         );
