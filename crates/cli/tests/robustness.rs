@@ -473,3 +473,117 @@ fn show_reads_only_the_elements_it_shows() {
         stdout(&output)
     );
 }
+
+// --- 6. Smaller ----------------------------------------------------------------------------
+
+/// Every `<instruction>:LINE:COLUMN` in `message`.
+fn instruction_positions(message: &str) -> Vec<(usize, usize)> {
+    message
+        .split("<instruction>:")
+        .skip(1)
+        .map(|rest| {
+            let mut numbers = rest.splitn(3, |c: char| !c.is_ascii_digit());
+            let line = numbers.next().and_then(|n| n.parse().ok()).expect("a line");
+            let column = numbers
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a column");
+            (line, column)
+        })
+        .collect()
+}
+
+#[test]
+fn eval_positions_are_in_the_instruction_as_written() {
+    // Syntax errors, errors found by the checker, and text that would close eval's hidden
+    // kernel: every position is inside the text given (the `;` eval adds counts as part of it).
+    let long = format!("{}add.s32 d, a, zz", "add.s32 d, a, b;\n".repeat(3000));
+    for instruction in [
+        "add.s32 d, a, b; }",
+        "}{",
+        "add.s32 d, a b",
+        "add.s32 d, a, b, c",
+        "add.s32 d, a, b; } .global .u32 g;",
+        long.as_str(),
+    ] {
+        let output = run(&["eval", instruction, "a=1", "b=2"]);
+        assert_eq!(output.status.code(), Some(1), "{instruction}");
+        let message = stderr(&output);
+        let positions = instruction_positions(&message);
+        assert!(!positions.is_empty(), "{instruction}: {message}");
+        let text = format!("{instruction};");
+        let lines: Vec<&str> = text.lines().collect();
+        for (line, column) in positions {
+            assert!(line >= 1 && line <= lines.len(), "{instruction}: {message}");
+            assert!(
+                column <= lines[line - 1].len() + 1,
+                "{instruction}: {message}"
+            );
+        }
+    }
+    // The last line of the long text holds its error.
+    let output = run(&["eval", &long, "a=1", "b=2"]);
+    assert!(
+        stderr(&output).contains("<instruction>:3001:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn eval_refuses_text_that_declares_a_kernel() {
+    let output = run(&[
+        "eval",
+        "add.s32 d, a, b; } .visible .entry z() { ret;",
+        "a=1",
+        "b=2",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("takes instructions, not declarations or functions"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_trace_naming_a_thread_outside_its_launch_is_refused_at_its_line() {
+    let dir = temp("thread");
+    let a = dir.join("a.jsonl");
+    let trace = write_trace(&a);
+    // The launch has 4 threads (0-3); one record names thread 99999.
+    let line = trace
+        .lines()
+        .position(|l| l.contains("\"thread\":3,"))
+        .expect("a record of thread 3")
+        + 1;
+    let b = dir.join("b.jsonl");
+    std::fs::write(&b, trace.replacen("\"thread\":3,", "\"thread\":99999,", 1)).expect("B");
+    for (first, second) in [(&a, &b), (&b, &a)] {
+        let output = run(&["trace-diff", text(first), text(second)]);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&format!("b.jsonl:{line}: thread 99999")),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn a_module_of_many_kernels_lists_a_bounded_number() {
+    let dir = temp("entries");
+    let module = dir.join("many.ptx");
+    let mut source = String::from(".version 9.0\n.target sm_90\n.address_size 64\n");
+    for index in 0..5000 {
+        source.push_str(&format!(".visible .entry k{index}() {{ ret; }}\n"));
+    }
+    std::fs::write(&module, source).expect("module");
+    let output = run(&["run", text(&module)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.contains("--entry"), "{message}");
+    assert!(message.contains("more"), "{message}");
+    // 5,000 names would take about 35,000 bytes.
+    assert!(message.len() < 2_000, "{} bytes: {message}", message.len());
+}
