@@ -20,11 +20,12 @@ pub(crate) struct LaunchArgs {
     /// The kernel to run (default: the only `.entry`).
     #[arg(long, value_name = "NAME")]
     pub(crate) entry: Option<String>,
-    /// Grid size in CTAs: X[,Y[,Z]].
-    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_dim3)]
+    /// Grid size in CTAs: X[,Y[,Z]] (CUDA's limits: X at most 2147483647, Y and Z 65535).
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_grid)]
     pub(crate) grid: Dim3,
-    /// CTA size in threads: X[,Y[,Z]] (at most 1024 threads).
-    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_dim3)]
+    /// CTA size in threads: X[,Y[,Z]] (CUDA's limits: X and Y at most 1024, Z 64, 1024 threads
+    /// in all).
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_block)]
     pub(crate) block: Dim3,
     /// One per kernel parameter, in order: u8|u16|u32|u64|s8|s16|s32|s64|b8|b16|b32|b64|f32|f64:VALUE
     /// (decimal or 0x hex; floats also 1.5, inf, 0f3fc00000), buf:PATH (a global buffer with the
@@ -148,6 +149,37 @@ fn parse_dims(text: &str, minimum: u32) -> Result<Dim3, String> {
 /// `X[,Y[,Z]]`, each at least 1 (missing ones are 1).
 pub(crate) fn parse_dim3(text: &str) -> Result<Dim3, String> {
     parse_dims(text, 1)
+}
+
+/// `--grid X[,Y[,Z]]` within CUDA's limits ([`grid::MAX_GRID`]): a larger grid is a usage
+/// error (exit 2) before anything is read.
+fn parse_grid(text: &str) -> Result<Dim3, String> {
+    let dims = parse_dim3(text)?;
+    for ((&value, &most), axis) in dims.iter().zip(&grid::MAX_GRID).zip(["x", "y", "z"]) {
+        if value > most {
+            return Err(format!("a grid has at most {most} blocks along {axis}"));
+        }
+    }
+    Ok(dims)
+}
+
+/// `--block X[,Y[,Z]]` within CUDA's limits ([`grid::MAX_BLOCK`], at most
+/// [`grid::MAX_THREADS_PER_CTA`] threads in all).
+fn parse_block(text: &str) -> Result<Dim3, String> {
+    let dims = parse_dim3(text)?;
+    for ((&value, &most), axis) in dims.iter().zip(&grid::MAX_BLOCK).zip(["x", "y", "z"]) {
+        if value > most {
+            return Err(format!("a block has at most {most} threads along {axis}"));
+        }
+    }
+    let threads: u64 = dims.iter().map(|&d| u64::from(d)).product();
+    if threads > grid::MAX_THREADS_PER_CTA {
+        return Err(format!(
+            "a CTA has at most {} threads; this block has {threads}",
+            grid::MAX_THREADS_PER_CTA
+        ));
+    }
+    Ok(dims)
 }
 
 /// `X[,Y[,Z]]`, an index (missing ones are 0).

@@ -587,3 +587,44 @@ fn a_module_of_many_kernels_lists_a_bounded_number() {
     // 5,000 names would take about 35,000 bytes.
     assert!(message.len() < 2_000, "{} bytes: {message}", message.len());
 }
+
+// --- 5. Launch limits ------------------------------------------------------------------------
+
+#[test]
+fn launches_beyond_cuda_limits_are_usage_errors() {
+    // CUDA's limits (compute capability 5.0 and later): grid x ≤ 2^31-1, y and z ≤ 65535;
+    // block x and y ≤ 1024, z ≤ 64, 1024 threads in all. Beyond them: exit 2, before the
+    // module is read (the file named here does not exist).
+    for (flag, value, message) in [
+        ("--grid", "2147483648", "at most 2147483647 blocks along x"),
+        ("--grid", "1,65536", "at most 65535 blocks along y"),
+        ("--grid", "1,1,65536", "at most 65535 blocks along z"),
+        ("--block", "1025", "at most 1024 threads along x"),
+        ("--block", "1,1025", "at most 1024 threads along y"),
+        ("--block", "1,1,65", "at most 64 threads along z"),
+        (
+            "--block",
+            "32,32,2",
+            "at most 1024 threads; this block has 2048",
+        ),
+    ] {
+        for command in ["run", "debug"] {
+            let output = run(&[command, "no-such-module.ptx", flag, value]);
+            assert_eq!(output.status.code(), Some(2), "{command} {flag} {value}");
+            assert!(
+                stderr(&output).contains(message),
+                "{command} {flag} {value}: {}",
+                stderr(&output)
+            );
+        }
+    }
+    // The largest of each is accepted (here the file is what is missing: exit 2, cannot read).
+    for (flag, value) in [("--grid", "2147483647,65535,65535"), ("--block", "1024")] {
+        let output = run(&["run", "no-such-module.ptx", flag, value]);
+        assert!(
+            stderr(&output).contains("cannot read"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
