@@ -13,11 +13,14 @@ use anyhow::Context as _;
 use ptxsim_trace::{Filter, Format, Header, Line, Trace};
 
 /// A trace file being written: to a temporary file beside `path`, renamed to `path` when done.
+/// One dropped before [`TraceFile::commit`] (an error elsewhere ended the run) removes its
+/// temporary file.
 pub(crate) struct TraceFile {
     writer: std::io::BufWriter<std::fs::File>,
     temporary: PathBuf,
     path: PathBuf,
     format: Format,
+    committed: bool,
 }
 
 impl TraceFile {
@@ -31,6 +34,7 @@ impl TraceFile {
             temporary,
             path: path.to_path_buf(),
             format,
+            committed: false,
         })
     }
 
@@ -50,23 +54,32 @@ impl TraceFile {
             .writer
             .flush()
             .and_then(|()| std::fs::rename(&self.temporary, &self.path));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&self.temporary);
-        }
+        // Renamed, there is no temporary file left to remove; not renamed, `drop` removes it.
+        self.committed = result.is_ok();
         result.with_context(|| format!("cannot write `{}`", self.path.display()))
     }
 
     /// Removes the temporary file; `path` stays as it was.
     pub(crate) fn discard(self) {
-        drop(self.writer);
-        let _ = std::fs::remove_file(&self.temporary);
+        drop(self);
     }
 }
 
-/// `PATH.ptxsim-PID`: beside `path`, so that the rename stays on one file system.
+impl Drop for TraceFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// `PATH.ptxsim-PID-N`: beside `path`, so that the rename stays on one file system, and
+/// numbered, so that two files of one run (`--trace` and `--bless` of one path) never share it.
 pub(crate) fn temporary_path(path: &Path) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let number = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(".ptxsim-{}", std::process::id()));
+    temporary.push(format!(".ptxsim-{}-{number}", std::process::id()));
     PathBuf::from(temporary)
 }
 

@@ -628,3 +628,34 @@ fn launches_beyond_cuda_limits_are_usage_errors() {
         );
     }
 }
+
+#[test]
+fn an_output_error_after_the_run_leaves_the_golden_trace_and_no_temporary_file() {
+    // The run exits, but its --out path cannot be written: exit 2, and the trace --bless was
+    // writing is not put in place.
+    let dir = temp("late-error");
+    let golden = dir.join("golden.jsonl");
+    std::fs::write(&golden, b"earlier").expect("an earlier golden trace");
+    let out = format!("0={}", text(&dir.join("no-such-dir").join("out.bin")));
+    let output = run(&[
+        "run",
+        KERNEL,
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "u32:0",
+        "--out",
+        &out,
+        "--expect",
+        text(&golden),
+        "--bless",
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot write"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read(&golden).expect("golden"), b"earlier");
+    assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 1);
+}
