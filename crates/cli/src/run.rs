@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
 use ptxsim_exec::{Dim3, Outcome, Program, Words, report};
 use ptxsim_syntax::diag::decode_source;
-use ptxsim_trace::{Filter, Format, Line, Trace};
+use ptxsim_trace::{Filter, Format, IndexedTrace, Line, Trace};
 
 use crate::trace_sink::{TraceFile, TraceSink};
 
@@ -412,10 +412,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         report!("error: {error}");
         return Ok(ExitCode::from(2));
     }
-    let expected = match &args.expect {
+    // The stored trace is checked whole and kept as its text (`ptxsim_trace::index`).
+    let expected_text = match &args.expect {
         Some(path) if !args.bless || path.exists() => {
-            match crate::trace_diff::read_trace(path) {
-                Ok(trace) => Some(trace),
+            match crate::trace_diff::read_trace_text(path) {
+                Ok(text) => Some(text),
                 Err(error) if !args.bless => {
                     let hint = if path.exists() {
                         ""
@@ -429,6 +430,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 Err(_) => None,
             }
         }
+        _ => None,
+    };
+    let expected = match (&args.expect, &expected_text) {
+        (Some(path), Some(text)) => match crate::trace_diff::index_trace(path, text) {
+            Ok(trace) => Some(trace),
+            Err(error) if !args.bless => {
+                report!("error: {error:#}");
+                return Ok(ExitCode::from(2));
+            }
+            // --bless replaces a malformed stored trace.
+            Err(_) => None,
+        },
         _ => None,
     };
     let file_format = args.trace_format.map_or(Format::Jsonl, Format::from);
@@ -458,9 +471,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     // --expect keeps one step more than the stored trace has: enough to find the first
     // divergence, or to tell that this run goes on longer; the rest is only counted.
-    let keep = expected
-        .as_ref()
-        .map_or(0, |t| t.steps.len().saturating_add(1));
+    let keep = expected.as_ref().map_or(0, |t| t.len().saturating_add(1));
     let mut sink = TraceSink {
         header: &header,
         filter: &filter,
@@ -590,7 +601,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 /// `--bless`: puts the run's trace (written to `file`'s temporary file) in place of the stored
 /// one, unless the run did not exit normally (exit 1, the stored trace untouched) or the trace
 /// is the stored one already (the file is left as it is).
-fn bless(file: TraceFile, succeeded: bool, expected: Option<&Trace>, actual: &Trace) -> ExitCode {
+fn bless(
+    file: TraceFile,
+    succeeded: bool,
+    expected: Option<&IndexedTrace<'_>>,
+    actual: &Trace,
+) -> ExitCode {
     let path = file.path().display().to_string();
     if !succeeded {
         file.discard();
@@ -618,7 +634,11 @@ fn bless(file: TraceFile, succeeded: bool, expected: Option<&Trace>, actual: &Tr
 }
 
 /// `--expect`: compares the run's trace with the stored one (exit 0 equal, 1 different).
-fn expect(path: &Path, expected: Option<&Trace>, actual: &Trace) -> anyhow::Result<ExitCode> {
+fn expect(
+    path: &Path,
+    expected: Option<&IndexedTrace<'_>>,
+    actual: &Trace,
+) -> anyhow::Result<ExitCode> {
     let Some(expected) = expected else {
         anyhow::bail!("no stored trace `{}`", path.display());
     };
