@@ -10,9 +10,9 @@ use anyhow::Context as _;
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
 use ptxsim_exec::{Dim3, Outcome, Program, Words, report};
 use ptxsim_syntax::diag::decode_source;
-use ptxsim_trace::{Filter, Format, IndexedTrace, Line, Trace};
+use ptxsim_trace::{Filter, Format, IndexedTrace, Line, Records as _};
 
-use crate::trace_sink::{TraceFile, TraceSink};
+use crate::trace_sink::{Collected, TraceFile, TraceSink};
 
 /// The launch options `run` and `debug` share.
 #[derive(Debug, Clone, clap::Args)]
@@ -469,21 +469,16 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         },
         _ => false,
     };
-    // --expect keeps one step more than the stored trace has: enough to find the first
-    // divergence, or to tell that this run goes on longer; the rest is only counted.
-    let keep = expected.as_ref().map_or(0, |t| t.len().saturating_add(1));
+    // --expect keeps only the steps that differ from the stored trace's, as far as the
+    // comparison needs them (`Collected`).
     let mut sink = TraceSink {
         header: &header,
         filter: &filter,
         files,
-        collected: args.expect.as_ref().map(|_| Trace {
-            format: expect_format,
-            header: header.clone(),
-            steps: Vec::new(),
-            end: None,
-            more_steps: 0,
-        }),
-        keep,
+        collected: args
+            .expect
+            .as_ref()
+            .map(|_| Collected::new(expect_format, header.clone(), expected.as_ref())),
         failure: None,
     };
     let tracing = !sink.files.is_empty() || sink.collected.is_some();
@@ -605,7 +600,7 @@ fn bless(
     file: TraceFile,
     succeeded: bool,
     expected: Option<&IndexedTrace<'_>>,
-    actual: &Trace,
+    actual: &Collected<'_>,
 ) -> ExitCode {
     let path = file.path().display().to_string();
     if !succeeded {
@@ -615,7 +610,7 @@ fn bless(
     }
     if expected.is_some_and(|e| {
         e.format == actual.format
-            && actual.more_steps == 0
+            && actual.more_steps() == 0
             && ptxsim_trace::diff(e, "", actual, "", 0).is_none()
     }) {
         file.discard();
@@ -637,7 +632,7 @@ fn bless(
 fn expect(
     path: &Path,
     expected: Option<&IndexedTrace<'_>>,
-    actual: &Trace,
+    actual: &Collected<'_>,
 ) -> anyhow::Result<ExitCode> {
     let Some(expected) = expected else {
         anyhow::bail!("no stored trace `{}`", path.display());

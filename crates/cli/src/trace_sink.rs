@@ -10,7 +10,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use ptxsim_trace::{Filter, Format, Header, Line, Trace};
+use std::borrow::Cow;
+
+use ptxsim_trace::{End, Filter, Format, Header, IndexedTrace, Line, Records, Step};
 
 /// A trace file being written: to a temporary file beside `path`, renamed to `path` when done.
 /// One dropped before [`TraceFile::commit`] (an error elsewhere ended the run) removes its
@@ -83,18 +85,110 @@ pub(crate) fn temporary_path(path: &Path) -> PathBuf {
     PathBuf::from(temporary)
 }
 
+/// The run's trace as `--expect` compares it, collected while the run goes: the steps equal to
+/// the stored trace's from the start are not kept (they read as the stored ones), the steps
+/// from the first that differs on are kept up to a bound (one more than the stored trace has,
+/// enough for the comparison's report), and the rest are only counted. So a run that matches a
+/// long stored trace holds none of its own steps.
+#[derive(Debug)]
+pub(crate) struct Collected<'e> {
+    /// The stored trace.
+    expected: Option<&'e IndexedTrace<'e>>,
+    /// The form the trace is compared (and blessed) in.
+    pub(crate) format: Format,
+    header: Header,
+    /// How many steps from the start equal the stored trace's.
+    same: usize,
+    /// The steps after those, with their line numbers.
+    rest: Vec<(usize, Step)>,
+    /// How many steps at most `same` and `rest` cover.
+    keep: usize,
+    /// Steps counted but not kept.
+    more_steps: u64,
+    end: Option<(usize, End)>,
+}
+
+impl<'e> Collected<'e> {
+    /// An empty trace of a launch with `header`, compared with `expected`.
+    pub(crate) fn new(
+        format: Format,
+        header: Header,
+        expected: Option<&'e IndexedTrace<'e>>,
+    ) -> Self {
+        Collected {
+            expected,
+            format,
+            header,
+            same: 0,
+            rest: Vec::new(),
+            // One step more than the stored trace has tells that this run goes on longer.
+            keep: expected.map_or(0, |t| t.len().saturating_add(1)),
+            more_steps: 0,
+            end: None,
+        }
+    }
+
+    /// Steps counted but not kept.
+    pub(crate) fn more_steps(&self) -> u64 {
+        self.more_steps
+    }
+
+    fn push(&mut self, step: Step) {
+        // The line number the record has in the trace: the header is line 1.
+        let number = usize::try_from(self.step_count())
+            .unwrap_or(usize::MAX)
+            .saturating_add(2);
+        let position = self.same + self.rest.len();
+        let equal = self.rest.is_empty()
+            && self
+                .expected
+                .and_then(|expected| expected.step(position))
+                .is_some_and(|(_, stored)| stored == step);
+        if equal {
+            self.same += 1;
+        } else if position < self.keep {
+            self.rest.push((number, step));
+        } else {
+            self.more_steps += 1;
+        }
+    }
+}
+
+impl Records for Collected<'_> {
+    fn header(&self) -> &Header {
+        &self.header
+    }
+    fn len(&self) -> usize {
+        self.same + self.rest.len()
+    }
+    fn step_count(&self) -> u64 {
+        (self.same + self.rest.len()) as u64 + self.more_steps
+    }
+    fn step(&self, index: usize) -> Option<(usize, Cow<'_, Step>)> {
+        if index < self.same {
+            // Equal to the stored step, and on the same line (both traces have one record a
+            // line after the header).
+            let (line, step) = self.expected?.step(index)?;
+            return Some((line, Cow::Owned(step)));
+        }
+        let (line, step) = self.rest.get(index - self.same)?;
+        Some((*line, Cow::Borrowed(step)))
+    }
+    fn end(&self) -> Option<&(usize, End)> {
+        self.end.as_ref()
+    }
+}
+
 /// Receives the lines of a launch's trace: filters them, writes them to the trace files and
-/// keeps the steps `--expect` compares.
+/// collects the trace `--expect` compares.
 pub(crate) struct TraceSink<'a> {
     /// The launch's header, with the filter.
     pub(crate) header: &'a Header,
     pub(crate) filter: &'a Filter,
     /// `--trace`'s file, and `--bless`'s.
     pub(crate) files: Vec<TraceFile>,
-    /// The trace `--expect` compares: its steps up to `keep`, the rest counted.
-    pub(crate) collected: Option<Trace>,
-    /// How many steps `collected` keeps.
-    pub(crate) keep: usize,
+    /// The trace `--expect` compares.
+    pub(crate) collected: Option<Collected<'a>>,
     /// The first write error; the run goes on without writing more.
     pub(crate) failure: Option<anyhow::Error>,
 }
@@ -123,17 +217,15 @@ impl TraceSink<'_> {
             }
         }
         if let Some(trace) = self.collected.as_mut() {
-            // The line number the record would have in a file: the header is line 1.
-            let number = usize::try_from(trace.step_count())
-                .unwrap_or(usize::MAX)
-                .saturating_add(2);
             match line {
                 Line::Header(_) => {}
-                Line::Step(step) if trace.steps.len() < self.keep => {
-                    trace.steps.push((number, step));
+                Line::Step(step) => trace.push(step),
+                Line::End(end) => {
+                    let number = usize::try_from(trace.step_count())
+                        .unwrap_or(usize::MAX)
+                        .saturating_add(2);
+                    trace.end = Some((number, end));
                 }
-                Line::Step(_) => trace.more_steps += 1,
-                Line::End(end) => trace.end = Some((number, end)),
             }
         }
     }

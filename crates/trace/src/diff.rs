@@ -181,8 +181,8 @@ pub trait Records {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The number of step records, including any counted but not kept
-    /// ([`Trace::more_steps`]).
+    /// The number of step records, including any a collector counted but did not keep (then
+    /// more than [`Records::len`]).
     fn step_count(&self) -> u64;
     /// Step `index` (from 0) with its line number.
     fn step(&self, index: usize) -> Option<(usize, Cow<'_, Step>)>;
@@ -198,7 +198,7 @@ impl Records for Trace {
         self.steps.len()
     }
     fn step_count(&self) -> u64 {
-        Trace::step_count(self)
+        self.steps.len() as u64
     }
     fn step(&self, index: usize) -> Option<(usize, Cow<'_, Step>)> {
         self.steps

@@ -26,17 +26,6 @@ pub struct Trace {
     pub steps: Vec<(usize, Step)>,
     /// The end line and its line number; `None` when the trace stops early (a truncated file).
     pub end: Option<(usize, End)>,
-    /// Step records after the last of `steps` that were counted but not kept: a trace collected
-    /// up to a bound (`ptxsim run --expect` keeps one step more than the stored trace has, which
-    /// is enough to find the first divergence). 0 for a trace read from a file.
-    pub more_steps: u64,
-}
-
-impl Trace {
-    /// The number of step records, kept or not.
-    pub fn step_count(&self) -> u64 {
-        self.steps.len() as u64 + self.more_steps
-    }
 }
 
 /// Parses a whole trace in either form (detected from the first line). A trailing `\r` on a
@@ -52,7 +41,6 @@ pub fn parse(contents: &str) -> Result<Trace, ParseError> {
         header,
         steps,
         end,
-        more_steps: 0,
     })
 }
 
