@@ -52,7 +52,8 @@ pub(crate) struct RunArgs {
     file: PathBuf,
     #[command(flatten)]
     launch: LaunchArgs,
-    /// After the run, write the buffer of argument INDEX (0-based) to PATH. Repeatable.
+    /// After the run, write the buffer of argument INDEX (0-based) to PATH; to PATH.partial
+    /// (PATH untouched) when the run did not exit normally. Repeatable.
     #[arg(long, value_name = "INDEX=PATH", value_parser = parse_out)]
     out: Vec<(usize, PathBuf)>,
     /// After the run, print the first elements of the buffer of argument INDEX decoded as TYPE
@@ -80,7 +81,8 @@ pub(crate) struct RunArgs {
     /// Text format: leave out the register table (print the summary and --show only).
     #[arg(long)]
     no_registers: bool,
-    /// Write a trace of every instruction to PATH (see docs/trace-format.md).
+    /// Write a trace of every instruction to PATH (see docs/trace-format.md); to PATH.partial
+    /// (PATH untouched) when the run did not exit normally.
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
     /// The form of the trace written by --trace and --bless: jsonl (default) or text; with
@@ -505,13 +507,26 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let succeeded = result.outcome() == Ok(Outcome::Exited);
     let mut bless_file = blessing.then(|| sink.files.pop()).flatten();
-    // The --trace file records the run whatever its outcome (its end line says how it ended).
-    if let Some(file) = sink.files.pop() {
+    // The --trace file, as the output buffers below: to PATH when every thread exited, to
+    // PATH.partial otherwise (PATH stays as it is).
+    if let Some(mut file) = sink.files.pop() {
+        let path = file.path().to_path_buf();
+        if !succeeded {
+            file.set_path(partial_path(&path));
+        }
+        let written = file.path().to_path_buf();
         if let Err(error) = file.commit() {
             if let Some(file) = bless_file.take() {
                 file.discard();
             }
             return Err(error);
+        }
+        if !succeeded {
+            report!(
+                "note: the run did not exit normally: its trace is in `{}` (`{}` is untouched)",
+                written.display(),
+                path.display()
+            );
         }
     }
     // Output buffers are written whatever the outcome, so that a fault loses no output already
@@ -527,9 +542,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let target = if succeeded {
             path.clone()
         } else {
-            let mut partial = path.clone().into_os_string();
-            partial.push(".partial");
-            PathBuf::from(partial)
+            partial_path(path)
         };
         let mut temporary = target.clone().into_os_string();
         temporary.push(format!(".ptxsim-{}", std::process::id()));
@@ -591,6 +604,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Some(file) => Ok(bless(file, succeeded, expected.as_ref(), &actual)),
         None => expect(path, expected.as_ref(), &actual),
     }
+}
+
+/// `PATH.partial`: where an output of a run that did not exit normally goes.
+fn partial_path(path: &Path) -> PathBuf {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    PathBuf::from(partial)
 }
 
 /// `--bless`: puts the run's trace (written to `file`'s temporary file) in place of the stored

@@ -45,6 +45,11 @@ impl TraceFile {
         &self.path
     }
 
+    /// Writes the trace to `path` instead (beside the first path: the temporary file is there).
+    pub(crate) fn set_path(&mut self, path: PathBuf) {
+        self.path = path;
+    }
+
     fn write(&mut self, line: &Line) -> anyhow::Result<()> {
         writeln!(self.writer, "{}", self.format.write(line))
             .with_context(|| format!("cannot write `{}`", self.temporary.display()))

@@ -373,9 +373,46 @@ fn a_trace_that_cannot_be_written_leaves_the_earlier_one() {
     assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 1);
 }
 
+#[test]
+fn the_trace_of_a_failed_run_goes_to_partial() {
+    let dir = temp("trace-partial");
+    let path = dir.join("t.jsonl");
+    std::fs::write(&path, "earlier\n").expect("an earlier trace");
+    let output = run(&[
+        "run",
+        KERNEL,
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "u32:1",
+        "--trace",
+        text(&path),
+    ]);
+    // Mode 1 stores misaligned: a trap, exit 1. The earlier trace stays; the run's is in
+    // t.jsonl.partial, whole, with its end line.
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("t.jsonl"),
+        "earlier\n"
+    );
+    let partial = std::fs::read_to_string(dir.join("t.jsonl.partial")).expect("partial");
+    assert!(partial.starts_with("{\"ptxsim_trace\":1,"), "{partial}");
+    assert!(
+        partial.ends_with("{\"end\":\"trapped\",\"steps\":16}\n"),
+        "{partial}"
+    );
+    assert!(
+        stderr(&output).contains("t.jsonl.partial"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 // --- 4. Traces streamed ----------------------------------------------------------------------
 
-/// Stores a trace of the looping kernel (mode 3) cut at `steps` steps in `path`.
+/// Stores a trace of the looping kernel (mode 3) cut at `steps` steps in `path`. The run does
+/// not exit normally, so ptxsim writes its trace to `PATH.partial` (as an `--out` buffer), and
+/// that is moved to `path` here.
 fn looping_trace(path: &Path, steps: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "run",
@@ -389,7 +426,15 @@ fn looping_trace(path: &Path, steps: &str, extra: &[&str]) -> Output {
     ];
     args.extend(extra);
     args.extend(["--trace", text(path)]);
-    run(&args)
+    let output = run(&args);
+    let partial = PathBuf::from(format!("{}.partial", text(path)));
+    assert!(
+        stderr(&output).contains(&format!("its trace is in `{}`", text(&partial))),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::rename(&partial, path).expect("the trace is in PATH.partial");
+    output
 }
 
 #[test]
