@@ -54,8 +54,9 @@ const PROMPT: &str = "(ptxsim) ";
 enum Input {
     /// A terminal: rustyline, with history.
     Terminal(Box<rustyline::DefaultEditor>),
-    /// A pipe or a file, line by line.
-    Lines(Box<dyn std::io::BufRead>),
+    /// A pipe or a file, line by line, and the bytes read so far (at most the input size
+    /// limit, `--max-input-bytes`).
+    Lines(Box<dyn std::io::BufRead>, u64),
 }
 
 /// The longest command line read from a script or a pipe.
@@ -76,16 +77,17 @@ impl Input {
         if let Some(path) = script {
             let file = std::fs::File::open(path)
                 .with_context(|| format!("cannot read `{}`", path.display()))?;
-            return Ok(Input::Lines(Box::new(std::io::BufReader::new(file))));
+            return Ok(Input::Lines(Box::new(std::io::BufReader::new(file)), 0));
         }
         if std::io::stdin().is_terminal() {
             if let Ok(editor) = rustyline::DefaultEditor::new() {
                 return Ok(Input::Terminal(Box::new(editor)));
             }
         }
-        Ok(Input::Lines(Box::new(std::io::BufReader::new(
-            std::io::stdin(),
-        ))))
+        Ok(Input::Lines(
+            Box::new(std::io::BufReader::new(std::io::stdin())),
+            0,
+        ))
     }
 
     fn is_terminal(&self) -> bool {
@@ -106,7 +108,7 @@ impl Input {
                 Err(rustyline::error::ReadlineError::Eof) => Ok(Read::End),
                 Err(error) => Err(anyhow::Error::new(error).context("cannot read the terminal")),
             },
-            Input::Lines(reader) => {
+            Input::Lines(reader, total) => {
                 let mut bytes = Vec::new();
                 // A command line is short; a longer one (`--script /dev/zero`) is no script.
                 let read = std::io::Read::take(&mut **reader, MAX_COMMAND_LINE + 1)
@@ -120,6 +122,11 @@ impl Input {
                         "a command line longer than {MAX_COMMAND_LINE} bytes: the input is not a \
                          list of debugger commands"
                     );
+                }
+                *total = total.saturating_add(read as u64);
+                if *total > crate::input::limit() {
+                    return Err(anyhow::Error::new(crate::input::too_large())
+                        .context("cannot read the commands"));
                 }
                 Ok(Read::Line(String::from_utf8_lossy(&bytes).into_owned()))
             }
@@ -218,5 +225,5 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
 fn write(out: &mut impl std::io::Write, text: &str) -> anyhow::Result<()> {
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .context("cannot write to stdout")
+        .context(crate::output::STDOUT)
 }

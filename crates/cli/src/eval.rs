@@ -233,15 +233,23 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let wrapped = format!("{HEADER}{instruction_text};\n}}\n");
     let (module, diagnostics) = ptxsim_syntax::parse(&wrapped);
     if diagnostics.iter().any(ptxsim_syntax::Diagnostic::is_error) {
+        // Shown against the instruction as written, not the kernel eval wraps it in.
+        let text = format!("{instruction_text};");
+        let diagnostics = relocate(diagnostics, HEADER.len(), text.len());
         report_part!(
             "{}",
             crate::check::render_text(
                 "<instruction>",
-                &wrapped,
+                &text,
                 &diagnostics,
                 crate::check::Shown::DEFAULT
             )?
         );
+        return Ok(ExitCode::from(1));
+    }
+    // A `}` in the text would end the wrapping kernel and could start another one.
+    if module.items.len() != 1 {
+        report!("error: `ptxsim eval` takes instructions, not declarations or functions");
         return Ok(ExitCode::from(1));
     }
     let instruction = module
@@ -339,10 +347,7 @@ pub(crate) fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    if let Err(error) = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes()) {
-        report!("error: cannot write to stdout: {error}");
-        return Ok(ExitCode::from(2));
-    }
+    crate::output::stdout(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -22,8 +22,10 @@ mod check;
 mod debug;
 mod eval;
 mod input;
+mod output;
 mod run;
 mod trace_diff;
+mod trace_sink;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -152,8 +154,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => {
             let code = if error.use_stderr() { 2 } else { 0 };
-            // Printing help or a usage error can only fail if stdout/stderr is closed.
-            let _ = error.print();
+            // Help or a version that cannot be written (stdout closed or full) is an I/O error;
+            // a usage error exits 2 anyway.
+            if error.print().is_err() {
+                return ExitCode::from(2);
+            }
             return ExitCode::from(code);
         }
     };
@@ -175,7 +180,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            report!("error: {error:#}");
+            // A reader that went away (`ptxsim run ... | head -1`) wants no message.
+            if !output::is_closed_pipe(&error) {
+                report!("error: {error:#}");
+            }
             ExitCode::from(2)
         }
     }

@@ -10,7 +10,9 @@ use anyhow::Context as _;
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
 use ptxsim_exec::{Dim3, Outcome, Program, Words, report};
 use ptxsim_syntax::diag::decode_source;
-use ptxsim_trace::{self as trace, End, Filter, Format, Header, Line, Step, Trace};
+use ptxsim_trace::{Filter, Format, IndexedTrace, Line, Records as _};
+
+use crate::trace_sink::{Collected, TraceFile, TraceSink};
 
 /// The launch options `run` and `debug` share.
 #[derive(Debug, Clone, clap::Args)]
@@ -18,11 +20,12 @@ pub(crate) struct LaunchArgs {
     /// The kernel to run (default: the only `.entry`).
     #[arg(long, value_name = "NAME")]
     pub(crate) entry: Option<String>,
-    /// Grid size in CTAs: X[,Y[,Z]].
-    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_dim3)]
+    /// Grid size in CTAs: X[,Y[,Z]] (CUDA's limits: X at most 2147483647, Y and Z 65535).
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_grid)]
     pub(crate) grid: Dim3,
-    /// CTA size in threads: X[,Y[,Z]] (at most 1024 threads).
-    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_dim3)]
+    /// CTA size in threads: X[,Y[,Z]] (CUDA's limits: X and Y at most 1024, Z 64, 1024 threads
+    /// in all).
+    #[arg(long, value_name = "X[,Y,Z]", default_value = "1", value_parser = parse_block)]
     pub(crate) block: Dim3,
     /// One per kernel parameter, in order: u8|u16|u32|u64|s8|s16|s32|s64|b8|b16|b32|b64|f32|f64:VALUE
     /// (decimal or 0x hex; floats also 1.5, inf, 0f3fc00000), buf:PATH (a global buffer with the
@@ -49,7 +52,8 @@ pub(crate) struct RunArgs {
     file: PathBuf,
     #[command(flatten)]
     launch: LaunchArgs,
-    /// After the run, write the buffer of argument INDEX (0-based) to PATH. Repeatable.
+    /// After the run, write the buffer of argument INDEX (0-based) to PATH; to PATH.partial
+    /// (PATH untouched) when the run did not exit normally. Repeatable.
     #[arg(long, value_name = "INDEX=PATH", value_parser = parse_out)]
     out: Vec<(usize, PathBuf)>,
     /// After the run, print the first elements of the buffer of argument INDEX decoded as TYPE
@@ -77,7 +81,8 @@ pub(crate) struct RunArgs {
     /// Text format: leave out the register table (print the summary and --show only).
     #[arg(long)]
     no_registers: bool,
-    /// Write a trace of every instruction to PATH (see docs/trace-format.md).
+    /// Write a trace of every instruction to PATH (see docs/trace-format.md); to PATH.partial
+    /// (PATH untouched) when the run did not exit normally.
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
     /// The form of the trace written by --trace and --bless: jsonl (default) or text; with
@@ -146,6 +151,37 @@ fn parse_dims(text: &str, minimum: u32) -> Result<Dim3, String> {
 /// `X[,Y[,Z]]`, each at least 1 (missing ones are 1).
 pub(crate) fn parse_dim3(text: &str) -> Result<Dim3, String> {
     parse_dims(text, 1)
+}
+
+/// `--grid X[,Y[,Z]]` within CUDA's limits ([`grid::MAX_GRID`]): a larger grid is a usage
+/// error (exit 2) before anything is read.
+fn parse_grid(text: &str) -> Result<Dim3, String> {
+    let dims = parse_dim3(text)?;
+    for ((&value, &most), axis) in dims.iter().zip(&grid::MAX_GRID).zip(["x", "y", "z"]) {
+        if value > most {
+            return Err(format!("a grid has at most {most} blocks along {axis}"));
+        }
+    }
+    Ok(dims)
+}
+
+/// `--block X[,Y[,Z]]` within CUDA's limits ([`grid::MAX_BLOCK`], at most
+/// [`grid::MAX_THREADS_PER_CTA`] threads in all).
+fn parse_block(text: &str) -> Result<Dim3, String> {
+    let dims = parse_dim3(text)?;
+    for ((&value, &most), axis) in dims.iter().zip(&grid::MAX_BLOCK).zip(["x", "y", "z"]) {
+        if value > most {
+            return Err(format!("a block has at most {most} threads along {axis}"));
+        }
+    }
+    let threads: u64 = dims.iter().map(|&d| u64::from(d)).product();
+    if threads > grid::MAX_THREADS_PER_CTA {
+        return Err(format!(
+            "a CTA has at most {} threads; this block has {threads}",
+            grid::MAX_THREADS_PER_CTA
+        ));
+    }
+    Ok(dims)
 }
 
 /// `X[,Y[,Z]]`, an index (missing ones are 0).
@@ -378,10 +414,11 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         report!("error: {error}");
         return Ok(ExitCode::from(2));
     }
-    let expected = match &args.expect {
+    // The stored trace is checked whole and kept as its text (`ptxsim_trace::index`).
+    let expected_text = match &args.expect {
         Some(path) if !args.bless || path.exists() => {
-            match crate::trace_diff::read_trace(path) {
-                Ok(trace) => Some(trace),
+            match crate::trace_diff::read_trace_text(path) {
+                Ok(text) => Some(text),
                 Err(error) if !args.bless => {
                     let hint = if path.exists() {
                         ""
@@ -397,42 +434,61 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
+    let expected = match (&args.expect, &expected_text) {
+        (Some(path), Some(text)) => match crate::trace_diff::index_trace(path, text) {
+            Ok(trace) => Some(trace),
+            Err(error) if !args.bless => {
+                report!("error: {error:#}");
+                return Ok(ExitCode::from(2));
+            }
+            // --bless replaces a malformed stored trace.
+            Err(_) => None,
+        },
+        _ => None,
+    };
     let file_format = args.trace_format.map_or(Format::Jsonl, Format::from);
     let expect_format = args
         .trace_format
         .map(Format::from)
         .or(expected.as_ref().map(|t| t.format))
         .unwrap_or(Format::Jsonl);
+    // --trace's file, then --bless's; each written beside its path and renamed into place
+    // after the run, so that an earlier file stays until a new one replaces it.
+    let mut files = Vec::new();
+    if let Some(path) = &args.trace {
+        files.push(TraceFile::create(path, file_format)?);
+    }
+    let blessing = match &args.expect {
+        Some(path) if args.bless => match TraceFile::create(path, expect_format) {
+            Ok(file) => {
+                files.push(file);
+                true
+            }
+            Err(error) => {
+                files.into_iter().for_each(TraceFile::discard);
+                return Err(error);
+            }
+        },
+        _ => false,
+    };
+    // --expect keeps only the steps that differ from the stored trace's, as far as the
+    // comparison needs them (`Collected`).
     let mut sink = TraceSink {
         header: &header,
         filter: &filter,
-        file: None,
-        file_format,
-        collected: args.expect.as_ref().map(|_| Trace {
-            format: expect_format,
-            header: header.clone(),
-            steps: Vec::new(),
-            end: None,
-        }),
+        files,
+        collected: args
+            .expect
+            .as_ref()
+            .map(|_| Collected::new(expect_format, header.clone(), expected.as_ref())),
         failure: None,
     };
-    // The trace is written to a temporary file and renamed to --trace's path when complete, so
-    // that an earlier trace stays until a new one replaces it.
-    let trace_files = args.trace.as_ref().map(|path| {
-        let mut temporary = path.clone().into_os_string();
-        temporary.push(format!(".ptxsim-{}", std::process::id()));
-        (PathBuf::from(temporary), path.clone())
-    });
-    if let Some((temporary, _)) = &trace_files {
-        let file = std::fs::File::create(temporary)
-            .with_context(|| format!("cannot create `{}`", temporary.display()))?;
-        sink.file = Some((std::io::BufWriter::new(file), temporary.clone()));
-    }
-    let tracing = sink.file.is_some() || sink.collected.is_some();
+    let tracing = !sink.files.is_empty() || sink.collected.is_some();
     let launched = Instant::now();
     let result = if tracing {
-        let mut line = |text: &str| sink.line(text);
-        grid::run_grid(&device, options, Some(&mut line), Some(&progress))
+        // Records go to the sink as they are issued: the trace is never held in memory.
+        let mut line = |line: Line| sink.line(line);
+        ptxsim_exec::trace::run_grid_streamed(&device, options, &mut line, Some(&progress))
     } else {
         grid::run_grid(&device, options, None, Some(&progress))
     };
@@ -446,24 +502,36 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(error) = sink.failure.take() {
-        if let Some((temporary, _)) = &trace_files {
-            let _ = std::fs::remove_file(temporary);
-        }
+        sink.discard();
         return Err(error);
     }
-    if let (Some((mut writer, temporary)), Some((_, path))) = (sink.file.take(), &trace_files) {
-        writer
-            .flush()
-            .and_then(|()| std::fs::rename(&temporary, path))
-            .inspect_err(|_| {
-                let _ = std::fs::remove_file(&temporary);
-            })
-            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    let succeeded = result.outcome() == Ok(Outcome::Exited);
+    let mut bless_file = blessing.then(|| sink.files.pop()).flatten();
+    // The --trace file, as the output buffers below: to PATH when every thread exited, to
+    // PATH.partial otherwise (PATH stays as it is).
+    if let Some(mut file) = sink.files.pop() {
+        let path = file.path().to_path_buf();
+        if !succeeded {
+            file.set_path(partial_path(&path));
+        }
+        let written = file.path().to_path_buf();
+        if let Err(error) = file.commit() {
+            if let Some(file) = bless_file.take() {
+                file.discard();
+            }
+            return Err(error);
+        }
+        if !succeeded {
+            report!(
+                "note: the run did not exit normally: its trace is in `{}` (`{}` is untouched)",
+                written.display(),
+                path.display()
+            );
+        }
     }
     // Output buffers are written whatever the outcome, so that a fault loses no output already
     // made; each goes to a temporary file first and is renamed into place: to PATH when every
     // thread exited, to PATH.partial otherwise (PATH, maybe from an earlier run, stays as it is).
-    let succeeded = result.outcome() == Ok(Outcome::Exited);
     let mut outputs = Vec::new();
     for (index, path) in &args.out {
         let Some(address) = addresses.get(*index).copied().flatten() else {
@@ -474,9 +542,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let target = if succeeded {
             path.clone()
         } else {
-            let mut partial = path.clone().into_os_string();
-            partial.push(".partial");
-            PathBuf::from(partial)
+            partial_path(path)
         };
         let mut temporary = target.clone().into_os_string();
         temporary.push(format!(".ptxsim-{}", std::process::id()));
@@ -509,138 +575,92 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mut shows = String::new();
     for (index, ty, count) in &args.show {
         let address = addresses.get(*index).copied().flatten().unwrap_or(0);
-        let bytes = device
+        // Only the bytes of the shown elements are read (a 4 GB buffer is not copied for 8).
+        let shown = (*count as u64)
+            .saturating_mul(u64::from(ty.bits()))
+            .div_ceil(8);
+        let length = device
             .global
             .buffer_at(address)
-            .map(|b| b.contents())
-            .unwrap_or_default();
+            .map_or(0, |b| b.len.min(shown));
+        let bytes: Vec<u8> = (0..length)
+            .map_while(|offset| device.global.load(address + offset, 1).ok())
+            .map(|byte| byte as u8)
+            .collect();
         shows.push_str(&show_buffer(*index, *ty, *count, &bytes));
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    out.write_all(state.as_bytes())
-        .context("cannot write to stdout")?;
+    crate::output::stdout(&state)?;
     if args.format == RunFormat::Text {
-        out.write_all(shows.as_bytes())
-            .context("cannot write to stdout")?;
+        crate::output::stdout(&shows)?;
     }
-    drop(out);
     let code = report_outcome(name, &result, launch_is_grid);
-    match (&args.expect, sink.collected) {
-        (Some(path), Some(_)) if args.bless && !succeeded => {
-            report!(
-                "not blessed: the run did not exit normally; `{}` is untouched",
-                path.display()
-            );
-            Ok(ExitCode::from(1))
-        }
-        (Some(path), Some(actual)) => expect(path, args.bless, expected.as_ref(), &actual),
-        _ => Ok(code),
+    let Some(actual) = sink.collected else {
+        return Ok(code);
+    };
+    let Some(path) = &args.expect else {
+        return Ok(code);
+    };
+    match bless_file {
+        Some(file) => Ok(bless(file, succeeded, expected.as_ref(), &actual)),
+        None => expect(path, expected.as_ref(), &actual),
     }
 }
 
-/// Receives the JSON Lines trace of a launch, filters it, writes it to the `--trace` file in
-/// its form and keeps it for `--expect`.
-struct TraceSink<'a> {
-    header: &'a Header,
-    filter: &'a Filter,
-    file: Option<(std::io::BufWriter<std::fs::File>, PathBuf)>,
-    file_format: Format,
-    collected: Option<Trace>,
-    failure: Option<anyhow::Error>,
+/// `PATH.partial`: where an output of a run that did not exit normally goes.
+fn partial_path(path: &Path) -> PathBuf {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    PathBuf::from(partial)
 }
 
-impl TraceSink<'_> {
-    fn line(&mut self, json: &str) {
-        if self.failure.is_some() {
-            return;
-        }
-        // The common case, an unfiltered JSON Lines file and no --expect, copies the line.
-        let verbatim =
-            self.collected.is_none() && self.filter.is_empty() && self.file_format == Format::Jsonl;
-        let result = if verbatim {
-            self.write(json)
-        } else {
-            self.record(json)
-        };
-        if let Err(error) = result {
-            self.failure = Some(error);
-        }
+/// `--bless`: puts the run's trace (written to `file`'s temporary file) in place of the stored
+/// one, unless the run did not exit normally (exit 1, the stored trace untouched) or the trace
+/// is the stored one already (the file is left as it is).
+fn bless(
+    file: TraceFile,
+    succeeded: bool,
+    expected: Option<&IndexedTrace<'_>>,
+    actual: &Collected<'_>,
+) -> ExitCode {
+    let path = file.path().display().to_string();
+    if !succeeded {
+        file.discard();
+        report!("not blessed: the run did not exit normally; `{path}` is untouched");
+        return ExitCode::from(1);
     }
-
-    fn record(&mut self, json: &str) -> anyhow::Result<()> {
-        let line = match trace::parse_json_line(json).map_err(|error| {
-            anyhow::anyhow!("internal error: a trace line does not parse: {error}")
-        })? {
-            // The header is the launch's, with the filter.
-            Line::Header(_) => Line::Header(self.header.clone()),
-            Line::Step(mut step) => {
-                if !self.filter.keep(self.header, &mut step) {
-                    return Ok(());
-                }
-                Line::Step(step)
-            }
-            Line::End(end) => Line::End(end),
-        };
-        if self.file.is_some() {
-            let text = self.file_format.write(&line);
-            self.write(&text)?;
-        }
-        if let Some(trace) = self.collected.as_mut() {
-            let number = trace.steps.len() + 2;
-            match line {
-                Line::Header(_) => {}
-                Line::Step(step) => trace.steps.push((number, step)),
-                Line::End(end) => trace.end = Some((number, end)),
-            }
-        }
-        Ok(())
+    if expected.is_some_and(|e| {
+        e.format == actual.format
+            && actual.more_steps() == 0
+            && ptxsim_trace::diff(e, "", actual, "", 0).is_none()
+    }) {
+        file.discard();
+        report!("trace unchanged: `{path}`");
+        return ExitCode::SUCCESS;
     }
-
-    fn write(&mut self, text: &str) -> anyhow::Result<()> {
-        if let Some((writer, path)) = self.file.as_mut() {
-            writeln!(writer, "{text}")
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
-        }
-        Ok(())
+    if let Err(error) = file.commit() {
+        report!("error: {error:#}");
+        return ExitCode::from(2);
     }
+    report!(
+        "blessed: wrote the trace ({} steps) to `{path}`",
+        actual.step_count()
+    );
+    ExitCode::SUCCESS
 }
 
-/// `--expect`: compares the run's trace with the stored one (exit 0 equal, 1 different), or
-/// with `--bless` writes it.
+/// `--expect`: compares the run's trace with the stored one (exit 0 equal, 1 different).
 fn expect(
     path: &Path,
-    bless: bool,
-    expected: Option<&Trace>,
-    actual: &Trace,
+    expected: Option<&IndexedTrace<'_>>,
+    actual: &Collected<'_>,
 ) -> anyhow::Result<ExitCode> {
-    if bless {
-        if expected.is_some_and(|e| {
-            e.format == actual.format && ptxsim_trace::diff(e, "", actual, "", 0).is_none()
-        }) {
-            report!("trace unchanged: `{}`", path.display());
-            return Ok(ExitCode::SUCCESS);
-        }
-        let mut text = String::new();
-        for line in trace_lines(actual) {
-            text.push_str(&actual.format.write(&line));
-            text.push('\n');
-        }
-        std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
-        report!(
-            "blessed: wrote the trace ({} steps) to `{}`",
-            actual.steps.len(),
-            path.display()
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
     let Some(expected) = expected else {
         anyhow::bail!("no stored trace `{}`", path.display());
     };
     let name = path.display().to_string();
     match ptxsim_trace::diff(expected, &name, actual, "this run", 3) {
         None => {
-            report!("trace matches `{name}` ({} steps)", actual.steps.len());
+            report!("trace matches `{name}` ({} steps)", actual.step_count());
             Ok(ExitCode::SUCCESS)
         }
         Some(report) => {
@@ -649,23 +669,6 @@ fn expect(
             Ok(ExitCode::from(1))
         }
     }
-}
-
-/// The lines of a trace, header to end.
-fn trace_lines(trace: &Trace) -> impl Iterator<Item = Line> + '_ {
-    std::iter::once(Line::Header(trace.header.clone()))
-        .chain(
-            trace
-                .steps
-                .iter()
-                .map(|(_, step): &(usize, Step)| Line::Step(step.clone())),
-        )
-        .chain(
-            trace
-                .end
-                .iter()
-                .map(|(_, end): &(usize, End)| Line::End(end.clone())),
-        )
 }
 
 fn state(

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use ptxsim_trace::{Trace, diff};
+use ptxsim_trace::{IndexedTrace, diff};
 
 /// Arguments of `ptxsim trace-diff`.
 #[derive(Debug, clap::Args)]
@@ -25,28 +25,28 @@ pub(crate) struct TraceDiffArgs {
 /// Runs the command: exit 0 when the traces are equal, 1 when they differ (the first
 /// divergence is printed on stdout), 2 when a file cannot be read or is not a valid trace.
 pub(crate) fn run(args: &TraceDiffArgs) -> anyhow::Result<ExitCode> {
-    let a = read_trace(&args.a)?;
-    let b = read_trace(&args.b)?;
+    // Each trace is checked whole and kept as its text; the comparison parses the steps it
+    // reads (`ptxsim_trace::index`), which takes a fraction of the memory of parsed traces.
+    let a_text = read_trace_text(&args.a)?;
+    let a = index_trace(&args.a, &a_text)?;
+    let b_text = read_trace_text(&args.b)?;
+    let b = index_trace(&args.b, &b_text)?;
     let a_name = args.a.display().to_string();
     let b_name = args.b.display().to_string();
     match diff(&a, &a_name, &b, &b_name, args.context) {
         None => Ok(ExitCode::SUCCESS),
         Some(report) => {
-            if let Err(error) = std::io::Write::write_all(&mut std::io::stdout(), report.as_bytes())
-            {
-                report!("error: cannot write to stdout: {error}");
-                return Ok(ExitCode::from(2));
-            }
+            crate::output::stdout(&report)?;
             Ok(ExitCode::from(1))
         }
     }
 }
 
-/// Reads and parses a trace file; errors name the file and line.
-pub(crate) fn read_trace(path: &Path) -> anyhow::Result<Trace> {
+/// Reads a trace file as text (at most the input size limit); errors name the file and line.
+pub(crate) fn read_trace_text(path: &Path) -> anyhow::Result<String> {
     let bytes =
         crate::input::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|error| {
+    String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         let line = error.as_bytes()[..offset]
             .iter()
@@ -54,7 +54,11 @@ pub(crate) fn read_trace(path: &Path) -> anyhow::Result<Trace> {
             .count()
             + 1;
         anyhow::anyhow!("{}:{line}: not UTF-8 text", path.display())
-    })?;
-    ptxsim_trace::parse(&text)
+    })
+}
+
+/// Checks the trace `text` read from `path`; errors name the file and line.
+pub(crate) fn index_trace<'t>(path: &Path, text: &'t str) -> anyhow::Result<IndexedTrace<'t>> {
+    ptxsim_trace::index(text)
         .map_err(|error| anyhow::anyhow!("{}:{}: {}", path.display(), error.line, error.message))
 }

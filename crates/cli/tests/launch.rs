@@ -292,8 +292,9 @@ fn argument_errors_list_the_parameters() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("does/not/exist.bin"));
+    // A block beyond CUDA's limits is a usage error, like a malformed value.
     let output = ptxsim(&["run", "tests/launch/faults.ptx", "--block", "2048"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("at most 1024 threads"));
 }
 

@@ -1,9 +1,10 @@
 //! Comparing two traces (`ptxsim trace-diff`, `ptxsim run --expect`): the first divergence,
 //! with the lines it is on in both files and a few earlier steps of its thread.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use crate::{Header, MemoryRecord, RegisterWrite, Step, Trace};
+use crate::{End, Header, IndexedTrace, MemoryRecord, RegisterWrite, Step, Trace};
 
 /// A dimension triple as `x,y,z`.
 fn dims([x, y, z]: [u32; 3]) -> String {
@@ -169,21 +170,85 @@ fn step_differences(header: &Header, a: &Step, b: &Step) -> Vec<String> {
     out
 }
 
+/// A trace's records as [`diff`] reads them, one step at a time: a parsed [`Trace`] or an
+/// [`IndexedTrace`] (which parses a step when it is read).
+pub trait Records {
+    /// The header.
+    fn header(&self) -> &Header;
+    /// The number of steps that can be read.
+    fn len(&self) -> usize;
+    /// Whether no step can be read.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The number of step records, including any a collector counted but did not keep (then
+    /// more than [`Records::len`]).
+    fn step_count(&self) -> u64;
+    /// Step `index` (from 0) with its line number.
+    fn step(&self, index: usize) -> Option<(usize, Cow<'_, Step>)>;
+    /// The end line and its line number.
+    fn end(&self) -> Option<&(usize, End)>;
+}
+
+impl Records for Trace {
+    fn header(&self) -> &Header {
+        &self.header
+    }
+    fn len(&self) -> usize {
+        self.steps.len()
+    }
+    fn step_count(&self) -> u64 {
+        self.steps.len() as u64
+    }
+    fn step(&self, index: usize) -> Option<(usize, Cow<'_, Step>)> {
+        self.steps
+            .get(index)
+            .map(|(line, step)| (*line, Cow::Borrowed(step)))
+    }
+    fn end(&self) -> Option<&(usize, End)> {
+        self.end.as_ref()
+    }
+}
+
+impl Records for IndexedTrace<'_> {
+    fn header(&self) -> &Header {
+        &self.header
+    }
+    fn len(&self) -> usize {
+        IndexedTrace::len(self)
+    }
+    fn step_count(&self) -> u64 {
+        IndexedTrace::len(self) as u64
+    }
+    fn step(&self, index: usize) -> Option<(usize, Cow<'_, Step>)> {
+        IndexedTrace::step(self, index).map(|(line, step)| (line, Cow::Owned(step)))
+    }
+    fn end(&self) -> Option<&(usize, End)> {
+        self.end.as_ref()
+    }
+}
+
 /// The up to `count` steps of `thread` before position `at` in `trace`, oldest first.
-fn context_lines(trace: &Trace, name: &str, at: usize, thread: u64, count: usize) -> Vec<String> {
-    let mut lines: Vec<String> = trace.steps[..at.min(trace.steps.len())]
-        .iter()
+fn context_lines(
+    trace: &dyn Records,
+    name: &str,
+    at: usize,
+    thread: u64,
+    count: usize,
+) -> Vec<String> {
+    let mut lines: Vec<String> = (0..at.min(trace.len()))
         .rev()
+        .filter_map(|index| trace.step(index))
         .filter(|(_, step)| step.thread == thread)
         .take(count)
-        .map(|(line, step)| format!("  {name}:{line}: {}", describe(step)))
+        .map(|(line, step)| format!("  {name}:{line}: {}", describe(&step)))
         .collect();
     lines.reverse();
     lines
 }
 
-fn end_text(trace: &Trace, name: &str) -> String {
-    match &trace.end {
+fn end_text(trace: &dyn Records, name: &str) -> String {
+    match trace.end() {
         Some((line, end)) => format!(
             "{name}:{line}: end {} after {} steps",
             end.status, end.steps
@@ -193,10 +258,27 @@ fn end_text(trace: &Trace, name: &str) -> String {
 }
 
 /// Compares two traces; `None` when they are equal, else a report of the first divergence.
-/// `a_name`/`b_name` name them in the report.
-pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) -> Option<String> {
+/// `a_name`/`b_name` name them in the report. The steps are read one at a time, in order (and
+/// those of one thread again for the context), so an [`IndexedTrace`] is never parsed whole.
+pub fn diff<A: Records, B: Records>(
+    a: &A,
+    a_name: &str,
+    b: &B,
+    b_name: &str,
+    context: usize,
+) -> Option<String> {
+    diff_records(a, a_name, b, b_name, context)
+}
+
+fn diff_records(
+    a: &dyn Records,
+    a_name: &str,
+    b: &dyn Records,
+    b_name: &str,
+    context: usize,
+) -> Option<String> {
     let mut out = String::new();
-    let (header_lines, comparable) = header_differences(&a.header, &b.header);
+    let (header_lines, comparable) = header_differences(a.header(), b.header());
     if !header_lines.is_empty() {
         let _ = writeln!(
             out,
@@ -213,15 +295,14 @@ pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) ->
             return Some(out);
         }
     }
-    let position = a
-        .steps
-        .iter()
-        .zip(&b.steps)
-        .position(|((_, x), (_, y))| x != y);
-    let header = &a.header;
-    if let Some(index) = position {
-        let (a_line, x) = &a.steps[index];
-        let (b_line, y) = &b.steps[index];
+    let both = |index: usize| Some((a.step(index)?, b.step(index)?));
+    let common = a.len().min(b.len());
+    let first = (0..common)
+        .filter_map(both)
+        .enumerate()
+        .find(|(_, ((_, x), (_, y)))| x != y);
+    let header = a.header();
+    if let Some((index, ((a_line, x), (b_line, y)))) = first {
         let _ = writeln!(
             out,
             "traces differ at step record {} ({a_name}:{a_line}, {b_name}:{b_line}): {}, step {}, source line {}",
@@ -230,10 +311,10 @@ pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) ->
             x.step,
             x.line
         );
-        let _ = writeln!(out, "  A: {}", describe(x));
-        let _ = writeln!(out, "  B: {}", describe(y));
+        let _ = writeln!(out, "  A: {}", describe(&x));
+        let _ = writeln!(out, "  B: {}", describe(&y));
         let _ = writeln!(out, "differences:");
-        for line in step_differences(header, x, y) {
+        for line in step_differences(header, &x, &y) {
             let _ = writeln!(out, "  {line}");
         }
         let values_differ = |x: &Step, y: &Step| {
@@ -243,11 +324,10 @@ pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) ->
                 || x.writes != y.writes
                 || x.memory != y.memory
         };
-        if !values_differ(x, y) {
+        if !values_differ(&x, &y) {
             // Only the instruction changed here; say where the values first part.
-            let later = a.steps[index..]
-                .iter()
-                .zip(&b.steps[index..])
+            let later = (index..common)
+                .filter_map(both)
                 .find(|((_, x), (_, y))| values_differ(x, y));
             match later {
                 Some(((a_line, x), (b_line, y))) => {
@@ -258,7 +338,7 @@ pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) ->
                         x.step,
                         x.line
                     );
-                    for line in step_differences(header, x, y) {
+                    for line in step_differences(header, &x, &y) {
                         let _ = writeln!(out, "  {line}");
                     }
                 }
@@ -282,34 +362,35 @@ pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) ->
         }
         return Some(out);
     }
-    if a.steps.len() != b.steps.len() {
-        let (short, short_name, long, long_name) = if a.steps.len() < b.steps.len() {
+    if a.len() != b.len() {
+        let (short, short_name, long, long_name) = if a.len() < b.len() {
             (a, a_name, b, b_name)
         } else {
             (b, b_name, a, a_name)
         };
-        let index = short.steps.len();
-        let (line, next) = &long.steps[index];
-        let _ = writeln!(
-            out,
-            "traces differ: {short_name} has {} step records and {long_name} {}; {long_name}:{line} goes on with {}, {}",
-            short.steps.len(),
-            long.steps.len(),
-            who(header, next.thread),
-            describe(next)
-        );
-        let _ = writeln!(out, "  {}", end_text(short, short_name));
-        let before = context_lines(long, long_name, index, next.thread, context);
-        if !before.is_empty() {
-            let _ = writeln!(out, "before it (thread {}):", next.thread);
-            for line in before {
-                let _ = writeln!(out, "{line}");
+        let index = short.len();
+        if let Some((line, next)) = long.step(index) {
+            let _ = writeln!(
+                out,
+                "traces differ: {short_name} has {} step records and {long_name} {}; {long_name}:{line} goes on with {}, {}",
+                short.step_count(),
+                long.step_count(),
+                who(header, next.thread),
+                describe(&next)
+            );
+            let _ = writeln!(out, "  {}", end_text(short, short_name));
+            let before = context_lines(long, long_name, index, next.thread, context);
+            if !before.is_empty() {
+                let _ = writeln!(out, "before it (thread {}):", next.thread);
+                for line in before {
+                    let _ = writeln!(out, "{line}");
+                }
             }
         }
         return Some(out);
     }
-    let a_end = a.end.as_ref().map(|(_, end)| end);
-    let b_end = b.end.as_ref().map(|(_, end)| end);
+    let a_end = a.end().map(|(_, end)| end);
+    let b_end = b.end().map(|(_, end)| end);
     if a_end != b_end {
         let _ = writeln!(
             out,
@@ -317,7 +398,7 @@ pub fn diff(a: &Trace, a_name: &str, b: &Trace, b_name: &str, context: usize) ->
         );
         let _ = writeln!(out, "  A: {}", end_text(a, a_name));
         let _ = writeln!(out, "  B: {}", end_text(b, b_name));
-        if let Some(filter) = &a.header.filter {
+        if let Some(filter) = &a.header().filter {
             let _ = writeln!(
                 out,
                 "  (the difference is in steps the filter `{filter}` leaves out)"

@@ -23,9 +23,11 @@ mod diff;
 mod filter;
 mod read;
 
-pub use diff::diff;
+pub use diff::{Records, diff};
 pub use filter::Filter;
-pub use read::{ParseError, Trace, parse, parse_json_line, parse_line, parse_text_line};
+pub use read::{
+    IndexedTrace, ParseError, Trace, index, parse, parse_json_line, parse_line, parse_text_line,
+};
 
 /// The trace format version written in the header line.
 pub const VERSION: u32 = 1;

@@ -32,6 +32,90 @@ pub struct Trace {
 /// line is ignored; empty lines, lines after the end line and lines of the other form are
 /// errors.
 pub fn parse(contents: &str) -> Result<Trace, ParseError> {
+    let mut steps = Vec::new();
+    let (format, header, end) = read_lines(contents, |number, step, _| {
+        steps.push((number, step));
+    })?;
+    Ok(Trace {
+        format,
+        header,
+        steps,
+        end,
+    })
+}
+
+/// A trace checked whole but not kept parsed: each step is parsed again when it is asked for
+/// ([`IndexedTrace::step`]), so that comparing long traces (`ptxsim trace-diff`, `run
+/// --expect`) takes the text and a few bytes per step, not the parsed steps (several times the
+/// text).
+#[derive(Clone, Debug)]
+pub struct IndexedTrace<'t> {
+    /// The form the file was in.
+    pub format: Format,
+    /// The header.
+    pub header: Header,
+    /// Each step's 1-based line number and text.
+    lines: Vec<(usize, &'t str)>,
+    /// The end line and its line number; `None` when the trace stops early.
+    pub end: Option<(usize, End)>,
+}
+
+impl IndexedTrace<'_> {
+    /// The number of step records.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Whether the trace has no step records.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Step `index` (from 0) and its line number. Every line was parsed by [`index`], so
+    /// parsing it again succeeds; were it not to, the step reads as an empty record.
+    pub fn step(&self, index: usize) -> Option<(usize, Step)> {
+        let &(number, text) = self.lines.get(index)?;
+        let step = match parse_line(self.format, text) {
+            Ok(Line::Step(step)) => step,
+            _ => Step {
+                step: 0,
+                thread: 0,
+                pc: 0,
+                line: 0,
+                text: String::new(),
+                executed: false,
+                writes: Vec::new(),
+                memory: Vec::new(),
+            },
+        };
+        Some((number, step))
+    }
+}
+
+/// Checks a whole trace as [`parse`] does (the same errors) and keeps the text of each step
+/// line instead of the parsed step.
+pub fn index(contents: &str) -> Result<IndexedTrace<'_>, ParseError> {
+    let mut lines = Vec::new();
+    let (format, header, end) = read_lines(contents, |number, _, text| {
+        lines.push((number, text));
+    })?;
+    Ok(IndexedTrace {
+        format,
+        header,
+        lines,
+        end,
+    })
+}
+
+/// An end line and its line number.
+type LineEnd = (usize, End);
+
+/// Reads every line of a trace, checking it, and hands each step with its line number and text
+/// to `step`; returns the form, the header and the end.
+fn read_lines<'t>(
+    contents: &'t str,
+    mut step: impl FnMut(usize, Step, &'t str),
+) -> Result<(Format, Header, Option<LineEnd>), ParseError> {
     let contents = contents.strip_prefix('\u{feff}').unwrap_or(contents);
     let format = Format::detect(contents).ok_or_else(|| ParseError {
         line: 1,
@@ -40,7 +124,6 @@ pub fn parse(contents: &str) -> Result<Trace, ParseError> {
             .to_string(),
     })?;
     let mut header = None;
-    let mut steps = Vec::new();
     let mut end = None;
     for (index, text) in contents.lines().enumerate() {
         let number = index + 1;
@@ -57,15 +140,15 @@ pub fn parse(contents: &str) -> Result<Trace, ParseError> {
             (Line::Header(h), false) => header = Some(h),
             (Line::Header(_), true) => return Err(error("a second header line".to_string())),
             (_, false) => return Err(error("the first line must be the header".to_string())),
-            (Line::Step(step), true) => {
+            (Line::Step(record), true) => {
                 let threads = header.as_ref().map_or(0, |h: &Header| h.threads);
-                if step.thread >= threads {
+                if record.thread >= threads {
                     return Err(error(format!(
                         "thread {} does not exist: the header's launch has {threads} threads",
-                        step.thread
+                        record.thread
                     )));
                 }
-                steps.push((number, step));
+                step(number, record, text);
             }
             (Line::End(e), true) => end = Some((number, e)),
         }
@@ -74,12 +157,7 @@ pub fn parse(contents: &str) -> Result<Trace, ParseError> {
         line: 1,
         message: "empty trace: no header line".to_string(),
     })?;
-    Ok(Trace {
-        format,
-        header,
-        steps,
-        end,
-    })
+    Ok((format, header, end))
 }
 
 /// Parses one line of a trace in `format`.
