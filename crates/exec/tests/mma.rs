@@ -8,7 +8,7 @@ use ptxsim_isa::mma::decode_mma;
 
 /// (form, tiles matching, tiles) as of this model.
 ///
-/// FP8 (`.e4m3`/`.e5m2`) does not follow the 25-bit model; `.f64` differs in NaN results;
+/// FP8 (`.e4m3`/`.e5m2`) does not follow the 25-bit model;
 /// the quad-pair `m8n8k4.f16` forms are not run yet; one `.tf32` k8 tile rounds a subnormal
 /// result up where the model truncates. Every other form matches all its tiles.
 const EXPECTED: &[(&str, usize, usize)] = &[
@@ -29,10 +29,6 @@ const EXPECTED: &[(&str, usize, usize)] = &[
     ("m16n8k16.row.col.f16.e5m2.e5m2.f16", 34, 84),
     ("m16n8k16.row.col.f16.e4m3.e5m2.f16", 37, 84),
     ("m16n8k16.row.col.f16.e5m2.e4m3.f16", 32, 84),
-    ("m8n8k4.row.col.f64.f64.f64.f64", 79, 84),
-    ("m16n8k4.row.col.f64.f64.f64.f64", 78, 84),
-    ("m16n8k8.row.col.f64.f64.f64.f64", 78, 84),
-    ("m16n8k16.row.col.f64.f64.f64.f64", 78, 84),
     ("m8n8k4.row.col.f32.f16.f16.f32", 0, 48),
     ("m8n8k4.row.col.f16.f16.f16.f16", 0, 48),
 ];

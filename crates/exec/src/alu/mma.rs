@@ -222,18 +222,31 @@ pub fn dot_integer(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     u64::from(result as i32 as u32)
 }
 
-/// One element of D for `.f64`: `fma` in `k` order starting from `c` (MMA-Sim's model).
+/// The NaN the f64 tensor-core path gives for an invalid operation (`inf * 0`, `inf - inf`)
+/// without a NaN operand: `0xfff8000000000000` (measured on the H200: every such element of
+/// `tests/hardware/mma/mma-golden.bin.xz`).
+const F64_MMA_INVALID_NAN: u64 = 0xfff8_0000_0000_0000;
+
+/// One element of D for `.f64`: `fma` in `k` order starting from `c` (MMA-Sim's model). NaN
+/// operands propagate quieted, the one of `b`, then the accumulator, then `a` winning
+/// (measured: of the six orders only this one gives the GPU's payload and sign in every tile of
+/// the four `.f64` shapes); an invalid operation gives [`F64_MMA_INVALID_NAN`].
 pub fn dot_f64(a: &[u64], b: &[u64], c: u64) -> u64 {
-    let mut acc = f64::from_bits(c);
+    let is_nan = |v: u64| v & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000;
+    let mut acc = c;
     for (&x, &y) in a.iter().zip(b) {
-        acc = f64::from_bits(x).mul_add(f64::from_bits(y), acc);
+        if let Some(nan) = [y, acc, x].into_iter().find(|&v| is_nan(v)) {
+            acc = nan | 0x0008_0000_0000_0000;
+            continue;
+        }
+        let r = f64::from_bits(x).mul_add(f64::from_bits(y), f64::from_bits(acc));
+        acc = if r.is_nan() {
+            F64_MMA_INVALID_NAN
+        } else {
+            r.to_bits()
+        };
     }
-    if acc.is_nan() {
-        // sm_90's canonical f64 NaN for an invalid operation (alu module docs); not measured
-        // for mma.
-        return 0x7ff8_0000_0000_0000 | (acc.to_bits() & 0x8000_0000_0000_0000);
-    }
-    acc.to_bits()
+    acc
 }
 
 /// Runs one `mma` for a warp: `registers[operand][lane]` are the lanes' fragment registers of
