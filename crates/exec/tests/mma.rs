@@ -8,27 +8,28 @@ use ptxsim_isa::mma::decode_mma;
 
 /// (form, tiles matching, tiles) as of this model.
 ///
-/// FP8 (`.e4m3`/`.e5m2`) does not follow the 25-bit model;
+/// FP8 (`.e4m3`/`.e5m2`) follows `alu::mma::dot_fp8` (products, then `c`) except in the last
+/// bits of tiles with wide exponent spreads;
 /// the quad-pair `m8n8k4.f16` forms are not run yet; one `.tf32` k8 tile rounds a subnormal
 /// result up where the model truncates. Every other form matches all its tiles.
 const EXPECTED: &[(&str, usize, usize)] = &[
     ("m16n8k8.row.col.f32.tf32.tf32.f32", 367, 368),
-    ("m16n8k32.row.col.f32.e4m3.e4m3.f32", 104, 252),
-    ("m16n8k32.row.col.f32.e5m2.e5m2.f32", 85, 252),
-    ("m16n8k32.row.col.f32.e4m3.e5m2.f32", 81, 252),
-    ("m16n8k32.row.col.f32.e5m2.e4m3.f32", 94, 252),
-    ("m16n8k32.row.col.f16.e4m3.e4m3.f16", 32, 84),
-    ("m16n8k32.row.col.f16.e5m2.e5m2.f16", 31, 84),
-    ("m16n8k32.row.col.f16.e4m3.e5m2.f16", 28, 84),
-    ("m16n8k32.row.col.f16.e5m2.e4m3.f16", 36, 84),
-    ("m16n8k16.row.col.f32.e4m3.e4m3.f32", 32, 84),
-    ("m16n8k16.row.col.f32.e5m2.e5m2.f32", 29, 84),
-    ("m16n8k16.row.col.f32.e4m3.e5m2.f32", 27, 84),
-    ("m16n8k16.row.col.f32.e5m2.e4m3.f32", 29, 84),
-    ("m16n8k16.row.col.f16.e4m3.e4m3.f16", 31, 84),
-    ("m16n8k16.row.col.f16.e5m2.e5m2.f16", 34, 84),
-    ("m16n8k16.row.col.f16.e4m3.e5m2.f16", 37, 84),
-    ("m16n8k16.row.col.f16.e5m2.e4m3.f16", 32, 84),
+    ("m16n8k32.row.col.f32.e4m3.e4m3.f32", 194, 252),
+    ("m16n8k32.row.col.f32.e5m2.e5m2.f32", 181, 252),
+    ("m16n8k32.row.col.f32.e4m3.e5m2.f32", 173, 252),
+    ("m16n8k32.row.col.f32.e5m2.e4m3.f32", 190, 252),
+    ("m16n8k32.row.col.f16.e4m3.e4m3.f16", 41, 84),
+    ("m16n8k32.row.col.f16.e5m2.e5m2.f16", 41, 84),
+    ("m16n8k32.row.col.f16.e4m3.e5m2.f16", 40, 84),
+    ("m16n8k32.row.col.f16.e5m2.e4m3.f16", 44, 84),
+    ("m16n8k16.row.col.f32.e4m3.e4m3.f32", 66, 84),
+    ("m16n8k16.row.col.f32.e5m2.e5m2.f32", 61, 84),
+    ("m16n8k16.row.col.f32.e4m3.e5m2.f32", 60, 84),
+    ("m16n8k16.row.col.f32.e5m2.e4m3.f32", 62, 84),
+    ("m16n8k16.row.col.f16.e4m3.e4m3.f16", 40, 84),
+    ("m16n8k16.row.col.f16.e5m2.e5m2.f16", 45, 84),
+    ("m16n8k16.row.col.f16.e4m3.e5m2.f16", 44, 84),
+    ("m16n8k16.row.col.f16.e5m2.e4m3.f16", 41, 84),
     ("m8n8k4.row.col.f32.f16.f16.f32", 0, 48),
     ("m8n8k4.row.col.f16.f16.f16.f16", 0, 48),
 ];
