@@ -39,6 +39,39 @@ pub(crate) struct LaunchArgs {
     /// (CUDA's third launch parameter; at most 232448, 227 KiB).
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
     pub(crate) dynamic_shared: u64,
+    /// The most host memory the simulated memories may take: global variables and buffers,
+    /// constants, parameters, and per CTA running at once its shared memory and its threads'
+    /// registers, local and call memory. A launch that does not fit is refused before anything
+    /// is allocated. BYTES, or with a K, M, G or T suffix (powers of 1024).
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_memory_limit)]
+    pub(crate) memory_limit: u64,
+}
+
+/// Parses `--memory-limit`: a byte count, or a number with a `K`, `M`, `G` or `T` suffix
+/// (powers of 1024; `KiB`, `MiB`, ... and `KB`, `MB`, ... read the same).
+pub(crate) fn parse_memory_limit(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &trimmed[digits.len()..];
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "`{text}`: expected BYTES or a number with K, M, G or T"
+            ));
+        }
+    };
+    let value: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: expected BYTES or a number with K, M, G or T"))?;
+    value
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{text}` is more than 2^64 bytes"))
 }
 
 /// Arguments of `ptxsim run`.
@@ -302,12 +335,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let arguments = load_arguments(&args.launch.args)?;
-    let (mut device, addresses) = match grid::prepare(
+    let (mut device, addresses) = match grid::prepare_within(
         program,
         args.launch.grid,
         args.launch.block,
         args.launch.max_steps,
         arguments,
+        args.launch.memory_limit,
     ) {
         Ok(prepared) => prepared,
         Err(error) => {
