@@ -241,6 +241,39 @@ fn more_initializers_than_elements() {
     }
 }
 
+/// Declarations of vectors: ptxas 13.5 says "Incorrect number of elements in vector
+/// initializer" for a vector of the wrong length, and "Greater number of elements in array
+/// initializer" for more vectors than the array has; the right shapes pass.
+#[test]
+fn vector_initializers() {
+    let wrong = |body: &str, count: u64, vector: u64| {
+        let found = errors("8.7", &format!("{body}\n.entry k() {{ ret; }}"));
+        assert_eq!(
+            found,
+            vec![(
+                "E0208",
+                format!(
+                    "this vector initializer has {count} elements; a .v{vector} vector has {vector}"
+                )
+            )],
+            "{body}"
+        );
+    };
+    wrong(".global .v2 .u32 tab[2] = {{1,2,3},{3,4}};", 3, 2);
+    wrong(".global .v4 .u32 tab[1] = {{1,2}};", 2, 4);
+    wrong(".global .v2 .u32 tab = {1,2,3};", 3, 2);
+    for body in [
+        ".global .v2 .u32 tab[1] = {{1,2},{3,4}};",
+        ".global .v2 .u32 tab[1][2] = {{{1,2},{3,4}},{{1,2},{3,4}}};",
+    ] {
+        let found = errors("8.7", &format!("{body}\n.entry k() {{ ret; }}"));
+        assert_eq!(found.len(), 1, "{body}: {found:?}");
+        assert_eq!(found[0].0, "E0204", "{body}");
+    }
+    passes(".global .v2 .u32 tab[2] = {{1,2},{3,4}};\n.entry k() { ret; }");
+    passes(".global .v2 .u32 tab = {1,2};\n.entry k() { ret; }");
+}
+
 /// A file with bare CR line endings: each CR ends a line (`decode_source`, as `ptxsim check`
 /// reads files), so an error on the sixth line is reported there (not on line 1).
 #[test]

@@ -39,12 +39,6 @@ pub(crate) struct LaunchArgs {
     /// (CUDA's third launch parameter; at most 232448, 227 KiB).
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
     pub(crate) dynamic_shared: u64,
-    /// The most host memory the simulated memories may take: global variables and buffers,
-    /// constants, parameters, and per CTA running at once its shared memory and its threads'
-    /// registers, local and call memory. A launch that does not fit is refused before anything
-    /// is allocated. BYTES, or with a K, M, G or T suffix (powers of 1024).
-    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_memory_limit)]
-    pub(crate) memory_limit: u64,
 }
 
 /// Parses `--memory-limit`: a byte count, or a number with a `K`, `M`, `G` or `T` suffix
@@ -82,6 +76,12 @@ pub(crate) struct RunArgs {
     file: PathBuf,
     #[command(flatten)]
     launch: LaunchArgs,
+    /// The most host memory the simulated memories may take: global variables and buffers,
+    /// constants, parameters, and per CTA running at once its shared memory and its threads'
+    /// registers, local and call memory. A launch that does not fit is refused before anything
+    /// is allocated. BYTES, or with a K, M, G or T suffix (powers of 1024).
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_memory_limit)]
+    memory_limit: u64,
     /// After the run, write the buffer of argument INDEX (0-based) to PATH. Repeatable.
     #[arg(long, value_name = "INDEX=PATH", value_parser = parse_out)]
     out: Vec<(usize, PathBuf)>,
@@ -341,7 +341,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         args.launch.block,
         args.launch.max_steps,
         arguments,
-        args.launch.memory_limit,
+        args.memory_limit,
     ) {
         Ok(prepared) => prepared,
         Err(error) => {
