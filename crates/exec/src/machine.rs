@@ -1414,29 +1414,59 @@ struct Lockstep {
 /// One thread running a [`Program`] alone: a one-thread, one-CTA launch without arguments.
 #[derive(Debug)]
 pub struct Machine<'p> {
+    program: &'p Program,
     device: Device<'p>,
     cta: Cta,
     record: StepRecord,
     has_record: bool,
+    /// Why the program's memories were not allocated: they do not fit in
+    /// [`DEFAULT_MEMORY_LIMIT`] (every step is then this error).
+    refused: Option<String>,
 }
+
+/// The program a [`Machine`] holds in place of one whose memories do not fit: nothing to
+/// allocate, nothing to run.
+static NOTHING: Program = Program {
+    entry: String::new(),
+    registers: Vec::new(),
+    instructions: Vec::new(),
+    params: Vec::new(),
+    param_bytes: 0,
+    thread_param_bytes: 0,
+    local_bytes: 0,
+    shared_bytes: 0,
+    dynamic_shared: None,
+    globals: Vec::new(),
+    constants: Vec::new(),
+    has_atomics: false,
+};
 
 impl<'p> Machine<'p> {
     /// A thread at the program's first instruction, with every register zero and a limit of
-    /// `max_steps` instructions (fuel).
+    /// `max_steps` instructions (fuel). A program whose memories do not fit in
+    /// [`DEFAULT_MEMORY_LIMIT`] (see [`crate::budget`]) gets none: its first step is
+    /// [`ExecError::Memory`].
     pub fn new(program: &'p Program, max_steps: u64) -> Self {
-        let device = Device::single(program, max_steps);
+        let refused = Footprint::new(program, [1, 1, 1], 0, 0)
+            .check(DEFAULT_MEMORY_LIMIT)
+            .err()
+            .map(|error| error.to_string());
+        let runs: &'p Program = if refused.is_some() { &NOTHING } else { program };
+        let device = Device::single(runs, max_steps);
         let cta = Cta::new(&device, [0, 0, 0]);
         Self {
+            program,
             device,
             cta,
             record: StepRecord::default(),
             has_record: false,
+            refused,
         }
     }
 
     /// The program.
     pub fn program(&self) -> &'p Program {
-        self.device.program
+        self.program
     }
 
     fn thread(&self) -> Option<ThreadRef<'_>> {
@@ -1483,6 +1513,9 @@ impl<'p> Machine<'p> {
     /// Issues one instruction.
     pub fn step(&mut self) -> Result<Outcome, ExecError> {
         self.has_record = false;
+        if let Some(message) = &self.refused {
+            return Err(ExecError::Memory(message.clone()));
+        }
         let event = self
             .cta
             .step_thread(&self.device, 0, Some(&mut self.record))?;

@@ -159,3 +159,23 @@ fn concurrent_ctas_are_bounded_by_the_limit() {
         .collect();
     assert_eq!(words, (0..64).collect::<Vec<u32>>());
 }
+
+/// A lone thread ([`ptxsim_exec::Machine`], as `ptxsim eval` and the library's examples run
+/// programs) keeps to the default limit too: the program's memories are not allocated, and
+/// the first step says why.
+#[test]
+fn a_machine_refuses_a_program_over_the_default_limit() {
+    let program = program(".global .b8 g[9223372036854775807];\n.entry k() { ret; }");
+    let mut machine = ptxsim_exec::Machine::new(&program, 100);
+    match machine.step() {
+        Err(ptxsim_exec::ExecError::Memory(message)) => {
+            assert!(message.contains("more than the memory limit"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(machine.program().entry, "k");
+    let small = self::program(".entry k() { .reg .b32 %r1; mov.b32 %r1, 7; ret; }");
+    let mut machine = ptxsim_exec::Machine::new(&small, 100);
+    assert_eq!(machine.run(), Ok(ptxsim_exec::Outcome::Exited));
+    assert_eq!(machine.registers(), vec![7]);
+}
