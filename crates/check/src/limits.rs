@@ -35,7 +35,7 @@ use ptxsim_syntax::ast::{
     AddressBase, Block, FunctionKind, Initializer, Item, Linkage, Operand, StateSpace, Statement,
     VariableDeclaration,
 };
-use ptxsim_syntax::span::Span;
+use ptxsim_syntax::span::{Span, Text};
 
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::rules::ModuleSetting;
@@ -63,7 +63,7 @@ pub(crate) enum ItemSummary {
     /// A function with a body (a declaration without one adds nothing).
     Function {
         /// Its name.
-        name: String,
+        name: Text,
         /// The span of its name.
         span: Span,
         /// A kernel's parameter space in bytes; `None` for a `.func`.
@@ -71,12 +71,12 @@ pub(crate) enum ItemSummary {
         /// The `.shared` bytes its body declares (each variable at a multiple of its alignment).
         shared: u64,
         /// The names its instructions use (functions it calls, variables it names), each once.
-        uses: Vec<String>,
+        uses: Vec<Text>,
     },
     /// A module-scope `.shared` variable with a size.
     Shared {
         /// Its name.
-        name: String,
+        name: Text,
         /// Its size in bytes.
         bytes: u64,
         /// Its alignment.
@@ -121,10 +121,10 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
             } = walk;
             let uses = uses
                 .into_iter()
-                .filter(|name| !declared.contains(name.as_str()))
+                .filter(|name| !declared.contains(name))
                 .collect();
             out.push(ItemSummary::Function {
-                name: function.name.value.to_string(),
+                name: function.name.value.clone(),
                 span: function.name.span,
                 kernel_params,
                 shared,
@@ -144,7 +144,7 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
                 }
                 out.push(if space == StateSpace::Shared {
                     ItemSummary::Shared {
-                        name: declarator.name.value.to_string(),
+                        name: declarator.name.value.clone(),
                         bytes,
                         align,
                     }
@@ -219,15 +219,16 @@ fn sizes(declaration: &VariableDeclaration) -> impl Iterator<Item = (u64, u64)> 
 #[derive(Default)]
 struct BodyWalk {
     shared: u64,
-    uses: FxHashSet<String>,
-    declared: FxHashSet<String>,
+    uses: FxHashSet<Text>,
+    declared: FxHashSet<Text>,
 }
 
 impl BodyWalk {
     fn block(&mut self, block: &Block) {
         for statement in &block.statements {
             match statement {
-                Statement::Instruction(instruction) => {
+                // A branch names labels only (most of the names in a body).
+                Statement::Instruction(instruction) if instruction.opcode.value != "bra" => {
                     for operand in &instruction.operands {
                         self.operand(operand);
                     }
@@ -237,8 +238,8 @@ impl BodyWalk {
                     for (declarator, (bytes, align)) in
                         declaration.declarators.iter().zip(sizes(declaration))
                     {
-                        if !self.declared.contains(declarator.name.value.as_str()) {
-                            self.declared.insert(declarator.name.value.to_string());
+                        if !self.declared.contains(&declarator.name.value) {
+                            self.declared.insert(declarator.name.value.clone());
                         }
                         if shared && !is_unsized(declaration, declarator) {
                             self.shared = self
@@ -255,19 +256,19 @@ impl BodyWalk {
         }
     }
 
-    fn name(&mut self, name: &str) {
+    fn name(&mut self, name: &Text) {
         if !name.starts_with('%') && !self.uses.contains(name) {
-            self.uses.insert(name.to_string());
+            self.uses.insert(name.clone());
         }
     }
 
     fn operand(&mut self, operand: &Operand) {
         match operand {
-            Operand::Name(name) => self.name(name.name.value.as_str()),
-            Operand::NameOffset(offset) => self.name(offset.name.name.value.as_str()),
+            Operand::Name(name) => self.name(&name.name.value),
+            Operand::NameOffset(offset) => self.name(&offset.name.name.value),
             Operand::Address(address) => {
                 if let AddressBase::Name(name) = &address.base {
-                    self.name(name.name.value.as_str());
+                    self.name(&name.name.value);
                 }
             }
             Operand::Negated(_, inner) => self.operand(inner),
