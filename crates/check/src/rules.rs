@@ -415,6 +415,61 @@ fn rule_code(code: RuleCode) -> &'static str {
     }
 }
 
+/// A variable that is not `.extern` needs a complete type: every array dimension at least 1,
+/// and `[]` only with an initializer to size it (ptxas 13.5: "Non-external variable 'g' has
+/// incomplete type" for `.global .b8 g[0];`, `.global .b8 g[];`, `.shared .b8 s[0];` in a
+/// body, and "Array of incomplete type" for `g[2][0]`). For a kernel's parameters
+/// (`parameter`), ptxas says "Parameter to entry function cannot be an incomplete array."; a
+/// device function's parameters may be incomplete (`.func f(.param .b8 a[0])` passes), and are
+/// not checked here.
+pub fn check_complete_type(
+    declaration: &VariableDeclaration,
+    parameter: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if declaration
+        .linkage
+        .iter()
+        .any(|linkage| linkage.value == ptxsim_syntax::ast::Linkage::Extern)
+    {
+        return;
+    }
+    for declarator in &declaration.declarators {
+        let zero = declarator
+            .dimensions
+            .iter()
+            .flatten()
+            .find(|dimension| dimension.value == 0);
+        let without_size =
+            declarator.initializer.is_none() && declarator.dimensions.iter().any(Option::is_none);
+        let span = match (zero, without_size) {
+            (Some(dimension), _) => dimension.span,
+            (None, true) => declarator.span,
+            (None, false) => continue,
+        };
+        let name = &declarator.name.value;
+        let (message, ptxas) = if parameter {
+            (
+                format!("kernel parameter `{name}` is an array without elements"),
+                "ptxas: Parameter to entry function cannot be an incomplete array.",
+            )
+        } else {
+            (
+                format!("`{name}` is an array without elements (an incomplete type)"),
+                "ptxas: Non-external variable has incomplete type",
+            )
+        };
+        diagnostics.push(
+            Diagnostic::error("E0209", message, span)
+                .with_label(declarator.name.span, "declared here")
+                .with_help(format!(
+                    "give every dimension at least one element, or an initializer for `[]` \
+                     ({ptxas})"
+                )),
+        );
+    }
+}
+
 /// Checks what a declaration's type needs of the target and version: `.b128` (registers,
 /// parameters, variables) needs PTX ISA 8.3 and sm_70, as `mov.b128` does.
 pub fn check_declaration(

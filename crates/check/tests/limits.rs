@@ -274,6 +274,41 @@ fn vector_initializers() {
     passes(".global .v2 .u32 tab = {1,2};\n.entry k() { ret; }");
 }
 
+/// Arrays without elements: ptxas 13.5 says "Non-external variable 'g' has incomplete type"
+/// for a dimension of 0 or a `[]` without initializer (module scope, `.shared`, `.local` and
+/// `.param` in a body), "Array of incomplete type" for `g[2][0]`, and "Parameter to entry
+/// function cannot be an incomplete array." for a kernel parameter; `.extern` arrays, `[]` with
+/// an initializer and a device function's `.param .b8 a[0]` pass.
+#[test]
+fn arrays_without_elements() {
+    let codes = |body: &str| -> Vec<&'static str> {
+        errors("8.7", body)
+            .into_iter()
+            .map(|(code, _)| code)
+            .collect()
+    };
+    for body in [
+        ".global .b8 g[0];\n.entry k() { ret; }",
+        ".global .b8 g[];\n.entry k() { ret; }",
+        ".global .b8 g[2][0];\n.entry k() { ret; }",
+        ".const .b8 c[0];\n.entry k() { ret; }",
+        ".entry k() { .shared .b8 s[0]; ret; }",
+        ".entry k() { .shared .b8 s[]; ret; }",
+        ".entry k() { .local .b8 s[0]; ret; }",
+        ".entry k() { .param .b8 s[0]; ret; }",
+        ".entry k(.param .b8 a[0]) { ret; }",
+    ] {
+        assert_eq!(codes(body), vec!["E0209"], "{body}");
+    }
+    assert_eq!(
+        errors("8.7", ".entry k(.param .b8 a[0]) { ret; }")[0].1,
+        "kernel parameter `a` is an array without elements"
+    );
+    passes(".extern .shared .align 16 .b8 dyn[];\n.entry k() { ret; }");
+    passes(".global .u32 tab[] = {1, 2, 3};\n.entry k() { ret; }");
+    passes(".func f(.param .b8 a[0]) { ret; }\n.entry k() { ret; }");
+}
+
 /// A file with bare CR line endings: each CR ends a line (`decode_source`, as `ptxsim check`
 /// reads files), so an error on the sixth line is reported there (not on line 1).
 #[test]
