@@ -52,9 +52,9 @@ pub const MAX_STATIC_SHARED_BYTES: u64 = 0xc000;
 /// The most bytes of `.const` variables in one module (ptxas 13.5: "0x10000 max").
 pub const MAX_CONST_BYTES: u64 = 0x10000;
 
-/// How many functions [`finish`] visits in all while it follows the calls of the kernels; past
-/// it, the remaining kernels' shared memory is not added up (a bound on the work for modules
-/// with many kernels that each call long chains of functions).
+/// How many functions and names they use [`finish`] looks at in all while it follows the calls
+/// of the kernels; past it, the remaining kernels' shared memory is not added up (a bound on
+/// the work for modules with many kernels that each call long chains of functions).
 const MAX_VISITS: usize = 4_000_000;
 
 /// What the size limits need of one top-level item.
@@ -409,7 +409,9 @@ fn shared_limit(
         return;
     }
     let mut visits = 0usize;
-    let mut seen: FxHashSet<usize> = FxHashSet::default();
+    // `seen[item] == kernel`: the item was reached from that kernel (no clearing per kernel,
+    // which would cost the size of the set each time).
+    let mut seen: Vec<usize> = vec![usize::MAX; summaries.len()];
     let mut stack: Vec<usize> = Vec::new();
     for (index, summary) in summaries.iter().enumerate() {
         let ItemSummary::Function {
@@ -425,24 +427,24 @@ fn shared_limit(
         if functions.get(name.as_str()) != Some(&index) {
             continue;
         }
-        seen.clear();
         stack.clear();
         stack.push(index);
-        seen.insert(index);
+        seen[index] = index;
         let mut own = 0u64;
         let mut variables: Vec<(usize, u64, u64)> = Vec::new();
         while let Some(at) = stack.pop() {
-            visits += 1;
-            if visits > MAX_VISITS {
-                return;
-            }
             let Some(ItemSummary::Function { shared, uses, .. }) = summaries.get(at) else {
                 continue;
             };
+            visits = visits.saturating_add(1 + uses.len());
+            if visits > MAX_VISITS {
+                return;
+            }
             own = own.saturating_add(*shared);
             for used in uses {
                 if let Some(&callee) = functions.get(used.as_str()) {
-                    if seen.insert(callee) {
+                    if seen.get(callee).is_some_and(|&kernel| kernel != index) {
+                        seen[callee] = index;
                         stack.push(callee);
                     }
                 } else if let Some(&(bytes, align, order)) = shared_variables.get(used.as_str()) {
