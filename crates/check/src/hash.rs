@@ -3,7 +3,7 @@
 
 /// A `HashMap` with the Fx hash: fast, not cryptographic (names come from the module being
 /// checked, and a module that collides on purpose only makes its own check slower).
-pub(crate) use rustc_hash::FxHashMap;
+pub(crate) use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The first eight bytes of `bytes` (all of them if fewer) as a zero-padded little-endian word,
 /// byte by byte: a copy of a variable length would call `memcpy`, which costs more than these

@@ -25,6 +25,7 @@
 //! [`program`] builds the typed program the executor runs, with this crate's resolver.
 
 mod hash;
+pub mod limits;
 mod names;
 mod pipeline;
 pub mod program;
@@ -69,6 +70,11 @@ pub fn check_in_chunks(module: &Module, options: &Options, chunks: usize) -> Vec
     let setting = rules::ModuleSetting::new(module, options.target);
     let mut diagnostics = names::resolve(module, &setting, chunks);
     rules::check_module(&setting, module, &mut diagnostics);
+    let mut summaries = Vec::new();
+    for item in &module.items {
+        limits::summarize(item, &mut summaries);
+    }
+    limits::finish(&summaries, &setting, &mut diagnostics);
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     diagnostics
 }

@@ -414,6 +414,7 @@ impl<'m> Resolver<'m> {
         match item {
             Item::Variable(variable) => {
                 crate::rules::check_declaration(self.setting, variable, &mut self.diagnostics);
+                crate::rules::check_complete_type(variable, false, &mut self.diagnostics);
                 let external = variable
                     .linkage
                     .iter()
@@ -439,6 +440,11 @@ impl<'m> Resolver<'m> {
                     .flatten()
                 {
                     crate::rules::check_declaration(self.setting, parameter, &mut self.diagnostics);
+                }
+                if function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry {
+                    for parameter in function.params.iter().flatten() {
+                        crate::rules::check_complete_type(parameter, true, &mut self.diagnostics);
+                    }
                 }
                 if let Some(body) = &function.body {
                     let mut checker = FunctionChecker::new(self, function);
@@ -886,6 +892,11 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     crate::rules::check_declaration(
                         self.resolver.setting,
                         declaration,
+                        &mut self.resolver.diagnostics,
+                    );
+                    crate::rules::check_complete_type(
+                        declaration,
+                        false,
                         &mut self.resolver.diagnostics,
                     );
                     let ty = register_type(declaration);

@@ -22,6 +22,7 @@
 //! item, after which the header might go on), the caller falls back to the whole-module path.
 
 use crate::Options;
+use crate::limits::ItemSummary;
 use crate::names::{CheckedPiece, ItemStream, ModuleDeclaration};
 use crate::rules::{self, ModuleSetting, SharedForms};
 use ptxsim_syntax::ast::{Item, Module};
@@ -48,6 +49,8 @@ struct Header {
 /// What checking one piece gave.
 struct PieceResult {
     checked: CheckedPiece,
+    /// What the size limits need of its items ([`crate::limits`]).
+    limits: Vec<ItemSummary>,
     /// Stand-ins for the piece's first two items (see [`summary`]).
     stand_ins: Vec<TopLevel>,
 }
@@ -81,17 +84,20 @@ impl Worker<'_> {
     /// item here.
     fn piece(&mut self, elements: &[TopLevel]) -> Option<PieceResult> {
         let mut stand_ins = Vec::new();
+        let mut limits = Vec::new();
         for element in elements {
             let TopLevel::Item(item) = element else {
                 return None;
             };
             self.stream.item(item);
+            crate::limits::summarize(item, &mut limits);
             if stand_ins.len() < 2 {
                 stand_ins.push(stand_in(item));
             }
         }
         Some(PieceResult {
             checked: self.stream.take_piece(),
+            limits,
             stand_ins,
         })
     }
@@ -310,6 +316,7 @@ pub(crate) fn check(
     let header = header.into_inner()?;
     let mut summary = leading;
     let mut pieces = Vec::new();
+    let mut limits = Vec::new();
     for result in results {
         let Some(result) = result.into_inner() else {
             continue;
@@ -317,6 +324,7 @@ pub(crate) fn check(
         let room = 2usize.saturating_sub(summary.len());
         summary.extend(result.stand_ins.into_iter().take(room));
         pieces.push(result.checked);
+        limits.extend(result.limits);
     }
     let (_, mut diagnostics) = ptxsim_syntax::fold(source, summary);
     let all_declarations = declarations
@@ -324,6 +332,7 @@ pub(crate) fn check(
         .flat_map(|declarations| declarations.into_inner().unwrap_or_default());
     let mut checked = crate::names::finish_pieces(pieces, all_declarations);
     rules::check_module(&header.setting, &header.module, &mut checked);
+    crate::limits::finish(&limits, &header.setting, &mut checked);
     checked.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     diagnostics.append(&mut checked);
     diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));

@@ -415,6 +415,61 @@ fn rule_code(code: RuleCode) -> &'static str {
     }
 }
 
+/// A variable that is not `.extern` needs a complete type: every array dimension at least 1,
+/// and `[]` only with an initializer to size it (ptxas 13.5: "Non-external variable 'g' has
+/// incomplete type" for `.global .b8 g[0];`, `.global .b8 g[];`, `.shared .b8 s[0];` in a
+/// body, and "Array of incomplete type" for `g[2][0]`). For a kernel's parameters
+/// (`parameter`), ptxas says "Parameter to entry function cannot be an incomplete array."; a
+/// device function's parameters may be incomplete (`.func f(.param .b8 a[0])` passes), and are
+/// not checked here.
+pub fn check_complete_type(
+    declaration: &VariableDeclaration,
+    parameter: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if declaration
+        .linkage
+        .iter()
+        .any(|linkage| linkage.value == ptxsim_syntax::ast::Linkage::Extern)
+    {
+        return;
+    }
+    for declarator in &declaration.declarators {
+        let zero = declarator
+            .dimensions
+            .iter()
+            .flatten()
+            .find(|dimension| dimension.value == 0);
+        let without_size =
+            declarator.initializer.is_none() && declarator.dimensions.iter().any(Option::is_none);
+        let span = match (zero, without_size) {
+            (Some(dimension), _) => dimension.span,
+            (None, true) => declarator.span,
+            (None, false) => continue,
+        };
+        let name = &declarator.name.value;
+        let (message, ptxas) = if parameter {
+            (
+                format!("kernel parameter `{name}` is an array without elements"),
+                "ptxas: Parameter to entry function cannot be an incomplete array.",
+            )
+        } else {
+            (
+                format!("`{name}` is an array without elements (an incomplete type)"),
+                "ptxas: Non-external variable has incomplete type",
+            )
+        };
+        diagnostics.push(
+            Diagnostic::error("E0209", message, span)
+                .with_label(declarator.name.span, "declared here")
+                .with_help(format!(
+                    "give every dimension at least one element, or an initializer for `[]` \
+                     ({ptxas})"
+                )),
+        );
+    }
+}
+
 /// Checks what a declaration's type needs of the target and version: `.b128` (registers,
 /// parameters, variables) needs PTX ISA 8.3 and sm_70, as `mov.b128` does.
 pub fn check_declaration(
@@ -443,19 +498,53 @@ pub fn check_declaration(
 }
 
 /// An array initializer with more elements than the array (ptxas 13.5: "Greater number of
-/// elements in array initializer"); fewer are fine (the rest is zero). Arrays of vectors, whose
-/// innermost braces are the vectors, are left to ptxas.
+/// elements in array initializer"); fewer are fine (the rest is zero). In a declaration of
+/// vectors the braces one level inside the array's are the vectors: each must have exactly the
+/// vector's length (ptxas 13.5: "Incorrect number of elements in vector initializer" for
+/// `.v2 .u32 tab = {1,2,3}` and `.v4 .u32 tab[1] = {{1,2}}`), and the array's levels are
+/// checked as for scalars (`.v2 .u32 tab[1][2] = {{{1,2},{3,4}},{{1,2},{3,4}}}`: "Greater
+/// number of elements in array initializer").
 fn check_initializer_size(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnostic>) {
-    if declaration
+    let vector = declaration
         .words()
-        .any(|word| matches!(word.value.as_str(), "v2" | "v4" | "v8"))
-    {
-        return;
-    }
+        .find_map(|word| match word.value.as_str() {
+            "v2" => Some(2u64),
+            "v4" => Some(4),
+            "v8" => Some(8),
+            _ => None,
+        });
     for declarator in &declaration.declarators {
         let Some(initializer) = &declarator.initializer else {
             continue;
         };
+        if let Some(vector) = vector {
+            if let Some((span, count)) =
+                wrong_vector_length(initializer, declarator.dimensions.len(), vector)
+            {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0208",
+                        format!(
+                            "this vector initializer has {count} elements; a .v{vector} vector \
+                             has {vector}"
+                        ),
+                        span,
+                    )
+                    .with_label(declarator.name.span, "declared here")
+                    .with_help(format!("write each vector as {vector} elements in braces")),
+                );
+                continue;
+            }
+            // The array's levels only: the vectors' braces are the elements.
+            let Initializer::List(_) = initializer.as_ref() else {
+                continue;
+            };
+            if declarator.dimensions.is_empty()
+                || !nested_to(initializer, declarator.dimensions.len())
+            {
+                continue;
+            }
+        }
         // `[]` takes its size from the initializer.
         let Some(dimensions) = declarator
             .dimensions
@@ -479,6 +568,43 @@ fn check_initializer_size(declaration: &VariableDeclaration, diagnostics: &mut V
                 .with_help("drop the extra elements or make the array larger"),
             );
         }
+    }
+}
+
+/// The first list of `initializer` at `depth` levels of braces below its own (the vectors of a
+/// declaration of vectors with `depth` array dimensions) whose length is not `vector`: its span
+/// and its length. A list of lists at that depth is left alone (another rule's).
+fn wrong_vector_length(
+    initializer: &Initializer,
+    depth: usize,
+    vector: u64,
+) -> Option<(Span, u64)> {
+    let Initializer::List(list) = initializer else {
+        return None;
+    };
+    if depth == 0 {
+        let nested = list
+            .value
+            .iter()
+            .any(|element| matches!(element, Initializer::List(_)));
+        let count = list.value.len() as u64;
+        return (!nested && count != vector).then_some((list.span, count));
+    }
+    list.value
+        .iter()
+        .find_map(|element| wrong_vector_length(element, depth - 1, vector))
+}
+
+/// Whether `initializer` has lists down to `depth` levels below its own on its first path
+/// (a declaration of vectors written with the vectors' braces, not flat).
+fn nested_to(initializer: &Initializer, depth: usize) -> bool {
+    match initializer {
+        Initializer::List(_) if depth == 0 => true,
+        Initializer::List(list) => list
+            .value
+            .first()
+            .is_some_and(|first| nested_to(first, depth - 1)),
+        _ => false,
     }
 }
 

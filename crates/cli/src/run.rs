@@ -44,6 +44,33 @@ pub(crate) struct LaunchArgs {
     pub(crate) dynamic_shared: u64,
 }
 
+/// Parses `--memory-limit`: a byte count, or a number with a `K`, `M`, `G` or `T` suffix
+/// (powers of 1024; `KiB`, `MiB`, ... and `KB`, `MB`, ... read the same).
+pub(crate) fn parse_memory_limit(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &trimmed[digits.len()..];
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "`{text}`: expected BYTES or a number with K, M, G or T"
+            ));
+        }
+    };
+    let value: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: expected BYTES or a number with K, M, G or T"))?;
+    value
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{text}` is more than 2^64 bytes"))
+}
+
 /// Arguments of `ptxsim run`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
@@ -52,6 +79,12 @@ pub(crate) struct RunArgs {
     file: PathBuf,
     #[command(flatten)]
     launch: LaunchArgs,
+    /// The most host memory the simulated memories may take: global variables and buffers,
+    /// constants, parameters, and per CTA running at once its shared memory and its threads'
+    /// registers, local and call memory. A launch that does not fit is refused before anything
+    /// is allocated. BYTES, or with a K, M, G or T suffix (powers of 1024).
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_memory_limit)]
+    memory_limit: u64,
     /// After the run, write the buffer of argument INDEX (0-based) to PATH; to PATH.partial
     /// (PATH untouched) when the run did not exit normally. Repeatable.
     #[arg(long, value_name = "INDEX=PATH", value_parser = parse_out)]
@@ -338,12 +371,13 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let arguments = load_arguments(&args.launch.args)?;
-    let (mut device, addresses) = match grid::prepare(
+    let (mut device, addresses) = match grid::prepare_within(
         program,
         args.launch.grid,
         args.launch.block,
         args.launch.max_steps,
         arguments,
+        args.memory_limit,
     ) {
         Ok(prepared) => prepared,
         Err(error) => {

@@ -182,6 +182,10 @@ pub struct LaunchOptions {
     /// the host's memory there through the backend (the C ABI's `ptx_run`, whose pointer
     /// arguments are host addresses; see [`HostMemory`]).
     pub host_memory: Option<Arc<dyn HostMemory>>,
+    /// The most bytes the launch's simulated memories may take (global, constant, parameters,
+    /// and per CTA shared memory, registers, local and call parameters); a launch that does not
+    /// fit is [`LaunchError::Memory`] before anything is allocated (see [`crate::budget`]).
+    pub memory_limit: u64,
 }
 
 impl Default for LaunchOptions {
@@ -191,6 +195,7 @@ impl Default for LaunchOptions {
             max_steps: DEFAULT_MAX_STEPS,
             host_threads: 0,
             host_memory: None,
+            memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
         }
     }
 }
@@ -283,8 +288,14 @@ impl Module {
     ) -> Result<LaunchReport, Error> {
         let program = self.program(entry)?;
         let arguments = arguments(program, args);
-        let (mut device, addresses) =
-            grid::prepare(program, grid, block, options.max_steps, arguments)?;
+        let (mut device, addresses) = grid::prepare_within(
+            program,
+            grid,
+            block,
+            options.max_steps,
+            arguments,
+            options.memory_limit,
+        )?;
         device
             .set_dynamic_shared(options.dynamic_shared)
             .map_err(LaunchError::Shape)?;

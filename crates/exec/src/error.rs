@@ -19,6 +19,10 @@ pub enum ExecError {
         /// 1-based column.
         column: u32,
     },
+    /// The program's memories do not fit in the memory limit (see [`crate::budget`]); nothing
+    /// was allocated.
+    #[error("{0}")]
+    Memory(String),
     /// The program breaks an invariant the program builder guarantees (a simulator bug).
     #[error("internal error: {0}")]
     Internal(String),

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use ptxsim_isa::{Type, TypeKind};
 use rayon::prelude::*;
 
+use crate::budget::{DEFAULT_MEMORY_LIMIT, Footprint};
 use crate::error::ExecError;
 use crate::ir::{Location, Program};
 use crate::machine::{Cta, Device, Dim3, Outcome, StepRecord, flatten, unflatten};
@@ -208,6 +209,10 @@ pub enum LaunchError {
     /// A grid or CTA dimension is zero or the launch is too big.
     #[error("{0}")]
     Shape(String),
+    /// The launch's simulated memory does not fit in the memory limit
+    /// ([`crate::budget::Footprint::check`]).
+    #[error("{0}")]
+    Memory(String),
 }
 
 /// The most threads one CTA may have (as on NVIDIA hardware).
@@ -277,13 +282,36 @@ pub fn check_shape(grid: Dim3, block: Dim3) -> Result<(), LaunchError> {
 
 /// Sets up a launch of `program`: global buffers for the buffer arguments (in order, after
 /// the module's `.global` variables) and the kernel parameter space. Returns the device and,
-/// per argument, the address of its buffer.
+/// per argument, the address of its buffer. The launch's memory must fit in
+/// [`DEFAULT_MEMORY_LIMIT`] ([`prepare_within`]).
 pub fn prepare<'p>(
     program: &'p Program,
     grid: Dim3,
     block: Dim3,
     max_steps: u64,
     arguments: Vec<Argument>,
+) -> Result<(Device<'p>, Vec<Option<u64>>), LaunchError> {
+    prepare_within(
+        program,
+        grid,
+        block,
+        max_steps,
+        arguments,
+        DEFAULT_MEMORY_LIMIT,
+    )
+}
+
+/// [`prepare`] with a memory limit: a launch whose simulated memory does not fit in
+/// `memory_limit` bytes running one CTA at a time is [`LaunchError::Memory`], before anything
+/// is allocated (see [`crate::budget`]); the device keeps the limit for
+/// [`Device::set_dynamic_shared`] and [`run_grid`].
+pub fn prepare_within<'p>(
+    program: &'p Program,
+    grid: Dim3,
+    block: Dim3,
+    max_steps: u64,
+    arguments: Vec<Argument>,
+    memory_limit: u64,
 ) -> Result<(Device<'p>, Vec<Option<u64>>), LaunchError> {
     check_shape(grid, block)?;
     let error = |message: String| LaunchError::Arguments {
@@ -298,7 +326,13 @@ pub fn prepare<'p>(
             arguments.len()
         )));
     }
+    let argument_bytes = arguments
+        .iter()
+        .filter_map(Argument::buffer_len)
+        .fold(0u64, u64::saturating_add);
+    Footprint::new(program, block, argument_bytes, 0).check(memory_limit)?;
     let mut device = Device::new(program, grid, block, max_steps);
+    device.set_memory_limit(memory_limit);
     let mut params = vec![0u8; usize::try_from(program.param_bytes).unwrap_or(0)];
     let mut addresses = Vec::new();
     for (index, (argument, param)) in arguments.into_iter().zip(&program.params).enumerate() {
@@ -497,6 +531,12 @@ pub fn run_grid(
     let host_threads = match options.host_threads {
         0 => 0,
         n => n.min(useful).max(1),
+    };
+    // No more CTAs at once than the memory limit holds (crate::budget).
+    let fit = device.footprint().concurrent_ctas(device.memory_limit());
+    let host_threads = match host_threads {
+        0 if fit < cores => fit,
+        n => n.min(fit),
     };
     let pool = if sequential {
         None

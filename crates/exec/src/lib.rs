@@ -34,6 +34,7 @@
 
 pub mod alu;
 pub mod api;
+pub mod budget;
 pub mod cvt;
 pub mod error;
 mod exec;
@@ -45,8 +46,11 @@ pub mod report;
 pub mod semantics;
 pub mod trace;
 
+pub use budget::{DEFAULT_MEMORY_LIMIT, Footprint};
 pub use error::ExecError;
-pub use grid::{Argument, ArgumentSpec, GridOptions, GridRun, LaunchError, prepare, run_grid};
+pub use grid::{
+    Argument, ArgumentSpec, GridOptions, GridRun, LaunchError, prepare, prepare_within, run_grid,
+};
 pub use ir::Program;
 pub use machine::{
     Cta, DEFAULT_MAX_STEPS, Device, Dim3, Event, Machine, MemoryWrite, Outcome, StepRecord,

@@ -11,10 +11,11 @@
 
 use ptxsim_isa::ops::{BarrierOp, Space};
 
+use crate::budget::{DEFAULT_MEMORY_LIMIT, Footprint};
 use crate::error::ExecError;
 use crate::exec::{Control, Executor};
 use crate::ir::{Destination, InstructionKind, Location, Program, RegisterId, WarpSync};
-use crate::memory::GlobalMemory;
+use crate::memory::{GlobalMemory, Words};
 use crate::semantics::{chop, guard_passes};
 
 /// The default step limit (per thread) of the CLI.
@@ -108,6 +109,8 @@ pub struct Device<'p> {
     max_steps: u64,
     /// The bytes of dynamic shared memory per CTA (`.extern .shared` arrays).
     dynamic_shared: u64,
+    /// The memory limit of the launch (crate::budget).
+    memory_limit: u64,
 }
 
 impl<'p> Device<'p> {
@@ -117,7 +120,10 @@ impl<'p> Device<'p> {
     pub fn new(program: &'p Program, grid: Dim3, block: Dim3, max_steps: u64) -> Self {
         let mut global = GlobalMemory::new();
         for variable in &program.globals {
-            global.add(variable.name.clone(), &variable.bytes);
+            global.add_words(
+                variable.name.clone(),
+                Words::padded(&variable.bytes, variable.size),
+            );
         }
         Self {
             program,
@@ -127,7 +133,35 @@ impl<'p> Device<'p> {
             block,
             max_steps,
             dynamic_shared: 0,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
+    }
+
+    /// Sets the memory limit that [`Device::set_dynamic_shared`] and the grid runner keep to
+    /// (see [`crate::budget`]; [`crate::grid::prepare_within`] sets it).
+    pub fn set_memory_limit(&mut self, bytes: u64) {
+        self.memory_limit = bytes;
+    }
+
+    /// The memory limit.
+    pub fn memory_limit(&self) -> u64 {
+        self.memory_limit
+    }
+
+    /// What the launch's simulated memories take (see [`crate::budget`]).
+    pub fn footprint(&self) -> Footprint {
+        let argument_bytes = self
+            .global
+            .buffers()
+            .iter()
+            .skip(self.program.globals.len())
+            .fold(0u64, |sum, buffer| sum.saturating_add(buffer.len));
+        Footprint::new(
+            self.program,
+            self.block,
+            argument_bytes,
+            self.dynamic_shared,
+        )
     }
 
     /// The most dynamic shared memory a launch may ask for: 227 KiB, the per-block maximum of
@@ -145,6 +179,14 @@ impl<'p> Device<'p> {
                 Self::MAX_DYNAMIC_SHARED
             ));
         }
+        let mut footprint = self.footprint();
+        footprint.shared = footprint
+            .shared
+            .saturating_sub(self.dynamic_shared)
+            .saturating_add(bytes);
+        footprint
+            .check(self.memory_limit)
+            .map_err(|error| error.to_string())?;
         self.dynamic_shared = bytes;
         Ok(())
     }
@@ -1372,29 +1414,59 @@ struct Lockstep {
 /// One thread running a [`Program`] alone: a one-thread, one-CTA launch without arguments.
 #[derive(Debug)]
 pub struct Machine<'p> {
+    program: &'p Program,
     device: Device<'p>,
     cta: Cta,
     record: StepRecord,
     has_record: bool,
+    /// Why the program's memories were not allocated: they do not fit in
+    /// [`DEFAULT_MEMORY_LIMIT`] (every step is then this error).
+    refused: Option<String>,
 }
+
+/// The program a [`Machine`] holds in place of one whose memories do not fit: nothing to
+/// allocate, nothing to run.
+static NOTHING: Program = Program {
+    entry: String::new(),
+    registers: Vec::new(),
+    instructions: Vec::new(),
+    params: Vec::new(),
+    param_bytes: 0,
+    thread_param_bytes: 0,
+    local_bytes: 0,
+    shared_bytes: 0,
+    dynamic_shared: None,
+    globals: Vec::new(),
+    constants: Vec::new(),
+    has_atomics: false,
+};
 
 impl<'p> Machine<'p> {
     /// A thread at the program's first instruction, with every register zero and a limit of
-    /// `max_steps` instructions (fuel).
+    /// `max_steps` instructions (fuel). A program whose memories do not fit in
+    /// [`DEFAULT_MEMORY_LIMIT`] (see [`crate::budget`]) gets none: its first step is
+    /// [`ExecError::Memory`].
     pub fn new(program: &'p Program, max_steps: u64) -> Self {
-        let device = Device::single(program, max_steps);
+        let refused = Footprint::new(program, [1, 1, 1], 0, 0)
+            .check(DEFAULT_MEMORY_LIMIT)
+            .err()
+            .map(|error| error.to_string());
+        let runs: &'p Program = if refused.is_some() { &NOTHING } else { program };
+        let device = Device::single(runs, max_steps);
         let cta = Cta::new(&device, [0, 0, 0]);
         Self {
+            program,
             device,
             cta,
             record: StepRecord::default(),
             has_record: false,
+            refused,
         }
     }
 
     /// The program.
     pub fn program(&self) -> &'p Program {
-        self.device.program
+        self.program
     }
 
     fn thread(&self) -> Option<ThreadRef<'_>> {
@@ -1441,6 +1513,9 @@ impl<'p> Machine<'p> {
     /// Issues one instruction.
     pub fn step(&mut self) -> Result<Outcome, ExecError> {
         self.has_record = false;
+        if let Some(message) = &self.refused {
+            return Err(ExecError::Memory(message.clone()));
+        }
         let event = self
             .cta
             .step_thread(&self.device, 0, Some(&mut self.record))?;

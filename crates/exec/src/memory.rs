@@ -157,6 +157,20 @@ impl Words {
         words
     }
 
+    /// `len` bytes starting with `bytes` (at most `len` of them), zero after them: a `.global`
+    /// variable with its initializer.
+    pub fn padded(bytes: &[u8], len: u64) -> Self {
+        let take = usize::try_from(len).map_or(bytes.len(), |len| len.min(bytes.len()));
+        let mut words = Self::from_bytes(&bytes[..take]);
+        if len > words.len {
+            words
+                .words
+                .resize(usize::try_from(len.div_ceil(8)).unwrap_or(usize::MAX), 0);
+            words.len = len;
+        }
+        words
+    }
+
     /// Everything `reader` yields, read in chunks (a file's bytes without holding them twice);
     /// `expected` bytes (a file's size) are allocated at once.
     pub fn read_from(mut reader: impl Read, expected: u64) -> io::Result<Self> {

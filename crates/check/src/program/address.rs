@@ -34,9 +34,13 @@ pub const BUFFER_ALIGN: u64 = 256;
 /// [`GLOBAL_BASE`]).
 pub fn next_buffer(previous: Option<(u64, u64)>) -> u64 {
     match previous {
-        Some((base, len)) => {
-            (base + len.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN + BUFFER_ALIGN
-        }
+        // Saturating: a buffer too large for the address space is placed at the top, and the
+        // executor's memory budget refuses the launch.
+        Some((base, len)) => base
+            .saturating_add(len.max(1))
+            .div_ceil(BUFFER_ALIGN)
+            .saturating_mul(BUFFER_ALIGN)
+            .saturating_add(BUFFER_ALIGN),
         None => GLOBAL_BASE,
     }
 }

@@ -40,8 +40,9 @@ use crate::rules::ModuleSetting;
 /// The most registers one thread may declare (a guard against `%r<4000000000>`).
 pub const MAX_REGISTERS: usize = 1 << 20;
 
-/// The largest `.shared`, `.local`, `.const`, `.param` or `.global` variable the executor
-/// allocates (a guard against `.local .b8 x[4000000000]`).
+/// The most bytes one function-body `.shared` variable adds to [`function_shared`]'s bound (a
+/// kernel that uses more is a check error, E0205; variable sizes are otherwise kept as
+/// declared, and the executor's memory budget bounds what a launch allocates).
 pub const MAX_VARIABLE_BYTES: u64 = 1 << 30;
 
 /// Why a checked module has no program for the kernel asked for.
@@ -624,10 +625,9 @@ impl<'m> Builder<'m> {
                     count = (initial.len() as u64).div_ceil(element_bytes * vector);
                 }
             }
-            let size = element_bytes
-                .saturating_mul(vector)
-                .saturating_mul(count)
-                .min(MAX_VARIABLE_BYTES);
+            // Not clamped: the checker bounds `.shared`, `.const` and kernel `.param` sizes
+            // (crate::limits), and the executor's memory budget the others before it allocates.
+            let size = element_bytes.saturating_mul(vector).saturating_mul(count);
             let space = match declaration.space.value {
                 StateSpace::Param => Space::Param,
                 StateSpace::Const => Space::Const,
@@ -637,15 +637,13 @@ impl<'m> Builder<'m> {
                 StateSpace::Reg => return,
             };
             let address = if space == Space::Global {
-                initial.resize(usize::try_from(size).unwrap_or(0), 0);
-                let previous = self
-                    .globals
-                    .last()
-                    .map(|last| (last.address, last.bytes.len() as u64));
+                initial.truncate(usize::try_from(size).unwrap_or(usize::MAX));
+                let previous = self.globals.last().map(|last| (last.address, last.size));
                 let address = next_buffer(previous);
                 self.globals.push(GlobalVariable {
                     name: declarator.name.value.to_string(),
                     address,
+                    size,
                     bytes: initial,
                 });
                 address
@@ -661,9 +659,9 @@ impl<'m> Builder<'m> {
                 self.next[slot] = address.saturating_add(size);
                 if slot == SPACE_CONST {
                     let start = usize::try_from(address).unwrap_or(0);
-                    let end = usize::try_from(address + size).unwrap_or(0);
+                    let end = usize::try_from(address.saturating_add(size)).unwrap_or(0);
                     self.constants.resize(end, 0);
-                    let take = initial.len().min(end - start);
+                    let take = initial.len().min(end.saturating_sub(start));
                     self.constants[start..start + take].copy_from_slice(&initial[..take]);
                 }
                 if kernel_param {
@@ -823,9 +821,7 @@ impl<'m> Builder<'m> {
                         .iter()
                         .map(|d| d.as_ref().map_or(0, |d| d.value))
                         .fold(1u64, u64::saturating_mul);
-                    let size = (element_bytes * vector)
-                        .saturating_mul(count)
-                        .min(MAX_VARIABLE_BYTES);
+                    let size = (element_bytes * vector).saturating_mul(count);
                     let next = &mut self.next[SPACE_THREAD_PARAM];
                     let address = next.div_ceil(align).saturating_mul(align);
                     *next = address.saturating_add(size);

@@ -168,7 +168,12 @@ pub struct GlobalVariable {
     pub name: String,
     /// Its address (in the global space, which generic addressing shares).
     pub address: u64,
-    /// Its initial bytes.
+    /// Its size in bytes, as declared (not clamped: the executor's memory budget refuses a
+    /// launch whose variables do not fit before it allocates anything).
+    pub size: u64,
+    /// Its initial bytes as the initializer gives them (at most `size`; the rest is zero, and
+    /// a variable without an initializer has none here, so that building the program
+    /// allocates nothing for it).
     pub bytes: Vec<u8>,
 }
 

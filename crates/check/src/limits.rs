@@ -1,0 +1,486 @@
+//! Declared sizes beyond what ptxas 13.5 accepts: the kernel parameter space of an entry, the
+//! static shared memory an entry uses, and the module's constant bank.
+//!
+//! ptxas reports these after it has read the whole module (they depend on which functions a
+//! kernel calls and which module-scope variables they name), without a line for the shared and
+//! constant limits. The checker does the same in two steps: [`summarize`] reduces each top-level
+//! item to what the limits need (sizes, the names its body uses), in source order, and
+//! [`finish`] adds them up per kernel. Both the whole-module path and the piece-by-piece
+//! pipeline feed the same summaries to [`finish`], so their diagnostics are identical.
+//!
+//! The limits and messages, from ptxas 13.5 (`ptxas -arch sm_90`, also sm_75, sm_80, sm_100,
+//! sm_120):
+//!
+//! * kernel parameters: "Entry function 'k' uses too much parameter space (0x7ffd bytes, 0x7ffc
+//!   max)." — 32,764 bytes from PTX ISA 8.1, 4,352 (0x1100) before ("Feature 'Kernel parameter
+//!   size larger than 4352 bytes' requires PTX ISA .version 8.1 or later"); parameters are laid
+//!   out in order, each at a multiple of its alignment;
+//! * shared memory: "Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)" —
+//!   the `.shared` variables declared in the kernel and in every function it calls, and the
+//!   module-scope `.shared` variables any of them names; at most 48 KiB of static shared memory
+//!   on every target (more is only available dynamically, through `.extern .shared` arrays,
+//!   which count nothing here). A module-scope variable no kernel names costs nothing (ptxas
+//!   accepts `.shared .b8 sh[49153];` alone). ptxas computes the sum in 32 bits and accepts
+//!   sizes of 2^31 bytes and more (`sh[9223372036854775807]`); the checker does not wrap;
+//! * constant memory: "File uses too much global constant data (0x10001 bytes, 0x10000 max)" —
+//!   the module's `.const` variables together, named or not, at most 64 KiB (one bank).
+//!
+//! `.global` and `.local` variables have no such limit in ptxas (it accepts `.global .b8
+//! g[18446744073709551615]`); the executor's memory budget (crates/exec) bounds what a run may
+//! allocate.
+
+use ptxsim_isa::{PtxVersion, Type};
+use ptxsim_syntax::Diagnostic;
+use ptxsim_syntax::ast::{
+    AddressBase, Block, FunctionKind, Initializer, Item, Linkage, Operand, StateSpace, Statement,
+    VariableDeclaration,
+};
+use ptxsim_syntax::span::{Span, Text};
+
+use crate::hash::{FxHashMap, FxHashSet};
+use crate::rules::ModuleSetting;
+
+/// The most bytes of kernel parameters from PTX ISA 8.1 on (ptxas 13.5: "0x7ffc max").
+pub const MAX_KERNEL_PARAM_BYTES: u64 = 0x7ffc;
+
+/// The most bytes of kernel parameters before PTX ISA 8.1 (ptxas 13.5: "0x1100 max").
+pub const MAX_KERNEL_PARAM_BYTES_BEFORE_8_1: u64 = 0x1100;
+
+/// The most bytes of static shared memory one kernel may use (ptxas 13.5: "0xc000 max").
+pub const MAX_STATIC_SHARED_BYTES: u64 = 0xc000;
+
+/// The most bytes of `.const` variables in one module (ptxas 13.5: "0x10000 max").
+pub const MAX_CONST_BYTES: u64 = 0x10000;
+
+/// How many functions and names they use [`finish`] looks at in all while it follows the calls
+/// of the kernels; past it, the remaining kernels' shared memory is not added up (a bound on
+/// the work for modules with many kernels that each call long chains of functions).
+const MAX_VISITS: usize = 4_000_000;
+
+/// What the size limits need of one top-level item.
+#[derive(Debug)]
+pub(crate) enum ItemSummary {
+    /// A function with a body (a declaration without one adds nothing).
+    Function {
+        /// Its name.
+        name: Text,
+        /// The span of its name.
+        span: Span,
+        /// A kernel's parameter space in bytes; `None` for a `.func`.
+        kernel_params: Option<u64>,
+        /// The `.shared` bytes its body declares (each variable at a multiple of its alignment).
+        shared: u64,
+        /// The names its instructions use (functions it calls, variables it names), each once.
+        uses: Vec<Text>,
+    },
+    /// A module-scope `.shared` variable with a size.
+    Shared {
+        /// Its name.
+        name: Text,
+        /// Its size in bytes.
+        bytes: u64,
+        /// Its alignment.
+        align: u64,
+    },
+    /// A module-scope `.const` variable with a size.
+    Const {
+        /// The declarator, where the diagnostic points when this one passes the limit.
+        span: Span,
+        /// Its size in bytes.
+        bytes: u64,
+        /// Its alignment.
+        align: u64,
+    },
+}
+
+/// Appends to `out` what the size limits need of `item`.
+pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
+    match item {
+        Item::Function(function) => {
+            let Some(body) = &function.body else {
+                return;
+            };
+            let kernel_params = (function.kind.value == FunctionKind::Entry).then(|| {
+                let mut end = 0u64;
+                for declaration in function.params.iter().flatten() {
+                    for (bytes, align) in sizes(declaration) {
+                        end = end
+                            .div_ceil(align)
+                            .saturating_mul(align)
+                            .saturating_add(bytes);
+                    }
+                }
+                end
+            });
+            let mut walk = BodyWalk::default();
+            walk.block(body);
+            let BodyWalk {
+                shared,
+                uses,
+                declared,
+            } = walk;
+            let uses = uses
+                .into_iter()
+                .filter(|name| !declared.contains(name))
+                .collect();
+            out.push(ItemSummary::Function {
+                name: function.name.value.clone(),
+                span: function.name.span,
+                kernel_params,
+                shared,
+                uses,
+            });
+        }
+        Item::Variable(declaration) => {
+            let space = declaration.space.value;
+            if !matches!(space, StateSpace::Shared | StateSpace::Const) {
+                return;
+            }
+            for (declarator, (bytes, align)) in
+                declaration.declarators.iter().zip(sizes(declaration))
+            {
+                if is_unsized(declaration, declarator) {
+                    continue;
+                }
+                out.push(if space == StateSpace::Shared {
+                    ItemSummary::Shared {
+                        name: declarator.name.value.clone(),
+                        bytes,
+                        align,
+                    }
+                } else {
+                    ItemSummary::Const {
+                        span: declarator.span,
+                        bytes,
+                        align,
+                    }
+                });
+            }
+        }
+        Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+    }
+}
+
+/// Whether `declarator` has no size of its own: an `.extern` array without a dimension (dynamic
+/// shared memory, or a variable defined in another module).
+fn is_unsized(
+    declaration: &VariableDeclaration,
+    declarator: &ptxsim_syntax::ast::Declarator,
+) -> bool {
+    declarator.initializer.is_none()
+        && (declarator.dimensions.iter().any(Option::is_none)
+            || declaration
+                .linkage
+                .iter()
+                .any(|linkage| linkage.value == Linkage::Extern))
+}
+
+/// The size and alignment of each declarator of `declaration` (saturating at `u64::MAX`). An
+/// array `[]` takes its length from its initializer's outermost list.
+fn sizes(declaration: &VariableDeclaration) -> impl Iterator<Item = (u64, u64)> + '_ {
+    let mut element: Option<Type> = None;
+    let mut vector = 1u64;
+    for word in declaration.words() {
+        match word.value.as_str() {
+            "v2" => vector = 2,
+            "v4" => vector = 4,
+            "v8" => vector = 8,
+            other => {
+                if element.is_none() {
+                    element = Type::from_name(other);
+                }
+            }
+        }
+    }
+    let element_bytes = u64::from(element.map_or(8, |ty| ty.bits().div_ceil(8)).max(1));
+    let item_bytes = element_bytes.saturating_mul(vector);
+    let align = declaration
+        .align()
+        .unwrap_or(item_bytes)
+        .clamp(1, 1 << 16)
+        .next_power_of_two();
+    declaration.declarators.iter().map(move |declarator| {
+        let count = declarator
+            .dimensions
+            .iter()
+            .map(
+                |dimension| match (dimension, declarator.initializer.as_deref()) {
+                    (Some(dimension), _) => dimension.value,
+                    (None, Some(Initializer::List(list))) => list.value.len() as u64,
+                    (None, _) => 0,
+                },
+            )
+            .fold(1u64, u64::saturating_mul);
+        (item_bytes.saturating_mul(count), align)
+    })
+}
+
+/// What a function body declares and names.
+#[derive(Default)]
+struct BodyWalk {
+    shared: u64,
+    uses: FxHashSet<Text>,
+    declared: FxHashSet<Text>,
+}
+
+impl BodyWalk {
+    fn block(&mut self, block: &Block) {
+        for statement in &block.statements {
+            match statement {
+                // A branch names labels only (most of the names in a body).
+                Statement::Instruction(instruction) if instruction.opcode.value != "bra" => {
+                    for operand in &instruction.operands {
+                        self.operand(operand);
+                    }
+                }
+                Statement::Declaration(declaration) => {
+                    let shared = declaration.space.value == StateSpace::Shared;
+                    for (declarator, (bytes, align)) in
+                        declaration.declarators.iter().zip(sizes(declaration))
+                    {
+                        if !self.declared.contains(&declarator.name.value) {
+                            self.declared.insert(declarator.name.value.clone());
+                        }
+                        if shared && !is_unsized(declaration, declarator) {
+                            self.shared = self
+                                .shared
+                                .div_ceil(align)
+                                .saturating_mul(align)
+                                .saturating_add(bytes);
+                        }
+                    }
+                }
+                Statement::Block(inner) => self.block(inner),
+                _ => {}
+            }
+        }
+    }
+
+    fn name(&mut self, name: &Text) {
+        if !name.starts_with('%') && !self.uses.contains(name) {
+            self.uses.insert(name.clone());
+        }
+    }
+
+    fn operand(&mut self, operand: &Operand) {
+        match operand {
+            Operand::Name(name) => self.name(&name.name.value),
+            Operand::NameOffset(offset) => self.name(&offset.name.name.value),
+            Operand::Address(address) => {
+                if let AddressBase::Name(name) = &address.base {
+                    self.name(&name.name.value);
+                }
+            }
+            Operand::Negated(_, inner) => self.operand(inner),
+            Operand::Pair(_, first, second) => {
+                self.operand(first);
+                self.operand(second);
+            }
+            Operand::Vector(list) | Operand::AddressList(list) | Operand::List(list) => {
+                for inner in &list.value {
+                    self.operand(inner);
+                }
+            }
+            Operand::SpecialRegister(_) | Operand::Immediate(_) | Operand::Sink(_) => {}
+        }
+    }
+}
+
+/// The diagnostics of the size limits for a module whose items `summaries` describe, in source
+/// order.
+pub(crate) fn finish(
+    summaries: &[ItemSummary],
+    setting: &ModuleSetting,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut constants = 0u64;
+    let mut over_constants = false;
+    // Module-scope shared variables by name: (size, alignment, declaration order).
+    let mut shared_variables: FxHashMap<&str, (u64, u64, usize)> = FxHashMap::default();
+    let mut functions: FxHashMap<&str, usize> = FxHashMap::default();
+    for (index, summary) in summaries.iter().enumerate() {
+        match summary {
+            ItemSummary::Const { span, bytes, align } => {
+                constants = constants
+                    .div_ceil(*align)
+                    .saturating_mul(*align)
+                    .saturating_add(*bytes);
+                if constants > MAX_CONST_BYTES && !over_constants {
+                    over_constants = true;
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "E0207",
+                            format!(
+                                "the module uses too much constant memory ({} bytes with this \
+                                 variable, {MAX_CONST_BYTES:#x} max)",
+                                hex(constants)
+                            ),
+                            *span,
+                        )
+                        .with_help(
+                            "the `.const` variables of a module share one 64 KiB bank; put large \
+                             tables in `.global` memory (ptxas: File uses too much global \
+                             constant data)",
+                        ),
+                    );
+                }
+            }
+            ItemSummary::Shared { name, bytes, align } => {
+                let order = shared_variables.len();
+                shared_variables
+                    .entry(name.as_str())
+                    .or_insert((*bytes, *align, order));
+            }
+            ItemSummary::Function {
+                name,
+                span,
+                kernel_params,
+                ..
+            } => {
+                functions.entry(name.as_str()).or_insert(index);
+                if let Some(bytes) = kernel_params {
+                    kernel_param_limit(name, *span, *bytes, setting, diagnostics);
+                }
+            }
+        }
+    }
+    shared_limit(summaries, &functions, &shared_variables, diagnostics);
+}
+
+/// The parameter-space diagnostic of kernel `name` whose parameters take `bytes`.
+fn kernel_param_limit(
+    name: &str,
+    span: Span,
+    bytes: u64,
+    setting: &ModuleSetting,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let recent = setting
+        .version
+        .is_none_or(|version| version >= PtxVersion::new(8, 1));
+    let max = if recent {
+        MAX_KERNEL_PARAM_BYTES
+    } else {
+        MAX_KERNEL_PARAM_BYTES_BEFORE_8_1
+    };
+    if bytes <= max {
+        return;
+    }
+    let help = if !recent && bytes <= MAX_KERNEL_PARAM_BYTES {
+        "PTX ISA 8.1 raised the limit to 32764 bytes: declare `.version 8.1` or later (ptxas: \
+         Feature 'Kernel parameter size larger than 4352 bytes' requires PTX ISA .version 8.1 \
+         or later)"
+    } else {
+        "pass large data in a global buffer, through a pointer parameter"
+    };
+    diagnostics.push(
+        Diagnostic::error(
+            "E0206",
+            format!(
+                "entry function `{name}` uses too much parameter space ({} bytes, {max:#x} max)",
+                hex(bytes)
+            ),
+            span,
+        )
+        .with_help(help),
+    );
+}
+
+/// The shared-memory diagnostic of every kernel whose static shared memory (see the module
+/// documentation) passes [`MAX_STATIC_SHARED_BYTES`].
+fn shared_limit(
+    summaries: &[ItemSummary],
+    functions: &FxHashMap<&str, usize>,
+    shared_variables: &FxHashMap<&str, (u64, u64, usize)>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    // The most any kernel could use: if even that fits, no kernel needs its calls followed.
+    let mut bound = shared_variables
+        .values()
+        .fold(0u64, |sum, (bytes, align, _)| {
+            sum.saturating_add(*bytes).saturating_add(*align)
+        });
+    for summary in summaries {
+        if let ItemSummary::Function { shared, .. } = summary {
+            bound = bound.saturating_add(*shared);
+        }
+    }
+    if bound <= MAX_STATIC_SHARED_BYTES {
+        return;
+    }
+    let mut visits = 0usize;
+    // `seen[item] == kernel`: the item was reached from that kernel (no clearing per kernel,
+    // which would cost the size of the set each time).
+    let mut seen: Vec<usize> = vec![usize::MAX; summaries.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (index, summary) in summaries.iter().enumerate() {
+        let ItemSummary::Function {
+            name,
+            span,
+            kernel_params: Some(_),
+            ..
+        } = summary
+        else {
+            continue;
+        };
+        // The first definition of a name is the one calls reach.
+        if functions.get(name.as_str()) != Some(&index) {
+            continue;
+        }
+        stack.clear();
+        stack.push(index);
+        seen[index] = index;
+        let mut own = 0u64;
+        let mut variables: Vec<(usize, u64, u64)> = Vec::new();
+        while let Some(at) = stack.pop() {
+            let Some(ItemSummary::Function { shared, uses, .. }) = summaries.get(at) else {
+                continue;
+            };
+            visits = visits.saturating_add(1 + uses.len());
+            if visits > MAX_VISITS {
+                return;
+            }
+            own = own.saturating_add(*shared);
+            for used in uses {
+                if let Some(&callee) = functions.get(used.as_str()) {
+                    if seen.get(callee).is_some_and(|&kernel| kernel != index) {
+                        seen[callee] = index;
+                        stack.push(callee);
+                    }
+                } else if let Some(&(bytes, align, order)) = shared_variables.get(used.as_str()) {
+                    variables.push((order, bytes, align));
+                }
+            }
+        }
+        // Module-scope variables once each, in declaration order, each at its alignment.
+        variables.sort_unstable();
+        variables.dedup();
+        let total = variables.iter().fold(own, |end, (_, bytes, align)| {
+            end.div_ceil(*align)
+                .saturating_mul(*align)
+                .saturating_add(*bytes)
+        });
+        if total > MAX_STATIC_SHARED_BYTES {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0205",
+                    format!(
+                        "entry function `{name}` uses too much shared data ({} bytes, \
+                         {MAX_STATIC_SHARED_BYTES:#x} max)",
+                        hex(total)
+                    ),
+                    *span,
+                )
+                .with_help(
+                    "static shared memory is at most 48 KiB per kernel; declare larger arrays \
+                     `.extern .shared` (dynamic shared memory, sized at launch)",
+                ),
+            );
+        }
+    }
+}
+
+/// `bytes` in hexadecimal as ptxas writes sizes (`0xc001`).
+fn hex(bytes: u64) -> String {
+    format!("{bytes:#x}")
+}
