@@ -554,6 +554,17 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
         )
     })?;
     let module = checked(&mut state, text)?;
+    let bytes = module.globals_bytes();
+    if bytes > ptxsim_exec::budget::DEFAULT_MEMORY_LIMIT {
+        return Err(Failure::new(
+            CudaError::OutOfMemory,
+            format!(
+                "the module's .global variables take {bytes} bytes, more than the {} bytes \
+                 ptxsim gives a module's variables",
+                ptxsim_exec::budget::DEFAULT_MEMORY_LIMIT
+            ),
+        ));
+    }
     let globals = module.globals();
     let handle = state.handle();
     state.modules.insert(
@@ -605,7 +616,7 @@ pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
         .and_then(|entry| loaded.module.program(entry).ok());
     program
         .and_then(|program| program.globals.iter().find(|g| g.name == name))
-        .map(|global| (global.address, global.bytes.len() as u64))
+        .map(|global| (global.address, global.size))
         .ok_or_else(|| {
             Failure::new(
                 CudaError::NotFound,

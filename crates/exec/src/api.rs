@@ -330,9 +330,17 @@ impl Module {
 }
 
 impl Module {
-    /// The `.global` variables of the module with their initial bytes, as device memory for
-    /// [`Module::launch_in`] (a CUDA driver keeps one per loaded module, so that what a kernel
-    /// stores there is seen by the next launch).
+    /// The bytes the module's `.global` variables take as declared.
+    pub fn globals_bytes(&self) -> u64 {
+        self.kernels
+            .first()
+            .map_or(0, |p| p.globals.iter().map(|g| g.size).fold(0, u64::saturating_add))
+    }
+
+    /// The `.global` variables of the module with their initial bytes (zero beyond the
+    /// initializer), as device memory for [`Module::launch_in`] (a CUDA driver keeps one per
+    /// loaded module, so that what a kernel stores there is seen by the next launch). It takes
+    /// [`Module::globals_bytes`] bytes of host memory: check that against a budget first.
     pub fn globals(&self) -> DeviceMemory {
         DeviceMemory::globals(self.kernels.first().map_or(&[], |p| &p.globals))
     }

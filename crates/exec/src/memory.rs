@@ -534,8 +534,8 @@ impl DeviceMemory {
             .map(|variable| Buffer {
                 name: variable.name.clone(),
                 base: variable.address,
-                len: variable.bytes.len() as u64,
-                words: Words::from_bytes(&variable.bytes)
+                len: variable.size,
+                words: Words::padded(&variable.bytes, variable.size)
                     .words
                     .into_iter()
                     .map(AtomicU64::new)
