@@ -10,7 +10,7 @@ Operands follow a naming convention: a register called `%<regtype>_<n>` is decla
 `.reg .<regtype>`, so the instruction text alone determines the operand register types.
 `_` is the sink symbol; `{...}` is a brace vector.
 
-Usage: python3 scripts/conformance/gen.py            (writes tests/conformance/*.tsv)
+Usage: python3 scripts/conformance/gen.py            (writes tests/conformance/*.tsv{,.xz})
 ptxas is found at $PTXSIM_NVIDIA_ROOT/nvidia/cu13/bin/ptxas (default <repo>/.nv); without it
 the script prints a notice and exits 0 without touching the committed data.
 """
@@ -687,7 +687,22 @@ def main() -> int:
     ops_files = ("ops-forms.tsv", "ops-operands.tsv", "ops-targets.tsv")
     if not only or only & set(ops_files):
         write_ops(header)
+    compress_large()
     return 0
+
+
+# The tables stored xz-compressed (the tests read `NAME.xz`): the repository must stay small.
+LARGE = ("cvt-packed.tsv", "cvt-scalar.tsv", "cvt-targets.tsv", "cvt-operands.tsv",
+         "cvt-operand-size.tsv", "ops-forms.tsv", "ops-operands.tsv", "ops-targets.tsv")
+
+
+def compress_large() -> None:
+    import lzma
+    for name in LARGE:
+        path = OUT / name
+        if path.exists():
+            (OUT / (name + ".xz")).write_bytes(lzma.compress(path.read_bytes(), preset=9))
+            path.unlink()
 
 
 def write_verdicts(header, name, modules, results):

@@ -34,7 +34,10 @@ fn read_cases() -> Vec<Case> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(data_dir())
         .expect("tests/conformance exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "tsv") && !p.ends_with("targets.tsv"))
+        .filter(|p| {
+            let name = p.file_name().and_then(|f| f.to_str()).unwrap_or_default();
+            (name.ends_with(".tsv") || name.ends_with(".tsv.xz")) && name != "targets.tsv"
+        })
         .collect();
     files.sort();
     let mut cases = Vec::new();
@@ -44,7 +47,7 @@ fn read_cases() -> Vec<Case> {
             .and_then(|f| f.to_str())
             .unwrap_or_default()
             .to_string();
-        let text = std::fs::read_to_string(path).expect("readable");
+        let text = read_data(path);
         for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
             let fields: Vec<&str> = line.split('\t').collect();
             let [target, version, instruction, verdict, message] = fields[..] else {
@@ -185,4 +188,17 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
         }
     }
     tally.assert_agreement("conformance through parse + check");
+}
+
+/// A data file's text: `.tsv` as it is, `.tsv.xz` (the large tables, compressed to keep the
+/// repository small) decompressed.
+fn read_data(path: &std::path::Path) -> String {
+    let bytes = std::fs::read(path).expect("readable");
+    if path.extension().is_some_and(|x| x == "xz") {
+        let mut out = Vec::new();
+        lzma_rs::xz_decompress(&mut bytes.as_slice(), &mut out).expect("xz data");
+        String::from_utf8(out).expect("UTF-8")
+    } else {
+        String::from_utf8(bytes).expect("UTF-8")
+    }
 }

@@ -155,7 +155,10 @@ fn every_conformance_line_agrees_with_ptxas() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(data_dir())
         .expect("tests/conformance exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "tsv") && !p.ends_with("targets.tsv"))
+        .filter(|p| {
+            let name = p.file_name().and_then(|f| f.to_str()).unwrap_or_default();
+            (name.ends_with(".tsv") || name.ends_with(".tsv.xz")) && name != "targets.tsv"
+        })
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no conformance data");
@@ -166,7 +169,7 @@ fn every_conformance_line_agrees_with_ptxas() {
             .and_then(|f| f.to_str())
             .unwrap_or_default()
             .to_string();
-        let text = std::fs::read_to_string(path).expect("readable");
+        let text = read_data(path);
         for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
             let fields: Vec<&str> = line.split('\t').collect();
             let [target, version, instruction, expected, message] = fields[..] else {
@@ -226,4 +229,17 @@ fn module_version_target_table_agrees_with_ptxas() {
         checked += 1;
     }
     assert!(checked > 500);
+}
+
+/// A data file's text: `.tsv` as it is, `.tsv.xz` (the large tables, compressed to keep the
+/// repository small) decompressed.
+fn read_data(path: &std::path::Path) -> String {
+    let bytes = std::fs::read(path).expect("readable");
+    if path.extension().is_some_and(|x| x == "xz") {
+        let mut out = Vec::new();
+        lzma_rs::xz_decompress(&mut bytes.as_slice(), &mut out).expect("xz data");
+        String::from_utf8(out).expect("UTF-8")
+    } else {
+        String::from_utf8(bytes).expect("UTF-8")
+    }
 }
