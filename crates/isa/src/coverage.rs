@@ -138,7 +138,6 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Bar | Opcode::Barrier => "`.cluster` (name only)",
         Opcode::Cp => "`cp.async.bulk*`, `cp.reduce.async.bulk*` (name only)",
         Opcode::Mbarrier => "`.shared::cluster` (clusters are not modelled)",
-        Opcode::Fma => "`.oob`",
         Opcode::Mma => {
             "`mma.sp`, sub-byte, single-bit, `.kind::f8f6f4` and `.block_scale` forms (name only)"
         }

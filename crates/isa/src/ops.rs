@@ -30,8 +30,8 @@ pub struct FloatModifiers {
     /// `.NaN` (`min`/`max`): a NaN input gives canonical NaN instead of the other operand.
     pub nan: bool,
     /// `.oob` (`fma` on half types, 9.7.4.5): an operand that came from an out-of-bounds
-    /// tensor load counts as zero. Decoded and checked; not run: on an H200 an operand of
-    /// 0xfff7 gave 0 and every other NaN operand NaN (`scripts/hardware/ops_gen.py`).
+    /// tensor load makes the result zero. Run as the H200 does it: `a` or `b` equal to the
+    /// 16-bit pattern `0x7ff7` or `0xfff7` gives `+0` (`alu::float`, `scripts/hardware/oob`).
     pub oob: bool,
     /// `.xorsign.abs` (`min`/`max`, 9.7.3.11): the result's sign is the XOR of the operands'
     /// signs and its magnitude the min/max of their absolute values.

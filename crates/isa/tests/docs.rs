@@ -6,11 +6,18 @@ use std::path::PathBuf;
 /// How many forms of each opcode `tests/hardware` compares with a GPU: the instructions of its
 /// forms tables (`forms.tsv` of the conversions, `ops/forms.tsv` of the arithmetic,
 /// `scalar/forms.tsv` of the rest of the scalar ISA, where a carry form's kernel that stores the
-/// carry flag is the same form again).
+/// carry flag is the same form again, `packed/forms.tsv` of the packed integer and `.xorsign.abs`
+/// forms, `oob/forms.tsv` of `fma.oob`).
 fn compared_with_hardware() -> Vec<(String, usize)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/hardware");
     let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for table in ["forms.tsv", "ops/forms.tsv", "scalar/forms.tsv"] {
+    for table in [
+        "forms.tsv",
+        "ops/forms.tsv",
+        "scalar/forms.tsv",
+        "packed/forms.tsv",
+        "oob/forms.tsv",
+    ] {
         let text = std::fs::read_to_string(root.join(table)).expect("a forms table");
         for line in text
             .lines()

@@ -2313,15 +2313,10 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
 /// does not.
 fn not_executed(form: &OpForm) -> Option<&'static str> {
     match *form {
-        OpForm::Fma { modifiers, .. } if modifiers.oob => Some(
-            "fma.oob is not supported yet: an H200 returns 0 for some NaN operands (0xfff7 of \
-             the measured ones) and NaN for others; not modelled",
-        ),
         OpForm::Carry { off_spec: true, .. } => Some(
             "this carry form (a 16-bit type, or .sat) is accepted by ptxas but not in the ISA's \
              syntax; not supported",
         ),
-
         _ => None,
     }
 }

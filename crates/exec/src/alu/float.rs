@@ -422,6 +422,9 @@ fn fma_lane(format: Format, modifiers: FloatModifiers, a: u64, b: u64, c: u64) -
         }
         return f64_result(fma_raw(format, modifiers.rounding, a, b, c));
     }
+    if modifiers.oob && (is_oob_nan(a & m) || is_oob_nan(b & m)) {
+        return 0;
+    }
     let a = flush_input(format, modifiers, a & m);
     let b = flush_input(format, modifiers, b & m);
     let c = flush_input(format, modifiers, c & m);
@@ -430,6 +433,16 @@ fn fma_lane(format: Format, modifiers: FloatModifiers, a: u64, b: u64, c: u64) -
         modifiers,
         fma_raw(format, modifiers.rounding, a, b, c),
     )
+}
+
+/// The 16-bit NaN an out-of-bounds tensor load leaves in its destination (`fma.oob`, PTX ISA
+/// 9.7.4.5: such an operand makes the result zero): `0x7ff7` or `0xfff7`, for `.f16` and
+/// `.bf16` alike. Measured on the H200 (`scripts/hardware/oob/oob.cu`, every 16-bit pattern in
+/// each operand of the eight `fma.rn.oob{.relu}` forms): exactly these two patterns in `a` or
+/// `b` give `+0` whatever `c` is; in `c` they are an ordinary NaN (canonical NaN result), as is
+/// every other NaN anywhere.
+fn is_oob_nan(lane: u64) -> bool {
+    lane == 0x7ff7 || lane == 0xfff7
 }
 
 /// `fma.rnd{.ftz}{.sat}{.relu}.type d, a, b, c` and `mad.rnd` on floats (PTX ISA 9.7.3.5,
