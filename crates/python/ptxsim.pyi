@@ -1,18 +1,28 @@
 """ptxsim: a PTX interpreter. Load PTX text once, launch its kernels on numpy arrays."""
 
-from typing import Final, Sequence, SupportsFloat, SupportsIndex, Tuple, Union
+from typing import Final, Sequence, SupportsFloat, SupportsIndex, Tuple, Union, final
 
 from typing_extensions import Buffer
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "Error",
+    "LaunchError",
+    "LaunchReport",
+    "Module",
+    "PtxError",
+    "__version__",
+]
 
 __version__: Final[str]
 
 DEFAULT_MAX_STEPS: Final[int]
 """The default step limit of each thread of a launch."""
 
-Dim = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
+_Dim = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
 """A grid or block shape: x, or (x,), (x, y), (x, y, z); missing dimensions are 1."""
 
-Argument = Union[Buffer, SupportsIndex, SupportsFloat]
+_Argument = Union[Buffer, SupportsIndex, SupportsFloat]
 """A kernel argument: an array (buffer protocol: numpy arrays, bytearray, bytes) for a pointer
 parameter, or a number (Python or numpy scalar) for a scalar parameter."""
 
@@ -40,6 +50,7 @@ class LaunchError(Error):
     thread: tuple[int, int, int]
     """That thread, in its CTA."""
 
+@final
 class LaunchReport:
     """What a completed launch did."""
 
@@ -50,10 +61,11 @@ class LaunchReport:
     def ctas(self) -> int:
         """CTAs that ran."""
 
+@final
 class Module:
     """A checked PTX module, ready to launch its kernels many times."""
 
-    def __init__(self, source: str, target: str | None = "sm_90") -> None:
+    def __new__(cls, source: str, target: str | None = "sm_90") -> Module:
         """Parses and checks ``source`` as if its ``.target`` were ``target`` (``None``: the
         module's own) and builds its kernels.
 
@@ -68,9 +80,9 @@ class Module:
     def launch(
         self,
         entry: str,
-        grid: Dim,
-        block: Dim,
-        args: Sequence[Argument],
+        grid: _Dim,
+        block: _Dim,
+        args: Sequence[_Argument],
         shared: int = 0,
         max_steps: int = ...,
     ) -> LaunchReport:

@@ -79,7 +79,10 @@ impl Module {
     /// Parses and checks `source` for `target` (`None`: the module's own `.target`) and builds
     /// its kernels. Raises `PtxError` with the located diagnostics when it does not check.
     #[new]
-    #[pyo3(signature = (source, target = Some("sm_90".to_string())))]
+    #[pyo3(
+        signature = (source, target = Some("sm_90".to_string())),
+        text_signature = "(source, target='sm_90')"
+    )]
     fn new(py: Python<'_>, source: &str, target: Option<String>) -> PyResult<Self> {
         let parsed = match &target {
             Some(text) => {
@@ -114,7 +117,10 @@ impl Module {
     /// (also when the kernel faults; read-only buffers are inputs only); a number is converted
     /// to the parameter's type. `shared` is the dynamic shared memory per CTA in bytes;
     /// `max_steps` the step limit of each thread.
-    #[pyo3(signature = (entry, grid, block, args, shared = 0, max_steps = DEFAULT_MAX_STEPS))]
+    #[pyo3(
+        signature = (entry, grid, block, args, shared = 0, max_steps = DEFAULT_MAX_STEPS),
+        text_signature = "($self, entry, grid, block, args, shared=0, max_steps=DEFAULT_MAX_STEPS)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,

@@ -311,3 +311,17 @@ def test_wrong_arguments_raise():
         module.launch("vector_add", 1, 0, [a, a, a, 4])
     with pytest.raises(ValueError, match="grid"):
         module.launch("vector_add", (1, 1, 1, 1), 4, [a, a, a, 4])
+
+
+def test_empty_arrays_zero_dimensional_scalars_and_aliasing():
+    module = ptxsim.Module(VECTOR_ADD)
+    empty = np.zeros(0, dtype=np.float32)
+    module.launch("vector_add", 1, 32, [empty, empty, empty, 0])
+    a = np.arange(8, dtype=np.float32)
+    b = np.full(8, 0.25, dtype=np.float32)
+    expected = a + b
+    # The same array twice is two copies; the later argument's bytes are copied back last.
+    module.launch("vector_add", 1, 8, [a, b, a, np.array(8, dtype=np.int64)])
+    np.testing.assert_array_equal(a, expected)
+    with pytest.raises(TypeError, match="integer"):
+        module.launch("vector_add", 1, 8, [a, b, a, np.array(8.0)])
