@@ -325,3 +325,35 @@ def test_empty_arrays_zero_dimensional_scalars_and_aliasing():
     np.testing.assert_array_equal(a, expected)
     with pytest.raises(TypeError, match="integer"):
         module.launch("vector_add", 1, 8, [a, b, a, np.array(8.0)])
+
+
+BF16 = """\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry store_bf16(.param .u64 out, .param .bf16 value)
+{
+    .reg .b16 %rs1;
+    .reg .b64 %rd1;
+    ld.param.u64 %rd1, [out];
+    ld.param.b16 %rs1, [value];
+    st.global.b16 [%rd1], %rs1;
+    ret;
+}
+"""
+
+
+def bf16_bits(value: float) -> int:
+    """`value` rounded to bfloat16 (nearest, ties to even) from its float32 bits; `value` is
+    exactly a float32 here, so there is one rounding."""
+    bits = int(np.float32(value).view(np.uint32))
+    return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+
+
+def test_bf16_parameter_rounds_to_nearest_even():
+    module = ptxsim.Module(BF16)
+    out = np.zeros(1, dtype=np.uint16)
+    for value in [1.0, -2.5, float(np.float32(1.0 / 3.0)), float(np.float32(1.00390625)), 65280.0]:
+        module.launch("store_bf16", 1, 1, [out, value])
+        assert int(out[0]) == bf16_bits(value), value
