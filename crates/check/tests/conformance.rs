@@ -9,6 +9,8 @@
 //! convention). A diagnostic belongs to the line its span starts on; a diagnostic on the module
 //! header (`.version`/`.target`) belongs to every line of the module.
 
+#[path = "../../../tests/conformance/data.rs"]
+mod data;
 #[path = "../../../tests/conformance/divergences.rs"]
 mod divergences;
 
@@ -47,7 +49,7 @@ fn read_cases() -> Vec<Case> {
             .and_then(|f| f.to_str())
             .unwrap_or_default()
             .to_string();
-        let text = read_data(path);
+        let text = data::read(path);
         for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
             let fields: Vec<&str> = line.split('\t').collect();
             let [target, version, instruction, verdict, message] = fields[..] else {
@@ -188,17 +190,4 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
         }
     }
     tally.assert_agreement("conformance through parse + check");
-}
-
-/// A data file's text: `.tsv` as it is, `.tsv.xz` (the large tables, compressed to keep the
-/// repository small) decompressed.
-fn read_data(path: &std::path::Path) -> String {
-    let bytes = std::fs::read(path).expect("readable");
-    if path.extension().is_some_and(|x| x == "xz") {
-        let mut out = Vec::new();
-        lzma_rs::xz_decompress(&mut bytes.as_slice(), &mut out).expect("xz data");
-        String::from_utf8(out).expect("UTF-8")
-    } else {
-        String::from_utf8(bytes).expect("UTF-8")
-    }
 }

@@ -146,6 +146,8 @@ fn verdict(target: &str, version: &str, instruction: &str) -> Result<(), String>
     satisfied(&requirements(&form), target, version).map_err(|e| e.to_string())
 }
 
+#[path = "../../../tests/conformance/data.rs"]
+mod data;
 #[path = "../../../tests/conformance/divergences.rs"]
 mod divergences;
 use divergences::{DIVERGENCES, Tally};
@@ -169,7 +171,7 @@ fn every_conformance_line_agrees_with_ptxas() {
             .and_then(|f| f.to_str())
             .unwrap_or_default()
             .to_string();
-        let text = read_data(path);
+        let text = data::read(path);
         for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
             let fields: Vec<&str> = line.split('\t').collect();
             let [target, version, instruction, expected, message] = fields[..] else {
@@ -229,17 +231,4 @@ fn module_version_target_table_agrees_with_ptxas() {
         checked += 1;
     }
     assert!(checked > 500);
-}
-
-/// A data file's text: `.tsv` as it is, `.tsv.xz` (the large tables, compressed to keep the
-/// repository small) decompressed.
-fn read_data(path: &std::path::Path) -> String {
-    let bytes = std::fs::read(path).expect("readable");
-    if path.extension().is_some_and(|x| x == "xz") {
-        let mut out = Vec::new();
-        lzma_rs::xz_decompress(&mut bytes.as_slice(), &mut out).expect("xz data");
-        String::from_utf8(out).expect("UTF-8")
-    } else {
-        String::from_utf8(bytes).expect("UTF-8")
-    }
 }
