@@ -8,8 +8,10 @@
 # Without PYTEST ARGS it runs test/test_tiny.py. Python with tinygrad's test dependencies
 # (numpy and pytest are enough for test_tiny.py and most of test/backend) comes from $PYTHON
 # (default: python3). The library is built with cargo's dev profile unless
-# PTXSIM_PROFILE=release. Other useful settings: PTXSIM_TARGET=sm_XX (check every module for
-# that architecture), PTXSIM_MAX_STEPS=N, DEBUG=5 (tinygrad prints each kernel's PTX).
+# PTXSIM_PROFILE=release. Other useful settings: TINYGRAD_ARCH=sm_XX (the architecture tinygrad
+# renders for: DEV=MOCK+CUDA:PTX:sm_XX; without it the mock says sm_35, which has no half
+# precision and no tensor cores), PTXSIM_TARGET=sm_XX (check every module for that
+# architecture), PTXSIM_MAX_STEPS=N, DEBUG=5 (tinygrad prints each kernel's PTX).
 # Nothing of tinygrad is committed here.
 set -euo pipefail
 
@@ -33,7 +35,7 @@ if [ ! -f "$library" ]; then
 fi
 
 export OCELOT_PATH="$library"
-export DEV="MOCK+CUDA:PTX"
+export DEV="MOCK+CUDA:PTX${TINYGRAD_ARCH:+:$TINYGRAD_ARCH}"
 export FORWARD_ONLY="${FORWARD_ONLY:-1}"
 export PYTHONPATH="$tinygrad${PYTHONPATH:+:$PYTHONPATH}"
 cd "$tinygrad"
