@@ -334,6 +334,11 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                         at,
                         "the sink `_` may only be an element of a destination vector",
                     )),
+                    Element::Immediate(_) if slot.is_destination => Some(Violation::new(
+                        RuleCode::OperandShape,
+                        at,
+                        format!("each element of `{}` must be a register", slot.name),
+                    )),
                     Element::Immediate(literal) if element.takes_literal(*literal) => None,
                     Element::Immediate(literal) if element.takes_immediates() => Some(
                         literal_violation(at, slot.name, element.instruction_type(), *literal),

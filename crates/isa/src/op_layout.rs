@@ -427,6 +427,36 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 slot("c", MmaOperand::C, false),
             ]
         }
+        OpForm::Ldmatrix(form) => vec![
+            OperandSlot {
+                name: "d",
+                is_destination: true,
+                shape: SlotShape::Vector {
+                    length: usize::from(form.count),
+                    element: MATRIX_REGISTER,
+                },
+            },
+            address("p"),
+        ],
+        OpForm::Stmatrix(form) => vec![
+            address("p"),
+            OperandSlot {
+                name: "r",
+                is_destination: false,
+                shape: SlotShape::Vector {
+                    length: usize::from(form.count),
+                    element: MATRIX_REGISTER,
+                },
+            },
+        ],
+        OpForm::Movmatrix => vec![
+            OperandSlot {
+                name: "d",
+                is_destination: true,
+                shape: SlotShape::ScalarOrSink(MATRIX_REGISTER),
+            },
+            scalar("a", false, MATRIX_REGISTER),
+        ],
     })
 }
 
@@ -443,6 +473,12 @@ fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
         _ => RegisterRule::OneOf(&[Type::B32, Type::F16x2]),
     }
 }
+
+/// A register of an `ldmatrix`/`stmatrix`/`movmatrix` fragment: ptxas 13.5 takes any 32-bit
+/// register (`.b32`, `.u32`, `.s32`, `.f32`, `.f16x2`) and rejects `.b16` and `.b64` ones
+/// ("Arguments mismatch for instruction 'ldmatrix'").
+const MATRIX_REGISTER: RegisterRule =
+    RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32, Type::F32, Type::F16x2]);
 
 /// Whether the first operand of a form may be (`Some(false)`) or must be (`Some(true)`) a pair
 /// `d|p` with a predicate output; `None` where it may not (ptxas 13.5: "Predicate output not
