@@ -1350,8 +1350,8 @@ impl Cta {
             let stopped = arrived
                 .iter()
                 .any(|&lane| matches!(self.lanes.status[lane], ThreadStatus::Done(_)));
-            let next = (all_ran && !stopped && together && arrived.len() == group.len())
-                .then_some(pc + 1);
+            let next =
+                (all_ran && !stopped && together && arrived.len() == group.len()).then_some(pc + 1);
             return Ok(next);
         }
         let mut executor = Executor {

@@ -131,8 +131,11 @@ const STORE_REGISTERS: &str = "st.global.v4.u32 [%rd3], {%r10, %r11, %r12, %r13}
 
 #[test]
 fn ldmatrix_gives_each_lane_its_fragment() {
-    for (count, registers) in [(1, "{%r10}"), (2, "{%r10, %r11}"), (4, "{%r10, %r11, %r12, %r13}")]
-    {
+    for (count, registers) in [
+        (1, "{%r10}"),
+        (2, "{%r10, %r11}"),
+        (4, "{%r10, %r11, %r12, %r13}"),
+    ] {
         for trans in [false, true] {
             for (space, address) in [(".shared", "%r9"), ("", "%rd4"), (".shared::cta", "%r9")] {
                 let instruction = format!(
@@ -265,7 +268,9 @@ fn half_a_warp_traps_at_the_instruction() {
         "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r9], {%r10};",
         "movmatrix.sync.aligned.m8n8.trans.b16 %r10, %r9;",
     ] {
-        let source = kernel(&format!("setp.ge.u32 %p1, %r1, 8;\n@%p1 ret;\n{instruction}"));
+        let source = kernel(&format!(
+            "setp.ge.u32 %p1, %r1, 8;\n@%p1 ret;\n{instruction}"
+        ));
         let (message, line) = launch(&source, 32, 32 * 16).expect_err("a trap");
         assert!(message.contains("needs all 32 lanes"), "{message}");
         assert_eq!(line, line_of(&source, instruction));

@@ -453,9 +453,15 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             OperandSlot {
                 name: "d",
                 is_destination: true,
-                shape: SlotShape::ScalarOrSink(MATRIX_REGISTER),
+                shape: SlotShape::ScalarOrSink(RegisterRule::OneOf(
+                    crate::layout::FRAGMENT_OR_PREDICATE,
+                )),
             },
-            scalar("a", false, MATRIX_REGISTER),
+            scalar(
+                "a",
+                false,
+                RegisterRule::OneOf(crate::layout::FRAGMENT_OR_PREDICATE),
+            ),
         ],
     })
 }
@@ -474,11 +480,8 @@ fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
     }
 }
 
-/// A register of an `ldmatrix`/`stmatrix`/`movmatrix` fragment: ptxas 13.5 takes any 32-bit
-/// register (`.b32`, `.u32`, `.s32`, `.f32`, `.f16x2`) and rejects `.b16` and `.b64` ones
-/// ("Arguments mismatch for instruction 'ldmatrix'").
-const MATRIX_REGISTER: RegisterRule =
-    RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32, Type::F32, Type::F16x2]);
+/// A register of an `ldmatrix`/`stmatrix` fragment ([`crate::layout::FRAGMENT`]).
+const MATRIX_REGISTER: RegisterRule = RegisterRule::OneOf(crate::layout::FRAGMENT);
 
 /// Whether the first operand of a form may be (`Some(false)`) or must be (`Some(true)`) a pair
 /// `d|p` with a predicate output; `None` where it may not (ptxas 13.5: "Predicate output not
