@@ -334,3 +334,65 @@ fn lanes_past_the_matrices_give_no_address() {
         assert_eq!(out[4 * t], expected_fragment(t, 0, false), "lane {t}");
     }
 }
+
+/// `tests/matrix_data/ldmatrix_mma.cu` as nvcc 13.5 built it (sm_80, sm_90, sm_100a): a bf16
+/// GEMM whose mma fragments come from `ldmatrix` (`.x4` for A, `.x2.trans` for B). The inputs
+/// are small integers, so every product and sum is exact in `f32` and the host computes the
+/// product with integers.
+#[test]
+fn an_nvcc_gemm_tile_fed_by_ldmatrix_matches_the_host() {
+    const M: usize = 32;
+    const N: usize = 16;
+    const K: usize = 32;
+    let a: Vec<i32> = (0..M * K).map(|i| (i * 7 % 9) as i32 - 4).collect();
+    let b: Vec<i32> = (0..K * N).map(|i| (i * 5 % 7) as i32 - 3).collect();
+    // bf16 is the high half of the f32 (exact for these integers).
+    let bf16 = |values: &[i32]| -> Vec<u8> {
+        values
+            .iter()
+            .flat_map(|&v| (((v as f32).to_bits() >> 16) as u16).to_le_bytes())
+            .collect()
+    };
+    let mut want = Vec::new();
+    for i in 0..M {
+        for j in 0..N {
+            let sum: i32 = (0..K).map(|k| a[i * K + k] * b[k * N + j]).sum();
+            want.extend_from_slice(&(sum as f32).to_le_bytes());
+        }
+    }
+    for arch in ["sm_80", "sm_90", "sm_100a"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/matrix_data/ldmatrix_mma.{arch}.ptx"));
+        let source = std::fs::read_to_string(&path).expect("the sample exists");
+        let program = ptxsim_exec::load(&source, Some("ldmatrix_mma_bf16")).expect("builds");
+        let scalar = |v: usize| Argument::Scalar {
+            ty: ptxsim_isa::Type::S32,
+            bits: v as u64,
+        };
+        let arguments = vec![
+            Argument::Buffer(bf16(&a)),
+            Argument::Buffer(bf16(&b)),
+            Argument::Buffer(vec![0; M * N * 4]),
+            scalar(M),
+            scalar(N),
+            scalar(K),
+        ];
+        let (device, addresses) = grid::prepare(
+            &program,
+            [(N / 8) as u32, (M / 16) as u32, 1],
+            [32, 1, 1],
+            1_000_000,
+            arguments,
+        )
+        .expect("valid launch");
+        let run = grid::run_grid(&device, GridOptions::default(), None, None);
+        assert!(run.failure.is_none(), "{arch}: {:?}", run.failure);
+        let address = addresses[2].expect("the output buffer has an address");
+        let got = device
+            .global
+            .buffer_at(address)
+            .expect("the output buffer")
+            .contents();
+        assert_eq!(got, want, "{arch}");
+    }
+}
