@@ -84,7 +84,8 @@ mod tests {
         assert_eq!(registers[5], 10 | (11 << 16)); // row 1, columns 2 and 3
         assert_eq!(registers[31], 62 | (63 << 16));
         let transposed = ldmatrix(&numbered(), true);
-        assert_eq!(transposed[5], (4 * 8 + 1) | ((5 * 8 + 1) << 16)); // rows 4 and 5, column 1
+        // Lane 5: matrix row 1, columns 2 and 3 = memory rows 2 and 3, column 1.
+        assert_eq!(transposed[5], (2 * 8 + 1) | ((3 * 8 + 1) << 16));
     }
 
     #[test]
