@@ -887,7 +887,11 @@ impl Cta {
                     .map_err(|(lane, error)| (lane, *error))?;
                 for &lane in chunk {
                     self.lanes.steps[lane] += 1;
-                    self.lanes.pc[lane] = pc + 1;
+                    // A lane the instruction stopped (a warp-collective instruction that
+                    // faulted) keeps its program counter at the instruction.
+                    if !matches!(self.lanes.status[lane], ThreadStatus::Done(_)) {
+                        self.lanes.pc[lane] = pc + 1;
+                    }
                 }
                 continue;
             }
@@ -1341,8 +1345,13 @@ impl Cta {
         if instruction.kind.warp_sync().is_some() {
             let arrived = lanes.to_vec();
             let all_ran = self.arrive(device, pc, &arrived, recording.then_some(record))?;
-            // A converged group that ran it goes on together.
-            let next = (all_ran && together && arrived.len() == group.len()).then_some(pc + 1);
+            // A converged group that ran it goes on together, unless it stopped a lane (then
+            // the caller looks at the statuses and reports the trap).
+            let stopped = arrived
+                .iter()
+                .any(|&lane| matches!(self.lanes.status[lane], ThreadStatus::Done(_)));
+            let next =
+                (all_ran && !stopped && together && arrived.len() == group.len()).then_some(pc + 1);
             return Ok(next);
         }
         let mut executor = Executor {

@@ -21,6 +21,25 @@ pub enum RegisterRule {
     Constant,
 }
 
+/// The registers of an `ldmatrix`/`stmatrix` fragment: ptxas 13.5 takes any 32-bit register
+/// (`.b32`, `.u32`, `.s32`, `.f32`, `.f16x2`) and rejects `.b16` and `.b64` ones ("Arguments
+/// mismatch for instruction 'ldmatrix'"); in `stmatrix`'s source vector it takes integer and
+/// floating-point constants too (`tests/conformance/ops-forms.tsv`).
+pub const FRAGMENT: &[Type] = &[Type::B32, Type::U32, Type::S32, Type::F32, Type::F16x2];
+
+/// The registers of `movmatrix`'s `d` and `a`: ptxas 13.5 takes the 32-bit registers of
+/// [`FRAGMENT`] and `.pred` ones too, and of the constants only `0f` bits ("Arguments
+/// mismatch for instruction 'movmatrix'" for `7`, `1.5`, `0d...`;
+/// `tests/conformance/ops-operands.tsv`).
+pub const FRAGMENT_OR_PREDICATE: &[Type] = &[
+    Type::B32,
+    Type::U32,
+    Type::S32,
+    Type::F32,
+    Type::F16x2,
+    Type::Pred,
+];
+
 impl RegisterRule {
     /// Whether a register of type `register` fits.
     ///
@@ -68,6 +87,10 @@ impl RegisterRule {
     /// packed bits (`rbits`, `scale-factor`, a packed `.b16` source) or `.f16`/`.bf16` values.
     pub fn takes_literal(self, literal: Literal) -> bool {
         match self {
+            RegisterRule::OneOf(types) if types == FRAGMENT => true,
+            RegisterRule::OneOf(types) if types == FRAGMENT_OR_PREDICATE => {
+                literal == Literal::F32Bits
+            }
             // A predicate source (`selp`'s `c`, the logic operations), a fixed `.u32` operand
             // (shift amounts, bit positions) and a `.b128` value take integer constants.
             RegisterRule::OneOf([Type::Pred, ..] | [Type::U32, ..] | [Type::B128])
@@ -333,6 +356,11 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                         RuleCode::SinkIllegal,
                         at,
                         "the sink `_` may only be an element of a destination vector",
+                    )),
+                    Element::Immediate(_) if slot.is_destination => Some(Violation::new(
+                        RuleCode::OperandShape,
+                        at,
+                        format!("each element of `{}` must be a register", slot.name),
                     )),
                     Element::Immediate(literal) if element.takes_literal(*literal) => None,
                     Element::Immediate(literal) if element.takes_immediates() => Some(

@@ -42,6 +42,7 @@ pub mod cvt;
 pub mod form;
 pub mod gating;
 pub mod layout;
+pub mod matrix;
 pub mod mma;
 pub mod mov;
 pub mod op_gating;

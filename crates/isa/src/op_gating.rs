@@ -136,6 +136,12 @@ pub enum OpFeature {
     MmaFp8,
     /// `mma` with FP8 and the `.m16n8k16` shape or `.f16` accumulation (PTX ISA 8.7, sm_89).
     MmaFp8K16OrF16,
+    /// `ldmatrix` (9.7.14.5.15: PTX ISA 6.5, sm_75).
+    Ldmatrix,
+    /// `stmatrix` (9.7.14.5.16: PTX ISA 7.8, sm_90).
+    Stmatrix,
+    /// `movmatrix` (9.7.14.5.17: PTX ISA 7.8, sm_75).
+    Movmatrix,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -144,6 +150,30 @@ const fn v(major: u8, minor: u8) -> PtxVersion {
 
 /// Every gate of the non-conversion instructions.
 pub const OP_GATES: &[Gate] = &[
+    Gate {
+        feature: "ldmatrix",
+        applies: Applies::Op(OpFeature::Ldmatrix),
+        support: &[Support {
+            since: v(6, 5),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "stmatrix",
+        applies: Applies::Op(OpFeature::Stmatrix),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "movmatrix",
+        applies: Applies::Op(OpFeature::Movmatrix),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
     Gate {
         feature: "mma.m8n8k4 with .f16",
         applies: Applies::Op(OpFeature::MmaVolta),
@@ -858,7 +888,13 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => named("relaxed").map(Some),
-        (OpFeature::SharedCta, OpForm::Mbarrier { .. }) => named("shared::cta").map(Some),
+        (
+            OpFeature::SharedCta,
+            OpForm::Mbarrier { .. } | OpForm::Ldmatrix(_) | OpForm::Stmatrix(_),
+        ) => named("shared::cta").map(Some),
+        (OpFeature::Ldmatrix, OpForm::Ldmatrix(_))
+        | (OpFeature::Stmatrix, OpForm::Stmatrix(_))
+        | (OpFeature::Movmatrix, OpForm::Movmatrix) => Some(Some(0)),
         (OpFeature::MbarrierSem, OpForm::Mbarrier { .. }) => {
             modifier_index(op, |m| matches!(m, "release" | "acquire" | "relaxed")).map(Some)
         }

@@ -427,6 +427,42 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 slot("c", MmaOperand::C, false),
             ]
         }
+        OpForm::Ldmatrix(form) => vec![
+            OperandSlot {
+                name: "d",
+                is_destination: true,
+                shape: SlotShape::Vector {
+                    length: usize::from(form.count),
+                    element: MATRIX_REGISTER,
+                },
+            },
+            address("p"),
+        ],
+        OpForm::Stmatrix(form) => vec![
+            address("p"),
+            OperandSlot {
+                name: "r",
+                is_destination: false,
+                shape: SlotShape::Vector {
+                    length: usize::from(form.count),
+                    element: MATRIX_REGISTER,
+                },
+            },
+        ],
+        OpForm::Movmatrix => vec![
+            OperandSlot {
+                name: "d",
+                is_destination: true,
+                shape: SlotShape::ScalarOrSink(RegisterRule::OneOf(
+                    crate::layout::FRAGMENT_OR_PREDICATE,
+                )),
+            },
+            scalar(
+                "a",
+                false,
+                RegisterRule::OneOf(crate::layout::FRAGMENT_OR_PREDICATE),
+            ),
+        ],
     })
 }
 
@@ -443,6 +479,9 @@ fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
         _ => RegisterRule::OneOf(&[Type::B32, Type::F16x2]),
     }
 }
+
+/// A register of an `ldmatrix`/`stmatrix` fragment ([`crate::layout::FRAGMENT`]).
+const MATRIX_REGISTER: RegisterRule = RegisterRule::OneOf(crate::layout::FRAGMENT);
 
 /// Whether the first operand of a form may be (`Some(false)`) or must be (`Some(true)`) a pair
 /// `d|p` with a predicate output; `None` where it may not (ptxas 13.5: "Predicate output not

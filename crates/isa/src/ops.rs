@@ -652,6 +652,15 @@ pub enum OpForm {
     /// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype d, a, b, c`
     /// (9.7.14.5.14): a warp-collective matrix multiply-accumulate.
     Mma(crate::mma::MmaForm),
+    /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 d, [p]` (9.7.14.5.15): a
+    /// warp-collective load of one, two or four 8x8 matrices of 16-bit elements.
+    Ldmatrix(crate::matrix::MatrixForm),
+    /// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 [p], r` (9.7.14.5.16): the
+    /// warp-collective store, the inverse of `ldmatrix`.
+    Stmatrix(crate::matrix::MatrixForm),
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (9.7.14.5.17): an 8x8 matrix of 16-bit
+    /// elements transposed across the warp's registers.
+    Movmatrix,
     /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}`
     /// (9.7.9.25.3.1), with `.L2::cache_hint` a cache-policy operand last.
     CpAsync {
@@ -873,6 +882,11 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         }
         Opcode::Redux => decode_redux(modifiers),
         Opcode::Mma => crate::mma::decode_mma(modifiers).map(OpForm::Mma),
+        Opcode::Ldmatrix => crate::matrix::decode_matrix(opcode, modifiers).map(OpForm::Ldmatrix),
+        Opcode::Stmatrix => crate::matrix::decode_matrix(opcode, modifiers).map(OpForm::Stmatrix),
+        Opcode::Movmatrix => {
+            crate::matrix::decode_matrix(opcode, modifiers).map(|_| OpForm::Movmatrix)
+        }
         Opcode::Cp => decode_cp(modifiers),
         Opcode::Match => decode_match(modifiers),
         Opcode::Elect => {
@@ -976,16 +990,13 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Griddepcontrol
         | Opcode::Isspacep
         | Opcode::Istypep
-        | Opcode::Ldmatrix
         | Opcode::Mapa
-        | Opcode::Movmatrix
         | Opcode::Multimem
         | Opcode::Pmevent
         | Opcode::Prefetchu
         | Opcode::Setmaxnreg
         | Opcode::Stackrestore
         | Opcode::Stacksave
-        | Opcode::Stmatrix
         | Opcode::Suld
         | Opcode::Suq
         | Opcode::Sured

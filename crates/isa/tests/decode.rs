@@ -233,10 +233,13 @@ fn the_decoded_opcodes_are_the_executed_ones() {
         "testp",
         "mma",
         "mbarrier",
+        "ldmatrix",
+        "stmatrix",
+        "movmatrix",
     ] {
         assert!(decoded.contains(&name), "{name}");
     }
-    for name in ["wgmma", "ldmatrix"] {
+    for name in ["wgmma", "wmma"] {
         assert!(!decoded.contains(&name), "{name}");
     }
 }

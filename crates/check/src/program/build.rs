@@ -1541,6 +1541,25 @@ impl<'m> Builder<'m> {
                     sources: [a, b, c],
                 }
             }
+            OpForm::Ldmatrix(form) => {
+                count(2)?;
+                self.matrix_memory(true, form, operands)?
+            }
+            OpForm::Stmatrix(form) => {
+                count(2)?;
+                self.matrix_memory(false, form, operands)?
+            }
+            OpForm::Movmatrix => {
+                count(2)?;
+                let d = match &operands[0] {
+                    Operand::Sink(_) => None,
+                    other => Some(self.destination(other)?),
+                };
+                InstructionKind::Movmatrix {
+                    d,
+                    a: self.source(&operands[1], Type::B32)?,
+                }
+            }
             OpForm::BarWarpSync => {
                 count(1)?;
                 InstructionKind::BarWarpSync {
@@ -1772,6 +1791,53 @@ impl<'m> Builder<'m> {
                 negated: false,
             }),
         }
+    }
+
+    /// `ldmatrix d, [p]` (`load`) or `stmatrix [p], r`: the vector of one register per matrix
+    /// and the row address.
+    fn matrix_memory(
+        &self,
+        load: bool,
+        form: ptxsim_isa::matrix::MatrixForm,
+        operands: &[Operand],
+    ) -> Result<InstructionKind, String> {
+        let (vector, address) = if load {
+            (&operands[0], &operands[1])
+        } else {
+            (&operands[1], &operands[0])
+        };
+        let Operand::Vector(elements) = vector else {
+            return Err("ldmatrix's and stmatrix's registers are a brace vector".into());
+        };
+        let space = if form.shared {
+            Space::Shared
+        } else {
+            Space::Generic
+        };
+        let address = self.memory_operand(address)?;
+        Ok(if load {
+            let d = elements
+                .value
+                .iter()
+                .map(|element| match element {
+                    Operand::Sink(_) => Ok(None),
+                    other => self.destination(other).map(Some),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            InstructionKind::Ldmatrix {
+                form,
+                space,
+                d,
+                address,
+            }
+        } else {
+            InstructionKind::Stmatrix {
+                form,
+                space,
+                address,
+                sources: self.vector_sources(&elements.value, Type::B32)?,
+            }
+        })
     }
 
     /// `[base]`, `[base+offset]`, `[variable+offset]`, `[immediate]`.

@@ -781,6 +781,39 @@ pub enum InstructionKind {
         /// The registers (or immediates) of `a`, `b` and `c`.
         sources: [Vec<Source>; 3],
     },
+    /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 d, [p]` (9.7.14.5.15): lanes
+    /// `8i..8i+7` give the row addresses of matrix `i`, every lane receives its fragment of
+    /// each matrix. Warp-synchronous (all 32 lanes must arrive).
+    Ldmatrix {
+        /// The number of matrices and `.trans`.
+        form: ptxsim_isa::matrix::MatrixForm,
+        /// `.shared` (else a generic address into shared memory).
+        space: Space,
+        /// One register per matrix (`None` for a sink element).
+        d: Vec<Option<Destination>>,
+        /// `[p]`: this lane's row address.
+        address: MemoryOperand,
+    },
+    /// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 [p], r` (9.7.14.5.16): the inverse
+    /// of [`InstructionKind::Ldmatrix`]. Warp-synchronous (all 32 lanes must arrive).
+    Stmatrix {
+        /// The number of matrices and `.trans`.
+        form: ptxsim_isa::matrix::MatrixForm,
+        /// `.shared` (else a generic address into shared memory).
+        space: Space,
+        /// `[p]`: this lane's row address.
+        address: MemoryOperand,
+        /// One register (or immediate) per matrix.
+        sources: Vec<Source>,
+    },
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (9.7.14.5.17): the warp's 8x8 fragment
+    /// transposed. Warp-synchronous (all 32 lanes must arrive).
+    Movmatrix {
+        /// `d` (`None` for the sink).
+        d: Option<Destination>,
+        /// `a`.
+        a: Source,
+    },
     /// `bar.warp.sync membermask` (9.7.13.2). Warp-synchronous.
     BarWarpSync {
         /// The membermask.
@@ -884,9 +917,11 @@ impl InstructionKind {
             InstructionKind::Shfl { membermask, .. } | InstructionKind::Vote { membermask, .. } => {
                 Some(mask(membermask))
             }
-            InstructionKind::Activemask { .. } | InstructionKind::Mma { .. } => {
-                Some(WarpSync::Converged)
-            }
+            InstructionKind::Activemask { .. }
+            | InstructionKind::Mma { .. }
+            | InstructionKind::Ldmatrix { .. }
+            | InstructionKind::Stmatrix { .. }
+            | InstructionKind::Movmatrix { .. } => Some(WarpSync::Converged),
             InstructionKind::Redux { membermask, .. }
             | InstructionKind::Match { membermask, .. }
             | InstructionKind::Elect { membermask, .. }
@@ -917,6 +952,8 @@ impl InstructionKind {
             | InstructionKind::Activemask { destination }
             | InstructionKind::Redux { destination, .. } => vec![destination.register],
             InstructionKind::Mma { d, .. } => d.iter().map(|d| d.register).collect(),
+            InstructionKind::Ldmatrix { d, .. } => d.iter().flatten().map(|d| d.register).collect(),
+            InstructionKind::Movmatrix { d, .. } => d.iter().map(|d| d.register).collect(),
             InstructionKind::Elect {
                 destination,
                 predicate,
@@ -975,6 +1012,9 @@ impl InstructionKind {
             | InstructionKind::Match { .. }
             | InstructionKind::Elect { .. }
             | InstructionKind::Mma { .. }
+            | InstructionKind::Ldmatrix { .. }
+            | InstructionKind::Stmatrix { .. }
+            | InstructionKind::Movmatrix { .. }
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
             | InstructionKind::Bra { .. }

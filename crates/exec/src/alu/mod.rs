@@ -35,6 +35,7 @@ mod compare;
 mod extra;
 mod float;
 mod integer;
+pub mod matrix;
 mod memory;
 pub mod mma;
 mod warp;

@@ -428,12 +428,18 @@ impl Executor<'_, '_> {
         }
     }
 
-    fn address(&self, lane: usize, operand: MemoryOperand) -> u64 {
+    pub(super) fn address(&self, lane: usize, operand: MemoryOperand) -> u64 {
         operand.at(self.read(lane, operand.base) as u64)
     }
 
     /// Resolves a space and address to the memory that holds it.
-    fn load(&mut self, lane: usize, space: Space, address: u64, bytes: u32) -> Result<u128, Fault> {
+    pub(super) fn load(
+        &mut self,
+        lane: usize,
+        space: Space,
+        address: u64,
+        bytes: u32,
+    ) -> Result<u128, Fault> {
         if bytes == 16 {
             let low = self.load(lane, space, address, 8)?;
             let high = self.load(lane, space, address.wrapping_add(8), 8)?;
@@ -459,7 +465,7 @@ impl Executor<'_, '_> {
             .map_err(|kind| fault(kind, space, address, u64::from(bytes), false))
     }
 
-    fn store(
+    pub(super) fn store(
         &mut self,
         lane: usize,
         space: Space,

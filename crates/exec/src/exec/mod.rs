@@ -12,7 +12,10 @@
 //!   behind them;
 //! * [`control`]: `bar.sync`, `call`, `bra`, `ret`, `exit`, `trap`, unsupported instructions;
 //! * [`warp`]: the warp-synchronous instructions (`shfl`, `vote`, `activemask`, `redux`,
-//!   `match`, `elect`, `bar.warp.sync`), run once for the lanes of a warp that all arrived;
+//!   `match`, `elect`, `bar.warp.sync`, `mma`), run once for the lanes of a warp that all
+//!   arrived;
+//! * [`matrix`]: the warp-collective matrix load, store and transpose (`ldmatrix`,
+//!   `stmatrix`, `movmatrix`);
 //! * [`operands`]: fetching an instruction's operands for all its lanes and writing its results
 //!   back (the lockstep machinery every family uses).
 //!
@@ -66,6 +69,7 @@ mod control;
 mod convert;
 mod float;
 mod integer;
+mod matrix;
 mod memory;
 mod operands;
 mod warp;
@@ -460,6 +464,19 @@ impl Executor<'_, '_> {
             InstructionKind::Mma { form, d, sources } => {
                 self.mma(instruction, lanes, form, d, sources)
             }
+            InstructionKind::Ldmatrix {
+                form,
+                space,
+                d,
+                address,
+            } => self.ldmatrix(instruction, lanes, *form, *space, d, *address),
+            InstructionKind::Stmatrix {
+                form,
+                space,
+                address,
+                sources,
+            } => self.stmatrix(instruction, lanes, *form, *space, *address, sources),
+            InstructionKind::Movmatrix { d, a } => self.movmatrix(instruction, lanes, *d, *a),
             InstructionKind::BarWarpSync { .. } => {}
             InstructionKind::Call {
                 target,
