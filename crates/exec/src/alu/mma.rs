@@ -18,8 +18,8 @@
 //! * a NaN operand, `inf * 0` or `inf - inf` gives the canonical NaN (`0x7fffffff`, `0x7fff`);
 //!   an infinite product or `c` otherwise gives that infinity.
 //!
-//! The FP8 forms sum the products alone that way and add `c` afterwards with one rounding to
-//! nearest ([`dot_fp8`], fitted to the H200: not MMA-Sim's Hopper model, which fuses `c`).
+//! The FP8 forms are two chained f16 operations of half the depth plus an add of `c`, as ptxas
+//! lowers them for sm_90 ([`dot_fp8`]; not MMA-Sim's Hopper model, which fuses `c`).
 //!
 //! `.s8`/`.u8` products are summed exactly in 32-bit two's complement (wrapping), or clamped to
 //! the `.s32` range with `.satfinite`. `.f64` is a chain of fused multiply-adds in `k` order
@@ -109,7 +109,11 @@ fn round(sign: bool, magnitude: u128, lsb: i32, ty: MmaType) -> u64 {
     let leading = 127 - magnitude.leading_zeros() as i32 + lsb;
     let mut exponent = leading.max(1 - bias);
     let shift = exponent - mbits - lsb;
-    let mut q = if shift > 0 {
+    let mut q = if shift > 127 {
+        // Far below the smallest subnormal (tiny products and a zero accumulator): the
+        // magnitude is below half of the smallest step, so the result is zero either way.
+        0
+    } else if shift > 0 {
         let q = magnitude >> shift;
         let rest = magnitude - (q << shift);
         let half = 1u128 << (shift - 1);
@@ -225,19 +229,28 @@ pub fn dot_integer(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     u64::from(result as i32 as u32)
 }
 
-/// One element of D for the FP8 forms (`.e4m3`/`.e5m2`, sm_89+): on the H200 they are not one
-/// fused sum with `c`. The products alone are summed as [`dot_float`] does (aligned to 25
-/// fraction bits, truncated) and rounded to D's type (toward zero for `.f32`, to nearest even
-/// for `.f16`), and `c` is added afterwards with one rounding to nearest even — the shape of a
-/// zero-accumulator tensor-core operation followed by an add. Measured: this matches the
-/// `rand`, `rand_c0` and `single` tiles and most others of `tests/hardware/mma`; tiles of
-/// uniformly random bit patterns (wide exponent spreads) still differ in the last bits, which
-/// the 25-bit alignment does not explain yet (`crates/exec/tests/mma.rs` keeps the counts).
+/// One element of D for the FP8 forms (`.e4m3`/`.e5m2`, sm_89+). sm_90 has no FP8 `mma.sync`:
+/// ptxas 13 unpacks the operands to f16 (`F2FP.F16.E4M3.UNPACK_B`, exact) and runs two f16
+/// tensor-core operations of half the depth (`HMMA.16816` for k32, `HMMA.1688` for k16; `.F32`
+/// or `.F16` like D), the first from a zero accumulator, the second accumulating onto the
+/// first, then adds `c` with `FADD` / `HADD2` (round to nearest even)
+/// (`tests/hardware/mma/fp8-sass.txt`, `scripts/hardware/mma/fp8-sass.sh`). Each 32-bit
+/// register holds four consecutive `k` of a row; the first operation takes the low two bytes of
+/// every register (`k` with bit 1 clear), the second the high two.
 pub fn dot_fp8(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     use ptxsim_softfloat::{Flags, Rounding, Type, convert};
-    let mut zero_c = *form;
-    zero_c.c = form.d;
-    let products = dot_float(&zero_c, a, b, 0);
+    let mut half_form = *form;
+    half_form.c = form.d;
+    let pick = |values: &[u64], high: bool| -> Vec<u64> {
+        values
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (k & 2 != 0) == high)
+            .map(|(_, &v)| v)
+            .collect()
+    };
+    let first = dot_float(&half_form, &pick(a, false), &pick(b, false), 0);
+    let products = dot_float(&half_form, &pick(a, true), &pick(b, true), first);
     if form.d == MmaType::F32 {
         let sum = f32::from_bits(products as u32) + f32::from_bits(c as u32);
         return if sum.is_nan() {
@@ -246,7 +259,7 @@ pub fn dot_fp8(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
             u64::from(sum.to_bits())
         };
     }
-    // .f16: the exact sum of two f16 values fits an f64; one rounding to f16.
+    // .f16: the exact sum of two f16 values fits an f64; one rounding to f16 (HADD2).
     let half = |h: u64| f64::from(f32::from_bits(ptxsim_softfloat::f16_to_f32(h as u16)));
     let sum = half(products) + half(c);
     if sum.is_nan() {
