@@ -332,9 +332,12 @@ impl Module {
 impl Module {
     /// The bytes the module's `.global` variables take as declared.
     pub fn globals_bytes(&self) -> u64 {
-        self.kernels
-            .first()
-            .map_or(0, |p| p.globals.iter().map(|g| g.size).fold(0, u64::saturating_add))
+        self.kernels.first().map_or(0, |p| {
+            p.globals
+                .iter()
+                .map(|g| g.size)
+                .fold(0, u64::saturating_add)
+        })
     }
 
     /// The `.global` variables of the module with their initial bytes (zero beyond the
