@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# The SASS ptxas makes of the FP8 mma.sync forms for sm_90 (how the tensor core is used), on a
-# machine with ptxas and cuobjdump. Writes OUTDIR/fp8-sass.txt.
-#   scripts/hardware/mma/fp8-sass.sh OUTDIR
+# The SASS ptxas makes of mma.sync forms for sm_90 (how the tensor core is used), on a machine
+# with ptxas and cuobjdump. Writes OUTDIR/fp8-sass.txt (the FP8 forms and a bf16 reference) or,
+# with `more`, OUTDIR/more-sass.txt (tf32 m16n8k8 and the quad-pair m8n8k4 f16 forms).
+#   scripts/hardware/mma/fp8-sass.sh OUTDIR [more]
 set -euo pipefail
-out=${1:?usage: fp8-sass.sh OUTDIR}
+out=${1:?usage: fp8-sass.sh OUTDIR [more]}
 mkdir -p "$out"
 work=$(mktemp -d)
 {
     echo '.version 8.7'; echo '.target sm_90'; echo '.address_size 64'
     n=0
-    for f in m16n8k32.row.col.f32.e4m3.e4m3.f32 m16n8k32.row.col.f16.e4m3.e4m3.f16 m16n8k16.row.col.f32.e4m3.e4m3.f32 m16n8k16.row.col.f32.bf16.bf16.f32; do
+    forms="m16n8k32.row.col.f32.e4m3.e4m3.f32 m16n8k32.row.col.f16.e4m3.e4m3.f16 m16n8k16.row.col.f32.e4m3.e4m3.f32 m16n8k16.row.col.f32.bf16.bf16.f32"
+    [ "${2:-}" = more ] && forms="m16n8k8.row.col.f32.tf32.tf32.f32 m16n8k4.row.col.f32.tf32.tf32.f32 m8n8k4.row.col.f32.f16.f16.f32 m8n8k4.row.col.f16.f16.f16.f16"
+    for f in $forms; do
         case $f in
+        m16n8k8.*tf32*) a=4 b=2 c=4 d=4 ;;
+        m16n8k4.*tf32*) a=2 b=1 c=4 d=4 ;;
+        m8n8k4.*f32.f16.f16.f32) a=2 b=2 c=8 d=8 ;;
+        m8n8k4.*f16.f16.f16.f16) a=2 b=2 c=4 d=4 ;;
         *k32.*f32.e4m3*) a=4 b=2 c=4 d=4 ;;
         *k32.*f16.e4m3*) a=4 b=2 c=2 d=2 ;;
         *k16.*e4m3*) a=2 b=1 c=4 d=4 ;;
@@ -28,6 +35,7 @@ work=$(mktemp -d)
         n=$((n + 1))
     done
 } > "$work/fp8.ptx"
-grep -o '// .*' "$work/fp8.ptx" | nl -v0 > "$out/fp8-sass.txt"
+name=$([ "${2:-}" = more ] && echo more-sass.txt || echo fp8-sass.txt)
+grep -o '// .*' "$work/fp8.ptx" | nl -v0 > "$out/$name"
 ptxas -arch=sm_90 "$work/fp8.ptx" -o "$work/fp8.cubin"
-cuobjdump -sass "$work/fp8.cubin" | grep -v '^\s*/\* [0-9a-fx]* \*/\s*$' | sed 's/;\s*\/\*.*$/;/' >> "$out/fp8-sass.txt"
+cuobjdump -sass "$work/fp8.cubin" | grep -v '^\s*/\* [0-9a-fx]* \*/\s*$' | sed 's/;\s*\/\*.*$/;/' >> "$out/$name"
