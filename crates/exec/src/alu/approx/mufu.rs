@@ -39,6 +39,11 @@ fn decode(xz: &[u8]) -> Vec<u32> {
     if lzma_rs::xz_decompress(&mut &xz[..], &mut raw).is_err() {
         return Vec::new();
     }
+    sum_deltas(&raw)
+}
+
+/// The running wrapping sum of little-endian u32 differences.
+fn sum_deltas(raw: &[u8]) -> Vec<u32> {
     let mut y = 0u32;
     raw.chunks_exact(4)
         .map(|d| {
@@ -148,14 +153,7 @@ pub fn tanh_table() -> &'static TanhTable {
             *start = n;
             n += 1 << (23 - k);
         }
-        let mut y = 0u32;
-        let results: Vec<u32> = raw[eol + 1..]
-            .chunks_exact(4)
-            .map(|d| {
-                y = y.wrapping_add(u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
-                y
-            })
-            .collect();
+        let results = sum_deltas(&raw[eol + 1..]);
         if results.len() != n as usize {
             return empty;
         }
@@ -214,43 +212,38 @@ fn even_split(mag: u32) -> (u32, i32) {
 /// `MUFU.RSQ`: 1/sqrt(x), from `[1, 4)`: `rsq(m·4^k) = rsq(m)·2^-k`. `±0` (and subnormals)
 /// give `±Inf`, `+Inf` gives `+0`, any other negative operand NaN.
 pub fn rsq(a: u32) -> u32 {
-    if is_nan(a) {
-        return F32_NAN;
-    }
-    let sign = a & SIGN;
-    let mag = a & !SIGN;
-    if mag < 0x0080_0000 {
-        return sign | INF;
-    }
-    if sign != 0 {
-        return F32_NAN;
-    }
-    if mag == INF {
-        return 0;
-    }
-    let (i, k) = even_split(mag);
-    rescale(0, RSQ.get(i), -k)
+    root(a, true)
 }
 
 /// `MUFU.SQRT`, from `[1, 4)`: `sqrt(m·4^k) = sqrt(m)·2^k`. `±0` (and subnormals) give a zero
 /// of their sign, `+Inf` itself, any other negative operand NaN.
 pub fn sqrt(a: u32) -> u32 {
+    root(a, false)
+}
+
+/// `MUFU.RSQ` (`inverse`) or `MUFU.SQRT` from its `[1, 4)` table: `m·4^k` gives the table's
+/// result times `2^∓k`; the zeros, infinities and negative operands as [`rsq`] and [`sqrt`] say.
+fn root(a: u32, inverse: bool) -> u32 {
     if is_nan(a) {
         return F32_NAN;
     }
     let sign = a & SIGN;
     let mag = a & !SIGN;
     if mag < 0x0080_0000 {
-        return sign;
+        return if inverse { sign | INF } else { sign };
     }
     if sign != 0 {
         return F32_NAN;
     }
     if mag == INF {
-        return INF;
+        return if inverse { 0 } else { INF };
     }
     let (i, k) = even_split(mag);
-    rescale(0, SQRT.get(i), k)
+    if inverse {
+        rescale(0, RSQ.get(i), -k)
+    } else {
+        rescale(0, SQRT.get(i), k)
+    }
 }
 
 /// `MUFU.EX2`: 2^x. The unit turns |x| into fixed point with 23 fraction bits, truncating
