@@ -6,23 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+#[path = "../../../tests/c/harness.rs"]
+mod harness;
+use harness::repository;
 
-/// The cdylib cargo built beside this test (in `deps/` or the profile directory above it).
+/// The cdylib cargo built for this crate.
 fn library() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    let deps = exe.parent().expect("the test is in a directory");
-    let name = format!(
-        "{}ptxsim_ocelot{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    );
-    [deps.join(&name), deps.join("..").join(&name)]
-        .into_iter()
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| panic!("{name} next to {}", deps.display()))
+    harness::library("ptxsim_ocelot")
 }
 
 fn run(command: &mut Command) -> (bool, String, String) {
