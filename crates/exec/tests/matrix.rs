@@ -335,7 +335,7 @@ fn lanes_past_the_matrices_give_no_address() {
     }
 }
 
-/// `tests/matrix_data/ldmatrix_mma.cu` as nvcc 13.5 built it (sm_80, sm_90, sm_100a): a bf16
+/// `tests/mma-kernels/mma_gemm.cu`'s `ldmatrix_mma_bf16` as nvcc 13.5 built it (sm_80, sm_90, sm_100a): a bf16
 /// GEMM whose mma fragments come from `ldmatrix` (`.x4` for A, `.x2.trans` for B). The inputs
 /// are small integers, so every product and sum is exact in `f32` and the host computes the
 /// product with integers.
@@ -362,7 +362,7 @@ fn an_nvcc_gemm_tile_fed_by_ldmatrix_matches_the_host() {
     }
     for arch in ["sm_80", "sm_90", "sm_100a"] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("tests/matrix_data/ldmatrix_mma.{arch}.ptx"));
+            .join(format!("../../tests/mma-kernels/mma_gemm.{arch}.ptx"));
         let source = std::fs::read_to_string(&path).expect("the sample exists");
         let program = ptxsim_exec::load(&source, Some("ldmatrix_mma_bf16")).expect("builds");
         let scalar = |v: usize| Argument::Scalar {
