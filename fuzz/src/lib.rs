@@ -195,7 +195,7 @@ pub fn debug(script: &str) {
     let Ok(mut session) = cli::debug::session::Session::new(
         &program,
         DEBUG_KERNEL,
-        ([2, 1, 1], [4, 1, 1], MAX_STEPS, 0),
+        ([2, 1, 1], [4, 1, 1], MAX_STEPS, 0, MEMORY_LIMIT),
         arguments,
         ([0, 0, 0], [1, 0, 0]),
     ) else {

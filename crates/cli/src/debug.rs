@@ -32,6 +32,12 @@ pub(crate) struct DebugArgs {
     file: PathBuf,
     #[command(flatten)]
     launch: LaunchArgs,
+    /// The most host memory the simulated memories may take (as for `run`): global variables
+    /// and buffers, constants, parameters, and per CTA its shared memory and its threads'
+    /// registers, local and call memory. A launch that does not fit is refused before anything
+    /// is allocated. BYTES, or with a K, M, G or T suffix (powers of 1024).
+    #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = crate::run::parse_memory_limit)]
+    memory_limit: u64,
     /// Read the commands from FILE instead of stdin (no prompt, as for a pipe).
     #[arg(long, value_name = "FILE")]
     script: Option<PathBuf>,
@@ -166,6 +172,7 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
             launch.block,
             launch.max_steps,
             launch.dynamic_shared,
+            args.memory_limit,
         ),
         arguments,
         (args.cta, args.thread),

@@ -185,6 +185,36 @@ fn memory_limit_option() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// `debug` takes the same `--memory-limit` as `run` (it used the 4 GiB default only): over it
+/// the launch is refused (exit 1) before the session starts; under it the session runs.
+#[test]
+fn debug_honours_the_memory_limit() {
+    let source = module(".global .b8 g[2000000];\n.entry k() { ret; }");
+    let over = ptxsim_on(
+        "limit.ptx",
+        source.as_bytes(),
+        &["debug", "--memory-limit", "1M", "--script", "/dev/null"],
+    );
+    assert_eq!(over.status.code(), Some(1), "{}", stderr(&over));
+    assert!(
+        stderr(&over).contains("more than the memory limit of 1048576 bytes"),
+        "{}",
+        stderr(&over)
+    );
+    let under = ptxsim_on(
+        "limit.ptx",
+        source.as_bytes(),
+        &[
+            "debug",
+            "--memory-limit",
+            "3000000",
+            "--script",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(under.status.code(), Some(0), "{}", stderr(&under));
+}
+
 /// `sh[9223372036854775807]` passed `check` and was cut to 1 GiB: now E0205 (ptxas's limit
 /// of 48 KiB of static shared memory per kernel), for `check` and `run` alike.
 #[test]

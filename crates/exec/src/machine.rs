@@ -79,6 +79,12 @@ pub struct MemoryWrite {
     pub value: u128,
 }
 
+/// The most step records a traced CTA holds to group them by thread (see [`Cta::run`]); about
+/// 100 bytes each, plus the values they write. A trace of threads that run longer than this
+/// between two barriers has its groups cut here (issue 23: the memory of a traced launch must
+/// not grow with the trace).
+pub const MAX_GROUPED_RECORDS: usize = 1 << 18;
+
 /// What one executed step did, for traces and the debugger.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StepRecord {
@@ -716,7 +722,9 @@ impl Cta {
     /// index and outcome (or its index and the simulator's error).
     ///
     /// `trace` receives every issued step's record, grouped by thread: each thread's steps
-    /// between two barrier releases are passed together, threads in linear order.
+    /// between two barrier releases are passed together, threads in linear order. A CTA holds
+    /// at most about [`MAX_GROUPED_RECORDS`] records for that: when it has more before the next
+    /// barrier, those are passed on (threads in linear order) and grouping starts over there.
     pub fn run(
         &mut self,
         device: &Device<'_>,
@@ -738,6 +746,10 @@ impl Cta {
                 }
             }
         };
+        // Records held for grouping since the last flush: past [`MAX_GROUPED_RECORDS`] they are
+        // passed on (threads in linear order) and grouping starts over, so the memory a traced
+        // CTA holds is bounded however long it runs between barriers.
+        let held = |buffered: &[Vec<StepRecord>]| buffered.iter().map(Vec::len).sum::<usize>();
         let mut record = StepRecord::default();
         let mut group: Vec<usize> = Vec::with_capacity(self.threads.len());
         let mut active: Vec<usize> = Vec::with_capacity(self.threads.len());
@@ -776,6 +788,14 @@ impl Cta {
                     if let Err(error) = issued {
                         break 'run Err((index, error));
                     }
+                }
+                let share = MAX_GROUPED_RECORDS / self.threads.len().max(1);
+                if group
+                    .first()
+                    .is_some_and(|&first| buffered[first].len() >= share)
+                    && held(&buffered) >= MAX_GROUPED_RECORDS
+                {
+                    flush(&mut buffered);
                 }
             } else {
                 let fuelled = bound < device.max_steps;

@@ -179,3 +179,44 @@ fn a_machine_refuses_a_program_over_the_default_limit() {
     assert_eq!(machine.run(), Ok(ptxsim_exec::Outcome::Exited));
     assert_eq!(machine.registers(), vec![7]);
 }
+
+/// A traced CTA holds a bounded number of steps to group them by thread (issue 23: per-CTA
+/// trace memory between barriers). Two threads that loop 100,000 times without a barrier
+/// (about 400,000 steps each, more than `MAX_GROUPED_RECORDS` together): the streamed trace
+/// passes thread 0's steps on before thread 0 ends, so its lines switch between the threads
+/// more than the once a fully grouped trace would; every step still comes exactly once and in
+/// step order per thread.
+#[test]
+fn a_traced_cta_holds_a_bounded_number_of_steps() {
+    let program = program(
+        ".entry k() {\n .reg .u32 %r<2>;\n .reg .pred %p;\n mov.u32 %r1, 0;\n\
+         L: add.u32 %r1, %r1, 1;\n setp.lt.u32 %p, %r1, 100000;\n @%p bra L;\n ret;\n}",
+    );
+    let (device, _) =
+        grid::prepare(&program, [1, 1, 1], [2, 1, 1], 1_000_000, Vec::new()).expect("valid launch");
+    let mut switches = 0;
+    let mut last_thread = None;
+    let mut next_step = [0u64; 2];
+    let mut sink = |line: ptxsim_trace::Line| {
+        if let ptxsim_trace::Line::Step(step) = line {
+            let thread = step.thread as usize;
+            assert_eq!(
+                step.step, next_step[thread],
+                "thread {thread}'s steps in order"
+            );
+            next_step[thread] += 1;
+            if last_thread.is_some_and(|t| t != thread) {
+                switches += 1;
+            }
+            last_thread = Some(thread);
+        }
+    };
+    let run =
+        ptxsim_exec::trace::run_grid_streamed(&device, GridOptions::default(), &mut sink, None);
+    assert!(run.failure.is_none(), "{:?}", run.failure);
+    // 1 mov + 100,000 x 3 + ret = 300,002 steps a thread.
+    assert_eq!(next_step, [300_002, 300_002]);
+    let per_group = ptxsim_exec::machine::MAX_GROUPED_RECORDS as u64 / 2;
+    // Cut every `per_group` steps a thread: thread 0's block, thread 1's, and so on.
+    assert_eq!(switches, 2 * 300_002u64.div_ceil(per_group) - 1);
+}

@@ -162,17 +162,24 @@ fn ending(outcome: &Outcome, steps: u64) -> String {
 }
 
 impl<'p> Session<'p> {
-    /// Prepares the launch; the selection must lie inside it.
+    /// Prepares the launch (grid, block, steps per thread, dynamic shared bytes, memory limit);
+    /// the selection must lie inside it.
     pub(crate) fn new(
         program: &'p Program,
         source: &'p str,
-        launch: (Dim3, Dim3, u64, u64),
+        launch: (Dim3, Dim3, u64, u64, u64),
         arguments: Vec<Argument>,
         selection: (Dim3, Dim3),
     ) -> Result<Self, LaunchError> {
-        let (grid_shape, block, max_steps, dynamic_shared) = launch;
-        let (mut device, addresses) =
-            grid::prepare(program, grid_shape, block, max_steps, arguments.clone())?;
+        let (grid_shape, block, max_steps, dynamic_shared, memory_limit) = launch;
+        let (mut device, addresses) = grid::prepare_within(
+            program,
+            grid_shape,
+            block,
+            max_steps,
+            arguments.clone(),
+            memory_limit,
+        )?;
         device
             .set_dynamic_shared(dynamic_shared)
             .map_err(LaunchError::Shape)?;
@@ -194,12 +201,13 @@ impl<'p> Session<'p> {
 
     /// Starts the launch again: fresh memory and CTAs; breakpoints and selection stay.
     pub(crate) fn restart(&mut self) -> Result<(), String> {
-        let (mut device, addresses) = grid::prepare(
+        let (mut device, addresses) = grid::prepare_within(
             self.program,
             self.device.grid(),
             self.device.block(),
             self.device.max_steps(),
             self.arguments.clone(),
+            self.device.memory_limit(),
         )
         .map_err(|e| e.to_string())?;
         device.set_dynamic_shared(self.device.dynamic_shared())?;
