@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A Triton `tl.dot` matmul compiled for sm_80 without a GPU (mma.sync + ldmatrix + cp.async).
+"""A Triton `tl.dot` matmul compiled without a GPU for sm_80 (mma.sync + ldmatrix + cp.async)
+and for sm_90a (wgmma.mma_async).
 
-    python3 triton_dot.py [OUTDIR]     # writes matmul_f16.sm_80.ptx (default: this folder)
+    python3 triton_dot.py [OUTDIR]     # writes matmul_f16.sm_80.ptx, matmul_f16.sm_90a.ptx
 
 C[M][N] (f16) = A[M][K] (f16, row-major) x B[K][N] (f16, row-major), accumulated in f32 over
 BLOCK_K steps and rounded to f16 once, as in Triton's matmul tutorial; one program per
@@ -63,14 +64,15 @@ def main():
     spec = importlib.util.spec_from_file_location("ptxsim_triton_dot", staged)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    src = triton.compiler.ASTSource(fn=mod.matmul_f16, signature=SIGNATURE, constexprs=CONSTEXPRS,
-                                   attrs=ATTRS)
-    kernel = triton.compile(src, target=GPUTarget("cuda", 80, 32),
-                            options={"num_warps": 4, "num_stages": 3})
-    path = os.path.join(out_dir, "matmul_f16.sm_80.ptx")
-    with open(path, "w") as f:
-        f.write(kernel.asm["ptx"])
-    print(f"{path} (triton {triton.__version__}, shared {kernel.metadata.shared} bytes)")
+    for cap, arch in ((80, "sm_80"), (90, "sm_90a")):
+        src = triton.compiler.ASTSource(fn=mod.matmul_f16, signature=SIGNATURE,
+                                        constexprs=CONSTEXPRS, attrs=ATTRS)
+        kernel = triton.compile(src, target=GPUTarget("cuda", cap, 32),
+                                options={"num_warps": 4, "num_stages": 3})
+        path = os.path.join(out_dir, f"matmul_f16.{arch}.ptx")
+        with open(path, "w") as f:
+            f.write(kernel.asm["ptx"])
+        print(f"{path} (triton {triton.__version__}, shared {kernel.metadata.shared} bytes)")
     shutil.rmtree(STAGE, ignore_errors=True)
 
 

@@ -8,6 +8,11 @@ use std::path::{Path, PathBuf};
 
 use ptxsim_exec::grid::{self, Argument, GridOptions};
 
+/// Cases ptxsim cannot run yet, with the text its failure must contain: Triton's sm_90a matmul
+/// uses `wgmma.mma_async` (not implemented; docs/isa.md). Their GPU bytes are skipped; when one
+/// runs, it leaves this list and is compared like the others.
+const PENDING: &[(&str, &str)] = &[("triton_matmul_f16_wgmma", "unsupported instruction `wgmma")];
+
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mma-kernels")
 }
@@ -79,6 +84,20 @@ fn the_tensor_core_samples_equal_the_h100_byte_for_byte() {
                 .set_dynamic_shared(shared)
                 .unwrap_or_else(|e| panic!("{name} {ptx}: {e}"));
             let run = grid::run_grid(&device, GridOptions::default(), None, None);
+            if let Some(&(_, reason)) = PENDING.iter().find(|(pending, _)| *pending == name) {
+                let failure = format!("{:?}", run.failure);
+                assert!(failure.contains(reason), "{name} {ptx}: {failure}");
+                for index in outputs {
+                    let address = addresses[index].expect("an output buffer has an address");
+                    offset += device
+                        .global
+                        .buffer_at(address)
+                        .expect("the buffer")
+                        .contents()
+                        .len();
+                }
+                continue;
+            }
             assert!(run.failure.is_none(), "{name} {ptx}: {:?}", run.failure);
             for index in outputs {
                 let address = addresses[index].expect("an output buffer has an address");
