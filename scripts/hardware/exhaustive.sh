@@ -14,14 +14,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: exhaustive.sh OUTDIR [HW_EXHAUSTIVE_BINARY]}
 sim=${2:-$repo/target/release/examples/hw_exhaustive}
 forms=$repo/scripts/hardware/exhaustive-forms.tsv
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "exhaustive.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-device=$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1)
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/lib.sh"
+gpu_session exhaustive.sh "$out"
 python3 "$repo/scripts/hardware/exhaustive.py" cuda "$forms" > "$work/ex.cu"
 nvcc -arch=sm_90 -O2 "$work/ex.cu" -o "$work/ex"
 time "$work/ex" > "$out/gpu.tsv"

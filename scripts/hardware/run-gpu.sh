@@ -17,14 +17,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: run-gpu.sh OUTDIR [PTXSIM_BINARY] [DATA_DIR]}
 ptxsim=${2:-}
 data=$(cd "${3:-$repo/tests/hardware}" && pwd)
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "run-gpu.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-device=$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1)
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/lib.sh"
+gpu_session run-gpu.sh "$out"
 echo "device: $device; $(nvcc --version | tail -n1)"
 nvcc -O2 -std=c++17 "$repo/scripts/hardware/run_gpu.cpp" -o "$work/run_gpu" -lcuda
 ptxas -arch=sm_90 "$data/sm90.ptx" -o "$work/sm90.cubin"

@@ -11,15 +11,11 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: run-ops.sh OUTDIR [DATA_DIR]}
 data=${2:-tests/hardware/ops}
 name=$(basename "$data")
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "run-ops.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/lib.sh"
+gpu_session run-ops.sh "$out"
 cd "$repo"
-echo "device: $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1); $(nvcc --version | tail -n1)"
+echo "device: $device; $(nvcc --version | tail -n1)"
 nvcc -O2 -std=c++17 scripts/hardware/run_gpu.cpp -o "$work/run_gpu" -lcuda
 # One launch per form: 256-thread CTAs over the 4,096 input rows, output poisoned and saved.
 # The input rows: the set's own, or (scalar, packed) the ops set's.

@@ -13,20 +13,15 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: run-scalar-warp-kernels.sh OUTDIR}
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "run-scalar-warp-kernels.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/lib.sh"
+gpu_session run-scalar-warp-kernels.sh "$out"
 cd "$repo"
 log=$out/session-log.txt
-echo "start $(date -u +%FT%TZ); $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1)" | tee "$log"
+echo "start $(date -u +%FT%TZ); $device" | tee "$log"
 time scripts/hardware/run-ops.sh "$out" tests/hardware/scalar 2>&1 | tee -a "$log"
 time scripts/hardware/run-ops.sh "$out" tests/hardware/packed 2>&1 | tee -a "$log"
 time scripts/hardware/warp/run.sh "$out" 2>&1 | tee -a "$log"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 nvcc -O2 -std=c++17 scripts/hardware/run_gpu.cpp -o "$work/run_gpu" -lcuda
 python3 scripts/hardware/kernels.py plan "$work/k" > "$work/k.plan"
 echo "kernels: $(wc -l < "$work/k.plan") launches" | tee -a "$log"

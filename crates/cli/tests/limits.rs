@@ -155,64 +155,34 @@ fn a_gigabyte_call_argument_on_four_threads_is_refused() {
     assert!(stderr(&output).contains("more than the memory limit"));
 }
 
-/// `--memory-limit` takes bytes or K/M/G/T; a launch over it exits 1, under it runs; a bad
-/// value is a usage error (2).
+/// `--memory-limit` takes bytes or K/M/G/T; a launch over it exits 1 (before anything runs),
+/// under it runs; a bad value is a usage error (2). `run` and `debug` alike (`debug` used the
+/// 4 GiB default only).
 #[test]
 fn memory_limit_option() {
     let source = module(".global .b8 g[2000000];\n.entry k() { ret; }");
-    let over = ptxsim_on(
-        "limit.ptx",
-        source.as_bytes(),
-        &["run", "--memory-limit", "1M"],
-    );
-    assert_eq!(over.status.code(), Some(1));
-    assert!(
-        stderr(&over).contains("more than the memory limit of 1048576 bytes"),
-        "{}",
-        stderr(&over)
-    );
-    let under = ptxsim_on(
-        "limit.ptx",
-        source.as_bytes(),
-        &["run", "--memory-limit", "3000000"],
-    );
-    assert_eq!(under.status.code(), Some(0), "{}", stderr(&under));
-    let bad = ptxsim_on(
-        "limit.ptx",
-        source.as_bytes(),
-        &["run", "--memory-limit", "12X"],
-    );
-    assert_eq!(bad.status.code(), Some(2));
-}
-
-/// `debug` takes the same `--memory-limit` as `run` (it used the 4 GiB default only): over it
-/// the launch is refused (exit 1) before the session starts; under it the session runs.
-#[test]
-fn debug_honours_the_memory_limit() {
-    let source = module(".global .b8 g[2000000];\n.entry k() { ret; }");
-    let over = ptxsim_on(
-        "limit.ptx",
-        source.as_bytes(),
-        &["debug", "--memory-limit", "1M", "--script", "/dev/null"],
-    );
-    assert_eq!(over.status.code(), Some(1), "{}", stderr(&over));
-    assert!(
-        stderr(&over).contains("more than the memory limit of 1048576 bytes"),
-        "{}",
-        stderr(&over)
-    );
-    let under = ptxsim_on(
-        "limit.ptx",
-        source.as_bytes(),
-        &[
-            "debug",
-            "--memory-limit",
-            "3000000",
-            "--script",
-            "/dev/null",
-        ],
-    );
-    assert_eq!(under.status.code(), Some(0), "{}", stderr(&under));
+    for (command, extra) in [("run", &[][..]), ("debug", &["--script", "/dev/null"][..])] {
+        let with_limit = |limit: &str| {
+            let mut args = vec![command, "--memory-limit", limit];
+            args.extend_from_slice(extra);
+            ptxsim_on("limit.ptx", source.as_bytes(), &args)
+        };
+        let over = with_limit("1M");
+        assert_eq!(over.status.code(), Some(1), "{command}: {}", stderr(&over));
+        assert!(
+            stderr(&over).contains("more than the memory limit of 1048576 bytes"),
+            "{command}: {}",
+            stderr(&over)
+        );
+        let under = with_limit("3000000");
+        assert_eq!(
+            under.status.code(),
+            Some(0),
+            "{command}: {}",
+            stderr(&under)
+        );
+        assert_eq!(with_limit("12X").status.code(), Some(2), "{command}");
+    }
 }
 
 /// `sh[9223372036854775807]` passed `check` and was cut to 1 GiB: now E0205 (ptxas's limit

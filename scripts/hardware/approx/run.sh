@@ -12,14 +12,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "approx/run.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/../lib.sh"
+gpu_session approx/run.sh "$out"
 log=$out/approx-log.txt
 hashes=$out/approx-hashes.tsv
 : > "$log"
@@ -27,7 +22,7 @@ exec > >(tee -a "$log") 2>&1
 t0=$(date +%s.%N)
 stamp() { echo "[$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s] $*"; }
 stamp "approx/run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "device: $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1)"
+echo "device: $device"
 echo "nvcc: $(nvcc --version | tail -n1)"
 echo "repo: $(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)"
 python3 "$here/approx.py" cuda > "$work/approx.cu"

@@ -11,22 +11,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-    echo "mma/run.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/../lib.sh"
+gpu_session mma/run.sh "$out"
 log=$out/mma-log.txt
 : > "$log"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 main() {
     local t0=$SECONDS
     echo "== mma golden run, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    local device toolkit
-    device=$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1)
+    local toolkit
     toolkit=$(nvcc --version | tail -n1)
     echo "device: $device"
     echo "toolkit: $toolkit"

@@ -14,18 +14,12 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:?usage: session.sh OUTDIR}
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "session.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/../lib.sh"
+gpu_session session.sh "$out"
 cd "$repo"
 log=$out/session-log.txt
-xz9() { python3 -c 'import lzma, sys; open(sys.argv[2], "wb").write(lzma.compress(open(sys.argv[1], "rb").read(), preset=9))' "$1" "$2"; }
-echo "start $(date -u +%FT%TZ); $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1); $(nvcc --version | tail -n1)" | tee "$log"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+echo "start $(date -u +%FT%TZ); $device; $(nvcc --version | tail -n1)" | tee "$log"
 nvcc -O2 -std=c++17 scripts/hardware/run_gpu.cpp -o "$work/run_gpu" -lcuda &
 nvcc -O2 -std=c++17 -arch=sm_90 scripts/hardware/wmma/wmma.cu -o "$work/wmma" &
 wait

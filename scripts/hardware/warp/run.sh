@@ -11,17 +11,11 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:?usage: run.sh OUTDIR}
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "warp/run.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/../lib.sh"
+gpu_session warp/run.sh "$out"
 cd "$repo"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 log=$out/warp-log.txt
-device=$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1)
 {
     echo "device: $device"
     echo "toolkit: $(nvcc --version | tail -n1)"

@@ -5,15 +5,11 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
-if ! command -v nvcc >/dev/null || ! command -v nvidia-smi >/dev/null; then
-    echo "wgmma/run.sh: no CUDA toolkit or GPU here; nothing to do"
-    exit 0
-fi
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/hardware/lib.sh
+source "$(dirname "$0")/../lib.sh"
+gpu_session wgmma/run.sh "$out"
 log=$out/wgmma-log.txt
-echo "$(date -u +%FT%TZ); $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -n1); $(nvcc --version | tail -n1)" | tee "$log"
+echo "$(date -u +%FT%TZ); $device; $(nvcc --version | tail -n1)" | tee "$log"
 nvcc -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a "$here/wgmma.cu" -o "$work/wgmma" 2>&1 | tee -a "$log"
 cuobjdump -sass "$work/wgmma" | grep -E "Function|GMMA|WARPGROUP" > "$out/wgmma-sass.txt" || true
 "$work/wgmma" "$work/golden.bin" 2>&1 | tee -a "$log"
