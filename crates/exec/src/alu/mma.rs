@@ -27,7 +27,7 @@
 //! (MMA-Sim's model), with the NaN propagation the H200 shows ([`dot_f64`]).
 //!
 //! The quad-pair `m8n8k4` with `.f16` operands (Volta's form) has no tensor-core instruction on
-//! sm_90: ptxas emulates it with f32 `FFMA`/`FADD` chains, and so does ptxsim ([`quad_pair`]).
+//! sm_90: ptxas emulates it with f32 `FFMA`/`FADD` chains, and so does ptxsim (`quad_pair`).
 
 use ptxsim_isa::mma::{MmaForm, MmaType};
 
@@ -486,8 +486,8 @@ enum QuadOperand {
 /// own B column; which elements meet is the ISA's fragment layout, confirmed by the tiles.) It
 /// gives the H200's D words in all 48 tiles of each of
 /// `m8n8k4.row.col.f32.f16.f16.f32` and `m8n8k4.row.col.f16.f16.f16.f16`
-/// (`tests/hardware/mma/mma-golden.bin.xz`; a product chained in another order, or the f16
-/// form's two pair sums added in the other order, does not). Only `.row.col` was measured;
+/// (`tests/hardware/mma/mma-golden.bin.xz`; the `.f32` chain in the reverse `k` order matches
+/// no tile, the `.f16` form with `c + (s0 + s1)` misses one). Only `.row.col` was measured;
 /// the other layouts take the ISA's fragment layouts with the same arithmetic in `k` order.
 fn quad_pair(form: &MmaForm, a: &[Vec<u64>], b: &[Vec<u64>], c: &[Vec<u64>]) -> Vec<Vec<u64>> {
     let mut am = [[[0u64; 4]; 8]; 4];
