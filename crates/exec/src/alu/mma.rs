@@ -1,6 +1,6 @@
 //! `mma.sync.aligned` arithmetic (PTX ISA 9.7.14.5.14) as the sm_90 tensor core does it, and
 //! the fragment layouts that place matrix elements in the lanes' registers (9.7.14.5.x,
-//! "Matrix Fragments for mma.m16n8k*").
+//! "Matrix Fragments for mma.m16n8k*"; 9.7.14.5.1 for the quad-pair `m8n8k4` `.f16` form).
 //!
 //! The floating-point model follows the findings of MMA-Sim (Microsoft, "MMA-Sim: Bit-Accurate
 //! Reference Model of Tensor Cores and Matrix Cores", arXiv 2511.10909,
@@ -11,7 +11,8 @@
 //! * every product `a*b` is exact; each addend (products and `c`) is a significand with the
 //!   exponent of its operands' exponent fields (a subnormal keeps the minimum exponent);
 //! * the addends are aligned to the largest exponent among the non-zero ones and truncated
-//!   (toward zero) to [`FRACTION_BITS`] fraction bits below it, then summed exactly;
+//!   (toward zero) to [`FRACTION_BITS`] fraction bits below it, but never below
+//!   `2^`[`LOWEST_BIT`] (fitted to the golden tiles, not in MMA-Sim), then summed exactly;
 //! * the sum is rounded once to the destination: toward zero for `.f32`, to nearest even for
 //!   `.f16`; overflow gives an infinity, a result that rounds to zero is `+0`, an exact zero sum
 //!   is `+0`;
@@ -24,11 +25,29 @@
 //! `.s8`/`.u8` products are summed exactly in 32-bit two's complement (wrapping), or clamped to
 //! the `.s32` range with `.satfinite`. `.f64` is a chain of fused multiply-adds in `k` order
 //! (MMA-Sim's model), with the NaN propagation the H200 shows ([`dot_f64`]).
+//!
+//! The quad-pair `m8n8k4` with `.f16` operands (Volta's form) has no tensor-core instruction on
+//! sm_90: ptxas emulates it with f32 `FFMA`/`FADD` chains, and so does ptxsim (`quad_pair`).
 
 use ptxsim_isa::mma::{MmaForm, MmaType};
 
 /// Fraction bits of the sm_90 accumulator (MMA-Sim: 25 on Hopper).
 pub const FRACTION_BITS: i32 = 25;
+
+/// The lowest bit the sm_90 accumulator keeps: an addend is truncated (toward zero) at
+/// `2^max(emax - FRACTION_BITS, LOWEST_BIT)`, so when every addend is far below the smallest
+/// normal `.f32` (largest exponent below -133) the bits under `2^-158` are dropped too. Not in
+/// MMA-Sim; fitted to `tests/hardware/mma/mma-golden.bin.xz`: in tile 269 of
+/// `m16n8k8.row.col.f32.tf32.tf32.f32` (class `subnormal`; lane 6, element 3, `c = +0`) eight
+/// products of magnitude 2^-143..2^-148 sum exactly to 154.9986 units of 2^-149 and the H200
+/// gives 155 units (`0x9b`), which truncating at `2^-168` (the window of `FRACTION_BITS`
+/// alone) cannot give; dropping the bits under `2^-158` gives exactly 155. Of the floors from
+/// `2^-150` to `2^-180`, only `2^-156` and `2^-158` keep every tile of every form matching
+/// (`2^-157` breaks one `.bf16` k8 tile, `2^-155` two, higher floors more `.bf16` and `.tf32`
+/// tiles; `2^-159` and below leave tile 269), so the data cannot tell those two apart. The
+/// floor binds only for `.bf16`/`.tf32` operands with an `.f32` accumulator: `.f16` and FP8
+/// products are never that small.
+pub const LOWEST_BIT: i32 = -158;
 
 /// A decoded finite element: `(-1)^sign * significand * 2^(exponent - fraction_bits)`.
 #[derive(Clone, Copy)]
@@ -191,9 +210,10 @@ pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
         return 0;
     };
+    let lsb = (emax - FRACTION_BITS).max(LOWEST_BIT);
     let mut sum: i128 = 0;
     for t in &terms {
-        let shift = FRACTION_BITS + t.exponent - emax - t.fraction_bits;
+        let shift = t.exponent - t.fraction_bits - lsb;
         let aligned = if shift >= 0 {
             i128::from(t.significand) << shift
         } else if -shift >= 64 {
@@ -203,7 +223,7 @@ pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
         };
         sum += if t.sign { -aligned } else { aligned };
     }
-    round(sum < 0, sum.unsigned_abs(), emax - FRACTION_BITS, d)
+    round(sum < 0, sum.unsigned_abs(), lsb, d)
 }
 
 /// One element of D for `.s8`/`.u8`: the exact sum, wrapped or (`.satfinite`) clamped to s32.
@@ -305,14 +325,18 @@ pub fn dot_f64(a: &[u64], b: &[u64], c: u64) -> u64 {
 
 /// Runs one `mma` for a warp: `registers[operand][lane]` are the lanes' fragment registers of
 /// a, b and c (64-bit values; 32-bit registers in the low half). Returns each lane's d
-/// registers. The quad-pair `m8n8k4.f16` form is not handled (`None`).
+/// registers (`None` for a layout other than `.row.col` outside the quad-pair form, which the
+/// ISA does not have).
 pub fn mma(
     form: &MmaForm,
     a: &[Vec<u64>],
     b: &[Vec<u64>],
     c: &[Vec<u64>],
 ) -> Option<Vec<Vec<u64>>> {
-    if form.is_quad_pair() || !form.a_row || !form.b_col {
+    if form.is_quad_pair() {
+        return Some(quad_pair(form, a, b, c));
+    }
+    if !form.a_row || !form.b_col {
         return None;
     }
     let (m, n, k) = (form.m as usize, form.n as usize, form.k as usize);
@@ -414,4 +438,134 @@ fn c_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
     (0..count)
         .map(|i| (i, g + 8 * (i / 2), 2 * t + i % 2))
         .collect()
+}
+
+/// Where element `index` of a lane's fragment lies in the quad-pair `m8n8k4` `.f16` form
+/// (PTX ISA 9.7.14.5.1, "Matrix Fragments for mma.m8n8k4 with .f16 floating point type"):
+/// `(quad pair, row, column)` of its 8x8x4 product. The four products are computed by lanes
+/// `4q..4q+3` (the low group, rows or columns 0-3) and `4q+16..4q+19` (the high group, 4-7),
+/// `q = (lane / 4) % 4`.
+fn quad_pair_place(operand: QuadOperand, lane: usize, index: usize) -> (usize, usize, usize) {
+    let (q, high, l4) = ((lane / 4) % 4, 4 * (lane / 16), lane % 4);
+    let (row, col) = match operand {
+        // A row-major: row = laneid % 4 (+ 4), col = i; column-major: row = i % 4 (+ 4),
+        // col = laneid % 4.
+        QuadOperand::A { row: true } => (l4 + high, index),
+        QuadOperand::A { row: false } => (index % 4 + high, l4),
+        // B row-major: row (k) = laneid % 4, col = i (+ 4); column-major: row = i,
+        // col = laneid % 4 (+ 4).
+        QuadOperand::B { col: false } => (l4, index + high),
+        QuadOperand::B { col: true } => (index, l4 + high),
+        // `.f16` C/D: row = laneid % 4 (+ 4), col = i.
+        QuadOperand::Accumulator(MmaType::F16) => (l4 + high, index),
+        // `.f32` C/D: row = (laneid & 1) + (i & 2) (+ 4), col = (i & 4) + (laneid & 2) + (i & 1).
+        QuadOperand::Accumulator(_) => (
+            (lane & 1) + (index & 2) + high,
+            (index & 4) + (lane & 2) + (index & 1),
+        ),
+    };
+    (q, row, col)
+}
+
+/// An operand of the quad-pair form, with what decides its fragment layout.
+#[derive(Clone, Copy)]
+enum QuadOperand {
+    A { row: bool },
+    B { col: bool },
+    Accumulator(MmaType),
+}
+
+/// The quad-pair `mma.sync.aligned.m8n8k4` with `.f16` A and B (PTX ISA 9.7.14.5.1): four
+/// independent 8x8x4 products per warp, one per quad pair ([`quad_pair_place`]).
+///
+/// sm_90 has no tensor-core instruction for it: ptxas 13 emulates it on the FP32 units
+/// (`tests/hardware/mma/more-sass.txt`, kernels `k2` and `k3`; `mma-log.txt`, `k46` and
+/// `k47`), and the arithmetic here is that SASS, element by element ([`quad_pair_f32`],
+/// [`quad_pair_f16`]). (The kernels of `more-sass.txt` load the same words in every lane, so
+/// ptxas left out the exchange between lanes there and each lane multiplies its own A row by its
+/// own B column; which elements meet is the ISA's fragment layout, confirmed by the tiles.) It
+/// gives the H200's D words in all 48 tiles of each of
+/// `m8n8k4.row.col.f32.f16.f16.f32` and `m8n8k4.row.col.f16.f16.f16.f16`
+/// (`tests/hardware/mma/mma-golden.bin.xz`; the `.f32` chain in the reverse `k` order matches
+/// no tile, the `.f16` form with `c + (s0 + s1)` misses one). Only `.row.col` was measured;
+/// the other layouts take the ISA's fragment layouts with the same arithmetic in `k` order.
+fn quad_pair(form: &MmaForm, a: &[Vec<u64>], b: &[Vec<u64>], c: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let mut am = [[[0u64; 4]; 8]; 4];
+    let mut bm = [[[0u64; 8]; 4]; 4];
+    let mut cm = [[[0u64; 8]; 8]; 4];
+    for lane in 0..32 {
+        for index in 0..4 {
+            let (q, row, col) = quad_pair_place(QuadOperand::A { row: form.a_row }, lane, index);
+            am[q][row][col] = element(&a[lane], MmaType::F16, index);
+            let (q, row, col) = quad_pair_place(QuadOperand::B { col: form.b_col }, lane, index);
+            bm[q][row][col] = element(&b[lane], MmaType::F16, index);
+        }
+        for index in 0..8 {
+            let (q, row, col) = quad_pair_place(QuadOperand::Accumulator(form.c), lane, index);
+            cm[q][row][col] = element(&c[lane], form.c, index);
+        }
+    }
+    let half = |bits: u64| f32::from_bits(ptxsim_softfloat::f16_to_f32(bits as u16));
+    (0..32)
+        .map(|lane| {
+            let mut registers = vec![0; d_registers(form)];
+            for index in 0..8 {
+                let (q, row, col) = quad_pair_place(QuadOperand::Accumulator(form.d), lane, index);
+                let x: [f32; 4] = std::array::from_fn(|k| half(am[q][row][k]));
+                let y: [f32; 4] = std::array::from_fn(|k| half(bm[q][k][col]));
+                let c = cm[q][row][col];
+                let c = if form.c == MmaType::F16 {
+                    half(c)
+                } else {
+                    f32::from_bits(c as u32)
+                };
+                let value = if form.d == MmaType::F16 {
+                    quad_pair_f16(x, y, c)
+                } else {
+                    quad_pair_f32(x, y, c)
+                };
+                store(&mut registers, form.d, index, value);
+            }
+            registers
+        })
+        .collect()
+}
+
+/// One `.f32` element of the quad-pair form as ptxas lowers it for sm_90
+/// (`tests/hardware/mma/more-sass.txt`, `k2`): the `.f16` operands widened exactly to f32
+/// (`HADD2.F32 -RZ, x`), a chain of `FFMA` in `k` order from `+0`
+/// (`p = a0*b0 + 0; p = a1*b1 + p; ...`), then `FADD c, p`; each step rounds to nearest even
+/// with subnormals kept. A NaN result is the canonical `0x7fffffff` (the golden tiles).
+fn quad_pair_f32(a: [f32; 4], b: [f32; 4], c: f32) -> u64 {
+    let products = a.iter().zip(&b).fold(0.0f32, |p, (&x, &y)| x.mul_add(y, p));
+    let d = c + products;
+    if d.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(d.to_bits())
+    }
+}
+
+/// One `.f16` element of the quad-pair form as ptxas lowers it for sm_90
+/// (`tests/hardware/mma/more-sass.txt`, `k3`): in f32, the pair sums
+/// `s0 = a1*b1 + a0*b0` and `s1 = a3*b3 + a2*b2` (`FMUL`, then `FFMA`), then
+/// `(c + s0) + s1` (two `FADD`, `c` widened exactly), rounded once to `.f16` to nearest even
+/// (`F2FP.F16.F32.PACK_AB`). A NaN result is the canonical `0x7fff` (the golden tiles).
+fn quad_pair_f16(a: [f32; 4], b: [f32; 4], c: f32) -> u64 {
+    use ptxsim_softfloat::{Flags, Rounding, Type, convert};
+    let s0 = a[1].mul_add(b[1], a[0] * b[0]);
+    let s1 = a[3].mul_add(b[3], a[2] * b[2]);
+    let d = (c + s0) + s1;
+    if d.is_nan() {
+        return 0x7fff;
+    }
+    convert(
+        u64::from(d.to_bits()),
+        Type::F32,
+        Type::F16,
+        Rounding::Rn,
+        Flags::default(),
+        None,
+    )
+    .bits
 }
