@@ -102,6 +102,7 @@ impl Executor<'_, '_> {
     }
 
     /// The addresses of `lane`'s fragment elements, checked (alignment, stride, space).
+    #[allow(clippy::too_many_arguments)]
     fn wmma_addresses(
         &self,
         instruction: &Instruction,
