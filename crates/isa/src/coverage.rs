@@ -145,6 +145,10 @@ fn not_run(op: Opcode) -> &'static str {
             "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (name only)"
         }
         Opcode::Stmatrix => "the sm_100a `.m16n8` shape and `.b8` (name only)",
+        Opcode::Wmma => {
+            "sub-byte `.m8n8k32` (`.s4`/`.u4`) and single-bit `.m8n8k128` (`.b1`) forms, `.f64` \
+             with `.rz`/`.rm`/`.rp` (name only)"
+        }
         _ => "",
     }
 }

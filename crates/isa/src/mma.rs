@@ -37,7 +37,7 @@ pub enum MmaType {
 }
 
 impl MmaType {
-    fn from_name(name: &str) -> Option<MmaType> {
+    pub(crate) fn from_name(name: &str) -> Option<MmaType> {
         Some(match name {
             "f16" => MmaType::F16,
             "bf16" => MmaType::Bf16,

@@ -136,6 +136,18 @@ pub enum OpFeature {
     MmaFp8,
     /// `mma` with FP8 and the `.m16n8k16` shape or `.f16` accumulation (PTX ISA 8.7, sm_89).
     MmaFp8K16OrF16,
+    /// `wmma` (9.7.14.4: PTX ISA 6.0, sm_70; ptxas 13.5: "Feature '.aligned modifier for
+    /// wmma' requires PTX ISA .version 6.3 or later", and `.aligned` is mandatory).
+    Wmma,
+    /// `wmma` with `.s8`/`.u8` (PTX ISA 6.3, sm_72; ptxas 13.5: "Feature 'WMMA with integer
+    /// types' requires PTX ISA .version 6.3 or later").
+    WmmaInteger,
+    /// `wmma` with `.bf16`/`.tf32` (PTX ISA 7.0, sm_80; ptxas 13.5: "Feature 'WMMA with
+    /// .bf16/.tf32 FP types' requires .target sm_80 or higher").
+    WmmaAlternate,
+    /// `wmma` `.m8n8k4` with `.f64` (PTX ISA 7.0, sm_80; ptxas 13.5: "Feature 'WMMA with fp64
+    /// types' requires .target sm_80 or higher").
+    WmmaF64,
     /// `ldmatrix` (9.7.14.5.15: PTX ISA 6.5, sm_75).
     Ldmatrix,
     /// `stmatrix` (9.7.14.5.16: PTX ISA 7.8, sm_90).
@@ -150,6 +162,38 @@ const fn v(major: u8, minor: u8) -> PtxVersion {
 
 /// Every gate of the non-conversion instructions.
 pub const OP_GATES: &[Gate] = &[
+    Gate {
+        feature: "wmma",
+        applies: Applies::Op(OpFeature::Wmma),
+        support: &[Support {
+            since: v(6, 3),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "wmma with integer types",
+        applies: Applies::Op(OpFeature::WmmaInteger),
+        support: &[Support {
+            since: v(6, 3),
+            targets: TargetSet::AtLeast(72),
+        }],
+    },
+    Gate {
+        feature: "wmma with .bf16/.tf32",
+        applies: Applies::Op(OpFeature::WmmaAlternate),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "wmma with .f64",
+        applies: Applies::Op(OpFeature::WmmaF64),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
     Gate {
         feature: "ldmatrix",
         applies: Applies::Op(OpFeature::Ldmatrix),
@@ -890,8 +934,14 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         ) => named("relaxed").map(Some),
         (
             OpFeature::SharedCta,
-            OpForm::Mbarrier { .. } | OpForm::Ldmatrix(_) | OpForm::Stmatrix(_),
+            OpForm::Mbarrier { .. } | OpForm::Ldmatrix(_) | OpForm::Stmatrix(_) | OpForm::Wmma(_),
         ) => named("shared::cta").map(Some),
+        (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
+        (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
+        (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {
+            hit(matches!(f.a, MmaType::Bf16 | MmaType::Tf32) || (f.m, f.n, f.k) == (16, 16, 8))
+        }
+        (OpFeature::WmmaF64, OpForm::Wmma(f)) => hit(f.a == MmaType::F64),
         (OpFeature::Ldmatrix, OpForm::Ldmatrix(_))
         | (OpFeature::Stmatrix, OpForm::Stmatrix(_))
         | (OpFeature::Movmatrix, OpForm::Movmatrix) => Some(Some(0)),

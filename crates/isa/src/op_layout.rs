@@ -449,6 +449,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 },
             },
         ],
+        OpForm::Wmma(form) => wmma_slots(form, false),
         OpForm::Movmatrix => vec![
             OperandSlot {
                 name: "d",
@@ -478,6 +479,39 @@ fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
         MmaType::F64 => RegisterRule::OneOf(&[Type::F64, Type::B64]),
         _ => RegisterRule::OneOf(&[Type::B32, Type::F16x2]),
     }
+}
+
+/// The slots of `wmma` (9.7.14.4): `load d, [p]{, stride}`, `store [p], r{, stride}`, `mma d,
+/// a, b, c`. The fragments are brace vectors of [`crate::wmma::WmmaForm::registers`] registers
+/// (ptxas 13.5: "Argument vector size mismatch for instruction 'wmma.load.a'"), typed like
+/// `mma`'s ("Arguments mismatch" for an `.f32` register in an `.f16` fragment); the stride is a
+/// 32-bit integer ("stride is an optional 32-bit integer operand").
+fn wmma_slots(form: crate::wmma::WmmaForm, stride: bool) -> Vec<OperandSlot> {
+    use crate::wmma::{WmmaMatrix, WmmaOp};
+    let fragment = |name, matrix: WmmaMatrix, is_destination| OperandSlot {
+        name,
+        is_destination,
+        shape: SlotShape::Vector {
+            length: form.registers(matrix),
+            element: mma_register(form.element(matrix)),
+        },
+    };
+    let mut slots = match form.op {
+        WmmaOp::Load(matrix) => vec![fragment("r", matrix, true), address("p")],
+        WmmaOp::Store => vec![address("p"), fragment("r", WmmaMatrix::D, false)],
+        WmmaOp::Mma => {
+            return vec![
+                fragment("d", WmmaMatrix::D, true),
+                fragment("a", WmmaMatrix::A, false),
+                fragment("b", WmmaMatrix::B, false),
+                fragment("c", WmmaMatrix::C, false),
+            ];
+        }
+    };
+    if stride {
+        slots.push(fixed_u32("stride"));
+    }
+    slots
 }
 
 /// A register of an `ldmatrix`/`stmatrix` fragment ([`crate::layout::FRAGMENT`]).
@@ -716,6 +750,26 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             Ok(slots) => check_slots(&slots, operands),
             Err(violation) => vec![violation],
         };
+    }
+    if let OpForm::Wmma(wmma) = *form
+        && wmma.op != crate::wmma::WmmaOp::Mma
+    {
+        if !(2..=3).contains(&operands.len()) {
+            return vec![Violation::new(
+                RuleCode::OperandCount,
+                Location::Instruction,
+                format!(
+                    "wmma.{} takes 2 or 3 operands (the stride is optional), not {}",
+                    if matches!(wmma.op, crate::wmma::WmmaOp::Store) {
+                        "store"
+                    } else {
+                        "load"
+                    },
+                    operands.len()
+                ),
+            )];
+        }
+        return check_slots(&wmma_slots(wmma, operands.len() == 3), operands);
     }
     let Some(slots) = slots(form) else {
         return Vec::new();

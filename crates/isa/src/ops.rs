@@ -661,6 +661,9 @@ pub enum OpForm {
     /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (9.7.14.5.17): an 8x8 matrix of 16-bit
     /// elements transposed across the warp's registers.
     Movmatrix,
+    /// `wmma.load.{a,b,c}`, `wmma.store.d`, `wmma.mma` (9.7.14.4): the warp-collective matrix
+    /// load, store and multiply-accumulate of the WMMA family.
+    Wmma(crate::wmma::WmmaForm),
     /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}`
     /// (9.7.9.25.3.1), with `.L2::cache_hint` a cache-policy operand last.
     CpAsync {
@@ -887,6 +890,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Movmatrix => {
             crate::matrix::decode_matrix(opcode, modifiers).map(|_| OpForm::Movmatrix)
         }
+        Opcode::Wmma => crate::wmma::decode_wmma(modifiers).map(OpForm::Wmma),
         Opcode::Cp => decode_cp(modifiers),
         Opcode::Match => decode_match(modifiers),
         Opcode::Elect => {
@@ -1029,8 +1033,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Vsub
         | Opcode::Vsub2
         | Opcode::Vsub4
-        | Opcode::Wgmma
-        | Opcode::Wmma => Err(DecodeError::new(
+        | Opcode::Wgmma => Err(DecodeError::new(
             DecodeErrorKind::UnsupportedInstruction(opcode),
             None,
             "not supported by ptxsim yet (the instruction table knows its name only)",
@@ -4002,8 +4005,8 @@ mod tests {
             DecodeErrorKind::UnknownModifier
         );
         assert_eq!(
-            err(Opcode::Wmma, &["mma", "sync"]).kind,
-            DecodeErrorKind::UnsupportedInstruction(Opcode::Wmma)
+            err(Opcode::Wgmma, &["mma_async", "sync"]).kind,
+            DecodeErrorKind::UnsupportedInstruction(Opcode::Wgmma)
         );
         // ptxas 13.5: ".approx modifier required for instruction 'sin'", ".ftz modifier
         // required for instruction 'ex2.bf16'", "Modifier '.cc' applies only to addc integer

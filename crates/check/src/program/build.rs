@@ -1549,6 +1549,7 @@ impl<'m> Builder<'m> {
                 count(2)?;
                 self.matrix_memory(false, form, operands)?
             }
+            OpForm::Wmma(form) => self.wmma(form, operands)?,
             OpForm::Movmatrix => {
                 count(2)?;
                 let d = match &operands[0] {
@@ -1836,6 +1837,82 @@ impl<'m> Builder<'m> {
                 space,
                 address,
                 sources: self.vector_sources(&elements.value, Type::B32)?,
+            }
+        })
+    }
+
+    /// `wmma.load r, [p]{, stride}`, `wmma.store [p], r{, stride}`, `wmma.mma d, a, b, c`.
+    fn wmma(
+        &self,
+        form: ptxsim_isa::wmma::WmmaForm,
+        operands: &[Operand],
+    ) -> Result<InstructionKind, String> {
+        use ptxsim_isa::mma::MmaType;
+        use ptxsim_isa::wmma::{WmmaOp, WmmaSpace};
+        fn vector(operand: &Operand) -> Result<&[Operand], String> {
+            match operand {
+                Operand::Vector(elements) => Ok(&elements.value),
+                _ => Err("wmma's fragments are brace vectors".to_string()),
+            }
+        }
+        let source_type = |ty: MmaType| match ty {
+            MmaType::F64 => Type::F64,
+            MmaType::F32 => Type::F32,
+            _ => Type::B32,
+        };
+        let space = match form.space {
+            WmmaSpace::Generic => Space::Generic,
+            WmmaSpace::Global => Space::Global,
+            WmmaSpace::Shared => Space::Shared,
+        };
+        let destinations = |operand: &Operand| {
+            vector(operand)?
+                .iter()
+                .map(|element| self.destination(element))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let stride = |rest: &[Operand]| -> Result<Option<Source>, String> {
+            rest.first()
+                .map(|operand| self.source(operand, Type::U32))
+                .transpose()
+        };
+        Ok(match form.op {
+            WmmaOp::Load(_) => {
+                if !(2..=3).contains(&operands.len()) {
+                    return Err("wmma.load takes r, [p]{, stride}".into());
+                }
+                InstructionKind::WmmaLoad {
+                    form,
+                    space,
+                    d: destinations(&operands[0])?,
+                    address: self.memory_operand(&operands[1])?,
+                    stride: stride(&operands[2..])?,
+                }
+            }
+            WmmaOp::Store => {
+                if !(2..=3).contains(&operands.len()) {
+                    return Err("wmma.store takes [p], r{, stride}".into());
+                }
+                InstructionKind::WmmaStore {
+                    form,
+                    space,
+                    address: self.memory_operand(&operands[0])?,
+                    sources: self.vector_sources(vector(&operands[1])?, source_type(form.d))?,
+                    stride: stride(&operands[2..])?,
+                }
+            }
+            WmmaOp::Mma => {
+                if operands.len() != 4 {
+                    return Err("wmma.mma takes d, a, b, c".into());
+                }
+                let a = self.vector_sources(vector(&operands[1])?, source_type(form.a))?;
+                let b = self.vector_sources(vector(&operands[2])?, source_type(form.b))?;
+                let c = self.vector_sources(vector(&operands[3])?, source_type(form.c))?;
+                InstructionKind::WmmaMma {
+                    form,
+                    d: destinations(&operands[0])?,
+                    sources: [a, b, c],
+                }
             }
         })
     }

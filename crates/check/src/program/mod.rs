@@ -814,6 +814,45 @@ pub enum InstructionKind {
         /// `a`.
         a: Source,
     },
+    /// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}` (9.7.14.4.3):
+    /// every lane receives its fragment of the matrix at `p`. Warp-synchronous (all 32 lanes
+    /// must arrive).
+    WmmaLoad {
+        /// The matrix, shape, layout and type.
+        form: ptxsim_isa::wmma::WmmaForm,
+        /// `.global`, `.shared` or generic.
+        space: Space,
+        /// The fragment's registers.
+        d: Vec<Destination>,
+        /// `[p]`.
+        address: MemoryOperand,
+        /// The stride in elements (`None`: the default, the leading dimension).
+        stride: Option<Source>,
+    },
+    /// `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}` (9.7.14.4.4): the
+    /// inverse of [`InstructionKind::WmmaLoad`]. Warp-synchronous.
+    WmmaStore {
+        /// The shape, layout and type.
+        form: ptxsim_isa::wmma::WmmaForm,
+        /// `.global`, `.shared` or generic.
+        space: Space,
+        /// `[p]`.
+        address: MemoryOperand,
+        /// The fragment's registers (or immediates).
+        sources: Vec<Source>,
+        /// The stride in elements (`None`: the default).
+        stride: Option<Source>,
+    },
+    /// `wmma.mma.sync.aligned.alayout.blayout.shape.dtype...ctype d, a, b, c` (9.7.14.4.5):
+    /// warp-collective `D = A * B + C`. Warp-synchronous.
+    WmmaMma {
+        /// The shape and types.
+        form: ptxsim_isa::wmma::WmmaForm,
+        /// The registers of `d`.
+        d: Vec<Destination>,
+        /// The registers (or immediates) of `a`, `b` and `c`.
+        sources: [Vec<Source>; 3],
+    },
     /// `bar.warp.sync membermask` (9.7.13.2). Warp-synchronous.
     BarWarpSync {
         /// The membermask.
@@ -921,7 +960,10 @@ impl InstructionKind {
             | InstructionKind::Mma { .. }
             | InstructionKind::Ldmatrix { .. }
             | InstructionKind::Stmatrix { .. }
-            | InstructionKind::Movmatrix { .. } => Some(WarpSync::Converged),
+            | InstructionKind::Movmatrix { .. }
+            | InstructionKind::WmmaLoad { .. }
+            | InstructionKind::WmmaStore { .. }
+            | InstructionKind::WmmaMma { .. } => Some(WarpSync::Converged),
             InstructionKind::Redux { membermask, .. }
             | InstructionKind::Match { membermask, .. }
             | InstructionKind::Elect { membermask, .. }
@@ -951,7 +993,9 @@ impl InstructionKind {
             InstructionKind::Vote { destination, .. }
             | InstructionKind::Activemask { destination }
             | InstructionKind::Redux { destination, .. } => vec![destination.register],
-            InstructionKind::Mma { d, .. } => d.iter().map(|d| d.register).collect(),
+            InstructionKind::Mma { d, .. }
+            | InstructionKind::WmmaLoad { d, .. }
+            | InstructionKind::WmmaMma { d, .. } => d.iter().map(|d| d.register).collect(),
             InstructionKind::Ldmatrix { d, .. } => d.iter().flatten().map(|d| d.register).collect(),
             InstructionKind::Movmatrix { d, .. } => d.iter().map(|d| d.register).collect(),
             InstructionKind::Elect {
@@ -1015,6 +1059,9 @@ impl InstructionKind {
             | InstructionKind::Ldmatrix { .. }
             | InstructionKind::Stmatrix { .. }
             | InstructionKind::Movmatrix { .. }
+            | InstructionKind::WmmaLoad { .. }
+            | InstructionKind::WmmaStore { .. }
+            | InstructionKind::WmmaMma { .. }
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
             | InstructionKind::Bra { .. }

@@ -73,6 +73,7 @@ mod matrix;
 mod memory;
 mod operands;
 mod warp;
+mod wmma;
 
 /// Whether the instruction moved the threads' program counters itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -477,6 +478,23 @@ impl Executor<'_, '_> {
                 sources,
             } => self.stmatrix(instruction, lanes, *form, *space, *address, sources),
             InstructionKind::Movmatrix { d, a } => self.movmatrix(instruction, lanes, *d, *a),
+            InstructionKind::WmmaLoad {
+                form,
+                space,
+                d,
+                address,
+                stride,
+            } => self.wmma_load(instruction, lanes, form, *space, d, *address, *stride),
+            InstructionKind::WmmaStore {
+                form,
+                space,
+                address,
+                sources,
+                stride,
+            } => self.wmma_store(instruction, lanes, form, *space, *address, sources, *stride),
+            InstructionKind::WmmaMma { form, d, sources } => {
+                self.wmma_mma(instruction, lanes, form, d, sources)
+            }
             InstructionKind::BarWarpSync { .. } => {}
             InstructionKind::Call {
                 target,
