@@ -18,9 +18,14 @@ use ptxsim_isa::mma::MmaType;
 use ptxsim_isa::wmma::{WmmaForm, WmmaMatrix, decode_wmma};
 
 fn data() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/hardware/wmma/wmma.txt.xz"
+    read_xz("wmma.txt.xz")
+}
+
+/// A text file of `tests/hardware/wmma/`, xz-compressed.
+fn read_xz(name: &str) -> String {
+    let path = format!(
+        "{}/../../tests/hardware/wmma/{name}",
+        env!("CARGO_MANIFEST_DIR")
     );
     let packed = std::fs::read(path).expect("the wmma data");
     let mut out = Vec::new();
@@ -201,23 +206,27 @@ const HEADER: &str = ".version 8.0
 ";
 
 /// The kernel of a tile: load A (row), B (col), C (row) from global memory, mma, store D.
-fn tile_kernel(shape: &str, d: &str, a: &str, c: &str) -> (String, WmmaForm) {
-    let types = if a == "f16" {
+fn tile_kernel(shape: &str, d: &str, a: &str, c: &str, satfinite: bool) -> (String, WmmaForm) {
+    let mut types = if a == "f16" {
         vec![d, c]
     } else {
         vec![d, a, a, c]
     };
+    if satfinite {
+        types.push("satfinite");
+    }
     let mut modifiers = vec!["mma", "sync", "aligned", "row", "col", shape];
     modifiers.extend(&types);
+    let register = if a == "f64" { "f64" } else { "b32" };
     let form = decode_wmma(&modifiers).expect("a wmma.mma form");
     let n = |m| form.registers(m);
     let source = format!(
         "{HEADER}.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
 {{
-.reg .b32 %a<8>;
-.reg .b32 %b<8>;
-.reg .b32 %c<8>;
-.reg .b32 %d<8>;
+.reg .{register} %a<8>;
+.reg .{register} %b<8>;
+.reg .{register} %c<8>;
+.reg .{register} %d<8>;
 .reg .b64 %rd<5>;
 ld.param.u64 %rd1, [pa];
 ld.param.u64 %rd2, [pb];
@@ -250,7 +259,7 @@ fn measured_tiles_through_the_executor() {
         // `m16n16k16.f32.f16`: shape, C/D type, A/B type.
         let parts: Vec<&str> = tile.name.split('.').collect();
         let (shape, acc, input) = (parts[0], parts[1], parts[2]);
-        let (source, form) = tile_kernel(shape, acc, input, acc);
+        let (source, form) = tile_kernel(shape, acc, input, acc, false);
         let size = |ty: MmaType| (ty.bits() / 8) as usize;
         let d_size = size(form.d);
         let expected = bytes(&tile.d, d_size);
@@ -411,4 +420,49 @@ wmma.load.a.sync.aligned.row.m8n8k32.s4 {%x0}, [%rd1];
     let (message, line) = launch(&kernel(body), 32, vec![vec![0; 4096]]).unwrap_err();
     assert!(message.contains("not supported"), "{message}");
     assert_eq!(line, 15);
+}
+
+/// The second H100 probe (`scripts/hardware/wmma/wmma2.cu`, `tests/hardware/wmma/wmma2.txt.xz`):
+/// C and D of different types (`.f32` D from `.f16` C and the reverse), `.u8`, `.satfinite` with
+/// accumulators near the `.s32` limits, `.f64` `m8n8k4`, and the crafted `.bf16`/`.tf32` tiles
+/// whose tiny products show that the accumulator keeps no bit below 2^-158
+/// (`alu::mma::LOWEST_BIT`: of the floors 2^-150 .. 2^-171 only 2^-158 gives all 256 elements).
+/// Every D element through `wmma.load`/`wmma.mma`/`wmma.store` kernels, bit for bit.
+#[test]
+fn second_probe_tiles_through_the_executor() {
+    let all = tiles(&read_xz("wmma2.txt.xz"));
+    assert_eq!(all.len(), 28);
+    let mut failures = Vec::new();
+    for (number, tile) in all.iter().enumerate() {
+        // `m16n16k16.f32.f16.f16.f16[.satfinite]`: shape, D, A, B, C types.
+        let parts: Vec<&str> = tile.name.split('.').collect();
+        let (shape, d, a, c) = (parts[0], parts[1], parts[2], parts[4]);
+        let satfinite = parts.get(5) == Some(&"satfinite");
+        let (source, form) = tile_kernel(shape, d, a, c, satfinite);
+        let size = |ty: MmaType| (ty.bits() / 8) as usize;
+        let expected = bytes(&tile.d, size(form.d));
+        let out = launch(
+            &source,
+            32,
+            vec![
+                bytes(&tile.a, size(form.a)),
+                bytes(&tile.b, size(form.b)),
+                bytes(&tile.c, size(form.c)),
+                vec![0xa5; expected.len()],
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{}: {e:?}", tile.name));
+        let differing = out[3]
+            .chunks(size(form.d))
+            .zip(expected.chunks(size(form.d)))
+            .filter(|(x, y)| x != y)
+            .count();
+        if differing > 0 {
+            failures.push(format!(
+                "{} (tile {number}): {differing} elements differ",
+                tile.name
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -44,9 +44,13 @@ pub const FRACTION_BITS: i32 = 25;
 /// alone) cannot give; dropping the bits under `2^-158` gives exactly 155. Of the floors from
 /// `2^-150` to `2^-180`, only `2^-156` and `2^-158` keep every tile of every form matching
 /// (`2^-157` breaks one `.bf16` k8 tile, `2^-155` two, higher floors more `.bf16` and `.tf32`
-/// tiles; `2^-159` and below leave tile 269), so the data cannot tell those two apart. The
-/// floor binds only for `.bf16`/`.tf32` operands with an `.f32` accumulator: `.f16` and FP8
-/// products are never that small.
+/// tiles; `2^-159` and below leave tile 269), so the data could not tell those two apart. A
+/// targeted H100 measurement settles it (`scripts/hardware/wmma/wmma2.cu`, the `lowest-bit`
+/// tiles of `tests/hardware/wmma/wmma2.txt.xz`, `HMMA.16816.F32.BF16` and
+/// `HMMA.1684.F32.TF32`): `2^-134` plus one negative product `-(1 + i/16) 2^-(152 + j)` for
+/// 16 x 16 (i, j); of the floors `2^-150` .. `2^-171` only `2^-158` gives all 256 elements of
+/// both (`2^-157` and `2^-159`: 240). The floor binds only for `.bf16`/`.tf32` operands with an
+/// `.f32` accumulator: `.f16` and FP8 products are never that small.
 pub const LOWEST_BIT: i32 = -158;
 
 /// A decoded finite element: `(-1)^sign * significand * 2^(exponent - fraction_bits)`.
