@@ -506,6 +506,13 @@ fn stopped(error: &ExecError, location: Location) -> Stopped {
     }
 }
 
+/// The host's cores, asked once: `available_parallelism` reads the process's cgroup files on
+/// Linux each time (tens of microseconds, more than a small launch takes).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Runs every CTA of the device's grid. `trace` receives the trace lines (header, steps in CTA
 /// order, end); `progress` is told after each batch how many CTAs of how many have run.
 pub fn run_grid(
@@ -526,7 +533,7 @@ pub fn run_grid(
     let tracing = trace.is_some();
     let sequential = program.has_atomics || options.host_threads == 1;
     // More host threads than CTAs, or than a few per core, only cost start-up time (and memory).
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores();
     let useful = usize::try_from(total).unwrap_or(usize::MAX).min(4 * cores);
     let host_threads = match options.host_threads {
         0 => 0,
@@ -538,6 +545,9 @@ pub fn run_grid(
         0 if fit < cores => fit,
         n => n.min(fit),
     };
+    // One CTA, or one host thread, runs on the calling thread: a pool costs a few hundred
+    // microseconds to start, more than a small launch takes.
+    let sequential = sequential || total <= 1 || host_threads == 1;
     let pool = if sequential {
         None
     } else {
