@@ -14,7 +14,8 @@ use std::time::Instant;
 
 use ptxsim_exec::Outcome;
 use ptxsim_exec::api::{Error as ApiError, LaunchOptions, Module, Options};
-use ptxsim_exec::memory::DeviceMemory;
+use ptxsim_exec::ir::ConstVariable;
+use ptxsim_exec::memory::{CONST_WINDOW, DeviceMemory};
 use ptxsim_isa::Target;
 
 use crate::status::{CudaError, Failure};
@@ -92,13 +93,33 @@ struct Context {
     sticky: Option<CudaError>,
 }
 
-/// A loaded module: its checked kernels (shared with the cache) and its `.global` variables,
-/// which persist across its launches.
+/// A loaded module: its checked kernels (shared with the cache), its `.global` variables
+/// and its `.const` space, which persist across its launches.
 #[derive(Debug)]
 struct LoadedModule {
     context: u64,
     module: Arc<Module>,
     globals: DeviceMemory,
+    /// The `.const` space of its kernels (at generic addresses from `CONST_WINDOW`, which
+    /// `cuModuleGetGlobal` hands out), as the host last wrote it.
+    constants: Arc<Vec<u8>>,
+    /// Its `.const` variables.
+    const_variables: Vec<ConstVariable>,
+}
+
+impl LoadedModule {
+    /// Whether `len` bytes at `address` (a generic address in the `.const` window) lie in one
+    /// of its `.const` variables; their offset in the `.const` space.
+    fn constant_at(&self, address: u64, len: usize) -> Option<usize> {
+        let offset = address.checked_sub(CONST_WINDOW)?;
+        let end = offset.checked_add(len as u64)?;
+        self.const_variables
+            .iter()
+            .any(|v| v.address <= offset && end <= v.address.saturating_add(v.size))
+            .then_some(())
+            .and_then(|()| usize::try_from(offset).ok())
+            .filter(|&start| start.saturating_add(len) <= self.constants.len())
+    }
 }
 
 /// A kernel of a loaded module.
@@ -240,6 +261,19 @@ impl State {
         } else {
             Err(CudaError::InvalidHandle.into())
         }
+    }
+
+    /// The loaded module of the current context whose `.const` variables hold `len` bytes at
+    /// `address` (the most recently loaded one: modules' constants share addresses), and the
+    /// offset in its `.const` space.
+    fn constant_at(&mut self, address: u64, len: usize) -> CallResult<Option<(u64, usize)>> {
+        let context = self.current()?;
+        Ok(self
+            .modules
+            .iter()
+            .filter(|(_, module)| module.context == context)
+            .filter_map(|(handle, module)| Some((*handle, module.constant_at(address, len)?)))
+            .max_by_key(|(handle, _)| *handle))
     }
 
     /// Device memory holding `len` bytes at `address` in the current context: an allocation,
@@ -566,6 +600,13 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
         ));
     }
     let globals = module.globals();
+    // Every kernel of the module has the module's `.const` variables at the same addresses.
+    let (constants, const_variables) = module
+        .kernels()
+        .next()
+        .and_then(|entry| module.program(entry).ok())
+        .map(|program| (program.constants.clone(), program.const_variables.clone()))
+        .unwrap_or_default();
     let handle = state.handle();
     state.modules.insert(
         handle,
@@ -573,6 +614,8 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
             context,
             module,
             globals,
+            constants: Arc::new(constants),
+            const_variables,
         },
     );
     Ok(handle)
@@ -605,7 +648,10 @@ pub fn module_get_function(module: u64, name: &str) -> CallResult<u64> {
     Ok(handle)
 }
 
-/// `cuModuleGetGlobal`: the address and size of the module's `.global` variable `name`.
+/// `cuModuleGetGlobal`: the address and size of the module's `.global` or `.const` variable
+/// `name`. A `.const` variable's address is its generic address (what `cvta.const` gives):
+/// the host writes and reads it with `cuMemcpyHtoD`/`cuMemcpyDtoH`, and later launches of the
+/// module's kernels see what it wrote.
 pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
     let state = state();
     let loaded = state.module(module)?;
@@ -614,15 +660,22 @@ pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
         .kernels()
         .next()
         .and_then(|entry| loaded.module.program(entry).ok());
-    program
+    let global = program
         .and_then(|program| program.globals.iter().find(|g| g.name == name))
-        .map(|global| (global.address, global.size))
-        .ok_or_else(|| {
-            Failure::new(
-                CudaError::NotFound,
-                format!("the module has no .global variable `{name}`"),
-            )
-        })
+        .map(|global| (global.address, global.size));
+    let constant = || {
+        loaded
+            .const_variables
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| (CONST_WINDOW + c.address, c.size))
+    };
+    global.or_else(constant).ok_or_else(|| {
+        Failure::new(
+            CudaError::NotFound,
+            format!("the module has no .global or .const variable `{name}`"),
+        )
+    })
 }
 
 /// `cuModuleUnload`: the module and its kernels' handles.
@@ -690,6 +743,13 @@ pub fn copy_to_device(destination: u64, bytes: &[u8]) -> CallResult<()> {
     if bytes.is_empty() {
         return state.current().map(|_| ());
     }
+    if let Some((module, offset)) = state.constant_at(destination, bytes.len())? {
+        if let Some(loaded) = state.modules.get_mut(&module) {
+            let constants = Arc::make_mut(&mut loaded.constants);
+            constants[offset..offset + bytes.len()].copy_from_slice(bytes);
+        }
+        return Ok(());
+    }
     let memory = state.memory_at(destination, bytes.len())?;
     memory
         .write(destination, bytes)
@@ -701,6 +761,12 @@ pub fn copy_from_device(out: &mut [u8], source: u64) -> CallResult<()> {
     let mut state = state();
     if out.is_empty() {
         return state.current().map(|_| ());
+    }
+    if let Some((module, offset)) = state.constant_at(source, out.len())? {
+        if let Some(loaded) = state.modules.get(&module) {
+            out.copy_from_slice(&loaded.constants[offset..offset + out.len()]);
+        }
+        return Ok(());
     }
     let memory = state.memory_at(source, out.len())?;
     memory
@@ -810,6 +876,16 @@ pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
         return Err(CudaError::InvalidHandle.into());
     };
     let module = Arc::clone(&loaded.module);
+    // The module's `.const` space as the host wrote it (every kernel of the module has the
+    // same one).
+    let same_size = module
+        .program(&entry)
+        .is_ok_and(|program| program.constants.len() == loaded.constants.len());
+    let options = LaunchOptions {
+        constants: (same_size && !loaded.constants.is_empty())
+            .then(|| Arc::clone(&loaded.constants)),
+        ..options
+    };
     let result = module.launch_in(
         &entry,
         launch.grid,

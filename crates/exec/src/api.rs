@@ -186,6 +186,10 @@ pub struct LaunchOptions {
     /// and per CTA shared memory, registers, local and call parameters); a launch that does not
     /// fit is [`LaunchError::Memory`] before anything is allocated (see [`crate::budget`]).
     pub memory_limit: u64,
+    /// The `.const` space in place of the kernel's initial one (`None`): a CUDA driver's
+    /// module, whose `.const` variables the host may have written (`cuModuleGetGlobal`). It
+    /// should have the size of the program's [`crate::ir::Program::constants`].
+    pub constants: Option<Arc<Vec<u8>>>,
 }
 
 impl Default for LaunchOptions {
@@ -196,6 +200,7 @@ impl Default for LaunchOptions {
             host_threads: 0,
             host_memory: None,
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
+            constants: None,
         }
     }
 }
@@ -302,6 +307,9 @@ impl Module {
         if let Some(host) = &options.host_memory {
             device.global.map_host(Arc::clone(host));
         }
+        if let Some(constants) = &options.constants {
+            device.set_constants(Arc::clone(constants));
+        }
         let grid_options = GridOptions {
             host_threads: options.host_threads,
             ..GridOptions::default()
@@ -406,6 +414,9 @@ impl Module {
         device.global = GlobalMemory::lend(memories);
         if let Some(host) = &options.host_memory {
             device.global.map_host(Arc::clone(host));
+        }
+        if let Some(constants) = &options.constants {
+            device.set_constants(Arc::clone(constants));
         }
         let grid_options = GridOptions {
             host_threads: options.host_threads,
