@@ -167,6 +167,9 @@ pub enum Arg<'a> {
     /// A value as bits, cut to the parameter's size (1, 2, 4 or 8 bytes): gpuocelot's
     /// convention, where every argument is widened to 64 bits.
     Bits(u64),
+    /// The bytes of a parameter that is an array (`.param .align 8 .b8 s[16]`, a struct passed
+    /// by value): exactly the parameter's size.
+    Bytes(&'a [u8]),
 }
 
 /// How to run a launch.
@@ -483,6 +486,7 @@ fn arguments(program: &Program, args: &[Arg<'_>]) -> Vec<Argument> {
             Arg::S64(v) => scalar(Type::S64, *v as u64),
             Arg::F32(v) => scalar(Type::F32, u64::from(v.to_bits())),
             Arg::F64(v) => scalar(Type::F64, v.to_bits()),
+            Arg::Bytes(bytes) => Argument::Bytes(bytes.to_vec()),
             Arg::Bits(bits) => {
                 // The parameter's size decides; a parameter of another size (a byte array)
                 // is reported by `prepare` as a size mismatch of a .b64.

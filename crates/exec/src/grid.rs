@@ -182,13 +182,16 @@ pub enum Argument {
     Buffer(Vec<u8>),
     /// A global buffer with these initial bytes, already in words (see [`Words::read_from`]).
     Words(Words),
+    /// The value of a parameter that is an array (a struct passed by value): exactly its
+    /// bytes.
+    Bytes(Vec<u8>),
 }
 
 impl Argument {
     /// The length in bytes of a buffer argument.
     pub fn buffer_len(&self) -> Option<u64> {
         match self {
-            Argument::Scalar { .. } => None,
+            Argument::Scalar { .. } | Argument::Bytes(_) => None,
             Argument::Buffer(bytes) => Some(bytes.len() as u64),
             Argument::Words(words) => Some(words.len()),
         }
@@ -350,6 +353,22 @@ pub fn prepare_within<'p>(
                 }
                 (bits, bytes, None)
             }
+            Argument::Bytes(bytes) => {
+                if bytes.len() as u64 != param.bytes {
+                    return Err(error(format!(
+                        "argument {index} has {} bytes but parameter {index} `{}` has {}",
+                        bytes.len(),
+                        param.name,
+                        param.bytes
+                    )));
+                }
+                let start = usize::try_from(param.offset).unwrap_or(usize::MAX);
+                if let Some(slot) = params.get_mut(start..start.saturating_add(bytes.len())) {
+                    slot.copy_from_slice(&bytes);
+                }
+                addresses.push(None);
+                continue;
+            }
             Argument::Buffer(_) | Argument::Words(_) => {
                 if param.bytes != 8 {
                     return Err(error(format!(
@@ -363,7 +382,7 @@ pub fn prepare_within<'p>(
                 let words = match argument {
                     Argument::Words(words) => words,
                     Argument::Buffer(bytes) => Words::from_bytes(&bytes),
-                    Argument::Scalar { .. } => Words::default(),
+                    Argument::Scalar { .. } | Argument::Bytes(_) => Words::default(),
                 };
                 let address = device.global.add_words(format!("argument {index}"), words);
                 (address, 8, Some(address))
