@@ -1,4 +1,5 @@
-//! The driver's state and the calls on it, in safe Rust: one simulated device, contexts,
+//! The driver's state and the calls on it, in safe Rust: simulated devices (one, or
+//! `PTXSIM_DEVICE_COUNT`), contexts,
 //! modules (checked once per text), kernels, device memory (ptxsim's own, bounds-checked),
 //! streams and events. [`crate::ffi`] converts the C arguments and calls these.
 //!
@@ -8,14 +9,14 @@
 //! pointers; the library never dereferences them.
 
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use ptxsim_exec::Outcome;
 use ptxsim_exec::api::{Error as ApiError, LaunchOptions, Module, Options};
 use ptxsim_exec::ir::ConstVariable;
-use ptxsim_exec::memory::{CONST_WINDOW, DeviceMemory};
+use ptxsim_exec::memory::{ALLOCATION_BASE, CONST_WINDOW, DeviceMemory};
 use ptxsim_isa::Target;
 
 use crate::status::{CudaError, Failure};
@@ -42,6 +43,14 @@ pub const DEFAULT_DYNAMIC_SHARED: u64 = 48 * 1024;
 /// The most modules the content cache keeps; it starts over when full.
 pub const CACHE_ENTRIES: usize = 256;
 
+/// The most devices `PTXSIM_DEVICE_COUNT` may ask for.
+pub const MAX_DEVICES: i32 = 8;
+
+/// The addresses of each device's allocations: device `d` hands out addresses from
+/// `ALLOCATION_BASE + d * DEVICE_ADDRESS_SPAN` (1 TiB each), so that every device pointer
+/// names one device (unified addressing).
+pub const DEVICE_ADDRESS_SPAN: u64 = 1 << 40;
+
 /// The driver version `cuDriverGetVersion` reports (CUDA 12.8).
 pub const DRIVER_VERSION: i32 = 12080;
 
@@ -56,6 +65,8 @@ pub struct Settings {
     pub device_memory: u64,
     /// Host threads a launch of several CTAs runs on (`PTXSIM_HOST_THREADS`, 0: all cores).
     pub host_threads: usize,
+    /// The number of simulated devices (`PTXSIM_DEVICE_COUNT`, 1 to [`MAX_DEVICES`]).
+    pub device_count: i32,
 }
 
 impl Settings {
@@ -71,11 +82,19 @@ impl Settings {
                     .map_err(|_| format!("{name}=`{text}` is not a number"))
             })
         };
+        let device_count = number("PTXSIM_DEVICE_COUNT", 1)?;
+        let device_count = i32::try_from(device_count)
+            .ok()
+            .filter(|count| (1..=MAX_DEVICES).contains(count))
+            .ok_or_else(|| {
+                format!("PTXSIM_DEVICE_COUNT=`{device_count}`: 1 to {MAX_DEVICES} devices")
+            })?;
         Ok(Settings {
             target,
             max_steps: number("PTXSIM_MAX_STEPS", LaunchOptions::default().max_steps)?,
             device_memory: number("PTXSIM_DEVICE_MEMORY", DEFAULT_DEVICE_MEMORY)?,
             host_threads: usize::try_from(number("PTXSIM_HOST_THREADS", 0)?).unwrap_or(0),
+            device_count,
         })
     }
 
@@ -86,11 +105,25 @@ impl Settings {
     }
 }
 
-/// A context: the error that made it unusable, if any.
-#[derive(Debug, Default)]
+/// A context: its device, the contexts whose memory its kernels may reach
+/// (`cuCtxEnablePeerAccess`) and the error that made it unusable, if any.
+#[derive(Debug)]
 struct Context {
+    device: i32,
+    /// Peer contexts (on other devices) whose device's memory its kernels reach.
+    peers: HashSet<u64>,
     /// A sticky error (a kernel fault): every later call in the context returns it.
     sticky: Option<CudaError>,
+}
+
+impl Context {
+    fn on(device: i32) -> Self {
+        Self {
+            device,
+            peers: HashSet::new(),
+            sticky: None,
+        }
+    }
 }
 
 /// A loaded module: its checked kernels (shared with the cache), its `.global` variables
@@ -144,15 +177,16 @@ struct State {
     settings: Option<Settings>,
     next_handle: u64,
     contexts: HashMap<u64, Context>,
-    /// The primary context of the device, once retained.
-    primary: Option<u64>,
+    /// The primary context of each device, once retained.
+    primary: HashMap<i32, u64>,
     modules: HashMap<u64, LoadedModule>,
     functions: HashMap<u64, Function>,
     /// Streams, with their contexts.
     streams: HashMap<u64, u64>,
     events: HashMap<u64, Event>,
-    /// Every context's allocations, at process-wide unique addresses (unified addressing).
-    memory: DeviceMemory,
+    /// Each device's allocations (of all its contexts), indexed by device, at process-wide
+    /// unique addresses (unified addressing: [`DEVICE_ADDRESS_SPAN`]). Made by `cuInit`.
+    memory: Vec<DeviceMemory>,
     /// The context of each allocation, by its address.
     owners: HashMap<u64, u64>,
     /// Checked modules by their text (the content cache).
@@ -169,12 +203,12 @@ impl State {
             settings: None,
             next_handle: FIRST_HANDLE,
             contexts: HashMap::new(),
-            primary: None,
+            primary: HashMap::new(),
             modules: HashMap::new(),
             functions: HashMap::new(),
             streams: HashMap::new(),
             events: HashMap::new(),
-            memory: DeviceMemory::allocations(),
+            memory: Vec::new(),
             owners: HashMap::new(),
             cache: HashMap::new(),
             graphs: HashMap::new(),
@@ -216,6 +250,7 @@ impl State {
             None => Err(CudaError::InvalidContext.into()),
             Some(Context {
                 sticky: Some(error),
+                ..
             }) => Err((*error).into()),
             Some(_) => Ok(()),
         }
@@ -223,13 +258,35 @@ impl State {
 
     fn device(&self, ordinal: i32) -> CallResult<&Settings> {
         let settings = self.settings()?;
-        if ordinal != 0 {
+        if !(0..settings.device_count).contains(&ordinal) {
+            let count = settings.device_count;
             return Err(Failure::new(
                 CudaError::InvalidDevice,
-                format!("device {ordinal}: ptxsim simulates one device, 0"),
+                format!(
+                    "device {ordinal}: ptxsim simulates {count} device(s), 0 to {} \
+                     (PTXSIM_DEVICE_COUNT)",
+                    count - 1
+                ),
             ));
         }
         Ok(settings)
+    }
+
+    /// The device of context `handle` (which exists).
+    fn device_of(&self, handle: u64) -> CallResult<i32> {
+        self.contexts
+            .get(&handle)
+            .map(|context| context.device)
+            .ok_or(Failure::from(CudaError::InvalidContext))
+    }
+
+    /// The device whose allocations hold `address`, with the allocation's start, length and
+    /// name.
+    fn allocation(&self, address: u64) -> Option<(usize, (u64, u64, &str))> {
+        self.memory
+            .iter()
+            .enumerate()
+            .find_map(|(device, memory)| Some((device, memory.find(address)?)))
     }
 
     /// The loaded module of `handle`, in a usable context.
@@ -286,8 +343,8 @@ impl State {
                 .find(address)
                 .is_some_and(|(base, size, _)| address - base + len as u64 <= size)
         };
-        if fits(&self.memory) {
-            return Ok(&mut self.memory);
+        if let Some(device) = self.memory.iter().position(fits) {
+            return Ok(&mut self.memory[device]);
         }
         let newest = self
             .modules
@@ -338,6 +395,12 @@ pub fn init(flags: u32) -> CallResult<()> {
     if state.settings.is_none() {
         let settings = Settings::from_environment()
             .map_err(|message| Failure::new(CudaError::InvalidValue, message))?;
+        state.memory = (0..u64::from(settings.device_count.unsigned_abs()))
+            .map(|device| {
+                let start = ALLOCATION_BASE + device * DEVICE_ADDRESS_SPAN;
+                DeviceMemory::allocations_in(start..start + DEVICE_ADDRESS_SPAN)
+            })
+            .collect();
         state.settings = Some(settings);
     }
     Ok(())
@@ -354,10 +417,56 @@ pub fn device_get(ordinal: i32) -> CallResult<i32> {
     Ok(ordinal)
 }
 
-/// `cuDeviceGetCount`: one device.
+/// `cuDeviceGetCount`: `PTXSIM_DEVICE_COUNT` (1 unless set).
 pub fn device_count() -> CallResult<i32> {
-    state().settings()?;
-    Ok(1)
+    Ok(state().settings()?.device_count)
+}
+
+/// `cuDeviceCanAccessPeer`: whether kernels on `device` can reach `peer`'s memory once
+/// `cuCtxEnablePeerAccess` allows it: for any two distinct devices (not for a device and
+/// itself, as in CUDA).
+pub fn can_access_peer(device: i32, peer: i32) -> CallResult<bool> {
+    let state = state();
+    state.device(device)?;
+    state.device(peer)?;
+    Ok(device != peer)
+}
+
+/// `cuCtxEnablePeerAccess`: kernels of the current context reach the memory of
+/// `peer_context`'s device from now on.
+pub fn enable_peer_access(peer_context: u64, flags: u32) -> CallResult<()> {
+    let mut state = state();
+    let current = state.current()?;
+    if flags != 0 {
+        return Err(Failure::new(CudaError::InvalidValue, "flags must be 0"));
+    }
+    state.usable(peer_context)?;
+    if state.device_of(peer_context)? == state.device_of(current)? {
+        return Err(Failure::new(
+            CudaError::PeerAccessUnsupported,
+            "the peer context is on the current context's device",
+        ));
+    }
+    let Some(context) = state.contexts.get_mut(&current) else {
+        return Err(CudaError::InvalidContext.into());
+    };
+    if !context.peers.insert(peer_context) {
+        return Err(CudaError::PeerAccessAlreadyEnabled.into());
+    }
+    Ok(())
+}
+
+/// `cuCtxDisablePeerAccess`.
+pub fn disable_peer_access(peer_context: u64) -> CallResult<()> {
+    let mut state = state();
+    let current = state.current()?;
+    let Some(context) = state.contexts.get_mut(&current) else {
+        return Err(CudaError::InvalidContext.into());
+    };
+    if !context.peers.remove(&peer_context) {
+        return Err(CudaError::PeerAccessNotEnabled.into());
+    }
+    Ok(())
 }
 
 /// `cuDeviceGetName`.
@@ -425,7 +534,7 @@ pub fn context_create(device: i32) -> CallResult<u64> {
     let mut state = state();
     state.device(device)?;
     let handle = state.handle();
-    state.contexts.insert(handle, Context::default());
+    state.contexts.insert(handle, Context::on(device));
     push_current(handle);
     Ok(handle)
 }
@@ -434,12 +543,16 @@ pub fn context_create(device: i32) -> CallResult<u64> {
 pub fn primary_context(device: i32) -> CallResult<u64> {
     let mut state = state();
     state.device(device)?;
-    if let Some(handle) = state.primary.filter(|h| state.contexts.contains_key(h)) {
+    if let Some(&handle) = state
+        .primary
+        .get(&device)
+        .filter(|h| state.contexts.contains_key(h))
+    {
         return Ok(handle);
     }
     let handle = state.handle();
-    state.contexts.insert(handle, Context::default());
-    state.primary = Some(handle);
+    state.contexts.insert(handle, Context::on(device));
+    state.primary.insert(device, handle);
     Ok(handle)
 }
 
@@ -473,7 +586,12 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
         .collect();
     for address in allocations {
         state.owners.remove(&address);
-        state.memory.free(address);
+        for memory in &mut state.memory {
+            memory.free(address);
+        }
+    }
+    for context in state.contexts.values_mut() {
+        context.peers.remove(&handle);
     }
     BELOW.with(|below| below.borrow_mut().retain(|&context| context != handle));
     CURRENT.with(|current| {
@@ -528,10 +646,11 @@ pub fn context_get_current() -> CallResult<u64> {
     Ok(CURRENT.with(Cell::get))
 }
 
-/// `cuCtxGetDevice`.
+/// `cuCtxGetDevice`: the current context's device.
 pub fn context_get_device() -> CallResult<i32> {
-    state().current()?;
-    Ok(0)
+    let state = state();
+    let current = state.current()?;
+    state.device_of(current)
 }
 
 /// `cuCtxSynchronize`: nothing is pending; returns the context's sticky error, if any.
@@ -697,15 +816,22 @@ pub fn memory_allocate(bytes: u64) -> CallResult<u64> {
         return Err(Failure::new(CudaError::InvalidValue, "a size of 0 bytes"));
     }
     let limit = state.settings()?.device_memory;
-    let used = state.memory.allocated_bytes();
+    let device = state.device_of(context)?;
+    let memory = state
+        .memory
+        .get_mut(usize::try_from(device).unwrap_or(usize::MAX))
+        .ok_or(Failure::from(CudaError::InvalidDevice))?;
+    let used = memory.allocated_bytes();
     if used.saturating_add(bytes) > limit {
         return Err(Failure::new(
             CudaError::OutOfMemory,
-            format!("{bytes} bytes asked for, {used} of {limit} in use (PTXSIM_DEVICE_MEMORY)"),
+            format!(
+                "{bytes} bytes asked for, {used} of {limit} of device {device} in use \
+                 (PTXSIM_DEVICE_MEMORY)"
+            ),
         ));
     }
-    let address = state
-        .memory
+    let address = memory
         .allocate(format!("cuMemAlloc of {bytes} bytes"), bytes)
         .ok_or(Failure::from(CudaError::OutOfMemory))?;
     state.owners.insert(address, context);
@@ -725,16 +851,23 @@ pub fn memory_free(address: u64) -> CallResult<()> {
             format!("{address:#x} is not the start of a device allocation"),
         ));
     }
-    state.memory.free(address);
+    for memory in &mut state.memory {
+        memory.free(address);
+    }
     Ok(())
 }
 
-/// `cuMemGetInfo`: free and total device memory.
+/// `cuMemGetInfo`: free and total memory of the current context's device.
 pub fn memory_info() -> CallResult<(u64, u64)> {
     let state = state();
-    state.current()?;
+    let context = state.current()?;
     let total = state.settings()?.device_memory;
-    Ok((total.saturating_sub(state.memory.allocated_bytes()), total))
+    let device = usize::try_from(state.device_of(context)?).unwrap_or(usize::MAX);
+    let used = state
+        .memory
+        .get(device)
+        .map_or(0, DeviceMemory::allocated_bytes);
+    Ok((total.saturating_sub(used), total))
 }
 
 /// `cuMemcpyHtoD` (copying no bytes does nothing).
@@ -780,6 +913,25 @@ pub fn copy_on_device(destination: u64, source: u64, bytes: u64) -> CallResult<(
     let mut staging = vec![0u8; len];
     copy_from_device(&mut staging, source)?;
     copy_to_device(destination, &staging)
+}
+
+/// `cuMemcpyPeer`: `bytes` from `source` (in `source_context`) to `destination` (in
+/// `destination_context`). Addresses are unified, so this is `cuMemcpyDtoD` once both contexts
+/// are checked.
+pub fn copy_peer(
+    destination: u64,
+    destination_context: u64,
+    source: u64,
+    source_context: u64,
+    bytes: u64,
+) -> CallResult<()> {
+    {
+        let state = state();
+        state.current()?;
+        state.usable(destination_context)?;
+        state.usable(source_context)?;
+    }
+    copy_on_device(destination, source, bytes)
 }
 
 /// `cuMemsetD8/D16/D32`: `count` copies of `pattern` from `destination`.
@@ -836,16 +988,30 @@ pub struct Launch<'a> {
 /// `cuLaunchKernel`: runs the kernel to completion. A fault of the kernel is a sticky error
 /// of the context, with the faulting instruction's line and column in the message.
 pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
+    launch_on(launch, false)
+}
+
+/// A kernel node of a CUDA graph (`cuGraphLaunch`): as [`launch`], but the kernel runs on its
+/// own context, which need not be the current one: a graph may hold kernels of several
+/// devices (tinygrad's graphs of multi-device tensors do), each running on its device.
+pub fn launch_node(launch: &Launch<'_>) -> CallResult<()> {
+    launch_on(launch, true)
+}
+
+/// [`launch`] (`own_context` false: the kernel must belong to the current context) or
+/// [`launch_node`] (true: it runs on the context of its module).
+fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let mut state = state();
-    let context = state.current()?;
+    let current = state.current()?;
     state.stream(launch.stream)?;
     let (function, loaded) = state.function(launch.function)?;
-    if loaded.context != context {
+    if loaded.context != current && !own_context {
         return Err(Failure::new(
             CudaError::InvalidContext,
             "the kernel belongs to another context",
         ));
     }
+    let context = loaded.context;
     let dynamic_shared = u64::from(launch.dynamic_shared);
     if dynamic_shared > function.max_dynamic_shared {
         return Err(Failure::new(
@@ -869,9 +1035,26 @@ pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         ..LaunchOptions::default()
     };
+    // The memory of the context's device, and of the devices of the peer contexts it enabled.
+    let reachable: HashSet<i32> = {
+        let current = state
+            .contexts
+            .get(&context)
+            .ok_or(Failure::from(CudaError::InvalidContext))?;
+        let peers = current.peers.iter();
+        std::iter::once(current.device)
+            .chain(peers.filter_map(|peer| state.contexts.get(peer).map(|c| c.device)))
+            .collect()
+    };
     let State {
         modules, memory, ..
     } = &mut *state;
+    let mut memories: Vec<&mut DeviceMemory> = memory
+        .iter_mut()
+        .enumerate()
+        .filter(|(device, _)| i32::try_from(*device).is_ok_and(|d| reachable.contains(&d)))
+        .map(|(_, memory)| memory)
+        .collect();
     let Some(loaded) = modules.get_mut(&module_handle) else {
         return Err(CudaError::InvalidHandle.into());
     };
@@ -886,12 +1069,13 @@ pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
             .then(|| Arc::clone(&loaded.constants)),
         ..options
     };
+    memories.push(&mut loaded.globals);
     let result = module.launch_in(
         &entry,
         launch.grid,
         launch.block,
         launch.params,
-        &mut [memory, &mut loaded.globals],
+        &mut memories,
         &options,
     );
     let failure = match result {
@@ -1131,7 +1315,7 @@ pub enum PointerValue {
 pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValue> {
     let state = state();
     state.settings()?;
-    let (base, len, _) = state.memory.find(address).ok_or_else(|| {
+    let (device, (base, len, _)) = state.allocation(address).ok_or_else(|| {
         Failure::new(
             CudaError::InvalidValue,
             format!("{address:#x} is not in a device allocation"),
@@ -1143,7 +1327,7 @@ pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValu
         2 => PointerValue::U32(2),
         3 => PointerValue::U64(address),
         7 | 11 => PointerValue::U64(base),
-        9 => PointerValue::I32(0),
+        9 => PointerValue::I32(i32::try_from(device).unwrap_or(0)),
         12 => PointerValue::U64(len),
         _ => {
             return Err(Failure::new(

@@ -526,6 +526,18 @@ impl DeviceMemory {
         }
     }
 
+    /// No allocations yet; [`DeviceMemory::allocate`] hands out addresses in `range` (which
+    /// should lie at or above [`ALLOCATION_BASE`], away from the module's variables), as
+    /// [`DeviceMemory::allocations`] does from [`ALLOCATION_BASE`]. Memories of disjoint ranges
+    /// can be lent to one launch together (a CUDA driver's devices).
+    pub fn allocations_in(range: std::ops::Range<u64>) -> Self {
+        Self {
+            buffers: Vec::new(),
+            range,
+            last: None,
+        }
+    }
+
     /// A module's `.global` variables, at the addresses its program gives them, with their
     /// initial bytes.
     pub fn globals(variables: &[ptxsim_check::program::GlobalVariable]) -> Self {
