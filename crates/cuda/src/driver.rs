@@ -1,7 +1,6 @@
 //! The driver's state and the calls on it, in safe Rust: simulated devices (one, or
-//! `PTXSIM_DEVICE_COUNT`), contexts,
-//! modules (checked once per text), kernels, device memory (ptxsim's own, bounds-checked),
-//! streams and events. [`crate::ffi`] converts the C arguments and calls these.
+//! `PTXSIM_DEVICE_COUNT`), contexts, modules (checked once per text), kernels, device memory
+//! (ptxsim's own, bounds-checked), streams and events. [`crate::ffi`] converts the C arguments and calls these.
 //!
 //! Everything runs synchronously: a launch or a copy has finished when its call returns, so
 //! streams and events only keep order trivially (an event records the time of its call).
@@ -146,12 +145,12 @@ impl LoadedModule {
     fn constant_at(&self, address: u64, len: usize) -> Option<usize> {
         let offset = address.checked_sub(CONST_WINDOW)?;
         let end = offset.checked_add(len as u64)?;
-        self.const_variables
+        let inside = self
+            .const_variables
             .iter()
-            .any(|v| v.address <= offset && end <= v.address.saturating_add(v.size))
-            .then_some(())
-            .and_then(|()| usize::try_from(offset).ok())
-            .filter(|&start| start.saturating_add(len) <= self.constants.len())
+            .any(|v| v.address <= offset && end <= v.address.saturating_add(v.size));
+        let start = usize::try_from(offset).ok()?;
+        (inside && start.saturating_add(len) <= self.constants.len()).then_some(start)
     }
 }
 
