@@ -93,9 +93,11 @@ class Module:
         kernel gets its address, and its bytes are copied back after the launch, also when the
         kernel faults (read-only buffers are inputs only). A number is converted to the
         parameter's type: integers for integer and bit types (OverflowError out of range), any
-        real number for .f16/.bf16/.f32/.f64 (rounded to nearest even). ``shared`` is the
+        real number for .f16/.bf16/.f32/.f64 (rounded to nearest even). A byte-array
+        parameter (``.param .align 8 .b8 s[16]``, a struct passed by value) takes a buffer of
+        exactly its size (bytes, a numpy structured scalar), an input only. ``shared`` is the
         dynamic shared memory per CTA in bytes; ``max_steps`` the step limit of each thread.
 
         Raises LaunchError when a thread stops (trap, bad address, step limit, unsupported
-        instruction), ValueError for an unknown kernel or a bad grid, TypeError for arguments
-        that do not fit the parameters."""
+        instruction), ValueError for an unknown kernel, a bad grid or bytes of the wrong size,
+        TypeError for arguments that do not fit the parameters."""

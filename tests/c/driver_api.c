@@ -202,6 +202,26 @@ static const char *counter_ptx =
     "    ret;\n"
     "}\n";
 
+/* out[0] = k, out[1] = tail[1] (one thread): .const variables the host sets through
+ * cuModuleGetGlobal and cuMemcpyHtoD. k is at offset 0 of the constant bank, tail at 8. */
+static const char *constant_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .const .align 4 .u32 k = 7;\n"
+    ".visible .const .align 8 .u32 tail[2];\n"
+    ".visible .entry read_k(.param .u64 out)\n"
+    "{\n"
+    "    .reg .b32 %r<3>;\n"
+    "    .reg .b64 %rd<2>;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    ld.const.u32 %r1, [k];\n"
+    "    ld.const.u32 %r2, [tail+4];\n"
+    "    st.global.u32 [%rd1], %r1;\n"
+    "    st.global.u32 [%rd1+4], %r2;\n"
+    "    ret;\n"
+    "}\n";
+
 /* Stores 1 at p + off (one thread). The store is line 11, column 5. */
 static const char *poke_ptx =
     ".version 8.0\n"
@@ -451,6 +471,42 @@ int main(int argc, char **argv) {
               CUDA_ERROR_NOT_FOUND,
           "unknown global");
     OK(cuModuleUnload(counter_module));
+
+    /* A .const variable: its address from cuModuleGetGlobal; what cuMemcpyHtoD writes there is
+     * what the next launches read, and cuMemcpyDtoH reads it back. */
+    {
+        CUmodule constant_module = NULL;
+        CUfunction read_k = NULL;
+        OK(cuModuleLoadData(&constant_module, constant_ptx));
+        OK(cuModuleGetFunction(&read_k, constant_module, "read_k"));
+        CUdeviceptr d_k = 0, d_tail = 0, d_pair = 0;
+        size_t k_size = 0, tail_size = 0;
+        OK(cuModuleGetGlobal_v2(&d_k, &k_size, constant_module, "k"));
+        OK(cuModuleGetGlobal_v2(&d_tail, &tail_size, constant_module, "tail"));
+        CHECK(k_size == 4 && tail_size == 8, "k has %zu bytes, tail %zu", k_size, tail_size);
+        CHECK(d_tail == d_k + 8, "tail at k + %lld", (long long)(d_tail - d_k));
+        OK(cuMemAlloc_v2(&d_pair, 8));
+        void *pair_params[] = {&d_pair};
+        uint32_t pair[2] = {0, 0};
+        OK(cuLaunchKernel(read_k, 1, 1, 1, 1, 1, 1, 0, NULL, pair_params, NULL));
+        OK(cuMemcpyDtoH_v2(pair, d_pair, 8));
+        CHECK(pair[0] == 7 && pair[1] == 0, "initial constants %u %u", pair[0], pair[1]);
+        uint32_t k = 0xdeadbeef, tail1 = 5, back = 0;
+        OK(cuMemcpyHtoD_v2(d_k, &k, 4));
+        OK(cuMemcpyHtoD_v2(d_tail + 4, &tail1, 4));
+        OK(cuLaunchKernel(read_k, 1, 1, 1, 1, 1, 1, 0, NULL, pair_params, NULL));
+        OK(cuMemcpyDtoH_v2(pair, d_pair, 8));
+        CHECK(pair[0] == 0xdeadbeef && pair[1] == 5, "constants set by the host: %#x %u",
+              pair[0], pair[1]);
+        OK(cuMemcpyDtoH_v2(&back, d_k, 4));
+        CHECK(back == 0xdeadbeef, "k read back: %#x", back);
+        /* Bytes 4..8 of the bank belong to no variable. */
+        uint64_t wide = 0;
+        CHECK(cuMemcpyHtoD_v2(d_k, &wide, 8) == CUDA_ERROR_INVALID_VALUE,
+              "a copy past the end of k");
+        OK(cuMemFree_v2(d_pair));
+        OK(cuModuleUnload(constant_module));
+    }
     OK(cuModuleUnload(reverse_module));
 
     /* A CUDA graph as tinygrad's runtime/graph/cuda.py builds one: a kernel node with `extra`

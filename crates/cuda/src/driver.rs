@@ -1,6 +1,6 @@
-//! The driver's state and the calls on it, in safe Rust: one simulated device, contexts,
-//! modules (checked once per text), kernels, device memory (ptxsim's own, bounds-checked),
-//! streams and events. [`crate::ffi`] converts the C arguments and calls these.
+//! The driver's state and the calls on it, in safe Rust: simulated devices (one, or
+//! `PTXSIM_DEVICE_COUNT`), contexts, modules (checked once per text), kernels, device memory
+//! (ptxsim's own, bounds-checked), streams and events. [`crate::ffi`] converts the C arguments and calls these.
 //!
 //! Everything runs synchronously: a launch or a copy has finished when its call returns, so
 //! streams and events only keep order trivially (an event records the time of its call).
@@ -8,13 +8,14 @@
 //! pointers; the library never dereferences them.
 
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use ptxsim_exec::Outcome;
 use ptxsim_exec::api::{Error as ApiError, LaunchOptions, Module, Options};
-use ptxsim_exec::memory::DeviceMemory;
+use ptxsim_exec::ir::ConstVariable;
+use ptxsim_exec::memory::{ALLOCATION_BASE, CONST_WINDOW, DeviceMemory};
 use ptxsim_isa::Target;
 
 use crate::status::{CudaError, Failure};
@@ -41,6 +42,14 @@ pub const DEFAULT_DYNAMIC_SHARED: u64 = 48 * 1024;
 /// The most modules the content cache keeps; it starts over when full.
 pub const CACHE_ENTRIES: usize = 256;
 
+/// The most devices `PTXSIM_DEVICE_COUNT` may ask for.
+pub const MAX_DEVICES: i32 = 8;
+
+/// The addresses of each device's allocations: device `d` hands out addresses from
+/// `ALLOCATION_BASE + d * DEVICE_ADDRESS_SPAN` (1 TiB each), so that every device pointer
+/// names one device (unified addressing).
+pub const DEVICE_ADDRESS_SPAN: u64 = 1 << 40;
+
 /// The driver version `cuDriverGetVersion` reports (CUDA 12.8).
 pub const DRIVER_VERSION: i32 = 12080;
 
@@ -55,6 +64,8 @@ pub struct Settings {
     pub device_memory: u64,
     /// Host threads a launch of several CTAs runs on (`PTXSIM_HOST_THREADS`, 0: all cores).
     pub host_threads: usize,
+    /// The number of simulated devices (`PTXSIM_DEVICE_COUNT`, 1 to [`MAX_DEVICES`]).
+    pub device_count: i32,
 }
 
 impl Settings {
@@ -70,11 +81,19 @@ impl Settings {
                     .map_err(|_| format!("{name}=`{text}` is not a number"))
             })
         };
+        let device_count = number("PTXSIM_DEVICE_COUNT", 1)?;
+        let device_count = i32::try_from(device_count)
+            .ok()
+            .filter(|count| (1..=MAX_DEVICES).contains(count))
+            .ok_or_else(|| {
+                format!("PTXSIM_DEVICE_COUNT=`{device_count}`: 1 to {MAX_DEVICES} devices")
+            })?;
         Ok(Settings {
             target,
             max_steps: number("PTXSIM_MAX_STEPS", LaunchOptions::default().max_steps)?,
             device_memory: number("PTXSIM_DEVICE_MEMORY", DEFAULT_DEVICE_MEMORY)?,
             host_threads: usize::try_from(number("PTXSIM_HOST_THREADS", 0)?).unwrap_or(0),
+            device_count,
         })
     }
 
@@ -85,20 +104,54 @@ impl Settings {
     }
 }
 
-/// A context: the error that made it unusable, if any.
-#[derive(Debug, Default)]
+/// A context: its device, the contexts whose memory its kernels may reach
+/// (`cuCtxEnablePeerAccess`) and the error that made it unusable, if any.
+#[derive(Debug)]
 struct Context {
+    device: i32,
+    /// Peer contexts (on other devices) whose device's memory its kernels reach.
+    peers: HashSet<u64>,
     /// A sticky error (a kernel fault): every later call in the context returns it.
     sticky: Option<CudaError>,
 }
 
-/// A loaded module: its checked kernels (shared with the cache) and its `.global` variables,
-/// which persist across its launches.
+impl Context {
+    fn on(device: i32) -> Self {
+        Self {
+            device,
+            peers: HashSet::new(),
+            sticky: None,
+        }
+    }
+}
+
+/// A loaded module: its checked kernels (shared with the cache), its `.global` variables
+/// and its `.const` space, which persist across its launches.
 #[derive(Debug)]
 struct LoadedModule {
     context: u64,
     module: Arc<Module>,
     globals: DeviceMemory,
+    /// The `.const` space of its kernels (at generic addresses from `CONST_WINDOW`, which
+    /// `cuModuleGetGlobal` hands out), as the host last wrote it.
+    constants: Arc<Vec<u8>>,
+    /// Its `.const` variables.
+    const_variables: Vec<ConstVariable>,
+}
+
+impl LoadedModule {
+    /// Whether `len` bytes at `address` (a generic address in the `.const` window) lie in one
+    /// of its `.const` variables; their offset in the `.const` space.
+    fn constant_at(&self, address: u64, len: usize) -> Option<usize> {
+        let offset = address.checked_sub(CONST_WINDOW)?;
+        let end = offset.checked_add(len as u64)?;
+        let inside = self
+            .const_variables
+            .iter()
+            .any(|v| v.address <= offset && end <= v.address.saturating_add(v.size));
+        let start = usize::try_from(offset).ok()?;
+        (inside && start.saturating_add(len) <= self.constants.len()).then_some(start)
+    }
 }
 
 /// A kernel of a loaded module.
@@ -123,15 +176,16 @@ struct State {
     settings: Option<Settings>,
     next_handle: u64,
     contexts: HashMap<u64, Context>,
-    /// The primary context of the device, once retained.
-    primary: Option<u64>,
+    /// The primary context of each device, once retained.
+    primary: HashMap<i32, u64>,
     modules: HashMap<u64, LoadedModule>,
     functions: HashMap<u64, Function>,
     /// Streams, with their contexts.
     streams: HashMap<u64, u64>,
     events: HashMap<u64, Event>,
-    /// Every context's allocations, at process-wide unique addresses (unified addressing).
-    memory: DeviceMemory,
+    /// Each device's allocations (of all its contexts), indexed by device, at process-wide
+    /// unique addresses (unified addressing: [`DEVICE_ADDRESS_SPAN`]). Made by `cuInit`.
+    memory: Vec<DeviceMemory>,
     /// The context of each allocation, by its address.
     owners: HashMap<u64, u64>,
     /// Checked modules by their text (the content cache).
@@ -148,12 +202,12 @@ impl State {
             settings: None,
             next_handle: FIRST_HANDLE,
             contexts: HashMap::new(),
-            primary: None,
+            primary: HashMap::new(),
             modules: HashMap::new(),
             functions: HashMap::new(),
             streams: HashMap::new(),
             events: HashMap::new(),
-            memory: DeviceMemory::allocations(),
+            memory: Vec::new(),
             owners: HashMap::new(),
             cache: HashMap::new(),
             graphs: HashMap::new(),
@@ -195,6 +249,7 @@ impl State {
             None => Err(CudaError::InvalidContext.into()),
             Some(Context {
                 sticky: Some(error),
+                ..
             }) => Err((*error).into()),
             Some(_) => Ok(()),
         }
@@ -202,13 +257,35 @@ impl State {
 
     fn device(&self, ordinal: i32) -> CallResult<&Settings> {
         let settings = self.settings()?;
-        if ordinal != 0 {
+        if !(0..settings.device_count).contains(&ordinal) {
+            let count = settings.device_count;
             return Err(Failure::new(
                 CudaError::InvalidDevice,
-                format!("device {ordinal}: ptxsim simulates one device, 0"),
+                format!(
+                    "device {ordinal}: ptxsim simulates {count} device(s), 0 to {} \
+                     (PTXSIM_DEVICE_COUNT)",
+                    count - 1
+                ),
             ));
         }
         Ok(settings)
+    }
+
+    /// The device of context `handle` (which exists).
+    fn device_of(&self, handle: u64) -> CallResult<i32> {
+        self.contexts
+            .get(&handle)
+            .map(|context| context.device)
+            .ok_or(Failure::from(CudaError::InvalidContext))
+    }
+
+    /// The device whose allocations hold `address`, with the allocation's start, length and
+    /// name.
+    fn allocation(&self, address: u64) -> Option<(usize, (u64, u64, &str))> {
+        self.memory
+            .iter()
+            .enumerate()
+            .find_map(|(device, memory)| Some((device, memory.find(address)?)))
     }
 
     /// The loaded module of `handle`, in a usable context.
@@ -242,6 +319,19 @@ impl State {
         }
     }
 
+    /// The loaded module of the current context whose `.const` variables hold `len` bytes at
+    /// `address` (the most recently loaded one: modules' constants share addresses), and the
+    /// offset in its `.const` space.
+    fn constant_at(&mut self, address: u64, len: usize) -> CallResult<Option<(u64, usize)>> {
+        let context = self.current()?;
+        Ok(self
+            .modules
+            .iter()
+            .filter(|(_, module)| module.context == context)
+            .filter_map(|(handle, module)| Some((*handle, module.constant_at(address, len)?)))
+            .max_by_key(|(handle, _)| *handle))
+    }
+
     /// Device memory holding `len` bytes at `address` in the current context: an allocation,
     /// or the `.global` variables of a module (the most recently loaded one with a variable
     /// there: modules' variables share addresses).
@@ -252,8 +342,8 @@ impl State {
                 .find(address)
                 .is_some_and(|(base, size, _)| address - base + len as u64 <= size)
         };
-        if fits(&self.memory) {
-            return Ok(&mut self.memory);
+        if let Some(device) = self.memory.iter().position(fits) {
+            return Ok(&mut self.memory[device]);
         }
         let newest = self
             .modules
@@ -304,6 +394,12 @@ pub fn init(flags: u32) -> CallResult<()> {
     if state.settings.is_none() {
         let settings = Settings::from_environment()
             .map_err(|message| Failure::new(CudaError::InvalidValue, message))?;
+        state.memory = (0..u64::from(settings.device_count.unsigned_abs()))
+            .map(|device| {
+                let start = ALLOCATION_BASE + device * DEVICE_ADDRESS_SPAN;
+                DeviceMemory::allocations_in(start..start + DEVICE_ADDRESS_SPAN)
+            })
+            .collect();
         state.settings = Some(settings);
     }
     Ok(())
@@ -320,10 +416,56 @@ pub fn device_get(ordinal: i32) -> CallResult<i32> {
     Ok(ordinal)
 }
 
-/// `cuDeviceGetCount`: one device.
+/// `cuDeviceGetCount`: `PTXSIM_DEVICE_COUNT` (1 unless set).
 pub fn device_count() -> CallResult<i32> {
-    state().settings()?;
-    Ok(1)
+    Ok(state().settings()?.device_count)
+}
+
+/// `cuDeviceCanAccessPeer`: whether kernels on `device` can reach `peer`'s memory once
+/// `cuCtxEnablePeerAccess` allows it: for any two distinct devices (not for a device and
+/// itself, as in CUDA).
+pub fn can_access_peer(device: i32, peer: i32) -> CallResult<bool> {
+    let state = state();
+    state.device(device)?;
+    state.device(peer)?;
+    Ok(device != peer)
+}
+
+/// `cuCtxEnablePeerAccess`: kernels of the current context reach the memory of
+/// `peer_context`'s device from now on.
+pub fn enable_peer_access(peer_context: u64, flags: u32) -> CallResult<()> {
+    let mut state = state();
+    let current = state.current()?;
+    if flags != 0 {
+        return Err(Failure::new(CudaError::InvalidValue, "flags must be 0"));
+    }
+    state.usable(peer_context)?;
+    if state.device_of(peer_context)? == state.device_of(current)? {
+        return Err(Failure::new(
+            CudaError::PeerAccessUnsupported,
+            "the peer context is on the current context's device",
+        ));
+    }
+    let Some(context) = state.contexts.get_mut(&current) else {
+        return Err(CudaError::InvalidContext.into());
+    };
+    if !context.peers.insert(peer_context) {
+        return Err(CudaError::PeerAccessAlreadyEnabled.into());
+    }
+    Ok(())
+}
+
+/// `cuCtxDisablePeerAccess`.
+pub fn disable_peer_access(peer_context: u64) -> CallResult<()> {
+    let mut state = state();
+    let current = state.current()?;
+    let Some(context) = state.contexts.get_mut(&current) else {
+        return Err(CudaError::InvalidContext.into());
+    };
+    if !context.peers.remove(&peer_context) {
+        return Err(CudaError::PeerAccessNotEnabled.into());
+    }
+    Ok(())
 }
 
 /// `cuDeviceGetName`.
@@ -391,7 +533,7 @@ pub fn context_create(device: i32) -> CallResult<u64> {
     let mut state = state();
     state.device(device)?;
     let handle = state.handle();
-    state.contexts.insert(handle, Context::default());
+    state.contexts.insert(handle, Context::on(device));
     push_current(handle);
     Ok(handle)
 }
@@ -400,12 +542,16 @@ pub fn context_create(device: i32) -> CallResult<u64> {
 pub fn primary_context(device: i32) -> CallResult<u64> {
     let mut state = state();
     state.device(device)?;
-    if let Some(handle) = state.primary.filter(|h| state.contexts.contains_key(h)) {
+    if let Some(&handle) = state
+        .primary
+        .get(&device)
+        .filter(|h| state.contexts.contains_key(h))
+    {
         return Ok(handle);
     }
     let handle = state.handle();
-    state.contexts.insert(handle, Context::default());
-    state.primary = Some(handle);
+    state.contexts.insert(handle, Context::on(device));
+    state.primary.insert(device, handle);
     Ok(handle)
 }
 
@@ -439,7 +585,12 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
         .collect();
     for address in allocations {
         state.owners.remove(&address);
-        state.memory.free(address);
+        for memory in &mut state.memory {
+            memory.free(address);
+        }
+    }
+    for context in state.contexts.values_mut() {
+        context.peers.remove(&handle);
     }
     BELOW.with(|below| below.borrow_mut().retain(|&context| context != handle));
     CURRENT.with(|current| {
@@ -494,10 +645,11 @@ pub fn context_get_current() -> CallResult<u64> {
     Ok(CURRENT.with(Cell::get))
 }
 
-/// `cuCtxGetDevice`.
+/// `cuCtxGetDevice`: the current context's device.
 pub fn context_get_device() -> CallResult<i32> {
-    state().current()?;
-    Ok(0)
+    let state = state();
+    let current = state.current()?;
+    state.device_of(current)
 }
 
 /// `cuCtxSynchronize`: nothing is pending; returns the context's sticky error, if any.
@@ -566,6 +718,13 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
         ));
     }
     let globals = module.globals();
+    // Every kernel of the module has the module's `.const` variables at the same addresses.
+    let (constants, const_variables) = module
+        .kernels()
+        .next()
+        .and_then(|entry| module.program(entry).ok())
+        .map(|program| (program.constants.clone(), program.const_variables.clone()))
+        .unwrap_or_default();
     let handle = state.handle();
     state.modules.insert(
         handle,
@@ -573,6 +732,8 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
             context,
             module,
             globals,
+            constants: Arc::new(constants),
+            const_variables,
         },
     );
     Ok(handle)
@@ -605,7 +766,10 @@ pub fn module_get_function(module: u64, name: &str) -> CallResult<u64> {
     Ok(handle)
 }
 
-/// `cuModuleGetGlobal`: the address and size of the module's `.global` variable `name`.
+/// `cuModuleGetGlobal`: the address and size of the module's `.global` or `.const` variable
+/// `name`. A `.const` variable's address is its generic address (what `cvta.const` gives):
+/// the host writes and reads it with `cuMemcpyHtoD`/`cuMemcpyDtoH`, and later launches of the
+/// module's kernels see what it wrote.
 pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
     let state = state();
     let loaded = state.module(module)?;
@@ -614,15 +778,22 @@ pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
         .kernels()
         .next()
         .and_then(|entry| loaded.module.program(entry).ok());
-    program
+    let global = program
         .and_then(|program| program.globals.iter().find(|g| g.name == name))
-        .map(|global| (global.address, global.size))
-        .ok_or_else(|| {
-            Failure::new(
-                CudaError::NotFound,
-                format!("the module has no .global variable `{name}`"),
-            )
-        })
+        .map(|global| (global.address, global.size));
+    let constant = || {
+        loaded
+            .const_variables
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| (CONST_WINDOW + c.address, c.size))
+    };
+    global.or_else(constant).ok_or_else(|| {
+        Failure::new(
+            CudaError::NotFound,
+            format!("the module has no .global or .const variable `{name}`"),
+        )
+    })
 }
 
 /// `cuModuleUnload`: the module and its kernels' handles.
@@ -644,15 +815,22 @@ pub fn memory_allocate(bytes: u64) -> CallResult<u64> {
         return Err(Failure::new(CudaError::InvalidValue, "a size of 0 bytes"));
     }
     let limit = state.settings()?.device_memory;
-    let used = state.memory.allocated_bytes();
+    let device = state.device_of(context)?;
+    let memory = state
+        .memory
+        .get_mut(usize::try_from(device).unwrap_or(usize::MAX))
+        .ok_or(Failure::from(CudaError::InvalidDevice))?;
+    let used = memory.allocated_bytes();
     if used.saturating_add(bytes) > limit {
         return Err(Failure::new(
             CudaError::OutOfMemory,
-            format!("{bytes} bytes asked for, {used} of {limit} in use (PTXSIM_DEVICE_MEMORY)"),
+            format!(
+                "{bytes} bytes asked for, {used} of {limit} of device {device} in use \
+                 (PTXSIM_DEVICE_MEMORY)"
+            ),
         ));
     }
-    let address = state
-        .memory
+    let address = memory
         .allocate(format!("cuMemAlloc of {bytes} bytes"), bytes)
         .ok_or(Failure::from(CudaError::OutOfMemory))?;
     state.owners.insert(address, context);
@@ -672,16 +850,23 @@ pub fn memory_free(address: u64) -> CallResult<()> {
             format!("{address:#x} is not the start of a device allocation"),
         ));
     }
-    state.memory.free(address);
+    for memory in &mut state.memory {
+        memory.free(address);
+    }
     Ok(())
 }
 
-/// `cuMemGetInfo`: free and total device memory.
+/// `cuMemGetInfo`: free and total memory of the current context's device.
 pub fn memory_info() -> CallResult<(u64, u64)> {
     let state = state();
-    state.current()?;
+    let context = state.current()?;
     let total = state.settings()?.device_memory;
-    Ok((total.saturating_sub(state.memory.allocated_bytes()), total))
+    let device = usize::try_from(state.device_of(context)?).unwrap_or(usize::MAX);
+    let used = state
+        .memory
+        .get(device)
+        .map_or(0, DeviceMemory::allocated_bytes);
+    Ok((total.saturating_sub(used), total))
 }
 
 /// `cuMemcpyHtoD` (copying no bytes does nothing).
@@ -689,6 +874,13 @@ pub fn copy_to_device(destination: u64, bytes: &[u8]) -> CallResult<()> {
     let mut state = state();
     if bytes.is_empty() {
         return state.current().map(|_| ());
+    }
+    if let Some((module, offset)) = state.constant_at(destination, bytes.len())? {
+        if let Some(loaded) = state.modules.get_mut(&module) {
+            let constants = Arc::make_mut(&mut loaded.constants);
+            constants[offset..offset + bytes.len()].copy_from_slice(bytes);
+        }
+        return Ok(());
     }
     let memory = state.memory_at(destination, bytes.len())?;
     memory
@@ -702,6 +894,12 @@ pub fn copy_from_device(out: &mut [u8], source: u64) -> CallResult<()> {
     if out.is_empty() {
         return state.current().map(|_| ());
     }
+    if let Some((module, offset)) = state.constant_at(source, out.len())? {
+        if let Some(loaded) = state.modules.get(&module) {
+            out.copy_from_slice(&loaded.constants[offset..offset + out.len()]);
+        }
+        return Ok(());
+    }
     let memory = state.memory_at(source, out.len())?;
     memory
         .read(source, out)
@@ -714,6 +912,25 @@ pub fn copy_on_device(destination: u64, source: u64, bytes: u64) -> CallResult<(
     let mut staging = vec![0u8; len];
     copy_from_device(&mut staging, source)?;
     copy_to_device(destination, &staging)
+}
+
+/// `cuMemcpyPeer`: `bytes` from `source` (in `source_context`) to `destination` (in
+/// `destination_context`). Addresses are unified, so this is `cuMemcpyDtoD` once both contexts
+/// are checked.
+pub fn copy_peer(
+    destination: u64,
+    destination_context: u64,
+    source: u64,
+    source_context: u64,
+    bytes: u64,
+) -> CallResult<()> {
+    {
+        let state = state();
+        state.current()?;
+        state.usable(destination_context)?;
+        state.usable(source_context)?;
+    }
+    copy_on_device(destination, source, bytes)
 }
 
 /// `cuMemsetD8/D16/D32`: `count` copies of `pattern` from `destination`.
@@ -770,16 +987,30 @@ pub struct Launch<'a> {
 /// `cuLaunchKernel`: runs the kernel to completion. A fault of the kernel is a sticky error
 /// of the context, with the faulting instruction's line and column in the message.
 pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
+    launch_on(launch, false)
+}
+
+/// A kernel node of a CUDA graph (`cuGraphLaunch`): as [`launch`], but the kernel runs on its
+/// own context, which need not be the current one: a graph may hold kernels of several
+/// devices (tinygrad's graphs of multi-device tensors do), each running on its device.
+pub fn launch_node(launch: &Launch<'_>) -> CallResult<()> {
+    launch_on(launch, true)
+}
+
+/// [`launch`] (`own_context` false: the kernel must belong to the current context) or
+/// [`launch_node`] (true: it runs on the context of its module).
+fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let mut state = state();
-    let context = state.current()?;
+    let current = state.current()?;
     state.stream(launch.stream)?;
     let (function, loaded) = state.function(launch.function)?;
-    if loaded.context != context {
+    if loaded.context != current && !own_context {
         return Err(Failure::new(
             CudaError::InvalidContext,
             "the kernel belongs to another context",
         ));
     }
+    let context = loaded.context;
     let dynamic_shared = u64::from(launch.dynamic_shared);
     if dynamic_shared > function.max_dynamic_shared {
         return Err(Failure::new(
@@ -803,19 +1034,47 @@ pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         ..LaunchOptions::default()
     };
+    // The memory of the context's device, and of the devices of the peer contexts it enabled.
+    let reachable: HashSet<i32> = {
+        let current = state
+            .contexts
+            .get(&context)
+            .ok_or(Failure::from(CudaError::InvalidContext))?;
+        let peers = current.peers.iter();
+        std::iter::once(current.device)
+            .chain(peers.filter_map(|peer| state.contexts.get(peer).map(|c| c.device)))
+            .collect()
+    };
     let State {
         modules, memory, ..
     } = &mut *state;
+    let mut memories: Vec<&mut DeviceMemory> = memory
+        .iter_mut()
+        .enumerate()
+        .filter(|(device, _)| i32::try_from(*device).is_ok_and(|d| reachable.contains(&d)))
+        .map(|(_, memory)| memory)
+        .collect();
     let Some(loaded) = modules.get_mut(&module_handle) else {
         return Err(CudaError::InvalidHandle.into());
     };
     let module = Arc::clone(&loaded.module);
+    // The module's `.const` space as the host wrote it (every kernel of the module has the
+    // same one).
+    let same_size = module
+        .program(&entry)
+        .is_ok_and(|program| program.constants.len() == loaded.constants.len());
+    let options = LaunchOptions {
+        constants: (same_size && !loaded.constants.is_empty())
+            .then(|| Arc::clone(&loaded.constants)),
+        ..options
+    };
+    memories.push(&mut loaded.globals);
     let result = module.launch_in(
         &entry,
         launch.grid,
         launch.block,
         launch.params,
-        &mut [memory, &mut loaded.globals],
+        &mut memories,
         &options,
     );
     let failure = match result {
@@ -1055,7 +1314,7 @@ pub enum PointerValue {
 pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValue> {
     let state = state();
     state.settings()?;
-    let (base, len, _) = state.memory.find(address).ok_or_else(|| {
+    let (device, (base, len, _)) = state.allocation(address).ok_or_else(|| {
         Failure::new(
             CudaError::InvalidValue,
             format!("{address:#x} is not in a device allocation"),
@@ -1067,7 +1326,7 @@ pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValu
         2 => PointerValue::U32(2),
         3 => PointerValue::U64(address),
         7 | 11 => PointerValue::U64(base),
-        9 => PointerValue::I32(0),
+        9 => PointerValue::I32(i32::try_from(device).unwrap_or(0)),
         12 => PointerValue::U64(len),
         _ => {
             return Err(Failure::new(

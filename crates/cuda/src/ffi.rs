@@ -243,13 +243,13 @@ calls! {
         unsafe { put(version, driver::driver_version(), "driverVersion") }
     }
 
-    /// `cuDeviceGet`: device 0.
+    /// `cuDeviceGet`: the ordinal, if there is such a device.
     fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) {
         let value = driver::device_get(ordinal)?;
         unsafe { put(device, value, "device") }
     }
 
-    /// `cuDeviceGetCount`: 1.
+    /// `cuDeviceGetCount`: `PTXSIM_DEVICE_COUNT` (1 unless set).
     fn cuDeviceGetCount(count: *mut c_int) {
         let value = driver::device_count()?;
         unsafe { put(count, value, "count") }
@@ -288,11 +288,10 @@ calls! {
         unsafe { put(bytes, usize::try_from(total).unwrap_or(usize::MAX), "bytes") }
     }
 
-    /// `cuDeviceCanAccessPeer`: 0 (there is one device).
+    /// `cuDeviceCanAccessPeer`: 1 for two distinct devices, 0 for a device and itself.
     fn cuDeviceCanAccessPeer(can_access: *mut c_int, device: CUdevice, peer: CUdevice) {
-        driver::device_get(device)?;
-        driver::device_get(peer)?;
-        unsafe { put(can_access, 0, "canAccessPeer") }
+        let value = driver::can_access_peer(device, peer)?;
+        unsafe { put(can_access, c_int::from(value), "canAccessPeer") }
     }
 
     /// `cuDevicePrimaryCtxRetain`: the device's primary context.
@@ -358,7 +357,7 @@ calls! {
         unsafe { put(context, handle(value), "pctx") }
     }
 
-    /// `cuCtxGetDevice`: 0.
+    /// `cuCtxGetDevice`: the current context's device.
     fn cuCtxGetDevice(device: *mut CUdevice) {
         let value = driver::context_get_device()?;
         unsafe { put(device, value, "device") }
@@ -367,6 +366,17 @@ calls! {
     /// `cuCtxSynchronize`: the context's sticky error, if any (everything else has finished).
     fn cuCtxSynchronize() {
         driver::context_synchronize()
+    }
+
+    /// `cuCtxEnablePeerAccess`: kernels of the current context reach the memory of the peer
+    /// context's device (another device; `flags` must be 0).
+    fn cuCtxEnablePeerAccess(peer: Handle, flags: c_uint) {
+        driver::enable_peer_access(number(peer), flags)
+    }
+
+    /// `cuCtxDisablePeerAccess`.
+    fn cuCtxDisablePeerAccess(peer: Handle) {
+        driver::disable_peer_access(number(peer))
     }
 
     /// `cuModuleLoadData`: PTX text, checked for the simulated target (cached by content).
@@ -522,6 +532,43 @@ calls! {
     ) {
         driver::stream_synchronize(number(stream))?;
         driver::copy_on_device(destination, source, bytes as u64)
+    }
+
+    /// `cuMemcpyPeer`: a copy between the memories of two contexts (device addresses are
+    /// unified, so any two devices).
+    fn cuMemcpyPeer(
+        destination: CUdeviceptr,
+        destination_context: Handle,
+        source: CUdeviceptr,
+        source_context: Handle,
+        bytes: usize,
+    ) {
+        driver::copy_peer(
+            destination,
+            number(destination_context),
+            source,
+            number(source_context),
+            bytes as u64,
+        )
+    }
+
+    /// `cuMemcpyPeerAsync`: done when it returns.
+    fn cuMemcpyPeerAsync(
+        destination: CUdeviceptr,
+        destination_context: Handle,
+        source: CUdeviceptr,
+        source_context: Handle,
+        bytes: usize,
+        stream: Handle,
+    ) {
+        driver::stream_synchronize(number(stream))?;
+        driver::copy_peer(
+            destination,
+            number(destination_context),
+            source,
+            number(source_context),
+            bytes as u64,
+        )
     }
 
     /// `cuMemsetD8_v2`.
@@ -763,8 +810,7 @@ plain_names! {
 }
 
 not_supported! {
-    cuCtxEnablePeerAccess cuCtxDisablePeerAccess
-    cuMemcpy cuMemcpyAsync cuMemcpyPeer cuMemcpyPeerAsync cuMemAllocManaged
+    cuMemcpy cuMemcpyAsync cuMemAllocManaged
     cuMemHostRegister_v2 cuMemHostUnregister cuMemHostGetDevicePointer_v2
     cuLaunchKernelEx cuLaunchCooperativeKernel cuModuleLoadFatBinary
     cuLinkCreate_v2 cuLinkAddData_v2 cuLinkComplete cuLinkDestroy cuGetProcAddress_v2
@@ -914,7 +960,7 @@ fn launch_graph(executable: u64, stream: u64) -> CallResult<()> {
                 block,
                 dynamic_shared,
                 params,
-            } => driver::launch(&Launch {
+            } => driver::launch_node(&Launch {
                 function,
                 grid,
                 block,

@@ -12,7 +12,7 @@ pub enum CudaError {
     OutOfMemory,
     /// `CUDA_ERROR_NOT_INITIALIZED`: a call before `cuInit`.
     NotInitialized,
-    /// `CUDA_ERROR_INVALID_DEVICE`: a device ordinal other than 0.
+    /// `CUDA_ERROR_INVALID_DEVICE`: a device ordinal past the simulated devices.
     InvalidDevice,
     /// `CUDA_ERROR_INVALID_IMAGE`: a module image that is not PTX text (a cubin, a fatbin).
     InvalidImage,
@@ -20,6 +20,8 @@ pub enum CudaError {
     InvalidContext,
     /// `CUDA_ERROR_INVALID_PTX`: the module does not check for the simulated architecture.
     InvalidPtx,
+    /// `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED`: peer access between a device and itself.
+    PeerAccessUnsupported,
     /// `CUDA_ERROR_FILE_NOT_FOUND`: `cuModuleLoad` of a file that cannot be read.
     FileNotFound,
     /// `CUDA_ERROR_INVALID_HANDLE`: a handle this library did not hand out (or freed).
@@ -33,6 +35,10 @@ pub enum CudaError {
     LaunchOutOfResources,
     /// `CUDA_ERROR_LAUNCH_TIMEOUT`: a thread ran past the step limit (sticky).
     LaunchTimeout,
+    /// `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`: `cuCtxEnablePeerAccess` again.
+    PeerAccessAlreadyEnabled,
+    /// `CUDA_ERROR_PEER_ACCESS_NOT_ENABLED`: `cuCtxDisablePeerAccess` of a peer not enabled.
+    PeerAccessNotEnabled,
     /// `CUDA_ERROR_MISALIGNED_ADDRESS`: a kernel's access was not naturally aligned (sticky).
     MisalignedAddress,
     /// `CUDA_ERROR_LAUNCH_FAILED`: `trap`, or a barrier that can never complete (sticky).
@@ -44,7 +50,7 @@ pub enum CudaError {
 }
 
 /// Every error, for lookups by code.
-const ALL: [CudaError; 17] = [
+const ALL: [CudaError; 20] = [
     CudaError::InvalidValue,
     CudaError::OutOfMemory,
     CudaError::NotInitialized,
@@ -52,12 +58,15 @@ const ALL: [CudaError; 17] = [
     CudaError::InvalidImage,
     CudaError::InvalidContext,
     CudaError::InvalidPtx,
+    CudaError::PeerAccessUnsupported,
     CudaError::FileNotFound,
     CudaError::InvalidHandle,
     CudaError::NotFound,
     CudaError::IllegalAddress,
     CudaError::LaunchOutOfResources,
     CudaError::LaunchTimeout,
+    CudaError::PeerAccessAlreadyEnabled,
+    CudaError::PeerAccessNotEnabled,
     CudaError::MisalignedAddress,
     CudaError::LaunchFailed,
     CudaError::NotSupported,
@@ -75,12 +84,15 @@ impl CudaError {
             CudaError::InvalidImage => 200,
             CudaError::InvalidContext => 201,
             CudaError::InvalidPtx => 218,
+            CudaError::PeerAccessUnsupported => 217,
             CudaError::FileNotFound => 301,
             CudaError::InvalidHandle => 400,
             CudaError::NotFound => 500,
             CudaError::IllegalAddress => 700,
             CudaError::LaunchOutOfResources => 701,
             CudaError::LaunchTimeout => 702,
+            CudaError::PeerAccessAlreadyEnabled => 704,
+            CudaError::PeerAccessNotEnabled => 705,
             CudaError::MisalignedAddress => 716,
             CudaError::LaunchFailed => 719,
             CudaError::NotSupported => 801,
@@ -103,12 +115,15 @@ impl CudaError {
             CudaError::InvalidImage => c"CUDA_ERROR_INVALID_IMAGE",
             CudaError::InvalidContext => c"CUDA_ERROR_INVALID_CONTEXT",
             CudaError::InvalidPtx => c"CUDA_ERROR_INVALID_PTX",
+            CudaError::PeerAccessUnsupported => c"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
             CudaError::FileNotFound => c"CUDA_ERROR_FILE_NOT_FOUND",
             CudaError::InvalidHandle => c"CUDA_ERROR_INVALID_HANDLE",
             CudaError::NotFound => c"CUDA_ERROR_NOT_FOUND",
             CudaError::IllegalAddress => c"CUDA_ERROR_ILLEGAL_ADDRESS",
             CudaError::LaunchOutOfResources => c"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
             CudaError::LaunchTimeout => c"CUDA_ERROR_LAUNCH_TIMEOUT",
+            CudaError::PeerAccessAlreadyEnabled => c"CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+            CudaError::PeerAccessNotEnabled => c"CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
             CudaError::MisalignedAddress => c"CUDA_ERROR_MISALIGNED_ADDRESS",
             CudaError::LaunchFailed => c"CUDA_ERROR_LAUNCH_FAILED",
             CudaError::NotSupported => c"CUDA_ERROR_NOT_SUPPORTED",
@@ -126,12 +141,17 @@ impl CudaError {
             CudaError::InvalidImage => c"device kernel image is invalid",
             CudaError::InvalidContext => c"invalid device context",
             CudaError::InvalidPtx => c"a PTX JIT compilation failed",
+            CudaError::PeerAccessUnsupported => {
+                c"peer access is not supported between these two devices"
+            }
             CudaError::FileNotFound => c"file not found",
             CudaError::InvalidHandle => c"invalid resource handle",
             CudaError::NotFound => c"named symbol not found",
             CudaError::IllegalAddress => c"an illegal memory access was encountered",
             CudaError::LaunchOutOfResources => c"too many resources requested for launch",
             CudaError::LaunchTimeout => c"the launch timed out and was terminated",
+            CudaError::PeerAccessAlreadyEnabled => c"peer access is already enabled",
+            CudaError::PeerAccessNotEnabled => c"peer access has not been enabled",
             CudaError::MisalignedAddress => c"misaligned address",
             CudaError::LaunchFailed => c"unspecified launch failure",
             CudaError::NotSupported => c"operation not supported",

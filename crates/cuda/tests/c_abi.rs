@@ -94,6 +94,65 @@ fn c_program_uses_the_driver_api() {
     }
 }
 
+/// `tests/c/multi_device.c` with `PTXSIM_DEVICE_COUNT=2` (two devices: contexts, memory,
+/// peer access, copies between them), then with `PTXSIM_DEVICE_COUNT=9` (refused by cuInit).
+#[test]
+fn c_program_uses_two_devices() {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let link_directory = library_link("multi_device_link", "libcuda.so");
+    let run_directory = library_link("multi_device_run", "libcuda.so.1");
+    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("multi_device");
+    let compiled = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg(repository().join("tests/c/multi_device.c"))
+        .arg("-o")
+        .arg(&program)
+        .arg("-L")
+        .arg(&link_directory)
+        .arg("-lcuda")
+        .output()
+        .unwrap_or_else(|error| {
+            panic!(
+                "the C compiler `{cc}` cannot be run ({error}): this test needs one (install a \
+                 C compiler, or set CC)"
+            )
+        });
+    assert!(
+        compiled.status.success(),
+        "{cc} failed:\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    for (count, argument, expected) in [
+        (
+            "2",
+            "good",
+            "ptxsim: cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS",
+        ),
+        (
+            "9",
+            "bad",
+            "ptxsim: cuInit: CUDA_ERROR_INVALID_VALUE: PTXSIM_DEVICE_COUNT=`9`: 1 to 8 devices",
+        ),
+    ] {
+        let output = Command::new(&program)
+            .arg(argument)
+            .env("LD_LIBRARY_PATH", &run_directory)
+            .env("PTXSIM_DEVICE_COUNT", count)
+            .env_remove("PTXSIM_TARGET")
+            .env_remove("PTXSIM_DEVICE_MEMORY")
+            .output()
+            .expect("the program runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success() && stdout == "ok\n",
+            "multi_device.c with PTXSIM_DEVICE_COUNT={count} failed ({}):\n{stdout}\n{stderr}",
+            output.status
+        );
+        assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
+    }
+}
+
 #[test]
 fn python_ctypes_calls_as_tinygrad() {
     let script = repository().join("scripts/cuda_ctypes_smoke.py");

@@ -167,6 +167,9 @@ pub enum Arg<'a> {
     /// A value as bits, cut to the parameter's size (1, 2, 4 or 8 bytes): gpuocelot's
     /// convention, where every argument is widened to 64 bits.
     Bits(u64),
+    /// The bytes of a parameter that is an array (`.param .align 8 .b8 s[16]`, a struct passed
+    /// by value): exactly the parameter's size.
+    Bytes(&'a [u8]),
 }
 
 /// How to run a launch.
@@ -186,6 +189,10 @@ pub struct LaunchOptions {
     /// and per CTA shared memory, registers, local and call parameters); a launch that does not
     /// fit is [`LaunchError::Memory`] before anything is allocated (see [`crate::budget`]).
     pub memory_limit: u64,
+    /// The `.const` space in place of the kernel's initial one (`None`): a CUDA driver's
+    /// module, whose `.const` variables the host may have written (`cuModuleGetGlobal`). It
+    /// should have the size of the program's [`crate::ir::Program::constants`].
+    pub constants: Option<Arc<Vec<u8>>>,
 }
 
 impl Default for LaunchOptions {
@@ -196,6 +203,7 @@ impl Default for LaunchOptions {
             host_threads: 0,
             host_memory: None,
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
+            constants: None,
         }
     }
 }
@@ -302,6 +310,9 @@ impl Module {
         if let Some(host) = &options.host_memory {
             device.global.map_host(Arc::clone(host));
         }
+        if let Some(constants) = &options.constants {
+            device.set_constants(Arc::clone(constants));
+        }
         let grid_options = GridOptions {
             host_threads: options.host_threads,
             ..GridOptions::default()
@@ -407,6 +418,9 @@ impl Module {
         if let Some(host) = &options.host_memory {
             device.global.map_host(Arc::clone(host));
         }
+        if let Some(constants) = &options.constants {
+            device.set_constants(Arc::clone(constants));
+        }
         let grid_options = GridOptions {
             host_threads: options.host_threads,
             ..GridOptions::default()
@@ -472,6 +486,7 @@ fn arguments(program: &Program, args: &[Arg<'_>]) -> Vec<Argument> {
             Arg::S64(v) => scalar(Type::S64, *v as u64),
             Arg::F32(v) => scalar(Type::F32, u64::from(v.to_bits())),
             Arg::F64(v) => scalar(Type::F64, v.to_bits()),
+            Arg::Bytes(bytes) => Argument::Bytes(bytes.to_vec()),
             Arg::Bits(bits) => {
                 // The parameter's size decides; a parameter of another size (a byte array)
                 // is reported by `prepare` as a size mismatch of a .b64.

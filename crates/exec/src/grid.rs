@@ -182,13 +182,16 @@ pub enum Argument {
     Buffer(Vec<u8>),
     /// A global buffer with these initial bytes, already in words (see [`Words::read_from`]).
     Words(Words),
+    /// The value of a parameter that is an array (a struct passed by value): exactly its
+    /// bytes.
+    Bytes(Vec<u8>),
 }
 
 impl Argument {
     /// The length in bytes of a buffer argument.
     pub fn buffer_len(&self) -> Option<u64> {
         match self {
-            Argument::Scalar { .. } => None,
+            Argument::Scalar { .. } | Argument::Bytes(_) => None,
             Argument::Buffer(bytes) => Some(bytes.len() as u64),
             Argument::Words(words) => Some(words.len()),
         }
@@ -350,6 +353,22 @@ pub fn prepare_within<'p>(
                 }
                 (bits, bytes, None)
             }
+            Argument::Bytes(bytes) => {
+                if bytes.len() as u64 != param.bytes {
+                    return Err(error(format!(
+                        "argument {index} has {} bytes but parameter {index} `{}` has {}",
+                        bytes.len(),
+                        param.name,
+                        param.bytes
+                    )));
+                }
+                let start = usize::try_from(param.offset).unwrap_or(usize::MAX);
+                if let Some(slot) = params.get_mut(start..start.saturating_add(bytes.len())) {
+                    slot.copy_from_slice(&bytes);
+                }
+                addresses.push(None);
+                continue;
+            }
             Argument::Buffer(_) | Argument::Words(_) => {
                 if param.bytes != 8 {
                     return Err(error(format!(
@@ -363,7 +382,7 @@ pub fn prepare_within<'p>(
                 let words = match argument {
                     Argument::Words(words) => words,
                     Argument::Buffer(bytes) => Words::from_bytes(&bytes),
-                    Argument::Scalar { .. } => Words::default(),
+                    Argument::Scalar { .. } | Argument::Bytes(_) => Words::default(),
                 };
                 let address = device.global.add_words(format!("argument {index}"), words);
                 (address, 8, Some(address))
@@ -506,6 +525,13 @@ fn stopped(error: &ExecError, location: Location) -> Stopped {
     }
 }
 
+/// The host's cores, asked once: `available_parallelism` reads the process's cgroup files on
+/// Linux each time (tens of microseconds, more than a small launch takes).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Runs every CTA of the device's grid. `trace` receives the trace lines (header, steps in CTA
 /// order, end); `progress` is told after each batch how many CTAs of how many have run.
 pub fn run_grid(
@@ -526,7 +552,7 @@ pub fn run_grid(
     let tracing = trace.is_some();
     let sequential = program.has_atomics || options.host_threads == 1;
     // More host threads than CTAs, or than a few per core, only cost start-up time (and memory).
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores();
     let useful = usize::try_from(total).unwrap_or(usize::MAX).min(4 * cores);
     let host_threads = match options.host_threads {
         0 => 0,
@@ -538,6 +564,9 @@ pub fn run_grid(
         0 if fit < cores => fit,
         n => n.min(fit),
     };
+    // One CTA, or one host thread, runs on the calling thread: a pool costs a few hundred
+    // microseconds to start, more than a small launch takes.
+    let sequential = sequential || total <= 1 || host_threads == 1;
     let pool = if sequential {
         None
     } else {

@@ -9,6 +9,8 @@
 //! Faults of the simulated program are [`Outcome`]s; limits of the simulator are
 //! [`ExecError`]s (style rule 4).
 
+use std::sync::Arc;
+
 use ptxsim_isa::ops::{BarrierOp, Space};
 
 use crate::budget::{DEFAULT_MEMORY_LIMIT, Footprint};
@@ -117,6 +119,9 @@ pub struct Device<'p> {
     dynamic_shared: u64,
     /// The memory limit of the launch (crate::budget).
     memory_limit: u64,
+    /// The `.const` space when it is not the program's initial one
+    /// ([`Device::set_constants`]).
+    constants: Option<Arc<Vec<u8>>>,
 }
 
 impl<'p> Device<'p> {
@@ -140,7 +145,22 @@ impl<'p> Device<'p> {
             max_steps,
             dynamic_shared: 0,
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            constants: None,
         }
+    }
+
+    /// Makes `constants` the `.const` space of the launch in place of the program's initial
+    /// bytes (a CUDA driver's module, whose constants the host may have written). It must have
+    /// the program's size; bytes beyond it are not reachable, missing ones read as a fault.
+    pub fn set_constants(&mut self, constants: Arc<Vec<u8>>) {
+        self.constants = Some(constants);
+    }
+
+    /// The `.const` space of the launch.
+    pub(crate) fn constants(&self) -> &[u8] {
+        self.constants
+            .as_deref()
+            .map_or(&self.program.constants, Vec::as_slice)
     }
 
     /// Sets the memory limit that [`Device::set_dynamic_shared`] and the grid runner keep to
@@ -1467,6 +1487,7 @@ static NOTHING: Program = Program {
     dynamic_shared: None,
     globals: Vec::new(),
     constants: Vec::new(),
+    const_variables: Vec::new(),
     has_atomics: false,
 };
 

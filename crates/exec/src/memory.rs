@@ -526,6 +526,18 @@ impl DeviceMemory {
         }
     }
 
+    /// No allocations yet; [`DeviceMemory::allocate`] hands out addresses in `range` (which
+    /// should lie at or above [`ALLOCATION_BASE`], away from the module's variables), as
+    /// [`DeviceMemory::allocations`] does from [`ALLOCATION_BASE`]. Memories of disjoint ranges
+    /// can be lent to one launch together (a CUDA driver's devices).
+    pub fn allocations_in(range: std::ops::Range<u64>) -> Self {
+        Self {
+            buffers: Vec::new(),
+            range,
+            last: None,
+        }
+    }
+
     /// A module's `.global` variables, at the addresses its program gives them, with their
     /// initial bytes.
     pub fn globals(variables: &[ptxsim_check::program::GlobalVariable]) -> Self {
@@ -703,8 +715,10 @@ pub const HOST_PAGE_BYTES: u64 = 4096;
 /// unmapped.
 pub const HOST_ADDRESS_LIMIT: u64 = 1 << 48;
 
-/// Each level of the page table resolves 12 bits of the 36-bit page number.
-const LEVEL_BITS: u32 = 12;
+/// Each of the four levels of the page table resolves 9 bits of the 36-bit page number. (Small
+/// tables: a launch allocates one of each level for the first page it touches, so their size
+/// is a cost of every launch; 4096 entries a level made it about 350 KB, 75 µs.)
+const LEVEL_BITS: u32 = 9;
 const LEVEL_ENTRIES: usize = 1 << LEVEL_BITS;
 
 /// A copy of one host page: the words the launch reads and writes, and the bytes as read.
@@ -716,13 +730,14 @@ struct HostPage {
 
 type Leaves = Box<[OnceLock<Option<HostPage>>]>;
 type Middles = Box<[OnceLock<Leaves>]>;
+type Uppers = Box<[OnceLock<Middles>]>;
 
-/// The host pages a launch has touched: a three-level table indexed by page number, filled
+/// The host pages a launch has touched: a four-level table indexed by page number, filled
 /// on first access (`OnceLock`, so that CTAs on several host threads share it without a lock
 /// on the way to a page already read). `None` marks a page the backend could not read.
 struct HostPages {
     backend: Arc<dyn HostMemory>,
-    root: OnceLock<Box<[OnceLock<Middles>]>>,
+    root: OnceLock<Box<[OnceLock<Uppers>]>>,
 }
 
 impl fmt::Debug for HostPages {
@@ -765,7 +780,9 @@ impl HostPages {
         let copy = self
             .root
             .get_or_init(table)
-            .get(index(2))
+            .get(index(3))
+            .map(|uppers| uppers.get_or_init(table))
+            .and_then(|uppers| uppers.get(index(2)))
             .map(|middles| middles.get_or_init(table))
             .and_then(|middles| middles.get(index(1)))
             .map(|leaves| leaves.get_or_init(table))
@@ -801,7 +818,15 @@ impl HostPages {
             .get()
             .into_iter()
             .flat_map(|root| root.iter().enumerate());
-        root.filter_map(|(top, middles)| Some((top, middles.get()?)))
+        root.filter_map(|(top, uppers)| Some((top, uppers.get()?)))
+            .flat_map(|(top, uppers)| {
+                uppers
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(upper, middles)| {
+                        Some(((top << LEVEL_BITS) | upper, middles.get()?))
+                    })
+            })
             .flat_map(|(top, middles)| {
                 middles
                     .iter()

@@ -243,3 +243,60 @@ fn host_memory_is_read_per_page_and_written_back_where_changed() {
         "{error}"
     );
 }
+
+/// `out[0] = s.a * s.b + s.c` with `s` a struct `{ u32 a; u32 b; u64 c; }` passed by value
+/// (16 bytes, align 8).
+const STRUCT: &str = "
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry mad_struct(.param .align 8 .b8 s[16], .param .u64 out)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<5>;
+    ld.param.u32 %r1, [s];
+    ld.param.u32 %r2, [s+4];
+    ld.param.u64 %rd1, [s+8];
+    ld.param.u64 %rd2, [out];
+    mul.wide.u32 %rd3, %r1, %r2;
+    add.s64 %rd4, %rd3, %rd1;
+    st.global.u64 [%rd2], %rd4;
+    ret;
+}";
+
+#[test]
+fn struct_parameter_takes_its_bytes() {
+    let module = Module::load(STRUCT, &Options::default()).expect("the module checks");
+    let mut s = Vec::new();
+    s.extend(70_000u32.to_le_bytes());
+    s.extend(90_000u32.to_le_bytes());
+    s.extend(5u64.to_le_bytes());
+    let mut out = [0u8; 8];
+    module
+        .launch(
+            "mad_struct",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Bytes(&s), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("the launch completes");
+    // 70,000 * 90,000 = 6,300,000,000 (past 32 bits) + 5.
+    assert_eq!(u64::from_le_bytes(out), 6_300_000_005);
+    let short = [0u8; 15];
+    let error = module
+        .launch(
+            "mad_struct",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Bytes(&short), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect_err("15 bytes for a 16-byte parameter");
+    assert!(
+        error
+            .to_string()
+            .contains("argument 0 has 15 bytes but parameter 0 `s` has 16"),
+        "{error}"
+    );
+}

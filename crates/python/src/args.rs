@@ -9,11 +9,16 @@
 //!   parameter's type: integers for integer and bit parameters (out of range:
 //!   `OverflowError`), any real number for floating-point ones (rounded to nearest even by
 //!   ptxsim's softfloat, as `cvt.rn` would).
+//! * A parameter that is an array (`.param .align 8 .b8 s[16]`: a struct passed by value)
+//!   takes an object with the buffer protocol of exactly its size in bytes (`bytes`,
+//!   `bytearray`, a numpy structured scalar or one-element structured array, a `uint8` array):
+//!   its bytes, in memory order, are the parameter's value. Anything else is a `TypeError`,
+//!   another size a `ValueError`.
 
 use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyFloat, PyInt, PyMemoryView};
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyMemoryView};
 
 use ptxsim_exec::Program;
 use ptxsim_exec::api::Arg;
@@ -31,6 +36,8 @@ pub(crate) enum Prepared {
     },
     /// A scalar's bits, cut to the parameter's size by the launch.
     Scalar(u64),
+    /// The bytes of a byte-array parameter (a struct passed by value).
+    Bytes(Vec<u8>),
 }
 
 impl Prepared {
@@ -39,6 +46,7 @@ impl Prepared {
         match self {
             Prepared::Buffer { bytes, .. } => Arg::Buffer(bytes),
             Prepared::Scalar(bits) => Arg::Bits(*bits),
+            Prepared::Bytes(bytes) => Arg::Bytes(bytes),
         }
     }
 
@@ -49,7 +57,9 @@ impl Prepared {
                 bytes,
                 target: Some(target),
             } => target.copy_from_slice(py, bytes),
-            Prepared::Buffer { target: None, .. } | Prepared::Scalar(_) => Ok(()),
+            Prepared::Buffer { target: None, .. } | Prepared::Scalar(_) | Prepared::Bytes(_) => {
+                Ok(())
+            }
         }
     }
 }
@@ -82,6 +92,9 @@ fn prepare_one(
     value: &Bound<'_, PyAny>,
     param: &Param,
 ) -> PyResult<Prepared> {
+    if is_byte_array(param) {
+        return byte_array(index, value, param).map(Prepared::Bytes);
+    }
     if value.is_instance_of::<PyInt>() || value.is_instance_of::<PyFloat>() {
         return scalar(index, value, param).map(Prepared::Scalar);
     }
@@ -131,6 +144,53 @@ fn buffer(
     Ok(Prepared::Buffer { bytes, target })
 }
 
+/// Whether `param` is an array (`.b8 s[16]`) rather than one value of its type.
+fn is_byte_array(param: &Param) -> bool {
+    u64::from(param.ty.bits() / 8) != param.bytes
+}
+
+/// The bytes of a byte-array parameter: a buffer-protocol object of exactly its size, its
+/// bytes in memory order (`memoryview.tobytes`, which also takes a 0-d structured scalar).
+fn byte_array(index: usize, value: &Bound<'_, PyAny>, param: &Param) -> PyResult<Vec<u8>> {
+    let what = || {
+        format!(
+            "{} is a {}-byte array (a struct passed by value)",
+            describe(index, param),
+            param.bytes
+        )
+    };
+    let view = PyMemoryView::from(value).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{} and takes bytes, a bytearray or a numpy array or structured scalar of {} \
+             bytes, not {}",
+            what(),
+            param.bytes,
+            type_name(value)
+        ))
+    })?;
+    if !view.getattr("c_contiguous")?.extract::<bool>()? {
+        return Err(PyTypeError::new_err(format!(
+            "argument {index} is not C-contiguous; pass numpy.ascontiguousarray(...)"
+        )));
+    }
+    let format: String = view.getattr("format")?.extract()?;
+    if format.starts_with(['>', '!']) {
+        return Err(PyTypeError::new_err(format!(
+            "argument {index} is big-endian (format {format:?}); the simulated GPU is \
+             little-endian"
+        )));
+    }
+    let len: u64 = view.getattr("nbytes")?.extract()?;
+    if len != param.bytes {
+        return Err(PyValueError::new_err(format!(
+            "{} but {len} bytes were given",
+            what()
+        )));
+    }
+    let bytes = view.call_method0("tobytes")?;
+    Ok(bytes.cast::<PyBytes>()?.as_bytes().to_vec())
+}
+
 /// A scalar argument as the bits of `param`'s type.
 fn scalar(index: usize, value: &Bound<'_, PyAny>, param: &Param) -> PyResult<u64> {
     let what = || describe(index, param);
@@ -138,7 +198,7 @@ fn scalar(index: usize, value: &Bound<'_, PyAny>, param: &Param) -> PyResult<u64
     let size = u64::from(ty.bits() / 8);
     if size != param.bytes || !matches!(size, 1 | 2 | 4 | 8) {
         return Err(PyTypeError::new_err(format!(
-            "{} is a {}-byte array; the Python package passes numbers and arrays (pointers) only",
+            "{} is a {}-byte parameter of no scalar type",
             what(),
             param.bytes
         )));
@@ -224,7 +284,9 @@ fn float_bits(number: f64, ty: Type) -> u64 {
 fn signature(program: &Program) -> String {
     let mut out = String::new();
     for (index, param) in program.params.iter().enumerate() {
-        let kind = if param.pointer_like {
+        let kind = if is_byte_array(param) {
+            "bytes"
+        } else if param.pointer_like {
             "an array or an integer"
         } else if param.ty.kind() == TypeKind::Float {
             "a number"

@@ -115,7 +115,8 @@ impl Module {
     /// the buffer protocol, C-contiguous, little-endian) is copied into simulated global
     /// memory, the kernel gets its address, and its bytes are copied back after the launch
     /// (also when the kernel faults; read-only buffers are inputs only); a number is converted
-    /// to the parameter's type. `shared` is the dynamic shared memory per CTA in bytes;
+    /// to the parameter's type; a byte-array parameter (a struct passed by value) takes a
+    /// buffer of exactly its size. `shared` is the dynamic shared memory per CTA in bytes;
     /// `max_steps` the step limit of each thread.
     #[pyo3(
         signature = (entry, grid, block, args, shared = 0, max_steps = DEFAULT_MAX_STEPS),

@@ -357,3 +357,88 @@ def test_bf16_parameter_rounds_to_nearest_even():
     for value in [1.0, -2.5, float(np.float32(1.0 / 3.0)), float(np.float32(1.00390625)), 65280.0]:
         module.launch("store_bf16", 1, 1, [out, value])
         assert int(out[0]) == bf16_bits(value), value
+
+
+# out[i] = f64(x[i] * p.scale) + p.bias + f64(p.shift) for i < n, with the struct
+# `struct { float scale; int shift; double bias; }` (16 bytes, align 8) passed by value.
+STRUCT_PARAM = """\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry affine(.param .align 8 .b8 p[16], .param .u64 x, .param .u64 out, .param .u32 n)
+{
+    .reg .pred %p;
+    .reg .b32 %r<4>;
+    .reg .f32 %f<4>;
+    .reg .f64 %fd<6>;
+    .reg .b64 %rd<6>;
+    ld.param.f32 %f1, [p];
+    ld.param.s32 %r1, [p+4];
+    ld.param.f64 %fd1, [p+8];
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [out];
+    ld.param.u32 %r2, [n];
+    mov.u32 %r3, %tid.x;
+    setp.ge.u32 %p, %r3, %r2;
+    @%p ret;
+    mul.wide.u32 %rd3, %r3, 4;
+    add.s64 %rd3, %rd1, %rd3;
+    ld.global.f32 %f2, [%rd3];
+    mul.rn.f32 %f3, %f2, %f1;
+    cvt.f64.f32 %fd2, %f3;
+    add.rn.f64 %fd3, %fd2, %fd1;
+    cvt.rn.f64.s32 %fd4, %r1;
+    add.rn.f64 %fd5, %fd3, %fd4;
+    mul.wide.u32 %rd4, %r3, 8;
+    add.s64 %rd5, %rd2, %rd4;
+    st.global.f64 [%rd5], %fd5;
+    ret;
+}
+"""
+
+AFFINE = np.dtype([("scale", "<f4"), ("shift", "<i4"), ("bias", "<f8")], align=True)
+
+
+def test_struct_parameter_takes_bytes_of_its_size():
+    module = ptxsim.Module(STRUCT_PARAM)
+    n = 40
+    x = np.linspace(-3.0, 5.0, n, dtype=np.float32)
+    params = np.zeros(1, dtype=AFFINE)
+    params["scale"] = 1.7
+    params["shift"] = -3
+    params["bias"] = 0.1
+    # numpy computes the same: an f32 product, widened, then two f64 additions in order.
+    product = (x * np.float32(1.7)).astype(np.float64)
+    expected = (product + 0.1) + np.float64(-3)
+    assert AFFINE.itemsize == 16
+    for value in (
+        params[0],  # a numpy structured scalar
+        params,  # a one-element structured array
+        params.tobytes(),
+        bytearray(params.tobytes()),
+        np.frombuffer(params.tobytes(), dtype=np.uint8).copy(),
+    ):
+        out = np.zeros(n, dtype=np.float64)
+        module.launch("affine", 1, 64, [value, x, out, n])
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_struct_parameter_errors():
+    module = ptxsim.Module(STRUCT_PARAM)
+    x = np.zeros(4, dtype=np.float32)
+    out = np.zeros(4, dtype=np.float64)
+    with pytest.raises(ValueError, match="16-byte array .* 15 bytes were given"):
+        module.launch("affine", 1, 4, [bytes(15), x, out, 4])
+    with pytest.raises(ValueError, match="17 bytes were given"):
+        module.launch("affine", 1, 4, [np.zeros(17, dtype=np.uint8), x, out, 4])
+    with pytest.raises(TypeError, match="16-byte array"):
+        module.launch("affine", 1, 4, [5, x, out, 4])
+    with pytest.raises(TypeError, match="16-byte array"):
+        module.launch("affine", 1, 4, [1.5, x, out, 4])
+    with pytest.raises(TypeError, match="C-contiguous"):
+        module.launch("affine", 1, 4, [np.zeros(32, dtype=np.uint8)[::2], x, out, 4])
+    # The struct is an input: a writable buffer passed for it is not written.
+    params = bytearray(16)
+    module.launch("affine", 1, 4, [params, x, out, 4])
+    assert params == bytearray(16)

@@ -29,9 +29,9 @@ use ptxsim_syntax::span::Span;
 use super::address::{next_buffer, to_generic};
 use super::cvt::{self, CvtOp};
 use super::{
-    Axis, Destination, GlobalVariable, Guard, Instruction, InstructionKind, IntExtraOp, Location,
-    MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo, Source,
-    SpecialRegister, THREAD_PARAM_BASE, mask,
+    Axis, ConstVariable, Destination, GlobalVariable, Guard, Instruction, InstructionKind,
+    IntExtraOp, Location, MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo,
+    Source, SpecialRegister, THREAD_PARAM_BASE, mask,
 };
 use crate::hash::FxHashMap;
 use crate::names::Found;
@@ -290,6 +290,7 @@ pub(crate) struct Builder<'m> {
     kernel_params: Vec<Param>,
     globals: Vec<GlobalVariable>,
     constants: Vec<u8>,
+    const_variables: Vec<ConstVariable>,
     lines: LineIndex,
     /// Every declaration and label seen so far, by the position of its name.
     symbols: FxHashMap<u32, Symbol>,
@@ -327,6 +328,7 @@ impl<'m> Builder<'m> {
             kernel_params: Vec::new(),
             globals: Vec::new(),
             constants: Vec::new(),
+            const_variables: Vec::new(),
             lines: LineIndex::new(source),
             symbols: FxHashMap::default(),
             uses: Vec::new(),
@@ -400,6 +402,7 @@ impl<'m> Builder<'m> {
             dynamic_shared: self.dynamic_shared,
             globals: self.globals,
             constants: self.constants,
+            const_variables: self.const_variables,
             has_atomics,
         })
     }
@@ -663,6 +666,11 @@ impl<'m> Builder<'m> {
                     self.constants.resize(end, 0);
                     let take = initial.len().min(end.saturating_sub(start));
                     self.constants[start..start + take].copy_from_slice(&initial[..take]);
+                    self.const_variables.push(ConstVariable {
+                        name: declarator.name.value.to_string(),
+                        address,
+                        size,
+                    });
                 }
                 if kernel_param {
                     self.kernel_params.push(Param {

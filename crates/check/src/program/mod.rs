@@ -136,6 +136,8 @@ pub struct Program {
     pub globals: Vec<GlobalVariable>,
     /// The module's `.const` space, initialised.
     pub constants: Vec<u8>,
+    /// The `.const` variables in it, in declaration order.
+    pub const_variables: Vec<ConstVariable>,
     /// Whether the program has `atom`/`red`: the grid then runs one CTA at a time, in order, so
     /// that the values atomics return do not depend on host scheduling.
     pub has_atomics: bool,
@@ -175,6 +177,18 @@ pub struct GlobalVariable {
     /// a variable without an initializer has none here, so that building the program
     /// allocates nothing for it).
     pub bytes: Vec<u8>,
+}
+
+/// A `.const` variable: where it lies in the `.const` space ([`Program::constants`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstVariable {
+    /// The declared name.
+    pub name: String,
+    /// Its address in the `.const` space (from 0; the generic address is
+    /// [`address::CONST_WINDOW`] plus this).
+    pub address: u64,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 impl Program {

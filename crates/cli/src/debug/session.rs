@@ -801,6 +801,14 @@ impl<'p> Session<'p> {
                         value_text(u128::from(*bits), *ty)
                     );
                 }
+                (Argument::Bytes(bytes), _) => {
+                    let _ = writeln!(
+                        text,
+                        "  argument {index} {}: {} bytes by value",
+                        param.name,
+                        bytes.len()
+                    );
+                }
                 (Argument::Buffer(_) | Argument::Words(_), None) => {}
             }
         }

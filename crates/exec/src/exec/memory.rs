@@ -451,7 +451,7 @@ impl Executor<'_, '_> {
             Space::Global | Space::Generic => self.device.global.load(at, bytes),
             Space::Shared => load_bytes(self.shared, 0, at, bytes),
             Space::Local => load_bytes(&thread.local, 0, at, bytes),
-            Space::Const => load_bytes(&self.device.program.constants, 0, at, bytes),
+            Space::Const => load_bytes(self.device.constants(), 0, at, bytes),
             Space::Param => {
                 if at < THREAD_PARAM_BASE {
                     load_bytes(&self.device.params, 0, at, bytes)
