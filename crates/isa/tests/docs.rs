@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// forms tables (`forms.tsv` of the conversions, `ops/forms.tsv` of the arithmetic,
 /// `scalar/forms.tsv` of the rest of the scalar ISA, where a carry form's kernel that stores the
 /// carry flag is the same form again, `packed/forms.tsv` of the packed integer and `.xorsign.abs`
-/// forms, `oob/forms.tsv` of `fma.oob`).
+/// forms, `oob/forms.tsv` of `fma.oob`), and the tensor-core forms of `mma/` and `wmma/`.
 fn compared_with_hardware() -> Vec<(String, usize)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/hardware");
     let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
@@ -31,6 +31,32 @@ fn compared_with_hardware() -> Vec<(String, usize)> {
             *counts.entry(opcode.to_string()).or_default() += 1;
         }
     }
+    // Tensor cores: the `mma.sync` forms of the golden run (`tests/hardware/mma/mma-log.txt`,
+    // every form whose status is `ok`) and the distinct `wmma.mma` forms of the two wmma probes
+    // (`tests/hardware/wmma/wmma.txt.xz`, `wmma2.txt.xz`: `mma NAME tile T` headers).
+    let log = std::fs::read_to_string(root.join("mma/mma-log.txt")).expect("the mma log");
+    let mma = log
+        .lines()
+        .filter(|l| l.starts_with('m') && l.contains(": ok,"))
+        .count();
+    *counts.entry("mma".to_string()).or_default() += mma;
+    let mut wmma = std::collections::BTreeSet::new();
+    for file in ["wmma/wmma.txt.xz", "wmma/wmma2.txt.xz"] {
+        let packed = std::fs::read(root.join(file)).expect("a wmma data file");
+        let mut text = Vec::new();
+        lzma_rs::xz_decompress(&mut packed.as_slice(), &mut text).expect("xz");
+        for line in String::from_utf8_lossy(&text).lines() {
+            if let Some(rest) = line.strip_prefix("mma ") {
+                wmma.insert(
+                    rest.split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    *counts.entry("wmma".to_string()).or_default() += wmma.len();
     counts.into_iter().collect()
 }
 
