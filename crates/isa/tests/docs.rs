@@ -47,12 +47,15 @@ fn compared_with_hardware() -> Vec<(String, usize)> {
         lzma_rs::xz_decompress(&mut packed.as_slice(), &mut text).expect("xz");
         for line in String::from_utf8_lossy(&text).lines() {
             if let Some(rest) = line.strip_prefix("mma ") {
-                wmma.insert(
-                    rest.split_whitespace()
-                        .next()
-                        .unwrap_or_default()
-                        .to_string(),
-                );
+                // The first probe writes `shape.d.a` (C has D's type, B A's), the second
+                // `shape.d.a.b.c[.satfinite]`.
+                let name = rest.split_whitespace().next().unwrap_or_default();
+                let parts: Vec<&str> = name.split('.').collect();
+                let full = match parts[..] {
+                    [shape, d, a] => format!("{shape}.{d}.{a}.{a}.{d}"),
+                    _ => name.to_string(),
+                };
+                wmma.insert(full);
             }
         }
     }
