@@ -449,6 +449,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 },
             },
         ],
+        OpForm::Wgmma(op) => wgmma_slots(op, false),
         OpForm::Movmatrix => vec![
             OperandSlot {
                 name: "d",
@@ -478,6 +479,53 @@ fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
         MmaType::F64 => RegisterRule::OneOf(&[Type::F64, Type::B64]),
         _ => RegisterRule::OneOf(&[Type::B32, Type::F16x2]),
     }
+}
+
+/// The slots of a `wgmma` instruction; for `wgmma.mma_async`, with A from a descriptor or
+/// (`a_from_registers`) from a brace vector of four registers (9.7.15.5.2, "Syntax").
+/// `scale-d` is a predicate or an integer constant, the `imm-*` operands integer constants
+/// (ptxas 13.5 takes `1` for `scale-d` and rejects a register for `imm-trans-a`: "Arguments
+/// mismatch for instruction 'wgmma.mma_async'").
+fn wgmma_slots(op: crate::wgmma::WgmmaOp, a_from_registers: bool) -> Vec<OperandSlot> {
+    use crate::wgmma::WgmmaOp;
+    let form = match op {
+        WgmmaOp::Fence | WgmmaOp::CommitGroup => return Vec::new(),
+        WgmmaOp::WaitGroup => return vec![scalar("N", false, RegisterRule::Constant)],
+        WgmmaOp::Mma(form) => form,
+    };
+    let a = if a_from_registers {
+        OperandSlot {
+            name: "a",
+            is_destination: false,
+            shape: SlotShape::Vector {
+                length: 4,
+                element: mma_register(form.a),
+            },
+        }
+    } else {
+        scalar("a-desc", false, B64)
+    };
+    let mut slots = vec![
+        OperandSlot {
+            name: "d",
+            is_destination: true,
+            shape: SlotShape::Vector {
+                length: form.d_registers(),
+                element: mma_register(form.d),
+            },
+        },
+        a,
+        scalar("b-desc", false, B64),
+    ];
+    for &name in form.tail(a_from_registers) {
+        let rule = if name == "scale-d" {
+            RegisterRule::OneOf(&[Type::Pred])
+        } else {
+            RegisterRule::Constant
+        };
+        slots.push(scalar(name, false, rule));
+    }
+    slots
 }
 
 /// A register of an `ldmatrix`/`stmatrix` fragment ([`crate::layout::FRAGMENT`]).
@@ -716,6 +764,10 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             Ok(slots) => check_slots(&slots, operands),
             Err(violation) => vec![violation],
         };
+    }
+    if let OpForm::Wgmma(op) = *form {
+        let a_from_registers = matches!(operands.get(1), Some(Operand::Vector(_)));
+        return check_slots(&wgmma_slots(op, a_from_registers), operands);
     }
     let Some(slots) = slots(form) else {
         return Vec::new();

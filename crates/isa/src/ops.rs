@@ -661,6 +661,9 @@ pub enum OpForm {
     /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (9.7.14.5.17): an 8x8 matrix of 16-bit
     /// elements transposed across the warp's registers.
     Movmatrix,
+    /// `wgmma.mma_async`, `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`
+    /// (9.7.15.5.2, 9.7.15.6-7): warpgroup-collective.
+    Wgmma(crate::wgmma::WgmmaOp),
     /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}`
     /// (9.7.9.25.3.1), with `.L2::cache_hint` a cache-policy operand last.
     CpAsync {
@@ -888,6 +891,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             crate::matrix::decode_matrix(opcode, modifiers).map(|_| OpForm::Movmatrix)
         }
         Opcode::Cp => decode_cp(modifiers),
+        Opcode::Wgmma => crate::wgmma::decode_wgmma(modifiers).map(OpForm::Wgmma),
         Opcode::Match => decode_match(modifiers),
         Opcode::Elect => {
             let c = collect(opcode, modifiers, |m| {
@@ -1029,7 +1033,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Vsub
         | Opcode::Vsub2
         | Opcode::Vsub4
-        | Opcode::Wgmma
         | Opcode::Wmma => Err(DecodeError::new(
             DecodeErrorKind::UnsupportedInstruction(opcode),
             None,

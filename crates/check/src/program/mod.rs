@@ -10,6 +10,7 @@
 pub mod address;
 mod build;
 pub mod cvt;
+pub mod wgmma;
 
 pub use build::{
     BuildError, Checked, MAX_REGISTERS, MAX_VARIABLE_BYTES, bit_type, encode_immediate, entries,
@@ -814,6 +815,9 @@ pub enum InstructionKind {
         /// `a`.
         a: Source,
     },
+    /// `wgmma.mma_async.sync.aligned` (9.7.15.5.2): warpgroup-collective `D = A * B + D`, run
+    /// once for the 128 threads of a warpgroup when all have arrived.
+    Wgmma(Box<wgmma::Wgmma>),
     /// `bar.warp.sync membermask` (9.7.13.2). Warp-synchronous.
     BarWarpSync {
         /// The membermask.
@@ -902,6 +906,9 @@ pub enum WarpSync {
     /// The lanes at the same instruction (the forms without `.sync`, and `activemask`, which
     /// reports the lanes executing it together).
     Converged,
+    /// The 128 threads of the warpgroup (four consecutive warps, 9.7.15.1) at the same
+    /// instruction (`wgmma.mma_async`).
+    Warpgroup,
 }
 
 impl InstructionKind {
@@ -922,6 +929,7 @@ impl InstructionKind {
             | InstructionKind::Ldmatrix { .. }
             | InstructionKind::Stmatrix { .. }
             | InstructionKind::Movmatrix { .. } => Some(WarpSync::Converged),
+            InstructionKind::Wgmma(_) => Some(WarpSync::Warpgroup),
             InstructionKind::Redux { membermask, .. }
             | InstructionKind::Match { membermask, .. }
             | InstructionKind::Elect { membermask, .. }
@@ -954,6 +962,7 @@ impl InstructionKind {
             InstructionKind::Mma { d, .. } => d.iter().map(|d| d.register).collect(),
             InstructionKind::Ldmatrix { d, .. } => d.iter().flatten().map(|d| d.register).collect(),
             InstructionKind::Movmatrix { d, .. } => d.iter().map(|d| d.register).collect(),
+            InstructionKind::Wgmma(wgmma) => wgmma.d.iter().map(|d| d.register).collect(),
             InstructionKind::Elect {
                 destination,
                 predicate,
@@ -1015,6 +1024,7 @@ impl InstructionKind {
             | InstructionKind::Ldmatrix { .. }
             | InstructionKind::Stmatrix { .. }
             | InstructionKind::Movmatrix { .. }
+            | InstructionKind::Wgmma(_)
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
             | InstructionKind::Bra { .. }

@@ -39,6 +39,7 @@ pub mod matrix;
 mod memory;
 pub mod mma;
 mod warp;
+pub mod wgmma;
 
 pub use bits::{bfe, bfi, lop3, prmt, shf};
 pub use compare::{combine, compare, set, slct, testp};

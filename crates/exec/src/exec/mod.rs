@@ -73,6 +73,7 @@ mod matrix;
 mod memory;
 mod operands;
 mod warp;
+mod wgmma;
 
 /// Whether the instruction moved the threads' program counters itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -477,6 +478,7 @@ impl Executor<'_, '_> {
                 sources,
             } => self.stmatrix(instruction, lanes, *form, *space, *address, sources),
             InstructionKind::Movmatrix { d, a } => self.movmatrix(instruction, lanes, *d, *a),
+            InstructionKind::Wgmma(wgmma) => self.wgmma(instruction, lanes, wgmma),
             InstructionKind::BarWarpSync { .. } => {}
             InstructionKind::Call {
                 target,
