@@ -145,6 +145,10 @@ fn not_run(op: Opcode) -> &'static str {
             "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (name only)"
         }
         Opcode::Stmatrix => "the sm_100a `.m16n8` shape and `.b8` (name only)",
+        Opcode::Wgmma => {
+            "`wgmma.mma_async` with A in registers (checked; `run` traps: its fragment layout is \
+             not modelled), the single-bit `.b1` and sparse `.sp` forms (name only)"
+        }
         _ => "",
     }
 }
