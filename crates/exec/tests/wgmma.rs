@@ -31,12 +31,15 @@ const A_BYTES: usize = 2048;
 const B_BYTES: usize = 512;
 const THREADS: usize = 128;
 
+/// One tile: the A region, the B region, the C words, the D words.
+type Tile = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+
 struct Form {
     name: String,
     tiles: usize,
     nd: usize,
     /// Per tile: A region, B region, C words, D words.
-    data: Vec<(Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>)>,
+    data: Vec<Tile>,
 }
 
 fn golden() -> Vec<Form> {

@@ -297,9 +297,7 @@ pub fn immediate_violation(
         } else {
             &[0, 1]
         };
-        let Some(value) = values.get(index) else {
-            return None;
-        };
+        let value = values.get(index)?;
         let message = match *value {
             Some(value) if allowed.contains(&value) => continue,
             Some(value) => format!(

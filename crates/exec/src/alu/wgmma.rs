@@ -263,10 +263,9 @@ fn dot_fp8(form: &WgmmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
 
 /// The D elements thread `thread` (0..128) of the warpgroup holds, as `(register, shift,
 /// row, column)` (9.7.15.5.1.1, "Accumulator D"; confirmed on the small-integer tiles): for
-/// each 8-column block `j`, elements `4j .. 4j+3` are D(16w + g, 8j + 2q), D(16w + g, 8j + 2q
-/// + 1), D(16w + g + 8, 8j + 2q), D(16w + g + 8, 8j + 2q + 1) with `w` the warp, `g` the lane
-/// / 4, `q` the lane % 4; one element per `.f32`/`.s32` register, two per `.f16x2` register
-/// (low half first).
+/// each 8-column block `j`, elements `4j .. 4j+3` are D(16w+g, 8j+2q), D(16w+g, 8j+2q+1),
+/// D(16w+g+8, 8j+2q), D(16w+g+8, 8j+2q+1) with `w` the warp, `g` = lane / 4, `q` = lane % 4;
+/// one element per `.f32`/`.s32` register, two per `.f16x2` register (low half first).
 pub fn d_fragment(
     form: &WgmmaForm,
     thread: usize,
