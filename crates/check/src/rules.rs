@@ -856,6 +856,14 @@ pub fn check_instruction(
                     integer_operand(instruction, 1),
                 )
             }
+            ptxsim_isa::ops::OpForm::Wgmma(ptxsim_isa::wgmma::WgmmaOp::Mma(form)) => {
+                let a_from_registers =
+                    matches!(instruction.operands.get(1), Some(Operand::Vector(_)));
+                let values: Vec<Option<i128>> = (0..instruction.operands.len())
+                    .map(|index| integer_operand(instruction, index))
+                    .collect();
+                ptxsim_isa::wgmma::immediate_violation(&form, a_from_registers, &values)
+            }
             _ => None,
         };
         if let Some(violation) = violation {

@@ -887,6 +887,9 @@ impl Cta {
         mut record: Option<&mut StepRecord>,
     ) -> Result<bool, (usize, ExecError)> {
         let instruction = &device.program.instructions[pc];
+        if instruction.kind.warp_sync() == Some(WarpSync::Warpgroup) {
+            return self.arrive_warpgroup(device, pc, arrived, record);
+        }
         let count = self.threads.len();
         let mut waiting = false;
         let mut start = 0;
@@ -918,7 +921,7 @@ impl Cta {
                         })
                     }
                     Some(WarpSync::Converged) => true,
-                    None => false,
+                    Some(WarpSync::Warpgroup) | None => false,
                 };
             if ready {
                 let mut executor = self.executor(device, chunk, pc, None, None);
@@ -978,55 +981,63 @@ impl Cta {
             let Some(sync) = instruction.kind.warp_sync() else {
                 continue;
             };
-            let waiting: Vec<usize> = (first..end)
-                .filter(|&lane| {
-                    self.lanes.status[lane] == ThreadStatus::AtWarpSync && self.lanes.pc[lane] == pc
-                })
-                .collect();
-            let mut required = 0u32;
-            let mut executor = self.executor(device, &waiting, pc, None, None);
-            let mut traps = Vec::new();
-            for &lane in &waiting {
-                let bit = 1u32 << (lane % 32);
-                match sync {
-                    WarpSync::Members(source) => {
-                        let mask = executor.read_bits(lane, source, 32) as u32;
-                        if mask & bit == 0 {
-                            traps.push((lane, mask));
+            let (lanes, complete) = if sync == WarpSync::Warpgroup {
+                self.warpgroup_waiting(warp, pc)
+            } else {
+                let waiting: Vec<usize> = (first..end)
+                    .filter(|&lane| {
+                        self.lanes.status[lane] == ThreadStatus::AtWarpSync
+                            && self.lanes.pc[lane] == pc
+                    })
+                    .collect();
+                let mut required = 0u32;
+                let mut executor = self.executor(device, &waiting, pc, None, None);
+                let mut traps = Vec::new();
+                for &lane in &waiting {
+                    let bit = 1u32 << (lane % 32);
+                    match sync {
+                        WarpSync::Members(source) => {
+                            let mask = executor.read_bits(lane, source, 32) as u32;
+                            if mask & bit == 0 {
+                                traps.push((lane, mask));
+                            }
+                            required |= mask;
                         }
-                        required |= mask;
+                        WarpSync::Converged | WarpSync::Warpgroup => required |= bit,
                     }
-                    WarpSync::Converged => required |= bit,
                 }
-            }
-            for (lane, mask) in traps {
-                let message = format!(
-                    "`{}`: the membermask {mask:#010x} does not include the executing lane {} \
+                for (lane, mask) in traps {
+                    let message = format!(
+                        "`{}`: the membermask {mask:#010x} does not include the executing lane {} \
                      (undefined in the PTX ISA)",
-                    instruction.text,
-                    lane % 32
-                );
-                executor.trap(lane, instruction, message);
-            }
-            if matches!(sync, WarpSync::Converged) {
-                // The lanes at this instruction that have not arrived yet.
-                for lane in first..end {
-                    if self.lanes.status[lane] == ThreadStatus::Ready && self.lanes.pc[lane] == pc {
-                        required |= 1 << (lane % 32);
+                        instruction.text,
+                        lane % 32
+                    );
+                    executor.trap(lane, instruction, message);
+                }
+                if matches!(sync, WarpSync::Converged) {
+                    // The lanes at this instruction that have not arrived yet.
+                    for lane in first..end {
+                        if self.lanes.status[lane] == ThreadStatus::Ready
+                            && self.lanes.pc[lane] == pc
+                        {
+                            required |= 1 << (lane % 32);
+                        }
                     }
                 }
-            }
-            let complete = (0..32).filter(|bit| required & 1 << bit != 0).all(|bit| {
-                let lane = first + bit;
-                lane >= end
-                    || matches!(self.lanes.status[lane], ThreadStatus::Done(_))
-                    || (self.lanes.status[lane] == ThreadStatus::AtWarpSync
-                        && self.lanes.pc[lane] == pc)
-            });
-            let lanes: Vec<usize> = waiting
-                .into_iter()
-                .filter(|&lane| self.lanes.status[lane] == ThreadStatus::AtWarpSync)
-                .collect();
+                let complete = (0..32).filter(|bit| required & 1 << bit != 0).all(|bit| {
+                    let lane = first + bit;
+                    lane >= end
+                        || matches!(self.lanes.status[lane], ThreadStatus::Done(_))
+                        || (self.lanes.status[lane] == ThreadStatus::AtWarpSync
+                            && self.lanes.pc[lane] == pc)
+                });
+                let lanes: Vec<usize> = waiting
+                    .into_iter()
+                    .filter(|&lane| self.lanes.status[lane] == ThreadStatus::AtWarpSync)
+                    .collect();
+                (lanes, complete)
+            };
             if !complete || lanes.is_empty() {
                 continue;
             }
@@ -1088,6 +1099,79 @@ impl Cta {
         Ok(released)
     }
 
+    /// [`Cta::arrive`] for a warpgroup-collective instruction (`wgmma.mma_async`): the arriving
+    /// lanes are taken warpgroup by warpgroup (threads `128i .. 128i + 127`, "four contiguous
+    /// warps", PTX ISA 9.7.15.1); a whole warpgroup runs it at once, the others wait until
+    /// every thread of their warpgroup that has not finished has arrived
+    /// ([`Cta::warpgroup_waiting`]).
+    fn arrive_warpgroup(
+        &mut self,
+        device: &Device<'_>,
+        pc: usize,
+        arrived: &[usize],
+        mut record: Option<&mut StepRecord>,
+    ) -> Result<bool, (usize, ExecError)> {
+        let instruction = &device.program.instructions[pc];
+        let size = ptxsim_isa::wgmma::WARPGROUP_THREADS;
+        let mut waiting = false;
+        let mut start = 0;
+        while start < arrived.len() {
+            let group = arrived[start] / size;
+            let end = start
+                + arrived[start..]
+                    .iter()
+                    .take_while(|&&lane| lane / size == group)
+                    .count();
+            let chunk = &arrived[start..end];
+            start = end;
+            let whole = record.is_none()
+                && chunk.len() == size
+                && chunk
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &lane)| lane == group * size + i);
+            if whole {
+                let mut executor = self.executor(device, chunk, pc, None, None);
+                executor
+                    .execute(instruction, chunk)
+                    .map_err(|(lane, error)| (lane, *error))?;
+                for &lane in chunk {
+                    self.lanes.steps[lane] += 1;
+                    if !matches!(self.lanes.status[lane], ThreadStatus::Done(_)) {
+                        self.lanes.pc[lane] = pc + 1;
+                    }
+                }
+                continue;
+            }
+            waiting = true;
+            for &lane in chunk {
+                self.lanes.status[lane] = ThreadStatus::AtWarpSync;
+            }
+            let owner = record.as_ref().and(chunk.first().copied());
+            if let Some(record) = record.as_deref_mut() {
+                record.pc = usize::MAX;
+            }
+            self.release_warp(device, chunk[0] / 32, owner, record.as_deref_mut())?;
+        }
+        Ok(!waiting)
+    }
+
+    /// The lanes of `warp`'s warpgroup that wait at the warpgroup-collective instruction at
+    /// `pc`, and whether it can run: when every thread of the warpgroup that has not finished
+    /// waits there. It then runs for those lanes, and traps them unless they are the whole
+    /// warpgroup (a thread exited, or the CTA ends inside the warpgroup).
+    fn warpgroup_waiting(&self, warp: usize, pc: usize) -> (Vec<usize>, bool) {
+        let size = ptxsim_isa::wgmma::WARPGROUP_THREADS;
+        let first = warp * 32 / size * size;
+        let end = (first + size).min(self.threads.len());
+        let at = |lane: usize| {
+            self.lanes.status[lane] == ThreadStatus::AtWarpSync && self.lanes.pc[lane] == pc
+        };
+        let complete = (first..end)
+            .all(|lane| at(lane) || matches!(self.lanes.status[lane], ThreadStatus::Done(_)));
+        ((first..end).filter(|&lane| at(lane)).collect(), complete)
+    }
+
     /// Tries every warp whose lanes wait at a warp-synchronous instruction (the lanes they
     /// wait for may have finished since); whether any lane was released.
     fn release_warps(&mut self, device: &Device<'_>) -> Result<bool, (usize, ExecError)> {
@@ -1120,8 +1204,17 @@ impl Cta {
             .iter()
             .position(|status| *status == ThreadStatus::AtWarpSync)?;
         let pc = self.lanes.pc[lane];
-        let first = lane / 32 * 32;
-        let end = (first + 32).min(self.threads.len());
+        let unit = match device
+            .program
+            .instructions
+            .get(pc)
+            .map(|i| i.kind.warp_sync())
+        {
+            Some(Some(WarpSync::Warpgroup)) => ptxsim_isa::wgmma::WARPGROUP_THREADS,
+            _ => 32,
+        };
+        let first = lane / unit * unit;
+        let end = (first + unit).min(self.threads.len());
         let other = (first..end).find(|&other| {
             matches!(
                 self.lanes.status[other],
@@ -1130,12 +1223,17 @@ impl Cta {
         });
         let waits = match other {
             Some(other) if self.lanes.status[other] == ThreadStatus::AtBarrier => {
-                format!("lane {} of the warp waits at a barrier", other % 32)
+                format!(
+                    "lane {} of the {} waits at a barrier",
+                    other % unit,
+                    unit_name(unit)
+                )
             }
             Some(other) => format!(
-                "lane {} of the warp waits at another warp-synchronous instruction \
+                "lane {} of the {} waits at another warp-synchronous instruction \
                  (instruction {})",
-                other % 32,
+                other % unit,
+                unit_name(unit),
                 self.lanes.pc[other]
             ),
             None => "a lane it waits for never arrives".to_string(),
@@ -1449,6 +1547,11 @@ impl Cta {
             (true, Control::Done, _) => None,
         })
     }
+}
+
+/// "warp" or "warpgroup", for messages.
+fn unit_name(unit: usize) -> &'static str {
+    if unit == 32 { "warp" } else { "warpgroup" }
 }
 
 /// What the caller of [`Cta::issue`] knows about the group: `fuelled`, that every thread of

@@ -1,6 +1,7 @@
 //! The tensor-core sample kernels of `tests/mma-kernels/` (an nvcc bf16 GEMM fed by `ldmatrix`,
 //! an FP8 e4m3 GEMM with a per-tensor scale and a `cvt.rn.satfinite.e4m3x2.f32` output, a Triton
-//! `tl.dot` matmul for sm_80 with `ldmatrix` and `cp.async`), run on their inputs and compared
+//! `tl.dot` matmul for sm_80 with `ldmatrix` and `cp.async`, and for sm_90a with
+//! `wgmma.mma_async`), run on their inputs and compared
 //! byte for byte with what an H100 wrote for the same PTX (`tests/mma-kernels/gpu-h100.bin.xz`,
 //! made by `scripts/hardware/mma/session.sh`; see `tests/mma-kernels/README.md`).
 
@@ -8,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use ptxsim_exec::grid::{self, Argument, GridOptions};
 
-/// Cases ptxsim cannot run yet, with the text its failure must contain: Triton's sm_90a matmul
-/// uses `wgmma.mma_async` (not implemented; docs/isa.md). Their GPU bytes are skipped; when one
-/// runs, it leaves this list and is compared like the others.
-const PENDING: &[(&str, &str)] = &[("triton_matmul_f16_wgmma", "unsupported instruction `wgmma")];
+/// Cases ptxsim cannot run yet, with the text its failure must contain (none now: Triton's
+/// sm_90a matmul, two `wgmma.mma_async` with 64- and 128-byte swizzled descriptors, runs and is
+/// compared like the others). Their GPU bytes are skipped; when one runs, it leaves this list.
+const PENDING: &[(&str, &str)] = &[];
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mma-kernels")
@@ -120,5 +121,5 @@ fn the_tensor_core_samples_equal_the_h100_byte_for_byte() {
         }
     }
     assert_eq!(offset, gpu.len(), "every GPU output was compared");
-    assert_eq!(compared.len(), 6, "{compared:?}");
+    assert_eq!(compared.len(), 7, "{compared:?}");
 }

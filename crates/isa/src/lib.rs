@@ -52,6 +52,7 @@ pub mod operand_size;
 pub mod ops;
 pub mod target;
 pub mod types;
+pub mod wgmma;
 pub mod wmma;
 
 pub use cvt::{CVT_SYNTAX, CvtForm, CvtPackForm, CvtSyntax};

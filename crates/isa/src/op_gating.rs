@@ -154,6 +154,12 @@ pub enum OpFeature {
     Stmatrix,
     /// `movmatrix` (9.7.14.5.17: PTX ISA 7.8, sm_75).
     Movmatrix,
+    /// `wgmma` (9.7.15.5.2, 9.7.15.6-7: PTX ISA 8.0, sm_90a; ptxas 13.5: "Instruction
+    /// 'wgmma.fence' not supported on .target 'sm_90'").
+    Wgmma,
+    /// `wgmma.mma_async` with `.s8` and `.u8` mixed (ptxas 13.5: "Feature 'WGMMA with mixed
+    /// integer types' requires PTX ISA .version 8.4 or later").
+    WgmmaMixedInteger,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -464,6 +470,28 @@ pub const OP_GATES: &[Gate] = &[
         support: &[Support {
             since: v(7, 0),
             targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "wgmma",
+        applies: Applies::Op(OpFeature::Wgmma),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::Specific {
+                arch: &[90],
+                families: &[],
+            },
+        }],
+    },
+    Gate {
+        feature: "wgmma.mma_async with mixed .s8/.u8",
+        applies: Applies::Op(OpFeature::WgmmaMixedInteger),
+        support: &[Support {
+            since: v(8, 4),
+            targets: TargetSet::Specific {
+                arch: &[90],
+                families: &[],
+            },
         }],
     },
     Gate {
@@ -969,6 +997,10 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::MmaFp8, OpForm::Mma(f)) => hit(f.a.is_fp8()),
         (OpFeature::MmaFp8K16OrF16, OpForm::Mma(f)) => {
             hit(f.a.is_fp8() && (f.k == 16 || f.d == MmaType::F16))
+        }
+        (OpFeature::Wgmma, OpForm::Wgmma(_)) => Some(Some(0)),
+        (OpFeature::WgmmaMixedInteger, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
+            f.mixed_integer().then(type_index)
         }
         (OpFeature::ProxyFence, OpForm::Fence) => {
             op.text.starts_with("fence.proxy").then_some(Some(0))

@@ -450,6 +450,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             },
         ],
         OpForm::Wmma(form) => wmma_slots(form, false),
+        OpForm::Wgmma(op) => wgmma_slots(op, false),
         OpForm::Movmatrix => vec![
             OperandSlot {
                 name: "d",
@@ -510,6 +511,53 @@ fn wmma_slots(form: crate::wmma::WmmaForm, stride: bool) -> Vec<OperandSlot> {
     };
     if stride {
         slots.push(fixed_u32("stride"));
+    }
+    slots
+}
+
+/// The slots of a `wgmma` instruction; for `wgmma.mma_async`, with A from a descriptor or
+/// (`a_from_registers`) from a brace vector of four registers (9.7.15.5.2, "Syntax").
+/// `scale-d` is a predicate or an integer constant, the `imm-*` operands integer constants
+/// (ptxas 13.5 takes `1` for `scale-d` and rejects a register for `imm-trans-a`: "Arguments
+/// mismatch for instruction 'wgmma.mma_async'").
+fn wgmma_slots(op: crate::wgmma::WgmmaOp, a_from_registers: bool) -> Vec<OperandSlot> {
+    use crate::wgmma::WgmmaOp;
+    let form = match op {
+        WgmmaOp::Fence | WgmmaOp::CommitGroup => return Vec::new(),
+        WgmmaOp::WaitGroup => return vec![scalar("N", false, RegisterRule::Constant)],
+        WgmmaOp::Mma(form) => form,
+    };
+    let a = if a_from_registers {
+        OperandSlot {
+            name: "a",
+            is_destination: false,
+            shape: SlotShape::Vector {
+                length: 4,
+                element: mma_register(form.a),
+            },
+        }
+    } else {
+        scalar("a-desc", false, B64)
+    };
+    let mut slots = vec![
+        OperandSlot {
+            name: "d",
+            is_destination: true,
+            shape: SlotShape::Vector {
+                length: form.d_registers(),
+                element: mma_register(form.d),
+            },
+        },
+        a,
+        scalar("b-desc", false, B64),
+    ];
+    for &name in form.tail(a_from_registers) {
+        let rule = if name == "scale-d" {
+            RegisterRule::OneOf(&[Type::Pred])
+        } else {
+            RegisterRule::Constant
+        };
+        slots.push(scalar(name, false, rule));
     }
     slots
 }
@@ -770,6 +818,10 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             )];
         }
         return check_slots(&wmma_slots(wmma, operands.len() == 3), operands);
+    }
+    if let OpForm::Wgmma(op) = *form {
+        let a_from_registers = matches!(operands.get(1), Some(Operand::Vector(_)));
+        return check_slots(&wgmma_slots(op, a_from_registers), operands);
     }
     let Some(slots) = slots(form) else {
         return Vec::new();

@@ -664,6 +664,9 @@ pub enum OpForm {
     /// `wmma.load.{a,b,c}`, `wmma.store.d`, `wmma.mma` (9.7.14.4): the warp-collective matrix
     /// load, store and multiply-accumulate of the WMMA family.
     Wmma(crate::wmma::WmmaForm),
+    /// `wgmma.mma_async`, `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`
+    /// (9.7.15.5.2, 9.7.15.6-7): warpgroup-collective.
+    Wgmma(crate::wgmma::WgmmaOp),
     /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}`
     /// (9.7.9.25.3.1), with `.L2::cache_hint` a cache-policy operand last.
     CpAsync {
@@ -892,6 +895,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         }
         Opcode::Wmma => crate::wmma::decode_wmma(modifiers).map(OpForm::Wmma),
         Opcode::Cp => decode_cp(modifiers),
+        Opcode::Wgmma => crate::wgmma::decode_wgmma(modifiers).map(OpForm::Wgmma),
         Opcode::Match => decode_match(modifiers),
         Opcode::Elect => {
             let c = collect(opcode, modifiers, |m| {
@@ -1032,8 +1036,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Vshr
         | Opcode::Vsub
         | Opcode::Vsub2
-        | Opcode::Vsub4
-        | Opcode::Wgmma => Err(DecodeError::new(
+        | Opcode::Vsub4 => Err(DecodeError::new(
             DecodeErrorKind::UnsupportedInstruction(opcode),
             None,
             "not supported by ptxsim yet (the instruction table knows its name only)",
@@ -4005,8 +4008,8 @@ mod tests {
             DecodeErrorKind::UnknownModifier
         );
         assert_eq!(
-            err(Opcode::Wgmma, &["mma_async", "sync"]).kind,
-            DecodeErrorKind::UnsupportedInstruction(Opcode::Wgmma)
+            err(Opcode::Vadd, &["u32", "u32", "u32", "sat"]).kind,
+            DecodeErrorKind::UnsupportedInstruction(Opcode::Vadd)
         );
         // ptxas 13.5: ".approx modifier required for instruction 'sin'", ".ftz modifier
         // required for instruction 'ex2.bf16'", "Modifier '.cc' applies only to addc integer

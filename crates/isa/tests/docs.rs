@@ -60,6 +60,27 @@ fn compared_with_hardware() -> Vec<(String, usize)> {
         }
     }
     *counts.entry("wmma".to_string()).or_default() += wmma.len();
+    // `wgmma.mma_async`: the distinct forms of `tests/hardware/wgmma/wgmma-golden.bin.xz` (its
+    // format: scripts/hardware/wgmma/wgmma.cu), the immediates' variants counted once.
+    let packed = std::fs::read(root.join("wgmma/wgmma-golden.bin.xz")).expect("the wgmma data");
+    let mut raw = Vec::new();
+    lzma_rs::xz_decompress(&mut packed.as_slice(), &mut raw).expect("xz");
+    let word =
+        |at: usize| u32::from_le_bytes(raw[at..at + 4].try_into().expect("4 bytes")) as usize;
+    let mut wgmma = std::collections::BTreeSet::new();
+    let mut at = 20;
+    for _ in 0..word(16) {
+        let name = String::from_utf8_lossy(&raw[at..at + 48]);
+        wgmma.insert(
+            name.split([' ', '\0'])
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        );
+        let (tiles, nd) = (word(at + 48), word(at + 52));
+        at += 48 + 8 + 16 + tiles * (2048 + 512 + 2 * 128 * nd * 4);
+    }
+    *counts.entry("wgmma".to_string()).or_default() += wgmma.len();
     counts.into_iter().collect()
 }
 

@@ -1558,6 +1558,8 @@ impl<'m> Builder<'m> {
                 self.matrix_memory(false, form, operands)?
             }
             OpForm::Wmma(form) => self.wmma(form, operands)?,
+            OpForm::Wgmma(ptxsim_isa::wgmma::WgmmaOp::Mma(form)) => self.wgmma(form, operands)?,
+            OpForm::Wgmma(_) => InstructionKind::Fence,
             OpForm::Movmatrix => {
                 count(2)?;
                 let d = match &operands[0] {
@@ -1800,6 +1802,68 @@ impl<'m> Builder<'m> {
                 negated: false,
             }),
         }
+    }
+
+    /// `wgmma.mma_async d, a-desc|a, b-desc, scale-d, imm...` (9.7.15.5.2).
+    fn wgmma(
+        &self,
+        form: ptxsim_isa::wgmma::WgmmaForm,
+        operands: &[Operand],
+    ) -> Result<InstructionKind, String> {
+        use super::wgmma::{Wgmma, WgmmaA};
+        fn vector(operand: &Operand) -> Option<&Vec<Operand>> {
+            match operand {
+                Operand::Vector(elements) => Some(&elements.value),
+                _ => None,
+            }
+        }
+        let a_from_registers = operands.get(1).and_then(vector).is_some();
+        let tail = form.tail(a_from_registers);
+        if operands.len() != 3 + tail.len() {
+            return Err(format!(
+                "wgmma.mma_async.{} takes {} operands, not {}",
+                form.name(),
+                3 + tail.len(),
+                operands.len()
+            ));
+        }
+        let d = vector(&operands[0])
+            .ok_or("wgmma's `d` is a brace vector")?
+            .iter()
+            .map(|element| self.destination(element))
+            .collect::<Result<Vec<_>, _>>()?;
+        let a = match operands.get(1).and_then(vector) {
+            Some(elements) => WgmmaA::Registers(self.vector_sources(elements, Type::B32)?),
+            None => WgmmaA::Descriptor(self.source(&operands[1], Type::B64)?),
+        };
+        let b = self.source(&operands[2], Type::B64)?;
+        let scale_d = self.predicate_source(&operands[3])?;
+        // The immediates: their values were checked (ptxsim_isa::wgmma::immediate_violation).
+        let mut flags = [false; 4]; // negate a, negate b, trans a, trans b
+        for (offset, &name) in tail.iter().enumerate().skip(1) {
+            let value = match self.source(&operands[3 + offset], Type::S32)? {
+                Source::Immediate(bits) => bits as u32 as i32,
+                _ => return Err(format!("wgmma's {name} must be an integer constant")),
+            };
+            let slot = match name {
+                "imm-scale-a" => 0,
+                "imm-scale-b" => 1,
+                "imm-trans-a" => 2,
+                _ => 3,
+            };
+            flags[slot] = if slot < 2 { value == -1 } else { value == 1 };
+        }
+        Ok(InstructionKind::Wgmma(Box::new(Wgmma {
+            form,
+            d,
+            a,
+            b,
+            scale_d,
+            negate_a: flags[0],
+            negate_b: flags[1],
+            trans_a: flags[2],
+            trans_b: flags[3],
+        })))
     }
 
     /// `ldmatrix d, [p]` (`load`) or `stmatrix [p], r`: the vector of one register per matrix

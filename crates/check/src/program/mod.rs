@@ -10,6 +10,7 @@
 pub mod address;
 mod build;
 pub mod cvt;
+pub mod wgmma;
 
 pub use build::{
     BuildError, Checked, MAX_REGISTERS, MAX_VARIABLE_BYTES, bit_type, encode_immediate, entries,
@@ -867,6 +868,9 @@ pub enum InstructionKind {
         /// The registers (or immediates) of `a`, `b` and `c`.
         sources: [Vec<Source>; 3],
     },
+    /// `wgmma.mma_async.sync.aligned` (9.7.15.5.2): warpgroup-collective `D = A * B + D`, run
+    /// once for the 128 threads of a warpgroup when all have arrived.
+    Wgmma(Box<wgmma::Wgmma>),
     /// `bar.warp.sync membermask` (9.7.13.2). Warp-synchronous.
     BarWarpSync {
         /// The membermask.
@@ -955,6 +959,9 @@ pub enum WarpSync {
     /// The lanes at the same instruction (the forms without `.sync`, and `activemask`, which
     /// reports the lanes executing it together).
     Converged,
+    /// The 128 threads of the warpgroup (four consecutive warps, 9.7.15.1) at the same
+    /// instruction (`wgmma.mma_async`).
+    Warpgroup,
 }
 
 impl InstructionKind {
@@ -978,6 +985,7 @@ impl InstructionKind {
             | InstructionKind::WmmaLoad { .. }
             | InstructionKind::WmmaStore { .. }
             | InstructionKind::WmmaMma { .. } => Some(WarpSync::Converged),
+            InstructionKind::Wgmma(_) => Some(WarpSync::Warpgroup),
             InstructionKind::Redux { membermask, .. }
             | InstructionKind::Match { membermask, .. }
             | InstructionKind::Elect { membermask, .. }
@@ -1012,6 +1020,7 @@ impl InstructionKind {
             | InstructionKind::WmmaMma { d, .. } => d.iter().map(|d| d.register).collect(),
             InstructionKind::Ldmatrix { d, .. } => d.iter().flatten().map(|d| d.register).collect(),
             InstructionKind::Movmatrix { d, .. } => d.iter().map(|d| d.register).collect(),
+            InstructionKind::Wgmma(wgmma) => wgmma.d.iter().map(|d| d.register).collect(),
             InstructionKind::Elect {
                 destination,
                 predicate,
@@ -1076,6 +1085,7 @@ impl InstructionKind {
             | InstructionKind::WmmaLoad { .. }
             | InstructionKind::WmmaStore { .. }
             | InstructionKind::WmmaMma { .. }
+            | InstructionKind::Wgmma(_)
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
             | InstructionKind::Bra { .. }

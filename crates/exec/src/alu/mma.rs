@@ -55,14 +55,14 @@ pub const LOWEST_BIT: i32 = -158;
 
 /// A decoded finite element: `(-1)^sign * significand * 2^(exponent - fraction_bits)`.
 #[derive(Clone, Copy)]
-struct Finite {
-    sign: bool,
-    significand: u64,
-    exponent: i32,
-    fraction_bits: i32,
+pub(crate) struct Finite {
+    pub(crate) sign: bool,
+    pub(crate) significand: u64,
+    pub(crate) exponent: i32,
+    pub(crate) fraction_bits: i32,
 }
 
-enum Value {
+pub(crate) enum Value {
     Nan,
     Infinity(bool),
     Finite(Finite),
@@ -82,7 +82,7 @@ fn format(ty: MmaType) -> (u32, u32, bool, u32) {
     }
 }
 
-fn decode(bits: u64, ty: MmaType) -> Value {
+pub(crate) fn decode(bits: u64, ty: MmaType) -> Value {
     let (ebits, mbits, ieee, width) = format(ty);
     // `.tf32` uses the top 19 bits of its `.f32` register (the low 13 are ignored).
     let bits = if ty == MmaType::Tf32 {
@@ -121,7 +121,7 @@ fn decode(bits: u64, ty: MmaType) -> Value {
 }
 
 /// Rounds `(-1)^sign * magnitude * 2^lsb` to `ty` (`.f32` toward zero, `.f16` to nearest even).
-fn round(sign: bool, magnitude: u128, lsb: i32, ty: MmaType) -> u64 {
+pub(crate) fn round(sign: bool, magnitude: u128, lsb: i32, ty: MmaType) -> u64 {
     let (ebits, mbits, _, width) = format(ty);
     let (mbits, width) = (mbits as i32, width as i32);
     let bias = (1i32 << (ebits - 1)) - 1;

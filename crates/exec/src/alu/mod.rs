@@ -39,6 +39,7 @@ pub mod matrix;
 mod memory;
 pub mod mma;
 mod warp;
+pub mod wgmma;
 pub mod wmma;
 
 pub use bits::{bfe, bfi, lop3, prmt, shf};

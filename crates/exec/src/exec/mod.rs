@@ -73,6 +73,7 @@ mod matrix;
 mod memory;
 mod operands;
 mod warp;
+mod wgmma;
 mod wmma;
 
 /// Whether the instruction moved the threads' program counters itself.
@@ -495,6 +496,7 @@ impl Executor<'_, '_> {
             InstructionKind::WmmaMma { form, d, sources } => {
                 self.wmma_mma(instruction, lanes, form, d, sources)
             }
+            InstructionKind::Wgmma(wgmma) => self.wgmma(instruction, lanes, wgmma),
             InstructionKind::BarWarpSync { .. } => {}
             InstructionKind::Call {
                 target,

@@ -1,0 +1,80 @@
+//! `wgmma` in the checker: each case is a kernel with one instruction, with the verdict of
+//! ptxas 13.5 (`/work/main/.nv/nvidia/cu13/bin/ptxas -arch sm_90a` or `sm_90`, CUDA 13) and
+//! its message, which ptxsim's verdict must equal (the message part ptxsim's diagnostic must
+//! contain is the last column).
+
+use ptxsim_check::{Options, compile};
+
+const D4: &str = "{%r0, %r1, %r2, %r3}";
+
+/// (target, .version, instruction, ptxas accepts, ptxas's message, text ptxsim's error holds).
+fn cases() -> Vec<(
+    &'static str,
+    &'static str,
+    String,
+    bool,
+    &'static str,
+    &'static str,
+)> {
+    let f16 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16";
+    vec![
+        ("sm_90a", "8.0", format!("{f16} {D4}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), true, "", ""),
+        // ptxas: "Instruction 'wgmma.mma_async with floating point types' not supported on
+        // .target 'sm_90'".
+        ("sm_90", "8.0", format!("{f16} {D4}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), false, "not supported on .target 'sm_90'", "sm_90a"),
+        ("sm_90", "8.0", "wgmma.fence.sync.aligned;".to_string(), false, "Instruction 'wgmma.fence' not supported on .target 'sm_90'", "sm_90a"),
+        ("sm_90a", "8.0", "wgmma.fence.sync.aligned; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0;".to_string(), true, "", ""),
+        ("sm_90a", "8.0", "wgmma.wait_group.sync.aligned %r0;".to_string(), false, "Arguments mismatch for instruction 'wgmma.wait_group'", "constant"),
+        // scale-d may be a constant.
+        ("sm_90a", "8.0", format!("{f16} {D4}, %rd0, %rd1, 1, 1, 1, 0, 0;"), true, "", ""),
+        ("sm_90a", "8.0", format!("{f16} {D4}, %rd0, %rd1, %p0, 2, 1, 0, 0;"), false, "Argument 4 of instruction 'wgmma.mma_async with floating point types': unexpected value '2', expected to be -1 or 1", "imm-scale-a must be -1 or 1"),
+        ("sm_90a", "8.0", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%r0, %r1, %r2, %r3}, %rd0, %rd1, %p0, 1, 1, 1, 2;".to_string(), false, "Argument 7 ...: unexpected value '2', expected to be 0 or 1", "imm-trans-b must be 0 or 1"),
+        // No imm-trans for .tf32 ("Arguments mismatch for instruction 'wgmma.mma_async with
+        // floating point types'").
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {D4}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch", "operands"),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2 {D4}, %rd0, %rd1, %p0, -1, 1;"), true, "", ""),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2 {D4}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async with FP8 types'", "operands"),
+        // A in registers: no imm-trans-a.
+        ("sm_90a", "8.0", format!("{f16} {D4}, {{%r4, %r5, %r6, %r7}}, %rd1, %p0, 1, 1, 0;"), true, "", ""),
+        ("sm_90a", "8.0", format!("{f16} {D4}, {{%r4, %r5, %r6, %r7}}, %rd1, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "operands"),
+        ("sm_90a", "8.0", format!("{f16} {D4}, %rd0, %rd1, %p0, 1, 1, %r5, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "imm-trans-a"),
+        ("sm_90a", "8.0", format!("{f16} {D4}, %r9, %rd1, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "a-desc"),
+        ("sm_90a", "8.0", format!("{f16} {{%r0, %r1}}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), false, "Argument vector size mismatch", "d"),
+        ("sm_90a", "8.0", "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%r0, %r1}, %rd0, %rd1, %p0, 1, 1, 0, 0;".to_string(), true, "", ""),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.aligned.m64n8k16.f32.f16.f16 {D4}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), false, ".sync modifier required for instruction 'wgmma.mma_async'", ".sync"),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.f16 {D4}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), false, "Unexpected instruction types specified for 'wgmma.mma_async'", "not a form"),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.u8 {D4}, %rd0, %rd1, %p0;"), true, "", ""),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8.satfinite {D4}, %rd0, %rd1, %p0;"), true, "", ""),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.satfinite.s32.s8.s8 {D4}, %rd0, %rd1, %p0;"), true, "", ""),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.u8 {D4}, %rd0, %rd1, %p0;"), false, "Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later", "8.4"),
+        ("sm_90a", "8.4", format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.u8 {D4}, %rd0, %rd1, %p0;"), true, "", ""),
+        ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {D4}, %rd0, %rd1, %p0, 1, 1;"), false, "Arguments mismatch", "operands"),
+        ("sm_90a", "8.0", "wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, %rd0, %rd1, %p0;".to_string(), false, "Illegal matrix shape '.m64n40k32' for instruction 'wgmma.mma_async with integer types'", "not a form"),
+    ]
+}
+
+#[test]
+fn wgmma_verdicts_equal_ptxas() {
+    let mut failures = Vec::new();
+    for (target, version, instruction, accepted, ptxas, ours) in cases() {
+        let source = format!(
+            ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n\
+             .reg .b32 %r<40>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n{instruction}\nret;\n}}\n"
+        );
+        let (_, diagnostics) = compile(&source, &Options::default());
+        let errors: Vec<String> = diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .collect();
+        let verdict = errors.is_empty();
+        let mentions = errors.iter().any(|m| m.contains(ours));
+        if verdict != accepted || (!accepted && !mentions) {
+            failures.push(format!(
+                "{target} {version} `{instruction}`: ptxas {} ({ptxas}), ptxsim {errors:?}",
+                if accepted { "accepts" } else { "rejects" }
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

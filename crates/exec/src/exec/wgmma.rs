@@ -1,0 +1,151 @@
+//! `wgmma.mma_async.sync.aligned` (PTX ISA 9.7.15.5.2): warpgroup-collective. The machine
+//! runs it once for the 128 threads of a warpgroup when all have arrived (`machine.rs`,
+//! `Cta::arrive_warpgroup`); "The mandatory .aligned qualifier indicates that all threads in the
+//! warpgroup must execute the same wgmma.mma_async instruction ... otherwise behavior is
+//! undefined": ptxsim traps every thread unless the whole warpgroup executes it together.
+//!
+//! The multiply-accumulate runs at issue: A and B are read from shared memory and D written
+//! then. That is one of the executions the ISA allows: the result may only be read after
+//! `wgmma.commit_group` and `wgmma.wait_group` ("must be used to wait for the completion ...
+//! before the results are accessed"), and a program that changes the shared-memory inputs or
+//! the accumulator registers before that point is undefined; so `wgmma.fence`,
+//! `wgmma.commit_group` and `wgmma.wait_group N` have nothing left to order and are accepted
+//! as no-ops ([`crate::ir::InstructionKind::Fence`]).
+
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::Space;
+use ptxsim_isa::wgmma::WARPGROUP_THREADS;
+
+use super::{Executor, Put};
+use crate::alu::wgmma::{self, Descriptor};
+use crate::ir::Instruction;
+use crate::ir::wgmma::{Wgmma, WgmmaA};
+
+impl Executor<'_, '_> {
+    /// Traps every lane with `message`.
+    fn trap_all(&mut self, instruction: &Instruction, lanes: &[usize], message: String) {
+        for &lane in lanes {
+            self.trap(lane, instruction, message.clone());
+        }
+    }
+
+    /// `wgmma.mma_async` for the lanes that arrived together (module docs).
+    pub(super) fn wgmma(&mut self, instruction: &Instruction, lanes: &[usize], op: &Wgmma) {
+        let complete = lanes.len() == WARPGROUP_THREADS
+            && lanes
+                .first()
+                .is_some_and(|&first| first % WARPGROUP_THREADS == 0)
+            && lanes.windows(2).all(|pair| pair[1] == pair[0] + 1);
+        if !complete {
+            let message = format!(
+                "`{}`: wgmma.mma_async.sync.aligned needs all 128 threads of the warpgroup (four \
+                 consecutive warps); {} executed it together (undefined in the PTX ISA)",
+                instruction.text,
+                lanes.len()
+            );
+            return self.trap_all(instruction, lanes, message);
+        }
+        let form = op.form;
+        let b_bits = self.read_bits(lanes[0], op.b, 64);
+        let a_bits = match &op.a {
+            WgmmaA::Descriptor(source) => self.read_bits(lanes[0], *source, 64),
+            WgmmaA::Registers(_) => {
+                let message = format!(
+                    "`{}`: wgmma.mma_async with A in registers is not supported by ptxsim yet \
+                     (its fragment layout is given by a figure of the PTX ISA only); give A by \
+                     a matrix descriptor",
+                    instruction.text
+                );
+                return self.trap_all(instruction, lanes, message);
+            }
+        };
+        let scale_d = |executor: &Self, lane: usize| {
+            (executor.read_bits(lane, op.scale_d.source, 1) != 0) != op.scale_d.negated
+        };
+        let accumulate = scale_d(self, lanes[0]);
+        // "The contents of a matrix descriptor must be same across all the warps in the
+        // warpgroup"; scale-d likewise (one operation for the warpgroup).
+        let differs = lanes.iter().find(|&&lane| {
+            self.read_bits(lane, op.b, 64) != b_bits
+                || matches!(&op.a, WgmmaA::Descriptor(s) if self.read_bits(lane, *s, 64) != a_bits)
+                || scale_d(self, lane) != accumulate
+        });
+        if let Some(&lane) = differs {
+            let message = format!(
+                "`{}`: thread {} of the warpgroup gives another matrix descriptor or scale-d than \
+                 thread 0 (they must be the same across the warpgroup; undefined in the PTX ISA)",
+                instruction.text,
+                lane % WARPGROUP_THREADS
+            );
+            return self.trap_all(instruction, lanes, message);
+        }
+        let k = usize::from(form.k);
+        let n = usize::from(form.n);
+        let operands = [
+            (
+                Descriptor::decode(a_bits),
+                op.trans_a,
+                wgmma::ROWS,
+                form.a,
+                op.negate_a,
+                "A",
+            ),
+            (
+                Descriptor::decode(b_bits),
+                op.trans_b,
+                n,
+                form.b,
+                op.negate_b,
+                "B",
+            ),
+        ];
+        let mut matrices: Vec<Vec<Vec<u64>>> = Vec::with_capacity(2);
+        for (descriptor, mn_major, rows, ty, negate, name) in operands {
+            let size = wgmma::element_bytes(ty);
+            let mut matrix = Vec::with_capacity(rows);
+            for row in 0..rows {
+                let mut elements = Vec::with_capacity(k);
+                for column in 0..k {
+                    let address = descriptor.address(mn_major, row, column, size);
+                    match self.load(lanes[0], Space::Shared, address, size as u32) {
+                        Ok(bits) => {
+                            let bits = bits as u64;
+                            elements.push(if negate {
+                                wgmma::negate(bits, ty)
+                            } else {
+                                bits
+                            });
+                        }
+                        Err(fault) => {
+                            let why = fault.to_string();
+                            let message = format!(
+                                "`{}`: element ({row}, {column}) of {name} through its matrix \
+                                 descriptor: {why}",
+                                instruction.text
+                            );
+                            return self.trap_all(instruction, lanes, message);
+                        }
+                    }
+                }
+                matrix.push(elements);
+            }
+            matrices.push(matrix);
+        }
+        let before: Option<Vec<Vec<u64>>> = accumulate.then(|| {
+            lanes
+                .iter()
+                .map(|&lane| {
+                    op.d.iter()
+                        .map(|d| self.lanes.get(lane, d.register) as u64 & 0xffff_ffff)
+                        .collect()
+                })
+                .collect()
+        });
+        let result = wgmma::wgmma(&form, &matrices[0], &matrices[1], before.as_deref());
+        for (&lane, registers) in lanes.iter().zip(result) {
+            for (&destination, value) in op.d.iter().zip(registers) {
+                self.put(lane, &Put::new(destination, Type::B32), u128::from(value));
+            }
+        }
+    }
+}
