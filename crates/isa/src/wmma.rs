@@ -567,122 +567,44 @@ mod tests {
         use DecodeErrorKind::*;
         let kind = |modifiers: &[&str]| decode_wmma(modifiers).map(|_| ()).map_err(|e| e.kind);
         let w = UnsupportedInstruction(Opcode::Wmma);
-        assert_eq!(
-            kind(&["load", "a", "sync", "row", "m16n16k16", "f16"]),
-            Err(UnknownModifier)
-        );
-        assert_eq!(
-            kind(&["load", "a", "aligned", "row", "m16n16k16", "f16"]),
-            Err(UnknownModifier)
-        );
-        assert_eq!(
-            kind(&["load", "d", "sync", "aligned", "row", "m16n16k16", "f32"]),
-            Err(UnknownModifier)
-        );
-        assert_eq!(
-            kind(&["store", "c", "sync", "aligned", "row", "m16n16k16", "f32"]),
-            Err(UnknownModifier)
-        );
-        assert_eq!(
-            kind(&[
-                "load",
-                "a",
-                "sync",
-                "aligned",
-                "row",
-                "m16n16k16",
-                "local",
-                "f16"
-            ]),
-            Err(UnknownModifier)
-        );
-        assert_eq!(
-            kind(&["load", "a", "sync", "aligned", "row", "m16n16k16", "f32"]),
-            Err(UnsupportedTypes)
-        );
-        assert_eq!(
-            kind(&["load", "a", "sync", "aligned", "row", "m16n16k8", "f16"]),
-            Err(UnsupportedTypes)
-        );
-        assert_eq!(
-            kind(&["load", "a", "sync", "aligned", "row", "m8n8k32", "s4"]),
-            Err(w)
-        );
-        assert_eq!(
-            kind(&[
-                "mma",
-                "sync",
-                "aligned",
-                "row",
-                "col",
-                "m16n16k16",
-                "f32",
-                "f16",
-                "f16",
-                "f32"
-            ]),
-            Err(UnsupportedTypes)
-        );
-        assert_eq!(
-            kind(&[
-                "mma",
-                "sync",
-                "aligned",
-                "row",
-                "col",
-                "m16n16k16",
-                "f32",
-                "f32",
-                "satfinite"
-            ]),
-            Err(UnsupportedTypes)
-        );
-        assert_eq!(
-            kind(&[
-                "mma",
-                "sync",
-                "aligned",
-                "row",
-                "col",
-                "m16n16k16",
-                "s32",
-                "s8",
-                "u8",
-                "s32"
-            ]),
-            Err(UnsupportedTypes)
-        );
-        assert_eq!(
-            kind(&[
-                "mma",
-                "sync",
-                "aligned",
-                "row",
-                "col",
-                "m16n16k16",
-                "f16",
-                "bf16",
-                "bf16",
-                "f16"
-            ]),
-            Err(UnsupportedTypes)
-        );
-        assert_eq!(
-            kind(&["mma", "sync", "aligned", "row", "m16n16k16", "f32", "f32"]),
-            Err(UnknownModifier)
-        );
-        assert_eq!(
-            kind(&[
-                "mma", "sync", "aligned", "row", "col", "m8n8k4", "rz", "f64", "f64", "f64", "f64"
-            ]),
-            Err(w)
-        );
-        assert_eq!(
-            kind(&[
-                "mma", "xor", "popc", "sync", "aligned", "row", "col", "m8n8k128", "s32", "b1",
-                "b1", "s32"
-            ]),
-            Err(w)
-        );
+        // (modifiers joined by dots, the error)
+        for (modifiers, expected) in [
+            ("load.a.sync.row.m16n16k16.f16", UnknownModifier),
+            ("load.a.aligned.row.m16n16k16.f16", UnknownModifier),
+            ("load.d.sync.aligned.row.m16n16k16.f32", UnknownModifier),
+            ("store.c.sync.aligned.row.m16n16k16.f32", UnknownModifier),
+            (
+                "load.a.sync.aligned.row.m16n16k16.local.f16",
+                UnknownModifier,
+            ),
+            ("load.a.sync.aligned.row.m16n16k16.f32", UnsupportedTypes),
+            ("load.a.sync.aligned.row.m16n16k8.f16", UnsupportedTypes),
+            ("load.a.sync.aligned.row.m8n8k32.s4", w),
+            (
+                "mma.sync.aligned.row.col.m16n16k16.f32.f16.f16.f32",
+                UnsupportedTypes,
+            ),
+            (
+                "mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite",
+                UnsupportedTypes,
+            ),
+            (
+                "mma.sync.aligned.row.col.m16n16k16.s32.s8.u8.s32",
+                UnsupportedTypes,
+            ),
+            (
+                "mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f16",
+                UnsupportedTypes,
+            ),
+            ("mma.sync.aligned.row.m16n16k16.f32.f32", UnknownModifier),
+            ("mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64", w),
+            (
+                "mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+                w,
+            ),
+        ] {
+            let modifiers: Vec<&str> = modifiers.split('.').collect();
+            assert_eq!(kind(&modifiers), Err(expected), "{modifiers:?}");
+        }
     }
 }
