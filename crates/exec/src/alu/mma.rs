@@ -162,15 +162,15 @@ pub(crate) fn round(sign: bool, magnitude: u128, lsb: i32, ty: MmaType) -> u64 {
     sign_bit | field << mbits | (q as u64 & ((1 << mbits) - 1))
 }
 
-/// One element of D for the floating-point forms but `.f64`: `c + sum(a[i] * b[i])`.
-pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
-    let d = form.d;
-    let (ebits, mbits, _, width) = format(d);
-    let nan = if d == MmaType::F32 {
-        0x7fff_ffff
-    } else {
-        0x7fff
-    };
+/// The addends of `c + sum(a[i] * b[i])` with `types` = (A's, B's, C's): every product exact
+/// and `c`, as [`Finite`] terms without the zeros. A NaN operand, `inf * 0` or `inf - inf` is
+/// `Err(None)` (the canonical NaN); otherwise an infinite product or `c` is `Err(Some(sign))`.
+pub(crate) fn addends(
+    types: (MmaType, MmaType, MmaType),
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> Result<Vec<Finite>, Option<bool>> {
     let mut terms: Vec<Finite> = Vec::with_capacity(a.len() + 1);
     let (mut nan_seen, mut positive_infinity, mut negative_infinity) = (false, false, false);
     let mut infinity = |sign: bool| {
@@ -181,7 +181,7 @@ pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
         }
     };
     for (&x, &y) in a.iter().zip(b) {
-        match (decode(x, form.a), decode(y, form.b)) {
+        match (decode(x, types.0), decode(y, types.1)) {
             (Value::Nan, _) | (_, Value::Nan) => nan_seen = true,
             (Value::Infinity(s), Value::Finite(f)) | (Value::Finite(f), Value::Infinity(s)) => {
                 if f.significand == 0 {
@@ -199,24 +199,25 @@ pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
             }),
         }
     }
-    match decode(c, form.c) {
+    match decode(c, types.2) {
         Value::Nan => nan_seen = true,
         Value::Infinity(s) => infinity(s),
         Value::Finite(f) => terms.push(f),
     }
     if nan_seen || (positive_infinity && negative_infinity) {
-        return nan;
+        return Err(None);
     }
     if positive_infinity || negative_infinity {
-        return u64::from(negative_infinity) << (width - 1) | ((1u64 << ebits) - 1) << mbits;
+        return Err(Some(negative_infinity));
     }
     terms.retain(|t| t.significand != 0);
-    let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
-        return 0;
-    };
-    let lsb = (emax - FRACTION_BITS).max(LOWEST_BIT);
+    Ok(terms)
+}
+
+/// The exact sum of `terms`, each aligned to units of `2^lsb` and truncated toward zero there.
+pub(crate) fn aligned_sum(terms: &[Finite], lsb: i32) -> i128 {
     let mut sum: i128 = 0;
-    for t in &terms {
+    for t in terms {
         let shift = t.exponent - t.fraction_bits - lsb;
         let aligned = if shift >= 0 {
             i128::from(t.significand) << shift
@@ -227,6 +228,30 @@ pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
         };
         sum += if t.sign { -aligned } else { aligned };
     }
+    sum
+}
+
+/// One element of D for the floating-point forms but `.f64`: `c + sum(a[i] * b[i])`.
+pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let d = form.d;
+    let (ebits, mbits, _, width) = format(d);
+    let nan = if d == MmaType::F32 {
+        0x7fff_ffff
+    } else {
+        0x7fff
+    };
+    let terms = match addends((form.a, form.b, form.c), a, b, c) {
+        Ok(terms) => terms,
+        Err(None) => return nan,
+        Err(Some(negative)) => {
+            return u64::from(negative) << (width - 1) | ((1u64 << ebits) - 1) << mbits;
+        }
+    };
+    let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
+        return 0;
+    };
+    let lsb = (emax - FRACTION_BITS).max(LOWEST_BIT);
+    let sum = aligned_sum(&terms, lsb);
     round(sum < 0, sum.unsigned_abs(), lsb, d)
 }
 

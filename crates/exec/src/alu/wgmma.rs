@@ -22,7 +22,7 @@
 use ptxsim_isa::mma::{MmaForm, MmaType};
 use ptxsim_isa::wgmma::{M, WARPGROUP_THREADS, WgmmaForm};
 
-use super::mma::{self, Finite, Value};
+use super::mma;
 
 /// Fraction bits kept below the largest exponent on the FP8 path (fitted: 12 and 14 leave
 /// mismatches in every random tile, 13 none).
@@ -192,61 +192,15 @@ fn dot_fp8(form: &WgmmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     } else {
         (0x7fff, 0x7c00, 16)
     };
-    let mut terms: Vec<Finite> = Vec::with_capacity(a.len() + 1);
-    let (mut nan_seen, mut positive, mut negative) = (false, false, false);
-    let mut infinity = |sign: bool| {
-        if sign {
-            negative = true;
-        } else {
-            positive = true;
-        }
+    let terms = match mma::addends((form.a, form.b, d), a, b, c) {
+        Ok(terms) => terms,
+        Err(None) => return nan,
+        Err(Some(negative)) => return u64::from(negative) << (width - 1) | infinity_bits,
     };
-    for (&x, &y) in a.iter().zip(b) {
-        match (mma::decode(x, form.a), mma::decode(y, form.b)) {
-            (Value::Nan, _) | (_, Value::Nan) => nan_seen = true,
-            (Value::Infinity(s), Value::Finite(f)) | (Value::Finite(f), Value::Infinity(s)) => {
-                if f.significand == 0 {
-                    nan_seen = true;
-                } else {
-                    infinity(s ^ f.sign);
-                }
-            }
-            (Value::Infinity(s), Value::Infinity(t)) => infinity(s ^ t),
-            (Value::Finite(x), Value::Finite(y)) => terms.push(Finite {
-                sign: x.sign ^ y.sign,
-                significand: x.significand * y.significand,
-                exponent: x.exponent + y.exponent,
-                fraction_bits: x.fraction_bits + y.fraction_bits,
-            }),
-        }
-    }
-    match mma::decode(c, d) {
-        Value::Nan => nan_seen = true,
-        Value::Infinity(s) => infinity(s),
-        Value::Finite(f) => terms.push(f),
-    }
-    if nan_seen || (positive && negative) {
-        return nan;
-    }
-    if positive || negative {
-        return u64::from(negative) << (width - 1) | infinity_bits;
-    }
-    terms.retain(|t| t.significand != 0);
     let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
         return 0;
     };
-    let mut sum: i128 = 0;
-    for t in &terms {
-        let shift = FP8_FRACTION_BITS + t.exponent - emax - t.fraction_bits;
-        let aligned = if shift >= 0 {
-            i128::from(t.significand) << shift
-        } else if -shift >= 64 {
-            0
-        } else {
-            i128::from(t.significand >> -shift)
-        };
-        sum += if t.sign { -aligned } else { aligned };
-    }
+    let sum = mma::aligned_sum(&terms, emax - FP8_FRACTION_BITS);
     let mut magnitude = sum.unsigned_abs();
     let mut lsb = emax - FP8_FRACTION_BITS;
     if d == MmaType::F32 {
