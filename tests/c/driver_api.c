@@ -136,24 +136,8 @@ CUresult cuGraphExecDestroy(CUgraphExec executable);
 CUresult cuGraphDestroy(CUgraph graph);
 CUresult cuMemAllocManaged(CUdeviceptr *address, size_t bytes, unsigned int flags);
 
-static int failures;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fprintf(stderr, "\n");                                                           \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
-
-/* A call that must succeed. */
-#define OK(call)                                                                             \
-    do {                                                                                     \
-        CUresult result_ = (call);                                                           \
-        CHECK(result_ == CUDA_SUCCESS, "%s returned %d", #call, result_);                    \
-    } while (0)
 
 /* out[i] = in[ntid - 1 - i] through dynamic shared memory (extern .shared). */
 static const char *reverse_ptx =

@@ -77,23 +77,8 @@ CUresult cuGraphLaunch(CUgraphExec executable, CUstream stream);
 CUresult cuGraphExecDestroy(CUgraphExec executable);
 CUresult cuGraphDestroy(CUgraph graph);
 
-static int failures;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fprintf(stderr, "\n");                                                           \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
-
-#define OK(call)                                                                             \
-    do {                                                                                     \
-        CUresult result_ = (call);                                                           \
-        CHECK(result_ == CUDA_SUCCESS, "%s returned %d", #call, result_);                    \
-    } while (0)
 
 /* out[i] = in[i] + 1 for the 16 threads of one CTA. */
 static const char *add_one_ptx =

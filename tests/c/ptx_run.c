@@ -12,17 +12,7 @@ typedef const char *(*ptx_last_error_fn)(void);
 
 static ptx_run_fn ptx_run;
 static ptx_last_error_fn ptx_last_error;
-static int failures;
-
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fprintf(stderr, "\n");                                                           \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
+#include "check.h"
 
 /* c[i] = a[i] * s + b[i] for i < n, over several CTAs. */
 static const char *saxpy =
