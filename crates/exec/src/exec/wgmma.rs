@@ -13,13 +13,14 @@
 //! as no-ops ([`crate::ir::InstructionKind::Fence`]).
 
 use ptxsim_isa::Type;
+use ptxsim_isa::mma::MmaType;
 use ptxsim_isa::ops::Space;
 use ptxsim_isa::wgmma::WARPGROUP_THREADS;
 
 use super::{Executor, Put};
 use crate::alu::wgmma::{self, Descriptor};
-use crate::ir::Instruction;
 use crate::ir::wgmma::{Wgmma, WgmmaA};
+use crate::ir::{Instruction, Source};
 
 impl Executor<'_, '_> {
     /// Traps every lane with `message`.
@@ -49,15 +50,7 @@ impl Executor<'_, '_> {
         let b_bits = self.read_bits(lanes[0], op.b, 64);
         let a_bits = match &op.a {
             WgmmaA::Descriptor(source) => self.read_bits(lanes[0], *source, 64),
-            WgmmaA::Registers(_) => {
-                let message = format!(
-                    "`{}`: wgmma.mma_async with A in registers is not supported by ptxsim yet \
-                     (its fragment layout is given by a figure of the PTX ISA only); give A by \
-                     a matrix descriptor",
-                    instruction.text
-                );
-                return self.trap_all(instruction, lanes, message);
-            }
+            WgmmaA::Registers(_) => 0,
         };
         let scale_d = |executor: &Self, lane: usize| {
             (executor.read_bits(lane, op.scale_d.source, 1) != 0) != op.scale_d.negated
@@ -101,6 +94,10 @@ impl Executor<'_, '_> {
         ];
         let mut matrices: Vec<Vec<Vec<u64>>> = Vec::with_capacity(2);
         for (descriptor, mn_major, rows, ty, negate, name) in operands {
+            if let (WgmmaA::Registers(sources), "A") = (&op.a, name) {
+                matrices.push(self.a_from_registers(lanes, sources, ty, k, negate));
+                continue;
+            }
             let size = wgmma::element_bytes(ty);
             let mut matrix = Vec::with_capacity(rows);
             for row in 0..rows {
@@ -147,5 +144,44 @@ impl Executor<'_, '_> {
                 self.put(lane, &Put::new(destination, Type::B32), u128::from(value));
             }
         }
+    }
+
+    /// A (64 x `k`) from the `a` vector of the warpgroup's 128 threads: warp `w` holds rows
+    /// `16w .. 16w + 15` as the A fragment of `mma.m16n8k{k}` (lane `4g + q`, element `j` of
+    /// register `r`: row `16w + g + 8(r % 2)`, column `pq + j + 4p(r / 2)`, `p` elements a
+    /// register). Measured on an H100 for `.f16` (`tests/hardware/wgmma/wgmma-layouts.txt`,
+    /// case `registers`: every one of the 1,024 elements where this puts it); the other types
+    /// follow the same `mma` fragments (not measured).
+    fn a_from_registers(
+        &self,
+        lanes: &[usize],
+        sources: &[Source],
+        ty: MmaType,
+        k: usize,
+        negate: bool,
+    ) -> Vec<Vec<u64>> {
+        let size = wgmma::element_bytes(ty);
+        let per_register = 4 / size;
+        let width = 8 * size as u32;
+        let mut matrix = vec![vec![0u64; k]; wgmma::ROWS];
+        for (thread, &lane) in lanes.iter().enumerate() {
+            let (warp, g, q) = (thread / 32, (thread % 32) / 4, thread % 4);
+            for (r, &source) in sources.iter().enumerate() {
+                let word = self.read_bits(lane, source, 32);
+                for j in 0..per_register {
+                    let row = 16 * warp + g + 8 * (r % 2);
+                    let column = per_register * q + j + 4 * per_register * (r / 2);
+                    let bits = (word >> (width as usize * j)) & ((1u64 << width) - 1);
+                    if let Some(element) = matrix.get_mut(row).and_then(|row| row.get_mut(column)) {
+                        *element = if negate {
+                            wgmma::negate(bits, ty)
+                        } else {
+                            bits
+                        };
+                    }
+                }
+            }
+        }
+        matrix
     }
 }
