@@ -30,17 +30,17 @@ fn library_link(directory: &str, name: &str) -> PathBuf {
     directory
 }
 
-#[test]
-fn c_program_uses_the_driver_api() {
+/// Compiles `tests/c/NAME.c` linked against `libcuda.so` (a link to the library); returns the
+/// program and a directory holding only `libcuda.so.1`, to run it with: the program finds the
+/// library by its SONAME, as it would NVIDIA's.
+fn compile_against_libcuda(name: &str) -> (PathBuf, PathBuf) {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    // The program is linked against `libcuda.so` and runs with only `libcuda.so.1` on the
-    // library path: it finds the library by its SONAME, as it would NVIDIA's.
-    let link_directory = library_link("driver_api_link", "libcuda.so");
-    let run_directory = library_link("driver_api_run", "libcuda.so.1");
-    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver_api");
+    let link_directory = library_link(&format!("{name}_link"), "libcuda.so");
+    let run_directory = library_link(&format!("{name}_run"), "libcuda.so.1");
+    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let compiled = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
-        .arg(repository().join("tests/c/driver_api.c"))
+        .arg(repository().join(format!("tests/c/{name}.c")))
         .arg("-o")
         .arg(&program)
         .arg("-L")
@@ -58,6 +58,12 @@ fn c_program_uses_the_driver_api() {
         "{cc} failed:\n{}",
         String::from_utf8_lossy(&compiled.stderr)
     );
+    (program, run_directory)
+}
+
+#[test]
+fn c_program_uses_the_driver_api() {
+    let (program, run_directory) = compile_against_libcuda("driver_api");
     let output = Command::new(&program)
         .arg(repository().join("ptx-samples/nvcc/block.sm_90.ptx"))
         .env("LD_LIBRARY_PATH", &run_directory)
@@ -98,30 +104,7 @@ fn c_program_uses_the_driver_api() {
 /// peer access, copies between them), then with `PTXSIM_DEVICE_COUNT=9` (refused by cuInit).
 #[test]
 fn c_program_uses_two_devices() {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let link_directory = library_link("multi_device_link", "libcuda.so");
-    let run_directory = library_link("multi_device_run", "libcuda.so.1");
-    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("multi_device");
-    let compiled = Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
-        .arg(repository().join("tests/c/multi_device.c"))
-        .arg("-o")
-        .arg(&program)
-        .arg("-L")
-        .arg(&link_directory)
-        .arg("-lcuda")
-        .output()
-        .unwrap_or_else(|error| {
-            panic!(
-                "the C compiler `{cc}` cannot be run ({error}): this test needs one (install a \
-                 C compiler, or set CC)"
-            )
-        });
-    assert!(
-        compiled.status.success(),
-        "{cc} failed:\n{}",
-        String::from_utf8_lossy(&compiled.stderr)
-    );
+    let (program, run_directory) = compile_against_libcuda("multi_device");
     for (count, argument, expected) in [
         (
             "2",
