@@ -448,16 +448,17 @@ mod tests {
 
     #[test]
     fn a_large_file_read_in_pieces_is_the_file() {
-        let dir = std::env::temp_dir().join(format!("ptxsim-read-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary directory");
+        let dir = tempfile::Builder::new()
+            .prefix("ptxsim-read-")
+            .tempdir()
+            .expect("temporary directory");
         // A whole number of pieces, a last piece of one byte, and a small file read at once.
         for size in [5 * READ_PIECE, 5 * READ_PIECE + 1, (4 << 20) + 12_345, 100] {
-            let path = dir.join(format!("{size}.ptx"));
+            let path = dir.path().join(format!("{size}.ptx"));
             let bytes: Vec<u8> = (0..size).map(|index| (index % 251) as u8).collect();
             std::fs::write(&path, &bytes).expect("temporary file");
             assert!(read_file(&path).expect("readable") == bytes, "{size} bytes");
         }
-        assert!(read_file(&dir.join("missing.ptx")).is_err());
-        let _ = std::fs::remove_dir_all(&dir);
+        assert!(read_file(&dir.path().join("missing.ptx")).is_err());
     }
 }

@@ -6,8 +6,12 @@
 //! independent source of the expectation; the snapshots were reviewed against it. A line
 //! `// ptxsim-args: ...` in that comment gives extra arguments (e.g. `--target sm_90`).
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
+
+use common::TempPath;
 
 fn workspace_root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -116,9 +120,7 @@ fn rendering() {
 
 /// `ptxsim check FILE ARGS...` on `source` (written to a temporary file): its stderr.
 fn check_stderr(source: &str, args: &[&str]) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("ptxsim-render-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    let path = dir.join(format!("{}.ptx", source.len()));
+    let path = TempPath::new("render", &format!("{}.ptx", source.len()));
     std::fs::write(&path, source).expect("temporary file");
     let output = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
         .arg("check")
@@ -127,7 +129,6 @@ fn check_stderr(source: &str, args: &[&str]) -> Vec<u8> {
         .output()
         .expect("the ptxsim binary runs");
     assert_eq!(output.status.code(), Some(1), "{source:.100}");
-    let _ = std::fs::remove_file(&path);
     output.stderr
 }
 

@@ -2,10 +2,14 @@
 //! transcripts (`--echo` puts each command after a `(ptxsim) ` prompt so they read like a
 //! terminal session), and the exit codes.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use std::io::Write as _;
+
+use common::TempPath;
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -29,9 +33,9 @@ fn debug_stdin(args: &[&str], input: impl AsRef<[u8]>) -> Output {
     child.wait_with_output().expect("ptxsim finishes")
 }
 
-/// A file in the temporary directory, unique to this test process.
-fn temp_file(name: &str, contents: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("ptxsim-debug-{}-{name}", std::process::id()));
+/// A file of its own temporary directory, removed when the result is dropped.
+fn temp_file(name: &str, contents: &str) -> TempPath {
+    let path = TempPath::new("debug", name);
     std::fs::write(&path, contents).expect("the temporary directory is writable");
     path
 }
@@ -44,7 +48,6 @@ fn session(script_name: &str, args: &[&str], script: &str) -> String {
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["--echo", "--script", &path_text]);
     let output = debug_stdin(&all, "");
-    let _ = std::fs::remove_file(&path);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
     assert!(stderr.is_empty(), "stderr: {stderr}");
@@ -260,7 +263,6 @@ where
 c
 ",
     );
-    let _ = std::fs::remove_file(&kernel);
     insta::assert_snapshot!(transcript);
 }
 

@@ -2,8 +2,12 @@
 //! Expected values come from the kernels' source (each thread stores its global index) and the
 //! spec's alignment rule, not from earlier runs.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::TempPath;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -21,10 +25,8 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-launch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+fn temp(name: &str) -> TempPath {
+    TempPath::new("launch", name)
 }
 
 fn words(bytes: &[u8]) -> Vec<u32> {
@@ -143,7 +145,6 @@ fn out_of_bounds_store_traps_with_thread_and_block_and_keeps_output() {
         state["outputs"][0]["path"].as_str(),
         Some(partial.display().to_string().as_str())
     );
-    let _ = std::fs::remove_file(&partial);
 }
 
 #[test]
@@ -179,7 +180,6 @@ fn a_failed_run_keeps_the_previous_output_file_and_is_not_blessed() {
         "{}",
         stderr(&output)
     );
-    let _ = std::fs::remove_file(format!("{}.partial", out.display()));
 }
 
 #[test]

@@ -3,8 +3,11 @@
 //! wall-clock assertion). Expected limits and messages come from ptxas 13.5 (quoted in
 //! `crates/check/tests/limits.rs`) or from the issue.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::{Command, Output};
+
+use common::TempPath;
 
 /// A module for sm_90 with `body`.
 fn module(body: &str) -> String {
@@ -13,17 +16,13 @@ fn module(body: &str) -> String {
 
 /// `ptxsim ARGS... FILE` with `source` (raw bytes) written to a temporary file named `name`.
 fn ptxsim_on(name: &str, source: &[u8], args: &[&str]) -> Output {
-    let dir: PathBuf = std::env::temp_dir().join(format!("ptxsim-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    let path = dir.join(name);
+    let path = TempPath::new("limits", name);
     std::fs::write(&path, source).expect("temporary file");
-    let output = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+    Command::new(env!("CARGO_BIN_EXE_ptxsim"))
         .args(args)
         .arg(&path)
         .output()
-        .expect("the ptxsim binary runs");
-    let _ = std::fs::remove_file(&path);
-    output
+        .expect("the ptxsim binary runs")
 }
 
 fn stderr(output: &Output) -> String {

@@ -6,10 +6,14 @@
 //! The kernel of `tests/launch/faults.ptx` stores each thread's global index into `out[i]`;
 //! `mode` 1 misaligns the store (a trap), 3 loops forever (out of steps).
 
+mod common;
+
 use std::fs::File;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use common::TempPath;
 
 const KERNEL: &str = "tests/launch/faults.ptx";
 
@@ -38,11 +42,10 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// A fresh temporary directory for one test.
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-robustness-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+/// A fresh temporary directory `name` for one test, removed when the result is dropped.
+fn temp(name: &str) -> TempPath {
+    let dir = TempPath::new("robustness", name);
+    std::fs::create_dir(&dir).expect("temporary directory");
     dir
 }
 

@@ -3,8 +3,12 @@
 //! Exit status: 0 when the thread exited; 1 for errors in the input, a trap, running out of
 //! fuel or an unsupported instruction (the state is printed first); 2 for usage and I/O errors.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
+
+use common::TempPath;
 
 fn ptxsim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ptxsim"))
@@ -205,9 +209,8 @@ fn text_format_is_an_aligned_table() {
 
 #[test]
 fn trace_is_json_lines_and_byte_identical_across_runs() {
-    let dir = std::env::temp_dir();
-    let first = dir.join(format!("ptxsim-trace-a-{}.jsonl", std::process::id()));
-    let second = dir.join(format!("ptxsim-trace-b-{}.jsonl", std::process::id()));
+    let first = TempPath::new("trace", "a.jsonl");
+    let second = TempPath::new("trace", "b.jsonl");
     for path in [&first, &second] {
         let output = ptxsim(&[
             "run",
@@ -221,8 +224,6 @@ fn trace_is_json_lines_and_byte_identical_across_runs() {
     }
     let a = std::fs::read(&first).expect("trace written");
     let b = std::fs::read(&second).expect("trace written");
-    let _ = std::fs::remove_file(&first);
-    let _ = std::fs::remove_file(&second);
     assert_eq!(a, b);
     let text = String::from_utf8(a).expect("utf-8");
     let lines: Vec<serde_json::Value> = text

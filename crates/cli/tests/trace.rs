@@ -2,9 +2,12 @@
 //! and `--bless`, `--trace-filter`, the text form, and the exit codes (0 equal, 1 different,
 //! 2 usage or I/O errors).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::TempPath;
 use ptxsim_trace::{self as trace, Format, Line};
 
 const SAMPLE: &str = "ptx-samples/nvcc/fp16_convert.sm_90.ptx";
@@ -31,11 +34,10 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// A fresh temporary directory for one test.
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxsim-trace-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
+/// A fresh temporary directory `name` for one test, removed when the result is dropped.
+fn temp(name: &str) -> TempPath {
+    let dir = TempPath::new("trace", name);
+    std::fs::create_dir(&dir).expect("temp dir");
     dir
 }
 
@@ -126,7 +128,6 @@ fn traces_are_byte_identical_across_runs_and_host_threads() {
         (end.status.as_str(), end.steps as usize),
         ("exited", parsed.steps.len())
     );
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -202,7 +203,6 @@ fn a_changed_immediate_is_reported_at_its_line() {
     // The unchanged kernel matches.
     let output = run_sample(SAMPLE, &["--expect", path(&expected)]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -238,7 +238,6 @@ fn bless_writes_the_trace_and_then_it_matches() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let contents = std::fs::read_to_string(&text).expect("text trace");
     assert!(contents.starts_with("ptxsim_trace 1 "), "{contents}");
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -309,7 +308,6 @@ fn filters_keep_the_chosen_threads_and_registers() {
             stderr(&output)
         );
     }
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -350,7 +348,6 @@ fn the_text_form_round_trips_and_equals_the_json_form() {
     let output = ptxsim(&["trace-diff", path(&text_path), path(&json_path)]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert!(stdout(&output).is_empty());
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -418,7 +415,6 @@ fn trace_diff_reports_headers_short_traces_and_ends() {
         "{}",
         stdout(&output)
     );
-    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]
@@ -502,5 +498,4 @@ fn exit_codes_and_located_errors() {
         "{}",
         stderr(&output)
     );
-    std::fs::remove_dir_all(dir).ok();
 }
