@@ -12,6 +12,8 @@
 # renders for: DEV=MOCK+CUDA:PTX:sm_XX; without it the mock says sm_35, which has no half
 # precision and no tensor cores), PTXSIM_TARGET=sm_XX (check every module for that
 # architecture), PTXSIM_MAX_STEPS=N, DEBUG=5 (tinygrad prints each kernel's PTX).
+# OCELOT_LIBRARY=PATH runs the tests against another library with gpuocelot's `ptx_run` instead
+# of ptxsim's (gpuocelot's own libgpuocelot.so, for a comparison; ptxsim is then not built).
 # Nothing of tinygrad is committed here.
 set -euo pipefail
 
@@ -25,10 +27,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 profile=${PTXSIM_PROFILE:-dev}
 python=${PYTHON:-python3}
 
-cargo build --manifest-path "$root/Cargo.toml" -p ptxsim-ocelot --profile "$profile" >&2
-target_dir=${CARGO_TARGET_DIR:-$root/target}
-directory=$([ "$profile" = dev ] && echo debug || echo "$profile")
-library="$target_dir/$directory/libptxsim_ocelot.so"
+if [ -n "${OCELOT_LIBRARY:-}" ]; then
+    library=$OCELOT_LIBRARY
+else
+    cargo build --manifest-path "$root/Cargo.toml" -p ptxsim-ocelot --profile "$profile" >&2
+    target_dir=${CARGO_TARGET_DIR:-$root/target}
+    directory=$([ "$profile" = dev ] && echo debug || echo "$profile")
+    library="$target_dir/$directory/libptxsim_ocelot.so"
+fi
 if [ ! -f "$library" ]; then
     echo "error: $library was not built" >&2
     exit 1
