@@ -924,32 +924,55 @@ impl Cta {
                     Some(WarpSync::Warpgroup) | None => false,
                 };
             if ready {
-                let mut executor = self.executor(device, chunk, pc, None, None);
-                executor
-                    .execute(instruction, chunk)
-                    .map_err(|(lane, error)| (lane, *error))?;
-                for &lane in chunk {
-                    self.lanes.steps[lane] += 1;
-                    // A lane the instruction stopped (a warp-collective instruction that
-                    // faulted) keeps its program counter at the instruction.
-                    if !matches!(self.lanes.status[lane], ThreadStatus::Done(_)) {
-                        self.lanes.pc[lane] = pc + 1;
-                    }
-                }
+                self.run_together(device, pc, chunk)?;
                 continue;
             }
             waiting = true;
-            for &lane in chunk {
-                self.lanes.status[lane] = ThreadStatus::AtWarpSync;
-            }
-            let owner = record.as_ref().and(chunk.first().copied());
-            if let Some(record) = record.as_deref_mut() {
-                // Not a step until the instruction runs.
-                record.pc = usize::MAX;
-            }
-            self.release_warp(device, warp, owner, record.as_deref_mut())?;
+            self.wait_together(device, chunk, record.as_deref_mut())?;
         }
         Ok(!waiting)
+    }
+
+    /// Runs the collective instruction at `pc` for `chunk` (lanes of one warp or warpgroup, all
+    /// arrived) at once, and moves them past it. A lane the instruction stopped (a collective
+    /// instruction that faulted) keeps its program counter at the instruction.
+    fn run_together(
+        &mut self,
+        device: &Device<'_>,
+        pc: usize,
+        chunk: &[usize],
+    ) -> Result<(), (usize, ExecError)> {
+        let instruction = &device.program.instructions[pc];
+        let mut executor = self.executor(device, chunk, pc, None, None);
+        executor
+            .execute(instruction, chunk)
+            .map_err(|(lane, error)| (lane, *error))?;
+        for &lane in chunk {
+            self.lanes.steps[lane] += 1;
+            if !matches!(self.lanes.status[lane], ThreadStatus::Done(_)) {
+                self.lanes.pc[lane] = pc + 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Parks `chunk` (lanes of one warp, or of one warpgroup starting at a warp) at their
+    /// collective instruction and runs whatever of the first lane's warp is now ready. A traced
+    /// step is not a step until the instruction runs (`record.pc` becomes `usize::MAX`).
+    fn wait_together(
+        &mut self,
+        device: &Device<'_>,
+        chunk: &[usize],
+        mut record: Option<&mut StepRecord>,
+    ) -> Result<bool, (usize, ExecError)> {
+        for &lane in chunk {
+            self.lanes.status[lane] = ThreadStatus::AtWarpSync;
+        }
+        let owner = record.as_ref().and(chunk.first().copied());
+        if let Some(record) = record.as_deref_mut() {
+            record.pc = usize::MAX;
+        }
+        self.release_warp(device, chunk[0] / 32, owner, record)
     }
 
     /// Runs the warp-synchronous instructions that lanes of `warp` wait at, for each one whose
@@ -1111,7 +1134,6 @@ impl Cta {
         arrived: &[usize],
         mut record: Option<&mut StepRecord>,
     ) -> Result<bool, (usize, ExecError)> {
-        let instruction = &device.program.instructions[pc];
         let size = ptxsim_isa::wgmma::WARPGROUP_THREADS;
         let mut waiting = false;
         let mut start = 0;
@@ -1131,27 +1153,11 @@ impl Cta {
                     .enumerate()
                     .all(|(i, &lane)| lane == group * size + i);
             if whole {
-                let mut executor = self.executor(device, chunk, pc, None, None);
-                executor
-                    .execute(instruction, chunk)
-                    .map_err(|(lane, error)| (lane, *error))?;
-                for &lane in chunk {
-                    self.lanes.steps[lane] += 1;
-                    if !matches!(self.lanes.status[lane], ThreadStatus::Done(_)) {
-                        self.lanes.pc[lane] = pc + 1;
-                    }
-                }
+                self.run_together(device, pc, chunk)?;
                 continue;
             }
             waiting = true;
-            for &lane in chunk {
-                self.lanes.status[lane] = ThreadStatus::AtWarpSync;
-            }
-            let owner = record.as_ref().and(chunk.first().copied());
-            if let Some(record) = record.as_deref_mut() {
-                record.pc = usize::MAX;
-            }
-            self.release_warp(device, chunk[0] / 32, owner, record.as_deref_mut())?;
+            self.wait_together(device, chunk, record.as_deref_mut())?;
         }
         Ok(!waiting)
     }
