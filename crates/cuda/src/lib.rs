@@ -5,11 +5,14 @@
 //!
 //! - [`driver`]: the state (contexts, modules, kernels, device memory, streams, events) and
 //!   the calls on it, in safe Rust.
+//! - [`fatbin`]: fatbin containers (what nvcc embeds in a program): their entries and the
+//!   PTX for a device.
 //! - [`status`]: the `CUresult` codes.
 //! - [`ffi`]: the exported C functions; the one module with `unsafe` code (it reads and
 //!   writes the memory the caller's pointers give), its invariants written there.
 #![warn(missing_docs)]
 
 pub mod driver;
+pub mod fatbin;
 pub mod ffi;
 pub mod status;
