@@ -80,7 +80,9 @@
 //!
 //! Sizes in the input are untrusted: every offset is checked against the bytes given, and a
 //! declared decompressed size above [`MAX_DECOMPRESSED_SIZE`] (or, for LZ4, above what the
-//! compressed bytes can expand to) is an error before anything is allocated.
+//! compressed bytes can expand to) is an error before anything is allocated. A ZSTD payload
+//! is decoded as a stream that stops one byte past the declared size; `ruzstd` reserves the
+//! frame's window first, which it limits to 100 MiB.
 
 use std::fmt;
 use std::io::Read;
