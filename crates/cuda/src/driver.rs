@@ -50,8 +50,11 @@ pub const MAX_DEVICES: i32 = 8;
 /// names one device (unified addressing).
 pub const DEVICE_ADDRESS_SPAN: u64 = 1 << 40;
 
-/// The driver version `cuDriverGetVersion` reports (CUDA 12.8).
-pub const DRIVER_VERSION: i32 = 12080;
+/// The driver version `cuDriverGetVersion` reports: CUDA 13.5, the newest whose entry points
+/// `cuGetProcAddress` knows (`data/entry-points.tsv`). The CUDA 13 runtime refuses a driver
+/// older than 13.0 ("CUDA driver version is insufficient for CUDA runtime version"); a CUDA 12
+/// runtime takes any newer driver.
+pub const DRIVER_VERSION: i32 = 13050;
 
 /// What the environment configures, read once by `cuInit`.
 #[derive(Clone, Debug)]
@@ -163,6 +166,22 @@ struct Function {
     max_dynamic_shared: u64,
 }
 
+/// A library (`cuLibraryLoadData`): checked PTX, loaded into each context that uses it.
+#[derive(Debug)]
+struct Library {
+    text: String,
+    module: Arc<Module>,
+    /// Its module in each context it was loaded into, by context.
+    loaded: HashMap<u64, u64>,
+}
+
+/// A kernel of a library (`cuLibraryGetKernel`), valid in every context.
+#[derive(Debug)]
+struct Kernel {
+    library: u64,
+    entry: String,
+}
+
 /// An event: its context and when it was last recorded.
 #[derive(Debug)]
 struct Event {
@@ -194,6 +213,10 @@ struct State {
     graphs: HashMap<u64, Graph>,
     /// Instantiated graphs (`cuGraphInstantiate`): copies of their graphs' nodes.
     executables: HashMap<u64, Graph>,
+    /// Libraries (`cuLibraryLoadData`).
+    libraries: HashMap<u64, Library>,
+    /// Kernels of libraries (`cuLibraryGetKernel`).
+    kernels: HashMap<u64, Kernel>,
 }
 
 impl State {
@@ -212,6 +235,8 @@ impl State {
             cache: HashMap::new(),
             graphs: HashMap::new(),
             executables: HashMap::new(),
+            libraries: HashMap::new(),
+            kernels: HashMap::new(),
         }
     }
 
@@ -517,8 +542,37 @@ pub fn device_attribute(attribute: i32, device: i32) -> CallResult<i32> {
         81 => 228 * 1024,       // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
         97 => 227 * 1024,       // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         106 => 32,              // MAX_BLOCKS_PER_MULTIPROCESSOR
-        // A feature the simulator does not model.
-        _ if (1..=134).contains(&attribute) => 0,
+        // What the CUDA runtime reads when it starts and what cudaDeviceProp reports: an
+        // H100 SXM's values (CUDA 13.5's `cuda.h` names), where ptxsim has the feature.
+        15 | 19 | 44 | 78 | 79 | 80 | 90 | 99 => 1, // GPU_OVERLAP, CAN_MAP_HOST_MEMORY, CAN_TEX2D_GATHER,
+        // STREAM_PRIORITIES, GLOBAL_ / LOCAL_L1_CACHE, COMPUTE_PREEMPTION, HOST_REGISTER
+        83 | 89 | 95 | 115 => 1, // MANAGED_MEMORY, CONCURRENT_MANAGED_ACCESS, COOPERATIVE_LAUNCH,
+        // MEMORY_POOLS_SUPPORTED
+        21 | 22 | 56 | 70 => 131_072, // MAXIMUM_TEXTURE1D_WIDTH, 2D_WIDTH, SURFACE2D_WIDTH, ...
+        23 | 57 => 65_536,            // MAXIMUM_TEXTURE2D_HEIGHT, SURFACE2D_HEIGHT
+        24..=26 | 58..=60 => 16_384,  // MAXIMUM_TEXTURE3D_*, SURFACE3D_*
+        27 | 28 | 42 | 45 | 46 | 52 | 53 | 55 | 61 | 63 | 64 | 66 | 67 | 73 | 74 | 77 => 32_768,
+        29 | 43 | 62 | 65 => 2048, // the layered textures' and surfaces' layers
+        54 | 68 => 2046,           // cubemap layered layers
+        47 | 48 => 8192,           // MAXIMUM_TEXTURE3D_*_ALTERNATE
+        49 => 32_768,
+        30 => 512,           // SURFACE_ALIGNMENT
+        32 => 1,             // ECC_ENABLED
+        33 => 0x0d + device, // PCI_BUS_ID (cuDeviceGetPCIBusId's)
+        40 => 3,             // ASYNC_ENGINE_COUNT
+        51 => 32,            // TEXTURE_PITCH_ALIGNMENT
+        69 => 1 << 28,       // MAXIMUM_TEXTURE1D_LINEAR_WIDTH
+        71 => 65_000,        // MAXIMUM_TEXTURE2D_LINEAR_HEIGHT
+        72 => 2_097_120,     // MAXIMUM_TEXTURE2D_LINEAR_PITCH
+        87 => 2,             // SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO
+        108 => 30 << 20,     // MAX_PERSISTING_L2_CACHE_SIZE
+        109 => 128 << 20,    // MAX_ACCESS_POLICY_WINDOW_SIZE
+        111 => 1024,         // RESERVED_SHARED_MEMORY_PER_BLOCK
+        126 => 4,            // MEM_SYNC_DOMAIN_COUNT
+        131 | 134 => -1,     // NUMA_ID, HOST_NUMA_ID: none
+        // A feature the simulator does not model (139 is no attribute of cuda.h, but the
+        // runtime asks for it and stops on an error).
+        _ if (1..=161).contains(&attribute) => 0,
         _ => {
             return Err(Failure::new(
                 CudaError::InvalidValue,
@@ -652,6 +706,20 @@ pub fn context_get_device() -> CallResult<i32> {
     state.device_of(current)
 }
 
+/// The device of `context` (0: the current context), as `cuCtxGetDevice_v2` reports it.
+pub fn context_device(context: u64) -> CallResult<i32> {
+    if context == 0 {
+        return context_get_device();
+    }
+    let state = state();
+    state.settings()?;
+    state
+        .contexts
+        .get(&context)
+        .map(|found| found.device)
+        .ok_or_else(|| Failure::new(CudaError::InvalidContext, "not a context"))
+}
+
 /// `cuCtxSynchronize`: nothing is pending; returns the context's sticky error, if any.
 pub fn context_synchronize() -> CallResult<()> {
     state().current().map(|_| ())
@@ -687,16 +755,21 @@ fn checked(state: &mut State, text: &str) -> CallResult<Arc<Module>> {
     Ok(module)
 }
 
-/// `cuModuleLoadData`: `image` is the PTX text (up to its NUL). A cubin or fatbin is
-/// `CUDA_ERROR_INVALID_IMAGE`; a module that does not check for the simulated target is
-/// `CUDA_ERROR_INVALID_PTX`, with the checker's located errors in the message.
-pub fn module_load(image: &[u8]) -> CallResult<u64> {
-    let mut state = state();
-    let context = state.current()?;
-    if image.starts_with(b"\x7fELF") || image.starts_with(&[0xb1, 0x43, 0x62, 0x46]) {
+/// The PTX text of a module image: PTX text (up to its NUL), or a fatbin's PTX for the
+/// simulated target ([`crate::fatbin::select_ptx`]). An ELF cubin is
+/// `CUDA_ERROR_INVALID_IMAGE`; a fatbin without PTX the device can run
+/// `CUDA_ERROR_NO_BINARY_FOR_GPU`.
+fn ptx_text(state: &State, image: &[u8]) -> CallResult<String> {
+    if image.starts_with(&[0x50, 0xed, 0x55, 0xba]) {
+        let number = state.settings()?.target.number;
+        return crate::fatbin::select_ptx(image, number)
+            .map_err(|error| Failure::new(CudaError::NoBinaryForGpu, error.to_string()));
+    }
+    if image.starts_with(b"\x7fELF") {
         return Err(Failure::new(
             CudaError::InvalidImage,
-            "the image is a cubin or fatbin; ptxsim runs PTX text only",
+            "the image is an ELF cubin (machine code); ptxsim runs PTX only: build with \
+             -gencode arch=compute_XX,code=compute_XX so the program carries PTX",
         ));
     }
     let text = std::str::from_utf8(image).map_err(|error| {
@@ -705,7 +778,27 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
             format!("the image is not PTX text (not UTF-8: {error})"),
         )
     })?;
-    let module = checked(&mut state, text)?;
+    Ok(text.to_string())
+}
+
+/// `cuModuleLoadData`: `image` is the PTX text (up to its NUL) or a fatbin ([`ptx_text`]); a
+/// module that does not check for the simulated target is `CUDA_ERROR_INVALID_PTX`, with the
+/// checker's located errors in the message.
+pub fn module_load(image: &[u8]) -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    let text = ptx_text(&state, image)?;
+    load_in(&mut state, context, &text)
+}
+
+/// A module from a fatbin (what `__cudaRegisterFatBinary` registers): as [`module_load`].
+pub fn module_load_fatbin(image: &[u8]) -> CallResult<u64> {
+    module_load(image)
+}
+
+/// Loads the module of `text` in `context`.
+fn load_in(state: &mut State, context: u64, text: &str) -> CallResult<u64> {
+    let module = checked(state, text)?;
     let bytes = module.globals_bytes();
     if bytes > ptxsim_exec::budget::DEFAULT_MEMORY_LIMIT {
         return Err(Failure::new(
@@ -737,6 +830,170 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
         },
     );
     Ok(handle)
+}
+
+/// `cuLibraryLoadData`: a library, a module not bound to a context (CUDA 12's context-free
+/// loading, which the runtime uses for every fatbin it registers). Its PTX is checked now;
+/// it is loaded into a context when a kernel, module or global of it is asked for there.
+pub fn library_load(image: &[u8]) -> CallResult<u64> {
+    let mut state = state();
+    let text = ptx_text(&state, image)?;
+    let module = checked(&mut state, &text)?;
+    let handle = state.handle();
+    state.libraries.insert(
+        handle,
+        Library {
+            text,
+            module,
+            loaded: HashMap::new(),
+        },
+    );
+    Ok(handle)
+}
+
+/// `cuLibraryUnload`: the library and its modules in every context.
+pub fn library_unload(library: u64) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    let removed = state
+        .libraries
+        .remove(&library)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    state.kernels.retain(|_, kernel| kernel.library != library);
+    for module in removed.loaded.into_values() {
+        state.modules.remove(&module);
+        state.functions.retain(|_, f| f.module != module);
+    }
+    Ok(())
+}
+
+/// `cuLibraryGetKernel`: the kernel `name` of the library (a handle that names it in every
+/// context; `cuLaunchKernel` and the `cuFunc*` calls accept it as a `CUfunction`).
+pub fn library_get_kernel(library: u64, name: &str) -> CallResult<u64> {
+    let mut state = state();
+    state.settings()?;
+    let found = state
+        .libraries
+        .get(&library)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    if found.module.program(name).is_err() {
+        let available: Vec<&str> = found.module.kernels().collect();
+        return Err(Failure::new(
+            CudaError::NotFound,
+            format!(
+                "the library has no kernel `{name}` (its kernels: {})",
+                available.join(", ")
+            ),
+        ));
+    }
+    if let Some((&handle, _)) = state
+        .kernels
+        .iter()
+        .find(|(_, kernel)| kernel.library == library && kernel.entry == name)
+    {
+        return Ok(handle);
+    }
+    let handle = state.handle();
+    state.kernels.insert(
+        handle,
+        Kernel {
+            library,
+            entry: name.to_string(),
+        },
+    );
+    Ok(handle)
+}
+
+/// The names of the library's kernels (`cuLibraryGetKernelCount`, `cuLibraryEnumerateKernels`).
+pub fn library_kernel_names(library: u64) -> CallResult<Vec<String>> {
+    let state = state();
+    state.settings()?;
+    let found = state
+        .libraries
+        .get(&library)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    Ok(found.module.kernels().map(str::to_string).collect())
+}
+
+/// The library's module in the current context, loaded now if it is not yet
+/// (`cuLibraryGetModule`).
+pub fn library_get_module(library: u64) -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    library_module_in(&mut state, library, context)
+}
+
+/// The module of `library` in `context`, loaded if it is not yet.
+fn library_module_in(state: &mut State, library: u64, context: u64) -> CallResult<u64> {
+    let found = state
+        .libraries
+        .get(&library)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    if let Some(&module) = found.loaded.get(&context) {
+        return Ok(module);
+    }
+    let text = found.text.clone();
+    let module = load_in(state, context, &text)?;
+    if let Some(found) = state.libraries.get_mut(&library) {
+        found.loaded.insert(context, module);
+    }
+    Ok(module)
+}
+
+/// The function a `CUfunction` argument means in the current context: itself, or, for a
+/// kernel handle of a library (`cuLibraryGetKernel`), that kernel in the current context
+/// (`cuKernelGetFunction`), its library loaded there if it is not yet.
+fn resolve_function(state: &mut State, handle: u64) -> CallResult<u64> {
+    let Some(kernel) = state.kernels.get(&handle) else {
+        return Ok(handle);
+    };
+    let (library, entry) = (kernel.library, kernel.entry.clone());
+    let context = state.current()?;
+    let module = library_module_in(state, library, context)?;
+    if let Some((&function, _)) = state
+        .functions
+        .iter()
+        .find(|(_, f)| f.module == module && f.entry == entry)
+    {
+        return Ok(function);
+    }
+    let function = state.handle();
+    state.functions.insert(
+        function,
+        Function {
+            module,
+            entry,
+            max_dynamic_shared: DEFAULT_DYNAMIC_SHARED,
+        },
+    );
+    Ok(function)
+}
+
+/// `cuKernelGetFunction`: the kernel in the current context.
+pub fn kernel_get_function(kernel: u64) -> CallResult<u64> {
+    let mut state = state();
+    if !state.kernels.contains_key(&kernel) {
+        return Err(CudaError::InvalidHandle.into());
+    }
+    resolve_function(&mut state, kernel)
+}
+
+/// The name of a kernel or function (`cuKernelGetName`, `cuFuncGetName`).
+pub fn function_name(handle: u64) -> CallResult<String> {
+    let state = state();
+    state.settings()?;
+    if let Some(kernel) = state.kernels.get(&handle) {
+        return Ok(kernel.entry.clone());
+    }
+    let (function, _) = state.function(handle)?;
+    Ok(function.entry.clone())
+}
+
+/// The address and size of the library's `.global` or `.const` variable `name` in the
+/// current context (`cuLibraryGetGlobal`).
+pub fn library_get_global(library: u64, name: &str) -> CallResult<(u64, u64)> {
+    let module = library_get_module(library)?;
+    module_get_global(module, name)
 }
 
 /// `cuModuleGetFunction`: the kernel `name` of the module; `CUDA_ERROR_NOT_FOUND` if it has
@@ -952,7 +1209,8 @@ pub fn memory_set(destination: u64, pattern: &[u8], count: u64) -> CallResult<()
 /// The parameters of a kernel: each one's offset and size, and the size of the parameter
 /// space (what `kernelParams` and `extra` provide).
 pub fn parameters(function: u64) -> CallResult<(Vec<(usize, usize)>, usize)> {
-    let state = state();
+    let mut state = state();
+    let function = resolve_function(&mut state, function)?;
     let (function, loaded) = state.function(function)?;
     let program = loaded
         .module
@@ -1003,7 +1261,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let mut state = state();
     let current = state.current()?;
     state.stream(launch.stream)?;
-    let (function, loaded) = state.function(launch.function)?;
+    let function = resolve_function(&mut state, launch.function)?;
+    let (function, loaded) = state.function(function)?;
     if loaded.context != current && !own_context {
         return Err(Failure::new(
             CudaError::InvalidContext,
@@ -1127,7 +1386,8 @@ fn launch_failure(entry: &str, error: ApiError) -> Failure {
 
 /// `cuFuncGetAttribute`, with the values of `CUfunction_attribute` (cuda.h).
 pub fn function_attribute(attribute: i32, function: u64) -> CallResult<i32> {
-    let state = state();
+    let mut state = state();
+    let function = resolve_function(&mut state, function)?;
     let (function, loaded) = state.function(function)?;
     let program = loaded
         .module
@@ -1158,6 +1418,7 @@ pub fn function_attribute(attribute: i32, function: u64) -> CallResult<i32> {
 /// (carveout, cluster settings) are accepted and have no effect.
 pub fn function_set_attribute(function: u64, attribute: i32, value: i32) -> CallResult<()> {
     let mut state = state();
+    let function = resolve_function(&mut state, function)?;
     state.function(function)?;
     let Some(function) = state.functions.get_mut(&function) else {
         return Err(CudaError::InvalidHandle.into());

@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod driver;
+pub mod entry_points;
 pub mod fatbin;
 pub mod ffi;
 pub mod status;

@@ -43,6 +43,14 @@ pub enum CudaError {
     MisalignedAddress,
     /// `CUDA_ERROR_LAUNCH_FAILED`: `trap`, or a barrier that can never complete (sticky).
     LaunchFailed,
+    /// `CUDA_ERROR_NO_BINARY_FOR_GPU`: a fatbin without PTX for the simulated device (SASS only, or only PTX of a newer architecture).
+    NoBinaryForGpu,
+    /// `CUDA_ERROR_NOT_READY`: work not finished (`cuStreamQuery`, `cuEventQuery`); never returned, as every call finishes its work.
+    NotReady,
+    /// `CUDA_ERROR_ASSERT`: a kernel's `assert` failed (`__assertfail`; sticky).
+    Assert,
+    /// `CUDA_ERROR_NOT_PERMITTED`: an operation not allowed here (a call during stream capture that capture forbids).
+    NotPermitted,
     /// `CUDA_ERROR_NOT_SUPPORTED`: a call (or an instruction) this library does not implement.
     NotSupported,
     /// `CUDA_ERROR_UNKNOWN`: an internal error of the simulator (a caught panic).
@@ -50,7 +58,7 @@ pub enum CudaError {
 }
 
 /// Every error, for lookups by code.
-const ALL: [CudaError; 20] = [
+const ALL: [CudaError; 24] = [
     CudaError::InvalidValue,
     CudaError::OutOfMemory,
     CudaError::NotInitialized,
@@ -69,6 +77,10 @@ const ALL: [CudaError; 20] = [
     CudaError::PeerAccessNotEnabled,
     CudaError::MisalignedAddress,
     CudaError::LaunchFailed,
+    CudaError::NoBinaryForGpu,
+    CudaError::NotReady,
+    CudaError::Assert,
+    CudaError::NotPermitted,
     CudaError::NotSupported,
     CudaError::Unknown,
 ];
@@ -95,6 +107,10 @@ impl CudaError {
             CudaError::PeerAccessNotEnabled => 705,
             CudaError::MisalignedAddress => 716,
             CudaError::LaunchFailed => 719,
+            CudaError::NoBinaryForGpu => 209,
+            CudaError::NotReady => 600,
+            CudaError::Assert => 710,
+            CudaError::NotPermitted => 800,
             CudaError::NotSupported => 801,
             CudaError::Unknown => 999,
         }
@@ -126,6 +142,10 @@ impl CudaError {
             CudaError::PeerAccessNotEnabled => c"CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
             CudaError::MisalignedAddress => c"CUDA_ERROR_MISALIGNED_ADDRESS",
             CudaError::LaunchFailed => c"CUDA_ERROR_LAUNCH_FAILED",
+            CudaError::NoBinaryForGpu => c"CUDA_ERROR_NO_BINARY_FOR_GPU",
+            CudaError::NotReady => c"CUDA_ERROR_NOT_READY",
+            CudaError::Assert => c"CUDA_ERROR_ASSERT",
+            CudaError::NotPermitted => c"CUDA_ERROR_NOT_PERMITTED",
             CudaError::NotSupported => c"CUDA_ERROR_NOT_SUPPORTED",
             CudaError::Unknown => c"CUDA_ERROR_UNKNOWN",
         }
@@ -154,6 +174,12 @@ impl CudaError {
             CudaError::PeerAccessNotEnabled => c"peer access has not been enabled",
             CudaError::MisalignedAddress => c"misaligned address",
             CudaError::LaunchFailed => c"unspecified launch failure",
+            CudaError::NoBinaryForGpu => {
+                c"no kernel image is available for execution on the device"
+            }
+            CudaError::NotReady => c"device not ready",
+            CudaError::Assert => c"device-side assert triggered",
+            CudaError::NotPermitted => c"operation not permitted",
             CudaError::NotSupported => c"operation not supported",
             CudaError::Unknown => c"unknown error",
         }
@@ -168,6 +194,7 @@ impl CudaError {
                 | CudaError::LaunchTimeout
                 | CudaError::MisalignedAddress
                 | CudaError::LaunchFailed
+                | CudaError::Assert
         )
     }
 }
@@ -179,6 +206,9 @@ pub struct Failure {
     pub error: CudaError,
     /// What went wrong, printed on stderr as `ptxsim: CALL: MESSAGE`.
     pub message: Option<String>,
+    /// An answer the caller expects and handles, not printed (`cuGetProcAddress` of a name
+    /// this library does not have): only `PTXSIM_LOG=calls` shows it.
+    pub quiet: bool,
 }
 
 impl Failure {
@@ -187,6 +217,16 @@ impl Failure {
         Self {
             error,
             message: Some(message.into()),
+            quiet: false,
+        }
+    }
+
+    /// A failure that is not printed on stderr (see [`Failure::quiet`]).
+    pub fn quiet(error: CudaError) -> Self {
+        Self {
+            error,
+            message: None,
+            quiet: true,
         }
     }
 }
@@ -196,6 +236,7 @@ impl From<CudaError> for Failure {
         Self {
             error,
             message: None,
+            quiet: false,
         }
     }
 }

@@ -52,6 +52,9 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 use crate::driver::{self, CallResult, GraphNode, Launch, Place, PointerValue};
 use crate::status::{CudaError, Failure};
 
+mod export_table;
+mod proc_address;
+
 /// `CUresult`.
 pub type CUresult = c_int;
 /// `CUdevice`.
@@ -73,9 +76,32 @@ const JIT_INFO_LOG_BUFFER_SIZE_BYTES: c_int = 4;
 const JIT_ERROR_LOG_BUFFER: c_int = 5;
 const JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
 
-/// Runs a call: catches a panic, prints a failure on stderr, returns the code.
+/// Whether `PTXSIM_LOG` asks for every driver call on stderr (`PTXSIM_LOG=calls`).
+static LOG_CALLS: LazyLock<bool> = LazyLock::new(|| {
+    std::env::var("PTXSIM_LOG").is_ok_and(|value| value.split(',').any(|part| part == "calls"))
+});
+
+/// Prints `line()` on stderr as `ptxsim: log: LINE` where `PTXSIM_LOG=calls`.
+fn log_detail(line: impl FnOnce() -> String) {
+    if *LOG_CALLS {
+        // Nothing to do if stderr is closed.
+        let _ = writeln!(std::io::stderr(), "ptxsim: log: {}", line());
+    }
+}
+
+/// Runs a call: catches a panic, prints a failure on stderr, returns the code. With
+/// `PTXSIM_LOG=calls`, every call and its result are printed too.
 fn guard(call: &str, body: impl FnOnce() -> CallResult<()>) -> CUresult {
-    let failure = match catch_unwind(AssertUnwindSafe(body)) {
+    let outcome = catch_unwind(AssertUnwindSafe(body));
+    if *LOG_CALLS {
+        let result = match &outcome {
+            Ok(Ok(())) => "CUDA_SUCCESS".to_string(),
+            Ok(Err(failure)) => failure.error.name().to_string_lossy().into_owned(),
+            Err(_) => "panic".to_string(),
+        };
+        let _ = writeln!(std::io::stderr(), "ptxsim: log: {call} -> {result}");
+    }
+    let failure = match outcome {
         Ok(Ok(())) => return 0,
         Ok(Err(failure)) => failure,
         Err(panic) => {
@@ -90,6 +116,9 @@ fn guard(call: &str, body: impl FnOnce() -> CallResult<()>) -> CUresult {
             )
         }
     };
+    if failure.quiet {
+        return failure.error.code();
+    }
     let name = failure.error.name().to_string_lossy();
     let line = match &failure.message {
         Some(message) => format!("ptxsim: {call}: {name}: {message}"),
@@ -231,6 +260,11 @@ macro_rules! not_supported {
     )*};
 }
 
+// The calls the library does not implement, generated from the table of entry points.
+mod not_implemented;
+// The calls only the CUDA runtime makes.
+mod runtime;
+
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,
     /// `PTXSIM_DEVICE_MEMORY`).
@@ -271,8 +305,9 @@ calls! {
 
     /// `cuDeviceGetAttribute`.
     fn cuDeviceGetAttribute(value: *mut c_int, attribute: c_int, device: CUdevice) {
-        let attribute = driver::device_attribute(attribute, device)?;
-        unsafe { put(value, attribute, "pi") }
+        let answer = driver::device_attribute(attribute, device);
+        log_detail(|| format!("cuDeviceGetAttribute({attribute}, {device}): {answer:?}"));
+        unsafe { put(value, answer?, "pi") }
     }
 
     /// `cuDeviceComputeCapability`: from the simulated target (`sm_90`: 9.0).
@@ -809,15 +844,6 @@ plain_names! {
     cuEventElapsedTime_v2 => cuEventElapsedTime(milliseconds: *mut f32, start: Handle, end: Handle);
 }
 
-not_supported! {
-    cuMemcpy cuMemcpyAsync cuMemAllocManaged
-    cuMemHostRegister_v2 cuMemHostUnregister cuMemHostGetDevicePointer_v2
-    cuLaunchKernelEx cuLaunchCooperativeKernel cuModuleLoadFatBinary
-    cuLinkCreate_v2 cuLinkAddData_v2 cuLinkComplete cuLinkDestroy cuGetProcAddress_v2
-    cuGraphAddMemsetNode cuGraphAddHostNode cuGraphAddChildGraphNode cuGraphAddEmptyNode
-    cuStreamBeginCapture_v2 cuStreamEndCapture cuGraphExecUpdate_v2
-}
-
 /// `CUDA_KERNEL_NODE_PARAMS` (`_v1`; `_v2` begins the same and adds a `CUkernel` and a
 /// `CUcontext`, which this library does not read).
 #[repr(C)]
@@ -1190,9 +1216,16 @@ unsafe fn text_or_bytes<'a>(image: *const c_void) -> CallResult<&'a [u8]> {
     if image.is_null() {
         return Err(null_argument("image"));
     }
-    // SAFETY: not NULL; by the caller's contract NUL-terminated (PTX) or an image of at
-    // least 4 bytes, of which only bytes up to the first NUL are read.
-    Ok(unsafe { CStr::from_ptr(image.cast::<c_char>()) }.to_bytes())
+    // SAFETY: by the caller's contract at least 4 readable bytes.
+    let magic = unsafe { image.cast::<u32>().read_unaligned() };
+    match magic {
+        // SAFETY: a fatbin (its header gives its size) or a fatbin wrapper.
+        export_table::FATBIN_MAGIC => unsafe { export_table::fatbin_image(image, true) },
+        export_table::WRAPPER_MAGIC => unsafe { export_table::fatbin_image(image, false) },
+        // SAFETY: not NULL; by the caller's contract NUL-terminated (PTX) or an image of at
+        // least 4 bytes, of which only bytes up to the first NUL are read.
+        _ => Ok(unsafe { CStr::from_ptr(image.cast::<c_char>()) }.to_bytes()),
+    }
 }
 
 /// Addresses `host_allocate` handed out and not yet freed.

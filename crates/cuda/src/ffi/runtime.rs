@@ -1,0 +1,561 @@
+//! Driver calls the CUDA runtime (libcudart) makes beyond those a driver-API program needs:
+//! found by running CUDA 12 and 13 runtimes on this library (`PTXSIM_LOG=calls`).
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+
+use super::{
+    CUdevice, CUresult, CudaError, Failure, Handle, guard, handle, host_bytes_mut, null_argument,
+    number, put, text,
+};
+use crate::driver;
+
+/// `CU_MODULE_EAGER_LOADING`, `CU_MODULE_LAZY_LOADING`.
+const EAGER_LOADING: c_int = 1;
+const LAZY_LOADING: c_int = 2;
+
+/// `CU_LIMIT_STACK_SIZE`, `_PRINTF_FIFO_SIZE`, `_MALLOC_HEAP_SIZE`, `_DEV_RUNTIME_SYNC_DEPTH`,
+/// `_DEV_RUNTIME_PENDING_LAUNCH_COUNT`, `_MAX_L2_FETCH_GRANULARITY`, `_PERSISTING_L2_CACHE_SIZE`.
+const LIMITS: [(c_int, usize); 7] = [
+    (0, 1024),
+    (1, 1 << 20),
+    (2, 8 << 20),
+    (3, 2),
+    (4, 2048),
+    (5, 32),
+    (6, 0),
+];
+
+calls! {
+    /// `cuLibraryLoadData`: a library from PTX text or a fatbin ([`driver::library_load`]);
+    /// the JIT and library options are not read.
+    fn cuLibraryLoadData(
+        library: *mut Handle,
+        code: *const c_void,
+        jit_options: *mut c_int,
+        jit_values: *mut *mut c_void,
+        jit_count: c_uint,
+        library_options: *mut c_int,
+        library_values: *mut *mut c_void,
+        library_count: c_uint,
+    ) {
+        let _ = (jit_options, jit_values, jit_count, library_options, library_values, library_count);
+        if library.is_null() {
+            return Err(null_argument("library"));
+        }
+        let image = unsafe { super::text_or_bytes(code) }?;
+        let value = driver::library_load(image)?;
+        unsafe { put(library, handle(value), "library") }
+    }
+
+    /// `cuLibraryLoadFromFile`: a library from a PTX or fatbin file.
+    fn cuLibraryLoadFromFile(
+        library: *mut Handle,
+        file: *const c_char,
+        jit_options: *mut c_int,
+        jit_values: *mut *mut c_void,
+        jit_count: c_uint,
+        library_options: *mut c_int,
+        library_values: *mut *mut c_void,
+        library_count: c_uint,
+    ) {
+        let _ = (jit_options, jit_values, jit_count, library_options, library_values, library_count);
+        let path = unsafe { text(file, "fileName") }?;
+        let image = std::fs::read(path)
+            .map_err(|error| Failure::new(CudaError::FileNotFound, format!("{path}: {error}")))?;
+        let value = driver::library_load(&image)?;
+        unsafe { put(library, handle(value), "library") }
+    }
+
+    /// `cuLibraryUnload`.
+    fn cuLibraryUnload(library: Handle) {
+        driver::library_unload(number(library))
+    }
+
+    /// `cuLibraryGetKernel`: a kernel handle, valid in every context (and as a `CUfunction`).
+    fn cuLibraryGetKernel(kernel: *mut Handle, library: Handle, name: *const c_char) {
+        let name = unsafe { text(name, "name") }?;
+        let value = driver::library_get_kernel(number(library), name)?;
+        unsafe { put(kernel, handle(value), "pKernel") }
+    }
+
+    /// `cuLibraryGetKernelCount`.
+    fn cuLibraryGetKernelCount(count: *mut c_uint, library: Handle) {
+        let names = driver::library_kernel_names(number(library))?;
+        unsafe { put(count, c_uint::try_from(names.len()).unwrap_or(c_uint::MAX), "count") }
+    }
+
+    /// `cuLibraryEnumerateKernels`: the first `count` kernels, in the module's order.
+    fn cuLibraryEnumerateKernels(kernels: *mut Handle, count: c_uint, library: Handle) {
+        let names = driver::library_kernel_names(number(library))?;
+        let count = usize::try_from(count).unwrap_or(0);
+        if count > names.len() {
+            return Err(Failure::new(CudaError::InvalidValue, "numKernels exceeds the library's kernels"));
+        }
+        for (i, name) in names.iter().take(count).enumerate() {
+            let value = driver::library_get_kernel(number(library), name)?;
+            unsafe { put(kernels.wrapping_add(i), handle(value), "kernels") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuLibraryGetModule`: the library's module in the current context.
+    fn cuLibraryGetModule(module: *mut Handle, library: Handle) {
+        let value = driver::library_get_module(number(library))?;
+        unsafe { put(module, handle(value), "pMod") }
+    }
+
+    /// `cuKernelGetFunction`: the kernel in the current context.
+    fn cuKernelGetFunction(function: *mut Handle, kernel: Handle) {
+        let value = driver::kernel_get_function(number(kernel))?;
+        unsafe { put(function, handle(value), "pFunc") }
+    }
+
+    /// `cuLibraryGetGlobal`: a `.global` or `.const` variable, in the current context.
+    fn cuLibraryGetGlobal(address: *mut u64, bytes: *mut usize, library: Handle, name: *const c_char) {
+        let name = unsafe { text(name, "name") }?;
+        let (value, size) = driver::library_get_global(number(library), name)?;
+        if !address.is_null() {
+            unsafe { put(address, value, "dptr") }?;
+        }
+        if !bytes.is_null() {
+            unsafe { put(bytes, usize::try_from(size).unwrap_or(usize::MAX), "bytes") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuLibraryGetManaged`: as `cuLibraryGetGlobal` (`__managed__` variables are
+    /// `.global` variables of the module; the host cannot read them through the address).
+    fn cuLibraryGetManaged(address: *mut u64, bytes: *mut usize, library: Handle, name: *const c_char) {
+        let name = unsafe { text(name, "name") }?;
+        let (value, size) = driver::library_get_global(number(library), name)?;
+        if !address.is_null() {
+            unsafe { put(address, value, "dptr") }?;
+        }
+        if !bytes.is_null() {
+            unsafe { put(bytes, usize::try_from(size).unwrap_or(usize::MAX), "bytes") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuKernelGetAttribute`: as `cuFuncGetAttribute`, in the current context.
+    fn cuKernelGetAttribute(value: *mut c_int, attribute: c_int, kernel: Handle, device: CUdevice) {
+        let _ = device;
+        let found = driver::function_attribute(attribute, number(kernel))?;
+        unsafe { put(value, found, "pi") }
+    }
+
+    /// `cuKernelSetAttribute`: as `cuFuncSetAttribute`, in the current context.
+    fn cuKernelSetAttribute(attribute: c_int, value: c_int, kernel: Handle, device: CUdevice) {
+        let _ = device;
+        driver::function_set_attribute(number(kernel), attribute, value)
+    }
+
+    /// `cuKernelSetCacheConfig`: no effect.
+    fn cuKernelSetCacheConfig(kernel: Handle, config: c_int, device: CUdevice) {
+        let _ = (config, device);
+        driver::function_name(number(kernel)).map(|_| ())
+    }
+
+    /// `cuKernelGetName`: the kernel's (mangled) name, valid as long as the process.
+    fn cuKernelGetName(name: *mut *const c_char, kernel: Handle) {
+        let found = driver::function_name(number(kernel))?;
+        unsafe { put(name, interned(&found), "name") }
+    }
+
+    /// `cuFuncGetName`: as `cuKernelGetName`.
+    fn cuFuncGetName(name: *mut *const c_char, function: Handle) {
+        let found = driver::function_name(number(function))?;
+        unsafe { put(name, interned(&found), "name") }
+    }
+
+    /// `cuKernelGetParamInfo`: the offset and size of parameter `index`.
+    fn cuKernelGetParamInfo(kernel: Handle, index: usize, offset: *mut usize, size: *mut usize) {
+        let (layout, _) = driver::parameters(number(kernel))?;
+        let (at, bytes) = *layout
+            .get(index)
+            .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("no parameter {index}")))?;
+        if !offset.is_null() {
+            unsafe { put(offset, at, "paramOffset") }?;
+        }
+        if !size.is_null() {
+            unsafe { put(size, bytes, "paramSize") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuFuncGetParamInfo`: as `cuKernelGetParamInfo`.
+    fn cuFuncGetParamInfo(function: Handle, index: usize, offset: *mut usize, size: *mut usize) {
+        let (layout, _) = driver::parameters(number(function))?;
+        let (at, bytes) = *layout
+            .get(index)
+            .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("no parameter {index}")))?;
+        if !offset.is_null() {
+            unsafe { put(offset, at, "paramOffset") }?;
+        }
+        if !size.is_null() {
+            unsafe { put(size, bytes, "paramSize") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuKernelGetParamCount`.
+    fn cuKernelGetParamCount(kernel: Handle, count: *mut usize) {
+        let (layout, _) = driver::parameters(number(kernel))?;
+        unsafe { put(count, layout.len(), "paramCount") }
+    }
+
+    /// `cuFuncGetParamCount`.
+    fn cuFuncGetParamCount(function: Handle, count: *mut usize) {
+        let (layout, _) = driver::parameters(number(function))?;
+        unsafe { put(count, layout.len(), "paramCount") }
+    }
+
+    /// `cuModuleGetLoadingMode`: eager (every module of a program is loaded when the runtime
+    /// starts), unless `CUDA_MODULE_LOADING=LAZY`.
+    fn cuModuleGetLoadingMode(mode: *mut c_int) {
+        let lazy = std::env::var("CUDA_MODULE_LOADING").is_ok_and(|value| value == "LAZY");
+        unsafe { put(mode, if lazy { LAZY_LOADING } else { EAGER_LOADING }, "mode") }
+    }
+
+    /// `cuDeviceGetUuid`: a UUID made of the device ordinal (`ptxsim` and the ordinal).
+    fn cuDeviceGetUuid(uuid: *mut [u8; 16], device: CUdevice) {
+        driver::device_get(device)?;
+        unsafe { put(uuid, device_uuid(device), "uuid") }
+    }
+
+    /// `cuDeviceGetUuid_v2`: as `cuDeviceGetUuid`.
+    fn cuDeviceGetUuid_v2(uuid: *mut [u8; 16], device: CUdevice) {
+        driver::device_get(device)?;
+        unsafe { put(uuid, device_uuid(device), "uuid") }
+    }
+
+    /// `cuDeviceGetLuid`: not a Windows device (`CUDA_ERROR_NOT_SUPPORTED` as on Linux).
+    fn cuDeviceGetLuid(luid: *mut c_char, mask: *mut c_uint, device: CUdevice) {
+        let _ = (luid, mask);
+        driver::device_get(device)?;
+        Err(Failure::quiet(CudaError::NotSupported))
+    }
+
+    /// `cuDeviceGetPCIBusId`: `0000:0D:00.0` for device 0 (bus 0x0d + ordinal), cut to
+    /// `len - 1` bytes.
+    fn cuDeviceGetPCIBusId(bus_id: *mut c_char, len: c_int, device: CUdevice) {
+        driver::device_get(device)?;
+        let value = format!("0000:{:02X}:00.0", 0x0d + device);
+        let len = usize::try_from(len).unwrap_or(0);
+        if len == 0 {
+            return Err(Failure::new(CudaError::InvalidValue, "len must be positive"));
+        }
+        let out = unsafe { host_bytes_mut(bus_id.cast(), len, "pciBusId") }?;
+        let take = value.len().min(len - 1);
+        out[..take].copy_from_slice(&value.as_bytes()[..take]);
+        out[take] = 0;
+        Ok(())
+    }
+
+    /// `cuDeviceGetByPCIBusId`: the device of a bus id `cuDeviceGetPCIBusId` gave.
+    fn cuDeviceGetByPCIBusId(device: *mut CUdevice, bus_id: *const c_char) {
+        let id = unsafe { text(bus_id, "pciBusId") }?;
+        let bus = id
+            .split(':')
+            .nth(1)
+            .and_then(|bus| i32::from_str_radix(bus, 16).ok())
+            .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("bus id `{id}`")))?;
+        let ordinal = driver::device_get(bus - 0x0d)?;
+        unsafe { put(device, ordinal, "dev") }
+    }
+
+    /// `cuDevicePrimaryCtxGetState`: flags 0; active once retained (it always exists here).
+    fn cuDevicePrimaryCtxGetState(device: CUdevice, flags: *mut c_uint, active: *mut c_int) {
+        driver::device_get(device)?;
+        unsafe { put(flags, 0, "flags") }?;
+        unsafe { put(active, 1, "active") }
+    }
+
+    /// `cuDevicePrimaryCtxSetFlags_v2`: the scheduling flags have no effect.
+    fn cuDevicePrimaryCtxSetFlags_v2(device: CUdevice, flags: c_uint) {
+        let _ = flags;
+        driver::device_get(device).map(|_| ())
+    }
+
+    /// `cuDevicePrimaryCtxReset_v2`: the primary context stays (its memory too).
+    fn cuDevicePrimaryCtxReset_v2(device: CUdevice) {
+        driver::device_get(device).map(|_| ())
+    }
+
+    /// `cuCtxGetFlags`: 0.
+    fn cuCtxGetFlags(flags: *mut c_uint) {
+        driver::context_get_current()?;
+        unsafe { put(flags, 0, "flags") }
+    }
+
+    /// `cuCtxSetFlags`: no effect.
+    fn cuCtxSetFlags(flags: c_uint) {
+        let _ = flags;
+        driver::context_get_current().map(|_| ())
+    }
+
+    /// `cuCtxGetApiVersion`: 3020, what NVIDIA's driver reports for every context.
+    fn cuCtxGetApiVersion(context: Handle, version: *mut c_uint) {
+        let _ = context;
+        unsafe { put(version, 3020, "version") }
+    }
+
+    /// `cuCtxGetId`: the context's handle number.
+    fn cuCtxGetId(context: Handle, id: *mut u64) {
+        let value = match number(context) {
+            0 => driver::context_get_current()?,
+            value => value,
+        };
+        unsafe { put(id, value, "ctxId") }
+    }
+
+    /// `cuCtxGetDevice_v2` (CUDA 13): the device of `context` (NULL: the current one).
+    fn cuCtxGetDevice_v2(device: *mut CUdevice, context: Handle) {
+        let value = driver::context_device(number(context))?;
+        unsafe { put(device, value, "device") }
+    }
+
+    /// `cuCtxSynchronize_v2` (CUDA 13): the sticky error of `context` (NULL: the current one).
+    fn cuCtxSynchronize_v2(context: Handle) {
+        let _ = context;
+        driver::context_synchronize()
+    }
+
+    /// `cuCtxGetLimit`: CUDA's defaults (stack 1 KiB, printf FIFO 1 MiB, malloc heap 8 MiB,
+    /// ...); `cuCtxSetLimit` is accepted and not kept.
+    fn cuCtxGetLimit(value: *mut usize, limit: c_int) {
+        let found = LIMITS.iter().find(|(key, _)| *key == limit).map(|(_, v)| *v);
+        let found = found
+            .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("unknown limit {limit}")))?;
+        unsafe { put(value, found, "pvalue") }
+    }
+
+    /// `cuCtxSetLimit`: accepted for the known limits, with no effect.
+    fn cuCtxSetLimit(limit: c_int, value: usize) {
+        let _ = value;
+        if LIMITS.iter().any(|(key, _)| *key == limit) {
+            Ok(())
+        } else {
+            Err(Failure::new(CudaError::InvalidValue, format!("unknown limit {limit}")))
+        }
+    }
+
+    /// `cuCtxGetCacheConfig`: `CU_FUNC_CACHE_PREFER_NONE`.
+    fn cuCtxGetCacheConfig(config: *mut c_int) {
+        unsafe { put(config, 0, "pconfig") }
+    }
+
+    /// `cuCtxSetCacheConfig`: no effect.
+    fn cuCtxSetCacheConfig(config: c_int) {
+        let _ = config;
+        Ok(())
+    }
+
+    /// `cuCtxGetSharedMemConfig`: four-byte banks.
+    fn cuCtxGetSharedMemConfig(config: *mut c_int) {
+        unsafe { put(config, 1, "pConfig") }
+    }
+
+    /// `cuCtxSetSharedMemConfig`: no effect.
+    fn cuCtxSetSharedMemConfig(config: c_int) {
+        let _ = config;
+        Ok(())
+    }
+
+    /// `cuCtxGetStreamPriorityRange`: 0 (least) to -5 (greatest), as an H100's.
+    fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int) {
+        if !least.is_null() {
+            unsafe { put(least, 0, "leastPriority") }?;
+        }
+        if !greatest.is_null() {
+            unsafe { put(greatest, -5, "greatestPriority") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuCtxResetPersistingL2Cache`: nothing to reset.
+    fn cuCtxResetPersistingL2Cache() {
+        Ok(())
+    }
+
+    /// `cuStreamCreateWithPriority`: as `cuStreamCreate` (priorities have no effect: every
+    /// call finishes its work before it returns).
+    fn cuStreamCreateWithPriority(stream: *mut Handle, flags: c_uint, priority: c_int) {
+        let _ = (flags, priority);
+        if stream.is_null() {
+            return Err(null_argument("phStream"));
+        }
+        let value = driver::stream_create()?;
+        unsafe { put(stream, handle(value), "phStream") }
+    }
+
+    /// `cuStreamGetPriority`: 0.
+    fn cuStreamGetPriority(stream: Handle, priority: *mut c_int) {
+        let _ = stream;
+        unsafe { put(priority, 0, "priority") }
+    }
+
+    /// `cuStreamGetFlags`: 0 (`CU_STREAM_DEFAULT`).
+    fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) {
+        let _ = stream;
+        unsafe { put(flags, 0, "flags") }
+    }
+
+    /// `cuStreamGetId`: the stream's handle number (0 for the NULL stream).
+    fn cuStreamGetId(stream: Handle, id: *mut u64) {
+        unsafe { put(id, number(stream), "streamId") }
+    }
+
+    /// `cuStreamGetCtx`: the current context.
+    fn cuStreamGetCtx(stream: Handle, context: *mut Handle) {
+        let _ = stream;
+        let value = driver::context_get_current()?;
+        unsafe { put(context, handle(value), "pctx") }
+    }
+
+    /// `cuStreamGetCtx_v2`: the current context; no green context.
+    fn cuStreamGetCtx_v2(stream: Handle, context: *mut Handle, green: *mut Handle) {
+        let _ = stream;
+        let value = driver::context_get_current()?;
+        unsafe { put(context, handle(value), "pCtx") }?;
+        if !green.is_null() {
+            unsafe { put(green, std::ptr::null_mut(), "pGreenCtx") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuStreamGetDevice`: the current context's device.
+    fn cuStreamGetDevice(stream: Handle, device: *mut CUdevice) {
+        let _ = stream;
+        let value = driver::context_get_device()?;
+        unsafe { put(device, value, "device") }
+    }
+
+    /// `cuStreamAddCallback`: calls `callback(stream, status, data)` at once (the stream's
+    /// work has finished when the call is made).
+    fn cuStreamAddCallback(
+        stream: Handle,
+        callback: Option<unsafe extern "C" fn(Handle, CUresult, *mut c_void)>,
+        data: *mut c_void,
+        flags: c_uint,
+    ) {
+        let _ = flags;
+        let callback = callback.ok_or_else(|| null_argument("callback"))?;
+        let status = match driver::stream_synchronize(number(stream)) {
+            Ok(()) => 0,
+            Err(failure) => failure.error.code(),
+        };
+        // SAFETY: the caller's callback, called as CUDA calls it.
+        unsafe { callback(stream, status, data) };
+        Ok(())
+    }
+
+    /// `cuLaunchHostFunc`: calls `function(data)` at once.
+    fn cuLaunchHostFunc(
+        stream: Handle,
+        function: Option<unsafe extern "C" fn(*mut c_void)>,
+        data: *mut c_void,
+    ) {
+        let function = function.ok_or_else(|| null_argument("fn"))?;
+        driver::stream_synchronize(number(stream))?;
+        // SAFETY: the caller's host function, called as CUDA calls it.
+        unsafe { function(data) };
+        Ok(())
+    }
+
+    /// `cuLaunchHostFunc_v2` (CUDA 13.1; the flags are not read).
+    fn cuLaunchHostFunc_v2(
+        stream: Handle,
+        function: Option<unsafe extern "C" fn(*mut c_void)>,
+        data: *mut c_void,
+        flags: c_uint,
+    ) {
+        let _ = flags;
+        let function = function.ok_or_else(|| null_argument("fn"))?;
+        driver::stream_synchronize(number(stream))?;
+        // SAFETY: the caller's host function, called as CUDA calls it.
+        unsafe { function(data) };
+        Ok(())
+    }
+
+    /// `cuEventRecordWithFlags`: as `cuEventRecord`.
+    fn cuEventRecordWithFlags(event: Handle, stream: Handle, flags: c_uint) {
+        let _ = flags;
+        driver::event_record(number(event), number(stream))
+    }
+
+    /// `cuStreamIsCapturing`: `CU_STREAM_CAPTURE_STATUS_NONE` (stream capture is not
+    /// implemented).
+    fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) {
+        let _ = stream;
+        unsafe { put(status, 0, "captureStatus") }
+    }
+
+    /// `cuStreamGetCaptureInfo_v3`: not capturing.
+    fn cuStreamGetCaptureInfo_v3(
+        stream: Handle,
+        status: *mut c_int,
+        id: *mut u64,
+        graph: *mut Handle,
+        dependencies: *mut *const Handle,
+        edges: *mut *const c_void,
+        count: *mut usize,
+    ) {
+        let _ = stream;
+        unsafe { put(status, 0, "captureStatus_out") }?;
+        if !id.is_null() {
+            unsafe { put(id, 0, "id_out") }?;
+        }
+        if !graph.is_null() {
+            unsafe { put(graph, std::ptr::null_mut(), "graph_out") }?;
+        }
+        if !dependencies.is_null() {
+            unsafe { put(dependencies, std::ptr::null(), "dependencies_out") }?;
+        }
+        if !edges.is_null() {
+            unsafe { put(edges, std::ptr::null(), "edgeData_out") }?;
+        }
+        if !count.is_null() {
+            unsafe { put(count, 0, "numDependencies_out") }?;
+        }
+        Ok(())
+    }
+
+    /// `cuThreadExchangeStreamCaptureMode`: the mode is kept per thread and swapped.
+    fn cuThreadExchangeStreamCaptureMode(mode: *mut c_int) {
+        if mode.is_null() {
+            return Err(null_argument("mode"));
+        }
+        let new = unsafe { mode.read_unaligned() };
+        let old = CAPTURE_MODE.with(|cell| cell.replace(new));
+        unsafe { put(mode, old, "mode") }
+    }
+}
+
+thread_local! {
+    /// `cuThreadExchangeStreamCaptureMode`'s mode of this thread (`CU_STREAM_CAPTURE_MODE_GLOBAL`).
+    static CAPTURE_MODE: std::cell::Cell<c_int> = const { std::cell::Cell::new(0) };
+}
+
+/// The UUID of device `ordinal`: `ptxsim` in ASCII, then the ordinal.
+pub(super) fn device_uuid(ordinal: CUdevice) -> [u8; 16] {
+    let mut uuid = *b"ptxsim-device-\0\0";
+    uuid[15] = u8::try_from(ordinal).unwrap_or(0);
+    uuid
+}
+
+/// Names handed out by `cuKernelGetName` / `cuFuncGetName`, each kept for the process.
+static NAMES: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<String, std::ffi::CString>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// A NUL-terminated copy of `name` that lives as long as the process.
+fn interned(name: &str) -> *const c_char {
+    let mut names = NAMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    names
+        .entry(name.to_string())
+        .or_insert_with(|| std::ffi::CString::new(name.replace('\0', "")).unwrap_or_default())
+        .as_ptr()
+}
