@@ -566,8 +566,20 @@ int main(int argc, char **argv) {
     CHECK(text && strcmp(text, "CUDA_ERROR_INVALID_PTX") == 0, "error name `%s`", text);
     OK(cuGetErrorString(CUDA_ERROR_ILLEGAL_ADDRESS, &text));
     CHECK(text && strstr(text, "illegal memory access"), "error string `%s`", text);
+    /* Managed memory: one address for the host and the device. */
     CUdeviceptr managed = 0;
-    CHECK(cuMemAllocManaged(&managed, 16, 1) == CUDA_ERROR_NOT_SUPPORTED, "cuMemAllocManaged");
+    OK(cuMemAllocManaged(&managed, 16, 1));
+    unsigned char *host_view = (unsigned char *)(uintptr_t)managed;
+    host_view[3] = 42;
+    unsigned char back[16] = {0};
+    OK(cuMemcpyDtoH_v2(back, managed, 16));
+    CHECK(back[3] == 42, "managed memory written by the host reads back %d", back[3]);
+    OK(cuMemsetD8_v2(managed + 8, 7, 8));
+    CHECK(host_view[8] == 7 && host_view[15] == 7, "cuMemsetD8 on managed memory");
+    unsigned int is_managed = 0;
+    OK(cuPointerGetAttribute(&is_managed, 8 /* IS_MANAGED */, managed));
+    CHECK((is_managed & 0xff) == 1, "IS_MANAGED of managed memory");
+    OK(cuMemFree_v2(managed));
 
     /* Timing: the same module text loaded, its kernel found and launched again and again
      * (the module is checked once, then found by content), with a tiny launch. */

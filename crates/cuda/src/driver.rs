@@ -8,14 +8,14 @@
 //! pointers; the library never dereferences them.
 
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Instant;
 
 use ptxsim_exec::Outcome;
 use ptxsim_exec::api::{Error as ApiError, LaunchOptions, Module, Options};
 use ptxsim_exec::ir::ConstVariable;
-use ptxsim_exec::memory::{ALLOCATION_BASE, CONST_WINDOW, DeviceMemory};
+use ptxsim_exec::memory::{ALLOCATION_BASE, CONST_WINDOW, DeviceMemory, HostMemory};
 use ptxsim_isa::Target;
 
 use crate::status::{CudaError, Failure};
@@ -105,6 +105,93 @@ impl Settings {
         let number = i32::try_from(self.target.number).unwrap_or(0);
         (number / 10, number % 10)
     }
+}
+
+/// What a host range that kernels reach is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostKind {
+    /// `cuMemAllocManaged`: managed (unified) memory.
+    Managed,
+    /// `cuMemHostAlloc` / `cuMemAllocHost`: pinned host memory, mapped for the device.
+    Pinned,
+    /// `cuMemHostRegister`: the program's own memory, registered.
+    Registered,
+}
+
+/// A host range that kernels and copies reach at its host address (unified addressing):
+/// its length, kind and context.
+#[derive(Clone, Copy, Debug)]
+pub struct HostRange {
+    /// The first address.
+    pub start: u64,
+    /// The length in bytes.
+    pub len: u64,
+    /// What it is.
+    pub kind: HostKind,
+    /// The context that made it (0: none was current).
+    pub context: u64,
+}
+
+/// The host ranges kernels reach, by start address. Kept apart from [`State`]: the host
+/// memory backend reads it during a launch, while the state is locked.
+static HOST_RANGES: LazyLock<Mutex<BTreeMap<u64, HostRange>>> =
+    LazyLock::new(|| Mutex::new(BTreeMap::new()));
+
+fn host_ranges() -> MutexGuard<'static, BTreeMap<u64, HostRange>> {
+    HOST_RANGES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Makes `len` bytes of host memory at `start` reachable by kernels and copies (the caller,
+/// the C boundary, vouches that they stay valid until [`unmap_host`]).
+pub fn map_host(start: u64, len: u64, kind: HostKind) {
+    let context = CURRENT.with(Cell::get);
+    host_ranges().insert(
+        start,
+        HostRange {
+            start,
+            len,
+            kind,
+            context,
+        },
+    );
+}
+
+/// Removes the host range that starts at `start`; its length, if there was one.
+pub fn unmap_host(start: u64) -> Option<HostRange> {
+    host_ranges().remove(&start)
+}
+
+/// The host range that holds `len` bytes at `address`, if one does.
+pub fn host_range(address: u64, len: u64) -> Option<HostRange> {
+    let ranges = host_ranges();
+    let (_, range) = ranges.range(..=address).next_back()?;
+    let end = address.checked_add(len)?;
+    (end <= range.start + range.len).then_some(*range)
+}
+
+/// The backend through which kernels and copies reach host ranges (set once by the C
+/// boundary, which owns the raw memory accesses).
+static HOST_BACKEND: OnceLock<Arc<dyn HostMemory>> = OnceLock::new();
+
+/// Sets the host memory backend ([`HOST_BACKEND`]); later calls keep the first.
+pub fn set_host_backend(backend: Arc<dyn HostMemory>) {
+    let _ = HOST_BACKEND.set(backend);
+}
+
+/// Writes `bytes` to a host range at `address`; false if no host range holds them.
+fn host_write(address: u64, bytes: &[u8]) -> bool {
+    host_range(address, bytes.len() as u64).is_some()
+        && HOST_BACKEND
+            .get()
+            .is_some_and(|backend| backend.write(address, bytes))
+}
+
+/// Reads a host range at `address` into `out`; false if no host range holds them.
+fn host_read(address: u64, out: &mut [u8]) -> bool {
+    host_range(address, out.len() as u64).is_some()
+        && HOST_BACKEND
+            .get()
+            .is_some_and(|backend| backend.read(address, out))
 }
 
 /// A context: its device, the contexts whose memory its kernels may reach
@@ -1139,7 +1226,11 @@ pub fn copy_to_device(destination: u64, bytes: &[u8]) -> CallResult<()> {
         }
         return Ok(());
     }
-    let memory = state.memory_at(destination, bytes.len())?;
+    let memory = match state.memory_at(destination, bytes.len()) {
+        Ok(memory) => memory,
+        Err(_) if host_write(destination, bytes) => return Ok(()),
+        Err(failure) => return Err(failure),
+    };
     memory
         .write(destination, bytes)
         .map_err(|fault| Failure::new(CudaError::InvalidValue, fault.describe()))
@@ -1157,7 +1248,11 @@ pub fn copy_from_device(out: &mut [u8], source: u64) -> CallResult<()> {
         }
         return Ok(());
     }
-    let memory = state.memory_at(source, out.len())?;
+    let memory = match state.memory_at(source, out.len()) {
+        Ok(memory) => memory,
+        Err(_) if host_read(source, out) => return Ok(()),
+        Err(failure) => return Err(failure),
+    };
     memory
         .read(source, out)
         .map_err(|fault| Failure::new(CudaError::InvalidValue, fault.describe()))
@@ -1291,6 +1386,10 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         dynamic_shared,
         max_steps: settings.max_steps,
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
+        // Managed, pinned and registered host memory, at its host addresses.
+        host_memory: (!host_ranges().is_empty())
+            .then(|| HOST_BACKEND.get().cloned())
+            .flatten(),
         ..LaunchOptions::default()
     };
     // The memory of the context's device, and of the devices of the peer contexts it enabled.
@@ -1567,6 +1666,8 @@ pub enum PointerValue {
     I32(i32),
     /// A `CUdeviceptr` or `size_t`.
     U64(u64),
+    /// A C `bool` (one byte: IS_MANAGED, MAPPED, ...).
+    Bool(bool),
 }
 
 /// `cuPointerGetAttribute` of a device allocation: CONTEXT (1), MEMORY_TYPE (2: device),
@@ -1575,24 +1676,50 @@ pub enum PointerValue {
 pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValue> {
     let state = state();
     state.settings()?;
-    let (device, (base, len, _)) = state.allocation(address).ok_or_else(|| {
-        Failure::new(
-            CudaError::InvalidValue,
-            format!("{address:#x} is not in a device allocation"),
-        )
-    })?;
-    let context = state.owners.get(&base).copied().unwrap_or(0);
+    // (start, length, context, device, managed, host): the allocation or host range.
+    let (start, len, context, device, managed, host) =
+        if let Some((device, (base, len, _))) = state.allocation(address) {
+            let context = state.owners.get(&base).copied().unwrap_or(0);
+            let device = i32::try_from(device).unwrap_or(0);
+            (base, len, context, device, false, false)
+        } else if let Some(range) = host_range(address, 1) {
+            let device = state.device_of(range.context).unwrap_or(0);
+            let managed = range.kind == HostKind::Managed;
+            (
+                range.start,
+                range.len,
+                range.context,
+                device,
+                managed,
+                !managed,
+            )
+        } else {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("{address:#x} is not in a device allocation or registered host memory"),
+            ));
+        };
     Ok(match attribute {
         1 => PointerValue::Context(context),
-        2 => PointerValue::U32(2),
+        // MEMORY_TYPE: host (1) for pinned and registered memory, device (2) for device and
+        // managed memory (IS_MANAGED tells managed memory apart, as with NVIDIA's driver).
+        2 => PointerValue::U32(if host { 1 } else { 2 }),
         3 => PointerValue::U64(address),
-        7 | 11 => PointerValue::U64(base),
-        9 => PointerValue::I32(i32::try_from(device).unwrap_or(0)),
-        12 => PointerValue::U64(len),
+        // HOST_POINTER: host-accessible memory only.
+        4 if host || managed => PointerValue::U64(address),
+        6 | 13 => PointerValue::Bool(true), // SYNC_MEMOPS, MAPPED
+        7 | 11 | 19 | 20 => PointerValue::U64(start), // BUFFER_ID, RANGE_START, MAPPING_BASE, BLOCK_ID
+        8 => PointerValue::Bool(managed),             // IS_MANAGED
+        9 => PointerValue::I32(device),               // DEVICE_ORDINAL
+        10 | 15 | 21 => PointerValue::Bool(false),    // IPC, GPU_DIRECT_RDMA, HW_DECOMPRESS
+        12 | 18 => PointerValue::U64(len),            // RANGE_SIZE, MAPPING_SIZE
+        14 | 17 => PointerValue::U64(0),              // ALLOWED_HANDLE_TYPES, MEMPOOL_HANDLE
+        16 => PointerValue::U32(3),                   // ACCESS_FLAGS: read and write
+        22 => PointerValue::I32(0),                   // LOCALITY_DOMAIN_ORDINAL
         _ => {
             return Err(Failure::new(
-                CudaError::NotSupported,
-                format!("pointer attribute {attribute}"),
+                CudaError::InvalidValue,
+                format!("pointer attribute {attribute} of {address:#x}"),
             ));
         }
     })

@@ -43,11 +43,10 @@
 #![allow(unsafe_code)]
 #![allow(non_snake_case)]
 
-use std::collections::HashSet;
 use std::ffi::{CStr, c_char, c_int, c_uchar, c_uint, c_ushort, c_void};
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::LazyLock;
 
 use crate::driver::{self, CallResult, GraphNode, Launch, Place, PointerValue};
 use crate::status::{CudaError, Failure};
@@ -264,6 +263,8 @@ macro_rules! not_supported {
 mod not_implemented;
 // The calls only the CUDA runtime makes.
 mod runtime;
+// Managed, pinned and registered host memory.
+mod host;
 
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,
@@ -506,6 +507,9 @@ calls! {
 
     /// `cuMemFree_v2`.
     fn cuMemFree_v2(address: CUdeviceptr) {
+        if driver::host_range(address, 1).is_some_and(|r| r.kind == driver::HostKind::Managed) {
+            return host::free(address, driver::HostKind::Managed);
+        }
         driver::memory_free(address)
     }
 
@@ -639,35 +643,23 @@ calls! {
         driver::memory_set(destination, &value.to_le_bytes(), count as u64)
     }
 
-    /// `cuMemHostAlloc`: zeroed host memory (`calloc`); the flags are ignored.
+    /// `cuMemHostAlloc`: zeroed, page-aligned host memory that kernels reach at its host
+    /// address (every flag's meaning on a system with unified addressing).
     fn cuMemHostAlloc(pointer: *mut *mut c_void, bytes: usize, flags: c_uint) {
         let _ = flags;
-        let value = host_allocate(bytes)?;
+        let value = host::allocate(bytes, driver::HostKind::Pinned)?;
         unsafe { put(pointer, value, "pp") }
     }
 
-    /// `cuMemAllocHost_v2`: zeroed host memory (`calloc`).
+    /// `cuMemAllocHost_v2`: as `cuMemHostAlloc`.
     fn cuMemAllocHost_v2(pointer: *mut *mut c_void, bytes: usize) {
-        let value = host_allocate(bytes)?;
+        let value = host::allocate(bytes, driver::HostKind::Pinned)?;
         unsafe { put(pointer, value, "pp") }
     }
 
     /// `cuMemFreeHost`: memory from `cuMemHostAlloc` or `cuMemAllocHost`.
     fn cuMemFreeHost(pointer: *mut c_void) {
-        let known = HOST_ALLOCATIONS
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&(pointer as usize));
-        if !known {
-            return Err(Failure::new(
-                CudaError::InvalidValue,
-                format!("{pointer:p} was not allocated by cuMemHostAlloc"),
-            ));
-        }
-        // SAFETY: `pointer` came from `calloc` in `host_allocate` and was not freed since (it
-        // was still in HOST_ALLOCATIONS, and is removed from it now).
-        unsafe { libc::free(pointer) };
-        Ok(())
+        host::free(pointer as u64, driver::HostKind::Pinned)
     }
 
     /// `cuLaunchKernel`: runs the kernel to completion. The parameters come from
@@ -805,12 +797,47 @@ calls! {
     /// `cuPointerGetAttribute` of a device pointer: CONTEXT, MEMORY_TYPE, DEVICE_POINTER,
     /// BUFFER_ID, DEVICE_ORDINAL, RANGE_START_ADDR, RANGE_SIZE.
     fn cuPointerGetAttribute(data: *mut c_void, attribute: c_int, pointer: CUdeviceptr) {
-        match driver::pointer_attribute(attribute, pointer)? {
-            PointerValue::Context(value) => unsafe { put(data.cast(), handle(value), "data") },
-            PointerValue::U32(value) => unsafe { put(data.cast(), value, "data") },
-            PointerValue::I32(value) => unsafe { put(data.cast(), value, "data") },
-            PointerValue::U64(value) => unsafe { put(data.cast(), value, "data") },
+        let value = driver::pointer_attribute(attribute, pointer)?;
+        unsafe { put_pointer_value(data, value) }
+    }
+
+    /// `cuPointerGetAttributes`: each attribute as `cuPointerGetAttribute` gives it; for a
+    /// pointer that is no allocation (plain host memory), `CU_POINTER_ATTRIBUTE_MEMORY_TYPE`
+    /// is 0 and the other attributes are left as they are, as NVIDIA's driver does.
+    fn cuPointerGetAttributes(
+        count: c_uint,
+        attributes: *const c_int,
+        data: *mut *mut c_void,
+        pointer: CUdeviceptr,
+    ) {
+        if attributes.is_null() || data.is_null() {
+            return Err(null_argument("attributes"));
         }
+        for i in 0..usize::try_from(count).unwrap_or(0) {
+            // SAFETY: `count` attributes and data pointers, by the call's contract.
+            let (attribute, out) = unsafe { (attributes.add(i).read(), data.add(i).read()) };
+            if out.is_null() {
+                continue;
+            }
+            // Memory that is neither device memory nor registered host memory: what NVIDIA's
+            // driver answers for plain host memory (ZLUDA's tests on a GPU): no context,
+            // memory type 0, the host pointer itself, no device pointer, not managed,
+            // ordinal -2; other attributes are left as they are.
+            let unknown = match attribute {
+                1 => Some(PointerValue::Context(0)),
+                2 => Some(PointerValue::U32(0)),
+                3 => Some(PointerValue::U64(0)),
+                4 => Some(PointerValue::U64(pointer)),
+                8 => Some(PointerValue::Bool(false)),
+                9 => Some(PointerValue::I32(-2)),
+                _ => None,
+            };
+            match (driver::pointer_attribute(attribute, pointer), unknown) {
+                (Ok(value), _) | (Err(_), Some(value)) => unsafe { put_pointer_value(out, value) }?,
+                (Err(_), None) => {}
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1228,28 +1255,6 @@ unsafe fn text_or_bytes<'a>(image: *const c_void) -> CallResult<&'a [u8]> {
     }
 }
 
-/// Addresses `host_allocate` handed out and not yet freed.
-static HOST_ALLOCATIONS: LazyLock<Mutex<HashSet<usize>>> =
-    LazyLock::new(|| Mutex::new(HashSet::new()));
-
-/// `bytes` zeroed bytes of host memory from `calloc`.
-fn host_allocate(bytes: usize) -> CallResult<*mut c_void> {
-    // SAFETY: calloc may be called with any size; at least 1 byte so that the pointer is
-    // unique.
-    let pointer = unsafe { libc::calloc(bytes.max(1), 1) };
-    if pointer.is_null() {
-        return Err(Failure::new(
-            CudaError::OutOfMemory,
-            format!("calloc of {bytes} bytes failed"),
-        ));
-    }
-    HOST_ALLOCATIONS
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(pointer as usize);
-    Ok(pointer)
-}
-
 /// The kernel parameter space (`size` bytes) of a launch, from `kernel_params` (parameter
 /// `i` of `layout[i].1` bytes at offset `layout[i].0`) or from `extra`.
 ///
@@ -1385,4 +1390,18 @@ unsafe fn write_logs(
         out[take] = 0;
     }
     Ok(())
+}
+
+/// Writes a pointer attribute's value to `data`.
+///
+/// # Safety
+/// `data` is NULL (an error) or writable for the value's type.
+unsafe fn put_pointer_value(data: *mut c_void, value: PointerValue) -> CallResult<()> {
+    match value {
+        PointerValue::Context(value) => unsafe { put(data.cast(), handle(value), "data") },
+        PointerValue::U32(value) => unsafe { put(data.cast(), value, "data") },
+        PointerValue::I32(value) => unsafe { put(data.cast(), value, "data") },
+        PointerValue::U64(value) => unsafe { put(data.cast(), value, "data") },
+        PointerValue::Bool(value) => unsafe { put(data.cast(), value, "data") },
+    }
 }

@@ -220,11 +220,8 @@ not_supported! {
     cuLogsUnregisterCallback
     cuMemAddressFree
     cuMemAddressReserve
-    cuMemAdvise
-    cuMemAdvise_v2
     cuMemAllocAsync
     cuMemAllocFromPoolAsync
-    cuMemAllocManaged
     cuMemAllocPitch
     cuMemAllocPitch_v2
     cuMemBatchDecompressAsync
@@ -242,12 +239,6 @@ not_supported! {
     cuMemGetHandleForAddressRange
     cuMemGetLocationInfo
     cuMemGetMemPool
-    cuMemHostGetDevicePointer
-    cuMemHostGetDevicePointer_v2
-    cuMemHostGetFlags
-    cuMemHostRegister
-    cuMemHostRegister_v2
-    cuMemHostUnregister
     cuMemImportFromShareableHandle
     cuMemMap
     cuMemMapArrayAsync
@@ -262,8 +253,6 @@ not_supported! {
     cuMemPoolSetAccess
     cuMemPoolSetAttribute
     cuMemPoolTrimTo
-    cuMemPrefetchAsync
-    cuMemPrefetchAsync_v2
     cuMemPrefetchBatchAsync
     cuMemRangeGetAttribute
     cuMemRangeGetAttributes
@@ -345,7 +334,6 @@ not_supported! {
     cuParamSetf
     cuParamSeti
     cuParamSetv
-    cuPointerGetAttributes
     cuPointerSetAttribute
     cuSignalExternalSemaphoresAsync
     cuStreamAttachMemAsync
