@@ -289,19 +289,13 @@ const RAW_VPRINTF: &str = r#"
 fn raw(format: u64, args: u64) -> Result<(i32, String), Error> {
     let module = Module::load(RAW_VPRINTF, &Options::default()).expect("loads");
     let mut out = [0u8; 4];
-    let mut out_arg = Arg::Buffer(&mut out);
     let report = module.launch(
         "raw",
         [1, 1, 1],
         [1, 1, 1],
-        &mut [
-            Arg::U64(format),
-            Arg::U64(args),
-            std::mem::replace(&mut out_arg, Arg::U32(0)),
-        ],
+        &mut [Arg::U64(format), Arg::U64(args), Arg::Buffer(&mut out)],
         &LaunchOptions::default(),
     )?;
-    drop(out_arg);
     Ok((
         i32::from_le_bytes(out),
         String::from_utf8(report.printed_bytes()).unwrap(),
