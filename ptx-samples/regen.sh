@@ -37,6 +37,7 @@ ln -s "$CU" "$STAGE/nv"
 NVCC="$STAGE/nv/bin/nvcc"
 PTXAS="$STAGE/nv/bin/ptxas"
 cp "$HERE"/cuda/*.cu "$STAGE/src/"
+cp "$HERE"/cuda/*.h "$STAGE/src/"   # headers the sources include (printf_cases.h)
 
 echo "regen.sh: $("$NVCC" --version | grep -i release)"
 

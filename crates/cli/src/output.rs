@@ -21,6 +21,18 @@ pub(crate) fn stdout(text: &str) -> anyhow::Result<()> {
         .context(STDOUT)
 }
 
+/// Writes `bytes` to stdout (nothing for none).
+pub(crate) fn stdout_bytes(bytes: &[u8]) -> anyhow::Result<()> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .context(STDOUT)
+}
+
 /// Whether `error` is a write to a pipe whose reader has gone (`EPIPE`): the reader wants no
 /// more output, so there is nothing to report.
 pub(crate) fn is_closed_pipe(error: &anyhow::Error) -> bool {

@@ -623,6 +623,18 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .collect();
         shows.push_str(&show_buffer(*index, *ty, *count, &bytes));
     }
+    if args.format == RunFormat::Text {
+        // What the kernel printed with printf, before the report (as a CUDA program's
+        // output comes before what the host prints after the launch).
+        crate::output::stdout_bytes(&ptxsim_exec::runtime::printed_bytes(&result.printed))?;
+        if result.printed_dropped > 0 {
+            report!(
+                "note: {} printf call(s) dropped past {} bytes of output",
+                result.printed_dropped,
+                ptxsim_exec::runtime::PRINTF_LIMIT
+            );
+        }
+    }
     crate::output::stdout(&state)?;
     if args.format == RunFormat::Text {
         crate::output::stdout(&shows)?;
@@ -753,6 +765,16 @@ fn state(
                     .collect();
                 json.push_str(&format!(",\"outputs\":[{}]", items.join(",")));
             }
+            // printf output: a key only where the kernel printed (the text form prints it
+            // before the state instead).
+            if !result.printed.is_empty() || result.printed_dropped > 0 {
+                let bytes = ptxsim_exec::runtime::printed_bytes(&result.printed);
+                json.push_str(&format!(
+                    ",\"printf\":{},\"printf_dropped\":{}",
+                    report::json_string(&String::from_utf8_lossy(&bytes)),
+                    result.printed_dropped
+                ));
+            }
             json.push_str("}\n");
             json
         }
@@ -857,6 +879,13 @@ fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCod
                 } else {
                     &who
                 }
+            );
+        }
+        Ok(Outcome::AssertionFailed { message, location }) => {
+            report!(
+                "error: {name}:{}:{}: assertion failed: {message}",
+                location.line,
+                location.column
             );
         }
         Ok(Outcome::OutOfFuel) => {

@@ -72,6 +72,7 @@ use crate::grid::{self, Argument, Failure, GridOptions, LaunchError};
 use crate::ir::{Location, Program};
 use crate::machine::{DEFAULT_MAX_STEPS, Device, Dim3, Outcome};
 use crate::memory::{DeviceMemory, GlobalMemory, HostMemory, HostWriteError};
+pub use crate::runtime::Printed;
 
 /// How to check a module.
 #[derive(Clone, Copy, Debug, Default)]
@@ -113,9 +114,13 @@ pub enum Error {
         cta: Dim3,
         /// The thread in its CTA.
         thread: Dim3,
-        /// What stopped it: `Some` for an outcome of the program (`Trapped`, `OutOfFuel`),
-        /// `None` for an instruction the executor does not implement.
+        /// What stopped it: `Some` for an outcome of the program (`Trapped`, `OutOfFuel`,
+        /// `AssertionFailed`: a failed `assert`, CUDA's `CUDA_ERROR_ASSERT`), `None` for an
+        /// instruction the executor does not implement.
         outcome: Option<Outcome>,
+        /// What the kernel printed with `printf` before it stopped (as
+        /// [`LaunchReport::printed`]).
+        printed: Vec<Printed>,
     },
     /// The kernel stored into host memory that cannot be written (see
     /// [`LaunchOptions::host_memory`]).
@@ -209,7 +214,7 @@ impl Default for LaunchOptions {
 }
 
 /// What a completed launch did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchReport {
     /// Instructions issued, all threads together.
     pub steps: u64,
@@ -217,6 +222,42 @@ pub struct LaunchReport {
     pub ctas: u64,
     /// Bytes of host memory written back (with [`LaunchOptions::host_memory`]).
     pub host_bytes_written: u64,
+    /// What the kernel printed with `printf`, one record per call: by CTA (linear order), then
+    /// by thread in its CTA (linear order, x fastest), then in the order of the thread's calls;
+    /// at most [`crate::runtime::PRINTF_LIMIT`] bytes ([`crate::runtime::printed_bytes`]
+    /// joins them).
+    pub printed: Vec<Printed>,
+    /// The `printf` calls dropped past that limit.
+    pub printed_dropped: u64,
+}
+
+impl LaunchReport {
+    /// What the kernel printed, all records joined.
+    pub fn printed_bytes(&self) -> Vec<u8> {
+        crate::runtime::printed_bytes(&self.printed)
+    }
+}
+
+impl Error {
+    /// What the kernel printed with `printf` before a failed launch stopped (empty for other
+    /// errors).
+    pub fn printed(&self) -> &[Printed] {
+        match self {
+            Error::Run { printed, .. } => printed,
+            _ => &[],
+        }
+    }
+
+    /// Whether a thread failed an `assert` (`__assertfail`; CUDA's `CUDA_ERROR_ASSERT`, 710).
+    pub fn is_assertion(&self) -> bool {
+        matches!(
+            self,
+            Error::Run {
+                outcome: Some(Outcome::AssertionFailed { .. }),
+                ..
+            }
+        )
+    }
 }
 
 /// A checked module and the programs of its kernels, ready to launch.
@@ -329,14 +370,7 @@ impl Module {
             }
         }
         let written = device.global.write_back_host();
-        if let Some(failure) = run.failure {
-            return Err(run_error(failure, options.max_steps));
-        }
-        Ok(LaunchReport {
-            steps: run.steps,
-            ctas: run.ctas_run,
-            host_bytes_written: written?,
-        })
+        report(run, written, options.max_steps)
     }
 }
 
@@ -415,6 +449,7 @@ impl Module {
             .set_dynamic_shared(options.dynamic_shared)
             .map_err(LaunchError::Shape)?;
         device.global = GlobalMemory::lend(memories);
+        device.install_heap();
         if let Some(host) = &options.host_memory {
             device.global.map_host(Arc::clone(host));
         }
@@ -428,18 +463,29 @@ impl Module {
         let run = grid::run_grid(&device, grid_options, None, None);
         let written = device.global.write_back_host();
         std::mem::take(&mut device.global).give_back(memories);
-        if let Some(failure) = run.failure {
-            return Err(run_error(failure, options.max_steps));
-        }
-        Ok(LaunchReport {
-            steps: run.steps,
-            ctas: run.ctas_run,
-            host_bytes_written: written?,
-        })
+        report(run, written, options.max_steps)
     }
 }
 
-fn run_error(failure: Failure, max_steps: u64) -> Error {
+/// The result of a launch that ran.
+fn report(
+    run: grid::GridRun,
+    written: Result<u64, HostWriteError>,
+    max_steps: u64,
+) -> Result<LaunchReport, Error> {
+    if let Some(failure) = run.failure {
+        return Err(run_error(failure, run.printed, max_steps));
+    }
+    Ok(LaunchReport {
+        steps: run.steps,
+        ctas: run.ctas_run,
+        host_bytes_written: written?,
+        printed: run.printed,
+        printed_dropped: run.printed_dropped,
+    })
+}
+
+fn run_error(failure: Failure, printed: Vec<Printed>, max_steps: u64) -> Error {
     let Failure {
         cta,
         thread,
@@ -453,6 +499,11 @@ fn run_error(failure: Failure, max_steps: u64) -> Error {
                 message: message.clone(),
                 location,
             }),
+        ),
+        Ok(Outcome::AssertionFailed { message, location }) => (
+            message.clone(),
+            location,
+            Some(Outcome::AssertionFailed { message, location }),
         ),
         Ok(other) => (
             format!(
@@ -470,6 +521,7 @@ fn run_error(failure: Failure, max_steps: u64) -> Error {
         cta,
         thread,
         outcome,
+        printed,
     }
 }
 

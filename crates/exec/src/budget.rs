@@ -51,6 +51,11 @@ impl Footprint {
             .iter()
             .fold(argument_bytes, |sum, variable| {
                 sum.saturating_add(variable.size)
+            })
+            .saturating_add(if program.uses_heap {
+                crate::runtime::HEAP_BYTES
+            } else {
+                0
             });
         let wide = program
             .registers

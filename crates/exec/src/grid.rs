@@ -24,6 +24,7 @@ use crate::ir::{Location, Program};
 use crate::machine::{Cta, Device, Dim3, Outcome, StepRecord, flatten, unflatten};
 use crate::memory::Words;
 use crate::report::Stopped;
+use crate::runtime::Printed;
 
 /// CTAs run in parallel per batch; a failure stops the launch at the end of its batch. The
 /// first batch has this many CTAs; each next one twice as many as the one before, up to
@@ -440,9 +441,32 @@ pub struct GridRun {
     pub failure: Option<Failure>,
     /// The inspected thread, if its CTA ran.
     pub inspected: Option<Inspected>,
+    /// What the threads printed with `printf`, by CTA (in linear order, the CTAs that ran),
+    /// then by thread (linear order), then call order; at most
+    /// [`crate::runtime::PRINTF_LIMIT`] bytes.
+    pub printed: Vec<Printed>,
+    /// The `printf` calls whose output was dropped past that limit.
+    pub printed_dropped: u64,
+    /// The bytes of `printed` (each record counting at least one).
+    pub printed_bytes: usize,
 }
 
 impl GridRun {
+    /// Appends what a CTA printed, dropping records past [`crate::runtime::PRINTF_LIMIT`]
+    /// bytes in all.
+    pub(crate) fn add_printed(&mut self, printed: Vec<Printed>, dropped: u64) {
+        self.printed_dropped += dropped;
+        for record in printed {
+            let bytes = self.printed_bytes.saturating_add(record.bytes.len().max(1));
+            if bytes > crate::runtime::PRINTF_LIMIT {
+                self.printed_dropped += 1;
+            } else {
+                self.printed_bytes = bytes;
+                self.printed.push(record);
+            }
+        }
+    }
+
     /// The launch's outcome as one value: `Exited` when every thread exited, else the first
     /// failure's.
     pub fn outcome(&self) -> Result<Outcome, Stopped> {
@@ -454,6 +478,8 @@ impl GridRun {
 }
 
 struct CtaReport {
+    printed: Vec<Printed>,
+    printed_dropped: u64,
     steps: u64,
     failure: Option<Failure>,
     inspected: Option<Inspected>,
@@ -482,6 +508,7 @@ fn run_cta(
         cta.run(device, if trace { Some(&mut sink) } else { None })
     };
     let steps = cta.threads().map(|t| t.steps()).sum();
+    let (printed, printed_dropped) = cta.take_printed();
     let failure = match result {
         Ok(None) => None,
         Ok(Some((index, outcome))) => Some(Failure {
@@ -511,6 +538,8 @@ fn run_cta(
         })
         .flatten();
     CtaReport {
+        printed,
+        printed_dropped,
         steps,
         failure,
         inspected,
@@ -550,7 +579,7 @@ pub fn run_grid(
     }
     let total = device.ctas();
     let tracing = trace.is_some();
-    let sequential = program.has_atomics || options.host_threads == 1;
+    let sequential = program.has_atomics || program.uses_heap || options.host_threads == 1;
     // More host threads than CTAs, or than a few per core, only cost start-up time (and memory).
     let cores = cores();
     let useful = usize::try_from(total).unwrap_or(usize::MAX).min(4 * cores);
@@ -580,6 +609,9 @@ pub fn run_grid(
         ctas_run: 0,
         failure: None,
         inspected: None,
+        printed: Vec::new(),
+        printed_dropped: 0,
+        printed_bytes: 0,
     };
     let mut reused = None;
     let mut start = 0;
@@ -602,6 +634,7 @@ pub fn run_grid(
                 .collect(),
         };
         for report in reports {
+            run.add_printed(report.printed, report.printed_dropped);
             run.steps += report.steps;
             run.ctas_run += 1;
             if let Some(sink) = trace.as_mut() {

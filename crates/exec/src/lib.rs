@@ -43,6 +43,7 @@ pub use ptxsim_check::program as ir;
 pub mod machine;
 pub mod memory;
 pub mod report;
+pub mod runtime;
 pub mod semantics;
 pub mod trace;
 

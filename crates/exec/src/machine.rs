@@ -18,6 +18,7 @@ use crate::error::ExecError;
 use crate::exec::{Control, Executor};
 use crate::ir::{Destination, InstructionKind, Location, Program, RegisterId, WarpSync};
 use crate::memory::{GlobalMemory, Words};
+use crate::runtime::{HEAP_BASE, HEAP_BYTES, Heap, PrintBuffer, Printed};
 use crate::semantics::{chop, guard_passes};
 
 /// The default step limit (per thread) of the CLI.
@@ -43,6 +44,15 @@ pub enum Outcome {
     },
     /// The thread reached its step limit before it finished.
     OutOfFuel,
+    /// The thread called `__assertfail` (a failed `assert`, CUDA's `cudaErrorAssert`):
+    /// `message` is what a GPU prints, `FILE:LINE: FUNCTION: block: [x,y,z], thread: [x,y,z]
+    /// Assertion `EXPRESSION` failed.`; `location` is the call.
+    AssertionFailed {
+        /// The GPU's message.
+        message: String,
+        /// The `call` of `__assertfail`.
+        location: Location,
+    },
 }
 
 impl Outcome {
@@ -51,7 +61,7 @@ impl Outcome {
         match self {
             Outcome::Running => "running",
             Outcome::Exited => "exited",
-            Outcome::Trapped { .. } => "trapped",
+            Outcome::Trapped { .. } | Outcome::AssertionFailed { .. } => "trapped",
             Outcome::OutOfFuel => "out_of_fuel",
         }
     }
@@ -122,6 +132,9 @@ pub struct Device<'p> {
     /// The `.const` space when it is not the program's initial one
     /// ([`Device::set_constants`]).
     constants: Option<Arc<Vec<u8>>>,
+    /// The allocations of the device heap (`malloc`/`free`), whose memory is a global buffer
+    /// at [`HEAP_BASE`] when the program uses it.
+    pub(crate) heap: Heap,
 }
 
 impl<'p> Device<'p> {
@@ -136,7 +149,7 @@ impl<'p> Device<'p> {
                 Words::padded(&variable.bytes, variable.size),
             );
         }
-        Self {
+        let mut device = Self {
             program,
             global,
             params: vec![0; usize::try_from(program.param_bytes).unwrap_or(0)],
@@ -146,6 +159,20 @@ impl<'p> Device<'p> {
             dynamic_shared: 0,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             constants: None,
+            heap: Heap::default(),
+        };
+        device.install_heap();
+        device
+    }
+
+    /// Adds the device heap's memory ([`HEAP_BYTES`] at [`HEAP_BASE`], zeroed) to global
+    /// memory when the program calls `malloc` or `free`, with no allocation yet. A launch that
+    /// replaces [`Device::global`] calls it again.
+    pub fn install_heap(&mut self) {
+        self.heap = Heap::default();
+        if self.program.uses_heap {
+            self.global
+                .add_at("malloc heap", HEAP_BASE, Words::zeros(HEAP_BYTES));
         }
     }
 
@@ -180,6 +207,7 @@ impl<'p> Device<'p> {
             .global
             .buffers()
             .iter()
+            .filter(|buffer| buffer.base != HEAP_BASE)
             .skip(self.program.globals.len())
             .fold(0u64, |sum, buffer| sum.saturating_add(buffer.len));
         Footprint::new(
@@ -592,6 +620,8 @@ pub struct Cta {
     /// Whether [`Cta::run`] is recording a trace (then every released lane's step is recorded).
     tracing: bool,
     barriers: Barriers,
+    /// What the threads printed with `printf`.
+    printed: PrintBuffer,
 }
 
 impl Cta {
@@ -612,6 +642,7 @@ impl Cta {
             tracing: false,
             barriers: Barriers::new(threads.len()),
             threads,
+            printed: PrintBuffer::default(),
         }
     }
 
@@ -650,6 +681,15 @@ impl Cta {
         if index < self.threads.len() {
             self.lanes.set(index, register, chop(value, bits));
         }
+    }
+
+    /// What the threads printed with `printf` since the CTA started or this was last called:
+    /// by thread in linear order, each thread's calls in order; and how many calls were dropped
+    /// past [`crate::runtime::PRINTF_LIMIT`].
+    pub fn take_printed(&mut self) -> (Vec<Printed>, u64) {
+        let (ctaid, threads) = (self.ctaid, &self.threads);
+        self.printed
+            .take(ctaid, |lane| threads.get(lane).map_or([0; 3], |t| t.tid))
     }
 
     /// The CTA's shared memory.
@@ -1303,6 +1343,7 @@ impl Cta {
             lanes: &mut self.lanes,
             columns: &mut self.columns,
             barriers: &mut self.barriers,
+            printed: &mut self.printed,
             writes,
             memory,
             stopped: false,
@@ -1362,6 +1403,7 @@ impl Cta {
         self.lanes.pending = 0;
         self.released.clear();
         self.barriers = Barriers::new(self.threads.len());
+        self.printed.clear();
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled
@@ -1506,6 +1548,7 @@ impl Cta {
             lanes: lanes_state,
             columns: &mut self.columns,
             barriers: &mut self.barriers,
+            printed: &mut self.printed,
             writes: recording.then_some(&mut record.writes),
             memory: recording.then_some(&mut record.memory),
             stopped: false,
@@ -1598,6 +1641,7 @@ static NOTHING: Program = Program {
     constants: Vec::new(),
     const_variables: Vec::new(),
     has_atomics: false,
+    uses_heap: false,
 };
 
 impl<'p> Machine<'p> {

@@ -284,9 +284,11 @@ impl GlobalMemory {
         self.add_words(name, Words::from_bytes(bytes))
     }
 
-    /// Adds a buffer holding `words` and returns its address (a multiple of 256).
+    /// Adds a buffer holding `words` and returns its address (a multiple of 256, after every
+    /// buffer from [`GLOBAL_BASE`]).
     pub fn add_words(&mut self, name: impl Into<String>, words: Words) -> u64 {
-        let base = next_buffer(self.buffers.last().map(|last| (last.base, last.len)));
+        let last = self.buffers.last().filter(|last| last.base >= GLOBAL_BASE);
+        let base = next_buffer(last.map(|last| (last.base, last.len)));
         let len = words.len;
         // Same size and alignment: the vector is converted in place.
         let words = words.words.into_iter().map(AtomicU64::new).collect();
@@ -297,6 +299,23 @@ impl GlobalMemory {
             words,
         });
         base
+    }
+
+    /// Adds a buffer holding `words` at `base` (below [`GLOBAL_BASE`], where no other buffer
+    /// is: the device heap).
+    pub fn add_at(&mut self, name: impl Into<String>, base: u64, words: Words) {
+        let len = words.len;
+        let words = words.words.into_iter().map(AtomicU64::new).collect();
+        let at = self.buffers.partition_point(|b| b.base < base);
+        self.buffers.insert(
+            at,
+            Buffer {
+                name: name.into(),
+                base,
+                len,
+                words,
+            },
+        );
     }
 
     /// Maps the host's memory, through `backend`, at every global address that no buffer

@@ -155,7 +155,9 @@ pub fn state_json(
     }
     out.push('}');
     match outcome {
-        Ok(Outcome::Trapped { message, location }) => {
+        Ok(
+            Outcome::Trapped { message, location } | Outcome::AssertionFailed { message, location },
+        ) => {
             let _ = write!(
                 out,
                 ",\"trap\":{{\"message\":{},\"line\":{}}}",
@@ -188,6 +190,9 @@ pub fn state_text(
     let status = match outcome {
         Ok(Outcome::Trapped { message, location }) => {
             format!("trapped at line {}: {message}", location.line)
+        }
+        Ok(Outcome::AssertionFailed { message, location }) => {
+            format!("assertion failed at line {}: {message}", location.line)
         }
         Ok(outcome) => outcome.status().to_string(),
         Err(stopped) => format!(

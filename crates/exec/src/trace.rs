@@ -128,6 +128,9 @@ pub fn run_grid_streamed(
         ctas_run: 0,
         failure: None,
         inspected: None,
+        printed: Vec::new(),
+        printed_dropped: 0,
+        printed_bytes: 0,
     };
     let mut slot: Option<Cta> = None;
     let mut start = 0;
@@ -149,6 +152,8 @@ pub fn run_grid_streamed(
                 cta.run(device, Some(&mut each))
             };
             run.steps += cta.threads().map(|t| t.steps()).sum::<u64>();
+            let (printed, dropped) = cta.take_printed();
+            run.add_printed(printed, dropped);
             run.ctas_run += 1;
             let failure = match result {
                 Ok(None) => None,

@@ -24,6 +24,14 @@ const N: u64 = 3;
 /// says how many were left out.
 const MAX_CASE_LINES: usize = 5_000;
 
+/// The launches of the device-side runtime samples (`ptx-samples/cuda/devrt.cu`): entry and
+/// arguments.
+const RUNTIME_CASES: &[(&str, &[&str])] = &[
+    ("printf_returns", &["zeros:24", "s32:2"]),
+    ("heap_sum", &["s32:3", "zeros:16"]),
+    ("sleep_clock", &["zeros:24"]),
+];
+
 /// `text` with at most [`MAX_CASE_LINES`] lines.
 fn cut(text: String) -> String {
     let total = text.lines().count();
@@ -183,6 +191,28 @@ fn nvcc_samples() {
                 arguments,
                 dynamic_shared,
             )));
+        }
+        // The device-side runtime samples (devrt.cu) have no manifest case (their outputs are
+        // printf text, an assertion, heap addresses: crates/exec/tests/device_runtime.rs checks
+        // them); these launches snapshot their traces.
+        if name.starts_with("ptx-samples/nvcc/devrt.") {
+            for (entry, specs) in RUNTIME_CASES {
+                let arguments = specs
+                    .iter()
+                    .map(|spec| match ArgumentSpec::parse(spec).expect("argument") {
+                        ArgumentSpec::Scalar { ty, bits } => Argument::Scalar { ty, bits },
+                        ArgumentSpec::Zeros(bytes) => Argument::Buffer(vec![0; bytes as usize]),
+                        ArgumentSpec::File(_) => unreachable!("no files"),
+                    })
+                    .collect();
+                let program = ptxsim_exec::load(&source, Some(entry))
+                    .unwrap_or_else(|error| panic!("{name} {entry}: {error:?}"));
+                out.push_str(&format!(
+                    "# --entry {entry} --grid 1 --block {BLOCK} --arg {}\n",
+                    specs.join(" --arg ")
+                ));
+                out.push_str(&cut(trace_text(&program, BLOCK, 100_000, arguments, 0)));
+            }
         }
         assert!(
             !out.is_empty(),

@@ -31,7 +31,7 @@ use super::cvt::{self, CvtOp};
 use super::{
     Axis, ConstVariable, Destination, GlobalVariable, Guard, Instruction, InstructionKind,
     IntExtraOp, Location, MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo,
-    Source, SpecialRegister, THREAD_PARAM_BASE, mask,
+    RuntimeFunction, Source, SpecialRegister, THREAD_PARAM_BASE, mask,
 };
 use crate::hash::FxHashMap;
 use crate::names::Found;
@@ -390,6 +390,15 @@ impl<'m> Builder<'m> {
                 InstructionKind::Atom { .. } | InstructionKind::AtomVector { .. }
             )
         });
+        let uses_heap = self.instructions.iter().any(|i| {
+            matches!(
+                i.kind,
+                InstructionKind::CallRuntime {
+                    function: RuntimeFunction::Malloc | RuntimeFunction::Free,
+                    ..
+                }
+            )
+        });
         Ok(Program {
             entry: name.to_string(),
             registers: self.registers,
@@ -404,6 +413,7 @@ impl<'m> Builder<'m> {
             constants: self.constants,
             const_variables: self.const_variables,
             has_atomics,
+            uses_heap,
         })
     }
 
@@ -1683,7 +1693,7 @@ impl<'m> Builder<'m> {
         };
         let name = callee.name.value.clone();
         let Some(info) = self.function_info(&name) else {
-            return Err(format!("`{name}` has no body in this module"));
+            return self.runtime_call(&name, returns, arguments);
         };
         if arguments.len() != info.params.len() || returns.len() != info.returns.len() {
             return Err(format!(
@@ -1748,6 +1758,58 @@ impl<'m> Builder<'m> {
             returns: return_copies,
             register_arguments,
             register_returns,
+        })
+    }
+
+    /// A call of a function without a body: one of CUDA's device-side runtime functions
+    /// ([`RuntimeFunction`]) when its arguments have the sizes nvcc declares; anything else
+    /// cannot run.
+    fn runtime_call(
+        &self,
+        name: &str,
+        returns: &[Operand],
+        arguments: &[Operand],
+    ) -> Result<InstructionKind, String> {
+        let no_body = || format!("`{name}` has no body in this module");
+        let function = RuntimeFunction::from_name(name).ok_or_else(no_body)?;
+        let param = |operand: &Operand| match operand {
+            Operand::Name(name) => match self.resolve_name(name) {
+                Some(Resolved::Address(Space::Param, address, size)) => Some((address, size)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (sizes, result_size) = function.signature();
+        let mismatch = || {
+            format!(
+                "`{name}` has no body in this module, and this call does not have the \
+                 signature of CUDA's device-side `{name}` ({} .param argument(s) of {sizes:?} \
+                 bytes{})",
+                sizes.len(),
+                result_size.map_or(String::new(), |r| format!(", a {r}-byte result"))
+            )
+        };
+        if arguments.len() != sizes.len() || returns.len() > usize::from(result_size.is_some()) {
+            return Err(mismatch());
+        }
+        let mut copies = Vec::with_capacity(arguments.len());
+        for (operand, &size) in arguments.iter().zip(sizes) {
+            match param(operand) {
+                Some((address, bytes)) if bytes == size => copies.push((address, bytes)),
+                _ => return Err(mismatch()),
+            }
+        }
+        let result = match (returns.first(), result_size) {
+            (Some(operand), Some(size)) => match param(operand) {
+                Some((address, bytes)) if bytes == size => Some((address, bytes)),
+                _ => return Err(mismatch()),
+            },
+            _ => None,
+        };
+        Ok(InstructionKind::CallRuntime {
+            function,
+            arguments: copies,
+            result,
         })
     }
 

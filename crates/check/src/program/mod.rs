@@ -142,6 +142,10 @@ pub struct Program {
     /// Whether the program has `atom`/`red`: the grid then runs one CTA at a time, in order, so
     /// that the values atomics return do not depend on host scheduling.
     pub has_atomics: bool,
+    /// Whether the program calls `malloc` or `free` ([`RuntimeFunction`]): the launch then has a
+    /// device heap, and its CTAs run one at a time, in order, so that the addresses `malloc`
+    /// returns do not depend on host scheduling.
+    pub uses_heap: bool,
 }
 
 /// Where the per-thread part of the `.param` space starts: addresses below it are the kernel's
@@ -913,6 +917,18 @@ pub enum InstructionKind {
         /// to at `ret`.
         register_returns: Vec<(RegisterId, Destination)>,
     },
+    /// `call` of a function of CUDA's device-side runtime that the module declares without a
+    /// body (`.extern .func vprintf`, `__assertfail`, `malloc`, `free`): the executor runs it
+    /// as a built-in (docs/executor.md, "Device-side runtime").
+    CallRuntime {
+        /// Which function.
+        function: RuntimeFunction,
+        /// The caller's `.param` arguments, in order: (address in the per-thread `.param`
+        /// space, bytes).
+        arguments: Vec<(u64, u64)>,
+        /// The caller's `.param` receiving the return value, if any: (address, bytes).
+        result: Option<(u64, u64)>,
+    },
     /// `mbarrier.*` and `cp.async.mbarrier.arrive` (PTX ISA 9.7.13.15, 9.7.9.25.3.5) on the
     /// 64-bit mbarrier object at `address`.
     Mbarrier {
@@ -948,6 +964,55 @@ pub enum InstructionKind {
         /// Why, in words.
         reason: String,
     },
+}
+
+/// A function of CUDA's device-side runtime, called by nvcc's code as an `.extern .func` without
+/// a body in the module; each has the signature nvcc declares it with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuntimeFunction {
+    /// `vprintf(.param .b64 format, .param .b64 arguments) -> .b32`: `printf` (the generic
+    /// address of the format string and of the argument buffer).
+    Vprintf,
+    /// `__assertfail(.b64 message, .b64 file, .b32 line, .b64 function, .b64 char_size)`: a
+    /// failed `assert`.
+    AssertFail,
+    /// `malloc(.param .b64 size) -> .b64`: an allocation from the device heap.
+    Malloc,
+    /// `free(.param .b64 pointer)`.
+    Free,
+}
+
+impl RuntimeFunction {
+    /// The function called `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "vprintf" => Self::Vprintf,
+            "__assertfail" => Self::AssertFail,
+            "malloc" => Self::Malloc,
+            "free" => Self::Free,
+            _ => return None,
+        })
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Vprintf => "vprintf",
+            Self::AssertFail => "__assertfail",
+            Self::Malloc => "malloc",
+            Self::Free => "free",
+        }
+    }
+
+    /// The sizes in bytes of its parameters and of its return value (nvcc's declarations).
+    pub fn signature(self) -> (&'static [u64], Option<u64>) {
+        match self {
+            Self::Vprintf => (&[8, 8], Some(4)),
+            Self::AssertFail => (&[8, 8, 4, 8, 8], None),
+            Self::Malloc => (&[8], Some(8)),
+            Self::Free => (&[8], None),
+        }
+    }
 }
 
 /// Which lanes of its warp a warp-synchronous instruction waits for.
@@ -1088,6 +1153,7 @@ impl InstructionKind {
             | InstructionKind::Wgmma(_)
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
+            | InstructionKind::CallRuntime { .. }
             | InstructionKind::Bra { .. }
             | InstructionKind::Ret
             | InstructionKind::Exit

@@ -157,6 +157,9 @@ fn ending(outcome: &Outcome, steps: u64) -> String {
         Outcome::Trapped { message, location } => {
             format!("trapped at line {}: {message}", location.line)
         }
+        Outcome::AssertionFailed { message, location } => {
+            format!("failed an assertion at line {}: {message}", location.line)
+        }
         Outcome::OutOfFuel => format!("ran out of fuel after {} (--max-steps)", steps_text(steps)),
     }
 }

@@ -72,6 +72,7 @@ mod integer;
 mod matrix;
 mod memory;
 mod operands;
+mod runtime;
 mod warp;
 mod wgmma;
 mod wmma;
@@ -113,6 +114,7 @@ pub(crate) struct Executor<'a, 'p> {
     pub(crate) lanes: &'a mut Lanes,
     pub(crate) columns: &'a mut Columns,
     pub(crate) barriers: &'a mut Barriers,
+    pub(crate) printed: &'a mut crate::runtime::PrintBuffer,
     pub(crate) writes: Option<&'a mut Vec<Write>>,
     pub(crate) memory: Option<&'a mut Vec<MemoryWrite>>,
     /// Whether a lane stopped or left the group (it must be formed again).
@@ -516,6 +518,11 @@ impl Executor<'_, '_> {
                 };
                 return self.call(instruction, lanes, &call);
             }
+            InstructionKind::CallRuntime {
+                function,
+                arguments,
+                result,
+            } => return self.call_runtime(instruction, lanes, *function, arguments, *result),
             InstructionKind::Bra { target } => return self.bra(lanes, *target),
             InstructionKind::Ret => return self.ret(lanes),
             InstructionKind::Exit => return self.exit(lanes),
