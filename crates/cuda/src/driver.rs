@@ -9,6 +9,7 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Instant;
 
@@ -1436,8 +1437,19 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         &options,
     );
     let failure = match result {
-        Ok(_) => return Ok(()),
-        Err(error) => launch_failure(&entry, error),
+        Ok(report) => {
+            print_device_output(&report.printed_bytes());
+            return Ok(());
+        }
+        Err(error) => {
+            let printed: Vec<u8> = error
+                .printed()
+                .iter()
+                .flat_map(|p| p.bytes.clone())
+                .collect();
+            print_device_output(&printed);
+            launch_failure(&entry, error)
+        }
     };
     if failure.error.is_sticky() {
         if let Some(context) = state.contexts.get_mut(&context) {
@@ -1445,6 +1457,33 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         }
     }
     Err(failure)
+}
+
+/// Where the output of kernels' `printf` goes: set by the C boundary to the program's C
+/// `stdout`, so that it interleaves with the host's own `printf` output as on a GPU; Rust's
+/// stdout until then.
+static DEVICE_OUTPUT: OnceLock<fn(&[u8])> = OnceLock::new();
+
+/// Sets where kernels' `printf` output goes ([`DEVICE_OUTPUT`]); later calls keep the first.
+pub fn set_device_output(output: fn(&[u8])) {
+    let _ = DEVICE_OUTPUT.set(output);
+}
+
+/// Writes what a launch's `printf` calls printed, in the executor's order: by block, then
+/// thread, then call.
+fn print_device_output(bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
+    }
+    match DEVICE_OUTPUT.get() {
+        Some(output) => output(bytes),
+        None => {
+            let mut out = std::io::stdout().lock();
+            // Nothing to do if stdout is closed.
+            let _ = out.write_all(bytes);
+            let _ = out.flush();
+        }
+    }
 }
 
 /// The CUDA error of a failed launch: a memory fault is `CUDA_ERROR_ILLEGAL_ADDRESS` (a
@@ -1470,6 +1509,14 @@ fn launch_failure(entry: &str, error: ApiError) -> Failure {
             } else {
                 CudaError::LaunchFailed
             }
+        }
+        ApiError::Run {
+            outcome: Some(Outcome::AssertionFailed { message, .. }),
+            ..
+        } => {
+            // The GPU's message, on stderr as the CUDA driver prints it.
+            let _ = writeln!(std::io::stderr(), "{message}");
+            CudaError::Assert
         }
         ApiError::Run {
             outcome: Some(_), ..

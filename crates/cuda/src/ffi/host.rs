@@ -74,6 +74,26 @@ fn install_backend() {
     driver::set_host_backend(Arc::new(MappedHost));
 }
 
+unsafe extern "C" {
+    /// The C library's `stdout` stream (glibc exports it as a variable).
+    static stdout: *mut libc::FILE;
+}
+
+/// Writes kernels' `printf` output to the program's C `stdout`, into the same buffer as the
+/// program's own `printf` calls, so that the two keep their order.
+fn write_c_stdout(bytes: &[u8]) {
+    // SAFETY: `stdout` is the C library's stream, valid for the life of the process (until
+    // exit); `fwrite` reads `bytes.len()` bytes of `bytes`.
+    unsafe {
+        libc::fwrite(bytes.as_ptr().cast(), 1, bytes.len(), stdout);
+    }
+}
+
+/// Sends kernels' `printf` output to the C `stdout` (called by `cuInit`).
+pub(super) fn install_output() {
+    driver::set_device_output(write_c_stdout);
+}
+
 /// `bytes` rounded up to whole pages (at least one).
 fn whole_pages(bytes: usize) -> CallResult<usize> {
     let page = HOST_PAGE_BYTES as usize;

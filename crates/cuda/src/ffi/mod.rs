@@ -270,6 +270,7 @@ calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,
     /// `PTXSIM_DEVICE_MEMORY`).
     fn cuInit(flags: c_uint) {
+        host::install_output();
         driver::init(flags)
     }
 
