@@ -1,0 +1,128 @@
+//! Unmodified CUDA runtime programs on the library: `tests/cuda/runtime_features.cu`, built by
+//! NVIDIA's nvcc the usual way (runtime API, a fatbin holding compute_90 PTX, compressed as
+//! nvcc compresses by default), linked with the CUDA 13 runtime statically (nvcc's default)
+//! and, a second time, with the shared `libcudart.so.13`, and run with only a `libcuda.so.1`
+//! link to this library on `LD_LIBRARY_PATH`. The program checks every result against its
+//! host's own computation; kernel `printf` lines are compared with the same lines printed by
+//! the host's C library.
+//!
+//! This is the one test that needs NVIDIA's tools (nvcc and the CUDA runtime, from PyPI:
+//! `scripts/install-nvidia-tools.sh`, which `.ci/run` runs); without them it fails, saying so.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[path = "../../../tests/c/harness.rs"]
+mod harness;
+use harness::repository;
+
+/// NVIDIA's tools (`PTXSIM_NVIDIA_ROOT`, or `.nv` in the repository).
+fn nvidia() -> PathBuf {
+    let root = std::env::var_os("PTXSIM_NVIDIA_ROOT")
+        .map_or_else(|| repository().join(".nv"), PathBuf::from)
+        .join("nvidia/cu13");
+    assert!(
+        root.join("bin/nvcc").is_file(),
+        "this test needs NVIDIA's nvcc and CUDA runtime from PyPI at {}: run \
+         scripts/install-nvidia-tools.sh (or set PTXSIM_NVIDIA_ROOT)",
+        root.display()
+    );
+    root
+}
+
+/// A directory of this test's own holding only `libcuda.so.1`, a link to the library.
+fn driver_directory() -> PathBuf {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_driver");
+    std::fs::create_dir_all(&directory).expect("a directory for the library link");
+    let link = directory.join("libcuda.so.1");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(harness::library("cuda"), &link).expect("a link to the library");
+    directory
+}
+
+/// Builds `tests/cuda/NAME.cu` with nvcc for compute_90 PTX only and `extra` flags.
+fn build(name: &str, output: &str, extra: &[&str]) -> PathBuf {
+    let root = nvidia();
+    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join(output);
+    let path = format!(
+        "{}:{}",
+        root.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let built = Command::new(root.join("bin/nvcc"))
+        .env("PATH", path)
+        .args(["-gencode", "arch=compute_90,code=compute_90"])
+        .args(extra)
+        .arg(repository().join(format!("tests/cuda/{name}.cu")))
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .expect("nvcc runs");
+    assert!(
+        built.status.success(),
+        "nvcc failed:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    program
+}
+
+/// Runs `program` on the library (and `more` library directories) and checks its report.
+fn run_and_check(program: &Path, more: &[PathBuf]) {
+    let mut directories = vec![driver_directory()];
+    directories.extend(more.iter().cloned());
+    let library_path = std::env::join_paths(&directories).expect("library path");
+    let run = Command::new(program)
+        .env("LD_LIBRARY_PATH", library_path)
+        .env_remove("PTXSIM_LOG")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success() && stdout.contains("PASSED: 0 failed"),
+        "the program failed ({}):\n{stdout}\n{stderr}",
+        run.status
+    );
+    // The kernel's printf lines, in the executor's order, equal the host's.
+    let device: Vec<&str> = stdout
+        .lines()
+        .take_while(|line| *line != "expected:")
+        .filter(|line| line.starts_with("device "))
+        .collect();
+    let expected: Vec<&str> = stdout
+        .lines()
+        .skip_while(|line| *line != "expected:")
+        .skip(1)
+        .take_while(|line| *line != "end of expected")
+        .collect();
+    assert_eq!(device.len(), 6, "{stdout}");
+    assert_eq!(device, expected, "{stdout}");
+    // The failed assert: the GPU's message on stderr and the driver's error.
+    assert!(
+        stderr.contains("block: [0,0,0], thread: [5,0,0] Assertion `x[i] < 100` failed.")
+            && stderr.contains("CUDA_ERROR_ASSERT"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn runtime_program_with_the_static_cudart() {
+    let program = build("runtime_features", "runtime_features_static", &[]);
+    run_and_check(&program, &[]);
+}
+
+#[test]
+fn runtime_program_with_the_shared_cudart() {
+    // The wheel has `libcudart.so.13` only: the linker's `-lcudart` needs a `libcudart.so`.
+    let links = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_cudart");
+    std::fs::create_dir_all(&links).expect("a directory for the link");
+    let link = links.join("libcudart.so");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(nvidia().join("lib/libcudart.so.13"), &link).expect("a link");
+    let program = build(
+        "runtime_features",
+        "runtime_features_shared",
+        &["-cudart", "shared", "-L", &links.display().to_string()],
+    );
+    run_and_check(&program, &[nvidia().join("lib")]);
+}

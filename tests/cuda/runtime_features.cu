@@ -1,0 +1,171 @@
+// A CUDA runtime program for ptxsim's driver library: built by nvcc the usual way (runtime
+// API, static cudart, a fatbin holding compute_90 PTX) and run with ptxsim's libcuda.so.1 by
+// crates/cuda/tests/cuda_runtime.rs. Every check compares with a value the host computes;
+// printf's lines are printed again by the host's printf (glibc) after a `expected:` marker,
+// and the test compares the two.
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+
+static int failures = 0;
+
+static void check(bool ok, const char *what) {
+    printf("check %s: %s\n", what, ok ? "ok" : "FAILED");
+    if (!ok) failures++;
+}
+
+static void check_cuda(cudaError_t e, const char *what) {
+    if (e != cudaSuccess) printf("cuda error in %s: %s\n", what, cudaGetErrorString(e));
+    check(e == cudaSuccess, what);
+}
+
+__global__ void saxpy(int n, float a, const float *x, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+
+__global__ void say(float scale) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    printf("device %d: %.3f %5x %s|%-4d|%e\n", t, scale * t, 0xab * t, t % 2 ? "odd" : "even", t, scale / (t + 1));
+}
+
+__constant__ int coefficients[4];
+
+__global__ void polynomial(const int *x, int *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = coefficients[0] + x[i] * (coefficients[1] + x[i] * (coefficients[2] + x[i] * coefficients[3]));
+}
+
+__global__ void increment(int *a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] += i;
+}
+
+__global__ void heap(int *out) {
+    int *p = (int *)malloc(4 * sizeof(int));
+    if (p == nullptr) { out[threadIdx.x] = -1; return; }
+    for (int k = 0; k < 4; k++) p[k] = threadIdx.x * 10 + k;
+    int sum = 0;
+    for (int k = 0; k < 4; k++) sum += p[k];
+    free(p);
+    out[threadIdx.x] = sum;
+}
+
+__global__ void must_be_small(const int *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) assert(x[i] < 100);
+}
+
+int main() {
+    int devices = 0;
+    check_cuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    check(devices >= 1, "one device at least");
+    cudaDeviceProp prop;
+    check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    check(prop.major * 10 + prop.minor >= 90 && prop.warpSize == 32, "compute capability 9.0+, warp size 32");
+
+    // saxpy through cudaMalloc / cudaMemcpy.
+    const int n = 1000;
+    float hx[n], hy[n];
+    for (int i = 0; i < n; i++) { hx[i] = i * 0.5f; hy[i] = 1.0f - i; }
+    float *x, *y;
+    check_cuda(cudaMalloc(&x, n * sizeof(float)), "cudaMalloc x");
+    check_cuda(cudaMalloc(&y, n * sizeof(float)), "cudaMalloc y");
+    cudaMemcpy(x, hx, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(y, hy, n * sizeof(float), cudaMemcpyHostToDevice);
+    saxpy<<<(n + 255) / 256, 256>>>(n, 3.0f, x, y);
+    check_cuda(cudaGetLastError(), "saxpy launch");
+    float out[n];
+    check_cuda(cudaMemcpy(out, y, n * sizeof(float), cudaMemcpyDeviceToHost), "saxpy copy back");
+    int wrong = 0;
+    for (int i = 0; i < n; i++) wrong += out[i] != 3.0f * hx[i] + hy[i];
+    check(wrong == 0, "saxpy");
+
+    // printf from 2 blocks of 3 threads; the host prints the same lines after the marker.
+    fflush(stdout);
+    say<<<2, 3>>>(0.25f);
+    check_cuda(cudaDeviceSynchronize(), "printf kernel");
+    printf("expected:\n");
+    for (int t = 0; t < 6; t++)
+        printf("device %d: %.3f %5x %s|%-4d|%e\n", t, 0.25f * t, 0xab * t, t % 2 ? "odd" : "even", t, 0.25f / (t + 1));
+    printf("end of expected\n");
+
+    // __constant__ memory through cudaMemcpyToSymbol.
+    int c[4] = {3, -2, 5, 1};
+    check_cuda(cudaMemcpyToSymbol(coefficients, c, sizeof c), "cudaMemcpyToSymbol");
+    int readback[4] = {0};
+    check_cuda(cudaMemcpyFromSymbol(readback, coefficients, sizeof readback), "cudaMemcpyFromSymbol");
+    check(readback[0] == 3 && readback[3] == 1, "constant read back");
+    int *px, *py, hpx[64], hpy[64];
+    for (int i = 0; i < 64; i++) hpx[i] = i - 32;
+    cudaMalloc(&px, sizeof hpx);
+    cudaMalloc(&py, sizeof hpy);
+    cudaMemcpy(px, hpx, sizeof hpx, cudaMemcpyHostToDevice);
+    polynomial<<<2, 32>>>(px, py, 64);
+    cudaMemcpy(hpy, py, sizeof hpy, cudaMemcpyDeviceToHost);
+    wrong = 0;
+    for (int i = 0; i < 64; i++) {
+        int v = hpx[i];
+        wrong += hpy[i] != c[0] + v * (c[1] + v * (c[2] + v * c[3]));
+    }
+    check(wrong == 0, "polynomial with __constant__ coefficients");
+
+    // Managed memory: written by the host, incremented by a kernel, read by the host.
+    int *managed;
+    check_cuda(cudaMallocManaged(&managed, 5000 * sizeof(int)), "cudaMallocManaged");
+    for (int i = 0; i < 5000; i++) managed[i] = 7;
+    increment<<<40, 128>>>(managed, 5000);
+    check_cuda(cudaDeviceSynchronize(), "managed kernel");
+    wrong = 0;
+    for (int i = 0; i < 5000; i++) wrong += managed[i] != 7 + i;
+    check(wrong == 0, "managed memory");
+    cudaPointerAttributes attributes;
+    check_cuda(cudaPointerGetAttributes(&attributes, managed), "cudaPointerGetAttributes");
+    check(attributes.type == cudaMemoryTypeManaged, "managed pointer type");
+    check_cuda(cudaFree(managed), "cudaFree managed");
+
+    // Mapped pinned memory (zero copy) on a stream, timed with events.
+    int *pinned, *mapped;
+    check_cuda(cudaHostAlloc(&pinned, 256 * sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+    check_cuda(cudaHostGetDevicePointer(&mapped, pinned, 0), "cudaHostGetDevicePointer");
+    for (int i = 0; i < 256; i++) pinned[i] = 100;
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    cudaEventRecord(start, stream);
+    increment<<<2, 128, 0, stream>>>(mapped, 256);
+    cudaEventRecord(stop, stream);
+    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    float ms = -1;
+    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    check(ms >= 0, "elapsed time");
+    wrong = 0;
+    for (int i = 0; i < 256; i++) wrong += pinned[i] != 100 + i;
+    check(wrong == 0, "mapped pinned memory");
+    cudaStreamDestroy(stream);
+    cudaFreeHost(pinned);
+
+    // malloc and free in a kernel.
+    int *sums, hsums[32];
+    cudaMalloc(&sums, sizeof hsums);
+    heap<<<1, 32>>>(sums);
+    cudaMemcpy(hsums, sums, sizeof hsums, cudaMemcpyDeviceToHost);
+    wrong = 0;
+    for (int t = 0; t < 32; t++) wrong += hsums[t] != 40 * t + 6;
+    check(wrong == 0, "device malloc");
+
+    // A failed assert: cudaErrorAssert, and the context is unusable afterwards (last).
+    int big[8] = {1, 2, 3, 4, 5, 500, 7, 8};
+    int *dbig;
+    cudaMalloc(&dbig, sizeof big);
+    cudaMemcpy(dbig, big, sizeof big, cudaMemcpyHostToDevice);
+    must_be_small<<<1, 8>>>(dbig, 8);
+    cudaError_t e = cudaDeviceSynchronize();
+    check(e == cudaErrorAssert, "assert gives cudaErrorAssert");
+    check(cudaMalloc(&x, 16) == cudaErrorAssert, "the error is sticky");
+
+    printf("%s: %d failed\n", failures ? "FAILED" : "PASSED", failures);
+    return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+}
