@@ -70,6 +70,10 @@ pub struct Settings {
     pub host_threads: usize,
     /// The number of simulated devices (`PTXSIM_DEVICE_COUNT`, 1 to [`MAX_DEVICES`]).
     pub device_count: i32,
+    /// Where each launch's trace is written (`PTXSIM_TRACE`), if anywhere.
+    pub trace_directory: Option<std::path::PathBuf>,
+    /// The trace's form (`PTXSIM_TRACE_FORMAT`: `jsonl`, the default, or `text`).
+    pub trace_format: ptxsim_trace::Format,
 }
 
 impl Settings {
@@ -98,6 +102,14 @@ impl Settings {
             device_memory: number("PTXSIM_DEVICE_MEMORY", DEFAULT_DEVICE_MEMORY)?,
             host_threads: usize::try_from(number("PTXSIM_HOST_THREADS", 0)?).unwrap_or(0),
             device_count,
+            trace_directory: variable("PTXSIM_TRACE").map(std::path::PathBuf::from),
+            trace_format: match variable("PTXSIM_TRACE_FORMAT").as_deref() {
+                None | Some("jsonl") => ptxsim_trace::Format::Jsonl,
+                Some("text") => ptxsim_trace::Format::Text,
+                Some(other) => {
+                    return Err(format!("PTXSIM_TRACE_FORMAT=`{other}`: jsonl or text"));
+                }
+            },
         })
     }
 
@@ -1380,6 +1392,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let entry = function.entry.clone();
     let module_handle = function.module;
     let settings = state.settings()?;
+    let (trace_directory, trace_format) = (settings.trace_directory.clone(), settings.trace_format);
     // A launch on several host threads starts a thread pool (a few hundred microseconds); one
     // CTA runs on the calling thread.
     let ctas: u64 = launch.grid.iter().map(|&d| u64::from(d)).product();
@@ -1428,14 +1441,49 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         ..options
     };
     memories.push(&mut loaded.globals);
-    let result = module.launch_in(
-        &entry,
-        launch.grid,
-        launch.block,
-        launch.params,
-        &mut memories,
-        &options,
-    );
+    let index = LAUNCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let extension = match trace_format {
+        ptxsim_trace::Format::Jsonl => "jsonl",
+        ptxsim_trace::Format::Text => "txt",
+    };
+    let trace = trace_file(trace_directory.as_deref(), index, &entry, extension);
+    let result = match trace {
+        Some((path, file)) => {
+            let mut writer = std::io::BufWriter::new(file);
+            let mut failed = false;
+            let mut sink = |line: ptxsim_trace::Line| {
+                if !failed {
+                    let text = trace_format.write(&line);
+                    failed = writeln!(writer, "{text}").is_err();
+                }
+            };
+            let result = module.launch_in_traced(
+                &entry,
+                launch.grid,
+                launch.block,
+                launch.params,
+                &mut memories,
+                &options,
+                &mut sink,
+            );
+            if failed || writer.flush().is_err() {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "ptxsim: PTXSIM_TRACE: writing `{}` failed",
+                    path.display()
+                );
+            }
+            result
+        }
+        None => module.launch_in(
+            &entry,
+            launch.grid,
+            launch.block,
+            launch.params,
+            &mut memories,
+            &options,
+        ),
+    };
     let failure = match result {
         Ok(report) => {
             print_device_output(&report.printed_bytes());
@@ -1457,6 +1505,47 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         }
     }
     Err(failure)
+}
+
+/// Launches so far in this process (all contexts): each traced launch's index.
+static LAUNCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The trace file of launch `index` of kernel `entry` in `directory` (`PTXSIM_TRACE`):
+/// `NNNNNN-ENTRY.jsonl` (or `.txt` in the text form), the launch index counting every launch of
+/// the process from 0, so that a program's traces sort in launch order and two runs of the
+/// same program write the same names (`ptxsim trace-diff` compares them). `None` (with a
+/// message on stderr) where the directory or file cannot be made: the launch runs untraced.
+fn trace_file(
+    directory: Option<&std::path::Path>,
+    index: u64,
+    entry: &str,
+    extension: &str,
+) -> Option<(std::path::PathBuf, std::fs::File)> {
+    let directory = directory?;
+    let name: String = entry
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(200)
+        .collect();
+    let path = directory.join(format!("{index:06}-{name}.{extension}"));
+    let made = std::fs::create_dir_all(directory).and_then(|()| std::fs::File::create(&path));
+    match made {
+        Ok(file) => Some((path, file)),
+        Err(error) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "ptxsim: PTXSIM_TRACE: cannot create `{}`: {error}",
+                path.display()
+            );
+            None
+        }
+    }
 }
 
 /// Where the output of kernels' `printf` goes: set by the C boundary to the program's C

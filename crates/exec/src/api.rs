@@ -431,6 +431,39 @@ impl Module {
         memories: &mut [&mut DeviceMemory],
         options: &LaunchOptions,
     ) -> Result<LaunchReport, Error> {
+        self.launch_with(entry, grid, block, params, memories, options, None)
+    }
+
+    /// [`Module::launch_in`], handing `sink` the launch's trace as it runs (the lines of
+    /// `ptxsim run --trace`, docs/trace-format.md: the header, every issued step, the end),
+    /// CTAs one after the other on the calling thread
+    /// ([`crate::trace::run_grid_streamed`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_in_traced(
+        &self,
+        entry: &str,
+        grid: Dim3,
+        block: Dim3,
+        params: &[u8],
+        memories: &mut [&mut DeviceMemory],
+        options: &LaunchOptions,
+        sink: &mut dyn FnMut(ptxsim_trace::Line),
+    ) -> Result<LaunchReport, Error> {
+        self.launch_with(entry, grid, block, params, memories, options, Some(sink))
+    }
+
+    /// The launch of [`Module::launch_in`], traced into `trace` where one is given.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_with(
+        &self,
+        entry: &str,
+        grid: Dim3,
+        block: Dim3,
+        params: &[u8],
+        memories: &mut [&mut DeviceMemory],
+        options: &LaunchOptions,
+        trace: Option<&mut dyn FnMut(ptxsim_trace::Line)>,
+    ) -> Result<LaunchReport, Error> {
         let program = self.program(entry)?;
         grid::check_shape(grid, block)?;
         if params.len() as u64 != program.param_bytes {
@@ -460,7 +493,10 @@ impl Module {
             host_threads: options.host_threads,
             ..GridOptions::default()
         };
-        let run = grid::run_grid(&device, grid_options, None, None);
+        let run = match trace {
+            Some(sink) => crate::trace::run_grid_streamed(&device, grid_options, sink, None),
+            None => grid::run_grid(&device, grid_options, None, None),
+        };
         let written = device.global.write_back_host();
         std::mem::take(&mut device.global).give_back(memories);
         report(run, written, options.max_steps)
