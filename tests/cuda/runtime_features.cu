@@ -156,6 +156,25 @@ int main() {
     for (int t = 0; t < 32; t++) wrong += hsums[t] != 40 * t + 6;
     check(wrong == 0, "device malloc");
 
+    // Stream-ordered allocation, copies told apart by address (cudaMemcpyDefault), occupancy.
+    cudaStream_t s2;
+    cudaStreamCreate(&s2);
+    int *async_buffer;
+    check_cuda(cudaMallocAsync(&async_buffer, 128 * sizeof(int), s2), "cudaMallocAsync");
+    int host_in[128], host_out[128];
+    for (int i = 0; i < 128; i++) host_in[i] = 3 * i;
+    check_cuda(cudaMemcpyAsync(async_buffer, host_in, sizeof host_in, cudaMemcpyDefault, s2), "cudaMemcpyAsync default");
+    increment<<<1, 128, 0, s2>>>(async_buffer, 128);
+    check_cuda(cudaMemcpy(host_out, async_buffer, sizeof host_out, cudaMemcpyDefault), "cudaMemcpy default");
+    wrong = 0;
+    for (int i = 0; i < 128; i++) wrong += host_out[i] != 4 * i;
+    check(wrong == 0, "stream-ordered buffer");
+    check_cuda(cudaFreeAsync(async_buffer, s2), "cudaFreeAsync");
+    check_cuda(cudaStreamSynchronize(s2), "cudaStreamSynchronize s2");
+    int blocks_per_sm = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, increment, 256, 0), "occupancy");
+    check(blocks_per_sm == 8, "2048 threads per SM: 8 blocks of 256");
+
     // A failed assert: cudaErrorAssert, and the context is unusable afterwards (last).
     int big[8] = {1, 2, 3, 4, 5, 500, 7, 8};
     int *dbig;

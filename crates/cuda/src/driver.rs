@@ -1194,6 +1194,53 @@ pub fn memory_allocate(bytes: u64) -> CallResult<u64> {
     Ok(address)
 }
 
+/// Whether `address` is in device memory as a unified-addressing copy (`cuMemcpy`) sees it: a
+/// device allocation, a module's `.global` variable or its `.const` window. Anything else is a
+/// host address (managed and pinned memory included: the host reaches it directly).
+pub fn is_device_address(address: u64) -> bool {
+    let state = state();
+    state.allocation(address).is_some()
+        || (CONST_WINDOW..CONST_WINDOW + (1 << 32)).contains(&address)
+        || state
+            .modules
+            .values()
+            .any(|module| module.globals.find(address).is_some())
+}
+
+/// The resident CTAs of `function` per multiprocessor with `block` threads each and
+/// `dynamic_shared` bytes of dynamic shared memory (`cuOccupancyMaxActiveBlocksPerMultiprocessor`),
+/// with an H100's limits: 2048 threads (in whole warps), 32 CTAs, 228 KiB of shared memory
+/// (1 KiB of it reserved per CTA). Registers are not modelled (PTX's virtual registers say
+/// nothing of the machine's). 0 where one CTA does not fit.
+pub fn occupancy(function: u64, block: i32, dynamic_shared: u64) -> CallResult<i32> {
+    let mut state = state();
+    let function = resolve_function(&mut state, function)?;
+    let (function, loaded) = state.function(function)?;
+    let program = loaded
+        .module
+        .program(&function.entry)
+        .map_err(|error| Failure::new(CudaError::InvalidHandle, error.to_string()))?;
+    let block = u64::try_from(block)
+        .ok()
+        .filter(|&b| (1..=1024).contains(&b))
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("block size {block}")))?;
+    let warps = block.div_ceil(32);
+    let by_threads = 2048 / (warps * 32);
+    let shared = program.shared_bytes + dynamic_shared + 1024;
+    let by_shared = (228 * 1024) / shared;
+    let blocks = by_threads.min(by_shared).min(32);
+    Ok(i32::try_from(blocks).unwrap_or(0))
+}
+
+/// `cuFuncGetModule`: the module of a function (or of a library kernel in the current
+/// context).
+pub fn function_module(function: u64) -> CallResult<u64> {
+    let mut state = state();
+    let function = resolve_function(&mut state, function)?;
+    let (function, _) = state.function(function)?;
+    Ok(function.module)
+}
+
 /// `cuMemFree`: the allocation at `address` (its start; 0 does nothing).
 pub fn memory_free(address: u64) -> CallResult<()> {
     let mut state = state();

@@ -48,13 +48,11 @@ not_supported! {
     cuDevSmResourceSplitByCount
     cuDeviceGetCliqueCount
     cuDeviceGetCliqueInfo
-    cuDeviceGetDefaultMemPool
     cuDeviceGetDevResource
     cuDeviceGetExecAffinitySupport
     cuDeviceGetFabricClusterUuid
     cuDeviceGetGraphMemAttribute
     cuDeviceGetHostAtomicCapabilities
-    cuDeviceGetMemPool
     cuDeviceGetNvSciSyncAttributes
     cuDeviceGetP2PAtomicCapabilities
     cuDeviceGetP2PAttribute
@@ -65,13 +63,11 @@ not_supported! {
     cuDevicePrimaryCtxSetFlags
     cuDeviceRegisterAsyncNotification
     cuDeviceSetGraphMemAttribute
-    cuDeviceSetMemPool
     cuDeviceUnregisterAsyncNotification
     cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray
     cuFabricCpyBatchAsync
     cuFlushGPUDirectRDMAWrites
-    cuFuncGetModule
     cuFuncIsLoaded
     cuFuncLoad
     cuFuncSetBlockShape
@@ -191,7 +187,6 @@ not_supported! {
     cuLaunchCooperativeKernelMultiDevice
     cuLaunchGrid
     cuLaunchGridAsync
-    cuLaunchKernelEx
     cuLibraryGetUnifiedFunction
     cuLinkAddData
     cuLinkAddData_v2
@@ -220,8 +215,6 @@ not_supported! {
     cuLogsUnregisterCallback
     cuMemAddressFree
     cuMemAddressReserve
-    cuMemAllocAsync
-    cuMemAllocFromPoolAsync
     cuMemAllocPitch
     cuMemAllocPitch_v2
     cuMemBatchDecompressAsync
@@ -229,7 +222,6 @@ not_supported! {
     cuMemDiscardAndPrefetchBatchAsync
     cuMemDiscardBatchAsync
     cuMemExportToShareableHandle
-    cuMemFreeAsync
     cuMemGetAccess
     cuMemGetAddressRange
     cuMemGetAddressRange_v2
@@ -247,12 +239,9 @@ not_supported! {
     cuMemPoolExportPointer
     cuMemPoolExportToShareableHandle
     cuMemPoolGetAccess
-    cuMemPoolGetAttribute
     cuMemPoolImportFromShareableHandle
     cuMemPoolImportPointer
     cuMemPoolSetAccess
-    cuMemPoolSetAttribute
-    cuMemPoolTrimTo
     cuMemPrefetchBatchAsync
     cuMemRangeGetAttribute
     cuMemRangeGetAttributes
@@ -261,7 +250,6 @@ not_supported! {
     cuMemSetAccess
     cuMemSetMemPool
     cuMemUnmap
-    cuMemcpy
     cuMemcpy2D
     cuMemcpy2DAsync
     cuMemcpy2DAsync_v2
@@ -277,7 +265,6 @@ not_supported! {
     cuMemcpy3DPeerAsync
     cuMemcpy3DWithAttributesAsync
     cuMemcpy3D_v2
-    cuMemcpyAsync
     cuMemcpyAtoA
     cuMemcpyAtoA_v2
     cuMemcpyAtoD
@@ -322,9 +309,6 @@ not_supported! {
     cuMulticastCreate
     cuMulticastGetGranularity
     cuMulticastUnbind
-    cuOccupancyAvailableDynamicSMemPerBlock
-    cuOccupancyMaxActiveBlocksPerMultiprocessor
-    cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     cuOccupancyMaxActiveClusters
     cuOccupancyMaxPotentialBlockSize
     cuOccupancyMaxPotentialBlockSizeWithFlags

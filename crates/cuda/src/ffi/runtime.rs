@@ -559,3 +559,243 @@ fn interned(name: &str) -> *const c_char {
         .or_insert_with(|| std::ffi::CString::new(name.replace('\0', "")).unwrap_or_default())
         .as_ptr()
 }
+
+/// `CUlaunchConfig`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchConfig {
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared_bytes: c_uint,
+    stream: Handle,
+    attributes: *const LaunchAttribute,
+    attribute_count: c_uint,
+}
+
+/// `CUlaunchAttribute`: an id, padding, and a 64-byte value.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchAttribute {
+    id: c_int,
+    pad: [u8; 4],
+    value: [u32; 16],
+}
+
+/// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE`, `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
+const ATTRIBUTE_COOPERATIVE: c_int = 2;
+const ATTRIBUTE_CLUSTER_DIMENSION: c_int = 4;
+
+/// The memory pool handle of device `device` (`cuDeviceGetDefaultMemPool`): a number, never
+/// dereferenced.
+fn pool_handle(device: CUdevice) -> Handle {
+    handle(0x5000_0000 + u64::try_from(device).unwrap_or(0))
+}
+
+calls! {
+    /// `cuMemcpy`: a copy between any two of device, managed, pinned and plain host memory,
+    /// told apart by address (unified addressing).
+    fn cuMemcpy(destination: u64, source: u64, bytes: usize) {
+        unsafe { unified_copy(destination, source, bytes) }
+    }
+
+    /// `cuMemcpyAsync`: as `cuMemcpy`, done when it returns.
+    fn cuMemcpyAsync(destination: u64, source: u64, bytes: usize, stream: Handle) {
+        driver::stream_synchronize(number(stream))?;
+        unsafe { unified_copy(destination, source, bytes) }
+    }
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` ([`driver::occupancy`]'s model).
+    fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        blocks: *mut c_int,
+        function: Handle,
+        block: c_int,
+        dynamic_shared: usize,
+    ) {
+        let value = driver::occupancy(number(function), block, dynamic_shared as u64)?;
+        unsafe { put(blocks, value, "numBlocks") }
+    }
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`: the flags do not matter.
+    fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        blocks: *mut c_int,
+        function: Handle,
+        block: c_int,
+        dynamic_shared: usize,
+        flags: c_uint,
+    ) {
+        let _ = flags;
+        let value = driver::occupancy(number(function), block, dynamic_shared as u64)?;
+        unsafe { put(blocks, value, "numBlocks") }
+    }
+
+    /// `cuOccupancyAvailableDynamicSMemPerBlock`: what is left of 227 KiB after the kernel's
+    /// static shared memory, when `count` CTAs share a multiprocessor.
+    fn cuOccupancyAvailableDynamicSMemPerBlock(
+        available: *mut usize,
+        function: Handle,
+        count: c_int,
+        block: c_int,
+    ) {
+        let _ = block;
+        let static_bytes = driver::function_attribute(1, number(function))?;
+        let count = usize::try_from(count.max(1)).unwrap_or(1);
+        let per_block = (228 * 1024 / count).saturating_sub(1024).min(227 * 1024);
+        let value = per_block.saturating_sub(usize::try_from(static_bytes).unwrap_or(0));
+        unsafe { put(available, value, "dynamicSmemSize") }
+    }
+
+    /// `cuFuncGetModule`.
+    fn cuFuncGetModule(module: *mut Handle, function: Handle) {
+        let value = driver::function_module(number(function))?;
+        unsafe { put(module, handle(value), "hmod") }
+    }
+
+    /// `cuLaunchKernelEx`: `cuLaunchKernel` with attributes. Attributes that change nothing
+    /// on a simulator that runs each launch to completion (priorities, access policy windows,
+    /// programmatic dependent launch, memory sync domains) are accepted; a cluster of more
+    /// than one CTA or a cooperative launch are not implemented yet.
+    fn cuLaunchKernelEx(
+        config: *const LaunchConfig,
+        function: Handle,
+        kernel_params: *mut *mut c_void,
+        extra: *mut *mut c_void,
+    ) {
+        if config.is_null() {
+            return Err(null_argument("config"));
+        }
+        let config = unsafe { config.read_unaligned() };
+        for i in 0..usize::try_from(config.attribute_count).unwrap_or(0) {
+            if config.attributes.is_null() {
+                return Err(null_argument("config->attrs"));
+            }
+            // SAFETY: `attribute_count` attributes, by the call's contract.
+            let attribute = unsafe { config.attributes.add(i).read_unaligned() };
+            match attribute.id {
+                ATTRIBUTE_COOPERATIVE if attribute.value[0] != 0 => {
+                    return Err(Failure::new(
+                        CudaError::NotSupported,
+                        "cooperative launches are not implemented yet",
+                    ));
+                }
+                ATTRIBUTE_CLUSTER_DIMENSION if attribute.value[..3].iter().any(|&d| d > 1) => {
+                    return Err(Failure::new(
+                        CudaError::NotSupported,
+                        "thread-block clusters are not implemented yet",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let (layout, size) = driver::parameters(number(function))?;
+        let params = unsafe { super::parameter_space(&layout, size, kernel_params, extra) }?;
+        driver::launch(&super::Launch {
+            function: number(function),
+            grid: config.grid,
+            block: config.block,
+            dynamic_shared: config.shared_bytes,
+            stream: number(config.stream),
+            params: &params,
+        })
+    }
+
+    /// `cuMemAllocAsync`: device memory, at once (stream-ordered allocation is immediate).
+    fn cuMemAllocAsync(address: *mut u64, bytes: usize, stream: Handle) {
+        driver::stream_synchronize(number(stream))?;
+        let value = driver::memory_allocate(bytes as u64)?;
+        unsafe { put(address, value, "dptr") }
+    }
+
+    /// `cuMemAllocFromPoolAsync`: as `cuMemAllocAsync` (every pool is the device's memory).
+    fn cuMemAllocFromPoolAsync(address: *mut u64, bytes: usize, pool: Handle, stream: Handle) {
+        let _ = pool;
+        driver::stream_synchronize(number(stream))?;
+        let value = driver::memory_allocate(bytes as u64)?;
+        unsafe { put(address, value, "dptr") }
+    }
+
+    /// `cuMemFreeAsync`: frees at once.
+    fn cuMemFreeAsync(address: u64, stream: Handle) {
+        driver::stream_synchronize(number(stream))?;
+        driver::memory_free(address)
+    }
+
+    /// `cuDeviceGetDefaultMemPool`: the device's one pool.
+    fn cuDeviceGetDefaultMemPool(pool: *mut Handle, device: CUdevice) {
+        driver::device_get(device)?;
+        unsafe { put(pool, pool_handle(device), "pool_out") }
+    }
+
+    /// `cuDeviceGetMemPool`: the device's one pool.
+    fn cuDeviceGetMemPool(pool: *mut Handle, device: CUdevice) {
+        driver::device_get(device)?;
+        unsafe { put(pool, pool_handle(device), "pool") }
+    }
+
+    /// `cuDeviceSetMemPool`: accepted (there is one pool per device).
+    fn cuDeviceSetMemPool(device: CUdevice, pool: Handle) {
+        let _ = pool;
+        driver::device_get(device).map(|_| ())
+    }
+
+    /// `cuMemPoolSetAttribute`: accepted, with no effect (allocations are immediate).
+    fn cuMemPoolSetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) {
+        let _ = (pool, attribute, value);
+        Ok(())
+    }
+
+    /// `cuMemPoolGetAttribute`: 0 for every attribute (a `cuuint64_t` or `int`: 8 bytes
+    /// zeroed where the attribute is 64-bit, the thresholds and counters).
+    fn cuMemPoolGetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) {
+        let _ = pool;
+        match attribute {
+            1..=3 => unsafe { put(value.cast::<c_int>(), 0, "value") },
+            _ => unsafe { put(value.cast::<u64>(), 0, "value") },
+        }
+    }
+
+    /// `cuMemPoolTrimTo`: nothing to trim.
+    fn cuMemPoolTrimTo(pool: Handle, keep: usize) {
+        let _ = (pool, keep);
+        Ok(())
+    }
+}
+
+/// A `cuMemcpy` between `source` and `destination`, each device or host memory by address.
+///
+/// # Safety
+/// A host address among them has `bytes` readable (source) or writable (destination) bytes,
+/// as `cuMemcpy`'s contract says.
+unsafe fn unified_copy(destination: u64, source: u64, bytes: usize) -> super::CallResult<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    match (
+        driver::is_device_address(destination),
+        driver::is_device_address(source),
+    ) {
+        (true, true) => driver::copy_on_device(destination, source, bytes as u64),
+        (true, false) => {
+            let from =
+                unsafe { super::host_bytes(source as usize as *const c_void, bytes, "src") }?;
+            driver::copy_to_device(destination, from)
+        }
+        (false, true) => {
+            let to = unsafe { host_bytes_mut(destination as usize as *mut c_void, bytes, "dst") }?;
+            driver::copy_from_device(to, source)
+        }
+        (false, false) => {
+            if destination == 0 || source == 0 {
+                return Err(null_argument("dst or src"));
+            }
+            // SAFETY: both are host memory of `bytes` bytes by the contract; they may overlap.
+            unsafe {
+                std::ptr::copy(
+                    source as usize as *const u8,
+                    destination as usize as *mut u8,
+                    bytes,
+                );
+            }
+            Ok(())
+        }
+    }
+}
