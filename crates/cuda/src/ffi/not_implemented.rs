@@ -64,6 +64,16 @@ not_supported! {
     cuDeviceRegisterAsyncNotification
     cuDeviceSetGraphMemAttribute
     cuDeviceUnregisterAsyncNotification
+    cuEGLStreamConsumerAcquireFrame
+    cuEGLStreamConsumerConnect
+    cuEGLStreamConsumerConnectWithFlags
+    cuEGLStreamConsumerDisconnect
+    cuEGLStreamConsumerReleaseFrame
+    cuEGLStreamProducerConnect
+    cuEGLStreamProducerDisconnect
+    cuEGLStreamProducerPresentFrame
+    cuEGLStreamProducerReturnFrame
+    cuEventCreateFromEGLSync
     cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray
     cuFabricCpyBatchAsync
@@ -73,6 +83,20 @@ not_supported! {
     cuFuncSetBlockShape
     cuFuncSetSharedMemConfig
     cuFuncSetSharedSize
+    cuGLCtxCreate
+    cuGLCtxCreate_v2
+    cuGLGetDevices
+    cuGLGetDevices_v2
+    cuGLInit
+    cuGLMapBufferObject
+    cuGLMapBufferObjectAsync
+    cuGLMapBufferObjectAsync_v2
+    cuGLMapBufferObject_v2
+    cuGLRegisterBufferObject
+    cuGLSetBufferObjectMapFlags
+    cuGLUnmapBufferObject
+    cuGLUnmapBufferObjectAsync
+    cuGLUnregisterBufferObject
     cuGraphAddBatchMemOpNode
     cuGraphAddChildGraphNode
     cuGraphAddDependencies
@@ -157,7 +181,11 @@ not_supported! {
     cuGraphRemoveDependencies_v2
     cuGraphRetainUserObject
     cuGraphUpload
+    cuGraphicsEGLRegisterImage
+    cuGraphicsGLRegisterBuffer
+    cuGraphicsGLRegisterImage
     cuGraphicsMapResources
+    cuGraphicsResourceGetMappedEglFrame
     cuGraphicsResourceGetMappedMipmappedArray
     cuGraphicsResourceGetMappedPointer
     cuGraphicsResourceGetMappedPointer_v2
@@ -166,6 +194,8 @@ not_supported! {
     cuGraphicsSubResourceGetMappedArray
     cuGraphicsUnmapResources
     cuGraphicsUnregisterResource
+    cuGraphicsVDPAURegisterOutputSurface
+    cuGraphicsVDPAURegisterVideoSurface
     cuGreenCtxCreate
     cuGreenCtxDestroy
     cuGreenCtxGetDevResource
@@ -310,8 +340,6 @@ not_supported! {
     cuMulticastGetGranularity
     cuMulticastUnbind
     cuOccupancyMaxActiveClusters
-    cuOccupancyMaxPotentialBlockSize
-    cuOccupancyMaxPotentialBlockSizeWithFlags
     cuOccupancyMaxPotentialClusterSize
     cuParamSetSize
     cuParamSetTexRef
@@ -328,15 +356,12 @@ not_supported! {
     cuStreamBeginCaptureToGraph
     cuStreamBeginCapture_v2
     cuStreamBeginRecaptureToGraph
-    cuStreamCopyAttributes
     cuStreamEndCapture
     cuStreamEndCaptureToCig
-    cuStreamGetAttribute
     cuStreamGetCaptureInfo
     cuStreamGetCaptureInfo_v2
     cuStreamGetDevResource
     cuStreamGetGreenCtx
-    cuStreamSetAttribute
     cuStreamUpdateCaptureDependencies
     cuStreamUpdateCaptureDependencies_v2
     cuStreamWaitValue32
@@ -396,5 +421,9 @@ not_supported! {
     cuUserObjectCreate
     cuUserObjectRelease
     cuUserObjectRetain
+    cuVDPAUCtxCreate
+    cuVDPAUCtxCreate_v2
+    cuVDPAUGetDevice
+    cuWGLGetDevice
     cuWaitExternalSemaphoresAsync
 }

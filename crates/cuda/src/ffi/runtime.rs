@@ -799,3 +799,113 @@ unsafe fn unified_copy(destination: u64, source: u64, bytes: usize) -> super::Ca
         }
     }
 }
+
+calls! {
+    /// `cuProfilerStart`: nothing to start (there is no profiler).
+    fn cuProfilerStart() {
+        Ok(())
+    }
+
+    /// `cuProfilerStop`: nothing to stop.
+    fn cuProfilerStop() {
+        Ok(())
+    }
+
+    /// `cuProfilerInitialize`: nothing to set up.
+    fn cuProfilerInitialize(config: *const c_char, output: *const c_char, mode: c_int) {
+        let _ = (config, output, mode);
+        Ok(())
+    }
+
+    /// `cuStreamSetAttribute`: accepted, with no effect (access policy windows and
+    /// synchronization policies change no result).
+    fn cuStreamSetAttribute(stream: Handle, attribute: c_int, value: *const c_void) {
+        let _ = (attribute, value);
+        driver::stream_synchronize(number(stream))
+    }
+
+    /// `cuStreamGetAttribute`: the attribute's value as a stream has it by default (zero).
+    fn cuStreamGetAttribute(stream: Handle, attribute: c_int, value: *mut [u32; 16]) {
+        let _ = attribute;
+        driver::stream_synchronize(number(stream))?;
+        unsafe { put(value, [0; 16], "value_out") }
+    }
+
+    /// `cuStreamCopyAttributes`: nothing to copy.
+    fn cuStreamCopyAttributes(destination: Handle, source: Handle) {
+        let _ = (destination, source);
+        Ok(())
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSize`: the block size (a multiple of 32, at most
+    /// `limit` or 1024) with the most resident threads per multiprocessor, the largest such,
+    /// and the grid that fills the device with it (16 multiprocessors).
+    fn cuOccupancyMaxPotentialBlockSize(
+        grid: *mut c_int,
+        block: *mut c_int,
+        function: Handle,
+        shared_of_block: Option<unsafe extern "C" fn(c_int) -> usize>,
+        dynamic_shared: usize,
+        limit: c_int,
+    ) {
+        let (best_grid, best_block) =
+            unsafe { potential_block_size(function, shared_of_block, dynamic_shared, limit) }?;
+        unsafe { put(grid, best_grid, "minGridSize") }?;
+        unsafe { put(block, best_block, "blockSize") }
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSizeWithFlags`: as `cuOccupancyMaxPotentialBlockSize`.
+    fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+        grid: *mut c_int,
+        block: *mut c_int,
+        function: Handle,
+        shared_of_block: Option<unsafe extern "C" fn(c_int) -> usize>,
+        dynamic_shared: usize,
+        limit: c_int,
+        flags: c_uint,
+    ) {
+        let _ = flags;
+        let (best_grid, best_block) =
+            unsafe { potential_block_size(function, shared_of_block, dynamic_shared, limit) }?;
+        unsafe { put(grid, best_grid, "minGridSize") }?;
+        unsafe { put(block, best_block, "blockSize") }
+    }
+}
+
+/// The multiprocessors the device reports (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`).
+const MULTIPROCESSORS: c_int = 16;
+
+/// `cuOccupancyMaxPotentialBlockSize`'s search: (grid, block).
+///
+/// # Safety
+/// `shared_of_block` is NULL or a function the caller gave for this purpose.
+unsafe fn potential_block_size(
+    function: Handle,
+    shared_of_block: Option<unsafe extern "C" fn(c_int) -> usize>,
+    dynamic_shared: usize,
+    limit: c_int,
+) -> super::CallResult<(c_int, c_int)> {
+    let limit = if limit <= 0 { 1024 } else { limit.min(1024) };
+    let mut best = (0, 0, 0); // (resident threads, block, blocks per multiprocessor)
+    let mut size = limit / 32 * 32;
+    while size >= 32 {
+        let shared = match shared_of_block {
+            // SAFETY: the caller's callback, called as CUDA calls it.
+            Some(callback) => unsafe { callback(size) },
+            None => dynamic_shared,
+        };
+        let blocks = driver::occupancy(number(function), size, shared as u64)?;
+        let threads = blocks * size;
+        if threads > best.0 {
+            best = (threads, size, blocks);
+        }
+        size -= 32;
+    }
+    if best.1 == 0 {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            "no block size lets one CTA fit",
+        ));
+    }
+    Ok((best.2 * MULTIPROCESSORS, best.1))
+}
