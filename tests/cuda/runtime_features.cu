@@ -41,6 +41,8 @@ __global__ void increment(int *a, int n) {
     if (i < n) a[i] += i;
 }
 
+static void CUDART_CB count_call(void *data) { ++*(int *)data; }
+
 __global__ void heap(int *out) {
     int *p = (int *)malloc(4 * sizeof(int));
     if (p == nullptr) { out[threadIdx.x] = -1; return; }
@@ -174,6 +176,51 @@ int main() {
     int blocks_per_sm = 0;
     check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, increment, 256, 0), "occupancy");
     check(blocks_per_sm == 8, "2048 threads per SM: 8 blocks of 256");
+
+    // Stream capture across two streams (fork and join through events), replayed twice.
+    cudaStream_t a, b;
+    cudaStreamCreate(&a);
+    cudaStreamCreate(&b);
+    cudaEvent_t fork, join;
+    cudaEventCreate(&fork);
+    cudaEventCreate(&join);
+    int *g1, *g2, hg1[64], hg2[64], host_calls = 0;
+    cudaMalloc(&g1, sizeof hg1);
+    cudaMalloc(&g2, sizeof hg2);
+    check_cuda(cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    cudaStreamCaptureStatus status;
+    cudaStreamIsCapturing(a, &status);
+    check(status == cudaStreamCaptureStatusActive, "the stream is capturing");
+    cudaMemsetAsync(g1, 0, sizeof hg1, a);
+    cudaEventRecord(fork, a);
+    cudaStreamWaitEvent(b, fork, 0);
+    cudaMemsetAsync(g2, 0, sizeof hg2, b);
+    increment<<<1, 64, 0, b>>>(g2, 64);
+    cudaEventRecord(join, b);
+    increment<<<1, 64, 0, a>>>(g1, 64);
+    cudaStreamWaitEvent(a, join, 0);
+    increment<<<1, 64, 0, a>>>(g2, 64);
+    cudaLaunchHostFunc(a, count_call, &host_calls);
+    cudaMemcpyAsync(hg1, g1, sizeof hg1, cudaMemcpyDeviceToHost, a);
+    cudaMemcpyAsync(hg2, g2, sizeof hg2, cudaMemcpyDeviceToHost, a);
+    cudaGraph_t graph;
+    check_cuda(cudaStreamEndCapture(a, &graph), "cudaStreamEndCapture");
+    check(host_calls == 0, "nothing ran while capturing");
+    cudaGraphExec_t exec;
+    check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    size_t nodes = 0;
+    cudaGraphGetNodes(graph, nullptr, &nodes);
+    check(nodes >= 8, "the captured graph has its nodes");
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 64; i++) hg1[i] = hg2[i] = -1;
+        check_cuda(cudaGraphLaunch(exec, a), "cudaGraphLaunch");
+        cudaStreamSynchronize(a);
+        wrong = 0;
+        for (int i = 0; i < 64; i++) wrong += hg1[i] != i || hg2[i] != 2 * i;
+        check(wrong == 0 && host_calls == round + 1, "captured graph replay");
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
 
     // A failed assert: cudaErrorAssert, and the context is unusable afterwards (last).
     int big[8] = {1, 2, 3, 4, 5, 500, 7, 8};

@@ -317,6 +317,10 @@ struct State {
     libraries: HashMap<u64, Library>,
     /// Kernels of libraries (`cuLibraryGetKernel`).
     kernels: HashMap<u64, Kernel>,
+    /// Capturing streams and the graph each captures into.
+    capture: HashMap<u64, u64>,
+    /// Events recorded in a capture, and its graph.
+    captured_events: HashMap<u64, u64>,
 }
 
 impl State {
@@ -337,6 +341,8 @@ impl State {
             executables: HashMap::new(),
             libraries: HashMap::new(),
             kernels: HashMap::new(),
+            capture: HashMap::new(),
+            captured_events: HashMap::new(),
         }
     }
 
@@ -1397,6 +1403,19 @@ pub struct Launch<'a> {
     pub params: &'a [u8],
 }
 
+impl Launch<'_> {
+    /// The kernel node of this launch (its parameters copied), for stream capture.
+    pub fn node(&self) -> GraphNode {
+        GraphNode::Kernel {
+            function: self.function,
+            grid: self.grid,
+            block: self.block,
+            dynamic_shared: self.dynamic_shared,
+            params: self.params.to_vec(),
+        }
+    }
+}
+
 /// `cuLaunchKernel`: runs the kernel to completion. A fault of the kernel is a sticky error
 /// of the context, with the faulting instruction's line and column in the message.
 pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
@@ -1943,6 +1962,28 @@ pub enum GraphNode {
         /// How many bytes.
         bytes: usize,
     },
+    /// A memset of `height` rows of `width` elements, `pitch` bytes apart.
+    Memset {
+        /// The first element.
+        destination: u64,
+        /// The element's bytes (1, 2 or 4).
+        pattern: Vec<u8>,
+        /// Elements per row.
+        width: u64,
+        /// Rows.
+        height: u64,
+        /// Bytes from one row to the next.
+        pitch: u64,
+    },
+    /// A host function (`CUhostFn`) and its argument, as addresses the C boundary calls.
+    Host {
+        /// The function.
+        function: usize,
+        /// Its argument.
+        data: usize,
+    },
+    /// A node that does nothing (`cuGraphAddEmptyNode`, a captured event).
+    Empty,
 }
 
 /// A CUDA graph: its nodes in the order they were added. A node can only depend on nodes
@@ -1972,8 +2013,20 @@ pub fn graph_create() -> CallResult<u64> {
 /// nodes of the graph (they were added before, so they run before).
 pub fn graph_add(graph: u64, dependencies: &[u64], node: GraphNode) -> CallResult<u64> {
     let mut state = state();
+    graph_add_locked(&mut state, graph, dependencies, node)
+}
+
+/// [`graph_add`] with the state held. A kernel handle of a library becomes its function in
+/// the current context.
+fn graph_add_locked(
+    state: &mut State,
+    graph: u64,
+    dependencies: &[u64],
+    mut node: GraphNode,
+) -> CallResult<u64> {
     state.current()?;
-    if let GraphNode::Kernel { function, .. } = &node {
+    if let GraphNode::Kernel { function, .. } = &mut node {
+        *function = resolve_function(state, *function)?;
         state.function(*function)?;
     }
     let handle = state.handle();
@@ -1994,6 +2047,150 @@ pub fn graph_add(graph: u64, dependencies: &[u64], node: GraphNode) -> CallResul
     Ok(handle)
 }
 
+/// Stream capture (`cuStreamBeginCapture`): while a stream captures, the work enqueued on it
+/// (launches, copies, memsets, host functions) is added to its graph as nodes instead of
+/// running; nodes run in the order they were captured, which is an order of their
+/// dependencies. A stream that waits on an event recorded in a capturing stream joins that
+/// capture (the fork and join of CUDA's cross-stream capture).
+pub fn begin_capture(stream: u64) -> CallResult<()> {
+    let mut state = state();
+    let context = state.current()?;
+    state.stream(stream)?;
+    if stream < FIRST_HANDLE {
+        return Err(Failure::new(
+            CudaError::StreamCaptureUnsupported,
+            "the legacy default stream cannot capture",
+        ));
+    }
+    if state.capture.contains_key(&stream) {
+        return Err(Failure::new(
+            CudaError::IllegalState,
+            "the stream is capturing already",
+        ));
+    }
+    let graph = state.handle();
+    state.graphs.insert(
+        graph,
+        Graph {
+            context,
+            nodes: Vec::new(),
+        },
+    );
+    state.capture.insert(stream, graph);
+    Ok(())
+}
+
+/// `cuStreamEndCapture`: the captured graph; every stream that joined the capture stops
+/// capturing.
+pub fn end_capture(stream: u64) -> CallResult<u64> {
+    let mut state = state();
+    state.current()?;
+    let graph = state
+        .capture
+        .remove(&stream)
+        .ok_or_else(|| Failure::new(CudaError::IllegalState, "the stream is not capturing"))?;
+    state.capture.retain(|_, g| *g != graph);
+    state.captured_events.retain(|_, g| *g != graph);
+    Ok(graph)
+}
+
+/// The graph `stream` captures into, if it is capturing.
+pub fn capture_graph(stream: u64) -> Option<u64> {
+    let state = state();
+    state.capture.get(&stream).copied()
+}
+
+/// Captures `node` where `stream` is capturing: `true` if it was captured (and must not run).
+pub fn capture(stream: u64, node: impl FnOnce() -> GraphNode) -> CallResult<bool> {
+    let mut state = state();
+    let Some(&graph) = state.capture.get(&stream) else {
+        return Ok(false);
+    };
+    graph_add_locked(&mut state, graph, &[], node())?;
+    Ok(true)
+}
+
+/// `cuEventRecord` on a capturing stream: the event marks a point of the capture (another
+/// stream that waits on it joins the capture). `true` if the stream was capturing.
+pub fn capture_event(event: u64, stream: u64) -> CallResult<bool> {
+    let mut state = state();
+    let Some(&graph) = state.capture.get(&stream) else {
+        return Ok(false);
+    };
+    if !state.events.contains_key(&event) {
+        return Err(CudaError::InvalidHandle.into());
+    }
+    state.captured_events.insert(event, graph);
+    Ok(true)
+}
+
+/// `cuStreamWaitEvent` of an event recorded in a capture: `stream` joins that capture.
+/// `true` if the event was captured.
+pub fn capture_wait(stream: u64, event: u64) -> CallResult<bool> {
+    let mut state = state();
+    let Some(&graph) = state.captured_events.get(&event) else {
+        return Ok(false);
+    };
+    state.stream(stream)?;
+    state.capture.insert(stream, graph);
+    Ok(true)
+}
+
+/// The nodes of a graph (not instantiated), in the order they run (`cuGraphGetNodes`).
+pub fn graph_node_handles(graph: u64) -> CallResult<Vec<u64>> {
+    let state = state();
+    state.current()?;
+    let graph = state
+        .graphs
+        .get(&graph)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    Ok(graph.nodes.iter().map(|(handle, _)| *handle).collect())
+}
+
+/// `cuGraphClone`: a copy of the graph (its nodes keep their handles).
+pub fn graph_clone(graph: u64) -> CallResult<u64> {
+    let mut state = state();
+    state.current()?;
+    let copy = state
+        .graphs
+        .get(&graph)
+        .cloned()
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let handle = state.handle();
+    state.graphs.insert(handle, copy);
+    Ok(handle)
+}
+
+/// `cuGraphExecUpdate`: the executable takes the graph's nodes, if the graph has the
+/// executable's shape (the same number of nodes, each of the same kind).
+pub fn graph_exec_update(executable: u64, graph: u64) -> CallResult<()> {
+    let mut state = state();
+    state.current()?;
+    let source = state
+        .graphs
+        .get(&graph)
+        .cloned()
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let target = state
+        .executables
+        .get_mut(&executable)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let same_shape = source.nodes.len() == target.nodes.len()
+        && source
+            .nodes
+            .iter()
+            .zip(&target.nodes)
+            .all(|((_, a), (_, b))| std::mem::discriminant(a) == std::mem::discriminant(b));
+    if !same_shape {
+        return Err(Failure::new(
+            CudaError::GraphExecUpdateFailure,
+            "the graph's nodes differ in number or kind from the executable's",
+        ));
+    }
+    target.nodes = source.nodes;
+    Ok(())
+}
+
 /// `cuGraphInstantiate`: an executable copy of the graph.
 pub fn graph_instantiate(graph: u64) -> CallResult<u64> {
     let mut state = state();
@@ -2010,10 +2207,11 @@ pub fn graph_instantiate(graph: u64) -> CallResult<u64> {
 
 /// `cuGraphExecKernelNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`: replaces what node
 /// `node` of the executable graph does (the same kind of node).
-pub fn graph_exec_set(executable: u64, node: u64, replacement: GraphNode) -> CallResult<()> {
+pub fn graph_exec_set(executable: u64, node: u64, mut replacement: GraphNode) -> CallResult<()> {
     let mut state = state();
     state.current()?;
-    if let GraphNode::Kernel { function, .. } = &replacement {
+    if let GraphNode::Kernel { function, .. } = &mut replacement {
+        *function = resolve_function(&mut state, *function)?;
         state.function(*function)?;
     }
     let graph = state

@@ -51,6 +51,12 @@ pub enum CudaError {
     Assert,
     /// `CUDA_ERROR_NOT_PERMITTED`: an operation not allowed here (a call during stream capture that capture forbids).
     NotPermitted,
+    /// `CUDA_ERROR_ILLEGAL_STATE`: an operation in the wrong state (ending a capture that did not begin).
+    IllegalState,
+    /// `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`: capture on the legacy default stream.
+    StreamCaptureUnsupported,
+    /// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`: `cuGraphExecUpdate` of a graph of another shape.
+    GraphExecUpdateFailure,
     /// `CUDA_ERROR_NOT_SUPPORTED`: a call (or an instruction) this library does not implement.
     NotSupported,
     /// `CUDA_ERROR_UNKNOWN`: an internal error of the simulator (a caught panic).
@@ -58,7 +64,7 @@ pub enum CudaError {
 }
 
 /// Every error, for lookups by code.
-const ALL: [CudaError; 24] = [
+const ALL: [CudaError; 27] = [
     CudaError::InvalidValue,
     CudaError::OutOfMemory,
     CudaError::NotInitialized,
@@ -81,6 +87,9 @@ const ALL: [CudaError; 24] = [
     CudaError::NotReady,
     CudaError::Assert,
     CudaError::NotPermitted,
+    CudaError::IllegalState,
+    CudaError::StreamCaptureUnsupported,
+    CudaError::GraphExecUpdateFailure,
     CudaError::NotSupported,
     CudaError::Unknown,
 ];
@@ -111,6 +120,9 @@ impl CudaError {
             CudaError::NotReady => 600,
             CudaError::Assert => 710,
             CudaError::NotPermitted => 800,
+            CudaError::IllegalState => 401,
+            CudaError::StreamCaptureUnsupported => 900,
+            CudaError::GraphExecUpdateFailure => 910,
             CudaError::NotSupported => 801,
             CudaError::Unknown => 999,
         }
@@ -146,6 +158,9 @@ impl CudaError {
             CudaError::NotReady => c"CUDA_ERROR_NOT_READY",
             CudaError::Assert => c"CUDA_ERROR_ASSERT",
             CudaError::NotPermitted => c"CUDA_ERROR_NOT_PERMITTED",
+            CudaError::IllegalState => c"CUDA_ERROR_ILLEGAL_STATE",
+            CudaError::StreamCaptureUnsupported => c"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+            CudaError::GraphExecUpdateFailure => c"CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
             CudaError::NotSupported => c"CUDA_ERROR_NOT_SUPPORTED",
             CudaError::Unknown => c"CUDA_ERROR_UNKNOWN",
         }
@@ -180,6 +195,9 @@ impl CudaError {
             CudaError::NotReady => c"device not ready",
             CudaError::Assert => c"device-side assert triggered",
             CudaError::NotPermitted => c"operation not permitted",
+            CudaError::IllegalState => c"the operation cannot be performed in the present state",
+            CudaError::StreamCaptureUnsupported => c"operation not permitted when stream is capturing",
+            CudaError::GraphExecUpdateFailure => c"the graph update was not performed because it included changes which violated constraints specific to instantiated graph update",
             CudaError::NotSupported => c"operation not supported",
             CudaError::Unknown => c"unknown error",
         }

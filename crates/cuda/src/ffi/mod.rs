@@ -265,6 +265,8 @@ mod not_implemented;
 mod runtime;
 // Managed, pinned and registered host memory.
 mod host;
+// Stream capture and the graph calls beyond kernel and copy nodes.
+mod graph;
 
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,
@@ -546,6 +548,13 @@ calls! {
         bytes: usize,
         stream: Handle,
     ) {
+        if driver::capture(number(stream), || GraphNode::Copy {
+            source: Place::Host(source.expose_provenance()),
+            destination: Place::Device(destination),
+            bytes,
+        })? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         let source = unsafe { host_bytes(source, bytes, "srcHost") }?;
         driver::copy_to_device(destination, source)
@@ -558,6 +567,13 @@ calls! {
         bytes: usize,
         stream: Handle,
     ) {
+        if driver::capture(number(stream), || GraphNode::Copy {
+            source: Place::Device(source),
+            destination: Place::Host(destination.expose_provenance()),
+            bytes,
+        })? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         let destination = unsafe { host_bytes_mut(destination, bytes, "dstHost") }?;
         driver::copy_from_device(destination, source)
@@ -570,6 +586,13 @@ calls! {
         bytes: usize,
         stream: Handle,
     ) {
+        if driver::capture(number(stream), || GraphNode::Copy {
+            source: Place::Device(source),
+            destination: Place::Device(destination),
+            bytes,
+        })? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         driver::copy_on_device(destination, source, bytes as u64)
     }
@@ -628,12 +651,21 @@ calls! {
 
     /// `cuMemsetD8Async`: done when it returns.
     fn cuMemsetD8Async(destination: CUdeviceptr, value: c_uchar, count: usize, stream: Handle) {
+        if driver::capture(number(stream), || memset_node(destination, (&[value]).to_vec(), count))? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         driver::memory_set(destination, &[value], count as u64)
     }
 
     /// `cuMemsetD16Async`: done when it returns.
     fn cuMemsetD16Async(destination: CUdeviceptr, value: c_ushort, count: usize, stream: Handle) {
+        if driver::capture(number(stream), || memset_node(destination, (&value.to_le_bytes()).to_vec(), count))? {
+            return Ok(());
+        }
+        if driver::capture(number(stream), || memset_node(destination, (&value.to_le_bytes()).to_vec(), count))? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         driver::memory_set(destination, &value.to_le_bytes(), count as u64)
     }
@@ -682,14 +714,18 @@ calls! {
     ) {
         let (layout, size) = driver::parameters(number(function))?;
         let params = unsafe { parameter_space(&layout, size, kernel_params, extra) }?;
-        driver::launch(&Launch {
+        let launch = Launch {
             function: number(function),
             grid: [grid_x, grid_y, grid_z],
             block: [block_x, block_y, block_z],
             dynamic_shared: shared_bytes,
             stream: number(stream),
             params: &params,
-        })
+        };
+        if driver::capture(number(stream), || launch.node())? {
+            return Ok(());
+        }
+        driver::launch(&launch)
     }
 
     /// `cuFuncGetAttribute`.
@@ -737,6 +773,9 @@ calls! {
     /// `cuStreamWaitEvent`: the event has completed.
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
         let _ = flags;
+        if driver::capture_wait(number(stream), number(event))? {
+            return Ok(());
+        }
         driver::stream_wait_event(number(stream), number(event))
     }
 
@@ -752,6 +791,9 @@ calls! {
 
     /// `cuEventRecord`: the host time of the call.
     fn cuEventRecord(event: Handle, stream: Handle) {
+        if driver::capture_event(number(event), number(stream))? {
+            return Ok(());
+        }
         driver::event_record(number(event), number(stream))
     }
 
@@ -1050,6 +1092,25 @@ fn launch_graph(executable: u64, stream: u64) -> CallResult<()> {
                     ));
                 }
             },
+            GraphNode::Memset {
+                destination,
+                pattern,
+                width,
+                height,
+                pitch,
+            } => {
+                for row in 0..height {
+                    driver::memory_set(destination + row * pitch, &pattern, width)?;
+                }
+            }
+            GraphNode::Host { function, data } => {
+                // SAFETY: the `CUhostFn` and argument of a host node or of a captured
+                // `cuLaunchHostFunc`, valid while the graph may run (CUDA's contract).
+                let function: unsafe extern "C" fn(*mut c_void) =
+                    unsafe { std::mem::transmute::<usize, _>(function) };
+                unsafe { function(std::ptr::with_exposed_provenance_mut(data)) };
+            }
+            GraphNode::Empty => {}
         }
     }
     Ok(())
@@ -1404,5 +1465,18 @@ unsafe fn put_pointer_value(data: *mut c_void, value: PointerValue) -> CallResul
         PointerValue::I32(value) => unsafe { put(data.cast(), value, "data") },
         PointerValue::U64(value) => unsafe { put(data.cast(), value, "data") },
         PointerValue::Bool(value) => unsafe { put(data.cast(), value, "data") },
+    }
+}
+
+/// A one-row memset node of `count` elements.
+fn memset_node(destination: CUdeviceptr, pattern: Vec<u8>, count: usize) -> GraphNode {
+    let width = count as u64;
+    let pitch = width * pattern.len() as u64;
+    GraphNode::Memset {
+        destination,
+        pattern,
+        width,
+        height: 1,
+        pitch,
     }
 }

@@ -101,22 +101,18 @@ not_supported! {
     cuGraphAddChildGraphNode
     cuGraphAddDependencies
     cuGraphAddDependencies_v2
-    cuGraphAddEmptyNode
     cuGraphAddEventRecordNode
     cuGraphAddEventWaitNode
     cuGraphAddExternalSemaphoresSignalNode
     cuGraphAddExternalSemaphoresWaitNode
-    cuGraphAddHostNode
     cuGraphAddMemAllocNode
     cuGraphAddMemFreeNode
-    cuGraphAddMemsetNode
     cuGraphAddNode
     cuGraphAddNode_v2
     cuGraphAddNode_v3
     cuGraphBatchMemOpNodeGetParams
     cuGraphBatchMemOpNodeSetParams
     cuGraphChildGraphNodeGetGraph
-    cuGraphClone
     cuGraphConditionalHandleCreate
     cuGraphDebugDotPrint
     cuGraphDestroyNode
@@ -136,7 +132,6 @@ not_supported! {
     cuGraphExecMemsetNodeSetParams
     cuGraphExecNodeSetParams
     cuGraphExecUpdate
-    cuGraphExecUpdate_v2
     cuGraphExternalSemaphoresSignalNodeGetParams
     cuGraphExternalSemaphoresSignalNodeSetParams
     cuGraphExternalSemaphoresWaitNodeGetParams
@@ -144,11 +139,9 @@ not_supported! {
     cuGraphGetEdges
     cuGraphGetEdges_v2
     cuGraphGetId
-    cuGraphGetNodes
     cuGraphGetRootNodes
     cuGraphHostNodeGetParams
     cuGraphHostNodeSetParams
-    cuGraphInstantiateWithParams
     cuGraphKernelNodeCopyAttributes
     cuGraphKernelNodeGetAttribute
     cuGraphKernelNodeGetParams
@@ -180,7 +173,6 @@ not_supported! {
     cuGraphRemoveDependencies
     cuGraphRemoveDependencies_v2
     cuGraphRetainUserObject
-    cuGraphUpload
     cuGraphicsEGLRegisterImage
     cuGraphicsGLRegisterBuffer
     cuGraphicsGLRegisterImage
@@ -351,15 +343,11 @@ not_supported! {
     cuStreamAttachMemAsync
     cuStreamBatchMemOp
     cuStreamBatchMemOp_v2
-    cuStreamBeginCapture
     cuStreamBeginCaptureToCig
     cuStreamBeginCaptureToGraph
-    cuStreamBeginCapture_v2
     cuStreamBeginRecaptureToGraph
-    cuStreamEndCapture
     cuStreamEndCaptureToCig
     cuStreamGetCaptureInfo
-    cuStreamGetCaptureInfo_v2
     cuStreamGetDevResource
     cuStreamGetGreenCtx
     cuStreamUpdateCaptureDependencies

@@ -457,6 +457,12 @@ calls! {
         data: *mut c_void,
     ) {
         let function = function.ok_or_else(|| null_argument("fn"))?;
+        if driver::capture(number(stream), || driver::GraphNode::Host {
+            function: function as usize,
+            data: data.expose_provenance(),
+        })? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         // SAFETY: the caller's host function, called as CUDA calls it.
         unsafe { function(data) };
@@ -472,6 +478,12 @@ calls! {
     ) {
         let _ = flags;
         let function = function.ok_or_else(|| null_argument("fn"))?;
+        if driver::capture(number(stream), || driver::GraphNode::Host {
+            function: function as usize,
+            data: data.expose_provenance(),
+        })? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         // SAFETY: the caller's host function, called as CUDA calls it.
         unsafe { function(data) };
@@ -482,43 +494,6 @@ calls! {
     fn cuEventRecordWithFlags(event: Handle, stream: Handle, flags: c_uint) {
         let _ = flags;
         driver::event_record(number(event), number(stream))
-    }
-
-    /// `cuStreamIsCapturing`: `CU_STREAM_CAPTURE_STATUS_NONE` (stream capture is not
-    /// implemented).
-    fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) {
-        let _ = stream;
-        unsafe { put(status, 0, "captureStatus") }
-    }
-
-    /// `cuStreamGetCaptureInfo_v3`: not capturing.
-    fn cuStreamGetCaptureInfo_v3(
-        stream: Handle,
-        status: *mut c_int,
-        id: *mut u64,
-        graph: *mut Handle,
-        dependencies: *mut *const Handle,
-        edges: *mut *const c_void,
-        count: *mut usize,
-    ) {
-        let _ = stream;
-        unsafe { put(status, 0, "captureStatus_out") }?;
-        if !id.is_null() {
-            unsafe { put(id, 0, "id_out") }?;
-        }
-        if !graph.is_null() {
-            unsafe { put(graph, std::ptr::null_mut(), "graph_out") }?;
-        }
-        if !dependencies.is_null() {
-            unsafe { put(dependencies, std::ptr::null(), "dependencies_out") }?;
-        }
-        if !edges.is_null() {
-            unsafe { put(edges, std::ptr::null(), "edgeData_out") }?;
-        }
-        if !count.is_null() {
-            unsafe { put(count, 0, "numDependencies_out") }?;
-        }
-        Ok(())
     }
 
     /// `cuThreadExchangeStreamCaptureMode`: the mode is kept per thread and swapped.
@@ -600,6 +575,20 @@ calls! {
 
     /// `cuMemcpyAsync`: as `cuMemcpy`, done when it returns.
     fn cuMemcpyAsync(destination: u64, source: u64, bytes: usize, stream: Handle) {
+        let place = |address: u64| {
+            if driver::is_device_address(address) {
+                driver::Place::Device(address)
+            } else {
+                driver::Place::Host(address as usize)
+            }
+        };
+        if driver::capture(number(stream), || driver::GraphNode::Copy {
+            source: place(source),
+            destination: place(destination),
+            bytes,
+        })? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         unsafe { unified_copy(destination, source, bytes) }
     }
@@ -688,14 +677,18 @@ calls! {
         }
         let (layout, size) = driver::parameters(number(function))?;
         let params = unsafe { super::parameter_space(&layout, size, kernel_params, extra) }?;
-        driver::launch(&super::Launch {
+        let launch = super::Launch {
             function: number(function),
             grid: config.grid,
             block: config.block,
             dynamic_shared: config.shared_bytes,
             stream: number(config.stream),
             params: &params,
-        })
+        };
+        if driver::capture(launch.stream, || launch.node())? {
+            return Ok(());
+        }
+        driver::launch(&launch)
     }
 
     /// `cuMemAllocAsync`: device memory, at once (stream-ordered allocation is immediate).
