@@ -11,7 +11,8 @@ root=${PTXSIM_NVIDIA_ROOT:-$repo/.nv}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 -m pip download --no-deps -d "$tmp" \
-    nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cccl
+    nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cccl \
+    nvidia-cuda-nvrtc nvidia-cuda-profiler-api
 mkdir -p "$root"
 for wheel in "$tmp"/*.whl; do
     python3 -m zipfile -e "$wheel" "$root"

@@ -651,7 +651,7 @@ calls! {
 
     /// `cuMemsetD8Async`: done when it returns.
     fn cuMemsetD8Async(destination: CUdeviceptr, value: c_uchar, count: usize, stream: Handle) {
-        if driver::capture(number(stream), || memset_node(destination, (&[value]).to_vec(), count))? {
+        if driver::capture(number(stream), || memset_node(destination, vec![value], count))? {
             return Ok(());
         }
         driver::stream_synchronize(number(stream))?;
@@ -660,10 +660,10 @@ calls! {
 
     /// `cuMemsetD16Async`: done when it returns.
     fn cuMemsetD16Async(destination: CUdeviceptr, value: c_ushort, count: usize, stream: Handle) {
-        if driver::capture(number(stream), || memset_node(destination, (&value.to_le_bytes()).to_vec(), count))? {
+        if driver::capture(number(stream), || memset_node(destination, value.to_le_bytes().to_vec(), count))? {
             return Ok(());
         }
-        if driver::capture(number(stream), || memset_node(destination, (&value.to_le_bytes()).to_vec(), count))? {
+        if driver::capture(number(stream), || memset_node(destination, value.to_le_bytes().to_vec(), count))? {
             return Ok(());
         }
         driver::stream_synchronize(number(stream))?;
