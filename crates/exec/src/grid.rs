@@ -561,6 +561,29 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// A thread pool of `threads` host threads (0: one per core), made on first use and kept for
+/// the process: a pool costs a few hundred microseconds to start, which a program of many
+/// small launches (a CUDA program on the driver library) would pay at every launch.
+fn shared_pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+    static POOLS: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<usize, std::sync::Arc<rayon::ThreadPool>>>,
+    > = std::sync::LazyLock::new(Default::default);
+    let mut pools = POOLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(pool) = pools.get(&threads) {
+        return Some(std::sync::Arc::clone(pool));
+    }
+    let pool = std::sync::Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .ok()?,
+    );
+    pools.insert(threads, std::sync::Arc::clone(&pool));
+    Some(pool)
+}
+
 /// Runs every CTA of the device's grid. `trace` receives the trace lines (header, steps in CTA
 /// order, end); `progress` is told after each batch how many CTAs of how many have run.
 pub fn run_grid(
@@ -599,10 +622,7 @@ pub fn run_grid(
     let pool = if sequential {
         None
     } else {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(host_threads)
-            .build()
-            .ok()
+        shared_pool(host_threads)
     };
     let mut run = GridRun {
         steps: 0,
