@@ -311,7 +311,11 @@ calls! {
 
     /// `cuCtxGetDevice_v2` (CUDA 13): the device of `context` (NULL: the current one).
     fn cuCtxGetDevice_v2(device: *mut CUdevice, context: Handle) {
-        let value = driver::context_device(number(context))?;
+        // The runtime asks before any context is current, and handles the error: not printed.
+        let value = driver::context_device(number(context)).map_err(|failure| match failure.error {
+            CudaError::InvalidContext => Failure::quiet(CudaError::InvalidContext),
+            _ => failure,
+        })?;
         unsafe { put(device, value, "device") }
     }
 
