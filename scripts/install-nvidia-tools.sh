@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs NVIDIA's CUDA compiler tools and headers from PyPI into <repo>/.nv (git-ignored), for the
-# optional scripts that regenerate golden data, samples and conformance verdicts. Nothing installed
-# here is committed: NVIDIA's licence forbids redistributing it. The project's tests never need it.
+# optional scripts that regenerate golden data, samples and conformance verdicts, and for the CUDA
+# runtime test (crates/cuda/tests/cuda_runtime.rs: nvcc, the CUDA 13 runtime, and the CUDA 12
+# runtime in nvidia/cuda_runtime). Nothing installed here is committed: NVIDIA's licence forbids
+# redistributing it. That test is the only one that needs it.
 #
 #   scripts/install-nvidia-tools.sh            # into <repo>/.nv
 #   PTXSIM_NVIDIA_ROOT=/opt/nv scripts/...     # elsewhere; every script reads the same variable
@@ -12,7 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 -m pip download --no-deps -d "$tmp" \
     nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cccl \
-    nvidia-cuda-nvrtc nvidia-cuda-profiler-api
+    nvidia-cuda-nvrtc nvidia-cuda-profiler-api \
+    nvidia-cuda-runtime-cu12
 mkdir -p "$root"
 for wheel in "$tmp"/*.whl; do
     python3 -m zipfile -e "$wheel" "$root"

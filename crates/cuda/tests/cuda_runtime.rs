@@ -6,6 +6,10 @@
 //! host's own computation; kernel `printf` lines are compared with the same lines printed by
 //! the host's C library.
 //!
+//! A third build links the CUDA 12 runtime (`nvidia-cuda-runtime-cu12`, 12.9) statically
+//! instead, the kernels compiled by the same nvcc: the runtimes of both major versions start
+//! on the library (their export tables and integrity checks differ by version).
+//!
 //! This is the one test that needs NVIDIA's tools (nvcc and the CUDA runtime, from PyPI:
 //! `scripts/install-nvidia-tools.sh`, which `.ci/run` runs); without them it fails, saying so.
 
@@ -125,4 +129,32 @@ fn runtime_program_with_the_shared_cudart() {
         &["-cudart", "shared", "-L", &links.display().to_string()],
     );
     run_and_check(&program, &[nvidia().join("lib")]);
+}
+
+#[test]
+fn runtime_program_with_the_cuda_12_static_cudart() {
+    let cudart = nvidia().join("../cuda_runtime/lib/libcudart_static.a");
+    assert!(
+        cudart.is_file(),
+        "this test needs the CUDA 12 runtime from PyPI (nvidia-cuda-runtime-cu12) at {}: run \
+         scripts/install-nvidia-tools.sh",
+        cudart.display()
+    );
+    let object = build("runtime_features", "runtime_features_cuda12.o", &["-c"]);
+    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("runtime_features_cuda12");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let linked = Command::new(&cxx)
+        .arg(&object)
+        .arg("-o")
+        .arg(&program)
+        .arg(&cudart)
+        .args(["-ldl", "-lpthread", "-lrt"])
+        .output()
+        .expect("the C++ compiler runs");
+    assert!(
+        linked.status.success(),
+        "linking with the CUDA 12 runtime failed:\n{}",
+        String::from_utf8_lossy(&linked.stderr)
+    );
+    run_and_check(&program, &[]);
 }
