@@ -897,9 +897,113 @@ pub fn module_load(image: &[u8]) -> CallResult<u64> {
     load_in(&mut state, context, &text)
 }
 
-/// A module from a fatbin (what `__cudaRegisterFatBinary` registers): as [`module_load`].
-pub fn module_load_fatbin(image: &[u8]) -> CallResult<u64> {
-    module_load(image)
+/// A module from the images of a fatbin wrapper ([`ptx_of_images`]).
+pub fn module_load_images(images: &[&[u8]]) -> CallResult<u64> {
+    let mut state = state();
+    let context = state.current()?;
+    let text = ptx_of_images(&state, images)?;
+    load_in(&mut state, context, &text)
+}
+
+/// A library from the images of a fatbin wrapper ([`ptx_of_images`]).
+pub fn library_load_images(images: &[&[u8]]) -> CallResult<u64> {
+    let mut state = state();
+    let text = ptx_of_images(&state, images)?;
+    library_from_text(&mut state, text)
+}
+
+/// The PTX of a program's fatbin and, for relocatable device code (`-rdc=true`), of its
+/// translation units' own fatbins: the fatbins without PTX for the device are passed over
+/// (the device link's, which holds machine code or nothing); one module is taken as it is;
+/// several are linked by [`link_ptx`].
+fn ptx_of_images(state: &State, images: &[&[u8]]) -> CallResult<String> {
+    if let [image] = images {
+        return ptx_text(state, image);
+    }
+    let mut modules = Vec::new();
+    let mut first_error = None;
+    for image in images {
+        match ptx_text(state, image) {
+            Ok(text) => modules.push(text),
+            Err(failure) => {
+                first_error.get_or_insert(failure);
+            }
+        }
+    }
+    match modules.len() {
+        0 => Err(first_error.unwrap_or_else(|| Failure::from(CudaError::NoBinaryForGpu))),
+        1 => Ok(modules.remove(0)),
+        _ => Ok(link_ptx(&modules)),
+    }
+}
+
+/// Links the PTX modules of relocatable device code into one: the first module's header
+/// (`.version`, `.target`, `.address_size`), then every module's body, less its header and
+/// less the `.extern` declarations of functions and variables that another module defines.
+/// (A textual link: it serves the programs whose translation units share functions and
+/// variables by name, the common case of `-rdc=true`.)
+fn link_ptx(modules: &[String]) -> String {
+    let is_header = |line: &str| {
+        let line = line.trim_start();
+        line.starts_with(".version")
+            || line.starts_with(".target")
+            || line.starts_with(".address_size")
+    };
+    let mut out = String::new();
+    if let Some(first) = modules.first() {
+        for line in first.lines().filter(|line| is_header(line)) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    // Statements are cut at `;` and `}`: a declaration `.extern ... NAME(...);` is dropped as a
+    // whole when NAME is defined (an `.entry`/`.func` with a body, or a variable) elsewhere.
+    let defined: HashSet<String> = modules
+        .iter()
+        .flat_map(|module| module.lines())
+        .filter(|line| {
+            let line = line.trim_start();
+            (line.starts_with(".visible") || line.starts_with(".weak")) && !line.contains(".extern")
+        })
+        .filter_map(|line| declared_name(line))
+        .collect();
+    for module in modules {
+        let mut skipping = false;
+        for line in module.lines() {
+            if is_header(line) {
+                continue;
+            }
+            let trimmed = line.trim_start();
+            if !skipping
+                && trimmed.starts_with(".extern")
+                && declared_name(trimmed).is_some_and(|name| defined.contains(&name))
+            {
+                skipping = true;
+            }
+            if skipping {
+                if trimmed.trim_end().ends_with(';') {
+                    skipping = false;
+                }
+                continue;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The name a declaration line declares: the identifier before its first `(`, `[`, `;` or
+/// `=`, past the directive and type words.
+fn declared_name(line: &str) -> Option<String> {
+    let cut = line
+        .find(|c| matches!(c, '(' | '[' | ';' | '=' | '{'))
+        .unwrap_or(line.len());
+    let head = &line[..cut];
+    // `.func (.param .b32 r) name(` has its result in parentheses before the name.
+    let head = head.rsplit(')').next().unwrap_or(head);
+    let name = head.split_whitespace().last()?;
+    (!name.starts_with('.')).then(|| name.to_string())
 }
 
 /// Loads the module of `text` in `context`.
@@ -944,7 +1048,12 @@ fn load_in(state: &mut State, context: u64, text: &str) -> CallResult<u64> {
 pub fn library_load(image: &[u8]) -> CallResult<u64> {
     let mut state = state();
     let text = ptx_text(&state, image)?;
-    let module = checked(&mut state, &text)?;
+    library_from_text(&mut state, text)
+}
+
+/// A library of the PTX `text`.
+fn library_from_text(state: &mut State, text: String) -> CallResult<u64> {
+    let module = checked(state, &text)?;
     let handle = state.handle();
     state.libraries.insert(
         handle,

@@ -230,11 +230,57 @@ pub(super) unsafe fn fatbin_image<'a>(
     Ok(unsafe { std::slice::from_raw_parts(start, size) })
 }
 
+/// The most prelinked fatbins a version-2 wrapper's list may hold (a guard against a list
+/// without its NULL).
+const MAX_PRELINKED: usize = 4096;
+
+/// Every fatbin a module image stands for: the image itself (PTX text, a fatbin), or for a
+/// fatbin wrapper its fatbin and, in a version-2 wrapper (relocatable device code,
+/// `-rdc=true`: what `nvcc`'s device link leaves), the NULL-terminated list of the translation
+/// units' own relocatable fatbins in `filename_or_fatbins`, which hold their PTX (the linked
+/// fatbin holds only machine code, none at all when the program was built for PTX only).
+///
+/// # Safety
+/// As [`fatbin_image`]; a version-2 wrapper's list is NULL-terminated and holds fatbins.
+pub(super) unsafe fn module_images<'a>(image: *const c_void) -> Result<Vec<&'a [u8]>, Failure> {
+    if image.is_null() {
+        return Err(super::null_argument("image"));
+    }
+    // SAFETY: at least 4 readable bytes (PTX text, a fatbin or a wrapper).
+    let magic = unsafe { image.cast::<u32>().read_unaligned() };
+    if magic != WRAPPER_MAGIC {
+        return Ok(vec![unsafe { super::text_or_bytes(image) }?]);
+    }
+    let mut images = vec![unsafe { fatbin_image(image, false) }?];
+    // SAFETY: a wrapper: magic, version (u32 each), data, filename_or_fatbins (pointers).
+    let version = unsafe { image.cast::<u32>().add(1).read_unaligned() };
+    if version == 2 {
+        let list = unsafe {
+            image
+                .cast::<u8>()
+                .add(16)
+                .cast::<*const *const u8>()
+                .read_unaligned()
+        };
+        if !list.is_null() {
+            for i in 0..MAX_PRELINKED {
+                // SAFETY: a NULL-terminated list of fatbin addresses.
+                let fatbin = unsafe { list.add(i).read_unaligned() };
+                if fatbin.is_null() {
+                    break;
+                }
+                images.push(unsafe { fatbin_image(fatbin.cast(), true) }?);
+            }
+        }
+    }
+    Ok(images)
+}
+
 /// Slot 1: a module from the fatbin of `__cudaRegisterFatBinary`'s wrapper.
 unsafe extern "C" fn module_from_fatbin(module: *mut Handle, wrapper: *const c_void) -> CUresult {
     guard("cudart: load fatbin", || {
-        let image = unsafe { fatbin_image(wrapper, false) }?;
-        let value = driver::module_load_fatbin(image)?;
+        let images = unsafe { module_images(wrapper) }?;
+        let value = driver::module_load_images(&images)?;
         unsafe { put(module, handle(value), "module") }
     })
 }
@@ -249,8 +295,8 @@ unsafe extern "C" fn module_from_fatbin_ext(
     _arg5: u32,
 ) -> CUresult {
     guard("cudart: load fatbin", || {
-        let image = unsafe { fatbin_image(wrapper, false) }?;
-        let value = driver::module_load_fatbin(image)?;
+        let images = unsafe { module_images(wrapper) }?;
+        let value = driver::module_load_images(&images)?;
         unsafe { put(module, handle(value), "module") }
     })
 }
@@ -265,7 +311,7 @@ unsafe extern "C" fn module_from_fatbin_header(
 ) -> CUresult {
     guard("cudart: load fatbin", || {
         let image = unsafe { fatbin_image(header, true) }?;
-        let value = driver::module_load_fatbin(image)?;
+        let value = driver::module_load_images(&[image])?;
         unsafe { put(module, handle(value), "module") }
     })
 }

@@ -42,8 +42,8 @@ calls! {
         if library.is_null() {
             return Err(null_argument("library"));
         }
-        let image = unsafe { super::text_or_bytes(code) }?;
-        let value = driver::library_load(image)?;
+        let images = unsafe { super::export_table::module_images(code) }?;
+        let value = driver::library_load_images(&images)?;
         unsafe { put(library, handle(value), "library") }
     }
 
@@ -74,7 +74,15 @@ calls! {
     /// `cuLibraryGetKernel`: a kernel handle, valid in every context (and as a `CUfunction`).
     fn cuLibraryGetKernel(kernel: *mut Handle, library: Handle, name: *const c_char) {
         let name = unsafe { text(name, "name") }?;
-        let value = driver::library_get_kernel(number(library), name)?;
+        // The runtime of a program with relocatable device code asks for the kernels of the
+        // CUDA device runtime (libcudadevrt, machine code only) and goes on without them.
+        let internal = name.contains("cuda_device_runtime");
+        let value = driver::library_get_kernel(number(library), name).map_err(|failure| {
+            match failure.error {
+                CudaError::NotFound if internal => Failure::quiet(CudaError::NotFound),
+                _ => failure,
+            }
+        })?;
         unsafe { put(kernel, handle(value), "pKernel") }
     }
 
