@@ -343,7 +343,9 @@ impl Module {
         block: Dim3,
         dynamic_shared: u64,
     ) -> Result<u64, Error> {
-        Ok(self.resources(entry, block, dynamic_shared)?.active_per_sm())
+        Ok(self
+            .resources(entry, block, dynamic_shared)?
+            .active_per_sm())
     }
 
     /// The most CTAs a cooperative launch ([`LaunchOptions::cooperative`]) of kernel `entry`

@@ -181,7 +181,7 @@ impl<'p> Device<'p> {
 
     /// Makes the launch cooperative (CUDA's `cuLaunchCooperativeKernel`): every CTA of the grid
     /// is resident at once ([`crate::grid::run_grid`] runs them interleaved, see
-    /// [`Cta::run_slice`]), and `%envreg1`/`%envreg2` give the low and high halves of the
+    /// [`Cta::run_slice`]), and `%envreg1`/`%envreg2` give the high and low halves of the
     /// address of the grid workspace, [`GRID_WORKSPACE_BYTES`] zero bytes that this adds to
     /// global memory at [`GRID_WORKSPACE_BASE`] (where CUDA's `cooperative_groups::this_grid()`
     /// keeps its barrier's counter). A launch that replaces [`Device::global`] calls it after.
@@ -200,14 +200,15 @@ impl<'p> Device<'p> {
     }
 
     /// The value of `%envreg{number}`: in a cooperative launch `%envreg1` and `%envreg2` hold
-    /// the low and high 32 bits of the grid workspace's address; every other one, and all of
+    /// the high and low 32 bits of the grid workspace's address (nvcc joins them with
+    /// `bfi.b64 %rd, %envreg1, %envreg2, 32, 32`: `%envreg1` goes into bits 32 to 63); every other one, and all of
     /// them in a launch that is not cooperative, read 0 (so CUDA's `this_grid().sync()` traps,
     /// as on a GPU, and `this_grid().is_valid()` is false). The PTX ISA leaves their meaning
     /// to the driver ("Special Registers: %envreg<32>").
     pub fn envreg(&self, number: u8) -> u64 {
         match (self.cooperative, number) {
-            (true, 1) => GRID_WORKSPACE_BASE & 0xffff_ffff,
-            (true, 2) => GRID_WORKSPACE_BASE >> 32,
+            (true, 1) => GRID_WORKSPACE_BASE >> 32,
+            (true, 2) => GRID_WORKSPACE_BASE & 0xffff_ffff,
             _ => 0,
         }
     }

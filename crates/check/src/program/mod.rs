@@ -273,7 +273,7 @@ pub enum SpecialRegister {
     /// execution environment of PTX program outside of PTX virtual machine. These registers
     /// are initialized by the driver prior to kernel launch and can contain cta-wide or
     /// grid-wide values" (PTX ISA, "Special Registers: %envreg<32>"). CUDA's cooperative groups read the grid workspace's
-    /// address from `%envreg1` (low half) and `%envreg2` (high half).
+    /// address from `%envreg1` (high half) and `%envreg2` (low half).
     Envreg(u8),
 }
 
