@@ -39,7 +39,7 @@ pub const MAX_BATCH: u64 = 256;
 /// The issues each CTA of a cooperative launch runs in its turn ([`Cta::run_slice`]): enough
 /// that switching CTAs costs little, few enough that a CTA spinning at a grid barrier wastes
 /// little of its step limit while the others catch up.
-pub const COOPERATIVE_SLICE: u64 = 1024;
+pub const COOPERATIVE_SLICE: u64 = 256;
 
 /// A launch argument as written on the command line: `TYPE:VALUE`, `buf:PATH` or `zeros:N`.
 #[derive(Clone, Debug, PartialEq, Eq)]
