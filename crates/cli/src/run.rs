@@ -85,6 +85,13 @@ pub(crate) struct RunArgs {
     /// is allocated. BYTES, or with a K, M, G or T suffix (powers of 1024).
     #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_memory_limit)]
     memory_limit: u64,
+    /// Launch cooperatively (CUDA's cudaLaunchCooperativeKernel): every CTA is resident at
+    /// once and they run in turn, so a kernel may synchronize the whole grid
+    /// (cooperative_groups::this_grid().sync(); %envreg1/%envreg2 give the grid workspace's
+    /// address). At most 16 multiprocessors' worth of CTAs (2048 threads, 32 CTAs and 228 KiB
+    /// of shared memory each); runs on one host thread.
+    #[arg(long)]
+    cooperative: bool,
     /// After the run, write the buffer of argument INDEX (0-based) to PATH; to PATH.partial
     /// (PATH untouched) when the run did not exit normally. Repeatable.
     #[arg(long, value_name = "INDEX=PATH", value_parser = parse_out)]
@@ -388,6 +395,12 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = device.set_dynamic_shared(args.launch.dynamic_shared) {
         report!("error: --dynamic-shared: {error}");
         return Ok(ExitCode::from(2));
+    }
+    if args.cooperative {
+        if let Err(error) = grid::make_cooperative(&mut device) {
+            report!("error: {name}: --cooperative: {error}");
+            return Ok(ExitCode::from(1));
+        }
     }
     for (index, _) in args.out.iter().chain(
         args.show

@@ -72,6 +72,7 @@ use crate::grid::{self, Argument, Failure, GridOptions, LaunchError};
 use crate::ir::{Location, Program};
 use crate::machine::{DEFAULT_MAX_STEPS, Device, Dim3, Outcome};
 use crate::memory::{DeviceMemory, GlobalMemory, HostMemory, HostWriteError};
+use crate::occupancy::CtaResources;
 pub use crate::runtime::Printed;
 
 /// How to check a module.
@@ -198,6 +199,13 @@ pub struct LaunchOptions {
     /// module, whose `.const` variables the host may have written (`cuModuleGetGlobal`). It
     /// should have the size of the program's [`crate::ir::Program::constants`].
     pub constants: Option<Arc<Vec<u8>>>,
+    /// A cooperative launch (CUDA's `cuLaunchCooperativeKernel`): every CTA of the grid is
+    /// resident at once and they run interleaved, so that the kernel may synchronize the whole
+    /// grid (`cooperative_groups::this_grid().sync()`, which reads the grid workspace's address
+    /// from `%envreg1`/`%envreg2`; see [`crate::machine::Device::set_cooperative`]). The grid
+    /// may have at most [`Module::max_cooperative_ctas`] CTAs, else the launch is
+    /// [`LaunchError::CooperativeTooLarge`]. It runs on one host thread.
+    pub cooperative: bool,
 }
 
 impl Default for LaunchOptions {
@@ -209,6 +217,7 @@ impl Default for LaunchOptions {
             host_memory: None,
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
             constants: None,
+            cooperative: false,
         }
     }
 }
@@ -324,6 +333,47 @@ impl Module {
             })
     }
 
+    /// How many CTAs of kernel `entry` with `block` threads and `dynamic_shared` bytes of
+    /// dynamic shared memory one multiprocessor keeps resident at once (0 when one does not
+    /// fit): what `cuOccupancyMaxActiveBlocksPerMultiprocessor` answers. The model and its
+    /// figures are in [`crate::occupancy`].
+    pub fn max_active_ctas_per_sm(
+        &self,
+        entry: &str,
+        block: Dim3,
+        dynamic_shared: u64,
+    ) -> Result<u64, Error> {
+        Ok(self
+            .resources(entry, block, dynamic_shared)?
+            .active_per_sm())
+    }
+
+    /// The most CTAs a cooperative launch ([`LaunchOptions::cooperative`]) of kernel `entry`
+    /// with `block` threads and `dynamic_shared` bytes of dynamic shared memory may have:
+    /// [`Module::max_active_ctas_per_sm`] times [`crate::occupancy::SM_COUNT`]. A larger grid
+    /// is [`LaunchError::CooperativeTooLarge`] (`CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`).
+    pub fn max_cooperative_ctas(
+        &self,
+        entry: &str,
+        block: Dim3,
+        dynamic_shared: u64,
+    ) -> Result<u64, Error> {
+        Ok(self
+            .resources(entry, block, dynamic_shared)?
+            .max_cooperative())
+    }
+
+    fn resources(
+        &self,
+        entry: &str,
+        block: Dim3,
+        dynamic_shared: u64,
+    ) -> Result<CtaResources, Error> {
+        let program = self.program(entry)?;
+        let threads = block.iter().map(|&d| u64::from(d)).product();
+        Ok(CtaResources::of(program, threads, dynamic_shared))
+    }
+
     /// Runs kernel `entry` over `grid` CTAs of `block` threads with `args` (one per
     /// parameter). Buffers are copied back into their slices after the launch, also when it
     /// fails.
@@ -353,6 +403,9 @@ impl Module {
         }
         if let Some(constants) = &options.constants {
             device.set_constants(Arc::clone(constants));
+        }
+        if options.cooperative {
+            grid::make_cooperative(&mut device)?;
         }
         let grid_options = GridOptions {
             host_threads: options.host_threads,
@@ -488,6 +541,9 @@ impl Module {
         }
         if let Some(constants) = &options.constants {
             device.set_constants(Arc::clone(constants));
+        }
+        if options.cooperative {
+            grid::make_cooperative(&mut device)?;
         }
         let grid_options = GridOptions {
             host_threads: options.host_threads,

@@ -21,8 +21,9 @@ use rayon::prelude::*;
 use crate::budget::{DEFAULT_MEMORY_LIMIT, Footprint};
 use crate::error::ExecError;
 use crate::ir::{Location, Program};
-use crate::machine::{Cta, Device, Dim3, Outcome, StepRecord, flatten, unflatten};
-use crate::memory::Words;
+use crate::machine::{Cta, Device, Dim3, Outcome, Slice, StepRecord, flatten, unflatten};
+use crate::memory::{GRID_WORKSPACE_BYTES, Words};
+use crate::occupancy::{CtaResources, SM_COUNT};
 use crate::report::Stopped;
 use crate::runtime::Printed;
 
@@ -34,6 +35,11 @@ pub const BATCH: u64 = 64;
 
 /// The largest batch of CTAs.
 pub const MAX_BATCH: u64 = 256;
+
+/// The issues each CTA of a cooperative launch runs in its turn ([`Cta::run_slice`]): enough
+/// that switching CTAs costs little, few enough that a CTA spinning at a grid barrier wastes
+/// little of its step limit while the others catch up.
+pub const COOPERATIVE_SLICE: u64 = 256;
 
 /// A launch argument as written on the command line: `TYPE:VALUE`, `buf:PATH` or `zeros:N`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -217,6 +223,23 @@ pub enum LaunchError {
     /// ([`crate::budget::Footprint::check`]).
     #[error("{0}")]
     Memory(String),
+    /// A cooperative launch has more CTAs than the GPU keeps resident at once
+    /// ([`crate::occupancy`]; CUDA's `cudaErrorCooperativeLaunchTooLarge`,
+    /// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`).
+    #[error(
+        "a cooperative launch of {ctas} CTAs is too large: at most {most} CTAs of this kernel \
+         and shape are resident at once ({per_sm} per multiprocessor, {sms} multiprocessors)"
+    )]
+    CooperativeTooLarge {
+        /// The CTAs of the grid.
+        ctas: u64,
+        /// The most CTAs a cooperative launch of the kernel with this CTA shape may have.
+        most: u64,
+        /// CTAs per multiprocessor.
+        per_sm: u64,
+        /// Multiprocessors.
+        sms: u64,
+    },
 }
 
 /// The most threads one CTA may have (as on NVIDIA hardware).
@@ -400,6 +423,44 @@ pub fn prepare_within<'p>(
     Ok((device, addresses))
 }
 
+/// Makes the launch of `device` cooperative ([`Device::set_cooperative`]) after checking that
+/// its grid is co-resident: at most [`CtaResources::max_cooperative`] CTAs
+/// ([`LaunchError::CooperativeTooLarge`]), and the simulated memory of every CTA at once within
+/// the device's memory limit ([`LaunchError::Memory`]). Call it after the device's dynamic
+/// shared memory and global memory are set.
+pub fn make_cooperative(device: &mut Device<'_>) -> Result<(), LaunchError> {
+    let resources = CtaResources::of(
+        device.program(),
+        device.threads_per_cta(),
+        device.dynamic_shared(),
+    );
+    let ctas = device.ctas();
+    let most = resources.max_cooperative();
+    if ctas > most {
+        return Err(LaunchError::CooperativeTooLarge {
+            ctas,
+            most,
+            per_sm: resources.active_per_sm(),
+            sms: SM_COUNT,
+        });
+    }
+    let footprint = device.footprint();
+    let needed = footprint
+        .fixed()
+        .saturating_add(GRID_WORKSPACE_BYTES)
+        .saturating_add(footprint.per_cta().saturating_mul(ctas));
+    if needed > device.memory_limit() {
+        return Err(LaunchError::Memory(format!(
+            "a cooperative launch keeps all {ctas} CTAs at once: {needed} bytes of simulated \
+             memory, more than the memory limit of {} bytes; raise the limit with \
+             --memory-limit if the host has the memory",
+            device.memory_limit()
+        )));
+    }
+    device.set_cooperative();
+    Ok(())
+}
+
 /// How to run a grid. The default uses all cores and reports thread (0,0,0) of CTA (0,0,0).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GridOptions {
@@ -509,7 +570,26 @@ fn run_cta(
     };
     let steps = cta.threads().map(|t| t.steps()).sum();
     let (printed, printed_dropped) = cta.take_printed();
-    let failure = match result {
+    let failure = failure(device, cta, result);
+    let inspected = inspect(device, cta, options);
+    CtaReport {
+        printed,
+        printed_dropped,
+        steps,
+        failure,
+        inspected,
+        trace: lines,
+    }
+}
+
+/// The failure of `cta` that ran to `result` ([`Cta::run`]), if it failed.
+fn failure(
+    device: &Device<'_>,
+    cta: &Cta,
+    result: Result<Option<(usize, Outcome)>, (usize, ExecError)>,
+) -> Option<Failure> {
+    let ctaid = cta.ctaid();
+    match result {
         Ok(None) => None,
         Ok(Some((index, outcome))) => Some(Failure {
             cta: ctaid,
@@ -519,7 +599,7 @@ fn run_cta(
         Err((index, error)) => {
             let location = cta
                 .thread(index)
-                .and_then(|t| program.instructions.get(t.pc()))
+                .and_then(|t| device.program().instructions.get(t.pc()))
                 .map_or(Location::default(), |i| i.location);
             Some(Failure {
                 cta: ctaid,
@@ -527,8 +607,12 @@ fn run_cta(
                 outcome: Err(stopped(&error, location)),
             })
         }
-    };
-    let inspected = (options.inspect.0 == ctaid)
+    }
+}
+
+/// The inspected thread, if it is in `cta`.
+fn inspect(device: &Device<'_>, cta: &Cta, options: &GridOptions) -> Option<Inspected> {
+    (options.inspect.0 == cta.ctaid())
         .then(|| {
             let index = flatten(options.inspect.1, device.block());
             cta.thread(usize::try_from(index).ok()?).map(|t| Inspected {
@@ -536,15 +620,7 @@ fn run_cta(
                 steps: t.steps(),
             })
         })
-        .flatten();
-    CtaReport {
-        printed,
-        printed_dropped,
-        steps,
-        failure,
-        inspected,
-        trace: lines,
-    }
+        .flatten()
 }
 
 fn stopped(error: &ExecError, location: Location) -> Stopped {
@@ -599,6 +675,13 @@ pub fn run_grid(
             device.grid(),
             device.block(),
         ));
+    }
+    if device.cooperative() {
+        let run = run_cooperative(device, &options, &mut trace, progress);
+        if let Some(sink) = trace.as_mut() {
+            sink(&crate::trace::end_line(run.steps, run.outcome().as_ref()));
+        }
+        return run;
     }
     let total = device.ctas();
     let tracing = trace.is_some();
@@ -676,6 +759,80 @@ pub fn run_grid(
     }
     if let Some(sink) = trace.as_mut() {
         sink(&crate::trace::end_line(run.steps, run.outcome().as_ref()));
+    }
+    run
+}
+
+/// Runs a cooperative launch ([`Device::set_cooperative`]): every CTA of the grid is resident
+/// from the start, and they run in turn, in linear order, [`COOPERATIVE_SLICE`] issues each
+/// ([`Cta::run_slice`]), round after round until all have finished, so that CTAs waiting for
+/// each other through global memory (CUDA's grid barrier) all get to run. Everything runs on
+/// the calling thread, in the same order every time, so results do not depend on the host. A
+/// failure stops the launch at once; it is the first in that order (a CTA whose threads spin
+/// forever, waiting for a CTA that exited, stops at the step limit). Trace lines come slice by
+/// slice, each slice's grouped by thread.
+fn run_cooperative(
+    device: &Device<'_>,
+    options: &GridOptions,
+    trace: &mut Option<&mut dyn FnMut(&str)>,
+    progress: Option<&dyn Fn(u64, u64)>,
+) -> GridRun {
+    let program = device.program();
+    let total = device.ctas();
+    let mut ctas: Vec<Cta> = (0..total)
+        .map(|linear| Cta::new(device, unflatten(linear, device.grid())))
+        .collect();
+    let mut live: Vec<usize> = (0..ctas.len()).collect();
+    let mut failure = None;
+    let mut finished = 0;
+    while !live.is_empty() && failure.is_none() {
+        let mut kept = 0;
+        for slot in 0..live.len() {
+            let cta = &mut ctas[live[slot]];
+            let slice = match trace.as_mut() {
+                Some(sink) => {
+                    let mut lines =
+                        |record: &StepRecord| sink(&crate::trace::step_line(program, record));
+                    cta.run_slice(device, Some(&mut lines), COOPERATIVE_SLICE)
+                }
+                None => cta.run_slice(device, None, COOPERATIVE_SLICE),
+            };
+            let result = match slice {
+                Ok(Slice::Paused) => {
+                    live[kept] = live[slot];
+                    kept += 1;
+                    continue;
+                }
+                Ok(Slice::Finished(stopped)) => Ok(stopped),
+                Err(error) => Err(error),
+            };
+            finished += 1;
+            failure = self::failure(device, cta, result);
+            if failure.is_some() {
+                break;
+            }
+        }
+        live.truncate(kept);
+        if let Some(progress) = progress {
+            progress(finished, total);
+        }
+    }
+    let mut run = GridRun {
+        steps: 0,
+        ctas_run: total,
+        failure,
+        inspected: None,
+        printed: Vec::new(),
+        printed_dropped: 0,
+        printed_bytes: 0,
+    };
+    for cta in &mut ctas {
+        run.steps += cta.threads().map(|t| t.steps()).sum::<u64>();
+        let (printed, dropped) = cta.take_printed();
+        run.add_printed(printed, dropped);
+        if let Some(inspected) = inspect(device, cta, options) {
+            run.inspected = Some(inspected);
+        }
     }
     run
 }

@@ -42,6 +42,7 @@ pub mod grid;
 pub use ptxsim_check::program as ir;
 pub mod machine;
 pub mod memory;
+pub mod occupancy;
 pub mod report;
 pub mod runtime;
 pub mod semantics;

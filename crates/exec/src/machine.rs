@@ -17,7 +17,7 @@ use crate::budget::{DEFAULT_MEMORY_LIMIT, Footprint};
 use crate::error::ExecError;
 use crate::exec::{Control, Executor};
 use crate::ir::{Destination, InstructionKind, Location, Program, RegisterId, WarpSync};
-use crate::memory::{GlobalMemory, Words};
+use crate::memory::{GRID_WORKSPACE_BASE, GRID_WORKSPACE_BYTES, GlobalMemory, Words};
 use crate::runtime::{HEAP_BASE, HEAP_BYTES, Heap, PrintBuffer, Printed};
 use crate::semantics::{chop, guard_passes};
 
@@ -135,6 +135,8 @@ pub struct Device<'p> {
     /// The allocations of the device heap (`malloc`/`free`), whose memory is a global buffer
     /// at [`HEAP_BASE`] when the program uses it.
     pub(crate) heap: Heap,
+    /// Whether the launch is cooperative ([`Device::set_cooperative`]).
+    cooperative: bool,
 }
 
 impl<'p> Device<'p> {
@@ -160,6 +162,7 @@ impl<'p> Device<'p> {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             constants: None,
             heap: Heap::default(),
+            cooperative: false,
         };
         device.install_heap();
         device
@@ -173,6 +176,40 @@ impl<'p> Device<'p> {
         if self.program.uses_heap {
             self.global
                 .add_at("malloc heap", HEAP_BASE, Words::zeros(HEAP_BYTES));
+        }
+    }
+
+    /// Makes the launch cooperative (CUDA's `cuLaunchCooperativeKernel`): every CTA of the grid
+    /// is resident at once ([`crate::grid::run_grid`] runs them interleaved, see
+    /// [`Cta::run_slice`]), and `%envreg1`/`%envreg2` give the high and low halves of the
+    /// address of the grid workspace, [`GRID_WORKSPACE_BYTES`] zero bytes that this adds to
+    /// global memory at [`GRID_WORKSPACE_BASE`] (where CUDA's `cooperative_groups::this_grid()`
+    /// keeps its barrier's counter). A launch that replaces [`Device::global`] calls it after.
+    pub fn set_cooperative(&mut self) {
+        self.global.add_at(
+            "grid workspace",
+            GRID_WORKSPACE_BASE,
+            Words::zeros(GRID_WORKSPACE_BYTES),
+        );
+        self.cooperative = true;
+    }
+
+    /// Whether the launch is cooperative ([`Device::set_cooperative`]).
+    pub fn cooperative(&self) -> bool {
+        self.cooperative
+    }
+
+    /// The value of `%envreg{number}`: in a cooperative launch `%envreg1` and `%envreg2` hold
+    /// the high and low 32 bits of the grid workspace's address (nvcc joins them with
+    /// `bfi.b64 %rd, %envreg1, %envreg2, 32, 32`: `%envreg1` goes into bits 32 to 63); every other one, and all of
+    /// them in a launch that is not cooperative, read 0 (so CUDA's `this_grid().sync()` traps,
+    /// as on a GPU, and `this_grid().is_valid()` is false). The PTX ISA leaves their meaning
+    /// to the driver ("Special Registers: %envreg<32>").
+    pub fn envreg(&self, number: u8) -> u64 {
+        match (self.cooperative, number) {
+            (true, 1) => GRID_WORKSPACE_BASE >> 32,
+            (true, 2) => GRID_WORKSPACE_BASE & 0xffff_ffff,
+            _ => 0,
         }
     }
 
@@ -207,7 +244,7 @@ impl<'p> Device<'p> {
             .global
             .buffers()
             .iter()
-            .filter(|buffer| buffer.base != HEAP_BASE)
+            .filter(|buffer| buffer.base != HEAP_BASE && buffer.base != GRID_WORKSPACE_BASE)
             .skip(self.program.globals.len())
             .fold(0u64, |sum, buffer| sum.saturating_add(buffer.len));
         Footprint::new(
@@ -592,6 +629,16 @@ impl<'a> ThreadRef<'a> {
     }
 }
 
+/// How a time slice of a CTA ([`Cta::run_slice`]) ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slice {
+    /// The CTA finished: `None` when every thread exited, else the first thread that did not
+    /// exit normally and its outcome (as [`Cta::run`] returns them).
+    Finished(Option<(usize, Outcome)>),
+    /// The budget was spent; the CTA has threads that can go on (or wait at a barrier).
+    Paused,
+}
+
 /// What one call of [`Cta::step_thread`] came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -788,8 +835,41 @@ impl Cta {
     pub fn run(
         &mut self,
         device: &Device<'_>,
-        mut trace: Option<&mut dyn FnMut(&StepRecord)>,
+        trace: Option<&mut dyn FnMut(&StepRecord)>,
     ) -> Result<Option<(usize, Outcome)>, (usize, ExecError)> {
+        match self.run_for::<false>(device, trace, u64::MAX) {
+            Ok(Slice::Finished(stopped)) => Ok(stopped),
+            // Without a budget the run never pauses.
+            Ok(Slice::Paused) => Ok(None),
+            Err(failure) => Err(failure),
+        }
+    }
+
+    /// Runs the CTA as [`Cta::run`] does for at most `issues` issues (an issue runs one
+    /// instruction for a group of threads in lockstep, or one thread's step while tracing),
+    /// then pauses: [`Slice::Paused`] leaves every thread's state (program counter, step count,
+    /// barrier) as a later call continues from, so that calls with budgets give the same
+    /// results as one [`Cta::run`]. A cooperative launch runs its CTAs by such time slices, in
+    /// turn, so that a CTA spinning on global memory (CUDA's grid barrier) lets the others
+    /// reach it. Trace records are passed on at the end of each slice.
+    pub fn run_slice(
+        &mut self,
+        device: &Device<'_>,
+        trace: Option<&mut dyn FnMut(&StepRecord)>,
+        issues: u64,
+    ) -> Result<Slice, (usize, ExecError)> {
+        self.run_for::<true>(device, trace, issues)
+    }
+
+    /// [`Cta::run`] and [`Cta::run_slice`]: with `SLICED` false the budget is never looked at,
+    /// so the loop of a launch that is not cooperative is the same as without one.
+    #[inline(always)]
+    fn run_for<const SLICED: bool>(
+        &mut self,
+        device: &Device<'_>,
+        mut trace: Option<&mut dyn FnMut(&StepRecord)>,
+        mut budget: u64,
+    ) -> Result<Slice, (usize, ExecError)> {
         let tracing = trace.is_some();
         self.tracing = tracing;
         let mut buffered: Vec<Vec<StepRecord>> = if tracing {
@@ -818,6 +898,15 @@ impl Cta {
         // At least the step count of every thread of the group: each issue adds one to each.
         let mut bound = 0;
         let result = 'run: loop {
+            if SLICED {
+                if budget == 0 {
+                    // Counters a converged group deferred are settled, so that the next slice
+                    // finds every thread where it is.
+                    self.lanes.settle(&group, pc);
+                    break Ok(Slice::Paused);
+                }
+                budget -= 1;
+            }
             if !converged {
                 match self.gather(&mut group) {
                     Some((lowest, all, most)) => (pc, converged, bound) = (lowest, all, most),
@@ -831,10 +920,7 @@ impl Cta {
                             self.take_released(&mut buffered);
                             continue;
                         }
-                        Ok(false) => match self.stuck(device) {
-                            Some(stuck) => break Ok(Some(stuck)),
-                            None => break Ok(None),
-                        },
+                        Ok(false) => break Ok(Slice::Finished(self.stuck(device))),
                     },
                 }
             }
@@ -890,7 +976,9 @@ impl Cta {
                     ThreadStatus::AtBarrier
                     | ThreadStatus::AtWarpSync
                     | ThreadStatus::Done(Outcome::Exited) => {}
-                    ThreadStatus::Done(outcome) => break 'run Ok(Some((index, outcome.clone()))),
+                    ThreadStatus::Done(outcome) => {
+                        break 'run Ok(Slice::Finished(Some((index, outcome.clone()))));
+                    }
                 }
             }
             group.truncate(kept);

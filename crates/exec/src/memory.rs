@@ -516,6 +516,16 @@ impl GlobalMemory {
     }
 }
 
+/// Where a cooperative launch's grid workspace is ([`crate::machine::Device::set_cooperative`]):
+/// below the device heap (`crate::runtime::HEAP_BASE`) and the module's `.global` variables
+/// ([`GLOBAL_BASE`]), above the generic windows, and below [`ALLOCATION_BASE`], so that it
+/// collides with no other buffer.
+pub const GRID_WORKSPACE_BASE: u64 = 0x0000_7d00_0000_0000;
+
+/// The grid workspace's size: CUDA's cooperative groups use the 32-bit word at offset 4 as the
+/// grid barrier's counter; the rest is spare, zero.
+pub const GRID_WORKSPACE_BYTES: u64 = 16;
+
 /// Where [`DeviceMemory::allocations`] hands out addresses: far above the module's `.global`
 /// variables, which start at [`GLOBAL_BASE`].
 pub const ALLOCATION_BASE: u64 = 0x0000_8000_0000_0000;

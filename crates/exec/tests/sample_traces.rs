@@ -32,6 +32,19 @@ const RUNTIME_CASES: &[(&str, &[&str])] = &[
     ("sleep_clock", &["zeros:24"]),
 ];
 
+/// The cooperative launches of the grid-barrier samples (`ptx-samples/cuda/coop.cu`; results
+/// are checked in `crates/exec/tests/cooperative.rs`): entry and arguments, on a grid of
+/// [`COOPERATIVE_GRID`] CTAs of [`BLOCK`] threads, so that the trace shows the CTAs taking
+/// turns at the grid barrier.
+const COOPERATIVE_CASES: &[(&str, &[&str])] = &[
+    ("coop_two_phase", &["zeros:16", "zeros:16", "u32:3"]),
+    ("coop_reduce", &["zeros:16", "zeros:8", "zeros:4", "u32:4"]),
+    ("coop_ranks", &["zeros:128"]),
+];
+
+/// CTAs in the launches of [`COOPERATIVE_CASES`].
+const COOPERATIVE_GRID: u32 = 2;
+
 /// `text` with at most [`MAX_CASE_LINES`] lines.
 fn cut(text: String) -> String {
     let total = text.lines().count();
@@ -62,11 +75,36 @@ fn trace_text(
     arguments: Vec<Argument>,
     dynamic_shared: u64,
 ) -> String {
-    let (mut device, _) = grid::prepare(program, [1, 1, 1], [block, 1, 1], max_steps, arguments)
+    launch_trace(
+        program,
+        1,
+        block,
+        max_steps,
+        arguments,
+        dynamic_shared,
+        false,
+    )
+}
+
+/// Runs one launch of `ctas` CTAs (cooperative or not) and returns its trace in the text form.
+fn launch_trace(
+    program: &ptxsim_exec::Program,
+    ctas: u32,
+    block: u32,
+    max_steps: u64,
+    arguments: Vec<Argument>,
+    dynamic_shared: u64,
+    cooperative: bool,
+) -> String {
+    let (mut device, _) = grid::prepare(program, [ctas, 1, 1], [block, 1, 1], max_steps, arguments)
         .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
     device
         .set_dynamic_shared(dynamic_shared)
         .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
+    if cooperative {
+        grid::make_cooperative(&mut device)
+            .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
+    }
     let mut out = String::new();
     let mut sink = |line: &str| {
         let parsed = trace::parse_json_line(line).expect("trace lines parse");
@@ -212,6 +250,34 @@ fn nvcc_samples() {
                     specs.join(" --arg ")
                 ));
                 out.push_str(&cut(trace_text(&program, BLOCK, 100_000, arguments, 0)));
+            }
+        }
+        if name.starts_with("ptx-samples/nvcc/coop.") {
+            for (entry, specs) in COOPERATIVE_CASES {
+                let arguments = specs
+                    .iter()
+                    .map(|spec| match ArgumentSpec::parse(spec).expect("argument") {
+                        ArgumentSpec::Scalar { ty, bits } => Argument::Scalar { ty, bits },
+                        ArgumentSpec::Zeros(bytes) => Argument::Buffer(vec![0; bytes as usize]),
+                        ArgumentSpec::File(_) => unreachable!("no files"),
+                    })
+                    .collect();
+                let program = ptxsim_exec::load(&source, Some(entry))
+                    .unwrap_or_else(|error| panic!("{name} {entry}: {error:?}"));
+                out.push_str(&format!(
+                    "# --entry {entry} --grid {COOPERATIVE_GRID} --block {BLOCK} --cooperative \
+                     --arg {}\n",
+                    specs.join(" --arg ")
+                ));
+                out.push_str(&cut(launch_trace(
+                    &program,
+                    COOPERATIVE_GRID,
+                    BLOCK,
+                    100_000,
+                    arguments,
+                    0,
+                    true,
+                )));
             }
         }
         assert!(

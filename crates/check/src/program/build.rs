@@ -2551,6 +2551,9 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
         Some("z") => Some(Axis::Z),
         _ => None,
     };
+    if let (Some(number), None) = (envreg(&name.name.value), component) {
+        return Ok(SpecialRegister::Envreg(number));
+    }
     let register = match (name.name.value.as_str(), axis) {
         ("%tid", Some(axis)) => SpecialRegister::Tid(axis),
         ("%ntid", Some(axis)) => SpecialRegister::Ntid(axis),
@@ -2584,6 +2587,13 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
         }
     };
     Ok(register)
+}
+
+/// The number of `%envregN` (0 to 31, no leading zero), if `name` is one.
+fn envreg(name: &str) -> Option<u8> {
+    let digits = name.strip_prefix("%envreg")?;
+    let number: u8 = digits.parse().ok()?;
+    (number < 32 && digits == number.to_string()).then_some(number)
 }
 
 /// Why a form the instruction table decodes (and the checker checks) does not run yet, if it

@@ -269,6 +269,12 @@ pub enum SpecialRegister {
     DynamicSmemSize,
     /// `%total_smem_size`: the CTA's shared memory in bytes, static and dynamic.
     TotalSmemSize,
+    /// `%envreg0`..`%envreg31`: "a set of 32 pre-defined read-only registers used to capture
+    /// execution environment of PTX program outside of PTX virtual machine. These registers
+    /// are initialized by the driver prior to kernel launch and can contain cta-wide or
+    /// grid-wide values" (PTX ISA, "Special Registers: %envreg<32>"). CUDA's cooperative groups read the grid workspace's
+    /// address from `%envreg1` (high half) and `%envreg2` (low half).
+    Envreg(u8),
 }
 
 /// `.x`, `.y` or `.z`.

@@ -59,7 +59,8 @@ impl Executor<'_, '_> {
                 | SpecialRegister::Nwarpid
                 | SpecialRegister::Smid
                 | SpecialRegister::Gridid
-                | SpecialRegister::Nsmid),
+                | SpecialRegister::Nsmid
+                | SpecialRegister::Envreg(_)),
             ) => {
                 // The same for every thread of the CTA: read once.
                 let value = lanes.first().map_or(0, |&lane| self.special(lane, special));
@@ -232,6 +233,7 @@ impl Executor<'_, '_> {
             SpecialRegister::Lanemask(compare) => lanemask(compare, (linear % 32) as u32),
             SpecialRegister::DynamicSmemSize => self.device.dynamic_shared(),
             SpecialRegister::TotalSmemSize => self.device.shared_size(),
+            SpecialRegister::Envreg(number) => self.device.envreg(number),
         };
         u128::from(value)
     }

@@ -1,0 +1,457 @@
+//! Cooperative launches (`LaunchOptions::cooperative`, CUDA's `cuLaunchCooperativeKernel`) on
+//! the nvcc kernels of `ptx-samples/cuda/coop.cu`, which synchronize the whole grid with
+//! `cooperative_groups::this_grid().sync()`: results against host computations, the trap of a
+//! launch that is not cooperative, a deadlock ending at the step limit, the co-residency limit,
+//! and the same results on every run.
+
+use std::path::{Path, PathBuf};
+
+use ptxsim_exec::Outcome;
+use ptxsim_exec::api::{Arg, Error, LaunchOptions, Module, Options};
+use ptxsim_exec::grid::LaunchError;
+use ptxsim_exec::memory::{DeviceMemory, GRID_WORKSPACE_BASE};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The nvcc files of coop.cu.
+const FILES: [&str; 2] = ["sm_80", "sm_90"];
+
+fn source(arch: &str) -> String {
+    std::fs::read_to_string(repo().join(format!("ptx-samples/nvcc/coop.{arch}.ptx")))
+        .expect("the sample is there")
+}
+
+fn module(arch: &str) -> Module {
+    Module::load(&source(arch), &Options::default()).expect("the sample loads")
+}
+
+fn cooperative() -> LaunchOptions {
+    LaunchOptions {
+        cooperative: true,
+        ..LaunchOptions::default()
+    }
+}
+
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn u64s(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `coop_two_phase` over `ctas` CTAs of `block` threads with `n` elements: the scratch and
+/// output buffers after the launch.
+fn two_phase(
+    module: &Module,
+    ctas: u32,
+    block: u32,
+    n: u32,
+    options: &LaunchOptions,
+) -> Result<(Vec<u32>, Vec<u32>), Error> {
+    let total = (ctas * block) as usize;
+    let mut scratch = vec![0u8; total * 4];
+    let mut out = vec![0u8; total * 4];
+    module.launch(
+        "coop_two_phase",
+        [ctas, 1, 1],
+        [block, 1, 1],
+        &mut [
+            Arg::Buffer(&mut scratch),
+            Arg::Buffer(&mut out),
+            Arg::U32(n),
+        ],
+        options,
+    )?;
+    Ok((u32s(&scratch), u32s(&out)))
+}
+
+/// What `coop_two_phase` computes, on the host: each thread writes its scratch word, the grid
+/// synchronizes, and each thread reads the word of the thread one CTA further on (wrapping).
+fn two_phase_host(ctas: u32, block: u32, n: u32) -> (Vec<u32>, Vec<u32>) {
+    let total = ctas * block;
+    let mut scratch = vec![0u32; total as usize];
+    let mut out = vec![0u32; total as usize];
+    for i in 0..n.min(total) {
+        scratch[i as usize] = i.wrapping_mul(2_654_435_761).wrapping_add(12345);
+    }
+    for i in 0..total {
+        let j = (i + block) % total;
+        if i < n && j < n {
+            out[i as usize] = scratch[j as usize] ^ i;
+        }
+    }
+    (scratch, out)
+}
+
+#[test]
+fn a_thread_reads_what_another_cta_wrote_before_the_grid_barrier() {
+    for arch in FILES {
+        let module = module(arch);
+        for (ctas, block, n) in [
+            (8, 64, 8 * 64 - 5),
+            (5, 96, 400),
+            (1, 32, 32),
+            (16, 32, 512),
+        ] {
+            let got = two_phase(&module, ctas, block, n, &cooperative())
+                .unwrap_or_else(|error| panic!("{arch} {ctas}x{block}: {error}"));
+            assert_eq!(
+                got,
+                two_phase_host(ctas, block, n),
+                "{arch}: {ctas} CTAs of {block}"
+            );
+        }
+    }
+}
+
+/// `coop_reduce` over `ctas` CTAs of 256 threads: the sum of the squares of `input`
+/// (wrapping), after one grid barrier per halving of the CTAs' partial sums and one more.
+fn reduce(
+    module: &Module,
+    ctas: u32,
+    block: u32,
+    input: &[u32],
+    options: &LaunchOptions,
+) -> Result<(u32, Vec<u32>, u64), Error> {
+    let mut bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut partial = vec![0u8; ctas as usize * 4];
+    let mut out = vec![0u8; 4];
+    let report = module.launch(
+        "coop_reduce",
+        [ctas, 1, 1],
+        [block, 1, 1],
+        &mut [
+            Arg::Buffer(&mut bytes),
+            Arg::Buffer(&mut partial),
+            Arg::Buffer(&mut out),
+            Arg::U32(input.len() as u32),
+        ],
+        options,
+    )?;
+    Ok((u32s(&out)[0], u32s(&partial), report.steps))
+}
+
+fn input(n: u32) -> Vec<u32> {
+    (0..n)
+        .map(|i| i.wrapping_mul(0x9e37_79b9).rotate_left(7) ^ 0x5bd1_e995)
+        .collect()
+}
+
+#[test]
+fn a_reduction_over_several_grid_barriers_sums_every_element() {
+    let data = input(5000);
+    let expected = data
+        .iter()
+        .fold(0u32, |sum, &v| sum.wrapping_add(v.wrapping_mul(v)));
+    for arch in FILES {
+        let module = module(arch);
+        // 12 CTAs: four halvings (1, 2, 4, 8) and a last barrier; 1 CTA: the last one only.
+        for (ctas, block) in [(12, 256), (7, 128), (1, 256), (32, 64)] {
+            let (sum, partial, _) = reduce(&module, ctas, block, &data, &cooperative())
+                .unwrap_or_else(|error| panic!("{arch} {ctas}x{block}: {error}"));
+            assert_eq!(sum, expected, "{arch}: {ctas} CTAs of {block}");
+            assert_eq!(partial[0], expected, "{arch}: {ctas} CTAs of {block}");
+        }
+    }
+}
+
+#[test]
+fn results_are_the_same_on_every_run_and_for_any_host_threads() {
+    let module = module("sm_90");
+    let data = input(3000);
+    let first = reduce(&module, 9, 256, &data, &cooperative()).expect("runs");
+    let first_two_phase = two_phase(&module, 6, 64, 380, &cooperative()).expect("runs");
+    for host_threads in [0, 1, 2, 4, 0] {
+        let options = LaunchOptions {
+            host_threads,
+            ..cooperative()
+        };
+        assert_eq!(reduce(&module, 9, 256, &data, &options).unwrap(), first);
+        assert_eq!(
+            two_phase(&module, 6, 64, 380, &options).unwrap(),
+            first_two_phase
+        );
+    }
+}
+
+/// The line of the first `trap;` of `entry` in `source`.
+fn trap_line(source: &str, entry: &str) -> u32 {
+    let start = source
+        .lines()
+        .position(|line| line.starts_with(&format!(".visible .entry {entry}(")))
+        .expect("the kernel is there");
+    let offset = source
+        .lines()
+        .skip(start)
+        .position(|line| line.trim() == "trap;")
+        .expect("a trap");
+    (start + offset + 1) as u32
+}
+
+#[test]
+fn a_launch_that_is_not_cooperative_traps_at_the_grid_barrier() {
+    for arch in FILES {
+        let module = module(arch);
+        let error = two_phase(&module, 4, 32, 128, &LaunchOptions::default())
+            .expect_err("no grid workspace");
+        let Error::Run {
+            location,
+            outcome,
+            cta,
+            thread,
+            ..
+        } = &error
+        else {
+            panic!("{arch}: {error}");
+        };
+        assert!(
+            matches!(outcome, Some(Outcome::Trapped { .. })),
+            "{arch}: {error}"
+        );
+        assert_eq!(location.line, trap_line(&source(arch), "coop_two_phase"));
+        assert_eq!((*cta, *thread), ([0, 0, 0], [0, 0, 0]), "{arch}");
+    }
+}
+
+#[test]
+fn grid_group_ranks_and_validity() {
+    for arch in FILES {
+        let module = module(arch);
+        let (grid, block) = ([3, 2, 1], [4, 2, 1]);
+        for options in [cooperative(), LaunchOptions::default()] {
+            let mut out = vec![0u8; 48 * 32];
+            module
+                .launch(
+                    "coop_ranks",
+                    grid,
+                    block,
+                    &mut [Arg::Buffer(&mut out)],
+                    &options,
+                )
+                .unwrap_or_else(|error| panic!("{arch}: {error}"));
+            let out = u64s(&out);
+            for rank in 0..48u64 {
+                let row = &out[4 * rank as usize..4 * rank as usize + 4];
+                let valid = u64::from(options.cooperative);
+                assert_eq!(row, [48, rank / 8, 6, valid], "{arch}: thread rank {rank}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cta_that_never_arrives_ends_the_launch_at_the_step_limit() {
+    // CTA 0 returns before the barrier; the others spin on the counter until their step limit.
+    for arch in FILES {
+        let module = module(arch);
+        let mut out = vec![0u8; 16];
+        let options = LaunchOptions {
+            max_steps: 20_000,
+            ..cooperative()
+        };
+        let error = module
+            .launch(
+                "coop_deadlock",
+                [4, 1, 1],
+                [32, 1, 1],
+                &mut [Arg::Buffer(&mut out)],
+                &options,
+            )
+            .expect_err("a deadlock");
+        let Error::Run {
+            outcome,
+            cta,
+            message,
+            ..
+        } = &error
+        else {
+            panic!("{arch}: {error}");
+        };
+        assert_eq!(*outcome, Some(Outcome::OutOfFuel), "{arch}: {error}");
+        assert!(message.contains("step limit"), "{message}");
+        // The first CTA that spins is the first to run out.
+        assert_eq!(*cta, [1, 0, 0], "{arch}");
+        assert_eq!(out, [0; 16], "{arch}: no CTA got past the barrier");
+    }
+}
+
+#[test]
+fn a_grid_larger_than_the_gpu_holds_is_refused() {
+    let module = module("sm_90");
+    // 1024 threads: two CTAs per multiprocessor, 16 multiprocessors.
+    assert_eq!(
+        module.max_active_ctas_per_sm("coop_two_phase", [1024, 1, 1], 0),
+        Ok(2)
+    );
+    assert_eq!(
+        module.max_cooperative_ctas("coop_two_phase", [1024, 1, 1], 0),
+        Ok(32)
+    );
+    assert_eq!(
+        module.max_cooperative_ctas("coop_two_phase", [32, 1, 1], 0),
+        Ok(512)
+    );
+    // coop_reduce has 1 KiB of static shared memory: with 100 KiB dynamic, 228 / 102 = 2.
+    assert_eq!(
+        module.max_active_ctas_per_sm("coop_reduce", [256, 1, 1], 100 * 1024),
+        Ok(2)
+    );
+    assert!(matches!(
+        module.max_cooperative_ctas("nothing", [32, 1, 1], 0),
+        Err(Error::Build(_))
+    ));
+    let error = two_phase(&module, 33, 1024, 16, &cooperative()).expect_err("too large");
+    assert_eq!(
+        error,
+        Error::Launch(LaunchError::CooperativeTooLarge {
+            ctas: 33,
+            most: 32,
+            per_sm: 2,
+            sms: 16,
+        })
+    );
+    // The same grid launched normally runs (and traps at the barrier).
+    assert!(matches!(
+        two_phase(&module, 33, 1024, 16, &LaunchOptions::default()),
+        Err(Error::Run { .. })
+    ));
+    // The largest grid that fits runs.
+    let (ctas, block) = (32, 1024);
+    let got = two_phase(&module, ctas, block, ctas * block, &cooperative()).expect("fits");
+    assert_eq!(got, two_phase_host(ctas, block, ctas * block));
+}
+
+const ENVREGS: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry envregs(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %envreg0;
+    mov.u32 %r2, %envreg2;
+    mov.u32 %r3, %envreg1;
+    mov.u32 %r4, %envreg31;
+    st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
+    cvt.u64.u32 %rd2, %r2;
+    cvt.u64.u32 %rd3, %r3;
+    bfi.b64 %rd4, %rd3, %rd2, 32, 32;
+    setp.eq.u64 %p1, %rd4, 0;
+    @%p1 ret;
+    ld.u32 %r1, [%rd4];
+    ld.u32 %r2, [%rd4+12];
+    atom.add.u32 %r3, [%rd4+4], 5;
+    ld.u32 %r4, [%rd4+4];
+    st.global.v4.u32 [%rd1+16], {%r1, %r2, %r3, %r4};
+    ret;
+}"#;
+
+#[test]
+fn envregs_hold_the_grid_workspace_in_a_cooperative_launch_only() {
+    let module = Module::load(ENVREGS, &Options::default()).expect("loads");
+    let (high, low) = (
+        (GRID_WORKSPACE_BASE >> 32) as u32,
+        (GRID_WORKSPACE_BASE & 0xffff_ffff) as u32,
+    );
+    let mut out = vec![0u8; 32];
+    module
+        .launch(
+            "envregs",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &cooperative(),
+        )
+        .expect("runs");
+    // The workspace starts zeroed, and a kernel may use it as global memory.
+    assert_eq!(u32s(&out), [0, low, high, 0, 0, 0, 0, 5]);
+    let mut out = vec![0u8; 32];
+    module
+        .launch(
+            "envregs",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("runs");
+    assert_eq!(u32s(&out), [0; 8]);
+}
+
+#[test]
+fn a_driver_launch_is_cooperative_too() {
+    // `Module::launch_in`, as the CUDA driver library launches: device allocations, the
+    // parameter space as bytes.
+    let module = module("sm_90");
+    let (ctas, block, n) = (6u32, 64u32, 6u32 * 64 - 3);
+    let total = u64::from(ctas * block);
+    let mut memory = DeviceMemory::allocations();
+    let mut globals = module.globals();
+    let scratch = memory.allocate("scratch", total * 4).unwrap();
+    let out = memory.allocate("out", total * 4).unwrap();
+    let mut params = scratch.to_le_bytes().to_vec();
+    params.extend(out.to_le_bytes());
+    params.extend(n.to_le_bytes());
+    let mut memories = [&mut memory, &mut globals];
+    module
+        .launch_in(
+            "coop_two_phase",
+            [ctas, 1, 1],
+            [block, 1, 1],
+            &params,
+            &mut memories,
+            &cooperative(),
+        )
+        .expect("runs");
+    let mut bytes = vec![0u8; total as usize * 4];
+    memory.read(scratch, &mut bytes).unwrap();
+    let got_scratch = u32s(&bytes);
+    memory.read(out, &mut bytes).unwrap();
+    let (expected_scratch, expected_out) = two_phase_host(ctas, block, n);
+    assert_eq!(
+        (got_scratch, u32s(&bytes)),
+        (expected_scratch, expected_out)
+    );
+}
+
+#[test]
+fn interleaved_ctas_compute_what_ctas_run_one_after_another_do() {
+    // A kernel without grid barriers gives the same results and step counts either way: the
+    // time slices resume every thread where it stopped.
+    let source = std::fs::read_to_string(repo().join("ptx-samples/nvcc/fp8_convert.sm_90.ptx"))
+        .expect("sample");
+    let module = Module::load(&source, &Options::default()).expect("loads");
+    let values = std::fs::read(repo().join("tests/kernels/common/f32.bin")).expect("input");
+    let n = (values.len() / 4).min(40 * 96) as u32;
+    let run = |options: &LaunchOptions| {
+        let mut input = values[..n as usize * 4].to_vec();
+        let mut out = vec![0u8; n as usize * 4];
+        let report = module
+            .launch(
+                "f32_to_fp8_variants",
+                [n.div_ceil(96), 1, 1],
+                [96, 1, 1],
+                &mut [
+                    Arg::Buffer(&mut input),
+                    Arg::Buffer(&mut out),
+                    Arg::S32(n as i32),
+                ],
+                options,
+            )
+            .expect("runs");
+        (out, report.steps)
+    };
+    assert_eq!(run(&cooperative()), run(&LaunchOptions::default()));
+}
