@@ -965,7 +965,7 @@ fn link_ptx(modules: &[String]) -> String {
             let line = line.trim_start();
             (line.starts_with(".visible") || line.starts_with(".weak")) && !line.contains(".extern")
         })
-        .filter_map(|line| declared_name(line))
+        .filter_map(declared_name)
         .collect();
     for module in modules {
         let mut skipping = false;
@@ -997,7 +997,7 @@ fn link_ptx(modules: &[String]) -> String {
 /// `=`, past the directive and type words.
 fn declared_name(line: &str) -> Option<String> {
     let cut = line
-        .find(|c| matches!(c, '(' | '[' | ';' | '=' | '{'))
+        .find(['(', '[', ';', '=', '{'])
         .unwrap_or(line.len());
     let head = &line[..cut];
     // `.func (.param .b32 r) name(` has its result in parentheses before the name.
