@@ -198,6 +198,9 @@ pub struct LaunchOptions {
     /// module, whose `.const` variables the host may have written (`cuModuleGetGlobal`). It
     /// should have the size of the program's [`crate::ir::Program::constants`].
     pub constants: Option<Arc<Vec<u8>>>,
+    /// The texture and surface objects the kernel's `tex`, `tld4`, `txq`, `suld`, `sust`,
+    /// `sured` and `suq` find by handle (`None`: every handle traps).
+    pub textures: Option<Arc<crate::texture::TextureTable>>,
 }
 
 impl Default for LaunchOptions {
@@ -209,6 +212,7 @@ impl Default for LaunchOptions {
             host_memory: None,
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
             constants: None,
+            textures: None,
         }
     }
 }
@@ -354,6 +358,9 @@ impl Module {
         if let Some(constants) = &options.constants {
             device.set_constants(Arc::clone(constants));
         }
+        if let Some(textures) = &options.textures {
+            device.set_textures(Arc::clone(textures));
+        }
         let grid_options = GridOptions {
             host_threads: options.host_threads,
             ..GridOptions::default()
@@ -455,6 +462,9 @@ impl Module {
         }
         if let Some(constants) = &options.constants {
             device.set_constants(Arc::clone(constants));
+        }
+        if let Some(textures) = &options.textures {
+            device.set_textures(Arc::clone(textures));
         }
         let grid_options = GridOptions {
             host_threads: options.host_threads,

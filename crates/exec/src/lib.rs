@@ -45,6 +45,7 @@ pub mod memory;
 pub mod report;
 pub mod runtime;
 pub mod semantics;
+pub mod texture;
 pub mod trace;
 
 pub use budget::{DEFAULT_MEMORY_LIMIT, Footprint};

@@ -135,6 +135,8 @@ pub struct Device<'p> {
     /// The allocations of the device heap (`malloc`/`free`), whose memory is a global buffer
     /// at [`HEAP_BASE`] when the program uses it.
     pub(crate) heap: Heap,
+    /// The texture and surface objects of the launch ([`Device::set_textures`]).
+    pub(crate) textures: Option<Arc<crate::texture::TextureTable>>,
 }
 
 impl<'p> Device<'p> {
@@ -160,6 +162,7 @@ impl<'p> Device<'p> {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             constants: None,
             heap: Heap::default(),
+            textures: None,
         };
         device.install_heap();
         device
@@ -181,6 +184,12 @@ impl<'p> Device<'p> {
     /// the program's size; bytes beyond it are not reachable, missing ones read as a fault.
     pub fn set_constants(&mut self, constants: Arc<Vec<u8>>) {
         self.constants = Some(constants);
+    }
+
+    /// Gives the launch its texture and surface objects (what `tex`, `suld`, ... find by
+    /// handle; without a table every handle traps).
+    pub fn set_textures(&mut self, textures: Arc<crate::texture::TextureTable>) {
+        self.textures = Some(textures);
     }
 
     /// The `.const` space of the launch.
