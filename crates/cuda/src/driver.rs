@@ -1425,6 +1425,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let options = LaunchOptions {
         constants: (same_size && !loaded.constants.is_empty())
             .then(|| Arc::clone(&loaded.constants)),
+        // Texture and surface objects (crate::texture).
+        textures: crate::texture::table(),
         ..options
     };
     memories.push(&mut loaded.globals);

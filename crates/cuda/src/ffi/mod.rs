@@ -265,6 +265,8 @@ mod not_implemented;
 mod runtime;
 // Managed, pinned and registered host memory.
 mod host;
+// CUDA arrays, texture objects and surface objects.
+mod texture;
 
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,
