@@ -47,6 +47,7 @@ archs_for() {
         asm_fp8_sm89)      echo "sm_90 sm_100a" ;;   # cvt.*.e4m3x2/e5m2x2 need sm_89+
         asm_sm100a_narrow) echo "sm_100a" ;;         # e2m1/e2m3/e3m2/ue8m0/s2f6/.rs need sm_100a
         coop)              echo "sm_80 sm_90" ;;         # grid.sync() is the same code on sm_100a
+        texture)           echo "sm_90" ;;           # texture and surface objects
         *)                 echo "sm_80 sm_90 sm_100a" ;;
     esac
 }

@@ -1,11 +1,16 @@
-// A CUDA runtime program for ptxsim's driver library: built by nvcc the usual way (runtime
+// A CUDA runtime program for ptxsim's driver library (printf, assert, managed and mapped memory,
+// __constant__ symbols, streams, events, graphs and stream capture, a cooperative launch, a
+// texture and a surface): built by nvcc the usual way (runtime
 // API, static cudart, a fatbin holding compute_90 PTX) and run with ptxsim's libcuda.so.1 by
 // crates/cuda/tests/cuda_runtime.rs. Every check compares with a value the host computes;
 // printf's lines are printed again by the host's printf (glibc) after a `expected:` marker,
 // and the test compares the two.
 #include <cassert>
+#include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdlib>
+
+namespace cg = cooperative_groups;
 
 static int failures = 0;
 
@@ -42,6 +47,25 @@ __global__ void increment(int *a, int n) {
 }
 
 static void CUDART_CB count_call(void *data) { ++*(int *)data; }
+
+// Each thread writes its rank, the grid synchronizes, and each reads another CTA's value.
+__global__ void mirror(int *scratch, int *out, int n) {
+    cg::grid_group grid = cg::this_grid();
+    int i = grid.thread_rank();
+    if (i < n) scratch[i] = i * i;
+    grid.sync();
+    if (i < n) out[i] = scratch[n - 1 - i];
+}
+
+// Reads a 2D texture at texel centres (point sampling) and writes the values doubled to a
+// surface.
+__global__ void texel_double(cudaTextureObject_t texture, cudaSurfaceObject_t surface, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w && y < h) {
+        float v = tex2D<float>(texture, x + 0.5f, y + 0.5f);
+        surf2Dwrite(2.0f * v, surface, x * (int)sizeof(float), y);
+    }
+}
 
 __global__ void heap(int *out) {
     int *p = (int *)malloc(4 * sizeof(int));
@@ -221,6 +245,54 @@ int main() {
     }
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
+
+    // A cooperative launch: grid-wide synchronization across 4 CTAs.
+    int *scratch, *mirrored, hm[512];
+    cudaMalloc(&scratch, sizeof hm);
+    cudaMalloc(&mirrored, sizeof hm);
+    int count = 512;
+    void *mirror_args[] = {&scratch, &mirrored, &count};
+    check_cuda(cudaLaunchCooperativeKernel((void *)mirror, dim3(4), dim3(128), mirror_args, 0, nullptr),
+               "cudaLaunchCooperativeKernel");
+    cudaMemcpy(hm, mirrored, sizeof hm, cudaMemcpyDeviceToHost);
+    wrong = 0;
+    for (int i = 0; i < 512; i++) wrong += hm[i] != (511 - i) * (511 - i);
+    check(wrong == 0, "grid.sync across CTAs");
+
+    // A texture object over a CUDA array, read with tex2D; a surface written with surf2Dwrite.
+    const int tw = 8, th = 4;
+    float texels[tw * th], doubled[tw * th];
+    for (int i = 0; i < tw * th; i++) texels[i] = 0.25f * i - 3.0f;
+    cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
+    cudaArray_t source_array, result_array;
+    check_cuda(cudaMallocArray(&source_array, &channel, tw, th), "cudaMallocArray");
+    check_cuda(cudaMallocArray(&result_array, &channel, tw, th, cudaArraySurfaceLoadStore), "cudaMallocArray surface");
+    check_cuda(cudaMemcpy2DToArray(source_array, 0, 0, texels, tw * sizeof(float), tw * sizeof(float), th,
+                                   cudaMemcpyHostToDevice), "cudaMemcpy2DToArray");
+    cudaResourceDesc resource = {};
+    resource.resType = cudaResourceTypeArray;
+    resource.res.array.array = source_array;
+    cudaTextureDesc description = {};
+    description.addressMode[0] = description.addressMode[1] = cudaAddressModeClamp;
+    description.filterMode = cudaFilterModePoint;
+    description.readMode = cudaReadModeElementType;
+    cudaTextureObject_t texture = 0;
+    check_cuda(cudaCreateTextureObject(&texture, &resource, &description, nullptr), "cudaCreateTextureObject");
+    cudaResourceDesc surface_resource = {};
+    surface_resource.resType = cudaResourceTypeArray;
+    surface_resource.res.array.array = result_array;
+    cudaSurfaceObject_t surface = 0;
+    check_cuda(cudaCreateSurfaceObject(&surface, &surface_resource), "cudaCreateSurfaceObject");
+    texel_double<<<dim3(1, th), tw>>>(texture, surface, tw, th);
+    check_cuda(cudaMemcpy2DFromArray(doubled, tw * sizeof(float), result_array, 0, 0, tw * sizeof(float), th,
+                                     cudaMemcpyDeviceToHost), "cudaMemcpy2DFromArray");
+    wrong = 0;
+    for (int i = 0; i < tw * th; i++) wrong += doubled[i] != 2.0f * texels[i];
+    check(wrong == 0, "texture read and surface write");
+    cudaDestroyTextureObject(texture);
+    cudaDestroySurfaceObject(surface);
+    cudaFreeArray(source_array);
+    cudaFreeArray(result_array);
 
     // A failed assert: cudaErrorAssert, and the context is unusable afterwards (last).
     int big[8] = {1, 2, 3, 4, 5, 500, 7, 8};

@@ -172,6 +172,7 @@ fn launch(device: &Device, function: u64) {
         dynamic_shared: 0,
         stream: 0,
         params: &params,
+        cooperative: false,
     })
     .expect("cuLaunchKernel");
 }
@@ -219,6 +220,7 @@ fn trivial_driver(bencher: divan::Bencher) {
             dynamic_shared: 0,
             stream: 0,
             params: &[],
+            cooperative: false,
         })
         .expect("cuLaunchKernel")
     });

@@ -996,9 +996,7 @@ fn link_ptx(modules: &[String]) -> String {
 /// The name a declaration line declares: the identifier before its first `(`, `[`, `;` or
 /// `=`, past the directive and type words.
 fn declared_name(line: &str) -> Option<String> {
-    let cut = line
-        .find(['(', '[', ';', '=', '{'])
-        .unwrap_or(line.len());
+    let cut = line.find(['(', '[', ';', '=', '{']).unwrap_or(line.len());
     let head = &line[..cut];
     // `.func (.param .b32 r) name(` has its result in parentheses before the name.
     let head = head.rsplit(')').next().unwrap_or(head);
@@ -1510,6 +1508,9 @@ pub struct Launch<'a> {
     pub stream: u64,
     /// The kernel parameter space.
     pub params: &'a [u8],
+    /// A cooperative launch (`cuLaunchCooperativeKernel`): every CTA resident at once, so that
+    /// the grid may synchronize (`LaunchOptions::cooperative`).
+    pub cooperative: bool,
 }
 
 impl Launch<'_> {
@@ -1575,6 +1576,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         dynamic_shared,
         max_steps: settings.max_steps,
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
+        cooperative: launch.cooperative,
         // Managed, pinned and registered host memory, at its host addresses.
         host_memory: (!host_ranges().is_empty())
             .then(|| HOST_BACKEND.get().cloned())
@@ -1613,6 +1615,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let options = LaunchOptions {
         constants: (same_size && !loaded.constants.is_empty())
             .then(|| Arc::clone(&loaded.constants)),
+        // Texture and surface objects (crate::texture).
+        textures: crate::texture::table(),
         ..options
     };
     memories.push(&mut loaded.globals);
@@ -1787,6 +1791,9 @@ fn launch_failure(entry: &str, error: ApiError) -> Failure {
         } => CudaError::LaunchTimeout,
         ApiError::Run { outcome: None, .. } => CudaError::NotSupported,
         ApiError::HostWrite(_) => CudaError::IllegalAddress,
+        ApiError::Launch(ptxsim_exec::grid::LaunchError::CooperativeTooLarge { .. }) => {
+            CudaError::CooperativeLaunchTooLarge
+        }
         ApiError::Launch(_) | ApiError::Build(_) | ApiError::Check { .. } => {
             CudaError::InvalidValue
         }

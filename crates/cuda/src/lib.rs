@@ -17,3 +17,4 @@ pub mod entry_points;
 pub mod fatbin;
 pub mod ffi;
 pub mod status;
+pub mod texture;

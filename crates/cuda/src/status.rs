@@ -57,6 +57,8 @@ pub enum CudaError {
     StreamCaptureUnsupported,
     /// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`: `cuGraphExecUpdate` of a graph of another shape.
     GraphExecUpdateFailure,
+    /// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`: a cooperative grid with more CTAs than can be resident at once.
+    CooperativeLaunchTooLarge,
     /// `CUDA_ERROR_NOT_SUPPORTED`: a call (or an instruction) this library does not implement.
     NotSupported,
     /// `CUDA_ERROR_UNKNOWN`: an internal error of the simulator (a caught panic).
@@ -64,7 +66,7 @@ pub enum CudaError {
 }
 
 /// Every error, for lookups by code.
-const ALL: [CudaError; 27] = [
+const ALL: [CudaError; 28] = [
     CudaError::InvalidValue,
     CudaError::OutOfMemory,
     CudaError::NotInitialized,
@@ -90,6 +92,7 @@ const ALL: [CudaError; 27] = [
     CudaError::IllegalState,
     CudaError::StreamCaptureUnsupported,
     CudaError::GraphExecUpdateFailure,
+    CudaError::CooperativeLaunchTooLarge,
     CudaError::NotSupported,
     CudaError::Unknown,
 ];
@@ -123,6 +126,7 @@ impl CudaError {
             CudaError::IllegalState => 401,
             CudaError::StreamCaptureUnsupported => 900,
             CudaError::GraphExecUpdateFailure => 910,
+            CudaError::CooperativeLaunchTooLarge => 720,
             CudaError::NotSupported => 801,
             CudaError::Unknown => 999,
         }
@@ -161,6 +165,7 @@ impl CudaError {
             CudaError::IllegalState => c"CUDA_ERROR_ILLEGAL_STATE",
             CudaError::StreamCaptureUnsupported => c"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
             CudaError::GraphExecUpdateFailure => c"CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
+            CudaError::CooperativeLaunchTooLarge => c"CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
             CudaError::NotSupported => c"CUDA_ERROR_NOT_SUPPORTED",
             CudaError::Unknown => c"CUDA_ERROR_UNKNOWN",
         }
@@ -198,6 +203,7 @@ impl CudaError {
             CudaError::IllegalState => c"the operation cannot be performed in the present state",
             CudaError::StreamCaptureUnsupported => c"operation not permitted when stream is capturing",
             CudaError::GraphExecUpdateFailure => c"the graph update was not performed because it included changes which violated constraints specific to instantiated graph update",
+            CudaError::CooperativeLaunchTooLarge => c"too many blocks in cooperative launch",
             CudaError::NotSupported => c"operation not supported",
             CudaError::Unknown => c"unknown error",
         }

@@ -206,6 +206,9 @@ pub struct LaunchOptions {
     /// may have at most [`Module::max_cooperative_ctas`] CTAs, else the launch is
     /// [`LaunchError::CooperativeTooLarge`]. It runs on one host thread.
     pub cooperative: bool,
+    /// The texture and surface objects the kernel's `tex`, `tld4`, `txq`, `suld`, `sust`,
+    /// `sured` and `suq` find by handle (`None`: every handle traps).
+    pub textures: Option<Arc<crate::texture::TextureTable>>,
 }
 
 impl Default for LaunchOptions {
@@ -218,6 +221,7 @@ impl Default for LaunchOptions {
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
             constants: None,
             cooperative: false,
+            textures: None,
         }
     }
 }
@@ -407,6 +411,9 @@ impl Module {
         if options.cooperative {
             grid::make_cooperative(&mut device)?;
         }
+        if let Some(textures) = &options.textures {
+            device.set_textures(Arc::clone(textures));
+        }
         let grid_options = GridOptions {
             host_threads: options.host_threads,
             ..GridOptions::default()
@@ -544,6 +551,9 @@ impl Module {
         }
         if options.cooperative {
             grid::make_cooperative(&mut device)?;
+        }
+        if let Some(textures) = &options.textures {
+            device.set_textures(Arc::clone(textures));
         }
         let grid_options = GridOptions {
             host_threads: options.host_threads,

@@ -46,6 +46,7 @@ pub mod occupancy;
 pub mod report;
 pub mod runtime;
 pub mod semantics;
+pub mod texture;
 pub mod trace;
 
 pub use budget::{DEFAULT_MEMORY_LIMIT, Footprint};

@@ -137,6 +137,8 @@ pub struct Device<'p> {
     pub(crate) heap: Heap,
     /// Whether the launch is cooperative ([`Device::set_cooperative`]).
     cooperative: bool,
+    /// The texture and surface objects of the launch ([`Device::set_textures`]).
+    pub(crate) textures: Option<Arc<crate::texture::TextureTable>>,
 }
 
 impl<'p> Device<'p> {
@@ -163,6 +165,7 @@ impl<'p> Device<'p> {
             constants: None,
             heap: Heap::default(),
             cooperative: false,
+            textures: None,
         };
         device.install_heap();
         device
@@ -218,6 +221,12 @@ impl<'p> Device<'p> {
     /// the program's size; bytes beyond it are not reachable, missing ones read as a fault.
     pub fn set_constants(&mut self, constants: Arc<Vec<u8>>) {
         self.constants = Some(constants);
+    }
+
+    /// Gives the launch its texture and surface objects (what `tex`, `suld`, ... find by
+    /// handle; without a table every handle traps).
+    pub fn set_textures(&mut self, textures: Arc<crate::texture::TextureTable>) {
+        self.textures = Some(textures);
     }
 
     /// The `.const` space of the launch.

@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions};
+use ptxsim_exec::texture;
 use ptxsim_trace::{self as trace, Format};
 
 /// Threads in the one CTA of an nvcc sample's launch.
@@ -45,6 +46,54 @@ const COOPERATIVE_CASES: &[(&str, &[&str])] = &[
 /// CTAs in the launches of [`COOPERATIVE_CASES`].
 const COOPERATIVE_GRID: u32 = 2;
 
+/// The launches of the texture and surface sample (`ptx-samples/cuda/texture.cu`), against
+/// [`texture_table`]: entry and arguments (handle 1 is a texture, 2 and 3 are surfaces).
+const TEXTURE_CASES: &[(&str, &[&str])] = &[
+    ("tex_fetch_1d", &["u64:1", "zeros:16", "zeros:64", "s32:2"]),
+    ("tex_sample_2d", &["u64:1", "zeros:16", "zeros:64", "s32:2"]),
+    ("tex_gather_2d", &["u64:1", "zeros:16", "zeros:64", "s32:2"]),
+    ("surf_scale_2d", &["u64:2", "u64:3", "s32:2", "s32:1"]),
+];
+
+/// A 2x2 `.f32` texture (1, 2; 3, 4), point sampled and clamped, and two 2x1 `.f32` surfaces.
+fn texture_table() -> std::sync::Arc<texture::TextureTable> {
+    use std::sync::Arc;
+    let format = texture::Format {
+        channels: 1,
+        ty: texture::ChannelType::F32,
+    };
+    let array = |values: &[f32], extent| {
+        let array = texture::CudaArray::new(format, extent, false, false).expect("array");
+        array.write(|data| {
+            for (slot, value) in data.chunks_mut(4).zip(values) {
+                slot.copy_from_slice(&value.to_le_bytes());
+            }
+        });
+        Arc::new(array)
+    };
+    let mut table = texture::TextureTable::new();
+    table.insert(
+        1,
+        texture::TextureObject::Texture(texture::Texture {
+            resource: texture::Resource::Array(array(&[1.0, 2.0, 3.0, 4.0], [2, 2, 0])),
+            address_modes: [texture::AddressMode::Clamp; 3],
+            filter: texture::FilterMode::Point,
+            read_mode: texture::ReadMode::ElementType,
+            normalized_coordinates: false,
+            border_color: [0.0; 4],
+        }),
+    );
+    table.insert(
+        2,
+        texture::TextureObject::Surface(array(&[1.5, -2.0], [2, 1, 0])),
+    );
+    table.insert(
+        3,
+        texture::TextureObject::Surface(array(&[0.0, 0.0], [2, 1, 0])),
+    );
+    Arc::new(table)
+}
+
 /// `text` with at most [`MAX_CASE_LINES`] lines.
 fn cut(text: String) -> String {
     let total = text.lines().count();
@@ -74,6 +123,7 @@ fn trace_text(
     max_steps: u64,
     arguments: Vec<Argument>,
     dynamic_shared: u64,
+    textures: Option<std::sync::Arc<texture::TextureTable>>,
 ) -> String {
     launch_trace(
         program,
@@ -83,10 +133,12 @@ fn trace_text(
         arguments,
         dynamic_shared,
         false,
+        textures,
     )
 }
 
 /// Runs one launch of `ctas` CTAs (cooperative or not) and returns its trace in the text form.
+#[allow(clippy::too_many_arguments)]
 fn launch_trace(
     program: &ptxsim_exec::Program,
     ctas: u32,
@@ -95,9 +147,13 @@ fn launch_trace(
     arguments: Vec<Argument>,
     dynamic_shared: u64,
     cooperative: bool,
+    textures: Option<std::sync::Arc<texture::TextureTable>>,
 ) -> String {
     let (mut device, _) = grid::prepare(program, [ctas, 1, 1], [block, 1, 1], max_steps, arguments)
         .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
+    if let Some(textures) = textures {
+        device.set_textures(textures);
+    }
     device
         .set_dynamic_shared(dynamic_shared)
         .unwrap_or_else(|error| panic!("{}: {error}", program.entry));
@@ -156,7 +212,7 @@ fn hand_written_samples() {
             out.push_str(&format!(" --arg {spec}"));
         }
         out.push('\n');
-        out.push_str(&trace_text(&program, 1, max_steps, arguments, 0));
+        out.push_str(&trace_text(&program, 1, max_steps, arguments, 0, None));
         insta::assert_snapshot!("exec", out);
     });
 }
@@ -228,13 +284,21 @@ fn nvcc_samples() {
                 100_000,
                 arguments,
                 dynamic_shared,
+                None,
             )));
         }
         // The device-side runtime samples (devrt.cu) have no manifest case (their outputs are
         // printf text, an assertion, heap addresses: crates/exec/tests/device_runtime.rs checks
         // them); these launches snapshot their traces.
-        if name.starts_with("ptx-samples/nvcc/devrt.") {
-            for (entry, specs) in RUNTIME_CASES {
+        let launches = if name.starts_with("ptx-samples/nvcc/devrt.") {
+            RUNTIME_CASES
+        } else if name.starts_with("ptx-samples/nvcc/texture.") {
+            TEXTURE_CASES
+        } else {
+            &[]
+        };
+        {
+            for (entry, specs) in launches {
                 let arguments = specs
                     .iter()
                     .map(|spec| match ArgumentSpec::parse(spec).expect("argument") {
@@ -249,7 +313,12 @@ fn nvcc_samples() {
                     "# --entry {entry} --grid 1 --block {BLOCK} --arg {}\n",
                     specs.join(" --arg ")
                 ));
-                out.push_str(&cut(trace_text(&program, BLOCK, 100_000, arguments, 0)));
+                let textures = name
+                    .starts_with("ptx-samples/nvcc/texture.")
+                    .then(texture_table);
+                out.push_str(&cut(trace_text(
+                    &program, BLOCK, 100_000, arguments, 0, textures,
+                )));
             }
         }
         if name.starts_with("ptx-samples/nvcc/coop.") {
@@ -277,6 +346,7 @@ fn nvcc_samples() {
                     arguments,
                     0,
                     true,
+                    None,
                 )));
             }
         }

@@ -51,6 +51,7 @@ pub mod opcode;
 pub mod operand_size;
 pub mod ops;
 pub mod target;
+pub mod texture;
 pub mod types;
 pub mod wgmma;
 pub mod wmma;

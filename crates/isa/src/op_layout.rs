@@ -351,6 +351,32 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             slots
         }
         OpForm::Nanosleep => vec![fixed_u32("t")],
+        OpForm::Tex(form) => {
+            // The texture handle and the coordinates are the bracketed list `[a, c]`, whose
+            // elements the program builder reads.
+            let mut slots = vec![vector("d", form.dtype, 4, true), address("[a, c]")];
+            match form.mipmap {
+                crate::texture::Mipmap::Base => {}
+                crate::texture::Mipmap::Level => slots.push(source("lod", Type::F32)),
+                crate::texture::Mipmap::Grad => {
+                    let length = form.geometry.gradients();
+                    slots.push(vector("dPdx", Type::F32, length, false));
+                    slots.push(vector("dPdy", Type::F32, length, false));
+                }
+            }
+            slots
+        }
+        OpForm::Txq { level, .. } => {
+            let mut slots = vec![scalar("d", true, FIXED_U32), address("[a]")];
+            if level {
+                slots.push(fixed_u32("lod"));
+            }
+            slots
+        }
+        OpForm::Suq(_) => vec![scalar("d", true, FIXED_U32), address("[a]")],
+        OpForm::Suld(form) => vec![surface_values("d", form, true), address("[a, b]")],
+        OpForm::Sust(form) => vec![address("[a, b]"), surface_values("c", form, false)],
+        OpForm::Sured(form) => vec![address("[a, b]"), source("c", form.ty)],
         OpForm::Fence | OpForm::Ret | OpForm::Exit | OpForm::Trap => Vec::new(),
         OpForm::Bra => vec![OperandSlot {
             name: "target",
@@ -560,6 +586,33 @@ fn wgmma_slots(op: crate::wgmma::WgmmaOp, a_from_registers: bool) -> Vec<Operand
         slots.push(scalar(name, false, rule));
     }
     slots
+}
+
+/// The values of `suld.b` / `sust.b`: one register (or a brace vector of one) without `.vec`,
+/// else a brace vector; registers as wide as `ld`/`st` take for the type (Tables 27 and 28).
+fn surface_values(
+    name: &'static str,
+    form: crate::texture::SurfaceForm,
+    is_destination: bool,
+) -> OperandSlot {
+    let rule = if is_destination {
+        RegisterRule::RelaxedDestination(form.ty)
+    } else {
+        RegisterRule::RelaxedSource(form.ty)
+    };
+    let shape = if form.vector == 1 {
+        SlotShape::ScalarOrSingle(rule)
+    } else {
+        SlotShape::Vector {
+            length: usize::from(form.vector),
+            element: rule,
+        }
+    };
+    OperandSlot {
+        name,
+        is_destination,
+        shape,
+    }
 }
 
 /// A register of an `ldmatrix`/`stmatrix` fragment ([`crate::layout::FRAGMENT`]).

@@ -763,6 +763,24 @@ pub enum OpForm {
     },
     /// `nanosleep.u32 t` (9.7.19.2).
     Nanosleep,
+    /// `tex` (9.7.10.3) and `tld4` (9.7.10.4, [`crate::texture::TextureForm::gather`]):
+    /// `d, [a, c]` with the `.level` operand `lod` or the `.grad` operands `dPdx, dPdy`.
+    Tex(crate::texture::TextureForm),
+    /// `txq{.level}.query.b32 d, [a]{, lod}` (9.7.10.5).
+    Txq {
+        /// The attribute asked for.
+        query: crate::texture::TextureQuery,
+        /// `.level`: the `lod` operand follows.
+        level: bool,
+    },
+    /// `suld.b` (9.7.11.1): `d, [a, b]`.
+    Suld(crate::texture::SurfaceForm),
+    /// `sust.b` (9.7.11.2): `[a, b], c`.
+    Sust(crate::texture::SurfaceForm),
+    /// `sured.b` (9.7.11.3): `[a, b], c`.
+    Sured(crate::texture::SurfaceReductionForm),
+    /// `suq.query.b32 d, [a]` (9.7.11.4).
+    Suq(crate::texture::SurfaceQuery),
     /// `mbarrier.*` (9.7.13.15) and `cp.async.mbarrier.arrive` (9.7.9.25.3.5) on a 64-bit
     /// mbarrier object in shared memory.
     Mbarrier {
@@ -984,6 +1002,15 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             c.single_type(opcode, &[Type::U32])?;
             Ok(OpForm::Nanosleep)
         }
+        Opcode::Tex => crate::texture::decode_tex(modifiers).map(OpForm::Tex),
+        Opcode::Tld4 => crate::texture::decode_tld4(modifiers).map(OpForm::Tex),
+        Opcode::Txq => {
+            crate::texture::decode_txq(modifiers).map(|(query, level)| OpForm::Txq { query, level })
+        }
+        Opcode::Suld => crate::texture::decode_surface(modifiers, false).map(OpForm::Suld),
+        Opcode::Sust => crate::texture::decode_surface(modifiers, true).map(OpForm::Sust),
+        Opcode::Sured => crate::texture::decode_sured(modifiers).map(OpForm::Sured),
+        Opcode::Suq => crate::texture::decode_suq(modifiers).map(OpForm::Suq),
         Opcode::Mov
         | Opcode::Prefetch
         | Opcode::Cvt
@@ -1005,15 +1032,8 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Setmaxnreg
         | Opcode::Stackrestore
         | Opcode::Stacksave
-        | Opcode::Suld
-        | Opcode::Suq
-        | Opcode::Sured
-        | Opcode::Sust
         | Opcode::Tcgen05
         | Opcode::Tensormap
-        | Opcode::Tex
-        | Opcode::Tld4
-        | Opcode::Txq
         | Opcode::Vabsdiff
         | Opcode::Vabsdiff2
         | Opcode::Vabsdiff4

@@ -939,6 +939,12 @@ impl<'m> Builder<'m> {
             return Err(reason.to_string());
         }
         Ok(match form {
+            OpForm::Tex(_)
+            | OpForm::Txq { .. }
+            | OpForm::Suld(_)
+            | OpForm::Sust(_)
+            | OpForm::Sured(_)
+            | OpForm::Suq(_) => self.texture(form, operands)?,
             OpForm::IntBinary { op, ty, sat, relu } => {
                 count(3)?;
                 let b_ty = match op {
@@ -2333,6 +2339,169 @@ impl<'m> Builder<'m> {
     }
 
     /// The elements of a source vector, immediates encoded for `ty`.
+    /// A texture or surface instruction (9.7.10, 9.7.11): `[a, c]` is the object handle `a`
+    /// (a `.u64` register; the `.texref`/`.surfref` variables of the older modes are not run)
+    /// and the coordinate vector `c` (a brace vector, or one register for 1d).
+    fn texture(&self, form: OpForm, operands: &[Operand]) -> Result<InstructionKind, String> {
+        use crate::program::{TextureInstruction, TextureOp};
+        use ptxsim_isa::texture::Mipmap;
+        let list = |operand: &Operand| -> Result<(Source, Vec<Source>), String> {
+            let Operand::AddressList(items) = operand else {
+                return Err(
+                    "the texture or surface operand must be `[a, c]` with a texture \
+                            or surface object in a .u64 register"
+                        .into(),
+                );
+            };
+            let (handle, rest) = items.value.split_first().ok_or("`[a, c]` is empty")?;
+            if let Operand::Name(name) = handle {
+                if !matches!(self.resolve_name(name), Some(Resolved::Register(_))) {
+                    return Err(format!(
+                        "`{}` is a .texref/.surfref variable (not run: ptxsim runs texture and \
+                         surface objects in registers)",
+                        name.name.value
+                    ));
+                }
+            }
+            let handle = self.source(handle, Type::U64)?;
+            let coordinates = match rest {
+                [] => Vec::new(),
+                [Operand::Vector(elements)] => self.vector_sources(&elements.value, Type::B32)?,
+                [single] => vec![self.source(single, Type::B32)?],
+                _ => {
+                    return Err("an explicit sampler operand (independent mode) is not run".into());
+                }
+            };
+            Ok((handle, coordinates))
+        };
+        let handle_only = |operand: &Operand| -> Result<Source, String> {
+            match operand {
+                Operand::Address(address) => match (&address.base, &address.offset) {
+                    (ptxsim_syntax::ast::AddressBase::Name(name), None)
+                        if matches!(self.resolve_name(name), Some(Resolved::Register(_))) =>
+                    {
+                        self.source(&Operand::Name(name.clone()), Type::U64)
+                    }
+                    _ => Err(
+                        "a .texref/.surfref variable is not run: ptxsim runs texture and \
+                              surface objects in registers"
+                            .into(),
+                    ),
+                },
+                other => list(other).map(|(handle, _)| handle),
+            }
+        };
+        let values = |operand: &Operand, ty: Type| -> Result<Vec<Source>, String> {
+            match operand {
+                Operand::Vector(elements) => self.vector_sources(&elements.value, ty),
+                other => Ok(vec![self.source(other, ty)?]),
+            }
+        };
+        let results = |operand: &Operand| -> Result<Vec<Option<Destination>>, String> {
+            match operand {
+                Operand::Vector(elements) => self.vector_destinations(&elements.value),
+                other => Ok(vec![Some(self.destination(other)?)]),
+            }
+        };
+        let bit = |ty: Type| ty.bit_type().unwrap_or(ty);
+        let instruction = match form {
+            OpForm::Tex(tex) => {
+                let [d, address, rest @ ..] = operands else {
+                    return Err("tex takes d, [a, c]".into());
+                };
+                let (handle, coordinates) = list(address)?;
+                let sources = match (tex.mipmap, rest) {
+                    (Mipmap::Base, []) => Vec::new(),
+                    (Mipmap::Level, [lod]) => vec![self.source(lod, Type::F32)?],
+                    (Mipmap::Grad, [dx, dy]) => {
+                        let mut sources = values(dx, Type::F32)?;
+                        sources.extend(values(dy, Type::F32)?);
+                        sources
+                    }
+                    _ => return Err("the offset and depth-compare operands are not run".into()),
+                };
+                TextureInstruction {
+                    op: TextureOp::Tex(tex),
+                    handle,
+                    coordinates,
+                    destinations: results(d)?,
+                    sources,
+                }
+            }
+            OpForm::Txq { query, level } => {
+                let (d, address, lod) = match operands {
+                    [d, a] => (d, a, None),
+                    [d, a, lod] => (d, a, Some(lod)),
+                    _ => return Err("txq takes d, [a]{, lod}".into()),
+                };
+                TextureInstruction {
+                    op: TextureOp::Txq { query, level },
+                    handle: handle_only(address)?,
+                    coordinates: Vec::new(),
+                    destinations: vec![Some(self.destination(d)?)],
+                    sources: lod
+                        .map(|lod| self.source(lod, Type::U32))
+                        .transpose()?
+                        .into_iter()
+                        .collect(),
+                }
+            }
+            OpForm::Suq(query) => {
+                let [d, address] = operands else {
+                    return Err("suq takes d, [a]".into());
+                };
+                TextureInstruction {
+                    op: TextureOp::Suq(query),
+                    handle: handle_only(address)?,
+                    coordinates: Vec::new(),
+                    destinations: vec![Some(self.destination(d)?)],
+                    sources: Vec::new(),
+                }
+            }
+            OpForm::Suld(surface) => {
+                let [d, address] = operands else {
+                    return Err("suld takes d, [a, b]".into());
+                };
+                let (handle, coordinates) = list(address)?;
+                TextureInstruction {
+                    op: TextureOp::Suld(surface),
+                    handle,
+                    coordinates,
+                    destinations: results(d)?,
+                    sources: Vec::new(),
+                }
+            }
+            OpForm::Sust(surface) => {
+                let [address, c] = operands else {
+                    return Err("sust takes [a, b], c".into());
+                };
+                let (handle, coordinates) = list(address)?;
+                TextureInstruction {
+                    op: TextureOp::Sust(surface),
+                    handle,
+                    coordinates,
+                    destinations: Vec::new(),
+                    sources: values(c, bit(surface.ty))?,
+                }
+            }
+            OpForm::Sured(reduction) => {
+                let [address, c] = operands else {
+                    return Err("sured takes [a, b], c".into());
+                };
+                let (handle, coordinates) = list(address)?;
+                TextureInstruction {
+                    op: TextureOp::Sured(reduction),
+                    handle,
+                    coordinates,
+                    destinations: Vec::new(),
+                    sources: vec![self.source(c, reduction.ty)?],
+                }
+            }
+            _ => return Err("not a texture or surface instruction".into()),
+        };
+        Ok(InstructionKind::Texture(Box::new(instruction)))
+    }
+
     fn vector_sources(&self, elements: &[Operand], ty: Type) -> Result<Vec<Source>, String> {
         elements
             .iter()

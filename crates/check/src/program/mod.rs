@@ -347,9 +347,51 @@ pub struct Destination {
     pub ty: Type,
 }
 
+/// Which texture or surface instruction a [`TextureInstruction`] is (PTX ISA 9.7.10, 9.7.11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureOp {
+    /// `tex` or `tld4` (the form's `gather`).
+    Tex(ptxsim_isa::texture::TextureForm),
+    /// `txq{.level}.query.b32`.
+    Txq {
+        /// The attribute.
+        query: ptxsim_isa::texture::TextureQuery,
+        /// `.level` (the lod is `sources[0]`).
+        level: bool,
+    },
+    /// `suld.b`.
+    Suld(ptxsim_isa::texture::SurfaceForm),
+    /// `sust.b`.
+    Sust(ptxsim_isa::texture::SurfaceForm),
+    /// `sured.b`.
+    Sured(ptxsim_isa::texture::SurfaceReductionForm),
+    /// `suq.query.b32`.
+    Suq(ptxsim_isa::texture::SurfaceQuery),
+}
+
+/// A texture or surface instruction with its operands: `[a, c]` is the object handle `a` (a
+/// `.u64` register holding a texture or surface object) and the coordinate vector `c`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextureInstruction {
+    /// What it does.
+    pub op: TextureOp,
+    /// `a`: the texture or surface object.
+    pub handle: Source,
+    /// The coordinate vector (empty for the queries).
+    pub coordinates: Vec<Source>,
+    /// The results (`None` for a sink `_`); empty for `sust` and `sured`.
+    pub destinations: Vec<Option<Destination>>,
+    /// The other sources: `sust`'s values, `sured`'s `c`, `tex.level`'s `lod`, `tex.grad`'s
+    /// `dPdx` then `dPdy`, `txq.level`'s `lod`.
+    pub sources: Vec<Source>,
+}
+
 /// What an instruction does. The executor matches on this without a wildcard arm.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InstructionKind {
+    /// A texture or surface instruction (9.7.10, 9.7.11), run against the launch's table of
+    /// texture and surface objects.
+    Texture(Box<TextureInstruction>),
     /// `mov.type d, a` (scalar).
     Mov {
         /// The instruction type.
@@ -1141,6 +1183,7 @@ impl InstructionKind {
             | InstructionKind::AtomVector { .. }
             | InstructionKind::CpAsync { .. }
             | InstructionKind::Mbarrier { .. }
+            | InstructionKind::Texture(_)
             | InstructionKind::Fence => true,
             InstructionKind::Barrier { .. }
             | InstructionKind::Shfl { .. }

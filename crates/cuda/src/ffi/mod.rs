@@ -267,6 +267,8 @@ mod runtime;
 mod host;
 // Stream capture and the graph calls beyond kernel and copy nodes.
 mod graph;
+// CUDA arrays, texture objects and surface objects.
+mod texture;
 
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,
@@ -721,6 +723,7 @@ calls! {
             dynamic_shared: shared_bytes,
             stream: number(stream),
             params: &params,
+            cooperative: false,
         };
         if driver::capture(number(stream), || launch.node())? {
             return Ok(());
@@ -1063,6 +1066,7 @@ fn launch_graph(executable: u64, stream: u64) -> CallResult<()> {
                 dynamic_shared,
                 stream,
                 params: &params,
+                cooperative: false,
             })?,
             GraphNode::Copy {
                 source,

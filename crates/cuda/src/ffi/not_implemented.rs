@@ -6,15 +6,6 @@
 use super::{CUresult, CudaError, Failure, guard};
 
 not_supported! {
-    cuArray3DCreate
-    cuArray3DCreate_v2
-    cuArray3DGetDescriptor
-    cuArray3DGetDescriptor_v2
-    cuArrayCreate
-    cuArrayCreate_v2
-    cuArrayDestroy
-    cuArrayGetDescriptor
-    cuArrayGetDescriptor_v2
     cuArrayGetMemoryRequirements
     cuArrayGetPlane
     cuArrayGetSparseProperties
@@ -205,7 +196,6 @@ not_supported! {
     cuIpcOpenMemHandle_v2
     cuKernelGetLibrary
     cuLaunch
-    cuLaunchCooperativeKernel
     cuLaunchCooperativeKernelMultiDevice
     cuLaunchGrid
     cuLaunchGridAsync
@@ -272,37 +262,23 @@ not_supported! {
     cuMemSetAccess
     cuMemSetMemPool
     cuMemUnmap
-    cuMemcpy2D
-    cuMemcpy2DAsync
-    cuMemcpy2DAsync_v2
-    cuMemcpy2DUnaligned
-    cuMemcpy2DUnaligned_v2
-    cuMemcpy2D_v2
-    cuMemcpy3D
-    cuMemcpy3DAsync
-    cuMemcpy3DAsync_v2
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2
     cuMemcpy3DPeer
     cuMemcpy3DPeerAsync
     cuMemcpy3DWithAttributesAsync
-    cuMemcpy3D_v2
     cuMemcpyAtoA
     cuMemcpyAtoA_v2
     cuMemcpyAtoD
     cuMemcpyAtoD_v2
-    cuMemcpyAtoH
     cuMemcpyAtoHAsync
     cuMemcpyAtoHAsync_v2
-    cuMemcpyAtoH_v2
     cuMemcpyBatchAsync
     cuMemcpyBatchAsync_v2
     cuMemcpyDtoA
     cuMemcpyDtoA_v2
-    cuMemcpyHtoA
     cuMemcpyHtoAAsync
     cuMemcpyHtoAAsync_v2
-    cuMemcpyHtoA_v2
     cuMemcpyWithAttributesAsync
     cuMemsetD2D16
     cuMemsetD2D16Async
@@ -360,9 +336,6 @@ not_supported! {
     cuStreamWriteValue32_v2
     cuStreamWriteValue64
     cuStreamWriteValue64_v2
-    cuSurfObjectCreate
-    cuSurfObjectDestroy
-    cuSurfObjectGetResourceDesc
     cuSurfRefGetArray
     cuSurfRefSetArray
     cuTensorMapEncodeIm2col
@@ -370,9 +343,6 @@ not_supported! {
     cuTensorMapEncodeTiled
     cuTensorMapReplaceAddress
     cuTensorMapSetAllocationClass
-    cuTexObjectCreate
-    cuTexObjectDestroy
-    cuTexObjectGetResourceDesc
     cuTexObjectGetResourceViewDesc
     cuTexObjectGetTextureDesc
     cuTexRefCreate

@@ -665,6 +665,7 @@ calls! {
             return Err(null_argument("config"));
         }
         let config = unsafe { config.read_unaligned() };
+        let mut cooperative = false;
         for i in 0..usize::try_from(config.attribute_count).unwrap_or(0) {
             if config.attributes.is_null() {
                 return Err(null_argument("config->attrs"));
@@ -672,12 +673,7 @@ calls! {
             // SAFETY: `attribute_count` attributes, by the call's contract.
             let attribute = unsafe { config.attributes.add(i).read_unaligned() };
             match attribute.id {
-                ATTRIBUTE_COOPERATIVE if attribute.value[0] != 0 => {
-                    return Err(Failure::new(
-                        CudaError::NotSupported,
-                        "cooperative launches are not implemented yet",
-                    ));
-                }
+                ATTRIBUTE_COOPERATIVE => cooperative = attribute.value[0] != 0,
                 ATTRIBUTE_CLUSTER_DIMENSION if attribute.value[..3].iter().any(|&d| d > 1) => {
                     return Err(Failure::new(
                         CudaError::NotSupported,
@@ -696,6 +692,41 @@ calls! {
             dynamic_shared: config.shared_bytes,
             stream: number(config.stream),
             params: &params,
+            cooperative,
+        };
+        if driver::capture(launch.stream, || launch.node())? {
+            return Ok(());
+        }
+        driver::launch(&launch)
+    }
+
+    /// `cuLaunchCooperativeKernel`: a launch whose CTAs are all resident at once, so that the
+    /// grid may synchronize (`cooperative_groups::this_grid().sync()`); a grid larger than
+    /// what can be resident (`cuOccupancyMaxActiveBlocksPerMultiprocessor` x 16
+    /// multiprocessors) is `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`.
+    fn cuLaunchCooperativeKernel(
+        function: Handle,
+        grid_x: c_uint,
+        grid_y: c_uint,
+        grid_z: c_uint,
+        block_x: c_uint,
+        block_y: c_uint,
+        block_z: c_uint,
+        shared_bytes: c_uint,
+        stream: Handle,
+        kernel_params: *mut *mut c_void,
+    ) {
+        let (layout, size) = driver::parameters(number(function))?;
+        let params =
+            unsafe { super::parameter_space(&layout, size, kernel_params, std::ptr::null_mut()) }?;
+        let launch = super::Launch {
+            function: number(function),
+            grid: [grid_x, grid_y, grid_z],
+            block: [block_x, block_y, block_z],
+            dynamic_shared: shared_bytes,
+            stream: number(stream),
+            params: &params,
+            cooperative: true,
         };
         if driver::capture(launch.stream, || launch.node())? {
             return Ok(());

@@ -73,6 +73,7 @@ mod matrix;
 mod memory;
 mod operands;
 mod runtime;
+mod texture;
 mod warp;
 mod wgmma;
 mod wmma;
@@ -392,6 +393,7 @@ impl Executor<'_, '_> {
                 sources,
             ),
             InstructionKind::Fence => self.fence(),
+            InstructionKind::Texture(op) => self.texture(instruction, lanes, op),
             InstructionKind::Mbarrier {
                 op,
                 space,

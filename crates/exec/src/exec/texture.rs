@@ -1,0 +1,330 @@
+//! The texture and surface family: `tex`, `tld4`, `txq`, `suld.b`, `sust.b`, `sured.b`, `suq`
+//! (PTX ISA 9.7.10, 9.7.11) on the launch's texture and surface objects
+//! ([`crate::texture::TextureTable`]). Each lane reads its handle and coordinates, calls the
+//! pure functions of [`crate::texture`] and writes its results; a handle the table does not
+//! have, an object of the other kind, or a `.trap` surface access out of bounds traps that lane
+//! with a located message.
+
+use ptxsim_isa::Type;
+use ptxsim_isa::texture::{
+    Geometry, SurfaceForm, SurfaceQuery, SurfaceReduction, SurfaceReductionForm, TextureForm,
+    TextureQuery,
+};
+
+use super::{Executor, Put};
+use crate::ir::{Instruction, TextureInstruction, TextureOp};
+use crate::texture::{
+    self, AddressMode, Coordinates, CudaArray, FilterMode, Resource, Texture, TextureObject,
+};
+
+/// Little-endian bytes to a number (at most 8 bytes).
+fn number(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0u64, |value, &byte| (value << 8) | u64::from(byte))
+}
+
+impl Executor<'_, '_> {
+    /// Runs a texture or surface instruction on every lane.
+    pub(super) fn texture(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        op: &TextureInstruction,
+    ) {
+        for &lane in lanes {
+            if let Err(message) = self.texture_lane(lane, op) {
+                let [x, y, z] = self.threads[lane].tid;
+                let [bx, by, bz] = self.ctaid;
+                let message = format!(
+                    "{message} in `{}` (thread ({x},{y},{z}) of block ({bx},{by},{bz}))",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+            }
+        }
+    }
+
+    fn texture_lane(&mut self, lane: usize, op: &TextureInstruction) -> Result<(), String> {
+        let handle = self.read(lane, op.handle) as u64;
+        let table = self.device.textures.clone();
+        let object = table
+            .as_deref()
+            .and_then(|table| table.get(handle))
+            .ok_or_else(|| format!("no texture or surface object has handle {handle:#x}"))?;
+        let coordinates: Vec<u32> = op
+            .coordinates
+            .iter()
+            .map(|&source| self.read(lane, source) as u32)
+            .collect();
+        let results: Vec<u64> = match (op.op, object) {
+            (TextureOp::Tex(form), TextureObject::Texture(texture)) => self
+                .sample(form, texture, &coordinates)?
+                .map(u64::from)
+                .to_vec(),
+            (TextureOp::Txq { query, .. }, TextureObject::Texture(texture)) => {
+                vec![u64::from(texture_query(query, texture))]
+            }
+            (TextureOp::Suld(form), TextureObject::Surface(array)) => {
+                surface_load(form, array, &coordinates)?
+            }
+            (TextureOp::Sust(form), TextureObject::Surface(array)) => {
+                let values: Vec<u64> = op
+                    .sources
+                    .iter()
+                    .map(|&source| self.read(lane, source) as u64)
+                    .collect();
+                surface_store(form, array, &coordinates, &values)?;
+                Vec::new()
+            }
+            (TextureOp::Sured(form), TextureObject::Surface(array)) => {
+                let value = op
+                    .sources
+                    .first()
+                    .map_or(0, |&source| self.read(lane, source) as u64);
+                surface_reduce(form, array, &coordinates, value)?;
+                Vec::new()
+            }
+            (TextureOp::Suq(query), TextureObject::Surface(array)) => {
+                vec![u64::from(surface_query(query, array))]
+            }
+            (TextureOp::Tex(_) | TextureOp::Txq { .. }, TextureObject::Surface(_)) => {
+                return Err(format!(
+                    "handle {handle:#x} is a surface object, not a texture object"
+                ));
+            }
+            (_, TextureObject::Texture(_)) => {
+                return Err(format!(
+                    "handle {handle:#x} is a texture object, not a surface object"
+                ));
+            }
+        };
+        let ty = match op.op {
+            TextureOp::Tex(form) => form.dtype,
+            TextureOp::Suld(form) => form.ty,
+            _ => Type::B32,
+        };
+        for (destination, value) in op.destinations.iter().zip(results) {
+            if let Some(destination) = destination {
+                self.put(lane, &Put::new(*destination, ty), u128::from(value));
+            }
+        }
+        Ok(())
+    }
+
+    /// `tex` / `tld4` for one lane.
+    fn sample(&self, form: TextureForm, texture: &Texture, c: &[u32]) -> Result<[u32; 4], String> {
+        let integer = form.ctype == Type::S32;
+        let value = |i: usize| {
+            let bits = c.get(i).copied().unwrap_or(0);
+            if integer {
+                f64::from(bits as i32)
+            } else {
+                f64::from(f32::from_bits(bits))
+            }
+        };
+        let at = match form.geometry {
+            Geometry::D1 => coordinates([value(0), 0.0, 0.0], 1, None, integer),
+            Geometry::D2 => coordinates([value(0), value(1), 0.0], 2, None, integer),
+            Geometry::D3 => coordinates([value(0), value(1), value(2)], 3, None, integer),
+            Geometry::A1d => coordinates([value(1), 0.0, 0.0], 1, Some(layer(c)), integer),
+            Geometry::A2d => coordinates([value(1), value(2), 0.0], 2, Some(layer(c)), integer),
+            Geometry::Cube => {
+                let (face, s, t) = texture::cube_face(value(0), value(1), value(2));
+                coordinates([s, t, 0.0], 2, Some(face), false)
+            }
+            Geometry::ACube => {
+                let (face, s, t) = texture::cube_face(value(1), value(2), value(3));
+                coordinates([s, t, 0.0], 2, Some(layer(c) * 6 + face), false)
+            }
+        };
+        let global = &self.device.global;
+        let resource = &texture.resource;
+        let read = |offset: u64, bytes: u64| -> Result<u64, String> {
+            match resource {
+                Resource::Array(array) => array.read(|data| {
+                    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                    let end = start.saturating_add(bytes as usize);
+                    data.get(start..end)
+                        .map(number)
+                        .ok_or_else(|| format!("texel at byte {offset} outside the array"))
+                }),
+                Resource::Linear { address, .. } | Resource::Pitch2d { address, .. } => {
+                    let at = address.wrapping_add(offset);
+                    global.load(at, bytes as u32).map_err(|kind| {
+                        format!("{kind:?} reading {bytes} bytes of texture memory at {at:#x}")
+                    })
+                }
+            }
+        };
+        match form.gather {
+            Some(component) => texture::gather(texture, at, component.index(), &read),
+            None => texture::fetch(texture, at, &read),
+        }
+    }
+}
+
+fn coordinates(
+    position: [f64; 3],
+    dimensions: usize,
+    layer: Option<u64>,
+    integer: bool,
+) -> Coordinates {
+    Coordinates {
+        position,
+        dimensions,
+        layer,
+        integer,
+    }
+}
+
+/// The array index of a layered geometry: "the first element is interpreted as an unsigned
+/// integer index (.u32)".
+fn layer(c: &[u32]) -> u64 {
+    u64::from(c.first().copied().unwrap_or(0))
+}
+
+/// `txq`'s answer (9.7.10.5): sizes from the resource, the sampler's settings as their
+/// `CUaddress_mode` / `CUfilter_mode` values, the channel type as its `CUarray_format` and
+/// the channel order as the channel count.
+fn texture_query(query: TextureQuery, texture: &Texture) -> u32 {
+    let [width, height, depth] = texture::dimensions(&texture.resource);
+    let (layers, depth) = match &texture.resource {
+        Resource::Array(array) if array.layered => (array.depth, 0),
+        _ => (0, depth),
+    };
+    let value = match query {
+        TextureQuery::Width => width,
+        TextureQuery::Height => height,
+        TextureQuery::Depth => depth,
+        TextureQuery::ChannelDataType => u64::from(texture.resource.format().ty.code()),
+        TextureQuery::ChannelOrder => u64::from(texture.resource.format().channels),
+        TextureQuery::NormalizedCoords => u64::from(texture.normalized_coordinates),
+        TextureQuery::ArraySize => layers,
+        TextureQuery::NumMipmapLevels => 1,
+        TextureQuery::NumSamples => 0,
+        TextureQuery::ForceUnnormalizedCoords => u64::from(!texture.normalized_coordinates),
+        TextureQuery::FilterMode => u64::from(texture.filter == FilterMode::Linear),
+        TextureQuery::AddressMode(axis) => u64::from(
+            texture
+                .address_modes
+                .get(usize::from(axis))
+                .map_or(AddressMode::Wrap.code(), |mode| mode.code()),
+        ),
+    };
+    value as u32
+}
+
+/// `suq`'s answer (9.7.11.4), in elements as `txq`'s.
+fn surface_query(query: SurfaceQuery, array: &CudaArray) -> u32 {
+    let layered = array.layered;
+    let value = match query {
+        SurfaceQuery::Width => array.width,
+        SurfaceQuery::Height => array.height,
+        SurfaceQuery::Depth if layered => 0,
+        SurfaceQuery::Depth => array.depth,
+        SurfaceQuery::ArraySize if layered => array.depth,
+        SurfaceQuery::ArraySize => 0,
+        SurfaceQuery::ChannelDataType => u64::from(array.format.ty.code()),
+        SurfaceQuery::ChannelOrder => u64::from(array.format.channels),
+        SurfaceQuery::MemoryLayout => 0,
+    };
+    value as u32
+}
+
+fn element_bytes(ty: Type) -> u64 {
+    u64::from(ty.bits() / 8).max(1)
+}
+
+/// `suld.b` (9.7.11.1): "the lowest dimension coordinate represents a byte offset into the
+/// surface and is not scaled, and the size of the data transfer matches the size of
+/// destination operand d"; `.zero` out of bounds loads zeros.
+fn surface_load(form: SurfaceForm, array: &CudaArray, c: &[u32]) -> Result<Vec<u64>, String> {
+    let size = element_bytes(form.ty);
+    let count = u64::from(form.vector);
+    let Some(offset) = texture::surface_offset(array, form.geometry, c, size * count, form.clamp)?
+    else {
+        return Ok(vec![0; usize::from(form.vector)]);
+    };
+    array.read(|data| {
+        (0..count)
+            .map(|k| {
+                let start = (offset + k * size) as usize;
+                data.get(start..start + size as usize)
+                    .map(number)
+                    .ok_or_else(|| "surface access outside the array".to_string())
+            })
+            .collect()
+    })
+}
+
+/// `sust.b` (9.7.11.2): the values at the byte offset; `.zero` out of bounds drops them.
+fn surface_store(
+    form: SurfaceForm,
+    array: &CudaArray,
+    c: &[u32],
+    values: &[u64],
+) -> Result<(), String> {
+    let size = element_bytes(form.ty);
+    let count = u64::from(form.vector);
+    let Some(offset) = texture::surface_offset(array, form.geometry, c, size * count, form.clamp)?
+    else {
+        return Ok(());
+    };
+    array.write(|data| {
+        for (k, value) in values.iter().enumerate() {
+            let start = (offset + k as u64 * size) as usize;
+            let bytes = value.to_le_bytes();
+            let slot = data
+                .get_mut(start..start + size as usize)
+                .ok_or_else(|| "surface access outside the array".to_string())?;
+            slot.copy_from_slice(&bytes[..size as usize]);
+        }
+        Ok(())
+    })
+}
+
+/// `sured.b` (9.7.11.3): "reduction to surface memory ... `.add`, `.min`, `.max`, `.and`,
+/// `.or`" on the value at the byte offset, signed for `.s32`/`.s64`.
+fn surface_reduce(
+    form: SurfaceReductionForm,
+    array: &CudaArray,
+    c: &[u32],
+    value: u64,
+) -> Result<(), String> {
+    let size = element_bytes(form.ty);
+    let Some(offset) = texture::surface_offset(array, form.geometry, c, size, form.clamp)? else {
+        return Ok(());
+    };
+    let bits = size * 8;
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    let signed = matches!(form.ty, Type::S32 | Type::S64);
+    let extend = |v: u64| -> i64 {
+        let shift = 64 - bits;
+        ((v << shift) as i64) >> shift
+    };
+    array.write(|data| {
+        let start = offset as usize;
+        let slot = data
+            .get_mut(start..start + size as usize)
+            .ok_or_else(|| "surface access outside the array".to_string())?;
+        let old = number(slot);
+        let (a, b) = (old & mask, value & mask);
+        let new = match form.op {
+            SurfaceReduction::Add => a.wrapping_add(b),
+            SurfaceReduction::And => a & b,
+            SurfaceReduction::Or => a | b,
+            SurfaceReduction::Min if signed => extend(a).min(extend(b)) as u64,
+            SurfaceReduction::Max if signed => extend(a).max(extend(b)) as u64,
+            SurfaceReduction::Min => a.min(b),
+            SurfaceReduction::Max => a.max(b),
+        };
+        slot.copy_from_slice(&new.to_le_bytes()[..size as usize]);
+        Ok(())
+    })
+}

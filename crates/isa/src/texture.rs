@@ -1,0 +1,513 @@
+//! The texture and surface instructions (PTX ISA 9.7.10 "Texture Instructions" and 9.7.11
+//! "Surface Instructions"): `tex`, `tld4`, `txq`, `suld.b`, `sust.b`, `sured.b` and `suq`,
+//! their modifiers decoded into typed forms (the syntax blocks of `tex.md`, `tld4.md`,
+//! `txq.md`, `suld.md`, `sust.md`, `sured.md`, `suq.md`).
+//!
+//! ptxsim runs the *unified* texturing mode with texture and surface objects (the handle is a
+//! `.u64` register, as nvcc emits for `cudaTextureObject_t` / `cudaSurfaceObject_t`); an
+//! explicit sampler operand, the offset and depth-compare operands, the multi-sample
+//! geometries and the formatted surface forms (`sust.p`, `sured.p`) are rejected here.
+
+use crate::form::{DecodeError, DecodeErrorKind};
+use crate::types::Type;
+
+/// A texture or surface geometry (`.geom`, 9.7.10.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Geometry {
+    /// `.1d`: one coordinate.
+    D1,
+    /// `.2d`: two coordinates.
+    D2,
+    /// `.3d`: four coordinates, the fourth ignored.
+    D3,
+    /// `.a1d`: a layer index and one coordinate.
+    A1d,
+    /// `.a2d`: a layer index, two coordinates and an ignored fourth element.
+    A2d,
+    /// `.cube`: a direction `(s, t, r)` and an ignored fourth element.
+    Cube,
+    /// `.acube`: a cubemap index and a direction `(s, t, r)`.
+    ACube,
+}
+
+impl Geometry {
+    fn parse(name: &str) -> Option<Geometry> {
+        Some(match name {
+            "1d" => Geometry::D1,
+            "2d" => Geometry::D2,
+            "3d" => Geometry::D3,
+            "a1d" => Geometry::A1d,
+            "a2d" => Geometry::A2d,
+            "cube" => Geometry::Cube,
+            "acube" => Geometry::ACube,
+            _ => return None,
+        })
+    }
+
+    /// The number of elements of the coordinate vector: "a scalar or singleton tuple for 1d
+    /// textures; ... a two-element vector for 2d textures; and ... a four-element vector for 3d
+    /// textures, where the fourth element is ignored"; `.a1d` two, `.a2d`, `.cube` and
+    /// `.acube` four.
+    pub const fn coordinates(self) -> usize {
+        match self {
+            Geometry::D1 => 1,
+            Geometry::D2 | Geometry::A1d => 2,
+            Geometry::D3 | Geometry::A2d | Geometry::Cube | Geometry::ACube => 4,
+        }
+    }
+
+    /// The number of elements of a gradient vector of `tex.grad` (the coordinates without the
+    /// layer index, a 3d vector padded to four).
+    pub const fn gradients(self) -> usize {
+        match self {
+            Geometry::D1 | Geometry::A1d => 1,
+            Geometry::D2 | Geometry::A2d => 2,
+            Geometry::D3 | Geometry::Cube | Geometry::ACube => 4,
+        }
+    }
+
+    /// Whether the first coordinate is a layer (array) index.
+    pub const fn is_layered(self) -> bool {
+        matches!(self, Geometry::A1d | Geometry::A2d | Geometry::ACube)
+    }
+}
+
+/// The mipmap variant of `tex` (9.7.10.3, "mipmaps").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mipmap {
+    /// No modifier (or `.base`): level 0.
+    Base,
+    /// `.level`: an explicit level of detail operand `lod`.
+    Level,
+    /// `.grad`: the level of detail from the gradients `dPdx`, `dPdy`.
+    Grad,
+}
+
+/// The component `tld4` gathers (`.comp`, 9.7.10.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Component {
+    /// `.r`.
+    R,
+    /// `.g`.
+    G,
+    /// `.b`.
+    B,
+    /// `.a`.
+    A,
+}
+
+impl Component {
+    /// The channel index (0 for `.r` ... 3 for `.a`).
+    pub const fn index(self) -> usize {
+        match self {
+            Component::R => 0,
+            Component::G => 1,
+            Component::B => 2,
+            Component::A => 3,
+        }
+    }
+}
+
+/// A decoded `tex` or `tld4`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TextureForm {
+    /// The geometry.
+    pub geometry: Geometry,
+    /// The mipmap variant (`tld4`: [`Mipmap::Base`]).
+    pub mipmap: Mipmap,
+    /// `.dtype`: `.u32`, `.s32`, `.f32` (four results).
+    pub dtype: Type,
+    /// `.ctype`: `.s32` or `.f32` coordinates (`tld4`: `.f32`).
+    pub ctype: Type,
+    /// `tld4`'s `.comp`; `None` for `tex`.
+    pub gather: Option<Component>,
+}
+
+/// What `txq` asks (`.tquery`, `.squery`, 9.7.10.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextureQuery {
+    /// `.width`.
+    Width,
+    /// `.height`.
+    Height,
+    /// `.depth`.
+    Depth,
+    /// `.channel_data_type`.
+    ChannelDataType,
+    /// `.channel_order`.
+    ChannelOrder,
+    /// `.normalized_coords`.
+    NormalizedCoords,
+    /// `.array_size`.
+    ArraySize,
+    /// `.num_mipmap_levels`.
+    NumMipmapLevels,
+    /// `.num_samples`.
+    NumSamples,
+    /// `.force_unnormalized_coords`.
+    ForceUnnormalizedCoords,
+    /// `.filter_mode`.
+    FilterMode,
+    /// `.addr_mode_0`, `.addr_mode_1`, `.addr_mode_2`.
+    AddressMode(u8),
+}
+
+impl TextureQuery {
+    fn parse(name: &str) -> Option<TextureQuery> {
+        Some(match name {
+            "width" => TextureQuery::Width,
+            "height" => TextureQuery::Height,
+            "depth" => TextureQuery::Depth,
+            "channel_data_type" => TextureQuery::ChannelDataType,
+            "channel_order" => TextureQuery::ChannelOrder,
+            "normalized_coords" => TextureQuery::NormalizedCoords,
+            "array_size" => TextureQuery::ArraySize,
+            "num_mipmap_levels" => TextureQuery::NumMipmapLevels,
+            "num_samples" => TextureQuery::NumSamples,
+            "force_unnormalized_coords" => TextureQuery::ForceUnnormalizedCoords,
+            "filter_mode" => TextureQuery::FilterMode,
+            "addr_mode_0" => TextureQuery::AddressMode(0),
+            "addr_mode_1" => TextureQuery::AddressMode(1),
+            "addr_mode_2" => TextureQuery::AddressMode(2),
+            _ => return None,
+        })
+    }
+}
+
+/// How a surface instruction treats out-of-bounds coordinates (`.clamp`, 9.7.11.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SurfaceClamp {
+    /// `.trap`: an out-of-bounds access is an execution trap.
+    Trap,
+    /// `.clamp`: the coordinates are clamped to the surface.
+    Clamp,
+    /// `.zero`: a load returns zero, a store is dropped.
+    Zero,
+}
+
+/// A decoded `suld.b` or `sust.b`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SurfaceForm {
+    /// The geometry (`.1d`, `.2d`, `.3d`, `.a1d`, `.a2d`).
+    pub geometry: Geometry,
+    /// The number of elements (no `.vec`: 1, `.v2`, `.v4`).
+    pub vector: u8,
+    /// `.b8`, `.b16`, `.b32`, `.b64`.
+    pub ty: Type,
+    /// The out-of-bounds behaviour.
+    pub clamp: SurfaceClamp,
+}
+
+/// The operation of `sured.b` (9.7.11.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SurfaceReduction {
+    /// `.add`.
+    Add,
+    /// `.min`.
+    Min,
+    /// `.max`.
+    Max,
+    /// `.and`.
+    And,
+    /// `.or`.
+    Or,
+}
+
+/// A decoded `sured.b`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SurfaceReductionForm {
+    /// The operation.
+    pub op: SurfaceReduction,
+    /// The geometry (`.1d`, `.2d`, `.3d`).
+    pub geometry: Geometry,
+    /// `.u32`, `.u64`, `.s32`, `.b32`, `.s64`.
+    pub ty: Type,
+    /// The out-of-bounds behaviour.
+    pub clamp: SurfaceClamp,
+}
+
+/// What `suq` asks (`.query`, 9.7.11.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SurfaceQuery {
+    /// `.width`.
+    Width,
+    /// `.height`.
+    Height,
+    /// `.depth`.
+    Depth,
+    /// `.channel_data_type`.
+    ChannelDataType,
+    /// `.channel_order`.
+    ChannelOrder,
+    /// `.array_size`.
+    ArraySize,
+    /// `.memory_layout`.
+    MemoryLayout,
+}
+
+fn unknown(index: usize, rule: impl Into<String>) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::UnknownModifier, Some(index), rule)
+}
+
+fn missing(rule: impl Into<String>) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::MissingType, None, rule)
+}
+
+/// Takes modifiers in order: each `step` either consumes the modifier at the cursor or not.
+struct Cursor<'a> {
+    modifiers: &'a [&'a str],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<&'a str> {
+        self.modifiers.get(self.at).copied()
+    }
+
+    /// The next modifier parsed by `parse`, if it parses.
+    fn take<T>(&mut self, parse: impl Fn(&str) -> Option<T>) -> Option<T> {
+        let value = parse(self.peek()?)?;
+        self.at += 1;
+        Some(value)
+    }
+
+    /// The next modifier parsed by `parse`, or the error `what` is missing or wrong.
+    fn expect<T>(
+        &mut self,
+        what: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, DecodeError> {
+        match self.peek() {
+            None => Err(missing(format!("{what} is missing"))),
+            Some(m) => self
+                .take(parse)
+                .ok_or_else(|| unknown(self.at, format!("`.{m}` is not {what}"))),
+        }
+    }
+
+    fn finish(&self, opcode: &str) -> Result<(), DecodeError> {
+        match self.peek() {
+            None => Ok(()),
+            Some(m) => Err(unknown(
+                self.at,
+                format!("`.{m}` is not a modifier of {opcode} here (or ptxsim does not run it)"),
+            )),
+        }
+    }
+}
+
+fn type_of(allowed: &'static [Type]) -> impl Fn(&str) -> Option<Type> {
+    move |name| Type::from_name(name).filter(|ty| allowed.contains(ty))
+}
+
+fn clamp_mode(name: &str) -> Option<SurfaceClamp> {
+    Some(match name {
+        "trap" => SurfaceClamp::Trap,
+        "clamp" => SurfaceClamp::Clamp,
+        "zero" => SurfaceClamp::Zero,
+        _ => return None,
+    })
+}
+
+/// `tex{.base,.level,.grad}.geom.v4.dtype.ctype` (9.7.10.3). The `.v2.f16x2` results and the
+/// multi-sample geometries are not run.
+pub fn decode_tex(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
+    let mut c = Cursor { modifiers, at: 0 };
+    let mipmap = c
+        .take(|m| match m {
+            "base" => Some(Mipmap::Base),
+            "level" => Some(Mipmap::Level),
+            "grad" => Some(Mipmap::Grad),
+            _ => None,
+        })
+        .unwrap_or(Mipmap::Base);
+    let geometry = c.expect(
+        "a texture geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube)",
+        Geometry::parse,
+    )?;
+    c.expect("`.v4`", |m| (m == "v4").then_some(()))?;
+    let dtype = c.expect(
+        "a destination type (.u32, .s32, .f32)",
+        type_of(&[Type::U32, Type::S32, Type::F32]),
+    )?;
+    let ctype_index = c.at;
+    let ctype = c.expect(
+        "a coordinate type (.s32, .f32)",
+        type_of(&[Type::S32, Type::F32]),
+    )?;
+    c.finish("tex")?;
+    if matches!(geometry, Geometry::Cube | Geometry::ACube) && ctype != Type::F32 {
+        return Err(unknown(
+            ctype_index,
+            "`.cube` and `.acube` require `.f32` coordinates",
+        ));
+    }
+    Ok(TextureForm {
+        geometry,
+        mipmap,
+        dtype,
+        ctype,
+        gather: None,
+    })
+}
+
+/// `tld4.comp.geom.v4.dtype.f32` (9.7.10.4).
+pub fn decode_tld4(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
+    let mut c = Cursor { modifiers, at: 0 };
+    let component = c.expect("a component (.r, .g, .b, .a)", |m| {
+        Some(match m {
+            "r" => Component::R,
+            "g" => Component::G,
+            "b" => Component::B,
+            "a" => Component::A,
+            _ => return None,
+        })
+    })?;
+    let geometry = c.expect("a tld4 geometry (.2d, .a2d, .cube, .acube)", |m| {
+        Geometry::parse(m).filter(|g| {
+            matches!(
+                g,
+                Geometry::D2 | Geometry::A2d | Geometry::Cube | Geometry::ACube
+            )
+        })
+    })?;
+    c.expect("`.v4`", |m| (m == "v4").then_some(()))?;
+    let dtype = c.expect(
+        "a destination type (.u32, .s32, .f32)",
+        type_of(&[Type::U32, Type::S32, Type::F32]),
+    )?;
+    c.expect("`.f32`", type_of(&[Type::F32]))?;
+    c.finish("tld4")?;
+    Ok(TextureForm {
+        geometry,
+        mipmap: Mipmap::Base,
+        dtype,
+        ctype: Type::F32,
+        gather: Some(component),
+    })
+}
+
+/// `txq{.level}.query.b32` (9.7.10.5): the query and whether `.level` is given.
+pub fn decode_txq(modifiers: &[&str]) -> Result<(TextureQuery, bool), DecodeError> {
+    let mut c = Cursor { modifiers, at: 0 };
+    let level = c.take(|m| (m == "level").then_some(())).is_some();
+    let query_index = c.at;
+    let query = c.expect("a texture or sampler query", TextureQuery::parse)?;
+    if level
+        && !matches!(
+            query,
+            TextureQuery::Width | TextureQuery::Height | TextureQuery::Depth
+        )
+    {
+        return Err(unknown(
+            query_index,
+            "`txq.level` takes `.width`, `.height` or `.depth` only",
+        ));
+    }
+    c.expect("`.b32`", type_of(&[Type::B32]))?;
+    c.finish("txq")?;
+    Ok((query, level))
+}
+
+fn surface_geometry(m: &str) -> Option<Geometry> {
+    Geometry::parse(m).filter(|g| !matches!(g, Geometry::Cube | Geometry::ACube))
+}
+
+/// `suld.b.geom{.cop}.vec.dtype.clamp` (9.7.11.1) and `sust.b.geom{.cop}.vec.ctype.clamp`
+/// (9.7.11.2); `store` chooses the cache operations of `sust`.
+pub fn decode_surface(modifiers: &[&str], store: bool) -> Result<SurfaceForm, DecodeError> {
+    let name = if store { "sust" } else { "suld" };
+    let mut c = Cursor { modifiers, at: 0 };
+    c.expect("`.b` (ptxsim runs the unformatted forms only)", |m| {
+        (m == "b").then_some(())
+    })?;
+    let geometry = c.expect(
+        "a surface geometry (.1d, .2d, .3d, .a1d, .a2d)",
+        surface_geometry,
+    )?;
+    let caches: &[&str] = if store {
+        &["wb", "cg", "cs", "wt"]
+    } else {
+        &["ca", "cg", "cs", "cv"]
+    };
+    c.take(|m| caches.contains(&m).then_some(()));
+    let vector = c
+        .take(|m| match m {
+            "v2" => Some(2),
+            "v4" => Some(4),
+            _ => None,
+        })
+        .unwrap_or(1);
+    let ty_index = c.at;
+    let ty = c.expect(
+        "a type (.b8, .b16, .b32, .b64)",
+        type_of(&[Type::B8, Type::B16, Type::B32, Type::B64]),
+    )?;
+    if vector == 4 && ty == Type::B64 {
+        return Err(unknown(
+            ty_index,
+            format!("`{name}.v4.b64` exceeds 128 bits"),
+        ));
+    }
+    let clamp = c.expect("the out-of-bounds mode (.trap, .clamp, .zero)", clamp_mode)?;
+    c.finish(name)?;
+    Ok(SurfaceForm {
+        geometry,
+        vector,
+        ty,
+        clamp,
+    })
+}
+
+/// `sured.b.op.geom.ctype.clamp` (9.7.11.3).
+pub fn decode_sured(modifiers: &[&str]) -> Result<SurfaceReductionForm, DecodeError> {
+    let mut c = Cursor { modifiers, at: 0 };
+    c.expect("`.b` (ptxsim runs the byte-addressed form only)", |m| {
+        (m == "b").then_some(())
+    })?;
+    let op = c.expect("an operation (.add, .min, .max, .and, .or)", |m| {
+        Some(match m {
+            "add" => SurfaceReduction::Add,
+            "min" => SurfaceReduction::Min,
+            "max" => SurfaceReduction::Max,
+            "and" => SurfaceReduction::And,
+            "or" => SurfaceReduction::Or,
+            _ => return None,
+        })
+    })?;
+    let geometry = c.expect("a geometry (.1d, .2d, .3d)", |m| {
+        Geometry::parse(m).filter(|g| matches!(g, Geometry::D1 | Geometry::D2 | Geometry::D3))
+    })?;
+    let ty = c.expect(
+        "a type (.u32, .u64, .s32, .b32, .s64)",
+        type_of(&[Type::U32, Type::U64, Type::S32, Type::B32, Type::S64]),
+    )?;
+    let clamp = c.expect("the out-of-bounds mode (.trap, .clamp, .zero)", clamp_mode)?;
+    c.finish("sured")?;
+    Ok(SurfaceReductionForm {
+        op,
+        geometry,
+        ty,
+        clamp,
+    })
+}
+
+/// `suq.query.b32` (9.7.11.4).
+pub fn decode_suq(modifiers: &[&str]) -> Result<SurfaceQuery, DecodeError> {
+    let mut c = Cursor { modifiers, at: 0 };
+    let query = c.expect("a surface query", |m| {
+        Some(match m {
+            "width" => SurfaceQuery::Width,
+            "height" => SurfaceQuery::Height,
+            "depth" => SurfaceQuery::Depth,
+            "channel_data_type" => SurfaceQuery::ChannelDataType,
+            "channel_order" => SurfaceQuery::ChannelOrder,
+            "array_size" => SurfaceQuery::ArraySize,
+            "memory_layout" => SurfaceQuery::MemoryLayout,
+            _ => return None,
+        })
+    })?;
+    c.expect("`.b32`", type_of(&[Type::B32]))?;
+    c.finish("suq")?;
+    Ok(query)
+}
