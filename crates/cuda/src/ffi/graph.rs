@@ -113,18 +113,8 @@ calls! {
         dependencies_out: *mut *const Handle,
         count: *mut usize,
     ) {
-        unsafe { capture_status(stream, status, id) }?;
-        if !graph.is_null() {
-            let value = driver::capture_graph(number(stream)).unwrap_or(0);
-            unsafe { put(graph, handle(value), "graph_out") }?;
-        }
-        if !dependencies_out.is_null() {
-            unsafe { put(dependencies_out, std::ptr::null(), "dependencies_out") }?;
-        }
-        if !count.is_null() {
-            unsafe { put(count, 0, "numDependencies_out") }?;
-        }
-        Ok(())
+        let no_edges = std::ptr::null_mut();
+        unsafe { capture_info(stream, status, id, graph, dependencies_out, no_edges, count) }
     }
 
     /// `cuStreamGetCaptureInfo_v3`: as `_v2`, with no edge data.
@@ -137,21 +127,7 @@ calls! {
         edges: *mut *const c_void,
         count: *mut usize,
     ) {
-        unsafe { capture_status(stream, status, id) }?;
-        if !graph.is_null() {
-            let value = driver::capture_graph(number(stream)).unwrap_or(0);
-            unsafe { put(graph, handle(value), "graph_out") }?;
-        }
-        if !dependencies_out.is_null() {
-            unsafe { put(dependencies_out, std::ptr::null(), "dependencies_out") }?;
-        }
-        if !edges.is_null() {
-            unsafe { put(edges, std::ptr::null(), "edgeData_out") }?;
-        }
-        if !count.is_null() {
-            unsafe { put(count, 0, "numDependencies_out") }?;
-        }
-        Ok(())
+        unsafe { capture_info(stream, status, id, graph, dependencies_out, edges, count) }
     }
 
     /// `cuGraphAddMemsetNode`: a memset of `height` rows of `width` 1-, 2- or 4-byte
@@ -263,4 +239,34 @@ calls! {
         }
         Ok(())
     }
+}
+
+/// `cuStreamGetCaptureInfo`: the status, id and graph of a capture; no dependencies or edges.
+///
+/// # Safety
+/// `status` is NULL (an error) or writable; the other outputs are NULL or writable.
+unsafe fn capture_info(
+    stream: Handle,
+    status: *mut c_int,
+    id: *mut u64,
+    graph: *mut Handle,
+    dependencies_out: *mut *const Handle,
+    edges: *mut *const c_void,
+    count: *mut usize,
+) -> super::CallResult<()> {
+    unsafe { capture_status(stream, status, id) }?;
+    if !graph.is_null() {
+        let value = driver::capture_graph(number(stream)).unwrap_or(0);
+        unsafe { put(graph, handle(value), "graph_out") }?;
+    }
+    if !dependencies_out.is_null() {
+        unsafe { put(dependencies_out, std::ptr::null(), "dependencies_out") }?;
+    }
+    if !edges.is_null() {
+        unsafe { put(edges, std::ptr::null(), "edgeData_out") }?;
+    }
+    if !count.is_null() {
+        unsafe { put(count, 0, "numDependencies_out") }?;
+    }
+    Ok(())
 }

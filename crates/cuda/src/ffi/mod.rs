@@ -725,10 +725,7 @@ calls! {
             params: &params,
             cooperative: false,
         };
-        if driver::capture(number(stream), || launch.node())? {
-            return Ok(());
-        }
-        driver::launch(&launch)
+        enqueue(&launch)
     }
 
     /// `cuFuncGetAttribute`.
@@ -1483,4 +1480,12 @@ fn memset_node(destination: CUdeviceptr, pattern: Vec<u8>, count: usize) -> Grap
         height: 1,
         pitch,
     }
+}
+
+/// Runs a launch, or adds it to the graph its stream is capturing.
+fn enqueue(launch: &Launch<'_>) -> CallResult<()> {
+    if driver::capture(launch.stream, || launch.node())? {
+        return Ok(());
+    }
+    driver::launch(launch)
 }

@@ -120,29 +120,13 @@ calls! {
 
     /// `cuLibraryGetGlobal`: a `.global` or `.const` variable, in the current context.
     fn cuLibraryGetGlobal(address: *mut u64, bytes: *mut usize, library: Handle, name: *const c_char) {
-        let name = unsafe { text(name, "name") }?;
-        let (value, size) = driver::library_get_global(number(library), name)?;
-        if !address.is_null() {
-            unsafe { put(address, value, "dptr") }?;
-        }
-        if !bytes.is_null() {
-            unsafe { put(bytes, usize::try_from(size).unwrap_or(usize::MAX), "bytes") }?;
-        }
-        Ok(())
+        unsafe { library_global(address, bytes, library, name) }
     }
 
     /// `cuLibraryGetManaged`: as `cuLibraryGetGlobal` (`__managed__` variables are
     /// `.global` variables of the module; the host cannot read them through the address).
     fn cuLibraryGetManaged(address: *mut u64, bytes: *mut usize, library: Handle, name: *const c_char) {
-        let name = unsafe { text(name, "name") }?;
-        let (value, size) = driver::library_get_global(number(library), name)?;
-        if !address.is_null() {
-            unsafe { put(address, value, "dptr") }?;
-        }
-        if !bytes.is_null() {
-            unsafe { put(bytes, usize::try_from(size).unwrap_or(usize::MAX), "bytes") }?;
-        }
-        Ok(())
+        unsafe { library_global(address, bytes, library, name) }
     }
 
     /// `cuKernelGetAttribute`: as `cuFuncGetAttribute`, in the current context.
@@ -178,32 +162,12 @@ calls! {
 
     /// `cuKernelGetParamInfo`: the offset and size of parameter `index`.
     fn cuKernelGetParamInfo(kernel: Handle, index: usize, offset: *mut usize, size: *mut usize) {
-        let (layout, _) = driver::parameters(number(kernel))?;
-        let (at, bytes) = *layout
-            .get(index)
-            .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("no parameter {index}")))?;
-        if !offset.is_null() {
-            unsafe { put(offset, at, "paramOffset") }?;
-        }
-        if !size.is_null() {
-            unsafe { put(size, bytes, "paramSize") }?;
-        }
-        Ok(())
+        unsafe { parameter_info(kernel, index, offset, size) }
     }
 
     /// `cuFuncGetParamInfo`: as `cuKernelGetParamInfo`.
     fn cuFuncGetParamInfo(function: Handle, index: usize, offset: *mut usize, size: *mut usize) {
-        let (layout, _) = driver::parameters(number(function))?;
-        let (at, bytes) = *layout
-            .get(index)
-            .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("no parameter {index}")))?;
-        if !offset.is_null() {
-            unsafe { put(offset, at, "paramOffset") }?;
-        }
-        if !size.is_null() {
-            unsafe { put(size, bytes, "paramSize") }?;
-        }
-        Ok(())
+        unsafe { parameter_info(function, index, offset, size) }
     }
 
     /// `cuKernelGetParamCount`.
@@ -694,10 +658,7 @@ calls! {
             params: &params,
             cooperative,
         };
-        if driver::capture(launch.stream, || launch.node())? {
-            return Ok(());
-        }
-        driver::launch(&launch)
+        super::enqueue(&launch)
     }
 
     /// `cuLaunchCooperativeKernel`: a launch whose CTAs are all resident at once, so that the
@@ -728,10 +689,7 @@ calls! {
             params: &params,
             cooperative: true,
         };
-        if driver::capture(launch.stream, || launch.node())? {
-            return Ok(());
-        }
-        driver::launch(&launch)
+        super::enqueue(&launch)
     }
 
     /// `cuMemAllocAsync`: device memory, at once (stream-ordered allocation is immediate).
@@ -944,4 +902,48 @@ unsafe fn potential_block_size(
         ));
     }
     Ok((best.2 * MULTIPROCESSORS, best.1))
+}
+
+/// `cuKernelGetParamInfo` / `cuFuncGetParamInfo`: the offset and size of parameter `index`.
+///
+/// # Safety
+/// `offset` and `size` are NULL or writable.
+unsafe fn parameter_info(
+    function: Handle,
+    index: usize,
+    offset: *mut usize,
+    size: *mut usize,
+) -> super::CallResult<()> {
+    let (layout, _) = driver::parameters(number(function))?;
+    let (at, bytes) = *layout
+        .get(index)
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("no parameter {index}")))?;
+    if !offset.is_null() {
+        unsafe { put(offset, at, "paramOffset") }?;
+    }
+    if !size.is_null() {
+        unsafe { put(size, bytes, "paramSize") }?;
+    }
+    Ok(())
+}
+
+/// `cuLibraryGetGlobal` / `cuLibraryGetManaged`: the address and size of a variable.
+///
+/// # Safety
+/// `address` and `bytes` are NULL or writable; `name` is NULL or NUL-terminated.
+unsafe fn library_global(
+    address: *mut u64,
+    bytes: *mut usize,
+    library: Handle,
+    name: *const c_char,
+) -> super::CallResult<()> {
+    let name = unsafe { text(name, "name") }?;
+    let (value, size) = driver::library_get_global(number(library), name)?;
+    if !address.is_null() {
+        unsafe { put(address, value, "dptr") }?;
+    }
+    if !bytes.is_null() {
+        unsafe { put(bytes, usize::try_from(size).unwrap_or(usize::MAX), "bytes") }?;
+    }
+    Ok(())
 }
