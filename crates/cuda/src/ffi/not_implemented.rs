@@ -228,7 +228,6 @@ not_supported! {
     cuMemAddressFree
     cuMemAddressReserve
     cuMemAllocPitch
-    cuMemAllocPitch_v2
     cuMemBatchDecompressAsync
     cuMemCreate
     cuMemDiscardAndPrefetchBatchAsync

@@ -947,3 +947,38 @@ unsafe fn library_global(
     }
     Ok(())
 }
+
+/// The pitch `cuMemAllocPitch` gives rows: a multiple of 512 bytes
+/// (`CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT` is 32; NVIDIA's driver pads rows to 512).
+const PITCH_ALIGNMENT: usize = 512;
+
+calls! {
+    /// `cuMemAllocPitch_v2`: `height` rows of `width` bytes, each row starting a multiple of
+    /// 512 bytes after the first; the pitch is written to `pitch`.
+    fn cuMemAllocPitch_v2(
+        address: *mut u64,
+        pitch: *mut usize,
+        width: usize,
+        height: usize,
+        element_size: c_uint,
+    ) {
+        if !matches!(element_size, 4 | 8 | 16) {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("element size {element_size} (4, 8 or 16)"),
+            ));
+        }
+        if width == 0 || height == 0 {
+            return Err(Failure::new(CudaError::InvalidValue, "a width or height of 0"));
+        }
+        let row = width
+            .checked_next_multiple_of(PITCH_ALIGNMENT)
+            .ok_or(Failure::from(CudaError::InvalidValue))?;
+        let bytes = row
+            .checked_mul(height)
+            .ok_or(Failure::from(CudaError::OutOfMemory))?;
+        let value = driver::memory_allocate(bytes as u64)?;
+        unsafe { put(pitch, row, "pPitch") }?;
+        unsafe { put(address, value, "dptr") }
+    }
+}
