@@ -931,6 +931,32 @@ pub struct KernelNodeParams {
     extra: *mut *mut c_void,
 }
 
+/// `CUDA_KERNEL_NODE_PARAMS_v2`: the first version's fields, a `CUkernel` and a `CUcontext`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct KernelNodeParamsV2 {
+    first: KernelNodeParams,
+    kernel: Handle,
+    context: Handle,
+}
+
+/// The first version of `params`, its function the kernel where `func` is NULL.
+///
+/// # Safety
+/// `params` is NULL (an error) or points to a readable `CUDA_KERNEL_NODE_PARAMS_v2`.
+unsafe fn first_version(params: *const KernelNodeParamsV2) -> CallResult<KernelNodeParams> {
+    if params.is_null() {
+        return Err(null_argument("nodeParams"));
+    }
+    // SAFETY: not NULL and, by the contract, readable.
+    let params = unsafe { params.read_unaligned() };
+    let mut first = params.first;
+    if first.func.is_null() {
+        first.func = params.kernel;
+    }
+    Ok(first)
+}
+
 /// `CUDA_MEMCPY3D` (`_v2`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -1139,16 +1165,18 @@ calls! {
         unsafe { add_kernel_node(node, graph, depends_on, count, params) }
     }
 
-    /// `cuGraphAddKernelNode_v2`: as `cuGraphAddKernelNode` (a `CUDA_KERNEL_NODE_PARAMS_v2`
-    /// begins as the first version; its kernel and context fields are not read).
+    /// `cuGraphAddKernelNode_v2`: as `cuGraphAddKernelNode`; a `CUDA_KERNEL_NODE_PARAMS_v2`
+    /// begins as the first version and adds a `CUkernel`, used where `func` is NULL (the CUDA
+    /// runtime fills that one); the context field is not read.
     fn cuGraphAddKernelNode_v2(
         node: *mut Handle,
         graph: Handle,
         depends_on: *const Handle,
         count: usize,
-        params: *const KernelNodeParams,
+        params: *const KernelNodeParamsV2,
     ) {
-        unsafe { add_kernel_node(node, graph, depends_on, count, params) }
+        let params = unsafe { first_version(params) }?;
+        unsafe { add_kernel_node(node, graph, depends_on, count, &params) }
     }
 
     /// `cuGraphAddMemcpyNode`: a one-row copy between host and device memory.
@@ -1211,13 +1239,15 @@ calls! {
         driver::graph_exec_set(number(executable), number(node), kernel)
     }
 
-    /// `cuGraphExecKernelNodeSetParams_v2`: as the first version.
+    /// `cuGraphExecKernelNodeSetParams_v2`: as the first version (see
+    /// `cuGraphAddKernelNode_v2` on the kernel field).
     fn cuGraphExecKernelNodeSetParams_v2(
         executable: Handle,
         node: Handle,
-        params: *const KernelNodeParams,
+        params: *const KernelNodeParamsV2,
     ) {
-        let kernel = unsafe { kernel_node(params) }?;
+        let params = unsafe { first_version(params) }?;
+        let kernel = unsafe { kernel_node(&params) }?;
         driver::graph_exec_set(number(executable), number(node), kernel)
     }
 
