@@ -1817,10 +1817,14 @@ pub fn function_attribute(attribute: i32, function: u64) -> CallResult<i32> {
         1 => int(program.shared_bytes),           // SHARED_SIZE_BYTES
         2 => int(program.constants.len() as u64), // CONST_SIZE_BYTES
         3 => int(program.local_bytes),            // LOCAL_SIZE_BYTES
-        4 => int(program.registers.len() as u64), // NUM_REGS
-        5 | 6 => architecture,                    // PTX_VERSION, BINARY_VERSION
-        8 => int(function.max_dynamic_shared),    // MAX_DYNAMIC_SHARED_SIZE_BYTES
-        7 | 9..=17 => 0,                          // not modelled
+        // NUM_REGS: registers are not modelled (PTX's virtual registers, often hundreds, say
+        // nothing of what ptxas allocates); 32 is the count at which they never limit
+        // occupancy (65536 per multiprocessor for 2048 threads), which is what the runtime's
+        // own occupancy calculation (CUB sizes its grids by it) then assumes.
+        4 => 32,
+        5 | 6 => architecture,                 // PTX_VERSION, BINARY_VERSION
+        8 => int(function.max_dynamic_shared), // MAX_DYNAMIC_SHARED_SIZE_BYTES
+        7 | 9..=17 => 0,                       // not modelled
         _ => {
             return Err(Failure::new(
                 CudaError::InvalidValue,

@@ -97,6 +97,9 @@ pub enum OpFeature {
     DotProduct,
     /// `nanosleep` (9.7.19.2: PTX ISA 6.3, sm_70; ptxas 13.5 takes PTX ISA 6.2).
     Nanosleep,
+    /// `griddepcontrol` (9.7.13.13; ptxas 13.5: "Feature 'griddepcontrol' requires PTX ISA
+    /// .version 7.8 or later", "Instruction 'griddepcontrol' requires .target sm_90 or higher").
+    Griddepcontrol,
     /// `set` with an `.f16` destination or `.f16`/`.f16x2` operands (9.7.4: PTX ISA 4.2,
     /// sm_53; ptxas 13.5: "f16 arithemetic and compare instructions").
     HalfSet,
@@ -578,6 +581,14 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "griddepcontrol",
+        applies: Applies::Op(OpFeature::Griddepcontrol),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
         feature: "nanosleep",
         applies: Applies::Op(OpFeature::Nanosleep),
         support: &[Support {
@@ -914,7 +925,8 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         ) => hit(is_bf16(ty)),
         (OpFeature::BitMask, OpForm::Bmsk { .. } | OpForm::Szext { .. })
         | (OpFeature::DotProduct, OpForm::Dot { .. })
-        | (OpFeature::Nanosleep, OpForm::Nanosleep) => Some(Some(0)),
+        | (OpFeature::Nanosleep, OpForm::Nanosleep)
+        | (OpFeature::Griddepcontrol, OpForm::Griddepcontrol { .. }) => Some(Some(0)),
         (OpFeature::Mbarrier, OpForm::Mbarrier { .. }) => Some(Some(0)),
         (
             OpFeature::MbarrierParity,

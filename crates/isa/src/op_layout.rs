@@ -351,6 +351,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             slots
         }
         OpForm::Nanosleep => vec![fixed_u32("t")],
+        OpForm::Griddepcontrol { .. } => vec![],
         OpForm::Tex(form) => {
             // The texture handle and the coordinates are the bracketed list `[a, c]`, whose
             // elements the program builder reads.

@@ -763,6 +763,12 @@ pub enum OpForm {
     },
     /// `nanosleep.u32 t` (9.7.19.2).
     Nanosleep,
+    /// `griddepcontrol.action` (9.7.13.13): `.wait` ("wait until all prerequisite grids in
+    /// flight have completed") or `.launch_dependents`.
+    Griddepcontrol {
+        /// `.wait` (else `.launch_dependents`).
+        wait: bool,
+    },
     /// `tex` (9.7.10.3) and `tld4` (9.7.10.4, [`crate::texture::TextureForm::gather`]):
     /// `d, [a, c]` with the `.level` operand `lod` or the `.grad` operands `dPdx, dPdy`.
     Tex(crate::texture::TextureForm),
@@ -997,6 +1003,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         }
         Opcode::Set => decode_set(modifiers),
         Opcode::Mbarrier => decode_mbarrier(modifiers),
+        Opcode::Griddepcontrol => decode_griddepcontrol(modifiers),
         Opcode::Nanosleep => {
             let c = collect(opcode, modifiers, |_| None)?;
             c.single_type(opcode, &[Type::U32])?;
@@ -1022,7 +1029,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Createpolicy
         | Opcode::Discard
         | Opcode::Getctarank
-        | Opcode::Griddepcontrol
         | Opcode::Isspacep
         | Opcode::Istypep
         | Opcode::Mapa
@@ -1604,6 +1610,46 @@ fn require_rounding(c: &Collected, opcode: Opcode, ty: Type) -> Result<(), Decod
 }
 
 /// An error for an integer `mul`/`mad` without `.lo`/`.hi`/`.wide`.
+/// `griddepcontrol.action; .action = { .launch_dependents, .wait }` (9.7.13.13): exactly one
+/// action (ptxas 13.5: "'.launch_dependents' or '.wait' modifier required for instruction
+/// 'griddepcontrol'", "Modifier '.wait' cannot be combined with modifier
+/// '.launch_dependents'").
+fn decode_griddepcontrol(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let mut wait = None;
+    for (index, &name) in modifiers.iter().enumerate() {
+        let this = match name {
+            "wait" => true,
+            "launch_dependents" => false,
+            _ => return Err(not_a_modifier(index, name, Opcode::Griddepcontrol)),
+        };
+        match wait {
+            Some(earlier) if earlier == this => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::DuplicateModifier,
+                    Some(index),
+                    format!(".{name} appears twice"),
+                ));
+            }
+            Some(_) => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::ConflictingModifier,
+                    Some(index),
+                    "griddepcontrol takes one of .wait and .launch_dependents",
+                ));
+            }
+            None => wait = Some(this),
+        }
+    }
+    match wait {
+        Some(wait) => Ok(OpForm::Griddepcontrol { wait }),
+        None => Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "griddepcontrol needs .wait or .launch_dependents",
+        )),
+    }
+}
+
 fn missing_mode(opcode: Opcode, c: &Collected, ty: Type) -> DecodeError {
     DecodeError::new(
         DecodeErrorKind::UnsupportedTypes,

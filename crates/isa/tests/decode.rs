@@ -616,3 +616,24 @@ fn no_input_panics() {
         }
     }
 }
+
+/// `griddepcontrol.action; .action = { .launch_dependents, .wait }` (9.7.13.13): exactly one
+/// action, as ptxas 13.5 requires ("'.launch_dependents' or '.wait' modifier required",
+/// "Modifier '.wait' cannot be combined with modifier '.launch_dependents'").
+#[test]
+fn griddepcontrol_takes_exactly_one_action() {
+    assert!(decode("griddepcontrol", &["wait"]).is_ok());
+    assert!(decode("griddepcontrol", &["launch_dependents"]).is_ok());
+    for (modifiers, kind) in [
+        (&[][..], DecodeErrorKind::UnknownModifier),
+        (
+            &["wait", "launch_dependents"][..],
+            DecodeErrorKind::ConflictingModifier,
+        ),
+        (&["wait", "wait"][..], DecodeErrorKind::DuplicateModifier),
+        (&["sync"][..], DecodeErrorKind::UnknownModifier),
+    ] {
+        let error = decode("griddepcontrol", modifiers).unwrap_err();
+        assert_eq!(error.kind, kind, "{modifiers:?}");
+    }
+}

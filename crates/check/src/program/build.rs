@@ -1310,6 +1310,13 @@ impl<'m> Builder<'m> {
                 count(1)?;
                 InstructionKind::Fence
             }
+            // 9.7.13.13: `.wait` waits for the prerequisite grids, `.launch_dependents` lets
+            // dependent grids start early. Every launch here runs to completion before the next
+            // one starts, so both are no-ops.
+            OpForm::Griddepcontrol { .. } => {
+                count(0)?;
+                InstructionKind::Fence
+            }
             OpForm::Slct {
                 ty,
                 float_selector,

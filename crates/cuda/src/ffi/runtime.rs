@@ -590,6 +590,7 @@ calls! {
     ) {
         let _ = flags;
         let value = driver::occupancy(number(function), block, dynamic_shared as u64)?;
+        super::log_detail(|| format!("occupancy: block {block}, {dynamic_shared} dynamic shared bytes: {value}"));
         unsafe { put(blocks, value, "numBlocks") }
     }
 
