@@ -432,17 +432,7 @@ calls! {
         function: Option<unsafe extern "C" fn(*mut c_void)>,
         data: *mut c_void,
     ) {
-        let function = function.ok_or_else(|| null_argument("fn"))?;
-        if driver::capture(number(stream), || driver::GraphNode::Host {
-            function: function as usize,
-            data: data.expose_provenance(),
-        })? {
-            return Ok(());
-        }
-        driver::stream_synchronize(number(stream))?;
-        // SAFETY: the caller's host function, called as CUDA calls it.
-        unsafe { function(data) };
-        Ok(())
+        unsafe { host_function(stream, function, data) }
     }
 
     /// `cuLaunchHostFunc_v2` (CUDA 13.1; the flags are not read).
@@ -453,17 +443,7 @@ calls! {
         flags: c_uint,
     ) {
         let _ = flags;
-        let function = function.ok_or_else(|| null_argument("fn"))?;
-        if driver::capture(number(stream), || driver::GraphNode::Host {
-            function: function as usize,
-            data: data.expose_provenance(),
-        })? {
-            return Ok(());
-        }
-        driver::stream_synchronize(number(stream))?;
-        // SAFETY: the caller's host function, called as CUDA calls it.
-        unsafe { function(data) };
-        Ok(())
+        unsafe { host_function(stream, function, data) }
     }
 
     /// `cuEventRecordWithFlags`: as `cuEventRecord`.
@@ -576,8 +556,7 @@ calls! {
         block: c_int,
         dynamic_shared: usize,
     ) {
-        let value = driver::occupancy(number(function), block, dynamic_shared as u64)?;
-        unsafe { put(blocks, value, "numBlocks") }
+        unsafe { active_blocks(blocks, function, block, dynamic_shared) }
     }
 
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`: the flags do not matter.
@@ -589,9 +568,7 @@ calls! {
         flags: c_uint,
     ) {
         let _ = flags;
-        let value = driver::occupancy(number(function), block, dynamic_shared as u64)?;
-        super::log_detail(|| format!("occupancy: block {block}, {dynamic_shared} dynamic shared bytes: {value}"));
-        unsafe { put(blocks, value, "numBlocks") }
+        unsafe { active_blocks(blocks, function, block, dynamic_shared) }
     }
 
     /// `cuOccupancyAvailableDynamicSMemPerBlock`: what is left of 227 KiB after the kernel's
@@ -843,10 +820,7 @@ calls! {
         dynamic_shared: usize,
         limit: c_int,
     ) {
-        let (best_grid, best_block) =
-            unsafe { potential_block_size(function, shared_of_block, dynamic_shared, limit) }?;
-        unsafe { put(grid, best_grid, "minGridSize") }?;
-        unsafe { put(block, best_block, "blockSize") }
+        unsafe { potential_block_size(grid, block, function, shared_of_block, dynamic_shared, limit) }
     }
 
     /// `cuOccupancyMaxPotentialBlockSizeWithFlags`: as `cuOccupancyMaxPotentialBlockSize`.
@@ -860,26 +834,26 @@ calls! {
         flags: c_uint,
     ) {
         let _ = flags;
-        let (best_grid, best_block) =
-            unsafe { potential_block_size(function, shared_of_block, dynamic_shared, limit) }?;
-        unsafe { put(grid, best_grid, "minGridSize") }?;
-        unsafe { put(block, best_block, "blockSize") }
+        unsafe { potential_block_size(grid, block, function, shared_of_block, dynamic_shared, limit) }
     }
 }
 
 /// The multiprocessors the device reports (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`).
 const MULTIPROCESSORS: c_int = 16;
 
-/// `cuOccupancyMaxPotentialBlockSize`'s search: (grid, block).
+/// `cuOccupancyMaxPotentialBlockSize`'s search, written to `grid` and `block`.
 ///
 /// # Safety
 /// `shared_of_block` is NULL or a function the caller gave for this purpose.
+/// `grid` and `block` are NULL (an error) or writable.
 unsafe fn potential_block_size(
+    grid: *mut c_int,
+    block: *mut c_int,
     function: Handle,
     shared_of_block: Option<unsafe extern "C" fn(c_int) -> usize>,
     dynamic_shared: usize,
     limit: c_int,
-) -> super::CallResult<(c_int, c_int)> {
+) -> super::CallResult<()> {
     let limit = if limit <= 0 { 1024 } else { limit.min(1024) };
     let mut best = (0, 0, 0); // (resident threads, block, blocks per multiprocessor)
     let mut size = limit / 32 * 32;
@@ -902,7 +876,8 @@ unsafe fn potential_block_size(
             "no block size lets one CTA fit",
         ));
     }
-    Ok((best.2 * MULTIPROCESSORS, best.1))
+    unsafe { put(grid, best.2 * MULTIPROCESSORS, "minGridSize") }?;
+    unsafe { put(block, best.1, "blockSize") }
 }
 
 /// `cuKernelGetParamInfo` / `cuFuncGetParamInfo`: the offset and size of parameter `index`.
@@ -982,4 +957,45 @@ calls! {
         unsafe { put(pitch, row, "pPitch") }?;
         unsafe { put(address, value, "dptr") }
     }
+}
+
+/// `cuLaunchHostFunc`: calls `function(data)` now (the stream's work has finished), or adds it
+/// to the graph the stream is capturing.
+///
+/// # Safety
+/// `function` is the caller's host function, callable with `data`.
+unsafe fn host_function(
+    stream: Handle,
+    function: Option<unsafe extern "C" fn(*mut c_void)>,
+    data: *mut c_void,
+) -> super::CallResult<()> {
+    let function = function.ok_or_else(|| null_argument("fn"))?;
+    if driver::capture(number(stream), || driver::GraphNode::Host {
+        function: function as usize,
+        data: data.expose_provenance(),
+    })? {
+        return Ok(());
+    }
+    driver::stream_synchronize(number(stream))?;
+    // SAFETY: the caller's host function, called as CUDA calls it.
+    unsafe { function(data) };
+    Ok(())
+}
+
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessor` ([`driver::occupancy`]), logged with
+/// `PTXSIM_LOG=calls`.
+///
+/// # Safety
+/// `blocks` is NULL (an error) or writable.
+unsafe fn active_blocks(
+    blocks: *mut c_int,
+    function: Handle,
+    block: c_int,
+    dynamic_shared: usize,
+) -> super::CallResult<()> {
+    let value = driver::occupancy(number(function), block, dynamic_shared as u64)?;
+    super::log_detail(|| {
+        format!("occupancy: block {block}, {dynamic_shared} dynamic shared bytes: {value}")
+    });
+    unsafe { put(blocks, value, "numBlocks") }
 }
