@@ -128,6 +128,7 @@ pub fn compile<'s>(source: &'s str, options: &Options) -> (Option<Checked<'s>>, 
         source,
         module,
         setting,
+        summaries: std::sync::OnceLock::new(),
     };
     (Some(checked), diagnostics)
 }

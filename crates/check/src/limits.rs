@@ -427,31 +427,23 @@ fn shared_limit(
         if functions.get(name.as_str()) != Some(&index) {
             continue;
         }
-        stack.clear();
-        stack.push(index);
-        seen[index] = index;
-        let mut own = 0u64;
         let mut variables: Vec<(usize, u64, u64)> = Vec::new();
-        while let Some(at) = stack.pop() {
-            let Some(ItemSummary::Function { shared, uses, .. }) = summaries.get(at) else {
-                continue;
-            };
-            visits = visits.saturating_add(1 + uses.len());
-            if visits > MAX_VISITS {
-                return;
-            }
-            own = own.saturating_add(*shared);
-            for used in uses {
-                if let Some(&callee) = functions.get(used.as_str()) {
-                    if seen.get(callee).is_some_and(|&kernel| kernel != index) {
-                        seen[callee] = index;
-                        stack.push(callee);
-                    }
-                } else if let Some(&(bytes, align, order)) = shared_variables.get(used.as_str()) {
+        let walked = walk_calls(
+            summaries,
+            functions,
+            index,
+            (&mut seen, &mut stack),
+            |used| {
+                if let Some(&(bytes, align, order)) = shared_variables.get(used) {
                     variables.push((order, bytes, align));
                 }
-            }
-        }
+                visits = visits.saturating_add(1);
+                visits <= MAX_VISITS
+            },
+        );
+        let Some(own) = walked else {
+            return;
+        };
         // Module-scope variables once each, in declaration order, each at its alignment.
         variables.sort_unstable();
         variables.dedup();
@@ -478,6 +470,102 @@ fn shared_limit(
             );
         }
     }
+}
+
+/// Walks the functions kernel `start` reaches through calls (itself included, each once),
+/// calling `used` with every name their instructions use (callees and module-scope variables
+/// among them); stops, giving `None`, when `used` answers `false`.
+/// Gives the `.shared` bytes the reached bodies declare. `seen` (one slot per summary) and
+/// `stack` are scratch space reused between kernels: `seen[item] == start` marks an item
+/// reached from this kernel.
+fn walk_calls<'a>(
+    summaries: &'a [ItemSummary],
+    functions: &FxHashMap<&str, usize>,
+    start: usize,
+    (seen, stack): (&mut [usize], &mut Vec<usize>),
+    mut used: impl FnMut(&'a str) -> bool,
+) -> Option<u64> {
+    stack.clear();
+    stack.push(start);
+    if let Some(slot) = seen.get_mut(start) {
+        *slot = start;
+    }
+    let mut own = 0u64;
+    while let Some(at) = stack.pop() {
+        let Some(ItemSummary::Function { shared, uses, .. }) = summaries.get(at) else {
+            continue;
+        };
+        own = own.saturating_add(*shared);
+        for name in uses {
+            if !used(name.as_str()) {
+                return None;
+            }
+            if let Some(&callee) = functions.get(name.as_str())
+                && seen.get(callee).is_some_and(|&kernel| kernel != start)
+            {
+                seen[callee] = start;
+                stack.push(callee);
+            }
+        }
+    }
+    Some(own)
+}
+
+/// What the program of one kernel needs of shared memory: the names of the functions it
+/// reaches through calls (itself included) and of the module-scope variables they name. Only
+/// those variables take room in the kernel's static shared memory, as ptxas counts it (see the
+/// module documentation): a module of many kernels, each with its own `__shared__` arrays
+/// (CUB's), gives each kernel only its own, which is what CUDA's occupancy queries and
+/// `cudaFuncGetAttributes` report.
+#[derive(Debug, Default)]
+pub(crate) struct KernelReach {
+    /// The functions with a body the kernel reaches, itself included.
+    pub(crate) functions: FxHashSet<String>,
+    /// The names the reached functions use (module-scope variables, callees).
+    pub(crate) names: FxHashSet<String>,
+}
+
+/// The [`KernelReach`] of the kernel `kernel` in the module whose items `summaries` describe.
+pub(crate) fn kernel_reach(summaries: &[ItemSummary], kernel: &str) -> KernelReach {
+    let mut functions: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut start = None;
+    for (index, summary) in summaries.iter().enumerate() {
+        if let ItemSummary::Function {
+            name,
+            kernel_params,
+            ..
+        } = summary
+        {
+            functions.entry(name.as_str()).or_insert(index);
+            if kernel_params.is_some() && name.as_str() == kernel {
+                start.get_or_insert(index);
+            }
+        }
+    }
+    let mut reach = KernelReach::default();
+    let Some(start) = start else {
+        return reach;
+    };
+    let mut seen = vec![usize::MAX; summaries.len()];
+    let mut stack = Vec::new();
+    let _ = walk_calls(
+        summaries,
+        &functions,
+        start,
+        (&mut seen, &mut stack),
+        |name| {
+            reach.names.insert(name.to_string());
+            true
+        },
+    );
+    for (index, kernel) in seen.iter().enumerate() {
+        if *kernel == start
+            && let Some(ItemSummary::Function { name, .. }) = summaries.get(index)
+        {
+            reach.functions.insert(name.to_string());
+        }
+    }
+    reach
 }
 
 /// `bytes` in hexadecimal as ptxas writes sizes (`0xc001`).

@@ -95,11 +95,14 @@ pub(crate) fn build<'m>(
     setting: &'m ModuleSetting,
     builder: &mut Builder<'m>,
     kernel: &'m Function,
+    reach: &crate::limits::KernelReach,
 ) -> Result<(), BuildError> {
     let mut resolver = Resolver::new(module, setting, None, Arc::default());
     for item in &module.items {
         resolver.declare_item(item);
     }
+    builder.declare_functions(module);
+    builder.set_module_names(Some(reach.names.clone()));
     for item in &module.items {
         if let Item::Variable(variable) = item {
             let mut uses = Uses::new();
@@ -111,7 +114,8 @@ pub(crate) fn build<'m>(
             builder.module_variable(variable, uses);
         }
     }
-    builder.place_dynamic_shared(crate::program::function_shared(module));
+    builder.set_module_names(None);
+    builder.place_dynamic_shared(crate::program::function_shared(module, &reach.functions));
     builder.kernel(kernel);
     build_function(&mut resolver, builder, kernel)?;
     while let Some(callee) = builder.next_callee() {

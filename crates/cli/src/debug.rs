@@ -9,20 +9,14 @@
 //! Exit status: 0 after `quit` or at the end of the input (whatever the kernel did); 1 for
 //! errors in the module or the launch arguments; 2 for usage and I/O errors.
 
-mod command;
-mod format;
-mod session;
-mod source;
-
-use std::io::{BufRead as _, IsTerminal as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use ptxsim_debug::{Input, InteractError, LaunchShape, Session};
 use ptxsim_exec::Dim3;
 
 use crate::run::{LaunchArgs, Loaded, load, load_arguments, parse_dim3_index};
-use session::Session;
 
 /// Arguments of `ptxsim debug`.
 #[derive(Debug, clap::Args)]
@@ -53,93 +47,6 @@ pub(crate) struct DebugArgs {
     cta: Dim3,
 }
 
-/// The prompt at a terminal (and before echoed commands).
-const PROMPT: &str = "(ptxsim) ";
-
-/// Where commands come from.
-enum Input {
-    /// A terminal: rustyline, with history.
-    Terminal(Box<rustyline::DefaultEditor>),
-    /// A pipe or a file, line by line, and the bytes read so far (at most the input size
-    /// limit, `--max-input-bytes`).
-    Lines(Box<dyn std::io::BufRead>, u64),
-}
-
-/// The longest command line read from a script or a pipe.
-const MAX_COMMAND_LINE: u64 = 1 << 20;
-
-/// One read.
-enum Read {
-    /// A line.
-    Line(String),
-    /// Ctrl-C at the prompt: nothing to run.
-    Interrupted,
-    /// The end of the input.
-    End,
-}
-
-impl Input {
-    fn open(script: Option<&PathBuf>) -> anyhow::Result<Self> {
-        if let Some(path) = script {
-            let file = std::fs::File::open(path)
-                .with_context(|| format!("cannot read `{}`", path.display()))?;
-            return Ok(Input::Lines(Box::new(std::io::BufReader::new(file)), 0));
-        }
-        if std::io::stdin().is_terminal() {
-            if let Ok(editor) = rustyline::DefaultEditor::new() {
-                return Ok(Input::Terminal(Box::new(editor)));
-            }
-        }
-        Ok(Input::Lines(
-            Box::new(std::io::BufReader::new(std::io::stdin())),
-            0,
-        ))
-    }
-
-    fn is_terminal(&self) -> bool {
-        matches!(self, Input::Terminal(_))
-    }
-
-    fn read(&mut self) -> anyhow::Result<Read> {
-        match self {
-            Input::Terminal(editor) => match editor.readline(PROMPT) {
-                Ok(line) => {
-                    if !line.trim().is_empty() {
-                        // A history that cannot take the line is no reason to stop.
-                        let _ = editor.add_history_entry(line.as_str());
-                    }
-                    Ok(Read::Line(line))
-                }
-                Err(rustyline::error::ReadlineError::Interrupted) => Ok(Read::Interrupted),
-                Err(rustyline::error::ReadlineError::Eof) => Ok(Read::End),
-                Err(error) => Err(anyhow::Error::new(error).context("cannot read the terminal")),
-            },
-            Input::Lines(reader, total) => {
-                let mut bytes = Vec::new();
-                // A command line is short; a longer one (`--script /dev/zero`) is no script.
-                let read = std::io::Read::take(&mut **reader, MAX_COMMAND_LINE + 1)
-                    .read_until(b'\n', &mut bytes)
-                    .context("cannot read the commands")?;
-                if read == 0 {
-                    return Ok(Read::End);
-                }
-                if bytes.len() as u64 > MAX_COMMAND_LINE {
-                    anyhow::bail!(
-                        "a command line longer than {MAX_COMMAND_LINE} bytes: the input is not a \
-                         list of debugger commands"
-                    );
-                }
-                *total = total.saturating_add(read as u64);
-                if *total > crate::input::limit() {
-                    return Err(anyhow::Error::new(crate::input::too_large())
-                        .context("cannot read the commands"));
-                }
-                Ok(Read::Line(String::from_utf8_lossy(&bytes).into_owned()))
-            }
-        }
-    }
-}
-
 /// Runs the command: loads the module, prepares the launch and reads commands until `quit` or
 /// the end of the input.
 pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
@@ -167,13 +74,13 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
     let mut session = match Session::new(
         program,
         source,
-        (
-            launch.grid,
-            launch.block,
-            launch.max_steps,
-            launch.dynamic_shared,
-            args.memory_limit,
-        ),
+        LaunchShape {
+            grid: launch.grid,
+            block: launch.block,
+            max_steps: launch.max_steps,
+            dynamic_shared: launch.dynamic_shared,
+            memory_limit: args.memory_limit,
+        },
         arguments,
         (args.cta, args.thread),
     ) {
@@ -183,54 +90,24 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let mut input = Input::open(args.script.as_ref())?;
+    let mut input = match &args.script {
+        Some(path) => {
+            let file = std::fs::File::open(path)
+                .with_context(|| format!("cannot read `{}`", path.display()))?;
+            Input::lines(
+                Box::new(std::io::BufReader::new(file)),
+                crate::input::limit(),
+            )
+        }
+        None => Input::stdin(crate::input::limit()),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let [gx, gy, gz] = launch.grid;
-    let [bx, by, bz] = launch.block;
-    let banner = format!(
-        "kernel {} (grid {gx}x{gy}x{gz}, block {bx}x{by}x{bz}); selected: {} (`help` lists the \
-         commands)\n{}{}",
-        program.entry,
-        session.who(),
-        session.arguments_text(),
-        session.next_line()
-    );
-    write(&mut out, &banner)?;
-    let mut previous = String::new();
-    loop {
-        let line = match input.read()? {
-            Read::Line(line) => line,
-            Read::Interrupted => continue,
-            Read::End => break,
-        };
-        let trimmed = line.trim();
-        let command = if trimmed.is_empty() {
-            if !input.is_terminal() || previous.is_empty() {
-                continue;
-            }
-            previous.clone()
-        } else {
-            trimmed.to_string()
-        };
-        if args.echo && !input.is_terminal() {
-            write(&mut out, &format!("{PROMPT}{command}\n"))?;
+    match ptxsim_debug::interact(&mut session, &mut input, &mut out, args.echo) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(InteractError::Output(error)) => {
+            Err(anyhow::Error::new(error).context(crate::output::STDOUT))
         }
-        if command.starts_with('#') {
-            continue;
-        }
-        let reply = session.execute(&command);
-        write(&mut out, &reply.text)?;
-        if reply.quit {
-            break;
-        }
-        previous = command;
+        Err(InteractError::Input(message)) => Err(anyhow::anyhow!(message)),
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn write(out: &mut impl std::io::Write, text: &str) -> anyhow::Result<()> {
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context(crate::output::STDOUT)
 }

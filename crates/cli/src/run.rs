@@ -170,27 +170,9 @@ pub(crate) enum RunFormat {
     Json,
 }
 
-fn parse_dims(text: &str, minimum: u32) -> Result<Dim3, String> {
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("`{text}`: expected X, X,Y or X,Y,Z"));
-    }
-    let mut dims = [if minimum == 0 { 0 } else { 1 }; 3];
-    for (slot, part) in dims.iter_mut().zip(&parts) {
-        let value: u32 = part
-            .parse()
-            .map_err(|_| format!("`{part}` is not a number"))?;
-        if value < minimum {
-            return Err(format!("dimensions must be at least {minimum}"));
-        }
-        *slot = value;
-    }
-    Ok(dims)
-}
-
 /// `X[,Y[,Z]]`, each at least 1 (missing ones are 1).
 pub(crate) fn parse_dim3(text: &str) -> Result<Dim3, String> {
-    parse_dims(text, 1)
+    ptxsim_debug::parse_dims(text, 1)
 }
 
 /// `--grid X[,Y[,Z]]` within CUDA's limits ([`grid::MAX_GRID`]): a larger grid is a usage
@@ -226,7 +208,7 @@ fn parse_block(text: &str) -> Result<Dim3, String> {
 
 /// `X[,Y[,Z]]`, an index (missing ones are 0).
 pub(crate) fn parse_dim3_index(text: &str) -> Result<Dim3, String> {
-    parse_dims(text, 0)
+    ptxsim_debug::parse_dims(text, 0)
 }
 
 fn parse_out(text: &str) -> Result<(usize, PathBuf), String> {

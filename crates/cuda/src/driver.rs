@@ -8,7 +8,7 @@
 //! pointers; the library never dereferences them.
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Instant;
@@ -74,6 +74,8 @@ pub struct Settings {
     pub trace_directory: Option<std::path::PathBuf>,
     /// The trace's form (`PTXSIM_TRACE_FORMAT`: `jsonl`, the default, or `text`).
     pub trace_format: ptxsim_trace::Format,
+    /// The launch to stop at in the debugger (`PTXSIM_DEBUG=KERNEL[:LAUNCH]`), if any.
+    pub debug: Option<crate::debug::Request>,
 }
 
 impl Settings {
@@ -110,6 +112,9 @@ impl Settings {
                     return Err(format!("PTXSIM_TRACE_FORMAT=`{other}`: jsonl or text"));
                 }
             },
+            debug: variable("PTXSIM_DEBUG")
+                .map(|text| crate::debug::Request::parse(&text))
+                .transpose()?,
         })
     }
 
@@ -216,6 +221,10 @@ struct Context {
     peers: HashSet<u64>,
     /// A sticky error (a kernel fault): every later call in the context returns it.
     sticky: Option<CudaError>,
+    /// The device heap of kernels' `malloc`/`free` (its memory and its allocations), made at
+    /// the first launch of a kernel that uses it: what one launch allocates, later ones read
+    /// and free, as on a GPU.
+    heap: Option<(DeviceMemory, Arc<ptxsim_exec::runtime::Heap>)>,
 }
 
 impl Context {
@@ -224,6 +233,7 @@ impl Context {
             device,
             peers: HashSet::new(),
             sticky: None,
+            heap: None,
         }
     }
 }
@@ -1569,6 +1579,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let module_handle = function.module;
     let settings = state.settings()?;
     let (trace_directory, trace_format) = (settings.trace_directory.clone(), settings.trace_format);
+    let debug = settings.debug.clone();
     // A launch on several host threads starts a thread pool (a few hundred microseconds); one
     // CTA runs on the calling thread.
     let ctas: u64 = launch.grid.iter().map(|&d| u64::from(d)).product();
@@ -1595,7 +1606,10 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
             .collect()
     };
     let State {
-        modules, memory, ..
+        modules,
+        memory,
+        contexts,
+        ..
     } = &mut *state;
     let mut memories: Vec<&mut DeviceMemory> = memory
         .iter_mut()
@@ -1620,7 +1634,40 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         ..options
     };
     memories.push(&mut loaded.globals);
+    // The context's device heap: made by the first kernel that calls malloc or free, then
+    // reachable by every kernel (a pointer to heap memory may be handed to any of them).
+    let mut options = options;
+    let uses_heap = module
+        .program(&entry)
+        .is_ok_and(|program| program.uses_heap);
+    if let Some(context) = contexts.get_mut(&context) {
+        if uses_heap && context.heap.is_none() {
+            context.heap = Some((DeviceMemory::heap(), Arc::default()));
+        }
+        if let Some((heap_memory, heap)) = &mut context.heap {
+            options.heap = Some(Arc::clone(heap));
+            memories.push(heap_memory);
+        }
+    }
     let index = LAUNCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if let Some(request) = &debug {
+        let first = DEBUG_SEEN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(entry.clone());
+        if request.matches(&entry, index, first) {
+            flush_device_output();
+            let shared: Vec<&DeviceMemory> = memories.iter().map(|memory| &**memory).collect();
+            let stop = crate::debug::Stop {
+                module: &module,
+                entry: &entry,
+                shape: (launch.grid, launch.block),
+                params: launch.params,
+                options: &options,
+            };
+            crate::debug::session(&stop, &shared);
+        }
+    }
     let extension = match trace_format {
         ptxsim_trace::Format::Jsonl => "jsonl",
         ptxsim_trace::Format::Text => "txt",
@@ -1689,6 +1736,9 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
 /// Launches so far in this process (all contexts): each traced launch's index.
 static LAUNCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
+/// The kernels launched so far, where `PTXSIM_DEBUG` is set (to find a kernel's first launch).
+static DEBUG_SEEN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
 /// The trace file of launch `index` of kernel `entry` in `directory` (`PTXSIM_TRACE`):
 /// `NNNNNN-ENTRY.jsonl` (or `.txt` in the text form), the launch index counting every launch of
 /// the process from 0, so that a program's traces sort in launch order and two runs of the
@@ -1735,6 +1785,16 @@ static DEVICE_OUTPUT: OnceLock<fn(&[u8])> = OnceLock::new();
 /// Sets where kernels' `printf` output goes ([`DEVICE_OUTPUT`]); later calls keep the first.
 pub fn set_device_output(output: fn(&[u8])) {
     let _ = DEVICE_OUTPUT.set(output);
+}
+
+/// Flushes what the program has written to its stdout so far (before the debugger talks).
+fn flush_device_output() {
+    match DEVICE_OUTPUT.get() {
+        Some(output) => output(&[]),
+        None => {
+            let _ = std::io::stdout().flush();
+        }
+    }
 }
 
 /// Writes what a launch's `printf` calls printed, in the executor's order: by block, then

@@ -109,10 +109,64 @@ fn run_and_check(program: &Path, more: &[PathBuf]) {
     );
 }
 
+/// `runtime_features` with the static cudart, built once for the tests that run it.
+fn static_program() -> &'static Path {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| build("runtime_features", "runtime_features_static", &[]))
+}
+
 #[test]
 fn runtime_program_with_the_static_cudart() {
-    let program = build("runtime_features", "runtime_features_static", &[]);
-    run_and_check(&program, &[]);
+    run_and_check(static_program(), &[]);
+}
+
+/// `PTXSIM_DEBUG=saxpy` stops the program at saxpy's launch in the debugger (commands from
+/// `PTXSIM_DEBUG_SCRIPT`, the session on stderr); after `quit` the program goes on and passes
+/// as without it. The expected launch shape and arguments are the program's source:
+/// `saxpy<<<(n + 255) / 256, 256>>>(n, 3.0f, x, y)` with n = 1000, and the Itanium C++ ABI's
+/// name of `saxpy(int, float, const float *, float *)`.
+#[test]
+fn a_launch_of_a_running_program_in_the_debugger() {
+    let script = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_debug_script");
+    std::fs::write(
+        &script,
+        "block 1\nthread 5\nprint %ctaid.x\nprint %tid.x\nstep\nrestart\nprint %tid.x\nquit\n",
+    )
+    .expect("the script");
+    let run = Command::new(static_program())
+        .env("LD_LIBRARY_PATH", driver_directory())
+        .env("PTXSIM_DEBUG", "saxpy")
+        .env("PTXSIM_DEBUG_SCRIPT", &script)
+        .env_remove("PTXSIM_LOG")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success() && stdout.contains("PASSED: 0 failed"),
+        "the program failed ({}):\n{stdout}\n{stderr}",
+        run.status
+    );
+    assert!(
+        !stdout.contains("(ptxsim)"),
+        "the session is on stderr:\n{stdout}"
+    );
+    for expected in [
+        "kernel _Z5saxpyifPKfPf (grid 4x1x1, block 256x1x1)",
+        "argument 0 _Z5saxpyifPKfPf_param_0: 0x000003e8 (1000)",
+        "(ptxsim) block 1\nthread (0,0,0) of block (1,0,0)",
+        "(ptxsim) thread 5\nthread (5,0,0) of block (1,0,0)",
+        "(ptxsim) print %ctaid.x\n%ctaid.x = 0x00000001 (1)",
+        "(ptxsim) print %tid.x\n%tid.x = 0x00000005 (5)",
+    ] {
+        assert!(stderr.contains(expected), "`{expected}` missing:\n{stderr}");
+    }
+    // Only the first launch of saxpy stops (the program launches it once), and only it.
+    assert_eq!(
+        stderr.matches("the program stops at this launch").count(),
+        1,
+        "{stderr}"
+    );
 }
 
 #[test]

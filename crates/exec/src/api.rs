@@ -209,6 +209,12 @@ pub struct LaunchOptions {
     /// The texture and surface objects the kernel's `tex`, `tld4`, `txq`, `suld`, `sust`,
     /// `sured` and `suq` find by handle (`None`: every handle traps).
     pub textures: Option<Arc<crate::texture::TextureTable>>,
+    /// The device heap (`malloc`/`free` in kernels) of a CUDA context, which lasts from launch
+    /// to launch as on a GPU ("memory allocated by a kernel's `malloc` persists for the
+    /// lifetime of the CUDA context", CUDA C++ Programming Guide, "Dynamic Global Memory
+    /// Allocation and Operations"): its memory, [`DeviceMemory::heap`], must be among the
+    /// memories lent to the launch. `None`: a fresh heap for this launch alone.
+    pub heap: Option<Arc<crate::runtime::Heap>>,
 }
 
 impl Default for LaunchOptions {
@@ -222,6 +228,7 @@ impl Default for LaunchOptions {
             constants: None,
             cooperative: false,
             textures: None,
+            heap: None,
         }
     }
 }
@@ -277,6 +284,8 @@ impl Error {
 pub struct Module {
     kernels: Vec<Program>,
     warnings: Vec<Diagnostic>,
+    /// The module's text, which the programs' line numbers refer to (for a debugger).
+    source: Arc<str>,
 }
 
 impl fmt::Debug for Module {
@@ -311,7 +320,13 @@ impl Module {
         Ok(Self {
             kernels,
             warnings: diagnostics,
+            source: Arc::from(source),
         })
+    }
+
+    /// The module's text, which the lines of its programs' instructions refer to.
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     /// The kernels' names, in source order.
@@ -524,6 +539,80 @@ impl Module {
         options: &LaunchOptions,
         trace: Option<&mut dyn FnMut(ptxsim_trace::Line)>,
     ) -> Result<LaunchReport, Error> {
+        let mut device = match self.device(
+            entry,
+            (grid, block),
+            params,
+            GlobalMemory::lend(memories),
+            options,
+        ) {
+            Ok(device) => device,
+            Err(failed) => {
+                let (error, global) = *failed;
+                global.give_back(memories);
+                return Err(error);
+            }
+        };
+        let grid_options = GridOptions {
+            host_threads: options.host_threads,
+            ..GridOptions::default()
+        };
+        let run = match trace {
+            Some(sink) => crate::trace::run_grid_streamed(&device, grid_options, sink, None),
+            None => grid::run_grid(&device, grid_options, None, None),
+        };
+        let written = device.global.write_back_host();
+        std::mem::take(&mut device.global).give_back(memories);
+        report(run, written, options.max_steps)
+    }
+
+    /// The device of a launch of `entry` over the global memory `global`: parameters,
+    /// dynamic shared memory, device heap, host memory, constants, textures and cooperative
+    /// scheduling as `options` say. A launch that cannot be made gives `global` back with the
+    /// error, so that lent memories are returned.
+    fn device(
+        &self,
+        entry: &str,
+        (grid, block): (Dim3, Dim3),
+        params: &[u8],
+        global: GlobalMemory,
+        options: &LaunchOptions,
+    ) -> Result<Device<'_>, Box<(Error, GlobalMemory)>> {
+        let mut device = match self.bare_device(entry, (grid, block), params, options) {
+            Ok(device) => device,
+            Err(error) => return Err(Box::new((error, global))),
+        };
+        device.global = global;
+        match &options.heap {
+            Some(heap) => device.share_heap(Arc::clone(heap)),
+            None => device.install_heap(),
+        }
+        if let Some(host) = &options.host_memory {
+            device.global.map_host(Arc::clone(host));
+        }
+        if let Some(constants) = &options.constants {
+            device.set_constants(Arc::clone(constants));
+        }
+        if options.cooperative
+            && let Err(error) = grid::make_cooperative(&mut device)
+        {
+            return Err(Box::new((error.into(), std::mem::take(&mut device.global))));
+        }
+        if let Some(textures) = &options.textures {
+            device.set_textures(Arc::clone(textures));
+        }
+        Ok(device)
+    }
+
+    /// The device of a launch of `entry` without global memory: shape, parameters, dynamic
+    /// shared memory.
+    fn bare_device(
+        &self,
+        entry: &str,
+        (grid, block): (Dim3, Dim3),
+        params: &[u8],
+        options: &LaunchOptions,
+    ) -> Result<Device<'_>, Error> {
         let program = self.program(entry)?;
         grid::check_shape(grid, block)?;
         if params.len() as u64 != program.param_bytes {
@@ -541,31 +630,29 @@ impl Module {
         device
             .set_dynamic_shared(options.dynamic_shared)
             .map_err(LaunchError::Shape)?;
-        device.global = GlobalMemory::lend(memories);
-        device.install_heap();
-        if let Some(host) = &options.host_memory {
-            device.global.map_host(Arc::clone(host));
-        }
-        if let Some(constants) = &options.constants {
-            device.set_constants(Arc::clone(constants));
-        }
-        if options.cooperative {
-            grid::make_cooperative(&mut device)?;
-        }
-        if let Some(textures) = &options.textures {
-            device.set_textures(Arc::clone(textures));
-        }
-        let grid_options = GridOptions {
-            host_threads: options.host_threads,
-            ..GridOptions::default()
-        };
-        let run = match trace {
-            Some(sink) => crate::trace::run_grid_streamed(&device, grid_options, sink, None),
-            None => grid::run_grid(&device, grid_options, None, None),
-        };
-        let written = device.global.write_back_host();
-        std::mem::take(&mut device.global).give_back(memories);
-        report(run, written, options.max_steps)
+        Ok(device)
+    }
+
+    /// The device of a launch as [`Module::launch_in`] would run it, over a *copy* of
+    /// `memories` (their bytes as they are now), not run: for a debugger, which steps through
+    /// it (and may start it again from another copy) while the memories stay as they were.
+    /// Writes to host memory (managed, mapped) stay in the copy's cached pages.
+    pub fn prepare_copy(
+        &self,
+        entry: &str,
+        (grid, block): (Dim3, Dim3),
+        params: &[u8],
+        memories: &[&DeviceMemory],
+        options: &LaunchOptions,
+    ) -> Result<Device<'_>, Error> {
+        self.device(
+            entry,
+            (grid, block),
+            params,
+            GlobalMemory::copy_of(memories),
+            options,
+        )
+        .map_err(|failed| failed.0)
     }
 }
 

@@ -134,7 +134,7 @@ pub struct Device<'p> {
     constants: Option<Arc<Vec<u8>>>,
     /// The allocations of the device heap (`malloc`/`free`), whose memory is a global buffer
     /// at [`HEAP_BASE`] when the program uses it.
-    pub(crate) heap: Heap,
+    pub(crate) heap: Arc<Heap>,
     /// Whether the launch is cooperative ([`Device::set_cooperative`]).
     cooperative: bool,
     /// The texture and surface objects of the launch ([`Device::set_textures`]).
@@ -163,7 +163,7 @@ impl<'p> Device<'p> {
             dynamic_shared: 0,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             constants: None,
-            heap: Heap::default(),
+            heap: Arc::default(),
             cooperative: false,
             textures: None,
         };
@@ -175,11 +175,18 @@ impl<'p> Device<'p> {
     /// memory when the program calls `malloc` or `free`, with no allocation yet. A launch that
     /// replaces [`Device::global`] calls it again.
     pub fn install_heap(&mut self) {
-        self.heap = Heap::default();
+        self.heap = Arc::default();
         if self.program.uses_heap {
             self.global
                 .add_at("malloc heap", HEAP_BASE, Words::zeros(HEAP_BYTES));
         }
+    }
+
+    /// Uses `heap` as the device heap, whose memory ([`crate::memory::DeviceMemory::heap`])
+    /// the caller has put in global memory: a heap that lasts across launches (a CUDA
+    /// context's, [`crate::api::LaunchOptions::heap`]).
+    pub fn share_heap(&mut self, heap: Arc<Heap>) {
+        self.heap = heap;
     }
 
     /// Makes the launch cooperative (CUDA's `cuLaunchCooperativeKernel`): every CTA of the grid
@@ -1013,8 +1020,8 @@ impl Cta {
     /// `record` (stepping one lane) the lane's step is recorded if it is released now.
     ///
     /// The common case goes straight through: when the arriving lanes of a warp are all its
-    /// lanes (a converged warp), each in its own membermask and none waiting for a lane outside
-    /// them, the instruction runs for them at once. Returns whether every arriving lane ran it
+    /// lanes (a converged warp), all with the same membermask, which holds each of them, the
+    /// instruction runs for them at once. Returns whether every arriving lane ran it
     /// and goes on.
     fn arrive(
         &mut self,
@@ -1049,12 +1056,14 @@ impl Cta {
             let ready = whole
                 && match instruction.kind.warp_sync() {
                     Some(WarpSync::Members(source)) => {
-                        // Every lane of the warp is here: only a lane outside its own
-                        // membermask (a trap) takes the slow path.
+                        // Every lane of the warp is here: a lane outside its own
+                        // membermask (a trap) and lanes of different membermasks (separate
+                        // groups, see `release_warp`) take the slow path.
                         let executor = self.executor(device, chunk, pc, None, None);
+                        let first = executor.read_bits(chunk[0], source, 32) as u32;
                         chunk.iter().all(|&lane| {
                             let mask = executor.read_bits(lane, source, 32) as u32;
-                            mask & 1 << (lane % 32) != 0
+                            mask == first && mask & 1 << (lane % 32) != 0
                         })
                     }
                     Some(WarpSync::Converged) => true,
@@ -1141,8 +1150,8 @@ impl Cta {
             let Some(sync) = instruction.kind.warp_sync() else {
                 continue;
             };
-            let (lanes, complete) = if sync == WarpSync::Warpgroup {
-                self.warpgroup_waiting(warp, pc)
+            let groups: Vec<(Vec<usize>, bool)> = if sync == WarpSync::Warpgroup {
+                vec![self.warpgroup_waiting(warp, pc)]
             } else {
                 let waiting: Vec<usize> = (first..end)
                     .filter(|&lane| {
@@ -1150,20 +1159,27 @@ impl Cta {
                             && self.lanes.pc[lane] == pc
                     })
                     .collect();
-                let mut required = 0u32;
+                // The lanes waiting here, by membermask: lanes of different membermasks at
+                // the same instruction (the groups of `cg::labeled_partition`, each reducing
+                // or shuffling among its own lanes) are different executions of it.
+                let mut by_mask: Vec<(u32, Vec<usize>)> = Vec::new();
                 let mut executor = self.executor(device, &waiting, pc, None, None);
                 let mut traps = Vec::new();
                 for &lane in &waiting {
                     let bit = 1u32 << (lane % 32);
-                    match sync {
+                    let required = match sync {
                         WarpSync::Members(source) => {
                             let mask = executor.read_bits(lane, source, 32) as u32;
                             if mask & bit == 0 {
                                 traps.push((lane, mask));
                             }
-                            required |= mask;
+                            mask
                         }
-                        WarpSync::Converged | WarpSync::Warpgroup => required |= bit,
+                        WarpSync::Converged | WarpSync::Warpgroup => 0,
+                    };
+                    match by_mask.iter_mut().find(|(mask, _)| *mask == required) {
+                        Some((_, lanes)) => lanes.push(lane),
+                        None => by_mask.push((required, vec![lane])),
                     }
                 }
                 for (lane, mask) in traps {
@@ -1175,83 +1191,94 @@ impl Cta {
                     );
                     executor.trap(lane, instruction, message);
                 }
-                if matches!(sync, WarpSync::Converged) {
-                    // The lanes at this instruction that have not arrived yet.
-                    for lane in first..end {
-                        if self.lanes.status[lane] == ThreadStatus::Ready
-                            && self.lanes.pc[lane] == pc
-                        {
-                            required |= 1 << (lane % 32);
-                        }
-                    }
-                }
-                let complete = (0..32).filter(|bit| required & 1 << bit != 0).all(|bit| {
-                    let lane = first + bit;
-                    lane >= end
-                        || matches!(self.lanes.status[lane], ThreadStatus::Done(_))
-                        || (self.lanes.status[lane] == ThreadStatus::AtWarpSync
-                            && self.lanes.pc[lane] == pc)
-                });
-                let lanes: Vec<usize> = waiting
+                by_mask
                     .into_iter()
-                    .filter(|&lane| self.lanes.status[lane] == ThreadStatus::AtWarpSync)
-                    .collect();
-                (lanes, complete)
-            };
-            if !complete || lanes.is_empty() {
-                continue;
-            }
-            let recording = self.tracing || record.is_some();
-            let destinations = instruction.kind.warp_destinations();
-            let before: Vec<Vec<u128>> = if recording {
-                lanes
-                    .iter()
-                    .map(|&lane| {
-                        destinations
-                            .iter()
-                            .map(|&register| self.lanes.get(lane, register))
-                            .collect()
+                    .map(|(mut required, lanes)| {
+                        if matches!(sync, WarpSync::Converged) {
+                            // Every lane at this instruction, and those that have not arrived
+                            // yet.
+                            for &lane in &lanes {
+                                required |= 1 << (lane % 32);
+                            }
+                            for lane in first..end {
+                                if self.lanes.status[lane] == ThreadStatus::Ready
+                                    && self.lanes.pc[lane] == pc
+                                {
+                                    required |= 1 << (lane % 32);
+                                }
+                            }
+                        }
+                        let complete = (0..32).filter(|bit| required & 1 << bit != 0).all(|bit| {
+                            let lane = first + bit;
+                            lane >= end
+                                || matches!(self.lanes.status[lane], ThreadStatus::Done(_))
+                                || (self.lanes.status[lane] == ThreadStatus::AtWarpSync
+                                    && self.lanes.pc[lane] == pc)
+                        });
+                        let lanes: Vec<usize> = lanes
+                            .into_iter()
+                            .filter(|&lane| self.lanes.status[lane] == ThreadStatus::AtWarpSync)
+                            .collect();
+                        (lanes, complete)
                     })
                     .collect()
-            } else {
-                Vec::new()
             };
-            let mut executor = self.executor(device, &lanes, pc, None, None);
-            executor
-                .execute(instruction, &lanes)
-                .map_err(|(lane, error)| (lane, *error))?;
-            for &lane in &lanes {
-                if self.lanes.status[lane] == ThreadStatus::AtWarpSync {
-                    self.lanes.status[lane] = ThreadStatus::Ready;
-                    self.lanes.pc[lane] = pc + 1;
+            for (lanes, complete) in groups {
+                if !complete || lanes.is_empty() {
+                    continue;
                 }
-                self.lanes.steps[lane] += 1;
-            }
-            released = true;
-            if recording {
-                for (&lane, old) in lanes.iter().zip(before) {
-                    let writes = destinations
+                let recording = self.tracing || record.is_some();
+                let destinations = instruction.kind.warp_destinations();
+                let before: Vec<Vec<u128>> = if recording {
+                    lanes
                         .iter()
-                        .zip(old)
-                        .map(|(&register, old)| Write {
-                            register,
-                            old,
-                            new: self.lanes.get(lane, register),
+                        .map(|&lane| {
+                            destinations
+                                .iter()
+                                .map(|&register| self.lanes.get(lane, register))
+                                .collect()
                         })
-                        .collect();
-                    let step = StepRecord {
-                        step: self.lanes.steps[lane] - 1,
-                        thread: self.linear * device.threads_per_cta() + lane as u64,
-                        pc,
-                        executed: true,
-                        writes,
-                        memory: Vec::new(),
-                    };
-                    match record.as_deref_mut() {
-                        Some(record) if Some(lane) == owner => *record = step,
-                        // Other lanes' steps matter to a trace only.
-                        _ if self.tracing => self.released.push((lane, step)),
-                        _ => {}
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let mut executor = self.executor(device, &lanes, pc, None, None);
+                executor
+                    .execute(instruction, &lanes)
+                    .map_err(|(lane, error)| (lane, *error))?;
+                for &lane in &lanes {
+                    if self.lanes.status[lane] == ThreadStatus::AtWarpSync {
+                        self.lanes.status[lane] = ThreadStatus::Ready;
+                        self.lanes.pc[lane] = pc + 1;
+                    }
+                    self.lanes.steps[lane] += 1;
+                }
+                released = true;
+                if recording {
+                    for (&lane, old) in lanes.iter().zip(before) {
+                        let writes = destinations
+                            .iter()
+                            .zip(old)
+                            .map(|(&register, old)| Write {
+                                register,
+                                old,
+                                new: self.lanes.get(lane, register),
+                            })
+                            .collect();
+                        let step = StepRecord {
+                            step: self.lanes.steps[lane] - 1,
+                            thread: self.linear * device.threads_per_cta() + lane as u64,
+                            pc,
+                            executed: true,
+                            writes,
+                            memory: Vec::new(),
+                        };
+                        match record.as_deref_mut() {
+                            Some(record) if Some(lane) == owner => *record = step,
+                            // Other lanes' steps matter to a trace only.
+                            _ if self.tracing => self.released.push((lane, step)),
+                            _ => {}
+                        }
                     }
                 }
             }

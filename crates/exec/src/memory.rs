@@ -239,6 +239,20 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// A copy of the buffer, its bytes as they are now.
+    fn duplicate(&self) -> Buffer {
+        Buffer {
+            name: self.name.clone(),
+            base: self.base,
+            len: self.len,
+            words: self
+                .words
+                .iter()
+                .map(|word| AtomicU64::new(word.load(Ordering::Relaxed)))
+                .collect(),
+        }
+    }
+
     /// Writes the buffer's bytes, as they are now, to `out`.
     pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
         const WORDS: usize = 8192;
@@ -591,6 +605,24 @@ impl DeviceMemory {
         }
     }
 
+    /// The memory of a device heap ([`crate::runtime::HEAP_BYTES`] zero bytes at
+    /// [`crate::runtime::HEAP_BASE`]) for a heap that lasts across launches
+    /// ([`crate::api::LaunchOptions::heap`]).
+    pub fn heap() -> Self {
+        use crate::runtime::{HEAP_BASE, HEAP_BYTES};
+        let words = Words::zeros(HEAP_BYTES);
+        Self {
+            buffers: vec![Buffer {
+                name: "malloc heap".to_string(),
+                base: HEAP_BASE,
+                len: words.len,
+                words: words.words.into_iter().map(AtomicU64::new).collect(),
+            }],
+            range: HEAP_BASE..HEAP_BASE + HEAP_BYTES,
+            last: None,
+        }
+    }
+
     /// A zero-filled buffer of `bytes` bytes named `name`; its address, or `None` when the
     /// address range is exhausted.
     pub fn allocate(&mut self, name: impl Into<String>, bytes: u64) -> Option<u64> {
@@ -698,6 +730,20 @@ impl GlobalMemory {
         let mut buffers: Vec<Buffer> = memories
             .iter_mut()
             .flat_map(|memory| std::mem::take(&mut memory.buffers))
+            .collect();
+        buffers.sort_by_key(|buffer| buffer.base);
+        Self {
+            buffers,
+            host: None,
+        }
+    }
+
+    /// A global space of copies of the buffers of `memories`, their bytes as they are now
+    /// (for a debugger's session on a launch, [`crate::api::Module::prepare_copy`]).
+    pub fn copy_of(memories: &[&DeviceMemory]) -> Self {
+        let mut buffers: Vec<Buffer> = memories
+            .iter()
+            .flat_map(|memory| memory.buffers.iter().map(Buffer::duplicate))
             .collect();
         buffers.sort_by_key(|buffer| buffer.base);
         Self {

@@ -384,3 +384,56 @@ fn redux_f32_reduces_over_the_warp() {
         assert_eq!(word(2), 0x7fff_ffff, "max.NaN, lane {lane}");
     }
 }
+
+/// Lanes at the same warp-synchronous instruction with different membermasks (the groups of
+/// `cg::labeled_partition`, which nvcc's `cg::reduce` on such a group turns into one
+/// `redux.sync` per group with its own mask) execute it as separate groups: "redux.sync ...
+/// performs a reduction operation ... across all non-exited threads in the membermask"
+/// (9.7.13.12), and shfl.sync reads only lanes of its membermask's group. Each lane groups by
+/// `tid % 3` (match.any.sync), then takes the max, and the sum, of `(tid * 37) % 101` over its
+/// group; the expected values are computed here from that definition.
+#[test]
+fn warp_instructions_with_different_membermasks_run_per_group() {
+    let source = ".version 9.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 out)\n{\n\
+        .reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n\
+        ld.param.u64 %rd1, [out];\n\
+        mov.u32 %r1, %tid.x;\n\
+        rem.u32 %r2, %r1, 3;\n\
+        match.any.sync.b32 %r3, %r2, 0xffffffff;\n\
+        mul.lo.u32 %r4, %r1, 37;\n\
+        rem.u32 %r4, %r4, 101;\n\
+        redux.sync.max.u32 %r5, %r4, %r3;\n\
+        redux.sync.add.u32 %r6, %r4, %r3;\n\
+        mul.wide.u32 %rd2, %r1, 8;\n\
+        add.s64 %rd3, %rd1, %rd2;\n\
+        st.global.v2.u32 [%rd3], {%r5, %r6};\n\
+        ret;\n}\n";
+    let program = ptxsim_exec::load(source, None).expect("checks");
+    let (device, addresses) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [32, 1, 1],
+        1000,
+        vec![Argument::Buffer(vec![0; 32 * 8])],
+    )
+    .expect("valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    assert!(run.failure.is_none(), "{:?}", run.failure);
+    let address = addresses[0].expect("a buffer");
+    let out = device
+        .global
+        .buffer_at(address)
+        .expect("the buffer")
+        .contents();
+    let value = |lane: u32| (lane * 37) % 101;
+    for lane in 0..32u32 {
+        let group = (0..32).filter(|other| other % 3 == lane % 3);
+        let max = group.clone().map(value).max().unwrap_or(0);
+        let sum: u32 = group.map(value).sum();
+        let at = lane as usize * 8;
+        let got_max = u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+        let got_sum = u32::from_le_bytes(out[at + 4..at + 8].try_into().unwrap());
+        assert_eq!((got_max, got_sum), (max, sum), "lane {lane}");
+    }
+}

@@ -15,6 +15,13 @@ use ptxsim_isa::ops::Space;
 
 /// The first global address handed out (buffers and `.global` variables).
 pub const GLOBAL_BASE: u64 = 0x0000_7f00_0000_0000;
+/// The address of the first function of a module (`mov.u64 %rd, f;`, a function's name in a
+/// `.global` initializer such as a C++ vtable): function `i`, in the order the module first
+/// names them, is at `FUNCTION_BASE + i * FUNCTION_STRIDE`. No memory is there (a load from a
+/// function's address faults); an indirect `call` through such an address calls the function.
+pub const FUNCTION_BASE: u64 = 0x0000_7c00_0000_0000;
+/// The distance between two functions' addresses.
+pub const FUNCTION_STRIDE: u64 = 16;
 /// Where `.shared` addresses appear in the generic space.
 pub const SHARED_WINDOW: u64 = 0x0000_6000_0000_0000;
 /// Where `.local` addresses appear in the generic space.

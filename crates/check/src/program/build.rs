@@ -26,14 +26,14 @@ use ptxsim_syntax::ast::{
 use ptxsim_syntax::diag::LineIndex;
 use ptxsim_syntax::span::Span;
 
-use super::address::{next_buffer, to_generic};
+use super::address::{FUNCTION_BASE, FUNCTION_STRIDE, next_buffer, to_generic};
 use super::cvt::{self, CvtOp};
 use super::{
     Axis, ConstVariable, Destination, GlobalVariable, Guard, Instruction, InstructionKind,
     IntExtraOp, Location, MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo,
     RuntimeFunction, Source, SpecialRegister, THREAD_PARAM_BASE, mask,
 };
-use crate::hash::FxHashMap;
+use crate::hash::{FxHashMap, FxHashSet};
 use crate::names::Found;
 use crate::rules::ModuleSetting;
 
@@ -96,6 +96,10 @@ pub struct Checked<'s> {
     pub(crate) source: &'s str,
     pub(crate) module: Module,
     pub(crate) setting: ModuleSetting,
+    /// What the size limits know of each top-level item, made at the first
+    /// [`Checked::program`]: which functions and module-scope `.shared` variables a kernel
+    /// reaches.
+    pub(crate) summaries: std::sync::OnceLock<Vec<crate::limits::ItemSummary>>,
 }
 
 impl<'s> Checked<'s> {
@@ -154,14 +158,23 @@ impl<'s> Checked<'s> {
         let Some(kernel) = kernel else {
             return Err(BuildError::NoEntry);
         };
-        crate::names::build(&self.module, &self.setting, &mut builder, kernel)?;
+        let summaries = self.summaries.get_or_init(|| {
+            let mut summaries = Vec::new();
+            for item in &self.module.items {
+                crate::limits::summarize(item, &mut summaries);
+            }
+            summaries
+        });
+        let reach = crate::limits::kernel_reach(summaries, name);
+        crate::names::build(&self.module, &self.setting, &mut builder, kernel, &reach)?;
         builder.finish(name)
     }
 }
 
-/// An upper bound of the `.shared` bytes declared in function bodies (each variable with its
-/// alignment), which the static part of shared memory may need besides the module's.
-pub(crate) fn function_shared(module: &Module) -> u64 {
+/// An upper bound of the `.shared` bytes declared in the bodies of the functions `reached`
+/// (each variable with its alignment), which the static part of shared memory may need besides
+/// the module's.
+pub(crate) fn function_shared(module: &Module, reached: &FxHashSet<String>) -> u64 {
     fn walk(block: &ast::Block, total: &mut u64) {
         for statement in &block.statements {
             match statement {
@@ -195,6 +208,7 @@ pub(crate) fn function_shared(module: &Module) -> u64 {
     for item in &module.items {
         if let Item::Function(function) = item
             && let Some(body) = &function.body
+            && reached.contains(function.name.value.as_str())
         {
             walk(body, &mut total);
         }
@@ -248,6 +262,8 @@ struct FunctionInfo {
 struct PendingCall {
     instruction: usize,
     callee: String,
+    /// For an indirect call: the index of the callee among its targets.
+    slot: Option<usize>,
 }
 
 /// The storage of a declaration, by the position of its name (what [`Found::span`] gives).
@@ -311,6 +327,12 @@ pub(crate) struct Builder<'m> {
     /// The element size in bytes of each array variable, by the position of its name (for
     /// `name[N]` operands).
     element_bytes: FxHashMap<u32, u64>,
+    /// The names the kernel and the functions it calls use, while the module-scope variables
+    /// are declared: a module-scope `.shared` variable none of them names takes no room (see
+    /// [`crate::limits::KernelReach`]).
+    module_names: Option<FxHashSet<String>>,
+    /// The address of each function of the module, by name ([`Builder::declare_functions`]).
+    function_addresses: FxHashMap<String, u64>,
 }
 
 impl<'m> Builder<'m> {
@@ -338,6 +360,8 @@ impl<'m> Builder<'m> {
             branches: Vec::new(),
             dynamic: Vec::new(),
             dynamic_shared: None,
+            module_names: None,
+            function_addresses: FxHashMap::default(),
         }
     }
 
@@ -379,7 +403,13 @@ impl<'m> Builder<'m> {
             if let (Some(start), Some(instruction)) =
                 (start, self.instructions.get_mut(call.instruction))
             {
-                if let InstructionKind::Call { target, .. } = &mut instruction.kind {
+                let kind = match (&mut instruction.kind, call.slot) {
+                    (InstructionKind::CallIndirect { targets, .. }, Some(slot)) => {
+                        targets.get_mut(slot).map(|(_, kind)| kind)
+                    }
+                    (kind, _) => Some(kind),
+                };
+                if let Some(InstructionKind::Call { target, .. }) = kind {
                     *target = start;
                 }
             }
@@ -450,10 +480,35 @@ impl<'m> Builder<'m> {
         Ok(id)
     }
 
+    /// Gives every function of `module` its address ([`FUNCTION_BASE`]): the functions in the
+    /// order the module first names them (a declaration and the definition of one name share
+    /// one).
+    pub(crate) fn declare_functions(&mut self, module: &'m Module) {
+        for item in &module.items {
+            if let Item::Function(function) = item {
+                let count = self.function_addresses.len() as u64;
+                let address = *self
+                    .function_addresses
+                    .entry(function.name.value.to_string())
+                    .or_insert(FUNCTION_BASE + count * FUNCTION_STRIDE);
+                self.symbols.insert(
+                    function.name.span.start,
+                    Symbol::Address(Space::Global, address, 0),
+                );
+            }
+        }
+    }
+
     /// A module-scope variable, given what the names in its initializer resolved to.
     pub(crate) fn module_variable(&mut self, declaration: &VariableDeclaration, uses: Uses) {
         self.uses = uses;
         self.declare_addresses(declaration, false);
+    }
+
+    /// Sets the names the kernel reaches before its module-scope variables are declared, and
+    /// clears them (`None`) after.
+    pub(crate) fn set_module_names(&mut self, names: Option<FxHashSet<String>>) {
+        self.module_names = names;
     }
 
     /// The parameters of the kernel: addresses in the kernel parameter space.
@@ -669,7 +724,15 @@ impl<'m> Builder<'m> {
                     _ => SPACE_CONST,
                 };
                 let address = self.next[slot].div_ceil(align).saturating_mul(align);
-                self.next[slot] = address.saturating_add(size);
+                // A module-scope `.shared` variable the kernel never names takes no room.
+                let unused = slot == SPACE_SHARED
+                    && self
+                        .module_names
+                        .as_ref()
+                        .is_some_and(|names| !names.contains(declarator.name.value.as_str()));
+                if !unused {
+                    self.next[slot] = address.saturating_add(size);
+                }
                 if slot == SPACE_CONST {
                     let start = usize::try_from(address).unwrap_or(0);
                     let end = usize::try_from(address.saturating_add(size)).unwrap_or(0);
@@ -1688,7 +1751,8 @@ impl<'m> Builder<'m> {
     }
 
     /// `call{.uni} (ret, ...), function, (arg, ...)`: direct calls whose arguments are
-    /// `.param` variables.
+    /// `.param` variables; `call (ret, ...), %rd, (arg, ...), prototype` (or `, {f, g}`, a
+    /// list of targets): an indirect call through a function's address ([`FUNCTION_BASE`]).
     fn call(&mut self, operands: &[Operand]) -> Result<InstructionKind, String> {
         let mut rest = operands;
         let mut returns: &[Operand] = &[];
@@ -1697,16 +1761,109 @@ impl<'m> Builder<'m> {
             rest = tail;
         }
         let Some((Operand::Name(callee), tail)) = rest.split_first() else {
-            return Err("only direct calls `call (r), f, (a)` are simulated".to_string());
+            return Err(
+                "only calls `call (r), f, (a)` and `call (r), %rd, (a), proto` are \
+                        simulated"
+                    .to_string(),
+            );
         };
+        if let Some(Resolved::Register(register)) = self.resolve_name(callee) {
+            return self.indirect_call(register, returns, tail);
+        }
         let arguments: &[Operand] = match tail {
             [] => &[],
             [Operand::List(list)] => &list.value,
-            _ => return Err("indirect calls (with a prototype) are not simulated".to_string()),
+            _ => return Err("a direct call takes a function and its argument list".to_string()),
         };
-        let name = callee.name.value.clone();
-        let Some(info) = self.function_info(&name) else {
-            return self.runtime_call(&name, returns, arguments);
+        self.direct_call(&callee.name.value, returns, arguments, None)
+    }
+
+    /// An indirect call through the address in `register`: a [`InstructionKind::CallIndirect`]
+    /// whose targets are the functions the call may reach, each with the copies of a direct
+    /// call of it: every `.func` of the module with a body that takes as many arguments and
+    /// return values (ptxas checks them against the prototype or the targets, PTX ISA
+    /// 9.7.12.3: "the call operands are type-checked against the type signature of the
+    /// functions indicated by flist"; the register holds one of them).
+    fn indirect_call(
+        &mut self,
+        register: RegisterId,
+        returns: &[Operand],
+        tail: &[Operand],
+    ) -> Result<InstructionKind, String> {
+        // The last operand names a `.callprototype`, a `.calltargets` list or a table of
+        // functions: every function the register may hold is among the candidates below.
+        let (arguments, named): (&[Operand], Option<&[Operand]>) = match tail {
+            [Operand::List(list), Operand::Name(_)] => (&list.value, None),
+            [Operand::Name(_)] => (&[], None),
+            _ => return Err("an indirect call takes its arguments and a prototype".to_string()),
+        };
+        let candidates: Vec<String> = match named {
+            Some(targets) => targets
+                .iter()
+                .filter_map(|target| match target {
+                    Operand::Name(name) => Some(name.name.value.to_string()),
+                    _ => None,
+                })
+                .collect(),
+            None => {
+                let mut names: Vec<(u64, String)> = self
+                    .functions
+                    .iter()
+                    .filter(|(_, function)| {
+                        function.kind.value == FunctionKind::Func
+                            && function
+                                .params
+                                .iter()
+                                .flatten()
+                                .map(|d| d.declarators.len())
+                                .sum::<usize>()
+                                == arguments.len()
+                            && function
+                                .returns
+                                .iter()
+                                .flatten()
+                                .map(|d| d.declarators.len())
+                                .sum::<usize>()
+                                == returns.len()
+                    })
+                    .filter_map(|(name, _)| {
+                        let address = *self.function_addresses.get(name.as_str())?;
+                        Some((address, name.clone()))
+                    })
+                    .collect();
+                names.sort_unstable();
+                names.into_iter().map(|(_, name)| name).collect()
+            }
+        };
+        let mut targets = Vec::new();
+        for name in candidates {
+            let Some(&address) = self.function_addresses.get(name.as_str()) else {
+                continue;
+            };
+            if !self.functions.contains_key(name.as_str()) {
+                continue;
+            }
+            // A candidate whose parameters do not fit the call's arguments is not a target.
+            if let Ok(call) = self.direct_call(&name, returns, arguments, Some(targets.len())) {
+                targets.push((address, call));
+            }
+        }
+        Ok(InstructionKind::CallIndirect {
+            address: Source::Register(register),
+            targets,
+        })
+    }
+
+    /// A direct call of `name` (`slot`: as target `slot` of an indirect call).
+    fn direct_call(
+        &mut self,
+        name: &str,
+        returns: &[Operand],
+        arguments: &[Operand],
+        slot: Option<usize>,
+    ) -> Result<InstructionKind, String> {
+        let Some(info) = self.function_info(name) else {
+            return self.runtime_call(name, returns, arguments);
         };
         if arguments.len() != info.params.len() || returns.len() != info.returns.len() {
             return Err(format!(
@@ -1763,6 +1920,7 @@ impl<'m> Builder<'m> {
         self.calls.push(PendingCall {
             instruction: self.instructions.len(),
             callee: name.to_string(),
+            slot,
         });
         Ok(InstructionKind::Call {
             target: usize::MAX,

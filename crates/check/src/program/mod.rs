@@ -965,6 +965,16 @@ pub enum InstructionKind {
         /// to at `ret`.
         register_returns: Vec<(RegisterId, Destination)>,
     },
+    /// An indirect `call` through a function's address (`call (r), %rd, (a), prototype`;
+    /// C++ virtual functions, function pointers): the call of the target whose address the
+    /// register holds, each target a [`InstructionKind::Call`] of it; an address that is none
+    /// of them traps.
+    CallIndirect {
+        /// The function's address.
+        address: Source,
+        /// (address, the direct call of the function at it).
+        targets: Vec<(u64, InstructionKind)>,
+    },
     /// `call` of a function of CUDA's device-side runtime that the module declares without a
     /// body (`.extern .func vprintf`, `__assertfail`, `malloc`, `free`): the executor runs it
     /// as a built-in (docs/executor.md, "Device-side runtime").
@@ -1202,6 +1212,7 @@ impl InstructionKind {
             | InstructionKind::Wgmma(_)
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
+            | InstructionKind::CallIndirect { .. }
             | InstructionKind::CallRuntime { .. }
             | InstructionKind::Bra { .. }
             | InstructionKind::Ret

@@ -80,12 +80,17 @@ unsafe extern "C" {
 }
 
 /// Writes kernels' `printf` output to the program's C `stdout`, into the same buffer as the
-/// program's own `printf` calls, so that the two keep their order.
+/// program's own `printf` calls, so that the two keep their order; no bytes: flushes that
+/// buffer (before the debugger writes, `PTXSIM_DEBUG`).
 fn write_c_stdout(bytes: &[u8]) {
     // SAFETY: `stdout` is the C library's stream, valid for the life of the process (until
-    // exit); `fwrite` reads `bytes.len()` bytes of `bytes`.
+    // exit); `fwrite` reads `bytes.len()` bytes of `bytes`; `fflush` takes the stream.
     unsafe {
-        libc::fwrite(bytes.as_ptr().cast(), 1, bytes.len(), stdout);
+        if bytes.is_empty() {
+            libc::fflush(stdout);
+        } else {
+            libc::fwrite(bytes.as_ptr().cast(), 1, bytes.len(), stdout);
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use ptxsim_isa::ops::BarrierOp;
 
 use super::{Control, Executor};
 use crate::error::ExecError;
-use crate::ir::{Destination, Instruction, PredicateSource, RegisterId, Source};
+use crate::ir::{Destination, Instruction, InstructionKind, PredicateSource, RegisterId, Source};
 use crate::machine::{Frame, Outcome, ThreadStatus};
 
 /// What a `call` instruction carries ([`crate::ir::InstructionKind::Call`]).
@@ -117,6 +117,62 @@ impl Executor<'_, '_> {
                 register_returns: register_returns.to_vec(),
             });
             self.lanes.pc[lane] = target;
+        }
+        Ok(Control::Done)
+    }
+
+    /// An indirect call: each lane calls the target at the address it holds (lanes of one
+    /// address together, in the order of the targets); a lane whose address is no function of
+    /// the module traps.
+    pub(super) fn call_indirect(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        address: Source,
+        targets: &[(u64, InstructionKind)],
+    ) -> Result<Control, (usize, Box<ExecError>)> {
+        let addresses: Vec<u64> = lanes
+            .iter()
+            .map(|&lane| self.read(lane, address) as u64)
+            .collect();
+        for (target_address, kind) in targets {
+            let group: Vec<usize> = lanes
+                .iter()
+                .zip(&addresses)
+                .filter(|&(_, a)| a == target_address)
+                .map(|(&lane, _)| lane)
+                .collect();
+            if group.is_empty() {
+                continue;
+            }
+            if let InstructionKind::Call {
+                target,
+                callee,
+                arguments,
+                returns,
+                register_arguments,
+                register_returns,
+            } = kind
+            {
+                let call = CallSite {
+                    target: *target,
+                    callee,
+                    arguments,
+                    returns,
+                    register_arguments,
+                    register_returns,
+                };
+                self.call(instruction, &group, &call)?;
+            }
+        }
+        for (&lane, &at) in lanes.iter().zip(&addresses) {
+            if !targets.iter().any(|(target, _)| *target == at) {
+                let message = format!(
+                    "indirect call to {at:#x}, which is not the address of a function of the \
+                     module that takes these arguments"
+                );
+                self.trap(lane, instruction, message);
+            }
         }
         Ok(Control::Done)
     }

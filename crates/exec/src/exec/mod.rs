@@ -520,6 +520,9 @@ impl Executor<'_, '_> {
                 };
                 return self.call(instruction, lanes, &call);
             }
+            InstructionKind::CallIndirect { address, targets } => {
+                return self.call_indirect(instruction, lanes, *address, targets);
+            }
             InstructionKind::CallRuntime {
                 function,
                 arguments,

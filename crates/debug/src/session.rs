@@ -81,12 +81,35 @@ enum Halt {
     Error(String),
 }
 
+/// The shape and limits of a launch: grid, block, steps per thread, dynamic shared bytes and
+/// the most host memory the simulated memories may take.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchShape {
+    /// CTAs.
+    pub grid: Dim3,
+    /// Threads per CTA.
+    pub block: Dim3,
+    /// The step limit of each thread.
+    pub max_steps: u64,
+    /// Dynamic shared memory in bytes.
+    pub dynamic_shared: u64,
+    /// The memory budget (see [`grid::prepare_within`]).
+    pub memory_limit: u64,
+}
+
+/// How `restart` makes the launch's device again, for a session opened on a prepared device
+/// ([`Session::on_device`]): fresh memory as it was when the launch started.
+pub type Restart<'p> = Box<dyn FnMut() -> Result<Device<'p>, String> + 'p>;
+
 /// The debugger's state.
-pub(crate) struct Session<'p> {
+pub struct Session<'p> {
     pub(crate) program: &'p Program,
     pub(crate) lines: Vec<&'p str>,
     pub(crate) map: SourceMap,
     arguments: Vec<Argument>,
+    /// Makes the device again for `restart`, where the session did not prepare it from
+    /// `arguments`.
+    remake: Option<Restart<'p>>,
     pub(crate) device: Device<'p>,
     pub(crate) addresses: Vec<Option<u64>>,
     pub(crate) ctas: BTreeMap<u64, CtaState>,
@@ -165,32 +188,73 @@ fn ending(outcome: &Outcome, steps: u64) -> String {
 }
 
 impl<'p> Session<'p> {
-    /// Prepares the launch (grid, block, steps per thread, dynamic shared bytes, memory limit);
-    /// the selection must lie inside it.
-    pub(crate) fn new(
+    /// Prepares the launch of `program` (the kernel of the module `source`) with `arguments`;
+    /// the selection (a CTA, a thread in it) must lie inside it.
+    pub fn new(
         program: &'p Program,
         source: &'p str,
-        launch: (Dim3, Dim3, u64, u64, u64),
+        launch: LaunchShape,
         arguments: Vec<Argument>,
         selection: (Dim3, Dim3),
     ) -> Result<Self, LaunchError> {
-        let (grid_shape, block, max_steps, dynamic_shared, memory_limit) = launch;
         let (mut device, addresses) = grid::prepare_within(
             program,
-            grid_shape,
-            block,
-            max_steps,
+            launch.grid,
+            launch.block,
+            launch.max_steps,
             arguments.clone(),
-            memory_limit,
+            launch.memory_limit,
         )?;
         device
-            .set_dynamic_shared(dynamic_shared)
+            .set_dynamic_shared(launch.dynamic_shared)
             .map_err(LaunchError::Shape)?;
-        Ok(Self {
+        Ok(Self::with_device(
+            program,
+            source,
+            (device, addresses),
+            arguments,
+            selection,
+            None,
+        ))
+    }
+
+    /// A session on a launch that is already prepared: `device` (its memory, parameters and
+    /// shape set) runs `program`, whose parameters hold `arguments` (shown at the start, as
+    /// scalars or bytes); `restart` makes the device again. The selection is the first thread
+    /// of the first CTA. The driver library opens one on a launch of a running program
+    /// (`PTXSIM_DEBUG`).
+    pub fn on_device(
+        program: &'p Program,
+        source: &'p str,
+        device: Device<'p>,
+        arguments: Vec<Argument>,
+        restart: Restart<'p>,
+    ) -> Self {
+        let addresses = vec![None; arguments.len()];
+        Self::with_device(
+            program,
+            source,
+            (device, addresses),
+            arguments,
+            ([0; 3], [0; 3]),
+            Some(restart),
+        )
+    }
+
+    fn with_device(
+        program: &'p Program,
+        source: &'p str,
+        (device, addresses): (Device<'p>, Vec<Option<u64>>),
+        arguments: Vec<Argument>,
+        selection: (Dim3, Dim3),
+        remake: Option<Restart<'p>>,
+    ) -> Self {
+        Self {
             program,
             lines: source.lines().collect(),
             map: SourceMap::new(source),
             arguments,
+            remake,
             device,
             addresses,
             ctas: BTreeMap::new(),
@@ -199,11 +263,35 @@ impl<'p> Session<'p> {
             points: Vec::new(),
             next_id: 1,
             finished: None,
-        })
+        }
+    }
+
+    /// What a session prints when it opens: the kernel and its launch, the selection, the
+    /// arguments and the selected thread's next line.
+    pub fn banner(&mut self) -> String {
+        let [gx, gy, gz] = self.device.grid();
+        let [bx, by, bz] = self.device.block();
+        format!(
+            "kernel {} (grid {gx}x{gy}x{gz}, block {bx}x{by}x{bz}); selected: {} (`help` lists \
+             the commands)\n{}{}",
+            self.program.entry,
+            self.who(),
+            self.arguments_text(),
+            self.next_line()
+        )
     }
 
     /// Starts the launch again: fresh memory and CTAs; breakpoints and selection stay.
     pub(crate) fn restart(&mut self) -> Result<(), String> {
+        if let Some(remake) = &mut self.remake {
+            self.device = remake()?;
+            self.ctas.clear();
+            self.finished = None;
+            for point in &mut self.points {
+                point.hits = 0;
+            }
+            return Ok(());
+        }
         let (mut device, addresses) = grid::prepare_within(
             self.program,
             self.device.grid(),

@@ -113,11 +113,11 @@ pub(crate) const COMMANDS: &[(&str, &str, &str, &str)] = &[
 
 /// What running a command came to.
 #[derive(Debug)]
-pub(crate) struct Reply {
+pub struct Reply {
     /// What to print.
-    pub(crate) text: String,
+    pub text: String,
     /// Whether the session ends.
-    pub(crate) quit: bool,
+    pub quit: bool,
 }
 
 fn reply(text: String) -> Reply {
@@ -183,7 +183,7 @@ const MAX_MEM_BYTES: u64 = 4096;
 
 impl Session<'_> {
     /// Runs one command line (already trimmed, not empty).
-    pub(crate) fn execute(&mut self, line: &str) -> Reply {
+    pub fn execute(&mut self, line: &str) -> Reply {
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some((&name, args)) = words.split_first() else {
             return reply(String::new());
@@ -777,7 +777,7 @@ impl Session<'_> {
         match args {
             [] => {}
             [index] => {
-                let parsed = match crate::run::parse_dim3_index(index) {
+                let parsed = match crate::parse_dims(index, 0) {
                     Ok(parsed) => parsed,
                     Err(message) => return error(message),
                 };
