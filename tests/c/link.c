@@ -2,7 +2,9 @@
  * cuLinkComplete, cuLinkDestroy) through ptxsim's libcuda.so.1, as cuda-samples' ptxjit uses
  * it, with the prototypes and values of cuda.h written here. argv[1] is tests/fatbin/
  * add.none.fatbin, argv[2] tests/fatbin/add.sass.fatbin (nvcc's fatbins of tests/fatbin/add.cu
- * with compute_90 PTX, and with sm_90 SASS only). Built and run by crates/cuda/tests/c_abi.rs;
+ * with compute_90 PTX, and with sm_90 SASS only); further arguments are host objects (.o) or
+ * archives (.a) of add.cu built by nvcc. Built and run by crates/cuda/tests/c_abi.rs (and, with
+ * objects, by crates/cuda/tests/cuda_runtime.rs);
  * prints "ok" and exits 0 when every check holds. Expected values are computed here on the
  * host. */
 #include <stdint.h>
@@ -41,6 +43,8 @@ enum { /* CUjitInputType */
     CU_JIT_INPUT_CUBIN = 0,
     CU_JIT_INPUT_PTX = 1,
     CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3,
+    CU_JIT_INPUT_LIBRARY = 4,
 };
 
 CUresult cuInit(unsigned int flags);
@@ -151,9 +155,45 @@ static void run_linked(const void *image) {
     OK(cuModuleUnload(module));
 }
 
+/* Links the file `path` (an input of `kind` holding tests/fatbin/add.cu's PTX) alone, and runs
+ * its kernel `add` (a[i] += b[i]) on values whose sums are exact. */
+static void link_and_add(int kind, const char *path) {
+    CUlinkState link;
+    OK(cuLinkCreate(0, NULL, NULL, &link));
+    CHECK(cuLinkAddFile_v2(link, kind, path, 0, NULL, NULL) == CUDA_SUCCESS, "%s links", path);
+    void *image = NULL;
+    OK(cuLinkComplete(link, &image, NULL));
+    CUmodule module;
+    CUfunction function;
+    OK(cuModuleLoadData(&module, image));
+    OK(cuModuleGetFunction(&function, module, "add"));
+    float a[N], b[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = 0.5f * (float)i;
+    }
+    CUdeviceptr da, db;
+    OK(cuMemAlloc_v2(&da, sizeof a));
+    OK(cuMemAlloc_v2(&db, sizeof b));
+    OK(cuMemcpyHtoD_v2(da, a, sizeof a));
+    OK(cuMemcpyHtoD_v2(db, b, sizeof b));
+    int n = N;
+    void *params[] = {&da, &db, &n};
+    OK(cuLaunchKernel(function, 1, 1, 1, 128, 1, 1, 0, NULL, params, NULL));
+    OK(cuMemcpyDtoH_v2(a, da, sizeof a));
+    for (int i = 0; i < N; i++) {
+        CHECK(a[i] == 1.5f * (float)i, "%s: a[%d] = %f", path, i, (double)a[i]);
+    }
+    OK(cuMemFree_v2(da));
+    OK(cuMemFree_v2(db));
+    OK(cuModuleUnload(module));
+    OK(cuLinkDestroy(link));
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s add.none.fatbin add.sass.fatbin\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s add.none.fatbin add.sass.fatbin [OBJECT.o|LIBRARY.a]...\n",
+                argv[0]);
         return 2;
     }
     CUdevice device;
@@ -206,36 +246,13 @@ int main(int argc, char **argv) {
     }
 
     /* 2. A fatbin holding compute_90 PTX (a file), the plain cuLinkCreate; no options. */
-    {
-        OK(cuLinkCreate(0, NULL, NULL, &link));
-        OK(cuLinkAddFile_v2(link, CU_JIT_INPUT_FATBINARY, argv[1], 0, NULL, NULL));
-        void *image = NULL;
-        OK(cuLinkComplete(link, &image, NULL));
-        CUmodule module;
-        CUfunction function;
-        OK(cuModuleLoadData(&module, image));
-        OK(cuModuleGetFunction(&function, module, "add"));
-        float a[N], b[N];
-        for (int i = 0; i < N; i++) {
-            a[i] = (float)i;
-            b[i] = 0.5f * (float)i;
-        }
-        CUdeviceptr da, db;
-        OK(cuMemAlloc_v2(&da, sizeof a));
-        OK(cuMemAlloc_v2(&db, sizeof b));
-        OK(cuMemcpyHtoD_v2(da, a, sizeof a));
-        OK(cuMemcpyHtoD_v2(db, b, sizeof b));
-        int n = N;
-        void *params[] = {&da, &db, &n};
-        OK(cuLaunchKernel(function, 1, 1, 1, 128, 1, 1, 0, NULL, params, NULL));
-        OK(cuMemcpyDtoH_v2(a, da, sizeof a));
-        for (int i = 0; i < N; i++) {
-            CHECK(a[i] == 1.5f * (float)i, "a[%d] = %f", i, (double)a[i]);
-        }
-        OK(cuMemFree_v2(da));
-        OK(cuMemFree_v2(db));
-        OK(cuModuleUnload(module));
-        OK(cuLinkDestroy(link));
+    link_and_add(CU_JIT_INPUT_FATBINARY, argv[1]);
+    /* Host objects and archives of them (made by nvcc and ar in crates/cuda/tests/
+     * cuda_runtime.rs), if given. */
+    for (int i = 3; i < argc; i++) {
+        size_t length = strlen(argv[i]);
+        int library = length > 2 && strcmp(argv[i] + length - 2, ".a") == 0;
+        link_and_add(library ? CU_JIT_INPUT_LIBRARY : CU_JIT_INPUT_OBJECT, argv[i]);
     }
 
     /* 3. Errors: machine code, a file that is not there, PTX that does not check, no input;
