@@ -84,10 +84,11 @@ fn program() -> PathBuf {
 
 /// Runs the program on ptxsim's `libcuda.so.1`, with `preload` in `LD_PRELOAD` if given.
 fn run(preload: Option<&Path>) -> Output {
-    let directories = [
-        driver_link("nvrtc_cubin_run", "libcuda.so.1"),
-        nvidia().join("lib"),
-    ];
+    // Made once: the tests run in parallel, and each would replace the other's link.
+    static RUN_DIRECTORY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let run_directory =
+        RUN_DIRECTORY.get_or_init(|| driver_link("nvrtc_cubin_run", "libcuda.so.1"));
+    let directories = [run_directory.clone(), nvidia().join("lib")];
     let mut command = Command::new(program());
     command
         .env(
