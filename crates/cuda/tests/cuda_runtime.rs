@@ -38,14 +38,21 @@ fn nvidia() -> PathBuf {
     root
 }
 
-/// A directory of this test's own holding only `libcuda.so.1`, a link to the library.
+/// A directory of this test's own holding only `libcuda.so.1`, a link to the library (made
+/// once: the tests run in parallel, and each would replace the others' link).
 fn driver_directory() -> PathBuf {
-    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_driver");
-    std::fs::create_dir_all(&directory).expect("a directory for the library link");
-    let link = directory.join("libcuda.so.1");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(harness::library("cuda"), &link).expect("a link to the library");
-    directory
+    static DIRECTORY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIRECTORY
+        .get_or_init(|| {
+            let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_driver");
+            std::fs::create_dir_all(&directory).expect("a directory for the library link");
+            let link = directory.join("libcuda.so.1");
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(harness::library("cuda"), &link)
+                .expect("a link to the library");
+            directory
+        })
+        .clone()
 }
 
 /// Builds `tests/cuda/NAME.cu` with nvcc for compute_90 PTX only and `extra` flags.
