@@ -2,8 +2,9 @@
 # Installs NVIDIA's CUDA compiler tools and headers from PyPI into <repo>/.nv (git-ignored), for the
 # optional scripts that regenerate golden data, samples and conformance verdicts, and for the CUDA
 # runtime test (crates/cuda/tests/cuda_runtime.rs: nvcc, the CUDA 13 runtime, and the CUDA 12
-# runtime in nvidia/cuda_runtime). Nothing installed here is committed: NVIDIA's licence forbids
-# redistributing it. That test is the only one that needs it.
+# runtime in nvidia/cuda_runtime) and the NVRTC test (crates/nvrtc/tests/nvrtc_program.rs: NVRTC
+# and its headers). Nothing installed here is committed: NVIDIA's licence forbids redistributing
+# it. Those tests are the only ones that need it.
 #
 #   scripts/install-nvidia-tools.sh            # into <repo>/.nv
 #   PTXSIM_NVIDIA_ROOT=/opt/nv scripts/...     # elsewhere; every script reads the same variable

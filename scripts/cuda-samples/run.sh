@@ -6,9 +6,15 @@
 #
 # Needs NVIDIA's tools from PyPI (scripts/install-nvidia-tools.sh: nvcc, headers, cudart, nvrtc)
 # under $PTXSIM_NVIDIA_ROOT (default <repo>/.nv), cmake >= 3.20, g++ and a built
-# target/release/libcuda.so (cargo build --release -p ... ; PTXSIM_LIBCUDA names another file).
+# target/release/libcuda.so and libptxsim_nvrtc.so (cargo build --release -p ptxsim-cuda -p ptxsim-nvrtc;
+# PTXSIM_LIBCUDA names another libcuda.so).
 # Environment knobs:
 #   PTXSIM_LIBCUDA   the libcuda.so to test (copied into <build>/lib/libcuda.so.1 at the start)
+#   PTXSIM_NVRTC     the NVRTC shim (default <repo>/target/release/libptxsim_nvrtc.so, from
+#                    cargo build --release -p ptxsim-nvrtc), copied into <build>/lib and put in
+#                    LD_PRELOAD for every sample: the *_nvrtc samples load NVRTC's cubin, which
+#                    it turns into NVRTC's PTX (docs/cuda-programs.md, "NVRTC programs"); without
+#                    the file they fail with CUDA_ERROR_INVALID_IMAGE
 #   SAMPLES          a regular expression: only the samples whose name matches (default: all)
 #   SAMPLE_TIMEOUT   seconds each sample may run (default 300)
 #   JOBS             make -j (default 2)
@@ -35,7 +41,8 @@
 #     GPU although they handle several (simpleMultiGPU, cudaOpenMP) are in scope.
 #  3. Runs each built sample in its build directory (where CMake copies its data files), stdin
 #     from /dev/null, with the checkout's test_args.json arguments, a timeout, and
-#     LD_LIBRARY_PATH=<build>/lib:<NVIDIA lib>, so ptxsim's libcuda.so.1 comes first.
+#     LD_LIBRARY_PATH=<build>/lib:<NVIDIA lib>, so ptxsim's libcuda.so.1 comes first, and
+#     LD_PRELOAD=<build>/lib/libptxsim_nvrtc.so (NVRTC's cubin becomes its PTX).
 #     PASS: exit 0 and no failure message; WAIVED: exit 2 (EXIT_WAIVED) or "Waiving";
 #     TIMEOUT; FAIL otherwise (reason: the last "ptxsim: CALL: CUDA_ERROR_..." line, else the
 #     last line that reads like an error).
@@ -62,6 +69,7 @@ build=${2:-/tmp/ptxsim-cuda-samples}
 nvroot=${PTXSIM_NVIDIA_ROOT:-$repo/.nv}
 cu=$nvroot/nvidia/cu13
 libcuda=${PTXSIM_LIBCUDA:-$repo/target/release/libcuda.so}
+nvrtc_shim=${PTXSIM_NVRTC:-$repo/target/release/libptxsim_nvrtc.so}
 jobs=${JOBS:-2}
 steps=${STEPS:-configure build run}
 categories="0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance"
@@ -76,6 +84,12 @@ start=$(date +%s)
 # ptxsim's driver library, copied so that rebuilding it does not change a run under way.
 cp -f "$libcuda" "$build/lib/libcuda.so.1"
 ln -sf libcuda.so.1 "$build/lib/libcuda.so"
+rm -f "$build/lib/libptxsim_nvrtc.so"
+if [[ -f $nvrtc_shim ]]; then
+    cp -f "$nvrtc_shim" "$build/lib/libptxsim_nvrtc.so"
+else
+    echo "note: no $nvrtc_shim (cargo build --release -p ptxsim-nvrtc): the *_nvrtc samples will fail" >&2
+fi
 
 # 1. The scratch toolkit.
 tk=$build/toolkit

@@ -153,6 +153,12 @@ def cmd_run(checkout, build, nvlib):
     env["LD_LIBRARY_PATH"] = ":".join(
         p for p in (str(build / "lib"), nvlib, os.environ.get("LD_LIBRARY_PATH", "")) if p)
     env.pop("PTXSIM_LOG", None)
+    # NVRTC programs (the *_nvrtc samples) compile for the device's sm_XX and load the cubin:
+    # libptxsim_nvrtc.so (crates/nvrtc), preloaded into every sample, hands them NVRTC's PTX
+    # instead. It defines nothing else, so the other samples do not notice it.
+    shim = build / "lib" / "libptxsim_nvrtc.so"
+    if shim.is_file():
+        env["LD_PRELOAD"] = " ".join(p for p in (str(shim), os.environ.get("LD_PRELOAD", "")) if p)
     report = build / "report.tsv"
     with open(report, "w") as out:
         out.write("sample\tcategory\tstatus\tseconds\treason\n")

@@ -950,9 +950,11 @@ fn ptx_of_images(state: &State, images: &[&[u8]]) -> CallResult<String> {
 /// Links the PTX modules of relocatable device code into one: the first module's header
 /// (`.version`, `.target`, `.address_size`), then every module's body, less its header and
 /// less the `.extern` declarations of functions and variables that another module defines.
+/// The definitions of such variables come first, after the header, so that every use follows
+/// them whatever the order of the modules (a function may be called before its definition).
 /// (A textual link: it serves the programs whose translation units share functions and
-/// variables by name, the common case of `-rdc=true`.)
-fn link_ptx(modules: &[String]) -> String {
+/// variables by name, the common case of `-rdc=true` and of `cuLink*`.)
+pub(crate) fn link_ptx(modules: &[String]) -> String {
     let is_header = |line: &str| {
         let line = line.trim_start();
         line.starts_with(".version")
@@ -977,29 +979,59 @@ fn link_ptx(modules: &[String]) -> String {
         })
         .filter_map(declared_name)
         .collect();
+    // The variables some module declares `.extern` and another defines.
+    let shared: HashSet<String> = modules
+        .iter()
+        .flat_map(|module| module.lines())
+        .map(str::trim_start)
+        .filter(|line| line.starts_with(".extern") && !line.contains(".func"))
+        .filter_map(declared_name)
+        .filter(|name| defined.contains(name))
+        .collect();
+    let mut hoisted = String::new();
+    let mut body = String::new();
     for module in modules {
-        let mut skipping = false;
+        // Where the lines of the statement under way go: dropped, hoisted, or the body.
+        let mut statement: Option<Option<&mut String>> = None;
         for line in module.lines() {
             if is_header(line) {
                 continue;
             }
             let trimmed = line.trim_start();
-            if !skipping
-                && trimmed.starts_with(".extern")
-                && declared_name(trimmed).is_some_and(|name| defined.contains(&name))
-            {
-                skipping = true;
-            }
-            if skipping {
-                if trimmed.trim_end().ends_with(';') {
-                    skipping = false;
+            if statement.is_none() {
+                let name = declared_name(trimmed);
+                let is_shared = name.as_ref().is_some_and(|name| shared.contains(name));
+                if trimmed.starts_with(".extern")
+                    && name.is_some_and(|name| defined.contains(&name))
+                {
+                    statement = Some(None);
+                } else if is_shared
+                    && (trimmed.starts_with(".visible") || trimmed.starts_with(".weak"))
+                    && !trimmed.contains(".func")
+                    && !trimmed.contains(".entry")
+                {
+                    statement = Some(Some(&mut hoisted));
                 }
-                continue;
             }
-            out.push_str(line);
-            out.push('\n');
+            let ends = trimmed.trim_end().ends_with(';');
+            match statement.as_mut() {
+                Some(Some(target)) => {
+                    target.push_str(line);
+                    target.push('\n');
+                }
+                Some(None) => {}
+                None => {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            }
+            if statement.is_some() && ends {
+                statement = None;
+            }
         }
     }
+    out.push_str(&hoisted);
+    out.push_str(&body);
     out
 }
 
@@ -1012,6 +1044,21 @@ fn declared_name(line: &str) -> Option<String> {
     let head = head.rsplit(')').next().unwrap_or(head);
     let name = head.split_whitespace().last()?;
     (!name.starts_with('.')).then(|| name.to_string())
+}
+
+/// Checks the PTX `text` for the simulated target, as loading it would (and caches it, so
+/// that loading it next costs a lookup): what `cuLinkComplete` does with the linked PTX
+/// ([`crate::link`]).
+pub fn check_text(text: &str) -> CallResult<()> {
+    let mut state = state();
+    checked(&mut state, text).map(|_| ())
+}
+
+/// A new handle number, unique among all the driver's handles (a `CUlinkState`).
+pub fn new_handle() -> CallResult<u64> {
+    let mut state = state();
+    state.settings()?;
+    Ok(state.handle())
 }
 
 /// Loads the module of `text` in `context`.

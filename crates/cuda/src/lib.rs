@@ -17,5 +17,6 @@ pub mod driver;
 pub mod entry_points;
 pub mod fatbin;
 pub mod ffi;
+pub mod link;
 pub mod status;
 pub mod texture;

@@ -99,6 +99,35 @@ fn c_program_uses_the_driver_api() {
     }
 }
 
+/// `tests/c/link.c`: the JIT linker (`cuLink*`) on two PTX inputs linked by name, a fatbin
+/// file, and the errors (machine code, a missing file, PTX that does not check), each also in
+/// the error log buffer.
+#[test]
+fn c_program_uses_the_jit_linker() {
+    let (program, run_directory) = compile_against_libcuda("link");
+    let output = Command::new(&program)
+        .arg(repository().join("tests/fatbin/add.none.fatbin"))
+        .arg(repository().join("tests/fatbin/add.sass.fatbin"))
+        .env("LD_LIBRARY_PATH", &run_directory)
+        .env_remove("PTXSIM_TARGET")
+        .env_remove("PTXSIM_LOG")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.ends_with("ok\n"),
+        "link.c failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    for expected in [
+        "ptxsim: cuLinkAddData_v2: CUDA_ERROR_NO_BINARY_FOR_GPU: k.cubin: a cubin (machine code",
+        "ptxsim: cuLinkComplete: CUDA_ERROR_INVALID_PTX: the module does not check:",
+    ] {
+        assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
+    }
+}
+
 /// `tests/c/multi_device.c` with `PTXSIM_DEVICE_COUNT=2` (two devices: contexts, memory,
 /// peer access, copies between them), then with `PTXSIM_DEVICE_COUNT=9` (refused by cuInit).
 #[test]

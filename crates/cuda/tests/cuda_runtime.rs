@@ -10,8 +10,12 @@
 //! instead, the kernels compiled by the same nvcc: the runtimes of both major versions start
 //! on the library (their export tables and integrity checks differ by version).
 //!
-//! This is the one test that needs NVIDIA's tools (nvcc and the CUDA runtime, from PyPI:
-//! `scripts/install-nvidia-tools.sh`, which `.ci/run` runs); without them it fails, saying so.
+//! A fourth test builds host objects with nvcc for the JIT linker's object and library inputs
+//! (`tests/c/link.c`).
+//!
+//! These tests and `crates/nvrtc`'s are the ones that need NVIDIA's tools (nvcc and the CUDA
+//! runtime, from PyPI: `scripts/install-nvidia-tools.sh`, which `.ci/run` runs); without them
+//! they fail, saying so.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,14 +38,21 @@ fn nvidia() -> PathBuf {
     root
 }
 
-/// A directory of this test's own holding only `libcuda.so.1`, a link to the library.
+/// A directory of this test's own holding only `libcuda.so.1`, a link to the library (made
+/// once: the tests run in parallel, and each would replace the others' link).
 fn driver_directory() -> PathBuf {
-    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_driver");
-    std::fs::create_dir_all(&directory).expect("a directory for the library link");
-    let link = directory.join("libcuda.so.1");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(harness::library("cuda"), &link).expect("a link to the library");
-    directory
+    static DIRECTORY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIRECTORY
+        .get_or_init(|| {
+            let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_driver");
+            std::fs::create_dir_all(&directory).expect("a directory for the library link");
+            let link = directory.join("libcuda.so.1");
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(harness::library("cuda"), &link)
+                .expect("a link to the library");
+            directory
+        })
+        .clone()
 }
 
 /// Builds `tests/cuda/NAME.cu` with nvcc for compute_90 PTX only and `extra` flags.
@@ -211,4 +222,86 @@ fn runtime_program_with_the_cuda_12_static_cudart() {
         String::from_utf8_lossy(&linked.stderr)
     );
     run_and_check(&program, &[]);
+}
+
+/// The JIT linker's host-object inputs: `tests/fatbin/add.cu` compiled by nvcc into a host object
+/// (`.nv_fatbin`), a relocatable one (`-rdc=true`: `__nv_relfatbin`) and an archive (`ar`) of the
+/// latter, each linked by `tests/c/link.c` with `CU_JIT_INPUT_OBJECT` / `CU_JIT_INPUT_LIBRARY`
+/// and its kernel run (the program checks the sums).
+#[test]
+fn jit_linker_takes_nvcc_objects_and_archives() {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_runtime_link");
+    std::fs::create_dir_all(&directory).expect("a directory for the objects");
+    let object = |name: &str, extra: &[&str]| {
+        let path = directory.join(name);
+        let path_variable = format!(
+            "{}:{}",
+            nvidia().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let built = Command::new(nvidia().join("bin/nvcc"))
+            .env("PATH", path_variable)
+            .args(["-c", "-gencode", "arch=compute_90,code=compute_90"])
+            .args(extra)
+            .arg(repository().join("tests/fatbin/add.cu"))
+            .arg("-o")
+            .arg(&path)
+            .output()
+            .expect("nvcc runs");
+        assert!(
+            built.status.success(),
+            "nvcc failed:\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        path
+    };
+    let plain = object("add.o", &[]);
+    let relocatable = object("add_rdc.o", &["-rdc=true"]);
+    let archive = directory.join("libadd.a");
+    let _ = std::fs::remove_file(&archive);
+    let archived = Command::new("ar")
+        .arg("rcs")
+        .arg(&archive)
+        .arg(&relocatable)
+        .output()
+        .expect("ar runs (binutils)");
+    assert!(archived.status.success(), "ar failed");
+    // link.c is built as c_abi.rs builds it: -lcuda against a `libcuda.so` link.
+    let link_directory = directory.join("lib");
+    std::fs::create_dir_all(&link_directory).expect("a directory for the link");
+    let link = link_directory.join("libcuda.so");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(harness::library("cuda"), &link).expect("a link to the library");
+    let program = directory.join("link");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let compiled = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg(repository().join("tests/c/link.c"))
+        .arg("-o")
+        .arg(&program)
+        .arg("-L")
+        .arg(&link_directory)
+        .arg("-lcuda")
+        .output()
+        .expect("the C compiler runs");
+    assert!(
+        compiled.status.success(),
+        "{cc} failed:\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let run = Command::new(&program)
+        .arg(repository().join("tests/fatbin/add.none.fatbin"))
+        .arg(repository().join("tests/fatbin/add.sass.fatbin"))
+        .args([&plain, &relocatable, &archive])
+        .env("LD_LIBRARY_PATH", driver_directory())
+        .env_remove("PTXSIM_LOG")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success() && stdout.ends_with("ok\n"),
+        "link.c failed ({}):\n{stdout}\n{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
 }

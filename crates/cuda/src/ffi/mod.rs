@@ -269,6 +269,8 @@ mod host;
 mod graph;
 // CUDA arrays, texture objects and surface objects.
 mod texture;
+// The JIT linker (cuLink*).
+mod link;
 
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,

@@ -200,14 +200,6 @@ not_supported! {
     cuLaunchGrid
     cuLaunchGridAsync
     cuLibraryGetUnifiedFunction
-    cuLinkAddData
-    cuLinkAddData_v2
-    cuLinkAddFile
-    cuLinkAddFile_v2
-    cuLinkComplete
-    cuLinkCreate
-    cuLinkCreate_v2
-    cuLinkDestroy
     cuLogicalEndpointAddDevice
     cuLogicalEndpointBindAddr
     cuLogicalEndpointBindMem
