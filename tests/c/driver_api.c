@@ -635,9 +635,8 @@ int main(int argc, char **argv) {
     void *poke_ok[] = {&small, &in_bounds};
     OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_ok, NULL));
     void *poke_bad[] = {&small, &past_end};
-    CHECK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_bad, NULL) ==
-              CUDA_ERROR_ILLEGAL_ADDRESS,
-          "out-of-bounds store");
+    /* As on a GPU, the launch returns before the fault is known; the next call reports it. */
+    OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_bad, NULL));
     CHECK(cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS, "sticky: cuCtxSynchronize");
     CUdeviceptr later = 0;
     CHECK(cuMemAlloc_v2(&later, 16) == CUDA_ERROR_ILLEGAL_ADDRESS, "sticky: cuMemAlloc");

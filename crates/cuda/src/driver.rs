@@ -1775,6 +1775,18 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     if failure.error.is_sticky() {
         if let Some(context) = state.contexts.get_mut(&context) {
             context.sticky = Some(failure.error);
+            // A kernel's fault is reported as a GPU reports it: the launch itself succeeds
+            // (the kernel runs after the call returns), and the next call of the context, a
+            // synchronization, returns the sticky error ("Kernel launches are asynchronous
+            // ... errors are reported by a later call", CUDA C++ Programming Guide, "Error
+            // Checking"). What went wrong, and where, is on stderr now.
+            let _ = writeln!(
+                std::io::stderr(),
+                "ptxsim: kernel launch: {}: {}",
+                failure.error.name().to_string_lossy(),
+                failure.message.as_deref().unwrap_or("")
+            );
+            return Ok(());
         }
     }
     Err(failure)

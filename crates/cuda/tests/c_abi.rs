@@ -91,7 +91,7 @@ fn c_program_uses_the_driver_api() {
          error[E0300]: `frobnicate` is not the name of any PTX instruction",
         "ptxsim: cuModuleGetFunction: CUDA_ERROR_NOT_FOUND: the module has no kernel \
          `no_such_kernel`",
-        "ptxsim: cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS: kernel `poke`: 11:5: trap: \
+        "ptxsim: kernel launch: CUDA_ERROR_ILLEGAL_ADDRESS: kernel `poke`: 11:5: trap: \
          out-of-bounds address: 4-byte global store",
         "ptxsim: cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS",
     ] {
@@ -137,7 +137,7 @@ fn c_program_uses_two_devices() {
         (
             "2",
             "good",
-            "ptxsim: cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS",
+            "ptxsim: kernel launch: CUDA_ERROR_ILLEGAL_ADDRESS",
         ),
         (
             "9",
