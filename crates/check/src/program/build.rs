@@ -480,12 +480,14 @@ impl<'m> Builder<'m> {
         Ok(id)
     }
 
-    /// Gives every function of `module` its address ([`FUNCTION_BASE`]): the functions in the
+    /// Gives every `.func` of `module` its address ([`FUNCTION_BASE`]): the functions in the
     /// order the module first names them (a declaration and the definition of one name share
-    /// one).
+    /// one). Kernels' addresses are dynamic parallelism's (`super::cdp`).
     pub(crate) fn declare_functions(&mut self, module: &'m Module) {
         for item in &module.items {
-            if let Item::Function(function) = item {
+            if let Item::Function(function) = item
+                && function.kind.value == FunctionKind::Func
+            {
                 let count = self.function_addresses.len() as u64;
                 let address = *self
                     .function_addresses
