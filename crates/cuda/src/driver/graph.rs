@@ -78,6 +78,15 @@ impl ConditionalKind {
         }
     }
 
+    /// Its name in `cuda.h` without the prefix.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::If => "IF",
+            Self::While => "WHILE",
+            Self::Switch => "SWITCH",
+        }
+    }
+
     /// The body to run for `value`, given `size` bodies (`None`: none). For WHILE, the body to
     /// run once more.
     pub fn body(self, value: u32, size: usize) -> Option<usize> {
@@ -354,7 +363,8 @@ pub fn launch_begin(executable: u64) -> CallResult<()> {
         .get(&executable)
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
     let auto_free = graph.auto_free;
-    let still_live: Vec<u64> = graph
+    // An address appears once per allocation node that has it (a reused one more than once).
+    let mut still_live: Vec<u64> = graph
         .nodes
         .iter()
         .filter_map(|(_, node)| match node {
@@ -363,6 +373,8 @@ pub fn launch_begin(executable: u64) -> CallResult<()> {
         })
         .filter(|address| state.graph_state.live.contains_key(address))
         .collect();
+    still_live.sort_unstable();
+    still_live.dedup();
     if let Some(address) = still_live.first().filter(|_| !auto_free) {
         return Err(Failure::new(
             CudaError::InvalidValue,
@@ -615,7 +627,11 @@ pub fn add_conditional(
     if !kind.allows(size) {
         return Err(Failure::new(
             CudaError::InvalidValue,
-            format!("a {kind:?} node with {size} bodies"),
+            format!(
+                "a conditional node of type {} with {size} bodies (IF takes 1 or 2, WHILE 1, \
+                 SWITCH 1 or more)",
+                kind.name()
+            ),
         ));
     }
     let bodies: Vec<u64> = (0..size)

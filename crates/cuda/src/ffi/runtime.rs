@@ -538,9 +538,12 @@ calls! {
                 driver::Place::Host(address as usize)
             }
         };
+        // The places are found before `capture` takes the driver's state (the closure runs
+        // with it held).
+        let (source_place, destination_place) = (place(source), place(destination));
         if driver::capture(number(stream), || driver::GraphNode::Copy {
-            source: place(source),
-            destination: place(destination),
+            source: source_place,
+            destination: destination_place,
             bytes,
         })? {
             return Ok(());
