@@ -92,6 +92,10 @@ const _: () = assert!(std::mem::offset_of!(MemAllocParams, address) == 112);
 const _: () = assert!(size_of::<ConditionalParams>() == 32);
 const _: () = assert!(size_of::<NodeParams>() == 256);
 const _: () = assert!(std::mem::offset_of!(NodeParams, union) == NODE_PARAMS_UNION);
+// `CUDA_KERNEL_NODE_PARAMS_v3` is `_v2`'s layout; `CUDA_MEMCPY_NODE_PARAMS` ends with a
+// `CUDA_MEMCPY3D` at byte 16.
+const _: () = assert!(size_of::<KernelNodeParamsV2>() == 72);
+const _: () = assert!(size_of::<Memcpy3d>() == 200);
 
 /// `CU_MEM_ALLOCATION_TYPE_PINNED`, `CU_MEM_LOCATION_TYPE_DEVICE`.
 const ALLOCATION_TYPE_PINNED: c_int = 1;

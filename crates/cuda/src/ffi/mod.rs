@@ -1183,10 +1183,11 @@ fn run_graph_nodes(executable: u64, stream: u64) -> CallResult<()> {
                 bodies,
             } => loop {
                 let value = driver::graph::conditional_value(handle)?;
-                let Some(body) = kind.body(value, bodies.len()) else {
+                let body = kind.body(value, bodies.len());
+                let Some(&body) = body.and_then(|index| bodies.get(index)) else {
                     break;
                 };
-                run_graph_nodes(bodies[body], stream)?;
+                run_graph_nodes(body, stream)?;
                 if kind != driver::ConditionalKind::While {
                     break;
                 }
