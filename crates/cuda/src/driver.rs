@@ -21,6 +21,9 @@ use ptxsim_isa::Target;
 
 use crate::status::{CudaError, Failure};
 
+pub mod graph;
+pub use graph::ConditionalKind;
+
 /// A call's result.
 pub type CallResult<T> = Result<T, Failure>;
 
@@ -331,6 +334,9 @@ struct State {
     capture: HashMap<u64, u64>,
     /// Events recorded in a capture, and its graph.
     captured_events: HashMap<u64, u64>,
+    /// Graph memory (allocation nodes' addresses, live graph allocations, each device's pool)
+    /// and conditional handles ([`graph`]).
+    graph_state: graph::GraphState,
 }
 
 impl State {
@@ -353,6 +359,7 @@ impl State {
             kernels: HashMap::new(),
             capture: HashMap::new(),
             captured_events: HashMap::new(),
+            graph_state: graph::GraphState::default(),
         }
     }
 
@@ -758,6 +765,7 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
         for memory in &mut state.memory {
             memory.free(address);
         }
+        graph::released(&mut state, address);
     }
     for context in state.contexts.values_mut() {
         context.peers.remove(&handle);
@@ -1427,6 +1435,7 @@ pub fn memory_free(address: u64) -> CallResult<()> {
     for memory in &mut state.memory {
         memory.free(address);
     }
+    graph::released(&mut state, address);
     Ok(())
 }
 
@@ -1529,6 +1538,26 @@ pub fn memory_set(destination: u64, pattern: &[u8], count: u64) -> CallResult<()
         .ok_or(Failure::from(CudaError::InvalidValue))?;
     let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len).collect();
     copy_to_device(destination, &bytes)
+}
+
+/// `cuMemsetD2D8` / `16` / `32` (and a graph's memset node): `height` rows of `width`
+/// elements of `pattern`, each row `pitch` bytes after the one before; each row must lie in
+/// one allocation.
+pub fn memory_set_2d(
+    destination: u64,
+    pattern: &[u8],
+    width: u64,
+    height: u64,
+    pitch: u64,
+) -> CallResult<()> {
+    for row in 0..height {
+        let start = row
+            .checked_mul(pitch)
+            .and_then(|offset| destination.checked_add(offset))
+            .ok_or_else(|| Failure::new(CudaError::InvalidValue, "the rows overflow"))?;
+        memory_set(start, pattern, width)?;
+    }
+    Ok(())
 }
 
 /// The parameters of a kernel: each one's offset and size, and the size of the parameter
@@ -2223,6 +2252,32 @@ pub enum GraphNode {
     },
     /// A node that does nothing (`cuGraphAddEmptyNode`, a captured event).
     Empty,
+    /// A graph allocation (`cuGraphAddMemAllocNode`, a captured `cuMemAllocAsync`): its
+    /// address was reserved when the node was made and stays fixed; the memory exists from
+    /// when the node runs until a free node, `cuMemFree` or `cuMemFreeAsync` frees it
+    /// ([`graph`]).
+    MemAlloc {
+        /// The allocation's address.
+        address: u64,
+        /// Its size in bytes.
+        bytes: u64,
+    },
+    /// A free of a graph allocation (`cuGraphAddMemFreeNode`, a captured `cuMemFreeAsync`).
+    MemFree {
+        /// The allocation's address.
+        address: u64,
+    },
+    /// A conditional node (`cuGraphAddNode` with `CU_GRAPH_NODE_TYPE_CONDITIONAL`): runs none,
+    /// one or (a loop) several times one of its body graphs, chosen by the value of its
+    /// conditional handle when it runs ([`graph`]).
+    Conditional {
+        /// The handle (the device address of its 32-bit value).
+        handle: u64,
+        /// IF, WHILE or SWITCH.
+        kind: ConditionalKind,
+        /// The body graphs (executable graphs in an instantiated graph).
+        bodies: Vec<u64>,
+    },
 }
 
 /// A CUDA graph: its nodes in the order they were added. A node can only depend on nodes
@@ -2231,6 +2286,23 @@ pub enum GraphNode {
 struct Graph {
     context: u64,
     nodes: Vec<(u64, GraphNode)>,
+    /// The conditional handles made for this graph (`cuGraphConditionalHandleCreate`).
+    handles: Vec<u64>,
+    /// `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`: a launch first frees what the
+    /// previous launch allocated and left live (an executable graph).
+    auto_free: bool,
+}
+
+impl Graph {
+    /// An empty graph of `context`.
+    fn new(context: u64) -> Self {
+        Self {
+            context,
+            nodes: Vec::new(),
+            handles: Vec::new(),
+            auto_free: false,
+        }
+    }
 }
 
 /// `cuGraphCreate`.
@@ -2238,13 +2310,7 @@ pub fn graph_create() -> CallResult<u64> {
     let mut state = state();
     let context = state.current()?;
     let handle = state.handle();
-    state.graphs.insert(
-        handle,
-        Graph {
-            context,
-            nodes: Vec::new(),
-        },
-    );
+    state.graphs.insert(handle, Graph::new(context));
     Ok(handle)
 }
 
@@ -2308,13 +2374,7 @@ pub fn begin_capture(stream: u64) -> CallResult<()> {
         ));
     }
     let graph = state.handle();
-    state.graphs.insert(
-        graph,
-        Graph {
-            context,
-            nodes: Vec::new(),
-        },
-    );
+    state.graphs.insert(graph, Graph::new(context));
     state.capture.insert(stream, graph);
     Ok(())
 }
@@ -2386,7 +2446,9 @@ pub fn graph_node_handles(graph: u64) -> CallResult<Vec<u64>> {
     Ok(graph.nodes.iter().map(|(handle, _)| *handle).collect())
 }
 
-/// `cuGraphClone`: a copy of the graph (its nodes keep their handles).
+/// `cuGraphClone`: a copy of the graph (its nodes keep their handles). A graph with memory or
+/// conditional nodes "cannot be cloned" (`cuGraphAddMemAllocNode`,
+/// `CU_GRAPH_NODE_TYPE_CONDITIONAL`): `CUDA_ERROR_NOT_SUPPORTED`.
 pub fn graph_clone(graph: u64) -> CallResult<u64> {
     let mut state = state();
     state.current()?;
@@ -2395,16 +2457,29 @@ pub fn graph_clone(graph: u64) -> CallResult<u64> {
         .get(&graph)
         .cloned()
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    if copy.nodes.iter().any(|(_, node)| graph::not_clonable(node)) {
+        return Err(Failure::new(
+            CudaError::NotSupported,
+            "a graph with memory or conditional nodes cannot be cloned",
+        ));
+    }
     let handle = state.handle();
     state.graphs.insert(handle, copy);
     Ok(handle)
 }
 
 /// `cuGraphExecUpdate`: the executable takes the graph's nodes, if the graph has the
-/// executable's shape (the same number of nodes, each of the same kind).
+/// executable's shape (the same number of nodes, each of the same kind). Memory nodes must be
+/// the same ("changing the parameters of memory nodes is not supported"); a conditional node
+/// keeps its executable bodies, which take the graph's bodies in turn.
 pub fn graph_exec_update(executable: u64, graph: u64) -> CallResult<()> {
     let mut state = state();
     state.current()?;
+    exec_update_locked(&mut state, executable, graph)
+}
+
+/// [`graph_exec_update`] with the state held.
+fn exec_update_locked(state: &mut State, executable: u64, graph: u64) -> CallResult<()> {
     let source = state
         .graphs
         .get(&graph)
@@ -2412,33 +2487,89 @@ pub fn graph_exec_update(executable: u64, graph: u64) -> CallResult<()> {
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
     let target = state
         .executables
-        .get_mut(&executable)
+        .get(&executable)
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
-    let same_shape = source.nodes.len() == target.nodes.len()
-        && source
-            .nodes
-            .iter()
-            .zip(&target.nodes)
-            .all(|((_, a), (_, b))| std::mem::discriminant(a) == std::mem::discriminant(b));
-    if !same_shape {
-        return Err(Failure::new(
+    let mismatch = || {
+        Failure::new(
             CudaError::GraphExecUpdateFailure,
             "the graph's nodes differ in number or kind from the executable's",
-        ));
+        )
+    };
+    if source.nodes.len() != target.nodes.len() {
+        return Err(mismatch());
     }
-    target.nodes = source.nodes;
+    let mut nodes = Vec::with_capacity(source.nodes.len());
+    let mut bodies = Vec::new();
+    for ((handle, new), (_, old)) in source.nodes.iter().zip(&target.nodes) {
+        if std::mem::discriminant(new) != std::mem::discriminant(old) {
+            return Err(mismatch());
+        }
+        let node = match (new, old) {
+            (GraphNode::MemAlloc { .. } | GraphNode::MemFree { .. }, _) if new != old => {
+                return Err(Failure::new(
+                    CudaError::GraphExecUpdateFailure,
+                    "the memory nodes differ (their parameters cannot change)",
+                ));
+            }
+            (
+                GraphNode::Conditional {
+                    handle: condition,
+                    kind,
+                    bodies: sources,
+                },
+                GraphNode::Conditional {
+                    handle: old_condition,
+                    kind: old_kind,
+                    bodies: targets,
+                },
+            ) => {
+                if condition != old_condition || kind != old_kind || sources.len() != targets.len()
+                {
+                    return Err(mismatch());
+                }
+                bodies.extend(targets.iter().copied().zip(sources.iter().copied()));
+                old.clone()
+            }
+            _ => new.clone(),
+        };
+        nodes.push((*handle, node));
+    }
+    for (target, source) in bodies {
+        exec_update_locked(state, target, source)?;
+    }
+    if let Some(target) = state.executables.get_mut(&executable) {
+        target.nodes = nodes;
+    }
     Ok(())
 }
 
-/// `cuGraphInstantiate`: an executable copy of the graph.
-pub fn graph_instantiate(graph: u64) -> CallResult<u64> {
+/// `cuGraphInstantiate`: an executable copy of the graph (and of the body graphs of its
+/// conditional nodes). `flags`: `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH` (1) is kept
+/// ([`graph::launch_begin`]); the others (upload, device launch, priority) change nothing here.
+pub fn graph_instantiate(graph: u64, flags: u64) -> CallResult<u64> {
     let mut state = state();
     state.current()?;
-    let copy = state
+    let handle = instantiate_locked(&mut state, graph)?;
+    if let Some(executable) = state.executables.get_mut(&handle) {
+        executable.auto_free = flags & graph::AUTO_FREE_ON_LAUNCH != 0;
+    }
+    Ok(handle)
+}
+
+/// [`graph_instantiate`] with the state held: the executable's handle.
+fn instantiate_locked(state: &mut State, graph: u64) -> CallResult<u64> {
+    let mut copy = state
         .graphs
         .get(&graph)
         .cloned()
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    for (_, node) in &mut copy.nodes {
+        if let GraphNode::Conditional { bodies, .. } = node {
+            for body in bodies.iter_mut() {
+                *body = instantiate_locked(state, *body)?;
+            }
+        }
+    }
     let handle = state.handle();
     state.executables.insert(handle, copy);
     Ok(handle)
@@ -2485,17 +2616,29 @@ pub fn graph_nodes(executable: u64) -> CallResult<Vec<GraphNode>> {
     Ok(graph.nodes.iter().map(|(_, node)| node.clone()).collect())
 }
 
-/// `cuGraphDestroy` (`executable` false) and `cuGraphExecDestroy` (true).
+/// `cuGraphDestroy` (`executable` false) and `cuGraphExecDestroy` (true), with the body
+/// graphs of their conditional nodes.
 pub fn graph_destroy(graph: u64, executable: bool) -> CallResult<()> {
     let mut state = state();
     state.settings()?;
+    destroy_locked(&mut state, graph, executable)
+}
+
+/// [`graph_destroy`] with the state held.
+fn destroy_locked(state: &mut State, graph: u64, executable: bool) -> CallResult<()> {
     let table = if executable {
         &mut state.executables
     } else {
         &mut state.graphs
     };
-    match table.remove(&graph) {
-        Some(_) => Ok(()),
-        None => Err(CudaError::InvalidHandle.into()),
+    let removed = table.remove(&graph).ok_or(CudaError::InvalidHandle)?;
+    for (_, node) in removed.nodes {
+        if let GraphNode::Conditional { bodies, .. } = node {
+            for body in bodies {
+                // A body destroyed with its node's graph already is no error.
+                let _ = destroy_locked(state, body, executable);
+            }
+        }
     }
+    Ok(())
 }

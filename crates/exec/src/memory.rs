@@ -645,6 +645,56 @@ impl DeviceMemory {
         Some(base)
     }
 
+    /// Reserves addresses for a buffer of `bytes` bytes without making it: the address that
+    /// [`DeviceMemory::allocate`] would have given (later allocations go after it), or `None`
+    /// when the range is exhausted. [`DeviceMemory::allocate_at`] makes the buffer there (a
+    /// CUDA graph's allocation node: its address is fixed when the node is made, its memory
+    /// exists while the graph's allocation is live).
+    pub fn reserve(&mut self, bytes: u64) -> Option<u64> {
+        let base = match self.last {
+            Some(last) => next_buffer(Some(last)),
+            None => self.range.start,
+        };
+        let end = base.checked_add(bytes)?.checked_add(BUFFER_ALIGN)?;
+        if end > self.range.end {
+            return None;
+        }
+        self.last = Some((base, bytes));
+        Some(base)
+    }
+
+    /// A zero-filled buffer of `bytes` bytes named `name` at `base` (addresses
+    /// [`DeviceMemory::reserve`] gave); `false`, and nothing made, where it would overlap a
+    /// buffer or leave the memory's range.
+    pub fn allocate_at(&mut self, name: impl Into<String>, base: u64, bytes: u64) -> bool {
+        let Some(end) = base.checked_add(bytes) else {
+            return false;
+        };
+        if bytes == 0 || !self.range.contains(&base) || end > self.range.end {
+            return false;
+        }
+        let at = self.buffers.partition_point(|b| b.base < base);
+        let after_previous = at == 0 || {
+            let previous = &self.buffers[at - 1];
+            previous.base + previous.len <= base
+        };
+        let before_next = self.buffers.get(at).is_none_or(|next| end <= next.base);
+        if !(after_previous && before_next) {
+            return false;
+        }
+        let words = Words::zeros(bytes).words.into_iter().map(AtomicU64::new);
+        self.buffers.insert(
+            at,
+            Buffer {
+                name: name.into(),
+                base,
+                len: bytes,
+                words: words.collect(),
+            },
+        );
+        true
+    }
+
     /// Frees the buffer that starts at `address`; its length, or `None` if no buffer starts
     /// there.
     pub fn free(&mut self, address: u64) -> Option<u64> {

@@ -1038,6 +1038,11 @@ pub enum RuntimeFunction {
     Malloc,
     /// `free(.param .b64 pointer)`.
     Free,
+    /// `cudaGraphSetConditional(.param .b64 handle, .param .b32 value)`: sets the value of a
+    /// CUDA graph's conditional node handle (CUDA Runtime API, "Graph Management",
+    /// `cudaGraphSetConditional`). ptxsim's driver makes a handle the global address of a
+    /// 32-bit cell it reads when the conditional node runs, so the call stores `value` there.
+    GraphSetConditional,
 }
 
 impl RuntimeFunction {
@@ -1048,6 +1053,7 @@ impl RuntimeFunction {
             "__assertfail" => Self::AssertFail,
             "malloc" => Self::Malloc,
             "free" => Self::Free,
+            "cudaGraphSetConditional" => Self::GraphSetConditional,
             _ => return None,
         })
     }
@@ -1059,6 +1065,7 @@ impl RuntimeFunction {
             Self::AssertFail => "__assertfail",
             Self::Malloc => "malloc",
             Self::Free => "free",
+            Self::GraphSetConditional => "cudaGraphSetConditional",
         }
     }
 
@@ -1069,6 +1076,7 @@ impl RuntimeFunction {
             Self::AssertFail => (&[8, 8, 4, 8, 8], None),
             Self::Malloc => (&[8], Some(8)),
             Self::Free => (&[8], None),
+            Self::GraphSetConditional => (&[8, 4], None),
         }
     }
 }

@@ -1,14 +1,16 @@
 //! Stream capture (`cuStreamBeginCapture` to `cuStreamEndCapture`: the work enqueued on a
 //! capturing stream becomes nodes of a graph, [`driver::begin_capture`]) and the graph calls
-//! beyond kernel and copy nodes: memset, host and empty nodes, node lists, cloning, updating.
+//! beyond kernel and copy nodes: memset, host and empty nodes, node lists, cloning, updating,
+//! graph memory nodes and conditional nodes ([`driver::graph`]), `cuGraphAddNode`.
 
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_int, c_uint, c_ushort, c_void};
+use std::sync::Mutex;
 
 use super::{
-    CUdeviceptr, CUresult, CudaError, Failure, Handle, dependencies, guard, handle, null_argument,
-    number, put,
+    CUdevice, CUdeviceptr, CUresult, CallResult, CudaError, Failure, Handle, KernelNodeParamsV2,
+    Memcpy3d, dependencies, guard, handle, null_argument, number, put,
 };
-use crate::driver::{self, GraphNode};
+use crate::driver::{self, ConditionalKind, GraphNode};
 
 /// `CUDA_MEMSET_NODE_PARAMS`.
 #[repr(C)]
@@ -29,6 +31,90 @@ pub struct HostParams {
     function: Option<unsafe extern "C" fn(*mut c_void)>,
     data: *mut c_void,
 }
+
+/// `CUmemPoolProps`: the allocation type, handle types, location (type and id), and fields
+/// this library does not read.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PoolProps {
+    allocation_type: c_int,
+    handle_types: c_int,
+    location_type: c_int,
+    location_id: c_int,
+    win32_security_attributes: *mut c_void,
+    max_size: usize,
+    usage: c_ushort,
+    reserved: [u8; 54],
+}
+
+/// `CUDA_MEM_ALLOC_NODE_PARAMS` (`_v1` and `_v2` have the same layout): the pool's
+/// properties, access descriptors (not read), the size, and the address (an output).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct MemAllocParams {
+    pool: PoolProps,
+    access_descriptors: *const c_void,
+    access_descriptor_count: usize,
+    bytes: usize,
+    address: CUdeviceptr,
+}
+
+/// `CUDA_CONDITIONAL_NODE_PARAMS`: the handle, the type, the number of bodies, the array of
+/// body graphs (an output, owned by the library) and the context.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ConditionalParams {
+    handle: u64,
+    kind: c_int,
+    size: c_uint,
+    graphs_out: *mut Handle,
+    context: Handle,
+}
+
+/// `CUgraphNodeParams`: the node type, reserved words, a 232-byte union of the node kinds'
+/// parameters, and a reserved word.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct NodeParams {
+    node_type: c_int,
+    reserved0: [c_int; 3],
+    union: [u64; 29],
+    reserved2: i64,
+}
+
+/// The offset of `CUgraphNodeParams`'s union.
+const NODE_PARAMS_UNION: usize = 16;
+
+// The layouts of cuda.h (CUDA 13.5), as the C compiler gives them.
+const _: () = assert!(size_of::<PoolProps>() == 88);
+const _: () = assert!(size_of::<MemAllocParams>() == 120);
+const _: () = assert!(std::mem::offset_of!(MemAllocParams, address) == 112);
+const _: () = assert!(size_of::<ConditionalParams>() == 32);
+const _: () = assert!(size_of::<NodeParams>() == 256);
+const _: () = assert!(std::mem::offset_of!(NodeParams, union) == NODE_PARAMS_UNION);
+// `CUDA_KERNEL_NODE_PARAMS_v3` is `_v2`'s layout; `CUDA_MEMCPY_NODE_PARAMS` ends with a
+// `CUDA_MEMCPY3D` at byte 16.
+const _: () = assert!(size_of::<KernelNodeParamsV2>() == 72);
+const _: () = assert!(size_of::<Memcpy3d>() == 200);
+
+/// `CU_MEM_ALLOCATION_TYPE_PINNED`, `CU_MEM_LOCATION_TYPE_DEVICE`.
+const ALLOCATION_TYPE_PINNED: c_int = 1;
+const LOCATION_TYPE_DEVICE: c_int = 1;
+
+/// `CUgraphNodeType`s `cuGraphAddNode` makes.
+const NODE_KERNEL: c_int = 0;
+const NODE_MEMCPY: c_int = 1;
+const NODE_MEMSET: c_int = 2;
+const NODE_HOST: c_int = 3;
+const NODE_EMPTY: c_int = 5;
+const NODE_MEM_ALLOC: c_int = 10;
+const NODE_MEM_FREE: c_int = 11;
+const NODE_CONDITIONAL: c_int = 13;
+
+/// The arrays of body graphs of conditional nodes (`CUDA_CONDITIONAL_NODE_PARAMS::phGraph_out`,
+/// "CUDA-owned ... valid for the lifetime of the conditional node"): kept for the life of the
+/// process, as the handles they hold are never reused.
+static BODY_ARRAYS: Mutex<Vec<Box<[usize]>>> = Mutex::new(Vec::new());
 
 /// `CUDA_GRAPH_INSTANTIATE_PARAMS`.
 #[repr(C)]
@@ -89,13 +175,210 @@ calls! {
         driver::begin_capture(number(stream))
     }
 
-    /// `cuStreamEndCapture`: the captured graph.
+    /// `cuStreamEndCapture`: the captured graph (`phGraph` may be NULL after
+    /// `cuStreamBeginCaptureToGraph`, whose graph the caller has).
     fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) {
-        if graph.is_null() {
+        let into_existing = driver::graph::captures_into_existing(number(stream));
+        if graph.is_null() && !into_existing {
             return Err(null_argument("phGraph"));
         }
         let value = driver::end_capture(number(stream))?;
+        driver::graph::capture_ended(value);
+        if graph.is_null() {
+            return Ok(());
+        }
         unsafe { put(graph, handle(value), "phGraph") }
+    }
+
+    /// `cuStreamBeginCaptureToGraph`: the stream's work is captured into an existing graph,
+    /// after its nodes (the dependencies and their edge data are not needed: nodes run in the
+    /// order they were added; the mode is not enforced).
+    fn cuStreamBeginCaptureToGraph(
+        stream: Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        edge_data: *const c_void,
+        count: usize,
+        mode: c_int,
+    ) {
+        let _ = (edge_data, mode);
+        let after = unsafe { dependencies(depends_on, count) }?;
+        driver::graph::begin_capture_to_graph(number(stream), number(graph))?;
+        driver::graph::update_capture_dependencies(number(stream), &after)
+    }
+
+    /// `cuStreamUpdateCaptureDependencies`: the nodes must be nodes of the capture's graph
+    /// ([`driver::graph::update_capture_dependencies`]); the flags (add or set) need no
+    /// action.
+    fn cuStreamUpdateCaptureDependencies(
+        stream: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        flags: c_uint,
+    ) {
+        let _ = flags;
+        let nodes = unsafe { dependencies(depends_on, count) }?;
+        driver::graph::update_capture_dependencies(number(stream), &nodes)
+    }
+
+    /// `cuStreamUpdateCaptureDependencies_v2`: as the first version, with edge data (not
+    /// read).
+    fn cuStreamUpdateCaptureDependencies_v2(
+        stream: Handle,
+        depends_on: *const Handle,
+        edge_data: *const c_void,
+        count: usize,
+        flags: c_uint,
+    ) {
+        let _ = (edge_data, flags);
+        let nodes = unsafe { dependencies(depends_on, count) }?;
+        driver::graph::update_capture_dependencies(number(stream), &nodes)
+    }
+
+    /// `cuGraphAddMemAllocNode`: an allocation node; its address, fixed from now on, is
+    /// written to `nodeParams->dptr`. The pool must be pinned device memory (the only kind
+    /// CUDA 13 allows here); the access descriptors are not read (every context of the
+    /// device, and its peers, reach device memory).
+    fn cuGraphAddMemAllocNode(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        params: *mut MemAllocParams,
+    ) {
+        if node.is_null() {
+            return Err(null_argument("phGraphNode"));
+        }
+        let after = unsafe { dependencies(depends_on, count) }?;
+        let (value, _) = unsafe { add_allocation(graph, &after, params) }?;
+        unsafe { put(node, handle(value), "phGraphNode") }
+    }
+
+    /// `cuGraphAddMemFreeNode`: a free node of a graph allocation.
+    fn cuGraphAddMemFreeNode(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        address: CUdeviceptr,
+    ) {
+        if node.is_null() {
+            return Err(null_argument("phGraphNode"));
+        }
+        let after = unsafe { dependencies(depends_on, count) }?;
+        let value = driver::graph::add_free(number(graph), &after, address)?;
+        unsafe { put(node, handle(value), "phGraphNode") }
+    }
+
+    /// `cuGraphMemAllocNodeGetParams`: the node's size, address and pool (pinned memory of
+    /// its device; no access descriptors).
+    fn cuGraphMemAllocNodeGetParams(node: Handle, params: *mut MemAllocParams) {
+        match driver::graph::memory_node(number(node))? {
+            (GraphNode::MemAlloc { address, bytes }, device) => {
+                let value = MemAllocParams {
+                    pool: PoolProps {
+                        allocation_type: ALLOCATION_TYPE_PINNED,
+                        handle_types: 0,
+                        location_type: LOCATION_TYPE_DEVICE,
+                        location_id: device,
+                        win32_security_attributes: std::ptr::null_mut(),
+                        max_size: 0,
+                        usage: 0,
+                        reserved: [0; 54],
+                    },
+                    access_descriptors: std::ptr::null(),
+                    access_descriptor_count: 0,
+                    bytes: usize::try_from(bytes).unwrap_or(usize::MAX),
+                    address,
+                };
+                unsafe { put(params, value, "params_out") }
+            }
+            _ => Err(Failure::new(CudaError::InvalidValue, "not an allocation node")),
+        }
+    }
+
+    /// `cuGraphMemFreeNodeGetParams`: the address the node frees.
+    fn cuGraphMemFreeNodeGetParams(node: Handle, address: *mut CUdeviceptr) {
+        match driver::graph::memory_node(number(node))? {
+            (GraphNode::MemFree { address: value }, _) => unsafe { put(address, value, "dptr_out") },
+            _ => Err(Failure::new(CudaError::InvalidValue, "not a free node")),
+        }
+    }
+
+    /// `cuDeviceGetGraphMemAttribute`: a `cuuint64_t` ([`driver::graph::memory_attribute`]).
+    fn cuDeviceGetGraphMemAttribute(device: CUdevice, attribute: c_int, value: *mut c_void) {
+        let bytes = driver::graph::memory_attribute(device, attribute)?;
+        unsafe { put(value.cast::<u64>(), bytes, "value") }
+    }
+
+    /// `cuDeviceSetGraphMemAttribute`: resets a high watermark (a `cuuint64_t` 0).
+    fn cuDeviceSetGraphMemAttribute(device: CUdevice, attribute: c_int, value: *mut c_void) {
+        if value.is_null() {
+            return Err(null_argument("value"));
+        }
+        let bytes = unsafe { value.cast::<u64>().read_unaligned() };
+        driver::graph::set_memory_attribute(device, attribute, bytes)
+    }
+
+    /// `cuDeviceGraphMemTrim`: the device's graph memory pool gives back what no live graph
+    /// allocation uses.
+    fn cuDeviceGraphMemTrim(device: CUdevice) {
+        driver::graph::trim(device)
+    }
+
+    /// `cuGraphConditionalHandleCreate`: a handle for conditional nodes of `hGraph`, with
+    /// its default value and flags (`CU_GRAPH_COND_ASSIGN_DEFAULT`).
+    fn cuGraphConditionalHandleCreate(
+        handle_out: *mut u64,
+        graph: Handle,
+        context: Handle,
+        default: c_uint,
+        flags: c_uint,
+    ) {
+        if handle_out.is_null() {
+            return Err(null_argument("pHandle_out"));
+        }
+        let value = driver::graph::conditional_create(number(graph), number(context), default, flags)?;
+        unsafe { put(handle_out, value, "pHandle_out") }
+    }
+
+    /// `cuGraphAddNode` (CUDA 12.2, without edge data): a node of any kind this library
+    /// runs ([`add_node`]).
+    fn cuGraphAddNode(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        params: *mut NodeParams,
+    ) {
+        unsafe { add_node(node, graph, depends_on, count, params) }
+    }
+
+    /// `cuGraphAddNode_v2`: as `cuGraphAddNode`, with edge data (not read: nodes run in the
+    /// order they were added, after all of their dependencies).
+    fn cuGraphAddNode_v2(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        edge_data: *const c_void,
+        count: usize,
+        params: *mut NodeParams,
+    ) {
+        let _ = edge_data;
+        unsafe { add_node(node, graph, depends_on, count, params) }
+    }
+
+    /// `cuGraphAddNode_v3`: as `_v2`.
+    fn cuGraphAddNode_v3(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        edge_data: *const c_void,
+        count: usize,
+        params: *mut NodeParams,
+    ) {
+        let _ = edge_data;
+        unsafe { add_node(node, graph, depends_on, count, params) }
     }
 
     /// `cuStreamIsCapturing`: `CU_STREAM_CAPTURE_STATUS_ACTIVE` (1) while capturing, else
@@ -144,18 +427,7 @@ calls! {
         if params.is_null() {
             return Err(null_argument("memsetParams"));
         }
-        let params = unsafe { params.read_unaligned() };
-        let size = usize::try_from(params.element_size).unwrap_or(0);
-        if !matches!(size, 1 | 2 | 4) {
-            return Err(Failure::new(CudaError::InvalidValue, format!("element size {size}")));
-        }
-        let memset = GraphNode::Memset {
-            destination: params.destination,
-            pattern: params.value.to_le_bytes()[..size].to_vec(),
-            width: params.width as u64,
-            height: params.height.max(1) as u64,
-            pitch: params.pitch as u64,
-        };
+        let memset = memset_node(unsafe { params.read_unaligned() })?;
         unsafe { add(node, graph, depends_on, count, memset) }
     }
 
@@ -229,7 +501,8 @@ calls! {
         if executable.is_null() {
             return Err(null_argument("phGraphExec"));
         }
-        let value = driver::graph_instantiate(number(graph))?;
+        let flags = if params.is_null() { 0 } else { unsafe { params.read_unaligned() }.flags };
+        let value = driver::graph_instantiate(number(graph), flags)?;
         unsafe { put(executable, handle(value), "phGraphExec") }?;
         if !params.is_null() {
             let mut written = unsafe { params.read_unaligned() };
@@ -269,4 +542,200 @@ unsafe fn capture_info(
         unsafe { put(count, 0, "numDependencies_out") }?;
     }
     Ok(())
+}
+
+/// The memset node of `params`: `height` rows of `width` 1-, 2- or 4-byte elements, `pitch`
+/// bytes apart.
+fn memset_node(params: MemsetParams) -> CallResult<GraphNode> {
+    let size = usize::try_from(params.element_size).unwrap_or(0);
+    if !matches!(size, 1 | 2 | 4) {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("element size {size}"),
+        ));
+    }
+    Ok(GraphNode::Memset {
+        destination: params.destination,
+        pattern: params.value.to_le_bytes()[..size].to_vec(),
+        width: params.width as u64,
+        height: params.height.max(1) as u64,
+        pitch: params.pitch as u64,
+    })
+}
+
+/// Adds the allocation node `params` describes after `after`; writes its address to
+/// `params->dptr`. The node and the address.
+///
+/// # Safety
+/// `params` is NULL (an error) or points to a readable and writable
+/// `CUDA_MEM_ALLOC_NODE_PARAMS`.
+unsafe fn add_allocation(
+    graph: Handle,
+    after: &[u64],
+    params: *mut MemAllocParams,
+) -> CallResult<(u64, u64)> {
+    if params.is_null() {
+        return Err(null_argument("nodeParams"));
+    }
+    // SAFETY: not NULL and, by the contract, readable.
+    let mut value = unsafe { params.read_unaligned() };
+    let pool = value.pool;
+    if pool.allocation_type != ALLOCATION_TYPE_PINNED || pool.location_type != LOCATION_TYPE_DEVICE
+    {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!(
+                "allocation type {} at location type {} (graph allocations are pinned device                  memory: CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_DEVICE)",
+                pool.allocation_type, pool.location_type
+            ),
+        ));
+    }
+    let (node, address) =
+        driver::graph::add_allocation(number(graph), after, pool.location_id, value.bytes as u64)?;
+    value.address = address;
+    // SAFETY: not NULL and, by the contract, writable.
+    unsafe { params.write_unaligned(value) };
+    Ok((node, address))
+}
+
+/// Reads the union member of `params` as a `T`.
+///
+/// # Safety
+/// `params` points to a readable `CUgraphNodeParams` (whose union holds a `T`).
+unsafe fn member<T>(params: *const NodeParams) -> T {
+    // SAFETY: the union lies at its offset inside the 256-byte struct, and every member fits.
+    unsafe {
+        params
+            .cast::<u8>()
+            .add(NODE_PARAMS_UNION)
+            .cast::<T>()
+            .read_unaligned()
+    }
+}
+
+/// `cuGraphAddNode`: a kernel (`CUDA_KERNEL_NODE_PARAMS_v3`: its `CUkernel` where `func` is
+/// NULL), copy (`CUDA_MEMCPY_NODE_PARAMS`, as `cuGraphAddMemcpyNode`), memset, host, empty,
+/// memory allocation (its address written to `alloc.dptr`), memory free or conditional node
+/// (its body graphs written to `conditional.phGraph_out`); the other kinds are
+/// `CUDA_ERROR_NOT_SUPPORTED`.
+///
+/// # Safety
+/// `node` is NULL (an error) or writable; `depends_on` has `count` readable handles; `params`
+/// is NULL (an error) or points to a readable and writable `CUgraphNodeParams` whose members
+/// keep their calls' contracts (a kernel's parameters as for `cuLaunchKernel`, a copy's host
+/// memory valid while the graph may run).
+unsafe fn add_node(
+    node: *mut Handle,
+    graph: Handle,
+    depends_on: *const Handle,
+    count: usize,
+    params: *mut NodeParams,
+) -> CallResult<()> {
+    if node.is_null() {
+        return Err(null_argument("phGraphNode"));
+    }
+    if params.is_null() {
+        return Err(null_argument("nodeParams"));
+    }
+    // SAFETY: the caller's contract.
+    let after = unsafe { dependencies(depends_on, count) }?;
+    // SAFETY: not NULL and, by the contract, readable.
+    let node_type = unsafe { params.read_unaligned() }.node_type;
+    let graph_number = number(graph);
+    let value = match node_type {
+        NODE_KERNEL => {
+            // SAFETY: the union holds a `CUDA_KERNEL_NODE_PARAMS_v3`, which begins as `_v2`.
+            let kernel = unsafe { member::<KernelNodeParamsV2>(params) };
+            // SAFETY: by the contract, as for `cuGraphAddKernelNode_v2`.
+            let first = unsafe { super::first_version(&kernel) }?;
+            // SAFETY: by the contract.
+            let kernel = unsafe { super::kernel_node(&first) }?;
+            driver::graph_add(graph_number, &after, kernel)?
+        }
+        NODE_MEMCPY => {
+            // SAFETY: the union holds a `CUDA_MEMCPY_NODE_PARAMS`: flags, reserved, a context,
+            // then the `CUDA_MEMCPY3D` at byte 16.
+            let copy = unsafe { member::<[u8; 216]>(params) };
+            let copy = copy[16..].as_ptr().cast::<Memcpy3d>();
+            // SAFETY: 200 bytes of a `CUDA_MEMCPY3D`, read unaligned by `copy_node`.
+            let copy = unsafe { super::copy_node(copy) }?;
+            driver::graph_add(graph_number, &after, copy)?
+        }
+        NODE_MEMSET => {
+            // SAFETY: the union holds a `CUDA_MEMSET_NODE_PARAMS_v2`, which begins as the
+            // first version.
+            let memset = memset_node(unsafe { member::<MemsetParams>(params) })?;
+            driver::graph_add(graph_number, &after, memset)?
+        }
+        NODE_HOST => {
+            // SAFETY: the union holds a `CUDA_HOST_NODE_PARAMS_v2`, which begins as the first
+            // version.
+            let host = unsafe { member::<HostParams>(params) };
+            let function = host.function.ok_or_else(|| null_argument("host.fn"))?;
+            let host = GraphNode::Host {
+                function: function as usize,
+                data: host.data.expose_provenance(),
+            };
+            driver::graph_add(graph_number, &after, host)?
+        }
+        NODE_EMPTY => driver::graph_add(graph_number, &after, GraphNode::Empty)?,
+        NODE_MEM_ALLOC => {
+            // SAFETY: the union holds a `CUDA_MEM_ALLOC_NODE_PARAMS_v2`, read and written in
+            // place.
+            let alloc =
+                unsafe { params.cast::<u8>().add(NODE_PARAMS_UNION) }.cast::<MemAllocParams>();
+            // SAFETY: as above.
+            unsafe { add_allocation(graph, &after, alloc) }?.0
+        }
+        NODE_MEM_FREE => {
+            // SAFETY: the union holds a `CUDA_MEM_FREE_NODE_PARAMS`, one `CUdeviceptr`.
+            let address = unsafe { member::<CUdeviceptr>(params) };
+            driver::graph::add_free(graph_number, &after, address)?
+        }
+        NODE_CONDITIONAL => {
+            // SAFETY: the union holds a `CUDA_CONDITIONAL_NODE_PARAMS`.
+            let mut conditional = unsafe { member::<ConditionalParams>(params) };
+            let kind = ConditionalKind::from_code(conditional.kind).ok_or_else(|| {
+                Failure::new(
+                    CudaError::InvalidValue,
+                    format!("conditional node type {}", conditional.kind),
+                )
+            })?;
+            let (value, bodies) = driver::graph::add_conditional(
+                graph_number,
+                &after,
+                conditional.handle,
+                kind,
+                conditional.size,
+            )?;
+            let mut array: Box<[usize]> = bodies
+                .iter()
+                .map(|&body| usize::try_from(body).unwrap_or(0))
+                .collect();
+            conditional.graphs_out = array.as_mut_ptr().cast::<Handle>();
+            BODY_ARRAYS
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(array);
+            // SAFETY: the union's `CUDA_CONDITIONAL_NODE_PARAMS`, writable by the contract.
+            unsafe {
+                params
+                    .cast::<u8>()
+                    .add(NODE_PARAMS_UNION)
+                    .cast::<ConditionalParams>()
+                    .write_unaligned(conditional);
+            }
+            value
+        }
+        other => {
+            return Err(Failure::new(
+                CudaError::NotSupported,
+                format!(
+                    "graph nodes of type {other} (ptxsim adds kernel, memcpy, memset, host, empty, memory and conditional nodes)"
+                ),
+            ));
+        }
+    };
+    // SAFETY: not NULL, writable by the contract.
+    unsafe { put(node, handle(value), "phGraphNode") }
 }

@@ -667,6 +667,12 @@ calls! {
         if driver::capture(number(stream), || memset_node(destination, value.to_le_bytes().to_vec(), count))? {
             return Ok(());
         }
+        driver::stream_synchronize(number(stream))?;
+        driver::memory_set(destination, &value.to_le_bytes(), count as u64)
+    }
+
+    /// `cuMemsetD32Async`: done when it returns.
+    fn cuMemsetD32Async(destination: CUdeviceptr, value: c_uint, count: usize, stream: Handle) {
         if driver::capture(number(stream), || memset_node(destination, value.to_le_bytes().to_vec(), count))? {
             return Ok(());
         }
@@ -674,10 +680,35 @@ calls! {
         driver::memory_set(destination, &value.to_le_bytes(), count as u64)
     }
 
-    /// `cuMemsetD32Async`: done when it returns.
-    fn cuMemsetD32Async(destination: CUdeviceptr, value: c_uint, count: usize, stream: Handle) {
-        driver::stream_synchronize(number(stream))?;
-        driver::memory_set(destination, &value.to_le_bytes(), count as u64)
+    /// `cuMemsetD2D8_v2`: `height` rows of `width` bytes, `pitch` bytes apart.
+    fn cuMemsetD2D8_v2(destination: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize) {
+        memset_2d(destination, pitch, vec![value], width, height, None)
+    }
+
+    /// `cuMemsetD2D16_v2`: `height` rows of `width` 16-bit values, `pitch` bytes apart.
+    fn cuMemsetD2D16_v2(destination: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize) {
+        memset_2d(destination, pitch, value.to_le_bytes().to_vec(), width, height, None)
+    }
+
+    /// `cuMemsetD2D32_v2`: `height` rows of `width` 32-bit values, `pitch` bytes apart.
+    fn cuMemsetD2D32_v2(destination: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize) {
+        memset_2d(destination, pitch, value.to_le_bytes().to_vec(), width, height, None)
+    }
+
+    /// `cuMemsetD2D8Async`: as `cuMemsetD2D8_v2`, done when it returns (a memset node where
+    /// the stream captures).
+    fn cuMemsetD2D8Async(destination: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize, stream: Handle) {
+        memset_2d(destination, pitch, vec![value], width, height, Some(number(stream)))
+    }
+
+    /// `cuMemsetD2D16Async`: as `cuMemsetD2D16_v2`, done when it returns.
+    fn cuMemsetD2D16Async(destination: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize, stream: Handle) {
+        memset_2d(destination, pitch, value.to_le_bytes().to_vec(), width, height, Some(number(stream)))
+    }
+
+    /// `cuMemsetD2D32Async`: as `cuMemsetD2D32_v2`, done when it returns.
+    fn cuMemsetD2D32Async(destination: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: Handle) {
+        memset_2d(destination, pitch, value.to_le_bytes().to_vec(), width, height, Some(number(stream)))
     }
 
     /// `cuMemHostAlloc`: zeroed, page-aligned host memory that kernels reach at its host
@@ -908,6 +939,9 @@ plain_names! {
     cuMemsetD8 => cuMemsetD8_v2(destination: CUdeviceptr, value: c_uchar, count: usize);
     cuMemsetD16 => cuMemsetD16_v2(destination: CUdeviceptr, value: c_ushort, count: usize);
     cuMemsetD32 => cuMemsetD32_v2(destination: CUdeviceptr, value: c_uint, count: usize);
+    cuMemsetD2D8 => cuMemsetD2D8_v2(destination: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize);
+    cuMemsetD2D16 => cuMemsetD2D16_v2(destination: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize);
+    cuMemsetD2D32 => cuMemsetD2D32_v2(destination: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize);
     cuMemAllocHost => cuMemAllocHost_v2(pointer: *mut *mut c_void, bytes: usize);
     cuStreamDestroy => cuStreamDestroy_v2(stream: Handle);
     cuCtxPushCurrent => cuCtxPushCurrent_v2(context: Handle);
@@ -1073,9 +1107,16 @@ unsafe fn dependencies(dependencies: *const Handle, count: usize) -> CallResult<
     Ok(handles.iter().map(|&h| number(h)).collect())
 }
 
-/// Runs an executable graph's nodes in order: kernels through the driver, copies here (host
-/// memory is the caller's).
+/// Runs an executable graph: its launch begins ([`driver::graph::launch_begin`]: graph
+/// allocations of an earlier launch, conditional handles' defaults), then its nodes run.
 fn launch_graph(executable: u64, stream: u64) -> CallResult<()> {
+    driver::graph::launch_begin(executable)?;
+    run_graph_nodes(executable, stream)
+}
+
+/// Runs an executable graph's nodes in order: kernels through the driver, copies here (host
+/// memory is the caller's), conditional nodes' bodies as their handles' values say.
+fn run_graph_nodes(executable: u64, stream: u64) -> CallResult<()> {
     for node in driver::graph_nodes(executable)? {
         match node {
             GraphNode::Kernel {
@@ -1127,11 +1168,7 @@ fn launch_graph(executable: u64, stream: u64) -> CallResult<()> {
                 width,
                 height,
                 pitch,
-            } => {
-                for row in 0..height {
-                    driver::memory_set(destination + row * pitch, &pattern, width)?;
-                }
-            }
+            } => driver::memory_set_2d(destination, &pattern, width, height, pitch)?,
             GraphNode::Host { function, data } => {
                 // SAFETY: the `CUhostFn` and argument of a host node or of a captured
                 // `cuLaunchHostFunc`, valid while the graph may run (CUDA's contract).
@@ -1140,6 +1177,23 @@ fn launch_graph(executable: u64, stream: u64) -> CallResult<()> {
                 unsafe { function(std::ptr::with_exposed_provenance_mut(data)) };
             }
             GraphNode::Empty => {}
+            GraphNode::MemAlloc { address, bytes } => driver::graph::allocate(address, bytes)?,
+            GraphNode::MemFree { address } => driver::graph::free(address)?,
+            GraphNode::Conditional {
+                handle,
+                kind,
+                bodies,
+            } => loop {
+                let value = driver::graph::conditional_value(handle)?;
+                let body = kind.body(value, bodies.len());
+                let Some(&body) = body.and_then(|index| bodies.get(index)) else {
+                    break;
+                };
+                run_graph_nodes(body, stream)?;
+                if kind != driver::ConditionalKind::While {
+                    break;
+                }
+            },
         }
     }
     Ok(())
@@ -1209,7 +1263,7 @@ calls! {
         log_size: usize,
     ) {
         let _ = (error_node, log, log_size);
-        unsafe { instantiate(executable, graph) }
+        unsafe { instantiate(executable, graph, 0) }
     }
 
     /// `cuGraphInstantiate`, the symbol (the first version, as `cuGraphInstantiate_v2`).
@@ -1221,14 +1275,14 @@ calls! {
         log_size: usize,
     ) {
         let _ = (error_node, log, log_size);
-        unsafe { instantiate(executable, graph) }
+        unsafe { instantiate(executable, graph, 0) }
     }
 
     /// `cuGraphInstantiateWithFlags` (what `cuGraphInstantiate` means in `cuda.h` from CUDA
-    /// 12; the flags are ignored).
+    /// 12): `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH` is kept, the other flags change
+    /// nothing here.
     fn cuGraphInstantiateWithFlags(executable: *mut Handle, graph: Handle, flags: u64) {
-        let _ = flags;
-        unsafe { instantiate(executable, graph) }
+        unsafe { instantiate(executable, graph, flags) }
     }
 
     /// `cuGraphExecKernelNodeSetParams`: the node's launch, its parameters copied now.
@@ -1304,15 +1358,15 @@ unsafe fn add_kernel_node(
     unsafe { put(node, handle(value), "phGraphNode") }
 }
 
-/// `cuGraphInstantiate`.
+/// `cuGraphInstantiate` with `CUgraphInstantiate_flags` `flags`.
 ///
 /// # Safety
 /// `executable` is NULL (an error) or writable.
-unsafe fn instantiate(executable: *mut Handle, graph: Handle) -> CallResult<()> {
+unsafe fn instantiate(executable: *mut Handle, graph: Handle, flags: u64) -> CallResult<()> {
     if executable.is_null() {
         return Err(null_argument("phGraphExec"));
     }
-    let value = driver::graph_instantiate(number(graph))?;
+    let value = driver::graph_instantiate(number(graph), flags)?;
     // SAFETY: not NULL, writable by the caller's contract.
     unsafe { put(executable, handle(value), "phGraphExec") }
 }
@@ -1512,6 +1566,50 @@ fn memset_node(destination: CUdeviceptr, pattern: Vec<u8>, count: usize) -> Grap
         height: 1,
         pitch,
     }
+}
+
+/// `cuMemsetD2D8` / `16` / `32` and their `Async` forms (`stream` given): `height` rows of
+/// `width` elements of `pattern`, each row `pitch` bytes after the one before. The rows must
+/// not overlap (`pitch` at least a row's bytes, where there are several rows); a capturing
+/// stream gets a memset node instead.
+fn memset_2d(
+    destination: CUdeviceptr,
+    pitch: usize,
+    pattern: Vec<u8>,
+    width: usize,
+    height: usize,
+    stream: Option<u64>,
+) -> CallResult<()> {
+    let row = width.checked_mul(pattern.len());
+    if height > 1 && row.is_none_or(|row| pitch < row) {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!(
+                "a pitch of {pitch} bytes for rows of {width} {}-byte elements",
+                pattern.len()
+            ),
+        ));
+    }
+    let node = || GraphNode::Memset {
+        destination,
+        pattern: pattern.clone(),
+        width: width as u64,
+        height: height as u64,
+        pitch: pitch as u64,
+    };
+    if let Some(stream) = stream {
+        if driver::capture(stream, node)? {
+            return Ok(());
+        }
+        driver::stream_synchronize(stream)?;
+    }
+    driver::memory_set_2d(
+        destination,
+        &pattern,
+        width as u64,
+        height as u64,
+        pitch as u64,
+    )
 }
 
 /// Runs a launch, or adds it to the graph its stream is capturing.

@@ -42,18 +42,15 @@ not_supported! {
     cuDeviceGetDevResource
     cuDeviceGetExecAffinitySupport
     cuDeviceGetFabricClusterUuid
-    cuDeviceGetGraphMemAttribute
     cuDeviceGetHostAtomicCapabilities
     cuDeviceGetNvSciSyncAttributes
     cuDeviceGetP2PAtomicCapabilities
     cuDeviceGetP2PAttribute
     cuDeviceGetProperties
     cuDeviceGetTexture1DLinearMaxWidth
-    cuDeviceGraphMemTrim
     cuDevicePrimaryCtxReset
     cuDevicePrimaryCtxSetFlags
     cuDeviceRegisterAsyncNotification
-    cuDeviceSetGraphMemAttribute
     cuDeviceUnregisterAsyncNotification
     cuEGLStreamConsumerAcquireFrame
     cuEGLStreamConsumerConnect
@@ -96,15 +93,9 @@ not_supported! {
     cuGraphAddEventWaitNode
     cuGraphAddExternalSemaphoresSignalNode
     cuGraphAddExternalSemaphoresWaitNode
-    cuGraphAddMemAllocNode
-    cuGraphAddMemFreeNode
-    cuGraphAddNode
-    cuGraphAddNode_v2
-    cuGraphAddNode_v3
     cuGraphBatchMemOpNodeGetParams
     cuGraphBatchMemOpNodeSetParams
     cuGraphChildGraphNodeGetGraph
-    cuGraphConditionalHandleCreate
     cuGraphDebugDotPrint
     cuGraphDestroyNode
     cuGraphEventRecordNodeGetEvent
@@ -140,8 +131,6 @@ not_supported! {
     cuGraphKernelNodeSetAttribute
     cuGraphKernelNodeSetParams
     cuGraphKernelNodeSetParams_v2
-    cuGraphMemAllocNodeGetParams
-    cuGraphMemFreeNodeGetParams
     cuGraphMemcpyNodeGetParams
     cuGraphMemcpyNodeSetParams
     cuGraphMemsetNodeGetParams
@@ -271,15 +260,6 @@ not_supported! {
     cuMemcpyHtoAAsync
     cuMemcpyHtoAAsync_v2
     cuMemcpyWithAttributesAsync
-    cuMemsetD2D16
-    cuMemsetD2D16Async
-    cuMemsetD2D16_v2
-    cuMemsetD2D32
-    cuMemsetD2D32Async
-    cuMemsetD2D32_v2
-    cuMemsetD2D8
-    cuMemsetD2D8Async
-    cuMemsetD2D8_v2
     cuMipmappedArrayCreate
     cuMipmappedArrayDestroy
     cuMipmappedArrayGetLevel
@@ -311,14 +291,11 @@ not_supported! {
     cuStreamBatchMemOp
     cuStreamBatchMemOp_v2
     cuStreamBeginCaptureToCig
-    cuStreamBeginCaptureToGraph
     cuStreamBeginRecaptureToGraph
     cuStreamEndCaptureToCig
     cuStreamGetCaptureInfo
     cuStreamGetDevResource
     cuStreamGetGreenCtx
-    cuStreamUpdateCaptureDependencies
-    cuStreamUpdateCaptureDependencies_v2
     cuStreamWaitValue32
     cuStreamWaitValue32_v2
     cuStreamWaitValue64

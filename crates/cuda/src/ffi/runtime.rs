@@ -538,9 +538,12 @@ calls! {
                 driver::Place::Host(address as usize)
             }
         };
+        // The places are found before `capture` takes the driver's state (the closure runs
+        // with it held).
+        let (source_place, destination_place) = (place(source), place(destination));
         if driver::capture(number(stream), || driver::GraphNode::Copy {
-            source: place(source),
-            destination: place(destination),
+            source: source_place,
+            destination: destination_place,
             bytes,
         })? {
             return Ok(());
@@ -670,23 +673,27 @@ calls! {
         super::enqueue(&launch)
     }
 
-    /// `cuMemAllocAsync`: device memory, at once (stream-ordered allocation is immediate).
+    /// `cuMemAllocAsync`: device memory, at once (stream-ordered allocation is immediate);
+    /// on a capturing stream, an allocation node of the graph and its address
+    /// ([`driver::graph`]).
     fn cuMemAllocAsync(address: *mut u64, bytes: usize, stream: Handle) {
-        driver::stream_synchronize(number(stream))?;
-        let value = driver::memory_allocate(bytes as u64)?;
+        let value = stream_allocate(bytes, stream)?;
         unsafe { put(address, value, "dptr") }
     }
 
     /// `cuMemAllocFromPoolAsync`: as `cuMemAllocAsync` (every pool is the device's memory).
     fn cuMemAllocFromPoolAsync(address: *mut u64, bytes: usize, pool: Handle, stream: Handle) {
         let _ = pool;
-        driver::stream_synchronize(number(stream))?;
-        let value = driver::memory_allocate(bytes as u64)?;
+        let value = stream_allocate(bytes, stream)?;
         unsafe { put(address, value, "dptr") }
     }
 
-    /// `cuMemFreeAsync`: frees at once.
+    /// `cuMemFreeAsync`: frees at once (a graph allocation too); on a capturing stream, a
+    /// free node of the graph (of a graph allocation).
     fn cuMemFreeAsync(address: u64, stream: Handle) {
+        if driver::graph::capture_free(number(stream), address)? {
+            return Ok(());
+        }
         driver::stream_synchronize(number(stream))?;
         driver::memory_free(address)
     }
@@ -730,6 +737,16 @@ calls! {
         let _ = (pool, keep);
         Ok(())
     }
+}
+
+/// `cuMemAllocAsync` of `bytes` on `stream`: an allocation node where the stream captures,
+/// else device memory at once.
+fn stream_allocate(bytes: usize, stream: Handle) -> super::CallResult<u64> {
+    if let Some(address) = driver::graph::capture_allocation(number(stream), bytes as u64)? {
+        return Ok(address);
+    }
+    driver::stream_synchronize(number(stream))?;
+    driver::memory_allocate(bytes as u64)
 }
 
 /// A `cuMemcpy` between `source` and `destination`, each device or host memory by address.

@@ -1,4 +1,5 @@
-//! The device-side runtime family: calls of `vprintf`, `__assertfail`, `malloc` and `free`,
+//! The device-side runtime family: calls of `vprintf`, `__assertfail`, `malloc`, `free` and
+//! `cudaGraphSetConditional`,
 //! which nvcc declares `.extern` and the module has no body for, run as built-ins
 //! ([`crate::runtime`] holds the formatter and the heap).
 
@@ -69,6 +70,12 @@ impl Executor<'_, '_> {
                         continue;
                     }
                 },
+                RuntimeFunction::GraphSetConditional => {
+                    if let Err(fault) = self.graph_set_conditional(lane, values[0], values[1]) {
+                        self.fault(lane, instruction, fault);
+                    }
+                    continue;
+                }
             };
             if let Some((address, bytes)) = result {
                 self.store(
@@ -101,6 +108,14 @@ impl Executor<'_, '_> {
         let (bytes, count) = runtime::format(&text, &mut source)?;
         self.printed.push(lane, bytes);
         Ok(count as i32)
+    }
+
+    /// `cudaGraphSetConditional(handle, value)`: a conditional handle of ptxsim's driver is
+    /// the global address of the handle's 32-bit value (`crates/cuda`, "Conditional nodes"),
+    /// so the call is a 4-byte global store of `value` there; a handle that is no such address
+    /// faults as the store would.
+    fn graph_set_conditional(&mut self, lane: usize, handle: u64, value: u64) -> Result<(), Fault> {
+        self.store(lane, Space::Global, handle, 4, u128::from(value as u32))
     }
 
     /// The message of `__assertfail(message, file, line, function, char_size)`.
