@@ -138,6 +138,7 @@ impl<'s> Checked<'s> {
             },
         };
         let mut builder = Builder::new(self.source);
+        builder.kernels = kernels.iter().map(|k| k.to_string()).collect();
         let mut kernel = None;
         for item in &self.module.items {
             if let Item::Function(candidate) = item {
@@ -311,6 +312,9 @@ pub(crate) struct Builder<'m> {
     /// The element size in bytes of each array variable, by the position of its name (for
     /// `name[N]` operands).
     element_bytes: FxHashMap<u32, u64>,
+    /// The module's kernels in source order: `mov.u64 %rd, kernel;` gives kernel `i` the
+    /// address [`super::cdp::kernel_address`]`(i)` (dynamic parallelism).
+    kernels: Vec<String>,
 }
 
 impl<'m> Builder<'m> {
@@ -338,6 +342,7 @@ impl<'m> Builder<'m> {
             branches: Vec::new(),
             dynamic: Vec::new(),
             dynamic_shared: None,
+            kernels: Vec::new(),
         }
     }
 
@@ -393,10 +398,7 @@ impl<'m> Builder<'m> {
         let uses_heap = self.instructions.iter().any(|i| {
             matches!(
                 i.kind,
-                InstructionKind::CallRuntime {
-                    function: RuntimeFunction::Malloc | RuntimeFunction::Free,
-                    ..
-                }
+                InstructionKind::CallRuntime { function, .. } if function.uses_heap()
             )
         });
         Ok(Program {
@@ -2201,7 +2203,12 @@ impl<'m> Builder<'m> {
                 Some(Resolved::Address(_, address, _)) => {
                     Ok(Source::Immediate(u128::from(address)))
                 }
-                None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
+                None => match self.kernels.iter().position(|k| k == name.name.value.as_str()) {
+                    Some(index) => Ok(Source::Immediate(u128::from(
+                        super::cdp::kernel_address(index),
+                    ))),
+                    None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
+                },
             },
             // The address plus the offset, as ptxas computes it at assembly time; `name[N]` is
             // the address of element N (PTX ISA 6.4.2).

@@ -65,6 +65,7 @@ macro_rules! specialise {
 
 mod bits;
 mod compare;
+mod cdp;
 mod control;
 mod convert;
 mod float;
