@@ -958,16 +958,21 @@ fn link_ptx(modules: &[String]) -> String {
     }
     // Statements are cut at `;` and `}`: a declaration `.extern ... NAME(...);` is dropped as a
     // whole when NAME is defined (an `.entry`/`.func` with a body, or a variable) elsewhere.
-    let defined: HashSet<String> = modules
-        .iter()
-        .flat_map(|module| module.lines())
-        .filter(|line| {
-            let line = line.trim_start();
-            (line.starts_with(".visible") || line.starts_with(".weak")) && !line.contains(".extern")
-        })
-        .filter_map(declared_name)
-        .collect();
-    for module in modules {
+    let mut defined: HashMap<String, usize> = HashMap::new();
+    for (index, module) in modules.iter().enumerate() {
+        let definitions = module
+            .lines()
+            .filter(|line| {
+                let line = line.trim_start();
+                (line.starts_with(".visible") || line.starts_with(".weak"))
+                    && !line.contains(".extern")
+            })
+            .filter_map(declared_name);
+        for name in definitions {
+            defined.entry(name).or_insert(index);
+        }
+    }
+    for (index, module) in modules.iter().enumerate() {
         let mut skipping = false;
         for line in module.lines() {
             if is_header(line) {
@@ -976,8 +981,17 @@ fn link_ptx(modules: &[String]) -> String {
             let trimmed = line.trim_start();
             if !skipping
                 && trimmed.starts_with(".extern")
-                && declared_name(trimmed).is_some_and(|name| defined.contains(&name))
+                && let Some(&at) = declared_name(trimmed).and_then(|name| defined.get(&name))
             {
+                // A kernel whose address this module takes (`mov.u64 %rd, kernel;`, dynamic
+                // parallelism) must be declared before the use: where its definition comes
+                // later, the declaration becomes a prototype, `.visible .entry kernel(...);`,
+                // which ptxas accepts before the definition (not after it).
+                if trimmed.starts_with(".extern .entry") && at > index {
+                    out.push_str(&line.replacen(".extern", ".visible", 1));
+                    out.push('\n');
+                    continue;
+                }
                 skipping = true;
             }
             if skipping {

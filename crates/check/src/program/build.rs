@@ -147,7 +147,10 @@ impl<'s> Checked<'s> {
                         .functions
                         .insert(candidate.name.value.to_string(), candidate);
                 }
-                if candidate.name.value == name && candidate.kind.value == FunctionKind::Entry {
+                if candidate.name.value == name
+                    && candidate.kind.value == FunctionKind::Entry
+                    && candidate.body.is_some()
+                {
                     kernel.get_or_insert(candidate);
                 }
             }

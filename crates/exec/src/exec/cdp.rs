@@ -55,6 +55,15 @@ impl Executor<'_, '_> {
                 }
                 return Ok(Some(address));
             }
+            DeviceRuntimeFunction::GetParameterBufferV2 if runtime.kernels.is_empty() => {
+                let message = "a launch from a kernel: grids launched by kernels run only \
+                               where the kernel's module is loaded (the library's \
+                               `Module::launch`, the CUDA driver), not in a launch of one \
+                               kernel alone"
+                    .to_string();
+                self.trap(lane, instruction, message);
+                return Ok(None);
+            }
             DeviceRuntimeFunction::GetParameterBufferV2 => {
                 let kernel = kernel_index(scalar(0)).filter(|&k| k < runtime.kernels.len());
                 let Some(kernel) = kernel else {
@@ -132,8 +141,13 @@ impl Executor<'_, '_> {
             | DeviceRuntimeFunction::EventRecord
             | DeviceRuntimeFunction::EventRecordWithFlags
             | DeviceRuntimeFunction::EventDestroy => code::SUCCESS,
-            DeviceRuntimeFunction::GetLastError => runtime.last_error(cta, thread, true),
-            DeviceRuntimeFunction::PeekAtLastError => runtime.last_error(cta, thread, false),
+            // These return the error; they do not set it.
+            DeviceRuntimeFunction::GetLastError => {
+                return Ok(Some(u64::from(runtime.last_error(cta, thread, true))));
+            }
+            DeviceRuntimeFunction::PeekAtLastError => {
+                return Ok(Some(u64::from(runtime.last_error(cta, thread, false))));
+            }
             DeviceRuntimeFunction::GetErrorString => {
                 return Ok(Some(error_string(scalar(0) as u32, false)));
             }
