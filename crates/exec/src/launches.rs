@@ -99,13 +99,21 @@ const ERRORS: [(u32, &str, &str); 10] = [
         "cudaErrorLaunchPendingCountExceeded",
         "launch failed because launch would exceed cudaLimitDevRuntimePendingLaunchCount",
     ),
-    (98, "cudaErrorInvalidDeviceFunction", "invalid device function"),
+    (
+        98,
+        "cudaErrorInvalidDeviceFunction",
+        "invalid device function",
+    ),
     (
         215,
         "cudaErrorUnsupportedLimit",
         "limit is not supported on this architecture",
     ),
-    (400, "cudaErrorInvalidResourceHandle", "invalid resource handle"),
+    (
+        400,
+        "cudaErrorInvalidResourceHandle",
+        "invalid resource handle",
+    ),
     (999, "cudaErrorUnknown", "unknown error"),
 ];
 

@@ -121,7 +121,10 @@ fn recursion_to_the_maximum_depth_runs_and_one_more_is_a_located_error() {
         panic!("a run error: {error}");
     };
     assert!(message.contains("nesting depth 24"), "{message}");
-    assert!(message.contains("cudaErrorLaunchMaxDepthExceeded"), "{message}");
+    assert!(
+        message.contains("cudaErrorLaunchMaxDepthExceeded"),
+        "{message}"
+    );
     // The launch's call (the line before the callee's name).
     assert_eq!(
         location.line,

@@ -2206,10 +2206,14 @@ impl<'m> Builder<'m> {
                 Some(Resolved::Address(_, address, _)) => {
                     Ok(Source::Immediate(u128::from(address)))
                 }
-                None => match self.kernels.iter().position(|k| k == name.name.value.as_str()) {
-                    Some(index) => Ok(Source::Immediate(u128::from(
-                        super::cdp::kernel_address(index),
-                    ))),
+                None => match self
+                    .kernels
+                    .iter()
+                    .position(|k| k == name.name.value.as_str())
+                {
+                    Some(index) => Ok(Source::Immediate(u128::from(super::cdp::kernel_address(
+                        index,
+                    )))),
                     None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
                 },
             },

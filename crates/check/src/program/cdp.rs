@@ -209,7 +209,10 @@ mod tests {
             DeviceRuntimeFunction::from_name("__cudaCDP2LaunchDeviceV2_ptsz"),
             Some(DeviceRuntimeFunction::LaunchDeviceV2)
         );
-        assert_eq!(DeviceRuntimeFunction::from_name("__cudaCDP2Malloc_ptsz"), None);
+        assert_eq!(
+            DeviceRuntimeFunction::from_name("__cudaCDP2Malloc_ptsz"),
+            None
+        );
         assert_eq!(DeviceRuntimeFunction::from_name("cudaMalloc"), None);
         assert_eq!(kernel_index(kernel_address(3)), Some(3));
         assert_eq!(kernel_index(kernel_address(3) + 8), None);

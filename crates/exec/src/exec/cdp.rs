@@ -213,7 +213,11 @@ impl Executor<'_, '_> {
             )
         };
         let mut words = [0u32; 3];
-        for (i, word) in words.iter_mut().enumerate().take(bytes.div_ceil(4) as usize) {
+        for (i, word) in words
+            .iter_mut()
+            .enumerate()
+            .take(bytes.div_ceil(4) as usize)
+        {
             let at = address + 4 * i as u64;
             let size = bytes.saturating_sub(4 * i as u64).min(4) as u32;
             *word = self

@@ -64,8 +64,8 @@ macro_rules! specialise {
 }
 
 mod bits;
-mod compare;
 mod cdp;
+mod compare;
 mod control;
 mod convert;
 mod float;
