@@ -48,6 +48,7 @@ archs_for() {
         asm_sm100a_narrow) echo "sm_100a" ;;         # e2m1/e2m3/e3m2/ue8m0/s2f6/.rs need sm_100a
         coop)              echo "sm_80 sm_90" ;;         # grid.sync() is the same code on sm_100a
         texture)           echo "sm_90" ;;           # texture and surface objects
+        cdp)               echo "" ;;                # relocatable: compiled below
         *)                 echo "sm_80 sm_90 sm_100a" ;;
     esac
 }
@@ -67,6 +68,11 @@ for src in "$STAGE"/src/*.cu; do
         compile "$name" "$arch" "$name.$arch.ptx"
     done
 done
+# Dynamic parallelism: relocatable device code (-rdc=true), which calls the device runtime's
+# extern functions, so ptxas checks it as a relocatable object (-c).
+(cd "$STAGE/src" && "$NVCC" -ptx -arch sm_90 -rdc=true cdp.cu -o "$STAGE/out/cdp.sm_90.ptx")
+"$PTXAS" -c -arch sm_90 "$STAGE/out/cdp.sm_90.ptx" -o /dev/null
+echo "  nvcc/cdp.sm_90.ptx"
 # Debug-info variants (.file/.loc, .section .debug_*)
 compile grid_stride_bf16 sm_90 grid_stride_bf16.sm_90.lineinfo.ptx -lineinfo
 compile mx_block_quant   sm_90 mx_block_quant.sm_90.G.ptx -G

@@ -978,15 +978,21 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
     }
     // Statements are cut at `;` and `}`: a declaration `.extern ... NAME(...);` is dropped as a
     // whole when NAME is defined (an `.entry`/`.func` with a body, or a variable) elsewhere.
-    let defined: HashSet<String> = modules
-        .iter()
-        .flat_map(|module| module.lines())
-        .filter(|line| {
-            let line = line.trim_start();
-            (line.starts_with(".visible") || line.starts_with(".weak")) && !line.contains(".extern")
-        })
-        .filter_map(declared_name)
-        .collect();
+    // Each name defined by some module, and the first module that defines it.
+    let mut defined: HashMap<String, usize> = HashMap::new();
+    for (index, module) in modules.iter().enumerate() {
+        let definitions = module
+            .lines()
+            .filter(|line| {
+                let line = line.trim_start();
+                (line.starts_with(".visible") || line.starts_with(".weak"))
+                    && !line.contains(".extern")
+            })
+            .filter_map(declared_name);
+        for name in definitions {
+            defined.entry(name).or_insert(index);
+        }
+    }
     // The variables some module declares `.extern` and another defines.
     let shared: HashSet<String> = modules
         .iter()
@@ -994,11 +1000,11 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
         .map(str::trim_start)
         .filter(|line| line.starts_with(".extern") && !line.contains(".func"))
         .filter_map(declared_name)
-        .filter(|name| defined.contains(name))
+        .filter(|name| defined.contains_key(name))
         .collect();
     let mut hoisted = String::new();
     let mut body = String::new();
-    for module in modules {
+    for (index, module) in modules.iter().enumerate() {
         // Where the lines of the statement under way go: dropped, hoisted, or the body.
         let mut statement: Option<Option<&mut String>> = None;
         for line in module.lines() {
@@ -1009,9 +1015,19 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
             if statement.is_none() {
                 let name = declared_name(trimmed);
                 let is_shared = name.as_ref().is_some_and(|name| shared.contains(name));
-                if trimmed.starts_with(".extern")
-                    && name.is_some_and(|name| defined.contains(&name))
+                let defined_at = name.as_ref().and_then(|name| defined.get(name)).copied();
+                if trimmed.starts_with(".extern .entry") && defined_at.is_some_and(|at| at > index)
                 {
+                    // A kernel whose address this module takes (`mov.u64 %rd, kernel;`,
+                    // dynamic parallelism) must be declared before the use: where its
+                    // definition comes later, the declaration becomes a prototype,
+                    // `.visible .entry kernel(...);`, which ptxas accepts before the
+                    // definition (not after it).
+                    body.push_str(&line.replacen(".extern", ".visible", 1));
+                    body.push('\n');
+                    continue;
+                }
+                if trimmed.starts_with(".extern") && defined_at.is_some() {
                     statement = Some(None);
                 } else if is_shared
                     && (trimmed.starts_with(".visible") || trimmed.starts_with(".weak"))

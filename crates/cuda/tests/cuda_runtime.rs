@@ -305,3 +305,45 @@ fn jit_linker_takes_nvcc_objects_and_archives() {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+/// Dynamic parallelism: `tests/cuda/cdp_main.cu` and `cdp_kernels.cu`, relocatable device code
+/// linked with NVIDIA's `libcudadevrt` (machine code, which ptxsim replaces with built-ins:
+/// docs/executor.md, "Dynamic parallelism"); the parent in one translation unit launches the
+/// kernels of the other. The program checks the results against its host's computation.
+#[test]
+fn dynamic_parallelism_program() {
+    let root = nvidia();
+    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cdp_program");
+    let path = format!(
+        "{}:{}",
+        root.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let built = Command::new(root.join("bin/nvcc"))
+        .env("PATH", path)
+        .args(["-rdc=true", "-gencode", "arch=compute_90,code=compute_90"])
+        .arg(repository().join("tests/cuda/cdp_main.cu"))
+        .arg(repository().join("tests/cuda/cdp_kernels.cu"))
+        .arg("-lcudadevrt")
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .expect("nvcc runs");
+    assert!(
+        built.status.success(),
+        "nvcc failed:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = Command::new(&program)
+        .env("LD_LIBRARY_PATH", driver_directory())
+        .env_remove("PTXSIM_LOG")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success() && stdout.contains("PASSED: 0 failed"),
+        "the program failed ({}):\n{stdout}\n{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+}

@@ -429,11 +429,13 @@ impl Module {
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
         }
+        device.enable_device_launches(&self.kernels);
         let grid_options = GridOptions {
             host_threads: options.host_threads,
             ..GridOptions::default()
         };
-        let run = grid::run_grid(&device, grid_options, None, None);
+        let mut run = grid::run_grid(&device, grid_options, None, None);
+        run_nested(&mut device, &mut run, options, grid_options);
         for (arg, address) in args.iter_mut().zip(&addresses) {
             let (Arg::Buffer(bytes), Some(address)) = (arg, address) else {
                 continue;
@@ -557,10 +559,11 @@ impl Module {
             host_threads: options.host_threads,
             ..GridOptions::default()
         };
-        let run = match trace {
+        let mut run = match trace {
             Some(sink) => crate::trace::run_grid_streamed(&device, grid_options, sink, None),
             None => grid::run_grid(&device, grid_options, None, None),
         };
+        run_nested(&mut device, &mut run, options, grid_options);
         let written = device.global.write_back_host();
         std::mem::take(&mut device.global).give_back(memories);
         report(run, written, options.max_steps)
@@ -601,6 +604,7 @@ impl Module {
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
         }
+        device.enable_device_launches(&self.kernels);
         Ok(device)
     }
 
@@ -654,6 +658,25 @@ impl Module {
         )
         .map_err(|failed| failed.0)
     }
+}
+
+/// Runs the grids (and copies, sets) that the kernels of `device`'s grid enqueued with CUDA
+/// Dynamic Parallelism, after it, with the launch's settings ([`crate::launches`]; they are not
+/// traced).
+fn run_nested(
+    device: &mut Device<'_>,
+    run: &mut grid::GridRun,
+    options: &LaunchOptions,
+    grid_options: GridOptions,
+) {
+    let nest = crate::launches::Nest {
+        max_steps: options.max_steps,
+        memory_limit: options.memory_limit,
+        options: grid_options,
+        constants: options.constants.as_ref(),
+        textures: options.textures.as_ref(),
+    };
+    crate::launches::run_nested(device, run, &nest);
 }
 
 /// The result of a launch that ran.

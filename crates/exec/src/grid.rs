@@ -685,7 +685,10 @@ pub fn run_grid(
     }
     let total = device.ctas();
     let tracing = trace.is_some();
-    let sequential = program.has_atomics || program.uses_heap || options.host_threads == 1;
+    let sequential = program.has_atomics
+        || program.uses_heap
+        || options.host_threads == 1
+        || program.calls_device_runtime();
     // More host threads than CTAs, or than a few per core, only cost start-up time (and memory).
     let cores = cores();
     let useful = usize::try_from(total).unwrap_or(usize::MAX).min(4 * cores);

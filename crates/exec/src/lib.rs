@@ -39,6 +39,7 @@ pub mod cvt;
 pub mod error;
 mod exec;
 pub mod grid;
+pub mod launches;
 pub use ptxsim_check::program as ir;
 pub mod machine;
 pub mod memory;

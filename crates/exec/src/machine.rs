@@ -139,6 +139,9 @@ pub struct Device<'p> {
     cooperative: bool,
     /// The texture and surface objects of the launch ([`Device::set_textures`]).
     pub(crate) textures: Option<Arc<crate::texture::TextureTable>>,
+    /// The device runtime of dynamic parallelism: the module's kernels, the grid's nesting
+    /// depth and the work its threads enqueue ([`crate::launches`]).
+    pub(crate) runtime: crate::launches::DeviceRuntime<'p>,
 }
 
 impl<'p> Device<'p> {
@@ -166,9 +169,47 @@ impl<'p> Device<'p> {
             heap: Arc::default(),
             cooperative: false,
             textures: None,
+            runtime: crate::launches::DeviceRuntime::default(),
         };
         device.install_heap();
         device
+    }
+
+    /// A device for a grid that a kernel launched (dynamic parallelism, [`crate::launches`]):
+    /// it runs in `global`, its parent's global memory, as it is (no heap is added).
+    pub(crate) fn new_in(
+        program: &'p Program,
+        grid: Dim3,
+        block: Dim3,
+        max_steps: u64,
+        global: GlobalMemory,
+    ) -> Self {
+        Self {
+            program,
+            global,
+            params: vec![0; usize::try_from(program.param_bytes).unwrap_or(0)],
+            grid,
+            block,
+            max_steps,
+            dynamic_shared: 0,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            constants: None,
+            heap: Arc::default(),
+            cooperative: false,
+            textures: None,
+            runtime: crate::launches::DeviceRuntime::default(),
+        }
+    }
+
+    /// Lets the grid's kernels launch grids of the module's `kernels` (source order, the
+    /// kernels' addresses, [`ptxsim_check::program::cdp::kernel_address`]): sets the device
+    /// runtime up for a host launch and adds its memory ([`crate::launches::install`]) when the
+    /// program calls it.
+    pub fn enable_device_launches(&mut self, kernels: &'p [Program]) {
+        self.runtime = crate::launches::DeviceRuntime::new(kernels, 0, Arc::default());
+        if self.program.calls_device_runtime() {
+            crate::launches::install(&mut self.global);
+        }
     }
 
     /// Adds the device heap's memory ([`HEAP_BYTES`] at [`HEAP_BASE`], zeroed) to global

@@ -33,6 +33,11 @@ const RUNTIME_CASES: &[(&str, &[&str])] = &[
     ("sleep_clock", &["zeros:24"]),
 ];
 
+/// The dynamic-parallelism sample (`ptx-samples/cuda/cdp.cu`; its launches of kernels run
+/// through the library and are checked in `crates/exec/tests/dynamic_parallelism.rs`): the
+/// child kernel `fill`, which launches nothing, as a trace of one kernel.
+const DYNAMIC_PARALLELISM_CASES: &[(&str, &[&str])] = &[("_Z4fillPii", &["zeros:8", "s32:7"])];
+
 /// The cooperative launches of the grid-barrier samples (`ptx-samples/cuda/coop.cu`; results
 /// are checked in `crates/exec/tests/cooperative.rs`): entry and arguments, on a grid of
 /// [`COOPERATIVE_GRID`] CTAs of [`BLOCK`] threads, so that the trace shows the CTAs taking
@@ -294,6 +299,8 @@ fn nvcc_samples() {
             RUNTIME_CASES
         } else if name.starts_with("ptx-samples/nvcc/texture.") {
             TEXTURE_CASES
+        } else if name.starts_with("ptx-samples/nvcc/cdp.") {
+            DYNAMIC_PARALLELISM_CASES
         } else {
             &[]
         };

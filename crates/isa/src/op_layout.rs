@@ -58,15 +58,33 @@ fn fixed_u32(name: &'static str) -> OperandSlot {
 
 /// `ld`/`st` take wider registers than the instruction type (Tables 27 and 28 whole).
 fn memory_value(name: &'static str, ty: Type, is_destination: bool) -> OperandSlot {
-    let rule = match ty {
-        Type::B128 => RegisterRule::OneOf(&[Type::B128]),
-        _ if is_destination => RegisterRule::RelaxedDestination(ty),
-        _ => RegisterRule::RelaxedSource(ty),
-    };
     OperandSlot {
         name,
         is_destination,
-        shape: SlotShape::ScalarOrSingle(rule),
+        shape: SlotShape::ScalarOrSingle(memory_rule(ty, is_destination)),
+    }
+}
+
+/// The registers a value of `ld`/`st` takes, also each element of a vector: ptxas 13.5 accepts
+/// `st.v4.u8 [a], {%rs1, ...}` with `.b16` registers (what nvcc emits for a `char4`) and
+/// `ld.v2.u32 {%rd1, %rd2}, [a]`, as for the scalar forms.
+fn memory_rule(ty: Type, is_destination: bool) -> RegisterRule {
+    match ty {
+        Type::B128 => RegisterRule::OneOf(&[Type::B128]),
+        _ if is_destination => RegisterRule::RelaxedDestination(ty),
+        _ => RegisterRule::RelaxedSource(ty),
+    }
+}
+
+/// A vector value of `ld`/`st` ([`memory_rule`] for each element).
+fn memory_vector(name: &'static str, ty: Type, length: usize, is_destination: bool) -> OperandSlot {
+    OperandSlot {
+        name,
+        is_destination,
+        shape: SlotShape::Vector {
+            length,
+            element: memory_rule(ty, is_destination),
+        },
     }
 }
 
@@ -248,7 +266,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             let d = if n == 1 {
                 memory_value("d", ty, true)
             } else {
-                vector("d", ty, usize::from(n), true)
+                memory_vector("d", ty, usize::from(n), true)
             };
             vec![d, address("a")]
         }
@@ -256,7 +274,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             let b = if n == 1 {
                 memory_value("b", ty, false)
             } else {
-                vector("b", ty, usize::from(n), false)
+                memory_vector("b", ty, usize::from(n), false)
             };
             vec![address("a"), b]
         }

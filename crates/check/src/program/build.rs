@@ -142,6 +142,7 @@ impl<'s> Checked<'s> {
             },
         };
         let mut builder = Builder::new(self.source);
+        builder.kernels = kernels.iter().map(|k| k.to_string()).collect();
         let mut kernel = None;
         for item in &self.module.items {
             if let Item::Function(candidate) = item {
@@ -150,7 +151,10 @@ impl<'s> Checked<'s> {
                         .functions
                         .insert(candidate.name.value.to_string(), candidate);
                 }
-                if candidate.name.value == name && candidate.kind.value == FunctionKind::Entry {
+                if candidate.name.value == name
+                    && candidate.kind.value == FunctionKind::Entry
+                    && candidate.body.is_some()
+                {
                     kernel.get_or_insert(candidate);
                 }
             }
@@ -333,6 +337,9 @@ pub(crate) struct Builder<'m> {
     module_names: Option<FxHashSet<String>>,
     /// The address of each function of the module, by name ([`Builder::declare_functions`]).
     function_addresses: FxHashMap<String, u64>,
+    /// The module's kernels in source order: `mov.u64 %rd, kernel;` gives kernel `i` the
+    /// address [`super::cdp::kernel_address`]`(i)` (dynamic parallelism).
+    kernels: Vec<String>,
 }
 
 impl<'m> Builder<'m> {
@@ -362,6 +369,7 @@ impl<'m> Builder<'m> {
             dynamic_shared: None,
             module_names: None,
             function_addresses: FxHashMap::default(),
+            kernels: Vec::new(),
         }
     }
 
@@ -423,10 +431,7 @@ impl<'m> Builder<'m> {
         let uses_heap = self.instructions.iter().any(|i| {
             matches!(
                 i.kind,
-                InstructionKind::CallRuntime {
-                    function: RuntimeFunction::Malloc | RuntimeFunction::Free,
-                    ..
-                }
+                InstructionKind::CallRuntime { function, .. } if function.uses_heap()
             )
         });
         Ok(Program {
@@ -2361,7 +2366,16 @@ impl<'m> Builder<'m> {
                 Some(Resolved::Address(_, address, _)) => {
                     Ok(Source::Immediate(u128::from(address)))
                 }
-                None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
+                None => match self
+                    .kernels
+                    .iter()
+                    .position(|k| k == name.name.value.as_str())
+                {
+                    Some(index) => Ok(Source::Immediate(u128::from(super::cdp::kernel_address(
+                        index,
+                    )))),
+                    None => Err(format!("operand `{}` cannot be resolved", name.name.value)),
+                },
             },
             // The address plus the offset, as ptxas computes it at assembly time; `name[N]` is
             // the address of element N (PTX ISA 6.4.2).

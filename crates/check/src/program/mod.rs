@@ -9,6 +9,7 @@
 
 pub mod address;
 mod build;
+pub mod cdp;
 pub mod cvt;
 pub mod wgmma;
 
@@ -142,10 +143,29 @@ pub struct Program {
     /// Whether the program has `atom`/`red`: the grid then runs one CTA at a time, in order, so
     /// that the values atomics return do not depend on host scheduling.
     pub has_atomics: bool,
-    /// Whether the program calls `malloc` or `free` ([`RuntimeFunction`]): the launch then has a
+    /// Whether the program calls `malloc` or `free` (or the device runtime's `cudaMalloc`,
+    /// `cudaFree`; [`RuntimeFunction::uses_heap`]): the launch then has a
     /// device heap, and its CTAs run one at a time, in order, so that the addresses `malloc`
     /// returns do not depend on host scheduling.
     pub uses_heap: bool,
+}
+
+impl Program {
+    /// Whether the program calls the device runtime of CUDA Dynamic Parallelism
+    /// ([`cdp::DeviceRuntimeFunction`]: launches, streams, events, its error state): its grid
+    /// then runs one CTA at a time, in order, so that the order of its launches and the
+    /// addresses of their parameter buffers do not depend on host scheduling.
+    pub fn calls_device_runtime(&self) -> bool {
+        self.instructions.iter().any(|i| {
+            matches!(
+                i.kind,
+                InstructionKind::CallRuntime {
+                    function: RuntimeFunction::DeviceRuntime(_),
+                    ..
+                }
+            )
+        })
+    }
 }
 
 /// Where the per-thread part of the `.param` space starts: addresses below it are the kernel's
@@ -1043,9 +1063,25 @@ pub enum RuntimeFunction {
     /// `cudaGraphSetConditional`). ptxsim's driver makes a handle the global address of a
     /// 32-bit cell it reads when the conditional node runs, so the call stores `value` there.
     GraphSetConditional,
+    /// A function of the device runtime of CUDA Dynamic Parallelism (`__cudaCDP2*`,
+    /// `cudaGetParameterBufferV2`/`cudaLaunchDeviceV2`).
+    DeviceRuntime(cdp::DeviceRuntimeFunction),
 }
 
 impl RuntimeFunction {
+    /// Whether it allocates from or frees to the device heap (`malloc`, `free`, and the device
+    /// runtime's `cudaMalloc`/`cudaFree`).
+    pub fn uses_heap(self) -> bool {
+        matches!(
+            self,
+            Self::Malloc
+                | Self::Free
+                | Self::DeviceRuntime(
+                    cdp::DeviceRuntimeFunction::Malloc | cdp::DeviceRuntimeFunction::Free
+                )
+        )
+    }
+
     /// The function called `name`, if it is one.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
@@ -1054,7 +1090,7 @@ impl RuntimeFunction {
             "malloc" => Self::Malloc,
             "free" => Self::Free,
             "cudaGraphSetConditional" => Self::GraphSetConditional,
-            _ => return None,
+            _ => return cdp::DeviceRuntimeFunction::from_name(name).map(Self::DeviceRuntime),
         })
     }
 
@@ -1066,6 +1102,7 @@ impl RuntimeFunction {
             Self::Malloc => "malloc",
             Self::Free => "free",
             Self::GraphSetConditional => "cudaGraphSetConditional",
+            Self::DeviceRuntime(function) => function.name(),
         }
     }
 
@@ -1077,6 +1114,7 @@ impl RuntimeFunction {
             Self::Malloc => (&[8], Some(8)),
             Self::Free => (&[8], None),
             Self::GraphSetConditional => (&[8, 4], None),
+            Self::DeviceRuntime(function) => function.signature(),
         }
     }
 }

@@ -64,6 +64,7 @@ macro_rules! specialise {
 }
 
 mod bits;
+mod cdp;
 mod compare;
 mod control;
 mod convert;

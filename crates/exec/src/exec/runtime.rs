@@ -33,6 +33,22 @@ impl Executor<'_, '_> {
                 ))),
             )
         };
+        if let RuntimeFunction::DeviceRuntime(function) = function {
+            for &lane in lanes {
+                let returned = self.device_runtime(instruction, lane, function, arguments)?;
+                if let (Some(returned), Some((address, bytes))) = (returned, result) {
+                    self.store(
+                        lane,
+                        Space::Param,
+                        address,
+                        bytes as u32,
+                        u128::from(returned),
+                    )
+                    .map_err(|_| internal(lane))?;
+                }
+            }
+            return Ok(Control::Next);
+        }
         for &lane in lanes {
             let mut values = [0u64; 5];
             for (value, &(address, bytes)) in values.iter_mut().zip(arguments) {
@@ -62,6 +78,7 @@ impl Executor<'_, '_> {
                     self.stop(lane, outcome);
                     continue;
                 }
+                RuntimeFunction::DeviceRuntime(_) => continue,
                 RuntimeFunction::Malloc => self.device.heap.allocate(values[0]),
                 RuntimeFunction::Free => match self.device.heap.free(values[0]) {
                     Ok(()) => 0,
