@@ -377,3 +377,20 @@ fn array_element_operands_are_element_addresses() {
         "pairs[3] is 3 .v2 .f32 elements past pairs[0]"
     );
 }
+
+/// A variable named as the address of a generic access (no state space) is at its generic
+/// address (PTX ISA 6.4.1: "If no state space is given, ... the address is a generic
+/// address"; 5.1.6: the `.local`, `.shared`, `.const` and `.param` windows of the generic
+/// space), as ZLUDA's `reg_local` and `cp_async` kernels use it and ptxas 13.5 accepts: a
+/// generic `st` to a `.local` array and a generic `ld` of a `.shared` one reach the variables
+/// the space-specific instructions use. Before, these read and wrote address 0 (a trap).
+#[test]
+fn a_named_variable_in_a_generic_access_is_at_its_generic_address() {
+    let body = "\t.local .align 8 .b8 local_x[8];\n\t.shared .align 4 .b8 sh[16];\n\
+        \t.reg .b64 %rd<4>;\n\t.reg .b32 %r<3>;\n\
+        \tmov.u64 %rd1, 77;\n\tst.u64 [local_x], %rd1;\n\tld.local.u64 %rd2, [local_x];\n\
+        \tst.global.u64 [%out], %rd2;\n\
+        \tmov.u32 %r1, 5;\n\tst.shared.u32 [sh+4], %r1;\n\tld.b32 %r2, [sh+4];\n\
+        \tst.global.u32 [%out+8], %r2;";
+    assert_eq!(words32(&run("", body, 12)), [77, 0, 5]);
+}

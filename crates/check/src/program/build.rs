@@ -337,6 +337,9 @@ pub(crate) struct Builder<'m> {
     module_names: Option<FxHashSet<String>>,
     /// The address of each function of the module, by name ([`Builder::declare_functions`]).
     function_addresses: FxHashMap<String, u64>,
+    /// Whether the instruction being built names no state space: a variable named as its
+    /// address (`[local_x]`, `[sh+4]`) is then at its generic address.
+    generic_access: bool,
     /// The module's kernels in source order: `mov.u64 %rd, kernel;` gives kernel `i` the
     /// address [`super::cdp::kernel_address`]`(i)` (dynamic parallelism).
     kernels: Vec<String>,
@@ -369,6 +372,7 @@ impl<'m> Builder<'m> {
             dynamic_shared: None,
             module_names: None,
             function_addresses: FxHashMap::default(),
+            generic_access: false,
             kernels: Vec::new(),
         }
     }
@@ -609,6 +613,16 @@ impl<'m> Builder<'m> {
     /// An instruction, given what its names resolved to.
     pub(crate) fn instruction(&mut self, instruction: &ast::Instruction, uses: Uses) {
         self.uses = uses;
+        // A memory instruction without a state space (a generic access) that names a variable
+        // as its address takes the variable's generic address (PTX ISA 5.1.6 / 6.4.1: "if no
+        // state space is given, the address is a generic address"; a variable's name stands
+        // for its address in its own space, which the generic window maps).
+        self.generic_access = !instruction.modifier_names().iter().any(|name| {
+            matches!(
+                name.split("::").next().unwrap_or(name),
+                "global" | "shared" | "local" | "const" | "param" | "tex" | "surf"
+            )
+        });
         let text = self.text(instruction.span);
         let location = self.location(instruction.span);
         let mut kind = None;
@@ -2238,6 +2252,9 @@ impl<'m> Builder<'m> {
         let base = match &address.base {
             AddressBase::Name(name) => match self.resolve_name(name) {
                 Some(Resolved::Register(id)) => Source::Register(id),
+                Some(Resolved::Address(space, address, _)) if self.generic_access => {
+                    Source::Immediate(u128::from(to_generic(space, address)))
+                }
                 Some(Resolved::Address(_, address, _)) => Source::Immediate(u128::from(address)),
                 None => {
                     return Err(format!(
