@@ -156,21 +156,7 @@ impl<'p> Device<'p> {
                 Words::padded(&variable.bytes, variable.size),
             );
         }
-        let mut device = Self {
-            program,
-            global,
-            params: vec![0; usize::try_from(program.param_bytes).unwrap_or(0)],
-            grid,
-            block,
-            max_steps,
-            dynamic_shared: 0,
-            memory_limit: DEFAULT_MEMORY_LIMIT,
-            constants: None,
-            heap: Arc::default(),
-            cooperative: false,
-            textures: None,
-            runtime: crate::launches::DeviceRuntime::default(),
-        };
+        let mut device = Self::new_in(program, grid, block, max_steps, global);
         device.install_heap();
         device
     }
