@@ -1358,6 +1358,33 @@ pub fn module_unload(module: u64) -> CallResult<()> {
     Ok(())
 }
 
+impl State {
+    /// The memory of `device` when `bytes` more fit in its size (`PTXSIM_DEVICE_MEMORY`), else
+    /// `CUDA_ERROR_OUT_OF_MEMORY` saying how much is in use; `what` names the request.
+    fn memory_with_room(
+        &mut self,
+        device: i32,
+        bytes: u64,
+        what: &str,
+    ) -> CallResult<&mut DeviceMemory> {
+        let limit = self.settings()?.device_memory;
+        let memory = self
+            .memory
+            .get_mut(usize::try_from(device).unwrap_or(usize::MAX))
+            .ok_or(Failure::from(CudaError::InvalidDevice))?;
+        let used = memory.allocated_bytes();
+        if used.saturating_add(bytes) > limit {
+            return Err(Failure::new(
+                CudaError::OutOfMemory,
+                format!(
+                    "{what}, {used} of {limit} of device {device} in use (PTXSIM_DEVICE_MEMORY)"
+                ),
+            ));
+        }
+        Ok(memory)
+    }
+}
+
 /// `cuMemAlloc`: `bytes` zeroed bytes of device memory.
 pub fn memory_allocate(bytes: u64) -> CallResult<u64> {
     let mut state = state();
@@ -1365,22 +1392,8 @@ pub fn memory_allocate(bytes: u64) -> CallResult<u64> {
     if bytes == 0 {
         return Err(Failure::new(CudaError::InvalidValue, "a size of 0 bytes"));
     }
-    let limit = state.settings()?.device_memory;
     let device = state.device_of(context)?;
-    let memory = state
-        .memory
-        .get_mut(usize::try_from(device).unwrap_or(usize::MAX))
-        .ok_or(Failure::from(CudaError::InvalidDevice))?;
-    let used = memory.allocated_bytes();
-    if used.saturating_add(bytes) > limit {
-        return Err(Failure::new(
-            CudaError::OutOfMemory,
-            format!(
-                "{bytes} bytes asked for, {used} of {limit} of device {device} in use \
-                 (PTXSIM_DEVICE_MEMORY)"
-            ),
-        ));
-    }
+    let memory = state.memory_with_room(device, bytes, &format!("{bytes} bytes asked for"))?;
     let address = memory
         .allocate(format!("cuMemAlloc of {bytes} bytes"), bytes)
         .ok_or(Failure::from(CudaError::OutOfMemory))?;

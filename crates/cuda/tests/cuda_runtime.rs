@@ -347,3 +347,44 @@ fn dynamic_parallelism_program() {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+/// CUDA graphs' memory nodes, conditional nodes and 2D memsets on the library:
+/// `tests/cuda/graph_features.cu`, built by NVIDIA's nvcc the usual way (runtime API, static
+/// CUDA 13 runtime, a fatbin holding compute_90 PTX), run with only a `libcuda.so.1` link to
+/// this library on `LD_LIBRARY_PATH`. The program checks every result against its host's own
+/// computation or the behaviour the CUDA documentation gives the call, and prints
+/// `PASSED: 0 failed`. Its kernels call `cudaGraphSetConditional`, which the executor runs as a
+/// built-in.
+#[test]
+fn graph_memory_and_conditional_nodes_and_2d_memsets() {
+    let program = build("graph_features", "graph_features", &[]);
+    let run = Command::new(&program)
+        .env("LD_LIBRARY_PATH", driver_directory())
+        .env_remove("PTXSIM_LOG")
+        .env_remove("PTXSIM_DEVICE_MEMORY")
+        .env_remove("PTXSIM_TARGET")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success() && stdout.contains("PASSED: 0 failed"),
+        "the program failed ({}):\n{stdout}\n{stderr}",
+        run.status
+    );
+    // An allocation node that depends on the free of an allocation of its graph reuses its
+    // address (docs/driver-api.md, "Graph memory nodes").
+    assert!(
+        stdout.contains("the allocation after a free reuses its address: yes"),
+        "{stdout}"
+    );
+    // The refused calls say why on stderr.
+    for expected in [
+        "is freed twice in the graph",
+        "from an earlier launch is still live",
+        "was not returned by a graph allocation node",
+        "a conditional node of type IF with 3 bodies",
+    ] {
+        assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
+    }
+}

@@ -422,22 +422,12 @@ pub fn allocate(address: u64, bytes: u64) -> CallResult<()> {
         .reservations
         .get(&address)
         .ok_or(Failure::from(CudaError::InvalidValue))?;
-    let limit = state.settings()?.device_memory;
     let device = reservation.device;
-    let memory = state
-        .memory
-        .get_mut(usize::try_from(device).unwrap_or(usize::MAX))
-        .ok_or(Failure::from(CudaError::InvalidDevice))?;
-    let used = memory.allocated_bytes();
-    if used.saturating_add(bytes) > limit {
-        return Err(Failure::new(
-            CudaError::OutOfMemory,
-            format!(
-                "a graph allocation of {bytes} bytes, {used} of {limit} of device {device} in \
-                 use (PTXSIM_DEVICE_MEMORY)"
-            ),
-        ));
-    }
+    let memory = state.memory_with_room(
+        device,
+        bytes,
+        &format!("a graph allocation of {bytes} bytes"),
+    )?;
     let name = format!("graph allocation of {bytes} bytes");
     if !memory.allocate_at(name, address, bytes) {
         return Err(Failure::new(
