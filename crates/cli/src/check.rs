@@ -118,10 +118,13 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
         return Err(crate::input::too_large());
     }
     let Ok(length) = usize::try_from(metadata.len()) else {
-        return crate::input::read_all(file);
+        return crate::input::read_text(path);
     };
-    if !metadata.is_file() || metadata.len() < PARALLEL_READ {
-        return crate::input::read_all(file);
+    if !metadata.is_file() {
+        return crate::input::read_all_text(file);
+    }
+    if metadata.len() < PARALLEL_READ {
+        return crate::input::read_text(path);
     }
     let mut bytes = vec![0u8; length];
     let pieces: Vec<Mutex<&mut [u8]>> = bytes.chunks_mut(READ_PIECE).map(Mutex::new).collect();
@@ -152,7 +155,7 @@ fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
         (Ok(()), Ok(Ok(()))) if file.metadata().is_ok_and(|now| now.len() == metadata.len()) => {
             Ok(bytes)
         }
-        _ => crate::input::read(path),
+        _ => crate::input::read_text(path),
     }
 }
 

@@ -194,7 +194,7 @@ fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let mut sources = Vec::new();
     for seed in &args.seeds {
         let bytes =
-            input::read(seed).with_context(|| format!("cannot read `{}`", seed.display()))?;
+            input::read_text(seed).with_context(|| format!("cannot read `{}`", seed.display()))?;
         sources.push(String::from_utf8_lossy(&bytes).into_owned());
     }
     let seeds: Vec<&str> = sources.iter().map(String::as_str).collect();

@@ -275,6 +275,7 @@ pub(crate) fn load_arguments(specs: &[ArgumentSpec]) -> anyhow::Result<Vec<Argum
                             let words = Words::read_from(
                                 std::io::Read::take(file, limit.saturating_add(1)),
                                 size,
+                                limit.saturating_add(1),
                             )?;
                             if words.len() > limit {
                                 return Err(crate::input::too_large());
@@ -306,8 +307,8 @@ pub(crate) fn load(file: &Path, launch: &LaunchArgs) -> anyhow::Result<Result<Lo
         ),
         None => None,
     };
-    let bytes =
-        crate::input::read(file).with_context(|| format!("cannot read `{}`", file.display()))?;
+    let bytes = crate::input::read_text(file)
+        .with_context(|| format!("cannot read `{}`", file.display()))?;
     anyhow::ensure!(
         u32::try_from(bytes.len()).is_ok(),
         "`{}` is larger than 4 GiB",

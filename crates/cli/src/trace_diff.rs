@@ -44,8 +44,8 @@ pub(crate) fn run(args: &TraceDiffArgs) -> anyhow::Result<ExitCode> {
 
 /// Reads a trace file as text (at most the input size limit); errors name the file and line.
 pub(crate) fn read_trace_text(path: &Path) -> anyhow::Result<String> {
-    let bytes =
-        crate::input::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let bytes = crate::input::read_text(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
     String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         let line = error.as_bytes()[..offset]

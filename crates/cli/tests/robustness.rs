@@ -248,8 +248,48 @@ fn endless_inputs_stop_at_the_size_limit() {
         let message = stderr(&output);
         assert!(
             message.contains("the input size limit (raise it with --max-input-bytes)")
-                || message.contains("the input is not a list of debugger commands"),
+                || message.contains("the input is not a list of debugger commands")
+                || message.contains("not text: a NUL byte at offset 0"),
             "{args:?}: {message}"
+        );
+    }
+}
+
+#[test]
+fn endless_inputs_are_refused_under_a_4_gb_address_space_limit() {
+    // With the default 1 GiB limit and `ulimit -v 4000000`: a buffer from `/dev/zero` used to
+    // grow to twice the limit and abort ("memory allocation of 2147483648 bytes failed"); a
+    // module from `/dev/zero` used to be read to the limit before the checker saw it. Now the
+    // buffer stops at limit + 1 byte and the module at its first NUL byte, each with a message
+    // and exit status 2.
+    let (Some(zero), true) = (zero(), Path::new("/bin/sh").exists()) else {
+        return;
+    };
+    let cases = [
+        (format!("check {zero}"), "not text: a NUL byte at offset 0"),
+        (format!("run {zero}"), "not text: a NUL byte at offset 0"),
+        (format!("debug {zero}"), "not text: a NUL byte at offset 0"),
+        (
+            format!("run tests/launch/faults.ptx --arg buf:{zero} --arg u32:0"),
+            "larger than 1073741824 bytes, the input size limit (raise it with --max-input-bytes)",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = Command::new("/bin/sh")
+            .current_dir(repo())
+            .args([
+                "-c",
+                &format!("ulimit -v 4000000 && exec \"$0\" {args}"),
+                env!("CARGO_BIN_EXE_ptxsim"),
+            ])
+            .output()
+            .expect("sh runs");
+        assert_no_panic(&output, &args);
+        assert_eq!(output.status.code(), Some(2), "{args}: {}", stderr(&output));
+        assert_eq!(
+            stderr(&output),
+            format!("error: cannot read `{zero}`: {expected}\n"),
+            "{args}"
         );
     }
 }

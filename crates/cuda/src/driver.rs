@@ -905,6 +905,24 @@ fn ptx_text(state: &State, image: &[u8]) -> CallResult<String> {
     Ok(text.to_string())
 }
 
+/// The bytes of the file at `path` for `cuModuleLoad`, `cuLibraryLoadFromFile` and
+/// `cuLinkAddFile` (PTX, a fatbin, a cubin): a file that cannot be opened is
+/// `CUDA_ERROR_FILE_NOT_FOUND`, one larger than 1 GiB (the largest image ptxsim takes, as for a
+/// fatbin's decompressed payload) `CUDA_ERROR_INVALID_IMAGE` without reading past the limit, so
+/// that `/dev/zero` or an endless FIFO costs at most the limit in memory.
+pub fn read_image(path: &str) -> CallResult<Vec<u8>> {
+    use ptxsim_syntax::input::{Contents, read_file};
+    let limit = crate::fatbin::MAX_DECOMPRESSED_SIZE as u64;
+    read_file(std::path::Path::new(path), limit, Contents::Binary, "").map_err(|error| {
+        let code = if error.kind() == std::io::ErrorKind::InvalidData {
+            CudaError::InvalidImage
+        } else {
+            CudaError::FileNotFound
+        };
+        Failure::new(code, format!("{path}: {error}"))
+    })
+}
+
 /// `cuModuleLoadData`: `image` is the PTX text (up to its NUL) or a fatbin ([`ptx_text`]); a
 /// module that does not check for the simulated target is `CUDA_ERROR_INVALID_PTX`, with the
 /// checker's located errors in the message.

@@ -172,10 +172,18 @@ impl Words {
     }
 
     /// Everything `reader` yields, read in chunks (a file's bytes without holding them twice);
-    /// `expected` bytes (a file's size) are allocated at once.
-    pub fn read_from(mut reader: impl Read, expected: u64) -> io::Result<Self> {
+    /// `expected` bytes (a file's size) are allocated at once. `most` is the most bytes the
+    /// reader can yield (the caller's `take`): the buffer grows by doubling but never past it,
+    /// so an endless reader (`/dev/zero`) cut at a 1 GiB limit costs 1 GiB, not the 2 GiB the
+    /// next doubling would ask for.
+    pub fn read_from(mut reader: impl Read, expected: u64, most: u64) -> io::Result<Self> {
+        let most_words = usize::try_from(most.div_ceil(8)).unwrap_or(usize::MAX);
         let mut words = Self {
-            words: Vec::with_capacity(usize::try_from(expected.div_ceil(8)).unwrap_or(0)),
+            words: Vec::with_capacity(
+                usize::try_from(expected.div_ceil(8))
+                    .unwrap_or(0)
+                    .min(most_words),
+            ),
             len: 0,
         };
         let mut chunk = vec![0u8; 1 << 16];
@@ -186,6 +194,12 @@ impl Words {
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
                 Err(error) => return Err(error),
             };
+            let need = usize::try_from((words.len + read as u64).div_ceil(8)).unwrap_or(usize::MAX);
+            if need > words.words.capacity() {
+                let grown = words.words.capacity().saturating_mul(2).max(need);
+                let target = grown.min(most_words.max(need));
+                words.words.reserve_exact(target - words.words.len());
+            }
             words.extend(&chunk[..read]);
         }
     }
@@ -1172,9 +1186,15 @@ mod tests {
                     step: 0,
                 },
                 3,
+                len as u64,
             )
             .unwrap();
             assert_eq!(read, Words::from_bytes(part), "{len} bytes");
+            // The buffer never grows past the bytes the reader can give (rounded to words).
+            assert!(
+                read.words.capacity() <= len.div_ceil(8).max(1),
+                "{len} bytes"
+            );
             assert_eq!(read.len(), len as u64);
             let mut memory = GlobalMemory::new();
             memory.add_words("b", read);

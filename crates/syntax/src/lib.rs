@@ -14,6 +14,7 @@ pub mod diag;
 mod fast_lane;
 #[cfg(test)]
 mod fast_lane_tests;
+pub mod input;
 mod items;
 pub mod lexer;
 mod parser;

@@ -183,11 +183,7 @@ calls! {
     ) {
         let path = unsafe { text(path, "path") }?;
         let data = unsafe {
-            logging_errors(number(state), || {
-                std::fs::read(path).map_err(|error| {
-                    Failure::new(CudaError::FileNotFound, format!("{path}: {error}"))
-                })
-            })
+            logging_errors(number(state), || crate::driver::read_image(path))
         }?;
         unsafe { add(state, kind, &data, path) }
     }

@@ -461,9 +461,7 @@ calls! {
             return Err(null_argument("module"));
         }
         let path = unsafe { text(path, "fname") }?;
-        let image = std::fs::read(path).map_err(|error| {
-            Failure::new(CudaError::FileNotFound, format!("{path}: {error}"))
-        })?;
+        let image = driver::read_image(path)?;
         let value = driver::module_load(&image)?;
         unsafe { put(module, handle(value), "module") }
     }

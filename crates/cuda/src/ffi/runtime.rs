@@ -60,8 +60,7 @@ calls! {
     ) {
         let _ = (jit_options, jit_values, jit_count, library_options, library_values, library_count);
         let path = unsafe { text(file, "fileName") }?;
-        let image = std::fs::read(path)
-            .map_err(|error| Failure::new(CudaError::FileNotFound, format!("{path}: {error}")))?;
+        let image = driver::read_image(path)?;
         let value = driver::library_load(&image)?;
         unsafe { put(library, handle(value), "library") }
     }
