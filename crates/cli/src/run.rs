@@ -601,8 +601,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         outputs.push((*index, target, buffer.map_or(0, |b| b.len as usize)));
     }
     let launch_is_grid = block_threads > 1 || args.launch.grid != [1, 1, 1];
-    let state = state(args, program, &result, &outputs, launch_is_grid);
     let mut shows = String::new();
+    let mut shows_json = Vec::new();
     for (index, ty, count) in &args.show {
         let address = addresses.get(*index).copied().flatten().unwrap_or(0);
         // Only the bytes of the shown elements are read (a 4 GB buffer is not copied for 8).
@@ -618,7 +618,16 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .map(|byte| byte as u8)
             .collect();
         shows.push_str(&show_buffer(*index, *ty, *count, &bytes));
+        shows_json.push(show_json(*index, *ty, *count, &bytes));
     }
+    let state = state(
+        args,
+        program,
+        &result,
+        &outputs,
+        &shows_json,
+        launch_is_grid,
+    );
     if args.format == RunFormat::Text {
         // What the kernel printed with printf, before the report (as a CUDA program's
         // output comes before what the host prints after the launch).
@@ -636,6 +645,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         crate::output::stdout(&shows)?;
     }
     let code = report_outcome(name, &result, launch_is_grid);
+    if let Some(hint) = dynamic_shared_hint(program, args.launch.dynamic_shared, &result) {
+        report!("{hint}");
+    }
     let Some(actual) = sink.collected else {
         return Ok(code);
     };
@@ -718,6 +730,7 @@ fn state(
     program: &Program,
     result: &GridRun,
     outputs: &[(usize, PathBuf, usize)],
+    shows: &[String],
     launch_is_grid: bool,
 ) -> String {
     let outcome = result.outcome();
@@ -760,6 +773,10 @@ fn state(
                     })
                     .collect();
                 json.push_str(&format!(",\"outputs\":[{}]", items.join(",")));
+            }
+            // The `--show` buffers, in the order given: a key only where there are some.
+            if !shows.is_empty() {
+                json.push_str(&format!(",\"shows\":[{}]", shows.join(",")));
             }
             // printf output: a key only where the kernel printed (the text form prints it
             // before the state instead).
@@ -816,12 +833,12 @@ fn state(
     }
 }
 
-/// The first `count` elements of a buffer, decoded: `[0] 0x38 = 1.0`. Sub-byte formats
-/// (e2m1) are packed two per byte, the first element in the low nibble; fp6 formats take one
-/// byte each.
-fn show_buffer(index: usize, ty: ptxsim_softfloat::Type, count: usize, bytes: &[u8]) -> String {
+/// The first `count` elements of a buffer, decoded: each element's bits as hex (as many
+/// digits as its width) and its value (`0x38`, `1.0`). Sub-byte formats (e2m1) are packed two
+/// per byte, the first element in the low nibble; fp6 formats take one byte each.
+fn shown_elements(ty: ptxsim_softfloat::Type, count: usize, bytes: &[u8]) -> Vec<(String, String)> {
     let element_bits = ty.bits() as usize;
-    let mut text = format!("argument {index} as {}:", ty.name());
+    let mut elements = Vec::new();
     for element in 0..count {
         let bit = element * element_bits;
         let byte = bit / 8;
@@ -844,13 +861,63 @@ fn show_buffer(index: usize, ty: ptxsim_softfloat::Type, count: usize, bytes: &[
             Some((_, false)) => value.to_string(),
             None => report::float_text(value, ty),
         };
-        text.push_str(&format!(
-            "\n  [{element}] 0x{value:0digits$x} = {decoded}",
-            digits = element_bits.div_ceil(4)
+        elements.push((
+            format!("0x{value:0digits$x}", digits = element_bits.div_ceil(4)),
+            decoded,
         ));
+    }
+    elements
+}
+
+/// `--show` in text: `argument 0 as e4m3:` and a line per element, `[0] 0x38 = 1.0`.
+fn show_buffer(index: usize, ty: ptxsim_softfloat::Type, count: usize, bytes: &[u8]) -> String {
+    let mut text = format!("argument {index} as {}:", ty.name());
+    for (element, (hex, decoded)) in shown_elements(ty, count, bytes).iter().enumerate() {
+        text.push_str(&format!("\n  [{element}] {hex} = {decoded}"));
     }
     text.push('\n');
     text
+}
+
+/// `--show` in JSON: `{"arg":0,"type":"e4m3","elements":[{"bits":"0x38","value":"1.0"}]}`
+/// (values as strings, since `inf` and `nan` are no JSON numbers).
+fn show_json(index: usize, ty: ptxsim_softfloat::Type, count: usize, bytes: &[u8]) -> String {
+    let elements: Vec<String> = shown_elements(ty, count, bytes)
+        .iter()
+        .map(|(hex, decoded)| {
+            format!(
+                "{{\"bits\":\"{hex}\",\"value\":{}}}",
+                report::json_string(decoded)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"arg\":{index},\"type\":\"{}\",\"elements\":[{}]}}",
+        ty.name(),
+        elements.join(",")
+    )
+}
+
+/// The help line for a shared-memory access out of bounds in a kernel that declares dynamic
+/// shared memory (`.extern .shared`) launched without any (`--dynamic-shared` left out): the
+/// arrays start where the static `.shared` variables end and have the launch's size, 0 bytes
+/// by default, so their first access faults.
+fn dynamic_shared_hint(program: &Program, dynamic_bytes: u64, result: &GridRun) -> Option<String> {
+    let failure = result.failure.as_ref()?;
+    let Ok(Outcome::Trapped { message, .. }) = &failure.outcome else {
+        return None;
+    };
+    (program.dynamic_shared.is_some()
+        && dynamic_bytes == 0
+        && message.contains("out-of-bounds")
+        && message.contains("shared"))
+    .then(|| {
+        format!(
+            "help: kernel `{}` declares dynamic shared memory (`.extern .shared`) and this launch \
+             gave it 0 bytes: pass --dynamic-shared BYTES",
+            program.entry
+        )
+    })
 }
 
 fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCode {

@@ -444,6 +444,38 @@ fn warps_step_together_and_print_every_lane() {
     }
 }
 
+/// `print REG warp` says which lanes are not where the selected thread is: lanes not yet
+/// stepped show their line, lanes that returned show `[exited]` (their value is not the value
+/// at this line). Lanes 2 and 3 branch to `ret` (tid >= 2); lanes 0 and 1 meet at
+/// `bar.warp.sync 3` (membermask 0b11, PTX ISA 9.7.13.5), where the debugger runs lane 1 on
+/// (to its end) while the selected lane 0 stays at `ret`.
+#[test]
+fn print_warp_marks_lanes_that_are_elsewhere() {
+    let kernel = temp_file(
+        "diverge.ptx",
+        ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+         .reg .b32 %r<3>;\n.reg .pred %p;\nmov.u32 %r0, %tid.x;\nsetp.ge.u32 %p, %r0, 2;\n\
+         @%p bra DONE;\nadd.u32 %r1, %r0, 10;\nbar.warp.sync 3;\nDONE:\nret;\n}\n",
+    );
+    let kernel_text = kernel.display().to_string();
+    let transcript = session(
+        "diverge.txt",
+        &[&kernel_text, "--block", "4"],
+        "step 3\nprint %r0 warp\nstep 2\nprint %r1 warp\nquit\n",
+    );
+    for line in [
+        "lane  0 thread (0,0,0): %r0 = 0x00000000 (0)\n",
+        "lane  1 thread (1,0,0): %r0 = 0x00000000 (0)  [at line 8]\n",
+        "lane  3 thread (3,0,0): %r0 = 0x00000000 (0)  [at line 8]\n",
+        "lane  0 thread (0,0,0): %r1 = 0x0000000a (10)\n",
+        "lane  1 thread (1,0,0): %r1 = 0x0000000b (11)  [exited]\n",
+        "lane  2 thread (2,0,0): %r1 = 0x00000000 (0)  [exited]\n",
+        "lane  3 thread (3,0,0): %r1 = 0x00000000 (0)  [exited]\n",
+    ] {
+        assert!(transcript.contains(line), "{line} in\n{transcript}");
+    }
+}
+
 /// A script that is one endless line (`--script /dev/zero`) is refused (exit 2) rather than read
 /// into memory: a command line is at most 1 MiB.
 #[test]

@@ -520,3 +520,77 @@ fn the_trace_replaces_an_earlier_one_only_when_complete() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// What a new user gets wrong, answered with a hint instead of a silent wrong run: a kernel
+/// with `.extern .shared` launched without `--dynamic-shared` (CUDA gives such arrays the
+/// launch's dynamic size, 0 bytes by default), a float `--arg` for an integer parameter (its
+/// bits would be the count 1,128,792,064), and `--show` in the JSON report.
+#[test]
+fn run_hints_for_common_mistakes() {
+    let kernel = temp("dynamic_shared.ptx");
+    std::fs::write(
+        &kernel,
+        ".version 8.0\n.target sm_80\n.address_size 64\n.extern .shared .align 4 .b8 smem[];\n\
+         .visible .entry k()\n{\n.reg .b32 %r<4>;\nmov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 2;\n\
+         mov.u32 %r3, smem;\nadd.u32 %r3, %r3, %r2;\nst.shared.u32 [%r3], %r1;\nret;\n}\n",
+    )
+    .unwrap();
+    let path = kernel.display().to_string();
+    let output = ptxsim(&["run", &path, "--block", "4"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "help: kernel `k` declares dynamic shared memory (`.extern .shared`) and this launch \
+             gave it 0 bytes: pass --dynamic-shared BYTES"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let output = ptxsim(&["run", &path, "--block", "4", "--dynamic-shared", "16"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("help:"), "{}", stderr(&output));
+
+    // `mode` is a .u32: f32:200 is refused; its raw bits pass as b32 (and, being no mode
+    // 1..3, store the index as mode 0 does).
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "f32:200",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "argument 1 is a floating-point value but parameter 1 `mode` is .u32: pass \
+             u32:VALUE, or b32:BITS for the raw bits"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let output = ptxsim(&[
+        "run",
+        "tests/launch/faults.ptx",
+        "--block",
+        "2",
+        "--arg",
+        "zeros:8",
+        "--arg",
+        "b32:0x43480000",
+        "--show",
+        "0=u32:2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // Each thread stored its index: word 0 is 0, word 1 is 1.
+    let json = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        json.contains(
+            "\"shows\":[{\"arg\":0,\"type\":\"u32\",\"elements\":[{\"bits\":\"0x00000000\",\
+             \"value\":\"0\"},{\"bits\":\"0x00000001\",\"value\":\"1\"}]}]"
+        ),
+        "{json}"
+    );
+}

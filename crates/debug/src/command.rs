@@ -453,11 +453,31 @@ impl Session<'_> {
             };
             let info = &self.program.registers[register.index()];
             let (shown, ty) = (info.name.clone(), info.ty);
+            // Lanes that are not where the selected thread is say where they are: a value read
+            // in a lane that is behind, ahead or finished is not the value at this line.
+            let here = self.position().0;
             let mut text = String::new();
-            for (lane, thread, value) in self.warp_values(register) {
-                match format::print(&shown, value, ty, format) {
+            for lane in self.warp_values(register) {
+                match format::print(&shown, lane.value, ty, format) {
                     Ok(line) => {
-                        let _ = write!(text, "lane {lane:>2} thread {}: {line}", dims(thread));
+                        let state = match &lane.status {
+                            ThreadStatus::Done(outcome) => format!("  [{}]", outcome.status()),
+                            _ if lane.pc != here => format!(
+                                "  [at line {}]",
+                                self.program
+                                    .instructions
+                                    .get(lane.pc)
+                                    .map_or(0, |i| i.location.line)
+                            ),
+                            _ => String::new(),
+                        };
+                        let (first, rest) = line.split_once('\n').unwrap_or((&line, ""));
+                        let _ = write!(
+                            text,
+                            "lane {:>2} thread {}: {first}{state}\n{rest}",
+                            lane.lane,
+                            dims(lane.thread)
+                        );
                     }
                     Err(message) => return error(message),
                 }
@@ -500,7 +520,7 @@ impl Session<'_> {
                     info.name.clone(),
                     info.ty.to_string(),
                     report::hex(*value, info.ty),
-                    report::decode(*value, info.ty),
+                    format::decoded(*value, info.ty),
                 ]
             })
             .collect();

@@ -43,7 +43,19 @@ impl Format {
 
 /// `0x...` at the type's width and the value decoded by the type: `0x3fc00000 (1.5)`.
 pub(crate) fn value_text(value: u128, ty: Type) -> String {
-    format!("{} ({})", report::hex(value, ty), report::decode(value, ty))
+    format!("{} ({})", report::hex(value, ty), decoded(value, ty))
+}
+
+/// The value decoded by the type ([`report::decode`]); a `.b8`..`.b64` register whose top bit is
+/// set also as a signed integer, since untyped bits hold either (`4294967295, signed -1`).
+pub(crate) fn decoded(value: u128, ty: Type) -> String {
+    let text = report::decode(value, ty);
+    let width = ty.bits();
+    if ty.kind() == TypeKind::Bit && (8..=64).contains(&width) && value >> (width - 1) & 1 == 1 {
+        format!("{text}, signed {}", signed(value, width))
+    } else {
+        text
+    }
 }
 
 /// The signed decimal value of the low `bits` bits.
@@ -263,5 +275,21 @@ mod tests {
         );
         assert!(Format::parse("q").is_err());
         assert!(Format::parse("b32").is_err());
+    }
+
+    #[test]
+    fn untyped_bits_with_the_top_bit_set_show_both_readings() {
+        // Two's complement (PTX ISA 5.2.1: `.sN` are two's complement, `.bN` untyped bits).
+        assert_eq!(
+            print("%r", 0xffff_fffb, Type::B32, Format::Hex).unwrap(),
+            "%r = 0xfffffffb (4294967291, signed -5)\n"
+        );
+        assert_eq!(decoded(0x80, Type::B8), "128, signed -128");
+        assert_eq!(decoded(0x7fff_ffff, Type::B32), "2147483647");
+        assert_eq!(decoded(0xffff_ffff, Type::U32), "4294967295");
+        assert_eq!(
+            decoded(u128::from(u64::MAX), Type::B64),
+            "18446744073709551615, signed -1"
+        );
     }
 }

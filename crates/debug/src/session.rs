@@ -117,6 +117,10 @@ pub struct Session<'p> {
     pub(crate) thread: Dim3,
     pub(crate) points: Vec<Point>,
     next_id: u32,
+    /// Whether the note that the other threads of the block ran to a barrier (`[0]`) or to a
+    /// warp-synchronous instruction (`[1]`) was shown: it is shown once per kind, since it
+    /// would otherwise follow every `shfl.sync` of a loop.
+    noted_sync: [bool; 2],
     /// The summary of the finished launch, once `continue` has run it to its end.
     finished: Option<String>,
 }
@@ -262,6 +266,7 @@ impl<'p> Session<'p> {
             thread: selection.1,
             points: Vec::new(),
             next_id: 1,
+            noted_sync: [false; 2],
             finished: None,
         }
     }
@@ -339,7 +344,7 @@ impl<'p> Session<'p> {
 
     /// The value of `register` in every thread of the selected thread's warp (the 32 threads of
     /// the block with consecutive linear indices that hold it), as (lane, thread index, value).
-    pub(crate) fn warp_values(&mut self, register: RegisterId) -> Vec<(usize, Dim3, u128)> {
+    pub(crate) fn warp_values(&mut self, register: RegisterId) -> Vec<WarpLane> {
         let index = self.thread_index();
         let block = self.device.block();
         let state = self.state();
@@ -348,11 +353,13 @@ impl<'p> Session<'p> {
         (first..end)
             .filter_map(|lane| {
                 let thread = state.cta.thread(lane)?;
-                Some((
-                    lane - first,
-                    unflatten(lane as u64, block),
-                    thread.register(register),
-                ))
+                Some(WarpLane {
+                    lane: lane - first,
+                    thread: unflatten(lane as u64, block),
+                    value: thread.register(register),
+                    status: thread.status().clone(),
+                    pc: thread.pc(),
+                })
             })
             .collect()
     }
@@ -459,13 +466,19 @@ impl<'p> Session<'p> {
                 }
             }
         }
-        if ran > 0 {
+        let kind = usize::from(waiting == ThreadStatus::AtWarpSync);
+        if ran > 0 && !self.noted_sync[kind] {
+            self.noted_sync[kind] = true;
             let waited = match waiting {
                 ThreadStatus::AtWarpSync => {
                     "the warp-synchronous instruction: ran the other \
-                     threads of block {} until its warp's lanes arrived"
+                     threads of block {} until its warp's lanes arrived (said once; \
+                     `threads` shows where each thread is)"
                 }
-                _ => "bar.sync: ran the other threads of block {} to the barrier",
+                _ => {
+                    "bar.sync: ran the other threads of block {} to the barrier (said once; \
+                     `threads` shows where each thread is)"
+                }
             };
             let _ = writeln!(notes, "{}", waited.replace("{}", &dims(cta)));
         }
@@ -936,4 +949,18 @@ impl<'p> Session<'p> {
         };
         Some((u128::from(value), Type::U32))
     }
+}
+
+/// One lane of the selected thread's warp, for `print REG warp`.
+pub(crate) struct WarpLane {
+    /// The lane (0..32).
+    pub(crate) lane: usize,
+    /// The thread's index in its block.
+    pub(crate) thread: Dim3,
+    /// The register's value in the lane.
+    pub(crate) value: u128,
+    /// Whether the lane can run, waits, or has finished.
+    pub(crate) status: ThreadStatus,
+    /// The lane's next instruction.
+    pub(crate) pc: usize,
 }

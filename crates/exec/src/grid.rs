@@ -328,6 +328,23 @@ pub fn prepare<'p>(
     )
 }
 
+/// Why a scalar `--arg` of type `given` does not suit a parameter of type `param` of the same
+/// size: a float value for an integer parameter or an integer value for a float one (`f32:200`
+/// for a `.u32` count, whose bits 0x43480000 would be a count of 1.1 billion). Raw bits
+/// (`b32:`, `b64:`) and `.b` parameters take any value; signed and unsigned integers mix, as
+/// in C.
+fn kind_mismatch(given: Type, param: Type) -> Option<&'static str> {
+    let float = |ty: Type| ty.kind() == TypeKind::Float;
+    let integer = |ty: Type| matches!(ty.kind(), TypeKind::Signed | TypeKind::Unsigned);
+    if float(given) && integer(param) {
+        Some("a floating-point value")
+    } else if integer(given) && float(param) {
+        Some("an integer value")
+    } else {
+        None
+    }
+}
+
 /// [`prepare`] with a memory limit: a launch whose simulated memory does not fit in
 /// `memory_limit` bytes running one CTA at a time is [`LaunchError::Memory`], before anything
 /// is allocated (see [`crate::budget`]); the device keeps the limit for
@@ -373,6 +390,16 @@ pub fn prepare_within<'p>(
                         ty.name(),
                         param.name,
                         param.bytes
+                    )));
+                }
+                if let Some(message) = kind_mismatch(ty, param.ty) {
+                    return Err(error(format!(
+                        "argument {index} is {message} but parameter {index} `{}` is .{}: pass \
+                         {}:VALUE, or b{}:BITS for the raw bits",
+                        param.name,
+                        param.ty.name(),
+                        param.ty.name(),
+                        ty.bits()
                     )));
                 }
                 (bits, bytes, None)

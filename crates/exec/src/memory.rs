@@ -196,9 +196,24 @@ impl Words {
             };
             let need = usize::try_from((words.len + read as u64).div_ceil(8)).unwrap_or(usize::MAX);
             if need > words.words.capacity() {
+                // Doubling, but straight to the most when the next doubling would pass it, so
+                // that the buffer is moved once at the end, not twice; an allocation that
+                // fails is an error, not an abort.
                 let grown = words.words.capacity().saturating_mul(2).max(need);
-                let target = grown.min(most_words.max(need));
-                words.words.reserve_exact(target - words.words.len());
+                let target = if grown.saturating_mul(2) > most_words {
+                    most_words.max(need)
+                } else {
+                    grown
+                };
+                words
+                    .words
+                    .try_reserve_exact(target - words.words.len())
+                    .map_err(|_| {
+                        io::Error::new(
+                            io::ErrorKind::OutOfMemory,
+                            format!("out of memory after {} bytes", words.len),
+                        )
+                    })?;
             }
             words.extend(&chunk[..read]);
         }

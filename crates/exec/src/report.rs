@@ -24,13 +24,34 @@ pub fn hex(value: u128, ty: Type) -> String {
     format!("0x{value:0width$x}", width = hex_digits(ty))
 }
 
-/// An exactly decoded float, printed with Rust's shortest round-trip form of the `f64` holding
-/// it (`NaN`, `inf`, `-inf` for the specials).
+/// A float in the shortest decimal form that reads back as the same value of its own format
+/// (`NaN`, `inf`, `-inf` for the specials), as Rust prints `f32` and `f64`: the f16 `0x3555`
+/// is `0.3333`, not the exact `0.333251953125`. "Reads back" is what a decimal immediate of
+/// the type becomes ([`cvt::from_f64_bits`]: the decimal's nearest `f64`, rounded to nearest
+/// even in the format), so the text can be pasted into PTX or `--arg`. Whole numbers under a
+/// million print exactly (e4m3's largest, 448, is not shortened to `450`).
 pub fn float_text(bits: u64, format: ptxsim_softfloat::Type) -> String {
     match format {
         ptxsim_softfloat::Type::F32 => format!("{:?}", f32::from_bits(bits as u32)),
         ptxsim_softfloat::Type::F64 => format!("{:?}", f64::from_bits(bits)),
-        other => format!("{:?}", f64::from_bits(cvt::to_f64_bits(bits, other))),
+        other => {
+            let exact = f64::from_bits(cvt::to_f64_bits(bits, other));
+            // Whole numbers under a million print exactly: the largest e4m3 is 448, not the
+            // shorter `450` that also reads back as it.
+            if !exact.is_finite() || exact.fract() == 0.0 && exact.abs() < 1e6 {
+                return format!("{exact:?}");
+            }
+            // The fewest significant digits that read back as `bits` (at most 17, which
+            // always do: every such format is exact in f64).
+            (1..17)
+                .map(|digits| {
+                    format!("{exact:.*e}", digits - 1)
+                        .parse::<f64>()
+                        .unwrap_or(exact)
+                })
+                .find(|&shorter| cvt::from_f64_bits(shorter.to_bits(), other) == bits)
+                .map_or_else(|| format!("{exact:?}"), |shorter| format!("{shorter:?}"))
+        }
     }
 }
 
@@ -240,4 +261,39 @@ pub fn state_text(
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::float_text;
+    use ptxsim_softfloat::Type as Sf;
+
+    /// Shortest round-trip text for the narrow formats. The f16 values are numpy 2's `repr` of
+    /// `np.float16` (Dragon4 in its unique, shortest mode) for the same bits; the bf16 and e4m3
+    /// ones are worked by hand from the formats' neighbours (bf16 0x3eaa = 0.33203125 between
+    /// 0.330078125 and 0.333984375: `0.33` is nearer 0x3ea9, `0.332` reads back; e4m3 0x01 =
+    /// 2^-9 between 0 and 2^-8: `0.002` reads back; 0x35 = 0.8125 between 0.75 and 0.875:
+    /// `0.8` reads back). Whole numbers print exactly where numpy shortens them (f16 65504,
+    /// which numpy prints as 6.55e+04; e4m3 448).
+    #[test]
+    fn narrow_floats_print_in_their_shortest_round_trip_form() {
+        let cases = [
+            (Sf::F16, 0x3555, "0.3333"),
+            (Sf::F16, 0x3c00, "1.0"),
+            (Sf::F16, 0x2e66, "0.1"),
+            (Sf::F16, 0x0001, "6e-8"),
+            (Sf::F16, 0xc248, "-3.14"),
+            (Sf::F16, 0x7c00, "inf"),
+            (Sf::F16, 0x8000, "-0.0"),
+            (Sf::Bf16, 0x3eaa, "0.332"),
+            (Sf::E4m3, 0x01, "0.002"),
+            (Sf::E4m3, 0x55, "13.0"),
+            (Sf::E4m3, 0x35, "0.8"),
+            (Sf::E4m3, 0x7e, "448.0"),
+            (Sf::F16, 0x7bff, "65504.0"),
+        ];
+        for (format, bits, text) in cases {
+            assert_eq!(float_text(bits, format), text, "{format:?} {bits:#x}");
+        }
+    }
 }

@@ -451,7 +451,14 @@ fn error_diagnostic(
             );
             if expected.len() <= 5 && expected.iter().any(|e| e == "\";\"") {
                 let at = previous_token_end(source, start);
+                // Point at where the `;` goes: the end of the previous statement, usually on
+                // the line before the token that showed it missing.
+                let last = source
+                    .get(..at)
+                    .and_then(|before| before.char_indices().next_back())
+                    .map_or(at, |(index, _)| index);
                 diagnostic = diagnostic
+                    .with_label(Span::new(last, at), "`;` missing after this")
                     .with_help("statements and declarations end with `;`")
                     .with_fix(Span::new(at, at), ";");
             }
