@@ -712,7 +712,14 @@ fn expect(
         anyhow::bail!("no stored trace `{}`", path.display());
     };
     let name = path.display().to_string();
-    match ptxsim_trace::diff(expected, &name, actual, "this run", 3) {
+    match ptxsim_trace::diff_decoded(
+        expected,
+        &name,
+        actual,
+        "this run",
+        3,
+        &crate::trace_diff::decode,
+    ) {
         None => {
             report!("trace matches `{name}` ({} steps)", actual.step_count());
             Ok(ExitCode::SUCCESS)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use ptxsim_trace::{IndexedTrace, diff};
+use ptxsim_trace::{IndexedTrace, diff_decoded};
 
 /// Arguments of `ptxsim trace-diff`.
 #[derive(Debug, clap::Args)]
@@ -33,13 +33,20 @@ pub(crate) fn run(args: &TraceDiffArgs) -> anyhow::Result<ExitCode> {
     let b = index_trace(&args.b, &b_text)?;
     let a_name = args.a.display().to_string();
     let b_name = args.b.display().to_string();
-    match diff(&a, &a_name, &b, &b_name, args.context) {
+    match diff_decoded(&a, &a_name, &b, &b_name, args.context, &decode) {
         None => Ok(ExitCode::SUCCESS),
         Some(report) => {
             crate::output::stdout(&report)?;
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// A register value decoded by its type's name as the trace header gives it (`f32`, `b16`,
+/// `pred`), as the debugger's `print` shows it; `None` for a type ptxsim does not know.
+pub(crate) fn decode(ty: &str, value: u128) -> Option<String> {
+    let ty = ptxsim_isa::Type::from_name(ty.trim_start_matches('.'))?;
+    Some(ptxsim_exec::report::decode(value, ty))
 }
 
 /// Reads a trace file as text (at most the input size limit); errors name the file and line.

@@ -173,7 +173,7 @@ fn a_changed_immediate_is_reported_at_its_line() {
         "{report}"
     );
     assert!(
-        report.contains("%rd4: A 0x0000000000000004 vs B 0x0000000000000008"),
+        report.contains("%rd4: A 0x0000000000000004 (4) vs B 0x0000000000000008 (8)"),
         "{report}"
     );
     // Three steps of the same thread as context.
@@ -194,7 +194,7 @@ fn a_changed_immediate_is_reported_at_its_line() {
     let message = stderr(&output);
     assert!(message.contains("source line 39"), "{message}");
     assert!(
-        message.contains("%rd4: A 0x0000000000000004 vs B 0x0000000000000008"),
+        message.contains("%rd4: A 0x0000000000000004 (4) vs B 0x0000000000000008 (8)"),
         "{message}"
     );
     assert!(message.contains("--bless"), "{message}");
@@ -497,5 +497,47 @@ fn exit_codes_and_located_errors() {
         stderr(&output).contains("bad.trace:2: `%r0=0x0`: expected REG=OLD>NEW"),
         "{}",
         stderr(&output)
+    );
+}
+
+/// A differing register value is decoded by the register's declared type, as the debugger's
+/// `print` shows it: an `.f32` 0x3f800000 is 1.0 and 0x3fc00000 is 1.5 (IEEE 754 binary32).
+#[test]
+fn trace_diff_decodes_differing_values_by_type() {
+    let dir = temp("decoded");
+    let a = dir.join("a.jsonl");
+    let output = ptxsim(&[
+        "run",
+        "ptx-samples/nvcc/fp8_convert.sm_90.ptx",
+        "--entry",
+        "f32_to_e4m3",
+        "--block",
+        "2",
+        "--arg",
+        "buf:ptx-samples/data/quantize-input.f32",
+        "--arg",
+        "zeros:12",
+        "--arg",
+        "s32:2",
+        "--trace",
+        path(&a),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = std::fs::read_to_string(&a).expect("the trace");
+    // Thread 0 loads the input's first element, 1.0; B says it loaded 1.5.
+    let load = "\"writes\":[{\"reg\":\"%f1\",\"old\":\"0x00000000\",\"new\":\"0x3f800000\"}]";
+    assert!(text.contains(load), "{text}");
+    let b = dir.join("b.jsonl");
+    std::fs::write(
+        &b,
+        text.replacen(load, &load.replace("0x3f800000", "0x3fc00000"), 1),
+    )
+    .expect("write");
+    let output = ptxsim(&["trace-diff", path(&a), path(&b)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("%f1: A 0x3f800000 (1.0) vs B 0x3fc00000 (1.5)"),
+        "{}",
+        stdout(&output)
     );
 }

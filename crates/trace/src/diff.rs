@@ -92,9 +92,21 @@ fn header_differences(a: &Header, b: &Header) -> (Vec<String>, bool) {
     (out, comparable)
 }
 
-/// What differs between two steps at the same position, one line each.
-fn step_differences(header: &Header, a: &Step, b: &Step) -> Vec<String> {
+/// What differs between two steps at the same position, one line each. Register values are
+/// decoded by the register's declared type where `decode` knows it (`0x3f800000 (1.0)`).
+fn step_differences(header: &Header, a: &Step, b: &Step, decode: Decode<'_>) -> Vec<String> {
     let mut out = Vec::new();
+    let value = |register: &str, hex: &crate::Hex| {
+        let decoded = header
+            .registers
+            .iter()
+            .find(|(name, _)| name == register)
+            .and_then(|(_, ty)| decode(ty, hex.value));
+        match decoded {
+            Some(decoded) => format!("{hex} ({decoded})"),
+            None => hex.to_string(),
+        }
+    };
     if a.thread != b.thread {
         out.push(format!(
             "thread: A {} vs B {}",
@@ -118,19 +130,26 @@ fn step_differences(header: &Header, a: &Step, b: &Step) -> Vec<String> {
         match (a.writes.get(index), b.writes.get(index)) {
             (Some(x), Some(y)) if x.register == y.register => {
                 if x.new != y.new {
-                    out.push(format!("{}: A {} vs B {}", x.register, x.new, y.new));
+                    out.push(format!(
+                        "{}: A {} vs B {}",
+                        x.register,
+                        value(&x.register, &x.new),
+                        value(&y.register, &y.new)
+                    ));
                 }
                 if x.old != y.old {
                     out.push(format!(
                         "{} (value before): A {} vs B {}",
-                        x.register, x.old, y.old
+                        x.register,
+                        value(&x.register, &x.old),
+                        value(&y.register, &y.old)
                     ));
                 }
             }
             (x, y) => {
                 let spell = |w: Option<&RegisterWrite>| {
                     w.map_or("no write".to_string(), |w| {
-                        format!("{} = {}", w.register, w.new)
+                        format!("{} = {}", w.register, value(&w.register, &w.new))
                     })
                 };
                 out.push(format!(
@@ -257,6 +276,11 @@ fn end_text(trace: &dyn Records, name: &str) -> String {
     }
 }
 
+/// Decodes a register value by its type's name (`f32`, `b16`, as the header declares it):
+/// `Some("1.0")`, or `None` where it has nothing to add to the hex. This crate knows no
+/// formats; `ptxsim trace-diff` passes the executor's decoding (what `print` shows).
+pub type Decode<'d> = &'d dyn Fn(&str, u128) -> Option<String>;
+
 /// Compares two traces; `None` when they are equal, else a report of the first divergence.
 /// `a_name`/`b_name` name them in the report. The steps are read one at a time, in order (and
 /// those of one thread again for the context), so an [`IndexedTrace`] is never parsed whole.
@@ -267,7 +291,19 @@ pub fn diff<A: Records, B: Records>(
     b_name: &str,
     context: usize,
 ) -> Option<String> {
-    diff_records(a, a_name, b, b_name, context)
+    diff_records(a, a_name, b, b_name, context, &|_, _| None)
+}
+
+/// [`diff`], with the differing register values also decoded by `decode`.
+pub fn diff_decoded<A: Records, B: Records>(
+    a: &A,
+    a_name: &str,
+    b: &B,
+    b_name: &str,
+    context: usize,
+    decode: Decode<'_>,
+) -> Option<String> {
+    diff_records(a, a_name, b, b_name, context, decode)
 }
 
 fn diff_records(
@@ -276,6 +312,7 @@ fn diff_records(
     b: &dyn Records,
     b_name: &str,
     context: usize,
+    decode: Decode<'_>,
 ) -> Option<String> {
     let mut out = String::new();
     let (header_lines, comparable) = header_differences(a.header(), b.header());
@@ -314,7 +351,7 @@ fn diff_records(
         let _ = writeln!(out, "  A: {}", describe(&x));
         let _ = writeln!(out, "  B: {}", describe(&y));
         let _ = writeln!(out, "differences:");
-        for line in step_differences(header, &x, &y) {
+        for line in step_differences(header, &x, &y, decode) {
             let _ = writeln!(out, "  {line}");
         }
         let values_differ = |x: &Step, y: &Step| {
@@ -338,7 +375,7 @@ fn diff_records(
                         x.step,
                         x.line
                     );
-                    for line in step_differences(header, &x, &y) {
+                    for line in step_differences(header, &x, &y, decode) {
                         let _ = writeln!(out, "  {line}");
                     }
                 }

@@ -23,7 +23,7 @@ mod diff;
 mod filter;
 mod read;
 
-pub use diff::{Records, diff};
+pub use diff::{Decode, Records, diff, diff_decoded};
 pub use filter::Filter;
 pub use read::{
     IndexedTrace, ParseError, Trace, index, parse, parse_json_line, parse_line, parse_text_line,
