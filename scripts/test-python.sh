@@ -25,6 +25,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip --version >/dev/nu
     fi
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest numpy
+echo "== building and installing the Python package (pip install ./crates/python: cargo compiles the extension, minutes on a fresh checkout)"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./crates/python
 # -p no:cacheprovider: no .pytest_cache in the checkout.
 "$venv/bin/python" -m pytest -p no:cacheprovider -q crates/python/tests "$@"
