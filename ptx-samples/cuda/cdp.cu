@@ -1,5 +1,5 @@
 // CUDA Dynamic Parallelism (CDP2, CUDA 12+): kernels launching kernels, for
-// crates/exec/tests/dynamic_parallelism.rs. Built with -rdc=true (ptx-samples/regen.sh).
+// crates/exec/tests/suite/dynamic_parallelism.rs. Built with -rdc=true (ptx-samples/regen.sh).
 #include <cstdio>
 
 // Each thread writes `value + thread` to its element of `out`.

@@ -1,6 +1,6 @@
 // The printf calls of devrt.cu's `printf_formats` kernel, shared with the host program
 // tests/devrt/printf_cases.c, whose output (glibc's printf) is the expected output of the
-// kernel in ptxsim (tests/devrt/printf_cases.expected, crates/exec/tests/device_runtime.rs).
+// kernel in ptxsim (tests/devrt/printf_cases.expected, crates/exec/tests/suite/device_runtime.rs).
 // `i` is the thread's index (an int); every value is computed the same way on host and device.
 #define PRINTF_CASES(i)                                                                        \
     printf("[%d] ints: %d %i %u %x %X %o|%5d|%-5d|%05d|%+d|% d|%.3d|%.0d|\n", i, -i, i * 7,  \

@@ -1,5 +1,5 @@
 // Warp-level reductions, votes and scans as CUDA programs write them: __shfl_*_sync, __ballot_sync,
-// __match_any_sync and (sm_80+) __reduce_*_sync. Run by crates/exec/tests/warp.rs against host
+// __match_any_sync and (sm_80+) __reduce_*_sync. Run by crates/exec/tests/suite/warp.rs against host
 // computations of the same reductions in the same order.
 extern "C" __global__ void warp_sum_down(const float* in, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -2,7 +2,7 @@
 # Regenerates tests/golden/alu_f32.txt.xz and tests/golden/alu_f64.txt.xz: f32/f64 add, sub, mul,
 # div, fma and sqrt in the four IEEE roundings, computed by the host's IEEE 754 arithmetic
 # (x86-64 SSE under fesetround; fmaf/fma/sqrtf/sqrt from the C library). No NVIDIA tools are
-# needed. Read by crates/exec/tests/alu.rs.
+# needed. Read by crates/exec/tests/suite/alu.rs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 if [ "$(uname -m)" != "x86_64" ]; then

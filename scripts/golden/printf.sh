@@ -2,7 +2,7 @@
 # Regenerates tests/devrt/printf_cases.expected: the host C library's printf (glibc) running the
 # printf calls of ptx-samples/cuda/printf_cases.h for threads 0..7, the expected output of the
 # nvcc kernel `printf_formats` (ptx-samples/cuda/devrt.cu) launched with 8 threads
-# (crates/exec/tests/device_runtime.rs).
+# (crates/exec/tests/suite/device_runtime.rs).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=$(mktemp -d)

@@ -7,7 +7,7 @@ tests/conformance/, i.e. ptxas's own verdicts) becomes one kernel of `sm90.ptx`:
     thread i loads its source operands from in[i], runs the one instruction, stores d to out[i]
 
 so the same PTX file runs on an sm_90 GPU (scripts/hardware/run-gpu.sh) and in ptxsim
-(scripts/hardware/compare.sh, crates/exec/tests/hardware.rs). Inputs depend only on the
+(scripts/hardware/compare.sh, crates/exec/tests/suite/hardware.rs). Inputs depend only on the
 operands' widths (and, for f16x2/bf16x2 sources, on their lanes):
 
 * 8-bit and 16-bit sources: every value (exhaustive);

@@ -8,7 +8,7 @@ kernel per form and the inputs they read (stdlib only).
 Thread i of kernel fK loads four 64-bit words from in-x4.bin row i (32 bytes), takes from each
 the bits its operand needs (little-endian: the low 8/16/32 bits), runs the form and stores d to
 out[i]. scripts/hardware/run-gpu.sh runs the module on the GPU (--ops) and writes
-ops-gpu.bin.xz, the outputs in forms.tsv order; crates/exec/tests/hardware.rs runs every kernel
+ops-gpu.bin.xz, the outputs in forms.tsv order; crates/exec/tests/suite/hardware.rs runs every kernel
 through ptxsim and compares byte for byte.
 
 Inputs: 8,192 rows; each word is, with equal chances, a SplitMix64 value (seed 0x6f7073), one

@@ -7,7 +7,7 @@
 #
 # DATA_DIR (default tests/hardware) holds sm90.ptx, forms.tsv and in-*.bin from gen.py. Writes
 # OUTDIR/sm90-gpu.bin.xz (the GPU's outputs in forms.tsv order: the file that
-# crates/exec/tests/hardware.rs reads from tests/hardware/) and, given a ptxsim binary,
+# crates/exec/tests/suite/hardware.rs reads from tests/hardware/) and, given a ptxsim binary,
 # OUTDIR/report.md (compare.py) and OUTDIR/kernels.md (kernels.py: every sm_80/sm_90 sample
 # kernel of tests/kernels/manifest.json on the GPU, against ptxsim and the host reference).
 # The forms module runs twice, JIT-compiled from PTX by the driver and assembled by the

@@ -2,7 +2,7 @@
 # Runs a module of scripts/hardware/ops_gen.py (DATA_DIR tests/hardware/ops, the default, or
 # tests/hardware/scalar) on an sm_90 GPU and writes OUTDIR/<name>-gpu.bin.xz (<name> is the
 # folder's name: ops, scalar), the outputs of every kernel in forms.tsv order (what
-# crates/exec/tests/hardware.rs compares ptxsim with). Needs nvcc and a GPU; without them it
+# crates/exec/tests/suite/hardware.rs compares ptxsim with). Needs nvcc and a GPU; without them it
 # says so and exits 0.
 #
 #   scripts/hardware/run-ops.sh OUTDIR [DATA_DIR]

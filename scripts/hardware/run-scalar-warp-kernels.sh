@@ -7,7 +7,7 @@
 #   python3 scripts/hardware/warp/compare.py OUTDIR/warp-gpu.bin.xz --ptxsim target/release/ptxsim
 #   python3 scripts/hardware/kernels.py plan W > /dev/null; xz -dk OUTDIR/kernels-gpu.bin.xz;
 #   python3 scripts/hardware/kernels.py compare W OUTDIR/kernels-gpu.bin --ptxsim target/release/ptxsim
-# and crates/exec/tests/hardware.rs for the scalar module (tests/hardware/scalar/scalar-gpu.bin.xz).
+# and crates/exec/tests/suite/hardware.rs for the scalar module (tests/hardware/scalar/scalar-gpu.bin.xz).
 #
 #   scripts/hardware/run-scalar-warp-kernels.sh OUTDIR
 set -uo pipefail

@@ -213,7 +213,7 @@ fn constant_bank() {
 }
 
 /// ptxas accepts any `.global` size (`g[18446744073709551615]`, three arrays of 4 GB); the
-/// executor's memory budget refuses them at run time (crates/exec/tests/budget.rs).
+/// executor's memory budget refuses them at run time (crates/exec/tests/suite/budget.rs).
 #[test]
 fn global_arrays_have_no_check_limit() {
     passes(".global .b8 g[18446744073709551615];\n.entry k() { ret; }");

@@ -5,7 +5,7 @@
 //! The floating-point model follows the findings of MMA-Sim (Microsoft, "MMA-Sim: Bit-Accurate
 //! Reference Model of Tensor Cores and Matrix Cores", arXiv 2511.10909,
 //! <https://github.com/microsoft/MMA-Sim>), re-implemented here on integers and fitted to the
-//! H200 measurements of `tests/hardware/mma` (`crates/exec/tests/mma.rs` lists the tiles that
+//! H200 measurements of `tests/hardware/mma` (`crates/exec/tests/suite/mma.rs` lists the tiles that
 //! match):
 //!
 //! * every product `a*b` is exact; each addend (products and `c`) is a significand with the

@@ -1,7 +1,7 @@
 //! `wgmma.mma_async` (PTX ISA 9.7.15.5.2) as the sm_90a tensor core does it: the matrix
 //! descriptors and the canonical shared-memory layouts they describe, the accumulator fragment
 //! of each thread of the warpgroup, and the arithmetic, fitted to the H100 measurements of
-//! `tests/hardware/wgmma` (`crates/exec/tests/wgmma.rs` lists the tiles that match).
+//! `tests/hardware/wgmma` (`crates/exec/tests/suite/wgmma.rs` lists the tiles that match).
 //!
 //! Arithmetic:
 //!

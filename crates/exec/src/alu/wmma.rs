@@ -2,7 +2,7 @@
 //!
 //! **Layouts.** "The layout of the fragments held by different threads is unspecified"
 //! (9.7.14.4.1), so they were measured on an H100 (`tests/hardware/wmma/wmma.txt.xz`, made by
-//! `scripts/hardware/wmma/wmma.cu`; `crates/exec/tests/wmma.rs` checks [`fragment`] against
+//! `scripts/hardware/wmma/wmma.cu`; `crates/exec/tests/suite/wmma.rs` checks [`fragment`] against
 //! all 30 dumps). Every fragment is made of `mma.m16n8kK` fragments ([`crate::alu::mma`]'s
 //! layouts, `g = lane / 4`, `t = lane % 4`, `p` elements per 32-bit register):
 //!

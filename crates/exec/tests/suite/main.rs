@@ -1,0 +1,35 @@
+//! The executor's integration tests, as one test binary: each module was a binary of its own,
+//! and linking 26 of them was minutes of a clean CI run on two cores. `cargo test -p
+//! ptxsim-exec --test suite MODULE::` runs one module's tests.
+
+/// The golden-table reader shared with `ptxsim-softfloat`'s tests ([`common::read_golden`]
+/// decompresses `tests/golden/*.txt.xz`).
+#[path = "../../../softfloat/tests/common/mod.rs"]
+mod common;
+
+mod alu;
+mod api;
+mod approx;
+mod barriers;
+mod budget;
+mod cooperative;
+mod device_runtime;
+mod dynamic_parallelism;
+mod files;
+mod golden;
+mod graph_set_conditional;
+mod hardware;
+mod indirect_calls;
+mod kernels;
+mod library;
+mod matrix;
+mod mma;
+mod mma_kernels;
+mod oob;
+mod sample_traces;
+mod samples;
+mod scalar;
+mod texture;
+mod warp;
+mod wgmma;
+mod wmma;
