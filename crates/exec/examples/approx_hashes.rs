@@ -12,7 +12,7 @@
 //! others print as `-`). After the hash line, a `#` line says how many chunks match the GPU.
 //! Parallel over chunks (rayon).
 
-#[path = "../tests/approx_data/mod.rs"]
+#[path = "../tests/suite/approx_data/mod.rs"]
 mod data;
 
 use rayon::prelude::*;

@@ -3,7 +3,7 @@
 //! `section<TAB>count<TAB>equal<TAB>fraction<TAB>max ulp<TAB>worst input` (max ulp over
 //! non-NaN GPU results).
 
-#[path = "../tests/approx_data/mod.rs"]
+#[path = "../tests/suite/approx_data/mod.rs"]
 mod data;
 
 fn main() {
