@@ -455,6 +455,44 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             fixed_u32("membermask"),
         ],
         OpForm::Elect => vec![scalar("d", true, FIXED_U32), fixed_u32("membermask")],
+        // PTX ISA 9.0, mapa: `d, a, b` with `a` a register or a shared variable (`sh + imm`);
+        // `b` "is a 32-bit integer operand representing the rank of the target CTA".
+        OpForm::Mapa { ty, .. } => vec![
+            destination("d", ty),
+            OperandSlot {
+                name: "a",
+                is_destination: false,
+                shape: SlotShape::ScalarOrSymbol(rule(ty)),
+            },
+            fixed_u32("b"),
+        ],
+        // PTX ISA 9.0, getctarank: "Destination d is always a 32-bit register".
+        OpForm::Getctarank { ty, .. } => vec![
+            scalar("d", true, FIXED_U32),
+            OperandSlot {
+                name: "a",
+                is_destination: false,
+                shape: SlotShape::ScalarOrSymbol(rule(ty)),
+            },
+        ],
+        OpForm::BarrierCluster { .. } => Vec::new(),
+        // PTX ISA 9.0, isspacep: "isspacep.space p, a; // result is .pred"; ptxas 13.5 takes a
+        // 32-bit or a 64-bit address register.
+        OpForm::Isspacep { .. } => vec![
+            destination("p", Type::Pred),
+            scalar(
+                "a",
+                false,
+                RegisterRule::OneOf(&[
+                    Type::U32,
+                    Type::S32,
+                    Type::B32,
+                    Type::U64,
+                    Type::S64,
+                    Type::B64,
+                ]),
+            ),
+        ],
         OpForm::Mma(form) => {
             use crate::mma::MmaOperand;
             let slot = |name, operand, is_destination| OperandSlot {

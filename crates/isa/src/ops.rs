@@ -348,6 +348,10 @@ pub enum Space {
     Global,
     /// `.shared` (also `.shared::cta`).
     Shared,
+    /// `.shared::cluster` (PTX ISA 9.0, 5.1.4 "Shared State Space": "the shared memory window
+    /// of every CTA of the cluster"; the `.shared::cta` window of the executing CTA lies inside
+    /// it).
+    SharedCluster,
     /// `.local`.
     Local,
     /// `.const`.
@@ -363,6 +367,7 @@ impl Space {
             Space::Param => "param",
             Space::Global => "global",
             Space::Shared => "shared",
+            Space::SharedCluster => "shared::cluster",
             Space::Local => "local",
             Space::Const => "const",
         }
@@ -794,9 +799,41 @@ pub enum OpForm {
         op: MbarrierOp,
         /// `.shared`/`.shared::cta` (else a generic address).
         shared: bool,
-        /// `.shared::cluster` (`expect_tx`, `complete_tx`, `arrive` with a sink): checked, not
-        /// run (clusters are not modelled).
+        /// `.shared::cluster` (`expect_tx`, `complete_tx`, `arrive` with a sink): the object
+        /// may be in the shared memory of another CTA of the cluster.
         cluster: bool,
+    },
+    /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Get address in the CTA
+    /// specified by operand b which corresponds to the address specified by operand a".
+    Mapa {
+        /// `.shared::cluster` (else generic addresses).
+        cluster: bool,
+        /// `.u32`, `.s32`, `.u64` or `.s64` (ptxas 13.5 takes the signed types too).
+        ty: Type,
+    },
+    /// `getctarank{.shared::cluster}.type d, a` (PTX ISA 9.0, getctarank): "the rank of the CTA
+    /// which contains the address specified in operand a"; `d` is always 32 bits.
+    Getctarank {
+        /// `.shared::cluster` (else a generic address).
+        cluster: bool,
+        /// The type of `a`: `.u32`, `.s32`, `.u64` or `.s64`.
+        ty: Type,
+    },
+    /// `barrier.cluster.arrive{.sem}{.aligned}` / `barrier.cluster.wait{.acquire}{.aligned}`
+    /// (PTX ISA 9.0, barrier.cluster): the cluster-wide barrier in two halves.
+    BarrierCluster {
+        /// `.arrive` (else `.wait`).
+        arrive: bool,
+        /// `.relaxed` on `.arrive` (PTX ISA 8.0): no memory ordering, the same in a
+        /// sequential simulator.
+        relaxed: bool,
+    },
+    /// `isspacep.space p, a` (PTX ISA 9.0, isspacep): whether generic address `a` falls in the
+    /// window of `.space` (`.const`, `.global`, `.local`, `.shared{::cta, ::cluster}`,
+    /// `.param{::entry}`).
+    Isspacep {
+        /// The space asked about.
+        space: Space,
     },
 }
 
@@ -903,6 +940,9 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Atom => decode_atom(opcode, false, modifiers),
         Opcode::Red => decode_atom(opcode, true, modifiers),
         Opcode::Bar if modifiers.first() == Some(&"warp") => decode_bar_warp(modifiers),
+        Opcode::Barrier if modifiers.first() == Some(&"cluster") => {
+            decode_barrier_cluster(modifiers)
+        }
         Opcode::Bar | Opcode::Barrier => decode_bar(opcode, modifiers),
         Opcode::Vote => decode_vote(modifiers),
         Opcode::Activemask => {
@@ -1004,6 +1044,8 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Set => decode_set(modifiers),
         Opcode::Mbarrier => decode_mbarrier(modifiers),
         Opcode::Griddepcontrol => decode_griddepcontrol(modifiers),
+        Opcode::Mapa | Opcode::Getctarank => decode_mapa(opcode, modifiers),
+        Opcode::Isspacep => decode_isspacep(modifiers),
         Opcode::Nanosleep => {
             let c = collect(opcode, modifiers, |_| None)?;
             c.single_type(opcode, &[Type::U32])?;
@@ -1028,10 +1070,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Clusterlaunchcontrol
         | Opcode::Createpolicy
         | Opcode::Discard
-        | Opcode::Getctarank
-        | Opcode::Isspacep
         | Opcode::Istypep
-        | Opcode::Mapa
         | Opcode::Multimem
         | Opcode::Pmevent
         | Opcode::Prefetchu
@@ -2154,11 +2193,12 @@ fn decode_setp_compare(
 }
 
 /// A state-space modifier of a memory instruction (5.1; `.shared::cta` is `.shared`,
-/// `.param::entry`/`.param::func` are `.param`). `.shared::cluster` is not modelled.
+/// `.param::entry`/`.param::func` are `.param`).
 fn space(m: &str) -> Option<Space> {
     Some(match m {
         "global" => Space::Global,
         "shared" | "shared::cta" => Space::Shared,
+        "shared::cluster" => Space::SharedCluster,
         "local" => Space::Local,
         "const" => Space::Const,
         "param" | "param::entry" | "param::func" => Space::Param,
@@ -2364,7 +2404,8 @@ fn atom_op(m: &str) -> Option<AtomOp> {
 }
 
 /// `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type` and `red` likewise (9.7.13.5-6);
-/// `.noftz` on the half-precision `add` forms. Only `.global`, `.shared` or no space.
+/// `.noftz` on the half-precision `add` forms. Only `.global`, `.shared{::cta, ::cluster}` or no
+/// space.
 fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let c = collect(opcode, modifiers, |m| {
         if let Some(op) = atom_op(m) {
@@ -2373,6 +2414,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
         match m {
             "global" => Some(Modifier::Space(Space::Global)),
             "shared" | "shared::cta" => Some(Modifier::Space(Space::Shared)),
+            "shared::cluster" => Some(Modifier::Space(Space::SharedCluster)),
             "noftz" => Some(Modifier::Noftz),
             "L2::cache_hint" => Some(Modifier::Ignored),
             // 9.7.13.5: `.sem = { .relaxed, .acquire, .release, .acq_rel }` for atom; red
@@ -2967,6 +3009,95 @@ fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError>
         (None, None) => {}
     }
     Ok(OpForm::Barrier { op })
+}
+
+/// `mapa{.space}.type` and `getctarank{.space}.type` (PTX ISA 9.0, mapa, getctarank):
+/// `.space = { .shared::cluster }` (ptxas 13.5: "State space incorrect for instruction 'mapa',
+/// expected '::cluster'" for any other), `.type = { .u32, .u64 }`, and ptxas 13.5 also takes
+/// `.s32` and `.s64` ("Unexpected instruction types" for `.b32`, `.b64`, `.u16`).
+fn decode_mapa(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| space(m).map(Modifier::Space))?;
+    let ty = c.single_type(opcode, &[Type::U32, Type::U64, Type::S32, Type::S64])?;
+    let cluster = match c.space {
+        None => false,
+        Some(space) if space.value == Space::SharedCluster => true,
+        Some(space) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(space.index),
+                format!("{opcode} takes .shared::cluster or no state space"),
+            ));
+        }
+    };
+    Ok(match opcode {
+        Opcode::Mapa => OpForm::Mapa { cluster, ty },
+        _ => OpForm::Getctarank { cluster, ty },
+    })
+}
+
+/// `isspacep.space p, a` (PTX ISA 9.0, isspacep): `.space = { .const, .global, .local,
+/// .shared{::cta, ::cluster}, .param{::entry} }`; no type.
+fn decode_isspacep(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Isspacep;
+    let c = collect(opcode, modifiers, |m| space(m).map(Modifier::Space))?;
+    if let Some(ty) = c.ty {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(ty.index),
+            "isspacep takes no type",
+        ));
+    }
+    let Some(space) = c.space else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "isspacep needs a state space (.global, .shared, .local, .const or .param)",
+        ));
+    };
+    Ok(OpForm::Isspacep { space: space.value })
+}
+
+/// `barrier.cluster.arrive{.sem}{.aligned}` with `.sem = { .release, .relaxed }` (`.relaxed`
+/// PTX ISA 8.0) and `barrier.cluster.wait{.acquire}{.aligned}` (PTX ISA 9.0,
+/// barrier.cluster); ptxas 13.5: "Illegal modifier '.relaxed' for instruction
+/// 'barrier.cluster.wait'", "Duplicate .release modifier" for `.relaxed.release`, and
+/// "Not a name of any known instruction: 'barrier.cluster'" for any other operation.
+fn decode_barrier_cluster(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Barrier;
+    let mut arrive = None;
+    let mut sem: Option<(usize, &str)> = None;
+    let mut aligned = false;
+    for (index, &m) in modifiers.iter().enumerate().skip(1) {
+        match m {
+            "arrive" | "wait" if arrive.is_none() => arrive = Some(m == "arrive"),
+            "release" | "relaxed" | "acquire" if sem.is_none() => sem = Some((index, m)),
+            "release" | "relaxed" | "acquire" => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::DuplicateModifier,
+                    Some(index),
+                    "barrier.cluster takes one memory-ordering qualifier",
+                ));
+            }
+            "aligned" if !aligned => aligned = true,
+            _ => return Err(not_a_modifier(index, m, opcode)),
+        }
+    }
+    let Some(arrive) = arrive else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "barrier.cluster needs .arrive or .wait",
+        )
+        .with_fix("write barrier.cluster.arrive or barrier.cluster.wait"));
+    };
+    let relaxed = match sem {
+        None => false,
+        Some((_, "release")) if arrive => false,
+        Some((_, "relaxed")) if arrive => true,
+        Some((_, "acquire")) if !arrive => false,
+        Some((index, m)) => return Err(not_a_modifier(index, m, opcode)),
+    };
+    Ok(OpForm::BarrierCluster { arrive, relaxed })
 }
 
 /// `membar.level` (9.7.13.4): `.level = { .cta, .gl, .sys }`, exactly one; the proxy forms
