@@ -455,3 +455,177 @@ fn interleaved_ctas_compute_what_ctas_run_one_after_another_do() {
     };
     assert_eq!(run(&cooperative()), run(&LaunchOptions::default()));
 }
+
+// Thread-block clusters (`LaunchOptions::cluster`, `.reqnctapercluster`; PTX ISA 9.0, 2.2.1),
+// on the hand-written kernels `ptx-samples/hand/cluster_*_sm90.ptx` (both clean under
+// ptxas 13.5 `-arch sm_90a`).
+
+fn hand(name: &str) -> String {
+    std::fs::read_to_string(repo().join(format!("ptx-samples/hand/{name}.ptx")))
+        .expect("the sample is there")
+}
+
+/// `cluster_reduce` over `ctas` CTAs of 32 threads with `options`: `out` and `info`.
+fn cluster_reduce(ctas: u32, options: &LaunchOptions) -> Result<(Vec<u32>, Vec<u32>), Error> {
+    let module =
+        Module::load(&hand("cluster_reduce_sm90"), &Options::default()).expect("the sample loads");
+    let n = ctas as usize * 32;
+    let mut input: Vec<u8> = (0..n as u32)
+        .flat_map(|i| (i * 7 + 3).to_le_bytes())
+        .collect();
+    let mut out = vec![0u8; n * 4];
+    let mut info = vec![0u8; ctas as usize * 32];
+    module.launch(
+        "cluster_reduce",
+        [ctas, 1, 1],
+        [32, 1, 1],
+        &mut [
+            Arg::Buffer(&mut input),
+            Arg::Buffer(&mut out),
+            Arg::Buffer(&mut info),
+        ],
+        options,
+    )?;
+    Ok((u32s(&out), u32s(&info)))
+}
+
+#[test]
+fn a_cluster_reads_its_partners_shared_memory_through_mapa() {
+    for ctas in [2, 4, 16] {
+        let (out, info) = cluster_reduce(ctas, &LaunchOptions::default()).expect("it runs");
+        // The host's computation: CTA c and its partner c ^ 1 (the other CTA of its 2x1x1
+        // cluster) each write the sum of their two slices.
+        let value = |cta: u32, tid: u32| (cta * 32 + tid) * 7 + 3;
+        for cta in 0..ctas {
+            for tid in 0..32 {
+                let index = (cta * 32 + tid) as usize;
+                assert_eq!(
+                    out[index],
+                    value(cta, tid) + value(cta ^ 1, tid),
+                    "CTA {cta} thread {tid}"
+                );
+            }
+            // %cluster_ctarank, %cluster_nctarank, %cluster_ctaid.x, %cluster_nctaid.x,
+            // %clusterid.x, %nclusterid.x, %is_explicit_cluster, and the counter the partner's
+            // 32 threads incremented with atom.shared::cluster.
+            let at = cta as usize * 8;
+            assert_eq!(
+                info[at..at + 8],
+                [cta % 2, 2, cta % 2, 2, cta / 2, ctas / 2, 1, 32],
+                "CTA {cta}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_cluster_shape_the_kernel_does_not_require_is_refused() {
+    // `.reqnctapercluster 2, 1, 1`: a launch that asks for another shape fails, one that asks
+    // for the same one runs; a grid that is not a whole number of clusters fails.
+    for (shape, ctas) in [([4, 1, 1], 4), ([1, 1, 1], 2)] {
+        let options = LaunchOptions {
+            cluster: Some(shape),
+            ..LaunchOptions::default()
+        };
+        let error = cluster_reduce(ctas, &options).expect_err("refused");
+        assert!(
+            matches!(error, Error::Launch(LaunchError::Shape(_))),
+            "{error}"
+        );
+    }
+    let options = LaunchOptions {
+        cluster: Some([2, 1, 1]),
+        ..LaunchOptions::default()
+    };
+    cluster_reduce(4, &options).expect("the kernel's own shape");
+    let error = cluster_reduce(3, &LaunchOptions::default()).expect_err("3 CTAs");
+    assert!(
+        matches!(error, Error::Launch(LaunchError::Shape(_))),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_deadlock_across_a_cluster_traps_at_the_cluster_barrier() {
+    let source = hand("cluster_deadlock_sm90");
+    let module = Module::load(&source, &Options::default()).expect("the sample loads");
+    let error = module
+        .launch(
+            "cluster_deadlock",
+            [2, 1, 1],
+            [32, 1, 1],
+            &mut [],
+            &LaunchOptions::default(),
+        )
+        .expect_err("a deadlock");
+    let Error::Run {
+        location,
+        outcome,
+        cta,
+        thread,
+        ..
+    } = &error
+    else {
+        panic!("{error}");
+    };
+    assert!(matches!(outcome, Some(Outcome::Trapped { .. })), "{error}");
+    // The first `barrier.cluster.wait` of the file, where CTA rank 0 waits.
+    let line = source
+        .lines()
+        .position(|line| line.trim() == "barrier.cluster.wait;")
+        .expect("the wait") as u32
+        + 1;
+    assert_eq!(location.line, line, "{error}");
+    assert_eq!((*cta, *thread), ([0, 0, 0], [0, 0, 0]), "{error}");
+}
+
+#[test]
+fn a_cluster_barrier_in_a_cluster_of_one_cta_waits_for_the_whole_cta() {
+    // Without a cluster shape every CTA is a cluster of one (`%cluster_nctarank` 1): thread t
+    // writes its slot, arrives, does unrelated work, waits, then reads slot t + 1 (wrapping);
+    // every value must be the written one (the host's: slot s holds s + 100).
+    let source = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b32 slots[64];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, slots;
+    add.s32 %r4, %r3, %r2;
+    add.s32 %r5, %r1, 100;
+    st.shared::cta.u32 [%r4], %r5;
+    barrier.cluster.arrive;
+    mov.u32 %r6, %cluster_nctarank;
+    barrier.cluster.wait;
+    add.s32 %r7, %r1, 1;
+    and.b32 %r7, %r7, 63;
+    shl.b32 %r8, %r7, 2;
+    add.s32 %r9, %r3, %r8;
+    ld.shared::cluster.u32 %r10, [%r9];
+    add.s32 %r10, %r10, %r6;
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r10;
+    ret;
+}
+"#;
+    let module = Module::load(source, &Options::default()).expect("it loads");
+    let mut out = vec![0u8; 64 * 4];
+    module
+        .launch(
+            "k",
+            [1, 1, 1],
+            [64, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let expected: Vec<u32> = (0..64).map(|t| (t + 1) % 64 + 100 + 1).collect();
+    assert_eq!(u32s(&out), expected);
+}
