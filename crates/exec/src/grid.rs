@@ -702,7 +702,10 @@ pub fn run_grid(
         n => n.min(useful).max(1),
     };
     // No more CTAs at once than the memory limit holds (crate::budget).
-    let fit = device.footprint().concurrent_ctas(device.memory_limit());
+    // A host thread running a cluster holds all its CTAs.
+    let fit = (device.footprint().concurrent_ctas(device.memory_limit())
+        / usize::try_from(device.cluster_ctas()).unwrap_or(1).max(1))
+    .max(1);
     let host_threads = match host_threads {
         0 if fit < cores => fit,
         n => n.min(fit),

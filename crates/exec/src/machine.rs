@@ -310,6 +310,17 @@ impl<'p> Device<'p> {
                 self.program.entry
             ));
         }
+        let footprint = self.footprint();
+        let needed = footprint
+            .fixed()
+            .saturating_add(footprint.per_cta().saturating_mul(ctas));
+        if needed > self.memory_limit {
+            return Err(format!(
+                "a cluster of {ctas} CTAs runs at once: {needed} bytes of simulated memory, more \
+                 than the memory limit of {} bytes",
+                self.memory_limit
+            ));
+        }
         if self.cooperative && ctas > 1 {
             return Err("cooperative launches with clusters are not supported".to_string());
         }

@@ -757,6 +757,7 @@ calls! {
             stream: number(stream),
             params: &params,
             cooperative: false,
+            cluster: None,
         };
         enqueue(&launch)
     }
@@ -1133,6 +1134,7 @@ fn run_graph_nodes(executable: u64, stream: u64) -> CallResult<()> {
                 stream,
                 params: &params,
                 cooperative: false,
+                cluster: None,
             })?,
             GraphNode::Copy {
                 source,
