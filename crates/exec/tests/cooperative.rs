@@ -2,7 +2,8 @@
 //! the nvcc kernels of `ptx-samples/cuda/coop.cu`, which synchronize the whole grid with
 //! `cooperative_groups::this_grid().sync()`: results against host computations, the trap of a
 //! launch that is not cooperative, a deadlock ending at the step limit, the co-residency limit,
-//! and the same results on every run.
+//! and the same results on every run. Then thread-block clusters and bulk asynchronous copies
+//! (Hopper's other ways for CTAs and the copy engine to work together).
 
 use std::path::{Path, PathBuf};
 
@@ -628,4 +629,141 @@ fn a_cluster_barrier_in_a_cluster_of_one_cta_waits_for_the_whole_cta() {
         .expect("it runs");
     let expected: Vec<u32> = (0..64).map(|t| (t + 1) % 64 + 100 + 1).collect();
     assert_eq!(u32s(&out), expected);
+}
+
+#[test]
+fn bulk_copies_move_global_to_shared_and_back() {
+    // `ptx-samples/hand/bulk_copy_sm90.ptx`: global -> shared with complete_tx on an mbarrier,
+    // doubled, shared -> global in a bulk group; the host's computation: out[i] = 2 * in[i].
+    let module =
+        Module::load(&hand("bulk_copy_sm90"), &Options::default()).expect("the sample loads");
+    let ctas = 3u32;
+    let words = ctas as usize * 64;
+    let values: Vec<u32> = (0..words as u32).map(|i| i * 5 + 1).collect();
+    let mut input: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut out = vec![0u8; words * 4];
+    module
+        .launch(
+            "bulk_copy",
+            [ctas, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut input), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let expected: Vec<u32> = values.iter().map(|v| v * 2).collect();
+    assert_eq!(u32s(&out), expected);
+}
+
+/// Each CTA of a 2x1x1 cluster writes 8 words (`100 * ctaid + i`) and copies them with
+/// `cp.async.bulk.shared::cluster.shared::cta` into its partner's shared memory, completing on
+/// the partner's mbarrier (clean under ptxas 13.5 `-arch sm_90a`).
+const EXCHANGE: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry exchange(.param .u64 out)
+.reqnctapercluster 2, 1, 1
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b32 src[8];
+    .shared .align 16 .b32 dst[8];
+    .shared .align 8 .b64 bar;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %cluster_ctarank;
+    xor.b32 %r4, %r3, 1;
+    setp.lt.u32 %p1, %r1, 8;
+    @!%p1 bra STORED;
+    mad.lo.u32 %r5, %r2, 100, %r1;
+    shl.b32 %r6, %r1, 2;
+    mov.u32 %r7, src;
+    add.s32 %r7, %r7, %r6;
+    st.shared.u32 [%r7], %r5;
+STORED:
+    setp.eq.u32 %p2, %r1, 0;
+    @!%p2 bra READY;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 32;
+READY:
+    fence.proxy.async.shared::cta;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    @!%p2 bra WAIT;
+    mapa.shared::cluster.u32 %r8, dst, %r4;
+    mapa.shared::cluster.u32 %r9, bar, %r4;
+    cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r8], [src], 32, [%r9];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;
+    @!%p3 bra WAIT;
+    @!%p1 bra DONE;
+    shl.b32 %r6, %r1, 2;
+    mov.u32 %r10, dst;
+    add.s32 %r10, %r10, %r6;
+    ld.shared.u32 %r11, [%r10];
+    ld.param.u64 %rd2, [out];
+    shl.b32 %r12, %r2, 3;
+    add.s32 %r12, %r12, %r1;
+    mul.wide.u32 %rd3, %r12, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r11;
+DONE:
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+#[test]
+fn a_bulk_copy_into_the_partner_cta_completes_on_its_mbarrier() {
+    let module = Module::load(EXCHANGE, &Options::default()).expect("it loads");
+    let ctas = 4u32;
+    let mut out = vec![0u8; ctas as usize * 8 * 4];
+    module
+        .launch(
+            "exchange",
+            [ctas, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    // The host's computation: CTA c holds what its partner c ^ 1 wrote.
+    let expected: Vec<u32> = (0..ctas)
+        .flat_map(|cta| (0..8).map(move |i| 100 * (cta ^ 1) + i))
+        .collect();
+    assert_eq!(u32s(&out), expected);
+}
+
+#[test]
+fn a_bulk_copy_of_a_size_that_is_no_multiple_of_16_traps() {
+    let source = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b64 %rd<2>;
+    .shared .align 16 .b8 staged[64];
+    ld.param.u64 %rd1, [out];
+    cp.async.bulk.global.shared::cta.bulk_group [%rd1], [staged], 24;
+    ret;
+}
+"#;
+    let module = Module::load(source, &Options::default()).expect("it loads");
+    let mut out = vec![0u8; 64];
+    let error = module
+        .launch(
+            "k",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect_err("size 24");
+    let Error::Run { location, .. } = &error else {
+        panic!("{error}");
+    };
+    assert_eq!(location.line, 10, "{error}");
 }

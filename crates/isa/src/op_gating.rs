@@ -40,6 +40,13 @@ pub enum OpFeature {
     /// (PTX ISA 7.8, sm_90; ptxas 13.5: "Feature 'mapa' requires .target sm_90 or higher",
     /// "Feature '::cluster' requires PTX ISA .version 7.8 or later").
     Cluster,
+    /// `cp.async.bulk` (non-tensor), its groups and `cp.async.bulk.prefetch` (PTX ISA 8.0,
+    /// sm_90; ptxas 13.5: "Feature 'cp.async.bulk' requires PTX ISA .version 8.0 or later",
+    /// "Feature 'cp.async.bulk.commit_group' requires .target sm_90 or higher").
+    CpAsyncBulk,
+    /// `cp.async.bulk.shared::cta.global` (ptxas 13.5: "Feature 'cp.async.bulk with destination
+    /// state space as .shared::cta' requires PTX ISA .version 8.6 or later").
+    CpAsyncBulkSharedCta,
     /// `barrier.cluster.arrive.relaxed` (ptxas 13.5: "Modifier '.relaxed' on
     /// 'barrier.cluster.arrive' requires PTX ISA .version 8.0 or later").
     BarrierClusterRelaxed,
@@ -352,6 +359,22 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::Cluster),
         support: &[Support {
             since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "cp.async.bulk",
+        applies: Applies::Op(OpFeature::CpAsyncBulk),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "cp.async.bulk with a .shared::cta destination",
+        applies: Applies::Op(OpFeature::CpAsyncBulkSharedCta),
+        support: &[Support {
+            since: v(8, 6),
             targets: TargetSet::AtLeast(90),
         }],
     },
@@ -851,6 +874,19 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 space: Space::SharedCluster,
             },
         ) => named("shared::cluster").map(Some),
+        (
+            OpFeature::CpAsyncBulk,
+            OpForm::CpAsyncBulk { .. }
+            | OpForm::CpAsyncBulkGroup { .. }
+            | OpForm::CpAsyncBulkPrefetch { .. },
+        ) => Some(Some(0)),
+        (
+            OpFeature::CpAsyncBulkSharedCta,
+            OpForm::CpAsyncBulk {
+                destination: Space::Shared,
+                ..
+            },
+        ) => named("shared::cta").map(Some),
         (OpFeature::BarrierClusterRelaxed, OpForm::BarrierCluster { relaxed: true, .. }) => {
             named("relaxed").map(Some)
         }

@@ -406,6 +406,33 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         | OpForm::Call
         | OpForm::CpAsync { .. }
         | OpForm::Mbarrier { .. } => return None,
+        OpForm::CpAsyncBulk {
+            mbarrier,
+            cache_hint,
+            ..
+        } => {
+            let mut slots = vec![address("[dstMem]"), address("[srcMem]"), fixed_u32("size")];
+            if mbarrier {
+                slots.push(address("[mbar]"));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
+        OpForm::CpAsyncBulkPrefetch { cache_hint } => {
+            let mut slots = vec![address("[srcMem]"), fixed_u32("size")];
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
+        OpForm::CpAsyncBulkGroup { wait_group: false } => Vec::new(),
+        OpForm::CpAsyncBulkGroup { wait_group: true } => vec![OperandSlot {
+            name: "N",
+            is_destination: false,
+            shape: SlotShape::Scalar(RegisterRule::Constant),
+        }],
         OpForm::CpAsyncGroup { wait_group: false } => Vec::new(),
         OpForm::CpAsyncGroup { wait_group: true } => vec![OperandSlot {
             name: "N",

@@ -680,6 +680,35 @@ pub enum OpForm {
         /// `.L2::cache_hint`: the last operand is a cache policy.
         cache_hint: bool,
     },
+    /// `cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem],
+    /// size{, [mbar]}{, cache-policy}` (PTX ISA 9.0, cp.async.bulk): a copy of `size` bytes,
+    /// from `.global` to `.shared::cluster` (or `.shared::cta`, PTX ISA 8.6) or from
+    /// `.shared::cta` to `.shared::cluster`, completing on the mbarrier `[mbar]`
+    /// (`.mbarrier::complete_tx::bytes`), or from `.shared::cta` to `.global` in a bulk async-group
+    /// (`.bulk_group`).
+    CpAsyncBulk {
+        /// The destination's space: `SharedCluster`, `Shared` (`.shared::cta`) or `Global`.
+        destination: Space,
+        /// The source's space: `Global` or `Shared` (`.shared::cta`).
+        source: Space,
+        /// `.mbarrier::complete_tx::bytes` (else `.bulk_group`).
+        mbarrier: bool,
+        /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
+    /// `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read} N` (PTX ISA 9.0,
+    /// cp.async.bulk.commit_group, cp.async.bulk.wait_group): nothing to wait for when copies
+    /// complete as they are issued.
+    CpAsyncBulkGroup {
+        /// `.wait_group` (with `N`), else `.commit_group`.
+        wait_group: bool,
+    },
+    /// `cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{, cache-policy}`
+    /// (PTX ISA 9.0, cp.async.bulk.prefetch): a hint.
+    CpAsyncBulkPrefetch {
+        /// `.L2::cache_hint`.
+        cache_hint: bool,
+    },
     /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`
     /// (9.7.9.25.3.2-4): nothing to wait for when copies complete as they are issued.
     CpAsyncGroup {
@@ -2717,7 +2746,31 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ["async", "wait_group"] => return Ok(OpForm::CpAsyncGroup { wait_group: true }),
         ["async", cache, ..] if matches!(*cache, "ca" | "cg") => {}
         ["async", "mbarrier", "arrive", rest @ ..] => return decode_cp_mbarrier(rest),
-        // The bulk, tensor and reduction forms: known by name only.
+        ["async", "bulk", "commit_group"] => {
+            return Ok(OpForm::CpAsyncBulkGroup { wait_group: false });
+        }
+        ["async", "bulk", "wait_group"] | ["async", "bulk", "wait_group", "read"] => {
+            return Ok(OpForm::CpAsyncBulkGroup { wait_group: true });
+        }
+        ["async", "bulk", "prefetch", "L2", "global"] => {
+            return Ok(OpForm::CpAsyncBulkPrefetch { cache_hint: false });
+        }
+        [
+            "async",
+            "bulk",
+            "prefetch",
+            "L2",
+            "global",
+            "L2::cache_hint",
+        ] => {
+            return Ok(OpForm::CpAsyncBulkPrefetch { cache_hint: true });
+        }
+        ["async", "bulk", destination, source, completion, rest @ ..]
+            if !matches!(*destination, "tensor" | "prefetch") =>
+        {
+            return decode_cp_async_bulk(modifiers, destination, source, completion, rest);
+        }
+        // The tensor and reduction forms: known by name only.
         ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
@@ -2771,6 +2824,73 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     Ok(OpForm::CpAsync {
         cg,
         cache_hint: hint.is_some(),
+    })
+}
+
+/// `cp.async.bulk.dst.src.completion_mechanism{.multicast::cluster}{.level::cache_hint}`
+/// (PTX ISA 9.0, cp.async.bulk): `.shared::cluster.global.mbarrier::complete_tx::bytes` (also
+/// `.shared::cta` as the destination, PTX ISA 8.6), `.shared::cluster.shared::cta.mbarrier::
+/// complete_tx::bytes`, `.global.shared::cta.bulk_group`; `.L2::cache_hint` on the forms that
+/// read or write `.global`. `.multicast::cluster` and `.cp_mask` (sm_100) are not run.
+fn decode_cp_async_bulk(
+    modifiers: &[&str],
+    destination: &str,
+    source: &str,
+    completion: &str,
+    rest: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cp;
+    let (destination, source, mbarrier) = match (destination, source, completion) {
+        ("shared::cluster", "global", "mbarrier::complete_tx::bytes") => {
+            (Space::SharedCluster, Space::Global, true)
+        }
+        ("shared::cta", "global", "mbarrier::complete_tx::bytes") => {
+            (Space::Shared, Space::Global, true)
+        }
+        ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes") => {
+            (Space::SharedCluster, Space::Shared, true)
+        }
+        ("global", "shared::cta", "bulk_group") => (Space::Global, Space::Shared, false),
+        _ => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(2),
+                format!(
+                    "{opcode}.{} is not a cp.async.bulk form ptxsim runs (.shared::cluster.global                      or .shared::cluster.shared::cta with .mbarrier::complete_tx::bytes,                      .global.shared::cta.bulk_group)",
+                    modifiers.join(".")
+                ),
+            ));
+        }
+    };
+    let mut cache_hint = false;
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 5 + offset;
+        match m {
+            "L2::cache_hint" if source == Space::Global || destination == Space::Global => {
+                if cache_hint {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::DuplicateModifier,
+                        Some(index),
+                        ".L2::cache_hint appears twice",
+                    ));
+                }
+                cache_hint = true;
+            }
+            "multicast::cluster" | "cp_mask" => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedInstruction(opcode),
+                    Some(index),
+                    format!("cp.async.bulk with .{m} is not supported by ptxsim yet"),
+                ));
+            }
+            _ => return Err(not_a_modifier(index, m, "cp.async.bulk here")),
+        }
+    }
+    Ok(OpForm::CpAsyncBulk {
+        destination,
+        source,
+        mbarrier,
+        cache_hint,
     })
 }
 
@@ -4161,15 +4281,77 @@ mod tests {
             DecodeErrorKind::UnsupportedTypes
         );
         assert_eq!(err(Opcode::Div, &["approx", "f64"]).modifier, Some(0));
-        // bar.cluster is not described; bar.red needs its reduction and type.
-        let e = err(Opcode::Barrier, &["cluster", "arrive"]);
+        // bar.cluster is no instruction (ptxas 13.5); bar.red needs its reduction and type.
+        let e = err(Opcode::Bar, &["cluster", "arrive"]);
         assert_eq!(
             (e.kind, e.modifier),
             (
-                DecodeErrorKind::UnsupportedInstruction(Opcode::Barrier),
+                DecodeErrorKind::UnsupportedInstruction(Opcode::Bar),
                 Some(0)
             )
         );
+        // barrier.cluster (ptxas 13.5): `.relaxed`/`.release` on arrive, `.acquire` on wait,
+        // one of them; no `.sync`.
+        assert_eq!(
+            ok(
+                Opcode::Barrier,
+                &["cluster", "arrive", "relaxed", "aligned"]
+            ),
+            OpForm::BarrierCluster {
+                arrive: true,
+                relaxed: true
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Barrier, &["cluster", "wait", "acquire"]),
+            OpForm::BarrierCluster {
+                arrive: false,
+                relaxed: false
+            }
+        );
+        for bad in [
+            &["cluster", "wait", "relaxed"][..],
+            &["cluster", "arrive", "acquire"],
+            &["cluster", "wait", "release"],
+            &["cluster", "sync"],
+            &["cluster", "arrive", "cta"],
+            &["cluster"],
+        ] {
+            err(Opcode::Barrier, bad);
+        }
+        assert_eq!(
+            err(
+                Opcode::Barrier,
+                &["cluster", "arrive", "relaxed", "release"]
+            )
+            .kind,
+            DecodeErrorKind::DuplicateModifier
+        );
+        // mapa / getctarank: `.shared::cluster` or no space; `.u32 .u64 .s32 .s64`.
+        assert_eq!(
+            ok(Opcode::Mapa, &["s32"]),
+            OpForm::Mapa {
+                cluster: false,
+                ty: Type::S32
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Getctarank, &["shared::cluster", "u64"]),
+            OpForm::Getctarank {
+                cluster: true,
+                ty: Type::U64
+            }
+        );
+        err(Opcode::Mapa, &["shared::cta", "u32"]);
+        err(Opcode::Mapa, &["b32"]);
+        err(Opcode::Getctarank, &["b64"]);
+        assert_eq!(
+            ok(Opcode::Isspacep, &["shared::cluster"]),
+            OpForm::Isspacep {
+                space: Space::SharedCluster
+            }
+        );
+        err(Opcode::Isspacep, &["shared::cluster", "u64"]);
         assert_eq!(
             err(Opcode::Bar, &["red", "u32"]).kind,
             DecodeErrorKind::UnknownModifier

@@ -1697,6 +1697,27 @@ impl<'m> Builder<'m> {
                     address: self.address_value(&operands[1], ty, !cluster)?,
                 }
             }
+            OpForm::CpAsyncBulk {
+                destination,
+                source,
+                mbarrier,
+                ..
+            } => InstructionKind::CpAsyncBulk {
+                destination_space: destination,
+                source_space: source,
+                destination: self.memory_operand(&operands[0])?,
+                source: self.memory_operand(&operands[1])?,
+                size: self.source(&operands[2], Type::U32)?,
+                mbarrier: if mbarrier {
+                    Some(self.memory_operand(&operands[3])?)
+                } else {
+                    None
+                },
+            },
+            // Copies complete as they are issued: nothing to commit, wait for or prefetch.
+            OpForm::CpAsyncBulkGroup { .. } | OpForm::CpAsyncBulkPrefetch { .. } => {
+                InstructionKind::Fence
+            }
             OpForm::BarrierCluster { arrive, .. } => {
                 count(0)?;
                 InstructionKind::BarrierCluster { arrive }

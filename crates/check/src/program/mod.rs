@@ -905,6 +905,23 @@ pub enum InstructionKind {
         /// `a`.
         address: Source,
     },
+    /// `cp.async.bulk` (PTX ISA 9.0, cp.async.bulk): `size` bytes from `source` to
+    /// `destination`, then, with `mbarrier`, the mbarrier's transaction count lowered by
+    /// `size` (`complete_tx`).
+    CpAsyncBulk {
+        /// The destination's space.
+        destination_space: Space,
+        /// The source's space.
+        source_space: Space,
+        /// `[dstMem]`.
+        destination: MemoryOperand,
+        /// `[srcMem]`.
+        source: MemoryOperand,
+        /// `size`.
+        size: Source,
+        /// `[mbar]` (a `.shared::cluster` address), for `.mbarrier::complete_tx::bytes`.
+        mbarrier: Option<MemoryOperand>,
+    },
     /// `barrier.cluster.arrive` / `barrier.cluster.wait` (PTX ISA 9.0, barrier.cluster).
     BarrierCluster {
         /// `.arrive` (else `.wait`).
@@ -1312,6 +1329,7 @@ impl InstructionKind {
             | InstructionKind::Mbarrier { .. }
             | InstructionKind::Texture(_)
             | InstructionKind::Mapa { .. }
+            | InstructionKind::CpAsyncBulk { .. }
             | InstructionKind::Getctarank { .. }
             | InstructionKind::Isspacep { .. }
             | InstructionKind::Fence => true,

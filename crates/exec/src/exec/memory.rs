@@ -203,6 +203,66 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// `cp.async.bulk` (PTX ISA 9.0, cp.async.bulk): "initiates an asynchronous copy operation
+    /// from the location specified by source address operand srcMem to the location specified
+    /// by destination address operand dstMem"; "The operand size ... must be a multiple of 16"
+    /// and both addresses 16-byte aligned (else the lane traps). The copy completes as it is
+    /// issued; with `.mbarrier::complete_tx::bytes` "the complete-tx operation, with
+    /// completeCount argument equal to amount of data copied in bytes, will be performed on the
+    /// mbarrier object specified by the operand mbar" (then, as for `mbarrier.complete_tx`).
+    /// A `.bulk_group` copy needs nothing more: `cp.async.bulk.wait_group` finds it done.
+    #[inline(always)]
+    pub(super) fn cp_async_bulk(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (destination_space, destination): (Space, MemoryOperand),
+        (source_space, source): (Space, MemoryOperand),
+        size: Source,
+        mbarrier: Option<MemoryOperand>,
+    ) {
+        'lanes: for &lane in lanes {
+            let bytes = self.read_bits(lane, size, 32) as u64;
+            let dst = self.address(lane, destination);
+            let src = self.address(lane, source);
+            if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
+                let message = format!(
+                    "`{}`: size ({bytes}) and addresses ({dst:#x}, {src:#x}) must be multiples \
+                     of 16",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for at in (0..bytes).step_by(8) {
+                let value = match self.load(lane, source_space, src + at, 8) {
+                    Ok(value) => value,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue 'lanes;
+                    }
+                };
+                if let Err(fault) = self.store(lane, destination_space, dst + at, 8, value) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+            let Some(mbarrier) = mbarrier else {
+                continue;
+            };
+            let at = self.address(lane, mbarrier);
+            let count = bytes as i64;
+            let update = |old: u64, _global: bool| {
+                MbarrierObject::decode(old)
+                    .apply(MbarrierOp::CompleteTx, count)
+                    .map_or(old, MbarrierObject::encode)
+            };
+            if let Err(fault) = self.atomic(lane, Space::SharedCluster, at, 8, update) {
+                self.fault(lane, instruction, fault);
+            }
+        }
+    }
+
     /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Destination register d will
     /// hold an address in CTA b corresponding to operand a": the offset of `a` in its CTA's
     /// shared memory, placed in the shared memory of rank `b` ([`CLUSTER_RANK_STRIDE`]); in the

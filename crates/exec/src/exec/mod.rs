@@ -496,6 +496,21 @@ impl Executor<'_, '_> {
                 destination,
                 address,
             } => self.isspacep(lanes, *space, *destination, *address),
+            InstructionKind::CpAsyncBulk {
+                destination_space,
+                source_space,
+                destination,
+                source,
+                size,
+                mbarrier,
+            } => self.cp_async_bulk(
+                instruction,
+                lanes,
+                (*destination_space, *destination),
+                (*source_space, *source),
+                *size,
+                *mbarrier,
+            ),
             InstructionKind::BarrierCluster { arrive } => {
                 return self.barrier_cluster(instruction, lanes, *arrive);
             }
