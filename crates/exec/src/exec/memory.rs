@@ -222,7 +222,7 @@ impl Executor<'_, '_> {
         mbarrier: Option<MemoryOperand>,
     ) {
         'lanes: for &lane in lanes {
-            let bytes = self.read_bits(lane, size, 32) as u64;
+            let bytes = self.read_bits(lane, size, 32);
             let dst = self.address(lane, destination);
             let src = self.address(lane, source);
             if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
@@ -269,6 +269,7 @@ impl Executor<'_, '_> {
     /// generic form both are generic addresses in the `.shared` window. A rank outside the
     /// cluster, or a generic address outside the `.shared` window, traps (the PTX ISA leaves
     /// them undefined).
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
     #[inline(always)]
     pub(super) fn mapa(
         &mut self,
@@ -281,8 +282,8 @@ impl Executor<'_, '_> {
         rank: Source,
     ) {
         for &lane in lanes {
-            let a = self.read_bits(lane, address, ty.bits()) as u64;
-            let b = self.read_bits(lane, rank, 32) as u64;
+            let a = self.read_bits(lane, address, ty.bits());
+            let b = self.read_bits(lane, rank, 32);
             if b >= u64::from(self.cluster.size) {
                 let message = format!(
                     "`{}`: CTA rank {b} is not in the cluster ({} CTAs)",
@@ -326,7 +327,7 @@ impl Executor<'_, '_> {
         address: Source,
     ) {
         for &lane in lanes {
-            let a = self.read_bits(lane, address, ty.bits()) as u64;
+            let a = self.read_bits(lane, address, ty.bits());
             let shared = if cluster {
                 a
             } else {
@@ -353,7 +354,7 @@ impl Executor<'_, '_> {
         address: Source,
     ) {
         for &lane in lanes {
-            let a = self.read_bits(lane, address, 64) as u64;
+            let a = self.read_bits(lane, address, 64);
             let (window, at) = from_generic(a);
             let rank = at / CLUSTER_RANK_STRIDE;
             let own = rank == 0 || rank - 1 == u64::from(self.cluster.rank);
