@@ -47,6 +47,10 @@ pub enum OpFeature {
     /// `cp.async.bulk.shared::cta.global` (ptxas 13.5: "Feature 'cp.async.bulk with destination
     /// state space as .shared::cta' requires PTX ISA .version 8.6 or later").
     CpAsyncBulkSharedCta,
+    /// `setmaxnreg` (ptxas 13.5: "Instruction 'setmaxnreg.inc' not supported on .target
+    /// 'sm_90'"; PTX ISA 8.0 on sm_90a, and the arch- and family-specific targets of sm_100 and
+    /// later).
+    Setmaxnreg,
     /// `barrier.cluster.arrive.relaxed` (ptxas 13.5: "Modifier '.relaxed' on
     /// 'barrier.cluster.arrive' requires PTX ISA .version 8.0 or later").
     BarrierClusterRelaxed,
@@ -377,6 +381,26 @@ pub const OP_GATES: &[Gate] = &[
             since: v(8, 6),
             targets: TargetSet::AtLeast(90),
         }],
+    },
+    Gate {
+        feature: "setmaxnreg",
+        applies: Applies::Op(OpFeature::Setmaxnreg),
+        support: &[
+            Support {
+                since: v(8, 0),
+                targets: TargetSet::Specific {
+                    arch: &[90],
+                    families: &[],
+                },
+            },
+            Support {
+                since: v(8, 6),
+                targets: TargetSet::Specific {
+                    arch: &[100, 101, 103, 110, 120, 121],
+                    families: &[100, 110, 120],
+                },
+            },
+        ],
     },
     Gate {
         feature: "barrier.cluster.arrive.relaxed",
@@ -887,6 +911,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => named("shared::cta").map(Some),
+        (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),
         (OpFeature::BarrierClusterRelaxed, OpForm::BarrierCluster { relaxed: true, .. }) => {
             named("relaxed").map(Some)
         }

@@ -503,6 +503,11 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             },
         ],
         OpForm::BarrierCluster { .. } => Vec::new(),
+        OpForm::Setmaxnreg { .. } => vec![OperandSlot {
+            name: "imm-reg-count",
+            is_destination: false,
+            shape: SlotShape::Scalar(RegisterRule::Constant),
+        }],
         // PTX ISA 9.0, isspacep: "isspacep.space p, a; // result is .pred"; ptxas 13.5 takes a
         // 32-bit or a 64-bit address register.
         OpForm::Isspacep { .. } => vec![
@@ -913,6 +918,25 @@ pub fn mbarrier_count_violation(form: &OpForm, value: Option<i128>) -> Option<Vi
         RuleCode::ConstantValue,
         Location::Operand(1),
         format!("mbarrier.init's count must be in 1..=1048575 (2^20 - 1), not {value}"),
+    ))
+}
+
+/// `setmaxnreg`'s register count when it is an integer (`Some(value)`): "The value of
+/// imm-reg-count must be in the range 24 to 256 (both inclusive) and must be a multiple of 8"
+/// (PTX ISA 9.0, setmaxnreg; ptxas 13.5: "unexpected value '65', expected to be multiple of
+/// 8", "value '20' out of range, expected to be in range [24..256]").
+pub fn setmaxnreg_count_violation(form: &OpForm, value: Option<i128>) -> Option<Violation> {
+    let OpForm::Setmaxnreg { .. } = *form else {
+        return None;
+    };
+    let value = value?;
+    if (24..=256).contains(&value) && value % 8 == 0 {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(0),
+        format!("setmaxnreg's register count must be a multiple of 8 in 24..=256, not {value}"),
     ))
 }
 

@@ -857,6 +857,13 @@ pub enum OpForm {
         /// sequential simulator.
         relaxed: bool,
     },
+    /// `setmaxnreg.action.sync.aligned.u32 imm-reg-count` (PTX ISA 9.0, setmaxnreg): "a hint
+    /// to the system to update the maximum number of per-thread registers owned by the
+    /// executing warp"; a simulator has no register file to resize.
+    Setmaxnreg {
+        /// `.inc` (else `.dec`).
+        inc: bool,
+    },
     /// `isspacep.space p, a` (PTX ISA 9.0, isspacep): whether generic address `a` falls in the
     /// window of `.space` (`.const`, `.global`, `.local`, `.shared{::cta, ::cluster}`,
     /// `.param{::entry}`).
@@ -1075,6 +1082,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Griddepcontrol => decode_griddepcontrol(modifiers),
         Opcode::Mapa | Opcode::Getctarank => decode_mapa(opcode, modifiers),
         Opcode::Isspacep => decode_isspacep(modifiers),
+        Opcode::Setmaxnreg => decode_setmaxnreg(modifiers),
         Opcode::Nanosleep => {
             let c = collect(opcode, modifiers, |_| None)?;
             c.single_type(opcode, &[Type::U32])?;
@@ -1103,7 +1111,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Multimem
         | Opcode::Pmevent
         | Opcode::Prefetchu
-        | Opcode::Setmaxnreg
         | Opcode::Stackrestore
         | Opcode::Stacksave
         | Opcode::Tcgen05
@@ -3155,6 +3162,57 @@ fn decode_mapa(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError
     })
 }
 
+/// `setmaxnreg.action.sync.aligned.u32` (PTX ISA 9.0, setmaxnreg): `.action = { .inc, .dec }`,
+/// `.sync` and `.aligned` required (ptxas 13.5: ".aligned modifier required for instruction
+/// 'setmaxnreg.inc'", ".sync modifier required"), type `.u32`.
+fn decode_setmaxnreg(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Setmaxnreg;
+    let mut action: Option<bool> = None;
+    let (mut sync, mut aligned, mut ty) = (false, false, false);
+    for (index, &m) in modifiers.iter().enumerate() {
+        let seen = match m {
+            "inc" | "dec" if action.is_none() => {
+                action = Some(m == "inc");
+                false
+            }
+            "sync" => std::mem::replace(&mut sync, true),
+            "aligned" => std::mem::replace(&mut aligned, true),
+            "u32" => std::mem::replace(&mut ty, true),
+            _ => return Err(not_a_modifier(index, m, opcode)),
+        };
+        if seen {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} appears twice"),
+            ));
+        }
+    }
+    let Some(inc) = action else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "setmaxnreg needs .inc or .dec",
+        ));
+    };
+    if !(sync && aligned) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "setmaxnreg needs .sync.aligned",
+        )
+        .with_fix("write setmaxnreg.inc.sync.aligned.u32"));
+    }
+    if !ty {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "setmaxnreg needs the type .u32",
+        ));
+    }
+    Ok(OpForm::Setmaxnreg { inc })
+}
+
 /// `isspacep.space p, a` (PTX ISA 9.0, isspacep): `.space = { .const, .global, .local,
 /// .shared{::cta, ::cluster}, .param{::entry} }`; no type.
 fn decode_isspacep(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
@@ -4352,6 +4410,31 @@ mod tests {
             }
         );
         err(Opcode::Isspacep, &["shared::cluster", "u64"]);
+        // setmaxnreg (ptxas 13.5): `.inc`/`.dec` with `.sync.aligned.u32`.
+        assert_eq!(
+            ok(Opcode::Setmaxnreg, &["dec", "sync", "aligned", "u32"]),
+            OpForm::Setmaxnreg { inc: false }
+        );
+        err(Opcode::Setmaxnreg, &["inc", "u32"]);
+        err(Opcode::Setmaxnreg, &["inc", "sync", "aligned"]);
+        err(
+            Opcode::Setmaxnreg,
+            &["inc", "dec", "sync", "aligned", "u32"],
+        );
+        let form = OpForm::Setmaxnreg { inc: true };
+        for (value, fine) in [
+            (24, true),
+            (256, true),
+            (64, true),
+            (65, false),
+            (20, false),
+        ] {
+            assert_eq!(
+                crate::op_layout::setmaxnreg_count_violation(&form, Some(value)).is_none(),
+                fine,
+                "{value}"
+            );
+        }
         assert_eq!(
             err(Opcode::Bar, &["red", "u32"]).kind,
             DecodeErrorKind::UnknownModifier

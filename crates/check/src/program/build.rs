@@ -1718,6 +1718,12 @@ impl<'m> Builder<'m> {
             OpForm::CpAsyncBulkGroup { .. } | OpForm::CpAsyncBulkPrefetch { .. } => {
                 InstructionKind::Fence
             }
+            // PTX ISA 9.0, setmaxnreg: a hint about the warp's register file, which a
+            // simulator does not have; no effect.
+            OpForm::Setmaxnreg { .. } => {
+                count(1)?;
+                InstructionKind::Fence
+            }
             OpForm::BarrierCluster { arrive, .. } => {
                 count(0)?;
                 InstructionKind::BarrierCluster { arrive }
