@@ -109,6 +109,26 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int g
                         unsigned int grid_z, unsigned int block_x, unsigned int block_y,
                         unsigned int block_z, unsigned int shared_bytes, CUstream stream,
                         void **kernel_params, void **extra);
+/* CUlaunchAttribute and CUlaunchConfig (cuda.h): an id padded to 8 bytes, a 64-byte value. */
+typedef struct {
+    int id;
+    char pad[4];
+    union {
+        unsigned char bytes[64];
+        struct {
+            unsigned int x, y, z;
+        } clusterDim;
+    } value;
+} CUlaunchAttribute;
+typedef struct {
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **kernel_params,
+                          void **extra);
 CUresult cuFuncGetAttribute(int *value, int attribute, CUfunction function);
 CUresult cuFuncSetAttribute(CUfunction function, int attribute, int value);
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
@@ -230,6 +250,23 @@ static const char *broken_ptx =
     ".visible .entry broken()\n"
     "{\n"
     "    frobnicate.u32 %r1;\n"
+    "}\n";
+
+/* Each CTA of a cluster stores its %ctaid.x in shared memory, waits at the cluster barrier, and
+ * writes to out[ctaid] what its partner (rank ^ 1) stored, read through mapa; then the rank. */
+static const char *cluster_ptx =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry partner(.param .u64 out) {\n"
+    "  .reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
+    "  .shared .align 4 .b32 mine;\n"
+    "  mov.u32 %r1, %ctaid.x; st.shared.u32 [mine], %r1;\n"
+    "  barrier.cluster.arrive; barrier.cluster.wait;\n"
+    "  mov.u32 %r2, %cluster_ctarank; xor.b32 %r3, %r2, 1;\n"
+    "  mapa.shared::cluster.u32 %r4, mine, %r3; ld.shared::cluster.u32 %r5, [%r4];\n"
+    "  barrier.cluster.arrive; barrier.cluster.wait;\n"
+    "  ld.param.u64 %rd1, [out]; mul.wide.u32 %rd2, %r1, 8; add.s64 %rd3, %rd1, %rd2;\n"
+    "  st.global.v2.u32 [%rd3], {%r5, %r2};\n"
+    "  ret;\n"
     "}\n";
 
 static char *read_file(const char *path, size_t *size) {
@@ -663,6 +700,36 @@ int main(int argc, char **argv) {
     OK(cuMemcpyDtoH_v2(bytes, later, 16));
     CHECK(bytes[0] == 0x5a && bytes[15] == 0x5a, "memset D8 in a fresh context");
     OK(cuMemFree_v2(later));
+
+    /* cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: clusters of 2x1x1 CTAs. */
+    CUmodule cluster_module = NULL;
+    CUfunction partner = NULL;
+    OK(cuModuleLoadData(&cluster_module, cluster_ptx));
+    OK(cuModuleGetFunction(&partner, cluster_module, "partner"));
+    CUdeviceptr pairs = 0;
+    OK(cuMemAlloc_v2(&pairs, 8 * 8));
+    CUlaunchAttribute cluster_attribute;
+    memset(&cluster_attribute, 0, sizeof cluster_attribute);
+    cluster_attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster_attribute.value.clusterDim.x = 2;
+    cluster_attribute.value.clusterDim.y = 1;
+    cluster_attribute.value.clusterDim.z = 1;
+    CUlaunchConfig config = {8, 1, 1, 32, 1, 1, 0, NULL, &cluster_attribute, 1};
+    void *pair_args[] = {&pairs};
+    OK(cuLaunchKernelEx(&config, partner, pair_args, NULL));
+    uint32_t got[16] = {0};
+    OK(cuMemcpyDtoH_v2(got, pairs, sizeof got));
+    for (uint32_t cta = 0; cta < 8; cta++) {
+        /* The CUDA programming guide's cluster layout: CTA c has rank c % 2, its partner c ^ 1. */
+        CHECK(got[2 * cta] == (cta ^ 1u) && got[2 * cta + 1] == cta % 2u,
+              "cluster: CTA %u read %u, rank %u", cta, got[2 * cta], got[2 * cta + 1]);
+    }
+    /* 8 CTAs are no whole number of 3-CTA clusters. */
+    cluster_attribute.value.clusterDim.x = 3;
+    CHECK(cuLaunchKernelEx(&config, partner, pair_args, NULL) == CUDA_ERROR_INVALID_VALUE,
+          "a grid that is no whole number of clusters");
+    OK(cuMemFree_v2(pairs));
+    OK(cuModuleUnload(cluster_module));
     OK(cuCtxDestroy_v2(fresh));
 
     free(sample);

@@ -843,7 +843,7 @@ pub fn check_instruction(
     };
     let key = operands_key(context.operands);
     // A value rule the operand kinds do not show (checked whatever the cache says):
-    // cp.async's cp-size, mbarrier.init's count.
+    // cp.async's cp-size, mbarrier.init's count, setmaxnreg's register count.
     if let Ok(Form::Op(op)) = &*decoded.form {
         let violation = match op.form {
             ptxsim_isa::ops::OpForm::CpAsync { .. } => ptxsim_isa::op_layout::cp_size_violation(
@@ -854,6 +854,12 @@ pub fn check_instruction(
                 ptxsim_isa::op_layout::mbarrier_count_violation(
                     &op.form,
                     integer_operand(instruction, 1),
+                )
+            }
+            ptxsim_isa::ops::OpForm::Setmaxnreg { .. } => {
+                ptxsim_isa::op_layout::setmaxnreg_count_violation(
+                    &op.form,
+                    integer_operand(instruction, 0),
                 )
             }
             ptxsim_isa::ops::OpForm::Wgmma(ptxsim_isa::wgmma::WgmmaOp::Mma(form)) => {

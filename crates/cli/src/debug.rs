@@ -70,6 +70,13 @@ pub(crate) fn run(args: &DebugArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
+    if launch
+        .cluster
+        .is_some_and(|shape| shape.iter().any(|&d| d > 1))
+    {
+        report!("error: --cluster: the debugger does not run clusters of several CTAs yet");
+        return Ok(ExitCode::from(2));
+    }
     let arguments = load_arguments(&launch.args)?;
     let mut session = match Session::new(
         program,

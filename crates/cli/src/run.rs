@@ -42,6 +42,13 @@ pub(crate) struct LaunchArgs {
     /// (CUDA's third launch parameter; at most 232448, 227 KiB).
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
     pub(crate) dynamic_shared: u64,
+    /// Thread-block cluster shape in CTAs: X[,Y[,Z]] (sm_90; the grid must be a whole number of
+    /// clusters, at most 8 CTAs each). Default: the kernel's .reqnctapercluster, else clusters
+    /// of one CTA. The CTAs of a cluster run together and share their shared memory
+    /// (.shared::cluster, mapa, barrier.cluster).
+    /// (`ptxsim debug` does not run clusters of several CTAs yet.)
+    #[arg(long, value_name = "X[,Y,Z]", value_parser = parse_dim3)]
+    pub(crate) cluster: Option<Dim3>,
 }
 
 /// Parses `--memory-limit`: a byte count, or a number with a `K`, `M`, `G` or `T` suffix
@@ -378,6 +385,10 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = device.set_dynamic_shared(args.launch.dynamic_shared) {
         report!("error: --dynamic-shared: {error}");
         return Ok(ExitCode::from(2));
+    }
+    if let Err(error) = device.set_cluster(args.launch.cluster) {
+        report!("error: {name}: --cluster: {error}");
+        return Ok(ExitCode::from(1));
     }
     if args.cooperative {
         if let Err(error) = grid::make_cooperative(&mut device) {

@@ -173,6 +173,7 @@ fn launch(device: &Device, function: u64) {
         stream: 0,
         params: &params,
         cooperative: false,
+        cluster: None,
     })
     .expect("cuLaunchKernel");
 }
@@ -221,6 +222,7 @@ fn trivial_driver(bencher: divan::Bencher) {
             stream: 0,
             params: &[],
             cooperative: false,
+            cluster: None,
         })
         .expect("cuLaunchKernel")
     });

@@ -1644,6 +1644,9 @@ pub struct Launch<'a> {
     /// A cooperative launch (`cuLaunchCooperativeKernel`): every CTA resident at once, so that
     /// the grid may synchronize (`LaunchOptions::cooperative`).
     pub cooperative: bool,
+    /// The thread-block cluster shape (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`,
+    /// `LaunchOptions::cluster`); `None`: the kernel's own.
+    pub cluster: Option<[u32; 3]>,
 }
 
 impl Launch<'_> {
@@ -1711,6 +1714,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         max_steps: settings.max_steps,
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         cooperative: launch.cooperative,
+        cluster: launch.cluster,
         // Managed, pinned and registered host memory, at its host addresses.
         host_memory: (!host_ranges().is_empty())
             .then(|| HOST_BACKEND.get().cloned())

@@ -866,7 +866,8 @@ impl<'p> Session<'p> {
                     self.device.params().get(usize::try_from(at).ok()?).copied()
                 }
             }
-            Space::Shared => self
+            // `from_generic` gives `.shared`; the debugger runs clusters of one CTA.
+            Space::Shared | Space::SharedCluster => self
                 .state()
                 .cta
                 .shared()

@@ -206,6 +206,11 @@ pub struct LaunchOptions {
     /// may have at most [`Module::max_cooperative_ctas`] CTAs, else the launch is
     /// [`LaunchError::CooperativeTooLarge`]. It runs on one host thread.
     pub cooperative: bool,
+    /// The launch's thread-block cluster shape in CTAs (CUDA's
+    /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), or `None` for the kernel's own
+    /// (`.reqnctapercluster`, else clusters of one CTA); see
+    /// [`crate::machine::Device::set_cluster`]. A wrong shape is [`LaunchError::Shape`].
+    pub cluster: Option<Dim3>,
     /// The texture and surface objects the kernel's `tex`, `tld4`, `txq`, `suld`, `sust`,
     /// `sured` and `suq` find by handle (`None`: every handle traps).
     pub textures: Option<Arc<crate::texture::TextureTable>>,
@@ -227,6 +232,7 @@ impl Default for LaunchOptions {
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
             constants: None,
             cooperative: false,
+            cluster: None,
             textures: None,
             heap: None,
         }
@@ -416,6 +422,9 @@ impl Module {
         )?;
         device
             .set_dynamic_shared(options.dynamic_shared)
+            .map_err(LaunchError::Shape)?;
+        device
+            .set_cluster(options.cluster)
             .map_err(LaunchError::Shape)?;
         if let Some(host) = &options.host_memory {
             device.global.map_host(Arc::clone(host));
@@ -633,6 +642,9 @@ impl Module {
         device.set_params(params.to_vec());
         device
             .set_dynamic_shared(options.dynamic_shared)
+            .map_err(LaunchError::Shape)?;
+        device
+            .set_cluster(options.cluster)
             .map_err(LaunchError::Shape)?;
         Ok(device)
     }

@@ -461,6 +461,11 @@ pub fn make_cooperative(device: &mut Device<'_>) -> Result<(), LaunchError> {
         device.threads_per_cta(),
         device.dynamic_shared(),
     );
+    if device.cluster_ctas() > 1 {
+        return Err(LaunchError::Shape(
+            "cooperative launches with clusters are not supported".to_string(),
+        ));
+    }
     let ctas = device.ctas();
     let most = resources.max_cooperative();
     if ctas > most {
@@ -724,7 +729,10 @@ pub fn run_grid(
         n => n.min(useful).max(1),
     };
     // No more CTAs at once than the memory limit holds (crate::budget).
-    let fit = device.footprint().concurrent_ctas(device.memory_limit());
+    // A host thread running a cluster holds all its CTAs.
+    let fit = (device.footprint().concurrent_ctas(device.memory_limit())
+        / usize::try_from(device.cluster_ctas()).unwrap_or(1).max(1))
+    .max(1);
     let host_threads = match host_threads {
         0 if fit < cores => fit,
         n => n.min(fit),
@@ -749,11 +757,28 @@ pub fn run_grid(
     let mut reused = None;
     let mut start = 0;
     let mut batch = BATCH;
+    // A launch with clusters of several CTAs runs each cluster as one unit ([`run_cluster`]);
+    // `total` counts clusters then.
+    let cluster_ctas = device.cluster_ctas();
+    let total = if cluster_ctas > 1 {
+        total / cluster_ctas
+    } else {
+        total
+    };
     while start < total && run.failure.is_none() {
         let end = total.min(start + batch);
         batch = (batch * 2).min(MAX_BATCH);
-        let reports: Vec<CtaReport> = match &pool {
-            Some(pool) => pool.install(|| {
+        let reports: Vec<CtaReport> = match (&pool, cluster_ctas > 1) {
+            (Some(pool), true) => pool.install(|| {
+                (start..end)
+                    .into_par_iter()
+                    .flat_map_iter(|cluster| run_cluster(device, cluster, &options, tracing))
+                    .collect()
+            }),
+            (None, true) => (start..end)
+                .flat_map(|cluster| run_cluster(device, cluster, &options, tracing))
+                .collect(),
+            (Some(pool), false) => pool.install(|| {
                 (start..end)
                     .into_par_iter()
                     .map_init(
@@ -762,7 +787,7 @@ pub fn run_grid(
                     )
                     .collect()
             }),
-            None => (start..end)
+            (None, false) => (start..end)
                 .map(|linear| run_cta(device, &mut reused, linear, &options, tracing))
                 .collect(),
         };
@@ -791,6 +816,128 @@ pub fn run_grid(
         sink(&crate::trace::end_line(run.steps, run.outcome().as_ref()));
     }
     run
+}
+
+/// Runs cluster `cluster` (linear, x fastest) of a launch with clusters of several CTAs
+/// ([`Device::set_cluster`]): its CTAs are resident together (PTX ISA 9.0, 2.2.1: "CTAs in a
+/// cluster are guaranteed to be co-scheduled"), and run in turn, by rank, [`COOPERATIVE_SLICE`]
+/// issues each ([`Cta::run_slice`]), round after round until all have finished. While a CTA
+/// runs it holds the other CTAs' shared memories (`.shared::cluster` accesses, `mapa`); after
+/// each round the cluster barrier completes when every unfinished thread of the cluster
+/// arrived (`barrier.cluster`). A round in which no CTA issued an instruction and the barrier
+/// could not complete is a deadlock: the first thread waiting at `barrier.cluster.wait` traps
+/// there. A failure stops the cluster at once. Returns one report per CTA, by rank; trace
+/// lines come slice by slice in the first CTA's report.
+fn run_cluster(
+    device: &Device<'_>,
+    cluster: u64,
+    options: &GridOptions,
+    tracing: bool,
+) -> Vec<CtaReport> {
+    let program = device.program();
+    let size = device.cluster_ctas();
+    let mut ctas: Vec<Cta> = (0..size)
+        .map(|rank| Cta::new(device, device.cluster_cta(cluster, rank)))
+        .collect();
+    let mut lines = Vec::new();
+    let mut failure = None;
+    let mut finished = vec![false; ctas.len()];
+    while failure.is_none() && finished.contains(&false) {
+        let mut progress = false;
+        for rank in 0..ctas.len() {
+            if finished[rank] {
+                continue;
+            }
+            // Lend the other CTAs' shared memories to this one for its slice.
+            let mut peers: Vec<Vec<u8>> = ctas
+                .iter_mut()
+                .enumerate()
+                .map(|(other, cta)| {
+                    if other == rank {
+                        Vec::new()
+                    } else {
+                        std::mem::take(&mut cta.shared)
+                    }
+                })
+                .collect();
+            let cta = &mut ctas[rank];
+            std::mem::swap(&mut cta.cluster.peers, &mut peers);
+            let before: u64 = cta.threads().map(|t| t.steps()).sum();
+            let slice = if tracing {
+                let mut sink =
+                    |record: &StepRecord| lines.push(crate::trace::step_line(program, record));
+                cta.run_slice(device, Some(&mut sink), COOPERATIVE_SLICE)
+            } else {
+                cta.run_slice(device, None, COOPERATIVE_SLICE)
+            };
+            let after: u64 = cta.threads().map(|t| t.steps()).sum();
+            progress |= after != before;
+            std::mem::swap(&mut cta.cluster.peers, &mut peers);
+            for (other, memory) in peers.into_iter().enumerate() {
+                if other != rank {
+                    ctas[other].shared = memory;
+                }
+            }
+            let result = match slice {
+                Ok(Slice::Paused) => {
+                    progress = true;
+                    continue;
+                }
+                Ok(Slice::Blocked) => continue,
+                Ok(Slice::Finished(stopped)) => Ok(stopped),
+                Err(error) => Err(error),
+            };
+            finished[rank] = true;
+            progress = true;
+            failure = self::failure(device, &ctas[rank], result);
+            if failure.is_some() {
+                break;
+            }
+        }
+        if failure.is_some() {
+            break;
+        }
+        // The cluster barrier: complete when every unfinished thread of the cluster arrived.
+        let (all, some) = ctas.iter().fold((true, false), |(all, some), cta| {
+            let (a, s) = cta.cluster_arrived();
+            (all && a, some || s)
+        });
+        if all && some {
+            for cta in &mut ctas {
+                cta.cluster.phase += 1;
+            }
+            progress = true;
+        }
+        if !progress {
+            let arrived = ctas.iter().map(Cta::cluster_arrivals).sum();
+            let threads = ctas.iter().map(Cta::thread_count).sum();
+            if let Some(rank) = ctas.iter().position(Cta::waits_for_cluster) {
+                let cta = &mut ctas[rank];
+                let stopped = cta.trap_cluster_wait(device, arrived, threads);
+                failure = self::failure(device, cta, Ok(stopped));
+            }
+            break;
+        }
+    }
+    let mut reports: Vec<CtaReport> = ctas
+        .iter_mut()
+        .map(|cta| {
+            let (printed, printed_dropped) = cta.take_printed();
+            CtaReport {
+                printed,
+                printed_dropped,
+                steps: cta.threads().map(|t| t.steps()).sum(),
+                failure: None,
+                inspected: inspect(device, cta, options),
+                trace: Vec::new(),
+            }
+        })
+        .collect();
+    if let Some(first) = reports.first_mut() {
+        first.trace = lines;
+        first.failure = failure;
+    }
+    reports
 }
 
 /// Runs a cooperative launch ([`Device::set_cooperative`]): every CTA of the grid is resident
@@ -828,7 +975,7 @@ fn run_cooperative(
                 None => cta.run_slice(device, None, COOPERATIVE_SLICE),
             };
             let result = match slice {
-                Ok(Slice::Paused) => {
+                Ok(Slice::Paused | Slice::Blocked) => {
                     live[kept] = live[slot];
                     kept += 1;
                     continue;

@@ -137,6 +137,12 @@ pub struct Device<'p> {
     pub(crate) heap: Arc<Heap>,
     /// Whether the launch is cooperative ([`Device::set_cooperative`]).
     cooperative: bool,
+    /// The shape of the launch's thread-block clusters in CTAs ([`Device::set_cluster`];
+    /// `[1, 1, 1]`: every CTA is a cluster of its own).
+    cluster: Dim3,
+    /// Whether the cluster shape was given, by the launch or by `.reqnctapercluster`
+    /// (`%is_explicit_cluster`).
+    explicit_cluster: bool,
     /// The texture and surface objects of the launch ([`Device::set_textures`]).
     pub(crate) textures: Option<Arc<crate::texture::TextureTable>>,
     /// The device runtime of dynamic parallelism: the module's kernels, the grid's nesting
@@ -182,6 +188,8 @@ impl<'p> Device<'p> {
             constants: None,
             heap: Arc::default(),
             cooperative: false,
+            cluster: [1, 1, 1],
+            explicit_cluster: false,
             textures: None,
             runtime: crate::launches::DeviceRuntime::default(),
         }
@@ -234,6 +242,118 @@ impl<'p> Device<'p> {
     /// Whether the launch is cooperative ([`Device::set_cooperative`]).
     pub fn cooperative(&self) -> bool {
         self.cooperative
+    }
+
+    /// The most CTAs of a cluster: 8, the portable cluster size of compute capability 9.0
+    /// (CUDA C++ Programming Guide, "Thread Block Clusters": "a maximum of 8 thread blocks in a
+    /// cluster is supported as a portable cluster size").
+    pub const MAX_CLUSTER_CTAS: u64 = 8;
+
+    /// Sets the launch's thread-block clusters (PTX ISA 9.0, 2.2.1 "Cluster of Cooperative
+    /// Thread Arrays"; CUDA's `cudaLaunchAttributeClusterDimension`): `Some(shape)` as the launch
+    /// gives it, `None` for a launch without one. The kernel's directives decide too
+    /// (PTX ISA 9.0, 11.5 "Cluster Dimension Directives"): `.reqnctapercluster` is the shape of
+    /// a launch that gives none, and a launch that gives another is refused; `.explicitcluster`
+    /// refuses a launch without a cluster shape; `.maxclusterrank` bounds the CTAs of a
+    /// cluster. The grid must be a whole number of clusters along each axis, a cluster at most
+    /// [`Device::MAX_CLUSTER_CTAS`] CTAs. The CTAs of a cluster run together
+    /// ([`crate::grid::run_grid`]).
+    pub fn set_cluster(&mut self, shape: Option<Dim3>) -> Result<(), String> {
+        let directives = self.program.cluster;
+        let shape = match (shape, directives.required) {
+            (Some(given), Some(required)) if given != required => {
+                return Err(format!(
+                    "kernel `{}` requires clusters of {} CTAs (.reqnctapercluster); the launch \
+                     asks for {}",
+                    self.program.entry,
+                    dims(required),
+                    dims(given)
+                ));
+            }
+            (Some(shape), _) | (None, Some(shape)) => shape,
+            (None, None) if directives.explicit => {
+                return Err(format!(
+                    "kernel `{}` must be launched with a cluster shape (.explicitcluster)",
+                    self.program.entry
+                ));
+            }
+            (None, None) => {
+                self.cluster = [1, 1, 1];
+                self.explicit_cluster = false;
+                return Ok(());
+            }
+        };
+        if shape.contains(&0) {
+            return Err("cluster dimensions must be at least 1".to_string());
+        }
+        for (axis, (&g, &c)) in ["x", "y", "z"].iter().zip(self.grid.iter().zip(&shape)) {
+            if g % c != 0 {
+                return Err(format!(
+                    "the grid ({}) is not a whole number of clusters ({}) along {axis}",
+                    dims(self.grid),
+                    dims(shape)
+                ));
+            }
+        }
+        let ctas: u64 = shape.iter().map(|&d| u64::from(d)).product();
+        if ctas > Self::MAX_CLUSTER_CTAS {
+            return Err(format!(
+                "a cluster has at most {} CTAs; {} asks for {ctas}",
+                Self::MAX_CLUSTER_CTAS,
+                dims(shape)
+            ));
+        }
+        if let Some(most) = directives.max_rank.filter(|&most| ctas > u64::from(most)) {
+            return Err(format!(
+                "kernel `{}` allows at most {most} CTAs per cluster (.maxclusterrank); the \
+                 launch asks for {ctas}",
+                self.program.entry
+            ));
+        }
+        let footprint = self.footprint();
+        let needed = footprint
+            .fixed()
+            .saturating_add(footprint.per_cta().saturating_mul(ctas));
+        if needed > self.memory_limit {
+            return Err(format!(
+                "a cluster of {ctas} CTAs runs at once: {needed} bytes of simulated memory, more \
+                 than the memory limit of {} bytes",
+                self.memory_limit
+            ));
+        }
+        if self.cooperative && ctas > 1 {
+            return Err("cooperative launches with clusters are not supported".to_string());
+        }
+        self.cluster = shape;
+        self.explicit_cluster = true;
+        Ok(())
+    }
+
+    /// The cluster shape in CTAs (`%cluster_nctaid`).
+    pub fn cluster(&self) -> Dim3 {
+        self.cluster
+    }
+
+    /// The CTAs of a cluster (`%cluster_nctarank`).
+    pub fn cluster_ctas(&self) -> u64 {
+        self.cluster.iter().map(|&d| u64::from(d)).product()
+    }
+
+    /// Whether the launch has a cluster shape (`%is_explicit_cluster`).
+    pub fn explicit_cluster(&self) -> bool {
+        self.explicit_cluster
+    }
+
+    /// The clusters of the grid along each axis (`%nclusterid`).
+    pub fn clusters(&self) -> Dim3 {
+        [0, 1, 2].map(|axis| self.grid[axis] / self.cluster[axis].max(1))
+    }
+
+    /// The CTA of rank `rank` in cluster `cluster` (linear, x fastest): its index in the grid.
+    pub fn cluster_cta(&self, cluster: u64, rank: u64) -> Dim3 {
+        let id = unflatten(cluster, self.clusters());
+        let within = unflatten(rank, self.cluster);
+        [0, 1, 2].map(|axis| id[axis] * self.cluster[axis] + within[axis])
     }
 
     /// The value of `%envreg{number}`: in a cooperative launch `%envreg1` and `%envreg2` hold
@@ -386,6 +506,11 @@ impl<'p> Device<'p> {
     pub fn ctas(&self) -> u64 {
         self.grid.iter().map(|&d| u64::from(d)).product()
     }
+}
+
+/// `X,Y,Z` for messages.
+fn dims([x, y, z]: Dim3) -> String {
+    format!("{x}x{y}x{z}")
 }
 
 /// The index `i` as a [`Dim3`] of a shape (x fastest).
@@ -620,6 +745,50 @@ impl Barriers {
     }
 }
 
+/// The barrier number [`Barriers::waiting_at`] holds for a lane that waits at
+/// `barrier.cluster.wait`.
+pub(crate) const CLUSTER_BARRIER: u8 = 16;
+
+/// A CTA's place in its thread-block cluster (PTX ISA 9.0, 2.2.1 "Cluster of Cooperative
+/// Thread Arrays"): its rank, the shared memory of the other CTAs while it runs (distributed
+/// shared memory, `.shared::cluster`), and the cluster barrier (`barrier.cluster`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClusterLink {
+    /// `%cluster_ctarank`.
+    pub(crate) rank: u32,
+    /// `%cluster_nctarank`.
+    pub(crate) size: u32,
+    /// The shared memory of the cluster's CTAs by rank while this one runs: the runner of a
+    /// cluster lends them to the running CTA for its time slice ([`crate::grid`]); this CTA's
+    /// own slot is empty (its memory is [`Cta::shared`]), and so is every slot of a cluster of
+    /// one.
+    pub(crate) peers: Vec<Vec<u8>>,
+    /// Per lane: the `barrier.cluster.arrive`s it made.
+    pub(crate) arrivals: Vec<u64>,
+    /// The completed phases of the cluster barrier: a lane that arrived `n` times waits at
+    /// `barrier.cluster.wait` until `phase >= n`.
+    pub(crate) phase: u64,
+}
+
+impl ClusterLink {
+    fn new(device: &Device<'_>, ctaid: Dim3, threads: usize) -> Self {
+        let shape = device.cluster();
+        let within = [0, 1, 2].map(|axis| ctaid[axis] % shape[axis].max(1));
+        Self {
+            rank: flatten(within, shape) as u32,
+            size: device.cluster_ctas() as u32,
+            peers: Vec::new(),
+            arrivals: vec![0; threads],
+            phase: 0,
+        }
+    }
+
+    /// Whether `lane` arrived at the cluster barrier in its current phase.
+    pub(crate) fn arrived(&self, lane: usize) -> bool {
+        self.arrivals.get(lane).is_some_and(|&n| n > self.phase)
+    }
+}
+
 /// One thread of a [`Cta`], to look at: its index, registers, program counter, step count,
 /// status and `.local` memory.
 #[derive(Clone, Copy, Debug)]
@@ -680,6 +849,9 @@ pub enum Slice {
     Finished(Option<(usize, Outcome)>),
     /// The budget was spent; the CTA has threads that can go on (or wait at a barrier).
     Paused,
+    /// No thread can run until the cluster barrier completes (`barrier.cluster.wait` in a
+    /// cluster of several CTAs, which the cluster's runner completes).
+    Blocked,
 }
 
 /// What one call of [`Cta::step_thread`] came to.
@@ -700,7 +872,7 @@ pub enum Event {
 pub struct Cta {
     ctaid: Dim3,
     linear: u64,
-    shared: Vec<u8>,
+    pub(crate) shared: Vec<u8>,
     threads: Vec<Thread>,
     lanes: Lanes,
     columns: Columns,
@@ -710,6 +882,8 @@ pub struct Cta {
     /// Whether [`Cta::run`] is recording a trace (then every released lane's step is recorded).
     tracing: bool,
     barriers: Barriers,
+    /// Its place in its thread-block cluster.
+    pub(crate) cluster: ClusterLink,
     /// What the threads printed with `printf`.
     printed: PrintBuffer,
 }
@@ -731,6 +905,7 @@ impl Cta {
             released: Vec::new(),
             tracing: false,
             barriers: Barriers::new(threads.len()),
+            cluster: ClusterLink::new(device, ctaid, threads.len()),
             threads,
             printed: PrintBuffer::default(),
         }
@@ -800,7 +975,7 @@ impl Cta {
     /// a barrier completed.
     pub fn release_barrier(&mut self, device: &Device<'_>) -> bool {
         let count = self.threads.len();
-        let mut released = false;
+        let mut released = self.release_cluster_barrier();
         for id in 0..16 {
             if self.barriers.arrived[id].is_empty() {
                 continue;
@@ -864,6 +1039,88 @@ impl Cta {
         released
     }
 
+    /// Whether every thread of this CTA that has not finished arrived at the cluster barrier in
+    /// its current phase, and one did (PTX ISA 9.0, barrier.cluster: "barrier.cluster.wait
+    /// causes the executing thread to wait for all non-exited threads of the cluster to
+    /// perform barrier.cluster.arrive").
+    pub(crate) fn cluster_arrived(&self) -> (bool, bool) {
+        let mut all = true;
+        let mut some = false;
+        for (lane, status) in self.lanes.status.iter().enumerate() {
+            if self.cluster.arrived(lane) {
+                some = true;
+            } else if !matches!(status, ThreadStatus::Done(_)) {
+                all = false;
+            }
+        }
+        (all, some)
+    }
+
+    /// The CTA's lanes that arrived at the cluster barrier in its current phase.
+    pub(crate) fn cluster_arrivals(&self) -> usize {
+        (0..self.threads.len())
+            .filter(|&lane| self.cluster.arrived(lane))
+            .count()
+    }
+
+    /// Completes the cluster barrier's phase of a cluster of one CTA when every unfinished
+    /// thread arrived (a cluster of several is completed by its runner, [`crate::grid`]), then
+    /// releases the lanes whose phase completed from `barrier.cluster.wait`. Returns whether
+    /// a lane was released.
+    fn release_cluster_barrier(&mut self) -> bool {
+        if self.cluster.size <= 1 {
+            let (all, some) = self.cluster_arrived();
+            if all && some {
+                self.cluster.phase += 1;
+            }
+        }
+        let mut released = false;
+        for lane in 0..self.threads.len() {
+            if self.lanes.status[lane] == ThreadStatus::AtBarrier
+                && self.barriers.waiting_at[lane] == CLUSTER_BARRIER
+                && self.cluster.arrivals[lane] <= self.cluster.phase
+            {
+                self.lanes.status[lane] = ThreadStatus::Ready;
+                self.lanes.pc[lane] += 1;
+                released = true;
+            }
+        }
+        released
+    }
+
+    /// Whether a lane waits at `barrier.cluster.wait`.
+    pub(crate) fn waits_for_cluster(&self) -> bool {
+        (0..self.threads.len()).any(|lane| {
+            self.lanes.status[lane] == ThreadStatus::AtBarrier
+                && self.barriers.waiting_at[lane] == CLUSTER_BARRIER
+        })
+    }
+
+    /// Traps the first lane that waits at `barrier.cluster.wait` in a cluster that can never
+    /// complete its barrier: `arrived` of `threads` threads of the cluster arrived.
+    pub(crate) fn trap_cluster_wait(
+        &mut self,
+        device: &Device<'_>,
+        arrived: usize,
+        threads: usize,
+    ) -> Option<(usize, Outcome)> {
+        let lane = (0..self.threads.len()).find(|&lane| {
+            self.lanes.status[lane] == ThreadStatus::AtBarrier
+                && self.barriers.waiting_at[lane] == CLUSTER_BARRIER
+        })?;
+        let instruction = device.program.instructions.get(self.lanes.pc[lane]);
+        let outcome = Outcome::Trapped {
+            message: format!(
+                "`{}` can never complete: {arrived} of the cluster's {threads} threads arrived \
+                 at the cluster barrier and no other thread can run",
+                instruction.map_or("", |i| i.text.as_str())
+            ),
+            location: instruction.map(|i| i.location).unwrap_or_default(),
+        };
+        self.lanes.status[lane] = ThreadStatus::Done(outcome.clone());
+        Some((lane, outcome))
+    }
+
     /// Runs every thread to its end, in lockstep: each step issues the instruction at the
     /// lowest program counter among the threads that can run, for every such thread in linear
     /// order (threads that took a branch wait until the others reach them, so they
@@ -882,8 +1139,9 @@ impl Cta {
     ) -> Result<Option<(usize, Outcome)>, (usize, ExecError)> {
         match self.run_for::<false>(device, trace, u64::MAX) {
             Ok(Slice::Finished(stopped)) => Ok(stopped),
-            // Without a budget the run never pauses.
-            Ok(Slice::Paused) => Ok(None),
+            // Without a budget the run never pauses, and a cluster of several CTAs runs by
+            // slices.
+            Ok(Slice::Paused | Slice::Blocked) => Ok(None),
             Err(failure) => Err(failure),
         }
     }
@@ -962,6 +1220,11 @@ impl Cta {
                         Ok(true) => {
                             self.take_released(&mut buffered);
                             continue;
+                        }
+                        Ok(false)
+                            if SLICED && self.cluster.size > 1 && self.waits_for_cluster() =>
+                        {
+                            break Ok(Slice::Blocked);
                         }
                         Ok(false) => break Ok(Slice::Finished(self.stuck(device))),
                     },
@@ -1455,6 +1718,11 @@ impl Cta {
             .status
             .iter()
             .position(|status| *status == ThreadStatus::AtBarrier)?;
+        if self.barriers.waiting_at[lane] == CLUSTER_BARRIER {
+            let arrived = self.cluster_arrivals();
+            let threads = self.threads.len();
+            return self.trap_cluster_wait(device, arrived, threads);
+        }
         let id = usize::from(self.barriers.waiting_at[lane]);
         let arrived: u32 = self.barriers.arrived[id]
             .iter()
@@ -1494,6 +1762,7 @@ impl Cta {
             lanes: &mut self.lanes,
             columns: &mut self.columns,
             barriers: &mut self.barriers,
+            cluster: &mut self.cluster,
             printed: &mut self.printed,
             writes,
             memory,
@@ -1554,6 +1823,7 @@ impl Cta {
         self.lanes.pending = 0;
         self.released.clear();
         self.barriers = Barriers::new(self.threads.len());
+        self.cluster = ClusterLink::new(device, ctaid, self.threads.len());
         self.printed.clear();
     }
 
@@ -1699,6 +1969,7 @@ impl Cta {
             lanes: lanes_state,
             columns: &mut self.columns,
             barriers: &mut self.barriers,
+            cluster: &mut self.cluster,
             printed: &mut self.printed,
             writes: recording.then_some(&mut record.writes),
             memory: recording.then_some(&mut record.memory),
@@ -1793,6 +2064,11 @@ static NOTHING: Program = Program {
     const_variables: Vec::new(),
     has_atomics: false,
     uses_heap: false,
+    cluster: crate::ir::ClusterDirectives {
+        required: None,
+        explicit: false,
+        max_rank: None,
+    },
 };
 
 impl<'p> Machine<'p> {

@@ -28,7 +28,8 @@ use ptxsim_isa::ops::Space;
 
 use ptxsim_check::program::address::{BUFFER_ALIGN, next_buffer};
 pub use ptxsim_check::program::address::{
-    CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, to_generic,
+    CLUSTER_RANK_STRIDE, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
+    WINDOW_SIZE, to_generic,
 };
 
 /// Why an access faulted.
@@ -108,7 +109,7 @@ pub fn from_generic(address: u64) -> (Space, u64) {
 pub fn from_generic_to(space: Space, address: u64) -> u64 {
     match space {
         Space::Generic | Space::Global => address,
-        Space::Shared => address.wrapping_sub(SHARED_WINDOW),
+        Space::Shared | Space::SharedCluster => address.wrapping_sub(SHARED_WINDOW),
         Space::Local => address.wrapping_sub(LOCAL_WINDOW),
         Space::Const => address.wrapping_sub(CONST_WINDOW),
         Space::Param => address.wrapping_sub(PARAM_WINDOW),

@@ -135,9 +135,9 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",
         Opcode::Red => "`.L2::cache_hint`",
-        Opcode::Bar | Opcode::Barrier => "`.cluster` (name only)",
-        Opcode::Cp => "`cp.async.bulk*`, `cp.reduce.async.bulk*` (name only)",
-        Opcode::Mbarrier => "`.shared::cluster` (clusters are not modelled)",
+        Opcode::Cp => {
+            "`cp.async.bulk.tensor*`, `.multicast::cluster`, `cp.reduce.async.bulk*` (name only)"
+        }
         Opcode::Mma => {
             "`mma.sp`, sub-byte, single-bit, `.kind::f8f6f4` and `.block_scale` forms (name only)"
         }

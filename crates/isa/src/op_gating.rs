@@ -35,6 +35,25 @@ pub enum OpFeature {
     Semantics,
     /// The `.cluster` scope (PTX ISA 7.8, sm_90).
     ClusterScope,
+    /// Thread-block clusters: `mapa`, `getctarank`, `barrier.cluster`, and the
+    /// `.shared::cluster` state space of `ld`, `st`, `atom`, `red`, `cvta`, `isspacep`
+    /// (PTX ISA 7.8, sm_90; ptxas 13.5: "Feature 'mapa' requires .target sm_90 or higher",
+    /// "Feature '::cluster' requires PTX ISA .version 7.8 or later").
+    Cluster,
+    /// `cp.async.bulk` (non-tensor), its groups and `cp.async.bulk.prefetch` (PTX ISA 8.0,
+    /// sm_90; ptxas 13.5: "Feature 'cp.async.bulk' requires PTX ISA .version 8.0 or later",
+    /// "Feature 'cp.async.bulk.commit_group' requires .target sm_90 or higher").
+    CpAsyncBulk,
+    /// `cp.async.bulk.shared::cta.global` (ptxas 13.5: "Feature 'cp.async.bulk with destination
+    /// state space as .shared::cta' requires PTX ISA .version 8.6 or later").
+    CpAsyncBulkSharedCta,
+    /// `setmaxnreg` (ptxas 13.5: "Instruction 'setmaxnreg.inc' not supported on .target
+    /// 'sm_90'"; PTX ISA 8.0 on sm_90a, and the arch- and family-specific targets of sm_100 and
+    /// later).
+    Setmaxnreg,
+    /// `barrier.cluster.arrive.relaxed` (ptxas 13.5: "Modifier '.relaxed' on
+    /// 'barrier.cluster.arrive' requires PTX ISA .version 8.0 or later").
+    BarrierClusterRelaxed,
     /// `atom.add.f64` / `red.add.f64` (9.7.13.5: sm_60).
     AtomF64,
     /// `atom.add.noftz.f16x2` (9.7.13.5: PTX ISA 6.2, sm_60).
@@ -336,6 +355,58 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::ClusterScope),
         support: &[Support {
             since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "thread-block clusters",
+        applies: Applies::Op(OpFeature::Cluster),
+        support: &[Support {
+            since: v(7, 8),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "cp.async.bulk",
+        applies: Applies::Op(OpFeature::CpAsyncBulk),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "cp.async.bulk with a .shared::cta destination",
+        applies: Applies::Op(OpFeature::CpAsyncBulkSharedCta),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "setmaxnreg",
+        applies: Applies::Op(OpFeature::Setmaxnreg),
+        support: &[
+            Support {
+                since: v(8, 0),
+                targets: TargetSet::Specific {
+                    arch: &[90],
+                    families: &[],
+                },
+            },
+            Support {
+                since: v(8, 6),
+                targets: TargetSet::Specific {
+                    arch: &[100, 101, 103, 110, 120, 121],
+                    families: &[100, 110, 120],
+                },
+            },
+        ],
+    },
+    Gate {
+        feature: "barrier.cluster.arrive.relaxed",
+        applies: Applies::Op(OpFeature::BarrierClusterRelaxed),
+        support: &[Support {
+            since: v(8, 0),
             targets: TargetSet::AtLeast(90),
         }],
     },
@@ -803,6 +874,47 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             OpFeature::ClusterScope,
             OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Atom { .. } | OpForm::Fence,
         ) => named("cluster").map(Some),
+        (OpFeature::Cluster, OpForm::Mapa { .. } | OpForm::Getctarank { .. })
+        | (OpFeature::Cluster, OpForm::BarrierCluster { .. }) => Some(Some(0)),
+        (
+            OpFeature::Cluster,
+            OpForm::Ld {
+                space: Space::SharedCluster,
+                ..
+            }
+            | OpForm::St {
+                space: Space::SharedCluster,
+                ..
+            }
+            | OpForm::Atom {
+                space: Space::SharedCluster,
+                ..
+            }
+            | OpForm::Cvta {
+                space: Space::SharedCluster,
+                ..
+            }
+            | OpForm::Isspacep {
+                space: Space::SharedCluster,
+            },
+        ) => named("shared::cluster").map(Some),
+        (
+            OpFeature::CpAsyncBulk,
+            OpForm::CpAsyncBulk { .. }
+            | OpForm::CpAsyncBulkGroup { .. }
+            | OpForm::CpAsyncBulkPrefetch { .. },
+        ) => Some(Some(0)),
+        (
+            OpFeature::CpAsyncBulkSharedCta,
+            OpForm::CpAsyncBulk {
+                destination: Space::Shared,
+                ..
+            },
+        ) => named("shared::cta").map(Some),
+        (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),
+        (OpFeature::BarrierClusterRelaxed, OpForm::BarrierCluster { relaxed: true, .. }) => {
+            named("relaxed").map(Some)
+        }
         (
             OpFeature::AtomF64,
             OpForm::Atom {

@@ -406,6 +406,33 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         | OpForm::Call
         | OpForm::CpAsync { .. }
         | OpForm::Mbarrier { .. } => return None,
+        OpForm::CpAsyncBulk {
+            mbarrier,
+            cache_hint,
+            ..
+        } => {
+            let mut slots = vec![address("[dstMem]"), address("[srcMem]"), fixed_u32("size")];
+            if mbarrier {
+                slots.push(address("[mbar]"));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
+        OpForm::CpAsyncBulkPrefetch { cache_hint } => {
+            let mut slots = vec![address("[srcMem]"), fixed_u32("size")];
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
+        OpForm::CpAsyncBulkGroup { wait_group: false } => Vec::new(),
+        OpForm::CpAsyncBulkGroup { wait_group: true } => vec![OperandSlot {
+            name: "N",
+            is_destination: false,
+            shape: SlotShape::Scalar(RegisterRule::Constant),
+        }],
         OpForm::CpAsyncGroup { wait_group: false } => Vec::new(),
         OpForm::CpAsyncGroup { wait_group: true } => vec![OperandSlot {
             name: "N",
@@ -455,6 +482,49 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             fixed_u32("membermask"),
         ],
         OpForm::Elect => vec![scalar("d", true, FIXED_U32), fixed_u32("membermask")],
+        // PTX ISA 9.0, mapa: `d, a, b` with `a` a register or a shared variable (`sh + imm`);
+        // `b` "is a 32-bit integer operand representing the rank of the target CTA".
+        OpForm::Mapa { ty, .. } => vec![
+            destination("d", ty),
+            OperandSlot {
+                name: "a",
+                is_destination: false,
+                shape: SlotShape::ScalarOrSymbol(rule(ty)),
+            },
+            fixed_u32("b"),
+        ],
+        // PTX ISA 9.0, getctarank: "Destination d is always a 32-bit register".
+        OpForm::Getctarank { ty, .. } => vec![
+            scalar("d", true, FIXED_U32),
+            OperandSlot {
+                name: "a",
+                is_destination: false,
+                shape: SlotShape::ScalarOrSymbol(rule(ty)),
+            },
+        ],
+        OpForm::BarrierCluster { .. } => Vec::new(),
+        OpForm::Setmaxnreg { .. } => vec![OperandSlot {
+            name: "imm-reg-count",
+            is_destination: false,
+            shape: SlotShape::Scalar(RegisterRule::Constant),
+        }],
+        // PTX ISA 9.0, isspacep: "isspacep.space p, a; // result is .pred"; ptxas 13.5 takes a
+        // 32-bit or a 64-bit address register.
+        OpForm::Isspacep { .. } => vec![
+            destination("p", Type::Pred),
+            scalar(
+                "a",
+                false,
+                RegisterRule::OneOf(&[
+                    Type::U32,
+                    Type::S32,
+                    Type::B32,
+                    Type::U64,
+                    Type::S64,
+                    Type::B64,
+                ]),
+            ),
+        ],
         OpForm::Mma(form) => {
             use crate::mma::MmaOperand;
             let slot = |name, operand, is_destination| OperandSlot {
@@ -848,6 +918,25 @@ pub fn mbarrier_count_violation(form: &OpForm, value: Option<i128>) -> Option<Vi
         RuleCode::ConstantValue,
         Location::Operand(1),
         format!("mbarrier.init's count must be in 1..=1048575 (2^20 - 1), not {value}"),
+    ))
+}
+
+/// `setmaxnreg`'s register count when it is an integer (`Some(value)`): "The value of
+/// imm-reg-count must be in the range 24 to 256 (both inclusive) and must be a multiple of 8"
+/// (PTX ISA 9.0, setmaxnreg; ptxas 13.5: "unexpected value '65', expected to be multiple of
+/// 8", "value '20' out of range, expected to be in range [24..256]").
+pub fn setmaxnreg_count_violation(form: &OpForm, value: Option<i128>) -> Option<Violation> {
+    let OpForm::Setmaxnreg { .. } = *form else {
+        return None;
+    };
+    let value = value?;
+    if (24..=256).contains(&value) && value % 8 == 0 {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(0),
+        format!("setmaxnreg's register count must be a multiple of 8 in 24..=256, not {value}"),
     ))
 }
 

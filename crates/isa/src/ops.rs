@@ -348,6 +348,10 @@ pub enum Space {
     Global,
     /// `.shared` (also `.shared::cta`).
     Shared,
+    /// `.shared::cluster` (PTX ISA 9.0, 5.1.4 "Shared State Space": "the shared memory window
+    /// of every CTA of the cluster"; the `.shared::cta` window of the executing CTA lies inside
+    /// it).
+    SharedCluster,
     /// `.local`.
     Local,
     /// `.const`.
@@ -363,6 +367,7 @@ impl Space {
             Space::Param => "param",
             Space::Global => "global",
             Space::Shared => "shared",
+            Space::SharedCluster => "shared::cluster",
             Space::Local => "local",
             Space::Const => "const",
         }
@@ -675,6 +680,35 @@ pub enum OpForm {
         /// `.L2::cache_hint`: the last operand is a cache policy.
         cache_hint: bool,
     },
+    /// `cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem],
+    /// size{, [mbar]}{, cache-policy}` (PTX ISA 9.0, cp.async.bulk): a copy of `size` bytes,
+    /// from `.global` to `.shared::cluster` (or `.shared::cta`, PTX ISA 8.6) or from
+    /// `.shared::cta` to `.shared::cluster`, completing on the mbarrier `[mbar]`
+    /// (`.mbarrier::complete_tx::bytes`), or from `.shared::cta` to `.global` in a bulk async-group
+    /// (`.bulk_group`).
+    CpAsyncBulk {
+        /// The destination's space: `SharedCluster`, `Shared` (`.shared::cta`) or `Global`.
+        destination: Space,
+        /// The source's space: `Global` or `Shared` (`.shared::cta`).
+        source: Space,
+        /// `.mbarrier::complete_tx::bytes` (else `.bulk_group`).
+        mbarrier: bool,
+        /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
+    /// `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read} N` (PTX ISA 9.0,
+    /// cp.async.bulk.commit_group, cp.async.bulk.wait_group): nothing to wait for when copies
+    /// complete as they are issued.
+    CpAsyncBulkGroup {
+        /// `.wait_group` (with `N`), else `.commit_group`.
+        wait_group: bool,
+    },
+    /// `cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{, cache-policy}`
+    /// (PTX ISA 9.0, cp.async.bulk.prefetch): a hint.
+    CpAsyncBulkPrefetch {
+        /// `.L2::cache_hint`.
+        cache_hint: bool,
+    },
     /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`
     /// (9.7.9.25.3.2-4): nothing to wait for when copies complete as they are issued.
     CpAsyncGroup {
@@ -794,9 +828,48 @@ pub enum OpForm {
         op: MbarrierOp,
         /// `.shared`/`.shared::cta` (else a generic address).
         shared: bool,
-        /// `.shared::cluster` (`expect_tx`, `complete_tx`, `arrive` with a sink): checked, not
-        /// run (clusters are not modelled).
+        /// `.shared::cluster` (`expect_tx`, `complete_tx`, `arrive` with a sink): the object
+        /// may be in the shared memory of another CTA of the cluster.
         cluster: bool,
+    },
+    /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Get address in the CTA
+    /// specified by operand b which corresponds to the address specified by operand a".
+    Mapa {
+        /// `.shared::cluster` (else generic addresses).
+        cluster: bool,
+        /// `.u32`, `.s32`, `.u64` or `.s64` (ptxas 13.5 takes the signed types too).
+        ty: Type,
+    },
+    /// `getctarank{.shared::cluster}.type d, a` (PTX ISA 9.0, getctarank): "the rank of the CTA
+    /// which contains the address specified in operand a"; `d` is always 32 bits.
+    Getctarank {
+        /// `.shared::cluster` (else a generic address).
+        cluster: bool,
+        /// The type of `a`: `.u32`, `.s32`, `.u64` or `.s64`.
+        ty: Type,
+    },
+    /// `barrier.cluster.arrive{.sem}{.aligned}` / `barrier.cluster.wait{.acquire}{.aligned}`
+    /// (PTX ISA 9.0, barrier.cluster): the cluster-wide barrier in two halves.
+    BarrierCluster {
+        /// `.arrive` (else `.wait`).
+        arrive: bool,
+        /// `.relaxed` on `.arrive` (PTX ISA 8.0): no memory ordering, the same in a
+        /// sequential simulator.
+        relaxed: bool,
+    },
+    /// `setmaxnreg.action.sync.aligned.u32 imm-reg-count` (PTX ISA 9.0, setmaxnreg): "a hint
+    /// to the system to update the maximum number of per-thread registers owned by the
+    /// executing warp"; a simulator has no register file to resize.
+    Setmaxnreg {
+        /// `.inc` (else `.dec`).
+        inc: bool,
+    },
+    /// `isspacep.space p, a` (PTX ISA 9.0, isspacep): whether generic address `a` falls in the
+    /// window of `.space` (`.const`, `.global`, `.local`, `.shared{::cta, ::cluster}`,
+    /// `.param{::entry}`).
+    Isspacep {
+        /// The space asked about.
+        space: Space,
     },
 }
 
@@ -903,6 +976,9 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Atom => decode_atom(opcode, false, modifiers),
         Opcode::Red => decode_atom(opcode, true, modifiers),
         Opcode::Bar if modifiers.first() == Some(&"warp") => decode_bar_warp(modifiers),
+        Opcode::Barrier if modifiers.first() == Some(&"cluster") => {
+            decode_barrier_cluster(modifiers)
+        }
         Opcode::Bar | Opcode::Barrier => decode_bar(opcode, modifiers),
         Opcode::Vote => decode_vote(modifiers),
         Opcode::Activemask => {
@@ -1004,6 +1080,9 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Set => decode_set(modifiers),
         Opcode::Mbarrier => decode_mbarrier(modifiers),
         Opcode::Griddepcontrol => decode_griddepcontrol(modifiers),
+        Opcode::Mapa | Opcode::Getctarank => decode_mapa(opcode, modifiers),
+        Opcode::Isspacep => decode_isspacep(modifiers),
+        Opcode::Setmaxnreg => decode_setmaxnreg(modifiers),
         Opcode::Nanosleep => {
             let c = collect(opcode, modifiers, |_| None)?;
             c.single_type(opcode, &[Type::U32])?;
@@ -1028,14 +1107,10 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Clusterlaunchcontrol
         | Opcode::Createpolicy
         | Opcode::Discard
-        | Opcode::Getctarank
-        | Opcode::Isspacep
         | Opcode::Istypep
-        | Opcode::Mapa
         | Opcode::Multimem
         | Opcode::Pmevent
         | Opcode::Prefetchu
-        | Opcode::Setmaxnreg
         | Opcode::Stackrestore
         | Opcode::Stacksave
         | Opcode::Tcgen05
@@ -2154,11 +2229,12 @@ fn decode_setp_compare(
 }
 
 /// A state-space modifier of a memory instruction (5.1; `.shared::cta` is `.shared`,
-/// `.param::entry`/`.param::func` are `.param`). `.shared::cluster` is not modelled.
+/// `.param::entry`/`.param::func` are `.param`).
 fn space(m: &str) -> Option<Space> {
     Some(match m {
         "global" => Space::Global,
         "shared" | "shared::cta" => Space::Shared,
+        "shared::cluster" => Space::SharedCluster,
         "local" => Space::Local,
         "const" => Space::Const,
         "param" | "param::entry" | "param::func" => Space::Param,
@@ -2364,7 +2440,8 @@ fn atom_op(m: &str) -> Option<AtomOp> {
 }
 
 /// `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type` and `red` likewise (9.7.13.5-6);
-/// `.noftz` on the half-precision `add` forms. Only `.global`, `.shared` or no space.
+/// `.noftz` on the half-precision `add` forms. Only `.global`, `.shared{::cta, ::cluster}` or no
+/// space.
 fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let c = collect(opcode, modifiers, |m| {
         if let Some(op) = atom_op(m) {
@@ -2373,6 +2450,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
         match m {
             "global" => Some(Modifier::Space(Space::Global)),
             "shared" | "shared::cta" => Some(Modifier::Space(Space::Shared)),
+            "shared::cluster" => Some(Modifier::Space(Space::SharedCluster)),
             "noftz" => Some(Modifier::Noftz),
             "L2::cache_hint" => Some(Modifier::Ignored),
             // 9.7.13.5: `.sem = { .relaxed, .acquire, .release, .acq_rel }` for atom; red
@@ -2675,7 +2753,31 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ["async", "wait_group"] => return Ok(OpForm::CpAsyncGroup { wait_group: true }),
         ["async", cache, ..] if matches!(*cache, "ca" | "cg") => {}
         ["async", "mbarrier", "arrive", rest @ ..] => return decode_cp_mbarrier(rest),
-        // The bulk, tensor and reduction forms: known by name only.
+        ["async", "bulk", "commit_group"] => {
+            return Ok(OpForm::CpAsyncBulkGroup { wait_group: false });
+        }
+        ["async", "bulk", "wait_group"] | ["async", "bulk", "wait_group", "read"] => {
+            return Ok(OpForm::CpAsyncBulkGroup { wait_group: true });
+        }
+        ["async", "bulk", "prefetch", "L2", "global"] => {
+            return Ok(OpForm::CpAsyncBulkPrefetch { cache_hint: false });
+        }
+        [
+            "async",
+            "bulk",
+            "prefetch",
+            "L2",
+            "global",
+            "L2::cache_hint",
+        ] => {
+            return Ok(OpForm::CpAsyncBulkPrefetch { cache_hint: true });
+        }
+        ["async", "bulk", destination, source, completion, rest @ ..]
+            if !matches!(*destination, "tensor" | "prefetch") =>
+        {
+            return decode_cp_async_bulk(modifiers, destination, source, completion, rest);
+        }
+        // The tensor and reduction forms: known by name only.
         ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
@@ -2729,6 +2831,73 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     Ok(OpForm::CpAsync {
         cg,
         cache_hint: hint.is_some(),
+    })
+}
+
+/// `cp.async.bulk.dst.src.completion_mechanism{.multicast::cluster}{.level::cache_hint}`
+/// (PTX ISA 9.0, cp.async.bulk): `.shared::cluster.global.mbarrier::complete_tx::bytes` (also
+/// `.shared::cta` as the destination, PTX ISA 8.6), `.shared::cluster.shared::cta.mbarrier::
+/// complete_tx::bytes`, `.global.shared::cta.bulk_group`; `.L2::cache_hint` on the forms that
+/// read or write `.global`. `.multicast::cluster` and `.cp_mask` (sm_100) are not run.
+fn decode_cp_async_bulk(
+    modifiers: &[&str],
+    destination: &str,
+    source: &str,
+    completion: &str,
+    rest: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cp;
+    let (destination, source, mbarrier) = match (destination, source, completion) {
+        ("shared::cluster", "global", "mbarrier::complete_tx::bytes") => {
+            (Space::SharedCluster, Space::Global, true)
+        }
+        ("shared::cta", "global", "mbarrier::complete_tx::bytes") => {
+            (Space::Shared, Space::Global, true)
+        }
+        ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes") => {
+            (Space::SharedCluster, Space::Shared, true)
+        }
+        ("global", "shared::cta", "bulk_group") => (Space::Global, Space::Shared, false),
+        _ => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(2),
+                format!(
+                    "{opcode}.{} is not a cp.async.bulk form ptxsim runs (.shared::cluster.global                      or .shared::cluster.shared::cta with .mbarrier::complete_tx::bytes,                      .global.shared::cta.bulk_group)",
+                    modifiers.join(".")
+                ),
+            ));
+        }
+    };
+    let mut cache_hint = false;
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 5 + offset;
+        match m {
+            "L2::cache_hint" if source == Space::Global || destination == Space::Global => {
+                if cache_hint {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::DuplicateModifier,
+                        Some(index),
+                        ".L2::cache_hint appears twice",
+                    ));
+                }
+                cache_hint = true;
+            }
+            "multicast::cluster" | "cp_mask" => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedInstruction(opcode),
+                    Some(index),
+                    format!("cp.async.bulk with .{m} is not supported by ptxsim yet"),
+                ));
+            }
+            _ => return Err(not_a_modifier(index, m, "cp.async.bulk here")),
+        }
+    }
+    Ok(OpForm::CpAsyncBulk {
+        destination,
+        source,
+        mbarrier,
+        cache_hint,
     })
 }
 
@@ -2967,6 +3136,146 @@ fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError>
         (None, None) => {}
     }
     Ok(OpForm::Barrier { op })
+}
+
+/// `mapa{.space}.type` and `getctarank{.space}.type` (PTX ISA 9.0, mapa, getctarank):
+/// `.space = { .shared::cluster }` (ptxas 13.5: "State space incorrect for instruction 'mapa',
+/// expected '::cluster'" for any other), `.type = { .u32, .u64 }`, and ptxas 13.5 also takes
+/// `.s32` and `.s64` ("Unexpected instruction types" for `.b32`, `.b64`, `.u16`).
+fn decode_mapa(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let c = collect(opcode, modifiers, |m| space(m).map(Modifier::Space))?;
+    let ty = c.single_type(opcode, &[Type::U32, Type::U64, Type::S32, Type::S64])?;
+    let cluster = match c.space {
+        None => false,
+        Some(space) if space.value == Space::SharedCluster => true,
+        Some(space) => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(space.index),
+                format!("{opcode} takes .shared::cluster or no state space"),
+            ));
+        }
+    };
+    Ok(match opcode {
+        Opcode::Mapa => OpForm::Mapa { cluster, ty },
+        _ => OpForm::Getctarank { cluster, ty },
+    })
+}
+
+/// `setmaxnreg.action.sync.aligned.u32` (PTX ISA 9.0, setmaxnreg): `.action = { .inc, .dec }`,
+/// `.sync` and `.aligned` required (ptxas 13.5: ".aligned modifier required for instruction
+/// 'setmaxnreg.inc'", ".sync modifier required"), type `.u32`.
+fn decode_setmaxnreg(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Setmaxnreg;
+    let mut action: Option<bool> = None;
+    let (mut sync, mut aligned, mut ty) = (false, false, false);
+    for (index, &m) in modifiers.iter().enumerate() {
+        let seen = match m {
+            "inc" | "dec" if action.is_none() => {
+                action = Some(m == "inc");
+                false
+            }
+            "sync" => std::mem::replace(&mut sync, true),
+            "aligned" => std::mem::replace(&mut aligned, true),
+            "u32" => std::mem::replace(&mut ty, true),
+            _ => return Err(not_a_modifier(index, m, opcode)),
+        };
+        if seen {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} appears twice"),
+            ));
+        }
+    }
+    let Some(inc) = action else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "setmaxnreg needs .inc or .dec",
+        ));
+    };
+    if !(sync && aligned) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "setmaxnreg needs .sync.aligned",
+        )
+        .with_fix("write setmaxnreg.inc.sync.aligned.u32"));
+    }
+    if !ty {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "setmaxnreg needs the type .u32",
+        ));
+    }
+    Ok(OpForm::Setmaxnreg { inc })
+}
+
+/// `isspacep.space p, a` (PTX ISA 9.0, isspacep): `.space = { .const, .global, .local,
+/// .shared{::cta, ::cluster}, .param{::entry} }`; no type.
+fn decode_isspacep(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Isspacep;
+    let c = collect(opcode, modifiers, |m| space(m).map(Modifier::Space))?;
+    if let Some(ty) = c.ty {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(ty.index),
+            "isspacep takes no type",
+        ));
+    }
+    let Some(space) = c.space else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "isspacep needs a state space (.global, .shared, .local, .const or .param)",
+        ));
+    };
+    Ok(OpForm::Isspacep { space: space.value })
+}
+
+/// `barrier.cluster.arrive{.sem}{.aligned}` with `.sem = { .release, .relaxed }` (`.relaxed`
+/// PTX ISA 8.0) and `barrier.cluster.wait{.acquire}{.aligned}` (PTX ISA 9.0,
+/// barrier.cluster); ptxas 13.5: "Illegal modifier '.relaxed' for instruction
+/// 'barrier.cluster.wait'", "Duplicate .release modifier" for `.relaxed.release`, and
+/// "Not a name of any known instruction: 'barrier.cluster'" for any other operation.
+fn decode_barrier_cluster(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Barrier;
+    let mut arrive = None;
+    let mut sem: Option<(usize, &str)> = None;
+    let mut aligned = false;
+    for (index, &m) in modifiers.iter().enumerate().skip(1) {
+        match m {
+            "arrive" | "wait" if arrive.is_none() => arrive = Some(m == "arrive"),
+            "release" | "relaxed" | "acquire" if sem.is_none() => sem = Some((index, m)),
+            "release" | "relaxed" | "acquire" => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::DuplicateModifier,
+                    Some(index),
+                    "barrier.cluster takes one memory-ordering qualifier",
+                ));
+            }
+            "aligned" if !aligned => aligned = true,
+            _ => return Err(not_a_modifier(index, m, opcode)),
+        }
+    }
+    let Some(arrive) = arrive else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "barrier.cluster needs .arrive or .wait",
+        )
+        .with_fix("write barrier.cluster.arrive or barrier.cluster.wait"));
+    };
+    let relaxed = match sem {
+        None => false,
+        Some((_, "release")) if arrive => false,
+        Some((_, "relaxed")) if arrive => true,
+        Some((_, "acquire")) if !arrive => false,
+        Some((index, m)) => return Err(not_a_modifier(index, m, opcode)),
+    };
+    Ok(OpForm::BarrierCluster { arrive, relaxed })
 }
 
 /// `membar.level` (9.7.13.4): `.level = { .cta, .gl, .sys }`, exactly one; the proxy forms
@@ -4030,15 +4339,102 @@ mod tests {
             DecodeErrorKind::UnsupportedTypes
         );
         assert_eq!(err(Opcode::Div, &["approx", "f64"]).modifier, Some(0));
-        // bar.cluster is not described; bar.red needs its reduction and type.
-        let e = err(Opcode::Barrier, &["cluster", "arrive"]);
+        // bar.cluster is no instruction (ptxas 13.5); bar.red needs its reduction and type.
+        let e = err(Opcode::Bar, &["cluster", "arrive"]);
         assert_eq!(
             (e.kind, e.modifier),
             (
-                DecodeErrorKind::UnsupportedInstruction(Opcode::Barrier),
+                DecodeErrorKind::UnsupportedInstruction(Opcode::Bar),
                 Some(0)
             )
         );
+        // barrier.cluster (ptxas 13.5): `.relaxed`/`.release` on arrive, `.acquire` on wait,
+        // one of them; no `.sync`.
+        assert_eq!(
+            ok(
+                Opcode::Barrier,
+                &["cluster", "arrive", "relaxed", "aligned"]
+            ),
+            OpForm::BarrierCluster {
+                arrive: true,
+                relaxed: true
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Barrier, &["cluster", "wait", "acquire"]),
+            OpForm::BarrierCluster {
+                arrive: false,
+                relaxed: false
+            }
+        );
+        for bad in [
+            &["cluster", "wait", "relaxed"][..],
+            &["cluster", "arrive", "acquire"],
+            &["cluster", "wait", "release"],
+            &["cluster", "sync"],
+            &["cluster", "arrive", "cta"],
+            &["cluster"],
+        ] {
+            err(Opcode::Barrier, bad);
+        }
+        assert_eq!(
+            err(
+                Opcode::Barrier,
+                &["cluster", "arrive", "relaxed", "release"]
+            )
+            .kind,
+            DecodeErrorKind::DuplicateModifier
+        );
+        // mapa / getctarank: `.shared::cluster` or no space; `.u32 .u64 .s32 .s64`.
+        assert_eq!(
+            ok(Opcode::Mapa, &["s32"]),
+            OpForm::Mapa {
+                cluster: false,
+                ty: Type::S32
+            }
+        );
+        assert_eq!(
+            ok(Opcode::Getctarank, &["shared::cluster", "u64"]),
+            OpForm::Getctarank {
+                cluster: true,
+                ty: Type::U64
+            }
+        );
+        err(Opcode::Mapa, &["shared::cta", "u32"]);
+        err(Opcode::Mapa, &["b32"]);
+        err(Opcode::Getctarank, &["b64"]);
+        assert_eq!(
+            ok(Opcode::Isspacep, &["shared::cluster"]),
+            OpForm::Isspacep {
+                space: Space::SharedCluster
+            }
+        );
+        err(Opcode::Isspacep, &["shared::cluster", "u64"]);
+        // setmaxnreg (ptxas 13.5): `.inc`/`.dec` with `.sync.aligned.u32`.
+        assert_eq!(
+            ok(Opcode::Setmaxnreg, &["dec", "sync", "aligned", "u32"]),
+            OpForm::Setmaxnreg { inc: false }
+        );
+        err(Opcode::Setmaxnreg, &["inc", "u32"]);
+        err(Opcode::Setmaxnreg, &["inc", "sync", "aligned"]);
+        err(
+            Opcode::Setmaxnreg,
+            &["inc", "dec", "sync", "aligned", "u32"],
+        );
+        let form = OpForm::Setmaxnreg { inc: true };
+        for (value, fine) in [
+            (24, true),
+            (256, true),
+            (64, true),
+            (65, false),
+            (20, false),
+        ] {
+            assert_eq!(
+                crate::op_layout::setmaxnreg_count_violation(&form, Some(value)).is_none(),
+                fine,
+                "{value}"
+            );
+        }
         assert_eq!(
             err(Opcode::Bar, &["red", "u32"]).kind,
             DecodeErrorKind::UnknownModifier

@@ -24,6 +24,13 @@ pub const FUNCTION_BASE: u64 = 0x0000_7c00_0000_0000;
 pub const FUNCTION_STRIDE: u64 = 16;
 /// Where `.shared` addresses appear in the generic space.
 pub const SHARED_WINDOW: u64 = 0x0000_6000_0000_0000;
+/// The `.shared::cluster` space (PTX ISA 9.0, 5.1.4: the shared memory of every CTA of the
+/// cluster, in which the executing CTA's `.shared::cta` window lies): an address below this
+/// stride is the executing CTA's `.shared` address; the CTA of rank `r` has its shared memory
+/// at `(r + 1) * CLUSTER_RANK_STRIDE` (what `mapa` returns). A CTA has at most 227 KiB of
+/// shared memory and a cluster at most 16 CTAs, so every such address fits in 32 bits. The
+/// generic window of `.shared` holds them all ([`SHARED_WINDOW`] + address).
+pub const CLUSTER_RANK_STRIDE: u64 = 1 << 24;
 /// Where `.local` addresses appear in the generic space.
 pub const LOCAL_WINDOW: u64 = 0x0000_5000_0000_0000;
 /// Where `.const` addresses appear in the generic space.
@@ -56,7 +63,7 @@ pub fn next_buffer(previous: Option<(u64, u64)>) -> u64 {
 pub fn to_generic(space: Space, address: u64) -> u64 {
     match space {
         Space::Generic | Space::Global => address,
-        Space::Shared => SHARED_WINDOW.wrapping_add(address),
+        Space::Shared | Space::SharedCluster => SHARED_WINDOW.wrapping_add(address),
         Space::Local => LOCAL_WINDOW.wrapping_add(address),
         Space::Const => CONST_WINDOW.wrapping_add(address),
         Space::Param => PARAM_WINDOW.wrapping_add(address),

@@ -29,9 +29,9 @@ use ptxsim_syntax::span::Span;
 use super::address::{FUNCTION_BASE, FUNCTION_STRIDE, next_buffer, to_generic};
 use super::cvt::{self, CvtOp};
 use super::{
-    Axis, ConstVariable, Destination, GlobalVariable, Guard, Instruction, InstructionKind,
-    IntExtraOp, Location, MemoryOperand, Param, PredicateSource, Program, RegisterId, RegisterInfo,
-    RuntimeFunction, Source, SpecialRegister, THREAD_PARAM_BASE, mask,
+    Axis, ClusterDirectives, ConstVariable, Destination, GlobalVariable, Guard, Instruction,
+    InstructionKind, IntExtraOp, Location, MemoryOperand, Param, PredicateSource, Program,
+    RegisterId, RegisterInfo, RuntimeFunction, Source, SpecialRegister, THREAD_PARAM_BASE, mask,
 };
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::names::Found;
@@ -171,7 +171,9 @@ impl<'s> Checked<'s> {
         });
         let reach = crate::limits::kernel_reach(summaries, name);
         crate::names::build(&self.module, &self.setting, &mut builder, kernel, &reach)?;
-        builder.finish(name)
+        let mut program = builder.finish(name)?;
+        program.cluster = cluster_directives(&kernel.directives);
+        Ok(program)
     }
 }
 
@@ -453,6 +455,7 @@ impl<'m> Builder<'m> {
             const_variables: self.const_variables,
             has_atomics,
             uses_heap,
+            cluster: ClusterDirectives::default(),
         })
     }
 
@@ -1331,12 +1334,9 @@ impl<'m> Builder<'m> {
                 shared,
                 cluster,
             } => {
-                if cluster {
-                    return Err(".shared::cluster is not supported yet (clusters are not \
-                                modelled)"
-                        .to_string());
-                }
-                let space = if shared {
+                let space = if cluster {
+                    Space::SharedCluster
+                } else if shared {
                     Space::Shared
                 } else {
                     Space::Generic
@@ -1676,6 +1676,64 @@ impl<'m> Builder<'m> {
                 InstructionKind::Movmatrix {
                     d,
                     a: self.source(&operands[1], Type::B32)?,
+                }
+            }
+            OpForm::Mapa { cluster, ty } => {
+                count(3)?;
+                InstructionKind::Mapa {
+                    cluster,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    address: self.address_value(&operands[1], ty, !cluster)?,
+                    rank: self.source(&operands[2], Type::U32)?,
+                }
+            }
+            OpForm::Getctarank { cluster, ty } => {
+                count(2)?;
+                InstructionKind::Getctarank {
+                    cluster,
+                    ty,
+                    destination: self.destination(&operands[0])?,
+                    address: self.address_value(&operands[1], ty, !cluster)?,
+                }
+            }
+            OpForm::CpAsyncBulk {
+                destination,
+                source,
+                mbarrier,
+                ..
+            } => InstructionKind::CpAsyncBulk {
+                destination_space: destination,
+                source_space: source,
+                destination: self.memory_operand(&operands[0])?,
+                source: self.memory_operand(&operands[1])?,
+                size: self.source(&operands[2], Type::U32)?,
+                mbarrier: if mbarrier {
+                    Some(self.memory_operand(&operands[3])?)
+                } else {
+                    None
+                },
+            },
+            // Copies complete as they are issued: nothing to commit, wait for or prefetch.
+            OpForm::CpAsyncBulkGroup { .. } | OpForm::CpAsyncBulkPrefetch { .. } => {
+                InstructionKind::Fence
+            }
+            // PTX ISA 9.0, setmaxnreg: a hint about the warp's register file, which a
+            // simulator does not have; no effect.
+            OpForm::Setmaxnreg { .. } => {
+                count(1)?;
+                InstructionKind::Fence
+            }
+            OpForm::BarrierCluster { arrive, .. } => {
+                count(0)?;
+                InstructionKind::BarrierCluster { arrive }
+            }
+            OpForm::Isspacep { space } => {
+                count(2)?;
+                InstructionKind::Isspacep {
+                    space,
+                    destination: self.destination(&operands[0])?,
+                    address: self.source(&operands[1], Type::U64)?,
                 }
             }
             OpForm::BarWarpSync => {
@@ -2429,6 +2487,28 @@ impl<'m> Builder<'m> {
         }
     }
 
+    /// An address operand as a value (`mapa`, `getctarank`): a register, or a variable's name
+    /// (with an offset) standing for its address; with `generic` the variable's generic
+    /// address (PTX ISA 9.0, mapa: "When the optional qualifier .space is not specified, both
+    /// a and d are registers containing generic addresses pointing to shared memory").
+    fn address_value(&self, operand: &Operand, ty: Type, generic: bool) -> Result<Source, String> {
+        let name = match operand {
+            Operand::Name(name) => Some(name),
+            Operand::NameOffset(offset) => Some(&offset.name),
+            _ => None,
+        };
+        let space = name.and_then(|name| match self.resolve_name(name) {
+            Some(Resolved::Address(space, _, _)) => Some(space),
+            _ => None,
+        });
+        match (self.source(operand, ty)?, space) {
+            (Source::Immediate(address), Some(space)) if generic => Ok(Source::Immediate(
+                u128::from(to_generic(space, address as u64)),
+            )),
+            (source, _) => Ok(source),
+        }
+    }
+
     /// The elements of a vector register (`.reg .v2 .b16 v;`) named without a component.
     fn vector_register(&self, operand: &Operand) -> Option<Vec<RegisterId>> {
         match operand {
@@ -2909,6 +2989,29 @@ fn float_bits(bits: u64, from: ptxsim_softfloat::Type, ty: Type) -> Result<u128,
     }
 }
 
+/// The cluster directives of a kernel's header (PTX ISA 9.0, 11.5 "Cluster Dimension
+/// Directives": `.reqnctapercluster nx{, ny{, nz}}`, `.explicitcluster`, `.maxclusterrank n`).
+fn cluster_directives(directives: &[ast::FunctionDirective]) -> ClusterDirectives {
+    let mut cluster = ClusterDirectives::default();
+    for directive in directives {
+        let ast::FunctionDirective::Performance { name, values, .. } = directive else {
+            continue;
+        };
+        let value = |index: usize| {
+            values
+                .get(index)
+                .map_or(1, |v| u32::try_from(v.value).unwrap_or(u32::MAX))
+        };
+        match name.value.as_str() {
+            "reqnctapercluster" => cluster.required = Some([value(0), value(1), value(2)]),
+            "explicitcluster" => cluster.explicit = true,
+            "maxclusterrank" => cluster.max_rank = Some(value(0)),
+            _ => {}
+        }
+    }
+    cluster
+}
+
 /// Resolves a special register the executor provides (PTX ISA chapter 10).
 fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
     let component = name.component.as_ref().map(|c| c.value.as_str());
@@ -2945,6 +3048,13 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
         ("%lanemask_gt", None) => SpecialRegister::Lanemask(ops::Compare::Gt),
         ("%dynamic_smem_size", None) => SpecialRegister::DynamicSmemSize,
         ("%total_smem_size", None) => SpecialRegister::TotalSmemSize,
+        ("%cluster_ctaid", Some(axis)) => SpecialRegister::ClusterCtaid(axis),
+        ("%cluster_nctaid", Some(axis)) => SpecialRegister::ClusterNctaid(axis),
+        ("%clusterid", Some(axis)) => SpecialRegister::Clusterid(axis),
+        ("%nclusterid", Some(axis)) => SpecialRegister::Nclusterid(axis),
+        ("%cluster_ctarank", None) => SpecialRegister::ClusterCtarank,
+        ("%cluster_nctarank", None) => SpecialRegister::ClusterNctarank,
+        ("%is_explicit_cluster", None) => SpecialRegister::IsExplicitCluster,
         (other, _) => {
             let shown = match component {
                 Some(c) => format!("{other}.{c}"),

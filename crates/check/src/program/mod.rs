@@ -148,6 +148,20 @@ pub struct Program {
     /// device heap, and its CTAs run one at a time, in order, so that the addresses `malloc`
     /// returns do not depend on host scheduling.
     pub uses_heap: bool,
+    /// The kernel's cluster directives.
+    pub cluster: ClusterDirectives,
+}
+
+/// A kernel's cluster directives (PTX ISA 9.0, 11.5 "Cluster Dimension Directives").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClusterDirectives {
+    /// `.reqnctapercluster nx, ny, nz`: "the number of CTAs in the cluster"; a launch must
+    /// use this cluster shape (missing dimensions are 1).
+    pub required: Option<[u32; 3]>,
+    /// `.explicitcluster`: "the kernel must be launched with explicit cluster dimensions".
+    pub explicit: bool,
+    /// `.maxclusterrank n`: "the maximum number of CTAs that can be part of the cluster".
+    pub max_rank: Option<u32>,
 }
 
 impl Program {
@@ -289,6 +303,22 @@ pub enum SpecialRegister {
     DynamicSmemSize,
     /// `%total_smem_size`: the CTA's shared memory in bytes, static and dynamic.
     TotalSmemSize,
+    /// `%cluster_ctaid.{x,y,z}`: "the CTA identifier in a cluster" (PTX ISA 9.0, Special
+    /// Registers: %cluster_ctaid).
+    ClusterCtaid(Axis),
+    /// `%cluster_nctaid.{x,y,z}`: "the number of CTAs in a cluster".
+    ClusterNctaid(Axis),
+    /// `%clusterid.{x,y,z}`: "the cluster identifier in a grid".
+    Clusterid(Axis),
+    /// `%nclusterid.{x,y,z}`: "the number of clusters in a grid".
+    Nclusterid(Axis),
+    /// `%cluster_ctarank`: "the CTA rank in a cluster across all dimensions" (linear, x
+    /// fastest).
+    ClusterCtarank,
+    /// `%cluster_nctarank`: "the number of CTAs in a cluster across all dimensions".
+    ClusterNctarank,
+    /// `%is_explicit_cluster`: "whether the cluster launch is explicit" (a `.pred`).
+    IsExplicitCluster,
     /// `%envreg0`..`%envreg31`: "a set of 32 pre-defined read-only registers used to capture
     /// execution environment of PTX program outside of PTX virtual machine. These registers
     /// are initialized by the driver prior to kernel launch and can contain cta-wide or
@@ -848,6 +878,64 @@ pub enum InstructionKind {
         /// The membermask.
         membermask: Source,
     },
+    /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): the address in the CTA of
+    /// rank `b` of the cluster that corresponds to address `a`.
+    Mapa {
+        /// `.shared::cluster` addresses (else generic ones).
+        cluster: bool,
+        /// The address type (`.u32`, `.u64`, ...).
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+        /// `a` (a variable's name is its address: in `.shared` for the `.shared::cluster`
+        /// form, its generic address for the generic form).
+        address: Source,
+        /// `b`, the target CTA's rank.
+        rank: Source,
+    },
+    /// `getctarank{.shared::cluster}.type d, a` (PTX ISA 9.0, getctarank): the rank of the CTA
+    /// whose shared memory holds address `a`.
+    Getctarank {
+        /// A `.shared::cluster` address (else a generic one).
+        cluster: bool,
+        /// The address type.
+        ty: Type,
+        /// `d` (32 bits).
+        destination: Destination,
+        /// `a`.
+        address: Source,
+    },
+    /// `cp.async.bulk` (PTX ISA 9.0, cp.async.bulk): `size` bytes from `source` to
+    /// `destination`, then, with `mbarrier`, the mbarrier's transaction count lowered by
+    /// `size` (`complete_tx`).
+    CpAsyncBulk {
+        /// The destination's space.
+        destination_space: Space,
+        /// The source's space.
+        source_space: Space,
+        /// `[dstMem]`.
+        destination: MemoryOperand,
+        /// `[srcMem]`.
+        source: MemoryOperand,
+        /// `size`.
+        size: Source,
+        /// `[mbar]` (a `.shared::cluster` address), for `.mbarrier::complete_tx::bytes`.
+        mbarrier: Option<MemoryOperand>,
+    },
+    /// `barrier.cluster.arrive` / `barrier.cluster.wait` (PTX ISA 9.0, barrier.cluster).
+    BarrierCluster {
+        /// `.arrive` (else `.wait`).
+        arrive: bool,
+    },
+    /// `isspacep.space p, a` (PTX ISA 9.0, isspacep).
+    Isspacep {
+        /// The space asked about.
+        space: Space,
+        /// `p`.
+        destination: Destination,
+        /// `a`, a generic address.
+        address: Source,
+    },
     /// `elect.sync d|p, membermask` (9.7.13.14). Warp-synchronous.
     Elect {
         /// `d` (`None` for the sink `_`).
@@ -1240,8 +1328,13 @@ impl InstructionKind {
             | InstructionKind::CpAsync { .. }
             | InstructionKind::Mbarrier { .. }
             | InstructionKind::Texture(_)
+            | InstructionKind::Mapa { .. }
+            | InstructionKind::CpAsyncBulk { .. }
+            | InstructionKind::Getctarank { .. }
+            | InstructionKind::Isspacep { .. }
             | InstructionKind::Fence => true,
             InstructionKind::Barrier { .. }
+            | InstructionKind::BarrierCluster { .. }
             | InstructionKind::Shfl { .. }
             | InstructionKind::Vote { .. }
             | InstructionKind::Activemask { .. }

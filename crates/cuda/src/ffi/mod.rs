@@ -755,6 +755,7 @@ calls! {
             stream: number(stream),
             params: &params,
             cooperative: false,
+            cluster: None,
         };
         enqueue(&launch)
     }
@@ -1131,6 +1132,7 @@ fn run_graph_nodes(executable: u64, stream: u64) -> CallResult<()> {
                 stream,
                 params: &params,
                 cooperative: false,
+                cluster: None,
             })?,
             GraphNode::Copy {
                 source,

@@ -597,8 +597,11 @@ calls! {
 
     /// `cuLaunchKernelEx`: `cuLaunchKernel` with attributes. Attributes that change nothing
     /// on a simulator that runs each launch to completion (priorities, access policy windows,
-    /// programmatic dependent launch, memory sync domains) are accepted; a cluster of more
-    /// than one CTA or a cooperative launch are not implemented yet.
+    /// programmatic dependent launch, memory sync domains) are accepted;
+    /// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE` makes a cooperative launch and
+    /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` (`value.clusterDim.x, y, z`) gives the
+    /// thread-block cluster shape (a shape the kernel or the grid does not allow is
+    /// `CUDA_ERROR_INVALID_VALUE`, as the launch's other shape errors).
     fn cuLaunchKernelEx(
         config: *const LaunchConfig,
         function: Handle,
@@ -610,6 +613,7 @@ calls! {
         }
         let config = unsafe { config.read_unaligned() };
         let mut cooperative = false;
+        let mut cluster = None;
         for i in 0..usize::try_from(config.attribute_count).unwrap_or(0) {
             if config.attributes.is_null() {
                 return Err(null_argument("config->attrs"));
@@ -618,11 +622,8 @@ calls! {
             let attribute = unsafe { config.attributes.add(i).read_unaligned() };
             match attribute.id {
                 ATTRIBUTE_COOPERATIVE => cooperative = attribute.value[0] != 0,
-                ATTRIBUTE_CLUSTER_DIMENSION if attribute.value[..3].iter().any(|&d| d > 1) => {
-                    return Err(Failure::new(
-                        CudaError::NotSupported,
-                        "thread-block clusters are not implemented yet",
-                    ));
+                ATTRIBUTE_CLUSTER_DIMENSION => {
+                    cluster = Some([attribute.value[0], attribute.value[1], attribute.value[2]]);
                 }
                 _ => {}
             }
@@ -637,6 +638,7 @@ calls! {
             stream: number(config.stream),
             params: &params,
             cooperative,
+            cluster,
         };
         super::enqueue(&launch)
     }
@@ -668,6 +670,7 @@ calls! {
             stream: number(stream),
             params: &params,
             cooperative: true,
+            cluster: None,
         };
         super::enqueue(&launch)
     }

@@ -6,7 +6,7 @@ use ptxsim_isa::ops::BarrierOp;
 use super::{Control, Executor};
 use crate::error::ExecError;
 use crate::ir::{Destination, Instruction, InstructionKind, PredicateSource, RegisterId, Source};
-use crate::machine::{Frame, Outcome, ThreadStatus};
+use crate::machine::{CLUSTER_BARRIER, Frame, Outcome, ThreadStatus};
 
 /// What a `call` instruction carries ([`crate::ir::InstructionKind::Call`]).
 #[derive(Clone, Copy)]
@@ -58,6 +58,43 @@ impl Executor<'_, '_> {
             } else {
                 self.barriers.waiting_at[lane] = barrier as u8;
                 self.lanes.status[lane] = ThreadStatus::AtBarrier;
+            }
+        }
+        Ok(Control::Done)
+    }
+
+    /// `barrier.cluster.arrive` / `barrier.cluster.wait` (PTX ISA 9.0, barrier.cluster):
+    /// "barrier.cluster.arrive instruction marks warps' arrival at barrier"; "barrier.cluster.wait
+    /// instruction causes the executing thread to wait for all non-exited threads of the
+    /// cluster to perform barrier.cluster.arrive". A lane waits until the phase it arrived in
+    /// completes (a lane that did not arrive goes on); a second arrive in one phase traps ("each
+    /// thread ... must perform barrier.cluster.arrive and barrier.cluster.wait in that order",
+    /// otherwise the behaviour is undefined).
+    pub(super) fn barrier_cluster(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        arrive: bool,
+    ) -> Result<Control, (usize, Box<ExecError>)> {
+        self.stopped = true;
+        for &lane in lanes {
+            if arrive {
+                if self.cluster.arrived(lane) {
+                    let message = format!(
+                        "`{}`: the thread arrives at the cluster barrier twice without \
+                         barrier.cluster.wait in between",
+                        instruction.text
+                    );
+                    self.trap(lane, instruction, message);
+                    continue;
+                }
+                self.cluster.arrivals[lane] += 1;
+                self.lanes.pc[lane] += 1;
+            } else if self.cluster.arrived(lane) {
+                self.barriers.waiting_at[lane] = CLUSTER_BARRIER;
+                self.lanes.status[lane] = ThreadStatus::AtBarrier;
+            } else {
+                self.lanes.pc[lane] += 1;
             }
         }
         Ok(Control::Done)

@@ -12,7 +12,8 @@ use crate::ir::{
 };
 use crate::machine::{MemoryWrite, ThreadStatus};
 use crate::memory::{
-    Fault, FaultKind, from_generic, from_generic_to, load_bytes, store_bytes, to_generic,
+    CLUSTER_RANK_STRIDE, Fault, FaultKind, SHARED_WINDOW, WINDOW_SIZE, from_generic,
+    from_generic_to, load_bytes, store_bytes, to_generic,
 };
 use crate::semantics::chop;
 
@@ -199,6 +200,172 @@ impl Executor<'_, '_> {
                     }
                 }
             }
+        }
+    }
+
+    /// `cp.async.bulk` (PTX ISA 9.0, cp.async.bulk): "initiates an asynchronous copy operation
+    /// from the location specified by source address operand srcMem to the location specified
+    /// by destination address operand dstMem"; "The operand size ... must be a multiple of 16"
+    /// and both addresses 16-byte aligned (else the lane traps). The copy completes as it is
+    /// issued; with `.mbarrier::complete_tx::bytes` "the complete-tx operation, with
+    /// completeCount argument equal to amount of data copied in bytes, will be performed on the
+    /// mbarrier object specified by the operand mbar" (then, as for `mbarrier.complete_tx`).
+    /// A `.bulk_group` copy needs nothing more: `cp.async.bulk.wait_group` finds it done.
+    #[inline(always)]
+    pub(super) fn cp_async_bulk(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (destination_space, destination): (Space, MemoryOperand),
+        (source_space, source): (Space, MemoryOperand),
+        size: Source,
+        mbarrier: Option<MemoryOperand>,
+    ) {
+        'lanes: for &lane in lanes {
+            let bytes = self.read_bits(lane, size, 32);
+            let dst = self.address(lane, destination);
+            let src = self.address(lane, source);
+            if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
+                let message = format!(
+                    "`{}`: size ({bytes}) and addresses ({dst:#x}, {src:#x}) must be multiples \
+                     of 16",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for at in (0..bytes).step_by(8) {
+                let value = match self.load(lane, source_space, src + at, 8) {
+                    Ok(value) => value,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue 'lanes;
+                    }
+                };
+                if let Err(fault) = self.store(lane, destination_space, dst + at, 8, value) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+            let Some(mbarrier) = mbarrier else {
+                continue;
+            };
+            let at = self.address(lane, mbarrier);
+            let count = bytes as i64;
+            let update = |old: u64, _global: bool| {
+                MbarrierObject::decode(old)
+                    .apply(MbarrierOp::CompleteTx, count)
+                    .map_or(old, MbarrierObject::encode)
+            };
+            if let Err(fault) = self.atomic(lane, Space::SharedCluster, at, 8, update) {
+                self.fault(lane, instruction, fault);
+            }
+        }
+    }
+
+    /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Destination register d will
+    /// hold an address in CTA b corresponding to operand a": the offset of `a` in its CTA's
+    /// shared memory, placed in the shared memory of rank `b` ([`CLUSTER_RANK_STRIDE`]); in the
+    /// generic form both are generic addresses in the `.shared` window. A rank outside the
+    /// cluster, or a generic address outside the `.shared` window, traps (the PTX ISA leaves
+    /// them undefined).
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
+    #[inline(always)]
+    pub(super) fn mapa(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        cluster: bool,
+        ty: Type,
+        destination: Destination,
+        address: Source,
+        rank: Source,
+    ) {
+        for &lane in lanes {
+            let a = self.read_bits(lane, address, ty.bits());
+            let b = self.read_bits(lane, rank, 32);
+            if b >= u64::from(self.cluster.size) {
+                let message = format!(
+                    "`{}`: CTA rank {b} is not in the cluster ({} CTAs)",
+                    instruction.text, self.cluster.size
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            let shared = if cluster {
+                a
+            } else if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) {
+                a - SHARED_WINDOW
+            } else {
+                let message = format!(
+                    "`{}`: {a:#x} is not a generic address of shared memory",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            };
+            let mapped = (b + 1) * CLUSTER_RANK_STRIDE + shared % CLUSTER_RANK_STRIDE;
+            let value = if cluster {
+                mapped
+            } else {
+                to_generic(Space::SharedCluster, mapped)
+            };
+            self.write(lane, destination, u128::from(value), ty);
+        }
+    }
+
+    /// `getctarank{.shared::cluster}.type d, a` (PTX ISA 9.0, getctarank): "the rank of the
+    /// CTA which contains the address specified in operand a" ([`CLUSTER_RANK_STRIDE`]: an
+    /// address without a rank is the executing CTA's).
+    #[inline(always)]
+    pub(super) fn getctarank(
+        &mut self,
+        lanes: &[usize],
+        cluster: bool,
+        ty: Type,
+        destination: Destination,
+        address: Source,
+    ) {
+        for &lane in lanes {
+            let a = self.read_bits(lane, address, ty.bits());
+            let shared = if cluster {
+                a
+            } else {
+                a.wrapping_sub(SHARED_WINDOW)
+            };
+            let rank = match shared / CLUSTER_RANK_STRIDE {
+                0 => u64::from(self.cluster.rank),
+                r => (r - 1) & 0xffff_ffff,
+            };
+            self.write(lane, destination, u128::from(rank), Type::U32);
+        }
+    }
+
+    /// `isspacep.space p, a` (PTX ISA 9.0, isspacep): "Write predicate register p with 1 if
+    /// generic address a falls within the specified state space window". The `.shared::cta`
+    /// window is the executing CTA's shared memory; the `.shared::cluster` window holds every
+    /// CTA's of the cluster.
+    #[inline(always)]
+    pub(super) fn isspacep(
+        &mut self,
+        lanes: &[usize],
+        space: Space,
+        destination: Destination,
+        address: Source,
+    ) {
+        for &lane in lanes {
+            let a = self.read_bits(lane, address, 64);
+            let (window, at) = from_generic(a);
+            let rank = at / CLUSTER_RANK_STRIDE;
+            let own = rank == 0 || rank - 1 == u64::from(self.cluster.rank);
+            let within = rank <= u64::from(self.cluster.size);
+            let inside = match space {
+                Space::Shared => window == Space::Shared && own,
+                Space::SharedCluster => window == Space::Shared && within,
+                Space::Generic => true,
+                other => window == other,
+            };
+            self.write(lane, destination, u128::from(inside), Type::Pred);
         }
     }
 
@@ -449,7 +616,11 @@ impl Executor<'_, '_> {
         let thread = &self.threads[lane];
         let result = match resolved {
             Space::Global | Space::Generic => self.device.global.load(at, bytes),
-            Space::Shared => load_bytes(self.shared, 0, at, bytes),
+            Space::Shared | Space::SharedCluster => match self.cluster_shared(at) {
+                Ok((None, at)) => load_bytes(self.shared, 0, at, bytes),
+                Ok((Some(rank), at)) => load_bytes(&self.cluster.peers[rank], 0, at, bytes),
+                Err(kind) => Err(kind),
+            },
             Space::Local => load_bytes(&thread.local, 0, at, bytes),
             Space::Const => load_bytes(self.device.constants(), 0, at, bytes),
             Space::Param => {
@@ -482,7 +653,13 @@ impl Executor<'_, '_> {
         let thread = &mut self.threads[lane];
         let result = match resolved {
             Space::Global | Space::Generic => self.device.global.store(at, bytes, low),
-            Space::Shared => store_bytes(self.shared, 0, at, bytes, low),
+            Space::Shared | Space::SharedCluster => match self.cluster_shared(at) {
+                Ok((None, at)) => store_bytes(self.shared, 0, at, bytes, low),
+                Ok((Some(rank), at)) => {
+                    store_bytes(&mut self.cluster.peers[rank], 0, at, bytes, low)
+                }
+                Err(kind) => Err(kind),
+            },
             Space::Local => store_bytes(&mut thread.local, 0, at, bytes, low),
             Space::Const => Err(FaultKind::ReadOnly),
             Space::Param => {
@@ -523,9 +700,14 @@ impl Executor<'_, '_> {
             Space::Global | Space::Generic => {
                 self.device.global.update(at, bytes, f).map_err(to_fault)?
             }
-            Space::Shared => {
-                let old = load_bytes(self.shared, 0, at, bytes).map_err(to_fault)?;
-                store_bytes(self.shared, 0, at, bytes, f(old)).map_err(to_fault)?;
+            Space::Shared | Space::SharedCluster => {
+                let (rank, at) = self.cluster_shared(at).map_err(to_fault)?;
+                let memory = match rank {
+                    None => &mut *self.shared,
+                    Some(rank) => &mut self.cluster.peers[rank],
+                };
+                let old = load_bytes(memory, 0, at, bytes).map_err(to_fault)?;
+                store_bytes(memory, 0, at, bytes, f(old)).map_err(to_fault)?;
                 old
             }
             Space::Local | Space::Const | Space::Param => {
@@ -541,6 +723,28 @@ impl Executor<'_, '_> {
             });
         }
         Ok(old)
+    }
+
+    /// Where a `.shared` or `.shared::cluster` address is ([`CLUSTER_RANK_STRIDE`]): `None`
+    /// for this CTA's shared memory, else the rank of another CTA of the cluster (whose
+    /// memory is in [`crate::machine::ClusterLink::peers`]), with the address in that memory.
+    /// An address of no CTA of the cluster is unmapped.
+    fn cluster_shared(&self, at: u64) -> Result<(Option<usize>, u64), FaultKind> {
+        if at < CLUSTER_RANK_STRIDE {
+            return Ok((None, at));
+        }
+        let rank = at / CLUSTER_RANK_STRIDE - 1;
+        let offset = at % CLUSTER_RANK_STRIDE;
+        if rank == u64::from(self.cluster.rank) {
+            return Ok((None, offset));
+        }
+        let rank = usize::try_from(rank).map_err(|_| FaultKind::Unmapped)?;
+        match self.cluster.peers.get(rank) {
+            Some(memory) if rank < self.cluster.size as usize && !memory.is_empty() => {
+                Ok((Some(rank), offset))
+            }
+            _ => Err(FaultKind::Unmapped),
+        }
     }
 
     /// The space an access goes to: generic addresses are looked up in the windows.

@@ -29,7 +29,8 @@ use ptxsim_isa::Type;
 use crate::error::ExecError;
 use crate::ir::{Destination, Instruction, InstructionKind, RegisterId};
 use crate::machine::{
-    Barriers, Columns, Device, Dim3, Lanes, MemoryWrite, Outcome, Thread, ThreadStatus, Write,
+    Barriers, ClusterLink, Columns, Device, Dim3, Lanes, MemoryWrite, Outcome, Thread,
+    ThreadStatus, Write,
 };
 use crate::memory::Fault;
 use crate::semantics::Extension;
@@ -116,6 +117,7 @@ pub(crate) struct Executor<'a, 'p> {
     pub(crate) lanes: &'a mut Lanes,
     pub(crate) columns: &'a mut Columns,
     pub(crate) barriers: &'a mut Barriers,
+    pub(crate) cluster: &'a mut ClusterLink,
     pub(crate) printed: &'a mut crate::runtime::PrintBuffer,
     pub(crate) writes: Option<&'a mut Vec<Write>>,
     pub(crate) memory: Option<&'a mut Vec<MemoryWrite>>,
@@ -468,6 +470,50 @@ impl Executor<'_, '_> {
                 predicate,
                 ..
             } => self.elect(lanes, *destination, *predicate),
+            InstructionKind::Mapa {
+                cluster,
+                ty,
+                destination,
+                address,
+                rank,
+            } => self.mapa(
+                instruction,
+                lanes,
+                *cluster,
+                *ty,
+                *destination,
+                *address,
+                *rank,
+            ),
+            InstructionKind::Getctarank {
+                cluster,
+                ty,
+                destination,
+                address,
+            } => self.getctarank(lanes, *cluster, *ty, *destination, *address),
+            InstructionKind::Isspacep {
+                space,
+                destination,
+                address,
+            } => self.isspacep(lanes, *space, *destination, *address),
+            InstructionKind::CpAsyncBulk {
+                destination_space,
+                source_space,
+                destination,
+                source,
+                size,
+                mbarrier,
+            } => self.cp_async_bulk(
+                instruction,
+                lanes,
+                (*destination_space, *destination),
+                (*source_space, *source),
+                *size,
+                *mbarrier,
+            ),
+            InstructionKind::BarrierCluster { arrive } => {
+                return self.barrier_cluster(instruction, lanes, *arrive);
+            }
             InstructionKind::Mma { form, d, sources } => {
                 self.mma(instruction, lanes, form, d, sources)
             }

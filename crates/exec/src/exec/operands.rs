@@ -60,7 +60,14 @@ impl Executor<'_, '_> {
                 | SpecialRegister::Smid
                 | SpecialRegister::Gridid
                 | SpecialRegister::Nsmid
-                | SpecialRegister::Envreg(_)),
+                | SpecialRegister::Envreg(_)
+                | SpecialRegister::ClusterCtaid(_)
+                | SpecialRegister::ClusterNctaid(_)
+                | SpecialRegister::Clusterid(_)
+                | SpecialRegister::Nclusterid(_)
+                | SpecialRegister::ClusterCtarank
+                | SpecialRegister::ClusterNctarank
+                | SpecialRegister::IsExplicitCluster),
             ) => {
                 // The same for every thread of the CTA: read once.
                 let value = lanes.first().map_or(0, |&lane| self.special(lane, special));
@@ -234,6 +241,19 @@ impl Executor<'_, '_> {
             SpecialRegister::DynamicSmemSize => self.device.dynamic_shared(),
             SpecialRegister::TotalSmemSize => self.device.shared_size(),
             SpecialRegister::Envreg(number) => self.device.envreg(number),
+            // PTX ISA 9.0, Special Registers: %cluster_ctaid, %cluster_nctaid, %clusterid,
+            // %nclusterid, %cluster_ctarank, %cluster_nctarank, %is_explicit_cluster.
+            SpecialRegister::ClusterCtaid(a) => {
+                axis(self.ctaid, a) % axis(self.device.cluster(), a).max(1)
+            }
+            SpecialRegister::ClusterNctaid(a) => axis(self.device.cluster(), a),
+            SpecialRegister::Clusterid(a) => {
+                axis(self.ctaid, a) / axis(self.device.cluster(), a).max(1)
+            }
+            SpecialRegister::Nclusterid(a) => axis(self.device.clusters(), a),
+            SpecialRegister::ClusterCtarank => u64::from(self.cluster.rank),
+            SpecialRegister::ClusterNctarank => self.device.cluster_ctas(),
+            SpecialRegister::IsExplicitCluster => u64::from(self.device.explicit_cluster()),
         };
         u128::from(value)
     }

@@ -2,7 +2,8 @@
 //! the nvcc kernels of `ptx-samples/cuda/coop.cu`, which synchronize the whole grid with
 //! `cooperative_groups::this_grid().sync()`: results against host computations, the trap of a
 //! launch that is not cooperative, a deadlock ending at the step limit, the co-residency limit,
-//! and the same results on every run.
+//! and the same results on every run. Then thread-block clusters and bulk asynchronous copies
+//! (Hopper's other ways for CTAs and the copy engine to work together).
 
 use std::path::{Path, PathBuf};
 
@@ -454,4 +455,431 @@ fn interleaved_ctas_compute_what_ctas_run_one_after_another_do() {
         (out, report.steps)
     };
     assert_eq!(run(&cooperative()), run(&LaunchOptions::default()));
+}
+
+// Thread-block clusters (`LaunchOptions::cluster`, `.reqnctapercluster`; PTX ISA 9.0, 2.2.1),
+// on the hand-written kernels `ptx-samples/hand/cluster_*_sm90.ptx` (both clean under
+// ptxas 13.5 `-arch sm_90a`).
+
+fn hand(name: &str) -> String {
+    std::fs::read_to_string(repo().join(format!("ptx-samples/hand/{name}.ptx")))
+        .expect("the sample is there")
+}
+
+/// `cluster_reduce` over `ctas` CTAs of 32 threads with `options`: `out` and `info`.
+fn cluster_reduce(ctas: u32, options: &LaunchOptions) -> Result<(Vec<u32>, Vec<u32>), Error> {
+    let module =
+        Module::load(&hand("cluster_reduce_sm90"), &Options::default()).expect("the sample loads");
+    let n = ctas as usize * 32;
+    let mut input: Vec<u8> = (0..n as u32)
+        .flat_map(|i| (i * 7 + 3).to_le_bytes())
+        .collect();
+    let mut out = vec![0u8; n * 4];
+    let mut info = vec![0u8; ctas as usize * 32];
+    module.launch(
+        "cluster_reduce",
+        [ctas, 1, 1],
+        [32, 1, 1],
+        &mut [
+            Arg::Buffer(&mut input),
+            Arg::Buffer(&mut out),
+            Arg::Buffer(&mut info),
+        ],
+        options,
+    )?;
+    Ok((u32s(&out), u32s(&info)))
+}
+
+#[test]
+fn a_cluster_reads_its_partners_shared_memory_through_mapa() {
+    for ctas in [2, 4, 16] {
+        let (out, info) = cluster_reduce(ctas, &LaunchOptions::default()).expect("it runs");
+        // The host's computation: CTA c and its partner c ^ 1 (the other CTA of its 2x1x1
+        // cluster) each write the sum of their two slices.
+        let value = |cta: u32, tid: u32| (cta * 32 + tid) * 7 + 3;
+        for cta in 0..ctas {
+            for tid in 0..32 {
+                let index = (cta * 32 + tid) as usize;
+                assert_eq!(
+                    out[index],
+                    value(cta, tid) + value(cta ^ 1, tid),
+                    "CTA {cta} thread {tid}"
+                );
+            }
+            // %cluster_ctarank, %cluster_nctarank, %cluster_ctaid.x, %cluster_nctaid.x,
+            // %clusterid.x, %nclusterid.x, %is_explicit_cluster, and the counter the partner's
+            // 32 threads incremented with atom.shared::cluster.
+            let at = cta as usize * 8;
+            assert_eq!(
+                info[at..at + 8],
+                [cta % 2, 2, cta % 2, 2, cta / 2, ctas / 2, 1, 32],
+                "CTA {cta}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_cluster_shape_the_kernel_does_not_require_is_refused() {
+    // `.reqnctapercluster 2, 1, 1`: a launch that asks for another shape fails, one that asks
+    // for the same one runs; a grid that is not a whole number of clusters fails.
+    for (shape, ctas) in [([4, 1, 1], 4), ([1, 1, 1], 2)] {
+        let options = LaunchOptions {
+            cluster: Some(shape),
+            ..LaunchOptions::default()
+        };
+        let error = cluster_reduce(ctas, &options).expect_err("refused");
+        assert!(
+            matches!(error, Error::Launch(LaunchError::Shape(_))),
+            "{error}"
+        );
+    }
+    let options = LaunchOptions {
+        cluster: Some([2, 1, 1]),
+        ..LaunchOptions::default()
+    };
+    cluster_reduce(4, &options).expect("the kernel's own shape");
+    let error = cluster_reduce(3, &LaunchOptions::default()).expect_err("3 CTAs");
+    assert!(
+        matches!(error, Error::Launch(LaunchError::Shape(_))),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_deadlock_across_a_cluster_traps_at_the_cluster_barrier() {
+    let source = hand("cluster_deadlock_sm90");
+    let module = Module::load(&source, &Options::default()).expect("the sample loads");
+    let error = module
+        .launch(
+            "cluster_deadlock",
+            [2, 1, 1],
+            [32, 1, 1],
+            &mut [],
+            &LaunchOptions::default(),
+        )
+        .expect_err("a deadlock");
+    let Error::Run {
+        location,
+        outcome,
+        cta,
+        thread,
+        ..
+    } = &error
+    else {
+        panic!("{error}");
+    };
+    assert!(matches!(outcome, Some(Outcome::Trapped { .. })), "{error}");
+    // The first `barrier.cluster.wait` of the file, where CTA rank 0 waits.
+    let line = source
+        .lines()
+        .position(|line| line.trim() == "barrier.cluster.wait;")
+        .expect("the wait") as u32
+        + 1;
+    assert_eq!(location.line, line, "{error}");
+    assert_eq!((*cta, *thread), ([0, 0, 0], [0, 0, 0]), "{error}");
+}
+
+#[test]
+fn a_cluster_barrier_in_a_cluster_of_one_cta_waits_for_the_whole_cta() {
+    // Without a cluster shape every CTA is a cluster of one (`%cluster_nctarank` 1): thread t
+    // writes its slot, arrives, does unrelated work, waits, then reads slot t + 1 (wrapping);
+    // every value must be the written one (the host's: slot s holds s + 100).
+    let source = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b32 slots[64];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, slots;
+    add.s32 %r4, %r3, %r2;
+    add.s32 %r5, %r1, 100;
+    st.shared::cta.u32 [%r4], %r5;
+    barrier.cluster.arrive;
+    mov.u32 %r6, %cluster_nctarank;
+    barrier.cluster.wait;
+    add.s32 %r7, %r1, 1;
+    and.b32 %r7, %r7, 63;
+    shl.b32 %r8, %r7, 2;
+    add.s32 %r9, %r3, %r8;
+    ld.shared::cluster.u32 %r10, [%r9];
+    add.s32 %r10, %r10, %r6;
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r10;
+    ret;
+}
+"#;
+    let module = Module::load(source, &Options::default()).expect("it loads");
+    let mut out = vec![0u8; 64 * 4];
+    module
+        .launch(
+            "k",
+            [1, 1, 1],
+            [64, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let expected: Vec<u32> = (0..64).map(|t| (t + 1) % 64 + 100 + 1).collect();
+    assert_eq!(u32s(&out), expected);
+}
+
+#[test]
+fn bulk_copies_move_global_to_shared_and_back() {
+    // `ptx-samples/hand/bulk_copy_sm90.ptx`: global -> shared with complete_tx on an mbarrier,
+    // doubled, shared -> global in a bulk group; the host's computation: out[i] = 2 * in[i].
+    let module =
+        Module::load(&hand("bulk_copy_sm90"), &Options::default()).expect("the sample loads");
+    let ctas = 3u32;
+    let words = ctas as usize * 64;
+    let values: Vec<u32> = (0..words as u32).map(|i| i * 5 + 1).collect();
+    let mut input: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut out = vec![0u8; words * 4];
+    module
+        .launch(
+            "bulk_copy",
+            [ctas, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut input), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let expected: Vec<u32> = values.iter().map(|v| v * 2).collect();
+    assert_eq!(u32s(&out), expected);
+}
+
+/// Each CTA of a 2x1x1 cluster writes 8 words (`100 * ctaid + i`) and copies them with
+/// `cp.async.bulk.shared::cluster.shared::cta` into its partner's shared memory, completing on
+/// the partner's mbarrier (clean under ptxas 13.5 `-arch sm_90a`).
+const EXCHANGE: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry exchange(.param .u64 out)
+.reqnctapercluster 2, 1, 1
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b32 src[8];
+    .shared .align 16 .b32 dst[8];
+    .shared .align 8 .b64 bar;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %cluster_ctarank;
+    xor.b32 %r4, %r3, 1;
+    setp.lt.u32 %p1, %r1, 8;
+    @!%p1 bra STORED;
+    mad.lo.u32 %r5, %r2, 100, %r1;
+    shl.b32 %r6, %r1, 2;
+    mov.u32 %r7, src;
+    add.s32 %r7, %r7, %r6;
+    st.shared.u32 [%r7], %r5;
+STORED:
+    setp.eq.u32 %p2, %r1, 0;
+    @!%p2 bra READY;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 32;
+READY:
+    fence.proxy.async.shared::cta;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    @!%p2 bra WAIT;
+    mapa.shared::cluster.u32 %r8, dst, %r4;
+    mapa.shared::cluster.u32 %r9, bar, %r4;
+    cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r8], [src], 32, [%r9];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;
+    @!%p3 bra WAIT;
+    @!%p1 bra DONE;
+    shl.b32 %r6, %r1, 2;
+    mov.u32 %r10, dst;
+    add.s32 %r10, %r10, %r6;
+    ld.shared.u32 %r11, [%r10];
+    ld.param.u64 %rd2, [out];
+    shl.b32 %r12, %r2, 3;
+    add.s32 %r12, %r12, %r1;
+    mul.wide.u32 %rd3, %r12, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r11;
+DONE:
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+#[test]
+fn a_bulk_copy_into_the_partner_cta_completes_on_its_mbarrier() {
+    let module = Module::load(EXCHANGE, &Options::default()).expect("it loads");
+    let ctas = 4u32;
+    let mut out = vec![0u8; ctas as usize * 8 * 4];
+    module
+        .launch(
+            "exchange",
+            [ctas, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    // The host's computation: CTA c holds what its partner c ^ 1 wrote.
+    let expected: Vec<u32> = (0..ctas)
+        .flat_map(|cta| (0..8).map(move |i| 100 * (cta ^ 1) + i))
+        .collect();
+    assert_eq!(u32s(&out), expected);
+}
+
+#[test]
+fn a_bulk_copy_of_a_size_that_is_no_multiple_of_16_traps() {
+    let source = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b64 %rd<2>;
+    .shared .align 16 .b8 staged[64];
+    ld.param.u64 %rd1, [out];
+    cp.async.bulk.global.shared::cta.bulk_group [%rd1], [staged], 24;
+    ret;
+}
+"#;
+    let module = Module::load(source, &Options::default()).expect("it loads");
+    let mut out = vec![0u8; 64];
+    let error = module
+        .launch(
+            "k",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect_err("size 24");
+    let Error::Run { location, .. } = &error else {
+        panic!("{error}");
+    };
+    assert_eq!(location.line, 10, "{error}");
+}
+
+/// What nvcc 13.5 (`nvcc -arch=sm_90 -ptx`) makes of CUDA's cluster API
+/// (`cooperative_groups::this_cluster()`: `sync`, `map_shared_rank`, `block_rank`,
+/// `num_blocks`; `.explicitcluster`, `.reqnctapercluster 2, 1, 1`, `barrier.cluster`, `mapa`,
+/// `ld.shared::cluster`) from this source:
+///
+/// ```text
+/// #include <cooperative_groups.h>
+/// namespace cg = cooperative_groups;
+/// extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_sum(const int *in, int *out) {
+///     __shared__ int buf[64];
+///     cg::cluster_group cluster = cg::this_cluster();
+///     unsigned rank = cluster.block_rank();
+///     buf[threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x];
+///     cluster.sync();
+///     int *peer = cluster.map_shared_rank(buf, rank ^ 1);
+///     int v = peer[threadIdx.x];
+///     cluster.sync();
+///     out[blockIdx.x * 64 + threadIdx.x] = buf[threadIdx.x] + v + (int)cluster.num_blocks() * 1000 + (int)rank * 100000;
+/// }
+/// ```
+const NVCC_CLUSTER_SUM: &str = r#"//
+// Generated by NVIDIA NVVM Compiler
+//
+// Compiler Build ID: CL-39125733
+// Cuda compilation tools, release 13.5, V13.5.37
+// Based on NVVM 7.0.1
+//
+
+.version 9.5
+.target sm_90
+.address_size 64
+
+	// .globl	cluster_sum
+// _ZZ11cluster_sumE3buf has been demoted
+.global .align 1 .b8 _ZN35_INTERNAL_9bf1d42d_5_cl_cu_961f35174cuda3std3__45__cpo9iter_swapE[1];
+
+.visible .entry cluster_sum(
+	.param .u64 cluster_sum_param_0,
+	.param .u64 cluster_sum_param_1
+)
+.explicitcluster
+.reqnctapercluster 2, 1, 1
+{
+	.reg .b32 	%r<19>;
+	.reg .b64 	%rd<8>;
+	// demoted variable
+	.shared .align 4 .b8 _ZZ11cluster_sumE3buf[256];
+
+	ld.param.u64 	%rd1, [cluster_sum_param_0];
+	ld.param.u64 	%rd2, [cluster_sum_param_1];
+	cvta.to.global.u64 	%rd3, %rd2;
+	cvta.to.global.u64 	%rd4, %rd1;
+	mov.b32 %r1, %cluster_ctarank;
+	mov.u32 	%r2, %ctaid.x;
+	shl.b32 	%r3, %r2, 6;
+	mov.u32 	%r4, %tid.x;
+	add.s32 	%r5, %r3, %r4;
+	mul.wide.u32 	%rd5, %r5, 4;
+	add.s64 	%rd6, %rd4, %rd5;
+	ld.global.u32 	%r6, [%rd6];
+	shl.b32 	%r7, %r4, 2;
+	mov.u32 	%r8, _ZZ11cluster_sumE3buf;
+	add.s32 	%r9, %r8, %r7;
+	st.shared.u32 	[%r9], %r6;
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	xor.b32  	%r10, %r1, 1;
+	mapa.shared::cluster.u32	%r11, %r8, %r10;
+	add.s32 	%r12, %r11, %r7;
+	ld.shared::cluster.u32 	%r13, [%r12];
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	ld.shared.u32 	%r14, [%r9];
+	mov.b32 %r15, %cluster_nctarank;
+	mad.lo.s32 	%r16, %r1, 100000, %r13;
+	add.s32 	%r17, %r16, %r14;
+	mad.lo.s32 	%r18, %r15, 1000, %r17;
+	add.s64 	%rd7, %rd3, %rd5;
+	st.global.u32 	[%rd7], %r18;
+	ret;
+
+}
+
+"#;
+
+#[test]
+fn nvccs_cluster_api_code_exchanges_shared_memory_between_the_ctas_of_a_cluster() {
+    let module = Module::load(NVCC_CLUSTER_SUM, &Options::default()).expect("it loads");
+    let input: Vec<i32> = (0..256).map(|i| i * 3).collect();
+    let mut input_bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut out = vec![0u8; 256 * 4];
+    module
+        .launch(
+            "cluster_sum",
+            [4, 1, 1],
+            [64, 1, 1],
+            &mut [Arg::Buffer(&mut input_bytes), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    // The host's computation of the CUDA source: CTA c (rank c % 2) adds its partner's
+    // (c ^ 1) element, 1000 per CTA of the cluster, 100000 per rank.
+    let expected: Vec<u32> = (0..4)
+        .flat_map(|cta: usize| {
+            let input = &input;
+            (0..64).map(move |t| {
+                (input[cta * 64 + t]
+                    + input[(cta ^ 1) * 64 + t]
+                    + 2000
+                    + (cta as i32 % 2) * 100_000) as u32
+            })
+        })
+        .collect();
+    assert_eq!(u32s(&out), expected);
 }
