@@ -454,7 +454,9 @@ pub fn map(ptr: u64, size: u64, offset: u64, handle: u64, flags: u64) -> CallRes
     if !in_reservation {
         return Err(Failure::new(
             CudaError::InvalidValue,
-            format!("{size} bytes at {ptr:#x} are not inside one reservation (cuMemAddressReserve)"),
+            format!(
+                "{size} bytes at {ptr:#x} are not inside one reservation (cuMemAddressReserve)"
+            ),
         ));
     }
     let overlaps = vmm
@@ -595,7 +597,11 @@ pub fn get_access(location_kind: i32, device: i32, ptr: u64) -> CallResult<u64> 
         .mappings
         .get(&start)
         .is_some_and(|m| m.access.contains(&device));
-    Ok(if access { ACCESS_READWRITE } else { ACCESS_NONE })
+    Ok(if access {
+        ACCESS_READWRITE
+    } else {
+        ACCESS_NONE
+    })
 }
 
 /// `cuMemGetAllocationPropertiesFromHandle`.
@@ -611,7 +617,10 @@ pub fn retain(address: u64) -> CallResult<u64> {
     let mut state = state();
     state.settings()?;
     let (start, _, _) = state.vmm.mapping_at(address).ok_or_else(|| {
-        Failure::new(CudaError::InvalidValue, format!("{address:#x} is not mapped"))
+        Failure::new(
+            CudaError::InvalidValue,
+            format!("{address:#x} is not mapped"),
+        )
     })?;
     let handle = state.vmm.mappings.get(&start).map_or(0, |m| m.handle);
     let allocation = state

@@ -89,7 +89,9 @@ unsafe fn read_properties(prop: *const AllocationProp) -> CallResult<AllocationP
         return Err(null_argument("prop"));
     }
     // SAFETY: not NULL and, by the caller's contract, a readable CUmemAllocationProp.
-    Ok(AllocationProperties::from(&unsafe { prop.read_unaligned() }))
+    Ok(AllocationProperties::from(&unsafe {
+        prop.read_unaligned()
+    }))
 }
 
 /// Where `/proc/self/fd/FD` links to (to tell a descriptor from a later one of its number).
@@ -108,10 +110,7 @@ fn make_descriptor(handle: u64) -> CallResult<(i32, String)> {
     if fd < 0 {
         return Err(Failure::new(
             CudaError::OutOfMemory,
-            format!(
-                "memfd_create failed: {}",
-                std::io::Error::last_os_error()
-            ),
+            format!("memfd_create failed: {}", std::io::Error::last_os_error()),
         ));
     }
     let link = descriptor_link(fd).unwrap_or_default();
