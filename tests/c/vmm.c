@@ -51,6 +51,7 @@ typedef struct {
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
     CUDA_ERROR_ILLEGAL_ADDRESS = 700,
     CUDA_ERROR_NOT_SUPPORTED = 801,
     CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102,
@@ -206,6 +207,18 @@ int main(void) {
           "cuMemAddressReserve with an alignment that is not a power of two");
     CHECK(cuMemAddressFree(base, 4 * granularity) == CUDA_ERROR_INVALID_VALUE,
           "cuMemAddressFree of mapped addresses");
+    /* Sizes and alignments at the ends of the address space are refused, not wrapped. */
+    size_t huge = ~(size_t)0 - (granularity - 1);
+    CHECK(cuMemAddressReserve(&other, granularity, (size_t)1 << 63, 0, 0) ==
+              CUDA_ERROR_OUT_OF_MEMORY,
+          "cuMemAddressReserve aligned to 2^63");
+    CHECK(cuMemAddressReserve(&other, huge, 0, 0, 0) == CUDA_ERROR_OUT_OF_MEMORY,
+          "cuMemAddressReserve of all addresses");
+    CHECK(cuMemMap(base + 2 * granularity, huge, 0, chunks[0], 0) == CUDA_ERROR_INVALID_VALUE,
+          "cuMemMap of more than the allocation");
+    CHECK(cuMemUnmap(base, huge) == CUDA_ERROR_INVALID_VALUE, "cuMemUnmap of all addresses");
+    CHECK(cuMemCreate(&bad, huge, &prop, 0) == CUDA_ERROR_OUT_OF_MEMORY,
+          "cuMemCreate of more than the device has");
 
     /* Mapped, not yet accessible: copies fail, a kernel faults (in a context of its own: the
      * fault is sticky). */

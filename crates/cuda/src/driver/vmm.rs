@@ -338,13 +338,13 @@ pub fn address_reserve(size: u64, alignment: u64, hint: u64, flags: u64) -> Call
     let start = if hint != 0 && free(vmm, hint) {
         hint
     } else {
-        let next = vmm.next.max(VMM_BASE).next_multiple_of(alignment);
-        if !free(vmm, next) {
+        let next = vmm.next.max(VMM_BASE).checked_next_multiple_of(alignment);
+        let Some(next) = next.filter(|&next| free(vmm, next)) else {
             return Err(Failure::new(
                 CudaError::OutOfMemory,
                 format!("{size} bytes of addresses: the reserved window is used up"),
             ));
-        }
+        };
         next
     };
     vmm.reservations.insert(start, size);
