@@ -500,10 +500,10 @@ impl State {
         // Mapped memory (side by side mappings too) that a device may access, the current
         // context's device first.
         let device = self.device_of(context)?;
-        if self.vmm.accessible(device, address, len as u64).is_some() {
+        if let Some(device) = self.vmm.accessible_by(device, address, len as u64) {
             return self
                 .vmm
-                .accessible(device, address, len as u64)
+                .view_of(device)
                 .ok_or(Failure::from(CudaError::InvalidValue));
         }
         let newest = self

@@ -136,13 +136,15 @@ impl Vmm {
         self.views.get_mut(usize::try_from(device).ok()?)
     }
 
-    /// A view in which `address..address + len` is accessible (that of `device` first).
-    pub fn accessible(&mut self, device: i32, address: u64, len: u64) -> Option<&mut DeviceMemory> {
+    /// A device whose view holds all of `address..address + len` (`device` where it does):
+    /// one with access to the mappings there.
+    pub fn accessible_by(&self, device: i32, address: u64, len: u64) -> Option<i32> {
+        let holds = |view: &DeviceMemory| view.holds(address, len);
         let first = usize::try_from(device).ok();
         let index = first
-            .filter(|&d| self.views.get(d).is_some_and(|v| v.holds(address, len)))
-            .or_else(|| self.views.iter().position(|v| v.holds(address, len)))?;
-        self.views.get_mut(index)
+            .filter(|&d| self.views.get(d).is_some_and(holds))
+            .or_else(|| self.views.iter().position(holds))?;
+        i32::try_from(index).ok()
     }
 
     /// Whether `address` is in a reservation.
