@@ -23,6 +23,7 @@ use crate::status::{CudaError, Failure};
 
 pub mod graph;
 pub use graph::ConditionalKind;
+pub mod vmm;
 
 /// A call's result.
 pub type CallResult<T> = Result<T, Failure>;
@@ -337,6 +338,8 @@ struct State {
     /// Graph memory (allocation nodes' addresses, live graph allocations, each device's pool)
     /// and conditional handles ([`graph`]).
     graph_state: graph::GraphState,
+    /// Address reservations, physical allocations and their mappings ([`vmm`]).
+    vmm: vmm::Vmm,
 }
 
 impl State {
@@ -360,6 +363,7 @@ impl State {
             capture: HashMap::new(),
             captured_events: HashMap::new(),
             graph_state: graph::GraphState::default(),
+            vmm: vmm::Vmm::default(),
         }
     }
 
@@ -492,6 +496,15 @@ impl State {
         };
         if let Some(device) = self.memory.iter().position(fits) {
             return Ok(&mut self.memory[device]);
+        }
+        // Mapped memory (side by side mappings too) that a device may access, the current
+        // context's device first.
+        let device = self.device_of(context)?;
+        if let Some(device) = self.vmm.accessible_by(device, address, len as u64) {
+            return self
+                .vmm
+                .view_of(device)
+                .ok_or(Failure::from(CudaError::InvalidValue));
         }
         let newest = self
             .modules
@@ -671,6 +684,10 @@ pub fn device_attribute(attribute: i32, device: i32) -> CallResult<i32> {
         // STREAM_PRIORITIES, GLOBAL_ / LOCAL_L1_CACHE, COMPUTE_PREEMPTION, HOST_REGISTER
         83 | 89 | 95 | 115 => 1, // MANAGED_MEMORY, CONCURRENT_MANAGED_ACCESS, COOPERATIVE_LAUNCH,
         // MEMORY_POOLS_SUPPORTED
+        // VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+        // GENERIC_COMPRESSION_SUPPORTED (an H100's; compressible memory is kept as asked for
+        // and changes no value): `driver::vmm`.
+        102 | 103 | 107 => 1,
         21 | 22 | 56 | 70 => 131_072, // MAXIMUM_TEXTURE1D_WIDTH, 2D_WIDTH, SURFACE2D_WIDTH, ...
         23 | 57 => 65_536,            // MAXIMUM_TEXTURE2D_HEIGHT, SURFACE2D_HEIGHT
         24..=26 | 58..=60 => 16_384,  // MAXIMUM_TEXTURE3D_*, SURFACE3D_*
@@ -1386,11 +1403,13 @@ impl State {
         what: &str,
     ) -> CallResult<&mut DeviceMemory> {
         let limit = self.settings()?.device_memory;
+        // Physical allocations of cuMemCreate count too.
+        let mapped = self.vmm.bytes_on(device);
         let memory = self
             .memory
             .get_mut(usize::try_from(device).unwrap_or(usize::MAX))
             .ok_or(Failure::from(CudaError::InvalidDevice))?;
-        let used = memory.allocated_bytes();
+        let used = memory.allocated_bytes() + mapped;
         if used.saturating_add(bytes) > limit {
             return Err(Failure::new(
                 CudaError::OutOfMemory,
@@ -1425,6 +1444,7 @@ pub fn memory_allocate(bytes: u64) -> CallResult<u64> {
 pub fn is_device_address(address: u64) -> bool {
     let state = state();
     state.allocation(address).is_some()
+        || state.vmm.reserved(address)
         || (CONST_WINDOW..CONST_WINDOW + (1 << 32)).contains(&address)
         || state
             .modules
@@ -1491,11 +1511,12 @@ pub fn memory_info() -> CallResult<(u64, u64)> {
     let state = state();
     let context = state.current()?;
     let total = state.settings()?.device_memory;
-    let device = usize::try_from(state.device_of(context)?).unwrap_or(usize::MAX);
+    let device = state.device_of(context)?;
     let used = state
         .memory
-        .get(device)
-        .map_or(0, DeviceMemory::allocated_bytes);
+        .get(usize::try_from(device).unwrap_or(usize::MAX))
+        .map_or(0, DeviceMemory::allocated_bytes)
+        + state.vmm.bytes_on(device);
     Ok((total.saturating_sub(used), total))
 }
 
@@ -1732,10 +1753,12 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
             .chain(peers.filter_map(|peer| state.contexts.get(peer).map(|c| c.device)))
             .collect()
     };
+    let device = state.device_of(context)?;
     let State {
         modules,
         memory,
         contexts,
+        vmm,
         ..
     } = &mut *state;
     let mut memories: Vec<&mut DeviceMemory> = memory
@@ -1761,6 +1784,10 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         ..options
     };
     memories.push(&mut loaded.globals);
+    // The mappings the device was granted access to (cuMemSetAccess).
+    if let Some(view) = vmm.view_of(device) {
+        memories.push(view);
+    }
     // The context's device heap: made by the first kernel that calls malloc or free, then
     // reachable by every kernel (a pointer to heap memory may be handed to any of them).
     let mut options = options;
@@ -2203,6 +2230,8 @@ pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValu
             let context = state.owners.get(&base).copied().unwrap_or(0);
             let device = i32::try_from(device).unwrap_or(0);
             (base, len, context, device, false, false)
+        } else if let Some((base, len, device)) = state.vmm.mapping_at(address) {
+            (base, len, 0, device, false, false)
         } else if let Some(range) = host_range(address, 1) {
             let device = state.device_of(range.context).unwrap_or(0);
             let managed = range.kind == HostKind::Managed;

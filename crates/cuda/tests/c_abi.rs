@@ -164,6 +164,36 @@ fn c_program_uses_two_devices() {
     }
 }
 
+/// `tests/c/vmm.c`: virtual memory management (reservations, physical allocations mapped side
+/// by side and twice, access, unmapping), each refusal on stderr as the call's failure.
+#[test]
+fn c_program_maps_virtual_memory() {
+    let (program, run_directory) = compile_against_libcuda("vmm");
+    let output = Command::new(&program)
+        .env("LD_LIBRARY_PATH", &run_directory)
+        .env_remove("PTXSIM_TARGET")
+        .env_remove("PTXSIM_DEVICE_COUNT")
+        .env_remove("PTXSIM_DEVICE_MEMORY")
+        .env_remove("PTXSIM_LOG")
+        .output()
+        .expect("the program runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout == "ok\n",
+        "vmm.c failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    for expected in [
+        "ptxsim: cuMemCreate: CUDA_ERROR_INVALID_VALUE: size 0x201000 is not a multiple of the \
+         granularity, 0x200000",
+        "ptxsim: kernel launch: CUDA_ERROR_ILLEGAL_ADDRESS: kernel `fill`",
+        "ptxsim: cuMemSetAccess: CUDA_ERROR_NOT_SUPPORTED: read-only mappings",
+    ] {
+        assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
+    }
+}
+
 #[test]
 fn python_ctypes_calls_as_tinygrad() {
     let script = repository().join("scripts/cuda_ctypes_smoke.py");

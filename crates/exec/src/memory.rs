@@ -256,6 +256,62 @@ impl Words {
     }
 }
 
+/// The words of a buffer: its own, or those of a [`PhysicalMemory`] that other buffers may
+/// map too.
+#[derive(Debug)]
+enum Storage {
+    Own(Vec<AtomicU64>),
+    Shared(Arc<Vec<AtomicU64>>),
+}
+
+impl std::ops::Deref for Storage {
+    type Target = [AtomicU64];
+
+    fn deref(&self) -> &[AtomicU64] {
+        match self {
+            Storage::Own(words) => words,
+            Storage::Shared(words) => words,
+        }
+    }
+}
+
+impl FromIterator<AtomicU64> for Storage {
+    fn from_iter<I: IntoIterator<Item = AtomicU64>>(words: I) -> Self {
+        Storage::Own(words.into_iter().collect())
+    }
+}
+
+/// Physical memory that buffers at several addresses can map ([`DeviceMemory::map`]): CUDA's
+/// virtual memory management, where one allocation (`cuMemCreate`) may be mapped
+/// (`cuMemMap`) at more than one address and every mapping sees the same bytes. Cloning it
+/// gives another reference to the same bytes.
+#[derive(Clone, Debug)]
+pub struct PhysicalMemory {
+    words: Arc<Vec<AtomicU64>>,
+    len: u64,
+}
+
+impl PhysicalMemory {
+    /// `len` zero bytes (the host pages are committed when first touched).
+    pub fn zeroed(len: u64) -> Self {
+        let words = Words::zeros(len).words.into_iter().map(AtomicU64::new);
+        Self {
+            words: Arc::new(words.collect()),
+            len,
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether it has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// One global buffer: a launch argument or a `.global` variable.
 #[derive(Debug)]
 pub struct Buffer {
@@ -265,21 +321,39 @@ pub struct Buffer {
     pub base: u64,
     /// Its length in bytes.
     pub len: u64,
-    words: Vec<AtomicU64>,
+    words: Storage,
 }
 
 impl Buffer {
-    /// A copy of the buffer, its bytes as they are now.
-    fn duplicate(&self) -> Buffer {
+    /// A copy of the buffer, its bytes as they are now. A mapping of physical memory is copied
+    /// into the copy of that memory in `copies` (made on its first mapping), so that mappings
+    /// of the same memory still share their bytes.
+    fn duplicate(&self, copies: &mut Vec<(*const Vec<AtomicU64>, Arc<Vec<AtomicU64>>)>) -> Buffer {
+        let copy = |words: &[AtomicU64]| -> Vec<AtomicU64> {
+            words
+                .iter()
+                .map(|word| AtomicU64::new(word.load(Ordering::Relaxed)))
+                .collect()
+        };
+        let words = match &self.words {
+            Storage::Own(words) => Storage::Own(copy(words)),
+            Storage::Shared(words) => {
+                let key = Arc::as_ptr(words);
+                match copies.iter().find(|(original, _)| *original == key) {
+                    Some((_, copied)) => Storage::Shared(Arc::clone(copied)),
+                    None => {
+                        let copied = Arc::new(copy(words));
+                        copies.push((key, Arc::clone(&copied)));
+                        Storage::Shared(copied)
+                    }
+                }
+            }
+        };
         Buffer {
             name: self.name.clone(),
             base: self.base,
             len: self.len,
-            words: self
-                .words
-                .iter()
-                .map(|word| AtomicU64::new(word.load(Ordering::Relaxed)))
-                .collect(),
+            words,
         }
     }
 
@@ -697,6 +771,21 @@ impl DeviceMemory {
     /// [`DeviceMemory::reserve`] gave); `false`, and nothing made, where it would overlap a
     /// buffer or leave the memory's range.
     pub fn allocate_at(&mut self, name: impl Into<String>, base: u64, bytes: u64) -> bool {
+        if !self.free_for(base, bytes) {
+            return false;
+        }
+        let words = Words::zeros(bytes).words.into_iter().map(AtomicU64::new);
+        self.insert(Buffer {
+            name: name.into(),
+            base,
+            len: bytes,
+            words: words.collect(),
+        });
+        true
+    }
+
+    /// Whether `bytes` (more than 0) at `base` lie in the memory's range and overlap no buffer.
+    fn free_for(&self, base: u64, bytes: u64) -> bool {
         let Some(end) = base.checked_add(bytes) else {
             return false;
         };
@@ -708,20 +797,37 @@ impl DeviceMemory {
             let previous = &self.buffers[at - 1];
             previous.base + previous.len <= base
         };
-        let before_next = self.buffers.get(at).is_none_or(|next| end <= next.base);
-        if !(after_previous && before_next) {
+        after_previous && self.buffers.get(at).is_none_or(|next| end <= next.base)
+    }
+
+    /// Inserts `buffer` in address order.
+    fn insert(&mut self, buffer: Buffer) {
+        let at = self.buffers.partition_point(|b| b.base < buffer.base);
+        self.buffers.insert(at, buffer);
+    }
+
+    /// Maps the first `bytes` bytes of `physical` at `base` as a buffer named `name`: loads,
+    /// stores and copies there reach `physical`'s bytes, which every other mapping of it
+    /// shares. `false`, and nothing mapped, where `bytes` is 0 or more than `physical` has, or
+    /// the buffer would overlap another or leave the memory's range. Mappings may lie side by
+    /// side, with no gap (a kernel's or a copy's bytes may then run from one into the next);
+    /// [`DeviceMemory::free`] unmaps.
+    pub fn map(
+        &mut self,
+        name: impl Into<String>,
+        base: u64,
+        bytes: u64,
+        physical: &PhysicalMemory,
+    ) -> bool {
+        if bytes > physical.len || !self.free_for(base, bytes) {
             return false;
         }
-        let words = Words::zeros(bytes).words.into_iter().map(AtomicU64::new);
-        self.buffers.insert(
-            at,
-            Buffer {
-                name: name.into(),
-                base,
-                len: bytes,
-                words: words.collect(),
-            },
-        );
+        self.insert(Buffer {
+            name: name.into(),
+            base,
+            len: bytes,
+            words: Storage::Shared(Arc::clone(&physical.words)),
+        });
         true
     }
 
@@ -752,54 +858,86 @@ impl DeviceMemory {
         (address < buffer.base + buffer.len).then_some(buffer)
     }
 
-    /// The buffer holding all of `address..address + len` and the word offset there, or why
-    /// not.
-    fn span(&self, address: u64, len: usize) -> Result<(&Buffer, u64), FaultKind> {
+    /// The pieces of `address..address + len`: each a buffer, the offset in it and the
+    /// bytes it holds, in order. The range may run from one buffer into the next only where
+    /// the next starts right where the first ends (physical memory mapped side by side,
+    /// [`DeviceMemory::map`]); otherwise why not.
+    fn pieces(&self, address: u64, len: usize) -> Result<Vec<(&Buffer, u64, usize)>, FaultKind> {
         if address == 0 {
             return Err(FaultKind::Null);
         }
-        let buffer = self.buffer(address).ok_or(FaultKind::Unmapped)?;
-        let offset = address - buffer.base;
-        if offset.saturating_add(len as u64) > buffer.len {
-            return Err(FaultKind::OutOfBounds);
-        }
-        Ok((buffer, offset))
-    }
-
-    /// Copies `out.len()` bytes from `address`, which must lie in one buffer.
-    pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), FaultKind> {
-        let (buffer, offset) = self.span(address, out.len())?;
-        for (i, byte) in out.iter_mut().enumerate() {
-            let at = offset + i as u64;
-            let word = buffer.words[(at / 8) as usize].load(Ordering::Relaxed);
-            *byte = (word >> ((at % 8) * 8)) as u8;
-        }
-        Ok(())
-    }
-
-    /// Copies `bytes` to `address`; they must fit in one buffer.
-    pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), FaultKind> {
-        let (buffer, offset) = self.span(address, bytes.len())?;
-        let mut at = offset;
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let word = &buffer.words[(at / 8) as usize];
-            let shift = at % 8;
-            let take = rest.len().min(8 - shift as usize);
-            if take == 8 {
-                let whole = [
-                    rest[0], rest[1], rest[2], rest[3], rest[4], rest[5], rest[6], rest[7],
-                ];
-                word.store(u64::from_le_bytes(whole), Ordering::Relaxed);
-            } else {
-                let mut value = word.load(Ordering::Relaxed).to_le_bytes();
-                value[shift as usize..shift as usize + take].copy_from_slice(&rest[..take]);
-                word.store(u64::from_le_bytes(value), Ordering::Relaxed);
+        let first = self.buffer(address).ok_or(FaultKind::Unmapped)?;
+        let mut pieces = Vec::with_capacity(1);
+        let (mut buffer, mut offset, mut left) = (first, address - first.base, len as u64);
+        loop {
+            let take = left.min(buffer.len - offset);
+            pieces.push((buffer, offset, take as usize));
+            left -= take;
+            if left == 0 {
+                return Ok(pieces);
             }
-            at += take as u64;
-            rest = &rest[take..];
+            let end = buffer.base + buffer.len;
+            buffer = self
+                .buffer(end)
+                .filter(|next| next.base == end)
+                .ok_or(FaultKind::OutOfBounds)?;
+            offset = 0;
+        }
+    }
+
+    /// Whether `address..address + len` lies in one buffer, or in buffers side by side
+    /// (what [`DeviceMemory::read`] and [`DeviceMemory::write`] accept).
+    pub fn holds(&self, address: u64, len: u64) -> bool {
+        usize::try_from(len).is_ok_and(|len| self.pieces(address, len).is_ok())
+    }
+
+    /// Copies `out.len()` bytes from `address`, which must lie in one buffer (or in buffers
+    /// side by side, [`DeviceMemory::map`]).
+    pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), FaultKind> {
+        let mut done = 0;
+        for (buffer, offset, len) in self.pieces(address, out.len())? {
+            for (i, byte) in out[done..done + len].iter_mut().enumerate() {
+                let at = offset + i as u64;
+                let word = buffer.words[(at / 8) as usize].load(Ordering::Relaxed);
+                *byte = (word >> ((at % 8) * 8)) as u8;
+            }
+            done += len;
         }
         Ok(())
+    }
+
+    /// Copies `bytes` to `address`; they must fit in one buffer (or in buffers side by side,
+    /// [`DeviceMemory::map`]).
+    pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), FaultKind> {
+        let mut done = 0;
+        for (buffer, offset, len) in self.pieces(address, bytes.len())? {
+            write_words(&buffer.words, offset, &bytes[done..done + len]);
+            done += len;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` into `words` from byte `offset`.
+fn write_words(words: &[AtomicU64], offset: u64, bytes: &[u8]) {
+    let mut at = offset;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let word = &words[(at / 8) as usize];
+        let shift = at % 8;
+        let take = rest.len().min(8 - shift as usize);
+        if take == 8 {
+            let whole = [
+                rest[0], rest[1], rest[2], rest[3], rest[4], rest[5], rest[6], rest[7],
+            ];
+            word.store(u64::from_le_bytes(whole), Ordering::Relaxed);
+        } else {
+            let mut value = word.load(Ordering::Relaxed).to_le_bytes();
+            value[shift as usize..shift as usize + take].copy_from_slice(&rest[..take]);
+            word.store(u64::from_le_bytes(value), Ordering::Relaxed);
+        }
+        at += take as u64;
+        rest = &rest[take..];
     }
 }
 
@@ -821,9 +959,11 @@ impl GlobalMemory {
     /// A global space of copies of the buffers of `memories`, their bytes as they are now
     /// (for a debugger's session on a launch, [`crate::api::Module::prepare_copy`]).
     pub fn copy_of(memories: &[&DeviceMemory]) -> Self {
+        let mut copies = Vec::new();
         let mut buffers: Vec<Buffer> = memories
             .iter()
-            .flat_map(|memory| memory.buffers.iter().map(Buffer::duplicate))
+            .flat_map(|memory| memory.buffers.iter())
+            .map(|buffer| buffer.duplicate(&mut copies))
             .collect();
         buffers.sort_by_key(|buffer| buffer.base);
         Self {
@@ -1264,6 +1404,59 @@ mod tests {
         assert_eq!(memory.free(a), Some(13));
         assert_eq!(memory.free(a), None);
         assert_eq!(memory.read(a, &mut word), Err(FaultKind::Unmapped));
+    }
+
+    /// Physical memory mapped side by side reads and writes across the seam, kernels' loads
+    /// and stores reach it, and two mappings of one physical memory see the same bytes (also
+    /// in a debugger's copy); unmapping one leaves the other.
+    #[test]
+    fn mappings_share_physical_memory() {
+        let mut memory = DeviceMemory::allocations();
+        let (first, second) = (PhysicalMemory::zeroed(64), PhysicalMemory::zeroed(64));
+        let base = ALLOCATION_BASE + 4096;
+        assert!(memory.map("first", base, 64, &first));
+        assert!(memory.map("second", base + 64, 64, &second));
+        assert!(!memory.map("overlap", base + 32, 64, &second));
+        assert!(!memory.map("too long", base + 4096, 65, &second));
+        assert!(memory.map("alias", base + 8192, 32, &first));
+        let bytes: Vec<u8> = (0..24).collect();
+        memory.write(base + 52, &bytes).unwrap();
+        assert!(memory.holds(base, 128));
+        assert!(!memory.holds(base, 129));
+        let mut out = [0u8; 28];
+        memory.read(base + 48, &mut out).unwrap();
+        assert_eq!(out[..4], [0; 4]);
+        assert_eq!(out[4..], bytes[..]);
+        memory.write(base + 8192 + 29, &[1, 2, 3]).unwrap();
+        let mut tail = [0u8; 4];
+        memory.read(base + 28, &mut tail).unwrap();
+        assert_eq!(tail, [0, 1, 2, 3]);
+        let mut global = GlobalMemory::lend(&mut [&mut memory]);
+        assert_eq!(
+            global.load(base + 64, 4),
+            Ok(u32::from_le_bytes([12, 13, 14, 15]).into())
+        );
+        global
+            .store(base + 8192 + 8, 8, 0x1122_3344_5566_7788)
+            .unwrap();
+        assert_eq!(global.load(base + 8, 8), Ok(0x1122_3344_5566_7788));
+        let copy = GlobalMemory::copy_of(&[&memory]);
+        assert_eq!(copy.buffers().len(), 0);
+        global.give_back(&mut [&mut memory]);
+        global = GlobalMemory::copy_of(&[&memory]);
+        global.store(base + 8, 4, 7).unwrap();
+        assert_eq!(global.load(base + 8192 + 8, 4), Ok(7));
+        let mut word = [0u8; 4];
+        memory.read(base + 8, &mut word).unwrap();
+        assert_eq!(word, [0x88, 0x77, 0x66, 0x55]);
+        assert_eq!(memory.free(base + 8192), Some(32));
+        memory.read(base + 8, &mut word).unwrap();
+        assert_eq!(word, [0x88, 0x77, 0x66, 0x55]);
+        assert_eq!(memory.free(base + 64), Some(64));
+        assert_eq!(
+            memory.read(base + 62, &mut word),
+            Err(FaultKind::OutOfBounds)
+        );
     }
 
     #[test]

@@ -271,6 +271,8 @@ mod graph;
 mod texture;
 // The JIT linker (cuLink*).
 mod link;
+// Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap, ...).
+mod vmm;
 
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,

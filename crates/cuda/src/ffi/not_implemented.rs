@@ -206,25 +206,16 @@ not_supported! {
     cuLogsDumpToMemory
     cuLogsRegisterCallback
     cuLogsUnregisterCallback
-    cuMemAddressFree
-    cuMemAddressReserve
     cuMemAllocPitch
     cuMemBatchDecompressAsync
-    cuMemCreate
     cuMemDiscardAndPrefetchBatchAsync
     cuMemDiscardBatchAsync
-    cuMemExportToShareableHandle
-    cuMemGetAccess
     cuMemGetAddressRange
     cuMemGetAddressRange_v2
-    cuMemGetAllocationGranularity
-    cuMemGetAllocationPropertiesFromHandle
     cuMemGetDefaultMemPool
     cuMemGetHandleForAddressRange
     cuMemGetLocationInfo
     cuMemGetMemPool
-    cuMemImportFromShareableHandle
-    cuMemMap
     cuMemMapArrayAsync
     cuMemPoolCreate
     cuMemPoolDestroy
@@ -237,11 +228,7 @@ not_supported! {
     cuMemPrefetchBatchAsync
     cuMemRangeGetAttribute
     cuMemRangeGetAttributes
-    cuMemRelease
-    cuMemRetainAllocationHandle
-    cuMemSetAccess
     cuMemSetMemPool
-    cuMemUnmap
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2
     cuMemcpy3DPeer
