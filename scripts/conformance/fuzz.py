@@ -641,13 +641,18 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--tsv", help="write ptxas's verdicts here (conformance-table format)")
     ap.add_argument("--show", type=int, default=0, help="print N disagreements of each kind")
-    ap.add_argument("--only", help="only opcode families starting with this")
+    ap.add_argument("--only", help="only lines starting with this")
+    ap.add_argument("--file", help="judge these lines instead (TARGET VERSION INSTRUCTION per line)")
     args = ap.parse_args()
     if not Path(args.ptxas).exists():
         print(f"fuzz.py: ptxas not found at {args.ptxas}; set PTXSIM_NVIDIA_ROOT. Skipping.")
         return 0
     start = time.time()
-    lines = generate(args.seed, args.lines)
+    if args.file:
+        lines = [tuple(l.split(None, 2)) for l in Path(args.file).read_text().splitlines()
+                 if l.strip() and not l.startswith("#")]
+    else:
+        lines = generate(args.seed, args.lines)
     if args.only:
         lines = [x for x in lines if x[2].startswith(args.only)]
     by_pair: dict[tuple[str, str], list[str]] = collections.defaultdict(list)

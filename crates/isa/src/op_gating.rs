@@ -86,6 +86,26 @@ pub enum OpFeature {
     CpAsync,
     /// `atom`/`red` with `.v2`/`.v4`/`.v8` (9.7.13.5: PTX ISA 8.1, sm_90).
     AtomVector,
+    /// `.L2::cache_hint` on `ld`/`st`/`atom`/`red` (PTX ISA 9.0, ld: "Support for
+    /// .level::cache_hint qualifier introduced in PTX ISA version 7.4", sm_80; ptxas 13.5:
+    /// "Modifier '.L2::cache_hint' requires .target sm_80 or higher").
+    CacheHint,
+    /// `fence.proxy.async*` (PTX ISA 9.0, fence: PTX ISA 8.0, sm_90; ptxas 13.5: "Modifier
+    /// '.async' requires PTX ISA .version 8.0 or later").
+    ProxyAsync,
+    /// `fence.proxy.tensormap::generic` and the other uni-directional proxy fences (PTX ISA
+    /// 8.3, sm_90; ptxas 13.5: "Feature 'fence.proxy with uni-directional ...' requires").
+    ProxyTensormap,
+    /// `.sync_restrict::*` on `fence` (PTX ISA 8.6, sm_90; ptxas 13.5: "Feature
+    /// '.sync_restrict' requires PTX ISA .version 8.6 or later").
+    SyncRestrict,
+    /// `fence.mbarrier_init.release.cluster` (PTX ISA 8.0, sm_90; ptxas 13.5: "Feature
+    /// '.op_restrict' requires ...").
+    OpRestrict,
+    /// 256-bit `ld`/`st` (`.v8` of 32-bit, `.v4` of 64-bit types; ptxas 13.5: "Feature '256
+    /// bit wide load/store' requires PTX ISA .version 8.8 or later", "requires .target sm_100
+    /// or higher").
+    Wide256,
     /// `ex2.approx.f16{x2}` and `tanh.approx` on `.f32`/`.f16`/`.f16x2` (9.7.3.22, 9.7.4.9-10:
     /// PTX ISA 7.0, sm_75; ptxas 13.5: "Feature 'tanh' requires .target sm_75 or higher").
     HalfTranscendental,
@@ -525,6 +545,54 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: ".L2::cache_hint",
+        applies: Applies::Op(OpFeature::CacheHint),
+        support: &[Support {
+            since: v(7, 4),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "fence.proxy.async",
+        applies: Applies::Op(OpFeature::ProxyAsync),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "uni-directional proxy fences",
+        applies: Applies::Op(OpFeature::ProxyTensormap),
+        support: &[Support {
+            since: v(8, 3),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "fence .sync_restrict",
+        applies: Applies::Op(OpFeature::SyncRestrict),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "fence.mbarrier_init",
+        applies: Applies::Op(OpFeature::OpRestrict),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "256-bit ld/st",
+        applies: Applies::Op(OpFeature::Wide256),
+        support: &[Support {
+            since: v(8, 8),
+            targets: TargetSet::AtLeast(100),
+        }],
+    },
+    Gate {
         feature: "atom/red with vector types",
         applies: Applies::Op(OpFeature::AtomVector),
         support: &[Support {
@@ -839,6 +907,23 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             OpFeature::Memory128,
             OpForm::Ld { ty: Type::B128, .. } | OpForm::St { ty: Type::B128, .. },
         ) => Some(type_index()),
+        (
+            OpFeature::CacheHint,
+            OpForm::Ld {
+                cache_policy: true, ..
+            }
+            | OpForm::St {
+                cache_policy: true, ..
+            }
+            | OpForm::Atom {
+                cache_policy: true, ..
+            },
+        ) => Some(named("L2::cache_hint")),
+        (OpFeature::Wide256, OpForm::Ld { ty, vector, .. } | OpForm::St { ty, vector, .. })
+            if u32::from(vector) * ty.bits() == 256 =>
+        {
+            named_any(op, &["v4", "v8"])
+        }
         (OpFeature::L1Eviction, OpForm::Ld { .. } | OpForm::St { .. }) => {
             modifier_index(op, |m| m.starts_with("L1::")).map(Some)
         }
@@ -1014,8 +1099,20 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::WgmmaMixedInteger, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
             f.mixed_integer().then(type_index)
         }
-        (OpFeature::ProxyFence, OpForm::Fence) => {
+        (OpFeature::ProxyFence, OpForm::Fence | OpForm::FenceProxyAcquire) => {
             op.text.starts_with("fence.proxy").then_some(Some(0))
+        }
+        (OpFeature::ProxyAsync, OpForm::Fence) if op.text.starts_with("fence.") => {
+            named("async").map(Some)
+        }
+        (OpFeature::ProxyTensormap, OpForm::Fence | OpForm::FenceProxyAcquire) => {
+            modifier_index(op, |m| m.ends_with("::generic")).map(Some)
+        }
+        (OpFeature::SyncRestrict, OpForm::Fence) => {
+            modifier_index(op, |m| m.starts_with("sync_restrict::")).map(Some)
+        }
+        (OpFeature::OpRestrict, OpForm::Fence) if op.text.starts_with("fence.") => {
+            named("mbarrier_init").map(Some)
         }
         _ => None,
     }

@@ -573,6 +573,10 @@ pub enum OpForm {
         ty: Type,
         /// 1, 2, 4 or 8 elements.
         vector: u8,
+        /// `.L2::cache_hint`: a 64-bit cache-policy operand follows the address (a hint, no
+        /// effect on the value; PTX ISA 9.0, ld: "cache-policy is a hint to the cache
+        /// subsystem ... treated as a performance hint only").
+        cache_policy: bool,
     },
     /// `st{.space}{.qualifiers}{.vN}.type`.
     St {
@@ -582,6 +586,8 @@ pub enum OpForm {
         ty: Type,
         /// 1, 2, 4 or 8 elements.
         vector: u8,
+        /// `.L2::cache_hint`: a 64-bit cache-policy operand follows the value.
+        cache_policy: bool,
     },
     /// `cvta.space.size` (generic from space) or `cvta.to.space.size`.
     Cvta {
@@ -607,6 +613,9 @@ pub enum OpForm {
         ty: Type,
         /// The vector length (1: scalar).
         vector: u8,
+        /// `.L2::cache_hint`: a 64-bit cache-policy operand comes last (PTX ISA 9.0, atom:
+        /// `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}`).
+        cache_policy: bool,
     },
     /// `bar{.cta}.{sync,arrive,red}` / `barrier{.cta}.{sync,arrive,red}{.aligned}` (9.7.13.1):
     /// one of the CTA's sixteen barriers.
@@ -684,6 +693,10 @@ pub enum OpForm {
     /// `membar` / `fence` (all variants): an ordering point, nothing to compute for a
     /// sequential simulator.
     Fence,
+    /// `fence.proxy.tensormap::generic.acquire.scope [addr], size` (PTX ISA 9.0, fence: the
+    /// acquire side of the uni-directional proxy fence names the tensor-map it orders, "size"
+    /// 128): an ordering point like [`OpForm::Fence`], with two operands.
+    FenceProxyAcquire,
     /// `bra{.uni}`.
     Bra,
     /// `call{.uni}`.
@@ -1402,17 +1415,6 @@ impl Collected {
         }
     }
 }
-
-/// A form the ISA defines that ptxsim decodes only this far: the checker says nothing more
-/// about it and `run` reports it as unsupported.
-fn not_modelled(opcode: Opcode, index: usize, what: &str) -> DecodeError {
-    DecodeError::new(
-        DecodeErrorKind::UnsupportedInstruction(opcode),
-        Some(index),
-        format!("{opcode} with {what} is not supported by ptxsim yet"),
-    )
-}
-
 /// Rejects a modifier that was written but is not allowed with the instruction's type.
 fn forbid(
     index: Option<usize>,
@@ -2301,16 +2303,73 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     if store && space == Space::Const {
         return Err(illegal(c.space.map_or(0, |s| s.index)));
     }
-    if u32::from(vector) * ty.bits() > 128 {
+    // PTX ISA 9.0, ld: "The .v8 (.vec) qualifier is supported if: .type is .b32, .s32, .u32
+    // or .f32 ... The .v4 (.vec) qualifier with type .b64 or .s64 or .u64 or .f64 is supported
+    // if ..." the state space is .global (or generic); ptxas 13.5: "global state space
+    // expected for feature '256 bit wide load/store'", and `ldu` stays at 128 bits ("Vector
+    // type too large, exceeds 128 bit limit"). The target and version are gated
+    // (`OpFeature::Wide256`).
+    let bits = u32::from(vector) * ty.bits();
+    let wide = bits == 256 && opcode != Opcode::Ldu && ty != Type::B128;
+    if bits > 128 && !wide {
         return Err(DecodeError::new(
             DecodeErrorKind::UnsupportedTypes,
             c.vector.map(|v| v.index),
             format!(".v{vector}{ty} is wider than 128 bits"),
         ));
     }
+    if wide && !matches!(space, Space::Global | Space::Generic) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.vector.map(|v| v.index),
+            format!(
+                ".v{vector}{ty} (256 bits) needs the .global state space or generic addressing"
+            ),
+        ));
+    }
+    // PTX ISA 9.0, ld: "The qualifiers .unified and .level::cache_hint are only supported for
+    // .global state space and for generic addressing"; ptxas 13.5: "Modifier '.L2::cache_hint'
+    // cannot be combined with modifier '.volatile'", "Multiple .L2::cache_hint modifiers
+    // specified".
+    let hints: Vec<usize> = modifiers
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| **m == "L2::cache_hint")
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(&second) = hints.get(1) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(second),
+            ".L2::cache_hint is written twice",
+        ));
+    }
+    let cache_policy = !hints.is_empty();
+    if let Some(&hint) = hints.first() {
+        if !matches!(space, Space::Global | Space::Generic) || opcode == Opcode::Ldu {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(hint),
+                format!(".L2::cache_hint works on .global or generic addresses only ({opcode})"),
+            ));
+        }
+        if find(&["volatile"]).is_some() {
+            return Err(conflict(hint, ".L2::cache_hint and .volatile"));
+        }
+    }
     Ok(match opcode {
-        Opcode::St => OpForm::St { space, ty, vector },
-        _ => OpForm::Ld { space, ty, vector },
+        Opcode::St => OpForm::St {
+            space,
+            ty,
+            vector,
+            cache_policy,
+        },
+        _ => OpForm::Ld {
+            space,
+            ty,
+            vector,
+            cache_policy,
+        },
     })
 }
 
@@ -2467,20 +2526,40 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             ));
         }
     }
-    if let Some(hint) = modifiers.iter().position(|&m| m == "L2::cache_hint") {
-        return Err(not_modelled(
-            opcode,
-            hint,
-            "a cache-policy operand (.L2::cache_hint)",
+    // `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}` (PTX
+    // ISA 9.0, atom; the `.cas` forms have no `.level::cache_hint`, ptxas 13.5: "Illegal
+    // modifier '.L2::cache_hint' for instruction 'atom'"), on .global or generic addresses
+    // ("Modifier '.L2::cache_hint' cannot be applied to '.shared' space").
+    let space = c.space.map_or(Space::Generic, |s| s.value);
+    let hints: Vec<usize> = modifiers
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| **m == "L2::cache_hint")
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(&second) = hints.get(1) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(second),
+            ".L2::cache_hint is written twice",
         ));
     }
-    let space = c.space.map_or(Space::Generic, |s| s.value);
+    if let Some(&hint) = hints.first() {
+        if op.value == AtomOp::Cas || space == Space::Shared {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(hint),
+                format!(".L2::cache_hint is not a modifier of {opcode} on .shared or with .cas"),
+            ));
+        }
+    }
     Ok(OpForm::Atom {
         reduction,
         space,
         op: op.value,
         ty,
         vector,
+        cache_policy: !hints.is_empty(),
     })
 }
 
@@ -2974,7 +3053,23 @@ fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError>
 fn decode_membar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Membar;
     match modifiers {
-        ["cta" | "gl" | "sys"] | ["proxy", ..] => Ok(OpForm::Fence),
+        // `membar.proxy.proxykind` (PTX ISA 9.0, membar: the old style of `fence.proxy`, the
+        // same `.proxykind`s).
+        ["cta" | "gl" | "sys"]
+        | ["proxy", "alias" | "async"]
+        | [
+            "proxy",
+            "async",
+            "global" | "shared::cta" | "shared::cluster",
+        ] => Ok(OpForm::Fence),
+        ["proxy", rest @ ..] => Err(match rest.first() {
+            Some(m) => not_a_modifier(1, m, format_args!("{opcode}.proxy")),
+            None => DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                None,
+                "membar.proxy needs a proxy kind (.alias, .async, ...)",
+            ),
+        }),
         [] => Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
             None,
@@ -2989,29 +3084,207 @@ fn decode_membar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     }
 }
 
-/// `fence{.sem}.scope` (9.7.13.4): `.sem = { .sc, .acq_rel, .acquire, .release }`, `.scope =
-/// { .cta, .cluster, .gpu, .sys }` (required); the proxy and `mbarrier_init` forms are
-/// accepted as written.
+/// `fence` (PTX ISA 9.0, fence). The Syntax block spells the forms out:
+///
+/// ```text
+/// fence{.sem}.scope;                                     .sem = { .sc, .acq_rel, .acquire, .release }
+/// fence.acquire.sync_restrict::shared::cluster.cluster;
+/// fence.release.sync_restrict::shared::cta.cluster;
+/// fence.op_restrict.release.cluster;                     .op_restrict = { .mbarrier_init }
+/// fence.proxy.proxykind;                                 .proxykind = { .alias, .async, .async.global, .async.shared::{cta, cluster} }
+/// fence.proxy.to_proxykind::from_proxykind.release.scope;      = { .tensormap::generic }
+/// fence.proxy.to_proxykind::from_proxykind.acquire.scope  [addr], size;
+/// fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;
+/// fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;
+/// ```
+///
+/// ptxas 13.5 takes the modifiers in any order and rejects what no form has with messages
+/// this decoder follows: "Multiple scope modifiers specified", ".proxykind modifier required
+/// for instruction 'fence.proxy'", "Modifier '.release' requires scope with 'fence.proxy'
+/// instruction", "Modifier '.mbarrier_init' cannot be combined with modifier '.gpu'", "No
+/// state space qualifier expected for instruction 'fence'", "State space incorrect for
+/// instruction 'fence.proxy'", "Illegal modifier '.sc' for instruction 'fence.proxy'". It
+/// also takes a state space on the tensor-map release fence and on the `async::generic`
+/// fences, which the Syntax block does not show.
 fn decode_fence(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Fence;
-    if matches!(
-        modifiers.first(),
-        Some(&("proxy" | "mbarrier_init" | "op_restrict"))
-    ) {
-        return Ok(OpForm::Fence);
+    #[derive(Default)]
+    struct Seen {
+        proxy: Option<usize>,
+        kind: Option<(usize, &'static str)>,
+        space: Option<(usize, &'static str)>,
+        sem: Option<(usize, &'static str)>,
+        scope: Option<(usize, &'static str)>,
+        restrict: Option<(usize, &'static str)>,
+        mbarrier_init: Option<usize>,
     }
-    let mut sem = None;
-    let mut scope = None;
+    let mut seen = Seen::default();
+    let twice = |index: usize, what: &str| {
+        DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(index),
+            format!("fence takes one {what}"),
+        )
+    };
     for (index, &m) in modifiers.iter().enumerate() {
-        match m {
-            "sc" | "acq_rel" | "acquire" | "release" if sem.is_none() && scope.is_none() => {
-                sem = Some(index);
+        let (slot, name): (&mut Option<(usize, &'static str)>, &'static str) = match m {
+            "proxy" => {
+                if seen.proxy.replace(index).is_some() {
+                    return Err(twice(index, ".proxy"));
+                }
+                continue;
             }
-            "cta" | "cluster" | "gpu" | "sys" if scope.is_none() => scope = Some(index),
-            _ => {
-                return Err(not_a_modifier(index, m, format_args!("{opcode} here")));
+            "mbarrier_init" => {
+                if seen.mbarrier_init.replace(index).is_some() {
+                    return Err(twice(index, ".mbarrier_init"));
+                }
+                continue;
             }
+            "alias" => (&mut seen.kind, "alias"),
+            "async" => (&mut seen.kind, "async"),
+            "tensormap::generic" => (&mut seen.kind, "tensormap::generic"),
+            "async::generic" => (&mut seen.kind, "async::generic"),
+            "global" => (&mut seen.space, "global"),
+            "shared" => (&mut seen.space, "shared"),
+            "shared::cta" => (&mut seen.space, "shared::cta"),
+            "shared::cluster" => (&mut seen.space, "shared::cluster"),
+            "sc" => (&mut seen.sem, "sc"),
+            "acq_rel" => (&mut seen.sem, "acq_rel"),
+            "acquire" => (&mut seen.sem, "acquire"),
+            "release" => (&mut seen.sem, "release"),
+            "cta" => (&mut seen.scope, "cta"),
+            "cluster" => (&mut seen.scope, "cluster"),
+            "gpu" => (&mut seen.scope, "gpu"),
+            "sys" => (&mut seen.scope, "sys"),
+            "sync_restrict::shared::cluster" => {
+                (&mut seen.restrict, "sync_restrict::shared::cluster")
+            }
+            "sync_restrict::shared::cta" => (&mut seen.restrict, "sync_restrict::shared::cta"),
+            _ => return Err(not_a_modifier(index, m, format_args!("{opcode}"))),
+        };
+        if slot.replace((index, name)).is_some() {
+            return Err(twice(index, "modifier of this kind"));
         }
+    }
+    let sem = seen.sem.map(|(_, s)| s);
+    let scope = seen.scope.map(|(_, s)| s);
+    let restrict = seen.restrict.map(|(_, r)| r);
+    // The first modifier of `present` is not allowed here.
+    let refuse = |present: &[Option<usize>], why: &str| -> Result<(), DecodeError> {
+        match present.iter().flatten().min() {
+            Some(&index) => Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{} {why}", modifiers[index]),
+            )),
+            None => Ok(()),
+        }
+    };
+    let at = |o: Option<(usize, &'static str)>| o.map(|(i, _)| i);
+    let missing = |what: &str| {
+        DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("this fence needs {what}"),
+        )
+    };
+    // A synchronizing fence with `.sync_restrict`: acquire on the cluster's shared memory or
+    // release on the CTA's, at cluster scope.
+    let restricted = |sem: Option<&str>| -> Result<(), DecodeError> {
+        match (sem, restrict, scope) {
+            (Some("acquire"), Some("sync_restrict::shared::cluster"), Some("cluster"))
+            | (Some("release"), Some("sync_restrict::shared::cta"), Some("cluster")) => Ok(()),
+            (_, None, _) => Err(missing(".sync_restrict::shared::cta or ::cluster")),
+            (_, _, Some("cluster")) => Err(missing(
+                ".acquire with .sync_restrict::shared::cluster or .release with ::shared::cta",
+            )),
+            _ => Err(missing("the .cluster scope")),
+        }
+    };
+    if seen.proxy.is_some() {
+        refuse(&[seen.mbarrier_init], "is not a modifier of fence.proxy")?;
+        let Some((kind_index, kind)) = seen.kind else {
+            return Err(missing(
+                "a proxy kind (.alias, .async, .tensormap::generic, ...)",
+            ));
+        };
+        return match kind {
+            "alias" => {
+                refuse(
+                    &[
+                        at(seen.space),
+                        at(seen.sem),
+                        at(seen.scope),
+                        at(seen.restrict),
+                    ],
+                    "is not a modifier of fence.proxy.alias",
+                )?;
+                Ok(OpForm::Fence)
+            }
+            "async" => {
+                refuse(
+                    &[at(seen.sem), at(seen.scope), at(seen.restrict)],
+                    "is not a modifier of fence.proxy.async",
+                )?;
+                if let Some((index, "shared")) = seen.space {
+                    return Err(not_a_modifier(
+                        index,
+                        "shared",
+                        "fence.proxy.async (write .shared::cta or .shared::cluster)",
+                    ));
+                }
+                Ok(OpForm::Fence)
+            }
+            "tensormap::generic" => {
+                refuse(
+                    &[at(seen.restrict)],
+                    "is not a modifier of this fence.proxy",
+                )?;
+                if scope.is_none() {
+                    return Err(missing("a scope (.cta, .cluster, .gpu or .sys)"));
+                }
+                match sem {
+                    Some("acquire") => {
+                        refuse(
+                            &[at(seen.space)],
+                            "is not a modifier of the acquire fence.proxy",
+                        )?;
+                        Ok(OpForm::FenceProxyAcquire)
+                    }
+                    Some("release" | "acq_rel") => Ok(OpForm::Fence),
+                    Some(_) => refuse(&[at(seen.sem)], "is not a modifier of fence.proxy")
+                        .map(|()| OpForm::Fence),
+                    None => Err(DecodeError::new(
+                        DecodeErrorKind::UnknownModifier,
+                        Some(kind_index),
+                        ".tensormap::generic needs .acquire or .release",
+                    )),
+                }
+            }
+            _ => {
+                restricted(sem)?;
+                Ok(OpForm::Fence)
+            }
+        };
+    }
+    refuse(&[at(seen.kind)], "needs .proxy (fence.proxy...)")?;
+    refuse(
+        &[at(seen.space)],
+        "is not a modifier of fence: no state space",
+    )?;
+    if seen.mbarrier_init.is_some() {
+        refuse(
+            &[at(seen.restrict)],
+            "cannot be combined with .mbarrier_init",
+        )?;
+        return match (sem, scope) {
+            (Some("release"), Some("cluster")) => Ok(OpForm::Fence),
+            _ => Err(missing(".release and .cluster with .mbarrier_init")),
+        };
+    }
+    if restrict.is_some() {
+        restricted(sem)?;
+        return Ok(OpForm::Fence);
     }
     if scope.is_none() {
         return Err(DecodeError::new(
@@ -3551,7 +3824,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::F32,
-                vector: 4
+                vector: 4,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3561,7 +3835,8 @@ mod tests {
                 space: Space::Global,
                 op: AtomOp::Add,
                 ty: Type::U32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3661,7 +3936,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Param,
                 ty: Type::U64,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3669,7 +3945,8 @@ mod tests {
             OpForm::St {
                 space: Space::Param,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3677,7 +3954,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Shared,
                 ty: Type::U32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3685,7 +3963,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::U32,
-                vector: 2
+                vector: 2,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3693,7 +3972,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Shared,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3704,7 +3984,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::B64,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3712,7 +3993,8 @@ mod tests {
             OpForm::St {
                 space: Space::Generic,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3720,7 +4002,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::F32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         let sync = OpForm::Barrier {
@@ -3937,7 +4220,8 @@ mod tests {
                 space: Space::Shared,
                 op: AtomOp::Add,
                 ty: Type::F32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3947,7 +4231,8 @@ mod tests {
                 space: Space::Generic,
                 op: AtomOp::Cas,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert!(matches!(
@@ -3961,7 +4246,8 @@ mod tests {
                 space: Space::Global,
                 op: AtomOp::Min,
                 ty: Type::Bf16,
-                vector: 8
+                vector: 8,
+                cache_policy: false,
             }
         );
         assert!(decode_op(Opcode::Atom, &["global", "min", "noftz", "f16"]).is_err());
