@@ -122,11 +122,6 @@ pub const DIVERGENCES: &[Divergence] = &[
         ptxas_accepts: false,
     },
     Divergence {
-        id: "D8 atom/red .L2::cache_hint",
-        matches: |_, _, _, i| i.contains(".L2::cache_hint."),
-        ptxas_accepts: false,
-    },
-    Divergence {
         id: "D9 cp.async ignore-src below PTX 7.5",
         // Below sm_80 ptxas rejects cp.async itself, as ptxsim does.
         matches: |_, t, _, i| {
