@@ -90,6 +90,14 @@ pub enum OpFeature {
     /// .level::cache_hint qualifier introduced in PTX ISA version 7.4", sm_80; ptxas 13.5:
     /// "Modifier '.L2::cache_hint' requires .target sm_80 or higher").
     CacheHint,
+    /// `prefetch` with an eviction priority (`.L2::evict_last`, `.L2::evict_normal`; ptxas
+    /// 13.5: "Modifier 'cache eviction priority' on 'prefetch' requires PTX ISA .version 7.4",
+    /// "requires .target sm_80"), and `discard`, `applypriority`, `createpolicy` (PTX ISA 7.4,
+    /// sm_80; "Feature 'discard' requires .target sm_80 or higher").
+    CacheControl,
+    /// `prefetch.tensormap` (PTX ISA 8.0, sm_90; ptxas 13.5: "Modifier '.tensormap' requires
+    /// .target sm_90 or higher").
+    PrefetchTensormap,
     /// `fence.proxy.async*` (PTX ISA 9.0, fence: PTX ISA 8.0, sm_90; ptxas 13.5: "Modifier
     /// '.async' requires PTX ISA .version 8.0 or later").
     ProxyAsync,
@@ -553,6 +561,22 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "L2 cache control (eviction priorities, discard, applypriority, createpolicy)",
+        applies: Applies::Op(OpFeature::CacheControl),
+        support: &[Support {
+            since: v(7, 4),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "prefetch.tensormap",
+        applies: Applies::Op(OpFeature::PrefetchTensormap),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
         feature: "fence.proxy.async",
         applies: Applies::Op(OpFeature::ProxyAsync),
         support: &[Support {
@@ -924,6 +948,11 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         {
             named_any(op, &["v4", "v8"])
         }
+        (OpFeature::CacheControl, OpForm::CacheAdvice | OpForm::CreatePolicy(_)) => Some(Some(0)),
+        (OpFeature::CacheControl, OpForm::Prefetch) => {
+            modifier_index(op, |m| m.starts_with("L2::evict_")).map(Some)
+        }
+        (OpFeature::PrefetchTensormap, OpForm::Prefetch) => named("tensormap").map(Some),
         (OpFeature::L1Eviction, OpForm::Ld { .. } | OpForm::St { .. }) => {
             modifier_index(op, |m| m.starts_with("L1::")).map(Some)
         }

@@ -13,7 +13,7 @@ use crate::layout::{CACHE_POLICY, OperandSlot, RegisterRule, SlotShape, check_sl
 use crate::opcode::Opcode;
 use crate::ops::{
     AtomOp, BarrierOp, CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, OpForm,
-    VoteMode,
+    PolicyKind, VoteMode,
 };
 use crate::types::Type;
 
@@ -448,6 +448,32 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         OpForm::Sust(form) => vec![address("[a, b]"), surface_values("c", form, false)],
         OpForm::Sured(form) => vec![address("[a, b]"), source("c", form.ty)],
         OpForm::Fence | OpForm::Ret | OpForm::Exit | OpForm::Trap => Vec::new(),
+        // `prefetch{...} [a]` (PTX ISA 9.0, prefetch).
+        OpForm::Prefetch => vec![address("a")],
+        // `discard... [a], size`, `applypriority... [a], size`: size is the constant 128
+        // (ptxas 13.5: "Arguments mismatch" for a register; [`line_size_violation`]).
+        OpForm::CacheAdvice => vec![address("a"), scalar("size", false, RegisterRule::Constant)],
+        // PTX ISA 9.0, createpolicy: "cache-policy ... 64-bit opaque"; ptxas 13.5 takes the
+        // 64-bit integer registers for it and for access-property (an integer constant too),
+        // 32-bit ones for the sizes, and an `.f32` register or a floating-point constant for
+        // the fraction ("Arguments mismatch for instruction 'createpolicy.fractional'" for
+        // `1`).
+        OpForm::CreatePolicy(kind) => {
+            let d = scalar("cache-policy", true, RegisterRule::OneOf(CACHE_POLICY));
+            match kind {
+                PolicyKind::Fractional => vec![d, scalar("fraction", false, FRACTION)],
+                PolicyKind::Range => vec![
+                    d,
+                    address("a"),
+                    fixed_u32("primary-size"),
+                    fixed_u32("total-size"),
+                ],
+                PolicyKind::Cvt => vec![
+                    d,
+                    scalar("access-property", false, RegisterRule::OneOf(CACHE_POLICY)),
+                ],
+            }
+        }
         // `fence.proxy.tensormap::generic.acquire.scope [addr], size` (PTX ISA 9.0, fence;
         // ptxas 13.5: "Arguments mismatch" for a register size).
         OpForm::FenceProxyAcquire => vec![
@@ -926,6 +952,26 @@ pub fn mbarrier_count_violation(form: &OpForm, value: Option<i128>) -> Option<Vi
     ))
 }
 
+/// The fraction of `createpolicy.fractional`: an `.f32` register or a floating-point
+/// constant.
+const FRACTION: RegisterRule = RegisterRule::OneOf(&[Type::F32]);
+
+/// The size operand of `discard`, `applypriority` and
+/// `fence.proxy.tensormap::generic.acquire`: the constant 128 (PTX ISA 9.0, discard: "operand
+/// size is an integer constant that specifies the amount of data ... The only supported value
+/// for the size operand is 128"; fence: "The operand size ... must be 128"; ptxas 13.5:
+/// "Argument 2 of instruction 'discard': unexpected value '64', expected to be 128").
+pub fn line_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violation> {
+    if !matches!(form, OpForm::CacheAdvice | OpForm::FenceProxyAcquire) || value == Some(128) {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(1),
+        "the size must be 128 (bytes)",
+    ))
+}
+
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
     if let OpForm::CpAsync { cache_hint, .. } = *form {
@@ -933,6 +979,19 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             Ok(slots) => check_slots(&slots, operands),
             Err(violation) => vec![violation],
         };
+    }
+    // `createpolicy.fractional... cache-policy{, fraction}`: the fraction is optional
+    // ("default value of fraction is 1.0").
+    if let OpForm::CreatePolicy(PolicyKind::Fractional) = *form {
+        let mut slots = vec![scalar(
+            "cache-policy",
+            true,
+            RegisterRule::OneOf(CACHE_POLICY),
+        )];
+        if operands.len() != 1 {
+            slots.push(scalar("fraction", false, FRACTION));
+        }
+        return check_slots(&slots, operands);
     }
     if let OpForm::Barrier { op } = *form {
         return match barrier_slots(op, operands.len()) {

@@ -693,6 +693,17 @@ pub enum OpForm {
     /// `membar` / `fence` (all variants): an ordering point, nothing to compute for a
     /// sequential simulator.
     Fence,
+    /// `prefetch`/`prefetchu` (PTX ISA 9.0, prefetch): a hint to bring `[a]` into a cache,
+    /// nothing to compute for a simulator without caches.
+    Prefetch,
+    /// `discard{.global}.L2 [a], 128` and `applypriority{.global}.L2::evict_normal [a], 128`
+    /// (PTX ISA 9.0, discard, applypriority): advice about a 128-byte line of the L2 cache.
+    /// `discard` leaves the line's contents "undefined"; ptxsim keeps them (one of the values
+    /// an undefined read may give).
+    CacheAdvice,
+    /// `createpolicy` (PTX ISA 9.0, createpolicy): makes the opaque 64-bit cache policy that
+    /// `.L2::cache_hint` operands take.
+    CreatePolicy(PolicyKind),
     /// `fence.proxy.tensormap::generic.acquire.scope [addr], size` (PTX ISA 9.0, fence: the
     /// acquire side of the uni-directional proxy fence names the tensor-map it orders, "size"
     /// 128): an ordering point like [`OpForm::Fence`], with two operands.
@@ -952,6 +963,9 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         // ordering point only; a sequential simulator has nothing to order.
         Opcode::Membar => decode_membar(modifiers),
         Opcode::Fence => decode_fence(modifiers),
+        Opcode::Prefetch | Opcode::Prefetchu => decode_prefetch(opcode, modifiers),
+        Opcode::Discard | Opcode::Applypriority => decode_cache_advice(opcode, modifiers),
+        Opcode::Createpolicy => decode_createpolicy(modifiers),
         Opcode::Bra => control(opcode, modifiers, OpForm::Bra, true),
         Opcode::Call => control(opcode, modifiers, OpForm::Call, true),
         Opcode::Ret => control(opcode, modifiers, OpForm::Ret, true),
@@ -1032,22 +1046,17 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Sured => crate::texture::decode_sured(modifiers).map(OpForm::Sured),
         Opcode::Suq => crate::texture::decode_suq(modifiers).map(OpForm::Suq),
         Opcode::Mov
-        | Opcode::Prefetch
         | Opcode::Cvt
         | Opcode::Alloca
-        | Opcode::Applypriority
         | Opcode::Brkpt
         | Opcode::Brx
         | Opcode::Clusterlaunchcontrol
-        | Opcode::Createpolicy
-        | Opcode::Discard
         | Opcode::Getctarank
         | Opcode::Isspacep
         | Opcode::Istypep
         | Opcode::Mapa
         | Opcode::Multimem
         | Opcode::Pmevent
-        | Opcode::Prefetchu
         | Opcode::Setmaxnreg
         | Opcode::Stackrestore
         | Opcode::Stacksave
@@ -2371,6 +2380,207 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             cache_policy,
         },
     })
+}
+
+/// How `createpolicy` makes its policy (PTX ISA 9.0, createpolicy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolicyKind {
+    /// `createpolicy.fractional.L2::primary{.L2::secondary}.b64 cache-policy{, fraction}`.
+    Fractional,
+    /// `createpolicy.range{.global}.L2::primary{.L2::secondary}.b64 cache-policy, [a],
+    /// primary-size, total-size`.
+    Range,
+    /// `createpolicy.cvt.L2.b64 cache-policy, access-property`.
+    Cvt,
+}
+
+/// The error for a modifier no form of `opcode` has at this point.
+fn illegal_here(opcode: Opcode, modifiers: &[&str], index: usize) -> DecodeError {
+    not_a_modifier(index, modifiers[index], format_args!("{opcode} here"))
+}
+
+/// `prefetch{.space}.level [a]`, `prefetch.global.level::eviction_priority [a]`,
+/// `prefetch{.tensormap_space}.tensormap [a]`, `prefetchu.L1 [a]` (PTX ISA 9.0, prefetch:
+/// `.space = { .global, .local }`, `.level = { .L1, .L2 }`, `.level::eviction_priority = {
+/// .L2::evict_last, .L2::evict_normal }`, `.tensormap_space = { .const, .param }`). ptxas
+/// 13.5: "Cache level modifier required for instruction 'prefetch'", "Multiple cache operation
+/// modifiers specified", "State space incorrect for feature 'cache eviction priority'",
+/// "Modifier '.tensormap' cannot be applied to '.global' space", "Illegal modifier '.L2' for
+/// instruction 'prefetchu'", "State space incorrect for instruction 'prefetchu'".
+fn decode_prefetch(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let mut space = None;
+    let mut level: Option<(usize, &str)> = None;
+    for (index, &m) in modifiers.iter().enumerate() {
+        let slot = match m {
+            "global" | "local" | "const" | "param" if opcode == Opcode::Prefetch => &mut space,
+            "L1" | "L2" | "L2::evict_last" | "L2::evict_normal" | "tensormap"
+                if opcode == Opcode::Prefetch =>
+            {
+                &mut level
+            }
+            "L1" => &mut level,
+            _ => return Err(illegal_here(opcode, modifiers, index)),
+        };
+        if slot.replace((index, m)).is_some() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!("{opcode} takes one state space and one cache level"),
+            ));
+        }
+    }
+    let Some((_, level)) = level else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("{opcode} needs a cache level (.L1, .L2, ...)"),
+        ));
+    };
+    let fits = match (level, space.map(|(_, s)| s)) {
+        ("L1" | "L2", None | Some("global" | "local")) => true,
+        ("L2::evict_last" | "L2::evict_normal", None | Some("global")) => true,
+        ("tensormap", None | Some("const" | "param")) => true,
+        _ => false,
+    };
+    match (fits, space) {
+        (true, _) => Ok(OpForm::Prefetch),
+        (false, Some((index, _))) => Err(illegal_here(opcode, modifiers, index)),
+        (false, None) => Err(illegal_here(opcode, modifiers, 0)),
+    }
+}
+
+/// `discard{.global}.L2 [a], size` and `applypriority{.global}.L2::evict_normal [a], size`
+/// (PTX ISA 9.0, discard, applypriority; "size ... must be 128", checked as a value by
+/// [`crate::op_layout::line_size_violation`]).
+fn decode_cache_advice(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let level = if opcode == Opcode::Discard {
+        "L2"
+    } else {
+        "L2::evict_normal"
+    };
+    let mut seen = (false, false);
+    for (index, &m) in modifiers.iter().enumerate() {
+        let slot = match m {
+            "global" => &mut seen.0,
+            _ if m == level => &mut seen.1,
+            _ => return Err(illegal_here(opcode, modifiers, index)),
+        };
+        if std::mem::replace(slot, true) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice"),
+            ));
+        }
+    }
+    if !seen.1 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("{opcode} needs .{level}"),
+        ));
+    }
+    Ok(OpForm::CacheAdvice)
+}
+
+/// `createpolicy` (PTX ISA 9.0, createpolicy):
+///
+/// ```text
+/// createpolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64
+///                                    cache-policy, [a], primary-size, total-size;
+/// createpolicy.fractional.level::primary_priority{.level::secondary_priority}.b64
+///                                    cache-policy{, fraction};
+/// createpolicy.cvt.L2.b64            cache-policy, access-property;
+/// .level::primary_priority =   { .L2::evict_last, .L2::evict_normal,
+///                                .L2::evict_first, .L2::evict_unchanged };
+/// .level::secondary_priority = { .L2::evict_first, .L2::evict_unchanged };
+/// ```
+///
+/// ptxas 13.5 takes the modifiers in any order; the first eviction priority is the primary
+/// one ("Unsupported modifier '.evict_last' as secondary_priority").
+fn decode_createpolicy(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Createpolicy;
+    let mut kind: Option<(usize, PolicyKind)> = None;
+    let mut global = None;
+    let mut l2 = None;
+    let mut b64 = None;
+    let mut priorities: Vec<usize> = Vec::new();
+    for (index, &m) in modifiers.iter().enumerate() {
+        let duplicate = match m {
+            "fractional" | "range" | "cvt" => {
+                let k = match m {
+                    "fractional" => PolicyKind::Fractional,
+                    "range" => PolicyKind::Range,
+                    _ => PolicyKind::Cvt,
+                };
+                kind.replace((index, k)).is_some()
+            }
+            "global" => global.replace(index).is_some(),
+            "L2" => l2.replace(index).is_some(),
+            "b64" => b64.replace(index).is_some(),
+            "L2::evict_last" | "L2::evict_normal" | "L2::evict_first" | "L2::evict_unchanged" => {
+                priorities.push(index);
+                priorities.len() > 2
+            }
+            _ => return Err(illegal_here(opcode, modifiers, index)),
+        };
+        if duplicate {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice"),
+            ));
+        }
+    }
+    let Some((_, kind)) = kind else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "createpolicy needs .fractional, .range or .cvt",
+        ));
+    };
+    if b64.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "createpolicy needs the type .b64",
+        ));
+    }
+    match kind {
+        PolicyKind::Cvt => {
+            if let Some(&index) = priorities.first().or(global.as_ref()) {
+                return Err(illegal_here(opcode, modifiers, index));
+            }
+            if l2.is_none() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    None,
+                    "createpolicy.cvt needs .L2",
+                ));
+            }
+        }
+        PolicyKind::Fractional | PolicyKind::Range => {
+            if let Some(index) = l2.or(global.filter(|_| kind == PolicyKind::Fractional)) {
+                return Err(illegal_here(opcode, modifiers, index));
+            }
+            if priorities.is_empty() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    None,
+                    "createpolicy needs an eviction priority (.L2::evict_last, ...)",
+                ));
+            }
+            if let Some(&secondary) = priorities.get(1) {
+                if !matches!(
+                    modifiers[secondary],
+                    "L2::evict_first" | "L2::evict_unchanged"
+                ) {
+                    return Err(illegal_here(opcode, modifiers, secondary));
+                }
+            }
+        }
+    }
+    Ok(OpForm::CreatePolicy(kind))
 }
 
 fn conflict(index: usize, what: &str) -> DecodeError {

@@ -1734,8 +1734,24 @@ impl<'m> Builder<'m> {
                     predicate,
                 }
             }
-            OpForm::Fence | OpForm::FenceProxyAcquire | OpForm::CpAsyncGroup { .. } => {
-                InstructionKind::Fence
+            // Ordering points and cache hints: nothing to compute without caches.
+            OpForm::Fence
+            | OpForm::FenceProxyAcquire
+            | OpForm::Prefetch
+            | OpForm::CacheAdvice
+            | OpForm::CpAsyncGroup { .. } => InstructionKind::Fence,
+            // The policy is opaque (PTX ISA 9.0, createpolicy: "an opaque 64-bit register"),
+            // read only by `.L2::cache_hint` operands, which ptxsim checks and ignores: any
+            // value will do, and ptxsim writes 0.
+            OpForm::CreatePolicy(_) => {
+                let Some(destination) = operands.first() else {
+                    return Err("createpolicy without operands".to_string());
+                };
+                InstructionKind::Mov {
+                    ty: Type::B64,
+                    destination: self.destination(destination)?,
+                    source: Source::Immediate(0),
+                }
             }
             OpForm::CpAsync { cache_hint, .. } => {
                 let operands = if cache_hint {
