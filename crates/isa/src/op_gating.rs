@@ -90,6 +90,16 @@ pub enum OpFeature {
     /// .level::cache_hint qualifier introduced in PTX ISA version 7.4", sm_80; ptxas 13.5:
     /// "Modifier '.L2::cache_hint' requires .target sm_80 or higher").
     CacheHint,
+    /// `.mmio` on `ld`/`st` (ptxas 13.5: "Feature '.mmio' requires PTX ISA .version 8.2 or
+    /// later"; PTX ISA 9.0, ld: sm_70).
+    Mmio,
+    /// `.volatile` on `.local` (ptxas 13.5: "Feature 'ld/st with .local.volatile' requires
+    /// PTX ISA .version 9.1 or later").
+    LocalVolatile,
+    /// `fence.acquire`/`fence.release` without `.sync_restrict` or a proxy (ptxas 13.5:
+    /// "Modifier '.release' on 'fence' requires PTX ISA .version 8.6 or later", "requires
+    /// .target sm_90 or higher").
+    FenceAcquireRelease,
     /// `prefetch` with an eviction priority (`.L2::evict_last`, `.L2::evict_normal`; ptxas
     /// 13.5: "Modifier 'cache eviction priority' on 'prefetch' requires PTX ISA .version 7.4",
     /// "requires .target sm_80"), and `discard`, `applypriority`, `createpolicy` (PTX ISA 7.4,
@@ -577,6 +587,30 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: ".mmio",
+        applies: Applies::Op(OpFeature::Mmio),
+        support: &[Support {
+            since: v(8, 2),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: ".volatile on .local",
+        applies: Applies::Op(OpFeature::LocalVolatile),
+        support: &[Support {
+            since: v(9, 1),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "fence.acquire / fence.release",
+        applies: Applies::Op(OpFeature::FenceAcquireRelease),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
         feature: "fence.proxy.async",
         applies: Applies::Op(OpFeature::ProxyAsync),
         support: &[Support {
@@ -953,6 +987,26 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             modifier_index(op, |m| m.starts_with("L2::evict_")).map(Some)
         }
         (OpFeature::PrefetchTensormap, OpForm::Prefetch) => named("tensormap").map(Some),
+        (OpFeature::Mmio, OpForm::Ld { .. } | OpForm::St { .. }) => named("mmio").map(Some),
+        (
+            OpFeature::LocalVolatile,
+            OpForm::Ld {
+                space: Space::Local,
+                ..
+            }
+            | OpForm::St {
+                space: Space::Local,
+                ..
+            },
+        ) => named("volatile").map(Some),
+        (OpFeature::FenceAcquireRelease, OpForm::Fence)
+            if op.text.starts_with("fence.")
+                && !modifiers(op).any(|m| {
+                    m == "proxy" || m == "mbarrier_init" || m.starts_with("sync_restrict::")
+                }) =>
+        {
+            modifier_index(op, |m| m == "acquire" || m == "release").map(Some)
+        }
         (OpFeature::L1Eviction, OpForm::Ld { .. } | OpForm::St { .. }) => {
             modifier_index(op, |m| m.starts_with("L1::")).map(Some)
         }
@@ -1129,11 +1183,10 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             f.mixed_integer().then(type_index)
         }
         (OpFeature::ProxyFence, OpForm::Fence | OpForm::FenceProxyAcquire) => {
-            op.text.starts_with("fence.proxy").then_some(Some(0))
+            (op.text.starts_with("fence.proxy") || op.text.starts_with("membar.proxy"))
+                .then_some(Some(0))
         }
-        (OpFeature::ProxyAsync, OpForm::Fence) if op.text.starts_with("fence.") => {
-            named("async").map(Some)
-        }
+        (OpFeature::ProxyAsync, OpForm::Fence) => named("async").map(Some),
         (OpFeature::ProxyTensormap, OpForm::Fence | OpForm::FenceProxyAcquire) => {
             modifier_index(op, |m| m.ends_with("::generic")).map(Some)
         }

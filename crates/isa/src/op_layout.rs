@@ -953,8 +953,8 @@ pub fn mbarrier_count_violation(form: &OpForm, value: Option<i128>) -> Option<Vi
 }
 
 /// The fraction of `createpolicy.fractional`: an `.f32` register or a floating-point
-/// constant.
-const FRACTION: RegisterRule = RegisterRule::OneOf(&[Type::F32]);
+/// constant (ptxas 13.5 also takes a `.b32` register there, not `.u32` or `.f64`).
+const FRACTION: RegisterRule = RegisterRule::OneOf(&[Type::F32, Type::B32]);
 
 /// The size operand of `discard`, `applypriority` and
 /// `fence.proxy.tensormap::generic.acquire`: the constant 128 (PTX ISA 9.0, discard: "operand

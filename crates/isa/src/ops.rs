@@ -2300,6 +2300,39 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             ".mmio needs .relaxed with a scope",
         ));
     }
+    // PTX ISA 9.0, ld: "The qualifiers .volatile, .relaxed and .acquire may be used only
+    // with .global and .shared spaces and with generic addressing ... The qualifier .mmio may
+    // be used only with .global space and with generic addressing"; ptxas 13.5: "Modifier
+    // '.relaxed' cannot be applied to '.local' space", "Modifier '.volatile' cannot be applied
+    // to '.param' space" (it takes `.volatile` on `.local` from PTX ISA 9.1, a gate), and
+    // "Modifier '.evict_last' cannot be applied to '.shared' space" for the L1 eviction
+    // priorities.
+    let space_refuses = |index: usize, allowed: &[Space]| -> Result<(), DecodeError> {
+        if allowed.contains(&space) {
+            return Ok(());
+        }
+        Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            format!(
+                ".{} cannot be applied to this state space ({opcode})",
+                modifiers[index]
+            ),
+        ))
+    };
+    let shared_or_global = [Space::Global, Space::Shared, Space::Generic];
+    for (index, &m) in modifiers.iter().enumerate() {
+        match m {
+            "relaxed" | "acquire" | "release" => space_refuses(index, &shared_or_global)?,
+            "volatile" => space_refuses(
+                index,
+                &[Space::Global, Space::Shared, Space::Generic, Space::Local],
+            )?,
+            "mmio" => space_refuses(index, &[Space::Global, Space::Generic])?,
+            _ if m.starts_with("L1::") => space_refuses(index, &[Space::Global, Space::Generic])?,
+            _ => {}
+        }
+    }
     if let Some(nc) = find(&["nc"]) {
         if space != Space::Global {
             return Err(DecodeError::new(
@@ -2326,6 +2359,20 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             c.vector.map(|v| v.index),
             format!(".v{vector}{ty} is wider than 128 bits"),
         ));
+    }
+    // ptxas 13.5: "Instruction 'ld' requires '.v8.b32/.v4.b64' type with '.L2::evict_last'
+    // modifier" (the L2 eviction priorities are an sm_100 feature of the 256-bit forms).
+    if let Some(index) = modifiers.iter().position(|m| m.starts_with("L2::evict_")) {
+        if !wide {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(index),
+                format!(
+                    ".{} needs a 256-bit vector (.v8.b32, .v4.b64)",
+                    modifiers[index]
+                ),
+            ));
+        }
     }
     if wide && !matches!(space, Space::Global | Space::Generic) {
         return Err(DecodeError::new(
@@ -3263,17 +3310,16 @@ fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError>
 fn decode_membar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Membar;
     match modifiers {
-        // `membar.proxy.proxykind` (PTX ISA 9.0, membar: the old style of `fence.proxy`, the
-        // same `.proxykind`s).
-        ["cta" | "gl" | "sys"]
-        | ["proxy", "alias" | "async"]
-        | [
-            "proxy",
-            "async",
-            "global" | "shared::cta" | "shared::cluster",
-        ] => Ok(OpForm::Fence),
-        ["proxy", rest @ ..] => Err(match rest.first() {
-            Some(m) => not_a_modifier(1, m, format_args!("{opcode}.proxy")),
+        // `membar.proxy.proxykind` (PTX ISA 9.0, membar: the old style of `fence.proxy`);
+        // ptxas 13.5 takes no state space after `membar.proxy.async` ("State space incorrect
+        // for instruction 'membar.proxy'").
+        ["cta" | "gl" | "sys"] | ["proxy", "alias" | "async"] => Ok(OpForm::Fence),
+        ["proxy", rest @ ..] => Err(match rest.get(1).or(rest.first()) {
+            Some(m) => not_a_modifier(
+                1 + usize::from(rest.len() > 1),
+                m,
+                format_args!("{opcode}.proxy"),
+            ),
             None => DecodeError::new(
                 DecodeErrorKind::UnknownModifier,
                 None,
