@@ -493,11 +493,109 @@ def mutate(line: str, rng: random.Random) -> str:
     return join_line(".".join(words), ops)
 
 
-def generate(seed: int, count: int) -> list[tuple[str, str, str]]:
-    """`count` lines as (target, version, line): half spec expansions, half mutations."""
+# The opcode families whose lines go into the committed CI data (`--ci`): those whose modifier
+# and operand rules ptxsim checks completely enough to agree with ptxas on every line (the
+# others are measured, not gated; docs/conformance.md).
+CI_FAMILIES = {"ld", "st", "ldu", "atom", "red", "fence", "membar", "prefetch", "discard",
+               "applypriority", "createpolicy"}
+
+# Lines always judged with `--ci`: the forms of issue 32 that ptxsim rejected while ptxas
+# 13.5 accepted them, and their neighbours (target, version, instruction).
+EXAMPLES = [
+    ("sm_90", "8.0", "ld.global.v4.u8 {%b16_1, %b16_2, %b16_3, %b16_4}, [%u64_1];"),
+    ("sm_90", "8.0", "ld.global.v4.u8 {%u16_1, %u16_2, %u16_3, %u16_4}, [%u64_1];"),
+    ("sm_90", "8.0", "ld.global.v4.u8 {%u32_1, %u32_2, %u32_3, %u32_4}, [%u64_1];"),
+    ("sm_90", "8.0", "ld.global.L2::cache_hint.u32 %u32_7, [%u64_1], %b64_3;"),
+    ("sm_90", "8.0", "ld.global.L2::cache_hint.u32 %u32_7, [%u64_1], %u64_3;"),
+    ("sm_90", "8.0", "ld.global.L2::cache_hint.u32 %u32_7, [%u64_1], 7;"),
+    ("sm_90", "8.0", "ld.global.L2::cache_hint.u32 %u32_7, [%u64_1], %u32_3;"),
+    ("sm_90", "8.0", "ld.global.L2::cache_hint.u32 %u32_7, [%u64_1];"),
+    ("sm_90", "8.0", "ld.global.u32 %u32_7, [%u64_1], %b64_3;"),
+    ("sm_90", "8.0", "ld.shared.L2::cache_hint.u32 %u32_7, [%u64_1], %b64_3;"),
+    ("sm_80", "7.3", "ld.global.L2::cache_hint.u32 %u32_7, [%u64_1], %b64_3;"),
+    ("sm_75", "7.4", "ld.global.L2::cache_hint.u32 %u32_7, [%u64_1], %b64_3;"),
+    ("sm_90", "8.0", "st.global.L2::cache_hint.u32 [%u64_1], %u32_7, %b64_3;"),
+    ("sm_90", "8.0", "st.global.L2::cache_hint.u32 [%u64_1], %u32_7, 1.5;"),
+    ("sm_90", "8.0", "atom.global.add.L2::cache_hint.u32 %u32_7, [%u64_1], %u32_2, %b64_3;"),
+    ("sm_90", "8.0", "atom.global.cas.L2::cache_hint.b32 %b32_7, [%u64_1], %b32_2, %b32_3, %b64_3;"),
+    ("sm_90", "8.0", "atom.shared.add.L2::cache_hint.u32 %u32_7, [%u64_1], %u32_2, %b64_3;"),
+    ("sm_90", "8.0", "red.global.add.L2::cache_hint.u32 [%u64_1], %u32_2, %b64_3;"),
+    ("sm_90", "8.1", "red.global.v2.f32.add.L2::cache_hint [%u64_1], {%f32_3, %f32_4}, 5;"),
+    ("sm_90", "8.0", "cp.async.ca.shared.global.L2::cache_hint [%u32_1], [%u64_1], 16, %b64_3;"),
+    ("sm_90", "8.0", "cp.async.ca.shared.global.L2::cache_hint [%u32_1], [%u64_1], 16, 7;"),
+    ("sm_90", "8.0", "createpolicy.fractional.L2::evict_last.b64 %b64_4, 1.0;"),
+    ("sm_90", "8.0", "createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %b64_4, 0.5;"),
+    ("sm_90", "8.0", "createpolicy.fractional.L2::evict_first.b64 %b64_4;"),
+    ("sm_90", "8.0", "createpolicy.range.global.L2::evict_last.b64 %b64_4, [%u64_1], %u32_1, %u32_2;"),
+    ("sm_90", "8.0", "createpolicy.cvt.L2.b64 %b64_4, %b64_2;"),
+    ("sm_75", "7.4", "createpolicy.cvt.L2.b64 %b64_4, %b64_2;"),
+    ("sm_100a", "8.8", "ld.global.v8.u32 {%u32_1, %u32_2, %u32_3, %u32_4, %u32_5, %u32_6, %u32_7, %u32_8}, [%u64_1];"),
+    ("sm_100", "8.8", "ld.global.v8.f32 {%f32_1, %f32_2, %f32_3, %f32_4, %f32_5, %f32_6, %f32_7, %f32_8}, [%u64_1];"),
+    ("sm_120", "8.8", "st.v8.b32 [%u64_1], {%b32_1, %b32_2, %b32_3, %b32_4, %b32_5, %b32_6, %b32_7, %b32_8};"),
+    ("sm_100a", "8.8", "ld.global.v4.f64 {%f64_1, %f64_2, %f64_3, %f64_4}, [%u64_1];"),
+    ("sm_100a", "8.8", "ld.global.L2::evict_last.v4.b64 {%b64_1, %b64_2, %b64_3, %b64_4}, [%u64_1];"),
+    ("sm_100a", "8.8", "ld.shared.v8.u32 {%u32_1, %u32_2, %u32_3, %u32_4, %u32_5, %u32_6, %u32_7, %u32_8}, [%u64_1];"),
+    ("sm_100a", "8.8", "ldu.global.v8.u32 {%u32_1, %u32_2, %u32_3, %u32_4, %u32_5, %u32_6, %u32_7, %u32_8}, [%u64_1];"),
+    ("sm_90", "8.8", "ld.global.v8.u32 {%u32_1, %u32_2, %u32_3, %u32_4, %u32_5, %u32_6, %u32_7, %u32_8}, [%u64_1];"),
+    ("sm_100a", "8.7", "ld.global.v8.u32 {%u32_1, %u32_2, %u32_3, %u32_4, %u32_5, %u32_6, %u32_7, %u32_8}, [%u64_1];"),
+    ("sm_90", "8.0", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%u32_1, %u32_2, %u32_3, %u32_4}, {%b32_1, %b32_2, %b32_3, %b32_4}, {%b32_5, %b32_6}, {%u32_5, %u32_6, %u32_7, %u32_8};"),
+    ("sm_90", "8.0", "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%u32_1, %u32_2}, {%b32_1}, {%b32_5}, {%u32_5, %u32_6};"),
+    ("sm_90", "8.0", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%s32_1, %s32_2, %s32_3, %s32_4}, {%u32_1, %u32_2, %u32_3, %u32_4}, {%f32_5, %f32_6}, {%s32_5, %s32_6, %s32_7, %s32_8};"),
+    ("sm_90", "8.0", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%f32_1, %f32_2, %f32_3, %f32_4}, {%b32_1, %b32_2, %b32_3, %b32_4}, {%b32_5, %b32_6}, {%s32_5, %s32_6, %s32_7, %s32_8};"),
+    ("sm_90", "8.0", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%u64_1, %u64_2}, {%s64_1}, {%b64_2}, {%s64_1, %s64_2};"),
+    ("sm_90", "8.0", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f32_1, %f32_2, %f32_3, %f32_4}, {%u32_1, %u32_2, %u32_3, %u32_4}, {%s32_5, %s32_6}, {%f32_5, %f32_6, %f32_7, %f32_8};"),
+    ("sm_90", "8.3", "fence.proxy.tensormap::generic.acquire.gpu [%u64_1], 128;"),
+    ("sm_90", "8.3", "fence.proxy.tensormap::generic.acquire.gpu [%u64_1], 64;"),
+    ("sm_90", "8.3", "fence.proxy.tensormap::generic.acquire.gpu [%u64_1], %u32_1;"),
+    ("sm_90", "8.3", "fence.proxy.tensormap::generic.acquire.gpu;"),
+    ("sm_90", "8.3", "fence.proxy.tensormap::generic.release.gpu;"),
+    ("sm_90", "8.3", "fence.proxy.tensormap::generic.release.gpu [%u64_1], 128;"),
+    ("sm_90", "8.0", "fence.proxy.tensormap::generic.acquire.gpu [%u64_1], 128;"),
+    ("sm_100a", "8.7", "fence.proxy.tensormap::generic.acquire.sys [%u64_1], 128;"),
+    ("sm_90", "8.6", "fence.acquire.sync_restrict::shared::cluster.cluster;"),
+    ("sm_90", "8.0", "fence.mbarrier_init.release.cluster;"),
+    ("sm_90", "8.0", "vadd.u32.u32.u32 %u32_1, %u32_2.b0, %u32_3.h1;"),
+    ("sm_90", "8.0", "vadd.u32.u32.u32 %u32_1, %u32_2.b4, %u32_3;"),
+    ("sm_90", "8.0", "vadd2.u32.u32.u32 %u32_1.h10, %u32_2.h32, %u32_3.h01, %u32_4;"),
+    ("sm_90", "8.0", "vadd4.u32.u32.u32 %u32_1.b3210, %u32_2.b7654, %u32_3.b0123, %u32_4;"),
+    ("sm_90", "8.0", "vadd4.u32.u32.u32 %u32_1.b013, %u32_2, %u32_3, %u32_4;"),
+    ("sm_90", "8.0", "add.u32 %u32_1, %u32_2.b0, %u32_3;"),
+]
+
+
+# Disagreements ptxsim does not resolve yet, each documented in docs/divergences.md: with
+# `--ci` the lines of these classes are left out of the committed data (their count is
+# printed), every other line must agree. (id, ptxas message pattern or None, instruction
+# pattern or None); a line belongs to a class when every given pattern matches.
+KNOWN_GAPS = [
+    ("D13 address of a variable in another state space",
+     r"State space mismatch between instruction and address|Illegal state space for address", None),
+    ("D14 address register of a non-integer type",
+     r"as address operand|Illegal operand type for address|Arguments mismatch for instruction 'mov'",
+     r"\[%(f16|f16x2|f32|f64|pred|b128|s8|u8|b8)_"),
+    ("D15 the sink as atom's destination or red's address", None, r"^(atom|red)\.[^ ]* _[,;]"),
+    ("D16 vector elements of different register types",
+     r"Incompatible elements of vector expression", None),
+]
+
+
+def known_gap(line: str, message: str | None) -> str | None:
+    for gap, pattern, text in KNOWN_GAPS:
+        if pattern is not None and not (message and re.search(pattern, message)):
+            continue
+        if text is not None and not re.search(text, line):
+            continue
+        return gap
+    return None
+
+
+def generate(seed: int, count: int, ci: bool = False) -> list[tuple[str, str, str]]:
+    """`count` lines as (target, version, line): half spec expansions, half mutations; with
+    `ci`, from the CI_FAMILIES only."""
     rng = random.Random(seed)
     fams = load_families()
-    templates = [(f, t, d) for f in fams.values() for t, d in f.templates]
+    templates = [(f, t, d) for f in fams.values() for t, d in f.templates
+                 if not ci or f.name in CI_FAMILIES]
     out: list[tuple[str, str, str]] = []
     seen = set()
     tries = 0
@@ -513,6 +611,11 @@ def generate(seed: int, count: int) -> list[tuple[str, str, str]]:
                 line = mutate(line, rng)
         target, version = PAIRS[rng.randrange(len(PAIRS))]
         if gen.vkey(version) < (8, 3) and "%b128_" in line:
+            continue
+        # `.shared::cluster` forms of ld/st/atom/red are another change's (issue 30): not in
+        # the CI data yet.
+        if ci and (line.split(".")[0].split(" ")[0] not in CI_FAMILIES | {"prefetchu"}
+                   or "shared::cluster" in line):
             continue
         key = (target, version, line)
         if key in seen:
@@ -641,6 +744,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--tsv", help="write ptxas's verdicts here (conformance-table format)")
     ap.add_argument("--show", type=int, default=0, help="print N disagreements of each kind")
+    ap.add_argument("--ci", action="store_true",
+                    help="the committed CI data: lines of CI_FAMILIES only, plus EXAMPLES")
     ap.add_argument("--only", help="only lines starting with this")
     ap.add_argument("--file", help="judge these lines instead (TARGET VERSION INSTRUCTION per line)")
     args = ap.parse_args()
@@ -652,7 +757,9 @@ def main() -> int:
         lines = [tuple(l.split(None, 2)) for l in Path(args.file).read_text().splitlines()
                  if l.strip() and not l.startswith("#")]
     else:
-        lines = generate(args.seed, args.lines)
+        lines = generate(args.seed, args.lines, args.ci)
+        if args.ci:
+            lines += [e for e in EXAMPLES if e not in set(lines)]
     if args.only:
         lines = [x for x in lines if x[2].startswith(args.only)]
     by_pair: dict[tuple[str, str], list[str]] = collections.defaultdict(list)
@@ -670,8 +777,14 @@ def main() -> int:
     examples = collections.defaultdict(list)
     total = agree = 0
     rows = []
+    gaps: collections.Counter = collections.Counter()
     for (t, v, b), (theirs, ours) in zip(jobs, results):
         for l in b:
+            if args.ci and (l not in theirs) != (l not in ours):
+                gap = known_gap(l, theirs.get(l))
+                if gap:
+                    gaps[gap] += 1
+                    continue
             total += 1
             op = family_key(l.split(" ")[0])
             pa, sa = l not in theirs, l not in ours
@@ -697,6 +810,8 @@ def main() -> int:
         if c["agree"] == n:
             continue
         print(f"{op:<24}{n:>7}{c['agree']:>7}{c['ptxsim-rejects']:>16}{c['ptxsim-accepts']:>16}")
+    for gap, n in sorted(gaps.items()):
+        print(f"left out of the CI data: {n} lines of {gap}")
     for kind, ex in examples.items():
         for e in ex[:args.show]:
             print(f"{kind}: {e}")
@@ -705,7 +820,7 @@ def main() -> int:
         ver = [l for l in ver.splitlines() if "release" in l][0].strip()
         with open(args.tsv, "w") as f:
             f.write(f"# generated by scripts/conformance/fuzz.py --seed {args.seed} --lines "
-                    f"{args.lines}; do not edit\n# ptxas: {ver}\n"
+                    f"{args.lines}{' --ci' if args.ci else ''}; do not edit\n# ptxas: {ver}\n"
                     "# command: ptxas -arch compute_<target, sm_75 below sm_75> m.ptx -o /dev/null\n"
                     "# registers: %<regtype>_<n> is declared .reg .<regtype>; _ is the sink;"
                     " sym_<space> is a .b8 array in that space\n")

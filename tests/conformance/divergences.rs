@@ -109,10 +109,11 @@ pub const DIVERGENCES: &[Divergence] = &[
     Divergence {
         id: "D6 atom with an extra operand",
         matches: |_, _, _, i| {
+            let mnemonic = i.split(' ').next().unwrap_or(i);
             i.starts_with("atom.")
                 && !i.contains("cache_hint")
                 && i.matches(',').count() == 3
-                && !i.contains(".cas.")
+                && !mnemonic.split('.').any(|m| m == "cas")
         },
         ptxas_accepts: true,
     },

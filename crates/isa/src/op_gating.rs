@@ -90,6 +90,9 @@ pub enum OpFeature {
     /// .level::cache_hint qualifier introduced in PTX ISA version 7.4", sm_80; ptxas 13.5:
     /// "Modifier '.L2::cache_hint' requires .target sm_80 or higher").
     CacheHint,
+    /// `.param::entry`/`.param::func` on `ld`/`st` (ptxas 13.5: "Feature '::entry' requires
+    /// PTX ISA .version 8.3 or later").
+    ParamSubspace,
     /// `.mmio` on `ld`/`st` (ptxas 13.5: "Feature '.mmio' requires PTX ISA .version 8.2 or
     /// later"; PTX ISA 9.0, ld: sm_70).
     Mmio,
@@ -584,6 +587,14 @@ pub const OP_GATES: &[Gate] = &[
         support: &[Support {
             since: v(8, 0),
             targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: ".param::entry / .param::func",
+        applies: Applies::Op(OpFeature::ParamSubspace),
+        support: &[Support {
+            since: v(8, 3),
+            targets: TargetSet::Any,
         }],
     },
     Gate {
@@ -1142,8 +1153,17 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         ) => named("relaxed").map(Some),
         (
             OpFeature::SharedCta,
-            OpForm::Mbarrier { .. } | OpForm::Ldmatrix(_) | OpForm::Stmatrix(_) | OpForm::Wmma(_),
+            OpForm::Mbarrier { .. }
+            | OpForm::Ldmatrix(_)
+            | OpForm::Stmatrix(_)
+            | OpForm::Wmma(_)
+            | OpForm::Ld { .. }
+            | OpForm::St { .. }
+            | OpForm::Atom { .. },
         ) => named("shared::cta").map(Some),
+        (OpFeature::ParamSubspace, OpForm::Ld { .. } | OpForm::St { .. }) => {
+            modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some)
+        }
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
         (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
         (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {

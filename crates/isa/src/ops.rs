@@ -2320,6 +2320,41 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             ),
         ))
     };
+    // ptxas 13.5: "Duplicate .acquire modifier", "Multiple cache prefetching modifiers
+    // specified"; `ldu` reads .global (or generic) memory only, in at most 128 bits ("State
+    // space incorrect for instruction 'ldu'", "Illegal modifier '::cta' for instruction
+    // 'ldu'"). PTX ISA 9.0, ld: "The .level::prefetch_size qualifier may only be used with
+    // .global state space and with generic addressing".
+    for (index, &m) in modifiers.iter().enumerate() {
+        let again = |other: &&str| {
+            *other == m
+                || (m.starts_with("L2::")
+                    && m.ends_with('B')
+                    && other.starts_with("L2::")
+                    && other.ends_with('B'))
+        };
+        let ordering = matches!(
+            m,
+            "weak" | "volatile" | "relaxed" | "acquire" | "release" | "mmio"
+        );
+        let prefetch_size = m.starts_with("L2::") && m.ends_with('B');
+        if (ordering || prefetch_size) && modifiers[..index].iter().any(again) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice (or with another of its kind)"),
+            ));
+        }
+        let ldu_space =
+            opcode == Opcode::Ldu && (crate::ops::space(m).is_some() || m == "v8") && m != "global";
+        if ldu_space || (prefetch_size && !matches!(space, Space::Global | Space::Generic)) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{m} is not a modifier of {opcode} in this state space"),
+            ));
+        }
+    }
     let shared_or_global = [Space::Global, Space::Shared, Space::Generic];
     for (index, &m) in modifiers.iter().enumerate() {
         match m {
@@ -2332,6 +2367,10 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             _ if m.starts_with("L1::") => space_refuses(index, &[Space::Global, Space::Generic])?,
             _ => {}
         }
+    }
+    // ptxas 13.5: "Modifier '.mmio' cannot be combined with modifier '.v4'".
+    if let (Some(mmio), Some(_)) = (find(&["mmio"]), c.vector) {
+        return Err(conflict(mmio, ".mmio and a vector"));
     }
     if let Some(nc) = find(&["nc"]) {
         if space != Space::Global {
@@ -2579,13 +2618,18 @@ fn decode_createpolicy(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             ));
         }
     }
-    let Some((_, kind)) = kind else {
+    let Some((kind_index, kind)) = kind else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
             None,
             "createpolicy needs .fractional, .range or .cvt",
         ));
     };
+    // ptxas 13.5 reads `createpolicy.fractional` as the instruction's name: "Unknown modifier
+    // '.fractional'" anywhere else.
+    if kind_index != 0 {
+        return Err(illegal_here(opcode, modifiers, kind_index));
+    }
     if b64.is_none() {
         return Err(DecodeError::new(
             DecodeErrorKind::MissingType,
@@ -2780,6 +2824,18 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
                 DecodeErrorKind::UnsupportedTypes,
                 c.space.map(|s| s.index),
                 format!("vector {opcode} works on .global or generic addresses, not .shared"),
+            ));
+        }
+    }
+    // ptxas 13.5: "Duplicate .release modifier".
+    for (index, &m) in modifiers.iter().enumerate() {
+        if matches!(m, "relaxed" | "acquire" | "release" | "acq_rel")
+            && modifiers[..index].contains(&m)
+        {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice"),
             ));
         }
     }
@@ -3457,7 +3513,16 @@ fn decode_fence(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             _ => Err(missing("the .cluster scope")),
         }
     };
-    if seen.proxy.is_some() {
+    if let Some(proxy) = seen.proxy {
+        // ptxas 13.5 reads `fence.proxy` as the instruction's name: "Unknown modifier
+        // '.proxy'" anywhere else.
+        if proxy != 0 {
+            return Err(not_a_modifier(
+                proxy,
+                "proxy",
+                "fence here (write fence.proxy...)",
+            ));
+        }
         refuse(&[seen.mbarrier_init], "is not a modifier of fence.proxy")?;
         let Some((kind_index, kind)) = seen.kind else {
             return Err(missing(
@@ -4232,17 +4297,27 @@ mod tests {
                 cache_policy: false,
             }
         );
+        // ptxas 13.5 takes `.L2::evict_last` on the 256-bit forms only ("Instruction 'ld'
+        // requires '.v8.b32/.v4.b64' type with '.L2::evict_last' modifier").
         assert_eq!(
             ok(
                 Opcode::Ld,
-                &["acquire", "gpu", "global", "L2::evict_last", "b64"]
+                &["acquire", "gpu", "global", "L2::evict_last", "v4", "b64"]
             ),
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::B64,
-                vector: 1,
+                vector: 4,
                 cache_policy: false,
             }
+        );
+        assert_eq!(
+            err(
+                Opcode::Ld,
+                &["acquire", "gpu", "global", "L2::evict_last", "b64"]
+            )
+            .kind,
+            DecodeErrorKind::UnsupportedTypes
         );
         assert_eq!(
             ok(Opcode::St, &["release", "sys", "b32"]),
