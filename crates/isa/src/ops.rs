@@ -2522,12 +2522,12 @@ fn decode_prefetch(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeE
             format!("{opcode} needs a cache level (.L1, .L2, ...)"),
         ));
     };
-    let fits = match (level, space.map(|(_, s)| s)) {
-        ("L1" | "L2", None | Some("global" | "local")) => true,
-        ("L2::evict_last" | "L2::evict_normal", None | Some("global")) => true,
-        ("tensormap", None | Some("const" | "param")) => true,
-        _ => false,
-    };
+    let fits = matches!(
+        (level, space.map(|(_, s)| s)),
+        ("L1" | "L2", None | Some("global" | "local"))
+            | ("L2::evict_last" | "L2::evict_normal", None | Some("global"))
+            | ("tensormap", None | Some("const" | "param"))
+    );
     match (fits, space) {
         (true, _) => Ok(OpForm::Prefetch),
         (false, Some((index, _))) => Err(illegal_here(opcode, modifiers, index)),
