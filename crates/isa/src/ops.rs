@@ -2426,21 +2426,21 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     // .global state space and for generic addressing"; ptxas 13.5: "Modifier '.L2::cache_hint'
     // cannot be combined with modifier '.volatile'", "Multiple .L2::cache_hint modifiers
     // specified".
-    let hints: Vec<usize> = modifiers
+    let mut hint_positions = modifiers
         .iter()
         .enumerate()
         .filter(|(_, m)| **m == "L2::cache_hint")
-        .map(|(i, _)| i)
-        .collect();
-    if let Some(&second) = hints.get(1) {
+        .map(|(i, _)| i);
+    let first_hint = hint_positions.next();
+    if let Some(second) = hint_positions.next() {
         return Err(DecodeError::new(
             DecodeErrorKind::DuplicateModifier,
             Some(second),
             ".L2::cache_hint is written twice",
         ));
     }
-    let cache_policy = !hints.is_empty();
-    if let Some(&hint) = hints.first() {
+    let cache_policy = first_hint.is_some();
+    if let Some(hint) = first_hint {
         if !matches!(space, Space::Global | Space::Generic) || opcode == Opcode::Ldu {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnknownModifier,
@@ -2844,20 +2844,20 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
     // modifier '.L2::cache_hint' for instruction 'atom'"), on .global or generic addresses
     // ("Modifier '.L2::cache_hint' cannot be applied to '.shared' space").
     let space = c.space.map_or(Space::Generic, |s| s.value);
-    let hints: Vec<usize> = modifiers
+    let mut hint_positions = modifiers
         .iter()
         .enumerate()
         .filter(|(_, m)| **m == "L2::cache_hint")
-        .map(|(i, _)| i)
-        .collect();
-    if let Some(&second) = hints.get(1) {
+        .map(|(i, _)| i);
+    let first_hint = hint_positions.next();
+    if let Some(second) = hint_positions.next() {
         return Err(DecodeError::new(
             DecodeErrorKind::DuplicateModifier,
             Some(second),
             ".L2::cache_hint is written twice",
         ));
     }
-    if let Some(&hint) = hints.first() {
+    if let Some(hint) = first_hint {
         if op.value == AtomOp::Cas || space == Space::Shared {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnknownModifier,
@@ -2872,7 +2872,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
         op: op.value,
         ty,
         vector,
-        cache_policy: !hints.is_empty(),
+        cache_policy: first_hint.is_some(),
     })
 }
 
