@@ -109,21 +109,17 @@ pub const DIVERGENCES: &[Divergence] = &[
     Divergence {
         id: "D6 atom with an extra operand",
         matches: |_, _, _, i| {
+            let mnemonic = i.split(' ').next().unwrap_or(i);
             i.starts_with("atom.")
                 && !i.contains("cache_hint")
                 && i.matches(',').count() == 3
-                && !i.contains(".cas.")
+                && !mnemonic.split('.').any(|m| m == "cas")
         },
         ptxas_accepts: true,
     },
     Divergence {
         id: "D7 bfe/bfi position or length immediate out of range",
         matches: |_, _, _, i| (i.starts_with("bfe.") || i.starts_with("bfi.")) && i.contains(", -"),
-        ptxas_accepts: false,
-    },
-    Divergence {
-        id: "D8 atom/red .L2::cache_hint",
-        matches: |_, _, _, i| i.contains(".L2::cache_hint."),
         ptxas_accepts: false,
     },
     Divergence {

@@ -1136,6 +1136,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         let opcode = instruction.opcode.as_str();
         // One lookup of the name decides the path.
         let op = Opcode::from_name(opcode);
+        if let Some(op) = op {
+            video_selectors(op, instruction, &mut self.resolver.diagnostics);
+        }
         match op {
             Some(op) if crate::rules::is_modelled(op) => {
                 self.typed_instruction(instruction);
@@ -1566,6 +1569,29 @@ fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Di
         Role::Predicate | Role::Value => {
             Diagnostic::error("E0103", format!("unknown symbol `{name}`"), span)
                 .with_help("declare the register, variable or parameter before this point")
+        }
+    }
+}
+
+/// The video selectors (`%r1.b0`, `%r2.h10`) of an instruction's operands, each checked
+/// against [`ptxsim_isa::op_layout::video_selector_violation`] (E0321).
+fn video_selectors(op: Opcode, instruction: &Instruction, diagnostics: &mut Vec<Diagnostic>) {
+    for (index, operand) in instruction.operands.iter().enumerate() {
+        let (Operand::Name(name) | Operand::SpecialRegister(name)) = operand else {
+            continue;
+        };
+        let Some(selector) = &name.selector else {
+            continue;
+        };
+        let value = selector.value;
+        if let Some(reason) =
+            ptxsim_isa::op_layout::video_selector_violation(op, index, value.half, value.digits())
+        {
+            diagnostics.push(Diagnostic::error(
+                "E0321",
+                format!("`.{value}`: {reason}"),
+                selector.span,
+            ));
         }
     }
 }

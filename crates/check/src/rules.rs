@@ -850,6 +850,12 @@ pub fn check_instruction(
                 &op.form,
                 integer_operand(instruction, 2).and_then(|v| u64::try_from(v).ok()),
             ),
+            ptxsim_isa::ops::OpForm::CacheAdvice | ptxsim_isa::ops::OpForm::FenceProxyAcquire => {
+                ptxsim_isa::op_layout::line_size_violation(
+                    &op.form,
+                    integer_operand(instruction, 1).and_then(|v| u64::try_from(v).ok()),
+                )
+            }
             ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
                 ptxsim_isa::op_layout::mbarrier_count_violation(
                     &op.form,

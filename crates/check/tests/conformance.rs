@@ -94,9 +94,24 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
     for case in cases {
         declared.extend(registers(&case.instruction));
     }
-    let mut module = format!(
-        ".version {version}\n.target {target}\n.address_size 64\n\n.visible .entry k()\n{{\n"
-    );
+    // The fuzzer's symbols (scripts/conformance/fuzz.py): `sym_<space>` is a 64-byte array in
+    // that state space, `sym_param` a kernel parameter.
+    let uses = |name: &str| cases.iter().any(|case| case.instruction.contains(name));
+    let mut module = format!(".version {version}\n.target {target}\n.address_size 64\n");
+    for space in ["global", "shared", "const"] {
+        if uses(&format!("sym_{space}")) {
+            module.push_str(&format!(".{space} .align 16 .b8 sym_{space}[64];\n"));
+        }
+    }
+    let parameter = if uses("sym_param") {
+        ".param .align 16 .b8 sym_param[64]"
+    } else {
+        ""
+    };
+    module.push_str(&format!("\n.visible .entry k({parameter})\n{{\n"));
+    if uses("sym_local") {
+        module.push_str("\t.local .align 16 .b8 sym_local[64];\n");
+    }
     for register in declared {
         let Some((ty, _)) = register[1..].rsplit_once('_') else {
             continue;

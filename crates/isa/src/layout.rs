@@ -40,6 +40,11 @@ pub const FRAGMENT_OR_PREDICATE: &[Type] = &[
     Type::Pred,
 ];
 
+/// The 64-bit cache-policy operand of `.L2::cache_hint` (`ld`, `st`, `atom`, `red`,
+/// `cp.async`): ptxas 13.5 takes a `.b64`, `.u64` or `.s64` register or an integer constant
+/// ("Arguments mismatch" for a `.u32` or `.f64` register and for `1.5` or `0f3F800000`).
+pub const CACHE_POLICY: &[Type] = &[Type::U64, Type::B64, Type::S64];
+
 impl RegisterRule {
     /// Whether a register of type `register` fits.
     ///
@@ -88,6 +93,7 @@ impl RegisterRule {
     pub fn takes_literal(self, literal: Literal) -> bool {
         match self {
             RegisterRule::OneOf(types) if types == FRAGMENT => true,
+            RegisterRule::OneOf(types) if types == CACHE_POLICY => literal == Literal::Integer,
             RegisterRule::OneOf(types) if types == FRAGMENT_OR_PREDICATE => {
                 literal == Literal::F32Bits
             }

@@ -105,6 +105,47 @@ pub enum OpFeature {
     CpAsync,
     /// `atom`/`red` with `.v2`/`.v4`/`.v8` (9.7.13.5: PTX ISA 8.1, sm_90).
     AtomVector,
+    /// `.L2::cache_hint` on `ld`/`st`/`atom`/`red` (PTX ISA 9.0, ld: "Support for
+    /// .level::cache_hint qualifier introduced in PTX ISA version 7.4", sm_80; ptxas 13.5:
+    /// "Modifier '.L2::cache_hint' requires .target sm_80 or higher").
+    CacheHint,
+    /// `.param::entry`/`.param::func` on `ld`/`st` (ptxas 13.5: "Feature '::entry' requires
+    /// PTX ISA .version 8.3 or later").
+    ParamSubspace,
+    /// `.mmio` on `ld`/`st` (ptxas 13.5: "Feature '.mmio' requires PTX ISA .version 8.2 or
+    /// later"; PTX ISA 9.0, ld: sm_70).
+    Mmio,
+    /// `.volatile` on `.local` (ptxas 13.5: "Feature 'ld/st with .local.volatile' requires
+    /// PTX ISA .version 9.1 or later").
+    LocalVolatile,
+    /// `fence.acquire`/`fence.release` without `.sync_restrict` or a proxy (ptxas 13.5:
+    /// "Modifier '.release' on 'fence' requires PTX ISA .version 8.6 or later", "requires
+    /// .target sm_90 or higher").
+    FenceAcquireRelease,
+    /// `prefetch` with an eviction priority (`.L2::evict_last`, `.L2::evict_normal`; ptxas
+    /// 13.5: "Modifier 'cache eviction priority' on 'prefetch' requires PTX ISA .version 7.4",
+    /// "requires .target sm_80"), and `discard`, `applypriority`, `createpolicy` (PTX ISA 7.4,
+    /// sm_80; "Feature 'discard' requires .target sm_80 or higher").
+    CacheControl,
+    /// `prefetch.tensormap` (PTX ISA 8.0, sm_90; ptxas 13.5: "Modifier '.tensormap' requires
+    /// .target sm_90 or higher").
+    PrefetchTensormap,
+    /// `fence.proxy.async*` (PTX ISA 9.0, fence: PTX ISA 8.0, sm_90; ptxas 13.5: "Modifier
+    /// '.async' requires PTX ISA .version 8.0 or later").
+    ProxyAsync,
+    /// `fence.proxy.tensormap::generic` and the other uni-directional proxy fences (PTX ISA
+    /// 8.3, sm_90; ptxas 13.5: "Feature 'fence.proxy with uni-directional ...' requires").
+    ProxyTensormap,
+    /// `.sync_restrict::*` on `fence` (PTX ISA 8.6, sm_90; ptxas 13.5: "Feature
+    /// '.sync_restrict' requires PTX ISA .version 8.6 or later").
+    SyncRestrict,
+    /// `fence.mbarrier_init.release.cluster` (PTX ISA 8.0, sm_90; ptxas 13.5: "Feature
+    /// '.op_restrict' requires ...").
+    OpRestrict,
+    /// 256-bit `ld`/`st` (`.v8` of 32-bit, `.v4` of 64-bit types; ptxas 13.5: "Feature '256
+    /// bit wide load/store' requires PTX ISA .version 8.8 or later", "requires .target sm_100
+    /// or higher").
+    Wide256,
     /// `ex2.approx.f16{x2}` and `tanh.approx` on `.f32`/`.f16`/`.f16x2` (9.7.3.22, 9.7.4.9-10:
     /// PTX ISA 7.0, sm_75; ptxas 13.5: "Feature 'tanh' requires .target sm_75 or higher").
     HalfTranscendental,
@@ -596,6 +637,102 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: ".L2::cache_hint",
+        applies: Applies::Op(OpFeature::CacheHint),
+        support: &[Support {
+            since: v(7, 4),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "L2 cache control (eviction priorities, discard, applypriority, createpolicy)",
+        applies: Applies::Op(OpFeature::CacheControl),
+        support: &[Support {
+            since: v(7, 4),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "prefetch.tensormap",
+        applies: Applies::Op(OpFeature::PrefetchTensormap),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: ".param::entry / .param::func",
+        applies: Applies::Op(OpFeature::ParamSubspace),
+        support: &[Support {
+            since: v(8, 3),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: ".mmio",
+        applies: Applies::Op(OpFeature::Mmio),
+        support: &[Support {
+            since: v(8, 2),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: ".volatile on .local",
+        applies: Applies::Op(OpFeature::LocalVolatile),
+        support: &[Support {
+            since: v(9, 1),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "fence.acquire / fence.release",
+        applies: Applies::Op(OpFeature::FenceAcquireRelease),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "fence.proxy.async",
+        applies: Applies::Op(OpFeature::ProxyAsync),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "uni-directional proxy fences",
+        applies: Applies::Op(OpFeature::ProxyTensormap),
+        support: &[Support {
+            since: v(8, 3),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "fence .sync_restrict",
+        applies: Applies::Op(OpFeature::SyncRestrict),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "fence.mbarrier_init",
+        applies: Applies::Op(OpFeature::OpRestrict),
+        support: &[Support {
+            since: v(8, 0),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "256-bit ld/st",
+        applies: Applies::Op(OpFeature::Wide256),
+        support: &[Support {
+            since: v(8, 8),
+            targets: TargetSet::AtLeast(100),
+        }],
+    },
+    Gate {
         feature: "atom/red with vector types",
         applies: Applies::Op(OpFeature::AtomVector),
         support: &[Support {
@@ -951,6 +1088,48 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             OpFeature::Memory128,
             OpForm::Ld { ty: Type::B128, .. } | OpForm::St { ty: Type::B128, .. },
         ) => Some(type_index()),
+        (
+            OpFeature::CacheHint,
+            OpForm::Ld {
+                cache_policy: true, ..
+            }
+            | OpForm::St {
+                cache_policy: true, ..
+            }
+            | OpForm::Atom {
+                cache_policy: true, ..
+            },
+        ) => Some(named("L2::cache_hint")),
+        (OpFeature::Wide256, OpForm::Ld { ty, vector, .. } | OpForm::St { ty, vector, .. })
+            if u32::from(vector) * ty.bits() == 256 =>
+        {
+            named_any(op, &["v4", "v8"])
+        }
+        (OpFeature::CacheControl, OpForm::CacheAdvice | OpForm::CreatePolicy(_)) => Some(Some(0)),
+        (OpFeature::CacheControl, OpForm::Prefetch) => {
+            modifier_index(op, |m| m.starts_with("L2::evict_")).map(Some)
+        }
+        (OpFeature::PrefetchTensormap, OpForm::Prefetch) => named("tensormap").map(Some),
+        (OpFeature::Mmio, OpForm::Ld { .. } | OpForm::St { .. }) => named("mmio").map(Some),
+        (
+            OpFeature::LocalVolatile,
+            OpForm::Ld {
+                space: Space::Local,
+                ..
+            }
+            | OpForm::St {
+                space: Space::Local,
+                ..
+            },
+        ) => named("volatile").map(Some),
+        (OpFeature::FenceAcquireRelease, OpForm::Fence)
+            if op.text.starts_with("fence.")
+                && !modifiers(op).any(|m| {
+                    m == "proxy" || m == "mbarrier_init" || m.starts_with("sync_restrict::")
+                }) =>
+        {
+            modifier_index(op, |m| m == "acquire" || m == "release").map(Some)
+        }
         (OpFeature::L1Eviction, OpForm::Ld { .. } | OpForm::St { .. }) => {
             modifier_index(op, |m| m.starts_with("L1::")).map(Some)
         }
@@ -1086,8 +1265,17 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         ) => named("relaxed").map(Some),
         (
             OpFeature::SharedCta,
-            OpForm::Mbarrier { .. } | OpForm::Ldmatrix(_) | OpForm::Stmatrix(_) | OpForm::Wmma(_),
+            OpForm::Mbarrier { .. }
+            | OpForm::Ldmatrix(_)
+            | OpForm::Stmatrix(_)
+            | OpForm::Wmma(_)
+            | OpForm::Ld { .. }
+            | OpForm::St { .. }
+            | OpForm::Atom { .. },
         ) => named("shared::cta").map(Some),
+        (OpFeature::ParamSubspace, OpForm::Ld { .. } | OpForm::St { .. }) => {
+            modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some)
+        }
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
         (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
         (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {
@@ -1126,8 +1314,19 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::WgmmaMixedInteger, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
             f.mixed_integer().then(type_index)
         }
-        (OpFeature::ProxyFence, OpForm::Fence) => {
-            op.text.starts_with("fence.proxy").then_some(Some(0))
+        (OpFeature::ProxyFence, OpForm::Fence | OpForm::FenceProxyAcquire) => {
+            (op.text.starts_with("fence.proxy") || op.text.starts_with("membar.proxy"))
+                .then_some(Some(0))
+        }
+        (OpFeature::ProxyAsync, OpForm::Fence) => named("async").map(Some),
+        (OpFeature::ProxyTensormap, OpForm::Fence | OpForm::FenceProxyAcquire) => {
+            modifier_index(op, |m| m.ends_with("::generic")).map(Some)
+        }
+        (OpFeature::SyncRestrict, OpForm::Fence) => {
+            modifier_index(op, |m| m.starts_with("sync_restrict::")).map(Some)
+        }
+        (OpFeature::OpRestrict, OpForm::Fence) if op.text.starts_with("fence.") => {
+            named("mbarrier_init").map(Some)
         }
         _ => None,
     }

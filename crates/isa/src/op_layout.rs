@@ -9,10 +9,11 @@
 //! (`tests/conformance/ops-operands.tsv`).
 
 use crate::form::{Location, Operand, RuleCode, Violation};
-use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
+use crate::layout::{CACHE_POLICY, OperandSlot, RegisterRule, SlotShape, check_slots};
+use crate::opcode::Opcode;
 use crate::ops::{
     AtomOp, BarrierOp, CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, OpForm,
-    VoteMode,
+    PolicyKind, VoteMode,
 };
 use crate::types::Type;
 
@@ -262,21 +263,51 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             source("b", ty),
             source("c", if float_selector { Type::F32 } else { Type::S32 }),
         ],
-        OpForm::Ld { ty, vector: n, .. } => {
+        // `ld... d, [a]{, cache-policy}` and `st... [a], b{, cache-policy}` (PTX ISA 9.0, ld,
+        // st: "When the optional argument cache-policy is specified, the qualifier
+        // .level::cache_hint is required. The 64-bit operand cache-policy ..."; ptxas 13.5
+        // takes a .b64/.u64/.s64 register or an integer constant there).
+        OpForm::Ld {
+            ty,
+            vector: n,
+            cache_policy,
+            ..
+        } => {
             let d = if n == 1 {
                 memory_value("d", ty, true)
             } else {
                 memory_vector("d", ty, usize::from(n), true)
             };
-            vec![d, address("a")]
+            let mut slots = vec![d, address("a")];
+            if cache_policy {
+                slots.push(scalar(
+                    "cache-policy",
+                    false,
+                    RegisterRule::OneOf(CACHE_POLICY),
+                ));
+            }
+            slots
         }
-        OpForm::St { ty, vector: n, .. } => {
+        OpForm::St {
+            ty,
+            vector: n,
+            cache_policy,
+            ..
+        } => {
             let b = if n == 1 {
                 memory_value("b", ty, false)
             } else {
                 memory_vector("b", ty, usize::from(n), false)
             };
-            vec![address("a"), b]
+            let mut slots = vec![address("a"), b];
+            if cache_policy {
+                slots.push(scalar(
+                    "cache-policy",
+                    false,
+                    RegisterRule::OneOf(CACHE_POLICY),
+                ));
+            }
+            slots
         }
         OpForm::Cvta { ty, .. } => vec![
             destination("p", ty),
@@ -290,19 +321,32 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             reduction,
             ty,
             vector: n,
+            cache_policy,
             ..
         } if n > 1 => {
             let n = usize::from(n);
-            let mut slots = Vec::with_capacity(3);
+            let mut slots = Vec::with_capacity(4);
             if !reduction {
                 slots.push(vector("d", ty, n, true));
             }
             slots.push(address("a"));
             slots.push(vector("b", ty, n, false));
+            if cache_policy {
+                slots.push(scalar(
+                    "cache-policy",
+                    false,
+                    RegisterRule::OneOf(CACHE_POLICY),
+                ));
+            }
             slots
         }
+        // `atom... d, [a], b{, cache-policy}` (PTX ISA 9.0, atom, red).
         OpForm::Atom {
-            reduction, op, ty, ..
+            reduction,
+            op,
+            ty,
+            cache_policy,
+            ..
         } => {
             let mut slots = Vec::with_capacity(4);
             if !reduction {
@@ -312,6 +356,13 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             slots.push(source("b", ty));
             if op == AtomOp::Cas {
                 slots.push(source("c", ty));
+            }
+            if cache_policy {
+                slots.push(scalar(
+                    "cache-policy",
+                    false,
+                    RegisterRule::OneOf(CACHE_POLICY),
+                ));
             }
             slots
         }
@@ -397,6 +448,38 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         OpForm::Sust(form) => vec![address("[a, b]"), surface_values("c", form, false)],
         OpForm::Sured(form) => vec![address("[a, b]"), source("c", form.ty)],
         OpForm::Fence | OpForm::Ret | OpForm::Exit | OpForm::Trap => Vec::new(),
+        // `prefetch{...} [a]` (PTX ISA 9.0, prefetch).
+        OpForm::Prefetch => vec![address("a")],
+        // `discard... [a], size`, `applypriority... [a], size`: size is the constant 128
+        // (ptxas 13.5: "Arguments mismatch" for a register; [`line_size_violation`]).
+        OpForm::CacheAdvice => vec![address("a"), scalar("size", false, RegisterRule::Constant)],
+        // PTX ISA 9.0, createpolicy: "cache-policy ... 64-bit opaque"; ptxas 13.5 takes the
+        // 64-bit integer registers for it and for access-property (an integer constant too),
+        // 32-bit ones for the sizes, and an `.f32` register or a floating-point constant for
+        // the fraction ("Arguments mismatch for instruction 'createpolicy.fractional'" for
+        // `1`).
+        OpForm::CreatePolicy(kind) => {
+            let d = scalar("cache-policy", true, RegisterRule::OneOf(CACHE_POLICY));
+            match kind {
+                PolicyKind::Fractional => vec![d, scalar("fraction", false, FRACTION)],
+                PolicyKind::Range => vec![
+                    d,
+                    address("a"),
+                    fixed_u32("primary-size"),
+                    fixed_u32("total-size"),
+                ],
+                PolicyKind::Cvt => vec![
+                    d,
+                    scalar("access-property", false, RegisterRule::OneOf(CACHE_POLICY)),
+                ],
+            }
+        }
+        // `fence.proxy.tensormap::generic.acquire.scope [addr], size` (PTX ISA 9.0, fence;
+        // ptxas 13.5: "Arguments mismatch" for a register size).
+        OpForm::FenceProxyAcquire => vec![
+            address("addr"),
+            scalar("size", false, RegisterRule::Constant),
+        ],
         OpForm::Bra => vec![OperandSlot {
             name: "target",
             is_destination: false,
@@ -532,7 +615,10 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 is_destination,
                 shape: SlotShape::Vector {
                     length: form.registers(operand),
-                    element: mma_register(form.element(operand)),
+                    element: match operand {
+                        MmaOperand::A | MmaOperand::B => mma_multiplicand(form.element(operand)),
+                        _ => mma_register(form.element(operand)),
+                    },
                 },
             };
             vec![
@@ -583,17 +669,32 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
     })
 }
 
-/// The registers of an `mma` fragment vector: ptxas 13.5 takes `.f32`/`.b32` for `.f32`,
-/// `.s32`/`.b32` for `.s32`, `.f64`/`.b64` for `.f64`, and `.b32`/`.f16x2` for the packed
-/// narrow types ("Arguments mismatch for instruction 'mma'" otherwise;
-/// `tests/conformance/ops-forms.tsv`).
+/// The registers of an `mma`/`wmma` fragment vector: ptxas 13.5 takes `.f32`/`.b32` for
+/// `.f32`, `.s32`/`.u32`/`.b32` for `.s32` (the integer accumulators, as Table 27 relaxes a
+/// `.s32` operand to any 32-bit integer register), the 64-bit `.f64`/`.b64`/`.u64`/`.s64`
+/// for `.f64`, and `.b32`/`.f16x2` for the packed narrow types ("Arguments mismatch for
+/// instruction 'mma'" otherwise; `tests/conformance/ops-forms.tsv`, fuzz-forms.tsv).
 fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
     use crate::mma::MmaType;
     match ty {
         MmaType::F32 => RegisterRule::OneOf(&[Type::F32, Type::B32]),
-        MmaType::S32 => RegisterRule::OneOf(&[Type::S32, Type::B32]),
-        MmaType::F64 => RegisterRule::OneOf(&[Type::F64, Type::B64]),
+        MmaType::S32 => RegisterRule::OneOf(&[Type::S32, Type::U32, Type::B32]),
+        MmaType::F64 => RegisterRule::OneOf(&[Type::F64, Type::B64, Type::U64, Type::S64]),
         _ => RegisterRule::OneOf(&[Type::B32, Type::F16x2]),
+    }
+}
+
+/// The registers of `mma`'s `a` and `b`: as [`mma_register`], except that ptxas 13.5 takes
+/// any 32-bit register (`.b32`, `.u32`, `.s32`, `.f32`, `.f16x2`) for the byte-sized integer
+/// and FP8 types (`.s8`, `.u8`, `.e4m3`, `.e5m2`: four elements packed in a register, no
+/// register type of their own), where `.f16`/`.bf16`/`.tf32` fragments stay `.b32`/`.f16x2`.
+fn mma_multiplicand(ty: crate::mma::MmaType) -> RegisterRule {
+    use crate::mma::MmaType;
+    match ty {
+        MmaType::S8 | MmaType::U8 | MmaType::E4m3 | MmaType::E5m2 => {
+            RegisterRule::OneOf(crate::layout::FRAGMENT)
+        }
+        other => mma_register(other),
     }
 }
 
@@ -869,7 +970,7 @@ fn cp_async_slots(cache_hint: bool, operands: &[Operand]) -> Result<Vec<OperandS
         slots.push(scalar(
             "cache-policy",
             false,
-            RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64]),
+            RegisterRule::OneOf(CACHE_POLICY),
         ));
     }
     Ok(slots)
@@ -940,6 +1041,26 @@ pub fn setmaxnreg_count_violation(form: &OpForm, value: Option<i128>) -> Option<
     ))
 }
 
+/// The fraction of `createpolicy.fractional`: an `.f32` register or a floating-point
+/// constant (ptxas 13.5 also takes a `.b32` register there, not `.u32` or `.f64`).
+const FRACTION: RegisterRule = RegisterRule::OneOf(&[Type::F32, Type::B32]);
+
+/// The size operand of `discard`, `applypriority` and
+/// `fence.proxy.tensormap::generic.acquire`: the constant 128 (PTX ISA 9.0, discard: "operand
+/// size is an integer constant that specifies the amount of data ... The only supported value
+/// for the size operand is 128"; fence: "The operand size ... must be 128"; ptxas 13.5:
+/// "Argument 2 of instruction 'discard': unexpected value '64', expected to be 128").
+pub fn line_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violation> {
+    if !matches!(form, OpForm::CacheAdvice | OpForm::FenceProxyAcquire) || value == Some(128) {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(1),
+        "the size must be 128 (bytes)",
+    ))
+}
+
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
     if let OpForm::CpAsync { cache_hint, .. } = *form {
@@ -947,6 +1068,19 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             Ok(slots) => check_slots(&slots, operands),
             Err(violation) => vec![violation],
         };
+    }
+    // `createpolicy.fractional... cache-policy{, fraction}`: the fraction is optional
+    // ("default value of fraction is 1.0").
+    if let OpForm::CreatePolicy(PolicyKind::Fractional) = *form {
+        let mut slots = vec![scalar(
+            "cache-policy",
+            true,
+            RegisterRule::OneOf(CACHE_POLICY),
+        )];
+        if operands.len() != 1 {
+            slots.push(scalar("fraction", false, FRACTION));
+        }
+        return check_slots(&slots, operands);
     }
     if let OpForm::Barrier { op } = *form {
         return match barrier_slots(op, operands.len()) {
@@ -1007,4 +1141,51 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
         return check_slots(&slots, &operands);
     }
     check_slots(&slots, operands)
+}
+
+/// Whether a video selector (`.b0`, `.h10`, `.b3210`: `half` says `.h`, `digits` as written)
+/// fits operand `operand` of `opcode`; the reason when it does not.
+///
+/// PTX ISA 9.0: the scalar video instructions (vadd, vsub, vabsdiff, vmin, vmax, vshl, vshr,
+/// vmad, vset) take `.dsel`/`.asel`/`.bsel` = `{ .b0, .b1, .b2, .b3, .h0, .h1 }` on `d`, `a` and
+/// `b`; the dual half-word ones (vadd2 …) `.asel = .bsel = { .hxy, where x,y are from { 0, 1, 2,
+/// 3 } }` and on `d` `.mask = { .h0, .h1, .h10 }`; the quad byte ones (vadd4 …) `.asel = .bsel
+/// = { .bxyzw, where x,y,z,w are from { 0, ..., 7 } }` and on `d` the masks `.b0` … `.b3210`
+/// (the bytes named from high to low). No other instruction takes one (ptxas 13.5: "Video
+/// selector is not allowed on source operand for instruction 'add'", "Incorrect video selector
+/// for operand 1").
+pub fn video_selector_violation(
+    opcode: Opcode,
+    operand: usize,
+    half: bool,
+    digits: &[u8],
+) -> Option<String> {
+    use Opcode as O;
+    let scalar = matches!(
+        opcode,
+        O::Vadd | O::Vsub | O::Vabsdiff | O::Vmin | O::Vmax | O::Vshl | O::Vshr | O::Vmad | O::Vset
+    );
+    let dual = matches!(
+        opcode,
+        O::Vadd2 | O::Vsub2 | O::Vavrg2 | O::Vabsdiff2 | O::Vmin2 | O::Vmax2 | O::Vset2
+    );
+    let quad = matches!(
+        opcode,
+        O::Vadd4 | O::Vsub4 | O::Vavrg4 | O::Vabsdiff4 | O::Vmin4 | O::Vmax4 | O::Vset4
+    );
+    if !(scalar || dual || quad) {
+        return Some(format!("{opcode} takes no video selector"));
+    }
+    // The mask of `d`: distinct lanes from high to low.
+    let mask =
+        |lanes: u8| digits.iter().all(|&d| d < lanes) && digits.windows(2).all(|w| w[0] > w[1]);
+    let fits = match (operand, scalar, dual) {
+        (0..=2, true, _) => digits.len() == 1 && digits[0] < if half { 2 } else { 4 },
+        (0, _, true) => half && mask(2),
+        (1 | 2, _, true) => half && digits.len() == 2,
+        (0, _, _) => !half && mask(4),
+        (1 | 2, _, _) => !half && digits.len() == 4,
+        _ => false,
+    };
+    (!fits).then(|| format!("this video selector does not fit operand {operand} of {opcode}"))
 }

@@ -578,6 +578,10 @@ pub enum OpForm {
         ty: Type,
         /// 1, 2, 4 or 8 elements.
         vector: u8,
+        /// `.L2::cache_hint`: a 64-bit cache-policy operand follows the address (a hint, no
+        /// effect on the value; PTX ISA 9.0, ld: "cache-policy is a hint to the cache
+        /// subsystem ... treated as a performance hint only").
+        cache_policy: bool,
     },
     /// `st{.space}{.qualifiers}{.vN}.type`.
     St {
@@ -587,6 +591,8 @@ pub enum OpForm {
         ty: Type,
         /// 1, 2, 4 or 8 elements.
         vector: u8,
+        /// `.L2::cache_hint`: a 64-bit cache-policy operand follows the value.
+        cache_policy: bool,
     },
     /// `cvta.space.size` (generic from space) or `cvta.to.space.size`.
     Cvta {
@@ -612,6 +618,9 @@ pub enum OpForm {
         ty: Type,
         /// The vector length (1: scalar).
         vector: u8,
+        /// `.L2::cache_hint`: a 64-bit cache-policy operand comes last (PTX ISA 9.0, atom:
+        /// `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}`).
+        cache_policy: bool,
     },
     /// `bar{.cta}.{sync,arrive,red}` / `barrier{.cta}.{sync,arrive,red}{.aligned}` (9.7.13.1):
     /// one of the CTA's sixteen barriers.
@@ -718,6 +727,21 @@ pub enum OpForm {
     /// `membar` / `fence` (all variants): an ordering point, nothing to compute for a
     /// sequential simulator.
     Fence,
+    /// `prefetch`/`prefetchu` (PTX ISA 9.0, prefetch): a hint to bring `[a]` into a cache,
+    /// nothing to compute for a simulator without caches.
+    Prefetch,
+    /// `discard{.global}.L2 [a], 128` and `applypriority{.global}.L2::evict_normal [a], 128`
+    /// (PTX ISA 9.0, discard, applypriority): advice about a 128-byte line of the L2 cache.
+    /// `discard` leaves the line's contents "undefined"; ptxsim keeps them (one of the values
+    /// an undefined read may give).
+    CacheAdvice,
+    /// `createpolicy` (PTX ISA 9.0, createpolicy): makes the opaque 64-bit cache policy that
+    /// `.L2::cache_hint` operands take.
+    CreatePolicy(PolicyKind),
+    /// `fence.proxy.tensormap::generic.acquire.scope [addr], size` (PTX ISA 9.0, fence: the
+    /// acquire side of the uni-directional proxy fence names the tensor-map it orders, "size"
+    /// 128): an ordering point like [`OpForm::Fence`], with two operands.
+    FenceProxyAcquire,
     /// `bra{.uni}`.
     Bra,
     /// `call{.uni}`.
@@ -1015,6 +1039,9 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         // ordering point only; a sequential simulator has nothing to order.
         Opcode::Membar => decode_membar(modifiers),
         Opcode::Fence => decode_fence(modifiers),
+        Opcode::Prefetch | Opcode::Prefetchu => decode_prefetch(opcode, modifiers),
+        Opcode::Discard | Opcode::Applypriority => decode_cache_advice(opcode, modifiers),
+        Opcode::Createpolicy => decode_createpolicy(modifiers),
         Opcode::Bra => control(opcode, modifiers, OpForm::Bra, true),
         Opcode::Call => control(opcode, modifiers, OpForm::Call, true),
         Opcode::Ret => control(opcode, modifiers, OpForm::Ret, true),
@@ -1098,19 +1125,14 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Sured => crate::texture::decode_sured(modifiers).map(OpForm::Sured),
         Opcode::Suq => crate::texture::decode_suq(modifiers).map(OpForm::Suq),
         Opcode::Mov
-        | Opcode::Prefetch
         | Opcode::Cvt
         | Opcode::Alloca
-        | Opcode::Applypriority
         | Opcode::Brkpt
         | Opcode::Brx
         | Opcode::Clusterlaunchcontrol
-        | Opcode::Createpolicy
-        | Opcode::Discard
         | Opcode::Istypep
         | Opcode::Multimem
         | Opcode::Pmevent
-        | Opcode::Prefetchu
         | Opcode::Stackrestore
         | Opcode::Stacksave
         | Opcode::Tcgen05
@@ -1477,17 +1499,6 @@ impl Collected {
         }
     }
 }
-
-/// A form the ISA defines that ptxsim decodes only this far: the checker says nothing more
-/// about it and `run` reports it as unsupported.
-fn not_modelled(opcode: Opcode, index: usize, what: &str) -> DecodeError {
-    DecodeError::new(
-        DecodeErrorKind::UnsupportedInstruction(opcode),
-        Some(index),
-        format!("{opcode} with {what} is not supported by ptxsim yet"),
-    )
-}
-
 /// Rejects a modifier that was written but is not allowed with the instruction's type.
 fn forbid(
     index: Option<usize>,
@@ -2365,6 +2376,78 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             ".mmio needs .relaxed with a scope",
         ));
     }
+    // PTX ISA 9.0, ld: "The qualifiers .volatile, .relaxed and .acquire may be used only
+    // with .global and .shared spaces and with generic addressing ... The qualifier .mmio may
+    // be used only with .global space and with generic addressing"; ptxas 13.5: "Modifier
+    // '.relaxed' cannot be applied to '.local' space", "Modifier '.volatile' cannot be applied
+    // to '.param' space" (it takes `.volatile` on `.local` from PTX ISA 9.1, a gate), and
+    // "Modifier '.evict_last' cannot be applied to '.shared' space" for the L1 eviction
+    // priorities.
+    let space_refuses = |index: usize, allowed: &[Space]| -> Result<(), DecodeError> {
+        if allowed.contains(&space) {
+            return Ok(());
+        }
+        Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            format!(
+                ".{} cannot be applied to this state space ({opcode})",
+                modifiers[index]
+            ),
+        ))
+    };
+    // ptxas 13.5: "Duplicate .acquire modifier", "Multiple cache prefetching modifiers
+    // specified"; `ldu` reads .global (or generic) memory only, in at most 128 bits ("State
+    // space incorrect for instruction 'ldu'", "Illegal modifier '::cta' for instruction
+    // 'ldu'"). PTX ISA 9.0, ld: "The .level::prefetch_size qualifier may only be used with
+    // .global state space and with generic addressing".
+    for (index, &m) in modifiers.iter().enumerate() {
+        let again = |other: &&str| {
+            *other == m
+                || (m.starts_with("L2::")
+                    && m.ends_with('B')
+                    && other.starts_with("L2::")
+                    && other.ends_with('B'))
+        };
+        let ordering = matches!(
+            m,
+            "weak" | "volatile" | "relaxed" | "acquire" | "release" | "mmio"
+        );
+        let prefetch_size = m.starts_with("L2::") && m.ends_with('B');
+        if (ordering || prefetch_size) && modifiers[..index].iter().any(again) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice (or with another of its kind)"),
+            ));
+        }
+        let ldu_space =
+            opcode == Opcode::Ldu && (crate::ops::space(m).is_some() || m == "v8") && m != "global";
+        if ldu_space || (prefetch_size && !matches!(space, Space::Global | Space::Generic)) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{m} is not a modifier of {opcode} in this state space"),
+            ));
+        }
+    }
+    let shared_or_global = [Space::Global, Space::Shared, Space::Generic];
+    for (index, &m) in modifiers.iter().enumerate() {
+        match m {
+            "relaxed" | "acquire" | "release" => space_refuses(index, &shared_or_global)?,
+            "volatile" => space_refuses(
+                index,
+                &[Space::Global, Space::Shared, Space::Generic, Space::Local],
+            )?,
+            "mmio" => space_refuses(index, &[Space::Global, Space::Generic])?,
+            _ if m.starts_with("L1::") => space_refuses(index, &[Space::Global, Space::Generic])?,
+            _ => {}
+        }
+    }
+    // ptxas 13.5: "Modifier '.mmio' cannot be combined with modifier '.v4'".
+    if let (Some(mmio), Some(_)) = (find(&["mmio"]), c.vector) {
+        return Err(conflict(mmio, ".mmio and a vector"));
+    }
     if let Some(nc) = find(&["nc"]) {
         if space != Space::Global {
             return Err(DecodeError::new(
@@ -2377,17 +2460,294 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     if store && space == Space::Const {
         return Err(illegal(c.space.map_or(0, |s| s.index)));
     }
-    if u32::from(vector) * ty.bits() > 128 {
+    // PTX ISA 9.0, ld: "The .v8 (.vec) qualifier is supported if: .type is .b32, .s32, .u32
+    // or .f32 ... The .v4 (.vec) qualifier with type .b64 or .s64 or .u64 or .f64 is supported
+    // if ..." the state space is .global (or generic); ptxas 13.5: "global state space
+    // expected for feature '256 bit wide load/store'", and `ldu` stays at 128 bits ("Vector
+    // type too large, exceeds 128 bit limit"). The target and version are gated
+    // (`OpFeature::Wide256`).
+    let bits = u32::from(vector) * ty.bits();
+    let wide = bits == 256 && opcode != Opcode::Ldu && ty != Type::B128;
+    if bits > 128 && !wide {
         return Err(DecodeError::new(
             DecodeErrorKind::UnsupportedTypes,
             c.vector.map(|v| v.index),
             format!(".v{vector}{ty} is wider than 128 bits"),
         ));
     }
+    // ptxas 13.5: "Instruction 'ld' requires '.v8.b32/.v4.b64' type with '.L2::evict_last'
+    // modifier" (the L2 eviction priorities are an sm_100 feature of the 256-bit forms).
+    if let Some(index) = modifiers.iter().position(|m| m.starts_with("L2::evict_")) {
+        if !wide {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(index),
+                format!(
+                    ".{} needs a 256-bit vector (.v8.b32, .v4.b64)",
+                    modifiers[index]
+                ),
+            ));
+        }
+    }
+    if wide && !matches!(space, Space::Global | Space::Generic) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            c.vector.map(|v| v.index),
+            format!(
+                ".v{vector}{ty} (256 bits) needs the .global state space or generic addressing"
+            ),
+        ));
+    }
+    // PTX ISA 9.0, ld: "The qualifiers .unified and .level::cache_hint are only supported for
+    // .global state space and for generic addressing"; ptxas 13.5: "Modifier '.L2::cache_hint'
+    // cannot be combined with modifier '.volatile'", "Multiple .L2::cache_hint modifiers
+    // specified".
+    let mut hint_positions = modifiers
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| **m == "L2::cache_hint")
+        .map(|(i, _)| i);
+    let first_hint = hint_positions.next();
+    if let Some(second) = hint_positions.next() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(second),
+            ".L2::cache_hint is written twice",
+        ));
+    }
+    let cache_policy = first_hint.is_some();
+    if let Some(hint) = first_hint {
+        if !matches!(space, Space::Global | Space::Generic) || opcode == Opcode::Ldu {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(hint),
+                format!(".L2::cache_hint works on .global or generic addresses only ({opcode})"),
+            ));
+        }
+        if find(&["volatile"]).is_some() {
+            return Err(conflict(hint, ".L2::cache_hint and .volatile"));
+        }
+    }
     Ok(match opcode {
-        Opcode::St => OpForm::St { space, ty, vector },
-        _ => OpForm::Ld { space, ty, vector },
+        Opcode::St => OpForm::St {
+            space,
+            ty,
+            vector,
+            cache_policy,
+        },
+        _ => OpForm::Ld {
+            space,
+            ty,
+            vector,
+            cache_policy,
+        },
     })
+}
+
+/// How `createpolicy` makes its policy (PTX ISA 9.0, createpolicy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolicyKind {
+    /// `createpolicy.fractional.L2::primary{.L2::secondary}.b64 cache-policy{, fraction}`.
+    Fractional,
+    /// `createpolicy.range{.global}.L2::primary{.L2::secondary}.b64 cache-policy, [a],
+    /// primary-size, total-size`.
+    Range,
+    /// `createpolicy.cvt.L2.b64 cache-policy, access-property`.
+    Cvt,
+}
+
+/// The error for a modifier no form of `opcode` has at this point.
+fn illegal_here(opcode: Opcode, modifiers: &[&str], index: usize) -> DecodeError {
+    not_a_modifier(index, modifiers[index], format_args!("{opcode} here"))
+}
+
+/// `prefetch{.space}.level [a]`, `prefetch.global.level::eviction_priority [a]`,
+/// `prefetch{.tensormap_space}.tensormap [a]`, `prefetchu.L1 [a]` (PTX ISA 9.0, prefetch:
+/// `.space = { .global, .local }`, `.level = { .L1, .L2 }`, `.level::eviction_priority = {
+/// .L2::evict_last, .L2::evict_normal }`, `.tensormap_space = { .const, .param }`). ptxas
+/// 13.5: "Cache level modifier required for instruction 'prefetch'", "Multiple cache operation
+/// modifiers specified", "State space incorrect for feature 'cache eviction priority'",
+/// "Modifier '.tensormap' cannot be applied to '.global' space", "Illegal modifier '.L2' for
+/// instruction 'prefetchu'", "State space incorrect for instruction 'prefetchu'".
+fn decode_prefetch(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let mut space = None;
+    let mut level: Option<(usize, &str)> = None;
+    for (index, &m) in modifiers.iter().enumerate() {
+        let slot = match m {
+            "global" | "local" | "const" | "param" if opcode == Opcode::Prefetch => &mut space,
+            "L1" | "L2" | "L2::evict_last" | "L2::evict_normal" | "tensormap"
+                if opcode == Opcode::Prefetch =>
+            {
+                &mut level
+            }
+            "L1" => &mut level,
+            _ => return Err(illegal_here(opcode, modifiers, index)),
+        };
+        if slot.replace((index, m)).is_some() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!("{opcode} takes one state space and one cache level"),
+            ));
+        }
+    }
+    let Some((_, level)) = level else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("{opcode} needs a cache level (.L1, .L2, ...)"),
+        ));
+    };
+    let fits = matches!(
+        (level, space.map(|(_, s)| s)),
+        ("L1" | "L2", None | Some("global" | "local"))
+            | ("L2::evict_last" | "L2::evict_normal", None | Some("global"))
+            | ("tensormap", None | Some("const" | "param"))
+    );
+    match (fits, space) {
+        (true, _) => Ok(OpForm::Prefetch),
+        (false, Some((index, _))) => Err(illegal_here(opcode, modifiers, index)),
+        (false, None) => Err(illegal_here(opcode, modifiers, 0)),
+    }
+}
+
+/// `discard{.global}.L2 [a], size` and `applypriority{.global}.L2::evict_normal [a], size`
+/// (PTX ISA 9.0, discard, applypriority; "size ... must be 128", checked as a value by
+/// [`crate::op_layout::line_size_violation`]).
+fn decode_cache_advice(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let level = if opcode == Opcode::Discard {
+        "L2"
+    } else {
+        "L2::evict_normal"
+    };
+    let mut seen = (false, false);
+    for (index, &m) in modifiers.iter().enumerate() {
+        let slot = match m {
+            "global" => &mut seen.0,
+            _ if m == level => &mut seen.1,
+            _ => return Err(illegal_here(opcode, modifiers, index)),
+        };
+        if std::mem::replace(slot, true) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice"),
+            ));
+        }
+    }
+    if !seen.1 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("{opcode} needs .{level}"),
+        ));
+    }
+    Ok(OpForm::CacheAdvice)
+}
+
+/// `createpolicy` (PTX ISA 9.0, createpolicy):
+///
+/// ```text
+/// createpolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64
+///                                    cache-policy, [a], primary-size, total-size;
+/// createpolicy.fractional.level::primary_priority{.level::secondary_priority}.b64
+///                                    cache-policy{, fraction};
+/// createpolicy.cvt.L2.b64            cache-policy, access-property;
+/// .level::primary_priority =   { .L2::evict_last, .L2::evict_normal,
+///                                .L2::evict_first, .L2::evict_unchanged };
+/// .level::secondary_priority = { .L2::evict_first, .L2::evict_unchanged };
+/// ```
+///
+/// ptxas 13.5 takes the modifiers in any order; the first eviction priority is the primary
+/// one ("Unsupported modifier '.evict_last' as secondary_priority").
+fn decode_createpolicy(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Createpolicy;
+    let mut kind: Option<(usize, PolicyKind)> = None;
+    let mut global = None;
+    let mut l2 = None;
+    let mut b64 = None;
+    let mut priorities: Vec<usize> = Vec::new();
+    for (index, &m) in modifiers.iter().enumerate() {
+        let duplicate = match m {
+            "fractional" | "range" | "cvt" => {
+                let k = match m {
+                    "fractional" => PolicyKind::Fractional,
+                    "range" => PolicyKind::Range,
+                    _ => PolicyKind::Cvt,
+                };
+                kind.replace((index, k)).is_some()
+            }
+            "global" => global.replace(index).is_some(),
+            "L2" => l2.replace(index).is_some(),
+            "b64" => b64.replace(index).is_some(),
+            "L2::evict_last" | "L2::evict_normal" | "L2::evict_first" | "L2::evict_unchanged" => {
+                priorities.push(index);
+                priorities.len() > 2
+            }
+            _ => return Err(illegal_here(opcode, modifiers, index)),
+        };
+        if duplicate {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice"),
+            ));
+        }
+    }
+    let Some((kind_index, kind)) = kind else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            "createpolicy needs .fractional, .range or .cvt",
+        ));
+    };
+    // ptxas 13.5 reads `createpolicy.fractional` as the instruction's name: "Unknown modifier
+    // '.fractional'" anywhere else.
+    if kind_index != 0 {
+        return Err(illegal_here(opcode, modifiers, kind_index));
+    }
+    if b64.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "createpolicy needs the type .b64",
+        ));
+    }
+    match kind {
+        PolicyKind::Cvt => {
+            if let Some(&index) = priorities.first().or(global.as_ref()) {
+                return Err(illegal_here(opcode, modifiers, index));
+            }
+            if l2.is_none() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    None,
+                    "createpolicy.cvt needs .L2",
+                ));
+            }
+        }
+        PolicyKind::Fractional | PolicyKind::Range => {
+            if let Some(index) = l2.or(global.filter(|_| kind == PolicyKind::Fractional)) {
+                return Err(illegal_here(opcode, modifiers, index));
+            }
+            if priorities.is_empty() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    None,
+                    "createpolicy needs an eviction priority (.L2::evict_last, ...)",
+                ));
+            }
+            if let Some(&secondary) = priorities.get(1) {
+                if !matches!(
+                    modifiers[secondary],
+                    "L2::evict_first" | "L2::evict_unchanged"
+                ) {
+                    return Err(illegal_here(opcode, modifiers, secondary));
+                }
+            }
+        }
+    }
+    Ok(OpForm::CreatePolicy(kind))
 }
 
 fn conflict(index: usize, what: &str) -> DecodeError {
@@ -2545,20 +2905,52 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             ));
         }
     }
-    if let Some(hint) = modifiers.iter().position(|&m| m == "L2::cache_hint") {
-        return Err(not_modelled(
-            opcode,
-            hint,
-            "a cache-policy operand (.L2::cache_hint)",
+    // ptxas 13.5: "Duplicate .release modifier".
+    for (index, &m) in modifiers.iter().enumerate() {
+        if matches!(m, "relaxed" | "acquire" | "release" | "acq_rel")
+            && modifiers[..index].contains(&m)
+        {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} is written twice"),
+            ));
+        }
+    }
+    // `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}` (PTX
+    // ISA 9.0, atom; the `.cas` forms have no `.level::cache_hint`, ptxas 13.5: "Illegal
+    // modifier '.L2::cache_hint' for instruction 'atom'"), on .global or generic addresses
+    // ("Modifier '.L2::cache_hint' cannot be applied to '.shared' space").
+    let space = c.space.map_or(Space::Generic, |s| s.value);
+    let mut hint_positions = modifiers
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| **m == "L2::cache_hint")
+        .map(|(i, _)| i);
+    let first_hint = hint_positions.next();
+    if let Some(second) = hint_positions.next() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(second),
+            ".L2::cache_hint is written twice",
         ));
     }
-    let space = c.space.map_or(Space::Generic, |s| s.value);
+    if let Some(hint) = first_hint {
+        if op.value == AtomOp::Cas || space == Space::Shared {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(hint),
+                format!(".L2::cache_hint is not a modifier of {opcode} on .shared or with .cas"),
+            ));
+        }
+    }
     Ok(OpForm::Atom {
         reduction,
         space,
         op: op.value,
         ty,
         vector,
+        cache_policy: first_hint.is_some(),
     })
 }
 
@@ -3283,7 +3675,22 @@ fn decode_barrier_cluster(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 fn decode_membar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Membar;
     match modifiers {
-        ["cta" | "gl" | "sys"] | ["proxy", ..] => Ok(OpForm::Fence),
+        // `membar.proxy.proxykind` (PTX ISA 9.0, membar: the old style of `fence.proxy`);
+        // ptxas 13.5 takes no state space after `membar.proxy.async` ("State space incorrect
+        // for instruction 'membar.proxy'").
+        ["cta" | "gl" | "sys"] | ["proxy", "alias" | "async"] => Ok(OpForm::Fence),
+        ["proxy", rest @ ..] => Err(match rest.get(1).or(rest.first()) {
+            Some(m) => not_a_modifier(
+                1 + usize::from(rest.len() > 1),
+                m,
+                format_args!("{opcode}.proxy"),
+            ),
+            None => DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                None,
+                "membar.proxy needs a proxy kind (.alias, .async, ...)",
+            ),
+        }),
         [] => Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
             None,
@@ -3298,29 +3705,216 @@ fn decode_membar(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     }
 }
 
-/// `fence{.sem}.scope` (9.7.13.4): `.sem = { .sc, .acq_rel, .acquire, .release }`, `.scope =
-/// { .cta, .cluster, .gpu, .sys }` (required); the proxy and `mbarrier_init` forms are
-/// accepted as written.
+/// `fence` (PTX ISA 9.0, fence). The Syntax block spells the forms out:
+///
+/// ```text
+/// fence{.sem}.scope;                                     .sem = { .sc, .acq_rel, .acquire, .release }
+/// fence.acquire.sync_restrict::shared::cluster.cluster;
+/// fence.release.sync_restrict::shared::cta.cluster;
+/// fence.op_restrict.release.cluster;                     .op_restrict = { .mbarrier_init }
+/// fence.proxy.proxykind;                                 .proxykind = { .alias, .async, .async.global, .async.shared::{cta, cluster} }
+/// fence.proxy.to_proxykind::from_proxykind.release.scope;      = { .tensormap::generic }
+/// fence.proxy.to_proxykind::from_proxykind.acquire.scope  [addr], size;
+/// fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;
+/// fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;
+/// ```
+///
+/// ptxas 13.5 takes the modifiers in any order and rejects what no form has with messages
+/// this decoder follows: "Multiple scope modifiers specified", ".proxykind modifier required
+/// for instruction 'fence.proxy'", "Modifier '.release' requires scope with 'fence.proxy'
+/// instruction", "Modifier '.mbarrier_init' cannot be combined with modifier '.gpu'", "No
+/// state space qualifier expected for instruction 'fence'", "State space incorrect for
+/// instruction 'fence.proxy'", "Illegal modifier '.sc' for instruction 'fence.proxy'". It
+/// also takes a state space on the tensor-map release fence and on the `async::generic`
+/// fences, which the Syntax block does not show.
 fn decode_fence(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Fence;
-    if matches!(
-        modifiers.first(),
-        Some(&("proxy" | "mbarrier_init" | "op_restrict"))
-    ) {
-        return Ok(OpForm::Fence);
+    #[derive(Default)]
+    struct Seen {
+        proxy: Option<usize>,
+        kind: Option<(usize, &'static str)>,
+        space: Option<(usize, &'static str)>,
+        sem: Option<(usize, &'static str)>,
+        scope: Option<(usize, &'static str)>,
+        restrict: Option<(usize, &'static str)>,
+        mbarrier_init: Option<usize>,
     }
-    let mut sem = None;
-    let mut scope = None;
+    let mut seen = Seen::default();
+    let twice = |index: usize, what: &str| {
+        DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(index),
+            format!("fence takes one {what}"),
+        )
+    };
     for (index, &m) in modifiers.iter().enumerate() {
-        match m {
-            "sc" | "acq_rel" | "acquire" | "release" if sem.is_none() && scope.is_none() => {
-                sem = Some(index);
+        let (slot, name): (&mut Option<(usize, &'static str)>, &'static str) = match m {
+            "proxy" => {
+                if seen.proxy.replace(index).is_some() {
+                    return Err(twice(index, ".proxy"));
+                }
+                continue;
             }
-            "cta" | "cluster" | "gpu" | "sys" if scope.is_none() => scope = Some(index),
-            _ => {
-                return Err(not_a_modifier(index, m, format_args!("{opcode} here")));
+            "mbarrier_init" => {
+                if seen.mbarrier_init.replace(index).is_some() {
+                    return Err(twice(index, ".mbarrier_init"));
+                }
+                continue;
             }
+            "alias" => (&mut seen.kind, "alias"),
+            "async" => (&mut seen.kind, "async"),
+            "tensormap::generic" => (&mut seen.kind, "tensormap::generic"),
+            "async::generic" => (&mut seen.kind, "async::generic"),
+            "global" => (&mut seen.space, "global"),
+            "shared" => (&mut seen.space, "shared"),
+            "shared::cta" => (&mut seen.space, "shared::cta"),
+            "shared::cluster" => (&mut seen.space, "shared::cluster"),
+            "sc" => (&mut seen.sem, "sc"),
+            "acq_rel" => (&mut seen.sem, "acq_rel"),
+            "acquire" => (&mut seen.sem, "acquire"),
+            "release" => (&mut seen.sem, "release"),
+            "cta" => (&mut seen.scope, "cta"),
+            "cluster" => (&mut seen.scope, "cluster"),
+            "gpu" => (&mut seen.scope, "gpu"),
+            "sys" => (&mut seen.scope, "sys"),
+            "sync_restrict::shared::cluster" => {
+                (&mut seen.restrict, "sync_restrict::shared::cluster")
+            }
+            "sync_restrict::shared::cta" => (&mut seen.restrict, "sync_restrict::shared::cta"),
+            _ => return Err(not_a_modifier(index, m, format_args!("{opcode}"))),
+        };
+        if slot.replace((index, name)).is_some() {
+            return Err(twice(index, "modifier of this kind"));
         }
+    }
+    let sem = seen.sem.map(|(_, s)| s);
+    let scope = seen.scope.map(|(_, s)| s);
+    let restrict = seen.restrict.map(|(_, r)| r);
+    // The first modifier of `present` is not allowed here.
+    let refuse = |present: &[Option<usize>], why: &str| -> Result<(), DecodeError> {
+        match present.iter().flatten().min() {
+            Some(&index) => Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{} {why}", modifiers[index]),
+            )),
+            None => Ok(()),
+        }
+    };
+    let at = |o: Option<(usize, &'static str)>| o.map(|(i, _)| i);
+    let missing = |what: &str| {
+        DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("this fence needs {what}"),
+        )
+    };
+    // A synchronizing fence with `.sync_restrict`: acquire on the cluster's shared memory or
+    // release on the CTA's, at cluster scope.
+    let restricted = |sem: Option<&str>| -> Result<(), DecodeError> {
+        match (sem, restrict, scope) {
+            (Some("acquire"), Some("sync_restrict::shared::cluster"), Some("cluster"))
+            | (Some("release"), Some("sync_restrict::shared::cta"), Some("cluster")) => Ok(()),
+            (_, None, _) => Err(missing(".sync_restrict::shared::cta or ::cluster")),
+            (_, _, Some("cluster")) => Err(missing(
+                ".acquire with .sync_restrict::shared::cluster or .release with ::shared::cta",
+            )),
+            _ => Err(missing("the .cluster scope")),
+        }
+    };
+    if let Some(proxy) = seen.proxy {
+        // ptxas 13.5 reads `fence.proxy` as the instruction's name: "Unknown modifier
+        // '.proxy'" anywhere else.
+        if proxy != 0 {
+            return Err(not_a_modifier(
+                proxy,
+                "proxy",
+                "fence here (write fence.proxy...)",
+            ));
+        }
+        refuse(&[seen.mbarrier_init], "is not a modifier of fence.proxy")?;
+        let Some((kind_index, kind)) = seen.kind else {
+            return Err(missing(
+                "a proxy kind (.alias, .async, .tensormap::generic, ...)",
+            ));
+        };
+        return match kind {
+            "alias" => {
+                refuse(
+                    &[
+                        at(seen.space),
+                        at(seen.sem),
+                        at(seen.scope),
+                        at(seen.restrict),
+                    ],
+                    "is not a modifier of fence.proxy.alias",
+                )?;
+                Ok(OpForm::Fence)
+            }
+            "async" => {
+                refuse(
+                    &[at(seen.sem), at(seen.scope), at(seen.restrict)],
+                    "is not a modifier of fence.proxy.async",
+                )?;
+                if let Some((index, "shared")) = seen.space {
+                    return Err(not_a_modifier(
+                        index,
+                        "shared",
+                        "fence.proxy.async (write .shared::cta or .shared::cluster)",
+                    ));
+                }
+                Ok(OpForm::Fence)
+            }
+            "tensormap::generic" => {
+                refuse(
+                    &[at(seen.restrict)],
+                    "is not a modifier of this fence.proxy",
+                )?;
+                if scope.is_none() {
+                    return Err(missing("a scope (.cta, .cluster, .gpu or .sys)"));
+                }
+                match sem {
+                    Some("acquire") => {
+                        refuse(
+                            &[at(seen.space)],
+                            "is not a modifier of the acquire fence.proxy",
+                        )?;
+                        Ok(OpForm::FenceProxyAcquire)
+                    }
+                    Some("release" | "acq_rel") => Ok(OpForm::Fence),
+                    Some(_) => refuse(&[at(seen.sem)], "is not a modifier of fence.proxy")
+                        .map(|()| OpForm::Fence),
+                    None => Err(DecodeError::new(
+                        DecodeErrorKind::UnknownModifier,
+                        Some(kind_index),
+                        ".tensormap::generic needs .acquire or .release",
+                    )),
+                }
+            }
+            _ => {
+                restricted(sem)?;
+                Ok(OpForm::Fence)
+            }
+        };
+    }
+    refuse(&[at(seen.kind)], "needs .proxy (fence.proxy...)")?;
+    refuse(
+        &[at(seen.space)],
+        "is not a modifier of fence: no state space",
+    )?;
+    if seen.mbarrier_init.is_some() {
+        refuse(
+            &[at(seen.restrict)],
+            "cannot be combined with .mbarrier_init",
+        )?;
+        return match (sem, scope) {
+            (Some("release"), Some("cluster")) => Ok(OpForm::Fence),
+            _ => Err(missing(".release and .cluster with .mbarrier_init")),
+        };
+    }
+    if restrict.is_some() {
+        restricted(sem)?;
+        return Ok(OpForm::Fence);
     }
     if scope.is_none() {
         return Err(DecodeError::new(
@@ -3860,7 +4454,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::F32,
-                vector: 4
+                vector: 4,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3870,7 +4465,8 @@ mod tests {
                 space: Space::Global,
                 op: AtomOp::Add,
                 ty: Type::U32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3970,7 +4566,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Param,
                 ty: Type::U64,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3978,7 +4575,8 @@ mod tests {
             OpForm::St {
                 space: Space::Param,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3986,7 +4584,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Shared,
                 ty: Type::U32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -3994,7 +4593,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::U32,
-                vector: 2
+                vector: 2,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -4002,26 +4602,39 @@ mod tests {
             OpForm::Ld {
                 space: Space::Shared,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
+        // ptxas 13.5 takes `.L2::evict_last` on the 256-bit forms only ("Instruction 'ld'
+        // requires '.v8.b32/.v4.b64' type with '.L2::evict_last' modifier").
         assert_eq!(
             ok(
                 Opcode::Ld,
-                &["acquire", "gpu", "global", "L2::evict_last", "b64"]
+                &["acquire", "gpu", "global", "L2::evict_last", "v4", "b64"]
             ),
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::B64,
-                vector: 1
+                vector: 4,
+                cache_policy: false,
             }
+        );
+        assert_eq!(
+            err(
+                Opcode::Ld,
+                &["acquire", "gpu", "global", "L2::evict_last", "b64"]
+            )
+            .kind,
+            DecodeErrorKind::UnsupportedTypes
         );
         assert_eq!(
             ok(Opcode::St, &["release", "sys", "b32"]),
             OpForm::St {
                 space: Space::Generic,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -4029,7 +4642,8 @@ mod tests {
             OpForm::Ld {
                 space: Space::Global,
                 ty: Type::F32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         let sync = OpForm::Barrier {
@@ -4246,7 +4860,8 @@ mod tests {
                 space: Space::Shared,
                 op: AtomOp::Add,
                 ty: Type::F32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert_eq!(
@@ -4256,7 +4871,8 @@ mod tests {
                 space: Space::Generic,
                 op: AtomOp::Cas,
                 ty: Type::B32,
-                vector: 1
+                vector: 1,
+                cache_policy: false,
             }
         );
         assert!(matches!(
@@ -4270,7 +4886,8 @@ mod tests {
                 space: Space::Global,
                 op: AtomOp::Min,
                 ty: Type::Bf16,
-                vector: 8
+                vector: 8,
+                cache_policy: false,
             }
         );
         assert!(decode_op(Opcode::Atom, &["global", "min", "noftz", "f16"]).is_err());

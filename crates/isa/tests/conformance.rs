@@ -159,7 +159,11 @@ fn every_conformance_line_agrees_with_ptxas() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             let name = p.file_name().and_then(|f| f.to_str()).unwrap_or_default();
-            (name.ends_with(".tsv") || name.ends_with(".tsv.xz")) && name != "targets.tsv"
+            // The fuzzer's tables (`fuzz-*`) name symbols and state spaces this operand model
+            // does not have: crates/check/tests/conformance.rs reads them through the front end.
+            (name.ends_with(".tsv") || name.ends_with(".tsv.xz"))
+                && name != "targets.tsv"
+                && !name.starts_with("fuzz-")
         })
         .collect();
     files.sort();

@@ -360,6 +360,65 @@ pub struct NameRef {
     pub name: Spanned<Text>,
     /// `.x`, `.y`, `.z`, `.w` (or `.r`, `.g`, `.b`, `.a`).
     pub component: Option<Spanned<Component>>,
+    /// A video instruction's byte or half-word selector (`%r1.b0`, `%r2.h10`, `%r3.b3210`).
+    pub selector: Option<Spanned<VideoSelector>>,
+}
+
+/// A byte or half-word selector of the video instructions (PTX ISA 9.0, vadd: `.asel = .bsel
+/// = { .b0, .b1, .b2, .b3, .h0, .h1 }`; vadd2: `.asel = .bsel = { .hxy, where x,y are from {
+/// 0, 1, 2, 3 } }`, `.mask = { .h0, .h1, .h10 }`; vadd4: `.asel = .bsel = { .bxyzw, where
+/// x,y,z,w are from { 0, ..., 7 } }`, the masks `.b0` … `.b3210`). The parser takes any
+/// `.b` with one to four digits 0-7 and any `.h` with one or two digits 0-3 (ptxas 13.5:
+/// "Unknown video selector" for others); which of them an operand takes is the instruction
+/// table's rule (`ptxsim_isa::video_selector_violation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VideoSelector {
+    /// `.h…` (half-words) rather than `.b…` (bytes).
+    pub half: bool,
+    digits: [u8; 4],
+    len: u8,
+}
+
+impl VideoSelector {
+    /// Parses a selector written without its dot.
+    pub fn from_name(name: &str) -> Option<VideoSelector> {
+        let (half, rest) = match name.as_bytes().split_first()? {
+            (b'b', rest) => (false, rest),
+            (b'h', rest) => (true, rest),
+            _ => return None,
+        };
+        let (most_digits, highest) = if half { (2, b'3') } else { (4, b'7') };
+        if rest.is_empty() || rest.len() > most_digits {
+            return None;
+        }
+        let mut digits = [0; 4];
+        for (slot, &c) in digits.iter_mut().zip(rest) {
+            if !(b'0'..=highest).contains(&c) {
+                return None;
+            }
+            *slot = c - b'0';
+        }
+        Some(VideoSelector {
+            half,
+            digits,
+            len: rest.len() as u8,
+        })
+    }
+
+    /// The digits as written (`.b3210` -> `[3, 2, 1, 0]`).
+    pub fn digits(&self) -> &[u8] {
+        &self.digits[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Display for VideoSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.half { "h" } else { "b" })?;
+        for digit in self.digits() {
+            write!(f, "{digit}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A vector component selector (`%tid.x`, `%v.w`); `.r .g .b .a` are synonyms of `.x .y .z .w`

@@ -707,6 +707,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             span: Span::new(start, self.end()),
             name,
             component,
+            selector: None,
         })
     }
 

@@ -892,8 +892,14 @@ pub(crate) fn name_ref(
     span: Span,
     diags: &mut Vec<Diagnostic>,
 ) -> NameRef {
+    let mut selector = None;
     let component = component.and_then(|written| match Component::from_name(&written.value) {
         Some(component) => Some(Spanned::new(component, written.span)),
+        None if VideoSelector::from_name(&written.value).is_some() => {
+            selector = VideoSelector::from_name(&written.value)
+                .map(|found| Spanned::new(found, written.span));
+            None
+        }
         None => {
             diags.push(
                 Diagnostic::error(
@@ -910,6 +916,7 @@ pub(crate) fn name_ref(
         span,
         name,
         component,
+        selector,
     }
 }
 

@@ -344,6 +344,9 @@ impl Display for NameRef {
         if let Some(component) = &self.component {
             write!(f, ".{component}")?;
         }
+        if let Some(selector) = &self.selector {
+            write!(f, ".{}", selector.value)?;
+        }
         Ok(())
     }
 }

@@ -61,6 +61,7 @@ leaf!(
     String,
     crate::span::Text,
     Component,
+    VideoSelector,
     u32,
     u64,
     i64,
@@ -269,6 +270,7 @@ impl ClearSpans for NameRef {
         self.span.clear_spans();
         self.name.clear_spans();
         self.component.clear_spans();
+        self.selector.clear_spans();
     }
 }
 

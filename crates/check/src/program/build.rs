@@ -1438,8 +1438,16 @@ impl<'m> Builder<'m> {
                     ],
                 }
             }
-            OpForm::Ld { space, ty, vector } => {
-                count(2)?;
+            // The cache policy of `.L2::cache_hint` is a hint only (PTX ISA 9.0, ld: "treated
+            // as a performance hint only, and does not change the memory consistency behavior
+            // of the program"): checked by the layout, not kept.
+            OpForm::Ld {
+                space,
+                ty,
+                vector,
+                cache_policy,
+            } => {
+                count(2 + usize::from(cache_policy))?;
                 let destinations = match &operands[0] {
                     Operand::Vector(elements) => elements
                         .value
@@ -1470,8 +1478,13 @@ impl<'m> Builder<'m> {
                     address: self.memory_operand(&operands[1])?,
                 }
             }
-            OpForm::St { space, ty, vector } => {
-                count(2)?;
+            OpForm::St {
+                space,
+                ty,
+                vector,
+                cache_policy,
+            } => {
+                count(2 + usize::from(cache_policy))?;
                 let element_ty = immediate_type(ty);
                 let sources = match &operands[1] {
                     Operand::Vector(elements) => elements
@@ -1512,7 +1525,10 @@ impl<'m> Builder<'m> {
                 op,
                 ty,
                 vector,
+                cache_policy,
             } if vector > 1 => {
+                let operands =
+                    &operands[..operands.len().saturating_sub(usize::from(cache_policy))];
                 let (destinations, rest) = if reduction {
                     (Vec::new(), operands)
                 } else {
@@ -1538,11 +1554,14 @@ impl<'m> Builder<'m> {
                 space,
                 op,
                 ty,
+                cache_policy,
                 ..
             } => {
                 if ty == Type::B128 {
                     return Err("128-bit atomics (sm_90) are not supported yet".to_string());
                 }
+                let operands =
+                    &operands[..operands.len().saturating_sub(usize::from(cache_policy))];
                 let (destination, rest) = if reduction {
                     (None, operands)
                 } else {
@@ -1773,7 +1792,25 @@ impl<'m> Builder<'m> {
                     predicate,
                 }
             }
-            OpForm::Fence | OpForm::CpAsyncGroup { .. } => InstructionKind::Fence,
+            // Ordering points and cache hints: nothing to compute without caches.
+            OpForm::Fence
+            | OpForm::FenceProxyAcquire
+            | OpForm::Prefetch
+            | OpForm::CacheAdvice
+            | OpForm::CpAsyncGroup { .. } => InstructionKind::Fence,
+            // The policy is opaque (PTX ISA 9.0, createpolicy: "an opaque 64-bit register"),
+            // read only by `.L2::cache_hint` operands, which ptxsim checks and ignores: any
+            // value will do, and ptxsim writes 0.
+            OpForm::CreatePolicy(_) => {
+                let Some(destination) = operands.first() else {
+                    return Err("createpolicy without operands".to_string());
+                };
+                InstructionKind::Mov {
+                    ty: Type::B64,
+                    destination: self.destination(destination)?,
+                    source: Source::Immediate(0),
+                }
+            }
             OpForm::CpAsync { cache_hint, .. } => {
                 let operands = if cache_hint {
                     &operands[..operands.len().saturating_sub(1)]
