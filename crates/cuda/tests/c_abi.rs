@@ -61,23 +61,48 @@ fn compile_against_libcuda(name: &str) -> (PathBuf, PathBuf) {
     (program, run_directory)
 }
 
+/// Runs a compiled C test program with the library on `LD_LIBRARY_PATH`, `args`, and `env` over
+/// an environment without ptxsim's settings (so that the caller's `PTXSIM_*` cannot change
+/// it); its stdout and stderr as text, and whether it succeeded.
+fn run_c_program(
+    program: &Path,
+    run_directory: &Path,
+    args: &[PathBuf],
+    env: &[(&str, &str)],
+) -> (bool, String, String, String) {
+    let mut command = Command::new(program);
+    command.args(args).env("LD_LIBRARY_PATH", run_directory);
+    for name in [
+        "PTXSIM_TARGET",
+        "PTXSIM_MAX_STEPS",
+        "PTXSIM_DEVICE_MEMORY",
+        "PTXSIM_DEVICE_COUNT",
+        "PTXSIM_LOG",
+    ] {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().copied());
+    let output = command.output().expect("the program runs");
+    (
+        output.status.success(),
+        output.status.to_string(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn c_program_uses_the_driver_api() {
     let (program, run_directory) = compile_against_libcuda("driver_api");
-    let output = Command::new(&program)
-        .arg(repository().join("ptx-samples/nvcc/block.sm_90.ptx"))
-        .env("LD_LIBRARY_PATH", &run_directory)
-        .env_remove("PTXSIM_TARGET")
-        .env_remove("PTXSIM_MAX_STEPS")
-        .env_remove("PTXSIM_DEVICE_MEMORY")
-        .output()
-        .expect("the program runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (success, status, stdout, stderr) = run_c_program(
+        &program,
+        &run_directory,
+        &[repository().join("ptx-samples/nvcc/block.sm_90.ptx")],
+        &[],
+    );
     assert!(
-        output.status.success(),
-        "driver_api.c failed ({}):\n{stdout}\n{stderr}",
-        output.status
+        success,
+        "driver_api.c failed ({status}):\n{stdout}\n{stderr}"
     );
     assert!(stdout.ends_with("ok\n"), "{stdout}");
     // The timing line, for `cargo test -- --nocapture`.
@@ -105,20 +130,18 @@ fn c_program_uses_the_driver_api() {
 #[test]
 fn c_program_uses_the_jit_linker() {
     let (program, run_directory) = compile_against_libcuda("link");
-    let output = Command::new(&program)
-        .arg(repository().join("tests/fatbin/add.none.fatbin"))
-        .arg(repository().join("tests/fatbin/add.sass.fatbin"))
-        .env("LD_LIBRARY_PATH", &run_directory)
-        .env_remove("PTXSIM_TARGET")
-        .env_remove("PTXSIM_LOG")
-        .output()
-        .expect("the program runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (success, status, stdout, stderr) = run_c_program(
+        &program,
+        &run_directory,
+        &[
+            repository().join("tests/fatbin/add.none.fatbin"),
+            repository().join("tests/fatbin/add.sass.fatbin"),
+        ],
+        &[],
+    );
     assert!(
-        output.status.success() && stdout.ends_with("ok\n"),
-        "link.c failed ({}):\n{stdout}\n{stderr}",
-        output.status
+        success && stdout.ends_with("ok\n"),
+        "link.c failed ({status}):\n{stdout}\n{stderr}"
     );
     for expected in [
         "ptxsim: cuLinkAddData_v2: CUDA_ERROR_NO_BINARY_FOR_GPU: k.cubin: a cubin (machine code",
@@ -145,20 +168,15 @@ fn c_program_uses_two_devices() {
             "ptxsim: cuInit: CUDA_ERROR_INVALID_VALUE: PTXSIM_DEVICE_COUNT=`9`: 1 to 8 devices",
         ),
     ] {
-        let output = Command::new(&program)
-            .arg(argument)
-            .env("LD_LIBRARY_PATH", &run_directory)
-            .env("PTXSIM_DEVICE_COUNT", count)
-            .env_remove("PTXSIM_TARGET")
-            .env_remove("PTXSIM_DEVICE_MEMORY")
-            .output()
-            .expect("the program runs");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let (success, status, stdout, stderr) = run_c_program(
+            &program,
+            &run_directory,
+            &[PathBuf::from(argument)],
+            &[("PTXSIM_DEVICE_COUNT", count)],
+        );
         assert!(
-            output.status.success() && stdout == "ok\n",
-            "multi_device.c with PTXSIM_DEVICE_COUNT={count} failed ({}):\n{stdout}\n{stderr}",
-            output.status
+            success && stdout == "ok\n",
+            "multi_device.c with PTXSIM_DEVICE_COUNT={count} failed ({status}):\n{stdout}\n{stderr}"
         );
         assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
     }
@@ -169,20 +187,10 @@ fn c_program_uses_two_devices() {
 #[test]
 fn c_program_maps_virtual_memory() {
     let (program, run_directory) = compile_against_libcuda("vmm");
-    let output = Command::new(&program)
-        .env("LD_LIBRARY_PATH", &run_directory)
-        .env_remove("PTXSIM_TARGET")
-        .env_remove("PTXSIM_DEVICE_COUNT")
-        .env_remove("PTXSIM_DEVICE_MEMORY")
-        .env_remove("PTXSIM_LOG")
-        .output()
-        .expect("the program runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (success, status, stdout, stderr) = run_c_program(&program, &run_directory, &[], &[]);
     assert!(
-        output.status.success() && stdout == "ok\n",
-        "vmm.c failed ({}):\n{stdout}\n{stderr}",
-        output.status
+        success && stdout == "ok\n",
+        "vmm.c failed ({status}):\n{stdout}\n{stderr}"
     );
     for expected in [
         "ptxsim: cuMemCreate: CUDA_ERROR_INVALID_VALUE: size 0x201000 is not a multiple of the \

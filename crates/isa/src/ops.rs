@@ -2502,19 +2502,7 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     // .global state space and for generic addressing"; ptxas 13.5: "Modifier '.L2::cache_hint'
     // cannot be combined with modifier '.volatile'", "Multiple .L2::cache_hint modifiers
     // specified".
-    let mut hint_positions = modifiers
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| **m == "L2::cache_hint")
-        .map(|(i, _)| i);
-    let first_hint = hint_positions.next();
-    if let Some(second) = hint_positions.next() {
-        return Err(DecodeError::new(
-            DecodeErrorKind::DuplicateModifier,
-            Some(second),
-            ".L2::cache_hint is written twice",
-        ));
-    }
+    let first_hint = cache_hint_position(modifiers)?;
     let cache_policy = first_hint.is_some();
     if let Some(hint) = first_hint {
         if !matches!(space, Space::Global | Space::Generic) || opcode == Opcode::Ldu {
@@ -2922,19 +2910,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
     // modifier '.L2::cache_hint' for instruction 'atom'"), on .global or generic addresses
     // ("Modifier '.L2::cache_hint' cannot be applied to '.shared' space").
     let space = c.space.map_or(Space::Generic, |s| s.value);
-    let mut hint_positions = modifiers
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| **m == "L2::cache_hint")
-        .map(|(i, _)| i);
-    let first_hint = hint_positions.next();
-    if let Some(second) = hint_positions.next() {
-        return Err(DecodeError::new(
-            DecodeErrorKind::DuplicateModifier,
-            Some(second),
-            ".L2::cache_hint is written twice",
-        ));
-    }
+    let first_hint = cache_hint_position(modifiers)?;
     if let Some(hint) = first_hint {
         if op.value == AtomOp::Cas || space == Space::Shared {
             return Err(DecodeError::new(
@@ -4425,6 +4401,25 @@ fn not_a_modifier(index: usize, modifier: &str, of: impl std::fmt::Display) -> D
         Some(index),
         format!(".{modifier} is not a modifier of {of}"),
     )
+}
+
+/// Where `.L2::cache_hint` is among `modifiers`, if it is; twice is an error (ptxas 13.5:
+/// "Multiple .L2::cache_hint modifiers specified").
+fn cache_hint_position(modifiers: &[&str]) -> Result<Option<usize>, DecodeError> {
+    let mut positions = modifiers
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| **m == "L2::cache_hint")
+        .map(|(i, _)| i);
+    let first = positions.next();
+    if let Some(second) = positions.next() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::DuplicateModifier,
+            Some(second),
+            ".L2::cache_hint is written twice",
+        ));
+    }
+    Ok(first)
 }
 
 #[cfg(test)]
