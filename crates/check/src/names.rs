@@ -1326,7 +1326,13 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             Operand::Name(name) => {
                 let _ = self.resolve(name.name.as_str(), name.name.span, role);
             }
-            Operand::SpecialRegister(_) | Operand::Immediate(_) | Operand::Sink(_) => {}
+            Operand::SpecialRegister(name) => crate::rules::check_special_register(
+                self.resolver.setting,
+                name.name.as_str(),
+                name.span,
+                &mut self.resolver.diagnostics,
+            ),
+            Operand::Immediate(_) | Operand::Sink(_) => {}
             Operand::Negated(_, inner) => self.operand(inner, Role::Predicate),
             Operand::Pair(_, first, second) => {
                 self.operand(first, role);

@@ -694,6 +694,82 @@ pub fn check_negated_f32_bits(instruction: &Instruction, diagnostics: &mut Vec<D
 /// An immediate address outside the `.local` state space.
 const IMMEDIATE_ADDRESS: &str = "E0325";
 
+/// The special registers that need a newer target or PTX ISA version than every module has,
+/// with what they need (PTX ISA 9.0, "Special Registers": `%clusterid` etc. "Introduced in PTX
+/// ISA version 7.8 ... Requires sm_90 or higher"; `%aggr_smem_size` 8.1 and sm_90;
+/// `%reserved_smem_offset_*` 7.6 and sm_80; `%current_graph_exec` 8.0 and sm_50). ptxas 13.5:
+/// "Feature '%cluster_ctarank' requires .target sm_90 or higher", "... requires PTX ISA
+/// .version 7.8 or later".
+const SPECIAL_REGISTER_GATES: [(&str, u32, PtxVersion); 11] = [
+    ("%cluster_ctaid", 90, PtxVersion::new(7, 8)),
+    ("%cluster_nctaid", 90, PtxVersion::new(7, 8)),
+    ("%cluster_ctarank", 90, PtxVersion::new(7, 8)),
+    ("%cluster_nctarank", 90, PtxVersion::new(7, 8)),
+    ("%clusterid", 90, PtxVersion::new(7, 8)),
+    ("%nclusterid", 90, PtxVersion::new(7, 8)),
+    ("%is_explicit_cluster", 90, PtxVersion::new(7, 8)),
+    ("%aggr_smem_size", 90, PtxVersion::new(8, 1)),
+    ("%reserved_smem_offset_", 80, PtxVersion::new(7, 6)),
+    ("%current_graph_exec", 50, PtxVersion::new(8, 0)),
+    ("%globaltimer", 30, PtxVersion::new(3, 1)),
+];
+
+/// Reports a special register the module's target or `.version` does not have (E0401, E0402),
+/// at the register.
+pub fn check_special_register(
+    setting: &ModuleSetting,
+    name: &str,
+    span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let base = name.split('.').next().unwrap_or(name);
+    let Some(&(_, sm, needed)) = SPECIAL_REGISTER_GATES.iter().find(|(register, _, _)| {
+        if register.ends_with('_') {
+            base.starts_with(register)
+        } else {
+            base == *register
+                || base
+                    .strip_prefix(register)
+                    .is_some_and(|rest| rest == "_lo" || rest == "_hi")
+        }
+    }) else {
+        return;
+    };
+    let register = base;
+    if let Some(version) = setting.version
+        && version < needed
+    {
+        let mut diagnostic = Diagnostic::error(
+            VERSION_REQUIRED,
+            format!(
+                "`{register}` needs PTX ISA version {needed} or later; this module declares \
+                 .version {version}"
+            ),
+            span,
+        )
+        .with_help(format!("raise the module's version to `.version {needed}`"));
+        if let Some(version_span) = setting.version_span {
+            diagnostic = diagnostic
+                .with_label(version_span, format!(".version {version} declared here"))
+                .with_fix(version_span, format!(".version {needed}"));
+        }
+        diagnostics.push(diagnostic);
+    }
+    if let Some(target) = setting.target
+        && target.number < sm
+    {
+        let diagnostic = Diagnostic::error(
+            TARGET_REQUIRED,
+            format!(
+                "`{register}` needs sm_{sm} or later; {}",
+                setting.targets_in_words(target)
+            ),
+            span,
+        );
+        diagnostics.push(setting.target_label(diagnostic));
+    }
+}
+
 /// ptxas: "Immediate addresses allowed only for .local state space". A memory instruction
 /// (`ld`, `ldu`, `st`, `red`, `atom`, `prefetch`) whose address is a bare number, `[imm]`,
 /// must name `.local`; the generic space and every other space reject it.
