@@ -735,14 +735,52 @@ pub fn check_special_register(
     }) else {
         return;
     };
-    let register = base;
+    gate_feature(setting, base, span, sm, needed, diagnostics);
+}
+
+/// The performance directives of kernels in clusters: `.reqnctapercluster`, `.explicitcluster`
+/// and `.maxclusterrank` ("Introduced in PTX ISA version 7.8. Requires sm_90 or higher", PTX
+/// ISA 9.0, "Cluster Dimension Directives"; ptxas 13.5: "Feature '.reqnctapercluster' requires
+/// .target sm_90 or higher"). Reports one the module's target or version does not have.
+pub fn check_function_directive(
+    setting: &ModuleSetting,
+    name: &str,
+    span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if matches!(
+        name,
+        "reqnctapercluster" | "explicitcluster" | "maxclusterrank"
+    ) {
+        let feature = format!(".{name}");
+        gate_feature(
+            setting,
+            &feature,
+            span,
+            90,
+            PtxVersion::new(7, 8),
+            diagnostics,
+        );
+    }
+}
+
+/// Reports `feature` (a special register, a directive) where the module's `.version` is older
+/// than `needed` (E0402) or its target older than `sm_{sm}` (E0401), at `span`.
+fn gate_feature(
+    setting: &ModuleSetting,
+    feature: &str,
+    span: Span,
+    sm: u32,
+    needed: PtxVersion,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if let Some(version) = setting.version
         && version < needed
     {
         let mut diagnostic = Diagnostic::error(
             VERSION_REQUIRED,
             format!(
-                "`{register}` needs PTX ISA version {needed} or later; this module declares \
+                "`{feature}` needs PTX ISA version {needed} or later; this module declares \
                  .version {version}"
             ),
             span,
@@ -761,7 +799,7 @@ pub fn check_special_register(
         let diagnostic = Diagnostic::error(
             TARGET_REQUIRED,
             format!(
-                "`{register}` needs sm_{sm} or later; {}",
+                "`{feature}` needs sm_{sm} or later; {}",
                 setting.targets_in_words(target)
             ),
             span,
