@@ -57,6 +57,12 @@ fn driver_directory() -> PathBuf {
 
 /// Builds `tests/cuda/NAME.cu` with nvcc for compute_90 PTX only and `extra` flags.
 fn build(name: &str, output: &str, extra: &[&str]) -> PathBuf {
+    build_sources(&[name], output, extra, &[])
+}
+
+/// Builds `tests/cuda/{source}.cu` for each source into one program with NVIDIA's nvcc
+/// (compute_90 PTX in its fatbin), with `extra` options and then the `libraries` (`-l...`).
+fn build_sources(sources: &[&str], output: &str, extra: &[&str], libraries: &[&str]) -> PathBuf {
     let root = nvidia();
     let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join(output);
     let path = format!(
@@ -68,7 +74,12 @@ fn build(name: &str, output: &str, extra: &[&str]) -> PathBuf {
         .env("PATH", path)
         .args(["-gencode", "arch=compute_90,code=compute_90"])
         .args(extra)
-        .arg(repository().join(format!("tests/cuda/{name}.cu")))
+        .args(
+            sources
+                .iter()
+                .map(|name| repository().join(format!("tests/cuda/{name}.cu"))),
+        )
+        .args(libraries)
         .arg("-o")
         .arg(&program)
         .output()
@@ -81,23 +92,40 @@ fn build(name: &str, output: &str, extra: &[&str]) -> PathBuf {
     program
 }
 
-/// Runs `program` on the library (and `more` library directories) and checks its report.
-fn run_and_check(program: &Path, more: &[PathBuf]) {
-    let mut directories = vec![driver_directory()];
-    directories.extend(more.iter().cloned());
-    let library_path = std::env::join_paths(&directories).expect("library path");
-    let run = Command::new(program)
-        .env("LD_LIBRARY_PATH", library_path)
+/// Runs `program` with `command`'s settings (the library on `LD_LIBRARY_PATH` unless set
+/// there), without the caller's `PTXSIM_LOG`, `PTXSIM_DEVICE_MEMORY` and `PTXSIM_TARGET`,
+/// checks that it printed `PASSED: 0 failed` and exited 0, and gives its stdout and stderr.
+fn run_passing(mut command: Command) -> (String, String) {
+    if !command
+        .get_envs()
+        .any(|(name, _)| name == "LD_LIBRARY_PATH")
+    {
+        command.env("LD_LIBRARY_PATH", driver_directory());
+    }
+    let run = command
         .env_remove("PTXSIM_LOG")
+        .env_remove("PTXSIM_DEVICE_MEMORY")
+        .env_remove("PTXSIM_TARGET")
         .output()
         .expect("the program runs");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
     assert!(
         run.status.success() && stdout.contains("PASSED: 0 failed"),
         "the program failed ({}):\n{stdout}\n{stderr}",
         run.status
     );
+    (stdout, stderr)
+}
+
+/// Runs `program` on the library (and `more` library directories) and checks its report.
+fn run_and_check(program: &Path, more: &[PathBuf]) {
+    let mut directories = vec![driver_directory()];
+    directories.extend(more.iter().cloned());
+    let library_path = std::env::join_paths(&directories).expect("library path");
+    let mut command = Command::new(program);
+    command.env("LD_LIBRARY_PATH", library_path);
+    let (stdout, stderr) = run_passing(command);
     // The kernel's printf lines, in the executor's order, equal the host's.
     let device: Vec<&str> = stdout
         .lines()
@@ -144,20 +172,11 @@ fn a_launch_of_a_running_program_in_the_debugger() {
         "block 1\nthread 5\nprint %ctaid.x\nprint %tid.x\nstep\nrestart\nprint %tid.x\nquit\n",
     )
     .expect("the script");
-    let run = Command::new(static_program())
-        .env("LD_LIBRARY_PATH", driver_directory())
+    let mut command = Command::new(static_program());
+    command
         .env("PTXSIM_DEBUG", "saxpy")
-        .env("PTXSIM_DEBUG_SCRIPT", &script)
-        .env_remove("PTXSIM_LOG")
-        .output()
-        .expect("the program runs");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        run.status.success() && stdout.contains("PASSED: 0 failed"),
-        "the program failed ({}):\n{stdout}\n{stderr}",
-        run.status
-    );
+        .env("PTXSIM_DEBUG_SCRIPT", &script);
+    let (stdout, stderr) = run_passing(command);
     assert!(
         !stdout.contains("(ptxsim)"),
         "the session is on stderr:\n{stdout}"
@@ -312,40 +331,13 @@ fn jit_linker_takes_nvcc_objects_and_archives() {
 /// kernels of the other. The program checks the results against its host's computation.
 #[test]
 fn dynamic_parallelism_program() {
-    let root = nvidia();
-    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cdp_program");
-    let path = format!(
-        "{}:{}",
-        root.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
+    let program = build_sources(
+        &["cdp_main", "cdp_kernels"],
+        "cdp_program",
+        &["-rdc=true"],
+        &["-lcudadevrt"],
     );
-    let built = Command::new(root.join("bin/nvcc"))
-        .env("PATH", path)
-        .args(["-rdc=true", "-gencode", "arch=compute_90,code=compute_90"])
-        .arg(repository().join("tests/cuda/cdp_main.cu"))
-        .arg(repository().join("tests/cuda/cdp_kernels.cu"))
-        .arg("-lcudadevrt")
-        .arg("-o")
-        .arg(&program)
-        .output()
-        .expect("nvcc runs");
-    assert!(
-        built.status.success(),
-        "nvcc failed:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let run = Command::new(&program)
-        .env("LD_LIBRARY_PATH", driver_directory())
-        .env_remove("PTXSIM_LOG")
-        .output()
-        .expect("the program runs");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success() && stdout.contains("PASSED: 0 failed"),
-        "the program failed ({}):\n{stdout}\n{}",
-        run.status,
-        String::from_utf8_lossy(&run.stderr)
-    );
+    run_passing(Command::new(&program));
 }
 
 /// CUDA graphs' memory nodes, conditional nodes and 2D memsets on the library:
@@ -358,20 +350,7 @@ fn dynamic_parallelism_program() {
 #[test]
 fn graph_memory_and_conditional_nodes_and_2d_memsets() {
     let program = build("graph_features", "graph_features", &[]);
-    let run = Command::new(&program)
-        .env("LD_LIBRARY_PATH", driver_directory())
-        .env_remove("PTXSIM_LOG")
-        .env_remove("PTXSIM_DEVICE_MEMORY")
-        .env_remove("PTXSIM_TARGET")
-        .output()
-        .expect("the program runs");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        run.status.success() && stdout.contains("PASSED: 0 failed"),
-        "the program failed ({}):\n{stdout}\n{stderr}",
-        run.status
-    );
+    let (stdout, stderr) = run_passing(Command::new(&program));
     // An allocation node that depends on the free of an allocation of its graph reuses its
     // address (docs/driver-api.md, "Graph memory nodes").
     assert!(
