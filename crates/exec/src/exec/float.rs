@@ -65,6 +65,20 @@ impl Executor<'_, '_> {
     ) {
         let put = Put::new(destination, ty);
         let operands = [(a, ty.bits()), (b, ty.bits()), (c, ty.bits())];
+        if ty == Type::F32 && modifiers == FloatModifiers::RN {
+            // `fma.rn.f32`, the inner loop of every f32 GEMM: what `alu::float_fma` computes
+            // for it (one fused operation rounded to nearest, a NaN result canonical), written
+            // out so that the lane loop is straight-line code.
+            let f = |x: u64| f32::from_bits(x as u32);
+            return self.map3(lanes, operands, &put, |a, b, c| {
+                let r = f(a).mul_add(f(b), f(c));
+                if r.is_nan() {
+                    u64::from(alu::F32_CANONICAL_NAN)
+                } else {
+                    u64::from(r.to_bits())
+                }
+            });
+        }
         self.map3(lanes, operands, &put, |a, b, c| {
             alu::float_fma(ty, modifiers, a, b, c)
         });

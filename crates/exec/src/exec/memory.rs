@@ -30,12 +30,15 @@ impl Executor<'_, '_> {
         destinations: &[Option<Destination>],
         address: MemoryOperand,
     ) {
-        let puts: Vec<Option<Put>> = destinations
-            .iter()
-            .map(|d| d.map(|d| Put::new(d, ty)))
-            .collect();
-        if self.load_uniform(lanes, space, ty, address, &puts)
-            || self.load_global(lanes, space, ty, address, &puts)
+        // At most `.v8` destinations; a `Vec` here was an allocation per load.
+        let mut slots = [None; 8];
+        for (slot, destination) in slots.iter_mut().zip(destinations) {
+            *slot = destination.map(|d| Put::new(d, ty));
+        }
+        let puts = &slots[..destinations.len().min(8)];
+        if self.load_uniform(lanes, space, ty, address, puts)
+            || self.load_global(lanes, space, ty, address, puts)
+            || self.load_shared(lanes, space, ty, address, puts)
         {
             return;
         }
@@ -80,6 +83,12 @@ impl Executor<'_, '_> {
             (sources, space, ty.bits() <= 64, &self.memory)
         {
             self.store_global(lanes, instruction, ty, address, *source);
+            return;
+        }
+        if let ([source], Space::Shared, true, None) =
+            (sources, space, ty.bits() <= 64, &self.memory)
+            && self.store_shared(lanes, ty, address, *source)
+        {
             return;
         }
         'lanes: for &lane in lanes {
@@ -452,6 +461,71 @@ impl Executor<'_, '_> {
         !faulted
     }
 
+    /// A scalar `ld.shared` of this CTA's own shared memory for every lane, in columns. Only
+    /// when every lane's access is aligned and in bounds (`false` otherwise, and the per-lane
+    /// path, which faults, runs instead: a load changes nothing, so it may be redone).
+    fn load_shared(
+        &mut self,
+        lanes: &[usize],
+        space: Space,
+        ty: Type,
+        address: MemoryOperand,
+        puts: &[Option<Put>],
+    ) -> bool {
+        let ([Some(put)], Space::Shared, true) = (puts, space, ty.bits() <= 64) else {
+            return false;
+        };
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, address.base, 64, &mut columns.a);
+        columns.out.clear();
+        // Addresses from `CLUSTER_RANK_STRIDE` on name other CTAs' memory (the per-lane path).
+        let own = self.shared.len().min(CLUSTER_RANK_STRIDE as usize);
+        let shared: &[u8] = &self.shared[..own];
+        let addresses = columns.a.iter().map(|&base| address.at(base));
+        let fits = match bytes {
+            1 => read_columns::<1>(shared, addresses, &mut columns.out),
+            2 => read_columns::<2>(shared, addresses, &mut columns.out),
+            4 => read_columns::<4>(shared, addresses, &mut columns.out),
+            _ => read_columns::<8>(shared, addresses, &mut columns.out),
+        };
+        if fits {
+            self.scatter(lanes, put, &columns.out);
+        }
+        *self.columns = columns;
+        fits
+    }
+
+    /// A scalar `st.shared` of this CTA's own shared memory for every lane, in columns, when
+    /// every lane's access is aligned and in bounds (checked before anything is stored, so that
+    /// `false` leaves memory as it was for the per-lane path, which faults).
+    fn store_shared(
+        &mut self,
+        lanes: &[usize],
+        ty: Type,
+        address: MemoryOperand,
+        source: Source,
+    ) -> bool {
+        let bytes = ty.bits().div_ceil(8).max(1);
+        let mut columns = std::mem::take(self.columns);
+        self.gather(lanes, address.base, 64, &mut columns.a);
+        let len = self.shared.len();
+        let fits = columns
+            .a
+            .iter()
+            .all(|&base| own_shared(len, address.at(base), bytes).is_some());
+        if fits {
+            self.gather(lanes, source, ty.bits(), &mut columns.b);
+            for (&base, &value) in columns.a.iter().zip(&columns.b) {
+                let at = address.at(base);
+                // In bounds and aligned: checked above.
+                let _ = store_bytes(self.shared, 0, at, bytes, value);
+            }
+        }
+        *self.columns = columns;
+        fits
+    }
+
     /// A scalar `st.global` for every lane, with addresses and values in columns; a lane whose
     /// access faults traps as on the per-lane path (the other lanes still store).
     fn store_global(
@@ -754,6 +828,37 @@ impl Executor<'_, '_> {
             other => (other, address),
         }
     }
+}
+
+/// Reads `N` little-endian bytes (1, 2, 4 or 8) of `memory` at each address into `out`, while
+/// every access is aligned and in bounds; `false` at the first that is not.
+#[inline(always)]
+fn read_columns<const N: usize>(
+    memory: &[u8],
+    addresses: impl Iterator<Item = u64>,
+    out: &mut Vec<u64>,
+) -> bool {
+    for at in addresses {
+        let Some(bytes) = usize::try_from(at)
+            .ok()
+            .filter(|&at| at % N == 0)
+            .and_then(|at| memory.get(at..at + N))
+        else {
+            return false;
+        };
+        let mut word = [0u8; 8];
+        word[..N].copy_from_slice(bytes);
+        out.push(u64::from_le_bytes(word));
+    }
+    true
+}
+
+/// `at` when an access of `bytes` there is aligned and lies in the CTA's own shared memory of
+/// `len` bytes (not another CTA's through a `.shared::cluster` address).
+#[inline(always)]
+fn own_shared(len: usize, at: u64, bytes: u32) -> Option<u64> {
+    let aligned = at & u64::from(bytes - 1) == 0;
+    (aligned && at < CLUSTER_RANK_STRIDE && at + u64::from(bytes) <= len as u64).then_some(at)
 }
 
 fn fault(kind: FaultKind, space: Space, address: u64, bytes: u64, store: bool) -> Fault {
