@@ -21,7 +21,7 @@
 
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use ptxsim_isa::ops::Space;
@@ -391,6 +391,10 @@ impl Buffer {
 pub struct GlobalMemory {
     buffers: Vec<Buffer>,
     host: Option<HostPages>,
+    /// The index of the buffer of the last single access ([`GlobalMemory::word`]): a hint
+    /// only, checked before use, so that lane-by-lane accesses to one buffer skip the binary
+    /// search. Relaxed: a stale value costs a search, never a wrong word.
+    last: AtomicUsize,
 }
 
 impl GlobalMemory {
@@ -471,8 +475,13 @@ impl GlobalMemory {
     /// The word holding an aligned access of `bytes` at `address`, and the bit shift of the
     /// access inside it.
     fn word(&self, address: u64, bytes: u32) -> Result<(&AtomicU64, u32), FaultKind> {
-        let mut hint = usize::MAX;
-        self.word_near(address, bytes, &mut hint)
+        let last = self.last.load(Ordering::Relaxed);
+        let mut hint = last;
+        let found = self.word_near(address, bytes, &mut hint);
+        if hint != last {
+            self.last.store(hint, Ordering::Relaxed);
+        }
+        found
     }
 
     /// [`GlobalMemory::word`] that first tries the buffer at index `hint` (the one of the
@@ -955,6 +964,7 @@ impl GlobalMemory {
         Self {
             buffers,
             host: None,
+            last: AtomicUsize::new(0),
         }
     }
 
@@ -971,6 +981,7 @@ impl GlobalMemory {
         Self {
             buffers,
             host: None,
+            last: AtomicUsize::new(0),
         }
     }
 
