@@ -396,3 +396,38 @@ fn an_nvcc_gemm_tile_fed_by_ldmatrix_matches_the_host() {
         assert_eq!(got, want, "{arch}");
     }
 }
+
+/// Plain `ld.shared`/`st.shared` run for all lanes at once while every lane's access is aligned
+/// and in bounds; one bad lane (misaligned, past the end) traps at the instruction with that
+/// thread, and the values of the good case are the
+/// kernel's fill (`u32` index `k` of `sm` holds the halves `2k`, `2k + 1`).
+#[test]
+fn scalar_shared_accesses_read_the_fill_and_trap_at_the_bad_lane() {
+    let load = "ld.shared.u32 %r10, [%r9];";
+    let store = "st.shared.u32 [%r9], %r1;\nbar.sync 0;\nld.shared.u32 %r11, [%r9];";
+    let good = kernel(&format!("{load}\n{store}\n{STORE_REGISTERS}"));
+    let out = words(&launch(&good, 32, 32 * 16).expect("runs"));
+    for lane in 0..32 {
+        let k = (row_of(lane) * 8 / 2) as u32;
+        let first = (2 * k) | (2 * k + 1) << 16;
+        assert_eq!(out[lane * 4], first, "lane {lane} loaded");
+        // row_of is a permutation of 0..32 for lanes 0..32: each row was written by one lane.
+        assert_eq!(out[lane * 4 + 1], lane as u32, "lane {lane} stored");
+    }
+    for (setup, what) in [
+        ("setp.eq.u32 %p1, %r1, 3;\n@%p1 add.u32 %r9, %r9, 2;", "misaligned"),
+        ("setp.eq.u32 %p1, %r1, 3;\n@%p1 add.u32 %r9, %r9, 4096;", "out-of-bounds"),
+    ] {
+        for instruction in [load, "st.shared.u32 [%r9], %r1;"] {
+            let source = kernel(&format!("{setup}\n{instruction}"));
+            let Err((message, line)) = launch(&source, 32, 32 * 16) else {
+                panic!("{instruction} ran: {source}");
+            };
+            assert!(
+                message.contains(what) && message.contains("thread (3,0,0)"),
+                "{instruction}: {message}"
+            );
+            assert_eq!(line, line_of(&source, instruction), "{instruction}");
+        }
+    }
+}
