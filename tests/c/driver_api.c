@@ -206,6 +206,27 @@ static const char *counter_ptx =
     "    ret;\n"
     "}\n";
 
+/* PTX of an earlier architecture and ISA version (CUDA 9's .version 6.0, sm_70), which CUDA's
+ * JIT compiles for the device as ptxas -arch sm_90 does (it checks; .version 6.0 knows no
+ * sm_90): out[i] = 3i + 1. */
+static const char *old_ptx =
+    ".version 6.0\n"
+    ".target sm_70\n"
+    ".address_size 64\n"
+    ".visible .entry fill(.param .u64 out)\n"
+    "{\n"
+    "    .reg .b32 %r<4>;\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    cvta.to.global.u64 %rd2, %rd1;\n"
+    "    mov.u32 %r1, %tid.x;\n"
+    "    mul.wide.u32 %rd3, %r1, 4;\n"
+    "    add.s64 %rd2, %rd2, %rd3;\n"
+    "    mad.lo.s32 %r2, %r1, 3, 1;\n"
+    "    st.global.u32 [%rd2], %r2;\n"
+    "    ret;\n"
+    "}\n";
+
 /* out[0] = k, out[1] = tail[1] (one thread): .const variables the host sets through
  * cuModuleGetGlobal and cuMemcpyHtoD. k is at offset 0 of the constant bank, tail at 8. */
 static const char *constant_ptx =
@@ -437,6 +458,25 @@ int main(int argc, char **argv) {
     CHECK(cuMemcpyHtoD_v2(d_copy + 8, bins, sizeof bins) == CUDA_ERROR_INVALID_VALUE,
           "copy past the end");
     OK(cuMemFree_v2(d_copy));
+
+    /* PTX for an older architecture loads as the JIT compiles it. */
+    {
+        CUmodule old_module = NULL;
+        CUfunction fill = NULL;
+        OK(cuModuleLoadData(&old_module, old_ptx));
+        OK(cuModuleGetFunction(&fill, old_module, "fill"));
+        CUdeviceptr d_fill = 0;
+        OK(cuMemAlloc_v2(&d_fill, 64 * 4));
+        void *fill_params[] = {&d_fill};
+        OK(cuLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, NULL, fill_params, NULL));
+        static uint32_t filled[64];
+        OK(cuMemcpyDtoH_v2(filled, d_fill, sizeof filled));
+        int bad = 0;
+        for (int i = 0; i < 64; i++) bad += filled[i] != 3u * (uint32_t)i + 1u;
+        CHECK(bad == 0, "old PTX: %d values differ (out[1] = %u)", bad, filled[1]);
+        OK(cuMemFree_v2(d_fill));
+        OK(cuModuleUnload(old_module));
+    }
 
     /* Dynamic shared memory, on a stream, timed with events. */
     CUmodule reverse_module = NULL;

@@ -871,11 +871,15 @@ fn checked(state: &mut State, text: &str) -> CallResult<Arc<Module>> {
     if let Some(module) = state.cache.get(text) {
         return Ok(Arc::clone(module));
     }
+    let device = state.settings()?.target;
     let options = Options {
-        target: Some(state.settings()?.target),
+        target: Some(device),
     };
     let module = match Module::load(text, &options) {
         Ok(module) => Arc::new(module),
+        Err(ApiError::Check { .. }) if let Some(module) = as_older_target(text, device) => {
+            Arc::new(module)
+        }
         Err(ApiError::Check { rendered, .. }) => {
             return Err(Failure::new(
                 CudaError::InvalidPtx,
@@ -894,6 +898,33 @@ fn checked(state: &mut State, text: &str) -> CallResult<Arc<Module>> {
     }
     state.cache.insert(text.to_string(), Arc::clone(&module));
     Ok(module)
+}
+
+/// A module for an older architecture than the device's, checked as its own `.target` says:
+/// what CUDA's JIT does with PTX of an earlier architecture, whose instructions `ptxas -arch
+/// sm_90` checks against the module's `.target` (a `.version 1.4` module for `sm_10` does not
+/// know `sm_90` at all, and its `mad.f32` is the `sm_1x` form). `None` when the module names no
+/// architecture, one the device does not have, or does not check as its own target either.
+fn as_older_target(text: &str, device: Target) -> Option<Module> {
+    let declared = declared_target(text)?;
+    if declared.number >= device.number {
+        return None;
+    }
+    Module::load(text, &Options { target: None }).ok()
+}
+
+/// The last architecture the `.target` directive of `text` names (ptxas gates by the last of
+/// `.target sm_80, sm_90`), read from the directive's line; comments before it are skipped.
+fn declared_target(text: &str) -> Option<Target> {
+    let line = text
+        .lines()
+        .map(str::trim_start)
+        .find(|line| line.starts_with(".target"))?;
+    let line = line.split("//").next().unwrap_or(line);
+    line.trim_start_matches(".target")
+        .split([',', ' ', '\t', ';'])
+        .filter_map(|entry| Target::parse(entry.trim()).ok())
+        .last()
 }
 
 /// The PTX text of a module image: PTX text (up to its NUL), or a fatbin's PTX for the

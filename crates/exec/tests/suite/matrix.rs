@@ -415,8 +415,14 @@ fn scalar_shared_accesses_read_the_fill_and_trap_at_the_bad_lane() {
         assert_eq!(out[lane * 4 + 1], lane as u32, "lane {lane} stored");
     }
     for (setup, what) in [
-        ("setp.eq.u32 %p1, %r1, 3;\n@%p1 add.u32 %r9, %r9, 2;", "misaligned"),
-        ("setp.eq.u32 %p1, %r1, 3;\n@%p1 add.u32 %r9, %r9, 4096;", "out-of-bounds"),
+        (
+            "setp.eq.u32 %p1, %r1, 3;\n@%p1 add.u32 %r9, %r9, 2;",
+            "misaligned",
+        ),
+        (
+            "setp.eq.u32 %p1, %r1, 3;\n@%p1 add.u32 %r9, %r9, 4096;",
+            "out-of-bounds",
+        ),
     ] {
         for instruction in [load, "st.shared.u32 [%r9], %r1;"] {
             let source = kernel(&format!("{setup}\n{instruction}"));
