@@ -61,6 +61,19 @@ pub const DEVICE_ADDRESS_SPAN: u64 = 1 << 40;
 /// runtime takes any newer driver.
 pub const DRIVER_VERSION: i32 = 13050;
 
+/// The step limit of each simulated thread in a program's launches (`PTXSIM_MAX_STEPS`
+/// overrides it): far above the executor's default, because unmodified programs run long
+/// kernels (a grid-stride loop over a large array in a small grid; a `clock()` spin of 10 ms,
+/// which is 10 million steps at [`CLOCK_RATE_KHZ`]), and still a bound: one warp in an endless
+/// loop ends with `CUDA_ERROR_LAUNCH_TIMEOUT` after some seconds.
+pub const DRIVER_MAX_STEPS: u64 = 100_000_000;
+
+/// The SM clock the device reports (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`, kHz): 1 GHz, because a
+/// simulated thread's `%clock` advances by one per issued instruction and `%globaltimer` by one
+/// nanosecond per issued instruction, so a program that turns cycles into time with this rate
+/// (`clock_block(ms * clockRate)`) gets the time `%globaltimer` shows.
+pub const CLOCK_RATE_KHZ: i32 = 1_000_000;
+
 /// What the environment configures, read once by `cuInit`.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -104,7 +117,7 @@ impl Settings {
             })?;
         Ok(Settings {
             target,
-            max_steps: number("PTXSIM_MAX_STEPS", LaunchOptions::default().max_steps)?,
+            max_steps: number("PTXSIM_MAX_STEPS", DRIVER_MAX_STEPS)?,
             device_memory: number("PTXSIM_DEVICE_MEMORY", DEFAULT_DEVICE_MEMORY)?,
             host_threads: usize::try_from(number("PTXSIM_HOST_THREADS", 0)?).unwrap_or(0),
             device_count,
@@ -664,7 +677,7 @@ pub fn device_attribute(attribute: i32, device: i32) -> CallResult<i32> {
         10 => 32,               // WARP_SIZE
         11 => i32::MAX,         // MAX_PITCH
         12 | 82 => 65536,       // MAX_REGISTERS_PER_BLOCK, _PER_MULTIPROCESSOR
-        13 => 1_755_000,        // CLOCK_RATE (kHz)
+        13 => CLOCK_RATE_KHZ,   // CLOCK_RATE (kHz)
         14 => 512,              // TEXTURE_ALIGNMENT
         16 => 16,               // MULTIPROCESSOR_COUNT (small, so grids sized by it stay small)
         31 => 1,                // CONCURRENT_KERNELS

@@ -1,6 +1,8 @@
 //! Semantics as small pure functions on bits (style rule 5). The machine fetches operands,
 //! calls these, and writes back.
 
+use std::sync::OnceLock;
+
 use ptxsim_isa::{DestinationRule, Type, destination_rule};
 
 pub use ptxsim_check::program::mask;
@@ -38,8 +40,30 @@ pub struct Extension {
 }
 
 impl Extension {
-    /// The rule for results of type `instruction` written to a register of type `register`.
+    /// The rule for results of type `instruction` written to a register of type `register`
+    /// (from a table of every pair, made once: instructions ask for it each time they run).
+    #[inline]
     pub fn new(instruction: Type, register: Type) -> Self {
+        static TABLE: OnceLock<Vec<Extension>> = OnceLock::new();
+        let count = Type::ALL.len();
+        let table = TABLE.get_or_init(|| {
+            Type::ALL
+                .iter()
+                .flat_map(|&instruction| {
+                    Type::ALL
+                        .iter()
+                        .map(move |&register| Self::compute(instruction, register))
+                })
+                .collect()
+        });
+        // `Type::ALL` is in declaration order, so a type's discriminant is its index.
+        table
+            .get(instruction as usize * count + register as usize)
+            .copied()
+            .unwrap_or_else(|| Self::compute(instruction, register))
+    }
+
+    fn compute(instruction: Type, register: Type) -> Self {
         let width = instruction.bits();
         let column = if register == Type::F16x2 {
             Type::U32
