@@ -20,6 +20,7 @@ best_of_five() {
 
 # compare_with_native WORK NATIVE_SECONDS LABEL PTX ENTRY -- RUN_ARGS...: runs
 # `ptxsim run PTX --entry ENTRY RUN_ARGS... --out 1=WORK/ptxsim.out --format json --stats`
+# (the output is argument $OUT_ARG, default 1)
 # best of five with 1 and with 2 host threads (needs $ptxsim), prints the whole-run and
 # simulation times against NATIVE_SECONDS (the native loop named LABEL) and fails unless
 # WORK/ptxsim.out is byte-identical to WORK/native.out.
@@ -29,7 +30,7 @@ compare_with_native() {
     local -A whole_of sim_of
     for jobs in 1 2; do
         read -r whole sim < <(best_of_five "$work/state.json" "$work/stats.txt" -- \
-            "$ptxsim" run "$ptx" --entry "$entry" "$@" --out "1=$work/ptxsim.out" \
+            "$ptxsim" run "$ptx" --entry "$entry" "$@" --out "${OUT_ARG:-1}=$work/ptxsim.out" \
             --jobs "$jobs" --format json --stats)
         whole_of[$jobs]=$whole
         sim_of[$jobs]=$sim
