@@ -936,8 +936,8 @@ fn declared_target(text: &str) -> Option<Target> {
     let line = line.split("//").next().unwrap_or(line);
     line.trim_start_matches(".target")
         .split([',', ' ', '\t', ';'])
-        .filter_map(|entry| Target::parse(entry.trim()).ok())
-        .last()
+        .rev()
+        .find_map(|entry| Target::parse(entry.trim()).ok())
 }
 
 /// The PTX text of a module image: PTX text (up to its NUL), or a fatbin's PTX for the
