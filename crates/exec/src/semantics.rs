@@ -1,9 +1,7 @@
 //! Semantics as small pure functions on bits (style rule 5). The machine fetches operands,
 //! calls these, and writes back.
 
-use std::sync::OnceLock;
-
-use ptxsim_isa::{DestinationRule, Type, destination_rule};
+use ptxsim_isa::Type;
 
 pub use ptxsim_check::program::mask;
 
@@ -27,95 +25,125 @@ pub fn extend(value: u128, instruction: Type, register: Type) -> u128 {
 
 /// [`extend`]'s rule for one instruction type and one register type, decided once (per
 /// instruction, not per thread): chop to the instruction type, sign-extend when Table 28 says
-/// so, chop to the register.
+/// so, chop to the register. Three bytes (the widths and the choice), so that an instruction
+/// copies it cheaply; the masks are computed where they are used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Extension {
-    source_mask: u128,
-    /// The result's sign bit when it is sign-extended, else 0.
-    sign_bit: u128,
-    register_mask: u128,
-    /// For [`Extension::apply64`]: `64 - width` when the result is sign-extended from fewer
-    /// than 64 bits, else 0.
-    sign_shift: u32,
+    /// The instruction type's width in bits (0 to 128).
+    source: u8,
+    /// The register's width in bits.
+    register: u8,
+    /// Whether the result is sign-extended (Table 28), for a width of 1 to 127 bits.
+    sign_extend: bool,
 }
 
 impl Extension {
-    /// The rule for results of type `instruction` written to a register of type `register`
-    /// (from a table of every pair, made once: instructions ask for it each time they run).
+    /// The rule for results of type `instruction` written to a register of type `register`.
+    /// Table 28's sign-extension cells are exactly a signed instruction type (`.s8` .. `.s64`)
+    /// written to a wider integer or bit-size register (an `.f16x2` register counts as `.u32`),
+    /// decided here without a lookup because every instruction asks each time it runs; the
+    /// test `extension_is_table_28` checks this against the table for every pair of types.
     #[inline]
     pub fn new(instruction: Type, register: Type) -> Self {
-        static TABLE: OnceLock<Vec<Extension>> = OnceLock::new();
-        let count = Type::ALL.len();
-        let table = TABLE.get_or_init(|| {
-            Type::ALL
-                .iter()
-                .flat_map(|&instruction| {
-                    Type::ALL
-                        .iter()
-                        .map(move |&register| Self::compute(instruction, register))
-                })
-                .collect()
-        });
-        // `Type::ALL` is in declaration order, so a type's discriminant is its index.
-        table
-            .get(instruction as usize * count + register as usize)
-            .copied()
-            .unwrap_or_else(|| Self::compute(instruction, register))
-    }
-
-    fn compute(instruction: Type, register: Type) -> Self {
-        let width = instruction.bits();
         let column = if register == Type::F16x2 {
             Type::U32
         } else {
             register
         };
-        let sign_extend = width > 0
-            && width < 128
-            && destination_rule(instruction, column) == Some(DestinationRule::SignExtend);
+        let width = instruction.bits();
+        let sign_extend = matches!(instruction, Type::S8 | Type::S16 | Type::S32 | Type::S64)
+            && matches!(
+                column,
+                Type::B8
+                    | Type::B16
+                    | Type::B32
+                    | Type::B64
+                    | Type::B128
+                    | Type::S8
+                    | Type::S16
+                    | Type::S32
+                    | Type::S64
+                    | Type::U8
+                    | Type::U16
+                    | Type::U32
+                    | Type::U64
+            )
+            && column.bits() > width;
         Self {
-            source_mask: mask(width),
-            sign_bit: if sign_extend { 1u128 << (width - 1) } else { 0 },
-            register_mask: mask(register.bits()),
-            sign_shift: if sign_extend && width < 64 {
-                64 - width
-            } else {
-                0
-            },
+            source: width.min(128) as u8,
+            register: register.bits().min(128) as u8,
+            sign_extend,
+        }
+    }
+
+    #[inline(always)]
+    fn source_mask(self) -> u128 {
+        width_mask(self.source)
+    }
+
+    #[inline(always)]
+    fn register_mask(self) -> u128 {
+        width_mask(self.register)
+    }
+
+    /// For [`Extension::apply64`]: `64 - width` when the result is sign-extended from fewer
+    /// than 64 bits, else 0.
+    #[inline(always)]
+    fn sign_shift(self) -> u32 {
+        if self.sign_extend && self.source < 64 {
+            64 - u32::from(self.source)
+        } else {
+            0
         }
     }
 
     /// Whether the register is at most 64 bits wide, so that [`Extension::apply64`] applies.
     #[inline(always)]
     pub fn narrow(self) -> bool {
-        self.register_mask <= u128::from(u64::MAX)
+        self.register <= 64
     }
 
     /// For a register of at most 64 bits whose value needs no sign extension: the mask that
     /// [`Extension::apply64`] then amounts to.
     #[inline(always)]
     pub fn mask64(self) -> Option<u64> {
-        (self.sign_shift == 0).then_some((self.source_mask & self.register_mask) as u64)
+        (self.sign_shift() == 0).then_some((self.source_mask() & self.register_mask()) as u64)
     }
 
     /// [`Extension::apply`] for a register of at most 64 bits (see [`Extension::narrow`]),
     /// without branches: the sign bit is shifted to bit 63 and back arithmetically.
     #[inline(always)]
     pub fn apply64(self, value: u64) -> u64 {
-        let value = value & self.source_mask as u64;
-        let shift = self.sign_shift;
-        ((((value << shift) as i64) >> shift) as u64) & self.register_mask as u64
+        let value = value & self.source_mask() as u64;
+        let shift = self.sign_shift();
+        ((((value << shift) as i64) >> shift) as u64) & self.register_mask() as u64
     }
 
     /// The register's new value for the result `value`.
     #[inline(always)]
     pub fn apply(self, value: u128) -> u128 {
-        let value = value & self.source_mask;
-        if value & self.sign_bit != 0 {
-            (value | !self.source_mask) & self.register_mask
+        let source_mask = self.source_mask();
+        let value = value & source_mask;
+        let sign_bit = if self.sign_extend {
+            1u128 << (self.source - 1)
         } else {
-            value & self.register_mask
+            0
+        };
+        if value & sign_bit != 0 {
+            (value | !source_mask) & self.register_mask()
+        } else {
+            value & self.register_mask()
         }
+    }
+}
+
+/// [`mask`] of a width of at most 128 bits, here so that it inlines into the lane loops.
+#[inline(always)]
+fn width_mask(bits: u8) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
     }
 }
 
@@ -197,6 +225,36 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// [`Extension::new`]'s rule is Table 28 (`ptxsim_isa::destination_rule`, the table as the
+    /// ISA prints it): sign extension exactly in its sign-extension cells, for every pair of
+    /// types (an `.f16x2` register read as its `.u32` column; types outside the table never).
+    #[test]
+    fn extension_is_table_28() {
+        use ptxsim_isa::{DestinationRule, destination_rule};
+        let mut sign_cells = 0;
+        for &instruction in Type::ALL {
+            for &register in Type::ALL {
+                let column = if register == Type::F16x2 {
+                    Type::U32
+                } else {
+                    register
+                };
+                let table =
+                    destination_rule(instruction, column) == Some(DestinationRule::SignExtend);
+                assert_eq!(
+                    Extension::new(instruction, register).sign_extend,
+                    table,
+                    "{instruction} into {register}"
+                );
+                sign_cells += usize::from(table);
+            }
+        }
+        // Four signed rows, each sign-extending into the wider .b/.s/.u columns: s8 into 10
+        // (b16..b128, s16..s64, u16..u64), s16 into 7, s32 into 4, s64 into 1 (b128); and the
+        // .f16x2 register, as .u32, for s8 and s16.
+        assert_eq!(sign_cells, 10 + 7 + 4 + 1 + 2);
     }
 
     #[test]
