@@ -25,11 +25,7 @@ if [ ! -x "$nvcc" ] || ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
     echo "gemm-vs-native: nvcc ($nvcc) or ${CXX:-g++} not found (set PTXSIM_NVIDIA_ROOT); skipping."
     exit 0
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
-cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
-ptxsim=$CARGO_TARGET_DIR/release/ptxsim
+bench_setup
 "$nvcc" -ptx -arch=compute_90 -o "$work/sgemm.ptx" "$repo/scripts/bench/sgemm.cu"
 # -march=native: the host's FMA instruction for fmaf, not a library call.
 "${CXX:-g++}" -O2 -march=native -std=c++17 -o "$work/native" "$repo/scripts/bench/sgemm_native.cpp"

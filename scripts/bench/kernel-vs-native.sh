@@ -21,11 +21,7 @@ if [ ! -f "$inc/cuda_fp8.h" ]; then
     echo "kernel-vs-native: NVIDIA headers not found under $inc (set PTXSIM_NVIDIA_ROOT); skipping."
     exit 0
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
-cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
-ptxsim=$CARGO_TARGET_DIR/release/ptxsim
+bench_setup
 "${CXX:-g++}" -O2 -std=c++17 -I "$inc" -I "$inc/cccl" -o "$work/native" "$repo/scripts/bench/kernel_native.cpp"
 
 # Input: the 12288 values of tests/kernels/common/f32.bin (specials, boundaries, random),

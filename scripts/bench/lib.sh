@@ -1,4 +1,14 @@
-# Shared by the scripts/bench/*-vs-native.sh scripts (sourced, not run).
+# Shared by the scripts/bench/*.sh scripts (sourced, not run).
+
+# bench_setup: a scratch directory $work (removed on exit) and the release build of ptxsim in
+# $ptxsim (built first; $repo must be set).
+bench_setup() {
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+    cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
+    ptxsim=$CARGO_TARGET_DIR/release/ptxsim
+}
 
 # best_of_five OUT STATS -- COMMAND...: runs COMMAND five times with its stdout in OUT and its
 # stderr in STATS (it must be a `ptxsim run --stats` command) and prints the best wall-clock

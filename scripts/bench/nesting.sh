@@ -10,13 +10,11 @@
 # Each run is cut off after $NESTING_TIMEOUT seconds (default 60), printed as `>60`.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/bench/lib.sh
+. "$repo/scripts/bench/lib.sh"
 format=${1:-json}
 limit=${NESTING_TIMEOUT:-60}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
-cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
-ptxsim=$CARGO_TARGET_DIR/release/ptxsim
+bench_setup
 flags=()
 [ "$format" = json ] && flags=(--format json)
 

@@ -17,11 +17,7 @@ if ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
     echo "warp-vs-native: ${CXX:-g++} not found; skipping."
     exit 0
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
-cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
-ptxsim=$CARGO_TARGET_DIR/release/ptxsim
+bench_setup
 "${CXX:-g++}" -O2 -std=c++17 -o "$work/native" "$repo/scripts/bench/warp_native.cpp"
 
 # Input: finite floats of mixed magnitudes and signs (a fixed seed); NaNs are left out, since

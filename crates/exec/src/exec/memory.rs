@@ -37,8 +37,7 @@ impl Executor<'_, '_> {
         }
         let puts = &slots[..destinations.len().min(8)];
         if self.load_uniform(lanes, space, ty, address, puts)
-            || self.load_global(lanes, space, ty, address, puts)
-            || self.load_shared(lanes, space, ty, address, puts)
+            || self.load_columns(lanes, space, ty, address, puts)
         {
             return;
         }
@@ -430,10 +429,12 @@ impl Executor<'_, '_> {
         true
     }
 
-    /// A scalar `ld.global` for every lane, with addresses and results in columns. Returns
-    /// `false` (nothing done) for other loads and when a lane's access faults, so that the
-    /// per-lane path reports each lane's fault (loads have no side effects to repeat).
-    fn load_global(
+    /// A scalar `ld.global`, or an `ld.shared` of this CTA's own shared memory, for every lane,
+    /// with addresses and results in columns. Returns `false` (nothing done) for other loads
+    /// and when a lane's access would fault (misaligned, out of bounds, another CTA's shared
+    /// memory), so that the per-lane path reports each lane's fault (loads have no side effects
+    /// to repeat).
+    fn load_columns(
         &mut self,
         lanes: &[usize],
         space: Space,
@@ -441,7 +442,8 @@ impl Executor<'_, '_> {
         address: MemoryOperand,
         puts: &[Option<Put>],
     ) -> bool {
-        let ([Some(put)], Space::Global, true) = (puts, space, ty.bits() <= 64) else {
+        let ([Some(put)], Space::Global | Space::Shared, true) = (puts, space, ty.bits() <= 64)
+        else {
             return false;
         };
         let bytes = ty.bits().div_ceil(8).max(1);
@@ -449,51 +451,27 @@ impl Executor<'_, '_> {
         self.gather(lanes, address.base, 64, &mut columns.a);
         columns.out.clear();
         let addresses = columns.a.iter().map(|&base| address.at(base));
-        let faulted = self
-            .device
-            .global
-            .load_each(addresses, bytes, &mut columns.out)
-            .is_err();
-        if !faulted {
+        let loaded = if space == Space::Global {
+            self.device
+                .global
+                .load_each(addresses, bytes, &mut columns.out)
+                .is_ok()
+        } else {
+            // Addresses from `CLUSTER_RANK_STRIDE` on name other CTAs' memory (per lane).
+            let own = self.shared.len().min(CLUSTER_RANK_STRIDE as usize);
+            let shared: &[u8] = &self.shared[..own];
+            match bytes {
+                1 => read_columns::<1>(shared, addresses, &mut columns.out),
+                2 => read_columns::<2>(shared, addresses, &mut columns.out),
+                4 => read_columns::<4>(shared, addresses, &mut columns.out),
+                _ => read_columns::<8>(shared, addresses, &mut columns.out),
+            }
+        };
+        if loaded {
             self.scatter(lanes, put, &columns.out);
         }
         *self.columns = columns;
-        !faulted
-    }
-
-    /// A scalar `ld.shared` of this CTA's own shared memory for every lane, in columns. Only
-    /// when every lane's access is aligned and in bounds (`false` otherwise, and the per-lane
-    /// path, which faults, runs instead: a load changes nothing, so it may be redone).
-    fn load_shared(
-        &mut self,
-        lanes: &[usize],
-        space: Space,
-        ty: Type,
-        address: MemoryOperand,
-        puts: &[Option<Put>],
-    ) -> bool {
-        let ([Some(put)], Space::Shared, true) = (puts, space, ty.bits() <= 64) else {
-            return false;
-        };
-        let bytes = ty.bits().div_ceil(8).max(1);
-        let mut columns = std::mem::take(self.columns);
-        self.gather(lanes, address.base, 64, &mut columns.a);
-        columns.out.clear();
-        // Addresses from `CLUSTER_RANK_STRIDE` on name other CTAs' memory (the per-lane path).
-        let own = self.shared.len().min(CLUSTER_RANK_STRIDE as usize);
-        let shared: &[u8] = &self.shared[..own];
-        let addresses = columns.a.iter().map(|&base| address.at(base));
-        let fits = match bytes {
-            1 => read_columns::<1>(shared, addresses, &mut columns.out),
-            2 => read_columns::<2>(shared, addresses, &mut columns.out),
-            4 => read_columns::<4>(shared, addresses, &mut columns.out),
-            _ => read_columns::<8>(shared, addresses, &mut columns.out),
-        };
-        if fits {
-            self.scatter(lanes, put, &columns.out);
-        }
-        *self.columns = columns;
-        fits
+        loaded
     }
 
     /// A scalar `st.shared` of this CTA's own shared memory for every lane, in columns, when
