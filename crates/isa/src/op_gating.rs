@@ -1038,6 +1038,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (
             OpFeature::CpAsyncBulk,
             OpForm::CpAsyncBulk { .. }
+            | OpForm::CpAsyncBulkTensor { .. }
             | OpForm::CpAsyncBulkGroup { .. }
             | OpForm::CpAsyncBulkPrefetch { .. },
         ) => Some(Some(0)),
@@ -1046,6 +1047,9 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             OpForm::CpAsyncBulk {
                 destination: Space::Shared,
                 ..
+            }
+            | OpForm::CpAsyncBulkTensor {
+                shared_cta: true, ..
             },
         ) => named("shared::cta").map(Some),
         (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),

@@ -503,6 +503,41 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
+        OpForm::CpAsyncBulkTensor {
+            dims,
+            load,
+            im2col,
+            multicast,
+            cache_hint,
+            ..
+        } => {
+            let mut slots = if load {
+                vec![
+                    address("[dstMem]"),
+                    address("[tensorMap, tensorCoords]"),
+                    address("[mbar]"),
+                ]
+            } else {
+                vec![address("[tensorMap, tensorCoords]"), address("[srcMem]")]
+            };
+            // PTX ISA 9.0, cp.async.bulk.tensor: "im2colOffsets ... a vector of 16-bit
+            // integers", one per spatial dimension (dims - 2); "ctaMask is a 16-bit mask".
+            if load && im2col {
+                slots.push(vector(
+                    "im2colOffsets",
+                    Type::B16,
+                    usize::from(dims) - 2,
+                    false,
+                ));
+            }
+            if multicast {
+                slots.push(source("ctaMask", Type::B16));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
         OpForm::CpAsyncBulkPrefetch { cache_hint } => {
             let mut slots = vec![address("[srcMem]"), fixed_u32("size")];
             if cache_hint {

@@ -705,6 +705,26 @@ pub enum OpForm {
         /// `.L2::cache_hint`: the last operand is a cache policy.
         cache_hint: bool,
     },
+    /// `cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast::cluster}
+    /// {.level::cache_hint}` (PTX ISA 9.0, cp.async.bulk.tensor): a box of a tensor described by
+    /// a tensor map, from `.global` to `.shared::cluster` (or `.shared::cta`, PTX ISA 8.6)
+    /// completing on `[mbar]`, `[dstMem], [tensorMap, tensorCoords], [mbar]{, im2colOffsets}
+    /// {, ctaMask}{, cache-policy}`; or from `.shared::cta` to `.global` in a bulk async-group,
+    /// `[tensorMap, tensorCoords], [srcMem]{, cache-policy}`.
+    CpAsyncBulkTensor {
+        /// `.1d` ... `.5d`.
+        dims: u8,
+        /// `.global` is the source (else the destination).
+        load: bool,
+        /// The destination of a load is `.shared::cta` (else `.shared::cluster`).
+        shared_cta: bool,
+        /// `.im2col` (a load) or `.im2col_no_offs` (a store), else `.tile`.
+        im2col: bool,
+        /// `.multicast::cluster`: a `ctaMask` operand.
+        multicast: bool,
+        /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
     /// `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read} N` (PTX ISA 9.0,
     /// cp.async.bulk.commit_group, cp.async.bulk.wait_group): nothing to wait for when copies
     /// complete as they are issued.
@@ -3140,6 +3160,17 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] => {
             return Ok(OpForm::CpAsyncBulkPrefetch { cache_hint: true });
         }
+        [
+            "async",
+            "bulk",
+            "tensor",
+            dims,
+            destination,
+            source,
+            rest @ ..,
+        ] => {
+            return decode_cp_async_bulk_tensor(dims, destination, source, rest);
+        }
         ["async", "bulk", destination, source, completion, rest @ ..]
             if !matches!(*destination, "tensor" | "prefetch") =>
         {
@@ -3265,6 +3296,115 @@ fn decode_cp_async_bulk(
         destination,
         source,
         mbarrier,
+        cache_hint,
+    })
+}
+
+/// `cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast::cluster}
+/// {.level::cache_hint}` (PTX ISA 9.0, cp.async.bulk.tensor): `.dim = { .1d, .2d, .3d, .4d, .5d }`;
+/// global to shared: `.dst = { .shared::cluster, .shared::cta }`, `.load_mode = { .tile,
+/// .im2col }` (im2col needs 3 dimensions or more), `.mbarrier::complete_tx::bytes`; shared to
+/// global: `.global.shared::cta`, `.load_mode = { .tile, .im2col_no_offs }`, `.bulk_group`. The
+/// modifiers after the spaces come in any order, each once. `.tile::gather4`, `.tile::scatter4`,
+/// `.im2col::w{::128}` and `.cta_group` (sm_100) are not run.
+fn decode_cp_async_bulk_tensor(
+    dims: &str,
+    destination: &str,
+    source: &str,
+    rest: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cp;
+    let dims = match dims {
+        "1d" => 1,
+        "2d" => 2,
+        "3d" => 3,
+        "4d" => 4,
+        "5d" => 5,
+        other => {
+            return Err(not_a_modifier(
+                3,
+                other,
+                "cp.async.bulk.tensor (.1d ... .5d)",
+            ));
+        }
+    };
+    let (load, shared_cta) = match (destination, source) {
+        ("shared::cluster", "global") => (true, false),
+        ("shared::cta", "global") => (true, true),
+        ("global", "shared::cta") => (false, false),
+        _ => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(4),
+                format!(
+                    "cp.async.bulk.tensor.{destination}.{source}: the copies are                      .shared::cluster.global, .shared::cta.global and .global.shared::cta"
+                ),
+            ));
+        }
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let (mut im2col, mut completion, mut multicast, mut cache_hint) = (false, false, false, false);
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 6 + offset;
+        let group = match m {
+            "tile" => "mode",
+            "im2col" if load => "mode",
+            "im2col_no_offs" if !load => "mode",
+            "mbarrier::complete_tx::bytes" if load => "completion",
+            "bulk_group" if !load => "completion",
+            "multicast::cluster" if load => "multicast",
+            "L2::cache_hint" => "hint",
+            "tile::gather4" | "tile::scatter4" | "im2col::w" | "im2col::w::128"
+            | "cta_group::1" | "cta_group::2" => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedInstruction(opcode),
+                    Some(index),
+                    format!(
+                        "cp.async.bulk.tensor with .{m} (sm_100) is not supported by ptxsim yet"
+                    ),
+                ));
+            }
+            _ => return Err(not_a_modifier(index, m, "cp.async.bulk.tensor here")),
+        };
+        if seen.contains(&group) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!("cp.async.bulk.tensor takes one {group} modifier (.{m} is a second)"),
+            ));
+        }
+        seen.push(group);
+        match group {
+            "mode" => im2col = m != "tile",
+            "completion" => completion = true,
+            "multicast" => multicast = true,
+            _ => cache_hint = true,
+        }
+    }
+    if !completion {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            if load {
+                "cp.async.bulk.tensor from .global needs .mbarrier::complete_tx::bytes"
+            } else {
+                "cp.async.bulk.tensor to .global needs .bulk_group"
+            },
+        ));
+    }
+    if im2col && dims < 3 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(3),
+            "cp.async.bulk.tensor im2col mode needs 3 dimensions or more",
+        ));
+    }
+    Ok(OpForm::CpAsyncBulkTensor {
+        dims,
+        load,
+        shared_cta,
+        im2col,
+        multicast,
         cache_hint,
     })
 }

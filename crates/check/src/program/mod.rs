@@ -436,6 +436,30 @@ pub struct TextureInstruction {
     pub sources: Vec<Source>,
 }
 
+/// `cp.async.bulk.tensor` (PTX ISA 9.0, cp.async.bulk.tensor): a box of the tensor that the
+/// tensor map describes, between global memory and shared memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BulkTensorInstruction {
+    /// `.1d` ... `.5d`: the number of coordinates.
+    pub dims: u8,
+    /// From `.global` to shared memory (else from `.shared::cta` to `.global`).
+    pub load: bool,
+    /// `.im2col` / `.im2col_no_offs` (else `.tile`).
+    pub im2col: bool,
+    /// `[dstMem]` of a load, `[srcMem]` of a store.
+    pub shared: MemoryOperand,
+    /// `tensorMap`: the generic address of the 128-byte tensor map.
+    pub tensor_map: Source,
+    /// `tensorCoords`: `.s32` values, the innermost dimension first.
+    pub coordinates: Vec<Source>,
+    /// `[mbar]` of a load.
+    pub mbarrier: Option<MemoryOperand>,
+    /// `im2colOffsets`: 16-bit values, one per spatial dimension.
+    pub im2col_offsets: Vec<Source>,
+    /// `ctaMask` of `.multicast::cluster`.
+    pub cta_mask: Option<Source>,
+}
+
 /// What an instruction does. The executor matches on this without a wildcard arm.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InstructionKind {
@@ -922,6 +946,8 @@ pub enum InstructionKind {
         /// `[mbar]` (a `.shared::cluster` address), for `.mbarrier::complete_tx::bytes`.
         mbarrier: Option<MemoryOperand>,
     },
+    /// `cp.async.bulk.tensor` ([`BulkTensorInstruction`]).
+    BulkTensor(Box<BulkTensorInstruction>),
     /// `barrier.cluster.arrive` / `barrier.cluster.wait` (PTX ISA 9.0, barrier.cluster).
     BarrierCluster {
         /// `.arrive` (else `.wait`).
@@ -1330,6 +1356,7 @@ impl InstructionKind {
             | InstructionKind::Texture(_)
             | InstructionKind::Mapa { .. }
             | InstructionKind::CpAsyncBulk { .. }
+            | InstructionKind::BulkTensor(_)
             | InstructionKind::Getctarank { .. }
             | InstructionKind::Isspacep { .. }
             | InstructionKind::Fence => true,

@@ -251,16 +251,22 @@ impl Executor<'_, '_> {
                 continue;
             };
             let at = self.address(lane, mbarrier);
-            let count = bytes as i64;
-            let update = |old: u64, _global: bool| {
-                MbarrierObject::decode(old)
-                    .apply(MbarrierOp::CompleteTx, count)
-                    .map_or(old, MbarrierObject::encode)
-            };
-            if let Err(fault) = self.atomic(lane, Space::SharedCluster, at, 8, update) {
+            if let Err(fault) = self.complete_tx(lane, at, bytes as i64) {
                 self.fault(lane, instruction, fault);
             }
         }
+    }
+
+    /// The complete-tx operation of an asynchronous copy on the mbarrier at `.shared::cluster`
+    /// address `at` (as `mbarrier.complete_tx` with `count`, which may complete the phase).
+    pub(super) fn complete_tx(&mut self, lane: usize, at: u64, count: i64) -> Result<(), Fault> {
+        let update = |old: u64, _global: bool| {
+            MbarrierObject::decode(old)
+                .apply(MbarrierOp::CompleteTx, count)
+                .map_or(old, MbarrierObject::encode)
+        };
+        self.atomic(lane, Space::SharedCluster, at, 8, update)
+            .map(|_| ())
     }
 
     /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Destination register d will

@@ -75,6 +75,7 @@ mod matrix;
 mod memory;
 mod operands;
 mod runtime;
+mod tensor;
 mod texture;
 mod warp;
 mod wgmma;
@@ -511,6 +512,7 @@ impl Executor<'_, '_> {
                 *size,
                 *mbarrier,
             ),
+            InstructionKind::BulkTensor(op) => self.bulk_tensor(instruction, lanes, op),
             InstructionKind::BarrierCluster { arrive } => {
                 return self.barrier_cluster(instruction, lanes, *arrive);
             }

@@ -1,0 +1,486 @@
+//! Tensor copies (`cp.async.bulk.tensor`, the tensor memory accelerator): boxes of a tensor in
+//! global memory moved into shared memory and back, against host loops written from the
+//! definitions (PTX ISA 9.0, cp.async.bulk.tensor and 5.5 "Tensors"; `cuda.h`'s
+//! documentation of `cuTensorMapEncodeTiled`; the CUDA C++ Programming Guide's TMA swizzle
+//! pattern), never from ptxsim's output. The kernels are clean under ptxas 13.5
+//! (`-arch sm_90a`).
+
+use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+use ptxsim_exec::memory::GLOBAL_BASE;
+use ptxsim_exec::tensor_map::TensorMap;
+
+/// `load2d`/`load3d`: one thread initialises an mbarrier, expects `bytes`, issues the tensor
+/// load at the coordinates given, waits for the phase and copies `bytes` of the box to `out`.
+/// `store2d`: the bytes of `src` into shared memory, then a tensor store at the coordinates.
+/// `multicast2d`: in a cluster of two CTAs, rank 0 loads the box into both; each CTA copies
+/// its box to `out + rank * bytes`. `tensor` is the tensor (the first buffer, so at
+/// `GLOBAL_BASE`), unused by the code.
+const KERNELS: &str = r#".version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry load2d(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 out,
+    .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 1024 .b8 box[4096];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.u32 %r3, [bytes];
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd2, {%r1, %r2}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra COPY;
+    ret;
+}
+
+.visible .entry load3d(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 out,
+    .param .s32 c0, .param .s32 c1, .param .s32 c2, .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.s32 %r7, [c2];
+    ld.param.u32 %r3, [bytes];
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [box], [%rd2, {%r1, %r2, %r7}], [bar], %rd1;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra COPY;
+    ret;
+}
+
+.visible .entry store2d(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 src,
+    .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.u32 %r3, [bytes];
+    ld.param.u64 %rd4, [src];
+    mov.u32 %r4, 0;
+FILL:
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    ld.global.u32 %r6, [%rd6];
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    st.shared.u32 [%r5], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra FILL;
+    fence.proxy.async.shared::cta;
+    cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {%r1, %r2}], [box];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ret;
+}
+
+.visible .entry multicast2d(.param .align 64 .b8 tmap[128], .param .u64 tensor,
+    .param .u64 out, .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+.reqnctapercluster 2, 1, 1
+{
+    .reg .b16 %rs<2>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.u32 %r3, [bytes];
+    mov.u32 %r8, %cluster_ctarank;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.ne.u32 %p3, %r8, 0;
+    @%p3 bra WAIT;
+    mov.b16 %rs1, 3;
+    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [box], [%rd2, {%r1, %r2}], [bar], %rs1;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mul.lo.u32 %r9, %r8, %r3;
+    cvt.u64.u32 %rd7, %r9;
+    add.u64 %rd4, %rd4, %rd7;
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra COPY;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A rank-2 map of `.u32`/`.f32` words (`data_type` 2 or 7): `cols x rows`, rows `pitch`
+/// words apart, at `GLOBAL_BASE`.
+fn map2d(data_type: u32, [cols, rows]: [u64; 2], pitch: u64, box_dim: [u32; 2]) -> TensorMap {
+    TensorMap {
+        data_type,
+        rank: 2,
+        global_address: GLOBAL_BASE,
+        global_dim: [cols, rows, 0, 0, 0],
+        global_strides: [pitch * 4, 0, 0, 0],
+        box_dim: [box_dim[0], box_dim[1], 0, 0, 0],
+        element_strides: [1, 1, 0, 0, 0],
+        ..TensorMap::default()
+    }
+}
+
+/// Runs `load2d` (or `multicast2d` on two CTAs) and returns `out`.
+fn load2d(kernel: &str, map: &TensorMap, tensor: &[u32], c: [i32; 2], bytes: u32) -> Vec<u32> {
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let mut tensor = bytes_of(tensor);
+    let ctas = if kernel == "multicast2d" { 2 } else { 1 };
+    let mut out = vec![0xeeu8; bytes as usize * ctas as usize];
+    let encoded = map.encode();
+    module
+        .launch(
+            kernel,
+            [ctas, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor),
+                Arg::Buffer(&mut out),
+                Arg::S32(c[0]),
+                Arg::S32(c[1]),
+                Arg::U32(bytes),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    u32s(&out)
+}
+
+/// The host's box: element `(r, c)` of the box at `start` is the tensor's `(start[1] + r *
+/// row_step, start[0] + c)` when that lies inside `cols x rows`, else `fill`.
+fn host_box(
+    tensor: &[u32],
+    [cols, rows]: [i64; 2],
+    pitch: i64,
+    start: [i32; 2],
+    [box_cols, box_rows]: [i64; 2],
+    row_step: i64,
+    fill: u32,
+) -> Vec<u32> {
+    let mut expected = Vec::new();
+    for r in 0..box_rows {
+        for c in 0..box_cols {
+            let (x, y) = (i64::from(start[0]) + c, i64::from(start[1]) + r * row_step);
+            let inside = (0..cols).contains(&x) && (0..rows).contains(&y);
+            expected.push(if inside {
+                tensor[(y * pitch + x) as usize]
+            } else {
+                fill
+            });
+        }
+    }
+    expected
+}
+
+fn numbered(words: usize) -> Vec<u32> {
+    (0..words as u32).map(|i| 1000 + i * 7).collect()
+}
+
+#[test]
+fn a_box_inside_the_tensor_is_copied_row_by_row() {
+    // 40 x 20 words, rows 48 words apart (a padded pitch); an 8 x 4 box at (8, 3).
+    let tensor = numbered(48 * 20);
+    let map = map2d(2, [40, 20], 48, [8, 4]);
+    let out = load2d("load2d", &map, &tensor, [8, 3], 8 * 4 * 4);
+    assert_eq!(out, host_box(&tensor, [40, 20], 48, [8, 3], [8, 4], 1, 0));
+}
+
+#[test]
+fn a_box_straddling_the_tensor_edge_is_filled_with_zeros() {
+    let tensor = numbered(40 * 20);
+    let map = map2d(2, [40, 20], 40, [16, 8]);
+    for start in [[32, 16], [-4, -2], [36, -7], [40, 20]] {
+        let out = load2d("load2d", &map, &tensor, start, 16 * 8 * 4);
+        assert_eq!(
+            out,
+            host_box(&tensor, [40, 20], 40, start, [16, 8], 1, 0),
+            "box at {start:?}"
+        );
+    }
+}
+
+#[test]
+fn a_float_map_with_nan_fill_puts_nans_outside_the_tensor() {
+    // `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA`: "a special NaN constant".
+    let tensor: Vec<u32> = (0..40 * 20).map(|i| (i as f32).to_bits()).collect();
+    let mut map = map2d(7, [40, 20], 40, [16, 8]);
+    map.oob_fill = 1;
+    let out = load2d("load2d", &map, &tensor, [32, 16], 16 * 8 * 4);
+    let inside = host_box(&tensor, [40, 20], 40, [32, 16], [16, 8], 1, u32::MAX);
+    for (got, want) in out.iter().zip(&inside) {
+        if *want == u32::MAX {
+            assert!(f32::from_bits(*got).is_nan(), "{got:#x} is no NaN");
+        } else {
+            assert_eq!(got, want);
+        }
+    }
+}
+
+#[test]
+fn element_strides_skip_rows() {
+    // elementStrides {1, 2} with boxDim {8, 8}: "TMA loads ceil(boxDim[i] /
+    // elementStrides[i]) number of elements along i-th dimension": 4 rows, every other one.
+    let tensor = numbered(16 * 16);
+    let mut map = map2d(2, [16, 16], 16, [8, 8]);
+    map.element_strides[1] = 2;
+    let out = load2d("load2d", &map, &tensor, [4, 5], 8 * 4 * 4);
+    assert_eq!(out, host_box(&tensor, [16, 16], 16, [4, 5], [8, 4], 2, 0));
+}
+
+#[test]
+fn the_128_byte_swizzle_permutes_16_byte_chunks_by_row() {
+    // A box of 32 words (128 bytes) x 8 rows into a 1024-byte-aligned buffer. The swizzle
+    // pattern written out: in row r, the 16-byte chunk j of the row lands at chunk j ^ (r % 8)
+    // (CU_TENSOR_MAP_SWIZZLE_128B, "Swizzle 16B chunks within 128B span").
+    let tensor = numbered(64 * 16);
+    let mut map = map2d(2, [64, 16], 64, [32, 8]);
+    map.swizzle = 3;
+    let out = load2d("load2d", &map, &tensor, [16, 4], 32 * 8 * 4);
+    let plain = host_box(&tensor, [64, 16], 64, [16, 4], [32, 8], 1, 0);
+    let mut expected = vec![0u32; plain.len()];
+    for r in 0..8 {
+        for c in 0..32 {
+            let (chunk, within) = (c / 4, c % 4);
+            expected[r * 32 + (chunk ^ (r % 8)) * 4 + within] = plain[r * 32 + c];
+        }
+    }
+    assert_eq!(out, expected);
+    // The 64-byte swizzle: 16 words a row, chunk j of 128-byte row R (two box rows) lands
+    // at j ^ (R % 4) within its 64-byte span.
+    let mut map = map2d(2, [64, 16], 64, [16, 8]);
+    map.swizzle = 2;
+    let out = load2d("load2d", &map, &tensor, [0, 0], 16 * 8 * 4);
+    let plain = host_box(&tensor, [64, 16], 64, [0, 0], [16, 8], 1, 0);
+    let mut expected = vec![0u32; plain.len()];
+    for (i, &value) in plain.iter().enumerate() {
+        let byte = i * 4;
+        let (row128, chunk, within) = (byte / 128, (byte / 16) % 4, byte % 16);
+        let span_base = byte - (byte % 64);
+        let to = span_base + (chunk ^ (row128 % 4)) * 16 + within;
+        expected[to / 4] = value;
+    }
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn a_three_dimensional_box_walks_the_planes() {
+    // 8 x 6 x 4 words, box 4 x 2 x 3 at (6, 5, 2): columns 6..10 and rows 5..7 and planes
+    // 2..5 cross the edges.
+    let (nx, ny, nz) = (8i64, 6i64, 4i64);
+    let tensor = numbered((nx * ny * nz) as usize);
+    let map = TensorMap {
+        data_type: 2,
+        rank: 3,
+        global_address: GLOBAL_BASE,
+        global_dim: [nx as u64, ny as u64, nz as u64, 0, 0],
+        global_strides: [nx as u64 * 4, (nx * ny) as u64 * 4, 0, 0],
+        box_dim: [4, 2, 3, 0, 0],
+        element_strides: [1, 1, 1, 0, 0],
+        ..TensorMap::default()
+    };
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let mut tensor_bytes = bytes_of(&tensor);
+    let bytes = 4 * 2 * 3 * 4u32;
+    let mut out = vec![0u8; bytes as usize];
+    let encoded = map.encode();
+    module
+        .launch(
+            "load3d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor_bytes),
+                Arg::Buffer(&mut out),
+                Arg::S32(6),
+                Arg::S32(5),
+                Arg::S32(2),
+                Arg::U32(bytes),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let mut expected = Vec::new();
+    for z in 2..5 {
+        for y in 5..7 {
+            for x in 6..10 {
+                let inside = x < nx && y < ny && z < nz;
+                expected.push(if inside {
+                    tensor[(z * nx * ny + y * nx + x) as usize]
+                } else {
+                    0
+                });
+            }
+        }
+    }
+    assert_eq!(u32s(&out), expected);
+}
+
+#[test]
+fn a_tensor_store_writes_only_the_elements_inside_the_tensor() {
+    let (cols, rows) = (20usize, 10usize);
+    let original = numbered(cols * rows);
+    let mut tensor = bytes_of(&original);
+    let map = map2d(2, [cols as u64, rows as u64], cols as u64, [8, 4]);
+    let staged: Vec<u32> = (0..32).map(|i| 5_000_000 + i).collect();
+    let mut src = bytes_of(&staged);
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let encoded = map.encode();
+    module
+        .launch(
+            "store2d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor),
+                Arg::Buffer(&mut src),
+                Arg::S32(16),
+                Arg::S32(8),
+                Arg::U32(8 * 4 * 4),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let mut expected = original.clone();
+    for r in 0..4 {
+        for c in 0..8 {
+            let (x, y) = (16 + c, 8 + r);
+            if x < cols && y < rows {
+                expected[y * cols + x] = staged[r * 8 + c];
+            }
+        }
+    }
+    assert_eq!(u32s(&tensor), expected);
+}
+
+#[test]
+fn a_multicast_load_fills_every_cta_of_the_mask() {
+    let tensor = numbered(32 * 8);
+    let map = map2d(2, [32, 8], 32, [8, 4]);
+    let out = load2d("multicast2d", &map, &tensor, [12, 2], 8 * 4 * 4);
+    let one = host_box(&tensor, [32, 8], 32, [12, 2], [8, 4], 1, 0);
+    assert_eq!(out, [one.clone(), one].concat());
+}
+
+#[test]
+fn a_misaligned_box_or_a_foreign_map_traps_at_the_copy() {
+    // A tensor map of rank 2 used by a 3-D copy.
+    let tensor = numbered(64);
+    let map = map2d(2, [8, 8], 8, [8, 2]);
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let mut tensor_bytes = bytes_of(&tensor);
+    let mut out = vec![0u8; 64];
+    let encoded = map.encode();
+    let error = module
+        .launch(
+            "load3d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor_bytes),
+                Arg::Buffer(&mut out),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::U32(64),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect_err("rank 2 for a .3d copy");
+    assert!(error.to_string().contains("rank 2"), "{error}");
+    // Bytes that no encoder wrote.
+    let garbage = [0x55u8; 128];
+    let error = module
+        .launch(
+            "load3d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&garbage),
+                Arg::Buffer(&mut tensor_bytes),
+                Arg::Buffer(&mut out),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::U32(64),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect_err("not a tensor map");
+    assert!(error.to_string().contains("not a tensor map"), "{error}");
+}
