@@ -6,7 +6,7 @@
 //! (`-arch sm_90a`).
 
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
-use ptxsim_exec::memory::GLOBAL_BASE;
+use ptxsim_exec::memory::{GLOBAL_BASE, next_buffer};
 use ptxsim_exec::tensor_map::TensorMap;
 
 /// `load2d`/`load3d`: one thread initialises an mbarrier, expects `bytes`, issues the tensor
@@ -483,4 +483,54 @@ fn a_misaligned_box_or_a_foreign_map_traps_at_the_copy() {
         )
         .expect_err("not a tensor map");
     assert!(error.to_string().contains("not a tensor map"), "{error}");
+}
+
+#[test]
+fn the_nvcc_cuda_ptx_sample_doubles_a_tensor_through_swizzled_boxes() {
+    // `ptx-samples/cuda/tma.cu` (libcu++'s cuda::ptx::cp_async_bulk_tensor, nvcc -arch
+    // sm_90a): 2 x 2 CTAs of 64 threads over a 50 x 13 tensor of words whose rows are 64
+    // words apart; both maps swizzle 128 B. The host's computation: every element of the
+    // tensor doubled, the padding untouched.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ptx-samples/nvcc/tma.sm_90a.ptx"
+    );
+    let source = std::fs::read_to_string(path).expect("the sample is there");
+    let module = Module::load(&source, &Options::default()).expect("the sample loads");
+    let (cols, rows, pitch) = (50usize, 13usize, 64usize);
+    let input = numbered(pitch * rows);
+    let mut in_bytes = bytes_of(&input);
+    let mut out_bytes = vec![0xabu8; pitch * rows * 4];
+    let mut in_map = map2d(2, [cols as u64, rows as u64], pitch as u64, [32, 8]);
+    in_map.swizzle = 3;
+    let mut out_map = in_map;
+    // `out`: the address the launch gives the buffer after `in` (at `GLOBAL_BASE`).
+    out_map.global_address = next_buffer(Some((GLOBAL_BASE, in_bytes.len() as u64)));
+    let (in_encoded, out_encoded) = (in_map.encode(), out_map.encode());
+    module
+        .launch(
+            "tma_double",
+            [2, 2, 1],
+            [64, 1, 1],
+            &mut [
+                Arg::Bytes(&in_encoded),
+                Arg::Bytes(&out_encoded),
+                Arg::Buffer(&mut in_bytes),
+                Arg::Buffer(&mut out_bytes),
+                Arg::U32(32 * 8 * 4),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let out = u32s(&out_bytes);
+    for y in 0..rows {
+        for x in 0..pitch {
+            let want = if x < cols {
+                input[y * pitch + x].wrapping_mul(2)
+            } else {
+                0xabab_abab
+            };
+            assert_eq!(out[y * pitch + x], want, "({x}, {y})");
+        }
+    }
 }
