@@ -1039,6 +1039,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             OpFeature::CpAsyncBulk,
             OpForm::CpAsyncBulk { .. }
             | OpForm::CpAsyncBulkTensor { .. }
+            | OpForm::CpReduceAsyncBulk { .. }
             | OpForm::CpAsyncBulkGroup { .. }
             | OpForm::CpAsyncBulkPrefetch { .. },
         ) => Some(Some(0)),

@@ -538,6 +538,18 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
+        OpForm::CpReduceAsyncBulk {
+            global, cache_hint, ..
+        } => {
+            let mut slots = vec![address("[dstMem]"), address("[srcMem]"), fixed_u32("size")];
+            if !global {
+                slots.push(address("[mbar]"));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
         OpForm::CpAsyncBulkPrefetch { cache_hint } => {
             let mut slots = vec![address("[srcMem]"), fixed_u32("size")];
             if cache_hint {

@@ -725,6 +725,20 @@ pub enum OpForm {
         /// `.L2::cache_hint`: the last operand is a cache policy.
         cache_hint: bool,
     },
+    /// `cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp{.noftz}.type
+    /// [dstMem], [srcMem], size{, [mbar]}{, cache-policy}` (PTX ISA 9.0, cp.reduce.async.bulk):
+    /// `size` bytes of `[srcMem]` (`.shared::cta`) reduced element by element into `[dstMem]`,
+    /// in `.shared::cluster` completing on `[mbar]`, or in `.global` in a bulk async-group.
+    CpReduceAsyncBulk {
+        /// `.global` is the destination (else `.shared::cluster`).
+        global: bool,
+        /// `.redOp`.
+        op: AtomOp,
+        /// `.type`.
+        ty: Type,
+        /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
     /// `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read} N` (PTX ISA 9.0,
     /// cp.async.bulk.commit_group, cp.async.bulk.wait_group): nothing to wait for when copies
     /// complete as they are issued.
@@ -3176,7 +3190,18 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         {
             return decode_cp_async_bulk(modifiers, destination, source, completion, rest);
         }
-        // The tensor and reduction forms: known by name only.
+        [
+            "reduce",
+            "async",
+            "bulk",
+            destination,
+            source,
+            completion,
+            rest @ ..,
+        ] if *destination != "tensor" => {
+            return decode_cp_reduce_async_bulk(destination, source, completion, rest);
+        }
+        // The tensor reductions: known by name only.
         ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
@@ -3405,6 +3430,125 @@ fn decode_cp_async_bulk_tensor(
         shared_cta,
         im2col,
         multicast,
+        cache_hint,
+    })
+}
+
+/// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk), non-tensor:
+/// `.shared::cluster.shared::cta.mbarrier::complete_tx::bytes` or `.global.shared::cta.bulk_group
+/// {.L2::cache_hint}`, then `.redOp{.noftz}.type`. The operation and type pairs are those
+/// ptxas 13.5 accepts (`-arch sm_90`): into `.shared::cluster`, `.and`/`.or`/`.xor` on `.b32`,
+/// `.add` on `.u32 .s32 .u64`, `.inc`/`.dec` on `.u32`, `.min`/`.max` on `.u32 .s32`; into
+/// `.global` also `.b64` for the bitwise ones, `.add` on `.f32 .f64` and (with `.noftz`)
+/// `.f16 .bf16`, `.min`/`.max` on `.u64 .s64 .f16 .bf16`.
+fn decode_cp_reduce_async_bulk(
+    destination: &str,
+    source: &str,
+    completion: &str,
+    rest: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cp;
+    let global = match (destination, source, completion) {
+        ("global", "shared::cta", "bulk_group") => true,
+        ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes") => false,
+        _ => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(3),
+                format!(
+                    "cp.reduce.async.bulk.{destination}.{source}.{completion}: the forms are \
+                     .global.shared::cta.bulk_group and \
+                     .shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+                ),
+            ));
+        }
+    };
+    let (mut cache_hint, mut noftz, mut op, mut ty) = (false, false, None, None);
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 6 + offset;
+        let duplicate = || {
+            DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} appears twice or with another of its kind"),
+            )
+        };
+        let reduction = match m {
+            "and" => Some(AtomOp::And),
+            "or" => Some(AtomOp::Or),
+            "xor" => Some(AtomOp::Xor),
+            "add" => Some(AtomOp::Add),
+            "inc" => Some(AtomOp::Inc),
+            "dec" => Some(AtomOp::Dec),
+            "min" => Some(AtomOp::Min),
+            "max" => Some(AtomOp::Max),
+            _ => None,
+        };
+        if let Some(reduction) = reduction {
+            if op.replace(reduction).is_some() {
+                return Err(duplicate());
+            }
+        } else if m == "L2::cache_hint" && global {
+            if std::mem::replace(&mut cache_hint, true) {
+                return Err(duplicate());
+            }
+        } else if m == "noftz" {
+            if std::mem::replace(&mut noftz, true) {
+                return Err(duplicate());
+            }
+        } else if let Some(t) = Type::from_name(m) {
+            if ty.replace(t).is_some() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::ExtraType,
+                    Some(index),
+                    "one type",
+                ));
+            }
+        } else {
+            return Err(not_a_modifier(index, m, "cp.reduce.async.bulk"));
+        }
+    }
+    let (Some(op), Some(ty)) = (op, ty) else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "cp.reduce.async.bulk needs a reduction (.add, .min, ...) and a type",
+        ));
+    };
+    let valid = match op {
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => ty == Type::B32 || (global && ty == Type::B64),
+        AtomOp::Add => {
+            matches!(ty, Type::U32 | Type::S32 | Type::U64)
+                || (global && matches!(ty, Type::F32 | Type::F64))
+                || (global && noftz && matches!(ty, Type::F16 | Type::Bf16))
+        }
+        AtomOp::Inc | AtomOp::Dec => ty == Type::U32,
+        AtomOp::Min | AtomOp::Max => {
+            matches!(ty, Type::U32 | Type::S32)
+                || (global && matches!(ty, Type::U64 | Type::S64 | Type::F16 | Type::Bf16))
+        }
+        AtomOp::Exch | AtomOp::Cas => false,
+    };
+    let noftz_fits = !noftz || (op == AtomOp::Add && matches!(ty, Type::F16 | Type::Bf16));
+    if !valid || !noftz_fits {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            None,
+            format!(
+                "cp.reduce.async.bulk into {} has no {op:?}{} on .{ty}",
+                if global {
+                    ".global"
+                } else {
+                    ".shared::cluster"
+                },
+                if noftz { ".noftz" } else { "" }
+            ),
+        ));
+    }
+    Ok(OpForm::CpReduceAsyncBulk {
+        global,
+        op,
+        ty,
         cache_hint,
     })
 }

@@ -1741,6 +1741,21 @@ impl<'m> Builder<'m> {
                 multicast,
                 ..
             } => self.bulk_tensor(operands, dims, load, im2col, multicast)?,
+            OpForm::CpReduceAsyncBulk { global, op, ty, .. } => {
+                InstructionKind::CpReduceAsyncBulk {
+                    op,
+                    ty,
+                    global,
+                    destination: self.memory_operand(&operands[0])?,
+                    source: self.memory_operand(&operands[1])?,
+                    size: self.source(&operands[2], Type::U32)?,
+                    mbarrier: if global {
+                        None
+                    } else {
+                        Some(self.memory_operand(&operands[3])?)
+                    },
+                }
+            }
             // Copies complete as they are issued: nothing to commit, wait for or prefetch.
             OpForm::CpAsyncBulkGroup { .. } | OpForm::CpAsyncBulkPrefetch { .. } => {
                 InstructionKind::Fence

@@ -946,6 +946,25 @@ pub enum InstructionKind {
         /// `[mbar]` (a `.shared::cluster` address), for `.mbarrier::complete_tx::bytes`.
         mbarrier: Option<MemoryOperand>,
     },
+    /// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk): each `ty` element of the
+    /// `size` bytes at `source` (`.shared::cta`) combined by `op` into the one at
+    /// `destination` (`.global`, or `.shared::cluster` then `complete_tx` on `mbarrier`).
+    CpReduceAsyncBulk {
+        /// The reduction.
+        op: ptxsim_isa::ops::AtomOp,
+        /// The element type.
+        ty: Type,
+        /// The destination is `.global` (else `.shared::cluster`).
+        global: bool,
+        /// `[dstMem]`.
+        destination: MemoryOperand,
+        /// `[srcMem]`.
+        source: MemoryOperand,
+        /// `size`.
+        size: Source,
+        /// `[mbar]`, for the `.shared::cluster` form.
+        mbarrier: Option<MemoryOperand>,
+    },
     /// `cp.async.bulk.tensor` ([`BulkTensorInstruction`]).
     BulkTensor(Box<BulkTensorInstruction>),
     /// `barrier.cluster.arrive` / `barrier.cluster.wait` (PTX ISA 9.0, barrier.cluster).
@@ -1357,6 +1376,7 @@ impl InstructionKind {
             | InstructionKind::Mapa { .. }
             | InstructionKind::CpAsyncBulk { .. }
             | InstructionKind::BulkTensor(_)
+            | InstructionKind::CpReduceAsyncBulk { .. }
             | InstructionKind::Getctarank { .. }
             | InstructionKind::Isspacep { .. }
             | InstructionKind::Fence => true,

@@ -257,6 +257,64 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk): "performs an element-wise
+    /// reduction operation .redOp ... on the data at srcMem and dstMem and writes the result to
+    /// dstMem"; size a multiple of 16 and both addresses 16-byte aligned (else the lane traps),
+    /// each element combined as `red` combines it ([`alu::atom`]: `.add.f32` into `.global`
+    /// flushes subnormals, `.add.noftz.f16`/`.bf16` keep them, `.inc`/`.dec` wrap at the source
+    /// element). Completes at issue, with the complete-tx of the `.shared::cluster` form.
+    #[inline(always)]
+    pub(super) fn cp_reduce_async_bulk(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (op, ty, global): (AtomOp, Type, bool),
+        (destination, source): (MemoryOperand, MemoryOperand),
+        size: Source,
+        mbarrier: Option<MemoryOperand>,
+    ) {
+        let space = if global {
+            Space::Global
+        } else {
+            Space::SharedCluster
+        };
+        let element = ty.bits() / 8;
+        'lanes: for &lane in lanes {
+            let bytes = self.read_bits(lane, size, 32);
+            let dst = self.address(lane, destination);
+            let src = self.address(lane, source);
+            if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
+                let message = format!(
+                    "`{}`: size ({bytes}) and addresses ({dst:#x}, {src:#x}) must be multiples \
+                     of 16",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for at in (0..bytes).step_by(element as usize) {
+                let value = match self.load(lane, Space::Shared, src + at, element) {
+                    Ok(value) => value as u64,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue 'lanes;
+                    }
+                };
+                let update = |old: u64, global: bool| alu::atom(op, ty, global, old, value, 0);
+                if let Err(fault) = self.atomic(lane, space, dst + at, element, update) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+            if let Some(mbarrier) = mbarrier {
+                let at = self.address(lane, mbarrier);
+                if let Err(fault) = self.complete_tx(lane, at, bytes as i64) {
+                    self.fault(lane, instruction, fault);
+                }
+            }
+        }
+    }
+
     /// The complete-tx operation of an asynchronous copy on the mbarrier at `.shared::cluster`
     /// address `at` (as `mbarrier.complete_tx` with `count`, which may complete the phase).
     pub(super) fn complete_tx(&mut self, lane: usize, at: u64, count: i64) -> Result<(), Fault> {

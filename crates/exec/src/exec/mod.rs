@@ -513,6 +513,22 @@ impl Executor<'_, '_> {
                 *mbarrier,
             ),
             InstructionKind::BulkTensor(op) => self.bulk_tensor(instruction, lanes, op),
+            InstructionKind::CpReduceAsyncBulk {
+                op,
+                ty,
+                global,
+                destination,
+                source,
+                size,
+                mbarrier,
+            } => self.cp_reduce_async_bulk(
+                instruction,
+                lanes,
+                (*op, *ty, *global),
+                (*destination, *source),
+                *size,
+                *mbarrier,
+            ),
             InstructionKind::BarrierCluster { arrive } => {
                 return self.barrier_cluster(instruction, lanes, *arrive);
             }

@@ -534,3 +534,160 @@ fn the_nvcc_cuda_ptx_sample_doubles_a_tensor_through_swizzled_boxes() {
         }
     }
 }
+
+/// A kernel that stages the 64 bytes of `src` in shared memory and reduces them into `dst`
+/// with `cp.reduce.async.bulk` `suffix` (`.global` in a bulk group; or, with `shared`, into a
+/// shared copy of `dst` through `.shared::cluster` completing on an mbarrier, then copied
+/// back).
+fn reduction_kernel(suffix: &str, shared: bool) -> String {
+    let copy = if shared {
+        format!(
+            "    mov.u32 %r1, 0;
+DST:
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    mov.u32 %r3, acc;
+    add.u32 %r3, %r3, %r1;
+    st.shared.u32 [%r3], %r2;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p1, %r1, 64;
+    @%p1 bra DST;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [bar], 64;
+    fence.proxy.async.shared::cta;
+    cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes{suffix} [acc], [buf], 64, [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    mov.u32 %r1, 0;
+BACK:
+    mov.u32 %r3, acc;
+    add.u32 %r3, %r3, %r1;
+    ld.shared.u32 %r2, [%r3];
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd1, %rd3;
+    st.global.u32 [%rd4], %r2;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p1, %r1, 64;
+    @%p1 bra BACK;
+"
+        )
+    } else {
+        format!(
+            "    fence.proxy.async.shared::cta;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group{suffix} [%rd1], [buf], 64;
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+"
+        )
+    };
+    format!(
+        ".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry reduce(.param .u64 dst, .param .u64 src)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<2>;
+    .shared .align 16 .b8 buf[64];
+    .shared .align 16 .b8 acc[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [dst];
+    ld.param.u64 %rd2, [src];
+    mov.u32 %r1, 0;
+FILL:
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    mov.u32 %r3, buf;
+    add.u32 %r3, %r3, %r1;
+    st.shared.u32 [%r3], %r2;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p1, %r1, 64;
+    @%p1 bra FILL;
+{copy}    ret;
+}}
+"
+    )
+}
+
+/// Runs [`reduction_kernel`] on 64 bytes `dst` and `src`; returns `dst`.
+fn reduce(suffix: &str, shared: bool, dst: &[u8], src: &[u8]) -> Vec<u8> {
+    let module =
+        Module::load(&reduction_kernel(suffix, shared), &Options::default()).expect("it loads");
+    let (mut dst, mut src) = (dst.to_vec(), src.to_vec());
+    module
+        .launch(
+            "reduce",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut dst), Arg::Buffer(&mut src)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    dst
+}
+
+#[test]
+fn bulk_reductions_combine_element_by_element() {
+    let a: Vec<u32> = (0..16)
+        .map(|i| 0xffff_fff0u32.wrapping_add(i * 3))
+        .collect();
+    let b: Vec<u32> = (0..16).map(|i| i * 1_000_003 % 97).collect();
+    let (a8, b8) = (bytes_of(&a), bytes_of(&b));
+    let words = |f: &dyn Fn(u32, u32) -> u32| -> Vec<u32> {
+        a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect()
+    };
+    // The ISA's definitions: add wraps, min of .s32 is signed, inc is "(old >= b) ? 0 :
+    // old + 1", xor is bitwise.
+    assert_eq!(
+        u32s(&reduce(".add.u32", false, &a8, &b8)),
+        words(&|x, y| x.wrapping_add(y))
+    );
+    assert_eq!(
+        u32s(&reduce(".min.s32", false, &a8, &b8)),
+        words(&|x, y| (x as i32).min(y as i32) as u32)
+    );
+    assert_eq!(
+        u32s(&reduce(".inc.u32", false, &b8, &a8)),
+        b.iter()
+            .zip(&a)
+            .map(|(&x, &y)| if x >= y { 0 } else { x + 1 })
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        u32s(&reduce(".xor.b64", false, &a8, &b8)),
+        words(&|x, y| x ^ y)
+    );
+    // Into shared memory of the cluster, completing on the mbarrier.
+    assert_eq!(
+        u32s(&reduce(".max.u32", true, &a8, &b8)),
+        words(&|x, y| x.max(y))
+    );
+    assert_eq!(
+        u32s(&reduce(".add.u32", true, &a8, &b8)),
+        words(&|x, y| x.wrapping_add(y))
+    );
+}
+
+#[test]
+fn bulk_float_reductions_add_exactly_representable_values() {
+    // Sums that every format holds exactly, so the expected values are the host's.
+    let x: Vec<f32> = (0..16).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let y: Vec<f32> = (0..16).map(|i| 1.25 + i as f32).collect();
+    let f32s = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let sum: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+    assert_eq!(reduce(".add.f32", false, &f32s(&x), &f32s(&y)), f32s(&sum));
+    // bf16: the upper half of the f32 bits (exact for these values); 32 elements.
+    let bf = |v: &[f32]| -> Vec<u8> {
+        v.iter()
+            .chain(v.iter())
+            .flat_map(|f| ((f.to_bits() >> 16) as u16).to_le_bytes())
+            .collect()
+    };
+    assert_eq!(reduce(".add.noftz.bf16", false, &bf(&x), &bf(&y)), bf(&sum));
+    let min: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a.min(*b)).collect();
+    assert_eq!(reduce(".min.bf16", false, &bf(&x), &bf(&y)), bf(&min));
+}
