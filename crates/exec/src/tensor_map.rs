@@ -344,8 +344,7 @@ impl TensorMap {
 
     /// ptxsim's encoding of the 128 bytes (little-endian): `"PTM1"`; then bytes 4-11: mode
     /// (0 tile, 1 im2col), rank, data type, interleave, swizzle, L2 promotion, OOB fill, 0;
-    /// 16: `globalAddress` (u64); 24: `globalDim` (5 x u32, each at most 2^31 stored less
-    /// one); 48: `globalStrides` (4 x u64); 80: `boxDim` (5 x u16); 90: `elementStrides`
+    /// 16: `globalAddress` (u64); 24: `globalDim` (5 x u32); 48: `globalStrides` (4 x u64); 80: `boxDim` (5 x u16); 90: `elementStrides`
     /// (5 x u8); 96: the im2col lower and upper corners (3 + 3 x i16); 108:
     /// `channelsPerPixel` (u16); 110: `pixelsPerColumn` (u16); the rest zero.
     pub fn encode(&self) -> [u8; TENSOR_MAP_BYTES] {
@@ -364,7 +363,7 @@ impl TensorMap {
         bytes[4..11].copy_from_slice(&small);
         bytes[16..24].copy_from_slice(&self.global_address.to_le_bytes());
         for i in 0..5 {
-            let dim = self.global_dim[i].saturating_sub(1) as u32;
+            let dim = self.global_dim[i].min(u64::from(u32::MAX)) as u32;
             bytes[24 + 4 * i..28 + 4 * i].copy_from_slice(&dim.to_le_bytes());
             let boxed = self.box_dim[i] as u16;
             bytes[80 + 2 * i..82 + 2 * i].copy_from_slice(&boxed.to_le_bytes());
@@ -386,6 +385,14 @@ impl TensorMap {
     /// The tensor map [`TensorMap::encode`] wrote, validated again (the bytes may have been
     /// written by a program, or changed by `tensormap.replace`).
     pub fn decode(bytes: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMap, String> {
+        let map = TensorMap::decode_fields(bytes)?;
+        map.validate()?;
+        Ok(map)
+    }
+
+    /// The fields of ptxsim's encoding, not validated (`tensormap.replace` changes one field
+    /// at a time: the map may be invalid in between).
+    pub fn decode_fields(bytes: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMap, String> {
         let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let i16_at = |at: usize| i16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
@@ -410,15 +417,14 @@ impl TensorMap {
             }),
             ..TensorMap::default()
         };
-        for i in 0..(rank as usize).min(5) {
-            map.global_dim[i] = u64::from(u32_at(24 + 4 * i)) + 1;
+        for i in 0..5 {
+            map.global_dim[i] = u64::from(u32_at(24 + 4 * i));
             map.box_dim[i] = u16_at(80 + 2 * i).into();
             map.element_strides[i] = bytes[90 + i].into();
         }
-        for i in 0..(rank as usize).saturating_sub(1).min(4) {
+        for i in 0..4 {
             map.global_strides[i] = u64_at(48 + 8 * i);
         }
-        map.validate()?;
         Ok(map)
     }
 }

@@ -550,6 +550,43 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
+        OpForm::TensormapReplace { field, .. } => {
+            let mut slots = vec![address("[addr]")];
+            if field.has_ordinal() {
+                slots.push(scalar("ord", false, RegisterRule::Constant));
+            }
+            slots.push(if field.immediate() {
+                scalar("new_val", false, RegisterRule::Constant)
+            } else {
+                source("new_val", field.value_type())
+            });
+            slots
+        }
+        // ptxas 13.5: the size is the constant 128.
+        OpForm::TensormapCpFenceproxy => vec![
+            address("[dst]"),
+            address("[src]"),
+            scalar("size", false, RegisterRule::Constant),
+        ],
+        OpForm::CpAsyncBulkPrefetchTensor {
+            dims,
+            im2col,
+            cache_hint,
+        } => {
+            let mut slots = vec![address("[tensorMap, tensorCoords]")];
+            if im2col {
+                slots.push(vector(
+                    "im2colOffsets",
+                    Type::B16,
+                    usize::from(dims) - 2,
+                    false,
+                ));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
         OpForm::CpAsyncBulkPrefetch { cache_hint } => {
             let mut slots = vec![address("[srcMem]"), fixed_u32("size")];
             if cache_hint {

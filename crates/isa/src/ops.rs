@@ -399,6 +399,71 @@ pub enum AtomOp {
     Cas,
 }
 
+/// The field of `tensormap.replace` (PTX ISA 9.0, tensormap.replace: `.field1 = {
+/// .global_address, .rank }`, `.field2 = { .box_dim, .global_dim, .global_stride,
+/// .element_stride }`, `.field3 = { .elemtype, .interleave_layout, .swizzle_mode,
+/// .swizzle_atomicity, .fill_mode }`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TensormapField {
+    /// `.global_address` (`.b64`).
+    GlobalAddress,
+    /// `.rank` (the rank less one).
+    Rank,
+    /// `.box_dim` (with `ord`).
+    BoxDim,
+    /// `.global_dim` (with `ord`).
+    GlobalDim,
+    /// `.global_stride` (with `ord`, `.b64`).
+    GlobalStride,
+    /// `.element_stride` (with `ord`).
+    ElementStride,
+    /// `.elemtype`.
+    ElemType,
+    /// `.interleave_layout`.
+    InterleaveLayout,
+    /// `.swizzle_mode`.
+    SwizzleMode,
+    /// `.swizzle_atomicity`.
+    SwizzleAtomicity,
+    /// `.fill_mode`.
+    FillMode,
+}
+
+impl TensormapField {
+    /// Whether the field takes the `ord` operand (`.field2`).
+    pub fn has_ordinal(self) -> bool {
+        matches!(
+            self,
+            TensormapField::BoxDim
+                | TensormapField::GlobalDim
+                | TensormapField::GlobalStride
+                | TensormapField::ElementStride
+        )
+    }
+
+    /// Whether `new_val` must be an immediate (`.field3`: "the operand new_val must be an
+    /// immediate").
+    pub fn immediate(self) -> bool {
+        matches!(
+            self,
+            TensormapField::ElemType
+                | TensormapField::InterleaveLayout
+                | TensormapField::SwizzleMode
+                | TensormapField::SwizzleAtomicity
+                | TensormapField::FillMode
+        )
+    }
+
+    /// "When .field is specified as .global_address or .global_stride, .type must be .b64.
+    /// Otherwise, .type must be .b32."
+    pub fn value_type(self) -> Type {
+        match self {
+            TensormapField::GlobalAddress | TensormapField::GlobalStride => Type::B64,
+            _ => Type::B32,
+        }
+    }
+}
+
 /// The selector mode of `prmt` (PTX ISA 9.7.9.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PrmtMode {
@@ -737,6 +802,29 @@ pub enum OpForm {
         /// `.type`.
         ty: Type,
         /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
+    /// `tensormap.replace.tile.field{.ss}.b1024.type [addr]{, ord}, new_val` (PTX ISA 9.0,
+    /// tensormap.replace): one field of the tensor map at `addr` replaced.
+    TensormapReplace {
+        /// `.field`.
+        field: TensormapField,
+        /// `.ss`: `Global`, `Shared` (`.shared::cta`) or `Generic` (none).
+        space: Space,
+    },
+    /// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+    /// [dst], [src], size` (PTX ISA 9.0, tensormap.cp_fenceproxy): a 128-byte tensor map copied
+    /// from shared to global memory, then a release proxy fence.
+    TensormapCpFenceproxy,
+    /// `cp.async.bulk.prefetch.tensor.dim.L2.global{.load_mode}{.L2::cache_hint}
+    /// [tensorMap, tensorCoords]{, im2colOffsets}{, cache-policy}` (PTX ISA 9.0,
+    /// cp.async.bulk.prefetch.tensor): a hint.
+    CpAsyncBulkPrefetchTensor {
+        /// `.1d` ... `.5d`.
+        dims: u8,
+        /// `.im2col`.
+        im2col: bool,
+        /// `.L2::cache_hint`.
         cache_hint: bool,
     },
     /// `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read} N` (PTX ISA 9.0,
@@ -1149,6 +1237,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             c.single_type(opcode, &[Type::U32])?;
             Ok(OpForm::Nanosleep)
         }
+        Opcode::Tensormap => decode_tensormap(modifiers),
         Opcode::Tex => crate::texture::decode_tex(modifiers).map(OpForm::Tex),
         Opcode::Tld4 => crate::texture::decode_tld4(modifiers).map(OpForm::Tex),
         Opcode::Txq => {
@@ -1170,7 +1259,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Stackrestore
         | Opcode::Stacksave
         | Opcode::Tcgen05
-        | Opcode::Tensormap
         | Opcode::Vabsdiff
         | Opcode::Vabsdiff2
         | Opcode::Vabsdiff4
@@ -3177,6 +3265,18 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         [
             "async",
             "bulk",
+            "prefetch",
+            "tensor",
+            dims,
+            "L2",
+            "global",
+            rest @ ..,
+        ] => {
+            return decode_cp_async_bulk_prefetch_tensor(dims, rest);
+        }
+        [
+            "async",
+            "bulk",
             "tensor",
             dims,
             destination,
@@ -3432,6 +3532,117 @@ fn decode_cp_async_bulk_tensor(
         multicast,
         cache_hint,
     })
+}
+
+/// `cp.async.bulk.prefetch.tensor.dim.L2.global{.load_mode}{.L2::cache_hint}` (PTX ISA 9.0,
+/// cp.async.bulk.prefetch.tensor): `.load_mode = { .tile, .im2col }` (im2col from 3
+/// dimensions).
+fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpForm, DecodeError> {
+    let dims = match dims {
+        "1d" => 1,
+        "2d" => 2,
+        "3d" => 3,
+        "4d" => 4,
+        "5d" => 5,
+        other => return Err(not_a_modifier(4, other, "cp.async.bulk.prefetch.tensor")),
+    };
+    let (mut mode, mut cache_hint) = (None, false);
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 7 + offset;
+        let repeated = match m {
+            "tile" | "im2col" => mode.replace(m == "im2col").is_some(),
+            "L2::cache_hint" => std::mem::replace(&mut cache_hint, true),
+            _ => return Err(not_a_modifier(index, m, "cp.async.bulk.prefetch.tensor")),
+        };
+        if repeated {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} appears twice or with another load mode"),
+            ));
+        }
+    }
+    let im2col = mode.unwrap_or(false);
+    if im2col && dims < 3 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(4),
+            "im2col mode needs 3 dimensions or more",
+        ));
+    }
+    Ok(OpForm::CpAsyncBulkPrefetchTensor {
+        dims,
+        im2col,
+        cache_hint,
+    })
+}
+
+/// `tensormap.replace.mode.field{.ss}.b1024.type` and `tensormap.cp_fenceproxy.cp_qualifiers.
+/// fence_qualifiers.sync.aligned` (PTX ISA 9.0, tensormap.replace, tensormap.cp_fenceproxy):
+/// `.mode = { .tile }`, `.ss = { .global, .shared::cta }`, `.type` `.b64` for
+/// `.global_address` and `.global_stride`, else `.b32`; `.cp_qualifiers = {
+/// .global.shared::cta }`, `.fence_qualifiers = { .tensormap::generic.release.scope }`, `.scope
+/// = { .cta, .cluster, .gpu, .sys }`.
+fn decode_tensormap(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Tensormap;
+    match modifiers {
+        [
+            "cp_fenceproxy",
+            "global",
+            "shared::cta",
+            "tensormap::generic",
+            "release",
+            scope,
+            "sync",
+            "aligned",
+        ] if matches!(*scope, "cta" | "cluster" | "gpu" | "sys") => {
+            Ok(OpForm::TensormapCpFenceproxy)
+        }
+        ["replace", "tile", field, rest @ ..] => {
+            let field = match *field {
+                "global_address" => TensormapField::GlobalAddress,
+                "rank" => TensormapField::Rank,
+                "box_dim" => TensormapField::BoxDim,
+                "global_dim" => TensormapField::GlobalDim,
+                "global_stride" => TensormapField::GlobalStride,
+                "element_stride" => TensormapField::ElementStride,
+                "elemtype" => TensormapField::ElemType,
+                "interleave_layout" => TensormapField::InterleaveLayout,
+                "swizzle_mode" => TensormapField::SwizzleMode,
+                "swizzle_atomicity" => TensormapField::SwizzleAtomicity,
+                "fill_mode" => TensormapField::FillMode,
+                other => return Err(not_a_modifier(2, other, "tensormap.replace (a field)")),
+            };
+            let (space, tail) = match rest {
+                ["global", tail @ ..] => (Space::Global, tail),
+                ["shared::cta", tail @ ..] => (Space::Shared, tail),
+                tail => (Space::Generic, tail),
+            };
+            let index = 2 + rest.len() - tail.len() + 1;
+            match tail {
+                ["b1024", ty] if Type::from_name(ty) == Some(field.value_type()) => {
+                    Ok(OpForm::TensormapReplace { field, space })
+                }
+                _ => Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedTypes,
+                    Some(index),
+                    format!(
+                        "tensormap.replace of this field is .b1024.{}",
+                        field.value_type()
+                    ),
+                )),
+            }
+        }
+        _ => Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedInstruction(opcode),
+            Some(0),
+            format!(
+                "tensormap.{} is no tensormap.replace.tile or \
+                 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release form",
+                modifiers.join(".")
+            ),
+        )),
+    }
 }
 
 /// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk), non-tensor:

@@ -1756,7 +1756,41 @@ impl<'m> Builder<'m> {
                     },
                 }
             }
+            OpForm::TensormapReplace { field, space } => {
+                let (ordinal, value) = if field.has_ordinal() {
+                    count(3)?;
+                    let Source::Immediate(ordinal) = self.source(&operands[1], Type::U32)? else {
+                        return Err("ord must be an integer constant".into());
+                    };
+                    (ordinal as u32, &operands[2])
+                } else {
+                    count(2)?;
+                    (0, &operands[1])
+                };
+                InstructionKind::TensormapReplace {
+                    field,
+                    space,
+                    address: self.memory_operand(&operands[0])?,
+                    ordinal,
+                    value: self.source(value, field.value_type())?,
+                }
+            }
+            // PTX ISA 9.0, tensormap.cp_fenceproxy: "copies the tensor-map object from source
+            // ... to destination" (`.shared::cta` to `.global`) and then the release proxy
+            // fence, which has nothing to order when every access takes effect at issue.
+            OpForm::TensormapCpFenceproxy => {
+                count(3)?;
+                InstructionKind::CpAsyncBulk {
+                    destination_space: Space::Global,
+                    source_space: Space::Shared,
+                    destination: self.memory_operand(&operands[0])?,
+                    source: self.memory_operand(&operands[1])?,
+                    size: self.source(&operands[2], Type::U32)?,
+                    mbarrier: None,
+                }
+            }
             // Copies complete as they are issued: nothing to commit, wait for or prefetch.
+            OpForm::CpAsyncBulkPrefetchTensor { .. } => InstructionKind::Fence,
             OpForm::CpAsyncBulkGroup { .. } | OpForm::CpAsyncBulkPrefetch { .. } => {
                 InstructionKind::Fence
             }

@@ -965,6 +965,20 @@ pub enum InstructionKind {
         /// `[mbar]`, for the `.shared::cluster` form.
         mbarrier: Option<MemoryOperand>,
     },
+    /// `tensormap.replace` (PTX ISA 9.0, tensormap.replace): one field of the tensor map at
+    /// `address` (in `space`) replaced by `value`.
+    TensormapReplace {
+        /// The field.
+        field: ptxsim_isa::ops::TensormapField,
+        /// `.global`, `.shared::cta` or generic.
+        space: Space,
+        /// `[addr]`.
+        address: MemoryOperand,
+        /// `ord` (0 for the fields without one).
+        ordinal: u32,
+        /// `new_val`.
+        value: Source,
+    },
     /// `cp.async.bulk.tensor` ([`BulkTensorInstruction`]).
     BulkTensor(Box<BulkTensorInstruction>),
     /// `barrier.cluster.arrive` / `barrier.cluster.wait` (PTX ISA 9.0, barrier.cluster).
@@ -1377,6 +1391,7 @@ impl InstructionKind {
             | InstructionKind::CpAsyncBulk { .. }
             | InstructionKind::BulkTensor(_)
             | InstructionKind::CpReduceAsyncBulk { .. }
+            | InstructionKind::TensormapReplace { .. }
             | InstructionKind::Getctarank { .. }
             | InstructionKind::Isspacep { .. }
             | InstructionKind::Fence => true,

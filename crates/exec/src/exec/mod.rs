@@ -513,6 +513,20 @@ impl Executor<'_, '_> {
                 *mbarrier,
             ),
             InstructionKind::BulkTensor(op) => self.bulk_tensor(instruction, lanes, op),
+            InstructionKind::TensormapReplace {
+                field,
+                space,
+                address,
+                ordinal,
+                value,
+            } => self.tensormap_replace(
+                instruction,
+                lanes,
+                (*field, *space),
+                *address,
+                *ordinal,
+                *value,
+            ),
             InstructionKind::CpReduceAsyncBulk {
                 op,
                 ty,

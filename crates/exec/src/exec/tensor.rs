@@ -3,10 +3,10 @@
 //! the copy engine (the "tensor memory accelerator"). Like the other bulk copies, a copy
 //! completes when it is issued.
 
-use ptxsim_isa::ops::Space;
+use ptxsim_isa::ops::{Space, TensormapField};
 
 use super::Executor;
-use crate::ir::{BulkTensorInstruction, Instruction};
+use crate::ir::{BulkTensorInstruction, Instruction, MemoryOperand, Source};
 use crate::memory::{CLUSTER_RANK_STRIDE, Fault};
 use crate::tensor_map::{self, TENSOR_MAP_BYTES, TensorMap};
 
@@ -207,6 +207,89 @@ impl Executor<'_, '_> {
                 };
                 self.complete_tx(lane, target, total as i64)?;
             }
+        }
+        Ok(())
+    }
+
+    /// `tensormap.replace.tile.field{.ss}.b1024.type [addr]{, ord}, new_val` (PTX ISA 9.0,
+    /// tensormap.replace): "replaces the field, specified by .field qualifier, of the
+    /// tensor-map object at the location specified by the address operand addr with a new
+    /// value"; `.rank` takes "ones less than the desired tensor rank"; `ord` is "the ordinal of
+    /// the field across the rank" (for `.global_stride`, 0 is the stride of dimension 1, as
+    /// `cuTensorMapEncodeTiled`'s `globalStrides`). The map is rewritten in place in ptxsim's
+    /// encoding and checked when a copy uses it. The `.field3` fields (`.elemtype`,
+    /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) are not run:
+    /// the lane traps.
+    pub(super) fn tensormap_replace(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (field, space): (TensormapField, Space),
+        address: MemoryOperand,
+        ordinal: u32,
+        value: Source,
+    ) {
+        for &lane in lanes {
+            let at = self.address(lane, address);
+            let new = self.read_bits(lane, value, 64);
+            match self.replace_field(lane, (space, at), field, ordinal, new) {
+                Ok(()) => {}
+                Err(Stop::Trap(message)) => {
+                    let message = format!("`{}`: {message}", instruction.text);
+                    self.trap(lane, instruction, message);
+                }
+                Err(Stop::Fault(fault)) => self.fault(lane, instruction, fault),
+            }
+        }
+    }
+
+    fn replace_field(
+        &mut self,
+        lane: usize,
+        (space, at): (Space, u64),
+        field: TensormapField,
+        ordinal: u32,
+        new: u64,
+    ) -> Result<(), Stop> {
+        let mut bytes = [0u8; TENSOR_MAP_BYTES];
+        for (i, chunk) in bytes.chunks_exact_mut(8).enumerate() {
+            let word = self.load(lane, space, at + 8 * i as u64, 8)? as u64;
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        let mut map = TensorMap::decode_fields(&bytes)
+            .map_err(|message| Stop::Trap(format!("{message} at {at:#x}")))?;
+        let index = ordinal as usize;
+        let out_of_range = || Stop::Trap(format!("ord {ordinal} is not below the rank"));
+        match field {
+            TensormapField::GlobalAddress => map.global_address = new,
+            TensormapField::Rank => map.rank = new as u32 + 1,
+            TensormapField::BoxDim => {
+                *map.box_dim.get_mut(index).ok_or_else(out_of_range)? = new as u32
+            }
+            TensormapField::GlobalDim => {
+                *map.global_dim.get_mut(index).ok_or_else(out_of_range)? = new & 0xffff_ffff;
+            }
+            TensormapField::GlobalStride => {
+                *map.global_strides.get_mut(index).ok_or_else(out_of_range)? = new;
+            }
+            TensormapField::ElementStride => {
+                *map.element_strides
+                    .get_mut(index)
+                    .ok_or_else(out_of_range)? = new as u32;
+            }
+            TensormapField::ElemType
+            | TensormapField::InterleaveLayout
+            | TensormapField::SwizzleMode
+            | TensormapField::SwizzleAtomicity
+            | TensormapField::FillMode => {
+                return Err(Stop::Trap(format!(
+                    "tensormap.replace of {field:?} is not supported by ptxsim yet"
+                )));
+            }
+        }
+        for (i, chunk) in map.encode().chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            self.store(lane, space, at + 8 * i as u64, 8, u128::from(word))?;
         }
         Ok(())
     }

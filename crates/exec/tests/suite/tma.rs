@@ -691,3 +691,97 @@ fn bulk_float_reductions_add_exactly_representable_values() {
     let min: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a.min(*b)).collect();
     assert_eq!(reduce(".min.bf16", false, &bf(&x), &bf(&y)), bf(&min));
 }
+
+/// Copies the tensor map parameter into shared memory, points it at `second` and cuts its
+/// dimension 1 to `rows` with `tensormap.replace`, publishes it to `mapbuf` with
+/// `tensormap.cp_fenceproxy`, and loads the box at (0, 0) through the published map.
+const REPLACED: &str = r#".version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry replaced(.param .align 64 .b8 tmap[128], .param .u64 first,
+    .param .u64 second, .param .u64 mapbuf, .param .u64 out, .param .u32 rows,
+    .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 tm[128];
+    .shared .align 128 .b8 box[1024];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    mov.u32 %r1, 0;
+COPYMAP:
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.u64 %rd5, [%rd4];
+    mov.u32 %r2, tm;
+    add.u32 %r2, %r2, %r1;
+    st.shared.u64 [%r2], %rd5;
+    add.u32 %r1, %r1, 8;
+    setp.lt.u32 %p1, %r1, 128;
+    @%p1 bra COPYMAP;
+    ld.param.u64 %rd6, [second];
+    tensormap.replace.tile.global_address.shared::cta.b1024.b64 [tm], %rd6;
+    ld.param.u32 %r3, [rows];
+    tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [tm], 1, %r3;
+    ld.param.u64 %rd7, [mapbuf];
+    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd7], [tm], 128;
+    fence.proxy.tensormap::generic.acquire.gpu [%rd7], 128;
+    ld.param.u32 %r4, [bytes];
+    mov.u32 %r5, 0;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd8, [bar], %r4;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd7, {%r5, %r5}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    ld.param.u64 %rd9, [out];
+    mov.u32 %r1, 0;
+COPY:
+    mov.u32 %r6, box;
+    add.u32 %r6, %r6, %r1;
+    ld.shared.u32 %r7, [%r6];
+    cvt.u64.u32 %rd10, %r1;
+    add.u64 %rd11, %rd9, %rd10;
+    st.global.u32 [%rd11], %r7;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p3, %r1, %r4;
+    @%p3 bra COPY;
+    ret;
+}
+"#;
+
+#[test]
+fn tensormap_replace_points_a_map_at_another_tensor_of_fewer_rows() {
+    let module = Module::load(REPLACED, &Options::default()).expect("it loads");
+    let first = numbered(16 * 8);
+    let second: Vec<u32> = (0..16 * 8).map(|i| 90_000 + i).collect();
+    let (mut first_bytes, mut second_bytes) = (bytes_of(&first), bytes_of(&second));
+    let mut mapbuf = vec![0u8; 128];
+    let mut out = vec![0xeeu8; 16 * 8 * 4];
+    let map = map2d(2, [16, 8], 16, [16, 8]);
+    let encoded = map.encode();
+    module
+        .launch(
+            "replaced",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut first_bytes),
+                Arg::Buffer(&mut second_bytes),
+                Arg::Buffer(&mut mapbuf),
+                Arg::Buffer(&mut out),
+                Arg::U32(5),
+                Arg::U32(16 * 8 * 4),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    // Rows 0-4 of `second`; rows 5-7 are outside the replaced dimension: zeros.
+    let expected: Vec<u32> = (0..16 * 8)
+        .map(|i| if i / 16 < 5 { second[i] } else { 0 })
+        .collect();
+    assert_eq!(u32s(&out), expected);
+}
