@@ -3634,10 +3634,10 @@ fn decode_tensormap(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             }
         }
         _ => Err(DecodeError::new(
-            DecodeErrorKind::UnsupportedInstruction(opcode),
-            Some(0),
+            DecodeErrorKind::UnknownModifier,
+            (!modifiers.is_empty()).then_some(0),
             format!(
-                "tensormap.{} is no tensormap.replace.tile or \
+                "{opcode}.{} is no tensormap.replace.tile or \
                  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release form",
                 modifiers.join(".")
             ),
