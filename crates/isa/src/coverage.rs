@@ -137,8 +137,8 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Cp => {
             "`cp.async.bulk.tensor` in im2col mode (traps at run), its sm_100 modes \
-             (`.tile::gather4`, `.im2col::w`, `.cta_group`), `cp.async.bulk` with \
-             `.multicast::cluster`, `cp.reduce.async.bulk.tensor` (name only)"
+             (`.tile::gather4`, `.im2col::w`, `.cta_group`), `cp.reduce.async.bulk.tensor` \
+             (name only)"
         }
         Opcode::Tensormap => {
             "`tensormap.replace` of `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \

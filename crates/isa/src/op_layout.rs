@@ -491,12 +491,16 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         | OpForm::Mbarrier { .. } => return None,
         OpForm::CpAsyncBulk {
             mbarrier,
+            multicast,
             cache_hint,
             ..
         } => {
             let mut slots = vec![address("[dstMem]"), address("[srcMem]"), fixed_u32("size")];
             if mbarrier {
                 slots.push(address("[mbar]"));
+            }
+            if multicast {
+                slots.push(source("ctaMask", Type::B16));
             }
             if cache_hint {
                 slots.push(scalar("cache-policy", false, B64));

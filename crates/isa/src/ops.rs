@@ -767,6 +767,9 @@ pub enum OpForm {
         source: Space,
         /// `.mbarrier::complete_tx::bytes` (else `.bulk_group`).
         mbarrier: bool,
+        /// `.multicast::cluster` (from `.global` to `.shared::cluster`): a `ctaMask` operand
+        /// after `[mbar]`.
+        multicast: bool,
         /// `.L2::cache_hint`: the last operand is a cache policy.
         cache_hint: bool,
     },
@@ -3362,7 +3365,8 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 /// (PTX ISA 9.0, cp.async.bulk): `.shared::cluster.global.mbarrier::complete_tx::bytes` (also
 /// `.shared::cta` as the destination, PTX ISA 8.6), `.shared::cluster.shared::cta.mbarrier::
 /// complete_tx::bytes`, `.global.shared::cta.bulk_group`; `.L2::cache_hint` on the forms that
-/// read or write `.global`. `.multicast::cluster` and `.cp_mask` (sm_100) are not run.
+/// read or write `.global`; `.multicast::cluster` on the one from `.global` to
+/// `.shared::cluster`. `.cp_mask` (sm_100) is not run.
 fn decode_cp_async_bulk(
     modifiers: &[&str],
     destination: &str,
@@ -3393,7 +3397,7 @@ fn decode_cp_async_bulk(
             ));
         }
     };
-    let mut cache_hint = false;
+    let (mut cache_hint, mut multicast) = (false, false);
     for (offset, &m) in rest.iter().enumerate() {
         let index = 5 + offset;
         match m {
@@ -3407,7 +3411,18 @@ fn decode_cp_async_bulk(
                 }
                 cache_hint = true;
             }
-            "multicast::cluster" | "cp_mask" => {
+            "multicast::cluster"
+                if destination == Space::SharedCluster && source == Space::Global =>
+            {
+                if std::mem::replace(&mut multicast, true) {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::DuplicateModifier,
+                        Some(index),
+                        ".multicast::cluster appears twice",
+                    ));
+                }
+            }
+            "cp_mask" => {
                 return Err(DecodeError::new(
                     DecodeErrorKind::UnsupportedInstruction(opcode),
                     Some(index),
@@ -3421,6 +3436,7 @@ fn decode_cp_async_bulk(
         destination,
         source,
         mbarrier,
+        multicast,
         cache_hint,
     })
 }

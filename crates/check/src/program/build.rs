@@ -1721,6 +1721,7 @@ impl<'m> Builder<'m> {
                 destination,
                 source,
                 mbarrier,
+                multicast,
                 ..
             } => InstructionKind::CpAsyncBulk {
                 destination_space: destination,
@@ -1730,6 +1731,11 @@ impl<'m> Builder<'m> {
                 size: self.source(&operands[2], Type::U32)?,
                 mbarrier: if mbarrier {
                     Some(self.memory_operand(&operands[3])?)
+                } else {
+                    None
+                },
+                cta_mask: if multicast {
+                    Some(self.source(&operands[4], Type::B16)?)
                 } else {
                     None
                 },
@@ -1787,6 +1793,7 @@ impl<'m> Builder<'m> {
                     source: self.memory_operand(&operands[1])?,
                     size: self.source(&operands[2], Type::U32)?,
                     mbarrier: None,
+                    cta_mask: None,
                 }
             }
             // Copies complete as they are issued: nothing to commit, wait for or prefetch.

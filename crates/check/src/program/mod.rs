@@ -945,6 +945,8 @@ pub enum InstructionKind {
         size: Source,
         /// `[mbar]` (a `.shared::cluster` address), for `.mbarrier::complete_tx::bytes`.
         mbarrier: Option<MemoryOperand>,
+        /// `ctaMask` of `.multicast::cluster`.
+        cta_mask: Option<Source>,
     },
     /// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk): each `ty` element of the
     /// `size` bytes at `source` (`.shared::cta`) combined by `op` into the one at

@@ -210,7 +210,10 @@ impl Executor<'_, '_> {
     /// issued; with `.mbarrier::complete_tx::bytes` "the complete-tx operation, with
     /// completeCount argument equal to amount of data copied in bytes, will be performed on the
     /// mbarrier object specified by the operand mbar" (then, as for `mbarrier.complete_tx`).
-    /// A `.bulk_group` copy needs nothing more: `cp.async.bulk.wait_group` finds it done.
+    /// A `.bulk_group` copy needs nothing more: `cp.async.bulk.wait_group` finds it done. With
+    /// `.multicast::cluster`, "the source data is multicast to the same CTA-relative offset as
+    /// dstMem in the shared memory of each destination CTA", the CTAs whose `%cluster_ctarank`
+    /// bit is set in `ctaMask`, and so is the complete-tx on `[mbar]`.
     #[inline(always)]
     pub(super) fn cp_async_bulk(
         &mut self,
@@ -219,7 +222,7 @@ impl Executor<'_, '_> {
         (destination_space, destination): (Space, MemoryOperand),
         (source_space, source): (Space, MemoryOperand),
         size: Source,
-        mbarrier: Option<MemoryOperand>,
+        (mbarrier, cta_mask): (Option<MemoryOperand>, Option<Source>),
     ) {
         'lanes: for &lane in lanes {
             let bytes = self.read_bits(lane, size, 32);
@@ -234,6 +237,24 @@ impl Executor<'_, '_> {
                 self.trap(lane, instruction, message);
                 continue;
             }
+            // Where the bytes go: `dst`, or its offset in each CTA of the mask.
+            let targets: Vec<u64> = match cta_mask {
+                Some(mask) => {
+                    let mask = self.read_bits(lane, mask, 16);
+                    (0..u64::from(self.cluster.size))
+                        .filter(|rank| mask >> rank & 1 == 1)
+                        .map(|rank| (rank + 1) * CLUSTER_RANK_STRIDE)
+                        .collect()
+                }
+                None => vec![0],
+            };
+            let relative = |base: u64, at: u64| {
+                if cta_mask.is_some() {
+                    base + at % CLUSTER_RANK_STRIDE
+                } else {
+                    at
+                }
+            };
             for at in (0..bytes).step_by(8) {
                 let value = match self.load(lane, source_space, src + at, 8) {
                     Ok(value) => value,
@@ -242,17 +263,23 @@ impl Executor<'_, '_> {
                         continue 'lanes;
                     }
                 };
-                if let Err(fault) = self.store(lane, destination_space, dst + at, 8, value) {
-                    self.fault(lane, instruction, fault);
-                    continue 'lanes;
+                for &base in &targets {
+                    let to = relative(base, dst) + at;
+                    if let Err(fault) = self.store(lane, destination_space, to, 8, value) {
+                        self.fault(lane, instruction, fault);
+                        continue 'lanes;
+                    }
                 }
             }
             let Some(mbarrier) = mbarrier else {
                 continue;
             };
             let at = self.address(lane, mbarrier);
-            if let Err(fault) = self.complete_tx(lane, at, bytes as i64) {
-                self.fault(lane, instruction, fault);
+            for &base in &targets {
+                if let Err(fault) = self.complete_tx(lane, relative(base, at), bytes as i64) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
             }
         }
     }

@@ -504,13 +504,14 @@ impl Executor<'_, '_> {
                 source,
                 size,
                 mbarrier,
+                cta_mask,
             } => self.cp_async_bulk(
                 instruction,
                 lanes,
                 (*destination_space, *destination),
                 (*source_space, *source),
                 *size,
-                *mbarrier,
+                (*mbarrier, *cta_mask),
             ),
             InstructionKind::BulkTensor(op) => self.bulk_tensor(instruction, lanes, op),
             InstructionKind::TensormapReplace {

@@ -785,3 +785,75 @@ fn tensormap_replace_points_a_map_at_another_tensor_of_fewer_rows() {
         .collect();
     assert_eq!(u32s(&out), expected);
 }
+
+/// In a cluster of two CTAs, rank 0 copies the 64 bytes of `src` into `buf` of both CTAs with
+/// `cp.async.bulk ... .multicast::cluster` (ctaMask 3); each CTA waits on its own mbarrier and
+/// writes its copy to `out + 64 * %ctaid.x`.
+const MULTICAST_BULK: &str = r#".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry bulk_multicast(.param .u64 src, .param .u64 out)
+.reqnctapercluster 2, 1, 1
+{
+    .reg .b16 %rs<2>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b8 buf[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [src];
+    mov.u32 %r8, %cluster_ctarank;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], 64;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.ne.u32 %p3, %r8, 0;
+    @%p3 bra WAIT;
+    mov.b16 %rs1, 3;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [buf], [%rd1], 64, [bar], %rs1;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r9, %ctaid.x;
+    mul.wide.u32 %rd7, %r9, 64;
+    add.u64 %rd4, %rd4, %rd7;
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, buf;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, 64;
+    @%p2 bra COPY;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+#[test]
+fn a_multicast_bulk_copy_reaches_every_cta_of_the_mask() {
+    let module = Module::load(MULTICAST_BULK, &Options::default()).expect("it loads");
+    let words = numbered(16);
+    let mut src = bytes_of(&words);
+    let mut out = vec![0u8; 4 * 64];
+    module
+        .launch(
+            "bulk_multicast",
+            [4, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut src), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    // Every cluster's rank 0 multicasts the same words: every CTA holds them.
+    let got = u32s(&out);
+    assert_eq!(
+        got,
+        [&words[..], &words[..], &words[..], &words[..]].concat()
+    );
+}
