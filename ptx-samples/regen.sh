@@ -48,6 +48,7 @@ archs_for() {
         asm_sm100a_narrow) echo "sm_100a" ;;         # e2m1/e2m3/e3m2/ue8m0/s2f6/.rs need sm_100a
         coop)              echo "sm_80 sm_90" ;;         # grid.sync() is the same code on sm_100a
         texture)           echo "sm_90" ;;           # texture and surface objects
+        tma)               echo "sm_90a" ;;          # cp.async.bulk.tensor (cuda::ptx)
         cdp)               echo "" ;;                # relocatable: compiled below
         *)                 echo "sm_80 sm_90 sm_100a" ;;
     esac

@@ -126,7 +126,19 @@ typedef struct {
     CUlaunchAttribute *attrs;
     unsigned int numAttrs;
 } CUlaunchConfig;
-enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+enum {
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
+};
+/* CUtensorMap (cuda.h): 16 opaque quadwords, aligned to 128 bytes. */
+typedef struct {
+    _Alignas(128) uint64_t opaque[16];
+} CUtensorMap;
+CUresult cuTensorMapEncodeTiled(CUtensorMap *tensor_map, int data_type, unsigned int rank,
+                                void *global_address, const uint64_t *global_dim,
+                                const uint64_t *global_strides, const uint32_t *box_dim,
+                                const uint32_t *element_strides, int interleave, int swizzle,
+                                int l2_promotion, int oob_fill);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **kernel_params,
                           void **extra);
 CUresult cuFuncGetAttribute(int *value, int attribute, CUfunction function);
@@ -157,6 +169,136 @@ CUresult cuGraphDestroy(CUgraph graph);
 CUresult cuMemAllocManaged(CUdeviceptr *address, size_t bytes, unsigned int flags);
 
 #include "check.h"
+
+/* One thread loads a 2-D box of a tensor map into shared memory with cp.async.bulk.tensor,
+   waits on the mbarrier and copies the box's `bytes` to out (clean under ptxas -arch sm_90a). */
+static const char *tma_ptx =
+    ".version 8.0\n"
+    ".target sm_90a\n"
+    ".address_size 64\n"
+    ".visible .entry tma_box(.param .align 64 .b8 tmap[128], .param .u64 out,\n"
+    "    .param .s32 c0, .param .s32 c1, .param .u32 bytes)\n"
+    "{\n"
+    "    .reg .b32 %r<8>;\n"
+    "    .reg .b64 %rd<8>;\n"
+    "    .reg .pred %p<3>;\n"
+    "    .shared .align 128 .b8 box[1024];\n"
+    "    .shared .align 8 .b64 bar;\n"
+    "    mov.u64 %rd1, tmap;\n"
+    "    cvta.param.u64 %rd2, %rd1;\n"
+    "    ld.param.s32 %r1, [c0];\n"
+    "    ld.param.s32 %r2, [c1];\n"
+    "    ld.param.u32 %r3, [bytes];\n"
+    "    griddepcontrol.wait;\n"
+    "    mbarrier.init.shared::cta.b64 [bar], 1;\n"
+    "    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;\n"
+    "    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+    " [box], [%rd2, {%r1, %r2}], [bar];\n"
+    "WAIT:\n"
+    "    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;\n"
+    "    @!%p1 bra WAIT;\n"
+    "    ld.param.u64 %rd4, [out];\n"
+    "    mov.u32 %r4, 0;\n"
+    "COPY:\n"
+    "    mov.u32 %r5, box;\n"
+    "    add.u32 %r5, %r5, %r4;\n"
+    "    ld.shared.u32 %r6, [%r5];\n"
+    "    cvt.u64.u32 %rd5, %r4;\n"
+    "    add.u64 %rd6, %rd4, %rd5;\n"
+    "    st.global.u32 [%rd6], %r6;\n"
+    "    add.u32 %r4, %r4, 4;\n"
+    "    setp.lt.u32 %p2, %r4, %r3;\n"
+    "    @%p2 bra COPY;\n"
+    "    griddepcontrol.launch_dependents;\n"
+    "    ret;\n"
+    "}\n";
+
+/* cuTensorMapEncodeTiled's documented rules (cuda.h), then a tensor copy whose box straddles
+   the tensor's corner, against a host loop: elements outside the tensor are zero. The launch
+   carries the programmatic-dependent-launch attribute. */
+static void tensor_map_test(void) {
+    enum { COLS = 24, ROWS = 10, PITCH = 32, BOX_COLS = 16, BOX_ROWS = 4 };
+    uint32_t host[PITCH * ROWS];
+    for (uint32_t i = 0; i < PITCH * ROWS; i++) host[i] = 3u * i + 1u;
+    CUdeviceptr tensor = 0, out = 0;
+    OK(cuMemAlloc_v2(&tensor, sizeof host));
+    OK(cuMemcpyHtoD_v2(tensor, host, sizeof host));
+    OK(cuMemAlloc_v2(&out, BOX_COLS * BOX_ROWS * 4));
+    uint64_t dims[2] = {COLS, ROWS};
+    uint64_t strides[1] = {PITCH * 4};
+    uint32_t box[2] = {BOX_COLS, BOX_ROWS};
+    uint32_t element_strides[2] = {1, 1};
+    void *address = (void *)(uintptr_t)tensor;
+    static CUtensorMap map;
+    /* UINT32 = 2, FLOAT32 = 7; interleave, swizzle, L2 promotion, OOB fill NONE = 0. */
+    OK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, box, element_strides, 0, 0, 0,
+                              0));
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 0, address, dims, strides, box, element_strides, 0, 0,
+                                 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "tensorRank 0");
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, (char *)address + 8, dims, strides, box,
+                                 element_strides, 0, 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "globalAddress not 16-byte aligned");
+    uint64_t odd_strides[1] = {100};
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, odd_strides, box, element_strides, 0,
+                                 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "globalStrides not a multiple of 16");
+    uint32_t big_box[2] = {16, 257};
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, big_box, element_strides, 0,
+                                 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "boxDim above 256");
+    uint32_t narrow_box[2] = {3, 4};
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, narrow_box, element_strides,
+                                 0, 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "boxDim[0] * 4 not a multiple of 16 bytes");
+    uint32_t wide_strides[2] = {1, 9};
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, box, wide_strides, 0, 0, 0,
+                                 0) == CUDA_ERROR_INVALID_VALUE,
+          "elementStrides above 8");
+    /* 16 words are 64 bytes: more than the 32-byte swizzle (1) allows. */
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, box, element_strides, 0, 1,
+                                 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "box inner dimension above the swizzle span");
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, box, element_strides, 0, 0,
+                                 0, 1) == CUDA_ERROR_INVALID_VALUE,
+          "NaN fill for an integer type");
+    CHECK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, box, element_strides, 1, 0,
+                                 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "interleave with rank 2");
+    static CUtensorMap maps[2];
+    CHECK(cuTensorMapEncodeTiled((CUtensorMap *)((char *)maps + 8), 2, 2, address, dims, strides,
+                                 box, element_strides, 0, 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "tensorMap not 64-byte aligned");
+    OK(cuTensorMapEncodeTiled(&map, 2, 2, address, dims, strides, box, element_strides, 0, 0, 0,
+                              0));
+
+    CUmodule module = NULL;
+    CUfunction function = NULL;
+    OK(cuModuleLoadData(&module, tma_ptx));
+    OK(cuModuleGetFunction(&function, module, "tma_box"));
+    int c0 = 16, c1 = 8;
+    unsigned int bytes = BOX_COLS * BOX_ROWS * 4;
+    void *args[] = {&map, &out, &c0, &c1, &bytes};
+    CUlaunchAttribute pdl;
+    memset(&pdl, 0, sizeof pdl);
+    pdl.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    pdl.value.bytes[0] = 1;
+    CUlaunchConfig config = {1, 1, 1, 1, 1, 1, 0, NULL, &pdl, 1};
+    OK(cuLaunchKernelEx(&config, function, args, NULL));
+    uint32_t got[BOX_COLS * BOX_ROWS];
+    OK(cuMemcpyDtoH_v2(got, out, sizeof got));
+    for (int r = 0; r < BOX_ROWS; r++) {
+        for (int c = 0; c < BOX_COLS; c++) {
+            int x = c0 + c, y = c1 + r;
+            uint32_t want = (x < COLS && y < ROWS) ? host[y * PITCH + x] : 0u;
+            CHECK(got[r * BOX_COLS + c] == want, "tensor box (%d, %d): %u, not %u", r, c,
+                  got[r * BOX_COLS + c], want);
+        }
+    }
+    OK(cuModuleUnload(module));
+    OK(cuMemFree_v2(out));
+    OK(cuMemFree_v2(tensor));
+}
 
 
 /* out[i] = in[ntid - 1 - i] through dynamic shared memory (extern .shared). */
@@ -740,6 +882,8 @@ int main(int argc, char **argv) {
     OK(cuMemcpyDtoH_v2(bytes, later, 16));
     CHECK(bytes[0] == 0x5a && bytes[15] == 0x5a, "memset D8 in a fresh context");
     OK(cuMemFree_v2(later));
+
+    tensor_map_test();
 
     /* cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: clusters of 2x1x1 CTAs. */
     CUmodule cluster_module = NULL;

@@ -47,6 +47,7 @@ pub mod occupancy;
 pub mod report;
 pub mod runtime;
 pub mod semantics;
+pub mod tensor_map;
 pub mod texture;
 pub mod trace;
 

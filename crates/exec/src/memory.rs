@@ -26,10 +26,10 @@ use std::sync::{Arc, OnceLock};
 
 use ptxsim_isa::ops::Space;
 
-use ptxsim_check::program::address::{BUFFER_ALIGN, next_buffer};
+use ptxsim_check::program::address::BUFFER_ALIGN;
 pub use ptxsim_check::program::address::{
     CLUSTER_RANK_STRIDE, CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
-    WINDOW_SIZE, to_generic,
+    WINDOW_SIZE, next_buffer, to_generic,
 };
 
 /// Why an access faulted.

@@ -136,7 +136,13 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Cp => {
-            "`cp.async.bulk.tensor*`, `.multicast::cluster`, `cp.reduce.async.bulk*` (name only)"
+            "`cp.async.bulk.tensor` in im2col mode (traps at run), its sm_100 modes \
+             (`.tile::gather4`, `.im2col::w`, `.cta_group`), `cp.reduce.async.bulk.tensor` \
+             (name only)"
+        }
+        Opcode::Tensormap => {
+            "`tensormap.replace` of `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \
+             `.swizzle_atomicity`, `.fill_mode` (traps at run)"
         }
         Opcode::Mma => {
             "`mma.sp`, sub-byte, single-bit, `.kind::f8f6f4` and `.block_scale` forms (name only)"

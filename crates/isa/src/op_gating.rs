@@ -47,6 +47,11 @@ pub enum OpFeature {
     /// `cp.async.bulk.shared::cta.global` (ptxas 13.5: "Feature 'cp.async.bulk with destination
     /// state space as .shared::cta' requires PTX ISA .version 8.6 or later").
     CpAsyncBulkSharedCta,
+    /// `tensormap.replace` (PTX ISA 8.3, sm_90a; ptxas 13.5: "Instruction 'tensormap.replace'
+    /// not supported on .target 'sm_90'").
+    TensormapReplace,
+    /// `tensormap.cp_fenceproxy` (PTX ISA 8.3, sm_90).
+    TensormapCpFenceproxy,
     /// `setmaxnreg` (ptxas 13.5: "Instruction 'setmaxnreg.inc' not supported on .target
     /// 'sm_90'"; PTX ISA 8.0 on sm_90a, and the arch- and family-specific targets of sm_100 and
     /// later).
@@ -420,6 +425,25 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::CpAsyncBulkSharedCta),
         support: &[Support {
             since: v(8, 6),
+            targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: "tensormap.replace",
+        applies: Applies::Op(OpFeature::TensormapReplace),
+        support: &[Support {
+            since: v(8, 3),
+            targets: TargetSet::Specific {
+                arch: &[90, 100, 101, 103, 110, 120, 121],
+                families: &[100, 110, 120],
+            },
+        }],
+    },
+    Gate {
+        feature: "tensormap.cp_fenceproxy",
+        applies: Applies::Op(OpFeature::TensormapCpFenceproxy),
+        support: &[Support {
+            since: v(8, 3),
             targets: TargetSet::AtLeast(90),
         }],
     },
@@ -1038,6 +1062,9 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (
             OpFeature::CpAsyncBulk,
             OpForm::CpAsyncBulk { .. }
+            | OpForm::CpAsyncBulkTensor { .. }
+            | OpForm::CpReduceAsyncBulk { .. }
+            | OpForm::CpAsyncBulkPrefetchTensor { .. }
             | OpForm::CpAsyncBulkGroup { .. }
             | OpForm::CpAsyncBulkPrefetch { .. },
         ) => Some(Some(0)),
@@ -1046,9 +1073,14 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             OpForm::CpAsyncBulk {
                 destination: Space::Shared,
                 ..
+            }
+            | OpForm::CpAsyncBulkTensor {
+                shared_cta: true, ..
             },
         ) => named("shared::cta").map(Some),
         (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),
+        (OpFeature::TensormapReplace, OpForm::TensormapReplace { .. }) => Some(Some(0)),
+        (OpFeature::TensormapCpFenceproxy, OpForm::TensormapCpFenceproxy) => Some(Some(0)),
         (OpFeature::BarrierClusterRelaxed, OpForm::BarrierCluster { relaxed: true, .. }) => {
             named("relaxed").map(Some)
         }

@@ -491,12 +491,100 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         | OpForm::Mbarrier { .. } => return None,
         OpForm::CpAsyncBulk {
             mbarrier,
+            multicast,
             cache_hint,
             ..
         } => {
             let mut slots = vec![address("[dstMem]"), address("[srcMem]"), fixed_u32("size")];
             if mbarrier {
                 slots.push(address("[mbar]"));
+            }
+            if multicast {
+                slots.push(source("ctaMask", Type::B16));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
+        OpForm::CpAsyncBulkTensor {
+            dims,
+            load,
+            im2col,
+            multicast,
+            cache_hint,
+            ..
+        } => {
+            let mut slots = if load {
+                vec![
+                    address("[dstMem]"),
+                    address("[tensorMap, tensorCoords]"),
+                    address("[mbar]"),
+                ]
+            } else {
+                vec![address("[tensorMap, tensorCoords]"), address("[srcMem]")]
+            };
+            // PTX ISA 9.0, cp.async.bulk.tensor: "im2colOffsets ... a vector of 16-bit
+            // integers", one per spatial dimension (dims - 2); "ctaMask is a 16-bit mask".
+            if load && im2col {
+                slots.push(vector(
+                    "im2colOffsets",
+                    Type::B16,
+                    usize::from(dims) - 2,
+                    false,
+                ));
+            }
+            if multicast {
+                slots.push(source("ctaMask", Type::B16));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
+        OpForm::CpReduceAsyncBulk {
+            global, cache_hint, ..
+        } => {
+            let mut slots = vec![address("[dstMem]"), address("[srcMem]"), fixed_u32("size")];
+            if !global {
+                slots.push(address("[mbar]"));
+            }
+            if cache_hint {
+                slots.push(scalar("cache-policy", false, B64));
+            }
+            slots
+        }
+        OpForm::TensormapReplace { field, .. } => {
+            let mut slots = vec![address("[addr]")];
+            if field.has_ordinal() {
+                slots.push(scalar("ord", false, RegisterRule::Constant));
+            }
+            slots.push(if field.immediate() {
+                scalar("new_val", false, RegisterRule::Constant)
+            } else {
+                source("new_val", field.value_type())
+            });
+            slots
+        }
+        // ptxas 13.5: the size is the constant 128.
+        OpForm::TensormapCpFenceproxy => vec![
+            address("[dst]"),
+            address("[src]"),
+            scalar("size", false, RegisterRule::Constant),
+        ],
+        OpForm::CpAsyncBulkPrefetchTensor {
+            dims,
+            im2col,
+            cache_hint,
+        } => {
+            let mut slots = vec![address("[tensorMap, tensorCoords]")];
+            if im2col {
+                slots.push(vector(
+                    "im2colOffsets",
+                    Type::B16,
+                    usize::from(dims) - 2,
+                    false,
+                ));
             }
             if cache_hint {
                 slots.push(scalar("cache-policy", false, B64));

@@ -399,6 +399,71 @@ pub enum AtomOp {
     Cas,
 }
 
+/// The field of `tensormap.replace` (PTX ISA 9.0, tensormap.replace: `.field1 = {
+/// .global_address, .rank }`, `.field2 = { .box_dim, .global_dim, .global_stride,
+/// .element_stride }`, `.field3 = { .elemtype, .interleave_layout, .swizzle_mode,
+/// .swizzle_atomicity, .fill_mode }`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TensormapField {
+    /// `.global_address` (`.b64`).
+    GlobalAddress,
+    /// `.rank` (the rank less one).
+    Rank,
+    /// `.box_dim` (with `ord`).
+    BoxDim,
+    /// `.global_dim` (with `ord`).
+    GlobalDim,
+    /// `.global_stride` (with `ord`, `.b64`).
+    GlobalStride,
+    /// `.element_stride` (with `ord`).
+    ElementStride,
+    /// `.elemtype`.
+    ElemType,
+    /// `.interleave_layout`.
+    InterleaveLayout,
+    /// `.swizzle_mode`.
+    SwizzleMode,
+    /// `.swizzle_atomicity`.
+    SwizzleAtomicity,
+    /// `.fill_mode`.
+    FillMode,
+}
+
+impl TensormapField {
+    /// Whether the field takes the `ord` operand (`.field2`).
+    pub fn has_ordinal(self) -> bool {
+        matches!(
+            self,
+            TensormapField::BoxDim
+                | TensormapField::GlobalDim
+                | TensormapField::GlobalStride
+                | TensormapField::ElementStride
+        )
+    }
+
+    /// Whether `new_val` must be an immediate (`.field3`: "the operand new_val must be an
+    /// immediate").
+    pub fn immediate(self) -> bool {
+        matches!(
+            self,
+            TensormapField::ElemType
+                | TensormapField::InterleaveLayout
+                | TensormapField::SwizzleMode
+                | TensormapField::SwizzleAtomicity
+                | TensormapField::FillMode
+        )
+    }
+
+    /// "When .field is specified as .global_address or .global_stride, .type must be .b64.
+    /// Otherwise, .type must be .b32."
+    pub fn value_type(self) -> Type {
+        match self {
+            TensormapField::GlobalAddress | TensormapField::GlobalStride => Type::B64,
+            _ => Type::B32,
+        }
+    }
+}
+
 /// The selector mode of `prmt` (PTX ISA 9.7.9.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PrmtMode {
@@ -702,7 +767,67 @@ pub enum OpForm {
         source: Space,
         /// `.mbarrier::complete_tx::bytes` (else `.bulk_group`).
         mbarrier: bool,
+        /// `.multicast::cluster` (from `.global` to `.shared::cluster`): a `ctaMask` operand
+        /// after `[mbar]`.
+        multicast: bool,
         /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
+    /// `cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast::cluster}
+    /// {.level::cache_hint}` (PTX ISA 9.0, cp.async.bulk.tensor): a box of a tensor described by
+    /// a tensor map, from `.global` to `.shared::cluster` (or `.shared::cta`, PTX ISA 8.6)
+    /// completing on `[mbar]`, `[dstMem], [tensorMap, tensorCoords], [mbar]{, im2colOffsets}
+    /// {, ctaMask}{, cache-policy}`; or from `.shared::cta` to `.global` in a bulk async-group,
+    /// `[tensorMap, tensorCoords], [srcMem]{, cache-policy}`.
+    CpAsyncBulkTensor {
+        /// `.1d` ... `.5d`.
+        dims: u8,
+        /// `.global` is the source (else the destination).
+        load: bool,
+        /// The destination of a load is `.shared::cta` (else `.shared::cluster`).
+        shared_cta: bool,
+        /// `.im2col` (a load) or `.im2col_no_offs` (a store), else `.tile`.
+        im2col: bool,
+        /// `.multicast::cluster`: a `ctaMask` operand.
+        multicast: bool,
+        /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
+    /// `cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp{.noftz}.type
+    /// [dstMem], [srcMem], size{, [mbar]}{, cache-policy}` (PTX ISA 9.0, cp.reduce.async.bulk):
+    /// `size` bytes of `[srcMem]` (`.shared::cta`) reduced element by element into `[dstMem]`,
+    /// in `.shared::cluster` completing on `[mbar]`, or in `.global` in a bulk async-group.
+    CpReduceAsyncBulk {
+        /// `.global` is the destination (else `.shared::cluster`).
+        global: bool,
+        /// `.redOp`.
+        op: AtomOp,
+        /// `.type`.
+        ty: Type,
+        /// `.L2::cache_hint`: the last operand is a cache policy.
+        cache_hint: bool,
+    },
+    /// `tensormap.replace.tile.field{.ss}.b1024.type [addr]{, ord}, new_val` (PTX ISA 9.0,
+    /// tensormap.replace): one field of the tensor map at `addr` replaced.
+    TensormapReplace {
+        /// `.field`.
+        field: TensormapField,
+        /// `.ss`: `Global`, `Shared` (`.shared::cta`) or `Generic` (none).
+        space: Space,
+    },
+    /// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+    /// [dst], [src], size` (PTX ISA 9.0, tensormap.cp_fenceproxy): a 128-byte tensor map copied
+    /// from shared to global memory, then a release proxy fence.
+    TensormapCpFenceproxy,
+    /// `cp.async.bulk.prefetch.tensor.dim.L2.global{.load_mode}{.L2::cache_hint}
+    /// [tensorMap, tensorCoords]{, im2colOffsets}{, cache-policy}` (PTX ISA 9.0,
+    /// cp.async.bulk.prefetch.tensor): a hint.
+    CpAsyncBulkPrefetchTensor {
+        /// `.1d` ... `.5d`.
+        dims: u8,
+        /// `.im2col`.
+        im2col: bool,
+        /// `.L2::cache_hint`.
         cache_hint: bool,
     },
     /// `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read} N` (PTX ISA 9.0,
@@ -1115,6 +1240,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             c.single_type(opcode, &[Type::U32])?;
             Ok(OpForm::Nanosleep)
         }
+        Opcode::Tensormap => decode_tensormap(modifiers),
         Opcode::Tex => crate::texture::decode_tex(modifiers).map(OpForm::Tex),
         Opcode::Tld4 => crate::texture::decode_tld4(modifiers).map(OpForm::Tex),
         Opcode::Txq => {
@@ -1136,7 +1262,6 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Stackrestore
         | Opcode::Stacksave
         | Opcode::Tcgen05
-        | Opcode::Tensormap
         | Opcode::Vabsdiff
         | Opcode::Vabsdiff2
         | Opcode::Vabsdiff4
@@ -3140,12 +3265,46 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] => {
             return Ok(OpForm::CpAsyncBulkPrefetch { cache_hint: true });
         }
+        [
+            "async",
+            "bulk",
+            "prefetch",
+            "tensor",
+            dims,
+            "L2",
+            "global",
+            rest @ ..,
+        ] => {
+            return decode_cp_async_bulk_prefetch_tensor(dims, rest);
+        }
+        [
+            "async",
+            "bulk",
+            "tensor",
+            dims,
+            destination,
+            source,
+            rest @ ..,
+        ] => {
+            return decode_cp_async_bulk_tensor(dims, destination, source, rest);
+        }
         ["async", "bulk", destination, source, completion, rest @ ..]
             if !matches!(*destination, "tensor" | "prefetch") =>
         {
             return decode_cp_async_bulk(modifiers, destination, source, completion, rest);
         }
-        // The tensor and reduction forms: known by name only.
+        [
+            "reduce",
+            "async",
+            "bulk",
+            destination,
+            source,
+            completion,
+            rest @ ..,
+        ] if *destination != "tensor" => {
+            return decode_cp_reduce_async_bulk(destination, source, completion, rest);
+        }
+        // The tensor reductions: known by name only.
         ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
@@ -3206,7 +3365,8 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 /// (PTX ISA 9.0, cp.async.bulk): `.shared::cluster.global.mbarrier::complete_tx::bytes` (also
 /// `.shared::cta` as the destination, PTX ISA 8.6), `.shared::cluster.shared::cta.mbarrier::
 /// complete_tx::bytes`, `.global.shared::cta.bulk_group`; `.L2::cache_hint` on the forms that
-/// read or write `.global`. `.multicast::cluster` and `.cp_mask` (sm_100) are not run.
+/// read or write `.global`; `.multicast::cluster` on the one from `.global` to
+/// `.shared::cluster`. `.cp_mask` (sm_100) is not run.
 fn decode_cp_async_bulk(
     modifiers: &[&str],
     destination: &str,
@@ -3237,7 +3397,7 @@ fn decode_cp_async_bulk(
             ));
         }
     };
-    let mut cache_hint = false;
+    let (mut cache_hint, mut multicast) = (false, false);
     for (offset, &m) in rest.iter().enumerate() {
         let index = 5 + offset;
         match m {
@@ -3251,7 +3411,18 @@ fn decode_cp_async_bulk(
                 }
                 cache_hint = true;
             }
-            "multicast::cluster" | "cp_mask" => {
+            "multicast::cluster"
+                if destination == Space::SharedCluster && source == Space::Global =>
+            {
+                if std::mem::replace(&mut multicast, true) {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::DuplicateModifier,
+                        Some(index),
+                        ".multicast::cluster appears twice",
+                    ));
+                }
+            }
+            "cp_mask" => {
                 return Err(DecodeError::new(
                     DecodeErrorKind::UnsupportedInstruction(opcode),
                     Some(index),
@@ -3265,6 +3436,346 @@ fn decode_cp_async_bulk(
         destination,
         source,
         mbarrier,
+        multicast,
+        cache_hint,
+    })
+}
+
+/// `cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast::cluster}
+/// {.level::cache_hint}` (PTX ISA 9.0, cp.async.bulk.tensor): `.dim = { .1d, .2d, .3d, .4d, .5d }`;
+/// global to shared: `.dst = { .shared::cluster, .shared::cta }`, `.load_mode = { .tile,
+/// .im2col }` (im2col needs 3 dimensions or more), `.mbarrier::complete_tx::bytes`; shared to
+/// global: `.global.shared::cta`, `.load_mode = { .tile, .im2col_no_offs }`, `.bulk_group`. The
+/// modifiers after the spaces come in any order, each once. `.tile::gather4`, `.tile::scatter4`,
+/// `.im2col::w{::128}` and `.cta_group` (sm_100) are not run.
+fn decode_cp_async_bulk_tensor(
+    dims: &str,
+    destination: &str,
+    source: &str,
+    rest: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cp;
+    let dims = match dims {
+        "1d" => 1,
+        "2d" => 2,
+        "3d" => 3,
+        "4d" => 4,
+        "5d" => 5,
+        other => {
+            return Err(not_a_modifier(
+                3,
+                other,
+                "cp.async.bulk.tensor (.1d ... .5d)",
+            ));
+        }
+    };
+    let (load, shared_cta) = match (destination, source) {
+        ("shared::cluster", "global") => (true, false),
+        ("shared::cta", "global") => (true, true),
+        ("global", "shared::cta") => (false, false),
+        _ => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(4),
+                format!(
+                    "cp.async.bulk.tensor.{destination}.{source}: the copies are                      .shared::cluster.global, .shared::cta.global and .global.shared::cta"
+                ),
+            ));
+        }
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let (mut im2col, mut completion, mut multicast, mut cache_hint) = (false, false, false, false);
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 6 + offset;
+        let group = match m {
+            "tile" => "mode",
+            "im2col" if load => "mode",
+            "im2col_no_offs" if !load => "mode",
+            "mbarrier::complete_tx::bytes" if load => "completion",
+            "bulk_group" if !load => "completion",
+            "multicast::cluster" if load => "multicast",
+            "L2::cache_hint" => "hint",
+            "tile::gather4" | "tile::scatter4" | "im2col::w" | "im2col::w::128"
+            | "cta_group::1" | "cta_group::2" => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedInstruction(opcode),
+                    Some(index),
+                    format!(
+                        "cp.async.bulk.tensor with .{m} (sm_100) is not supported by ptxsim yet"
+                    ),
+                ));
+            }
+            _ => return Err(not_a_modifier(index, m, "cp.async.bulk.tensor here")),
+        };
+        if seen.contains(&group) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!("cp.async.bulk.tensor takes one {group} modifier (.{m} is a second)"),
+            ));
+        }
+        seen.push(group);
+        match group {
+            "mode" => im2col = m != "tile",
+            "completion" => completion = true,
+            "multicast" => multicast = true,
+            _ => cache_hint = true,
+        }
+    }
+    if !completion {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            if load {
+                "cp.async.bulk.tensor from .global needs .mbarrier::complete_tx::bytes"
+            } else {
+                "cp.async.bulk.tensor to .global needs .bulk_group"
+            },
+        ));
+    }
+    if im2col && dims < 3 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(3),
+            "cp.async.bulk.tensor im2col mode needs 3 dimensions or more",
+        ));
+    }
+    Ok(OpForm::CpAsyncBulkTensor {
+        dims,
+        load,
+        shared_cta,
+        im2col,
+        multicast,
+        cache_hint,
+    })
+}
+
+/// `cp.async.bulk.prefetch.tensor.dim.L2.global{.load_mode}{.L2::cache_hint}` (PTX ISA 9.0,
+/// cp.async.bulk.prefetch.tensor): `.load_mode = { .tile, .im2col }` (im2col from 3
+/// dimensions).
+fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpForm, DecodeError> {
+    let dims = match dims {
+        "1d" => 1,
+        "2d" => 2,
+        "3d" => 3,
+        "4d" => 4,
+        "5d" => 5,
+        other => return Err(not_a_modifier(4, other, "cp.async.bulk.prefetch.tensor")),
+    };
+    let (mut mode, mut cache_hint) = (None, false);
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 7 + offset;
+        let repeated = match m {
+            "tile" | "im2col" => mode.replace(m == "im2col").is_some(),
+            "L2::cache_hint" => std::mem::replace(&mut cache_hint, true),
+            _ => return Err(not_a_modifier(index, m, "cp.async.bulk.prefetch.tensor")),
+        };
+        if repeated {
+            return Err(DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} appears twice or with another load mode"),
+            ));
+        }
+    }
+    let im2col = mode.unwrap_or(false);
+    if im2col && dims < 3 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(4),
+            "im2col mode needs 3 dimensions or more",
+        ));
+    }
+    Ok(OpForm::CpAsyncBulkPrefetchTensor {
+        dims,
+        im2col,
+        cache_hint,
+    })
+}
+
+/// `tensormap.replace.mode.field{.ss}.b1024.type` and `tensormap.cp_fenceproxy.cp_qualifiers.
+/// fence_qualifiers.sync.aligned` (PTX ISA 9.0, tensormap.replace, tensormap.cp_fenceproxy):
+/// `.mode = { .tile }`, `.ss = { .global, .shared::cta }`, `.type` `.b64` for
+/// `.global_address` and `.global_stride`, else `.b32`; `.cp_qualifiers = {
+/// .global.shared::cta }`, `.fence_qualifiers = { .tensormap::generic.release.scope }`, `.scope
+/// = { .cta, .cluster, .gpu, .sys }`.
+fn decode_tensormap(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Tensormap;
+    match modifiers {
+        [
+            "cp_fenceproxy",
+            "global",
+            "shared::cta",
+            "tensormap::generic",
+            "release",
+            scope,
+            "sync",
+            "aligned",
+        ] if matches!(*scope, "cta" | "cluster" | "gpu" | "sys") => {
+            Ok(OpForm::TensormapCpFenceproxy)
+        }
+        ["replace", "tile", field, rest @ ..] => {
+            let field = match *field {
+                "global_address" => TensormapField::GlobalAddress,
+                "rank" => TensormapField::Rank,
+                "box_dim" => TensormapField::BoxDim,
+                "global_dim" => TensormapField::GlobalDim,
+                "global_stride" => TensormapField::GlobalStride,
+                "element_stride" => TensormapField::ElementStride,
+                "elemtype" => TensormapField::ElemType,
+                "interleave_layout" => TensormapField::InterleaveLayout,
+                "swizzle_mode" => TensormapField::SwizzleMode,
+                "swizzle_atomicity" => TensormapField::SwizzleAtomicity,
+                "fill_mode" => TensormapField::FillMode,
+                other => return Err(not_a_modifier(2, other, "tensormap.replace (a field)")),
+            };
+            let (space, tail) = match rest {
+                ["global", tail @ ..] => (Space::Global, tail),
+                ["shared::cta", tail @ ..] => (Space::Shared, tail),
+                tail => (Space::Generic, tail),
+            };
+            let index = 2 + rest.len() - tail.len() + 1;
+            match tail {
+                ["b1024", ty] if Type::from_name(ty) == Some(field.value_type()) => {
+                    Ok(OpForm::TensormapReplace { field, space })
+                }
+                _ => Err(DecodeError::new(
+                    DecodeErrorKind::UnsupportedTypes,
+                    Some(index),
+                    format!(
+                        "tensormap.replace of this field is .b1024.{}",
+                        field.value_type()
+                    ),
+                )),
+            }
+        }
+        _ => Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            (!modifiers.is_empty()).then_some(0),
+            format!(
+                "{opcode}.{} is no tensormap.replace.tile or \
+                 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release form",
+                modifiers.join(".")
+            ),
+        )),
+    }
+}
+
+/// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk), non-tensor:
+/// `.shared::cluster.shared::cta.mbarrier::complete_tx::bytes` or `.global.shared::cta.bulk_group
+/// {.L2::cache_hint}`, then `.redOp{.noftz}.type`. The operation and type pairs are those
+/// ptxas 13.5 accepts (`-arch sm_90`): into `.shared::cluster`, `.and`/`.or`/`.xor` on `.b32`,
+/// `.add` on `.u32 .s32 .u64`, `.inc`/`.dec` on `.u32`, `.min`/`.max` on `.u32 .s32`; into
+/// `.global` also `.b64` for the bitwise ones, `.add` on `.f32 .f64` and (with `.noftz`)
+/// `.f16 .bf16`, `.min`/`.max` on `.u64 .s64 .f16 .bf16`.
+fn decode_cp_reduce_async_bulk(
+    destination: &str,
+    source: &str,
+    completion: &str,
+    rest: &[&str],
+) -> Result<OpForm, DecodeError> {
+    let opcode = Opcode::Cp;
+    let global = match (destination, source, completion) {
+        ("global", "shared::cta", "bulk_group") => true,
+        ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes") => false,
+        _ => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                Some(3),
+                format!(
+                    "cp.reduce.async.bulk.{destination}.{source}.{completion}: the forms are \
+                     .global.shared::cta.bulk_group and \
+                     .shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+                ),
+            ));
+        }
+    };
+    let (mut cache_hint, mut noftz, mut op, mut ty) = (false, false, None, None);
+    for (offset, &m) in rest.iter().enumerate() {
+        let index = 6 + offset;
+        let duplicate = || {
+            DecodeError::new(
+                DecodeErrorKind::DuplicateModifier,
+                Some(index),
+                format!(".{m} appears twice or with another of its kind"),
+            )
+        };
+        let reduction = match m {
+            "and" => Some(AtomOp::And),
+            "or" => Some(AtomOp::Or),
+            "xor" => Some(AtomOp::Xor),
+            "add" => Some(AtomOp::Add),
+            "inc" => Some(AtomOp::Inc),
+            "dec" => Some(AtomOp::Dec),
+            "min" => Some(AtomOp::Min),
+            "max" => Some(AtomOp::Max),
+            _ => None,
+        };
+        if let Some(reduction) = reduction {
+            if op.replace(reduction).is_some() {
+                return Err(duplicate());
+            }
+        } else if m == "L2::cache_hint" && global {
+            if std::mem::replace(&mut cache_hint, true) {
+                return Err(duplicate());
+            }
+        } else if m == "noftz" {
+            if std::mem::replace(&mut noftz, true) {
+                return Err(duplicate());
+            }
+        } else if let Some(t) = Type::from_name(m) {
+            if ty.replace(t).is_some() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::ExtraType,
+                    Some(index),
+                    "one type",
+                ));
+            }
+        } else {
+            return Err(not_a_modifier(index, m, "cp.reduce.async.bulk"));
+        }
+    }
+    let (Some(op), Some(ty)) = (op, ty) else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::MissingType,
+            None,
+            "cp.reduce.async.bulk needs a reduction (.add, .min, ...) and a type",
+        ));
+    };
+    let valid = match op {
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => ty == Type::B32 || (global && ty == Type::B64),
+        AtomOp::Add => {
+            matches!(ty, Type::U32 | Type::S32 | Type::U64)
+                || (global && matches!(ty, Type::F32 | Type::F64))
+                || (global && noftz && matches!(ty, Type::F16 | Type::Bf16))
+        }
+        AtomOp::Inc | AtomOp::Dec => ty == Type::U32,
+        AtomOp::Min | AtomOp::Max => {
+            matches!(ty, Type::U32 | Type::S32)
+                || (global && matches!(ty, Type::U64 | Type::S64 | Type::F16 | Type::Bf16))
+        }
+        AtomOp::Exch | AtomOp::Cas => false,
+    };
+    let noftz_fits = !noftz || (op == AtomOp::Add && matches!(ty, Type::F16 | Type::Bf16));
+    if !valid || !noftz_fits {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            None,
+            format!(
+                "cp.reduce.async.bulk into {} has no {op:?}{} on .{ty}",
+                if global {
+                    ".global"
+                } else {
+                    ".shared::cluster"
+                },
+                if noftz { ".noftz" } else { "" }
+            ),
+        ));
+    }
+    Ok(OpForm::CpReduceAsyncBulk {
+        global,
+        op,
+        ty,
         cache_hint,
     })
 }

@@ -29,9 +29,10 @@ use ptxsim_syntax::span::Span;
 use super::address::{FUNCTION_BASE, FUNCTION_STRIDE, next_buffer, to_generic};
 use super::cvt::{self, CvtOp};
 use super::{
-    Axis, ClusterDirectives, ConstVariable, Destination, GlobalVariable, Guard, Instruction,
-    InstructionKind, IntExtraOp, Location, MemoryOperand, Param, PredicateSource, Program,
-    RegisterId, RegisterInfo, RuntimeFunction, Source, SpecialRegister, THREAD_PARAM_BASE, mask,
+    Axis, BulkTensorInstruction, ClusterDirectives, ConstVariable, Destination, GlobalVariable,
+    Guard, Instruction, InstructionKind, IntExtraOp, Location, MemoryOperand, Param,
+    PredicateSource, Program, RegisterId, RegisterInfo, RuntimeFunction, Source, SpecialRegister,
+    THREAD_PARAM_BASE, mask,
 };
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::names::Found;
@@ -1720,6 +1721,7 @@ impl<'m> Builder<'m> {
                 destination,
                 source,
                 mbarrier,
+                multicast,
                 ..
             } => InstructionKind::CpAsyncBulk {
                 destination_space: destination,
@@ -1732,8 +1734,70 @@ impl<'m> Builder<'m> {
                 } else {
                     None
                 },
+                cta_mask: if multicast {
+                    Some(self.source(&operands[4], Type::B16)?)
+                } else {
+                    None
+                },
             },
+            OpForm::CpAsyncBulkTensor {
+                dims,
+                load,
+                im2col,
+                multicast,
+                ..
+            } => self.bulk_tensor(operands, dims, load, im2col, multicast)?,
+            OpForm::CpReduceAsyncBulk { global, op, ty, .. } => {
+                InstructionKind::CpReduceAsyncBulk {
+                    op,
+                    ty,
+                    global,
+                    destination: self.memory_operand(&operands[0])?,
+                    source: self.memory_operand(&operands[1])?,
+                    size: self.source(&operands[2], Type::U32)?,
+                    mbarrier: if global {
+                        None
+                    } else {
+                        Some(self.memory_operand(&operands[3])?)
+                    },
+                }
+            }
+            OpForm::TensormapReplace { field, space } => {
+                let (ordinal, value) = if field.has_ordinal() {
+                    count(3)?;
+                    let Source::Immediate(ordinal) = self.source(&operands[1], Type::U32)? else {
+                        return Err("ord must be an integer constant".into());
+                    };
+                    (ordinal as u32, &operands[2])
+                } else {
+                    count(2)?;
+                    (0, &operands[1])
+                };
+                InstructionKind::TensormapReplace {
+                    field,
+                    space,
+                    address: self.memory_operand(&operands[0])?,
+                    ordinal,
+                    value: self.source(value, field.value_type())?,
+                }
+            }
+            // PTX ISA 9.0, tensormap.cp_fenceproxy: "copies the tensor-map object from source
+            // ... to destination" (`.shared::cta` to `.global`) and then the release proxy
+            // fence, which has nothing to order when every access takes effect at issue.
+            OpForm::TensormapCpFenceproxy => {
+                count(3)?;
+                InstructionKind::CpAsyncBulk {
+                    destination_space: Space::Global,
+                    source_space: Space::Shared,
+                    destination: self.memory_operand(&operands[0])?,
+                    source: self.memory_operand(&operands[1])?,
+                    size: self.source(&operands[2], Type::U32)?,
+                    mbarrier: None,
+                    cta_mask: None,
+                }
+            }
             // Copies complete as they are issued: nothing to commit, wait for or prefetch.
+            OpForm::CpAsyncBulkPrefetchTensor { .. } => InstructionKind::Fence,
             OpForm::CpAsyncBulkGroup { .. } | OpForm::CpAsyncBulkPrefetch { .. } => {
                 InstructionKind::Fence
             }
@@ -2815,6 +2879,86 @@ impl<'m> Builder<'m> {
             _ => return Err("not a texture or surface instruction".into()),
         };
         Ok(InstructionKind::Texture(Box::new(instruction)))
+    }
+
+    /// `cp.async.bulk.tensor` (PTX ISA 9.0): a load `[dstMem], [tensorMap, tensorCoords],
+    /// [mbar]{, im2colOffsets}{, ctaMask}{, cache-policy}`, a store `[tensorMap, tensorCoords],
+    /// [srcMem]{, cache-policy}`. `tensorMap` is a `.u64` register holding its generic address,
+    /// or the name of a variable (its generic address).
+    fn bulk_tensor(
+        &self,
+        operands: &[Operand],
+        dims: u8,
+        load: bool,
+        im2col: bool,
+        multicast: bool,
+    ) -> Result<InstructionKind, String> {
+        let tensor = if load {
+            operands.get(1)
+        } else {
+            operands.first()
+        };
+        let Some(Operand::AddressList(items)) = tensor else {
+            return Err("the tensor operand must be `[tensorMap, tensorCoords]`".into());
+        };
+        let [map, coordinates] = items.value.as_slice() else {
+            return Err("the tensor operand must be `[tensorMap, {c0, ...}]`".into());
+        };
+        let tensor_map = match map {
+            Operand::Name(name) => match self.resolve_name(name) {
+                Some(Resolved::Address(space, address, _)) => {
+                    Source::Immediate(u128::from(to_generic(space, address)))
+                }
+                _ => self.source(map, Type::U64)?,
+            },
+            other => self.source(other, Type::U64)?,
+        };
+        let coordinates = match coordinates {
+            Operand::Vector(elements) => self.vector_sources(&elements.value, Type::S32)?,
+            single => vec![self.source(single, Type::S32)?],
+        };
+        if coordinates.len() != usize::from(dims) {
+            return Err(format!(
+                "a .{dims}d copy takes {dims} tensor coordinates, not {}",
+                coordinates.len()
+            ));
+        }
+        let shared = self.memory_operand(&operands[if load { 0 } else { 1 }])?;
+        let mut rest = operands.iter().skip(if load { 3 } else { 2 });
+        let mbarrier = if load {
+            Some(self.memory_operand(operands.get(2).ok_or("no [mbar] operand")?)?)
+        } else {
+            None
+        };
+        let im2col_offsets = if load && im2col {
+            match rest.next() {
+                Some(Operand::Vector(elements)) => {
+                    self.vector_sources(&elements.value, Type::B16)?
+                }
+                Some(single) => vec![self.source(single, Type::B16)?],
+                None => return Err("no im2colOffsets operand".into()),
+            }
+        } else {
+            Vec::new()
+        };
+        let cta_mask = if multicast {
+            Some(self.source(rest.next().ok_or("no ctaMask operand")?, Type::B16)?)
+        } else {
+            None
+        };
+        Ok(InstructionKind::BulkTensor(Box::new(
+            BulkTensorInstruction {
+                dims,
+                load,
+                im2col,
+                shared,
+                tensor_map,
+                coordinates,
+                mbarrier,
+                im2col_offsets,
+                cta_mask,
+            },
+        )))
     }
 
     fn vector_sources(&self, elements: &[Operand], ty: Type) -> Result<Vec<Source>, String> {

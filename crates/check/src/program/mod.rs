@@ -436,6 +436,30 @@ pub struct TextureInstruction {
     pub sources: Vec<Source>,
 }
 
+/// `cp.async.bulk.tensor` (PTX ISA 9.0, cp.async.bulk.tensor): a box of the tensor that the
+/// tensor map describes, between global memory and shared memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BulkTensorInstruction {
+    /// `.1d` ... `.5d`: the number of coordinates.
+    pub dims: u8,
+    /// From `.global` to shared memory (else from `.shared::cta` to `.global`).
+    pub load: bool,
+    /// `.im2col` / `.im2col_no_offs` (else `.tile`).
+    pub im2col: bool,
+    /// `[dstMem]` of a load, `[srcMem]` of a store.
+    pub shared: MemoryOperand,
+    /// `tensorMap`: the generic address of the 128-byte tensor map.
+    pub tensor_map: Source,
+    /// `tensorCoords`: `.s32` values, the innermost dimension first.
+    pub coordinates: Vec<Source>,
+    /// `[mbar]` of a load.
+    pub mbarrier: Option<MemoryOperand>,
+    /// `im2colOffsets`: 16-bit values, one per spatial dimension.
+    pub im2col_offsets: Vec<Source>,
+    /// `ctaMask` of `.multicast::cluster`.
+    pub cta_mask: Option<Source>,
+}
+
 /// What an instruction does. The executor matches on this without a wildcard arm.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InstructionKind {
@@ -921,7 +945,44 @@ pub enum InstructionKind {
         size: Source,
         /// `[mbar]` (a `.shared::cluster` address), for `.mbarrier::complete_tx::bytes`.
         mbarrier: Option<MemoryOperand>,
+        /// `ctaMask` of `.multicast::cluster`.
+        cta_mask: Option<Source>,
     },
+    /// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk): each `ty` element of the
+    /// `size` bytes at `source` (`.shared::cta`) combined by `op` into the one at
+    /// `destination` (`.global`, or `.shared::cluster` then `complete_tx` on `mbarrier`).
+    CpReduceAsyncBulk {
+        /// The reduction.
+        op: ptxsim_isa::ops::AtomOp,
+        /// The element type.
+        ty: Type,
+        /// The destination is `.global` (else `.shared::cluster`).
+        global: bool,
+        /// `[dstMem]`.
+        destination: MemoryOperand,
+        /// `[srcMem]`.
+        source: MemoryOperand,
+        /// `size`.
+        size: Source,
+        /// `[mbar]`, for the `.shared::cluster` form.
+        mbarrier: Option<MemoryOperand>,
+    },
+    /// `tensormap.replace` (PTX ISA 9.0, tensormap.replace): one field of the tensor map at
+    /// `address` (in `space`) replaced by `value`.
+    TensormapReplace {
+        /// The field.
+        field: ptxsim_isa::ops::TensormapField,
+        /// `.global`, `.shared::cta` or generic.
+        space: Space,
+        /// `[addr]`.
+        address: MemoryOperand,
+        /// `ord` (0 for the fields without one).
+        ordinal: u32,
+        /// `new_val`.
+        value: Source,
+    },
+    /// `cp.async.bulk.tensor` ([`BulkTensorInstruction`]).
+    BulkTensor(Box<BulkTensorInstruction>),
     /// `barrier.cluster.arrive` / `barrier.cluster.wait` (PTX ISA 9.0, barrier.cluster).
     BarrierCluster {
         /// `.arrive` (else `.wait`).
@@ -1330,6 +1391,9 @@ impl InstructionKind {
             | InstructionKind::Texture(_)
             | InstructionKind::Mapa { .. }
             | InstructionKind::CpAsyncBulk { .. }
+            | InstructionKind::BulkTensor(_)
+            | InstructionKind::CpReduceAsyncBulk { .. }
+            | InstructionKind::TensormapReplace { .. }
             | InstructionKind::Getctarank { .. }
             | InstructionKind::Isspacep { .. }
             | InstructionKind::Fence => true,

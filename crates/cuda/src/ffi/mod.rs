@@ -273,6 +273,8 @@ mod texture;
 mod link;
 // Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap, ...).
 mod vmm;
+// Tensor maps (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col, cuTensorMapReplaceAddress).
+mod tensor_map;
 
 calls! {
     /// `cuInit`: reads the environment (`PTXSIM_TARGET`, `PTXSIM_MAX_STEPS`,

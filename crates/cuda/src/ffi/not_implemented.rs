@@ -293,10 +293,7 @@ not_supported! {
     cuStreamWriteValue64_v2
     cuSurfRefGetArray
     cuSurfRefSetArray
-    cuTensorMapEncodeIm2col
     cuTensorMapEncodeIm2colWide
-    cuTensorMapEncodeTiled
-    cuTensorMapReplaceAddress
     cuTensorMapSetAllocationClass
     cuTexObjectGetResourceViewDesc
     cuTexObjectGetTextureDesc

@@ -514,6 +514,12 @@ pub struct LaunchAttribute {
 /// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE`, `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
 const ATTRIBUTE_COOPERATIVE: c_int = 2;
 const ATTRIBUTE_CLUSTER_DIMENSION: c_int = 4;
+/// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`, `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT`:
+/// programmatic dependent launch, which lets a kernel start before the previous one on its
+/// stream has finished (`griddepcontrol.wait` then waits for it). Every launch here runs to
+/// completion before the next one starts, so the order they ask for holds already.
+const ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: c_int = 6;
+const ATTRIBUTE_PROGRAMMATIC_EVENT: c_int = 7;
 
 /// The memory pool handle of device `device` (`cuDeviceGetDefaultMemPool`): a number, never
 /// dereferenced.
@@ -625,6 +631,7 @@ calls! {
                 ATTRIBUTE_CLUSTER_DIMENSION => {
                     cluster = Some([attribute.value[0], attribute.value[1], attribute.value[2]]);
                 }
+                ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION | ATTRIBUTE_PROGRAMMATIC_EVENT => {}
                 _ => {}
             }
         }

@@ -218,7 +218,10 @@ impl Executor<'_, '_> {
     /// issued; with `.mbarrier::complete_tx::bytes` "the complete-tx operation, with
     /// completeCount argument equal to amount of data copied in bytes, will be performed on the
     /// mbarrier object specified by the operand mbar" (then, as for `mbarrier.complete_tx`).
-    /// A `.bulk_group` copy needs nothing more: `cp.async.bulk.wait_group` finds it done.
+    /// A `.bulk_group` copy needs nothing more: `cp.async.bulk.wait_group` finds it done. With
+    /// `.multicast::cluster`, "the source data is multicast to the same CTA-relative offset as
+    /// dstMem in the shared memory of each destination CTA", the CTAs whose `%cluster_ctarank`
+    /// bit is set in `ctaMask`, and so is the complete-tx on `[mbar]`.
     #[inline(always)]
     pub(super) fn cp_async_bulk(
         &mut self,
@@ -227,7 +230,7 @@ impl Executor<'_, '_> {
         (destination_space, destination): (Space, MemoryOperand),
         (source_space, source): (Space, MemoryOperand),
         size: Source,
-        mbarrier: Option<MemoryOperand>,
+        (mbarrier, cta_mask): (Option<MemoryOperand>, Option<Source>),
     ) {
         'lanes: for &lane in lanes {
             let bytes = self.read_bits(lane, size, 32);
@@ -242,6 +245,24 @@ impl Executor<'_, '_> {
                 self.trap(lane, instruction, message);
                 continue;
             }
+            // Where the bytes go: `dst`, or its offset in each CTA of the mask.
+            let targets: Vec<u64> = match cta_mask {
+                Some(mask) => {
+                    let mask = self.read_bits(lane, mask, 16);
+                    (0..u64::from(self.cluster.size))
+                        .filter(|rank| mask >> rank & 1 == 1)
+                        .map(|rank| (rank + 1) * CLUSTER_RANK_STRIDE)
+                        .collect()
+                }
+                None => vec![0],
+            };
+            let relative = |base: u64, at: u64| {
+                if cta_mask.is_some() {
+                    base + at % CLUSTER_RANK_STRIDE
+                } else {
+                    at
+                }
+            };
             for at in (0..bytes).step_by(8) {
                 let value = match self.load(lane, source_space, src + at, 8) {
                     Ok(value) => value,
@@ -250,25 +271,95 @@ impl Executor<'_, '_> {
                         continue 'lanes;
                     }
                 };
-                if let Err(fault) = self.store(lane, destination_space, dst + at, 8, value) {
-                    self.fault(lane, instruction, fault);
-                    continue 'lanes;
+                for &base in &targets {
+                    let to = relative(base, dst) + at;
+                    if let Err(fault) = self.store(lane, destination_space, to, 8, value) {
+                        self.fault(lane, instruction, fault);
+                        continue 'lanes;
+                    }
                 }
             }
             let Some(mbarrier) = mbarrier else {
                 continue;
             };
             let at = self.address(lane, mbarrier);
-            let count = bytes as i64;
-            let update = |old: u64, _global: bool| {
-                MbarrierObject::decode(old)
-                    .apply(MbarrierOp::CompleteTx, count)
-                    .map_or(old, MbarrierObject::encode)
-            };
-            if let Err(fault) = self.atomic(lane, Space::SharedCluster, at, 8, update) {
-                self.fault(lane, instruction, fault);
+            for &base in &targets {
+                if let Err(fault) = self.complete_tx(lane, relative(base, at), bytes as i64) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
             }
         }
+    }
+
+    /// `cp.reduce.async.bulk` (PTX ISA 9.0, cp.reduce.async.bulk): "performs an element-wise
+    /// reduction operation .redOp ... on the data at srcMem and dstMem and writes the result to
+    /// dstMem"; size a multiple of 16 and both addresses 16-byte aligned (else the lane traps),
+    /// each element combined as `red` combines it ([`alu::atom`]: `.add.f32` into `.global`
+    /// flushes subnormals, `.add.noftz.f16`/`.bf16` keep them, `.inc`/`.dec` wrap at the source
+    /// element). Completes at issue, with the complete-tx of the `.shared::cluster` form.
+    #[inline(always)]
+    pub(super) fn cp_reduce_async_bulk(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (op, ty, global): (AtomOp, Type, bool),
+        (destination, source): (MemoryOperand, MemoryOperand),
+        size: Source,
+        mbarrier: Option<MemoryOperand>,
+    ) {
+        let space = if global {
+            Space::Global
+        } else {
+            Space::SharedCluster
+        };
+        let element = ty.bits() / 8;
+        'lanes: for &lane in lanes {
+            let bytes = self.read_bits(lane, size, 32);
+            let dst = self.address(lane, destination);
+            let src = self.address(lane, source);
+            if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
+                let message = format!(
+                    "`{}`: size ({bytes}) and addresses ({dst:#x}, {src:#x}) must be multiples \
+                     of 16",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for at in (0..bytes).step_by(element as usize) {
+                let value = match self.load(lane, Space::Shared, src + at, element) {
+                    Ok(value) => value as u64,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue 'lanes;
+                    }
+                };
+                let update = |old: u64, global: bool| alu::atom(op, ty, global, old, value, 0);
+                if let Err(fault) = self.atomic(lane, space, dst + at, element, update) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+            if let Some(mbarrier) = mbarrier {
+                let at = self.address(lane, mbarrier);
+                if let Err(fault) = self.complete_tx(lane, at, bytes as i64) {
+                    self.fault(lane, instruction, fault);
+                }
+            }
+        }
+    }
+
+    /// The complete-tx operation of an asynchronous copy on the mbarrier at `.shared::cluster`
+    /// address `at` (as `mbarrier.complete_tx` with `count`, which may complete the phase).
+    pub(super) fn complete_tx(&mut self, lane: usize, at: u64, count: i64) -> Result<(), Fault> {
+        let update = |old: u64, _global: bool| {
+            MbarrierObject::decode(old)
+                .apply(MbarrierOp::CompleteTx, count)
+                .map_or(old, MbarrierObject::encode)
+        };
+        self.atomic(lane, Space::SharedCluster, at, 8, update)
+            .map(|_| ())
     }
 
     /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Destination register d will

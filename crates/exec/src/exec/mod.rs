@@ -75,6 +75,7 @@ mod matrix;
 mod memory;
 mod operands;
 mod runtime;
+mod tensor;
 mod texture;
 mod warp;
 mod wgmma;
@@ -503,11 +504,43 @@ impl Executor<'_, '_> {
                 source,
                 size,
                 mbarrier,
+                cta_mask,
             } => self.cp_async_bulk(
                 instruction,
                 lanes,
                 (*destination_space, *destination),
                 (*source_space, *source),
+                *size,
+                (*mbarrier, *cta_mask),
+            ),
+            InstructionKind::BulkTensor(op) => self.bulk_tensor(instruction, lanes, op),
+            InstructionKind::TensormapReplace {
+                field,
+                space,
+                address,
+                ordinal,
+                value,
+            } => self.tensormap_replace(
+                instruction,
+                lanes,
+                (*field, *space),
+                *address,
+                *ordinal,
+                *value,
+            ),
+            InstructionKind::CpReduceAsyncBulk {
+                op,
+                ty,
+                global,
+                destination,
+                source,
+                size,
+                mbarrier,
+            } => self.cp_reduce_async_bulk(
+                instruction,
+                lanes,
+                (*op, *ty, *global),
+                (*destination, *source),
                 *size,
                 *mbarrier,
             ),

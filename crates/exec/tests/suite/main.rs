@@ -30,6 +30,7 @@ mod sample_traces;
 mod samples;
 mod scalar;
 mod texture;
+mod tma;
 mod warp;
 mod wgmma;
 mod wmma;

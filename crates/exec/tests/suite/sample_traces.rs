@@ -180,6 +180,52 @@ fn launch_trace(
     out
 }
 
+/// The tensor-copy sample (`ptx-samples/cuda/tma.cu`; results are checked in
+/// `crates/exec/tests/suite/tma.rs`): `tma_double` on one CTA over a 32 x 8 tensor of words
+/// (at the first buffer's address), both maps swizzling 128 B.
+fn tma_case(source: &str) -> String {
+    use ptxsim_exec::memory::{GLOBAL_BASE, next_buffer};
+    use ptxsim_exec::tensor_map::TensorMap;
+    let tensor = 32 * 8 * 4u64;
+    let map = |global_address| TensorMap {
+        data_type: 2,
+        rank: 2,
+        global_address,
+        global_dim: [32, 8, 0, 0, 0],
+        global_strides: [128, 0, 0, 0],
+        box_dim: [32, 8, 0, 0, 0],
+        element_strides: [1, 1, 0, 0, 0],
+        swizzle: 3,
+        ..TensorMap::default()
+    };
+    let input: Vec<u8> = (0..tensor as u32 / 4)
+        .flat_map(|i| (i * 3 + 1).to_le_bytes())
+        .collect();
+    let arguments = vec![
+        Argument::Bytes(map(GLOBAL_BASE).encode().to_vec()),
+        Argument::Bytes(
+            map(next_buffer(Some((GLOBAL_BASE, tensor))))
+                .encode()
+                .to_vec(),
+        ),
+        Argument::Buffer(input),
+        Argument::Buffer(vec![0; tensor as usize]),
+        Argument::Scalar {
+            ty: ptxsim_isa::Type::U32,
+            bits: tensor,
+        },
+    ];
+    let program = ptxsim_exec::load(source, Some("tma_double")).expect("tma_double loads");
+    let mut out = format!(
+        "# --entry tma_double --grid 1 --block {BLOCK}: two 32x8 .u32 maps (128-byte swizzle) \
+         over the two buffers\n"
+    );
+    out.push_str(&cut(trace_text(
+        &program, BLOCK, 100_000, arguments, 0, None,
+    )));
+    out
+}
+
 fn annotation<'a>(source: &'a str, key: &str) -> Option<&'a str> {
     source
         .lines()
@@ -327,6 +373,9 @@ fn nvcc_samples() {
                     &program, BLOCK, 100_000, arguments, 0, textures,
                 )));
             }
+        }
+        if name.starts_with("ptx-samples/nvcc/tma.") {
+            out.push_str(&tma_case(&source));
         }
         if name.starts_with("ptx-samples/nvcc/coop.") {
             for (entry, specs) in COOPERATIVE_CASES {

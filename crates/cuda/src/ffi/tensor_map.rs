@@ -1,0 +1,172 @@
+//! Tensor maps (`cuTensorMapEncodeTiled`, `cuTensorMapEncodeIm2col`,
+//! `cuTensorMapReplaceAddress`): the 128-byte `CUtensorMap` that `cp.async.bulk.tensor` reads,
+//! in ptxsim's encoding ([`ptxsim_exec::tensor_map`]), after the parameter rules `cuda.h`
+//! documents (a broken rule is `CUDA_ERROR_INVALID_VALUE`, with the rule in the message).
+
+use std::ffi::{c_int, c_uint, c_void};
+
+use ptxsim_exec::tensor_map::{Im2col, TENSOR_MAP_BYTES, TensorMap};
+
+use super::{CUresult, CallResult, guard, null_argument};
+use crate::status::{CudaError, Failure};
+
+/// `count` values at `pointer` ("array" parameters), `what` naming it in the error.
+///
+/// # Safety
+/// `pointer` is NULL (an error) or points to `count` readable values.
+unsafe fn array<T: Copy + Default>(
+    pointer: *const T,
+    count: usize,
+    what: &str,
+) -> CallResult<[T; 5]> {
+    let mut values = [T::default(); 5];
+    if count == 0 {
+        return Ok(values);
+    }
+    if pointer.is_null() {
+        return Err(null_argument(what));
+    }
+    for (i, value) in values.iter_mut().enumerate().take(count.min(5)) {
+        // SAFETY: `count` readable values, by the caller's contract.
+        *value = unsafe { pointer.add(i).read_unaligned() };
+    }
+    Ok(values)
+}
+
+/// Validates `map` and writes its encoding to `tensor_map` ("tensorMap address must be
+/// aligned to 64 bytes").
+///
+/// # Safety
+/// `tensor_map` is NULL (an error) or points to 128 writable bytes.
+unsafe fn write(tensor_map: *mut c_void, map: &TensorMap) -> CallResult<()> {
+    if tensor_map.is_null() {
+        return Err(null_argument("tensorMap"));
+    }
+    if tensor_map.addr() % 64 != 0 {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            "tensorMap address must be aligned to 64 bytes",
+        ));
+    }
+    map.validate()
+        .map_err(|rule| Failure::new(CudaError::InvalidValue, rule))?;
+    let bytes = map.encode();
+    // SAFETY: 128 writable bytes, by the caller's contract.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), tensor_map.cast::<u8>(), TENSOR_MAP_BYTES)
+    };
+    Ok(())
+}
+
+/// The rank checked before the arrays of `rank` entries are read.
+fn checked_rank(rank: c_uint) -> CallResult<usize> {
+    match rank {
+        1..=5 => Ok(rank as usize),
+        _ => Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("tensorRank {rank} is not 1 to 5"),
+        )),
+    }
+}
+
+calls! {
+    /// `cuTensorMapEncodeTiled`: a tiled tensor map ([`TensorMap::validate`] has the rules).
+    fn cuTensorMapEncodeTiled(
+        tensor_map: *mut c_void,
+        data_type: c_int,
+        rank: c_uint,
+        global_address: *mut c_void,
+        global_dim: *const u64,
+        global_strides: *const u64,
+        box_dim: *const u32,
+        element_strides: *const u32,
+        interleave: c_int,
+        swizzle: c_int,
+        l2_promotion: c_int,
+        oob_fill: c_int,
+    ) {
+        let count = checked_rank(rank)?;
+        let strides = unsafe { array(global_strides, count - 1, "globalStrides") }?;
+        let map = TensorMap {
+            data_type: data_type as u32,
+            rank,
+            global_address: global_address.addr() as u64,
+            global_dim: unsafe { array(global_dim, count, "globalDim") }?,
+            global_strides: [strides[0], strides[1], strides[2], strides[3]],
+            box_dim: unsafe { array(box_dim, count, "boxDim") }?,
+            element_strides: unsafe { array(element_strides, count, "elementStrides") }?,
+            interleave: interleave as u32,
+            swizzle: swizzle as u32,
+            l2_promotion: l2_promotion as u32,
+            oob_fill: oob_fill as u32,
+            im2col: None,
+        };
+        unsafe { write(tensor_map, &map) }
+    }
+
+    /// `cuTensorMapEncodeIm2col`: an im2col tensor map (rank 3 to 5; the corners are `rank -
+    /// 2` offsets). ptxsim encodes it; `cp.async.bulk.tensor` does not run im2col copies yet.
+    fn cuTensorMapEncodeIm2col(
+        tensor_map: *mut c_void,
+        data_type: c_int,
+        rank: c_uint,
+        global_address: *mut c_void,
+        global_dim: *const u64,
+        global_strides: *const u64,
+        lower_corner: *const c_int,
+        upper_corner: *const c_int,
+        channels_per_pixel: c_uint,
+        pixels_per_column: c_uint,
+        element_strides: *const u32,
+        interleave: c_int,
+        swizzle: c_int,
+        l2_promotion: c_int,
+        oob_fill: c_int,
+    ) {
+        let count = checked_rank(rank)?;
+        if count < 3 {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("tensorRank {rank} of an im2col map is not 3, 4 or 5"),
+            ));
+        }
+        let strides = unsafe { array(global_strides, count - 1, "globalStrides") }?;
+        let lower = unsafe { array(lower_corner, count - 2, "pixelBoxLowerCorner") }?;
+        let upper = unsafe { array(upper_corner, count - 2, "pixelBoxUpperCorner") }?;
+        let map = TensorMap {
+            data_type: data_type as u32,
+            rank,
+            global_address: global_address.addr() as u64,
+            global_dim: unsafe { array(global_dim, count, "globalDim") }?,
+            global_strides: [strides[0], strides[1], strides[2], strides[3]],
+            box_dim: [0; 5],
+            element_strides: unsafe { array(element_strides, count, "elementStrides") }?,
+            interleave: interleave as u32,
+            swizzle: swizzle as u32,
+            l2_promotion: l2_promotion as u32,
+            oob_fill: oob_fill as u32,
+            im2col: Some(Im2col {
+                lower: [lower[0], lower[1], lower[2]],
+                upper: [upper[0], upper[1], upper[2]],
+                channels_per_pixel,
+                pixels_per_column,
+            }),
+        };
+        unsafe { write(tensor_map, &map) }
+    }
+
+    /// `cuTensorMapReplaceAddress`: the map with `globalAddress` replaced ("must be 16 byte
+    /// aligned", 32 with `CU_TENSOR_MAP_INTERLEAVE_32B`).
+    fn cuTensorMapReplaceAddress(tensor_map: *mut c_void, global_address: *mut c_void) {
+        if tensor_map.is_null() {
+            return Err(null_argument("tensorMap"));
+        }
+        let mut bytes = [0u8; TENSOR_MAP_BYTES];
+        // SAFETY: a tensor map: 128 readable bytes, by the call's contract.
+        unsafe { std::ptr::copy_nonoverlapping(tensor_map.cast::<u8>(), bytes.as_mut_ptr(), TENSOR_MAP_BYTES) };
+        let mut map = TensorMap::decode(&bytes)
+            .map_err(|message| Failure::new(CudaError::InvalidValue, message))?;
+        map.global_address = global_address.addr() as u64;
+        unsafe { write(tensor_map, &map) }
+    }
+}

@@ -1,0 +1,296 @@
+//! `cp.async.bulk.tensor` (PTX ISA 9.0, cp.async.bulk.tensor): boxes of a tensor that a tensor
+//! map ([`crate::tensor_map`]) describes, copied between global memory and shared memory by
+//! the copy engine (the "tensor memory accelerator"). Like the other bulk copies, a copy
+//! completes when it is issued.
+
+use ptxsim_isa::ops::{Space, TensormapField};
+
+use super::Executor;
+use crate::ir::{BulkTensorInstruction, Instruction, MemoryOperand, Source};
+use crate::memory::{CLUSTER_RANK_STRIDE, Fault};
+use crate::tensor_map::{self, TENSOR_MAP_BYTES, TensorMap};
+
+/// Why a lane's tensor copy stopped.
+enum Stop {
+    /// A trap with this message.
+    Trap(String),
+    /// A memory fault.
+    Fault(Fault),
+}
+
+impl From<Fault> for Stop {
+    fn from(fault: Fault) -> Self {
+        Stop::Fault(fault)
+    }
+}
+
+/// The element positions of a tile-mode box, in the order they lie in shared memory (the
+/// innermost dimension fastest): for each, the coordinates `c[i] + k[i] * elementStrides[i]`.
+struct BoxWalk {
+    counts: [u64; 5],
+    index: [u64; 5],
+    done: bool,
+}
+
+impl BoxWalk {
+    fn new(map: &TensorMap) -> BoxWalk {
+        let mut counts = [1u64; 5];
+        for (i, count) in counts.iter_mut().enumerate().take(map.rank as usize) {
+            *count = map.box_count(i);
+        }
+        BoxWalk {
+            done: counts.contains(&0),
+            counts,
+            index: [0; 5],
+        }
+    }
+
+    fn elements(&self) -> u64 {
+        self.counts.iter().product()
+    }
+}
+
+impl Iterator for BoxWalk {
+    type Item = [u64; 5];
+
+    fn next(&mut self) -> Option<[u64; 5]> {
+        if self.done {
+            return None;
+        }
+        let current = self.index;
+        self.done = true;
+        for (index, &count) in self.index.iter_mut().zip(&self.counts) {
+            *index += 1;
+            if *index < count {
+                self.done = false;
+                break;
+            }
+            *index = 0;
+        }
+        Some(current)
+    }
+}
+
+impl Executor<'_, '_> {
+    /// `cp.async.bulk.tensor` on each lane of `lanes` ([`Executor::bulk_tensor_lane`]); a lane
+    /// whose copy cannot run traps at the instruction.
+    pub(super) fn bulk_tensor(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        op: &BulkTensorInstruction,
+    ) {
+        for &lane in lanes {
+            match self.bulk_tensor_lane(lane, op) {
+                Ok(()) => {}
+                Err(Stop::Trap(message)) => {
+                    let message = format!("`{}`: {message}", instruction.text);
+                    self.trap(lane, instruction, message);
+                }
+                Err(Stop::Fault(fault)) => self.fault(lane, instruction, fault),
+            }
+        }
+    }
+
+    /// The tensor map at generic address `at`: "The operand tensorMap is the generic address
+    /// of the opaque tensor-map object which resides in .param space or .const space or
+    /// .global space" (PTX ISA 9.0, cp.async.bulk.tensor), 64-byte aligned (`cuda.h`:
+    /// "tensorMap address must be aligned to 64 bytes").
+    fn tensor_map_at(&mut self, lane: usize, at: u64) -> Result<TensorMap, Stop> {
+        if at % 64 != 0 {
+            return Err(Stop::Trap(format!(
+                "the tensor map at {at:#x} is not 64-byte aligned"
+            )));
+        }
+        let mut bytes = [0u8; TENSOR_MAP_BYTES];
+        for (i, chunk) in bytes.chunks_exact_mut(8).enumerate() {
+            let word = self.load(lane, Space::Generic, at + 8 * i as u64, 8)? as u64;
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        TensorMap::decode(&bytes).map_err(|message| Stop::Trap(format!("{message} at {at:#x}")))
+    }
+
+    /// One lane's copy. Tile mode (PTX ISA 9.0, 5.5.1 "Tensor" and cp.async.bulk.tensor): the
+    /// box starts at `tensorCoords` and takes `ceil(boxDim[i] / elementStrides[i])` elements
+    /// along dimension `i`, at coordinates `tensorCoords[i] + k * elementStrides[i]`; they lie
+    /// densely in shared memory, the innermost dimension fastest, each at the address the
+    /// map's swizzle makes of its place ([`tensor_map::swizzle`]). A load fills the elements
+    /// outside the tensor ("out-of-bound accesses", coordinates below 0 or at `globalDim` or
+    /// beyond) with [`tensor_map::oob_value`] and counts every byte of the box for the
+    /// complete-tx on `[mbar]`; with `.multicast::cluster` "the source data is multicast to the
+    /// same CTA-relative offset as dstMem in the shared memory of each destination CTA" (the
+    /// CTAs whose rank bit is set in `ctaMask`), and so is the mbarrier signal. A store writes
+    /// only the elements inside the tensor. The shared-memory address must be 128-byte
+    /// aligned (CUDA C++ Programming Guide, TMA: "shared memory address must be 128-byte
+    /// aligned"); im2col mode is not run (the lane traps).
+    fn bulk_tensor_lane(&mut self, lane: usize, op: &BulkTensorInstruction) -> Result<(), Stop> {
+        let map_address = self.read_bits(lane, op.tensor_map, 64);
+        let map = self.tensor_map_at(lane, map_address)?;
+        if op.im2col || map.im2col.is_some() {
+            return Err(Stop::Trap(
+                "im2col tensor copies are not supported by ptxsim yet".into(),
+            ));
+        }
+        if map.rank != u32::from(op.dims) {
+            return Err(Stop::Trap(format!(
+                "a .{}d copy with a tensor map of rank {}",
+                op.dims, map.rank
+            )));
+        }
+        let mut start = [0i64; 5];
+        for (i, &coordinate) in op.coordinates.iter().enumerate().take(5) {
+            start[i] = i64::from(self.read_bits(lane, coordinate, 32) as u32 as i32);
+        }
+        let shared = self.address(lane, op.shared);
+        if shared % 128 != 0 {
+            return Err(Stop::Trap(format!(
+                "the shared memory address {shared:#x} is not 128-byte aligned"
+            )));
+        }
+        // The CTA-relative offset of the box, and where that CTA's shared memory starts.
+        let offset = shared % CLUSTER_RANK_STRIDE;
+        let bytes = map.element_bytes();
+        let walk = BoxWalk::new(&map);
+        let total = walk.elements() * bytes;
+        let place = |k: &[u64; 5]| -> Option<u64> {
+            let mut at = map.global_address;
+            for i in 0..map.rank as usize {
+                let x = start[i] + (k[i] * u64::from(map.traversal_stride(i))) as i64;
+                if x < 0 || x as u64 >= map.global_dim[i] {
+                    return None;
+                }
+                at += x as u64 * map.stride(i);
+            }
+            Some(at)
+        };
+        if !op.load {
+            for (n, k) in walk.enumerate() {
+                let Some(global) = place(&k) else {
+                    continue;
+                };
+                let from = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
+                let value = self.load(lane, Space::Shared, from, bytes as u32)?;
+                self.store(lane, Space::Global, global, bytes as u32, value)?;
+            }
+            return Ok(());
+        }
+        // The CTAs the box goes to: bases of their shared memory in `.shared::cluster`.
+        let targets: Vec<u64> = match op.cta_mask {
+            Some(mask) => {
+                let mask = self.read_bits(lane, mask, 16);
+                (0..u64::from(self.cluster.size))
+                    .filter(|rank| mask >> rank & 1 == 1)
+                    .map(|rank| (rank + 1) * CLUSTER_RANK_STRIDE)
+                    .collect()
+            }
+            None => vec![shared - offset],
+        };
+        let fill = tensor_map::oob_value(&map);
+        for (n, k) in walk.enumerate() {
+            let value = match place(&k) {
+                Some(global) => self.load(lane, Space::Global, global, bytes as u32)?,
+                None => u128::from(fill),
+            };
+            let to = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
+            for &base in &targets {
+                self.store(lane, Space::SharedCluster, base + to, bytes as u32, value)?;
+            }
+        }
+        if let Some(mbarrier) = op.mbarrier {
+            let at = self.address(lane, mbarrier);
+            let within = at % CLUSTER_RANK_STRIDE;
+            for &base in &targets {
+                let target = if op.cta_mask.is_some() {
+                    base + within
+                } else {
+                    at
+                };
+                self.complete_tx(lane, target, total as i64)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `tensormap.replace.tile.field{.ss}.b1024.type [addr]{, ord}, new_val` (PTX ISA 9.0,
+    /// tensormap.replace): "replaces the field, specified by .field qualifier, of the
+    /// tensor-map object at the location specified by the address operand addr with a new
+    /// value"; `.rank` takes "ones less than the desired tensor rank"; `ord` is "the ordinal of
+    /// the field across the rank" (for `.global_stride`, 0 is the stride of dimension 1, as
+    /// `cuTensorMapEncodeTiled`'s `globalStrides`). The map is rewritten in place in ptxsim's
+    /// encoding and checked when a copy uses it. The `.field3` fields (`.elemtype`,
+    /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) are not run:
+    /// the lane traps.
+    pub(super) fn tensormap_replace(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (field, space): (TensormapField, Space),
+        address: MemoryOperand,
+        ordinal: u32,
+        value: Source,
+    ) {
+        for &lane in lanes {
+            let at = self.address(lane, address);
+            let new = self.read_bits(lane, value, 64);
+            match self.replace_field(lane, (space, at), field, ordinal, new) {
+                Ok(()) => {}
+                Err(Stop::Trap(message)) => {
+                    let message = format!("`{}`: {message}", instruction.text);
+                    self.trap(lane, instruction, message);
+                }
+                Err(Stop::Fault(fault)) => self.fault(lane, instruction, fault),
+            }
+        }
+    }
+
+    fn replace_field(
+        &mut self,
+        lane: usize,
+        (space, at): (Space, u64),
+        field: TensormapField,
+        ordinal: u32,
+        new: u64,
+    ) -> Result<(), Stop> {
+        let mut bytes = [0u8; TENSOR_MAP_BYTES];
+        for (i, chunk) in bytes.chunks_exact_mut(8).enumerate() {
+            let word = self.load(lane, space, at + 8 * i as u64, 8)? as u64;
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        let mut map = TensorMap::decode_fields(&bytes)
+            .map_err(|message| Stop::Trap(format!("{message} at {at:#x}")))?;
+        let index = ordinal as usize;
+        let out_of_range = || Stop::Trap(format!("ord {ordinal} is not below the rank"));
+        match field {
+            TensormapField::GlobalAddress => map.global_address = new,
+            TensormapField::Rank => map.rank = new as u32 + 1,
+            TensormapField::BoxDim => {
+                *map.box_dim.get_mut(index).ok_or_else(out_of_range)? = new as u32
+            }
+            TensormapField::GlobalDim => {
+                *map.global_dim.get_mut(index).ok_or_else(out_of_range)? = new & 0xffff_ffff;
+            }
+            TensormapField::GlobalStride => {
+                *map.global_strides.get_mut(index).ok_or_else(out_of_range)? = new;
+            }
+            TensormapField::ElementStride => {
+                *map.element_strides
+                    .get_mut(index)
+                    .ok_or_else(out_of_range)? = new as u32;
+            }
+            TensormapField::ElemType
+            | TensormapField::InterleaveLayout
+            | TensormapField::SwizzleMode
+            | TensormapField::SwizzleAtomicity
+            | TensormapField::FillMode => {
+                return Err(Stop::Trap(format!(
+                    "tensormap.replace of {field:?} is not supported by ptxsim yet"
+                )));
+            }
+        }
+        for (i, chunk) in map.encode().chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            self.store(lane, space, at + 8 * i as u64, 8, u128::from(word))?;
+        }
+        Ok(())
+    }
+}

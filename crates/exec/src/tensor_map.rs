@@ -1,0 +1,493 @@
+//! Tensor maps (`CUtensorMap`): the 128-byte descriptors of `cp.async.bulk.tensor`, made by the
+//! driver library's `cuTensorMapEncodeTiled` / `cuTensorMapEncodeIm2col` and read by the
+//! executor from the generic address the instruction names.
+//!
+//! CUDA's header defines the object as opaque (`typedef struct CUtensorMap_st { alignas(128)
+//! cuuint64_t opaque[CU_TENSOR_MAP_NUM_QWORDS]; } CUtensorMap;`, 16 quadwords), so the bytes
+//! inside are ptxsim's own encoding ([`TensorMap::encode`]); the rules of the parameters are
+//! those of the documentation of `cuTensorMapEncodeTiled` in `cuda.h` (CUDA 13), quoted at
+//! [`TensorMap::validate`].
+
+/// The size of a tensor map (`CU_TENSOR_MAP_NUM_QWORDS` quadwords).
+pub const TENSOR_MAP_BYTES: usize = 128;
+
+/// The first four bytes of ptxsim's encoding: `"PTM1"`.
+const MAGIC: u32 = u32::from_le_bytes(*b"PTM1");
+
+/// `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA`.
+pub const OOB_FILL_NAN: u32 = 1;
+/// `CU_TENSOR_MAP_INTERLEAVE_32B`.
+pub const INTERLEAVE_32B: u32 = 2;
+/// `CU_TENSOR_MAP_SWIZZLE_32B`, `_64B`, `_128B` are 1, 2, 3.
+pub const SWIZZLE_128B: u32 = 3;
+
+/// The im2col part of a tensor map (`cuTensorMapEncodeIm2col`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Im2col {
+    /// `pixelBoxLowerCorner`: `{D, H, W}` offsets, `rank - 2` of them (W first here: index 0
+    /// is the innermost spatial dimension).
+    pub lower: [i32; 3],
+    /// `pixelBoxUpperCorner`.
+    pub upper: [i32; 3],
+    /// `channelsPerPixel`.
+    pub channels_per_pixel: u32,
+    /// `pixelsPerColumn`.
+    pub pixels_per_column: u32,
+}
+
+/// A decoded tensor map. Arrays hold `rank` entries (the innermost dimension first); the rest
+/// are zero. `global_strides[i]` is the byte stride of dimension `i + 1`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TensorMap {
+    /// `CUtensorMapDataType` (0 `UINT8` ... 12 `TFLOAT32_FTZ`).
+    pub data_type: u32,
+    /// `tensorRank`, 1 to 5.
+    pub rank: u32,
+    /// `globalAddress`.
+    pub global_address: u64,
+    /// `globalDim`.
+    pub global_dim: [u64; 5],
+    /// `globalStrides` (`rank - 1` of them).
+    pub global_strides: [u64; 4],
+    /// `boxDim` (for im2col maps, unused: `channelsPerPixel` and `pixelsPerColumn` say it).
+    pub box_dim: [u32; 5],
+    /// `elementStrides`.
+    pub element_strides: [u32; 5],
+    /// `CUtensorMapInterleave`: 0 none, 1 16 B, 2 32 B.
+    pub interleave: u32,
+    /// `CUtensorMapSwizzle`: 0 none, 1 32 B, 2 64 B, 3 128 B.
+    pub swizzle: u32,
+    /// `CUtensorMapL2promotion` (0 to 3; a hint).
+    pub l2_promotion: u32,
+    /// `CUtensorMapFloatOOBfill`: 0 zeros, 1 NaN.
+    pub oob_fill: u32,
+    /// The im2col parameters of an im2col map.
+    pub im2col: Option<Im2col>,
+}
+
+/// The size in bytes of an element of `CUtensorMapDataType` `data_type` (`cuda.h`: "UINT8 =
+/// 0, // 1 byte", ...), `None` for the packed sub-byte types (13 to 15, sm_100) and unknown
+/// values.
+pub fn element_size(data_type: u32) -> Option<u64> {
+    Some(match data_type {
+        0 => 1,
+        1 | 6 | 9 => 2,
+        2 | 3 | 7 | 10..=12 => 4,
+        4 | 5 | 8 => 8,
+        _ => return None,
+    })
+}
+
+/// Whether `data_type` is a floating-point type (`FLOAT16`, `FLOAT32`, `FLOAT64`, `BFLOAT16`,
+/// `FLOAT32_FTZ`, `TFLOAT32`, `TFLOAT32_FTZ`).
+pub fn is_float(data_type: u32) -> bool {
+    matches!(data_type, 6..=12)
+}
+
+/// The swizzle span in bytes of `CUtensorMapSwizzle` `swizzle` (1: 32, 2: 64, 3: 128).
+pub fn swizzle_span(swizzle: u32) -> u64 {
+    match swizzle {
+        1 => 32,
+        2 => 64,
+        3 => 128,
+        _ => 0,
+    }
+}
+
+/// The shared-memory byte address at which a swizzled tensor copy puts the byte the
+/// unswizzled box layout has at `address` (a CTA-relative shared address). `cuda.h`:
+/// `CU_TENSOR_MAP_SWIZZLE_32B, // Swizzle 16B chunks within 32B span`, `_64B` "within 64B
+/// span", `_128B` "within 128B span"; the 16-byte chunk index within the span is XORed with
+/// the index of the 128-byte row of shared memory (modulo the number of chunks in the span):
+/// address bits 4-6 with bits 7-9 for 128 B (the CUDA C++ Programming Guide's TMA swizzle
+/// section; CUTLASS's `Swizzle<3,4,3>`), bits 4-5 with 7-8 for 64 B, bit 4 with bit 7 for 32 B.
+/// The pattern therefore repeats every 1024, 512 and 256 bytes, and depends on the address
+/// itself (a box at an address that is not a multiple of the repeat starts inside it).
+pub fn swizzle(swizzle: u32, address: u64) -> u64 {
+    let chunks = swizzle_span(swizzle) / 16;
+    if chunks == 0 {
+        return address;
+    }
+    let mask = chunks - 1;
+    address ^ (((address >> 7) & mask) << 4)
+}
+
+/// The value an out-of-bounds element takes: zero, or with
+/// `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` ("a special NaN constant") a quiet NaN
+/// of the element's width with every mantissa bit set (`0x7fff`, `0x7fffffff`,
+/// `0x7fffffffffffffff`; the canonical NaN of NVIDIA GPUs).
+pub fn oob_value(map: &TensorMap) -> u64 {
+    if map.oob_fill != OOB_FILL_NAN || !is_float(map.data_type) {
+        return 0;
+    }
+    match element_size(map.data_type) {
+        Some(2) => 0x7fff,
+        Some(4) => 0x7fff_ffff,
+        Some(8) => 0x7fff_ffff_ffff_ffff,
+        _ => 0,
+    }
+}
+
+impl TensorMap {
+    /// The element size in bytes (0 for an unknown type, which [`TensorMap::validate`]
+    /// refuses).
+    pub fn element_bytes(&self) -> u64 {
+        element_size(self.data_type).unwrap_or(0)
+    }
+
+    /// The number of elements a tile-mode copy traverses along dimension `i`: "if the
+    /// elementStrides[i] is not equal to one, then TMA loads ceil(boxDim[i] /
+    /// elementStrides[i]) number of elements along i-th dimension"; "when interleave is
+    /// CU_TENSOR_MAP_INTERLEAVE_NONE, the first element of this array is ignored".
+    pub fn box_count(&self, i: usize) -> u64 {
+        u64::from(self.box_dim[i]).div_ceil(u64::from(self.traversal_stride(i)))
+    }
+
+    /// `elementStrides[i]`, 1 for dimension 0 of a map without interleave.
+    pub fn traversal_stride(&self, i: usize) -> u32 {
+        if i == 0 && self.interleave == 0 {
+            1
+        } else {
+            self.element_strides[i].max(1)
+        }
+    }
+
+    /// The byte stride of dimension `i` in global memory (dimension 0: the element size).
+    pub fn stride(&self, i: usize) -> u64 {
+        if i == 0 {
+            self.element_bytes()
+        } else {
+            self.global_strides[i - 1]
+        }
+    }
+
+    /// The parameter rules of `cuTensorMapEncodeTiled` (and, for an im2col map,
+    /// `cuTensorMapEncodeIm2col`), as `cuda.h` (CUDA 13) documents them; the message names
+    /// the rule broken. The packed sub-byte types and the `128B_ATOM` swizzles (sm_100) are
+    /// refused too.
+    pub fn validate(&self) -> Result<(), String> {
+        let rank = self.rank as usize;
+        // "tensorRank must be non-zero and less than or equal to the maximum supported
+        // dimensionality of 5. If interleave is not CU_TENSOR_MAP_INTERLEAVE_NONE, then
+        // tensorRank must additionally be greater than or equal to 3."; im2col: "must be 3,
+        // 4, or 5".
+        if !(1..=5).contains(&rank) {
+            return Err(format!("tensorRank {rank} is not 1 to 5"));
+        }
+        if self.interleave != 0 && rank < 3 {
+            return Err(format!("tensorRank {rank} with interleave needs 3 or more"));
+        }
+        if self.im2col.is_some() && rank < 3 {
+            return Err(format!(
+                "tensorRank {rank} of an im2col map is not 3, 4 or 5"
+            ));
+        }
+        let Some(bytes) = element_size(self.data_type) else {
+            return Err(format!(
+                "tensorDataType {} is not supported (0 to 12; the packed sub-byte types are \
+                 sm_100's)",
+                self.data_type
+            ));
+        };
+        if self.interleave > 2 {
+            return Err(format!(
+                "interleave {} is no CUtensorMapInterleave",
+                self.interleave
+            ));
+        }
+        if self.swizzle > 6 {
+            return Err(format!("swizzle {} is no CUtensorMapSwizzle", self.swizzle));
+        }
+        if self.swizzle > SWIZZLE_128B {
+            return Err(format!(
+                "swizzle {} (a 128B_ATOM swizzle of sm_100) is not supported",
+                self.swizzle
+            ));
+        }
+        if self.l2_promotion > 3 {
+            return Err(format!(
+                "l2Promotion {} is no CUtensorMapL2promotion",
+                self.l2_promotion
+            ));
+        }
+        if self.oob_fill > 1 {
+            return Err(format!(
+                "oobFill {} is no CUtensorMapFloatOOBfill",
+                self.oob_fill
+            ));
+        }
+        // "globalAddress ... must be 16 byte aligned ... When interleave is
+        // CU_TENSOR_MAP_INTERLEAVE_32B, globalAddress must be 32 byte aligned."
+        let address_alignment = if self.interleave == INTERLEAVE_32B {
+            32
+        } else {
+            16
+        };
+        if self.global_address % address_alignment != 0 {
+            return Err(format!(
+                "globalAddress {:#x} is not {address_alignment}-byte aligned",
+                self.global_address
+            ));
+        }
+        // "globalDim array ... must be non-zero and less than or equal to 2^31."
+        for (i, &dim) in self.global_dim[..rank].iter().enumerate() {
+            if dim == 0 || dim > 1 << 31 {
+                return Err(format!("globalDim[{i}] = {dim} is not 1 to 2^31"));
+            }
+        }
+        // "globalStrides array ... must be a multiple of 16 and less than 2^40 ... When
+        // interleave is CU_TENSOR_MAP_INTERLEAVE_32B, the strides must be a multiple of 32."
+        let stride_multiple = if self.interleave == INTERLEAVE_32B {
+            32
+        } else {
+            16
+        };
+        for (i, &stride) in self.global_strides[..rank - 1].iter().enumerate() {
+            if stride % stride_multiple != 0 || stride >= 1 << 40 {
+                return Err(format!(
+                    "globalStrides[{i}] = {stride} is not a multiple of {stride_multiple} below \
+                     2^40"
+                ));
+            }
+        }
+        if let Some(im2col) = self.im2col {
+            self.validate_im2col(&im2col, bytes)?;
+        } else {
+            // "boxDim array ... must be non-zero and less than or equal to 256 ... When
+            // interleave is CU_TENSOR_MAP_INTERLEAVE_NONE, { boxDim[0] *
+            // elementSizeInBytes( tensorDataType ) } must be a multiple of 16 bytes."
+            for (i, &dim) in self.box_dim[..rank].iter().enumerate() {
+                if dim == 0 || dim > 256 {
+                    return Err(format!("boxDim[{i}] = {dim} is not 1 to 256"));
+                }
+            }
+            let inner = u64::from(self.box_dim[0]) * bytes;
+            if self.interleave == 0 && inner % 16 != 0 {
+                return Err(format!(
+                    "boxDim[0] * the element size = {inner} bytes is not a multiple of 16"
+                ));
+            }
+            self.validate_swizzle(inner)?;
+        }
+        // "elementStrides array ... must be non-zero and less than or equal to 8."
+        for (i, &stride) in self.element_strides[..rank].iter().enumerate() {
+            if stride == 0 || stride > 8 {
+                return Err(format!("elementStrides[{i}] = {stride} is not 1 to 8"));
+            }
+        }
+        // "When interleave is CU_TENSOR_MAP_INTERLEAVE_32B, swizzle must be
+        // CU_TENSOR_MAP_SWIZZLE_32B."
+        if self.interleave == INTERLEAVE_32B && self.swizzle != 1 {
+            return Err("interleave 32B needs swizzle 32B".into());
+        }
+        // "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA can only be used when
+        // tensorDataType represents a floating-point data type".
+        if self.oob_fill == OOB_FILL_NAN && !is_float(self.data_type) {
+            return Err(format!(
+                "oobFill NAN_REQUEST_ZERO_FMA needs a floating-point type, not {}",
+                self.data_type
+            ));
+        }
+        Ok(())
+    }
+
+    /// "When interleave is CU_TENSOR_MAP_INTERLEAVE_NONE and swizzle is not
+    /// CU_TENSOR_MAP_SWIZZLE_NONE, the bounding box inner dimension ... must be less than or
+    /// equal to the swizzle size."
+    fn validate_swizzle(&self, inner: u64) -> Result<(), String> {
+        let span = swizzle_span(self.swizzle);
+        if self.interleave == 0 && span != 0 && inner > span {
+            return Err(format!(
+                "the box's inner dimension ({inner} bytes) exceeds the {span}-byte swizzle"
+            ));
+        }
+        Ok(())
+    }
+
+    /// `cuTensorMapEncodeIm2col`: "When tensorRank is 3, one signed offset within range
+    /// [-32768, 32767] ... 4, two signed offsets each within range [-128, 127] ... 5, three
+    /// offsets each within range [-16, 15]"; "channelsPerPixel ... must be less than or equal
+    /// to 256"; "pixelsPerColumn ... must be less than or equal to 1024"; the swizzle limit on
+    /// "channelsPerPixel multiplied by element size in bytes".
+    fn validate_im2col(&self, im2col: &Im2col, bytes: u64) -> Result<(), String> {
+        let spatial = self.rank as usize - 2;
+        let (low, high) = match self.rank {
+            3 => (-32768, 32767),
+            4 => (-128, 127),
+            _ => (-16, 15),
+        };
+        for corner in [&im2col.lower, &im2col.upper] {
+            if let Some(bad) = corner[..spatial]
+                .iter()
+                .find(|c| !(low..=high).contains(*c))
+            {
+                return Err(format!(
+                    "pixel box corner offset {bad} is outside [{low}, {high}] for rank {}",
+                    self.rank
+                ));
+            }
+        }
+        if im2col.channels_per_pixel == 0 || im2col.channels_per_pixel > 256 {
+            return Err(format!(
+                "channelsPerPixel {} is not 1 to 256",
+                im2col.channels_per_pixel
+            ));
+        }
+        if im2col.pixels_per_column == 0 || im2col.pixels_per_column > 1024 {
+            return Err(format!(
+                "pixelsPerColumn {} is not 1 to 1024",
+                im2col.pixels_per_column
+            ));
+        }
+        self.validate_swizzle(u64::from(im2col.channels_per_pixel) * bytes)
+    }
+
+    /// ptxsim's encoding of the 128 bytes (little-endian): `"PTM1"`; then bytes 4-11: mode
+    /// (0 tile, 1 im2col), rank, data type, interleave, swizzle, L2 promotion, OOB fill, 0;
+    /// 16: `globalAddress` (u64); 24: `globalDim` (5 x u32); 48: `globalStrides` (4 x u64); 80: `boxDim` (5 x u16); 90: `elementStrides`
+    /// (5 x u8); 96: the im2col lower and upper corners (3 + 3 x i16); 108:
+    /// `channelsPerPixel` (u16); 110: `pixelsPerColumn` (u16); the rest zero.
+    pub fn encode(&self) -> [u8; TENSOR_MAP_BYTES] {
+        let mut bytes = [0u8; TENSOR_MAP_BYTES];
+        bytes[0..4].copy_from_slice(&MAGIC.to_le_bytes());
+        let im2col = self.im2col.unwrap_or_default();
+        let small = [
+            u8::from(self.im2col.is_some()),
+            self.rank as u8,
+            self.data_type as u8,
+            self.interleave as u8,
+            self.swizzle as u8,
+            self.l2_promotion as u8,
+            self.oob_fill as u8,
+        ];
+        bytes[4..11].copy_from_slice(&small);
+        bytes[16..24].copy_from_slice(&self.global_address.to_le_bytes());
+        for i in 0..5 {
+            let dim = self.global_dim[i].min(u64::from(u32::MAX)) as u32;
+            bytes[24 + 4 * i..28 + 4 * i].copy_from_slice(&dim.to_le_bytes());
+            let boxed = self.box_dim[i] as u16;
+            bytes[80 + 2 * i..82 + 2 * i].copy_from_slice(&boxed.to_le_bytes());
+            bytes[90 + i] = self.element_strides[i] as u8;
+        }
+        for i in 0..4 {
+            bytes[48 + 8 * i..56 + 8 * i].copy_from_slice(&self.global_strides[i].to_le_bytes());
+        }
+        for i in 0..3 {
+            bytes[96 + 2 * i..98 + 2 * i].copy_from_slice(&(im2col.lower[i] as i16).to_le_bytes());
+            bytes[102 + 2 * i..104 + 2 * i]
+                .copy_from_slice(&(im2col.upper[i] as i16).to_le_bytes());
+        }
+        bytes[108..110].copy_from_slice(&(im2col.channels_per_pixel as u16).to_le_bytes());
+        bytes[110..112].copy_from_slice(&(im2col.pixels_per_column as u16).to_le_bytes());
+        bytes
+    }
+
+    /// The tensor map [`TensorMap::encode`] wrote, validated again (the bytes may have been
+    /// written by a program, or changed by `tensormap.replace`).
+    pub fn decode(bytes: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMap, String> {
+        let map = TensorMap::decode_fields(bytes)?;
+        map.validate()?;
+        Ok(map)
+    }
+
+    /// The fields of ptxsim's encoding, not validated (`tensormap.replace` changes one field
+    /// at a time: the map may be invalid in between).
+    pub fn decode_fields(bytes: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMap, String> {
+        let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let i16_at = |at: usize| i16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
+        if u32_at(0) != MAGIC {
+            return Err("not a tensor map (made by cuTensorMapEncode*)".into());
+        }
+        let rank = u32::from(bytes[5]);
+        let mut map = TensorMap {
+            data_type: u32::from(bytes[6]),
+            rank,
+            global_address: u64_at(16),
+            interleave: u32::from(bytes[7]),
+            swizzle: u32::from(bytes[8]),
+            l2_promotion: u32::from(bytes[9]),
+            oob_fill: u32::from(bytes[10]),
+            im2col: (bytes[4] == 1).then(|| Im2col {
+                lower: [i16_at(96).into(), i16_at(98).into(), i16_at(100).into()],
+                upper: [i16_at(102).into(), i16_at(104).into(), i16_at(106).into()],
+                channels_per_pixel: u16_at(108).into(),
+                pixels_per_column: u16_at(110).into(),
+            }),
+            ..TensorMap::default()
+        };
+        for i in 0..5 {
+            map.global_dim[i] = u64::from(u32_at(24 + 4 * i));
+            map.box_dim[i] = u16_at(80 + 2 * i).into();
+            map.element_strides[i] = bytes[90 + i].into();
+        }
+        for i in 0..4 {
+            map.global_strides[i] = u64_at(48 + 8 * i);
+        }
+        Ok(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tile() -> TensorMap {
+        TensorMap {
+            data_type: 7,
+            rank: 2,
+            global_address: 0x7f00_0000_0000,
+            global_dim: [40, 20, 0, 0, 0],
+            global_strides: [160, 0, 0, 0],
+            box_dim: [32, 8, 0, 0, 0],
+            element_strides: [1, 1, 0, 0, 0],
+            ..TensorMap::default()
+        }
+    }
+
+    #[test]
+    fn a_map_survives_its_encoding() {
+        let mut map = tile();
+        map.swizzle = SWIZZLE_128B;
+        map.oob_fill = OOB_FILL_NAN;
+        assert_eq!(TensorMap::decode(&map.encode()), Ok(map));
+    }
+
+    #[test]
+    fn the_documented_rules_refuse_bad_parameters() {
+        let refused = |change: fn(&mut TensorMap)| {
+            let mut map = tile();
+            change(&mut map);
+            map.validate().is_err()
+        };
+        assert!(tile().validate().is_ok());
+        assert!(refused(|m| m.rank = 0));
+        assert!(refused(|m| m.rank = 6));
+        assert!(refused(|m| m.global_address += 8));
+        assert!(refused(|m| m.global_strides[0] = 168));
+        assert!(refused(|m| m.global_dim[1] = 0));
+        assert!(refused(|m| m.box_dim[1] = 257));
+        assert!(refused(|m| m.box_dim[0] = 3));
+        assert!(refused(|m| m.element_strides[1] = 9));
+        // 32 floats are 128 bytes: more than a 64-byte swizzle span.
+        assert!(refused(|m| m.swizzle = 2));
+        assert!(refused(|m| {
+            m.data_type = 3;
+            m.oob_fill = OOB_FILL_NAN;
+        }));
+        assert!(refused(|m| m.interleave = 1));
+    }
+
+    #[test]
+    fn the_128_byte_swizzle_xors_the_chunk_with_the_row() {
+        // Row 3 (bytes 384..512) of a 1024-byte-aligned buffer: chunk c goes to c ^ 3.
+        for chunk in 0..8u64 {
+            assert_eq!(
+                swizzle(SWIZZLE_128B, 384 + 16 * chunk + 5),
+                384 + 16 * (chunk ^ 3) + 5
+            );
+        }
+        assert_eq!(swizzle(0, 400), 400);
+    }
+}

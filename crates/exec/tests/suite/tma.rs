@@ -1,0 +1,859 @@
+//! Tensor copies (`cp.async.bulk.tensor`, the tensor memory accelerator): boxes of a tensor in
+//! global memory moved into shared memory and back, against host loops written from the
+//! definitions (PTX ISA 9.0, cp.async.bulk.tensor and 5.5 "Tensors"; `cuda.h`'s
+//! documentation of `cuTensorMapEncodeTiled`; the CUDA C++ Programming Guide's TMA swizzle
+//! pattern), never from ptxsim's output. The kernels are clean under ptxas 13.5
+//! (`-arch sm_90a`).
+
+use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+use ptxsim_exec::memory::{GLOBAL_BASE, next_buffer};
+use ptxsim_exec::tensor_map::TensorMap;
+
+/// `load2d`/`load3d`: one thread initialises an mbarrier, expects `bytes`, issues the tensor
+/// load at the coordinates given, waits for the phase and copies `bytes` of the box to `out`.
+/// `store2d`: the bytes of `src` into shared memory, then a tensor store at the coordinates.
+/// `multicast2d`: in a cluster of two CTAs, rank 0 loads the box into both; each CTA copies
+/// its box to `out + rank * bytes`. `tensor` is the tensor (the first buffer, so at
+/// `GLOBAL_BASE`), unused by the code.
+const KERNELS: &str = r#".version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry load2d(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 out,
+    .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 1024 .b8 box[4096];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.u32 %r3, [bytes];
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd2, {%r1, %r2}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra COPY;
+    ret;
+}
+
+.visible .entry load3d(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 out,
+    .param .s32 c0, .param .s32 c1, .param .s32 c2, .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.s32 %r7, [c2];
+    ld.param.u32 %r3, [bytes];
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [box], [%rd2, {%r1, %r2, %r7}], [bar], %rd1;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra COPY;
+    ret;
+}
+
+.visible .entry store2d(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 src,
+    .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.u32 %r3, [bytes];
+    ld.param.u64 %rd4, [src];
+    mov.u32 %r4, 0;
+FILL:
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    ld.global.u32 %r6, [%rd6];
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    st.shared.u32 [%r5], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra FILL;
+    fence.proxy.async.shared::cta;
+    cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {%r1, %r2}], [box];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ret;
+}
+
+.visible .entry multicast2d(.param .align 64 .b8 tmap[128], .param .u64 tensor,
+    .param .u64 out, .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+.reqnctapercluster 2, 1, 1
+{
+    .reg .b16 %rs<2>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.u32 %r3, [bytes];
+    mov.u32 %r8, %cluster_ctarank;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.ne.u32 %p3, %r8, 0;
+    @%p3 bra WAIT;
+    mov.b16 %rs1, 3;
+    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [box], [%rd2, {%r1, %r2}], [bar], %rs1;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mul.lo.u32 %r9, %r8, %r3;
+    cvt.u64.u32 %rd7, %r9;
+    add.u64 %rd4, %rd4, %rd7;
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra COPY;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A rank-2 map of `.u32`/`.f32` words (`data_type` 2 or 7): `cols x rows`, rows `pitch`
+/// words apart, at `GLOBAL_BASE`.
+fn map2d(data_type: u32, [cols, rows]: [u64; 2], pitch: u64, box_dim: [u32; 2]) -> TensorMap {
+    TensorMap {
+        data_type,
+        rank: 2,
+        global_address: GLOBAL_BASE,
+        global_dim: [cols, rows, 0, 0, 0],
+        global_strides: [pitch * 4, 0, 0, 0],
+        box_dim: [box_dim[0], box_dim[1], 0, 0, 0],
+        element_strides: [1, 1, 0, 0, 0],
+        ..TensorMap::default()
+    }
+}
+
+/// Runs `load2d` (or `multicast2d` on two CTAs) and returns `out`.
+fn load2d(kernel: &str, map: &TensorMap, tensor: &[u32], c: [i32; 2], bytes: u32) -> Vec<u32> {
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let mut tensor = bytes_of(tensor);
+    let ctas = if kernel == "multicast2d" { 2 } else { 1 };
+    let mut out = vec![0xeeu8; bytes as usize * ctas as usize];
+    let encoded = map.encode();
+    module
+        .launch(
+            kernel,
+            [ctas, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor),
+                Arg::Buffer(&mut out),
+                Arg::S32(c[0]),
+                Arg::S32(c[1]),
+                Arg::U32(bytes),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    u32s(&out)
+}
+
+/// The host's box: element `(r, c)` of the box at `start` is the tensor's `(start[1] + r *
+/// row_step, start[0] + c)` when that lies inside `cols x rows`, else `fill`.
+fn host_box(
+    tensor: &[u32],
+    [cols, rows]: [i64; 2],
+    pitch: i64,
+    start: [i32; 2],
+    [box_cols, box_rows]: [i64; 2],
+    row_step: i64,
+    fill: u32,
+) -> Vec<u32> {
+    let mut expected = Vec::new();
+    for r in 0..box_rows {
+        for c in 0..box_cols {
+            let (x, y) = (i64::from(start[0]) + c, i64::from(start[1]) + r * row_step);
+            let inside = (0..cols).contains(&x) && (0..rows).contains(&y);
+            expected.push(if inside {
+                tensor[(y * pitch + x) as usize]
+            } else {
+                fill
+            });
+        }
+    }
+    expected
+}
+
+fn numbered(words: usize) -> Vec<u32> {
+    (0..words as u32).map(|i| 1000 + i * 7).collect()
+}
+
+#[test]
+fn a_box_inside_the_tensor_is_copied_row_by_row() {
+    // 40 x 20 words, rows 48 words apart (a padded pitch); an 8 x 4 box at (8, 3).
+    let tensor = numbered(48 * 20);
+    let map = map2d(2, [40, 20], 48, [8, 4]);
+    let out = load2d("load2d", &map, &tensor, [8, 3], 8 * 4 * 4);
+    assert_eq!(out, host_box(&tensor, [40, 20], 48, [8, 3], [8, 4], 1, 0));
+}
+
+#[test]
+fn a_box_straddling_the_tensor_edge_is_filled_with_zeros() {
+    let tensor = numbered(40 * 20);
+    let map = map2d(2, [40, 20], 40, [16, 8]);
+    for start in [[32, 16], [-4, -2], [36, -7], [40, 20]] {
+        let out = load2d("load2d", &map, &tensor, start, 16 * 8 * 4);
+        assert_eq!(
+            out,
+            host_box(&tensor, [40, 20], 40, start, [16, 8], 1, 0),
+            "box at {start:?}"
+        );
+    }
+}
+
+#[test]
+fn a_float_map_with_nan_fill_puts_nans_outside_the_tensor() {
+    // `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA`: "a special NaN constant".
+    let tensor: Vec<u32> = (0..40 * 20).map(|i| (i as f32).to_bits()).collect();
+    let mut map = map2d(7, [40, 20], 40, [16, 8]);
+    map.oob_fill = 1;
+    let out = load2d("load2d", &map, &tensor, [32, 16], 16 * 8 * 4);
+    let inside = host_box(&tensor, [40, 20], 40, [32, 16], [16, 8], 1, u32::MAX);
+    for (got, want) in out.iter().zip(&inside) {
+        if *want == u32::MAX {
+            assert!(f32::from_bits(*got).is_nan(), "{got:#x} is no NaN");
+        } else {
+            assert_eq!(got, want);
+        }
+    }
+}
+
+#[test]
+fn element_strides_skip_rows() {
+    // elementStrides {1, 2} with boxDim {8, 8}: "TMA loads ceil(boxDim[i] /
+    // elementStrides[i]) number of elements along i-th dimension": 4 rows, every other one.
+    let tensor = numbered(16 * 16);
+    let mut map = map2d(2, [16, 16], 16, [8, 8]);
+    map.element_strides[1] = 2;
+    let out = load2d("load2d", &map, &tensor, [4, 5], 8 * 4 * 4);
+    assert_eq!(out, host_box(&tensor, [16, 16], 16, [4, 5], [8, 4], 2, 0));
+}
+
+#[test]
+fn the_128_byte_swizzle_permutes_16_byte_chunks_by_row() {
+    // A box of 32 words (128 bytes) x 8 rows into a 1024-byte-aligned buffer. The swizzle
+    // pattern written out: in row r, the 16-byte chunk j of the row lands at chunk j ^ (r % 8)
+    // (CU_TENSOR_MAP_SWIZZLE_128B, "Swizzle 16B chunks within 128B span").
+    let tensor = numbered(64 * 16);
+    let mut map = map2d(2, [64, 16], 64, [32, 8]);
+    map.swizzle = 3;
+    let out = load2d("load2d", &map, &tensor, [16, 4], 32 * 8 * 4);
+    let plain = host_box(&tensor, [64, 16], 64, [16, 4], [32, 8], 1, 0);
+    let mut expected = vec![0u32; plain.len()];
+    for r in 0..8 {
+        for c in 0..32 {
+            let (chunk, within) = (c / 4, c % 4);
+            expected[r * 32 + (chunk ^ (r % 8)) * 4 + within] = plain[r * 32 + c];
+        }
+    }
+    assert_eq!(out, expected);
+    // The 64-byte swizzle: 16 words a row, chunk j of 128-byte row R (two box rows) lands
+    // at j ^ (R % 4) within its 64-byte span.
+    let mut map = map2d(2, [64, 16], 64, [16, 8]);
+    map.swizzle = 2;
+    let out = load2d("load2d", &map, &tensor, [0, 0], 16 * 8 * 4);
+    let plain = host_box(&tensor, [64, 16], 64, [0, 0], [16, 8], 1, 0);
+    let mut expected = vec![0u32; plain.len()];
+    for (i, &value) in plain.iter().enumerate() {
+        let byte = i * 4;
+        let (row128, chunk, within) = (byte / 128, (byte / 16) % 4, byte % 16);
+        let span_base = byte - (byte % 64);
+        let to = span_base + (chunk ^ (row128 % 4)) * 16 + within;
+        expected[to / 4] = value;
+    }
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn a_three_dimensional_box_walks_the_planes() {
+    // 8 x 6 x 4 words, box 4 x 2 x 3 at (6, 5, 2): columns 6..10 and rows 5..7 and planes
+    // 2..5 cross the edges.
+    let (nx, ny, nz) = (8i64, 6i64, 4i64);
+    let tensor = numbered((nx * ny * nz) as usize);
+    let map = TensorMap {
+        data_type: 2,
+        rank: 3,
+        global_address: GLOBAL_BASE,
+        global_dim: [nx as u64, ny as u64, nz as u64, 0, 0],
+        global_strides: [nx as u64 * 4, (nx * ny) as u64 * 4, 0, 0],
+        box_dim: [4, 2, 3, 0, 0],
+        element_strides: [1, 1, 1, 0, 0],
+        ..TensorMap::default()
+    };
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let mut tensor_bytes = bytes_of(&tensor);
+    let bytes = 4 * 2 * 3 * 4u32;
+    let mut out = vec![0u8; bytes as usize];
+    let encoded = map.encode();
+    module
+        .launch(
+            "load3d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor_bytes),
+                Arg::Buffer(&mut out),
+                Arg::S32(6),
+                Arg::S32(5),
+                Arg::S32(2),
+                Arg::U32(bytes),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let mut expected = Vec::new();
+    for z in 2..5 {
+        for y in 5..7 {
+            for x in 6..10 {
+                let inside = x < nx && y < ny && z < nz;
+                expected.push(if inside {
+                    tensor[(z * nx * ny + y * nx + x) as usize]
+                } else {
+                    0
+                });
+            }
+        }
+    }
+    assert_eq!(u32s(&out), expected);
+}
+
+#[test]
+fn a_tensor_store_writes_only_the_elements_inside_the_tensor() {
+    let (cols, rows) = (20usize, 10usize);
+    let original = numbered(cols * rows);
+    let mut tensor = bytes_of(&original);
+    let map = map2d(2, [cols as u64, rows as u64], cols as u64, [8, 4]);
+    let staged: Vec<u32> = (0..32).map(|i| 5_000_000 + i).collect();
+    let mut src = bytes_of(&staged);
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let encoded = map.encode();
+    module
+        .launch(
+            "store2d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor),
+                Arg::Buffer(&mut src),
+                Arg::S32(16),
+                Arg::S32(8),
+                Arg::U32(8 * 4 * 4),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let mut expected = original.clone();
+    for r in 0..4 {
+        for c in 0..8 {
+            let (x, y) = (16 + c, 8 + r);
+            if x < cols && y < rows {
+                expected[y * cols + x] = staged[r * 8 + c];
+            }
+        }
+    }
+    assert_eq!(u32s(&tensor), expected);
+}
+
+#[test]
+fn a_multicast_load_fills_every_cta_of_the_mask() {
+    let tensor = numbered(32 * 8);
+    let map = map2d(2, [32, 8], 32, [8, 4]);
+    let out = load2d("multicast2d", &map, &tensor, [12, 2], 8 * 4 * 4);
+    let one = host_box(&tensor, [32, 8], 32, [12, 2], [8, 4], 1, 0);
+    assert_eq!(out, [one.clone(), one].concat());
+}
+
+#[test]
+fn a_misaligned_box_or_a_foreign_map_traps_at_the_copy() {
+    // A tensor map of rank 2 used by a 3-D copy.
+    let tensor = numbered(64);
+    let map = map2d(2, [8, 8], 8, [8, 2]);
+    let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
+    let mut tensor_bytes = bytes_of(&tensor);
+    let mut out = vec![0u8; 64];
+    let encoded = map.encode();
+    let error = module
+        .launch(
+            "load3d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor_bytes),
+                Arg::Buffer(&mut out),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::U32(64),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect_err("rank 2 for a .3d copy");
+    assert!(error.to_string().contains("rank 2"), "{error}");
+    // Bytes that no encoder wrote.
+    let garbage = [0x55u8; 128];
+    let error = module
+        .launch(
+            "load3d",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&garbage),
+                Arg::Buffer(&mut tensor_bytes),
+                Arg::Buffer(&mut out),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::S32(0),
+                Arg::U32(64),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect_err("not a tensor map");
+    assert!(error.to_string().contains("not a tensor map"), "{error}");
+}
+
+#[test]
+fn the_nvcc_cuda_ptx_sample_doubles_a_tensor_through_swizzled_boxes() {
+    // `ptx-samples/cuda/tma.cu` (libcu++'s cuda::ptx::cp_async_bulk_tensor, nvcc -arch
+    // sm_90a): 2 x 2 CTAs of 64 threads over a 50 x 13 tensor of words whose rows are 64
+    // words apart; both maps swizzle 128 B. The host's computation: every element of the
+    // tensor doubled, the padding untouched.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ptx-samples/nvcc/tma.sm_90a.ptx"
+    );
+    let source = std::fs::read_to_string(path).expect("the sample is there");
+    let module = Module::load(&source, &Options::default()).expect("the sample loads");
+    let (cols, rows, pitch) = (50usize, 13usize, 64usize);
+    let input = numbered(pitch * rows);
+    let mut in_bytes = bytes_of(&input);
+    let mut out_bytes = vec![0xabu8; pitch * rows * 4];
+    let mut in_map = map2d(2, [cols as u64, rows as u64], pitch as u64, [32, 8]);
+    in_map.swizzle = 3;
+    let mut out_map = in_map;
+    // `out`: the address the launch gives the buffer after `in` (at `GLOBAL_BASE`).
+    out_map.global_address = next_buffer(Some((GLOBAL_BASE, in_bytes.len() as u64)));
+    let (in_encoded, out_encoded) = (in_map.encode(), out_map.encode());
+    module
+        .launch(
+            "tma_double",
+            [2, 2, 1],
+            [64, 1, 1],
+            &mut [
+                Arg::Bytes(&in_encoded),
+                Arg::Bytes(&out_encoded),
+                Arg::Buffer(&mut in_bytes),
+                Arg::Buffer(&mut out_bytes),
+                Arg::U32(32 * 8 * 4),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let out = u32s(&out_bytes);
+    for y in 0..rows {
+        for x in 0..pitch {
+            let want = if x < cols {
+                input[y * pitch + x].wrapping_mul(2)
+            } else {
+                0xabab_abab
+            };
+            assert_eq!(out[y * pitch + x], want, "({x}, {y})");
+        }
+    }
+}
+
+/// A kernel that stages the 64 bytes of `src` in shared memory and reduces them into `dst`
+/// with `cp.reduce.async.bulk` `suffix` (`.global` in a bulk group; or, with `shared`, into a
+/// shared copy of `dst` through `.shared::cluster` completing on an mbarrier, then copied
+/// back).
+fn reduction_kernel(suffix: &str, shared: bool) -> String {
+    let copy = if shared {
+        format!(
+            "    mov.u32 %r1, 0;
+DST:
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    mov.u32 %r3, acc;
+    add.u32 %r3, %r3, %r1;
+    st.shared.u32 [%r3], %r2;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p1, %r1, 64;
+    @%p1 bra DST;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [bar], 64;
+    fence.proxy.async.shared::cta;
+    cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes{suffix} [acc], [buf], 64, [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    mov.u32 %r1, 0;
+BACK:
+    mov.u32 %r3, acc;
+    add.u32 %r3, %r3, %r1;
+    ld.shared.u32 %r2, [%r3];
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd1, %rd3;
+    st.global.u32 [%rd4], %r2;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p1, %r1, 64;
+    @%p1 bra BACK;
+"
+        )
+    } else {
+        format!(
+            "    fence.proxy.async.shared::cta;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group{suffix} [%rd1], [buf], 64;
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+"
+        )
+    };
+    format!(
+        ".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry reduce(.param .u64 dst, .param .u64 src)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<2>;
+    .shared .align 16 .b8 buf[64];
+    .shared .align 16 .b8 acc[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [dst];
+    ld.param.u64 %rd2, [src];
+    mov.u32 %r1, 0;
+FILL:
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    mov.u32 %r3, buf;
+    add.u32 %r3, %r3, %r1;
+    st.shared.u32 [%r3], %r2;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p1, %r1, 64;
+    @%p1 bra FILL;
+{copy}    ret;
+}}
+"
+    )
+}
+
+/// Runs [`reduction_kernel`] on 64 bytes `dst` and `src`; returns `dst`.
+fn reduce(suffix: &str, shared: bool, dst: &[u8], src: &[u8]) -> Vec<u8> {
+    let module =
+        Module::load(&reduction_kernel(suffix, shared), &Options::default()).expect("it loads");
+    let (mut dst, mut src) = (dst.to_vec(), src.to_vec());
+    module
+        .launch(
+            "reduce",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut dst), Arg::Buffer(&mut src)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    dst
+}
+
+#[test]
+fn bulk_reductions_combine_element_by_element() {
+    let a: Vec<u32> = (0..16)
+        .map(|i| 0xffff_fff0u32.wrapping_add(i * 3))
+        .collect();
+    let b: Vec<u32> = (0..16).map(|i| i * 1_000_003 % 97).collect();
+    let (a8, b8) = (bytes_of(&a), bytes_of(&b));
+    let words = |f: &dyn Fn(u32, u32) -> u32| -> Vec<u32> {
+        a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect()
+    };
+    // The ISA's definitions: add wraps, min of .s32 is signed, inc is "(old >= b) ? 0 :
+    // old + 1", xor is bitwise.
+    assert_eq!(
+        u32s(&reduce(".add.u32", false, &a8, &b8)),
+        words(&|x, y| x.wrapping_add(y))
+    );
+    assert_eq!(
+        u32s(&reduce(".min.s32", false, &a8, &b8)),
+        words(&|x, y| (x as i32).min(y as i32) as u32)
+    );
+    assert_eq!(
+        u32s(&reduce(".inc.u32", false, &b8, &a8)),
+        b.iter()
+            .zip(&a)
+            .map(|(&x, &y)| if x >= y { 0 } else { x + 1 })
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        u32s(&reduce(".xor.b64", false, &a8, &b8)),
+        words(&|x, y| x ^ y)
+    );
+    // Into shared memory of the cluster, completing on the mbarrier.
+    assert_eq!(
+        u32s(&reduce(".max.u32", true, &a8, &b8)),
+        words(&|x, y| x.max(y))
+    );
+    assert_eq!(
+        u32s(&reduce(".add.u32", true, &a8, &b8)),
+        words(&|x, y| x.wrapping_add(y))
+    );
+}
+
+#[test]
+fn bulk_float_reductions_add_exactly_representable_values() {
+    // Sums that every format holds exactly, so the expected values are the host's.
+    let x: Vec<f32> = (0..16).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let y: Vec<f32> = (0..16).map(|i| 1.25 + i as f32).collect();
+    let f32s = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let sum: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+    assert_eq!(reduce(".add.f32", false, &f32s(&x), &f32s(&y)), f32s(&sum));
+    // bf16: the upper half of the f32 bits (exact for these values); 32 elements.
+    let bf = |v: &[f32]| -> Vec<u8> {
+        v.iter()
+            .chain(v.iter())
+            .flat_map(|f| ((f.to_bits() >> 16) as u16).to_le_bytes())
+            .collect()
+    };
+    assert_eq!(reduce(".add.noftz.bf16", false, &bf(&x), &bf(&y)), bf(&sum));
+    let min: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a.min(*b)).collect();
+    assert_eq!(reduce(".min.bf16", false, &bf(&x), &bf(&y)), bf(&min));
+}
+
+/// Copies the tensor map parameter into shared memory, points it at `second` and cuts its
+/// dimension 1 to `rows` with `tensormap.replace`, publishes it to `mapbuf` with
+/// `tensormap.cp_fenceproxy`, and loads the box at (0, 0) through the published map.
+const REPLACED: &str = r#".version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry replaced(.param .align 64 .b8 tmap[128], .param .u64 first,
+    .param .u64 second, .param .u64 mapbuf, .param .u64 out, .param .u32 rows,
+    .param .u32 bytes)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 tm[128];
+    .shared .align 128 .b8 box[1024];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    mov.u32 %r1, 0;
+COPYMAP:
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.u64 %rd5, [%rd4];
+    mov.u32 %r2, tm;
+    add.u32 %r2, %r2, %r1;
+    st.shared.u64 [%r2], %rd5;
+    add.u32 %r1, %r1, 8;
+    setp.lt.u32 %p1, %r1, 128;
+    @%p1 bra COPYMAP;
+    ld.param.u64 %rd6, [second];
+    tensormap.replace.tile.global_address.shared::cta.b1024.b64 [tm], %rd6;
+    ld.param.u32 %r3, [rows];
+    tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [tm], 1, %r3;
+    ld.param.u64 %rd7, [mapbuf];
+    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd7], [tm], 128;
+    fence.proxy.tensormap::generic.acquire.gpu [%rd7], 128;
+    ld.param.u32 %r4, [bytes];
+    mov.u32 %r5, 0;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd8, [bar], %r4;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd7, {%r5, %r5}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    ld.param.u64 %rd9, [out];
+    mov.u32 %r1, 0;
+COPY:
+    mov.u32 %r6, box;
+    add.u32 %r6, %r6, %r1;
+    ld.shared.u32 %r7, [%r6];
+    cvt.u64.u32 %rd10, %r1;
+    add.u64 %rd11, %rd9, %rd10;
+    st.global.u32 [%rd11], %r7;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p3, %r1, %r4;
+    @%p3 bra COPY;
+    ret;
+}
+"#;
+
+#[test]
+fn tensormap_replace_points_a_map_at_another_tensor_of_fewer_rows() {
+    let module = Module::load(REPLACED, &Options::default()).expect("it loads");
+    let first = numbered(16 * 8);
+    let second: Vec<u32> = (0..16 * 8).map(|i| 90_000 + i).collect();
+    let (mut first_bytes, mut second_bytes) = (bytes_of(&first), bytes_of(&second));
+    let mut mapbuf = vec![0u8; 128];
+    let mut out = vec![0xeeu8; 16 * 8 * 4];
+    let map = map2d(2, [16, 8], 16, [16, 8]);
+    let encoded = map.encode();
+    module
+        .launch(
+            "replaced",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut first_bytes),
+                Arg::Buffer(&mut second_bytes),
+                Arg::Buffer(&mut mapbuf),
+                Arg::Buffer(&mut out),
+                Arg::U32(5),
+                Arg::U32(16 * 8 * 4),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    // Rows 0-4 of `second`; rows 5-7 are outside the replaced dimension: zeros.
+    let expected: Vec<u32> = (0..16 * 8)
+        .map(|i| if i / 16 < 5 { second[i] } else { 0 })
+        .collect();
+    assert_eq!(u32s(&out), expected);
+}
+
+/// In a cluster of two CTAs, rank 0 copies the 64 bytes of `src` into `buf` of both CTAs with
+/// `cp.async.bulk ... .multicast::cluster` (ctaMask 3); each CTA waits on its own mbarrier and
+/// writes its copy to `out + 64 * %ctaid.x`.
+const MULTICAST_BULK: &str = r#".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry bulk_multicast(.param .u64 src, .param .u64 out)
+.reqnctapercluster 2, 1, 1
+{
+    .reg .b16 %rs<2>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b8 buf[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [src];
+    mov.u32 %r8, %cluster_ctarank;
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], 64;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.ne.u32 %p3, %r8, 0;
+    @%p3 bra WAIT;
+    mov.b16 %rs1, 3;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [buf], [%rd1], 64, [bar], %rs1;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r9, %ctaid.x;
+    mul.wide.u32 %rd7, %r9, 64;
+    add.u64 %rd4, %rd4, %rd7;
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, buf;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, 64;
+    @%p2 bra COPY;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+#[test]
+fn a_multicast_bulk_copy_reaches_every_cta_of_the_mask() {
+    let module = Module::load(MULTICAST_BULK, &Options::default()).expect("it loads");
+    let words = numbered(16);
+    let mut src = bytes_of(&words);
+    let mut out = vec![0u8; 4 * 64];
+    module
+        .launch(
+            "bulk_multicast",
+            [4, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut src), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    // Every cluster's rank 0 multicasts the same words: every CTA holds them.
+    let got = u32s(&out);
+    assert_eq!(
+        got,
+        [&words[..], &words[..], &words[..], &words[..]].concat()
+    );
+}
