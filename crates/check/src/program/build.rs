@@ -173,6 +173,7 @@ impl<'s> Checked<'s> {
         crate::names::build(&self.module, &self.setting, &mut builder, kernel, &reach)?;
         let mut program = builder.finish(name)?;
         program.cluster = cluster_directives(&kernel.directives);
+        program.target = self.setting.target;
         Ok(program)
     }
 }
@@ -456,6 +457,7 @@ impl<'m> Builder<'m> {
             has_atomics,
             uses_heap,
             cluster: ClusterDirectives::default(),
+            target: None,
         })
     }
 
