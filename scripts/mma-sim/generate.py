@@ -23,6 +23,8 @@ No element is zero, and the ranges keep the products and sums normal in D's type
 a zero the exponent -126, where the H100/H200 measurements behind ptxsim's Hopper model do not
 (crates/exec/src/alu/mma.rs, LOWEST_BIT), so the classes stay clear of that corner.
 
+The FP8 forms are also written with sm_120a's `.kind::f8f6f4` (RTX Blackwell only).
+
 Columns: qualifier (as after `mma.sync.aligned.`, with `.row.col`), class, A (m x k, row-major),
 B (k x n, row-major), C and then D of each generation (m x n, row-major), every element as
 fixed-width hex of its bits (`.tf32`: the whole 32-bit word; MMA-Sim ignores the low 13 bits as
@@ -137,13 +139,17 @@ def main():
             if q not in qualifiers:
                 qualifiers.append(q)
 
+    # sm_120a's `.kind::f8f6f4` spelling of the FP8 forms (MMA-Sim's RTX Blackwell list has
+    # them; its FP4 `e2m1` operands do not run in MMA-Sim's `mma`, only with block scaling).
+    kinds = [q for q in arch_mma_qualifiers["RTX Blackwell"] if q.startswith("m16n8k32.") and "e2m1" not in q]
+
     rng = random.Random(34)
     lines = [
         "# mma.sync tiles and MMA-Sim's D per generation: scripts/mma-sim/generate.py, "
         f"MMA-Sim commit {commit}, torch {torch.__version__}",
         "qualifier\tclass\ta\tb\tc\t" + "\t".join(sm for _, sm in ARCHS),
     ]
-    for q in qualifiers:
+    for q, kind in [(q, "") for q in qualifiers] + [(q, ".kind::f8f6f4") for q in kinds]:
         shape, d_type, a_type, b_type, c_type = q.split(".")
         m, rest = shape[1:].split("n")
         n, k = rest.split("k")
@@ -175,9 +181,9 @@ def main():
                 c = [[int(x) & ((1 << width) - 1) for x in row] for row in cv.view(storage[width]).tolist()]
                 if any(v & ((1 << (width - 1)) - 1) == 0 for row in c for v in row):
                     c = [[v if v & ((1 << (width - 1)) - 1) else random_bits(rng, c_type, -2, 2) for v in row] for row in c]
-            row = [f"{shape}.row.col.{d_type}.{a_type}.{b_type}.{c_type}", klass, hexes(a, a_type), hexes(b, b_type), hexes(c, c_type)]
+            row = [f"{shape}.row.col{kind}.{d_type}.{a_type}.{b_type}.{c_type}", klass, hexes(a, a_type), hexes(b, b_type), hexes(c, c_type)]
             for arch, _ in ARCHS:
-                if q not in arch_mma_qualifiers[arch]:
+                if q not in arch_mma_qualifiers[arch] or kind and arch != "RTX Blackwell":
                     row.append("-")
                     continue
                 d = mma(arch, q)(tensor(a, a_type), tensor(b, b_type), tensor(c, c_type))

@@ -80,9 +80,12 @@ pub(crate) enum Value {
     Finite(Finite),
 }
 
-/// (exponent bits, fraction bits, has infinities, width).
+/// (exponent bits, fraction bits, has infinities, width of the value).
 fn format(ty: MmaType) -> (u32, u32, bool, u32) {
     match ty {
+        MmaType::E3m2 => (3, 2, false, 6),
+        MmaType::E2m3 => (2, 3, false, 6),
+        MmaType::E2m1 => (2, 1, false, 4),
         MmaType::F16 => (5, 10, true, 16),
         MmaType::Bf16 => (8, 7, true, 16),
         MmaType::Tf32 => (8, 10, true, 32),
@@ -96,13 +99,16 @@ fn format(ty: MmaType) -> (u32, u32, bool, u32) {
 
 pub(crate) fn decode(bits: u64, ty: MmaType) -> Value {
     let (ebits, mbits, ieee, width) = format(ty);
-    // `.tf32` uses the top 19 bits of its `.f32` register (the low 13 are ignored).
-    let bits = if ty == MmaType::Tf32 {
-        bits >> 13
-    } else {
-        bits
+    // `.tf32` uses the top 19 bits of its `.f32` register (the low 13 are ignored); in the
+    // 8-bit containers of `.kind::f8f6f4`, "the matrix element of type .e2m1 resides in central
+    // 4 bits", ".e3m2 or .e2m3 ... in the lower 6 bits" (9.7.14.5.14).
+    let (bits, width) = match ty {
+        MmaType::Tf32 => (bits >> 13, 19),
+        MmaType::E2m1 => ((bits >> 2) & 0xf, width),
+        MmaType::E3m2 | MmaType::E2m3 => (bits & 0x3f, width),
+        _ => (bits, width),
     };
-    let sign = (bits >> (width - if ty == MmaType::Tf32 { 13 } else { 0 } - 1)) & 1 == 1;
+    let sign = (bits >> (width - 1)) & 1 == 1;
     let field = (bits >> mbits) & ((1 << ebits) - 1);
     let fraction = bits & ((1 << mbits) - 1);
     let bias = (1i32 << (ebits - 1)) - 1;
@@ -115,8 +121,8 @@ pub(crate) fn decode(bits: u64, ty: MmaType) -> Value {
                 Value::Infinity(sign)
             };
         }
-        if fraction == (1 << mbits) - 1 {
-            return Value::Nan; // e4m3: S.1111.111
+        if ty == MmaType::E4m3 && fraction == (1 << mbits) - 1 {
+            return Value::Nan; // e4m3: S.1111.111 (FP6 and FP4 have no NaN)
         }
     }
     let (significand, exponent) = if field == 0 {
@@ -309,7 +315,9 @@ pub(crate) fn fused(
 /// lowering); on Ada Lovelace it keeps 13 fraction bits and an `.f32` D is cut to 13
 /// ([`fused`]'s `e8m13`); on RTX Blackwell it is fused like the other types.
 pub fn dot_float_on(cores: TensorCores, form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
-    let fp8 = matches!(form.a, MmaType::E4m3 | MmaType::E5m2);
+    let fp8 = [form.a, form.b]
+        .iter()
+        .any(|t| t.is_fp8() || t.is_fp6_or_fp4());
     if fp8 && matches!(cores, TensorCores::Hopper | TensorCores::Blackwell) {
         return dot_fp8(form, a, b, c);
     }

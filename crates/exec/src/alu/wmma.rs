@@ -164,6 +164,7 @@ fn equivalent(form: &WmmaForm) -> MmaForm {
         a_row: true,
         b_col: true,
         satfinite: form.satfinite,
+        kind_f8f6f4: false,
         d: form.d,
         a: form.a,
         b: form.b,

@@ -14,14 +14,24 @@
 use ptxsim_exec::alu::mma::TensorCores;
 use ptxsim_exec::grid::{self, GridOptions};
 
-/// The generations of the data's columns, with the `.target` their kernels name.
-const GENERATIONS: [(&str, TensorCores); 5] = [
-    ("sm_80", TensorCores::Ampere),
-    ("sm_89", TensorCores::Ada),
-    ("sm_90", TensorCores::Hopper),
-    ("sm_100", TensorCores::Blackwell),
-    ("sm_120", TensorCores::RtxBlackwell),
+/// The generations of the data's columns, with the `.target` their kernels name (sm_120a:
+/// `.kind::f8f6f4` needs the arch-specific target).
+const GENERATIONS: [(&str, &str, TensorCores); 5] = [
+    ("sm_80", "sm_80", TensorCores::Ampere),
+    ("sm_89", "sm_89", TensorCores::Ada),
+    ("sm_90", "sm_90", TensorCores::Hopper),
+    ("sm_100", "sm_100", TensorCores::Blackwell),
+    ("sm_120", "sm_120a", TensorCores::RtxBlackwell),
 ];
+
+/// The qualifier's types, `[d, a, b, c]` (after the shape, the layouts and any `.kind`).
+fn types(qualifier: &str) -> Vec<&str> {
+    qualifier
+        .split('.')
+        .filter(|part| !part.starts_with("kind::"))
+        .skip(3)
+        .collect()
+}
 
 /// One line of the data: a qualifier's tile, its inputs and each generation's D (`None`: the
 /// generation has no such form in MMA-Sim).
@@ -37,7 +47,7 @@ struct Case {
 /// The element width in bits of a type name (`.tf32` is stored as its 32-bit word).
 fn width(ty: &str) -> usize {
     match ty {
-        "e4m3" | "e5m2" => 8,
+        "e4m3" | "e5m2" | "e3m2" | "e2m3" | "e2m1" => 8,
         "f16" | "bf16" => 16,
         "f64" => 64,
         _ => 32,
@@ -62,12 +72,12 @@ fn cases() -> Vec<Case> {
     let text = String::from_utf8(text).expect("utf-8");
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
     let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
-    let columns: Vec<&str> = GENERATIONS.iter().map(|(sm, _)| *sm).collect();
+    let columns: Vec<&str> = GENERATIONS.iter().map(|(column, ..)| *column).collect();
     assert_eq!(header[5..], columns[..], "the generations' columns");
     lines
         .map(|line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            let types: Vec<&str> = fields[0].split('.').skip(3).collect();
+            let types = types(fields[0]);
             let (d, a, b, c) = (types[0], types[1], types[2], types[3]);
             Case {
                 qualifier: fields[0].to_string(),
@@ -131,7 +141,7 @@ fn lane_words(
 /// lane `l` loads its A, B and C register words from `in` (lane-major, then A, B, C) and stores
 /// its D words to `out`.
 fn kernel(qualifier: &str, target: &str, [ra, rb, rc, rd]: [usize; 4], f64_form: bool) -> String {
-    let d_type = qualifier.split('.').nth(3).unwrap_or("f32");
+    let d_type = types(qualifier)[0];
     let (w, ld, ab) = if f64_form {
         (8, "b64", "f64")
     } else {
@@ -183,7 +193,7 @@ fn run(case: &Case, target: &str, cores: Option<TensorCores>) -> Vec<u64> {
     let (m, rest) = shape[1..].split_once('n').expect("mNnNkN");
     let (n, k) = rest.split_once('k').expect("mNnNkN");
     let [m, n, k]: [usize; 3] = [m, n, k].map(|x| x.parse().expect("a number"));
-    let types: Vec<&str> = case.qualifier.split('.').skip(3).collect();
+    let types = types(&case.qualifier);
     let (d_ty, a_ty, b_ty, c_ty) = (types[0], types[1], types[2], types[3]);
     let f64_form = a_ty == "f64";
     let mut input = Vec::new();
@@ -252,11 +262,11 @@ fn run(case: &Case, target: &str, cores: Option<TensorCores>) -> Vec<u64> {
 #[test]
 fn every_generation_matches_mma_sim() {
     let cases = cases();
-    assert!(cases.len() >= 50, "{} tiles", cases.len());
+    assert!(cases.len() >= 80, "{} tiles", cases.len());
     let mut failures = Vec::new();
     let mut checked = [0usize; 5];
     for case in &cases {
-        for (column, (target, _)) in GENERATIONS.iter().enumerate() {
+        for (column, (_, target, _)) in GENERATIONS.iter().enumerate() {
             let Some(expected) = &case.d[column] else {
                 continue;
             };
@@ -311,4 +321,72 @@ fn the_generations_differ_and_the_device_overrides_the_target() {
         Some(run(case, "sm_90", Some(TensorCores::Ampere))),
         case.d[0]
     );
+}
+
+/// sm_120a's FP6 and FP4 operands of `.kind::f8f6f4`, which MMA-Sim's `mma` does not run: one
+/// row of A and one column of B whose products are exact and whose sum needs no alignment, so
+/// D(0,0) is the exact `c + sum(a * b)` on every model. The elements sit in 8-bit containers as
+/// 9.7.14.5.14 says ("the matrix element of type .e2m1 resides in central 4 bits of the 8-bit
+/// container with padding in the upper 2 bits and lower 2 bits", ".e3m2 or .e2m3 ... in the
+/// lower 6 bits ... with padding in the upper 2 bits"; the padding here is set, and ignored);
+/// their values are the OCP formats' (e2m1 bias 1: 0.5, 1, 1.5, 2, 3, 4, 6; e3m2 bias 3; e2m3
+/// bias 1; no infinity or NaN).
+#[test]
+fn fp6_and_fp4_operands_of_kind_f8f6f4() {
+    // (qualifier, A(0, 0..), B(0.., 0), C(0, 0), the exact D(0, 0)).
+    let cases: [(&str, &[u64], &[u64], f32, f32); 2] = [
+        (
+            "m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e3m2.f32",
+            // 6.0 (0111), -0.5 (1001), 1.0 (0010), 3.0 (0101), the padding bits set.
+            &[0x1c | 0xc3, 0x24 | 0x03, 0x08 | 0xc0, 0x14],
+            // 28 = 1.75 * 2^4 (0 111 11), 1.75 (0 011 11), -0.25 (1 001 00), 0.0625 (0 000 01,
+            // subnormal: 0.25 * 2^-2), the padding bits set.
+            &[0x1f | 0xc0, 0x0f, 0x24 | 0x40, 0x01 | 0x80],
+            0.5,
+            // 168 - 0.875 - 0.25 + 0.0625 * 3 + 0.5
+            167.5625,
+        ),
+        (
+            "m16n8k32.row.col.kind::f8f6f4.f16.e2m3.e2m1.f16",
+            // 7.5 = 1.875 * 2^2 (0 11 111), -1.0 (1 01 000).
+            &[0x1f | 0xc0, 0x28],
+            // 6.0 (0111), 0.5 (0001).
+            &[0x1c, 0x04 | 0x03],
+            -0.25,
+            // 45 - 0.5 - 0.25
+            44.25,
+        ),
+    ];
+    for (qualifier, row, column, c, d) in cases {
+        let types = types(qualifier);
+        let half = types[0] == "f16";
+        let bits = |x: f32| {
+            if half {
+                u64::from(ptxsim_softfloat::f32_to_f16(
+                    x.to_bits(),
+                    ptxsim_softfloat::Rounding::Rn,
+                    ptxsim_softfloat::Flags::default(),
+                ))
+            } else {
+                u64::from(x.to_bits())
+            }
+        };
+        let (m, n, k) = (16, 8, 32);
+        let mut case = Case {
+            qualifier: qualifier.to_string(),
+            class: "exact".to_string(),
+            a: vec![0; m * k],
+            b: vec![0; k * n],
+            c: vec![0; m * n],
+            d: Vec::new(),
+        };
+        case.a[..row.len()].copy_from_slice(row);
+        for (i, &value) in column.iter().enumerate() {
+            case.b[i * n] = value;
+        }
+        case.c[0] = bits(c);
+        let out = run(&case, "sm_120a", None);
+        assert_eq!(out[0], bits(d), "{qualifier}: {:#x}", out[0]);
+        assert!(out[1..].iter().all(|&x| x == 0), "{qualifier}: {out:x?}");
+    }
 }
