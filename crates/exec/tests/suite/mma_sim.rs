@@ -334,7 +334,8 @@ fn the_generations_differ_and_the_device_overrides_the_target() {
 #[test]
 fn fp6_and_fp4_operands_of_kind_f8f6f4() {
     // (qualifier, A(0, 0..), B(0.., 0), C(0, 0), the exact D(0, 0)).
-    let cases: [(&str, &[u64], &[u64], f32, f32); 2] = [
+    type Exact = (&'static str, &'static [u64], &'static [u64], f32, f32);
+    let cases: [Exact; 2] = [
         (
             "m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e3m2.f32",
             // 6.0 (0111), -0.5 (1001), 1.0 (0010), 3.0 (0101), the padding bits set.
