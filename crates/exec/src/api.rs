@@ -443,6 +443,9 @@ impl Module {
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
         }
+        if let Some(cores) = options.tensor_cores {
+            device.set_tensor_cores(cores);
+        }
         device.enable_device_launches(&self.kernels);
         let grid_options = GridOptions {
             host_threads: options.host_threads,
