@@ -92,6 +92,11 @@ pub(crate) struct RunArgs {
     /// is allocated. BYTES, or with a K, M, G or T suffix (powers of 1024).
     #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = parse_memory_limit)]
     memory_limit: u64,
+    /// The GPU whose tensor-core arithmetic mma.sync and wmma.mma follow: sm_80 (A100), sm_86
+    /// (RTX 30), sm_89 (L40, RTX 40), sm_90 (H100), sm_100 (B200), sm_120 (RTX 50). Default: the
+    /// module's .target (--target when given); see docs/tensor-cores.md.
+    #[arg(long, value_name = "sm_XX", value_parser = ptxsim_exec::alu::tensor_cores::TensorCores::parse)]
+    device: Option<ptxsim_exec::alu::tensor_cores::TensorCores>,
     /// Launch cooperatively (CUDA's cudaLaunchCooperativeKernel): every CTA is resident at
     /// once and they run in turn, so a kernel may synchronize the whole grid
     /// (cooperative_groups::this_grid().sync(); %envreg1/%envreg2 give the grid workspace's
@@ -385,6 +390,9 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Err(error) = device.set_dynamic_shared(args.launch.dynamic_shared) {
         report!("error: --dynamic-shared: {error}");
         return Ok(ExitCode::from(2));
+    }
+    if let Some(cores) = args.device {
+        device.set_tensor_cores(cores);
     }
     if let Err(error) = device.set_cluster(args.launch.cluster) {
         report!("error: {name}: --cluster: {error}");

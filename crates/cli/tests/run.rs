@@ -301,3 +301,28 @@ fn eval_errors_exit_nonzero() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no value for source operand `a`"));
 }
+
+/// The module's `.target` picks the modelled tensor cores and `--device` overrides it: the tile
+/// of `tests/mma-sim/mma_device.ptx` gives +0 as on an A100 (sm_80, its target) and 2^-25 as on an
+/// H100 (`--device sm_90`), the values MMA-Sim's algorithms give (docs/tensor-cores.md).
+#[test]
+fn the_target_picks_the_tensor_cores_and_device_overrides_it() {
+    let d0 = |extra: &[&str]| {
+        let mut args = vec!["run", "tests/mma-sim/mma_device.ptx", "--block", "32"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--format", "json"]);
+        let output = ptxsim(&args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        json(&output)["registers"]["%d0"].clone()
+    };
+    assert_eq!(d0(&[]), "0x00000000");
+    assert_eq!(d0(&["--device", "sm_90"]), "0x33000000");
+    assert_eq!(d0(&["--target", "sm_90a"]), "0x33000000");
+    assert_eq!(
+        d0(&["--target", "sm_90a", "--device", "sm_86"]),
+        "0x00000000"
+    );
+    let output = ptxsim(&["run", "tests/mma-sim/mma_device.ptx", "--device", "h100"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--device"), "{}", stderr(&output));
+}

@@ -93,6 +93,10 @@ pub struct Settings {
     pub trace_format: ptxsim_trace::Format,
     /// The launch to stop at in the debugger (`PTXSIM_DEBUG=KERNEL[:LAUNCH]`), if any.
     pub debug: Option<crate::debug::Request>,
+    /// The GPU whose tensor-core arithmetic `mma` and `wmma` follow (`PTXSIM_DEVICE=sm_XX`),
+    /// when not the simulated target's (`PTXSIM_TARGET`: the modules are checked for it, so
+    /// their programs model its tensor cores).
+    pub tensor_cores: Option<ptxsim_exec::alu::tensor_cores::TensorCores>,
 }
 
 impl Settings {
@@ -131,6 +135,12 @@ impl Settings {
             },
             debug: variable("PTXSIM_DEBUG")
                 .map(|text| crate::debug::Request::parse(&text))
+                .transpose()?,
+            tensor_cores: variable("PTXSIM_DEVICE")
+                .map(|name| {
+                    ptxsim_exec::alu::tensor_cores::TensorCores::parse(&name)
+                        .map_err(|error| format!("PTXSIM_DEVICE=`{name}`: {error}"))
+                })
                 .transpose()?,
         })
     }
@@ -1780,6 +1790,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         cooperative: launch.cooperative,
         cluster: launch.cluster,
+        tensor_cores: settings.tensor_cores,
         // Managed, pinned and registered host memory, at its host addresses.
         host_memory: (!host_ranges().is_empty())
             .then(|| HOST_BACKEND.get().cloned())

@@ -74,6 +74,7 @@ fn run_c_program(
     command.args(args).env("LD_LIBRARY_PATH", run_directory);
     for name in [
         "PTXSIM_TARGET",
+        "PTXSIM_DEVICE",
         "PTXSIM_MAX_STEPS",
         "PTXSIM_DEVICE_MEMORY",
         "PTXSIM_DEVICE_COUNT",

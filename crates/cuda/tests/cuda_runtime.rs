@@ -93,8 +93,9 @@ fn build_sources(sources: &[&str], output: &str, extra: &[&str], libraries: &[&s
 }
 
 /// Runs `program` with `command`'s settings (the library on `LD_LIBRARY_PATH` unless set
-/// there), without the caller's `PTXSIM_LOG`, `PTXSIM_DEVICE_MEMORY` and `PTXSIM_TARGET`,
-/// checks that it printed `PASSED: 0 failed` and exited 0, and gives its stdout and stderr.
+/// there), without the caller's `PTXSIM_LOG`, `PTXSIM_DEVICE_MEMORY`, `PTXSIM_TARGET` and
+/// `PTXSIM_DEVICE`, checks that it printed `PASSED: 0 failed` and exited 0, and gives its stdout
+/// and stderr.
 fn run_passing(mut command: Command) -> (String, String) {
     if !command
         .get_envs()
@@ -106,6 +107,7 @@ fn run_passing(mut command: Command) -> (String, String) {
         .env_remove("PTXSIM_LOG")
         .env_remove("PTXSIM_DEVICE_MEMORY")
         .env_remove("PTXSIM_TARGET")
+        .env_remove("PTXSIM_DEVICE")
         .output()
         .expect("the program runs");
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();

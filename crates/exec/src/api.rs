@@ -220,6 +220,10 @@ pub struct LaunchOptions {
     /// Allocation and Operations"): its memory, [`DeviceMemory::heap`], must be among the
     /// memories lent to the launch. `None`: a fresh heap for this launch alone.
     pub heap: Option<Arc<crate::runtime::Heap>>,
+    /// The GPU whose tensor-core arithmetic `mma` and `wmma` follow, or `None` for the one the
+    /// module was checked for (its `.target`, or [`Options::target`]; see
+    /// [`crate::alu::tensor_cores::TensorCores`]).
+    pub tensor_cores: Option<crate::alu::tensor_cores::TensorCores>,
 }
 
 impl Default for LaunchOptions {
@@ -235,6 +239,7 @@ impl Default for LaunchOptions {
             cluster: None,
             textures: None,
             heap: None,
+            tensor_cores: None,
         }
     }
 }
@@ -437,6 +442,9 @@ impl Module {
         }
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
+        }
+        if let Some(cores) = options.tensor_cores {
+            device.set_tensor_cores(cores);
         }
         device.enable_device_launches(&self.kernels);
         let grid_options = GridOptions {
@@ -646,6 +654,9 @@ impl Module {
         device
             .set_cluster(options.cluster)
             .map_err(LaunchError::Shape)?;
+        if let Some(cores) = options.tensor_cores {
+            device.set_tensor_cores(cores);
+        }
         Ok(device)
     }
 
@@ -687,6 +698,7 @@ fn run_nested(
         options: grid_options,
         constants: options.constants.as_ref(),
         textures: options.textures.as_ref(),
+        tensor_cores: options.tensor_cores,
     };
     crate::launches::run_nested(device, run, &nest);
 }

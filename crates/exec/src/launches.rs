@@ -347,6 +347,8 @@ pub(crate) struct Nest<'o> {
     pub options: GridOptions,
     pub constants: Option<&'o Arc<Vec<u8>>>,
     pub textures: Option<&'o Arc<crate::texture::TextureTable>>,
+    /// The tensor cores the launch models, when not the program's own.
+    pub tensor_cores: Option<crate::alu::tensor_cores::TensorCores>,
 }
 
 /// Runs what the grid of `device` enqueued (and what that enqueues, depth first) after the
@@ -450,6 +452,9 @@ fn run_work(
                 child.runtime = DeviceRuntime::new(kernels, depth + 1, Arc::clone(grids));
                 child.set_params(launch.params.clone());
                 child.set_memory_limit(nest.memory_limit);
+                if let Some(cores) = nest.tensor_cores {
+                    child.set_tensor_cores(cores);
+                }
                 if let Some(constants) = nest.constants {
                     child.set_constants(Arc::clone(constants));
                 }

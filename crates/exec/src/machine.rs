@@ -148,6 +148,8 @@ pub struct Device<'p> {
     /// The device runtime of dynamic parallelism: the module's kernels, the grid's nesting
     /// depth and the work its threads enqueue ([`crate::launches`]).
     pub(crate) runtime: crate::launches::DeviceRuntime<'p>,
+    /// Whose tensor-core arithmetic `mma` and `wmma` follow ([`Device::set_tensor_cores`]).
+    tensor_cores: crate::alu::tensor_cores::TensorCores,
 }
 
 impl<'p> Device<'p> {
@@ -192,7 +194,20 @@ impl<'p> Device<'p> {
             explicit_cluster: false,
             textures: None,
             runtime: crate::launches::DeviceRuntime::default(),
+            tensor_cores: crate::alu::tensor_cores::TensorCores::of_program(program.target),
         }
+    }
+
+    /// Models the tensor cores of another GPU than the one the program was checked for (by
+    /// default, [`TensorCores::of_program`](crate::alu::tensor_cores::TensorCores::of_program):
+    /// an `sm_80` module runs as on an A100, `sm_89` as on an L40, no `.target` as on an H100).
+    pub fn set_tensor_cores(&mut self, cores: crate::alu::tensor_cores::TensorCores) {
+        self.tensor_cores = cores;
+    }
+
+    /// The tensor cores the device models ([`Device::set_tensor_cores`]).
+    pub fn tensor_cores(&self) -> crate::alu::tensor_cores::TensorCores {
+        self.tensor_cores
     }
 
     /// Lets the grid's kernels launch grids of the module's `kernels` (source order, the
@@ -2069,6 +2084,7 @@ static NOTHING: Program = Program {
         explicit: false,
         max_rank: None,
     },
+    target: None,
 };
 
 impl<'p> Machine<'p> {

@@ -144,9 +144,7 @@ fn not_run(op: Opcode) -> &'static str {
             "`tensormap.replace` of `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \
              `.swizzle_atomicity`, `.fill_mode` (traps at run)"
         }
-        Opcode::Mma => {
-            "`mma.sp`, sub-byte, single-bit, `.kind::f8f6f4` and `.block_scale` forms (name only)"
-        }
+        Opcode::Mma => "`mma.sp`, sub-byte, single-bit and `.block_scale` forms (name only)",
         Opcode::Ldmatrix => {
             "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (name only)"
         }

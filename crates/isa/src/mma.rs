@@ -3,8 +3,9 @@
 //!
 //! The forms ptxsim runs are the dense ones of sm_70 to sm_90: `.f16`/`.bf16`/`.tf32`/FP8
 //! (`.e4m3`, `.e5m2`) with `.f16` or `.f32` accumulators, `.s8`/`.u8` with `.s32`
-//! (`.satfinite` optional) and `.f64`. The other forms the ISA lists (sub-byte integers,
-//! single-bit, `.kind::f8f6f4`, `.block_scale`) are recognised by name and reported as not
+//! (`.satfinite` optional) and `.f64`; and sm_120a's `.kind::f8f6f4` (FP8, FP6 `.e3m2`/`.e2m3`
+//! and FP4 `.e2m1` operands, each in an 8-bit container). The other forms the ISA lists
+//! (sub-byte integers, single-bit, `.block_scale`) are recognised by name and reported as not
 //! supported; `mma.sp` is not decoded.
 
 use crate::form::{DecodeError, DecodeErrorKind};
@@ -24,6 +25,14 @@ pub enum MmaType {
     E4m3,
     /// `.e5m2`: FP8 with 5 exponent bits.
     E5m2,
+    /// `.e3m2`: FP6 (`.kind::f8f6f4` only): "the matrix element resides in the lower 6 bits of
+    /// the 8-bit container with padding in the upper 2 bits".
+    E3m2,
+    /// `.e2m3`: FP6, in the lower 6 bits of its 8-bit container like `.e3m2`.
+    E2m3,
+    /// `.e2m1`: FP4 (`.kind::f8f6f4` only): "the matrix element of type .e2m1 resides in central
+    /// 4 bits of the 8-bit container with padding in the upper 2 bits and lower 2 bits".
+    E2m1,
     /// `.s8`.
     S8,
     /// `.u8`.
@@ -44,6 +53,9 @@ impl MmaType {
             "tf32" => MmaType::Tf32,
             "e4m3" => MmaType::E4m3,
             "e5m2" => MmaType::E5m2,
+            "e3m2" => MmaType::E3m2,
+            "e2m3" => MmaType::E2m3,
+            "e2m1" => MmaType::E2m1,
             "s8" => MmaType::S8,
             "u8" => MmaType::U8,
             "f32" => MmaType::F32,
@@ -61,6 +73,9 @@ impl MmaType {
             MmaType::Tf32 => "tf32",
             MmaType::E4m3 => "e4m3",
             MmaType::E5m2 => "e5m2",
+            MmaType::E3m2 => "e3m2",
+            MmaType::E2m3 => "e2m3",
+            MmaType::E2m1 => "e2m1",
             MmaType::S8 => "s8",
             MmaType::U8 => "u8",
             MmaType::F32 => "f32",
@@ -72,7 +87,13 @@ impl MmaType {
     /// Bits of one element in its register (`.tf32` occupies a 32-bit register).
     pub const fn bits(self) -> u32 {
         match self {
-            MmaType::E4m3 | MmaType::E5m2 | MmaType::S8 | MmaType::U8 => 8,
+            MmaType::E4m3
+            | MmaType::E5m2
+            | MmaType::E3m2
+            | MmaType::E2m3
+            | MmaType::E2m1
+            | MmaType::S8
+            | MmaType::U8 => 8,
             MmaType::F16 | MmaType::Bf16 => 16,
             MmaType::Tf32 | MmaType::F32 | MmaType::S32 => 32,
             MmaType::F64 => 64,
@@ -82,6 +103,11 @@ impl MmaType {
     /// Whether the type is FP8.
     pub const fn is_fp8(self) -> bool {
         matches!(self, MmaType::E4m3 | MmaType::E5m2)
+    }
+
+    /// Whether the type is FP6 or FP4 (`.kind::f8f6f4` only).
+    pub const fn is_fp6_or_fp4(self) -> bool {
+        matches!(self, MmaType::E3m2 | MmaType::E2m3 | MmaType::E2m1)
     }
 
     /// Whether the type is an 8-bit integer.
@@ -106,6 +132,8 @@ pub struct MmaForm {
     pub b_col: bool,
     /// `.satfinite` (integer forms: clamp to the `.s32` range).
     pub satfinite: bool,
+    /// `.kind::f8f6f4` (sm_120a: FP8, FP6 and FP4 operands in 8-bit containers).
+    pub kind_f8f6f4: bool,
     /// `.dtype`.
     pub d: MmaType,
     /// `.atype`.
@@ -163,12 +191,17 @@ impl MmaForm {
     /// The instruction's modifiers after `mma.sync.aligned`, for messages.
     pub fn name(&self) -> String {
         format!(
-            "m{}n{}k{}.{}.{}{}.{}.{}.{}.{}",
+            "m{}n{}k{}.{}.{}{}{}.{}.{}.{}.{}",
             self.m,
             self.n,
             self.k,
             if self.a_row { "row" } else { "col" },
             if self.b_col { "col" } else { "row" },
+            if self.kind_f8f6f4 {
+                ".kind::f8f6f4"
+            } else {
+                ""
+            },
             if self.satfinite { ".satfinite" } else { "" },
             self.d.name(),
             self.a.name(),
@@ -204,6 +237,7 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
     let mut shape: Option<(u8, u8, u8)> = None;
     let mut layouts: Vec<(usize, bool)> = Vec::new();
     let mut satfinite = false;
+    let mut kind_f8f6f4 = false;
     let mut types: Vec<(usize, MmaType)> = Vec::new();
     for (index, &m) in modifiers.iter().enumerate() {
         match m {
@@ -212,21 +246,13 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
             "row" => layouts.push((index, true)),
             "col" => layouts.push((index, false)),
             "satfinite" => satfinite = true,
+            "kind::f8f6f4" => kind_f8f6f4 = true,
             _ if m.starts_with("kind::")
                 || m.starts_with("block_scale")
                 || m.starts_with("scale_vec::")
                 || matches!(
                     m,
-                    "u4" | "s4"
-                        | "b1"
-                        | "xor"
-                        | "and"
-                        | "popc"
-                        | "e2m1"
-                        | "e3m2"
-                        | "e2m3"
-                        | "ue8m0"
-                        | "ue4m3"
+                    "u4" | "s4" | "b1" | "xor" | "and" | "popc" | "ue8m0" | "ue4m3"
                 ) =>
             {
                 return Err(unsupported(format!(
@@ -274,6 +300,7 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
         a_row,
         b_col,
         satfinite,
+        kind_f8f6f4,
         d,
         a,
         b,
@@ -308,8 +335,12 @@ fn validate(f: &MmaForm) -> Result<(), DecodeError> {
         (Tf32, Tf32) => {
             row_col && (f.d, f.c) == (F32, F32) && matches!(shape, (16, 8, 4) | (16, 8, 8))
         }
-        (E4m3 | E5m2, E4m3 | E5m2) => {
+        (E4m3 | E5m2, E4m3 | E5m2) if !f.kind_f8f6f4 => {
             row_col && floating_acc && matches!(shape, (16, 8, 16) | (16, 8, 32))
+        }
+        // `mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype`.
+        (E4m3 | E5m2 | E3m2 | E2m3 | E2m1, E4m3 | E5m2 | E3m2 | E2m3 | E2m1) => {
+            f.kind_f8f6f4 && row_col && floating_acc && shape == (16, 8, 32)
         }
         (S8 | U8, S8 | U8) => {
             row_col
@@ -323,7 +354,8 @@ fn validate(f: &MmaForm) -> Result<(), DecodeError> {
         }
         _ => false,
     };
-    let satfinite_ok = !f.satfinite || f.a.is_int8();
+    let satfinite_ok = (!f.satfinite || f.a.is_int8())
+        && (!f.kind_f8f6f4 || matches!(f.a, E4m3 | E5m2 | E3m2 | E2m3 | E2m1));
     if !ok || !satfinite_ok {
         return Err(DecodeError::new(
             DecodeErrorKind::UnsupportedTypes,

@@ -204,6 +204,10 @@ pub enum OpFeature {
     MmaFp8,
     /// `mma` with FP8 and the `.m16n8k16` shape or `.f16` accumulation (PTX ISA 8.7, sm_89).
     MmaFp8K16OrF16,
+    /// `mma` with `.kind::f8f6f4` (FP8, FP6, FP4 in 8-bit containers; ptxas 13.5: "Feature
+    /// '.kind::f8f6f4' not supported on .target 'sm_120'", "'mma with with FP6/FP4 floating
+    /// point type' requires PTX ISA .version 8.7 or later"; sm_120a, sm_121a, sm_120f).
+    MmaKindF8f6f4,
     /// `wmma` (9.7.14.4: PTX ISA 6.0, sm_70; ptxas 13.5: "Feature '.aligned modifier for
     /// wmma' requires PTX ISA .version 6.3 or later", and `.aligned` is mandatory).
     Wmma,
@@ -338,6 +342,17 @@ pub const OP_GATES: &[Gate] = &[
         support: &[Support {
             since: v(8, 7),
             targets: TargetSet::AtLeast(89),
+        }],
+    },
+    Gate {
+        feature: "mma with .kind::f8f6f4",
+        applies: Applies::Op(OpFeature::MmaKindF8f6f4),
+        support: &[Support {
+            since: v(8, 7),
+            targets: TargetSet::Specific {
+                arch: &[120, 121],
+                families: &[120],
+            },
         }],
     },
     Gate {
@@ -1342,6 +1357,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::MmaFp8K16OrF16, OpForm::Mma(f)) => {
             hit(f.a.is_fp8() && (f.k == 16 || f.d == MmaType::F16))
         }
+        (OpFeature::MmaKindF8f6f4, OpForm::Mma(f)) => hit(f.kind_f8f6f4),
         (OpFeature::Wgmma, OpForm::Wgmma(_)) => Some(Some(0)),
         (OpFeature::WgmmaMixedInteger, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
             f.mixed_integer().then(type_index)

@@ -779,9 +779,13 @@ fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
 fn mma_multiplicand(ty: crate::mma::MmaType) -> RegisterRule {
     use crate::mma::MmaType;
     match ty {
-        MmaType::S8 | MmaType::U8 | MmaType::E4m3 | MmaType::E5m2 => {
-            RegisterRule::OneOf(crate::layout::FRAGMENT)
-        }
+        MmaType::S8
+        | MmaType::U8
+        | MmaType::E4m3
+        | MmaType::E5m2
+        | MmaType::E3m2
+        | MmaType::E2m3
+        | MmaType::E2m1 => RegisterRule::OneOf(crate::layout::FRAGMENT),
         other => mma_register(other),
     }
 }

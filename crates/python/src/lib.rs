@@ -117,10 +117,12 @@ impl Module {
     /// (also when the kernel faults; read-only buffers are inputs only); a number is converted
     /// to the parameter's type; a byte-array parameter (a struct passed by value) takes a
     /// buffer of exactly its size. `shared` is the dynamic shared memory per CTA in bytes;
-    /// `max_steps` the step limit of each thread.
+    /// `max_steps` the step limit of each thread. `device` (`"sm_80"`, `"sm_89"`, `"sm_90"`,
+    /// `"sm_100"`, `"sm_120"`, ...; default: the `PTXSIM_DEVICE` variable, else the module's
+    /// target) is the GPU whose tensor-core arithmetic `mma` and `wmma` follow.
     #[pyo3(
-        signature = (entry, grid, block, args, shared = 0, max_steps = DEFAULT_MAX_STEPS),
-        text_signature = "($self, entry, grid, block, args, shared=0, max_steps=DEFAULT_MAX_STEPS)"
+        signature = (entry, grid, block, args, shared = 0, max_steps = DEFAULT_MAX_STEPS, device = None),
+        text_signature = "($self, entry, grid, block, args, shared=0, max_steps=DEFAULT_MAX_STEPS, device=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn launch(
@@ -132,7 +134,19 @@ impl Module {
         args: Vec<Bound<'_, PyAny>>,
         shared: u64,
         max_steps: u64,
+        device: Option<String>,
     ) -> PyResult<LaunchReport> {
+        let device = device.or_else(|| {
+            std::env::var("PTXSIM_DEVICE")
+                .ok()
+                .filter(|name| !name.is_empty())
+        });
+        let tensor_cores = device
+            .map(|name| {
+                ptxsim_exec::alu::tensor_cores::TensorCores::parse(&name)
+                    .map_err(|e| PyValueError::new_err(format!("device `{name}`: {e}")))
+            })
+            .transpose()?;
         let grid = dim3(grid, "grid")?;
         let block = dim3(block, "block")?;
         let program = self
@@ -144,6 +158,7 @@ impl Module {
         let options = LaunchOptions {
             dynamic_shared: shared,
             max_steps,
+            tensor_cores,
             ..LaunchOptions::default()
         };
         let inner = &self.inner;

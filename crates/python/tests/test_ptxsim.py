@@ -442,3 +442,58 @@ def test_struct_parameter_errors():
     params = bytearray(16)
     module.launch("affine", 1, 4, [params, x, out, 4])
     assert params == bytearray(16)
+
+
+# One mma.sync.m16n8k16 .bf16 tile whose D(0,0) tells an A100 from an H100 (as
+# tests/mma-sim/mma_device.ptx, docs/tensor-cores.md): A(0,0) = B(0,0) = B(1,0) = 1,
+# A(0,1) = 2^-25, C(0,0) = -1. MMA-Sim's algorithms: Hopper keeps 25 fraction bits, so
+# D(0,0) = 2^-25; Ampere keeps 24 (and splits k), so D(0,0) = +0.
+MMA_DEVICE = """\
+.version 8.7
+.target sm_80
+.address_size 64
+
+.visible .entry tile(.param .u64 out)
+{
+    .reg .b32 %a<4>, %b<2>;
+    .reg .f32 %c<4>, %d<4>;
+    .reg .u32 %lane;
+    .reg .u64 %p;
+    .reg .pred %first;
+    mov.u32 %lane, %laneid;
+    setp.eq.u32 %first, %lane, 0;
+    selp.b32 %a0, 0x33003f80, 0, %first;
+    selp.b32 %b0, 0x3f803f80, 0, %first;
+    selp.f32 %c0, 0fBF800000, 0f00000000, %first;
+    mov.b32 %a1, 0;
+    mov.b32 %a2, 0;
+    mov.b32 %a3, 0;
+    mov.b32 %b1, 0;
+    mov.f32 %c1, 0f00000000;
+    mov.f32 %c2, 0f00000000;
+    mov.f32 %c3, 0f00000000;
+    mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};
+    ld.param.u64 %p, [out];
+    @%first st.global.f32 [%p], %d0;
+    ret;
+}
+"""
+
+
+def test_the_device_picks_the_tensor_core_arithmetic(monkeypatch):
+    monkeypatch.delenv("PTXSIM_DEVICE", raising=False)
+    module = ptxsim.Module(MMA_DEVICE, target=None)
+
+    def d00(**kwargs):
+        out = np.full(1, 7.0, dtype=np.float32)
+        module.launch("tile", 1, 32, [out], **kwargs)
+        return int(out.view(np.uint32)[0])
+
+    h100 = int(np.float32(2.0**-25).view(np.uint32))  # 0x33000000
+    assert d00() == 0  # the module's sm_80: an A100, +0
+    assert d00(device="sm_90") == h100
+    monkeypatch.setenv("PTXSIM_DEVICE", "sm_90")
+    assert d00() == h100
+    assert d00(device="sm_86") == 0
+    with pytest.raises(ValueError):
+        d00(device="h100")

@@ -174,6 +174,7 @@ impl<'s> Checked<'s> {
         crate::names::build(&self.module, &self.setting, &mut builder, kernel, &reach)?;
         let mut program = builder.finish(name)?;
         program.cluster = cluster_directives(&kernel.directives);
+        program.target = self.setting.target;
         Ok(program)
     }
 }
@@ -457,6 +458,7 @@ impl<'m> Builder<'m> {
             has_atomics,
             uses_heap,
             cluster: ClusterDirectives::default(),
+            target: None,
         })
     }
 

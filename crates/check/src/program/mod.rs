@@ -150,6 +150,10 @@ pub struct Program {
     pub uses_heap: bool,
     /// The kernel's cluster directives.
     pub cluster: ClusterDirectives,
+    /// The architecture the module was checked for: the override (`--target`,
+    /// `PTXSIM_TARGET`) if there was one, else the module's `.target` (`None` without one).
+    /// The executor models that GPU's tensor cores unless told otherwise.
+    pub target: Option<ptxsim_isa::Target>,
 }
 
 /// A kernel's cluster directives (PTX ISA 9.0, 11.5 "Cluster Dimension Directives").

@@ -1,6 +1,16 @@
-//! `mma.sync.aligned` arithmetic (PTX ISA 9.7.14.5.14) as the sm_90 tensor core does it, and
-//! the fragment layouts that place matrix elements in the lanes' registers (9.7.14.5.x,
-//! "Matrix Fragments for mma.m16n8k*"; 9.7.14.5.1 for the quad-pair `m8n8k4` `.f16` form).
+//! `mma.sync.aligned` arithmetic (PTX ISA 9.7.14.5.14) as the tensor cores of each modelled
+//! GPU generation do it ([`TensorCores`]), and the fragment layouts that place matrix elements
+//! in the lanes' registers (9.7.14.5.x, "Matrix Fragments for mma.m16n8k*"; 9.7.14.5.1 for the
+//! quad-pair `m8n8k4` `.f16` form).
+//!
+//! The generations differ only in the floating-point forms but `.f64` ([`dot_float_on`]): the
+//! alignment width ([`TensorCores::fraction_bits`]: 24 on Ampere and Ada Lovelace, 25 from
+//! Hopper on), the split-k grouping of Ampere and Ada Lovelace ([`TensorCores::splits_k`]) and
+//! the FP8 path (Ada Lovelace's 13-bit accumulator, RTX Blackwell's fused one, ptxas's
+//! two-step lowering on Hopper and Blackwell), as MMA-Sim describes them; the integer forms,
+//! `.f64` (`DMMA` on every generation, ptxas 13) and the quad-pair `m8n8k4` `.f16` (emulated
+//! with `FFMA` by ptxas 13 for sm_80, sm_86, sm_89, sm_90, sm_100a and sm_120a alike) are the
+//! same everywhere. The rest of this comment is the Hopper model, which the others vary:
 //!
 //! The floating-point model follows the findings of MMA-Sim (Microsoft, "MMA-Sim: Bit-Accurate
 //! Reference Model of Tensor Cores and Matrix Cores", arXiv 2511.10909,
@@ -30,6 +40,8 @@
 //! sm_90: ptxas emulates it with f32 `FFMA`/`FADD` chains, and so does ptxsim (`quad_pair`).
 
 use ptxsim_isa::mma::{MmaForm, MmaType};
+
+pub use super::tensor_cores::TensorCores;
 
 /// Fraction bits of the sm_90 accumulator (MMA-Sim: 25 on Hopper).
 pub const FRACTION_BITS: i32 = 25;
@@ -68,9 +80,12 @@ pub(crate) enum Value {
     Finite(Finite),
 }
 
-/// (exponent bits, fraction bits, has infinities, width).
+/// (exponent bits, fraction bits, has infinities, width of the value).
 fn format(ty: MmaType) -> (u32, u32, bool, u32) {
     match ty {
+        MmaType::E3m2 => (3, 2, false, 6),
+        MmaType::E2m3 => (2, 3, false, 6),
+        MmaType::E2m1 => (2, 1, false, 4),
         MmaType::F16 => (5, 10, true, 16),
         MmaType::Bf16 => (8, 7, true, 16),
         MmaType::Tf32 => (8, 10, true, 32),
@@ -84,13 +99,16 @@ fn format(ty: MmaType) -> (u32, u32, bool, u32) {
 
 pub(crate) fn decode(bits: u64, ty: MmaType) -> Value {
     let (ebits, mbits, ieee, width) = format(ty);
-    // `.tf32` uses the top 19 bits of its `.f32` register (the low 13 are ignored).
-    let bits = if ty == MmaType::Tf32 {
-        bits >> 13
-    } else {
-        bits
+    // `.tf32` uses the top 19 bits of its `.f32` register (the low 13 are ignored); in the
+    // 8-bit containers of `.kind::f8f6f4`, "the matrix element of type .e2m1 resides in central
+    // 4 bits", ".e3m2 or .e2m3 ... in the lower 6 bits" (9.7.14.5.14).
+    let (bits, width) = match ty {
+        MmaType::Tf32 => (bits >> 13, 19),
+        MmaType::E2m1 => ((bits >> 2) & 0xf, width),
+        MmaType::E3m2 | MmaType::E2m3 => (bits & 0x3f, width),
+        _ => (bits, width),
     };
-    let sign = (bits >> (width - if ty == MmaType::Tf32 { 13 } else { 0 } - 1)) & 1 == 1;
+    let sign = (bits >> (width - 1)) & 1 == 1;
     let field = (bits >> mbits) & ((1 << ebits) - 1);
     let fraction = bits & ((1 << mbits) - 1);
     let bias = (1i32 << (ebits - 1)) - 1;
@@ -103,8 +121,8 @@ pub(crate) fn decode(bits: u64, ty: MmaType) -> Value {
                 Value::Infinity(sign)
             };
         }
-        if fraction == (1 << mbits) - 1 {
-            return Value::Nan; // e4m3: S.1111.111
+        if ty == MmaType::E4m3 && fraction == (1 << mbits) - 1 {
+            return Value::Nan; // e4m3: S.1111.111 (FP6 and FP4 have no NaN)
         }
     }
     let (significand, exponent) = if field == 0 {
@@ -231,16 +249,42 @@ pub(crate) fn aligned_sum(terms: &[Finite], lsb: i32) -> i128 {
     sum
 }
 
-/// One element of D for the floating-point forms but `.f64`: `c + sum(a[i] * b[i])`.
+/// One element of D for the floating-point forms but `.f64` on Hopper: `c + sum(a[i] * b[i])`
+/// with [`FRACTION_BITS`] ([`fused`]).
 pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
-    let d = form.d;
+    fused(
+        (form.a, form.b, form.c),
+        form.d,
+        a,
+        b,
+        c,
+        FRACTION_BITS,
+        false,
+    )
+}
+
+/// `c + sum(a[i] * b[i])` as one fused tensor-core step (MMA-Sim's `nv_fused_dot_add`):
+/// `types` = (A's, B's, C's); the addends aligned to the largest exponent and truncated to
+/// `fraction_bits` below it (never below `2^`[`LOWEST_BIT`]), summed exactly and rounded once to
+/// `d` (toward zero to `.f32`, to nearest even to `.f16`). With `e8m13`, an `.f32` sum is first
+/// cut (toward zero) to 13 fraction bits below its own leading bit (MMA-Sim's `f32_e8m13`
+/// output of the FP8 path). Specials as in the module docs.
+pub(crate) fn fused(
+    types: (MmaType, MmaType, MmaType),
+    d: MmaType,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    fraction_bits: i32,
+    e8m13: bool,
+) -> u64 {
     let (ebits, mbits, _, width) = format(d);
     let nan = if d == MmaType::F32 {
         0x7fff_ffff
     } else {
         0x7fff
     };
-    let terms = match addends((form.a, form.b, form.c), a, b, c) {
+    let terms = match addends(types, a, b, c) {
         Ok(terms) => terms,
         Err(None) => return nan,
         Err(Some(negative)) => {
@@ -250,9 +294,73 @@ pub fn dot_float(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
         return 0;
     };
-    let lsb = (emax - FRACTION_BITS).max(LOWEST_BIT);
+    let mut lsb = (emax - fraction_bits).max(LOWEST_BIT);
     let sum = aligned_sum(&terms, lsb);
-    round(sum < 0, sum.unsigned_abs(), lsb, d)
+    let mut magnitude = sum.unsigned_abs();
+    if e8m13 && d == MmaType::F32 {
+        let significant = 128 - magnitude.leading_zeros() as i32;
+        let excess = significant - 14;
+        if excess > 0 {
+            magnitude >>= excess;
+            lsb += excess;
+        }
+    }
+    round(sum < 0, magnitude, lsb, d)
+}
+
+/// One element of D for the floating-point forms but `.f64` on `cores`: one [`fused`] step of
+/// the generation's width, or two of half the depth where it splits `k`
+/// ([`TensorCores::splits_k`]): the first from `c`, rounded to D's type, accumulated by the
+/// second (MMA-Sim's `mma.__call__`). FP8 on Hopper and Blackwell is [`dot_fp8`] (ptxas's
+/// lowering); on Ada Lovelace it keeps 13 fraction bits and an `.f32` D is cut to 13
+/// ([`fused`]'s `e8m13`); on RTX Blackwell it is fused like the other types.
+pub fn dot_float_on(cores: TensorCores, form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let fp8 = [form.a, form.b]
+        .iter()
+        .any(|t| t.is_fp8() || t.is_fp6_or_fp4());
+    if fp8 && matches!(cores, TensorCores::Hopper | TensorCores::Blackwell) {
+        return dot_fp8(form, a, b, c);
+    }
+    let (bits, e8m13) = if fp8 && cores == TensorCores::Ada {
+        (ADA_FP8_FRACTION_BITS, true)
+    } else {
+        (cores.fraction_bits(), false)
+    };
+    if !cores.splits_k(form) {
+        return fused((form.a, form.b, form.c), form.d, a, b, c, bits, e8m13);
+    }
+    let half = a.len() / 2;
+    let first = fused(
+        (form.a, form.b, form.c),
+        form.d,
+        &a[..half],
+        &b[..half],
+        c,
+        bits,
+        e8m13,
+    );
+    fused(
+        (form.a, form.b, form.d),
+        form.d,
+        &a[half..],
+        &b[half..],
+        first,
+        bits,
+        e8m13,
+    )
+}
+
+/// Fraction bits of Ada Lovelace's FP8 accumulator (MMA-Sim: 13, with an `f32_e8m13` output).
+pub const ADA_FP8_FRACTION_BITS: i32 = 13;
+
+/// One element of D for any form on `cores`: [`dot_integer`], [`dot_f64`] (the same on every
+/// generation) or [`dot_float_on`].
+pub fn dot(cores: TensorCores, form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    match form.a {
+        MmaType::S8 | MmaType::U8 => dot_integer(form, a, b, c),
+        MmaType::F64 => dot_f64(a, b, c),
+        _ => dot_float_on(cores, form, a, b, c),
+    }
 }
 
 /// One element of D for `.s8`/`.u8`: the exact sum, wrapped or (`.satfinite`) clamped to s32.
@@ -352,11 +460,12 @@ pub fn dot_f64(a: &[u64], b: &[u64], c: u64) -> u64 {
     acc
 }
 
-/// Runs one `mma` for a warp: `registers[operand][lane]` are the lanes' fragment registers of
+/// Runs one `mma` for a warp on `cores`' arithmetic: `registers[operand][lane]` are the lanes' fragment registers of
 /// a, b and c (64-bit values; 32-bit registers in the low half). Returns each lane's d
 /// registers (`None` for a layout other than `.row.col` outside the quad-pair form, which the
 /// ISA does not have).
 pub fn mma(
+    cores: TensorCores,
     form: &MmaForm,
     a: &[Vec<u64>],
     b: &[Vec<u64>],
@@ -387,12 +496,7 @@ pub fn mma(
     for (lane, registers) in out.iter_mut().enumerate() {
         for (index, row, col) in c_layout(form, lane) {
             let column: Vec<u64> = (0..k).map(|i| bm[i][col]).collect();
-            let value = match form.a {
-                MmaType::S8 | MmaType::U8 => dot_integer(form, &am[row], &column, cm[row][col]),
-                MmaType::F64 => dot_f64(&am[row], &column, cm[row][col]),
-                MmaType::E4m3 | MmaType::E5m2 => dot_fp8(form, &am[row], &column, cm[row][col]),
-                _ => dot_float(form, &am[row], &column, cm[row][col]),
-            };
+            let value = dot(cores, form, &am[row], &column, cm[row][col]);
             store(registers, form.d, index, value);
         }
     }

@@ -167,6 +167,7 @@ fn as_mma(form: &WgmmaForm) -> MmaForm {
         a_row: true,
         b_col: true,
         satfinite: form.satfinite,
+        kind_f8f6f4: false,
         d: form.d,
         a: form.a,
         b: form.b,
@@ -186,33 +187,16 @@ pub fn dot(form: &WgmmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
 /// One element of D on the FP8 path (module docs). Specials as in `dot_float`: a NaN operand,
 /// `inf * 0` or `inf - inf` give the canonical NaN, another infinity wins.
 fn dot_fp8(form: &WgmmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
-    let d = form.d;
-    let (nan, infinity_bits, width) = if d == MmaType::F32 {
-        (0x7fff_ffff, 0x7f80_0000, 32)
-    } else {
-        (0x7fff, 0x7c00, 16)
-    };
-    let terms = match mma::addends((form.a, form.b, d), a, b, c) {
-        Ok(terms) => terms,
-        Err(None) => return nan,
-        Err(Some(negative)) => return u64::from(negative) << (width - 1) | infinity_bits,
-    };
-    let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
-        return 0;
-    };
-    let sum = mma::aligned_sum(&terms, emax - FP8_FRACTION_BITS);
-    let mut magnitude = sum.unsigned_abs();
-    let mut lsb = emax - FP8_FRACTION_BITS;
-    if d == MmaType::F32 {
-        // Cut to 13 fraction bits below the sum's leading bit (toward zero).
-        let significant = 128 - magnitude.leading_zeros() as i32;
-        let excess = significant - (FP8_FRACTION_BITS + 1);
-        if excess > 0 {
-            magnitude >>= excess;
-            lsb += excess;
-        }
-    }
-    mma::round(sum < 0, magnitude, lsb, d)
+    // Cut to 13 fraction bits below the sum's leading bit (toward zero) for `.f32`.
+    mma::fused(
+        (form.a, form.b, form.d),
+        form.d,
+        a,
+        b,
+        c,
+        FP8_FRACTION_BITS,
+        true,
+    )
 }
 
 /// The D elements thread `thread` (0..128) of the warpgroup holds, as `(register, shift,

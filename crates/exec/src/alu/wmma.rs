@@ -164,6 +164,7 @@ fn equivalent(form: &WmmaForm) -> MmaForm {
         a_row: true,
         b_col: true,
         satfinite: form.satfinite,
+        kind_f8f6f4: false,
         d: form.d,
         a: form.a,
         b: form.b,
@@ -171,9 +172,15 @@ fn equivalent(form: &WmmaForm) -> MmaForm {
     }
 }
 
-/// Runs one `wmma.mma` for a warp: `registers[lane]` are each lane's fragment registers of a,
+/// Runs one `wmma.mma` for a warp on `cores`' arithmetic: `registers[lane]` are each lane's fragment registers of a,
 /// b and c (only the distinct ones are read). Returns each lane's d registers.
-pub fn mma(form: &WmmaForm, a: &[Vec<u64>], b: &[Vec<u64>], c: &[Vec<u64>]) -> Vec<Vec<u64>> {
+pub fn mma(
+    cores: mma::TensorCores,
+    form: &WmmaForm,
+    a: &[Vec<u64>],
+    b: &[Vec<u64>],
+    c: &[Vec<u64>],
+) -> Vec<Vec<u64>> {
     let (m, n, k) = (form.m as usize, form.n as usize, form.k as usize);
     let mut am = vec![vec![0u64; k]; m];
     let mut bt = vec![vec![0u64; k]; n];
@@ -197,8 +204,8 @@ pub fn mma(form: &WmmaForm, a: &[Vec<u64>], b: &[Vec<u64>], c: &[Vec<u64>]) -> V
             MmaType::Tf32 => {
                 let mut step = equivalent;
                 step.c = MmaType::F32;
-                let first = mma::dot_float(&step, &row[..4], &column[..4], c);
-                mma::dot_float(&step, &row[4..], &column[4..], first)
+                let first = mma::dot_float_on(cores, &step, &row[..4], &column[..4], c);
+                mma::dot_float_on(cores, &step, &row[4..], &column[4..], first)
             }
             _ if form.d == MmaType::F16 && form.c == MmaType::F32 => {
                 // An `.f16` D from an `.f32` C: ptxas runs `HMMA.16816.F32` (the f32
@@ -207,7 +214,7 @@ pub fn mma(form: &WmmaForm, a: &[Vec<u64>], b: &[Vec<u64>], c: &[Vec<u64>]) -> V
                 // to f16 differs on the H100's tiles (`wmma2.txt.xz`).
                 let mut step = equivalent;
                 step.d = MmaType::F32;
-                let wide = mma::dot_float(&step, row, column, c) as u32;
+                let wide = mma::dot_float_on(cores, &step, row, column, c) as u32;
                 if wide & 0x7f80_0000 == 0x7f80_0000 && wide & 0x007f_ffff != 0 {
                     0x7fff
                 } else {
@@ -218,7 +225,7 @@ pub fn mma(form: &WmmaForm, a: &[Vec<u64>], b: &[Vec<u64>], c: &[Vec<u64>]) -> V
                     ))
                 }
             }
-            _ => mma::dot_float(&equivalent, row, column, c),
+            _ => mma::dot_float_on(cores, &equivalent, row, column, c),
         }
     };
     (0..32)

@@ -294,7 +294,7 @@ impl Executor<'_, '_> {
         let a = read(self, &sources[0], form.a);
         let b = read(self, &sources[1], form.b);
         let c = read(self, &sources[2], form.c);
-        let Some(result) = alu::mma::mma(form, &a, &b, &c) else {
+        let Some(result) = alu::mma::mma(self.device.tensor_cores(), form, &a, &b, &c) else {
             let message = format!(
                 "`{}`: mma.sync.aligned.{} is not supported by ptxsim yet",
                 instruction.text,

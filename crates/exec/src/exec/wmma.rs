@@ -287,7 +287,7 @@ impl Executor<'_, '_> {
         let a = read(self, &sources[0], form.a);
         let b = read(self, &sources[1], form.b);
         let c = read(self, &sources[2], form.c);
-        let result = wmma::mma(form, &a, &b, &c);
+        let result = wmma::mma(self.device.tensor_cores(), form, &a, &b, &c);
         let put_type = register_type(form.d);
         for (&lane, registers) in lanes.iter().zip(result) {
             for (&destination, value) in d.iter().zip(registers) {

@@ -25,6 +25,7 @@ mod library;
 mod matrix;
 mod mma;
 mod mma_kernels;
+mod mma_sim;
 mod oob;
 mod sample_traces;
 mod samples;

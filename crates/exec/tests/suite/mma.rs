@@ -73,7 +73,16 @@ fn golden_tiles_match() {
                 lanes("c", tile),
                 lanes("d", tile),
             );
-            if ptxsim_exec::alu::mma::mma(&form, &a, &b, &c).as_ref() == Some(&d) {
+            if ptxsim_exec::alu::mma::mma(
+                ptxsim_exec::alu::mma::TensorCores::Hopper,
+                &form,
+                &a,
+                &b,
+                &c,
+            )
+            .as_ref()
+                == Some(&d)
+            {
                 matching += 1;
             }
         }
@@ -324,7 +333,13 @@ fn quad_pair_layouts() {
                     let (q, k, n) = quad_pair_ab(true, b_row, lane, i);
                     bm[q][k][n]
                 });
-                let model = ptxsim_exec::alu::mma::mma(&form, &a2, &b2, &c);
+                let model = ptxsim_exec::alu::mma::mma(
+                    ptxsim_exec::alu::mma::TensorCores::Hopper,
+                    &form,
+                    &a2,
+                    &b2,
+                    &c,
+                );
                 assert_eq!(model.as_ref(), Some(&d), "{layout}, tile {tile}");
                 for lane in 0..32 {
                     for value in a2[lane].iter().chain(&b2[lane]).chain(&c[lane]) {
