@@ -14,6 +14,7 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Instant;
 
 use ptxsim_exec::Outcome;
+use ptxsim_exec::alu::tensor_cores::TensorCores;
 use ptxsim_exec::api::{Error as ApiError, LaunchOptions, Module, Options};
 use ptxsim_exec::ir::ConstVariable;
 use ptxsim_exec::memory::{ALLOCATION_BASE, CONST_WINDOW, DeviceMemory, HostMemory};
@@ -1790,7 +1791,14 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         cooperative: launch.cooperative,
         cluster: launch.cluster,
-        tensor_cores: settings.tensor_cores,
+        // The simulated GPU's tensor cores unless PTXSIM_DEVICE names others: also for a
+        // module of an earlier architecture checked as its own `.target` (`as_older_target`),
+        // which on the GPU runs with the GPU's arithmetic.
+        tensor_cores: Some(
+            settings
+                .tensor_cores
+                .unwrap_or_else(|| TensorCores::of_target(settings.target)),
+        ),
         // Managed, pinned and registered host memory, at its host addresses.
         host_memory: (!host_ranges().is_empty())
             .then(|| HOST_BACKEND.get().cloned())
