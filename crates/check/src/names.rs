@@ -1598,6 +1598,21 @@ fn video_selectors(op: Opcode, instruction: &Instruction, diagnostics: &mut Vec<
         let (Operand::Name(name) | Operand::SpecialRegister(name)) = operand else {
             continue;
         };
+        // ptxas 13.5: "Unknown video selector: '.y'" for a vector component on a video
+        // instruction's operand.
+        if let Some(component) = &name.component
+            && ptxsim_isa::syntax::is_video(op)
+        {
+            diagnostics.push(Diagnostic::error(
+                "E0321",
+                format!(
+                    "`.{}` is no video selector (`.b0`..`.b3`, `.h0`, `.h1` and their lane lists)",
+                    component.value
+                ),
+                component.span,
+            ));
+            continue;
+        }
         let Some(selector) = &name.selector else {
             continue;
         };
