@@ -48,6 +48,9 @@ pub enum Kind {
     /// Like [`Kind::Typed`] (first field), a brace vector when the vector group (second field)
     /// is present (`.v2` -> two elements).
     TypedVector(usize, usize),
+    /// A matrix fragment: a brace vector of 32-bit registers ([`crate::layout::FRAGMENT`]), as
+    /// many as the `.num` group (first field: `.x1`, `.x2`, `.x4`) says times the second field.
+    Fragment(usize, usize),
 }
 
 /// One operand of a form.
@@ -911,6 +914,101 @@ const TRY_CANCEL: SyntaxForm = SyntaxForm {
     )
 };
 
+const SYNC_ALIGNED: [Group; 2] = [group(".sync", &["sync"], true), ALIGNED];
+const MATRIX_SPACE: Group = group(".ss", &["shared", "shared::cta"], false);
+const NUM: &[&str] = &["x1", "x2", "x4"];
+const LDMATRIX_SLOTS_1: [Slot; 2] = [
+    slot("r", true, Kind::Fragment(3, 1)),
+    slot("[p]", false, ADDRESS),
+];
+const LDMATRIX_SLOTS_2: [Slot; 2] = [
+    slot("r", true, Kind::Fragment(3, 2)),
+    slot("[p]", false, ADDRESS),
+];
+
+/// The `ldmatrix` forms the executor does not run (9.7.14.5.15, ldmatrix.md): `.b8` matrices
+/// and the `.m8n16`/`.m16n16` forms with `.dst_fmt.src_fmt`; the group indices are 0 `.sync`,
+/// 1 `.aligned`, 2 `.shape`, 3 `.num`, 4 `.trans`, 5 `.ss`, 6 `.type` / `.dst_fmt`, 7
+/// `.src_fmt`. `r` holds one 32-bit register per 8x8 matrix of 16-bit elements: one per
+/// `.num` for `.m8n8`/`.m8n16`, two for `.m16n16` (ptxas 13.5: "Vector of size 4 is expected
+/// for argument 0" for `.m16n16.x2`, "Incorrect no. of matrix: 4 for ldmatrix with shape
+/// '.m16n16'").
+const LDMATRIX: [SyntaxForm; 4] = [
+    SyntaxForm {
+        groups: &[
+            SYNC_ALIGNED[0],
+            SYNC_ALIGNED[1],
+            group(".shape", &["m8n8"], true),
+            group(".num", NUM, true),
+            group(".trans", &["trans"], false),
+            MATRIX_SPACE,
+            types(".type", &["b8"]),
+        ],
+        operands: &LDMATRIX_SLOTS_1,
+        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
+    },
+    SyntaxForm {
+        groups: &[
+            SYNC_ALIGNED[0],
+            SYNC_ALIGNED[1],
+            group(".shape", &["m16n16"], true),
+            group(".num", &["x1", "x2"], true),
+            group(".trans", &["trans"], false),
+            MATRIX_SPACE,
+            types(".type", &["b8"]),
+        ],
+        operands: &LDMATRIX_SLOTS_2,
+        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
+    },
+    SyntaxForm {
+        groups: &[
+            SYNC_ALIGNED[0],
+            SYNC_ALIGNED[1],
+            group(".shape", &["m8n16"], true),
+            group(".num", NUM, true),
+            group(".trans", &[], false),
+            MATRIX_SPACE,
+            types(".dst_fmt", &["b8x16"]),
+            types(".src_fmt", &["b6x16_p32", "b4x16_p64"]),
+        ],
+        operands: &LDMATRIX_SLOTS_1,
+        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
+    },
+    SyntaxForm {
+        groups: &[
+            SYNC_ALIGNED[0],
+            SYNC_ALIGNED[1],
+            group(".shape", &["m16n16"], true),
+            group(".num", &["x1", "x2"], true),
+            group(".trans", &["trans"], true),
+            MATRIX_SPACE,
+            types(".dst_fmt", &["b8x16"]),
+            types(".src_fmt", &["b6x16_p32", "b4x16_p64"]),
+        ],
+        operands: &LDMATRIX_SLOTS_2,
+        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
+    },
+];
+
+/// The `stmatrix` forms the executor does not run (9.7.14.5.16, stmatrix.md): `.b8` matrices
+/// and the `.m16n8` shape; group indices as [`LDMATRIX`].
+const STMATRIX: [SyntaxForm; 1] = [SyntaxForm {
+    groups: &[
+        SYNC_ALIGNED[0],
+        SYNC_ALIGNED[1],
+        group(".shape", &["m8n8", "m16n8"], true),
+        group(".num", NUM, true),
+        group(".trans", &["trans"], false),
+        MATRIX_SPACE,
+        types(".type", &["b8"]),
+    ],
+    operands: &[
+        slot("[p]", false, ADDRESS),
+        slot("r", false, Kind::Fragment(3, 1)),
+    ],
+    ..form(Opcode::Stmatrix, "9.7.14.5.16 (stmatrix.md)")
+}];
+
 const VADD: [SyntaxForm; 2] = video_scalar(Opcode::Vadd);
 const VSUB: [SyntaxForm; 2] = video_scalar(Opcode::Vsub);
 const VABSDIFF: [SyntaxForm; 2] = video_scalar(Opcode::Vabsdiff);
@@ -1004,6 +1102,8 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Tcgen05 => &TCGEN05,
         Opcode::Tensormap => &TENSORMAP,
         Opcode::Clusterlaunchcontrol => std::slice::from_ref(&TRY_CANCEL),
+        Opcode::Ldmatrix => &LDMATRIX,
+        Opcode::Stmatrix => &STMATRIX,
         _ => &[],
     }
 }
@@ -1133,7 +1233,7 @@ pub fn gates(opcode: Opcode, modifiers: &[&str]) -> Vec<(&'static Gate, Option<u
 pub fn check(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
     let all = forms(opcode);
     if all.is_empty() {
-        return None;
+        return fragments(opcode, modifiers, operands);
     }
     let candidates: Vec<&SyntaxForm> = all
         .iter()
@@ -1157,6 +1257,57 @@ pub fn check(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option
                 problems.len(),
             )
         })
+}
+
+/// The forms of `mma` and `wmma` that are not described here (sparse, sub-byte, single-bit,
+/// `.kind`, `.block_scale`) still write their matrix fragments as brace vectors (9.7.14.4.3,
+/// wmma.md: "`r` is a vector expression"; 9.7.14.5.14, mma.md: `d, a, b, c` are vector
+/// expressions): ptxas 13.5 reports "Vector expected for argument 0" for a register there.
+/// `None` for other opcodes.
+fn fragments(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
+    let (positions, counts): (&[usize], &[usize]) = match (opcode, modifiers.first()) {
+        (Opcode::Mma, _)
+            if modifiers.contains(&"block_scale")
+                && modifiers.iter().any(|m| m.starts_with("sp")) =>
+        {
+            (&[0, 1, 2, 3], &[10])
+        }
+        (Opcode::Mma, _) if modifiers.contains(&"block_scale") => (&[0, 1, 2, 3], &[8]),
+        (Opcode::Mma, _) if modifiers.iter().any(|m| m.starts_with("sp")) => {
+            (&[0, 1, 2, 3], &[6, 7])
+        }
+        (Opcode::Mma, _) => (&[0, 1, 2, 3], &[4]),
+        (Opcode::Wmma, Some(&"load")) => (&[0], &[2, 3]),
+        (Opcode::Wmma, Some(&"store")) => (&[1], &[2, 3]),
+        (Opcode::Wmma, Some(&"mma")) => (&[0, 1, 2, 3], &[4]),
+        _ => return None,
+    };
+    let mut problems = Vec::new();
+    if !counts.contains(&operands.len()) {
+        let counts: Vec<String> = counts.iter().map(usize::to_string).collect();
+        problems.push(Problem::Operand(Violation::new(
+            RuleCode::OperandCount,
+            Location::Instruction,
+            format!(
+                "this form of `{}` takes {} operands, not {}",
+                opcode.name(),
+                counts.join(" or "),
+                operands.len()
+            ),
+        )));
+    }
+    for &position in positions {
+        if let Some(operand) = operands.get(position)
+            && !matches!(operand, Operand::Vector(_) | Operand::Other)
+        {
+            problems.push(Problem::Operand(Violation::new(
+                RuleCode::OperandShape,
+                Location::Operand(position),
+                "a matrix fragment is a brace vector of registers, `{...}`",
+            )));
+        }
+    }
+    Some(problems)
 }
 
 fn check_form(form: &SyntaxForm, modifiers: &[&str], operands: &[Operand]) -> Vec<Problem> {
@@ -1314,6 +1465,14 @@ fn check_form(form: &SyntaxForm, modifiers: &[&str], operands: &[Operand]) -> Ve
                     element: rule,
                 },
                 (None, _) => continue_shape(),
+            },
+            Kind::Fragment(g, per) => SlotShape::Vector {
+                length: ty_of(g)
+                    .and_then(|num| num.strip_prefix('x'))
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .unwrap_or(1)
+                    * per,
+                element: RegisterRule::OneOf(crate::layout::FRAGMENT),
             },
         };
         slots.push(OperandSlot {
