@@ -431,10 +431,23 @@ const ST_SLOTS: [Slot; 2] = [
     slot("[a]", false, ADDRESS),
     slot("b", false, Kind::TypedVector(6, 5)),
 ];
-const ACC_GATES: [(&str, Gate); 2] = [
+/// `.acc::f32`/`.acc::f16` (PTX ISA 8.2) and the 8-bit float types, which ptxas 13.5 accepts
+/// on sm_100a and sm_120a and rejects on sm_90a ("Feature '.e4m3' not supported on .target
+/// 'sm_90a'").
+const ACC_GATES: [(&str, Gate); 8] = [
     ("acc::f32", MULTIMEM_ACC_GATE),
     ("acc::f16", MULTIMEM_ACC_GATE),
+    ("e4m3", MULTIMEM_FP8_GATE),
+    ("e5m2", MULTIMEM_FP8_GATE),
+    ("e4m3x2", MULTIMEM_FP8_GATE),
+    ("e5m2x2", MULTIMEM_FP8_GATE),
+    ("e4m3x4", MULTIMEM_FP8_GATE),
+    ("e5m2x4", MULTIMEM_FP8_GATE),
 ];
+const MULTIMEM_FP8_GATE: Gate = gate(
+    "multimem with an 8-bit float type",
+    &[since(8, 6, NEWER_ARCH)],
+);
 
 /// The multimem forms; group indices: 0 `.sem`, 1 `.scope`, 2 `.ss`, 3 `.op`, 4 `.acc_prec`,
 /// 5 `.vec`, 6 `.type`.
@@ -914,6 +927,19 @@ const TRY_CANCEL: SyntaxForm = SyntaxForm {
     )
 };
 
+/// The sm_100a shapes of ldmatrix/stmatrix: ptxas 13.5 accepts them on sm_100a and sm_120a and
+/// rejects them on sm_90a and older ("Feature '.m16n16' not supported on .target 'sm_90a'",
+/// "Modifier '.m8n16' on 'ldmatrix' requires PTX ISA .version 8.6 or later").
+const NEWER_ARCH: TargetSet = TargetSet::Specific {
+    arch: &[100, 101, 103, 110, 120, 121],
+    families: &[100, 110, 120],
+};
+const MATRIX_SHAPE_GATES: [(&str, Gate); 3] = [
+    ("m16n16", gate(".m16n16", &[since(8, 6, NEWER_ARCH)])),
+    ("m8n16", gate(".m8n16", &[since(8, 6, NEWER_ARCH)])),
+    ("m16n8", gate(".m16n8", &[since(8, 6, NEWER_ARCH)])),
+];
+
 const SYNC_ALIGNED: [Group; 2] = [group(".sync", &["sync"], true), ALIGNED];
 const MATRIX_SPACE: Group = group(".ss", &["shared", "shared::cta"], false);
 const NUM: &[&str] = &["x1", "x2", "x4"];
@@ -926,27 +952,14 @@ const LDMATRIX_SLOTS_2: [Slot; 2] = [
     slot("[p]", false, ADDRESS),
 ];
 
-/// The `ldmatrix` forms the executor does not run (9.7.14.5.15, ldmatrix.md): `.b8` matrices
+/// The `ldmatrix` forms the executor does not run (9.7.14.5.15, ldmatrix.md): `.m16n16.b8`
 /// and the `.m8n16`/`.m16n16` forms with `.dst_fmt.src_fmt`; the group indices are 0 `.sync`,
 /// 1 `.aligned`, 2 `.shape`, 3 `.num`, 4 `.trans`, 5 `.ss`, 6 `.type` / `.dst_fmt`, 7
 /// `.src_fmt`. `r` holds one 32-bit register per 8x8 matrix of 16-bit elements: one per
 /// `.num` for `.m8n8`/`.m8n16`, two for `.m16n16` (ptxas 13.5: "Vector of size 4 is expected
 /// for argument 0" for `.m16n16.x2`, "Incorrect no. of matrix: 4 for ldmatrix with shape
 /// '.m16n16'").
-const LDMATRIX: [SyntaxForm; 4] = [
-    SyntaxForm {
-        groups: &[
-            SYNC_ALIGNED[0],
-            SYNC_ALIGNED[1],
-            group(".shape", &["m8n8"], true),
-            group(".num", NUM, true),
-            group(".trans", &["trans"], false),
-            MATRIX_SPACE,
-            types(".type", &["b8"]),
-        ],
-        operands: &LDMATRIX_SLOTS_1,
-        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
-    },
+const LDMATRIX: [SyntaxForm; 3] = [
     SyntaxForm {
         groups: &[
             SYNC_ALIGNED[0],
@@ -958,6 +971,7 @@ const LDMATRIX: [SyntaxForm; 4] = [
             types(".type", &["b8"]),
         ],
         operands: &LDMATRIX_SLOTS_2,
+        modifier_gates: &MATRIX_SHAPE_GATES,
         ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
     },
     SyntaxForm {
@@ -972,6 +986,7 @@ const LDMATRIX: [SyntaxForm; 4] = [
             types(".src_fmt", &["b6x16_p32", "b4x16_p64"]),
         ],
         operands: &LDMATRIX_SLOTS_1,
+        modifier_gates: &MATRIX_SHAPE_GATES,
         ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
     },
     SyntaxForm {
@@ -986,17 +1001,18 @@ const LDMATRIX: [SyntaxForm; 4] = [
             types(".src_fmt", &["b6x16_p32", "b4x16_p64"]),
         ],
         operands: &LDMATRIX_SLOTS_2,
+        modifier_gates: &MATRIX_SHAPE_GATES,
         ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
     },
 ];
 
-/// The `stmatrix` forms the executor does not run (9.7.14.5.16, stmatrix.md): `.b8` matrices
-/// and the `.m16n8` shape; group indices as [`LDMATRIX`].
+/// The `stmatrix` form the executor does not run (9.7.14.5.16, stmatrix.md): `.m16n8.b8` (ptxas
+/// 13.5 rejects `.m8n8.b8`: "Incorrect instruction type"); group indices as [`LDMATRIX`].
 const STMATRIX: [SyntaxForm; 1] = [SyntaxForm {
     groups: &[
         SYNC_ALIGNED[0],
         SYNC_ALIGNED[1],
-        group(".shape", &["m8n8", "m16n8"], true),
+        group(".shape", &["m16n8"], true),
         group(".num", NUM, true),
         group(".trans", &["trans"], false),
         MATRIX_SPACE,
@@ -1006,6 +1022,7 @@ const STMATRIX: [SyntaxForm; 1] = [SyntaxForm {
         slot("[p]", false, ADDRESS),
         slot("r", false, Kind::Fragment(3, 1)),
     ],
+    modifier_gates: &MATRIX_SHAPE_GATES,
     ..form(Opcode::Stmatrix, "9.7.14.5.16 (stmatrix.md)")
 }];
 
@@ -1171,6 +1188,30 @@ pub const OPCODE_GATES: &[OpcodeGate] = &[
     },
 ];
 
+/// The gates of modifiers of the `mma`/`wmma` forms checked by their fragments only: the
+/// sub-byte and single-bit types need sm_75 ("Feature '.s4' requires .target sm_75 or
+/// higher"), the integer `wmma` types sm_72 ("Feature 'WMMA with integer types' requires
+/// .target sm_72 or higher"), as ptxas 13.5 reports them; PTX ISA 6.3 (wmma.md, mma.md).
+const FRAGMENT_GATES: &[(Opcode, &str, Gate)] = &{
+    const SUB_BYTE: Gate = gate(
+        "sub-byte and single-bit matrix types",
+        &[since(6, 3, TargetSet::AtLeast(75))],
+    );
+    const INTEGER: Gate = gate(
+        "wmma with integer types",
+        &[since(6, 3, TargetSet::AtLeast(72))],
+    );
+    [
+        (Opcode::Mma, "s4", SUB_BYTE),
+        (Opcode::Mma, "u4", SUB_BYTE),
+        (Opcode::Mma, "b1", SUB_BYTE),
+        (Opcode::Wmma, "s4", SUB_BYTE),
+        (Opcode::Wmma, "u4", SUB_BYTE),
+        (Opcode::Wmma, "b1", SUB_BYTE),
+        (Opcode::Wmma, "s32", INTEGER),
+    ]
+};
+
 /// The registers an operand of type `ty` takes (the syntax sections' "in `.b16` registers"
 /// sentences; ptxas 13.5 for the 8-bit float formats: `.e4m3` in `.b8`, `.e4m3x2` in `.b16`,
 /// `.e4m3x4` in `.b32`, as `multimem.st.v4.e4m3 [a], {%b8, ...}` shows).
@@ -1217,8 +1258,20 @@ pub fn gates(opcode: Opcode, modifiers: &[&str]) -> Vec<(&'static Gate, Option<u
         })
         .map(|g| (&g.gate, None))
         .collect();
-    if let Some(form) = forms(opcode).first() {
+    for (op, modifier, gate) in FRAGMENT_GATES {
+        if *op == opcode
+            && let Some(index) = modifiers.iter().position(|m| m == modifier)
+        {
+            out.push((gate, Some(index)));
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for form in forms(opcode) {
         for (modifier, gate) in form.modifier_gates {
+            if seen.contains(modifier) {
+                continue;
+            }
+            seen.push(modifier);
             if let Some(index) = modifiers.iter().position(|m| m == modifier) {
                 out.push((gate, Some(index)));
             }
@@ -1243,7 +1296,23 @@ pub fn check(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option
         })
         .collect();
     if candidates.is_empty() {
-        return None;
+        // A sub-operation word this table knows, but not first (`multimem.x.st`): ptxas 13.5
+        // reports the first modifier ("Unknown modifier '.x'").
+        let misplaced = modifiers
+            .iter()
+            .skip(1)
+            .any(|m| all.iter().any(|f| f.words.first() == Some(m)));
+        return misplaced.then(|| {
+            vec![Problem::Modifier(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(0),
+                format!(
+                    "`.{}` is not a modifier of `{}`; the operation comes first",
+                    modifiers.first().copied().unwrap_or_default(),
+                    opcode.name()
+                ),
+            ))]
+        });
     }
     candidates
         .into_iter()
