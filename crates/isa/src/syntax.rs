@@ -698,27 +698,27 @@ const ALLOCA: [SyntaxForm; 2] = [
 ];
 
 /// The pointer of `stacksave.type d;` / `stackrestore.type a;` (9.7.17.1-2): ptxas 13.5 takes
-/// a register of the type or its bit type ("Arguments mismatch" for any other, "Result
-/// register required for instruction 'stackrestore'" for a constant).
+/// an integer register of the type's size (`stacksave.u32 %s32` too; "Arguments mismatch" for
+/// any other, "Result register required for instruction 'stackrestore'" for a constant).
 const U64_POINTER: [Slot; 1] = [slot(
     "d",
     true,
-    fixed(RegisterRule::OneOf(&[Type::U64, Type::B64])),
+    fixed(RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64])),
 )];
 const U32_POINTER: [Slot; 1] = [slot(
     "d",
     true,
-    fixed(RegisterRule::OneOf(&[Type::U32, Type::B32])),
+    fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
 )];
 const U64_SOURCE: [Slot; 1] = [slot(
     "a",
     true,
-    fixed(RegisterRule::OneOf(&[Type::U64, Type::B64])),
+    fixed(RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64])),
 )];
 const U32_SOURCE: [Slot; 1] = [slot(
     "a",
     true,
-    fixed(RegisterRule::OneOf(&[Type::U32, Type::B32])),
+    fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
 )];
 const TYPE_U64: [Group; 1] = [types(".type", &["u64"])];
 const TYPE_U32: [Group; 1] = [types(".type", &["u32"])];
@@ -1217,15 +1217,16 @@ const FRAGMENT_GATES: &[(Opcode, &str, Gate)] = &{
 /// `.e4m3x4` in `.b32`, as `multimem.st.v4.e4m3 [a], {%b8, ...}` shows).
 fn register_rule(name: &str) -> Option<RegisterRule> {
     if matches!(name, "e4m3" | "e5m2") {
-        return Some(RegisterRule::OneOf(&[Type::B8]));
+        return Some(RegisterRule::SameSize(Type::B8));
     }
     Some(match Type::from_name(name)? {
         Type::F16 => RegisterRule::OneOf(&[Type::F16, Type::B16]),
         Type::Bf16 => RegisterRule::OneOf(&[Type::B16]),
         Type::F16x2 => RegisterRule::OneOf(&[Type::F16x2, Type::B32]),
         Type::Bf16x2 => RegisterRule::OneOf(&[Type::B32]),
-        Type::E4m3x2 | Type::E5m2x2 => RegisterRule::OneOf(&[Type::B16]),
-        Type::E4m3x4 | Type::E5m2x4 => RegisterRule::OneOf(&[Type::B32]),
+        // ptxas 13.5 takes an integer constant for them too (`multimem.st.e5m2x4 [a], 1`).
+        Type::E4m3x2 | Type::E5m2x2 => RegisterRule::SameSize(Type::B16),
+        Type::E4m3x4 | Type::E5m2x4 => RegisterRule::SameSize(Type::B32),
         ty => RegisterRule::SameSize(ty),
     })
 }
