@@ -30,7 +30,8 @@ Usage:
 Prints the agreement and the disagreements per opcode and per kind (`ptxsim-rejects`: ptxas
 accepts, ptxsim rejects; `ptxsim-accepts`: the other way). The same seed gives the same lines;
 another seed gives a held-out set. `--tsv` writes ptxas's verdicts in the conformance-table
-format (tests/conformance/fuzz-forms.tsv.xz is `--seed 1 --lines 6000 --tsv ...`, then xz).
+format (tests/conformance/fuzz-forms.tsv.xz is `--seed 1 --lines 4000 --ci --tsv ...`, then xz
+with lzma preset 9; `--ci` adds EXAMPLES and the lines of `syntax-examples.txt`).
 Without ptxas (default $PTXSIM_NVIDIA_ROOT/nvidia/cu13/bin/ptxas) it says so and exits 0.
 """
 from __future__ import annotations
@@ -579,6 +580,14 @@ KNOWN_GAPS = [
 ]
 
 
+def syntax_examples() -> list[tuple[str, str, str]]:
+    """The regression lines of the Syntax-block forms (`syntax-examples.txt` beside this script:
+    TARGET VERSION INSTRUCTION per line), judged with `--ci`."""
+    path = Path(__file__).resolve().parent / "syntax-examples.txt"
+    return [tuple(l.split(None, 2)) for l in path.read_text().splitlines()
+            if l.strip() and not l.startswith("#")]
+
+
 def known_gap(line: str, message: str | None) -> str | None:
     for gap, pattern, text in KNOWN_GAPS:
         if pattern is not None and not (message and re.search(pattern, message)):
@@ -612,10 +621,7 @@ def generate(seed: int, count: int, ci: bool = False) -> list[tuple[str, str, st
         target, version = PAIRS[rng.randrange(len(PAIRS))]
         if gen.vkey(version) < (8, 3) and "%b128_" in line:
             continue
-        # `.shared::cluster` forms of ld/st/atom/red are another change's (issue 30): not in
-        # the CI data yet.
-        if ci and (line.split(".")[0].split(" ")[0] not in CI_FAMILIES | {"prefetchu"}
-                   or "shared::cluster" in line):
+        if ci and line.split(".")[0].split(" ")[0] not in CI_FAMILIES | {"prefetchu"}:
             continue
         key = (target, version, line)
         if key in seen:
@@ -759,7 +765,7 @@ def main() -> int:
     else:
         lines = generate(args.seed, args.lines, args.ci)
         if args.ci:
-            lines += [e for e in EXAMPLES if e not in set(lines)]
+            lines += [e for e in EXAMPLES + syntax_examples() if e not in set(lines)]
     if args.only:
         lines = [x for x in lines if x[2].startswith(args.only)]
     by_pair: dict[tuple[str, str], list[str]] = collections.defaultdict(list)

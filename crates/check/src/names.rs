@@ -1181,6 +1181,11 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             self.operand(operand, role);
         }
         crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
+        if op == Some(Opcode::Call)
+            && let Some(diagnostic) = call_shape(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
         if is_branch || op == Some(Opcode::Call) {
             // The table decodes their modifiers; their operands are labels and functions,
             // which it sees as names (`bra` takes exactly one).
@@ -1593,11 +1598,72 @@ fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Di
 
 /// The video selectors (`%r1.b0`, `%r2.h10`) of an instruction's operands, each checked
 /// against [`ptxsim_isa::op_layout::video_selector_violation`] (E0321).
+/// The operand shape of `call` (9.7.12.5, call.md): `call{.uni} {(ret-param),} func{,
+/// (param-list)};` and, for an indirect call through a register, `call{.uni} {(ret-param),}
+/// fptr{, (param-list)}, flist;` (or `fproto`), where `flist` names a `.calltargets` list or
+/// a table and `fproto` a `.callprototype`. ptxas 13.5: "Parsing error near ','" for an
+/// argument outside parentheses, "Label expected for argument 0 of instruction 'call'" for an
+/// indirect call without its list, "Label or .u32/.u64/.u8 array expected for argument 1".
+fn call_shape(instruction: &Instruction) -> Option<Diagnostic> {
+    let operands = &instruction.operands;
+    let mut index = usize::from(matches!(operands.first(), Some(Operand::List(_))));
+    let Some(callee) = operands.get(index) else {
+        return Some(Diagnostic::error(
+            "E0321",
+            "`call` needs the function to call",
+            instruction.span,
+        ));
+    };
+    let Operand::Name(name) = callee else {
+        return Some(Diagnostic::error(
+            "E0321",
+            "the callee of `call` must be a function's name or a register holding its address",
+            callee.span(),
+        ));
+    };
+    let indirect = name.name.value.starts_with('%');
+    index += 1;
+    if matches!(operands.get(index), Some(Operand::List(_))) {
+        index += 1;
+    }
+    match (indirect, operands.get(index), operands.get(index + 1)) {
+        (false, None, _) => None,
+        (true, Some(Operand::Name(list)), None) if !list.name.value.starts_with('%') => None,
+        (true, None, _) => Some(Diagnostic::error(
+            "E0321",
+            "an indirect call needs its possible callees: a `.calltargets` list, a table of \
+             function addresses or a `.callprototype` after the arguments",
+            callee.span(),
+        )),
+        (_, Some(extra), _) => Some(Diagnostic::error(
+            "E0321",
+            "unexpected operand: the return value and the arguments of `call` are written in \
+             parentheses, `call (r), f, (a, b);`",
+            extra.span(),
+        )),
+    }
+}
+
 fn video_selectors(op: Opcode, instruction: &Instruction, diagnostics: &mut Vec<Diagnostic>) {
     for (index, operand) in instruction.operands.iter().enumerate() {
         let (Operand::Name(name) | Operand::SpecialRegister(name)) = operand else {
             continue;
         };
+        // ptxas 13.5: "Unknown video selector: '.y'" for a vector component on a video
+        // instruction's operand.
+        if let Some(component) = &name.component
+            && ptxsim_isa::syntax::is_video(op)
+        {
+            diagnostics.push(Diagnostic::error(
+                "E0321",
+                format!(
+                    "`.{}` is no video selector (`.b0`..`.b3`, `.h0`, `.h1` and their lane lists)",
+                    component.value
+                ),
+                component.span,
+            ));
+            continue;
+        }
         let Some(selector) = &name.selector else {
             continue;
         };

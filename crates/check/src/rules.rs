@@ -352,11 +352,12 @@ pub struct InstructionContext<'c, 'm> {
     pub registers: &'c [DeclaredRegister],
 }
 
-/// Whether the rules check instructions of this opcode with their operands: every opcode the
-/// instruction table decodes except the control transfers (`bra`, `call`), whose operands are
-/// labels and functions; the resolver records operand types only for these.
+/// Whether the rules check instructions of this opcode with their operands: every opcode except
+/// the control transfers (`bra`, `brx`, `call`), whose operands are labels and functions; the
+/// resolver records operand types only for these. Opcodes the table knows by name only are
+/// checked against their Syntax-block forms ([`ptxsim_isa::syntax`]).
 pub fn is_modelled(op: Opcode) -> bool {
-    op.is_decoded() && !matches!(op, Opcode::Bra | Opcode::Call)
+    !matches!(op, Opcode::Bra | Opcode::Call | Opcode::Brx)
 }
 
 /// The error for an instruction whose opcode is no PTX instruction (ptxas: "Not a name of any
@@ -1005,6 +1006,21 @@ pub fn check_instruction(
     }
     let form = match &*decoded.form {
         Ok(form) => form,
+        Err(DecodeError {
+            kind: DecodeErrorKind::UnsupportedInstruction(opcode),
+            ..
+        }) => {
+            let modifiers: Vec<&str> = mnemonic.split('.').skip(1).collect();
+            check_syntax_form(
+                context,
+                instruction,
+                *opcode,
+                mnemonic,
+                &modifiers,
+                diagnostics,
+            );
+            return;
+        }
         Err(error) => {
             let modifiers: Vec<&str> = mnemonic.split('.').skip(1).collect();
             let newer = newer_than_table(&modifiers);
@@ -1056,6 +1072,46 @@ pub fn check_instruction(
     }
     if let Some(unmet) = &decoded.unmet {
         gate(context, instruction, unmet, diagnostics);
+    }
+}
+
+/// Checks an instruction the table knows by name only against its Syntax-block forms
+/// ([`ptxsim_isa::syntax`]): modifiers, operands, and the gates of the opcode and its
+/// modifiers. Opcodes (or sub-operations) without forms there are only gated.
+fn check_syntax_form(
+    context: &InstructionContext<'_, '_>,
+    instruction: &Instruction,
+    opcode: Opcode,
+    mnemonic: &str,
+    modifiers: &[&str],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if let Some(problems) = ptxsim_isa::syntax::check(opcode, modifiers, context.operands) {
+        for problem in problems {
+            match problem {
+                ptxsim_isa::syntax::Problem::Modifier(error) => {
+                    if let Some(diagnostic) = decode_diagnostic(instruction, &error) {
+                        diagnostics.push(diagnostic);
+                    }
+                }
+                ptxsim_isa::syntax::Problem::Operand(violation) => {
+                    diagnostics.push(violation_diagnostic(context, instruction, &violation));
+                }
+            }
+        }
+    }
+    let (Some(target), Some(version)) = (context.setting.target, context.setting.version) else {
+        return;
+    };
+    let requirement = ptxsim_isa::Requirement {
+        instruction: mnemonic.to_string(),
+        gates: ptxsim_isa::syntax::gates(opcode, modifiers)
+            .into_iter()
+            .map(|(gate, modifier)| ptxsim_isa::AppliedGate { gate, modifier })
+            .collect(),
+    };
+    if let Err(unmet) = satisfied(&requirement, target, version) {
+        gate(context, instruction, &unmet, diagnostics);
     }
 }
 

@@ -144,14 +144,21 @@ fn not_run(op: Opcode) -> &'static str {
             "`tensormap.replace` of `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \
              `.swizzle_atomicity`, `.fill_mode` (traps at run)"
         }
-        Opcode::Mma => "`mma.sp`, sub-byte, single-bit and `.block_scale` forms (name only)",
-        Opcode::Ldmatrix => {
-            "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (name only)"
+        Opcode::Mma => {
+            "`mma.sp`, sub-byte, single-bit and `.block_scale` forms (fragment vectors, operand \
+             counts and the sub-byte gates checked)"
         }
-        Opcode::Stmatrix => "the sm_100a `.m16n8` shape and `.b8` (name only)",
+        Opcode::Ldmatrix => {
+            "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (checked by \
+             the Syntax-block table)"
+        }
+        Opcode::Stmatrix => {
+            "the sm_100a `.m16n8` shape and `.b8` (checked by the Syntax-block table)"
+        }
         Opcode::Wmma => {
             "sub-byte `.m8n8k32` (`.s4`/`.u4`) and single-bit `.m8n8k128` (`.b1`) forms, `.f64` \
-             with `.rz`/`.rm`/`.rp` (name only)"
+             with `.rz`/`.rm`/`.rp` (fragment vectors, operand counts and the sub-byte and \
+             integer gates checked)"
         }
         Opcode::Wgmma => "the single-bit `.b1` and sparse `.sp` forms (name only)",
         _ => "",
@@ -240,6 +247,16 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
     for &op in Opcode::ALL {
         let (checked, runs) = if op.is_decoded() {
             ("modifiers, operands, target and version", "yes")
+        } else if !crate::syntax::forms(op).is_empty() {
+            (
+                "modifiers, operands, target and version (Syntax-block table)",
+                "no: `run` stops there with \"unsupported instruction\" and its line",
+            )
+        } else if crate::syntax::OPCODE_GATES.iter().any(|g| g.opcode == op) {
+            (
+                "target and version",
+                "no: `run` stops there with \"unsupported instruction\" and its line",
+            )
         } else {
             (
                 "name only",

@@ -94,6 +94,9 @@ pub enum Applies {
     Mov(Option<Type>),
     /// A feature of the other instructions ([`crate::op_gating`]).
     Op(crate::op_gating::OpFeature),
+    /// A gate of the Syntax-block table of instructions known by name ([`crate::syntax`]),
+    /// applied by [`crate::syntax::gates`], never by [`requirements`].
+    Syntax,
 }
 
 /// A cvt flag modifier a gate can name.

@@ -50,6 +50,7 @@ pub mod op_layout;
 pub mod opcode;
 pub mod operand_size;
 pub mod ops;
+pub mod syntax;
 pub mod target;
 pub mod texture;
 pub mod types;

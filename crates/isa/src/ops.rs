@@ -2560,9 +2560,16 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     for (index, &m) in modifiers.iter().enumerate() {
         match m {
             "relaxed" | "acquire" | "release" => space_refuses(index, &shared_or_global)?,
+            // ptxas 13.5 also takes `st.volatile.shared::cluster`.
             "volatile" => space_refuses(
                 index,
-                &[Space::Global, Space::Shared, Space::Generic, Space::Local],
+                &[
+                    Space::Global,
+                    Space::Shared,
+                    Space::SharedCluster,
+                    Space::Generic,
+                    Space::Local,
+                ],
             )?,
             "mmio" => space_refuses(index, &[Space::Global, Space::Generic])?,
             _ if m.starts_with("L1::") => space_refuses(index, &[Space::Global, Space::Generic])?,
@@ -3033,11 +3040,12 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
     // `atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}` (PTX
     // ISA 9.0, atom; the `.cas` forms have no `.level::cache_hint`, ptxas 13.5: "Illegal
     // modifier '.L2::cache_hint' for instruction 'atom'"), on .global or generic addresses
-    // ("Modifier '.L2::cache_hint' cannot be applied to '.shared' space").
+    // ("Modifier '.L2::cache_hint' cannot be applied to '.shared' space", and to
+    // '.shared::cluster').
     let space = c.space.map_or(Space::Generic, |s| s.value);
     let first_hint = cache_hint_position(modifiers)?;
     if let Some(hint) = first_hint {
-        if op.value == AtomOp::Cas || space == Space::Shared {
+        if op.value == AtomOp::Cas || matches!(space, Space::Shared | Space::SharedCluster) {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnknownModifier,
                 Some(hint),

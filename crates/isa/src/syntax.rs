@@ -1,0 +1,1599 @@
+//! The forms of instructions ptxsim checks but does not run, written as data the way the PTX
+//! ISA's Syntax blocks are: per form, the sub-operation words, the modifier groups (`.dtype =
+//! { .u32, .s32 }`, `{.sat}`), the operand list, and the target / version gates.
+//!
+//! [`check`] matches a mnemonic and its operands against the forms of its opcode and returns
+//! what is wrong with the nearest form. Opcodes (and sub-operations) that have no form here
+//! are only gated ([`OPCODE_GATES`]): the checker stays silent on their modifiers and operands
+//! rather than reject valid code.
+//!
+//! Sources: `shared/spec/isa/*.md` (PTX ISA 9.0 Syntax blocks, cited per form); where the text
+//! is silent (which registers an operand takes, which gates apply), ptxas 13.5 decided, probed
+//! with small modules (`tests/conformance/fuzz-forms.tsv.xz` holds the lines).
+
+use crate::form::{DecodeError, DecodeErrorKind, Location, Operand, RuleCode, Violation};
+use crate::gating::{Applies, Gate, Support, TargetSet};
+use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
+use crate::opcode::Opcode;
+use crate::target::PtxVersion;
+use crate::types::Type;
+
+/// One modifier group of a Syntax block: at most one of `values` (a repeated value is accepted,
+/// as ptxas 13.5 accepts `vadd.u32.u32.u32.sat.sat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    /// The name the Syntax block gives it (`.dtype`, `.sat`).
+    pub name: &'static str,
+    /// The modifiers without their dot.
+    pub values: &'static [&'static str],
+    /// Whether one must be present.
+    pub required: bool,
+    /// Whether it is an instruction type: a second value is an extra type (ptxas: "Unexpected
+    /// instruction types specified"), and groups with the same values are filled in order
+    /// (`.dtype.atype.btype`).
+    pub is_type: bool,
+    /// Another group (by index) that must be present with this one (ptxas: "Modifier
+    /// '.relaxed' requires scope", "Modifier '.gpu' requires order").
+    pub needs: Option<usize>,
+}
+
+/// How an operand of a form is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A fixed slot shape.
+    Fixed(SlotShape),
+    /// A register of the type chosen from this group ([`register_rule`]), or a constant that
+    /// type takes.
+    Typed(usize),
+    /// Like [`Kind::Typed`] (first field), a brace vector when the vector group (second field)
+    /// is present (`.v2` -> two elements).
+    TypedVector(usize, usize),
+    /// A matrix fragment: a brace vector of 32-bit registers ([`crate::layout::FRAGMENT`]), as
+    /// many as the `.num` group (first field: `.x1`, `.x2`, `.x4`) says times the second field.
+    Fragment(usize, usize),
+}
+
+/// One operand of a form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// The name the Syntax block uses.
+    pub name: &'static str,
+    /// Whether it is written.
+    pub is_destination: bool,
+    /// What it takes.
+    pub kind: Kind,
+    /// Whether it may be left off (only trailing operands: `alloca.type ptr, size{, immAlign}`).
+    pub optional: bool,
+}
+
+/// "If this modifier is present, the type group must be one of these" (ptxas: "Incorrect type
+/// '.f32' for operation '.min'", "Illegal modifier '.acc::f16' ... with type '.f16x2'").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Restriction {
+    /// The modifier.
+    pub modifier: &'static str,
+    /// The type group it restricts.
+    pub group: usize,
+    /// The values allowed with it.
+    pub allowed: &'static [&'static str],
+}
+
+/// One form: a line of a Syntax block with its definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntaxForm {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// The section of the PTX ISA and its file under `shared/spec/isa/`.
+    pub section: &'static str,
+    /// The sub-operation word(s) that select this form (`ld_reduce`, `replace`), if any: the
+    /// first must be the first modifier.
+    pub words: &'static [&'static str],
+    /// The modifier groups.
+    pub groups: &'static [Group],
+    /// The operands.
+    pub operands: &'static [Slot],
+    /// Type restrictions by modifier.
+    pub restrictions: &'static [Restriction],
+    /// `(vector group, type group, allowed total bits)`: "the size of the specified type along
+    /// with .vec must equal either 32-bits or 64-bits or 128-bits" (multimem).
+    pub vector_bits: Option<(usize, usize, &'static [u32])>,
+    /// Gates of modifiers: `(modifier, gate)`.
+    pub modifier_gates: &'static [(&'static str, Gate)],
+}
+
+/// A gate of a whole opcode family (or of one sub-operation: `words`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpcodeGate {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// The first modifier, where the gate is of a sub-operation.
+    pub word: Option<&'static str>,
+    /// The gate.
+    pub gate: Gate,
+}
+
+const fn group(name: &'static str, values: &'static [&'static str], required: bool) -> Group {
+    Group {
+        name,
+        values,
+        required,
+        is_type: false,
+        needs: None,
+    }
+}
+
+const fn types(name: &'static str, values: &'static [&'static str]) -> Group {
+    Group {
+        name,
+        values,
+        required: true,
+        is_type: true,
+        needs: None,
+    }
+}
+
+const fn needing(group: Group, needs: usize) -> Group {
+    Group {
+        needs: Some(needs),
+        ..group
+    }
+}
+
+const fn slot(name: &'static str, is_destination: bool, kind: Kind) -> Slot {
+    Slot {
+        name,
+        is_destination,
+        kind,
+        optional: false,
+    }
+}
+
+const fn optional(slot: Slot) -> Slot {
+    Slot {
+        optional: true,
+        ..slot
+    }
+}
+
+const fn fixed(rule: RegisterRule) -> Kind {
+    Kind::Fixed(SlotShape::Scalar(rule))
+}
+
+const ADDRESS: Kind = Kind::Fixed(SlotShape::Address);
+
+const fn gate(feature: &'static str, support: &'static [Support]) -> Gate {
+    Gate {
+        feature,
+        applies: Applies::Syntax,
+        support,
+    }
+}
+
+const fn since(major: u8, minor: u8, targets: TargetSet) -> Support {
+    Support {
+        since: PtxVersion::new(major, minor),
+        targets,
+    }
+}
+
+const fn form(opcode: Opcode, section: &'static str) -> SyntaxForm {
+    SyntaxForm {
+        opcode,
+        section,
+        words: &[],
+        groups: &[],
+        operands: &[],
+        restrictions: &[],
+        vector_bits: None,
+        modifier_gates: &[],
+    }
+}
+
+/// The 32-bit operands of the video instructions: ptxas 13.5 takes `.b32`, `.u32`, `.s32` and
+/// `.f16x2` registers and integer constants, never `.f32`, 16-bit or 64-bit registers
+/// ("Arguments mismatch for instruction 'vadd'").
+const VIDEO: RegisterRule = RegisterRule::OneOf(&[Type::U32, Type::B32, Type::S32, Type::F16x2]);
+const VIDEO_TYPES: &[&str] = &["u32", "s32"];
+/// `.op2 = { .add, .min, .max }`
+const OP2: &[&str] = &["add", "min", "max"];
+const CMP: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
+
+const fn video_slot(name: &'static str, is_destination: bool) -> Slot {
+    slot(name, is_destination, fixed(VIDEO))
+}
+
+/// `d, a{.asel}, b{.bsel}{, c}`.
+const VIDEO_3_OR_4: &[Slot] = &[
+    video_slot("d", true),
+    video_slot("a", false),
+    video_slot("b", false),
+    optional(video_slot("c", false)),
+];
+/// `d, a{.asel}, b{.bsel}, c`.
+const VIDEO_4: &[Slot] = &[
+    video_slot("d", true),
+    video_slot("a", false),
+    video_slot("b", false),
+    video_slot("c", false),
+];
+
+const VIDEO_SAT: [Group; 4] = [
+    types(".dtype", VIDEO_TYPES),
+    types(".atype", VIDEO_TYPES),
+    types(".btype", VIDEO_TYPES),
+    group(".sat", &["sat"], false),
+];
+const VIDEO_SAT_OP2: [Group; 5] = [
+    types(".dtype", VIDEO_TYPES),
+    types(".atype", VIDEO_TYPES),
+    types(".btype", VIDEO_TYPES),
+    group(".sat", &["sat"], false),
+    group(".op2", OP2, true),
+];
+const VIDEO_SHIFT: [Group; 5] = [
+    types(".dtype", VIDEO_TYPES),
+    types(".atype", VIDEO_TYPES),
+    types(".btype", &["u32"]),
+    group(".sat", &["sat"], false),
+    group(".mode", &["clamp", "wrap"], true),
+];
+const VIDEO_SHIFT_OP2: [Group; 6] = [
+    types(".dtype", VIDEO_TYPES),
+    types(".atype", VIDEO_TYPES),
+    types(".btype", &["u32"]),
+    group(".sat", &["sat"], false),
+    group(".mode", &["clamp", "wrap"], true),
+    group(".op2", OP2, true),
+];
+const VIDEO_ADD: [Group; 4] = [
+    types(".dtype", VIDEO_TYPES),
+    types(".atype", VIDEO_TYPES),
+    types(".btype", VIDEO_TYPES),
+    group(".add", &["add"], true),
+];
+const VIDEO_SET_SIMD: [Group; 4] = [
+    types(".atype", VIDEO_TYPES),
+    types(".btype", VIDEO_TYPES),
+    group(".cmp", CMP, true),
+    group(".add", &["add"], false),
+];
+
+/// `d, a{.asel}, b{.bsel}, c` of the SIMD video instructions: ptxas 13.5 takes no constant as
+/// a source ("Incorrect video selector for operand 1", and for operands 2 and 3).
+const VIDEO_SIMD_4: &[Slot] = &{
+    const REGISTER: Kind = fixed(RegisterRule::OneOf(&[
+        Type::B32,
+        Type::U32,
+        Type::S32,
+        Type::F16x2,
+    ]));
+    [
+        video_slot("d", true),
+        slot("a", false, REGISTER),
+        slot("b", false, REGISTER),
+        slot("c", false, REGISTER),
+    ]
+};
+
+/// The scalar video instructions (9.7.18.1.1, vadd.md): `vop.dtype.atype.btype{.sat} d, a, b;`,
+/// `vop.dtype.atype.btype{.sat}.op2 d, a, b, c;` and the data-merge form `d.dsel, a, b, c`.
+const fn video_scalar(opcode: Opcode) -> [SyntaxForm; 2] {
+    [
+        SyntaxForm {
+            groups: &VIDEO_SAT,
+            operands: VIDEO_3_OR_4,
+            ..form(opcode, "9.7.18.1.1 (vadd.md)")
+        },
+        SyntaxForm {
+            groups: &VIDEO_SAT_OP2,
+            operands: VIDEO_4,
+            ..form(opcode, "9.7.18.1.1 (vadd.md)")
+        },
+    ]
+}
+
+/// `vshl`/`vshr` (9.7.18.1.2, vshl.md): `vop.dtype.atype.u32{.sat}.mode{.op2} d, a, b{, c};`
+/// (ptxas 13.5: "Clamp modifier required", "Operation requires .u32 type").
+const fn video_shift(opcode: Opcode) -> [SyntaxForm; 2] {
+    [
+        SyntaxForm {
+            groups: &VIDEO_SHIFT,
+            operands: VIDEO_3_OR_4,
+            ..form(opcode, "9.7.18.1.2 (vshl.md)")
+        },
+        SyntaxForm {
+            groups: &VIDEO_SHIFT_OP2,
+            operands: VIDEO_4,
+            ..form(opcode, "9.7.18.1.2 (vshl.md)")
+        },
+    ]
+}
+
+/// The SIMD video instructions (9.7.18.2.1/3, vadd2.md, vadd4.md):
+/// `vop2.dtype.atype.btype{.sat} d, a, b, c;` and `vop2.dtype.atype.btype.add d, a, b, c;`
+/// (ptxas 13.5: "Illegal combination of .sat and .add modifiers", "Illegal secondary operation").
+const fn video_simd(opcode: Opcode, section: &'static str) -> [SyntaxForm; 2] {
+    [
+        SyntaxForm {
+            groups: &VIDEO_SAT,
+            operands: VIDEO_SIMD_4,
+            ..form(opcode, section)
+        },
+        SyntaxForm {
+            groups: &VIDEO_ADD,
+            operands: VIDEO_SIMD_4,
+            ..form(opcode, section)
+        },
+    ]
+}
+
+/// `vset` (9.7.18.1.4, vset.md): `vset.atype.btype.cmp{.op2} d, a, b{, c};`.
+const VSET: [SyntaxForm; 2] = [
+    SyntaxForm {
+        groups: &[
+            types(".atype", VIDEO_TYPES),
+            types(".btype", VIDEO_TYPES),
+            group(".cmp", CMP, true),
+        ],
+        operands: VIDEO_3_OR_4,
+        ..form(Opcode::Vset, "9.7.18.1.4 (vset.md)")
+    },
+    SyntaxForm {
+        groups: &[
+            types(".atype", VIDEO_TYPES),
+            types(".btype", VIDEO_TYPES),
+            group(".cmp", CMP, true),
+            group(".op2", OP2, true),
+        ],
+        operands: VIDEO_4,
+        ..form(Opcode::Vset, "9.7.18.1.4 (vset.md)")
+    },
+];
+
+/// `vset2`/`vset4` (9.7.18.2.2/4): `vset2.atype.btype.cmp{.add} d, a, b, c;`.
+const fn video_simd_set(opcode: Opcode, section: &'static str) -> SyntaxForm {
+    SyntaxForm {
+        groups: &VIDEO_SET_SIMD,
+        operands: VIDEO_SIMD_4,
+        ..form(opcode, section)
+    }
+}
+
+/// `vmad` (9.7.18.1.3, vmad.md): `vmad.dtype.atype.btype{.po}{.sat}{.scale} d, a, b, c;`
+/// (ptxas 13.5: "Multiple shift-right modifiers specified").
+const VMAD: SyntaxForm = SyntaxForm {
+    groups: &[
+        types(".dtype", VIDEO_TYPES),
+        types(".atype", VIDEO_TYPES),
+        types(".btype", VIDEO_TYPES),
+        group(".po", &["po"], false),
+        group(".sat", &["sat"], false),
+        group(".scale", &["shr7", "shr15"], false),
+    ],
+    operands: VIDEO_4,
+    ..form(Opcode::Vmad, "9.7.18.1.3 (vmad.md)")
+};
+
+const MULTIMEM_INTEGER: &[&str] = &["b32", "b64", "u32", "u64", "s32", "s64"];
+const MULTIMEM_FLOAT: &[&str] = &[
+    "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "e5m2", "e5m2x2", "e5m2x4", "e4m3", "e4m3x2",
+    "e4m3x4",
+];
+const MULTIMEM_RED_FLOAT: &[&str] = &["f16", "f16x2", "bf16", "bf16x2", "f32", "f64"];
+const MULTIMEM_VEC: &[&str] = &["v2", "v4", "v8"];
+const SCOPES: &[&str] = &["cta", "cluster", "gpu", "sys"];
+/// "the size of the specified type along with .vec must equal either 32-bits or 64-bits or
+/// 128-bits ... Type .f64 cannot be used with .vec qualifier."
+const MULTIMEM_BITS: &[u32] = &[32, 64, 128];
+const NOT_F64: &[&str] = &[
+    "f16", "f16x2", "bf16", "bf16x2", "f32", "e5m2", "e5m2x2", "e5m2x4", "e4m3", "e4m3x2", "e4m3x4",
+];
+/// ptxas 13.5: "Incorrect type '.f32' for operation '.min' in instruction
+/// 'multimem.ld_reduce'", "Illegal modifier '.acc::f32' ... with type '.f32'".
+const MULTIMEM_NARROW_FLOAT: &[&str] = &[
+    "f16", "f16x2", "bf16", "bf16x2", "e5m2", "e5m2x2", "e5m2x4", "e4m3", "e4m3x2", "e4m3x4",
+];
+const MULTIMEM_VECTOR_RESTRICTIONS: [Restriction; 3] = [
+    Restriction {
+        modifier: "v2",
+        group: 6,
+        allowed: NOT_F64,
+    },
+    Restriction {
+        modifier: "v4",
+        group: 6,
+        allowed: NOT_F64,
+    },
+    Restriction {
+        modifier: "v8",
+        group: 6,
+        allowed: NOT_F64,
+    },
+];
+
+/// The memory-ordering groups of a multimem form: `{.sem}{.scope}` (each needs the other,
+/// ptxas 13.5: "Modifier '.relaxed' requires scope", "Modifier '.gpu' requires order") or
+/// `.weak` alone ("Modifier '.weak' cannot be combined with modifier '.gpu'").
+const fn sem(values: &'static [&'static str]) -> Group {
+    needing(group(".sem", values, false), 1)
+}
+const SCOPE: Group = needing(group(".scope", SCOPES, false), 0);
+const GLOBAL: Group = group(".ss", &["global"], false);
+const NO_SCOPE: Group = group(".scope", &[], false);
+
+const MULTIMEM_ACC_GATE: Gate = gate(".acc::f32", &[since(8, 2, TargetSet::AtLeast(90))]);
+
+const LD_SLOTS: [Slot; 2] = [
+    slot("d", true, Kind::TypedVector(6, 5)),
+    slot("[a]", false, ADDRESS),
+];
+const ST_SLOTS: [Slot; 2] = [
+    slot("[a]", false, ADDRESS),
+    slot("b", false, Kind::TypedVector(6, 5)),
+];
+/// `.acc::f32`/`.acc::f16` (PTX ISA 8.2) and the 8-bit float types, which ptxas 13.5 accepts
+/// on sm_100a and sm_120a and rejects on sm_90a ("Feature '.e4m3' not supported on .target
+/// 'sm_90a'").
+const ACC_GATES: [(&str, Gate); 8] = [
+    ("acc::f32", MULTIMEM_ACC_GATE),
+    ("acc::f16", MULTIMEM_ACC_GATE),
+    ("e4m3", MULTIMEM_FP8_GATE),
+    ("e5m2", MULTIMEM_FP8_GATE),
+    ("e4m3x2", MULTIMEM_FP8_GATE),
+    ("e5m2x2", MULTIMEM_FP8_GATE),
+    ("e4m3x4", MULTIMEM_FP8_GATE),
+    ("e5m2x4", MULTIMEM_FP8_GATE),
+];
+const MULTIMEM_FP8_GATE: Gate = gate(
+    "multimem with an 8-bit float type",
+    &[since(8, 6, NEWER_ARCH)],
+);
+
+/// The multimem forms; group indices: 0 `.sem`, 1 `.scope`, 2 `.ss`, 3 `.op`, 4 `.acc_prec`,
+/// 5 `.vec`, 6 `.type`.
+const MULTIMEM: &[SyntaxForm] = &{
+    const fn m(
+        words: &'static [&'static str],
+        groups: &'static [Group],
+        ld: bool,
+        restrictions: &'static [Restriction],
+        vector_bits: bool,
+    ) -> SyntaxForm {
+        SyntaxForm {
+            words,
+            groups,
+            operands: if ld { &LD_SLOTS } else { &ST_SLOTS },
+            restrictions,
+            vector_bits: if vector_bits {
+                Some((5, 6, MULTIMEM_BITS))
+            } else {
+                None
+            },
+            modifier_gates: &ACC_GATES,
+            ..form(Opcode::Multimem, "9.7.9.14 (multimem.md)")
+        }
+    }
+    const NONE: Group = group("", &[], false);
+    const INT_OPS: &[&str] = &["min", "max", "add", "and", "or", "xor"];
+    const INT_RESTRICTIONS: &[Restriction] = &[
+        Restriction {
+            modifier: "and",
+            group: 6,
+            allowed: &["b32", "b64"],
+        },
+        Restriction {
+            modifier: "or",
+            group: 6,
+            allowed: &["b32", "b64"],
+        },
+        Restriction {
+            modifier: "xor",
+            group: 6,
+            allowed: &["b32", "b64"],
+        },
+    ];
+    const LD_FLOAT_RESTRICTIONS: &[Restriction] = &[
+        MULTIMEM_VECTOR_RESTRICTIONS[0],
+        MULTIMEM_VECTOR_RESTRICTIONS[1],
+        MULTIMEM_VECTOR_RESTRICTIONS[2],
+        Restriction {
+            modifier: "min",
+            group: 6,
+            allowed: MULTIMEM_NARROW_FLOAT,
+        },
+        Restriction {
+            modifier: "max",
+            group: 6,
+            allowed: MULTIMEM_NARROW_FLOAT,
+        },
+        Restriction {
+            modifier: "acc::f32",
+            group: 6,
+            allowed: MULTIMEM_NARROW_FLOAT,
+        },
+        Restriction {
+            modifier: "acc::f16",
+            group: 6,
+            allowed: &["e5m2", "e5m2x2", "e5m2x4", "e4m3", "e4m3x2", "e4m3x4"],
+        },
+    ];
+    [
+        // Integer types.
+        m(
+            &["ld_reduce"],
+            &[
+                sem(&["relaxed", "acquire"]),
+                SCOPE,
+                GLOBAL,
+                group(".op", INT_OPS, true),
+                NONE,
+                NONE,
+                types(".type", MULTIMEM_INTEGER),
+            ],
+            true,
+            INT_RESTRICTIONS,
+            false,
+        ),
+        m(
+            &["ld_reduce"],
+            &[
+                group(".weak", &["weak"], true),
+                NO_SCOPE,
+                GLOBAL,
+                group(".op", INT_OPS, true),
+                NONE,
+                NONE,
+                types(".type", MULTIMEM_INTEGER),
+            ],
+            true,
+            INT_RESTRICTIONS,
+            false,
+        ),
+        m(
+            &["st"],
+            &[
+                sem(&["relaxed", "release"]),
+                SCOPE,
+                GLOBAL,
+                NONE,
+                NONE,
+                NONE,
+                types(".type", MULTIMEM_INTEGER),
+            ],
+            false,
+            &[],
+            false,
+        ),
+        m(
+            &["st"],
+            &[
+                group(".weak", &["weak"], true),
+                NO_SCOPE,
+                GLOBAL,
+                NONE,
+                NONE,
+                NONE,
+                types(".type", MULTIMEM_INTEGER),
+            ],
+            false,
+            &[],
+            false,
+        ),
+        m(
+            &["red"],
+            &[
+                sem(&["relaxed", "release"]),
+                SCOPE,
+                GLOBAL,
+                group(".op", INT_OPS, true),
+                NONE,
+                NONE,
+                types(".type", MULTIMEM_INTEGER),
+            ],
+            false,
+            INT_RESTRICTIONS,
+            false,
+        ),
+        // Floating-point types.
+        m(
+            &["ld_reduce"],
+            &[
+                sem(&["relaxed", "acquire"]),
+                SCOPE,
+                GLOBAL,
+                group(".op", &["min", "max", "add"], true),
+                group(".acc_prec", &["acc::f32", "acc::f16"], false),
+                group(".vec", MULTIMEM_VEC, false),
+                types(".type", MULTIMEM_FLOAT),
+            ],
+            true,
+            LD_FLOAT_RESTRICTIONS,
+            true,
+        ),
+        m(
+            &["ld_reduce"],
+            &[
+                group(".weak", &["weak"], true),
+                NO_SCOPE,
+                GLOBAL,
+                group(".op", &["min", "max", "add"], true),
+                group(".acc_prec", &["acc::f32", "acc::f16"], false),
+                group(".vec", MULTIMEM_VEC, false),
+                types(".type", MULTIMEM_FLOAT),
+            ],
+            true,
+            LD_FLOAT_RESTRICTIONS,
+            true,
+        ),
+        m(
+            &["st"],
+            &[
+                sem(&["relaxed", "release"]),
+                SCOPE,
+                GLOBAL,
+                NONE,
+                NONE,
+                group(".vec", MULTIMEM_VEC, false),
+                types(".type", MULTIMEM_FLOAT),
+            ],
+            false,
+            &MULTIMEM_VECTOR_RESTRICTIONS,
+            true,
+        ),
+        m(
+            &["st"],
+            &[
+                group(".weak", &["weak"], true),
+                NO_SCOPE,
+                GLOBAL,
+                NONE,
+                NONE,
+                group(".vec", MULTIMEM_VEC, false),
+                types(".type", MULTIMEM_FLOAT),
+            ],
+            false,
+            &MULTIMEM_VECTOR_RESTRICTIONS,
+            true,
+        ),
+        m(
+            &["red"],
+            &[
+                sem(&["relaxed", "release"]),
+                SCOPE,
+                GLOBAL,
+                group(".redop", &["add"], true),
+                NONE,
+                group(".vec", MULTIMEM_VEC, false),
+                types(".redtype", MULTIMEM_RED_FLOAT),
+            ],
+            false,
+            &MULTIMEM_VECTOR_RESTRICTIONS,
+            true,
+        ),
+    ]
+};
+
+/// `alloca.type ptr, size{, immAlign};` (9.7.17.3, alloca.md): ptxas 13.5 takes `ptr` only in a
+/// register of the type itself, `size` in a register of the type's size or as a constant
+/// (`alloca.u64 %rd, %r` is "Arguments mismatch for instruction 'alloca'"), and no third
+/// operand (also "Arguments mismatch" for `alloca.u64 %rd, %rd2, 16`, whatever the text's
+/// `immAlign`).
+const ALLOCA: [SyntaxForm; 2] = [
+    SyntaxForm {
+        groups: &TYPE_U64,
+        operands: &[
+            slot("ptr", true, fixed(RegisterRule::OneOf(&[Type::U64]))),
+            slot("size", false, fixed(RegisterRule::SameSize(Type::U64))),
+        ],
+        ..form(Opcode::Alloca, "9.7.17.3 (alloca.md)")
+    },
+    SyntaxForm {
+        groups: &TYPE_U32,
+        operands: &[
+            slot("ptr", true, fixed(RegisterRule::OneOf(&[Type::U32]))),
+            slot("size", false, fixed(RegisterRule::SameSize(Type::U32))),
+        ],
+        ..form(Opcode::Alloca, "9.7.17.3 (alloca.md)")
+    },
+];
+
+/// The pointer of `stacksave.type d;` / `stackrestore.type a;` (9.7.17.1-2): ptxas 13.5 takes
+/// an integer register of the type's size (`stacksave.u32 %s32` too; "Arguments mismatch" for
+/// any other, "Result register required for instruction 'stackrestore'" for a constant).
+const U64_POINTER: [Slot; 1] = [slot(
+    "d",
+    true,
+    fixed(RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64])),
+)];
+const U32_POINTER: [Slot; 1] = [slot(
+    "d",
+    true,
+    fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
+)];
+const U64_SOURCE: [Slot; 1] = [slot(
+    "a",
+    true,
+    fixed(RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64])),
+)];
+const U32_SOURCE: [Slot; 1] = [slot(
+    "a",
+    true,
+    fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
+)];
+const TYPE_U64: [Group; 1] = [types(".type", &["u64"])];
+const TYPE_U32: [Group; 1] = [types(".type", &["u32"])];
+
+const fn stack(opcode: Opcode, section: &'static str, is_destination: bool) -> [SyntaxForm; 2] {
+    [
+        SyntaxForm {
+            groups: &TYPE_U64,
+            operands: if is_destination {
+                &U64_POINTER
+            } else {
+                &U64_SOURCE
+            },
+            ..form(opcode, section)
+        },
+        SyntaxForm {
+            groups: &TYPE_U32,
+            operands: if is_destination {
+                &U32_POINTER
+            } else {
+                &U32_SOURCE
+            },
+            ..form(opcode, section)
+        },
+    ]
+}
+
+/// `istypep.type p, a;` (9.7.10.6, istypep.md): `a` is a 64-bit handle; ptxas 13.5 takes
+/// `.u64` and `.b64` registers (and a variable's name), no 32-bit ones.
+const ISTYPEP: SyntaxForm = SyntaxForm {
+    groups: &[types(".type", &["texref", "samplerref", "surfref"])],
+    operands: &[
+        slot("p", true, fixed(RegisterRule::OneOf(&[Type::Pred]))),
+        slot(
+            "a",
+            false,
+            Kind::Fixed(SlotShape::ScalarOrSymbol(RegisterRule::OneOf(&[
+                Type::U64,
+                Type::B64,
+                Type::S64,
+            ]))),
+        ),
+    ],
+    ..form(Opcode::Istypep, "9.7.10.6 (istypep.md)")
+};
+
+/// `pmevent a;` and `pmevent.mask a;` (9.7.19.3, pmevent.md): `a` is a constant (ptxas 13.5:
+/// "Arguments mismatch for instruction 'pmevent'" for any register).
+const PMEVENT: SyntaxForm = SyntaxForm {
+    groups: &[group(".mask", &["mask"], false)],
+    operands: &[slot("a", false, fixed(RegisterRule::Constant))],
+    ..form(Opcode::Pmevent, "9.7.19.3 (pmevent.md)")
+};
+
+/// `brkpt;` (9.7.19.1, brkpt.md).
+const BRKPT: SyntaxForm = form(Opcode::Brkpt, "9.7.19.1 (brkpt.md)");
+
+/// tcgen05's `.cta_group = { .cta_group::1, .cta_group::2 }` and `.sync.aligned` (ptxas 13.5:
+/// ".cta_group modifier required", ".sync modifier required").
+const CTA_GROUP: Group = group(".cta_group", &["cta_group::1", "cta_group::2"], true);
+const SYNC: Group = group(".sync", &["sync"], true);
+const ALIGNED: Group = group(".aligned", &["aligned"], true);
+/// The 32-bit operands of tcgen05 (`taddr`, `nCols`): `.b32`, `.u32`, `.s32` registers (ptxas
+/// 13.5 rejects `.f32`, `.f16x2` and 64-bit ones), `nCols` also a constant.
+const TCGEN05_32: RegisterRule = RegisterRule::OneOf(&[Type::U32, Type::B32, Type::S32]);
+
+/// tcgen05.alloc, .dealloc, .relinquish_alloc_permit (9.7.16.7.1, tcgen05.md):
+/// `tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols;`,
+/// `tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;`,
+/// `tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;`.
+const TCGEN05: [SyntaxForm; 3] = [
+    SyntaxForm {
+        words: &["alloc"],
+        groups: &[
+            CTA_GROUP,
+            SYNC,
+            ALIGNED,
+            group(".shared::cta", &["shared::cta"], false),
+            types(".b32", &["b32"]),
+        ],
+        operands: &[
+            slot("[dst]", false, ADDRESS),
+            slot("nCols", false, fixed(TCGEN05_32)),
+        ],
+        ..form(Opcode::Tcgen05, "9.7.16.7.1 (tcgen05.md)")
+    },
+    SyntaxForm {
+        words: &["dealloc"],
+        groups: &[CTA_GROUP, SYNC, ALIGNED, types(".b32", &["b32"])],
+        operands: &[
+            slot("taddr", false, fixed(TCGEN05_32)),
+            slot("nCols", false, fixed(TCGEN05_32)),
+        ],
+        ..form(Opcode::Tcgen05, "9.7.16.7.1 (tcgen05.md)")
+    },
+    SyntaxForm {
+        words: &["relinquish_alloc_permit"],
+        groups: &[CTA_GROUP, SYNC, ALIGNED],
+        ..form(Opcode::Tcgen05, "9.7.16.7.1 (tcgen05.md)")
+    },
+];
+
+/// `tensormap.replace` (9.7.9.28, tensormap.md): `.field1`/`.field3` take `[addr], new_val`,
+/// `.field2` takes `[addr], ord, new_val` with `ord` a constant. ptxas 13.5 takes
+/// `.global_address` and `.global_stride` with `.b64` only and every other field with `.b32`
+/// only ("Illegal modifier '.rank' for instruction 'tensormap.replace' with type '.b64'"),
+/// and `new_val` in a register of the type's size or as a constant.
+const TENSORMAP: [SyntaxForm; 4] = {
+    const MODE: Group = group(".mode", &["tile"], true);
+    const SPACE: Group = group(".ss", &["global", "shared::cta"], false);
+    const B1024: Group = group(".b1024", &["b1024"], true);
+    const fn new_val(ty: Type) -> Slot {
+        slot("new_val", false, fixed(RegisterRule::SameSize(ty)))
+    }
+    const ORD: Slot = slot("ord", false, fixed(RegisterRule::Constant));
+    [
+        SyntaxForm {
+            words: &["replace"],
+            groups: &[
+                MODE,
+                group(".field1", &["global_address"], true),
+                SPACE,
+                B1024,
+                types(".type", &["b64"]),
+            ],
+            operands: &[slot("[addr]", false, ADDRESS), new_val(Type::B64)],
+            ..form(Opcode::Tensormap, "9.7.9.28 (tensormap.md)")
+        },
+        SyntaxForm {
+            words: &["replace"],
+            groups: &[
+                MODE,
+                group(".field2", &["global_stride"], true),
+                SPACE,
+                B1024,
+                types(".type", &["b64"]),
+            ],
+            operands: &[slot("[addr]", false, ADDRESS), ORD, new_val(Type::B64)],
+            ..form(Opcode::Tensormap, "9.7.9.28 (tensormap.md)")
+        },
+        SyntaxForm {
+            words: &["replace"],
+            groups: &[
+                MODE,
+                group(
+                    ".field1",
+                    &[
+                        "rank",
+                        "elemtype",
+                        "interleave_layout",
+                        "swizzle_mode",
+                        "swizzle_atomicity",
+                        "fill_mode",
+                    ],
+                    true,
+                ),
+                SPACE,
+                B1024,
+                types(".type", &["b32"]),
+            ],
+            operands: &[slot("[addr]", false, ADDRESS), new_val(Type::B32)],
+            ..form(Opcode::Tensormap, "9.7.9.28 (tensormap.md)")
+        },
+        SyntaxForm {
+            words: &["replace"],
+            groups: &[
+                MODE,
+                group(
+                    ".field2",
+                    &["box_dim", "global_dim", "element_stride"],
+                    true,
+                ),
+                SPACE,
+                B1024,
+                types(".type", &["b32"]),
+            ],
+            operands: &[slot("[addr]", false, ADDRESS), ORD, new_val(Type::B32)],
+            ..form(Opcode::Tensormap, "9.7.9.28 (tensormap.md)")
+        },
+    ]
+};
+
+/// `clusterlaunchcontrol.try_cancel.async{.space}.completion_mechanism{.multicast::cluster::all}.b128
+/// [addr], [mbar];` (9.7.13.17, clusterlaunchcontrol.md; ptxas 13.5: "Unknown modifier
+/// '.try_cancel'" without `.async`).
+const TRY_CANCEL: SyntaxForm = SyntaxForm {
+    words: &["try_cancel"],
+    groups: &[
+        group(".async", &["async"], true),
+        group(".space", &["shared::cta"], false),
+        group(
+            ".completion_mechanism",
+            &["mbarrier::complete_tx::bytes"],
+            true,
+        ),
+        group(".multicast", &["multicast::cluster::all"], false),
+        types(".b128", &["b128"]),
+    ],
+    operands: &[
+        slot("[addr]", false, ADDRESS),
+        slot("[mbar]", false, ADDRESS),
+    ],
+    ..form(
+        Opcode::Clusterlaunchcontrol,
+        "9.7.13.17 (clusterlaunchcontrol.md)",
+    )
+};
+
+/// The sm_100a shapes of ldmatrix/stmatrix: ptxas 13.5 accepts them on sm_100a and sm_120a and
+/// rejects them on sm_90a and older ("Feature '.m16n16' not supported on .target 'sm_90a'",
+/// "Modifier '.m8n16' on 'ldmatrix' requires PTX ISA .version 8.6 or later").
+const NEWER_ARCH: TargetSet = TargetSet::Specific {
+    arch: &[100, 101, 103, 110, 120, 121],
+    families: &[100, 110, 120],
+};
+const MATRIX_SHAPE_GATES: [(&str, Gate); 3] = [
+    ("m16n16", gate(".m16n16", &[since(8, 6, NEWER_ARCH)])),
+    ("m8n16", gate(".m8n16", &[since(8, 6, NEWER_ARCH)])),
+    ("m16n8", gate(".m16n8", &[since(8, 6, NEWER_ARCH)])),
+];
+
+const SYNC_ALIGNED: [Group; 2] = [group(".sync", &["sync"], true), ALIGNED];
+const MATRIX_SPACE: Group = group(".ss", &["shared", "shared::cta"], false);
+const NUM: &[&str] = &["x1", "x2", "x4"];
+const LDMATRIX_SLOTS_1: [Slot; 2] = [
+    slot("r", true, Kind::Fragment(3, 1)),
+    slot("[p]", false, ADDRESS),
+];
+const LDMATRIX_SLOTS_2: [Slot; 2] = [
+    slot("r", true, Kind::Fragment(3, 2)),
+    slot("[p]", false, ADDRESS),
+];
+
+/// The `ldmatrix` forms the executor does not run (9.7.14.5.15, ldmatrix.md): `.m16n16.b8`
+/// and the `.m8n16`/`.m16n16` forms with `.dst_fmt.src_fmt`; the group indices are 0 `.sync`,
+/// 1 `.aligned`, 2 `.shape`, 3 `.num`, 4 `.trans`, 5 `.ss`, 6 `.type` / `.dst_fmt`, 7
+/// `.src_fmt`. `r` holds one 32-bit register per 8x8 matrix of 16-bit elements: one per
+/// `.num` for `.m8n8`/`.m8n16`, two for `.m16n16` (ptxas 13.5: "Vector of size 4 is expected
+/// for argument 0" for `.m16n16.x2`, "Incorrect no. of matrix: 4 for ldmatrix with shape
+/// '.m16n16'").
+const LDMATRIX: [SyntaxForm; 3] = [
+    SyntaxForm {
+        groups: &[
+            SYNC_ALIGNED[0],
+            SYNC_ALIGNED[1],
+            group(".shape", &["m16n16"], true),
+            group(".num", &["x1", "x2"], true),
+            group(".trans", &["trans"], false),
+            MATRIX_SPACE,
+            types(".type", &["b8"]),
+        ],
+        operands: &LDMATRIX_SLOTS_2,
+        modifier_gates: &MATRIX_SHAPE_GATES,
+        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
+    },
+    SyntaxForm {
+        groups: &[
+            SYNC_ALIGNED[0],
+            SYNC_ALIGNED[1],
+            group(".shape", &["m8n16"], true),
+            group(".num", NUM, true),
+            group(".trans", &[], false),
+            MATRIX_SPACE,
+            types(".dst_fmt", &["b8x16"]),
+            types(".src_fmt", &["b6x16_p32", "b4x16_p64"]),
+        ],
+        operands: &LDMATRIX_SLOTS_1,
+        modifier_gates: &MATRIX_SHAPE_GATES,
+        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
+    },
+    SyntaxForm {
+        groups: &[
+            SYNC_ALIGNED[0],
+            SYNC_ALIGNED[1],
+            group(".shape", &["m16n16"], true),
+            group(".num", &["x1", "x2"], true),
+            group(".trans", &["trans"], true),
+            MATRIX_SPACE,
+            types(".dst_fmt", &["b8x16"]),
+            types(".src_fmt", &["b6x16_p32", "b4x16_p64"]),
+        ],
+        operands: &LDMATRIX_SLOTS_2,
+        modifier_gates: &MATRIX_SHAPE_GATES,
+        ..form(Opcode::Ldmatrix, "9.7.14.5.15 (ldmatrix.md)")
+    },
+];
+
+/// The `stmatrix` form the executor does not run (9.7.14.5.16, stmatrix.md): `.m16n8.b8` (ptxas
+/// 13.5 rejects `.m8n8.b8`: "Incorrect instruction type"); group indices as [`LDMATRIX`].
+const STMATRIX: [SyntaxForm; 1] = [SyntaxForm {
+    groups: &[
+        SYNC_ALIGNED[0],
+        SYNC_ALIGNED[1],
+        group(".shape", &["m16n8"], true),
+        group(".num", NUM, true),
+        group(".trans", &["trans"], false),
+        MATRIX_SPACE,
+        types(".type", &["b8"]),
+    ],
+    operands: &[
+        slot("[p]", false, ADDRESS),
+        slot("r", false, Kind::Fragment(3, 1)),
+    ],
+    modifier_gates: &MATRIX_SHAPE_GATES,
+    ..form(Opcode::Stmatrix, "9.7.14.5.16 (stmatrix.md)")
+}];
+
+const VADD: [SyntaxForm; 2] = video_scalar(Opcode::Vadd);
+const VSUB: [SyntaxForm; 2] = video_scalar(Opcode::Vsub);
+const VABSDIFF: [SyntaxForm; 2] = video_scalar(Opcode::Vabsdiff);
+const VMIN: [SyntaxForm; 2] = video_scalar(Opcode::Vmin);
+const VMAX: [SyntaxForm; 2] = video_scalar(Opcode::Vmax);
+const VSHL: [SyntaxForm; 2] = video_shift(Opcode::Vshl);
+const VSHR: [SyntaxForm; 2] = video_shift(Opcode::Vshr);
+const VADD2: [SyntaxForm; 2] = video_simd(Opcode::Vadd2, "9.7.18.2.1 (vadd2.md)");
+const VSUB2: [SyntaxForm; 2] = video_simd(Opcode::Vsub2, "9.7.18.2.1 (vsub2.md)");
+const VAVRG2: [SyntaxForm; 2] = video_simd(Opcode::Vavrg2, "9.7.18.2.1 (vavrg2.md)");
+const VABSDIFF2: [SyntaxForm; 2] = video_simd(Opcode::Vabsdiff2, "9.7.18.2.1 (vabsdiff2.md)");
+const VMIN2: [SyntaxForm; 2] = video_simd(Opcode::Vmin2, "9.7.18.2.1 (vmin2.md)");
+const VMAX2: [SyntaxForm; 2] = video_simd(Opcode::Vmax2, "9.7.18.2.1 (vmax2.md)");
+const VADD4: [SyntaxForm; 2] = video_simd(Opcode::Vadd4, "9.7.18.2.3 (vadd4.md)");
+const VSUB4: [SyntaxForm; 2] = video_simd(Opcode::Vsub4, "9.7.18.2.3 (vsub4.md)");
+const VAVRG4: [SyntaxForm; 2] = video_simd(Opcode::Vavrg4, "9.7.18.2.3 (vavrg4.md)");
+const VABSDIFF4: [SyntaxForm; 2] = video_simd(Opcode::Vabsdiff4, "9.7.18.2.3 (vabsdiff4.md)");
+const VMIN4: [SyntaxForm; 2] = video_simd(Opcode::Vmin4, "9.7.18.2.3 (vmin4.md)");
+const VMAX4: [SyntaxForm; 2] = video_simd(Opcode::Vmax4, "9.7.18.2.3 (vmax4.md)");
+const VSET2: [SyntaxForm; 1] = [video_simd_set(Opcode::Vset2, "9.7.18.2.2 (vset2.md)")];
+const VSET4: [SyntaxForm; 1] = [video_simd_set(Opcode::Vset4, "9.7.18.2.4 (vset4.md)")];
+const STACKSAVE: [SyntaxForm; 2] = stack(Opcode::Stacksave, "9.7.17.1 (stacksave.md)", true);
+const STACKRESTORE: [SyntaxForm; 2] =
+    stack(Opcode::Stackrestore, "9.7.17.2 (stackrestore.md)", false);
+
+/// Whether the opcode is a video instruction (PTX ISA 9.7.18), whose operands take byte and
+/// half-word selectors.
+pub fn is_video(opcode: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        opcode,
+        O::Vadd
+            | O::Vsub
+            | O::Vabsdiff
+            | O::Vmin
+            | O::Vmax
+            | O::Vshl
+            | O::Vshr
+            | O::Vmad
+            | O::Vset
+            | O::Vadd2
+            | O::Vsub2
+            | O::Vavrg2
+            | O::Vabsdiff2
+            | O::Vmin2
+            | O::Vmax2
+            | O::Vset2
+            | O::Vadd4
+            | O::Vsub4
+            | O::Vavrg4
+            | O::Vabsdiff4
+            | O::Vmin4
+            | O::Vmax4
+            | O::Vset4
+    )
+}
+
+/// The forms of an opcode this table describes (empty: not described, only gated).
+pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
+    match opcode {
+        Opcode::Vadd => &VADD,
+        Opcode::Vsub => &VSUB,
+        Opcode::Vabsdiff => &VABSDIFF,
+        Opcode::Vmin => &VMIN,
+        Opcode::Vmax => &VMAX,
+        Opcode::Vshl => &VSHL,
+        Opcode::Vshr => &VSHR,
+        Opcode::Vmad => std::slice::from_ref(&VMAD),
+        Opcode::Vset => &VSET,
+        Opcode::Vadd2 => &VADD2,
+        Opcode::Vsub2 => &VSUB2,
+        Opcode::Vavrg2 => &VAVRG2,
+        Opcode::Vabsdiff2 => &VABSDIFF2,
+        Opcode::Vmin2 => &VMIN2,
+        Opcode::Vmax2 => &VMAX2,
+        Opcode::Vset2 => &VSET2,
+        Opcode::Vadd4 => &VADD4,
+        Opcode::Vsub4 => &VSUB4,
+        Opcode::Vavrg4 => &VAVRG4,
+        Opcode::Vabsdiff4 => &VABSDIFF4,
+        Opcode::Vmin4 => &VMIN4,
+        Opcode::Vmax4 => &VMAX4,
+        Opcode::Vset4 => &VSET4,
+        Opcode::Multimem => MULTIMEM,
+        Opcode::Alloca => &ALLOCA,
+        Opcode::Stacksave => &STACKSAVE,
+        Opcode::Stackrestore => &STACKRESTORE,
+        Opcode::Istypep => std::slice::from_ref(&ISTYPEP),
+        Opcode::Pmevent => std::slice::from_ref(&PMEVENT),
+        Opcode::Brkpt => std::slice::from_ref(&BRKPT),
+        Opcode::Tcgen05 => &TCGEN05,
+        Opcode::Tensormap => &TENSORMAP,
+        Opcode::Clusterlaunchcontrol => std::slice::from_ref(&TRY_CANCEL),
+        Opcode::Ldmatrix => &LDMATRIX,
+        Opcode::Stmatrix => &STMATRIX,
+        _ => &[],
+    }
+}
+
+/// tcgen05's targets: ptxas 13.5 accepts tcgen05.alloc on sm_100a, sm_100f, sm_101a, sm_103a,
+/// sm_103f, sm_110a, sm_110f and rejects it on sm_90a, sm_100, sm_120a, sm_120f, sm_121a
+/// ("Instruction 'tcgen05.alloc' not supported on .target 'sm_120a'").
+const TCGEN05_TARGETS: TargetSet = TargetSet::Specific {
+    arch: &[100, 101, 103, 110],
+    families: &[100, 110],
+};
+
+/// The gates of whole opcodes (or sub-operations) known by name, as ptxas 13.5 reports them
+/// ("Feature 'multimem.st' requires .target sm_90 or higher", "Feature 'alloca' requires PTX
+/// ISA .version 7.3 or later", "Instruction 'tensormap.replace' not supported on .target
+/// 'sm_90'").
+pub const OPCODE_GATES: &[OpcodeGate] = &[
+    OpcodeGate {
+        opcode: Opcode::Multimem,
+        word: None,
+        gate: gate("multimem", &[since(8, 1, TargetSet::AtLeast(90))]),
+    },
+    OpcodeGate {
+        opcode: Opcode::Alloca,
+        word: None,
+        gate: gate("alloca", &[since(7, 3, TargetSet::Any)]),
+    },
+    OpcodeGate {
+        opcode: Opcode::Stacksave,
+        word: None,
+        gate: gate("stacksave", &[since(7, 3, TargetSet::Any)]),
+    },
+    OpcodeGate {
+        opcode: Opcode::Stackrestore,
+        word: None,
+        gate: gate("stackrestore", &[since(7, 3, TargetSet::Any)]),
+    },
+    OpcodeGate {
+        opcode: Opcode::Tcgen05,
+        word: None,
+        gate: gate("tcgen05", &[since(8, 6, TCGEN05_TARGETS)]),
+    },
+    OpcodeGate {
+        opcode: Opcode::Tensormap,
+        word: None,
+        gate: gate(
+            "tensormap.replace",
+            &[since(
+                8,
+                3,
+                TargetSet::Specific {
+                    arch: &[90, 100, 101, 103, 110, 120, 121],
+                    families: &[100, 110, 120],
+                },
+            )],
+        ),
+    },
+    OpcodeGate {
+        opcode: Opcode::Clusterlaunchcontrol,
+        word: None,
+        gate: gate(
+            "clusterlaunchcontrol",
+            &[since(8, 6, TargetSet::AtLeast(100))],
+        ),
+    },
+];
+
+/// The gates of modifiers of the `mma`/`wmma` forms checked by their fragments only: the
+/// sub-byte and single-bit types need sm_75 ("Feature '.s4' requires .target sm_75 or
+/// higher"), the integer `wmma` types sm_72 ("Feature 'WMMA with integer types' requires
+/// .target sm_72 or higher"), as ptxas 13.5 reports them; PTX ISA 6.3 (wmma.md, mma.md).
+const FRAGMENT_GATES: &[(Opcode, &str, Gate)] = &{
+    const SUB_BYTE: Gate = gate(
+        "sub-byte and single-bit matrix types",
+        &[since(6, 3, TargetSet::AtLeast(75))],
+    );
+    const INTEGER: Gate = gate(
+        "wmma with integer types",
+        &[since(6, 3, TargetSet::AtLeast(72))],
+    );
+    [
+        (Opcode::Mma, "s4", SUB_BYTE),
+        (Opcode::Mma, "u4", SUB_BYTE),
+        (Opcode::Mma, "b1", SUB_BYTE),
+        (Opcode::Wmma, "s4", SUB_BYTE),
+        (Opcode::Wmma, "u4", SUB_BYTE),
+        (Opcode::Wmma, "b1", SUB_BYTE),
+        (Opcode::Wmma, "s32", INTEGER),
+    ]
+};
+
+/// The registers an operand of type `ty` takes (the syntax sections' "in `.b16` registers"
+/// sentences; ptxas 13.5 for the 8-bit float formats: `.e4m3` in `.b8`, `.e4m3x2` in `.b16`,
+/// `.e4m3x4` in `.b32`, as `multimem.st.v4.e4m3 [a], {%b8, ...}` shows).
+fn register_rule(name: &str) -> Option<RegisterRule> {
+    if matches!(name, "e4m3" | "e5m2") {
+        return Some(RegisterRule::SameSize(Type::B8));
+    }
+    Some(match Type::from_name(name)? {
+        Type::F16 => RegisterRule::OneOf(&[Type::F16, Type::B16]),
+        Type::Bf16 => RegisterRule::OneOf(&[Type::B16]),
+        Type::F16x2 => RegisterRule::OneOf(&[Type::F16x2, Type::B32]),
+        Type::Bf16x2 => RegisterRule::OneOf(&[Type::B32]),
+        // ptxas 13.5 takes an integer constant for them too (`multimem.st.e5m2x4 [a], 1`).
+        Type::E4m3x2 | Type::E5m2x2 => RegisterRule::SameSize(Type::B16),
+        Type::E4m3x4 | Type::E5m2x4 => RegisterRule::SameSize(Type::B32),
+        ty => RegisterRule::SameSize(ty),
+    })
+}
+
+/// The width of a type named by a modifier (the scalar 8-bit float formats have no [`Type`]).
+fn bits(name: &str) -> Option<u32> {
+    if matches!(name, "e4m3" | "e5m2") {
+        return Some(8);
+    }
+    Type::from_name(name).map(Type::bits)
+}
+
+/// What [`check`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// A modifier problem (unknown, conflicting, missing).
+    Modifier(DecodeError),
+    /// An operand problem.
+    Operand(Violation),
+}
+
+/// The gates that apply to an instruction of this opcode with these modifiers: the opcode's
+/// ([`OPCODE_GATES`]) and those of its modifiers in the form's table, each with the index of
+/// the modifier that brings it in.
+pub fn gates(opcode: Opcode, modifiers: &[&str]) -> Vec<(&'static Gate, Option<usize>)> {
+    let mut out: Vec<(&'static Gate, Option<usize>)> = OPCODE_GATES
+        .iter()
+        .filter(|g| {
+            g.opcode == opcode && g.word.is_none_or(|word| modifiers.first() == Some(&word))
+        })
+        .map(|g| (&g.gate, None))
+        .collect();
+    for (op, modifier, gate) in FRAGMENT_GATES {
+        if *op == opcode
+            && let Some(index) = modifiers.iter().position(|m| m == modifier)
+        {
+            out.push((gate, Some(index)));
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for form in forms(opcode) {
+        for (modifier, gate) in form.modifier_gates {
+            if seen.contains(modifier) {
+                continue;
+            }
+            seen.push(modifier);
+            if let Some(index) = modifiers.iter().position(|m| m == modifier) {
+                out.push((gate, Some(index)));
+            }
+        }
+    }
+    out
+}
+
+/// Checks an instruction known by name only against its Syntax-block forms: `None` when the
+/// table has no form for its opcode (or sub-operation), else the problems of the nearest form
+/// (empty: it matches).
+pub fn check(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
+    let all = forms(opcode);
+    if all.is_empty() {
+        return fragments(opcode, modifiers, operands);
+    }
+    let candidates: Vec<&SyntaxForm> = all
+        .iter()
+        .filter(|f| match f.words.first() {
+            Some(word) => modifiers.first() == Some(word),
+            None => true,
+        })
+        .collect();
+    if candidates.is_empty() {
+        // A sub-operation word this table knows, but not first (`multimem.x.st`): ptxas 13.5
+        // reports the first modifier ("Unknown modifier '.x'").
+        let misplaced = modifiers
+            .iter()
+            .skip(1)
+            .any(|m| all.iter().any(|f| f.words.first() == Some(m)));
+        return misplaced.then(|| {
+            vec![Problem::Modifier(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(0),
+                format!(
+                    "`.{}` is not a modifier of `{}`; the operation comes first",
+                    modifiers.first().copied().unwrap_or_default(),
+                    opcode.name()
+                ),
+            ))]
+        });
+    }
+    candidates
+        .into_iter()
+        .map(|form| check_form(form, modifiers, operands))
+        .min_by_key(|problems| {
+            (
+                problems
+                    .iter()
+                    .filter(|p| matches!(p, Problem::Modifier(_)))
+                    .count(),
+                problems.len(),
+            )
+        })
+}
+
+/// The forms of `mma` and `wmma` that are not described here (sparse, sub-byte, single-bit,
+/// `.kind`, `.block_scale`) still write their matrix fragments as brace vectors (9.7.14.4.3,
+/// wmma.md: "`r` is a vector expression"; 9.7.14.5.14, mma.md: `d, a, b, c` are vector
+/// expressions): ptxas 13.5 reports "Vector expected for argument 0" for a register there.
+/// `None` for other opcodes.
+fn fragments(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
+    let (positions, counts): (&[usize], &[usize]) = match (opcode, modifiers.first()) {
+        (Opcode::Mma, _)
+            if modifiers.contains(&"block_scale")
+                && modifiers.iter().any(|m| m.starts_with("sp")) =>
+        {
+            (&[0, 1, 2, 3], &[10])
+        }
+        (Opcode::Mma, _) if modifiers.contains(&"block_scale") => (&[0, 1, 2, 3], &[8]),
+        (Opcode::Mma, _) if modifiers.iter().any(|m| m.starts_with("sp")) => {
+            (&[0, 1, 2, 3], &[6, 7])
+        }
+        (Opcode::Mma, _) => (&[0, 1, 2, 3], &[4]),
+        (Opcode::Wmma, Some(&"load")) => (&[0], &[2, 3]),
+        (Opcode::Wmma, Some(&"store")) => (&[1], &[2, 3]),
+        (Opcode::Wmma, Some(&"mma")) => (&[0, 1, 2, 3], &[4]),
+        _ => return None,
+    };
+    let mut problems = Vec::new();
+    if !counts.contains(&operands.len()) {
+        let counts: Vec<String> = counts.iter().map(usize::to_string).collect();
+        problems.push(Problem::Operand(Violation::new(
+            RuleCode::OperandCount,
+            Location::Instruction,
+            format!(
+                "this form of `{}` takes {} operands, not {}",
+                opcode.name(),
+                counts.join(" or "),
+                operands.len()
+            ),
+        )));
+    }
+    for &position in positions {
+        if let Some(operand) = operands.get(position)
+            && !matches!(operand, Operand::Vector(_) | Operand::Other)
+        {
+            problems.push(Problem::Operand(Violation::new(
+                RuleCode::OperandShape,
+                Location::Operand(position),
+                "a matrix fragment is a brace vector of registers, `{...}`",
+            )));
+        }
+    }
+    Some(problems)
+}
+
+fn check_form(form: &SyntaxForm, modifiers: &[&str], operands: &[Operand]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let skip = form.words.len().min(modifiers.len());
+    // The chosen value of each group, with the modifier's index.
+    let mut chosen: Vec<Option<(usize, &str)>> = vec![None; form.groups.len()];
+    for (index, &modifier) in modifiers.iter().enumerate().skip(skip) {
+        if form.words.get(1..).unwrap_or(&[]).contains(&modifier) {
+            continue;
+        }
+        let free = form
+            .groups
+            .iter()
+            .enumerate()
+            .find(|(g, group)| group.values.contains(&modifier) && chosen[*g].is_none());
+        if let Some((g, _)) = free {
+            chosen[g] = Some((index, modifier));
+            continue;
+        }
+        let taken = form
+            .groups
+            .iter()
+            .enumerate()
+            .find(|(_, group)| group.values.contains(&modifier));
+        let error = match taken {
+            None => DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(
+                    "`.{modifier}` is not a modifier of this form of `{}` ({})",
+                    form.opcode.name(),
+                    form.section
+                ),
+            ),
+            Some((_, group)) if group.is_type => DecodeError::new(
+                DecodeErrorKind::ExtraType,
+                Some(index),
+                format!(
+                    "`.{modifier}`: one type too many for `{}` ({})",
+                    form.opcode.name(),
+                    form.section
+                ),
+            ),
+            Some((g, group)) => {
+                if chosen[g].is_some_and(|(_, value)| value == modifier) {
+                    // ptxas 13.5 accepts a repeated modifier.
+                    continue;
+                }
+                DecodeError::new(
+                    DecodeErrorKind::ConflictingModifier,
+                    Some(index),
+                    format!(
+                        "`.{modifier}` conflicts with `.{}`: `{}` takes one of `{}`",
+                        chosen[g].map_or("", |(_, value)| value),
+                        form.opcode.name(),
+                        group.name
+                    ),
+                )
+            }
+        };
+        problems.push(Problem::Modifier(error));
+    }
+    for (g, group) in form.groups.iter().enumerate() {
+        if group.required && chosen[g].is_none() {
+            let values: Vec<String> = group.values.iter().map(|v| format!("`.{v}`")).collect();
+            problems.push(Problem::Modifier(DecodeError::new(
+                DecodeErrorKind::MissingType,
+                None,
+                format!(
+                    "`{}` needs {} {} ({})",
+                    form.opcode.name(),
+                    if values.len() == 1 { "" } else { "one of" },
+                    values.join(", "),
+                    form.section
+                ),
+            )));
+        }
+        if let (Some((index, value)), Some(needed)) = (chosen[g], group.needs)
+            && chosen.get(needed).is_some_and(Option::is_none)
+        {
+            let other = form.groups.get(needed).map_or("", |group| group.name);
+            problems.push(Problem::Modifier(DecodeError::new(
+                DecodeErrorKind::MissingType,
+                Some(index),
+                format!(
+                    "`.{value}` needs a `{other}` modifier too ({})",
+                    form.section
+                ),
+            )));
+        }
+    }
+    for restriction in form.restrictions {
+        let Some(index) = modifiers.iter().position(|m| *m == restriction.modifier) else {
+            continue;
+        };
+        if let Some(Some((_, value))) = chosen.get(restriction.group)
+            && !restriction.allowed.contains(value)
+        {
+            problems.push(Problem::Modifier(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                Some(index),
+                format!(
+                    "`.{}` does not go with `.{value}` in `{}` ({})",
+                    restriction.modifier,
+                    form.opcode.name(),
+                    form.section
+                ),
+            )));
+        }
+    }
+    let ty_of =
+        |g: usize| -> Option<&str> { chosen.get(g).copied().flatten().map(|(_, value)| value) };
+    let length_of = |g: usize| -> usize {
+        chosen
+            .get(g)
+            .copied()
+            .flatten()
+            .and_then(|(_, value)| value.strip_prefix('v'))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+    };
+    if let Some((vector, ty, allowed)) = form.vector_bits
+        && let Some(width) = ty_of(ty).and_then(bits)
+    {
+        let total = width * length_of(vector) as u32;
+        if !allowed.contains(&total) {
+            let index = chosen.get(ty).copied().flatten().map(|(index, _)| index);
+            problems.push(Problem::Modifier(DecodeError::new(
+                DecodeErrorKind::UnsupportedTypes,
+                index,
+                format!(
+                    "the type with its vector is {total} bits; `{}` takes 32, 64 or 128 ({})",
+                    form.opcode.name(),
+                    form.section
+                ),
+            )));
+        }
+    }
+    // The operands, with as many optional trailing ones as are given.
+    let required = form.operands.iter().filter(|s| !s.optional).count();
+    let take = operands.len().clamp(required, form.operands.len());
+    let mut slots = Vec::with_capacity(take);
+    for s in &form.operands[..take] {
+        let shape = match s.kind {
+            Kind::Fixed(shape) => shape,
+            Kind::Typed(g) => match ty_of(g).and_then(register_rule) {
+                Some(rule) => SlotShape::Scalar(rule),
+                None => continue_shape(),
+            },
+            Kind::TypedVector(g, v) => match (ty_of(g).and_then(register_rule), length_of(v)) {
+                (Some(rule), 1) => SlotShape::Scalar(rule),
+                (Some(rule), length) => SlotShape::Vector {
+                    length,
+                    element: rule,
+                },
+                (None, _) => continue_shape(),
+            },
+            Kind::Fragment(g, per) => SlotShape::Vector {
+                length: ty_of(g)
+                    .and_then(|num| num.strip_prefix('x'))
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .unwrap_or(1)
+                    * per,
+                element: RegisterRule::OneOf(crate::layout::FRAGMENT),
+            },
+        };
+        slots.push(OperandSlot {
+            name: s.name,
+            is_destination: s.is_destination,
+            shape,
+        });
+    }
+    for violation in check_slots(&slots, operands) {
+        // Only trailing optional operands may be absent: a count problem names the whole form.
+        let violation =
+            if violation.code == RuleCode::OperandCount && required != form.operands.len() {
+                Violation::new(
+                    RuleCode::OperandCount,
+                    violation.location,
+                    format!(
+                        "this form takes {required} to {} operands, not {} ({})",
+                        form.operands.len(),
+                        operands.len(),
+                        form.section
+                    ),
+                )
+            } else {
+                violation
+            };
+        problems.push(Problem::Operand(violation));
+    }
+    let _ = Location::Instruction;
+    problems
+}
+
+/// The shape of a typed slot whose type is missing (the missing type is reported already): any
+/// register.
+fn continue_shape() -> SlotShape {
+    SlotShape::Scalar(RegisterRule::OneOf(&[
+        Type::B8,
+        Type::B16,
+        Type::B32,
+        Type::B64,
+        Type::U8,
+        Type::U16,
+        Type::U32,
+        Type::U64,
+        Type::S8,
+        Type::S16,
+        Type::S32,
+        Type::S64,
+        Type::F16,
+        Type::F16x2,
+        Type::F32,
+        Type::F64,
+        Type::B128,
+    ]))
+}
