@@ -843,6 +843,49 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     /// The names declared anywhere in the function (walked once, on the first unknown name:
     /// a module without errors never needs them).
+    /// The callee of a direct `call` is a function (9.7.12.5, call.md: "func" the name of the
+    /// function called). ptxas 13.5: "Label expected for argument 0 of instruction 'call'"
+    /// for a variable or a parameter.
+    fn callee_kind(&self, instruction: &'a Instruction) -> Option<Diagnostic> {
+        let operands = &instruction.operands;
+        let index = usize::from(matches!(operands.first(), Some(Operand::List(_))));
+        let Some(Operand::Name(callee)) = operands.get(index) else {
+            return None;
+        };
+        let name = callee.name.as_str();
+        if name.starts_with('%') {
+            return None;
+        }
+        // Only a name that resolves (an undeclared one is reported by the resolver).
+        let head = le_word(name.as_bytes());
+        let found = self
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.lookup(name, head))
+            .or_else(|| {
+                self.resolver
+                    .declared
+                    .get(name)
+                    .map(|&(symbol, span)| Found {
+                        span,
+                        ty: None,
+                        symbol: Some(match symbol {
+                            ModuleSymbol::Variable { .. } => SymbolKind::Variable,
+                            ModuleSymbol::Function { .. } => SymbolKind::Function,
+                        }),
+                    })
+            })?;
+        (found.symbol == Some(SymbolKind::Variable)).then(|| {
+            Diagnostic::error(
+                "E0321",
+                format!("`{name}` is a variable; `call` takes a function's name"),
+                callee.span,
+            )
+            .with_label(found.span, "declared here")
+        })
+    }
+
     /// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx-idx.md): "`tlist` must be a label
     /// associated with a `.branchtargets` directive". ptxas 13.5: "Label with '.branchtargets'
     /// directive expected for argument 1 of instruction 'brx.idx'" for a plain label, a
@@ -1217,6 +1260,11 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
         if op == Some(Opcode::Call)
             && let Some(diagnostic) = call_shape(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        if op == Some(Opcode::Call)
+            && let Some(diagnostic) = self.callee_kind(instruction)
         {
             self.resolver.diagnostics.push(diagnostic);
         }
@@ -1691,7 +1739,7 @@ fn call_shape(instruction: &Instruction) -> Option<Diagnostic> {
 /// {-}c;` (9.7.18.1.3, vmad.md: "The source operands support optional negation with some
 /// restrictions"). ptxas 13.5: "Operand negation not allowed for instruction 'add'" for any
 /// other instruction, "Operand negation limited to either (source A xor source B) or source C"
-/// for `d` and for `c` with `a` or `b`, "Conflicting use of '.po' modifier with operand
+/// for `d` and for `c` with one of `a`, `b` (all three is accepted), "Conflicting use of '.po' modifier with operand
 /// negation".
 fn minus_negations(
     op: Option<Opcode>,
@@ -1726,15 +1774,17 @@ fn minus_negations(
         );
         return;
     }
-    let sources_ab = negated.iter().any(|(index, _)| matches!(index, 1 | 2));
+    // ptxas 13.5 takes `-a, -b, -c` (the product keeps its sign) but not `-a, b, -c`.
+    let is_negated = |at: usize| negated.iter().any(|(index, _)| *index == at);
+    let product_negated = is_negated(1) != is_negated(2);
     if let Some(&(_, span)) = negated
         .iter()
-        .find(|(index, _)| *index == 0 || *index > 3 || (*index == 3 && sources_ab))
+        .find(|(index, _)| *index == 0 || *index > 3 || (*index == 3 && product_negated))
     {
         diagnostics.push(Diagnostic::error(
             "E0321",
-            "`vmad` negates either its sources `a` and `b` or its source `c`, never the \
-             destination",
+            "`vmad` negates either the product `a*b` (one of `-a`, `-b`) or `c`, never both \
+             nor the destination",
             span,
         ));
     }
