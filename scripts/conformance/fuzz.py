@@ -831,7 +831,8 @@ def main() -> int:
                     f"{args.lines}{' --ci' if args.ci else ''}; do not edit\n# ptxas: {ver}\n"
                     "# command: ptxas -arch compute_<target, sm_75 below sm_75> m.ptx -o /dev/null\n"
                     "# registers: %<regtype>_<n> is declared .reg .<regtype>; _ is the sink;"
-                    " sym_<space> is a .b8 array in that space\n")
+                    " sym_<space> is a .b8 array in that space;"
+                    " brx_tab is a .branchtargets list of L0\n")
             f.write("target\tversion\tinstruction\tverdict\tmessage\n")
             f.write("\n".join(rows) + "\n")
     return 0
