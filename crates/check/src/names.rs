@@ -889,9 +889,19 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     /// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx-idx.md): "`tlist` must be a label
     /// associated with a `.branchtargets` directive". ptxas 13.5: "Label with '.branchtargets'
     /// directive expected for argument 1 of instruction 'brx.idx'" for a plain label, a
-    /// `.callprototype`, a register or a variable. A name declared nowhere is reported by the
-    /// resolver.
+    /// `.callprototype`, a register or a variable, "Arguments mismatch" without the list. A
+    /// name declared nowhere is reported by the resolver.
     fn brx_targets(&self, instruction: &Instruction) -> Option<Diagnostic> {
+        if instruction.operands.len() != 2 {
+            return Some(Diagnostic::error(
+                "E0320",
+                format!(
+                    "`brx.idx` takes 2 operands (an index and a `.branchtargets` list), not {}",
+                    instruction.operands.len()
+                ),
+                instruction.span,
+            ));
+        }
         let Some(Operand::Name(list)) = instruction.operands.get(1) else {
             return None;
         };
