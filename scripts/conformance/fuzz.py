@@ -21,7 +21,7 @@ ptxas for `compute_XX` (the checks without code generation). `ptxsim check --for
 run on the same first module of each batch, and a line is rejected by ptxsim when a diagnostic
 starts on it (or on the module header). Operands follow gen.py's convention: `%<regtype>_<n>`
 is declared `.reg .<regtype>`; `sym_<space>` is a `.b8` array in that state space (`sym_param`
-a kernel parameter).
+a kernel parameter); `brx_tab` is a `.branchtargets` list of the label `L0`.
 
 Usage:
   python3 scripts/conformance/fuzz.py --ptxsim target/release/ptxsim [--ptxas PATH]
@@ -651,10 +651,12 @@ def module_text(target: str, version: str, lines: list[str]) -> tuple[str, int]:
     head.append(f".visible .entry k({params}) {{")
     if "sym_local" in text:
         head.append(".local .align 16 .b8 sym_local[64];")
+    if "brx_tab" in text:
+        head.append("brx_tab: .branchtargets L0;")
     for t in gen.REG_TYPES:
         if t in used:
             head.append(f".reg .{t} %{t}_<10>;")
-    tail = (["L0:"] if any("L0" in l for l in lines) else []) + ["ret;", "}", ""]
+    tail = (["L0:"] if any("L0" in l or "brx_tab" in l for l in lines) else []) + ["ret;", "}", ""]
     return "\n".join(head + lines + tail), len(head)
 
 
@@ -829,7 +831,8 @@ def main() -> int:
                     f"{args.lines}{' --ci' if args.ci else ''}; do not edit\n# ptxas: {ver}\n"
                     "# command: ptxas -arch compute_<target, sm_75 below sm_75> m.ptx -o /dev/null\n"
                     "# registers: %<regtype>_<n> is declared .reg .<regtype>; _ is the sink;"
-                    " sym_<space> is a .b8 array in that space\n")
+                    " sym_<space> is a .b8 array in that space;"
+                    " brx_tab is a .branchtargets list of L0\n")
             f.write("target\tversion\tinstruction\tverdict\tmessage\n")
             f.write("\n".join(rows) + "\n")
     return 0

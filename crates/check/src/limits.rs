@@ -271,7 +271,7 @@ impl BodyWalk {
                     self.name(&name.name.value);
                 }
             }
-            Operand::Negated(_, inner) => self.operand(inner),
+            Operand::Negated(_, inner, _) => self.operand(inner),
             Operand::Pair(_, first, second) => {
                 self.operand(first);
                 self.operand(second);

@@ -1,6 +1,6 @@
 //! Name resolution: declarations, scopes, labels and every name an instruction mentions.
 
-use crate::hash::{FxHashMap, le_word};
+use crate::hash::{FxHashMap, FxHashSet, le_word};
 use crate::program::{BuildError, Builder, Uses};
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, SharedForms, check_instruction,
@@ -788,6 +788,8 @@ struct RecentName {
 struct Anywhere<'a> {
     declared: FxHashMap<&'a str, Span>,
     labels: FxHashMap<&'a str, Span>,
+    /// The labels of `.branchtargets` lists (what `brx.idx` may name).
+    branch_tables: FxHashSet<&'a str>,
 }
 
 impl<'a> Anywhere<'a> {
@@ -815,6 +817,9 @@ impl<'a> Anywhere<'a> {
                     self.labels
                         .entry(targets.label.as_str())
                         .or_insert(targets.label.span);
+                    if targets.kind.value == "branchtargets" {
+                        self.branch_tables.insert(targets.label.as_str());
+                    }
                 }
                 Statement::Block(inner) => self.collect(inner),
                 Statement::Instruction(_) | Statement::Loc(_) | Statement::Pragma(_) => {}
@@ -838,6 +843,87 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     /// The names declared anywhere in the function (walked once, on the first unknown name:
     /// a module without errors never needs them).
+    /// The callee of a direct `call` is a function (9.7.12.5, call.md: "func" the name of the
+    /// function called). ptxas 13.5: "Label expected for argument 0 of instruction 'call'"
+    /// for a variable or a parameter.
+    fn callee_kind(&self, instruction: &'a Instruction) -> Option<Diagnostic> {
+        let operands = &instruction.operands;
+        let index = usize::from(matches!(operands.first(), Some(Operand::List(_))));
+        let Some(Operand::Name(callee)) = operands.get(index) else {
+            return None;
+        };
+        let name = callee.name.as_str();
+        if name.starts_with('%') {
+            return None;
+        }
+        // Only a name that resolves (an undeclared one is reported by the resolver).
+        let head = le_word(name.as_bytes());
+        let found = self
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.lookup(name, head))
+            .or_else(|| {
+                self.resolver
+                    .declared
+                    .get(name)
+                    .map(|&(symbol, span)| Found {
+                        span,
+                        ty: None,
+                        symbol: Some(match symbol {
+                            ModuleSymbol::Variable { .. } => SymbolKind::Variable,
+                            ModuleSymbol::Function { .. } => SymbolKind::Function,
+                        }),
+                    })
+            })?;
+        (found.symbol == Some(SymbolKind::Variable)).then(|| {
+            Diagnostic::error(
+                "E0321",
+                format!("`{name}` is a variable; `call` takes a function's name"),
+                callee.span,
+            )
+            .with_label(found.span, "declared here")
+        })
+    }
+
+    /// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx-idx.md): "`tlist` must be a label
+    /// associated with a `.branchtargets` directive". ptxas 13.5: "Label with '.branchtargets'
+    /// directive expected for argument 1 of instruction 'brx.idx'" for a plain label, a
+    /// `.callprototype`, a register or a variable, "Arguments mismatch" without the list. A
+    /// name declared nowhere is reported by the resolver.
+    fn brx_targets(&self, instruction: &Instruction) -> Option<Diagnostic> {
+        if instruction.operands.len() != 2 {
+            return Some(Diagnostic::error(
+                "E0320",
+                format!(
+                    "`brx.idx` takes 2 operands (an index and a `.branchtargets` list), not {}",
+                    instruction.operands.len()
+                ),
+                instruction.span,
+            ));
+        }
+        let Some(Operand::Name(list)) = instruction.operands.get(1) else {
+            return None;
+        };
+        let name = list.name.as_str();
+        let anywhere = self.anywhere();
+        if anywhere.branch_tables.contains(name) {
+            return None;
+        }
+        let known = name.starts_with('%')
+            || anywhere.labels.contains_key(name)
+            || anywhere.declared.contains_key(name)
+            || self.resolver.declared.contains_key(name);
+        known.then(|| {
+            Diagnostic::error(
+                "E0321",
+                format!("`{name}` is not a `.branchtargets` list"),
+                list.span,
+            )
+            .with_help("`brx.idx` takes the label of a `.branchtargets` directive: `t: .branchtargets L1, L2;`")
+        })
+    }
+
     fn anywhere(&self) -> &Anywhere<'a> {
         self.anywhere.get_or_init(|| {
             let mut anywhere = Anywhere::default();
@@ -990,7 +1076,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 AddressBase::Immediate(_) => return,
             },
             Operand::NameOffset(offset) => &offset.name.name,
-            Operand::Negated(_, inner) => return self.operand_uses(inner, uses),
+            Operand::Negated(_, inner, _) => return self.operand_uses(inner, uses),
             Operand::Pair(_, first, second) => {
                 self.operand_uses(first, uses);
                 return self.operand_uses(second, uses);
@@ -1151,6 +1237,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         if let Some(op) = op {
             video_selectors(op, instruction, &mut self.resolver.diagnostics);
         }
+        minus_negations(op, instruction, &mut self.resolver.diagnostics);
         match op {
             Some(op) if crate::rules::is_modelled(op) => {
                 self.typed_instruction(instruction);
@@ -1183,6 +1270,16 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         crate::rules::check_immediate_address(instruction, &mut self.resolver.diagnostics);
         if op == Some(Opcode::Call)
             && let Some(diagnostic) = call_shape(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        if op == Some(Opcode::Call)
+            && let Some(diagnostic) = self.callee_kind(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        if op == Some(Opcode::Brx)
+            && let Some(diagnostic) = self.brx_targets(instruction)
         {
             self.resolver.diagnostics.push(diagnostic);
         }
@@ -1326,6 +1423,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 )
             }
             Operand::Sink(_) => (IsaOperand::Sink, Span::DUMMY),
+            // `-a` of vmad: its register's type is checked ([`minus_negations`] checks where
+            // a negation may stand).
+            Operand::Negated(_, inner, Negation::Minus) => self.typed_operand(inner),
             Operand::Pair(..) => {
                 self.operand(operand, Role::Value);
                 (IsaOperand::PredicatePair, Span::DUMMY)
@@ -1350,7 +1450,8 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 &mut self.resolver.diagnostics,
             ),
             Operand::Immediate(_) | Operand::Sink(_) => {}
-            Operand::Negated(_, inner) => self.operand(inner, Role::Predicate),
+            Operand::Negated(_, inner, Negation::Not) => self.operand(inner, Role::Predicate),
+            Operand::Negated(_, inner, Negation::Minus) => self.operand(inner, role),
             Operand::Pair(_, first, second) => {
                 self.operand(first, role);
                 self.operand(second, Role::Predicate);
@@ -1641,6 +1742,61 @@ fn call_shape(instruction: &Instruction) -> Option<Diagnostic> {
              parentheses, `call (r), f, (a, b);`",
             extra.span(),
         )),
+    }
+}
+
+/// Where `-reg` may stand: `vmad.dtype.atype.btype{.sat}{.scale} d, {-}a{.asel}, {-}b{.bsel},
+/// {-}c;` (9.7.18.1.3, vmad.md: "The source operands support optional negation with some
+/// restrictions"). ptxas 13.5: "Operand negation not allowed for instruction 'add'" for any
+/// other instruction, "Operand negation limited to either (source A xor source B) or source C"
+/// for `d` and for `c` with one of `a`, `b` (all three is accepted), "Conflicting use of '.po' modifier with operand
+/// negation".
+fn minus_negations(
+    op: Option<Opcode>,
+    instruction: &Instruction,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let negated: Vec<(usize, Span)> = instruction
+        .operands
+        .iter()
+        .enumerate()
+        .filter_map(|(index, operand)| match operand {
+            Operand::Negated(span, _, Negation::Minus) => Some((index, *span)),
+            _ => None,
+        })
+        .collect();
+    let Some(&(_, first)) = negated.first() else {
+        return;
+    };
+    let opcode = instruction.opcode.as_str();
+    if op != Some(Opcode::Vmad) {
+        diagnostics.push(Diagnostic::error(
+            "E0321",
+            format!("`{opcode}` takes no negated register operands"),
+            first,
+        ));
+        return;
+    }
+    if instruction.modifiers.iter().any(|m| m.as_str() == "po") {
+        diagnostics.push(
+            Diagnostic::error("E0321", "`vmad.po` takes no negated operands", first)
+                .with_help("negate the sources without `.po`"),
+        );
+        return;
+    }
+    // ptxas 13.5 takes `-a, -b, -c` (the product keeps its sign) but not `-a, b, -c`.
+    let is_negated = |at: usize| negated.iter().any(|(index, _)| *index == at);
+    let product_negated = is_negated(1) != is_negated(2);
+    if let Some(&(_, span)) = negated
+        .iter()
+        .find(|(index, _)| *index == 0 || *index > 3 || (*index == 3 && product_negated))
+    {
+        diagnostics.push(Diagnostic::error(
+            "E0321",
+            "`vmad` negates either the product `a*b` (one of `-a`, `-b`) or `c`, never both \
+             nor the destination",
+            span,
+        ));
     }
 }
 

@@ -977,6 +977,12 @@ pub fn check_instruction(
                     integer_operand(instruction, 1),
                 )
             }
+            ptxsim_isa::ops::OpForm::TensormapReplace { .. } => {
+                let values: Vec<Option<i128>> = (0..instruction.operands.len())
+                    .map(|index| integer_operand(instruction, index))
+                    .collect();
+                ptxsim_isa::op_layout::tensormap_value_violation(&op.form, &values)
+            }
             ptxsim_isa::ops::OpForm::Setmaxnreg { .. } => {
                 ptxsim_isa::op_layout::setmaxnreg_count_violation(
                     &op.form,
@@ -1086,6 +1092,12 @@ fn check_syntax_form(
     modifiers: &[&str],
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    let values: Vec<Option<i128>> = (0..instruction.operands.len())
+        .map(|index| integer_operand(instruction, index))
+        .collect();
+    if let Some(violation) = ptxsim_isa::syntax::value_violation(opcode, modifiers, &values) {
+        diagnostics.push(violation_diagnostic(context, instruction, &violation));
+    }
     if let Some(problems) = ptxsim_isa::syntax::check(opcode, modifiers, context.operands) {
         for problem in problems {
             match problem {

@@ -95,7 +95,8 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
         declared.extend(registers(&case.instruction));
     }
     // The fuzzer's symbols (scripts/conformance/fuzz.py): `sym_<space>` is a 64-byte array in
-    // that state space, `sym_param` a kernel parameter.
+    // that state space, `sym_param` a kernel parameter, `brx_tab` a `.branchtargets` list of
+    // `L0`.
     let uses = |name: &str| cases.iter().any(|case| case.instruction.contains(name));
     let mut module = format!(".version {version}\n.target {target}\n.address_size 64\n");
     for space in ["global", "shared", "const"] {
@@ -112,6 +113,9 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
     if uses("sym_local") {
         module.push_str("\t.local .align 16 .b8 sym_local[64];\n");
     }
+    if uses("brx_tab") {
+        module.push_str("\tbrx_tab: .branchtargets L0;\n");
+    }
     for register in declared {
         let Some((ty, _)) = register[1..].rsplit_once('_') else {
             continue;
@@ -127,7 +131,7 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
         module.push('\n');
     }
     // The branch target of the `bra` lines (gen.py puts it in the same place).
-    if cases.iter().any(|case| case.instruction.contains("L0")) {
+    if uses("L0") || uses("brx_tab") {
         module.push_str("L0:\n");
     }
     module.push_str("\tret;\n}\n");

@@ -13,7 +13,7 @@ use crate::layout::{CACHE_POLICY, OperandSlot, RegisterRule, SlotShape, check_sl
 use crate::opcode::Opcode;
 use crate::ops::{
     AtomOp, BarrierOp, CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, OpForm,
-    PolicyKind, VoteMode,
+    PolicyKind, TensormapField, VoteMode,
 };
 use crate::types::Type;
 
@@ -1130,6 +1130,33 @@ pub fn setmaxnreg_count_violation(form: &OpForm, value: Option<i128>) -> Option<
         RuleCode::ConstantValue,
         Location::Operand(0),
         format!("setmaxnreg's register count must be a multiple of 8 in 24..=256, not {value}"),
+    ))
+}
+
+/// `tensormap.replace`'s constants (`values`: each operand's integer value): `ord` with
+/// `.box_dim`, `.global_dim` and `.element_stride` in 0..=4 (ptxas 13.5: "value '5' expected
+/// to be in range [0..4] when .box_dim modifier is used"; tensormap.md: "ord ... the
+/// dimension", of a tensor of rank 1..5) and `.elemtype`'s new value in 0..=15 (ptxas 13.5:
+/// "value '16' expected to be in range [0..15] when .elemtype modifier is used").
+pub fn tensormap_value_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
+    let OpForm::TensormapReplace { field, .. } = *form else {
+        return None;
+    };
+    let (max, what) = match field {
+        TensormapField::BoxDim | TensormapField::GlobalDim | TensormapField::ElementStride => {
+            (4, "the dimension `ord`")
+        }
+        TensormapField::ElemType => (15, "the element type code"),
+        _ => return None,
+    };
+    let value = (*values.get(1)?)?;
+    if (0..=max).contains(&value) {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(1),
+        format!("{what} must be in 0..={max}, not {value}"),
     ))
 }
 

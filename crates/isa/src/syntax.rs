@@ -1281,6 +1281,45 @@ pub fn gates(opcode: Opcode, modifiers: &[&str]) -> Vec<(&'static Gate, Option<u
     out
 }
 
+/// The value rules of constants that the operand kinds do not show, for the instructions
+/// known by name only; `values` holds each operand's integer value (`None`: no integer
+/// constant). Each range is ptxas 13.5's:
+///
+/// * `pmevent a`: "a is a constant in the range 0..15" (pmevent.md; ptxas: "value '16' out of
+///   range, expected to be in range [0..15]"); `pmevent.mask a`: "a 16-bit mask" (0..=0xffff);
+/// * `tcgen05.alloc`/`.dealloc`'s `nCols`: "must be a power of 2 ... in the range [32, 512]"
+///   (tcgen05.md; ptxas: "expected to be multiple of 32", "value must be power of 2",
+///   "expected to be in range [32..512]").
+pub fn value_violation(
+    opcode: Opcode,
+    modifiers: &[&str],
+    values: &[Option<i128>],
+) -> Option<Violation> {
+    let has = |word: &str| modifiers.contains(&word);
+    let (index, ok, rule): (usize, fn(i128) -> bool, &str) = match (opcode, modifiers.first()) {
+        (Opcode::Pmevent, _) if has("mask") => (
+            0,
+            |v| (0..=0xffff).contains(&v),
+            "a 16-bit mask, 0..=0xffff",
+        ),
+        (Opcode::Pmevent, _) => (0, |v| (0..=15).contains(&v), "an event number in 0..=15"),
+        (Opcode::Tcgen05, Some(&("alloc" | "dealloc"))) => (
+            1,
+            |v| (32..=512).contains(&v) && v.count_ones() == 1,
+            "nCols, a power of 2 in 32..=512",
+        ),
+        _ => return None,
+    };
+    let value = (*values.get(index)?)?;
+    (!ok(value)).then(|| {
+        Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(index),
+            format!("{value} is out of range: this operand is {rule}"),
+        )
+    })
+}
+
 /// Checks an instruction known by name only against its Syntax-block forms: `None` when the
 /// table has no form for its opcode (or sub-operation), else the problems of the nearest form
 /// (empty: it matches).

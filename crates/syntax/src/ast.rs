@@ -501,8 +501,9 @@ pub enum Operand {
     Immediate(Spanned<Immediate>),
     /// `_`: a result that is discarded.
     Sink(Span),
-    /// `!%p`: a negated predicate.
-    Negated(Span, Box<Operand>),
+    /// `!%p`: a negated predicate; `-%r1`: a negated source (`vmad`'s `{-}a`, `{-}b`,
+    /// `{-}c`; vmad.md: "The source operands support optional negation").
+    Negated(Span, Box<Operand>, Negation),
     /// `%r|%p`: the two destinations of `setp`, `shfl`, ...
     Pair(Span, Box<Operand>, Box<Operand>),
     /// `{a, b, _}`: a vector of operands.
@@ -518,13 +519,22 @@ pub enum Operand {
     List(Spanned<Vec<Operand>>),
 }
 
+/// How an operand is negated: `!` (a predicate) or `-` (an integer source of `vmad`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Negation {
+    /// `!%p`.
+    Not,
+    /// `-%r1`.
+    Minus,
+}
+
 impl Operand {
     /// The span of the operand.
     pub fn span(&self) -> Span {
         match self {
             Operand::Name(name) | Operand::SpecialRegister(name) => name.span,
             Operand::Immediate(immediate) => immediate.span,
-            Operand::Sink(span) | Operand::Negated(span, _) | Operand::Pair(span, _, _) => *span,
+            Operand::Sink(span) | Operand::Negated(span, ..) | Operand::Pair(span, _, _) => *span,
             Operand::Vector(list) | Operand::AddressList(list) | Operand::List(list) => list.span,
             Operand::Address(address) => address.span,
             Operand::NameOffset(offset) => offset.span,

@@ -738,6 +738,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
                 Some(Operand::Negated(
                     Span::new(start, self.end()),
                     Box::new(b::name_operand(name)),
+                    Negation::Not,
                 ))
             }
             Tok::Int(_) | Tok::FloatBits(_) | Tok::Decimal(_) | Tok::Minus => {

@@ -357,7 +357,8 @@ impl Display for Operand {
             Operand::Name(name) | Operand::SpecialRegister(name) => write!(f, "{name}"),
             Operand::Immediate(immediate) => write!(f, "{immediate}"),
             Operand::Sink(_) => f.write_char('_'),
-            Operand::Negated(_, inner) => write!(f, "!{inner}"),
+            Operand::Negated(_, inner, Negation::Not) => write!(f, "!{inner}"),
+            Operand::Negated(_, inner, Negation::Minus) => write!(f, "-{inner}"),
             Operand::Pair(_, first, second) => write!(f, "{first}|{second}"),
             Operand::Vector(items) => {
                 f.write_char('{')?;

@@ -280,7 +280,7 @@ impl ClearSpans for Operand {
             Operand::Name(name) | Operand::SpecialRegister(name) => name.clear_spans(),
             Operand::Immediate(immediate) => immediate.clear_spans(),
             Operand::Sink(span) => span.clear_spans(),
-            Operand::Negated(span, inner) => {
+            Operand::Negated(span, inner, _) => {
                 span.clear_spans();
                 inner.clear_spans();
             }

@@ -177,7 +177,7 @@ fn rename_block(block: &mut Block, symbols: &HashSet<Text>, suffix: &str) {
 fn rename_operand(operand: &mut Operand, symbols: &HashSet<Text>, suffix: &str) {
     match operand {
         Operand::Name(name) => rename(&mut name.name.value, symbols, suffix),
-        Operand::Negated(_, inner) => rename_operand(inner, symbols, suffix),
+        Operand::Negated(_, inner, _) => rename_operand(inner, symbols, suffix),
         Operand::Pair(_, first, second) => {
             rename_operand(first, symbols, suffix);
             rename_operand(second, symbols, suffix);

@@ -21,7 +21,7 @@ use ptxsim_isa::ops::{self, OpForm, Space};
 use ptxsim_isa::{Form, Opcode, Type, TypeKind};
 use ptxsim_syntax::ast::{
     self, AddressBase, Declarator, Function, FunctionKind, Immediate, ImmediateValue, Initializer,
-    Item, Module, NameRef, Operand, StateSpace, VariableDeclaration,
+    Item, Module, NameRef, Negation, Operand, StateSpace, VariableDeclaration,
 };
 use ptxsim_syntax::diag::LineIndex;
 use ptxsim_syntax::span::Span;
@@ -2192,7 +2192,7 @@ impl<'m> Builder<'m> {
     /// Whether an operand is a `.pred` register (or its negation).
     fn is_predicate(&self, operand: &Operand) -> bool {
         let operand = match operand {
-            Operand::Negated(_, inner) => inner.as_ref(),
+            Operand::Negated(_, inner, Negation::Not) => inner.as_ref(),
             other => other,
         };
         match operand {
@@ -2208,7 +2208,7 @@ impl<'m> Builder<'m> {
     /// `%p` or `!%p`.
     fn predicate_source(&self, operand: &Operand) -> Result<PredicateSource, String> {
         match operand {
-            Operand::Negated(_, inner) => Ok(PredicateSource {
+            Operand::Negated(_, inner, Negation::Not) => Ok(PredicateSource {
                 source: self.source(inner, Type::Pred)?,
                 negated: true,
             }),
