@@ -233,18 +233,11 @@ impl Executor<'_, '_> {
         (mbarrier, cta_mask): (Option<MemoryOperand>, Option<Source>),
     ) {
         'lanes: for &lane in lanes {
-            let bytes = self.read_bits(lane, size, 32);
-            let dst = self.address(lane, destination);
-            let src = self.address(lane, source);
-            if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
-                let message = format!(
-                    "`{}`: size ({bytes}) and addresses ({dst:#x}, {src:#x}) must be multiples \
-                     of 16",
-                    instruction.text
-                );
-                self.trap(lane, instruction, message);
+            let Some((bytes, dst, src)) =
+                self.bulk_operands(lane, instruction, size, destination, source)
+            else {
                 continue;
-            }
+            };
             // Where the bytes go: `dst`, or its offset in each CTA of the mask.
             let targets: Vec<u64> = match cta_mask {
                 Some(mask) => {
@@ -315,18 +308,11 @@ impl Executor<'_, '_> {
         };
         let element = ty.bits() / 8;
         'lanes: for &lane in lanes {
-            let bytes = self.read_bits(lane, size, 32);
-            let dst = self.address(lane, destination);
-            let src = self.address(lane, source);
-            if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
-                let message = format!(
-                    "`{}`: size ({bytes}) and addresses ({dst:#x}, {src:#x}) must be multiples \
-                     of 16",
-                    instruction.text
-                );
-                self.trap(lane, instruction, message);
+            let Some((bytes, dst, src)) =
+                self.bulk_operands(lane, instruction, size, destination, source)
+            else {
                 continue;
-            }
+            };
             for at in (0..bytes).step_by(element as usize) {
                 let value = match self.load(lane, Space::Shared, src + at, element) {
                     Ok(value) => value as u64,
@@ -888,6 +874,31 @@ impl Executor<'_, '_> {
             }
             _ => Err(FaultKind::Unmapped),
         }
+    }
+
+    /// A bulk copy's or reduction's size, destination and source address for `lane`, or `None`
+    /// after trapping the lane when one is not a multiple of 16 (PTX ISA 9.7.9.25: the size
+    /// and both addresses are 16-byte aligned).
+    fn bulk_operands(
+        &mut self,
+        lane: usize,
+        instruction: &Instruction,
+        size: Source,
+        destination: MemoryOperand,
+        source: MemoryOperand,
+    ) -> Option<(u64, u64, u64)> {
+        let bytes = self.read_bits(lane, size, 32);
+        let dst = self.address(lane, destination);
+        let src = self.address(lane, source);
+        if bytes % 16 != 0 || dst % 16 != 0 || src % 16 != 0 {
+            let message = format!(
+                "`{}`: size ({bytes}) and addresses ({dst:#x}, {src:#x}) must be multiples of 16",
+                instruction.text
+            );
+            self.trap(lane, instruction, message);
+            return None;
+        }
+        Some((bytes, dst, src))
     }
 
     /// The space an access goes to: generic addresses are looked up in the windows.
