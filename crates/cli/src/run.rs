@@ -127,6 +127,14 @@ pub(crate) struct RunArgs {
     /// instructions per second.
     #[arg(long)]
     stats: bool,
+    /// Which tier runs the kernel: interp (the interpreter), compiled (native code generated
+    /// for the instructions the compiled tier covers, the interpreter for the rest) or auto
+    /// (compiled unless the kernel uses atomics, volatile or ordered memory accesses, or the
+    /// device heap, whose results depend on the order threads run in; traced and cooperative
+    /// runs always use the interpreter). Default: PTXSIM_ENGINE, else auto. --stats says which
+    /// ran. See docs/compiled-tier.md.
+    #[arg(long, value_name = "ENGINE", value_parser = ptxsim_jit::Engine::parse)]
+    engine: Option<ptxsim_jit::Engine>,
     /// Output format of the final state.
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
     format: RunFormat,
@@ -533,6 +541,19 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         failure: None,
     };
     let tracing = !sink.files.is_empty() || sink.collected.is_some();
+    let engine = match args
+        .engine
+        .map(Ok)
+        .or_else(|| ptxsim_jit::Engine::from_env().transpose())
+    {
+        Some(Ok(engine)) => engine,
+        None => ptxsim_jit::Engine::default(),
+        Some(Err(error)) => {
+            report!("error: {error}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let engine_note = choose_engine(&mut device, engine, tracing || args.cooperative);
     let launched = Instant::now();
     let result = if tracing {
         // Records go to the sink as they are issued: the trace is never held in memory.
@@ -549,6 +570,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             result.ctas_run,
             result.steps as f64 / seconds.max(1e-9) / 1e6
         );
+        report!("stats: engine: {engine_note}");
     }
     if let Some(error) = sink.failure.take() {
         sink.discard();
@@ -994,4 +1016,38 @@ fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCod
         }
     }
     ExitCode::from(1)
+}
+
+/// Gives `device` the kernel's compiled code when `engine` asks for it (never for a traced or
+/// cooperative run, which the interpreter's scheduling defines); returns what ran, for
+/// `--stats`.
+fn choose_engine(
+    device: &mut ptxsim_exec::Device<'_>,
+    engine: ptxsim_jit::Engine,
+    interpreter_only: bool,
+) -> String {
+    use ptxsim_jit::Engine;
+    let program = device.program();
+    let reason = match engine {
+        Engine::Interp => Some("--engine interp"),
+        _ if interpreter_only => Some("traced or cooperative run"),
+        Engine::Auto => ptxsim_jit::keeps_interpreter(program),
+        Engine::Compiled => None,
+    };
+    if let Some(reason) = reason {
+        return format!("interpreter ({reason})");
+    }
+    match ptxsim_jit::compile_shared(program) {
+        Ok(kernel) => {
+            let stats = kernel.stats();
+            device.set_compiled(kernel);
+            format!(
+                "compiled ({} of {} instructions compiled in {:.1} ms; the interpreter runs the rest)",
+                stats.covered,
+                stats.instructions,
+                stats.compile_time.as_secs_f64() * 1e3
+            )
+        }
+        Err(error) => format!("interpreter ({error})"),
+    }
 }

@@ -98,6 +98,9 @@ pub struct Settings {
     /// when not the simulated target's (`PTXSIM_TARGET`: the modules are checked for it, so
     /// their programs model its tensor cores).
     pub tensor_cores: Option<ptxsim_exec::alu::tensor_cores::TensorCores>,
+    /// Which tier runs the kernels (`PTXSIM_ENGINE`: `auto`, the default, `compiled` or
+    /// `interp`; docs/compiled-tier.md).
+    pub engine: ptxsim_jit::Engine,
 }
 
 impl Settings {
@@ -143,6 +146,7 @@ impl Settings {
                         .map_err(|error| format!("PTXSIM_DEVICE=`{name}`: {error}"))
                 })
                 .transpose()?,
+            engine: ptxsim_jit::Engine::from_env()?.unwrap_or_default(),
         })
     }
 
@@ -1799,6 +1803,9 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
                 .tensor_cores
                 .unwrap_or_else(|| TensorCores::of_target(settings.target)),
         ),
+        // The compiled tier, kernel by kernel, kept with the module (traced and cooperative
+        // launches run in the interpreter whatever it says).
+        compiler: ptxsim_jit::JitCompiler::new(settings.engine),
         // Managed, pinned and registered host memory, at its host addresses.
         host_memory: (!host_ranges().is_empty())
             .then(|| HOST_BACKEND.get().cloned())

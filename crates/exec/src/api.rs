@@ -224,6 +224,10 @@ pub struct LaunchOptions {
     /// module was checked for (its `.target`, or [`Options::target`]; see
     /// [`crate::alu::tensor_cores::TensorCores`]).
     pub tensor_cores: Option<crate::alu::tensor_cores::TensorCores>,
+    /// Where the kernel's compiled code comes from (`None`: the interpreter runs it): the
+    /// compiled tier ([`crate::compiled`]) asked once per module and kernel, its answer kept
+    /// with the module.
+    pub compiler: Option<Arc<dyn crate::compiled::Compiler>>,
 }
 
 impl Default for LaunchOptions {
@@ -240,6 +244,7 @@ impl Default for LaunchOptions {
             textures: None,
             heap: None,
             tensor_cores: None,
+            compiler: None,
         }
     }
 }
@@ -297,7 +302,15 @@ pub struct Module {
     warnings: Vec<Diagnostic>,
     /// The module's text, which the programs' line numbers refer to (for a debugger).
     source: Arc<str>,
+    /// The compiled code of each kernel launched with a compiler (`None`: the compiler left it
+    /// to the interpreter), by entry.
+    compiled: CompiledCache,
 }
+
+/// [`Module::compiled`]'s cache.
+type CompiledCache = std::sync::Mutex<
+    std::collections::HashMap<String, Option<Arc<dyn crate::compiled::CompiledKernel>>>,
+>;
 
 impl fmt::Debug for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -332,7 +345,27 @@ impl Module {
             kernels,
             warnings: diagnostics,
             source: Arc::from(source),
+            compiled: CompiledCache::default(),
         })
+    }
+
+    /// The compiled code of kernel `entry` from `options`' compiler, compiled on the first
+    /// launch that asks and kept for the next ones.
+    fn compiled(
+        &self,
+        entry: &str,
+        program: &Program,
+        options: &LaunchOptions,
+    ) -> Option<Arc<dyn crate::compiled::CompiledKernel>> {
+        let compiler = options.compiler.as_ref()?;
+        let mut cache = self
+            .compiled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache
+            .entry(entry.to_string())
+            .or_insert_with(|| compiler.compile(program))
+            .clone()
     }
 
     /// The module's text, which the lines of its programs' instructions refer to.
@@ -445,6 +478,9 @@ impl Module {
         }
         if let Some(cores) = options.tensor_cores {
             device.set_tensor_cores(cores);
+        }
+        if let Some(code) = self.compiled(entry, program, options) {
+            device.set_compiled(code);
         }
         device.enable_device_launches(&self.kernels);
         let grid_options = GridOptions {
@@ -620,6 +656,9 @@ impl Module {
         }
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
+        }
+        if let Some(code) = self.compiled(entry, device.program(), options) {
+            device.set_compiled(code);
         }
         device.enable_device_launches(&self.kernels);
         Ok(device)

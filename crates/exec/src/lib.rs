@@ -35,6 +35,7 @@
 pub mod alu;
 pub mod api;
 pub mod budget;
+pub mod compiled;
 pub mod cvt;
 pub mod error;
 mod exec;

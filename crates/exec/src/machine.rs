@@ -150,6 +150,8 @@ pub struct Device<'p> {
     pub(crate) runtime: crate::launches::DeviceRuntime<'p>,
     /// Whose tensor-core arithmetic `mma` and `wmma` follow ([`Device::set_tensor_cores`]).
     tensor_cores: crate::alu::tensor_cores::TensorCores,
+    /// The kernel's compiled code, if it has some ([`Device::set_compiled`]).
+    compiled: Option<Arc<dyn crate::compiled::CompiledKernel>>,
 }
 
 impl<'p> Device<'p> {
@@ -195,7 +197,19 @@ impl<'p> Device<'p> {
             textures: None,
             runtime: crate::launches::DeviceRuntime::default(),
             tensor_cores: crate::alu::tensor_cores::TensorCores::of_program(program.target),
+            compiled: None,
         }
+    }
+
+    /// Runs the kernel's threads through `code` where it covers them ([`crate::compiled`]),
+    /// in runs that are neither traced nor sliced.
+    pub fn set_compiled(&mut self, code: Arc<dyn crate::compiled::CompiledKernel>) {
+        self.compiled = Some(code);
+    }
+
+    /// The kernel's compiled code ([`Device::set_compiled`]).
+    pub fn compiled(&self) -> Option<&Arc<dyn crate::compiled::CompiledKernel>> {
+        self.compiled.as_ref()
     }
 
     /// Models the tensor cores of another GPU than the one the program was checked for (by
@@ -901,6 +915,9 @@ pub struct Cta {
     pub(crate) cluster: ClusterLink,
     /// What the threads printed with `printf`.
     printed: PrintBuffer,
+    /// Per thread: the instruction at which compiled code last handed it to the interpreter
+    /// (`usize::MAX`: none), which the interpreter runs before compiled code takes it on again.
+    held: Vec<usize>,
 }
 
 impl Cta {
@@ -923,6 +940,7 @@ impl Cta {
             cluster: ClusterLink::new(device, ctaid, threads.len()),
             threads,
             printed: PrintBuffer::default(),
+            held: Vec::new(),
         }
     }
 
@@ -1213,6 +1231,12 @@ impl Cta {
         let mut converged = false;
         // At least the step count of every thread of the group: each issue adds one to each.
         let mut bound = 0;
+        // Compiled code runs the threads between the instructions the interpreter issues,
+        // unless the run is traced or sliced, or the CTA is part of a larger cluster.
+        let compiled = device
+            .compiled
+            .clone()
+            .filter(|_| !SLICED && !tracing && self.cluster.size <= 1);
         let result = 'run: loop {
             if SLICED {
                 if budget == 0 {
@@ -1224,8 +1248,15 @@ impl Cta {
                 budget -= 1;
             }
             if !converged {
+                if let Some(code) = &compiled {
+                    self.run_compiled(device, code.as_ref());
+                }
                 match self.gather(&mut group) {
-                    Some((lowest, all, most)) => (pc, converged, bound) = (lowest, all, most),
+                    // With compiled code, each issue of the interpreter is one instruction:
+                    // then the compiled code takes the threads on.
+                    Some((lowest, all, most)) => {
+                        (pc, converged, bound) = (lowest, all && compiled.is_none(), most);
+                    }
                     None if self.release_barrier(device) => {
                         flush(&mut buffered);
                         continue;
@@ -1308,6 +1339,55 @@ impl Cta {
         };
         flush(&mut buffered);
         result
+    }
+
+    /// Runs every thread that can run through `code` from its program counter to the next
+    /// instruction the interpreter must run ([`crate::compiled`]), threads in linear order;
+    /// a thread the compiled code handed back stays where it is until the interpreter has
+    /// issued that instruction.
+    fn run_compiled(&mut self, device: &Device<'_>, code: &dyn crate::compiled::CompiledKernel) {
+        let count = self.threads.len();
+        if self.held.len() != count {
+            self.held = vec![usize::MAX; count];
+        }
+        debug_assert_eq!(
+            self.lanes.pending, 0,
+            "a lockstep group deferred its counters"
+        );
+        let common = crate::compiled::Specials::of_cta(device, self.ctaid);
+        for lane in 0..count {
+            let pc = self.lanes.pc[lane];
+            if !matches!(self.lanes.status[lane], ThreadStatus::Ready)
+                || self.held[lane] == pc
+                || !code.covers(pc)
+            {
+                continue;
+            }
+            let steps = self.lanes.steps[lane];
+            let thread = &mut self.threads[lane];
+            let mut state = crate::compiled::CompiledThread {
+                registers: &mut self.lanes.low,
+                count,
+                lane,
+                pc,
+                steps,
+                max_steps: device.max_steps,
+                specials: common.of_thread(thread.tid, device.block),
+                memory: crate::compiled::LaneSpaces {
+                    global: &device.global,
+                    shared: &mut self.shared,
+                    local: &mut thread.local,
+                    params: &device.params,
+                    thread_params: &mut thread.params,
+                    constants: device.constants(),
+                },
+            };
+            code.run(&mut state);
+            let (pc, steps) = (state.pc, state.steps);
+            self.lanes.pc[lane] = pc;
+            self.lanes.steps[lane] = steps;
+            self.held[lane] = pc;
+        }
     }
 
     /// Moves the step records of lanes a warp-synchronous instruction released into their
@@ -1840,6 +1920,7 @@ impl Cta {
         self.barriers = Barriers::new(self.threads.len());
         self.cluster = ClusterLink::new(device, ctaid, self.threads.len());
         self.printed.clear();
+        self.held.clear();
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled

@@ -119,6 +119,17 @@ impl Extension {
         ((((value << shift) as i64) >> shift) as u64) & self.register_mask() as u64
     }
 
+    /// For a register of at most 64 bits: the mask of the instruction type's width, the shift
+    /// of [`Extension::apply64`]'s sign extension (0 for none) and the register's mask, so that
+    /// generated code applies the rule as `apply64` does.
+    pub fn parts64(self) -> (u64, u32, u64) {
+        (
+            self.source_mask() as u64,
+            self.sign_shift(),
+            self.register_mask() as u64,
+        )
+    }
+
     /// The register's new value for the result `value`.
     #[inline(always)]
     pub fn apply(self, value: u128) -> u128 {

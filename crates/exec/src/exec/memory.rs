@@ -903,10 +903,7 @@ impl Executor<'_, '_> {
 
     /// The space an access goes to: generic addresses are looked up in the windows.
     fn resolve(&self, space: Space, address: u64) -> (Space, u64) {
-        match space {
-            Space::Generic => from_generic(address),
-            other => (other, address),
-        }
+        crate::compiled::resolve(space, address)
     }
 }
 

@@ -1,0 +1,465 @@
+//! The interface between the interpreter and a compiled tier (issue 35): a
+//! [`CompiledKernel`] runs one thread of a CTA from its program counter through the
+//! instructions it compiled, and hands the thread back to the interpreter at the first one it
+//! did not (a barrier, a warp-synchronous instruction, a call, ...), at one whose memory access
+//! it could not make (the interpreter then makes it, or reports its fault exactly), and before
+//! the thread would pass its step limit. The interpreter runs that one instruction for the
+//! threads there (in lockstep, as always), and the compiled code takes each thread on again.
+//!
+//! The compiled tier lives in its own crate (`ptxsim-jit`, which generates native code); this
+//! crate only defines what it is given: a thread's registers, counters and memory
+//! ([`CompiledThread`]), all as safe references. A kernel is given a compiled tier with
+//! [`crate::Device::set_compiled`]; [`crate::Cta::run`] uses it when the run is neither traced
+//! nor sliced (cooperative launches and clusters run in the interpreter), so that the scheduling
+//! the interpreter defines stays what traces and cooperative launches see.
+//!
+//! Between two hand-offs a thread runs alone: the threads of a CTA run one after another
+//! between barriers (as in MCUDA and POCL's work-item loops) rather than in lockstep. Programs
+//! whose threads exchange data only across barriers, warp-synchronous instructions and
+//! atomics (which the compiled tier leaves to the interpreter) give the same results either
+//! way; a program with a data race may not.
+
+use ptxsim_isa::ops::Space;
+
+use crate::ir::{Axis, SpecialRegister, THREAD_PARAM_BASE};
+use crate::memory::{FaultKind, GlobalMemory, from_generic, load_bytes, store_bytes};
+
+/// A kernel's compiled code.
+pub trait CompiledKernel: Send + Sync + std::fmt::Debug {
+    /// Whether the instruction at `pc` is compiled (a thread there can be handed to
+    /// [`CompiledKernel::run`]).
+    fn covers(&self, pc: usize) -> bool;
+
+    /// Runs `thread` from `thread.pc` until it reaches an instruction the interpreter must run
+    /// (then `thread.pc` is that instruction and `thread.steps` counts every instruction run
+    /// before it). Never runs an instruction at or past the thread's step limit.
+    fn run(&self, thread: &mut CompiledThread<'_>);
+}
+
+/// What makes a kernel's compiled code for [`crate::api`] launches
+/// ([`crate::api::LaunchOptions::compiler`]).
+pub trait Compiler: Send + Sync + std::fmt::Debug {
+    /// The compiled code of `program`, or `None` when the interpreter is to run it.
+    fn compile(&self, program: &crate::Program) -> Option<std::sync::Arc<dyn CompiledKernel>>;
+}
+
+/// The special registers a compiled kernel reads from [`CompiledThread::specials`], by index
+/// ([`special_index`]).
+pub const SPECIALS: usize = 17;
+
+/// Where [`CompiledThread::specials`] holds `special`, for the special registers whose value
+/// is fixed for a thread's whole run (`%clock` and the like are not).
+pub fn special_index(special: SpecialRegister) -> Option<usize> {
+    let axis = |a: Axis| match a {
+        Axis::X => 0,
+        Axis::Y => 1,
+        Axis::Z => 2,
+    };
+    Some(match special {
+        SpecialRegister::Tid(a) => axis(a),
+        SpecialRegister::Ntid(a) => 3 + axis(a),
+        SpecialRegister::Ctaid(a) => 6 + axis(a),
+        SpecialRegister::Nctaid(a) => 9 + axis(a),
+        SpecialRegister::Laneid => 12,
+        SpecialRegister::Warpid => 13,
+        SpecialRegister::Nwarpid => 14,
+        SpecialRegister::DynamicSmemSize => 15,
+        SpecialRegister::TotalSmemSize => 16,
+        _ => return None,
+    })
+}
+
+/// The special registers of [`special_index`] that are the same for every thread of a CTA.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Specials([u64; SPECIALS]);
+
+impl Specials {
+    /// Those of CTA `ctaid` of `device`'s grid.
+    pub(crate) fn of_cta(device: &crate::Device<'_>, ctaid: crate::Dim3) -> Self {
+        let mut values = [0; SPECIALS];
+        let (block, grid) = (device.block(), device.grid());
+        for axis in 0..3 {
+            values[3 + axis] = u64::from(block[axis]);
+            values[6 + axis] = u64::from(ctaid[axis]);
+            values[9 + axis] = u64::from(grid[axis]);
+        }
+        values[14] = device.threads_per_cta().div_ceil(32);
+        values[15] = device.dynamic_shared();
+        values[16] = device.shared_size();
+        Self(values)
+    }
+
+    /// With those of thread `tid` of a CTA of shape `block` (PTX ISA 10.1 `%tid`, 10.3
+    /// `%laneid`, 10.4 `%warpid`: warps are 32 consecutive threads in linear order).
+    pub(crate) fn of_thread(self, tid: crate::Dim3, block: crate::Dim3) -> [u64; SPECIALS] {
+        let mut values = self.0;
+        for axis in 0..3 {
+            values[axis] = u64::from(tid[axis]);
+        }
+        let linear = crate::machine::flatten(tid, block);
+        values[12] = linear % 32;
+        values[13] = linear / 32;
+        values
+    }
+}
+
+/// One thread of a CTA as compiled code sees it.
+#[derive(Debug)]
+pub struct CompiledThread<'a> {
+    /// The CTA's registers (the low 64 bits of each): register `r` of thread `t` is
+    /// `registers[r * count + t]`.
+    pub registers: &'a mut [u64],
+    /// The number of threads of the CTA.
+    pub count: usize,
+    /// This thread's index in the CTA (below `count`).
+    pub lane: usize,
+    /// Its program counter.
+    pub pc: usize,
+    /// The instructions it has issued.
+    pub steps: u64,
+    /// Its step limit: an instruction is issued only while `steps` is below it.
+    pub max_steps: u64,
+    /// The values of the special registers [`special_index`] names.
+    pub specials: [u64; SPECIALS],
+    /// Its memory.
+    pub memory: LaneSpaces<'a>,
+}
+
+/// The state spaces one thread reaches: global memory, its CTA's shared memory, its own
+/// `.local` and `.param` memory, the kernel's parameters and the `.const` space.
+#[derive(Debug)]
+pub struct LaneSpaces<'a> {
+    /// Global memory.
+    pub global: &'a GlobalMemory,
+    /// The CTA's shared memory.
+    pub shared: &'a mut [u8],
+    /// The thread's `.local` memory.
+    pub local: &'a mut [u8],
+    /// The kernel's parameters (`.param` addresses below [`THREAD_PARAM_BASE`]).
+    pub params: &'a [u8],
+    /// The thread's own `.param` memory (from [`THREAD_PARAM_BASE`]).
+    pub thread_params: &'a mut [u8],
+    /// The `.const` space.
+    pub constants: &'a [u8],
+}
+
+impl LaneSpaces<'_> {
+    /// Loads `bytes` (1, 2, 4 or 8) at `address` of `space` (a generic address is looked up
+    /// in the windows). A `.shared::cluster` address of another CTA is not reached here.
+    pub fn load(&mut self, space: Space, address: u64, bytes: u32) -> Result<u64, FaultKind> {
+        let (space, at) = resolve(space, address);
+        match space {
+            Space::Global | Space::Generic => self.global.load(at, bytes),
+            Space::Shared | Space::SharedCluster => load_bytes(self.shared, 0, at, bytes),
+            Space::Local => load_bytes(self.local, 0, at, bytes),
+            Space::Const => load_bytes(self.constants, 0, at, bytes),
+            Space::Param if at < THREAD_PARAM_BASE => load_bytes(self.params, 0, at, bytes),
+            Space::Param => load_bytes(self.thread_params, THREAD_PARAM_BASE, at, bytes),
+        }
+    }
+
+    /// Stores the low `bytes` (1, 2, 4 or 8) of `value` at `address` of `space`.
+    pub fn store(
+        &mut self,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        value: u64,
+    ) -> Result<(), FaultKind> {
+        let (space, at) = resolve(space, address);
+        match space {
+            Space::Global | Space::Generic => self.global.store(at, bytes, value),
+            Space::Shared | Space::SharedCluster => store_bytes(self.shared, 0, at, bytes, value),
+            Space::Local => store_bytes(self.local, 0, at, bytes, value),
+            Space::Const => Err(FaultKind::ReadOnly),
+            Space::Param if at < THREAD_PARAM_BASE => Err(FaultKind::ReadOnly),
+            Space::Param => store_bytes(self.thread_params, THREAD_PARAM_BASE, at, bytes, value),
+        }
+    }
+}
+
+/// The space an access goes to: generic addresses are looked up in the windows.
+pub(crate) fn resolve(space: Space, address: u64) -> (Space, u64) {
+    match space {
+        Space::Generic => from_generic(address),
+        other => (other, address),
+    }
+}
+
+/// A lane function of up to three operands: what an instruction computes for one thread.
+pub type LaneFn = Box<dyn Fn(u64, u64, u64) -> u64 + Send + Sync>;
+
+/// An instruction that computes one register from up to three sources, as the interpreter
+/// runs it: each source is read and chopped to its width (Table 27), `function` maps them to
+/// the result, and the result is written by `extension` (Table 28). Compiled code calls
+/// `function` where it does not generate the operation itself.
+pub struct LaneOp {
+    /// The sources with the width each is chopped to (at most 64 bits).
+    pub sources: Vec<(crate::ir::Source, u32)>,
+    /// The destination register.
+    pub destination: crate::ir::RegisterId,
+    /// Table 28's rule for the result.
+    pub extension: crate::semantics::Extension,
+    /// The operation.
+    pub function: LaneFn,
+}
+
+impl std::fmt::Debug for LaneOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaneOp")
+            .field("sources", &self.sources)
+            .field("destination", &self.destination)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The [`LaneOp`] of `kind`, for the instruction kinds that compute one register of at most 64
+/// bits from sources of at most 64 bits through a pure function: the same functions, widths
+/// and result types as the interpreter's families (`crate::exec`).
+pub fn lane_op(kind: &crate::ir::InstructionKind) -> Option<LaneOp> {
+    use crate::alu;
+    use crate::ir::{InstructionKind as K, IntExtraOp};
+    use crate::semantics::Extension;
+    use ptxsim_isa::Type;
+    use ptxsim_isa::ops::{IntOp, IntTernaryOp, IntUnaryOp, MulMode};
+
+    let wide = |ty: Type| match ty {
+        Type::S16 => Type::S32,
+        Type::U16 => Type::U32,
+        Type::S32 => Type::S64,
+        Type::U32 => Type::U64,
+        Type::B16 => Type::B32,
+        Type::B32 => Type::B64,
+        other => other,
+    };
+    let (destination, result_ty, sources, function): (_, Type, Vec<_>, LaneFn) = match kind {
+        &K::IntBinary {
+            op,
+            ty,
+            sat,
+            relu,
+            destination,
+            a,
+            b,
+        } => {
+            let b_bits = match op {
+                IntOp::Shl | IntOp::Shr => 32,
+                _ => ty.bits(),
+            };
+            let result = match op {
+                IntOp::Mul(MulMode::Wide) => wide(ty),
+                _ => ty,
+            };
+            (
+                destination,
+                result,
+                vec![(a, ty.bits()), (b, b_bits)],
+                Box::new(move |a, b, _| alu::int_binary(op, ty, sat, relu, a, b)),
+            )
+        }
+        &K::IntUnary {
+            op,
+            ty,
+            destination,
+            a,
+        } => {
+            let result = match op {
+                IntUnaryOp::Popc | IntUnaryOp::Clz => Type::U32,
+                _ => ty,
+            };
+            (
+                destination,
+                result,
+                vec![(a, ty.bits())],
+                Box::new(move |a, _, _| alu::int_unary(op, ty, a)),
+            )
+        }
+        &K::Mad {
+            mode,
+            ty,
+            sat,
+            destination,
+            sources: [a, b, c],
+        } => {
+            let result = match mode {
+                MulMode::Wide => wide(ty),
+                _ => ty,
+            };
+            (
+                destination,
+                result,
+                vec![(a, ty.bits()), (b, ty.bits()), (c, result.bits())],
+                Box::new(move |a, b, c| alu::int_mad(mode, ty, sat, a, b, c)),
+            )
+        }
+        &K::IntTernary {
+            op,
+            ty,
+            destination,
+            sources: [a, b, c],
+        } => {
+            let c_bits = match op {
+                IntTernaryOp::Shf { .. } => 32,
+                IntTernaryOp::Mad24 { .. } | IntTernaryOp::Sad => ty.bits(),
+            };
+            (
+                destination,
+                ty,
+                vec![(a, ty.bits()), (b, ty.bits()), (c, c_bits)],
+                Box::new(move |a, b, c| alu::int_ternary(op, ty, a, b, c)),
+            )
+        }
+        &K::IntExtra {
+            op,
+            destination,
+            sources: [a, b, c],
+        } => {
+            let a_bits = match op {
+                IntExtraOp::Bfind { ty, .. } => ty.bits(),
+                _ => 32,
+            };
+            (
+                destination,
+                Type::U32,
+                vec![(a, a_bits), (b, 32), (c, 32)],
+                Box::new(move |a, b, c| alu::int_extra(op, a, b, c)),
+            )
+        }
+        &K::FloatBinary {
+            op,
+            ty,
+            modifiers,
+            destination,
+            a,
+            b,
+        } => (
+            destination,
+            ty,
+            vec![(a, ty.bits()), (b, ty.bits())],
+            Box::new(move |a, b, _| alu::float_binary(op, ty, modifiers, a, b)),
+        ),
+        &K::Fma {
+            ty,
+            modifiers,
+            destination,
+            sources: [a, b, c],
+        } => (
+            destination,
+            ty,
+            vec![(a, ty.bits()), (b, ty.bits()), (c, ty.bits())],
+            Box::new(move |a, b, c| alu::float_fma(ty, modifiers, a, b, c)),
+        ),
+        &K::FloatUnary {
+            op,
+            ty,
+            modifiers,
+            destination,
+            a,
+        } => (
+            destination,
+            ty,
+            vec![(a, ty.bits())],
+            Box::new(move |a, _, _| alu::float_unary(op, ty, modifiers, a)),
+        ),
+        &K::Selp {
+            ty,
+            destination,
+            a,
+            b,
+            c,
+        } => (
+            destination,
+            ty,
+            vec![(a, ty.bits()), (b, ty.bits()), (c, 1)],
+            Box::new(|a, b, c| if c == 1 { a } else { b }),
+        ),
+        &K::Slct {
+            ty,
+            float_selector,
+            ftz,
+            destination,
+            sources: [a, b, c],
+        } => (
+            destination,
+            ty,
+            vec![(a, ty.bits()), (b, ty.bits()), (c, 32)],
+            Box::new(move |a, b, c| alu::slct(float_selector, ftz, a, b, c)),
+        ),
+        &K::Prmt {
+            mode,
+            destination,
+            sources: [a, b, c],
+        } => (
+            destination,
+            Type::B32,
+            vec![(a, 32), (b, 32), (c, 32)],
+            Box::new(move |a, b, c| u64::from(alu::prmt(mode, a as u32, b as u32, c as u32))),
+        ),
+        &K::Lop3 {
+            destination,
+            sources: [a, b, c],
+            lut,
+        } => (
+            destination,
+            Type::B32,
+            vec![(a, 32), (b, 32), (c, 32)],
+            Box::new(move |a, b, c| u64::from(alu::lop3(a as u32, b as u32, c as u32, lut))),
+        ),
+        &K::Bfe {
+            ty,
+            destination,
+            sources: [a, b, c],
+        } => (
+            destination,
+            ty,
+            vec![(a, ty.bits()), (b, 32), (c, 32)],
+            Box::new(move |a, position, length| alu::bfe(ty, a, position as u32, length as u32)),
+        ),
+        &K::Cvta {
+            to,
+            space,
+            ty,
+            destination,
+            source,
+        } => (
+            destination,
+            ty,
+            vec![(source, ty.bits())],
+            Box::new(move |value, _, _| {
+                if to {
+                    crate::memory::from_generic_to(space, value)
+                } else {
+                    crate::memory::to_generic(space, value)
+                }
+            }),
+        ),
+        K::Cvt {
+            op,
+            destination,
+            sources,
+        } if sources.len() <= 3 => {
+            let count = sources.len();
+            let widths: Vec<u32> = (0..count)
+                .map(|index| crate::cvt::source_width(op, index, count))
+                .collect();
+            let op = *op;
+            (
+                *destination,
+                op.destination,
+                sources.iter().copied().zip(widths).collect(),
+                Box::new(move |a, b, c| crate::cvt::apply(&op, &[a, b, c][..count])),
+            )
+        }
+        _ => return None,
+    };
+    let extension = Extension::new(result_ty, destination.ty);
+    let narrow = result_ty.bits() <= 64
+        && destination.ty.bits() <= 64
+        && sources.iter().all(|&(_, bits)| bits <= 64);
+    narrow.then_some(LaneOp {
+        sources,
+        destination: destination.register,
+        extension,
+        function,
+    })
+}

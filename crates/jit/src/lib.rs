@@ -1,0 +1,267 @@
+//! ptxsim's compiled tier (issue 35): a kernel's checked program translated to native code with
+//! Cranelift, run through `ptxsim-exec`'s [`CompiledKernel`] interface.
+//!
+//! [`compile`] translates the instructions it can (see [`translate`]) into one function that
+//! runs one thread from its program counter to the first instruction the interpreter must run;
+//! the interpreter keeps the scheduling (barriers, warp-synchronous instructions, traps,
+//! traces) and runs everything else, so a kernel runs whatever part of it compiles. The results
+//! are the interpreter's for programs without data races between the threads of a CTA (see
+//! [`ptxsim_exec::compiled`]).
+//!
+//! ```
+//! let source = "
+//! .version 8.0
+//! .target sm_90
+//! .address_size 64
+//! .visible .entry k(.param .u64 out) {
+//!     .reg .b32 %r<4>;
+//!     .reg .b64 %rd<3>;
+//!     ld.param.u64 %rd1, [out];
+//!     mov.u32 %r1, %tid.x;
+//!     mul.lo.u32 %r2, %r1, %r1;
+//!     mul.wide.u32 %rd2, %r1, 4;
+//!     add.u64 %rd1, %rd1, %rd2;
+//!     st.global.u32 [%rd1], %r2;
+//!     ret;
+//! }";
+//! let program = ptxsim_exec::load(source, None).unwrap();
+//! let kernel = ptxsim_jit::compile(&program).unwrap();
+//! // Everything but `ret` is compiled.
+//! assert_eq!(kernel.stats().covered, 6);
+//! ```
+
+mod native;
+mod translate;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::ir::{AbiParam, Signature, types};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use ptxsim_exec::Program;
+use ptxsim_exec::compiled::{CompiledKernel, CompiledThread};
+
+/// Why a kernel was not compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JitError(pub String);
+
+impl std::fmt::Display for JitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the compiled tier could not compile the kernel: {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for JitError {}
+
+fn error(e: impl std::fmt::Display) -> JitError {
+    JitError(e.to_string())
+}
+
+/// What compiling a kernel did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// The program's instructions.
+    pub instructions: usize,
+    /// How many of them run compiled.
+    pub covered: usize,
+    /// The time translation and code generation took.
+    pub compile_time: Duration,
+}
+
+/// A kernel's compiled code.
+#[derive(Debug)]
+pub struct Kernel {
+    code: native::Code,
+    covered: Vec<bool>,
+    stats: Stats,
+}
+
+impl Kernel {
+    /// What compiling it did.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+}
+
+impl CompiledKernel for Kernel {
+    fn covers(&self, pc: usize) -> bool {
+        self.covered.get(pc).copied().unwrap_or(false)
+    }
+
+    fn run(&self, thread: &mut CompiledThread<'_>) {
+        self.code.run(thread);
+    }
+}
+
+/// Compiles `program` for the host; `Err` when Cranelift does not support the host or fails.
+pub fn compile(program: &Program) -> Result<Kernel, JitError> {
+    let start = Instant::now();
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(error)?;
+    flags
+        .set("use_colocated_libcalls", "false")
+        .map_err(error)?;
+    flags.set("is_pic", "false").map_err(error)?;
+    let isa = cranelift_native::builder()
+        .map_err(error)?
+        .finish(settings::Flags::new(flags))
+        .map_err(error)?;
+    let mut jit = JITBuilder::with_isa(isa, default_libcall_names());
+    for (name, address) in native::helper_symbols() {
+        jit.symbol(name, address);
+    }
+    let mut module = JITModule::new(jit);
+    let call_conv = module.isa().default_call_conv();
+    let pointer = module.target_config().pointer_type();
+    if pointer != types::I64 {
+        return Err(JitError("the host is not 64-bit".into()));
+    }
+    let mut helper_ids = Vec::new();
+    for (name, signature) in translate::helper_signatures(call_conv) {
+        helper_ids.push(
+            module
+                .declare_function(name, Linkage::Import, &signature)
+                .map_err(error)?,
+        );
+    }
+    let mut signature = Signature::new(call_conv);
+    signature.params.push(AbiParam::new(types::I64));
+    let id = module
+        .declare_function("ptxsim_kernel", Linkage::Export, &signature)
+        .map_err(error)?;
+
+    let plans = translate::plan(program);
+    let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
+    let mut functions = Vec::new();
+    let mut context = module.make_context();
+    context.func.signature = signature;
+    let mut builder_context = FunctionBuilderContext::new();
+    {
+        let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
+        let [load, store, lane] =
+            [0, 1, 2].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
+        let helpers = translate::Helpers { load, store, lane };
+        translate::build(&mut builder, program, plans, &mut functions, helpers);
+        builder.finalize(module.target_config());
+    }
+    module.define_function(id, &mut context).map_err(error)?;
+    module.clear_context(&mut context);
+    module.finalize_definitions().map_err(error)?;
+    let function = module.get_finalized_function(id);
+    let stats = Stats {
+        instructions: program.instructions.len(),
+        covered: covered.iter().filter(|&&c| c).count(),
+        compile_time: start.elapsed(),
+    };
+    Ok(Kernel {
+        code: native::Code::new(function, module, functions, program.registers.len()),
+        covered,
+        stats,
+    })
+}
+
+/// [`compile`] as the shared handle a [`ptxsim_exec::Device`] takes.
+pub fn compile_shared(program: &Program) -> Result<Arc<Kernel>, JitError> {
+    compile(program).map(Arc::new)
+}
+
+/// Which tier runs a kernel (`--engine`, `PTXSIM_ENGINE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The interpreter only.
+    Interp,
+    /// The compiled tier for every instruction it compiles, whatever the kernel.
+    Compiled,
+    /// The compiled tier when the kernel's results cannot depend on it ([`keeps_interpreter`]),
+    /// else the interpreter.
+    #[default]
+    Auto,
+}
+
+impl Engine {
+    /// Parses `interp`, `compiled` or `auto`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "interp" | "interpreter" => Ok(Self::Interp),
+            "compiled" => Ok(Self::Compiled),
+            "auto" => Ok(Self::Auto),
+            other => Err(format!(
+                "unknown engine `{other}` (expected interp, compiled or auto)"
+            )),
+        }
+    }
+
+    /// The engine `PTXSIM_ENGINE` names, if it is set (an invalid value is an error).
+    pub fn from_env() -> Result<Option<Self>, String> {
+        match std::env::var("PTXSIM_ENGINE") {
+            Ok(value) if !value.is_empty() => Self::parse(&value)
+                .map(Some)
+                .map_err(|e| format!("PTXSIM_ENGINE: {e}")),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Why `auto` keeps `program` in the interpreter, if it does: its threads may observe the order
+/// in which the threads of a CTA run, which the compiled tier changes (it runs them one after
+/// another between the instructions the interpreter issues, [`ptxsim_exec::compiled`]).
+/// * `atom`/`red`: the values atomics return depend on that order;
+/// * `.volatile`, `.relaxed`, `.acquire`, `.release` accesses, `fence`/`membar`: the mark of
+///   threads that poll each other's writes (and of the warp-synchronous code written before
+///   `__syncwarp`), which runs differently when the threads do not run in lockstep;
+/// * `malloc`/`free` and the device runtime: their results depend on the order of calls.
+pub fn keeps_interpreter(program: &Program) -> Option<&'static str> {
+    if program.has_atomics {
+        return Some("atomics");
+    }
+    if program.uses_heap || program.calls_device_runtime() {
+        return Some("device heap or runtime calls");
+    }
+    let ordered = program.instructions.iter().any(|instruction| {
+        let opcode = instruction
+            .text
+            .trim_start()
+            .trim_start_matches(['@', '!'])
+            .split_whitespace()
+            .find(|word| !word.starts_with('%') && !word.starts_with('@'))
+            .unwrap_or("");
+        opcode.starts_with("fence")
+            || opcode.starts_with("membar")
+            || [".volatile", ".relaxed", ".acquire", ".release"]
+                .iter()
+                .any(|qualifier| opcode.contains(qualifier))
+    });
+    ordered.then_some("volatile or ordered memory accesses")
+}
+
+/// The compiled tier as a [`ptxsim_exec::compiled::Compiler`] for API launches (the driver
+/// library, `ptx_run`): kernels compiled as `engine` says, `None` for the interpreter.
+#[derive(Clone, Copy, Debug)]
+pub struct JitCompiler {
+    engine: Engine,
+}
+
+impl JitCompiler {
+    /// The compiler for `engine` (`None` for [`Engine::Interp`]).
+    pub fn new(engine: Engine) -> Option<Arc<dyn ptxsim_exec::compiled::Compiler>> {
+        (engine != Engine::Interp).then(|| Arc::new(Self { engine }) as Arc<_>)
+    }
+}
+
+impl ptxsim_exec::compiled::Compiler for JitCompiler {
+    fn compile(&self, program: &Program) -> Option<Arc<dyn CompiledKernel>> {
+        if self.engine == Engine::Auto && keeps_interpreter(program).is_some() {
+            return None;
+        }
+        compile(program)
+            .ok()
+            .map(|kernel| Arc::new(kernel) as Arc<dyn CompiledKernel>)
+    }
+}

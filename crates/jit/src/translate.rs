@@ -1,0 +1,1064 @@
+//! A kernel's program translated to Cranelift IR: one function that runs one thread from its
+//! program counter ([`crate::native::Context::pc`]) through the instructions it covers, with
+//! the thread's registers in Cranelift variables, and returns at the first instruction the
+//! interpreter must run ([`ptxsim_exec::compiled`]).
+//!
+//! Shape of the function:
+//! * the entry block loads the context and every register the covered instructions use, then
+//!   dispatches on the program counter (a jump table over all instructions);
+//! * each covered instruction `i` has a block that first returns with `pc = i` when the
+//!   thread has used up its steps (the interpreter then stops it at exactly that instruction,
+//!   as it would), counts the step, tests the guard and runs the instruction;
+//! * an instruction whose memory access the generated code cannot make (an access outside the
+//!   CTA's own shared memory that the helper refuses, a misaligned vector) returns with
+//!   `pc = i` and the step not counted: the interpreter makes it, or reports its fault;
+//! * the exit block stores the registers written and the counters back.
+//!
+//! Semantics come from `ptxsim-exec`: the common integer, `f32` and memory forms are generated
+//! here exactly as the interpreter computes them (chop to the type's width, Table 28's
+//! extension, the canonical NaN of `f32` results); every other one-register operation calls
+//! the interpreter's own lane function ([`ptxsim_exec::compiled::lane_op`]).
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    AbiParam, Block, BlockArg, FuncRef, InstBuilder, JumpTableData, MemFlagsData, Signature, Value,
+    types,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use ptxsim_exec::compiled::{LaneFn, LaneOp, SPECIALS, lane_op, special_index};
+use ptxsim_exec::ir::{
+    Destination, Instruction, InstructionKind as K, MemoryOperand, Program, RegisterId, Source,
+};
+use ptxsim_exec::semantics::Extension;
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::{BoolOp, Compare, FloatModifiers, FloatOp, IntOp, MulMode, Space};
+
+use crate::native::{self, Context};
+
+/// The helpers the generated code calls.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Helpers {
+    pub(crate) load: FuncRef,
+    pub(crate) store: FuncRef,
+    pub(crate) lane: FuncRef,
+}
+
+/// The signatures of the helpers ([`native`]'s `extern "C"` functions), for `call_conv`.
+pub(crate) fn helper_signatures(
+    call_conv: cranelift_codegen::isa::CallConv,
+) -> [(&'static str, Signature); 3] {
+    let i64 = types::I64;
+    let i32 = types::I32;
+    let signature = |params: &[types::Type], returns: &[types::Type]| {
+        let mut signature = Signature::new(call_conv);
+        signature
+            .params
+            .extend(params.iter().map(|&t| AbiParam::new(t)));
+        signature
+            .returns
+            .extend(returns.iter().map(|&t| AbiParam::new(t)));
+        signature
+    };
+    [
+        ("ptxsim_jit_load", signature(&[i64, i32, i64, i32], &[i32])),
+        (
+            "ptxsim_jit_store",
+            signature(&[i64, i32, i64, i32, i64], &[i32]),
+        ),
+        (
+            "ptxsim_jit_lane",
+            signature(&[i64, i64, i64, i64, i64], &[i64]),
+        ),
+    ]
+}
+
+/// How the translation covers an instruction.
+#[derive(Debug)]
+pub(crate) enum Plan {
+    /// Generated here.
+    Inline,
+    /// Through the interpreter's lane function.
+    Lane(LaneOp),
+}
+
+/// The program's registers of at most 64 bits (wider ones are not compiled).
+fn narrow(program: &Program, register: RegisterId) -> bool {
+    program
+        .registers
+        .get(register.index())
+        .is_some_and(|r| r.bits() <= 64)
+}
+
+fn source_ok(program: &Program, source: Source) -> bool {
+    match source {
+        Source::Register(r) | Source::RegisterPlus(r, _) => narrow(program, r),
+        Source::Immediate(_) => true,
+        Source::Special(special) => special_index(special).is_some(),
+    }
+}
+
+fn destination_ok(program: &Program, destination: Destination) -> bool {
+    narrow(program, destination.register) && destination.ty.bits() <= 64
+}
+
+/// The spaces whose loads and stores are compiled (`.shared::cluster` and the others go to the
+/// interpreter).
+fn space_ok(space: Space) -> bool {
+    matches!(
+        space,
+        Space::Global | Space::Shared | Space::Local | Space::Param | Space::Const | Space::Generic
+    )
+}
+
+fn address_ok(program: &Program, address: &MemoryOperand) -> bool {
+    source_ok(program, address.base)
+}
+
+/// Decides which instructions are compiled, and how.
+pub(crate) fn plan(program: &Program) -> Vec<Option<Plan>> {
+    program
+        .instructions
+        .iter()
+        .map(|instruction| plan_one(program, instruction))
+        .collect()
+}
+
+fn plan_one(program: &Program, instruction: &Instruction) -> Option<Plan> {
+    if let Some(guard) = instruction.guard
+        && !narrow(program, guard.predicate)
+    {
+        return None;
+    }
+    let inline = match &instruction.kind {
+        &K::Mov {
+            ty,
+            destination,
+            source,
+        } => ty.bits() <= 64 && source_ok(program, source) && destination_ok(program, destination),
+        K::Setp {
+            ty,
+            combine,
+            p,
+            q,
+            a,
+            b,
+            ..
+        } => {
+            ty.bits() <= 64
+                && source_ok(program, *a)
+                && source_ok(program, *b)
+                && combine.is_none_or(|(_, c)| source_ok(program, c.source))
+                && destination_ok(program, *p)
+                && q.is_none_or(|q| destination_ok(program, q))
+        }
+        K::Ld {
+            space,
+            ty,
+            destinations,
+            address,
+        } => {
+            space_ok(*space)
+                && ty.bits() <= 64
+                && destinations.len() <= 8
+                && address_ok(program, address)
+                && destinations
+                    .iter()
+                    .flatten()
+                    .all(|&d| destination_ok(program, d))
+        }
+        K::St {
+            space,
+            ty,
+            address,
+            sources,
+        } => {
+            space_ok(*space)
+                && *space != Space::Const
+                && ty.bits() <= 64
+                && sources.len() <= 8
+                && address_ok(program, address)
+                && sources.iter().all(|&s| source_ok(program, s))
+        }
+        K::Bra { .. } => true,
+        _ => false,
+    };
+    if inline {
+        return Some(Plan::Inline);
+    }
+    let op = lane_op(&instruction.kind)?;
+    let ok =
+        op.sources.iter().all(|&(s, _)| source_ok(program, s)) && narrow(program, op.destination);
+    ok.then_some(Plan::Lane(op))
+}
+
+/// Builds the function body into `builder` (whose signature is `fn(*mut Context)`).
+/// The lane functions the code calls go into `functions`, numbered by their place.
+pub(crate) fn build(
+    builder: &mut FunctionBuilder<'_>,
+    program: &Program,
+    plans: Vec<Option<Plan>>,
+    functions: &mut Vec<LaneFn>,
+    helpers: Helpers,
+) {
+    let count = program.instructions.len();
+    let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
+    // The registers the compiled instructions read or write.
+    let mut used = vec![false; program.registers.len()];
+    let mut written = vec![false; program.registers.len()];
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        if covered[index] {
+            registers_of(instruction, &mut used, &mut written);
+        }
+    }
+    for (slot, w) in used.iter_mut().zip(&written) {
+        *slot |= *w;
+    }
+
+    let entry = builder.create_block();
+    builder.append_block_params_for_function_params(entry);
+    let blocks: Vec<Option<Block>> = covered
+        .iter()
+        .map(|&c| c.then(|| builder.create_block()))
+        .collect();
+    let exit = builder.create_block();
+
+    let i64t = types::I64;
+    let variables: Vec<Option<Variable>> = used
+        .iter()
+        .map(|&u| u.then(|| builder.declare_var(i64t)))
+        .collect();
+    let steps = builder.declare_var(i64t);
+    let exit_pc = builder.declare_var(i64t);
+    let exit_steps = builder.declare_var(i64t);
+
+    // Entry: the context, the registers, the dispatch.
+    builder.switch_to_block(entry);
+    let context = builder.block_params(entry)[0];
+    let flags = MemFlagsData::trusted();
+    let field = |builder: &mut FunctionBuilder<'_>, offset: usize| {
+        builder.ins().load(i64t, flags, context, offset_i32(offset))
+    };
+    let registers = field(builder, Context::REGISTERS);
+    let stride = field(builder, Context::STRIDE);
+    let lane = field(builder, Context::LANE);
+    let pc = field(builder, Context::PC);
+    let steps0 = field(builder, Context::STEPS);
+    let max_steps = field(builder, Context::MAX_STEPS);
+    let shared = field(builder, Context::SHARED);
+    let shared_len = field(builder, Context::SHARED_LEN);
+    let lane_bytes = builder.ins().ishl_imm_s(lane, 3);
+    let base = builder.ins().iadd(registers, lane_bytes);
+    for (index, variable) in variables.iter().enumerate() {
+        if let Some(variable) = *variable {
+            let offset = builder.ins().imul_imm_s(stride, index as i64);
+            let at = builder.ins().iadd(base, offset);
+            let value = builder.ins().load(i64t, flags, at, 0);
+            builder.def_var(variable, value);
+        }
+    }
+    builder.def_var(steps, steps0);
+    builder.def_var(exit_pc, pc);
+    builder.def_var(exit_steps, steps0);
+    let bail = builder.create_block();
+    let table: Vec<_> = (0..count)
+        .map(|index| {
+            let target = blocks[index].unwrap_or(bail);
+            builder.func.dfg.block_call(target, &[])
+        })
+        .collect();
+    let default = builder.func.dfg.block_call(bail, &[]);
+    let table = builder.create_jump_table(JumpTableData::new(default, &table));
+    let pc32 = builder.ins().ireduce(types::I32, pc);
+    // A program counter past the table (2^32 instructions and more) takes the default.
+    let huge = builder
+        .ins()
+        .icmp_imm_s(IntCC::UnsignedGreaterThan, pc, i64::from(u32::MAX));
+    let dispatch = builder.create_block();
+    builder.ins().brif(huge, bail, &[], dispatch, &[]);
+    builder.switch_to_block(dispatch);
+    builder.ins().br_table(pc32, table);
+    builder.switch_to_block(bail);
+    builder.ins().jump(exit, &[]);
+
+    let mut t = Translator {
+        builder,
+        variables: &variables,
+        context,
+        shared,
+        shared_len,
+        helpers,
+        steps,
+        exit_pc,
+        exit_steps,
+        exit,
+        blocks: &blocks,
+        functions,
+    };
+    for ((index, instruction), plan) in program.instructions.iter().enumerate().zip(plans) {
+        let Some(block) = blocks[index] else {
+            continue;
+        };
+        t.builder.switch_to_block(block);
+        let before = t.builder.use_var(steps);
+        // No instruction at or past the step limit: the interpreter stops the thread there.
+        let spent = t
+            .builder
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, before, max_steps);
+        let run = t.builder.create_block();
+        let out = t.builder.create_block();
+        t.builder.ins().brif(spent, out, &[], run, &[]);
+        t.builder.switch_to_block(out);
+        t.leave(index, before);
+        t.builder.switch_to_block(run);
+        let after = t.builder.ins().iadd_imm_s(before, 1);
+        t.builder.def_var(steps, after);
+        if let Some(guard) = instruction.guard {
+            let body = t.builder.create_block();
+            let p = t.register(guard.predicate);
+            let bit = t.builder.ins().band_imm_s(p, 1);
+            let skip = t.builder.create_block();
+            if guard.negated {
+                t.builder.ins().brif(bit, skip, &[], body, &[]);
+            } else {
+                t.builder.ins().brif(bit, body, &[], skip, &[]);
+            }
+            t.builder.switch_to_block(skip);
+            t.goto(index + 1);
+            t.builder.switch_to_block(body);
+        }
+        match plan {
+            Some(Plan::Lane(op)) => {
+                t.lane_op(&instruction.kind, op);
+                t.goto(index + 1);
+            }
+            _ => t.inline(index, instruction, before),
+        }
+    }
+
+    // Exit: the written registers and the counters back into the context.
+    t.builder.switch_to_block(exit);
+    let pc_out = t.builder.use_var(exit_pc);
+    let steps_out = t.builder.use_var(exit_steps);
+    t.builder
+        .ins()
+        .store(flags, pc_out, context, offset_i32(Context::PC));
+    t.builder
+        .ins()
+        .store(flags, steps_out, context, offset_i32(Context::STEPS));
+    for (index, variable) in variables.iter().enumerate() {
+        if let (Some(variable), true) = (*variable, written[index]) {
+            let value = t.builder.use_var(variable);
+            let offset = t.builder.ins().imul_imm_s(stride, index as i64);
+            let at = t.builder.ins().iadd(base, offset);
+            t.builder.ins().store(flags, value, at, 0);
+        }
+    }
+    t.builder.ins().return_(&[]);
+    t.builder.seal_all_blocks();
+}
+
+fn offset_i32(offset: usize) -> i32 {
+    i32::try_from(offset).unwrap_or(i32::MAX)
+}
+
+/// Marks the registers `instruction` reads (`used`) and writes (`written`).
+fn registers_of(instruction: &Instruction, used: &mut [bool], written: &mut [bool]) {
+    let mut read = |source: &Source| {
+        if let Source::Register(r) | Source::RegisterPlus(r, _) = source
+            && let Some(slot) = used.get_mut(r.index())
+        {
+            *slot = true;
+        }
+    };
+    if let Some(guard) = instruction.guard {
+        read(&Source::Register(guard.predicate));
+    }
+    let mut write = |destination: Option<RegisterId>| {
+        if let Some(slot) = destination.and_then(|d| written.get_mut(d.index())) {
+            *slot = true;
+        }
+    };
+    match &instruction.kind {
+        K::Mov {
+            destination,
+            source,
+            ..
+        } => {
+            read(source);
+            write(Some(destination.register));
+        }
+        K::Setp {
+            combine,
+            p,
+            q,
+            a,
+            b,
+            ..
+        } => {
+            read(a);
+            read(b);
+            if let Some((_, c)) = combine {
+                read(&c.source);
+            }
+            write(Some(p.register));
+            write(q.map(|q| q.register));
+        }
+        K::Ld {
+            destinations,
+            address,
+            ..
+        } => {
+            read(&address.base);
+            for d in destinations.iter().flatten() {
+                write(Some(d.register));
+            }
+        }
+        K::St {
+            address, sources, ..
+        } => {
+            read(&address.base);
+            sources.iter().for_each(&mut read);
+        }
+        K::Bra { .. } => {}
+        kind => {
+            if let Some(op) = lane_op(kind) {
+                op.sources.iter().for_each(|(s, _)| read(s));
+                write(Some(op.destination));
+            }
+        }
+    }
+}
+
+struct Translator<'a, 'b> {
+    builder: &'a mut FunctionBuilder<'b>,
+    variables: &'a [Option<Variable>],
+    context: Value,
+    shared: Value,
+    shared_len: Value,
+    helpers: Helpers,
+    steps: Variable,
+    exit_pc: Variable,
+    exit_steps: Variable,
+    exit: Block,
+    blocks: &'a [Option<Block>],
+    functions: &'a mut Vec<LaneFn>,
+}
+
+impl Translator<'_, '_> {
+    /// Returns with the thread at instruction `pc` having issued `steps`.
+    fn leave(&mut self, pc: usize, steps: Value) {
+        let pc = self.builder.ins().iconst(types::I64, pc as i64);
+        self.builder.def_var(self.exit_pc, pc);
+        self.builder.def_var(self.exit_steps, steps);
+        self.builder.ins().jump(self.exit, &[]);
+    }
+
+    /// Goes on at instruction `pc`: its block, or back to the interpreter.
+    fn goto(&mut self, pc: usize) {
+        match self.blocks.get(pc).copied().flatten() {
+            Some(block) => {
+                self.builder.ins().jump(block, &[]);
+            }
+            None => {
+                let steps = self.builder.use_var(self.steps);
+                self.leave(pc, steps);
+            }
+        }
+    }
+
+    fn register(&mut self, register: RegisterId) -> Value {
+        match self.variables.get(register.index()).copied().flatten() {
+            Some(variable) => self.builder.use_var(variable),
+            None => self.builder.ins().iconst(types::I64, 0),
+        }
+    }
+
+    /// A source's value chopped to `bits` (Table 27).
+    fn read(&mut self, source: Source, bits: u32) -> Value {
+        let value = match source {
+            Source::Register(r) => self.register(r),
+            Source::Immediate(v) => {
+                return self
+                    .builder
+                    .ins()
+                    .iconst(types::I64, (v as u64 & mask(bits)) as i64);
+            }
+            Source::RegisterPlus(r, offset) => {
+                let value = self.register(r);
+                self.builder.ins().iadd_imm_s(value, offset)
+            }
+            Source::Special(special) => {
+                let index = special_index(special).unwrap_or(0).min(SPECIALS - 1);
+                self.builder.ins().load(
+                    types::I64,
+                    MemFlagsData::trusted(),
+                    self.context,
+                    offset_i32(Context::SPECIALS + 8 * index),
+                )
+            }
+        };
+        self.chop(value, bits)
+    }
+
+    fn chop(&mut self, value: Value, bits: u32) -> Value {
+        if bits >= 64 {
+            value
+        } else {
+            self.builder.ins().band_imm_s(value, mask(bits) as i64)
+        }
+    }
+
+    /// Writes `value` to `register` by `extension` ([`Extension::apply64`]).
+    fn put(&mut self, register: RegisterId, extension: Extension, value: Value) {
+        let (source_mask, shift, register_mask) = extension.parts64();
+        let mut value = self.builder.ins().band_imm_s(value, source_mask as i64);
+        if shift > 0 {
+            let up = self.builder.ins().ishl_imm_s(value, i64::from(shift));
+            value = self.builder.ins().sshr_imm_s(up, i64::from(shift));
+        }
+        if register_mask != u64::MAX {
+            value = self.builder.ins().band_imm_s(value, register_mask as i64);
+        }
+        if let Some(variable) = self.variables.get(register.index()).copied().flatten() {
+            self.builder.def_var(variable, value);
+        }
+    }
+
+    fn write(&mut self, destination: Destination, ty: Type, value: Value) {
+        self.put(
+            destination.register,
+            Extension::new(ty, destination.ty),
+            value,
+        );
+    }
+
+    /// Calls `function` (numbered in the table) with up to three values.
+    fn call_lane(&mut self, function: LaneFn, [a, b, c]: [Option<Value>; 3]) -> Value {
+        self.functions.push(function);
+        let number = self.functions.len() - 1;
+        let zero = self.builder.ins().iconst(types::I64, 0);
+        let [a, b, c] = [a, b, c].map(|v| v.unwrap_or(zero));
+        let number = self.builder.ins().iconst(types::I64, number as i64);
+        let call = self
+            .builder
+            .ins()
+            .call(self.helpers.lane, &[self.context, number, a, b, c]);
+        self.builder.inst_results(call)[0]
+    }
+
+    /// An instruction with a [`LaneOp`]: its operands read as the interpreter reads them, the
+    /// operation generated here when [`Translator::arithmetic`] knows it, else the lane
+    /// function called, and the result written by the operation's extension rule.
+    fn lane_op(&mut self, kind: &K, op: LaneOp) {
+        let mut values = [None; 3];
+        for (slot, &(source, bits)) in values.iter_mut().zip(&op.sources) {
+            *slot = Some(self.read(source, bits));
+        }
+        let result = match self.arithmetic(kind, values) {
+            Some(result) => result,
+            None => self.call_lane(op.function, values),
+        };
+        self.put(op.destination, op.extension, result);
+    }
+
+    /// The common integer and `f32` operations generated as [`ptxsim_exec::alu`] computes
+    /// them, on operands already chopped to their widths; the result is chopped and extended
+    /// by the caller. `None` for the others.
+    fn arithmetic(&mut self, kind: &K, values: [Option<Value>; 3]) -> Option<Value> {
+        use ptxsim_isa::TypeKind;
+        let integer = |ty: Type| {
+            matches!(
+                ty.kind(),
+                TypeKind::Signed | TypeKind::Unsigned | TypeKind::Bit
+            ) && matches!(ty.bits(), 16 | 32 | 64)
+        };
+        let [a, b, c] = values;
+        match *kind {
+            K::IntBinary {
+                op,
+                ty,
+                sat: false,
+                relu: false,
+                ..
+            } if integer(ty)
+                || (ty == Type::Pred && matches!(op, IntOp::And | IntOp::Or | IntOp::Xor)) =>
+            {
+                let (a, b) = (a?, b?);
+                let w = ty.bits();
+                let signed = ty.kind() == TypeKind::Signed;
+                Some(match op {
+                    IntOp::Add => self.builder.ins().iadd(a, b),
+                    IntOp::Sub => self.builder.ins().isub(a, b),
+                    IntOp::Mul(MulMode::Lo) => self.builder.ins().imul(a, b),
+                    IntOp::Mul(MulMode::Wide) if w <= 32 => {
+                        let (a, b) = if signed {
+                            (self.sign_extend(a, w), self.sign_extend(b, w))
+                        } else {
+                            (a, b)
+                        };
+                        self.builder.ins().imul(a, b)
+                    }
+                    IntOp::And => self.builder.ins().band(a, b),
+                    IntOp::Or => self.builder.ins().bor(a, b),
+                    IntOp::Xor => self.builder.ins().bxor(a, b),
+                    IntOp::Shl => {
+                        let shifted = self.builder.ins().ishl(a, b);
+                        let zero = self.builder.ins().iconst(types::I64, 0);
+                        let over = self.builder.ins().icmp_imm_s(
+                            IntCC::UnsignedGreaterThanOrEqual,
+                            b,
+                            i64::from(w),
+                        );
+                        self.builder.ins().select(over, zero, shifted)
+                    }
+                    IntOp::Shr if signed => {
+                        let extended = self.sign_extend(a, w);
+                        let limit = self.builder.ins().iconst(types::I64, i64::from(w - 1));
+                        let amount = self.builder.ins().umin(b, limit);
+                        self.builder.ins().sshr(extended, amount)
+                    }
+                    IntOp::Shr => {
+                        let shifted = self.builder.ins().ushr(a, b);
+                        let zero = self.builder.ins().iconst(types::I64, 0);
+                        let over = self.builder.ins().icmp_imm_s(
+                            IntCC::UnsignedGreaterThanOrEqual,
+                            b,
+                            i64::from(w),
+                        );
+                        self.builder.ins().select(over, zero, shifted)
+                    }
+                    IntOp::Min | IntOp::Max => {
+                        let (x, y) = if signed {
+                            (self.sign_extend(a, w), self.sign_extend(b, w))
+                        } else {
+                            (a, b)
+                        };
+                        let cc = match (op == IntOp::Min, signed) {
+                            (true, true) => IntCC::SignedLessThan,
+                            (true, false) => IntCC::UnsignedLessThan,
+                            (false, true) => IntCC::SignedGreaterThan,
+                            (false, false) => IntCC::UnsignedGreaterThan,
+                        };
+                        // `a` when it is the smaller (larger), else `b`, as alu::int_binary.
+                        let pick_a = self.builder.ins().icmp(cc, x, y);
+                        self.builder.ins().select(pick_a, a, b)
+                    }
+                    _ => return None,
+                })
+            }
+            K::Mad {
+                mode,
+                ty,
+                sat: false,
+                ..
+            } if integer(ty) => {
+                let (a, b, c) = (a?, b?, c?);
+                let w = ty.bits();
+                let product = match mode {
+                    MulMode::Lo => self.builder.ins().imul(a, b),
+                    MulMode::Wide if w <= 32 => {
+                        let (a, b) = if ty.kind() == TypeKind::Signed {
+                            (self.sign_extend(a, w), self.sign_extend(b, w))
+                        } else {
+                            (a, b)
+                        };
+                        self.builder.ins().imul(a, b)
+                    }
+                    _ => return None,
+                };
+                Some(self.builder.ins().iadd(product, c))
+            }
+            K::FloatBinary {
+                op,
+                ty: Type::F32,
+                modifiers: FloatModifiers::RN,
+                ..
+            } => {
+                let (x, y) = (self.f32_of(a?), self.f32_of(b?));
+                let r = match op {
+                    FloatOp::Add => self.builder.ins().fadd(x, y),
+                    FloatOp::Sub => self.builder.ins().fsub(x, y),
+                    FloatOp::Mul => self.builder.ins().fmul(x, y),
+                    _ => return None,
+                };
+                Some(self.f32_result(r))
+            }
+            K::Fma {
+                ty: Type::F32,
+                modifiers: FloatModifiers::RN,
+                ..
+            } => {
+                let (x, y, z) = (self.f32_of(a?), self.f32_of(b?), self.f32_of(c?));
+                let r = self.builder.ins().fma(x, y, z);
+                Some(self.f32_result(r))
+            }
+            K::Selp { .. } => {
+                let (a, b, c) = (a?, b?, c?);
+                Some(self.builder.ins().select(c, a, b))
+            }
+            _ => None,
+        }
+    }
+
+    /// An `f32` result's bits, a NaN replaced by the canonical NaN as the interpreter does
+    /// ([`ptxsim_exec::alu::F32_CANONICAL_NAN`]).
+    fn f32_result(&mut self, r: Value) -> Value {
+        let bits = self
+            .builder
+            .ins()
+            .bitcast(types::I32, MemFlagsData::new(), r);
+        let bits = self.builder.ins().uextend(types::I64, bits);
+        let nan = self.builder.ins().fcmp(FloatCC::Unordered, r, r);
+        let canonical = self
+            .builder
+            .ins()
+            .iconst(types::I64, i64::from(ptxsim_exec::alu::F32_CANONICAL_NAN));
+        self.builder.ins().select(nan, canonical, bits)
+    }
+
+    /// The generated instructions; `before` is the step count before this one.
+    fn inline(&mut self, pc: usize, instruction: &Instruction, before: Value) {
+        match &instruction.kind {
+            &K::Mov {
+                ty,
+                destination,
+                source,
+            } => {
+                let value = self.read(source, ty.bits());
+                self.write(destination, ty, value);
+                self.goto(pc + 1);
+            }
+            K::Setp {
+                compare,
+                ty,
+                ftz,
+                combine,
+                p,
+                q,
+                a,
+                b,
+            } => {
+                let x = self.read(*a, ty.bits());
+                let y = self.read(*b, ty.bits());
+                let r = self.compare(*compare, *ty, *ftz, x, y);
+                let (p_value, q_value) = match combine {
+                    Some((op, c)) => {
+                        let c_value = self.read(c.source, 1);
+                        let c_value = if c.negated {
+                            self.builder.ins().bxor_imm_s(c_value, 1)
+                        } else {
+                            c_value
+                        };
+                        let not_r = self.builder.ins().bxor_imm_s(r, 1);
+                        (
+                            self.combine(*op, r, c_value),
+                            self.combine(*op, not_r, c_value),
+                        )
+                    }
+                    None => (r, self.builder.ins().bxor_imm_s(r, 1)),
+                };
+                self.write(*p, Type::Pred, p_value);
+                if let Some(q) = q {
+                    self.write(*q, Type::Pred, q_value);
+                }
+                self.goto(pc + 1);
+            }
+            K::Ld {
+                space,
+                ty,
+                destinations,
+                address,
+            } => {
+                let bytes = ty.bits().div_ceil(8).max(1);
+                let at = self.address(address);
+                self.check_vector(pc, before, at, bytes, destinations.len());
+                let mut values = Vec::with_capacity(destinations.len());
+                for index in 0..destinations.len() {
+                    let element = self
+                        .builder
+                        .ins()
+                        .iadd_imm_s(at, i64::from(bytes) * index as i64);
+                    values.push(self.load(pc, before, *space, element, bytes));
+                }
+                for (destination, value) in destinations.iter().zip(values) {
+                    if let Some(destination) = destination {
+                        self.write(*destination, *ty, value);
+                    }
+                }
+                self.goto(pc + 1);
+            }
+            K::St {
+                space,
+                ty,
+                address,
+                sources,
+            } => {
+                let bytes = ty.bits().div_ceil(8).max(1);
+                let at = self.address(address);
+                self.check_vector(pc, before, at, bytes, sources.len());
+                for (index, &source) in sources.iter().enumerate() {
+                    let value = self.read(source, ty.bits());
+                    let element = self
+                        .builder
+                        .ins()
+                        .iadd_imm_s(at, i64::from(bytes) * index as i64);
+                    self.store(pc, before, *space, element, bytes, value);
+                }
+                self.goto(pc + 1);
+            }
+            &K::Bra { target } => self.goto(target),
+            _ => {
+                // `plan` covers nothing else inline; hand it back.
+                self.leave(pc, before);
+            }
+        }
+    }
+
+    /// `setp`'s comparison as 0 or 1: integer comparisons generated, the others through the
+    /// interpreter's [`ptxsim_exec::alu::compare`], except those of `f32` without `.ftz`.
+    fn compare(&mut self, compare: Compare, ty: Type, ftz: bool, x: Value, y: Value) -> Value {
+        use ptxsim_isa::TypeKind;
+        let bits = ty.bits();
+        let kind = ty.kind();
+        let int = matches!(
+            kind,
+            TypeKind::Signed | TypeKind::Unsigned | TypeKind::Bit | TypeKind::Predicate
+        );
+        if int {
+            let signed = kind == TypeKind::Signed;
+            let (x, y) = if signed && bits < 64 {
+                (self.sign_extend(x, bits), self.sign_extend(y, bits))
+            } else {
+                (x, y)
+            };
+            let cc = match (compare, signed) {
+                (Compare::Eq, _) => Some(IntCC::Equal),
+                (Compare::Ne, _) => Some(IntCC::NotEqual),
+                (Compare::Lt, true) => Some(IntCC::SignedLessThan),
+                (Compare::Le, true) => Some(IntCC::SignedLessThanOrEqual),
+                (Compare::Gt, true) => Some(IntCC::SignedGreaterThan),
+                (Compare::Ge, true) => Some(IntCC::SignedGreaterThanOrEqual),
+                // `.lo .ls .hi .hs` are unsigned whatever the type.
+                (Compare::Lt, false) | (Compare::Lo, _) => Some(IntCC::UnsignedLessThan),
+                (Compare::Le, false) | (Compare::Ls, _) => Some(IntCC::UnsignedLessThanOrEqual),
+                (Compare::Gt, false) | (Compare::Hi, _) => Some(IntCC::UnsignedGreaterThan),
+                (Compare::Ge, false) | (Compare::Hs, _) => Some(IntCC::UnsignedGreaterThanOrEqual),
+                _ => None,
+            };
+            if let Some(cc) = cc {
+                let r = self.builder.ins().icmp(cc, x, y);
+                return self.builder.ins().uextend(types::I64, r);
+            }
+        }
+        if ty == Type::F32 && !ftz {
+            let cc = match compare {
+                Compare::Eq => Some(FloatCC::Equal),
+                Compare::Ne => Some(FloatCC::OrderedNotEqual),
+                Compare::Lt => Some(FloatCC::LessThan),
+                Compare::Le => Some(FloatCC::LessThanOrEqual),
+                Compare::Gt => Some(FloatCC::GreaterThan),
+                Compare::Ge => Some(FloatCC::GreaterThanOrEqual),
+                Compare::Equ => Some(FloatCC::UnorderedOrEqual),
+                Compare::Neu => Some(FloatCC::NotEqual),
+                Compare::Ltu => Some(FloatCC::UnorderedOrLessThan),
+                Compare::Leu => Some(FloatCC::UnorderedOrLessThanOrEqual),
+                Compare::Gtu => Some(FloatCC::UnorderedOrGreaterThan),
+                Compare::Geu => Some(FloatCC::UnorderedOrGreaterThanOrEqual),
+                Compare::Num => Some(FloatCC::Ordered),
+                Compare::Nan => Some(FloatCC::Unordered),
+                _ => None,
+            };
+            if let Some(cc) = cc {
+                let (fx, fy) = (self.f32_of(x), self.f32_of(y));
+                let r = self.builder.ins().fcmp(cc, fx, fy);
+                return self.builder.ins().uextend(types::I64, r);
+            }
+        }
+        // Anything else: the interpreter's comparison, through a lane function.
+        let function: LaneFn =
+            Box::new(move |x, y, _| u64::from(ptxsim_exec::alu::compare(compare, ty, ftz, x, y)));
+        self.call_lane(function, [Some(x), Some(y), None])
+    }
+
+    fn combine(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
+        match op {
+            BoolOp::And => self.builder.ins().band(a, b),
+            BoolOp::Or => self.builder.ins().bor(a, b),
+            BoolOp::Xor => self.builder.ins().bxor(a, b),
+        }
+    }
+
+    fn sign_extend(&mut self, value: Value, bits: u32) -> Value {
+        let shift = i64::from(64 - bits);
+        let up = self.builder.ins().ishl_imm_s(value, shift);
+        self.builder.ins().sshr_imm_s(up, shift)
+    }
+
+    fn f32_of(&mut self, value: Value) -> Value {
+        let low = self.builder.ins().ireduce(types::I32, value);
+        self.builder
+            .ins()
+            .bitcast(types::F32, MemFlagsData::new(), low)
+    }
+
+    /// The address of a memory operand ([`MemoryOperand::at`]).
+    fn address(&mut self, operand: &MemoryOperand) -> Value {
+        let base = self.read(operand.base, 64);
+        let at = self.builder.ins().iadd_imm_s(base, operand.offset);
+        if operand.wraps_at_32 {
+            self.chop(at, 32)
+        } else {
+            at
+        }
+    }
+
+    /// A vector access must be aligned to its whole size (PTX ISA 5.1); else the interpreter
+    /// runs it (and faults).
+    fn check_vector(&mut self, pc: usize, before: Value, at: Value, bytes: u32, count: usize) {
+        let total = u64::from(bytes) * count as u64;
+        if count <= 1 || !total.is_power_of_two() {
+            return;
+        }
+        let low = self.builder.ins().band_imm_s(at, (total - 1) as i64);
+        let fine = self.builder.create_block();
+        let out = self.builder.create_block();
+        self.builder.ins().brif(low, out, &[], fine, &[]);
+        self.builder.switch_to_block(out);
+        self.leave(pc, before);
+        self.builder.switch_to_block(fine);
+    }
+
+    /// Whether an access of `bytes` at `at` lies aligned in the CTA's own shared memory.
+    fn in_shared(&mut self, at: Value, bytes: u32) -> Value {
+        let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
+        let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        let end = self.builder.ins().iadd_imm_s(at, i64::from(bytes));
+        let below = self
+            .builder
+            .ins()
+            .icmp(IntCC::UnsignedLessThan, at, self.shared_len);
+        let fits = self
+            .builder
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, self.shared_len);
+        let inside = self.builder.ins().band(below, fits);
+        self.builder.ins().band(aligned, inside)
+    }
+
+    /// A load of `bytes` at `at` in `space`, zero-extended to 64 bits; a failed one hands
+    /// the instruction back.
+    fn load(&mut self, pc: usize, before: Value, space: Space, at: Value, bytes: u32) -> Value {
+        let done = self.builder.create_block();
+        self.builder.append_block_param(done, types::I64);
+        let slow = self.builder.create_block();
+        if space == Space::Shared {
+            let fast = self.builder.create_block();
+            let inside = self.in_shared(at, bytes);
+            self.builder.ins().brif(inside, fast, &[], slow, &[]);
+            self.builder.switch_to_block(fast);
+            let pointer = self.builder.ins().iadd(self.shared, at);
+            let flags = MemFlagsData::trusted();
+            let value = match bytes {
+                1 => self.builder.ins().uload8(types::I64, flags, pointer, 0),
+                2 => self.builder.ins().uload16(types::I64, flags, pointer, 0),
+                4 => self.builder.ins().uload32(flags, pointer, 0),
+                _ => self.builder.ins().load(types::I64, flags, pointer, 0),
+            };
+            self.builder.ins().jump(done, &[BlockArg::Value(value)]);
+        } else {
+            self.builder.ins().jump(slow, &[]);
+        }
+        self.builder.switch_to_block(slow);
+        let space_number = self
+            .builder
+            .ins()
+            .iconst(types::I32, i64::from(native::space_number(space)));
+        let width = self.builder.ins().iconst(types::I32, i64::from(bytes));
+        let call = self
+            .builder
+            .ins()
+            .call(self.helpers.load, &[self.context, space_number, at, width]);
+        let ok = self.builder.inst_results(call)[0];
+        let loaded = self.builder.create_block();
+        let out = self.builder.create_block();
+        self.builder.ins().brif(ok, loaded, &[], out, &[]);
+        self.builder.switch_to_block(out);
+        self.leave(pc, before);
+        self.builder.switch_to_block(loaded);
+        let value = self.builder.ins().load(
+            types::I64,
+            MemFlagsData::trusted(),
+            self.context,
+            offset_i32(Context::SCRATCH),
+        );
+        self.builder.ins().jump(done, &[BlockArg::Value(value)]);
+        self.builder.switch_to_block(done);
+        self.builder.block_params(done)[0]
+    }
+
+    /// A store of the low `bytes` of `value` at `at` in `space`; a failed one hands the
+    /// instruction back.
+    fn store(
+        &mut self,
+        pc: usize,
+        before: Value,
+        space: Space,
+        at: Value,
+        bytes: u32,
+        value: Value,
+    ) {
+        let done = self.builder.create_block();
+        let slow = self.builder.create_block();
+        if space == Space::Shared {
+            let fast = self.builder.create_block();
+            let inside = self.in_shared(at, bytes);
+            self.builder.ins().brif(inside, fast, &[], slow, &[]);
+            self.builder.switch_to_block(fast);
+            let pointer = self.builder.ins().iadd(self.shared, at);
+            let flags = MemFlagsData::trusted();
+            match bytes {
+                1 => {
+                    self.builder.ins().istore8(flags, value, pointer, 0);
+                }
+                2 => {
+                    self.builder.ins().istore16(flags, value, pointer, 0);
+                }
+                4 => {
+                    self.builder.ins().istore32(flags, value, pointer, 0);
+                }
+                _ => {
+                    self.builder.ins().store(flags, value, pointer, 0);
+                }
+            }
+            self.builder.ins().jump(done, &[]);
+        } else {
+            self.builder.ins().jump(slow, &[]);
+        }
+        self.builder.switch_to_block(slow);
+        let space_number = self
+            .builder
+            .ins()
+            .iconst(types::I32, i64::from(native::space_number(space)));
+        let width = self.builder.ins().iconst(types::I32, i64::from(bytes));
+        let call = self.builder.ins().call(
+            self.helpers.store,
+            &[self.context, space_number, at, width, value],
+        );
+        let ok = self.builder.inst_results(call)[0];
+        let out = self.builder.create_block();
+        self.builder.ins().brif(ok, done, &[], out, &[]);
+        self.builder.switch_to_block(out);
+        self.leave(pc, before);
+        self.builder.switch_to_block(done);
+    }
+}
+
+/// The mask of the low `bits` bits (all 64 from 64 on).
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
