@@ -131,8 +131,9 @@ pub(crate) struct RunArgs {
     /// for the instructions the compiled tier covers, the interpreter for the rest) or auto
     /// (compiled unless the kernel uses atomics, volatile or ordered memory accesses, or the
     /// device heap, whose results depend on the order threads run in; traced and cooperative
-    /// runs always use the interpreter). Default: PTXSIM_ENGINE, else auto. --stats says which
-    /// ran. See docs/compiled-tier.md.
+    /// runs always use the interpreter). Default: PTXSIM_ENGINE, else interp (the compiled tier
+    /// is new and faster only on some kernels). --stats says which ran. See
+    /// docs/compiled-tier.md.
     #[arg(long, value_name = "ENGINE", value_parser = ptxsim_jit::Engine::parse)]
     engine: Option<ptxsim_jit::Engine>,
     /// Output format of the final state.

@@ -98,8 +98,8 @@ pub struct Settings {
     /// when not the simulated target's (`PTXSIM_TARGET`: the modules are checked for it, so
     /// their programs model its tensor cores).
     pub tensor_cores: Option<ptxsim_exec::alu::tensor_cores::TensorCores>,
-    /// Which tier runs the kernels (`PTXSIM_ENGINE`: `auto`, the default, `compiled` or
-    /// `interp`; docs/compiled-tier.md).
+    /// Which tier runs the kernels (`PTXSIM_ENGINE`: `interp`, the default, `auto` or
+    /// `compiled`; docs/compiled-tier.md).
     pub engine: ptxsim_jit::Engine,
 }
 
@@ -1805,7 +1805,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         ),
         // The compiled tier, kernel by kernel, kept with the module (traced and cooperative
         // launches run in the interpreter whatever it says).
-        compiler: ptxsim_jit::JitCompiler::new(settings.engine),
+        compiler: ptxsim_jit::JitCompiler::for_engine(settings.engine),
         // Managed, pinned and registered host memory, at its host addresses.
         host_memory: (!host_ranges().is_empty())
             .then(|| HOST_BACKEND.get().cloned())

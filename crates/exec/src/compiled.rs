@@ -121,6 +121,9 @@ pub struct CompiledThread<'a> {
     pub max_steps: u64,
     /// The values of the special registers [`special_index`] names.
     pub specials: [u64; SPECIALS],
+    /// The first address of the global buffer the compiled code last loaded from (0: none),
+    /// kept from thread to thread of the CTA: where it looks first.
+    pub window: u64,
     /// Its memory.
     pub memory: LaneSpaces<'a>,
 }
@@ -156,6 +159,23 @@ impl LaneSpaces<'_> {
             Space::Param if at < THREAD_PARAM_BASE => load_bytes(self.params, 0, at, bytes),
             Space::Param => load_bytes(self.thread_params, THREAD_PARAM_BASE, at, bytes),
         }
+    }
+
+    /// The global buffer that holds `address` of `space` when the space is global (or generic
+    /// and the address a global one, which is the same address): its first address, length in
+    /// bytes and words, so that compiled code can load from it directly as
+    /// [`GlobalMemory::load`] does.
+    pub fn global_window(
+        &self,
+        space: Space,
+        address: u64,
+    ) -> Option<(u64, u64, &[std::sync::atomic::AtomicU64])> {
+        let (resolved, at) = resolve(space, address);
+        if !matches!(resolved, Space::Global | Space::Generic) || at != address {
+            return None;
+        }
+        let buffer = self.global.buffer_at(at)?;
+        Some((buffer.base, buffer.len, buffer.words()))
     }
 
     /// Stores the low `bytes` (1, 2, 4 or 8) of `value` at `address` of `space`.

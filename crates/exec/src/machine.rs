@@ -918,6 +918,8 @@ pub struct Cta {
     /// Per thread: the instruction at which compiled code last handed it to the interpreter
     /// (`usize::MAX`: none), which the interpreter runs before compiled code takes it on again.
     held: Vec<usize>,
+    /// The global buffer compiled code last loaded from ([`crate::compiled::CompiledThread`]).
+    window: u64,
 }
 
 impl Cta {
@@ -941,6 +943,7 @@ impl Cta {
             threads,
             printed: PrintBuffer::default(),
             held: Vec::new(),
+            window: 0,
         }
     }
 
@@ -1373,6 +1376,7 @@ impl Cta {
                 steps,
                 max_steps: device.max_steps,
                 specials: common.of_thread(thread.tid, device.block),
+                window: self.window,
                 memory: crate::compiled::LaneSpaces {
                     global: &device.global,
                     shared: &mut self.shared,
@@ -1384,6 +1388,7 @@ impl Cta {
             };
             code.run(&mut state);
             let (pc, steps) = (state.pc, state.steps);
+            self.window = state.window;
             self.lanes.pc[lane] = pc;
             self.lanes.steps[lane] = steps;
             self.held[lane] = pc;
@@ -1921,6 +1926,7 @@ impl Cta {
         self.cluster = ClusterLink::new(device, ctaid, self.threads.len());
         self.printed.clear();
         self.held.clear();
+        self.window = 0;
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled

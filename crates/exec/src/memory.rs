@@ -327,6 +327,12 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// Its bytes as little-endian 64-bit words (the last one padded), which may be read and
+    /// written concurrently: what [`GlobalMemory::load`] reads.
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
     /// A copy of the buffer, its bytes as they are now. A mapping of physical memory is copied
     /// into the copy of that memory in `copies` (made on its first mapping), so that mappings
     /// of the same memory still share their bytes.

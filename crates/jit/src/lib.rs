@@ -138,7 +138,12 @@ pub fn compile(program: &Program) -> Result<Kernel, JitError> {
         .map_err(error)?;
 
     let plans = translate::plan(program);
-    let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
+    let compiled: Vec<bool> = plans.iter().map(Option::is_some).collect();
+    // Threads enter the compiled code at the starts of its runs only.
+    let covered: Vec<bool> = translate::runs(program, &compiled)
+        .iter()
+        .map(Option::is_some)
+        .collect();
     let mut functions = Vec::new();
     let mut context = module.make_context();
     context.func.signature = signature;
@@ -151,13 +156,20 @@ pub fn compile(program: &Program) -> Result<Kernel, JitError> {
         translate::build(&mut builder, program, plans, &mut functions, helpers);
         builder.finalize(module.target_config());
     }
+    context.set_disasm(std::env::var_os("PTXSIM_JIT_DUMP").is_some());
     module.define_function(id, &mut context).map_err(error)?;
+    if let Some(code) = context.compiled_code()
+        && let Some(disasm) = &code.vcode
+    {
+        // PTXSIM_JIT_DUMP: the generated machine code, for the compiled tier's developers.
+        eprintln!("{disasm}");
+    }
     module.clear_context(&mut context);
     module.finalize_definitions().map_err(error)?;
     let function = module.get_finalized_function(id);
     let stats = Stats {
         instructions: program.instructions.len(),
-        covered: covered.iter().filter(|&&c| c).count(),
+        covered: compiled.iter().filter(|&&c| c).count(),
         compile_time: start.elapsed(),
     };
     Ok(Kernel {
@@ -172,16 +184,17 @@ pub fn compile_shared(program: &Program) -> Result<Arc<Kernel>, JitError> {
     compile(program).map(Arc::new)
 }
 
-/// Which tier runs a kernel (`--engine`, `PTXSIM_ENGINE`).
+/// Which tier runs a kernel (`--engine`, `PTXSIM_ENGINE`). The default is the interpreter:
+/// the compiled tier is faster only on some kernels yet (docs/compiled-tier.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
     /// The interpreter only.
+    #[default]
     Interp,
     /// The compiled tier for every instruction it compiles, whatever the kernel.
     Compiled,
     /// The compiled tier when the kernel's results cannot depend on it ([`keeps_interpreter`]),
     /// else the interpreter.
-    #[default]
     Auto,
 }
 
@@ -250,7 +263,7 @@ pub struct JitCompiler {
 
 impl JitCompiler {
     /// The compiler for `engine` (`None` for [`Engine::Interp`]).
-    pub fn new(engine: Engine) -> Option<Arc<dyn ptxsim_exec::compiled::Compiler>> {
+    pub fn for_engine(engine: Engine) -> Option<Arc<dyn ptxsim_exec::compiled::Compiler>> {
         (engine != Engine::Interp).then(|| Arc::new(Self { engine }) as Arc<_>)
     }
 }

@@ -10,6 +10,10 @@
 //!   the shared memory `shared[at..at + bytes]` after checking `at + bytes <= shared_len`.
 //!   Every other access goes through the helpers, which use safe code over the thread's
 //!   [`LaneSpaces`].
+//! * Global loads read the words of the buffer the load helper last found (`window_*`), with
+//!   atomic 64-bit loads after checking that the access lies inside its length: the words are
+//!   `AtomicU64`s of the launch's global memory, which the thread's spaces borrow for the whole
+//!   call (no buffer is added or freed during a launch).
 //! * The CTA's shared memory is taken out of the thread's [`LaneSpaces`] for the call, so that
 //!   the generated code's pointer is the only way to it; a helper that needs it (a generic
 //!   address in the shared window) makes a slice of it from that pointer for the helper's
@@ -23,6 +27,7 @@
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
+use std::sync::atomic::AtomicU64;
 
 use cranelift_jit::JITModule;
 use ptxsim_exec::compiled::{CompiledThread, LaneFn, LaneSpaces, SPECIALS};
@@ -45,6 +50,12 @@ pub(crate) struct Context {
     functions: *const LaneFn,
     functions_len: u64,
     spaces: *mut c_void,
+    /// The global buffer of the last load through the helper: its first address, length in
+    /// bytes (0: none) and words, which the generated code loads from directly (atomically,
+    /// as `GlobalMemory::load` does).
+    window_base: u64,
+    window_len: u64,
+    window_words: *const AtomicU64,
     specials: [u64; SPECIALS],
 }
 
@@ -59,6 +70,9 @@ impl Context {
     pub(crate) const SHARED_LEN: usize = std::mem::offset_of!(Context, shared_len);
     pub(crate) const SCRATCH: usize = std::mem::offset_of!(Context, scratch);
     pub(crate) const SPECIALS: usize = std::mem::offset_of!(Context, specials);
+    pub(crate) const WINDOW_BASE: usize = std::mem::offset_of!(Context, window_base);
+    pub(crate) const WINDOW_LEN: usize = std::mem::offset_of!(Context, window_len);
+    pub(crate) const WINDOW_WORDS: usize = std::mem::offset_of!(Context, window_words);
 }
 
 /// The spaces a generated load or store names, by number.
@@ -82,9 +96,23 @@ extern "C" fn ptxsim_jit_load(context: *mut Context, space: u32, address: u64, b
     // SAFETY: the generated code passes the context `Code::run` gave it, alive and not
     // otherwise borrowed while the helper runs.
     let context = unsafe { &mut *context };
-    let result = with_spaces(context, |spaces| {
-        spaces.load(SPACES[space as usize % SPACES.len()], address, bytes)
+    let space = SPACES[space as usize % SPACES.len()];
+    let (result, window) = with_spaces(context, |spaces| {
+        let result = spaces.load(space, address, bytes);
+        let window = result.is_ok().then(|| {
+            spaces
+                .global_window(space, address)
+                .map(|(base, len, words)| (base, len, words.as_ptr()))
+        });
+        (result, window.flatten())
     });
+    if let Some((base, len, words)) = window {
+        // The buffer outlives the call (the launch's global memory, borrowed by the thread's
+        // spaces for it), and the generated code only loads from it atomically.
+        context.window_base = base;
+        context.window_len = len;
+        context.window_words = words;
+    }
     match result {
         Ok(value) => {
             context.scratch = value;
@@ -202,6 +230,15 @@ impl Code {
         if !fits {
             return;
         }
+        // The global buffer the CTA's previous thread loaded from, found again (it is one of
+        // this launch's).
+        let (window_base, window_len, window_words) = thread
+            .memory
+            .global_window(Space::Global, thread.window)
+            .filter(|_| thread.window != 0)
+            .map_or((0, 0, std::ptr::null()), |(base, len, words)| {
+                (base, len, words.as_ptr())
+            });
         let shared = std::mem::take(&mut thread.memory.shared);
         let mut context = Context {
             registers: thread.registers.as_mut_ptr(),
@@ -216,6 +253,9 @@ impl Code {
             functions: self.functions.as_ptr(),
             functions_len: self.functions.len() as u64,
             spaces: (&mut thread.memory as *mut LaneSpaces<'_>).cast(),
+            window_base,
+            window_len,
+            window_words,
             specials: thread.specials,
         };
         // SAFETY: `function` has the signature `extern "C" fn(*mut Context)` (built so by
@@ -227,5 +267,6 @@ impl Code {
         thread.memory.shared = shared;
         thread.pc = usize::try_from(context.pc).unwrap_or(usize::MAX);
         thread.steps = context.steps;
+        thread.window = context.window_base;
     }
 }

@@ -12,7 +12,8 @@
 //! * an instruction whose memory access the generated code cannot make (an access outside the
 //!   CTA's own shared memory that the helper refuses, a misaligned vector) returns with
 //!   `pc = i` and the step not counted: the interpreter makes it, or reports its fault;
-//! * the exit block stores the registers written and the counters back.
+//! * every register written is stored to the register file at once (write-through), so that
+//!   the exit block stores only the counters back and no value stays live for it.
 //!
 //! Semantics come from `ptxsim-exec`: the common integer, `f32` and memory forms are generated
 //! here exactly as the interpreter computes them (chop to the type's width, Table 28's
@@ -192,6 +193,48 @@ fn plan_one(program: &Program, instruction: &Instruction) -> Option<Plan> {
 }
 
 /// Builds the function body into `builder` (whose signature is `fn(*mut Context)`).
+/// Where compiled runs start, and how long they are. A run starts at a covered instruction
+/// that a thread can reach other than by falling through from a covered instruction: the first
+/// instruction, a branch target, the instruction after a branch or after one the interpreter
+/// runs. It ends at the next start, at a branch (included) or at an instruction the interpreter
+/// runs. The generated code is entered at run starts only (the jump table's other entries
+/// return at once, and [`crate::Kernel`] covers only run starts), so that an instruction in a
+/// run has one predecessor and its values flow without merges; and it checks the step limit
+/// once per run: `steps + length > max_steps` hands the run's first instruction to the
+/// interpreter, which then issues instruction by instruction up to the exact limit.
+pub(crate) fn runs(program: &Program, covered: &[bool]) -> Vec<Option<u64>> {
+    let count = program.instructions.len();
+    let mut leader = vec![false; count + 1];
+    leader[0] = true;
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        if !covered[index] {
+            leader[index + 1] = true;
+        }
+        if let K::Bra { target } = instruction.kind {
+            leader[index + 1] = true;
+            if let Some(slot) = leader.get_mut(target) {
+                *slot = true;
+            }
+        }
+    }
+    (0..count)
+        .map(|start| {
+            (leader[start] && covered[start]).then(|| {
+                let mut length = 0;
+                let mut at = start;
+                while at < count && covered[at] && (at == start || !leader[at]) {
+                    length += 1;
+                    if matches!(program.instructions[at].kind, K::Bra { .. }) {
+                        break;
+                    }
+                    at += 1;
+                }
+                length
+            })
+        })
+        .collect()
+}
+
 /// The lane functions the code calls go into `functions`, numbered by their place.
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
@@ -204,14 +247,17 @@ pub(crate) fn build(
     let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
     // The registers the compiled instructions read or write.
     let mut used = vec![false; program.registers.len()];
-    let mut written = vec![false; program.registers.len()];
     for (index, instruction) in program.instructions.iter().enumerate() {
         if covered[index] {
-            registers_of(instruction, &mut used, &mut written);
+            let mut registers = Vec::new();
+            let mut also = Vec::new();
+            registers_of(instruction, |r| registers.push(r), |r| also.push(r));
+            for r in registers.into_iter().chain(also) {
+                if let Some(slot) = used.get_mut(r) {
+                    *slot = true;
+                }
+            }
         }
-    }
-    for (slot, w) in used.iter_mut().zip(&written) {
-        *slot |= *w;
     }
 
     let entry = builder.create_block();
@@ -248,23 +294,25 @@ pub(crate) fn build(
     let shared_len = field(builder, Context::SHARED_LEN);
     let lane_bytes = builder.ins().ishl_imm_s(lane, 3);
     let base = builder.ins().iadd(registers, lane_bytes);
-    for (index, variable) in variables.iter().enumerate() {
-        if let Some(variable) = *variable {
-            let offset = builder.ins().imul_imm_s(stride, index as i64);
-            let at = builder.ins().iadd(base, offset);
-            let value = builder.ins().load(i64t, flags, at, 0);
-            builder.def_var(variable, value);
-        }
-    }
     builder.def_var(steps, steps0);
     builder.def_var(exit_pc, pc);
     builder.def_var(exit_steps, steps0);
     let bail = builder.create_block();
-    let table: Vec<_> = (0..count)
-        .map(|index| {
-            let target = blocks[index].unwrap_or(bail);
-            builder.func.dfg.block_call(target, &[])
-        })
+    let runs = runs(program, &covered);
+    // Each run start is entered through a block that loads the registers live there.
+    let live = live_in(program, &covered, program.registers.len());
+    let mut entries = vec![bail; count];
+    let mut loads = Vec::new();
+    for index in 0..count {
+        if let (Some(_), Some(block)) = (runs[index], blocks[index]) {
+            let load = builder.create_block();
+            entries[index] = load;
+            loads.push((index, load, block));
+        }
+    }
+    let table: Vec<_> = entries
+        .iter()
+        .map(|&target| builder.func.dfg.block_call(target, &[]))
         .collect();
     let default = builder.func.dfg.block_call(bail, &[]);
     let table = builder.create_jump_table(JumpTableData::new(default, &table));
@@ -279,6 +327,21 @@ pub(crate) fn build(
     builder.ins().br_table(pc32, table);
     builder.switch_to_block(bail);
     builder.ins().jump(exit, &[]);
+    for (index, load, block) in loads {
+        builder.switch_to_block(load);
+        for (register, variable) in variables.iter().enumerate() {
+            let is_live = live[index]
+                .get(register / 64)
+                .is_some_and(|word| word >> (register % 64) & 1 == 1);
+            if let (Some(variable), true) = (*variable, is_live) {
+                let offset = builder.ins().imul_imm_s(stride, register as i64);
+                let at = builder.ins().iadd(base, offset);
+                let value = builder.ins().load(i64t, flags, at, 0);
+                builder.def_var(variable, value);
+            }
+        }
+        builder.ins().jump(block, &[]);
+    }
 
     let mut t = Translator {
         builder,
@@ -293,6 +356,8 @@ pub(crate) fn build(
         exit,
         blocks: &blocks,
         functions,
+        base,
+        stride,
     };
     for ((index, instruction), plan) in program.instructions.iter().enumerate().zip(plans) {
         let Some(block) = blocks[index] else {
@@ -300,17 +365,21 @@ pub(crate) fn build(
         };
         t.builder.switch_to_block(block);
         let before = t.builder.use_var(steps);
-        // No instruction at or past the step limit: the interpreter stops the thread there.
-        let spent = t
-            .builder
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, before, max_steps);
-        let run = t.builder.create_block();
-        let out = t.builder.create_block();
-        t.builder.ins().brif(spent, out, &[], run, &[]);
-        t.builder.switch_to_block(out);
-        t.leave(index, before);
-        t.builder.switch_to_block(run);
+        if let Some(length) = runs[index] {
+            // No instruction at or past the step limit: a run that would pass it goes to the
+            // interpreter, which stops the thread at exactly the limit.
+            let end = t.builder.ins().iadd_imm_s(before, length as i64);
+            let spent = t
+                .builder
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThan, end, max_steps);
+            let run = t.builder.create_block();
+            let out = t.builder.create_block();
+            t.builder.ins().brif(spent, out, &[], run, &[]);
+            t.builder.switch_to_block(out);
+            t.leave(index, before);
+            t.builder.switch_to_block(run);
+        }
         let after = t.builder.ins().iadd_imm_s(before, 1);
         t.builder.def_var(steps, after);
         if let Some(guard) = instruction.guard {
@@ -346,14 +415,6 @@ pub(crate) fn build(
     t.builder
         .ins()
         .store(flags, steps_out, context, offset_i32(Context::STEPS));
-    for (index, variable) in variables.iter().enumerate() {
-        if let (Some(variable), true) = (*variable, written[index]) {
-            let value = t.builder.use_var(variable);
-            let offset = t.builder.ins().imul_imm_s(stride, index as i64);
-            let at = t.builder.ins().iadd(base, offset);
-            t.builder.ins().store(flags, value, at, 0);
-        }
-    }
     t.builder.ins().return_(&[]);
     t.builder.seal_all_blocks();
 }
@@ -362,31 +423,28 @@ fn offset_i32(offset: usize) -> i32 {
     i32::try_from(offset).unwrap_or(i32::MAX)
 }
 
-/// Marks the registers `instruction` reads (`used`) and writes (`written`).
-fn registers_of(instruction: &Instruction, used: &mut [bool], written: &mut [bool]) {
-    let mut read = |source: &Source| {
-        if let Source::Register(r) | Source::RegisterPlus(r, _) = source
-            && let Some(slot) = used.get_mut(r.index())
-        {
-            *slot = true;
+/// Calls `read` for each register `instruction` reads and `write` for each it writes.
+fn registers_of(
+    instruction: &Instruction,
+    mut read: impl FnMut(usize),
+    mut write: impl FnMut(usize),
+) {
+    let mut source = |source: &Source| {
+        if let Source::Register(r) | Source::RegisterPlus(r, _) = source {
+            read(r.index());
         }
     };
     if let Some(guard) = instruction.guard {
-        read(&Source::Register(guard.predicate));
+        source(&Source::Register(guard.predicate));
     }
-    let mut write = |destination: Option<RegisterId>| {
-        if let Some(slot) = destination.and_then(|d| written.get_mut(d.index())) {
-            *slot = true;
-        }
-    };
     match &instruction.kind {
         K::Mov {
             destination,
-            source,
+            source: a,
             ..
         } => {
-            read(source);
-            write(Some(destination.register));
+            source(a);
+            write(destination.register.index());
         }
         K::Setp {
             combine,
@@ -396,38 +454,107 @@ fn registers_of(instruction: &Instruction, used: &mut [bool], written: &mut [boo
             b,
             ..
         } => {
-            read(a);
-            read(b);
+            source(a);
+            source(b);
             if let Some((_, c)) = combine {
-                read(&c.source);
+                source(&c.source);
             }
-            write(Some(p.register));
-            write(q.map(|q| q.register));
+            write(p.register.index());
+            if let Some(q) = q {
+                write(q.register.index());
+            }
         }
         K::Ld {
             destinations,
             address,
             ..
         } => {
-            read(&address.base);
+            source(&address.base);
             for d in destinations.iter().flatten() {
-                write(Some(d.register));
+                write(d.register.index());
             }
         }
         K::St {
             address, sources, ..
         } => {
-            read(&address.base);
-            sources.iter().for_each(&mut read);
+            source(&address.base);
+            sources.iter().for_each(&mut source);
         }
         K::Bra { .. } => {}
         kind => {
             if let Some(op) = lane_op(kind) {
-                op.sources.iter().for_each(|(s, _)| read(s));
-                write(Some(op.destination));
+                op.sources.iter().for_each(|(s, _)| source(s));
+                write(op.destination.index());
             }
         }
     }
+}
+
+/// Per instruction, the registers live on entry to it within the compiled code (read on some
+/// path through compiled instructions before being written): what a thread entering there
+/// must have loaded. Values need not outlive the compiled code (every write goes through to the
+/// register file), so nothing is live at an instruction the interpreter runs.
+fn live_in(program: &Program, covered: &[bool], registers: usize) -> Vec<Vec<u64>> {
+    let count = program.instructions.len();
+    let words = registers.div_ceil(64);
+    let set = |bits: &mut Vec<u64>, r: usize| {
+        if let Some(word) = bits.get_mut(r / 64) {
+            *word |= 1 << (r % 64);
+        }
+    };
+    // Uses and (unconditional) definitions per instruction.
+    let mut uses = vec![vec![0u64; words]; count];
+    let mut kills = vec![vec![0u64; words]; count];
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        if !covered[index] {
+            continue;
+        }
+        let (mut used, mut written) = (Vec::new(), Vec::new());
+        registers_of(instruction, |r| used.push(r), |r| written.push(r));
+        for r in used {
+            set(&mut uses[index], r);
+        }
+        if instruction.guard.is_none() {
+            for r in written {
+                set(&mut kills[index], r);
+            }
+        }
+    }
+    let mut live = vec![vec![0u64; words]; count];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for index in (0..count).rev() {
+            if !covered[index] {
+                continue;
+            }
+            let mut out = vec![0u64; words];
+            let successor = |next: usize, out: &mut Vec<u64>| {
+                if let Some(next) = live.get(next) {
+                    for (o, n) in out.iter_mut().zip(next) {
+                        *o |= n;
+                    }
+                }
+            };
+            match program.instructions[index].kind {
+                K::Bra { target } => {
+                    successor(target, &mut out);
+                    if program.instructions[index].guard.is_some() {
+                        successor(index + 1, &mut out);
+                    }
+                }
+                _ => successor(index + 1, &mut out),
+            }
+            let new: Vec<u64> = (0..words)
+                .map(|w| uses[index][w] | (out[w] & !kills[index][w]))
+                .collect();
+            if new != live[index] {
+                live[index] = new;
+                changed = true;
+            }
+        }
+    }
+    live
 }
 
 struct Translator<'a, 'b> {
@@ -443,6 +570,9 @@ struct Translator<'a, 'b> {
     exit: Block,
     blocks: &'a [Option<Block>],
     functions: &'a mut Vec<LaneFn>,
+    /// The thread's register 0 in the register file, and the distance between registers.
+    base: Value,
+    stride: Value,
 }
 
 impl Translator<'_, '_> {
@@ -522,6 +652,16 @@ impl Translator<'_, '_> {
         }
         if let Some(variable) = self.variables.get(register.index()).copied().flatten() {
             self.builder.def_var(variable, value);
+            // Written through to the register file at once, so that a return from anywhere
+            // finds the registers there and no value stays live only for the return.
+            let offset = self
+                .builder
+                .ins()
+                .imul_imm_s(self.stride, register.index() as i64);
+            let at = self.builder.ins().iadd(self.base, offset);
+            self.builder
+                .ins()
+                .store(MemFlagsData::trusted(), value, at, 0);
         }
     }
 
@@ -965,6 +1105,45 @@ impl Translator<'_, '_> {
                 4 => self.builder.ins().uload32(flags, pointer, 0),
                 _ => self.builder.ins().load(types::I64, flags, pointer, 0),
             };
+            self.builder.ins().jump(done, &[BlockArg::Value(value)]);
+        } else if matches!(space, Space::Global | Space::Generic) {
+            // The buffer of the last helper load: its word, atomically, as GlobalMemory::load.
+            let flags = MemFlagsData::trusted();
+            let field = |t: &mut Self, offset: usize| {
+                t.builder
+                    .ins()
+                    .load(types::I64, flags, t.context, offset_i32(offset))
+            };
+            let window_base = field(self, Context::WINDOW_BASE);
+            let window_len = field(self, Context::WINDOW_LEN);
+            let offset = self.builder.ins().isub(at, window_base);
+            let below = self
+                .builder
+                .ins()
+                .icmp(IntCC::UnsignedLessThan, offset, window_len);
+            let end = self.builder.ins().iadd_imm_s(offset, i64::from(bytes));
+            let fits = self
+                .builder
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, end, window_len);
+            let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
+            let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
+            let inside = self.builder.ins().band(below, fits);
+            let inside = self.builder.ins().band(inside, aligned);
+            let fast = self.builder.create_block();
+            self.builder.ins().brif(inside, fast, &[], slow, &[]);
+            self.builder.switch_to_block(fast);
+            let words = field(self, Context::WINDOW_WORDS);
+            let word_offset = self.builder.ins().band_imm_s(offset, !7);
+            let pointer = self.builder.ins().iadd(words, word_offset);
+            let word = self
+                .builder
+                .ins()
+                .atomic_load(types::I64, MemFlagsData::trusted(), pointer);
+            let byte = self.builder.ins().band_imm_s(offset, 7);
+            let shift = self.builder.ins().ishl_imm_s(byte, 3);
+            let shifted = self.builder.ins().ushr(word, shift);
+            let value = self.chop(shifted, bytes * 8);
             self.builder.ins().jump(done, &[BlockArg::Value(value)]);
         } else {
             self.builder.ins().jump(slow, &[]);
