@@ -1,0 +1,284 @@
+//! Blackwell tensor memory and tensor cores (`tcgen05`, PTX ISA 9.7.16) against host
+//! references written from the ISA, never from ptxsim's output: a matrix product of small
+//! integers (every sum exact, so any correct arithmetic gives the same bits) for
+//! `.kind::f16` (`.f16` and `.bf16`), `.kind::tf32` and `.kind::i8`, with A from shared memory
+//! and from tensor memory (through `tcgen05.cp`); the fragments of `tcgen05.ld`'s shapes; and
+//! the traps of misuse. The kernels (`tcgen05_kernels/`) are clean under ptxas 13
+//! (`-arch sm_100a`).
+
+use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+
+/// `mma_f16(image, out, idesc, from_tmem)`: 128 threads copy `image` (10240 bytes) into shared
+/// memory, warp 0 allocates 64 columns, thread 0 issues two `tcgen05.mma` (K = 2 x the
+/// kind's) into columns 0-31 (A from shared memory, or copied first into columns 32-47 by
+/// `tcgen05.cp.128x256b` when `from_tmem` is set), commits to an mbarrier; every thread waits
+/// and loads its row of D (`tcgen05.ld.32x32b.x32`, warp `w` lanes `32w..`) to `out`.
+const MMA: &str = include_str!("tcgen05_kernels/mma.ptx");
+/// `fragments(out)`: one warp stores `lane << 16 | column` in columns 0-7 of its 32 lanes
+/// (`.32x32b.x8`) and loads them back through the other shapes; `traps(mode, ncols)`.
+const MEMORY: &str = include_str!("tcgen05_kernels/memory.ptx");
+
+/// Bytes of the shared-memory image: A at 0, B at 8192.
+const IMAGE: usize = 10240;
+const M: usize = 128;
+const N: usize = 32;
+
+/// An input type: its `.kind`, the instruction descriptor's type fields, bytes per element and
+/// the bits of a small integer in it.
+#[derive(Clone, Copy)]
+enum Input {
+    F16,
+    Bf16,
+    Tf32,
+    S8,
+}
+
+impl Input {
+    fn kind(self) -> &'static str {
+        match self {
+            Input::F16 | Input::Bf16 => "kind::f16",
+            Input::Tf32 => "kind::tf32",
+            Input::S8 => "kind::i8",
+        }
+    }
+
+    fn bytes(self) -> usize {
+        match self {
+            Input::F16 | Input::Bf16 => 2,
+            Input::Tf32 => 4,
+            Input::S8 => 1,
+        }
+    }
+
+    /// The instruction descriptor (Table 42): dtype bits 4-5 (F32 = 1, S32 = 2), atype bits
+    /// 7-9 and btype 10-12 (F16 = 0, BF16 = 1, TF32 = 2, signed 8-bit = 1), N >> 3 at bit 17,
+    /// M >> 4 at bit 24; K-major A and B (bits 15, 16 clear).
+    fn idesc(self) -> u32 {
+        let (d, ab) = match self {
+            Input::F16 => (1, 0),
+            Input::Bf16 => (1, 1),
+            Input::Tf32 => (1, 2),
+            Input::S8 => (2, 1),
+        };
+        d << 4 | ab << 7 | ab << 10 | ((N as u32) >> 3) << 17 | ((M as u32) >> 4) << 24
+    }
+
+    /// The encoding of `v` (|v| <= 8): IEEE binary16, bfloat16 (the high half of the f32),
+    /// the f32 bits for tf32, two's complement for s8.
+    fn encode(self, v: i32) -> u32 {
+        match self {
+            Input::F16 => {
+                if v == 0 {
+                    return 0;
+                }
+                let magnitude = v.unsigned_abs();
+                let exponent = 31 - magnitude.leading_zeros();
+                let mantissa = (magnitude << (10 - exponent)) & 0x3ff;
+                u32::from(v < 0) << 15 | (exponent + 15) << 10 | mantissa
+            }
+            Input::Bf16 => (v as f32).to_bits() >> 16,
+            Input::Tf32 => (v as f32).to_bits(),
+            Input::S8 => u32::from(v as i8 as u8),
+        }
+    }
+
+    /// K of two instructions: 32 bytes of a row each.
+    fn depth(self) -> usize {
+        64 / self.bytes()
+    }
+}
+
+fn a_value(m: usize, k: usize) -> i32 {
+    ((m * 7 + k * 3) % 9) as i32 - 4
+}
+
+fn b_value(n: usize, k: usize) -> i32 {
+    ((n * 5 + k * 11) % 7) as i32 - 3
+}
+
+/// The shared-memory image: A (128 x K) and B (32 x K) K-major without swizzling, in the
+/// ISA's canonical layout `((8,m),(T,2k)):((1T,SBO),(1,LBO))` (9.7.16.3/9.7.15.5.1.2.1.3):
+/// core matrices of 8 rows of 16 bytes, rows 16 bytes apart, 8-row groups SBO = 128 bytes
+/// apart, 16-byte columns LBO apart (A: 2048, B: 512), B from byte 8192.
+fn image(input: Input) -> Vec<u8> {
+    let mut image = vec![0u8; IMAGE];
+    let size = input.bytes();
+    let mut put = |base: usize, lbo: usize, row: usize, k: usize, bits: u32| {
+        let byte = k * size;
+        let at = base + (row / 8) * 128 + (row % 8) * 16 + (byte / 16) * lbo + byte % 16;
+        image[at..at + size].copy_from_slice(&bits.to_le_bytes()[..size]);
+    };
+    for k in 0..input.depth() {
+        for m in 0..M {
+            put(0, 2048, m, k, input.encode(a_value(m, k)));
+        }
+        for n in 0..N {
+            put(8192, 512, n, k, input.encode(b_value(n, k)));
+        }
+    }
+    image
+}
+
+/// Runs `mma_<kind>` and returns D (row-major words).
+fn run_mma(input: Input, from_tmem: bool) -> Vec<u32> {
+    let source = MMA.replace("kind::f16", input.kind());
+    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+    let mut image = image(input);
+    let mut out = vec![0u8; M * N * 4];
+    module
+        .launch(
+            "mma_f16",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::U32(input.idesc()),
+                Arg::U32(u32::from(from_tmem)),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    out.chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
+}
+
+/// D = A * B^T in exact integers, as `.f32` bits (or `.s32` for `.kind::i8`).
+fn reference(input: Input) -> Vec<u32> {
+    let mut d = Vec::with_capacity(M * N);
+    for m in 0..M {
+        for n in 0..N {
+            let sum: i32 = (0..input.depth())
+                .map(|k| a_value(m, k) * b_value(n, k))
+                .sum();
+            d.push(match input {
+                Input::S8 => sum as u32,
+                _ => (sum as f32).to_bits(),
+            });
+        }
+    }
+    d
+}
+
+fn check_mma(input: Input, from_tmem: bool) {
+    let got = run_mma(input, from_tmem);
+    let want = reference(input);
+    for (index, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g,
+            w,
+            "D({}, {}) for {} (A from tensor memory: {from_tmem})",
+            index / N,
+            index % N,
+            input.kind()
+        );
+    }
+}
+
+#[test]
+fn kind_f16_multiplies_f16_and_bf16_tiles_from_shared_memory() {
+    check_mma(Input::F16, false);
+    check_mma(Input::Bf16, false);
+}
+
+#[test]
+fn kind_tf32_and_kind_i8_multiply_their_tiles() {
+    check_mma(Input::Tf32, false);
+    check_mma(Input::S8, false);
+}
+
+#[test]
+fn a_copied_into_tensor_memory_gives_the_same_product() {
+    check_mma(Input::F16, true);
+    check_mma(Input::S8, true);
+}
+
+/// Lane and column of register `r` of thread `t` for `.x1` of each shape, from the ISA's
+/// Figures 183-187 (9.7.16.2.3.1).
+fn figure(shape: &str, t: u32, r: u32) -> (u32, u32) {
+    match shape {
+        "16x64b" => (t / 4 + 8 * (t % 2), (t / 2) % 2 + 2 * r),
+        "16x128b" => (t / 4 + 8 * r, t % 4),
+        "16x256b" => (t / 4 + 8 * (r / 2), 2 * (t % 4) + r % 2),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn the_load_shapes_read_the_cells_of_their_figures() {
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    let mut out = vec![0u8; 32 * 40];
+    module
+        .launch(
+            "fragments",
+            [1, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let words: Vec<u32> = out
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let cell = |lane: u32, column: u32| lane << 16 | column;
+    for t in 0..32u32 {
+        let row = &words[t as usize * 10..t as usize * 10 + 10];
+        // .16x64b.x2 at lane 0: the second repetition two columns on.
+        let (l, c) = figure("16x64b", t, 0);
+        assert_eq!(row[0], cell(l, c), "16x64b r0 of thread {t}");
+        assert_eq!(row[1], cell(l, c + 2), "16x64b r1 of thread {t}");
+        // .16x128b.x1 at lane 16.
+        for r in 0..2 {
+            let (l, c) = figure("16x128b", t, r);
+            assert_eq!(row[2 + r as usize], cell(16 + l, c), "16x128b r{r} of {t}");
+        }
+        for r in 0..4 {
+            let (l, c) = figure("16x256b", t, r);
+            assert_eq!(row[4 + r as usize], cell(l, c), "16x256b r{r} of {t}");
+        }
+        // .16x32bx2.x1 at lane 16, immHalfSplitoff 4: threads 0-15 column 0, 16-31 column 4.
+        assert_eq!(row[8], cell(16 + t % 16, if t < 16 { 0 } else { 4 }));
+        // .32x32b.x1.pack::16b at column 2: the low halves of columns 2 and 3.
+        assert_eq!(row[9], 2 | 3 << 16, "pack::16b of thread {t}");
+    }
+}
+
+fn trap(mode: u32, ncols: u32, threads: u32) -> String {
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    module
+        .launch(
+            "traps",
+            [1, 1, 1],
+            [threads, 1, 1],
+            &mut [Arg::U32(mode), Arg::U32(ncols)],
+            &LaunchOptions::default(),
+        )
+        .expect_err("it traps")
+        .to_string()
+}
+
+#[test]
+fn misuse_of_tensor_memory_traps_with_its_reason() {
+    // "The number of columns must be a power of 2 ... within the range [32, 512]."
+    let error = trap(0, 48, 32);
+    assert!(
+        error.contains("power of 2") && error.contains("48"),
+        "{error}"
+    );
+    let error = trap(0, 1024, 32);
+    assert!(error.contains("power of 2"), "{error}");
+    // A load from column 40 of a 32-column allocation.
+    let error = trap(1, 32, 32);
+    assert!(error.contains("outside every allocation"), "{error}");
+    // "taddr must point to a previous Tensor Memory allocation": not twice.
+    let error = trap(2, 32, 32);
+    assert!(error.contains("no allocation"), "{error}");
+    // Warp 1 reading lanes 0-31, which only warp 0 may access.
+    let error = trap(3, 32, 64);
+    assert!(
+        error.contains("warp 1") && error.contains("lanes 32..63"),
+        "{error}"
+    );
+}
