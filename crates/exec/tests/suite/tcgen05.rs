@@ -8,29 +8,33 @@
 
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
 
-/// `mma_f16(image, out, idesc, from_tmem)`: 128 threads copy `image` (10240 bytes) into shared
-/// memory, warp 0 allocates 64 columns, thread 0 issues two `tcgen05.mma` (K = 2 x the
-/// kind's) into columns 0-31 (A from shared memory, or copied first into columns 32-47 by
-/// `tcgen05.cp.128x256b` when `from_tmem` is set), commits to an mbarrier; every thread waits
-/// and loads its row of D (`tcgen05.ld.32x32b.x32`, warp `w` lanes `32w..`) to `out`.
+/// `mma_f16(image, out, idesc, from_tmem, a_desc, b_desc, a_step, b_step)`: 128 threads copy
+/// `image` (24576 bytes) into shared memory, warp 0 allocates 64 columns, thread 0 issues two
+/// `tcgen05.mma` (K = 2 x the kind's; the descriptors' start fields offsets into the image,
+/// the second's `+ step`) into columns 0-31 (A from shared memory, or copied first into
+/// columns 32-47 by `tcgen05.cp.128x256b` when `from_tmem` is set), commits to an mbarrier;
+/// every thread waits and loads its row of D (`tcgen05.ld.32x32b.x32`, warp `w` lanes `32w..`)
+/// to `out`. The other kinds are the same text with `.kind::f16` replaced.
 const MMA: &str = include_str!("tcgen05_kernels/mma.ptx");
 /// `fragments(out)`: one warp stores `lane << 16 | column` in columns 0-7 of its 32 lanes
 /// (`.32x32b.x8`) and loads them back through the other shapes; `traps(mode, ncols)`.
 const MEMORY: &str = include_str!("tcgen05_kernels/memory.ptx");
 
-/// Bytes of the shared-memory image: A at 0, B at 8192.
-const IMAGE: usize = 10240;
+/// Bytes of the shared-memory image: A at 0, B at 16384.
+const IMAGE: usize = 24576;
+const B_BASE: usize = 16384;
 const M: usize = 128;
 const N: usize = 32;
 
 /// An input type: its `.kind`, the instruction descriptor's type fields, bytes per element and
 /// the bits of a small integer in it.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Input {
     F16,
     Bf16,
     Tf32,
     S8,
+    E4m3,
 }
 
 impl Input {
@@ -39,6 +43,7 @@ impl Input {
             Input::F16 | Input::Bf16 => "kind::f16",
             Input::Tf32 => "kind::tf32",
             Input::S8 => "kind::i8",
+            Input::E4m3 => "kind::f8f6f4",
         }
     }
 
@@ -46,39 +51,46 @@ impl Input {
         match self {
             Input::F16 | Input::Bf16 => 2,
             Input::Tf32 => 4,
-            Input::S8 => 1,
+            Input::S8 | Input::E4m3 => 1,
         }
     }
 
     /// The instruction descriptor (Table 42): dtype bits 4-5 (F32 = 1, S32 = 2), atype bits
-    /// 7-9 and btype 10-12 (F16 = 0, BF16 = 1, TF32 = 2, signed 8-bit = 1), N >> 3 at bit 17,
-    /// M >> 4 at bit 24; K-major A and B (bits 15, 16 clear).
-    fn idesc(self) -> u32 {
+    /// 7-9 and btype 10-12 (F16 = 0, BF16 = 1, TF32 = 2, signed 8-bit = 1, E4M3 = 0), N >> 3
+    /// at bit 17, M >> 4 at bit 24; bit 16 when B is N-major ("Transpose B").
+    fn idesc(self, b_mn_major: bool) -> u32 {
         let (d, ab) = match self {
-            Input::F16 => (1, 0),
+            Input::F16 | Input::E4m3 => (1, 0),
             Input::Bf16 => (1, 1),
             Input::Tf32 => (1, 2),
             Input::S8 => (2, 1),
         };
-        d << 4 | ab << 7 | ab << 10 | ((N as u32) >> 3) << 17 | ((M as u32) >> 4) << 24
+        d << 4
+            | ab << 7
+            | ab << 10
+            | u32::from(b_mn_major) << 16
+            | ((N as u32) >> 3) << 17
+            | ((M as u32) >> 4) << 24
     }
 
-    /// The encoding of `v` (|v| <= 8): IEEE binary16, bfloat16 (the high half of the f32),
-    /// the f32 bits for tf32, two's complement for s8.
+    /// The encoding of `v` (|v| <= 4): IEEE binary16, bfloat16 (the high half of the f32),
+    /// the f32 bits for tf32, two's complement for s8, OCP E4M3 (bias 7, 3 mantissa bits).
     fn encode(self, v: i32) -> u32 {
-        match self {
-            Input::F16 => {
-                if v == 0 {
-                    return 0;
-                }
-                let magnitude = v.unsigned_abs();
-                let exponent = 31 - magnitude.leading_zeros();
-                let mantissa = (magnitude << (10 - exponent)) & 0x3ff;
-                u32::from(v < 0) << 15 | (exponent + 15) << 10 | mantissa
+        let float = |exponent_bias: u32, mantissa_bits: u32, sign_bit: u32| {
+            if v == 0 {
+                return 0;
             }
+            let magnitude = v.unsigned_abs();
+            let exponent = 31 - magnitude.leading_zeros();
+            let mantissa = (magnitude << (mantissa_bits - exponent)) & ((1 << mantissa_bits) - 1);
+            u32::from(v < 0) << sign_bit | (exponent + exponent_bias) << mantissa_bits | mantissa
+        };
+        match self {
+            Input::F16 => float(15, 10, 15),
             Input::Bf16 => (v as f32).to_bits() >> 16,
             Input::Tf32 => (v as f32).to_bits(),
             Input::S8 => u32::from(v as i8 as u8),
+            Input::E4m3 => float(7, 3, 7),
         }
     }
 
@@ -96,34 +108,91 @@ fn b_value(n: usize, k: usize) -> i32 {
     ((n * 5 + k * 11) % 7) as i32 - 3
 }
 
-/// The shared-memory image: A (128 x K) and B (32 x K) K-major without swizzling, in the
-/// ISA's canonical layout `((8,m),(T,2k)):((1T,SBO),(1,LBO))` (9.7.16.3/9.7.15.5.1.2.1.3):
-/// core matrices of 8 rows of 16 bytes, rows 16 bytes apart, 8-row groups SBO = 128 bytes
-/// apart, 16-byte columns LBO apart (A: 2048, B: 512), B from byte 8192.
-fn image(input: Input) -> Vec<u8> {
+/// How A and B lie in shared memory, in the ISA's canonical layouts (9.7.16.3; the same as
+/// wgmma's, 9.7.15.5.1.2.1.3), `T = 16 / bytes` elements of 16 bytes:
+///
+/// * `plain`: both K-major without swizzling, `((8,m),(T,2k)):((1T,SBO),(1,LBO))`: core
+///   matrices of 8 rows of 16 bytes, 8-row groups SBO = 128 bytes apart, 16-byte columns LBO
+///   apart (A: 2048, B: 512);
+/// * `swizzled`: A K-major with 128-byte swizzling, `((8,m),(T,2k)):((8T,SBO),(1,T))`: rows of
+///   128 bytes, 8-row groups SBO = 1024 apart, the 16-byte chunk index XORed with the row
+///   index within the 8 (address bits 4-6 with 7-9); B N-major without swizzling,
+///   `((T,1,n),(8,k)):((1,T,SBO),(1T,LBO))`: T consecutive n in 16 bytes, 8 k-rows of them
+///   (128 bytes), groups of 8 k LBO = 128 apart, groups of T n SBO = 128 x (K / 8) apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Layout {
+    Plain,
+    Swizzled,
+}
+
+/// A shared-memory descriptor (Table 40) with the start relative to the image: start, LBO and
+/// SBO `>> 4` at bits 0, 16, 32, the fixed 0b001 at bits 46-48, the swizzling mode at 61-63.
+fn descriptor(start: usize, lbo: usize, sbo: usize, swizzle: u64) -> u64 {
+    (start as u64 >> 4)
+        | (lbo as u64 >> 4) << 16
+        | (sbo as u64 >> 4) << 32
+        | 1 << 46
+        | swizzle << 61
+}
+
+/// The image and the kernel's `a_desc`, `b_desc`, `a_step`, `b_step` (the second
+/// instruction's descriptors are the first's plus the steps: 32 bytes further along K).
+fn image(input: Input, layout: Layout) -> (Vec<u8>, [u64; 4]) {
     let mut image = vec![0u8; IMAGE];
     let size = input.bytes();
-    let mut put = |base: usize, lbo: usize, row: usize, k: usize, bits: u32| {
-        let byte = k * size;
-        let at = base + (row / 8) * 128 + (row % 8) * 16 + (byte / 16) * lbo + byte % 16;
+    let per_chunk = 16 / size;
+    let depth = input.depth();
+    let mut put = |at: usize, bits: u32| {
         image[at..at + size].copy_from_slice(&bits.to_le_bytes()[..size]);
     };
-    for k in 0..input.depth() {
+    for k in 0..depth {
+        let byte = k * size;
         for m in 0..M {
-            put(0, 2048, m, k, input.encode(a_value(m, k)));
+            let at = match layout {
+                Layout::Plain => (m / 8) * 128 + (m % 8) * 16 + (byte / 16) * 2048 + byte % 16,
+                Layout::Swizzled => {
+                    let linear = (m / 8) * 1024 + (m % 8) * 128 + byte;
+                    linear ^ ((linear >> 7) & 7) << 4
+                }
+            };
+            put(at, input.encode(a_value(m, k)));
         }
         for n in 0..N {
-            put(8192, 512, n, k, input.encode(b_value(n, k)));
+            let at = match layout {
+                Layout::Plain => (n / 8) * 128 + (n % 8) * 16 + (byte / 16) * 512 + byte % 16,
+                Layout::Swizzled => {
+                    (n / per_chunk) * 128 * (depth / 8)
+                        + (n % per_chunk) * size
+                        + (k % 8) * 16
+                        + (k / 8) * 128
+                }
+            };
+            put(B_BASE + at, input.encode(b_value(n, k)));
         }
     }
-    image
+    let k_step = 32 / size;
+    let descriptors = match layout {
+        Layout::Plain => [
+            descriptor(0, 2048, 128, 0),
+            descriptor(B_BASE, 512, 128, 0),
+            4096 >> 4,
+            1024 >> 4,
+        ],
+        Layout::Swizzled => [
+            descriptor(0, 16, 1024, 2),
+            descriptor(B_BASE, 128, 128 * (depth / 8), 0),
+            32 >> 4,
+            (k_step / 8 * 128) as u64 >> 4,
+        ],
+    };
+    (image, descriptors)
 }
 
 /// Runs `mma_<kind>` and returns D (row-major words).
-fn run_mma(input: Input, from_tmem: bool) -> Vec<u32> {
+fn run_mma(input: Input, layout: Layout, from_tmem: bool) -> Vec<u32> {
     let source = MMA.replace("kind::f16", input.kind());
     let module = Module::load(&source, &Options::default()).expect("the kernel loads");
-    let mut image = image(input);
+    let (mut image, [a_desc, b_desc, a_step, b_step]) = image(input, layout);
     let mut out = vec![0u8; M * N * 4];
     module
         .launch(
@@ -133,8 +202,12 @@ fn run_mma(input: Input, from_tmem: bool) -> Vec<u32> {
             &mut [
                 Arg::Buffer(&mut image),
                 Arg::Buffer(&mut out),
-                Arg::U32(input.idesc()),
+                Arg::U32(input.idesc(layout == Layout::Swizzled)),
                 Arg::U32(u32::from(from_tmem)),
+                Arg::U64(a_desc),
+                Arg::U64(b_desc),
+                Arg::U64(a_step),
+                Arg::U64(b_step),
             ],
             &LaunchOptions::default(),
         )
@@ -161,37 +234,43 @@ fn reference(input: Input) -> Vec<u32> {
     d
 }
 
-fn check_mma(input: Input, from_tmem: bool) {
-    let got = run_mma(input, from_tmem);
+fn check_mma(input: Input, layout: Layout, from_tmem: bool) {
+    let got = run_mma(input, layout, from_tmem);
     let want = reference(input);
     for (index, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(
             g,
             w,
-            "D({}, {}) for {} (A from tensor memory: {from_tmem})",
+            "D({}, {}) for {input:?}, {layout:?} (A from tensor memory: {from_tmem})",
             index / N,
             index % N,
-            input.kind()
         );
     }
 }
 
 #[test]
 fn kind_f16_multiplies_f16_and_bf16_tiles_from_shared_memory() {
-    check_mma(Input::F16, false);
-    check_mma(Input::Bf16, false);
+    check_mma(Input::F16, Layout::Plain, false);
+    check_mma(Input::Bf16, Layout::Plain, false);
 }
 
 #[test]
-fn kind_tf32_and_kind_i8_multiply_their_tiles() {
-    check_mma(Input::Tf32, false);
-    check_mma(Input::S8, false);
+fn kind_tf32_i8_and_f8f6f4_multiply_their_tiles() {
+    check_mma(Input::Tf32, Layout::Plain, false);
+    check_mma(Input::S8, Layout::Plain, false);
+    check_mma(Input::E4m3, Layout::Plain, false);
+}
+
+#[test]
+fn a_swizzled_a_and_an_n_major_b_give_the_same_product() {
+    check_mma(Input::F16, Layout::Swizzled, false);
+    check_mma(Input::Tf32, Layout::Swizzled, false);
 }
 
 #[test]
 fn a_copied_into_tensor_memory_gives_the_same_product() {
-    check_mma(Input::F16, true);
-    check_mma(Input::S8, true);
+    check_mma(Input::F16, Layout::Plain, true);
+    check_mma(Input::S8, Layout::Plain, true);
 }
 
 /// Lane and column of register `r` of thread `t` for `.x1` of each shape, from the ISA's
