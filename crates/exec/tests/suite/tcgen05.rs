@@ -361,3 +361,64 @@ fn misuse_of_tensor_memory_traps_with_its_reason() {
         "{error}"
     );
 }
+
+fn words_of(module: &Module, entry: &str, bytes: usize) -> Vec<u32> {
+    let mut out = vec![0u8; bytes];
+    module
+        .launch(
+            entry,
+            [1, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    out.chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
+}
+
+#[test]
+fn the_store_shapes_write_the_cells_of_their_figures() {
+    // `.16x128b.x1` at lane 0 and `.16x64b.x1` at lane 16 of thread-unique words, read back
+    // lane by lane with `.32x32b.x4`; cells no store wrote are not compared.
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    let words = words_of(&module, "stores", 32 * 16);
+    let mut want = [[None; 4]; 32];
+    for t in 0..32u32 {
+        for r in 0..2 {
+            let (l, c) = figure("16x128b", t, r);
+            want[l as usize][c as usize] = Some(t << 8 | r);
+        }
+        let (l, c) = figure("16x64b", t, 0);
+        want[16 + l as usize][c as usize] = Some(t << 8 | 128);
+    }
+    for (lane, row) in want.iter().enumerate() {
+        for (column, cell) in row.iter().enumerate() {
+            if let Some(cell) = cell {
+                assert_eq!(
+                    words[lane * 4 + column],
+                    *cell,
+                    "lane {lane}, column {column}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn shift_down_moves_each_row_one_lane_down() {
+    // "shifting of 32-byte elements downwards across all the rows, except the last, by one
+    // row": lane `l` of columns 0-7 holds what lane `l - 1` held (lane 0 is not compared).
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    let words = words_of(&module, "shifted", 32 * 32);
+    for lane in 1..32u32 {
+        for column in 0..8u32 {
+            assert_eq!(
+                words[(lane * 8 + column) as usize],
+                (lane - 1) << 16 | column,
+                "lane {lane}, column {column}"
+            );
+        }
+    }
+}
