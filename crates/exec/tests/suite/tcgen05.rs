@@ -19,6 +19,9 @@ const MMA: &str = include_str!("tcgen05_kernels/mma.ptx");
 /// `fragments(out)`: one warp stores `lane << 16 | column` in columns 0-7 of its 32 lanes
 /// (`.32x32b.x8`) and loads them back through the other shapes; `traps(mode, ncols)`.
 const MEMORY: &str = include_str!("tcgen05_kernels/memory.ptx");
+/// `attention(image, out)`: two products, the second taking A from tensor memory where the
+/// warps stored the first's result rounded to `.f16` (the kernel's comment has the layout).
+const ATTENTION: &str = include_str!("tcgen05_kernels/attention.ptx");
 
 /// Bytes of the shared-memory image: A at 0, B at 16384.
 const IMAGE: usize = 24576;
@@ -419,6 +422,57 @@ fn shift_down_moves_each_row_one_lane_down() {
                 (lane - 1) << 16 | column,
                 "lane {lane}, column {column}"
             );
+        }
+    }
+}
+
+#[test]
+fn an_attention_step_takes_its_second_a_from_tensor_memory() {
+    // S = Q K^T (128 x 32, K = 16), P = S as .f16 stored by the warps (tcgen05.st, two to a
+    // cell), O = P V (128 x 16, K = 32) with A = P from tensor memory. Small integers: S and O
+    // are exact in .f16 and .f32.
+    let q = |m: usize, k: usize| ((m * 7 + k * 3) % 9) as i32 - 4;
+    let key = |n: usize, k: usize| ((n * 5 + k * 11) % 7) as i32 - 3;
+    let v = |k: usize, n: usize| ((k * 3 + n * 5) % 5) as i32 - 2;
+    let mut image = vec![0u8; 10240];
+    let mut put = |base: usize, lbo: usize, row: usize, k: usize, value: i32| {
+        let at = base + (row / 8) * 128 + (row % 8) * 16 + (k / 8) * lbo + (k % 8) * 2;
+        let bits = Input::F16.encode(value) as u16;
+        image[at..at + 2].copy_from_slice(&bits.to_le_bytes());
+    };
+    for k in 0..16 {
+        for m in 0..128 {
+            put(0, 2048, m, k, q(m, k));
+        }
+        for n in 0..32 {
+            put(4096, 512, n, k, key(n, k));
+        }
+    }
+    for k in 0..32 {
+        for n in 0..16 {
+            put(8192, 256, n, k, v(k, n));
+        }
+    }
+    let module = Module::load(ATTENTION, &Options::default()).expect("the kernel loads");
+    let mut out = vec![0u8; 128 * 16 * 4];
+    module
+        .launch(
+            "attention",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [Arg::Buffer(&mut image), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for m in 0..128 {
+        let s: Vec<i32> = (0..32)
+            .map(|n| (0..16).map(|k| q(m, k) * key(n, k)).sum())
+            .collect();
+        for n in 0..16 {
+            let o: i32 = (0..32).map(|k| s[k] * v(k, n)).sum();
+            let at = (m * 16 + n) * 4;
+            let got = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+            assert_eq!(got, (o as f32).to_bits(), "O({m}, {n})");
         }
     }
 }
