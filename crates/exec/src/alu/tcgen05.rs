@@ -44,6 +44,8 @@ impl InstrDescriptor {
     /// Decodes `bits` for `kind`; an error names what ptxsim does not run or the ISA does not
     /// allow (Table 39's shapes for `.cta_group::1`, dense: M = 64 or 128, N a multiple of 8
     /// (M = 64) or 16 (M = 128) up to 256).
+    ///
+    /// Row `m` of D (and of an A in tensor memory) is in lane [`InstrDescriptor::lane`].
     pub fn decode(kind: Kind, bits: u32) -> Result<InstrDescriptor, String> {
         let field = |shift: u32, width: u32| (bits >> shift) & ((1 << width) - 1);
         if field(2, 1) == 1 {
@@ -98,15 +100,19 @@ impl InstrDescriptor {
         };
         let m = (field(24, 5) << 4) as usize;
         let n = (field(17, 6) << 3) as usize;
-        if m != 128 {
+        let step = match m {
+            64 => 8,
+            128 => 16,
+            _ => {
+                return Err(format!(
+                    "M = {m} (bits 24-28): .cta_group::1 takes M = 64 or 128"
+                ));
+            }
+        };
+        if n == 0 || n > 256 || n % step != 0 {
             return Err(format!(
-                "M = {m} (bits 24-28): ptxsim runs M = 128 only (the data-path layout of M = 64 \
-                 is not supported yet)"
-            ));
-        }
-        if n == 0 || n > 256 || n % 16 != 0 {
-            return Err(format!(
-                "N = {n} (bits 17-22): M = 128 takes N = 16, 32, ... 256"
+                "N = {n} (bits 17-22): M = {m} takes N = {step}, {}, ... 256",
+                2 * step
             ));
         }
         Ok(InstrDescriptor {
@@ -121,6 +127,19 @@ impl InstrDescriptor {
             transpose_b: field(16, 1) == 1,
             saturate: field(3, 1) == 1,
         })
+    }
+
+    /// The lane offset of row `m` of D or of an A in tensor memory (from the address's lane):
+    /// `m` for M = 128 (every data path); for M = 64 the first 16 lanes of each 32-lane
+    /// quarter, `32 (m / 16) + m % 16` (the ISA's data-path layouts as CUTLASS's
+    /// `tmem_frg` spells them for one CTA, M = 64: "Half subpartitions layout atom", shape
+    /// `((16,4),N):((1,32),128)` in lanes and columns).
+    pub fn lane(&self, m: usize) -> u32 {
+        if self.m == 128 {
+            m as u32
+        } else {
+            (32 * (m / 16) + m % 16) as u32
+        }
     }
 
     /// The `mma` form whose element arithmetic this is (the functions read only the types,
@@ -185,9 +204,15 @@ mod tests {
             (MmaType::F32, MmaType::Bf16, MmaType::Bf16)
         );
         assert!(desc.transpose_b && !desc.transpose_a);
-        // Sparsity, M = 64 and an .f16 D are refused with a reason.
+        // Sparsity, M = 32, N = 8 with M = 128 and an .f16 D are refused with a reason.
         assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2).is_err());
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24).is_err());
+        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 2 << 24).is_err());
+        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 17) | 1 << 17).is_err());
+        let m64 = InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24).unwrap();
+        assert_eq!(
+            (m64.m, m64.lane(15), m64.lane(16), m64.lane(63)),
+            (64, 15, 32, 111)
+        );
         assert!(InstrDescriptor::decode(Kind::F16, bits & !(1 << 4)).is_err());
         // .kind::tf32 needs atype 2.
         let tf32 = 1 << 4 | 2 << 7 | 2 << 10 | 2 << 17 | 8 << 24;

@@ -21,7 +21,7 @@ use crate::alu::tcgen05::{self as alu, InstrDescriptor};
 use crate::alu::wgmma::Descriptor;
 use crate::ir::tcgen05::{CopyShape, Mma, MmaA, Shape, Tcgen05};
 use crate::ir::{Destination, Instruction, MemoryOperand, Source};
-use crate::tensor_memory::{self, LANES};
+use crate::tensor_memory;
 
 impl Executor<'_, '_> {
     fn trap_lanes(&mut self, instruction: &Instruction, lanes: &[usize], message: String) {
@@ -335,9 +335,9 @@ impl Executor<'_, '_> {
     }
 
     /// `tcgen05.mma` issued by thread `lane`: `D = A * B + D` (or `A * B` when
-    /// `enable-input-d` is false) with D in tensor memory, row `m` in lane `m` for M = 128
-    /// (9.7.16.8, "Matrix fragments": Layout D of the data-path layouts for `.cta_group::1`,
-    /// M = 128), column `n` at `d-tmem`'s column plus `n`.
+    /// `enable-input-d` is false) with D in tensor memory, row `m` in lane
+    /// [`InstrDescriptor::lane`] from `d-tmem`'s (every lane for M = 128; for M = 64 the first or
+    /// second 16 lanes of each quarter), column `n` at `d-tmem`'s column plus `n`.
     fn tcgen05_mma(&mut self, lane: usize, op: &Mma) -> Result<(), String> {
         let idesc = self.read_bits(lane, op.idesc, 32) as u32;
         let desc = InstrDescriptor::decode(op.kind, idesc)?;
@@ -351,9 +351,11 @@ impl Executor<'_, '_> {
         }
         let k = op.kind.k();
         let (d_lane, d_column) = tensor_memory::split(self.taddr(lane, op.d));
-        if d_lane != 0 {
+        if d_lane != 0 && !(desc.m == 64 && d_lane == 16) {
             return Err(format!(
-                "d-tmem's lane is {d_lane}: an M = 128 D takes lanes 0..127"
+                "d-tmem's lane is {d_lane}: an M = {} D starts at lane 0{}",
+                desc.m,
+                if desc.m == 64 { " or 16" } else { "" }
             ));
         }
         let negate = |bits: u64, yes: bool, ty| if yes { alu::negate(bits, ty) } else { bits };
@@ -372,8 +374,9 @@ impl Executor<'_, '_> {
                 }
             }
             MmaA::Tmem(operand) => {
-                // A in tensor memory: row m in lane m, its elements packed into 32-bit cells
-                // from the address's column, the lowest k in the low bits.
+                // A in tensor memory: row m in D's lane for row m (lane m for M = 128; the
+                // same half-quarter lanes as D assumed for M = 64), its elements packed into
+                // 32-bit cells from the address's column, the lowest k in the low bits.
                 let (a_lane, a_column) = tensor_memory::split(self.taddr(lane, operand));
                 let bits = desc.a.bits();
                 let per_cell = (32 / bits) as usize;
@@ -381,7 +384,7 @@ impl Executor<'_, '_> {
                     for (kk, element) in row.iter_mut().enumerate() {
                         let cell = self
                             .tmem
-                            .read(a_lane + m as u32, a_column + (kk / per_cell) as u32)?;
+                            .read(a_lane + desc.lane(m), a_column + (kk / per_cell) as u32)?;
                         let shift = bits as usize * (kk % per_cell);
                         let value = (u64::from(cell) >> shift) & ((1u64 << bits) - 1);
                         *element = negate(value, desc.negate_a, desc.a);
@@ -409,10 +412,10 @@ impl Executor<'_, '_> {
             .collect();
         let cores = self.device.tensor_cores();
         for (m, a_row) in a.iter().enumerate() {
-            let row = m as u32;
+            let row = d_lane + desc.lane(m);
             if disabled
-                .get(m / 32)
-                .is_some_and(|mask| mask >> (m % 32) & 1 == 1)
+                .get(row as usize / 32)
+                .is_some_and(|mask| mask >> (row % 32) & 1 == 1)
             {
                 continue;
             }
@@ -427,7 +430,6 @@ impl Executor<'_, '_> {
                 self.tmem.write(row, column, value as u32)?;
             }
         }
-        debug_assert!(desc.m as u32 <= LANES);
         Ok(())
     }
 }

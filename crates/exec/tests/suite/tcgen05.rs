@@ -61,7 +61,7 @@ impl Input {
     /// The instruction descriptor (Table 42): dtype bits 4-5 (F32 = 1, S32 = 2), atype bits
     /// 7-9 and btype 10-12 (F16 = 0, BF16 = 1, TF32 = 2, signed 8-bit = 1, E4M3 = 0), N >> 3
     /// at bit 17, M >> 4 at bit 24; bit 16 when B is N-major ("Transpose B").
-    fn idesc(self, b_mn_major: bool) -> u32 {
+    fn idesc(self, b_mn_major: bool, m: u32) -> u32 {
         let (d, ab) = match self {
             Input::F16 | Input::E4m3 => (1, 0),
             Input::Bf16 => (1, 1),
@@ -73,7 +73,7 @@ impl Input {
             | ab << 10
             | u32::from(b_mn_major) << 16
             | ((N as u32) >> 3) << 17
-            | ((M as u32) >> 4) << 24
+            | (m >> 4) << 24
     }
 
     /// The encoding of `v` (|v| <= 4): IEEE binary16, bfloat16 (the high half of the f32),
@@ -191,8 +191,13 @@ fn image(input: Input, layout: Layout) -> (Vec<u8>, [u64; 4]) {
     (image, descriptors)
 }
 
-/// Runs `mma_<kind>` and returns D (row-major words).
+/// Runs `mma_<kind>` with M = 128 and returns D (row-major words).
 fn run_mma(input: Input, layout: Layout, from_tmem: bool) -> Vec<u32> {
+    run_mma_m(input, layout, from_tmem, M as u32)
+}
+
+/// Runs `mma_<kind>` with M = `m` and returns what the warps loaded, lane by lane.
+fn run_mma_m(input: Input, layout: Layout, from_tmem: bool, m: u32) -> Vec<u32> {
     let source = MMA.replace("kind::f16", input.kind());
     let module = Module::load(&source, &Options::default()).expect("the kernel loads");
     let (mut image, [a_desc, b_desc, a_step, b_step]) = image(input, layout);
@@ -205,7 +210,7 @@ fn run_mma(input: Input, layout: Layout, from_tmem: bool) -> Vec<u32> {
             &mut [
                 Arg::Buffer(&mut image),
                 Arg::Buffer(&mut out),
-                Arg::U32(input.idesc(layout == Layout::Swizzled)),
+                Arg::U32(input.idesc(layout == Layout::Swizzled, m)),
                 Arg::U32(u32::from(from_tmem)),
                 Arg::U64(a_desc),
                 Arg::U64(b_desc),
@@ -268,6 +273,24 @@ fn kind_tf32_i8_and_f8f6f4_multiply_their_tiles() {
 fn a_swizzled_a_and_an_n_major_b_give_the_same_product() {
     check_mma(Input::F16, Layout::Swizzled, false);
     check_mma(Input::Tf32, Layout::Swizzled, false);
+}
+
+#[test]
+fn an_m64_product_fills_the_first_16_lanes_of_each_quarter() {
+    // M = 64: row m of D in lane 32 (m / 16) + m % 16 (the data-path layout of one CTA, M =
+    // 64, as CUTLASS's tmem_frg spells it: "Half subpartitions layout atom").
+    let got = run_mma_m(Input::F16, Layout::Plain, false, 64);
+    let want = reference(Input::F16);
+    for m in 0..64 {
+        let lane = 32 * (m / 16) + m % 16;
+        for n in 0..N {
+            assert_eq!(
+                got[lane * N + n],
+                want[m * N + n],
+                "D({m}, {n}) in lane {lane}"
+            );
+        }
+    }
 }
 
 #[test]
