@@ -163,7 +163,7 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Wgmma => "the single-bit `.b1` and sparse `.sp` forms (name only)",
         Opcode::Tcgen05 => {
             "`.cta_group::2`, `tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, \
-             `tcgen05.mma` `.sp`, `.ws`, `.block_scale`, an `.f16` D, sub-byte \
+             `tcgen05.mma` `.sp`, `.ws`, `.kind::mxf4`/`.kind::mxf4nvf4`, an `.f16` D, sub-byte \
              `.kind::f8f6f4` types and `scale-input-d` (trap at run)"
         }
         _ => "",
@@ -258,7 +258,7 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
                  (Syntax-block table); the other operations: target and version",
                 "`.cta_group::1`: alloc, dealloc, relinquish_alloc_permit, ld, st, wait, fence, \
                  cp (`.128x256b`, `.4x256b`, `.128x128b`), shift, commit, mma (M = 64 and \
-                 128; docs/tensor-cores.md)",
+                 128; `.kind::mxf8f6f4.block_scale`; docs/tensor-cores.md)",
             )
         } else if !crate::syntax::forms(op).is_empty() {
             (

@@ -92,6 +92,9 @@ pub enum Kind {
     F8f6f4,
     /// `.kind::i8`: `.s8`/`.u8`, K = 32.
     I8,
+    /// `.kind::mxf8f6f4.block_scale`: `.e4m3`/`.e5m2` scaled by `.ue8m0` factors, one per 32
+    /// elements of K (`.scale_vec::1X`), K = 32.
+    Mxf8f6f4,
 }
 
 impl Kind {
@@ -102,6 +105,7 @@ impl Kind {
             "kind::tf32" => Kind::Tf32,
             "kind::f8f6f4" => Kind::F8f6f4,
             "kind::i8" => Kind::I8,
+            "kind::mxf8f6f4" => Kind::Mxf8f6f4,
             _ => return None,
         })
     }
@@ -112,7 +116,7 @@ impl Kind {
         match self {
             Kind::F16 => 16,
             Kind::Tf32 => 8,
-            Kind::F8f6f4 | Kind::I8 => 32,
+            Kind::F8f6f4 | Kind::I8 | Kind::Mxf8f6f4 => 32,
         }
     }
 }
@@ -146,6 +150,8 @@ pub struct Mma {
     pub enable_input_d: PredicateSource,
     /// `scale-input-d` (0 without it): D = A*B + D * 2^-scale-input-d.
     pub scale_input_d: Option<Source>,
+    /// `[scale-A-tmem], [scale-B-tmem]` of `.block_scale`.
+    pub scales: Option<(MemoryOperand, MemoryOperand)>,
 }
 
 /// One `tcgen05` instruction.

@@ -38,6 +38,8 @@ pub struct InstrDescriptor {
     pub transpose_b: bool,
     /// Bit 3: saturate (`.kind::i8`).
     pub saturate: bool,
+    /// `.kind::mxf8f6f4`: the scale-factor byte of A (bits 29-30) and of B (bits 4-5).
+    pub scale_ids: Option<(u32, u32)>,
 }
 
 impl InstrDescriptor {
@@ -69,7 +71,7 @@ impl InstrDescriptor {
                 },
             ),
             Kind::Tf32 => (MmaType::F32, &|t| (t == 2).then_some(MmaType::Tf32)),
-            Kind::F8f6f4 => (MmaType::F32, &|t| match t {
+            Kind::F8f6f4 | Kind::Mxf8f6f4 => (MmaType::F32, &|t| match t {
                 0 => Some(MmaType::E4m3),
                 1 => Some(MmaType::E5m2),
                 _ => None,
@@ -80,7 +82,13 @@ impl InstrDescriptor {
                 _ => None,
             }),
         };
-        if kind != Kind::F16 && field(4, 2) != if kind == Kind::I8 { 2 } else { 1 } {
+        let block_scaled = kind == Kind::Mxf8f6f4;
+        if block_scaled && field(23, 1) != 1 {
+            return Err("the scale type (bit 23) must be UE8M0 (1) for .kind::mxf8f6f4".into());
+        }
+        if !matches!(kind, Kind::F16 | Kind::Mxf8f6f4)
+            && field(4, 2) != if kind == Kind::I8 { 2 } else { 1 }
+        {
             return Err(format!(
                 "dtype {} (bits 4-5) is not allowed for this .kind",
                 field(4, 2)
@@ -100,6 +108,12 @@ impl InstrDescriptor {
         };
         let m = (field(24, 5) << 4) as usize;
         let n = (field(17, 6) << 3) as usize;
+        if block_scaled && m != 128 {
+            return Err(format!(
+                "M = {m} with .block_scale: ptxsim runs M = 128 only (the scale factors' \
+                 layout for M = 64 is not supported yet)"
+            ));
+        }
         let step = match m {
             64 => 8,
             128 => 16,
@@ -125,7 +139,8 @@ impl InstrDescriptor {
             negate_b: field(14, 1) == 1,
             transpose_a: field(15, 1) == 1,
             transpose_b: field(16, 1) == 1,
-            saturate: field(3, 1) == 1,
+            saturate: !block_scaled && field(3, 1) == 1,
+            scale_ids: block_scaled.then(|| (field(29, 2), field(4, 2))),
         })
     }
 
@@ -169,6 +184,45 @@ pub fn element_bytes(ty: MmaType) -> usize {
 /// The element with its sign flipped (negate A / negate B of the instruction descriptor).
 pub fn negate(bits: u64, ty: MmaType) -> u64 {
     bits ^ 1 << (ty.bits() - 1)
+}
+
+/// `bits` (an `.f32`) times `2^shift`, when that is exact and stays a normal number (or zero,
+/// infinity, NaN); `None` otherwise.
+fn scale_f32(bits: u64, shift: i32) -> Option<u64> {
+    let exponent = (bits >> 23 & 0xff) as i32;
+    if bits & 0x7fff_ffff == 0 || exponent == 0xff {
+        return Some(bits);
+    }
+    if exponent == 0 {
+        return None;
+    }
+    let scaled = exponent + shift;
+    (1..=254)
+        .contains(&scaled)
+        .then_some(bits & !(0xff << 23) | (scaled as u64) << 23)
+}
+
+/// One element of D for `.kind::mxf8f6f4` with `.scale_vec::1X`: D = (A x scale_A) (B x
+/// scale_B) + D (the ISA's block scaling, as for `mma.sync`, 9.7.14.3), one `.ue8m0` factor
+/// `2^(e - 127)` for the row's and one for the column's 32 elements of K. Every product gains
+/// the same power of two `2^s`, so the fused step on the unscaled products with `c * 2^-s`,
+/// its result times `2^s`, is the step on the scaled products (the alignment and truncation
+/// are relative to the largest addend); `None` where a scaled value would leave the normal
+/// range (not modelled), or for a NaN factor (`e` = 255).
+pub fn dot_scaled(
+    cores: TensorCores,
+    desc: &InstrDescriptor,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    (scale_a, scale_b): (u32, u32),
+) -> Option<u64> {
+    if scale_a == 255 || scale_b == 255 {
+        return None;
+    }
+    let shift = scale_a as i32 + scale_b as i32 - 254;
+    let c = scale_f32(c, -shift)?;
+    scale_f32(dot(cores, desc, a, b, c), shift)
 }
 
 /// One element of D: `c + sum(a[i] * b[i])` (module docs).
@@ -221,5 +275,12 @@ mod tests {
             MmaType::Tf32
         );
         assert!(InstrDescriptor::decode(Kind::Tf32, bits).is_err());
+        // .kind::mxf8f6f4: E5M2 A (bit 7), the UE8M0 scale type (bit 23), scale-factor ids 2
+        // for A (bits 29-30) and 1 for B (bits 4-5); without bit 23 it is refused.
+        let scaled = 1 << 7 | 4 << 17 | 1 << 23 | 8 << 24 | 2 << 29 | 1 << 4;
+        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, scaled).unwrap();
+        assert_eq!((desc.a, desc.b), (MmaType::E5m2, MmaType::E4m3));
+        assert_eq!(desc.scale_ids, Some((2, 1)));
+        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled & !(1 << 23)).is_err());
     }
 }

@@ -334,6 +334,37 @@ impl Executor<'_, '_> {
             .map_err(|fault| fault.to_string())
     }
 
+    /// The `.ue8m0` scale factors of `.block_scale` (`.scale_vec::1X`, M = 128): one per row of
+    /// A and one per column of B. Their layout in tensor memory is the one CUTLASS's
+    /// `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factor of row `m` in lane `m`
+    /// (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the address's, the
+    /// byte the instruction descriptor's scale-factor id picks; the factor of column `n` of B
+    /// in lane `n % 32` from the address's, column `n / 32`, its byte id likewise. Bits 30-31
+    /// of the addresses (where CUTLASS keeps the byte id) are ignored.
+    fn scale_factors(
+        &self,
+        lane: usize,
+        desc: &InstrDescriptor,
+        (a_id, b_id): (u32, u32),
+        (sfa, sfb): (MemoryOperand, MemoryOperand),
+    ) -> Result<(Vec<u32>, Vec<u32>), String> {
+        let base = |operand| tensor_memory::split(self.taddr(lane, operand) & 0x3fff_ffff);
+        let read = |(lane, column): (u32, u32), id: u32| {
+            self.tmem
+                .read(lane, column)
+                .map(|cell| cell >> (8 * id) & 0xff)
+        };
+        let (a_lane, a_column) = base(sfa);
+        let (b_lane, b_column) = base(sfb);
+        let rows = (0..desc.m as u32)
+            .map(|m| read((a_lane + m, a_column + m / 32), a_id))
+            .collect::<Result<_, _>>()?;
+        let columns = (0..desc.n as u32)
+            .map(|n| read((b_lane + n % 32, b_column + n / 32), b_id))
+            .collect::<Result<_, _>>()?;
+        Ok((rows, columns))
+    }
+
     /// `tcgen05.mma` issued by thread `lane`: `D = A * B + D` (or `A * B` when
     /// `enable-input-d` is false) with D in tensor memory, row `m` in lane
     /// [`InstrDescriptor::lane`] from `d-tmem`'s (every lane for M = 128; for M = 64 the first or
@@ -411,6 +442,10 @@ impl Executor<'_, '_> {
             .map(|&mask| self.read_bits(lane, mask, 32) as u32)
             .collect();
         let cores = self.device.tensor_cores();
+        let scales = match (desc.scale_ids, op.scales) {
+            (Some(ids), Some(operands)) => Some(self.scale_factors(lane, &desc, ids, operands)?),
+            _ => None,
+        };
         for (m, a_row) in a.iter().enumerate() {
             let row = d_lane + desc.lane(m);
             if disabled
@@ -426,7 +461,18 @@ impl Executor<'_, '_> {
                 } else {
                     0
                 };
-                let value = alu::dot(cores, &desc, a_row, b_row, c);
+                let value = match &scales {
+                    Some((sfa, sfb)) => {
+                        alu::dot_scaled(cores, &desc, a_row, b_row, c, (sfa[m], sfb[n]))
+                            .ok_or_else(|| {
+                                format!(
+                                    "D({m}, {n}): a NaN scale factor, or a scaled value outside \
+                                     the normal .f32 range, is not supported by ptxsim yet"
+                                )
+                            })?
+                    }
+                    None => alu::dot(cores, &desc, a_row, b_row, c),
+                };
                 self.tmem.write(row, column, value as u32)?;
             }
         }

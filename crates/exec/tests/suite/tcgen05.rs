@@ -22,6 +22,9 @@ const MEMORY: &str = include_str!("tcgen05_kernels/memory.ptx");
 /// `attention(image, out)`: two products, the second taking A from tensor memory where the
 /// warps stored the first's result rounded to `.f16` (the kernel's comment has the layout).
 const ATTENTION: &str = include_str!("tcgen05_kernels/attention.ptx");
+/// `mxf8(image, out, scales, idesc, ...)`: `mma_f16`'s product as `.kind::mxf8f6f4.block_scale`
+/// with the scale factors the warps store from `scales` (the kernel's comment).
+const MXF8: &str = include_str!("tcgen05_kernels/mxf8.ptx");
 
 /// Bytes of the shared-memory image: A at 0, B at 16384.
 const IMAGE: usize = 24576;
@@ -496,6 +499,70 @@ fn an_attention_step_takes_its_second_a_from_tensor_memory() {
             let at = (m * 16 + n) * 4;
             let got = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
             assert_eq!(got, (o as f32).to_bits(), "O({m}, {n})");
+        }
+    }
+}
+
+#[test]
+fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_block() {
+    // D = sum over the two K blocks j of 2^(ea[m][j] - 127) 2^(eb[n][j] - 127) sum_k a b: every
+    // factor a power of two near 1, every sum exact. The factors lie where CUTLASS's
+    // tmem_sf_frg puts them (4x1 duplicated): the factor of row m in every lane m % 32 + 32q,
+    // column m / 32 of the four from column 64; of column n in lane n % 32 + 32q, column 68;
+    // byte j (the instruction descriptor's scale-factor id) of each cell.
+    let ea = |m: usize, j: usize| 126 + ((m * 5 + j) % 3) as u32;
+    let eb = |n: usize, j: usize| 127 + ((n * 7 + j) % 3) as u32;
+    let mut scales = vec![0u8; 128 * 8 * 4];
+    for lane in 0..128 {
+        let mut cells = [0u32; 8];
+        for (column, cell) in cells.iter_mut().enumerate().take(4) {
+            let m = lane % 32 + 32 * column;
+            *cell = ea(m, 0) | ea(m, 1) << 8;
+        }
+        cells[4] = eb(lane % 32, 0) | eb(lane % 32, 1) << 8;
+        for (column, cell) in cells.iter().enumerate() {
+            let at = (lane * 8 + column) * 4;
+            scales[at..at + 4].copy_from_slice(&cell.to_le_bytes());
+        }
+    }
+    // The block-scaled descriptor: A and B E4M3 (0), N >> 3 at 17, the scale type UE8M0 at bit
+    // 23, M >> 4 at 24; scale-factor ids 0 (the kernel sets bits 29 and 4 for the second).
+    let idesc = (N as u32 >> 3) << 17 | 1 << 23 | (M as u32 >> 4) << 24;
+    let (mut image, [a_desc, b_desc, a_step, b_step]) = image(Input::E4m3, Layout::Plain);
+    let module = Module::load(MXF8, &Options::default()).expect("the kernel loads");
+    let mut out = vec![0u8; M * N * 4];
+    module
+        .launch(
+            "mxf8",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::Buffer(&mut scales),
+                Arg::U32(idesc),
+                Arg::U32(0),
+                Arg::U64(a_desc),
+                Arg::U64(b_desc),
+                Arg::U64(a_step),
+                Arg::U64(b_step),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for m in 0..M {
+        for n in 0..N {
+            let d: f64 = (0..2)
+                .map(|j| {
+                    let sum: i32 = (32 * j..32 * j + 32)
+                        .map(|k| a_value(m, k) * b_value(n, k))
+                        .sum();
+                    f64::from(sum) * 2f64.powi(ea(m, j) as i32 + eb(n, j) as i32 - 254)
+                })
+                .sum();
+            let at = (m * N + n) * 4;
+            let got = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+            assert_eq!(got, (d as f32).to_bits(), "D({m}, {n})");
         }
     }
 }

@@ -221,16 +221,24 @@ impl Builder<'_> {
                     .to_string(),
             );
         }
-        if modifiers.iter().any(|m| m.starts_with("block_scale")) {
-            return Err(
-                "block-scaled tcgen05.mma (.block_scale) is not supported by ptxsim yet"
-                    .to_string(),
-            );
-        }
         let kind = modifiers
             .iter()
             .find_map(|m| Kind::parse(m))
             .ok_or("this .kind of tcgen05.mma is not supported by ptxsim yet")?;
+        let block_scale = modifiers.contains(&"block_scale");
+        if block_scale != (kind == Kind::Mxf8f6f4) {
+            return Err(
+                ".kind::mxf8f6f4 goes with .block_scale, the other kinds ptxsim runs \
+                        without it"
+                    .to_string(),
+            );
+        }
+        if modifiers
+            .iter()
+            .any(|m| m.starts_with("scale_vec::") && *m != "scale_vec::1X")
+        {
+            return Err(".kind::mxf8f6f4 takes .scale_vec::1X (Table 36)".to_string());
+        }
         if operands.len() < 5 {
             return Err(format!(
                 "tcgen05.mma takes at least 5 operands, not {}",
@@ -251,6 +259,20 @@ impl Builder<'_> {
             ),
             _ => (Vec::new(), &operands[4..]),
         };
+        let (scales, rest) = if block_scale {
+            if rest.len() < 2 {
+                return Err(".block_scale takes [scale-A-tmem], [scale-B-tmem]".to_string());
+            }
+            (
+                Some((
+                    self.memory_operand(&rest[0])?,
+                    self.memory_operand(&rest[1])?,
+                )),
+                &rest[2..],
+            )
+        } else {
+            (None, rest)
+        };
         let Some(enable) = rest.first() else {
             return Err("tcgen05.mma needs enable-input-d".to_string());
         };
@@ -269,6 +291,7 @@ impl Builder<'_> {
                 Some(scale) => Some(self.source(scale, Type::U32)?),
                 None => None,
             },
+            scales,
         })))
     }
 }
