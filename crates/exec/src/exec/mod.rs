@@ -613,8 +613,16 @@ impl Executor<'_, '_> {
                 result,
             } => return self.call_runtime(instruction, lanes, *function, arguments, *result),
             InstructionKind::Bra { target } => return self.bra(lanes, *target),
-            InstructionKind::Ret => return self.ret(lanes),
-            InstructionKind::Exit => return self.exit(lanes),
+            InstructionKind::Ret => {
+                let control = self.ret(lanes);
+                self.tmem_left_allocated(instruction, lanes);
+                return control;
+            }
+            InstructionKind::Exit => {
+                let control = self.exit(lanes);
+                self.tmem_left_allocated(instruction, lanes);
+                return control;
+            }
             InstructionKind::Trap => self.trap_instruction(instruction, lanes),
             InstructionKind::Unsupported { mnemonic, reason } => {
                 return self.unsupported(instruction, lanes, mnemonic, reason);

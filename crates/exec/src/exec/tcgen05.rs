@@ -30,6 +30,37 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// After `exit`/`ret`: "All of the Tensor Memory that was allocated using tcgen05.alloc
+    /// instruction in a kernel, must be explicitly deallocated using tcgen05.dealloc before the
+    /// kernel exits". When the last threads of the CTA leave with columns still allocated, the
+    /// last of them traps with the allocations.
+    pub(super) fn tmem_left_allocated(&mut self, instruction: &Instruction, lanes: &[usize]) {
+        if self.tmem.allocated() == 0 {
+            return;
+        }
+        let all_done = self
+            .lanes
+            .status
+            .iter()
+            .all(|status| matches!(status, crate::machine::ThreadStatus::Done(_)));
+        let Some(&last) = lanes.last() else {
+            return;
+        };
+        let exited = matches!(
+            self.lanes.status[last],
+            crate::machine::ThreadStatus::Done(crate::machine::Outcome::Exited)
+        );
+        if all_done && exited {
+            let message = format!(
+                "`{}`: the CTA's threads exited with tensor memory still allocated ({}); \
+                 tcgen05.dealloc must free it before the kernel exits",
+                instruction.text,
+                self.tmem.describe()
+            );
+            self.trap(last, instruction, message);
+        }
+    }
+
     /// A tensor-memory address operand (`[taddr]`), 32 bits.
     fn taddr(&self, lane: usize, operand: MemoryOperand) -> u32 {
         self.address(lane, operand) as u32

@@ -383,6 +383,13 @@ fn misuse_of_tensor_memory_traps_with_its_reason() {
     // "taddr must point to a previous Tensor Memory allocation": not twice.
     let error = trap(2, 32, 32);
     assert!(error.contains("no allocation"), "{error}");
+    // "All of the Tensor Memory that was allocated ... must be explicitly deallocated ...
+    // before the kernel exits."
+    let error = trap(0, 32, 32);
+    assert!(
+        error.contains("still allocated") && error.contains("columns 0..31"),
+        "{error}"
+    );
     // Warp 1 reading lanes 0-31, which only warp 0 may access.
     let error = trap(3, 32, 64);
     assert!(
