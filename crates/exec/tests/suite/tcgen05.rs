@@ -573,3 +573,63 @@ fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_
         }
     }
 }
+
+#[test]
+fn tritons_sm_100a_matmul_runs_on_tcgen05() {
+    // `tests/mma-kernels/matmul_f16.sm_100a.ptx`: Triton 3.9.0's `tl.dot` matmul for sm_100a
+    // (`triton_dot.py`: 128 x 64 tiles, BLOCK_K 64; tcgen05.alloc/mma/commit/ld/st, mbarriers,
+    // 73,744 bytes of dynamic shared memory), C = A B in f16 from an f32 accumulator. 128 x 128
+    // with K = 256, entries in -2..2: every sum is an integer below 1024 in magnitude, exact in
+    // .f16.
+    const SOURCE: &str = include_str!("../../../../tests/mma-kernels/matmul_f16.sm_100a.ptx");
+    let (m, n, k) = (128usize, 128usize, 256usize);
+    let a = |i: usize, kk: usize| ((i * 7 + kk * 3) % 5) as i32 - 2;
+    let b = |kk: usize, j: usize| ((kk * 5 + j * 11) % 5) as i32 - 2;
+    let halves = |values: Vec<i32>| -> Vec<u8> {
+        values
+            .into_iter()
+            .flat_map(|v| (Input::F16.encode(v) as u16).to_le_bytes())
+            .collect()
+    };
+    let mut a_bytes = halves((0..m * k).map(|x| a(x / k, x % k)).collect());
+    let mut b_bytes = halves((0..k * n).map(|x| b(x / n, x % n)).collect());
+    let mut c_bytes = vec![0u8; m * n * 2];
+    let module = Module::load(SOURCE, &Options::default()).expect("the kernel loads");
+    let options = LaunchOptions {
+        dynamic_shared: 73744,
+        ..LaunchOptions::default()
+    };
+    module
+        .launch(
+            "matmul_f16",
+            [1, 2, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut a_bytes),
+                Arg::Buffer(&mut b_bytes),
+                Arg::Buffer(&mut c_bytes),
+                Arg::S32(m as i32),
+                Arg::S32(n as i32),
+                Arg::S32(k as i32),
+                Arg::S32(k as i32),
+                Arg::S32(n as i32),
+                Arg::S32(n as i32),
+                Arg::U64(0),
+                Arg::U64(0),
+            ],
+            &options,
+        )
+        .expect("it runs");
+    for i in 0..m {
+        for j in 0..n {
+            let sum: i32 = (0..k).map(|kk| a(i, kk) * b(kk, j)).sum();
+            let at = (i * n + j) * 2;
+            let got = u16::from_le_bytes([c_bytes[at], c_bytes[at + 1]]);
+            assert_eq!(
+                u32::from(got),
+                Input::F16.encode(sum),
+                "C({i}, {j}) = {sum}"
+            );
+        }
+    }
+}
