@@ -76,6 +76,18 @@ def main():
         with open(path, "w") as f:
             f.write(kernel.asm["ptx"])
         print(f"{path} (triton {triton.__version__}, shared {kernel.metadata.shared} bytes)")
+    # sm_100a with bf16 and e4m3 inputs (f16 output as before): tcgen05.mma .kind::f16 with
+    # bf16 operands and .kind::f8f6f4.
+    for name, ty in (("bf16", "*bf16"), ("e4m3", "*fp8e4nv")):
+        signature = dict(SIGNATURE, a_ptr=ty, b_ptr=ty)
+        src = triton.compiler.ASTSource(fn=mod.matmul_f16, signature=signature,
+                                        constexprs=sm100, attrs=ATTRS)
+        kernel = triton.compile(src, target=GPUTarget("cuda", 100, 32),
+                                options={"num_warps": 4, "num_stages": 3})
+        path = os.path.join(out_dir, f"matmul_{name}.sm_100a.ptx")
+        with open(path, "w") as f:
+            f.write(kernel.asm["ptx"])
+        print(f"{path} (triton {triton.__version__}, shared {kernel.metadata.shared} bytes)")
     shutil.rmtree(STAGE, ignore_errors=True)
 
 

@@ -574,29 +574,25 @@ fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_
     }
 }
 
-#[test]
-fn tritons_sm_100a_matmul_runs_on_tcgen05() {
-    // `tests/mma-kernels/matmul_f16.sm_100a.ptx`: Triton 3.9.0's `tl.dot` matmul for sm_100a
-    // (`triton_dot.py`: 128 x 64 tiles, BLOCK_K 64; tcgen05.alloc/mma/commit/ld/st, mbarriers,
-    // 73,744 bytes of dynamic shared memory), C = A B in f16 from an f32 accumulator. 128 x 128
-    // with K = 256, entries in -2..2: every sum is an integer below 1024 in magnitude, exact in
-    // .f16.
-    const SOURCE: &str = include_str!("../../../../tests/mma-kernels/matmul_f16.sm_100a.ptx");
+/// Runs Triton's `matmul_f16` (`tests/mma-kernels/triton_dot.py`, compiled for sm_100a with
+/// `input` operands) on 128 x 128 with K = 256, entries in -2..2 (every sum an integer below
+/// 1024 in magnitude, exact in the `.f16` output), and compares C with the exact product.
+fn triton_matmul(source: &str, input: Input, shared: u64) {
     let (m, n, k) = (128usize, 128usize, 256usize);
     let a = |i: usize, kk: usize| ((i * 7 + kk * 3) % 5) as i32 - 2;
     let b = |kk: usize, j: usize| ((kk * 5 + j * 11) % 5) as i32 - 2;
-    let halves = |values: Vec<i32>| -> Vec<u8> {
+    let encode = |values: Vec<i32>| -> Vec<u8> {
         values
             .into_iter()
-            .flat_map(|v| (Input::F16.encode(v) as u16).to_le_bytes())
+            .flat_map(|v| input.encode(v).to_le_bytes()[..input.bytes()].to_vec())
             .collect()
     };
-    let mut a_bytes = halves((0..m * k).map(|x| a(x / k, x % k)).collect());
-    let mut b_bytes = halves((0..k * n).map(|x| b(x / n, x % n)).collect());
+    let mut a_bytes = encode((0..m * k).map(|x| a(x / k, x % k)).collect());
+    let mut b_bytes = encode((0..k * n).map(|x| b(x / n, x % n)).collect());
     let mut c_bytes = vec![0u8; m * n * 2];
-    let module = Module::load(SOURCE, &Options::default()).expect("the kernel loads");
+    let module = Module::load(source, &Options::default()).expect("the kernel loads");
     let options = LaunchOptions {
-        dynamic_shared: 73744,
+        dynamic_shared: shared,
         ..LaunchOptions::default()
     };
     module
@@ -628,8 +624,30 @@ fn tritons_sm_100a_matmul_runs_on_tcgen05() {
             assert_eq!(
                 u32::from(got),
                 Input::F16.encode(sum),
-                "C({i}, {j}) = {sum}"
+                "C({i}, {j}) = {sum} ({input:?})"
             );
         }
     }
+}
+
+#[test]
+fn tritons_sm_100a_matmuls_run_on_tcgen05() {
+    // Triton 3.9.0's `tl.dot` matmul for sm_100a (128 x 64 tiles, BLOCK_K 64; tcgen05.alloc,
+    // mma, commit, ld, st, mbarriers), f16 out of an f32 accumulator: f16 and bf16 inputs
+    // (`.kind::f16`, 73,744 bytes of dynamic shared memory) and e4m3 (`.kind::f8f6f4`, 36,880).
+    triton_matmul(
+        include_str!("../../../../tests/mma-kernels/matmul_f16.sm_100a.ptx"),
+        Input::F16,
+        73744,
+    );
+    triton_matmul(
+        include_str!("../../../../tests/mma-kernels/matmul_bf16.sm_100a.ptx"),
+        Input::Bf16,
+        73744,
+    );
+    triton_matmul(
+        include_str!("../../../../tests/mma-kernels/matmul_e4m3.sm_100a.ptx"),
+        Input::E4m3,
+        36880,
+    );
 }
