@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A Triton `tl.dot` matmul compiled without a GPU for sm_80 (mma.sync + ldmatrix + cp.async)
-and for sm_90a (wgmma.mma_async).
+"""A Triton `tl.dot` matmul compiled without a GPU for sm_80 (mma.sync + ldmatrix + cp.async),
+for sm_90a (wgmma.mma_async) and for sm_100a (tcgen05.mma, 128 x 64 x 64 blocks).
 
-    python3 triton_dot.py [OUTDIR]     # writes matmul_f16.sm_80.ptx, matmul_f16.sm_90a.ptx
+    python3 triton_dot.py [OUTDIR]     # writes matmul_f16.sm_80.ptx, .sm_90a.ptx, .sm_100a.ptx
 
 C[M][N] (f16) = A[M][K] (f16, row-major) x B[K][N] (f16, row-major), accumulated in f32 over
 BLOCK_K steps and rounded to f16 once, as in Triton's matmul tutorial; one program per
@@ -64,12 +64,27 @@ def main():
     spec = importlib.util.spec_from_file_location("ptxsim_triton_dot", staged)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    for cap, arch in ((80, "sm_80"), (90, "sm_90a")):
+    # sm_100a: 128 x 64 tiles, BLOCK_K 64, so that tl.dot becomes tcgen05.mma (M = 128).
+    sm100 = dict(CONSTEXPRS, BLOCK_M=128, BLOCK_K=64)
+    for cap, arch, constexprs in ((80, "sm_80", CONSTEXPRS), (90, "sm_90a", CONSTEXPRS),
+                                  (100, "sm_100a", sm100)):
         src = triton.compiler.ASTSource(fn=mod.matmul_f16, signature=SIGNATURE,
-                                        constexprs=CONSTEXPRS, attrs=ATTRS)
+                                        constexprs=constexprs, attrs=ATTRS)
         kernel = triton.compile(src, target=GPUTarget("cuda", cap, 32),
                                 options={"num_warps": 4, "num_stages": 3})
         path = os.path.join(out_dir, f"matmul_f16.{arch}.ptx")
+        with open(path, "w") as f:
+            f.write(kernel.asm["ptx"])
+        print(f"{path} (triton {triton.__version__}, shared {kernel.metadata.shared} bytes)")
+    # sm_100a with bf16 and e4m3 inputs (f16 output as before): tcgen05.mma .kind::f16 with
+    # bf16 operands and .kind::f8f6f4.
+    for name, ty in (("bf16", "*bf16"), ("e4m3", "*fp8e4nv")):
+        signature = dict(SIGNATURE, a_ptr=ty, b_ptr=ty)
+        src = triton.compiler.ASTSource(fn=mod.matmul_f16, signature=signature,
+                                        constexprs=sm100, attrs=ATTRS)
+        kernel = triton.compile(src, target=GPUTarget("cuda", 100, 32),
+                                options={"num_warps": 4, "num_stages": 3})
+        path = os.path.join(out_dir, f"matmul_{name}.sm_100a.ptx")
         with open(path, "w") as f:
             f.write(kernel.asm["ptx"])
         print(f"{path} (triton {triton.__version__}, shared {kernel.metadata.shared} bytes)")

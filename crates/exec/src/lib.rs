@@ -49,6 +49,7 @@ pub mod report;
 pub mod runtime;
 pub mod semantics;
 pub mod tensor_map;
+pub mod tensor_memory;
 pub mod texture;
 pub mod trace;
 

@@ -911,6 +911,8 @@ pub struct Cta {
     /// Whether [`Cta::run`] is recording a trace (then every released lane's step is recorded).
     tracing: bool,
     barriers: Barriers,
+    /// Its tensor memory (`tcgen05`, sm_100a).
+    tmem: crate::tensor_memory::TensorMemory,
     /// Its place in its thread-block cluster.
     pub(crate) cluster: ClusterLink,
     /// What the threads printed with `printf`.
@@ -939,6 +941,7 @@ impl Cta {
             released: Vec::new(),
             tracing: false,
             barriers: Barriers::new(threads.len()),
+            tmem: crate::tensor_memory::TensorMemory::default(),
             cluster: ClusterLink::new(device, ctaid, threads.len()),
             threads,
             printed: PrintBuffer::default(),
@@ -1862,6 +1865,7 @@ impl Cta {
             lanes: &mut self.lanes,
             columns: &mut self.columns,
             barriers: &mut self.barriers,
+            tmem: &mut self.tmem,
             cluster: &mut self.cluster,
             printed: &mut self.printed,
             writes,
@@ -2071,6 +2075,7 @@ impl Cta {
             lanes: lanes_state,
             columns: &mut self.columns,
             barriers: &mut self.barriers,
+            tmem: &mut self.tmem,
             cluster: &mut self.cluster,
             printed: &mut self.printed,
             writes: recording.then_some(&mut record.writes),

@@ -161,6 +161,11 @@ fn not_run(op: Opcode) -> &'static str {
              integer gates checked)"
         }
         Opcode::Wgmma => "the single-bit `.b1` and sparse `.sp` forms (name only)",
+        Opcode::Tcgen05 => {
+            "`.cta_group::2`, `tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, \
+             `tcgen05.mma` `.sp`, `.ws`, `.kind::mxf4`/`.kind::mxf4nvf4`, an `.f16` D, sub-byte \
+             `.kind::f8f6f4` types and `scale-input-d` (trap at run)"
+        }
         _ => "",
     }
 }
@@ -247,6 +252,14 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
     for &op in Opcode::ALL {
         let (checked, runs) = if op.is_decoded() {
             ("modifiers, operands, target and version", "yes")
+        } else if op == Opcode::Tcgen05 {
+            (
+                "alloc, dealloc, relinquish_alloc_permit: modifiers, operands, target and version \
+                 (Syntax-block table); the other operations: target and version",
+                "`.cta_group::1`: alloc, dealloc, relinquish_alloc_permit, ld, st, wait, fence, \
+                 cp (`.128x256b`, `.4x256b`, `.128x128b`), shift, commit, mma (M = 64 and \
+                 128; `.kind::mxf8f6f4.block_scale`; docs/tensor-cores.md)",
+            )
         } else if !crate::syntax::forms(op).is_empty() {
             (
                 "modifiers, operands, target and version (Syntax-block table)",

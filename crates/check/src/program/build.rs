@@ -38,6 +38,8 @@ use crate::hash::{FxHashMap, FxHashSet};
 use crate::names::Found;
 use crate::rules::ModuleSetting;
 
+mod tcgen05;
+
 /// The most registers one thread may declare (a guard against `%r<4000000000>`).
 pub const MAX_REGISTERS: usize = 1 << 20;
 
@@ -991,6 +993,11 @@ impl<'m> Builder<'m> {
         };
         if matches!(opcode, Opcode::Mov | Opcode::Cvt) {
             return self.decoded(instruction);
+        }
+        if opcode == Opcode::Tcgen05 {
+            return self
+                .tcgen05(instruction)
+                .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
         }
         let modifiers = instruction.modifier_names();
         let form = match ops::decode_op(opcode, &modifiers) {

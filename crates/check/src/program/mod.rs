@@ -11,6 +11,7 @@ pub mod address;
 mod build;
 pub mod cdp;
 pub mod cvt;
+pub mod tcgen05;
 pub mod wgmma;
 
 pub use build::{
@@ -1096,6 +1097,9 @@ pub enum InstructionKind {
     /// `wgmma.mma_async.sync.aligned` (9.7.15.5.2): warpgroup-collective `D = A * B + D`, run
     /// once for the 128 threads of a warpgroup when all have arrived.
     Wgmma(Box<wgmma::Wgmma>),
+    /// `tcgen05.*` (9.7.16): Blackwell tensor memory and tensor-core operations; `.sync.aligned`
+    /// ones are warp-synchronous ([`tcgen05::Tcgen05::warp_collective`]).
+    Tcgen05(Box<tcgen05::Tcgen05>),
     /// `bar.warp.sync membermask` (9.7.13.2). Warp-synchronous.
     BarWarpSync {
         /// The membermask.
@@ -1308,6 +1312,7 @@ impl InstructionKind {
             | InstructionKind::WmmaStore { .. }
             | InstructionKind::WmmaMma { .. } => Some(WarpSync::Converged),
             InstructionKind::Wgmma(_) => Some(WarpSync::Warpgroup),
+            InstructionKind::Tcgen05(op) if op.warp_collective() => Some(WarpSync::Converged),
             InstructionKind::Redux { membermask, .. }
             | InstructionKind::Match { membermask, .. }
             | InstructionKind::Elect { membermask, .. }
@@ -1343,6 +1348,10 @@ impl InstructionKind {
             InstructionKind::Ldmatrix { d, .. } => d.iter().flatten().map(|d| d.register).collect(),
             InstructionKind::Movmatrix { d, .. } => d.iter().map(|d| d.register).collect(),
             InstructionKind::Wgmma(wgmma) => wgmma.d.iter().map(|d| d.register).collect(),
+            InstructionKind::Tcgen05(op) => match &**op {
+                tcgen05::Tcgen05::Ld { d, .. } => d.iter().map(|d| d.register).collect(),
+                _ => Vec::new(),
+            },
             InstructionKind::Elect {
                 destination,
                 predicate,
@@ -1417,6 +1426,7 @@ impl InstructionKind {
             | InstructionKind::WmmaStore { .. }
             | InstructionKind::WmmaMma { .. }
             | InstructionKind::Wgmma(_)
+            | InstructionKind::Tcgen05(_)
             | InstructionKind::BarWarpSync { .. }
             | InstructionKind::Call { .. }
             | InstructionKind::CallIndirect { .. }

@@ -38,6 +38,7 @@ mod integer;
 pub mod matrix;
 mod memory;
 pub mod mma;
+pub mod tcgen05;
 pub mod tensor_cores;
 mod warp;
 pub mod wgmma;

@@ -100,6 +100,42 @@ impl Descriptor {
         }
     }
 
+    /// Decodes a tcgen05 shared-memory descriptor (PTX ISA 9.7.16.4.1, Table 40): the start
+    /// address, leading and stride dimension byte offsets and base offset where wgmma's are;
+    /// bits 61-63 the swizzling mode, "0 = No swizzling; 1 = 128-Byte with 32B atomic
+    /// swizzling; 2 = 128-Byte swizzling; 4 = 64-Byte swizzling; 6 = 32-Byte swizzling";
+    /// bit 52 the leading dimension stride mode (1: "byte address absolute", sm_103a). The
+    /// canonical layouts are wgmma's ([`Descriptor::address`]). Errors for the modes ptxsim
+    /// does not model (absolute leading addresses, 128-byte swizzling with 32-byte atoms) and
+    /// the invalid ones ("Values 3, 5 and 7 are invalid").
+    pub fn decode_tcgen05(bits: u64) -> Result<Descriptor, String> {
+        let swizzle = match bits >> 61 {
+            0 => Swizzle::None,
+            2 => Swizzle::B128,
+            4 => Swizzle::B64,
+            6 => Swizzle::B32,
+            1 => {
+                return Err(
+                    "128-byte swizzling with 32-byte atoms (mode 1) is not supported \
+                            by ptxsim yet"
+                        .to_string(),
+                );
+            }
+            mode => return Err(format!("swizzling mode {mode} is invalid (bits 61-63)")),
+        };
+        if bits >> 52 & 1 == 1 {
+            return Err(
+                "the absolute leading-dimension address mode (bit 52) is not supported by \
+                 ptxsim yet"
+                    .to_string(),
+            );
+        }
+        Ok(Descriptor {
+            swizzle,
+            ..Descriptor::decode(bits & !(7 << 61))
+        })
+    }
+
     /// The shared-memory address of element `(row, k)` of an operand of `size`-byte elements:
     /// `row` is A's `m` or B's `n`. The canonical layouts (9.7.15.5.1.2.1.3, in units of `T =
     /// 16 / size` elements, then the swizzle on the byte address):

@@ -75,6 +75,7 @@ mod matrix;
 mod memory;
 mod operands;
 mod runtime;
+mod tcgen05;
 mod tensor;
 mod texture;
 mod warp;
@@ -118,6 +119,8 @@ pub(crate) struct Executor<'a, 'p> {
     pub(crate) lanes: &'a mut Lanes,
     pub(crate) columns: &'a mut Columns,
     pub(crate) barriers: &'a mut Barriers,
+    /// The CTA's tensor memory (`tcgen05`).
+    pub(crate) tmem: &'a mut crate::tensor_memory::TensorMemory,
     pub(crate) cluster: &'a mut ClusterLink,
     pub(crate) printed: &'a mut crate::runtime::PrintBuffer,
     pub(crate) writes: Option<&'a mut Vec<Write>>,
@@ -581,6 +584,7 @@ impl Executor<'_, '_> {
                 self.wmma_mma(instruction, lanes, form, d, sources)
             }
             InstructionKind::Wgmma(wgmma) => self.wgmma(instruction, lanes, wgmma),
+            InstructionKind::Tcgen05(op) => self.tcgen05(instruction, lanes, op),
             InstructionKind::BarWarpSync { .. } => {}
             InstructionKind::Call {
                 target,
@@ -609,8 +613,16 @@ impl Executor<'_, '_> {
                 result,
             } => return self.call_runtime(instruction, lanes, *function, arguments, *result),
             InstructionKind::Bra { target } => return self.bra(lanes, *target),
-            InstructionKind::Ret => return self.ret(lanes),
-            InstructionKind::Exit => return self.exit(lanes),
+            InstructionKind::Ret => {
+                let control = self.ret(lanes);
+                self.tmem_left_allocated(instruction, lanes);
+                return control;
+            }
+            InstructionKind::Exit => {
+                let control = self.exit(lanes);
+                self.tmem_left_allocated(instruction, lanes);
+                return control;
+            }
             InstructionKind::Trap => self.trap_instruction(instruction, lanes),
             InstructionKind::Unsupported { mnemonic, reason } => {
                 return self.unsupported(instruction, lanes, mnemonic, reason);

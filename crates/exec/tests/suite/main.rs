@@ -30,6 +30,7 @@ mod oob;
 mod sample_traces;
 mod samples;
 mod scalar;
+mod tcgen05;
 mod texture;
 mod tma;
 mod warp;

@@ -1,0 +1,297 @@
+//! Lowering of `tcgen05` (PTX ISA 9.7.16) to [`crate::program::tcgen05::Tcgen05`]. The
+//! instruction table knows `tcgen05` by its Syntax block only (the checker validates alloc,
+//! dealloc and relinquish_alloc_permit there, and gates the opcode); the forms are read here
+//! from the modifiers. A form ptxsim does not run becomes [`InstructionKind::Unsupported`] with
+//! the reason, so that a run stops there with its location.
+
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::Space;
+use ptxsim_syntax::ast::{self, Operand};
+
+use super::Builder;
+use crate::program::InstructionKind;
+use crate::program::tcgen05::{CopyShape, Kind, Mma, MmaA, Shape, Tcgen05};
+
+impl Builder<'_> {
+    /// `tcgen05.<op>...` to its executable form, or the reason it does not run.
+    pub(super) fn tcgen05(
+        &mut self,
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        let modifiers = instruction.modifier_names();
+        let operands = instruction.operands.as_slice();
+        let has = |name: &str| modifiers.contains(&name);
+        let count = |expected: usize| -> Result<(), String> {
+            if operands.len() == expected {
+                Ok(())
+            } else {
+                Err(format!(
+                    "expected {expected} operands, found {}",
+                    operands.len()
+                ))
+            }
+        };
+        let Some(&op) = modifiers.first() else {
+            return Err("tcgen05 needs an operation".to_string());
+        };
+        // "All tcgen05 instructions within a kernel must specify the same value for the
+        // .cta_group qualifier": only `.cta_group::1` runs.
+        if has("cta_group::2") {
+            return Err(".cta_group::2 (a CTA pair) is not supported by ptxsim yet".to_string());
+        }
+        let tcgen05 = match op {
+            "wait::ld" | "wait::st" | "fence::before_thread_sync" | "fence::after_thread_sync" => {
+                return Ok(InstructionKind::Fence);
+            }
+            "alloc" => {
+                count(2)?;
+                Tcgen05::Alloc {
+                    dst: self.memory_operand(&operands[0])?,
+                    space: if has("shared::cta") {
+                        Space::Shared
+                    } else {
+                        Space::Generic
+                    },
+                    columns: self.source(&operands[1], Type::U32)?,
+                }
+            }
+            "dealloc" => {
+                count(2)?;
+                Tcgen05::Dealloc {
+                    taddr: self.source(&operands[0], Type::U32)?,
+                    columns: self.source(&operands[1], Type::U32)?,
+                }
+            }
+            "relinquish_alloc_permit" => Tcgen05::Relinquish,
+            "ld" | "st" => self.tcgen05_ld_st(op == "ld", &modifiers, operands)?,
+            "cp" => {
+                count(2)?;
+                if modifiers.iter().any(|m| m.starts_with("warpx")) {
+                    return Err(
+                        "the multicast shapes of tcgen05.cp are not supported by ptxsim yet"
+                            .to_string(),
+                    );
+                }
+                if modifiers.iter().any(|m| m.starts_with("b8x16")) {
+                    return Err(
+                        "tcgen05.cp with decompression (.b8x16) is not supported by \
+                                ptxsim yet"
+                            .to_string(),
+                    );
+                }
+                let shape = if has("128x256b") {
+                    CopyShape::S128x256b
+                } else if has("4x256b") {
+                    CopyShape::S4x256b
+                } else if has("128x128b") {
+                    CopyShape::S128x128b
+                } else {
+                    return Err("this shape of tcgen05.cp is not supported by ptxsim yet".into());
+                };
+                Tcgen05::Cp {
+                    shape,
+                    taddr: self.memory_operand(&operands[0])?,
+                    desc: self.source(&operands[1], Type::B64)?,
+                }
+            }
+            "shift" => {
+                count(1)?;
+                Tcgen05::Shift {
+                    taddr: self.memory_operand(&operands[0])?,
+                }
+            }
+            "commit" => {
+                if modifiers.iter().any(|m| m.starts_with("multicast")) || operands.len() != 1 {
+                    return Err(
+                        "tcgen05.commit with .multicast::cluster is not supported by \
+                                ptxsim yet"
+                            .to_string(),
+                    );
+                }
+                Tcgen05::Commit {
+                    mbar: self.memory_operand(&operands[0])?,
+                    space: if modifiers.iter().any(|m| m.starts_with("shared")) {
+                        Space::SharedCluster
+                    } else {
+                        Space::Generic
+                    },
+                }
+            }
+            "mma" => self.tcgen05_mma(&modifiers, operands)?,
+            other => {
+                return Err(format!(
+                    "tcgen05.{other} is not supported by ptxsim yet (docs/tensor-cores.md)"
+                ));
+            }
+        };
+        Ok(InstructionKind::Tcgen05(Box::new(tcgen05)))
+    }
+
+    /// `tcgen05.ld ... r, [taddr]{, immHalfSplitoff}` or `tcgen05.st ... [taddr]{,
+    /// immHalfSplitoff}, r`.
+    fn tcgen05_ld_st(
+        &mut self,
+        load: bool,
+        modifiers: &[&str],
+        operands: &[Operand],
+    ) -> Result<Tcgen05, String> {
+        if modifiers.iter().any(|m| m.starts_with("red")) {
+            return Err("tcgen05.ld.red is not supported by ptxsim yet".to_string());
+        }
+        let shape = modifiers
+            .iter()
+            .find_map(|m| Shape::parse(m))
+            .ok_or("tcgen05.ld/st needs a shape")?;
+        let num = modifiers
+            .iter()
+            .find_map(|m| m.strip_prefix('x').and_then(|n| n.parse::<u32>().ok()))
+            .filter(|n| n.is_power_of_two() && *n <= 128)
+            .ok_or("tcgen05.ld/st needs .num (.x1 ... .x128)")?;
+        let pack = modifiers.contains(&"pack::16b") || modifiers.contains(&"unpack::16b");
+        let split_form = shape == Shape::S16x32bx2;
+        let expected = if split_form { 3 } else { 2 };
+        if operands.len() != expected {
+            return Err(format!(
+                "tcgen05.{}.{} takes {expected} operands, not {}",
+                if load { "ld" } else { "st" },
+                shape.name(),
+                operands.len()
+            ));
+        }
+        let (vector, address) = if load {
+            (&operands[0], &operands[1])
+        } else {
+            (&operands[expected - 1], &operands[0])
+        };
+        let split = if split_form {
+            match self.source(&operands[if load { 2 } else { 1 }], Type::U32)? {
+                super::Source::Immediate(bits) => bits as u32,
+                _ => return Err("immHalfSplitoff must be an integer constant".to_string()),
+            }
+        } else {
+            0
+        };
+        let elements: &[Operand] = match vector {
+            Operand::Vector(elements) => &elements.value,
+            single => std::slice::from_ref(single),
+        };
+        // Table 49: `.num` repetitions of the shape's registers (at most 128); `.pack::16b`
+        // keeps the count and covers twice the columns (two 16-bit halves a register).
+        let registers = shape.registers() * num as usize;
+        if registers > 128 || elements.len() != registers {
+            return Err(format!(
+                "tcgen05.{}.{}.x{num} takes {registers} registers (at most 128), not {}",
+                if load { "ld" } else { "st" },
+                shape.name(),
+                elements.len()
+            ));
+        }
+        let taddr = self.memory_operand(address)?;
+        Ok(if load {
+            Tcgen05::Ld {
+                shape,
+                num,
+                pack,
+                d: elements
+                    .iter()
+                    .map(|element| self.destination(element))
+                    .collect::<Result<_, _>>()?,
+                taddr,
+                split,
+            }
+        } else {
+            Tcgen05::St {
+                shape,
+                num,
+                unpack: pack,
+                sources: self.vector_sources(elements, Type::B32)?,
+                taddr,
+                split,
+            }
+        })
+    }
+
+    /// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
+    /// {disable-output-lane,} enable-input-d {, scale-input-d}`.
+    fn tcgen05_mma(&mut self, modifiers: &[&str], operands: &[Operand]) -> Result<Tcgen05, String> {
+        if modifiers.iter().any(|m| *m == "sp" || *m == "ws") {
+            return Err(
+                "sparse (.sp) and weight-stationary (.ws) tcgen05.mma are not supported \
+                        by ptxsim yet"
+                    .to_string(),
+            );
+        }
+        let kind = modifiers
+            .iter()
+            .find_map(|m| Kind::parse(m))
+            .ok_or("this .kind of tcgen05.mma is not supported by ptxsim yet")?;
+        let block_scale = modifiers.contains(&"block_scale");
+        if block_scale != (kind == Kind::Mxf8f6f4) {
+            return Err(
+                ".kind::mxf8f6f4 goes with .block_scale, the other kinds ptxsim runs \
+                        without it"
+                    .to_string(),
+            );
+        }
+        if modifiers
+            .iter()
+            .any(|m| m.starts_with("scale_vec::") && *m != "scale_vec::1X")
+        {
+            return Err(".kind::mxf8f6f4 takes .scale_vec::1X (Table 36)".to_string());
+        }
+        if operands.len() < 5 {
+            return Err(format!(
+                "tcgen05.mma takes at least 5 operands, not {}",
+                operands.len()
+            ));
+        }
+        let d = self.memory_operand(&operands[0])?;
+        let a = match &operands[1] {
+            Operand::Address(_) => MmaA::Tmem(self.memory_operand(&operands[1])?),
+            other => MmaA::Descriptor(self.source(other, Type::B64)?),
+        };
+        let b = self.source(&operands[2], Type::B64)?;
+        let idesc = self.source(&operands[3], Type::B32)?;
+        let (disable_output_lane, rest) = match &operands[4] {
+            Operand::Vector(elements) => (
+                self.vector_sources(&elements.value, Type::B32)?,
+                &operands[5..],
+            ),
+            _ => (Vec::new(), &operands[4..]),
+        };
+        let (scales, rest) = if block_scale {
+            if rest.len() < 2 {
+                return Err(".block_scale takes [scale-A-tmem], [scale-B-tmem]".to_string());
+            }
+            (
+                Some((
+                    self.memory_operand(&rest[0])?,
+                    self.memory_operand(&rest[1])?,
+                )),
+                &rest[2..],
+            )
+        } else {
+            (None, rest)
+        };
+        let Some(enable) = rest.first() else {
+            return Err("tcgen05.mma needs enable-input-d".to_string());
+        };
+        if rest.len() > 2 {
+            return Err(format!("tcgen05.mma: {} operands too many", rest.len() - 2));
+        }
+        Ok(Tcgen05::Mma(Box::new(Mma {
+            kind,
+            d,
+            a,
+            b,
+            idesc,
+            disable_output_lane,
+            enable_input_d: self.predicate_source(enable)?,
+            scale_input_d: match rest.get(1) {
+                Some(scale) => Some(self.source(scale, Type::U32)?),
+                None => None,
+            },
+            scales,
+        })))
+    }
+}

@@ -1,0 +1,247 @@
+//! The executable forms of the Blackwell tensor-core instructions, `tcgen05` (PTX ISA 9.7.16),
+//! built by [`super::build`] and run by the executor against the CTA's tensor memory.
+//!
+//! `tcgen05.wait::ld`, `tcgen05.wait::st` and `tcgen05.fence::*` become
+//! [`super::InstructionKind::Fence`]: the executor completes every asynchronous tcgen05
+//! operation when it is issued, so nothing is left to wait for or to order.
+
+use super::{Destination, MemoryOperand, PredicateSource, Source};
+use ptxsim_isa::ops::Space;
+
+/// The data-movement shape of `tcgen05.ld` / `tcgen05.st` (9.7.16.2.3: "lane x size").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `.16x64b`.
+    S16x64b,
+    /// `.16x128b`.
+    S16x128b,
+    /// `.16x256b`.
+    S16x256b,
+    /// `.32x32b`.
+    S32x32b,
+    /// `.16x32bx2`: two `16x32b` accesses, the second `immHalfSplitoff` columns further.
+    S16x32bx2,
+}
+
+impl Shape {
+    /// The shape's name without the dot.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::S16x64b => "16x64b",
+            Shape::S16x128b => "16x128b",
+            Shape::S16x256b => "16x256b",
+            Shape::S32x32b => "32x32b",
+            Shape::S16x32bx2 => "16x32bx2",
+        }
+    }
+
+    /// The shape of a modifier, if it is one.
+    pub fn parse(name: &str) -> Option<Shape> {
+        Some(match name {
+            "16x64b" => Shape::S16x64b,
+            "16x128b" => Shape::S16x128b,
+            "16x256b" => Shape::S16x256b,
+            "32x32b" => Shape::S32x32b,
+            "16x32bx2" => Shape::S16x32bx2,
+            _ => return None,
+        })
+    }
+
+    /// The 32-bit registers of one repetition (Table 49: `.num` `.x1` of `.16x256b` is 4
+    /// registers, of `.16x128b` 2, of the others 1).
+    pub fn registers(self) -> usize {
+        match self {
+            Shape::S16x256b => 4,
+            Shape::S16x128b => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The shape of `tcgen05.cp` (9.7.16.2.3: `.128x256b`, `.4x256b`, `.128x128b`; the multicast
+/// shapes are not run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyShape {
+    /// `.128x256b`: 128 rows of 32 bytes.
+    S128x256b,
+    /// `.4x256b`: 4 rows of 32 bytes.
+    S4x256b,
+    /// `.128x128b`: 128 rows of 16 bytes.
+    S128x128b,
+}
+
+impl CopyShape {
+    /// Rows (tensor-memory lanes) and bytes per row.
+    pub fn rows_and_bytes(self) -> (usize, usize) {
+        match self {
+            CopyShape::S128x256b => (128, 32),
+            CopyShape::S4x256b => (4, 32),
+            CopyShape::S128x128b => (128, 16),
+        }
+    }
+}
+
+/// `.kind` of `tcgen05.mma` (9.7.16.10.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `.kind::f16`: `.f16`/`.bf16` A and B, K = 16.
+    F16,
+    /// `.kind::tf32`: K = 8.
+    Tf32,
+    /// `.kind::f8f6f4`: K = 32.
+    F8f6f4,
+    /// `.kind::i8`: `.s8`/`.u8`, K = 32.
+    I8,
+    /// `.kind::mxf8f6f4.block_scale`: `.e4m3`/`.e5m2` scaled by `.ue8m0` factors, one per 32
+    /// elements of K (`.scale_vec::1X`), K = 32.
+    Mxf8f6f4,
+}
+
+impl Kind {
+    /// The kind of a modifier (`kind::f16`, ...), if it is one ptxsim runs.
+    pub fn parse(name: &str) -> Option<Kind> {
+        Some(match name {
+            "kind::f16" => Kind::F16,
+            "kind::tf32" => Kind::Tf32,
+            "kind::f8f6f4" => Kind::F8f6f4,
+            "kind::i8" => Kind::I8,
+            "kind::mxf8f6f4" => Kind::Mxf8f6f4,
+            _ => return None,
+        })
+    }
+
+    /// K of one instruction (Table 39: 16 for `.kind::f16`, 8 for `.kind::tf32`, 32 for
+    /// `.kind::f8f6f4` and `.kind::i8`, dense).
+    pub fn k(self) -> usize {
+        match self {
+            Kind::F16 => 16,
+            Kind::Tf32 => 8,
+            Kind::F8f6f4 | Kind::I8 | Kind::Mxf8f6f4 => 32,
+        }
+    }
+}
+
+/// Where `tcgen05.mma` takes A from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaA {
+    /// `a-desc`: a shared-memory descriptor (9.7.16.4.1).
+    Descriptor(Source),
+    /// `[a-tmem]`: tensor memory.
+    Tmem(MemoryOperand),
+}
+
+/// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
+/// {disable-output-lane,} enable-input-d {, scale-input-d};` (9.7.16.10.9).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mma {
+    /// `.kind`.
+    pub kind: Kind,
+    /// `[d-tmem]`.
+    pub d: MemoryOperand,
+    /// A.
+    pub a: MmaA,
+    /// `b-desc`.
+    pub b: Source,
+    /// `idesc`: the 32-bit instruction descriptor (9.7.16.4.2).
+    pub idesc: Source,
+    /// `disable-output-lane`: four 32-bit masks of the lanes of D left unchanged.
+    pub disable_output_lane: Vec<Source>,
+    /// `enable-input-d`: "If enable-input-d is false, then D = A*B".
+    pub enable_input_d: PredicateSource,
+    /// `scale-input-d` (0 without it): D = A*B + D * 2^-scale-input-d.
+    pub scale_input_d: Option<Source>,
+    /// `[scale-A-tmem], [scale-B-tmem]` of `.block_scale`.
+    pub scales: Option<(MemoryOperand, MemoryOperand)>,
+}
+
+/// One `tcgen05` instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tcgen05 {
+    /// `tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols;`
+    Alloc {
+        /// `[dst]`: where the address of the allocation is written.
+        dst: MemoryOperand,
+        /// Shared (with `.shared::cta`) or generic.
+        space: Space,
+        /// `nCols`.
+        columns: Source,
+    },
+    /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols;`
+    Dealloc {
+        /// `taddr`.
+        taddr: Source,
+        /// `nCols`.
+        columns: Source,
+    },
+    /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;`
+    Relinquish,
+    /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};`
+    Ld {
+        /// The shape.
+        shape: Shape,
+        /// `.num` (`.x1` ... `.x128`).
+        num: u32,
+        /// `.pack::16b`: two 16-bit elements of adjacent columns in each register.
+        pack: bool,
+        /// `r`.
+        d: Vec<Destination>,
+        /// `[taddr]`.
+        taddr: MemoryOperand,
+        /// `immHalfSplitoff` of `.16x32bx2`.
+        split: u32,
+    },
+    /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r;`
+    St {
+        /// The shape.
+        shape: Shape,
+        /// `.num`.
+        num: u32,
+        /// `.unpack::16b`: each register's two halves go to adjacent columns.
+        unpack: bool,
+        /// `r`.
+        sources: Vec<Source>,
+        /// `[taddr]`.
+        taddr: MemoryOperand,
+        /// `immHalfSplitoff` of `.16x32bx2`.
+        split: u32,
+    },
+    /// `tcgen05.cp.cta_group::1.shape [taddr], s-desc;` (no decompression, no multicast).
+    Cp {
+        /// The shape.
+        shape: CopyShape,
+        /// `[taddr]`.
+        taddr: MemoryOperand,
+        /// `s-desc`: the shared-memory descriptor of the source.
+        desc: Source,
+    },
+    /// `tcgen05.shift.cta_group::1.down [taddr];`
+    Shift {
+        /// `[taddr]`.
+        taddr: MemoryOperand,
+    },
+    /// `tcgen05.mma`.
+    Mma(Box<Mma>),
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar];`
+    Commit {
+        /// `[mbar]`.
+        mbar: MemoryOperand,
+        /// `.shared::cluster` or generic.
+        space: Space,
+    },
+}
+
+impl Tcgen05 {
+    /// Whether all the threads of a warp execute it together (`.sync.aligned`: alloc,
+    /// dealloc, relinquish_alloc_permit, ld, st); mma, cp, shift and commit are issued by
+    /// each thread that executes them.
+    pub fn warp_collective(&self) -> bool {
+        matches!(
+            self,
+            Tcgen05::Alloc { .. }
+                | Tcgen05::Dealloc { .. }
+                | Tcgen05::Relinquish
+                | Tcgen05::Ld { .. }
+                | Tcgen05::St { .. }
+        )
+    }
+}

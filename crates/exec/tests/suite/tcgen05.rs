@@ -1,0 +1,653 @@
+//! Blackwell tensor memory and tensor cores (`tcgen05`, PTX ISA 9.7.16) against host
+//! references written from the ISA, never from ptxsim's output: a matrix product of small
+//! integers (every sum exact, so any correct arithmetic gives the same bits) for
+//! `.kind::f16` (`.f16` and `.bf16`), `.kind::tf32` and `.kind::i8`, with A from shared memory
+//! and from tensor memory (through `tcgen05.cp`); the fragments of `tcgen05.ld`'s shapes; and
+//! the traps of misuse. The kernels (`tcgen05_kernels/`) are clean under ptxas 13
+//! (`-arch sm_100a`).
+
+use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+
+/// `mma_f16(image, out, idesc, from_tmem, a_desc, b_desc, a_step, b_step)`: 128 threads copy
+/// `image` (24576 bytes) into shared memory, warp 0 allocates 64 columns, thread 0 issues two
+/// `tcgen05.mma` (K = 2 x the kind's; the descriptors' start fields offsets into the image,
+/// the second's `+ step`) into columns 0-31 (A from shared memory, or copied first into
+/// columns 32-47 by `tcgen05.cp.128x256b` when `from_tmem` is set), commits to an mbarrier;
+/// every thread waits and loads its row of D (`tcgen05.ld.32x32b.x32`, warp `w` lanes `32w..`)
+/// to `out`. The other kinds are the same text with `.kind::f16` replaced.
+const MMA: &str = include_str!("tcgen05_kernels/mma.ptx");
+/// `fragments(out)`: one warp stores `lane << 16 | column` in columns 0-7 of its 32 lanes
+/// (`.32x32b.x8`) and loads them back through the other shapes; `traps(mode, ncols)`.
+const MEMORY: &str = include_str!("tcgen05_kernels/memory.ptx");
+/// `attention(image, out)`: two products, the second taking A from tensor memory where the
+/// warps stored the first's result rounded to `.f16` (the kernel's comment has the layout).
+const ATTENTION: &str = include_str!("tcgen05_kernels/attention.ptx");
+/// `mxf8(image, out, scales, idesc, ...)`: `mma_f16`'s product as `.kind::mxf8f6f4.block_scale`
+/// with the scale factors the warps store from `scales` (the kernel's comment).
+const MXF8: &str = include_str!("tcgen05_kernels/mxf8.ptx");
+
+/// Bytes of the shared-memory image: A at 0, B at 16384.
+const IMAGE: usize = 24576;
+const B_BASE: usize = 16384;
+const M: usize = 128;
+const N: usize = 32;
+
+/// An input type: its `.kind`, the instruction descriptor's type fields, bytes per element and
+/// the bits of a small integer in it.
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    F16,
+    Bf16,
+    Tf32,
+    S8,
+    E4m3,
+}
+
+impl Input {
+    fn kind(self) -> &'static str {
+        match self {
+            Input::F16 | Input::Bf16 => "kind::f16",
+            Input::Tf32 => "kind::tf32",
+            Input::S8 => "kind::i8",
+            Input::E4m3 => "kind::f8f6f4",
+        }
+    }
+
+    fn bytes(self) -> usize {
+        match self {
+            Input::F16 | Input::Bf16 => 2,
+            Input::Tf32 => 4,
+            Input::S8 | Input::E4m3 => 1,
+        }
+    }
+
+    /// The instruction descriptor (Table 42): dtype bits 4-5 (F32 = 1, S32 = 2), atype bits
+    /// 7-9 and btype 10-12 (F16 = 0, BF16 = 1, TF32 = 2, signed 8-bit = 1, E4M3 = 0), N >> 3
+    /// at bit 17, M >> 4 at bit 24; bit 16 when B is N-major ("Transpose B").
+    fn idesc(self, b_mn_major: bool, m: u32) -> u32 {
+        let (d, ab) = match self {
+            Input::F16 | Input::E4m3 => (1, 0),
+            Input::Bf16 => (1, 1),
+            Input::Tf32 => (1, 2),
+            Input::S8 => (2, 1),
+        };
+        d << 4
+            | ab << 7
+            | ab << 10
+            | u32::from(b_mn_major) << 16
+            | ((N as u32) >> 3) << 17
+            | (m >> 4) << 24
+    }
+
+    /// The encoding of `v` (|v| <= 4): IEEE binary16, bfloat16 (the high half of the f32),
+    /// the f32 bits for tf32, two's complement for s8, OCP E4M3 (bias 7, 3 mantissa bits).
+    fn encode(self, v: i32) -> u32 {
+        let float = |exponent_bias: u32, mantissa_bits: u32, sign_bit: u32| {
+            if v == 0 {
+                return 0;
+            }
+            let magnitude = v.unsigned_abs();
+            let exponent = 31 - magnitude.leading_zeros();
+            let mantissa = (magnitude << (mantissa_bits - exponent)) & ((1 << mantissa_bits) - 1);
+            u32::from(v < 0) << sign_bit | (exponent + exponent_bias) << mantissa_bits | mantissa
+        };
+        match self {
+            Input::F16 => float(15, 10, 15),
+            Input::Bf16 => (v as f32).to_bits() >> 16,
+            Input::Tf32 => (v as f32).to_bits(),
+            Input::S8 => u32::from(v as i8 as u8),
+            Input::E4m3 => float(7, 3, 7),
+        }
+    }
+
+    /// K of two instructions: 32 bytes of a row each.
+    fn depth(self) -> usize {
+        64 / self.bytes()
+    }
+}
+
+fn a_value(m: usize, k: usize) -> i32 {
+    ((m * 7 + k * 3) % 9) as i32 - 4
+}
+
+fn b_value(n: usize, k: usize) -> i32 {
+    ((n * 5 + k * 11) % 7) as i32 - 3
+}
+
+/// How A and B lie in shared memory, in the ISA's canonical layouts (9.7.16.3; the same as
+/// wgmma's, 9.7.15.5.1.2.1.3), `T = 16 / bytes` elements of 16 bytes:
+///
+/// * `plain`: both K-major without swizzling, `((8,m),(T,2k)):((1T,SBO),(1,LBO))`: core
+///   matrices of 8 rows of 16 bytes, 8-row groups SBO = 128 bytes apart, 16-byte columns LBO
+///   apart (A: 2048, B: 512);
+/// * `swizzled`: A K-major with 128-byte swizzling, `((8,m),(T,2k)):((8T,SBO),(1,T))`: rows of
+///   128 bytes, 8-row groups SBO = 1024 apart, the 16-byte chunk index XORed with the row
+///   index within the 8 (address bits 4-6 with 7-9); B N-major without swizzling,
+///   `((T,1,n),(8,k)):((1,T,SBO),(1T,LBO))`: T consecutive n in 16 bytes, 8 k-rows of them
+///   (128 bytes), groups of 8 k LBO = 128 apart, groups of T n SBO = 128 x (K / 8) apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Layout {
+    Plain,
+    Swizzled,
+}
+
+/// A shared-memory descriptor (Table 40) with the start relative to the image: start, LBO and
+/// SBO `>> 4` at bits 0, 16, 32, the fixed 0b001 at bits 46-48, the swizzling mode at 61-63.
+fn descriptor(start: usize, lbo: usize, sbo: usize, swizzle: u64) -> u64 {
+    (start as u64 >> 4)
+        | (lbo as u64 >> 4) << 16
+        | (sbo as u64 >> 4) << 32
+        | 1 << 46
+        | swizzle << 61
+}
+
+/// The image and the kernel's `a_desc`, `b_desc`, `a_step`, `b_step` (the second
+/// instruction's descriptors are the first's plus the steps: 32 bytes further along K).
+fn image(input: Input, layout: Layout) -> (Vec<u8>, [u64; 4]) {
+    let mut image = vec![0u8; IMAGE];
+    let size = input.bytes();
+    let per_chunk = 16 / size;
+    let depth = input.depth();
+    let mut put = |at: usize, bits: u32| {
+        image[at..at + size].copy_from_slice(&bits.to_le_bytes()[..size]);
+    };
+    for k in 0..depth {
+        let byte = k * size;
+        for m in 0..M {
+            let at = match layout {
+                Layout::Plain => (m / 8) * 128 + (m % 8) * 16 + (byte / 16) * 2048 + byte % 16,
+                Layout::Swizzled => {
+                    let linear = (m / 8) * 1024 + (m % 8) * 128 + byte;
+                    linear ^ ((linear >> 7) & 7) << 4
+                }
+            };
+            put(at, input.encode(a_value(m, k)));
+        }
+        for n in 0..N {
+            let at = match layout {
+                Layout::Plain => (n / 8) * 128 + (n % 8) * 16 + (byte / 16) * 512 + byte % 16,
+                Layout::Swizzled => {
+                    (n / per_chunk) * 128 * (depth / 8)
+                        + (n % per_chunk) * size
+                        + (k % 8) * 16
+                        + (k / 8) * 128
+                }
+            };
+            put(B_BASE + at, input.encode(b_value(n, k)));
+        }
+    }
+    let k_step = 32 / size;
+    let descriptors = match layout {
+        Layout::Plain => [
+            descriptor(0, 2048, 128, 0),
+            descriptor(B_BASE, 512, 128, 0),
+            4096 >> 4,
+            1024 >> 4,
+        ],
+        Layout::Swizzled => [
+            descriptor(0, 16, 1024, 2),
+            descriptor(B_BASE, 128, 128 * (depth / 8), 0),
+            32 >> 4,
+            (k_step / 8 * 128) as u64 >> 4,
+        ],
+    };
+    (image, descriptors)
+}
+
+/// Runs `mma_<kind>` with M = 128 and returns D (row-major words).
+fn run_mma(input: Input, layout: Layout, from_tmem: bool) -> Vec<u32> {
+    run_mma_m(input, layout, from_tmem, M as u32)
+}
+
+/// Runs `mma_<kind>` with M = `m` and returns what the warps loaded, lane by lane.
+fn run_mma_m(input: Input, layout: Layout, from_tmem: bool, m: u32) -> Vec<u32> {
+    let source = MMA.replace("kind::f16", input.kind());
+    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+    let (mut image, [a_desc, b_desc, a_step, b_step]) = image(input, layout);
+    let mut out = vec![0u8; M * N * 4];
+    module
+        .launch(
+            "mma_f16",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::U32(input.idesc(layout == Layout::Swizzled, m)),
+                Arg::U32(u32::from(from_tmem)),
+                Arg::U64(a_desc),
+                Arg::U64(b_desc),
+                Arg::U64(a_step),
+                Arg::U64(b_step),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    out.chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
+}
+
+/// D = A * B^T in exact integers, as `.f32` bits (or `.s32` for `.kind::i8`).
+fn reference(input: Input) -> Vec<u32> {
+    let mut d = Vec::with_capacity(M * N);
+    for m in 0..M {
+        for n in 0..N {
+            let sum: i32 = (0..input.depth())
+                .map(|k| a_value(m, k) * b_value(n, k))
+                .sum();
+            d.push(match input {
+                Input::S8 => sum as u32,
+                _ => (sum as f32).to_bits(),
+            });
+        }
+    }
+    d
+}
+
+fn check_mma(input: Input, layout: Layout, from_tmem: bool) {
+    let got = run_mma(input, layout, from_tmem);
+    let want = reference(input);
+    for (index, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g,
+            w,
+            "D({}, {}) for {input:?}, {layout:?} (A from tensor memory: {from_tmem})",
+            index / N,
+            index % N,
+        );
+    }
+}
+
+#[test]
+fn kind_f16_multiplies_f16_and_bf16_tiles_from_shared_memory() {
+    check_mma(Input::F16, Layout::Plain, false);
+    check_mma(Input::Bf16, Layout::Plain, false);
+}
+
+#[test]
+fn kind_tf32_i8_and_f8f6f4_multiply_their_tiles() {
+    check_mma(Input::Tf32, Layout::Plain, false);
+    check_mma(Input::S8, Layout::Plain, false);
+    check_mma(Input::E4m3, Layout::Plain, false);
+}
+
+#[test]
+fn a_swizzled_a_and_an_n_major_b_give_the_same_product() {
+    check_mma(Input::F16, Layout::Swizzled, false);
+    check_mma(Input::Tf32, Layout::Swizzled, false);
+}
+
+#[test]
+fn an_m64_product_fills_the_first_16_lanes_of_each_quarter() {
+    // M = 64: row m of D in lane 32 (m / 16) + m % 16 (the data-path layout of one CTA, M =
+    // 64, as CUTLASS's tmem_frg spells it: "Half subpartitions layout atom").
+    let got = run_mma_m(Input::F16, Layout::Plain, false, 64);
+    let want = reference(Input::F16);
+    for m in 0..64 {
+        let lane = 32 * (m / 16) + m % 16;
+        for n in 0..N {
+            assert_eq!(
+                got[lane * N + n],
+                want[m * N + n],
+                "D({m}, {n}) in lane {lane}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_copied_into_tensor_memory_gives_the_same_product() {
+    check_mma(Input::F16, Layout::Plain, true);
+    check_mma(Input::S8, Layout::Plain, true);
+}
+
+/// Lane and column of register `r` of thread `t` for `.x1` of each shape, from the ISA's
+/// Figures 183-187 (9.7.16.2.3.1).
+fn figure(shape: &str, t: u32, r: u32) -> (u32, u32) {
+    match shape {
+        "16x64b" => (t / 4 + 8 * (t % 2), (t / 2) % 2 + 2 * r),
+        "16x128b" => (t / 4 + 8 * r, t % 4),
+        "16x256b" => (t / 4 + 8 * (r / 2), 2 * (t % 4) + r % 2),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn the_load_shapes_read_the_cells_of_their_figures() {
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    let mut out = vec![0u8; 32 * 40];
+    module
+        .launch(
+            "fragments",
+            [1, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let words: Vec<u32> = out
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let cell = |lane: u32, column: u32| lane << 16 | column;
+    for t in 0..32u32 {
+        let row = &words[t as usize * 10..t as usize * 10 + 10];
+        // .16x64b.x2 at lane 0: the second repetition two columns on.
+        let (l, c) = figure("16x64b", t, 0);
+        assert_eq!(row[0], cell(l, c), "16x64b r0 of thread {t}");
+        assert_eq!(row[1], cell(l, c + 2), "16x64b r1 of thread {t}");
+        // .16x128b.x1 at lane 16.
+        for r in 0..2 {
+            let (l, c) = figure("16x128b", t, r);
+            assert_eq!(row[2 + r as usize], cell(16 + l, c), "16x128b r{r} of {t}");
+        }
+        for r in 0..4 {
+            let (l, c) = figure("16x256b", t, r);
+            assert_eq!(row[4 + r as usize], cell(l, c), "16x256b r{r} of {t}");
+        }
+        // .16x32bx2.x1 at lane 16, immHalfSplitoff 4: threads 0-15 column 0, 16-31 column 4.
+        assert_eq!(row[8], cell(16 + t % 16, if t < 16 { 0 } else { 4 }));
+        // .32x32b.x1.pack::16b at column 2: the low halves of columns 2 and 3.
+        assert_eq!(row[9], 2 | 3 << 16, "pack::16b of thread {t}");
+    }
+}
+
+fn trap(mode: u32, ncols: u32, threads: u32) -> String {
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    module
+        .launch(
+            "traps",
+            [1, 1, 1],
+            [threads, 1, 1],
+            &mut [Arg::U32(mode), Arg::U32(ncols)],
+            &LaunchOptions::default(),
+        )
+        .expect_err("it traps")
+        .to_string()
+}
+
+#[test]
+fn misuse_of_tensor_memory_traps_with_its_reason() {
+    // "The number of columns must be a power of 2 ... within the range [32, 512]."
+    let error = trap(0, 48, 32);
+    assert!(
+        error.contains("power of 2") && error.contains("48"),
+        "{error}"
+    );
+    let error = trap(0, 1024, 32);
+    assert!(error.contains("power of 2"), "{error}");
+    // A load from column 40 of a 32-column allocation.
+    let error = trap(1, 32, 32);
+    assert!(error.contains("outside every allocation"), "{error}");
+    // "taddr must point to a previous Tensor Memory allocation": not twice.
+    let error = trap(2, 32, 32);
+    assert!(error.contains("no allocation"), "{error}");
+    // "All of the Tensor Memory that was allocated ... must be explicitly deallocated ...
+    // before the kernel exits."
+    let error = trap(0, 32, 32);
+    assert!(
+        error.contains("still allocated") && error.contains("columns 0..31"),
+        "{error}"
+    );
+    // Warp 1 reading lanes 0-31, which only warp 0 may access.
+    let error = trap(3, 32, 64);
+    assert!(
+        error.contains("warp 1") && error.contains("lanes 32..63"),
+        "{error}"
+    );
+}
+
+fn words_of(module: &Module, entry: &str, bytes: usize) -> Vec<u32> {
+    let mut out = vec![0u8; bytes];
+    module
+        .launch(
+            entry,
+            [1, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    out.chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
+}
+
+#[test]
+fn the_store_shapes_write_the_cells_of_their_figures() {
+    // `.16x128b.x1` at lane 0 and `.16x64b.x1` at lane 16 of thread-unique words, read back
+    // lane by lane with `.32x32b.x4`; cells no store wrote are not compared.
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    let words = words_of(&module, "stores", 32 * 16);
+    let mut want = [[None; 4]; 32];
+    for t in 0..32u32 {
+        for r in 0..2 {
+            let (l, c) = figure("16x128b", t, r);
+            want[l as usize][c as usize] = Some(t << 8 | r);
+        }
+        let (l, c) = figure("16x64b", t, 0);
+        want[16 + l as usize][c as usize] = Some(t << 8 | 128);
+    }
+    for (lane, row) in want.iter().enumerate() {
+        for (column, cell) in row.iter().enumerate() {
+            if let Some(cell) = cell {
+                assert_eq!(
+                    words[lane * 4 + column],
+                    *cell,
+                    "lane {lane}, column {column}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn shift_down_moves_each_row_one_lane_down() {
+    // "shifting of 32-byte elements downwards across all the rows, except the last, by one
+    // row": lane `l` of columns 0-7 holds what lane `l - 1` held (lane 0 is not compared).
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    let words = words_of(&module, "shifted", 32 * 32);
+    for lane in 1..32u32 {
+        for column in 0..8u32 {
+            assert_eq!(
+                words[(lane * 8 + column) as usize],
+                (lane - 1) << 16 | column,
+                "lane {lane}, column {column}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_attention_step_takes_its_second_a_from_tensor_memory() {
+    // S = Q K^T (128 x 32, K = 16), P = S as .f16 stored by the warps (tcgen05.st, two to a
+    // cell), O = P V (128 x 16, K = 32) with A = P from tensor memory. Small integers: S and O
+    // are exact in .f16 and .f32.
+    let q = |m: usize, k: usize| ((m * 7 + k * 3) % 9) as i32 - 4;
+    let key = |n: usize, k: usize| ((n * 5 + k * 11) % 7) as i32 - 3;
+    let v = |k: usize, n: usize| ((k * 3 + n * 5) % 5) as i32 - 2;
+    let mut image = vec![0u8; 10240];
+    let mut put = |base: usize, lbo: usize, row: usize, k: usize, value: i32| {
+        let at = base + (row / 8) * 128 + (row % 8) * 16 + (k / 8) * lbo + (k % 8) * 2;
+        let bits = Input::F16.encode(value) as u16;
+        image[at..at + 2].copy_from_slice(&bits.to_le_bytes());
+    };
+    for k in 0..16 {
+        for m in 0..128 {
+            put(0, 2048, m, k, q(m, k));
+        }
+        for n in 0..32 {
+            put(4096, 512, n, k, key(n, k));
+        }
+    }
+    for k in 0..32 {
+        for n in 0..16 {
+            put(8192, 256, n, k, v(k, n));
+        }
+    }
+    let module = Module::load(ATTENTION, &Options::default()).expect("the kernel loads");
+    let mut out = vec![0u8; 128 * 16 * 4];
+    module
+        .launch(
+            "attention",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [Arg::Buffer(&mut image), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for m in 0..128 {
+        let s: Vec<i32> = (0..32)
+            .map(|n| (0..16).map(|k| q(m, k) * key(n, k)).sum())
+            .collect();
+        for n in 0..16 {
+            let o: i32 = (0..32).map(|k| s[k] * v(k, n)).sum();
+            let at = (m * 16 + n) * 4;
+            let got = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+            assert_eq!(got, (o as f32).to_bits(), "O({m}, {n})");
+        }
+    }
+}
+
+#[test]
+fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_block() {
+    // D = sum over the two K blocks j of 2^(ea[m][j] - 127) 2^(eb[n][j] - 127) sum_k a b: every
+    // factor a power of two near 1, every sum exact. The factors lie where CUTLASS's
+    // tmem_sf_frg puts them (4x1 duplicated): the factor of row m in every lane m % 32 + 32q,
+    // column m / 32 of the four from column 64; of column n in lane n % 32 + 32q, column 68;
+    // byte j (the instruction descriptor's scale-factor id) of each cell.
+    let ea = |m: usize, j: usize| 126 + ((m * 5 + j) % 3) as u32;
+    let eb = |n: usize, j: usize| 127 + ((n * 7 + j) % 3) as u32;
+    let mut scales = vec![0u8; 128 * 8 * 4];
+    for lane in 0..128 {
+        let mut cells = [0u32; 8];
+        for (column, cell) in cells.iter_mut().enumerate().take(4) {
+            let m = lane % 32 + 32 * column;
+            *cell = ea(m, 0) | ea(m, 1) << 8;
+        }
+        cells[4] = eb(lane % 32, 0) | eb(lane % 32, 1) << 8;
+        for (column, cell) in cells.iter().enumerate() {
+            let at = (lane * 8 + column) * 4;
+            scales[at..at + 4].copy_from_slice(&cell.to_le_bytes());
+        }
+    }
+    // The block-scaled descriptor: A and B E4M3 (0), N >> 3 at 17, the scale type UE8M0 at bit
+    // 23, M >> 4 at 24; scale-factor ids 0 (the kernel sets bits 29 and 4 for the second).
+    let idesc = (N as u32 >> 3) << 17 | 1 << 23 | (M as u32 >> 4) << 24;
+    let (mut image, [a_desc, b_desc, a_step, b_step]) = image(Input::E4m3, Layout::Plain);
+    let module = Module::load(MXF8, &Options::default()).expect("the kernel loads");
+    let mut out = vec![0u8; M * N * 4];
+    module
+        .launch(
+            "mxf8",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::Buffer(&mut scales),
+                Arg::U32(idesc),
+                Arg::U32(0),
+                Arg::U64(a_desc),
+                Arg::U64(b_desc),
+                Arg::U64(a_step),
+                Arg::U64(b_step),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for m in 0..M {
+        for n in 0..N {
+            let d: f64 = (0..2)
+                .map(|j| {
+                    let sum: i32 = (32 * j..32 * j + 32)
+                        .map(|k| a_value(m, k) * b_value(n, k))
+                        .sum();
+                    f64::from(sum) * 2f64.powi(ea(m, j) as i32 + eb(n, j) as i32 - 254)
+                })
+                .sum();
+            let at = (m * N + n) * 4;
+            let got = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+            assert_eq!(got, (d as f32).to_bits(), "D({m}, {n})");
+        }
+    }
+}
+
+/// Runs Triton's `matmul_f16` (`tests/mma-kernels/triton_dot.py`, compiled for sm_100a with
+/// `input` operands) on 128 x 128 with K = 256, entries in -2..2 (every sum an integer below
+/// 1024 in magnitude, exact in the `.f16` output), and compares C with the exact product.
+fn triton_matmul(source: &str, input: Input, shared: u64) {
+    let (m, n, k) = (128usize, 128usize, 256usize);
+    let a = |i: usize, kk: usize| ((i * 7 + kk * 3) % 5) as i32 - 2;
+    let b = |kk: usize, j: usize| ((kk * 5 + j * 11) % 5) as i32 - 2;
+    let encode = |values: Vec<i32>| -> Vec<u8> {
+        values
+            .into_iter()
+            .flat_map(|v| input.encode(v).to_le_bytes()[..input.bytes()].to_vec())
+            .collect()
+    };
+    let mut a_bytes = encode((0..m * k).map(|x| a(x / k, x % k)).collect());
+    let mut b_bytes = encode((0..k * n).map(|x| b(x / n, x % n)).collect());
+    let mut c_bytes = vec![0u8; m * n * 2];
+    let module = Module::load(source, &Options::default()).expect("the kernel loads");
+    let options = LaunchOptions {
+        dynamic_shared: shared,
+        ..LaunchOptions::default()
+    };
+    module
+        .launch(
+            "matmul_f16",
+            [1, 2, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut a_bytes),
+                Arg::Buffer(&mut b_bytes),
+                Arg::Buffer(&mut c_bytes),
+                Arg::S32(m as i32),
+                Arg::S32(n as i32),
+                Arg::S32(k as i32),
+                Arg::S32(k as i32),
+                Arg::S32(n as i32),
+                Arg::S32(n as i32),
+                Arg::U64(0),
+                Arg::U64(0),
+            ],
+            &options,
+        )
+        .expect("it runs");
+    for i in 0..m {
+        for j in 0..n {
+            let sum: i32 = (0..k).map(|kk| a(i, kk) * b(kk, j)).sum();
+            let at = (i * n + j) * 2;
+            let got = u16::from_le_bytes([c_bytes[at], c_bytes[at + 1]]);
+            assert_eq!(
+                u32::from(got),
+                Input::F16.encode(sum),
+                "C({i}, {j}) = {sum} ({input:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn tritons_sm_100a_matmuls_run_on_tcgen05() {
+    // Triton 3.9.0's `tl.dot` matmul for sm_100a (128 x 64 tiles, BLOCK_K 64; tcgen05.alloc,
+    // mma, commit, ld, st, mbarriers), f16 out of an f32 accumulator: f16 and bf16 inputs
+    // (`.kind::f16`, 73,744 bytes of dynamic shared memory) and e4m3 (`.kind::f8f6f4`, 36,880).
+    triton_matmul(
+        include_str!("../../../../tests/mma-kernels/matmul_f16.sm_100a.ptx"),
+        Input::F16,
+        73744,
+    );
+    triton_matmul(
+        include_str!("../../../../tests/mma-kernels/matmul_bf16.sm_100a.ptx"),
+        Input::Bf16,
+        73744,
+    );
+    triton_matmul(
+        include_str!("../../../../tests/mma-kernels/matmul_e4m3.sm_100a.ptx"),
+        Input::E4m3,
+        36880,
+    );
+}
