@@ -136,7 +136,7 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Cp => {
-            "`cp.async.bulk.tensor` in im2col mode (traps at run), its sm_100 modes \
+            "`cp.async.bulk.tensor`'s sm_100 modes \
              (`.tile::gather4`, `.im2col::w`, `.cta_group`), `cp.reduce.async.bulk.tensor` \
              (name only)"
         }

@@ -44,10 +44,6 @@ impl BoxWalk {
             index: [0; 5],
         }
     }
-
-    fn elements(&self) -> u64 {
-        self.counts.iter().product()
-    }
 }
 
 impl Iterator for BoxWalk {
@@ -122,15 +118,11 @@ impl Executor<'_, '_> {
     /// CTAs whose rank bit is set in `ctaMask`), and so is the mbarrier signal. A store writes
     /// only the elements inside the tensor. The shared-memory address must be 128-byte
     /// aligned (CUDA C++ Programming Guide, TMA: "shared memory address must be 128-byte
-    /// aligned"); im2col mode is not run (the lane traps).
+    /// aligned"). In im2col mode (`.im2col` loads, `.im2col_no_offs` stores) the elements are
+    /// those of [`TensorMap::im2col_addresses`].
     fn bulk_tensor_lane(&mut self, lane: usize, op: &BulkTensorInstruction) -> Result<(), Stop> {
         let map_address = self.read_bits(lane, op.tensor_map, 64);
         let map = self.tensor_map_at(lane, map_address)?;
-        if op.im2col || map.im2col.is_some() {
-            return Err(Stop::Trap(
-                "im2col tensor copies are not supported by ptxsim yet".into(),
-            ));
-        }
         if map.rank != u32::from(op.dims) {
             return Err(Stop::Trap(format!(
                 "a .{}d copy with a tensor map of rank {}",
@@ -150,22 +142,37 @@ impl Executor<'_, '_> {
         // The CTA-relative offset of the box, and where that CTA's shared memory starts.
         let offset = shared % CLUSTER_RANK_STRIDE;
         let bytes = map.element_bytes();
-        let walk = BoxWalk::new(&map);
-        let total = walk.elements() * bytes;
-        let place = |k: &[u64; 5]| -> Option<u64> {
-            let mut at = map.global_address;
-            for i in 0..map.rank as usize {
-                let x = start[i] + (k[i] * u64::from(map.traversal_stride(i))) as i64;
-                if x < 0 || x as u64 >= map.global_dim[i] {
-                    return None;
-                }
-                at += x as u64 * map.stride(i);
+        // The global address of each element of the box, in shared-memory order.
+        let addresses: Vec<Option<u64>> = if op.im2col {
+            // "im2colOffsets ... a vector of 16-bit integers" (unsigned: "[0, 2^16-1]" for 3D);
+            // `.im2col_no_offs` (a store) has none.
+            let offsets: Vec<i64> = op
+                .im2col_offsets
+                .iter()
+                .map(|&offset| i64::from(self.read_bits(lane, offset, 16) as u16))
+                .collect();
+            map.im2col_addresses(&start, &offsets).map_err(Stop::Trap)?
+        } else {
+            if map.im2col.is_some() {
+                return Err(Stop::Trap("a .tile copy with an im2col tensor map".into()));
             }
-            Some(at)
+            let place = |k: [u64; 5]| -> Option<u64> {
+                let mut at = map.global_address;
+                for i in 0..map.rank as usize {
+                    let x = start[i] + (k[i] * u64::from(map.traversal_stride(i))) as i64;
+                    if x < 0 || x as u64 >= map.global_dim[i] {
+                        return None;
+                    }
+                    at += x as u64 * map.stride(i);
+                }
+                Some(at)
+            };
+            BoxWalk::new(&map).map(place).collect()
         };
+        let total = addresses.len() as u64 * bytes;
         if !op.load {
-            for (n, k) in walk.enumerate() {
-                let Some(global) = place(&k) else {
+            for (n, &global) in addresses.iter().enumerate() {
+                let Some(global) = global else {
                     continue;
                 };
                 let from = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
@@ -186,8 +193,8 @@ impl Executor<'_, '_> {
             None => vec![shared - offset],
         };
         let fill = tensor_map::oob_value(&map);
-        for (n, k) in walk.enumerate() {
-            let value = match place(&k) {
+        for (n, &global) in addresses.iter().enumerate() {
+            let value = match global {
                 Some(global) => self.load(lane, Space::Global, global, bytes as u32)?,
                 None => u128::from(fill),
             };

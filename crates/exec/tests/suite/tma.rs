@@ -857,3 +857,328 @@ fn a_multicast_bulk_copy_reaches_every_cta_of_the_mask() {
         [&words[..], &words[..], &words[..], &words[..]].concat()
     );
 }
+
+/// `im2col{dims}d`: one thread loads the im2col box at `c0..` with the `.u16` im2col offsets
+/// `o0..` into shared memory and copies `bytes` of it to `out`. `store{dims}d_no_offs`: the
+/// bytes of `out` into shared memory, then an `.im2col_no_offs` tensor store at the
+/// coordinates. Clean under ptxas 13.5 (`-arch sm_90a`).
+fn im2col_kernels(dims: usize) -> String {
+    let spatial = dims - 2;
+    let coordinate_params: String = (0..dims).map(|i| format!(", .param .s32 c{i}")).collect();
+    let offset_params: String = (0..spatial)
+        .map(|i| format!(", .param .u16 o{i}"))
+        .collect();
+    let load_coordinates: String = (0..dims)
+        .map(|i| format!("    ld.param.s32 %r{}, [c{i}];\n", 10 + i))
+        .collect();
+    let load_offsets: String = (0..spatial)
+        .map(|i| format!("    ld.param.u16 %rs{}, [o{i}];\n", 1 + i))
+        .collect();
+    let coordinates = (0..dims)
+        .map(|i| format!("%r{}", 10 + i))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let offsets = (0..spatial)
+        .map(|i| format!("%rs{}", 1 + i))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        r#".version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry im2col{dims}d(.param .align 64 .b8 tmap[128], .param .u64 tensor,
+    .param .u64 out{coordinate_params}{offset_params}, .param .u32 bytes)
+{{
+    .reg .b16 %rs<8>;
+    .reg .b32 %r<24>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+{load_coordinates}{load_offsets}    ld.param.u32 %r3, [bytes];
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    cp.async.bulk.tensor.{dims}d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [box], [%rd2, {{{coordinates}}}], [bar], {{{offsets}}};
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+    @!%p1 bra WAIT;
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r4, 0;
+COPY:
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    ld.shared.u32 %r6, [%r5];
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    st.global.u32 [%rd6], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra COPY;
+    ret;
+}}
+
+.visible .entry store{dims}d_no_offs(.param .align 64 .b8 tmap[128], .param .u64 tensor,
+    .param .u64 out{coordinate_params}{offset_params}, .param .u32 bytes)
+{{
+    .reg .b32 %r<24>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+{load_coordinates}    ld.param.u32 %r3, [bytes];
+    ld.param.u64 %rd4, [out];
+    mov.u32 %r4, 0;
+FILL:
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    ld.global.u32 %r6, [%rd6];
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    st.shared.u32 [%r5], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra FILL;
+    fence.proxy.async.shared::cta;
+    cp.async.bulk.tensor.{dims}d.global.shared::cta.im2col_no_offs.bulk_group [%rd2, {{{coordinates}}}], [box];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ret;
+}}
+"#
+    )
+}
+
+/// An im2col map of `.u32` words (`CU_TENSOR_MAP_DATA_TYPE_UINT32`) over a dense
+/// `dims`-dimensional tensor at `GLOBAL_BASE`, innermost dimension (C) first.
+fn im2col_map(
+    dims: &[u64],
+    corners: ([i32; 3], [i32; 3]),
+    channels: u32,
+    pixels: u32,
+) -> TensorMap {
+    let mut map = TensorMap {
+        data_type: 2,
+        rank: dims.len() as u32,
+        global_address: GLOBAL_BASE,
+        element_strides: [1; 5],
+        im2col: Some(ptxsim_exec::tensor_map::Im2col {
+            lower: corners.0,
+            upper: corners.1,
+            channels_per_pixel: channels,
+            pixels_per_column: pixels,
+        }),
+        ..TensorMap::default()
+    };
+    let mut stride = 4;
+    for (i, &dim) in dims.iter().enumerate() {
+        map.global_dim[i] = dim;
+        if i > 0 {
+            map.global_strides[i - 1] = stride;
+        }
+        stride *= dim;
+    }
+    map
+}
+
+/// Runs `kernel` of [`im2col_kernels`] with `out` (`bytes` long, initially `out_init`) and
+/// returns the tensor and `out` afterwards, or the launch's error.
+fn run_im2col(
+    kernel: &str,
+    map: &TensorMap,
+    tensor: &[u32],
+    (coordinates, offsets): (&[i32], &[u16]),
+    out_init: &[u32],
+) -> Result<(Vec<u32>, Vec<u32>), String> {
+    let dims = coordinates.len();
+    let module =
+        Module::load(&im2col_kernels(dims), &Options::default()).expect("the kernels load");
+    let mut tensor = bytes_of(tensor);
+    let mut out = bytes_of(out_init);
+    let bytes = out.len() as u32;
+    let encoded = map.encode();
+    let mut args = vec![
+        Arg::Bytes(&encoded),
+        Arg::Buffer(&mut tensor),
+        Arg::Buffer(&mut out),
+    ];
+    args.extend(coordinates.iter().map(|&c| Arg::S32(c)));
+    args.extend(offsets.iter().map(|&o| Arg::Bits(u64::from(o))));
+    args.push(Arg::U32(bytes));
+    module
+        .launch(
+            kernel,
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut args,
+            &LaunchOptions::default(),
+        )
+        .map_err(|error| error.to_string())?;
+    drop(args);
+    Ok((u32s(&tensor), u32s(&out)))
+}
+
+/// The host's im2col column (the convolution's definition, as in MIOpen's `Im2Col` kernel):
+/// output pixel `m` (linear over `q` fastest, then `p`, then the image `n`; `Q x P` output
+/// pixels of a `W x H` input with padding `pad` and stride `stride`) reads the input pixel
+/// `(q * stride - pad + s, p * stride - pad + r)` of image `n` for the filter position `(s,
+/// r)`, channels `c0 .. c0 + channels`, zero outside the input.
+#[allow(clippy::too_many_arguments)]
+fn host_im2col(
+    tensor: &[u32],
+    [c_dim, w_dim, h_dim, n_dim]: [i64; 4],
+    [q_dim, p_dim]: [i64; 2],
+    (pad, stride): ([i64; 2], [i64; 2]),
+    filter: [i64; 2],
+    first_pixel: i64,
+    (pixels, c0, channels): (i64, i64, i64),
+) -> Vec<u32> {
+    let mut column = Vec::new();
+    for m in first_pixel..first_pixel + pixels {
+        let (q, p, n) = (m % q_dim, m / q_dim % p_dim, m / (q_dim * p_dim));
+        let w = q * stride[0] - pad[0] + filter[0];
+        let h = p * stride[1] - pad[1] + filter[1];
+        for c in c0..c0 + channels {
+            let inside = (0..w_dim).contains(&w)
+                && (0..h_dim).contains(&h)
+                && (0..n_dim).contains(&n)
+                && (0..c_dim).contains(&c);
+            column.push(if inside {
+                tensor[(((n * h_dim + h) * w_dim + w) * c_dim + c) as usize]
+            } else {
+                0
+            });
+        }
+    }
+    column
+}
+
+#[test]
+fn an_im2col_load_gathers_the_filter_positions_of_consecutive_output_pixels() {
+    // NHWC 2 x 5 x 6 x 8 words; a 3 x 3 convolution with padding 1 and stride 1 (the
+    // corners -1, -1: CUTLASS's lower corner = -padding, upper = padding - (filter - 1)).
+    // 40 output pixels from (q, p, n) = (3, 2, 0), whose filter base is (3 - 1, 2 - 1), at
+    // the filter position (s, r) = (2, 1); channels 2..6 of each.
+    let (c, w, h, n) = (8, 6, 5, 2);
+    let tensor = numbered((c * w * h * n) as usize);
+    let map = im2col_map(&[c, w, h, n], ([-1, -1, 0], [-1, -1, 0]), 4, 40);
+    let expected = host_im2col(
+        &tensor,
+        [8, 6, 5, 2],
+        [6, 5],
+        ([1, 1], [1, 1]),
+        [2, 1],
+        2 * 6 + 3,
+        (40, 2, 4),
+    );
+    let (_, out) = run_im2col(
+        "im2col4d",
+        &map,
+        &tensor,
+        (&[2, 2, 1, 0], &[2, 1]),
+        &vec![0xeeee_eeee; 40 * 4],
+    )
+    .expect("it runs");
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn im2col_traversal_strides_step_the_filter_base_and_pass_the_last_image() {
+    // NHWC 1 x 6 x 7 x 4 words, a 3 x 3 convolution with padding 1 and stride 2
+    // (elementStrides {1, 2, 2, 1}): Q = (7 + 2 - 3) / 2 + 1 = 4, P = 3. 16 pixels from
+    // output pixel 1 (base (1, -1)) at the filter position (1, 0): pixels 12.. belong to an
+    // image past the tensor and read zeros.
+    let tensor = numbered(4 * 7 * 6);
+    let mut map = im2col_map(&[4, 7, 6, 1], ([-1, -1, 0], [-1, -1, 0]), 4, 16);
+    map.element_strides = [1, 2, 2, 1, 1];
+    let expected = host_im2col(
+        &tensor,
+        [4, 7, 6, 1],
+        [4, 3],
+        ([1, 1], [2, 2]),
+        [1, 0],
+        1,
+        (16, 0, 4),
+    );
+    let (_, out) = run_im2col(
+        "im2col4d",
+        &map,
+        &tensor,
+        (&[0, 1, -1, 0], &[1, 0]),
+        &vec![0; 16 * 4],
+    )
+    .expect("it runs");
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn a_five_dimensional_im2col_load_at_the_filter_centre_reads_the_volume() {
+    // NDHWC 1 x 3 x 3 x 3 x 4: padding 1 and a 3 x 3 x 3 filter (corners -1), offsets (1, 1,
+    // 1), the filter's centre: the 27 output pixels from the first are the 27 input pixels.
+    let tensor = numbered(4 * 27);
+    let map = im2col_map(&[4, 3, 3, 3, 1], ([-1, -1, -1], [-1, -1, -1]), 4, 27);
+    let (_, out) = run_im2col(
+        "im2col5d",
+        &map,
+        &tensor,
+        (&[0, -1, -1, -1, 0], &[1, 1, 1]),
+        &vec![0; 27 * 4],
+    )
+    .expect("it runs");
+    assert_eq!(out, tensor);
+}
+
+#[test]
+fn an_im2col_no_offs_store_writes_the_pixels_inside_the_tensor() {
+    // NWC 1 x 5 x 4 words, corners 0 (the whole width): 6 pixels from w = 3 are (3, 0),
+    // (4, 0), then image 1 (outside the tensor, not written).
+    let tensor = numbered(4 * 5);
+    let map = im2col_map(&[4, 5, 1], ([0, 0, 0], [0, 0, 0]), 4, 6);
+    let source: Vec<u32> = (0..24).map(|i| 0x5000 + i).collect();
+    let (after, _) = run_im2col(
+        "store3d_no_offs",
+        &map,
+        &tensor,
+        (&[0, 3, 0], &[0]),
+        &source,
+    )
+    .expect("it runs");
+    let mut expected = tensor.clone();
+    expected[12..20].copy_from_slice(&source[..8]);
+    assert_eq!(after, expected);
+}
+
+#[test]
+fn an_im2col_filter_base_outside_the_bounding_box_traps() {
+    // "The filter corner location must be within the bounding box": W runs from -1 to
+    // 6 - 1 - 1 = 4 here.
+    let tensor = numbered(8 * 6 * 5);
+    let map = im2col_map(&[8, 6, 5, 1], ([-1, -1, 0], [-1, -1, 0]), 8, 4);
+    let error = run_im2col(
+        "im2col4d",
+        &map,
+        &tensor,
+        (&[0, 5, 0, 0], &[0, 0]),
+        &[0; 32],
+    )
+    .expect_err("W = 5 is past the box");
+    assert!(error.contains("outside the bounding box"), "{error}");
+    // A tile map used by an .im2col copy.
+    let tile = TensorMap {
+        im2col: None,
+        box_dim: [8, 4, 1, 1, 0],
+        ..map
+    };
+    let error = run_im2col(
+        "im2col4d",
+        &tile,
+        &tensor,
+        (&[0, 0, 0, 0], &[0, 0]),
+        &[0; 32],
+    )
+    .expect_err("a tile map");
+    assert!(error.contains("tile-mode tensor map"), "{error}");
+}
