@@ -136,9 +136,8 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Cp => {
-            "`cp.async.bulk.tensor`'s sm_100 modes \
-             (`.tile::gather4`, `.im2col::w`, `.cta_group`), `cp.reduce.async.bulk.tensor` \
-             (name only)"
+            "`cp.async.bulk.tensor`'s sm_100 modes (`.tile::gather4`, `.tile::scatter4`, \
+             `.im2col::w`, `.cta_group`)"
         }
         Opcode::Tensormap => {
             "`tensormap.replace` of `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \

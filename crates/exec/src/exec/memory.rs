@@ -811,7 +811,7 @@ impl Executor<'_, '_> {
         Ok(())
     }
 
-    fn atomic(
+    pub(super) fn atomic(
         &mut self,
         _lane: usize,
         space: Space,

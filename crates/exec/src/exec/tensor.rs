@@ -3,9 +3,11 @@
 //! the copy engine (the "tensor memory accelerator"). Like the other bulk copies, a copy
 //! completes when it is issued.
 
-use ptxsim_isa::ops::{Space, TensormapField};
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::{AtomOp, Space, TensormapField};
 
 use super::Executor;
+use crate::alu;
 use crate::ir::{BulkTensorInstruction, Instruction, MemoryOperand, Source};
 use crate::memory::{CLUSTER_RANK_STRIDE, Fault};
 use crate::tensor_map::{self, TENSOR_MAP_BYTES, TensorMap};
@@ -67,6 +69,47 @@ impl Iterator for BoxWalk {
     }
 }
 
+/// The element type of a `cp.reduce.async.bulk.tensor` with `.redOp` `op` on a tensor map of
+/// `CUtensorMapDataType` `data_type`, from the ISA's table of "the valid combinations of
+/// .redOp and element type": `.add` on `.u32 .s32 .u64 .f32 .f16 .bf16`; `.min`, `.max` on
+/// `.u32 .s32 .u64 .s64 .f16 .bf16`; `.inc`, `.dec` on `.u32`; `.and`, `.or`, `.xor` on `.b32
+/// .b64` (PTX ISA 9.0, cp.reduce.async.bulk.tensor). `FLOAT32_FTZ` is `.f32`; the other types
+/// (8- and 16-bit integers, `.f64`, the TF32 types) trap.
+fn reduction_type(op: AtomOp, data_type: u32) -> Result<Type, Stop> {
+    let ty = match data_type {
+        2 => Type::U32,
+        3 => Type::S32,
+        4 => Type::U64,
+        5 => Type::S64,
+        6 => Type::F16,
+        7 | 10 => Type::F32,
+        9 => Type::Bf16,
+        _ => Type::B8,
+    };
+    let valid = match op {
+        AtomOp::Add => matches!(
+            ty,
+            Type::U32 | Type::S32 | Type::U64 | Type::F32 | Type::F16 | Type::Bf16
+        ),
+        AtomOp::Min | AtomOp::Max => matches!(
+            ty,
+            Type::U32 | Type::S32 | Type::U64 | Type::S64 | Type::F16 | Type::Bf16
+        ),
+        AtomOp::Inc | AtomOp::Dec => ty == Type::U32,
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => {
+            matches!(ty, Type::U32 | Type::S32 | Type::U64 | Type::S64)
+        }
+        AtomOp::Exch | AtomOp::Cas => false,
+    };
+    if !valid {
+        return Err(Stop::Trap(format!(
+            "cp.reduce.async.bulk.tensor has no .{} on a tensor map of data type {data_type}",
+            format!("{op:?}").to_lowercase()
+        )));
+    }
+    Ok(ty)
+}
+
 impl Executor<'_, '_> {
     /// `cp.async.bulk.tensor` on each lane of `lanes` ([`Executor::bulk_tensor_lane`]); a lane
     /// whose copy cannot run traps at the instruction.
@@ -119,7 +162,12 @@ impl Executor<'_, '_> {
     /// only the elements inside the tensor. The shared-memory address must be 128-byte
     /// aligned (CUDA C++ Programming Guide, TMA: "shared memory address must be 128-byte
     /// aligned"). In im2col mode (`.im2col` loads, `.im2col_no_offs` stores) the elements are
-    /// those of [`TensorMap::im2col_addresses`].
+    /// those of [`TensorMap::im2col_addresses`]. `cp.reduce.async.bulk.tensor` is a store in
+    /// which "Each element of the tensor data in the .dst state space is reduced inline with
+    /// the corresponding element from the tensor data in the .src state space", element by
+    /// element as `red.global` combines them ([`alu::atom`]; `.add.f32` flushes subnormals, as
+    /// `red.global.add.f32` and the non-tensor bulk reduction do), of the type
+    /// [`reduction_type`] takes from the map.
     fn bulk_tensor_lane(&mut self, lane: usize, op: &BulkTensorInstruction) -> Result<(), Stop> {
         let map_address = self.read_bits(lane, op.tensor_map, 64);
         let map = self.tensor_map_at(lane, map_address)?;
@@ -170,6 +218,20 @@ impl Executor<'_, '_> {
             BoxWalk::new(&map).map(place).collect()
         };
         let total = addresses.len() as u64 * bytes;
+        if let Some(reduction) = op.reduce {
+            let ty = reduction_type(reduction, map.data_type)?;
+            for (n, &global) in addresses.iter().enumerate() {
+                let Some(global) = global else {
+                    continue;
+                };
+                let from = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
+                let value = self.load(lane, Space::Shared, from, bytes as u32)? as u64;
+                let update =
+                    |old: u64, _global: bool| alu::atom(reduction, ty, true, old, value, 0);
+                self.atomic(lane, Space::Global, global, bytes as u32, update)?;
+            }
+            return Ok(());
+        }
         if !op.load {
             for (n, &global) in addresses.iter().enumerate() {
                 let Some(global) = global else {

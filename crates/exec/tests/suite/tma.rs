@@ -1182,3 +1182,237 @@ fn an_im2col_filter_base_outside_the_bounding_box_traps() {
     .expect_err("a tile map");
     assert!(error.contains("tile-mode tensor map"), "{error}");
 }
+
+/// `reduce_{op}`: the `bytes` bytes of `src` into shared memory, then
+/// `cp.reduce.async.bulk.tensor.2d.global.shared::cta.{op}.tile.bulk_group` at `(c0, c1)`.
+/// Clean under ptxas 13.5 (`-arch sm_90a`).
+fn tensor_reduction_kernels() -> String {
+    let mut ptx = String::from(".version 8.0\n.target sm_90a\n.address_size 64\n");
+    for op in ["add", "min", "max", "inc", "dec", "and", "or", "xor"] {
+        ptx.push_str(&format!(
+            r#"
+.visible .entry reduce_{op}(.param .align 64 .b8 tmap[128], .param .u64 tensor,
+    .param .u64 src, .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+{{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 box[4096];
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    ld.param.s32 %r1, [c0];
+    ld.param.s32 %r2, [c1];
+    ld.param.u32 %r3, [bytes];
+    ld.param.u64 %rd4, [src];
+    mov.u32 %r4, 0;
+FILL:
+    cvt.u64.u32 %rd5, %r4;
+    add.u64 %rd6, %rd4, %rd5;
+    ld.global.u32 %r6, [%rd6];
+    mov.u32 %r5, box;
+    add.u32 %r5, %r5, %r4;
+    st.shared.u32 [%r5], %r6;
+    add.u32 %r4, %r4, 4;
+    setp.lt.u32 %p2, %r4, %r3;
+    @%p2 bra FILL;
+    fence.proxy.async.shared::cta;
+    cp.reduce.async.bulk.tensor.2d.global.shared::cta.{op}.tile.bulk_group [%rd2, {{%r1, %r2}}], [box];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ret;
+}}
+"#
+        ));
+    }
+    ptx
+}
+
+/// A 16 x 6 tensor of `width`-byte elements of `CUtensorMapDataType` `data_type` (rows 128
+/// bytes apart) and an 8 x 4 box of `src` reduced into it at (12, 4) with `op`: only the
+/// 4 x 2 elements inside the tensor change. Returns the tensor and the host's expectation,
+/// `combine(old, new)` on those elements.
+fn reduce_tensor(
+    op: &str,
+    (data_type, width): (u32, usize),
+    tensor: &[u64],
+    src: &[u64],
+    combine: &dyn Fn(u64, u64) -> u64,
+) -> Result<(Vec<u64>, Vec<u64>), String> {
+    let (cols, rows, pitch) = (16usize, 6usize, 128usize);
+    let to_bytes = |values: &[u64], stride: usize, count: usize| {
+        let mut bytes = vec![0u8; values.len() / count * stride];
+        for (i, v) in values.iter().enumerate() {
+            let at = i / count * stride + i % count * width;
+            bytes[at..at + width].copy_from_slice(&v.to_le_bytes()[..width]);
+        }
+        bytes
+    };
+    let from_bytes = |bytes: &[u8]| -> Vec<u64> {
+        (0..rows)
+            .flat_map(|y| (0..cols).map(move |x| y * pitch + x * width))
+            .map(|at| {
+                let mut word = [0u8; 8];
+                word[..width].copy_from_slice(&bytes[at..at + width]);
+                u64::from_le_bytes(word)
+            })
+            .collect()
+    };
+    let map = TensorMap {
+        data_type,
+        rank: 2,
+        global_address: GLOBAL_BASE,
+        global_dim: [cols as u64, rows as u64, 0, 0, 0],
+        global_strides: [pitch as u64, 0, 0, 0],
+        box_dim: [8, 4, 0, 0, 0],
+        element_strides: [1, 1, 0, 0, 0],
+        ..TensorMap::default()
+    };
+    let mut tensor_bytes = to_bytes(tensor, pitch, cols);
+    let mut src_bytes = to_bytes(src, 8 * width, 8);
+    let module = Module::load(&tensor_reduction_kernels(), &Options::default()).expect("it loads");
+    let encoded = map.encode();
+    let bytes = src_bytes.len() as u32;
+    module
+        .launch(
+            &format!("reduce_{op}"),
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor_bytes),
+                Arg::Buffer(&mut src_bytes),
+                Arg::S32(12),
+                Arg::S32(4),
+                Arg::U32(bytes),
+            ],
+            &LaunchOptions::default(),
+        )
+        .map_err(|error| error.to_string())?;
+    let mut expected = tensor.to_vec();
+    for r in 0..4 {
+        for c in 0..8 {
+            let (x, y) = (12 + c, 4 + r);
+            if x < cols && y < rows {
+                expected[y * cols + x] = combine(tensor[y * cols + x], src[r * 8 + c]);
+            }
+        }
+    }
+    Ok((from_bytes(&tensor_bytes), expected))
+}
+
+/// Pseudo-random bits (a 64-bit LCG, Knuth's MMIX constants).
+fn bits(seed: u64, count: usize, mask: u64) -> Vec<u64> {
+    let mut state = seed;
+    (0..count)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) & mask
+        })
+        .collect()
+}
+
+#[test]
+fn tensor_reductions_combine_the_box_into_the_elements_inside_the_tensor() {
+    type Combine = fn(u64, u64) -> u64;
+    let m32 = u64::from(u32::MAX);
+    // The ISA's definitions (as for red): add wraps; min/max of .s types are signed; inc is
+    // "(old >= b) ? 0 : old + 1", dec "((old == 0) || (old > b)) ? b : old - 1".
+    let cases: [(&str, (u32, usize), u64, Combine); 12] = [
+        ("add", (2, 4), m32, |a, b| (a + b) & 0xffff_ffff),
+        ("add", (4, 8), u64::MAX, |a, b| a.wrapping_add(b)),
+        ("min", (3, 4), m32, |a, b| {
+            (a as u32 as i32).min(b as u32 as i32) as u32 as u64
+        }),
+        ("max", (3, 4), m32, |a, b| {
+            (a as u32 as i32).max(b as u32 as i32) as u32 as u64
+        }),
+        ("min", (5, 8), u64::MAX, |a, b| {
+            (a as i64).min(b as i64) as u64
+        }),
+        ("max", (4, 8), u64::MAX, |a, b| a.max(b)),
+        ("inc", (2, 4), 15, |a, b| if a >= b { 0 } else { a + 1 }),
+        (
+            "dec",
+            (2, 4),
+            15,
+            |a, b| if a == 0 || a > b { b } else { a - 1 },
+        ),
+        ("and", (2, 4), m32, |a, b| a & b),
+        ("or", (5, 8), u64::MAX, |a, b| a | b),
+        ("xor", (4, 8), u64::MAX, |a, b| a ^ b),
+        ("xor", (3, 4), m32, |a, b| a ^ b),
+    ];
+    for (i, (op, ty, mask, combine)) in cases.into_iter().enumerate() {
+        let tensor = bits(2 * i as u64 + 1, 96, mask);
+        let src = bits(2 * i as u64 + 2, 32, mask);
+        let (got, expected) = reduce_tensor(op, ty, &tensor, &src, &combine).expect("it runs");
+        assert_eq!(got, expected, "{op} on data type {}", ty.0);
+    }
+}
+
+#[test]
+fn tensor_float_reductions_add_and_compare_exact_values() {
+    // f32: halves and small integers (every sum exact, no subnormals).
+    let f32s = |seed| -> Vec<u64> {
+        bits(seed, 96, 63)
+            .iter()
+            .map(|&k| u64::from((k as f32 * 0.5 - 12.0).to_bits()))
+            .collect()
+    };
+    let add32 =
+        |a: u64, b: u64| u64::from((f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits());
+    let (got, expected) =
+        reduce_tensor("add", (7, 4), &f32s(3), &f32s(4)[..32], &add32).expect("it runs");
+    assert_eq!(got, expected, "add on .f32");
+    // bf16 is the upper half of an f32: small integers, exact in 8 bits of significand.
+    let bf16s = |seed| -> Vec<u64> {
+        bits(seed, 96, 127)
+            .iter()
+            .map(|&k| u64::from((k as f32 - 64.0).to_bits() >> 16))
+            .collect()
+    };
+    let bf = |x: u64| f32::from_bits((x as u32) << 16);
+    let max_bf16 = |a: u64, b: u64| u64::from(bf(a).max(bf(b)).to_bits() >> 16);
+    let add_bf16 = |a: u64, b: u64| u64::from((bf(a) + bf(b)).to_bits() >> 16);
+    let (got, expected) =
+        reduce_tensor("max", (9, 2), &bf16s(5), &bf16s(6)[..32], &max_bf16).expect("it runs");
+    assert_eq!(got, expected, "max on .bf16");
+    let (got, expected) =
+        reduce_tensor("add", (9, 2), &bf16s(7), &bf16s(8)[..32], &add_bf16).expect("it runs");
+    assert_eq!(got, expected, "add on .bf16");
+    // f16 (IEEE binary16) of small integers: sign, exponent + 15, the top 10 significand bits.
+    let to_f16 = |x: f32| -> u64 {
+        if x == 0.0 {
+            return 0;
+        }
+        let b = x.to_bits();
+        let exponent = ((b >> 23) & 0xff) as i32 - 127 + 15;
+        u64::from((b >> 16) & 0x8000 | (exponent as u32) << 10 | (b & 0x7f_ffff) >> 13)
+    };
+    let from_f16 = |h: u64| -> f32 {
+        let (sign, exponent, fraction) = ((h >> 15) & 1, (h >> 10) & 31, h & 1023);
+        if exponent == 0 && fraction == 0 {
+            return if sign == 1 { -0.0 } else { 0.0 };
+        }
+        let magnitude = (1.0 + fraction as f32 / 1024.0) * 2f32.powi(exponent as i32 - 15);
+        if sign == 1 { -magnitude } else { magnitude }
+    };
+    let f16s = |seed| -> Vec<u64> {
+        bits(seed, 96, 255)
+            .iter()
+            .map(|&k| to_f16(k as f32 - 128.0))
+            .collect()
+    };
+    let add_f16 = |a: u64, b: u64| to_f16(from_f16(a) + from_f16(b));
+    let (got, expected) =
+        reduce_tensor("add", (6, 2), &f16s(9), &f16s(10)[..32], &add_f16).expect("it runs");
+    assert_eq!(got, expected, "add on .f16");
+    // Combinations the ISA's table leaves out trap: .inc on .s32, .add on .f64, .and on .u16.
+    for (op, ty) in [("inc", (3, 4)), ("add", (8, 8)), ("and", (1, 2))] {
+        let error =
+            reduce_tensor(op, ty, &[0; 96], &[0; 32], &|a, _| a).expect_err("not in the table");
+        assert!(error.contains("has no ."), "{error}");
+    }
+}
