@@ -140,8 +140,8 @@ fn not_run(op: Opcode) -> &'static str {
              `.im2col::w`, `.cta_group`)"
         }
         Opcode::Tensormap => {
-            "`tensormap.replace` of `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \
-             `.swizzle_atomicity`, `.fill_mode` (traps at run)"
+            "`tensormap.replace` of the sm_100 swizzles: `.swizzle_mode` 4 (96B), \
+             `.swizzle_atomicity` 1-3 (traps at run)"
         }
         Opcode::Mma => {
             "`mma.sp`, sub-byte, single-bit and `.block_scale` forms (fragment vectors, operand \

@@ -69,6 +69,14 @@ impl Iterator for BoxWalk {
     }
 }
 
+/// A `.field3` value outside PTX ISA 9.0's Table 33 ("the mapping of the operand new_val
+/// across various fields").
+fn not_in_table(field: TensormapField, new: u64) -> Stop {
+    Stop::Trap(format!(
+        "{new} is no value of {field:?} in tensormap.replace's Table 33"
+    ))
+}
+
 /// The element type of a `cp.reduce.async.bulk.tensor` with `.redOp` `op` on a tensor map of
 /// `CUtensorMapDataType` `data_type`, from the ISA's table of "the valid combinations of
 /// .redOp and element type": `.add` on `.u32 .s32 .u64 .f32 .f16 .bf16`; `.min`, `.max` on
@@ -285,10 +293,11 @@ impl Executor<'_, '_> {
     /// tensor-map object at the location specified by the address operand addr with a new
     /// value"; `.rank` takes "ones less than the desired tensor rank"; `ord` is "the ordinal of
     /// the field across the rank" (for `.global_stride`, 0 is the stride of dimension 1, as
-    /// `cuTensorMapEncodeTiled`'s `globalStrides`). The map is rewritten in place in ptxsim's
-    /// encoding and checked when a copy uses it. The `.field3` fields (`.elemtype`,
-    /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) are not run:
-    /// the lane traps.
+    /// `cuTensorMapEncodeTiled`'s `globalStrides`). The `.field3` fields (`.elemtype`,
+    /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) take the
+    /// values of the ISA's Table 33 (a value outside it traps; so do the sm_100 swizzles: 96B
+    /// and the atomicities other than 16B). The map is rewritten in place in ptxsim's encoding
+    /// and checked when a copy uses it.
     pub(super) fn tensormap_replace(
         &mut self,
         instruction: &Instruction,
@@ -346,15 +355,50 @@ impl Executor<'_, '_> {
                     .get_mut(index)
                     .ok_or_else(out_of_range)? = new as u32;
             }
-            TensormapField::ElemType
-            | TensormapField::InterleaveLayout
-            | TensormapField::SwizzleMode
-            | TensormapField::SwizzleAtomicity
-            | TensormapField::FillMode => {
+            TensormapField::ElemType => {
+                // Table 33: 0 .u8, 1 .u16, 2 .u32, 3 .s32, 4 .u64, 5 .s64, 6 .f16, 7 .f32, 8
+                // .f32.ftz, 9 .f64, 10 .bf16, 11 .tf32, 12 .tf32.ftz, 13 .b4x16, 14
+                // .b4x16_p64, 15 .b6x16_p32; as `CUtensorMapDataType` (FLOAT64 = 8, BFLOAT16 =
+                // 9, FLOAT32_FTZ = 10, 16U4_ALIGN8B = 13, 16U4_ALIGN16B, 16U6_ALIGN16B).
+                map.data_type = match new {
+                    0..=7 | 11..=15 => new as u32,
+                    8 => 10,
+                    9 => 8,
+                    10 => 9,
+                    _ => return Err(not_in_table(field, new)),
+                };
+            }
+            // Table 33: 0 no interleave, 1 16B, 2 32B (`CUtensorMapInterleave`'s values).
+            TensormapField::InterleaveLayout if new <= 2 => map.interleave = new as u32,
+            // Table 33: 0 no swizzling, 1 32B, 2 64B, 3 128B (`CUtensorMapSwizzle`'s values),
+            // 4 96B (sm_100). The 128-byte swizzle keeps the map's atomicity.
+            TensormapField::SwizzleMode if new <= 3 => {
+                if new != 3 || !(3..=6).contains(&map.swizzle) {
+                    map.swizzle = new as u32;
+                }
+            }
+            // Table 33: 0 16B (the atomicity of the swizzles of sm_90), 1 32B, 2 32B with 8B
+            // flip, 3 64B (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`, `_32B_FLIP_8B`, `_64B`, sm_100).
+            TensormapField::SwizzleAtomicity if new == 0 => {
+                if (4..=6).contains(&map.swizzle) {
+                    map.swizzle = 3;
+                }
+            }
+            // Table 33: 0 zero fill, 1 OOB-NaN fill (`CUtensorMapFloatOOBfill`'s values).
+            TensormapField::FillMode if new <= 1 => map.oob_fill = new as u32,
+            TensormapField::SwizzleMode | TensormapField::SwizzleAtomicity
+                if (field == TensormapField::SwizzleMode && new == 4)
+                    || (field == TensormapField::SwizzleAtomicity && new <= 3) =>
+            {
                 return Err(Stop::Trap(format!(
-                    "tensormap.replace of {field:?} is not supported by ptxsim yet"
+                    "tensormap.replace of {field:?} with {new} (an sm_100 swizzle) is not \
+                     supported by ptxsim"
                 )));
             }
+            TensormapField::InterleaveLayout
+            | TensormapField::SwizzleMode
+            | TensormapField::SwizzleAtomicity
+            | TensormapField::FillMode => return Err(not_in_table(field, new)),
         }
         for (i, chunk) in map.encode().chunks_exact(8).enumerate() {
             let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));

@@ -1416,3 +1416,173 @@ fn tensor_float_reductions_add_and_compare_exact_values() {
         assert!(error.contains("has no ."), "{error}");
     }
 }
+
+/// `fields_{name}`: the map copied into shared memory, the `.field3` replacements `edits`
+/// applied, published to `mapbuf` with `tensormap.cp_fenceproxy`, then the box at `(c0, c1)`
+/// loaded and its `bytes` copied to `out`. Clean under ptxas 13.5 (`-arch sm_90a`; with
+/// `.swizzle_atomicity`, which needs PTX ISA 8.6 and sm_100a, `-arch sm_100a`).
+fn replace_fields_kernel(name: &str, edits: &[(&str, u32)]) -> String {
+    let target = if edits.iter().any(|(field, _)| *field == "swizzle_atomicity") {
+        ".version 8.6\n.target sm_100a"
+    } else {
+        ".version 8.3\n.target sm_90a"
+    };
+    let edits: String = edits
+        .iter()
+        .map(|(field, value)| {
+            format!("    tensormap.replace.tile.{field}.shared::cta.b1024.b32 [tm], {value};\n")
+        })
+        .collect();
+    format!(
+        r#"{target}
+.address_size 64
+.visible .entry fields_{name}(.param .align 64 .b8 tmap[128], .param .u64 tensor,
+    .param .u64 mapbuf, .param .u64 out, .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+{{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .reg .pred %p<4>;
+    .shared .align 128 .b8 tm[128];
+    .shared .align 1024 .b8 box[2048];
+    .shared .align 8 .b64 bar;
+    mov.u64 %rd1, tmap;
+    cvta.param.u64 %rd2, %rd1;
+    mov.u32 %r1, 0;
+COPYMAP:
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.u64 %rd5, [%rd4];
+    mov.u32 %r2, tm;
+    add.u32 %r2, %r2, %r1;
+    st.shared.u64 [%r2], %rd5;
+    add.u32 %r1, %r1, 8;
+    setp.lt.u32 %p1, %r1, 128;
+    @%p1 bra COPYMAP;
+{edits}    ld.param.u64 %rd7, [mapbuf];
+    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd7], [tm], 128;
+    fence.proxy.tensormap::generic.acquire.gpu [%rd7], 128;
+    ld.param.s32 %r8, [c0];
+    ld.param.s32 %r9, [c1];
+    ld.param.u32 %r4, [bytes];
+    mbarrier.init.shared::cta.b64 [bar], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd8, [bar], %r4;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd7, {{%r8, %r9}}], [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+    @!%p2 bra WAIT;
+    ld.param.u64 %rd9, [out];
+    mov.u32 %r1, 0;
+COPY:
+    mov.u32 %r6, box;
+    add.u32 %r6, %r6, %r1;
+    ld.shared.u32 %r7, [%r6];
+    cvt.u64.u32 %rd10, %r1;
+    add.u64 %rd11, %rd9, %rd10;
+    st.global.u32 [%rd11], %r7;
+    add.u32 %r1, %r1, 4;
+    setp.lt.u32 %p3, %r1, %r4;
+    @%p3 bra COPY;
+    ret;
+}}
+"#
+    )
+}
+
+/// Runs [`replace_fields_kernel`] on `map` over `tensor` (bytes) with the box at `start`;
+/// returns `out` (`bytes` long) or the launch's error.
+fn run_replaced_fields(
+    edits: &[(&str, u32)],
+    map: &TensorMap,
+    tensor: &[u8],
+    start: [i32; 2],
+    bytes: usize,
+) -> Result<Vec<u8>, String> {
+    let module =
+        Module::load(&replace_fields_kernel("x", edits), &Options::default()).expect("it loads");
+    let mut tensor = tensor.to_vec();
+    let (mut mapbuf, mut out) = (vec![0u8; 128], vec![0xeeu8; bytes]);
+    let encoded = map.encode();
+    module
+        .launch(
+            "fields_x",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Bytes(&encoded),
+                Arg::Buffer(&mut tensor),
+                Arg::Buffer(&mut mapbuf),
+                Arg::Buffer(&mut out),
+                Arg::S32(start[0]),
+                Arg::S32(start[1]),
+                Arg::U32(bytes as u32),
+            ],
+            &LaunchOptions::default(),
+        )
+        .map_err(|error| error.to_string())?;
+    Ok(out)
+}
+
+#[test]
+fn tensormap_replace_of_the_enumerated_fields_takes_table_33s_values() {
+    // A `.u16` map (CU_TENSOR_MAP_DATA_TYPE_UINT16), no swizzle, zero fill, 32 x 8 elements
+    // with rows 64 bytes apart, a 16 x 8 box. Replaced: `.elemtype` 10 (Table 33: `.bf16`, a
+    // floating-point type of 2 bytes), `.fill_mode` 1 ("OOB-NaN fill"), `.swizzle_mode` 1
+    // ("32B swizzle"), `.interleave_layout` 0.
+    let (cols, rows) = (32usize, 8usize);
+    let tensor: Vec<u16> = (0..cols * rows).map(|i| 0x3f80 + i as u16).collect();
+    let tensor_bytes: Vec<u8> = tensor.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let map = TensorMap {
+        data_type: 1,
+        rank: 2,
+        global_address: GLOBAL_BASE,
+        global_dim: [cols as u64, rows as u64, 0, 0, 0],
+        global_strides: [cols as u64 * 2, 0, 0, 0],
+        box_dim: [16, 8, 0, 0, 0],
+        element_strides: [1, 1, 0, 0, 0],
+        ..TensorMap::default()
+    };
+    let edits = [
+        ("elemtype", 10),
+        ("fill_mode", 1),
+        ("swizzle_mode", 1),
+        ("interleave_layout", 0),
+    ];
+    let start = [24, 3];
+    let out = run_replaced_fields(&edits, &map, &tensor_bytes, start, 16 * 8 * 2).expect("it runs");
+    // The host's box: elements outside the tensor are the bf16 NaN 0x7fff; the 32-byte
+    // swizzle moves the 16-byte chunk j of each 128-byte row R of the box to j ^ (R % 2)
+    // within its 32-byte span ("Swizzle 16B chunks within 32B span").
+    let mut plain = Vec::new();
+    for r in 0..8 {
+        for c in 0..16 {
+            let (x, y) = (start[0] as usize + c, start[1] as usize + r);
+            plain.push(if x < cols && y < rows {
+                tensor[y * cols + x]
+            } else {
+                0x7fff
+            });
+        }
+    }
+    let mut expected = vec![0u8; plain.len() * 2];
+    for (i, value) in plain.iter().enumerate() {
+        let byte = i * 2;
+        let (row128, chunk, within) = (byte / 128, (byte / 16) % 2, byte % 16);
+        let to = byte - byte % 32 + (chunk ^ (row128 % 2)) * 16 + within;
+        expected[to..to + 2].copy_from_slice(&value.to_le_bytes());
+    }
+    assert_eq!(out, expected);
+    // A swizzle of sm_100 (the 32B and 64B atomicities) traps at the replacement.
+    let error = run_replaced_fields(&[("swizzle_atomicity", 1)], &map, &tensor_bytes, start, 256)
+        .expect_err("refused");
+    assert!(error.contains("sm_100"), "{error}");
+    // A value outside the table is refused when the module loads, as ptxas 13.5 refuses it
+    // ("value '2' expected to be in range [0..1] when .fill_mode modifier is used").
+    for (field, value) in [("fill_mode", 2), ("interleave_layout", 3), ("elemtype", 16)] {
+        let kernel = replace_fields_kernel("x", &[(field, value)]);
+        let error = Module::load(&kernel, &Options::default()).expect_err("refused");
+        assert!(
+            error.to_string().contains("code must be in"),
+            "{field} {value}: {error}"
+        );
+    }
+}
