@@ -50,6 +50,9 @@ JOBS += [("softmax_rows", SOFTMAX_SIG, {"BLOCK": 512}, 80),
          ("softmax_rows", SOFTMAX_SIG, {"BLOCK": 512}, 90),
          ("layer_norm_rows", LAYER_NORM_SIG, {"BLOCK": 512}, 80),
          ("layer_norm_rows", LAYER_NORM_SIG, {"BLOCK": 512}, 90)]
+TMA_ADD_SIG = {"a_ptr": "*i32", "b_ptr": "*i32", "c_ptr": "*i32", "M": "i32", "N": "i32",
+               "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+JOBS += [("tma_add", TMA_ADD_SIG, {"BLOCK_M": 16, "BLOCK_N": 32}, 90)]
 
 
 def main():

@@ -95,3 +95,22 @@ def layer_norm_rows(x_ptr, w_ptr, b_ptr, out_ptr, n_cols, eps, BLOCK: tl.constex
     w = tl.load(w_ptr + cols, mask=mask)
     b = tl.load(b_ptr + cols, mask=mask)
     tl.store(out_ptr + row * n_cols + cols, xc * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def tma_add(a_ptr, b_ptr, c_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Tensor descriptors made on the device (tensormap.replace on a zeroed object in shared
+    # memory, published with tensormap.cp_fenceproxy to the global scratch); a BLOCK_M x
+    # BLOCK_N tile of a + b through TMA loads and a TMA store (elements past M, N: zero-filled
+    # loads, stores dropped).
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    a = a_desc.load([pm * BLOCK_M, pn * BLOCK_N])
+    b = b_desc.load([pm * BLOCK_M, pn * BLOCK_N])
+    c_desc.store([pm * BLOCK_M, pn * BLOCK_N], a + b)

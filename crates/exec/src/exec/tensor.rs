@@ -297,7 +297,9 @@ impl Executor<'_, '_> {
     /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) take the
     /// values of the ISA's Table 33 (a value outside it traps; so do the sm_100 swizzles: 96B
     /// and the atomicities other than 16B). The map is rewritten in place in ptxsim's encoding
-    /// and checked when a copy uses it.
+    /// and checked when a copy uses it; bytes that are not ptxsim's encoding (a zeroed object
+    /// being filled in, as Triton's `tl.make_tensor_descriptor` does) count as a map whose
+    /// fields are all zero.
     pub(super) fn tensormap_replace(
         &mut self,
         instruction: &Instruction,
@@ -334,8 +336,10 @@ impl Executor<'_, '_> {
             let word = self.load(lane, space, at + 8 * i as u64, 8)? as u64;
             chunk.copy_from_slice(&word.to_le_bytes());
         }
-        let mut map = TensorMap::decode_fields(&bytes)
-            .map_err(|message| Stop::Trap(format!("{message} at {at:#x}")))?;
+        // An object that no encoder wrote (Triton's device-side descriptors start from 128
+        // zeroed bytes and replace every field they need) is a tile-mode map whose fields are
+        // all zero.
+        let mut map = TensorMap::decode_fields(&bytes).unwrap_or_default();
         let index = ordinal as usize;
         let out_of_range = || Stop::Trap(format!("ord {ordinal} is not below the rank"));
         match field {

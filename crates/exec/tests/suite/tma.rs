@@ -1586,3 +1586,57 @@ fn tensormap_replace_of_the_enumerated_fields_takes_table_33s_values() {
         );
     }
 }
+
+#[test]
+fn the_triton_tensor_descriptor_sample_adds_tiles_through_device_made_maps() {
+    // `ptx-samples/triton/tma_add.sm_90a.ptx` (Triton 3.9.0, `tl.make_tensor_descriptor`,
+    // 16 x 32 tiles of .s32, 4 warps): each program zeroes 128 bytes of shared memory, fills
+    // in three tensor maps with `tensormap.replace` (address, rank, box, dimensions, stride,
+    // element strides, `.elemtype` 3, `.swizzle_mode` 3), publishes them to its 384 bytes of
+    // the global scratch with `tensormap.cp_fenceproxy`, loads two tiles and stores their sum.
+    // A 40 x 72 tensor: the last row of tiles reaches past row 40 (zeros loaded, nothing
+    // stored). The host's computation: c = a + b, wrapping.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ptx-samples/triton/tma_add.sm_90a.ptx"
+    );
+    let source = std::fs::read_to_string(path).expect("the sample is there");
+    let module = Module::load(&source, &Options::default()).expect("the sample loads");
+    let (m, n) = (40usize, 72usize);
+    let a: Vec<u32> = bits(11, m * n, u64::from(u32::MAX))
+        .iter()
+        .map(|&x| x as u32)
+        .collect();
+    let b: Vec<u32> = bits(12, m * n, u64::from(u32::MAX))
+        .iter()
+        .map(|&x| x as u32)
+        .collect();
+    let (mut a_bytes, mut b_bytes) = (bytes_of(&a), bytes_of(&b));
+    let mut c_bytes = vec![0xabu8; m * n * 4];
+    let grid = [m.div_ceil(16) as u32, n.div_ceil(32) as u32, 1];
+    let mut scratch = vec![0u8; 384 * (grid[0] * grid[1]) as usize];
+    let mut profile = vec![0u8; 16];
+    let options = LaunchOptions {
+        dynamic_shared: 2056,
+        ..LaunchOptions::default()
+    };
+    module
+        .launch(
+            "tma_add",
+            grid,
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut a_bytes),
+                Arg::Buffer(&mut b_bytes),
+                Arg::Buffer(&mut c_bytes),
+                Arg::U32(m as u32),
+                Arg::U32(n as u32),
+                Arg::Buffer(&mut scratch),
+                Arg::Buffer(&mut profile),
+            ],
+            &options,
+        )
+        .expect("it runs");
+    let expected: Vec<u32> = a.iter().zip(&b).map(|(x, y)| x.wrapping_add(*y)).collect();
+    assert_eq!(u32s(&c_bytes), expected);
+}
