@@ -114,3 +114,21 @@ def tma_add(a_ptr, b_ptr, c_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.conste
     a = a_desc.load([pm * BLOCK_M, pn * BLOCK_N])
     b = b_desc.load([pm * BLOCK_M, pn * BLOCK_N])
     c_desc.store([pm * BLOCK_M, pn * BLOCK_N], a + b)
+
+
+@triton.jit
+def tma_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr):
+    # C = A @ B with device-made tensor descriptors: on sm_90a a pipeline of TMA loads into
+    # shared memory completing on mbarriers, wgmma, and a TMA store of the f32 tile.
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([pm * BM, k * BK])
+        b = b_desc.load([k * BK, pn * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pm * BM, pn * BN], acc)

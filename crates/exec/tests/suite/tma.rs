@@ -1640,3 +1640,63 @@ fn the_triton_tensor_descriptor_sample_adds_tiles_through_device_made_maps() {
     let expected: Vec<u32> = a.iter().zip(&b).map(|(x, y)| x.wrapping_add(*y)).collect();
     assert_eq!(u32s(&c_bytes), expected);
 }
+
+#[test]
+fn the_triton_tensor_descriptor_matmul_pipelines_tma_loads_into_wgmma() {
+    // `ptx-samples/triton/tma_matmul.sm_90a.ptx` (Triton 3.9.0, 64 x 64 x 32 tiles, 4 warps,
+    // 3 stages, 24,600 bytes of dynamic shared memory): device-made descriptors, TMA loads
+    // completing on mbarriers, `wgmma.mma_async.m64n64k16.f32.f16.f16`, a TMA store of C.
+    // A 96 x 80 by 80 x 72 product: the last K tile, rows and columns pass the tensors' edges
+    // (zero-filled loads, dropped stores). Small integers make every sum exact, so the host's
+    // f32 product is the answer bit for bit.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ptx-samples/triton/tma_matmul.sm_90a.ptx"
+    );
+    let source = std::fs::read_to_string(path).expect("the sample is there");
+    let module = Module::load(&source, &Options::default()).expect("the sample loads");
+    let (m, n, k) = (96usize, 72usize, 80usize);
+    // f16 of the integers -4..=4: 0, 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 4.0 = 0x4400.
+    let f16 = |v: i64| -> u16 {
+        let magnitude = [0u16, 0x3c00, 0x4000, 0x4200, 0x4400][v.unsigned_abs() as usize];
+        if v < 0 { magnitude | 0x8000 } else { magnitude }
+    };
+    let a: Vec<i64> = bits(21, m * k, 7).iter().map(|&x| x as i64 - 4).collect();
+    let b: Vec<i64> = bits(22, k * n, 7).iter().map(|&x| x as i64 - 3).collect();
+    let halves = |v: &[i64]| -> Vec<u8> { v.iter().flat_map(|&x| f16(x).to_le_bytes()).collect() };
+    let (mut a_bytes, mut b_bytes) = (halves(&a), halves(&b));
+    let mut c_bytes = vec![0xabu8; m * n * 4];
+    let grid = [m.div_ceil(64) as u32, n.div_ceil(64) as u32, 1];
+    let mut scratch = vec![0u8; 384 * (grid[0] * grid[1]) as usize];
+    let mut profile = vec![0u8; 16];
+    let options = LaunchOptions {
+        dynamic_shared: 24_600,
+        ..LaunchOptions::default()
+    };
+    module
+        .launch(
+            "tma_matmul",
+            grid,
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut a_bytes),
+                Arg::Buffer(&mut b_bytes),
+                Arg::Buffer(&mut c_bytes),
+                Arg::U32(m as u32),
+                Arg::U32(n as u32),
+                Arg::U32(k as u32),
+                Arg::Buffer(&mut scratch),
+                Arg::Buffer(&mut profile),
+            ],
+            &options,
+        )
+        .expect("it runs");
+    let mut expected = Vec::new();
+    for i in 0..m {
+        for j in 0..n {
+            let sum: i64 = (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+            expected.push((sum as f32).to_bits());
+        }
+    }
+    assert_eq!(u32s(&c_bytes), expected);
+}
