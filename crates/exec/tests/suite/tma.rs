@@ -1700,3 +1700,62 @@ fn the_triton_tensor_descriptor_matmul_pipelines_tma_loads_into_wgmma() {
     }
     assert_eq!(u32s(&c_bytes), expected);
 }
+
+#[test]
+fn the_warp_specialized_triton_matmul_hands_tiles_from_producer_to_consumer_warps() {
+    // `ptx-samples/triton/tma_matmul_ws.sm_90a.ptx`: the same product with
+    // `tl.range(..., warp_specialize=True)` (12 warps, 57,752 bytes of dynamic shared memory,
+    // 512 bytes of global scratch per program): a producer warp issues the TMA loads, the
+    // consumer warpgroups wait on mbarriers and run wgmma, `setmaxnreg.inc/dec` trade
+    // registers, named barriers order the partitions.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ptx-samples/triton/tma_matmul_ws.sm_90a.ptx"
+    );
+    let source = std::fs::read_to_string(path).expect("the sample is there");
+    let module = Module::load(&source, &Options::default()).expect("the sample loads");
+    let (m, n, k) = (96usize, 72usize, 80usize);
+    // f16 of the integers -4..=4: 0, 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 4.0 = 0x4400.
+    let f16 = |v: i64| -> u16 {
+        let magnitude = [0u16, 0x3c00, 0x4000, 0x4200, 0x4400][v.unsigned_abs() as usize];
+        if v < 0 { magnitude | 0x8000 } else { magnitude }
+    };
+    let a: Vec<i64> = bits(21, m * k, 7).iter().map(|&x| x as i64 - 4).collect();
+    let b: Vec<i64> = bits(22, k * n, 7).iter().map(|&x| x as i64 - 3).collect();
+    let halves = |v: &[i64]| -> Vec<u8> { v.iter().flat_map(|&x| f16(x).to_le_bytes()).collect() };
+    let (mut a_bytes, mut b_bytes) = (halves(&a), halves(&b));
+    let mut c_bytes = vec![0xabu8; m * n * 4];
+    let grid = [m.div_ceil(64) as u32, n.div_ceil(64) as u32, 1];
+    let mut scratch = vec![0u8; 512 * (grid[0] * grid[1]) as usize];
+    let mut profile = vec![0u8; 16];
+    let options = LaunchOptions {
+        dynamic_shared: 57_752,
+        ..LaunchOptions::default()
+    };
+    module
+        .launch(
+            "tma_matmul_ws",
+            grid,
+            [384, 1, 1],
+            &mut [
+                Arg::Buffer(&mut a_bytes),
+                Arg::Buffer(&mut b_bytes),
+                Arg::Buffer(&mut c_bytes),
+                Arg::U32(m as u32),
+                Arg::U32(n as u32),
+                Arg::U32(k as u32),
+                Arg::Buffer(&mut scratch),
+                Arg::Buffer(&mut profile),
+            ],
+            &options,
+        )
+        .expect("it runs");
+    let mut expected = Vec::new();
+    for i in 0..m {
+        for j in 0..n {
+            let sum: i64 = (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+            expected.push((sum as f32).to_bits());
+        }
+    }
+    assert_eq!(u32s(&c_bytes), expected);
+}
