@@ -50,6 +50,13 @@ JOBS += [("softmax_rows", SOFTMAX_SIG, {"BLOCK": 512}, 80),
          ("softmax_rows", SOFTMAX_SIG, {"BLOCK": 512}, 90),
          ("layer_norm_rows", LAYER_NORM_SIG, {"BLOCK": 512}, 80),
          ("layer_norm_rows", LAYER_NORM_SIG, {"BLOCK": 512}, 90)]
+TMA_ADD_SIG = {"a_ptr": "*i32", "b_ptr": "*i32", "c_ptr": "*i32", "M": "i32", "N": "i32",
+               "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+JOBS += [("tma_add", TMA_ADD_SIG, {"BLOCK_M": 16, "BLOCK_N": 32}, 90)]
+TMA_MATMUL_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32", "N": "i32",
+                  "K": "i32", "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"}
+JOBS += [("tma_matmul", TMA_MATMUL_SIG, {"BM": 64, "BN": 64, "BK": 32}, 90),
+         ("tma_matmul_ws", TMA_MATMUL_SIG, {"BM": 64, "BN": 64, "BK": 32}, 90)]
 
 
 def main():

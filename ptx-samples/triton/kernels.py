@@ -95,3 +95,58 @@ def layer_norm_rows(x_ptr, w_ptr, b_ptr, out_ptr, n_cols, eps, BLOCK: tl.constex
     w = tl.load(w_ptr + cols, mask=mask)
     b = tl.load(b_ptr + cols, mask=mask)
     tl.store(out_ptr + row * n_cols + cols, xc * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def tma_add(a_ptr, b_ptr, c_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Tensor descriptors made on the device (tensormap.replace on a zeroed object in shared
+    # memory, published with tensormap.cp_fenceproxy to the global scratch); a BLOCK_M x
+    # BLOCK_N tile of a + b through TMA loads and a TMA store (elements past M, N: zero-filled
+    # loads, stores dropped).
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    a = a_desc.load([pm * BLOCK_M, pn * BLOCK_N])
+    b = b_desc.load([pm * BLOCK_M, pn * BLOCK_N])
+    c_desc.store([pm * BLOCK_M, pn * BLOCK_N], a + b)
+
+
+@triton.jit
+def tma_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr):
+    # C = A @ B with device-made tensor descriptors: on sm_90a a pipeline of TMA loads into
+    # shared memory completing on mbarriers, wgmma, and a TMA store of the f32 tile.
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([pm * BM, k * BK])
+        b = b_desc.load([k * BK, pn * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pm * BM, pn * BN], acc)
+
+
+@triton.jit
+def tma_matmul_ws(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr):
+    # tma_matmul with a warp-specialized K loop (producer warps issue the TMA loads,
+    # consumer warpgroups the wgmma; setmaxnreg moves registers between them).
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        a = a_desc.load([pm * BM, k * BK])
+        b = b_desc.load([k * BK, pn * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pm * BM, pn * BN], acc)

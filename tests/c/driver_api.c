@@ -139,6 +139,12 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *tensor_map, int data_type, unsigned
                                 const uint64_t *global_strides, const uint32_t *box_dim,
                                 const uint32_t *element_strides, int interleave, int swizzle,
                                 int l2_promotion, int oob_fill);
+CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensor_map, int data_type, unsigned int rank,
+                                 void *global_address, const uint64_t *global_dim,
+                                 const uint64_t *global_strides, const int *lower_corner,
+                                 const int *upper_corner, unsigned int channels_per_pixel,
+                                 unsigned int pixels_per_column, const uint32_t *element_strides,
+                                 int interleave, int swizzle, int l2_promotion, int oob_fill);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **kernel_params,
                           void **extra);
 CUresult cuFuncGetAttribute(int *value, int attribute, CUfunction function);
@@ -300,6 +306,110 @@ static void tensor_map_test(void) {
     OK(cuMemFree_v2(tensor));
 }
 
+
+/* One thread loads an im2col column of a 3-D (NWC) tensor map with the im2col offset `s` and
+   copies its `bytes` to out (clean under ptxas -arch sm_90a). */
+static const char *im2col_ptx =
+    ".version 8.0\n"
+    ".target sm_90a\n"
+    ".address_size 64\n"
+    ".visible .entry im2col_column(.param .align 64 .b8 tmap[128], .param .u64 out,\n"
+    "    .param .s32 c, .param .s32 w, .param .s32 n, .param .u16 s, .param .u32 bytes)\n"
+    "{\n"
+    "    .reg .b16 %rs<2>;\n"
+    "    .reg .b32 %r<10>;\n"
+    "    .reg .b64 %rd<8>;\n"
+    "    .reg .pred %p<3>;\n"
+    "    .shared .align 128 .b8 box[1024];\n"
+    "    .shared .align 8 .b64 bar;\n"
+    "    mov.u64 %rd1, tmap;\n"
+    "    cvta.param.u64 %rd2, %rd1;\n"
+    "    ld.param.s32 %r1, [c];\n"
+    "    ld.param.s32 %r2, [w];\n"
+    "    ld.param.s32 %r7, [n];\n"
+    "    ld.param.u16 %rs1, [s];\n"
+    "    ld.param.u32 %r3, [bytes];\n"
+    "    mbarrier.init.shared::cta.b64 [bar], 1;\n"
+    "    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;\n"
+    "    cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+    " [box], [%rd2, {%r1, %r2, %r7}], [bar], {%rs1};\n"
+    "WAIT:\n"
+    "    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;\n"
+    "    @!%p1 bra WAIT;\n"
+    "    ld.param.u64 %rd4, [out];\n"
+    "    mov.u32 %r4, 0;\n"
+    "COPY:\n"
+    "    mov.u32 %r5, box;\n"
+    "    add.u32 %r5, %r5, %r4;\n"
+    "    ld.shared.u32 %r6, [%r5];\n"
+    "    cvt.u64.u32 %rd5, %r4;\n"
+    "    add.u64 %rd6, %rd4, %rd5;\n"
+    "    st.global.u32 [%rd6], %r6;\n"
+    "    add.u32 %r4, %r4, 4;\n"
+    "    setp.lt.u32 %p2, %r4, %r3;\n"
+    "    @%p2 bra COPY;\n"
+    "    ret;\n"
+    "}\n";
+
+/* cuTensorMapEncodeIm2col's documented rules (cuda.h), then an im2col copy of a 1-D
+   convolution's column (NWC: 2 images of 10 pixels of 4 channels; filter width 3, padding 1,
+   so the pixel box corners are -1 and -1; 16 output pixels from output pixel 5 at the filter
+   position 2) against the convolution's definition: output pixel m of image m / 10 reads
+   input pixel m % 10 - 1 + 2, zero outside the image. */
+static void im2col_test(void) {
+    enum { C = 4, W = 10, N = 2, PIXELS = 16, FIRST = 5, S = 2 };
+    uint32_t host[N * W * C];
+    for (uint32_t i = 0; i < N * W * C; i++) host[i] = 7u * i + 5u;
+    CUdeviceptr tensor = 0, out = 0;
+    OK(cuMemAlloc_v2(&tensor, sizeof host));
+    OK(cuMemcpyHtoD_v2(tensor, host, sizeof host));
+    OK(cuMemAlloc_v2(&out, PIXELS * C * 4));
+    uint64_t dims[3] = {C, W, N};
+    uint64_t strides[2] = {C * 4, W * C * 4};
+    int lower[1] = {-1}, upper[1] = {-1};
+    uint32_t element_strides[3] = {1, 1, 1};
+    void *address = (void *)(uintptr_t)tensor;
+    static CUtensorMap map;
+    CHECK(cuTensorMapEncodeIm2col(&map, 2, 2, address, dims, strides, lower, upper, C, PIXELS,
+                                  element_strides, 0, 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "im2col tensorRank 2");
+    int far[1] = {40000};
+    CHECK(cuTensorMapEncodeIm2col(&map, 2, 3, address, dims, strides, far, upper, C, PIXELS,
+                                  element_strides, 0, 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "a rank-3 corner outside [-32768, 32767]");
+    CHECK(cuTensorMapEncodeIm2col(&map, 2, 3, address, dims, strides, lower, upper, 0, PIXELS,
+                                  element_strides, 0, 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "channelsPerPixel 0");
+    CHECK(cuTensorMapEncodeIm2col(&map, 2, 3, address, dims, strides, lower, upper, C, 1025,
+                                  element_strides, 0, 0, 0, 0) == CUDA_ERROR_INVALID_VALUE,
+          "pixelsPerColumn above 1024");
+    OK(cuTensorMapEncodeIm2col(&map, 2, 3, address, dims, strides, lower, upper, C, PIXELS,
+                               element_strides, 0, 0, 0, 0));
+
+    CUmodule module = NULL;
+    CUfunction function = NULL;
+    OK(cuModuleLoadData(&module, im2col_ptx));
+    OK(cuModuleGetFunction(&function, module, "im2col_column"));
+    /* The filter base of output pixel FIRST: its W coordinate less the padding. */
+    int c = 0, w = FIRST - 1, n = 0;
+    unsigned short s = S;
+    unsigned int bytes = PIXELS * C * 4;
+    void *args[] = {&map, &out, &c, &w, &n, &s, &bytes};
+    OK(cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    uint32_t got[PIXELS * C];
+    OK(cuMemcpyDtoH_v2(got, out, sizeof got));
+    for (int m = FIRST; m < FIRST + PIXELS; m++) {
+        int image = m / W, x = m % W - 1 + S;
+        for (int k = 0; k < C; k++) {
+            uint32_t want = (image < N && x >= 0 && x < W) ? host[(image * W + x) * C + k] : 0u;
+            uint32_t value = got[(m - FIRST) * C + k];
+            CHECK(value == want, "im2col pixel %d channel %d: %u, not %u", m, k, value, want);
+        }
+    }
+    OK(cuModuleUnload(module));
+    OK(cuMemFree_v2(out));
+    OK(cuMemFree_v2(tensor));
+}
 
 /* out[i] = in[ntid - 1 - i] through dynamic shared memory (extern .shared). */
 static const char *reverse_ptx =
@@ -884,6 +994,7 @@ int main(int argc, char **argv) {
     OK(cuMemFree_v2(later));
 
     tensor_map_test();
+    im2col_test();
 
     /* cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: clusters of 2x1x1 CTAs. */
     CUmodule cluster_module = NULL;

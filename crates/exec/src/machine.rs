@@ -622,6 +622,9 @@ pub(crate) struct Lanes {
     pub(crate) pc: Vec<usize>,
     pub(crate) steps: Vec<u64>,
     pub(crate) status: Vec<ThreadStatus>,
+    /// Whether a thread's last `mbarrier.test_wait`/`try_wait` found the phase incomplete: it
+    /// spins, and [`Cta::gather`] lets the other threads run first.
+    pub(crate) waiting: Vec<bool>,
     /// Whether a thread has called a function since the CTA started (else no thread has a
     /// call frame, and `ret` ends every thread that runs it).
     pub(crate) calls: bool,
@@ -651,6 +654,7 @@ impl Lanes {
             pc: vec![0; count],
             steps: vec![0; count],
             status: vec![ThreadStatus::Ready; count],
+            waiting: vec![false; count],
             calls: false,
             pending: 0,
         }
@@ -1273,6 +1277,7 @@ impl Cta {
                             self.take_released(&mut buffered);
                             continue;
                         }
+                        Ok(false) if self.wake_spinners() => continue,
                         Ok(false)
                             if SLICED && self.cluster.size > 1 && self.waits_for_cluster() =>
                         {
@@ -1879,6 +1884,11 @@ impl Cta {
     /// Collects into `group` the threads that can run and share the lowest program counter,
     /// in one pass; `None` when no thread can run, else that counter, whether every thread
     /// that can run is in `group`, and the largest step count in `group`.
+    ///
+    /// Threads whose last mbarrier wait failed ([`Lanes::waiting`]) are left out: a
+    /// warp-specialized kernel's consumers spin on mbarriers that its producers complete, and
+    /// the spinners let every other thread run (and barriers release) first
+    /// ([`Cta::wake_spinners`]).
     fn gather(&self, group: &mut Vec<usize>) -> Option<(usize, bool, u64)> {
         let lanes = &self.lanes;
         group.clear();
@@ -1888,6 +1898,9 @@ impl Cta {
                 continue;
             }
             ready += 1;
+            if lanes.waiting[index] {
+                continue;
+            }
             if at < pc {
                 (pc, bound) = (at, 0);
                 group.clear();
@@ -1898,6 +1911,19 @@ impl Cta {
             }
         }
         (!group.is_empty()).then_some((pc, group.len() == ready, bound))
+    }
+
+    /// When the only threads that can run spin on mbarriers (no other thread can run and no
+    /// barrier can release), lets them try again; returns whether there were any.
+    fn wake_spinners(&mut self) -> bool {
+        let lanes = &mut self.lanes;
+        let spinning = lanes
+            .status
+            .iter()
+            .zip(&lanes.waiting)
+            .any(|(status, &waiting)| waiting && matches!(status, ThreadStatus::Ready));
+        lanes.waiting.fill(false);
+        spinning
     }
 
     /// Puts every thread back at the first instruction with zeroed registers and memory, as
@@ -1911,6 +1937,7 @@ impl Cta {
         self.lanes.pc.fill(0);
         self.lanes.steps.fill(0);
         self.lanes.status.fill(ThreadStatus::Ready);
+        self.lanes.waiting.fill(false);
         let program = device.program;
         if self.lanes.calls || program.local_bytes > 0 || program.thread_param_bytes > 0 {
             for thread in &mut self.threads {

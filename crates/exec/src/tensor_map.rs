@@ -161,6 +161,99 @@ impl TensorMap {
         }
     }
 
+    /// The global addresses of the elements an im2col-mode copy moves, in the order they lie
+    /// in shared memory (`None` for an element outside the tensor), `pixelsPerColumn` pixels of
+    /// `channelsPerPixel` channels each (PTX ISA 9.0, 5.5.4 "im2col mode"):
+    ///
+    /// - "Across N and C dimensions: specify the starting offsets along the dimension, similar
+    ///   to the tiled mode": the channels of a pixel are `tensorCoords[0] + k`, `k <
+    ///   channelsPerPixel` (`elementStrides[0]` is ignored without interleave).
+    /// - "Across DHW dimensions: specify the location of the convolution filter base in the
+    ///   tensor space. The filter corner location must be within the bounding box"; "The im2col
+    ///   offsets ... are added to the filter base coordinates to determine the starting location
+    ///   in the tensor space from where the elements are accessed".
+    /// - The bounding box of spatial dimension `i` runs from `pixelBoxLowerCorner[i]` to
+    ///   `globalDim - 1 + pixelBoxUpperCorner[i]` ("Bounding-box Lower-Corner specifies the
+    ///   corner with the smallest coordinate and Bounding-box Upper-Corner specifies the corner
+    ///   with the largest coordinate"; the upper corner is an offset from the far edge, as
+    ///   CUTLASS's `make_im2col_tma_copy_desc` counts the filter positions: `(w + upper -
+    ///   lower - 1) / stride + 1`).
+    /// - "Pixels-per-Column specifies the number of elements to be accessed in the NDHW space";
+    ///   "The number of elements traversed along the D, H and W dimensions is strided by the
+    ///   traversal stride for that dimension": the filter base walks W by `elementStrides[1]`;
+    ///   past the box's upper corner it returns to the lower corner and H (then D, then N, by
+    ///   one image) advances, as CUTLASS linearizes the output pixels `(q, p, z, n)`.
+    ///
+    /// The corners are stored innermost dimension first (W, H, D), as CUTLASS passes
+    /// `lower_corner_whd` to `cuTensorMapEncodeIm2col`. Interleaved im2col maps are refused.
+    pub fn im2col_addresses(
+        &self,
+        start: &[i64; 5],
+        offsets: &[i64],
+    ) -> Result<Vec<Option<u64>>, String> {
+        let Some(im2col) = self.im2col else {
+            return Err("an .im2col copy with a tile-mode tensor map".into());
+        };
+        if self.interleave != 0 {
+            return Err("im2col copies with an interleaved tensor map are not supported".into());
+        }
+        let rank = self.rank as usize;
+        let spatial = rank - 2;
+        let (mut low, mut high, mut step) = ([0i64; 3], [0i64; 3], [1i64; 3]);
+        let mut base = [0i64; 3];
+        for i in 0..spatial {
+            low[i] = i64::from(im2col.lower[i]);
+            high[i] = self.global_dim[i + 1] as i64 - 1 + i64::from(im2col.upper[i]);
+            step[i] = i64::from(self.element_strides[i + 1].max(1));
+            base[i] = start[i + 1];
+            if !(low[i]..=high[i]).contains(&base[i]) {
+                return Err(format!(
+                    "the filter base {} of dimension {} is outside the bounding box [{}, {}]",
+                    base[i],
+                    i + 1,
+                    low[i],
+                    high[i]
+                ));
+            }
+        }
+        let mut image = start[rank - 1];
+        let channels = u64::from(im2col.channels_per_pixel);
+        let inside = |x: i64, i: usize| x >= 0 && (x as u64) < self.global_dim[i];
+        let mut addresses = Vec::new();
+        for _ in 0..im2col.pixels_per_column {
+            let mut pixel = Some(self.global_address);
+            for (i, &at) in base.iter().enumerate().take(spatial) {
+                let x = at + offsets.get(i).copied().unwrap_or(0);
+                pixel = pixel.filter(|_| inside(x, i + 1));
+                pixel = pixel.map(|at| at + x as u64 * self.stride(i + 1));
+            }
+            pixel = pixel.filter(|_| inside(image, rank - 1));
+            pixel = pixel.map(|at| at + image as u64 * self.stride(rank - 1));
+            for k in 0..channels as i64 {
+                let c = start[0] + k;
+                addresses.push(
+                    pixel
+                        .filter(|_| inside(c, 0))
+                        .map(|at| at + c as u64 * self.stride(0)),
+                );
+            }
+            // The next filter base: W by its stride, wrapping to the lower corner.
+            let mut carry = true;
+            for i in 0..spatial {
+                base[i] += step[i];
+                if base[i] <= high[i] {
+                    carry = false;
+                    break;
+                }
+                base[i] = low[i];
+            }
+            if carry {
+                image += 1;
+            }
+        }
+        Ok(addresses)
+    }
+
     /// The parameter rules of `cuTensorMapEncodeTiled` (and, for an im2col map,
     /// `cuTensorMapEncodeIm2col`), as `cuda.h` (CUDA 13) documents them; the message names
     /// the rule broken. The packed sub-byte types and the `128B_ATOM` swizzles (sm_100) are

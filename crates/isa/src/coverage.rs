@@ -136,13 +136,12 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Atom => "`.b128`; `.L2::cache_hint`",
         Opcode::Red => "`.L2::cache_hint`",
         Opcode::Cp => {
-            "`cp.async.bulk.tensor` in im2col mode (traps at run), its sm_100 modes \
-             (`.tile::gather4`, `.im2col::w`, `.cta_group`), `cp.reduce.async.bulk.tensor` \
-             (name only)"
+            "`cp.async.bulk.tensor`'s sm_100 modes (`.tile::gather4`, `.tile::scatter4`, \
+             `.im2col::w`, `.cta_group`)"
         }
         Opcode::Tensormap => {
-            "`tensormap.replace` of `.elemtype`, `.interleave_layout`, `.swizzle_mode`, \
-             `.swizzle_atomicity`, `.fill_mode` (traps at run)"
+            "`tensormap.replace` of the sm_100 swizzles: `.swizzle_mode` 4 (96B), \
+             `.swizzle_atomicity` 1-3 (traps at run)"
         }
         Opcode::Mma => {
             "`mma.sp`, sub-byte, single-bit and `.block_scale` forms (fragment vectors, operand \

@@ -1136,8 +1136,11 @@ pub fn setmaxnreg_count_violation(form: &OpForm, value: Option<i128>) -> Option<
 /// `tensormap.replace`'s constants (`values`: each operand's integer value): `ord` with
 /// `.box_dim`, `.global_dim` and `.element_stride` in 0..=4 (ptxas 13.5: "value '5' expected
 /// to be in range [0..4] when .box_dim modifier is used"; tensormap.md: "ord ... the
-/// dimension", of a tensor of rank 1..5) and `.elemtype`'s new value in 0..=15 (ptxas 13.5:
-/// "value '16' expected to be in range [0..15] when .elemtype modifier is used").
+/// dimension", of a tensor of rank 1..5) and the `.field3` new values in the ranges of the
+/// ISA's Table 33: `.elemtype` 0..=15 (ptxas 13.5: "value '16' expected to be in range
+/// [0..15] when .elemtype modifier is used"), `.interleave_layout` 0..=2, `.swizzle_mode`
+/// 0..=4, `.swizzle_atomicity` 0..=3, `.fill_mode` 0..=1 (ptxas 13.5: "value '2' expected to
+/// be in range [0..1] when .fill_mode modifier is used").
 pub fn tensormap_value_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
     let OpForm::TensormapReplace { field, .. } = *form else {
         return None;
@@ -1147,6 +1150,10 @@ pub fn tensormap_value_violation(form: &OpForm, values: &[Option<i128>]) -> Opti
             (4, "the dimension `ord`")
         }
         TensormapField::ElemType => (15, "the element type code"),
+        TensormapField::InterleaveLayout => (2, "the interleave layout code"),
+        TensormapField::SwizzleMode => (4, "the swizzle mode code"),
+        TensormapField::SwizzleAtomicity => (3, "the swizzle atomicity code"),
+        TensormapField::FillMode => (1, "the fill mode code"),
         _ => return None,
     };
     let value = (*values.get(1)?)?;

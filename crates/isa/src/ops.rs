@@ -792,6 +792,10 @@ pub enum OpForm {
         multicast: bool,
         /// `.L2::cache_hint`: the last operand is a cache policy.
         cache_hint: bool,
+        /// `cp.reduce.async.bulk.tensor...redOp` (PTX ISA 9.0, cp.reduce.async.bulk.tensor): a
+        /// store whose elements are reduced into the tensor with `.redOp`, of the tensor map's
+        /// element type.
+        reduce: Option<AtomOp>,
     },
     /// `cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp{.noftz}.type
     /// [dstMem], [srcMem], size{, [mbar]}{, cache-policy}` (PTX ISA 9.0, cp.reduce.async.bulk):
@@ -3294,7 +3298,7 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             source,
             rest @ ..,
         ] => {
-            return decode_cp_async_bulk_tensor(dims, destination, source, rest);
+            return decode_cp_async_bulk_tensor(dims, destination, source, rest, false);
         }
         ["async", "bulk", destination, source, completion, rest @ ..]
             if !matches!(*destination, "tensor" | "prefetch") =>
@@ -3312,7 +3316,18 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] if *destination != "tensor" => {
             return decode_cp_reduce_async_bulk(destination, source, completion, rest);
         }
-        // The tensor reductions: known by name only.
+        [
+            "reduce",
+            "async",
+            "bulk",
+            "tensor",
+            dims,
+            destination,
+            source,
+            rest @ ..,
+        ] => {
+            return decode_cp_async_bulk_tensor(dims, destination, source, rest, true);
+        }
         ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
@@ -3456,13 +3471,26 @@ fn decode_cp_async_bulk(
 /// global: `.global.shared::cta`, `.load_mode = { .tile, .im2col_no_offs }`, `.bulk_group`. The
 /// modifiers after the spaces come in any order, each once. `.tile::gather4`, `.tile::scatter4`,
 /// `.im2col::w{::128}` and `.cta_group` (sm_100) are not run.
+///
+/// With `reduce`, `cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}
+/// .completion_mechanism{.level::cache_hint}` (PTX ISA 9.0, cp.reduce.async.bulk.tensor): `.dst
+/// = { .global }`, `.src = { .shared::cta }`, `.completion_mechanism = { .bulk_group }`,
+/// `.load_mode = { .tile, .im2col_no_offs }`, `.redOp = { .add, .min, .max, .inc, .dec, .and,
+/// .or, .xor }` (the modifiers are one later: `reduce` comes first).
 fn decode_cp_async_bulk_tensor(
     dims: &str,
     destination: &str,
     source: &str,
     rest: &[&str],
+    reduce: bool,
 ) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Cp;
+    let first = usize::from(reduce);
+    let name = if reduce {
+        "cp.reduce.async.bulk.tensor"
+    } else {
+        "cp.async.bulk.tensor"
+    };
     let dims = match dims {
         "1d" => 1,
         "2d" => 2,
@@ -3471,31 +3499,49 @@ fn decode_cp_async_bulk_tensor(
         "5d" => 5,
         other => {
             return Err(not_a_modifier(
-                3,
+                first + 3,
                 other,
-                "cp.async.bulk.tensor (.1d ... .5d)",
+                format_args!("{name} (.1d ... .5d)"),
             ));
         }
     };
     let (load, shared_cta) = match (destination, source) {
-        ("shared::cluster", "global") => (true, false),
-        ("shared::cta", "global") => (true, true),
+        ("shared::cluster", "global") if !reduce => (true, false),
+        ("shared::cta", "global") if !reduce => (true, true),
         ("global", "shared::cta") => (false, false),
         _ => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
-                Some(4),
-                format!(
-                    "cp.async.bulk.tensor.{destination}.{source}: the copies are                      .shared::cluster.global, .shared::cta.global and .global.shared::cta"
-                ),
+                Some(first + 4),
+                if reduce {
+                    format!("{name}.{destination}.{source}: the reduction is .global.shared::cta")
+                } else {
+                    format!(
+                        "{name}.{destination}.{source}: the copies are .shared::cluster.global, \
+                         .shared::cta.global and .global.shared::cta"
+                    )
+                },
             ));
         }
     };
     let mut seen: Vec<&str> = Vec::new();
     let (mut im2col, mut completion, mut multicast, mut cache_hint) = (false, false, false, false);
+    let mut reduction = None;
     for (offset, &m) in rest.iter().enumerate() {
-        let index = 6 + offset;
+        let index = first + 6 + offset;
+        let op = match m {
+            "add" => Some(AtomOp::Add),
+            "min" => Some(AtomOp::Min),
+            "max" => Some(AtomOp::Max),
+            "inc" => Some(AtomOp::Inc),
+            "dec" => Some(AtomOp::Dec),
+            "and" => Some(AtomOp::And),
+            "or" => Some(AtomOp::Or),
+            "xor" => Some(AtomOp::Xor),
+            _ => None,
+        };
         let group = match m {
+            _ if reduce && op.is_some() => "reduction",
             "tile" => "mode",
             "im2col" if load => "mode",
             "im2col_no_offs" if !load => "mode",
@@ -3508,22 +3554,21 @@ fn decode_cp_async_bulk_tensor(
                 return Err(DecodeError::new(
                     DecodeErrorKind::UnsupportedInstruction(opcode),
                     Some(index),
-                    format!(
-                        "cp.async.bulk.tensor with .{m} (sm_100) is not supported by ptxsim yet"
-                    ),
+                    format!("{name} with .{m} (sm_100) is not supported by ptxsim yet"),
                 ));
             }
-            _ => return Err(not_a_modifier(index, m, "cp.async.bulk.tensor here")),
+            _ => return Err(not_a_modifier(index, m, format_args!("{name} here"))),
         };
         if seen.contains(&group) {
             return Err(DecodeError::new(
                 DecodeErrorKind::DuplicateModifier,
                 Some(index),
-                format!("cp.async.bulk.tensor takes one {group} modifier (.{m} is a second)"),
+                format!("{name} takes one {group} modifier (.{m} is a second)"),
             ));
         }
         seen.push(group);
         match group {
+            "reduction" => reduction = op,
             "mode" => im2col = m != "tile",
             "completion" => completion = true,
             "multicast" => multicast = true,
@@ -3535,17 +3580,24 @@ fn decode_cp_async_bulk_tensor(
             DecodeErrorKind::UnknownModifier,
             None,
             if load {
-                "cp.async.bulk.tensor from .global needs .mbarrier::complete_tx::bytes"
+                format!("{name} from .global needs .mbarrier::complete_tx::bytes")
             } else {
-                "cp.async.bulk.tensor to .global needs .bulk_group"
+                format!("{name} to .global needs .bulk_group")
             },
+        ));
+    }
+    if reduce && reduction.is_none() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            None,
+            format!("{name} needs a reduction (.add, .min, .max, .inc, .dec, .and, .or, .xor)"),
         ));
     }
     if im2col && dims < 3 {
         return Err(DecodeError::new(
             DecodeErrorKind::UnsupportedTypes,
             Some(3),
-            "cp.async.bulk.tensor im2col mode needs 3 dimensions or more",
+            format!("{name} im2col mode needs 3 dimensions or more"),
         ));
     }
     Ok(OpForm::CpAsyncBulkTensor {
@@ -3555,6 +3607,7 @@ fn decode_cp_async_bulk_tensor(
         im2col,
         multicast,
         cache_hint,
+        reduce: reduction,
     })
 }
 
@@ -4960,6 +5013,52 @@ mod tests {
     }
 
     const RN: FloatModifiers = FloatModifiers::RN;
+
+    #[test]
+    fn tensor_reductions_decode_as_reducing_stores() {
+        // PTX ISA 9.0, cp.reduce.async.bulk.tensor: ".dst = { .global }", ".src = {
+        // .shared::cta }", ".load_mode = { .tile, .im2col_no_offs }", a .redOp, .bulk_group.
+        let form = |modifiers: &[&str]| {
+            let mut all = vec!["reduce", "async", "bulk", "tensor"];
+            all.extend_from_slice(modifiers);
+            decode_op(Opcode::Cp, &all)
+        };
+        assert_eq!(
+            form(&[
+                "3d",
+                "global",
+                "shared::cta",
+                "xor",
+                "im2col_no_offs",
+                "bulk_group"
+            ]),
+            Ok(OpForm::CpAsyncBulkTensor {
+                dims: 3,
+                load: false,
+                shared_cta: false,
+                im2col: true,
+                multicast: false,
+                cache_hint: false,
+                reduce: Some(AtomOp::Xor),
+            })
+        );
+        let refused = [
+            &["2d", "global", "shared::cta", "tile", "bulk_group"][..],
+            &["2d", "global", "shared::cta", "add", "min", "bulk_group"],
+            &[
+                "2d",
+                "shared::cluster",
+                "global",
+                "add",
+                "mbarrier::complete_tx::bytes",
+            ],
+            &["2d", "global", "shared::cta", "add", "im2col", "bulk_group"],
+            &["2d", "global", "shared::cta", "add", "tile"],
+        ];
+        for modifiers in refused {
+            assert!(form(modifiers).is_err(), "{modifiers:?}");
+        }
+    }
 
     #[test]
     fn spellings_from_the_brief() {

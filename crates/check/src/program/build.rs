@@ -1754,8 +1754,9 @@ impl<'m> Builder<'m> {
                 load,
                 im2col,
                 multicast,
+                reduce,
                 ..
-            } => self.bulk_tensor(operands, dims, load, im2col, multicast)?,
+            } => self.bulk_tensor(operands, dims, (load, im2col, multicast), reduce)?,
             OpForm::CpReduceAsyncBulk { global, op, ty, .. } => {
                 InstructionKind::CpReduceAsyncBulk {
                     op,
@@ -2891,16 +2892,16 @@ impl<'m> Builder<'m> {
     }
 
     /// `cp.async.bulk.tensor` (PTX ISA 9.0): a load `[dstMem], [tensorMap, tensorCoords],
-    /// [mbar]{, im2colOffsets}{, ctaMask}{, cache-policy}`, a store `[tensorMap, tensorCoords],
-    /// [srcMem]{, cache-policy}`. `tensorMap` is a `.u64` register holding its generic address,
-    /// or the name of a variable (its generic address).
+    /// [mbar]{, im2colOffsets}{, ctaMask}{, cache-policy}`, a store (or a
+    /// `cp.reduce.async.bulk.tensor`) `[tensorMap, tensorCoords], [srcMem]{, cache-policy}`.
+    /// `tensorMap` is a `.u64` register holding its generic address, or the name of a variable
+    /// (its generic address).
     fn bulk_tensor(
         &self,
         operands: &[Operand],
         dims: u8,
-        load: bool,
-        im2col: bool,
-        multicast: bool,
+        (load, im2col, multicast): (bool, bool, bool),
+        reduce: Option<ptxsim_isa::ops::AtomOp>,
     ) -> Result<InstructionKind, String> {
         let tensor = if load {
             operands.get(1)
@@ -2966,6 +2967,7 @@ impl<'m> Builder<'m> {
                 mbarrier,
                 im2col_offsets,
                 cta_mask,
+                reduce,
             },
         )))
     }

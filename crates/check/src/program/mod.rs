@@ -463,6 +463,8 @@ pub struct BulkTensorInstruction {
     pub im2col_offsets: Vec<Source>,
     /// `ctaMask` of `.multicast::cluster`.
     pub cta_mask: Option<Source>,
+    /// `cp.reduce.async.bulk.tensor`'s `.redOp` (a store that reduces into the tensor).
+    pub reduce: Option<ptxsim_isa::ops::AtomOp>,
 }
 
 /// What an instruction does. The executor matches on this without a wildcard arm.

@@ -105,7 +105,7 @@ calls! {
     }
 
     /// `cuTensorMapEncodeIm2col`: an im2col tensor map (rank 3 to 5; the corners are `rank -
-    /// 2` offsets). ptxsim encodes it; `cp.async.bulk.tensor` does not run im2col copies yet.
+    /// 2` offsets). `cp.async.bulk.tensor` runs its im2col copies.
     fn cuTensorMapEncodeIm2col(
         tensor_map: *mut c_void,
         data_type: c_int,

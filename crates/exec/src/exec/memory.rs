@@ -811,7 +811,7 @@ impl Executor<'_, '_> {
         Ok(())
     }
 
-    fn atomic(
+    pub(super) fn atomic(
         &mut self,
         _lane: usize,
         space: Space,
@@ -1098,8 +1098,12 @@ impl Executor<'_, '_> {
                 } else {
                     value.unwrap_or(0) >> 63
                 };
+                let complete = object.phase != waited;
+                if let Some(waiting) = self.lanes.waiting.get_mut(lane) {
+                    *waiting = !complete;
+                }
                 if let Some(d) = destination {
-                    self.write(lane, d, u128::from(object.phase != waited), Type::Pred);
+                    self.write(lane, d, u128::from(complete), Type::Pred);
                 }
                 continue;
             }

@@ -3,9 +3,11 @@
 //! the copy engine (the "tensor memory accelerator"). Like the other bulk copies, a copy
 //! completes when it is issued.
 
-use ptxsim_isa::ops::{Space, TensormapField};
+use ptxsim_isa::Type;
+use ptxsim_isa::ops::{AtomOp, Space, TensormapField};
 
 use super::Executor;
+use crate::alu;
 use crate::ir::{BulkTensorInstruction, Instruction, MemoryOperand, Source};
 use crate::memory::{CLUSTER_RANK_STRIDE, Fault};
 use crate::tensor_map::{self, TENSOR_MAP_BYTES, TensorMap};
@@ -44,10 +46,6 @@ impl BoxWalk {
             index: [0; 5],
         }
     }
-
-    fn elements(&self) -> u64 {
-        self.counts.iter().product()
-    }
 }
 
 impl Iterator for BoxWalk {
@@ -69,6 +67,55 @@ impl Iterator for BoxWalk {
         }
         Some(current)
     }
+}
+
+/// A `.field3` value outside PTX ISA 9.0's Table 33 ("the mapping of the operand new_val
+/// across various fields").
+fn not_in_table(field: TensormapField, new: u64) -> Stop {
+    Stop::Trap(format!(
+        "{new} is no value of {field:?} in tensormap.replace's Table 33"
+    ))
+}
+
+/// The element type of a `cp.reduce.async.bulk.tensor` with `.redOp` `op` on a tensor map of
+/// `CUtensorMapDataType` `data_type`, from the ISA's table of "the valid combinations of
+/// .redOp and element type": `.add` on `.u32 .s32 .u64 .f32 .f16 .bf16`; `.min`, `.max` on
+/// `.u32 .s32 .u64 .s64 .f16 .bf16`; `.inc`, `.dec` on `.u32`; `.and`, `.or`, `.xor` on `.b32
+/// .b64` (PTX ISA 9.0, cp.reduce.async.bulk.tensor). `FLOAT32_FTZ` is `.f32`; the other types
+/// (8- and 16-bit integers, `.f64`, the TF32 types) trap.
+fn reduction_type(op: AtomOp, data_type: u32) -> Result<Type, Stop> {
+    let ty = match data_type {
+        2 => Type::U32,
+        3 => Type::S32,
+        4 => Type::U64,
+        5 => Type::S64,
+        6 => Type::F16,
+        7 | 10 => Type::F32,
+        9 => Type::Bf16,
+        _ => Type::B8,
+    };
+    let valid = match op {
+        AtomOp::Add => matches!(
+            ty,
+            Type::U32 | Type::S32 | Type::U64 | Type::F32 | Type::F16 | Type::Bf16
+        ),
+        AtomOp::Min | AtomOp::Max => matches!(
+            ty,
+            Type::U32 | Type::S32 | Type::U64 | Type::S64 | Type::F16 | Type::Bf16
+        ),
+        AtomOp::Inc | AtomOp::Dec => ty == Type::U32,
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => {
+            matches!(ty, Type::U32 | Type::S32 | Type::U64 | Type::S64)
+        }
+        AtomOp::Exch | AtomOp::Cas => false,
+    };
+    if !valid {
+        return Err(Stop::Trap(format!(
+            "cp.reduce.async.bulk.tensor has no .{} on a tensor map of data type {data_type}",
+            format!("{op:?}").to_lowercase()
+        )));
+    }
+    Ok(ty)
 }
 
 impl Executor<'_, '_> {
@@ -122,15 +169,16 @@ impl Executor<'_, '_> {
     /// CTAs whose rank bit is set in `ctaMask`), and so is the mbarrier signal. A store writes
     /// only the elements inside the tensor. The shared-memory address must be 128-byte
     /// aligned (CUDA C++ Programming Guide, TMA: "shared memory address must be 128-byte
-    /// aligned"); im2col mode is not run (the lane traps).
+    /// aligned"). In im2col mode (`.im2col` loads, `.im2col_no_offs` stores) the elements are
+    /// those of [`TensorMap::im2col_addresses`]. `cp.reduce.async.bulk.tensor` is a store in
+    /// which "Each element of the tensor data in the .dst state space is reduced inline with
+    /// the corresponding element from the tensor data in the .src state space", element by
+    /// element as `red.global` combines them ([`alu::atom`]; `.add.f32` flushes subnormals, as
+    /// `red.global.add.f32` and the non-tensor bulk reduction do), of the type
+    /// [`reduction_type`] takes from the map.
     fn bulk_tensor_lane(&mut self, lane: usize, op: &BulkTensorInstruction) -> Result<(), Stop> {
         let map_address = self.read_bits(lane, op.tensor_map, 64);
         let map = self.tensor_map_at(lane, map_address)?;
-        if op.im2col || map.im2col.is_some() {
-            return Err(Stop::Trap(
-                "im2col tensor copies are not supported by ptxsim yet".into(),
-            ));
-        }
         if map.rank != u32::from(op.dims) {
             return Err(Stop::Trap(format!(
                 "a .{}d copy with a tensor map of rank {}",
@@ -150,22 +198,51 @@ impl Executor<'_, '_> {
         // The CTA-relative offset of the box, and where that CTA's shared memory starts.
         let offset = shared % CLUSTER_RANK_STRIDE;
         let bytes = map.element_bytes();
-        let walk = BoxWalk::new(&map);
-        let total = walk.elements() * bytes;
-        let place = |k: &[u64; 5]| -> Option<u64> {
-            let mut at = map.global_address;
-            for i in 0..map.rank as usize {
-                let x = start[i] + (k[i] * u64::from(map.traversal_stride(i))) as i64;
-                if x < 0 || x as u64 >= map.global_dim[i] {
-                    return None;
-                }
-                at += x as u64 * map.stride(i);
+        // The global address of each element of the box, in shared-memory order.
+        let addresses: Vec<Option<u64>> = if op.im2col {
+            // "im2colOffsets ... a vector of 16-bit integers" (unsigned: "[0, 2^16-1]" for 3D);
+            // `.im2col_no_offs` (a store) has none.
+            let offsets: Vec<i64> = op
+                .im2col_offsets
+                .iter()
+                .map(|&offset| i64::from(self.read_bits(lane, offset, 16) as u16))
+                .collect();
+            map.im2col_addresses(&start, &offsets).map_err(Stop::Trap)?
+        } else {
+            if map.im2col.is_some() {
+                return Err(Stop::Trap("a .tile copy with an im2col tensor map".into()));
             }
-            Some(at)
+            let place = |k: [u64; 5]| -> Option<u64> {
+                let mut at = map.global_address;
+                for i in 0..map.rank as usize {
+                    let x = start[i] + (k[i] * u64::from(map.traversal_stride(i))) as i64;
+                    if x < 0 || x as u64 >= map.global_dim[i] {
+                        return None;
+                    }
+                    at += x as u64 * map.stride(i);
+                }
+                Some(at)
+            };
+            BoxWalk::new(&map).map(place).collect()
         };
+        let total = addresses.len() as u64 * bytes;
+        if let Some(reduction) = op.reduce {
+            let ty = reduction_type(reduction, map.data_type)?;
+            for (n, &global) in addresses.iter().enumerate() {
+                let Some(global) = global else {
+                    continue;
+                };
+                let from = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
+                let value = self.load(lane, Space::Shared, from, bytes as u32)? as u64;
+                let update =
+                    |old: u64, _global: bool| alu::atom(reduction, ty, true, old, value, 0);
+                self.atomic(lane, Space::Global, global, bytes as u32, update)?;
+            }
+            return Ok(());
+        }
         if !op.load {
-            for (n, k) in walk.enumerate() {
-                let Some(global) = place(&k) else {
+            for (n, &global) in addresses.iter().enumerate() {
+                let Some(global) = global else {
                     continue;
                 };
                 let from = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
@@ -186,8 +263,8 @@ impl Executor<'_, '_> {
             None => vec![shared - offset],
         };
         let fill = tensor_map::oob_value(&map);
-        for (n, k) in walk.enumerate() {
-            let value = match place(&k) {
+        for (n, &global) in addresses.iter().enumerate() {
+            let value = match global {
                 Some(global) => self.load(lane, Space::Global, global, bytes as u32)?,
                 None => u128::from(fill),
             };
@@ -216,10 +293,13 @@ impl Executor<'_, '_> {
     /// tensor-map object at the location specified by the address operand addr with a new
     /// value"; `.rank` takes "ones less than the desired tensor rank"; `ord` is "the ordinal of
     /// the field across the rank" (for `.global_stride`, 0 is the stride of dimension 1, as
-    /// `cuTensorMapEncodeTiled`'s `globalStrides`). The map is rewritten in place in ptxsim's
-    /// encoding and checked when a copy uses it. The `.field3` fields (`.elemtype`,
-    /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) are not run:
-    /// the lane traps.
+    /// `cuTensorMapEncodeTiled`'s `globalStrides`). The `.field3` fields (`.elemtype`,
+    /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) take the
+    /// values of the ISA's Table 33 (a value outside it traps; so do the sm_100 swizzles: 96B
+    /// and the atomicities other than 16B). The map is rewritten in place in ptxsim's encoding
+    /// and checked when a copy uses it; bytes that are not ptxsim's encoding (a zeroed object
+    /// being filled in, as Triton's `tl.make_tensor_descriptor` does) count as a map whose
+    /// fields are all zero.
     pub(super) fn tensormap_replace(
         &mut self,
         instruction: &Instruction,
@@ -256,8 +336,10 @@ impl Executor<'_, '_> {
             let word = self.load(lane, space, at + 8 * i as u64, 8)? as u64;
             chunk.copy_from_slice(&word.to_le_bytes());
         }
-        let mut map = TensorMap::decode_fields(&bytes)
-            .map_err(|message| Stop::Trap(format!("{message} at {at:#x}")))?;
+        // An object that no encoder wrote (Triton's device-side descriptors start from 128
+        // zeroed bytes and replace every field they need) is a tile-mode map whose fields are
+        // all zero.
+        let mut map = TensorMap::decode_fields(&bytes).unwrap_or_default();
         let index = ordinal as usize;
         let out_of_range = || Stop::Trap(format!("ord {ordinal} is not below the rank"));
         match field {
@@ -277,15 +359,50 @@ impl Executor<'_, '_> {
                     .get_mut(index)
                     .ok_or_else(out_of_range)? = new as u32;
             }
-            TensormapField::ElemType
-            | TensormapField::InterleaveLayout
-            | TensormapField::SwizzleMode
-            | TensormapField::SwizzleAtomicity
-            | TensormapField::FillMode => {
+            TensormapField::ElemType => {
+                // Table 33: 0 .u8, 1 .u16, 2 .u32, 3 .s32, 4 .u64, 5 .s64, 6 .f16, 7 .f32, 8
+                // .f32.ftz, 9 .f64, 10 .bf16, 11 .tf32, 12 .tf32.ftz, 13 .b4x16, 14
+                // .b4x16_p64, 15 .b6x16_p32; as `CUtensorMapDataType` (FLOAT64 = 8, BFLOAT16 =
+                // 9, FLOAT32_FTZ = 10, 16U4_ALIGN8B = 13, 16U4_ALIGN16B, 16U6_ALIGN16B).
+                map.data_type = match new {
+                    0..=7 | 11..=15 => new as u32,
+                    8 => 10,
+                    9 => 8,
+                    10 => 9,
+                    _ => return Err(not_in_table(field, new)),
+                };
+            }
+            // Table 33: 0 no interleave, 1 16B, 2 32B (`CUtensorMapInterleave`'s values).
+            TensormapField::InterleaveLayout if new <= 2 => map.interleave = new as u32,
+            // Table 33: 0 no swizzling, 1 32B, 2 64B, 3 128B (`CUtensorMapSwizzle`'s values),
+            // 4 96B (sm_100). The 128-byte swizzle keeps the map's atomicity.
+            TensormapField::SwizzleMode if new <= 3 => {
+                if new != 3 || !(3..=6).contains(&map.swizzle) {
+                    map.swizzle = new as u32;
+                }
+            }
+            // Table 33: 0 16B (the atomicity of the swizzles of sm_90), 1 32B, 2 32B with 8B
+            // flip, 3 64B (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`, `_32B_FLIP_8B`, `_64B`, sm_100).
+            TensormapField::SwizzleAtomicity if new == 0 => {
+                if (4..=6).contains(&map.swizzle) {
+                    map.swizzle = 3;
+                }
+            }
+            // Table 33: 0 zero fill, 1 OOB-NaN fill (`CUtensorMapFloatOOBfill`'s values).
+            TensormapField::FillMode if new <= 1 => map.oob_fill = new as u32,
+            TensormapField::SwizzleMode | TensormapField::SwizzleAtomicity
+                if (field == TensormapField::SwizzleMode && new == 4)
+                    || (field == TensormapField::SwizzleAtomicity && new <= 3) =>
+            {
                 return Err(Stop::Trap(format!(
-                    "tensormap.replace of {field:?} is not supported by ptxsim yet"
+                    "tensormap.replace of {field:?} with {new} (an sm_100 swizzle) is not \
+                     supported by ptxsim"
                 )));
             }
+            TensormapField::InterleaveLayout
+            | TensormapField::SwizzleMode
+            | TensormapField::SwizzleAtomicity
+            | TensormapField::FillMode => return Err(not_in_table(field, new)),
         }
         for (i, chunk) in map.encode().chunks_exact(8).enumerate() {
             let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
