@@ -1450,7 +1450,30 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 &mut self.resolver.diagnostics,
             ),
             Operand::Immediate(_) | Operand::Sink(_) => {}
-            Operand::Negated(_, inner, Negation::Not) => self.operand(inner, Role::Predicate),
+            Operand::Negated(span, inner, Negation::Not) => match &**inner {
+                // "`!` ... logical negation of a predicate" (PTX ISA 9.7.13.1 `{!}c`, setp's
+                // `{!}c`, selp's `{!}c`): ptxas 13.5 rejects `!` of any other register
+                // ("Illegal argument to predicate negation").
+                Operand::Name(name) if name.component.is_none() => {
+                    let found = self.resolve(name.name.as_str(), name.name.span, Role::Predicate);
+                    if let Some(Found { ty: Some(ty), .. }) = found
+                        && ty != Type::Pred
+                    {
+                        self.resolver.diagnostics.push(
+                            Diagnostic::error(
+                                "E0323",
+                                format!(
+                                    "`!` negates a predicate; `{}` is a `{ty}` register",
+                                    name.name.as_str()
+                                ),
+                                *span,
+                            )
+                            .with_help("negate a `.pred` register"),
+                        );
+                    }
+                }
+                _ => self.operand(inner, Role::Predicate),
+            },
             Operand::Negated(_, inner, Negation::Minus) => self.operand(inner, role),
             Operand::Pair(_, first, second) => {
                 self.operand(first, role);

@@ -214,13 +214,21 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             source("b", Type::B32),
             source("c", Type::B32),
         ],
-        OpForm::Lop3 => vec![
-            destination("d", Type::B32),
-            source("a", Type::B32),
-            source("b", Type::B32),
-            source("c", Type::B32),
-            source("immLut", Type::B32),
-        ],
+        OpForm::Lop3 { bool_op } => {
+            let mut slots = vec![
+                destination("d", Type::B32),
+                source("a", Type::B32),
+                source("b", Type::B32),
+                source("c", Type::B32),
+                source("immLut", Type::B32),
+            ];
+            if bool_op.is_some() {
+                // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q;` with `q` a predicate (ptxas
+                // 13.5 also takes an integer constant there).
+                slots.push(source("q", Type::Pred));
+            }
+            slots
+        }
         OpForm::Bfe { ty } => vec![
             destination("d", ty),
             source("a", ty),
@@ -906,7 +914,10 @@ const MATRIX_REGISTER: RegisterRule = RegisterRule::OneOf(crate::layout::FRAGMEN
 fn predicate_output(form: &OpForm) -> Option<bool> {
     match form {
         OpForm::Setp { .. } | OpForm::Shfl { .. } | OpForm::Match { all: true, .. } => Some(false),
-        OpForm::Elect => Some(true),
+        OpForm::Elect
+        | OpForm::Lop3 {
+            bool_op: Some(_), ..
+        } => Some(true),
         _ => None,
     }
 }
@@ -1158,6 +1169,28 @@ pub fn tensormap_value_violation(form: &OpForm, values: &[Option<i128>]) -> Opti
         Location::Operand(1),
         format!("{what} must be in 0..={max}, not {value}"),
     ))
+}
+
+/// The barrier number `a` of `bar`/`barrier` when it is an integer (`values`: each operand's): "Operand
+/// `a` ... specify a logical barrier resource as an immediate constant or register with value 0
+/// through 15" (9.7.13.1; ptxas 13.5: "Barrier number '16' out of range, expected to be in
+/// range [0..15]").
+pub fn barrier_number_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
+    let OpForm::Barrier { op } = *form else {
+        return None;
+    };
+    let index = match op {
+        BarrierOp::Sync | BarrierOp::Arrive => 0,
+        BarrierOp::RedPopc | BarrierOp::RedAnd | BarrierOp::RedOr => 1,
+    };
+    let value = (*values.get(index)?)?;
+    (!(0..=15).contains(&value)).then(|| {
+        Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(index),
+            format!("the barrier number must be in 0..=15, not {value}"),
+        )
+    })
 }
 
 /// The fraction of `createpolicy.fractional`: an `.f32` register or a floating-point

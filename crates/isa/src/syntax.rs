@@ -1324,6 +1324,21 @@ pub fn value_violation(
 /// table has no form for its opcode (or sub-operation), else the problems of the nearest form
 /// (empty: it matches).
 pub fn check(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
+    // ptxas's repeated flags (`vadd.sat.sat`, `wmma.load.a.sync.sync`): see
+    // [`crate::form::REPEATABLE_FLAGS`].
+    let Some((folded, written_at)) = crate::form::fold_repeats(modifiers) else {
+        return check_folded(opcode, modifiers, operands);
+    };
+    let mut problems = check_folded(opcode, &folded, operands)?;
+    for problem in &mut problems {
+        if let Problem::Modifier(error) = problem {
+            error.modifier = error.modifier.map(|i| written_at[i]);
+        }
+    }
+    Some(problems)
+}
+
+fn check_folded(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
     let all = forms(opcode);
     if all.is_empty() {
         return fragments(opcode, modifiers, operands);
