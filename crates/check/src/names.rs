@@ -1238,6 +1238,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             video_selectors(op, instruction, &mut self.resolver.diagnostics);
         }
         minus_negations(op, instruction, &mut self.resolver.diagnostics);
+        // ptxas 13.5: "Result discard mode is not allowed for instruction 'bra'"; `brx.idx`'s
+        // sink is a syntax error to it.
+        if matches!(op, Some(Opcode::Bra | Opcode::Brx))
+            && let Some(sink) = instruction
+                .operands
+                .iter()
+                .find(|operand| matches!(operand, Operand::Sink(_)))
+        {
+            self.resolver.diagnostics.push(Diagnostic::error(
+                "E0324",
+                "the sink `_` is no branch target or index",
+                sink.span(),
+            ));
+        }
         match op {
             Some(op) if crate::rules::is_modelled(op) => {
                 self.typed_instruction(instruction);

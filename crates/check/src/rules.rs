@@ -984,7 +984,7 @@ pub fn check_instruction(
                 ptxsim_isa::op_layout::tensormap_value_violation(&op.form, &values)
             }
             ptxsim_isa::ops::OpForm::Barrier { .. } => {
-                let values: Vec<Option<i128>> = (0..instruction.operands.len().min(2))
+                let values: Vec<Option<i128>> = (0..instruction.operands.len())
                     .map(|index| integer_operand(instruction, index))
                     .collect();
                 ptxsim_isa::op_layout::barrier_number_violation(&op.form, &values)

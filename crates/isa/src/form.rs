@@ -499,9 +499,7 @@ pub const REPEATABLE_FLAGS: &[&str] = &[
 /// `modifiers` without the later copies of a [`REPEATABLE_FLAGS`] modifier, with the index each
 /// kept modifier was written at; `None` (nothing to fold) for almost every instruction.
 pub fn fold_repeats<'a>(modifiers: &[&'a str]) -> Option<(Vec<&'a str>, Vec<usize>)> {
-    let repeated = |i: usize, m: &str| {
-        REPEATABLE_FLAGS.contains(&m) && modifiers[..i].contains(&m)
-    };
+    let repeated = |i: usize, m: &str| REPEATABLE_FLAGS.contains(&m) && modifiers[..i].contains(&m);
     if !modifiers.iter().enumerate().any(|(i, m)| repeated(i, m)) {
         return None;
     }

@@ -1574,6 +1574,18 @@ fn collect_with(
             Modifier::Full => set_flag(&mut c.full, index, name)?,
             Modifier::Nan => set_flag(&mut c.nan, index, name)?,
             Modifier::Noftz => set_flag(&mut c.noftz, index, name)?,
+            // `.hi`/`.lo`/`.wide` come first (`mul.mode.type`, `mad24.mode{.sat}.type`,
+            // `dp2a.mode.atype.btype`, `madc{.hi,.lo}{.cc}.type`), as ptxas 13.5 reads them:
+            // "Unexpected instruction types specified for 'mul'" for `mul.u32.hi`, "Not a name
+            // of any known instruction: 'mul24'" for `mul24.u32.lo`, "'.hi/.lo' modifier
+            // required for instruction 'dp2a'" for `dp2a.u32.lo.u32`.
+            Modifier::Mul(_) if index != 0 => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(index),
+                    format!(".{name} comes first: {opcode}.{name}"),
+                ));
+            }
             Modifier::Mul(m) => set_value(&mut c.mul, m, index, name, "mode")?,
             Modifier::Compare(m) => set_value(&mut c.compare, m, index, name, "comparison")?,
             Modifier::Bool(m) => set_value(&mut c.boolop, m, index, name, "boolean operation")?,
@@ -3146,6 +3158,21 @@ fn decode_shf(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         }
     }
     c.single_type(opcode, &[Type::B32])?;
+    // `shf.l.mode.b32` (9.7.8.8): the direction comes first (ptxas 13.5: "Unknown modifier
+    // '.l'" for `shf.wrap.l.b32`, "Not a name of any known instruction: 'shf'" for
+    // `shf.b32.clamp.r`); the mode and the type in either order.
+    if let Some(direction) = direction
+        && direction.index != 0
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(direction.index),
+            format!(
+                ".{} comes first: shf.{}",
+                modifiers[direction.index], modifiers[direction.index]
+            ),
+        ));
+    }
     let (Some(direction), Some(mode)) = (direction, mode) else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,

@@ -1476,11 +1476,17 @@ fn check_form(form: &SyntaxForm, modifiers: &[&str], operands: &[Operand]) -> Ve
                     form.section
                 ),
             ),
+            // A repeat: ptxas 13.5 rejects each ("Multiple .aligned modifiers specified",
+            // "Duplicate .weak modifier", "Multiple instruction post-operation flags set")
+            // but those of `crate::form::REPEATABLE_FLAGS`, folded before.
+            Some((g, _)) if chosen[g].is_some_and(|(_, value)| value == modifier) => {
+                DecodeError::new(
+                    DecodeErrorKind::DuplicateModifier,
+                    Some(index),
+                    format!("`.{modifier}` is written twice"),
+                )
+            }
             Some((g, group)) => {
-                if chosen[g].is_some_and(|(_, value)| value == modifier) {
-                    // ptxas 13.5 accepts a repeated modifier.
-                    continue;
-                }
                 DecodeError::new(
                     DecodeErrorKind::ConflictingModifier,
                     Some(index),

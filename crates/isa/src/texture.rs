@@ -524,8 +524,8 @@ pub fn decode_sured(modifiers: &[&str]) -> Result<SurfaceReductionForm, DecodeEr
             "or" => Some(SurfaceReduction::Or),
             _ => None,
         };
-        let parsed_geometry = Geometry::parse(m)
-            .filter(|g| matches!(g, Geometry::D1 | Geometry::D2 | Geometry::D3));
+        let parsed_geometry =
+            Geometry::parse(m).filter(|g| matches!(g, Geometry::D1 | Geometry::D2 | Geometry::D3));
         let parsed_type = Type::from_name(m).filter(|t| {
             if sample {
                 matches!(t, Type::B32 | Type::B64)
