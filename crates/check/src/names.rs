@@ -5,7 +5,9 @@ use crate::program::{BuildError, Builder, Uses};
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, SharedForms, check_instruction,
 };
-use ptxsim_isa::{Element as IsaElement, Opcode, Operand as IsaOperand, SymbolKind, Type};
+use ptxsim_isa::{
+    Element as IsaElement, Opcode, Operand as IsaOperand, SymbolKind, Type, TypeKind,
+};
 use ptxsim_syntax::ast::*;
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 use std::cell::OnceCell;
@@ -1500,7 +1502,26 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             }
             Operand::Address(address) => match &address.base {
                 AddressBase::Name(name) => {
-                    let _ = self.resolve(name.name.as_str(), name.name.span, Role::Value);
+                    let found = self.resolve(name.name.as_str(), name.name.span, Role::Value);
+                    // An address register holds an address: ptxas 13.5 "Illegal to use symbol
+                    // '%f' of type .f32 as address operand. Use integer or bit only." (also
+                    // for `.pred`, `.f16x2` and `.b128` registers).
+                    if let Some(Found { ty: Some(ty), .. }) = found
+                        && !(ty.is_integer() || (ty.kind() == TypeKind::Bit && ty.bits() <= 64))
+                    {
+                        self.resolver.diagnostics.push(
+                            Diagnostic::error(
+                                "E0323",
+                                format!(
+                                    "`{}` is a `{ty}` register; an address is in an integer or \
+                                     bit-size register",
+                                    name.name.as_str()
+                                ),
+                                name.name.span,
+                            )
+                            .with_help("use a `.u64` (or `.u32`, `.b64`) register"),
+                        );
+                    }
                 }
                 AddressBase::Immediate(_) => {}
             },

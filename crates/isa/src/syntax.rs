@@ -1486,18 +1486,16 @@ fn check_form(form: &SyntaxForm, modifiers: &[&str], operands: &[Operand]) -> Ve
                     format!("`.{modifier}` is written twice"),
                 )
             }
-            Some((g, group)) => {
-                DecodeError::new(
-                    DecodeErrorKind::ConflictingModifier,
-                    Some(index),
-                    format!(
-                        "`.{modifier}` conflicts with `.{}`: `{}` takes one of `{}`",
-                        chosen[g].map_or("", |(_, value)| value),
-                        form.opcode.name(),
-                        group.name
-                    ),
-                )
-            }
+            Some((g, group)) => DecodeError::new(
+                DecodeErrorKind::ConflictingModifier,
+                Some(index),
+                format!(
+                    "`.{modifier}` conflicts with `.{}`: `{}` takes one of `{}`",
+                    chosen[g].map_or("", |(_, value)| value),
+                    form.opcode.name(),
+                    group.name
+                ),
+            ),
         };
         problems.push(Problem::Modifier(error));
     }
