@@ -5704,7 +5704,7 @@ mod tests {
         assert!(
             err(Opcode::Mad, &["cc", "lo", "u32"])
                 .to_string()
-                .contains("before .cc")
+                .contains(".lo comes first")
         );
     }
 
