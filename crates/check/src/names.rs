@@ -1882,9 +1882,37 @@ fn video_selectors(op: Opcode, instruction: &Instruction, diagnostics: &mut Vec<
             continue;
         };
         let value = selector.value;
-        if let Some(reason) =
+        // The scalar video instructions take `d.dsel` only in their form with `c` and without
+        // a secondary operation (9.7.10.1: `vop.dtype.atype.btype{.sat} d.dsel, a{.asel},
+        // b{.bsel}, c;`; vmad has none). ptxas 13.5: "Video selector is not allowed on
+        // destination for instruction 'vadd'", "Video instruction cannot have destination
+        // selector and secondary operation".
+        let scalar_dsel = index == 0
+            && matches!(
+                op,
+                Opcode::Vadd
+                    | Opcode::Vsub
+                    | Opcode::Vabsdiff
+                    | Opcode::Vmin
+                    | Opcode::Vmax
+                    | Opcode::Vshl
+                    | Opcode::Vshr
+                    | Opcode::Vset
+                    | Opcode::Vmad
+            );
+        let secondary = instruction
+            .modifiers
+            .iter()
+            .any(|m| matches!(m.value.as_str(), "add" | "min" | "max"));
+        let dsel_reason = (scalar_dsel
+            && (op == Opcode::Vmad || instruction.operands.len() != 4 || secondary))
+            .then_some(
+                "a selector on the destination needs the form with `c` and no secondary \
+                 operation (`vop.dtype.atype.btype d.dsel, a, b, c`)",
+            );
+        if let Some(reason) = dsel_reason.map(str::to_string).or_else(|| {
             ptxsim_isa::op_layout::video_selector_violation(op, index, value.half, value.digits())
-        {
+        }) {
             diagnostics.push(Diagnostic::error(
                 "E0321",
                 format!("`.{value}`: {reason}"),
