@@ -1219,6 +1219,14 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => Some(named("param")),
+        // ptxas 13.5: "Feature 'cvta/isspacep with .param state space' requires PTX ISA
+        // .version 7.7 or later".
+        (
+            OpFeature::CvtaParam,
+            OpForm::Isspacep {
+                space: Space::Param,
+            },
+        ) => Some(modifier_index(op, |m| m.starts_with("param"))),
         (OpFeature::BarCta, OpForm::Barrier { .. }) => named("cta").map(Some),
         (
             OpFeature::XorsignAbs,
@@ -1342,11 +1350,15 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             | OpForm::Wmma(_)
             | OpForm::Ld { .. }
             | OpForm::St { .. }
-            | OpForm::Atom { .. },
+            | OpForm::Atom { .. }
+            | OpForm::Isspacep { .. },
         ) => named("shared::cta").map(Some),
-        (OpFeature::ParamSubspace, OpForm::Ld { .. } | OpForm::St { .. }) => {
-            modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some)
-        }
+        // ptxas 13.5: "Feature '::entry' requires PTX ISA .version 8.3 or later" for
+        // `isspacep.param::entry` too.
+        (
+            OpFeature::ParamSubspace,
+            OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Isspacep { .. },
+        ) => modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some),
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
         (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
         (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {
