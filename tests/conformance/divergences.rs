@@ -102,11 +102,6 @@ pub const DIVERGENCES: &[Divergence] = &[
         ptxas_accepts: true,
     },
     Divergence {
-        id: "D5 cvt.pack duplicate .sat",
-        matches: |_, _, _, i| i.starts_with("cvt.pack.sat.sat."),
-        ptxas_accepts: true,
-    },
-    Divergence {
         id: "D6 atom with an extra operand",
         matches: |_, _, _, i| {
             let mnemonic = i.split(' ').next().unwrap_or(i);

@@ -5,7 +5,9 @@ use crate::program::{BuildError, Builder, Uses};
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, SharedForms, check_instruction,
 };
-use ptxsim_isa::{Element as IsaElement, Opcode, Operand as IsaOperand, SymbolKind, Type};
+use ptxsim_isa::{
+    Element as IsaElement, Opcode, Operand as IsaOperand, SymbolKind, Type, TypeKind,
+};
 use ptxsim_syntax::ast::*;
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 use std::cell::OnceCell;
@@ -1238,6 +1240,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             video_selectors(op, instruction, &mut self.resolver.diagnostics);
         }
         minus_negations(op, instruction, &mut self.resolver.diagnostics);
+        // ptxas 13.5: "Result discard mode is not allowed for instruction 'bra'"; `brx.idx`'s
+        // sink is a syntax error to it.
+        if matches!(op, Some(Opcode::Bra | Opcode::Brx))
+            && let Some(sink) = instruction
+                .operands
+                .iter()
+                .find(|operand| matches!(operand, Operand::Sink(_)))
+        {
+            self.resolver.diagnostics.push(Diagnostic::error(
+                "E0324",
+                "the sink `_` is no branch target or index",
+                sink.span(),
+            ));
+        }
         match op {
             Some(op) if crate::rules::is_modelled(op) => {
                 self.typed_instruction(instruction);
@@ -1450,7 +1466,30 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 &mut self.resolver.diagnostics,
             ),
             Operand::Immediate(_) | Operand::Sink(_) => {}
-            Operand::Negated(_, inner, Negation::Not) => self.operand(inner, Role::Predicate),
+            Operand::Negated(span, inner, Negation::Not) => match &**inner {
+                // "`!` ... logical negation of a predicate" (PTX ISA 9.7.13.1 `{!}c`, setp's
+                // `{!}c`, selp's `{!}c`): ptxas 13.5 rejects `!` of any other register
+                // ("Illegal argument to predicate negation").
+                Operand::Name(name) if name.component.is_none() => {
+                    let found = self.resolve(name.name.as_str(), name.name.span, Role::Predicate);
+                    if let Some(Found { ty: Some(ty), .. }) = found
+                        && ty != Type::Pred
+                    {
+                        self.resolver.diagnostics.push(
+                            Diagnostic::error(
+                                "E0323",
+                                format!(
+                                    "`!` negates a predicate; `{}` is a `{ty}` register",
+                                    name.name.as_str()
+                                ),
+                                *span,
+                            )
+                            .with_help("negate a `.pred` register"),
+                        );
+                    }
+                }
+                _ => self.operand(inner, Role::Predicate),
+            },
             Operand::Negated(_, inner, Negation::Minus) => self.operand(inner, role),
             Operand::Pair(_, first, second) => {
                 self.operand(first, role);
@@ -1463,7 +1502,26 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             }
             Operand::Address(address) => match &address.base {
                 AddressBase::Name(name) => {
-                    let _ = self.resolve(name.name.as_str(), name.name.span, Role::Value);
+                    let found = self.resolve(name.name.as_str(), name.name.span, Role::Value);
+                    // An address register holds an address: ptxas 13.5 "Illegal to use symbol
+                    // '%f' of type .f32 as address operand. Use integer or bit only." (also
+                    // for `.pred`, `.f16x2` and `.b128` registers).
+                    if let Some(Found { ty: Some(ty), .. }) = found
+                        && !(ty.is_integer() || (ty.kind() == TypeKind::Bit && ty.bits() <= 64))
+                    {
+                        self.resolver.diagnostics.push(
+                            Diagnostic::error(
+                                "E0323",
+                                format!(
+                                    "`{}` is a `{ty}` register; an address is in an integer or \
+                                     bit-size register",
+                                    name.name.as_str()
+                                ),
+                                name.name.span,
+                            )
+                            .with_help("use a `.u64` (or `.u32`, `.b64`) register"),
+                        );
+                    }
                 }
                 AddressBase::Immediate(_) => {}
             },
@@ -1824,9 +1882,37 @@ fn video_selectors(op: Opcode, instruction: &Instruction, diagnostics: &mut Vec<
             continue;
         };
         let value = selector.value;
-        if let Some(reason) =
+        // The scalar video instructions take `d.dsel` only in their form with `c` and without
+        // a secondary operation (9.7.10.1: `vop.dtype.atype.btype{.sat} d.dsel, a{.asel},
+        // b{.bsel}, c;`; vmad has none). ptxas 13.5: "Video selector is not allowed on
+        // destination for instruction 'vadd'", "Video instruction cannot have destination
+        // selector and secondary operation".
+        let scalar_dsel = index == 0
+            && matches!(
+                op,
+                Opcode::Vadd
+                    | Opcode::Vsub
+                    | Opcode::Vabsdiff
+                    | Opcode::Vmin
+                    | Opcode::Vmax
+                    | Opcode::Vshl
+                    | Opcode::Vshr
+                    | Opcode::Vset
+                    | Opcode::Vmad
+            );
+        let secondary = instruction
+            .modifiers
+            .iter()
+            .any(|m| matches!(m.value.as_str(), "add" | "min" | "max"));
+        let dsel_reason = (scalar_dsel
+            && (op == Opcode::Vmad || instruction.operands.len() != 4 || secondary))
+            .then_some(
+                "a selector on the destination needs the form with `c` and no secondary \
+                 operation (`vop.dtype.atype.btype d.dsel, a, b, c`)",
+            );
+        if let Some(reason) = dsel_reason.map(str::to_string).or_else(|| {
             ptxsim_isa::op_layout::video_selector_violation(op, index, value.half, value.digits())
-        {
+        }) {
             diagnostics.push(Diagnostic::error(
                 "E0321",
                 format!("`.{value}`: {reason}"),

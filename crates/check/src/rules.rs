@@ -983,6 +983,12 @@ pub fn check_instruction(
                     .collect();
                 ptxsim_isa::op_layout::tensormap_value_violation(&op.form, &values)
             }
+            ptxsim_isa::ops::OpForm::Barrier { .. } => {
+                let values: Vec<Option<i128>> = (0..instruction.operands.len())
+                    .map(|index| integer_operand(instruction, index))
+                    .collect();
+                ptxsim_isa::op_layout::barrier_number_violation(&op.form, &values)
+            }
             ptxsim_isa::ops::OpForm::Setmaxnreg { .. } => {
                 ptxsim_isa::op_layout::setmaxnreg_count_violation(
                     &op.form,

@@ -459,6 +459,70 @@ impl fmt::Display for Violation {
 /// `cvt` and `mov` give [`DecodeErrorKind::UnsupportedInstruction`], unknown ones
 /// [`DecodeErrorKind::UnknownOpcode`]. Never panics.
 pub fn decode(opcode: &str, modifiers: &[&str]) -> Result<Form, DecodeError> {
+    match fold_repeats(modifiers) {
+        None => decode_folded(opcode, modifiers),
+        Some((folded, written_at)) => match decode_folded(opcode, &folded) {
+            // The gates find modifiers in the text: keep it as written.
+            Ok(Form::Op(op)) => Ok(Form::Op(OpInstruction {
+                text: op_text(opcode, modifiers),
+                ..op
+            })),
+            Ok(form) => Ok(form),
+            Err(mut error) => {
+                error.modifier = error.modifier.map(|i| written_at[i]);
+                Err(error)
+            }
+        },
+    }
+}
+
+/// The flag modifiers ptxas 13.5 accepts written more than once, as if written once:
+/// `add.sat.sat.s32`, `ex2.approx.approx.f32`, `bar.sync.sync 0`, `bra.uni.uni L0`,
+/// `cvt.pack.sat.sat`, `cvt.rn.relu.relu.f16x2.f32`, `mma.sync.sync.aligned...satfinite.satfinite`,
+/// `bfind.shiftamt.shiftamt`, `min.NaN.NaN.f16` (every opcode that has them, decoded and
+/// name-only: `vadd.sat.sat`, `wmma.load.a.sync.sync`, `tcgen05.alloc...sync.sync`). The Syntax
+/// blocks write each once; every other repeat is an error to ptxas too ("Duplicate .ftz
+/// modifier", "Multiple .aligned modifiers specified", "Multiple scope modifiers specified", ...).
+/// The lines that show it are in `scripts/conformance/syntax-examples.txt`.
+pub const REPEATABLE_FLAGS: &[&str] = &[
+    "sat",
+    "cc",
+    "approx",
+    "NaN",
+    "relu",
+    "satfinite",
+    "sync",
+    "uni",
+    "shiftamt",
+];
+
+/// `modifiers` without the later copies of a [`REPEATABLE_FLAGS`] modifier, with the index each
+/// kept modifier was written at; `None` (nothing to fold) for almost every instruction.
+pub fn fold_repeats<'a>(modifiers: &[&'a str]) -> Option<(Vec<&'a str>, Vec<usize>)> {
+    let repeated = |i: usize, m: &str| REPEATABLE_FLAGS.contains(&m) && modifiers[..i].contains(&m);
+    if !modifiers.iter().enumerate().any(|(i, m)| repeated(i, m)) {
+        return None;
+    }
+    let (written_at, folded) = modifiers
+        .iter()
+        .enumerate()
+        .filter(|&(i, m)| !repeated(i, m))
+        .map(|(i, m)| (i, *m))
+        .unzip();
+    Some((folded, written_at))
+}
+
+/// `opcode.m1.m2...`.
+fn op_text(opcode: &str, modifiers: &[&str]) -> String {
+    let mut text = String::from(opcode);
+    for modifier in modifiers {
+        text.push('.');
+        text.push_str(modifier);
+    }
+    text
+}
+
+fn decode_folded(opcode: &str, modifiers: &[&str]) -> Result<Form, DecodeError> {
     let Some(op) = Opcode::from_name(opcode) else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownOpcode,
@@ -477,15 +541,10 @@ pub fn decode(opcode: &str, modifiers: &[&str]) -> Result<Form, DecodeError> {
         Opcode::Mov => crate::mov::decode_mov(modifiers).map(Form::Mov),
         _ => {
             let form = crate::ops::decode_op(op, modifiers)?;
-            let mut text = String::from(opcode);
-            for modifier in modifiers {
-                text.push('.');
-                text.push_str(modifier);
-            }
             Ok(Form::Op(OpInstruction {
                 opcode: op,
                 form,
-                text,
+                text: op_text(opcode, modifiers),
             }))
         }
     }

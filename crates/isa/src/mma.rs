@@ -242,6 +242,11 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
     for (index, &m) in modifiers.iter().enumerate() {
         match m {
             "sync" => sync = true,
+            // ptxas 13.5: "Multiple .aligned modifiers specified" (a repeated `.sync` or
+            // `.satfinite` is folded before: `crate::form::REPEATABLE_FLAGS`).
+            "aligned" if aligned => {
+                return Err(error(Some(index), ".aligned is written twice"));
+            }
             "aligned" => aligned = true,
             "row" => layouts.push((index, true)),
             "col" => layouts.push((index, false)),

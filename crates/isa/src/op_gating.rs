@@ -232,6 +232,14 @@ pub enum OpFeature {
     /// `wgmma.mma_async` with `.s8` and `.u8` mixed (ptxas 13.5: "Feature 'WGMMA with mixed
     /// integer types' requires PTX ISA .version 8.4 or later").
     WgmmaMixedInteger,
+    /// `lop3.BoolOp` (ptxas 13.5: "Feature 'lop3.<BoolOp>' requires PTX ISA .version 8.2 or
+    /// later"; accepted on sm_70 at 8.2).
+    Lop3BoolOp,
+    /// `sured.b.{min,max}` on `.u64`/`.s64` (`.s64` has no other operation) and `sured.p` on
+    /// `.b64` (ptxas 13.5: "Feature
+    /// '64-bit min/max operation on sured.b' requires PTX ISA .version 8.1 or later",
+    /// "Feature '.b64 on sured.p' requires PTX ISA .version 8.1 or later").
+    Sured64,
 }
 
 const fn v(major: u8, minor: u8) -> PtxVersion {
@@ -931,6 +939,22 @@ pub const OP_GATES: &[Gate] = &[
             targets: TargetSet::Below(70),
         }],
     },
+    Gate {
+        feature: "lop3.BoolOp",
+        applies: Applies::Op(OpFeature::Lop3BoolOp),
+        support: &[Support {
+            since: v(8, 2),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "64-bit sured",
+        applies: Applies::Op(OpFeature::Sured64),
+        support: &[Support {
+            since: v(8, 1),
+            targets: TargetSet::Any,
+        }],
+    },
 ];
 
 /// The modifiers of a decoded instruction, as written (`add.rn.f16` -> `rn`, `f16`).
@@ -1195,6 +1219,14 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => Some(named("param")),
+        // ptxas 13.5: "Feature 'cvta/isspacep with .param state space' requires PTX ISA
+        // .version 7.7 or later".
+        (
+            OpFeature::CvtaParam,
+            OpForm::Isspacep {
+                space: Space::Param,
+            },
+        ) => Some(modifier_index(op, |m| m.starts_with("param"))),
         (OpFeature::BarCta, OpForm::Barrier { .. }) => named("cta").map(Some),
         (
             OpFeature::XorsignAbs,
@@ -1318,11 +1350,15 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             | OpForm::Wmma(_)
             | OpForm::Ld { .. }
             | OpForm::St { .. }
-            | OpForm::Atom { .. },
+            | OpForm::Atom { .. }
+            | OpForm::Isspacep { .. },
         ) => named("shared::cta").map(Some),
-        (OpFeature::ParamSubspace, OpForm::Ld { .. } | OpForm::St { .. }) => {
-            modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some)
-        }
+        // ptxas 13.5: "Feature '::entry' requires PTX ISA .version 8.3 or later" for
+        // `isspacep.param::entry` too.
+        (
+            OpFeature::ParamSubspace,
+            OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Isspacep { .. },
+        ) => modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some),
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
         (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
         (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {
@@ -1367,6 +1403,18 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 .then_some(Some(0))
         }
         (OpFeature::ProxyAsync, OpForm::Fence) => named("async").map(Some),
+        (
+            OpFeature::Lop3BoolOp,
+            OpForm::Lop3 {
+                bool_op: Some(_), ..
+            },
+        ) => named_any(op, &["or", "and"]),
+        (OpFeature::Sured64, OpForm::Sured(f)) => hit(matches!(f.ty, Type::S64 | Type::B64)
+            || (f.ty == Type::U64
+                && matches!(
+                    f.op,
+                    crate::texture::SurfaceReduction::Min | crate::texture::SurfaceReduction::Max
+                ))),
         (OpFeature::ProxyTensormap, OpForm::Fence | OpForm::FenceProxyAcquire) => {
             modifier_index(op, |m| m.ends_with("::generic")).map(Some)
         }

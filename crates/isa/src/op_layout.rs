@@ -214,13 +214,21 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             source("b", Type::B32),
             source("c", Type::B32),
         ],
-        OpForm::Lop3 => vec![
-            destination("d", Type::B32),
-            source("a", Type::B32),
-            source("b", Type::B32),
-            source("c", Type::B32),
-            source("immLut", Type::B32),
-        ],
+        OpForm::Lop3 { bool_op } => {
+            let mut slots = vec![
+                destination("d", Type::B32),
+                source("a", Type::B32),
+                source("b", Type::B32),
+                source("c", Type::B32),
+                source("immLut", Type::B32),
+            ];
+            if bool_op.is_some() {
+                // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q;` with `q` a predicate (ptxas
+                // 13.5 also takes an integer constant there).
+                slots.push(source("q", Type::Pred));
+            }
+            slots
+        }
         OpForm::Bfe { ty } => vec![
             destination("d", ty),
             source("a", ty),
@@ -906,7 +914,10 @@ const MATRIX_REGISTER: RegisterRule = RegisterRule::OneOf(crate::layout::FRAGMEN
 fn predicate_output(form: &OpForm) -> Option<bool> {
     match form {
         OpForm::Setp { .. } | OpForm::Shfl { .. } | OpForm::Match { all: true, .. } => Some(false),
-        OpForm::Elect => Some(true),
+        OpForm::Elect
+        | OpForm::Lop3 {
+            bool_op: Some(_), ..
+        } => Some(true),
         _ => None,
     }
 }
@@ -1167,6 +1178,48 @@ pub fn tensormap_value_violation(form: &OpForm, values: &[Option<i128>]) -> Opti
     ))
 }
 
+/// The constants of `bar`/`barrier` (`values`: each operand's integer value). The barrier
+/// number `a`: "Operand `a` ... specify a logical barrier resource as an immediate constant or
+/// register with value 0 through 15" (9.7.13.1; ptxas 13.5: "Barrier number '16' out of
+/// range, expected to be in range [0..15]"). The thread count `b`: "Operand `b` specifies the
+/// number of threads participating in the barrier ... must be a multiple of the warp size"
+/// (ptxas 13.5: "Number of threads participating in barrier must be in multiple of warp
+/// size"), and not 0 for `.arrive` ("Instruction 'barrier.arrive' requires a non-zero thread
+/// count argument"; `bar.sync 0, 0` passes).
+pub fn barrier_number_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
+    let OpForm::Barrier { op } = *form else {
+        return None;
+    };
+    let (a, b) = match op {
+        BarrierOp::Sync | BarrierOp::Arrive => (0, (values.len() == 2).then_some(1)),
+        BarrierOp::RedPopc | BarrierOp::RedAnd | BarrierOp::RedOr => {
+            (1, (values.len() == 4).then_some(2))
+        }
+    };
+    if let Some(value) = values.get(a).copied().flatten()
+        && !(0..=15).contains(&value)
+    {
+        return Some(Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(a),
+            format!("the barrier number must be in 0..=15, not {value}"),
+        ));
+    }
+    let b = b?;
+    let count = values.get(b).copied().flatten()?;
+    let arrive = op == BarrierOp::Arrive;
+    (count % 32 != 0 || (arrive && count == 0)).then(|| {
+        Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(b),
+            format!(
+                "the thread count must be a multiple of the warp size (32){}, not {count}",
+                if arrive { " and not 0" } else { "" }
+            ),
+        )
+    })
+}
+
 /// The fraction of `createpolicy.fractional`: an `.f32` register or a floating-point
 /// constant (ptxas 13.5 also takes a `.b32` register there, not `.u32` or `.f64`).
 const FRACTION: RegisterRule = RegisterRule::OneOf(&[Type::F32, Type::B32]);
@@ -1189,6 +1242,18 @@ pub fn line_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violatio
 
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
+    // lop3.md: "immLut is an integer constant that can take values from 0 to 255" (ptxas
+    // 13.5: "Arguments mismatch for instruction 'lop3'" for a register there).
+    if let OpForm::Lop3 { .. } = *form
+        && let Some(lut) = operands.get(4)
+        && !matches!(lut, Operand::Immediate(_))
+    {
+        return vec![Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(4),
+            "immLut is an integer constant",
+        )];
+    }
     if let OpForm::CpAsync { cache_hint, .. } = *form {
         return match cp_async_slots(cache_hint, operands) {
             Ok(slots) => check_slots(&slots, operands),

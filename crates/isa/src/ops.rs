@@ -597,8 +597,13 @@ pub enum OpForm {
         /// The mode.
         mode: PrmtMode,
     },
-    /// `lop3.b32 d, a, b, c, immLut`.
-    Lop3,
+    /// `lop3.b32 d, a, b, c, immLut` and `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (9.7.8.6:
+    /// "Optionally, `.BoolOp` can be specified to compute the predicate result `p`",
+    /// `.BoolOp = { .or, .and }`).
+    Lop3 {
+        /// The `.BoolOp` that combines `d != 0` with `q` into `p`.
+        bool_op: Option<BoolOp>,
+    },
     /// `bfe.type d, a, b, c`.
     Bfe {
         /// The instruction type.
@@ -1097,9 +1102,16 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             })
         }
         Opcode::Lop3 => {
-            let c = collect(opcode, modifiers, |_| None)?;
+            // `.BoolOp = { .or, .and }` (ptxas 13.5: "Unknown modifier '.xor'").
+            let c = collect(opcode, modifiers, |m| match m {
+                "or" => Some(Modifier::Bool(BoolOp::Or)),
+                "and" => Some(Modifier::Bool(BoolOp::And)),
+                _ => None,
+            })?;
             c.single_type(opcode, &[Type::B32])?;
-            Ok(OpForm::Lop3)
+            Ok(OpForm::Lop3 {
+                bool_op: c.boolop.map(|b| b.value),
+            })
         }
         Opcode::Bfe => {
             let c = collect(opcode, modifiers, |_| None)?;
@@ -1566,6 +1578,18 @@ fn collect_with(
             Modifier::Full => set_flag(&mut c.full, index, name)?,
             Modifier::Nan => set_flag(&mut c.nan, index, name)?,
             Modifier::Noftz => set_flag(&mut c.noftz, index, name)?,
+            // `.hi`/`.lo`/`.wide` come first (`mul.mode.type`, `mad24.mode{.sat}.type`,
+            // `dp2a.mode.atype.btype`, `madc{.hi,.lo}{.cc}.type`), as ptxas 13.5 reads them:
+            // "Unexpected instruction types specified for 'mul'" for `mul.u32.hi`, "Not a name
+            // of any known instruction: 'mul24'" for `mul24.u32.lo`, "'.hi/.lo' modifier
+            // required for instruction 'dp2a'" for `dp2a.u32.lo.u32`.
+            Modifier::Mul(_) if index != 0 => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(index),
+                    format!(".{name} comes first: {opcode}.{name}"),
+                ));
+            }
             Modifier::Mul(m) => set_value(&mut c.mul, m, index, name, "mode")?,
             Modifier::Compare(m) => set_value(&mut c.compare, m, index, name, "comparison")?,
             Modifier::Bool(m) => set_value(&mut c.boolop, m, index, name, "boolean operation")?,
@@ -1582,6 +1606,17 @@ fn collect_with(
             Modifier::Shiftamt => set_flag(&mut c.shiftamt, index, name)?,
             Modifier::Clamp(m) => set_value(&mut c.clamp, m, index, name, "mode")?,
             Modifier::Testp(m) => set_value(&mut c.testp, m, index, name, "property")?,
+            // A repeated hint, scope or ordering (`.ca.ca`, `.gpu.gpu`, `.xorsign.xorsign`):
+            // ptxas 13.5 rejects each ("Multiple cache operation modifiers specified",
+            // "Multiple scope modifiers specified", "Multiple .xorsign modifiers specified");
+            // the repeats it accepts were folded before (`crate::form::REPEATABLE_FLAGS`).
+            Modifier::Ignored if modifiers[..index].contains(&name) => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::DuplicateModifier,
+                    Some(index),
+                    format!(".{name} is written twice"),
+                ));
+            }
             Modifier::Ignored => {}
         }
     }
@@ -3127,6 +3162,21 @@ fn decode_shf(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         }
     }
     c.single_type(opcode, &[Type::B32])?;
+    // `shf.l.mode.b32` (9.7.8.8): the direction comes first (ptxas 13.5: "Unknown modifier
+    // '.l'" for `shf.wrap.l.b32`, "Not a name of any known instruction: 'shf'" for
+    // `shf.b32.clamp.r`); the mode and the type in either order.
+    if let Some(direction) = direction
+        && direction.index != 0
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(direction.index),
+            format!(
+                ".{} comes first: shf.{}",
+                modifiers[direction.index], modifiers[direction.index]
+            ),
+        ));
+    }
     let (Some(direction), Some(mode)) = (direction, mode) else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
@@ -4030,6 +4080,32 @@ fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError>
         )
         .with_fix(format!("write {opcode}.sync")));
     };
+    // The Syntax block's order, as ptxas 13.5 enforces it: `.cta` comes first
+    // (`barrier{.cta}.sync`; "Illegal modifier '.cta' for instruction 'barrier'" for
+    // `barrier.sync.cta`) and `.arrive`/`.red` right after it ("Unknown modifier '.arrive'"
+    // for `barrier.cta.aligned.arrive`, "Unknown modifier '.red'" for `barrier.u32.red`);
+    // `.sync`, the default operation, and the other modifiers may stand anywhere after.
+    if let Some(cta) = c.cta
+        && cta != 0
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(cta),
+            format!(".cta comes first: {opcode}.cta.{}", what.value),
+        ));
+    }
+    let operation_at = usize::from(c.cta.is_some());
+    if what.value != "sync" && what.index != operation_at {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(what.index),
+            format!(
+                ".{} comes right after {opcode}{}",
+                what.value,
+                if c.cta.is_some() { ".cta" } else { "" }
+            ),
+        ));
+    }
     let op = match (what.value, reduction) {
         ("arrive", None) => BarrierOp::Arrive,
         ("red", Some(r)) if r.value == "popc" => BarrierOp::RedPopc,
@@ -5453,7 +5529,13 @@ mod tests {
                 mode: PrmtMode::Default
             }
         );
-        assert_eq!(ok(Opcode::Lop3, &["b32"]), OpForm::Lop3);
+        assert_eq!(ok(Opcode::Lop3, &["b32"]), OpForm::Lop3 { bool_op: None });
+        assert_eq!(
+            ok(Opcode::Lop3, &["b32", "or"]),
+            OpForm::Lop3 {
+                bool_op: Some(BoolOp::Or)
+            }
+        );
         assert_eq!(ok(Opcode::Bfe, &["s64"]), OpForm::Bfe { ty: Type::S64 });
         assert_eq!(ok(Opcode::Bfi, &["b32"]), OpForm::Bfi { ty: Type::B32 });
         assert_eq!(ok(Opcode::Selp, &["f64"]), OpForm::Selp { ty: Type::F64 });
@@ -5721,7 +5803,7 @@ mod tests {
         assert!(
             err(Opcode::Mad, &["cc", "lo", "u32"])
                 .to_string()
-                .contains("before .cc")
+                .contains(".lo comes first")
         );
     }
 

@@ -1324,6 +1324,21 @@ pub fn value_violation(
 /// table has no form for its opcode (or sub-operation), else the problems of the nearest form
 /// (empty: it matches).
 pub fn check(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
+    // ptxas's repeated flags (`vadd.sat.sat`, `wmma.load.a.sync.sync`): see
+    // [`crate::form::REPEATABLE_FLAGS`].
+    let Some((folded, written_at)) = crate::form::fold_repeats(modifiers) else {
+        return check_folded(opcode, modifiers, operands);
+    };
+    let mut problems = check_folded(opcode, &folded, operands)?;
+    for problem in &mut problems {
+        if let Problem::Modifier(error) = problem {
+            error.modifier = error.modifier.map(|i| written_at[i]);
+        }
+    }
+    Some(problems)
+}
+
+fn check_folded(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Option<Vec<Problem>> {
     let all = forms(opcode);
     if all.is_empty() {
         return fragments(opcode, modifiers, operands);
@@ -1461,22 +1476,26 @@ fn check_form(form: &SyntaxForm, modifiers: &[&str], operands: &[Operand]) -> Ve
                     form.section
                 ),
             ),
-            Some((g, group)) => {
-                if chosen[g].is_some_and(|(_, value)| value == modifier) {
-                    // ptxas 13.5 accepts a repeated modifier.
-                    continue;
-                }
+            // A repeat: ptxas 13.5 rejects each ("Multiple .aligned modifiers specified",
+            // "Duplicate .weak modifier", "Multiple instruction post-operation flags set")
+            // but those of `crate::form::REPEATABLE_FLAGS`, folded before.
+            Some((g, _)) if chosen[g].is_some_and(|(_, value)| value == modifier) => {
                 DecodeError::new(
-                    DecodeErrorKind::ConflictingModifier,
+                    DecodeErrorKind::DuplicateModifier,
                     Some(index),
-                    format!(
-                        "`.{modifier}` conflicts with `.{}`: `{}` takes one of `{}`",
-                        chosen[g].map_or("", |(_, value)| value),
-                        form.opcode.name(),
-                        group.name
-                    ),
+                    format!("`.{modifier}` is written twice"),
                 )
             }
+            Some((g, group)) => DecodeError::new(
+                DecodeErrorKind::ConflictingModifier,
+                Some(index),
+                format!(
+                    "`.{modifier}` conflicts with `.{}`: `{}` takes one of `{}`",
+                    chosen[g].map_or("", |(_, value)| value),
+                    form.opcode.name(),
+                    group.name
+                ),
+            ),
         };
         problems.push(Problem::Modifier(error));
     }

@@ -213,14 +213,16 @@ pub enum SurfaceReduction {
     Or,
 }
 
-/// A decoded `sured.b`.
+/// A decoded `sured.b` or `sured.p`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SurfaceReductionForm {
+    /// `sured.p` (sample addressing) rather than `sured.b` (byte addressing).
+    pub sample: bool,
     /// The operation.
     pub op: SurfaceReduction,
     /// The geometry (`.1d`, `.2d`, `.3d`).
     pub geometry: Geometry,
-    /// `.u32`, `.u64`, `.s32`, `.b32`, `.s64`.
+    /// `.u32`, `.u64`, `.s32`, `.b32`, `.s64` (`sured.b`); `.b32`, `.b64` (`sured.p`).
     pub ty: Type,
     /// The out-of-bounds behaviour.
     pub clamp: SurfaceClamp,
@@ -387,12 +389,19 @@ pub fn decode_tld4(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
     })
 }
 
-/// `txq{.level}.query.b32` (9.7.10.5): the query and whether `.level` is given.
+/// `txq{.level}.query.b32` (9.7.10.5): the query and whether `.level` is given. `.level`
+/// comes first (ptxas 13.5: "Unknown modifier '.level'" elsewhere); the query and `.b32` in
+/// either order (ptxas 13.5 accepts `txq.b32.width`).
 pub fn decode_txq(modifiers: &[&str]) -> Result<(TextureQuery, bool), DecodeError> {
-    let mut c = Cursor { modifiers, at: 0 };
-    let level = c.take(|m| (m == "level").then_some(())).is_some();
-    let query_index = c.at;
-    let query = c.expect("a texture or sampler query", TextureQuery::parse)?;
+    let level = modifiers.first() == Some(&"level");
+    let rest = &modifiers[usize::from(level)..];
+    let (query, query_index) = query_and_b32(rest, "a texture or sampler query", |m| {
+        TextureQuery::parse(m)
+    })
+    .map_err(|mut e| {
+        e.modifier = e.modifier.map(|i| i + usize::from(level));
+        e
+    })?;
     if level
         && !matches!(
             query,
@@ -400,13 +409,37 @@ pub fn decode_txq(modifiers: &[&str]) -> Result<(TextureQuery, bool), DecodeErro
         )
     {
         return Err(unknown(
-            query_index,
+            query_index + 1,
             "`txq.level` takes `.width`, `.height` or `.depth` only",
         ));
     }
-    c.expect("`.b32`", type_of(&[Type::B32]))?;
-    c.finish("txq")?;
     Ok((query, level))
+}
+
+/// A query and `.b32`, in either order (`txq`, `suq`), with the index of the query.
+fn query_and_b32<T>(
+    modifiers: &[&str],
+    what: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<(T, usize), DecodeError> {
+    let mut query: Option<(T, usize)> = None;
+    let mut b32 = false;
+    for (index, &m) in modifiers.iter().enumerate() {
+        if m == "b32" && !b32 {
+            b32 = true;
+        } else if let Some(q) = parse(m).filter(|_| query.is_none()) {
+            query = Some((q, index));
+        } else {
+            return Err(unknown(index, format!("`.{m}` is not {what} or `.b32`")));
+        }
+    }
+    let Some(query) = query else {
+        return Err(missing(format!("{what} is missing")));
+    };
+    if !b32 {
+        return Err(missing("`.b32` is missing"));
+    }
+    Ok(query)
 }
 
 fn surface_geometry(m: &str) -> Option<Geometry> {
@@ -459,32 +492,94 @@ pub fn decode_surface(modifiers: &[&str], store: bool) -> Result<SurfaceForm, De
     })
 }
 
-/// `sured.b.op.geom.ctype.clamp` (9.7.11.3).
+/// `sured.b.op.geom.ctype.clamp` and `sured.p.op.geom.ctype.clamp` (9.7.11.3). `.b`/`.p`
+/// comes first, the other modifiers in any order (ptxas 13.5 accepts `sured.b.add.u32.1d.trap`
+/// and `sured.b.add.1d.trap.u32`). The types by operation, as the text gives them and ptxas
+/// 13.5 enforces them ("Incorrect type '.b32' for operation '.add' in instruction 'sured.b'"):
+/// "Operation add applies to .u32, .u64, and .s32 types; min and max apply to .u32, .s32, .u64
+/// and .s64 types; operations and and or apply to .b32 type"; `sured.p` takes `.b32` and
+/// `.b64` ("The instruction type .b64 is restricted to min and max operations").
 pub fn decode_sured(modifiers: &[&str]) -> Result<SurfaceReductionForm, DecodeError> {
-    let mut c = Cursor { modifiers, at: 0 };
-    c.expect("`.b` (ptxsim runs the byte-addressed form only)", |m| {
-        (m == "b").then_some(())
-    })?;
-    let op = c.expect("an operation (.add, .min, .max, .and, .or)", |m| {
-        Some(match m {
-            "add" => SurfaceReduction::Add,
-            "min" => SurfaceReduction::Min,
-            "max" => SurfaceReduction::Max,
-            "and" => SurfaceReduction::And,
-            "or" => SurfaceReduction::Or,
-            _ => return None,
+    let sample = match modifiers.first() {
+        Some(&"b") => false,
+        Some(&"p") => true,
+        Some(m) => {
+            return Err(unknown(
+                0,
+                format!("`.{m}` is not the addressing (.b or .p), which comes first"),
+            ));
+        }
+        None => return Err(missing("the addressing (.b or .p) is missing")),
+    };
+    let mut op: Option<SurfaceReduction> = None;
+    let mut geometry: Option<Geometry> = None;
+    let mut ty: Option<(Type, usize)> = None;
+    let mut clamp: Option<SurfaceClamp> = None;
+    for (index, &m) in modifiers.iter().enumerate().skip(1) {
+        let parsed_op = match m {
+            "add" => Some(SurfaceReduction::Add),
+            "min" => Some(SurfaceReduction::Min),
+            "max" => Some(SurfaceReduction::Max),
+            "and" => Some(SurfaceReduction::And),
+            "or" => Some(SurfaceReduction::Or),
+            _ => None,
+        };
+        let parsed_geometry =
+            Geometry::parse(m).filter(|g| matches!(g, Geometry::D1 | Geometry::D2 | Geometry::D3));
+        let parsed_type = Type::from_name(m).filter(|t| {
+            if sample {
+                matches!(t, Type::B32 | Type::B64)
+            } else {
+                matches!(t, Type::U32 | Type::U64 | Type::S32 | Type::B32 | Type::S64)
+            }
+        });
+        let placed = match (parsed_op, parsed_geometry, parsed_type, clamp_mode(m)) {
+            (Some(v), ..) if op.is_none() => op.replace(v).is_none(),
+            (_, Some(v), ..) if geometry.is_none() => geometry.replace(v).is_none(),
+            (_, _, Some(v), _) if ty.is_none() => ty.replace((v, index)).is_none(),
+            (.., Some(v)) if clamp.is_none() => clamp.replace(v).is_none(),
+            _ => false,
+        };
+        if !placed {
+            return Err(unknown(
+                index,
+                format!("`.{m}` is not a modifier of sured.{} here", modifiers[0]),
+            ));
+        }
+    }
+    let op = op.ok_or_else(|| missing("an operation (.add, .min, .max, .and, .or) is missing"))?;
+    let geometry = geometry.ok_or_else(|| missing("a geometry (.1d, .2d, .3d) is missing"))?;
+    let (ty, ty_index) = ty.ok_or_else(|| {
+        missing(if sample {
+            "a type (.b32, .b64) is missing"
+        } else {
+            "a type (.u32, .u64, .s32, .b32, .s64) is missing"
         })
     })?;
-    let geometry = c.expect("a geometry (.1d, .2d, .3d)", |m| {
-        Geometry::parse(m).filter(|g| matches!(g, Geometry::D1 | Geometry::D2 | Geometry::D3))
-    })?;
-    let ty = c.expect(
-        "a type (.u32, .u64, .s32, .b32, .s64)",
-        type_of(&[Type::U32, Type::U64, Type::S32, Type::B32, Type::S64]),
-    )?;
-    let clamp = c.expect("the out-of-bounds mode (.trap, .clamp, .zero)", clamp_mode)?;
-    c.finish("sured")?;
+    let clamp =
+        clamp.ok_or_else(|| missing("the out-of-bounds mode (.trap, .clamp, .zero) is missing"))?;
+    let fits = match (sample, op) {
+        (true, SurfaceReduction::Min | SurfaceReduction::Max) => true,
+        (true, _) => ty == Type::B32,
+        (false, SurfaceReduction::Add) => matches!(ty, Type::U32 | Type::U64 | Type::S32),
+        (false, SurfaceReduction::Min | SurfaceReduction::Max) => ty != Type::B32,
+        (false, SurfaceReduction::And | SurfaceReduction::Or) => ty == Type::B32,
+    };
+    if !fits {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(ty_index),
+            format!(
+                "this operation of sured.{} does not take .{} (add: .u32, .u64, .s32; min, \
+                 max: .u32, .s32, .u64, .s64; and, or: .b32; sured.p: .b32, or .b64 with min, \
+                 max)",
+                modifiers[0],
+                ty.name()
+            ),
+        ));
+    }
     Ok(SurfaceReductionForm {
+        sample,
         op,
         geometry,
         ty,
@@ -492,10 +587,10 @@ pub fn decode_sured(modifiers: &[&str]) -> Result<SurfaceReductionForm, DecodeEr
     })
 }
 
-/// `suq.query.b32` (9.7.11.4).
+/// `suq.query.b32` (9.7.11.4); the query and `.b32` in either order (ptxas 13.5 accepts
+/// `suq.b32.width`).
 pub fn decode_suq(modifiers: &[&str]) -> Result<SurfaceQuery, DecodeError> {
-    let mut c = Cursor { modifiers, at: 0 };
-    let query = c.expect("a surface query", |m| {
+    query_and_b32(modifiers, "a surface query", |m| {
         Some(match m {
             "width" => SurfaceQuery::Width,
             "height" => SurfaceQuery::Height,
@@ -506,8 +601,6 @@ pub fn decode_suq(modifiers: &[&str]) -> Result<SurfaceQuery, DecodeError> {
             "memory_layout" => SurfaceQuery::MemoryLayout,
             _ => return None,
         })
-    })?;
-    c.expect("`.b32`", type_of(&[Type::B32]))?;
-    c.finish("suq")?;
-    Ok(query)
+    })
+    .map(|(query, _)| query)
 }

@@ -1173,7 +1173,7 @@ impl<'m> Builder<'m> {
                     sources: self.sources3(&operands[1..], [Type::B32; 3])?,
                 }
             }
-            OpForm::Lop3 => {
+            OpForm::Lop3 { .. } => {
                 count(5)?;
                 let lut = match self.source(&operands[4], Type::B32)? {
                     Source::Immediate(bits) => (bits & 0xff) as u8,
@@ -3269,6 +3269,12 @@ fn envreg(name: &str) -> Option<u8> {
 /// does not.
 fn not_executed(form: &OpForm) -> Option<&'static str> {
     match *form {
+        OpForm::Lop3 {
+            bool_op: Some(_), ..
+        } => Some("lop3 with a predicate output (.or, .and) is not supported"),
+        OpForm::Sured(ptxsim_isa::texture::SurfaceReductionForm { sample: true, .. }) => {
+            Some("sured.p (sample addressing) is not supported")
+        }
         OpForm::Carry { off_spec: true, .. } => Some(
             "this carry form (a 16-bit type, or .sat) is accepted by ptxas but not in the ISA's \
              syntax; not supported",
