@@ -683,7 +683,7 @@ fn random_kernel(rng: &mut Rng, faults: bool) -> String {
 
 /// Runs a random kernel on both tiers with random inputs over a random grid; `None` when the
 /// kernel does not load.
-fn random_run(rng: &mut Rng, source: &str) -> Option<(Run, Run, bool)> {
+fn random_run(rng: &mut Rng, source: &str) -> Option<(Run, Run, (usize, usize))> {
     let program = ptxsim_exec::load(source, None).ok()?;
     let kernel = ptxsim_jit::compile_shared(&program).expect("a loaded kernel compiles");
     let ctas = 1 + rng.below(3) as u32;
@@ -731,7 +731,7 @@ fn random_run(rng: &mut Rng, source: &str) -> Option<(Run, Run, bool)> {
             .map(|i| (i.registers.clone(), i.steps));
         (run.steps, format!("{:?}", run.failure), inspected, buffers)
     };
-    let covered = kernel.stats().covered > 0;
+    let covered = (kernel.stats().covered, kernel.stats().instructions);
     Some((run(None), run(Some(&kernel)), covered))
 }
 
@@ -746,10 +746,11 @@ fn random_run(rng: &mut Rng, source: &str) -> Option<(Run, Run, bool)> {
 fn random_kernels_run_the_same_on_both_tiers() {
     let (mut compared, mut unloaded, mut faulted, mut ahead, mut mismatched) =
         (0, 0, 0, 0, Vec::new());
+    let (mut covered, mut instructions) = (0, 0);
     for seed in 1..=KERNELS {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed.wrapping_mul(0x1000_0000_01b3));
         let source = random_kernel(&mut rng, seed % 4 == 0);
-        let Some((interpreted, compiled, covered)) = random_run(&mut rng, &source) else {
+        let Some((interpreted, compiled, stats)) = random_run(&mut rng, &source) else {
             if unloaded == 0 {
                 let e = ptxsim_exec::load(&source, None).err();
                 eprintln!("seed {seed} does not load: {e:?}\n{source}");
@@ -757,7 +758,9 @@ fn random_kernels_run_the_same_on_both_tiers() {
             unloaded += 1;
             continue;
         };
-        assert!(covered, "seed {seed}: nothing compiled");
+        assert!(stats.0 > 0, "seed {seed}: nothing compiled");
+        covered += stats.0;
+        instructions += stats.1;
         let same = if interpreted.1 == "None" {
             interpreted == compiled
         } else {
@@ -779,7 +782,8 @@ fn random_kernels_run_the_same_on_both_tiers() {
     }
     eprintln!(
         "{compared} random kernels compared ({faulted} stopped by a failure, {ahead} of them with \
-         other threads run ahead in the compiled tier); {unloaded} did not load"
+         other threads run ahead in the compiled tier); {unloaded} did not load; {covered} of \
+         {instructions} instructions compiled"
     );
     assert!(
         mismatched.is_empty(),
