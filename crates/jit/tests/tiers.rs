@@ -233,3 +233,571 @@ $L:
         assert_eq!(got, expected, "thread {t}");
     }
 }
+
+/// A xorshift64* generator: the random kernels and inputs are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// A number below `n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// True with probability `percent` / 100.
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// Registers of each type a random kernel declares (besides the fixed ones of its prologue).
+const REGISTERS: u64 = 6;
+/// Words of the output buffer each thread owns.
+const SLOTS: u64 = 8;
+/// Words of the input buffer and of the shared array.
+const WORDS: u64 = 256;
+const SHARED_WORDS: u64 = 128;
+
+/// f32 immediates: NaNs, infinities, signed zeros, subnormals, the extremes and ordinary values.
+const FLOATS: [&str; 14] = [
+    "0f7FC00000",
+    "0fFFC00001",
+    "0f7F800000",
+    "0fFF800000",
+    "0f80000000",
+    "0f00000000",
+    "0f00000001",
+    "0f807FFFFF",
+    "0f7F7FFFFF",
+    "0f3F800000",
+    "0fBFC00000",
+    "0f4B800001",
+    "0f00800000",
+    "0f5F000000",
+];
+
+/// A random kernel: straight-line code, forward branches and bounded loops in phases separated
+/// by barriers. Each thread writes only its own slots of `out` and its own word of the shared
+/// array (before a barrier), so that the result does not depend on the order in which the
+/// threads of a CTA run. `faults` allows out-of-bounds accesses.
+struct Generator<'r> {
+    rng: &'r mut Rng,
+    lines: Vec<String>,
+    labels: u64,
+    loops: u64,
+    faults: bool,
+}
+
+impl Generator<'_> {
+    fn reg(&mut self, class: &str) -> String {
+        format!("%{class}{}", self.rng.below(REGISTERS))
+    }
+    /// A source operand of `class`: a register, or sometimes an immediate.
+    fn src(&mut self, class: &str) -> String {
+        if !self.rng.chance(25) {
+            return self.reg(class);
+        }
+        match class {
+            "f" => self.rng.pick(&FLOATS).to_string(),
+            "r" => self
+                .rng
+                .pick(&["0", "1", "31", "32", "0x80000000", "0xFFFFFFFF", "7"])
+                .to_string(),
+            "s" => self
+                .rng
+                .pick(&["0", "-1", "-2147483648", "2147483647", "5", "-33"])
+                .to_string(),
+            "rd" => self
+                .rng
+                .pick(&["0", "1", "0xFFFFFFFFFFFFFFFF", "0x100000000", "63", "64"])
+                .to_string(),
+            _ => self
+                .rng
+                .pick(&[
+                    "0",
+                    "-1",
+                    "-9223372036854775808",
+                    "9223372036854775807",
+                    "3",
+                ])
+                .to_string(),
+        }
+    }
+    fn guard(&mut self) -> String {
+        match self.rng.below(6) {
+            0 => format!("@%p{} ", self.rng.below(REGISTERS)),
+            1 => format!("@!%p{} ", self.rng.below(REGISTERS)),
+            _ => String::new(),
+        }
+    }
+    fn emit(&mut self, line: String) {
+        self.lines.push(format!("    {line}"));
+    }
+
+    /// One random computing instruction (no memory, no control flow).
+    fn instruction(&mut self) {
+        // (register class, type suffix, bits suffix) of the integer types.
+        const INTS: [(&str, &str, &str); 4] = [
+            ("r", "u32", "b32"),
+            ("s", "s32", "b32"),
+            ("rd", "u64", "b64"),
+            ("sd", "s64", "b64"),
+        ];
+        const COMPARES_INT: [&str; 10] =
+            ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"];
+        const COMPARES_F32: [&str; 14] = [
+            "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
+            "nan",
+        ];
+        let g = self.guard();
+        let &(c, ty, b) = self.rng.pick(&INTS);
+        let line = match self.rng.below(17) {
+            0 => {
+                let op = self.rng.pick(&["add", "sub", "min", "max"]);
+                format!(
+                    "{op}.{ty} {}, {}, {}",
+                    self.reg(c),
+                    self.src(c),
+                    self.src(c)
+                )
+            }
+            1 => format!(
+                "mul.lo.{ty} {}, {}, {}",
+                self.reg(c),
+                self.src(c),
+                self.src(c)
+            ),
+            2 => {
+                let (wide, d, a) = if self.rng.chance(50) {
+                    ("u32", "rd", "r")
+                } else {
+                    ("s32", "sd", "s")
+                };
+                format!(
+                    "mul.wide.{wide} {}, {}, {}",
+                    self.reg(d),
+                    self.src(a),
+                    self.src(a)
+                )
+            }
+            3 => format!(
+                "mad.lo.{ty} {}, {}, {}, {}",
+                self.reg(c),
+                self.src(c),
+                self.src(c),
+                self.src(c)
+            ),
+            4 => {
+                let op = self.rng.pick(&["shl", "shr"]);
+                let suffix = if *op == "shl" { b } else { ty };
+                format!(
+                    "{op}.{suffix} {}, {}, {}",
+                    self.reg(c),
+                    self.src(c),
+                    self.src("r")
+                )
+            }
+            5 => {
+                let op = self.rng.pick(&["and", "or", "xor"]);
+                format!("{op}.{b} {}, {}, {}", self.reg(c), self.src(c), self.src(c))
+            }
+            6 | 7 => {
+                let (t, class, cmp) = if self.rng.chance(40) {
+                    ("f32", "f", *self.rng.pick(&COMPARES_F32))
+                } else {
+                    // `lo`, `ls`, `hi`, `hs` are for unsigned types only.
+                    let n = if ty.starts_with('u') { 10 } else { 6 };
+                    (ty, c, COMPARES_INT[self.rng.below(n) as usize])
+                };
+                let p = self.reg("p");
+                let (a, bb) = (self.src(class), self.src(class));
+                match self.rng.below(3) {
+                    0 => format!("setp.{cmp}.{t} {p}, {a}, {bb}"),
+                    _ => {
+                        let combine = self.rng.pick(&["and", "or", "xor"]);
+                        let neg = if self.rng.chance(30) { "!" } else { "" };
+                        let q = self.reg("p");
+                        format!("setp.{cmp}.{combine}.{t} {p}, {a}, {bb}, {neg}{q}")
+                    }
+                }
+            }
+            8 => {
+                let (t, class) = if self.rng.chance(30) {
+                    ("f32", "f")
+                } else {
+                    (ty, c)
+                };
+                format!(
+                    "selp.{t} {}, {}, {}, {}",
+                    self.reg(class),
+                    self.src(class),
+                    self.src(class),
+                    self.reg("p")
+                )
+            }
+            9..=11 => {
+                let op = self.rng.pick(&["add", "sub", "mul", "fma"]);
+                let rounding = self.rng.pick(&[".rn", ".rn", "", ".rz", ".ftz", ".rn.ftz"]);
+                let rounding = if *op == "fma" && !rounding.starts_with(".r") {
+                    ".rn"
+                } else {
+                    rounding
+                };
+                let third = if *op == "fma" {
+                    format!(", {}", self.src("f"))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{op}{rounding}.f32 {}, {}, {}{third}",
+                    self.reg("f"),
+                    self.src("f"),
+                    self.src("f")
+                )
+            }
+            12 => {
+                let &(d, dt, _) = self.rng.pick(&INTS);
+                format!("cvt.{dt}.{ty} {}, {}", self.reg(d), self.reg(c))
+            }
+            13 => {
+                let rounding = self.rng.pick(&["rn", "rz", "rm", "rp"]);
+                format!("cvt.{rounding}.f32.{ty} {}, {}", self.reg("f"), self.reg(c))
+            }
+            14 => {
+                let rounding = self.rng.pick(&["rni", "rzi", "rmi", "rpi"]);
+                let sat = if self.rng.chance(20) { ".sat" } else { "" };
+                format!(
+                    "cvt.{rounding}{sat}.{ty}.f32 {}, {}",
+                    self.reg(c),
+                    self.reg("f")
+                )
+            }
+            15 => format!("mov.b32 {}, {}", self.reg("f"), self.src("r")),
+            _ => format!("mov.b32 {}, {}", self.reg("r"), self.reg("f")),
+        };
+        self.emit(format!("{g}{line};"));
+    }
+
+    /// A load of the input buffer (or a store of this thread's slots of the output buffer),
+    /// out of bounds only when faults are allowed, and then rarely.
+    fn global_access(&mut self) {
+        let g = self.guard();
+        let wild = self.faults && self.rng.chance(4);
+        if self.rng.chance(50) {
+            let index = self.reg("r");
+            let mask = if wild { 0xFFFF } else { WORDS - 1 };
+            self.emit(format!("and.b32 %ti, {index}, {mask};"));
+            self.emit("mul.wide.u32 %ta, %ti, 4;".into());
+            self.emit("add.u64 %ta, %ta, %in;".into());
+            let (class, t) = *self.rng.pick(&[("r", "u32"), ("s", "s32"), ("f", "f32")]);
+            let line = format!("{g}ld.global.{t} {}, [%ta];", self.reg(class));
+            self.emit(line);
+        } else {
+            let slot = if wild {
+                SLOTS * 100_000
+            } else {
+                self.rng.below(SLOTS / 2) * 2
+            };
+            self.emit(format!("add.u64 %ta, %mine, {};", slot * 4));
+            let (class, t) = *self.rng.pick(&[
+                ("r", "u32"),
+                ("s", "s32"),
+                ("f", "f32"),
+                ("rd", "u64"),
+                ("sd", "s64"),
+            ]);
+            let line = format!("{g}st.global.{t} [%ta], {};", self.reg(class));
+            self.emit(line);
+        }
+    }
+
+    /// A load of the shared array (after the phase's barrier: no thread writes it then).
+    fn shared_load(&mut self) {
+        let g = self.guard();
+        let index = self.reg("r");
+        let mask = if self.faults && self.rng.chance(5) {
+            0xFFF
+        } else {
+            SHARED_WORDS - 1
+        };
+        self.emit(format!("and.b32 %ti, {index}, {mask};"));
+        self.emit("shl.b32 %ti, %ti, 2;".into());
+        self.emit("add.u32 %ti, %ti, %sh;".into());
+        let (class, t) = *self.rng.pick(&[("r", "u32"), ("s", "s32"), ("f", "f32")]);
+        let line = format!("{g}ld.shared.{t} {}, [%ti];", self.reg(class));
+        self.emit(line);
+    }
+
+    /// Random code: instructions, memory accesses, forward branches and bounded loops;
+    /// warp-synchronous instructions only where all threads of a warp are converged
+    /// (`depth` 0) and shared loads only where `reads`.
+    fn block(&mut self, depth: u32, reads: bool, length: u64) {
+        for _ in 0..length {
+            match self.rng.below(20) {
+                0 | 1 if depth < 2 => {
+                    self.labels += 1;
+                    let label = format!("$F{}", self.labels);
+                    let neg = if self.rng.chance(50) { "!" } else { "" };
+                    let p = self.reg("p");
+                    self.emit(format!("@{neg}{p} bra {label};"));
+                    let n = 1 + self.rng.below(6);
+                    self.block(depth + 1, reads, n);
+                    self.lines.push(format!("{label}:"));
+                }
+                2 if depth < 2 && self.loops < 3 => {
+                    let counter = format!("%lc{}", self.loops);
+                    self.loops += 1;
+                    self.labels += 1;
+                    let label = format!("$L{}", self.labels);
+                    let line = format!("mov.u32 {counter}, {};", 1 + self.rng.below(5));
+                    self.emit(line);
+                    self.lines.push(format!("{label}:"));
+                    let n = 1 + self.rng.below(6);
+                    self.block(depth + 1, reads, n);
+                    self.emit(format!("sub.u32 {counter}, {counter}, 1;"));
+                    self.emit(format!("setp.ne.u32 %lp, {counter}, 0;"));
+                    self.emit(format!("@%lp bra {label};"));
+                    self.loops -= 1;
+                }
+                3 | 4 => self.global_access(),
+                5 if reads => self.shared_load(),
+                6 if depth == 0 && self.rng.chance(30) => {
+                    let line = match self.rng.below(3) {
+                        0 => format!(
+                            "shfl.sync.bfly.b32 {}, {}, {}, 0x1f, 0xffffffff;",
+                            self.reg("r"),
+                            self.reg("r"),
+                            1 << self.rng.below(5)
+                        ),
+                        1 => format!(
+                            "vote.sync.ballot.b32 {}, {}, 0xffffffff;",
+                            self.reg("r"),
+                            self.reg("p")
+                        ),
+                        _ => format!(
+                            "vote.sync.any.pred {}, {}, 0xffffffff;",
+                            self.reg("p"),
+                            self.reg("p")
+                        ),
+                    };
+                    self.emit(line);
+                }
+                _ => self.instruction(),
+            }
+        }
+    }
+}
+
+/// A random kernel of a few phases; see [`Generator`].
+fn random_kernel(rng: &mut Rng, faults: bool) -> String {
+    let mut g = Generator {
+        rng,
+        lines: Vec::new(),
+        labels: 0,
+        loops: 0,
+        faults,
+    };
+    for class in ["r", "s", "rd", "sd", "f", "p"] {
+        for i in 0..REGISTERS {
+            let line = match class {
+                "r" | "s" => format!(
+                    "mad.lo.u32 %{class}{i}, %tx, {}, {};",
+                    g.rng.next() as u32,
+                    g.rng.next() as u32
+                ),
+                "rd" | "sd" => format!(
+                    "mad.wide.u32 %{class}{i}, %tx, {}, {};",
+                    g.rng.next() as u32,
+                    g.rng.next()
+                ),
+                "f" => format!("cvt.rn.f32.u32 %f{i}, %r{i};"),
+                _ => format!("setp.lt.u32 %p{i}, %r{i}, {};", g.rng.next() as u32),
+            };
+            g.emit(line);
+        }
+    }
+    let phases = 1 + g.rng.below(3);
+    for _ in 0..phases {
+        let n = 4 + g.rng.below(12);
+        g.block(0, false, n);
+        let line = format!("{}st.shared.u32 [%own], {};", g.guard(), g.reg("r"));
+        g.emit(line);
+        g.emit("bar.sync 0;".into());
+        let n = 4 + g.rng.below(12);
+        g.block(0, true, n);
+        g.emit("bar.sync 0;".into());
+    }
+    // Every register ends in the output slots, so that each result is observed.
+    for (i, class) in ["r", "s", "f"].into_iter().enumerate() {
+        let t = if class == "f" { "f32" } else { "u32" };
+        let line = format!(
+            "st.global.{t} [%mine+{}], %{class}{};",
+            4 * (i as u64 * 2 + 1),
+            g.rng.below(REGISTERS)
+        );
+        g.emit(line);
+    }
+    let line = format!("st.global.u64 [%mine+24], %rd{};", g.rng.below(REGISTERS));
+    g.emit(line);
+    let line = format!("selp.u32 %ti, 1, 0, %p{};", g.rng.below(REGISTERS));
+    g.emit(line);
+    g.emit("st.global.u32 [%mine+16], %ti;".into());
+    let body = g.lines.join("\n");
+    format!(
+        "{HEADER}.visible .entry k(.param .u64 in, .param .u64 out) {{
+    .shared .align 8 .b32 tile[{SHARED_WORDS}];
+    .reg .pred %p<{REGISTERS}>;
+    .reg .pred %lp;
+    .reg .u32 %r<{REGISTERS}>;
+    .reg .s32 %s<{REGISTERS}>;
+    .reg .u64 %rd<{REGISTERS}>;
+    .reg .s64 %sd<{REGISTERS}>;
+    .reg .f32 %f<{REGISTERS}>;
+    .reg .u32 %lc<3>;
+    .reg .u32 %tx, %nt, %ca, %gid, %ti, %sh, %own;
+    .reg .u64 %in, %out, %mine, %ta;
+    ld.param.u64 %in, [in];
+    ld.param.u64 %out, [out];
+    mov.u32 %tx, %tid.x;
+    mov.u32 %nt, %ntid.x;
+    mov.u32 %ca, %ctaid.x;
+    mad.lo.u32 %gid, %ca, %nt, %tx;
+    mul.wide.u32 %mine, %gid, {};
+    add.u64 %mine, %mine, %out;
+    mov.u32 %sh, tile;
+    shl.b32 %own, %tx, 2;
+    add.u32 %own, %own, %sh;
+{body}
+    ret;
+}}",
+        SLOTS * 4
+    )
+}
+
+/// Runs a random kernel on both tiers with random inputs over a random grid; `None` when the
+/// kernel does not load.
+fn random_run(rng: &mut Rng, source: &str) -> Option<(Run, Run, (usize, usize))> {
+    let program = ptxsim_exec::load(source, None).ok()?;
+    let kernel = ptxsim_jit::compile_shared(&program).expect("a loaded kernel compiles");
+    let ctas = 1 + rng.below(3) as u32;
+    let block = 32 * (1 + rng.below(4) as u32);
+    let input: Vec<u8> = (0..WORDS * 4).map(|_| rng.next() as u8).collect();
+    let output = vec![0u8; (u64::from(ctas * block) * SLOTS * 4) as usize];
+    let inspect = (
+        [rng.below(u64::from(ctas)) as u32, 0, 0],
+        [rng.below(u64::from(block)) as u32, 0, 0],
+    );
+    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| -> Run {
+        let (mut device, addresses) = grid::prepare(
+            &program,
+            [ctas, 1, 1],
+            [block, 1, 1],
+            100_000,
+            vec![
+                Argument::Buffer(input.clone()),
+                Argument::Buffer(output.clone()),
+            ],
+        )
+        .unwrap();
+        if let Some(kernel) = compiled {
+            device.set_compiled(kernel.clone());
+        }
+        let options = GridOptions {
+            inspect,
+            ..GridOptions::default()
+        };
+        let run = grid::run_grid(&device, options, None, None);
+        let buffers = addresses
+            .iter()
+            .flatten()
+            .map(|&a| {
+                device
+                    .global
+                    .buffer_at(a)
+                    .map(|b| b.contents())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let inspected = run
+            .inspected
+            .as_ref()
+            .map(|i| (i.registers.clone(), i.steps));
+        (run.steps, format!("{:?}", run.failure), inspected, buffers)
+    };
+    let covered = (kernel.stats().covered, kernel.stats().instructions);
+    Some((run(None), run(Some(&kernel)), covered))
+}
+
+/// Random kernels (see [`random_kernel`]) on both tiers. A run that ends without a failure must
+/// be identical on both tiers: steps, inspected registers and buffers. A run that ends with a
+/// failure must end with the same failure (thread, instruction, message); what the other
+/// threads did before the CTA stopped may differ today: in the compiled tier, the threads of a
+/// CTA run one after another between two instructions the interpreter issues, so threads after
+/// the faulting one can run past the faulting instruction (more steps, more stores) where the
+/// interpreter's lockstep warps stop at it. Those runs are counted and printed, not compared.
+#[test]
+fn random_kernels_run_the_same_on_both_tiers() {
+    let (mut compared, mut unloaded, mut faulted, mut ahead, mut mismatched) =
+        (0, 0, 0, 0, Vec::new());
+    let (mut covered, mut instructions) = (0, 0);
+    for seed in 1..=KERNELS {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed.wrapping_mul(0x1000_0000_01b3));
+        let source = random_kernel(&mut rng, seed % 4 == 0);
+        let Some((interpreted, compiled, stats)) = random_run(&mut rng, &source) else {
+            if unloaded == 0 {
+                let e = ptxsim_exec::load(&source, None).err();
+                eprintln!("seed {seed} does not load: {e:?}\n{source}");
+            }
+            unloaded += 1;
+            continue;
+        };
+        assert!(stats.0 > 0, "seed {seed}: nothing compiled");
+        covered += stats.0;
+        instructions += stats.1;
+        let same = if interpreted.1 == "None" {
+            interpreted == compiled
+        } else {
+            faulted += 1;
+            ahead += u32::from(interpreted != compiled);
+            interpreted.1 == compiled.1
+        };
+        if !same {
+            if mismatched.is_empty() {
+                eprintln!(
+                    "seed {seed} differs:\n{source}\ninterpreted: {:?}\ncompiled: {:?}",
+                    (&interpreted.0, &interpreted.1, &interpreted.2),
+                    (&compiled.0, &compiled.1, &compiled.2)
+                );
+            }
+            mismatched.push(seed);
+        }
+        compared += 1;
+    }
+    eprintln!(
+        "{compared} random kernels compared ({faulted} stopped by a failure, {ahead} of them with \
+         other threads run ahead in the compiled tier); {unloaded} did not load; {covered} of \
+         {instructions} instructions compiled"
+    );
+    assert!(
+        mismatched.is_empty(),
+        "seeds whose tiers differ: {mismatched:?}"
+    );
+    assert!(
+        unloaded * 50 <= KERNELS,
+        "{unloaded} of {KERNELS} kernels did not load"
+    );
+    assert!(
+        compared > 0 && faulted > 0,
+        "{compared} compared, {faulted} faulted"
+    );
+}
+
+/// Random kernels per test run.
+const KERNELS: u64 = 300;
