@@ -744,13 +744,7 @@ impl Translator<'_, '_> {
                     IntOp::Xor => self.builder.ins().bxor(a, b),
                     IntOp::Shl => {
                         let shifted = self.builder.ins().ishl(a, b);
-                        let zero = self.builder.ins().iconst(types::I64, 0);
-                        let over = self.builder.ins().icmp_imm_s(
-                            IntCC::UnsignedGreaterThanOrEqual,
-                            b,
-                            i64::from(w),
-                        );
-                        self.builder.ins().select(over, zero, shifted)
+                        self.zero_past_width(shifted, b, w)
                     }
                     IntOp::Shr if signed => {
                         let extended = self.sign_extend(a, w);
@@ -760,13 +754,7 @@ impl Translator<'_, '_> {
                     }
                     IntOp::Shr => {
                         let shifted = self.builder.ins().ushr(a, b);
-                        let zero = self.builder.ins().iconst(types::I64, 0);
-                        let over = self.builder.ins().icmp_imm_s(
-                            IntCC::UnsignedGreaterThanOrEqual,
-                            b,
-                            i64::from(w),
-                        );
-                        self.builder.ins().select(over, zero, shifted)
+                        self.zero_past_width(shifted, b, w)
                     }
                     IntOp::Min | IntOp::Max => {
                         let (x, y) = if signed {
@@ -839,6 +827,18 @@ impl Translator<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// `shifted`, or 0 when the shift amount is the type's width `w` or more (`shl`, unsigned
+    /// `shr`: "shift amounts greater than the register width N are clamped to N", PTX ISA
+    /// 9.7.8.8; the host's shift would take the amount modulo 64).
+    fn zero_past_width(&mut self, shifted: Value, amount: Value, w: u32) -> Value {
+        let zero = self.builder.ins().iconst(types::I64, 0);
+        let over =
+            self.builder
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, amount, i64::from(w));
+        self.builder.ins().select(over, zero, shifted)
     }
 
     /// An `f32` result's bits, a NaN replaced by the canonical NaN as the interpreter does

@@ -56,23 +56,7 @@ fn launch(
     if let Some(kernel) = compiled {
         device.set_compiled(kernel.clone());
     }
-    let run = grid::run_grid(&device, GridOptions::default(), None, None);
-    let buffers = addresses
-        .iter()
-        .flatten()
-        .map(|&address| {
-            device
-                .global
-                .buffer_at(address)
-                .map(|b| b.contents())
-                .unwrap_or_default()
-        })
-        .collect();
-    let inspected = run
-        .inspected
-        .as_ref()
-        .map(|i| (i.registers.clone(), i.steps));
-    (run.steps, format!("{:?}", run.failure), inspected, buffers)
+    outcome(&device, GridOptions::default(), &addresses)
 }
 
 #[test]
@@ -127,23 +111,7 @@ fn same_on_both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_st
         if let Some(kernel) = compiled {
             device.set_compiled(kernel.clone());
         }
-        let run = grid::run_grid(&device, GridOptions::default(), None, None);
-        let buffers = addresses
-            .iter()
-            .flatten()
-            .map(|&a| {
-                device
-                    .global
-                    .buffer_at(a)
-                    .map(|b| b.contents())
-                    .unwrap_or_default()
-            })
-            .collect();
-        let inspected = run
-            .inspected
-            .as_ref()
-            .map(|i| (i.registers.clone(), i.steps));
-        (run.steps, format!("{:?}", run.failure), inspected, buffers)
+        outcome(&device, GridOptions::default(), &addresses)
     };
     let interpreted = run(None);
     let compiled = run(Some(&kernel));
@@ -713,23 +681,7 @@ fn random_run(rng: &mut Rng, source: &str) -> Option<(Run, Run, (usize, usize))>
             inspect,
             ..GridOptions::default()
         };
-        let run = grid::run_grid(&device, options, None, None);
-        let buffers = addresses
-            .iter()
-            .flatten()
-            .map(|&a| {
-                device
-                    .global
-                    .buffer_at(a)
-                    .map(|b| b.contents())
-                    .unwrap_or_default()
-            })
-            .collect();
-        let inspected = run
-            .inspected
-            .as_ref()
-            .map(|i| (i.registers.clone(), i.steps));
-        (run.steps, format!("{:?}", run.failure), inspected, buffers)
+        outcome(&device, options, &addresses)
     };
     let covered = (kernel.stats().covered, kernel.stats().instructions);
     Some((run(None), run(Some(&kernel)), covered))
@@ -801,3 +753,29 @@ fn random_kernels_run_the_same_on_both_tiers() {
 
 /// Random kernels per test run.
 const KERNELS: u64 = 300;
+
+/// Runs the grid of `device` with `options` and collects what it left (`addresses`: the
+/// arguments' buffers): steps, failure, the inspected thread, and every buffer.
+fn outcome(
+    device: &ptxsim_exec::Device<'_>,
+    options: GridOptions,
+    addresses: &[Option<u64>],
+) -> Run {
+    let run = grid::run_grid(device, options, None, None);
+    let buffers = addresses
+        .iter()
+        .flatten()
+        .map(|&address| {
+            device
+                .global
+                .buffer_at(address)
+                .map(|b| b.contents())
+                .unwrap_or_default()
+        })
+        .collect();
+    let inspected = run
+        .inspected
+        .as_ref()
+        .map(|i| (i.registers.clone(), i.steps));
+    (run.steps, format!("{:?}", run.failure), inspected, buffers)
+}
