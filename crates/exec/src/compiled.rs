@@ -26,8 +26,7 @@ use crate::memory::{FaultKind, GlobalMemory, from_generic, load_bytes, store_byt
 
 /// A kernel's compiled code.
 pub trait CompiledKernel: Send + Sync + std::fmt::Debug {
-    /// Whether the instruction at `pc` is compiled (a thread there can be handed to
-    /// [`CompiledKernel::run`]).
+    /// Whether a thread at `pc` can be handed to [`CompiledKernel::run`].
     fn covers(&self, pc: usize) -> bool;
 
     /// Runs `thread` from `thread.pc` until it reaches an instruction the interpreter must run
@@ -124,6 +123,9 @@ pub struct CompiledThread<'a> {
     /// The first address of the global buffer the compiled code last loaded from (0: none),
     /// kept from thread to thread of the CTA: where it looks first.
     pub window: u64,
+    /// Set by [`CompiledKernel::run`] when it handed the thread back at a memory access it did
+    /// not make (most likely a fault, which stops the CTA).
+    pub declined_access: bool,
     /// Its memory.
     pub memory: LaneSpaces<'a>,
 }

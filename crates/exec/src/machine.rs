@@ -926,6 +926,9 @@ pub struct Cta {
     held: Vec<usize>,
     /// The global buffer compiled code last loaded from ([`crate::compiled::CompiledThread`]).
     window: u64,
+    /// Whether compiled code handed a thread back at an access it did not make (a fault,
+    /// most likely): the rest of the CTA's run is the interpreter's.
+    interpret_only: bool,
 }
 
 impl Cta {
@@ -951,6 +954,7 @@ impl Cta {
             printed: PrintBuffer::default(),
             held: Vec::new(),
             window: 0,
+            interpret_only: false,
         }
     }
 
@@ -1258,7 +1262,7 @@ impl Cta {
                 budget -= 1;
             }
             if !converged {
-                if let Some(code) = &compiled {
+                if let Some(code) = compiled.as_ref().filter(|_| !self.interpret_only) {
                     self.run_compiled(device, code.as_ref());
                 }
                 match self.gather(&mut group) {
@@ -1385,6 +1389,7 @@ impl Cta {
                 max_steps: device.max_steps,
                 specials: common.of_thread(thread.tid, device.block),
                 window: self.window,
+                declined_access: false,
                 memory: crate::compiled::LaneSpaces {
                     global: &device.global,
                     shared: &mut self.shared,
@@ -1400,6 +1405,13 @@ impl Cta {
             self.lanes.pc[lane] = pc;
             self.lanes.steps[lane] = steps;
             self.held[lane] = pc;
+            if state.declined_access {
+                // Handed back at an access the compiled code did not make: most likely a
+                // fault, which stops the CTA. The interpreter runs the CTA from here on, in
+                // lockstep, so that the threads after this one stop where it stops them.
+                self.interpret_only = true;
+                return;
+            }
         }
     }
 
@@ -1958,6 +1970,7 @@ impl Cta {
         self.printed.clear();
         self.held.clear();
         self.window = 0;
+        self.interpret_only = false;
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled

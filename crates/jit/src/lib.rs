@@ -79,7 +79,9 @@ pub struct Stats {
 #[derive(Debug)]
 pub struct Kernel {
     code: native::Code,
+    /// Per instruction: a thread there can enter the code (the start of a run).
     covered: Vec<bool>,
+
     stats: Stats,
 }
 

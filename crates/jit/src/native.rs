@@ -56,6 +56,9 @@ pub(crate) struct Context {
     window_base: u64,
     window_len: u64,
     window_words: *const AtomicU64,
+    /// Set to 1 by the generated code when it hands the thread back at an access it did not
+    /// make.
+    declined: u64,
     specials: [u64; SPECIALS],
 }
 
@@ -73,6 +76,7 @@ impl Context {
     pub(crate) const WINDOW_BASE: usize = std::mem::offset_of!(Context, window_base);
     pub(crate) const WINDOW_LEN: usize = std::mem::offset_of!(Context, window_len);
     pub(crate) const WINDOW_WORDS: usize = std::mem::offset_of!(Context, window_words);
+    pub(crate) const DECLINED: usize = std::mem::offset_of!(Context, declined);
 }
 
 /// The spaces a generated load or store names, by number.
@@ -256,6 +260,7 @@ impl Code {
             window_base,
             window_len,
             window_words,
+            declined: 0,
             specials: thread.specials,
         };
         // SAFETY: `function` has the signature `extern "C" fn(*mut Context)` (built so by
@@ -268,5 +273,6 @@ impl Code {
         thread.pc = usize::try_from(context.pc).unwrap_or(usize::MAX);
         thread.steps = context.steps;
         thread.window = context.window_base;
+        thread.declined_access = context.declined != 0;
     }
 }

@@ -584,6 +584,19 @@ impl Translator<'_, '_> {
         self.builder.ins().jump(self.exit, &[]);
     }
 
+    /// [`Translator::leave`] for an access the code does not make: marked in the context so
+    /// that the interpreter takes over the CTA ([`ptxsim_exec::compiled::CompiledThread`]).
+    fn decline(&mut self, pc: usize, steps: Value) {
+        let one = self.builder.ins().iconst(types::I64, 1);
+        self.builder.ins().store(
+            MemFlagsData::trusted(),
+            one,
+            self.context,
+            offset_i32(Context::DECLINED),
+        );
+        self.leave(pc, steps);
+    }
+
     /// Goes on at instruction `pc`: its block, or back to the interpreter.
     fn goto(&mut self, pc: usize) {
         match self.blocks.get(pc).copied().flatten() {
@@ -1065,7 +1078,7 @@ impl Translator<'_, '_> {
         let out = self.builder.create_block();
         self.builder.ins().brif(low, out, &[], fine, &[]);
         self.builder.switch_to_block(out);
-        self.leave(pc, before);
+        self.decline(pc, before);
         self.builder.switch_to_block(fine);
     }
 
@@ -1163,7 +1176,7 @@ impl Translator<'_, '_> {
         let out = self.builder.create_block();
         self.builder.ins().brif(ok, loaded, &[], out, &[]);
         self.builder.switch_to_block(out);
-        self.leave(pc, before);
+        self.decline(pc, before);
         self.builder.switch_to_block(loaded);
         let value = self.builder.ins().load(
             types::I64,
@@ -1228,7 +1241,7 @@ impl Translator<'_, '_> {
         let out = self.builder.create_block();
         self.builder.ins().brif(ok, done, &[], out, &[]);
         self.builder.switch_to_block(out);
-        self.leave(pc, before);
+        self.decline(pc, before);
         self.builder.switch_to_block(done);
     }
 }
