@@ -132,7 +132,7 @@ pub(crate) struct RunArgs {
     /// (compiled unless the kernel uses atomics, volatile or ordered memory accesses, or the
     /// device heap, whose results depend on the order threads run in; traced and cooperative
     /// runs always use the interpreter). Default: PTXSIM_ENGINE, else interp (the compiled tier
-    /// is new and faster only on some kernels). --stats says which ran. See
+    /// is new and not faster yet). --stats says which ran. See
     /// docs/compiled-tier.md.
     #[arg(long, value_name = "ENGINE", value_parser = ptxsim_jit::Engine::parse)]
     engine: Option<ptxsim_jit::Engine>,

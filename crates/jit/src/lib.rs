@@ -187,7 +187,7 @@ pub fn compile_shared(program: &Program) -> Result<Arc<Kernel>, JitError> {
 }
 
 /// Which tier runs a kernel (`--engine`, `PTXSIM_ENGINE`). The default is the interpreter:
-/// the compiled tier is faster only on some kernels yet (docs/compiled-tier.md).
+/// the compiled tier is not faster yet (docs/compiled-tier.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
     /// The interpreter only.
