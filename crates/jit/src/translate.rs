@@ -1162,22 +1162,7 @@ impl Translator<'_, '_> {
             self.builder.ins().jump(slow, &[]);
         }
         self.builder.switch_to_block(slow);
-        let space_number = self
-            .builder
-            .ins()
-            .iconst(types::I32, i64::from(native::space_number(space)));
-        let width = self.builder.ins().iconst(types::I32, i64::from(bytes));
-        let call = self
-            .builder
-            .ins()
-            .call(self.helpers.load, &[self.context, space_number, at, width]);
-        let ok = self.builder.inst_results(call)[0];
-        let loaded = self.builder.create_block();
-        let out = self.builder.create_block();
-        self.builder.ins().brif(ok, loaded, &[], out, &[]);
-        self.builder.switch_to_block(out);
-        self.decline(pc, before);
-        self.builder.switch_to_block(loaded);
+        self.call_memory_helper(self.helpers.load, space, at, bytes, None, (pc, before));
         let value = self.builder.ins().load(
             types::I64,
             MemFlagsData::trusted(),
@@ -1228,21 +1213,45 @@ impl Translator<'_, '_> {
             self.builder.ins().jump(slow, &[]);
         }
         self.builder.switch_to_block(slow);
+        self.call_memory_helper(
+            self.helpers.store,
+            space,
+            at,
+            bytes,
+            Some(value),
+            (pc, before),
+        );
+        self.builder.ins().jump(done, &[]);
+        self.builder.switch_to_block(done);
+    }
+
+    /// Calls the load or store helper (`value`: a store's) for an access of `bytes` at `at`
+    /// in `space`; where it refuses, the instruction `pc` is declined with the step count
+    /// `before`, else the code goes on in a new block.
+    fn call_memory_helper(
+        &mut self,
+        helper: FuncRef,
+        space: Space,
+        at: Value,
+        bytes: u32,
+        value: Option<Value>,
+        (pc, before): (usize, Value),
+    ) {
         let space_number = self
             .builder
             .ins()
             .iconst(types::I32, i64::from(native::space_number(space)));
         let width = self.builder.ins().iconst(types::I32, i64::from(bytes));
-        let call = self.builder.ins().call(
-            self.helpers.store,
-            &[self.context, space_number, at, width, value],
-        );
+        let mut arguments = vec![self.context, space_number, at, width];
+        arguments.extend(value);
+        let call = self.builder.ins().call(helper, &arguments);
         let ok = self.builder.inst_results(call)[0];
+        let made = self.builder.create_block();
         let out = self.builder.create_block();
-        self.builder.ins().brif(ok, done, &[], out, &[]);
+        self.builder.ins().brif(ok, made, &[], out, &[]);
         self.builder.switch_to_block(out);
         self.decline(pc, before);
-        self.builder.switch_to_block(done);
+        self.builder.switch_to_block(made);
     }
 }
 
