@@ -1038,7 +1038,7 @@ fn choose_engine(
     if let Some(reason) = reason {
         return format!("interpreter ({reason})");
     }
-    match ptxsim_jit::compile_shared(program) {
+    match ptxsim_jit::compile_shared(program, device.block()) {
         Ok(kernel) => {
             let stats = kernel.stats();
             device.set_compiled(kernel);

@@ -303,13 +303,13 @@ pub struct Module {
     /// The module's text, which the programs' line numbers refer to (for a debugger).
     source: Arc<str>,
     /// The compiled code of each kernel launched with a compiler (`None`: the compiler left it
-    /// to the interpreter), by entry.
+    /// to the interpreter), by entry and CTA shape.
     compiled: CompiledCache,
 }
 
 /// [`Module::compiled`]'s cache.
 type CompiledCache = std::sync::Mutex<
-    std::collections::HashMap<String, Option<Arc<dyn crate::compiled::CompiledKernel>>>,
+    std::collections::HashMap<(String, Dim3), Option<Arc<dyn crate::compiled::CompiledKernel>>>,
 >;
 
 impl fmt::Debug for Module {
@@ -349,12 +349,13 @@ impl Module {
         })
     }
 
-    /// The compiled code of kernel `entry` from `options`' compiler, compiled on the first
-    /// launch that asks and kept for the next ones.
+    /// The compiled code of kernel `entry` for CTAs of shape `block` from `options`'
+    /// compiler, compiled on the first launch that asks and kept for the next ones.
     fn compiled(
         &self,
         entry: &str,
         program: &Program,
+        block: Dim3,
         options: &LaunchOptions,
     ) -> Option<Arc<dyn crate::compiled::CompiledKernel>> {
         let compiler = options.compiler.as_ref()?;
@@ -363,8 +364,8 @@ impl Module {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         cache
-            .entry(entry.to_string())
-            .or_insert_with(|| compiler.compile(program))
+            .entry((entry.to_string(), block))
+            .or_insert_with(|| compiler.compile(program, block))
             .clone()
     }
 
@@ -479,7 +480,7 @@ impl Module {
         if let Some(cores) = options.tensor_cores {
             device.set_tensor_cores(cores);
         }
-        if let Some(code) = self.compiled(entry, program, options) {
+        if let Some(code) = self.compiled(entry, program, device.block(), options) {
             device.set_compiled(code);
         }
         device.enable_device_launches(&self.kernels);
@@ -657,7 +658,7 @@ impl Module {
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
         }
-        if let Some(code) = self.compiled(entry, device.program(), options) {
+        if let Some(code) = self.compiled(entry, device.program(), device.block(), options) {
             device.set_compiled(code);
         }
         device.enable_device_launches(&self.kernels);

@@ -1,14 +1,14 @@
 //! The interface between the interpreter and a compiled tier (issue 35): a
-//! [`CompiledKernel`] runs one thread of a CTA from its program counter through the
-//! instructions it compiled, and hands the thread back to the interpreter at the first one it
+//! [`CompiledKernel`] runs the threads of a CTA, one after another, each from its program
+//! counter through the instructions it compiled, and hands each thread back to the interpreter at the first one it
 //! did not (a barrier, a warp-synchronous instruction, a call, ...), at one whose memory access
 //! it could not make (the interpreter then makes it, or reports its fault exactly), and before
 //! the thread would pass its step limit. The interpreter runs that one instruction for the
 //! threads there (in lockstep, as always), and the compiled code takes each thread on again.
 //!
 //! The compiled tier lives in its own crate (`ptxsim-jit`, which generates native code); this
-//! crate only defines what it is given: a thread's registers, counters and memory
-//! ([`CompiledThread`]), all as safe references. A kernel is given a compiled tier with
+//! crate only defines what it is given: the CTA's registers, counters and memory
+//! ([`CompiledCta`]), all as safe references. A kernel is given a compiled tier with
 //! [`crate::Device::set_compiled`]; [`crate::Cta::run`] uses it when the run is neither traced
 //! nor sliced (cooperative launches and clusters run in the interpreter), so that the scheduling
 //! the interpreter defines stays what traces and cooperative launches see.
@@ -29,24 +29,32 @@ pub trait CompiledKernel: Send + Sync + std::fmt::Debug {
     /// Whether a thread at `pc` can be handed to [`CompiledKernel::run`].
     fn covers(&self, pc: usize) -> bool;
 
-    /// Runs `thread` from `thread.pc` until it reaches an instruction the interpreter must run
-    /// (then `thread.pc` is that instruction and `thread.steps` counts every instruction run
-    /// before it). Never runs an instruction at or past the thread's step limit.
-    fn run(&self, thread: &mut CompiledThread<'_>);
+    /// Runs the threads `cta.lanes` names, one after another in that order, each from its
+    /// program counter until it reaches an instruction the interpreter must run (then its
+    /// `pc` is that instruction and its `steps` count every instruction run before it). A
+    /// thread at an instruction the code does not cover stays where it is. Never runs an
+    /// instruction at or past a thread's step limit. Stops after the thread it hands back at
+    /// an access it did not make ([`CompiledCta::declined`]).
+    fn run(&self, cta: &mut CompiledCta<'_>);
 }
 
 /// What makes a kernel's compiled code for [`crate::api`] launches
 /// ([`crate::api::LaunchOptions::compiler`]).
 pub trait Compiler: Send + Sync + std::fmt::Debug {
-    /// The compiled code of `program`, or `None` when the interpreter is to run it.
-    fn compile(&self, program: &crate::Program) -> Option<std::sync::Arc<dyn CompiledKernel>>;
+    /// The compiled code of `program` for CTAs of shape `block`, or `None` when the
+    /// interpreter is to run it.
+    fn compile(
+        &self,
+        program: &crate::Program,
+        block: crate::Dim3,
+    ) -> Option<std::sync::Arc<dyn CompiledKernel>>;
 }
 
-/// The special registers a compiled kernel reads from [`CompiledThread::specials`], by index
+/// The special registers a compiled kernel reads from [`CompiledCta::specials`], by index
 /// ([`special_index`]).
 pub const SPECIALS: usize = 17;
 
-/// Where [`CompiledThread::specials`] holds `special`, for the special registers whose value
+/// Where [`CompiledCta::specials`] holds `special`, for the special registers whose value
 /// is fixed for a thread's whole run (`%clock` and the like are not).
 pub fn special_index(special: SpecialRegister) -> Option<usize> {
     let axis = |a: Axis| match a {
@@ -88,46 +96,101 @@ impl Specials {
         Self(values)
     }
 
-    /// With those of thread `tid` of a CTA of shape `block` (PTX ISA 10.1 `%tid`, 10.3
-    /// `%laneid`, 10.4 `%warpid`: warps are 32 consecutive threads in linear order).
-    pub(crate) fn of_thread(self, tid: crate::Dim3, block: crate::Dim3) -> [u64; SPECIALS] {
-        let mut values = self.0;
-        for axis in 0..3 {
-            values[axis] = u64::from(tid[axis]);
-        }
-        let linear = crate::machine::flatten(tid, block);
-        values[12] = linear % 32;
-        values[13] = linear / 32;
-        values
+    /// The values, by [`special_index`] (the per-thread ones, `%tid`, `%laneid` and
+    /// `%warpid`, are 0: compiled code derives them from the thread's index, see
+    /// [`CompiledCta::specials`]).
+    pub(crate) fn values(self) -> [u64; SPECIALS] {
+        self.0
     }
 }
 
-/// One thread of a CTA as compiled code sees it.
+/// The threads of one CTA as compiled code sees them.
 #[derive(Debug)]
-pub struct CompiledThread<'a> {
+pub struct CompiledCta<'a> {
     /// The CTA's registers (the low 64 bits of each): register `r` of thread `t` is
     /// `registers[r * count + t]`.
     pub registers: &'a mut [u64],
     /// The number of threads of the CTA.
     pub count: usize,
-    /// This thread's index in the CTA (below `count`).
-    pub lane: usize,
-    /// Its program counter.
-    pub pc: usize,
-    /// The instructions it has issued.
-    pub steps: u64,
-    /// Its step limit: an instruction is issued only while `steps` is below it.
+    /// The threads to run (their indices in the CTA, each below `count`), in order.
+    pub lanes: &'a [u32],
+    /// Per thread (`count` of them): its program counter.
+    pub pc: &'a mut [usize],
+    /// Per thread: the instructions it has issued.
+    pub steps: &'a mut [u64],
+    /// The step limit: an instruction is issued only while a thread's `steps` is below it.
     pub max_steps: u64,
-    /// The values of the special registers [`special_index`] names.
+    /// The values of the special registers [`special_index`] names that are the same for the
+    /// whole CTA. Thread `t`'s own are derived from `t`, its linear index (PTX ISA 10.1
+    /// `%tid`: `t = tid.x + ntid.x * (tid.y + ntid.y * tid.z)`; 10.3 `%laneid` and 10.4
+    /// `%warpid`: warps are 32 consecutive threads in linear order, so `t % 32` and `t / 32`).
     pub specials: [u64; SPECIALS],
-    /// The first address of the global buffer the compiled code last loaded from (0: none),
-    /// kept from thread to thread of the CTA: where it looks first.
-    pub window: u64,
-    /// Set by [`CompiledKernel::run`] when it handed the thread back at a memory access it did
-    /// not make (most likely a fault, which stops the CTA).
-    pub declined_access: bool,
-    /// Its memory.
-    pub memory: LaneSpaces<'a>,
+    /// The first addresses of the global buffers the compiled code's memory instructions
+    /// accessed last (the code's own numbering; 0: none), kept from call to call: where each
+    /// looks first.
+    pub windows: &'a mut Vec<u64>,
+    /// Set by [`CompiledKernel::run`] to the thread it handed back at a memory access it did
+    /// not make (most likely a fault, which stops the CTA); the threads after it in `lanes`
+    /// were not run.
+    pub declined: Option<usize>,
+    /// The memory.
+    pub memory: CtaSpaces<'a>,
+}
+
+/// The state spaces of a CTA's threads: global memory, the CTA's shared memory, the kernel's
+/// parameters and the `.const` space, and each thread's own `.local` and `.param` memory
+/// ([`CtaSpaces::lane`]).
+#[derive(Debug)]
+pub struct CtaSpaces<'a> {
+    /// Global memory.
+    pub global: &'a GlobalMemory,
+    /// The CTA's shared memory.
+    pub shared: &'a mut [u8],
+    /// The kernel's parameters.
+    pub params: &'a [u8],
+    /// The `.const` space.
+    pub constants: &'a [u8],
+    threads: &'a mut [crate::machine::Thread],
+}
+
+impl<'a> CtaSpaces<'a> {
+    pub(crate) fn new(
+        global: &'a GlobalMemory,
+        shared: &'a mut [u8],
+        params: &'a [u8],
+        constants: &'a [u8],
+        threads: &'a mut [crate::machine::Thread],
+    ) -> Self {
+        Self {
+            global,
+            shared,
+            params,
+            constants,
+            threads,
+        }
+    }
+
+    /// The spaces thread `lane` reaches (`None` past the CTA's threads).
+    pub fn lane(&mut self, lane: usize) -> Option<LaneSpaces<'_>> {
+        let thread = self.threads.get_mut(lane)?;
+        Some(LaneSpaces {
+            global: self.global,
+            shared: self.shared,
+            local: &mut thread.local,
+            params: self.params,
+            thread_params: &mut thread.params,
+            constants: self.constants,
+        })
+    }
+
+    /// The global buffer that holds `address` ([`LaneSpaces::global_window`]).
+    pub fn global_window(
+        &self,
+        address: u64,
+    ) -> Option<(u64, u64, &[std::sync::atomic::AtomicU64])> {
+        let buffer = self.global.buffer_at(address)?;
+        Some((buffer.base, buffer.len, buffer.words()))
+    }
 }
 
 /// The state spaces one thread reaches: global memory, its CTA's shared memory, its own

@@ -16,7 +16,7 @@ use ptxsim_isa::ops::{BarrierOp, Space};
 use crate::budget::{DEFAULT_MEMORY_LIMIT, Footprint};
 use crate::error::ExecError;
 use crate::exec::{Control, Executor};
-use crate::ir::{Destination, InstructionKind, Location, Program, RegisterId, WarpSync};
+use crate::ir::{Destination, InstructionKind, Location, Program, RegisterId, Source, WarpSync};
 use crate::memory::{GRID_WORKSPACE_BASE, GRID_WORKSPACE_BYTES, GlobalMemory, Words};
 use crate::runtime::{HEAP_BASE, HEAP_BYTES, Heap, PrintBuffer, Printed};
 use crate::semantics::{chop, guard_passes};
@@ -924,8 +924,10 @@ pub struct Cta {
     /// Per thread: the instruction at which compiled code last handed it to the interpreter
     /// (`usize::MAX`: none), which the interpreter runs before compiled code takes it on again.
     held: Vec<usize>,
-    /// The global buffer compiled code last loaded from ([`crate::compiled::CompiledThread`]).
-    window: u64,
+    /// The global buffers compiled code accessed last ([`crate::compiled::CompiledCta`]).
+    windows: Vec<u64>,
+    /// The threads [`Cta::run_compiled`] hands to compiled code (kept for its allocation).
+    runnable: Vec<u32>,
     /// Whether compiled code handed a thread back at an access it did not make (a fault,
     /// most likely): the rest of the CTA's run is the interpreter's.
     interpret_only: bool,
@@ -953,7 +955,8 @@ impl Cta {
             threads,
             printed: PrintBuffer::default(),
             held: Vec::new(),
-            window: 0,
+            windows: Vec::new(),
+            runnable: Vec::new(),
             interpret_only: false,
         }
     }
@@ -1369,50 +1372,117 @@ impl Cta {
             self.lanes.pending, 0,
             "a lockstep group deferred its counters"
         );
-        let common = crate::compiled::Specials::of_cta(device, self.ctaid);
-        for lane in 0..count {
-            let pc = self.lanes.pc[lane];
-            if !matches!(self.lanes.status[lane], ThreadStatus::Ready)
-                || self.held[lane] == pc
-                || !code.covers(pc)
-            {
-                continue;
-            }
-            let steps = self.lanes.steps[lane];
-            let thread = &mut self.threads[lane];
-            let mut state = crate::compiled::CompiledThread {
-                registers: &mut self.lanes.low,
-                count,
-                lane,
-                pc,
-                steps,
-                max_steps: device.max_steps,
-                specials: common.of_thread(thread.tid, device.block),
-                window: self.window,
-                declined_access: false,
-                memory: crate::compiled::LaneSpaces {
-                    global: &device.global,
-                    shared: &mut self.shared,
-                    local: &mut thread.local,
-                    params: &device.params,
-                    thread_params: &mut thread.params,
-                    constants: device.constants(),
-                },
-            };
-            code.run(&mut state);
-            let (pc, steps) = (state.pc, state.steps);
-            self.window = state.window;
-            self.lanes.pc[lane] = pc;
-            self.lanes.steps[lane] = steps;
-            self.held[lane] = pc;
-            if state.declined_access {
-                // Handed back at an access the compiled code did not make: most likely a
-                // fault, which stops the CTA. The interpreter runs the CTA from here on, in
-                // lockstep, so that the threads after this one stop where it stops them.
-                self.interpret_only = true;
+        loop {
+            if !self.run_compiled_once(device, code) || !self.pass_barrier(device) {
                 return;
             }
         }
+    }
+
+    /// Whether every thread of the CTA waits, ready, at one `bar.sync a` (or `barrier.sync`)
+    /// of a constant barrier no thread has arrived at, without a thread count, guard or
+    /// reduction, below its step limit; then runs it for all of them at once, as the
+    /// interpreter would (each thread arrives, which completes the barrier, and goes on: PTX
+    /// ISA 9.0, bar/barrier: "If no thread count is specified, all threads in the CTA
+    /// participate in the barrier"), and returns true. Compiled code stops every thread at such barriers:
+    /// this saves the interpreter's issue, arrival and release for them.
+    fn pass_barrier(&mut self, device: &Device<'_>) -> bool {
+        let Some(&pc) = self.lanes.pc.first() else {
+            return false;
+        };
+        let Some(instruction) = device.program.instructions.get(pc) else {
+            return false;
+        };
+        let id = match instruction.kind {
+            InstructionKind::Barrier {
+                op: BarrierOp::Sync,
+                id: Source::Immediate(id),
+                count: None,
+                destination: None,
+                predicate: None,
+            } if instruction.guard.is_none() && id < 16 => id as usize,
+            _ => return false,
+        };
+        let max_steps = device.max_steps;
+        let all_there = self.barriers.arrived[id].is_empty()
+            && self
+                .lanes
+                .pc
+                .iter()
+                .zip(&self.lanes.steps)
+                .zip(&self.lanes.status)
+                .all(|((&at, &steps), status)| {
+                    at == pc && steps < max_steps && *status == ThreadStatus::Ready
+                });
+        if !all_there {
+            return false;
+        }
+        for (at, steps) in self.lanes.pc.iter_mut().zip(&mut self.lanes.steps) {
+            *at += 1;
+            *steps += 1;
+        }
+        true
+    }
+
+    /// [`Cta::run_compiled`]'s one call of the compiled code; false when it ran no thread or
+    /// handed one back at an access it did not make.
+    fn run_compiled_once(
+        &mut self,
+        device: &Device<'_>,
+        code: &dyn crate::compiled::CompiledKernel,
+    ) -> bool {
+        let count = self.threads.len();
+        let mut runnable = std::mem::take(&mut self.runnable);
+        runnable.clear();
+        for lane in 0..count {
+            if matches!(self.lanes.status[lane], ThreadStatus::Ready)
+                && self.held[lane] != self.lanes.pc[lane]
+            {
+                runnable.push(lane as u32);
+            }
+        }
+        if runnable.is_empty() {
+            self.runnable = runnable;
+            return false;
+        }
+        let mut cta = crate::compiled::CompiledCta {
+            registers: &mut self.lanes.low,
+            count,
+            lanes: &runnable,
+            pc: &mut self.lanes.pc,
+            steps: &mut self.lanes.steps,
+            max_steps: device.max_steps,
+            specials: crate::compiled::Specials::of_cta(device, self.ctaid).values(),
+            windows: &mut self.windows,
+            declined: None,
+            memory: crate::compiled::CtaSpaces::new(
+                &device.global,
+                &mut self.shared,
+                &device.params,
+                device.constants(),
+                &mut self.threads,
+            ),
+        };
+        code.run(&mut cta);
+        let declined = cta.declined;
+        // Each thread run stays where the compiled code left it until the interpreter has
+        // issued that instruction.
+        for &lane in &runnable {
+            let lane = lane as usize;
+            self.held[lane] = self.lanes.pc[lane];
+            if declined == Some(lane) {
+                break;
+            }
+        }
+        self.runnable = runnable;
+        if declined.is_some() {
+            // Handed back at an access the compiled code did not make: most likely a fault,
+            // which stops the CTA. The interpreter runs the CTA from here on, in lockstep, so
+            // that the threads after this one stop where it stops them.
+            self.interpret_only = true;
+            return false;
+        }
+        true
     }
 
     /// Moves the step records of lanes a warp-synchronous instruction released into their
@@ -1969,7 +2039,7 @@ impl Cta {
         self.cluster = ClusterLink::new(device, ctaid, self.threads.len());
         self.printed.clear();
         self.held.clear();
-        self.window = 0;
+        self.windows.clear();
         self.interpret_only = false;
     }
 

@@ -1,8 +1,9 @@
 //! ptxsim's compiled tier (issue 35): a kernel's checked program translated to native code with
 //! Cranelift, run through `ptxsim-exec`'s [`CompiledKernel`] interface.
 //!
-//! [`compile`] translates the instructions it can (see [`translate`]) into one function that
-//! runs one thread from its program counter to the first instruction the interpreter must run;
+//! [`compile`] translates the instructions it can (see [`translate`]) into one function, for
+//! one CTA shape, that runs the threads of a CTA one after another, each from its program
+//! counter to the first instruction the interpreter must run;
 //! the interpreter keeps the scheduling (barriers, warp-synchronous instructions, traps,
 //! traces) and runs everything else, so a kernel runs whatever part of it compiles. The results
 //! are the interpreter's for programs without data races between the threads of a CTA (see
@@ -25,7 +26,7 @@
 //!     ret;
 //! }";
 //! let program = ptxsim_exec::load(source, None).unwrap();
-//! let kernel = ptxsim_jit::compile(&program).unwrap();
+//! let kernel = ptxsim_jit::compile(&program, [32, 1, 1]).unwrap();
 //! // Everything but `ret` is compiled.
 //! assert_eq!(kernel.stats().covered, 6);
 //! ```
@@ -41,8 +42,8 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
-use ptxsim_exec::Program;
-use ptxsim_exec::compiled::{CompiledKernel, CompiledThread};
+use ptxsim_exec::compiled::{CompiledCta, CompiledKernel};
+use ptxsim_exec::{Dim3, Program};
 
 /// Why a kernel was not compiled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,16 +98,25 @@ impl CompiledKernel for Kernel {
         self.covered.get(pc).copied().unwrap_or(false)
     }
 
-    fn run(&self, thread: &mut CompiledThread<'_>) {
-        self.code.run(thread);
+    fn run(&self, cta: &mut CompiledCta<'_>) {
+        self.code.run(cta);
     }
 }
 
-/// Compiles `program` for the host; `Err` when Cranelift does not support the host or fails.
-pub fn compile(program: &Program) -> Result<Kernel, JitError> {
+/// Compiles `program` for the host and CTAs of shape `block` (the code runs only CTAs of that
+/// many threads); `Err` when Cranelift does not support the host or fails.
+pub fn compile(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
     let start = Instant::now();
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(error)?;
+    // Cranelift's IR verifier runs in debug builds (the tests) only: in a release build it
+    // would be a good part of the compile time.
+    let verify = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    flags.set("enable_verifier", verify).map_err(error)?;
     flags
         .set("use_colocated_libcalls", "false")
         .map_err(error)?;
@@ -147,6 +157,7 @@ pub fn compile(program: &Program) -> Result<Kernel, JitError> {
         .map(Option::is_some)
         .collect();
     let mut functions = Vec::new();
+    let slots;
     let mut context = module.make_context();
     context.func.signature = signature;
     let mut builder_context = FunctionBuilderContext::new();
@@ -155,7 +166,7 @@ pub fn compile(program: &Program) -> Result<Kernel, JitError> {
         let [load, store, lane] =
             [0, 1, 2].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
         let helpers = translate::Helpers { load, store, lane };
-        translate::build(&mut builder, program, plans, &mut functions, helpers);
+        slots = translate::build(&mut builder, program, plans, &mut functions, helpers, block);
         builder.finalize(module.target_config());
     }
     context.set_disasm(std::env::var_os("PTXSIM_JIT_DUMP").is_some());
@@ -175,15 +186,22 @@ pub fn compile(program: &Program) -> Result<Kernel, JitError> {
         compile_time: start.elapsed(),
     };
     Ok(Kernel {
-        code: native::Code::new(function, module, functions, program.registers.len()),
+        code: native::Code::new(
+            function,
+            module,
+            functions,
+            program.registers.len(),
+            slots,
+            block.iter().map(|&d| d as usize).product(),
+        ),
         covered,
         stats,
     })
 }
 
 /// [`compile`] as the shared handle a [`ptxsim_exec::Device`] takes.
-pub fn compile_shared(program: &Program) -> Result<Arc<Kernel>, JitError> {
-    compile(program).map(Arc::new)
+pub fn compile_shared(program: &Program, block: Dim3) -> Result<Arc<Kernel>, JitError> {
+    compile(program, block).map(Arc::new)
 }
 
 /// Which tier runs a kernel (`--engine`, `PTXSIM_ENGINE`). The default is the interpreter:
@@ -271,11 +289,11 @@ impl JitCompiler {
 }
 
 impl ptxsim_exec::compiled::Compiler for JitCompiler {
-    fn compile(&self, program: &Program) -> Option<Arc<dyn CompiledKernel>> {
+    fn compile(&self, program: &Program, block: Dim3) -> Option<Arc<dyn CompiledKernel>> {
         if self.engine == Engine::Auto && keeps_interpreter(program).is_some() {
             return None;
         }
-        compile(program)
+        compile(program, block)
             .ok()
             .map(|kernel| Arc::new(kernel) as Arc<dyn CompiledKernel>)
     }

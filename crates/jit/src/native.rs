@@ -5,17 +5,22 @@
 //! Invariants (what makes the calls sound):
 //! * The generated function takes one argument, a pointer to a [`Context`] that lives for the
 //!   whole call; it reads and writes only the context's fields (at the offsets below), the
-//!   registers `registers[r * count + lane]` for registers `r` of the program (`Code::run`
-//!   checks that the slice holds every register of every lane and that `lane < count`), and
-//!   the shared memory `shared[at..at + bytes]` after checking `at + bytes <= shared_len`.
-//!   Every other access goes through the helpers, which use safe code over the thread's
-//!   [`LaneSpaces`].
-//! * Global loads read the words of the buffer the load helper last found (`window_*`), with
-//!   atomic 64-bit loads after checking that the access lies inside its length: the words are
-//!   `AtomicU64`s of the launch's global memory, which the thread's spaces borrow for the whole
+//!   list `lanes[..lanes_len]`, the counters `pcs[lane]` and `steps[lane]` and the registers
+//!   `registers[r * count + lane]` for registers `r` of the program and lanes of the list
+//!   (`Code::run` checks that the CTA has the thread count the code was built for, that the
+//!   slices hold every register and counter of every thread and that every listed lane is
+//!   below `count`), and the shared memory `shared[at..at + bytes]`
+//!   after checking `at + bytes <= shared_len`, and the kernel's parameters and the `.const`
+//!   space `params[at..at + bytes]`, `constants[at..at + bytes]` after the same check (both
+//!   slices are borrowed, unchanged, for the whole call). Every other access goes through the helpers,
+//!   which use safe code over the CTA's [`CtaSpaces`] (the thread `lane`'s [`LaneSpaces`]).
+//! * Global loads and stores access the words of the buffer a helper last found for the
+//!   instruction (`windows[slot]`, which `Code::run` owns for the call) after checking that the access lies aligned inside its length, with atomic 64-bit loads
+//!   and atomic stores of the access's width (which lie inside one word): the words are
+//!   `AtomicU64`s of the launch's global memory, which the CTA's spaces borrow for the whole
 //!   call (no buffer is added or freed during a launch).
-//! * The CTA's shared memory is taken out of the thread's [`LaneSpaces`] for the call, so that
-//!   the generated code's pointer is the only way to it; a helper that needs it (a generic
+//! * The CTA's shared memory is taken out of its [`CtaSpaces`] for the call, so that the
+//!   generated code's pointer is the only way to it; a helper that needs it (a generic
 //!   address in the shared window) makes a slice of it from that pointer for the helper's
 //!   own duration and puts it back, while the generated code waits for the helper.
 //! * The helpers do not unwind (the lane functions and memory accesses are the interpreter's,
@@ -30,7 +35,7 @@ use std::ffi::c_void;
 use std::sync::atomic::AtomicU64;
 
 use cranelift_jit::JITModule;
-use ptxsim_exec::compiled::{CompiledThread, LaneFn, LaneSpaces, SPECIALS};
+use ptxsim_exec::compiled::{CompiledCta, CtaSpaces, LaneFn, LaneSpaces, SPECIALS};
 use ptxsim_isa::ops::Space;
 
 /// What the generated function reads and writes (`#[repr(C)]`; the offsets are the
@@ -39,44 +44,76 @@ use ptxsim_isa::ops::Space;
 #[derive(Debug)]
 pub(crate) struct Context {
     registers: *mut u64,
-    stride: u64,
-    lane: u64,
-    pc: u64,
-    steps: u64,
+    /// The threads to run, `lanes_len` of them.
+    lanes: *const u32,
+    lanes_len: u64,
+    /// Per thread of the CTA: its program counter and its step count.
+    pcs: *mut u64,
+    steps: *mut u64,
     max_steps: u64,
     shared: *mut u8,
     shared_len: u64,
+    /// The kernel's parameters and the `.const` space (read-only for the launch).
+    params: *const u8,
+    params_len: u64,
+    constants: *const u8,
+    constants_len: u64,
     scratch: u64,
     functions: *const LaneFn,
     functions_len: u64,
     spaces: *mut c_void,
-    /// The global buffer of the last load through the helper: its first address, length in
-    /// bytes (0: none) and words, which the generated code loads from directly (atomically,
-    /// as `GlobalMemory::load` does).
-    window_base: u64,
-    window_len: u64,
-    window_words: *const AtomicU64,
-    /// Set to 1 by the generated code when it hands the thread back at an access it did not
-    /// make.
+    /// Per memory instruction that may access global memory: the buffer it accessed last
+    /// through a helper, which the generated code accesses directly; `windows_len` of them.
+    windows: *mut Window,
+    windows_len: u64,
+    /// The thread the generated code runs (its index in the CTA), which the helpers use.
+    lane: u64,
+    /// Set to 1 by the generated code when it hands the thread `lane` back at an access it
+    /// did not make (it returns then).
     declined: u64,
     specials: [u64; SPECIALS],
 }
 
 impl Context {
     pub(crate) const REGISTERS: usize = std::mem::offset_of!(Context, registers);
-    pub(crate) const STRIDE: usize = std::mem::offset_of!(Context, stride);
-    pub(crate) const LANE: usize = std::mem::offset_of!(Context, lane);
-    pub(crate) const PC: usize = std::mem::offset_of!(Context, pc);
+    pub(crate) const LANES: usize = std::mem::offset_of!(Context, lanes);
+    pub(crate) const LANES_LEN: usize = std::mem::offset_of!(Context, lanes_len);
+    pub(crate) const PCS: usize = std::mem::offset_of!(Context, pcs);
     pub(crate) const STEPS: usize = std::mem::offset_of!(Context, steps);
     pub(crate) const MAX_STEPS: usize = std::mem::offset_of!(Context, max_steps);
     pub(crate) const SHARED: usize = std::mem::offset_of!(Context, shared);
     pub(crate) const SHARED_LEN: usize = std::mem::offset_of!(Context, shared_len);
+    pub(crate) const PARAMS: usize = std::mem::offset_of!(Context, params);
+    pub(crate) const PARAMS_LEN: usize = std::mem::offset_of!(Context, params_len);
+    pub(crate) const CONSTANTS: usize = std::mem::offset_of!(Context, constants);
+    pub(crate) const CONSTANTS_LEN: usize = std::mem::offset_of!(Context, constants_len);
     pub(crate) const SCRATCH: usize = std::mem::offset_of!(Context, scratch);
     pub(crate) const SPECIALS: usize = std::mem::offset_of!(Context, specials);
-    pub(crate) const WINDOW_BASE: usize = std::mem::offset_of!(Context, window_base);
-    pub(crate) const WINDOW_LEN: usize = std::mem::offset_of!(Context, window_len);
-    pub(crate) const WINDOW_WORDS: usize = std::mem::offset_of!(Context, window_words);
+    pub(crate) const WINDOWS: usize = std::mem::offset_of!(Context, windows);
+    pub(crate) const LANE: usize = std::mem::offset_of!(Context, lane);
     pub(crate) const DECLINED: usize = std::mem::offset_of!(Context, declined);
+}
+
+/// A global buffer that generated code accesses directly (atomically, as `GlobalMemory`
+/// does): its first address, its length in bytes (0: no buffer) and its words.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Window {
+    base: u64,
+    len: u64,
+    words: *const AtomicU64,
+}
+
+impl Window {
+    pub(crate) const SIZE: usize = std::mem::size_of::<Window>();
+    pub(crate) const BASE: usize = std::mem::offset_of!(Window, base);
+    pub(crate) const LEN: usize = std::mem::offset_of!(Window, len);
+    pub(crate) const WORDS: usize = std::mem::offset_of!(Window, words);
+    const NONE: Window = Window {
+        base: 0,
+        len: 0,
+        words: std::ptr::null(),
+    };
 }
 
 /// The spaces a generated load or store names, by number.
@@ -96,12 +133,18 @@ pub(crate) fn space_number(space: Space) -> u32 {
 
 /// Loads for the generated code: the value goes to `scratch`; returns 1, or 0 when the access
 /// faults (the interpreter then makes it).
-extern "C" fn ptxsim_jit_load(context: *mut Context, space: u32, address: u64, bytes: u32) -> u32 {
+extern "C" fn ptxsim_jit_load(
+    context: *mut Context,
+    space: u32,
+    address: u64,
+    bytes: u32,
+    slot: u32,
+) -> u32 {
     // SAFETY: the generated code passes the context `Code::run` gave it, alive and not
     // otherwise borrowed while the helper runs.
     let context = unsafe { &mut *context };
     let space = SPACES[space as usize % SPACES.len()];
-    let (result, window) = with_spaces(context, |spaces| {
+    let Some((result, window)) = with_spaces(context, |spaces| {
         let result = spaces.load(space, address, bytes);
         let window = result.is_ok().then(|| {
             spaces
@@ -109,14 +152,10 @@ extern "C" fn ptxsim_jit_load(context: *mut Context, space: u32, address: u64, b
                 .map(|(base, len, words)| (base, len, words.as_ptr()))
         });
         (result, window.flatten())
-    });
-    if let Some((base, len, words)) = window {
-        // The buffer outlives the call (the launch's global memory, borrowed by the thread's
-        // spaces for it), and the generated code only loads from it atomically.
-        context.window_base = base;
-        context.window_len = len;
-        context.window_words = words;
-    }
+    }) else {
+        return 0;
+    };
+    set_window(context, slot, window);
     match result {
         Ok(value) => {
             context.scratch = value;
@@ -133,14 +172,42 @@ extern "C" fn ptxsim_jit_store(
     space: u32,
     address: u64,
     bytes: u32,
+    slot: u32,
     value: u64,
 ) -> u32 {
     // SAFETY: as in `ptxsim_jit_load`.
     let context = unsafe { &mut *context };
-    let result = with_spaces(context, |spaces| {
-        spaces.store(SPACES[space as usize % SPACES.len()], address, bytes, value)
-    });
+    let space = SPACES[space as usize % SPACES.len()];
+    let Some((result, window)) = with_spaces(context, |spaces| {
+        let result = spaces.store(space, address, bytes, value);
+        let window = result.is_ok().then(|| {
+            spaces
+                .global_window(space, address)
+                .map(|(base, len, words)| (base, len, words.as_ptr()))
+        });
+        (result, window.flatten())
+    }) else {
+        return 0;
+    };
+    set_window(context, slot, window);
     u32::from(result.is_ok())
+}
+
+/// Makes `window` (a global buffer a helper found: its first address, length and words) the
+/// one the generated code accesses directly for the instruction of window `slot`. The buffer
+/// outlives the call (the launch's global memory, borrowed by the CTA's spaces for it), and
+/// the generated code accesses it only atomically.
+fn set_window(context: &mut Context, slot: u32, window: Option<(u64, u64, *const AtomicU64)>) {
+    if let Some((base, len, words)) = window
+        && u64::from(slot) < context.windows_len
+    {
+        // SAFETY: `windows` points to `windows_len` windows that `Code::run` owns for the
+        // call, which the generated code does not touch while the helper runs.
+        let windows = unsafe {
+            std::slice::from_raw_parts_mut(context.windows, context.windows_len as usize)
+        };
+        windows[slot as usize] = Window { base, len, words };
+    }
 }
 
 /// The lane function number `number` of the table on `(a, b, c)`.
@@ -155,17 +222,20 @@ extern "C" fn ptxsim_jit_lane(context: *mut Context, number: u64, a: u64, b: u64
         .map_or(0, |function| function(a, b, c))
 }
 
-/// Runs `f` on the thread's spaces with the shared memory put back for its duration.
-fn with_spaces<T>(context: &mut Context, f: impl FnOnce(&mut LaneSpaces<'_>) -> T) -> T {
-    // SAFETY: `spaces` is the `LaneSpaces` of the thread `Code::run` runs, alive for the
-    // call; `shared`/`shared_len` are the slice taken out of it, which nothing else uses
-    // while the helper runs (the generated code waits for it). The lifetime of the slice made
-    // here does not leave this function: the slice is taken back out before it returns.
-    let spaces = unsafe { &mut *(context.spaces as *mut LaneSpaces<'static>) };
+/// Runs `f` on the spaces of the thread `context.lane` with the shared memory put back for
+/// its duration (`None`: no such thread, which the generated code never asks for).
+fn with_spaces<T>(context: &mut Context, f: impl FnOnce(&mut LaneSpaces<'_>) -> T) -> Option<T> {
+    // SAFETY: `spaces` is the `CtaSpaces` of the CTA `Code::run` runs, alive for the call;
+    // `shared`/`shared_len` are the slice taken out of it, which nothing else uses while the
+    // helper runs (the generated code waits for it). The lifetime of the slice made here does
+    // not leave this function: the slice is taken back out before it returns.
+    let spaces = unsafe { &mut *(context.spaces as *mut CtaSpaces<'static>) };
     let shared: &'static mut [u8] =
         unsafe { std::slice::from_raw_parts_mut(context.shared, context.shared_len as usize) };
     let saved = std::mem::replace(&mut spaces.shared, shared);
-    let result = f(spaces);
+    let result = spaces
+        .lane(usize::try_from(context.lane).unwrap_or(usize::MAX))
+        .map(|mut lane| f(&mut lane));
     spaces.shared = saved;
     result
 }
@@ -187,6 +257,10 @@ pub(crate) struct Code {
     functions: Vec<LaneFn>,
     /// The number of registers of the program.
     registers: usize,
+    /// The number of window slots the function uses.
+    slots: usize,
+    /// The number of threads of the CTAs it was built for.
+    threads: usize,
 }
 
 impl std::fmt::Debug for Code {
@@ -206,73 +280,92 @@ unsafe impl Sync for Code {}
 
 impl Code {
     /// `function` must be the finalized address, in `module`, of a function built by
-    /// [`crate::translate::build`] for a program of `registers` registers, calling
-    /// `functions` by number.
+    /// [`crate::translate::build`] for a program of `registers` registers and CTAs of
+    /// `threads` threads, calling `functions` by number and using `slots` windows.
     pub(crate) fn new(
         function: *const u8,
         module: JITModule,
         functions: Vec<LaneFn>,
         registers: usize,
+        slots: usize,
+        threads: usize,
     ) -> Self {
         Self {
             function,
             _module: module,
             functions,
             registers,
+            slots,
+            threads,
         }
     }
 
-    /// Runs the generated function for `thread`; does nothing (the interpreter then runs the
-    /// thread's instruction) when the thread's registers are not what the code was built for.
-    pub(crate) fn run(&self, thread: &mut CompiledThread<'_>) {
-        let count = thread.count;
-        let fits = thread.lane < count
+    /// Runs the generated function for the threads `cta.lanes` names; does nothing (the
+    /// interpreter then runs the threads' instructions) when the CTA's registers and counters
+    /// are not what the code was built for.
+    pub(crate) fn run(&self, cta: &mut CompiledCta<'_>) {
+        let count = cta.count;
+        let fits = count == self.threads
             && self
                 .registers
                 .checked_mul(count)
-                .is_some_and(|needed| needed <= thread.registers.len());
+                .is_some_and(|needed| needed <= cta.registers.len())
+            && cta.pc.len() == count
+            && cta.steps.len() == count
+            && cta.lanes.iter().all(|&lane| (lane as usize) < count);
         if !fits {
             return;
         }
-        // The global buffer the CTA's previous thread loaded from, found again (it is one of
-        // this launch's).
-        let (window_base, window_len, window_words) = thread
-            .memory
-            .global_window(Space::Global, thread.window)
-            .filter(|_| thread.window != 0)
-            .map_or((0, 0, std::ptr::null()), |(base, len, words)| {
-                (base, len, words.as_ptr())
-            });
-        let shared = std::mem::take(&mut thread.memory.shared);
+        // The global buffers the instructions accessed last in the CTA's previous call, found
+        // again (they are this launch's).
+        let mut windows: Vec<Window> = (0..self.slots)
+            .map(|slot| {
+                let base = cta.windows.get(slot).copied().unwrap_or(0);
+                cta.memory.global_window(base).filter(|_| base != 0).map_or(
+                    Window::NONE,
+                    |(base, len, words)| Window {
+                        base,
+                        len,
+                        words: words.as_ptr(),
+                    },
+                )
+            })
+            .collect();
+        let shared = std::mem::take(&mut cta.memory.shared);
         let mut context = Context {
-            registers: thread.registers.as_mut_ptr(),
-            stride: (count as u64) * 8,
-            lane: thread.lane as u64,
-            pc: thread.pc as u64,
-            steps: thread.steps,
-            max_steps: thread.max_steps,
+            registers: cta.registers.as_mut_ptr(),
+            lanes: cta.lanes.as_ptr(),
+            lanes_len: cta.lanes.len() as u64,
+            // `usize` is `u64` here (`crate::compile` refuses other hosts).
+            pcs: cta.pc.as_mut_ptr().cast(),
+            steps: cta.steps.as_mut_ptr(),
+            max_steps: cta.max_steps,
             shared: shared.as_mut_ptr(),
             shared_len: shared.len() as u64,
+            params: cta.memory.params.as_ptr(),
+            params_len: cta.memory.params.len() as u64,
+            constants: cta.memory.constants.as_ptr(),
+            constants_len: cta.memory.constants.len() as u64,
             scratch: 0,
             functions: self.functions.as_ptr(),
             functions_len: self.functions.len() as u64,
-            spaces: (&mut thread.memory as *mut LaneSpaces<'_>).cast(),
-            window_base,
-            window_len,
-            window_words,
+            spaces: (&mut cta.memory as *mut CtaSpaces<'_>).cast(),
+            windows: windows.as_mut_ptr(),
+            windows_len: windows.len() as u64,
+            lane: 0,
             declined: 0,
-            specials: thread.specials,
+            specials: cta.specials,
         };
         // SAFETY: `function` has the signature `extern "C" fn(*mut Context)` (built so by
         // `lib.rs` with the ISA's default calling convention, which is the C one), and the
         // context satisfies the module's invariants: the registers slice holds
-        // `registers * count` values and `lane < count` (checked above).
+        // `registers * count` values, `pcs` and `steps` hold `count`, and every lane is below
+        // `count` (checked above).
         let function: extern "C" fn(*mut Context) = unsafe { std::mem::transmute(self.function) };
         function(&mut context);
-        thread.memory.shared = shared;
-        thread.pc = usize::try_from(context.pc).unwrap_or(usize::MAX);
-        thread.steps = context.steps;
-        thread.window = context.window_base;
-        thread.declined_access = context.declined != 0;
+        cta.memory.shared = shared;
+        cta.windows.clear();
+        cta.windows.extend(windows.iter().map(|window| window.base));
+        cta.declined = (context.declined != 0).then_some(context.lane as usize);
     }
 }

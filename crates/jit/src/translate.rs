@@ -1,17 +1,23 @@
-//! A kernel's program translated to Cranelift IR: one function that runs one thread from its
-//! program counter ([`crate::native::Context::pc`]) through the instructions it covers, with
-//! the thread's registers in Cranelift variables, and returns at the first instruction the
-//! interpreter must run ([`ptxsim_exec::compiled`]).
+//! A kernel's program translated to Cranelift IR: one function that runs the threads of a
+//! CTA that its context lists ([`crate::native::Context`]), one after another (a work-item
+//! loop, as in MCUDA and POCL), each from its program counter through the instructions the
+//! function covers, with the thread's registers in Cranelift variables, up to the first
+//! instruction the interpreter must run ([`ptxsim_exec::compiled`]).
 //!
 //! Shape of the function:
-//! * the entry block loads the context and every register the covered instructions use, then
-//!   dispatches on the program counter (a jump table over all instructions);
-//! * each covered instruction `i` has a block that first returns with `pc = i` when the
-//!   thread has used up its steps (the interpreter then stops it at exactly that instruction,
-//!   as it would), counts the step, tests the guard and runs the instruction;
+//! * the entry block loads the context; the loop's head takes the next listed thread, loads
+//!   its counters and dispatches on its program counter (a jump table over all
+//!   instructions) to a block that loads the registers live there;
+//! * each covered instruction `i` has a block that counts the step, tests the guard and runs
+//!   the instruction; the first instruction of a run first leaves with `pc = i` when the run
+//!   would pass the thread's step limit (the interpreter then stops it at exactly the limit,
+//!   as it would);
+//! * a thread leaves through the exit block, which stores its counters and goes on with the
+//!   next thread;
 //! * an instruction whose memory access the generated code cannot make (an access outside the
-//!   CTA's own shared memory that the helper refuses, a misaligned vector) returns with
-//!   `pc = i` and the step not counted: the interpreter makes it, or reports its fault;
+//!   CTA's own shared memory that the helper refuses, a misaligned vector) stores the
+//!   thread's counters with `pc = i` and the step not counted, and returns: the interpreter
+//!   makes it, or reports its fault, and runs the rest of the CTA;
 //! * every register written is stored to the register file at once (write-through), so that
 //!   the exit block stores only the counters back and no value stays live for it.
 //!
@@ -29,6 +35,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use ptxsim_exec::compiled::{LaneFn, LaneOp, SPECIALS, lane_op, special_index};
 use ptxsim_exec::ir::{
     Destination, Instruction, InstructionKind as K, MemoryOperand, Program, RegisterId, Source,
+    SpecialRegister,
 };
 use ptxsim_exec::semantics::Extension;
 use ptxsim_isa::Type;
@@ -61,10 +68,13 @@ pub(crate) fn helper_signatures(
         signature
     };
     [
-        ("ptxsim_jit_load", signature(&[i64, i32, i64, i32], &[i32])),
+        (
+            "ptxsim_jit_load",
+            signature(&[i64, i32, i64, i32, i32], &[i32]),
+        ),
         (
             "ptxsim_jit_store",
-            signature(&[i64, i32, i64, i32, i64], &[i32]),
+            signature(&[i64, i32, i64, i32, i32, i64], &[i32]),
         ),
         (
             "ptxsim_jit_lane",
@@ -242,7 +252,8 @@ pub(crate) fn build(
     plans: Vec<Option<Plan>>,
     functions: &mut Vec<LaneFn>,
     helpers: Helpers,
-) {
+    block: [u32; 3],
+) -> usize {
     let count = program.instructions.len();
     let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
     // The registers the compiled instructions read or write.
@@ -276,8 +287,13 @@ pub(crate) fn build(
     let steps = builder.declare_var(i64t);
     let exit_pc = builder.declare_var(i64t);
     let exit_steps = builder.declare_var(i64t);
+    // The loop over the listed threads: the place in the list, the thread, and its register
+    // 0 in the register file.
+    let index = builder.declare_var(i64t);
+    let lane = builder.declare_var(i64t);
+    let base = builder.declare_var(i64t);
 
-    // Entry: the context, the registers, the dispatch.
+    // Entry: the context.
     builder.switch_to_block(entry);
     let context = builder.block_params(entry)[0];
     let flags = MemFlagsData::trusted();
@@ -285,15 +301,46 @@ pub(crate) fn build(
         builder.ins().load(i64t, flags, context, offset_i32(offset))
     };
     let registers = field(builder, Context::REGISTERS);
-    let stride = field(builder, Context::STRIDE);
-    let lane = field(builder, Context::LANE);
-    let pc = field(builder, Context::PC);
-    let steps0 = field(builder, Context::STEPS);
+    // The distance between a thread's registers: the CTA's thread count, 8 bytes each (the
+    // code is built for one CTA shape, `Code::run` checks it).
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    let stride = threads.saturating_mul(8);
+    let lanes = field(builder, Context::LANES);
+    let lanes_len = field(builder, Context::LANES_LEN);
+    let pcs = field(builder, Context::PCS);
+    let steps_of = field(builder, Context::STEPS);
     let max_steps = field(builder, Context::MAX_STEPS);
     let shared = field(builder, Context::SHARED);
     let shared_len = field(builder, Context::SHARED_LEN);
-    let lane_bytes = builder.ins().ishl_imm_s(lane, 3);
-    let base = builder.ins().iadd(registers, lane_bytes);
+    let windows = field(builder, Context::WINDOWS);
+    let zero = builder.ins().iconst(i64t, 0);
+    builder.def_var(index, zero);
+    let head = builder.create_block();
+    let finished = builder.create_block();
+    let stop = builder.create_block();
+    builder.ins().jump(head, &[]);
+
+    // Head: the next thread of the list, its counters and registers, the dispatch.
+    builder.switch_to_block(head);
+    let at = builder.use_var(index);
+    let more = builder.ins().icmp(IntCC::UnsignedLessThan, at, lanes_len);
+    let next = builder.create_block();
+    builder.ins().brif(more, next, &[], finished, &[]);
+    builder.switch_to_block(next);
+    let offset = builder.ins().ishl_imm_s(at, 2);
+    let slot = builder.ins().iadd(lanes, offset);
+    let this = builder.ins().uload32(flags, slot, 0);
+    builder.def_var(lane, this);
+    builder
+        .ins()
+        .store(flags, this, context, offset_i32(Context::LANE));
+    let lane_bytes = builder.ins().ishl_imm_s(this, 3);
+    let lane_base = builder.ins().iadd(registers, lane_bytes);
+    builder.def_var(base, lane_base);
+    let pc_at = builder.ins().iadd(pcs, lane_bytes);
+    let pc = builder.ins().load(i64t, flags, pc_at, 0);
+    let steps_at = builder.ins().iadd(steps_of, lane_bytes);
+    let steps0 = builder.ins().load(i64t, flags, steps_at, 0);
     builder.def_var(steps, steps0);
     builder.def_var(exit_pc, pc);
     builder.def_var(exit_steps, steps0);
@@ -329,14 +376,14 @@ pub(crate) fn build(
     builder.ins().jump(exit, &[]);
     for (index, load, block) in loads {
         builder.switch_to_block(load);
+        let thread_base = builder.use_var(base);
         for (register, variable) in variables.iter().enumerate() {
             let is_live = live[index]
                 .get(register / 64)
                 .is_some_and(|word| word >> (register % 64) & 1 == 1);
             if let (Some(variable), true) = (*variable, is_live) {
-                let offset = builder.ins().imul_imm_s(stride, register as i64);
-                let at = builder.ins().iadd(base, offset);
-                let value = builder.ins().load(i64t, flags, at, 0);
+                let (at, offset) = register_address(builder, thread_base, stride, register);
+                let value = builder.ins().load(i64t, flags, at, offset);
                 builder.def_var(variable, value);
             }
         }
@@ -357,7 +404,13 @@ pub(crate) fn build(
         blocks: &blocks,
         functions,
         base,
+        lane,
         stride,
+        block,
+        stop,
+        windows,
+        slots: 0,
+        slot: 0,
     };
     for ((index, instruction), plan) in program.instructions.iter().enumerate().zip(plans) {
         let Some(block) = blocks[index] else {
@@ -375,6 +428,7 @@ pub(crate) fn build(
                 .icmp(IntCC::UnsignedGreaterThan, end, max_steps);
             let run = t.builder.create_block();
             let out = t.builder.create_block();
+            t.builder.set_cold_block(out);
             t.builder.ins().brif(spent, out, &[], run, &[]);
             t.builder.switch_to_block(out);
             t.leave(index, before);
@@ -405,18 +459,40 @@ pub(crate) fn build(
         }
     }
 
-    // Exit: the written registers and the counters back into the context.
+    // Exit of a thread: its counters back, then the next thread.
     t.builder.switch_to_block(exit);
-    let pc_out = t.builder.use_var(exit_pc);
-    let steps_out = t.builder.use_var(exit_steps);
-    t.builder
-        .ins()
-        .store(flags, pc_out, context, offset_i32(Context::PC));
-    t.builder
-        .ins()
-        .store(flags, steps_out, context, offset_i32(Context::STEPS));
+    t.store_counters(pcs, steps_of);
+    let at = t.builder.use_var(index);
+    let after = t.builder.ins().iadd_imm_s(at, 1);
+    t.builder.def_var(index, after);
+    t.builder.ins().jump(head, &[]);
+    // A thread handed back at an access the code did not make: its counters back, and no
+    // thread after it.
+    t.builder.switch_to_block(stop);
+    t.store_counters(pcs, steps_of);
+    t.builder.ins().return_(&[]);
+    t.builder.switch_to_block(finished);
     t.builder.ins().return_(&[]);
     t.builder.seal_all_blocks();
+    t.slots
+}
+
+/// Where register `register` of the thread whose register 0 is at `base` lies, as an address
+/// and an offset from it.
+fn register_address(
+    builder: &mut FunctionBuilder<'_>,
+    base: Value,
+    stride: u64,
+    register: usize,
+) -> (Value, i32) {
+    let offset = stride.saturating_mul(register as u64);
+    match i32::try_from(offset) {
+        Ok(offset) => (base, offset),
+        Err(_) => {
+            let offset = builder.ins().iconst(types::I64, offset as i64);
+            (builder.ins().iadd(base, offset), 0)
+        }
+    }
 }
 
 fn offset_i32(offset: usize) -> i32 {
@@ -570,9 +646,21 @@ struct Translator<'a, 'b> {
     exit: Block,
     blocks: &'a [Option<Block>],
     functions: &'a mut Vec<LaneFn>,
-    /// The thread's register 0 in the register file, and the distance between registers.
-    base: Value,
-    stride: Value,
+    /// The thread's register 0 in the register file, its index in the CTA, and the distance
+    /// between registers.
+    base: Variable,
+    lane: Variable,
+    stride: u64,
+    /// The CTA's shape (`%ntid`).
+    block: [u32; 3],
+    /// Where a thread handed back at an access the code did not make leaves (the last one).
+    stop: Block,
+    /// The global buffers the memory instructions accessed last (`native::Window`s, one
+    /// slot per instruction that may access global memory), how many slots there are, and
+    /// the slot of the instruction being translated.
+    windows: Value,
+    slots: usize,
+    slot: usize,
 }
 
 impl Translator<'_, '_> {
@@ -585,7 +673,8 @@ impl Translator<'_, '_> {
     }
 
     /// [`Translator::leave`] for an access the code does not make: marked in the context so
-    /// that the interpreter takes over the CTA ([`ptxsim_exec::compiled::CompiledThread`]).
+    /// that the interpreter takes over the CTA ([`ptxsim_exec::compiled::CompiledCta`]), and
+    /// no thread runs after this one.
     fn decline(&mut self, pc: usize, steps: Value) {
         let one = self.builder.ins().iconst(types::I64, 1);
         self.builder.ins().store(
@@ -594,7 +683,24 @@ impl Translator<'_, '_> {
             self.context,
             offset_i32(Context::DECLINED),
         );
-        self.leave(pc, steps);
+        let pc = self.builder.ins().iconst(types::I64, pc as i64);
+        self.builder.def_var(self.exit_pc, pc);
+        self.builder.def_var(self.exit_steps, steps);
+        self.builder.ins().jump(self.stop, &[]);
+    }
+
+    /// Stores the thread's program counter and step count at the exit (`pcs[lane]`,
+    /// `steps[lane]`).
+    fn store_counters(&mut self, pcs: Value, steps: Value) {
+        let flags = MemFlagsData::trusted();
+        let lane = self.builder.use_var(self.lane);
+        let lane_bytes = self.builder.ins().ishl_imm_s(lane, 3);
+        let pc_out = self.builder.use_var(self.exit_pc);
+        let steps_out = self.builder.use_var(self.exit_steps);
+        let pc_at = self.builder.ins().iadd(pcs, lane_bytes);
+        self.builder.ins().store(flags, pc_out, pc_at, 0);
+        let steps_at = self.builder.ins().iadd(steps, lane_bytes);
+        self.builder.ins().store(flags, steps_out, steps_at, 0);
     }
 
     /// Goes on at instruction `pc`: its block, or back to the interpreter.
@@ -631,17 +737,41 @@ impl Translator<'_, '_> {
                 let value = self.register(r);
                 self.builder.ins().iadd_imm_s(value, offset)
             }
-            Source::Special(special) => {
-                let index = special_index(special).unwrap_or(0).min(SPECIALS - 1);
-                self.builder.ins().load(
-                    types::I64,
-                    MemFlagsData::trusted(),
-                    self.context,
-                    offset_i32(Context::SPECIALS + 8 * index),
-                )
-            }
+            Source::Special(special) => self.special(special),
         };
         self.chop(value, bits)
+    }
+
+    /// A special register's value ([`ptxsim_exec::compiled::CompiledCta::specials`]): the
+    /// CTA's from the context, the thread's own derived from its index `t` (`%tid` from
+    /// `t = tid.x + ntid.x * (tid.y + ntid.y * tid.z)`, `%laneid` `t % 32`, `%warpid` `t / 32`).
+    fn special(&mut self, special: SpecialRegister) -> Value {
+        let index = special_index(special).unwrap_or(0).min(SPECIALS - 1);
+        let common = |t: &mut Self, index: usize| {
+            t.builder.ins().load(
+                types::I64,
+                MemFlagsData::trusted(),
+                t.context,
+                offset_i32(Context::SPECIALS + 8 * index),
+            )
+        };
+        let lane = self.builder.use_var(self.lane);
+        let [x, y, _] = self.block.map(|d| i64::from(d.max(1)));
+        match index {
+            0 => self.builder.ins().urem_imm_s(lane, x),
+            1 => {
+                let rest = self.builder.ins().udiv_imm_s(lane, x);
+                self.builder.ins().urem_imm_s(rest, y)
+            }
+            2 => self.builder.ins().udiv_imm_s(lane, x * y),
+            3..=5 => self
+                .builder
+                .ins()
+                .iconst(types::I64, i64::from(self.block[index - 3])),
+            12 => self.builder.ins().band_imm_s(lane, 31),
+            13 => self.builder.ins().ushr_imm_s(lane, 5),
+            _ => common(self, index),
+        }
     }
 
     fn chop(&mut self, value: Value, bits: u32) -> Value {
@@ -667,14 +797,11 @@ impl Translator<'_, '_> {
             self.builder.def_var(variable, value);
             // Written through to the register file at once, so that a return from anywhere
             // finds the registers there and no value stays live only for the return.
-            let offset = self
-                .builder
-                .ins()
-                .imul_imm_s(self.stride, register.index() as i64);
-            let at = self.builder.ins().iadd(self.base, offset);
+            let base = self.builder.use_var(self.base);
+            let (at, offset) = register_address(self.builder, base, self.stride, register.index());
             self.builder
                 .ins()
-                .store(MemFlagsData::trusted(), value, at, 0);
+                .store(MemFlagsData::trusted(), value, at, offset);
         }
     }
 
@@ -924,6 +1051,7 @@ impl Translator<'_, '_> {
                 address,
             } => {
                 let bytes = ty.bits().div_ceil(8).max(1);
+                self.take_slot(*space);
                 let at = self.address(address);
                 self.check_vector(pc, before, at, bytes, destinations.len());
                 let mut values = Vec::with_capacity(destinations.len());
@@ -948,6 +1076,7 @@ impl Translator<'_, '_> {
                 sources,
             } => {
                 let bytes = ty.bits().div_ceil(8).max(1);
+                self.take_slot(*space);
                 let at = self.address(address);
                 self.check_vector(pc, before, at, bytes, sources.len());
                 for (index, &source) in sources.iter().enumerate() {
@@ -1076,6 +1205,7 @@ impl Translator<'_, '_> {
         let low = self.builder.ins().band_imm_s(at, (total - 1) as i64);
         let fine = self.builder.create_block();
         let out = self.builder.create_block();
+        self.builder.set_cold_block(out);
         self.builder.ins().brif(low, out, &[], fine, &[]);
         self.builder.switch_to_block(out);
         self.decline(pc, before);
@@ -1084,19 +1214,63 @@ impl Translator<'_, '_> {
 
     /// Whether an access of `bytes` at `at` lies aligned in the CTA's own shared memory.
     fn in_shared(&mut self, at: Value, bytes: u32) -> Value {
+        self.in_region(at, bytes, self.shared_len)
+    }
+
+    /// Whether an access of `bytes` at `at` lies aligned in a region of `len` bytes.
+    fn in_region(&mut self, at: Value, bytes: u32, len: Value) -> Value {
         let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
         let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
         let end = self.builder.ins().iadd_imm_s(at, i64::from(bytes));
-        let below = self
-            .builder
-            .ins()
-            .icmp(IntCC::UnsignedLessThan, at, self.shared_len);
+        let below = self.builder.ins().icmp(IntCC::UnsignedLessThan, at, len);
         let fits = self
             .builder
             .ins()
-            .icmp(IntCC::UnsignedLessThanOrEqual, end, self.shared_len);
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, len);
         let inside = self.builder.ins().band(below, fits);
         self.builder.ins().band(aligned, inside)
+    }
+
+    /// Gives the instruction being translated its own window slot when it may access global
+    /// memory (an inline cache: an instruction mostly accesses the same buffer each time).
+    fn take_slot(&mut self, space: Space) {
+        if matches!(space, Space::Global | Space::Generic) {
+            self.slot = self.slots;
+            self.slots += 1;
+        }
+    }
+
+    /// A field of the instruction's window (`native::Window`).
+    fn window_field(&mut self, field: usize) -> Value {
+        let offset = self.slot * native::Window::SIZE + field;
+        self.builder.ins().load(
+            types::I64,
+            MemFlagsData::trusted(),
+            self.windows,
+            offset_i32(offset),
+        )
+    }
+
+    /// Whether an access of `bytes` at `at` lies aligned in the global buffer of the
+    /// instruction's window (the one its last access through a helper found), and its offset
+    /// there.
+    fn in_window(&mut self, at: Value, bytes: u32) -> (Value, Value) {
+        let window_base = self.window_field(native::Window::BASE);
+        let window_len = self.window_field(native::Window::LEN);
+        let offset = self.builder.ins().isub(at, window_base);
+        let below = self
+            .builder
+            .ins()
+            .icmp(IntCC::UnsignedLessThan, offset, window_len);
+        let end = self.builder.ins().iadd_imm_s(offset, i64::from(bytes));
+        let fits = self
+            .builder
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, window_len);
+        let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
+        let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        let inside = self.builder.ins().band(below, fits);
+        (self.builder.ins().band(inside, aligned), offset)
     }
 
     /// A load of `bytes` at `at` in `space`, zero-extended to 64 bits; a failed one hands
@@ -1105,10 +1279,15 @@ impl Translator<'_, '_> {
         let done = self.builder.create_block();
         self.builder.append_block_param(done, types::I64);
         let slow = self.builder.create_block();
+        self.builder.set_cold_block(slow);
         if space == Space::Shared {
             let fast = self.builder.create_block();
             let inside = self.in_shared(at, bytes);
+            // Outside the CTA's shared memory, or misaligned: the interpreter reports the
+            // fault (the helper would refuse it too).
             self.builder.ins().brif(inside, fast, &[], slow, &[]);
+            self.builder.switch_to_block(slow);
+            self.decline(pc, before);
             self.builder.switch_to_block(fast);
             let pointer = self.builder.ins().iadd(self.shared, at);
             let flags = MemFlagsData::trusted();
@@ -1119,34 +1298,45 @@ impl Translator<'_, '_> {
                 _ => self.builder.ins().load(types::I64, flags, pointer, 0),
             };
             self.builder.ins().jump(done, &[BlockArg::Value(value)]);
-        } else if matches!(space, Space::Global | Space::Generic) {
-            // The buffer of the last helper load: its word, atomically, as GlobalMemory::load.
-            let flags = MemFlagsData::trusted();
-            let field = |t: &mut Self, offset: usize| {
-                t.builder
-                    .ins()
-                    .load(types::I64, flags, t.context, offset_i32(offset))
+            self.builder.switch_to_block(done);
+            return self.builder.block_params(done)[0];
+        } else if matches!(space, Space::Param | Space::Const) {
+            // The kernel's parameters (`.param` addresses below the thread's own) and the
+            // `.const` space: read-only for the launch. Other addresses go to the helper.
+            let (base, len) = if space == Space::Param {
+                (Context::PARAMS, Context::PARAMS_LEN)
+            } else {
+                (Context::CONSTANTS, Context::CONSTANTS_LEN)
             };
-            let window_base = field(self, Context::WINDOW_BASE);
-            let window_len = field(self, Context::WINDOW_LEN);
-            let offset = self.builder.ins().isub(at, window_base);
-            let below = self
+            let flags = MemFlagsData::trusted();
+            let region = self
                 .builder
                 .ins()
-                .icmp(IntCC::UnsignedLessThan, offset, window_len);
-            let end = self.builder.ins().iadd_imm_s(offset, i64::from(bytes));
-            let fits = self
+                .load(types::I64, flags, self.context, offset_i32(base));
+            let len = self
                 .builder
                 .ins()
-                .icmp(IntCC::UnsignedLessThanOrEqual, end, window_len);
-            let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
-            let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
-            let inside = self.builder.ins().band(below, fits);
-            let inside = self.builder.ins().band(inside, aligned);
+                .load(types::I64, flags, self.context, offset_i32(len));
+            let inside = self.in_region(at, bytes, len);
             let fast = self.builder.create_block();
             self.builder.ins().brif(inside, fast, &[], slow, &[]);
             self.builder.switch_to_block(fast);
-            let words = field(self, Context::WINDOW_WORDS);
+            let pointer = self.builder.ins().iadd(region, at);
+            let value = match bytes {
+                1 => self.builder.ins().uload8(types::I64, flags, pointer, 0),
+                2 => self.builder.ins().uload16(types::I64, flags, pointer, 0),
+                4 => self.builder.ins().uload32(flags, pointer, 0),
+                _ => self.builder.ins().load(types::I64, flags, pointer, 0),
+            };
+            self.builder.ins().jump(done, &[BlockArg::Value(value)]);
+        } else if matches!(space, Space::Global | Space::Generic) {
+            // The buffer of the instruction's window: its word, atomically, as
+            // GlobalMemory::load.
+            let (inside, offset) = self.in_window(at, bytes);
+            let fast = self.builder.create_block();
+            self.builder.ins().brif(inside, fast, &[], slow, &[]);
+            self.builder.switch_to_block(fast);
+            let words = self.window_field(native::Window::WORDS);
             let word_offset = self.builder.ins().band_imm_s(offset, !7);
             let pointer = self.builder.ins().iadd(words, word_offset);
             let word = self
@@ -1187,10 +1377,14 @@ impl Translator<'_, '_> {
     ) {
         let done = self.builder.create_block();
         let slow = self.builder.create_block();
+        self.builder.set_cold_block(slow);
         if space == Space::Shared {
             let fast = self.builder.create_block();
             let inside = self.in_shared(at, bytes);
+            // As for loads: the interpreter reports the fault.
             self.builder.ins().brif(inside, fast, &[], slow, &[]);
+            self.builder.switch_to_block(slow);
+            self.decline(pc, before);
             self.builder.switch_to_block(fast);
             let pointer = self.builder.ins().iadd(self.shared, at);
             let flags = MemFlagsData::trusted();
@@ -1208,6 +1402,30 @@ impl Translator<'_, '_> {
                     self.builder.ins().store(flags, value, pointer, 0);
                 }
             }
+            self.builder.ins().jump(done, &[]);
+            self.builder.switch_to_block(done);
+            return;
+        } else if matches!(space, Space::Global | Space::Generic) {
+            // The buffer of the instruction's window: the bytes stored atomically, as
+            // `GlobalMemory::store` replaces them in their word (an aligned access of `bytes`
+            // lies inside one word; a store of those bytes alone leaves the others as its
+            // compare-and-swap does).
+            let (inside, offset) = self.in_window(at, bytes);
+            let fast = self.builder.create_block();
+            self.builder.ins().brif(inside, fast, &[], slow, &[]);
+            self.builder.switch_to_block(fast);
+            let words = self.window_field(native::Window::WORDS);
+            let pointer = self.builder.ins().iadd(words, offset);
+            let (ty, value) = match bytes {
+                1 => (types::I8, self.builder.ins().ireduce(types::I8, value)),
+                2 => (types::I16, self.builder.ins().ireduce(types::I16, value)),
+                4 => (types::I32, self.builder.ins().ireduce(types::I32, value)),
+                _ => (types::I64, value),
+            };
+            debug_assert_eq!(ty.bytes(), bytes);
+            self.builder
+                .ins()
+                .atomic_store(MemFlagsData::trusted(), value, pointer);
             self.builder.ins().jump(done, &[]);
         } else {
             self.builder.ins().jump(slow, &[]);
@@ -1242,12 +1460,14 @@ impl Translator<'_, '_> {
             .ins()
             .iconst(types::I32, i64::from(native::space_number(space)));
         let width = self.builder.ins().iconst(types::I32, i64::from(bytes));
-        let mut arguments = vec![self.context, space_number, at, width];
+        let slot = self.builder.ins().iconst(types::I32, self.slot as i64);
+        let mut arguments = vec![self.context, space_number, at, width, slot];
         arguments.extend(value);
         let call = self.builder.ins().call(helper, &arguments);
         let ok = self.builder.inst_results(call)[0];
         let made = self.builder.create_block();
         let out = self.builder.create_block();
+        self.builder.set_cold_block(out);
         self.builder.ins().brif(ok, made, &[], out, &[]);
         self.builder.switch_to_block(out);
         self.decline(pc, before);

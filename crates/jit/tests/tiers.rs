@@ -74,7 +74,10 @@ fn every_sample_kernel_runs_the_same_on_both_tiers() {
             kept.push(format!("{name} ({reason})"));
             continue;
         }
-        let kernel = ptxsim_jit::compile_shared(&program).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let block = case["block"].as_array().unwrap();
+        let block = [0, 1, 2].map(|i| block[i].as_u64().unwrap() as u32);
+        let kernel =
+            ptxsim_jit::compile_shared(&program, block).unwrap_or_else(|e| panic!("{name}: {e}"));
         covered += kernel.stats().covered;
         instructions += kernel.stats().instructions;
         let interpreted = launch(&program, case, None);
@@ -97,7 +100,7 @@ fn every_sample_kernel_runs_the_same_on_both_tiers() {
 /// checks that everything observable is the same.
 fn same_on_both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_steps: u64) -> Run {
     let program = ptxsim_exec::load(source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-    let kernel = ptxsim_jit::compile_shared(&program).unwrap();
+    let kernel = ptxsim_jit::compile_shared(&program, [block, 1, 1]).unwrap();
     assert!(kernel.stats().covered > 0, "{name}: nothing compiled");
     let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| -> Run {
         let (mut device, addresses) = grid::prepare(
@@ -653,9 +656,10 @@ fn random_kernel(rng: &mut Rng, faults: bool) -> String {
 /// kernel does not load.
 fn random_run(rng: &mut Rng, source: &str) -> Option<(Run, Run, (usize, usize))> {
     let program = ptxsim_exec::load(source, None).ok()?;
-    let kernel = ptxsim_jit::compile_shared(&program).expect("a loaded kernel compiles");
     let ctas = 1 + rng.below(3) as u32;
     let block = 32 * (1 + rng.below(4) as u32);
+    let kernel =
+        ptxsim_jit::compile_shared(&program, [block, 1, 1]).expect("a loaded kernel compiles");
     let input: Vec<u8> = (0..WORDS * 4).map(|_| rng.next() as u8).collect();
     let output = vec![0u8; (u64::from(ctas * block) * SLOTS * 4) as usize];
     let inspect = (
