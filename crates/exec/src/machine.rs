@@ -1254,6 +1254,12 @@ impl Cta {
             .compiled
             .clone()
             .filter(|_| !SLICED && !tracing && self.cluster.size <= 1);
+        // Whether threads at `pc` go to the compiled code.
+        let enters = |cta: &Self, pc: usize| {
+            compiled
+                .as_ref()
+                .is_some_and(|code| !cta.interpret_only && code.covers(pc))
+        };
         let result = 'run: loop {
             if SLICED {
                 if budget == 0 {
@@ -1269,10 +1275,10 @@ impl Cta {
                     self.run_compiled(device, code.as_ref());
                 }
                 match self.gather(&mut group) {
-                    // With compiled code, each issue of the interpreter is one instruction:
-                    // then the compiled code takes the threads on.
+                    // With compiled code, a group runs in lockstep up to the next instruction
+                    // where the compiled code takes the threads on.
                     Some((lowest, all, most)) => {
-                        (pc, converged, bound) = (lowest, all && compiled.is_none(), most);
+                        (pc, converged, bound) = (lowest, all && !enters(self, lowest), most);
                     }
                     None if self.release_barrier(device) => {
                         flush(&mut buffered);
@@ -1325,6 +1331,10 @@ impl Cta {
                     Err(failure) => break Err(failure),
                     Ok(Some(next)) if converged => {
                         pc = next;
+                        if enters(self, next) {
+                            self.lanes.settle(&group, next);
+                            converged = false;
+                        }
                         continue;
                     }
                     Ok(_) => {}
@@ -1353,7 +1363,7 @@ impl Cta {
             }
             group.truncate(kept);
             pc = next.unwrap_or(pc);
-            converged &= kept > 0;
+            converged &= kept > 0 && !enters(self, pc);
         };
         flush(&mut buffered);
         result
@@ -1435,8 +1445,10 @@ impl Cta {
         let mut runnable = std::mem::take(&mut self.runnable);
         runnable.clear();
         for lane in 0..count {
+            let pc = self.lanes.pc[lane];
             if matches!(self.lanes.status[lane], ThreadStatus::Ready)
-                && self.held[lane] != self.lanes.pc[lane]
+                && self.held[lane] != pc
+                && code.covers(pc)
             {
                 runnable.push(lane as u32);
             }

@@ -65,6 +65,10 @@ fn error(e: impl std::fmt::Display) -> JitError {
     JitError(e.to_string())
 }
 
+/// The fewest compiled instructions a thread must run from a run start (unless it loops) for
+/// the interpreter to hand it to the compiled code there ([`translate::entries`]).
+const MIN_ENTRY: usize = 6;
+
 /// What compiling a kernel did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stats {
@@ -80,7 +84,7 @@ pub struct Stats {
 #[derive(Debug)]
 pub struct Kernel {
     code: native::Code,
-    /// Per instruction: a thread there can enter the code (the start of a run).
+    /// Per instruction: a thread there enters the code (the start of a run worth entering).
     covered: Vec<bool>,
 
     stats: Stats,
@@ -151,11 +155,9 @@ pub fn compile(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
 
     let plans = translate::plan(program);
     let compiled: Vec<bool> = plans.iter().map(Option::is_some).collect();
-    // Threads enter the compiled code at the starts of its runs only.
-    let covered: Vec<bool> = translate::runs(program, &compiled)
-        .iter()
-        .map(Option::is_some)
-        .collect();
+    // Threads enter the compiled code at the starts of its runs only, and only where they
+    // run a while in it.
+    let covered = translate::entries(program, &compiled, MIN_ENTRY);
     let mut functions = Vec::new();
     let slots;
     let mut context = module.make_context();

@@ -9,16 +9,21 @@
 //!   `registers[r * count + lane]` for registers `r` of the program and lanes of the list
 //!   (`Code::run` checks that the CTA has the thread count the code was built for, that the
 //!   slices hold every register and counter of every thread and that every listed lane is
-//!   below `count`), and the shared memory `shared[at..at + bytes]`
-//!   after checking `at + bytes <= shared_len`, and the kernel's parameters and the `.const`
-//!   space `params[at..at + bytes]`, `constants[at..at + bytes]` after the same check (both
-//!   slices are borrowed, unchanged, for the whole call). Every other access goes through the helpers,
-//!   which use safe code over the CTA's [`CtaSpaces`] (the thread `lane`'s [`LaneSpaces`]).
+//!   below `count`), the shared memory `shared[at..at + bytes]` after checking
+//!   `at + bytes <= shared_len`, and the kernel's parameters and the `.const` space
+//!   (`params[at..at + bytes]`, `constants[at..at + bytes]`, after the same check; both slices
+//!   are borrowed, unchanged, for the whole call). Every other access goes through the
+//!   helpers, which use safe code over the CTA's [`CtaSpaces`] (the thread `lane`'s
+//!   [`LaneSpaces`]).
 //! * Global loads and stores access the words of the buffer a helper last found for the
-//!   instruction (`windows[slot]`, which `Code::run` owns for the call) after checking that the access lies aligned inside its length, with atomic 64-bit loads
-//!   and atomic stores of the access's width (which lie inside one word): the words are
-//!   `AtomicU64`s of the launch's global memory, which the CTA's spaces borrow for the whole
-//!   call (no buffer is added or freed during a launch).
+//!   instruction (`windows[slot]`, which `Code::run` owns for the call) after checking that
+//!   the access lies aligned inside its length, with atomic 64-bit loads and plain aligned
+//!   stores of the access's width, which lie inside one word and which the hosts Cranelift
+//!   supports make single-copy atomic, as the interpreter's relaxed atomic updates of the same
+//!   words are (a store racing with another host thread's update of the word is ordered one
+//!   way or the other, never torn): the words are `AtomicU64`s of the launch's global memory,
+//!   which the CTA's spaces borrow for the whole call (no buffer is added or freed during a
+//!   launch).
 //! * The CTA's shared memory is taken out of its [`CtaSpaces`] for the call, so that the
 //!   generated code's pointer is the only way to it; a helper that needs it (a generic
 //!   address in the shared window) makes a slice of it from that pointer for the helper's

@@ -245,6 +245,51 @@ pub(crate) fn runs(program: &Program, covered: &[bool]) -> Vec<Option<u64>> {
         .collect()
 }
 
+/// The run starts worth entering: those from which a thread runs at least `min` compiled
+/// instructions, or a loop, before it reaches one the interpreter runs. Shorter stretches
+/// (between two warp shuffles, say) cost more to enter and leave than to run, and the
+/// interpreter runs them in lockstep for the whole group instead.
+pub(crate) fn entries(program: &Program, covered: &[bool], min: usize) -> Vec<bool> {
+    let starts = runs(program, covered);
+    let count = program.instructions.len();
+    let mut seen = vec![usize::MAX; count];
+    (0..count)
+        .map(|start| {
+            if starts[start].is_none() {
+                return false;
+            }
+            // A walk over the compiled instructions reachable from `start`, up to `min` of
+            // them; meeting one twice is a loop.
+            let mut stack = vec![start];
+            let mut visited = 0;
+            while let Some(at) = stack.pop() {
+                if at >= count || !covered[at] {
+                    continue;
+                }
+                if seen[at] == start {
+                    return true;
+                }
+                seen[at] = start;
+                visited += 1;
+                if visited >= min {
+                    return true;
+                }
+                let instruction = &program.instructions[at];
+                match instruction.kind {
+                    K::Bra { target } => {
+                        stack.push(target);
+                        if instruction.guard.is_some() {
+                            stack.push(at + 1);
+                        }
+                    }
+                    _ => stack.push(at + 1),
+                }
+            }
+            false
+        })
+        .collect()
+}
+
 /// The lane functions the code calls go into `functions`, numbered by their place.
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
@@ -965,6 +1010,24 @@ impl Translator<'_, '_> {
                 let (a, b, c) = (a?, b?, c?);
                 Some(self.builder.ins().select(c, a, b))
             }
+            // An integer-to-integer `cvt` without `.sat` (which alone "limits the result to
+            // MININT..MAXINT", PTX ISA 9.7.9.21): the source, chopped to its width, sign- or
+            // zero-extended by its type, then chopped to the destination's width by the
+            // caller, as `ptxsim_softfloat`'s integer conversion computes it.
+            K::Cvt { op, .. } => match op.shape {
+                ptxsim_exec::cvt::CvtShape::Scalar { from, to }
+                    if !op.flags.sat && to.integer().is_some() =>
+                {
+                    let (width, signed) = from.integer()?;
+                    let a = a?;
+                    Some(if signed && width < 64 {
+                        self.sign_extend(a, width)
+                    } else {
+                        a
+                    })
+                }
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -1406,7 +1469,7 @@ impl Translator<'_, '_> {
             self.builder.switch_to_block(done);
             return;
         } else if matches!(space, Space::Global | Space::Generic) {
-            // The buffer of the instruction's window: the bytes stored atomically, as
+            // The buffer of the instruction's window: the bytes stored (single-copy atomically), as
             // `GlobalMemory::store` replaces them in their word (an aligned access of `bytes`
             // lies inside one word; a store of those bytes alone leaves the others as its
             // compare-and-swap does).
@@ -1423,9 +1486,12 @@ impl Translator<'_, '_> {
                 _ => (types::I64, value),
             };
             debug_assert_eq!(ty.bytes(), bytes);
+            // A plain aligned store, which the host makes single-copy atomic (x86-64, AArch64):
+            // what the interpreter's relaxed update does, without the full fence Cranelift's
+            // `atomic_store` adds.
             self.builder
                 .ins()
-                .atomic_store(MemFlagsData::trusted(), value, pointer);
+                .store(MemFlagsData::trusted(), value, pointer, 0);
             self.builder.ins().jump(done, &[]);
         } else {
             self.builder.ins().jump(slow, &[]);
