@@ -118,6 +118,10 @@ pub fn run(launch: &Launch<'_>, host: Arc<dyn HostMemory>) -> Result<LaunchRepor
             .parse()
             .map_err(|_| format!("PTXSIM_MAX_STEPS=`{steps}` is not a number"))?;
     }
+    // PTXSIM_ENGINE: the tier that runs the kernel (docs/compiled-tier.md); the module keeps
+    // each kernel's compiled code for the next launches of the same source.
+    options.compiler =
+        ptxsim_jit::JitCompiler::for_engine(ptxsim_jit::Engine::from_env()?.unwrap_or_default());
     let mut args: Vec<Arg<'_>> = launch.args.iter().map(|&bits| Arg::Bits(bits)).collect();
     module
         .launch(entry, grid, block, &mut args, &options)

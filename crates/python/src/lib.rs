@@ -155,10 +155,16 @@ impl Module {
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut prepared = args::prepare(py, program, &args)?;
         let mut launch_args: Vec<Arg<'_>> = prepared.iter_mut().map(Prepared::arg).collect();
+        // PTXSIM_ENGINE: the tier that runs the kernel (docs/compiled-tier.md); the module
+        // keeps each kernel's compiled code for its next launches.
+        let engine = ptxsim_jit::Engine::from_env()
+            .map_err(PyValueError::new_err)?
+            .unwrap_or_default();
         let options = LaunchOptions {
             dynamic_shared: shared,
             max_steps,
             tensor_cores,
+            compiler: ptxsim_jit::JitCompiler::for_engine(engine),
             ..LaunchOptions::default()
         };
         let inner = &self.inner;
