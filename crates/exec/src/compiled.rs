@@ -50,6 +50,16 @@ pub trait Compiler: Send + Sync + std::fmt::Debug {
     ) -> Option<std::sync::Arc<dyn CompiledKernel>>;
 }
 
+/// The distance, in registers, between two rows of a CTA's register file (register `r` of
+/// thread `t` is at `r * stride + t`) for `threads` threads: the thread count rounded up to
+/// whole 64-byte lines, and one line more, so that consecutive rows start in different sets
+/// of the host's caches. Compiled code, which runs one thread at a time and so touches one
+/// word of many rows, would otherwise find every row of a 1024-thread CTA (8 KiB apart) in
+/// the same cache set and evict them from each other.
+pub fn register_stride(threads: usize) -> usize {
+    threads.div_ceil(8) * 8 + 8
+}
+
 /// The special registers a compiled kernel reads from [`CompiledCta::specials`], by index
 /// ([`special_index`]).
 pub const SPECIALS: usize = 17;
@@ -108,10 +118,12 @@ impl Specials {
 #[derive(Debug)]
 pub struct CompiledCta<'a> {
     /// The CTA's registers (the low 64 bits of each): register `r` of thread `t` is
-    /// `registers[r * count + t]`.
+    /// `registers[r * stride + t]`.
     pub registers: &'a mut [u64],
     /// The number of threads of the CTA.
     pub count: usize,
+    /// The distance between two registers' rows: [`register_stride`] of `count`.
+    pub stride: usize,
     /// The threads to run (their indices in the CTA, each below `count`), in order.
     pub lanes: &'a [u32],
     /// Per thread (`count` of them): its program counter.

@@ -606,13 +606,15 @@ impl Thread {
 }
 
 /// The per-thread state that every instruction touches, stored as a structure of arrays:
-/// register `r` of thread `t` is `registers[r * count + t]`, so an instruction that runs for
+/// register `r` of thread `t` is `registers[r * stride + t]` (`stride`: the thread count
+/// padded, [`crate::compiled::register_stride`]), so an instruction that runs for
 /// the threads of a CTA in lockstep reads and writes each operand's values contiguously.
 /// Registers start at zero (PTX leaves them undefined; ptxsim picks zero so that runs are
 /// deterministic).
 #[derive(Clone, Debug)]
 pub(crate) struct Lanes {
-    pub(crate) count: usize,
+    /// The distance between two registers' rows ([`crate::compiled::register_stride`]).
+    pub(crate) stride: usize,
     /// The low 64 bits of every register (all of a register of 64 bits or fewer).
     pub(crate) low: Vec<u64>,
     /// The high 64 bits of the `.b128` registers, in rows numbered by `high_row`.
@@ -646,10 +648,11 @@ impl Lanes {
                 })
             })
             .collect();
+        let stride = crate::compiled::register_stride(count);
         Self {
-            count,
-            low: vec![0; program.registers.len() * count],
-            high: vec![0; wide * count],
+            stride,
+            low: vec![0; program.registers.len() * stride],
+            high: vec![0; wide * stride],
             high_row,
             pc: vec![0; count],
             steps: vec![0; count],
@@ -664,9 +667,9 @@ impl Lanes {
     /// produces valid ones) reads as zero rather than panicking.
     #[inline(always)]
     pub(crate) fn get(&self, lane: usize, register: RegisterId) -> u128 {
-        let low = self.low.get(register.index() * self.count + lane).copied();
+        let low = self.low.get(register.index() * self.stride + lane).copied();
         let high = match self.high_row.get(register.index()) {
-            Some(Some(row)) => self.high.get(row * self.count + lane).copied(),
+            Some(Some(row)) => self.high.get(row * self.stride + lane).copied(),
             _ => None,
         };
         u128::from(low.unwrap_or(0)) | u128::from(high.unwrap_or(0)) << 64
@@ -675,11 +678,11 @@ impl Lanes {
     /// Sets register `register` of thread `lane` (an invalid index is ignored).
     #[inline(always)]
     pub(crate) fn set(&mut self, lane: usize, register: RegisterId, value: u128) {
-        if let Some(slot) = self.low.get_mut(register.index() * self.count + lane) {
+        if let Some(slot) = self.low.get_mut(register.index() * self.stride + lane) {
             *slot = value as u64;
         }
         if let Some(Some(row)) = self.high_row.get(register.index()) {
-            if let Some(slot) = self.high.get_mut(row * self.count + lane) {
+            if let Some(slot) = self.high.get_mut(row * self.stride + lane) {
                 *slot = (value >> 64) as u64;
             }
         }
@@ -702,7 +705,7 @@ impl Lanes {
     /// The low 64 bits of `register` for the consecutive lanes `first..first + count`.
     #[inline(always)]
     pub(crate) fn row(&self, register: RegisterId, first: usize, count: usize) -> Option<&[u64]> {
-        let base = register.index() * self.count + first;
+        let base = register.index() * self.stride + first;
         self.low.get(base..base + count)
     }
 }
@@ -1460,6 +1463,7 @@ impl Cta {
         let mut cta = crate::compiled::CompiledCta {
             registers: &mut self.lanes.low,
             count,
+            stride: self.lanes.stride,
             lanes: &runnable,
             pc: &mut self.lanes.pc,
             steps: &mut self.lanes.steps,

@@ -6,7 +6,7 @@
 //! * The generated function takes one argument, a pointer to a [`Context`] that lives for the
 //!   whole call; it reads and writes only the context's fields (at the offsets below), the
 //!   list `lanes[..lanes_len]`, the counters `pcs[lane]` and `steps[lane]` and the registers
-//!   `registers[r * count + lane]` for registers `r` of the program and lanes of the list
+//!   `registers[r * stride + lane]` for registers `r` of the program and lanes of the list
 //!   (`Code::run` checks that the CTA has the thread count the code was built for, that the
 //!   slices hold every register and counter of every thread and that every listed lane is
 //!   below `count`), the shared memory `shared[at..at + bytes]` after checking
@@ -311,9 +311,10 @@ impl Code {
     pub(crate) fn run(&self, cta: &mut CompiledCta<'_>) {
         let count = cta.count;
         let fits = count == self.threads
+            && cta.stride == ptxsim_exec::compiled::register_stride(count)
             && self
                 .registers
-                .checked_mul(count)
+                .checked_mul(cta.stride)
                 .is_some_and(|needed| needed <= cta.registers.len())
             && cta.pc.len() == count
             && cta.steps.len() == count

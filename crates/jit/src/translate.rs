@@ -346,10 +346,10 @@ pub(crate) fn build(
         builder.ins().load(i64t, flags, context, offset_i32(offset))
     };
     let registers = field(builder, Context::REGISTERS);
-    // The distance between a thread's registers: the CTA's thread count, 8 bytes each (the
-    // code is built for one CTA shape, `Code::run` checks it).
-    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
-    let stride = threads.saturating_mul(8);
+    // The distance between a thread's registers in bytes: the register file's row stride for
+    // the CTA's thread count (the code is built for one CTA shape, `Code::run` checks it).
+    let threads: usize = block.iter().map(|&d| d as usize).product();
+    let stride = (ptxsim_exec::compiled::register_stride(threads) as u64).saturating_mul(8);
     let lanes = field(builder, Context::LANES);
     let lanes_len = field(builder, Context::LANES_LEN);
     let pcs = field(builder, Context::PCS);

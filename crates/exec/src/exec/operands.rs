@@ -99,7 +99,7 @@ impl Executor<'_, '_> {
             return;
         }
         let extension = put.extension;
-        let base = put.register.index() * self.lanes.count;
+        let base = put.register.index() * self.lanes.stride;
         let count = lanes.len();
         let row = run_start(lanes)
             .filter(|_| extension.narrow())
