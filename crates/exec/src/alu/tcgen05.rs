@@ -201,6 +201,7 @@ impl InstrDescriptor {
             b_col: true,
             satfinite: self.saturate,
             kind_f8f6f4: false,
+            block_scale: None,
             d: self.d,
             a: self.a,
             b: self.b,
@@ -303,21 +304,42 @@ fn scale_f32(bits: u64, shift: i32) -> Option<u64> {
 /// the same power of two `2^s`, so the fused step on the unscaled products with `c * 2^-s`,
 /// its result times `2^s`, is the step on the scaled products (the alignment and truncation
 /// are relative to the largest addend); `None` where a scaled value would leave the normal
-/// range (not modelled), or for a NaN factor (`e` = 255).
+/// range (not modelled); a NaN factor (`e` = 255) gives the canonical NaN, as in MMA-Sim.
 pub fn dot_scaled(
-    cores: TensorCores,
     desc: &InstrDescriptor,
     a: &[u64],
     b: &[u64],
     c: u64,
     (scale_a, scale_b): (u32, u32),
 ) -> Option<u64> {
+    dot_mx((desc.a, desc.b), a, b, c, (scale_a, scale_b))
+}
+
+/// [`dot_scaled`] for A and B of `types` (FP8, FP6, FP4 in 8-bit containers) and an `.f32`
+/// `c` and D, with the 25-bit step of MMA-Sim's Blackwell and RTX Blackwell block-scaled
+/// `k32` (`nv_fused_dot_add` with the factors); a NaN factor gives the canonical NaN.
+pub(crate) fn dot_mx(
+    types: (MmaType, MmaType),
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    (scale_a, scale_b): (u32, u32),
+) -> Option<u64> {
     if scale_a == 255 || scale_b == 255 {
-        return None;
+        return Some(0x7fff_ffff);
     }
     let shift = scale_a as i32 + scale_b as i32 - 254;
     let c = scale_f32(c, -shift)?;
-    scale_f32(dot(cores, desc, a, b, c), shift)
+    let sum = mma::fused(
+        (types.0, types.1, MmaType::F32),
+        MmaType::F32,
+        a,
+        b,
+        c,
+        25,
+        false,
+    );
+    scale_f32(sum, shift)
 }
 
 /// A scale factor as `(significand, exponent)`, worth `significand * 2^(exponent - 3)`:

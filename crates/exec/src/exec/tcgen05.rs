@@ -544,13 +544,14 @@ impl Executor<'_, '_> {
                         alu::dot_fp4_scaled(a_row, b_row, c, (&sfa[m], &sfb[n]), desc.scale_ue4m3)
                     }
                     Some((sfa, sfb)) => {
-                        alu::dot_scaled(cores, &desc, a_row, b_row, c, (sfa[m][0], sfb[n][0]))
-                            .ok_or_else(|| {
+                        alu::dot_scaled(&desc, a_row, b_row, c, (sfa[m][0], sfb[n][0])).ok_or_else(
+                            || {
                                 format!(
                                     "D({m}, {n}): a NaN scale factor, or a scaled value outside \
                                      the normal .f32 range, is not supported by ptxsim yet"
                                 )
-                            })?
+                            },
+                        )?
                     }
                     None => alu::dot(cores, &desc, a_row, b_row, c),
                 };
