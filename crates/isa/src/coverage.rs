@@ -253,8 +253,10 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
             ("modifiers, operands, target and version", "yes")
         } else if op == Opcode::Tcgen05 {
             (
-                "alloc, dealloc, relinquish_alloc_permit: modifiers, operands, target and version \
-                 (Syntax-block table); the other operations: target and version",
+                "alloc, dealloc, relinquish_alloc_permit, ld, st, cp, shift, commit, wait, fence: \
+                 modifiers, operands, target and version (Syntax-block table; \
+                 tests/conformance/tcgen05.tsv); mma: target and version (its operands when it \
+                 runs)",
                 "`.cta_group::1`: alloc, dealloc, relinquish_alloc_permit, ld, st, wait, fence, \
                  cp (`.128x256b`, `.4x256b`, `.128x128b`), shift, commit, mma (M = 64 and \
                  128; FP8/FP6/FP4 `.kind::f8f6f4`; `.kind::mxf8f6f4`, `.kind::mxf4`, \

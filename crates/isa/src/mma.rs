@@ -4,9 +4,10 @@
 //! The forms ptxsim runs are the dense ones of sm_70 to sm_90: `.f16`/`.bf16`/`.tf32`/FP8
 //! (`.e4m3`, `.e5m2`) with `.f16` or `.f32` accumulators, `.s8`/`.u8` with `.s32`
 //! (`.satfinite` optional) and `.f64`; and sm_120a's `.kind::f8f6f4` (FP8, FP6 `.e3m2`/`.e2m3`
-//! and FP4 `.e2m1` operands, each in an 8-bit container). The other forms the ISA lists
-//! (sub-byte integers, single-bit, `.block_scale`) are recognised by name and reported as not
-//! supported; `mma.sp` is not decoded.
+//! and FP4 `.e2m1` operands, each in an 8-bit container) and `.block_scale` forms
+//! (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`, 9.7.14.3). The other forms the ISA
+//! lists (sub-byte integers, single-bit) are recognised by name and reported as not supported;
+//! `mma.sp` is not decoded.
 
 use crate::form::{DecodeError, DecodeErrorKind};
 use crate::opcode::Opcode;

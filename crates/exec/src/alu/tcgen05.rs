@@ -5,8 +5,10 @@
 //! device's tensor-core model ([`super::mma::dot`]; on the default Blackwell model MMA-Sim's
 //! "Blackwell": exact products aligned to the largest exponent, 25 fraction bits kept below
 //! it, one rounding toward zero to `.f32`); `.kind::i8` is exact, wrapping or (saturate bit)
-//! clamped ([`super::mma::dot_integer`]); `.kind::f8f6f4` with `.e4m3`/`.e5m2` is one fused
-//! step of the same width (not compared with MMA-Sim's Blackwell FP8 path yet).
+//! clamped ([`super::mma::dot_integer`]); `.kind::f8f6f4` (FP8, FP6, FP4) is one fused step of
+//! the same width, as MMA-Sim's `tcgen05mma` for K = 32; `.kind::mxf8f6f4` the same step with
+//! the factors' exponents ([`dot_scaled`]); `.kind::mxf4` and `.kind::mxf4nvf4` MMA-Sim's
+//! grouped 35-bit step ([`dot_fp4_scaled`]).
 
 use ptxsim_isa::mma::{MmaForm, MmaType};
 
