@@ -701,6 +701,9 @@ impl SubByte {
     }
 }
 
+/// The integer at `(row or column, k)` of A or B.
+type Values<'a> = &'a dyn Fn(usize, usize) -> i32;
+
 /// The shared-memory image of A (128 x 64) and B (32 x 64) of sub-byte elements, K-major
 /// without swizzling (the `Plain` layout, one-byte elements: A's 16-byte units 2048 bytes
 /// apart along K, B's 512), each 16-byte unit holding 16 elements packed from bit 0 (`.b6x16_p32`
@@ -710,7 +713,7 @@ impl SubByte {
 fn sub_byte_image(
     (a_ty, b_ty): (SubByte, SubByte),
     packed: bool,
-    (a_of, b_of): (&dyn Fn(usize, usize) -> i32, &dyn Fn(usize, usize) -> i32),
+    (a_of, b_of): (Values, Values),
 ) -> Vec<u8> {
     let mut image = vec![0u8; IMAGE];
     let (depth, per_unit) = if packed { (128, 32) } else { (64, 16) };
