@@ -580,6 +580,88 @@ def mov_vector_lines() -> list[str]:
     return out
 
 
+def tcgen05_lines() -> list[str]:
+    """tcgen05.ld/st/cp/shift/commit/wait/fence (9.7.16): each shape with its register count,
+    the operand kinds, and one broken variant of each."""
+    def regs(n: int, t: str = "b32") -> str:
+        return "{" + ", ".join(f"%{t}_{i % 10}" for i in range(n)) + "}"
+    out: list[str] = []
+    per = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4, "16x32bx2": 1}
+    for op in ("ld", "st"):
+        pack = "pack::16b" if op == "ld" else "unpack::16b"
+        for shape, k in per.items():
+            # At most 8 distinct registers (the module declares ten of each type; a register
+            # repeated in one vector is a ptxas code-generation error, not a syntax one).
+            for num in [x for x in ("x1", "x2", "x4", "x8") if k * int(x[1:]) <= 8]:
+                n = k * int(num[1:])
+                for extra in ("", "." + pack):
+                    mods = f"tcgen05.{op}.sync.aligned.{shape}.{num}{extra}.b32"
+                    imm = ", 16" if shape == "16x32bx2" else ""
+                    if op == "ld":
+                        out.append(f"{mods} {regs(n)}, [%b32_9]{imm};")
+                    else:
+                        out.append(f"{mods} [%b32_9]{imm}, {regs(n)};")
+            # a register too few, the split offset left off or added, no .aligned
+            mods = f"tcgen05.{op}.sync.aligned.{shape}.x2.b32"
+            n = 2 * k
+            imm = ", 16" if shape == "16x32bx2" else ", 4"
+            if op == "ld":
+                out += [f"{mods} {regs(n - 1)}, [%b32_9]{imm if shape == '16x32bx2' else ''};",
+                        f"{mods} {regs(n)}, [%b32_9]{'' if shape == '16x32bx2' else imm};",
+                        f"tcgen05.{op}.sync.{shape}.x2.b32 {regs(n)}, [%b32_9]{imm if shape == '16x32bx2' else ''};"]
+            else:
+                out += [f"{mods} [%b32_9]{imm if shape == '16x32bx2' else ''}, {regs(n - 1)};",
+                        f"{mods} [%b32_9]{'' if shape == '16x32bx2' else imm}, {regs(n)};",
+                        f"tcgen05.{op}.aligned.{shape}.x2.b32 [%b32_9]{imm if shape == '16x32bx2' else ''}, {regs(n)};"]
+        # register kinds and the type
+        base = f"tcgen05.{op}.sync.aligned.32x32b.x1"
+        for r, a in (("%f32_0", "[%b32_9]"), ("%u32_0", "[%u32_9]"), ("%b64_0", "[%b32_9]"),
+                     ("%b32_0", "[%b64_9]"), ("%b16_0", "[%b32_9]"), ("%s32_0", "[%s32_9]"),
+                     ("%b32_0", "%b32_9"), ("%b32_0", "[%b32_9+4]")):
+            out.append(f"{base}.b32 {{{r}}}, {a};" if op == "ld" else f"{base}.b32 {a}, {{{r}}};")
+        out.append(f"{base}.b32 %b32_0, [%b32_9];" if op == "ld" else f"{base}.b32 [%b32_9], %b32_0;")
+        out.append(f"{base}.b64 {{%b32_0}}, [%b32_9];" if op == "ld" else f"{base}.b64 [%b32_9], {{%b32_0}};")
+        out.append(f"tcgen05.{op}.sync.aligned.32x32b.x3.b32 {regs(3)}, [%b32_9];" if op == "ld"
+                   else f"tcgen05.{op}.sync.aligned.32x32b.x3.b32 [%b32_9], {regs(3)};")
+        out.append(f"tcgen05.{op}.sync.aligned.32x32b.x1.{'unpack::16b' if op == 'ld' else 'pack::16b'}.b32 "
+                   + ("{%b32_0}, [%b32_9];" if op == "ld" else "[%b32_9], {%b32_0};"))
+    for shape in ("128x256b", "4x256b", "128x128b", "64x128b", "32x128b"):
+        for multicast in ("", ".warpx2::02_13", ".warpx2::01_23", ".warpx4"):
+            out.append(f"tcgen05.cp.cta_group::1.{shape}{multicast} [%b32_0], %b64_1;")
+    for fmt in (".b8x16.b6x16_p32", ".b8x16.b4x16_p64", ".b8x16", ".b6x16_p32"):
+        out.append(f"tcgen05.cp.cta_group::1.128x256b{fmt} [%b32_0], %b64_1;")
+    out += ["tcgen05.cp.cta_group::1.128x256b [%u32_0], %u64_1;",
+            "tcgen05.cp.cta_group::1.128x256b [%b32_0], %b32_1;",
+            "tcgen05.cp.cta_group::1.128x256b %b32_0, %b64_1;",
+            "tcgen05.cp.128x256b [%b32_0], %b64_1;",
+            "tcgen05.cp.cta_group::1 [%b32_0], %b64_1;",
+            "tcgen05.cp.cta_group::1.128x256b [%b32_0], %b64_1, %b64_2;",
+            "tcgen05.shift.cta_group::1.down [%b32_0];",
+            "tcgen05.shift.cta_group::1 [%b32_0];",
+            "tcgen05.shift.cta_group::1.down %b32_0;",
+            "tcgen05.shift.down [%b32_0];",
+            "tcgen05.shift.cta_group::1.down [%b64_0];",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%b64_0];",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%b64_0];",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%b32_0];",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%b64_0], %b16_1;",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%b64_0];",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%b64_0], %b16_1;",
+            "tcgen05.commit.cta_group::1.b64 [%b64_0];",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one [%b64_0];",
+            "tcgen05.commit.mbarrier::arrive::one.b64 [%b64_0];",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 %b64_0;",
+            "tcgen05.wait::ld.sync.aligned;",
+            "tcgen05.wait::st.sync.aligned;",
+            "tcgen05.wait::ld;",
+            "tcgen05.wait::st.sync.aligned %b32_0;",
+            "tcgen05.fence::before_thread_sync;",
+            "tcgen05.fence::after_thread_sync;",
+            "tcgen05.fence::after_thread_sync.sync.aligned;",
+            "tcgen05.fence::before_thread_sync %b32_0;"]
+    return out
+
+
 def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     """Files -> list of (target, version, lines)."""
     files: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -617,6 +699,7 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
         mv.append((t, v, b128))
     files["mov.tsv"] = mv
     files["sources.tsv"] = [("sm_90", "8.6", source_lines())]
+    files["tcgen05.tsv"] = [("sm_100a", "8.7", tcgen05_lines())]
     files["mov-vector.tsv"] = [("sm_90", "8.6", mov_vector_lines())]
     files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
         l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]

@@ -127,6 +127,20 @@ pub const DIVERGENCES: &[Divergence] = &[
         ptxas_accepts: false,
     },
     Divergence {
+        id: "D23 tcgen05 tensor-memory address in a 64-bit register",
+        // `[taddr]` of tcgen05.ld/st/shift in a `.b64` register: ptxas 13.5 "Use a 32-bit
+        // integer or bit register only"; the operand model does not carry an address's
+        // register type.
+        matches: |f, _, _, i| {
+            f == "tcgen05.tsv"
+                && (i.starts_with("tcgen05.ld.")
+                    || i.starts_with("tcgen05.st.")
+                    || i.starts_with("tcgen05.shift."))
+                && i.contains("[%b64_")
+        },
+        ptxas_accepts: false,
+    },
+    Divergence {
         id: "D10 mbarrier.arrive count operand below sm_90",
         // `mbarrier.arrive{_drop} state, [addr], count` without .noComplete/.expect_tx: ptxas
         // wants sm_90; the sink as the state: a PTX ISA version above 7.0. The gate table sees

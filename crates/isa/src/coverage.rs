@@ -144,7 +144,7 @@ fn not_run(op: Opcode) -> &'static str {
              `.swizzle_atomicity` 1-3 (traps at run)"
         }
         Opcode::Mma => {
-            "`mma.sp`, sub-byte, single-bit and `.block_scale` forms (fragment vectors, operand \
+            "`mma.sp`, sub-byte integer and single-bit forms (fragment vectors, operand \
              counts and the sub-byte gates checked)"
         }
         Opcode::Ldmatrix => {
@@ -162,8 +162,8 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Wgmma => "the single-bit `.b1` and sparse `.sp` forms (name only)",
         Opcode::Tcgen05 => {
             "`.cta_group::2`, `tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, \
-             `tcgen05.mma` `.sp`, `.ws`, `.kind::mxf4`/`.kind::mxf4nvf4`, an `.f16` D, sub-byte \
-             `.kind::f8f6f4` types and `scale-input-d` (trap at run)"
+             `tcgen05.mma` `.sp`, `.ws`, an `.f16` D, A transposed for FP6/FP4, block scaling \
+             with M = 64, `scale-input-d` (trap at run)"
         }
         _ => "",
     }
@@ -253,11 +253,14 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
             ("modifiers, operands, target and version", "yes")
         } else if op == Opcode::Tcgen05 {
             (
-                "alloc, dealloc, relinquish_alloc_permit: modifiers, operands, target and version \
-                 (Syntax-block table); the other operations: target and version",
+                "alloc, dealloc, relinquish_alloc_permit, ld, st, cp, shift, commit, wait, fence: \
+                 modifiers, operands, target and version (Syntax-block table; \
+                 tests/conformance/tcgen05.tsv); mma: target and version (its operands when it \
+                 runs)",
                 "`.cta_group::1`: alloc, dealloc, relinquish_alloc_permit, ld, st, wait, fence, \
                  cp (`.128x256b`, `.4x256b`, `.128x128b`), shift, commit, mma (M = 64 and \
-                 128; `.kind::mxf8f6f4.block_scale`; docs/tensor-cores.md)",
+                 128; FP8/FP6/FP4 `.kind::f8f6f4`; `.kind::mxf8f6f4`, `.kind::mxf4`, \
+                 `.kind::mxf4nvf4` `.block_scale`; docs/tensor-cores.md)",
             )
         } else if !crate::syntax::forms(op).is_empty() {
             (

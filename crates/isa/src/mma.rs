@@ -4,9 +4,10 @@
 //! The forms ptxsim runs are the dense ones of sm_70 to sm_90: `.f16`/`.bf16`/`.tf32`/FP8
 //! (`.e4m3`, `.e5m2`) with `.f16` or `.f32` accumulators, `.s8`/`.u8` with `.s32`
 //! (`.satfinite` optional) and `.f64`; and sm_120a's `.kind::f8f6f4` (FP8, FP6 `.e3m2`/`.e2m3`
-//! and FP4 `.e2m1` operands, each in an 8-bit container). The other forms the ISA lists
-//! (sub-byte integers, single-bit, `.block_scale`) are recognised by name and reported as not
-//! supported; `mma.sp` is not decoded.
+//! and FP4 `.e2m1` operands, each in an 8-bit container) and `.block_scale` forms
+//! (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`, 9.7.14.3). The other forms the ISA
+//! lists (sub-byte integers, single-bit) are recognised by name and reported as not supported;
+//! `mma.sp` is not decoded.
 
 use crate::form::{DecodeError, DecodeErrorKind};
 use crate::opcode::Opcode;
@@ -134,6 +135,8 @@ pub struct MmaForm {
     pub satfinite: bool,
     /// `.kind::f8f6f4` (sm_120a: FP8, FP6 and FP4 operands in 8-bit containers).
     pub kind_f8f6f4: bool,
+    /// `.block_scale` (sm_120a's `.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`).
+    pub block_scale: Option<BlockScale>,
     /// `.dtype`.
     pub d: MmaType,
     /// `.atype`.
@@ -142,6 +145,21 @@ pub struct MmaForm {
     pub b: MmaType,
     /// `.ctype`.
     pub c: MmaType,
+}
+
+/// The block scaling of `mma.sync ... .block_scale` (9.7.14.3): `D = (A * scale_A) * (B *
+/// scale_B) + C`, `vec` factors per row of A and column of B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BlockScale {
+    /// `.kind::mxf4` or `.kind::mxf4nvf4`: `.e2m1` A and B packed two to a register byte
+    /// ("no explicit padding is necessary"), K = 64; else `.kind::mxf8f6f4`, K = 32.
+    pub packed_fp4: bool,
+    /// `.kind::mxf4nvf4` (else `.kind::mxf4` when `packed_fp4`).
+    pub nvf4: bool,
+    /// `.scale_vec::1X`, `2X` or `4X`: 1, 2 or 4 (Table 35).
+    pub vec: u8,
+    /// `.stype` is `.ue4m3` (else `.ue8m0`).
+    pub ue4m3: bool,
 }
 
 /// An operand matrix of `mma`.
@@ -185,28 +203,53 @@ impl MmaForm {
         let groups = if self.is_quad_pair() { 4 } else { 1 };
         let ty = self.element(operand);
         let register_bits = if ty == MmaType::F64 { 64 } else { 32 };
-        rows as usize * cols as usize * groups * ty.bits() as usize / (32 * register_bits)
+        rows as usize * cols as usize * groups * self.element_bits(ty) as usize
+            / (32 * register_bits)
+    }
+
+    /// Bits one element of type `ty` takes in its register: 4 for the packed `.e2m1` of
+    /// `.kind::mxf4` and `.kind::mxf4nvf4`, [`MmaType::bits`] otherwise.
+    pub fn element_bits(&self, ty: MmaType) -> u32 {
+        match self.block_scale {
+            Some(scale) if scale.packed_fp4 && ty == MmaType::E2m1 => 4,
+            _ => ty.bits(),
+        }
     }
 
     /// The instruction's modifiers after `mma.sync.aligned`, for messages.
     pub fn name(&self) -> String {
+        let kind = match self.block_scale {
+            Some(scale) => format!(
+                ".kind::{}.block_scale.scale_vec::{}X",
+                match (scale.packed_fp4, scale.nvf4) {
+                    (false, _) => "mxf8f6f4",
+                    (true, false) => "mxf4",
+                    (true, true) => "mxf4nvf4",
+                },
+                scale.vec
+            ),
+            None if self.kind_f8f6f4 => ".kind::f8f6f4".to_string(),
+            None => String::new(),
+        };
+        let stype = match self.block_scale {
+            Some(scale) if scale.ue4m3 => ".ue4m3",
+            Some(_) => ".ue8m0",
+            None => "",
+        };
         format!(
-            "m{}n{}k{}.{}.{}{}{}.{}.{}.{}.{}",
+            "m{}n{}k{}.{}.{}{}{}.{}.{}.{}.{}{}",
             self.m,
             self.n,
             self.k,
             if self.a_row { "row" } else { "col" },
             if self.b_col { "col" } else { "row" },
-            if self.kind_f8f6f4 {
-                ".kind::f8f6f4"
-            } else {
-                ""
-            },
+            kind,
             if self.satfinite { ".satfinite" } else { "" },
             self.d.name(),
             self.a.name(),
             self.b.name(),
-            self.c.name()
+            self.c.name(),
+            stype
         )
     }
 }
@@ -238,6 +281,11 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
     let mut layouts: Vec<(usize, bool)> = Vec::new();
     let mut satfinite = false;
     let mut kind_f8f6f4 = false;
+    // (.kind::mxf8f6f4 / mxf4 / mxf4nvf4 as 0 / 1 / 2, .block_scale, .scale_vec, .ue4m3)
+    let mut scaled_kind: Option<u8> = None;
+    let mut block_scale = false;
+    let mut scale_vec: Option<u8> = None;
+    let mut stype: Option<bool> = None;
     let mut types: Vec<(usize, MmaType)> = Vec::new();
     for (index, &m) in modifiers.iter().enumerate() {
         match m {
@@ -252,17 +300,22 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
             "col" => layouts.push((index, false)),
             "satfinite" => satfinite = true,
             "kind::f8f6f4" => kind_f8f6f4 = true,
+            "kind::mxf8f6f4" => scaled_kind = Some(0),
+            "kind::mxf4" => scaled_kind = Some(1),
+            "kind::mxf4nvf4" => scaled_kind = Some(2),
+            "block_scale" => block_scale = true,
+            "scale_vec::1X" => scale_vec = Some(1),
+            "scale_vec::2X" => scale_vec = Some(2),
+            "scale_vec::4X" => scale_vec = Some(4),
+            "ue8m0" => stype = Some(false),
+            "ue4m3" => stype = Some(true),
             _ if m.starts_with("kind::")
-                || m.starts_with("block_scale")
                 || m.starts_with("scale_vec::")
-                || matches!(
-                    m,
-                    "u4" | "s4" | "b1" | "xor" | "and" | "popc" | "ue8m0" | "ue4m3"
-                ) =>
+                || matches!(m, "u4" | "s4" | "b1" | "xor" | "and" | "popc") =>
             {
                 return Err(unsupported(format!(
-                    "mma with .{m} (block-scaled, FP6/FP4, sub-byte or single-bit) is not \
-                     supported by ptxsim yet"
+                    "mma with .{m} (sub-byte integer or single-bit) is not supported by \
+                     ptxsim yet"
                 )));
             }
             _ => {
@@ -298,6 +351,50 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
             "mma needs four types: .dtype.atype.btype.ctype",
         ));
     };
+    let block_scale = match (scaled_kind, block_scale, stype) {
+        (None, false, None) if scale_vec.is_none() => None,
+        (Some(kind), true, Some(ue4m3)) => {
+            // Table 36: .kind::mxf8f6f4 .scale_vec::1X (the default), .kind::mxf4 2X (the
+            // default), .kind::mxf4nvf4 2X or 4X (named), .ue4m3 only with 4X ("Illegal
+            // modifier '.scale_vec::2X' for instruction 'mma' with type '.ue4m3'").
+            let vec = match (kind, scale_vec) {
+                (0, None | Some(1)) => 1,
+                (1, None | Some(2)) => 2,
+                (2, Some(vec @ (2 | 4))) => vec,
+                (2, None) => {
+                    return Err(error(
+                        None,
+                        ".kind::mxf4nvf4 needs .scale_vec::2X or .scale_vec::4X",
+                    ));
+                }
+                _ => {
+                    return Err(error(
+                        None,
+                        "this .kind does not take that .scale_vec (Table 36)",
+                    ));
+                }
+            };
+            if ue4m3 && (kind != 2 || vec != 4) {
+                return Err(error(
+                    None,
+                    ".ue4m3 scale factors go with .kind::mxf4nvf4.block_scale.scale_vec::4X",
+                ));
+            }
+            Some(BlockScale {
+                packed_fp4: kind != 0,
+                nvf4: kind == 2,
+                vec,
+                ue4m3,
+            })
+        }
+        _ => {
+            return Err(error(
+                None,
+                "a block-scaled mma needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4, \
+                 .block_scale and the scale type (.ue8m0 or .ue4m3)",
+            ));
+        }
+    };
     let form = MmaForm {
         m,
         n,
@@ -306,6 +403,7 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
         b_col,
         satfinite,
         kind_f8f6f4,
+        block_scale,
         d,
         a,
         b,
@@ -343,6 +441,22 @@ fn validate(f: &MmaForm) -> Result<(), DecodeError> {
         (E4m3 | E5m2, E4m3 | E5m2) if !f.kind_f8f6f4 => {
             row_col && floating_acc && matches!(shape, (16, 8, 16) | (16, 8, 32))
         }
+        // `mma.sync.aligned.m16n8k64.row.col.kind.block_scale{.scale_vec_size}.f32.e2m1.e2m1.
+        // f32.stype` (`.kind::mxf4`, `.kind::mxf4nvf4`).
+        (E2m1, E2m1) if f.block_scale.is_some_and(|s| s.packed_fp4) => {
+            row_col && (f.d, f.c) == (F32, F32) && shape == (16, 8, 64)
+        }
+        // `mma.sync.aligned.m16n8k32.row.col.kind.block_scale{.scale_vec_size}.f32.f8f6f4type.
+        // f8f6f4type.f32.stype` (`.kind::mxf8f6f4`).
+        (E4m3 | E5m2 | E3m2 | E2m3 | E2m1, E4m3 | E5m2 | E3m2 | E2m3 | E2m1)
+            if f.block_scale.is_some() =>
+        {
+            !f.kind_f8f6f4
+                && f.block_scale.is_some_and(|s| !s.packed_fp4)
+                && row_col
+                && (f.d, f.c) == (F32, F32)
+                && shape == (16, 8, 32)
+        }
         // `mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype`.
         (E4m3 | E5m2 | E3m2 | E2m3 | E2m1, E4m3 | E5m2 | E3m2 | E2m3 | E2m1) => {
             f.kind_f8f6f4 && row_col && floating_acc && shape == (16, 8, 32)
@@ -358,7 +472,7 @@ fn validate(f: &MmaForm) -> Result<(), DecodeError> {
                 && matches!(shape, (8, 8, 4) | (16, 8, 4) | (16, 8, 8) | (16, 8, 16))
         }
         _ => false,
-    };
+    } && (f.block_scale.is_none() || (f.a.is_fp8() || f.a.is_fp6_or_fp4()));
     let satfinite_ok = (!f.satfinite || f.a.is_int8())
         && (!f.kind_f8f6f4 || matches!(f.a, E4m3 | E5m2 | E3m2 | E2m3 | E2m1));
     if !ok || !satfinite_ok {

@@ -208,6 +208,10 @@ pub enum OpFeature {
     /// '.kind::f8f6f4' not supported on .target 'sm_120'", "'mma with with FP6/FP4 floating
     /// point type' requires PTX ISA .version 8.7 or later"; sm_120a, sm_121a, sm_120f).
     MmaKindF8f6f4,
+    /// `mma` with `.block_scale` (ptxas 13.5: "Instruction 'mma with block scale' not
+    /// supported on .target 'sm_100a'", "Feature 'mma with block scale' requires PTX ISA
+    /// .version 8.7 or later"; sm_120a, sm_121a, sm_120f).
+    MmaBlockScale,
     /// `wmma` (9.7.14.4: PTX ISA 6.0, sm_70; ptxas 13.5: "Feature '.aligned modifier for
     /// wmma' requires PTX ISA .version 6.3 or later", and `.aligned` is mandatory).
     Wmma,
@@ -355,6 +359,17 @@ pub const OP_GATES: &[Gate] = &[
     Gate {
         feature: "mma with .kind::f8f6f4",
         applies: Applies::Op(OpFeature::MmaKindF8f6f4),
+        support: &[Support {
+            since: v(8, 7),
+            targets: TargetSet::Specific {
+                arch: &[120, 121],
+                families: &[120],
+            },
+        }],
+    },
+    Gate {
+        feature: "mma with block scale",
+        applies: Applies::Op(OpFeature::MmaBlockScale),
         support: &[Support {
             since: v(8, 7),
             targets: TargetSet::Specific {
@@ -1394,6 +1409,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             hit(f.a.is_fp8() && (f.k == 16 || f.d == MmaType::F16))
         }
         (OpFeature::MmaKindF8f6f4, OpForm::Mma(f)) => hit(f.kind_f8f6f4),
+        (OpFeature::MmaBlockScale, OpForm::Mma(f)) => hit(f.block_scale.is_some()),
         (OpFeature::Wgmma, OpForm::Wgmma(_)) => Some(Some(0)),
         (OpFeature::WgmmaMixedInteger, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
             f.mixed_integer().then(type_index)

@@ -717,12 +717,35 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                     },
                 },
             };
-            vec![
+            let mut slots = vec![
                 slot("d", MmaOperand::D, true),
                 slot("a", MmaOperand::A, false),
                 slot("b", MmaOperand::B, false),
                 slot("c", MmaOperand::C, false),
-            ]
+            ];
+            if form.block_scale.is_some() {
+                // `scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b,
+                // thread-id-b}`: "of type .b32" (ptxas 13.5 takes any 32-bit register; it
+                // also rejects an immediate, which this rule lets through) and "unsigned
+                // 16-bit integer values" (16-bit registers or immediates; "Arguments mismatch"
+                // for a 32-bit register).
+                let data = |name| scalar(name, false, RegisterRule::OneOf(crate::layout::FRAGMENT));
+                let selectors = |name| OperandSlot {
+                    name,
+                    is_destination: false,
+                    shape: SlotShape::Vector {
+                        length: 2,
+                        element: RegisterRule::SameSize(Type::U16),
+                    },
+                };
+                slots.extend([
+                    data("scale-a-data"),
+                    selectors("{byte-id-a, thread-id-a}"),
+                    data("scale-b-data"),
+                    selectors("{byte-id-b, thread-id-b}"),
+                ]);
+            }
+            slots
         }
         OpForm::Ldmatrix(form) => vec![
             OperandSlot {

@@ -161,8 +161,11 @@ fn every_conformance_line_agrees_with_ptxas() {
             let name = p.file_name().and_then(|f| f.to_str()).unwrap_or_default();
             // The fuzzer's tables (`fuzz-*`) name symbols and state spaces this operand model
             // does not have: crates/check/tests/conformance.rs reads them through the front end.
+            // `tcgen05.tsv` is judged by the Syntax-block table, which the front end applies
+            // (crates/check/tests/conformance.rs), not by decode + validate.
             (name.ends_with(".tsv") || name.ends_with(".tsv.xz"))
                 && name != "targets.tsv"
+                && name != "tcgen05.tsv"
                 && !name.starts_with("fuzz-")
         })
         .collect();
@@ -208,6 +211,11 @@ fn every_conformance_line_agrees_with_ptxas() {
             }
         }
     }
+    // D23's lines are in `tcgen05.tsv`, which only the front end's test reads.
+    tally
+        .excluded
+        .entry("D23 tcgen05 tensor-memory address in a 64-bit register")
+        .or_default();
     tally.assert_agreement("conformance (instruction table)");
 }
 

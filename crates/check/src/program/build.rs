@@ -1660,7 +1660,7 @@ impl<'m> Builder<'m> {
                 }
             }
             OpForm::Mma(form) => {
-                count(4)?;
+                count(if form.block_scale.is_some() { 8 } else { 4 })?;
                 fn vector(operand: &Operand) -> Result<&[Operand], String> {
                     match operand {
                         Operand::Vector(elements) => Ok(&elements.value),
@@ -1679,10 +1679,30 @@ impl<'m> Builder<'m> {
                 let a = self.vector_sources(vector(&operands[1])?, source_type(form.a))?;
                 let b = self.vector_sources(vector(&operands[2])?, source_type(form.b))?;
                 let c = self.vector_sources(vector(&operands[3])?, source_type(form.c))?;
+                let scales = if form.block_scale.is_some() {
+                    // `scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b,
+                    // thread-id-b}`: ".b32" data, "unsigned 16-bit integer values" selectors.
+                    let mut scales = Vec::with_capacity(6);
+                    for pair in operands[4..8].chunks(2) {
+                        scales.push(self.source(&pair[0], Type::B32)?);
+                        let selectors = self.vector_sources(vector(&pair[1])?, Type::U16)?;
+                        let [byte, thread] = selectors[..] else {
+                            return Err(
+                                "mma's scale selectors are {byte-id, thread-id}".to_string()
+                            );
+                        };
+                        scales.extend([byte, thread]);
+                    }
+                    let scales: [Source; 6] = scales.try_into().map_err(|_| "six")?;
+                    Some(Box::new(scales))
+                } else {
+                    None
+                };
                 InstructionKind::Mma {
                     form,
                     d,
                     sources: [a, b, c],
+                    scales,
                 }
             }
             OpForm::Ldmatrix(form) => {

@@ -1023,6 +1023,9 @@ pub enum InstructionKind {
         d: Vec<Destination>,
         /// The registers (or immediates) of `a`, `b` and `c`.
         sources: [Vec<Source>; 3],
+        /// `.block_scale`'s `scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b,
+        /// thread-id-b}`, in that order.
+        scales: Option<Box<[Source; 6]>>,
     },
     /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 d, [p]` (9.7.14.5.15): lanes
     /// `8i..8i+7` give the row addresses of matrix `i`, every lane receives its fragment of

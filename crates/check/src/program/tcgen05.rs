@@ -92,9 +92,15 @@ pub enum Kind {
     F8f6f4,
     /// `.kind::i8`: `.s8`/`.u8`, K = 32.
     I8,
-    /// `.kind::mxf8f6f4.block_scale`: `.e4m3`/`.e5m2` scaled by `.ue8m0` factors, one per 32
+    /// `.kind::mxf8f6f4.block_scale`: FP8, FP6 or FP4 scaled by `.ue8m0` factors, one per 32
     /// elements of K (`.scale_vec::1X`), K = 32.
     Mxf8f6f4,
+    /// `.kind::mxf4.block_scale`: `.e2m1` packed two to a byte, `.ue8m0` factors, one per 32
+    /// elements of K (`.scale_vec::2X`), K = 64.
+    Mxf4,
+    /// `.kind::mxf4nvf4.block_scale`: `.e2m1` packed two to a byte, `.ue8m0` or `.ue4m3`
+    /// factors, one per 32 (`.scale_vec::2X`) or 16 (`.scale_vec::4X`) elements of K, K = 64.
+    Mxf4nvf4,
 }
 
 impl Kind {
@@ -106,18 +112,34 @@ impl Kind {
             "kind::f8f6f4" => Kind::F8f6f4,
             "kind::i8" => Kind::I8,
             "kind::mxf8f6f4" => Kind::Mxf8f6f4,
+            "kind::mxf4" => Kind::Mxf4,
+            "kind::mxf4nvf4" => Kind::Mxf4nvf4,
             _ => return None,
         })
     }
 
     /// K of one instruction (Table 39: 16 for `.kind::f16`, 8 for `.kind::tf32`, 32 for
-    /// `.kind::f8f6f4` and `.kind::i8`, dense).
+    /// `.kind::f8f6f4`, `.kind::mxf8f6f4` and `.kind::i8`, 64 for `.kind::mxf4` and
+    /// `.kind::mxf4nvf4`, dense).
     pub fn k(self) -> usize {
         match self {
             Kind::F16 => 16,
             Kind::Tf32 => 8,
             Kind::F8f6f4 | Kind::I8 | Kind::Mxf8f6f4 => 32,
+            Kind::Mxf4 | Kind::Mxf4nvf4 => 64,
         }
+    }
+
+    /// Whether the kind is block-scaled (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`
+    /// take `.block_scale` and the scale-factor operands).
+    pub fn block_scaled(self) -> bool {
+        matches!(self, Kind::Mxf8f6f4 | Kind::Mxf4 | Kind::Mxf4nvf4)
+    }
+
+    /// Whether A and B hold `.e2m1` elements packed two to a byte ("no explicit padding is
+    /// necessary" for `.kind::mxf4` and `.kind::mxf4nvf4`, 9.7.14.5.14).
+    pub fn packed_fp4(self) -> bool {
+        matches!(self, Kind::Mxf4 | Kind::Mxf4nvf4)
     }
 }
 
@@ -152,6 +174,9 @@ pub struct Mma {
     pub scale_input_d: Option<Source>,
     /// `[scale-A-tmem], [scale-B-tmem]` of `.block_scale`.
     pub scales: Option<(MemoryOperand, MemoryOperand)>,
+    /// The scale factors per row of A (and column of B) in one instruction's K: 1, 2 or 4
+    /// (`.scale_vec::1X/2X/4X`, `.block32`/`.block16`); 0 without `.block_scale`.
+    pub scale_vec: u32,
 }
 
 /// One `tcgen05` instruction.

@@ -471,6 +471,26 @@ pub fn mma(
     b: &[Vec<u64>],
     c: &[Vec<u64>],
 ) -> Option<Vec<Vec<u64>>> {
+    mma_scaled(cores, form, a, b, c, None)
+}
+
+/// The block scale factors of one `mma ... .block_scale`: `vec` bytes for each row of A and
+/// for each column of B.
+pub type ScaleFactors = (Vec<Vec<u32>>, Vec<Vec<u32>>);
+
+/// [`mma`] with the factors of `.block_scale` (9.7.14.3, "D = (A * scale_A) * (B * scale_B) +
+/// C"), in MMA-Sim's `mma_block_scale` arithmetic (the same as `tcgen05.mma`'s block-scaled
+/// kinds: [`super::tcgen05::dot_fp4_scaled`] for `.kind::mxf4*`, a 25-bit step with the
+/// factors' exponents for `.kind::mxf8f6f4`). `None` also where a scaled `.kind::mxf8f6f4`
+/// value would leave the normal `.f32` range (not modelled).
+pub fn mma_scaled(
+    cores: TensorCores,
+    form: &MmaForm,
+    a: &[Vec<u64>],
+    b: &[Vec<u64>],
+    c: &[Vec<u64>],
+    scales: Option<&ScaleFactors>,
+) -> Option<Vec<Vec<u64>>> {
     if form.is_quad_pair() {
         return Some(quad_pair(form, a, b, c));
     }
@@ -481,12 +501,20 @@ pub fn mma(
     let mut am = vec![vec![0u64; k]; m];
     let mut bm = vec![vec![0u64; n]; k];
     let mut cm = vec![vec![0u64; n]; m];
+    // The packed `.e2m1` of `.kind::mxf4*`, 8 to a register, as 8-bit containers (bits 2-5).
+    let operand = |registers: &[u64], ty: MmaType, index: usize| {
+        if form.element_bits(ty) == 4 {
+            (registers.get(index / 8).copied().unwrap_or(0) >> (4 * (index % 8)) & 0xf) << 2
+        } else {
+            element(registers, ty, index)
+        }
+    };
     for lane in 0..32 {
         for (index, row, col) in a_layout(form, lane) {
-            am[row][col] = element(&a[lane], form.a, index);
+            am[row][col] = operand(&a[lane], form.a, index);
         }
         for (index, row, col) in b_layout(form, lane) {
-            bm[row][col] = element(&b[lane], form.b, index);
+            bm[row][col] = operand(&b[lane], form.b, index);
         }
         for (index, row, col) in c_layout(form, lane) {
             cm[row][col] = element(&c[lane], form.c, index);
@@ -496,7 +524,26 @@ pub fn mma(
     for (lane, registers) in out.iter_mut().enumerate() {
         for (index, row, col) in c_layout(form, lane) {
             let column: Vec<u64> = (0..k).map(|i| bm[i][col]).collect();
-            let value = dot(cores, form, &am[row], &column, cm[row][col]);
+            let value = match (form.block_scale, scales) {
+                (Some(scale), Some((rows, columns))) if scale.packed_fp4 => {
+                    super::tcgen05::dot_fp4_scaled(
+                        &am[row],
+                        &column,
+                        cm[row][col],
+                        (&rows[row], &columns[col]),
+                        scale.ue4m3,
+                    )
+                }
+                (Some(_), Some((rows, columns))) => super::tcgen05::dot_mx(
+                    (form.a, form.b),
+                    &am[row],
+                    &column,
+                    cm[row][col],
+                    (rows[row][0], columns[col][0]),
+                )?,
+                (Some(_), None) => return None,
+                (None, _) => dot(cores, form, &am[row], &column, cm[row][col]),
+            };
             store(registers, form.d, index, value);
         }
     }
@@ -510,6 +557,13 @@ fn d_registers(form: &MmaForm) -> usize {
 /// Elements per 32-bit register (1 for `.tf32`, `.f32`, `.s32`; `.f64` has one per register).
 fn per_register(ty: MmaType) -> usize {
     (32 / ty.bits().min(32)) as usize
+}
+
+/// Elements of A or B per register: [`per_register`], or 8 for the packed `.e2m1` of
+/// `.kind::mxf4*` (whose `m16n8k64` fragments are the 8-bit `m16n8k32` ones with two elements
+/// to a byte: CUTLASS's `SM120_16x8x64_TN_VS` `ALayout`/`BLayout`).
+fn operand_per_register(form: &MmaForm, ty: MmaType) -> usize {
+    (32 / form.element_bits(ty).min(32)) as usize
 }
 
 fn element(registers: &[u64], ty: MmaType, index: usize) -> u64 {
@@ -538,7 +592,7 @@ fn store(registers: &mut [u64], ty: MmaType, index: usize, value: u64) {
 /// `g + 8*(r % 2)`, column `t*p + j + (r / 2)*4p` (g = lane / 4, t = lane % 4, p elements per
 /// register); the m8 shapes have row g only.
 fn a_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
-    let (g, t, p) = (lane / 4, lane % 4, per_register(form.a));
+    let (g, t, p) = (lane / 4, lane % 4, operand_per_register(form, form.a));
     let count = form.m as usize * form.k as usize / 32;
     (0..count)
         .map(|index| {
@@ -554,7 +608,7 @@ fn a_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
 
 /// B: element j of register r is row (k) `t*p + j + r*4p`, column g.
 fn b_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
-    let (g, t, p) = (lane / 4, lane % 4, per_register(form.b));
+    let (g, t, p) = (lane / 4, lane % 4, operand_per_register(form, form.b));
     let count = form.k as usize * form.n as usize / 32;
     (0..count)
         .map(|index| {

@@ -5,8 +5,10 @@
 //! device's tensor-core model ([`super::mma::dot`]; on the default Blackwell model MMA-Sim's
 //! "Blackwell": exact products aligned to the largest exponent, 25 fraction bits kept below
 //! it, one rounding toward zero to `.f32`); `.kind::i8` is exact, wrapping or (saturate bit)
-//! clamped ([`super::mma::dot_integer`]); `.kind::f8f6f4` with `.e4m3`/`.e5m2` is one fused
-//! step of the same width (not compared with MMA-Sim's Blackwell FP8 path yet).
+//! clamped ([`super::mma::dot_integer`]); `.kind::f8f6f4` (FP8, FP6, FP4) is one fused step of
+//! the same width, as MMA-Sim's `tcgen05mma` for K = 32; `.kind::mxf8f6f4` the same step with
+//! the factors' exponents ([`dot_scaled`]); `.kind::mxf4` and `.kind::mxf4nvf4` MMA-Sim's
+//! grouped 35-bit step ([`dot_fp4_scaled`]).
 
 use ptxsim_isa::mma::{MmaForm, MmaType};
 
@@ -14,8 +16,9 @@ use super::mma;
 use super::tensor_cores::TensorCores;
 use crate::ir::tcgen05::Kind;
 
-/// A decoded instruction descriptor (9.7.16.4.2, Table 42, for `.kind::tf32`, `.kind::f16`,
-/// `.kind::f8f6f4` and `.kind::i8`).
+/// A decoded instruction descriptor (9.7.16.4.2, Table 42 for `.kind::tf32`, `.kind::f16`,
+/// `.kind::f8f6f4` and `.kind::i8`; Table 43, as CUTLASS's `InstrDescriptorBlockScaled`
+/// spells it, for the block-scaled kinds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InstrDescriptor {
     /// Rows of A and D (bits 24-28: `M >> 4`).
@@ -38,8 +41,10 @@ pub struct InstrDescriptor {
     pub transpose_b: bool,
     /// Bit 3: saturate (`.kind::i8`).
     pub saturate: bool,
-    /// `.kind::mxf8f6f4`: the scale-factor byte of A (bits 29-30) and of B (bits 4-5).
+    /// Block scaling: the scale-factor byte of A (bits 29-30) and of B (bits 4-5).
     pub scale_ids: Option<(u32, u32)>,
+    /// Block scaling with `.ue4m3` factors (bit 23 clear, `.kind::mxf4nvf4`).
+    pub scale_ue4m3: bool,
 }
 
 impl InstrDescriptor {
@@ -57,6 +62,14 @@ impl InstrDescriptor {
                     .to_string(),
             );
         }
+        let f8f6f4 = |t| match t {
+            0 => Some(MmaType::E4m3),
+            1 => Some(MmaType::E5m2),
+            3 => Some(MmaType::E2m3),
+            4 => Some(MmaType::E3m2),
+            5 => Some(MmaType::E2m1),
+            _ => None,
+        };
         let (d, ab): (MmaType, &dyn Fn(u32) -> Option<MmaType>) = match kind {
             Kind::F16 => (
                 match field(4, 2) {
@@ -71,22 +84,34 @@ impl InstrDescriptor {
                 },
             ),
             Kind::Tf32 => (MmaType::F32, &|t| (t == 2).then_some(MmaType::Tf32)),
-            Kind::F8f6f4 | Kind::Mxf8f6f4 => (MmaType::F32, &|t| match t {
-                0 => Some(MmaType::E4m3),
-                1 => Some(MmaType::E5m2),
-                _ => None,
-            }),
+            Kind::F8f6f4 | Kind::Mxf8f6f4 => (MmaType::F32, &f8f6f4),
+            // CUTLASS's `MXF4Format`: E2M1 = 1.
+            Kind::Mxf4 | Kind::Mxf4nvf4 => (MmaType::F32, &|t| (t == 1).then_some(MmaType::E2m1)),
             Kind::I8 => (MmaType::S32, &|t| match t {
                 0 => Some(MmaType::U8),
                 1 => Some(MmaType::S8),
                 _ => None,
             }),
         };
-        let block_scaled = kind == Kind::Mxf8f6f4;
-        if block_scaled && field(23, 1) != 1 {
-            return Err("the scale type (bit 23) must be UE8M0 (1) for .kind::mxf8f6f4".into());
+        let block_scaled = kind.block_scaled();
+        // The block-scaled descriptor (CUTLASS's `InstrDescriptorBlockScaled`): bit 23 the
+        // scale type, UE4M3 = 0 (`.kind::mxf4nvf4` only) or UE8M0 = 1; bit 31 K (0: K = 32
+        // for `.kind::mxf8f6f4`, 64 for `.kind::mxf4*`; 1: K = 96, sm_103a).
+        let scale_ue4m3 = block_scaled && field(23, 1) == 0;
+        if scale_ue4m3 && kind != Kind::Mxf4nvf4 {
+            return Err(
+                "the scale type (bit 23) must be UE8M0 (1) for .kind::mxf8f6f4 and .kind::mxf4"
+                    .into(),
+            );
         }
-        if !matches!(kind, Kind::F16 | Kind::Mxf8f6f4)
+        if block_scaled && field(31, 1) == 1 {
+            return Err(
+                "K = 96 (bit 31) is not supported by ptxsim yet (sm_103a's .kind::mxf4 form)"
+                    .into(),
+            );
+        }
+        if !matches!(kind, Kind::F16)
+            && !block_scaled
             && field(4, 2) != if kind == Kind::I8 { 2 } else { 1 }
         {
             return Err(format!(
@@ -100,12 +125,21 @@ impl InstrDescriptor {
         let types = (ab(field(7, 3)), ab(field(10, 3)));
         let (Some(a), Some(b)) = types else {
             return Err(format!(
-                "atype {} / btype {} (bits 7-9, 10-12) is not allowed for this .kind, or is a \
-                 sub-byte type ptxsim does not support yet",
+                "atype {} / btype {} (bits 7-9, 10-12) is not allowed for this .kind",
                 field(7, 3),
                 field(10, 3)
             ));
         };
+        // "Major value of 1 is only valid for E4M3, E5M2, INT8 (signed and unsigned), F16, BF16
+        // and TF32 source formats" (CUTLASS's `InstrDescriptor`): FP6 and FP4 are K-major.
+        for (ty, bit, name) in [(a, 15, "A"), (b, 16, "B")] {
+            if field(bit, 1) == 1 && (ty.is_fp6_or_fp4() || kind.packed_fp4()) {
+                return Err(format!(
+                    "{name} is transposed (bit {bit}), which FP6 and FP4 operands cannot be \
+                     (they are K-major)"
+                ));
+            }
+        }
         let m = (field(24, 5) << 4) as usize;
         let n = (field(17, 6) << 3) as usize;
         if block_scaled && m != 128 {
@@ -141,6 +175,7 @@ impl InstrDescriptor {
             transpose_b: field(16, 1) == 1,
             saturate: !block_scaled && field(3, 1) == 1,
             scale_ids: block_scaled.then(|| (field(29, 2), field(4, 2))),
+            scale_ue4m3,
         })
     }
 
@@ -168,6 +203,7 @@ impl InstrDescriptor {
             b_col: true,
             satfinite: self.saturate,
             kind_f8f6f4: false,
+            block_scale: None,
             d: self.d,
             a: self.a,
             b: self.b,
@@ -176,14 +212,76 @@ impl InstrDescriptor {
     }
 }
 
-/// Bytes of one element of A or B in shared memory.
+/// Bytes of one element of A or B in shared memory (FP6 and FP4 of `.kind::f8f6f4` take the
+/// room of one byte: [`SubByte`]).
 pub fn element_bytes(ty: MmaType) -> usize {
     (ty.bits() / 8) as usize
 }
 
-/// The element with its sign flipped (negate A / negate B of the instruction descriptor).
+/// How a sub-byte element lies in shared memory and in tensor memory.
+///
+/// * `.kind::f8f6f4` / `.kind::mxf8f6f4` FP6 and FP4: in shared memory 16 elements packed
+///   into the low 12 (FP6) or 8 (FP4) bytes of each 16-byte unit, the rest padding (the
+///   `.b6x16_p32` and `.b4x16_p64` formats of `tcgen05.cp`, 9.7.16.9.1, and of the tensor
+///   maps' `16U6_ALIGN16B` / `16U4_ALIGN16B`), so the canonical layouts address them as
+///   one-byte elements; in tensor memory one element per byte, the `.b8x16` form `tcgen05.cp`
+///   decompresses them to, the bits placed as in `mma`'s 8-bit containers ("The matrix
+///   element of type .e2m1 resides in central 4 bits of the 8-bit container ... .e3m2 or
+///   .e2m3 ... in the lower 6 bits", 9.7.14.5.14; assumed for tensor memory).
+/// * `.kind::mxf4` / `.kind::mxf4nvf4`: `.e2m1` packed two to a byte in both ("no explicit
+///   padding is necessary"), the lower k in the low nibble.
+///
+/// The executor holds every FP6/FP4 element in its 8-bit container (FP4 in bits 2-5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubByte {
+    /// FP6 or FP4 in 16-element units of 16 bytes (`width` 6 or 4 bits).
+    Padded(u32),
+    /// FP4 packed two to a byte.
+    Packed,
+}
+
+impl SubByte {
+    /// The sub-byte format of A's or B's elements of type `ty` for `kind`, if they are
+    /// sub-byte.
+    pub fn of(kind: Kind, ty: MmaType) -> Option<SubByte> {
+        if kind.packed_fp4() {
+            Some(SubByte::Packed)
+        } else if ty.is_fp6_or_fp4() {
+            Some(SubByte::Padded(if ty == MmaType::E2m1 { 4 } else { 6 }))
+        } else {
+            None
+        }
+    }
+
+    /// Element `k` as its 8-bit container, from the 16 bytes (little-endian) of the unit
+    /// that holds it: unit elements `16 (k / 16)..` for `Padded`, `32 (k / 32)..` for `Packed`.
+    pub fn extract(self, unit: u128, k: usize) -> u64 {
+        match self {
+            SubByte::Padded(width) => {
+                let value = (unit >> (width as usize * (k % 16))) as u64 & ((1 << width) - 1);
+                if width == 4 { value << 2 } else { value }
+            }
+            SubByte::Packed => ((unit >> (4 * (k % 32))) as u64 & 0xf) << 2,
+        }
+    }
+
+    /// Elements in one 16-byte unit.
+    pub fn per_unit(self) -> usize {
+        match self {
+            SubByte::Padded(_) => 16,
+            SubByte::Packed => 32,
+        }
+    }
+}
+
+/// The element with its sign flipped (negate A / negate B of the instruction descriptor);
+/// FP6 and FP4 in their 8-bit containers have the sign at bit 5.
 pub fn negate(bits: u64, ty: MmaType) -> u64 {
-    bits ^ 1 << (ty.bits() - 1)
+    if ty.is_fp6_or_fp4() {
+        bits ^ 0x20
+    } else {
+        bits ^ 1 << (ty.bits() - 1)
+    }
 }
 
 /// `bits` (an `.f32`) times `2^shift`, when that is exact and stays a normal number (or zero,
@@ -208,28 +306,146 @@ fn scale_f32(bits: u64, shift: i32) -> Option<u64> {
 /// the same power of two `2^s`, so the fused step on the unscaled products with `c * 2^-s`,
 /// its result times `2^s`, is the step on the scaled products (the alignment and truncation
 /// are relative to the largest addend); `None` where a scaled value would leave the normal
-/// range (not modelled), or for a NaN factor (`e` = 255).
+/// range (not modelled); a NaN factor (`e` = 255) gives the canonical NaN, as in MMA-Sim.
 pub fn dot_scaled(
-    cores: TensorCores,
     desc: &InstrDescriptor,
     a: &[u64],
     b: &[u64],
     c: u64,
     (scale_a, scale_b): (u32, u32),
 ) -> Option<u64> {
+    dot_mx((desc.a, desc.b), a, b, c, (scale_a, scale_b))
+}
+
+/// [`dot_scaled`] for A and B of `types` (FP8, FP6, FP4 in 8-bit containers) and an `.f32`
+/// `c` and D, with the 25-bit step of MMA-Sim's Blackwell and RTX Blackwell block-scaled
+/// `k32` (`nv_fused_dot_add` with the factors); a NaN factor gives the canonical NaN.
+pub(crate) fn dot_mx(
+    types: (MmaType, MmaType),
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    (scale_a, scale_b): (u32, u32),
+) -> Option<u64> {
     if scale_a == 255 || scale_b == 255 {
-        return None;
+        return Some(0x7fff_ffff);
     }
     let shift = scale_a as i32 + scale_b as i32 - 254;
     let c = scale_f32(c, -shift)?;
-    scale_f32(dot(cores, desc, a, b, c), shift)
+    let sum = mma::fused(
+        (types.0, types.1, MmaType::F32),
+        MmaType::F32,
+        a,
+        b,
+        c,
+        25,
+        false,
+    );
+    scale_f32(sum, shift)
+}
+
+/// A scale factor as `(significand, exponent)`, worth `significand * 2^(exponent - 3)`:
+/// `.ue8m0` `2^(e - 127)`; `.ue4m3` an E4M3 magnitude (bias 7, 3 fraction bits; the top bit
+/// ignored, a subnormal keeps the exponent -6); `None` for a NaN (`.ue8m0` 255, `.ue4m3`
+/// 0x7f).
+fn scale_factor(bits: u32, ue4m3: bool) -> Option<(i128, i32)> {
+    if ue4m3 {
+        let bits = bits & 0x7f;
+        let (field, fraction) = ((bits >> 3) as i32, i128::from(bits & 7));
+        match field {
+            _ if bits == 0x7f => None,
+            0 => Some((fraction, -6)),
+            _ => Some((8 | fraction, field - 7)),
+        }
+    } else {
+        (bits != 255).then_some((8, bits as i32 - 127))
+    }
+}
+
+/// An `.e2m1` element in its 8-bit container (bits 2-5) as a signed count of halves.
+fn fp4_halves(container: u64) -> i128 {
+    let bits = container >> 2 & 0xf;
+    let (field, fraction) = (bits >> 1 & 3, i128::from(bits as u8 & 1));
+    let halves = if field == 0 {
+        fraction
+    } else {
+        (2 | fraction) << (field - 1)
+    };
+    if bits & 8 != 0 { -halves } else { halves }
+}
+
+/// One element of D for `.kind::mxf4` and `.kind::mxf4nvf4` (K = 64, `.e2m1` A and B):
+/// MMA-Sim's Blackwell block-scaled FP4 algorithm (`nv_fused_dot_add_with_block_scale`,
+/// `n_accum_fractional_bits = 35`): the K elements in groups of 16, each group's products
+/// summed exactly and multiplied by the significands of its row's and column's factors
+/// (`scale_a[g / (4 / vec)]`, one per 32 or 16 elements), the group carrying only the
+/// factors' exponents; `c` with its own (`-126` for a zero or subnormal `c`); every addend
+/// aligned to the largest of those exponents and truncated toward zero 35 fraction bits below
+/// it, summed exactly and rounded toward zero to `.f32`. A NaN factor or `c` gives the
+/// canonical NaN; an infinite `c` is returned as it is (MMA-Sim does not model it).
+pub fn dot_fp4_scaled(
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+    (scale_a, scale_b): (&[u32], &[u32]),
+    ue4m3: bool,
+) -> u64 {
+    const NAN: u64 = 0x7fff_ffff;
+    const BITS: i32 = 35;
+    let exponent = (c >> 23 & 0xff) as i32;
+    if exponent == 0xff {
+        return if c & 0x7f_ffff != 0 { NAN } else { c };
+    }
+    // c: units of 2^(ec - 23).
+    let c_significand = i128::from(c as u32 & 0x7f_ffff) | if exponent == 0 { 0 } else { 1 << 23 };
+    let c_exponent = exponent.max(1) - 127;
+    let c_term = if c >> 31 & 1 == 1 {
+        -c_significand
+    } else {
+        c_significand
+    };
+    // Each group: units of 2^(e - 8) (halves times halves, two 3-bit factor fractions).
+    let groups = a.len() / 16;
+    let mut terms = Vec::with_capacity(groups);
+    for g in 0..groups {
+        let block = g * scale_a.len() / groups;
+        let (Some((sa, ea)), Some((sb, eb))) = (
+            scale_factor(scale_a[block], ue4m3),
+            scale_factor(scale_b[block], ue4m3),
+        ) else {
+            return NAN;
+        };
+        let products: i128 = (16 * g..16 * g + 16)
+            .map(|k| fp4_halves(a[k]) * fp4_halves(b[k]))
+            .sum();
+        terms.push((products * sa * sb, ea + eb));
+    }
+    let max = terms.iter().map(|&(_, e)| e).fold(c_exponent, i32::max);
+    let align = |value: i128, shift: i32| -> i128 {
+        let magnitude = value.unsigned_abs();
+        let aligned = if shift >= 0 {
+            (magnitude << shift) as i128
+        } else if -shift >= 128 {
+            0
+        } else {
+            (magnitude >> -shift) as i128
+        };
+        if value < 0 { -aligned } else { aligned }
+    };
+    // Units of 2^(max - 35).
+    let mut sum = align(c_term, c_exponent - 23 - max + BITS);
+    for &(value, e) in &terms {
+        sum += align(value, e - 8 - max + BITS);
+    }
+    mma::round(sum < 0, sum.unsigned_abs(), max - BITS, MmaType::F32)
 }
 
 /// One element of D: `c + sum(a[i] * b[i])` (module docs).
 pub fn dot(cores: TensorCores, desc: &InstrDescriptor, a: &[u64], b: &[u64], c: u64) -> u64 {
     let form = desc.as_mma(a.len());
+    let low_precision = |t: MmaType| t.is_fp8() || t.is_fp6_or_fp4();
     match desc.a {
-        MmaType::E4m3 | MmaType::E5m2 => mma::fused(
+        _ if low_precision(desc.a) || low_precision(desc.b) => mma::fused(
             (form.a, form.b, form.c),
             form.d,
             a,
@@ -282,5 +498,97 @@ mod tests {
         assert_eq!((desc.a, desc.b), (MmaType::E5m2, MmaType::E4m3));
         assert_eq!(desc.scale_ids, Some((2, 1)));
         assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled & !(1 << 23)).is_err());
+    }
+
+    /// MMA-Sim's block-scaled FP4 step (`nv_fused_dot_add_with_block_scale`, 35 fraction bits
+    /// below the largest of the groups' factor exponents and `c`'s), worked by hand where it
+    /// differs from the exact sum.
+    #[test]
+    fn the_fp4_block_scaled_step_is_mma_sims() {
+        // .e2m1 containers (bits 2-5): 1.0 = 0b0010, -1.0 = 0b1010, 0.5 = 0b0001.
+        let (one, minus_one, half) = (0b0010 << 2, 0b1010 << 2, 0b0001 << 2);
+        let mut a = vec![0u64; 64];
+        let mut b = vec![0u64; 64];
+        // Group 0: -1 x 1 with factors 2^0; group 1: 1 x 1 with 2^-40 (.ue8m0 87) x 2^0.
+        (a[0], b[0], a[16], b[16]) = (minus_one, one, one, one);
+        let c = 1f32.to_bits() as u64;
+        let ones = [127, 127, 127, 127];
+        // The exact sum is 2^-40; MMA-Sim aligns to 2^0 (group 0's and c's exponent) and keeps
+        // 2^-35 and up, so group 1 is cut to 0 and D = +0.
+        let d = dot_fp4_scaled(&a, &b, c, (&[127, 87, 127, 127], &ones), false);
+        assert_eq!(d, 0);
+        // At 2^-30 group 1 survives: D = 2^-30 exactly.
+        let d = dot_fp4_scaled(&a, &b, c, (&[127, 97, 127, 127], &ones), false);
+        assert_eq!(d, (2f32.powi(-30)).to_bits() as u64);
+        // A group whose products are all zero still sets the alignment with its factors'
+        // exponent: group 2's 2^10 moves the cut to 2^-25 and 2^-30 is lost.
+        let d = dot_fp4_scaled(&a, &b, c, (&[127, 97, 137, 127], &ones), false);
+        assert_eq!(d, 0);
+        // With c = 0 (exponent -126 in MMA-Sim) products far below 2^-126 are cut as well:
+        // one group of 0.5 x 0.5 with factors 2^-100 x 2^-100 is 2^-202, below 2^-161.
+        let (mut a, mut b) = (vec![0u64; 64], vec![0u64; 64]);
+        (a[0], b[0]) = (half, half);
+        let d = dot_fp4_scaled(
+            &a,
+            &b,
+            0,
+            (&[27, 127, 127, 127], &[27, 127, 127, 127]),
+            false,
+        );
+        assert_eq!(d, 0);
+        // .ue4m3 factors multiply the group's sum by their significands: 1.5 (0x3c) x 1.25
+        // (0x3a) x (1 x 1) = 1.875; their sign bit is ignored; 0x7f is NaN.
+        let (mut a, mut b) = (vec![0u64; 64], vec![0u64; 64]);
+        (a[0], b[0]) = (one, one);
+        let factors = ([0x3c, 0x38, 0x38, 0x38], [0xba, 0x38, 0x38, 0x38]);
+        let d = dot_fp4_scaled(&a, &b, 0, (&factors.0, &factors.1), true);
+        assert_eq!(d, 1.875f32.to_bits() as u64);
+        let d = dot_fp4_scaled(&a, &b, 0, (&[0x7f, 0x38, 0x38, 0x38], &factors.1), true);
+        assert_eq!(d, 0x7fff_ffff);
+        // A .ue4m3 subnormal: 0x04 is 4/8 x 2^-6 = 2^-7.
+        let d = dot_fp4_scaled(&a, &b, 0, (&[0x04, 0x38, 0x38, 0x38], &[0x38; 4]), true);
+        assert_eq!(d, (2f32.powi(-7)).to_bits() as u64);
+    }
+
+    #[test]
+    fn sub_byte_elements_come_out_of_their_units_in_containers() {
+        // .b4x16_p64: element k in bits 4k..; as a container, bits 2-5.
+        let unit = 0x0000_0000_0000_0000_fedc_ba98_7654_3210u128;
+        assert_eq!(SubByte::Padded(4).extract(unit, 0), 0);
+        assert_eq!(SubByte::Padded(4).extract(unit, 17), 1 << 2);
+        assert_eq!(SubByte::Padded(4).extract(unit, 15), 0xf << 2);
+        // .b6x16_p32: element k in bits 6k..6k+5.
+        let unit = 0b101010u128 << 6 | 0b010101;
+        assert_eq!(SubByte::Padded(6).extract(unit, 0), 0b010101);
+        assert_eq!(SubByte::Padded(6).extract(unit, 1), 0b101010);
+        // Packed: 32 to a unit, the lower k in the low nibble.
+        assert_eq!(SubByte::Packed.extract(0xa5u128 << 120, 31), 0xa << 2);
+        assert_eq!(SubByte::Packed.extract(0xa5u128 << 120, 30), 0x5 << 2);
+        // FP6 and FP4 negate at bit 5 of the container.
+        assert_eq!(negate(0b0010 << 2, MmaType::E2m1), 0b1010 << 2);
+        assert_eq!(negate(0b001000, MmaType::E2m3), 0b101000);
+    }
+
+    #[test]
+    fn block_scaled_descriptors_of_fp4_and_fp6() {
+        // .kind::mxf4nvf4: E2M1 = 1 at bits 7 and 10, UE4M3 (bit 23 clear), N = 32, M = 128.
+        let bits = 1 << 7 | 1 << 10 | 4 << 17 | 8 << 24;
+        let desc = InstrDescriptor::decode(Kind::Mxf4nvf4, bits).unwrap();
+        assert_eq!(
+            (desc.a, desc.b, desc.scale_ue4m3),
+            (MmaType::E2m1, MmaType::E2m1, true)
+        );
+        // .kind::mxf4 needs UE8M0; K = 96 (bit 31) and a transposed FP4 A are refused.
+        assert!(InstrDescriptor::decode(Kind::Mxf4, bits).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4, bits | 1 << 23).is_ok());
+        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 31).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 15).is_err());
+        // .kind::f8f6f4: E2M3 = 3, E3M2 = 4, E2M1 = 5 (Table 42); 2 is no type.
+        let f8 = |a: u32, b: u32| 1 << 4 | a << 7 | b << 10 | 4 << 17 | 8 << 24;
+        let desc = InstrDescriptor::decode(Kind::F8f6f4, f8(3, 4)).unwrap();
+        assert_eq!((desc.a, desc.b), (MmaType::E2m3, MmaType::E3m2));
+        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, f8(5, 0) | 1 << 23).unwrap();
+        assert_eq!((desc.a, desc.b), (MmaType::E2m1, MmaType::E4m3));
+        assert!(InstrDescriptor::decode(Kind::F8f6f4, f8(2, 0)).is_err());
     }
 }

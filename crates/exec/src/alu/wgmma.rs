@@ -204,6 +204,7 @@ fn as_mma(form: &WgmmaForm) -> MmaForm {
         b_col: true,
         satfinite: form.satfinite,
         kind_f8f6f4: false,
+        block_scale: None,
         d: form.d,
         a: form.a,
         b: form.b,

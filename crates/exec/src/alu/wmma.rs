@@ -165,6 +165,7 @@ fn equivalent(form: &WmmaForm) -> MmaForm {
         b_col: true,
         satfinite: form.satfinite,
         kind_f8f6f4: false,
+        block_scale: None,
         d: form.d,
         a: form.a,
         b: form.b,

@@ -550,9 +550,12 @@ impl Executor<'_, '_> {
             InstructionKind::BarrierCluster { arrive } => {
                 return self.barrier_cluster(instruction, lanes, *arrive);
             }
-            InstructionKind::Mma { form, d, sources } => {
-                self.mma(instruction, lanes, form, d, sources)
-            }
+            InstructionKind::Mma {
+                form,
+                d,
+                sources,
+                scales,
+            } => self.mma(instruction, lanes, form, d, sources, scales.as_deref()),
             InstructionKind::Ldmatrix {
                 form,
                 space,

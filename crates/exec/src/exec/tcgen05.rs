@@ -17,11 +17,14 @@
 use ptxsim_isa::ops::{MbarrierOp, Space};
 
 use super::Executor;
-use crate::alu::tcgen05::{self as alu, InstrDescriptor};
+use crate::alu::tcgen05::{self as alu, InstrDescriptor, SubByte};
 use crate::alu::wgmma::Descriptor;
 use crate::ir::tcgen05::{CopyShape, Mma, MmaA, Shape, Tcgen05};
 use crate::ir::{Destination, Instruction, MemoryOperand, Source};
 use crate::tensor_memory;
+
+/// The scale factors of each row of A and each column of B (`vec` each).
+type ScaleFactors = (Vec<Vec<u32>>, Vec<Vec<u32>>);
 
 impl Executor<'_, '_> {
     fn trap_lanes(&mut self, instruction: &Instruction, lanes: &[usize], message: String) {
@@ -349,15 +352,31 @@ impl Executor<'_, '_> {
         Ok(())
     }
 
-    /// Element `(row, k)` of an operand in shared memory, through its descriptor.
+    /// Element `(row, k)` of an operand in shared memory, through its descriptor; a sub-byte
+    /// element ([`SubByte`]) from its 16-byte unit, as its 8-bit container.
     fn smem_element(
         &mut self,
         lane: usize,
         descriptor: &Descriptor,
-        mn_major: bool,
+        (mn_major, sub_byte): (bool, Option<SubByte>),
         (row, k): (usize, usize),
         ty: ptxsim_isa::mma::MmaType,
     ) -> Result<u64, String> {
+        if let Some(format) = sub_byte {
+            // The unit's first element, addressed as a one-byte element (16 to 16 bytes) or
+            // as a byte of two packed elements.
+            let first = k - k % format.per_unit();
+            let column = if format == SubByte::Packed {
+                first / 2
+            } else {
+                first
+            };
+            let address = descriptor.address(false, row, column, 1);
+            let unit = self
+                .load(lane, Space::Shared, address, 16)
+                .map_err(|fault| fault.to_string())?;
+            return Ok(format.extract(unit, k));
+        }
         let size = alu::element_bytes(ty);
         let address = descriptor.address(mn_major, row, k, size);
         self.load(lane, Space::Shared, address, size as u32)
@@ -365,25 +384,36 @@ impl Executor<'_, '_> {
             .map_err(|fault| fault.to_string())
     }
 
-    /// The `.ue8m0` scale factors of `.block_scale` (`.scale_vec::1X`, M = 128): one per row of
-    /// A and one per column of B. Their layout in tensor memory is the one CUTLASS's
-    /// `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factor of row `m` in lane `m`
-    /// (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the address's, the
-    /// byte the instruction descriptor's scale-factor id picks; the factor of column `n` of B
-    /// in lane `n % 32` from the address's, column `n / 32`, its byte id likewise. Bits 30-31
-    /// of the addresses (where CUTLASS keeps the byte id) are ignored.
+    /// The scale factors of `.block_scale` (M = 128), `vec` per row of A and column of B
+    /// (`.scale_vec::1X/2X/4X`). Their layout in tensor memory is the one CUTLASS's
+    /// `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factors of row `m` in lane `m`
+    /// (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the address's, bytes
+    /// `id .. id + vec` (the instruction descriptor's scale-factor id, then one byte per block
+    /// of K); the factors of column `n` of B in lane `n % 32` from the address's, column
+    /// `n / 32`, its bytes likewise. Bits 30-31 of the addresses (where CUTLASS keeps the byte
+    /// id) are ignored. The id must leave room for `vec` bytes: a multiple of `vec`.
     fn scale_factors(
         &self,
         lane: usize,
-        desc: &InstrDescriptor,
+        (desc, vec): (&InstrDescriptor, u32),
         (a_id, b_id): (u32, u32),
         (sfa, sfb): (MemoryOperand, MemoryOperand),
-    ) -> Result<(Vec<u32>, Vec<u32>), String> {
+    ) -> Result<ScaleFactors, String> {
+        for (id, name) in [(a_id, "A"), (b_id, "B")] {
+            if id % vec != 0 {
+                return Err(format!(
+                    "the scale-factor id of {name} is {id}: with {vec} factors per row it must \
+                     be a multiple of {vec}"
+                ));
+            }
+        }
         let base = |operand| tensor_memory::split(self.taddr(lane, operand) & 0x3fff_ffff);
         let read = |(lane, column): (u32, u32), id: u32| {
-            self.tmem
-                .read(lane, column)
-                .map(|cell| cell >> (8 * id) & 0xff)
+            self.tmem.read(lane, column).map(|cell| {
+                (0..vec)
+                    .map(|j| cell >> (8 * (id + j)) & 0xff)
+                    .collect::<Vec<u32>>()
+            })
         };
         let (a_lane, a_column) = base(sfa);
         let (b_lane, b_column) = base(sfb);
@@ -426,10 +456,11 @@ impl Executor<'_, '_> {
         match op.a {
             MmaA::Descriptor(source) => {
                 let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, source, 64))?;
+                let layout = (desc.transpose_a, SubByte::of(op.kind, desc.a));
                 for (m, row) in a.iter_mut().enumerate() {
                     for (kk, element) in row.iter_mut().enumerate() {
                         let bits = self
-                            .smem_element(lane, &descriptor, desc.transpose_a, (m, kk), desc.a)
+                            .smem_element(lane, &descriptor, layout, (m, kk), desc.a)
                             .map_err(|why| format!("element ({m}, {kk}) of A: {why}"))?;
                         *element = negate(bits, desc.negate_a, desc.a);
                     }
@@ -438,9 +469,14 @@ impl Executor<'_, '_> {
             MmaA::Tmem(operand) => {
                 // A in tensor memory: row m in D's lane for row m (lane m for M = 128; the
                 // same half-quarter lanes as D assumed for M = 64), its elements packed into
-                // 32-bit cells from the address's column, the lowest k in the low bits.
+                // 32-bit cells from the address's column, the lowest k in the low bits (FP6
+                // and FP4 of `.kind::f8f6f4` one to a byte, `.kind::mxf4*`'s FP4 two).
                 let (a_lane, a_column) = tensor_memory::split(self.taddr(lane, operand));
-                let bits = desc.a.bits();
+                let bits = if op.kind.packed_fp4() {
+                    4
+                } else {
+                    desc.a.bits()
+                };
                 let per_cell = (32 / bits) as usize;
                 for (m, row) in a.iter_mut().enumerate() {
                     for (kk, element) in row.iter_mut().enumerate() {
@@ -449,6 +485,7 @@ impl Executor<'_, '_> {
                             .read(a_lane + desc.lane(m), a_column + (kk / per_cell) as u32)?;
                         let shift = bits as usize * (kk % per_cell);
                         let value = (u64::from(cell) >> shift) & ((1u64 << bits) - 1);
+                        let value = if bits == 4 { value << 2 } else { value };
                         *element = negate(value, desc.negate_a, desc.a);
                     }
                 }
@@ -457,10 +494,11 @@ impl Executor<'_, '_> {
         // B: N x K.
         let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, op.b, 64))?;
         let mut b = vec![vec![0u64; k]; desc.n];
+        let layout = (desc.transpose_b, SubByte::of(op.kind, desc.b));
         for (n, row) in b.iter_mut().enumerate() {
             for (kk, element) in row.iter_mut().enumerate() {
                 let bits = self
-                    .smem_element(lane, &descriptor, desc.transpose_b, (n, kk), desc.b)
+                    .smem_element(lane, &descriptor, layout, (n, kk), desc.b)
                     .map_err(|why| format!("element ({n}, {kk}) of B: {why}"))?;
                 *element = negate(bits, desc.negate_b, desc.b);
             }
@@ -473,8 +511,17 @@ impl Executor<'_, '_> {
             .map(|&mask| self.read_bits(lane, mask, 32) as u32)
             .collect();
         let cores = self.device.tensor_cores();
+        if desc.scale_ue4m3 && op.scale_vec != 4 {
+            return Err(
+                ".ue4m3 scale factors (instruction descriptor bit 23 clear) go with \
+                 .scale_vec::4X"
+                    .to_string(),
+            );
+        }
         let scales = match (desc.scale_ids, op.scales) {
-            (Some(ids), Some(operands)) => Some(self.scale_factors(lane, &desc, ids, operands)?),
+            (Some(ids), Some(operands)) => {
+                Some(self.scale_factors(lane, (&desc, op.scale_vec), ids, operands)?)
+            }
             _ => None,
         };
         for (m, a_row) in a.iter().enumerate() {
@@ -493,14 +540,18 @@ impl Executor<'_, '_> {
                     0
                 };
                 let value = match &scales {
+                    Some((sfa, sfb)) if op.kind.packed_fp4() => {
+                        alu::dot_fp4_scaled(a_row, b_row, c, (&sfa[m], &sfb[n]), desc.scale_ue4m3)
+                    }
                     Some((sfa, sfb)) => {
-                        alu::dot_scaled(cores, &desc, a_row, b_row, c, (sfa[m], sfb[n]))
-                            .ok_or_else(|| {
+                        alu::dot_scaled(&desc, a_row, b_row, c, (sfa[m][0], sfb[n][0])).ok_or_else(
+                            || {
                                 format!(
                                     "D({m}, {n}): a NaN scale factor, or a scaled value outside \
                                      the normal .f32 range, is not supported by ptxsim yet"
                                 )
-                            })?
+                            },
+                        )?
                     }
                     None => alu::dot(cores, &desc, a_row, b_row, c),
                 };

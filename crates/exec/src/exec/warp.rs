@@ -259,6 +259,7 @@ impl Executor<'_, '_> {
         form: &ptxsim_isa::mma::MmaForm,
         d: &[Destination],
         sources: &[Vec<Source>; 3],
+        scales: Option<&[Source; 6]>,
     ) {
         let complete = lanes.len() == 32
             && lanes.first().is_some_and(|&first| first % 32 == 0)
@@ -294,9 +295,24 @@ impl Executor<'_, '_> {
         let a = read(self, &sources[0], form.a);
         let b = read(self, &sources[1], form.b);
         let c = read(self, &sources[2], form.c);
-        let Some(result) = alu::mma::mma(self.device.tensor_cores(), form, &a, &b, &c) else {
+        let factors = match (form.block_scale, scales) {
+            (Some(scale), Some(scales)) => match self.mma_scale_factors(lanes, scale.vec, scales) {
+                Ok(factors) => Some(factors),
+                Err(why) => {
+                    let message = format!("`{}`: {why}", instruction.text);
+                    for &lane in lanes {
+                        self.trap(lane, instruction, message.clone());
+                    }
+                    return;
+                }
+            },
+            _ => None,
+        };
+        let cores = self.device.tensor_cores();
+        let Some(result) = alu::mma::mma_scaled(cores, form, &a, &b, &c, factors.as_ref()) else {
             let message = format!(
-                "`{}`: mma.sync.aligned.{} is not supported by ptxsim yet",
+                "`{}`: mma.sync.aligned.{} is not supported by ptxsim yet (or, with \
+                 .block_scale, a scaled value left the normal .f32 range)",
                 instruction.text,
                 form.name()
             );
@@ -315,5 +331,62 @@ impl Executor<'_, '_> {
                 self.put(lane, &Put::new(destination, ty), u128::from(value));
             }
         }
+    }
+
+    /// The scale factors of `mma ... .block_scale` (9.7.14.3), `vec` bytes from
+    /// `byte-id` of a lane's `scale-a-data` / `scale-b-data`: row `r` of A from lane
+    /// `4 (r % 8) + 2 thread-id-a + r / 8`, column `n` of B from lane `4 n + thread-id-b`.
+    /// With the ids 0 these are CUTLASS's `SM120_16x8x{32,64}_TN_VS` `SFALayout` (rows `g` and
+    /// `g + 8` from the first two lanes of quad `g`) and `SFBLayout` (column `g` from quad
+    /// `g`); the ids select the other pair of a quad, or another lane of it, as ptxas 13.5
+    /// bounds them (thread-id-a in 0..1, thread-id-b in 0..3, byte-id 0..3, 0 or 2 with
+    /// `.scale_vec::2X`, 0 with `4X`). The selectors are read from the first lane.
+    fn mma_scale_factors(
+        &self,
+        lanes: &[usize],
+        vec: u8,
+        scales: &[Source; 6],
+    ) -> Result<alu::mma::ScaleFactors, String> {
+        let first = lanes[0];
+        let value = |source: Source| self.read_bits(first, source, 16) as u32;
+        let (byte_a, thread_a, byte_b, thread_b) = (
+            value(scales[1]),
+            value(scales[2]),
+            value(scales[4]),
+            value(scales[5]),
+        );
+        let vec = u32::from(vec);
+        for (byte, name) in [(byte_a, "byte-id-a"), (byte_b, "byte-id-b")] {
+            if byte >= 4 || byte % vec != 0 {
+                return Err(format!(
+                    "{name} is {byte}: with {vec} factors per row it must be a multiple of \
+                     {vec} below 4"
+                ));
+            }
+        }
+        if thread_a > 1 || thread_b > 3 {
+            return Err(format!(
+                "thread-id-a ({thread_a}) must be 0 or 1 and thread-id-b ({thread_b}) 0 to 3"
+            ));
+        }
+        let bytes = |lane: usize, data: Source, byte: u32| {
+            let word = self.read_bits(lanes[0] + lane, data, 32) as u32;
+            (0..vec)
+                .map(|j| word >> (8 * (byte + j)) & 0xff)
+                .collect::<Vec<u32>>()
+        };
+        let rows = (0..16)
+            .map(|r| {
+                bytes(
+                    4 * (r % 8) + 2 * thread_a as usize + r / 8,
+                    scales[0],
+                    byte_a,
+                )
+            })
+            .collect();
+        let columns = (0..8)
+            .map(|n| bytes(4 * n + thread_b as usize, scales[3], byte_b))
+            .collect();
+        Ok((rows, columns))
     }
 }

@@ -391,3 +391,240 @@ fn fp6_and_fp4_operands_of_kind_f8f6f4() {
         assert!(out[1..].iter().all(|&x| x == 0), "{qualifier}: {out:x?}");
     }
 }
+
+/// Runs sm_120a's `mma.sync.aligned.<qualifier> d, a, b, c, sa, {byte_a, thread_a}, sb,
+/// {byte_b, thread_b}` once: A (16 x k) and B (k x 8) hold element codes (`.e2m1` of
+/// `.kind::mxf4*` packed 8 to a register, the other types one to a byte, as 9.7.14.5.14 places
+/// them), C is zero; `sfa[lane]` / `sfb[lane]` are the lanes' scale data. Returns D row-major
+/// as `.f32` bits.
+fn run_block_scaled(
+    qualifier: &str,
+    (a, b): (&[u64], &[u64]),
+    (sfa, sfb): (&[u32; 32], &[u32; 32]),
+    (byte_a, thread_a, byte_b, thread_b): (u32, u32, u32, u32),
+) -> Vec<u64> {
+    let k = a.len() / 16;
+    let p = if k == 64 { 8 } else { 4 };
+    let w = 32 / p;
+    let words = |operand: char, matrix: &[u64], columns: usize, count: usize, lane: usize| {
+        (0..count / p)
+            .map(|register| {
+                (0..p).fold(0u32, |word, j| {
+                    let (row, col) = place(operand, (16, p), lane, register * p + j);
+                    word | (matrix[row * columns + col] as u32) << (j * w)
+                })
+            })
+            .collect::<Vec<u32>>()
+    };
+    let mut input = Vec::new();
+    for lane in 0..32 {
+        let mut lane_in = words('a', a, k, 16 * k / 32, lane);
+        lane_in.extend(words('b', b, 8, 8 * k / 32, lane));
+        lane_in.extend([sfa[lane], sfb[lane]]);
+        input.extend(lane_in.iter().flat_map(|w| w.to_le_bytes()));
+    }
+    let loads: String = (0..8)
+        .map(|i| {
+            let register = match i {
+                0..4 => format!("%a{i}"),
+                4..6 => format!("%b{}", i - 4),
+                6 => "%sa".to_string(),
+                _ => "%sb".to_string(),
+            };
+            format!("ld.global.b32 {register}, [%p+{}];\n", 4 * i)
+        })
+        .collect();
+    let source = format!(
+        ".version 8.7\n.target sm_120a\n.address_size 64\n\
+         .visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
+         .reg .b32 %a<4>, %b<2>, %sa, %sb;\n.reg .f32 %d<4>;\n\
+         .reg .u32 %l;\n.reg .u64 %p, %q, %off;\n\
+         mov.u32 %l, %tid.x;\nld.param.u64 %p, [in];\nld.param.u64 %q, [out];\n\
+         mul.wide.u32 %off, %l, 32;\nadd.u64 %p, %p, %off;\n\
+         mul.wide.u32 %off, %l, 16;\nadd.u64 %q, %q, %off;\n{loads}\
+         mma.sync.aligned.{qualifier} {{%d0, %d1, %d2, %d3}}, {{%a0, %a1, %a2, %a3}}, \
+         {{%b0, %b1}}, {{0f00000000, 0f00000000, 0f00000000, 0f00000000}}, %sa, \
+         {{{byte_a}, {thread_a}}}, %sb, {{{byte_b}, {thread_b}}};\n\
+         st.global.v4.f32 [%q], {{%d0, %d1, %d2, %d3}};\nret;\n}}\n"
+    );
+    let program =
+        ptxsim_exec::load(&source, None).unwrap_or_else(|e| panic!("{qualifier}: {e:?}\n{source}"));
+    let (device, addresses) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [32, 1, 1],
+        10_000,
+        vec![
+            ptxsim_exec::Argument::Buffer(input),
+            ptxsim_exec::Argument::Buffer(vec![0xa5; 32 * 16]),
+        ],
+    )
+    .expect("a valid launch");
+    let outcome = grid::run_grid(&device, GridOptions::default(), None, None);
+    assert!(
+        outcome.failure.is_none(),
+        "{qualifier}: {:?}",
+        outcome.failure
+    );
+    let out = device
+        .global
+        .buffer_at(addresses[1].expect("a buffer"))
+        .expect("the buffer")
+        .contents();
+    let mut d = vec![0u64; 16 * 8];
+    for lane in 0..32 {
+        for i in 0..4 {
+            let (row, col) = place('d', (16, 1), lane, i);
+            let at = 16 * lane + 4 * i;
+            d[row * 8 + col] = u64::from(u32::from_le_bytes(out[at..at + 4].try_into().unwrap()));
+        }
+    }
+    d
+}
+
+/// The OCP code of a small integer (|v| <= 4) in a format of `bias` and `fraction` bits with
+/// the sign at `sign`.
+fn small(v: i32, bias: u32, fraction: u32, sign: u32) -> u64 {
+    if v == 0 {
+        return 0;
+    }
+    let magnitude = v.unsigned_abs();
+    let exponent = 31 - magnitude.leading_zeros();
+    let bits =
+        (exponent + bias) << fraction | (magnitude << fraction >> exponent) & ((1 << fraction) - 1);
+    u64::from(u32::from(v < 0) << sign | bits)
+}
+
+/// sm_120a's block-scaled `mma.sync` (9.7.14.3): the integer product of A and B, each block of
+/// K scaled by its row's and column's factor, every sum exact (so any correct arithmetic gives
+/// these bits). The factors sit in the lanes and bytes the selectors pick: row `r` of A in lane
+/// `4 (r % 8) + 2 thread-id-a + r / 8`, column `n` of B in lane `4n + thread-id-b` (CUTLASS's
+/// SM120 `SFALayout`/`SFBLayout` for the ids 0; ptxas 13.5 bounds the ids: thread-id-a 0..1,
+/// thread-id-b 0..3, byte-id 0..3 / 0, 2 / 0 for 1X / 2X / 4X); every other byte is a decoy.
+#[test]
+fn block_scaled_mma_sync_scales_each_block_by_the_selected_factors() {
+    let a_int = |m: usize, k: usize| ((m * 5 + k * 3) % 9) as i32 - 4;
+    let b_int = |k: usize, n: usize| ((k * 7 + n * 2) % 7) as i32 - 3;
+    // (qualifier, K, factors per row, A's and B's code, .ue4m3, selectors).
+    type Form = (
+        &'static str,
+        usize,
+        usize,
+        fn(i32) -> u64,
+        fn(i32) -> u64,
+        bool,
+        [u32; 4],
+    );
+    let e2m1_packed: fn(i32) -> u64 = |v| small(v, 1, 1, 3);
+    let e4m3: fn(i32) -> u64 = |v| small(v, 7, 3, 7);
+    // e2m1 in the central 4 bits of its 8-bit container (9.7.14.5.14).
+    let e2m1_container: fn(i32) -> u64 = |v| small(v, 1, 1, 3) << 2;
+    let forms: [Form; 5] = [
+        (
+            "m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0",
+            64,
+            2,
+            e2m1_packed,
+            e2m1_packed,
+            false,
+            [2, 1, 0, 3],
+        ),
+        (
+            "m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0",
+            64,
+            2,
+            e2m1_packed,
+            e2m1_packed,
+            false,
+            [0, 0, 2, 1],
+        ),
+        (
+            "m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0",
+            64,
+            4,
+            e2m1_packed,
+            e2m1_packed,
+            false,
+            [0, 1, 0, 2],
+        ),
+        (
+            "m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
+            64,
+            4,
+            e2m1_packed,
+            e2m1_packed,
+            true,
+            [0, 0, 0, 3],
+        ),
+        (
+            "m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e2m1.f32.ue8m0",
+            32,
+            1,
+            e4m3,
+            e2m1_container,
+            false,
+            [3, 1, 1, 2],
+        ),
+    ];
+    for (qualifier, k, vec, a_code, b_code, ue4m3, selectors) in forms {
+        let [byte_a, thread_a, byte_b, thread_b] = selectors;
+        let a: Vec<u64> = (0..16 * k).map(|i| a_code(a_int(i / k, i % k))).collect();
+        let b: Vec<u64> = (0..k * 8).map(|i| b_code(b_int(i / 8, i % 8))).collect();
+        // Factor codes and worths: .ue8m0 2^(e - 127), e in 125..128; .ue4m3 (1 + f/8) 2^(e - 7)
+        // with e in 6..7.
+        let code = |i: usize, j: usize, salt: usize| -> u32 {
+            if ue4m3 {
+                (6 + ((i + j + salt) % 2) as u32) << 3 | ((i * 3 + j * 5 + salt) % 8) as u32
+            } else {
+                125 + ((i * 3 + j + salt) % 4) as u32
+            }
+        };
+        let worth = |code: u32| -> f64 {
+            if ue4m3 {
+                (1.0 + f64::from(code & 7) / 8.0) * 2f64.powi((code >> 3) as i32 - 7)
+            } else {
+                2f64.powi(code as i32 - 127)
+            }
+        };
+        let mut sfa = [0x5a5a_5a5au32; 32];
+        let mut sfb = [0xa5a5_a5a5u32; 32];
+        for r in 0..16 {
+            let lane = 4 * (r % 8) + 2 * thread_a as usize + r / 8;
+            for j in 0..vec {
+                let shift = 8 * (byte_a as usize + j);
+                sfa[lane] = sfa[lane] & !(0xff << shift) | code(r, j, 0) << shift;
+            }
+        }
+        for n in 0..8 {
+            let lane = 4 * n + thread_b as usize;
+            for j in 0..vec {
+                let shift = 8 * (byte_b as usize + j);
+                sfb[lane] = sfb[lane] & !(0xff << shift) | code(n, j, 1) << shift;
+            }
+        }
+        let d = run_block_scaled(
+            qualifier,
+            (&a, &b),
+            (&sfa, &sfb),
+            (byte_a, thread_a, byte_b, thread_b),
+        );
+        let block = k / vec;
+        for m in 0..16 {
+            for n in 0..8 {
+                let want: f64 = (0..vec)
+                    .map(|j| {
+                        let sum: i32 = (block * j..block * (j + 1))
+                            .map(|kk| a_int(m, kk) * b_int(kk, n))
+                            .sum();
+                        f64::from(sum) * worth(code(m, j, 0)) * worth(code(n, j, 1))
+                    })
+                    .sum();
+                assert_eq!(
+                    d[m * 8 + n],
+                    u64::from((want as f32).to_bits()),
+                    "{qualifier}: D({m}, {n})"
+                );
+            }
+        }
+    }
+}

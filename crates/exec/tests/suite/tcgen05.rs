@@ -651,3 +651,325 @@ fn tritons_sm_100a_matmuls_run_on_tcgen05() {
         36880,
     );
 }
+
+/// `mxf4(image, out, scales, idesc, idesc2, sf2, ...)`: two block-scaled FP4 products (the
+/// kernel's comment); the tests replace the kind and scale vector.
+const MXF4: &str = include_str!("tcgen05_kernels/mxf4.ptx");
+
+/// A sub-byte floating-point type of `.kind::f8f6f4` (PTX ISA 5.2.5.1's alternate formats,
+/// the OCP MX formats): its instruction-descriptor code (Table 42: E2M3 = 3, E3M2 = 4,
+/// E2M1 = 5), width, exponent bias and fraction bits.
+#[derive(Clone, Copy, Debug)]
+enum SubByte {
+    E2m3,
+    E3m2,
+    E2m1,
+}
+
+impl SubByte {
+    fn code(self) -> u32 {
+        match self {
+            SubByte::E2m3 => 3,
+            SubByte::E3m2 => 4,
+            SubByte::E2m1 => 5,
+        }
+    }
+
+    fn width(self) -> u32 {
+        match self {
+            SubByte::E2m1 => 4,
+            _ => 6,
+        }
+    }
+
+    /// The encoding of the integer `v` (|v| <= 4): sign, exponent field `e + bias`, the
+    /// fraction below the leading one (`.e2m3`: bias 1, 3 fraction bits; `.e3m2`: bias 3, 2
+    /// bits; `.e2m1`: bias 1, 1 bit).
+    fn encode(self, v: i32) -> u32 {
+        let (bias, fraction_bits) = match self {
+            SubByte::E2m3 => (1, 3),
+            SubByte::E3m2 => (3, 2),
+            SubByte::E2m1 => (1, 1),
+        };
+        if v == 0 {
+            return 0;
+        }
+        let magnitude = v.unsigned_abs();
+        let exponent = 31 - magnitude.leading_zeros();
+        let fraction = (magnitude << fraction_bits >> exponent) & ((1 << fraction_bits) - 1);
+        u32::from(v < 0) << (self.width() - 1) | (exponent + bias) << fraction_bits | fraction
+    }
+}
+
+/// The integer at `(row or column, k)` of A or B.
+type Values<'a> = &'a dyn Fn(usize, usize) -> i32;
+
+/// The shared-memory image of A (128 x 64) and B (32 x 64) of sub-byte elements, K-major
+/// without swizzling (the `Plain` layout, one-byte elements: A's 16-byte units 2048 bytes
+/// apart along K, B's 512), each 16-byte unit holding 16 elements packed from bit 0 (`.b6x16_p32`
+/// / `.b4x16_p64`: 12 or 8 bytes of data, then padding); with `packed`, K = 128 `.e2m1`
+/// elements two to a byte (32 to a unit, the lower k in the low nibble, as MMA-Sim's
+/// `unpack_fp4_tensor` reads them). `values` gives A's and B's integers.
+fn sub_byte_image(
+    (a_ty, b_ty): (SubByte, SubByte),
+    packed: bool,
+    (a_of, b_of): (Values, Values),
+) -> Vec<u8> {
+    let mut image = vec![0u8; IMAGE];
+    let (depth, per_unit) = if packed { (128, 32) } else { (64, 16) };
+    let mut put = |unit: usize, k: usize, ty: SubByte, v: i32| {
+        let width = if packed { 4 } else { ty.width() as usize };
+        let bit = width * (k % per_unit);
+        let code = ty.encode(v) << (bit % 8);
+        for (i, byte) in code.to_le_bytes().iter().take(2).enumerate() {
+            image[unit + bit / 8 + i] |= byte;
+        }
+    };
+    for k in 0..depth {
+        for m in 0..M {
+            put(
+                (m / 8) * 128 + (m % 8) * 16 + (k / per_unit) * 2048,
+                k,
+                a_ty,
+                a_of(m, k),
+            );
+        }
+        for n in 0..N {
+            let unit = B_BASE + (n / 8) * 128 + (n % 8) * 16 + (k / per_unit) * 512;
+            put(unit, k, b_ty, b_of(n, k));
+        }
+    }
+    image
+}
+
+/// `.kind::f8f6f4` with FP6 and FP4 operands (alone and against E4M3): the integer product
+/// over K = 64 (two instructions), every sum exact.
+#[test]
+fn kind_f8f6f4_multiplies_fp6_and_fp4_tiles() {
+    let e4m3 = None;
+    for (a_ty, b_ty) in [
+        (Some(SubByte::E2m3), Some(SubByte::E2m3)),
+        (Some(SubByte::E3m2), Some(SubByte::E3m2)),
+        (Some(SubByte::E2m1), Some(SubByte::E2m1)),
+        (Some(SubByte::E2m1), Some(SubByte::E3m2)),
+        (Some(SubByte::E2m3), e4m3),
+    ] {
+        let pick = |ty: Option<SubByte>| ty.unwrap_or(SubByte::E2m1);
+        let mut image = sub_byte_image(
+            (pick(a_ty), pick(b_ty)),
+            false,
+            (&|m, k| a_value(m, k), &|n, k| b_value(n, k)),
+        );
+        if b_ty.is_none() {
+            // B in E4M3 (one byte per element), as the E4M3 test lays it out.
+            let (e4m3_image, _) = image_for_b(Input::E4m3);
+            image[B_BASE..].copy_from_slice(&e4m3_image[B_BASE..]);
+        }
+        let code = |ty: Option<SubByte>| ty.map_or(0, SubByte::code);
+        let idesc = 1 << 4
+            | code(a_ty) << 7
+            | code(b_ty) << 10
+            | ((N as u32) >> 3) << 17
+            | ((M as u32) >> 4) << 24;
+        let source = MMA.replace("kind::f16", "kind::f8f6f4");
+        let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+        let mut out = vec![0u8; M * N * 4];
+        let descriptors = [
+            descriptor(0, 2048, 128, 0),
+            descriptor(B_BASE, 512, 128, 0),
+            4096 >> 4,
+            1024 >> 4,
+        ];
+        module
+            .launch(
+                "mma_f16",
+                [1, 1, 1],
+                [128, 1, 1],
+                &mut [
+                    Arg::Buffer(&mut image),
+                    Arg::Buffer(&mut out),
+                    Arg::U32(idesc),
+                    Arg::U32(0),
+                    Arg::U64(descriptors[0]),
+                    Arg::U64(descriptors[1]),
+                    Arg::U64(descriptors[2]),
+                    Arg::U64(descriptors[3]),
+                ],
+                &LaunchOptions::default(),
+            )
+            .expect("it runs");
+        let want = reference(Input::E4m3);
+        for (index, w) in want.iter().enumerate() {
+            let got = u32::from_le_bytes(out[4 * index..4 * index + 4].try_into().unwrap());
+            assert_eq!(
+                got,
+                *w,
+                "D({}, {}) for {a_ty:?} x {b_ty:?}",
+                index / N,
+                index % N
+            );
+        }
+    }
+}
+
+/// The image of the `Plain` layout for `input` (only its B half is used).
+fn image_for_b(input: Input) -> (Vec<u8>, [u64; 4]) {
+    image(input, Layout::Plain)
+}
+
+/// The packed FP4 operands of `mxf4_product`: A's and B's integers in -4..4 (every one an
+/// `.e2m1` value).
+fn fp4_a(m: usize, k: usize) -> i32 {
+    ((m * 3 + k * 5) % 9) as i32 - 4
+}
+
+fn fp4_b(n: usize, k: usize) -> i32 {
+    ((n * 7 + k) % 7) as i32 - 3
+}
+
+/// Runs `mxf4` with `kind` (`.kind::mxf4` or `.kind::mxf4nvf4` with its scale vector), `vec`
+/// factors per row and instruction, the scale type bit (`ue8m0`) and `factor(row or column,
+/// block, is_b)`'s bytes (K = 128: `2 vec` blocks), and compares D with the exact sum
+/// `sum_blocks sa sb sum_k a b`, `value(byte)` giving each factor's worth.
+fn mxf4_product(
+    kind: &str,
+    vec: usize,
+    ue8m0: bool,
+    factor: &dyn Fn(usize, usize, bool) -> u32,
+    value: &dyn Fn(u32) -> f64,
+) {
+    let mut image = sub_byte_image(
+        (SubByte::E2m1, SubByte::E2m1),
+        true,
+        (&|m, k| fp4_a(m, k), &|n, k| fp4_b(n, k)),
+    );
+    // The factors where CUTLASS's tmem_sf_frg puts them (4x1 duplicated): those of row m in
+    // every lane m % 32 + 32q, column m / 32 of four; those of column n in lane n % 32 + 32q,
+    // column 4; byte j of a cell the j-th block of K. With 2 factors per instruction both
+    // instructions share one cell (scale-factor ids 0 and 2); with 4, the second instruction's
+    // cells are 8 columns further (sf2 = 8).
+    let blocks = 2 * vec;
+    let mut scales = vec![0u8; 128 * 16 * 4];
+    for lane in 0..128 {
+        let mut cells = [0u32; 16];
+        for block in 0..blocks {
+            let (base, byte) = if vec == 4 {
+                (8 * (block / 4), block % 4)
+            } else {
+                (0, block)
+            };
+            for column in 0..4 {
+                let m = lane % 32 + 32 * column;
+                cells[base + column] |= factor(m, block, false) << (8 * byte);
+            }
+            cells[base + 4] |= factor(lane % 32, block, true) << (8 * byte);
+        }
+        for (column, cell) in cells.iter().enumerate() {
+            let at = (lane * 16 + column) * 4;
+            scales[at..at + 4].copy_from_slice(&cell.to_le_bytes());
+        }
+    }
+    // The block-scaled descriptor: A and B E2M1 (MXF4Format 1) at bits 7 and 10, N >> 3 at 17,
+    // the scale type at 23 (UE8M0 = 1, UE4M3 = 0), M >> 4 at 24; the second instruction's
+    // scale-factor ids (A bits 29-30, B bits 4-5) 2 with 2 factors per instruction.
+    let idesc =
+        1 << 7 | 1 << 10 | (N as u32 >> 3) << 17 | u32::from(ue8m0) << 23 | (M as u32 >> 4) << 24;
+    let (idesc2, sf2) = if vec == 4 {
+        (idesc, 8)
+    } else {
+        (idesc | 2 << 29 | 2 << 4, 0)
+    };
+    let source = MXF4.replace("kind::mxf4.block_scale.scale_vec::2X", kind);
+    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+    let mut out = vec![0u8; M * N * 4];
+    module
+        .launch(
+            "mxf4",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::Buffer(&mut scales),
+                Arg::U32(idesc),
+                Arg::U32(idesc2),
+                Arg::U32(sf2),
+                Arg::U64(descriptor(0, 2048, 128, 0)),
+                Arg::U64(descriptor(B_BASE, 512, 128, 0)),
+                Arg::U64(4096 >> 4),
+                Arg::U64(1024 >> 4),
+            ],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let size = 128 / blocks;
+    for m in 0..M {
+        for n in 0..N {
+            let d: f64 = (0..blocks)
+                .map(|j| {
+                    let sum: i32 = (size * j..size * j + size)
+                        .map(|k| fp4_a(m, k) * fp4_b(n, k))
+                        .sum();
+                    f64::from(sum) * value(factor(m, j, false)) * value(factor(n, j, true))
+                })
+                .sum();
+            let at = (m * N + n) * 4;
+            let got = u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+            assert_eq!(got, (d as f32).to_bits(), "D({m}, {n}) for {kind}");
+        }
+    }
+}
+
+/// `.ue8m0`: `2^(e - 127)`.
+fn ue8m0(byte: u32) -> f64 {
+    2f64.powi(byte as i32 - 127)
+}
+
+/// `.ue4m3` (a normal E4M3 magnitude): `(1 + f / 8) 2^(e - 7)`.
+fn ue4m3(byte: u32) -> f64 {
+    (1.0 + f64::from(byte & 7) / 8.0) * 2f64.powi((byte >> 3) as i32 - 7)
+}
+
+#[test]
+fn kind_mxf4_scales_each_32_elements_of_packed_fp4() {
+    let factor = |i: usize, j: usize, b: bool| 126 + ((i * 5 + j * 3 + usize::from(b)) % 4) as u32;
+    mxf4_product("kind::mxf4.block_scale", 2, true, &factor, &ue8m0);
+    mxf4_product(
+        "kind::mxf4.block_scale.scale_vec::2X",
+        2,
+        true,
+        &factor,
+        &ue8m0,
+    );
+    mxf4_product(
+        "kind::mxf4nvf4.block_scale.scale_vec::2X",
+        2,
+        true,
+        &factor,
+        &ue8m0,
+    );
+}
+
+#[test]
+fn kind_mxf4nvf4_scales_each_16_elements_by_ue8m0_or_ue4m3() {
+    let exponents =
+        |i: usize, j: usize, b: bool| 125 + ((i * 3 + j * 7 + usize::from(b)) % 5) as u32;
+    mxf4_product(
+        "kind::mxf4nvf4.block_scale.scale_vec::4X",
+        4,
+        true,
+        &exponents,
+        &ue8m0,
+    );
+    // .ue4m3 factors 0.5 .. 1.875: exponent field 6 or 7, any fraction.
+    let ue4m3_factor = |i: usize, j: usize, b: bool| {
+        (6 + ((i + j + usize::from(b)) % 2) as u32) << 3 | ((i * 5 + j * 3) % 8) as u32
+    };
+    mxf4_product(
+        "kind::mxf4nvf4.block_scale.scale_vec::4X",
+        4,
+        false,
+        &ue4m3_factor,
+        &ue4m3,
+    );
+}

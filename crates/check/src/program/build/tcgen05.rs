@@ -226,19 +226,18 @@ impl Builder<'_> {
             .find_map(|m| Kind::parse(m))
             .ok_or("this .kind of tcgen05.mma is not supported by ptxsim yet")?;
         let block_scale = modifiers.contains(&"block_scale");
-        if block_scale != (kind == Kind::Mxf8f6f4) {
+        if block_scale != kind.block_scaled() {
             return Err(
-                ".kind::mxf8f6f4 goes with .block_scale, the other kinds ptxsim runs \
-                        without it"
+                ".kind::mxf8f6f4, .kind::mxf4 and .kind::mxf4nvf4 go with .block_scale, the \
+                 other kinds without it"
                     .to_string(),
             );
         }
-        if modifiers
-            .iter()
-            .any(|m| m.starts_with("scale_vec::") && *m != "scale_vec::1X")
-        {
-            return Err(".kind::mxf8f6f4 takes .scale_vec::1X (Table 36)".to_string());
-        }
+        let scale_vec = if block_scale {
+            Self::scale_vec(kind, modifiers)?
+        } else {
+            0
+        };
         if operands.len() < 5 {
             return Err(format!(
                 "tcgen05.mma takes at least 5 operands, not {}",
@@ -292,6 +291,41 @@ impl Builder<'_> {
                 None => None,
             },
             scales,
+            scale_vec,
         })))
+    }
+
+    /// The scale factors per row and K of one instruction (Table 36's `.scale_vec_size`,
+    /// as ptxas 13.5 takes it for tcgen05.mma): `.kind::mxf8f6f4` `.scale_vec::1X` (the
+    /// default; `.block32`), `.kind::mxf4` `.scale_vec::2X` (the default; `.block32`),
+    /// `.kind::mxf4nvf4` `.scale_vec::2X` (`.block32`) or `.scale_vec::4X` (`.block16`), which
+    /// it must name ("Modifier '.kind::mxf4nvf4' requires modifier '.scale_vectorsize'").
+    fn scale_vec(kind: Kind, modifiers: &[&str]) -> Result<u32, String> {
+        let k = kind.k() as u32;
+        let named = modifiers.iter().find_map(|m| match *m {
+            "scale_vec::1X" => Some(1),
+            "scale_vec::2X" => Some(2),
+            "scale_vec::4X" => Some(4),
+            "block32" => Some(k / 32),
+            "block16" => Some(k / 16),
+            _ => None,
+        });
+        let allowed: &[u32] = match kind {
+            Kind::Mxf8f6f4 => &[1],
+            Kind::Mxf4 => &[2],
+            _ => &[2, 4],
+        };
+        match named.or(if kind == Kind::Mxf4nvf4 {
+            None
+        } else {
+            Some(allowed[0])
+        }) {
+            Some(vec) if allowed.contains(&vec) => Ok(vec),
+            Some(vec) => Err(format!(
+                "this .kind cannot be combined with {vec} scale factors per row \
+                 (.scale_vec::{vec}X; Table 36)"
+            )),
+            None => Err(".kind::mxf4nvf4 needs .scale_vec::2X or .scale_vec::4X".to_string()),
+        }
     }
 }
