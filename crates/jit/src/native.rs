@@ -41,6 +41,7 @@ use std::sync::atomic::AtomicU64;
 
 use cranelift_jit::JITModule;
 use ptxsim_exec::compiled::{CompiledCta, CtaSpaces, LaneFn, LaneSpaces, SPECIALS};
+use ptxsim_exec::memory::FaultKind;
 use ptxsim_isa::ops::Space;
 
 /// What the generated function reads and writes (`#[repr(C)]`; the offsets are the
@@ -148,26 +149,38 @@ extern "C" fn ptxsim_jit_load(
     // SAFETY: the generated code passes the context `Code::run` gave it, alive and not
     // otherwise borrowed while the helper runs.
     let context = unsafe { &mut *context };
+    match access(context, space, address, slot, |spaces, space| {
+        spaces.load(space, address, bytes)
+    }) {
+        Some(value) => {
+            context.scratch = value;
+            1
+        }
+        None => 0,
+    }
+}
+
+/// Makes an access of space number `space` at `address` through the thread's spaces (`None`
+/// when it faults) and, when it succeeds in a global buffer, makes that buffer window `slot`.
+fn access<T>(
+    context: &mut Context,
+    space: u32,
+    address: u64,
+    slot: u32,
+    f: impl FnOnce(&mut LaneSpaces<'_>, Space) -> Result<T, FaultKind>,
+) -> Option<T> {
     let space = SPACES[space as usize % SPACES.len()];
-    let Some((result, window)) = with_spaces(context, |spaces| {
-        let result = spaces.load(space, address, bytes);
+    let (result, window) = with_spaces(context, |spaces| {
+        let result = f(spaces, space);
         let window = result.is_ok().then(|| {
             spaces
                 .global_window(space, address)
                 .map(|(base, len, words)| (base, len, words.as_ptr()))
         });
         (result, window.flatten())
-    }) else {
-        return 0;
-    };
+    })?;
     set_window(context, slot, window);
-    match result {
-        Ok(value) => {
-            context.scratch = value;
-            1
-        }
-        Err(_) => 0,
-    }
+    result.ok()
 }
 
 /// Stores for the generated code: returns 1, or 0 when the access faults (nothing is
@@ -182,20 +195,10 @@ extern "C" fn ptxsim_jit_store(
 ) -> u32 {
     // SAFETY: as in `ptxsim_jit_load`.
     let context = unsafe { &mut *context };
-    let space = SPACES[space as usize % SPACES.len()];
-    let Some((result, window)) = with_spaces(context, |spaces| {
-        let result = spaces.store(space, address, bytes, value);
-        let window = result.is_ok().then(|| {
-            spaces
-                .global_window(space, address)
-                .map(|(base, len, words)| (base, len, words.as_ptr()))
-        });
-        (result, window.flatten())
-    }) else {
-        return 0;
-    };
-    set_window(context, slot, window);
-    u32::from(result.is_ok())
+    let stored = access(context, space, address, slot, |spaces, space| {
+        spaces.store(space, address, bytes, value)
+    });
+    u32::from(stored.is_some())
 }
 
 /// Makes `window` (a global buffer a helper found: its first address, length and words) the

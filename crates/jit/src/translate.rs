@@ -1336,6 +1336,17 @@ impl Translator<'_, '_> {
         (self.builder.ins().band(inside, aligned), offset)
     }
 
+    /// A plain load of `bytes` (1, 2, 4 or 8) at `pointer`, zero-extended to 64 bits.
+    fn load_plain(&mut self, pointer: Value, bytes: u32) -> Value {
+        let flags = MemFlagsData::trusted();
+        match bytes {
+            1 => self.builder.ins().uload8(types::I64, flags, pointer, 0),
+            2 => self.builder.ins().uload16(types::I64, flags, pointer, 0),
+            4 => self.builder.ins().uload32(flags, pointer, 0),
+            _ => self.builder.ins().load(types::I64, flags, pointer, 0),
+        }
+    }
+
     /// A load of `bytes` at `at` in `space`, zero-extended to 64 bits; a failed one hands
     /// the instruction back.
     fn load(&mut self, pc: usize, before: Value, space: Space, at: Value, bytes: u32) -> Value {
@@ -1353,13 +1364,7 @@ impl Translator<'_, '_> {
             self.decline(pc, before);
             self.builder.switch_to_block(fast);
             let pointer = self.builder.ins().iadd(self.shared, at);
-            let flags = MemFlagsData::trusted();
-            let value = match bytes {
-                1 => self.builder.ins().uload8(types::I64, flags, pointer, 0),
-                2 => self.builder.ins().uload16(types::I64, flags, pointer, 0),
-                4 => self.builder.ins().uload32(flags, pointer, 0),
-                _ => self.builder.ins().load(types::I64, flags, pointer, 0),
-            };
+            let value = self.load_plain(pointer, bytes);
             self.builder.ins().jump(done, &[BlockArg::Value(value)]);
             self.builder.switch_to_block(done);
             return self.builder.block_params(done)[0];
@@ -1385,12 +1390,7 @@ impl Translator<'_, '_> {
             self.builder.ins().brif(inside, fast, &[], slow, &[]);
             self.builder.switch_to_block(fast);
             let pointer = self.builder.ins().iadd(region, at);
-            let value = match bytes {
-                1 => self.builder.ins().uload8(types::I64, flags, pointer, 0),
-                2 => self.builder.ins().uload16(types::I64, flags, pointer, 0),
-                4 => self.builder.ins().uload32(flags, pointer, 0),
-                _ => self.builder.ins().load(types::I64, flags, pointer, 0),
-            };
+            let value = self.load_plain(pointer, bytes);
             self.builder.ins().jump(done, &[BlockArg::Value(value)]);
         } else if matches!(space, Space::Global | Space::Generic) {
             // The buffer of the instruction's window: its word, atomically, as
