@@ -747,6 +747,7 @@ impl<'m> Builder<'m> {
                     address,
                     size,
                     bytes: initial,
+                    managed: declaration.is_managed(),
                 });
                 address
             } else {
