@@ -19,8 +19,9 @@
 #                    "0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance";
 #                    1_Utilities and 5_Domain_Specific are also ready: skip.tsv lists what they
 #                    need that ptxsim's driver cannot give. 4_CUDA_Libraries needs the vendor
-#                    libraries, 7_libNVVM is a separate CMake project that needs libNVVM, and
-#                    8_Platform_Specific targets Tegra/Windows: none of the three is supported)
+#                    libraries, 7_libNVVM is a separate CMake project (docs/cuda-programs.md
+#                    says how to build it by hand), and 8_Platform_Specific targets
+#                    Tegra/Windows: run.sh builds none of the three)
 #   SAMPLES          a regular expression: only the samples whose name matches (default: all)
 #   SAMPLE_TIMEOUT   seconds each sample may run (default 300)
 #   JOBS             make -j (default 2)
@@ -82,7 +83,7 @@ categories=${CATEGORIES:-0_Introduction 2_Concepts_and_Techniques 3_CUDA_Feature
 for c in $categories; do
     case $c in
         0_Introduction|1_Utilities|2_Concepts_and_Techniques|3_CUDA_Features|5_Domain_Specific|6_Performance) ;;
-        *) echo "CATEGORIES: $c is not supported (4_CUDA_Libraries needs vendor libraries, 7_libNVVM libNVVM, 8_Platform_Specific Tegra or Windows)" >&2; exit 1 ;;
+        *) echo "CATEGORIES: $c is not supported (4_CUDA_Libraries needs vendor libraries, 7_libNVVM is a separate CMake project: see docs/cuda-programs.md, 8_Platform_Specific needs Tegra or Windows)" >&2; exit 1 ;;
     esac
 done
 
