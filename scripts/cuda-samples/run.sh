@@ -15,6 +15,13 @@
 #                    LD_PRELOAD for every sample: the *_nvrtc samples load NVRTC's cubin, which
 #                    it turns into NVRTC's PTX (docs/cuda-programs.md, "NVRTC programs"); without
 #                    the file they fail with CUDA_ERROR_INVALID_IMAGE
+#   CATEGORIES       the cuda-samples folders in scope, separated by spaces (default
+#                    "0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance";
+#                    1_Utilities and 5_Domain_Specific are also ready: skip.tsv lists what they
+#                    need that ptxsim's driver cannot give. 4_CUDA_Libraries needs the vendor
+#                    libraries, 7_libNVVM is a separate CMake project (docs/cuda-programs.md
+#                    says how to build it by hand), and 8_Platform_Specific targets
+#                    Tegra/Windows: run.sh builds none of the three)
 #   SAMPLES          a regular expression: only the samples whose name matches (default: all)
 #   SAMPLE_TIMEOUT   seconds each sample may run (default 300)
 #   JOBS             make -j (default 2)
@@ -32,12 +39,12 @@
 #     fatbins with their own -gencode flags, so -DCMAKE_CUDA_ARCHITECTURES=90-virtual alone is
 #     not enough; the wrapper drops every -gencode/-arch/-code flag and compiles for
 #     -gencode=arch=compute_90,code=compute_90 only (PTX, no SASS; see <build>/nvcc.log).
-#  2. Builds the samples of 0_Introduction, 2_Concepts_and_Techniques, 3_CUDA_Features and
-#     6_Performance that skip.tsv (beside this script) does not exclude, with the checkout's
+#  2. Builds the samples of the CATEGORIES (by default 0_Introduction, 2_Concepts_and_Techniques,
+#     3_CUDA_Features and 6_Performance) that skip.tsv (beside this script) does not exclude, with the checkout's
 #     top-level CMakeLists (its settings verbatim, its add_subdirectory(Samples) replaced by one
 #     add_subdirectory per sample in scope) and each sample's own CMakeLists; make -k, per sample.
 #     skip.tsv excludes what needs a vendor math library (cuBLAS, cuRAND, ...), a graphics API
-#     (OpenGL/GLUT/EGL), MPI, IPC between processes or a second GPU. Samples that work on one
+#     (OpenGL/GLUT/EGL, Vulkan, Direct3D), MPI, IPC between processes or a second GPU. Samples that work on one
 #     GPU although they handle several (simpleMultiGPU, cudaOpenMP) are in scope.
 #  3. Runs each built sample in its build directory (where CMake copies its data files), stdin
 #     from /dev/null, with the checkout's test_args.json arguments, a timeout, and
@@ -72,7 +79,13 @@ libcuda=${PTXSIM_LIBCUDA:-$repo/target/release/libcuda.so}
 nvrtc_shim=${PTXSIM_NVRTC:-$repo/target/release/libptxsim_nvrtc.so}
 jobs=${JOBS:-2}
 steps=${STEPS:-configure build run}
-categories="0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance"
+categories=${CATEGORIES:-0_Introduction 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance}
+for c in $categories; do
+    case $c in
+        0_Introduction|1_Utilities|2_Concepts_and_Techniques|3_CUDA_Features|5_Domain_Specific|6_Performance) ;;
+        *) echo "CATEGORIES: $c is not supported (4_CUDA_Libraries needs vendor libraries, 7_libNVVM is a separate CMake project: see docs/cuda-programs.md, 8_Platform_Specific needs Tegra or Windows)" >&2; exit 1 ;;
+    esac
+done
 
 [[ -x $cu/bin/nvcc ]] || { echo "no $cu/bin/nvcc: run scripts/install-nvidia-tools.sh" >&2; exit 1; }
 [[ -f $libcuda ]] || { echo "no $libcuda: build crates/cuda (release) or set PTXSIM_LIBCUDA" >&2; exit 1; }

@@ -1,4 +1,5 @@
 // A CUDA runtime program for ptxsim's driver library (printf, assert, managed and mapped memory,
+// a __managed__ variable,
 // __constant__ symbols, streams, events, graphs and stream capture, a cooperative launch, a
 // texture and a surface): built by nvcc the usual way (runtime
 // API, static cudart, a fatbin holding compute_90 PTX) and run with ptxsim's libcuda.so.1 by
@@ -47,6 +48,12 @@ __global__ void increment(int *a, int n) {
 }
 
 static void CUDART_CB count_call(void *data) { ++*(int *)data; }
+
+// A __managed__ variable (`.global .attribute(.managed)`): the host reads and writes it
+// directly, kernels through its name.
+__device__ __managed__ int managed_total = 11;
+
+__global__ void add_to_managed(int n) { atomicAdd(&managed_total, n + threadIdx.x); }
 
 // Each thread writes its rank, the grid synchronizes, and each reads another CTA's value.
 __global__ void mirror(int *scratch, int *out, int n) {
@@ -149,6 +156,14 @@ int main() {
     check_cuda(cudaPointerGetAttributes(&attributes, managed), "cudaPointerGetAttributes");
     check(attributes.type == cudaMemoryTypeManaged, "managed pointer type");
     check_cuda(cudaFree(managed), "cudaFree managed");
+
+    // A __managed__ variable: its initializer, then the host's store, seen by a kernel whose
+    // stores the host sees after the synchronization. 4 threads add 3+0 .. 3+3 = 18.
+    check(managed_total == 11, "__managed__ initial value");
+    managed_total = 100;
+    add_to_managed<<<1, 4>>>(3);
+    check_cuda(cudaDeviceSynchronize(), "__managed__ kernel");
+    check(managed_total == 118, "__managed__ variable");
 
     // Mapped pinned memory (zero copy) on a stream, timed with events.
     int *pinned, *mapped;

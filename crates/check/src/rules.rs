@@ -256,7 +256,7 @@ impl FormCache {
         modifiers: &[&str],
     ) -> DecodedForm {
         let compute = || {
-            let form = decode(opcode, modifiers);
+            let form = decode_for(setting, opcode, modifiers);
             let unmet = match (&form, setting.target, setting.version) {
                 (Ok(form), Some(target), Some(version)) => {
                     satisfied(&requirements(form), target, version).err()
@@ -285,6 +285,24 @@ impl FormCache {
         }
         decoded
     }
+}
+
+/// [`decode`] for the module's target: an `.f32` instruction of a `.target sm_1x` module is
+/// decoded as CUDA compiles it for a newer device ([`ptxsim_isa::ops::sm_1x_modifiers`]: it
+/// flushes subnormals, and `mad.f32` without a rounding modifier is `mad.rn.ftz.f32`); where
+/// that form does not decode, the instruction as written is decoded (and its error reported).
+pub(crate) fn decode_for(
+    setting: &ModuleSetting,
+    opcode: &str,
+    modifiers: &[&str],
+) -> Result<Form, DecodeError> {
+    if setting.target.is_some_and(|target| target.number < 20)
+        && let Some(adjusted) = ptxsim_isa::ops::sm_1x_modifiers(opcode, modifiers)
+        && let Ok(form) = decode(opcode, &adjusted)
+    {
+        return Ok(form);
+    }
+    decode(opcode, modifiers)
 }
 
 /// A cheap hash of an instruction's opcode and modifiers, reduced to a slot index from its

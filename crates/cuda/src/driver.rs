@@ -282,6 +282,42 @@ struct LoadedModule {
     constants: Arc<Vec<u8>>,
     /// Its `.const` variables.
     const_variables: Vec<ConstVariable>,
+    /// The library it is the module of in its context, if it is one's
+    /// ([`library_module_in`]): the library's `__managed__` variables are its too.
+    library: Option<u64>,
+    /// The `__managed__` variables the host asked for of a module that is no library's
+    /// ([`module_get_managed`]).
+    managed: Vec<ManagedVariable>,
+}
+
+/// A `.attribute(.managed)` variable of a library as the host sees it: host memory (managed
+/// memory, [`HostKind::Managed`]), one for every context as with NVIDIA's driver, that
+/// mirrors the variable in the `globals` of the library's module in each context. Launches are
+/// synchronous, so copying the host memory into the variable before each launch of the
+/// module's kernels and back after it gives the host and the kernels one variable.
+#[derive(Clone, Copy, Debug)]
+struct ManagedVariable {
+    /// Its address in the module's `.global` space.
+    address: u64,
+    /// Its size in bytes.
+    size: u64,
+    /// The host memory.
+    host: u64,
+}
+
+/// Copies the host memory of each of `managed` into its variable in `globals` (`to_device`,
+/// before a launch) or the variable into its host memory (after it).
+fn sync_managed(globals: &mut DeviceMemory, managed: &[ManagedVariable], to_device: bool) {
+    for variable in managed {
+        let mut bytes = vec![0; usize::try_from(variable.size).unwrap_or(0)];
+        if to_device {
+            if host_read(variable.host, &mut bytes) {
+                let _ = globals.write(variable.address, &bytes);
+            }
+        } else if globals.read(variable.address, &mut bytes).is_ok() {
+            host_write(variable.host, &bytes);
+        }
+    }
 }
 
 impl LoadedModule {
@@ -315,6 +351,8 @@ struct Library {
     module: Arc<Module>,
     /// Its module in each context it was loaded into, by context.
     loaded: HashMap<u64, u64>,
+    /// Its `__managed__` variables the host has asked for ([`library_get_managed`]).
+    managed: Vec<ManagedVariable>,
 }
 
 /// A kernel of a library (`cuLibraryGetKernel`), valid in every context.
@@ -1210,6 +1248,8 @@ fn load_in(state: &mut State, context: u64, text: &str) -> CallResult<u64> {
             globals,
             constants: Arc::new(constants),
             const_variables,
+            library: None,
+            managed: Vec::new(),
         },
     );
     Ok(handle)
@@ -1234,6 +1274,7 @@ fn library_from_text(state: &mut State, text: String) -> CallResult<u64> {
             text,
             module,
             loaded: HashMap::new(),
+            managed: Vec::new(),
         },
     );
     Ok(handle)
@@ -1325,6 +1366,9 @@ fn library_module_in(state: &mut State, library: u64, context: u64) -> CallResul
     if let Some(found) = state.libraries.get_mut(&library) {
         found.loaded.insert(context, module);
     }
+    if let Some(loaded) = state.modules.get_mut(&module) {
+        loaded.library = Some(library);
+    }
     Ok(module)
 }
 
@@ -1384,6 +1428,103 @@ pub fn library_get_global(library: u64, name: &str) -> CallResult<(u64, u64)> {
     module_get_global(module, name)
 }
 
+/// `cuLibraryGetManaged`: the address of the library's `__managed__` variable `name`, which
+/// the host dereferences (`cuda.h`: "Returns a pointer to managed memory"); as with NVIDIA's
+/// driver it needs no context (the runtime asks right after `cuLibraryLoadData`). The first
+/// call makes host memory for it with `allocate` (managed memory, mapped for kernels) holding
+/// the variable's initial bytes; launches of the library's kernels keep the two the same
+/// ([`ManagedVariable`]), and `cuModuleGetGlobal`/`cuLibraryGetGlobal` give the same address.
+/// A variable without `.attribute(.managed)` is `CUDA_ERROR_NOT_FOUND`, as is a name the
+/// library lacks.
+pub fn library_get_managed(
+    library: u64,
+    name: &str,
+    allocate: impl FnOnce(u64) -> CallResult<u64>,
+) -> CallResult<(u64, u64)> {
+    let mut state = state();
+    let found = state
+        .libraries
+        .get(&library)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let variable = found
+        .module
+        .kernels()
+        .next()
+        .and_then(|entry| found.module.program(entry).ok())
+        .and_then(|program| program.globals.iter().find(|g| g.name == name).cloned());
+    let Some(variable) = variable.filter(|variable| variable.managed) else {
+        return Err(Failure::new(
+            CudaError::NotFound,
+            format!("the library has no __managed__ (.attribute(.managed)) variable `{name}`"),
+        ));
+    };
+    if let Some(known) = found.managed.iter().find(|m| m.address == variable.address) {
+        return Ok((known.host, known.size));
+    }
+    let host = allocate(variable.size.max(1))?;
+    let mut bytes = variable.bytes.clone();
+    bytes.resize(usize::try_from(variable.size).unwrap_or(0), 0);
+    host_write(host, &bytes);
+    if let Some(found) = state.libraries.get_mut(&library) {
+        found.managed.push(ManagedVariable {
+            address: variable.address,
+            size: variable.size,
+            host,
+        });
+    }
+    Ok((host, variable.size))
+}
+
+/// `cuModuleGetGlobal`: [`module_get_global`], except that a `__managed__` variable
+/// (`.attribute(.managed)`) is host memory that the host dereferences and
+/// `cuPointerGetAttribute` reports as managed (cuda-samples' 7_libNVVM `uvmlite` reads its
+/// host pointer): the library's ([`library_get_managed`]) for a module of a library, else the
+/// module's own, made by `allocate` at the first call and kept in step by launches as for a
+/// library.
+pub fn module_get_managed(
+    module: u64,
+    name: &str,
+    allocate: impl FnOnce(u64) -> CallResult<u64>,
+) -> CallResult<(u64, u64)> {
+    let mut state = state();
+    let loaded = state.module(module)?;
+    let variable = loaded
+        .module
+        .kernels()
+        .next()
+        .and_then(|entry| loaded.module.program(entry).ok())
+        .and_then(|program| program.globals.iter().find(|g| g.name == name).cloned());
+    let Some(variable) = variable.filter(|variable| variable.managed) else {
+        drop(state);
+        return module_get_global(module, name);
+    };
+    if let Some(library) = loaded.library {
+        drop(state);
+        return library_get_managed(library, name, allocate);
+    }
+    if let Some(known) = loaded
+        .managed
+        .iter()
+        .find(|m| m.address == variable.address)
+    {
+        return Ok((known.host, known.size));
+    }
+    let host = allocate(variable.size.max(1))?;
+    let loaded = state
+        .modules
+        .get_mut(&module)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    let managed = ManagedVariable {
+        address: variable.address,
+        size: variable.size,
+        host,
+    };
+    loaded.managed.push(managed);
+    // The variable as the module holds it now (its initializer, or what kernels stored).
+    sync_managed(&mut loaded.globals, &[managed], false);
+    Ok((host, variable.size))
+}
+
 /// `cuModuleGetFunction`: the kernel `name` of the module; `CUDA_ERROR_NOT_FOUND` if it has
 /// none of that name.
 pub fn module_get_function(module: u64, name: &str) -> CallResult<u64> {
@@ -1425,7 +1566,18 @@ pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
         .and_then(|entry| loaded.module.program(entry).ok());
     let global = program
         .and_then(|program| program.globals.iter().find(|g| g.name == name))
-        .map(|global| (global.address, global.size));
+        .map(|global| {
+            // A `__managed__` variable the host has asked for: its host memory.
+            let managed = match loaded.library.and_then(|l| state.libraries.get(&l)) {
+                Some(library) => library.managed.iter(),
+                None => loaded.managed.iter(),
+            }
+            .find(|m| m.address == global.address);
+            match managed {
+                Some(managed) => (managed.host, global.size),
+                None => (global.address, global.size),
+            }
+        });
     let constant = || {
         loaded
             .const_variables
@@ -1829,6 +1981,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         memory,
         contexts,
         vmm,
+        libraries,
         ..
     } = &mut *state;
     let mut memories: Vec<&mut DeviceMemory> = memory
@@ -1853,6 +2006,12 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         textures: crate::texture::table(),
         ..options
     };
+    // `__managed__` variables as the host left them.
+    let managed = match loaded.library.and_then(|library| libraries.get(&library)) {
+        Some(library) => library.managed.clone(),
+        None => loaded.managed.clone(),
+    };
+    sync_managed(&mut loaded.globals, &managed, true);
     memories.push(&mut loaded.globals);
     // The mappings the device was granted access to (cuMemSetAccess).
     if let Some(view) = vmm.view_of(device) {
@@ -1934,6 +2093,10 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
             &options,
         ),
     };
+    // The kernel's stores to `__managed__` variables, for the host.
+    if let Some(loaded) = modules.get_mut(&module_handle) {
+        sync_managed(&mut loaded.globals, &managed, false);
+    }
     let failure = match result {
         Ok(report) => {
             print_device_output(&report.printed_bytes());

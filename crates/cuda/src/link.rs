@@ -326,6 +326,8 @@ fn library_ptx(data: &[u8], target: u32, name: &str) -> CallResult<Vec<(String, 
     }
     let mut modules = Vec::new();
     let mut offset = MAGIC.len();
+    let mut members = Vec::new();
+    let mut long_names: &[u8] = &[];
     while offset + 60 <= data.len() {
         let header = &data[offset..offset + 60];
         let size = std::str::from_utf8(&header[48..58])
@@ -345,7 +347,31 @@ fn library_ptx(data: &[u8], target: u32, name: &str) -> CallResult<Vec<(String, 
             )
         })?;
         let member_name = String::from_utf8_lossy(&header[..16]);
-        let member_name = member_name.trim_end().trim_end_matches('/');
+        let member_name = member_name.trim_end();
+        // GNU ar: `/` is the symbol table, `//` the table of names longer than 15 bytes (each
+        // ended by "/\n"), and `/N` the name at offset N there; other names end with `/`.
+        let member_name = match member_name.strip_prefix('/') {
+            Some("") => String::new(),
+            Some("/") => {
+                long_names = member;
+                String::new()
+            }
+            Some(offset) => offset
+                .parse::<usize>()
+                .ok()
+                .and_then(|offset| long_names.get(offset..))
+                .and_then(|rest| rest.split(|&b| b == b'\n').next())
+                .map(|name| {
+                    String::from_utf8_lossy(name)
+                        .trim_end_matches('/')
+                        .to_string()
+                })
+                .unwrap_or_default(),
+            None => member_name.trim_end_matches('/').to_string(),
+        };
+        if !member_name.is_empty() {
+            members.push(member_name.clone());
+        }
         if fatbin::is_elf(member) {
             // Members without device code (host-only objects) are passed over.
             if let Ok(found) = object_ptx(member, target, &format!("{name}({member_name})")) {
@@ -353,6 +379,13 @@ fn library_ptx(data: &[u8], target: u32, name: &str) -> CallResult<Vec<(String, 
             }
         }
         offset = start + size + size % 2;
+    }
+    // CUDA's device runtime (`libcudadevrt.a`, one member `cuda_device_runtime.o` of machine
+    // code only), which programs that launch kernels from kernels link: ptxsim has it built in
+    // (`cudaGetParameterBufferV2`, `cudaLaunchDeviceV2`, ...; executor.md, "Dynamic
+    // parallelism"), so the archive adds nothing.
+    if modules.is_empty() && !members.is_empty() && members.iter().all(|m| m == DEVICE_RUNTIME) {
+        return Ok(modules);
     }
     if modules.is_empty() {
         return Err(Failure::new(
@@ -362,6 +395,9 @@ fn library_ptx(data: &[u8], target: u32, name: &str) -> CallResult<Vec<(String, 
     }
     Ok(modules)
 }
+
+/// The member of `libcudadevrt.a`, CUDA's device runtime, in CUDA 12 and 13.
+const DEVICE_RUNTIME: &str = "cuda_device_runtime.o";
 
 fn read_u16(data: &[u8], offset: usize) -> Option<u16> {
     Some(u16::from_le_bytes(
@@ -447,5 +483,48 @@ mod tests {
         }
         let cubin = input_ptx(InputKind::Cubin, b"\x7fELF", 90, "k.cubin").unwrap_err();
         assert_eq!(cubin.error, CudaError::NoBinaryForGpu);
+    }
+
+    /// An `ar` header: 16 bytes of name, then date, owner, group, mode, the size at bytes
+    /// 48..58, and the terminator.
+    fn ar_header(name: &str, size: usize) -> String {
+        format!("{name:<16}{:<12}{:<6}{:<6}{:<8}{size:<10}`\n", 0, 0, 0, 644)
+    }
+
+    /// A GNU archive of one ELF member without PTX, named `name`: through the long-name
+    /// table `//` (as GNU ar writes names longer than 15 bytes, `cuda_device_runtime.o` in
+    /// `libcudadevrt.a` among them) when `long`.
+    fn archive_of(name: &str, long: bool) -> Vec<u8> {
+        let member = b"\x7fELF\x02\x01\x01\0";
+        let mut data = b"!<arch>\n".to_vec();
+        if long {
+            let table = format!("{name}/\n");
+            data.extend(ar_header("//", table.len()).as_bytes());
+            data.extend(table.as_bytes());
+            if table.len() % 2 == 1 {
+                data.push(b'\n');
+            }
+            data.extend(ar_header("/0", member.len()).as_bytes());
+        } else {
+            data.extend(ar_header(&format!("{name}/"), member.len()).as_bytes());
+        }
+        data.extend(member);
+        data
+    }
+
+    /// `libcudadevrt.a` of CUDA 13 (`ar t`: one member, `cuda_device_runtime.o`, machine code
+    /// only) adds nothing and is no error; another archive without PTX is.
+    #[test]
+    fn the_device_runtime_archive_adds_nothing() {
+        let devrt = archive_of("cuda_device_runtime.o", true);
+        let found = input_ptx(InputKind::Library, &devrt, 90, "libcudadevrt.a");
+        assert!(found.is_ok_and(|modules| modules.is_empty()));
+        for other in [
+            archive_of("kernels.o", false),
+            archive_of("many_kernels_here.o", true),
+        ] {
+            let error = input_ptx(InputKind::Library, &other, 90, "libk.a").unwrap_err();
+            assert_eq!(error.error, CudaError::NoBinaryForGpu);
+        }
     }
 }

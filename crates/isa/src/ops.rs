@@ -1059,6 +1059,37 @@ pub enum OpForm {
 /// A modifier that does not belong to the instruction is [`DecodeErrorKind::UnknownModifier`]
 /// with its index; two of one group (two roundings) [`DecodeErrorKind::ConflictingModifier`];
 /// the same one twice [`DecodeErrorKind::DuplicateModifier`].
+/// The modifiers an `.f32` instruction of a `.target sm_1x` module has when CUDA compiles it
+/// for the device (sm_20 or later), or `None` when they stay as written. Every such instruction
+/// flushes: "sm_1x: `add.f32` flushes subnormal inputs and results to sign-preserving zero"
+/// (the same note in 9.7.3 for `sub`, `mul`, `mad`, `div`, `abs`, `neg`, `min`, `max`, `setp`,
+/// `rcp`, `sqrt`), so `.ftz` is added; and `mad.f32` without a rounding modifier (the `sm_1x`
+/// form, `mad{.ftz}{.sat}.f32`) is `mad.rn.ftz.f32`: "When JIT-compiled for SM 2.0 devices,
+/// `mad.f32` is implemented as a fused multiply-add (i.e., `fma.rn.ftz.f32`)" (9.7.3.7).
+/// ptxas 13.5 agrees: `-arch sm_90` compiles a `.version 1.4`, `.target sm_10` module's
+/// `mad.f32`, `mul.f32`, `add.f32`, `min.f32`, `abs.f32`, `setp.lt.f32` to `FFMA.FTZ`,
+/// `FMUL.FTZ`, `FADD.FTZ`, `FMNMX.FTZ`, `FADD.FTZ |a|, -RZ`, `FSETP.GEU.FTZ` (nvdisasm), and
+/// the same module for `.target sm_50` to the forms without `.FTZ`.
+pub fn sm_1x_modifiers<'a>(opcode: &str, modifiers: &[&'a str]) -> Option<Vec<&'a str>> {
+    const FLUSHING: [&str; 12] = [
+        "add", "sub", "mul", "mad", "div", "abs", "neg", "min", "max", "setp", "rcp", "sqrt",
+    ];
+    if !FLUSHING.contains(&opcode) || !modifiers.contains(&"f32") {
+        return None;
+    }
+    let mut adjusted = modifiers.to_vec();
+    if !adjusted.contains(&"ftz") {
+        adjusted.insert(0, "ftz");
+    }
+    let rounded = adjusted
+        .iter()
+        .any(|m| matches!(*m, "rn" | "rz" | "rm" | "rp"));
+    if opcode == "mad" && !rounded {
+        adjusted.insert(0, "rn");
+    }
+    (adjusted.len() != modifiers.len()).then_some(adjusted)
+}
+
 pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     match opcode {
         Opcode::Add => decode_add_sub(opcode, IntOp::Add, FloatOp::Add, modifiers),

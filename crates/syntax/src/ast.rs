@@ -148,8 +148,15 @@ impl VariableDeclaration {
             .iter()
             .find_map(|qualifier| match qualifier {
                 Qualifier::Align(value) => Some(value.value),
-                Qualifier::Word(_) => None,
+                Qualifier::Word(_) | Qualifier::Attribute(_) => None,
             })
+    }
+
+    /// Whether the variable has `.attribute(.managed)`.
+    pub fn is_managed(&self) -> bool {
+        self.qualifiers.iter().any(
+            |qualifier| matches!(qualifier, Qualifier::Attribute(name) if name.value == "managed"),
+        )
     }
 
     /// The dotted words among the qualifiers (`["v4", "f32"]`), without their dots.
@@ -158,7 +165,7 @@ impl VariableDeclaration {
             .iter()
             .filter_map(|qualifier| match qualifier {
                 Qualifier::Word(word) => Some(word),
-                Qualifier::Align(_) => None,
+                Qualifier::Align(_) | Qualifier::Attribute(_) => None,
             })
     }
 }
@@ -171,6 +178,12 @@ pub enum Qualifier {
     /// Any other dotted word, without its dot: a type (`b32`), a vector (`v4`), `ptr`, or the
     /// state space of a `.ptr` parameter (`global`).
     Word(Spanned<Text>),
+    /// `.attribute(.managed)` or `.attribute(.unified(uuid1, uuid2))`: the attribute's name
+    /// without its dot (PTX ISA 5.4.8, "Variable Attribute Directive: `.attribute`": "Used to
+    /// specify special attributes of a variable"; "`.managed` attribute specifies that variable
+    /// will be allocated at a location in unified virtual memory environment where host and
+    /// other devices in the system can reference the variable directly").
+    Attribute(Spanned<Text>),
 }
 
 /// One declared name.

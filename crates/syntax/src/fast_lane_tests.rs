@@ -3,6 +3,7 @@
 //! tree (spans included) and the same diagnostics. The same holds for parsing in chunks on
 //! several threads.
 
+use crate::ast::Item;
 use crate::parser::{chunk_bounds, parse_chunk, parse_in_chunks, parse_with};
 use std::path::{Path, PathBuf};
 
@@ -512,5 +513,34 @@ fn item_parser_is_invisible() {
         let by_grammar = parse_chunk(source, 0, source.len())
             .map(|elements| crate::parser::fold(source, elements));
         assert_eq!(by_items, by_grammar, "in:\n{source}");
+    }
+}
+
+/// `.attribute(.managed)` on a variable parses (both ways, the same tree): ptxas 13.5 takes
+/// `.global .attribute(.managed) .align 4 .u32 mv = 5;`. An unknown attribute
+/// (`.attribute(.bogus)`: ptxas "Parsing error near '.bogus'"), `.managed` with arguments or
+/// another word before the parentheses is P0009.
+#[test]
+fn variable_attributes() {
+    let header = ".version 8.0\n.target sm_90\n.address_size 64\n";
+    let good = format!("{header}.global .attribute(.managed) .align 4 .u32 mv = 5;\n");
+    let (module, diagnostics) = parse_with(&good, false);
+    assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    assert_eq!(difference(&good), None);
+    let managed = module.items.iter().any(|item| {
+        matches!(item, Item::Variable(declaration) if declaration.is_managed()
+            && declaration.align() == Some(4))
+    });
+    assert!(managed, "{module:#?}");
+    for bad in [
+        ".global .attribute(.bogus) .u32 mv;\n",
+        ".global .attribute(.managed(1, 2)) .u32 mv;\n",
+        ".global .attr(.managed) .u32 mv;\n",
+    ] {
+        let (_, diagnostics) = parse_with(&format!("{header}{bad}"), false);
+        assert!(
+            diagnostics.iter().any(|d| d.code == "P0009"),
+            "{bad}: {diagnostics:#?}"
+        );
     }
 }

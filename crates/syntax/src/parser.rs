@@ -599,6 +599,56 @@ pub(crate) fn u64_literal(text: &str, span: Span, diags: &mut Vec<Diagnostic>) -
     }
 }
 
+/// `.attribute(.managed)` or `.attribute(.unified(uuid1, uuid2))` among a variable's
+/// qualifiers (PTX ISA 5.4.8: "`.attribute(attr-list)`", "`.managed`", "`.unified(uuid1,
+/// uuid2)`"); another word before the parentheses or another attribute is P0009.
+pub(crate) fn attribute(
+    word: Spanned<Text>,
+    name: Spanned<Text>,
+    arguments: Option<Vec<Spanned<u64>>>,
+    span: Span,
+    diags: &mut Vec<Diagnostic>,
+) -> Qualifier {
+    if word.value != "attribute" {
+        diags.push(Diagnostic::error(
+            "P0009",
+            format!(
+                "`.{}(...)`: only `.attribute(...)` takes parentheses here",
+                word.value
+            ),
+            span,
+        ));
+    } else {
+        let expected = match name.value.as_str() {
+            "managed" => Some(0),
+            "unified" => Some(2),
+            _ => None,
+        };
+        match expected {
+            None => diags.push(Diagnostic::error(
+                "P0009",
+                format!(
+                    "unknown variable attribute `.{}` (PTX ISA 5.4.8: `.managed`, `.unified`)",
+                    name.value
+                ),
+                name.span,
+            )),
+            Some(count) if arguments.as_ref().map_or(0, Vec::len) != count => {
+                diags.push(Diagnostic::error(
+                    "P0009",
+                    format!(
+                        "`.{}` takes {count} arguments (`.managed`, `.unified(uuid1, uuid2)`)",
+                        name.value
+                    ),
+                    name.span,
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Qualifier::Attribute(name)
+}
+
 pub(crate) fn u32_literal(text: &str, span: Span, diags: &mut Vec<Diagnostic>) -> Spanned<u32> {
     let wide = u64_literal(text, span, diags);
     match u32::try_from(wide.value) {

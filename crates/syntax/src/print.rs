@@ -105,6 +105,7 @@ impl Display for VariableDeclaration {
             match qualifier {
                 Qualifier::Align(value) => write!(f, " .align {value}")?,
                 Qualifier::Word(word) => write!(f, " .{word}")?,
+                Qualifier::Attribute(name) => write!(f, " .attribute(.{name})")?,
             }
         }
         f.write_char(' ')?;

@@ -145,7 +145,7 @@ impl ClearSpans for Qualifier {
     fn clear_spans(&mut self) {
         match self {
             Qualifier::Align(value) => value.clear_spans(),
-            Qualifier::Word(word) => word.clear_spans(),
+            Qualifier::Word(word) | Qualifier::Attribute(word) => word.clear_spans(),
         }
     }
 }

@@ -146,6 +146,7 @@ impl<'s> Checked<'s> {
         };
         let mut builder = Builder::new(self.source);
         builder.kernels = kernels.iter().map(|k| k.to_string()).collect();
+        builder.sm_1x = self.setting.target.is_some_and(|target| target.number < 20);
         let mut kernel = None;
         for item in &self.module.items {
             if let Item::Function(candidate) = item {
@@ -349,6 +350,9 @@ pub(crate) struct Builder<'m> {
     /// The module's kernels in source order: `mov.u64 %rd, kernel;` gives kernel `i` the
     /// address [`super::cdp::kernel_address`]`(i)` (dynamic parallelism).
     kernels: Vec<String>,
+    /// Whether the module is checked for an `sm_1x` target, whose `.f32` instructions run as
+    /// CUDA compiles them for a newer device ([`crate::rules::decode_for`]).
+    sm_1x: bool,
 }
 
 impl<'m> Builder<'m> {
@@ -378,6 +382,7 @@ impl<'m> Builder<'m> {
             dynamic_shared: None,
             module_names: None,
             function_addresses: FxHashMap::default(),
+            sm_1x: false,
             generic_access: false,
             kernels: Vec::new(),
         }
@@ -742,6 +747,7 @@ impl<'m> Builder<'m> {
                     address,
                     size,
                     bytes: initial,
+                    managed: declaration.is_managed(),
                 });
                 address
             } else {
@@ -999,7 +1005,16 @@ impl<'m> Builder<'m> {
                 .tcgen05(instruction)
                 .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
         }
-        let modifiers = instruction.modifier_names();
+        let written = instruction.modifier_names();
+        // An `.f32` instruction of a `.target sm_1x` module runs as CUDA compiles it for the
+        // device (`crate::rules::decode_for`).
+        let modifiers = if self.sm_1x {
+            ops::sm_1x_modifiers(opcode.name(), &written)
+                .filter(|adjusted| ops::decode_op(opcode, adjusted).is_ok())
+                .unwrap_or(written)
+        } else {
+            written
+        };
         let form = match ops::decode_op(opcode, &modifiers) {
             Ok(form) => form,
             Err(error) => {

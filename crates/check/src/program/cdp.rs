@@ -75,8 +75,24 @@ pub enum DeviceRuntimeFunction {
 impl DeviceRuntimeFunction {
     /// The function called `name` (with or without `_ptsz`, the per-thread default stream
     /// form, which is the same call here), if it is one.
+    ///
+    /// The launch functions are also taken by the names PTX ISA 9 and `libcudadevrt` give them
+    /// without the `__cudaCDP2` prefix (`cudaGetParameterBuffer{,V2}`, `cudaLaunchDevice{,V2}`,
+    /// what libNVVM's PTX calls): NVIDIA's `cuda_device_runtime_api.h` defines each of them as
+    /// the `__cudaCDP2` function of the same parameters ("return
+    /// __cudaCDP2GetParameterBufferV2(func, gridDimension, blockDimension, sharedMemSize);").
     pub fn from_name(name: &str) -> Option<Self> {
         let base = name.strip_suffix("_ptsz").unwrap_or(name);
+        let unprefixed = match base {
+            "cudaGetParameterBuffer" => Some(Self::GetParameterBuffer),
+            "cudaGetParameterBufferV2" => Some(Self::GetParameterBufferV2),
+            "cudaLaunchDevice" => Some(Self::LaunchDevice),
+            "cudaLaunchDeviceV2" => Some(Self::LaunchDeviceV2),
+            _ => None,
+        };
+        if unprefixed.is_some() {
+            return unprefixed;
+        }
         Some(match base.strip_prefix("__cudaCDP2")? {
             "GetParameterBuffer" => Self::GetParameterBuffer,
             "GetParameterBufferV2" => Self::GetParameterBufferV2,

@@ -221,6 +221,9 @@ pub struct GlobalVariable {
     /// a variable without an initializer has none here, so that building the program
     /// allocates nothing for it).
     pub bytes: Vec<u8>,
+    /// Whether it is declared `.attribute(.managed)` (a `__managed__` variable, PTX ISA 5.4.8:
+    /// "host and other devices in the system can reference the variable directly").
+    pub managed: bool,
 }
 
 /// A `.const` variable: where it lies in the `.const` space ([`Program::constants`]).

@@ -482,7 +482,7 @@ calls! {
     }
 
     /// `cuModuleGetGlobal_v2`: a `.global` variable's address and size (either output may be
-    /// NULL).
+    /// NULL); for a `__managed__` variable, its host memory.
     fn cuModuleGetGlobal_v2(
         address: *mut CUdeviceptr,
         bytes: *mut usize,
@@ -490,7 +490,11 @@ calls! {
         name: *const c_char,
     ) {
         let name = unsafe { text(name, "name") }?;
-        let (value, size) = driver::module_get_global(number(module), name)?;
+        // A `__managed__` variable is host memory (driver::module_get_managed).
+        let (value, size) = driver::module_get_managed(number(module), name, |size| {
+            let size = usize::try_from(size).unwrap_or(usize::MAX);
+            host::allocate(size, driver::HostKind::Managed).map(|pointer| pointer as u64)
+        })?;
         if !address.is_null() {
             unsafe { put(address, value, "dptr") }?;
         }

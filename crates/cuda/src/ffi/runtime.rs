@@ -122,10 +122,22 @@ calls! {
         unsafe { library_global(address, bytes, library, name) }
     }
 
-    /// `cuLibraryGetManaged`: as `cuLibraryGetGlobal` (`__managed__` variables are
-    /// `.global` variables of the module; the host cannot read them through the address).
+    /// `cuLibraryGetManaged`: the host memory of a `__managed__` variable
+    /// ([`driver::library_get_managed`]: managed memory that launches keep in step with the
+    /// module's variable).
     fn cuLibraryGetManaged(address: *mut u64, bytes: *mut usize, library: Handle, name: *const c_char) {
-        unsafe { library_global(address, bytes, library, name) }
+        let name = unsafe { text(name, "name") }?;
+        let (value, size) = driver::library_get_managed(number(library), name, |size| {
+            let size = usize::try_from(size).unwrap_or(usize::MAX);
+            super::host::allocate(size, driver::HostKind::Managed).map(|pointer| pointer as u64)
+        })?;
+        if !address.is_null() {
+            unsafe { put(address, value, "dptr") }?;
+        }
+        if !bytes.is_null() {
+            unsafe { put(bytes, usize::try_from(size).unwrap_or(usize::MAX), "bytes") }?;
+        }
+        Ok(())
     }
 
     /// `cuKernelGetAttribute`: as `cuFuncGetAttribute`, in the current context.

@@ -68,6 +68,34 @@ fn every_thread_launches_a_child_over_its_slice() {
     assert_eq!(report.ctas, 2 + threads as u64);
 }
 
+/// The same kernel with the launch functions called by the names without `__cudaCDP2`, as
+/// libNVVM's PTX calls them (cuda-samples' 7_libNVVM device-side-launch), which NVIDIA's
+/// `cuda_device_runtime_api.h` defines as the `__cudaCDP2` ones: the same children.
+#[test]
+fn the_launch_functions_run_by_their_unprefixed_names_too() {
+    let text = source()
+        .replace("__cudaCDP2GetParameterBufferV2", "cudaGetParameterBufferV2")
+        .replace("__cudaCDP2LaunchDeviceV2", "cudaLaunchDeviceV2");
+    assert!(!text.contains("__cudaCDP2LaunchDeviceV2") && text.contains("cudaLaunchDeviceV2"));
+    let module = Module::load(&text, &Options::default()).expect("the module loads");
+    let (grid, block, n) = (2u32, 3u32, 5usize);
+    let threads = (grid * block) as usize;
+    let mut out = vec![0u8; 4 * threads * n];
+    module
+        .launch(
+            "_Z7fan_outPii",
+            [grid, 1, 1],
+            [block, 1, 1],
+            &mut [Arg::Buffer(&mut out), Arg::S32(n as i32)],
+            &LaunchOptions::default(),
+        )
+        .expect("the launch runs");
+    let expected: Vec<i32> = (0..threads)
+        .flat_map(|slot| (0..n).map(move |t| 100 * slot as i32 + t as i32))
+        .collect();
+    assert_eq!(ints(&out), expected);
+}
+
 #[test]
 fn stream_order_children_before_later_work_and_tail_launches_last() {
     let mut log = vec![0u8; 4 * 16];

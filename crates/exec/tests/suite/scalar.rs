@@ -15,8 +15,13 @@ use ptxsim_exec::grid::{self, GridOptions};
 /// Runs the only kernel of `body` (wrapped in a module for sm_90 with one `.u64 out`
 /// parameter, one thread) with an output buffer of `bytes` bytes and returns it.
 fn run(functions: &str, body: &str, bytes: usize) -> Vec<u8> {
+    run_as(".version 8.0\n.target sm_90", functions, body, bytes)
+}
+
+/// [`run`] for a module with the `header` (`.version` and `.target`) given.
+fn run_as(header: &str, functions: &str, body: &str, bytes: usize) -> Vec<u8> {
     let source = format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n{functions}\n\
+        "{header}\n.address_size 64\n{functions}\n\
          .visible .entry k(.param .u64 out)\n{{\n\t.reg .b64 %out;\n\
          \tld.param.u64 %out, [out];\n{body}\n\tret;\n}}\n"
     );
@@ -393,4 +398,56 @@ fn a_named_variable_in_a_generic_access_is_at_its_generic_address() {
         \tmov.u32 %r1, 5;\n\tst.shared.u32 [sh+4], %r1;\n\tld.b32 %r2, [sh+4];\n\
         \tst.global.u32 [%out+8], %r2;";
     assert_eq!(words32(&run("", body, 12)), [77, 0, 5]);
+}
+
+/// `.target sm_1x` arithmetic as CUDA compiles it for a newer device (PTX ISA 9.7.3.7, `mad`:
+/// "When JIT-compiled for SM 2.0 devices, `mad.f32` is implemented as a fused multiply-add
+/// (i.e., `fma.rn.ftz.f32`)"; "sm_1x: ... `mad.f32` flushes subnormal inputs and results to
+/// sign-preserving zero", and the same note for `add.f32`, `mul.f32`, `min.f32`, ...). ptxas 13.5
+/// `-arch sm_90` takes `mad.f32` without a rounding modifier for `.target sm_10` (at `.version
+/// 1.4` and 3.2, where `.target sm_20` is an error) and emits `FFMA.FTZ`, `FMUL.FTZ`,
+/// `FADD.FTZ`, `FMNMX.FTZ` (nvdisasm) for the sm_10 module and the forms without `.FTZ` for
+/// `.target sm_50`. The values are worked by hand:
+/// * a = b = 1 + 2^-12 (0x3F800800), c = -1: a*b = 1 + 2^-11 + 2^-24. Fused, d = 2^-11 + 2^-24
+///   = 0x3A000400 exactly; a product rounded (or, on an sm_1x GPU, truncated) to 24 bits first
+///   loses the 2^-24 and gives 2^-11 = 0x3A000000.
+/// * 2^-70 * 2^-70 + 0 = 2^-140, below the smallest normal 2^-126: flushed, +0; else the
+///   subnormal 2^9 * 2^-149 = 0x00000200.
+/// * the subnormal 0x00000200 + 0: flushed, +0; else 0x00000200. min(-0x00000200, 1): flushed
+///   -0 (0x80000000, sign preserved); else 0x80000200.
+#[test]
+fn sm_1x_f32_arithmetic_is_fused_and_flushes() {
+    let body = "\t.reg .f32 f<12>;\n\
+                \tmov.b32 f1, 0x3F800800;\n\tmov.b32 f2, 0xBF800000;\n\
+                \tmad.f32 f3, f1, f1, f2;\n\
+                \tmov.b32 f4, 0x1C800000;\n\tmov.b32 f5, 0;\n\
+                \tmad.f32 f6, f4, f4, f5;\n\
+                \tmul.f32 f7, f4, f4;\n\
+                \tmov.b32 f8, 0x00000200;\n\
+                \tadd.f32 f9, f8, f5;\n\
+                \tmov.b32 f10, 0x80000200;\n\tmov.b32 f11, 0x3F800000;\n\
+                \tmin.f32 f10, f10, f11;\n\
+                \tst.global.v4.f32 [%out], {f3, f6, f7, f9};\n\
+                \tst.global.f32 [%out+16], f10;";
+    // The sm_1x module: `mad.f32` is `mad.rn.ftz.f32`, every `.f32` operation flushes.
+    let old = words32(&run_as(".version 2.3\n.target sm_10", "", body, 20));
+    assert_eq!(
+        old,
+        [0x3A00_0400, 0, 0, 0, 0x8000_0000],
+        "sm_10: {old:08x?}"
+    );
+    // The same instructions with `mad.rn.f32` for sm_50: fused, subnormals kept.
+    let new_body = body.replace("mad.f32", "mad.rn.f32");
+    let new = words32(&run_as(".version 6.0\n.target sm_50", "", &new_body, 20));
+    assert_eq!(
+        new,
+        [
+            0x3A00_0400,
+            0x0000_0200,
+            0x0000_0200,
+            0x0000_0200,
+            0x8000_0200
+        ],
+        "sm_50: {new:08x?}"
+    );
 }
