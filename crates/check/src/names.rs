@@ -955,7 +955,8 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         let known = name.starts_with('%')
             || anywhere.labels.contains_key(name)
             || anywhere.declared.contains_key(name)
-            || self.resolver.declared.contains_key(name);
+            || self.resolver.declared.contains_key(name)
+            || self.quiet_lookup(name).is_some();
         known.then(|| {
             Diagnostic::error(
                 "E0321",
@@ -991,7 +992,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             } else {
                 (None, Some(SymbolKind::Variable))
             };
-            let home = symbol.map(|_| {
+            let home = variable_home(parameter).map(|_| {
                 if function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry {
                     Home::KernelParam
                 } else if function
@@ -1361,7 +1362,8 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             // The table decodes their modifiers; their operands are labels and functions,
             // which it sees as names (`bra` takes exactly one).
             self.control_instruction(instruction);
-        } else {
+        }
+        if op != Some(Opcode::Call) {
             self.address_spaces(instruction);
         }
     }

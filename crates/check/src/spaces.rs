@@ -115,21 +115,33 @@ pub(crate) fn violation(
     name: &str,
     home: Home,
 ) -> Option<(&'static str, String)> {
-    // Textures and surfaces name handles, checked elsewhere; `call`, `bra` and `brx` labels.
+    // Textures and surfaces take handles: a `.texref`, `.samplerref` or `.surfref` variable
+    // (which has no home here) or a 64-bit register; ptxas 13.5: "Arguments mismatch for
+    // instruction 'txq'" for any other variable.
     if matches!(
         opcode,
-        "tex"
-            | "tld4"
-            | "txq"
-            | "suld"
-            | "sust"
-            | "sured"
-            | "suq"
-            | "istypep"
-            | "call"
-            | "bra"
-            | "brx"
+        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypep"
     ) {
+        return (home != Home::Function).then(|| {
+            (
+                "E0331",
+                format!(
+                    "`{name}` is {}, not a texture, sampler or surface handle",
+                    home.in_words()
+                ),
+            )
+        });
+    }
+    // `bra` takes a label (ptxas 13.5: "Arguments mismatch for instruction 'bra'", "Label
+    // expected for argument 0 of instruction 'bra'"); `brx.idx` and `call` are checked
+    // elsewhere.
+    if opcode == "bra" {
+        return Some((
+            "E0331",
+            format!("`{name}` is {}; {opcode} takes a label", home.in_words()),
+        ));
+    }
+    if matches!(opcode, "brx" | "call") {
         return None;
     }
     let mismatch = || {
