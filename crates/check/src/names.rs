@@ -704,11 +704,14 @@ struct Scope<'a> {
     ranges: Vec<RegisterRange<'a>>,
 }
 
+/// A declared name: its span, register type, what symbol it is, and where it lives.
+type Declared = (Span, Option<Type>, Option<SymbolKind>, Option<Home>);
+
 /// What a scope knows about one name.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     /// Its declaration and, for scalar `.reg` declarations, their type.
-    name: Option<(Span, Option<Type>, Option<SymbolKind>, Option<Home>)>,
+    name: Option<Declared>,
     /// The label of that name.
     label: Option<Span>,
 }
