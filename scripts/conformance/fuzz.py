@@ -569,8 +569,6 @@ EXAMPLES = [
 # printed), every other line must agree. (id, ptxas message pattern or None, instruction
 # pattern or None); a line belongs to a class when every given pattern matches.
 KNOWN_GAPS = [
-    ("D13 address of a variable in another state space",
-     r"State space mismatch between instruction and address|Illegal state space for address", None),
     ("D14 prefetch.tensormap through an 8- or 16-bit register",
      r"Arguments mismatch for instruction 'mov'", r"^prefetch[^ ]*tensormap[^ ]* \[%[bsu](8|16)_"),
     ("D15 the sink as atom's destination or red's address", None, r"^(atom|red)\.[^ ]* _[,;]"),

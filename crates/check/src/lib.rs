@@ -30,6 +30,7 @@ mod names;
 mod pipeline;
 pub mod program;
 pub mod rules;
+mod spaces;
 
 pub use pipeline::PIECE_SIZE;
 pub use program::{BuildError, Checked, Program};

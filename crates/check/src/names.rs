@@ -5,6 +5,7 @@ use crate::program::{BuildError, Builder, Uses};
 use crate::rules::{
     DeclaredRegister, FormCache, InstructionContext, ModuleSetting, SharedForms, check_instruction,
 };
+use crate::spaces::{Home, Naming};
 use ptxsim_isa::{
     Element as IsaElement, Opcode, Operand as IsaOperand, SymbolKind, Type, TypeKind,
 };
@@ -275,6 +276,7 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
                 .linkage
                 .iter()
                 .any(|linkage| linkage.value == Linkage::Extern),
+            home: variable_home(variable),
         },
         Item::Function(function) => ModuleSymbol::Function {
             defined: function.body.is_some(),
@@ -290,8 +292,43 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
 /// What a module-scope name is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ModuleSymbol {
-    Variable { external: bool },
+    Variable { external: bool, home: Option<Home> },
     Function { defined: bool },
+}
+
+impl ModuleSymbol {
+    /// What a use of the name declared at `span` resolves to.
+    fn found(self, span: Span) -> Found {
+        let (symbol, home) = match self {
+            ModuleSymbol::Variable { home, .. } => (SymbolKind::Variable, home),
+            ModuleSymbol::Function { .. } => (SymbolKind::Function, Some(Home::Function)),
+        };
+        Found {
+            span,
+            ty: None,
+            symbol: Some(symbol),
+            home,
+        }
+    }
+}
+
+/// A `.param::func` address in a kernel.
+fn kernel_func_param(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0331",
+        "`.param::func` addresses the parameters of a function; in a kernel, only a `.param` \
+         variable of the body",
+        span,
+    )
+    .with_help("use `.param` (or `.param::entry` for the kernel's parameters)")
+}
+
+/// Where the variables of a declaration live ([`Home::of`]).
+fn variable_home(declaration: &VariableDeclaration) -> Option<Home> {
+    Home::of(
+        declaration.space.value,
+        declaration.words().map(|word| word.value.as_str()),
+    )
 }
 
 /// The role a name plays where it is used; it only changes the wording of diagnostics.
@@ -429,7 +466,13 @@ impl<'m> Resolver<'m> {
                     if let Some(initializer) = &declarator.initializer {
                         self.module_initializer(initializer);
                     }
-                    self.declare_module(&declarator.name, ModuleSymbol::Variable { external });
+                    self.declare_module(
+                        &declarator.name,
+                        ModuleSymbol::Variable {
+                            external,
+                            home: variable_home(variable),
+                        },
+                    );
                 }
             }
             Item::Function(function) => {
@@ -509,8 +552,8 @@ impl<'m> Resolver<'m> {
                     );
                 }
             }
-            (ModuleSymbol::Variable { external: true }, ModuleSymbol::Variable { .. })
-            | (ModuleSymbol::Variable { .. }, ModuleSymbol::Variable { external: true }) => {}
+            (ModuleSymbol::Variable { external: true, .. }, ModuleSymbol::Variable { .. })
+            | (ModuleSymbol::Variable { .. }, ModuleSymbol::Variable { external: true, .. }) => {}
             _ => self.diagnostics.push(
                 Diagnostic::error(
                     "E0201",
@@ -531,16 +574,7 @@ impl<'m> Resolver<'m> {
             Initializer::Immediate(_) | Initializer::Property { .. } => {}
             Initializer::Address { name, .. } => {
                 if let Some(&(symbol, span)) = self.declared.get(name.as_str()) {
-                    let symbol = match symbol {
-                        ModuleSymbol::Variable { .. } => SymbolKind::Variable,
-                        ModuleSymbol::Function { .. } => SymbolKind::Function,
-                    };
-                    let found = Found {
-                        span,
-                        ty: None,
-                        symbol: Some(symbol),
-                    };
-                    uses.push((name.span.start, found));
+                    uses.push((name.span.start, symbol.found(span)));
                 }
             }
             Initializer::List(items) => {
@@ -670,11 +704,14 @@ struct Scope<'a> {
     ranges: Vec<RegisterRange<'a>>,
 }
 
+/// A declared name: its span, register type, what symbol it is, and where it lives.
+type Declared = (Span, Option<Type>, Option<SymbolKind>, Option<Home>);
+
 /// What a scope knows about one name.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     /// Its declaration and, for scalar `.reg` declarations, their type.
-    name: Option<(Span, Option<Type>, Option<SymbolKind>)>,
+    name: Option<Declared>,
     /// The label of that name.
     label: Option<Span>,
 }
@@ -687,6 +724,9 @@ pub(crate) struct Found {
     ty: Option<Type>,
     /// For a variable, parameter or function: what it is (its address is the operand).
     symbol: Option<SymbolKind>,
+    /// For a variable or parameter: where it lives (the state-space rules of
+    /// [`crate::spaces`]).
+    home: Option<Home>,
 }
 
 impl<'a> Scope<'a> {
@@ -702,6 +742,7 @@ impl<'a> Scope<'a> {
             span: range.span,
             ty: range.ty,
             symbol: None,
+            home: None,
         });
         // Most names are registers of a `%r<N>` range. A name in a range that no entry of this
         // scope falls in has no entry itself, and the range is the answer: no need to hash it.
@@ -709,14 +750,20 @@ impl<'a> Scope<'a> {
             return in_range;
         }
         let entry = self.entries.get(name).copied().unwrap_or_default();
-        if let Some((span, ty, symbol)) = entry.name {
-            return Some(Found { span, ty, symbol });
+        if let Some((span, ty, symbol, home)) = entry.name {
+            return Some(Found {
+                span,
+                ty,
+                symbol,
+                home,
+            });
         }
         if let Some(span) = entry.label {
             return Some(Found {
                 span,
                 ty: None,
                 symbol: None,
+                home: None,
             });
         }
         in_range
@@ -768,6 +815,8 @@ struct FunctionChecker<'r, 'm, 'a> {
     builder: Option<&'r mut Builder<'a>>,
     /// The first limit the builder ran into.
     build_error: Option<BuildError>,
+    /// Whether the function is a kernel (`.entry`).
+    kernel: bool,
 }
 
 /// How many names [`Resolver::recent`] holds (a power of two).
@@ -840,6 +889,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             anywhere: OnceCell::new(),
             builder: None,
             build_error: None,
+            kernel: function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry,
         }
     }
 
@@ -869,14 +919,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 self.resolver
                     .declared
                     .get(name)
-                    .map(|&(symbol, span)| Found {
-                        span,
-                        ty: None,
-                        symbol: Some(match symbol {
-                            ModuleSymbol::Variable { .. } => SymbolKind::Variable,
-                            ModuleSymbol::Function { .. } => SymbolKind::Function,
-                        }),
-                    })
+                    .map(|&(symbol, span)| symbol.found(span))
             })?;
         (found.symbol == Some(SymbolKind::Variable)).then(|| {
             Diagnostic::error(
@@ -915,7 +958,8 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         let known = name.starts_with('%')
             || anywhere.labels.contains_key(name)
             || anywhere.declared.contains_key(name)
-            || self.resolver.declared.contains_key(name);
+            || self.resolver.declared.contains_key(name)
+            || self.quiet_lookup(name).is_some();
         known.then(|| {
             Diagnostic::error(
                 "E0321",
@@ -951,8 +995,22 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             } else {
                 (None, Some(SymbolKind::Variable))
             };
+            let home = variable_home(parameter).map(|_| {
+                if function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry {
+                    Home::KernelParam
+                } else if function
+                    .returns
+                    .iter()
+                    .flatten()
+                    .any(|returned| std::ptr::eq(returned, parameter))
+                {
+                    Home::ReturnParam
+                } else {
+                    Home::FunctionParam
+                }
+            });
             for declarator in &parameter.declarators {
-                self.declare(declarator, ty, symbol);
+                self.declare(declarator, ty, symbol, home);
             }
         }
         self.block_contents(body);
@@ -1006,11 +1064,12 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     let ty = register_type(declaration);
                     let symbol = (declaration.space.value != StateSpace::Reg)
                         .then_some(SymbolKind::Variable);
+                    let home = variable_home(declaration);
                     for declarator in &declaration.declarators {
                         if let Some(initializer) = &declarator.initializer {
                             self.initializer(initializer);
                         }
-                        self.declare(declarator, ty, symbol);
+                        self.declare(declarator, ty, symbol, home);
                     }
                 }
                 Statement::Instruction(instruction) => self.instruction(instruction),
@@ -1046,8 +1105,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
         let ty = register_type(declaration);
         let symbol = (declaration.space.value != StateSpace::Reg).then_some(SymbolKind::Variable);
+        let home = variable_home(declaration);
         for declarator in &declaration.declarators {
-            self.declare(declarator, ty, symbol);
+            self.declare(declarator, ty, symbol, home);
         }
     }
 
@@ -1145,6 +1205,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         declarator: &'a Declarator,
         ty: Option<Type>,
         symbol: Option<SymbolKind>,
+        home: Option<Home>,
     ) {
         let name = declarator.name.as_str();
         let span = declarator.name.span;
@@ -1173,13 +1234,13 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 .map(|range| range.span);
             let conflict = entry
                 .name
-                .map(|(span, _, _)| span)
+                .map(|(span, _, _, _)| span)
                 .or(entry.label)
                 .or(in_range);
             // The first declaration stays the one uses resolve to, as in ptxas (a register of
             // an earlier `%r<N>` keeps its type).
             if entry.name.is_none() && in_range.is_none() {
-                scope.entry(name).name = Some((span, ty, symbol));
+                scope.entry(name).name = Some((span, ty, symbol, home));
             }
             conflict
         };
@@ -1257,6 +1318,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         match op {
             Some(op) if crate::rules::is_modelled(op) => {
                 self.typed_instruction(instruction);
+                self.address_spaces(instruction);
                 return;
             }
             Some(_) => {}
@@ -1304,6 +1366,85 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             // which it sees as names (`bra` takes exactly one).
             self.control_instruction(instruction);
         }
+        if op != Some(Opcode::Call) {
+            self.address_spaces(instruction);
+        }
+    }
+
+    /// Checks the state space of each variable an operand of `instruction` names against the
+    /// space the instruction addresses there ([`crate::spaces`]).
+    fn address_spaces(&mut self, instruction: &'a Instruction) {
+        let mut addresses = 0;
+        let mut modifiers: Option<Vec<&str>> = None;
+        // ptxas 13.5: "Illegal state space for address operand '::func' with instruction 'ld'"
+        // in a kernel, for any address but a `.param` variable of the body.
+        let func_param = self.kernel && instruction.has_modifier("param::func");
+        for operand in &instruction.operands {
+            let (name, naming, span) = match operand {
+                Operand::Address(address) => {
+                    addresses += 1;
+                    match &address.base {
+                        AddressBase::Name(name) if !name.name.as_str().starts_with('%') => {
+                            (name, Naming::Address(addresses - 1), address.span)
+                        }
+                        _ => {
+                            if func_param {
+                                self.resolver
+                                    .diagnostics
+                                    .push(kernel_func_param(address.span));
+                            }
+                            continue;
+                        }
+                    }
+                }
+                Operand::AddressList(items) => {
+                    addresses += 1;
+                    match items.value.first() {
+                        Some(Operand::Name(name)) => {
+                            (name, Naming::Address(addresses - 1), items.span)
+                        }
+                        _ => continue,
+                    }
+                }
+                Operand::Name(name) => (name, Naming::Value, name.span),
+                Operand::NameOffset(offset) => (&offset.name, Naming::Value, offset.span),
+                _ => continue,
+            };
+            let text = name.name.as_str();
+            if text.starts_with('%') || name.component.is_some() {
+                continue;
+            }
+            let Some(home) = self.quiet_lookup(text).and_then(|found| found.home) else {
+                continue;
+            };
+            if func_param && matches!(naming, Naming::Address(_)) && home != Home::BodyParam {
+                self.resolver.diagnostics.push(kernel_func_param(span));
+                continue;
+            }
+            let modifiers = modifiers.get_or_insert_with(|| instruction.modifier_names());
+            if let Some((code, message)) =
+                crate::spaces::violation(instruction.opcode.as_str(), modifiers, naming, text, home)
+            {
+                self.resolver
+                    .diagnostics
+                    .push(Diagnostic::error(code, message, span));
+            }
+        }
+    }
+
+    /// What `name` resolves to here, without reporting a name that does not resolve.
+    fn quiet_lookup(&self, name: &str) -> Option<Found> {
+        let head = le_word(name.as_bytes());
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.lookup(name, head))
+            .or_else(|| {
+                self.resolver
+                    .declared
+                    .get(name)
+                    .map(|&(symbol, span)| symbol.found(span))
+            })
     }
 
     /// Checks a `bra`/`call` against the instruction table, each operand a name.
@@ -1580,14 +1721,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             return Some(found);
         }
         if let Some(&(symbol, declared)) = self.resolver.declared.get(name) {
-            return Some(Found {
-                span: declared,
-                ty: None,
-                symbol: Some(match symbol {
-                    ModuleSymbol::Variable { .. } => SymbolKind::Variable,
-                    ModuleSymbol::Function { .. } => SymbolKind::Function,
-                }),
-            });
+            return Some(symbol.found(declared));
         }
         match self.undeclared(name, span) {
             Some(diagnostic) => self.resolver.diagnostics.push(diagnostic),

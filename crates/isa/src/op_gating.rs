@@ -1369,10 +1369,10 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             | OpForm::Isspacep { .. },
         ) => named("shared::cta").map(Some),
         // ptxas 13.5: "Feature '::entry' requires PTX ISA .version 8.3 or later" for
-        // `isspacep.param::entry` too.
+        // `isspacep.param::entry` and `cvta.param::entry` too.
         (
             OpFeature::ParamSubspace,
-            OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Isspacep { .. },
+            OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Isspacep { .. } | OpForm::Cvta { .. },
         ) => modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some),
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
         (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),

@@ -2626,7 +2626,13 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             ));
         }
     }
-    let shared_or_global = [Space::Global, Space::Shared, Space::Generic];
+    // ptxas 13.5 also takes `.relaxed`, `.acquire` and `.release` on `.shared::cluster`.
+    let shared_or_global = [
+        Space::Global,
+        Space::Shared,
+        Space::SharedCluster,
+        Space::Generic,
+    ];
     for (index, &m) in modifiers.iter().enumerate() {
         match m {
             "relaxed" | "acquire" | "release" => space_refuses(index, &shared_or_global)?,
@@ -2949,12 +2955,16 @@ fn conflict(index: usize, what: &str) -> DecodeError {
 }
 
 /// `cvta.space.size` / `cvta.to.space.size` (9.7.9.20): `.space = { .const, .global, .local,
-/// .shared{::cta, ::cluster}, .param{::entry} }`, `.size = { .u32, .u64 }`.
+/// .shared{::cta, ::cluster}, .param{::entry} }`, `.size = { .u32, .u64 }` (no `.param::func`:
+/// ptxas 13.5 "Illegal modifier '::func' for instruction 'cvta'").
 fn decode_cvta(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Cvta;
     let c = collect(opcode, modifiers, |m| {
         if m == "to" {
             return Some(Modifier::To);
+        }
+        if m == "param::func" {
+            return None;
         }
         space(m).map(Modifier::Space)
     })?;
