@@ -127,7 +127,7 @@ pub const DIVERGENCES: &[Divergence] = &[
         ptxas_accepts: false,
     },
     Divergence {
-        id: "D23 tcgen05 tensor-memory address in a 64-bit register",
+        id: "D24 tcgen05 tensor-memory address in a 64-bit register",
         // `[taddr]` of tcgen05.ld/st/shift in a `.b64` register: ptxas 13.5 "Use a 32-bit
         // integer or bit register only"; the operand model does not carry an address's
         // register type.
