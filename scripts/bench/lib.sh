@@ -1,10 +1,15 @@
 # Shared by the scripts/bench/*.sh scripts (sourced, not run).
 
 # bench_setup: a scratch directory $work (removed on exit) and the release build of ptxsim in
-# $ptxsim (built first; $repo must be set).
+# $ptxsim (built first; $repo must be set), or the binary PTXSIM_BIN names (not rebuilt: to
+# compare builds, or to measure one build while the tree changes).
 bench_setup() {
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
+    if [ -n "${PTXSIM_BIN:-}" ]; then
+        ptxsim=$PTXSIM_BIN
+        return
+    fi
     export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
     cargo build --release --quiet -p ptxsim --manifest-path "$repo/Cargo.toml"
     ptxsim=$CARGO_TARGET_DIR/release/ptxsim
