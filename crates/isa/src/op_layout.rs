@@ -382,6 +382,19 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             slots
         }
         // 9.7.1.16: "destination d has type .u32".
+        // 9.7.18.2 (vadd2.md, vadd4.md): `d{.mask}, a{.asel}, b{.bsel}, c`, 32-bit registers
+        // (ptxas 13.5 takes `.b32`, `.u32`, `.s32` and `.f16x2`, and no constant: "Incorrect
+        // video selector for operand 1"; a list without `.u32` first takes no literal).
+        OpForm::VideoSimd { .. } => {
+            const VIDEO: RegisterRule =
+                RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32, Type::F16x2]);
+            vec![
+                scalar("d", true, VIDEO),
+                scalar("a", false, VIDEO),
+                scalar("b", false, VIDEO),
+                scalar("c", false, VIDEO),
+            ]
+        }
         OpForm::Bfind { ty, .. } => vec![scalar("d", true, FIXED_U32), source("a", ty)],
         // 9.7.1.17: "Operand mask has a 32-bit type. Operand base has .b32, .u32 or .s32 type.
         // Operand offset has .s32 type. Destination d has type .b32."

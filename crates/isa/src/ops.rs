@@ -519,6 +519,26 @@ pub enum MbarrierOp {
     },
 }
 
+/// The primary operation of a SIMD video instruction (9.7.18.2, vadd2.md: `vop2 = { vadd2,
+/// vsub2, vavrg2, vabsdiff2, vmin2, vmax2 }`; vset2.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VideoOp {
+    /// `vadd2`, `vadd4`.
+    Add,
+    /// `vsub2`, `vsub4`.
+    Sub,
+    /// `vavrg2`, `vavrg4`.
+    Avrg,
+    /// `vabsdiff2`, `vabsdiff4`.
+    Absdiff,
+    /// `vmin2`, `vmin4`.
+    Min,
+    /// `vmax2`, `vmax4`.
+    Max,
+    /// `vset2.cmp`, `vset4.cmp` (`.eq .ne .lt .le .gt .ge`).
+    Set(Compare),
+}
+
 /// A decoded non-conversion instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OpForm {
@@ -922,6 +942,26 @@ pub enum OpForm {
         /// `.clamp` rather than `.wrap`.
         clamp: bool,
     },
+    /// The SIMD video instructions (9.7.18.2): `vop2`/`vop4.dtype.atype.btype{.sat}` and
+    /// `.add` (vadd2.md, vadd4.md), `vset2`/`vset4.atype.btype.cmp{.add}` (vset2.md,
+    /// vset4.md). The selectors and the mask are the operands'.
+    VideoSimd {
+        /// The operation.
+        op: VideoOp,
+        /// `vop4` (bytes) rather than `vop2` (half-words).
+        quad: bool,
+        /// `.dtype` is `.s32` (vset: "The intermediate result of the comparison is always
+        /// unsigned").
+        d_signed: bool,
+        /// `.atype` is `.s32`.
+        a_signed: bool,
+        /// `.btype` is `.s32`.
+        b_signed: bool,
+        /// `.sat`.
+        sat: bool,
+        /// `.add`: the secondary accumulate operation rather than the SIMD merge.
+        add: bool,
+    },
     /// `dp4a.atype.btype d, a, b, c` (9.7.1.23) and `dp2a.mode.atype.btype` (9.7.1.24).
     Dot {
         /// `None` for `dp4a`; `Some(hi)` for `dp2a.lo` / `dp2a.hi`.
@@ -1259,6 +1299,20 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
             })
         }
         Opcode::Dp4a | Opcode::Dp2a => decode_dot(opcode, modifiers),
+        Opcode::Vadd2
+        | Opcode::Vadd4
+        | Opcode::Vsub2
+        | Opcode::Vsub4
+        | Opcode::Vavrg2
+        | Opcode::Vavrg4
+        | Opcode::Vabsdiff2
+        | Opcode::Vabsdiff4
+        | Opcode::Vmin2
+        | Opcode::Vmin4
+        | Opcode::Vmax2
+        | Opcode::Vmax4
+        | Opcode::Vset2
+        | Opcode::Vset4 => decode_video_simd(opcode, modifiers),
         Opcode::Copysign => {
             let c = collect(opcode, modifiers, |_| None)?;
             let ty = c.single_type(opcode, &[Type::F32, Type::F64])?;
@@ -1310,28 +1364,14 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Stacksave
         | Opcode::Tcgen05
         | Opcode::Vabsdiff
-        | Opcode::Vabsdiff2
-        | Opcode::Vabsdiff4
         | Opcode::Vadd
-        | Opcode::Vadd2
-        | Opcode::Vadd4
-        | Opcode::Vavrg2
-        | Opcode::Vavrg4
         | Opcode::Vmad
         | Opcode::Vmax
-        | Opcode::Vmax2
-        | Opcode::Vmax4
         | Opcode::Vmin
-        | Opcode::Vmin2
-        | Opcode::Vmin4
         | Opcode::Vset
-        | Opcode::Vset2
-        | Opcode::Vset4
         | Opcode::Vshl
         | Opcode::Vshr
-        | Opcode::Vsub
-        | Opcode::Vsub2
-        | Opcode::Vsub4 => Err(DecodeError::new(
+        | Opcode::Vsub => Err(DecodeError::new(
             DecodeErrorKind::UnsupportedInstruction(opcode),
             None,
             "not supported by ptxsim yet (the instruction table knows its name only)",
@@ -4756,6 +4796,90 @@ fn testp_op(m: &str) -> Option<TestpOp> {
         "normal" => TestpOp::Normal,
         "subnormal" => TestpOp::Subnormal,
         _ => return None,
+    })
+}
+
+/// The SIMD video instructions (9.7.18.2): `vop2.dtype.atype.btype{.sat}`,
+/// `vop2.dtype.atype.btype.add` (vadd2.md; `.dtype = .atype = .btype = { .u32, .s32 }`;
+/// "Saturation cannot be used with the secondary accumulate operation") and
+/// `vset2.atype.btype.cmp{.add}` (vset2.md: `.cmp = { .eq, .ne, .lt, .le, .gt, .ge }`), the
+/// same for the `vop4` forms.
+fn decode_video_simd(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    use Opcode as O;
+    let (op, quad) = match opcode {
+        O::Vadd2 => (VideoOp::Add, false),
+        O::Vadd4 => (VideoOp::Add, true),
+        O::Vsub2 => (VideoOp::Sub, false),
+        O::Vsub4 => (VideoOp::Sub, true),
+        O::Vavrg2 => (VideoOp::Avrg, false),
+        O::Vavrg4 => (VideoOp::Avrg, true),
+        O::Vabsdiff2 => (VideoOp::Absdiff, false),
+        O::Vabsdiff4 => (VideoOp::Absdiff, true),
+        O::Vmin2 => (VideoOp::Min, false),
+        O::Vmin4 => (VideoOp::Min, true),
+        O::Vmax2 => (VideoOp::Max, false),
+        O::Vmax4 => (VideoOp::Max, true),
+        _ => (VideoOp::Set(Compare::Eq), opcode == O::Vset4),
+    };
+    let set = matches!(op, VideoOp::Set(_));
+    let invalid = |index: Option<usize>, message: String| {
+        Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            index,
+            message,
+        ))
+    };
+    let mut signed = Vec::new();
+    let (mut sat, mut add, mut compare) = (false, false, None);
+    for (index, &m) in modifiers.iter().enumerate() {
+        match m {
+            "u32" => signed.push(false),
+            "s32" => signed.push(true),
+            "sat" if !set => sat = true,
+            "add" => add = true,
+            _ => match compare_op(m) {
+                Some(
+                    c @ (Compare::Eq
+                    | Compare::Ne
+                    | Compare::Lt
+                    | Compare::Le
+                    | Compare::Gt
+                    | Compare::Ge),
+                ) if set && compare.is_none() => compare = Some(c),
+                _ => return invalid(Some(index), format!("{opcode} does not take .{m}")),
+            },
+        }
+    }
+    let types = if set { 2 } else { 3 };
+    if signed.len() != types {
+        return invalid(
+            None,
+            format!("{opcode} needs {types} types, each .u32 or .s32"),
+        );
+    }
+    if sat && add {
+        return invalid(None, format!("{opcode} takes .sat or .add, not both"));
+    }
+    let op = match (op, compare) {
+        (VideoOp::Set(_), Some(c)) => VideoOp::Set(c),
+        (VideoOp::Set(_), None) => {
+            return invalid(None, format!("{opcode} needs a comparison (.eq, .lt, ...)"));
+        }
+        (op, _) => op,
+    };
+    let [d_signed, a_signed, b_signed] = if set {
+        [false, signed[0], signed[1]]
+    } else {
+        [signed[0], signed[1], signed[2]]
+    };
+    Ok(OpForm::VideoSimd {
+        op,
+        quad,
+        d_signed,
+        a_signed,
+        b_signed,
+        sat,
+        add,
     })
 }
 

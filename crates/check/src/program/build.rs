@@ -1295,6 +1295,59 @@ impl<'m> Builder<'m> {
                     ],
                 }
             }
+            OpForm::VideoSimd {
+                op,
+                quad,
+                d_signed,
+                a_signed,
+                b_signed,
+                sat,
+                add,
+            } => {
+                count(4)?;
+                let selector = |operand: &Operand| match operand {
+                    Operand::Name(name) => name.selector.as_ref().map(|s| s.value),
+                    _ => None,
+                };
+                // vadd4.md: "`.asel` defaults to `.b3210`", "`.bsel` defaults to `.b7654`",
+                // the mask "defaults to `.b3210`"; vadd2.md: `.h10`, `.h32` and `.h10`. The
+                // lanes are written from high to low.
+                let lanes = |operand: &Operand, default: [u8; 4]| match selector(operand) {
+                    Some(s) => {
+                        let mut out = [0; 4];
+                        for (slot, &digit) in out.iter_mut().zip(s.digits().iter().rev()) {
+                            *slot = digit;
+                        }
+                        out
+                    }
+                    None => default,
+                };
+                let (asel, bsel, all) = if quad {
+                    ([0, 1, 2, 3], [4, 5, 6, 7], 0b1111)
+                } else {
+                    ([0, 1, 0, 0], [2, 3, 0, 0], 0b11)
+                };
+                let mask = match selector(&operands[0]) {
+                    Some(s) => s.digits().iter().fold(0, |m, &lane| m | 1 << lane),
+                    None => all,
+                };
+                InstructionKind::IntExtra {
+                    op: IntExtraOp::Video(super::VideoSimd {
+                        op,
+                        quad,
+                        d_signed,
+                        a_signed,
+                        b_signed,
+                        sat,
+                        add,
+                        asel: lanes(&operands[1], asel),
+                        bsel: lanes(&operands[2], bsel),
+                        mask,
+                    }),
+                    destination: self.destination(&operands[0])?,
+                    sources: self.sources3(&operands[1..], [Type::U32; 3])?,
+                }
+            }
             OpForm::Dot {
                 dp2a,
                 a_signed,

@@ -23,7 +23,7 @@ use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
     AtomOp, BarrierOp, BoolOp, CarryOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp,
     IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, TestpOp,
-    VoteMode,
+    VideoOp, VoteMode,
 };
 
 use cvt::CvtOp;
@@ -75,6 +75,33 @@ pub struct Location {
     pub column: u32,
 }
 
+/// A SIMD video instruction with its selectors and mask (9.7.18.2, vadd2.md, vadd4.md, vset2.md,
+/// vset4.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VideoSimd {
+    /// The primary operation.
+    pub op: VideoOp,
+    /// Four byte lanes (`vop4`) rather than two half-word lanes (`vop2`).
+    pub quad: bool,
+    /// `.dtype` is `.s32` (the saturation range).
+    pub d_signed: bool,
+    /// `.atype` is `.s32`.
+    pub a_signed: bool,
+    /// `.btype` is `.s32`.
+    pub b_signed: bool,
+    /// `.sat`.
+    pub sat: bool,
+    /// `.add`: the secondary accumulate operation rather than the SIMD merge.
+    pub add: bool,
+    /// `.asel`: lane `i` of `Va` is element `asel[i]` of the eight bytes (four half-words) of
+    /// `b:a`, `a` the low word.
+    pub asel: [u8; 4],
+    /// `.bsel`, as `asel`.
+    pub bsel: [u8; 4],
+    /// `.mask`: bit `i` is `mask[i]`.
+    pub mask: u8,
+}
+
 /// The operation of an [`InstructionKind::IntExtra`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntExtraOp {
@@ -99,6 +126,8 @@ pub enum IntExtraOp {
         /// `.clamp` rather than `.wrap`.
         clamp: bool,
     },
+    /// `vadd2` ... `vset4` (9.7.18.2).
+    Video(VideoSimd),
     /// `dp4a` (`dp2a: None`) and `dp2a.lo`/`.hi` (`Some(hi)`) (9.7.1.23-24).
     Dot {
         /// `dp2a` and its mode.

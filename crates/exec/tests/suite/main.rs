@@ -33,6 +33,7 @@ mod scalar;
 mod tcgen05;
 mod texture;
 mod tma;
+mod video;
 mod warp;
 mod wgmma;
 mod wmma;

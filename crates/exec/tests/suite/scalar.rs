@@ -14,7 +14,7 @@ use ptxsim_exec::grid::{self, GridOptions};
 
 /// Runs the only kernel of `body` (wrapped in a module for sm_90 with one `.u64 out`
 /// parameter, one thread) with an output buffer of `bytes` bytes and returns it.
-fn run(functions: &str, body: &str, bytes: usize) -> Vec<u8> {
+pub(super) fn run(functions: &str, body: &str, bytes: usize) -> Vec<u8> {
     run_as(".version 8.0\n.target sm_90", functions, body, bytes)
 }
 
@@ -47,7 +47,7 @@ fn run_as(header: &str, functions: &str, body: &str, bytes: usize) -> Vec<u8> {
         .contents()
 }
 
-fn words32(bytes: &[u8]) -> Vec<u32> {
+pub(super) fn words32(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
