@@ -1336,6 +1336,32 @@ impl Translator<'_, '_> {
         (self.builder.ins().band(inside, aligned), offset)
     }
 
+    /// The host address of an access of `bytes` at `at` in the CTA's shared memory; outside
+    /// it, or misaligned, the instruction `pc` is declined with the step count `before` (the
+    /// interpreter reports the fault; the helper would refuse the access too).
+    fn shared_pointer(&mut self, pc: usize, before: Value, at: Value, bytes: u32) -> Value {
+        let inside = self.in_shared(at, bytes);
+        let fast = self.builder.create_block();
+        let out = self.builder.create_block();
+        self.builder.set_cold_block(out);
+        self.builder.ins().brif(inside, fast, &[], out, &[]);
+        self.builder.switch_to_block(out);
+        self.decline(pc, before);
+        self.builder.switch_to_block(fast);
+        self.builder.ins().iadd(self.shared, at)
+    }
+
+    /// A plain store of the low `bytes` (1, 2, 4 or 8) of `value` at `pointer`.
+    fn store_plain(&mut self, pointer: Value, bytes: u32, value: Value) {
+        let flags = MemFlagsData::trusted();
+        match bytes {
+            1 => self.builder.ins().istore8(flags, value, pointer, 0),
+            2 => self.builder.ins().istore16(flags, value, pointer, 0),
+            4 => self.builder.ins().istore32(flags, value, pointer, 0),
+            _ => self.builder.ins().store(flags, value, pointer, 0),
+        };
+    }
+
     /// A plain load of `bytes` (1, 2, 4 or 8) at `pointer`, zero-extended to 64 bits.
     fn load_plain(&mut self, pointer: Value, bytes: u32) -> Value {
         let flags = MemFlagsData::trusted();
@@ -1350,25 +1376,15 @@ impl Translator<'_, '_> {
     /// A load of `bytes` at `at` in `space`, zero-extended to 64 bits; a failed one hands
     /// the instruction back.
     fn load(&mut self, pc: usize, before: Value, space: Space, at: Value, bytes: u32) -> Value {
+        if space == Space::Shared {
+            let pointer = self.shared_pointer(pc, before, at, bytes);
+            return self.load_plain(pointer, bytes);
+        }
         let done = self.builder.create_block();
         self.builder.append_block_param(done, types::I64);
         let slow = self.builder.create_block();
         self.builder.set_cold_block(slow);
-        if space == Space::Shared {
-            let fast = self.builder.create_block();
-            let inside = self.in_shared(at, bytes);
-            // Outside the CTA's shared memory, or misaligned: the interpreter reports the
-            // fault (the helper would refuse it too).
-            self.builder.ins().brif(inside, fast, &[], slow, &[]);
-            self.builder.switch_to_block(slow);
-            self.decline(pc, before);
-            self.builder.switch_to_block(fast);
-            let pointer = self.builder.ins().iadd(self.shared, at);
-            let value = self.load_plain(pointer, bytes);
-            self.builder.ins().jump(done, &[BlockArg::Value(value)]);
-            self.builder.switch_to_block(done);
-            return self.builder.block_params(done)[0];
-        } else if matches!(space, Space::Param | Space::Const) {
+        if matches!(space, Space::Param | Space::Const) {
             // The kernel's parameters (`.param` addresses below the thread's own) and the
             // `.const` space: read-only for the launch. Other addresses go to the helper.
             let (base, len) = if space == Space::Param {
@@ -1438,60 +1454,29 @@ impl Translator<'_, '_> {
         bytes: u32,
         value: Value,
     ) {
+        if space == Space::Shared {
+            let pointer = self.shared_pointer(pc, before, at, bytes);
+            self.store_plain(pointer, bytes, value);
+            return;
+        }
         let done = self.builder.create_block();
         let slow = self.builder.create_block();
         self.builder.set_cold_block(slow);
-        if space == Space::Shared {
-            let fast = self.builder.create_block();
-            let inside = self.in_shared(at, bytes);
-            // As for loads: the interpreter reports the fault.
-            self.builder.ins().brif(inside, fast, &[], slow, &[]);
-            self.builder.switch_to_block(slow);
-            self.decline(pc, before);
-            self.builder.switch_to_block(fast);
-            let pointer = self.builder.ins().iadd(self.shared, at);
-            let flags = MemFlagsData::trusted();
-            match bytes {
-                1 => {
-                    self.builder.ins().istore8(flags, value, pointer, 0);
-                }
-                2 => {
-                    self.builder.ins().istore16(flags, value, pointer, 0);
-                }
-                4 => {
-                    self.builder.ins().istore32(flags, value, pointer, 0);
-                }
-                _ => {
-                    self.builder.ins().store(flags, value, pointer, 0);
-                }
-            }
-            self.builder.ins().jump(done, &[]);
-            self.builder.switch_to_block(done);
-            return;
-        } else if matches!(space, Space::Global | Space::Generic) {
-            // The buffer of the instruction's window: the bytes stored (single-copy atomically), as
-            // `GlobalMemory::store` replaces them in their word (an aligned access of `bytes`
-            // lies inside one word; a store of those bytes alone leaves the others as its
-            // compare-and-swap does).
+        if matches!(space, Space::Global | Space::Generic) {
+            // The buffer of the instruction's window: the bytes stored (single-copy
+            // atomically), as `GlobalMemory::store` replaces them in their word (an aligned
+            // access of `bytes` lies inside one word; a store of those bytes alone leaves the
+            // others as its compare-and-swap does).
             let (inside, offset) = self.in_window(at, bytes);
             let fast = self.builder.create_block();
             self.builder.ins().brif(inside, fast, &[], slow, &[]);
             self.builder.switch_to_block(fast);
             let words = self.window_field(native::Window::WORDS);
             let pointer = self.builder.ins().iadd(words, offset);
-            let (ty, value) = match bytes {
-                1 => (types::I8, self.builder.ins().ireduce(types::I8, value)),
-                2 => (types::I16, self.builder.ins().ireduce(types::I16, value)),
-                4 => (types::I32, self.builder.ins().ireduce(types::I32, value)),
-                _ => (types::I64, value),
-            };
-            debug_assert_eq!(ty.bytes(), bytes);
             // A plain aligned store, which the host makes single-copy atomic (x86-64, AArch64):
             // what the interpreter's relaxed update does, without the full fence Cranelift's
             // `atomic_store` adds.
-            self.builder
-                .ins()
-                .store(MemFlagsData::trusted(), value, pointer, 0);
+            self.store_plain(pointer, bytes, value);
             self.builder.ins().jump(done, &[]);
         } else {
             self.builder.ins().jump(slow, &[]);
