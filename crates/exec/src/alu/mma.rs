@@ -74,10 +74,91 @@ pub(crate) struct Finite {
     pub(crate) fraction_bits: i32,
 }
 
+#[derive(Clone, Copy)]
 pub(crate) enum Value {
     Nan,
     Infinity(bool),
     Finite(Finite),
+}
+
+/// A row of A or a column of B for one element of D: the registers' elements with their type,
+/// or their values decoded once ([`decode`]) for all the elements of D that read them.
+#[derive(Clone, Copy)]
+pub(crate) enum Operand<'a> {
+    Bits(&'a [u64], MmaType),
+    Decoded(&'a [Value]),
+    /// Decoded, none of them a NaN or an infinity.
+    Finite(&'a [Finite]),
+}
+
+/// A row of A or a column of B decoded once ([`Operand::Decoded`], [`Operand::Finite`]).
+enum DecodedRow {
+    Values(Vec<Value>),
+    Finite(Vec<Finite>),
+}
+
+impl DecodedRow {
+    fn new(bits: &[u64], ty: MmaType) -> Self {
+        let values: Vec<Value> = bits.iter().map(|&bits| decode(bits, ty)).collect();
+        if values.iter().all(|value| matches!(value, Value::Finite(_))) {
+            DecodedRow::Finite(
+                values
+                    .iter()
+                    .filter_map(|value| match value {
+                        Value::Finite(finite) => Some(*finite),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        } else {
+            DecodedRow::Values(values)
+        }
+    }
+
+    fn operand(&self) -> Operand<'_> {
+        match self {
+            DecodedRow::Values(values) => Operand::Decoded(values),
+            DecodedRow::Finite(finite) => Operand::Finite(finite),
+        }
+    }
+}
+
+impl<'a> Operand<'a> {
+    #[inline]
+    fn len(self) -> usize {
+        match self {
+            Operand::Bits(bits, _) => bits.len(),
+            Operand::Decoded(values) => values.len(),
+            Operand::Finite(values) => values.len(),
+        }
+    }
+
+    #[inline(always)]
+    fn get(self, index: usize) -> Value {
+        match self {
+            Operand::Bits(bits, ty) => decode(bits[index], ty),
+            Operand::Decoded(values) => values[index],
+            Operand::Finite(values) => Value::Finite(values[index]),
+        }
+    }
+
+    /// The first `half` elements and the rest.
+    fn split(self, half: usize) -> (Self, Self) {
+        match self {
+            Operand::Bits(bits, ty) => (
+                Operand::Bits(&bits[..half], ty),
+                Operand::Bits(&bits[half..], ty),
+            ),
+            Operand::Decoded(values) => (
+                Operand::Decoded(&values[..half]),
+                Operand::Decoded(&values[half..]),
+            ),
+            Operand::Finite(values) => (
+                Operand::Finite(&values[..half]),
+                Operand::Finite(&values[half..]),
+            ),
+        }
+    }
 }
 
 /// (exponent bits, fraction bits, has infinities, width of the value).
@@ -180,16 +261,20 @@ pub(crate) fn round(sign: bool, magnitude: u128, lsb: i32, ty: MmaType) -> u64 {
     sign_bit | field << mbits | (q as u64 & ((1 << mbits) - 1))
 }
 
-/// The addends of `c + sum(a[i] * b[i])` with `types` = (A's, B's, C's): every product exact
-/// and `c`, as [`Finite`] terms without the zeros. A NaN operand, `inf * 0` or `inf - inf` is
+thread_local! {
+    /// [`fused`]'s addends.
+    static TERMS: std::cell::RefCell<Vec<Finite>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The addends of `c + sum(a[i] * b[i])` (`c` of type `c_type`): every product exact and `c`, as [`Finite`] terms without the zeros, into `terms` (cleared first). A NaN operand, `inf * 0` or `inf - inf` is
 /// `Err(None)` (the canonical NaN); otherwise an infinite product or `c` is `Err(Some(sign))`.
-pub(crate) fn addends(
-    types: (MmaType, MmaType, MmaType),
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-) -> Result<Vec<Finite>, Option<bool>> {
-    let mut terms: Vec<Finite> = Vec::with_capacity(a.len() + 1);
+fn addends(
+    a: Operand<'_>,
+    b: Operand<'_>,
+    (c, c_type): (u64, MmaType),
+    terms: &mut Vec<Finite>,
+) -> Result<(), Option<bool>> {
+    terms.clear();
     let (mut nan_seen, mut positive_infinity, mut negative_infinity) = (false, false, false);
     let mut infinity = |sign: bool| {
         if sign {
@@ -198,26 +283,32 @@ pub(crate) fn addends(
             positive_infinity = true;
         }
     };
-    for (&x, &y) in a.iter().zip(b) {
-        match (decode(x, types.0), decode(y, types.1)) {
-            (Value::Nan, _) | (_, Value::Nan) => nan_seen = true,
-            (Value::Infinity(s), Value::Finite(f)) | (Value::Finite(f), Value::Infinity(s)) => {
-                if f.significand == 0 {
-                    nan_seen = true;
-                } else {
-                    infinity(s ^ f.sign);
+    let product = |x: &Finite, y: &Finite| Finite {
+        sign: x.sign ^ y.sign,
+        significand: x.significand * y.significand,
+        exponent: x.exponent + y.exponent,
+        fraction_bits: x.fraction_bits + y.fraction_bits,
+    };
+    if let (Operand::Finite(a), Operand::Finite(b)) = (a, b) {
+        // No NaN or infinity among the products (the common case, and the fast one).
+        terms.extend(a.iter().zip(b).map(|(x, y)| product(x, y)));
+    } else {
+        for index in 0..a.len().min(b.len()) {
+            match (a.get(index), b.get(index)) {
+                (Value::Nan, _) | (_, Value::Nan) => nan_seen = true,
+                (Value::Infinity(s), Value::Finite(f)) | (Value::Finite(f), Value::Infinity(s)) => {
+                    if f.significand == 0 {
+                        nan_seen = true;
+                    } else {
+                        infinity(s ^ f.sign);
+                    }
                 }
+                (Value::Infinity(s), Value::Infinity(t)) => infinity(s ^ t),
+                (Value::Finite(x), Value::Finite(y)) => terms.push(product(&x, &y)),
             }
-            (Value::Infinity(s), Value::Infinity(t)) => infinity(s ^ t),
-            (Value::Finite(x), Value::Finite(y)) => terms.push(Finite {
-                sign: x.sign ^ y.sign,
-                significand: x.significand * y.significand,
-                exponent: x.exponent + y.exponent,
-                fraction_bits: x.fraction_bits + y.fraction_bits,
-            }),
         }
     }
-    match decode(c, types.2) {
+    match decode(c, c_type) {
         Value::Nan => nan_seen = true,
         Value::Infinity(s) => infinity(s),
         Value::Finite(f) => terms.push(f),
@@ -229,7 +320,7 @@ pub(crate) fn addends(
         return Err(Some(negative_infinity));
     }
     terms.retain(|t| t.significand != 0);
-    Ok(terms)
+    Ok(())
 }
 
 /// The exact sum of `terms`, each aligned to units of `2^lsb` and truncated toward zero there.
@@ -278,24 +369,49 @@ pub(crate) fn fused(
     fraction_bits: i32,
     e8m13: bool,
 ) -> u64 {
+    fused_operands(
+        Operand::Bits(a, types.0),
+        Operand::Bits(b, types.1),
+        (c, types.2),
+        d,
+        fraction_bits,
+        e8m13,
+    )
+}
+
+/// [`fused`] of two [`Operand`]s and `c` of its type.
+fn fused_operands(
+    a: Operand<'_>,
+    b: Operand<'_>,
+    c: (u64, MmaType),
+    d: MmaType,
+    fraction_bits: i32,
+    e8m13: bool,
+) -> u64 {
     let (ebits, mbits, _, width) = format(d);
     let nan = if d == MmaType::F32 {
         0x7fff_ffff
     } else {
         0x7fff
     };
-    let terms = match addends(types, a, b, c) {
-        Ok(terms) => terms,
+    // The addends go into a buffer kept per host thread: one `fused` step is one element of
+    // D, and a tensor-core instruction has hundreds of them.
+    let sum = TERMS.with_borrow_mut(|terms| -> Result<_, Option<bool>> {
+        addends(a, b, c, terms)?;
+        let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
+            return Ok(None);
+        };
+        let lsb = (emax - fraction_bits).max(LOWEST_BIT);
+        Ok(Some((aligned_sum(terms, lsb), lsb)))
+    });
+    let (sum, mut lsb) = match sum {
+        Ok(Some(sum)) => sum,
+        Ok(None) => return 0,
         Err(None) => return nan,
         Err(Some(negative)) => {
             return u64::from(negative) << (width - 1) | ((1u64 << ebits) - 1) << mbits;
         }
     };
-    let Some(emax) = terms.iter().map(|t| t.exponent).max() else {
-        return 0;
-    };
-    let mut lsb = (emax - fraction_bits).max(LOWEST_BIT);
-    let sum = aligned_sum(&terms, lsb);
     let mut magnitude = sum.unsigned_abs();
     if e8m13 && d == MmaType::F32 {
         let significant = 128 - magnitude.leading_zeros() as i32;
@@ -315,39 +431,51 @@ pub(crate) fn fused(
 /// lowering); on Ada Lovelace it keeps 13 fraction bits and an `.f32` D is cut to 13
 /// ([`fused`]'s `e8m13`); on RTX Blackwell it is fused like the other types.
 pub fn dot_float_on(cores: TensorCores, form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    if fp8_lowered(cores, form) {
+        return dot_fp8(form, a, b, c);
+    }
+    dot_float_operands(
+        cores,
+        form,
+        Operand::Bits(a, form.a),
+        Operand::Bits(b, form.b),
+        c,
+    )
+}
+
+/// Whether `form`'s FP8 (or FP6/FP4) products on `cores` take ptxas's two-step lowering
+/// ([`dot_fp8`]) rather than one [`fused`] step.
+fn fp8_lowered(cores: TensorCores, form: &MmaForm) -> bool {
     let fp8 = [form.a, form.b]
         .iter()
         .any(|t| t.is_fp8() || t.is_fp6_or_fp4());
-    if fp8 && matches!(cores, TensorCores::Hopper | TensorCores::Blackwell) {
-        return dot_fp8(form, a, b, c);
-    }
+    fp8 && matches!(cores, TensorCores::Hopper | TensorCores::Blackwell)
+}
+
+/// [`dot_float_on`] but for the FP8 lowering, on [`Operand`]s.
+fn dot_float_operands(
+    cores: TensorCores,
+    form: &MmaForm,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    c: u64,
+) -> u64 {
+    let fp8 = [form.a, form.b]
+        .iter()
+        .any(|t| t.is_fp8() || t.is_fp6_or_fp4());
     let (bits, e8m13) = if fp8 && cores == TensorCores::Ada {
         (ADA_FP8_FRACTION_BITS, true)
     } else {
         (cores.fraction_bits(), false)
     };
     if !cores.splits_k(form) {
-        return fused((form.a, form.b, form.c), form.d, a, b, c, bits, e8m13);
+        return fused_operands(a, b, (c, form.c), form.d, bits, e8m13);
     }
     let half = a.len() / 2;
-    let first = fused(
-        (form.a, form.b, form.c),
-        form.d,
-        &a[..half],
-        &b[..half],
-        c,
-        bits,
-        e8m13,
-    );
-    fused(
-        (form.a, form.b, form.d),
-        form.d,
-        &a[half..],
-        &b[half..],
-        first,
-        bits,
-        e8m13,
-    )
+    let (a_first, a_second) = a.split(half);
+    let (b_first, b_second) = b.split(half);
+    let first = fused_operands(a_first, b_first, (c, form.c), form.d, bits, e8m13);
+    fused_operands(a_second, b_second, (first, form.d), form.d, bits, e8m13)
 }
 
 /// Fraction bits of Ada Lovelace's FP8 accumulator (MMA-Sim: 13, with an `f32_e8m13` output).
@@ -520,15 +648,43 @@ pub fn mma_scaled(
             cm[row][col] = element(&c[lane], form.c, index);
         }
     }
+    // B by columns, so that each element of D reads its column as one slice.
+    let b_columns: Vec<Vec<u64>> = (0..n)
+        .map(|col| (0..k).map(|i| bm[i][col]).collect())
+        .collect();
+    // The floating-point forms of one fused step (or two) decode each row of A and column of
+    // B once, not once for every element of D that reads it.
+    let decoded = (form.block_scale.is_none()
+        && !matches!(form.a, MmaType::S8 | MmaType::U8 | MmaType::F64)
+        && !fp8_lowered(cores, form))
+    .then(|| {
+        let rows: Vec<DecodedRow> = am.iter().map(|row| DecodedRow::new(row, form.a)).collect();
+        let columns: Vec<DecodedRow> = b_columns
+            .iter()
+            .map(|column| DecodedRow::new(column, form.b))
+            .collect();
+        (rows, columns)
+    });
     let mut out: Vec<Vec<u64>> = (0..32).map(|_| vec![0; d_registers(form)]).collect();
     for (lane, registers) in out.iter_mut().enumerate() {
         for (index, row, col) in c_layout(form, lane) {
-            let column: Vec<u64> = (0..k).map(|i| bm[i][col]).collect();
+            if let Some((rows, columns)) = &decoded {
+                let value = dot_float_operands(
+                    cores,
+                    form,
+                    rows[row].operand(),
+                    columns[col].operand(),
+                    cm[row][col],
+                );
+                store(registers, form.d, index, value);
+                continue;
+            }
+            let column = &b_columns[col];
             let value = match (form.block_scale, scales) {
                 (Some(scale), Some((rows, columns))) if scale.packed_fp4 => {
                     super::tcgen05::dot_fp4_scaled(
                         &am[row],
-                        &column,
+                        column,
                         cm[row][col],
                         (&rows[row], &columns[col]),
                         scale.ue4m3,
@@ -537,12 +693,12 @@ pub fn mma_scaled(
                 (Some(_), Some((rows, columns))) => super::tcgen05::dot_mx(
                     (form.a, form.b),
                     &am[row],
-                    &column,
+                    column,
                     cm[row][col],
                     (rows[row][0], columns[col][0]),
                 )?,
                 (Some(_), None) => return None,
-                (None, _) => dot(cores, form, &am[row], &column, cm[row][col]),
+                (None, _) => dot(cores, form, &am[row], column, cm[row][col]),
             };
             store(registers, form.d, index, value);
         }
