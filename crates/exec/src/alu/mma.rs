@@ -99,20 +99,18 @@ enum DecodedRow {
 
 impl DecodedRow {
     fn new(bits: &[u64], ty: MmaType) -> Self {
-        let values: Vec<Value> = bits.iter().map(|&bits| decode(bits, ty)).collect();
-        if values.iter().all(|value| matches!(value, Value::Finite(_))) {
-            DecodedRow::Finite(
-                values
-                    .iter()
-                    .filter_map(|value| match value {
-                        Value::Finite(finite) => Some(*finite),
-                        _ => None,
-                    })
-                    .collect(),
-            )
-        } else {
-            DecodedRow::Values(values)
+        let mut finite = Vec::with_capacity(bits.len());
+        for &element in bits {
+            match decode(element, ty) {
+                Value::Finite(value) => finite.push(value),
+                _ => {
+                    return DecodedRow::Values(
+                        bits.iter().map(|&element| decode(element, ty)).collect(),
+                    );
+                }
+            }
         }
+        DecodedRow::Finite(finite)
     }
 
     fn operand(&self) -> Operand<'_> {
