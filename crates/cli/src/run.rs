@@ -1029,10 +1029,16 @@ fn choose_engine(
 ) -> String {
     use ptxsim_jit::Engine;
     let program = device.program();
+    let threads = [device.grid(), device.block()]
+        .iter()
+        .flatten()
+        .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)));
+    let work = threads.saturating_mul(program.instructions.len() as u64);
     let reason = match engine {
         Engine::Interp => Some("--engine interp"),
         _ if interpreter_only => Some("traced or cooperative run"),
-        Engine::Auto => ptxsim_jit::keeps_interpreter(program),
+        Engine::Auto => ptxsim_jit::keeps_interpreter(program).or((work < ptxsim_jit::AUTO_WORK)
+            .then_some("a small launch: threads x instructions below 2^22")),
         Engine::Compiled => None,
     };
     if let Some(reason) = reason {

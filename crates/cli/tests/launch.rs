@@ -486,6 +486,51 @@ fn stats_report_the_instruction_count_on_stderr() {
     assert!(stderr(&plain).is_empty(), "{}", stderr(&plain));
 }
 
+/// `--engine auto` leaves a launch whose threads times instructions stay below 2^22 to the
+/// interpreter (compiling would take longer than running it) and compiles a larger one; both
+/// give the same output, and `--stats` says which engine ran and why.
+#[test]
+fn auto_compiles_only_launches_worth_it() {
+    let run = |grid: &str, engine: &str| {
+        let output = ptxsim(&[
+            "run",
+            "ptx-samples/nvcc/fp8_convert.sm_90.ptx",
+            "--entry",
+            "f32_to_e4m3",
+            "--grid",
+            grid,
+            "--block",
+            "256",
+            "--arg",
+            "buf:tests/kernels/common/f32.bin",
+            "--arg",
+            "zeros:12288",
+            "--arg",
+            "s32:12288",
+            "--format",
+            "json",
+            "--engine",
+            engine,
+            "--stats",
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let err = stderr(&output);
+        (output.stdout, err)
+    };
+    // The kernel has 20 instructions: 4 x 256 threads make 20,480.
+    let (_, small) = run("4", "auto");
+    assert!(
+        small.contains("engine: interpreter (a small launch"),
+        "{small}"
+    );
+    // 1024 x 256 threads make 5,242,880 >= 2^22 (the threads past the 12,288 inputs return
+    // at once).
+    let (compiled, large) = run("1024", "auto");
+    assert!(large.contains("engine: compiled ("), "{large}");
+    let (interpreted, _) = run("1024", "interp");
+    assert_eq!(compiled, interpreted);
+}
+
 #[test]
 fn the_trace_replaces_an_earlier_one_only_when_complete() {
     // Written to a temporary file and renamed: the path holds either the earlier trace or the

@@ -98,7 +98,7 @@ pub struct Settings {
     /// when not the simulated target's (`PTXSIM_TARGET`: the modules are checked for it, so
     /// their programs model its tensor cores).
     pub tensor_cores: Option<ptxsim_exec::alu::tensor_cores::TensorCores>,
-    /// Which tier runs the kernels (`PTXSIM_ENGINE`: `interp`, the default, `auto` or
+    /// Which tier runs the kernels (`PTXSIM_ENGINE`: `auto`, the default, `interp` or
     /// `compiled`; docs/compiled-tier.md).
     pub engine: ptxsim_jit::Engine,
 }
@@ -146,7 +146,7 @@ impl Settings {
                         .map_err(|error| format!("PTXSIM_DEVICE=`{name}`: {error}"))
                 })
                 .transpose()?,
-            engine: ptxsim_jit::Engine::from_env()?.unwrap_or_default(),
+            engine: ptxsim_jit::Engine::from_env()?.unwrap_or(ptxsim_jit::Engine::Auto),
         })
     }
 

@@ -307,10 +307,18 @@ pub struct Module {
     compiled: CompiledCache,
 }
 
-/// [`Module::compiled`]'s cache.
-type CompiledCache = std::sync::Mutex<
-    std::collections::HashMap<(String, Dim3), Option<Arc<dyn crate::compiled::CompiledKernel>>>,
->;
+/// [`Module::compiled`]'s cache, by entry and CTA shape.
+type CompiledCache = std::sync::Mutex<std::collections::HashMap<(String, Dim3), Compiled>>;
+
+/// A kernel's entry in [`CompiledCache`].
+#[derive(Clone)]
+enum Compiled {
+    /// Not compiled yet: the work of its launches so far
+    /// ([`crate::compiled::Compiler::worth_compiling`]).
+    Waiting(u64),
+    /// Compiled (`None`: the compiler left it to the interpreter).
+    Done(Option<Arc<dyn crate::compiled::CompiledKernel>>),
+}
 
 impl fmt::Debug for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -349,13 +357,14 @@ impl Module {
         })
     }
 
-    /// The compiled code of kernel `entry` for CTAs of shape `block` from `options`'
-    /// compiler, compiled on the first launch that asks and kept for the next ones.
+    /// The compiled code of kernel `entry` for a launch of `grid` CTAs of shape `block` from
+    /// `options`' compiler: compiled on the first launch that makes its launches worth
+    /// compiling ([`crate::compiled::Compiler::worth_compiling`]) and kept for the next ones.
     fn compiled(
         &self,
         entry: &str,
         program: &Program,
-        block: Dim3,
+        (grid, block): (Dim3, Dim3),
         options: &LaunchOptions,
     ) -> Option<Arc<dyn crate::compiled::CompiledKernel>> {
         let compiler = options.compiler.as_ref()?;
@@ -363,10 +372,26 @@ impl Module {
             .compiled
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache
+        let slot = cache
             .entry((entry.to_string(), block))
-            .or_insert_with(|| compiler.compile(program, block))
-            .clone()
+            .or_insert(Compiled::Waiting(0));
+        let threads = [grid, block]
+            .iter()
+            .flatten()
+            .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)));
+        match slot {
+            Compiled::Done(code) => code.clone(),
+            Compiled::Waiting(work) => {
+                *work =
+                    work.saturating_add(threads.saturating_mul(program.instructions.len() as u64));
+                if !compiler.worth_compiling(*work) {
+                    return None;
+                }
+                let code = compiler.compile(program, block);
+                *slot = Compiled::Done(code.clone());
+                code
+            }
+        }
     }
 
     /// The module's text, which the lines of its programs' instructions refer to.
@@ -480,7 +505,8 @@ impl Module {
         if let Some(cores) = options.tensor_cores {
             device.set_tensor_cores(cores);
         }
-        if let Some(code) = self.compiled(entry, program, device.block(), options) {
+        if let Some(code) = self.compiled(entry, program, (device.grid(), device.block()), options)
+        {
             device.set_compiled(code);
         }
         device.enable_device_launches(&self.kernels);
@@ -658,7 +684,12 @@ impl Module {
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
         }
-        if let Some(code) = self.compiled(entry, device.program(), device.block(), options) {
+        if let Some(code) = self.compiled(
+            entry,
+            device.program(),
+            (device.grid(), device.block()),
+            options,
+        ) {
             device.set_compiled(code);
         }
         device.enable_device_launches(&self.kernels);

@@ -48,6 +48,16 @@ pub trait Compiler: Send + Sync + std::fmt::Debug {
         program: &crate::Program,
         block: crate::Dim3,
     ) -> Option<std::sync::Arc<dyn CompiledKernel>>;
+
+    /// Whether a kernel is worth compiling once its launches (for one CTA shape) have come to
+    /// `work`: the sum over them of threads times the kernel's instructions, a lower bound of
+    /// what the interpreter would run (loops run more). Compiling takes milliseconds, as long
+    /// as interpreting a few million instructions, so a kernel launched small and seldom is
+    /// cheaper left to the interpreter. By default every kernel is.
+    fn worth_compiling(&self, work: u64) -> bool {
+        let _ = work;
+        true
+    }
 }
 
 /// The distance, in registers, between two rows of a CTA's register file (register `r` of

@@ -206,8 +206,9 @@ pub fn compile_shared(program: &Program, block: Dim3) -> Result<Arc<Kernel>, Jit
     compile(program, block).map(Arc::new)
 }
 
-/// Which tier runs a kernel (`--engine`, `PTXSIM_ENGINE`). The default is the interpreter:
-/// the compiled tier is not faster yet (docs/compiled-tier.md).
+/// Which tier runs a kernel (`--engine`, `PTXSIM_ENGINE`). The default of `ptxsim run`,
+/// `ptx_run` and the Python package is the interpreter (whose lockstep scheduling defines the
+/// traces); the driver library's is `auto` (docs/compiled-tier.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
     /// The interpreter only.
@@ -299,4 +300,17 @@ impl ptxsim_exec::compiled::Compiler for JitCompiler {
             .ok()
             .map(|kernel| Arc::new(kernel) as Arc<dyn CompiledKernel>)
     }
+
+    /// `compiled` compiles every kernel on its first launch; `auto` once its launches come to
+    /// [`AUTO_WORK`].
+    fn worth_compiling(&self, work: u64) -> bool {
+        self.engine != Engine::Auto || work >= AUTO_WORK
+    }
 }
+
+/// The work (threads launched times the kernel's instructions, summed over its launches) from
+/// which `auto` compiles a kernel in API launches: about 4 million instructions, which the
+/// interpreter runs in about as long as compiling a kernel takes (2-35 ms). A program that
+/// launches many small kernels a few times each (a test suite) never waits for the compiler;
+/// a kernel launched big, or often, is compiled on the launch that reaches it.
+pub const AUTO_WORK: u64 = 1 << 22;

@@ -783,3 +783,16 @@ fn outcome(
         .map(|i| (i.registers.clone(), i.steps));
     (run.steps, format!("{:?}", run.failure), inspected, buffers)
 }
+
+/// `auto` compiles a kernel in API launches once its launches come to `AUTO_WORK` (threads
+/// times instructions); `compiled` from the first launch; `interp` gives no compiler.
+#[test]
+fn auto_compiles_kernels_worth_it() {
+    use ptxsim_jit::{AUTO_WORK, Engine, JitCompiler};
+    let auto = JitCompiler::for_engine(Engine::Auto).expect("auto compiles");
+    assert!(!auto.worth_compiling(AUTO_WORK - 1));
+    assert!(auto.worth_compiling(AUTO_WORK));
+    let compiled = JitCompiler::for_engine(Engine::Compiled).expect("compiled compiles");
+    assert!(compiled.worth_compiling(0));
+    assert!(JitCompiler::for_engine(Engine::Interp).is_none());
+}

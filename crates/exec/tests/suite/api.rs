@@ -284,3 +284,59 @@ fn a_long_list_of_kernels_is_cut_in_messages() {
         .to_string();
     assert!(error.ends_with("k19 and 980 more"), "{error}");
 }
+
+/// A compiler that compiles nothing and counts how often it is asked, worth compiling from a
+/// work of 1,000 (threads times instructions).
+#[derive(Debug, Default)]
+struct CountingCompiler {
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl ptxsim_exec::compiled::Compiler for CountingCompiler {
+    fn compile(
+        &self,
+        _: &ptxsim_exec::Program,
+        _: ptxsim_exec::Dim3,
+    ) -> Option<std::sync::Arc<dyn ptxsim_exec::compiled::CompiledKernel>> {
+        self.asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        None
+    }
+
+    fn worth_compiling(&self, work: u64) -> bool {
+        work >= 1000
+    }
+}
+
+/// A module asks its compiler for a kernel's code on the launch whose work, added to that of
+/// the kernel's earlier launches of the same CTA shape, makes it worth compiling, and keeps
+/// the answer: a kernel of 4 instructions launched on 64 threads (work 256 each time) is
+/// compiled on its fourth launch, once; another CTA shape counts on its own.
+#[test]
+fn kernels_are_compiled_once_their_launches_are_worth_it() {
+    let source = kernel(
+        ".reg .u32 %r<2>;\nmov.u32 %r1, %tid.x;\nadd.u32 %r1, %r1, 1;\nadd.u32 %r1, %r1, 2;\nret;",
+    );
+    let module = ptxsim_exec::api::Module::load(&source, &ptxsim_exec::api::Options::default())
+        .expect("the module checks");
+    let compiler = std::sync::Arc::new(CountingCompiler::default());
+    let options = ptxsim_exec::api::LaunchOptions {
+        compiler: Some(compiler.clone()),
+        ..ptxsim_exec::api::LaunchOptions::default()
+    };
+    let entry = module.kernels().next().expect("one kernel").to_string();
+    let asked = || compiler.asked.load(std::sync::atomic::Ordering::Relaxed);
+    let mut counts = Vec::new();
+    for _ in 0..6 {
+        module
+            .launch(&entry, [2, 1, 1], [32, 1, 1], &mut [], &options)
+            .expect("the launch runs");
+        counts.push(asked());
+    }
+    assert_eq!(counts, [0, 0, 0, 1, 1, 1]);
+    // A CTA shape of its own: 4 CTAs of 64 threads are 1,024 at once.
+    module
+        .launch(&entry, [4, 1, 1], [64, 1, 1], &mut [], &options)
+        .expect("the launch runs");
+    assert_eq!(asked(), 2);
+}
