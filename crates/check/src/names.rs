@@ -1315,6 +1315,44 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 sink.span(),
             ));
         }
+        // `tex`, `tld4`, `suld`, `sust` and `sured` address a texture or surface with a handle
+        // and coordinates, `[a, b]` (9.7.10.3, 9.7.11); ptxas 13.5: "Arguments mismatch for
+        // instruction 'suld.b'" for `[a]` alone.
+        if matches!(
+            op,
+            Some(Opcode::Tex | Opcode::Tld4 | Opcode::Suld | Opcode::Sust | Opcode::Sured)
+        ) && let Some(address) = instruction
+            .operands
+            .iter()
+            .find(|operand| matches!(operand, Operand::Address(_)))
+        {
+            self.resolver.diagnostics.push(Diagnostic::error(
+                "E0321",
+                format!(
+                    "{} addresses a texture or surface as `[handle, coordinates]`",
+                    instruction.opcode.as_str()
+                ),
+                address.span(),
+            ));
+        }
+        if let Some(op) = op
+            && let Some(diagnostic) = self.handle_register(op, instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a register.
+        if op == Some(Opcode::Bra)
+            && let Some(Operand::Name(name)) = instruction.operands.first()
+            && self
+                .quiet_lookup(name.name.as_str())
+                .is_some_and(|found| found.ty.is_some())
+        {
+            self.resolver.diagnostics.push(Diagnostic::error(
+                "E0331",
+                format!("`{}` is a register; bra takes a label", name.name.as_str()),
+                name.name.span,
+            ));
+        }
         match op {
             Some(op) if crate::rules::is_modelled(op) => {
                 self.typed_instruction(instruction);
@@ -1432,6 +1470,57 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
     }
 
+    /// A texture, sampler or surface handle held in a register must be a 64-bit integer or
+    /// bit register, and `txq`/`suq` take it without an offset (9.7.10.3: "a .u64 register
+    /// holding the handle"; ptxas 13.5: "Arguments mismatch for instruction 'tex'" for a `.b32`
+    /// or `.f64` register, "Argument 1 of instruction 'txq': .texref or .u64 register
+    /// expected" for `[%rd+8]`; `.s64` and `.b64` registers pass).
+    fn handle_register(&self, op: Opcode, instruction: &Instruction) -> Option<Diagnostic> {
+        let (index, list) = match op {
+            Opcode::Tex | Opcode::Tld4 | Opcode::Suld => (1, true),
+            Opcode::Sust | Opcode::Sured => (0, true),
+            Opcode::Txq | Opcode::Suq => (1, false),
+            Opcode::Istypep => (1, false),
+            _ => return None,
+        };
+        let operand = instruction.operands.get(index)?;
+        let name = match (operand, list) {
+            (Operand::AddressList(items), true) => match items.value.first()? {
+                Operand::Name(name) => name,
+                _ => return None,
+            },
+            (Operand::Address(address), false) => {
+                if let Some(offset) = &address.offset {
+                    return Some(Diagnostic::error(
+                        "E0321",
+                        format!(
+                            "{} takes its handle without an offset",
+                            instruction.opcode.as_str()
+                        ),
+                        offset.span,
+                    ));
+                }
+                match &address.base {
+                    AddressBase::Name(name) => name,
+                    AddressBase::Immediate(_) => return None,
+                }
+            }
+            (Operand::Name(name), false) if op == Opcode::Istypep => name,
+            _ => return None,
+        };
+        let ty = self.quiet_lookup(name.name.as_str())?.ty?;
+        (!matches!(ty, Type::B64 | Type::U64 | Type::S64)).then(|| {
+            Diagnostic::error(
+                "E0323",
+                format!(
+                    "a texture, sampler or surface handle is a `.u64` register (or a \
+                     `.texref`, `.samplerref`, `.surfref` variable), not a `{ty}` register"
+                ),
+                name.name.span,
+            )
+        })
+    }
+
     /// What `name` resolves to here, without reporting a name that does not resolve.
     fn quiet_lookup(&self, name: &str) -> Option<Found> {
         let head = le_word(name.as_bytes());
@@ -1487,12 +1576,22 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                             }
                             (IsaOperand::Sink, _) => IsaElement::Sink,
                             (IsaOperand::Immediate(literal), _) => IsaElement::Immediate(literal),
+                            // ptxas 13.5: "Illegal expression 'sym'" for a variable or
+                            // function in a brace vector (registers, constants and the sink
+                            // only).
+                            (IsaOperand::Symbol(_), _) => {
+                                self.resolver.diagnostics.push(Diagnostic::error(
+                                    "E0321",
+                                    "a vector element is a register, a constant or the sink                                      `_`, not the address of a variable or function",
+                                    item.span(),
+                                ));
+                                IsaElement::Other
+                            }
                             (
                                 IsaOperand::Vector(_)
                                 | IsaOperand::Special(_)
-                                | IsaOperand::Symbol(_)
                                 | IsaOperand::Address
-                                | IsaOperand::PredicatePair
+                                | IsaOperand::PredicatePair(..)
                                 | IsaOperand::Other,
                                 _,
                             ) => IsaElement::Other,
@@ -1583,9 +1682,16 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             // `-a` of vmad: its register's type is checked ([`minus_negations`] checks where
             // a negation may stand).
             Operand::Negated(_, inner, Negation::Minus) => self.typed_operand(inner),
-            Operand::Pair(..) => {
-                self.operand(operand, Role::Value);
-                (IsaOperand::PredicatePair, Span::DUMMY)
+            Operand::Pair(_, d, p) => {
+                let mut part = |operand: &'a Operand| match self.typed_operand(operand).0 {
+                    IsaOperand::Register(ty) => IsaElement::Register(ty),
+                    IsaOperand::Sink => IsaElement::Sink,
+                    IsaOperand::Immediate(literal) => IsaElement::Immediate(literal),
+                    _ => IsaElement::Other,
+                };
+                let d = part(d);
+                let p = part(p);
+                (IsaOperand::PredicatePair(d, p), Span::DUMMY)
             }
             _ => {
                 self.operand(operand, Role::Value);

@@ -166,8 +166,7 @@ fn operands_key(operands: &[IsaOperand]) -> Option<u64> {
             IsaOperand::Symbol(symbol) => (5, symbol as u64),
             IsaOperand::Address => (6, 0),
             IsaOperand::Other => (7, 0),
-            IsaOperand::PredicatePair => (8, 0),
-            IsaOperand::Vector(_) => return None,
+            IsaOperand::Vector(_) | IsaOperand::PredicatePair(..) => return None,
         };
         if payload > 0xff {
             return None;

@@ -167,8 +167,9 @@ pub enum Operand {
     Symbol(SymbolKind),
     /// A memory operand `[...]`, which no cvt, cvt.pack or mov takes ("must be register").
     Address,
-    /// `d|p`: a destination with a predicate output (`setp`, `shfl`, `match.all`, `elect`).
-    PredicatePair,
+    /// `d|p`: a destination with a predicate output (`setp`, `shfl`, `match.all`, `elect`,
+    /// `lop3.BoolOp`), each part as a vector element is (a register, the sink `_`, ...).
+    PredicatePair(Element, Element),
     /// Anything else (address, label, ...).
     Other,
 }

@@ -233,9 +233,11 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
             check_slot(index, &scalar, operand)
         }
         // A vector register variable (`.reg .v4 .f32 %vf`) for a brace vector.
-        (SlotShape::Vector { .. }, Operand::Other | Operand::PredicatePair) => None,
-        (SlotShape::Address, Operand::Address | Operand::Other | Operand::PredicatePair) => None,
-        (SlotShape::Label, Operand::Other | Operand::PredicatePair) => None,
+        (SlotShape::Vector { .. }, Operand::Other | Operand::PredicatePair(..)) => None,
+        (SlotShape::Address, Operand::Address | Operand::Other | Operand::PredicatePair(..)) => {
+            None
+        }
+        (SlotShape::Label, Operand::Other | Operand::PredicatePair(..)) => None,
         (SlotShape::Label, _) => Some(Violation::new(
             RuleCode::OperandShape,
             here,
@@ -314,7 +316,7 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 slot.name
             ),
         )),
-        (SlotShape::Scalar(_), Operand::Other | Operand::PredicatePair) => None,
+        (SlotShape::Scalar(_), Operand::Other | Operand::PredicatePair(..)) => None,
         (SlotShape::Scalar(_), Operand::Sink) => Some(Violation::new(
             RuleCode::SinkIllegal,
             here,

@@ -197,7 +197,7 @@ fn check_scalar(ty: Type, operand: &Operand, index: usize, out: &mut Vec<Violati
             Location::Operand(index),
             "mov takes registers, immediates and addresses of names, not a memory operand `[...]`",
         )),
-        Operand::Other | Operand::PredicatePair => {}
+        Operand::Other | Operand::PredicatePair(..) => {}
         Operand::Sink => out.push(Violation::new(
             RuleCode::SinkIllegal,
             Location::Operand(index),
@@ -408,9 +408,21 @@ fn validate_vector_mov(
     }
     for (index, operand) in operands.iter().enumerate() {
         let destination = index == 0;
-        let elements = match operand {
+        // ptxas 13.5 takes a scalar source of the element's type or a constant, for every
+        // element (`mov.v2.u32 {%r1, %r2}, %r3`; "Arguments mismatch for instruction 'mov'" for
+        // a `.u64` register there): it is checked as one element.
+        let scalar;
+        let elements: &[Element] = match operand {
             Operand::Vector(elements) => elements,
-            Operand::Other | Operand::PredicatePair => continue,
+            Operand::Register(ty) if !destination => {
+                scalar = [Element::Register(*ty)];
+                &scalar
+            }
+            Operand::Immediate(literal) if !destination => {
+                scalar = [Element::Immediate(*literal)];
+                &scalar
+            }
+            Operand::Other | Operand::PredicatePair(..) => continue,
             _ => {
                 out.push(Violation::new(
                     RuleCode::OperandShape,
@@ -420,7 +432,7 @@ fn validate_vector_mov(
                 continue;
             }
         };
-        if elements.len() != count as usize {
+        if matches!(operand, Operand::Vector(_)) && elements.len() != count as usize {
             out.push(Violation::new(
                 RuleCode::VectorLength,
                 Location::Operand(index),
@@ -433,9 +445,12 @@ fn validate_vector_mov(
         }
         let mut registers = 0;
         for (position, element) in elements.iter().enumerate() {
-            let at = Location::Element {
-                operand: index,
-                element: position,
+            let at = match operand {
+                Operand::Vector(_) => Location::Element {
+                    operand: index,
+                    element: position,
+                },
+                _ => Location::Operand(index),
             };
             match element {
                 Element::Register(r) if scalar_fits(ty, *r, destination) => registers += 1,

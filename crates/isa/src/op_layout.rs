@@ -8,7 +8,7 @@
 //! `.b32` registers"). Where the text is silent, ptxas 13.5 decided
 //! (`tests/conformance/ops-operands.tsv`).
 
-use crate::form::{Location, Operand, RuleCode, Violation};
+use crate::form::{Element, Location, Operand, RuleCode, Violation};
 use crate::layout::{CACHE_POLICY, OperandSlot, RegisterRule, SlotShape, check_slots};
 use crate::opcode::Opcode;
 use crate::ops::{
@@ -86,6 +86,17 @@ fn memory_vector(name: &'static str, ty: Type, length: usize, is_destination: bo
             length,
             element: memory_rule(ty, is_destination),
         },
+    }
+}
+
+/// `slot` with the sink `_` allowed in place of its register.
+fn sinkable(slot: OperandSlot) -> OperandSlot {
+    match slot.shape {
+        SlotShape::Scalar(rule) => OperandSlot {
+            shape: SlotShape::ScalarOrSink(rule),
+            ..slot
+        },
+        _ => slot,
     }
 }
 
@@ -192,8 +203,9 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         ],
         OpForm::FloatUnary { ty, .. } => vec![destination("d", ty), source("a", ty)],
         OpForm::Setp { ty, combine, .. } => {
+            // ptxas 13.5 takes the sink as `p` (`setp.eq.s32 _, a, b`, `_|q`).
             let mut slots = vec![
-                destination("p", Type::Pred),
+                sinkable(destination("p", Type::Pred)),
                 source("a", ty),
                 source("b", ty),
             ];
@@ -215,8 +227,9 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             source("c", Type::B32),
         ],
         OpForm::Lop3 { bool_op } => {
+            // ptxas 13.5 takes the sink as `d` (`lop3.b32 _, a, b, c, 0x80`, `_|p`).
             let mut slots = vec![
-                destination("d", Type::B32),
+                sinkable(destination("d", Type::B32)),
                 source("a", Type::B32),
                 source("b", Type::B32),
                 source("c", Type::B32),
@@ -668,6 +681,13 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             scalar("src", false, FIXED_U32),
             fixed_u32("membermask"),
         ],
+        // ptxas 13.5 takes the sink as `match.all`'s `d` ("Result discard mode is not allowed
+        // for instruction 'match'" for `match.any`).
+        OpForm::Match { ty, all: true } => vec![
+            sinkable(scalar("d", true, FIXED_U32)),
+            source("a", ty),
+            fixed_u32("membermask"),
+        ],
         OpForm::Match { ty, .. } => vec![
             scalar("d", true, FIXED_U32),
             source("a", ty),
@@ -1097,7 +1117,8 @@ fn cp_async_slots(cache_hint: bool, operands: &[Operand]) -> Result<Vec<OperandS
         address("src"),
         scalar("cp-size", false, RegisterRule::Constant),
     ];
-    let extra = operands.len() - 3 - usize::from(cache_hint);
+    // `cp.async...L2::cache_hint [d], [s], 16` lacks its policy: no src-size then.
+    let extra = operands.len().saturating_sub(3 + usize::from(cache_hint));
     if extra == 1 {
         let rule = match operands[3] {
             Operand::Register(Type::Pred) => RegisterRule::OneOf(&[Type::Pred]),
@@ -1221,11 +1242,14 @@ pub fn tensormap_value_violation(form: &OpForm, values: &[Option<i128>]) -> Opti
 /// number of threads participating in the barrier ... must be a multiple of the warp size"
 /// (ptxas 13.5: "Number of threads participating in barrier must be in multiple of warp
 /// size"), and not 0 for `.arrive` ("Instruction 'barrier.arrive' requires a non-zero thread
-/// count argument"; `bar.sync 0, 0` passes).
+/// count argument"; `bar.sync 0, 0` passes). ptxas 13.5 reads both as 32-bit values, the
+/// constant truncated: `bar.sync 4294967311` is barrier 15 and passes, `bar.sync 4294967312`
+/// and `bar.sync -1` are out of range, `bar.sync 0, 4294967328` counts 32 threads.
 pub fn barrier_number_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
     let OpForm::Barrier { op } = *form else {
         return None;
     };
+    let truncated = |value: i128| value.rem_euclid(1 << 32);
     let (a, b) = match op {
         BarrierOp::Sync | BarrierOp::Arrive => (0, (values.len() == 2).then_some(1)),
         BarrierOp::RedPopc | BarrierOp::RedAnd | BarrierOp::RedOr => {
@@ -1233,7 +1257,7 @@ pub fn barrier_number_violation(form: &OpForm, values: &[Option<i128>]) -> Optio
         }
     };
     if let Some(value) = values.get(a).copied().flatten()
-        && !(0..=15).contains(&value)
+        && !(0..=15).contains(&truncated(value))
     {
         return Some(Violation::new(
             RuleCode::ConstantValue,
@@ -1242,14 +1266,15 @@ pub fn barrier_number_violation(form: &OpForm, values: &[Option<i128>]) -> Optio
         ));
     }
     let b = b?;
-    let count = values.get(b).copied().flatten()?;
+    let written = values.get(b).copied().flatten()?;
+    let count = truncated(written);
     let arrive = op == BarrierOp::Arrive;
     (count % 32 != 0 || (arrive && count == 0)).then(|| {
         Violation::new(
             RuleCode::ConstantValue,
             Location::Operand(b),
             format!(
-                "the thread count must be a multiple of the warp size (32){}, not {count}",
+                "the thread count must be a multiple of the warp size (32){}, not {written}",
                 if arrive { " and not 0" } else { "" }
             ),
         )
@@ -1348,7 +1373,7 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
     let Some(slots) = slots(form) else {
         return Vec::new();
     };
-    let pair = operands.first() == Some(&Operand::PredicatePair);
+    let pair = matches!(operands.first(), Some(Operand::PredicatePair(..)));
     let rule = match (predicate_output(form), pair) {
         (None, true) => Some("this instruction has no predicate output `d|p`"),
         (Some(true), false) => Some("this instruction needs a predicate output: write `d|p`"),
@@ -1361,11 +1386,37 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             rule,
         )];
     }
-    if pair {
-        // The pair's registers are names to the table.
+    if let Some(&Operand::PredicatePair(d, p)) = operands.first() {
+        // `d` is checked as the destination slot (a sink where that slot takes one), `p` must
+        // be a `.pred` register or, but for `lop3`, the sink (ptxas 13.5: "Arguments mismatch
+        // for instruction 'shfl'" for `%rd|%p`, "Predicate output expected for instruction
+        // 'lop3'" for `%r|_` and `%r|%r2`).
+        // The sink as `d` of a pair is fine but for `shfl` (`elect.sync _|p`, `setp.eq.s32 _|p`;
+        // "Result discard mode is not allowed for instruction 'shfl'").
         let mut operands = operands.to_vec();
-        operands[0] = Operand::Other;
-        return check_slots(&slots, &operands);
+        operands[0] = match d {
+            Element::Register(ty) => Operand::Register(ty),
+            Element::Sink if !matches!(form, OpForm::Shfl { .. }) => Operand::Other,
+            Element::Sink => Operand::Sink,
+            Element::Immediate(literal) => Operand::Immediate(literal),
+            Element::Other => Operand::Other,
+        };
+        let mut out = check_slots(&slots, &operands);
+        let sink_p = !matches!(form, OpForm::Lop3 { .. });
+        let p_fits = match p {
+            Element::Register(ty) => ty == Type::Pred,
+            Element::Sink => sink_p,
+            Element::Other => true,
+            Element::Immediate(_) => false,
+        };
+        if !p_fits {
+            out.push(Violation::new(
+                RuleCode::OperandShape,
+                Location::Operand(0),
+                "the predicate output `p` of `d|p` must be a `.pred` register",
+            ));
+        }
+        return out;
     }
     check_slots(&slots, operands)
 }

@@ -2604,6 +2604,19 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
         }
         _ => {}
     }
+    // The cache operators belong to the weak forms (9.7.9.8: `ld{.weak}{.ss}{.cop}...`; no
+    // `.cop` in the `.volatile`, `.relaxed`, `.acquire` and `.mmio` lines); ptxas 13.5:
+    // "Modifier '.acquire' cannot be combined with modifier '.cg'", "Modifier '.volatile'
+    // cannot be combined with modifier '.wt'".
+    if let (Some(_), Some(c)) = (
+        find(&["volatile", "relaxed", "acquire", "release", "mmio"]),
+        find(&["ca", "cg", "cs", "lu", "cv", "wb", "wt"]),
+    ) {
+        return Err(conflict(
+            c,
+            "a cache operator and .volatile/.relaxed/.acquire/.release",
+        ));
+    }
     if let (Some(m), None) = (find(&["mmio"]), ordered) {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
@@ -3387,7 +3400,25 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             return Ok(OpForm::CpAsyncGroup { wait_group: false });
         }
         ["async", "wait_group"] => return Ok(OpForm::CpAsyncGroup { wait_group: true }),
-        ["async", cache, ..] if matches!(*cache, "ca" | "cg") => {}
+        // `cp.async.ca.shared.global`: ptxas 13.5 takes the cache operator, the prefetch size
+        // and `.L2::cache_hint` anywhere after `.async` (`cp.async.L2::128B.cg.shared.global`,
+        // `cp.async.shared::cta.ca.global`), the destination space before the source's
+        // ("State space incorrect for instruction 'cp.async'"), each once ("Multiple cache
+        // operation modifiers specified", "Multiple cache prefetching modifiers specified").
+        ["async", rest @ ..]
+            if rest.iter().any(|m| matches!(*m, "ca" | "cg"))
+                && rest.first().is_some_and(|m| {
+                    matches!(
+                        *m,
+                        "ca" | "cg"
+                            | "shared"
+                            | "shared::cta"
+                            | "L2::64B"
+                            | "L2::128B"
+                            | "L2::256B"
+                            | "L2::cache_hint"
+                    )
+                }) => {}
         ["async", "mbarrier", "arrive", rest @ ..] => return decode_cp_mbarrier(rest),
         ["async", "bulk", "commit_group"] => {
             return Ok(OpForm::CpAsyncBulkGroup { wait_group: false });
@@ -3483,15 +3514,20 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
             return Err(not_a_modifier(index, other, format_args!("{opcode} here")));
         }
     }
-    let cg = modifiers[1] == "cg";
     let (mut shared, mut global, mut hint): (Option<usize>, Option<usize>, Option<usize>) =
         (None, None, None);
-    for (index, &m) in modifiers.iter().enumerate().skip(2) {
+    let (mut cache, mut prefetch) = (None, None);
+    let mut cg = false;
+    for (index, &m) in modifiers.iter().enumerate().skip(1) {
         match m {
+            "ca" | "cg" => {
+                set_flag(&mut cache, index, m)?;
+                cg = m == "cg";
+            }
             "shared" | "shared::cta" if global.is_none() => set_flag(&mut shared, index, m)?,
             "global" if shared.is_some() => set_flag(&mut global, index, m)?,
-            "L2::64B" | "L2::128B" | "L2::256B" if global.is_some() => {}
-            "L2::cache_hint" if global.is_some() => set_flag(&mut hint, index, m)?,
+            "L2::64B" | "L2::128B" | "L2::256B" => set_flag(&mut prefetch, index, m)?,
+            "L2::cache_hint" => set_flag(&mut hint, index, m)?,
             _ => {
                 return Err(not_a_modifier(
                     index,
@@ -4836,6 +4872,10 @@ fn decode_video_simd(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, Decod
             "u32" => signed.push(false),
             "s32" => signed.push(true),
             "sat" if !set => sat = true,
+            // ptxas 13.5: "Multiple instruction post-operation flags set" for `.add.add`.
+            "add" if add => {
+                return invalid(Some(index), format!("{opcode} takes one .add"));
+            }
             "add" => add = true,
             _ => match compare_op(m) {
                 Some(

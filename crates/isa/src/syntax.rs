@@ -475,7 +475,25 @@ const MULTIMEM: &[SyntaxForm] = &{
     }
     const NONE: Group = group("", &[], false);
     const INT_OPS: &[&str] = &["min", "max", "add", "and", "or", "xor"];
+    // ptxas 13.5: "Incorrect type '.s64' for operation '.add' in instruction
+    // 'multimem.ld_reduce'", "Incorrect type '.b32' for operation '.min'" (the same for
+    // `multimem.red`).
     const INT_RESTRICTIONS: &[Restriction] = &[
+        Restriction {
+            modifier: "add",
+            group: 6,
+            allowed: &["u32", "u64", "s32"],
+        },
+        Restriction {
+            modifier: "min",
+            group: 6,
+            allowed: &["u32", "u64", "s32", "s64"],
+        },
+        Restriction {
+            modifier: "max",
+            group: 6,
+            allowed: &["u32", "u64", "s32", "s64"],
+        },
         Restriction {
             modifier: "and",
             group: 6,
@@ -1634,8 +1652,8 @@ fn check_folded(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Opt
             .iter()
             .skip(1)
             .any(|m| all.iter().any(|f| f.words.first() == Some(m)));
-        return misplaced.then(|| {
-            vec![Problem::Modifier(DecodeError::new(
+        if misplaced {
+            return Some(vec![Problem::Modifier(DecodeError::new(
                 DecodeErrorKind::UnknownModifier,
                 Some(0),
                 format!(
@@ -1643,8 +1661,27 @@ fn check_folded(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Opt
                     modifiers.first().copied().unwrap_or_default(),
                     opcode.name()
                 ),
-            ))]
-        });
+            ))]);
+        }
+        // No sub-operation ptxas knows (`multimem.cta.global.s32`, bare `tcgen05`; ptxas 13.5:
+        // "Not a name of any known instruction: 'multimem'", "Unknown modifier '.cta'").
+        let known = sub_operations(opcode)?;
+        if modifiers.first().is_some_and(|m| known.contains(m)) {
+            return None;
+        }
+        return Some(vec![Problem::Modifier(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            modifiers.first().map(|_| 0),
+            format!(
+                "`{}` needs its operation first ({})",
+                opcode.name(),
+                known
+                    .iter()
+                    .map(|word| format!(".{word}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ))]);
     }
     candidates
         .into_iter()
@@ -1658,6 +1695,32 @@ fn check_folded(opcode: Opcode, modifiers: &[&str], operands: &[Operand]) -> Opt
                 problems.len(),
             )
         })
+}
+
+/// Every sub-operation ptxas 13.5 knows of the opcodes whose every form starts with one
+/// (those the table describes and those it does not yet: `tcgen05.ld`, `tcgen05.mma`, ...);
+/// `None` for the other opcodes.
+fn sub_operations(opcode: Opcode) -> Option<&'static [&'static str]> {
+    Some(match opcode {
+        Opcode::Multimem => &["ld_reduce", "st", "red", "cp"],
+        Opcode::Tcgen05 => &[
+            "alloc",
+            "dealloc",
+            "relinquish_alloc_permit",
+            "ld",
+            "st",
+            "mma",
+            "cp",
+            "shift",
+            "commit",
+            "wait",
+            "fence::before_thread_sync",
+            "fence::after_thread_sync",
+        ],
+        Opcode::Clusterlaunchcontrol => &["try_cancel", "query_cancel"],
+        Opcode::Tensormap => &["replace", "cp_fenceproxy"],
+        _ => return None,
+    })
 }
 
 /// The forms of `mma` and `wmma` that are not described here (sparse, sub-byte, single-bit,

@@ -97,6 +97,16 @@ pub enum Component {
 }
 
 impl Component {
+    fn parse(name: &str) -> Option<Component> {
+        Some(match name {
+            "r" => Component::R,
+            "g" => Component::G,
+            "b" => Component::B,
+            "a" => Component::A,
+            _ => return None,
+        })
+    }
+
     /// The channel index (0 for `.r` ... 3 for `.a`).
     pub const fn index(self) -> usize {
         match self {
@@ -311,33 +321,104 @@ fn clamp_mode(name: &str) -> Option<SurfaceClamp> {
     })
 }
 
-/// `tex{.base,.level,.grad}.geom.v4.dtype.ctype` (9.7.10.3). The `.v2.f16x2` results and the
-/// multi-sample geometries are not run.
+/// The words of `tex` after its mipmap mode and of `tld4` after nothing: the geometry, `.v4`,
+/// the component (`tld4`) and the two types. ptxas 13.5 takes the first three in any order
+/// (`tex.f32.1d.v4.s32`, `tld4.2d.r.v4.f32.f32`; a `.v4` after a type only draws the warning
+/// "Vector Type not specified properly") and the types in order, the destination's first; a
+/// repeat is an error ("Multiple dimension modifiers specified", "Multiple vector modifiers
+/// specified"), and so is a missing `.v4` ("Instruction 'tex.f32' requires .v4 type").
+struct Unordered {
+    geometry: Option<Geometry>,
+    component: Option<Component>,
+    types: Vec<(usize, Type)>,
+}
+
+fn unordered(
+    modifiers: &[&str],
+    start: usize,
+    components: bool,
+    opcode: &str,
+) -> Result<Unordered, DecodeError> {
+    let mut out = Unordered {
+        geometry: None,
+        component: None,
+        types: Vec::new(),
+    };
+    let mut vector = false;
+    for (index, &m) in modifiers.iter().enumerate().skip(start) {
+        let component = components.then(|| Component::parse(m)).flatten();
+        if let Some(geometry) = Geometry::parse(m) {
+            if out.geometry.replace(geometry).is_some() {
+                return Err(unknown(index, "a texture geometry is given twice"));
+            }
+        } else if let Some(component) = component {
+            if out.component.replace(component).is_some() {
+                return Err(unknown(index, "a component is given twice"));
+            }
+        } else if m == "v4" {
+            if vector {
+                return Err(unknown(index, "`.v4` is given twice"));
+            }
+            vector = true;
+        } else if let Some(ty) = Type::from_name(m) {
+            out.types.push((index, ty));
+        } else {
+            return Err(unknown(
+                index,
+                format!("`.{m}` is not a modifier of {opcode} here (or ptxsim does not run it)"),
+            ));
+        }
+    }
+    if !vector {
+        return Err(missing(format!("{opcode} needs `.v4`")));
+    }
+    Ok(out)
+}
+
+/// The destination and coordinate types of `tex`/`tld4` ([`unordered`]'s `types`).
+fn two_types(
+    types: &[(usize, Type)],
+    dtypes: &'static [Type],
+    ctypes: &'static [Type],
+) -> Result<(Type, Type, usize), DecodeError> {
+    match *types {
+        [] => Err(missing("a destination type (.u32, .s32, .f32) is missing")),
+        [_] => Err(missing("a coordinate type is missing")),
+        [(d_index, d), (c_index, c)] => {
+            if !dtypes.contains(&d) {
+                return Err(unknown(
+                    d_index,
+                    format!("`.{d}` is not a destination type (.u32, .s32, .f32)"),
+                ));
+            }
+            if !ctypes.contains(&c) {
+                return Err(unknown(c_index, format!("`.{c}` is not a coordinate type")));
+            }
+            Ok((d, c, c_index))
+        }
+        [_, _, (index, ty), ..] => Err(unknown(index, format!("`.{ty}` is a third type"))),
+    }
+}
+
+/// `tex{.base,.level,.grad}.geom.v4.dtype.ctype` (9.7.10.3), the mipmap mode first and the
+/// rest in any order ([`unordered`]). The `.v2.f16x2` results and the multi-sample geometries
+/// are not run.
 pub fn decode_tex(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
-    let mut c = Cursor { modifiers, at: 0 };
-    let mipmap = c
-        .take(|m| match m {
-            "base" => Some(Mipmap::Base),
-            "level" => Some(Mipmap::Level),
-            "grad" => Some(Mipmap::Grad),
-            _ => None,
-        })
-        .unwrap_or(Mipmap::Base);
-    let geometry = c.expect(
-        "a texture geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube)",
-        Geometry::parse,
+    let mipmap = match modifiers.first() {
+        Some(&"base") => Some(Mipmap::Base),
+        Some(&"level") => Some(Mipmap::Level),
+        Some(&"grad") => Some(Mipmap::Grad),
+        _ => None,
+    };
+    let words = unordered(modifiers, usize::from(mipmap.is_some()), false, "tex")?;
+    let geometry = words.geometry.ok_or_else(|| {
+        missing("a texture geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube) is missing")
+    })?;
+    let (dtype, ctype, ctype_index) = two_types(
+        &words.types,
+        &[Type::U32, Type::S32, Type::F32],
+        &[Type::S32, Type::F32],
     )?;
-    c.expect("`.v4`", |m| (m == "v4").then_some(()))?;
-    let dtype = c.expect(
-        "a destination type (.u32, .s32, .f32)",
-        type_of(&[Type::U32, Type::S32, Type::F32]),
-    )?;
-    let ctype_index = c.at;
-    let ctype = c.expect(
-        "a coordinate type (.s32, .f32)",
-        type_of(&[Type::S32, Type::F32]),
-    )?;
-    c.finish("tex")?;
     if matches!(geometry, Geometry::Cube | Geometry::ACube) && ctype != Type::F32 {
         return Err(unknown(
             ctype_index,
@@ -346,40 +427,33 @@ pub fn decode_tex(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
     }
     Ok(TextureForm {
         geometry,
-        mipmap,
+        mipmap: mipmap.unwrap_or(Mipmap::Base),
         dtype,
         ctype,
         gather: None,
     })
 }
 
-/// `tld4.comp.geom.v4.dtype.f32` (9.7.10.4).
+/// `tld4.comp.geom.v4.dtype.f32` (9.7.10.4), in any order ([`unordered`]).
 pub fn decode_tld4(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
-    let mut c = Cursor { modifiers, at: 0 };
-    let component = c.expect("a component (.r, .g, .b, .a)", |m| {
-        Some(match m {
-            "r" => Component::R,
-            "g" => Component::G,
-            "b" => Component::B,
-            "a" => Component::A,
-            _ => return None,
-        })
-    })?;
-    let geometry = c.expect("a tld4 geometry (.2d, .a2d, .cube, .acube)", |m| {
-        Geometry::parse(m).filter(|g| {
+    let words = unordered(modifiers, 0, true, "tld4")?;
+    let component = words
+        .component
+        .ok_or_else(|| missing("a component (.r, .g, .b, .a) is missing"))?;
+    let geometry = words
+        .geometry
+        .filter(|g| {
             matches!(
                 g,
                 Geometry::D2 | Geometry::A2d | Geometry::Cube | Geometry::ACube
             )
         })
-    })?;
-    c.expect("`.v4`", |m| (m == "v4").then_some(()))?;
-    let dtype = c.expect(
-        "a destination type (.u32, .s32, .f32)",
-        type_of(&[Type::U32, Type::S32, Type::F32]),
+        .ok_or_else(|| missing("a tld4 geometry (.2d, .a2d, .cube, .acube) is missing"))?;
+    let (dtype, _, _) = two_types(
+        &words.types,
+        &[Type::U32, Type::S32, Type::F32],
+        &[Type::F32],
     )?;
-    c.expect("`.f32`", type_of(&[Type::F32]))?;
-    c.finish("tld4")?;
     Ok(TextureForm {
         geometry,
         mipmap: Mipmap::Base,

@@ -67,7 +67,7 @@ fn operand(text: &str) -> Operand {
         return Operand::Address;
     }
     if text.contains('|') {
-        return Operand::PredicatePair;
+        return Operand::PredicatePair(Element::Other, Element::Other);
     }
     if let Some(width) = special(text) {
         return Operand::Special(width);

@@ -452,11 +452,13 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             }
         };
         let end = self.instruction_rest()?;
+        let mut modifiers = take_exact(self.modifiers);
+        crate::ignored::drop_ignored(opcode.value.as_str(), &mut modifiers);
         out.push(Statement::Instruction(Instruction {
             span: Span::new(start, end),
             guard,
             opcode,
-            modifiers: take_exact(self.modifiers),
+            modifiers,
             operands: take_exact(self.operands),
         }));
         Some(start)

@@ -14,6 +14,7 @@ pub mod diag;
 mod fast_lane;
 #[cfg(test)]
 mod fast_lane_tests;
+mod ignored;
 pub mod input;
 mod items;
 pub mod lexer;
@@ -24,6 +25,7 @@ mod strip;
 pub mod synth;
 
 pub use diag::{Diagnostic, Severity};
+pub use ignored::IGNORED_MODIFIERS;
 pub use parser::{
     PARALLEL_THRESHOLD, TopLevel, default_chunks, fold, parse, parse_in_chunks, parse_piece,
     piece_bounds,

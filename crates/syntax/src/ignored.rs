@@ -1,0 +1,173 @@
+//! Modifier words ptxas 13.5 reads and then ignores on instructions that do not use them.
+//!
+//! The PTX ISA's Syntax blocks give every instruction its modifiers; ptxas rejects any other
+//! word ("Unknown modifier '.foo'", "Illegal modifier '.ftz' for instruction 'vadd'"), except a
+//! few words that name operation kinds of `testp` (`.finite`, `.normal`, ...), fields of
+//! `tensormap.replace` (`.box_dim`, `.elemtype`, ...), `ldmatrix`'s packed source formats
+//! (`.b8x16`, `.b6x16_p32`, `.b4x16_p64`) and `multimem`'s accumulator types (`.acc::f16`,
+//! `.acc::f32`): ptxas accepts those anywhere after an instruction's name and drops them
+//! (`add.s32.elemtype d, a, b`, `ld.global.normal.u32 d, [a]`, `vadd.s32.s32.s32.box_dim d, a, b`
+//! and `bar.sync.finite 0` all assemble, probed on every opcode of the repository's conformance
+//! data, 5,689 lines). Written between the words of a compound name they are unknown words
+//! there too (`cvta.elemtype.to.global`: "Unknown modifier '.to'"; `mbarrier.finite.arrive`,
+//! `wmma.load.rank.a`, `mul.normal.lo`: "Unexpected instruction types specified for 'mul'").
+//!
+//! The parser drops such a word where ptxas does, so that every later stage sees the modifiers
+//! ptxas reads; the lines that show it are in `scripts/conformance/syntax-examples.txt`.
+
+use crate::span::{Spanned, Text};
+
+/// The words ptxas 13.5 drops from the modifiers of an instruction that does not use them.
+pub const IGNORED_MODIFIERS: &[&str] = &[
+    "acc::f16",
+    "acc::f32",
+    "b4x16_p64",
+    "b6x16_p32",
+    "b8x16",
+    "box_dim",
+    "element_stride",
+    "elemtype",
+    "fill_mode",
+    "finite",
+    "global_address",
+    "global_dim",
+    "global_stride",
+    "infinite",
+    "interleave_layout",
+    "normal",
+    "notanumber",
+    "number",
+    "rank",
+    "subnormal",
+    "swizzle_atomicity",
+    "swizzle_mode",
+];
+
+/// Whether `opcode` has a use for `word` (then ptxas checks it there: `testp.finite.finite`
+/// is "Multiple testp operation modifiers specified").
+fn used_by(opcode: &str, word: &str) -> bool {
+    match opcode {
+        "testp" => matches!(
+            word,
+            "finite" | "infinite" | "number" | "notanumber" | "normal" | "subnormal"
+        ),
+        "tensormap" => true,
+        // `tcgen05.cp`'s source formats ("Unexpected number of 'format conversion' modifiers
+        // specified" for two of them).
+        "ldmatrix" | "stmatrix" | "tcgen05" => word.starts_with('b') && word.contains("x16"),
+        "multimem" => word.starts_with("acc::"),
+        _ => false,
+    }
+}
+
+/// Whether `next`, the word after an ignored one, continues `opcode`'s compound name, so that
+/// the ignored word splits it (ptxas 13.5: "Unknown modifier '.arrive'" for
+/// `mbarrier.finite.arrive`, "Not a name of any known instruction: 'cp'" for
+/// `cp.elemtype.async`).
+fn continues_name(opcode: &str, first: bool, next: &str) -> bool {
+    match opcode {
+        // Every sub-operation: `tcgen05.rank.alloc`, `wgmma.rank.fence`.
+        "tcgen05" | "wgmma" | "wmma" | "multimem" | "clusterlaunchcontrol" | "brx" | "cp"
+            if first =>
+        {
+            true
+        }
+        "bar" | "barrier" => matches!(next, "arrive" | "red" | "warp" | "cta"),
+        "clusterlaunchcontrol" => matches!(next, "query_cancel" | "try_cancel" | "async"),
+        "cp" => matches!(
+            next,
+            "async"
+                | "bulk"
+                | "reduce"
+                | "commit_group"
+                | "wait_all"
+                | "wait_group"
+                | "mbarrier"
+                | "arrive"
+                | "tensor"
+        ),
+        "createpolicy" => matches!(next, "fractional" | "range" | "cvt"),
+        "cvt" => next == "pack",
+        "cvta" => next == "to",
+        "div" => next == "full",
+        "dp2a" => matches!(next, "hi" | "lo"),
+        "fence" | "membar" => next == "proxy",
+        "mad" | "mul" | "mad24" | "mul24" | "madc" => matches!(next, "hi" | "lo" | "wide"),
+        "mbarrier" => matches!(
+            next,
+            "arrive"
+                | "arrive_drop"
+                | "complete_tx"
+                | "expect_tx"
+                | "init"
+                | "inval"
+                | "pending_count"
+                | "test_wait"
+                | "try_wait"
+                | "parity"
+        ),
+        "multimem" => matches!(next, "ld_reduce" | "red" | "st"),
+        "pmevent" => next == "mask",
+        "setmaxnreg" => matches!(next, "inc" | "dec"),
+        "shf" => matches!(next, "l" | "r"),
+        "sured" | "sust" | "suld" => matches!(next, "b" | "p"),
+        "txq" => next == "level",
+        "wgmma" => matches!(next, "fence" | "commit_group" | "wait_group" | "mma_async"),
+        "wmma" => matches!(next, "load" | "store" | "mma" | "a" | "b" | "c" | "d"),
+        _ => false,
+    }
+}
+
+/// The kind of an ignored word: ptxas 13.5 takes at most one word of the `testp` operations,
+/// of the `tensormap.replace` fields and of the accumulator precisions ("Multiple testp
+/// operation modifiers specified" for `add.s32.finite.normal`, "Multiple .box_dim modifiers
+/// specified" for `.rank.box_dim`, "Multiple accumulation precision modifiers specified"), and
+/// any number of `ldmatrix` formats (`add.s32.b8x16.b8x16` assembles).
+fn group(word: &str) -> Option<u8> {
+    match word {
+        "finite" | "infinite" | "number" | "notanumber" | "normal" | "subnormal" => Some(0),
+        "acc::f16" | "acc::f32" => Some(1),
+        "b4x16_p64" | "b6x16_p32" | "b8x16" => None,
+        _ => Some(2),
+    }
+}
+
+/// Removes from `modifiers` the [`IGNORED_MODIFIERS`] ptxas 13.5 drops on `opcode` (see the
+/// module documentation); two of one [`group`] stay, for the checker to reject. Almost every
+/// instruction has none: one pass over its modifiers.
+pub(crate) fn drop_ignored(opcode: &str, modifiers: &mut Vec<Spanned<Text>>) {
+    let count = |g: u8| {
+        modifiers
+            .iter()
+            .filter(|m| {
+                let word = m.value.as_str();
+                IGNORED_MODIFIERS.contains(&word) && group(word) == Some(g)
+            })
+            .count()
+    };
+    let ignored = |i: usize, word: &str| {
+        IGNORED_MODIFIERS.contains(&word)
+            && !used_by(opcode, word)
+            && group(word).is_none_or(|g| count(g) < 2)
+            && !modifiers
+                .get(i + 1)
+                .is_some_and(|next| continues_name(opcode, i == 0, next.value.as_str()))
+    };
+    if !modifiers
+        .iter()
+        .enumerate()
+        .any(|(i, m)| ignored(i, m.value.as_str()))
+    {
+        return;
+    }
+    let keep: Vec<bool> = modifiers
+        .iter()
+        .enumerate()
+        .map(|(i, m)| !ignored(i, m.value.as_str()))
+        .collect();
+    let mut index = 0;
+    modifiers.retain(|_| {
+        index += 1;
+        keep[index - 1]
+    });
+}
