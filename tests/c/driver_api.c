@@ -458,6 +458,29 @@ static const char *counter_ptx =
     "    ret;\n"
     "}\n";
 
+/* PTX for sm_90a, the device's arch-specific target (what nvcc -arch=sm_90a and CUTLASS's
+ * sm_90 kernels carry: ptxas --help, "PTX with .target sm_XYa can only be compiled to GPU
+ * target sm_XYa", the sm_90 GPU itself), with an instruction only sm_90a has: one warpgroup,
+ * out[i] = 3i + 1. */
+static const char *arch_ptx =
+    ".version 8.0\n"
+    ".target sm_90a\n"
+    ".address_size 64\n"
+    ".visible .entry fill_90a(.param .u64 out)\n"
+    "{\n"
+    "    .reg .b32 %r<4>;\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    wgmma.fence.sync.aligned;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    cvta.to.global.u64 %rd2, %rd1;\n"
+    "    mov.u32 %r1, %tid.x;\n"
+    "    mul.wide.u32 %rd3, %r1, 4;\n"
+    "    add.s64 %rd2, %rd2, %rd3;\n"
+    "    mad.lo.s32 %r2, %r1, 3, 1;\n"
+    "    st.global.u32 [%rd2], %r2;\n"
+    "    ret;\n"
+    "}\n";
+
 /* PTX of an earlier architecture and ISA version (CUDA 9's .version 6.0, sm_70), which CUDA's
  * JIT compiles for the device as ptxas -arch sm_90 does (it checks; .version 6.0 knows no
  * sm_90): out[i] = 3i + 1. */
@@ -728,6 +751,25 @@ int main(int argc, char **argv) {
         CHECK(bad == 0, "old PTX: %d values differ (out[1] = %u)", bad, filled[1]);
         OK(cuMemFree_v2(d_fill));
         OK(cuModuleUnload(old_module));
+    }
+
+    /* PTX for the device's arch-specific target (sm_90a on the sm_90 device) loads and runs. */
+    {
+        CUmodule arch_module = NULL;
+        CUfunction fill = NULL;
+        OK(cuModuleLoadData(&arch_module, arch_ptx));
+        OK(cuModuleGetFunction(&fill, arch_module, "fill_90a"));
+        CUdeviceptr d_fill = 0;
+        OK(cuMemAlloc_v2(&d_fill, 128 * 4));
+        void *fill_params[] = {&d_fill};
+        OK(cuLaunchKernel(fill, 1, 1, 1, 128, 1, 1, 0, NULL, fill_params, NULL));
+        static uint32_t filled[128];
+        OK(cuMemcpyDtoH_v2(filled, d_fill, sizeof filled));
+        int bad = 0;
+        for (int i = 0; i < 128; i++) bad += filled[i] != 3u * (uint32_t)i + 1u;
+        CHECK(bad == 0, "sm_90a PTX: %d values differ (out[1] = %u)", bad, filled[1]);
+        OK(cuMemFree_v2(d_fill));
+        OK(cuModuleUnload(arch_module));
     }
 
     /* Dynamic shared memory, on a stream, timed with events. */
