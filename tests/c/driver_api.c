@@ -147,6 +147,10 @@ CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensor_map, int data_type, unsigne
                                  int interleave, int swizzle, int l2_promotion, int oob_fill);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **kernel_params,
                           void **extra);
+CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction function,
+                                      const CUlaunchConfig *config);
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction function,
+                                                     int block_size, size_t dynamic_shared);
 CUresult cuFuncGetAttribute(int *value, int attribute, CUfunction function);
 CUresult cuFuncSetAttribute(CUfunction function, int attribute, int value);
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
@@ -1065,6 +1069,25 @@ int main(int argc, char **argv) {
     cluster_attribute.value.clusterDim.x = 3;
     CHECK(cuLaunchKernelEx(&config, partner, pair_args, NULL) == CUDA_ERROR_INVALID_VALUE,
           "a grid that is no whole number of clusters");
+    /* cuOccupancyMaxActiveClusters: as many 2-CTA clusters as the device's multiprocessors hold
+     * CTAs (cuOccupancyMaxActiveBlocksPerMultiprocessor each), halved; without a cluster shape
+     * in the configuration or the kernel, an error (cuda.h: "Without required sizes, the
+     * cluster size must be specified in config, else the function will return an error"). */
+    {
+        int clusters = -1, per_sm = -1, sms = -1;
+        cluster_attribute.value.clusterDim.x = 2;
+        OK(cuOccupancyMaxActiveClusters(&clusters, partner, &config));
+        OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, partner, 32, 0));
+        OK(cuDeviceGetAttribute(&sms, 16 /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */, device));
+        CHECK(clusters > 0 && clusters == sms * per_sm / 2,
+              "active clusters %d (%d SMs, %d CTAs each)", clusters, sms, per_sm);
+        CUlaunchConfig no_shape = config;
+        no_shape.attrs = NULL;
+        no_shape.numAttrs = 0;
+        CHECK(cuOccupancyMaxActiveClusters(&clusters, partner, &no_shape) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "active clusters without a cluster shape");
+    }
     OK(cuMemFree_v2(pairs));
     OK(cuModuleUnload(cluster_module));
     OK(cuCtxDestroy_v2(fresh));

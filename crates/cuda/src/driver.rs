@@ -1706,6 +1706,18 @@ pub fn occupancy(function: u64, block: i32, dynamic_shared: u64) -> CallResult<i
     Ok(i32::try_from(blocks).unwrap_or(0))
 }
 
+/// The cluster shape `function` requires (`.reqnctapercluster`), if any.
+pub fn required_cluster(function: u64) -> CallResult<Option<[u32; 3]>> {
+    let mut state = state();
+    let function = resolve_function(&mut state, function)?;
+    let (function, loaded) = state.function(function)?;
+    let program = loaded
+        .module
+        .program(&function.entry)
+        .map_err(|error| Failure::new(CudaError::InvalidHandle, error.to_string()))?;
+    Ok(program.cluster.required)
+}
+
 /// `cuFuncGetModule`: the module of a function (or of a library kernel in the current
 /// context).
 pub fn function_module(function: u64) -> CallResult<u64> {
