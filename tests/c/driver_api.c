@@ -147,6 +147,10 @@ CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensor_map, int data_type, unsigne
                                  int interleave, int swizzle, int l2_promotion, int oob_fill);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **kernel_params,
                           void **extra);
+CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction function,
+                                      const CUlaunchConfig *config);
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction function,
+                                                     int block_size, size_t dynamic_shared);
 CUresult cuFuncGetAttribute(int *value, int attribute, CUfunction function);
 CUresult cuFuncSetAttribute(CUfunction function, int attribute, int value);
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
@@ -458,6 +462,29 @@ static const char *counter_ptx =
     "    ret;\n"
     "}\n";
 
+/* PTX for sm_90a, the device's arch-specific target (what nvcc -arch=sm_90a and CUTLASS's
+ * sm_90 kernels carry: ptxas --help, "PTX with .target sm_XYa can only be compiled to GPU
+ * target sm_XYa", the sm_90 GPU itself), with an instruction only sm_90a has: one warpgroup,
+ * out[i] = 3i + 1. */
+static const char *arch_ptx =
+    ".version 8.0\n"
+    ".target sm_90a\n"
+    ".address_size 64\n"
+    ".visible .entry fill_90a(.param .u64 out)\n"
+    "{\n"
+    "    .reg .b32 %r<4>;\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    wgmma.fence.sync.aligned;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    cvta.to.global.u64 %rd2, %rd1;\n"
+    "    mov.u32 %r1, %tid.x;\n"
+    "    mul.wide.u32 %rd3, %r1, 4;\n"
+    "    add.s64 %rd2, %rd2, %rd3;\n"
+    "    mad.lo.s32 %r2, %r1, 3, 1;\n"
+    "    st.global.u32 [%rd2], %r2;\n"
+    "    ret;\n"
+    "}\n";
+
 /* PTX of an earlier architecture and ISA version (CUDA 9's .version 6.0, sm_70), which CUDA's
  * JIT compiles for the device as ptxas -arch sm_90 does (it checks; .version 6.0 knows no
  * sm_90): out[i] = 3i + 1. */
@@ -728,6 +755,25 @@ int main(int argc, char **argv) {
         CHECK(bad == 0, "old PTX: %d values differ (out[1] = %u)", bad, filled[1]);
         OK(cuMemFree_v2(d_fill));
         OK(cuModuleUnload(old_module));
+    }
+
+    /* PTX for the device's arch-specific target (sm_90a on the sm_90 device) loads and runs. */
+    {
+        CUmodule arch_module = NULL;
+        CUfunction fill = NULL;
+        OK(cuModuleLoadData(&arch_module, arch_ptx));
+        OK(cuModuleGetFunction(&fill, arch_module, "fill_90a"));
+        CUdeviceptr d_fill = 0;
+        OK(cuMemAlloc_v2(&d_fill, 128 * 4));
+        void *fill_params[] = {&d_fill};
+        OK(cuLaunchKernel(fill, 1, 1, 1, 128, 1, 1, 0, NULL, fill_params, NULL));
+        static uint32_t filled[128];
+        OK(cuMemcpyDtoH_v2(filled, d_fill, sizeof filled));
+        int bad = 0;
+        for (int i = 0; i < 128; i++) bad += filled[i] != 3u * (uint32_t)i + 1u;
+        CHECK(bad == 0, "sm_90a PTX: %d values differ (out[1] = %u)", bad, filled[1]);
+        OK(cuMemFree_v2(d_fill));
+        OK(cuModuleUnload(arch_module));
     }
 
     /* Dynamic shared memory, on a stream, timed with events. */
@@ -1023,6 +1069,25 @@ int main(int argc, char **argv) {
     cluster_attribute.value.clusterDim.x = 3;
     CHECK(cuLaunchKernelEx(&config, partner, pair_args, NULL) == CUDA_ERROR_INVALID_VALUE,
           "a grid that is no whole number of clusters");
+    /* cuOccupancyMaxActiveClusters: as many 2-CTA clusters as the device's multiprocessors hold
+     * CTAs (cuOccupancyMaxActiveBlocksPerMultiprocessor each), halved; without a cluster shape
+     * in the configuration or the kernel, an error (cuda.h: "Without required sizes, the
+     * cluster size must be specified in config, else the function will return an error"). */
+    {
+        int clusters = -1, per_sm = -1, sms = -1;
+        cluster_attribute.value.clusterDim.x = 2;
+        OK(cuOccupancyMaxActiveClusters(&clusters, partner, &config));
+        OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, partner, 32, 0));
+        OK(cuDeviceGetAttribute(&sms, 16 /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */, device));
+        CHECK(clusters > 0 && clusters == sms * per_sm / 2,
+              "active clusters %d (%d SMs, %d CTAs each)", clusters, sms, per_sm);
+        CUlaunchConfig no_shape = config;
+        no_shape.attrs = NULL;
+        no_shape.numAttrs = 0;
+        CHECK(cuOccupancyMaxActiveClusters(&clusters, partner, &no_shape) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "active clusters without a cluster shape");
+    }
     OK(cuMemFree_v2(pairs));
     OK(cuModuleUnload(cluster_module));
     OK(cuCtxDestroy_v2(fresh));

@@ -18,7 +18,7 @@ use ptxsim_exec::alu::tensor_cores::TensorCores;
 use ptxsim_exec::api::{Error as ApiError, LaunchOptions, Module, Options};
 use ptxsim_exec::ir::ConstVariable;
 use ptxsim_exec::memory::{ALLOCATION_BASE, CONST_WINDOW, DeviceMemory, HostMemory};
-use ptxsim_isa::Target;
+use ptxsim_isa::{Target, TargetVariant};
 
 use crate::status::{CudaError, Failure};
 
@@ -943,7 +943,7 @@ fn checked(state: &mut State, text: &str) -> CallResult<Arc<Module>> {
     };
     let module = match Module::load(text, &options) {
         Ok(module) => Arc::new(module),
-        Err(ApiError::Check { .. }) if let Some(module) = as_older_target(text, device) => {
+        Err(ApiError::Check { .. }) if let Some(module) = as_own_target(text, device) => {
             Arc::new(module)
         }
         Err(ApiError::Check { rendered, .. }) => {
@@ -966,14 +966,32 @@ fn checked(state: &mut State, text: &str) -> CallResult<Arc<Module>> {
     Ok(module)
 }
 
-/// A module for an older architecture than the device's, checked as its own `.target` says:
-/// what CUDA's JIT does with PTX of an earlier architecture, whose instructions `ptxas -arch
-/// sm_90` checks against the module's `.target` (a `.version 1.4` module for `sm_10` does not
-/// know `sm_90` at all, and its `mad.f32` is the `sm_1x` form). `None` when the module names no
-/// architecture, one the device does not have, or does not check as its own target either.
-fn as_older_target(text: &str, device: Target) -> Option<Module> {
+/// A module the device runs although it does not check for the device's target, checked as
+/// its own `.target` says. ptxas `--help` (13.5, `--gpu-name`) gives the rule: "PTX for .target
+/// sm_XY can be compiled to all GPU targets sm_MN, sm_MNa, SM_MNf where MN >= XY. PTX for
+/// .target sm_XYf can be compiled to GPU targets sm_XZ, sm_XZf, sm_XZa where Z >= Y and sm_XY
+/// and sm_XZ belong in same family. PTX with .target sm_XYa can only be compiled to GPU target
+/// sm_XYa." The device is a GPU of its number, which has its arch-specific features (an H100
+/// runs `compute_90a` PTX, which CUTLASS's sm_90 kernels are), so:
+/// * an older architecture: CUDA's JIT checks its instructions against the module's
+///   `.target` (a `.version 1.4` module for `sm_10` does not know `sm_90` at all, and its
+///   `mad.f32` is the `sm_1x` form);
+/// * `sm_XYa` of the device's own number (`sm_90a` PTX on the sm_90 device);
+/// * `sm_XYf` of the device's family, not newer than the device.
+///
+/// `None` when the module names no architecture, one the device cannot run, or does not check
+/// as its own target either.
+fn as_own_target(text: &str, device: Target) -> Option<Module> {
     let declared = declared_target(text)?;
-    if declared.number >= device.number {
+    let runs = match declared.variant {
+        TargetVariant::Generic => declared.number < device.number,
+        TargetVariant::ArchSpecific => declared.canonical_number() == device.canonical_number(),
+        TargetVariant::FamilySpecific => {
+            declared.family() == device.family()
+                && declared.canonical_number() <= device.canonical_number()
+        }
+    };
+    if !runs {
         return None;
     }
     Module::load(text, &Options { target: None }).ok()
@@ -1688,6 +1706,18 @@ pub fn occupancy(function: u64, block: i32, dynamic_shared: u64) -> CallResult<i
     Ok(i32::try_from(blocks).unwrap_or(0))
 }
 
+/// The cluster shape `function` requires (`.reqnctapercluster`), if any.
+pub fn required_cluster(function: u64) -> CallResult<Option<[u32; 3]>> {
+    let mut state = state();
+    let function = resolve_function(&mut state, function)?;
+    let (function, loaded) = state.function(function)?;
+    let program = loaded
+        .module
+        .program(&function.entry)
+        .map_err(|error| Failure::new(CudaError::InvalidHandle, error.to_string()))?;
+    Ok(program.cluster.required)
+}
+
 /// `cuFuncGetModule`: the module of a function (or of a library kernel in the current
 /// context).
 pub fn function_module(function: u64) -> CallResult<u64> {
@@ -1948,7 +1978,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         cooperative: launch.cooperative,
         cluster: launch.cluster,
         // The simulated GPU's tensor cores unless PTXSIM_DEVICE names others: also for a
-        // module of an earlier architecture checked as its own `.target` (`as_older_target`),
+        // module checked as its own `.target` (`as_own_target`),
         // which on the GPU runs with the GPU's arithmetic.
         tensor_cores: Some(
             settings

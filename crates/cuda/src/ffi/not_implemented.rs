@@ -265,7 +265,6 @@ not_supported! {
     cuMulticastCreate
     cuMulticastGetGranularity
     cuMulticastUnbind
-    cuOccupancyMaxActiveClusters
     cuOccupancyMaxPotentialClusterSize
     cuParamSetSize
     cuParamSetTexRef

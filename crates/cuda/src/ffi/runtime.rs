@@ -591,6 +591,72 @@ calls! {
         unsafe { active_blocks(blocks, function, block, dynamic_shared) }
     }
 
+    /// `cuOccupancyMaxActiveClusters`: cuda.h, "return the maximum number of clusters that
+    /// could co-exist on the target device"; "If the function has required cluster size
+    /// already set ..., the cluster size from config must either be unspecified or match the
+    /// required size. Without required sizes, the cluster size must be specified in config,
+    /// else the function will return an error" (`CUDA_ERROR_INVALID_VALUE` here, as a launch
+    /// with such a shape). The model: [`driver::occupancy`]'s resident CTAs on each of the
+    /// [`MULTIPROCESSORS`], pooled, over the cluster's CTAs (at most 8, the portable size);
+    /// the GPU's division into processing clusters is not modelled.
+    fn cuOccupancyMaxActiveClusters(
+        clusters: *mut c_int,
+        function: Handle,
+        config: *const LaunchConfig,
+    ) {
+        if config.is_null() {
+            return Err(null_argument("config"));
+        }
+        let config = unsafe { config.read_unaligned() };
+        let mut shape = None;
+        for i in 0..usize::try_from(config.attribute_count).unwrap_or(0) {
+            if config.attributes.is_null() {
+                return Err(null_argument("config->attrs"));
+            }
+            // SAFETY: `attribute_count` attributes, by the call's contract.
+            let attribute = unsafe { config.attributes.add(i).read_unaligned() };
+            if attribute.id == ATTRIBUTE_CLUSTER_DIMENSION {
+                shape = Some([attribute.value[0], attribute.value[1], attribute.value[2]]);
+            }
+        }
+        let required = driver::required_cluster(number(function))?;
+        let shape = match (shape, required) {
+            (Some(given), Some(required)) if given != required => {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    format!(
+                        "the cluster shape {given:?} is not the kernel's .reqnctapercluster \
+                         {required:?}"
+                    ),
+                ));
+            }
+            (Some(shape), _) | (None, Some(shape)) => shape,
+            (None, None) => {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    "no cluster shape: neither the configuration's \
+                     CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION nor the kernel's .reqnctapercluster",
+                ));
+            }
+        };
+        let ctas: u64 = shape.iter().map(|&d| u64::from(d)).product();
+        if !(1..=8).contains(&ctas) {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("a cluster of {ctas} CTAs (1 to 8, the portable cluster size)"),
+            ));
+        }
+        let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+        let block = c_int::try_from(threads).unwrap_or(c_int::MAX);
+        let per_multiprocessor =
+            driver::occupancy(number(function), block, u64::from(config.shared_bytes))?;
+        let resident = u64::try_from(per_multiprocessor).unwrap_or(0)
+            * u64::try_from(MULTIPROCESSORS).unwrap_or(0);
+        let value = c_int::try_from(resident / ctas).unwrap_or(c_int::MAX);
+        super::log_detail(|| format!("active clusters: {ctas} CTAs each: {value}"));
+        unsafe { put(clusters, value, "numClusters") }
+    }
+
     /// `cuOccupancyAvailableDynamicSMemPerBlock`: what is left of 227 KiB after the kernel's
     /// static shared memory, when `count` CTAs share a multiprocessor.
     fn cuOccupancyAvailableDynamicSMemPerBlock(

@@ -13,6 +13,7 @@ mod approx;
 mod barriers;
 mod budget;
 mod cooperative;
+mod cutlass;
 mod device_runtime;
 mod dynamic_parallelism;
 mod files;
