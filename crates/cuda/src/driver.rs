@@ -2155,7 +2155,7 @@ static DEFERRED: Mutex<Vec<Deferred>> = Mutex::new(Vec::new());
 /// Whether launches on created streams are deferred: yes unless
 /// `PTXSIM_STREAMS=synchronous`.
 static DEFER_LAUNCHES: LazyLock<bool> =
-    LazyLock::new(|| std::env::var("PTXSIM_STREAMS").map_or(true, |v| v != "synchronous"));
+    LazyLock::new(|| !std::env::var("PTXSIM_STREAMS").is_ok_and(|v| v == "synchronous"));
 
 /// Whether a launch on `stream` waits in [`DEFERRED`]: a stream the program made, not the
 /// default stream, as "Kernel launches are asynchronous" (CUDA C++ Programming Guide,

@@ -324,6 +324,9 @@ mod scalar_model {
     }
 }
 
+/// A line of PTX and the model of the word it writes from `a`, `b`, `c`.
+type ScalarForm = (String, Box<dyn Fn(u32, u32, u32) -> u32>);
+
 /// Runs each line (writing `d`) in its own slot with `a`, `b`, `c` set and returns the words.
 fn scalar_video(a: u32, b: u32, c: u32, lines: &[String]) -> Vec<u32> {
     let mut body = format!(
@@ -347,7 +350,7 @@ const SCALAR_VALUES: [(u32, u32, u32); 5] = [
 ];
 
 /// Every line of `forms` against the model, for every triple of [`SCALAR_VALUES`].
-fn check_scalar_forms(forms: &[(String, Box<dyn Fn(u32, u32, u32) -> u32>)]) {
+fn check_scalar_forms(forms: &[ScalarForm]) {
     let lines: Vec<String> = forms.iter().map(|(line, _)| line.clone()).collect();
     for &(a, b, c) in &SCALAR_VALUES {
         for (chunk, got) in lines.chunks(200).zip(forms.chunks(200)) {
@@ -424,7 +427,7 @@ fn scalar_arithmetic_follows_the_semantics() {
         (Some((false, 1)), Some((true, 0))),
         (Some((true, 1)), Some((false, 3))),
     ];
-    let mut forms: Vec<(String, Box<dyn Fn(u32, u32, u32) -> u32>)> = Vec::new();
+    let mut forms: Vec<ScalarForm> = Vec::new();
     for opcode in ["vadd", "vsub", "vabsdiff", "vmin", "vmax"] {
         for types in TYPE_TRIPLES {
             for sat in [false, true] {
@@ -466,7 +469,7 @@ fn scalar_arithmetic_follows_the_semantics() {
 #[test]
 fn scalar_shifts_and_comparisons_follow_the_semantics() {
     use scalar_model::{finish, part, saturate};
-    let mut forms: Vec<(String, Box<dyn Fn(u32, u32, u32) -> u32>)> = Vec::new();
+    let mut forms: Vec<ScalarForm> = Vec::new();
     for opcode in ["vshl", "vshr"] {
         for [d_signed, a_signed] in [[false, false], [true, true], [true, false], [false, true]] {
             for clamp in [true, false] {
@@ -549,7 +552,7 @@ fn scalar_shifts_and_comparisons_follow_the_semantics() {
 #[test]
 fn vmad_follows_the_semantics() {
     use scalar_model::{part, sel_text, vmad};
-    let mut forms: Vec<(String, Box<dyn Fn(u32, u32, u32) -> u32>)> = Vec::new();
+    let mut forms: Vec<ScalarForm> = Vec::new();
     let negations: [[bool; 3]; 5] = [
         [false, false, false],
         [true, false, false],
