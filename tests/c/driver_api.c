@@ -542,6 +542,27 @@ static const char *poke_ptx =
     "    ret;\n"
     "}\n";
 
+/* Waits until flag[0] is not 0, then stores 7 at flag[1] (one thread): a kernel that waits for
+ * the host, as cuda-samples' UnifiedMemoryPerf's spinWhileLessThanOne does. */
+static const char *spin_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry spin(.param .u64 flag)\n"
+    "{\n"
+    "    .reg .pred %p;\n"
+    "    .reg .b32 %r<3>;\n"
+    "    .reg .b64 %rd<2>;\n"
+    "    ld.param.u64 %rd1, [flag];\n"
+    "wait:\n"
+    "    ld.volatile.global.u32 %r1, [%rd1];\n"
+    "    setp.eq.u32 %p, %r1, 0;\n"
+    "    @%p bra wait;\n"
+    "    mov.u32 %r2, 7;\n"
+    "    st.global.u32 [%rd1+4], %r2;\n"
+    "    ret;\n"
+    "}\n";
+
 /* An unknown instruction on line 6, column 5. */
 static const char *broken_ptx =
     ".version 8.0\n"
@@ -955,6 +976,28 @@ int main(int argc, char **argv) {
     OK(cuPointerGetAttribute(&is_managed, 8 /* IS_MANAGED */, managed));
     CHECK((is_managed & 0xff) == 1, "IS_MANAGED of managed memory");
     OK(cuMemFree_v2(managed));
+
+    /* A launch into a created stream runs at the next call that needs it ("Kernel launches are
+     * asynchronous"), so a kernel may wait for the host to write managed memory after the
+     * launch. */
+    CUmodule spin_module = NULL;
+    CUfunction spin = NULL;
+    OK(cuModuleLoadData(&spin_module, spin_ptx));
+    OK(cuModuleGetFunction(&spin, spin_module, "spin"));
+    CUdeviceptr latch = 0;
+    OK(cuMemAllocManaged(&latch, 8, 1));
+    volatile uint32_t *latch_view = (volatile uint32_t *)(uintptr_t)latch;
+    latch_view[0] = 0;
+    latch_view[1] = 0;
+    CUstream spin_stream = NULL;
+    OK(cuStreamCreate(&spin_stream, 0));
+    void *spin_params[] = {&latch};
+    OK(cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, spin_stream, spin_params, NULL));
+    latch_view[0] = 1;
+    OK(cuStreamSynchronize(spin_stream));
+    CHECK(latch_view[1] == 7, "the kernel waiting for the host's store wrote %u", latch_view[1]);
+    OK(cuStreamDestroy_v2(spin_stream));
+    OK(cuMemFree_v2(latch));
 
     /* Timing: the same module text loaded, its kernel found and launched again and again
      * (the module is checked once, then found by content), with a tiny launch. */

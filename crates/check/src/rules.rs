@@ -1026,6 +1026,23 @@ pub fn check_instruction(
             diagnostics.push(violation_diagnostic(context, instruction, &violation));
         }
     }
+    // The scalar video instructions run from their decoded form, but their Syntax-block forms
+    // (`d, a{.asel}, b{.bsel}{, c}` of 32-bit registers, the `.op2` and `.mode` rules) stay
+    // what checks them, as ptxas 13.5 ("Arguments mismatch for instruction 'vadd'").
+    if let Ok(Form::Op(op)) = &*decoded.form
+        && let ptxsim_isa::ops::OpForm::VideoScalar { .. } = op.form
+    {
+        let modifiers: Vec<&str> = mnemonic.split('.').skip(1).collect();
+        check_syntax_form(
+            context,
+            instruction,
+            op.opcode,
+            mnemonic,
+            &modifiers,
+            diagnostics,
+        );
+        return;
+    }
     // The common case, from the entry's first words.
     if decoded.decoded && key.is_some_and(|key| decoded.clean_keys.contains(&key)) {
         if let Some(unmet) = &decoded.unmet {

@@ -1941,11 +1941,17 @@ pub fn launch_node(launch: &Launch<'_>) -> CallResult<()> {
 /// [`launch_node`] (true: it runs on the context of its module).
 fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let mut state = state();
-    let current = state.current()?;
+    // A graph's node or a deferred launch runs on its kernel's context, whichever thread (with
+    // whichever current context, if any) runs it.
+    let current = if own_context {
+        None
+    } else {
+        Some(state.current()?)
+    };
     state.stream(launch.stream)?;
     let function = resolve_function(&mut state, launch.function)?;
     let (function, loaded) = state.function(function)?;
-    if loaded.context != current && !own_context {
+    if Some(loaded.context) != current && !own_context {
         return Err(Failure::new(
             CudaError::InvalidContext,
             "the kernel belongs to another context",
@@ -2160,6 +2166,96 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         }
     }
     Err(failure)
+}
+
+/// A kernel launch on a stream made by `cuStreamCreate`, kept until the next driver call that
+/// needs its results ([`defer`], [`run_deferred`]).
+struct Deferred {
+    function: u64,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_shared: u32,
+    stream: u64,
+    params: Vec<u8>,
+}
+
+/// The launches [`defer`] keeps, in launch order (all streams, all threads).
+static DEFERRED: Mutex<Vec<Deferred>> = Mutex::new(Vec::new());
+
+/// Whether launches on created streams are deferred: yes unless
+/// `PTXSIM_STREAMS=synchronous`.
+static DEFER_LAUNCHES: LazyLock<bool> =
+    LazyLock::new(|| !std::env::var("PTXSIM_STREAMS").is_ok_and(|v| v == "synchronous"));
+
+/// Whether a launch on `stream` waits in [`DEFERRED`]: a stream the program made, not the
+/// default stream, as "Kernel launches are asynchronous" (CUDA C++ Programming Guide,
+/// "Asynchronous Concurrent Execution") lets the host go on, and a kernel launched into a
+/// stream may wait for the host to write memory it reads (cuda-samples' UnifiedMemoryPerf
+/// launches `spinWhileLessThanOne` and sets the latch after queueing more work).
+pub fn defers(stream: u64) -> bool {
+    stream >= FIRST_HANDLE && *DEFER_LAUNCHES
+}
+
+/// Keeps `launch` (on a created stream) until the next call that is not one of
+/// [`DEFERRING_CALLS`]: it then runs, before that call, in launch order with the others kept.
+/// The stream and the context are checked now.
+pub fn defer(launch: &Launch<'_>) -> CallResult<()> {
+    // A kernel of a library (`CUkernel`) is its module in the current context, now.
+    let function = {
+        let mut state = state();
+        state.current()?;
+        state.stream(launch.stream)?;
+        resolve_function(&mut state, launch.function)?
+    };
+    DEFERRED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(Deferred {
+            function,
+            grid: launch.grid,
+            block: launch.block,
+            dynamic_shared: launch.dynamic_shared,
+            stream: launch.stream,
+            params: launch.params.to_vec(),
+        });
+    Ok(())
+}
+
+/// The driver calls that leave deferred launches waiting: more launches and the calls that
+/// only queue hints (prefetches, attaching managed memory) or that the CUDA runtime makes on
+/// each of its calls (its per-context storage).
+pub const DEFERRING_CALLS: &[&str] = &[
+    "cuLaunchKernel",
+    "cuMemPrefetchAsync",
+    "cuMemPrefetchAsync_v2",
+    "cuStreamAttachMemAsync",
+    "cuGetErrorName",
+    "cuGetErrorString",
+    "cudart: context storage get",
+];
+
+/// Runs the deferred launches, in launch order, each on the context of its kernel. The first
+/// failure that is not already the context's sticky error is returned (the call that ran them
+/// reports it, as a later call reports an asynchronous launch's error on a GPU).
+pub fn run_deferred() -> CallResult<()> {
+    let pending = std::mem::take(&mut *DEFERRED.lock().unwrap_or_else(PoisonError::into_inner));
+    let mut first = None;
+    for deferred in pending {
+        let launch = Launch {
+            function: deferred.function,
+            grid: deferred.grid,
+            block: deferred.block,
+            dynamic_shared: deferred.dynamic_shared,
+            stream: deferred.stream,
+            params: &deferred.params,
+            cooperative: false,
+            cluster: None,
+        };
+        if let Err(failure) = launch_on(&launch, true) {
+            first.get_or_insert(failure);
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// Launches so far in this process (all contexts): each traced launch's index.

@@ -408,6 +408,9 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 scalar("c", false, VIDEO),
             ]
         }
+        // 9.7.18.1: `d, a, b` or `d, a, b, c` by the operands (the syntax table checks the
+        // count and the selectors).
+        OpForm::VideoScalar { .. } => return None,
         OpForm::Bfind { ty, .. } => vec![scalar("d", true, FIXED_U32), source("a", ty)],
         // 9.7.1.17: "Operand mask has a 32-bit type. Operand base has .b32, .u32 or .s32 type.
         // Operand offset has .s32 type. Destination d has type .b32."

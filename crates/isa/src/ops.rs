@@ -539,6 +539,44 @@ pub enum VideoOp {
     Set(Compare),
 }
 
+/// The primary operation of a scalar video instruction (9.7.18.1: vadd.md `vop = { vadd,
+/// vsub, vabsdiff, vmin, vmax }`, vshl.md, vmad.md, vset.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VideoScalarOp {
+    /// `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax` and `vset.cmp` ([`VideoOp`] without
+    /// `Avrg`).
+    Arithmetic(VideoOp),
+    /// `vshl.mode` (`clamp`: `.clamp` rather than `.wrap`).
+    Shl {
+        /// `.clamp` rather than `.wrap`.
+        clamp: bool,
+    },
+    /// `vshr.mode`.
+    Shr {
+        /// `.clamp` rather than `.wrap`.
+        clamp: bool,
+    },
+    /// `vmad{.po}{.scale}`.
+    Mad {
+        /// `.po`: "(a*b) + c + 1".
+        po: bool,
+        /// `.shr7` (7), `.shr15` (15) or no scaling (0).
+        shift: u8,
+    },
+}
+
+/// The secondary operation of a scalar video instruction (9.7.18.1, vadd.md: `.op2 = { .add,
+/// .min, .max }`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VideoSecondary {
+    /// `.add`.
+    Add,
+    /// `.min`.
+    Min,
+    /// `.max`.
+    Max,
+}
+
 /// A decoded non-conversion instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OpForm {
@@ -962,6 +1000,25 @@ pub enum OpForm {
         /// `.add`: the secondary accumulate operation rather than the SIMD merge.
         add: bool,
     },
+    /// The scalar video instructions (9.7.18.1): `vop.dtype.atype.btype{.sat}{.op2}` (vadd.md),
+    /// `vshl`/`vshr.dtype.atype.u32{.sat}.mode{.op2}` (vshl.md),
+    /// `vmad.dtype.atype.btype{.po}{.sat}{.scale}` (vmad.md) and `vset.atype.btype.cmp{.op2}`
+    /// (vset.md). The selectors and `vmad`'s negations are the operands'.
+    VideoScalar {
+        /// The operation.
+        op: VideoScalarOp,
+        /// `.dtype` is `.s32` (vset: "The intermediate result of the comparison is always
+        /// unsigned").
+        d_signed: bool,
+        /// `.atype` is `.s32`.
+        a_signed: bool,
+        /// `.btype` is `.s32` (`vshl`/`vshr`: always `.u32`).
+        b_signed: bool,
+        /// `.sat`.
+        sat: bool,
+        /// `.op2`.
+        secondary: Option<VideoSecondary>,
+    },
     /// `dp4a.atype.btype d, a, b, c` (9.7.1.23) and `dp2a.mode.atype.btype` (9.7.1.24).
     Dot {
         /// `None` for `dp4a`; `Some(hi)` for `dp2a.lo` / `dp2a.hi`.
@@ -1313,6 +1370,15 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Vmax4
         | Opcode::Vset2
         | Opcode::Vset4 => decode_video_simd(opcode, modifiers),
+        Opcode::Vadd
+        | Opcode::Vsub
+        | Opcode::Vabsdiff
+        | Opcode::Vmin
+        | Opcode::Vmax
+        | Opcode::Vshl
+        | Opcode::Vshr
+        | Opcode::Vmad
+        | Opcode::Vset => decode_video_scalar(opcode, modifiers),
         Opcode::Copysign => {
             let c = collect(opcode, modifiers, |_| None)?;
             let ty = c.single_type(opcode, &[Type::F32, Type::F64])?;
@@ -1362,16 +1428,7 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         | Opcode::Pmevent
         | Opcode::Stackrestore
         | Opcode::Stacksave
-        | Opcode::Tcgen05
-        | Opcode::Vabsdiff
-        | Opcode::Vadd
-        | Opcode::Vmad
-        | Opcode::Vmax
-        | Opcode::Vmin
-        | Opcode::Vset
-        | Opcode::Vshl
-        | Opcode::Vshr
-        | Opcode::Vsub => Err(DecodeError::new(
+        | Opcode::Tcgen05 => Err(DecodeError::new(
             DecodeErrorKind::UnsupportedInstruction(opcode),
             None,
             "not supported by ptxsim yet (the instruction table knows its name only)",
@@ -4923,6 +4980,107 @@ fn decode_video_simd(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, Decod
     })
 }
 
+/// The scalar video instructions (9.7.18.1): `vop.dtype.atype.btype{.sat}{.op2}` (vadd.md:
+/// `.dtype = .atype = .btype = { .u32, .s32 }`, `.op2 = { .add, .min, .max }`),
+/// `vop.dtype.atype.u32{.sat}.mode{.op2}` (vshl.md: `.mode = { .clamp, .wrap }`),
+/// `vmad.dtype.atype.btype{.po}{.sat}{.scale}` (vmad.md: `.scale = { .shr7, .shr15 }`) and
+/// `vset.atype.btype.cmp{.op2}` (vset.md). The syntax table has checked the order and the
+/// combinations; this reads them.
+fn decode_video_scalar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
+    use Opcode as O;
+    let invalid = |index: Option<usize>, message: String| {
+        Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            index,
+            message,
+        ))
+    };
+    let mut signed = Vec::new();
+    let (mut sat, mut secondary, mut compare, mut clamp) = (false, None, None, None);
+    let (mut po, mut shift) = (false, 0);
+    for (index, &m) in modifiers.iter().enumerate() {
+        match m {
+            "u32" => signed.push(false),
+            "s32" => signed.push(true),
+            "sat" if opcode != O::Vset => sat = true,
+            "add" | "min" | "max" if opcode != O::Vmad && secondary.is_none() => {
+                secondary = Some(match m {
+                    "add" => VideoSecondary::Add,
+                    "min" => VideoSecondary::Min,
+                    _ => VideoSecondary::Max,
+                });
+            }
+            "clamp" | "wrap" if matches!(opcode, O::Vshl | O::Vshr) && clamp.is_none() => {
+                clamp = Some(m == "clamp");
+            }
+            "po" if opcode == O::Vmad => po = true,
+            "shr7" if opcode == O::Vmad && shift == 0 => shift = 7,
+            "shr15" if opcode == O::Vmad && shift == 0 => shift = 15,
+            _ => match compare_op(m) {
+                Some(
+                    c @ (Compare::Eq
+                    | Compare::Ne
+                    | Compare::Lt
+                    | Compare::Le
+                    | Compare::Gt
+                    | Compare::Ge),
+                ) if opcode == O::Vset && compare.is_none() => compare = Some(c),
+                _ => return invalid(Some(index), format!("{opcode} does not take .{m}")),
+            },
+        }
+    }
+    let types = if opcode == O::Vset { 2 } else { 3 };
+    if signed.len() != types {
+        return invalid(
+            None,
+            format!("{opcode} needs {types} types, each .u32 or .s32"),
+        );
+    }
+    let [d_signed, a_signed, b_signed] = if opcode == O::Vset {
+        [false, signed[0], signed[1]]
+    } else {
+        [signed[0], signed[1], signed[2]]
+    };
+    let op = match opcode {
+        O::Vadd => VideoScalarOp::Arithmetic(VideoOp::Add),
+        O::Vsub => VideoScalarOp::Arithmetic(VideoOp::Sub),
+        O::Vabsdiff => VideoScalarOp::Arithmetic(VideoOp::Absdiff),
+        O::Vmin => VideoScalarOp::Arithmetic(VideoOp::Min),
+        O::Vmax => VideoScalarOp::Arithmetic(VideoOp::Max),
+        O::Vshl | O::Vshr => {
+            let Some(clamp) = clamp else {
+                return invalid(None, format!("{opcode} needs .clamp or .wrap"));
+            };
+            // vshl.md: `vop.dtype.atype.u32`.
+            if b_signed {
+                return invalid(None, format!("{opcode} takes a .u32 shift amount"));
+            }
+            if opcode == O::Vshl {
+                VideoScalarOp::Shl { clamp }
+            } else {
+                VideoScalarOp::Shr { clamp }
+            }
+        }
+        O::Vmad => {
+            // vmad.md: "Source operands may not be negated in .po mode" (checked with the
+            // operands).
+            VideoScalarOp::Mad { po, shift }
+        }
+        _ => match compare {
+            Some(c) => VideoScalarOp::Arithmetic(VideoOp::Set(c)),
+            None => return invalid(None, format!("{opcode} needs a comparison (.eq, .lt, ...)")),
+        },
+    };
+    Ok(OpForm::VideoScalar {
+        op,
+        d_signed,
+        a_signed,
+        b_signed,
+        sat,
+        secondary,
+    })
+}
+
 /// `dp4a.atype.btype`, `dp2a.mode.atype.btype` (9.7.1.23-24): `.atype = .btype = { .u32,
 /// .s32 }`; `dp2a` needs `.lo` or `.hi` (ptxas 13.5: "'.hi/.lo' modifier required").
 fn decode_dot(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
@@ -5987,8 +6145,17 @@ mod tests {
             DecodeErrorKind::UnknownModifier
         );
         assert_eq!(
-            err(Opcode::Vadd, &["u32", "u32", "u32", "sat"]).kind,
-            DecodeErrorKind::UnsupportedInstruction(Opcode::Vadd)
+            err(Opcode::Stacksave, &["u64"]).kind,
+            DecodeErrorKind::UnsupportedInstruction(Opcode::Stacksave)
+        );
+        // vshl.md: `vop.dtype.atype.u32{.sat}.mode`.
+        assert_eq!(
+            err(Opcode::Vshl, &["u32", "u32", "s32", "clamp"]).kind,
+            DecodeErrorKind::UnsupportedTypes
+        );
+        assert_eq!(
+            err(Opcode::Vshr, &["u32", "u32", "u32"]).kind,
+            DecodeErrorKind::UnsupportedTypes
         );
         // ptxas 13.5: ".approx modifier required for instruction 'sin'", ".ftz modifier
         // required for instruction 'ex2.bf16'", "Modifier '.cc' applies only to addc integer

@@ -23,10 +23,10 @@ fn unknown_and_unsupported_opcodes_are_named_errors() {
     let e = decode("frobnicate", &[]).unwrap_err();
     assert_eq!(e.kind, DecodeErrorKind::UnknownOpcode);
     // A known instruction the table describes by name only.
-    let e = decode("vadd", &["s32", "s32", "s32"]).unwrap_err();
+    let e = decode("istypep", &["texref"]).unwrap_err();
     assert_eq!(
         e.kind,
-        DecodeErrorKind::UnsupportedInstruction(Opcode::Vadd)
+        DecodeErrorKind::UnsupportedInstruction(Opcode::Istypep)
     );
     // Every name round-trips, and an opcode is decoded exactly when decode gives something
     // other than UnsupportedInstruction for it.

@@ -1348,6 +1348,76 @@ impl<'m> Builder<'m> {
                     sources: self.sources3(&operands[1..], [Type::U32; 3])?,
                 }
             }
+            OpForm::VideoScalar {
+                op,
+                d_signed,
+                a_signed,
+                b_signed,
+                sat,
+                secondary,
+            } => {
+                // vadd.md: `d, a{.asel}, b{.bsel}` or, with `.op2` or `d.dsel`, `..., c`;
+                // vmad.md: always `d, {-}a, {-}b, {-}c`.
+                if !(3..=4).contains(&operands.len()) {
+                    count(4)?;
+                }
+                let part = |operand: &Operand| {
+                    let operand = match operand {
+                        Operand::Negated(_, inner, ast::Negation::Minus) => inner.as_ref(),
+                        other => other,
+                    };
+                    match operand {
+                        Operand::Name(name) => match name.selector.as_ref().map(|s| s.value) {
+                            Some(s) if s.half => {
+                                super::VideoPart::Half(s.digits().first().copied().unwrap_or(0))
+                            }
+                            Some(s) => {
+                                super::VideoPart::Byte(s.digits().first().copied().unwrap_or(0))
+                            }
+                            None => super::VideoPart::Word,
+                        },
+                        _ => super::VideoPart::Word,
+                    }
+                };
+                let negated = |operand: &Operand| {
+                    matches!(operand, Operand::Negated(_, _, ast::Negation::Minus))
+                };
+                let plain = |operand: &'_ Operand| -> Operand {
+                    match operand {
+                        Operand::Negated(_, inner, ast::Negation::Minus) => inner.as_ref().clone(),
+                        other => other.clone(),
+                    }
+                };
+                let kind = super::VideoScalar {
+                    op,
+                    d_signed,
+                    a_signed,
+                    b_signed,
+                    sat,
+                    secondary,
+                    asel: part(&operands[1]),
+                    bsel: part(&operands[2]),
+                    dsel: part(&operands[0]),
+                    negate_product: negated(&operands[1]) != negated(&operands[2]),
+                    negate_c: operands.get(3).is_some_and(negated),
+                };
+                // Without `c` (the three-operand form, no `.op2`, no `.dsel`), a zero nothing
+                // reads.
+                let c = match operands.get(3) {
+                    Some(c) => self.source(&plain(c), Type::U32)?,
+                    None => Source::Immediate(0),
+                };
+                let resolved = [
+                    self.source(&plain(&operands[1]), Type::U32)?,
+                    self.source(&plain(&operands[2]), Type::U32)?,
+                    c,
+                ];
+                InstructionKind::IntExtra {
+                    op: IntExtraOp::VideoScalar(kind),
+                    destination: self.destination(&plain(&operands[0]))?,
+                    sources: resolved,
+                }
+            }
             OpForm::Dot {
                 dp2a,
                 a_signed,

@@ -23,7 +23,7 @@ use ptxsim_isa::Type;
 use ptxsim_isa::ops::{
     AtomOp, BarrierOp, BoolOp, CarryOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp,
     IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, PrmtMode, ReduxOp, ShflMode, Space, TestpOp,
-    VideoOp, VoteMode,
+    VideoOp, VideoScalarOp, VideoSecondary, VoteMode,
 };
 
 use cvt::CvtOp;
@@ -102,6 +102,46 @@ pub struct VideoSimd {
     pub mask: u8,
 }
 
+/// The part of a register a scalar video instruction reads or writes (9.7.18.1, vadd.md:
+/// `.dsel = .asel = .bsel = { .b0, .b1, .b2, .b3, .h0, .h1 }`; no selector: the word).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoPart {
+    /// The whole 32-bit word.
+    Word,
+    /// `.b0` ... `.b3`.
+    Byte(u8),
+    /// `.h0`, `.h1`.
+    Half(u8),
+}
+
+/// A scalar video instruction with its selectors and negations (9.7.18.1, vadd.md, vshl.md,
+/// vmad.md, vset.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VideoScalar {
+    /// The primary operation.
+    pub op: VideoScalarOp,
+    /// `.dtype` is `.s32`.
+    pub d_signed: bool,
+    /// `.atype` is `.s32`.
+    pub a_signed: bool,
+    /// `.btype` is `.s32`.
+    pub b_signed: bool,
+    /// `.sat`.
+    pub sat: bool,
+    /// `.op2`.
+    pub secondary: Option<VideoSecondary>,
+    /// `.asel`.
+    pub asel: VideoPart,
+    /// `.bsel`.
+    pub bsel: VideoPart,
+    /// `.dsel`: the merge with `c` (`Word`: none).
+    pub dsel: VideoPart,
+    /// `vmad`: the product is negated (exactly one of `-a`, `-b`).
+    pub negate_product: bool,
+    /// `vmad`: `-c`.
+    pub negate_c: bool,
+}
+
 /// The operation of an [`InstructionKind::IntExtra`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntExtraOp {
@@ -128,6 +168,8 @@ pub enum IntExtraOp {
     },
     /// `vadd2` ... `vset4` (9.7.18.2).
     Video(VideoSimd),
+    /// `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`, `vshl`, `vshr`, `vmad`, `vset` (9.7.18.1).
+    VideoScalar(VideoScalar),
     /// `dp4a` (`dp2a: None`) and `dp2a.lo`/`.hi` (`Some(hi)`) (9.7.1.23-24).
     Dot {
         /// `dp2a` and its mode.

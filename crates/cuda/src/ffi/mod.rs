@@ -91,7 +91,13 @@ fn log_detail(line: impl FnOnce() -> String) {
 /// Runs a call: catches a panic, prints a failure on stderr, returns the code. With
 /// `PTXSIM_LOG=calls`, every call and its result are printed too.
 fn guard(call: &str, body: impl FnOnce() -> CallResult<()>) -> CUresult {
-    let outcome = catch_unwind(AssertUnwindSafe(body));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        // Launches kept on created streams run before any call that may see their results.
+        if !driver::DEFERRING_CALLS.contains(&call) {
+            driver::run_deferred()?;
+        }
+        body()
+    }));
     if *LOG_CALLS {
         let result = match &outcome {
             Ok(Ok(())) => "CUDA_SUCCESS".to_string(),
@@ -1624,6 +1630,9 @@ fn memset_2d(
 fn enqueue(launch: &Launch<'_>) -> CallResult<()> {
     if driver::capture(launch.stream, || launch.node())? {
         return Ok(());
+    }
+    if driver::defers(launch.stream) && !launch.cooperative && launch.cluster.is_none() {
+        return driver::defer(launch);
     }
     driver::launch(launch)
 }

@@ -202,3 +202,439 @@ fn vset4_compares_each_byte() {
     );
     assert_eq!(w, [0x0100_0001, 0x0101_0101, 100, 104]);
 }
+
+/// The scalar video instructions (9.7.18.1) modelled from their Semantics blocks (vadd.md,
+/// vshl.md, vset.md, vmad.md) and the section's helper functions, written out here without
+/// ptxsim: `partSelectSignExtend`, `optSaturate` ("taking into account the subword
+/// destination size in the case of optional data merging"), `optSecondaryOp` ("The sign of
+/// the third operand is based on dtype") and `optMerge`.
+mod scalar_model {
+    /// A selector: `None` for the whole word, `Some((true, i))` for `.h<i>`, `Some((false,
+    /// i))` for `.b<i>`.
+    pub type Sel = Option<(bool, u32)>;
+
+    pub fn sel_text(sel: Sel) -> String {
+        match sel {
+            None => String::new(),
+            Some((true, i)) => format!(".h{i}"),
+            Some((false, i)) => format!(".b{i}"),
+        }
+    }
+
+    /// `partSelectSignExtend( x, type, sel )`: the byte, half-word or word, sign- or
+    /// zero-extended.
+    pub fn part(x: u32, signed: bool, sel: Sel) -> i64 {
+        let (value, width) = match sel {
+            None => (x as u64, 32),
+            Some((true, i)) => ((x as u64 >> (16 * i)) & 0xffff, 16),
+            Some((false, i)) => ((x as u64 >> (8 * i)) & 0xff, 8),
+        };
+        let top = 1u64 << (width - 1);
+        if signed && value & top != 0 {
+            value as i64 - (1i64 << width)
+        } else {
+            value as i64
+        }
+    }
+
+    /// `optSaturate( tmp, sat, sign, dsel )`.
+    pub fn saturate(tmp: i128, sat: bool, sign: bool, dsel: Sel) -> i128 {
+        if !sat {
+            return tmp;
+        }
+        let width = match dsel {
+            Some((false, _)) => 8,
+            Some((true, _)) => 16,
+            None => 32,
+        };
+        let (lo, hi) = if sign {
+            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+        } else {
+            (0, (1i128 << width) - 1)
+        };
+        tmp.max(lo).min(hi)
+    }
+
+    /// `optSecondaryOp( op2, a, b )` then `optMerge( dsel, a, b )`, the word `d`.
+    pub fn finish(op2: &str, tmp: i128, c: u32, c_signed: bool, dsel: Sel) -> u32 {
+        let c_wide = if c_signed {
+            c as i32 as i128
+        } else {
+            c as i128
+        };
+        let d = match op2 {
+            "add" => tmp + c_wide,
+            "min" => tmp.min(c_wide),
+            "max" => tmp.max(c_wide),
+            _ => tmp,
+        } as u32;
+        match dsel {
+            Some((true, 0)) => (d & 0xffff) | (0xffff_0000 & c),
+            Some((true, _)) => ((d & 0xffff) << 16) | (0x0000_ffff & c),
+            Some((false, 0)) => (d & 0xff) | (0xffff_ff00 & c),
+            Some((false, 1)) => ((d & 0xff) << 8) | (0xffff_00ff & c),
+            Some((false, 2)) => ((d & 0xff) << 16) | (0xff00_ffff & c),
+            Some((false, _)) => ((d & 0xff) << 24) | (0x00ff_ffff & c),
+            None => d,
+        }
+    }
+
+    /// `vmad`: the Semantics block of vmad.md with 128-bit `tmp`; the scaled result keeps
+    /// its sign ("this result is sign-extended if the final result is signed").
+    #[allow(clippy::too_many_arguments)]
+    pub fn vmad(
+        signs: [bool; 2],
+        negate: [bool; 3],
+        po: bool,
+        sat: bool,
+        scale: u32,
+        ta: i64,
+        tb: i64,
+        c: u32,
+    ) -> u32 {
+        let signed_final = signs[0] || signs[1] || (negate[0] ^ negate[1]) || negate[2];
+        let mut tmp = ta as i128 * tb as i128;
+        let mut c = c;
+        let mut lsb = 0i128;
+        if po {
+            lsb = 1;
+        } else if negate[0] ^ negate[1] {
+            tmp = !tmp;
+            lsb = 1;
+        } else if negate[2] {
+            c = !c;
+            lsb = 1;
+        }
+        let c128 = if signed_final {
+            c as i32 as i128
+        } else {
+            c as i128
+        };
+        tmp = tmp + c128 + lsb;
+        let mut result = tmp >> scale;
+        if sat {
+            let (lo, hi) = if signed_final {
+                (i32::MIN as i128, i32::MAX as i128)
+            } else {
+                (0, u32::MAX as i128)
+            };
+            result = result.max(lo).min(hi);
+        }
+        result as u32
+    }
+}
+
+/// A line of PTX and the model of the word it writes from `a`, `b`, `c`.
+type ScalarForm = (String, Box<dyn Fn(u32, u32, u32) -> u32>);
+
+/// Runs each line (writing `d`) in its own slot with `a`, `b`, `c` set and returns the words.
+fn scalar_video(a: u32, b: u32, c: u32, lines: &[String]) -> Vec<u32> {
+    let mut body = format!(
+        "\t.reg .b32 a, b, c, d;\n\tmov.b32 a, {a};\n\tmov.b32 b, {b};\n\tmov.b32 c, {c};\n"
+    );
+    for (i, line) in lines.iter().enumerate() {
+        body.push_str(&format!("\t{line}\n\tst.global.b32 [%out+{}], d;\n", 4 * i));
+    }
+    words32(&run("", &body, 4 * lines.len()))
+}
+
+/// `(a, b, c)` triples: bytes and half-words of both signs, shift amounts below and above
+/// 32 (vshl.md: "`if ( mode == .clamp && tb > 32 ) tb = 32; if ( mode == .wrap ) tb = tb &
+/// 0x1f;`"), values whose sums and products leave the 32-bit ranges.
+const SCALAR_VALUES: [(u32, u32, u32); 5] = [
+    (0x8000_ff85, 0x7fff_0123, 0x1234_5678),
+    (0xffff_fff0, 0x0000_0028, 0x8000_0001),
+    (0x7fff_ffff, 0x8000_0000, 0xffff_ffff),
+    (5, 3, 100),
+    (0x0102_8081, 0x2a1f_0621, 0xfedc_ba98),
+];
+
+/// Every line of `forms` against the model, for every triple of [`SCALAR_VALUES`].
+fn check_scalar_forms(forms: &[ScalarForm]) {
+    let lines: Vec<String> = forms.iter().map(|(line, _)| line.clone()).collect();
+    for &(a, b, c) in &SCALAR_VALUES {
+        for (chunk, got) in lines.chunks(200).zip(forms.chunks(200)) {
+            let words = scalar_video(a, b, c, chunk);
+            for ((line, model), word) in got.iter().zip(words) {
+                let want = model(a, b, c);
+                assert_eq!(
+                    word, want,
+                    "{line} with a = {a:#x}, b = {b:#x}, c = {c:#x}: {word:#x}, the model {want:#x}"
+                );
+            }
+        }
+    }
+}
+
+const TYPE_TRIPLES: [[bool; 3]; 4] = [
+    [false, false, false],
+    [true, true, true],
+    [true, false, true],
+    [false, true, false],
+];
+
+fn ty(signed: bool) -> &'static str {
+    if signed { "s32" } else { "u32" }
+}
+
+/// The endings of a scalar video line: no `c`, `.op2` with `c`, `d.dsel` with `c`.
+const TAILS: [(&str, scalar_model::Sel); 6] = [
+    ("", None),
+    ("add", None),
+    ("min", None),
+    ("max", None),
+    ("", Some((false, 2))),
+    ("", Some((true, 1))),
+];
+
+/// One line `vop.types{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` (`modifiers` after the
+/// types).
+fn scalar_line(
+    opcode: &str,
+    types: &[bool],
+    modifiers: &str,
+    (op2, dsel): (&str, scalar_model::Sel),
+    asel: scalar_model::Sel,
+    bsel: scalar_model::Sel,
+) -> String {
+    use scalar_model::sel_text;
+    let types: String = types.iter().map(|&s| format!(".{}", ty(s))).collect();
+    let op2_text = if op2.is_empty() {
+        String::new()
+    } else {
+        format!(".{op2}")
+    };
+    let c = if op2.is_empty() && dsel.is_none() {
+        ""
+    } else {
+        ", c"
+    };
+    format!(
+        "{opcode}{types}{modifiers}{op2_text} d{}, a{}, b{}{c};",
+        sel_text(dsel),
+        sel_text(asel),
+        sel_text(bsel)
+    )
+}
+
+/// `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax` over the operand types, `.sat`, the selectors,
+/// the secondary operations and the merges (vadd.md).
+#[test]
+fn scalar_arithmetic_follows_the_semantics() {
+    use scalar_model::{finish, part, saturate};
+    let selectors: [(scalar_model::Sel, scalar_model::Sel); 3] = [
+        (None, None),
+        (Some((false, 1)), Some((true, 0))),
+        (Some((true, 1)), Some((false, 3))),
+    ];
+    let mut forms: Vec<ScalarForm> = Vec::new();
+    for opcode in ["vadd", "vsub", "vabsdiff", "vmin", "vmax"] {
+        for types in TYPE_TRIPLES {
+            for sat in [false, true] {
+                for (asel, bsel) in selectors {
+                    for tail in TAILS {
+                        let line = scalar_line(
+                            opcode,
+                            &types,
+                            if sat { ".sat" } else { "" },
+                            tail,
+                            asel,
+                            bsel,
+                        );
+                        let model = move |a: u32, b: u32, c: u32| {
+                            let ta = part(a, types[1], asel);
+                            let tb = part(b, types[2], bsel);
+                            let tmp = i128::from(match opcode {
+                                "vadd" => ta + tb,
+                                "vsub" => ta - tb,
+                                "vabsdiff" => (ta - tb).abs(),
+                                "vmin" => ta.min(tb),
+                                _ => ta.max(tb),
+                            });
+                            let tmp = saturate(tmp, sat, types[0], tail.1);
+                            finish(tail.0, tmp, c, types[0], tail.1)
+                        };
+                        forms.push((line, Box::new(model)));
+                    }
+                }
+            }
+        }
+    }
+    check_scalar_forms(&forms);
+}
+
+/// `vshl`, `vshr` with `.clamp` and `.wrap` (vshl.md), and `vset` with each comparison
+/// (vset.md: "The intermediate result of the comparison is always unsigned, and therefore
+/// destination d and operand c are also unsigned").
+#[test]
+fn scalar_shifts_and_comparisons_follow_the_semantics() {
+    use scalar_model::{finish, part, saturate};
+    let mut forms: Vec<ScalarForm> = Vec::new();
+    for opcode in ["vshl", "vshr"] {
+        for [d_signed, a_signed] in [[false, false], [true, true], [true, false], [false, true]] {
+            for clamp in [true, false] {
+                for sat in [false, true] {
+                    for (asel, bsel) in [(None, None), (Some((true, 1)), Some((false, 0)))] {
+                        for tail in TAILS {
+                            let modifiers = format!(
+                                "{}.{}",
+                                if sat { ".sat" } else { "" },
+                                if clamp { "clamp" } else { "wrap" }
+                            );
+                            let line = scalar_line(
+                                opcode,
+                                &[d_signed, a_signed, false],
+                                &modifiers,
+                                tail,
+                                asel,
+                                bsel,
+                            );
+                            let model = move |a: u32, b: u32, c: u32| {
+                                let ta = part(a, a_signed, asel);
+                                let mut tb = part(b, false, bsel);
+                                if clamp && tb > 32 {
+                                    tb = 32;
+                                }
+                                if !clamp {
+                                    tb &= 0x1f;
+                                }
+                                // An s33 shifted by up to 32 bits: 65 bits.
+                                let tmp = if opcode == "vshl" {
+                                    (ta as i128) << tb
+                                } else {
+                                    (ta >> tb) as i128
+                                };
+                                let tmp = saturate(tmp, sat, d_signed, tail.1);
+                                finish(tail.0, tmp, c, d_signed, tail.1)
+                            };
+                            forms.push((line, Box::new(model)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for [a_signed, b_signed] in [[false, false], [true, true], [false, true]] {
+        for cmp in ["eq", "ne", "lt", "le", "gt", "ge"] {
+            for (asel, bsel) in [(None, None), (Some((false, 3)), Some((true, 1)))] {
+                for tail in TAILS {
+                    let line = scalar_line(
+                        "vset",
+                        &[a_signed, b_signed],
+                        &format!(".{cmp}"),
+                        tail,
+                        asel,
+                        bsel,
+                    );
+                    let model = move |a: u32, b: u32, c: u32| {
+                        let ta = part(a, a_signed, asel);
+                        let tb = part(b, b_signed, bsel);
+                        let t = match cmp {
+                            "eq" => ta == tb,
+                            "ne" => ta != tb,
+                            "lt" => ta < tb,
+                            "le" => ta <= tb,
+                            "gt" => ta > tb,
+                            _ => ta >= tb,
+                        };
+                        finish(tail.0, i128::from(t), c, false, tail.1)
+                    };
+                    forms.push((line, Box::new(model)));
+                }
+            }
+        }
+    }
+    check_scalar_forms(&forms);
+}
+
+/// `vmad` (vmad.md) over the operand types, the negations ptxas takes, `.po`, `.sat`,
+/// `.shr7`/`.shr15` and selectors.
+#[test]
+fn vmad_follows_the_semantics() {
+    use scalar_model::{part, sel_text, vmad};
+    let mut forms: Vec<ScalarForm> = Vec::new();
+    let negations: [[bool; 3]; 5] = [
+        [false, false, false],
+        [true, false, false],
+        [false, true, false],
+        [false, false, true],
+        [true, true, true],
+    ];
+    for types in TYPE_TRIPLES {
+        for negate in negations {
+            for po in [false, true] {
+                if po && negate != [false; 3] {
+                    continue;
+                }
+                for sat in [false, true] {
+                    for (scale, scale_text) in [(0, ""), (7, ".shr7"), (15, ".shr15")] {
+                        for (asel, bsel) in [(None, None), (Some((true, 1)), Some((false, 2)))] {
+                            let minus = |n: bool| if n { "-" } else { "" };
+                            let line = format!(
+                                "vmad.{}.{}.{}{}{}{scale_text} d, {}a{}, {}b{}, {}c;",
+                                ty(types[0]),
+                                ty(types[1]),
+                                ty(types[2]),
+                                if po { ".po" } else { "" },
+                                if sat { ".sat" } else { "" },
+                                minus(negate[0]),
+                                sel_text(asel),
+                                minus(negate[1]),
+                                sel_text(bsel),
+                                minus(negate[2]),
+                            );
+                            let model = move |a: u32, b: u32, c: u32| {
+                                let ta = part(a, types[1], asel);
+                                let tb = part(b, types[2], bsel);
+                                vmad([types[1], types[2]], negate, po, sat, scale, ta, tb, c)
+                            };
+                            forms.push((line, Box::new(model)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    check_scalar_forms(&forms);
+}
+
+/// Hand-worked values: the examples of vadd.md, vmad.md and vset.md on chosen operands.
+#[test]
+fn scalar_video_examples() {
+    let lines: Vec<String> = [
+        // a.b0 = 0x85 unsigned 133, b.h0 = 0x0123 signed 291: 424.
+        "vadd.s32.u32.s32.sat d, a.b0, b.h0;",
+        // a.h1 = 0x8000 signed -32768, b.h1 = 0x7fff unsigned 32767: -65535, in S32 range.
+        "vsub.s32.s32.u32.sat d, a.h1, b.h1;",
+        // a.b0 = 0x85 signed -123, b.b2 = 0xff signed -1: |-122| = 122 = 0x7a into h0 of c.
+        "vabsdiff.s32.s32.s32.sat d.h0, a.b0, b.b2, c;",
+        // MIN(a, b) signed = a = 0x8000ff85 (-2147418235); + c 0x12345678: 0x9235_55fd.
+        "vmin.s32.s32.s32.sat.add d, a, b, c;",
+        // 0x85 * 0x23 = 133 * 35 = 4655 (u32 * u32 + u32) + 0x12345678.
+        "vmad.u32.u32.u32 d, a.b0, b.b0, c;",
+        // (0x8000 * 0x0123) >> 15 = 32768 * 291 >> 15 = 291, + c >> 15 folded in first:
+        // (9535488 + 0x12345678) >> 15 = (9535488 + 305419896) >> 15 = 9611.
+        "vmad.u32.u32.u32.shr15 d, a.h1, b.h0, c;",
+        // a = 0x8000ff85 unsigned < b = 0x7fff0123 unsigned? no: 0.
+        "vset.u32.u32.lt d, a, b;",
+        // signed: a < b: 1.
+        "vset.s32.s32.lt d, a, b;",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let words = scalar_video(0x8000_ff85, 0x7fff_0123, 0x1234_5678, &lines);
+    assert_eq!(
+        words,
+        [
+            424,
+            (-65535i32) as u32,
+            0x1234_007a,
+            0x9235_55fd,
+            0x1234_5678 + 4655,
+            9611,
+            0,
+            1,
+        ]
+    );
+}
