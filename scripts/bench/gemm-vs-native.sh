@@ -19,12 +19,7 @@ if [ $(( n % 16 )) -ne 0 ] || [ "$n" -le 0 ]; then
     echo "gemm-vs-native: N must be a positive multiple of 16" >&2
     exit 2
 fi
-root=${PTXSIM_NVIDIA_ROOT:-$repo/.nv}
-nvcc=$root/nvidia/cu13/bin/nvcc
-if [ ! -x "$nvcc" ] || ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
-    echo "gemm-vs-native: nvcc ($nvcc) or ${CXX:-g++} not found (set PTXSIM_NVIDIA_ROOT); skipping."
-    exit 0
-fi
+need_nvcc gemm-vs-native
 bench_setup
 "$nvcc" -ptx -arch=compute_90 -o "$work/sgemm.ptx" "$repo/scripts/bench/sgemm.cu"
 # -march=native: the host's FMA instruction for fmaf, not a library call.

@@ -15,6 +15,17 @@ bench_setup() {
     ptxsim=$CARGO_TARGET_DIR/release/ptxsim
 }
 
+# need_nvcc NAME: $nvcc, NVIDIA's nvcc under $PTXSIM_NVIDIA_ROOT (default <repo>/.nv; $repo must
+# be set); exits 0 with a message naming the script NAME when it or ${CXX:-g++} is missing.
+need_nvcc() {
+    local root=${PTXSIM_NVIDIA_ROOT:-$repo/.nv}
+    nvcc=$root/nvidia/cu13/bin/nvcc
+    if [ ! -x "$nvcc" ] || ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
+        echo "$1: nvcc ($nvcc) or ${CXX:-g++} not found (set PTXSIM_NVIDIA_ROOT); skipping."
+        exit 0
+    fi
+}
+
 # best_of_five OUT STATS -- COMMAND...: runs COMMAND five times with its stdout in OUT and its
 # stderr in STATS (it must be a `ptxsim run --stats` command) and prints the best wall-clock
 # seconds of the whole process and the best simulated seconds `--stats` reported.

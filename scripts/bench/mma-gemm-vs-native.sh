@@ -20,12 +20,7 @@ if [ $(( n % 64 )) -ne 0 ] || [ "$n" -le 0 ]; then
     echo "mma-gemm-vs-native: N must be a positive multiple of 64" >&2
     exit 2
 fi
-root=${PTXSIM_NVIDIA_ROOT:-$repo/.nv}
-nvcc=$root/nvidia/cu13/bin/nvcc
-if [ ! -x "$nvcc" ] || ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
-    echo "mma-gemm-vs-native: nvcc ($nvcc) or ${CXX:-g++} not found (set PTXSIM_NVIDIA_ROOT); skipping."
-    exit 0
-fi
+need_nvcc mma-gemm-vs-native
 bench_setup
 "$nvcc" -ptx -arch=compute_90 -o "$work/mma.ptx" "$repo/scripts/bench/mma_gemm.cu"
 "${CXX:-g++}" -O2 -march=native -std=c++17 -o "$work/native" "$repo/scripts/bench/mma_gemm_native.cpp"
