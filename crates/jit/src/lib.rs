@@ -108,8 +108,37 @@ impl CompiledKernel for Kernel {
 }
 
 /// Compiles `program` for the host and CTAs of shape `block` (the code runs only CTAs of that
-/// many threads); `Err` when Cranelift does not support the host or fails.
+/// many threads); `Err` when Cranelift does not support the host or fails, or when compiling
+/// panics (a bug in the translation or in Cranelift): every caller then runs the kernel in the
+/// interpreter, so such a bug costs speed, not the program.
 pub fn compile(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        compile_unguarded(program, block)
+    }))
+    .unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Err(JitError(format!("compiling panicked: {message}")))
+    })
+}
+
+/// [`compile`] without its guard against panics.
+fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
+    let threads = block
+        .iter()
+        .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)));
+    if threads == 0 || threads > ptxsim_exec::grid::MAX_THREADS_PER_CTA {
+        return Err(JitError(format!(
+            "a CTA of {} x {} x {} threads cannot be launched (1 to {} threads)",
+            block[0],
+            block[1],
+            block[2],
+            ptxsim_exec::grid::MAX_THREADS_PER_CTA
+        )));
+    }
     let start = Instant::now();
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(error)?;

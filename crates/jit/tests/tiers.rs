@@ -818,3 +818,20 @@ fn auto_compiles_kernels_worth_it() {
     assert!(compiled.worth_compiling(0));
     assert!(JitCompiler::for_engine(Engine::Interp).is_none());
 }
+
+/// CTA shapes no launch can have (no thread; 2^96 threads; more than 1024) are errors, not
+/// panics (the kernel then runs in the interpreter; compiling is also guarded against panics).
+#[test]
+fn absurd_cta_shapes_are_errors() {
+    let program = ptxsim_exec::load(
+        &std::fs::read_to_string(repo().join("ptx-samples/nvcc/fp8_convert.sm_90.ptx")).unwrap(),
+        Some("f32_to_e4m3"),
+    )
+    .expect("the sample loads");
+    for block in [[0, 0, 0], [u32::MAX, u32::MAX, u32::MAX], [1 << 20, 1, 1]] {
+        let error = ptxsim_jit::compile(&program, block)
+            .err()
+            .expect("no code for an impossible CTA");
+        assert!(error.to_string().contains("cannot be launched"), "{error}");
+    }
+}
