@@ -829,9 +829,9 @@ fn absurd_cta_shapes_are_errors() {
     )
     .expect("the sample loads");
     for block in [[0, 0, 0], [u32::MAX, u32::MAX, u32::MAX], [1 << 20, 1, 1]] {
-        let error = ptxsim_jit::compile(&program, block)
-            .err()
-            .expect("no code for an impossible CTA");
+        let Err(error) = ptxsim_jit::compile(&program, block) else {
+            panic!("code for an impossible CTA of {block:?}");
+        };
         assert!(error.to_string().contains("cannot be launched"), "{error}");
     }
 }
