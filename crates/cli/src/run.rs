@@ -1029,11 +1029,7 @@ fn choose_engine(
 ) -> String {
     use ptxsim_jit::Engine;
     let program = device.program();
-    let threads = [device.grid(), device.block()]
-        .iter()
-        .flatten()
-        .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)));
-    let work = threads.saturating_mul(program.instructions.len() as u64);
+    let work = ptxsim_exec::compiled::launch_work(program, device.grid(), device.block());
     let reason = match engine {
         Engine::Interp => Some("--engine interp"),
         _ if interpreter_only => Some("traced or cooperative run"),

@@ -375,15 +375,10 @@ impl Module {
         let slot = cache
             .entry((entry.to_string(), block))
             .or_insert(Compiled::Waiting(0));
-        let threads = [grid, block]
-            .iter()
-            .flatten()
-            .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)));
         match slot {
             Compiled::Done(code) => code.clone(),
             Compiled::Waiting(work) => {
-                *work =
-                    work.saturating_add(threads.saturating_mul(program.instructions.len() as u64));
+                *work = work.saturating_add(crate::compiled::launch_work(program, grid, block));
                 if !compiler.worth_compiling(*work) {
                     return None;
                 }

@@ -60,6 +60,16 @@ pub trait Compiler: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// The work [`Compiler::worth_compiling`] counts for one launch of `program`: the threads of
+/// `grid` CTAs of shape `block` times the kernel's instructions (saturating).
+pub fn launch_work(program: &crate::Program, grid: crate::Dim3, block: crate::Dim3) -> u64 {
+    [grid, block]
+        .iter()
+        .flatten()
+        .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)))
+        .saturating_mul(program.instructions.len() as u64)
+}
+
 /// The distance, in registers, between two rows of a CTA's register file (register `r` of
 /// thread `t` is at `r * stride + t`) for `threads` threads: the thread count rounded up to
 /// whole 64-byte lines, and one line more, so that consecutive rows start in different sets

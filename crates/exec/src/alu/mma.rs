@@ -444,10 +444,14 @@ pub fn dot_float_on(cores: TensorCores, form: &MmaForm, a: &[u64], b: &[u64], c:
 /// Whether `form`'s FP8 (or FP6/FP4) products on `cores` take ptxas's two-step lowering
 /// ([`dot_fp8`]) rather than one [`fused`] step.
 fn fp8_lowered(cores: TensorCores, form: &MmaForm) -> bool {
-    let fp8 = [form.a, form.b]
+    narrow_float(form) && matches!(cores, TensorCores::Hopper | TensorCores::Blackwell)
+}
+
+/// Whether A or B is FP8, FP6 or FP4.
+fn narrow_float(form: &MmaForm) -> bool {
+    [form.a, form.b]
         .iter()
-        .any(|t| t.is_fp8() || t.is_fp6_or_fp4());
-    fp8 && matches!(cores, TensorCores::Hopper | TensorCores::Blackwell)
+        .any(|t| t.is_fp8() || t.is_fp6_or_fp4())
 }
 
 /// [`dot_float_on`] but for the FP8 lowering, on [`Operand`]s.
@@ -458,10 +462,7 @@ fn dot_float_operands(
     b: Operand<'_>,
     c: u64,
 ) -> u64 {
-    let fp8 = [form.a, form.b]
-        .iter()
-        .any(|t| t.is_fp8() || t.is_fp6_or_fp4());
-    let (bits, e8m13) = if fp8 && cores == TensorCores::Ada {
+    let (bits, e8m13) = if narrow_float(form) && cores == TensorCores::Ada {
         (ADA_FP8_FRACTION_BITS, true)
     } else {
         (cores.fraction_bits(), false)
