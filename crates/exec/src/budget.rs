@@ -76,7 +76,14 @@ impl Footprint {
             global,
             constant: program.constants.len() as u64,
             kernel_params: program.param_bytes,
-            shared: static_shared.saturating_add(dynamic_shared),
+            shared: static_shared.saturating_add(dynamic_shared).saturating_add(
+                // The reserved region and its alignment (`Device::shared_allocation`).
+                if program.reserved_shared {
+                    crate::ir::RESERVED_SHARED_BYTES + 128
+                } else {
+                    0
+                },
+            ),
             per_thread,
             threads: block.iter().map(|&d| u64::from(d)).product(),
         }

@@ -479,11 +479,29 @@ impl<'p> Device<'p> {
         self.dynamic_shared
     }
 
-    /// A CTA's shared memory in bytes: the static variables and, after them, the dynamic part.
+    /// A CTA's shared memory in bytes: the static variables and, after them, the dynamic part
+    /// (`%total_smem_size`; the reserved region not included).
     pub fn shared_size(&self) -> u64 {
         match self.program.dynamic_shared {
             Some(base) => base.max(self.program.shared_bytes) + self.dynamic_shared,
             None => self.program.shared_bytes,
+        }
+    }
+
+    /// Where the reserved shared memory starts: after the static and dynamic parts, aligned
+    /// to 128 bytes.
+    pub fn reserved_shared_start(&self) -> u64 {
+        self.shared_size().next_multiple_of(128)
+    }
+
+    /// The bytes of a CTA's shared memory as allocated: [`Device::shared_size`] and, for a
+    /// kernel that reads `%reserved_smem_offset_*`, the reserved region after it
+    /// ([`crate::ir::RESERVED_SHARED_BYTES`]).
+    pub fn shared_allocation(&self) -> u64 {
+        if self.program.reserved_shared {
+            self.reserved_shared_start() + crate::ir::RESERVED_SHARED_BYTES
+        } else {
+            self.shared_size()
         }
     }
 
@@ -947,7 +965,7 @@ impl Cta {
         Self {
             ctaid,
             linear: flatten(ctaid, device.grid),
-            shared: vec![0; usize::try_from(device.shared_size()).unwrap_or(0)],
+            shared: vec![0; usize::try_from(device.shared_allocation()).unwrap_or(0)],
             lanes: Lanes::new(program, threads.len()),
             columns: Columns::default(),
             released: Vec::new(),
@@ -2297,6 +2315,7 @@ static NOTHING: Program = Program {
     const_variables: Vec::new(),
     has_atomics: false,
     uses_heap: false,
+    reserved_shared: false,
     cluster: crate::ir::ClusterDirectives {
         required: None,
         explicit: false,

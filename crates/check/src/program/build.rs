@@ -31,8 +31,8 @@ use super::cvt::{self, CvtOp};
 use super::{
     Axis, BulkTensorInstruction, ClusterDirectives, ConstVariable, Destination, GlobalVariable,
     Guard, Instruction, InstructionKind, IntExtraOp, Location, MemoryOperand, Param,
-    PredicateSource, Program, RegisterId, RegisterInfo, RuntimeFunction, Source, SpecialRegister,
-    THREAD_PARAM_BASE, mask,
+    PredicateSource, Program, RegisterId, RegisterInfo, ReservedSmem, RuntimeFunction, Source,
+    SpecialRegister, THREAD_PARAM_BASE, mask,
 };
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::names::Found;
@@ -443,6 +443,11 @@ impl<'m> Builder<'m> {
                 InstructionKind::Atom { .. } | InstructionKind::AtomVector { .. }
             )
         });
+        // The reserved shared memory is there only for kernels that ask where it is.
+        let reserved_shared = self
+            .instructions
+            .iter()
+            .any(|i| i.text.contains("%reserved_smem_offset"));
         let uses_heap = self.instructions.iter().any(|i| {
             matches!(
                 i.kind,
@@ -464,6 +469,7 @@ impl<'m> Builder<'m> {
             const_variables: self.const_variables,
             has_atomics,
             uses_heap,
+            reserved_shared,
             cluster: ClusterDirectives::default(),
             target: None,
         })
@@ -3405,6 +3411,17 @@ fn special_register(name: &NameRef) -> Result<SpecialRegister, String> {
         ("%cluster_ctarank", None) => SpecialRegister::ClusterCtarank,
         ("%cluster_nctarank", None) => SpecialRegister::ClusterNctarank,
         ("%is_explicit_cluster", None) => SpecialRegister::IsExplicitCluster,
+        ("%aggr_smem_size", None) => SpecialRegister::AggrSmemSize,
+        ("%current_graph_exec", None) => SpecialRegister::CurrentGraphExec,
+        ("%reserved_smem_offset_begin", None) => SpecialRegister::ReservedSmem(ReservedSmem::Begin),
+        ("%reserved_smem_offset_end", None) => SpecialRegister::ReservedSmem(ReservedSmem::End),
+        ("%reserved_smem_offset_cap", None) => SpecialRegister::ReservedSmem(ReservedSmem::Cap),
+        ("%reserved_smem_offset_0", None) => SpecialRegister::ReservedSmem(ReservedSmem::Offset0),
+        ("%reserved_smem_offset_1", None) => SpecialRegister::ReservedSmem(ReservedSmem::Offset1),
+        (pm, None) if pm.starts_with("%pm") && ast::is_special_register(pm) => {
+            let wide = pm.ends_with("_64");
+            SpecialRegister::Pm(pm.as_bytes()[3] - b'0', wide)
+        }
         (other, _) => {
             let shown = match component {
                 Some(c) => format!("{other}.{c}"),

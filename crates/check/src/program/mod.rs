@@ -220,6 +220,9 @@ pub struct Program {
     /// device heap, and its CTAs run one at a time, in order, so that the addresses `malloc`
     /// returns do not depend on host scheduling.
     pub uses_heap: bool,
+    /// Whether the program reads a `%reserved_smem_offset_*` register: each CTA's shared
+    /// memory then ends with the reserved region ([`RESERVED_SHARED_BYTES`]).
+    pub reserved_shared: bool,
     /// The kernel's cluster directives.
     pub cluster: ClusterDirectives,
     /// The architecture the module was checked for: the override (`--target`,
@@ -404,6 +407,46 @@ pub enum SpecialRegister {
     /// grid-wide values" (PTX ISA, "Special Registers: %envreg<32>"). CUDA's cooperative groups read the grid workspace's
     /// address from `%envreg1` (high half) and `%envreg2` (low half).
     Envreg(u8),
+    /// `%aggr_smem_size`: "total size of shared memory used by a CTA of a kernel", the
+    /// reserved region included (PTX ISA, "Special Registers: %aggr_smem_size"; sm_90): the
+    /// static and dynamic shared memory and [`RESERVED_SHARED_BYTES`].
+    AggrSmemSize,
+    /// `%reserved_smem_offset_begin`, `_end`, `_cap`, `_0`, `_1`: the shared memory "reserved
+    /// for the NVIDIA system software use" (PTX ISA, "Special Registers:
+    /// %reserved_smem_offset_begin, %reserved_smem_offset_end, %reserved_smem_offset_cap,
+    /// %reserved_smem_offset_<2>": its start, its end, its total size, and "offsets in the
+    /// reserved shared memory region"). CUDA's cooperative groups keep their multi-warp scratch
+    /// at `%reserved_smem_offset_1` on sm_80 and later (`cooperative_groups/details/memory.h`,
+    /// at most 288 bytes).
+    ReservedSmem(ReservedSmem),
+    /// `%pm0`..`%pm7` (`false`) and `%pm0_64`..`%pm7_64` (`true`): "performance monitoring
+    /// counters", whose behaviour "is currently undefined" (PTX ISA, "Special Registers:
+    /// %pm0..%pm7"); ptxsim reads 0.
+    Pm(u8, bool),
+    /// `%current_graph_exec`: "an identifier for currently executing CUDA device graph";
+    /// 0 when the kernel was not launched from a device graph, which ptxsim never does.
+    CurrentGraphExec,
+}
+
+/// The shared memory the system reserves for each CTA on sm_80 and later: 1 KiB
+/// (`cudaDevAttrReservedSharedMemoryPerBlock`). ptxsim places it after the CTA's static and
+/// dynamic shared memory, only for kernels that read a `%reserved_smem_offset_*` register.
+pub const RESERVED_SHARED_BYTES: u64 = 1024;
+
+/// Which `%reserved_smem_offset_*` register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReservedSmem {
+    /// `_begin`: the region's first byte.
+    Begin,
+    /// `_end`: one past its last byte.
+    End,
+    /// `_cap`: its size.
+    Cap,
+    /// `_0`: the first offset in it (its start).
+    Offset0,
+    /// `_1`: the second offset in it: its middle (512 bytes each; how a GPU splits the region
+    /// is not documented, cooperative groups needs at most 288 bytes at `_1`).
+    Offset1,
 }
 
 /// `.x`, `.y` or `.z`.

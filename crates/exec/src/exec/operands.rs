@@ -6,7 +6,7 @@
 use ptxsim_isa::Type;
 
 use super::{Executor, Put};
-use crate::ir::{Axis, Destination, RegisterId, Source, SpecialRegister};
+use crate::ir::{Axis, Destination, RegisterId, ReservedSmem, Source, SpecialRegister};
 use crate::machine::{Dim3, Write, flatten, run_start};
 use crate::semantics::chop;
 
@@ -254,6 +254,20 @@ impl Executor<'_, '_> {
             SpecialRegister::ClusterCtarank => u64::from(self.cluster.rank),
             SpecialRegister::ClusterNctarank => self.device.cluster_ctas(),
             SpecialRegister::IsExplicitCluster => u64::from(self.device.explicit_cluster()),
+            SpecialRegister::AggrSmemSize => {
+                self.device.reserved_shared_start() + crate::ir::RESERVED_SHARED_BYTES
+            }
+            SpecialRegister::ReservedSmem(which) => {
+                let begin = self.device.reserved_shared_start();
+                let cap = crate::ir::RESERVED_SHARED_BYTES;
+                match which {
+                    ReservedSmem::Begin | ReservedSmem::Offset0 => begin,
+                    ReservedSmem::End => begin + cap,
+                    ReservedSmem::Cap => cap,
+                    ReservedSmem::Offset1 => begin + cap / 2,
+                }
+            }
+            SpecialRegister::Pm(..) | SpecialRegister::CurrentGraphExec => 0,
         };
         u128::from(value)
     }

@@ -1,7 +1,7 @@
 //! The executor's API at its boundaries: load errors, fuel, outcomes, register preloads and the
 //! value printers.
 
-use ptxsim_exec::{BuildError, ExecError, LoadError, Machine, Outcome, grid, report};
+use ptxsim_exec::{BuildError, LoadError, Machine, Outcome, grid, report};
 use ptxsim_isa::Type;
 
 fn kernel(body: &str) -> String {
@@ -88,19 +88,69 @@ fn falling_off_the_end_exits() {
 }
 
 #[test]
-fn unsupported_special_registers_stop_the_run_with_a_named_error() {
-    let program = ptxsim_exec::load(&kernel(".reg .b32 %r; mov.u32 %r, %pm0; ret;"), None).unwrap();
-    let mut machine = Machine::new(&program, 10);
-    match machine.run() {
-        Err(ExecError::Unsupported {
-            mnemonic,
-            reason,
-            line,
-            column,
-        }) => {
-            assert_eq!(mnemonic, "mov.u32");
-            assert!(reason.contains("%pm0"), "{reason}");
-            assert_eq!((line, column), (6, 15));
+fn the_reserved_shared_memory_is_after_the_kernels_own() {
+    // PTX ISA, "Special Registers: %reserved_smem_offset_begin, ..._end, ..._cap,
+    // ..._<2>": the region "reserved for the NVIDIA system software use": its start, end,
+    // total size and offsets in it; 1 KiB per CTA on sm_80 and later
+    // (`cudaDevAttrReservedSharedMemoryPerBlock`). `%aggr_smem_size` counts it,
+    // `%total_smem_size` does not. Cooperative groups (sm_80+, `nvcc -G` keeps the call) put
+    // up to 288 bytes of scratch at `%reserved_smem_offset_1`: the last of them can be stored
+    // to through a generic address; a byte past the region faults. `%pm0` reads 0 (its
+    // behaviour "is currently undefined").
+    let source = ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+                  .reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n.shared .align 4 .b8 buf[100];\n\
+                  mov.u32 %r1, %reserved_smem_offset_begin;\n\
+                  mov.u32 %r2, %reserved_smem_offset_end;\n\
+                  mov.u32 %r3, %reserved_smem_offset_cap;\n\
+                  mov.u32 %r4, %reserved_smem_offset_0;\n\
+                  mov.u32 %r5, %reserved_smem_offset_1;\n\
+                  mov.u32 %r6, %aggr_smem_size;\nmov.u32 %r7, %total_smem_size;\n\
+                  mov.u32 %r8, %pm0;\nmov.u64 %rd3, %current_graph_exec;\n\
+                  cvt.u64.u32 %rd1, %r5;\ncvta.shared.u64 %rd2, %rd1;\n\
+                  st.u32 [%rd2+284], %r3;\nld.shared.u32 %r9, [%r5+284];\n\
+                  LAST\nret;\n}\n";
+    let run = |past_the_end: bool| {
+        let last = if past_the_end {
+            "ld.shared.u8 %r10, [%r2];"
+        } else {
+            "ld.shared.u8 %r10, [%r2+-1];"
+        };
+        let program = ptxsim_exec::load(&source.replace("LAST", last), None).unwrap();
+        let (device, _) =
+            grid::prepare(&program, [1, 1, 1], [1, 1, 1], 100, Vec::new()).expect("launch");
+        let mut run = grid::run_grid(
+            &device,
+            grid::GridOptions {
+                host_threads: 1,
+                ..Default::default()
+            },
+            None,
+            None,
+        );
+        (run.failure.take(), run.inspected.map(|i| i.registers))
+    };
+    let (failure, registers) = run(false);
+    assert_eq!(failure, None);
+    let r = registers.expect("the thread ran");
+    let (begin, end, cap, first, second) = (r[1], r[2], r[3], r[4], r[5]);
+    assert_eq!(cap, 1024);
+    assert_eq!(end - begin, cap);
+    assert!(
+        begin >= 100,
+        "the region starts after the kernel's 100 bytes: {begin}"
+    );
+    assert!((begin..end).contains(&first) && second + 288 <= end && second >= first);
+    assert_eq!(
+        r[6],
+        r[7] + (begin - r[7]) + cap,
+        "aggr = total + alignment + reserved"
+    );
+    assert_eq!(r[7], 100);
+    assert_eq!((r[8], r[9]), (0, 1024));
+    let (failure, _) = run(true);
+    match failure.map(|f| f.outcome) {
+        Some(Ok(Outcome::Trapped { message, .. })) => {
+            assert!(message.contains("out-of-bounds"), "{message}")
         }
         other => panic!("{other:?}"),
     }
