@@ -1080,8 +1080,16 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     } else {
                         Role::Label
                     };
+                    let mut found = Vec::new();
                     for target in &targets.targets {
-                        let _ = self.resolve(target.as_str(), target.span, role);
+                        found.push(self.resolve(target.as_str(), target.span, role));
+                    }
+                    if role == Role::Label
+                        && let Some(builder) = self.builder.as_deref_mut()
+                    {
+                        // `brx.idx` branches to the labels of the list, by their place.
+                        let labels = found.iter().map(|f| f.as_ref().map(|f| f.span.start));
+                        builder.branch_targets(targets.label.span.start, labels.collect());
                     }
                 }
                 Statement::Prototype(_) | Statement::Loc(_) | Statement::Pragma(_) => {}

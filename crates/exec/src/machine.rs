@@ -581,6 +581,9 @@ pub fn flatten(index: Dim3, shape: Dim3) -> u64 {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Frame {
     pub(crate) return_pc: usize,
+    /// The caller's stack pointer: `ret` frees what the callee's `alloca`s took (PTX ISA
+    /// 9.7.17.3: the memory "is automatically deallocated when the function exits").
+    pub(crate) stack: u64,
     pub(crate) callee: usize,
     pub(crate) returns: Vec<(u64, u64, u64)>,
     /// `.reg` return values: the callee's register and the caller's destination.
@@ -610,6 +613,9 @@ pub(crate) struct Thread {
     pub(crate) local: Vec<u8>,
     pub(crate) params: Vec<u8>,
     pub(crate) frames: Vec<Frame>,
+    /// The stack pointer of `alloca` (a `.local` address; the stack is the top
+    /// `Program::stack_bytes` of `local` and grows down from its end).
+    pub(crate) stack: u64,
 }
 
 impl Thread {
@@ -619,6 +625,7 @@ impl Thread {
             local: vec![0; usize::try_from(program.local_bytes).unwrap_or(0)],
             params: vec![0; usize::try_from(program.thread_param_bytes).unwrap_or(0)],
             frames: Vec::new(),
+            stack: program.local_bytes,
         }
     }
 }
@@ -2064,6 +2071,7 @@ impl Cta {
                     thread.params.fill(0);
                 }
                 thread.frames.clear();
+                thread.stack = program.local_bytes;
             }
         }
         self.lanes.calls = false;
@@ -2308,6 +2316,7 @@ static NOTHING: Program = Program {
     param_bytes: 0,
     thread_param_bytes: 0,
     local_bytes: 0,
+    stack_bytes: 0,
     shared_bytes: 0,
     dynamic_shared: None,
     globals: Vec::new(),

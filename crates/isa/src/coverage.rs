@@ -262,6 +262,20 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
                  128; FP8/FP6/FP4 `.kind::f8f6f4`; `.kind::mxf8f6f4`, `.kind::mxf4`, \
                  `.kind::mxf4nvf4` `.block_scale`; docs/tensor-cores.md)",
             )
+        } else if matches!(
+            op,
+            Opcode::Alloca | Opcode::Stacksave | Opcode::Stackrestore | Opcode::Pmevent
+        ) {
+            (
+                "modifiers, operands, target and version (Syntax-block table)",
+                "yes (a 1 KiB stack per thread; `pmevent` does nothing: docs/executor.md, \
+                 \"The stack\")",
+            )
+        } else if op == Opcode::Brx {
+            (
+                "name, and that `tlist` is a `.branchtargets` list",
+                "yes (an index past the list traps)",
+            )
         } else if !crate::syntax::forms(op).is_empty() {
             (
                 "modifiers, operands, target and version (Syntax-block table)",

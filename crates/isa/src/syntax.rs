@@ -691,25 +691,36 @@ const MULTIMEM: &[SyntaxForm] = &{
     ]
 };
 
-/// `alloca.type ptr, size{, immAlign};` (9.7.17.3, alloca.md): ptxas 13.5 takes `ptr` only in a
-/// register of the type itself, `size` in a register of the type's size or as a constant
-/// (`alloca.u64 %rd, %r` is "Arguments mismatch for instruction 'alloca'"), and no third
-/// operand (also "Arguments mismatch" for `alloca.u64 %rd, %rd2, 16`, whatever the text's
-/// `immAlign`).
+/// `alloca.type ptr, size{, immAlign};` (9.7.17.3, alloca.md): ptxas 13.5 takes `ptr` in an
+/// integer register of the type's size (`.b64`, `.u64`, `.s64` for `.u64`; "Arguments mismatch
+/// for instruction 'alloca'" for any other), `size` in a register of the type's size or as a
+/// constant, and `immAlign` as a constant only ("immAlign is a 32-bit value ... It is an
+/// integer constant"; a register is "Arguments mismatch"); its value is checked by
+/// [`value_violation`] ("must be a power of 2 and must not exceed 2^23").
 const ALLOCA: [SyntaxForm; 2] = [
     SyntaxForm {
         groups: &TYPE_U64,
         operands: &[
-            slot("ptr", true, fixed(RegisterRule::OneOf(&[Type::U64]))),
+            slot(
+                "ptr",
+                true,
+                fixed(RegisterRule::OneOf(&[Type::B64, Type::U64, Type::S64])),
+            ),
             slot("size", false, fixed(RegisterRule::SameSize(Type::U64))),
+            optional(slot("immAlign", false, fixed(RegisterRule::Constant))),
         ],
         ..form(Opcode::Alloca, "9.7.17.3 (alloca.md)")
     },
     SyntaxForm {
         groups: &TYPE_U32,
         operands: &[
-            slot("ptr", true, fixed(RegisterRule::OneOf(&[Type::U32]))),
+            slot(
+                "ptr",
+                true,
+                fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
+            ),
             slot("size", false, fixed(RegisterRule::SameSize(Type::U32))),
+            optional(slot("immAlign", false, fixed(RegisterRule::Constant))),
         ],
         ..form(Opcode::Alloca, "9.7.17.3 (alloca.md)")
     },
@@ -1598,6 +1609,13 @@ pub fn value_violation(
             "a 16-bit mask, 0..=0xffff",
         ),
         (Opcode::Pmevent, _) => (0, |v| (0..=15).contains(&v), "an event number in 0..=15"),
+        // alloca.md: "immAlign ... must be a power of 2 and must not exceed 2^23" (ptxas
+        // 13.5: "Alignment must be a power of two", "Alignment value too large, exceeds 2^23").
+        (Opcode::Alloca, _) => (
+            2,
+            |v| (1..=1 << 23).contains(&v) && v.count_ones() == 1,
+            "immAlign, a power of 2 not above 2^23",
+        ),
         (Opcode::Tcgen05, Some(&("alloc" | "dealloc"))) => (
             1,
             |v| (32..=512).contains(&v) && v.count_ones() == 1,

@@ -328,6 +328,12 @@ pub(crate) struct Builder<'m> {
     instructions: Vec<Instruction>,
     /// Branches of the function being built to labels further down: (instruction, label).
     branches: Vec<(usize, u32)>,
+    /// The `.branchtargets` lists of the function being built: the list's label (where it is
+    /// declared) and the declarations of its labels (`None`: not a label).
+    branch_tables: FxHashMap<u32, Vec<Option<u32>>>,
+    /// `brx.idx` instructions whose labels are resolved at the function's end: the
+    /// instruction, its index operand and its list's labels.
+    indexed_branches: Vec<(usize, Source, Vec<Option<u32>>)>,
     /// `.extern .shared` arrays without a size (dynamic shared memory), by the position of
     /// their name, with their alignment, until [`Builder::place_dynamic_shared`].
     dynamic: Vec<(u32, u64)>,
@@ -347,6 +353,8 @@ pub(crate) struct Builder<'m> {
     /// Whether the instruction being built names no state space: a variable named as its
     /// address (`[local_x]`, `[sh+4]`) is then at its generic address.
     generic_access: bool,
+    /// Whether an `alloca`, `stacksave` or `stackrestore` was built: the threads get a stack.
+    uses_stack: bool,
     /// The module's kernels in source order: `mov.u64 %rd, kernel;` gives kernel `i` the
     /// address [`super::cdp::kernel_address`]`(i)` (dynamic parallelism).
     kernels: Vec<String>,
@@ -378,6 +386,8 @@ impl<'m> Builder<'m> {
             name_counts: FxHashMap::default(),
             instructions: Vec::new(),
             branches: Vec::new(),
+            branch_tables: FxHashMap::default(),
+            indexed_branches: Vec::new(),
             dynamic: Vec::new(),
             dynamic_shared: None,
             module_names: None,
@@ -385,6 +395,7 @@ impl<'m> Builder<'m> {
             sm_1x: false,
             generic_access: false,
             kernels: Vec::new(),
+            uses_stack: false,
         }
     }
 
@@ -443,6 +454,13 @@ impl<'m> Builder<'m> {
                 InstructionKind::Atom { .. } | InstructionKind::AtomVector { .. }
             )
         });
+        // The stack for `alloca` sits above the `.local` variables, 16-byte aligned.
+        let (local_bytes, stack_bytes) = if self.uses_stack {
+            let base = self.next[SPACE_LOCAL].next_multiple_of(16);
+            (base + super::STACK_BYTES, super::STACK_BYTES)
+        } else {
+            (self.next[SPACE_LOCAL], 0)
+        };
         // The reserved shared memory is there only for kernels that ask where it is.
         let reserved_shared = self
             .instructions
@@ -461,7 +479,8 @@ impl<'m> Builder<'m> {
             params: self.kernel_params,
             param_bytes: self.next[SPACE_KERNEL_PARAM],
             thread_param_bytes: self.next[SPACE_THREAD_PARAM] - THREAD_PARAM_BASE,
-            local_bytes: self.next[SPACE_LOCAL],
+            local_bytes,
+            stack_bytes,
             shared_bytes: self.next[SPACE_SHARED],
             dynamic_shared: self.dynamic_shared,
             globals: self.globals,
@@ -590,6 +609,26 @@ impl<'m> Builder<'m> {
                 instruction.kind = kind;
             }
         }
+        for (instruction, index, labels) in std::mem::take(&mut self.indexed_branches) {
+            let targets: Option<Vec<usize>> = labels
+                .iter()
+                .map(|label| match self.symbols.get(&(*label)?) {
+                    Some(Symbol::Label(target)) => Some(*target),
+                    _ => None,
+                })
+                .collect();
+            let kind = match targets {
+                Some(targets) => InstructionKind::BranchIndexed { index, targets },
+                None => InstructionKind::Unsupported {
+                    mnemonic: "brx.idx".to_string(),
+                    reason: "a target of the `.branchtargets` list is not a label".to_string(),
+                },
+            };
+            if let Some(instruction) = self.instructions.get_mut(instruction) {
+                instruction.kind = kind;
+            }
+        }
+        self.branch_tables.clear();
         if function.kind.value == FunctionKind::Entry {
             return;
         }
@@ -606,6 +645,12 @@ impl<'m> Builder<'m> {
             )),
         });
         self.prefix.clear();
+    }
+
+    /// A `.branchtargets` list named by the label declared at `label`: the declarations of
+    /// its labels, in order.
+    pub(crate) fn branch_targets(&mut self, label: u32, targets: Vec<Option<u32>>) {
+        self.branch_tables.insert(label, targets);
     }
 
     /// A label: it stands before the next instruction.
@@ -1006,6 +1051,19 @@ impl<'m> Builder<'m> {
         if matches!(opcode, Opcode::Mov | Opcode::Cvt) {
             return self.decoded(instruction);
         }
+        if opcode == Opcode::Brx {
+            return self
+                .indexed_branch(instruction)
+                .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
+        }
+        if matches!(
+            opcode,
+            Opcode::Alloca | Opcode::Stacksave | Opcode::Stackrestore | Opcode::Pmevent
+        ) {
+            return self
+                .stack_or_event(opcode, instruction)
+                .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
+        }
         if opcode == Opcode::Tcgen05 {
             return self
                 .tcgen05(instruction)
@@ -1034,6 +1092,88 @@ impl<'m> Builder<'m> {
             Ok(kind) => kind,
             Err(reason) => Self::unsupported(instruction, reason),
         }
+    }
+
+    /// `brx.idx{.uni} index, tlist;` (PTX ISA 9.7.12.4): the targets are set at the
+    /// function's end, when every label of the list has its place (a placeholder until then).
+    fn indexed_branch(
+        &mut self,
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        let [index, Operand::Name(NameRef { name, .. })] = instruction.operands.as_slice() else {
+            return Err("`brx.idx` takes an index and a `.branchtargets` list".to_string());
+        };
+        let index = self.source(index, Type::U32)?;
+        let list = self
+            .uses
+            .iter()
+            .find(|(at, _)| *at == name.span.start)
+            .map(|(_, found)| found.span.start)
+            .ok_or_else(|| format!("`{}` is unknown", name.value))?;
+        let labels = self
+            .branch_tables
+            .get(&list)
+            .cloned()
+            .ok_or_else(|| format!("`{}` is not a `.branchtargets` list", name.value))?;
+        self.indexed_branches
+            .push((self.instructions.len(), index, labels));
+        Ok(InstructionKind::BranchIndexed {
+            index,
+            targets: Vec::new(),
+        })
+    }
+
+    /// `alloca`, `stacksave`, `stackrestore` (PTX ISA 9.7.17; the checker has checked their
+    /// forms against the Syntax blocks) and `pmevent` (9.7.19.3: "Triggers one or more of a
+    /// fixed number of performance monitor events": nothing to count here, a no-op).
+    fn stack_or_event(
+        &mut self,
+        opcode: Opcode,
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        if opcode == Opcode::Pmevent {
+            return Ok(InstructionKind::Fence);
+        }
+        self.uses_stack = true;
+        let ty = match instruction.modifier_names().as_slice() {
+            ["u32"] => Type::U32,
+            ["u64"] => Type::U64,
+            _ => return Err(format!("`{opcode}` takes `.u32` or `.u64`")),
+        };
+        let operands = instruction.operands.as_slice();
+        Ok(match (opcode, operands) {
+            (Opcode::Alloca, [ptr, size, rest @ ..]) if rest.len() <= 1 => {
+                let align = match rest {
+                    [Operand::Immediate(immediate)] => match immediate.value.value {
+                        ImmediateValue::Integer { value, .. }
+                            if !immediate.value.negative
+                                && value.is_power_of_two()
+                                && value <= 1 << 23 =>
+                        {
+                            value
+                        }
+                        _ => return Err("immAlign must be a power of 2 not above 2^23".to_string()),
+                    },
+                    [] => 8,
+                    _ => return Err("immAlign must be an integer constant".to_string()),
+                };
+                InstructionKind::Alloca {
+                    ty,
+                    destination: self.destination(ptr)?,
+                    size: self.source(size, ty)?,
+                    align: align.max(8),
+                }
+            }
+            (Opcode::Stacksave, [d]) => InstructionKind::StackSave {
+                ty,
+                destination: self.destination(d)?,
+            },
+            (Opcode::Stackrestore, [a]) => InstructionKind::StackRestore {
+                ty,
+                source: self.source(a, ty)?,
+            },
+            _ => return Err(format!("`{opcode}`: unexpected operands")),
+        })
     }
 
     /// Lowers the operands of a decoded non-conversion instruction.

@@ -199,8 +199,12 @@ pub struct Program {
     /// The size in bytes of each thread's `.param` space for call sequences and device-function
     /// parameters (addresses from [`THREAD_PARAM_BASE`]).
     pub thread_param_bytes: u64,
-    /// The size in bytes of each thread's `.local` space.
+    /// The size in bytes of each thread's `.local` space (the stack included).
     pub local_bytes: u64,
+    /// The bytes at the top of each thread's `.local` space that `alloca` allocates from
+    /// (the stack grows down from `local_bytes`): [`STACK_BYTES`] for a program with
+    /// `alloca`, `stacksave` or `stackrestore`, else 0.
+    pub stack_bytes: u64,
     /// The size in bytes of each CTA's `.shared` space (static declarations).
     pub shared_bytes: u64,
     /// Where dynamic shared memory starts, when the module declares `.extern .shared` arrays
@@ -427,6 +431,9 @@ pub enum SpecialRegister {
     /// 0 when the kernel was not launched from a device graph, which ptxsim never does.
     CurrentGraphExec,
 }
+
+/// Each thread's stack for `alloca`: 1 KiB, CUDA's default `cudaLimitStackSize`.
+pub const STACK_BYTES: u64 = 1024;
 
 /// The shared memory the system reserves for each CTA on sm_80 and later: 1 KiB
 /// (`cudaDevAttrReservedSharedMemoryPerBlock`). ptxsim places it after the CTA's static and
@@ -1307,10 +1314,49 @@ pub enum InstructionKind {
         /// The index of the target instruction.
         target: usize,
     },
+    /// `brx.idx{.uni} index, tlist` (PTX ISA 9.7.12.4): "Index into a list of possible
+    /// destination labels, and continue execution from the chosen label"; "Behaviour is
+    /// undefined if the value of index is greater than or equal to the length of tlist"
+    /// (ptxsim traps). Each lane goes to its own target (`.uni` changes nothing).
+    BranchIndexed {
+        /// `index` (`.u32`).
+        index: Source,
+        /// The instructions the labels of `tlist` stand before, in order.
+        targets: Vec<usize>,
+    },
     /// `ret`: back to the caller, or (from the kernel) the thread exits.
     Ret,
     /// `exit`.
     Exit,
+    /// `alloca.type ptr, size{, immAlign}` (PTX ISA 9.7.17.3): "dynamically allocates memory
+    /// on the stack frame of the current function and updates the stack pointer accordingly.
+    /// The returned pointer ptr points to local memory". The stack is the top
+    /// [`Program::stack_bytes`] of each thread's `.local` space and grows down; `align` is
+    /// `max(immAlign, 8)` ("8 which is the minimum guaranteed alignment").
+    Alloca {
+        /// `.u32` or `.u64`.
+        ty: Type,
+        /// `ptr`.
+        destination: Destination,
+        /// `size`, in bytes.
+        size: Source,
+        /// The alignment in bytes (a power of two).
+        align: u64,
+    },
+    /// `stacksave.type d` (9.7.17.1): "d = stackptr".
+    StackSave {
+        /// `.u32` or `.u64`.
+        ty: Type,
+        /// `d`.
+        destination: Destination,
+    },
+    /// `stackrestore.type a` (9.7.17.2): "stackptr = a".
+    StackRestore {
+        /// `.u32` or `.u64`.
+        ty: Type,
+        /// `a`.
+        source: Source,
+    },
     /// `trap`: the program aborts (an [`crate::Outcome::Trapped`]).
     Trap,
     /// An instruction the executor does not implement; executing it stops the run with
@@ -1556,6 +1602,10 @@ impl InstructionKind {
             | InstructionKind::Bra { .. }
             | InstructionKind::Ret
             | InstructionKind::Exit
+            | InstructionKind::BranchIndexed { .. }
+            | InstructionKind::Alloca { .. }
+            | InstructionKind::StackSave { .. }
+            | InstructionKind::StackRestore { .. }
             | InstructionKind::Trap
             | InstructionKind::Unsupported { .. } => false,
         }

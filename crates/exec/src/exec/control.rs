@@ -1,6 +1,7 @@
 //! The control family: `bar.sync`, `call`, `bra`, `ret`, `exit`, `trap`, and instructions the
 //! executor does not implement.
 
+use ptxsim_isa::Type;
 use ptxsim_isa::ops::BarrierOp;
 
 use super::{Control, Executor};
@@ -147,8 +148,10 @@ impl Executor<'_, '_> {
                 }
             }
             self.lanes.calls = true;
+            let stack = self.threads[lane].stack;
             self.threads[lane].frames.push(Frame {
                 return_pc: self.lanes.pc[lane] + 1,
+                stack,
                 callee: target,
                 returns: returns.to_vec(),
                 register_returns: register_returns.to_vec(),
@@ -268,8 +271,93 @@ impl Executor<'_, '_> {
                 self.write(lane, *to, value, to.ty);
             }
             self.lanes.pc[lane] = frame.return_pc;
+            self.threads[lane].stack = frame.stack;
         }
         Ok(Control::Done)
+    }
+
+    /// `brx.idx index, tlist` (PTX ISA 9.7.12.4): each lane goes to `tlist[index]`; an index
+    /// past the list ("Behaviour is undefined") traps the lane.
+    pub(super) fn branch_indexed(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        index: Source,
+        targets: &[usize],
+    ) -> Control {
+        for &lane in lanes {
+            let at = self.read_bits(lane, index, 32);
+            match usize::try_from(at).ok().and_then(|at| targets.get(at)) {
+                Some(&target) => self.lanes.pc[lane] = target,
+                None => self.trap(
+                    lane,
+                    instruction,
+                    format!(
+                        "`brx.idx` index {at} outside its list of {} labels",
+                        targets.len()
+                    ),
+                ),
+            }
+        }
+        Control::Done
+    }
+
+    /// `alloca.type ptr, size{, immAlign}` (PTX ISA 9.7.17.3): "Allocate size bytes of stack
+    /// memory with alignment a and update the stack pointer. Since the stack grows down, the
+    /// updated stack pointer contains a lower address"; `ptr` is the new stack pointer. An
+    /// allocation the stack cannot hold ("execution of alloca may result in stack overflow")
+    /// traps, as does a stack pointer that `stackrestore` set outside the stack.
+    pub(super) fn alloca(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (ty, destination, size, align): (Type, Destination, Source, u64),
+    ) {
+        let bottom = self.device.program.local_bytes - self.device.program.stack_bytes;
+        for &lane in lanes {
+            let size = self.read_bits(lane, size, ty.bits());
+            let sp = self.threads[lane].stack;
+            let new = sp
+                .checked_sub(size)
+                .map(|below| below & !(align - 1))
+                .filter(|&new| new >= bottom && sp <= self.device.program.local_bytes);
+            match new {
+                Some(new) => {
+                    self.threads[lane].stack = new;
+                    self.write(lane, destination, u128::from(new), ty);
+                }
+                None => self.trap(
+                    lane,
+                    instruction,
+                    format!(
+                        "stack overflow: `alloca` of {size} bytes with {} bytes of the thread's \
+                         {}-byte stack left",
+                        sp.saturating_sub(bottom),
+                        self.device.program.stack_bytes
+                    ),
+                ),
+            }
+        }
+    }
+
+    /// `stacksave.type d` (9.7.17.1: "d = stackptr") and `stackrestore.type a` (9.7.17.2:
+    /// "stackptr = a").
+    pub(super) fn stack_pointer(
+        &mut self,
+        lanes: &[usize],
+        ty: Type,
+        save: Option<Destination>,
+        restore: Option<Source>,
+    ) {
+        for &lane in lanes {
+            if let Some(destination) = save {
+                let sp = self.threads[lane].stack;
+                self.write(lane, destination, u128::from(sp), ty);
+            }
+            if let Some(source) = restore {
+                self.threads[lane].stack = self.read_bits(lane, source, ty.bits());
+            }
+        }
     }
 
     /// `exit`: every lane exits.

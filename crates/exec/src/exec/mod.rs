@@ -616,6 +616,9 @@ impl Executor<'_, '_> {
                 result,
             } => return self.call_runtime(instruction, lanes, *function, arguments, *result),
             InstructionKind::Bra { target } => return self.bra(lanes, *target),
+            InstructionKind::BranchIndexed { index, targets } => {
+                return Ok(self.branch_indexed(instruction, lanes, *index, targets));
+            }
             InstructionKind::Ret => {
                 let control = self.ret(lanes);
                 self.tmem_left_allocated(instruction, lanes);
@@ -627,6 +630,18 @@ impl Executor<'_, '_> {
                 return control;
             }
             InstructionKind::Trap => self.trap_instruction(instruction, lanes),
+            &InstructionKind::Alloca {
+                ty,
+                destination,
+                size,
+                align,
+            } => self.alloca(instruction, lanes, (ty, destination, size, align)),
+            &InstructionKind::StackSave { ty, destination } => {
+                self.stack_pointer(lanes, ty, Some(destination), None)
+            }
+            &InstructionKind::StackRestore { ty, source } => {
+                self.stack_pointer(lanes, ty, None, Some(source))
+            }
             InstructionKind::Unsupported { mnemonic, reason } => {
                 return self.unsupported(instruction, lanes, mnemonic, reason);
             }

@@ -390,3 +390,122 @@ fn kernels_are_compiled_once_their_launches_are_worth_it() {
         .expect("the launch runs");
     assert_eq!(asked(), 2);
 }
+
+#[test]
+fn alloca_takes_stack_that_stackrestore_and_ret_give_back() {
+    // PTX ISA 9.7.17: `alloca` "allocates memory on the stack frame of the current function
+    // and updates the stack pointer"; "the stack grows down, the updated stack pointer
+    // contains a lower address"; the pointer is aligned to max(immAlign, 8); `stacksave`
+    // reads the stack pointer, `stackrestore` sets it; the memory "is automatically
+    // deallocated when the function exits". Checked by ptxas 13.5 (sm_90).
+    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .func (.reg .b64 p) inner()\n{\n.reg .b64 %q;\nalloca.u64 %q, 100, 64;\n\
+        mov.b64 p, %q;\nret;\n}\n\
+        .visible .entry k()\n{\n.reg .b64 %rd<12>;\n.reg .b32 %r<4>;\n\
+        stacksave.u64 %rd1;\nalloca.u64 %rd2, 24, 16;\nalloca.u64 %rd3, 5;\n\
+        mov.u32 %r1, 0x01020304;\nst.local.u32 [%rd2+20], %r1;\nst.local.u8 [%rd3+4], 9;\n\
+        ld.local.u32 %r2, [%rd2+20];\nld.local.u8 %r3, [%rd3+4];\nstacksave.u64 %rd4;\n\
+        call (%rd5), inner, ();\nstacksave.u64 %rd6;\nstackrestore.u64 %rd1;\n\
+        stacksave.u64 %rd7;\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).unwrap();
+    assert_eq!(program.stack_bytes, 1024);
+    let mut machine = Machine::new(&program, 100);
+    assert_eq!(machine.run().unwrap(), Outcome::Exited);
+    let registers = machine.registers();
+    let reg = |name: &str| {
+        let index = program
+            .registers
+            .iter()
+            .position(|r| r.name == name)
+            .expect(name);
+        registers[index] as u64
+    };
+    let top = program.local_bytes;
+    let (saved, a, b, after, inner, back, restored) = (
+        reg("%rd1"),
+        reg("%rd2"),
+        reg("%rd3"),
+        reg("%rd4"),
+        reg("%rd5"),
+        reg("%rd6"),
+        reg("%rd7"),
+    );
+    assert_eq!(saved, top);
+    assert!(a <= top - 24 && a % 16 == 0 && top - a < 24 + 16, "{a}");
+    assert!(b <= a - 5 && b % 8 == 0 && a - b < 5 + 8, "{b}");
+    assert_eq!(after, b);
+    assert!(inner <= b - 100 && inner % 64 == 0, "{inner}");
+    assert_eq!(back, b, "ret frees the callee's allocation");
+    assert_eq!(restored, top);
+    assert_eq!((reg("%r2"), reg("%r3")), (0x01020304, 9));
+
+    // More than the stack holds: a located trap.
+    let source = source.replace("alloca.u64 %rd3, 5;", "alloca.u64 %rd3, 4096;");
+    let program = ptxsim_exec::load(&source, None).unwrap();
+    let mut machine = Machine::new(&program, 100);
+    match machine.run() {
+        Ok(Outcome::Trapped { message, location }) => {
+            assert!(message.contains("stack overflow"), "{message}");
+            assert_eq!(location.line, 17);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn brx_idx_goes_to_the_label_its_index_picks() {
+    // PTX ISA 9.7.12.4: `brx.idx index, tlist` continues "from the chosen label", `tlist[index]`
+    // of a `.branchtargets` list; an index past the list is undefined (ptxsim traps). Each of
+    // the 4 threads picks `(tid + 1) % 4` of a list that names labels before and after it; a
+    // guarded `brx.idx` whose guard fails falls through. Checked by ptxas 13.5 (sm_90).
+    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u32 extra)\n{\n.reg .b32 %r<6>;\n.reg .pred %p<2>;\n\
+        mov.u32 %r1, %tid.x;\nmov.u32 %r3, 0;\nld.param.u32 %r5, [extra];\nbra.uni START;\n\
+        BACK:\nmov.u32 %r3, 200;\nbra.uni DONE;\n\
+        START:\nadd.u32 %r2, %r1, 1;\nand.b32 %r2, %r2, 3;\nadd.u32 %r2, %r2, %r5;\n\
+        ts: .branchtargets BACK, L1, L2, DONE;\n\
+        setp.eq.u32 %p1, %r1, 9;\n@%p1 brx.idx %r2, ts;\nbrx.idx.uni %r2, ts;\n\
+        L1:\nmov.u32 %r3, 201;\nbra.uni DONE;\nL2:\nmov.u32 %r3, 202;\nDONE:\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).unwrap();
+    let r3 = program
+        .registers
+        .iter()
+        .position(|r| r.name == "%r3")
+        .unwrap();
+    let run = |extra: u32| {
+        let extra = grid::Argument::Scalar {
+            ty: Type::U32,
+            bits: u64::from(extra),
+        };
+        let (device, _) =
+            grid::prepare(&program, [1, 1, 1], [4, 1, 1], 100, vec![extra]).expect("launch");
+        let mut finals = Vec::new();
+        let mut failure = None;
+        for thread in 0..4 {
+            let mut run = grid::run_grid(
+                &device,
+                grid::GridOptions {
+                    host_threads: 1,
+                    inspect: ([0, 0, 0], [thread, 0, 0]),
+                },
+                None,
+                None,
+            );
+            failure = failure.or(run.failure.take());
+            finals.push(run.inspected.map(|i| i.registers[r3]));
+        }
+        (failure, finals)
+    };
+    // tid 0 -> L1 (201), 1 -> L2 (202), 2 -> DONE (0), 3 -> BACK (200).
+    let (failure, finals) = run(0);
+    assert_eq!(failure, None);
+    assert_eq!(finals, [Some(201), Some(202), Some(0), Some(200)]);
+    // Indices 4..7: past the list of 4.
+    match run(4).0.map(|f| f.outcome) {
+        Some(Ok(Outcome::Trapped { message, location })) => {
+            assert!(message.contains("outside its list of 4"), "{message}");
+            assert_eq!(location.line, 22);
+        }
+        other => panic!("{other:?}"),
+    }
+}
