@@ -18,7 +18,7 @@
 #   NVCC_FLAGS    more nvcc flags for every program
 #
 # Each program is a .cu file (or a folder of .cu files, compiled together) in tests/cuda/programs.
-# A line "// nvcc: FLAGS" in the file (the folder's first file) adds flags for that program;
+# A line "// nvcc: FLAGS" in the file (any file of the folder) adds flags for that program;
 # "// variant: NAME FLAGS" builds a second program NAME with those flags as well (e.g. the
 # shared cudart). The programs print "NAME: PASS" and exit 0 when their results match the CPU
 # reference each computes.
@@ -41,6 +41,8 @@ if [ -e "$LIBDIR/libcuda.so.1" ]; then
 else
   ln -sf "$LIBDIR/libcuda.so" "$WORK/lib/libcuda.so.1"
 fi
+# -cudart shared links libcudart.so, which NVIDIA's wheel has only as libcudart.so.13
+[ -e "$NV/lib/libcudart.so.13" ] && ln -sf "$NV/lib/libcudart.so.13" "$WORK/lib/libcudart.so"
 CURAND_INCLUDE=${CURAND_INCLUDE:-}
 if [ -z "$CURAND_INCLUDE" ] && [ -f "$NV/include/curand_kernel.h" ]; then CURAND_INCLUDE=$NV/include; fi
 export PATH=$NV/bin:$PATH
@@ -53,22 +55,21 @@ for entry in "$SRC"/*.cu "$SRC"/*/; do
     name=$(basename "$entry")
     srcs=$(ls "$entry"*.cu 2>/dev/null | tr '\n' ' ')
     [ -n "$srcs" ] || continue
-    first=$(echo $srcs | cut -d' ' -f1)
   else
     name=$(basename "$entry" .cu)
     srcs=$entry
-    first=$entry
   fi
   [[ $name =~ $FILTER ]] || continue
-  flags=$(sed -n 's|^// nvcc: ||p' "$first" | tr '\n' ' ')
+  # shellcheck disable=SC2086
+  flags=$(sed -n 's|^// nvcc: ||p' $srcs | tr '\n' ' ')
   NAMES+=("$name"); SOURCES+=("$srcs"); FLAGS+=("$flags")
   while read -r variant vflags; do
     [ -n "$variant" ] || continue
     NAMES+=("$variant"); SOURCES+=("$srcs"); FLAGS+=("$flags $vflags")
-  done < <(sed -n 's|^// variant: ||p' "$first")
+  done < <(sed -n 's|^// variant: ||p' $srcs)
 done
 
-BASE_FLAGS="-gencode arch=compute_90,code=compute_90 -std=c++17 --extended-lambda -O2 -I$SRC ${NVCC_FLAGS:-}"
+BASE_FLAGS="-gencode arch=compute_90,code=compute_90 -std=c++17 --extended-lambda -O2 -I$SRC -L$WORK/lib ${NVCC_FLAGS:-}"
 REPORT=$WORK/report.tsv
 printf 'program\tresult\tseconds\tbuild_s\tdetail\n' >"$REPORT"
 for i in "${!NAMES[@]}"; do
@@ -100,8 +101,8 @@ for i in "${!NAMES[@]}"; do
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
     if [ $rc -eq 137 ]; then
       result=TIMEOUT detail="killed after ${TIMEOUT}s"
-    elif [ $rc -eq 0 ] && grep -q "^$name: PASS" "$WORK/logs/$name.run.log"; then
-      result=PASS detail=$(grep -m1 "^$name: PASS" "$WORK/logs/$name.run.log")
+    elif [ $rc -eq 0 ] && grep -qE "^[A-Za-z0-9_]+: PASS" "$WORK/logs/$name.run.log"; then
+      result=PASS detail=$(grep -m1 -E "^[A-Za-z0-9_]+: PASS" "$WORK/logs/$name.run.log")
     else
       result=FAIL
       detail=$(grep -m1 -E '^ptxsim: |check failed|error|FAIL' "$WORK/logs/$name.run.log" | cut -c1-200)

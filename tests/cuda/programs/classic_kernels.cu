@@ -2,6 +2,7 @@
 // matrix multiply (float, compared with a host triple loop within a tolerance), a transpose through
 // padded shared memory, a 1D stencil with halos, a shared-memory histogram of bytes, a two-pass
 // reduction with warp shuffles, and device properties read with cudaGetDeviceProperties.
+// variant: classic_kernels_shared_cudart -cudart shared
 #include <vector>
 #include "check.h"
 

@@ -1,6 +1,6 @@
 // CUDA graphs: stream capture of kernels, memcpys, memsets and a host function into a graph,
 // instantiate and launch it several times, update a kernel node's parameters with
-// cudaGraphExecKernelNodeSetParams, a graph built by hand (cudaGraphAddKernelNode with
+// cudaGraphExecKernelNodeSetParams and cudaGraphKernelNodeSetParams, a graph built by hand (cudaGraphAddKernelNode with
 // dependencies, a child graph), cudaGraphGetNodes, and capture across two streams joined by events.
 #include <vector>
 #include "check.h"
@@ -107,6 +107,22 @@ int main() {
     CUDA(cudaStreamSynchronize(s));
     CUDA(cudaMemcpy(host, x, n * 4, cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; ++i) CHECK(host[i] == -28.0f, "updated graph x[%d] %g", i, host[i]);
+    CUDA(cudaGraphExecDestroy(e));
+    // change k1 in the graph itself (x = 1 * x + 5), then instantiate it again
+    cudaGraphNodeType type;
+    CUDA(cudaGraphNodeGetType(k1, &type));
+    CHECK(type == cudaGraphNodeTypeKernel, "node type %d", int(type));
+    float b5 = 5;
+    void *args5[] = {&x, &nn, &a1, &b5};
+    p.kernelParams = args5;
+    CUDA(cudaGraphKernelNodeSetParams(k1, &p));
+    CUDA(cudaGraphInstantiate(&e, g, 0));
+    for (int i = 0; i < n; ++i) host[i] = 1.0f;
+    CUDA(cudaMemcpy(x, host, n * 4, cudaMemcpyHostToDevice));
+    CUDA(cudaGraphLaunch(e, s));
+    CUDA(cudaStreamSynchronize(s));
+    CUDA(cudaMemcpy(host, x, n * 4, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) CHECK(host[i] == 60.0f, "graph node set params x[%d] %g", i, host[i]);
     CUDA(cudaGraphExecDestroy(e));
     CUDA(cudaGraphDestroy(g));
     CUDA(cudaGraphDestroy(child));
