@@ -177,6 +177,45 @@ CUresult cuGraphLaunch(CUgraphExec executable, CUstream stream);
 CUresult cuGraphExecDestroy(CUgraphExec executable);
 CUresult cuGraphDestroy(CUgraph graph);
 CUresult cuMemAllocManaged(CUdeviceptr *address, size_t bytes, unsigned int flags);
+CUresult cuCtxSetLimit(int limit, size_t value);
+CUresult cuCtxGetLimit(size_t *value, int limit);
+CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest);
+CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority);
+CUresult cuStreamGetPriority(CUstream stream, int *priority);
+CUresult cuStreamGetFlags(CUstream stream, unsigned int *flags);
+CUresult cuPointerGetAttributes(unsigned int count, int *attributes, void **data,
+                                CUdeviceptr pointer);
+typedef struct {
+    int type, id;
+} CUmemLocation;
+CUresult cuMemAdvise_v2(CUdeviceptr address, size_t bytes, int advice, CUmemLocation location);
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr address, size_t bytes, CUmemLocation location,
+                               unsigned int flags, CUstream stream);
+CUresult cuMemRangeGetAttribute(void *data, size_t data_size, int attribute, CUdeviceptr address,
+                                size_t bytes);
+CUresult cuStreamAttachMemAsync(CUstream stream, CUdeviceptr address, size_t bytes,
+                                unsigned int flags);
+typedef struct CUmemPool_st *CUmemoryPool;
+typedef struct {
+    int allocType, handleTypes;
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props);
+CUresult cuMemPoolDestroy(CUmemoryPool pool);
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, int attribute, void *value);
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, int attribute, void *value);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *address, size_t bytes, CUmemoryPool pool,
+                                 CUstream stream);
+CUresult cuMemFreeAsync(CUdeviceptr address, CUstream stream);
+CUresult cuGraphAddChildGraphNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                                  size_t count, CUgraph child);
+CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                             size_t count);
+CUresult cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *count);
 
 #include "check.h"
 
@@ -1133,6 +1172,130 @@ int main(int argc, char **argv) {
     }
     OK(cuMemFree_v2(pairs));
     OK(cuModuleUnload(cluster_module));
+
+    /* Limits (cuda.h, cuCtxSetLimit): the malloc heap's size is kept and read back;
+       CU_LIMIT_MALLOC_HEAP_SIZE is 2, its default 8 MiB (cudaDeviceSetLimit's documentation). */
+    {
+        size_t heap = 0;
+        OK(cuCtxGetLimit(&heap, 2));
+        CHECK(heap == 8u << 20, "default heap %zu", heap);
+        OK(cuCtxSetLimit(2, 64u << 20));
+        OK(cuCtxGetLimit(&heap, 2));
+        CHECK(heap == 64u << 20, "heap after cuCtxSetLimit %zu", heap);
+    }
+    /* Stream priorities: cuStreamGetPriority gives the priority the stream was created with,
+       clamped to cuCtxGetStreamPriorityRange ("priorities outside this range are clamped");
+       cuStreamGetFlags gives its flags (CU_STREAM_NON_BLOCKING is 1). */
+    {
+        int least = 1, greatest = 1, priority = 1;
+        unsigned int flags = 7;
+        CUstream high, clamped;
+        OK(cuCtxGetStreamPriorityRange(&least, &greatest));
+        CHECK(greatest < least, "priority range %d..%d", least, greatest);
+        OK(cuStreamCreateWithPriority(&high, 1, greatest));
+        OK(cuStreamGetPriority(high, &priority));
+        CHECK(priority == greatest, "priority %d, asked %d", priority, greatest);
+        OK(cuStreamGetFlags(high, &flags));
+        CHECK(flags == 1, "flags %u", flags);
+        OK(cuStreamCreateWithPriority(&clamped, 0, greatest - 10));
+        OK(cuStreamGetPriority(clamped, &priority));
+        CHECK(priority == greatest, "clamped priority %d", priority);
+        OK(cuStreamDestroy_v2(high));
+        OK(cuStreamDestroy_v2(clamped));
+    }
+    /* cuPointerGetAttributes of device memory: MEMORY_TYPE (2) device (2), DEVICE_POINTER (3)
+       itself, HOST_POINTER (4) NULL (device memory is not host memory), IS_MANAGED (8) 0. */
+    {
+        CUdeviceptr buffer = 0;
+        OK(cuMemAlloc_v2(&buffer, 256));
+        unsigned int type = 0;
+        CUdeviceptr device_pointer = 0;
+        void *host_pointer = (void *)1;
+        int managed = 7;
+        int attributes[4] = {2, 3, 4, 8};
+        void *data[4] = {&type, &device_pointer, &host_pointer, &managed};
+        OK(cuPointerGetAttributes(4, attributes, data, buffer));
+        CHECK(type == 2 && device_pointer == buffer && host_pointer == NULL && managed == 0,
+              "device memory attributes: type %u, device %llx, host %p, managed %d", type,
+              device_pointer, host_pointer, managed);
+        OK(cuMemFree_v2(buffer));
+    }
+    /* Managed memory advice read back with cuMemRangeGetAttribute: READ_MOSTLY (1) after
+       CU_MEM_ADVISE_SET_READ_MOSTLY (1), PREFERRED_LOCATION (2) the device after
+       SET_PREFERRED_LOCATION (3), LAST_PREFETCH_LOCATION (4) the device after a prefetch there,
+       CU_DEVICE_CPU (-1) after one to the host; a range never advised: 0 and CU_DEVICE_INVALID
+       (-2). cuStreamAttachMemAsync is accepted. */
+    {
+        CUdeviceptr managed = 0;
+        OK(cuMemAllocManaged(&managed, 1 << 16, 1));
+        CUmemLocation on_device = {1, (int)device}, on_host = {2, 0};
+        int read_mostly = -1, preferred = -1, prefetched = -1;
+        OK(cuMemRangeGetAttribute(&preferred, 4, 2, managed, 1 << 16));
+        OK(cuMemRangeGetAttribute(&read_mostly, 4, 1, managed, 1 << 16));
+        CHECK(preferred == -2 && read_mostly == 0, "no advice: %d %d", preferred, read_mostly);
+        OK(cuMemAdvise_v2(managed, 1 << 16, 1, on_device));
+        OK(cuMemAdvise_v2(managed, 1 << 16, 3, on_device));
+        OK(cuMemPrefetchAsync_v2(managed, 1 << 16, on_device, 0, NULL));
+        OK(cuMemRangeGetAttribute(&read_mostly, 4, 1, managed, 1 << 16));
+        OK(cuMemRangeGetAttribute(&preferred, 4, 2, managed, 4096));
+        OK(cuMemRangeGetAttribute(&prefetched, 4, 4, managed, 1 << 16));
+        CHECK(read_mostly == 1 && preferred == (int)device && prefetched == (int)device,
+              "advice: %d %d %d", read_mostly, preferred, prefetched);
+        OK(cuMemPrefetchAsync_v2(managed, 1 << 16, on_host, 0, NULL));
+        OK(cuMemRangeGetAttribute(&prefetched, 4, 4, managed, 1 << 16));
+        CHECK(prefetched == -1, "prefetched to the host: %d", prefetched);
+        CUstream attach;
+        OK(cuStreamCreate(&attach, 0));
+        OK(cuStreamAttachMemAsync(attach, managed, 0, 4 /* CU_MEM_ATTACH_SINGLE */));
+        OK(cuStreamSynchronize(attach));
+        OK(cuStreamDestroy_v2(attach));
+        OK(cuMemFree_v2(managed));
+    }
+    /* A memory pool of one's own: its used memory (CU_MEMPOOL_ATTR_USED_MEM_CURRENT, 7) counts
+       the live allocations made from it; the release threshold (4) reads back as set. */
+    {
+        CUmemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = 1; /* CU_MEM_ALLOCATION_TYPE_PINNED */
+        props.location.type = 1;
+        props.location.id = (int)device;
+        CUmemoryPool pool;
+        OK(cuMemPoolCreate(&pool, &props));
+        unsigned long long threshold = 1 << 20, value = 0;
+        OK(cuMemPoolSetAttribute(pool, 4, &threshold));
+        OK(cuMemPoolGetAttribute(pool, 4, &value));
+        CHECK(value == threshold, "release threshold %llu", value);
+        CUdeviceptr a = 0, b = 0;
+        OK(cuMemAllocFromPoolAsync(&a, 1000, pool, NULL));
+        OK(cuMemAllocFromPoolAsync(&b, 3000, pool, NULL));
+        OK(cuMemPoolGetAttribute(pool, 7, &value));
+        CHECK(value == 4000, "used memory %llu", value);
+        OK(cuMemFreeAsync(a, NULL));
+        OK(cuMemPoolGetAttribute(pool, 7, &value));
+        CHECK(value == 3000, "used memory after a free %llu", value);
+        OK(cuMemPoolGetAttribute(pool, 8, &value));
+        CHECK(value == 4000, "used memory high watermark %llu", value);
+        OK(cuMemFreeAsync(b, NULL));
+        OK(cuMemPoolDestroy(pool));
+    }
+    /* A child graph node: the child's nodes run where the node is (here: between two empty
+       nodes); the node is one node of the parent to depend on. */
+    {
+        CUgraph parent, child;
+        OK(cuGraphCreate(&parent, 0));
+        OK(cuGraphCreate(&child, 0));
+        CUgraphNode first, inner, node, last;
+        OK(cuGraphAddEmptyNode(&inner, child, NULL, 0));
+        OK(cuGraphAddEmptyNode(&first, parent, NULL, 0));
+        OK(cuGraphAddChildGraphNode(&node, parent, &first, 1, child));
+        OK(cuGraphAddEmptyNode(&last, parent, &node, 1));
+        CUgraphExec executable;
+        OK(cuGraphInstantiate_v2(&executable, parent, NULL, NULL, 0));
+        OK(cuGraphLaunch(executable, NULL));
+        OK(cuGraphExecDestroy(executable));
+        OK(cuGraphDestroy(parent));
+        OK(cuGraphDestroy(child));
+    }
     OK(cuCtxDestroy_v2(fresh));
 
     free(sample);

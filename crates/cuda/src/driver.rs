@@ -257,6 +257,8 @@ struct Context {
     /// the first launch of a kernel that uses it: what one launch allocates, later ones read
     /// and free, as on a GPU.
     heap: Option<(DeviceMemory, Arc<ptxsim_exec::runtime::Heap>)>,
+    /// The limits `cuCtxSetLimit` set (`CUlimit` values), by limit.
+    limits: HashMap<i32, u64>,
 }
 
 impl Context {
@@ -266,8 +268,38 @@ impl Context {
             peers: HashSet::new(),
             sticky: None,
             heap: None,
+            limits: HashMap::new(),
         }
     }
+}
+
+/// `CU_LIMIT_MALLOC_HEAP_SIZE`.
+const LIMIT_MALLOC_HEAP_SIZE: i32 = 2;
+
+/// The value of limit `limit` (a `CUlimit`) in the current context: what `cuCtxSetLimit` set,
+/// else `default`.
+pub fn context_get_limit(limit: i32, default: u64) -> CallResult<u64> {
+    let state = state();
+    let current = state.current()?;
+    Ok(state
+        .contexts
+        .get(&current)
+        .and_then(|context| context.limits.get(&limit).copied())
+        .unwrap_or(default))
+}
+
+/// `cuCtxSetLimit(limit, value)` in the current context. `CU_LIMIT_MALLOC_HEAP_SIZE` sizes the
+/// device heap, which the first launch of a kernel calling `malloc` makes; once it is made,
+/// the size is fixed ("cudaLimitMallocHeapSize ... must be set before any kernel that uses
+/// malloc() or free() is launched": a later value is kept for `cuCtxGetLimit` but the heap
+/// keeps its size).
+pub fn context_set_limit(limit: i32, value: u64) -> CallResult<()> {
+    let mut state = state();
+    let current = state.current()?;
+    if let Some(context) = state.contexts.get_mut(&current) {
+        context.limits.insert(limit, value);
+    }
+    Ok(())
 }
 
 /// A loaded module: its checked kernels (shared with the cache), its `.global` variables
@@ -381,6 +413,8 @@ struct State {
     functions: HashMap<u64, Function>,
     /// Streams, with their contexts.
     streams: HashMap<u64, u64>,
+    /// The flags and priority each stream was created with (`cuStreamCreateWithPriority`).
+    stream_settings: HashMap<u64, (u32, i32)>,
     events: HashMap<u64, Event>,
     /// Each device's allocations (of all its contexts), indexed by device, at process-wide
     /// unique addresses (unified addressing: [`DEVICE_ADDRESS_SPAN`]). Made by `cuInit`.
@@ -418,6 +452,7 @@ impl State {
             modules: HashMap::new(),
             functions: HashMap::new(),
             streams: HashMap::new(),
+            stream_settings: HashMap::new(),
             events: HashMap::new(),
             memory: Vec::new(),
             owners: HashMap::new(),
@@ -860,6 +895,44 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
             current.set(below);
         }
     });
+    Ok(())
+}
+
+/// `cuDevicePrimaryCtxReset` (`cudaDeviceReset`): "destroy all allocations and reset all
+/// state on the primary context" of `device`. Its allocations are freed, its streams, events
+/// and graphs destroyed, its sticky error, device heap and limits cleared; the context itself
+/// stays (the same handle, still current where it was), with its modules loaded, so the
+/// program goes on using the device as CUDA lets it after a reset (module variables keep
+/// their values rather than being initialized again). Without a primary context, nothing.
+pub fn primary_context_reset(device: i32) -> CallResult<()> {
+    let mut state = state();
+    state.settings()?;
+    state.device(device)?;
+    let Some(&handle) = state.primary.get(&device) else {
+        return Ok(());
+    };
+    state.streams.retain(|_, context| *context != handle);
+    state.events.retain(|_, event| event.context != handle);
+    state.graphs.retain(|_, graph| graph.context != handle);
+    state.executables.retain(|_, graph| graph.context != handle);
+    let allocations: Vec<u64> = state
+        .owners
+        .iter()
+        .filter(|(_, context)| **context == handle)
+        .map(|(address, _)| *address)
+        .collect();
+    for address in allocations {
+        state.owners.remove(&address);
+        for memory in &mut state.memory {
+            memory.free(address);
+        }
+        graph::released(&mut state, address);
+    }
+    if let Some(context) = state.contexts.get_mut(&handle) {
+        context.sticky = None;
+        context.heap = None;
+        context.limits.clear();
+    }
     Ok(())
 }
 
@@ -2061,7 +2134,16 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         .is_ok_and(|program| program.uses_heap);
     if let Some(context) = contexts.get_mut(&context) {
         if uses_heap && context.heap.is_none() {
-            context.heap = Some((DeviceMemory::heap(), Arc::default()));
+            let bytes = context
+                .limits
+                .get(&LIMIT_MALLOC_HEAP_SIZE)
+                .copied()
+                .unwrap_or(ptxsim_exec::runtime::HEAP_BYTES)
+                .max(ptxsim_exec::runtime::HEAP_ALIGN);
+            context.heap = Some((
+                DeviceMemory::heap_of(bytes),
+                Arc::new(ptxsim_exec::runtime::Heap::with_capacity(bytes)),
+            ));
         }
         if let Some((heap_memory, heap)) = &mut context.heap {
             options.heap = Some(Arc::clone(heap));
@@ -2453,17 +2535,43 @@ pub fn function_set_attribute(function: u64, attribute: i32, value: i32) -> Call
 
 /// `cuStreamCreate`.
 pub fn stream_create() -> CallResult<u64> {
+    stream_create_with(0, 0)
+}
+
+/// `cuStreamCreateWithPriority`: a stream that remembers its flags and priority (clamped to
+/// the device's range, [`STREAM_PRIORITIES`]: "priorities outside this range are clamped").
+pub fn stream_create_with(flags: u32, priority: i32) -> CallResult<u64> {
     let mut state = state();
     let context = state.current()?;
     let handle = state.handle();
     state.streams.insert(handle, context);
+    let (least, greatest) = STREAM_PRIORITIES;
+    state
+        .stream_settings
+        .insert(handle, (flags, priority.clamp(greatest, least)));
     Ok(handle)
+}
+
+/// The least and the greatest stream priority: 0 and -5, an H100's.
+pub const STREAM_PRIORITIES: (i32, i32) = (0, -5);
+
+/// The flags and priority of `stream` (0 and 0 for the NULL stream and streams made without).
+pub fn stream_settings(stream: u64) -> CallResult<(u32, i32)> {
+    let state = state();
+    state.current()?;
+    state.stream(stream)?;
+    Ok(state
+        .stream_settings
+        .get(&stream)
+        .copied()
+        .unwrap_or((0, 0)))
 }
 
 /// `cuStreamDestroy`.
 pub fn stream_destroy(stream: u64) -> CallResult<()> {
     let mut state = state();
     state.settings()?;
+    state.stream_settings.remove(&stream);
     match state.streams.remove(&stream) {
         Some(_) => Ok(()),
         None => Err(CudaError::InvalidHandle.into()),
@@ -2573,7 +2681,7 @@ pub enum PointerValue {
     I32(i32),
     /// A `CUdeviceptr` or `size_t`.
     U64(u64),
-    /// A C `bool` (one byte: IS_MANAGED, MAPPED, ...).
+    /// A C `bool` (one byte: MAPPED, SYNC_MEMOPS, ...).
     Bool(bool),
 }
 
@@ -2618,13 +2726,16 @@ pub fn pointer_attribute(attribute: i32, address: u64) -> CallResult<PointerValu
         4 if host || managed => PointerValue::U64(address),
         6 | 13 => PointerValue::Bool(true), // SYNC_MEMOPS, MAPPED
         7 | 11 | 19 | 20 => PointerValue::U64(start), // BUFFER_ID, RANGE_START, MAPPING_BASE, BLOCK_ID
-        8 => PointerValue::Bool(managed),             // IS_MANAGED
-        9 => PointerValue::I32(device),               // DEVICE_ORDINAL
-        10 | 15 | 21 => PointerValue::Bool(false),    // IPC, GPU_DIRECT_RDMA, HW_DECOMPRESS
-        12 | 18 => PointerValue::U64(len),            // RANGE_SIZE, MAPPING_SIZE
-        14 | 17 => PointerValue::U64(0),              // ALLOWED_HANDLE_TYPES, MEMPOOL_HANDLE
-        16 => PointerValue::U32(3),                   // ACCESS_FLAGS: read and write
-        22 => PointerValue::I32(0),                   // LOCALITY_DOMAIN_ORDINAL
+        // IS_MANAGED: a "boolean" that NVIDIA's driver writes as four bytes: the CUDA
+        // runtime's cudaPointerGetAttributes passes an uninitialized `unsigned int` for it
+        // (as TensorFlow's and CCCL's callers do), so one byte would leave the rest garbage.
+        8 => PointerValue::U32(u32::from(managed)),
+        9 => PointerValue::I32(device),            // DEVICE_ORDINAL
+        10 | 15 | 21 => PointerValue::Bool(false), // IPC, GPU_DIRECT_RDMA, HW_DECOMPRESS
+        12 | 18 => PointerValue::U64(len),         // RANGE_SIZE, MAPPING_SIZE
+        14 | 17 => PointerValue::U64(0),           // ALLOWED_HANDLE_TYPES, MEMPOOL_HANDLE
+        16 => PointerValue::U32(3),                // ACCESS_FLAGS: read and write
+        22 => PointerValue::I32(0),                // LOCALITY_DOMAIN_ORDINAL
         _ => {
             return Err(Failure::new(
                 CudaError::InvalidValue,
@@ -2907,6 +3018,33 @@ pub fn graph_clone(graph: u64) -> CallResult<u64> {
     Ok(handle)
 }
 
+/// `cuGraphAddChildGraphNode`: "the node executes an embedded child graph. The child graph
+/// is cloned in this call." Nodes run in the order they were added, which is an order of their
+/// dependencies, so the clone's nodes are added to `graph` after `dependencies`, followed by
+/// an empty node that stands for the child graph node (the handle returned: what later
+/// nodes depend on). A child graph with memory or conditional nodes is not supported.
+pub fn graph_add_child(graph: u64, dependencies: &[u64], child: u64) -> CallResult<u64> {
+    let mut state = state();
+    state.current()?;
+    let nodes = state
+        .graphs
+        .get(&child)
+        .map(|child| child.nodes.clone())
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    if nodes.iter().any(|(_, node)| graph::not_clonable(node)) {
+        return Err(Failure::new(
+            CudaError::NotSupported,
+            "a child graph with memory or conditional nodes is not supported",
+        ));
+    }
+    let mut after = dependencies.to_vec();
+    for (_, node) in nodes {
+        let added = graph_add_locked(&mut state, graph, &after, node)?;
+        after = vec![added];
+    }
+    graph_add_locked(&mut state, graph, &after, GraphNode::Empty)
+}
+
 /// `cuGraphExecUpdate`: the executable takes the graph's nodes, if the graph has the
 /// executable's shape (the same number of nodes, each of the same kind). Memory nodes must be
 /// the same ("changing the parameters of memory nodes is not supported"); a conditional node
@@ -3041,6 +3179,56 @@ pub fn graph_exec_set(executable: u64, node: u64, mut replacement: GraphNode) ->
     }
     *slot = replacement;
     Ok(())
+}
+
+/// `cuGraphKernelNodeSetParams` and the like on a graph (not an executable one): node `node`
+/// of whichever graph holds it becomes `replacement`, which must be of the same kind.
+pub fn graph_node_set(node: u64, mut replacement: GraphNode) -> CallResult<()> {
+    let mut state = state();
+    state.current()?;
+    if let GraphNode::Kernel { function, .. } = &mut replacement {
+        *function = resolve_function(&mut state, *function)?;
+        state.function(*function)?;
+    }
+    let slot = state
+        .graphs
+        .values_mut()
+        .flat_map(|graph| graph.nodes.iter_mut())
+        .find(|(handle, _)| *handle == node)
+        .map(|(_, slot)| slot)
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no graph has this node"))?;
+    if std::mem::discriminant(slot) != std::mem::discriminant(&replacement) {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            "the node is of another kind",
+        ));
+    }
+    *slot = replacement;
+    Ok(())
+}
+
+/// `cuGraphNodeGetType`: the `CUgraphNodeType` of node `node` of a graph (a child graph node
+/// reads as the empty node that stands for it, [`graph_add_child`]).
+pub fn graph_node_type(node: u64) -> CallResult<i32> {
+    let state = state();
+    state.current()?;
+    let kind = state
+        .graphs
+        .values()
+        .flat_map(|graph| graph.nodes.iter())
+        .find(|(handle, _)| *handle == node)
+        .map(|(_, kind)| kind)
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no graph has this node"))?;
+    Ok(match kind {
+        GraphNode::Kernel { .. } => 0,
+        GraphNode::Copy { .. } => 1,
+        GraphNode::Memset { .. } => 2,
+        GraphNode::Host { .. } => 3,
+        GraphNode::Empty => 5,
+        GraphNode::MemAlloc { .. } => 10,
+        GraphNode::MemFree { .. } => 11,
+        GraphNode::Conditional { .. } => 13,
+    })
 }
 
 /// The nodes of an executable graph, in an order that runs each after its dependencies

@@ -369,3 +369,43 @@ fn graph_memory_and_conditional_nodes_and_2d_memsets() {
         assert!(stderr.contains(expected), "`{expected}` not in:\n{stderr}");
     }
 }
+
+/// Four of the self-checking programs of `tests/cuda/programs` (`scripts/cuda/programs.sh`
+/// runs them all), built the usual way (static CUDA 13 runtime, compute_90 PTX, C++17): device
+/// functions that recurse and virtual functions (`virtual_recursion`), managed memory with
+/// advice, prefetches and attached streams (`managed_memory`), stream-ordered allocation from
+/// the default pool and a pool of the program's own (`memory_pools`), and CUDA graphs, captured
+/// and built, with a child graph node (`graphs`). Each compares its results with what its
+/// host computes and prints `NAME: PASS`.
+#[test]
+fn self_checking_programs() {
+    let include = repository().join("tests/cuda/programs");
+    let include = format!("-I{}", include.display());
+    for name in [
+        "virtual_recursion",
+        "managed_memory",
+        "memory_pools",
+        "graphs",
+    ] {
+        let program = build(
+            &format!("programs/{name}"),
+            &format!("program_{name}"),
+            &["-std=c++17", &include],
+        );
+        let run = Command::new(&program)
+            .env("LD_LIBRARY_PATH", driver_directory())
+            .env_remove("PTXSIM_LOG")
+            .env_remove("PTXSIM_DEVICE_MEMORY")
+            .env_remove("PTXSIM_TARGET")
+            .env_remove("PTXSIM_DEVICE")
+            .output()
+            .expect("the program runs");
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            run.status.success() && stdout.contains(&format!("{name}: PASS")),
+            "{name} failed ({}):\n{stdout}\n{}",
+            run.status,
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+}

@@ -588,6 +588,19 @@ pub(crate) struct Frame {
     pub(crate) returns: Vec<(u64, u64, u64)>,
     /// `.reg` return values: the callee's register and the caller's destination.
     pub(crate) register_returns: Vec<(RegisterId, Destination)>,
+    /// For a call of a function that is already running in this thread (recursion): the
+    /// thread's registers, `.param` space and the callee's `.local` variables as they were
+    /// before the call, put back when it returns, so that each invocation has its own.
+    pub(crate) saved: Option<Box<SavedState>>,
+}
+
+/// A thread's registers and per-thread `.param` space, saved across a recursive call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SavedState {
+    pub(crate) registers: Vec<u128>,
+    pub(crate) params: Vec<u8>,
+    /// The callee's `.local` variables: where they start, and their bytes.
+    pub(crate) local: (usize, Vec<u8>),
 }
 
 /// Where a thread is.
@@ -710,6 +723,20 @@ impl Lanes {
             if let Some(slot) = self.high.get_mut(row * self.stride + lane) {
                 *slot = (value >> 64) as u64;
             }
+        }
+    }
+
+    /// Every register of thread `lane`, in register order.
+    pub(crate) fn save(&self, lane: usize) -> Vec<u128> {
+        (0..self.high_row.len())
+            .map(|index| self.get(lane, RegisterId(index as u32)))
+            .collect()
+    }
+
+    /// Puts back the registers [`Lanes::save`] gave.
+    pub(crate) fn restore(&mut self, lane: usize, registers: &[u128]) {
+        for (index, &value) in registers.iter().enumerate() {
+            self.set(lane, RegisterId(index as u32), value);
         }
     }
 
@@ -2317,6 +2344,7 @@ static NOTHING: Program = Program {
     thread_param_bytes: 0,
     local_bytes: 0,
     stack_bytes: 0,
+    function_locals: Vec::new(),
     shared_bytes: 0,
     dynamic_shared: None,
     globals: Vec::new(),

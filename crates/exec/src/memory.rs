@@ -730,8 +730,14 @@ impl DeviceMemory {
     /// [`crate::runtime::HEAP_BASE`]) for a heap that lasts across launches
     /// ([`crate::api::LaunchOptions::heap`]).
     pub fn heap() -> Self {
-        use crate::runtime::{HEAP_BASE, HEAP_BYTES};
-        let words = Words::zeros(HEAP_BYTES);
+        Self::heap_of(crate::runtime::HEAP_BYTES)
+    }
+
+    /// The memory of a device heap of `bytes` bytes (zeros at [`crate::runtime::HEAP_BASE`]),
+    /// for a [`crate::runtime::Heap::with_capacity`] of the same size.
+    pub fn heap_of(bytes: u64) -> Self {
+        use crate::runtime::HEAP_BASE;
+        let words = Words::zeros(bytes);
         Self {
             buffers: vec![Buffer {
                 name: "malloc heap".to_string(),
@@ -739,7 +745,7 @@ impl DeviceMemory {
                 len: words.len,
                 words: words.words.into_iter().map(AtomicU64::new).collect(),
             }],
-            range: HEAP_BASE..HEAP_BASE + HEAP_BYTES,
+            range: HEAP_BASE..HEAP_BASE + bytes,
             last: None,
         }
     }

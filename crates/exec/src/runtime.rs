@@ -61,12 +61,35 @@ pub const HEAP_ALIGN: u64 = 16;
 
 /// The device heap's allocations: (offset from [`HEAP_BASE`], size rounded up to
 /// [`HEAP_ALIGN`]), first fit, shared by every thread of a launch.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Heap {
     blocks: Mutex<BTreeMap<u64, u64>>,
+    /// Its size in bytes ([`HEAP_BYTES`] unless the program set `cudaLimitMallocHeapSize`).
+    capacity: u64,
+}
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self::with_capacity(HEAP_BYTES)
+    }
 }
 
 impl Heap {
+    /// An empty heap of `capacity` bytes: "the size of the heap used by the malloc() and
+    /// free() device system calls" that `cudaDeviceSetLimit(cudaLimitMallocHeapSize, ...)`
+    /// sets (its memory is [`crate::memory::DeviceMemory::heap_of`] the same size).
+    pub fn with_capacity(capacity: u64) -> Self {
+        Self {
+            blocks: Mutex::default(),
+            capacity,
+        }
+    }
+
+    /// Its size in bytes.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
     /// `malloc(size)`: the address of a free block of at least `size` bytes (the first that
     /// fits, from the heap's start), or 0 (NULL) when none is left. `malloc(0)` returns a
     /// distinct block of [`HEAP_ALIGN`] bytes.
@@ -82,7 +105,7 @@ impl Heap {
             }
             start = offset + len;
         }
-        if HEAP_BYTES.saturating_sub(start) < rounded {
+        if self.capacity.saturating_sub(start) < rounded {
             return 0;
         }
         blocks.insert(start, rounded);

@@ -358,6 +358,10 @@ pub(crate) struct Builder<'m> {
     /// The module's kernels in source order: `mov.u64 %rd, kernel;` gives kernel `i` the
     /// address [`super::cdp::kernel_address`]`(i)` (dynamic parallelism).
     kernels: Vec<String>,
+    /// Where the `.local` variables of the device function being built start.
+    local_start: u64,
+    /// [`Program::function_locals`].
+    function_locals: Vec<(usize, u64, u64)>,
     /// Whether the module is checked for an `sm_1x` target, whose `.f32` instructions run as
     /// CUDA compiles them for a newer device ([`crate::rules::decode_for`]).
     sm_1x: bool,
@@ -396,6 +400,8 @@ impl<'m> Builder<'m> {
             generic_access: false,
             kernels: Vec::new(),
             uses_stack: false,
+            local_start: 0,
+            function_locals: Vec::new(),
         }
     }
 
@@ -481,6 +487,7 @@ impl<'m> Builder<'m> {
             thread_param_bytes: self.next[SPACE_THREAD_PARAM] - THREAD_PARAM_BASE,
             local_bytes,
             stack_bytes,
+            function_locals: self.function_locals,
             shared_bytes: self.next[SPACE_SHARED],
             dynamic_shared: self.dynamic_shared,
             globals: self.globals,
@@ -576,6 +583,7 @@ impl<'m> Builder<'m> {
         };
         info.start = Some(self.instructions.len());
         let info = info.clone();
+        self.local_start = self.next[SPACE_LOCAL];
         self.prefix = format!("{name}:");
         let declarations = function
             .returns
@@ -635,6 +643,14 @@ impl<'m> Builder<'m> {
         let Some(body) = &function.body else {
             return;
         };
+        if let Some(start) = self
+            .called
+            .get(function.name.value.as_str())
+            .and_then(|info| info.start)
+        {
+            self.function_locals
+                .push((start, self.local_start, self.next[SPACE_LOCAL]));
+        }
         self.instructions.push(Instruction {
             guard: None,
             kind: InstructionKind::Ret,

@@ -205,6 +205,10 @@ pub struct Program {
     /// (the stack grows down from `local_bytes`): [`STACK_BYTES`] for a program with
     /// `alloca`, `stacksave` or `stackrestore`, else 0.
     pub stack_bytes: u64,
+    /// The `.local` bytes each device function declares in its body: (the index of its first
+    /// instruction, start, end) in the thread's `.local` space. A recursive call saves and
+    /// restores the callee's range, so that each invocation has its own `.local` variables.
+    pub function_locals: Vec<(usize, u64, u64)>,
     /// The size in bytes of each CTA's `.shared` space (static declarations).
     pub shared_bytes: u64,
     /// Where dynamic shared memory starts, when the module declares `.extern .shared` arrays

@@ -47,6 +47,13 @@ pub struct PoolProps {
     reserved: [u8; 54],
 }
 
+impl PoolProps {
+    /// The location's type (`CU_MEM_LOCATION_TYPE_DEVICE` is 1) and id.
+    pub fn location(&self) -> (c_int, c_int) {
+        (self.location_type, self.location_id)
+    }
+}
+
 /// `CUDA_MEM_ALLOC_NODE_PARAMS` (`_v1` and `_v2` have the same layout): the pool's
 /// properties, access descriptors (not read), the size, and the address (an output).
 #[repr(C)]
@@ -449,6 +456,23 @@ calls! {
             data: params.data.expose_provenance(),
         };
         unsafe { add(node, graph, depends_on, count, host) }
+    }
+
+    /// `cuGraphAddChildGraphNode`: the child graph cloned into the graph
+    /// ([`driver::graph_add_child`]).
+    fn cuGraphAddChildGraphNode(
+        node: *mut Handle,
+        graph: Handle,
+        depends_on: *const Handle,
+        count: usize,
+        child: Handle,
+    ) {
+        if node.is_null() {
+            return Err(null_argument("phGraphNode"));
+        }
+        let after = unsafe { dependencies(depends_on, count) }?;
+        let value = driver::graph_add_child(number(graph), &after, number(child))?;
+        unsafe { put(node, handle(value), "phGraphNode") }
     }
 
     /// `cuGraphAddEmptyNode`.

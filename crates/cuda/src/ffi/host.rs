@@ -11,7 +11,7 @@
 //! program's, and its pages are reached whole.
 
 use std::collections::HashMap;
-use std::ffi::{c_uint, c_void};
+use std::ffi::{c_int, c_uint, c_void};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use ptxsim_exec::memory::{HOST_PAGE_BYTES, HostMemory};
@@ -230,29 +230,237 @@ calls! {
         unsafe { put(flags, 0x02, "pFlags") }
     }
 
-    /// `cuMemAdvise_v2`: no effect (managed memory is host memory here).
+    /// `cuMemAdvise_v2`: no effect on where the memory is (managed memory is host memory
+    /// here); the advice is kept for `cuMemRangeGetAttribute` ([`Advice`]).
     fn cuMemAdvise_v2(address: CUdeviceptr, bytes: usize, advice: c_uint, location: MemLocation) {
-        let _ = (address, bytes, advice, location);
-        Ok(())
+        advise(address, bytes, advice, location.device_id())
     }
 
-    /// `cuMemAdvise` (CUDA 8's, by device): no effect.
+    /// `cuMemAdvise` (CUDA 8's, by device: `CU_DEVICE_CPU`, -1, for the host): as
+    /// `cuMemAdvise_v2`.
     fn cuMemAdvise(address: CUdeviceptr, bytes: usize, advice: c_uint, device: i32) {
-        let _ = (address, bytes, advice, device);
-        Ok(())
+        advise(address, bytes, advice, device)
     }
 
-    /// `cuMemPrefetchAsync` (CUDA 8's, by device): no effect.
+    /// `cuMemPrefetchAsync` (CUDA 8's, by device): no effect on where the memory is; the
+    /// location is kept as the range's last prefetch location.
     fn cuMemPrefetchAsync(address: CUdeviceptr, bytes: usize, device: i32, stream: super::Handle) {
-        let _ = (address, bytes, device, stream);
-        Ok(())
+        let _ = stream;
+        advise(address, bytes, PREFETCHED, device)
     }
 
-    /// `cuMemPrefetchAsync_v2`: no effect.
+    /// `cuMemPrefetchAsync_v2`: as `cuMemPrefetchAsync`.
     fn cuMemPrefetchAsync_v2(address: CUdeviceptr, bytes: usize, location: MemLocation, flags: c_uint, stream: super::Handle) {
-        let _ = (address, bytes, location, flags, stream);
+        let _ = (flags, stream);
+        advise(address, bytes, PREFETCHED, location.device_id())
+    }
+
+    /// `cuStreamAttachMemAsync`: accepted (managed memory is host memory that every kernel and
+    /// the host reach whatever it is attached to); the stream must exist.
+    fn cuStreamAttachMemAsync(stream: super::Handle, address: CUdeviceptr, bytes: usize, flags: c_uint) {
+        let _ = (address, bytes);
+        if !matches!(flags, 1 | 2 | 4) {
+            return Err(Failure::new(CudaError::InvalidValue, format!("attach flags {flags}")));
+        }
+        driver::stream_synchronize(super::number(stream))
+    }
+
+    /// `cuMemRangeGetAttribute`: the advice given for the range (`cuMemAdvise`) and its last
+    /// prefetch location: `CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY` (1), `PREFERRED_LOCATION` (2),
+    /// `ACCESSED_BY` (3, an array of device ids, -2 after the last), `LAST_PREFETCH_LOCATION`
+    /// (4), and the `_TYPE`/`_ID` forms (5 to 8). "If any page in the memory range" differs, the
+    /// answer is that of no advice (0, or `CU_DEVICE_INVALID`, -2).
+    fn cuMemRangeGetAttribute(data: *mut c_void, data_size: usize, attribute: c_int, address: CUdeviceptr, bytes: usize) {
+        unsafe { range_attribute(data, data_size, attribute, address, bytes) }
+    }
+
+    /// `cuMemRangeGetAttributes`: `cuMemRangeGetAttribute` for each attribute.
+    fn cuMemRangeGetAttributes(
+        data: *mut *mut c_void,
+        data_sizes: *const usize,
+        attributes: *const c_int,
+        count: usize,
+        address: CUdeviceptr,
+        bytes: usize,
+    ) {
+        if data.is_null() || data_sizes.is_null() || attributes.is_null() {
+            return Err(Failure::new(CudaError::InvalidValue, "NULL array"));
+        }
+        for i in 0..count {
+            // SAFETY: `count` entries in each array, by the call's contract.
+            let (out, size, attribute) =
+                unsafe { (data.add(i).read(), data_sizes.add(i).read(), attributes.add(i).read()) };
+            unsafe { range_attribute(out, size, attribute, address, bytes) }?;
+        }
         Ok(())
     }
+}
+
+/// A pseudo advice: the range was prefetched to the location.
+const PREFETCHED: c_uint = 100;
+
+/// `CU_DEVICE_INVALID`.
+const NO_DEVICE: i32 = -2;
+
+impl MemLocation {
+    /// The location as a device id: the device's ordinal, `CU_DEVICE_CPU` (-1) for the host
+    /// (`CU_MEM_LOCATION_TYPE_HOST`, 2, and its NUMA forms 3 and 4), else invalid (-2).
+    fn device_id(self) -> i32 {
+        match self.kind {
+            1 => self.id,
+            2..=4 => -1,
+            _ => NO_DEVICE,
+        }
+    }
+}
+
+/// One piece of advice: (start, end, advice, device id).
+type Advised = (u64, u64, c_uint, i32);
+
+/// The advice given to ranges of managed memory, in the order it was given.
+static ADVICE: LazyLock<Mutex<Vec<Advised>>> = LazyLock::new(Mutex::default);
+
+/// Keeps `advice` (`CUmem_advise`, or [`PREFETCHED`]) for `bytes` bytes at `address`.
+fn advise(address: u64, bytes: usize, advice: c_uint, device: i32) -> CallResult<()> {
+    if !(1..=6).contains(&advice) && advice != PREFETCHED {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("unknown advice {advice}"),
+        ));
+    }
+    if bytes == 0 {
+        return Err(Failure::new(CudaError::InvalidValue, "count is 0"));
+    }
+    let end = address.saturating_add(bytes as u64);
+    ADVICE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push((address, end, advice, device));
+    Ok(())
+}
+
+/// What the advice says of the range `address..address + bytes`: read mostly, the preferred
+/// location, the devices that access it, the last prefetch location. Advice given for part of
+/// the range only makes the range mixed: that attribute reads as not advised.
+#[derive(Debug)]
+struct Advice {
+    read_mostly: bool,
+    preferred: i32,
+    accessed_by: Vec<i32>,
+    prefetched: i32,
+}
+
+fn advice_of(address: u64, bytes: usize) -> Advice {
+    let end = address.saturating_add(bytes as u64);
+    let mut advice = Advice {
+        read_mostly: false,
+        preferred: NO_DEVICE,
+        accessed_by: Vec::new(),
+        prefetched: NO_DEVICE,
+    };
+    let mut mixed = [false; 4];
+    for &(start, stop, kind, device) in ADVICE.lock().unwrap_or_else(PoisonError::into_inner).iter()
+    {
+        if stop <= address || start >= end {
+            continue;
+        }
+        let whole = start <= address && stop >= end;
+        let slot = match kind {
+            1 | 2 => 0,
+            3 | 4 => 1,
+            5 | 6 => 2,
+            _ => 3,
+        };
+        if !whole {
+            mixed[slot] = true;
+            continue;
+        }
+        match kind {
+            1 => advice.read_mostly = true,
+            2 => advice.read_mostly = false,
+            3 => advice.preferred = device,
+            4 => advice.preferred = NO_DEVICE,
+            5 if !advice.accessed_by.contains(&device) => advice.accessed_by.push(device),
+            6 => advice.accessed_by.retain(|&d| d != device),
+            PREFETCHED => advice.prefetched = device,
+            _ => {}
+        }
+    }
+    if mixed[0] {
+        advice.read_mostly = false;
+    }
+    if mixed[1] {
+        advice.preferred = NO_DEVICE;
+    }
+    if mixed[2] {
+        advice.accessed_by.clear();
+    }
+    if mixed[3] {
+        advice.prefetched = NO_DEVICE;
+    }
+    advice
+}
+
+/// A device id as a `CUmemLocation`'s type and id (`_TYPE`/`_ID` attributes).
+fn location_of(device: i32) -> (i32, i32) {
+    match device {
+        -1 => (2, 0),
+        d if d >= 0 => (1, d),
+        _ => (0, 0),
+    }
+}
+
+/// Writes one range attribute into `data` (`data_size` bytes).
+///
+/// # Safety
+/// `data` is NULL (an error) or `data_size` writable bytes.
+unsafe fn range_attribute(
+    data: *mut c_void,
+    data_size: usize,
+    attribute: c_int,
+    address: u64,
+    bytes: usize,
+) -> CallResult<()> {
+    if data.is_null() {
+        return Err(Failure::new(CudaError::InvalidValue, "data is NULL"));
+    }
+    let advice = advice_of(address, bytes);
+    let value: i32 = match attribute {
+        1 => i32::from(advice.read_mostly),
+        2 => advice.preferred,
+        3 => {
+            let slots = data_size / 4;
+            if slots == 0 || data_size % 4 != 0 {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    "dataSize is no multiple of 4",
+                ));
+            }
+            for slot in 0..slots {
+                let device = advice.accessed_by.get(slot).copied().unwrap_or(NO_DEVICE);
+                // SAFETY: `slots` ints fit in `data_size` bytes.
+                unsafe { data.cast::<i32>().add(slot).write_unaligned(device) };
+            }
+            return Ok(());
+        }
+        4 => advice.prefetched,
+        5 => location_of(advice.preferred).0,
+        6 => location_of(advice.preferred).1,
+        7 => location_of(advice.prefetched).0,
+        8 => location_of(advice.prefetched).1,
+        _ => {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("unknown memory range attribute {attribute}"),
+            ));
+        }
+    };
+    if data_size < 4 {
+        return Err(Failure::new(CudaError::InvalidValue, "dataSize below 4"));
+    }
+    // SAFETY: at least 4 writable bytes.
+    unsafe { data.cast::<i32>().write_unaligned(value) };
+    Ok(())
 }
 
 plain_names! {

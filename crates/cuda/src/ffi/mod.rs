@@ -353,6 +353,12 @@ calls! {
         unsafe { put(context, handle(value), "pctx") }
     }
 
+    /// `cuDevicePrimaryCtxReset` (CUDA 7's; `cudaDeviceReset` asks for it):
+    /// [`driver::primary_context_reset`].
+    fn cuDevicePrimaryCtxReset(device: CUdevice) {
+        driver::primary_context_reset(device)
+    }
+
     /// `cuDevicePrimaryCtxRelease_v2`: the primary context stays.
     fn cuDevicePrimaryCtxRelease_v2(device: CUdevice) {
         driver::device_get(device).map(|_| ())
@@ -793,11 +799,10 @@ calls! {
 
     /// `cuStreamCreate`.
     fn cuStreamCreate(stream: *mut Handle, flags: c_uint) {
-        let _ = flags;
         if stream.is_null() {
             return Err(null_argument("phStream"));
         }
-        let value = driver::stream_create()?;
+        let value = driver::stream_create_with(flags, 0)?;
         unsafe { put(stream, handle(value), "phStream") }
     }
 
@@ -902,6 +907,9 @@ calls! {
         if attributes.is_null() || data.is_null() {
             return Err(null_argument("attributes"));
         }
+        // Whether the pointer is in memory the driver knows (an allocation, a mapping, pinned
+        // or managed memory).
+        let known = driver::pointer_attribute(2, pointer).is_ok();
         for i in 0..usize::try_from(count).unwrap_or(0) {
             // SAFETY: `count` attributes and data pointers, by the call's contract.
             let (attribute, out) = unsafe { (attributes.add(i).read(), data.add(i).read()) };
@@ -917,9 +925,18 @@ calls! {
                 2 => Some(PointerValue::U32(0)),
                 3 => Some(PointerValue::U64(0)),
                 4 => Some(PointerValue::U64(pointer)),
-                8 => Some(PointerValue::Bool(false)),
+                8 => Some(PointerValue::U32(0)),
                 9 => Some(PointerValue::I32(-2)),
                 _ => None,
+            };
+            // Of device memory, HOST_POINTER is NULL ("the attributes are assigned default
+            // NULL values" rather than an error); the values above are for unknown memory.
+            let unknown = if known && attribute == 4 {
+                Some(PointerValue::U64(0))
+            } else if known {
+                None
+            } else {
+                unknown
             };
             match (driver::pointer_attribute(attribute, pointer), unknown) {
                 (Ok(value), _) | (Err(_), Some(value)) => unsafe { put_pointer_value(out, value) }?,
@@ -1321,6 +1338,26 @@ calls! {
         driver::graph_exec_set(number(executable), number(node), kernel)
     }
 
+    /// `cuGraphKernelNodeSetParams`: the graph's node launches as `params` says, its
+    /// parameters copied now.
+    fn cuGraphKernelNodeSetParams(node: Handle, params: *const KernelNodeParams) {
+        let kernel = unsafe { kernel_node(params) }?;
+        driver::graph_node_set(number(node), kernel)
+    }
+
+    /// `cuGraphKernelNodeSetParams_v2`: as the first version.
+    fn cuGraphKernelNodeSetParams_v2(node: Handle, params: *const KernelNodeParamsV2) {
+        let params = unsafe { first_version(params) }?;
+        let kernel = unsafe { kernel_node(&params) }?;
+        driver::graph_node_set(number(node), kernel)
+    }
+
+    /// `cuGraphNodeGetType` ([`driver::graph_node_type`]).
+    fn cuGraphNodeGetType(node: Handle, kind: *mut c_int) {
+        let value = driver::graph_node_type(number(node))?;
+        unsafe { put(kind, value, "type") }
+    }
+
     /// `cuGraphExecMemcpyNodeSetParams`: the node's copy.
     fn cuGraphExecMemcpyNodeSetParams(
         executable: Handle,
@@ -1634,5 +1671,10 @@ fn enqueue(launch: &Launch<'_>) -> CallResult<()> {
     if driver::defers(launch.stream) && !launch.cooperative && launch.cluster.is_none() {
         return driver::defer(launch);
     }
+    // A launch that runs now runs after the launches kept on created streams: on the legacy
+    // default stream it must ("the legacy default stream ... waits for all work in blocking
+    // streams", CUDA Runtime API, "Stream synchronization behavior"), and elsewhere running
+    // them first is one of the orders a GPU may take.
+    driver::run_deferred()?;
     driver::launch(launch)
 }

@@ -48,7 +48,6 @@ not_supported! {
     cuDeviceGetP2PAttribute
     cuDeviceGetProperties
     cuDeviceGetTexture1DLinearMaxWidth
-    cuDevicePrimaryCtxReset
     cuDevicePrimaryCtxSetFlags
     cuDeviceRegisterAsyncNotification
     cuDeviceUnregisterAsyncNotification
@@ -86,7 +85,6 @@ not_supported! {
     cuGLUnmapBufferObjectAsync
     cuGLUnregisterBufferObject
     cuGraphAddBatchMemOpNode
-    cuGraphAddChildGraphNode
     cuGraphAddDependencies
     cuGraphAddDependencies_v2
     cuGraphAddEventRecordNode
@@ -129,8 +127,6 @@ not_supported! {
     cuGraphKernelNodeGetParams
     cuGraphKernelNodeGetParams_v2
     cuGraphKernelNodeSetAttribute
-    cuGraphKernelNodeSetParams
-    cuGraphKernelNodeSetParams_v2
     cuGraphMemcpyNodeGetParams
     cuGraphMemcpyNodeSetParams
     cuGraphMemsetNodeGetParams
@@ -145,7 +141,6 @@ not_supported! {
     cuGraphNodeGetLocalId
     cuGraphNodeGetParams
     cuGraphNodeGetToolsId
-    cuGraphNodeGetType
     cuGraphNodeSetEnabled
     cuGraphNodeSetParams
     cuGraphNodeSetParams_v2
@@ -217,8 +212,6 @@ not_supported! {
     cuMemGetLocationInfo
     cuMemGetMemPool
     cuMemMapArrayAsync
-    cuMemPoolCreate
-    cuMemPoolDestroy
     cuMemPoolExportPointer
     cuMemPoolExportToShareableHandle
     cuMemPoolGetAccess
@@ -226,8 +219,6 @@ not_supported! {
     cuMemPoolImportPointer
     cuMemPoolSetAccess
     cuMemPrefetchBatchAsync
-    cuMemRangeGetAttribute
-    cuMemRangeGetAttributes
     cuMemSetMemPool
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2
@@ -273,7 +264,6 @@ not_supported! {
     cuParamSetv
     cuPointerSetAttribute
     cuSignalExternalSemaphoresAsync
-    cuStreamAttachMemAsync
     cuStreamBatchMemOp
     cuStreamBatchMemOp_v2
     cuStreamBeginCaptureToCig

@@ -260,9 +260,9 @@ calls! {
         driver::device_get(device).map(|_| ())
     }
 
-    /// `cuDevicePrimaryCtxReset_v2`: the primary context stays (its memory too).
+    /// `cuDevicePrimaryCtxReset_v2`: [`driver::primary_context_reset`].
     fn cuDevicePrimaryCtxReset_v2(device: CUdevice) {
-        driver::device_get(device).map(|_| ())
+        driver::primary_context_reset(device)
     }
 
     /// `cuCtxGetFlags`: 0.
@@ -308,20 +308,21 @@ calls! {
         driver::context_synchronize()
     }
 
-    /// `cuCtxGetLimit`: CUDA's defaults (stack 1 KiB, printf FIFO 1 MiB, malloc heap 8 MiB,
-    /// ...); `cuCtxSetLimit` is accepted and not kept.
+    /// `cuCtxGetLimit`: what `cuCtxSetLimit` set, else CUDA's defaults (stack 1 KiB, printf
+    /// FIFO 1 MiB, malloc heap 8 MiB, ...).
     fn cuCtxGetLimit(value: *mut usize, limit: c_int) {
         let found = LIMITS.iter().find(|(key, _)| *key == limit).map(|(_, v)| *v);
         let found = found
             .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("unknown limit {limit}")))?;
-        unsafe { put(value, found, "pvalue") }
+        let found = driver::context_get_limit(limit, found as u64)?;
+        unsafe { put(value, found as usize, "pvalue") }
     }
 
-    /// `cuCtxSetLimit`: accepted for the known limits, with no effect.
+    /// `cuCtxSetLimit`: kept for `cuCtxGetLimit` for the known limits; the malloc heap's size
+    /// sizes the device heap ([`driver::context_set_limit`]), the others have no effect.
     fn cuCtxSetLimit(limit: c_int, value: usize) {
-        let _ = value;
         if LIMITS.iter().any(|(key, _)| *key == limit) {
-            Ok(())
+            driver::context_set_limit(limit, value as u64)
         } else {
             Err(Failure::new(CudaError::InvalidValue, format!("unknown limit {limit}")))
         }
@@ -351,11 +352,12 @@ calls! {
 
     /// `cuCtxGetStreamPriorityRange`: 0 (least) to -5 (greatest), as an H100's.
     fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int) {
+        let (least_value, greatest_value) = driver::STREAM_PRIORITIES;
         if !least.is_null() {
-            unsafe { put(least, 0, "leastPriority") }?;
+            unsafe { put(least, least_value, "leastPriority") }?;
         }
         if !greatest.is_null() {
-            unsafe { put(greatest, -5, "greatestPriority") }?;
+            unsafe { put(greatest, greatest_value, "greatestPriority") }?;
         }
         Ok(())
     }
@@ -365,27 +367,28 @@ calls! {
         Ok(())
     }
 
-    /// `cuStreamCreateWithPriority`: as `cuStreamCreate` (priorities have no effect: every
-    /// call finishes its work before it returns).
+    /// `cuStreamCreateWithPriority`: as `cuStreamCreate`, the priority kept for
+    /// `cuStreamGetPriority` (it has no effect: every call finishes its work before it returns).
     fn cuStreamCreateWithPriority(stream: *mut Handle, flags: c_uint, priority: c_int) {
-        let _ = (flags, priority);
         if stream.is_null() {
             return Err(null_argument("phStream"));
         }
-        let value = driver::stream_create()?;
+        let value = driver::stream_create_with(flags, priority)?;
         unsafe { put(stream, handle(value), "phStream") }
     }
 
-    /// `cuStreamGetPriority`: 0.
+    /// `cuStreamGetPriority`: the priority the stream was created with, clamped to the
+    /// device's range (0 for the NULL stream).
     fn cuStreamGetPriority(stream: Handle, priority: *mut c_int) {
-        let _ = stream;
-        unsafe { put(priority, 0, "priority") }
+        let (_, value) = driver::stream_settings(number(stream))?;
+        unsafe { put(priority, value, "priority") }
     }
 
-    /// `cuStreamGetFlags`: 0 (`CU_STREAM_DEFAULT`).
+    /// `cuStreamGetFlags`: the flags the stream was created with (`CU_STREAM_DEFAULT` for the
+    /// NULL stream).
     fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) {
-        let _ = stream;
-        unsafe { put(flags, 0, "flags") }
+        let (value, _) = driver::stream_settings(number(stream))?;
+        unsafe { put(flags, value, "flags") }
     }
 
     /// `cuStreamGetId`: the stream's handle number (0 for the NULL stream).
@@ -760,18 +763,23 @@ calls! {
         super::enqueue(&launch)
     }
 
-    /// `cuMemAllocAsync`: device memory, at once (stream-ordered allocation is immediate);
-    /// on a capturing stream, an allocation node of the graph and its address
-    /// ([`driver::graph`]).
+    /// `cuMemAllocAsync`: device memory, at once (stream-ordered allocation is immediate),
+    /// counted in the device's default pool ([`Pools`]); on a capturing stream, an allocation
+    /// node of the graph and its address ([`driver::graph`]).
     fn cuMemAllocAsync(address: *mut u64, bytes: usize, stream: Handle) {
+        let device = driver::context_get_device()?;
         let value = stream_allocate(bytes, stream)?;
+        pools().allocated(number(pool_handle(device)), value, bytes as u64);
         unsafe { put(address, value, "dptr") }
     }
 
-    /// `cuMemAllocFromPoolAsync`: as `cuMemAllocAsync` (every pool is the device's memory).
+    /// `cuMemAllocFromPoolAsync`: as `cuMemAllocAsync`, counted in `pool`'s used memory.
     fn cuMemAllocFromPoolAsync(address: *mut u64, bytes: usize, pool: Handle, stream: Handle) {
-        let _ = pool;
+        if !pools().known(number(pool)) {
+            return Err(Failure::new(CudaError::InvalidValue, "not a memory pool"));
+        }
         let value = stream_allocate(bytes, stream)?;
+        pools().allocated(number(pool), value, bytes as u64);
         unsafe { put(address, value, "dptr") }
     }
 
@@ -782,7 +790,9 @@ calls! {
             return Ok(());
         }
         driver::stream_synchronize(number(stream))?;
-        driver::memory_free(address)
+        driver::memory_free(address)?;
+        pools().freed(address);
+        Ok(())
     }
 
     /// `cuDeviceGetDefaultMemPool`: the device's one pool.
@@ -803,19 +813,59 @@ calls! {
         driver::device_get(device).map(|_| ())
     }
 
-    /// `cuMemPoolSetAttribute`: accepted, with no effect (allocations are immediate).
-    fn cuMemPoolSetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) {
-        let _ = (pool, attribute, value);
-        Ok(())
+    /// `cuMemPoolCreate`: a pool of device memory. Its allocations are made and freed at once
+    /// (stream-ordered allocation is immediate here), so it holds no memory beyond what is in
+    /// use; its attributes are kept ([`Pools`]).
+    fn cuMemPoolCreate(pool: *mut Handle, properties: *const super::graph::PoolProps) {
+        if properties.is_null() {
+            return Err(null_argument("poolProps"));
+        }
+        // SAFETY: a `CUmemPoolProps`, by the call's contract.
+        let props = unsafe { properties.read() };
+        let (location_type, device) = props.location();
+        if location_type != 1 {
+            return Err(Failure::new(
+                CudaError::NotSupported,
+                format!("memory pools of location type {location_type} (only device memory, 1)"),
+            ));
+        }
+        driver::device_get(device)?;
+        let value = pools().create();
+        unsafe { put(pool, handle(value), "pool") }
     }
 
-    /// `cuMemPoolGetAttribute`: 0 for every attribute (a `cuuint64_t` or `int`: 8 bytes
-    /// zeroed where the attribute is 64-bit, the thresholds and counters).
+    /// `cuMemPoolDestroy`: forgets the pool (its live allocations stay valid until freed, as
+    /// "the pool's memory is released when all allocations are freed").
+    fn cuMemPoolDestroy(pool: Handle) {
+        if pools().destroy(number(pool)) {
+            Ok(())
+        } else {
+            Err(Failure::new(CudaError::InvalidValue, "not a memory pool made by cuMemPoolCreate"))
+        }
+    }
+
+    /// `cuMemPoolSetAttribute`: the reuse flags and the release threshold are kept; the high
+    /// watermarks may be reset (to 0).
+    fn cuMemPoolSetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) {
+        if value.is_null() {
+            return Err(null_argument("value"));
+        }
+        // SAFETY: an `int` (attributes 1 to 3) or a `cuuint64_t`, by the call's contract.
+        let value = match attribute {
+            1..=3 => u64::from(unsafe { value.cast::<c_int>().read() } as u32),
+            _ => unsafe { value.cast::<u64>().read() },
+        };
+        pools().set(number(pool), attribute, value)
+    }
+
+    /// `cuMemPoolGetAttribute`: the reuse flags (`int`: 1 unless set), the release threshold,
+    /// and the reserved and used memory (current and high watermark) of the pool's live
+    /// allocations (`cuuint64_t`).
     fn cuMemPoolGetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) {
-        let _ = pool;
+        let found = pools().get(number(pool), attribute)?;
         match attribute {
-            1..=3 => unsafe { put(value.cast::<c_int>(), 0, "value") },
-            _ => unsafe { put(value.cast::<u64>(), 0, "value") },
+            1..=3 => unsafe { put(value.cast::<c_int>(), found as c_int, "value") },
+            _ => unsafe { put(value.cast::<u64>(), found, "value") },
         }
     }
 
@@ -1102,4 +1152,119 @@ unsafe fn active_blocks(
         format!("occupancy: block {block}, {dynamic_shared} dynamic shared bytes: {value}")
     });
     unsafe { put(blocks, value, "numBlocks") }
+}
+
+/// The memory pools: each device's default pool ([`pool_handle`]) and those of
+/// `cuMemPoolCreate`, with their attributes and live allocations.
+#[derive(Default)]
+struct Pools {
+    pools: std::collections::HashMap<u64, Pool>,
+    /// The pool of each live allocation.
+    owner: std::collections::HashMap<u64, (u64, u64)>,
+    next: u64,
+}
+
+/// A memory pool's attributes and counters.
+#[derive(Clone, Debug)]
+struct Pool {
+    /// `CU_MEMPOOL_ATTR_REUSE_*` (attributes 1 to 3).
+    reuse: [u64; 3],
+    /// `CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`.
+    threshold: u64,
+    used: u64,
+    high: u64,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Self {
+            reuse: [1; 3],
+            threshold: 0,
+            used: 0,
+            high: 0,
+        }
+    }
+}
+
+/// The process's [`Pools`].
+fn pools() -> std::sync::MutexGuard<'static, Pools> {
+    static POOLS: std::sync::OnceLock<std::sync::Mutex<Pools>> = std::sync::OnceLock::new();
+    POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Pools {
+    /// Whether `pool` is a default pool or one `cuMemPoolCreate` made.
+    fn known(&self, pool: u64) -> bool {
+        (0x5000_0000..0x5000_1000).contains(&pool) || self.pools.contains_key(&pool)
+    }
+
+    fn create(&mut self) -> u64 {
+        self.next += 1;
+        let handle = 0x5100_0000 + self.next;
+        self.pools.insert(handle, Pool::default());
+        handle
+    }
+
+    fn destroy(&mut self, pool: u64) -> bool {
+        (0x5100_0000..0x5200_0000).contains(&pool) && self.pools.remove(&pool).is_some()
+    }
+
+    fn pool(&mut self, pool: u64) -> super::CallResult<&mut Pool> {
+        if !self.known(pool) {
+            return Err(Failure::new(CudaError::InvalidValue, "not a memory pool"));
+        }
+        Ok(self.pools.entry(pool).or_default())
+    }
+
+    fn allocated(&mut self, pool: u64, address: u64, bytes: u64) {
+        if let Ok(entry) = self.pool(pool) {
+            entry.used += bytes;
+            entry.high = entry.high.max(entry.used);
+            self.owner.insert(address, (pool, bytes));
+        }
+    }
+
+    fn freed(&mut self, address: u64) {
+        if let Some((pool, bytes)) = self.owner.remove(&address) {
+            if let Some(entry) = self.pools.get_mut(&pool) {
+                entry.used = entry.used.saturating_sub(bytes);
+            }
+        }
+    }
+
+    fn set(&mut self, pool: u64, attribute: c_int, value: u64) -> super::CallResult<()> {
+        let entry = self.pool(pool)?;
+        match attribute {
+            1..=3 => entry.reuse[attribute as usize - 1] = value,
+            4 => entry.threshold = value,
+            // the high watermarks: "it is illegal to set this attribute to a non-zero value"
+            6 | 8 if value == 0 => entry.high = entry.used,
+            _ => {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    format!("memory pool attribute {attribute} cannot be set to {value}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&mut self, pool: u64, attribute: c_int) -> super::CallResult<u64> {
+        let entry = self.pool(pool)?;
+        Ok(match attribute {
+            1..=3 => entry.reuse[attribute as usize - 1],
+            4 => entry.threshold,
+            5 | 7 => entry.used,
+            6 | 8 => entry.high,
+            _ => {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    format!("unknown memory pool attribute {attribute}"),
+                ));
+            }
+        })
+    }
 }

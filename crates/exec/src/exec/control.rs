@@ -7,7 +7,12 @@ use ptxsim_isa::ops::BarrierOp;
 use super::{Control, Executor};
 use crate::error::ExecError;
 use crate::ir::{Destination, Instruction, InstructionKind, PredicateSource, RegisterId, Source};
-use crate::machine::{CLUSTER_BARRIER, Frame, Outcome, ThreadStatus};
+use crate::machine::{CLUSTER_BARRIER, Frame, Outcome, SavedState, ThreadStatus};
+
+/// The deepest call stack a thread may have: CUDA's default stack is 1 KiB a thread
+/// (`cudaLimitStackSize`), which no real recursion this deep fits in; a deeper one is a runaway
+/// recursion, and traps as a GPU's stack overflow faults.
+pub(crate) const MAX_CALL_DEPTH: usize = 4096;
 
 /// What a `call` instruction carries ([`crate::ir::InstructionKind::Call`]).
 #[derive(Clone, Copy)]
@@ -101,8 +106,16 @@ impl Executor<'_, '_> {
         Ok(Control::Done)
     }
 
-    /// `call`: the arguments copied into the callee's parameters, a frame pushed; a recursive
-    /// call traps.
+    /// `call`: the arguments copied into the callee's parameters, a frame pushed. A call of a
+    /// function that the thread is already running (recursion, which PTX allows: "recursion is
+    /// supported" for `.func`, PTX ISA 9.0, 7.1 "Function declarations and definitions", and
+    /// nvcc emits it for recursive device functions) first saves the thread's registers and
+    /// `.param` space and the callee's `.local` variables ([`Program::function_locals`]) in the
+    /// frame, and `ret` puts them back, so each invocation has its own (a pointer to an outer
+    /// invocation's `.local` variable, handed to an inner one, reaches the inner one's). A call
+    /// stack deeper than [`MAX_CALL_DEPTH`] traps.
+    ///
+    /// [`Program::function_locals`]: crate::ir::Program::function_locals
     #[inline(always)]
     pub(super) fn call(
         &mut self,
@@ -120,9 +133,36 @@ impl Executor<'_, '_> {
         } = *call;
         let mut values = Vec::with_capacity(register_arguments.len());
         for &lane in lanes {
+            let frames = &self.threads[lane].frames;
+            if frames.len() >= MAX_CALL_DEPTH {
+                let message = format!(
+                    "call of `{callee}` deeper than {MAX_CALL_DEPTH} calls (a runaway recursion?)"
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            let saved = frames.iter().any(|f| f.callee == target).then(|| {
+                let local = &self.threads[lane].local;
+                let range = self
+                    .device
+                    .program
+                    .function_locals
+                    .iter()
+                    .find(|(start, _, _)| *start == target)
+                    .and_then(|&(_, from, to)| {
+                        Some(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
+                    })
+                    .filter(|range| range.end <= local.len())
+                    .unwrap_or(0..0);
+                Box::new(SavedState {
+                    registers: self.lanes.save(lane),
+                    params: self.threads[lane].params.clone(),
+                    local: (range.start, local[range].to_vec()),
+                })
+            });
             // `.reg` parameters: every argument is read before any parameter is written (an
-            // argument may be a register of the callee when it calls itself... which traps
-            // below, or the same register twice).
+            // argument may be a register of the callee when it calls itself, or the same
+            // register twice).
             values.clear();
             values.extend(
                 register_arguments
@@ -131,11 +171,6 @@ impl Executor<'_, '_> {
             );
             for ((_, destination), value) in register_arguments.iter().zip(&values) {
                 self.write(lane, *destination, *value, destination.ty);
-            }
-            if self.threads[lane].frames.iter().any(|f| f.callee == target) {
-                let message = format!("recursive call of `{callee}` (recursion is not simulated)");
-                self.trap(lane, instruction, message);
-                continue;
             }
             for (from, to, bytes) in arguments {
                 if !self.copy_param(lane, *from, *to, *bytes) {
@@ -155,6 +190,7 @@ impl Executor<'_, '_> {
                 callee: target,
                 returns: returns.to_vec(),
                 register_returns: register_returns.to_vec(),
+                saved,
             });
             self.lanes.pc[lane] = target;
         }
@@ -256,19 +292,60 @@ impl Executor<'_, '_> {
                 self.stop(lane, Outcome::Exited);
                 continue;
             };
-            for (from, to, bytes) in &frame.returns {
-                if !self.copy_param(lane, *from, *to, *bytes) {
-                    return Err((
-                        lane,
-                        Box::new(ExecError::Internal(
-                            "return value outside the parameter space".to_string(),
-                        )),
-                    ));
+            let Some(saved) = frame.saved else {
+                for (from, to, bytes) in &frame.returns {
+                    if !self.copy_param(lane, *from, *to, *bytes) {
+                        return Err((lane, return_outside()));
+                    }
                 }
+                for (from, to) in &frame.register_returns {
+                    let value = self.read(lane, Source::Register(*from));
+                    self.write(lane, *to, value, to.ty);
+                }
+                self.lanes.pc[lane] = frame.return_pc;
+                continue;
+            };
+            // A recursive call's return: the return values are read from the invocation that
+            // ends, the caller's registers and parameters put back, then the values written.
+            let mut bytes_back = Vec::with_capacity(frame.returns.len());
+            for &(from, to, bytes) in &frame.returns {
+                let params = &self.threads[lane].params;
+                let range = from
+                    .checked_sub(crate::ir::THREAD_PARAM_BASE)
+                    .and_then(|start| {
+                        Some(usize::try_from(start).ok()?..usize::try_from(start + bytes).ok()?)
+                    })
+                    .filter(|range| range.end <= params.len());
+                let Some(range) = range else {
+                    return Err((lane, return_outside()));
+                };
+                bytes_back.push((to, params[range].to_vec()));
             }
-            for (from, to) in &frame.register_returns {
-                let value = self.read(lane, Source::Register(*from));
-                self.write(lane, *to, value, to.ty);
+            let registers_back: Vec<(Destination, u128)> = frame
+                .register_returns
+                .iter()
+                .map(|(from, to)| (*to, self.read(lane, Source::Register(*from))))
+                .collect();
+            self.lanes.restore(lane, &saved.registers);
+            self.threads[lane].params = saved.params;
+            let (start, bytes) = saved.local;
+            if let Some(slot) = self.threads[lane].local.get_mut(start..start + bytes.len()) {
+                slot.copy_from_slice(&bytes);
+            }
+            for (to, bytes) in bytes_back {
+                let params = &mut self.threads[lane].params;
+                let range = to
+                    .checked_sub(crate::ir::THREAD_PARAM_BASE)
+                    .and_then(|start| usize::try_from(start).ok())
+                    .map(|start| start..start + bytes.len())
+                    .filter(|range| range.end <= params.len());
+                let Some(range) = range else {
+                    return Err((lane, return_outside()));
+                };
+                params[range].copy_from_slice(&bytes);
+            }
+            for (to, value) in registers_back {
+                self.write(lane, to, value, to.ty);
             }
             self.lanes.pc[lane] = frame.return_pc;
             self.threads[lane].stack = frame.stack;
@@ -397,4 +474,11 @@ impl Executor<'_, '_> {
             }),
         ))
     }
+}
+
+/// A return value outside the thread's `.param` space (a simulator bug: lowering places them).
+fn return_outside() -> Box<ExecError> {
+    Box::new(ExecError::Internal(
+        "return value outside the parameter space".to_string(),
+    ))
 }

@@ -28,6 +28,7 @@ mod mma;
 mod mma_kernels;
 mod mma_sim;
 mod oob;
+mod recursion;
 mod sample_traces;
 mod samples;
 mod scalar;
