@@ -947,6 +947,29 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 instruction.span,
             ));
         }
+        // The index: a 32-bit integer register or a constant (brx.md: "brx.idx{.uni} index,
+        // tlist"; ptxas 13.5: "Arguments mismatch for instruction 'brx.idx'" for a 16- or
+        // 64-bit, `.f32` or `.pred` register, a variable, a special register, a vector or an
+        // address).
+        let index = &instruction.operands[0];
+        let index_fits = match index {
+            Operand::Immediate(_) | Operand::Sink(_) => true,
+            Operand::Name(name) if name.name.as_str().starts_with('%') => {
+                self.quiet_lookup(name.name.as_str()).is_none_or(|found| {
+                    found
+                        .ty
+                        .is_none_or(|ty| matches!(ty, Type::U32 | Type::B32 | Type::S32))
+                })
+            }
+            _ => false,
+        };
+        if !index_fits {
+            return Some(Diagnostic::error(
+                "E0323",
+                "the index of `brx.idx` must be a `.u32`, `.b32` or `.s32` register or a constant",
+                index.span(),
+            ));
+        }
         let Some(Operand::Name(list)) = instruction.operands.get(1) else {
             return None;
         };

@@ -791,6 +791,27 @@ const PMEVENT: SyntaxForm = SyntaxForm {
     ..form(Opcode::Pmevent, "9.7.19.3 (pmevent.md)")
 };
 
+/// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx.md): `index` a 32-bit integer register or a
+/// constant (ptxas 13.5: "Arguments mismatch for instruction 'brx.idx'" for 16- and 64-bit,
+/// `.f32` and `.pred` registers and for a variable; "Result discard mode is not allowed" for
+/// the sink), `tlist` the `.branchtargets` list the checker resolves by name; `.idx` comes
+/// first ("Not a name of any known instruction: 'brx'" for `brx.uni.idx`), and any other word
+/// is "Illegal modifier '.sync' for instruction 'brx.idx'" or an extra type ("Unexpected
+/// instruction types specified for 'brx.idx'").
+const BRX: SyntaxForm = SyntaxForm {
+    words: &["idx"],
+    groups: &[group(".uni", &["uni"], false)],
+    operands: &[
+        slot(
+            "index",
+            false,
+            fixed(RegisterRule::OneOf(&[Type::U32, Type::B32, Type::S32])),
+        ),
+        slot("tlist", false, Kind::Fixed(SlotShape::Label)),
+    ],
+    ..form(Opcode::Brx, "9.7.12.4 (brx.md)")
+};
+
 /// `brkpt;` (9.7.19.1, brkpt.md).
 const BRKPT: SyntaxForm = form(Opcode::Brkpt, "9.7.19.1 (brkpt.md)");
 
@@ -1411,6 +1432,7 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Istypep => std::slice::from_ref(&ISTYPEP),
         Opcode::Pmevent => std::slice::from_ref(&PMEVENT),
         Opcode::Brkpt => std::slice::from_ref(&BRKPT),
+        Opcode::Brx => std::slice::from_ref(&BRX),
         Opcode::Tcgen05 => &TCGEN05,
         Opcode::Tensormap => &TENSORMAP,
         Opcode::Clusterlaunchcontrol => std::slice::from_ref(&TRY_CANCEL),
@@ -1719,6 +1741,7 @@ fn sub_operations(opcode: Opcode) -> Option<&'static [&'static str]> {
         ],
         Opcode::Clusterlaunchcontrol => &["try_cancel", "query_cancel"],
         Opcode::Tensormap => &["replace", "cp_fenceproxy"],
+        Opcode::Brx => &["idx"],
         _ => return None,
     })
 }
