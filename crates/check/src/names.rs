@@ -1324,6 +1324,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             video_selectors(op, instruction, &mut self.resolver.diagnostics);
         }
         minus_negations(op, instruction, &mut self.resolver.diagnostics);
+        special_register_operands(op, instruction, &mut self.resolver.diagnostics);
         // ptxas 13.5: "Result discard mode is not allowed for instruction 'bra'"; `brx.idx`'s
         // sink is a syntax error to it.
         if matches!(op, Some(Opcode::Bra | Opcode::Brx))
@@ -2063,6 +2064,44 @@ fn call_shape(instruction: &Instruction) -> Option<Diagnostic> {
              parentheses, `call (r), f, (a, b);`",
             extra.span(),
         )),
+    }
+}
+
+/// A special register written as an operand of its own (PTX ISA 10, "Special Registers": they
+/// are read with `mov` or `cvt`): ptxas 13.5 rejects it on every other instruction ("Special
+/// register argument not allowed for instruction 'add'", also as a destination; probed with one
+/// source of each accepted line of `ops-forms.tsv`, `fuzz-forms.tsv` and `mov.tsv`, 1,800
+/// lines: only `mov` and `cvt` took one), but takes one as an element of a brace vector
+/// (`st.shared.v2.u32 [a], {%tid.x, %tid.y}`) or of a texture or surface coordinate list.
+/// `mov` and `cvt` have their own rules (E0328 in the operand tables).
+fn special_register_operands(
+    op: Option<Opcode>,
+    instruction: &Instruction,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(op) = op else {
+        return;
+    };
+    if matches!(op, Opcode::Mov | Opcode::Cvt) {
+        return;
+    }
+    let special = instruction.operands.iter().find(|operand| match operand {
+        Operand::SpecialRegister(_) => true,
+        Operand::Negated(_, inner, _) => matches!(**inner, Operand::SpecialRegister(_)),
+        _ => false,
+    });
+    if let Some(special) = special {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0328",
+                format!(
+                    "a special register cannot be an operand of `{}`",
+                    instruction.opcode.as_str()
+                ),
+                special.span(),
+            )
+            .with_help("read it into a register with `mov` first"),
+        );
     }
 }
 
