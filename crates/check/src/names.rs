@@ -936,6 +936,92 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     /// directive expected for argument 1 of instruction 'brx.idx'" for a plain label, a
     /// `.callprototype`, a register or a variable, "Arguments mismatch" without the list. A
     /// name declared nowhere is reported by the resolver.
+    /// Operand kinds ptxas 13.5 rejects on any instruction, whatever its slots take (found by
+    /// `scripts/conformance/opgen.py`, probed on every opcode of the conformance data):
+    ///
+    /// * a vector component (`.x`, `.y`, `.z`, `.w`, `.r`, `.g`, `.b`, `.a`) of a scalar
+    ///   register ("Unknown video selector: '.x'"; PTX ISA 5.4.3: components select elements
+    ///   of vector variables);
+    /// * a label, `.branchtargets` or `.callprototype` name as an operand (or an address's
+    ///   base) of anything but `bra`, `brx` and `call` ("Arguments mismatch for instruction
+    ///   'mov'", "Illegal operand type to instruction 'ld'"; PTX ISA 5.2.5: labels are branch
+    ///   and call targets);
+    /// * a `d|p` pair anywhere but as the first operand of the instructions whose Syntax blocks
+    ///   have one (`setp`, `shfl`, `match`, `elect`, `lop3`, `tex`, `tld4`; "Predicate output
+    ///   not allowed for instruction 'add'", elsewhere "Parsing error near '|'").
+    fn operand_kinds(&mut self, op: Opcode, instruction: &'a Instruction) {
+        let branch = matches!(op, Opcode::Bra | Opcode::Brx | Opcode::Call);
+        let takes_pair = matches!(
+            op,
+            Opcode::Setp
+                | Opcode::Shfl
+                | Opcode::Match
+                | Opcode::Elect
+                | Opcode::Lop3
+                | Opcode::Tex
+                | Opcode::Tld4
+        );
+        for (index, operand) in instruction.operands.iter().enumerate() {
+            if let Operand::Name(name) = operand
+                && let Some(component) = &name.component
+                && !ptxsim_isa::syntax::is_video(op)
+                && self
+                    .quiet_lookup(name.name.as_str())
+                    .is_some_and(|found| found.ty.is_some())
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`{}` is a scalar register: `.{}` selects an element of a vector register",
+                        name.name.as_str(),
+                        component.value
+                    ),
+                    component.span,
+                ));
+            }
+            let named = match operand {
+                Operand::Name(name) => Some(&name.name),
+                Operand::NameOffset(offset) => Some(&offset.name.name),
+                Operand::Address(address) => match &address.base {
+                    AddressBase::Name(name) => Some(&name.name),
+                    AddressBase::Immediate(_) => None,
+                },
+                _ => None,
+            };
+            if !branch
+                && let Some(name) = named
+                && !name.as_str().starts_with('%')
+                && self.anywhere().labels.contains_key(name.as_str())
+                && self
+                    .quiet_lookup(name.as_str())
+                    .is_none_or(|found| found.ty.is_none() && found.symbol.is_none())
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`{}` is a label: only `bra`, `brx.idx` and `call` take labels",
+                        name.as_str()
+                    ),
+                    name.span,
+                ));
+            }
+            if let Operand::Pair(span, ..) = operand
+                && (index > 0 || !takes_pair)
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`d|p` is the first operand of `setp`, `shfl`, `match`, `elect`, `lop3`, \
+                         `tex` and `tld4` only, not operand {} of `{}`",
+                        index + 1,
+                        instruction.opcode.as_str()
+                    ),
+                    *span,
+                ));
+            }
+        }
+    }
+
     fn brx_targets(&self, instruction: &Instruction) -> Option<Diagnostic> {
         if instruction.operands.len() != 2 {
             return Some(Diagnostic::error(
@@ -1325,6 +1411,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
         minus_negations(op, instruction, &mut self.resolver.diagnostics);
         special_register_operands(op, instruction, &mut self.resolver.diagnostics);
+        if let Some(op) = op {
+            self.operand_kinds(op, instruction);
+        }
         // ptxas 13.5: "Result discard mode is not allowed for instruction 'bra'"; `brx.idx`'s
         // sink is a syntax error to it.
         if matches!(op, Some(Opcode::Bra | Opcode::Brx))
@@ -1703,6 +1792,23 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 )
             }
             Operand::Sink(_) => (IsaOperand::Sink, Span::DUMMY),
+            // `!p`: the predicate register's type for the slot (ptxas 13.5: "Arguments mismatch
+            // for instruction 'add'" for `!%p` in a `.u32` slot); [`Self::operand`] checks that
+            // it is a predicate.
+            Operand::Negated(_, inner, Negation::Not) => {
+                self.operand(operand, Role::Value);
+                match &**inner {
+                    Operand::Name(name) if name.component.is_none() => {
+                        match self.quiet_lookup(name.name.as_str()) {
+                            Some(Found {
+                                span, ty: Some(ty), ..
+                            }) => (IsaOperand::Register(ty), span),
+                            _ => (IsaOperand::Other, Span::DUMMY),
+                        }
+                    }
+                    _ => (IsaOperand::Other, Span::DUMMY),
+                }
+            }
             // `-a` of vmad: its register's type is checked ([`minus_negations`] checks where
             // a negation may stand).
             Operand::Negated(_, inner, Negation::Minus) => self.typed_operand(inner),
