@@ -1878,6 +1878,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 }
             }
             Operand::Address(address) => match &address.base {
+                // A special register holding the address (`ld.u64 d, [%clock64]`,
+                // `prefetch.global.L2 [%globaltimer+8]`: ptxas 13.5 takes them).
+                AddressBase::Name(name)
+                    if name.component.is_none()
+                        && ptxsim_isa::SpecialWidth::of(name.name.as_str()).is_some()
+                        && self.quiet_lookup(name.name.as_str()).is_none() =>
+                {
+                    crate::rules::check_special_register(
+                        self.resolver.setting,
+                        name.name.as_str(),
+                        name.span,
+                        &mut self.resolver.diagnostics,
+                    );
+                }
                 AddressBase::Name(name) => {
                     let found = self.resolve(name.name.as_str(), name.name.span, Role::Value);
                     // An address register holds an address: ptxas 13.5 "Illegal to use symbol
