@@ -423,6 +423,9 @@ fn validate_vector_mov(
                 &scalar
             }
             Operand::Other | Operand::PredicatePair(..) => continue,
+            // So is a special register or a variable's address (`mov.v2.u32 {%r1, %r2},
+            // %tid.x`, `mov.v2.s16 {%h1, _}, sym`: ptxas 13.5 takes both).
+            Operand::Special(_) | Operand::Symbol(_) if !destination => continue,
             _ => {
                 out.push(Violation::new(
                     RuleCode::OperandShape,
