@@ -133,8 +133,9 @@ def main() -> int:
     jobs = []
     for t, v in pairs:
         # Register declarations a module header cannot have there (`.reg .b128` below PTX
-        # 8.3, `.reg .f16`/`.f16x2` below sm_53) would fail every line of the module.
-        ls = [l for l in chosen if not (gen.vkey(v) < (8, 3) and "%b128_" in l)
+        # 8.3 or sm_70, `.reg .f16`/`.f16x2` below sm_53) would fail every line of the module.
+        low = t in ("sm_50", "sm_60")
+        ls = [l for l in chosen if not ((gen.vkey(v) < (8, 3) or low) and "%b128_" in l)
               and not (t == "sm_50" and "%f16" in l)]
         jobs += [(t, v, b) for b in fuzz.batches(ls, args.batch)]
     print(f"{len(chosen)} lines x {len(pairs)} pairs: {sum(len(b) for _, _, b in jobs)} verdicts"
