@@ -1005,6 +1005,16 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     name.span,
                 ));
             }
+            // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a constant.
+            if op == Opcode::Bra
+                && let Operand::Immediate(immediate) = operand
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    "`bra` takes a label, not a constant",
+                    immediate.span,
+                ));
+            }
             if let Operand::Pair(span, ..) = operand
                 && (index > 0 || !takes_pair)
             {
@@ -1773,13 +1783,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 self.operand(operand, Role::Value);
                 (IsaOperand::Address, Span::DUMMY)
             }
+            // `name+offset` is an address constant: ptxas 13.5 takes it wherever an integer
+            // constant goes (`add.u32 d, sym+4, 1`, `setp.eq.u64 p, sym+4, b`, `cvt.u8.s32 d,
+            // sym+4`) and refuses it in float slots ("Arguments mismatch"), while a bare
+            // variable there is "must be register".
             Operand::NameOffset(offset) => {
                 let name = &offset.name.name;
                 let found = self.resolve(name.as_str(), name.span, Role::Value);
                 match found {
                     Some(Found {
-                        symbol: Some(kind), ..
-                    }) => (IsaOperand::Symbol(kind), Span::DUMMY),
+                        symbol: Some(_), ..
+                    }) => (
+                        IsaOperand::Immediate(ptxsim_isa::Literal::Integer),
+                        Span::DUMMY,
+                    ),
                     _ => (IsaOperand::Other, Span::DUMMY),
                 }
             }
