@@ -1,6 +1,6 @@
-//! The documented divergences from ptxas (docs/divergences.md, D1–D10): conformance lines on
-//! which ptxsim and ptxas differ on purpose (D1–D6: ptxas accepts what the PTX ISA text rules
-//! out) or for a documented gap (D7–D10). A conformance test excludes a line when some
+//! The documented divergences from ptxas (docs/divergences.md, D1–D9 and D24; D10 was closed
+//! in the sixth round): conformance lines on which ptxsim and ptxas differ on purpose (D1–D6:
+//! ptxas accepts what the PTX ISA text rules out) or for a documented gap (D7, D9, D24). A conformance test excludes a line when some
 //! [`Divergence::excludes`] it, and fails when an exclusion matches no line or an excluded line
 //! starts agreeing.
 //!
@@ -71,7 +71,7 @@ fn sm_number(target: &str) -> u32 {
         .unwrap_or(0)
 }
 
-/// D1–D10 of docs/divergences.md.
+/// D1–D9 and D24 of docs/divergences.md.
 pub const DIVERGENCES: &[Divergence] = &[
     Divergence {
         id: "D1 relu e2m1x2.bf16x2 source register",
@@ -137,32 +137,6 @@ pub const DIVERGENCES: &[Divergence] = &[
                     || i.starts_with("tcgen05.st.")
                     || i.starts_with("tcgen05.shift."))
                 && i.contains("[%b64_")
-        },
-        ptxas_accepts: false,
-    },
-    Divergence {
-        id: "D10 mbarrier.arrive count operand below sm_90",
-        // `mbarrier.arrive{_drop} state, [addr], count` without .noComplete/.expect_tx: ptxas
-        // wants sm_90; the sink as the state: a PTX ISA version above 7.0. The gate table sees
-        // modifiers, not operands.
-        matches: |_, t, v, i| {
-            let number = sm_number(t);
-            let version: f32 = v.parse().unwrap_or(0.0);
-            let arrive =
-                i.starts_with("mbarrier.arrive.") || i.starts_with("mbarrier.arrive_drop.");
-            // Other rules (`.shared::cta` needs 7.8, `.expect_tx` 8.0) decide these first.
-            let other_rule = (i.contains("shared::cta") && version < 7.8)
-                || (i.contains("expect_tx") && (number < 90 || version < 8.0))
-                || ((i.contains(".release.") || i.contains(".relaxed.")) && version < 8.0);
-            let sink = arrive && i.contains(" _,") && version <= 7.0;
-            number >= 80
-                && !other_rule
-                && (sink
-                    || (number < 90
-                        && arrive
-                        && !i.contains("noComplete")
-                        && !i.contains("expect_tx")
-                        && i.matches(',').count() == 2))
         },
         ptxas_accepts: false,
     },

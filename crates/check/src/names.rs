@@ -936,6 +936,102 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     /// directive expected for argument 1 of instruction 'brx.idx'" for a plain label, a
     /// `.callprototype`, a register or a variable, "Arguments mismatch" without the list. A
     /// name declared nowhere is reported by the resolver.
+    /// Operand kinds ptxas 13.5 rejects on any instruction, whatever its slots take (found by
+    /// `scripts/conformance/opgen.py`, probed on every opcode of the conformance data):
+    ///
+    /// * a vector component (`.x`, `.y`, `.z`, `.w`, `.r`, `.g`, `.b`, `.a`) of a scalar
+    ///   register ("Unknown video selector: '.x'"; PTX ISA 5.4.3: components select elements
+    ///   of vector variables);
+    /// * a label, `.branchtargets` or `.callprototype` name as an operand (or an address's
+    ///   base) of anything but `bra`, `brx` and `call` ("Arguments mismatch for instruction
+    ///   'mov'", "Illegal operand type to instruction 'ld'"; PTX ISA 5.2.5: labels are branch
+    ///   and call targets);
+    /// * a `d|p` pair anywhere but as the first operand of the instructions whose Syntax blocks
+    ///   have one (`setp`, `shfl`, `match`, `elect`, `lop3`, `tex`, `tld4`; "Predicate output
+    ///   not allowed for instruction 'add'", elsewhere "Parsing error near '|'").
+    fn operand_kinds(&mut self, op: Opcode, instruction: &'a Instruction) {
+        let branch = matches!(op, Opcode::Bra | Opcode::Brx | Opcode::Call);
+        let takes_pair = matches!(
+            op,
+            Opcode::Setp
+                | Opcode::Shfl
+                | Opcode::Match
+                | Opcode::Elect
+                | Opcode::Lop3
+                | Opcode::Tex
+                | Opcode::Tld4
+        );
+        for (index, operand) in instruction.operands.iter().enumerate() {
+            if let Operand::Name(name) = operand
+                && let Some(component) = &name.component
+                && !ptxsim_isa::syntax::is_video(op)
+                && self
+                    .quiet_lookup(name.name.as_str())
+                    .is_some_and(|found| found.ty.is_some())
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`{}` is a scalar register: `.{}` selects an element of a vector register",
+                        name.name.as_str(),
+                        component.value
+                    ),
+                    component.span,
+                ));
+            }
+            let named = match operand {
+                Operand::Name(name) => Some(&name.name),
+                Operand::NameOffset(offset) => Some(&offset.name.name),
+                Operand::Address(address) => match &address.base {
+                    AddressBase::Name(name) => Some(&name.name),
+                    AddressBase::Immediate(_) => None,
+                },
+                _ => None,
+            };
+            if !branch
+                && let Some(name) = named
+                && !name.as_str().starts_with('%')
+                && self.anywhere().labels.contains_key(name.as_str())
+                && self
+                    .quiet_lookup(name.as_str())
+                    .is_none_or(|found| found.ty.is_none() && found.symbol.is_none())
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`{}` is a label: only `bra`, `brx.idx` and `call` take labels",
+                        name.as_str()
+                    ),
+                    name.span,
+                ));
+            }
+            // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a constant.
+            if op == Opcode::Bra
+                && let Operand::Immediate(immediate) = operand
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    "`bra` takes a label, not a constant",
+                    immediate.span,
+                ));
+            }
+            if let Operand::Pair(span, ..) = operand
+                && (index > 0 || !takes_pair)
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`d|p` is the first operand of `setp`, `shfl`, `match`, `elect`, `lop3`, \
+                         `tex` and `tld4` only, not operand {} of `{}`",
+                        index + 1,
+                        instruction.opcode.as_str()
+                    ),
+                    *span,
+                ));
+            }
+        }
+    }
+
     fn brx_targets(&self, instruction: &Instruction) -> Option<Diagnostic> {
         if instruction.operands.len() != 2 {
             return Some(Diagnostic::error(
@@ -945,6 +1041,29 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     instruction.operands.len()
                 ),
                 instruction.span,
+            ));
+        }
+        // The index: a 32-bit integer register or a constant (brx.md: "brx.idx{.uni} index,
+        // tlist"; ptxas 13.5: "Arguments mismatch for instruction 'brx.idx'" for a 16- or
+        // 64-bit, `.f32` or `.pred` register, a variable, a special register, a vector or an
+        // address).
+        let index = &instruction.operands[0];
+        let index_fits = match index {
+            Operand::Immediate(_) | Operand::Sink(_) => true,
+            Operand::Name(name) if name.name.as_str().starts_with('%') => {
+                self.quiet_lookup(name.name.as_str()).is_none_or(|found| {
+                    found
+                        .ty
+                        .is_none_or(|ty| matches!(ty, Type::U32 | Type::B32 | Type::S32))
+                })
+            }
+            _ => false,
+        };
+        if !index_fits {
+            return Some(Diagnostic::error(
+                "E0323",
+                "the index of `brx.idx` must be a `.u32`, `.b32` or `.s32` register or a constant",
+                index.span(),
             ));
         }
         let Some(Operand::Name(list)) = instruction.operands.get(1) else {
@@ -1309,6 +1428,10 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             video_selectors(op, instruction, &mut self.resolver.diagnostics);
         }
         minus_negations(op, instruction, &mut self.resolver.diagnostics);
+        special_register_operands(op, instruction, &mut self.resolver.diagnostics);
+        if let Some(op) = op {
+            self.operand_kinds(op, instruction);
+        }
         // ptxas 13.5: "Result discard mode is not allowed for instruction 'bra'"; `brx.idx`'s
         // sink is a syntax error to it.
         if matches!(op, Some(Opcode::Bra | Opcode::Brx))
@@ -1668,13 +1791,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 self.operand(operand, Role::Value);
                 (IsaOperand::Address, Span::DUMMY)
             }
+            // `name+offset` is an address constant: ptxas 13.5 takes it wherever an integer
+            // constant goes (`add.u32 d, sym+4, 1`, `setp.eq.u64 p, sym+4, b`, `cvt.u8.s32 d,
+            // sym+4`) and refuses it in float slots ("Arguments mismatch"), while a bare
+            // variable there is "must be register".
             Operand::NameOffset(offset) => {
                 let name = &offset.name.name;
                 let found = self.resolve(name.as_str(), name.span, Role::Value);
                 match found {
                     Some(Found {
-                        symbol: Some(kind), ..
-                    }) => (IsaOperand::Symbol(kind), Span::DUMMY),
+                        symbol: Some(_), ..
+                    }) => (
+                        IsaOperand::Immediate(ptxsim_isa::Literal::Integer),
+                        Span::DUMMY,
+                    ),
                     _ => (IsaOperand::Other, Span::DUMMY),
                 }
             }
@@ -1687,6 +1817,23 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 )
             }
             Operand::Sink(_) => (IsaOperand::Sink, Span::DUMMY),
+            // `!p`: the predicate register's type for the slot (ptxas 13.5: "Arguments mismatch
+            // for instruction 'add'" for `!%p` in a `.u32` slot); [`Self::operand`] checks that
+            // it is a predicate.
+            Operand::Negated(_, inner, Negation::Not) => {
+                self.operand(operand, Role::Value);
+                match &**inner {
+                    Operand::Name(name) if name.component.is_none() => {
+                        match self.quiet_lookup(name.name.as_str()) {
+                            Some(Found {
+                                span, ty: Some(ty), ..
+                            }) => (IsaOperand::Register(ty), span),
+                            _ => (IsaOperand::Other, Span::DUMMY),
+                        }
+                    }
+                    _ => (IsaOperand::Other, Span::DUMMY),
+                }
+            }
             // `-a` of vmad: its register's type is checked ([`minus_negations`] checks where
             // a negation may stand).
             Operand::Negated(_, inner, Negation::Minus) => self.typed_operand(inner),
@@ -1756,6 +1903,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 }
             }
             Operand::Address(address) => match &address.base {
+                // A special register holding the address (`ld.u64 d, [%clock64]`,
+                // `prefetch.global.L2 [%globaltimer+8]`: ptxas 13.5 takes them).
+                AddressBase::Name(name)
+                    if name.component.is_none()
+                        && ptxsim_isa::SpecialWidth::of(name.name.as_str()).is_some()
+                        && self.quiet_lookup(name.name.as_str()).is_none() =>
+                {
+                    crate::rules::check_special_register(
+                        self.resolver.setting,
+                        name.name.as_str(),
+                        name.span,
+                        &mut self.resolver.diagnostics,
+                    );
+                }
                 AddressBase::Name(name) => {
                     let found = self.resolve(name.name.as_str(), name.name.span, Role::Value);
                     // An address register holds an address: ptxas 13.5 "Illegal to use symbol
@@ -2048,6 +2209,44 @@ fn call_shape(instruction: &Instruction) -> Option<Diagnostic> {
              parentheses, `call (r), f, (a, b);`",
             extra.span(),
         )),
+    }
+}
+
+/// A special register written as an operand of its own (PTX ISA 10, "Special Registers": they
+/// are read with `mov` or `cvt`): ptxas 13.5 rejects it on every other instruction ("Special
+/// register argument not allowed for instruction 'add'", also as a destination; probed with one
+/// source of each accepted line of `ops-forms.tsv`, `fuzz-forms.tsv` and `mov.tsv`, 1,800
+/// lines: only `mov` and `cvt` took one), but takes one as an element of a brace vector
+/// (`st.shared.v2.u32 [a], {%tid.x, %tid.y}`) or of a texture or surface coordinate list.
+/// `mov` and `cvt` have their own rules (E0328 in the operand tables).
+fn special_register_operands(
+    op: Option<Opcode>,
+    instruction: &Instruction,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(op) = op else {
+        return;
+    };
+    if matches!(op, Opcode::Mov | Opcode::Cvt) {
+        return;
+    }
+    let special = instruction.operands.iter().find(|operand| match operand {
+        Operand::SpecialRegister(_) => true,
+        Operand::Negated(_, inner, _) => matches!(**inner, Operand::SpecialRegister(_)),
+        _ => false,
+    });
+    if let Some(special) = special {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0328",
+                format!(
+                    "a special register cannot be an operand of `{}`",
+                    instruction.opcode.as_str()
+                ),
+                special.span(),
+            )
+            .with_help("read it into a register with `mov` first"),
+        );
     }
 }
 

@@ -776,7 +776,7 @@ pub fn check_function_directive(
             &feature,
             span,
             90,
-            PtxVersion::new(7, 8),
+            PtxVersion::new(7, 0),
             diagnostics,
         );
     }
@@ -784,6 +784,23 @@ pub fn check_function_directive(
 
 /// Reports `feature` (a special register, a directive) where the module's `.version` is older
 /// than `needed` (E0402) or its target older than `sm_{sm}` (E0401), at `span`.
+/// The operand-dependent requirements of `mbarrier.arrive` (a count below sm_90, the sink as
+/// the state at PTX ISA 7.0: [`ptxsim_isa::op_layout::mbarrier_arrive_requirements`]); the
+/// decoded form's gates key on modifiers, so they are checked here.
+fn check_mbarrier_arrive(
+    setting: &ModuleSetting,
+    form: &ptxsim_isa::ops::OpForm,
+    instruction: &Instruction,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let sink = matches!(instruction.operands.first(), Some(Operand::Sink(_)));
+    for (feature, sm, needed) in
+        ptxsim_isa::op_layout::mbarrier_arrive_requirements(form, instruction.operands.len(), sink)
+    {
+        gate_feature(setting, feature, instruction.span, sm, needed, diagnostics);
+    }
+}
+
 fn gate_feature(
     setting: &ModuleSetting,
     feature: &str,
@@ -989,6 +1006,7 @@ pub fn check_instruction(
                 )
             }
             ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
+                check_mbarrier_arrive(context.setting, &op.form, instruction, diagnostics);
                 ptxsim_isa::op_layout::mbarrier_count_violation(
                     &op.form,
                     integer_operand(instruction, 1),

@@ -273,7 +273,8 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
             )
         } else if op == Opcode::Brx {
             (
-                "name, and that `tlist` is a `.branchtargets` list",
+                "modifiers, operands, target and version (Syntax-block table); `tlist` a \
+                 `.branchtargets` list",
                 "yes (an index past the list traps)",
             )
         } else if !crate::syntax::forms(op).is_empty() {

@@ -222,7 +222,11 @@ impl SpecialWidth {
             "%laneid" | "%warpid" | "%nwarpid" | "%smid" | "%nsmid" | "%clock" | "%clock_hi"
             | "%globaltimer_lo" | "%globaltimer_hi" | "%lanemask_eq" | "%lanemask_le"
             | "%lanemask_lt" | "%lanemask_ge" | "%lanemask_gt" | "%dynamic_smem_size"
-            | "%total_smem_size" | "%aggr_smem_size" | "%cluster_ctarank" | "%cluster_nctarank" => {
+            | "%total_smem_size" | "%aggr_smem_size" | "%cluster_ctarank" | "%cluster_nctarank"
+            // The cluster coordinates (PTX ISA 10.13-10.16: `.v4.u32` like %tid; ptxas 13.5
+            // rejects them where it rejects %tid: "Special register argument not allowed for
+            // instruction 'cvt'" for a float conversion, any other instruction but mov).
+            | "%clusterid" | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid" => {
                 SpecialWidth::Bits32
             }
             _ if name.starts_with("%envreg") || name.starts_with("%pm") => SpecialWidth::Bits32,

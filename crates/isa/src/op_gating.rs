@@ -81,6 +81,9 @@ pub enum OpFeature {
     BarCta,
     /// `fence.proxy.alias` (PTX ISA 7.5, sm_70).
     ProxyFence,
+    /// `membar.proxy.alias` (PTX ISA 7.5; ptxas 13.5 takes it from sm_60: "Modifier '.alias'
+    /// requires .target sm_60 or higher").
+    MembarProxy,
     /// `min`/`max` `.xorsign.abs` (9.7.3.11-12, 9.7.4.7-8: PTX ISA 7.2, sm_86).
     XorsignAbs,
     /// `fma.oob` (9.7.4.5: PTX ISA 8.1, sm_90).
@@ -602,6 +605,14 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "membar.proxy.alias",
+        applies: Applies::Op(OpFeature::MembarProxy),
+        support: &[Support {
+            since: v(7, 5),
+            targets: TargetSet::AtLeast(60),
+        }],
+    },
+    Gate {
         feature: ".xorsign.abs",
         applies: Applies::Op(OpFeature::XorsignAbs),
         support: &[Support {
@@ -959,7 +970,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::Lop3BoolOp),
         support: &[Support {
             since: v(8, 2),
-            targets: TargetSet::Any,
+            targets: TargetSet::AtLeast(70),
         }],
     },
     Gate {
@@ -1080,8 +1091,12 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 )
             };
             let proxy = op.text.starts_with("fence.proxy");
+            // Every `fence` but `fence.proxy` has the gate, also without a semantics word
+            // (ptxas 13.5: "Feature 'fence instruction' requires .target sm_70 or higher" for
+            // `fence.cta;`).
+            let fence = op.text.starts_with("fence");
             (!proxy)
-                .then(|| modifier_index(op, semantics))
+                .then(|| modifier_index(op, semantics).or(fence.then_some(0)))
                 .flatten()
                 .map(Some)
         }
@@ -1273,6 +1288,12 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 space: Space::Param,
                 ..
             },
+        )
+        | (
+            OpFeature::CvtaParamTarget,
+            OpForm::Isspacep {
+                space: Space::Param,
+            },
         ) => Some(named("param")),
         (OpFeature::ShflWithoutSync, OpForm::Shfl { sync: false, .. })
         | (OpFeature::VoteWithoutSync, OpForm::Vote { sync: false, .. })
@@ -1415,8 +1436,10 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             f.mixed_integer().then(type_index)
         }
         (OpFeature::ProxyFence, OpForm::Fence | OpForm::FenceProxyAcquire) => {
-            (op.text.starts_with("fence.proxy") || op.text.starts_with("membar.proxy"))
-                .then_some(Some(0))
+            op.text.starts_with("fence.proxy").then_some(Some(0))
+        }
+        (OpFeature::MembarProxy, OpForm::Fence) => {
+            op.text.starts_with("membar.proxy").then_some(Some(0))
         }
         (OpFeature::ProxyAsync, OpForm::Fence) => named("async").map(Some),
         (

@@ -15,6 +15,7 @@ use crate::ops::{
     AtomOp, BarrierOp, CarryOp, IntOp, IntTernaryOp, IntUnaryOp, MbarrierOp, MulMode, OpForm,
     PolicyKind, TensormapField, VoteMode,
 };
+use crate::target::PtxVersion;
 use crate::types::Type;
 
 /// The registers an operand of instruction type `ty` takes, as a source or a destination.
@@ -1183,6 +1184,43 @@ pub fn mbarrier_count_violation(form: &OpForm, value: Option<i128>) -> Option<Vi
         Location::Operand(1),
         format!("mbarrier.init's count must be in 1..=1048575 (2^20 - 1), not {value}"),
     ))
+}
+
+/// The requirements of `mbarrier.arrive{_drop}` that depend on its operands, not its
+/// modifiers, as `(what, sm, PTX ISA version)` for the gate check: a count without
+/// `.noComplete` or `.expect_tx` (`mbarrier.arrive.b64 state, [addr], count`) needs sm_90, and
+/// the sink as the state needs PTX ISA 7.1. The spec excerpt is silent; ptxas 13.5 says
+/// "Feature '(null)' requires .target sm_90 or higher" on sm_80/sm_89 and "Result discard
+/// mode is not allowed for instruction 'mbarrier.arrive'" at 7.0 (docs/divergences.md D10).
+pub fn mbarrier_arrive_requirements(
+    form: &OpForm,
+    operands: usize,
+    sink_state: bool,
+) -> Vec<(&'static str, u32, PtxVersion)> {
+    let OpForm::Mbarrier {
+        op:
+            MbarrierOp::Arrive {
+                expect_tx,
+                no_complete,
+                ..
+            },
+        ..
+    } = *form
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if sink_state {
+        out.push((
+            "the sink as mbarrier.arrive's state",
+            0,
+            PtxVersion::new(7, 1),
+        ));
+    }
+    if operands == 3 && !expect_tx && !no_complete {
+        out.push(("mbarrier.arrive with a count", 90, PtxVersion::new(7, 0)));
+    }
+    out
 }
 
 /// `setmaxnreg`'s register count when it is an integer (`Some(value)`): "The value of

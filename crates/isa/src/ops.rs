@@ -2563,13 +2563,37 @@ fn ordering_or_scope(m: &str) -> bool {
     )
 }
 
-/// Cache operators (9.7.9.1) and eviction / prefetch / cache-policy hints of `ld`/`st`.
+/// Cache operators (9.7.9.1) and eviction / prefetch / cache-policy hints of `ld`/`st`: the
+/// `.L1::` and `.L2::` words the PTX ISA spells (ld.md: `.level::eviction_priority = {
+/// .L1::evict_normal, .L1::evict_unchanged, .L1::evict_first, .L1::evict_last,
+/// .L1::no_allocate }`, `.L2::evict_*`, `.level::prefetch_size = { .L2::64B, .L2::128B,
+/// .L2::256B }`, `.L2::cache_hint`); a misspelled one is unknown (ptxas 13.5: "Unknown
+/// modifier '.L1::evict_firsts'").
 fn cache_hint(m: &str) -> bool {
     matches!(
         m,
-        "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" | "unified"
-    ) || m.starts_with("L1::")
-        || m.starts_with("L2::")
+        "ca" | "cg"
+            | "cs"
+            | "lu"
+            | "cv"
+            | "wb"
+            | "wt"
+            | "nc"
+            | "unified"
+            | "L1::evict_normal"
+            | "L1::evict_unchanged"
+            | "L1::evict_first"
+            | "L1::evict_last"
+            | "L1::no_allocate"
+            | "L2::evict_normal"
+            | "L2::evict_unchanged"
+            | "L2::evict_first"
+            | "L2::evict_last"
+            | "L2::64B"
+            | "L2::128B"
+            | "L2::256B"
+            | "L2::cache_hint"
+    )
 }
 
 /// `ld{.weak}{.ss}{.cop}{.level::…}{.vec}.type`, `ld.volatile`, `ld.relaxed.scope`,

@@ -444,9 +444,19 @@ const ACC_GATES: [(&str, Gate); 8] = [
     ("e4m3x4", MULTIMEM_FP8_GATE),
     ("e5m2x4", MULTIMEM_FP8_GATE),
 ];
+/// ptxas 13.5 takes the 8-bit float types on the arch-specific sm_100a ... sm_121a and the
+/// sm_100f/sm_110f families, not on sm_120f/sm_121f ("Feature '.e5m2x4' not supported on
+/// .target 'sm_120f'").
 const MULTIMEM_FP8_GATE: Gate = gate(
     "multimem with an 8-bit float type",
-    &[since(8, 6, NEWER_ARCH)],
+    &[since(
+        8,
+        6,
+        TargetSet::Specific {
+            arch: &[100, 101, 103, 110, 120, 121],
+            families: &[100, 110],
+        },
+    )],
 );
 
 /// The multimem forms; group indices: 0 `.sem`, 1 `.scope`, 2 `.ss`, 3 `.op`, 4 `.acc_prec`,
@@ -802,6 +812,27 @@ const PMEVENT: SyntaxForm = SyntaxForm {
     ..form(Opcode::Pmevent, "9.7.19.3 (pmevent.md)")
 };
 
+/// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx.md): `index` a 32-bit integer register or a
+/// constant (ptxas 13.5: "Arguments mismatch for instruction 'brx.idx'" for 16- and 64-bit,
+/// `.f32` and `.pred` registers and for a variable; "Result discard mode is not allowed" for
+/// the sink), `tlist` the `.branchtargets` list the checker resolves by name; `.idx` comes
+/// first ("Not a name of any known instruction: 'brx'" for `brx.uni.idx`), and any other word
+/// is "Illegal modifier '.sync' for instruction 'brx.idx'" or an extra type ("Unexpected
+/// instruction types specified for 'brx.idx'").
+const BRX: SyntaxForm = SyntaxForm {
+    words: &["idx"],
+    groups: &[group(".uni", &["uni"], false)],
+    operands: &[
+        slot(
+            "index",
+            false,
+            fixed(RegisterRule::OneOf(&[Type::U32, Type::B32, Type::S32])),
+        ),
+        slot("tlist", false, Kind::Fixed(SlotShape::Label)),
+    ],
+    ..form(Opcode::Brx, "9.7.12.4 (brx.md)")
+};
+
 /// `brkpt;` (9.7.19.1, brkpt.md).
 const BRKPT: SyntaxForm = form(Opcode::Brkpt, "9.7.19.1 (brkpt.md)");
 
@@ -1079,6 +1110,23 @@ const TCGEN05: [SyntaxForm; 21] = [
         words: &["shift"],
         groups: &[CTA_GROUP, group(".down", &["down"], true)],
         operands: &[slot("[taddr]", false, ADDRESS)],
+        // ptxas 13.5: "Instruction 'tcgen05.shift' not supported on .target 'sm_100f'" (and
+        // sm_101f, sm_103f, sm_110f, every sm_12x target); sm_100a, sm_101a, sm_103a and
+        // sm_110a take it.
+        modifier_gates: &[(
+            "shift",
+            gate(
+                "tcgen05.shift",
+                &[since(
+                    8,
+                    6,
+                    TargetSet::Specific {
+                        arch: &[100, 101, 103, 110],
+                        families: &[],
+                    },
+                )],
+            ),
+        )],
         ..form(Opcode::Tcgen05, "9.7.16.8.4 (tcgen05.shift)")
     },
     SyntaxForm {
@@ -1227,6 +1275,12 @@ const TRY_CANCEL: SyntaxForm = SyntaxForm {
         slot("[addr]", false, ADDRESS),
         slot("[mbar]", false, ADDRESS),
     ],
+    // ptxas 13.5: "Feature '.multicast::cluster::all' not supported on .target 'sm_100'" (and
+    // 'sm_120'); the `a` and `f` targets take it.
+    modifier_gates: &[(
+        "multicast::cluster::all",
+        gate(".multicast::cluster::all", &[since(8, 6, NEWER_ARCH)]),
+    )],
     ..form(
         Opcode::Clusterlaunchcontrol,
         "9.7.13.17 (clusterlaunchcontrol.md)",
@@ -1422,6 +1476,7 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Istypep => std::slice::from_ref(&ISTYPEP),
         Opcode::Pmevent => std::slice::from_ref(&PMEVENT),
         Opcode::Brkpt => std::slice::from_ref(&BRKPT),
+        Opcode::Brx => std::slice::from_ref(&BRX),
         Opcode::Tcgen05 => &TCGEN05,
         Opcode::Tensormap => &TENSORMAP,
         Opcode::Clusterlaunchcontrol => std::slice::from_ref(&TRY_CANCEL),
@@ -1452,17 +1507,17 @@ pub const OPCODE_GATES: &[OpcodeGate] = &[
     OpcodeGate {
         opcode: Opcode::Alloca,
         word: None,
-        gate: gate("alloca", &[since(7, 3, TargetSet::Any)]),
+        gate: gate("alloca", &[since(7, 3, TargetSet::AtLeast(52))]),
     },
     OpcodeGate {
         opcode: Opcode::Stacksave,
         word: None,
-        gate: gate("stacksave", &[since(7, 3, TargetSet::Any)]),
+        gate: gate("stacksave", &[since(7, 3, TargetSet::AtLeast(52))]),
     },
     OpcodeGate {
         opcode: Opcode::Stackrestore,
         word: None,
-        gate: gate("stackrestore", &[since(7, 3, TargetSet::Any)]),
+        gate: gate("stackrestore", &[since(7, 3, TargetSet::AtLeast(52))]),
     },
     OpcodeGate {
         opcode: Opcode::Tcgen05,
@@ -1737,6 +1792,7 @@ fn sub_operations(opcode: Opcode) -> Option<&'static [&'static str]> {
         ],
         Opcode::Clusterlaunchcontrol => &["try_cancel", "query_cancel"],
         Opcode::Tensormap => &["replace", "cp_fenceproxy"],
+        Opcode::Brx => &["idx"],
         _ => return None,
     })
 }

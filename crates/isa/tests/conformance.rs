@@ -142,6 +142,16 @@ fn verdict(target: &str, version: &str, instruction: &str) -> Result<(), String>
         if let Some(v) = ptxsim_isa::op_layout::mbarrier_count_violation(&op.form, count) {
             return Err(v.to_string());
         }
+        let sink = instruction
+            .split_once(' ')
+            .is_some_and(|(_, rest)| rest.starts_with("_,"));
+        for (feature, sm, needed) in
+            ptxsim_isa::op_layout::mbarrier_arrive_requirements(&op.form, operands.len(), sink)
+        {
+            if target.number < sm || version < needed {
+                return Err(format!("{feature} needs sm_{sm} and PTX ISA {needed}"));
+            }
+        }
     }
     satisfied(&requirements(&form), target, version).map_err(|e| e.to_string())
 }

@@ -132,10 +132,78 @@ fn group(word: &str) -> Option<u8> {
     }
 }
 
+/// The type words of the reference and predicate types (PTX ISA 5.3, "Texture Sampler and
+/// Surface Types": `.texref`, `.samplerref`, `.surfref`; 5.2.1 `.pred`) that ptxas 13.5 reads
+/// as an extra instruction type and drops on the instructions of [`takes_reference_types`],
+/// anywhere after the name and any number of times, as long as another type word is written
+/// (`add.pred.s32 d, a, b`, `setp.eq.u32.texref p, a, b`, `fma.rn.f32.pred.pred`,
+/// `atom.pred.global.add.u32` assemble; `add.pred d, a, b` is "Unexpected instruction types
+/// specified for 'add'"). Probed on one `.pred` and one `.samplerref` after every accepted
+/// line of `ops-forms.tsv` and `fuzz-forms.tsv` (7,326 lines); every other instruction rejects
+/// them ("Unexpected instruction types specified for 'mul.lo'", "... for 'ld'").
+pub const REFERENCE_TYPE_WORDS: &[&str] = &["pred", "texref", "samplerref", "surfref"];
+
+/// Whether ptxas 13.5 drops the [`REFERENCE_TYPE_WORDS`] on an instruction with this name and
+/// these modifiers: the arithmetic that has floating-point forms (`add`, `sub`, `mul` without
+/// `.lo`/`.hi`/`.wide`, `fma`, `neg`, `abs`, `min`, `max`, `rcp`, `sqrt`, `rsqrt`, `ex2`,
+/// `lg2`, `sin`, `cos`, `tanh`), the comparisons `setp` and `set`, `cvt` and `cvt.pack`,
+/// `atom`, `red` (not `red.async`), `multimem`, `ldmatrix`, and `cp.reduce.async.bulk`
+/// (not its `.tensor` form). Not `mad`, `div`, `copysign`, `testp`, `mov`, `ld`, `st`, the
+/// logic and shift instructions, `selp`, `mma`, ...
+fn takes_reference_types(opcode: &str, modifiers: &[Spanned<Text>]) -> bool {
+    let has = |word: &str| modifiers.iter().any(|m| m.value.as_str() == word);
+    match opcode {
+        "add" | "sub" | "fma" | "neg" | "abs" | "min" | "max" | "rcp" | "sqrt" | "rsqrt"
+        | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "setp" | "set" | "cvt" | "atom" | "multimem"
+        | "ldmatrix" => true,
+        "mul" => !(has("lo") || has("hi") || has("wide")),
+        "red" => !has("async"),
+        "cp" => has("reduce") && !has("tensor"),
+        _ => false,
+    }
+}
+
+/// Whether `word` names a fundamental type (`.u32`, `.f16x2`, `.bf16`, `.e4m3`, `.ue8m0`, ...),
+/// by its spelling: a type letter followed by a width.
+fn is_type_word(word: &str) -> bool {
+    let rest = ["bf", "tf", "ue", "b", "s", "u", "f", "e"]
+        .iter()
+        .find_map(|prefix| word.strip_prefix(prefix));
+    rest.is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Removes the [`REFERENCE_TYPE_WORDS`] ptxas 13.5 drops (see there): on the instructions of
+/// [`takes_reference_types`], when a type word stays, and not inside a compound name.
+fn drop_reference_types(opcode: &str, modifiers: &mut Vec<Spanned<Text>>) {
+    let reference = |m: &Spanned<Text>| REFERENCE_TYPE_WORDS.contains(&m.value.as_str());
+    if !modifiers.iter().any(reference)
+        || !modifiers.iter().any(|m| is_type_word(m.value.as_str()))
+        || !takes_reference_types(opcode, modifiers)
+    {
+        return;
+    }
+    let keep: Vec<bool> = modifiers
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            !reference(m)
+                || modifiers
+                    .get(i + 1)
+                    .is_some_and(|next| continues_name(opcode, i == 0, next.value.as_str()))
+        })
+        .collect();
+    let mut index = 0;
+    modifiers.retain(|_| {
+        index += 1;
+        keep[index - 1]
+    });
+}
+
 /// Removes from `modifiers` the [`IGNORED_MODIFIERS`] ptxas 13.5 drops on `opcode` (see the
-/// module documentation); two of one [`group`] stay, for the checker to reject. Almost every
-/// instruction has none: one pass over its modifiers.
+/// module documentation) and the [`REFERENCE_TYPE_WORDS`] it drops; two of one [`group`] stay,
+/// for the checker to reject. Almost every instruction has none: one pass over its modifiers.
 pub(crate) fn drop_ignored(opcode: &str, modifiers: &mut Vec<Spanned<Text>>) {
+    drop_reference_types(opcode, modifiers);
     let count = |g: u8| {
         modifiers
             .iter()

@@ -565,15 +565,35 @@ pub(crate) fn integer_value(text: &str) -> Result<(u64, Radix, bool), String> {
     match u64::from_str_radix(digits, base) {
         Ok(value) => Ok((value, radix, unsigned)),
         Err(error) => match error.kind() {
-            std::num::IntErrorKind::PosOverflow => {
-                Err(format!("integer literal `{text}` does not fit in 64 bits"))
-            }
+            std::num::IntErrorKind::PosOverflow => match wrapped_value(digits, base) {
+                Some(value) => Ok((value, radix, unsigned)),
+                None => Err(format!("integer literal `{text}` does not fit in 64 bits")),
+            },
             _ => Err(format!(
                 "invalid digit in {} literal `{text}`",
                 radix_name(radix)
             )),
         },
     }
+}
+
+/// The value ptxas 13.5 gives an integer literal beyond 64 bits: it reads the digits into 64
+/// bits, dropping what overflows, and reports "Constant overflow" only when the number read so
+/// far has its top bit set before another digit is read (`18446744073709551616` is 0,
+/// `0x1FFFFFFFFFFFFFFFF` is all ones and `bar.sync 18446744073709551631` is barrier 15, while
+/// `99999999999999999999`, `0x80000000000000000` and a 65-digit binary `0b1000...0` overflow;
+/// 92 literals of 17 to 24 digits in every radix probed). `None` for an overflow.
+fn wrapped_value(digits: &str, base: u32) -> Option<u64> {
+    let mut value = 0u64;
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && value >> 63 == 1 {
+            return None;
+        }
+        value = value
+            .wrapping_mul(u64::from(base))
+            .wrapping_add(u64::from(digit.to_digit(base)?));
+    }
+    Some(value)
 }
 
 fn radix_name(radix: Radix) -> &'static str {
