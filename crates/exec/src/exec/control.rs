@@ -292,6 +292,8 @@ impl Executor<'_, '_> {
                 self.stop(lane, Outcome::Exited);
                 continue;
             };
+            // The callee's `alloca`s end with it.
+            self.threads[lane].stack = frame.stack;
             let Some(saved) = frame.saved else {
                 for (from, to, bytes) in &frame.returns {
                     if !self.copy_param(lane, *from, *to, *bytes) {
@@ -348,7 +350,6 @@ impl Executor<'_, '_> {
                 self.write(lane, to, value, to.ty);
             }
             self.lanes.pc[lane] = frame.return_pc;
-            self.threads[lane].stack = frame.stack;
         }
         Ok(Control::Done)
     }
