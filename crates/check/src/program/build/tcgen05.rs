@@ -34,11 +34,9 @@ impl Builder<'_> {
         let Some(&op) = modifiers.first() else {
             return Err("tcgen05 needs an operation".to_string());
         };
-        // "All tcgen05 instructions within a kernel must specify the same value for the
-        // .cta_group qualifier": only `.cta_group::1` runs.
-        if has("cta_group::2") {
-            return Err(".cta_group::2 (a CTA pair) is not supported by ptxsim yet".to_string());
-        }
+        // `.cta_group::2`: the CTA pair (the executor checks that the kernel names one value
+        // of `.cta_group` only).
+        let pair = has("cta_group::2");
         let tcgen05 = match op {
             "wait::ld" | "wait::st" | "fence::before_thread_sync" | "fence::after_thread_sync" => {
                 return Ok(InstructionKind::Fence);
@@ -53,6 +51,7 @@ impl Builder<'_> {
                         Space::Generic
                     },
                     columns: self.source(&operands[1], Type::U32)?,
+                    pair,
                 }
             }
             "dealloc" => {
@@ -60,9 +59,10 @@ impl Builder<'_> {
                 Tcgen05::Dealloc {
                     taddr: self.source(&operands[0], Type::U32)?,
                     columns: self.source(&operands[1], Type::U32)?,
+                    pair,
                 }
             }
-            "relinquish_alloc_permit" => Tcgen05::Relinquish,
+            "relinquish_alloc_permit" => Tcgen05::Relinquish { pair },
             "ld" | "st" => self.tcgen05_ld_st(op == "ld", &modifiers, operands)?,
             "cp" => {
                 count(2)?;
@@ -92,22 +92,19 @@ impl Builder<'_> {
                     shape,
                     taddr: self.memory_operand(&operands[0])?,
                     desc: self.source(&operands[1], Type::B64)?,
+                    pair,
                 }
             }
             "shift" => {
                 count(1)?;
                 Tcgen05::Shift {
                     taddr: self.memory_operand(&operands[0])?,
+                    pair,
                 }
             }
             "commit" => {
-                if modifiers.iter().any(|m| m.starts_with("multicast")) || operands.len() != 1 {
-                    return Err(
-                        "tcgen05.commit with .multicast::cluster is not supported by \
-                                ptxsim yet"
-                            .to_string(),
-                    );
-                }
+                let multicast = has("multicast::cluster");
+                count(if multicast { 2 } else { 1 })?;
                 Tcgen05::Commit {
                     mbar: self.memory_operand(&operands[0])?,
                     space: if modifiers.iter().any(|m| m.starts_with("shared")) {
@@ -115,9 +112,15 @@ impl Builder<'_> {
                     } else {
                         Space::Generic
                     },
+                    cta_mask: if multicast {
+                        Some(self.source(&operands[1], Type::B16)?)
+                    } else {
+                        None
+                    },
+                    pair,
                 }
             }
-            "mma" => self.tcgen05_mma(&modifiers, operands)?,
+            "mma" => self.tcgen05_mma(&modifiers, operands, pair)?,
             other => {
                 return Err(format!(
                     "tcgen05.{other} is not supported by ptxsim yet (docs/tensor-cores.md)"
@@ -211,9 +214,14 @@ impl Builder<'_> {
         })
     }
 
-    /// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
+    /// `tcgen05.mma.cta_group.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
     /// {disable-output-lane,} enable-input-d {, scale-input-d}`.
-    fn tcgen05_mma(&mut self, modifiers: &[&str], operands: &[Operand]) -> Result<Tcgen05, String> {
+    fn tcgen05_mma(
+        &mut self,
+        modifiers: &[&str],
+        operands: &[Operand],
+        pair: bool,
+    ) -> Result<Tcgen05, String> {
         if modifiers.iter().any(|m| *m == "sp" || *m == "ws") {
             return Err(
                 "sparse (.sp) and weight-stationary (.ws) tcgen05.mma are not supported \
@@ -292,6 +300,7 @@ impl Builder<'_> {
             },
             scales,
             scale_vec,
+            pair,
         })))
     }
 
