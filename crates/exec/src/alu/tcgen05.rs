@@ -148,12 +148,18 @@ impl InstrDescriptor {
         }
         let m = (field(24, 5) << 4) as usize;
         let n = (field(17, 6) << 3) as usize;
-        let rows = if pair { m / 2 } else { m };
-        if block_scaled && rows != 128 {
+        if block_scaled && pair {
+            return Err(
+                ".block_scale with .cta_group::2 is not supported by ptxsim yet (which CTA's \
+                 tensor memory holds the scale factors of B's columns is not settled by the \
+                 sources read)"
+                    .into(),
+            );
+        }
+        if block_scaled && m != 128 {
             return Err(format!(
-                "M = {m} with .block_scale: ptxsim runs M = 128 (.cta_group::1) and M = 256 \
-                 (.cta_group::2) only (the scale factors' layout for 64 rows a CTA is not \
-                 supported yet)"
+                "M = {m} with .block_scale: ptxsim runs M = 128 only (the scale factors' \
+                 layout for M = 64 is not supported yet)"
             ));
         }
         let step = match (pair, m) {
@@ -561,6 +567,8 @@ mod tests {
         assert_eq!((desc.a, desc.b), (MmaType::E5m2, MmaType::E4m3));
         assert_eq!(desc.scale_ids, Some((2, 1)));
         assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled & !(1 << 23), false).is_err());
+        // Not over a CTA pair yet.
+        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled, true).is_err());
     }
 
     /// MMA-Sim's block-scaled FP4 step (`nv_fused_dot_add_with_block_scale`, 35 fraction bits

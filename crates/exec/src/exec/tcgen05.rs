@@ -609,17 +609,15 @@ impl Executor<'_, '_> {
             .map_err(|fault| fault.to_string())
     }
 
-    /// The scale factors of `.block_scale` (128 rows of A in the CTA `rank`), `vec` per row of
-    /// A and column of B (`.scale_vec::1X/2X/4X`). Their layout in tensor memory is the one
+    /// The scale factors of `.block_scale` (M = 128, in the tensor memory of CTA `rank`),
+    /// `vec` per row of A and column of B (`.scale_vec::1X/2X/4X`). Their layout is the one
     /// CUTLASS's `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factors of row `m` in
     /// lane `m` (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the
     /// address's, bytes `id .. id + vec` (the instruction descriptor's scale-factor id, then
     /// one byte per block of K); the factors of column `n` of B in lane `n % 32` from the
     /// address's, column `n / 32`, its bytes likewise. Bits 30-31 of the addresses (where
     /// CUTLASS keeps the byte id) are ignored. The id must leave room for `vec` bytes: a
-    /// multiple of `vec`. Over a pair (M = 256) each CTA's tensor memory holds the factors of
-    /// its own 128 rows of A and of every column of B (assumed: each CTA's tensor core scales
-    /// the part of D it holds).
+    /// multiple of `vec`.
     fn scale_factors(
         &self,
         (lane, rank): (usize, u32),
