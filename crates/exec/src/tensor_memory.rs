@@ -107,6 +107,9 @@ pub struct TensorMemory {
     pending: std::collections::VecDeque<PairOp>,
     /// Whether every thread of the CTA finished.
     pub(crate) finished: bool,
+    /// The B collector buffers `b0` to `b3` of `tcgen05.mma.ws`: B's elements (N rows of K), as
+    /// `::fill` read them.
+    pub(crate) collectors: [Option<Vec<Vec<u64>>>; 4],
 }
 
 /// The lane and column of a tensor-memory address.

@@ -143,6 +143,29 @@ impl Kind {
     }
 }
 
+/// What `tcgen05.mma.ws` does with its B collector buffer (`.collector::bN::usage`, 9.7.16.10.9;
+/// without the qualifier `.collector::b0::discard`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollectorUsage {
+    /// `::fill`: B is read from shared memory and kept in the buffer.
+    Fill,
+    /// `::use`: B is the buffer's.
+    Use,
+    /// `::lastuse`: B is the buffer's, which is then emptied.
+    LastUse,
+    /// `::discard`: B is read from shared memory and not kept.
+    Discard,
+}
+
+/// The B collector buffer of `tcgen05.mma.ws`: `b0` to `b3` and its usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Collector {
+    /// The buffer, 0 to 3.
+    pub buffer: u32,
+    /// What the instruction does with it.
+    pub usage: CollectorUsage,
+}
+
 /// Where `tcgen05.mma` takes A from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MmaA {
@@ -180,6 +203,8 @@ pub struct Mma {
     pub scale_vec: u32,
     /// `.cta_group::2`: the product of a CTA pair (A, B and D split across the two CTAs).
     pub pair: bool,
+    /// `.ws` (weight-stationary) and its B collector buffer.
+    pub ws: Option<Collector>,
 }
 
 /// One `tcgen05` instruction.

@@ -16,6 +16,17 @@ use super::mma;
 use super::tensor_cores::TensorCores;
 use crate::ir::tcgen05::Kind;
 
+/// Which form of `tcgen05.mma` an instruction descriptor is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `.cta_group::1`.
+    One,
+    /// `.cta_group::2`: a CTA pair.
+    Pair,
+    /// `.ws` (weight-stationary, `.cta_group::1`).
+    WeightStationary,
+}
+
 /// A decoded instruction descriptor (9.7.16.4.2, Table 42 for `.kind::tf32`, `.kind::f16`,
 /// `.kind::f8f6f4` and `.kind::i8`; Table 43, as CUTLASS's `InstrDescriptorBlockScaled`
 /// spells it, for the block-scaled kinds).
@@ -48,6 +59,8 @@ pub struct InstrDescriptor {
     /// `.cta_group::2`: M and N are the pair's, each CTA holding `M / 2` rows of A and D and
     /// `N / 2` columns of B.
     pub pair: bool,
+    /// `.ws`: M = 32, 64 or 128 with D in CUTLASS's weight-stationary data-path layouts.
+    pub ws: bool,
 }
 
 impl InstrDescriptor {
@@ -59,7 +72,9 @@ impl InstrDescriptor {
     ///
     /// Row `m` of D is where [`InstrDescriptor::place`] puts it, row `m` of an A in tensor
     /// memory in lane [`InstrDescriptor::lane`].
-    pub fn decode(kind: Kind, bits: u32, pair: bool) -> Result<InstrDescriptor, String> {
+    pub fn decode(kind: Kind, bits: u32, form: Form) -> Result<InstrDescriptor, String> {
+        let pair = form == Form::Pair;
+        let ws = form == Form::WeightStationary;
         let field = |shift: u32, width: u32| (bits >> shift) & ((1 << width) - 1);
         if field(2, 1) == 1 {
             return Err(
@@ -162,15 +177,24 @@ impl InstrDescriptor {
                  layout for M = 64 is not supported yet)"
             ));
         }
-        let step = match (pair, m) {
-            (false, 64) => 8,
-            (false, 128) | (true, 128 | 256) => 16,
-            (false, _) => {
+        if ws {
+            if !matches!(m, 32 | 64 | 128) || !matches!(n, 64 | 128 | 256) {
+                return Err(format!(
+                    "M = {m}, N = {n} (bits 24-28, 17-22): .ws takes M = 32, 64 or 128 and \
+                     N = 64, 128 or 256"
+                ));
+            }
+        }
+        let step = match (form, m) {
+            (Form::WeightStationary, _) => 64,
+            (Form::One, 64) => 8,
+            (Form::One, 128) | (Form::Pair, 128 | 256) => 16,
+            (Form::One, _) => {
                 return Err(format!(
                     "M = {m} (bits 24-28): .cta_group::1 takes M = 64 or 128"
                 ));
             }
-            (true, _) => {
+            (Form::Pair, _) => {
                 return Err(format!(
                     "M = {m} (bits 24-28): .cta_group::2 takes M = 128 or 256"
                 ));
@@ -196,6 +220,7 @@ impl InstrDescriptor {
             scale_ids: block_scaled.then(|| (field(29, 2), field(4, 2))),
             scale_ue4m3,
             pair,
+            ws,
         })
     }
 
@@ -224,7 +249,7 @@ impl InstrDescriptor {
     /// `TmemAllocMode::Duplicated`: "the input data must be duplicated between the
     /// subpartitions"); ptxsim reads lane `m`.
     pub fn lane(&self, m: usize) -> u32 {
-        if self.m == 64 && !self.pair {
+        if self.m == 64 && !self.pair && !self.ws {
             (32 * (m / 16) + m % 16) as u32
         } else {
             m as u32
@@ -234,14 +259,17 @@ impl InstrDescriptor {
     /// The (lane, column) offsets of element `(m, n)` of D, `m` of its CTA's rows: `(lane(m),
     /// n)`, but for a pair's M = 128 (64 rows a CTA) CUTLASS's "2x2" layout atom,
     /// `(64,(N/2,2)):(1,(128,64))` in lanes and columns: columns `n < N/2` in lanes 0-63,
-    /// the others in lanes 64-127 from column 0 again.
+    /// the others in lanes 64-127 from column 0 again. `.ws` with M = 64 is the same "2x2"
+    /// layout and M = 32 CUTLASS's "1x4" (`tmem_frg_ws`: `(32,(N/4,4)):(1,(128,32))`):
+    /// quarter `q` of the columns in lanes `32 q ..`, from column 0.
     pub fn place(&self, m: usize, n: usize) -> (u32, u32) {
-        if self.pair && self.m == 128 {
-            let half = self.n / 2;
-            ((m + 64 * (n / half)) as u32, (n % half) as u32)
-        } else {
-            (self.lane(m), n as u32)
-        }
+        let parts = match (self.pair, self.ws, self.m) {
+            (true, _, 128) | (_, true, 64) => 2,
+            (_, true, 32) => 4,
+            _ => return (self.lane(m), n as u32),
+        };
+        let width = self.n / parts;
+        ((m + 128 / parts * (n / width)) as u32, (n % width) as u32)
     }
 
     /// The `mma` form whose element arithmetic this is (the functions read only the types,
@@ -519,7 +547,7 @@ mod tests {
         // .kind::f16, D f32 (bit 4), A and B bf16 (bits 7, 10), B transposed (bit 16),
         // N = 64 (8 << 17), M = 128 (8 << 24).
         let bits = 1 << 4 | 1 << 7 | 1 << 10 | 1 << 16 | 8 << 17 | 8 << 24;
-        let desc = InstrDescriptor::decode(Kind::F16, bits, false).unwrap();
+        let desc = InstrDescriptor::decode(Kind::F16, bits, Form::One).unwrap();
         assert_eq!((desc.m, desc.n), (128, 64));
         assert_eq!(
             (desc.d, desc.a, desc.b),
@@ -527,48 +555,70 @@ mod tests {
         );
         assert!(desc.transpose_b && !desc.transpose_a);
         // Sparsity, M = 32, N = 8 with M = 128 and an .f16 D are refused with a reason.
-        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2, false).is_err());
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 2 << 24, false).is_err());
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 17) | 1 << 17, false).is_err());
-        let m64 = InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24, false).unwrap();
+        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2, Form::One).is_err());
+        assert!(
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 2 << 24, Form::One).is_err()
+        );
+        assert!(
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 17) | 1 << 17, Form::One).is_err()
+        );
+        let m64 =
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24, Form::One).unwrap();
         assert_eq!(
             (m64.m, m64.lane(15), m64.lane(16), m64.lane(63)),
             (64, 15, 32, 111)
         );
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(1 << 4), false).is_err());
+        assert!(InstrDescriptor::decode(Kind::F16, bits & !(1 << 4), Form::One).is_err());
         // .cta_group::2: M = 256 (16 << 24) and 128 over the pair; M = 64 is refused. A
         // pair's M = 128 keeps columns N/2.. of a CTA's row m in lane 64 + m, from column 0
         // (CUTLASS's "2x2" atom `(64,(N/2,2)):(1,(128,64))`).
         let m256 = bits & !(8 << 24) | 16 << 24;
-        let pair = InstrDescriptor::decode(Kind::F16, m256, true).unwrap();
+        let pair = InstrDescriptor::decode(Kind::F16, m256, Form::Pair).unwrap();
         assert_eq!(
             (pair.m, pair.rows_per_cta(), pair.columns_per_cta()),
             (256, 128, 32)
         );
         assert_eq!((pair.place(127, 63), pair.lane(127)), ((127, 63), 127));
-        assert!(InstrDescriptor::decode(Kind::F16, m256, false).is_err());
-        let pair = InstrDescriptor::decode(Kind::F16, bits, true).unwrap();
+        assert!(InstrDescriptor::decode(Kind::F16, m256, Form::One).is_err());
+        let pair = InstrDescriptor::decode(Kind::F16, bits, Form::Pair).unwrap();
         assert_eq!(
             (pair.rows_per_cta(), pair.place(5, 31), pair.place(5, 32)),
             (64, (5, 31), (69, 0))
         );
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24, true).is_err());
+        assert!(
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24, Form::Pair).is_err()
+        );
         // .kind::tf32 needs atype 2.
         let tf32 = 1 << 4 | 2 << 7 | 2 << 10 | 2 << 17 | 8 << 24;
         assert_eq!(
-            InstrDescriptor::decode(Kind::Tf32, tf32, false).unwrap().a,
+            InstrDescriptor::decode(Kind::Tf32, tf32, Form::One)
+                .unwrap()
+                .a,
             MmaType::Tf32
         );
-        assert!(InstrDescriptor::decode(Kind::Tf32, bits, false).is_err());
+        assert!(InstrDescriptor::decode(Kind::Tf32, bits, Form::One).is_err());
         // .kind::mxf8f6f4: E5M2 A (bit 7), the UE8M0 scale type (bit 23), scale-factor ids 2
         // for A (bits 29-30) and 1 for B (bits 4-5); without bit 23 it is refused.
         let scaled = 1 << 7 | 4 << 17 | 1 << 23 | 8 << 24 | 2 << 29 | 1 << 4;
-        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, scaled, false).unwrap();
+        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, scaled, Form::One).unwrap();
         assert_eq!((desc.a, desc.b), (MmaType::E5m2, MmaType::E4m3));
         assert_eq!(desc.scale_ids, Some((2, 1)));
-        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled & !(1 << 23), false).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled & !(1 << 23), Form::One).is_err());
+        // .ws: M = 32 (2 << 24) with N = 64 (8 << 17) puts the columns' quarters in the lane
+        // quarters (CUTLASS's "1x4" atom); N = 32 is refused.
+        let ws = 1 << 4 | 8 << 17 | 2 << 24;
+        let desc = InstrDescriptor::decode(Kind::F16, ws, Form::WeightStationary).unwrap();
+        assert_eq!(
+            (desc.place(3, 15), desc.place(3, 16), desc.place(3, 63)),
+            ((3, 15), (35, 0), (99, 15))
+        );
+        assert!(
+            InstrDescriptor::decode(Kind::F16, ws & !(8 << 17) | 4 << 17, Form::WeightStationary)
+                .is_err()
+        );
+        assert!(InstrDescriptor::decode(Kind::F16, ws, Form::One).is_err());
         // Not over a CTA pair yet.
-        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled, true).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled, Form::Pair).is_err());
     }
 
     /// MMA-Sim's block-scaled FP4 step (`nv_fused_dot_add_with_block_scale`, 35 fraction bits
@@ -644,22 +694,22 @@ mod tests {
     fn block_scaled_descriptors_of_fp4_and_fp6() {
         // .kind::mxf4nvf4: E2M1 = 1 at bits 7 and 10, UE4M3 (bit 23 clear), N = 32, M = 128.
         let bits = 1 << 7 | 1 << 10 | 4 << 17 | 8 << 24;
-        let desc = InstrDescriptor::decode(Kind::Mxf4nvf4, bits, false).unwrap();
+        let desc = InstrDescriptor::decode(Kind::Mxf4nvf4, bits, Form::One).unwrap();
         assert_eq!(
             (desc.a, desc.b, desc.scale_ue4m3),
             (MmaType::E2m1, MmaType::E2m1, true)
         );
         // .kind::mxf4 needs UE8M0; K = 96 (bit 31) and a transposed FP4 A are refused.
-        assert!(InstrDescriptor::decode(Kind::Mxf4, bits, false).is_err());
-        assert!(InstrDescriptor::decode(Kind::Mxf4, bits | 1 << 23, false).is_ok());
-        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 31, false).is_err());
-        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 15, false).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4, bits, Form::One).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4, bits | 1 << 23, Form::One).is_ok());
+        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 31, Form::One).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 15, Form::One).is_err());
         // .kind::f8f6f4: E2M3 = 3, E3M2 = 4, E2M1 = 5 (Table 42); 2 is no type.
         let f8 = |a: u32, b: u32| 1 << 4 | a << 7 | b << 10 | 4 << 17 | 8 << 24;
-        let desc = InstrDescriptor::decode(Kind::F8f6f4, f8(3, 4), false).unwrap();
+        let desc = InstrDescriptor::decode(Kind::F8f6f4, f8(3, 4), Form::One).unwrap();
         assert_eq!((desc.a, desc.b), (MmaType::E2m3, MmaType::E3m2));
-        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, f8(5, 0) | 1 << 23, false).unwrap();
+        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, f8(5, 0) | 1 << 23, Form::One).unwrap();
         assert_eq!((desc.a, desc.b), (MmaType::E2m1, MmaType::E4m3));
-        assert!(InstrDescriptor::decode(Kind::F8f6f4, f8(2, 0), false).is_err());
+        assert!(InstrDescriptor::decode(Kind::F8f6f4, f8(2, 0), Form::One).is_err());
     }
 }

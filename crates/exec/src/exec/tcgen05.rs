@@ -23,9 +23,9 @@
 use ptxsim_isa::ops::{MbarrierOp, Space};
 
 use super::Executor;
-use crate::alu::tcgen05::{self as alu, InstrDescriptor, SubByte};
+use crate::alu::tcgen05::{self as alu, Form, InstrDescriptor, SubByte};
 use crate::alu::wgmma::Descriptor;
-use crate::ir::tcgen05::{CopyShape, Mma, MmaA, Shape, Tcgen05};
+use crate::ir::tcgen05::{CollectorUsage, CopyShape, Mma, MmaA, Shape, Tcgen05};
 use crate::ir::{Destination, Instruction, MemoryOperand, Source};
 use crate::memory::CLUSTER_RANK_STRIDE;
 use crate::tensor_memory::{self, TensorMemory};
@@ -653,6 +653,63 @@ impl Executor<'_, '_> {
         Ok((rows, columns))
     }
 
+    /// B (N x K) from shared memory, column `n` from CTA `n / (N / CTAs)` of the group.
+    fn b_from_shared(
+        &mut self,
+        lane: usize,
+        op: &Mma,
+        desc: &InstrDescriptor,
+        ctas: &[u32],
+    ) -> Result<Vec<Vec<u64>>, String> {
+        let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, op.b, 64))?;
+        let columns = desc.columns_per_cta();
+        let mut b = vec![vec![0u64; op.kind.k()]; desc.n];
+        let layout = (desc.transpose_b, SubByte::of(op.kind, desc.b));
+        for (n, row) in b.iter_mut().enumerate() {
+            let base = self.shared_base(ctas[n / columns]);
+            for (kk, element) in row.iter_mut().enumerate() {
+                *element = self
+                    .smem_element(lane, (&descriptor, base), layout, (n % columns, kk), desc.b)
+                    .map_err(|why| format!("element ({n}, {kk}) of B: {why}"))?;
+            }
+        }
+        Ok(b)
+    }
+
+    /// B from the collector buffer `buffer` of `tcgen05.mma.ws` (`::use`, `::lastuse`, which
+    /// empties it): what an earlier `::fill` read, of `shape` (N rows of K). An empty buffer or
+    /// one of another shape is an error (the PTX ISA leaves it undefined).
+    fn collected(
+        &mut self,
+        buffer: usize,
+        usage: CollectorUsage,
+        shape: (usize, usize),
+    ) -> Result<Vec<Vec<u64>>, String> {
+        let slot = &mut self.tmem.collectors[buffer];
+        let b = if usage == CollectorUsage::LastUse {
+            slot.take()
+        } else {
+            slot.clone()
+        };
+        let b = b.ok_or_else(|| {
+            format!(
+                "the collector buffer b{buffer} is empty: ::use and ::lastuse take the B of an \
+                 earlier ::fill (and ::lastuse empties it)"
+            )
+        })?;
+        if (b.len(), b.first().map_or(0, Vec::len)) != shape {
+            return Err(format!(
+                "the collector buffer b{buffer} holds a B of {} x {}, this instruction's is {} x \
+                 {} (N x K)",
+                b.len(),
+                b.first().map_or(0, Vec::len),
+                shape.0,
+                shape.1
+            ));
+        }
+        Ok(b)
+    }
+
     /// `tcgen05.mma` issued by thread `lane`: `D = A * B + D` (or `A * B` when
     /// `enable-input-d` is false) with D in tensor memory, row `m` and column `n` where
     /// [`InstrDescriptor::place`] puts them from `d-tmem`'s lane and column (every lane for
@@ -665,9 +722,20 @@ impl Executor<'_, '_> {
     /// memory at `[a-tmem]`) and of D (in its tensor memory at `d-tmem`) and columns
     /// `0 .. N/2` of B; the odd CTA the rest, at the same offsets. `disable-output-lane` has
     /// eight masks, the even CTA's lanes in the first four (assumed).
+    ///
+    /// `.ws` (weight-stationary, M = 32, 64 or 128, N = 64, 128 or 256): D where
+    /// [`InstrDescriptor::place`] puts it (CUTLASS's `tmem_frg_ws`), and B through the
+    /// collector buffer `bN` of `.collector::bN::usage`: `::fill` reads B from shared memory
+    /// and keeps it, `::use` takes the kept B instead of reading, `::lastuse` too and empties
+    /// the buffer, `::discard` (the default) reads B and keeps nothing.
     fn tcgen05_mma(&mut self, lane: usize, op: &Mma) -> Result<(), String> {
         let idesc = self.read_bits(lane, op.idesc, 32) as u32;
-        let desc = InstrDescriptor::decode(op.kind, idesc, op.pair)?;
+        let form = match (op.pair, op.ws.is_some()) {
+            (true, _) => Form::Pair,
+            (false, true) => Form::WeightStationary,
+            (false, false) => Form::One,
+        };
+        let desc = InstrDescriptor::decode(op.kind, idesc, form)?;
         let ctas = self.group(op.pair)?;
         if let Some(scale) = op.scale_input_d {
             let scale = self.read_bits(lane, scale, 32);
@@ -679,15 +747,12 @@ impl Executor<'_, '_> {
         }
         let k = op.kind.k();
         let (d_lane, d_column) = tensor_memory::split(self.taddr(lane, op.d));
-        if d_lane != 0 && !(desc.m == 64 && !op.pair && d_lane == 16) {
+        let half_quarters = desc.m == 64 && form == Form::One;
+        if d_lane != 0 && !(half_quarters && d_lane == 16) {
             return Err(format!(
                 "d-tmem's lane is {d_lane}: an M = {} D starts at lane 0{}",
                 desc.m,
-                if desc.m == 64 && !op.pair {
-                    " or 16"
-                } else {
-                    ""
-                }
+                if half_quarters { " or 16" } else { "" }
             ));
         }
         let rows = desc.rows_per_cta();
@@ -707,6 +772,13 @@ impl Executor<'_, '_> {
                         *element = negate(bits, desc.negate_a, desc.a);
                     }
                 }
+            }
+            MmaA::Tmem(_) if desc.ws && desc.m != 128 => {
+                return Err(format!(
+                    "A in tensor memory with .ws and M = {} is not supported by ptxsim yet \
+                     (its lanes are not settled by the sources read)",
+                    desc.m
+                ));
             }
             MmaA::Tmem(operand) => {
                 // A in tensor memory: row m in D's lane for row m (lane m for M = 128; the
@@ -735,19 +807,21 @@ impl Executor<'_, '_> {
                 }
             }
         }
-        // B: N x K, column n from CTA n / (N / CTAs) of the group.
-        let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, op.b, 64))?;
-        let columns = desc.columns_per_cta();
-        let mut b = vec![vec![0u64; k]; desc.n];
-        let layout = (desc.transpose_b, SubByte::of(op.kind, desc.b));
-        for (n, row) in b.iter_mut().enumerate() {
-            let base = self.shared_base(ctas[n / columns]);
-            for (kk, element) in row.iter_mut().enumerate() {
-                let bits = self
-                    .smem_element(lane, (&descriptor, base), layout, (n % columns, kk), desc.b)
-                    .map_err(|why| format!("element ({n}, {kk}) of B: {why}"))?;
-                *element = negate(bits, desc.negate_b, desc.b);
+        // B: N x K, column n from CTA n / (N / CTAs) of the group, or `.ws`'s collector buffer.
+        let collector = op
+            .ws
+            .map(|collector| (collector.buffer as usize, collector.usage));
+        let mut b = match collector {
+            Some((buffer, usage @ (CollectorUsage::Use | CollectorUsage::LastUse))) => {
+                self.collected(buffer, usage, (desc.n, k))?
             }
+            _ => self.b_from_shared(lane, op, &desc, &ctas)?,
+        };
+        if let Some((buffer, CollectorUsage::Fill)) = collector {
+            self.tmem.collectors[buffer] = Some(b.clone());
+        }
+        for element in b.iter_mut().flatten() {
+            *element = negate(*element, desc.negate_b, desc.b);
         }
         let accumulate =
             (self.read_bits(lane, op.enable_input_d.source, 1) != 0) != op.enable_input_d.negated;

@@ -29,6 +29,9 @@ const MXF8: &str = include_str!("tcgen05_kernels/mxf8.ptx");
 /// CTAs, each with its part of A and B), `commit_multicast`, `pair_traps` (the kernels'
 /// comments).
 const PAIR: &str = include_str!("tcgen05_kernels/pair.ptx");
+/// `mma_ws(image, out, idesc, mode, a_desc, b_desc, a_step)`: two weight-stationary products,
+/// the second taking B from the collector buffer the first filled (the kernel's comment).
+const WS: &str = include_str!("tcgen05_kernels/ws.ptx");
 
 /// Bytes of the shared-memory image: A at 0, B at 16384.
 const IMAGE: usize = 24576;
@@ -530,6 +533,75 @@ fn misuse_of_a_cta_pair_traps_with_its_reason() {
         error.contains(".cta_group::1, but an earlier") && error.contains("same value"),
         "{error}"
     );
+}
+
+/// Runs `mma_ws` with M = `m`, N = 64, `.f16`: A (128 rows, K = 32) and B0 (64 rows, K = 16)
+/// K-major unswizzled (B's 16-byte columns LBO = 1024 apart). Returns what the warps loaded
+/// (128 lanes x 64 columns), or the error.
+fn run_ws(m: u32, mode: u32) -> Result<Vec<u32>, String> {
+    let (mut image, [a_desc, _, a_step, _]) = image(Input::F16, Layout::Plain);
+    image[B_BASE..].fill(0);
+    for n in 0..64 {
+        for k in 0..16 {
+            let at = B_BASE + (n / 8) * 128 + (n % 8) * 16 + (k / 8) * 1024 + (k % 8) * 2;
+            let bits = Input::F16.encode(b_value(n, k)) as u16;
+            image[at..at + 2].copy_from_slice(&bits.to_le_bytes());
+        }
+    }
+    let b_desc = descriptor(B_BASE, 1024, 128, 0);
+    let idesc = Input::F16.idesc(false, m) & !(0x3f << 17) | (64 >> 3) << 17;
+    let module = Module::load(WS, &Options::default()).expect("the kernel loads");
+    let mut out = vec![0u8; 128 * 64 * 4];
+    module
+        .launch(
+            "mma_ws",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::U32(idesc),
+                Arg::U32(mode),
+                Arg::U64(a_desc),
+                Arg::U64(b_desc),
+                Arg::U64(a_step),
+            ],
+            &LaunchOptions::default(),
+        )
+        .map_err(|error| error.to_string())?;
+    Ok(out
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect())
+}
+
+#[test]
+fn a_weight_stationary_product_reuses_the_b_its_collector_buffer_kept() {
+    // D = A0 B0 (::fill) + A1 B0 (::use), B0 zeroed in shared memory between the two: the
+    // second takes B0 from the buffer. D(m, n) lies in CUTLASS's weight-stationary layouts
+    // (`tmem_frg_ws`): M = 128 lane m, column n; M = 64 "2x2" `(64,(N/2,2)):(1,(128,64))`,
+    // lane m + 64 (n / 32), column n % 32; M = 32 "1x4" `(32,(N/4,4)):(1,(128,32))`, lane
+    // m + 32 (n / 16), column n % 16.
+    for m_size in [128usize, 64, 32] {
+        let got = run_ws(m_size as u32, 0).expect("it runs");
+        let width = 64 * m_size / 128;
+        for m in 0..m_size {
+            for n in 0..64 {
+                let d: i32 = (0..16)
+                    .map(|k| (a_value(m, k) + a_value(m, 16 + k)) * b_value(n, k))
+                    .sum();
+                let (lane, column) = (m + m_size * (n / width), n % width);
+                assert_eq!(
+                    got[lane * 64 + column],
+                    (d as f32).to_bits(),
+                    "D({m}, {n}) in lane {lane}, column {column}, M = {m_size}"
+                );
+            }
+        }
+    }
+    // ::lastuse empties the buffer: a ::use after it has no B.
+    let error = run_ws(128, 1).expect_err("it traps");
+    assert!(error.contains("collector buffer b1 is empty"), "{error}");
 }
 
 /// Lane and column of register `r` of thread `t` for `.x1` of each shape, from the ISA's

@@ -10,7 +10,9 @@ use ptxsim_syntax::ast::{self, Operand};
 
 use super::Builder;
 use crate::program::InstructionKind;
-use crate::program::tcgen05::{CopyShape, Kind, Mma, MmaA, Shape, Tcgen05};
+use crate::program::tcgen05::{
+    Collector, CollectorUsage, CopyShape, Kind, Mma, MmaA, Shape, Tcgen05,
+};
 
 impl Builder<'_> {
     /// `tcgen05.<op>...` to its executable form, or the reason it does not run.
@@ -222,18 +224,25 @@ impl Builder<'_> {
         operands: &[Operand],
         pair: bool,
     ) -> Result<Tcgen05, String> {
-        if modifiers.iter().any(|m| *m == "sp" || *m == "ws") {
-            return Err(
-                "sparse (.sp) and weight-stationary (.ws) tcgen05.mma are not supported \
-                        by ptxsim yet"
-                    .to_string(),
-            );
+        if modifiers.contains(&"sp") {
+            return Err("sparse tcgen05.mma (.sp) is not supported by ptxsim yet".to_string());
         }
+        let ws = if modifiers.contains(&"ws") {
+            if pair {
+                return Err("tcgen05.mma.ws takes .cta_group::1 only".to_string());
+            }
+            Some(Self::collector(modifiers)?)
+        } else {
+            None
+        };
         let kind = modifiers
             .iter()
             .find_map(|m| Kind::parse(m))
             .ok_or("this .kind of tcgen05.mma is not supported by ptxsim yet")?;
         let block_scale = modifiers.contains(&"block_scale");
+        if ws.is_some() && (block_scale || kind.block_scaled()) {
+            return Err("tcgen05.mma.ws has no block-scaled form".to_string());
+        }
         if block_scale != kind.block_scaled() {
             return Err(
                 ".kind::mxf8f6f4, .kind::mxf4 and .kind::mxf4nvf4 go with .block_scale, the \
@@ -260,6 +269,9 @@ impl Builder<'_> {
         let b = self.source(&operands[2], Type::B64)?;
         let idesc = self.source(&operands[3], Type::B32)?;
         let (disable_output_lane, rest) = match &operands[4] {
+            Operand::Vector(_) if ws.is_some() => {
+                return Err("tcgen05.mma.ws takes no disable-output-lane".to_string());
+            }
             Operand::Vector(elements) => (
                 self.vector_sources(&elements.value, Type::B32)?,
                 &operands[5..],
@@ -286,6 +298,12 @@ impl Builder<'_> {
         if rest.len() > 2 {
             return Err(format!("tcgen05.mma: {} operands too many", rest.len() - 2));
         }
+        if ws.is_some() && rest.len() == 2 {
+            return Err(
+                "the zero-column-mask-desc of tcgen05.mma.ws is not supported by ptxsim yet"
+                    .to_string(),
+            );
+        }
         Ok(Tcgen05::Mma(Box::new(Mma {
             kind,
             d,
@@ -301,7 +319,35 @@ impl Builder<'_> {
             scales,
             scale_vec,
             pair,
+            ws,
         })))
+    }
+
+    /// `.collector::bN::{fill,use,lastuse,discard}` of `tcgen05.mma.ws` (`b0` to `b3`; without
+    /// it, `.collector::b0::discard`).
+    fn collector(modifiers: &[&str]) -> Result<Collector, String> {
+        let Some(named) = modifiers.iter().find_map(|m| m.strip_prefix("collector::")) else {
+            return Ok(Collector {
+                buffer: 0,
+                usage: CollectorUsage::Discard,
+            });
+        };
+        let (buffer, usage) = named.split_once("::").unwrap_or((named, ""));
+        let buffer = match buffer {
+            "b0" => 0,
+            "b1" => 1,
+            "b2" => 2,
+            "b3" => 3,
+            other => return Err(format!("tcgen05.mma.ws has no collector buffer {other}")),
+        };
+        let usage = match usage {
+            "fill" => CollectorUsage::Fill,
+            "use" => CollectorUsage::Use,
+            "lastuse" => CollectorUsage::LastUse,
+            "discard" => CollectorUsage::Discard,
+            other => return Err(format!("tcgen05.mma.ws has no collector usage {other:?}")),
+        };
+        Ok(Collector { buffer, usage })
     }
 
     /// The scale factors per row and K of one instruction (Table 36's `.scale_vec_size`,
