@@ -177,13 +177,11 @@ impl InstrDescriptor {
                  layout for M = 64 is not supported yet)"
             ));
         }
-        if ws {
-            if !matches!(m, 32 | 64 | 128) || !matches!(n, 64 | 128 | 256) {
-                return Err(format!(
-                    "M = {m}, N = {n} (bits 24-28, 17-22): .ws takes M = 32, 64 or 128 and \
-                     N = 64, 128 or 256"
-                ));
-            }
+        if ws && (!matches!(m, 32 | 64 | 128) || !matches!(n, 64 | 128 | 256)) {
+            return Err(format!(
+                "M = {m}, N = {n} (bits 24-28, 17-22): .ws takes M = 32, 64 or 128 and N = 64, \
+                 128 or 256"
+            ));
         }
         let step = match (form, m) {
             (Form::WeightStationary, _) => 64,
