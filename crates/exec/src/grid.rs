@@ -26,6 +26,7 @@ use crate::memory::{GRID_WORKSPACE_BYTES, Words};
 use crate::occupancy::{CtaResources, SM_COUNT};
 use crate::report::Stopped;
 use crate::runtime::Printed;
+use crate::tensor_memory::TensorMemory;
 
 /// CTAs run in parallel per batch; a failure stops the launch at the end of its batch. The
 /// first batch has this many CTAs; each next one twice as many as the one before, up to
@@ -822,7 +823,8 @@ pub fn run_grid(
 /// ([`Device::set_cluster`]): its CTAs are resident together (PTX ISA 9.0, 2.2.1: "CTAs in a
 /// cluster are guaranteed to be co-scheduled"), and run in turn, by rank, [`COOPERATIVE_SLICE`]
 /// issues each ([`Cta::run_slice`]), round after round until all have finished. While a CTA
-/// runs it holds the other CTAs' shared memories (`.shared::cluster` accesses, `mapa`); after
+/// runs it holds the other CTAs' shared and tensor memories (`.shared::cluster` accesses,
+/// `mapa`, `tcgen05` `.cta_group::2`); after
 /// each round the cluster barrier completes when every unfinished thread of the cluster
 /// arrived (`barrier.cluster`). A round in which no CTA issued an instruction and the barrier
 /// could not complete is a deadlock: the first thread waiting at `barrier.cluster.wait` traps
@@ -860,8 +862,21 @@ fn run_cluster(
                     }
                 })
                 .collect();
+            // And their tensor memories.
+            let mut tmem: Vec<TensorMemory> = ctas
+                .iter_mut()
+                .enumerate()
+                .map(|(other, cta)| {
+                    if other == rank {
+                        TensorMemory::default()
+                    } else {
+                        std::mem::take(&mut cta.tmem)
+                    }
+                })
+                .collect();
             let cta = &mut ctas[rank];
             std::mem::swap(&mut cta.cluster.peers, &mut peers);
+            std::mem::swap(&mut cta.cluster.tmem, &mut tmem);
             let before: u64 = cta.threads().map(|t| t.steps()).sum();
             let slice = if tracing {
                 let mut sink =
@@ -873,9 +888,11 @@ fn run_cluster(
             let after: u64 = cta.threads().map(|t| t.steps()).sum();
             progress |= after != before;
             std::mem::swap(&mut cta.cluster.peers, &mut peers);
-            for (other, memory) in peers.into_iter().enumerate() {
+            std::mem::swap(&mut cta.cluster.tmem, &mut tmem);
+            for (other, (memory, tmem)) in peers.into_iter().zip(tmem).enumerate() {
                 if other != rank {
                     ctas[other].shared = memory;
+                    ctas[other].tmem = tmem;
                 }
             }
             let result = match slice {

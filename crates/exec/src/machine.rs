@@ -851,6 +851,9 @@ pub(crate) struct ClusterLink {
     /// own slot is empty (its memory is [`Cta::shared`]), and so is every slot of a cluster of
     /// one.
     pub(crate) peers: Vec<Vec<u8>>,
+    /// The tensor memories of the cluster's CTAs by rank, lent as [`ClusterLink::peers`] are
+    /// (`tcgen05` `.cta_group::2` reaches the peer CTA's).
+    pub(crate) tmem: Vec<crate::tensor_memory::TensorMemory>,
     /// Per lane: the `barrier.cluster.arrive`s it made.
     pub(crate) arrivals: Vec<u64>,
     /// The completed phases of the cluster barrier: a lane that arrived `n` times waits at
@@ -866,6 +869,7 @@ impl ClusterLink {
             rank: flatten(within, shape) as u32,
             size: device.cluster_ctas() as u32,
             peers: Vec::new(),
+            tmem: Vec::new(),
             arrivals: vec![0; threads],
             phase: 0,
         }
@@ -971,7 +975,7 @@ pub struct Cta {
     tracing: bool,
     barriers: Barriers,
     /// Its tensor memory (`tcgen05`, sm_100a).
-    tmem: crate::tensor_memory::TensorMemory,
+    pub(crate) tmem: crate::tensor_memory::TensorMemory,
     /// Its place in its thread-block cluster.
     pub(crate) cluster: ClusterLink,
     /// What the threads printed with `printf`.

@@ -54,6 +54,46 @@ impl std::fmt::Display for AllocError {
     }
 }
 
+/// A collective `.cta_group::2` operation that the peer CTA's warp performed first and this
+/// CTA's warp has yet to perform (its effect on this CTA's tensor memory is already made).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairOp {
+    /// `tcgen05.alloc.cta_group::2` of `columns` at column `start`.
+    Alloc {
+        /// The first column.
+        start: u32,
+        /// `nCols`.
+        columns: u32,
+    },
+    /// `tcgen05.dealloc.cta_group::2` of `columns` at column `start`.
+    Dealloc {
+        /// The first column.
+        start: u32,
+        /// `nCols`.
+        columns: u32,
+    },
+    /// `tcgen05.relinquish_alloc_permit.cta_group::2`.
+    Relinquish,
+}
+
+impl std::fmt::Display for PairOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PairOp::Alloc { start, columns } => {
+                write!(
+                    f,
+                    "tcgen05.alloc.cta_group::2 of {columns} columns (at column {start})"
+                )
+            }
+            PairOp::Dealloc { start, columns } => write!(
+                f,
+                "tcgen05.dealloc.cta_group::2 of {columns} columns (at column {start})"
+            ),
+            PairOp::Relinquish => write!(f, "tcgen05.relinquish_alloc_permit.cta_group::2"),
+        }
+    }
+}
+
 /// A CTA's tensor memory: its cells (made at the first allocation) and allocations.
 #[derive(Clone, Debug, Default)]
 pub struct TensorMemory {
@@ -61,6 +101,15 @@ pub struct TensorMemory {
     /// `(first column, columns)` of each allocation.
     allocations: Vec<(u32, u32)>,
     relinquished: bool,
+    /// The `.cta_group` of the CTA's first `tcgen05` instruction that names one.
+    pub(crate) cta_group: Option<u32>,
+    /// Collective operations of the pair that the peer CTA's warp performed first, in order.
+    pending: std::collections::VecDeque<PairOp>,
+    /// Whether every thread of the CTA finished.
+    pub(crate) finished: bool,
+    /// The B collector buffers `b0` to `b3` of `tcgen05.mma.ws`: B's elements (N rows of K), as
+    /// `::fill` read them.
+    pub(crate) collectors: [Option<Vec<Vec<u64>>>; 4],
 }
 
 /// The lane and column of a tensor-memory address.
@@ -76,28 +125,146 @@ impl TensorMemory {
 
     /// `tcgen05.alloc` of `columns`: the address of the allocation (lane 0, its first column).
     pub fn alloc(&mut self, columns: u32) -> Result<u32, AllocError> {
+        self.allowed(columns)?;
+        let start = (0..COLUMNS / columns)
+            .map(|i| i * columns)
+            .find(|&start| self.free(start, columns))
+            .ok_or(AllocError::Full(self.allocated()))?;
+        self.place(start, columns);
+        Ok(start)
+    }
+
+    /// Whether an allocation of `columns` may be made (a valid `nCols`, the permit kept).
+    fn allowed(&self, columns: u32) -> Result<(), AllocError> {
         if !(32..=COLUMNS).contains(&columns) || !columns.is_power_of_two() {
             return Err(AllocError::Columns(columns));
         }
         if self.relinquished {
             return Err(AllocError::Relinquished);
         }
-        let free = |start: u32| {
-            self.allocations
-                .iter()
-                .all(|&(first, n)| start + columns <= first || first + n <= start)
-        };
-        let start = (0..COLUMNS / columns)
-            .map(|i| i * columns)
-            .find(|&start| free(start))
-            .ok_or(AllocError::Full(self.allocated()))?;
+        Ok(())
+    }
+
+    /// Whether the columns `start .. start + columns` are free.
+    fn free(&self, start: u32, columns: u32) -> bool {
+        self.allocations
+            .iter()
+            .all(|&(first, n)| start + columns <= first || first + n <= start)
+    }
+
+    fn place(&mut self, start: u32, columns: u32) {
         if self.cells.is_empty() {
             self.cells = vec![0; (LANES * COLUMNS) as usize];
         }
         self.allocations.push((start, columns));
-        Ok(start)
     }
 
+    /// The collective operations the peer CTA performed that this CTA has not, for messages.
+    pub fn pending(&self) -> Option<String> {
+        (!self.pending.is_empty()).then(|| {
+            self.pending
+                .iter()
+                .map(PairOp::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
+
+    /// This CTA's warp performs `op`, the peer's already did: the next pending operation must
+    /// be `op` (then it is done: `Ok(true)`). `Ok(false)`: the peer's warp has not performed
+    /// it yet.
+    fn match_pending(&mut self, op: PairOp) -> Result<bool, String> {
+        match self.pending.front() {
+            None => Ok(false),
+            Some(&front) if front == op => {
+                self.pending.pop_front();
+                Ok(true)
+            }
+            Some(&front) => Err(format!(
+                "the peer CTA's warp performed {front}, and this CTA's warp {op}: the two warps \
+                 of the pair must perform the same collective operations, in the same order"
+            )),
+        }
+    }
+}
+
+/// `tcgen05.alloc.cta_group::2` by a warp of the CTA whose tensor memory is `own`, `peer` the
+/// other CTA of the pair: "one warp from each of the peer CTAs must collectively perform the
+/// allocation" (PTX ISA 9.7.16.7.1). The first warp of the two allocates the same columns (the
+/// lowest multiple of `columns` free in both) in both tensor memories, and the second gets
+/// the same address; an `nCols` that differs from the first warp's is an error. (On the GPU the
+/// first warp waits for the second; here it goes on, which a program cannot tell apart.)
+///
+/// `peer` is the peer CTA's tensor memory, or why the CTA has no active peer: the second warp
+/// of the pair needs none (the ISA's Table 47: "Warps can immediately exit after deallocating
+/// Tensor Memory"), the first does.
+pub fn pair_alloc(
+    own: &mut TensorMemory,
+    peer: Result<&mut TensorMemory, String>,
+    columns: u32,
+) -> Result<u32, String> {
+    if let Some(&PairOp::Alloc { start, .. }) = own.pending.front() {
+        own.match_pending(PairOp::Alloc { start, columns })?;
+        return Ok(start);
+    }
+    own.match_pending(PairOp::Alloc { start: 0, columns })?;
+    let peer = peer?;
+    own.allowed(columns).map_err(|why| why.to_string())?;
+    peer.allowed(columns)
+        .map_err(|why| format!("in the peer CTA: {why}"))?;
+    let start = (0..COLUMNS / columns)
+        .map(|i| i * columns)
+        .find(|&start| own.free(start, columns) && peer.free(start, columns))
+        .ok_or_else(|| AllocError::Full(own.allocated().max(peer.allocated())).to_string())?;
+    own.place(start, columns);
+    peer.place(start, columns);
+    peer.pending.push_back(PairOp::Alloc { start, columns });
+    Ok(start)
+}
+
+/// `tcgen05.dealloc.cta_group::2`: the first warp of the pair frees the allocation in both
+/// tensor memories (it must be one in both), the second finds it freed.
+pub fn pair_dealloc(
+    own: &mut TensorMemory,
+    peer: Result<&mut TensorMemory, String>,
+    address: u32,
+    columns: u32,
+) -> Result<(), String> {
+    let (lane, start) = split(address);
+    let op = PairOp::Dealloc { start, columns };
+    if lane == 0 && own.match_pending(op)? {
+        return Ok(());
+    }
+    if let Some(front) = own.pending.front() {
+        return Err(format!(
+            "the peer CTA's warp performed {front}, and this CTA's warp {op}: the two warps of \
+             the pair must perform the same collective operations, in the same order"
+        ));
+    }
+    let peer = peer?;
+    own.dealloc(address, columns)?;
+    peer.dealloc(address, columns)
+        .map_err(|why| format!("in the peer CTA: {why}"))?;
+    peer.pending.push_back(op);
+    Ok(())
+}
+
+/// `tcgen05.relinquish_alloc_permit.cta_group::2`: both CTAs of the pair give up their permit.
+pub fn pair_relinquish(
+    own: &mut TensorMemory,
+    peer: Result<&mut TensorMemory, String>,
+) -> Result<(), String> {
+    if own.match_pending(PairOp::Relinquish)? {
+        return Ok(());
+    }
+    let peer = peer?;
+    own.relinquish();
+    peer.relinquish();
+    peer.pending.push_back(PairOp::Relinquish);
+    Ok(())
+}
+
+impl TensorMemory {
     /// `tcgen05.dealloc taddr, nCols`: "The operand taddr must point to a previous Tensor
     /// Memory allocation"; ptxsim also asks for the allocation's own column count.
     pub fn dealloc(&mut self, address: u32, columns: u32) -> Result<(), String> {

@@ -161,9 +161,10 @@ fn not_run(op: Opcode) -> &'static str {
         }
         Opcode::Wgmma => "the single-bit `.b1` and sparse `.sp` forms (name only)",
         Opcode::Tcgen05 => {
-            "`.cta_group::2`, `tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, \
-             `tcgen05.mma` `.sp`, `.ws`, an `.f16` D, A transposed for FP6/FP4, block scaling \
-             with M = 64, `scale-input-d` (trap at run)"
+            "`tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` \
+             `.sp`, `.ws` with A in tensor memory below M = 128 or a zero-column mask, an \
+             `.f16` D, A transposed for FP6/FP4, block scaling with M = 64 or \
+             `.cta_group::2`, `scale-input-d` (trap at run)"
         }
         _ => "",
     }
@@ -258,9 +259,13 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
                  tests/conformance/tcgen05.tsv); mma: target and version (its operands when it \
                  runs)",
                 "`.cta_group::1`: alloc, dealloc, relinquish_alloc_permit, ld, st, wait, fence, \
-                 cp (`.128x256b`, `.4x256b`, `.128x128b`), shift, commit, mma (M = 64 and \
-                 128; FP8/FP6/FP4 `.kind::f8f6f4`; `.kind::mxf8f6f4`, `.kind::mxf4`, \
-                 `.kind::mxf4nvf4` `.block_scale`; docs/tensor-cores.md)",
+                 cp (`.128x256b`, `.4x256b`, `.128x128b`), shift, commit (also \
+                 `.multicast::cluster`), mma (M = 64 and 128; FP8/FP6/FP4 `.kind::f8f6f4`; \
+                 `.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4` `.block_scale`), \
+                 mma.ws (M = 32, 64, 128; the B collector buffers); \
+                 `.cta_group::2` (a CTA pair of a cluster): alloc, dealloc, \
+                 relinquish_alloc_permit, cp, shift, commit, mma (M = 128 and 256, not \
+                 block-scaled); docs/tensor-cores.md",
             )
         } else if matches!(
             op,

@@ -143,6 +143,29 @@ impl Kind {
     }
 }
 
+/// What `tcgen05.mma.ws` does with its B collector buffer (`.collector::bN::usage`, 9.7.16.10.9;
+/// without the qualifier `.collector::b0::discard`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollectorUsage {
+    /// `::fill`: B is read from shared memory and kept in the buffer.
+    Fill,
+    /// `::use`: B is the buffer's.
+    Use,
+    /// `::lastuse`: B is the buffer's, which is then emptied.
+    LastUse,
+    /// `::discard`: B is read from shared memory and not kept.
+    Discard,
+}
+
+/// The B collector buffer of `tcgen05.mma.ws`: `b0` to `b3` and its usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Collector {
+    /// The buffer, 0 to 3.
+    pub buffer: u32,
+    /// What the instruction does with it.
+    pub usage: CollectorUsage,
+}
+
 /// Where `tcgen05.mma` takes A from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MmaA {
@@ -152,7 +175,7 @@ pub enum MmaA {
     Tmem(MemoryOperand),
 }
 
-/// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
+/// `tcgen05.mma.cta_group.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
 /// {disable-output-lane,} enable-input-d {, scale-input-d};` (9.7.16.10.9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mma {
@@ -166,7 +189,8 @@ pub struct Mma {
     pub b: Source,
     /// `idesc`: the 32-bit instruction descriptor (9.7.16.4.2).
     pub idesc: Source,
-    /// `disable-output-lane`: four 32-bit masks of the lanes of D left unchanged.
+    /// `disable-output-lane`: 32-bit masks of the lanes of D left unchanged (four; eight with
+    /// `.cta_group::2`).
     pub disable_output_lane: Vec<Source>,
     /// `enable-input-d`: "If enable-input-d is false, then D = A*B".
     pub enable_input_d: PredicateSource,
@@ -177,12 +201,16 @@ pub struct Mma {
     /// The scale factors per row of A (and column of B) in one instruction's K: 1, 2 or 4
     /// (`.scale_vec::1X/2X/4X`, `.block32`/`.block16`); 0 without `.block_scale`.
     pub scale_vec: u32,
+    /// `.cta_group::2`: the product of a CTA pair (A, B and D split across the two CTAs).
+    pub pair: bool,
+    /// `.ws` (weight-stationary) and its B collector buffer.
+    pub ws: Option<Collector>,
 }
 
 /// One `tcgen05` instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tcgen05 {
-    /// `tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols;`
+    /// `tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols;`
     Alloc {
         /// `[dst]`: where the address of the allocation is written.
         dst: MemoryOperand,
@@ -190,16 +218,23 @@ pub enum Tcgen05 {
         space: Space,
         /// `nCols`.
         columns: Source,
+        /// `.cta_group::2`: one warp of each CTA of the pair allocates, collectively.
+        pair: bool,
     },
-    /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols;`
+    /// `tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;`
     Dealloc {
         /// `taddr`.
         taddr: Source,
         /// `nCols`.
         columns: Source,
+        /// `.cta_group::2`: one warp of each CTA of the pair frees, collectively.
+        pair: bool,
     },
-    /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;`
-    Relinquish,
+    /// `tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;`
+    Relinquish {
+        /// `.cta_group::2`.
+        pair: bool,
+    },
     /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};`
     Ld {
         /// The shape.
@@ -230,7 +265,7 @@ pub enum Tcgen05 {
         /// `immHalfSplitoff` of `.16x32bx2`.
         split: u32,
     },
-    /// `tcgen05.cp.cta_group::1.shape [taddr], s-desc;` (no decompression, no multicast).
+    /// `tcgen05.cp.cta_group.shape [taddr], s-desc;` (no decompression, no multicast).
     Cp {
         /// The shape.
         shape: CopyShape,
@@ -238,20 +273,29 @@ pub enum Tcgen05 {
         taddr: MemoryOperand,
         /// `s-desc`: the shared-memory descriptor of the source.
         desc: Source,
+        /// `.cta_group::2`: into the tensor memory of both CTAs of the pair.
+        pair: bool,
     },
-    /// `tcgen05.shift.cta_group::1.down [taddr];`
+    /// `tcgen05.shift.cta_group.down [taddr];`
     Shift {
         /// `[taddr]`.
         taddr: MemoryOperand,
+        /// `.cta_group::2`: in the tensor memory of both CTAs of the pair.
+        pair: bool,
     },
     /// `tcgen05.mma`.
     Mma(Box<Mma>),
-    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar];`
+    /// `tcgen05.commit.cta_group.mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64
+    /// [mbar]{, ctaMask};`
     Commit {
         /// `[mbar]`.
         mbar: MemoryOperand,
         /// `.shared::cluster` or generic.
         space: Space,
+        /// `ctaMask` of `.multicast::cluster` (16 bits, one per `%cluster_ctarank`).
+        cta_mask: Option<Source>,
+        /// `.cta_group::2`.
+        pair: bool,
     },
 }
 
@@ -264,9 +308,24 @@ impl Tcgen05 {
             self,
             Tcgen05::Alloc { .. }
                 | Tcgen05::Dealloc { .. }
-                | Tcgen05::Relinquish
+                | Tcgen05::Relinquish { .. }
                 | Tcgen05::Ld { .. }
                 | Tcgen05::St { .. }
         )
+    }
+
+    /// The `.cta_group` the instruction names (1 or 2); `None` for ld and st, which have none.
+    pub fn cta_group(&self) -> Option<u32> {
+        let pair = match self {
+            Tcgen05::Alloc { pair, .. }
+            | Tcgen05::Dealloc { pair, .. }
+            | Tcgen05::Relinquish { pair }
+            | Tcgen05::Cp { pair, .. }
+            | Tcgen05::Shift { pair, .. }
+            | Tcgen05::Commit { pair, .. } => *pair,
+            Tcgen05::Mma(mma) => mma.pair,
+            Tcgen05::Ld { .. } | Tcgen05::St { .. } => return None,
+        };
+        Some(if pair { 2 } else { 1 })
     }
 }

@@ -16,6 +16,17 @@ use super::mma;
 use super::tensor_cores::TensorCores;
 use crate::ir::tcgen05::Kind;
 
+/// Which form of `tcgen05.mma` an instruction descriptor is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `.cta_group::1`.
+    One,
+    /// `.cta_group::2`: a CTA pair.
+    Pair,
+    /// `.ws` (weight-stationary, `.cta_group::1`).
+    WeightStationary,
+}
+
 /// A decoded instruction descriptor (9.7.16.4.2, Table 42 for `.kind::tf32`, `.kind::f16`,
 /// `.kind::f8f6f4` and `.kind::i8`; Table 43, as CUTLASS's `InstrDescriptorBlockScaled`
 /// spells it, for the block-scaled kinds).
@@ -45,15 +56,25 @@ pub struct InstrDescriptor {
     pub scale_ids: Option<(u32, u32)>,
     /// Block scaling with `.ue4m3` factors (bit 23 clear, `.kind::mxf4nvf4`).
     pub scale_ue4m3: bool,
+    /// `.cta_group::2`: M and N are the pair's, each CTA holding `M / 2` rows of A and D and
+    /// `N / 2` columns of B.
+    pub pair: bool,
+    /// `.ws`: M = 32, 64 or 128 with D in CUTLASS's weight-stationary data-path layouts.
+    pub ws: bool,
 }
 
 impl InstrDescriptor {
-    /// Decodes `bits` for `kind`; an error names what ptxsim does not run or the ISA does not
-    /// allow (Table 39's shapes for `.cta_group::1`, dense: M = 64 or 128, N a multiple of 8
-    /// (M = 64) or 16 (M = 128) up to 256).
+    /// Decodes `bits` for `kind`, of one CTA or (`pair`) of a CTA pair; an error names what
+    /// ptxsim does not run or the ISA does not allow (Table 39's dense shapes: for
+    /// `.cta_group::1` M = 64 or 128, N a multiple of 8 (M = 64) or 16 (M = 128) up to 256;
+    /// for `.cta_group::2` M = 128 or 256, N a multiple of 16 up to 256, the bounds CUTLASS's
+    /// `SM100_MMA_*_2x1SM_*` atoms assert).
     ///
-    /// Row `m` of D (and of an A in tensor memory) is in lane [`InstrDescriptor::lane`].
-    pub fn decode(kind: Kind, bits: u32) -> Result<InstrDescriptor, String> {
+    /// Row `m` of D is where [`InstrDescriptor::place`] puts it, row `m` of an A in tensor
+    /// memory in lane [`InstrDescriptor::lane`].
+    pub fn decode(kind: Kind, bits: u32, form: Form) -> Result<InstrDescriptor, String> {
+        let pair = form == Form::Pair;
+        let ws = form == Form::WeightStationary;
         let field = |shift: u32, width: u32| (bits >> shift) & ((1 << width) - 1);
         if field(2, 1) == 1 {
             return Err(
@@ -142,18 +163,38 @@ impl InstrDescriptor {
         }
         let m = (field(24, 5) << 4) as usize;
         let n = (field(17, 6) << 3) as usize;
+        if block_scaled && pair {
+            return Err(
+                ".block_scale with .cta_group::2 is not supported by ptxsim yet (which CTA's \
+                 tensor memory holds the scale factors of B's columns is not settled by the \
+                 sources read)"
+                    .into(),
+            );
+        }
         if block_scaled && m != 128 {
             return Err(format!(
                 "M = {m} with .block_scale: ptxsim runs M = 128 only (the scale factors' \
                  layout for M = 64 is not supported yet)"
             ));
         }
-        let step = match m {
-            64 => 8,
-            128 => 16,
-            _ => {
+        if ws && (!matches!(m, 32 | 64 | 128) || !matches!(n, 64 | 128 | 256)) {
+            return Err(format!(
+                "M = {m}, N = {n} (bits 24-28, 17-22): .ws takes M = 32, 64 or 128 and N = 64, \
+                 128 or 256"
+            ));
+        }
+        let step = match (form, m) {
+            (Form::WeightStationary, _) => 64,
+            (Form::One, 64) => 8,
+            (Form::One, 128) | (Form::Pair, 128 | 256) => 16,
+            (Form::One, _) => {
                 return Err(format!(
                     "M = {m} (bits 24-28): .cta_group::1 takes M = 64 or 128"
+                ));
+            }
+            (Form::Pair, _) => {
+                return Err(format!(
+                    "M = {m} (bits 24-28): .cta_group::2 takes M = 128 or 256"
                 ));
             }
         };
@@ -176,20 +217,57 @@ impl InstrDescriptor {
             saturate: !block_scaled && field(3, 1) == 1,
             scale_ids: block_scaled.then(|| (field(29, 2), field(4, 2))),
             scale_ue4m3,
+            pair,
+            ws,
         })
     }
 
-    /// The lane offset of row `m` of D or of an A in tensor memory (from the address's lane):
-    /// `m` for M = 128 (every data path); for M = 64 the first 16 lanes of each 32-lane
-    /// quarter, `32 (m / 16) + m % 16` (the ISA's data-path layouts as CUTLASS's
-    /// `tmem_frg` spells them for one CTA, M = 64: "Half subpartitions layout atom", shape
-    /// `((16,4),N):((1,32),128)` in lanes and columns).
+    /// The CTAs the product spans: 1, or 2 with `.cta_group::2`.
+    pub fn ctas(&self) -> usize {
+        if self.pair { 2 } else { 1 }
+    }
+
+    /// Rows of A and D in each CTA: M, or M / 2 over a pair (CUTLASS's 2x1SM atoms:
+    /// `ALayout` and `CLayout` give CTA `v` of the pair rows `v M/2 .. (v + 1) M/2`).
+    pub fn rows_per_cta(&self) -> usize {
+        self.m / self.ctas()
+    }
+
+    /// Columns of B in each CTA's shared memory: N, or N / 2 over a pair (`BLayout` gives
+    /// CTA `v` columns `v N/2 .. (v + 1) N/2`).
+    pub fn columns_per_cta(&self) -> usize {
+        self.n / self.ctas()
+    }
+
+    /// The lane offset of row `m` (of its CTA's rows) of an A in tensor memory: `m`, but for
+    /// one CTA's M = 64, the first 16 lanes of each 32-lane quarter, `32 (m / 16) + m % 16` (the
+    /// ISA's data-path layouts as CUTLASS's `tmem_frg` spells them for one CTA, M = 64: "Half
+    /// subpartitions layout atom", shape `((16,4),N):((1,32),128)` in lanes and columns). A
+    /// pair's M = 128 keeps A row `m` in lanes `m` and `64 + m` (CUTLASS's
+    /// `TmemAllocMode::Duplicated`: "the input data must be duplicated between the
+    /// subpartitions"); ptxsim reads lane `m`.
     pub fn lane(&self, m: usize) -> u32 {
-        if self.m == 128 {
-            m as u32
-        } else {
+        if self.m == 64 && !self.pair && !self.ws {
             (32 * (m / 16) + m % 16) as u32
+        } else {
+            m as u32
         }
+    }
+
+    /// The (lane, column) offsets of element `(m, n)` of D, `m` of its CTA's rows: `(lane(m),
+    /// n)`, but for a pair's M = 128 (64 rows a CTA) CUTLASS's "2x2" layout atom,
+    /// `(64,(N/2,2)):(1,(128,64))` in lanes and columns: columns `n < N/2` in lanes 0-63,
+    /// the others in lanes 64-127 from column 0 again. `.ws` with M = 64 is the same "2x2"
+    /// layout and M = 32 CUTLASS's "1x4" (`tmem_frg_ws`: `(32,(N/4,4)):(1,(128,32))`):
+    /// quarter `q` of the columns in lanes `32 q ..`, from column 0.
+    pub fn place(&self, m: usize, n: usize) -> (u32, u32) {
+        let parts = match (self.pair, self.ws, self.m) {
+            (true, _, 128) | (_, true, 64) => 2,
+            (_, true, 32) => 4,
+            _ => return (self.lane(m), n as u32),
+        };
+        let width = self.n / parts;
+        ((m + 128 / parts * (n / width)) as u32, (n % width) as u32)
     }
 
     /// The `mma` form whose element arithmetic this is (the functions read only the types,
@@ -467,7 +545,7 @@ mod tests {
         // .kind::f16, D f32 (bit 4), A and B bf16 (bits 7, 10), B transposed (bit 16),
         // N = 64 (8 << 17), M = 128 (8 << 24).
         let bits = 1 << 4 | 1 << 7 | 1 << 10 | 1 << 16 | 8 << 17 | 8 << 24;
-        let desc = InstrDescriptor::decode(Kind::F16, bits).unwrap();
+        let desc = InstrDescriptor::decode(Kind::F16, bits, Form::One).unwrap();
         assert_eq!((desc.m, desc.n), (128, 64));
         assert_eq!(
             (desc.d, desc.a, desc.b),
@@ -475,29 +553,70 @@ mod tests {
         );
         assert!(desc.transpose_b && !desc.transpose_a);
         // Sparsity, M = 32, N = 8 with M = 128 and an .f16 D are refused with a reason.
-        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2).is_err());
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 2 << 24).is_err());
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(8 << 17) | 1 << 17).is_err());
-        let m64 = InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24).unwrap();
+        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2, Form::One).is_err());
+        assert!(
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 2 << 24, Form::One).is_err()
+        );
+        assert!(
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 17) | 1 << 17, Form::One).is_err()
+        );
+        let m64 =
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24, Form::One).unwrap();
         assert_eq!(
             (m64.m, m64.lane(15), m64.lane(16), m64.lane(63)),
             (64, 15, 32, 111)
         );
-        assert!(InstrDescriptor::decode(Kind::F16, bits & !(1 << 4)).is_err());
+        assert!(InstrDescriptor::decode(Kind::F16, bits & !(1 << 4), Form::One).is_err());
+        // .cta_group::2: M = 256 (16 << 24) and 128 over the pair; M = 64 is refused. A
+        // pair's M = 128 keeps columns N/2.. of a CTA's row m in lane 64 + m, from column 0
+        // (CUTLASS's "2x2" atom `(64,(N/2,2)):(1,(128,64))`).
+        let m256 = bits & !(8 << 24) | 16 << 24;
+        let pair = InstrDescriptor::decode(Kind::F16, m256, Form::Pair).unwrap();
+        assert_eq!(
+            (pair.m, pair.rows_per_cta(), pair.columns_per_cta()),
+            (256, 128, 32)
+        );
+        assert_eq!((pair.place(127, 63), pair.lane(127)), ((127, 63), 127));
+        assert!(InstrDescriptor::decode(Kind::F16, m256, Form::One).is_err());
+        let pair = InstrDescriptor::decode(Kind::F16, bits, Form::Pair).unwrap();
+        assert_eq!(
+            (pair.rows_per_cta(), pair.place(5, 31), pair.place(5, 32)),
+            (64, (5, 31), (69, 0))
+        );
+        assert!(
+            InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 4 << 24, Form::Pair).is_err()
+        );
         // .kind::tf32 needs atype 2.
         let tf32 = 1 << 4 | 2 << 7 | 2 << 10 | 2 << 17 | 8 << 24;
         assert_eq!(
-            InstrDescriptor::decode(Kind::Tf32, tf32).unwrap().a,
+            InstrDescriptor::decode(Kind::Tf32, tf32, Form::One)
+                .unwrap()
+                .a,
             MmaType::Tf32
         );
-        assert!(InstrDescriptor::decode(Kind::Tf32, bits).is_err());
+        assert!(InstrDescriptor::decode(Kind::Tf32, bits, Form::One).is_err());
         // .kind::mxf8f6f4: E5M2 A (bit 7), the UE8M0 scale type (bit 23), scale-factor ids 2
         // for A (bits 29-30) and 1 for B (bits 4-5); without bit 23 it is refused.
         let scaled = 1 << 7 | 4 << 17 | 1 << 23 | 8 << 24 | 2 << 29 | 1 << 4;
-        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, scaled).unwrap();
+        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, scaled, Form::One).unwrap();
         assert_eq!((desc.a, desc.b), (MmaType::E5m2, MmaType::E4m3));
         assert_eq!(desc.scale_ids, Some((2, 1)));
-        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled & !(1 << 23)).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled & !(1 << 23), Form::One).is_err());
+        // .ws: M = 32 (2 << 24) with N = 64 (8 << 17) puts the columns' quarters in the lane
+        // quarters (CUTLASS's "1x4" atom); N = 32 is refused.
+        let ws = 1 << 4 | 8 << 17 | 2 << 24;
+        let desc = InstrDescriptor::decode(Kind::F16, ws, Form::WeightStationary).unwrap();
+        assert_eq!(
+            (desc.place(3, 15), desc.place(3, 16), desc.place(3, 63)),
+            ((3, 15), (35, 0), (99, 15))
+        );
+        assert!(
+            InstrDescriptor::decode(Kind::F16, ws & !(8 << 17) | 4 << 17, Form::WeightStationary)
+                .is_err()
+        );
+        assert!(InstrDescriptor::decode(Kind::F16, ws, Form::One).is_err());
+        // Not over a CTA pair yet.
+        assert!(InstrDescriptor::decode(Kind::Mxf8f6f4, scaled, Form::Pair).is_err());
     }
 
     /// MMA-Sim's block-scaled FP4 step (`nv_fused_dot_add_with_block_scale`, 35 fraction bits
@@ -573,22 +692,22 @@ mod tests {
     fn block_scaled_descriptors_of_fp4_and_fp6() {
         // .kind::mxf4nvf4: E2M1 = 1 at bits 7 and 10, UE4M3 (bit 23 clear), N = 32, M = 128.
         let bits = 1 << 7 | 1 << 10 | 4 << 17 | 8 << 24;
-        let desc = InstrDescriptor::decode(Kind::Mxf4nvf4, bits).unwrap();
+        let desc = InstrDescriptor::decode(Kind::Mxf4nvf4, bits, Form::One).unwrap();
         assert_eq!(
             (desc.a, desc.b, desc.scale_ue4m3),
             (MmaType::E2m1, MmaType::E2m1, true)
         );
         // .kind::mxf4 needs UE8M0; K = 96 (bit 31) and a transposed FP4 A are refused.
-        assert!(InstrDescriptor::decode(Kind::Mxf4, bits).is_err());
-        assert!(InstrDescriptor::decode(Kind::Mxf4, bits | 1 << 23).is_ok());
-        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 31).is_err());
-        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 15).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4, bits, Form::One).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4, bits | 1 << 23, Form::One).is_ok());
+        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 31, Form::One).is_err());
+        assert!(InstrDescriptor::decode(Kind::Mxf4nvf4, bits | 1 << 15, Form::One).is_err());
         // .kind::f8f6f4: E2M3 = 3, E3M2 = 4, E2M1 = 5 (Table 42); 2 is no type.
         let f8 = |a: u32, b: u32| 1 << 4 | a << 7 | b << 10 | 4 << 17 | 8 << 24;
-        let desc = InstrDescriptor::decode(Kind::F8f6f4, f8(3, 4)).unwrap();
+        let desc = InstrDescriptor::decode(Kind::F8f6f4, f8(3, 4), Form::One).unwrap();
         assert_eq!((desc.a, desc.b), (MmaType::E2m3, MmaType::E3m2));
-        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, f8(5, 0) | 1 << 23).unwrap();
+        let desc = InstrDescriptor::decode(Kind::Mxf8f6f4, f8(5, 0) | 1 << 23, Form::One).unwrap();
         assert_eq!((desc.a, desc.b), (MmaType::E2m1, MmaType::E4m3));
-        assert!(InstrDescriptor::decode(Kind::F8f6f4, f8(2, 0)).is_err());
+        assert!(InstrDescriptor::decode(Kind::F8f6f4, f8(2, 0), Form::One).is_err());
     }
 }

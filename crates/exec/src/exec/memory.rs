@@ -348,6 +348,24 @@ impl Executor<'_, '_> {
             .map(|_| ())
     }
 
+    /// One arrive-on operation (count 1) on the mbarrier at `.shared::cluster` address `at`,
+    /// as `tcgen05.commit`'s `.mbarrier::arrive::one` makes it: `Ok(false)` when the mbarrier
+    /// had no pending arrival left (the arrival is dropped; the PTX ISA leaves it undefined).
+    pub(super) fn arrive_one(&mut self, lane: usize, at: u64) -> Result<bool, Fault> {
+        let op = MbarrierOp::Arrive {
+            drop: false,
+            expect_tx: false,
+            no_complete: false,
+        };
+        let update = |old: u64, _global: bool| {
+            MbarrierObject::decode(old)
+                .apply(op, 1)
+                .map_or(old, MbarrierObject::encode)
+        };
+        let old = self.atomic(lane, Space::SharedCluster, at, 8, update)?;
+        Ok(MbarrierObject::decode(old).apply(op, 1).is_some())
+    }
+
     /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Destination register d will
     /// hold an address in CTA b corresponding to operand a": the offset of `a` in its CTA's
     /// shared memory, placed in the shared memory of rank `b` ([`CLUSTER_RANK_STRIDE`]); in the

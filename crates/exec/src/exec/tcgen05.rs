@@ -13,15 +13,22 @@
 //! `tcgen05.commit` arrives on its mbarrier at once (`.mbarrier::arrive::one`: "an
 //! arrive-on operation on the mbarrier object ... upon the completion of all prior async
 //! tcgen05 operations").
+//!
+//! `.cta_group::2` runs over a CTA pair of a cluster: the CTA and its peer, whose
+//! `%cluster_ctarank` differs in bit 0 (CUTLASS's 2x1SM atoms take a CTA's place in the pair
+//! from `block_rank_in_cluster() % 2`; the even CTA is the first). The runner of a cluster
+//! lends the running CTA the other CTAs' tensor memories as it lends their shared memories
+//! ([`crate::grid`]).
 
 use ptxsim_isa::ops::{MbarrierOp, Space};
 
 use super::Executor;
-use crate::alu::tcgen05::{self as alu, InstrDescriptor, SubByte};
+use crate::alu::tcgen05::{self as alu, Form, InstrDescriptor, SubByte};
 use crate::alu::wgmma::Descriptor;
-use crate::ir::tcgen05::{CopyShape, Mma, MmaA, Shape, Tcgen05};
+use crate::ir::tcgen05::{CollectorUsage, CopyShape, Mma, MmaA, Shape, Tcgen05};
 use crate::ir::{Destination, Instruction, MemoryOperand, Source};
-use crate::tensor_memory;
+use crate::memory::CLUSTER_RANK_STRIDE;
+use crate::tensor_memory::{self, TensorMemory};
 
 /// The scale factors of each row of A and each column of B (`vec` each).
 type ScaleFactors = (Vec<Vec<u32>>, Vec<Vec<u32>>);
@@ -38,9 +45,6 @@ impl Executor<'_, '_> {
     /// kernel exits". When the last threads of the CTA leave with columns still allocated, the
     /// last of them traps with the allocations.
     pub(super) fn tmem_left_allocated(&mut self, instruction: &Instruction, lanes: &[usize]) {
-        if self.tmem.allocated() == 0 {
-            return;
-        }
         let all_done = self
             .lanes
             .status
@@ -53,7 +57,18 @@ impl Executor<'_, '_> {
             self.lanes.status[last],
             crate::machine::ThreadStatus::Done(crate::machine::Outcome::Exited)
         );
-        if all_done && exited {
+        if all_done {
+            self.tmem.finished = true;
+        }
+        if let (true, true, Some(pending)) = (all_done, exited, self.tmem.pending()) {
+            let message = format!(
+                "`{}`: the CTA's threads exited, but the peer CTA's warp performed {pending}, \
+                 which no warp of this CTA performed (one warp of each CTA of the pair must)",
+                instruction.text
+            );
+            return self.trap(last, instruction, message);
+        }
+        if all_done && exited && self.tmem.allocated() > 0 {
             let message = format!(
                 "`{}`: the CTA's threads exited with tensor memory still allocated ({}); \
                  tcgen05.dealloc must free it before the kernel exits",
@@ -67,6 +82,89 @@ impl Executor<'_, '_> {
     /// A tensor-memory address operand (`[taddr]`), 32 bits.
     fn taddr(&self, lane: usize, operand: MemoryOperand) -> u32 {
         self.address(lane, operand) as u32
+    }
+
+    /// The `%cluster_ctarank` of the peer CTA of `.cta_group::2`: "Issue from a single thread
+    /// from the CTA-Pair would initiate the base operation. When the current CTA issues the
+    /// operation, the peer CTA should be active and should not have exited" (PTX ISA
+    /// 9.7.16.5, Table 46). A CTA without a peer in its cluster, or whose peer exited, is an
+    /// error.
+    fn peer(&self) -> Result<u32, String> {
+        let peer = self.cluster.rank ^ 1;
+        if peer >= self.cluster.size || self.cluster.tmem.len() <= peer as usize {
+            return Err(format!(
+                ".cta_group::2 needs the CTA's peer in a CTA pair (%cluster_ctarank {peer}), \
+                 but the CTA's cluster has {} CTA(s); launch clusters of an even number of CTAs",
+                self.cluster.size
+            ));
+        }
+        if self.cluster.tmem[peer as usize].finished {
+            return Err(format!(
+                "the peer CTA (%cluster_ctarank {peer}) has exited; .cta_group::2 needs it \
+                 active"
+            ));
+        }
+        Ok(peer)
+    }
+
+    /// The CTAs an operation of `.cta_group::1` (this one) or `::2` (the pair, the even CTA
+    /// first) reaches, by `%cluster_ctarank`.
+    fn group(&self, pair: bool) -> Result<Vec<u32>, String> {
+        if pair {
+            let peer = self.peer()?;
+            Ok(vec![peer & !1, peer | 1])
+        } else {
+            Ok(vec![self.cluster.rank])
+        }
+    }
+
+    /// The tensor memory of the cluster's CTA `rank` (this one's, or a peer's lent to it).
+    fn cta_tmem(&self, rank: u32) -> &TensorMemory {
+        if rank == self.cluster.rank {
+            self.tmem
+        } else {
+            &self.cluster.tmem[rank as usize]
+        }
+    }
+
+    fn cta_tmem_mut(&mut self, rank: u32) -> &mut TensorMemory {
+        if rank == self.cluster.rank {
+            self.tmem
+        } else {
+            &mut self.cluster.tmem[rank as usize]
+        }
+    }
+
+    /// Where the shared memory of the cluster's CTA `rank` starts in `.shared::cluster`
+    /// addresses (0: this CTA's own window): a descriptor's CTA-relative address plus this
+    /// reaches the same offset in that CTA ([`CLUSTER_RANK_STRIDE`]).
+    fn shared_base(&self, rank: u32) -> u64 {
+        if rank == self.cluster.rank {
+            0
+        } else {
+            (u64::from(rank) + 1) * CLUSTER_RANK_STRIDE
+        }
+    }
+
+    /// "All tcgen05 instructions within a kernel must specify the same value for the
+    /// .cta_group qualifier" (9.7.16.7.1): the CTA's first value holds; another traps (ptxas
+    /// refuses such a kernel: "uses single CTA(.cta_group::1) and CTA pair
+    /// granularity(.cta_group::2) and that is not allowed").
+    fn same_cta_group(&mut self, op: &Tcgen05) -> Result<(), String> {
+        let Some(group) = op.cta_group() else {
+            return Ok(());
+        };
+        match self.tmem.cta_group {
+            Some(first) if first != group => Err(format!(
+                ".cta_group::{group}, but an earlier tcgen05 instruction of the CTA named \
+                 .cta_group::{first}: all tcgen05 instructions within a kernel must specify the \
+                 same value"
+            )),
+            _ => {
+                self.tmem.cta_group = Some(group);
+                Ok(())
+            }
+        }
     }
 
     /// One `tcgen05` instruction for `lanes` (module docs).
@@ -85,21 +183,52 @@ impl Executor<'_, '_> {
                 return self.trap_lanes(instruction, lanes, message);
             }
         }
+        if let Err(why) = self.same_cta_group(op) {
+            let message = format!("`{}`: {why}", instruction.text);
+            return self.trap_lanes(instruction, lanes, message);
+        }
         match op {
             Tcgen05::Alloc {
                 dst,
                 space,
                 columns,
-            } => self.tmem_alloc(instruction, lanes, *dst, *space, *columns),
-            Tcgen05::Dealloc { taddr, columns } => {
+                pair,
+            } => self.tmem_alloc(instruction, lanes, *dst, *space, (*columns, *pair)),
+            Tcgen05::Dealloc {
+                taddr,
+                columns,
+                pair,
+            } => {
                 let address = self.read_bits(lanes[0], *taddr, 32) as u32;
                 let columns = self.read_bits(lanes[0], *columns, 32) as u32;
-                if let Err(why) = self.tmem.dealloc(address, columns) {
+                let result = if *pair {
+                    let peer = self
+                        .peer()
+                        .map(|peer| &mut self.cluster.tmem[peer as usize]);
+                    tensor_memory::pair_dealloc(self.tmem, peer, address, columns)
+                } else {
+                    self.tmem.dealloc(address, columns)
+                };
+                if let Err(why) = result {
                     let message = format!("`{}`: {why}", instruction.text);
                     self.trap_lanes(instruction, lanes, message);
                 }
             }
-            Tcgen05::Relinquish => self.tmem.relinquish(),
+            Tcgen05::Relinquish { pair } => {
+                let result = if *pair {
+                    let peer = self
+                        .peer()
+                        .map(|peer| &mut self.cluster.tmem[peer as usize]);
+                    tensor_memory::pair_relinquish(self.tmem, peer)
+                } else {
+                    self.tmem.relinquish();
+                    Ok(())
+                };
+                if let Err(why) = result {
+                    let message = format!("`{}`: {why}", instruction.text);
+                    self.trap_lanes(instruction, lanes, message);
+                }
+            }
             Tcgen05::Ld {
                 shape,
                 num,
@@ -122,17 +251,22 @@ impl Executor<'_, '_> {
                 sources,
                 *taddr,
             ),
-            Tcgen05::Cp { shape, taddr, desc } => {
+            Tcgen05::Cp {
+                shape,
+                taddr,
+                desc,
+                pair,
+            } => {
                 for &lane in lanes {
-                    if let Err(message) = self.tmem_cp(lane, *shape, *taddr, *desc) {
+                    if let Err(message) = self.tmem_cp(lane, (*shape, *pair), *taddr, *desc) {
                         let message = format!("`{}`: {message}", instruction.text);
                         self.trap(lane, instruction, message);
                     }
                 }
             }
-            Tcgen05::Shift { taddr } => {
+            Tcgen05::Shift { taddr, pair } => {
                 for &lane in lanes {
-                    if let Err(message) = self.tmem_shift(lane, *taddr) {
+                    if let Err(message) = self.tmem_shift(lane, *taddr, *pair) {
                         let message = format!("`{}`: {message}", instruction.text);
                         self.trap(lane, instruction, message);
                     }
@@ -146,7 +280,19 @@ impl Executor<'_, '_> {
                     }
                 }
             }
-            Tcgen05::Commit { mbar, space } => {
+            Tcgen05::Commit {
+                mbar,
+                space,
+                cta_mask,
+                pair,
+            } => {
+                if let Err(why) = self.group(*pair) {
+                    let message = format!("`{}`: {why}", instruction.text);
+                    return self.trap_lanes(instruction, lanes, message);
+                }
+                if let Some(mask) = cta_mask {
+                    return self.commit_multicast(instruction, lanes, (*mbar, *space), *mask);
+                }
                 let arrive = MbarrierOp::Arrive {
                     drop: false,
                     expect_tx: false,
@@ -157,20 +303,85 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// `tcgen05.commit ... .multicast::cluster [mbar], ctaMask`: "signaling on the mbarrier
+    /// objects of multiple CTAs in the cluster. Operand ctaMask specifies the CTAs in the
+    /// cluster such that each bit position in the 16-bit ctaMask operand corresponds to the
+    /// %cluster_ctarank of the destination CTA. The mbarrier signal is multicast to the same
+    /// offset as mbar in the shared memory of each destination CTA" (9.7.16.12.1), for
+    /// `.cta_group::1` and `::2` alike. One arrive-on operation on each. A bit for a rank
+    /// outside the cluster traps (the ISA leaves it undefined).
+    fn commit_multicast(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (mbar, space): (MemoryOperand, Space),
+        mask: Source,
+    ) {
+        for &lane in lanes {
+            let (resolved, at) = crate::compiled::resolve(space, self.address(lane, mbar));
+            if !matches!(resolved, Space::Shared | Space::SharedCluster) {
+                let message = format!(
+                    "`{}`: mbar ({at:#x}) is not a shared-memory address",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            let offset = at % CLUSTER_RANK_STRIDE;
+            let mask = self.read_bits(lane, mask, 16) as u32;
+            if mask >> self.cluster.size != 0 {
+                let message = format!(
+                    "`{}`: ctaMask {mask:#06x} names a CTA outside the cluster of {}",
+                    instruction.text, self.cluster.size
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for rank in (0..self.cluster.size).filter(|rank| mask >> rank & 1 == 1) {
+                let target = (u64::from(rank) + 1) * CLUSTER_RANK_STRIDE + offset;
+                match self.arrive_one(lane, target) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        let message = format!(
+                            "`{}`: more arrivals than the pending count of the mbarrier of CTA \
+                             {rank}; the PTX ISA leaves this undefined",
+                            instruction.text
+                        );
+                        self.trap(lane, instruction, message);
+                        break;
+                    }
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
     /// `tcgen05.alloc`: "allocates the specified number of columns in the Tensor Memory and
     /// writes the address of the allocated Tensor Memory into shared memory at the location
-    /// specified by address operand dst". One allocation for the warp.
+    /// specified by address operand dst". One allocation for the warp; with `.cta_group::2`
+    /// one for the pair ([`tensor_memory::pair_alloc`]).
     fn tmem_alloc(
         &mut self,
         instruction: &Instruction,
         lanes: &[usize],
         dst: MemoryOperand,
         space: Space,
-        columns: Source,
+        (columns, pair): (Source, bool),
     ) {
         let lane = lanes[0];
         let columns = self.read_bits(lane, columns, 32) as u32;
-        let address = match self.tmem.alloc(columns) {
+        let allocated = if pair {
+            let peer = self
+                .peer()
+                .map(|peer| &mut self.cluster.tmem[peer as usize]);
+            tensor_memory::pair_alloc(self.tmem, peer, columns)
+        } else {
+            self.tmem.alloc(columns).map_err(|why| why.to_string())
+        };
+        let address = match allocated {
             Ok(address) => address,
             Err(why) => {
                 let message = format!("`{}`: {why}", instruction.text);
@@ -309,55 +520,69 @@ impl Executor<'_, '_> {
     /// `r` to lane `lane + r`, its bytes to the columns from `taddr`'s (little-endian, four to
     /// a cell). Shared memory is read through the descriptor's canonical K-major layout with
     /// one-byte elements (rows of core matrices of 8 x 16 bytes, [`Descriptor::address`]).
+    /// With `.cta_group::2` each CTA of the pair copies from its own shared memory, at the
+    /// descriptor's offset, into its own tensor memory (assumed: how CUTLASS's `*_2cta` copies
+    /// of per-CTA scale factors are used; no sentence of the ISA read).
     fn tmem_cp(
         &mut self,
         lane: usize,
-        shape: CopyShape,
+        (shape, pair): (CopyShape, bool),
         taddr: MemoryOperand,
         desc: Source,
     ) -> Result<(), String> {
         let (row0, column0) = tensor_memory::split(self.taddr(lane, taddr));
         let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, desc, 64))?;
         let (rows, bytes) = shape.rows_and_bytes();
-        for row in 0..rows {
-            for cell in 0..bytes / 4 {
-                let mut value = 0u32;
-                for byte in 0..4 {
-                    let address = descriptor.address(false, row, 4 * cell + byte, 1);
-                    let bits = self
-                        .load(lane, Space::Shared, address, 1)
-                        .map_err(|fault| format!("row {row} of the source: {fault}"))?;
-                    value |= (bits as u32 & 0xff) << (8 * byte);
+        for rank in self.group(pair)? {
+            let base = self.shared_base(rank);
+            for row in 0..rows {
+                for cell in 0..bytes / 4 {
+                    let mut value = 0u32;
+                    for byte in 0..4 {
+                        let address = base + descriptor.address(false, row, 4 * cell + byte, 1);
+                        let bits = self
+                            .load(lane, Space::Shared, address, 1)
+                            .map_err(|fault| format!("row {row} of the source: {fault}"))?;
+                        value |= (bits as u32 & 0xff) << (8 * byte);
+                    }
+                    self.cta_tmem_mut(rank).write(
+                        row0 + row as u32,
+                        column0 + cell as u32,
+                        value,
+                    )?;
                 }
-                self.tmem
-                    .write(row0 + row as u32, column0 + cell as u32, value)?;
             }
         }
         Ok(())
     }
 
     /// `tcgen05.shift.down`: "shifting of 32-byte elements downwards across all the rows,
-    /// except the last, by one row" in the 32 lanes from `taddr`'s ("must be aligned to 32").
-    fn tmem_shift(&mut self, lane: usize, taddr: MemoryOperand) -> Result<(), String> {
+    /// except the last, by one row" in the 32 lanes from `taddr`'s ("must be aligned to 32");
+    /// with `.cta_group::2` in both CTAs of the pair.
+    fn tmem_shift(&mut self, lane: usize, taddr: MemoryOperand, pair: bool) -> Result<(), String> {
         let (row0, column0) = tensor_memory::split(self.taddr(lane, taddr));
         if row0 % 32 != 0 {
             return Err(format!("the lane of taddr ({row0}) must be aligned to 32"));
         }
-        for row in (row0..row0 + 31).rev() {
-            for column in column0..column0 + 8 {
-                let value = self.tmem.read(row, column)?;
-                self.tmem.write(row + 1, column, value)?;
+        for rank in self.group(pair)? {
+            let tmem = self.cta_tmem_mut(rank);
+            for row in (row0..row0 + 31).rev() {
+                for column in column0..column0 + 8 {
+                    let value = tmem.read(row, column)?;
+                    tmem.write(row + 1, column, value)?;
+                }
             }
         }
         Ok(())
     }
 
-    /// Element `(row, k)` of an operand in shared memory, through its descriptor; a sub-byte
-    /// element ([`SubByte`]) from its 16-byte unit, as its 8-bit container.
+    /// Element `(row, k)` of an operand in shared memory, through its descriptor, in the CTA
+    /// whose shared memory starts at `base` ([`Executor::shared_base`]); a sub-byte element
+    /// ([`SubByte`]) from its 16-byte unit, as its 8-bit container.
     fn smem_element(
         &mut self,
         lane: usize,
-        descriptor: &Descriptor,
+        (descriptor, base): (&Descriptor, u64),
         (mn_major, sub_byte): (bool, Option<SubByte>),
         (row, k): (usize, usize),
         ty: ptxsim_isa::mma::MmaType,
@@ -371,30 +596,31 @@ impl Executor<'_, '_> {
             } else {
                 first
             };
-            let address = descriptor.address(false, row, column, 1);
+            let address = base + descriptor.address(false, row, column, 1);
             let unit = self
                 .load(lane, Space::Shared, address, 16)
                 .map_err(|fault| fault.to_string())?;
             return Ok(format.extract(unit, k));
         }
         let size = alu::element_bytes(ty);
-        let address = descriptor.address(mn_major, row, k, size);
+        let address = base + descriptor.address(mn_major, row, k, size);
         self.load(lane, Space::Shared, address, size as u32)
             .map(|bits| bits as u64)
             .map_err(|fault| fault.to_string())
     }
 
-    /// The scale factors of `.block_scale` (M = 128), `vec` per row of A and column of B
-    /// (`.scale_vec::1X/2X/4X`). Their layout in tensor memory is the one CUTLASS's
-    /// `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factors of row `m` in lane `m`
-    /// (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the address's, bytes
-    /// `id .. id + vec` (the instruction descriptor's scale-factor id, then one byte per block
-    /// of K); the factors of column `n` of B in lane `n % 32` from the address's, column
-    /// `n / 32`, its bytes likewise. Bits 30-31 of the addresses (where CUTLASS keeps the byte
-    /// id) are ignored. The id must leave room for `vec` bytes: a multiple of `vec`.
+    /// The scale factors of `.block_scale` (M = 128, in the tensor memory of CTA `rank`),
+    /// `vec` per row of A and column of B (`.scale_vec::1X/2X/4X`). Their layout is the one
+    /// CUTLASS's `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factors of row `m` in
+    /// lane `m` (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the
+    /// address's, bytes `id .. id + vec` (the instruction descriptor's scale-factor id, then
+    /// one byte per block of K); the factors of column `n` of B in lane `n % 32` from the
+    /// address's, column `n / 32`, its bytes likewise. Bits 30-31 of the addresses (where
+    /// CUTLASS keeps the byte id) are ignored. The id must leave room for `vec` bytes: a
+    /// multiple of `vec`.
     fn scale_factors(
         &self,
-        lane: usize,
+        (lane, rank): (usize, u32),
         (desc, vec): (&InstrDescriptor, u32),
         (a_id, b_id): (u32, u32),
         (sfa, sfb): (MemoryOperand, MemoryOperand),
@@ -407,9 +633,10 @@ impl Executor<'_, '_> {
                 ));
             }
         }
+        let tmem = self.cta_tmem(rank);
         let base = |operand| tensor_memory::split(self.taddr(lane, operand) & 0x3fff_ffff);
         let read = |(lane, column): (u32, u32), id: u32| {
-            self.tmem.read(lane, column).map(|cell| {
+            tmem.read(lane, column).map(|cell| {
                 (0..vec)
                     .map(|j| cell >> (8 * (id + j)) & 0xff)
                     .collect::<Vec<u32>>()
@@ -417,7 +644,7 @@ impl Executor<'_, '_> {
         };
         let (a_lane, a_column) = base(sfa);
         let (b_lane, b_column) = base(sfb);
-        let rows = (0..desc.m as u32)
+        let rows = (0..desc.rows_per_cta() as u32)
             .map(|m| read((a_lane + m, a_column + m / 32), a_id))
             .collect::<Result<_, _>>()?;
         let columns = (0..desc.n as u32)
@@ -426,13 +653,90 @@ impl Executor<'_, '_> {
         Ok((rows, columns))
     }
 
+    /// B (N x K) from shared memory, column `n` from CTA `n / (N / CTAs)` of the group.
+    fn b_from_shared(
+        &mut self,
+        lane: usize,
+        op: &Mma,
+        desc: &InstrDescriptor,
+        ctas: &[u32],
+    ) -> Result<Vec<Vec<u64>>, String> {
+        let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, op.b, 64))?;
+        let columns = desc.columns_per_cta();
+        let mut b = vec![vec![0u64; op.kind.k()]; desc.n];
+        let layout = (desc.transpose_b, SubByte::of(op.kind, desc.b));
+        for (n, row) in b.iter_mut().enumerate() {
+            let base = self.shared_base(ctas[n / columns]);
+            for (kk, element) in row.iter_mut().enumerate() {
+                *element = self
+                    .smem_element(lane, (&descriptor, base), layout, (n % columns, kk), desc.b)
+                    .map_err(|why| format!("element ({n}, {kk}) of B: {why}"))?;
+            }
+        }
+        Ok(b)
+    }
+
+    /// B from the collector buffer `buffer` of `tcgen05.mma.ws` (`::use`, `::lastuse`, which
+    /// empties it): what an earlier `::fill` read, of `shape` (N rows of K). An empty buffer or
+    /// one of another shape is an error (the PTX ISA leaves it undefined).
+    fn collected(
+        &mut self,
+        buffer: usize,
+        usage: CollectorUsage,
+        shape: (usize, usize),
+    ) -> Result<Vec<Vec<u64>>, String> {
+        let slot = &mut self.tmem.collectors[buffer];
+        let b = if usage == CollectorUsage::LastUse {
+            slot.take()
+        } else {
+            slot.clone()
+        };
+        let b = b.ok_or_else(|| {
+            format!(
+                "the collector buffer b{buffer} is empty: ::use and ::lastuse take the B of an \
+                 earlier ::fill (and ::lastuse empties it)"
+            )
+        })?;
+        if (b.len(), b.first().map_or(0, Vec::len)) != shape {
+            return Err(format!(
+                "the collector buffer b{buffer} holds a B of {} x {}, this instruction's is {} x \
+                 {} (N x K)",
+                b.len(),
+                b.first().map_or(0, Vec::len),
+                shape.0,
+                shape.1
+            ));
+        }
+        Ok(b)
+    }
+
     /// `tcgen05.mma` issued by thread `lane`: `D = A * B + D` (or `A * B` when
-    /// `enable-input-d` is false) with D in tensor memory, row `m` in lane
-    /// [`InstrDescriptor::lane`] from `d-tmem`'s (every lane for M = 128; for M = 64 the first or
-    /// second 16 lanes of each quarter), column `n` at `d-tmem`'s column plus `n`.
+    /// `enable-input-d` is false) with D in tensor memory, row `m` and column `n` where
+    /// [`InstrDescriptor::place`] puts them from `d-tmem`'s lane and column (every lane for
+    /// M = 128; for M = 64 the first or second 16 lanes of each quarter).
+    ///
+    /// `.cta_group::2` (M = 128 or 256 over the pair): "Issue from a single thread from the
+    /// CTA-Pair" (Table 46), either CTA. The layout is CUTLASS's 2x1SM atoms'
+    /// (`SM100_MMA_*_2x1SM_*`: `ALayout`, `BLayout`, `CLayout`): the even CTA of the pair holds
+    /// rows `0 .. M/2` of A (in its shared memory at the descriptor's offset, or in its tensor
+    /// memory at `[a-tmem]`) and of D (in its tensor memory at `d-tmem`) and columns
+    /// `0 .. N/2` of B; the odd CTA the rest, at the same offsets. `disable-output-lane` has
+    /// eight masks, the even CTA's lanes in the first four (assumed).
+    ///
+    /// `.ws` (weight-stationary, M = 32, 64 or 128, N = 64, 128 or 256): D where
+    /// [`InstrDescriptor::place`] puts it (CUTLASS's `tmem_frg_ws`), and B through the
+    /// collector buffer `bN` of `.collector::bN::usage`: `::fill` reads B from shared memory
+    /// and keeps it, `::use` takes the kept B instead of reading, `::lastuse` too and empties
+    /// the buffer, `::discard` (the default) reads B and keeps nothing.
     fn tcgen05_mma(&mut self, lane: usize, op: &Mma) -> Result<(), String> {
         let idesc = self.read_bits(lane, op.idesc, 32) as u32;
-        let desc = InstrDescriptor::decode(op.kind, idesc)?;
+        let form = match (op.pair, op.ws.is_some()) {
+            (true, _) => Form::Pair,
+            (false, true) => Form::WeightStationary,
+            (false, false) => Form::One,
+        };
+        let desc = InstrDescriptor::decode(op.kind, idesc, form)?;
+        let ctas = self.group(op.pair)?;
         if let Some(scale) = op.scale_input_d {
             let scale = self.read_bits(lane, scale, 32);
             if scale != 0 {
@@ -443,28 +747,38 @@ impl Executor<'_, '_> {
         }
         let k = op.kind.k();
         let (d_lane, d_column) = tensor_memory::split(self.taddr(lane, op.d));
-        if d_lane != 0 && !(desc.m == 64 && d_lane == 16) {
+        let half_quarters = desc.m == 64 && form == Form::One;
+        if d_lane != 0 && !(half_quarters && d_lane == 16) {
             return Err(format!(
                 "d-tmem's lane is {d_lane}: an M = {} D starts at lane 0{}",
                 desc.m,
-                if desc.m == 64 { " or 16" } else { "" }
+                if half_quarters { " or 16" } else { "" }
             ));
         }
+        let rows = desc.rows_per_cta();
         let negate = |bits: u64, yes: bool, ty| if yes { alu::negate(bits, ty) } else { bits };
-        // A: M x K.
+        // A: M x K, row m from CTA m / rows of the group.
         let mut a = vec![vec![0u64; k]; desc.m];
         match op.a {
             MmaA::Descriptor(source) => {
                 let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, source, 64))?;
                 let layout = (desc.transpose_a, SubByte::of(op.kind, desc.a));
                 for (m, row) in a.iter_mut().enumerate() {
+                    let base = self.shared_base(ctas[m / rows]);
                     for (kk, element) in row.iter_mut().enumerate() {
                         let bits = self
-                            .smem_element(lane, &descriptor, layout, (m, kk), desc.a)
+                            .smem_element(lane, (&descriptor, base), layout, (m % rows, kk), desc.a)
                             .map_err(|why| format!("element ({m}, {kk}) of A: {why}"))?;
                         *element = negate(bits, desc.negate_a, desc.a);
                     }
                 }
+            }
+            MmaA::Tmem(_) if desc.ws && desc.m != 128 => {
+                return Err(format!(
+                    "A in tensor memory with .ws and M = {} is not supported by ptxsim yet \
+                     (its lanes are not settled by the sources read)",
+                    desc.m
+                ));
             }
             MmaA::Tmem(operand) => {
                 // A in tensor memory: row m in D's lane for row m (lane m for M = 128; the
@@ -479,10 +793,12 @@ impl Executor<'_, '_> {
                 };
                 let per_cell = (32 / bits) as usize;
                 for (m, row) in a.iter_mut().enumerate() {
+                    let tmem = self.cta_tmem(ctas[m / rows]);
                     for (kk, element) in row.iter_mut().enumerate() {
-                        let cell = self
-                            .tmem
-                            .read(a_lane + desc.lane(m), a_column + (kk / per_cell) as u32)?;
+                        let cell = tmem.read(
+                            a_lane + desc.lane(m % rows),
+                            a_column + (kk / per_cell) as u32,
+                        )?;
                         let shift = bits as usize * (kk % per_cell);
                         let value = (u64::from(cell) >> shift) & ((1u64 << bits) - 1);
                         let value = if bits == 4 { value << 2 } else { value };
@@ -491,17 +807,21 @@ impl Executor<'_, '_> {
                 }
             }
         }
-        // B: N x K.
-        let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, op.b, 64))?;
-        let mut b = vec![vec![0u64; k]; desc.n];
-        let layout = (desc.transpose_b, SubByte::of(op.kind, desc.b));
-        for (n, row) in b.iter_mut().enumerate() {
-            for (kk, element) in row.iter_mut().enumerate() {
-                let bits = self
-                    .smem_element(lane, &descriptor, layout, (n, kk), desc.b)
-                    .map_err(|why| format!("element ({n}, {kk}) of B: {why}"))?;
-                *element = negate(bits, desc.negate_b, desc.b);
+        // B: N x K, column n from CTA n / (N / CTAs) of the group, or `.ws`'s collector buffer.
+        let collector = op
+            .ws
+            .map(|collector| (collector.buffer as usize, collector.usage));
+        let mut b = match collector {
+            Some((buffer, usage @ (CollectorUsage::Use | CollectorUsage::LastUse))) => {
+                self.collected(buffer, usage, (desc.n, k))?
             }
+            _ => self.b_from_shared(lane, op, &desc, &ctas)?,
+        };
+        if let Some((buffer, CollectorUsage::Fill)) = collector {
+            self.tmem.collectors[buffer] = Some(b.clone());
+        }
+        for element in b.iter_mut().flatten() {
+            *element = negate(*element, desc.negate_b, desc.b);
         }
         let accumulate =
             (self.read_bits(lane, op.enable_input_d.source, 1) != 0) != op.enable_input_d.negated;
@@ -510,6 +830,14 @@ impl Executor<'_, '_> {
             .iter()
             .map(|&mask| self.read_bits(lane, mask, 32) as u32)
             .collect();
+        if !disabled.is_empty() && disabled.len() != 4 * ctas.len() {
+            return Err(format!(
+                "disable-output-lane has {} masks: .cta_group::{} takes {}",
+                disabled.len(),
+                ctas.len(),
+                4 * ctas.len()
+            ));
+        }
         let cores = self.device.tensor_cores();
         if desc.scale_ue4m3 && op.scale_vec != 4 {
             return Err(
@@ -518,44 +846,55 @@ impl Executor<'_, '_> {
                     .to_string(),
             );
         }
+        // The scale factors, per CTA of the group.
         let scales = match (desc.scale_ids, op.scales) {
-            (Some(ids), Some(operands)) => {
-                Some(self.scale_factors(lane, (&desc, op.scale_vec), ids, operands)?)
-            }
+            (Some(ids), Some(operands)) => Some(
+                ctas.iter()
+                    .map(|&rank| {
+                        self.scale_factors((lane, rank), (&desc, op.scale_vec), ids, operands)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
             _ => None,
         };
         for (m, a_row) in a.iter().enumerate() {
-            let row = d_lane + desc.lane(m);
-            if disabled
-                .get(row as usize / 32)
-                .is_some_and(|mask| mask >> (row % 32) & 1 == 1)
-            {
-                continue;
-            }
+            let (cta, local) = (m / rows, m % rows);
+            let rank = ctas[cta];
             for (n, b_row) in b.iter().enumerate() {
-                let column = d_column + n as u32;
+                let (lane_offset, column_offset) = desc.place(local, n);
+                let row = d_lane + lane_offset;
+                let column = d_column + column_offset;
+                if disabled
+                    .get(4 * cta + row as usize / 32)
+                    .is_some_and(|mask| mask >> (row % 32) & 1 == 1)
+                {
+                    continue;
+                }
                 let c = if accumulate {
-                    u64::from(self.tmem.read(row, column)?)
+                    u64::from(self.cta_tmem(rank).read(row, column)?)
                 } else {
                     0
                 };
-                let value = match &scales {
-                    Some((sfa, sfb)) if op.kind.packed_fp4() => {
-                        alu::dot_fp4_scaled(a_row, b_row, c, (&sfa[m], &sfb[n]), desc.scale_ue4m3)
-                    }
+                let value = match scales.as_ref().map(|scales| &scales[cta]) {
+                    Some((sfa, sfb)) if op.kind.packed_fp4() => alu::dot_fp4_scaled(
+                        a_row,
+                        b_row,
+                        c,
+                        (&sfa[local], &sfb[n]),
+                        desc.scale_ue4m3,
+                    ),
                     Some((sfa, sfb)) => {
-                        alu::dot_scaled(&desc, a_row, b_row, c, (sfa[m][0], sfb[n][0])).ok_or_else(
-                            || {
+                        alu::dot_scaled(&desc, a_row, b_row, c, (sfa[local][0], sfb[n][0]))
+                            .ok_or_else(|| {
                                 format!(
                                     "D({m}, {n}): a NaN scale factor, or a scaled value outside \
                                      the normal .f32 range, is not supported by ptxsim yet"
                                 )
-                            },
-                        )?
+                            })?
                     }
                     None => alu::dot(cores, &desc, a_row, b_row, c),
                 };
-                self.tmem.write(row, column, value as u32)?;
+                self.cta_tmem_mut(rank).write(row, column, value as u32)?;
             }
         }
         Ok(())

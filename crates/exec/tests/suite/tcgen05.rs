@@ -25,6 +25,13 @@ const ATTENTION: &str = include_str!("tcgen05_kernels/attention.ptx");
 /// `mxf8(image, out, scales, idesc, ...)`: `mma_f16`'s product as `.kind::mxf8f6f4.block_scale`
 /// with the scale factors the warps store from `scales` (the kernel's comment).
 const MXF8: &str = include_str!("tcgen05_kernels/mxf8.ptx");
+/// `.cta_group::2` over a CTA pair: `mma_pair` (`mma_f16`'s product over a cluster of two
+/// CTAs, each with its part of A and B), `commit_multicast`, `pair_traps` (the kernels'
+/// comments).
+const PAIR: &str = include_str!("tcgen05_kernels/pair.ptx");
+/// `mma_ws(image, out, idesc, mode, a_desc, b_desc, a_step)`: two weight-stationary products,
+/// the second taking B from the collector buffer the first filled (the kernel's comment).
+const WS: &str = include_str!("tcgen05_kernels/ws.ptx");
 
 /// Bytes of the shared-memory image: A at 0, B at 16384.
 const IMAGE: usize = 24576;
@@ -144,6 +151,12 @@ fn descriptor(start: usize, lbo: usize, sbo: usize, swizzle: u64) -> u64 {
 /// The image and the kernel's `a_desc`, `b_desc`, `a_step`, `b_step` (the second
 /// instruction's descriptors are the first's plus the steps: 32 bytes further along K).
 fn image(input: Input, layout: Layout) -> (Vec<u8>, [u64; 4]) {
+    image_at(input, layout, (0, 0))
+}
+
+/// [`image`] with rows `m0..` of A and `n0..` of B (their values [`a_value`]`(m0 + m, k)`,
+/// [`b_value`]`(n0 + n, k)`).
+fn image_at(input: Input, layout: Layout, (m0, n0): (usize, usize)) -> (Vec<u8>, [u64; 4]) {
     let mut image = vec![0u8; IMAGE];
     let size = input.bytes();
     let per_chunk = 16 / size;
@@ -161,7 +174,7 @@ fn image(input: Input, layout: Layout) -> (Vec<u8>, [u64; 4]) {
                     linear ^ ((linear >> 7) & 7) << 4
                 }
             };
-            put(at, input.encode(a_value(m, k)));
+            put(at, input.encode(a_value(m0 + m, k)));
         }
         for n in 0..N {
             let at = match layout {
@@ -173,7 +186,7 @@ fn image(input: Input, layout: Layout) -> (Vec<u8>, [u64; 4]) {
                         + (k / 8) * 128
                 }
             };
-            put(B_BASE + at, input.encode(b_value(n, k)));
+            put(B_BASE + at, input.encode(b_value(n0 + n, k)));
         }
     }
     let k_step = 32 / size;
@@ -230,9 +243,14 @@ fn run_mma_m(input: Input, layout: Layout, from_tmem: bool, m: u32) -> Vec<u32> 
 
 /// D = A * B^T in exact integers, as `.f32` bits (or `.s32` for `.kind::i8`).
 fn reference(input: Input) -> Vec<u32> {
-    let mut d = Vec::with_capacity(M * N);
-    for m in 0..M {
-        for n in 0..N {
+    reference_of(input, M, N)
+}
+
+/// [`reference`] for `rows` x `columns` (row-major).
+fn reference_of(input: Input, rows: usize, columns: usize) -> Vec<u32> {
+    let mut d = Vec::with_capacity(rows * columns);
+    for m in 0..rows {
+        for n in 0..columns {
             let sum: i32 = (0..input.depth())
                 .map(|k| a_value(m, k) * b_value(n, k))
                 .sum();
@@ -300,6 +318,290 @@ fn an_m64_product_fills_the_first_16_lanes_of_each_quarter() {
 fn a_copied_into_tensor_memory_gives_the_same_product() {
     check_mma(Input::F16, Layout::Plain, true);
     check_mma(Input::S8, Layout::Plain, true);
+}
+
+/// N of the pair products: 32 columns of B in each CTA.
+const PAIR_N: usize = 64;
+
+fn pair_launch() -> LaunchOptions {
+    LaunchOptions {
+        cluster: Some([2, 1, 1]),
+        ..LaunchOptions::default()
+    }
+}
+
+/// Runs `mma_pair` (M = `m` over the pair, N = 64) on one cluster of two CTAs and returns,
+/// per CTA, what its warps loaded: 128 lanes x 64 columns. The layout over the pair is
+/// CUTLASS's 2x1SM atoms' (`SM100_MMA_*_2x1SM_SS`: `ALayout`
+/// `(2,(M/2,K)):(M/2,(1,M))`, `BLayout` likewise with N, `CLayout` with M): CTA `v` holds
+/// rows `v M/2 ..` of A and columns `v N/2 ..` of B in its shared memory, so its image is
+/// [`image_at`]`(v M/2, v N/2)`.
+fn run_pair(input: Input, m: u32, mode: u32) -> [Vec<u32>; 2] {
+    let source = PAIR.replace("kind::f16", input.kind());
+    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+    let rows = m as usize / 2;
+    let mut image = Vec::with_capacity(2 * IMAGE);
+    let mut descriptors = [0; 4];
+    for cta in 0..2 {
+        let (part, steps) = image_at(input, Layout::Plain, (cta * rows, cta * PAIR_N / 2));
+        image.extend(part);
+        descriptors = steps;
+    }
+    let [a_desc, b_desc, a_step, b_step] = descriptors;
+    // Table 42's N >> 3 (bits 17-22) of the pair's N.
+    let idesc = input.idesc(false, m) & !(0x3f << 17) | (PAIR_N as u32 >> 3) << 17;
+    let mut out = vec![0u8; 2 * 128 * PAIR_N * 4];
+    module
+        .launch(
+            "mma_pair",
+            [2, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::U32(idesc),
+                Arg::U32(mode),
+                Arg::U64(a_desc),
+                Arg::U64(b_desc),
+                Arg::U64(a_step),
+                Arg::U64(b_step),
+            ],
+            &pair_launch(),
+        )
+        .expect("it runs");
+    let words: Vec<u32> = out
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let (even, odd) = words.split_at(128 * PAIR_N);
+    [even.to_vec(), odd.to_vec()]
+}
+
+/// Checks a pair's M = 256 product: D row `v 128 + m` in lane `m` of CTA `v`, column `n` in
+/// column `n` (CUTLASS's `tmem_frg_2sm` for 128 rows a CTA: "all datapaths are occupied").
+fn check_pair_256(input: Input, mode: u32) {
+    let got = run_pair(input, 256, mode);
+    let want = reference_of(input, 256, PAIR_N);
+    for (cta, words) in got.iter().enumerate() {
+        for lane in 0..128 {
+            for n in 0..PAIR_N {
+                let m = cta * 128 + lane;
+                assert_eq!(
+                    words[lane * PAIR_N + n],
+                    want[m * PAIR_N + n],
+                    "D({m}, {n}) in lane {lane} of CTA {cta}, {input:?}, mode {mode}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cta_pair_computes_a_256_row_product_from_both_ctas_shared_memory() {
+    // Every kind that runs with .cta_group::1, issued by the even CTA.
+    for input in [Input::F16, Input::Bf16, Input::Tf32, Input::S8, Input::E4m3] {
+        check_pair_256(input, 0);
+    }
+    // Issued by the odd CTA ("Issue from a single thread from the CTA-Pair"), and with A
+    // copied into each CTA's tensor memory by tcgen05.cp.cta_group::2.
+    check_pair_256(Input::F16, 2);
+    check_pair_256(Input::F16, 1);
+}
+
+#[test]
+fn a_cta_pairs_128_row_product_splits_each_ctas_64_rows_over_two_lane_halves() {
+    // M = 128 over the pair: 64 rows a CTA in CUTLASS's "2x2" layout atom
+    // `(64,(N/2,2)):(1,(128,64))`: D(v 64 + m, n) in lane m + 64 (n / 32), column n % 32 of
+    // CTA v.
+    for (input, mode) in [(Input::F16, 0), (Input::S8, 0), (Input::F16, 1)] {
+        let got = run_pair(input, 128, mode);
+        let want = reference_of(input, 128, PAIR_N);
+        for (cta, words) in got.iter().enumerate() {
+            for m in 0..64 {
+                for n in 0..PAIR_N {
+                    let (lane, column) = (m + 64 * (n / 32), n % 32);
+                    assert_eq!(
+                        words[lane * PAIR_N + column],
+                        want[(cta * 64 + m) * PAIR_N + n],
+                        "D({}, {n}) in lane {lane}, column {column} of CTA {cta}, {input:?}",
+                        cta * 64 + m
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_multicast_commit_arrives_on_the_mbarrier_of_each_cta_of_the_mask() {
+    // "each bit position in the 16-bit ctaMask operand corresponds to the %cluster_ctarank of
+    // the destination CTA ... the same offset as mbar in the shared memory of each
+    // destination CTA": each mbarrier expects one arrival, so its phase 0 completes exactly
+    // where the mask's bit is set. (`mma_pair` commits with .cta_group::2 to both CTAs.)
+    let module = Module::load(PAIR, &Options::default()).expect("the kernels load");
+    for mask in [0b1010u32, 0b0001, 0b1111] {
+        let mut out = vec![0u8; 16];
+        module
+            .launch(
+                "commit_multicast",
+                [4, 1, 1],
+                [32, 1, 1],
+                &mut [Arg::Buffer(&mut out), Arg::U32(mask)],
+                &LaunchOptions {
+                    cluster: Some([4, 1, 1]),
+                    ..LaunchOptions::default()
+                },
+            )
+            .expect("it runs");
+        for rank in 0..4 {
+            assert_eq!(
+                u32::from(out[4 * rank]),
+                mask >> rank & 1,
+                "CTA {rank} with ctaMask {mask:#06b}"
+            );
+        }
+    }
+}
+
+fn pair_trap(mode: u32, ctas: u32, cluster: Option<[u32; 3]>) -> String {
+    let module = Module::load(PAIR, &Options::default()).expect("the kernels load");
+    module
+        .launch(
+            "pair_traps",
+            [ctas, 1, 1],
+            [32, 1, 1],
+            &mut [Arg::U32(mode)],
+            &LaunchOptions {
+                cluster,
+                ..LaunchOptions::default()
+            },
+        )
+        .expect_err("it traps")
+        .to_string()
+}
+
+/// A kernel ptxas refuses ("uses single CTA(.cta_group::1) and CTA pair
+/// granularity(.cta_group::2) and that is not allowed") and ptxsim's checker does not yet: it
+/// traps at its second tcgen05 instruction.
+const MIXED: &str = "
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry mixed()
+{
+    .reg .b32 %r<4>;
+    .shared .align 4 .b32 slot;
+    tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [slot], 32;
+    ld.shared.u32 %r1, [slot];
+    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 32;
+    ret;
+}
+";
+
+#[test]
+fn misuse_of_a_cta_pair_traps_with_its_reason() {
+    // "Issue from two warps, one in each of the current CTA and its Peer CTA": a CTA alone,
+    // and the third CTA of a cluster of three, has no peer.
+    let error = pair_trap(0, 1, None);
+    assert!(error.contains("needs the CTA's peer"), "{error}");
+    let error = pair_trap(0, 3, Some([3, 1, 1]));
+    assert!(
+        error.contains("%cluster_ctarank 3") && error.contains("3 CTA(s)"),
+        "{error}"
+    );
+    // The two warps of the pair asking for different nCols.
+    let error = pair_trap(1, 2, Some([2, 1, 1]));
+    assert!(
+        error.contains("must perform the same collective operations")
+            && error.contains("of 32 columns"),
+        "{error}"
+    );
+    // Only the even CTA's warp deallocating: the odd CTA exits without its half.
+    let error = pair_trap(2, 2, Some([2, 1, 1]));
+    assert!(
+        error.contains("the peer CTA's warp performed tcgen05.dealloc.cta_group::2"),
+        "{error}"
+    );
+    // "All tcgen05 instructions within a kernel must specify the same value for the
+    // .cta_group qualifier."
+    let module = Module::load(MIXED, &Options::default()).expect("the kernel loads");
+    let error = module
+        .launch("mixed", [2, 1, 1], [32, 1, 1], &mut [], &pair_launch())
+        .expect_err("it traps")
+        .to_string();
+    assert!(
+        error.contains(".cta_group::1, but an earlier") && error.contains("same value"),
+        "{error}"
+    );
+}
+
+/// Runs `mma_ws` with M = `m`, N = 64, `.f16`: A (128 rows, K = 32) and B0 (64 rows, K = 16)
+/// K-major unswizzled (B's 16-byte columns LBO = 1024 apart). Returns what the warps loaded
+/// (128 lanes x 64 columns), or the error.
+fn run_ws(m: u32, mode: u32) -> Result<Vec<u32>, String> {
+    let (mut image, [a_desc, _, a_step, _]) = image(Input::F16, Layout::Plain);
+    image[B_BASE..].fill(0);
+    for n in 0..64 {
+        for k in 0..16 {
+            let at = B_BASE + (n / 8) * 128 + (n % 8) * 16 + (k / 8) * 1024 + (k % 8) * 2;
+            let bits = Input::F16.encode(b_value(n, k)) as u16;
+            image[at..at + 2].copy_from_slice(&bits.to_le_bytes());
+        }
+    }
+    let b_desc = descriptor(B_BASE, 1024, 128, 0);
+    let idesc = Input::F16.idesc(false, m) & !(0x3f << 17) | (64 >> 3) << 17;
+    let module = Module::load(WS, &Options::default()).expect("the kernel loads");
+    let mut out = vec![0u8; 128 * 64 * 4];
+    module
+        .launch(
+            "mma_ws",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [
+                Arg::Buffer(&mut image),
+                Arg::Buffer(&mut out),
+                Arg::U32(idesc),
+                Arg::U32(mode),
+                Arg::U64(a_desc),
+                Arg::U64(b_desc),
+                Arg::U64(a_step),
+            ],
+            &LaunchOptions::default(),
+        )
+        .map_err(|error| error.to_string())?;
+    Ok(out
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect())
+}
+
+#[test]
+fn a_weight_stationary_product_reuses_the_b_its_collector_buffer_kept() {
+    // D = A0 B0 (::fill) + A1 B0 (::use), B0 zeroed in shared memory between the two: the
+    // second takes B0 from the buffer. D(m, n) lies in CUTLASS's weight-stationary layouts
+    // (`tmem_frg_ws`): M = 128 lane m, column n; M = 64 "2x2" `(64,(N/2,2)):(1,(128,64))`,
+    // lane m + 64 (n / 32), column n % 32; M = 32 "1x4" `(32,(N/4,4)):(1,(128,32))`, lane
+    // m + 32 (n / 16), column n % 16.
+    for m_size in [128usize, 64, 32] {
+        let got = run_ws(m_size as u32, 0).expect("it runs");
+        let width = 64 * m_size / 128;
+        for m in 0..m_size {
+            for n in 0..64 {
+                let d: i32 = (0..16)
+                    .map(|k| (a_value(m, k) + a_value(m, 16 + k)) * b_value(n, k))
+                    .sum();
+                let (lane, column) = (m + m_size * (n / width), n % width);
+                assert_eq!(
+                    got[lane * 64 + column],
+                    (d as f32).to_bits(),
+                    "D({m}, {n}) in lane {lane}, column {column}, M = {m_size}"
+                );
+            }
+        }
+    }
+    // ::lastuse empties the buffer: a ::use after it has no B.
+    let error = run_ws(128, 1).expect_err("it traps");
+    assert!(error.contains("collector buffer b1 is empty"), "{error}");
 }
 
 /// Lane and column of register `r` of thread `t` for `.x1` of each shape, from the ISA's

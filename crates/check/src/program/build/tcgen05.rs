@@ -10,7 +10,9 @@ use ptxsim_syntax::ast::{self, Operand};
 
 use super::Builder;
 use crate::program::InstructionKind;
-use crate::program::tcgen05::{CopyShape, Kind, Mma, MmaA, Shape, Tcgen05};
+use crate::program::tcgen05::{
+    Collector, CollectorUsage, CopyShape, Kind, Mma, MmaA, Shape, Tcgen05,
+};
 
 impl Builder<'_> {
     /// `tcgen05.<op>...` to its executable form, or the reason it does not run.
@@ -34,11 +36,9 @@ impl Builder<'_> {
         let Some(&op) = modifiers.first() else {
             return Err("tcgen05 needs an operation".to_string());
         };
-        // "All tcgen05 instructions within a kernel must specify the same value for the
-        // .cta_group qualifier": only `.cta_group::1` runs.
-        if has("cta_group::2") {
-            return Err(".cta_group::2 (a CTA pair) is not supported by ptxsim yet".to_string());
-        }
+        // `.cta_group::2`: the CTA pair (the executor checks that the kernel names one value
+        // of `.cta_group` only).
+        let pair = has("cta_group::2");
         let tcgen05 = match op {
             "wait::ld" | "wait::st" | "fence::before_thread_sync" | "fence::after_thread_sync" => {
                 return Ok(InstructionKind::Fence);
@@ -53,6 +53,7 @@ impl Builder<'_> {
                         Space::Generic
                     },
                     columns: self.source(&operands[1], Type::U32)?,
+                    pair,
                 }
             }
             "dealloc" => {
@@ -60,9 +61,10 @@ impl Builder<'_> {
                 Tcgen05::Dealloc {
                     taddr: self.source(&operands[0], Type::U32)?,
                     columns: self.source(&operands[1], Type::U32)?,
+                    pair,
                 }
             }
-            "relinquish_alloc_permit" => Tcgen05::Relinquish,
+            "relinquish_alloc_permit" => Tcgen05::Relinquish { pair },
             "ld" | "st" => self.tcgen05_ld_st(op == "ld", &modifiers, operands)?,
             "cp" => {
                 count(2)?;
@@ -92,22 +94,19 @@ impl Builder<'_> {
                     shape,
                     taddr: self.memory_operand(&operands[0])?,
                     desc: self.source(&operands[1], Type::B64)?,
+                    pair,
                 }
             }
             "shift" => {
                 count(1)?;
                 Tcgen05::Shift {
                     taddr: self.memory_operand(&operands[0])?,
+                    pair,
                 }
             }
             "commit" => {
-                if modifiers.iter().any(|m| m.starts_with("multicast")) || operands.len() != 1 {
-                    return Err(
-                        "tcgen05.commit with .multicast::cluster is not supported by \
-                                ptxsim yet"
-                            .to_string(),
-                    );
-                }
+                let multicast = has("multicast::cluster");
+                count(if multicast { 2 } else { 1 })?;
                 Tcgen05::Commit {
                     mbar: self.memory_operand(&operands[0])?,
                     space: if modifiers.iter().any(|m| m.starts_with("shared")) {
@@ -115,9 +114,15 @@ impl Builder<'_> {
                     } else {
                         Space::Generic
                     },
+                    cta_mask: if multicast {
+                        Some(self.source(&operands[1], Type::B16)?)
+                    } else {
+                        None
+                    },
+                    pair,
                 }
             }
-            "mma" => self.tcgen05_mma(&modifiers, operands)?,
+            "mma" => self.tcgen05_mma(&modifiers, operands, pair)?,
             other => {
                 return Err(format!(
                     "tcgen05.{other} is not supported by ptxsim yet (docs/tensor-cores.md)"
@@ -211,21 +216,33 @@ impl Builder<'_> {
         })
     }
 
-    /// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
+    /// `tcgen05.mma.cta_group.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
     /// {disable-output-lane,} enable-input-d {, scale-input-d}`.
-    fn tcgen05_mma(&mut self, modifiers: &[&str], operands: &[Operand]) -> Result<Tcgen05, String> {
-        if modifiers.iter().any(|m| *m == "sp" || *m == "ws") {
-            return Err(
-                "sparse (.sp) and weight-stationary (.ws) tcgen05.mma are not supported \
-                        by ptxsim yet"
-                    .to_string(),
-            );
+    fn tcgen05_mma(
+        &mut self,
+        modifiers: &[&str],
+        operands: &[Operand],
+        pair: bool,
+    ) -> Result<Tcgen05, String> {
+        if modifiers.contains(&"sp") {
+            return Err("sparse tcgen05.mma (.sp) is not supported by ptxsim yet".to_string());
         }
+        let ws = if modifiers.contains(&"ws") {
+            if pair {
+                return Err("tcgen05.mma.ws takes .cta_group::1 only".to_string());
+            }
+            Some(Self::collector(modifiers)?)
+        } else {
+            None
+        };
         let kind = modifiers
             .iter()
             .find_map(|m| Kind::parse(m))
             .ok_or("this .kind of tcgen05.mma is not supported by ptxsim yet")?;
         let block_scale = modifiers.contains(&"block_scale");
+        if ws.is_some() && (block_scale || kind.block_scaled()) {
+            return Err("tcgen05.mma.ws has no block-scaled form".to_string());
+        }
         if block_scale != kind.block_scaled() {
             return Err(
                 ".kind::mxf8f6f4, .kind::mxf4 and .kind::mxf4nvf4 go with .block_scale, the \
@@ -252,6 +269,9 @@ impl Builder<'_> {
         let b = self.source(&operands[2], Type::B64)?;
         let idesc = self.source(&operands[3], Type::B32)?;
         let (disable_output_lane, rest) = match &operands[4] {
+            Operand::Vector(_) if ws.is_some() => {
+                return Err("tcgen05.mma.ws takes no disable-output-lane".to_string());
+            }
             Operand::Vector(elements) => (
                 self.vector_sources(&elements.value, Type::B32)?,
                 &operands[5..],
@@ -278,6 +298,12 @@ impl Builder<'_> {
         if rest.len() > 2 {
             return Err(format!("tcgen05.mma: {} operands too many", rest.len() - 2));
         }
+        if ws.is_some() && rest.len() == 2 {
+            return Err(
+                "the zero-column-mask-desc of tcgen05.mma.ws is not supported by ptxsim yet"
+                    .to_string(),
+            );
+        }
         Ok(Tcgen05::Mma(Box::new(Mma {
             kind,
             d,
@@ -292,7 +318,36 @@ impl Builder<'_> {
             },
             scales,
             scale_vec,
+            pair,
+            ws,
         })))
+    }
+
+    /// `.collector::bN::{fill,use,lastuse,discard}` of `tcgen05.mma.ws` (`b0` to `b3`; without
+    /// it, `.collector::b0::discard`).
+    fn collector(modifiers: &[&str]) -> Result<Collector, String> {
+        let Some(named) = modifiers.iter().find_map(|m| m.strip_prefix("collector::")) else {
+            return Ok(Collector {
+                buffer: 0,
+                usage: CollectorUsage::Discard,
+            });
+        };
+        let (buffer, usage) = named.split_once("::").unwrap_or((named, ""));
+        let buffer = match buffer {
+            "b0" => 0,
+            "b1" => 1,
+            "b2" => 2,
+            "b3" => 3,
+            other => return Err(format!("tcgen05.mma.ws has no collector buffer {other}")),
+        };
+        let usage = match usage {
+            "fill" => CollectorUsage::Fill,
+            "use" => CollectorUsage::Use,
+            "lastuse" => CollectorUsage::LastUse,
+            "discard" => CollectorUsage::Discard,
+            other => return Err(format!("tcgen05.mma.ws has no collector usage {other:?}")),
+        };
+        Ok(Collector { buffer, usage })
     }
 
     /// The scale factors per row and K of one instruction (Table 36's `.scale_vec_size`,
