@@ -868,6 +868,23 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
         state.modules.remove(&module);
         state.functions.retain(|_, f| f.module != module);
     }
+    release_context_objects(&mut state, handle);
+    for context in state.contexts.values_mut() {
+        context.peers.remove(&handle);
+    }
+    BELOW.with(|below| below.borrow_mut().retain(|&context| context != handle));
+    CURRENT.with(|current| {
+        if current.get() == handle {
+            let below = BELOW.with(|below| below.borrow_mut().pop()).unwrap_or(0);
+            current.set(below);
+        }
+    });
+    Ok(())
+}
+
+/// Destroys the streams, events and graphs of context `handle` and frees its allocations
+/// (what `cuCtxDestroy` and `cuDevicePrimaryCtxReset` both do).
+fn release_context_objects(state: &mut State, handle: u64) {
     state.streams.retain(|_, context| *context != handle);
     state.events.retain(|_, event| event.context != handle);
     state.graphs.retain(|_, graph| graph.context != handle);
@@ -883,19 +900,8 @@ pub fn context_destroy(handle: u64) -> CallResult<()> {
         for memory in &mut state.memory {
             memory.free(address);
         }
-        graph::released(&mut state, address);
+        graph::released(state, address);
     }
-    for context in state.contexts.values_mut() {
-        context.peers.remove(&handle);
-    }
-    BELOW.with(|below| below.borrow_mut().retain(|&context| context != handle));
-    CURRENT.with(|current| {
-        if current.get() == handle {
-            let below = BELOW.with(|below| below.borrow_mut().pop()).unwrap_or(0);
-            current.set(below);
-        }
-    });
-    Ok(())
 }
 
 /// `cuDevicePrimaryCtxReset` (`cudaDeviceReset`): "destroy all allocations and reset all
@@ -911,23 +917,7 @@ pub fn primary_context_reset(device: i32) -> CallResult<()> {
     let Some(&handle) = state.primary.get(&device) else {
         return Ok(());
     };
-    state.streams.retain(|_, context| *context != handle);
-    state.events.retain(|_, event| event.context != handle);
-    state.graphs.retain(|_, graph| graph.context != handle);
-    state.executables.retain(|_, graph| graph.context != handle);
-    let allocations: Vec<u64> = state
-        .owners
-        .iter()
-        .filter(|(_, context)| **context == handle)
-        .map(|(address, _)| *address)
-        .collect();
-    for address in allocations {
-        state.owners.remove(&address);
-        for memory in &mut state.memory {
-            memory.free(address);
-        }
-        graph::released(&mut state, address);
-    }
+    release_context_objects(&mut state, handle);
     if let Some(context) = state.contexts.get_mut(&handle) {
         context.sticky = None;
         context.heap = None;

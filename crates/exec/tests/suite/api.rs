@@ -20,6 +20,24 @@ fn diagnostics(source: &str) -> Vec<(String, String)> {
     }
 }
 
+/// Runs a prepared launch on one host thread: the first failure, and the registers of the
+/// thread `inspect` names (CTA, thread).
+fn run_on_one_host_thread(
+    device: &ptxsim_exec::Device<'_>,
+    inspect: ([u32; 3], [u32; 3]),
+) -> (Option<grid::Failure>, Option<Vec<u128>>) {
+    let mut run = grid::run_grid(
+        device,
+        grid::GridOptions {
+            host_threads: 1,
+            inspect,
+        },
+        None,
+        None,
+    );
+    (run.failure.take(), run.inspected.map(|i| i.registers))
+}
+
 #[test]
 fn invalid_forms_are_diagnostics_before_running() {
     // cvt.md: "Rounding modifier is mandatory ... All int-to-float conversions". The checker
@@ -118,16 +136,7 @@ fn the_reserved_shared_memory_is_after_the_kernels_own() {
         let program = ptxsim_exec::load(&source.replace("LAST", last), None).unwrap();
         let (device, _) =
             grid::prepare(&program, [1, 1, 1], [1, 1, 1], 100, Vec::new()).expect("launch");
-        let mut run = grid::run_grid(
-            &device,
-            grid::GridOptions {
-                host_threads: 1,
-                ..Default::default()
-            },
-            None,
-            None,
-        );
-        (run.failure.take(), run.inspected.map(|i| i.registers))
+        run_on_one_host_thread(&device, ([0, 0, 0], [0, 0, 0]))
     };
     let (failure, registers) = run(false);
     assert_eq!(failure, None);
@@ -231,16 +240,7 @@ fn dynamic_shared_memory_follows_the_static_variables() {
         let (mut device, _) =
             grid::prepare(&program, [1, 1, 1], [1, 1, 1], 100, Vec::new()).expect("launch");
         device.set_dynamic_shared(bytes).expect("within the limit");
-        let mut run = grid::run_grid(
-            &device,
-            grid::GridOptions {
-                host_threads: 1,
-                ..Default::default()
-            },
-            None,
-            None,
-        );
-        (run.failure.take(), run.inspected.map(|i| i.registers))
+        run_on_one_host_thread(&device, ([0, 0, 0], [0, 0, 0]))
     };
     // 64 bytes: the load at smem+64 is past the end.
     let (failure, _) = run(64);
@@ -482,17 +482,9 @@ fn brx_idx_goes_to_the_label_its_index_picks() {
         let mut finals = Vec::new();
         let mut failure = None;
         for thread in 0..4 {
-            let mut run = grid::run_grid(
-                &device,
-                grid::GridOptions {
-                    host_threads: 1,
-                    inspect: ([0, 0, 0], [thread, 0, 0]),
-                },
-                None,
-                None,
-            );
-            failure = failure.or(run.failure.take());
-            finals.push(run.inspected.map(|i| i.registers[r3]));
+            let (failed, registers) = run_on_one_host_thread(&device, ([0, 0, 0], [thread, 0, 0]));
+            failure = failure.or(failed);
+            finals.push(registers.map(|r| r[r3]));
         }
         (failure, finals)
     };
