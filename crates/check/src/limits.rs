@@ -72,6 +72,8 @@ pub(crate) enum ItemSummary {
         shared: u64,
         /// The names its instructions use (functions it calls, variables it names), each once.
         uses: Vec<Text>,
+        /// Its first `tcgen05` instruction with `.cta_group::1` and with `.cta_group::2`.
+        cta_groups: [Option<Span>; 2],
     },
     /// A module-scope `.shared` variable with a size.
     Shared {
@@ -118,6 +120,7 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
                 shared,
                 uses,
                 declared,
+                cta_groups,
             } = walk;
             let uses = uses
                 .into_iter()
@@ -129,6 +132,7 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
                 kernel_params,
                 shared,
                 uses,
+                cta_groups,
             });
         }
         Item::Variable(declaration) => {
@@ -221,6 +225,7 @@ struct BodyWalk {
     shared: u64,
     uses: FxHashSet<Text>,
     declared: FxHashSet<Text>,
+    cta_groups: [Option<Span>; 2],
 }
 
 impl BodyWalk {
@@ -229,6 +234,20 @@ impl BodyWalk {
             match statement {
                 // A branch names labels only (most of the names in a body).
                 Statement::Instruction(instruction) if instruction.opcode.value != "bra" => {
+                    if instruction.opcode.value == "tcgen05" {
+                        let group =
+                            instruction
+                                .modifiers
+                                .iter()
+                                .find_map(|m| match m.value.as_str() {
+                                    "cta_group::1" => Some(0),
+                                    "cta_group::2" => Some(1),
+                                    _ => None,
+                                });
+                        if let Some(group) = group {
+                            self.cta_groups[group].get_or_insert(instruction.span);
+                        }
+                    }
                     for operand in &instruction.operands {
                         self.operand(operand);
                     }
@@ -345,6 +364,71 @@ pub(crate) fn finish(
         }
     }
     shared_limit(summaries, &functions, &shared_variables, diagnostics);
+    cta_group_mix(summaries, &functions, diagnostics);
+}
+
+/// tcgen05: "all the tcgen05 instructions in a kernel must specify the same value of
+/// `.cta_group`" (PTX ISA 9.7.16.3). ptxas 13.5 checks it over the kernel and the functions it
+/// calls: "Function 'k' uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)
+/// and that is not allowed". The diagnostic points at the first instruction of each.
+fn cta_group_mix(
+    summaries: &[ItemSummary],
+    functions: &FxHashMap<&str, usize>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let used = |summary: &ItemSummary, group: usize| match summary {
+        ItemSummary::Function { cta_groups, .. } => cta_groups[group],
+        _ => None,
+    };
+    // Without both values anywhere in the module, no kernel mixes them.
+    if (0..2).any(|group| summaries.iter().all(|s| used(s, group).is_none())) {
+        return;
+    }
+    let mut seen: Vec<usize> = vec![usize::MAX; summaries.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (index, summary) in summaries.iter().enumerate() {
+        let ItemSummary::Function {
+            name,
+            span,
+            kernel_params: Some(_),
+            ..
+        } = summary
+        else {
+            continue;
+        };
+        let _ = walk_calls(summaries, functions, index, (&mut seen, &mut stack), |_| {
+            true
+        });
+        let mut first = [None, None];
+        for (at, kernel) in seen.iter().enumerate() {
+            if *kernel == index {
+                for (group, slot) in first.iter_mut().enumerate() {
+                    if slot.is_none() {
+                        *slot = summaries.get(at).and_then(|s| used(s, group));
+                    }
+                }
+            }
+        }
+        if let [Some(single), Some(pair)] = first {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0210",
+                    format!(
+                        "kernel `{name}` uses both `.cta_group::1` and `.cta_group::2` \
+                         tcgen05 instructions (itself or through the functions it calls)"
+                    ),
+                    *span,
+                )
+                .with_label(single, "`.cta_group::1` here")
+                .with_label(pair, "`.cta_group::2` here")
+                .with_help(
+                    "all the tcgen05 instructions of a kernel must use the same `.cta_group` \
+                     (ptxas: uses single CTA(.cta_group::1) and CTA pair \
+                     granularity(.cta_group::2) and that is not allowed)",
+                ),
+            );
+        }
+    }
 }
 
 /// The parameter-space diagnostic of kernel `name` whose parameters take `bytes`.

@@ -58,6 +58,7 @@ fn code_static(code: &str) -> &'static str {
         "E0205" => "E0205",
         "E0206" => "E0206",
         "E0207" => "E0207",
+        "E0210" => "E0210",
         _ => "other",
     }
 }
@@ -372,4 +373,45 @@ fn static_shared_memory_is_per_kernel() {
     assert_eq!(shared("k1"), Ok(1000));
     assert_eq!(shared("k2"), Ok(4220));
     assert_eq!(shared("k3"), Ok(0));
+}
+
+/// ptxas 13.5 (`-arch sm_100a`): "Function 'k' uses single CTA(.cta_group::1) and CTA pair
+/// granularity(.cta_group::2) and that is not allowed" when the kernel's tcgen05 instructions,
+/// its own or those of a function it calls, use both; a function no kernel calls, and tcgen05
+/// instructions without `.cta_group` (`fence`, `ld`), do not count.
+#[test]
+fn a_kernel_uses_one_cta_group() {
+    let alloc = |group: u32| {
+        format!("tcgen05.alloc.cta_group::{group}.sync.aligned.shared::cta.b32 [%r1], 32;")
+    };
+    let source = |kernel: &str, function: &str, call: bool| {
+        let call = if call {
+            "{ .param .b32 p; st.param.b32 [p], %r1; call f, (p); }"
+        } else {
+            ""
+        };
+        format!(
+            ".version 8.7\n.target sm_100a\n.address_size 64\n\
+             .func f(.param .b32 a)\n{{\n.reg .b32 %r<4>;\nld.param.b32 %r1, [a];\n{function}\nret;\n}}\n\
+             .visible .entry k()\n{{\n.reg .b32 %r<4>;\n.shared .align 8 .b32 slot;\n\
+             mov.u32 %r1, slot;\n{kernel}\n{call}\nret;\n}}\n"
+        )
+    };
+    let codes = |source: String| -> Vec<&'static str> {
+        diagnostics(&source)
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .map(|d| d.code)
+            .collect()
+    };
+    let both = format!("{}\n{}", alloc(1), alloc(2));
+    assert_eq!(codes(source(&both, "", false)), ["E0210"]);
+    assert_eq!(codes(source(&alloc(2), &alloc(1), true)), ["E0210"]);
+    assert_eq!(codes(source(&alloc(1), &alloc(2), true)), ["E0210"]);
+    assert!(codes(source(&alloc(2), &alloc(1), false)).is_empty());
+    let unqualified = format!(
+        "{}\ntcgen05.fence::before_thread_sync;\ntcgen05.ld.sync.aligned.32x32b.x1.b32 {{%r2}}, [%r1];",
+        alloc(2)
+    );
+    assert!(codes(source(&unqualified, &alloc(2), true)).is_empty());
 }
