@@ -163,7 +163,12 @@ fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
         let header_end = lines.first().map_or(0, |&(start, _)| start);
         let mut module_wide: Vec<String> = Vec::new();
         let mut per_line: Vec<Vec<String>> = vec![Vec::new(); lines.len()];
-        for diagnostic in diagnostics.iter().filter(|d| d.is_error()) {
+        // E0210 (one kernel mixing `.cta_group::1` and `::2` tcgen05 lines) comes from putting
+        // many lines into one kernel; ptxas judged each line alone.
+        for diagnostic in diagnostics
+            .iter()
+            .filter(|d| d.is_error() && d.code != "E0210")
+        {
             let start = diagnostic.span.start as usize;
             let text = format!("{} {}", diagnostic.code, diagnostic.message);
             if start < header_end {
