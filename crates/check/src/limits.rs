@@ -367,6 +367,26 @@ pub(crate) fn finish(
     cta_group_mix(summaries, &functions, diagnostics);
 }
 
+/// The kernels of the module: each one's place in `summaries`, name and the span of its name
+/// (the first definition of a name only: it is the one calls reach).
+fn kernels<'a>(
+    summaries: &'a [ItemSummary],
+    functions: &'a FxHashMap<&str, usize>,
+) -> impl Iterator<Item = (usize, &'a Text, Span)> + 'a {
+    summaries
+        .iter()
+        .enumerate()
+        .filter_map(move |(index, summary)| match summary {
+            ItemSummary::Function {
+                name,
+                span,
+                kernel_params: Some(_),
+                ..
+            } if functions.get(name.as_str()) == Some(&index) => Some((index, name, *span)),
+            _ => None,
+        })
+}
+
 /// tcgen05: "all the tcgen05 instructions in a kernel must specify the same value of
 /// `.cta_group`" (PTX ISA 9.7.16.3). ptxas 13.5 checks it over the kernel and the functions it
 /// calls: "Function 'k' uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)
@@ -386,16 +406,7 @@ fn cta_group_mix(
     }
     let mut seen: Vec<usize> = vec![usize::MAX; summaries.len()];
     let mut stack: Vec<usize> = Vec::new();
-    for (index, summary) in summaries.iter().enumerate() {
-        let ItemSummary::Function {
-            name,
-            span,
-            kernel_params: Some(_),
-            ..
-        } = summary
-        else {
-            continue;
-        };
+    for (index, name, span) in kernels(summaries, functions) {
         let _ = walk_calls(summaries, functions, index, (&mut seen, &mut stack), |_| {
             true
         });
@@ -417,7 +428,7 @@ fn cta_group_mix(
                         "kernel `{name}` uses both `.cta_group::1` and `.cta_group::2` \
                          tcgen05 instructions (itself or through the functions it calls)"
                     ),
-                    *span,
+                    span,
                 )
                 .with_label(single, "`.cta_group::1` here")
                 .with_label(pair, "`.cta_group::2` here")
@@ -497,20 +508,7 @@ fn shared_limit(
     // which would cost the size of the set each time).
     let mut seen: Vec<usize> = vec![usize::MAX; summaries.len()];
     let mut stack: Vec<usize> = Vec::new();
-    for (index, summary) in summaries.iter().enumerate() {
-        let ItemSummary::Function {
-            name,
-            span,
-            kernel_params: Some(_),
-            ..
-        } = summary
-        else {
-            continue;
-        };
-        // The first definition of a name is the one calls reach.
-        if functions.get(name.as_str()) != Some(&index) {
-            continue;
-        }
+    for (index, name, span) in kernels(summaries, functions) {
         let mut variables: Vec<(usize, u64, u64)> = Vec::new();
         let walked = walk_calls(
             summaries,
@@ -545,7 +543,7 @@ fn shared_limit(
                          {MAX_STATIC_SHARED_BYTES:#x} max)",
                         hex(total)
                     ),
-                    *span,
+                    span,
                 )
                 .with_help(
                     "static shared memory is at most 48 KiB per kernel; declare larger arrays \
