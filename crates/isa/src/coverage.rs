@@ -133,8 +133,7 @@ fn not_run(op: Opcode) -> &'static str {
             "16-bit types and `.sat` (accepted by ptxas, not in the ISA's syntax)"
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
-        Opcode::Atom => "`.b128`; `.L2::cache_hint`",
-        Opcode::Red => "`.L2::cache_hint`",
+        Opcode::Atom => "`.b128`",
         Opcode::Cp => {
             "`cp.async.bulk.tensor`'s sm_100 modes (`.tile::gather4`, `.tile::scatter4`, \
              `.im2col::w`, `.cta_group`)"

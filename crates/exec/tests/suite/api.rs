@@ -321,6 +321,27 @@ fn vector_atomics_update_each_element() {
 }
 
 #[test]
+fn cache_hinted_atomics_run_as_plain_ones() {
+    // PTX ISA 9.7.13.5 (atom) and 9.7.13.6 (red): `.L2::cache_hint` with a 64-bit cache policy
+    // (from `createpolicy`) is "a performance hint only": the operation is the one without it.
+    // `g` starts at {5, 7}: atom.add 3 returns 5 and leaves 8, red.add 2 leaves 9; atom.exch
+    // returns the 8.
+    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+                  .global .align 8 .u32 g[2] = {5, 7};\n\
+                  .visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<3>;\n\
+                  mov.u64 %rd1, g;\n\
+                  createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;\n\
+                  atom.global.add.L2::cache_hint.u32 %r0, [%rd1], 3, %rd2;\n\
+                  red.global.add.L2::cache_hint.u32 [%rd1+4], 2, %rd2;\n\
+                  atom.global.exch.L2::cache_hint.b32 %r1, [%rd1], 11, %rd2;\n\
+                  ld.global.v2.u32 {%r2, %r3}, [%rd1];\nret;\n}\n";
+    let program = ptxsim_exec::load(source, None).unwrap();
+    let mut machine = Machine::new(&program, 100);
+    assert_eq!(machine.run(), Ok(Outcome::Exited));
+    assert_eq!(machine.registers()[0..4], [5, 8, 11, 9]);
+}
+
+#[test]
 fn a_long_list_of_kernels_is_cut_in_messages() {
     let mut source = String::from(".version 9.0\n.target sm_90\n.address_size 64\n");
     for index in 0..1000 {
