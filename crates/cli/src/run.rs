@@ -559,7 +559,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let result = if tracing {
         // Records go to the sink as they are issued: the trace is never held in memory.
         let mut line = |line: Line| sink.line(line);
-        ptxsim_exec::trace::run_grid_streamed(&device, options, &mut line, Some(&progress))
+        ptxsim_exec::streamed::run_grid_streamed(&device, options, &mut line, Some(&progress))
     } else {
         grid::run_grid(&device, options, None, Some(&progress))
     };

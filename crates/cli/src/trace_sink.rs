@@ -1,5 +1,5 @@
 //! Where `ptxsim run`'s trace goes while the launch records it
-//! (`ptxsim_exec::trace::run_grid_streamed`): each record is filtered (`--trace-filter`) and
+//! (`ptxsim_exec::streamed::run_grid_streamed`): each record is filtered (`--trace-filter`) and
 //! written to its files as it comes, and for `--expect` kept only as far as the comparison
 //! needs, so that a traced run's memory does not grow with its trace.
 //!

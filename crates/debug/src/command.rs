@@ -377,7 +377,7 @@ impl Session<'_> {
                     };
                     rows.push((
                         index == selected,
-                        ptxsim_exec::machine::unflatten(index as u64, block),
+                        ptxsim_exec::dim::unflatten(index as u64, block),
                         status,
                         thread.pc(),
                         thread.steps(),

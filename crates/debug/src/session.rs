@@ -16,9 +16,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use ptxsim_exec::dim::{flatten, unflatten};
 use ptxsim_exec::grid::{self, Argument};
 use ptxsim_exec::ir::{InstructionKind, RegisterId, THREAD_PARAM_BASE};
-use ptxsim_exec::machine::{flatten, unflatten};
 use ptxsim_exec::memory::from_generic;
 use ptxsim_exec::{
     Cta, Device, Dim3, Event, ExecError, LaunchError, Outcome, Program, StepRecord, ThreadStatus,

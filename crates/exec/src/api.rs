@@ -68,12 +68,14 @@ use ptxsim_isa::{Target, Type};
 use ptxsim_syntax::Diagnostic;
 use ptxsim_syntax::diag::LineIndex;
 
+use crate::device::{DEFAULT_MAX_STEPS, Device};
+use crate::dim::Dim3;
 use crate::grid::{self, Argument, Failure, GridOptions, LaunchError};
 use crate::ir::{Location, Program};
-use crate::machine::{DEFAULT_MAX_STEPS, Device, Dim3, Outcome};
 use crate::memory::{DeviceMemory, GlobalMemory, HostMemory, HostWriteError};
 use crate::occupancy::CtaResources;
 pub use crate::runtime::Printed;
+use crate::step::Outcome;
 
 /// How to check a module.
 #[derive(Clone, Copy, Debug, Default)]
@@ -202,14 +204,14 @@ pub struct LaunchOptions {
     /// A cooperative launch (CUDA's `cuLaunchCooperativeKernel`): every CTA of the grid is
     /// resident at once and they run interleaved, so that the kernel may synchronize the whole
     /// grid (`cooperative_groups::this_grid().sync()`, which reads the grid workspace's address
-    /// from `%envreg1`/`%envreg2`; see [`crate::machine::Device::set_cooperative`]). The grid
+    /// from `%envreg1`/`%envreg2`; see [`crate::device::Device::set_cooperative`]). The grid
     /// may have at most [`Module::max_cooperative_ctas`] CTAs, else the launch is
     /// [`LaunchError::CooperativeTooLarge`]. It runs on one host thread.
     pub cooperative: bool,
     /// The launch's thread-block cluster shape in CTAs (CUDA's
     /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), or `None` for the kernel's own
     /// (`.reqnctapercluster`, else clusters of one CTA); see
-    /// [`crate::machine::Device::set_cluster`]. A wrong shape is [`LaunchError::Shape`].
+    /// [`crate::device::Device::set_cluster`]. A wrong shape is [`LaunchError::Shape`].
     pub cluster: Option<Dim3>,
     /// The texture and surface objects the kernel's `tex`, `tld4`, `txq`, `suld`, `sust`,
     /// `sured` and `suq` find by handle (`None`: every handle traps).
@@ -589,7 +591,7 @@ impl Module {
     /// [`Module::launch_in`], handing `sink` the launch's trace as it runs (the lines of
     /// `ptxsim run --trace`, docs/trace-format.md: the header, every issued step, the end),
     /// CTAs one after the other on the calling thread
-    /// ([`crate::trace::run_grid_streamed`]).
+    /// ([`crate::streamed::run_grid_streamed`]).
     #[allow(clippy::too_many_arguments)]
     pub fn launch_in_traced(
         &self,
@@ -635,7 +637,7 @@ impl Module {
             ..GridOptions::default()
         };
         let mut run = match trace {
-            Some(sink) => crate::trace::run_grid_streamed(&device, grid_options, sink, None),
+            Some(sink) => crate::streamed::run_grid_streamed(&device, grid_options, sink, None),
             None => grid::run_grid(&device, grid_options, None, None),
         };
         run_nested(&mut device, &mut run, options, grid_options);
@@ -758,7 +760,7 @@ fn run_nested(
     options: &LaunchOptions,
     grid_options: GridOptions,
 ) {
-    let nest = crate::launches::Nest {
+    let nest = crate::nested::Nest {
         max_steps: options.max_steps,
         memory_limit: options.memory_limit,
         options: grid_options,
@@ -766,7 +768,7 @@ fn run_nested(
         textures: options.textures.as_ref(),
         tensor_cores: options.tensor_cores,
     };
-    crate::launches::run_nested(device, run, &nest);
+    crate::nested::run_nested(device, run, &nest);
 }
 
 /// The result of a launch that ran.

@@ -13,9 +13,9 @@
 //! The limit is [`DEFAULT_MEMORY_LIMIT`] unless the caller gives another (`ptxsim run
 //! --memory-limit`, [`crate::api::LaunchOptions::memory_limit`]).
 
-use crate::grid::LaunchError;
+use crate::dim::Dim3;
+use crate::error::LaunchError;
 use crate::ir::Program;
-use crate::machine::Dim3;
 
 /// The default limit: 4 GiB.
 pub const DEFAULT_MEMORY_LIMIT: u64 = 4 << 30;

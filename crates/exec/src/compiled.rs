@@ -9,7 +9,7 @@
 //! The compiled tier lives in its own crate (`ptxsim-jit`, which generates native code); this
 //! crate only defines what it is given: the CTA's registers, counters and memory
 //! ([`CompiledCta`]), all as safe references. A kernel is given a compiled tier with
-//! [`crate::Device::set_compiled`]; [`crate::Cta::run`] uses it when the run is neither traced
+//! [`crate::device::Device::set_compiled`]; `Cta::run` uses it when the run is neither traced
 //! nor sliced (cooperative launches and clusters run in the interpreter), so that the scheduling
 //! the interpreter defines stays what traces and cooperative launches see.
 //!
@@ -45,8 +45,8 @@ pub trait Compiler: Send + Sync + std::fmt::Debug {
     /// interpreter is to run it.
     fn compile(
         &self,
-        program: &crate::Program,
-        block: crate::Dim3,
+        program: &crate::ir::Program,
+        block: crate::dim::Dim3,
     ) -> Option<std::sync::Arc<dyn CompiledKernel>>;
 
     /// Whether a kernel is worth compiling once its launches (for one CTA shape) have come to
@@ -62,7 +62,11 @@ pub trait Compiler: Send + Sync + std::fmt::Debug {
 
 /// The work [`Compiler::worth_compiling`] counts for one launch of `program`: the threads of
 /// `grid` CTAs of shape `block` times the kernel's instructions (saturating).
-pub fn launch_work(program: &crate::Program, grid: crate::Dim3, block: crate::Dim3) -> u64 {
+pub fn launch_work(
+    program: &crate::ir::Program,
+    grid: crate::dim::Dim3,
+    block: crate::dim::Dim3,
+) -> u64 {
     [grid, block]
         .iter()
         .flatten()
@@ -70,15 +74,7 @@ pub fn launch_work(program: &crate::Program, grid: crate::Dim3, block: crate::Di
         .saturating_mul(program.instructions.len() as u64)
 }
 
-/// The distance, in registers, between two rows of a CTA's register file (register `r` of
-/// thread `t` is at `r * stride + t`) for `threads` threads: the thread count rounded up to
-/// whole 64-byte lines, and one line more, so that consecutive rows start in different sets
-/// of the host's caches. Compiled code, which runs one thread at a time and so touches one
-/// word of many rows, would otherwise find every row of a 1024-thread CTA (8 KiB apart) in
-/// the same cache set and evict them from each other.
-pub fn register_stride(threads: usize) -> usize {
-    threads.div_ceil(8) * 8 + 8
-}
+pub use crate::lanes::register_stride;
 
 /// The special registers a compiled kernel reads from [`CompiledCta::specials`], by index
 /// ([`special_index`]).
@@ -104,34 +100,6 @@ pub fn special_index(special: SpecialRegister) -> Option<usize> {
         SpecialRegister::TotalSmemSize => 16,
         _ => return None,
     })
-}
-
-/// The special registers of [`special_index`] that are the same for every thread of a CTA.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Specials([u64; SPECIALS]);
-
-impl Specials {
-    /// Those of CTA `ctaid` of `device`'s grid.
-    pub(crate) fn of_cta(device: &crate::Device<'_>, ctaid: crate::Dim3) -> Self {
-        let mut values = [0; SPECIALS];
-        let (block, grid) = (device.block(), device.grid());
-        for axis in 0..3 {
-            values[3 + axis] = u64::from(block[axis]);
-            values[6 + axis] = u64::from(ctaid[axis]);
-            values[9 + axis] = u64::from(grid[axis]);
-        }
-        values[14] = device.threads_per_cta().div_ceil(32);
-        values[15] = device.dynamic_shared();
-        values[16] = device.shared_size();
-        Self(values)
-    }
-
-    /// The values, by [`special_index`] (the per-thread ones, `%tid`, `%laneid` and
-    /// `%warpid`, are 0: compiled code derives them from the thread's index, see
-    /// [`CompiledCta::specials`]).
-    pub(crate) fn values(self) -> [u64; SPECIALS] {
-        self.0
-    }
 }
 
 /// The threads of one CTA as compiled code sees them.
@@ -182,7 +150,7 @@ pub struct CtaSpaces<'a> {
     pub params: &'a [u8],
     /// The `.const` space.
     pub constants: &'a [u8],
-    threads: &'a mut [crate::machine::Thread],
+    threads: &'a mut [crate::lanes::Thread],
 }
 
 impl<'a> CtaSpaces<'a> {
@@ -191,7 +159,7 @@ impl<'a> CtaSpaces<'a> {
         shared: &'a mut [u8],
         params: &'a [u8],
         constants: &'a [u8],
-        threads: &'a mut [crate::machine::Thread],
+        threads: &'a mut [crate::lanes::Thread],
     ) -> Self {
         Self {
             global,

@@ -19,13 +19,18 @@ use ptxsim_isa::{Type, TypeKind};
 use rayon::prelude::*;
 
 use crate::budget::{DEFAULT_MEMORY_LIMIT, Footprint};
+use crate::device::Device;
+use crate::dim::{Dim3, flatten, unflatten};
+pub use crate::dim::{MAX_BLOCK, MAX_GRID, MAX_THREADS_PER_CTA, check_shape};
 use crate::error::ExecError;
+pub use crate::error::LaunchError;
 use crate::ir::{Location, Program};
-use crate::machine::{Cta, Device, Dim3, Outcome, Slice, StepRecord, flatten, unflatten};
+use crate::machine::{Cta, Slice};
 use crate::memory::{GRID_WORKSPACE_BYTES, Words};
 use crate::occupancy::{CtaResources, SM_COUNT};
 use crate::report::Stopped;
 use crate::runtime::Printed;
+use crate::step::{Outcome, StepRecord};
 use crate::tensor_memory::TensorMemory;
 
 /// CTAs run in parallel per batch; a failure stops the launch at the end of its batch. The
@@ -206,52 +211,6 @@ impl Argument {
     }
 }
 
-/// Why a launch could not be set up.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LaunchError {
-    /// Wrong number or kind of arguments.
-    #[error("{message}\n{signature}")]
-    Arguments {
-        /// What is wrong.
-        message: String,
-        /// The kernel's parameters, one per line.
-        signature: String,
-    },
-    /// A grid or CTA dimension is zero or the launch is too big.
-    #[error("{0}")]
-    Shape(String),
-    /// The launch's simulated memory does not fit in the memory limit
-    /// ([`crate::budget::Footprint::check`]).
-    #[error("{0}")]
-    Memory(String),
-    /// A cooperative launch has more CTAs than the GPU keeps resident at once
-    /// ([`crate::occupancy`]; CUDA's `cudaErrorCooperativeLaunchTooLarge`,
-    /// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`).
-    #[error(
-        "a cooperative launch of {ctas} CTAs is too large: at most {most} CTAs of this kernel \
-         and shape are resident at once ({per_sm} per multiprocessor, {sms} multiprocessors)"
-    )]
-    CooperativeTooLarge {
-        /// The CTAs of the grid.
-        ctas: u64,
-        /// The most CTAs a cooperative launch of the kernel with this CTA shape may have.
-        most: u64,
-        /// CTAs per multiprocessor.
-        per_sm: u64,
-        /// Multiprocessors.
-        sms: u64,
-    },
-}
-
-/// The most threads one CTA may have (as on NVIDIA hardware).
-pub const MAX_THREADS_PER_CTA: u64 = 1024;
-
-/// The most blocks of a grid along x, y and z (compute capability 5.0 and later).
-pub const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65535, 65535];
-
-/// The most threads of a block along x, y and z.
-pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
-
 /// The kernel's parameters as a readable list.
 pub fn signature(program: &Program) -> String {
     if program.params.is_empty() {
@@ -272,40 +231,6 @@ pub fn signature(program: &Program) -> String {
         ));
     }
     out
-}
-
-/// Checks that a launch of `grid` CTAs of `block` threads is a shape the hardware accepts: no
-/// dimension zero, at most [`MAX_GRID`] CTAs and [`MAX_BLOCK`] threads along each axis, at most
-/// [`MAX_THREADS_PER_CTA`] threads per CTA.
-pub fn check_shape(grid: Dim3, block: Dim3) -> Result<(), LaunchError> {
-    if grid.contains(&0) || block.contains(&0) {
-        return Err(LaunchError::Shape(
-            "grid and block dimensions must be at least 1".to_string(),
-        ));
-    }
-    // CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": a grid
-    // is at most 2^31 - 1 x 65535 x 65535 blocks, a block at most 1024 x 1024 x 64 threads.
-    for (axis, (&d, &most)) in ["x", "y", "z"].iter().zip(grid.iter().zip(&MAX_GRID)) {
-        if d > most {
-            return Err(LaunchError::Shape(format!(
-                "a grid has at most {most} blocks along {axis}; --grid asks for {d}"
-            )));
-        }
-    }
-    for (axis, (&d, &most)) in ["x", "y", "z"].iter().zip(block.iter().zip(&MAX_BLOCK)) {
-        if d > most {
-            return Err(LaunchError::Shape(format!(
-                "a block has at most {most} threads along {axis}; --block asks for {d}"
-            )));
-        }
-    }
-    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
-    if threads > MAX_THREADS_PER_CTA {
-        return Err(LaunchError::Shape(format!(
-            "a CTA has at most {MAX_THREADS_PER_CTA} threads; --block asks for {threads}"
-        )));
-    }
-    Ok(())
 }
 
 /// Sets up a launch of `program`: global buffers for the buffer arguments (in order, after

@@ -37,35 +37,42 @@ pub mod api;
 pub mod budget;
 pub mod compiled;
 pub mod cvt;
+pub mod device;
+pub mod dim;
 pub mod error;
 mod exec;
 pub mod grid;
+pub mod ir;
+pub mod lanes;
 pub mod launches;
-pub use ptxsim_check::program as ir;
 pub mod machine;
 pub mod memory;
+mod nested;
 pub mod occupancy;
 pub mod report;
 pub mod runtime;
 pub mod semantics;
+pub mod step;
+pub mod streamed;
 pub mod tensor_map;
 pub mod tensor_memory;
 pub mod texture;
 pub mod trace;
 
 pub use budget::{DEFAULT_MEMORY_LIMIT, Footprint};
+pub use device::{DEFAULT_MAX_STEPS, Device};
+pub use dim::Dim3;
 pub use error::ExecError;
 pub use grid::{
     Argument, ArgumentSpec, GridOptions, GridRun, LaunchError, prepare, prepare_within, run_grid,
 };
 pub use ir::Program;
-pub use machine::{
-    Cta, DEFAULT_MAX_STEPS, Device, Dim3, Event, Machine, MemoryWrite, Outcome, StepRecord,
-    ThreadRef, ThreadStatus, Write,
-};
+pub use lanes::ThreadStatus;
+pub use machine::{Cta, Event, Machine, ThreadRef};
 pub use memory::Words;
 pub use ptxsim_check::{BuildError, Checked};
 pub use report::Stopped;
+pub use step::{MemoryWrite, Outcome, StepRecord, Write};
 
 use ptxsim_syntax::Diagnostic;
 

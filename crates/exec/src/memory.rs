@@ -651,7 +651,7 @@ impl GlobalMemory {
     }
 }
 
-/// Where a cooperative launch's grid workspace is ([`crate::machine::Device::set_cooperative`]):
+/// Where a cooperative launch's grid workspace is ([`crate::device::Device::set_cooperative`]):
 /// below the device heap (`crate::runtime::HEAP_BASE`) and the module's `.global` variables
 /// ([`GLOBAL_BASE`]), above the generic windows, and below [`ALLOCATION_BASE`], so that it
 /// collides with no other buffer.

@@ -12,7 +12,7 @@ use ptxsim_isa::{Type, TypeKind};
 
 use crate::cvt;
 use crate::ir::{Location, Program};
-use crate::machine::Outcome;
+use crate::step::Outcome;
 
 /// Number of hex digits a register of type `ty` prints with (`.pred`: 1).
 pub fn hex_digits(ty: Type) -> usize {

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::machine::Dim3;
+use crate::dim::Dim3;
 
 /// What one `printf` call of a thread printed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,8 +21,8 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use ptxsim_exec::DEFAULT_MAX_STEPS;
 use ptxsim_exec::api::{self, Arg, LaunchOptions, Options};
-use ptxsim_exec::machine::DEFAULT_MAX_STEPS;
 use ptxsim_isa::Target;
 
 use crate::args::Prepared;

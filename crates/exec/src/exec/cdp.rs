@@ -6,14 +6,14 @@ use ptxsim_check::program::cdp::{DeviceRuntimeFunction, kernel_index};
 use ptxsim_isa::ops::Space;
 
 use super::Executor;
+use crate::dim::Dim3;
+use crate::dim::check_shape;
 use crate::error::ExecError;
-use crate::grid::check_shape;
 use crate::ir::Instruction;
 use crate::launches::{
     ChildLaunch, MAX_DEVICE_GRIDS, MAX_NESTING_DEPTH, PendingBuffer, Work, WorkKind, code,
     error_string, limit,
 };
-use crate::machine::Dim3;
 
 /// `cudaMemcpyDeviceToDevice` and `cudaMemcpyDefault` (`driver_types.h`): the kinds a kernel's
 /// `cudaMemcpyAsync` takes (device memory only).

@@ -4,26 +4,16 @@
 use ptxsim_isa::Type;
 use ptxsim_isa::ops::BarrierOp;
 
-use super::{Control, Executor};
+use super::{CallSite, Control, Executor};
 use crate::error::ExecError;
-use crate::ir::{Destination, Instruction, InstructionKind, PredicateSource, RegisterId, Source};
-use crate::machine::{CLUSTER_BARRIER, Frame, Outcome, SavedState, ThreadStatus};
+use crate::ir::{Destination, Instruction, InstructionKind, PredicateSource, Source};
+use crate::lanes::{CLUSTER_BARRIER, Frame, SavedState, ThreadStatus};
+use crate::step::Outcome;
 
 /// The deepest call stack a thread may have: CUDA's default stack is 1 KiB a thread
 /// (`cudaLimitStackSize`), which no real recursion this deep fits in; a deeper one is a runaway
 /// recursion, and traps as a GPU's stack overflow faults.
 pub(crate) const MAX_CALL_DEPTH: usize = 4096;
-
-/// What a `call` instruction carries ([`crate::ir::InstructionKind::Call`]).
-#[derive(Clone, Copy)]
-pub(super) struct CallSite<'a> {
-    pub(super) target: usize,
-    pub(super) callee: &'a str,
-    pub(super) arguments: &'a [(u64, u64, u64)],
-    pub(super) returns: &'a [(u64, u64, u64)],
-    pub(super) register_arguments: &'a [(Source, Destination)],
-    pub(super) register_returns: &'a [(RegisterId, Destination)],
-}
 
 impl Executor<'_, '_> {
     /// `bar`/`barrier` (PTX ISA 9.7.13.1): each lane arrives at barrier `a` ("an immediate

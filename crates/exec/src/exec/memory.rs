@@ -10,12 +10,13 @@ use crate::alu;
 use crate::ir::{
     Destination, Instruction, MemoryOperand, PredicateSource, Source, THREAD_PARAM_BASE,
 };
-use crate::machine::{MemoryWrite, ThreadStatus};
+use crate::lanes::ThreadStatus;
 use crate::memory::{
     CLUSTER_RANK_STRIDE, Fault, FaultKind, SHARED_WINDOW, WINDOW_SIZE, from_generic,
     from_generic_to, load_bytes, store_bytes, to_generic,
 };
 use crate::semantics::chop;
+use crate::step::MemoryWrite;
 
 impl Executor<'_, '_> {
     /// `ld`/`ldu`: a uniform or a scalar global load in columns when it is one, else lane by
@@ -874,7 +875,7 @@ impl Executor<'_, '_> {
 
     /// Where a `.shared` or `.shared::cluster` address is ([`CLUSTER_RANK_STRIDE`]): `None`
     /// for this CTA's shared memory, else the rank of another CTA of the cluster (whose
-    /// memory is in [`crate::machine::ClusterLink::peers`]), with the address in that memory.
+    /// memory is in [`crate::lanes::ClusterLink::peers`]), with the address in that memory.
     /// An address of no CTA of the cluster is unmapped.
     fn cluster_shared(&self, at: u64) -> Result<(Option<usize>, u64), FaultKind> {
         if at < CLUSTER_RANK_STRIDE {

@@ -26,14 +26,14 @@
 
 use ptxsim_isa::Type;
 
+use crate::device::Device;
+use crate::dim::Dim3;
 use crate::error::ExecError;
-use crate::ir::{Destination, Instruction, InstructionKind, RegisterId};
-use crate::machine::{
-    Barriers, ClusterLink, Columns, Device, Dim3, Lanes, MemoryWrite, Outcome, Thread,
-    ThreadStatus, Write,
-};
+use crate::ir::{Destination, Instruction, InstructionKind, RegisterId, Source};
+use crate::lanes::{Barriers, ClusterLink, Columns, Lanes, Thread, ThreadStatus};
 use crate::memory::Fault;
 use crate::semantics::Extension;
+use crate::step::{MemoryWrite, Outcome, Write};
 
 /// Builds the lane function `$f` from `$lane` (`{|args| parameters => body}`: the operation's
 /// parameters are bound by the pattern `parameters` in `body`) and runs `$apply` with it. When `$value` is one of the listed tuples (the
@@ -62,6 +62,17 @@ macro_rules! specialise {
         };
         $apply
     }};
+}
+
+/// What a `call` instruction carries ([`crate::ir::InstructionKind::Call`]).
+#[derive(Clone, Copy)]
+struct CallSite<'a> {
+    target: usize,
+    callee: &'a str,
+    arguments: &'a [(u64, u64, u64)],
+    returns: &'a [(u64, u64, u64)],
+    register_arguments: &'a [(Source, Destination)],
+    register_returns: &'a [(RegisterId, Destination)],
 }
 
 mod bits;
@@ -597,7 +608,7 @@ impl Executor<'_, '_> {
                 register_arguments,
                 register_returns,
             } => {
-                let call = control::CallSite {
+                let call = CallSite {
                     target: *target,
                     callee,
                     arguments,

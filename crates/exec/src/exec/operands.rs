@@ -6,9 +6,11 @@
 use ptxsim_isa::Type;
 
 use super::{Executor, Put};
+use crate::dim::{Dim3, flatten};
 use crate::ir::{Axis, Destination, RegisterId, ReservedSmem, Source, SpecialRegister};
-use crate::machine::{Dim3, Write, flatten, run_start};
+use crate::lanes::run_start;
 use crate::semantics::chop;
+use crate::step::Write;
 
 /// `%lanemask_*` of lane `lane` (PTX ISA 10.8-10.12): "32-bit mask with a bit set in the
 /// position equal to the thread's lane number in the warp" (`_eq`), "... with bits set in

@@ -8,9 +8,9 @@ use ptxsim_isa::ops::Space;
 use super::{Control, Executor};
 use crate::error::ExecError;
 use crate::ir::{Instruction, RuntimeFunction};
-use crate::machine::Outcome;
 use crate::memory::Fault;
 use crate::runtime::{self, PrintfSource, STRING_LIMIT};
+use crate::step::Outcome;
 
 impl Executor<'_, '_> {
     /// A call of a device-side runtime function, for every lane: its `.param` arguments read,

@@ -18,7 +18,7 @@
 //! `%cluster_ctarank` differs in bit 0 (CUTLASS's 2x1SM atoms take a CTA's place in the pair
 //! from `block_rank_in_cluster() % 2`; the even CTA is the first). The runner of a cluster
 //! lends the running CTA the other CTAs' tensor memories as it lends their shared memories
-//! ([`crate::grid`]).
+//! (the `grid` module).
 
 use ptxsim_isa::ops::{MbarrierOp, Space};
 
@@ -49,13 +49,13 @@ impl Executor<'_, '_> {
             .lanes
             .status
             .iter()
-            .all(|status| matches!(status, crate::machine::ThreadStatus::Done(_)));
+            .all(|status| matches!(status, crate::lanes::ThreadStatus::Done(_)));
         let Some(&last) = lanes.last() else {
             return;
         };
         let exited = matches!(
             self.lanes.status[last],
-            crate::machine::ThreadStatus::Done(crate::machine::Outcome::Exited)
+            crate::lanes::ThreadStatus::Done(crate::step::Outcome::Exited)
         );
         if all_done {
             self.tmem.finished = true;

@@ -14,7 +14,7 @@ use ptxsim_isa::ops::{ReduxOp, ShflMode, VoteMode};
 use super::{Executor, Put};
 use crate::alu;
 use crate::ir::{Destination, PredicateSource, Source};
-use crate::machine::run_start;
+use crate::lanes::run_start;
 
 /// The lane's position in its warp.
 fn laneid(lane: usize) -> u32 {

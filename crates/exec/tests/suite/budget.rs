@@ -212,11 +212,11 @@ fn a_traced_cta_holds_a_bounded_number_of_steps() {
         }
     };
     let run =
-        ptxsim_exec::trace::run_grid_streamed(&device, GridOptions::default(), &mut sink, None);
+        ptxsim_exec::streamed::run_grid_streamed(&device, GridOptions::default(), &mut sink, None);
     assert!(run.failure.is_none(), "{:?}", run.failure);
     // 1 mov + 100,000 x 3 + ret = 300,002 steps a thread.
     assert_eq!(next_step, [300_002, 300_002]);
-    let per_group = ptxsim_exec::machine::MAX_GROUPED_RECORDS as u64 / 2;
+    let per_group = ptxsim_exec::step::MAX_GROUPED_RECORDS as u64 / 2;
     // Cut every `per_group` steps a thread: thread 0's block, thread 1's, and so on.
     assert_eq!(switches, 2 * 300_002u64.div_ceil(per_group) - 1);
 }
