@@ -34,8 +34,20 @@ pub trait CompiledKernel: Send + Sync + std::fmt::Debug {
     /// `pc` is that instruction and its `steps` count every instruction run before it). A
     /// thread at an instruction the code does not cover stays where it is. Never runs an
     /// instruction at or past a thread's step limit. Stops after the thread it hands back at
-    /// an access it did not make ([`CompiledCta::declined`]).
+    /// an access it did not make ([`CompiledCta::declined`]). A thread that ran a `ret` or
+    /// `exit` that ends it (counted in `steps`) is left with [`EXITED`]` | pc` as its `pc`, `pc`
+    /// the instruction's.
     fn run(&self, cta: &mut CompiledCta<'_>);
+}
+
+/// The mark of a thread that compiled code ran out of the kernel ([`CompiledKernel::run`]):
+/// set in its program counter, which is otherwise the `ret` or `exit` it ran, where the
+/// interpreter leaves the program counter of a thread it runs out of the kernel.
+pub const EXITED: usize = 1 << 63;
+
+/// Removes [`EXITED`] from `pc`: whether it was set, and the program counter.
+pub fn exited(pc: usize) -> (bool, usize) {
+    (pc & EXITED != 0, pc & !EXITED)
 }
 
 /// What makes a kernel's compiled code for [`crate::api`] launches
@@ -133,6 +145,11 @@ pub struct CompiledCta<'a> {
     /// not make (most likely a fault, which stops the CTA); the threads after it in `lanes`
     /// were not run.
     pub declined: Option<usize>,
+    /// Whether some thread of the CTA made a call: then a `ret` may return from a function
+    /// rather than end the thread, and compiled code hands threads at a `ret` back (PTX ISA
+    /// 9.0, ret: "A return instruction executed in a top-level entry routine will terminate
+    /// thread execution"; without a call no thread is in a callee).
+    pub calls: bool,
     /// The memory.
     pub memory: CtaSpaces<'a>,
 }

@@ -674,6 +674,7 @@ impl Cta {
             specials: device.compiled_specials(self.ctaid),
             windows: &mut self.windows,
             declined: None,
+            calls: self.lanes.calls,
             memory: crate::compiled::CtaSpaces::new(
                 &device.global,
                 &mut self.shared,
@@ -686,9 +687,16 @@ impl Cta {
         let declined = cta.declined;
         // Each thread run stays where the compiled code left it until the interpreter has
         // issued that instruction.
+        // A thread it ran out of the kernel (`ret`, `exit`) has exited, as the interpreter's
+        // issue of the instruction leaves it.
         for &lane in &runnable {
             let lane = lane as usize;
-            self.held[lane] = self.lanes.pc[lane];
+            let (exited, pc) = crate::compiled::exited(self.lanes.pc[lane]);
+            if exited {
+                self.lanes.pc[lane] = pc;
+                self.lanes.status[lane] = ThreadStatus::Done(Outcome::Exited);
+            }
+            self.held[lane] = pc;
             if declined == Some(lane) {
                 break;
             }

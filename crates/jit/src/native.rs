@@ -77,6 +77,9 @@ pub(crate) struct Context {
     /// Set to 1 by the generated code when it hands the thread `lane` back at an access it
     /// did not make (it returns then).
     declined: u64,
+    /// 1 when some thread of the CTA made a call ([`CompiledCta::calls`]): a `ret` is then
+    /// handed to the interpreter.
+    calls: u64,
     specials: [u64; SPECIALS],
 }
 
@@ -98,6 +101,7 @@ impl Context {
     pub(crate) const WINDOWS: usize = std::mem::offset_of!(Context, windows);
     pub(crate) const LANE: usize = std::mem::offset_of!(Context, lane);
     pub(crate) const DECLINED: usize = std::mem::offset_of!(Context, declined);
+    pub(crate) const CALLS: usize = std::mem::offset_of!(Context, calls);
 }
 
 /// A global buffer that generated code accesses directly (atomically, as `GlobalMemory`
@@ -363,6 +367,7 @@ impl Code {
             windows_len: windows.len() as u64,
             lane: 0,
             declined: 0,
+            calls: u64::from(cta.calls),
             specials: cta.specials,
         };
         // SAFETY: `function` has the signature `extern "C" fn(*mut Context)` (built so by

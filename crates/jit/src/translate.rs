@@ -190,7 +190,7 @@ fn plan_one(program: &Program, instruction: &Instruction) -> Option<Plan> {
                 && address_ok(program, address)
                 && sources.iter().all(|&s| source_ok(program, s))
         }
-        K::Bra { .. } => true,
+        K::Bra { .. } | K::Ret | K::Exit => true,
         _ => false,
     };
     if inline {
@@ -220,11 +220,15 @@ pub(crate) fn runs(program: &Program, covered: &[bool]) -> Vec<Option<u64>> {
         if !covered[index] {
             leader[index + 1] = true;
         }
-        if let K::Bra { target } = instruction.kind {
-            leader[index + 1] = true;
-            if let Some(slot) = leader.get_mut(target) {
-                *slot = true;
+        match instruction.kind {
+            K::Bra { target } => {
+                leader[index + 1] = true;
+                if let Some(slot) = leader.get_mut(target) {
+                    *slot = true;
+                }
             }
+            K::Ret | K::Exit => leader[index + 1] = true,
+            _ => {}
         }
     }
     (0..count)
@@ -234,7 +238,10 @@ pub(crate) fn runs(program: &Program, covered: &[bool]) -> Vec<Option<u64>> {
                 let mut at = start;
                 while at < count && covered[at] && (at == start || !leader[at]) {
                     length += 1;
-                    if matches!(program.instructions[at].kind, K::Bra { .. }) {
+                    if matches!(
+                        program.instructions[at].kind,
+                        K::Bra { .. } | K::Ret | K::Exit
+                    ) {
                         break;
                     }
                     at += 1;
@@ -278,6 +285,12 @@ pub(crate) fn entries(program: &Program, covered: &[bool], min: usize) -> Vec<bo
                 match instruction.kind {
                     K::Bra { target } => {
                         stack.push(target);
+                        if instruction.guard.is_some() {
+                            stack.push(at + 1);
+                        }
+                    }
+                    // The thread ends here (or, guarded, may go on).
+                    K::Ret | K::Exit => {
                         if instruction.guard.is_some() {
                             stack.push(at + 1);
                         }
@@ -601,7 +614,7 @@ fn registers_of(
             source(&address.base);
             sources.iter().for_each(&mut source);
         }
-        K::Bra { .. } => {}
+        K::Bra { .. } | K::Ret | K::Exit => {}
         kind => {
             if let Some(op) = lane_op(kind) {
                 op.sources.iter().for_each(|(s, _)| source(s));
@@ -660,6 +673,11 @@ fn live_in(program: &Program, covered: &[bool], registers: usize) -> Vec<Vec<u64
             match program.instructions[index].kind {
                 K::Bra { target } => {
                     successor(target, &mut out);
+                    if program.instructions[index].guard.is_some() {
+                        successor(index + 1, &mut out);
+                    }
+                }
+                K::Ret | K::Exit => {
                     if program.instructions[index].guard.is_some() {
                         successor(index + 1, &mut out);
                     }
@@ -1153,6 +1171,28 @@ impl Translator<'_, '_> {
                 self.goto(pc + 1);
             }
             &K::Bra { target } => self.goto(target),
+            // Out of the kernel: the step counted, the program counter left on the
+            // instruction with the mark of an exited thread. A `ret` after some thread made a
+            // call may return from a function instead: the interpreter runs it then.
+            K::Ret | K::Exit => {
+                if matches!(instruction.kind, K::Ret) {
+                    let calls = self.builder.ins().load(
+                        types::I64,
+                        MemFlagsData::trusted(),
+                        self.context,
+                        offset_i32(Context::CALLS),
+                    );
+                    let back = self.builder.create_block();
+                    let out = self.builder.create_block();
+                    self.builder.set_cold_block(back);
+                    self.builder.ins().brif(calls, back, &[], out, &[]);
+                    self.builder.switch_to_block(back);
+                    self.leave(pc, before);
+                    self.builder.switch_to_block(out);
+                }
+                let steps = self.builder.use_var(self.steps);
+                self.leave(pc | ptxsim_exec::compiled::EXITED, steps);
+            }
             _ => {
                 // `plan` covers nothing else inline; hand it back.
                 self.leave(pc, before);

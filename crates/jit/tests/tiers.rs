@@ -99,6 +99,14 @@ fn every_sample_kernel_runs_the_same_on_both_tiers() {
 /// Runs `source`'s kernel on both tiers with one output buffer of `bytes` and `max_steps`, and
 /// checks that everything observable is the same.
 fn same_on_both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_steps: u64) -> Run {
+    let (interpreted, compiled) = both_tiers(name, source, block, bytes, max_steps);
+    assert_eq!(interpreted, compiled, "{name}");
+    interpreted
+}
+
+/// The runs of `source`'s kernel on 2 CTAs of `block` threads in the interpreter and with its
+/// compiled code, with one output buffer of `bytes` and `max_steps`.
+fn both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_steps: u64) -> (Run, Run) {
     let program = ptxsim_exec::load(source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
     let kernel = ptxsim_jit::compile_shared(&program, [block, 1, 1]).unwrap();
     assert!(kernel.stats().covered > 0, "{name}: nothing compiled");
@@ -116,10 +124,7 @@ fn same_on_both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_st
         }
         outcome(&device, GridOptions::default(), &addresses)
     };
-    let interpreted = run(None);
-    let compiled = run(Some(&kernel));
-    assert_eq!(interpreted, compiled, "{name}");
-    interpreted
+    (run(None), run(Some(&kernel)))
 }
 
 const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
@@ -127,7 +132,11 @@ const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 #[test]
 fn faults_fuel_guards_and_generic_shared_addresses_match_the_interpreter() {
     // Thread 5 of each CTA stores past the buffer's end: the same fault, at the same thread and
-    // instruction, with the same bytes written before it.
+    // instruction, with the same bytes written before it. In the interpreter the CTA's 32
+    // threads issue the store in lockstep and the fault stops them all there; the compiled code
+    // runs threads 0 to 4 through their store and `ret` before thread 5 (one after another,
+    // docs/compiled-tier.md, "Testing"), so they have exited: one step more each, in both CTAs,
+    // and the inspected thread (3) at 8 steps, not 7.
     let fault = format!(
         "{HEADER}.visible .entry k(.param .u64 out) {{
     .reg .pred %p<2>;
@@ -143,8 +152,23 @@ fn faults_fuel_guards_and_generic_shared_addresses_match_the_interpreter() {
     ret;
 }}"
     );
-    let run = same_on_both_tiers("fault", &fault, 32, 128, 1000);
+    let (run, compiled) = both_tiers("fault", &fault, 32, 128, 1000);
     assert!(run.1.contains("Trapped"), "the store faults: {}", run.1);
+    assert_eq!(compiled.1, run.1, "fault: the failure");
+    assert_eq!(compiled.3, run.3, "fault: the bytes written");
+    assert_eq!(
+        compiled.0,
+        run.0 + 2 * 5,
+        "fault: the rets of threads 0 to 4"
+    );
+    let registers = |r: &Run| r.2.as_ref().map(|(registers, _)| registers.clone());
+    assert_eq!(
+        registers(&compiled),
+        registers(&run),
+        "fault: thread 3's registers"
+    );
+    let steps = |r: &Run| r.2.as_ref().map(|&(_, steps)| steps);
+    assert_eq!((steps(&run), steps(&compiled)), (Some(7), Some(8)));
     // A loop that never ends stops at the step limit, at the same step.
     let spin = format!(
         "{HEADER}.visible .entry k(.param .u64 out) {{
