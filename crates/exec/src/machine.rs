@@ -2362,6 +2362,7 @@ static NOTHING: Program = Program {
         explicit: false,
         max_rank: None,
     },
+    max_threads: None,
     target: None,
 };
 

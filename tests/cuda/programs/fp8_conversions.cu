@@ -13,11 +13,9 @@
 
 constexpr int K = 8;  // results per input
 
-__global__ void convert(const float *x, unsigned short *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  float v = x[i], w = x[(i + 1) % n];
-  unsigned short *o = out + K * i;
+// The conversions of one value (and its neighbour, for the pair ones): on the device the
+// sm_90 instructions, on the host the header's software conversions.
+__host__ __device__ void conversions(float v, float w, unsigned short *o) {
   o[0] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
   o[1] = __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E4M3);
   o[2] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E5M2);
@@ -30,6 +28,11 @@ __global__ void convert(const float *x, unsigned short *out, int n) {
   __nv_bfloat16 b = __float2bfloat16(v);
   o[7] = __nv_cvt_bfloat16raw_to_fp8(__nv_bfloat16_raw(b), __NV_SATFINITE, __NV_E4M3) |
          (__nv_cvt_double_to_fp8(double(v) * 3.0, __NV_SATFINITE, __NV_E5M2) << 8);
+}
+
+__global__ void convert(const float *x, unsigned short *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) conversions(x[i], x[(i + 1) % n], out + K * i);
 }
 
 __global__ void classes(const float *x, float *out, int n) {
@@ -79,18 +82,7 @@ int main() {
   for (int i = 0; i < n; ++i) {
     float v = x[i], w = x[(i + 1) % n];
     unsigned short want[K];
-    want[0] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
-    want[1] = __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E4M3);
-    want[2] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E5M2);
-    want[3] = __nv_cvt_float_to_fp8(v, __NV_NOSAT, __NV_E5M2);
-    want[4] = __nv_cvt_float2_to_fp8x2(make_float2(v, w), __NV_SATFINITE, __NV_E4M3);
-    __half_raw h = __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(want[2]), __NV_E5M2);
-    want[5] = h.x;
-    __half2_raw h2 = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(want[4]), __NV_E4M3);
-    want[6] = h2.x ^ h2.y;
-    __nv_bfloat16 b = __float2bfloat16(v);
-    want[7] = __nv_cvt_bfloat16raw_to_fp8(__nv_bfloat16_raw(b), __NV_SATFINITE, __NV_E4M3) |
-              (__nv_cvt_double_to_fp8(double(v) * 3.0, __NV_SATFINITE, __NV_E5M2) << 8);
+    conversions(v, w, want);
     for (int k = 0; k < K; ++k)
       CHECK(out[K * i + k] == want[k], "value %d (%a) result %d: %04x vs %04x", i, v, k, out[K * i + k], want[k]);
     __nv_fp8_e4m3 a(v);

@@ -366,22 +366,21 @@ calls! {
 
     /// `cuCtxCreate_v2`: a new context, current for the calling thread (`flags` are ignored).
     fn cuCtxCreate_v2(context: *mut Handle, flags: c_uint, device: CUdevice) {
-        let _ = flags;
         if context.is_null() {
             return Err(null_argument("pctx"));
         }
-        let value = driver::context_create(device)?;
+        let value = driver::context_create(device, flags)?;
         unsafe { put(context, handle(value), "pctx") }
     }
 
     /// `cuCtxCreate_v4` (what `cuCtxCreate` means from CUDA 13): as `cuCtxCreate_v2`; the
     /// creation parameters are ignored.
     fn cuCtxCreate_v4(context: *mut Handle, params: *mut c_void, flags: c_uint, device: CUdevice) {
-        let _ = (params, flags);
+        let _ = params;
         if context.is_null() {
             return Err(null_argument("pctx"));
         }
-        let value = driver::context_create(device)?;
+        let value = driver::context_create(device, flags)?;
         unsafe { put(context, handle(value), "pctx") }
     }
 
@@ -1665,6 +1664,7 @@ fn memset_2d(
 
 /// Runs a launch, or adds it to the graph its stream is capturing.
 fn enqueue(launch: &Launch<'_>) -> CallResult<()> {
+    driver::check_configuration(launch)?;
     if driver::capture(launch.stream, || launch.node())? {
         return Ok(());
     }
