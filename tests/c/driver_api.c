@@ -219,6 +219,12 @@ CUresult cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *count);
 CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice device, unsigned int flags);
 CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *flags, int *active);
 CUresult cuCtxGetFlags(unsigned int *flags);
+/* CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with srcContext and dstContext in the reserved fields. */
+CUresult cuMemcpy3DPeer(const Memcpy3D *copy);
+CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned int flags);
+CUresult cuMemHostGetFlags(unsigned int *flags, void *pointer);
+CUresult cuMemFreeHost(void *pointer);
+CUresult cuFlushGPUDirectRDMAWrites(int target, int scope);
 CUresult cuCtxSetFlags(unsigned int flags);
 /* CUgraphExecUpdateResultInfo: result, errorNode, errorFromNode. */
 typedef struct {
@@ -1404,6 +1410,51 @@ int main(int argc, char **argv) {
         OK(cuGraphExecDestroy(executable));
         OK(cuGraphDestroy(one));
         OK(cuGraphDestroy(two));
+    }
+    /* cuMemcpy3DPeer: a 3 x 2 x 2 box of bytes from (1, 1, 1) of a 6 x 4 x 3 volume, between
+       the contexts' allocations. */
+    {
+        unsigned char volume[3][4][6], box[2][2][3];
+        for (int i = 0; i < 72; ++i) ((unsigned char *)volume)[i] = (unsigned char)(i * 7 + 1);
+        CUdeviceptr source, destination;
+        OK(cuMemAlloc_v2(&source, sizeof volume));
+        OK(cuMemAlloc_v2(&destination, sizeof box));
+        OK(cuMemcpyHtoD_v2(source, volume, sizeof volume));
+        Memcpy3D copy = {0};
+        copy.srcXInBytes = 1, copy.srcY = 1, copy.srcZ = 1;
+        copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        copy.srcDevice = source;
+        copy.reserved0 = fresh; /* srcContext */
+        copy.srcPitch = 6, copy.srcHeight = 4;
+        copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        copy.dstDevice = destination;
+        copy.reserved1 = fresh; /* dstContext */
+        copy.dstPitch = 3, copy.dstHeight = 2;
+        copy.WidthInBytes = 3, copy.Height = 2, copy.Depth = 2;
+        OK(cuMemcpy3DPeer(&copy));
+        OK(cuMemcpyDtoH_v2(box, destination, sizeof box));
+        int bad = 0;
+        for (int z = 0; z < 2; ++z)
+            for (int y = 0; y < 2; ++y)
+                for (int x = 0; x < 3; ++x) bad += box[z][y][x] != volume[z + 1][y + 1][x + 1];
+        CHECK(bad == 0, "cuMemcpy3DPeer: %d bytes differ", bad);
+        copy.reserved0 = (void *)0x1234; /* not a context */
+        CHECK(cuMemcpy3DPeer(&copy) == 201, "cuMemcpy3DPeer with a bad context");
+        OK(cuMemFree_v2(source));
+        OK(cuMemFree_v2(destination));
+    }
+    /* cuMemHostGetFlags gives "the flags that were specified when allocating" (cuda.h):
+       CU_MEMHOSTALLOC_PORTABLE (1) | CU_MEMHOSTALLOC_WRITECOMBINED (4). */
+    {
+        void *pinned = NULL;
+        unsigned int flags = 0;
+        OK(cuMemHostAlloc(&pinned, 4096, 0x01 | 0x04));
+        OK(cuMemHostGetFlags(&flags, (char *)pinned + 100));
+        CHECK(flags == 0x05, "pinned memory flags %#x", flags);
+        OK(cuMemFreeHost(pinned));
+        /* nothing in flight to flush; target CURRENT_CTX (0), scope TO_OWNER (100) */
+        OK(cuFlushGPUDirectRDMAWrites(0, 100));
+        CHECK(cuFlushGPUDirectRDMAWrites(0, 5) == CUDA_ERROR_INVALID_VALUE, "an unknown scope");
     }
     OK(cuCtxDestroy_v2(fresh));
 

@@ -1969,13 +1969,18 @@ pub fn copy_peer(
     source_context: u64,
     bytes: u64,
 ) -> CallResult<()> {
-    {
-        let state = state();
-        state.current()?;
-        state.usable(destination_context)?;
-        state.usable(source_context)?;
-    }
+    peer_contexts(destination_context, source_context)?;
     copy_on_device(destination, source, bytes)
+}
+
+/// Checks the two contexts of a peer copy (`cuMemcpyPeer`, `cuMemcpy3DPeer`): there is a
+/// current context and both are usable. (Addresses are unique across devices, so the copy
+/// itself needs no context.)
+pub fn peer_contexts(destination_context: u64, source_context: u64) -> CallResult<()> {
+    let state = state();
+    state.current()?;
+    state.usable(destination_context)?;
+    state.usable(source_context)
 }
 
 /// `cuMemsetD8/D16/D32`: `count` copies of `pattern` from `destination`.

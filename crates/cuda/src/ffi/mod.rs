@@ -731,14 +731,14 @@ calls! {
     /// `cuMemHostAlloc`: zeroed, page-aligned host memory that kernels reach at its host
     /// address (every flag's meaning on a system with unified addressing).
     fn cuMemHostAlloc(pointer: *mut *mut c_void, bytes: usize, flags: c_uint) {
-        let _ = flags;
-        let value = host::allocate(bytes, driver::HostKind::Pinned)?;
+        let value = host::allocate_pinned(bytes, flags)?;
         unsafe { put(pointer, value, "pp") }
     }
 
-    /// `cuMemAllocHost_v2`: as `cuMemHostAlloc`.
+    /// `cuMemAllocHost_v2`: as `cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP` (its memory is
+    /// mapped for every context, as all pinned memory is here).
     fn cuMemAllocHost_v2(pointer: *mut *mut c_void, bytes: usize) {
-        let value = host::allocate(bytes, driver::HostKind::Pinned)?;
+        let value = host::allocate_pinned(bytes, 0x02)?;
         unsafe { put(pointer, value, "pp") }
     }
 

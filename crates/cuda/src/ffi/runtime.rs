@@ -936,6 +936,20 @@ calls! {
         Ok(())
     }
 
+    /// `cuFlushGPUDirectRDMAWrites`: nothing to wait for (no device writes are in flight
+    /// when a call runs). The target must be `CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX`
+    /// (0) and the scope `_TO_OWNER` (100) or `_TO_ALL_DEVICES` (200), the values `cuda.h`
+    /// defines.
+    fn cuFlushGPUDirectRDMAWrites(target: c_int, scope: c_int) {
+        if target != 0 || !matches!(scope, 100 | 200) {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("target {target}, scope {scope}"),
+            ));
+        }
+        driver::context_get_current().map(|_| ())
+    }
+
     /// `cuProfilerInitialize`: nothing to set up.
     fn cuProfilerInitialize(config: *const c_char, output: *const c_char, mode: c_int) {
         let _ = (config, output, mode);
