@@ -2204,6 +2204,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         max_steps: settings.max_steps,
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         cooperative: launch.cooperative,
+        // A grid whose CTAs wait for each other runs as a GPU runs it (`grid::make_interleaved`).
+        interleave: true,
         cluster: launch.cluster,
         // The simulated GPU's tensor cores unless PTXSIM_DEVICE names others: also for a
         // module checked as its own `.target` (`as_own_target`),
