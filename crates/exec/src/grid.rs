@@ -451,6 +451,15 @@ pub fn prepare_within<'p>(
     Ok((device, addresses))
 }
 
+/// The simulated memory of a launch with every CTA resident at once: the launch's own and
+/// each CTA's ([`crate::budget`]).
+fn resident_bytes(device: &Device<'_>) -> u64 {
+    let footprint = device.footprint();
+    footprint
+        .fixed()
+        .saturating_add(footprint.per_cta().saturating_mul(device.ctas()))
+}
+
 /// Makes the launch of `device` cooperative ([`Device::set_cooperative`]) after checking that
 /// its grid is co-resident: at most [`CtaResources::max_cooperative`] CTAs
 /// ([`LaunchError::CooperativeTooLarge`]), and the simulated memory of every CTA at once within
@@ -477,11 +486,7 @@ pub fn make_cooperative(device: &mut Device<'_>) -> Result<(), LaunchError> {
             sms: SM_COUNT,
         });
     }
-    let footprint = device.footprint();
-    let needed = footprint
-        .fixed()
-        .saturating_add(GRID_WORKSPACE_BYTES)
-        .saturating_add(footprint.per_cta().saturating_mul(ctas));
+    let needed = resident_bytes(device).saturating_add(GRID_WORKSPACE_BYTES);
     if needed > device.memory_limit() {
         return Err(LaunchError::Memory(format!(
             "a cooperative launch keeps all {ctas} CTAs at once: {needed} bytes of simulated \
@@ -520,11 +525,7 @@ pub fn make_interleaved(device: &mut Device<'_>) -> bool {
     if ctas < 2 || ctas > resources.max_cooperative() {
         return false;
     }
-    let footprint = device.footprint();
-    let needed = footprint
-        .fixed()
-        .saturating_add(footprint.per_cta().saturating_mul(ctas));
-    if needed > device.memory_limit() {
+    if resident_bytes(device) > device.memory_limit() {
         return false;
     }
     device.set_interleaved();
