@@ -216,11 +216,46 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *node, CUgraph graph, const CUgrap
 CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
                              size_t count);
 CUresult cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *count);
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice device, unsigned int flags);
+CUresult cuDevicePrimaryCtxGetState(CUdevice device, unsigned int *flags, int *active);
+CUresult cuCtxGetFlags(unsigned int *flags);
+/* CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with srcContext and dstContext in the reserved fields. */
+CUresult cuMemcpy3DPeer(const Memcpy3D *copy);
+CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned int flags);
+CUresult cuMemHostGetFlags(unsigned int *flags, void *pointer);
+CUresult cuMemFreeHost(void *pointer);
+CUresult cuFlushGPUDirectRDMAWrites(int target, int scope);
+CUresult cuCtxSetFlags(unsigned int flags);
+/* CUgraphExecUpdateResultInfo: result, errorNode, errorFromNode. */
+typedef struct {
+    int result;
+    CUgraphNode error_node;
+    CUgraphNode error_from_node;
+} GraphExecUpdateResultInfo;
+CUresult cuGraphExecUpdate_v2(CUgraphExec executable, CUgraph graph, GraphExecUpdateResultInfo *info);
 
 #include "check.h"
 
 /* One thread loads a 2-D box of a tensor map into shared memory with cp.async.bulk.tensor,
    waits on the mbarrier and copies the box's `bytes` to out (clean under ptxas -arch sm_90a). */
+/* __launch_bounds__(256) as nvcc writes it: .maxntid 256, 1, 1. */
+static const char *bounded_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry bounded(.param .u64 out)\n"
+    ".maxntid 256, 1, 1\n"
+    "{\n"
+    "    .reg .b32 %r<2>;\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    mov.u32 %r1, %tid.x;\n"
+    "    mul.wide.u32 %rd2, %r1, 4;\n"
+    "    add.s64 %rd3, %rd1, %rd2;\n"
+    "    st.global.u32 [%rd3], %r1;\n"
+    "    ret;\n"
+    "}\n";
+
 static const char *tma_ptx =
     ".version 8.0\n"
     ".target sm_90a\n"
@@ -1295,6 +1330,131 @@ int main(int argc, char **argv) {
         OK(cuGraphExecDestroy(executable));
         OK(cuGraphDestroy(parent));
         OK(cuGraphDestroy(child));
+    }
+    /* Launch shapes a GPU refuses. Without the CUDA runtime in the process, a shape past the
+       device's limits is CUDA_ERROR_INVALID_VALUE, as NVIDIA's driver answers driver-API
+       callers; a block past the kernel's .maxntid (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+       "beyond which a launch of the function would fail", cuda.h) is
+       CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES. */
+    {
+        CUmodule module;
+        CUfunction bounded;
+        OK(cuModuleLoadData(&module, bounded_ptx));
+        OK(cuModuleGetFunction(&bounded, module, "bounded"));
+        int most = 0;
+        OK(cuFuncGetAttribute(&most, 0, bounded));
+        CHECK(most == 256, "MAX_THREADS_PER_BLOCK of a .maxntid 256 kernel: %d", most);
+        CUdeviceptr out;
+        OK(cuMemAlloc_v2(&out, 1024 * 4));
+        void *params[] = {&out};
+        OK(cuLaunchKernel(bounded, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+        CHECK(cuLaunchKernel(bounded, 1, 1, 1, 512, 1, 1, 0, NULL, params, NULL) == 701,
+              "512 threads into .maxntid 256: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
+        CHECK(cuLaunchKernel(bounded, 1, 1, 1, 16, 32, 1, 0, NULL, params, NULL) == 701,
+              "16 x 32 threads into .maxntid 256");
+        CHECK(cuLaunchKernel(bounded, 1, 1, 1, 2048, 1, 1, 0, NULL, params, NULL) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "2048 threads");
+        CHECK(cuLaunchKernel(bounded, 1, 1, 70000, 32, 1, 1, 0, NULL, params, NULL) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "70,000 blocks along z");
+        CHECK(cuLaunchKernel(bounded, 0, 1, 1, 32, 1, 1, 0, NULL, params, NULL) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "an empty grid");
+        /* the occupancy calculator never offers what cannot launch */
+        int per_sm = -1;
+        OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bounded, 512, 0));
+        CHECK(per_sm == 0, "512-thread blocks of a .maxntid 256 kernel per SM: %d", per_sm);
+        OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bounded, 256, 0));
+        CHECK(per_sm == 8, "256-thread blocks per SM (2048 threads): %d", per_sm);
+        OK(cuCtxSynchronize());
+        OK(cuMemFree_v2(out));
+        OK(cuModuleUnload(module));
+    }
+    /* Context flags are kept: cuCtxCreate's, cuCtxSetFlags', and the primary context's
+       (cuDevicePrimaryCtxSetFlags, read back by cuDevicePrimaryCtxGetState); CU_CTX_SCHED_*
+       values past CU_CTX_SCHED_BLOCKING_SYNC (4) are invalid. */
+    {
+        unsigned int flags = 99;
+        OK(cuCtxGetFlags(&flags));
+        CHECK(flags == 0, "fresh context's flags %#x", flags);
+        OK(cuCtxSetFlags(0x04));
+        OK(cuCtxGetFlags(&flags));
+        CHECK(flags == 0x04, "flags after cuCtxSetFlags %#x", flags);
+        OK(cuDevicePrimaryCtxSetFlags_v2(device, 0x04 | 0x10));
+        int active = 0;
+        OK(cuDevicePrimaryCtxGetState(device, &flags, &active));
+        CHECK(flags == (0x04 | 0x10), "primary context flags %#x", flags);
+        CHECK(cuDevicePrimaryCtxSetFlags_v2(device, 0x07) == CUDA_ERROR_INVALID_VALUE,
+              "scheduling flag 7");
+        OK(cuDevicePrimaryCtxSetFlags_v2(device, 0));
+    }
+    /* cuGraphExecUpdate's result info (cuda.h): a graph with another number of nodes is
+       CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED (2) with no error node. */
+    {
+        CUgraph one, two;
+        CUgraphNode a, b, c;
+        OK(cuGraphCreate(&one, 0));
+        OK(cuGraphAddEmptyNode(&a, one, NULL, 0));
+        OK(cuGraphCreate(&two, 0));
+        OK(cuGraphAddEmptyNode(&b, two, NULL, 0));
+        OK(cuGraphAddEmptyNode(&c, two, &b, 1));
+        CUgraphExec executable;
+        OK(cuGraphInstantiate_v2(&executable, one, NULL, NULL, 0));
+        GraphExecUpdateResultInfo info = {-1, a, a};
+        CHECK(cuGraphExecUpdate_v2(executable, two, &info) == 910,
+              "update across a change of topology: CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE");
+        CHECK(info.result == 2 && info.error_node == NULL, "result info %d", info.result);
+        OK(cuGraphExecUpdate_v2(executable, one, &info));
+        CHECK(info.result == 0, "update of the same graph: result %d", info.result);
+        OK(cuGraphExecDestroy(executable));
+        OK(cuGraphDestroy(one));
+        OK(cuGraphDestroy(two));
+    }
+    /* cuMemcpy3DPeer: a 3 x 2 x 2 box of bytes from (1, 1, 1) of a 6 x 4 x 3 volume, between
+       the contexts' allocations. */
+    {
+        unsigned char volume[3][4][6], box[2][2][3];
+        for (int i = 0; i < 72; ++i) ((unsigned char *)volume)[i] = (unsigned char)(i * 7 + 1);
+        CUdeviceptr source, destination;
+        OK(cuMemAlloc_v2(&source, sizeof volume));
+        OK(cuMemAlloc_v2(&destination, sizeof box));
+        OK(cuMemcpyHtoD_v2(source, volume, sizeof volume));
+        Memcpy3D copy = {0};
+        copy.srcXInBytes = 1, copy.srcY = 1, copy.srcZ = 1;
+        copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        copy.srcDevice = source;
+        copy.reserved0 = fresh; /* srcContext */
+        copy.srcPitch = 6, copy.srcHeight = 4;
+        copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        copy.dstDevice = destination;
+        copy.reserved1 = fresh; /* dstContext */
+        copy.dstPitch = 3, copy.dstHeight = 2;
+        copy.WidthInBytes = 3, copy.Height = 2, copy.Depth = 2;
+        OK(cuMemcpy3DPeer(&copy));
+        OK(cuMemcpyDtoH_v2(box, destination, sizeof box));
+        int bad = 0;
+        for (int z = 0; z < 2; ++z)
+            for (int y = 0; y < 2; ++y)
+                for (int x = 0; x < 3; ++x) bad += box[z][y][x] != volume[z + 1][y + 1][x + 1];
+        CHECK(bad == 0, "cuMemcpy3DPeer: %d bytes differ", bad);
+        copy.reserved0 = (void *)0x1234; /* not a context */
+        CHECK(cuMemcpy3DPeer(&copy) == 201, "cuMemcpy3DPeer with a bad context");
+        OK(cuMemFree_v2(source));
+        OK(cuMemFree_v2(destination));
+    }
+    /* cuMemHostGetFlags gives "the flags that were specified when allocating" (cuda.h):
+       CU_MEMHOSTALLOC_PORTABLE (1) | CU_MEMHOSTALLOC_WRITECOMBINED (4). */
+    {
+        void *pinned = NULL;
+        unsigned int flags = 0;
+        OK(cuMemHostAlloc(&pinned, 4096, 0x01 | 0x04));
+        OK(cuMemHostGetFlags(&flags, (char *)pinned + 100));
+        CHECK(flags == 0x05, "pinned memory flags %#x", flags);
+        OK(cuMemFreeHost(pinned));
+        /* nothing in flight to flush; target CURRENT_CTX (0), scope TO_OWNER (100) */
+        OK(cuFlushGPUDirectRDMAWrites(0, 100));
+        CHECK(cuFlushGPUDirectRDMAWrites(0, 5) == CUDA_ERROR_INVALID_VALUE, "an unknown scope");
     }
     OK(cuCtxDestroy_v2(fresh));
 

@@ -136,7 +136,7 @@ fn device() -> &'static Device {
     static DEVICE: OnceLock<Device> = OnceLock::new();
     let device = DEVICE.get_or_init(|| {
         driver::init(0).expect("cuInit");
-        let context = driver::context_create(0).expect("cuCtxCreate");
+        let context = driver::context_create(0, 0).expect("cuCtxCreate");
         let input = driver::memory_allocate(128).expect("cuMemAlloc");
         let output = driver::memory_allocate(4).expect("cuMemAlloc");
         let values: Vec<u8> = (0..32).flat_map(|i| (i as f32).to_le_bytes()).collect();

@@ -259,16 +259,21 @@ struct Context {
     heap: Option<(DeviceMemory, Arc<ptxsim_exec::runtime::Heap>)>,
     /// The limits `cuCtxSetLimit` set (`CUlimit` values), by limit.
     limits: HashMap<i32, u64>,
+    /// The `CUctx_flags` it was made with or given since (`cuCtxCreate`,
+    /// `cuDevicePrimaryCtxSetFlags`, `cuCtxSetFlags`): kept and reported, with no effect
+    /// (scheduling, mapping host memory and the others change no result here).
+    flags: u32,
 }
 
 impl Context {
-    fn on(device: i32) -> Self {
+    fn on(device: i32, flags: u32) -> Self {
         Self {
             device,
             peers: HashSet::new(),
             sticky: None,
             heap: None,
             limits: HashMap::new(),
+            flags,
         }
     }
 }
@@ -409,6 +414,9 @@ struct State {
     contexts: HashMap<u64, Context>,
     /// The primary context of each device, once retained.
     primary: HashMap<i32, u64>,
+    /// The flags of each device's primary context (`cuDevicePrimaryCtxSetFlags`), also before
+    /// it is made.
+    primary_flags: HashMap<i32, u32>,
     modules: HashMap<u64, LoadedModule>,
     functions: HashMap<u64, Function>,
     /// Streams, with their contexts.
@@ -449,6 +457,7 @@ impl State {
             next_handle: FIRST_HANDLE,
             contexts: HashMap::new(),
             primary: HashMap::new(),
+            primary_flags: HashMap::new(),
             modules: HashMap::new(),
             functions: HashMap::new(),
             streams: HashMap::new(),
@@ -823,12 +832,12 @@ pub fn device_attribute(attribute: i32, device: i32) -> CallResult<i32> {
     })
 }
 
-/// `cuCtxCreate`: a new context, current for the calling thread.
-pub fn context_create(device: i32) -> CallResult<u64> {
+/// `cuCtxCreate`: a new context with `flags`, current for the calling thread.
+pub fn context_create(device: i32, flags: u32) -> CallResult<u64> {
     let mut state = state();
     state.device(device)?;
     let handle = state.handle();
-    state.contexts.insert(handle, Context::on(device));
+    state.contexts.insert(handle, Context::on(device, flags));
     push_current(handle);
     Ok(handle)
 }
@@ -845,7 +854,8 @@ pub fn primary_context(device: i32) -> CallResult<u64> {
         return Ok(handle);
     }
     let handle = state.handle();
-    state.contexts.insert(handle, Context::on(device));
+    let flags = state.primary_flags.get(&device).copied().unwrap_or(0);
+    state.contexts.insert(handle, Context::on(device, flags));
     state.primary.insert(device, handle);
     Ok(handle)
 }
@@ -922,6 +932,70 @@ pub fn primary_context_reset(device: i32) -> CallResult<()> {
         context.sticky = None;
         context.heap = None;
         context.limits.clear();
+    }
+    Ok(())
+}
+
+/// The `CUctx_flags` of the flags arguments: the scheduling choice (`CU_CTX_SCHED_MASK`, 0x07),
+/// `CU_CTX_MAP_HOST` (0x08), `CU_CTX_LMEM_RESIZE_TO_MAX` (0x10), `CU_CTX_COREDUMP_ENABLE`
+/// (0x20), `CU_CTX_USER_COREDUMP_ENABLE` (0x40), `CU_CTX_SYNC_MEMOPS` (0x80) (`cuda.h`,
+/// `CUctx_flags_enum`); a scheduling value past `CU_CTX_SCHED_BLOCKING_SYNC` (4) or another
+/// bit is `CUDA_ERROR_INVALID_VALUE`.
+fn valid_context_flags(flags: u32) -> CallResult<u32> {
+    if flags & !0xff != 0 || flags & 0x07 > 4 || flags & 0x07 == 3 {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("context flags {flags:#x}"),
+        ));
+    }
+    Ok(flags)
+}
+
+/// `cuDevicePrimaryCtxSetFlags`: the flags of the device's primary context, now and when it
+/// is made.
+pub fn primary_context_set_flags(device: i32, flags: u32) -> CallResult<()> {
+    let mut state = state();
+    state.device(device)?;
+    let flags = valid_context_flags(flags)?;
+    state.primary_flags.insert(device, flags);
+    if let Some(handle) = state.primary.get(&device).copied()
+        && let Some(context) = state.contexts.get_mut(&handle)
+    {
+        context.flags = flags;
+    }
+    Ok(())
+}
+
+/// `cuDevicePrimaryCtxGetState`'s flags: those [`primary_context_set_flags`] set (0 by
+/// default).
+pub fn primary_context_flags(device: i32) -> CallResult<u32> {
+    let state = state();
+    state.device(device)?;
+    Ok(state.primary_flags.get(&device).copied().unwrap_or(0))
+}
+
+/// `cuCtxGetFlags`: the current context's flags.
+pub fn context_flags() -> CallResult<u32> {
+    let state = state();
+    let current = state.current()?;
+    Ok(state
+        .contexts
+        .get(&current)
+        .map_or(0, |context| context.flags))
+}
+
+/// `cuCtxSetFlags`: the current context's flags (and, for a primary context, its device's).
+pub fn context_set_flags(flags: u32) -> CallResult<()> {
+    let mut state = state();
+    let current = state.current()?;
+    let flags = valid_context_flags(flags)?;
+    let Some(context) = state.contexts.get_mut(&current) else {
+        return Err(CudaError::InvalidContext.into());
+    };
+    context.flags = flags;
+    let device = context.device;
+    if state.primary.get(&device) == Some(&current) {
+        state.primary_flags.insert(device, flags);
     }
     Ok(())
 }
@@ -1748,7 +1822,8 @@ pub fn is_device_address(address: u64) -> bool {
 /// `dynamic_shared` bytes of dynamic shared memory (`cuOccupancyMaxActiveBlocksPerMultiprocessor`),
 /// with an H100's limits: 2048 threads (in whole warps), 32 CTAs, 228 KiB of shared memory
 /// (1 KiB of it reserved per CTA). Registers are not modelled (PTX's virtual registers say
-/// nothing of the machine's). 0 where one CTA does not fit.
+/// nothing of the machine's). 0 where one CTA does not fit, or the block is larger than the
+/// kernel's `.maxntid` allows.
 pub fn occupancy(function: u64, block: i32, dynamic_shared: u64) -> CallResult<i32> {
     let mut state = state();
     let function = resolve_function(&mut state, function)?;
@@ -1761,6 +1836,13 @@ pub fn occupancy(function: u64, block: i32, dynamic_shared: u64) -> CallResult<i
         .ok()
         .filter(|&b| (1..=1024).contains(&b))
         .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("block size {block}")))?;
+    // A block larger than the kernel's `.maxntid` cannot be launched ([`check_configuration`]).
+    if program
+        .max_threads
+        .is_some_and(|most| block > u64::from(most))
+    {
+        return Ok(0);
+    }
     let warps = block.div_ceil(32);
     let by_threads = 2048 / (warps * 32);
     let shared = program.shared_bytes + dynamic_shared + 1024;
@@ -1887,13 +1969,18 @@ pub fn copy_peer(
     source_context: u64,
     bytes: u64,
 ) -> CallResult<()> {
-    {
-        let state = state();
-        state.current()?;
-        state.usable(destination_context)?;
-        state.usable(source_context)?;
-    }
+    peer_contexts(destination_context, source_context)?;
     copy_on_device(destination, source, bytes)
+}
+
+/// Checks the two contexts of a peer copy (`cuMemcpyPeer`, `cuMemcpy3DPeer`): there is a
+/// current context and both are usable. (Addresses are unique across devices, so the copy
+/// itself needs no context.)
+pub fn peer_contexts(destination_context: u64, source_context: u64) -> CallResult<()> {
+    let state = state();
+    state.current()?;
+    state.usable(destination_context)?;
+    state.usable(source_context)
 }
 
 /// `cuMemsetD8/D16/D32`: `count` copies of `pattern` from `destination`.
@@ -1987,6 +2074,78 @@ impl Launch<'_> {
     }
 }
 
+/// Whether the CUDA runtime runs in this process: it asked for its private export tables
+/// ([`note_runtime`]).
+static RUNTIME_PRESENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Notes that the CUDA runtime (libcudart) runs in this process: called when it asks for its
+/// private interface (`cuGetExportTable`), which only the runtime does.
+pub fn note_runtime() {
+    RUNTIME_PRESENT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The failure of a launch whose shape no GPU takes (a block of more than 1024 threads or past
+/// 1024 x 1024 x 64, a grid past 2^31 - 1 x 65535 x 65535, a zero dimension).
+///
+/// To a driver-API caller NVIDIA's `cuLaunchKernel` answers `CUDA_ERROR_INVALID_VALUE`
+/// (pycuda's "cuLaunchKernel failed: invalid argument" for a grid of 93,288 along z,
+/// tinygrad#625; Halide's `cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE` for a bad block
+/// size). A program built with the CUDA runtime gets `cudaErrorInvalidConfiguration` (9,
+/// "invalid configuration argument": llama.cpp#3740's `cudaLaunchKernel returned (0x9)` for
+/// too many threads, mlx#2267's for 65,536 blocks along y). The CUDA 13 static runtime does
+/// not check the shape itself: it calls `cuLaunchKernel` with it (`PTXSIM_LOG=calls`), and
+/// it hands every driver result on as the `cudaError_t` of the same number (measured: a
+/// `cuLaunchKernel` made to return each of 1 to 1000 gives that number from
+/// `cudaGetLastError`). So the driver returns 9 to the runtime, a value `cuda.h` does not
+/// name; this library does that where the runtime runs in the process ([`note_runtime`]),
+/// and `CUDA_ERROR_INVALID_VALUE` elsewhere.
+fn configuration_error(message: String) -> Failure {
+    let error = if RUNTIME_PRESENT.load(std::sync::atomic::Ordering::Relaxed) {
+        CudaError::InvalidConfiguration
+    } else {
+        CudaError::InvalidValue
+    };
+    Failure::new(error, message)
+}
+
+/// Checks a launch's shape before it is run, kept (a created stream's launch runs later) or
+/// captured: an impossible shape is [`configuration_error`], a block of more threads than the
+/// kernel's `.maxntid` or `.reqntid` allows (`__launch_bounds__`; `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`,
+/// "the maximum number of threads per block, beyond which a launch of the function would
+/// fail", `cuda.h`) is `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`, the result NVIDIA's driver gives
+/// a block larger than a kernel's limit (numba-cuda-mlir#167, Enzyme-JAX#2895: "too many
+/// resources requested for launch").
+pub fn check_configuration(launch: &Launch<'_>) -> CallResult<()> {
+    if let Err(error) = ptxsim_exec::grid::check_shape(launch.grid, launch.block) {
+        return Err(configuration_error(error.to_string()));
+    }
+    let mut state = state();
+    // A handle that does not resolve is reported by the launch itself.
+    let Ok(function) = resolve_function(&mut state, launch.function) else {
+        return Ok(());
+    };
+    let Ok((function, loaded)) = state.function(function) else {
+        return Ok(());
+    };
+    let limit = loaded
+        .module
+        .program(&function.entry)
+        .ok()
+        .and_then(|program| program.max_threads);
+    let threads: u64 = launch.block.iter().map(|&d| u64::from(d)).product();
+    match limit {
+        Some(limit) if threads > u64::from(limit) => Err(Failure::new(
+            CudaError::LaunchOutOfResources,
+            format!(
+                "a block of {threads} threads, more than the {limit} of kernel `{}`'s \
+                 .maxntid/.reqntid (__launch_bounds__)",
+                function.entry
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `cuLaunchKernel`: runs the kernel to completion. A fault of the kernel is a sticky error
 /// of the context, with the faulting instruction's line and column in the message.
 pub fn launch(launch: &Launch<'_>) -> CallResult<()> {
@@ -2045,6 +2204,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         max_steps: settings.max_steps,
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
         cooperative: launch.cooperative,
+        // A grid whose CTAs wait for each other runs as a GPU runs it (`grid::make_interleaved`).
+        interleave: true,
         cluster: launch.cluster,
         // The simulated GPU's tensor cores unless PTXSIM_DEVICE names others: also for a
         // module checked as its own `.target` (`as_own_target`),
@@ -2470,7 +2631,10 @@ pub fn function_attribute(attribute: i32, function: u64) -> CallResult<i32> {
     let int = |value: u64| i32::try_from(value).unwrap_or(i32::MAX);
     let architecture = int(u64::from(state.settings()?.target.number));
     Ok(match attribute {
-        0 => 1024,                                // MAX_THREADS_PER_BLOCK
+        // MAX_THREADS_PER_BLOCK: the kernel's `.maxntid`/`.reqntid` (`__launch_bounds__`).
+        0 => int(u64::from(
+            program.max_threads.map_or(1024, |most| most.min(1024)),
+        )),
         1 => int(program.shared_bytes),           // SHARED_SIZE_BYTES
         2 => int(program.constants.len() as u64), // CONST_SIZE_BYTES
         3 => int(program.local_bytes),            // LOCAL_SIZE_BYTES
@@ -3035,18 +3199,48 @@ pub fn graph_add_child(graph: u64, dependencies: &[u64], child: u64) -> CallResu
     graph_add_locked(&mut state, graph, &after, GraphNode::Empty)
 }
 
+/// Why `cuGraphExecUpdate` refused a graph: the failure, the `CUgraphExecUpdateResult` for
+/// the caller's result info and the graph's node that info names (0: none).
+#[derive(Debug)]
+pub struct UpdateRefusal {
+    /// The call's result (`CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`, or an invalid handle).
+    pub failure: Failure,
+    /// `CU_GRAPH_EXEC_UPDATE_ERROR` (1), `_TOPOLOGY_CHANGED` (2), `_NODE_TYPE_CHANGED` (3),
+    /// `_PARAMETERS_CHANGED` (5).
+    pub result: u32,
+    /// `errorNode`: the node of the graph the refusal is about.
+    pub node: u64,
+}
+
+impl From<Failure> for UpdateRefusal {
+    /// A failure not about the graph's nodes: `CU_GRAPH_EXEC_UPDATE_ERROR` ("passed an invalid
+    /// value", `cuda.h`).
+    fn from(failure: Failure) -> Self {
+        Self {
+            failure,
+            result: 1,
+            node: 0,
+        }
+    }
+}
+
 /// `cuGraphExecUpdate`: the executable takes the graph's nodes, if the graph has the
 /// executable's shape (the same number of nodes, each of the same kind). Memory nodes must be
 /// the same ("changing the parameters of memory nodes is not supported"); a conditional node
-/// keeps its executable bodies, which take the graph's bodies in turn.
-pub fn graph_exec_update(executable: u64, graph: u64) -> CallResult<()> {
+/// keeps its executable bodies, which take the graph's bodies in turn. A refusal says why as
+/// `cuda.h` describes `cuGraphExecUpdate`'s result info: "The count of nodes directly in
+/// hGraphExec and hGraph differ" is `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED` with no
+/// node, a node whose type changed `CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED`, parameters
+/// that cannot change `CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED`, each naming "the node
+/// from hGraph".
+pub fn graph_exec_update(executable: u64, graph: u64) -> Result<(), UpdateRefusal> {
     let mut state = state();
     state.current()?;
     exec_update_locked(&mut state, executable, graph)
 }
 
 /// [`graph_exec_update`] with the state held.
-fn exec_update_locked(state: &mut State, executable: u64, graph: u64) -> CallResult<()> {
+fn exec_update_locked(state: &mut State, executable: u64, graph: u64) -> Result<(), UpdateRefusal> {
     let source = state
         .graphs
         .get(&graph)
@@ -3056,25 +3250,33 @@ fn exec_update_locked(state: &mut State, executable: u64, graph: u64) -> CallRes
         .executables
         .get(&executable)
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
-    let mismatch = || {
-        Failure::new(
-            CudaError::GraphExecUpdateFailure,
-            "the graph's nodes differ in number or kind from the executable's",
-        )
+    let refusal = |result: u32, node: u64, message: &str| UpdateRefusal {
+        failure: Failure::new(CudaError::GraphExecUpdateFailure, message),
+        result,
+        node,
     };
     if source.nodes.len() != target.nodes.len() {
-        return Err(mismatch());
+        return Err(refusal(
+            2,
+            0,
+            "the graph has another number of nodes than the executable",
+        ));
     }
     let mut nodes = Vec::with_capacity(source.nodes.len());
     let mut bodies = Vec::new();
     for ((handle, new), (_, old)) in source.nodes.iter().zip(&target.nodes) {
         if std::mem::discriminant(new) != std::mem::discriminant(old) {
-            return Err(mismatch());
+            return Err(refusal(
+                3,
+                *handle,
+                "a node of the graph is of another kind than the executable's",
+            ));
         }
         let node = match (new, old) {
             (GraphNode::MemAlloc { .. } | GraphNode::MemFree { .. }, _) if new != old => {
-                return Err(Failure::new(
-                    CudaError::GraphExecUpdateFailure,
+                return Err(refusal(
+                    5,
+                    *handle,
                     "the memory nodes differ (their parameters cannot change)",
                 ));
             }
@@ -3092,7 +3294,11 @@ fn exec_update_locked(state: &mut State, executable: u64, graph: u64) -> CallRes
             ) => {
                 if condition != old_condition || kind != old_kind || sources.len() != targets.len()
                 {
-                    return Err(mismatch());
+                    return Err(refusal(
+                        5,
+                        *handle,
+                        "a conditional node's parameters differ (they cannot change)",
+                    ));
                 }
                 bodies.extend(targets.iter().copied().zip(sources.iter().copied()));
                 old.clone()

@@ -31,8 +31,15 @@ pub enum CudaError {
     /// `CUDA_ERROR_ILLEGAL_ADDRESS`: a kernel accessed memory outside every allocation
     /// (sticky).
     IllegalAddress,
-    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`: too much shared memory for a launch.
+    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`: more threads per block than the kernel allows
+    /// (its `.maxntid`, CUDA C++'s `__launch_bounds__`).
     LaunchOutOfResources,
+    /// 9, a value `cuda.h` does not name: an impossible launch shape (a block of more than 1024
+    /// threads, a grid past its limits, a zero dimension) launched by the CUDA runtime, which
+    /// passes a driver result on as the `cudaError_t` of the same value, here
+    /// `cudaErrorInvalidConfiguration` (9), what a GPU gives such launches (see
+    /// `driver::configuration_error`).
+    InvalidConfiguration,
     /// `CUDA_ERROR_LAUNCH_TIMEOUT`: a thread ran past the step limit (sticky).
     LaunchTimeout,
     /// `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`: `cuCtxEnablePeerAccess` again.
@@ -66,8 +73,9 @@ pub enum CudaError {
 }
 
 /// Every error, for lookups by code.
-const ALL: [CudaError; 28] = [
+const ALL: [CudaError; 29] = [
     CudaError::InvalidValue,
+    CudaError::InvalidConfiguration,
     CudaError::OutOfMemory,
     CudaError::NotInitialized,
     CudaError::InvalidDevice,
@@ -114,6 +122,7 @@ impl CudaError {
             CudaError::NotFound => 500,
             CudaError::IllegalAddress => 700,
             CudaError::LaunchOutOfResources => 701,
+            CudaError::InvalidConfiguration => 9,
             CudaError::LaunchTimeout => 702,
             CudaError::PeerAccessAlreadyEnabled => 704,
             CudaError::PeerAccessNotEnabled => 705,
@@ -153,6 +162,8 @@ impl CudaError {
             CudaError::NotFound => c"CUDA_ERROR_NOT_FOUND",
             CudaError::IllegalAddress => c"CUDA_ERROR_ILLEGAL_ADDRESS",
             CudaError::LaunchOutOfResources => c"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+            // The runtime's name (`cudaErrorInvalidConfiguration`) in the driver's style.
+            CudaError::InvalidConfiguration => c"CUDA_ERROR_INVALID_CONFIGURATION",
             CudaError::LaunchTimeout => c"CUDA_ERROR_LAUNCH_TIMEOUT",
             CudaError::PeerAccessAlreadyEnabled => c"CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
             CudaError::PeerAccessNotEnabled => c"CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
@@ -189,6 +200,7 @@ impl CudaError {
             CudaError::NotFound => c"named symbol not found",
             CudaError::IllegalAddress => c"an illegal memory access was encountered",
             CudaError::LaunchOutOfResources => c"too many resources requested for launch",
+            CudaError::InvalidConfiguration => c"invalid configuration argument",
             CudaError::LaunchTimeout => c"the launch timed out and was terminated",
             CudaError::PeerAccessAlreadyEnabled => c"peer access is already enabled",
             CudaError::PeerAccessNotEnabled => c"peer access has not been enabled",

@@ -370,13 +370,16 @@ fn graph_memory_and_conditional_nodes_and_2d_memsets() {
     }
 }
 
-/// Four of the self-checking programs of `tests/cuda/programs` (`scripts/cuda/programs.sh`
+/// Six of the self-checking programs of `tests/cuda/programs` (`scripts/cuda/programs.sh`
 /// runs them all), built the usual way (static CUDA 13 runtime, compute_90 PTX, C++17): device
 /// functions that recurse and virtual functions (`virtual_recursion`), managed memory with
 /// advice, prefetches and attached streams (`managed_memory`), stream-ordered allocation from
-/// the default pool and a pool of the program's own (`memory_pools`), and CUDA graphs, captured
-/// and built, with a child graph node (`graphs`). Each compares its results with what its
-/// host computes and prints `NAME: PASS`.
+/// the default pool and a pool of the program's own (`memory_pools`), CUDA graphs, captured
+/// and built, with a child graph node (`graphs`), launch errors as a GPU reports them
+/// (`error_handling`: `cudaErrorInvalidConfiguration` for 2048 threads per block and 70,000
+/// blocks along z, `cudaErrorAssert`), and launches without `<<<>>>` with `__launch_bounds__`
+/// and the occupancy calls (`launch_api`). Each compares its results with what its host
+/// computes (or, for errors, with the CUDA documentation's codes) and prints `NAME: PASS`.
 #[test]
 fn self_checking_programs() {
     let include = repository().join("tests/cuda/programs");
@@ -386,6 +389,8 @@ fn self_checking_programs() {
         "managed_memory",
         "memory_pools",
         "graphs",
+        "error_handling",
+        "launch_api",
     ] {
         let program = build(
             &format!("programs/{name}"),

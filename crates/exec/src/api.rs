@@ -208,6 +208,11 @@ pub struct LaunchOptions {
     /// may have at most [`Module::max_cooperative_ctas`] CTAs, else the launch is
     /// [`LaunchError::CooperativeTooLarge`]. It runs on one host thread.
     pub cooperative: bool,
+    /// Lets a launch whose kernel may wait for other CTAs run its CTAs in turns, all resident,
+    /// where the grid fits on the GPU at once ([`grid::make_interleaved`]), as a GPU runs such
+    /// a grid: CUDA programs' hand-written grid barriers and inter-CTA flags then finish. The
+    /// CUDA driver library sets it; `ptxsim run` does not.
+    pub interleave: bool,
     /// The launch's thread-block cluster shape in CTAs (CUDA's
     /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), or `None` for the kernel's own
     /// (`.reqnctapercluster`, else clusters of one CTA); see
@@ -242,6 +247,7 @@ impl Default for LaunchOptions {
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
             constants: None,
             cooperative: false,
+            interleave: false,
             cluster: None,
             textures: None,
             heap: None,
@@ -495,6 +501,8 @@ impl Module {
         }
         if options.cooperative {
             grid::make_cooperative(&mut device)?;
+        } else if options.interleave {
+            grid::make_interleaved(&mut device);
         }
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
@@ -677,6 +685,9 @@ impl Module {
             && let Err(error) = grid::make_cooperative(&mut device)
         {
             return Err(Box::new((error.into(), std::mem::take(&mut device.global))));
+        }
+        if options.interleave && !options.cooperative {
+            grid::make_interleaved(&mut device);
         }
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));

@@ -36,6 +36,9 @@ pub struct Device<'p> {
     pub(crate) heap: Arc<Heap>,
     /// Whether the launch is cooperative ([`Device::set_cooperative`]).
     cooperative: bool,
+    /// Whether the CTAs of the launch are all resident and run in turns, as a cooperative
+    /// launch's, without being one ([`Device::set_interleaved`]).
+    interleaved: bool,
     /// The shape of the launch's thread-block clusters in CTAs ([`Device::set_cluster`];
     /// `[1, 1, 1]`: every CTA is a cluster of its own).
     cluster: Dim3,
@@ -109,6 +112,7 @@ impl<'p> Device<'p> {
             constants: None,
             heap: Arc::default(),
             cooperative: false,
+            interleaved: false,
             cluster: [1, 1, 1],
             explicit_cluster: false,
             textures: None,
@@ -188,6 +192,19 @@ impl<'p> Device<'p> {
     /// Whether the launch is cooperative ([`Device::set_cooperative`]).
     pub fn cooperative(&self) -> bool {
         self.cooperative
+    }
+
+    /// Makes every CTA of the launch resident from the start, running in turns as a
+    /// cooperative launch's do (`grid::make_interleaved`), without the grid workspace: the
+    /// kernel is no cooperative one (`this_grid().sync()` still traps), but CTAs that wait
+    /// for each other through global memory all get to run.
+    pub fn set_interleaved(&mut self) {
+        self.interleaved = true;
+    }
+
+    /// Whether the CTAs run in turns: a cooperative launch, or [`Device::set_interleaved`].
+    pub fn interleaved(&self) -> bool {
+        self.cooperative || self.interleaved
     }
 
     /// The most CTAs of a cluster: 8, the portable cluster size of compute capability 9.0

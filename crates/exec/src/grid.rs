@@ -376,6 +376,15 @@ pub fn prepare_within<'p>(
     Ok((device, addresses))
 }
 
+/// The simulated memory of a launch with every CTA resident at once: the launch's own and
+/// each CTA's ([`crate::budget`]).
+fn resident_bytes(device: &Device<'_>) -> u64 {
+    let footprint = device.footprint();
+    footprint
+        .fixed()
+        .saturating_add(footprint.per_cta().saturating_mul(device.ctas()))
+}
+
 /// Makes the launch of `device` cooperative ([`Device::set_cooperative`]) after checking that
 /// its grid is co-resident: at most [`CtaResources::max_cooperative`] CTAs
 /// ([`LaunchError::CooperativeTooLarge`]), and the simulated memory of every CTA at once within
@@ -402,11 +411,7 @@ pub fn make_cooperative(device: &mut Device<'_>) -> Result<(), LaunchError> {
             sms: SM_COUNT,
         });
     }
-    let footprint = device.footprint();
-    let needed = footprint
-        .fixed()
-        .saturating_add(GRID_WORKSPACE_BYTES)
-        .saturating_add(footprint.per_cta().saturating_mul(ctas));
+    let needed = resident_bytes(device).saturating_add(GRID_WORKSPACE_BYTES);
     if needed > device.memory_limit() {
         return Err(LaunchError::Memory(format!(
             "a cooperative launch keeps all {ctas} CTAs at once: {needed} bytes of simulated \
@@ -417,6 +422,39 @@ pub fn make_cooperative(device: &mut Device<'_>) -> Result<(), LaunchError> {
     }
     device.set_cooperative();
     Ok(())
+}
+
+/// Runs the launch of `device` with its CTAs in turns ([`Device::set_interleaved`]) where its
+/// kernel may wait for another CTA and the grid could wait so on a GPU: the kernel has atomic
+/// or ordered accesses (it would otherwise run its CTAs one after another, in order, so a CTA
+/// spinning on a flag a later CTA sets, or on a barrier of all CTAs made of an atomic counter,
+/// as hand-written grid barriers and persistent kernels are, never finishes), the grid is
+/// co-resident on the GPU (at most [`CtaResources::max_cooperative`] CTAs, what a program
+/// sizes such a grid by: `cudaOccupancyMaxActiveBlocksPerMultiprocessor` x the
+/// multiprocessors) and every CTA fits in the memory limit at once. Not for clusters, which
+/// run together already, nor for kernels using the device heap or launching kernels, which run
+/// their CTAs in order for the addresses and launch order they hand out. Returns whether it
+/// did. The results of a kernel that does not wait for other CTAs are the same either way.
+pub fn make_interleaved(device: &mut Device<'_>) -> bool {
+    let program = device.program();
+    if device.interleaved()
+        || !program.has_atomics
+        || program.uses_heap
+        || program.calls_device_runtime()
+        || device.cluster_ctas() > 1
+    {
+        return false;
+    }
+    let resources = CtaResources::of(program, device.threads_per_cta(), device.dynamic_shared());
+    let ctas = device.ctas();
+    if ctas < 2 || ctas > resources.max_cooperative() {
+        return false;
+    }
+    if resident_bytes(device) > device.memory_limit() {
+        return false;
+    }
+    device.set_interleaved();
+    true
 }
 
 /// How to run a grid. The default uses all cores and reports thread (0,0,0) of CTA (0,0,0).
@@ -634,7 +672,7 @@ pub fn run_grid(
             device.block(),
         ));
     }
-    if device.cooperative() {
+    if device.interleaved() {
         let run = run_cooperative(device, &options, &mut trace, progress);
         if let Some(sink) = trace.as_mut() {
             sink(&crate::trace::end_line(run.steps, run.outcome().as_ref()));
@@ -882,7 +920,8 @@ fn run_cluster(
     reports
 }
 
-/// Runs a cooperative launch ([`Device::set_cooperative`]): every CTA of the grid is resident
+/// Runs a cooperative launch ([`Device::set_cooperative`]), or an interleaved one
+/// ([`make_interleaved`]): every CTA of the grid is resident
 /// from the start, and they run in turn, in linear order, [`COOPERATIVE_SLICE`] issues each
 /// ([`Cta::run_slice`]), round after round until all have finished, so that CTAs waiting for
 /// each other through global memory (CUDA's grid barrier) all get to run. Everything runs on

@@ -1522,6 +1522,7 @@ static NOTHING: Program = Program {
         explicit: false,
         max_rank: None,
     },
+    max_threads: None,
     target: None,
 };
 

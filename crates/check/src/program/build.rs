@@ -177,6 +177,7 @@ impl<'s> Checked<'s> {
         crate::names::build(&self.module, &self.setting, &mut builder, kernel, &reach)?;
         let mut program = builder.finish(name)?;
         program.cluster = cluster_directives(&kernel.directives);
+        program.max_threads = max_threads(&kernel.directives);
         program.target = self.setting.target;
         Ok(program)
     }
@@ -497,6 +498,7 @@ impl<'m> Builder<'m> {
             uses_heap,
             reserved_shared,
             cluster: ClusterDirectives::default(),
+            max_threads: None,
             target: None,
         })
     }
@@ -3522,6 +3524,27 @@ fn cluster_directives(directives: &[ast::FunctionDirective]) -> ClusterDirective
         }
     }
     cluster
+}
+
+/// The thread limit of a kernel's `.maxntid nx{, ny{, nz}}` or `.reqntid nx{, ny{, nz}}`
+/// directive: the product of its extents (PTX ISA 9.0, 11.4.2 ".maxntid": "The maximum number
+/// of threads is the product of the maximum extent in each dimension"), the smaller where a
+/// kernel has both.
+fn max_threads(directives: &[ast::FunctionDirective]) -> Option<u32> {
+    directives
+        .iter()
+        .filter_map(|directive| match directive {
+            ast::FunctionDirective::Performance { name, values, .. }
+                if matches!(name.value.as_str(), "maxntid" | "reqntid") =>
+            {
+                let product = values
+                    .iter()
+                    .try_fold(1u64, |product, v| product.checked_mul(v.value))?;
+                Some(u32::try_from(product).unwrap_or(u32::MAX))
+            }
+            _ => None,
+        })
+        .min()
 }
 
 /// Resolves a special register the executor provides (PTX ISA chapter 10).

@@ -233,6 +233,11 @@ pub struct Program {
     pub reserved_shared: bool,
     /// The kernel's cluster directives.
     pub cluster: ClusterDirectives,
+    /// The most threads a CTA of the kernel may have, from its `.maxntid` or `.reqntid`
+    /// directive (PTX ISA 9.0, 11.4.2 ".maxntid": "the maximum number of threads is the
+    /// product of the maximum extent in each dimension"; 11.4.3 ".reqntid"): what CUDA C++'s
+    /// `__launch_bounds__` compiles to. `None` without either (the device's 1024 then).
+    pub max_threads: Option<u32>,
     /// The architecture the module was checked for: the override (`--target`,
     /// `PTXSIM_TARGET`) if there was one, else the module's `.target` (`None` without one).
     /// The executor models that GPU's tensor cores unless told otherwise.

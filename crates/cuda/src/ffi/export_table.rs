@@ -78,6 +78,10 @@ macro_rules! unknown_slots {
     };
 }
 
+/// The runtime interface's UUID.
+static RUNTIME_INTERFACE: LazyLock<[u8; 16]> =
+    LazyLock::new(|| uuid("6bd5fb6c5bf4e74a8987d93912fd9df9"));
+
 /// The tables, by UUID.
 static TABLES: LazyLock<Vec<([u8; 16], Table)>> = LazyLock::new(|| {
     let runtime: Vec<usize> = vec![
@@ -135,10 +139,7 @@ static TABLES: LazyLock<Vec<([u8; 16], Table)>> = LazyLock::new(|| {
         ])
         .collect();
     vec![
-        (
-            uuid("6bd5fb6c5bf4e74a8987d93912fd9df9"),
-            Table { slots: runtime },
-        ),
+        (*RUNTIME_INTERFACE, Table { slots: runtime }),
         (
             uuid("263e88607cd2614392f6bbd5006dfa7e"),
             Table {
@@ -181,6 +182,11 @@ fn uuid(hex: &str) -> [u8; 16] {
 
 /// The address of the table with this UUID, if this library has one.
 pub(super) fn find(id: &[u8; 16]) -> Option<*const c_void> {
+    // Only the CUDA runtime asks for its interface (its launches' configuration errors are
+    // then `driver::configuration_error`'s 9).
+    if *id == *RUNTIME_INTERFACE {
+        driver::note_runtime();
+    }
     TABLES
         .iter()
         .find(|(uuid, _)| uuid == id)

@@ -503,14 +503,18 @@ calls! {
     }
 
     /// `cuGraphExecUpdate_v2`: the executable takes the graph's nodes where the two have the
-    /// same shape; the result info is `CU_GRAPH_EXEC_UPDATE_SUCCESS` (0) or `_ERROR` (1).
+    /// same shape; the result info says why not ([`driver::graph_exec_update`]).
     fn cuGraphExecUpdate_v2(executable: Handle, graph: Handle, info: *mut [u64; 3]) {
         let result = driver::graph_exec_update(number(executable), number(graph));
         if !info.is_null() {
-            let code = u64::from(result.is_err());
-            unsafe { put(info, [code, 0, 0], "resultInfo") }?;
+            // CUgraphExecUpdateResultInfo: result, errorNode, errorFromNode.
+            let (code, node) = match &result {
+                Ok(()) => (0, 0),
+                Err(refusal) => (u64::from(refusal.result), refusal.node),
+            };
+            unsafe { put(info, [code, node, 0], "resultInfo") }?;
         }
-        result
+        result.map_err(|refusal| refusal.failure)
     }
 
     /// `cuGraphUpload`: nothing to upload.

@@ -32,6 +32,22 @@ pub struct MemLocation {
 static ALLOCATIONS: LazyLock<Mutex<HashMap<u64, usize>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
+/// The flags pinned allocations were made with (`cuMemHostAlloc`'s `Flags`), by address, for
+/// `cuMemHostGetFlags`.
+static PINNED_FLAGS: LazyLock<Mutex<HashMap<u64, c_uint>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Pinned host memory ([`allocate`]) made with `flags` (`CU_MEMHOSTALLOC_*`), which
+/// `cuMemHostGetFlags` reports.
+pub(super) fn allocate_pinned(bytes: usize, flags: c_uint) -> CallResult<*mut c_void> {
+    let pointer = allocate(bytes, HostKind::Pinned)?;
+    PINNED_FLAGS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(pointer as u64, flags);
+    Ok(pointer)
+}
+
 /// The host memory backend of the simulator: it reads and writes only inside the ranges
 /// registered with the driver.
 #[derive(Debug)]
@@ -156,6 +172,10 @@ pub(super) fn free(address: u64, kind: HostKind) -> CallResult<()> {
         .remove(&address)
         .ok_or_else(|| Failure::new(CudaError::InvalidValue, format!("{address:#x}")))?;
     driver::unmap_host(address);
+    PINNED_FLAGS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&address);
     // SAFETY: `address` and `len` are a mapping `allocate` made and nothing freed since (it
     // was in ALLOCATIONS, and is removed now); it is no longer registered, so the simulator
     // does not reach it any more.
@@ -222,12 +242,20 @@ calls! {
         unsafe { put(device, pointer as u64, "pdptr") }
     }
 
-    /// `cuMemHostGetFlags`: `CU_MEMHOSTALLOC_DEVICEMAP` (every pinned range is mapped).
+    /// `cuMemHostGetFlags`: "the flags that were specified when allocating the pinned host
+    /// buffer allocated by cuMemHostAlloc" (`cuda.h`); `CU_MEMHOSTALLOC_DEVICEMAP` for other
+    /// pinned ranges (every one is mapped).
     fn cuMemHostGetFlags(flags: *mut c_uint, pointer: *mut c_void) {
-        if driver::host_range(pointer as u64, 1).is_none() {
+        let Some(range) = driver::host_range(pointer as u64, 1) else {
             return Err(Failure::new(CudaError::InvalidValue, "not pinned host memory"));
-        }
-        unsafe { put(flags, 0x02, "pFlags") }
+        };
+        let value = PINNED_FLAGS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&range.start)
+            .copied()
+            .unwrap_or(0x02);
+        unsafe { put(flags, value, "pFlags") }
     }
 
     /// `cuMemAdvise_v2`: no effect on where the memory is (managed memory is host memory

@@ -366,22 +366,21 @@ calls! {
 
     /// `cuCtxCreate_v2`: a new context, current for the calling thread (`flags` are ignored).
     fn cuCtxCreate_v2(context: *mut Handle, flags: c_uint, device: CUdevice) {
-        let _ = flags;
         if context.is_null() {
             return Err(null_argument("pctx"));
         }
-        let value = driver::context_create(device)?;
+        let value = driver::context_create(device, flags)?;
         unsafe { put(context, handle(value), "pctx") }
     }
 
     /// `cuCtxCreate_v4` (what `cuCtxCreate` means from CUDA 13): as `cuCtxCreate_v2`; the
     /// creation parameters are ignored.
     fn cuCtxCreate_v4(context: *mut Handle, params: *mut c_void, flags: c_uint, device: CUdevice) {
-        let _ = (params, flags);
+        let _ = params;
         if context.is_null() {
             return Err(null_argument("pctx"));
         }
-        let value = driver::context_create(device)?;
+        let value = driver::context_create(device, flags)?;
         unsafe { put(context, handle(value), "pctx") }
     }
 
@@ -732,14 +731,14 @@ calls! {
     /// `cuMemHostAlloc`: zeroed, page-aligned host memory that kernels reach at its host
     /// address (every flag's meaning on a system with unified addressing).
     fn cuMemHostAlloc(pointer: *mut *mut c_void, bytes: usize, flags: c_uint) {
-        let _ = flags;
-        let value = host::allocate(bytes, driver::HostKind::Pinned)?;
+        let value = host::allocate_pinned(bytes, flags)?;
         unsafe { put(pointer, value, "pp") }
     }
 
-    /// `cuMemAllocHost_v2`: as `cuMemHostAlloc`.
+    /// `cuMemAllocHost_v2`: as `cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP` (its memory is
+    /// mapped for every context, as all pinned memory is here).
     fn cuMemAllocHost_v2(pointer: *mut *mut c_void, bytes: usize) {
-        let value = host::allocate(bytes, driver::HostKind::Pinned)?;
+        let value = host::allocate_pinned(bytes, 0x02)?;
         unsafe { put(pointer, value, "pp") }
     }
 
@@ -1665,6 +1664,7 @@ fn memset_2d(
 
 /// Runs a launch, or adds it to the graph its stream is capturing.
 fn enqueue(launch: &Launch<'_>) -> CallResult<()> {
+    driver::check_configuration(launch)?;
     if driver::capture(launch.stream, || launch.node())? {
         return Ok(());
     }

@@ -64,7 +64,6 @@ not_supported! {
     cuExternalMemoryGetMappedBuffer
     cuExternalMemoryGetMappedMipmappedArray
     cuFabricCpyBatchAsync
-    cuFlushGPUDirectRDMAWrites
     cuFuncIsLoaded
     cuFuncLoad
     cuFuncSetBlockShape
@@ -222,8 +221,6 @@ not_supported! {
     cuMemSetMemPool
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2
-    cuMemcpy3DPeer
-    cuMemcpy3DPeerAsync
     cuMemcpy3DWithAttributesAsync
     cuMemcpyAtoA
     cuMemcpyAtoA_v2

@@ -247,17 +247,17 @@ calls! {
         unsafe { put(device, ordinal, "dev") }
     }
 
-    /// `cuDevicePrimaryCtxGetState`: flags 0; active once retained (it always exists here).
+    /// `cuDevicePrimaryCtxGetState`: the flags `cuDevicePrimaryCtxSetFlags` set (0 by
+    /// default); active (it always exists here).
     fn cuDevicePrimaryCtxGetState(device: CUdevice, flags: *mut c_uint, active: *mut c_int) {
-        driver::device_get(device)?;
-        unsafe { put(flags, 0, "flags") }?;
+        let value = driver::primary_context_flags(device)?;
+        unsafe { put(flags, value, "flags") }?;
         unsafe { put(active, 1, "active") }
     }
 
-    /// `cuDevicePrimaryCtxSetFlags_v2`: the scheduling flags have no effect.
+    /// `cuDevicePrimaryCtxSetFlags_v2`: kept and reported; the flags have no effect.
     fn cuDevicePrimaryCtxSetFlags_v2(device: CUdevice, flags: c_uint) {
-        let _ = flags;
-        driver::device_get(device).map(|_| ())
+        driver::primary_context_set_flags(device, flags)
     }
 
     /// `cuDevicePrimaryCtxReset_v2`: [`driver::primary_context_reset`].
@@ -265,16 +265,15 @@ calls! {
         driver::primary_context_reset(device)
     }
 
-    /// `cuCtxGetFlags`: 0.
+    /// `cuCtxGetFlags`: the current context's flags.
     fn cuCtxGetFlags(flags: *mut c_uint) {
-        driver::context_get_current()?;
-        unsafe { put(flags, 0, "flags") }
+        let value = driver::context_flags()?;
+        unsafe { put(flags, value, "flags") }
     }
 
-    /// `cuCtxSetFlags`: no effect.
+    /// `cuCtxSetFlags`: kept and reported; the flags have no effect.
     fn cuCtxSetFlags(flags: c_uint) {
-        let _ = flags;
-        driver::context_get_current().map(|_| ())
+        driver::context_set_flags(flags)
     }
 
     /// `cuCtxGetApiVersion`: 3020, what NVIDIA's driver reports for every context.
@@ -935,6 +934,20 @@ calls! {
     /// `cuProfilerStop`: nothing to stop.
     fn cuProfilerStop() {
         Ok(())
+    }
+
+    /// `cuFlushGPUDirectRDMAWrites`: nothing to wait for (no device writes are in flight
+    /// when a call runs). The target must be `CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX`
+    /// (0) and the scope `_TO_OWNER` (100) or `_TO_ALL_DEVICES` (200), the values `cuda.h`
+    /// defines.
+    fn cuFlushGPUDirectRDMAWrites(target: c_int, scope: c_int) {
+        if target != 0 || !matches!(scope, 100 | 200) {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("target {target}, scope {scope}"),
+            ));
+        }
+        driver::context_get_current().map(|_| ())
     }
 
     /// `cuProfilerInitialize`: nothing to set up.

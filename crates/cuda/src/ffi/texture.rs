@@ -63,7 +63,8 @@ pub struct Memcpy2d {
     height: usize,
 }
 
-/// `CUDA_MEMCPY3D`.
+/// `CUDA_MEMCPY3D`, and `CUDA_MEMCPY3D_PEER` (`cuda.h` gives the two the same fields, the
+/// peer struct's contexts where the other has reserved pointers).
 #[repr(C)]
 pub struct Memcpy3d {
     src_x: usize,
@@ -74,7 +75,8 @@ pub struct Memcpy3d {
     src_host: *const c_void,
     src_device: CUdeviceptr,
     src_array: Handle,
-    reserved0: *mut c_void,
+    /// `reserved0`; `CUDA_MEMCPY3D_PEER`'s `srcContext`: the two structs have one layout.
+    src_context: Handle,
     src_pitch: usize,
     src_height: usize,
     dst_x: usize,
@@ -85,7 +87,8 @@ pub struct Memcpy3d {
     dst_host: *mut c_void,
     dst_device: CUdeviceptr,
     dst_array: Handle,
-    reserved1: *mut c_void,
+    /// `reserved1`; `CUDA_MEMCPY3D_PEER`'s `dstContext`.
+    dst_context: Handle,
     dst_pitch: usize,
     dst_height: usize,
     width: usize,
@@ -246,6 +249,20 @@ unsafe fn target<'a>(
 /// # Safety
 /// `copy` is NULL (an error) or a readable `CUDA_MEMCPY3D` whose host pointers keep the
 /// contract of the module documentation.
+/// `cuMemcpy3DPeer`'s copy: its contexts checked, then [`memcpy_3d`].
+///
+/// # Safety
+/// As [`memcpy_3d`].
+unsafe fn memcpy_3d_peer(copy: *const Memcpy3d) -> Result<(), Failure> {
+    if copy.is_null() {
+        return Err(null_argument("pCopy"));
+    }
+    // SAFETY: not NULL and, by the contract, a readable CUDA_MEMCPY3D_PEER.
+    let c = unsafe { &*copy };
+    crate::driver::peer_contexts(number(c.dst_context), number(c.src_context))?;
+    unsafe { memcpy_3d(copy) }
+}
+
 unsafe fn memcpy_3d(copy: *const Memcpy3d) -> Result<(), Failure> {
     if copy.is_null() {
         return Err(null_argument("pCopy"));
@@ -523,6 +540,18 @@ calls! {
     fn cuMemcpy3DAsync_v2(copy: *const Memcpy3d, stream: Handle) {
         let _ = stream;
         unsafe { memcpy_3d(copy) }
+    }
+
+    /// `cuMemcpy3DPeer`: `cuMemcpy3D` of a `CUDA_MEMCPY3D_PEER`, once both its contexts are
+    /// usable.
+    fn cuMemcpy3DPeer(copy: *const Memcpy3d) {
+        unsafe { memcpy_3d_peer(copy) }
+    }
+
+    /// `cuMemcpy3DPeerAsync`: synchronous.
+    fn cuMemcpy3DPeerAsync(copy: *const Memcpy3d, stream: Handle) {
+        let _ = stream;
+        unsafe { memcpy_3d_peer(copy) }
     }
 
     /// `cuMemcpyHtoA_v2`: `ByteCount` bytes into an array from byte `dstOffset` on.

@@ -2,7 +2,8 @@
 //! the nvcc kernels of `ptx-samples/cuda/coop.cu`, which synchronize the whole grid with
 //! `cooperative_groups::this_grid().sync()`: results against host computations, the trap of a
 //! launch that is not cooperative, a deadlock ending at the step limit, the co-residency limit,
-//! and the same results on every run. Then thread-block clusters and bulk asynchronous copies
+//! and the same results on every run; a grid barrier written by hand, which finishes when the
+//! CTAs are interleaved (`LaunchOptions::interleave`, what the CUDA driver library asks for). Then thread-block clusters and bulk asynchronous copies
 //! (Hopper's other ways for CTAs and the copy engine to work together).
 
 use std::path::{Path, PathBuf};
@@ -882,4 +883,85 @@ fn nvccs_cluster_api_code_exchanges_shared_memory_between_the_ctas_of_a_cluster(
         })
         .collect();
     assert_eq!(u32s(&out), expected);
+}
+
+/// A grid barrier written by hand, as CUDA programs wrote them before cooperative groups: one
+/// thread per CTA stores its word, adds 1 to a counter with `atom.global.add` and spins on a
+/// volatile load until every CTA has arrived, then reads the word of the next CTA. On a GPU the
+/// 8 CTAs are resident together (the grid is sized within the occupancy limit), so it finishes.
+const HAND_BARRIER: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry hand_barrier(.param .u64 data, .param .u64 count, .param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [data];
+    ld.param.u64 %rd2, [count];
+    ld.param.u64 %rd3, [out];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %nctaid.x;
+    mad.lo.u32 %r3, %r1, 3, 1;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.s64 %rd5, %rd1, %rd4;
+    st.global.u32 [%rd5], %r3;
+    membar.gl;
+    atom.global.add.u32 %r4, [%rd2], 1;
+spin:
+    ld.volatile.global.u32 %r5, [%rd2];
+    setp.lt.u32 %p1, %r5, %r2;
+    @%p1 bra spin;
+    add.u32 %r6, %r1, 1;
+    rem.u32 %r6, %r6, %r2;
+    mul.wide.u32 %rd6, %r6, 4;
+    add.s64 %rd6, %rd1, %rd6;
+    ld.global.u32 %r7, [%rd6];
+    add.s64 %rd7, %rd3, %rd4;
+    st.global.u32 [%rd7], %r7;
+    ret;
+}
+"#;
+
+#[test]
+fn a_hand_written_grid_barrier_finishes_when_the_ctas_are_interleaved() {
+    let module = Module::load(HAND_BARRIER, &Options::default()).expect("the kernel loads");
+    let run = |interleave: bool| {
+        let (mut data, mut count, mut out) = (vec![0u8; 32], vec![0u8; 4], vec![0u8; 32]);
+        let options = LaunchOptions {
+            interleave,
+            max_steps: 50_000,
+            ..LaunchOptions::default()
+        };
+        let result = module.launch(
+            "hand_barrier",
+            [8, 1, 1],
+            [1, 1, 1],
+            &mut [
+                Arg::Buffer(&mut data),
+                Arg::Buffer(&mut count),
+                Arg::Buffer(&mut out),
+            ],
+            &options,
+        );
+        result.map(|_| (u32s(&count), u32s(&out)))
+    };
+    // CTA i reads what CTA i + 1 (mod 8) stored before the barrier: 3 (i + 1) + 1.
+    let (count, out) = run(true).expect("the interleaved launch finishes");
+    assert_eq!(count, [8]);
+    let want: Vec<u32> = (0..8u32).map(|i| 3 * ((i + 1) % 8) + 1).collect();
+    assert_eq!(out, want);
+    // One CTA after another, CTA 0 waits for ever for the others: the step limit.
+    let error = run(false).expect_err("CTA 0 cannot finish alone");
+    assert!(
+        matches!(
+            error,
+            Error::Run {
+                outcome: Some(Outcome::OutOfFuel),
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
