@@ -280,6 +280,7 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
         },
         Item::Function(function) => ModuleSymbol::Function {
             defined: function.body.is_some(),
+            arity: Arity::of(function),
         },
         Item::File(_) | Item::Section(_) | Item::Pragma(_) => return,
     };
@@ -293,7 +294,26 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ModuleSymbol {
     Variable { external: bool, home: Option<Home> },
-    Function { defined: bool },
+    Function { defined: bool, arity: Arity },
+}
+
+/// How many return and input parameters a function declares (saturated at `u16::MAX`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Arity {
+    returns: u16,
+    params: u16,
+}
+
+impl Arity {
+    fn of(function: &Function) -> Arity {
+        let count = |list: &Option<Vec<VariableDeclaration>>| {
+            u16::try_from(list.as_ref().map_or(0, Vec::len)).unwrap_or(u16::MAX)
+        };
+        Arity {
+            returns: count(&function.returns),
+            params: count(&function.params),
+        }
+    }
 }
 
 impl ModuleSymbol {
@@ -458,6 +478,12 @@ impl<'m> Resolver<'m> {
             Item::Variable(variable) => {
                 crate::rules::check_declaration(self.setting, variable, &mut self.diagnostics);
                 crate::rules::check_complete_type(variable, false, &mut self.diagnostics);
+                crate::declarations::check_form(
+                    self.setting,
+                    variable,
+                    crate::declarations::Scope::Module,
+                    &mut self.diagnostics,
+                );
                 let external = variable
                     .linkage
                     .iter()
@@ -480,6 +506,7 @@ impl<'m> Resolver<'m> {
                     &function.name,
                     ModuleSymbol::Function {
                         defined: function.body.is_some(),
+                        arity: Arity::of(function),
                     },
                 );
                 for parameter in function
@@ -489,6 +516,27 @@ impl<'m> Resolver<'m> {
                     .flatten()
                 {
                     crate::rules::check_declaration(self.setting, parameter, &mut self.diagnostics);
+                }
+                {
+                    use crate::declarations::{Scope, check_form};
+                    let entry = function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry;
+                    for parameter in function.returns.iter().flatten() {
+                        check_form(
+                            self.setting,
+                            parameter,
+                            Scope::FunctionReturn,
+                            &mut self.diagnostics,
+                        );
+                    }
+                    let scope = if entry {
+                        Scope::EntryParameter
+                    } else {
+                        Scope::FunctionParameter
+                    };
+                    for parameter in function.params.iter().flatten() {
+                        check_form(self.setting, parameter, scope, &mut self.diagnostics);
+                    }
+                    crate::declarations::check_returns(function, &mut self.diagnostics);
                 }
                 for directive in &function.directives {
                     if let ptxsim_syntax::ast::FunctionDirective::Performance { name, .. } =
@@ -524,8 +572,8 @@ impl<'m> Resolver<'m> {
         };
         match (previous, symbol) {
             (
-                ModuleSymbol::Function { defined: true },
-                ModuleSymbol::Function { defined: true },
+                ModuleSymbol::Function { defined: true, .. },
+                ModuleSymbol::Function { defined: true, .. },
             ) => {
                 self.diagnostics.push(
                     Diagnostic::error(
@@ -540,13 +588,15 @@ impl<'m> Resolver<'m> {
             (
                 ModuleSymbol::Function {
                     defined: first_defined,
+                    arity,
                 },
-                ModuleSymbol::Function { defined },
+                ModuleSymbol::Function { defined, .. },
             ) => {
                 if let Some(entry) = self.declared.get_mut(name.as_str()) {
                     *entry = (
                         ModuleSymbol::Function {
                             defined: first_defined || defined,
+                            arity,
                         },
                         first,
                     );
@@ -921,14 +971,22 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     .get(name)
                     .map(|&(symbol, span)| symbol.found(span))
             })?;
-        (found.symbol == Some(SymbolKind::Variable)).then(|| {
-            Diagnostic::error(
-                "E0321",
-                format!("`{name}` is a variable; `call` takes a function's name"),
-                callee.span,
-            )
-            .with_label(found.span, "declared here")
-        })
+        if found.symbol == Some(SymbolKind::Variable) {
+            return Some(
+                Diagnostic::error(
+                    "E0321",
+                    format!("`{name}` is a variable; `call` takes a function's name"),
+                    callee.span,
+                )
+                .with_label(found.span, "declared here"),
+            );
+        }
+        let Some(&(ModuleSymbol::Function { arity, .. }, declared)) =
+            self.resolver.declared.get(name)
+        else {
+            return None;
+        };
+        call_arity(instruction, index, name, arity, declared)
     }
 
     /// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx-idx.md): "`tlist` must be a label
@@ -1178,6 +1236,12 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     crate::rules::check_complete_type(
                         declaration,
                         false,
+                        &mut self.resolver.diagnostics,
+                    );
+                    crate::declarations::check_form(
+                        self.resolver.setting,
+                        declaration,
+                        crate::declarations::Scope::Body,
                         &mut self.resolver.diagnostics,
                     );
                     let ty = register_type(declaration);
@@ -2162,6 +2226,46 @@ fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Di
                 .with_help("declare the register, variable or parameter before this point")
         }
     }
+}
+
+/// A direct call passes exactly the function's return and input parameters (9.7.12.5,
+/// call.md: "The number and types of arguments in the call must match the function's
+/// declaration"; ptxas 13.5: "Call has wrong number of parameters" for `call f;` of a function
+/// with a return parameter or an input parameter, and for `call (r), f;` of one without).
+/// `index` is the callee's operand.
+fn call_arity(
+    instruction: &Instruction,
+    index: usize,
+    name: &str,
+    arity: Arity,
+    declared: Span,
+) -> Option<Diagnostic> {
+    let count = |operand: Option<&Operand>| match operand {
+        Some(Operand::List(list)) => list.value.len(),
+        _ => 0,
+    };
+    let returns = if index == 0 {
+        0
+    } else {
+        count(instruction.operands.first())
+    };
+    let params = count(instruction.operands.get(index + 1));
+    if returns == usize::from(arity.returns) && params == usize::from(arity.params) {
+        return None;
+    }
+    Some(
+        Diagnostic::error(
+            "E0211",
+            format!(
+                "`{name}` takes {} return and {} input parameters; this call passes {returns} \
+                 and {params}",
+                arity.returns, arity.params
+            ),
+            instruction.span,
+        )
+        .with_label(declared, "declared here")
+        .with_help("ptxas: Call has wrong number of parameters"),
+    )
 }
 
 /// The video selectors (`%r1.b0`, `%r2.h10`) of an instruction's operands, each checked

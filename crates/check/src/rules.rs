@@ -51,6 +51,9 @@ pub struct ModuleSetting {
     pub version: Option<PtxVersion>,
     /// The span of the `.version` directive.
     pub version_span: Option<Span>,
+    /// Whether the `.target` list has `texmode_independent` (the default is the unified mode:
+    /// PTX ISA 11.3.2, ".target").
+    pub texmode_independent: bool,
 }
 
 impl ModuleSetting {
@@ -68,6 +71,10 @@ impl ModuleSetting {
         };
         if let Some(list) = &module.target {
             setting.target_span = Some(list.span);
+            setting.texmode_independent = list
+                .value
+                .iter()
+                .any(|entry| entry.as_str() == "texmode_independent");
             if let Some(entry) = list
                 .value
                 .iter()
