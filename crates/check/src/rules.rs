@@ -763,29 +763,141 @@ pub fn check_special_register(
     gate_feature(setting, base, span, sm, needed, diagnostics);
 }
 
-/// The performance directives of kernels in clusters: `.reqnctapercluster`, `.explicitcluster`
-/// and `.maxclusterrank` ("Introduced in PTX ISA version 7.8. Requires sm_90 or higher", PTX
-/// ISA 9.0, "Cluster Dimension Directives"; ptxas 13.5: "Feature '.reqnctapercluster' requires
-/// .target sm_90 or higher"). Reports one the module's target or version does not have.
-pub fn check_function_directive(
+/// The directives of a function header (PTX ISA 11.4, "Performance-Tuning Directives", and
+/// 11.5, "Cluster Dimension Directives"), each with the kind of function it belongs to, the
+/// number of values it takes and the first target and version that have it. Probed on ptxas
+/// 13.5 by `scripts/conformance/modgen.py`: a directive on the wrong kind of function, an
+/// unknown one or one with too many values is "Parsing error near '.maxnreg'"; `.maxnctapersm`
+/// is "Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1";
+/// the cluster directives need sm_90 ("Introduced in PTX ISA version 7.8. Requires sm_90 or
+/// higher"; ptxas: "Feature '.reqnctapercluster' requires .target sm_90 or higher"),
+/// `.blocksareclusters` PTX ISA 9.0 and sm_90, `.abi_preserve` and `.abi_preserve_control`
+/// PTX ISA 9.0.
+struct HeaderDirective {
+    name: &'static str,
+    entry: bool,
+    values: std::ops::RangeInclusive<usize>,
+    sm: u32,
+    version: PtxVersion,
+}
+
+const fn directive(
+    name: &'static str,
+    entry: bool,
+    values: std::ops::RangeInclusive<usize>,
+    sm: u32,
+    version: (u8, u8),
+) -> HeaderDirective {
+    HeaderDirective {
+        name,
+        entry,
+        values,
+        sm,
+        version: PtxVersion::new(version.0, version.1),
+    }
+}
+
+const HEADER_DIRECTIVES: &[HeaderDirective] = &[
+    directive("maxnreg", true, 1..=1, 0, (1, 3)),
+    directive("maxntid", true, 1..=3, 0, (1, 0)),
+    directive("reqntid", true, 1..=3, 0, (2, 1)),
+    directive("minnctapersm", true, 1..=1, 0, (2, 0)),
+    directive("noreturn", false, 0..=0, 0, (6, 4)),
+    directive("reqnctapercluster", true, 1..=3, 90, (7, 0)),
+    directive("explicitcluster", true, 0..=0, 90, (7, 0)),
+    directive("maxclusterrank", true, 1..=1, 90, (7, 0)),
+    directive("blocksareclusters", true, 0..=0, 90, (9, 0)),
+    directive("abi_preserve", false, 1..=1, 0, (9, 0)),
+    directive("abi_preserve_control", false, 1..=1, 0, (9, 0)),
+];
+
+/// Checks the directives of `function`'s header against [`HEADER_DIRECTIVES`] (E0218, and the
+/// gates E0401/E0402), and the values ptxas 13.5 refuses: 0 for `.maxnreg`, `.maxntid`,
+/// `.reqntid` and `.minnctapersm` ("Positive non-zero value expected for maxntid"), both
+/// `.maxntid` and `.reqntid` ("Conflicting directives: .maxntid and .reqntid cannot both be
+/// specified"), `.blocksareclusters` without `.reqntid` and `.reqnctapercluster` (".reqntid
+/// and .reqnctapercluster directive(s) required for directive .blocksareclusters"), `.noreturn`
+/// twice or on a function with return parameters ("Invalid directive '.noreturn' for function
+/// 'f'"; 11.4.6, ".noreturn": "The `.noreturn` directive cannot be specified on functions
+/// which have return parameters").
+pub fn check_function_directives(
     setting: &ModuleSetting,
-    name: &str,
-    span: Span,
+    function: &ptxsim_syntax::ast::Function,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if matches!(
-        name,
-        "reqnctapercluster" | "explicitcluster" | "maxclusterrank"
-    ) {
-        let feature = format!(".{name}");
-        gate_feature(
-            setting,
-            &feature,
-            span,
-            90,
-            PtxVersion::new(7, 0),
-            diagnostics,
-        );
+    use ptxsim_syntax::ast::{FunctionDirective, FunctionKind};
+    let entry = function.kind.value == FunctionKind::Entry;
+    let mut seen: Vec<&str> = Vec::new();
+    for item in &function.directives {
+        let FunctionDirective::Performance { span, name, values } = item else {
+            continue;
+        };
+        let word = name.as_str();
+        let known = HEADER_DIRECTIVES.iter().find(|known| known.name == word);
+        let problem = match known {
+            None if word == "maxnctapersm" && entry => Some(
+                "`.maxnctapersm` is deprecated since PTX ISA 2.1 (ptxas: Deprecated feature: \
+                 '.maxnctapersm directive' not supported as of PTX version 2.1)"
+                    .to_string(),
+            ),
+            None => Some(format!("unknown function directive `.{word}`")),
+            Some(known) if known.entry != entry => Some(format!(
+                "`.{word}` is a directive of {}",
+                if known.entry {
+                    "kernels (`.entry`), not of device functions"
+                } else {
+                    "device functions (`.func`), not of kernels"
+                }
+            )),
+            Some(known) if !known.values.contains(&values.len()) => Some(format!(
+                "`.{word}` takes {} value{}",
+                if known.values.start() == known.values.end() {
+                    known.values.start().to_string()
+                } else {
+                    format!("{} to {}", known.values.start(), known.values.end())
+                },
+                if *known.values.end() == 1 { "" } else { "s" }
+            )),
+            Some(_)
+                if matches!(word, "maxnreg" | "maxntid" | "reqntid" | "minnctapersm")
+                    && values.iter().any(|value| value.value == 0) =>
+            {
+                Some(format!(
+                    "`.{word}` takes positive values (ptxas: Positive non-zero value expected \
+                     for {word})"
+                ))
+            }
+            Some(_) if word == "noreturn" && (seen.contains(&word) || function.returns.is_some()) => {
+                Some(format!(
+                    "`.noreturn` is written once, on a function without return parameters \
+                     (ptxas: Invalid directive '.noreturn' for function '{}')",
+                    function.name.value
+                ))
+            }
+            Some(known) => {
+                gate_feature(setting, &format!(".{word}"), name.span, known.sm, known.version, diagnostics);
+                None
+            }
+        };
+        if let Some(message) = problem {
+            diagnostics.push(Diagnostic::error("E0218", message, *span));
+        }
+        seen.push(word);
+    }
+    let conflict = if seen.contains(&"maxntid") && seen.contains(&"reqntid") {
+        Some("`.maxntid` and `.reqntid` cannot both be given (ptxas: Conflicting directives)")
+    } else if seen.contains(&"blocksareclusters")
+        && !(seen.contains(&"reqntid") && seen.contains(&"reqnctapercluster"))
+    {
+        Some(
+            "`.blocksareclusters` needs `.reqntid` and `.reqnctapercluster` (ptxas: .reqntid and \
+             .reqnctapercluster directive(s) required for directive .blocksareclusters)",
+        )
+    } else {
+        None
+    };
+    if let Some(message) = conflict {
+        diagnostics.push(Diagnostic::error("E0218", message, function.name.span));
     }
 }
 
