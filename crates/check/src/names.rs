@@ -538,7 +538,11 @@ impl<'m> Resolver<'m> {
                     }
                     crate::declarations::check_returns(function, &mut self.diagnostics);
                 }
-                crate::rules::check_function_directives(self.setting, function, &mut self.diagnostics);
+                crate::rules::check_function_directives(
+                    self.setting,
+                    function,
+                    &mut self.diagnostics,
+                );
                 if function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry {
                     for parameter in function.params.iter().flatten() {
                         crate::rules::check_complete_type(parameter, true, &mut self.diagnostics);

@@ -867,7 +867,9 @@ pub fn check_function_directives(
                      for {word})"
                 ))
             }
-            Some(_) if word == "noreturn" && (seen.contains(&word) || function.returns.is_some()) => {
+            Some(_)
+                if word == "noreturn" && (seen.contains(&word) || function.returns.is_some()) =>
+            {
                 Some(format!(
                     "`.noreturn` is written once, on a function without return parameters \
                      (ptxas: Invalid directive '.noreturn' for function '{}')",
@@ -875,7 +877,14 @@ pub fn check_function_directives(
                 ))
             }
             Some(known) => {
-                gate_feature(setting, &format!(".{word}"), name.span, known.sm, known.version, diagnostics);
+                gate_feature(
+                    setting,
+                    &format!(".{word}"),
+                    name.span,
+                    known.sm,
+                    known.version,
+                    diagnostics,
+                );
                 None
             }
         };
