@@ -73,6 +73,26 @@ pub fn check_form(
         }
     }
     let space = declaration.space.value;
+    check_words(declaration, diagnostics);
+    if let Some(declarator) = declaration
+        .declarators
+        .iter()
+        .find(|declarator| declarator.initializer.is_some())
+        && !matches!(space, StateSpace::Global | StateSpace::Const)
+    {
+        diagnostics.push(error(
+            "E0221",
+            format!(
+                "`.{}` variables have no initializers; only `.global` and `.const` ones do",
+                space.as_str()
+            ),
+            declarator.span,
+            format!(
+                "ptxas: No initial value is allowed for '{}' in this state space",
+                declarator.name.value
+            ),
+        ));
+    }
     let words: Vec<&str> = declaration
         .words()
         .map(|word| word.value.as_str())
@@ -189,7 +209,21 @@ pub fn check_form(
 /// A device function with more than one return parameter returns them in `.reg` parameters
 /// (5.1.6.2, "Device Function Parameters"; ptxas 13.5: "Multiple return parameters require
 /// .register state space" for `.func (.param .b32 a, .param .b32 b) f()`) — E0217.
+///
+/// `.common` is no linkage of functions (ptxas 13.5: "Parsing error near '.func'"), and an
+/// `.extern` function has no body (11.6.1, ".extern"; ptxas 13.5: "Function definition
+/// conflicts with '.extern' declaration for function 'f'") — E0216.
 pub fn check_returns(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
+    for linkage in &function.linkage {
+        let problem = match linkage.value {
+            Linkage::Common => "`.common` is a linkage of `.global` variables, not of functions",
+            Linkage::Extern if function.body.is_some() => {
+                "an `.extern` function is defined in another module: it has no body here"
+            }
+            _ => continue,
+        };
+        diagnostics.push(Diagnostic::error("E0216", problem, linkage.span));
+    }
     let Some(returns) = &function.returns else {
         return;
     };
@@ -206,6 +240,90 @@ pub fn check_returns(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
             param.span,
             "ptxas: Multiple return parameters require .register state space".into(),
         ));
+    }
+}
+
+/// The types a variable or parameter can be declared with (PTX ISA 5.2.2, "Fundamental Types",
+/// and 5.3, "Texture Sampler and Surface Types"), with their sizes in bits (0 for the opaque
+/// types and `.pred`). ptxas 13.5 refuses the others: "Parsing error near '.bf16'" (also
+/// `.bf16x2`, `.tf32`, `.f16x4`), "Type .e4m3 may only be used as an instruction type" (also
+/// `.e2m1x2`, `.s16x2`, `.f32x2`).
+const DECLARATION_TYPES: &[(&str, u32)] = &[
+    ("b8", 8),
+    ("b16", 16),
+    ("b32", 32),
+    ("b64", 64),
+    ("b128", 128),
+    ("u8", 8),
+    ("u16", 16),
+    ("u32", 32),
+    ("u64", 64),
+    ("s8", 8),
+    ("s16", 16),
+    ("s32", 32),
+    ("s64", 64),
+    ("f16", 16),
+    ("f16x2", 32),
+    ("f32", 32),
+    ("f64", 64),
+    ("pred", 0),
+    ("texref", 0),
+    ("samplerref", 0),
+    ("surfref", 0),
+];
+
+/// The words of a declaration (5.4, "Variables": `.space {.align N} {.v2|.v4} .type name`; a
+/// kernel parameter may add `.ptr{.space}` after the type, 5.1.6.1.1): at most one vector
+/// `.v2`/`.v4` before exactly one type, a vector of at most 128 bits of a fundamental type,
+/// a state space only after `.ptr`. ptxas 13.5: "Parsing error near '.v8'" (also `.v3`, a
+/// second vector or type, a vector after the type), "Vector type too large, exceeds 128 bit
+/// limit" (`.v4 .f64`, `.v2 .b128`), "Vector type only allowed over basic types" (`.v2
+/// .texref`), "Multiple state spaces specified" (`.const .const`) — E0221.
+fn check_words(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnostic>) {
+    let mut vector: Option<u32> = None;
+    let mut ty: Option<(&str, u32)> = None;
+    let mut after_ptr = false;
+    for word in declaration.words() {
+        let text = word.value.as_str();
+        let problem = match text {
+            "v2" | "v4" if vector.is_none() && ty.is_none() => {
+                vector = Some(if text == "v2" { 2 } else { 4 });
+                None
+            }
+            "ptr" if ty.is_some() && !after_ptr => {
+                after_ptr = true;
+                continue;
+            }
+            "global" | "shared" | "const" | "local" if after_ptr => None,
+            "global" | "shared" | "const" | "local" | "reg" | "param" => {
+                Some("a declaration has one state space".to_string())
+            }
+            _ => match DECLARATION_TYPES.iter().find(|(name, _)| *name == text) {
+                Some(&found) if ty.is_none() => {
+                    ty = Some(found);
+                    let (name, bits) = found;
+                    match vector {
+                        Some(_) if bits == 0 && name != "pred" => Some(format!(
+                            "`.{name}` is not a fundamental type; vectors are of fundamental types"
+                        )),
+                        Some(lanes) if lanes * bits > 128 => Some(format!(
+                            "a vector of {lanes} `.{name}` is {} bits; vectors hold at most 128",
+                            lanes * bits
+                        )),
+                        _ => None,
+                    }
+                }
+                Some(_) => Some("a declaration has one type".to_string()),
+                None => Some(format!(
+                    "`.{text}` is not a type, vector or qualifier of a declaration"
+                )),
+            },
+        };
+        if let Some(message) = problem {
+            diagnostics.push(Diagnostic::error("E0221", message, word.span));
+            return;
+        }
+        after_ptr = false;
     }
 }
 

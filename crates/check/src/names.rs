@@ -281,6 +281,7 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
         Item::Function(function) => ModuleSymbol::Function {
             defined: function.body.is_some(),
             arity: Arity::of(function),
+            linkage: function.linkage.first().map(|linkage| linkage.value),
         },
         Item::File(_) | Item::Section(_) | Item::Pragma(_) => return,
     };
@@ -293,8 +294,15 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
 /// What a module-scope name is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ModuleSymbol {
-    Variable { external: bool, home: Option<Home> },
-    Function { defined: bool, arity: Arity },
+    Variable {
+        external: bool,
+        home: Option<Home>,
+    },
+    Function {
+        defined: bool,
+        arity: Arity,
+        linkage: Option<Linkage>,
+    },
 }
 
 /// How many return and input parameters a function declares (saturated at `u16::MAX`).
@@ -507,6 +515,7 @@ impl<'m> Resolver<'m> {
                     ModuleSymbol::Function {
                         defined: function.body.is_some(),
                         arity: Arity::of(function),
+                        linkage: function.linkage.first().map(|linkage| linkage.value),
                     },
                 );
                 for parameter in function
@@ -533,7 +542,12 @@ impl<'m> Resolver<'m> {
                     } else {
                         Scope::FunctionParameter
                     };
-                    for parameter in function.params.iter().flatten() {
+                    // ptxas 13.5 takes `.param .pred` in a prototype without a body
+                    // (`.extern .func f(.param .pred p);`), not in a definition.
+                    for parameter in function.params.iter().flatten().filter(|parameter| {
+                        function.body.is_some()
+                            || !parameter.words().any(|word| word.value == "pred")
+                    }) {
                         check_form(self.setting, parameter, scope, &mut self.diagnostics);
                     }
                     crate::declarations::check_returns(function, &mut self.diagnostics);
@@ -582,14 +596,23 @@ impl<'m> Resolver<'m> {
                 ModuleSymbol::Function {
                     defined: first_defined,
                     arity,
+                    linkage: first_linkage,
                 },
-                ModuleSymbol::Function { defined, .. },
+                ModuleSymbol::Function {
+                    defined, linkage, ..
+                },
             ) => {
+                if let Some(diagnostic) =
+                    redeclaration(name, first, first_defined, first_linkage, defined, linkage)
+                {
+                    self.diagnostics.push(diagnostic);
+                }
                 if let Some(entry) = self.declared.get_mut(name.as_str()) {
                     *entry = (
                         ModuleSymbol::Function {
                             defined: first_defined || defined,
                             arity,
+                            linkage: first_linkage,
                         },
                         first,
                     );
@@ -2219,6 +2242,43 @@ fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Di
                 .with_help("declare the register, variable or parameter before this point")
         }
     }
+}
+
+/// A function declared again (PTX ISA 11.6, "Linking Directives"), as ptxas 13.5 takes it: a
+/// prototype after the definition is "Duplicate definition of function 'f'"; a definition
+/// after an `.extern` prototype, or with a linkage other than its prototype's (`.func f();`
+/// then `.visible .func f() {...}`), is "Inconsistent redefinition of variable 'f'" (a
+/// definition without linkage takes its prototype's) — E0222.
+fn redeclaration(
+    name: &Spanned<Text>,
+    first: Span,
+    first_defined: bool,
+    first_linkage: Option<Linkage>,
+    defined: bool,
+    linkage: Option<Linkage>,
+) -> Option<Diagnostic> {
+    let message = if first_defined && !defined {
+        format!("`{}` is declared again after its definition", name.value)
+    } else if !first_defined
+        && defined
+        && (first_linkage == Some(Linkage::Extern)
+            || linkage.is_some_and(|linkage| Some(linkage) != first_linkage))
+    {
+        format!(
+            "the definition of `{}` does not match its prototype's linkage ({})",
+            name.value,
+            first_linkage.map_or("none", Linkage::as_str)
+        )
+    } else {
+        return None;
+    };
+    Some(
+        Diagnostic::error("E0222", message, name.span)
+            .with_label(first, "first declared here")
+            .with_help(
+                "ptxas: Duplicate definition of function / Inconsistent redefinition of variable",
+            ),
+    )
 }
 
 /// A direct call passes exactly the function's return and input parameters (9.7.12.5,
