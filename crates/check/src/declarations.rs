@@ -5,7 +5,7 @@
 
 use crate::rules::ModuleSetting;
 use ptxsim_syntax::ast::{Function, Linkage, Qualifier, StateSpace, VariableDeclaration};
-use ptxsim_syntax::{Diagnostic, Span};
+use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 
 /// Where a declaration stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +18,12 @@ pub enum Scope {
     EntryParameter,
     /// A device function's input parameter.
     FunctionParameter,
+    /// An input parameter of a prototype without a body (`.extern .func f(.param .pred p);`):
+    /// ptxas 13.5 takes `.param .pred` there, and checks the rest as for a definition.
+    PrototypeParameter {
+        /// Whether the prototype is a kernel's.
+        entry: bool,
+    },
     /// A device function's return parameter.
     FunctionReturn,
 }
@@ -74,6 +80,17 @@ pub fn check_form(
     }
     let space = declaration.space.value;
     check_words(declaration, diagnostics);
+    check_declarators(declaration, scope, diagnostics);
+    if scope == Scope::Module && space == StateSpace::Local {
+        diagnostics.push(error(
+            "E0223",
+            "module-scope `.local` variables do not exist under the ABI; declare them in a \
+             function body"
+                .into(),
+            declaration.space.span,
+            "ptxas: Module-scoped variables in .local state space are not allowed with ABI".into(),
+        ));
+    }
     if let Some(declarator) = declaration
         .declarators
         .iter()
@@ -102,7 +119,7 @@ pub fn check_form(
         .first()
         .map_or("", |declarator| declarator.name.value.as_str());
     if words.contains(&"pred") {
-        if space != StateSpace::Reg {
+        if space != StateSpace::Reg && !matches!(scope, Scope::PrototypeParameter { .. }) {
             diagnostics.push(error(
                 "E0213",
                 format!("predicate `{first_name}` is not in the `.reg` state space"),
@@ -130,10 +147,12 @@ pub fn check_form(
             Scope::Body => {
                 Some("Texture/surface variable must be at module or entry parameter scope")
             }
-            Scope::FunctionParameter | Scope::FunctionReturn => {
+            Scope::FunctionParameter
+            | Scope::FunctionReturn
+            | Scope::PrototypeParameter { entry: false } => {
                 Some("Variable cannot be allocated in .param state space")
             }
-            Scope::EntryParameter => None,
+            Scope::EntryParameter | Scope::PrototypeParameter { entry: true } => None,
         };
         if let Some(ptxas) = misplaced {
             diagnostics.push(error(
@@ -188,13 +207,21 @@ pub fn check_form(
         }
     }
     match scope {
-        Scope::EntryParameter if space != StateSpace::Param => diagnostics.push(error(
-            "E0217",
-            format!("kernel parameter `{first_name}` must be in the `.param` state space"),
-            declaration.space.span,
-            format!("ptxas: Entry parameter '{first_name}' must have .param state space"),
-        )),
-        Scope::FunctionParameter | Scope::FunctionReturn if words.contains(&"ptr") => {
+        Scope::EntryParameter | Scope::PrototypeParameter { entry: true }
+            if space != StateSpace::Param =>
+        {
+            diagnostics.push(error(
+                "E0217",
+                format!("kernel parameter `{first_name}` must be in the `.param` state space"),
+                declaration.space.span,
+                format!("ptxas: Entry parameter '{first_name}' must have .param state space"),
+            ))
+        }
+        Scope::FunctionParameter
+        | Scope::FunctionReturn
+        | Scope::PrototypeParameter { entry: false }
+            if words.contains(&"ptr") =>
+        {
             diagnostics.push(error(
                 "E0217",
                 "`.ptr` describes kernel parameters only, not a device function's".into(),
@@ -240,6 +267,37 @@ pub fn check_returns(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
             param.span,
             "ptxas: Multiple return parameters require .register state space".into(),
         ));
+    }
+}
+
+/// The declarators (5.4, "Variables"): a `%r<N>` range declares registers only, without array
+/// dimensions or an initializer (ptxas 13.5: "Parsing error near '['", "near '='"); `_` and a
+/// bare `%` are no names ("Parsing error near '_'"); a return parameter has a size (ptxas 13.5:
+/// "Output parameter cannot be an incomplete array.") — E0221.
+fn check_declarators(
+    declaration: &VariableDeclaration,
+    scope: Scope,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for declarator in &declaration.declarators {
+        let name = declarator.name.value.as_str();
+        let problem = if declarator.range.is_some()
+            && (!declarator.dimensions.is_empty() || declarator.initializer.is_some())
+        {
+            "a register range `%r<N>` has no array dimensions or initializer"
+        } else if matches!(name, "_" | "%") {
+            "`_` and `%` are not names"
+        } else if scope == Scope::FunctionReturn
+            && declarator
+                .dimensions
+                .iter()
+                .any(|dimension| dimension.as_ref().is_none_or(|size| size.value == 0))
+        {
+            "a return parameter cannot be an array without elements"
+        } else {
+            continue;
+        };
+        diagnostics.push(Diagnostic::error("E0221", problem, declarator.span));
     }
 }
 
@@ -325,6 +383,29 @@ fn check_words(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnost
         }
         after_ptr = false;
     }
+    if ty.is_none() {
+        diagnostics.push(Diagnostic::error(
+            "E0221",
+            "the declaration has no type",
+            declaration.space.span,
+        ));
+    }
+}
+
+/// A `.pragma` at module scope (PTX ISA 11.4.11, ".pragma"): ptxas 13.5 takes `"nounroll"`
+/// there; the function-scope pragmas are "Pragma 'used_bytes_mask 0xff' is allowed only
+/// within function scope" (also `enable_smem_spilling`), others "Pragma 'foo' not supported"
+/// (a warning only inside a function) — E0224.
+pub fn check_module_pragma(text: &Spanned<Text>, diagnostics: &mut Vec<Diagnostic>) {
+    let pragma = text.as_str().trim_matches('"');
+    if pragma == "nounroll" {
+        return;
+    }
+    diagnostics.push(Diagnostic::error(
+        "E0224",
+        format!("`.pragma \"{pragma}\"` is not a module-scope pragma (only \"nounroll\" is)"),
+        text.span,
+    ));
 }
 
 fn error(code: &'static str, message: String, span: Span, help: String) -> Diagnostic {

@@ -77,6 +77,8 @@ pub(crate) enum ItemSummary {
         /// Its `.loc` directives, in source order.
         locs: Vec<LocFact>,
     },
+    /// A `.section` of DWARF data ptxas counts as debug information.
+    DebugSection,
     /// A `.file` directive.
     File {
         /// Its index.
@@ -176,6 +178,14 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
             index: file.index.value,
             span: file.span,
         }),
+        Item::Section(section)
+            if matches!(
+                section.name.as_str(),
+                ".debug_info" | ".debug_abbrev" | ".debug_str" | ".debug_line" | ".debug_loc"
+            ) =>
+        {
+            out.push(ItemSummary::DebugSection);
+        }
         Item::Section(_) | Item::Pragma(_) => {}
     }
 }
@@ -361,6 +371,7 @@ pub(crate) fn finish(
     for (index, summary) in summaries.iter().enumerate() {
         match summary {
             ItemSummary::File { index, span } => debug.file(*index, *span, diagnostics),
+            ItemSummary::DebugSection => debug.sections = true,
             ItemSummary::Const { span, bytes, align } => {
                 constants = constants
                     .div_ceil(*align)
@@ -409,11 +420,29 @@ pub(crate) fn finish(
     }
     shared_limit(summaries, &functions, &shared_variables, diagnostics);
     cta_group_mix(summaries, &functions, diagnostics);
+    // `.target debug` needs DWARF sections (PTX ISA 11.3.2, ".target", its `debug` option;
+    // ptxas 13.5: "Debug information not found in
+    // presence of .target debug" without a `.debug_info`, `.debug_abbrev`, `.debug_str`,
+    // `.debug_line` or `.debug_loc` section; `.file`/`.loc` are not enough) — E0223.
+    if let Some(span) = setting.debug
+        && !debug.sections
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0223",
+                "`.target ... debug` says the module has debug information, but it has no \
+                 `.section .debug_*` of DWARF data",
+                span,
+            )
+            .with_help("drop `debug` from `.target`, or add the DWARF sections"),
+        );
+    }
 }
 
 /// The `.file` indices and `.loc` locations seen so far, in source order.
 #[derive(Default)]
 struct DebugLines {
+    sections: bool,
     files: FxHashMap<u32, Span>,
     locations: FxHashSet<(u32, u32, u32)>,
 }

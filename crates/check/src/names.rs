@@ -537,17 +537,12 @@ impl<'m> Resolver<'m> {
                             &mut self.diagnostics,
                         );
                     }
-                    let scope = if entry {
-                        Scope::EntryParameter
-                    } else {
-                        Scope::FunctionParameter
+                    let scope = match (entry, function.body.is_some()) {
+                        (true, true) => Scope::EntryParameter,
+                        (false, true) => Scope::FunctionParameter,
+                        (entry, false) => Scope::PrototypeParameter { entry },
                     };
-                    // ptxas 13.5 takes `.param .pred` in a prototype without a body
-                    // (`.extern .func f(.param .pred p);`), not in a definition.
-                    for parameter in function.params.iter().flatten().filter(|parameter| {
-                        function.body.is_some()
-                            || !parameter.words().any(|word| word.value == "pred")
-                    }) {
+                    for parameter in function.params.iter().flatten() {
                         check_form(self.setting, parameter, scope, &mut self.diagnostics);
                     }
                     crate::declarations::check_returns(function, &mut self.diagnostics);
@@ -567,7 +562,10 @@ impl<'m> Resolver<'m> {
                     checker.function_body(function, body);
                 }
             }
-            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+            Item::Pragma(text) => {
+                crate::declarations::check_module_pragma(text, &mut self.diagnostics)
+            }
+            Item::File(_) | Item::Section(_) => {}
         }
     }
 

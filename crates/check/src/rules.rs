@@ -30,7 +30,7 @@ use ptxsim_syntax::ast::{
     AddressBase, Immediate, ImmediateValue, Initializer, Instruction, Module, Operand,
     VariableDeclaration,
 };
-use ptxsim_syntax::{Diagnostic, Span, Text};
+use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
@@ -54,6 +54,8 @@ pub struct ModuleSetting {
     /// Whether the `.target` list has `texmode_independent` (the default is the unified mode:
     /// PTX ISA 11.3.2, ".target").
     pub texmode_independent: bool,
+    /// The `debug` entry of the `.target` list, if there is one.
+    pub debug: Option<Span>,
 }
 
 impl ModuleSetting {
@@ -75,6 +77,11 @@ impl ModuleSetting {
                 .value
                 .iter()
                 .any(|entry| entry.as_str() == "texmode_independent");
+            setting.debug = list
+                .value
+                .iter()
+                .find(|entry| entry.as_str() == "debug")
+                .map(|entry| entry.span);
             if let Some(entry) = list
                 .value
                 .iter()
@@ -815,7 +822,7 @@ const HEADER_DIRECTIVES: &[HeaderDirective] = &[
 /// gates E0401/E0402), and the values ptxas 13.5 refuses: 0 for `.maxnreg`, `.maxntid`,
 /// `.reqntid` and `.minnctapersm` ("Positive non-zero value expected for maxntid"), both
 /// `.maxntid` and `.reqntid` ("Conflicting directives: .maxntid and .reqntid cannot both be
-/// specified"), `.blocksareclusters` without `.reqntid` and `.reqnctapercluster` (".reqntid
+/// specified"; also `.reqnctapercluster` with `.maxclusterrank`), `.blocksareclusters` without `.reqntid` and `.reqnctapercluster` (".reqntid
 /// and .reqnctapercluster directive(s) required for directive .blocksareclusters"), `.noreturn`
 /// twice or on a function with return parameters ("Invalid directive '.noreturn' for function
 /// 'f'"; 11.4.6, ".noreturn": "The `.noreturn` directive cannot be specified on functions
@@ -829,8 +836,18 @@ pub fn check_function_directives(
     let entry = function.kind.value == FunctionKind::Entry;
     let mut seen: Vec<&str> = Vec::new();
     for item in &function.directives {
-        let FunctionDirective::Performance { span, name, values } = item else {
-            continue;
+        let (span, name, values) = match item {
+            FunctionDirective::Performance { span, name, values } => (span, name, values),
+            // ptxas 13.5: "Parsing error near '{'" after a device function's `.pragma`.
+            FunctionDirective::Pragma(text) if !entry => {
+                diagnostics.push(Diagnostic::error(
+                    "E0218",
+                    "a `.pragma` between the parameters and the body is for kernels only",
+                    text.span,
+                ));
+                continue;
+            }
+            FunctionDirective::Pragma(_) => continue,
         };
         let word = name.as_str();
         let known = HEADER_DIRECTIVES.iter().find(|known| known.name == word);
@@ -895,6 +912,11 @@ pub fn check_function_directives(
     }
     let conflict = if seen.contains(&"maxntid") && seen.contains(&"reqntid") {
         Some("`.maxntid` and `.reqntid` cannot both be given (ptxas: Conflicting directives)")
+    } else if seen.contains(&"reqnctapercluster") && seen.contains(&"maxclusterrank") {
+        Some(
+            "`.reqnctapercluster` and `.maxclusterrank` cannot both be given (ptxas: \
+             Conflicting directives)",
+        )
     } else if seen.contains(&"blocksareclusters")
         && !(seen.contains(&"reqntid") && seen.contains(&"reqnctapercluster"))
     {
@@ -1546,6 +1568,7 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
     let Some(list) = &module.target else {
         return;
     };
+    check_target_options(&list.value, diagnostics);
     for entry in list
         .value
         .iter()
@@ -1558,6 +1581,47 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
 
 /// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
 /// parse) at `target_span`.
+/// The options of a `.target` list (PTX ISA 11.3.2, ".target": `texmode_unified`,
+/// `texmode_independent`, `debug`, `map_f64_to_f32`), as ptxas 13.5 takes them: another word
+/// is "Parsing error near 'texmode_raw'" (E0404), both texture modes "Conflicting .target
+/// option 'texmode_independent'", and `map_f64_to_f32` "Directive map_f64_to_f32 is not
+/// supported with SM 1.3 or higher" on every target it knows (E0223).
+fn check_target_options(entries: &[Spanned<Text>], diagnostics: &mut Vec<Diagnostic>) {
+    let mut texmode: Option<&str> = None;
+    for entry in entries {
+        let word = entry.as_str();
+        let problem = match word {
+            _ if names_architecture(word) => continue,
+            "debug" => continue,
+            "texmode_unified" | "texmode_independent" => match texmode {
+                Some(first) if first != word => Some((
+                    "E0223",
+                    format!("`{word}` conflicts with `{first}`: a module has one texture mode"),
+                )),
+                _ => {
+                    texmode = Some(word);
+                    None
+                }
+            },
+            "map_f64_to_f32" => Some((
+                "E0223",
+                "`map_f64_to_f32` is for targets below sm_13, which ptxas no longer supports"
+                    .to_string(),
+            )),
+            _ => Some((
+                UNKNOWN_TARGET,
+                format!(
+                    "`{word}` is no `.target` option (texmode_unified, texmode_independent, \
+                     debug, map_f64_to_f32)"
+                ),
+            )),
+        };
+        if let Some((code, message)) = problem {
+            diagnostics.push(Diagnostic::error(code, message, entry.span));
+        }
+    }
+}
+
 fn check_module_target(
     setting: &ModuleSetting,
     name: &str,

@@ -77,6 +77,12 @@ fn read_cases() -> Vec<Case> {
         .collect()
 }
 
+/// The register types of the generator's convention (scripts/conformance/gen.py `REG_TYPES`).
+const REG_TYPES: &[&str] = &[
+    "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16",
+    "f16x2", "f32", "f64", "pred",
+];
+
 /// The registers `%name` an instruction mentions.
 fn registers(instruction: &str) -> impl Iterator<Item = &str> {
     instruction.match_indices('%').map(move |(start, _)| {
@@ -117,9 +123,13 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
         module.push_str("\tbrx_tab: .branchtargets L0;\n");
     }
     for register in declared {
+        // `%<type>_<n>` of gen.py's `REG_TYPES` only (not `%cluster_ctarank`, `%pm0_64`).
         let Some((ty, _)) = register[1..].rsplit_once('_') else {
             continue;
         };
+        if !REG_TYPES.contains(&ty) {
+            continue;
+        }
         module.push_str(&format!("\t.reg .{ty} {register};\n"));
     }
     let mut lines = Vec::with_capacity(cases.len());
