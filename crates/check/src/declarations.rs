@@ -4,7 +4,9 @@
 //! every message quoted is ptxas 13.5's.
 
 use crate::rules::ModuleSetting;
-use ptxsim_syntax::ast::{Function, Linkage, Qualifier, StateSpace, VariableDeclaration};
+use ptxsim_syntax::ast::{
+    Declarator, Function, Linkage, Qualifier, StateSpace, VariableDeclaration,
+};
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 
 /// Where a declaration stands.
@@ -139,6 +141,19 @@ pub fn check_form(
                 "ptxas: Predicate type can only be used to define scalar register variables".into(),
             ));
         }
+    }
+    // ptxas 13.5: "Variable 'p' cannot be allocated in .param state space" for a `.param`
+    // vector (kernel and function parameters, call arguments; a prototype's are taken).
+    if space == StateSpace::Param
+        && words.iter().any(|word| matches!(*word, "v2" | "v4"))
+        && !matches!(scope, Scope::PrototypeParameter { .. })
+    {
+        diagnostics.push(error(
+            "E0214",
+            "a `.param` variable cannot be a vector; use a `.b8` array with `.align`".into(),
+            declaration.span,
+            format!("ptxas: Variable '{first_name}' cannot be allocated in .param state space"),
+        ));
     }
     if let Some(&opaque) = words.iter().find(|word| is_opaque(word)) {
         let misplaced = match scope {
@@ -406,6 +421,79 @@ pub fn check_module_pragma(text: &Spanned<Text>, diagnostics: &mut Vec<Diagnosti
         format!("`.pragma \"{pragma}\"` is not a module-scope pragma (only \"nounroll\" is)"),
         text.span,
     ));
+}
+
+/// What a call compares of an argument and the parameter it is passed to: ptxas 13.5 takes a
+/// scalar for a scalar of the same size (`.b32` for `.f32`), an array for an array with as
+/// many dimensions, bytes and the same alignment (`.align 4 .b8 a[8]` for `.align 4 .b32
+/// p[2]`), and says "Type of argument does not match formal parameter 'p'" or "Alignment of
+/// argument does not match formal parameter 'p'" otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A scalar (or vector) of this many bits.
+    Scalar(u32),
+    /// An array.
+    Array {
+        /// How many dimensions.
+        dimensions: usize,
+        /// Its size in bytes.
+        bytes: u64,
+        /// Its alignment: `.align N`, else the element's size.
+        align: u64,
+    },
+}
+
+/// The [`Shape`] of `declarator` of `declaration`, if its type and sizes are known.
+pub(crate) fn shape(declaration: &VariableDeclaration, declarator: &Declarator) -> Option<Shape> {
+    let mut lanes = 1;
+    let mut bits = None;
+    for word in declaration.words() {
+        match word.value.as_str() {
+            "v2" => lanes = 2,
+            "v4" => lanes = 4,
+            text => {
+                if let Some(&(_, size)) = DECLARATION_TYPES.iter().find(|(name, _)| *name == text) {
+                    bits = Some(size);
+                }
+            }
+        }
+    }
+    let bits = bits.filter(|&bits| bits > 0)? * lanes;
+    if declarator.dimensions.is_empty() {
+        return Some(Shape::Scalar(bits));
+    }
+    let mut elements = 1u64;
+    for dimension in &declarator.dimensions {
+        elements = elements.saturating_mul(dimension.as_ref()?.value);
+    }
+    let element_bytes = u64::from(bits / 8).max(1);
+    Some(Shape::Array {
+        dimensions: declarator.dimensions.len(),
+        bytes: elements.saturating_mul(element_bytes),
+        align: declaration.align().unwrap_or(element_bytes),
+    })
+}
+
+/// The ptxas 13.5 message for passing `argument` to `parameter`, if it refuses it.
+pub(crate) fn mismatch(argument: Shape, parameter: Shape) -> Option<&'static str> {
+    match (argument, parameter) {
+        (Shape::Scalar(a), Shape::Scalar(p)) if a == p => None,
+        (
+            Shape::Array {
+                dimensions,
+                bytes,
+                align,
+            },
+            Shape::Array {
+                dimensions: p_dimensions,
+                bytes: p_bytes,
+                align: p_align,
+            },
+        ) if dimensions == p_dimensions && bytes == p_bytes => {
+            (align != p_align).then_some("Alignment of argument does not match formal parameter")
+        }
+        _ => Some("Type of argument does not match formal parameter"),
+    }
 }
 
 fn error(code: &'static str, message: String, span: Span, help: String) -> Diagnostic {

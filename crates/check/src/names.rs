@@ -305,6 +305,30 @@ enum ModuleSymbol {
     },
 }
 
+/// The return and input parameters of a function: name and shape.
+type Signature = (Vec<ParameterShape>, Vec<ParameterShape>);
+
+/// A parameter's name and, if known, its shape.
+type ParameterShape = (Text, Option<crate::declarations::Shape>);
+
+/// The [`Signature`] of `function`.
+fn signature(function: &Function) -> Signature {
+    let shapes = |list: &Option<Vec<VariableDeclaration>>| {
+        list.iter()
+            .flatten()
+            .flat_map(|declaration| {
+                declaration.declarators.iter().map(move |declarator| {
+                    (
+                        declarator.name.value.clone(),
+                        crate::declarations::shape(declaration, declarator),
+                    )
+                })
+            })
+            .collect()
+    };
+    (shapes(&function.returns), shapes(&function.params))
+}
+
 /// How many return and input parameters a function declares (saturated at `u16::MAX`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Arity {
@@ -418,6 +442,10 @@ struct Resolver<'m> {
     registers: Vec<DeclaredRegister>,
     /// Module-scope names declared so far (ptxas requires declaration before use).
     declared: FxHashMap<Box<str>, (ModuleSymbol, Span)>,
+    /// The shapes of the return and input parameters of the functions declared so far (by
+    /// this checker: in pieces, a function of another piece has none here), each by its first
+    /// declaration; `None` for a parameter whose shape is unknown.
+    signatures: FxHashMap<Box<str>, Arc<Signature>>,
     /// Every module-scope name with its first declaration, for "declared later" hints; `None`
     /// while the module is read item by item ([`ItemStream`]).
     everywhere: Option<&'m FxHashMap<&'m str, Span>>,
@@ -448,6 +476,7 @@ impl<'m> Resolver<'m> {
             operands: Vec::new(),
             registers: Vec::new(),
             declared: FxHashMap::default(),
+            signatures: FxHashMap::default(),
             everywhere,
             pending: Vec::new(),
             diagnostics: Vec::new(),
@@ -510,6 +539,10 @@ impl<'m> Resolver<'m> {
                 }
             }
             Item::Function(function) => {
+                if !self.signatures.contains_key(function.name.as_str()) {
+                    self.signatures
+                        .insert(function.name.as_str().into(), Arc::new(signature(function)));
+                }
                 self.declare_module(
                     &function.name,
                     ModuleSymbol::Function {
@@ -565,7 +598,10 @@ impl<'m> Resolver<'m> {
             Item::Pragma(text) => {
                 crate::declarations::check_module_pragma(text, &mut self.diagnostics)
             }
-            Item::File(_) | Item::Section(_) => {}
+            Item::Section(section) => {
+                crate::rules::check_section(self.setting, section, &mut self.diagnostics);
+            }
+            Item::File(_) => {}
         }
     }
 
@@ -766,6 +802,8 @@ struct Scope<'a> {
     /// Declared names and labels (one table, so that a lookup hashes the name once).
     entries: FxHashMap<&'a str, Entry>,
     ranges: Vec<RegisterRange<'a>>,
+    /// The `.param` variables declared here, with their shapes (the arguments of calls).
+    params: Vec<(&'a str, crate::declarations::Shape)>,
 }
 
 /// A declared name: its span, register type, what symbol it is, and where it lives.
@@ -1001,6 +1039,70 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             return None;
         };
         call_arity(instruction, index, name, arity, declared)
+            .or_else(|| self.call_argument_shapes(instruction, index, name))
+    }
+
+    /// The shape of the `.param` variable `name` of the scopes, if it is one.
+    fn param_shape(&self, name: &str) -> Option<crate::declarations::Shape> {
+        self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .params
+                .iter()
+                .rev()
+                .find(|(param, _)| *param == name)
+                .map(|&(_, shape)| shape)
+        })
+    }
+
+    /// Each argument of a direct call (a `.param` variable of the body) against the parameter
+    /// it is passed to ([`crate::declarations::mismatch`]; 9.7.12.5, call.md: "The number and
+    /// types of arguments in the call must match the function's declaration") — E0211.
+    fn call_argument_shapes(
+        &self,
+        instruction: &Instruction,
+        index: usize,
+        name: &str,
+    ) -> Option<Diagnostic> {
+        let signature = self.resolver.signatures.get(name)?;
+        fn list(operand: Option<&Operand>) -> &[Operand] {
+            match operand {
+                Some(Operand::List(list)) => list.value.as_slice(),
+                _ => &[],
+            }
+        }
+        let returns = if index == 0 {
+            &[]
+        } else {
+            list(instruction.operands.first())
+        };
+        let arguments = list(instruction.operands.get(index + 1));
+        for (passed, formal) in returns
+            .iter()
+            .zip(&signature.0)
+            .chain(arguments.iter().zip(&signature.1))
+        {
+            let (Operand::Name(argument), (formal_name, Some(formal_shape))) = (passed, formal)
+            else {
+                continue;
+            };
+            let Some(shape) = self.param_shape(argument.name.as_str()) else {
+                continue;
+            };
+            if let Some(message) = crate::declarations::mismatch(shape, *formal_shape) {
+                return Some(
+                    Diagnostic::error(
+                        "E0211",
+                        format!(
+                            "`{}` does not fit parameter `{formal_name}` of `{name}`",
+                            argument.name.value
+                        ),
+                        argument.span,
+                    )
+                    .with_help(format!("ptxas: {message} '{formal_name}'")),
+                );
+            }
+        }
+        None
     }
 
     /// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx-idx.md): "`tlist` must be a label
@@ -1267,6 +1369,13 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                             self.initializer(initializer);
                         }
                         self.declare(declarator, ty, symbol, home);
+                        if declaration.space.value == StateSpace::Param
+                            && let Some(shape) = crate::declarations::shape(declaration, declarator)
+                        {
+                            self.current()
+                                .params
+                                .push((declarator.name.as_str(), shape));
+                        }
                     }
                 }
                 Statement::Instruction(instruction) => self.instruction(instruction),

@@ -838,11 +838,24 @@ pub fn check_function_directives(
     for item in &function.directives {
         let (span, name, values) = match item {
             FunctionDirective::Performance { span, name, values } => (span, name, values),
-            // ptxas 13.5: "Parsing error near '{'" after a device function's `.pragma`.
-            FunctionDirective::Pragma(text) if !entry => {
+            // ptxas 13.5: "Parsing error near '{'" after a device function's `.pragma`;
+            // "Pragma 'used_bytes_mask 0xff' is allowed only within function scope" (also
+            // `enable_smem_spilling`) in a kernel's header.
+            FunctionDirective::Pragma(text)
+                if !entry
+                    || text
+                        .as_str()
+                        .trim_matches('"')
+                        .starts_with("used_bytes_mask")
+                    || text.as_str().trim_matches('"') == "enable_smem_spilling" =>
+            {
                 diagnostics.push(Diagnostic::error(
                     "E0218",
-                    "a `.pragma` between the parameters and the body is for kernels only",
+                    if entry {
+                        "this `.pragma` belongs in the function body"
+                    } else {
+                        "a `.pragma` between the parameters and the body is for kernels only"
+                    },
                     text.span,
                 ));
                 continue;
@@ -929,6 +942,50 @@ pub fn check_function_directives(
     };
     if let Some(message) = conflict {
         diagnostics.push(Diagnostic::error("E0218", message, function.name.span));
+    }
+}
+
+/// A `.section` of DWARF data (PTX ISA 11.8.3, ".section"): its data lines are `.b8`, `.b16`,
+/// `.b32` or `.b64` (ptxas 13.5: "Illegal type for dwarf data" for `.u32`, `.f32`, `.b128`;
+/// E0225), and labels in it need PTX ISA 7.0 (ptxas 13.5: "Feature 'Defining labels in
+/// .section' requires PTX ISA .version 7.0 or later"; E0402).
+pub fn check_section(
+    setting: &ModuleSetting,
+    section: &ptxsim_syntax::ast::Section,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    use ptxsim_syntax::ast::SectionEntry;
+    let mut label_gated = false;
+    for entry in &section.entries {
+        match entry {
+            SectionEntry::Label(label) if !label_gated => {
+                label_gated = true;
+                gate_feature(
+                    setting,
+                    "a label in a .section",
+                    label.span,
+                    0,
+                    PtxVersion::new(7, 0),
+                    diagnostics,
+                );
+            }
+            SectionEntry::Data { ty, .. }
+                if !matches!(ty.value.as_str(), "b8" | "b16" | "b32" | "b64") =>
+            {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0225",
+                        format!(
+                            "`.{}` is no type of DWARF data: .b8, .b16, .b32 or .b64",
+                            ty.value
+                        ),
+                        ty.span,
+                    )
+                    .with_help("ptxas: Illegal type for dwarf data"),
+                );
+            }
+            SectionEntry::Label(_) | SectionEntry::Data { .. } => {}
+        }
     }
 }
 
