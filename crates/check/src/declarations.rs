@@ -5,7 +5,8 @@
 
 use crate::rules::ModuleSetting;
 use ptxsim_syntax::ast::{
-    Declarator, Function, Linkage, Qualifier, StateSpace, VariableDeclaration,
+    Declarator, Function, ImmediateValue, Initializer, Linkage, Qualifier, StateSpace,
+    VariableDeclaration,
 };
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 
@@ -112,6 +113,7 @@ pub fn check_form(
             ),
         ));
     }
+    check_initial_values(declaration, diagnostics);
     let words: Vec<&str> = declaration
         .words()
         .map(|word| word.value.as_str())
@@ -286,8 +288,8 @@ pub fn check_returns(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
 }
 
 /// The declarators (5.4, "Variables"): a `%r<N>` range declares registers only, without array
-/// dimensions or an initializer (ptxas 13.5: "Parsing error near '['", "near '='"); `_` and a
-/// bare `%` are no names ("Parsing error near '_'"); a return parameter has a size (ptxas 13.5:
+/// dimensions or an initializer (ptxas 13.5: "Parsing error near '['", "near '='"); `_`, a
+/// bare `%` and `WARP_SZ` are no names ("Parsing error near '_'", "near 'WARP_SZ'"); a return parameter has a size (ptxas 13.5:
 /// "Output parameter cannot be an incomplete array.") — E0221.
 fn check_declarators(
     declaration: &VariableDeclaration,
@@ -300,8 +302,8 @@ fn check_declarators(
             && (!declarator.dimensions.is_empty() || declarator.initializer.is_some())
         {
             "a register range `%r<N>` has no array dimensions or initializer"
-        } else if matches!(name, "_" | "%") {
-            "`_` and `%` are not names"
+        } else if matches!(name, "_" | "%" | "WARP_SZ") {
+            "`_`, `%` and `WARP_SZ` (a constant of PTX) are not names"
         } else if scope == Scope::FunctionReturn
             && declarator
                 .dimensions
@@ -313,6 +315,78 @@ fn check_declarators(
             continue;
         };
         diagnostics.push(Diagnostic::error("E0221", problem, declarator.span));
+    }
+}
+
+/// The values of an initializer against the variable's type, as ptxas 13.5 takes them (PTX
+/// ISA 5.4.4, "Variable Initializers"): "Initial value type mismatch" for an integer in a
+/// `.f32`/`.f64`/`.f16x2` variable, a floating-point literal (decimal, `0f`, `0d`) in a signed
+/// or unsigned integer one, and an address (`h`, `generic(h)`, `h+4`) in anything but `.u32`
+/// or `.u64`; "No initial value is allowed for .f16 type" — E0226. `.b` types take integers
+/// and floating-point literals.
+fn check_initial_values(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(ty) = declaration.words().find_map(|word| {
+        DECLARATION_TYPES
+            .iter()
+            .find(|(name, _)| *name == word.value.as_str())
+            .map(|&(name, _)| name)
+    }) else {
+        return;
+    };
+    for declarator in &declaration.declarators {
+        let Some(initializer) = &declarator.initializer else {
+            continue;
+        };
+        if let Some((span, message)) = initial_value_mismatch(ty, initializer) {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0226",
+                    format!("{message} cannot initialize a `.{ty}` variable"),
+                    span,
+                )
+                .with_help(if ty == "f16" {
+                    "ptxas: No initial value is allowed for .f16 type"
+                } else {
+                    "ptxas: Initial value type mismatch"
+                }),
+            );
+            return;
+        }
+    }
+}
+
+/// The first value of `initializer` a `ty` variable does not take, with its description.
+fn initial_value_mismatch(ty: &str, initializer: &Initializer) -> Option<(Span, &'static str)> {
+    match initializer {
+        Initializer::List(list) => list
+            .value
+            .iter()
+            .find_map(|inner| initial_value_mismatch(ty, inner)),
+        Initializer::Property { .. } => None,
+        _ if ty == "f16" => Some((initializer_span(initializer), "a value")),
+        Initializer::Address { span, .. } => {
+            (!matches!(ty, "u32" | "u64")).then_some((*span, "an address"))
+        }
+        Initializer::Immediate(immediate) => {
+            let float = !matches!(immediate.value.value, ImmediateValue::Integer { .. });
+            let integer_type = ty.starts_with('u') || ty.starts_with('s');
+            let float_type = matches!(ty, "f32" | "f64" | "f16x2");
+            if float && integer_type {
+                Some((immediate.span, "a floating-point literal"))
+            } else if !float && float_type {
+                Some((immediate.span, "an integer"))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+fn initializer_span(initializer: &Initializer) -> Span {
+    match initializer {
+        Initializer::Immediate(immediate) => immediate.span,
+        Initializer::Address { span, .. } | Initializer::Property { span, .. } => *span,
+        Initializer::List(list) => list.span,
     }
 }
 

@@ -313,6 +313,14 @@ type ParameterShape = (Text, Option<crate::declarations::Shape>);
 
 /// The [`Signature`] of `function`.
 fn signature(function: &Function) -> Signature {
+    signature_of(&function.returns, &function.params)
+}
+
+/// The [`Signature`] of these return and input parameter lists.
+fn signature_of(
+    returns: &Option<Vec<VariableDeclaration>>,
+    params: &Option<Vec<VariableDeclaration>>,
+) -> Signature {
     let shapes = |list: &Option<Vec<VariableDeclaration>>| {
         list.iter()
             .flatten()
@@ -326,7 +334,7 @@ fn signature(function: &Function) -> Signature {
             })
             .collect()
     };
-    (shapes(&function.returns), shapes(&function.params))
+    (shapes(returns), shapes(params))
 }
 
 /// How many return and input parameters a function declares (saturated at `u16::MAX`).
@@ -804,6 +812,8 @@ struct Scope<'a> {
     ranges: Vec<RegisterRange<'a>>,
     /// The `.param` variables declared here, with their shapes (the arguments of calls).
     params: Vec<(&'a str, crate::declarations::Shape)>,
+    /// The `.callprototype`s declared here, by label.
+    prototypes: Vec<(&'a str, Arc<Signature>)>,
 }
 
 /// A declared name: its span, register type, what symbol it is, and where it lives.
@@ -1008,7 +1018,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         };
         let name = callee.name.as_str();
         if name.starts_with('%') {
-            return None;
+            return self.indirect_call(instruction, index);
         }
         // Only a name that resolves (an undeclared one is reported by the resolver).
         let head = le_word(name.as_bytes());
@@ -1042,6 +1052,31 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             .or_else(|| self.call_argument_shapes(instruction, index, name))
     }
 
+    /// An indirect call through a `.callprototype` (9.7.12.5, call.md: "`fproto` is the label
+    /// of a .callprototype directive"): the return and input arguments against the
+    /// prototype's, as for a direct call (ptxas 13.5: "Call has wrong number of parameters",
+    /// "Type of argument does not match formal parameter '_'") — E0211.
+    fn indirect_call(&self, instruction: &Instruction, index: usize) -> Option<Diagnostic> {
+        let Some(Operand::Name(list)) = instruction.operands.last() else {
+            return None;
+        };
+        let label = list.name.as_str();
+        let signature = self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .prototypes
+                .iter()
+                .rev()
+                .find(|(name, _)| *name == label)
+                .map(|(_, signature)| Arc::clone(signature))
+        })?;
+        let arity = Arity {
+            returns: u16::try_from(signature.0.len()).unwrap_or(u16::MAX),
+            params: u16::try_from(signature.1.len()).unwrap_or(u16::MAX),
+        };
+        call_arity(instruction, index, label, arity, list.span)
+            .or_else(|| self.argument_shapes(instruction, index, label, &signature))
+    }
+
     /// The shape of the `.param` variable `name` of the scopes, if it is one.
     fn param_shape(&self, name: &str) -> Option<crate::declarations::Shape> {
         self.scopes.iter().rev().find_map(|scope| {
@@ -1064,6 +1099,17 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         name: &str,
     ) -> Option<Diagnostic> {
         let signature = self.resolver.signatures.get(name)?;
+        self.argument_shapes(instruction, index, name, signature)
+    }
+
+    /// The arguments of a call against `signature`, the callee's or the prototype's.
+    fn argument_shapes(
+        &self,
+        instruction: &Instruction,
+        index: usize,
+        name: &str,
+        signature: &Signature,
+    ) -> Option<Diagnostic> {
         fn list(operand: Option<&Operand>) -> &[Operand] {
             match operand {
                 Some(Operand::List(list)) => list.value.as_slice(),
@@ -1388,7 +1434,24 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     };
                     let mut found = Vec::new();
                     for target in &targets.targets {
-                        found.push(self.resolve(target.as_str(), target.span, role));
+                        let resolved = self.resolve(target.as_str(), target.span, role);
+                        // 9.7.12.4 (brx.idx): ".branchtargets" lists labels; ptxas 13.5:
+                        // "Illegal branch target, label expected" for a function's name.
+                        if role == Role::Label
+                            && resolved
+                                .as_ref()
+                                .is_some_and(|found| found.symbol.is_some())
+                        {
+                            self.resolver.diagnostics.push(Diagnostic::error(
+                                "E0228",
+                                format!(
+                                    "`{}` is not a label: `.branchtargets` lists labels",
+                                    target.value
+                                ),
+                                target.span,
+                            ));
+                        }
+                        found.push(resolved);
                     }
                     if role == Role::Label
                         && let Some(builder) = self.builder.as_deref_mut()
@@ -1398,7 +1461,13 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         builder.branch_targets(targets.label.span.start, labels.collect());
                     }
                 }
-                Statement::Prototype(_) | Statement::Loc(_) | Statement::Pragma(_) => {}
+                Statement::Prototype(prototype) => {
+                    let signature = Arc::new(signature_of(&prototype.returns, &prototype.params));
+                    self.current()
+                        .prototypes
+                        .push((prototype.label.as_str(), signature));
+                }
+                Statement::Loc(_) | Statement::Pragma(_) => {}
             }
         }
     }

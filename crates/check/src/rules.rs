@@ -1616,6 +1616,20 @@ fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Op
 /// 13.5 rejects `.version 7.0` with `.target sm_90, sm_80`), the one instructions are gated by
 /// last.
 pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut Vec<Diagnostic>) {
+    if let (Some(version), Some(span)) = (setting.version, setting.version_span)
+        && !PTX_VERSIONS.contains(&(version.major, version.minor))
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0227",
+                format!("PTX ISA version {version} does not exist"),
+                span,
+            )
+            .with_help(format!(
+                "ptxas: Unsupported .version {version}; current version is '9.5'"
+            )),
+        );
+    }
     if setting.overridden {
         if let (Some(target), Some(span)) = (setting.target, setting.target_span) {
             check_module_target(setting, "", Some(target), span, diagnostics);
@@ -1638,6 +1652,60 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
 
 /// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
 /// parse) at `target_span`.
+/// The PTX ISA versions ptxas 13.5 knows (every `X.Y` with X, Y in 0..=9 probed: the others
+/// are "Unsupported .version 6.6; current version is '9.5'").
+const PTX_VERSIONS: &[(u8, u8)] = &[
+    (1, 0),
+    (1, 1),
+    (1, 2),
+    (1, 3),
+    (1, 4),
+    (1, 5),
+    (2, 0),
+    (2, 1),
+    (2, 2),
+    (2, 3),
+    (3, 0),
+    (3, 1),
+    (3, 2),
+    (4, 0),
+    (4, 1),
+    (4, 2),
+    (4, 3),
+    (5, 0),
+    (5, 1),
+    (6, 0),
+    (6, 1),
+    (6, 2),
+    (6, 3),
+    (6, 4),
+    (6, 5),
+    (7, 0),
+    (7, 1),
+    (7, 2),
+    (7, 3),
+    (7, 4),
+    (7, 5),
+    (7, 6),
+    (7, 7),
+    (7, 8),
+    (8, 0),
+    (8, 1),
+    (8, 2),
+    (8, 3),
+    (8, 4),
+    (8, 5),
+    (8, 6),
+    (8, 7),
+    (8, 8),
+    (9, 0),
+    (9, 1),
+    (9, 2),
+    (9, 3),
+    (9, 4),
+    (9, 5),
+];
+
 /// The options of a `.target` list (PTX ISA 11.3.2, ".target": `texmode_unified`,
 /// `texmode_independent`, `debug`, `map_f64_to_f32`), as ptxas 13.5 takes them: another word
 /// is "Parsing error near 'texmode_raw'" (E0404), both texture modes "Conflicting .target
