@@ -5,7 +5,7 @@
 
 use crate::rules::ModuleSetting;
 use ptxsim_syntax::ast::{
-    Declarator, Function, ImmediateValue, Initializer, Linkage, Qualifier, StateSpace,
+    Declarator, Function, ImmediateValue, Initializer, Linkage, Prototype, Qualifier, StateSpace,
     VariableDeclaration,
 };
 use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
@@ -318,6 +318,19 @@ fn check_declarators(
     }
 }
 
+/// The parameters of a `.callprototype` (9.7.12.5, call.md), whose words are those of any
+/// parameter (ptxas 13.5: "Parsing error near 'r'" for `(.param r)`) — E0221.
+pub fn check_prototype(prototype: &Prototype, diagnostics: &mut Vec<Diagnostic>) {
+    for declaration in prototype
+        .returns
+        .iter()
+        .chain(prototype.params.iter())
+        .flatten()
+    {
+        check_words(declaration, diagnostics);
+    }
+}
+
 /// The values of an initializer against the variable's type, as ptxas 13.5 takes them (PTX
 /// ISA 5.4.4, "Variable Initializers"): "Initial value type mismatch" for an integer in a
 /// `.f32`/`.f64`/`.f16x2` variable, a floating-point literal (decimal, `0f`, `0d`) in a signed
@@ -333,10 +346,29 @@ fn check_initial_values(declaration: &VariableDeclaration, diagnostics: &mut Vec
     }) else {
         return;
     };
+    let vector = declaration
+        .words()
+        .any(|word| matches!(word.value.as_str(), "v2" | "v4"));
     for declarator in &declaration.declarators {
         let Some(initializer) = &declarator.initializer else {
             continue;
         };
+        let scalar_for_vector = if vector {
+            scalar_at_depth(initializer, declarator.dimensions.len())
+        } else {
+            None
+        };
+        if let Some(span) = scalar_for_vector {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0226",
+                    "a vector variable is initialized with a `{...}` per vector",
+                    span,
+                )
+                .with_help("ptxas: Initial value type mismatch"),
+            );
+            return;
+        }
         if let Some((span, message)) = initial_value_mismatch(ty, initializer) {
             diagnostics.push(
                 Diagnostic::error(
@@ -379,6 +411,20 @@ fn initial_value_mismatch(ty: &str, initializer: &Initializer) -> Option<(Span, 
                 None
             }
         }
+    }
+}
+
+/// A value that is not a brace list `depth` levels into `initializer` (where the vectors of a
+/// vector variable are: ptxas 13.5 "Initial value type mismatch" for `.v2 .u32 g = 1` and
+/// `.v2 .u32 g[2] = {1, 2}`).
+fn scalar_at_depth(initializer: &Initializer, depth: usize) -> Option<Span> {
+    match initializer {
+        Initializer::List(list) if depth > 0 => list
+            .value
+            .iter()
+            .find_map(|inner| scalar_at_depth(inner, depth - 1)),
+        Initializer::List(_) | Initializer::Property { .. } => None,
+        _ => Some(initializer_span(initializer)),
     }
 }
 

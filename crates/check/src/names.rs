@@ -1061,6 +1061,18 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             return None;
         };
         let label = list.name.as_str();
+        // ptxas 13.5: "Call target not recognized" for a function's name in place of the
+        // prototype or target list.
+        if let Some((ModuleSymbol::Function { .. }, _)) = self.resolver.declared.get(label) {
+            return Some(Diagnostic::error(
+                "E0228",
+                format!(
+                    "`{label}` is a function: an indirect call ends with a `.callprototype` or \
+                     `.calltargets` label, or a table of function addresses"
+                ),
+                list.span,
+            ));
+        }
         let signature = self.scopes.iter().rev().find_map(|scope| {
             scope
                 .prototypes
@@ -1462,6 +1474,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     }
                 }
                 Statement::Prototype(prototype) => {
+                    crate::declarations::check_prototype(prototype, &mut self.resolver.diagnostics);
                     let signature = Arc::new(signature_of(&prototype.returns, &prototype.params));
                     self.current()
                         .prototypes
@@ -2421,7 +2434,9 @@ fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Di
 }
 
 /// A function declared again (PTX ISA 11.6, "Linking Directives"), as ptxas 13.5 takes it: a
-/// prototype after the definition is "Duplicate definition of function 'f'"; a definition
+/// prototype after the definition is "Duplicate definition of function 'f'"; a prototype
+/// with a linkage other than the first prototype's (none after `.extern` included) is
+/// "Inconsistent redefinition of variable 'f'", and so is a definition
 /// after an `.extern` prototype, or with a linkage other than its prototype's (`.func f();`
 /// then `.visible .func f() {...}`), is "Inconsistent redefinition of variable 'f'" (a
 /// definition without linkage takes its prototype's) — E0222.
@@ -2435,6 +2450,16 @@ fn redeclaration(
 ) -> Option<Diagnostic> {
     let message = if first_defined && !defined {
         format!("`{}` is declared again after its definition", name.value)
+    } else if !first_defined
+        && !defined
+        && (linkage.is_some_and(|linkage| Some(linkage) != first_linkage)
+            || (linkage.is_none() && first_linkage == Some(Linkage::Extern)))
+    {
+        format!(
+            "`{}` is declared again with another linkage ({} before)",
+            name.value,
+            first_linkage.map_or("none", Linkage::as_str)
+        )
     } else if !first_defined
         && defined
         && (first_linkage == Some(Linkage::Extern)

@@ -984,7 +984,31 @@ pub fn check_section(
                     .with_help("ptxas: Illegal type for dwarf data"),
                 );
             }
-            SectionEntry::Label(_) | SectionEntry::Data { .. } => {}
+            SectionEntry::Data { ty, values, .. } => {
+                let bits = match ty.value.as_str() {
+                    "b8" => 8,
+                    "b16" => 16,
+                    "b32" => 32,
+                    _ => 64,
+                };
+                // ptxas 13.5: "Value out of range for type .b8 1024".
+                let too_large = values.iter().find_map(|value| match value {
+                    ptxsim_syntax::ast::SectionValue::Integer(number)
+                        if bits < 64 && number.value >> bits != 0 =>
+                    {
+                        Some(number)
+                    }
+                    _ => None,
+                });
+                if let Some(number) = too_large {
+                    diagnostics.push(Diagnostic::error(
+                        "E0225",
+                        format!("{} does not fit `.{}`", number.value, ty.value),
+                        number.span,
+                    ));
+                }
+            }
+            SectionEntry::Label(_) => {}
         }
     }
 }
@@ -1710,7 +1734,7 @@ const PTX_VERSIONS: &[(u8, u8)] = &[
 /// `texmode_independent`, `debug`, `map_f64_to_f32`), as ptxas 13.5 takes them: another word
 /// is "Parsing error near 'texmode_raw'" (E0404), both texture modes "Conflicting .target
 /// option 'texmode_independent'", and `map_f64_to_f32` "Directive map_f64_to_f32 is not
-/// supported with SM 1.3 or higher" on every target it knows (E0223).
+/// supported with SM 1.3 or higher" beside sm_13 and later (E0223).
 fn check_target_options(entries: &[Spanned<Text>], diagnostics: &mut Vec<Diagnostic>) {
     let mut texmode: Option<&str> = None;
     for entry in entries {
@@ -1728,6 +1752,13 @@ fn check_target_options(entries: &[Spanned<Text>], diagnostics: &mut Vec<Diagnos
                     None
                 }
             },
+            "map_f64_to_f32"
+                if !entries.iter().any(|entry| {
+                    Target::parse(entry.as_str()).is_ok_and(|target| target.number >= 13)
+                }) =>
+            {
+                continue;
+            }
             "map_f64_to_f32" => Some((
                 "E0223",
                 "`map_f64_to_f32` is for targets below sm_13, which ptxas no longer supports"
