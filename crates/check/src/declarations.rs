@@ -189,6 +189,9 @@ pub fn check_form(
             ));
         }
     }
+    if let Some(second) = declaration.linkage.get(1) {
+        diagnostics.push(one_linkage(second.span));
+    }
     for linkage in &declaration.linkage {
         match linkage.value {
             Linkage::Extern => {
@@ -258,6 +261,9 @@ pub fn check_form(
 /// `.extern` function has no body (11.6.1, ".extern"; ptxas 13.5: "Function definition
 /// conflicts with '.extern' declaration for function 'f'") — E0216.
 pub fn check_returns(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
+    if let Some(second) = function.linkage.get(1) {
+        diagnostics.push(one_linkage(second.span));
+    }
     for linkage in &function.linkage {
         let problem = match linkage.value {
             Linkage::Common => "`.common` is a linkage of `.global` variables, not of functions",
@@ -614,6 +620,16 @@ pub(crate) fn mismatch(argument: Shape, parameter: Shape) -> Option<&'static str
         }
         _ => Some("Type of argument does not match formal parameter"),
     }
+}
+
+/// A second linkage directive (11.6, "Linking Directives": one of `.extern`, `.visible`,
+/// `.weak`, `.common`; ptxas 13.5: "Parsing error near '.weak'" for `.visible .weak`) — E0216.
+fn one_linkage(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0216",
+        "a declaration has at most one linkage directive",
+        span,
+    )
 }
 
 fn error(code: &'static str, message: String, span: Span, help: String) -> Diagnostic {
