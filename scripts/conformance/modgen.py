@@ -597,6 +597,8 @@ def main() -> int:
     ap.add_argument("--show", type=int, default=30)
     ap.add_argument("--tsv", help="write agreeing modules as verdict<TAB>module rows")
     ap.add_argument("--cache", help="a JSON file keeping ptxas's verdicts between runs")
+    ap.add_argument("--max-chars", type=int, default=4000,
+                    help="--tsv leaves out longer modules (whole repository files)")
     args = ap.parse_args()
     modules = generate(args.seed, args.modules)
     if not args.judge:
@@ -666,7 +668,7 @@ def main() -> int:
                     "ptxas -arch <target> m.ptx -o /dev/null\n")
             f.write("verdict\tmodule\n")
             for ok, target, text, theirs, mine in rows:
-                if ok:
+                if ok and len(text) <= args.max_chars:
                     esc = text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
                     f.write(f"{'accept' if theirs == '' else 'reject'}\t{esc}\n")
     return 0

@@ -206,6 +206,7 @@ impl<'m> ItemStream<'m> {
     pub(crate) fn declare(&mut self, declarations: &[ModuleDeclaration]) {
         let reported = self.resolver.diagnostics.len();
         for declaration in declarations {
+            self.resolver.declare_signature(declaration);
             self.resolver
                 .declare_module(&declaration.name, declaration.symbol);
         }
@@ -265,6 +266,8 @@ pub(crate) fn finish_pieces(
 pub(crate) struct ModuleDeclaration {
     name: Spanned<Text>,
     symbol: ModuleSymbol,
+    /// A function's parameters, for the calls of other pieces.
+    signature: Option<Arc<Signature>>,
 }
 
 /// Appends the module-scope names `item` declares, in the order [`Resolver::item`] declares
@@ -285,9 +288,14 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
         },
         Item::File(_) | Item::Section(_) | Item::Pragma(_) => return,
     };
+    let signature = match item {
+        Item::Function(function) => Some(Arc::new(signature(function))),
+        _ => None,
+    };
     out.extend(module_names(item).map(|name| ModuleDeclaration {
         name: name.clone(),
         symbol,
+        signature: signature.clone(),
     }));
 }
 
@@ -514,7 +522,18 @@ impl<'m> Resolver<'m> {
         let mut declarations = Vec::new();
         module_declarations(item, &mut declarations);
         for declaration in &declarations {
+            self.declare_signature(declaration);
             self.declare_module(&declaration.name, declaration.symbol);
+        }
+    }
+
+    /// Keeps a function's [`Signature`] for the calls to it (its first declaration's).
+    fn declare_signature(&mut self, declaration: &ModuleDeclaration) {
+        if let Some(signature) = &declaration.signature
+            && !self.signatures.contains_key(declaration.name.as_str())
+        {
+            self.signatures
+                .insert(declaration.name.as_str().into(), Arc::clone(signature));
         }
     }
 
