@@ -261,6 +261,20 @@ pub fn check_form(
 /// `.extern` function has no body (11.6.1, ".extern"; ptxas 13.5: "Function definition
 /// conflicts with '.extern' declaration for function 'f'") — E0216.
 pub fn check_returns(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
+    if function.kind.value == ptxsim_syntax::ast::FunctionKind::Func
+        && let Some(params) = &function.params
+        && let Some(early) = params
+            .iter()
+            .take(params.len().saturating_sub(1))
+            .find(|param| is_incomplete_array(param))
+    {
+        diagnostics.push(error(
+            "E0217",
+            "only a device function's last input parameter can be an array without elements".into(),
+            early.span,
+            "ptxas: Only the last input parameter can be an incomplete array.".into(),
+        ));
+    }
     if let Some(second) = function.linkage.get(1) {
         diagnostics.push(one_linkage(second.span));
     }
@@ -593,10 +607,25 @@ pub(crate) fn shape(declaration: &VariableDeclaration, declarator: &Declarator) 
         elements = elements.saturating_mul(dimension.as_ref()?.value);
     }
     let element_bytes = u64::from(bits / 8).max(1);
+    if elements == 0 {
+        return None;
+    }
     Some(Shape::Array {
         dimensions: declarator.dimensions.len(),
         bytes: elements.saturating_mul(element_bytes),
         align: declaration.align().unwrap_or(element_bytes),
+    })
+}
+
+/// Whether `declaration` is an array without elements (`p[]`, `p[0]`): a device function's
+/// last input parameter may be one (ptxas 13.5 then takes calls with and without it; "Only the
+/// last input parameter can be an incomplete array." elsewhere).
+pub(crate) fn is_incomplete_array(declaration: &VariableDeclaration) -> bool {
+    declaration.declarators.iter().any(|declarator| {
+        declarator
+            .dimensions
+            .iter()
+            .any(|dimension| dimension.as_ref().is_none_or(|size| size.value == 0))
     })
 }
 

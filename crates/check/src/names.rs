@@ -350,6 +350,9 @@ fn signature_of(
 struct Arity {
     returns: u16,
     params: u16,
+    /// The last input parameter is an array without elements, which a call may leave out
+    /// (ptxas 13.5 takes `call f, ();` of `.func f(.param .b8 p[])`).
+    optional_last: bool,
 }
 
 impl Arity {
@@ -360,6 +363,11 @@ impl Arity {
         Arity {
             returns: count(&function.returns),
             params: count(&function.params),
+            optional_last: function
+                .params
+                .as_ref()
+                .and_then(|params| params.last())
+                .is_some_and(crate::declarations::is_incomplete_array),
         }
     }
 }
@@ -1103,6 +1111,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         let arity = Arity {
             returns: u16::try_from(signature.0.len()).unwrap_or(u16::MAX),
             params: u16::try_from(signature.1.len()).unwrap_or(u16::MAX),
+            optional_last: false,
         };
         call_arity(instruction, index, label, arity, list.span)
             .or_else(|| self.argument_shapes(instruction, index, label, &signature))
@@ -2523,7 +2532,9 @@ fn call_arity(
         count(instruction.operands.first())
     };
     let params = count(instruction.operands.get(index + 1));
-    if returns == usize::from(arity.returns) && params == usize::from(arity.params) {
+    let params_match = params == usize::from(arity.params)
+        || (arity.optional_last && params + 1 == usize::from(arity.params));
+    if returns == usize::from(arity.returns) && params_match {
         return None;
     }
     Some(
