@@ -322,7 +322,7 @@ fn check_declarators(
             && (!declarator.dimensions.is_empty() || declarator.initializer.is_some())
         {
             "a register range `%r<N>` has no array dimensions or initializer"
-        } else if matches!(name, "_" | "%" | "WARP_SZ") {
+        } else if matches!(name, "_" | "%" | "$" | "WARP_SZ") {
             "`_`, `%` and `WARP_SZ` (a constant of PTX) are not names"
         } else if scope == Scope::FunctionReturn
             && declarator
@@ -366,6 +366,9 @@ fn check_initial_values(declaration: &VariableDeclaration, diagnostics: &mut Vec
     }) else {
         return;
     };
+    if is_opaque(ty) {
+        return;
+    }
     let vector = declaration
         .words()
         .any(|word| matches!(word.value.as_str(), "v2" | "v4"));
@@ -373,16 +376,16 @@ fn check_initial_values(declaration: &VariableDeclaration, diagnostics: &mut Vec
         let Some(initializer) = &declarator.initializer else {
             continue;
         };
-        let scalar_for_vector = if vector {
-            scalar_at_depth(initializer, declarator.dimensions.len())
-        } else {
-            None
-        };
-        if let Some(span) = scalar_for_vector {
+        let depth = declarator.dimensions.len() + usize::from(vector);
+        if let Some(span) = misnested(initializer, depth) {
             diagnostics.push(
                 Diagnostic::error(
                     "E0226",
-                    "a vector variable is initialized with a `{...}` per vector",
+                    format!(
+                        "the initializer's braces do not follow the variable's shape: {depth} \
+                         level{} of `{{...}}` (one per array dimension, one per vector)",
+                        if depth == 1 { "" } else { "s" }
+                    ),
                     span,
                 )
                 .with_help("ptxas: Initial value type mismatch"),
@@ -434,17 +437,21 @@ fn initial_value_mismatch(ty: &str, initializer: &Initializer) -> Option<(Span, 
     }
 }
 
-/// A value that is not a brace list `depth` levels into `initializer` (where the vectors of a
-/// vector variable are: ptxas 13.5 "Initial value type mismatch" for `.v2 .u32 g = 1` and
-/// `.v2 .u32 g[2] = {1, 2}`).
-fn scalar_at_depth(initializer: &Initializer, depth: usize) -> Option<Span> {
+/// The first value of `initializer` whose bracing does not follow the variable's shape:
+/// `depth` levels of braces, one per array dimension and one for a vector, with the values
+/// at the innermost (ptxas 13.5: "Initial value type mismatch" for `.b32 a = {1}`, `.b32 a[2]
+/// = 1`, `.b32 a[2] = {{1}, {2}}`, `.v2 .u32 g = 1`, `.v2 .u32 g[2] = {1, 2}`; and "Greater
+/// number of elements in array initializer" for a flattened `.b32 a[2][2] = {1, 2, 3, 4}`).
+fn misnested(initializer: &Initializer, depth: usize) -> Option<Span> {
     match initializer {
+        Initializer::Property { .. } => None,
         Initializer::List(list) if depth > 0 => list
             .value
             .iter()
-            .find_map(|inner| scalar_at_depth(inner, depth - 1)),
-        Initializer::List(_) | Initializer::Property { .. } => None,
-        _ => Some(initializer_span(initializer)),
+            .find_map(|inner| misnested(inner, depth - 1)),
+        _ if depth > 0 => Some(initializer_span(initializer)),
+        Initializer::List(list) => Some(list.span),
+        _ => None,
     }
 }
 
@@ -572,6 +579,9 @@ pub fn check_module_pragma(text: &Spanned<Text>, diagnostics: &mut Vec<Diagnosti
 pub(crate) enum Shape {
     /// A scalar (or vector) of this many bits.
     Scalar(u32),
+    /// An array without elements (`p[]`, `p[0]`; a device function's last parameter): any
+    /// array may be passed to it, a scalar not.
+    Incomplete,
     /// An array.
     Array {
         /// How many dimensions.
@@ -604,11 +614,14 @@ pub(crate) fn shape(declaration: &VariableDeclaration, declarator: &Declarator) 
     }
     let mut elements = 1u64;
     for dimension in &declarator.dimensions {
-        elements = elements.saturating_mul(dimension.as_ref()?.value);
+        let Some(dimension) = dimension else {
+            return Some(Shape::Incomplete);
+        };
+        elements = elements.saturating_mul(dimension.value);
     }
     let element_bytes = u64::from(bits / 8).max(1);
     if elements == 0 {
-        return None;
+        return Some(Shape::Incomplete);
     }
     Some(Shape::Array {
         dimensions: declarator.dimensions.len(),
@@ -633,6 +646,9 @@ pub(crate) fn is_incomplete_array(declaration: &VariableDeclaration) -> bool {
 pub(crate) fn mismatch(argument: Shape, parameter: Shape) -> Option<&'static str> {
     match (argument, parameter) {
         (Shape::Scalar(a), Shape::Scalar(p)) if a == p => None,
+        (Shape::Array { .. } | Shape::Incomplete, Shape::Incomplete) | (Shape::Incomplete, _) => {
+            None
+        }
         (
             Shape::Array {
                 dimensions,
