@@ -774,6 +774,11 @@ struct RegisterRange<'a> {
     /// Whether a label or a declared name of the same scope is one of the range's registers
     /// (then [`Scope::lookup`] must look at the entries first).
     shadowed: bool,
+    /// For a range outside `.reg` (`.const .b32 %c<4>` declares variables, which ptxas 13.5
+    /// takes, and refuses as registers: "Argument 0 of instruction 'mov': must be register"):
+    /// what its names are and where they live.
+    symbol: Option<SymbolKind>,
+    home: Option<Home>,
 }
 
 impl<'a> RegisterRange<'a> {
@@ -788,6 +793,17 @@ impl<'a> RegisterRange<'a> {
             span,
             count_span,
             shadowed: false,
+            symbol: None,
+            home: None,
+        }
+    }
+
+    /// The range with its names being variables of `home`.
+    fn of_variables(self, symbol: Option<SymbolKind>, home: Option<Home>) -> Self {
+        RegisterRange {
+            symbol,
+            home,
+            ..self
         }
     }
 
@@ -837,7 +853,8 @@ struct Scope<'a> {
     /// Declared names and labels (one table, so that a lookup hashes the name once).
     entries: FxHashMap<&'a str, Entry>,
     ranges: Vec<RegisterRange<'a>>,
-    /// The `.param` variables declared here, with their shapes (the arguments of calls).
+    /// The `.param` variables and the `.reg` registers (not of ranges) declared here, with their
+    /// shapes (the arguments of calls).
     params: Vec<(&'a str, crate::declarations::Shape)>,
     /// The `.callprototype`s declared here, by label.
     prototypes: Vec<(&'a str, Arc<Signature>)>,
@@ -880,8 +897,8 @@ impl<'a> Scope<'a> {
         let in_range = range.map(|range| Found {
             span: range.span,
             ty: range.ty,
-            symbol: None,
-            home: None,
+            symbol: range.symbol,
+            home: range.home,
         });
         // Most names are registers of a `%r<N>` range. A name in a range that no entry of this
         // scope falls in has no entry itself, and the range is the answer: no need to hash it.
@@ -1455,7 +1472,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                             self.initializer(initializer);
                         }
                         self.declare(declarator, ty, symbol, home);
-                        if declaration.space.value == StateSpace::Param
+                        if (declaration.space.value == StateSpace::Param
+                            || (declaration.space.value == StateSpace::Reg
+                                && declarator.range.is_none()))
                             && let Some(shape) = crate::declarations::shape(declaration, declarator)
                         {
                             self.current()
@@ -1641,13 +1660,10 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 .find(|existing| existing.prefix == name)
                 .map(|existing| existing.span)
                 .or_else(|| scope.entries.get(name).and_then(|entry| entry.label));
-            scope.push_range(RegisterRange::new(
-                name,
-                range.value,
-                ty,
-                declarator.span,
-                range.span,
-            ));
+            scope.push_range(
+                RegisterRange::new(name, range.value, ty, declarator.span, range.span)
+                    .of_variables(symbol, home),
+            );
             conflict
         } else {
             let entry = scope.entries.get(name).copied().unwrap_or_default();
