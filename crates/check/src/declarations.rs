@@ -60,7 +60,8 @@ fn is_opaque(word: &str) -> bool {
 /// * a kernel's parameters are `.param` (5.1.6.1, "Kernel Function Parameters"): "Entry
 ///   parameter 'p1' must have .param state space"; `.ptr` (5.1.6.1.1, "Kernel Parameter
 ///   Attribute: .ptr") is for kernel parameters only: "Illegal placement of kernel parameter
-///   attribute" on a device function's parameter — E0217.
+///   attribute" on a device function's parameter; a device function's parameters are `.param`
+///   or `.reg`: "Function parameter 'p' has illegal state space" — E0217.
 pub fn check_form(
     setting: &ModuleSetting,
     declaration: &VariableDeclaration,
@@ -145,14 +146,18 @@ pub fn check_form(
         }
     }
     // ptxas 13.5: "Variable 'p' cannot be allocated in .param state space" for a `.param`
-    // vector (kernel and function parameters, call arguments; a prototype's are taken).
+    // vector or `.f16x2` (kernel and function parameters, call arguments; a prototype's are
+    // taken).
     if space == StateSpace::Param
-        && words.iter().any(|word| matches!(*word, "v2" | "v4"))
+        && words
+            .iter()
+            .any(|word| matches!(*word, "v2" | "v4" | "f16x2"))
         && !matches!(scope, Scope::PrototypeParameter { .. })
     {
         diagnostics.push(error(
             "E0214",
-            "a `.param` variable cannot be a vector; use a `.b8` array with `.align`".into(),
+            "a `.param` variable cannot be a vector or `.f16x2`; use a `.b8` array with `.align`"
+                .into(),
             declaration.span,
             format!("ptxas: Variable '{first_name}' cannot be allocated in .param state space"),
         ));
@@ -236,6 +241,19 @@ pub fn check_form(
                 declaration.space.span,
                 format!("ptxas: Entry parameter '{first_name}' must have .param state space"),
             ))
+        }
+        Scope::FunctionParameter | Scope::FunctionReturn
+            if !matches!(space, StateSpace::Param | StateSpace::Reg) =>
+        {
+            diagnostics.push(error(
+                "E0217",
+                format!(
+                    "a device function's parameter `{first_name}` is `.param` or `.reg`, not `.{}`",
+                    space.as_str()
+                ),
+                declaration.space.span,
+                format!("ptxas: Function parameter '{first_name}' has illegal state space"),
+            ));
         }
         Scope::FunctionParameter
         | Scope::FunctionReturn

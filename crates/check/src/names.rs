@@ -586,11 +586,14 @@ impl<'m> Resolver<'m> {
                         linkage: function.linkage.first().map(|linkage| linkage.value),
                     },
                 );
+                // ptxas 13.5 takes a `.b128` parameter of a prototype without a body on any
+                // target (`.extern .entry k(.param .b128 p);` on sm_52).
                 for parameter in function
                     .returns
                     .iter()
                     .chain(function.params.iter())
                     .flatten()
+                    .filter(|_| function.body.is_some())
                 {
                     crate::rules::check_declaration(self.setting, parameter, &mut self.diagnostics);
                 }

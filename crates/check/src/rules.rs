@@ -503,7 +503,7 @@ pub fn check_complete_type(
 }
 
 /// Checks what a declaration's type needs of the target and version: `.b128` (registers,
-/// parameters, variables) needs PTX ISA 8.3 and sm_70, as `mov.b128` does.
+/// parameters, variables) needs PTX ISA 8.3 and sm_70, as `mov.b128` does; `.f16x2` sm_53.
 pub fn check_declaration(
     setting: &ModuleSetting,
     declaration: &VariableDeclaration,
@@ -513,6 +513,18 @@ pub fn check_declaration(
     let (Some(target), Some(version)) = (setting.target, setting.version) else {
         return;
     };
+    // ptxas 13.5: "Feature '.f16x2 packed data-type' requires .target sm_53 or higher" for a
+    // `.f16x2` declaration (PTX ISA 5.2.2: `.f16x2` introduced in 4.2, sm_53).
+    if let Some(word) = declaration.words().find(|word| word.value == "f16x2") {
+        gate_feature(
+            setting,
+            ".f16x2 packed data-type",
+            word.span,
+            53,
+            PtxVersion::new(4, 2),
+            diagnostics,
+        );
+    }
     for word in declaration.words().filter(|word| word.value == "b128") {
         if let Err(unmet) = satisfied(&b128_declaration(), target, version) {
             for gate in &unmet.gates {
