@@ -152,18 +152,19 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
 fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
     let cases = read_cases();
     assert!(!cases.is_empty(), "no conformance data");
-    // Lines with `.b128` registers go into modules of their own: their declaration needs
-    // sm_70 / PTX 8.3, and an error there concerns the whole module.
-    let mut groups: BTreeMap<(&str, bool), Vec<&Case>> = BTreeMap::new();
+    // Lines with `.b128` or `.f16x2` registers go into modules of their own: their declarations
+    // need sm_70 / PTX 8.3 and sm_53, and an error there concerns the whole module.
+    let mut groups: BTreeMap<(&str, bool, bool), Vec<&Case>> = BTreeMap::new();
     for case in &cases {
         let wide = case.instruction.contains("%b128_");
+        let packed = case.instruction.contains("%f16x2_");
         groups
-            .entry((case.target.as_str(), wide))
+            .entry((case.target.as_str(), wide, packed))
             .or_default()
             .push(case);
     }
     let mut tally = Tally::default();
-    for ((key, _), group) in &groups {
+    for ((key, _, _), group) in &groups {
         let (target, version) = key.split_once('\t').unwrap_or((key, ""));
         let (module, lines) = build_module(target, version, group);
         let (_, diagnostics) = ptxsim_check::parse_and_check(&module);
