@@ -61,7 +61,12 @@ fn is_opaque(word: &str) -> bool {
 ///   parameter 'p1' must have .param state space"; `.ptr` (5.1.6.1.1, "Kernel Parameter
 ///   Attribute: .ptr") is for kernel parameters only: "Illegal placement of kernel parameter
 ///   attribute" on a device function's parameter; a device function's parameters are `.param`
-///   or `.reg`: "Function parameter 'p' has illegal state space" — E0217.
+///   or `.reg`: "Function parameter 'p' has illegal state space" — E0217;
+/// * the words, declarators and initializers (`check_words`, `check_declarators`,
+///   `check_initial_values`; E0221, E0226), an initializer only in `.global` and `.const`
+///   ("No initial value is allowed for 'x' in this state space"; E0221), and no module-scope
+///   `.local` ("Module-scoped variables in .local state space are not allowed with ABI";
+///   E0223).
 pub fn check_form(
     setting: &ModuleSetting,
     declaration: &VariableDeclaration,
@@ -271,14 +276,15 @@ pub fn check_form(
     }
 }
 
-/// A device function with more than one return parameter returns them in `.reg` parameters
+/// The rules of a function's header that are not about one parameter. A device function with
+/// more than one return parameter returns them in `.reg` parameters
 /// (5.1.6.2, "Device Function Parameters"; ptxas 13.5: "Multiple return parameters require
 /// .register state space" for `.func (.param .b32 a, .param .b32 b) f()`) — E0217.
 ///
 /// `.common` is no linkage of functions (ptxas 13.5: "Parsing error near '.func'"), and an
 /// `.extern` function has no body (11.6.1, ".extern"; ptxas 13.5: "Function definition
 /// conflicts with '.extern' declaration for function 'f'") — E0216.
-pub fn check_returns(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
+pub fn check_function(function: &Function, diagnostics: &mut Vec<Diagnostic>) {
     if function.kind.value == ptxsim_syntax::ast::FunctionKind::Func
         && let Some(params) = &function.params
         && let Some(early) = params

@@ -616,7 +616,7 @@ impl<'m> Resolver<'m> {
                     for parameter in function.params.iter().flatten() {
                         check_form(self.setting, parameter, scope, &mut self.diagnostics);
                     }
-                    crate::declarations::check_returns(function, &mut self.diagnostics);
+                    crate::declarations::check_function(function, &mut self.diagnostics);
                 }
                 crate::rules::check_function_directives(
                     self.setting,

@@ -830,7 +830,7 @@ const HEADER_DIRECTIVES: &[HeaderDirective] = &[
     directive("abi_preserve_control", false, 1..=1, 0, (9, 0)),
 ];
 
-/// Checks the directives of `function`'s header against [`HEADER_DIRECTIVES`] (E0218, and the
+/// Checks the directives of `function`'s header against `HEADER_DIRECTIVES` (E0218, and the
 /// gates E0401/E0402), and the values ptxas 13.5 refuses: 0 for `.maxnreg`, `.maxntid`,
 /// `.reqntid` and `.minnctapersm` ("Positive non-zero value expected for maxntid"), both
 /// `.maxntid` and `.reqntid` ("Conflicting directives: .maxntid and .reqntid cannot both be
