@@ -88,7 +88,14 @@ pub fn check_form(
         }
     }
     let space = declaration.space.value;
-    check_words(declaration, diagnostics);
+    check_words(
+        declaration,
+        matches!(
+            scope,
+            Scope::EntryParameter | Scope::PrototypeParameter { entry: true }
+        ),
+        diagnostics,
+    );
     check_declarators(declaration, scope, diagnostics);
     if scope == Scope::Module && space == StateSpace::Local {
         diagnostics.push(error(
@@ -371,7 +378,7 @@ pub fn check_prototype(prototype: &Prototype, diagnostics: &mut Vec<Diagnostic>)
         .chain(prototype.params.iter())
         .flatten()
     {
-        check_words(declaration, diagnostics);
+        check_words(declaration, false, diagnostics);
     }
 }
 
@@ -523,7 +530,15 @@ const DECLARATION_TYPES: &[(&str, u32)] = &[
 /// second vector or type, a vector after the type), "Vector type too large, exceeds 128 bit
 /// limit" (`.v4 .f64`, `.v2 .b128`), "Vector type only allowed over basic types" (`.v2
 /// .texref`), "Multiple state spaces specified" (`.const .const`) — E0221.
-fn check_words(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnostic>) {
+///
+/// A kernel parameter may be `.bf16` or `.tf32` (`kernel_parameter`), which ptxas refuses
+/// ("Parsing error near '.bf16'"): ptxsim's Python binding rounds a launch argument to the
+/// parameter's type, and its tests declare them (docs/divergences.md D29).
+fn check_words(
+    declaration: &VariableDeclaration,
+    kernel_parameter: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let mut vector: Option<u32> = None;
     let mut ty: Option<(&str, u32)> = None;
     let mut after_ptr = false;
@@ -542,7 +557,15 @@ fn check_words(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnost
             "global" | "shared" | "const" | "local" | "reg" | "param" => {
                 Some("a declaration has one state space".to_string())
             }
-            _ => match DECLARATION_TYPES.iter().find(|(name, _)| *name == text) {
+            _ => match DECLARATION_TYPES
+                .iter()
+                .chain(if kernel_parameter {
+                    &[("bf16", 16), ("tf32", 32)][..]
+                } else {
+                    &[]
+                })
+                .find(|(name, _)| *name == text)
+            {
                 Some(&found) if ty.is_none() => {
                     ty = Some(found);
                     let (name, bits) = found;
