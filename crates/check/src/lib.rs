@@ -24,6 +24,7 @@
 //! [`compile`] also gives, for a module without errors, the [`Checked`] module from which
 //! [`program`] builds the typed program the executor runs, with this crate's resolver.
 
+pub mod declarations;
 mod hash;
 pub mod limits;
 mod names;

@@ -74,6 +74,17 @@ pub(crate) enum ItemSummary {
         uses: Vec<Text>,
         /// Its first `tcgen05` instruction with `.cta_group::1` and with `.cta_group::2`.
         cta_groups: [Option<Span>; 2],
+        /// Its `.loc` directives, in source order.
+        locs: Vec<LocFact>,
+    },
+    /// A `.section` of DWARF data ptxas counts as debug information.
+    DebugSection,
+    /// A `.file` directive.
+    File {
+        /// Its index.
+        index: u32,
+        /// The directive.
+        span: Span,
     },
     /// A module-scope `.shared` variable with a size.
     Shared {
@@ -121,6 +132,7 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
                 uses,
                 declared,
                 cta_groups,
+                locs,
             } = walk;
             let uses = uses
                 .into_iter()
@@ -133,6 +145,7 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
                 shared,
                 uses,
                 cta_groups,
+                locs,
             });
         }
         Item::Variable(declaration) => {
@@ -161,7 +174,19 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
                 });
             }
         }
-        Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+        Item::File(file) => out.push(ItemSummary::File {
+            index: file.index.value,
+            span: file.span,
+        }),
+        Item::Section(section)
+            if matches!(
+                section.name.as_str(),
+                ".debug_info" | ".debug_abbrev" | ".debug_str" | ".debug_line" | ".debug_loc"
+            ) =>
+        {
+            out.push(ItemSummary::DebugSection);
+        }
+        Item::Section(_) | Item::Pragma(_) => {}
     }
 }
 
@@ -219,6 +244,21 @@ fn sizes(declaration: &VariableDeclaration) -> impl Iterator<Item = (u64, u64)> 
     })
 }
 
+/// What a `.loc` directive says about source locations (PTX ISA 11.8.2, ".loc": `.loc
+/// file_index line_number column_position{, function_name label {+ immediate}, inlined_at
+/// file_index2 line_number2 column_position2}`).
+#[derive(Debug)]
+pub(crate) struct LocFact {
+    /// The directive.
+    span: Span,
+    /// Its location (file, line, column).
+    location: (u32, u32, u32),
+    /// Its `inlined_at` location.
+    inlined_at: Option<(u32, u32, u32)>,
+    /// Whether it has only one of `function_name` and `inlined_at`.
+    unpaired: bool,
+}
+
 /// What a function body declares and names.
 #[derive(Default)]
 struct BodyWalk {
@@ -226,6 +266,7 @@ struct BodyWalk {
     uses: FxHashSet<Text>,
     declared: FxHashSet<Text>,
     cta_groups: [Option<Span>; 2],
+    locs: Vec<LocFact>,
 }
 
 impl BodyWalk {
@@ -270,6 +311,15 @@ impl BodyWalk {
                     }
                 }
                 Statement::Block(inner) => self.block(inner),
+                Statement::Loc(loc) => self.locs.push(LocFact {
+                    span: loc.span,
+                    location: (loc.file.value, loc.line.value, loc.column.value),
+                    inlined_at: loc
+                        .inlined_at
+                        .as_ref()
+                        .map(|(file, line, column)| (file.value, line.value, column.value)),
+                    unpaired: loc.function_name.is_some() != loc.inlined_at.is_some(),
+                }),
                 _ => {}
             }
         }
@@ -317,8 +367,11 @@ pub(crate) fn finish(
     // Module-scope shared variables by name: (size, alignment, declaration order).
     let mut shared_variables: FxHashMap<&str, (u64, u64, usize)> = FxHashMap::default();
     let mut functions: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut debug = DebugLines::default();
     for (index, summary) in summaries.iter().enumerate() {
         match summary {
+            ItemSummary::File { index, span } => debug.file(*index, *span, diagnostics),
+            ItemSummary::DebugSection => debug.sections = true,
             ItemSummary::Const { span, bytes, align } => {
                 constants = constants
                     .div_ceil(*align)
@@ -354,8 +407,10 @@ pub(crate) fn finish(
                 name,
                 span,
                 kernel_params,
+                locs,
                 ..
             } => {
+                debug.locs(locs, diagnostics);
                 functions.entry(name.as_str()).or_insert(index);
                 if let Some(bytes) = kernel_params {
                     kernel_param_limit(name, *span, *bytes, setting, diagnostics);
@@ -365,6 +420,92 @@ pub(crate) fn finish(
     }
     shared_limit(summaries, &functions, &shared_variables, diagnostics);
     cta_group_mix(summaries, &functions, diagnostics);
+    // `.target debug` needs DWARF sections (PTX ISA 11.3.2, ".target", its `debug` option;
+    // ptxas 13.5: "Debug information not found in
+    // presence of .target debug" without a `.debug_info`, `.debug_abbrev`, `.debug_str`,
+    // `.debug_line` or `.debug_loc` section; `.file`/`.loc` are not enough) — E0223.
+    if let Some(span) = setting.debug
+        && !debug.sections
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0223",
+                "`.target ... debug` says the module has debug information, but it has no \
+                 `.section .debug_*` of DWARF data",
+                span,
+            )
+            .with_help("drop `debug` from `.target`, or add the DWARF sections"),
+        );
+    }
+}
+
+/// The `.file` indices and `.loc` locations seen so far, in source order.
+#[derive(Default)]
+struct DebugLines {
+    sections: bool,
+    files: FxHashMap<u32, Span>,
+    locations: FxHashSet<(u32, u32, u32)>,
+}
+
+impl DebugLines {
+    /// A `.file` index is declared once (PTX ISA 11.8.1, ".file"; ptxas 13.5: "Duplicate file
+    /// index #1") — E0220.
+    fn file(&mut self, index: u32, span: Span, diagnostics: &mut Vec<Diagnostic>) {
+        if let Some(&first) = self.files.get(&index) {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0220",
+                    format!("`.file` index {index} is declared twice"),
+                    span,
+                )
+                .with_label(first, "first declared here")
+                .with_help(format!("ptxas: Duplicate file index #{index}")),
+            );
+        } else {
+            self.files.insert(index, span);
+        }
+    }
+
+    /// `.loc`'s `function_name` and `inlined_at` come together (11.8.2, ".loc"; ptxas 13.5:
+    /// "Parsing error near 'inlined_at'" without `function_name`, "near" the next line without
+    /// `inlined_at`), and the `inlined_at` location is one an earlier `.loc` of the module
+    /// gave (ptxas 13.5: "Source location 1 2 0 used in inlined_at directive must be used in a
+    /// preceding .loc directive") — E0219.
+    fn locs(&mut self, locs: &[LocFact], diagnostics: &mut Vec<Diagnostic>) {
+        for loc in locs {
+            if loc.unpaired {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0219",
+                        "`.loc` takes `function_name` and `inlined_at` together, or neither",
+                        loc.span,
+                    )
+                    .with_help(
+                        "write `.loc 1 5 0, function_name $L__info_string0, inlined_at 1 9 0`",
+                    ),
+                );
+            } else if let Some(at) = loc.inlined_at
+                && !self.locations.contains(&at)
+            {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0219",
+                        format!(
+                            "`inlined_at {} {} {}` names a location no earlier `.loc` gives",
+                            at.0, at.1, at.2
+                        ),
+                        loc.span,
+                    )
+                    .with_help(format!(
+                        "ptxas: Source location {} {} {} used in inlined_at directive must be used \
+                         in a preceding .loc directive",
+                        at.0, at.1, at.2
+                    )),
+                );
+            }
+            self.locations.insert(loc.location);
+        }
+    }
 }
 
 /// The kernels of the module: each one's place in `summaries`, name and the span of its name

@@ -206,6 +206,7 @@ impl<'m> ItemStream<'m> {
     pub(crate) fn declare(&mut self, declarations: &[ModuleDeclaration]) {
         let reported = self.resolver.diagnostics.len();
         for declaration in declarations {
+            self.resolver.declare_signature(declaration);
             self.resolver
                 .declare_module(&declaration.name, declaration.symbol);
         }
@@ -265,6 +266,8 @@ pub(crate) fn finish_pieces(
 pub(crate) struct ModuleDeclaration {
     name: Spanned<Text>,
     symbol: ModuleSymbol,
+    /// A function's parameters, for the calls of other pieces.
+    signature: Option<Arc<Signature>>,
 }
 
 /// Appends the module-scope names `item` declares, in the order [`Resolver::item`] declares
@@ -280,20 +283,93 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
         },
         Item::Function(function) => ModuleSymbol::Function {
             defined: function.body.is_some(),
+            arity: Arity::of(function),
+            linkage: function.linkage.first().map(|linkage| linkage.value),
         },
         Item::File(_) | Item::Section(_) | Item::Pragma(_) => return,
+    };
+    let signature = match item {
+        Item::Function(function) => Some(Arc::new(signature(function))),
+        _ => None,
     };
     out.extend(module_names(item).map(|name| ModuleDeclaration {
         name: name.clone(),
         symbol,
+        signature: signature.clone(),
     }));
 }
 
 /// What a module-scope name is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ModuleSymbol {
-    Variable { external: bool, home: Option<Home> },
-    Function { defined: bool },
+    Variable {
+        external: bool,
+        home: Option<Home>,
+    },
+    Function {
+        defined: bool,
+        arity: Arity,
+        linkage: Option<Linkage>,
+    },
+}
+
+/// The return and input parameters of a function: name and shape.
+type Signature = (Vec<ParameterShape>, Vec<ParameterShape>);
+
+/// A parameter's name and, if known, its shape.
+type ParameterShape = (Text, Option<crate::declarations::Shape>);
+
+/// The [`Signature`] of `function`.
+fn signature(function: &Function) -> Signature {
+    signature_of(&function.returns, &function.params)
+}
+
+/// The [`Signature`] of these return and input parameter lists.
+fn signature_of(
+    returns: &Option<Vec<VariableDeclaration>>,
+    params: &Option<Vec<VariableDeclaration>>,
+) -> Signature {
+    let shapes = |list: &Option<Vec<VariableDeclaration>>| {
+        list.iter()
+            .flatten()
+            .flat_map(|declaration| {
+                declaration.declarators.iter().map(move |declarator| {
+                    (
+                        declarator.name.value.clone(),
+                        crate::declarations::shape(declaration, declarator),
+                    )
+                })
+            })
+            .collect()
+    };
+    (shapes(returns), shapes(params))
+}
+
+/// How many return and input parameters a function declares (saturated at `u16::MAX`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Arity {
+    returns: u16,
+    params: u16,
+    /// The last input parameter is an array without elements, which a call may leave out
+    /// (ptxas 13.5 takes `call f, ();` of `.func f(.param .b8 p[])`).
+    optional_last: bool,
+}
+
+impl Arity {
+    fn of(function: &Function) -> Arity {
+        let count = |list: &Option<Vec<VariableDeclaration>>| {
+            u16::try_from(list.as_ref().map_or(0, Vec::len)).unwrap_or(u16::MAX)
+        };
+        Arity {
+            returns: count(&function.returns),
+            params: count(&function.params),
+            optional_last: function
+                .params
+                .as_ref()
+                .and_then(|params| params.last())
+                .is_some_and(crate::declarations::is_incomplete_array),
+        }
+    }
 }
 
 impl ModuleSymbol {
@@ -390,6 +466,10 @@ struct Resolver<'m> {
     registers: Vec<DeclaredRegister>,
     /// Module-scope names declared so far (ptxas requires declaration before use).
     declared: FxHashMap<Box<str>, (ModuleSymbol, Span)>,
+    /// The shapes of the return and input parameters of the functions declared so far (by
+    /// this checker: in pieces, a function of another piece has none here), each by its first
+    /// declaration; `None` for a parameter whose shape is unknown.
+    signatures: FxHashMap<Box<str>, Arc<Signature>>,
     /// Every module-scope name with its first declaration, for "declared later" hints; `None`
     /// while the module is read item by item ([`ItemStream`]).
     everywhere: Option<&'m FxHashMap<&'m str, Span>>,
@@ -420,6 +500,7 @@ impl<'m> Resolver<'m> {
             operands: Vec::new(),
             registers: Vec::new(),
             declared: FxHashMap::default(),
+            signatures: FxHashMap::default(),
             everywhere,
             pending: Vec::new(),
             diagnostics: Vec::new(),
@@ -449,7 +530,18 @@ impl<'m> Resolver<'m> {
         let mut declarations = Vec::new();
         module_declarations(item, &mut declarations);
         for declaration in &declarations {
+            self.declare_signature(declaration);
             self.declare_module(&declaration.name, declaration.symbol);
+        }
+    }
+
+    /// Keeps a function's [`Signature`] for the calls to it (its first declaration's).
+    fn declare_signature(&mut self, declaration: &ModuleDeclaration) {
+        if let Some(signature) = &declaration.signature
+            && !self.signatures.contains_key(declaration.name.as_str())
+        {
+            self.signatures
+                .insert(declaration.name.as_str().into(), Arc::clone(signature));
         }
     }
 
@@ -458,6 +550,12 @@ impl<'m> Resolver<'m> {
             Item::Variable(variable) => {
                 crate::rules::check_declaration(self.setting, variable, &mut self.diagnostics);
                 crate::rules::check_complete_type(variable, false, &mut self.diagnostics);
+                crate::declarations::check_form(
+                    self.setting,
+                    variable,
+                    crate::declarations::Scope::Module,
+                    &mut self.diagnostics,
+                );
                 let external = variable
                     .linkage
                     .iter()
@@ -476,32 +574,55 @@ impl<'m> Resolver<'m> {
                 }
             }
             Item::Function(function) => {
+                if !self.signatures.contains_key(function.name.as_str()) {
+                    self.signatures
+                        .insert(function.name.as_str().into(), Arc::new(signature(function)));
+                }
                 self.declare_module(
                     &function.name,
                     ModuleSymbol::Function {
                         defined: function.body.is_some(),
+                        arity: Arity::of(function),
+                        linkage: function.linkage.first().map(|linkage| linkage.value),
                     },
                 );
+                // ptxas 13.5 takes a `.b128` parameter of a prototype without a body on any
+                // target (`.extern .entry k(.param .b128 p);` on sm_52).
                 for parameter in function
                     .returns
                     .iter()
                     .chain(function.params.iter())
                     .flatten()
+                    .filter(|_| function.body.is_some())
                 {
                     crate::rules::check_declaration(self.setting, parameter, &mut self.diagnostics);
                 }
-                for directive in &function.directives {
-                    if let ptxsim_syntax::ast::FunctionDirective::Performance { name, .. } =
-                        directive
-                    {
-                        crate::rules::check_function_directive(
+                {
+                    use crate::declarations::{Scope, check_form};
+                    let entry = function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry;
+                    for parameter in function.returns.iter().flatten() {
+                        check_form(
                             self.setting,
-                            name.as_str(),
-                            name.span,
+                            parameter,
+                            Scope::FunctionReturn,
                             &mut self.diagnostics,
                         );
                     }
+                    let scope = match (entry, function.body.is_some()) {
+                        (true, true) => Scope::EntryParameter,
+                        (false, true) => Scope::FunctionParameter,
+                        (entry, false) => Scope::PrototypeParameter { entry },
+                    };
+                    for parameter in function.params.iter().flatten() {
+                        check_form(self.setting, parameter, scope, &mut self.diagnostics);
+                    }
+                    crate::declarations::check_function(function, &mut self.diagnostics);
                 }
+                crate::rules::check_function_directives(
+                    self.setting,
+                    function,
+                    &mut self.diagnostics,
+                );
                 if function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry {
                     for parameter in function.params.iter().flatten() {
                         crate::rules::check_complete_type(parameter, true, &mut self.diagnostics);
@@ -512,7 +633,13 @@ impl<'m> Resolver<'m> {
                     checker.function_body(function, body);
                 }
             }
-            Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
+            Item::Pragma(text) => {
+                crate::declarations::check_module_pragma(text, &mut self.diagnostics)
+            }
+            Item::Section(section) => {
+                crate::rules::check_section(self.setting, section, &mut self.diagnostics);
+            }
+            Item::File(_) => {}
         }
     }
 
@@ -524,8 +651,8 @@ impl<'m> Resolver<'m> {
         };
         match (previous, symbol) {
             (
-                ModuleSymbol::Function { defined: true },
-                ModuleSymbol::Function { defined: true },
+                ModuleSymbol::Function { defined: true, .. },
+                ModuleSymbol::Function { defined: true, .. },
             ) => {
                 self.diagnostics.push(
                     Diagnostic::error(
@@ -540,13 +667,24 @@ impl<'m> Resolver<'m> {
             (
                 ModuleSymbol::Function {
                     defined: first_defined,
+                    arity,
+                    linkage: first_linkage,
                 },
-                ModuleSymbol::Function { defined },
+                ModuleSymbol::Function {
+                    defined, linkage, ..
+                },
             ) => {
+                if let Some(diagnostic) =
+                    redeclaration(name, first, first_defined, first_linkage, defined, linkage)
+                {
+                    self.diagnostics.push(diagnostic);
+                }
                 if let Some(entry) = self.declared.get_mut(name.as_str()) {
                     *entry = (
                         ModuleSymbol::Function {
                             defined: first_defined || defined,
+                            arity,
+                            linkage: first_linkage,
                         },
                         first,
                     );
@@ -639,6 +777,11 @@ struct RegisterRange<'a> {
     /// Whether a label or a declared name of the same scope is one of the range's registers
     /// (then [`Scope::lookup`] must look at the entries first).
     shadowed: bool,
+    /// For a range outside `.reg` (`.const .b32 %c<4>` declares variables, which ptxas 13.5
+    /// takes, and refuses as registers: "Argument 0 of instruction 'mov': must be register"):
+    /// what its names are and where they live.
+    symbol: Option<SymbolKind>,
+    home: Option<Home>,
 }
 
 impl<'a> RegisterRange<'a> {
@@ -653,6 +796,17 @@ impl<'a> RegisterRange<'a> {
             span,
             count_span,
             shadowed: false,
+            symbol: None,
+            home: None,
+        }
+    }
+
+    /// The range with its names being variables of `home`.
+    fn of_variables(self, symbol: Option<SymbolKind>, home: Option<Home>) -> Self {
+        RegisterRange {
+            symbol,
+            home,
+            ..self
         }
     }
 
@@ -702,6 +856,11 @@ struct Scope<'a> {
     /// Declared names and labels (one table, so that a lookup hashes the name once).
     entries: FxHashMap<&'a str, Entry>,
     ranges: Vec<RegisterRange<'a>>,
+    /// The `.param` variables and the `.reg` registers (not of ranges) declared here, with their
+    /// shapes (the arguments of calls).
+    params: Vec<(&'a str, crate::declarations::Shape)>,
+    /// The `.callprototype`s declared here, by label.
+    prototypes: Vec<(&'a str, Arc<Signature>)>,
 }
 
 /// A declared name: its span, register type, what symbol it is, and where it lives.
@@ -741,8 +900,8 @@ impl<'a> Scope<'a> {
         let in_range = range.map(|range| Found {
             span: range.span,
             ty: range.ty,
-            symbol: None,
-            home: None,
+            symbol: range.symbol,
+            home: range.home,
         });
         // Most names are registers of a `%r<N>` range. A name in a range that no entry of this
         // scope falls in has no entry itself, and the range is the answer: no need to hash it.
@@ -906,7 +1065,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         };
         let name = callee.name.as_str();
         if name.starts_with('%') {
-            return None;
+            return self.indirect_call(instruction, index);
         }
         // Only a name that resolves (an undeclared one is reported by the resolver).
         let head = le_word(name.as_bytes());
@@ -921,14 +1080,135 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     .get(name)
                     .map(|&(symbol, span)| symbol.found(span))
             })?;
-        (found.symbol == Some(SymbolKind::Variable)).then(|| {
-            Diagnostic::error(
-                "E0321",
-                format!("`{name}` is a variable; `call` takes a function's name"),
-                callee.span,
-            )
-            .with_label(found.span, "declared here")
+        if found.symbol == Some(SymbolKind::Variable) {
+            return Some(
+                Diagnostic::error(
+                    "E0321",
+                    format!("`{name}` is a variable; `call` takes a function's name"),
+                    callee.span,
+                )
+                .with_label(found.span, "declared here"),
+            );
+        }
+        let Some(&(ModuleSymbol::Function { arity, .. }, declared)) =
+            self.resolver.declared.get(name)
+        else {
+            return None;
+        };
+        call_arity(instruction, index, name, arity, declared)
+            .or_else(|| self.call_argument_shapes(instruction, index, name))
+    }
+
+    /// An indirect call through a `.callprototype` (9.7.12.5, call.md: "`fproto` is the label
+    /// of a .callprototype directive"): the return and input arguments against the
+    /// prototype's, as for a direct call (ptxas 13.5: "Call has wrong number of parameters",
+    /// "Type of argument does not match formal parameter '_'") — E0211.
+    fn indirect_call(&self, instruction: &Instruction, index: usize) -> Option<Diagnostic> {
+        let Some(Operand::Name(list)) = instruction.operands.last() else {
+            return None;
+        };
+        let label = list.name.as_str();
+        // ptxas 13.5: "Call target not recognized" for a function's name in place of the
+        // prototype or target list.
+        if let Some((ModuleSymbol::Function { .. }, _)) = self.resolver.declared.get(label) {
+            return Some(Diagnostic::error(
+                "E0228",
+                format!(
+                    "`{label}` is a function: an indirect call ends with a `.callprototype` or \
+                     `.calltargets` label, or a table of function addresses"
+                ),
+                list.span,
+            ));
+        }
+        let signature = self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .prototypes
+                .iter()
+                .rev()
+                .find(|(name, _)| *name == label)
+                .map(|(_, signature)| Arc::clone(signature))
+        })?;
+        let arity = Arity {
+            returns: u16::try_from(signature.0.len()).unwrap_or(u16::MAX),
+            params: u16::try_from(signature.1.len()).unwrap_or(u16::MAX),
+            optional_last: false,
+        };
+        call_arity(instruction, index, label, arity, list.span)
+            .or_else(|| self.argument_shapes(instruction, index, label, &signature))
+    }
+
+    /// The shape of the `.param` variable `name` of the scopes, if it is one.
+    fn param_shape(&self, name: &str) -> Option<crate::declarations::Shape> {
+        self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .params
+                .iter()
+                .rev()
+                .find(|(param, _)| *param == name)
+                .map(|&(_, shape)| shape)
         })
+    }
+
+    /// Each argument of a direct call (a `.param` variable of the body) against the parameter
+    /// it is passed to ([`crate::declarations::mismatch`]; 9.7.12.5, call.md: "The number and
+    /// types of arguments in the call must match the function's declaration") — E0211.
+    fn call_argument_shapes(
+        &self,
+        instruction: &Instruction,
+        index: usize,
+        name: &str,
+    ) -> Option<Diagnostic> {
+        let signature = self.resolver.signatures.get(name)?;
+        self.argument_shapes(instruction, index, name, signature)
+    }
+
+    /// The arguments of a call against `signature`, the callee's or the prototype's.
+    fn argument_shapes(
+        &self,
+        instruction: &Instruction,
+        index: usize,
+        name: &str,
+        signature: &Signature,
+    ) -> Option<Diagnostic> {
+        fn list(operand: Option<&Operand>) -> &[Operand] {
+            match operand {
+                Some(Operand::List(list)) => list.value.as_slice(),
+                _ => &[],
+            }
+        }
+        let returns = if index == 0 {
+            &[]
+        } else {
+            list(instruction.operands.first())
+        };
+        let arguments = list(instruction.operands.get(index + 1));
+        for (passed, formal) in returns
+            .iter()
+            .zip(&signature.0)
+            .chain(arguments.iter().zip(&signature.1))
+        {
+            let (Operand::Name(argument), (formal_name, Some(formal_shape))) = (passed, formal)
+            else {
+                continue;
+            };
+            let Some(shape) = self.param_shape(argument.name.as_str()) else {
+                continue;
+            };
+            if let Some(message) = crate::declarations::mismatch(shape, *formal_shape) {
+                return Some(
+                    Diagnostic::error(
+                        "E0211",
+                        format!(
+                            "`{}` does not fit parameter `{formal_name}` of `{name}`",
+                            argument.name.value
+                        ),
+                        argument.span,
+                    )
+                    .with_help(format!("ptxas: {message} '{formal_name}'")),
+                );
+            }
+        }
+        None
     }
 
     /// `brx.idx{.uni} index, tlist;` (9.7.12.4, brx-idx.md): "`tlist` must be a label
@@ -1180,6 +1460,12 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         false,
                         &mut self.resolver.diagnostics,
                     );
+                    crate::declarations::check_form(
+                        self.resolver.setting,
+                        declaration,
+                        crate::declarations::Scope::Body,
+                        &mut self.resolver.diagnostics,
+                    );
                     let ty = register_type(declaration);
                     let symbol = (declaration.space.value != StateSpace::Reg)
                         .then_some(SymbolKind::Variable);
@@ -1189,6 +1475,15 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                             self.initializer(initializer);
                         }
                         self.declare(declarator, ty, symbol, home);
+                        if (declaration.space.value == StateSpace::Param
+                            || (declaration.space.value == StateSpace::Reg
+                                && declarator.range.is_none()))
+                            && let Some(shape) = crate::declarations::shape(declaration, declarator)
+                        {
+                            self.current()
+                                .params
+                                .push((declarator.name.as_str(), shape));
+                        }
                     }
                 }
                 Statement::Instruction(instruction) => self.instruction(instruction),
@@ -1201,7 +1496,24 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     };
                     let mut found = Vec::new();
                     for target in &targets.targets {
-                        found.push(self.resolve(target.as_str(), target.span, role));
+                        let resolved = self.resolve(target.as_str(), target.span, role);
+                        // 9.7.12.4 (brx.idx): ".branchtargets" lists labels; ptxas 13.5:
+                        // "Illegal branch target, label expected" for a function's name.
+                        if role == Role::Label
+                            && resolved
+                                .as_ref()
+                                .is_some_and(|found| found.symbol.is_some())
+                        {
+                            self.resolver.diagnostics.push(Diagnostic::error(
+                                "E0228",
+                                format!(
+                                    "`{}` is not a label: `.branchtargets` lists labels",
+                                    target.value
+                                ),
+                                target.span,
+                            ));
+                        }
+                        found.push(resolved);
                     }
                     if role == Role::Label
                         && let Some(builder) = self.builder.as_deref_mut()
@@ -1211,7 +1523,14 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         builder.branch_targets(targets.label.span.start, labels.collect());
                     }
                 }
-                Statement::Prototype(_) | Statement::Loc(_) | Statement::Pragma(_) => {}
+                Statement::Prototype(prototype) => {
+                    crate::declarations::check_prototype(prototype, &mut self.resolver.diagnostics);
+                    let signature = Arc::new(signature_of(&prototype.returns, &prototype.params));
+                    self.current()
+                        .prototypes
+                        .push((prototype.label.as_str(), signature));
+                }
+                Statement::Loc(_) | Statement::Pragma(_) => {}
             }
         }
     }
@@ -1344,13 +1663,10 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 .find(|existing| existing.prefix == name)
                 .map(|existing| existing.span)
                 .or_else(|| scope.entries.get(name).and_then(|entry| entry.label));
-            scope.push_range(RegisterRange::new(
-                name,
-                range.value,
-                ty,
-                declarator.span,
-                range.span,
-            ));
+            scope.push_range(
+                RegisterRange::new(name, range.value, ty, declarator.span, range.span)
+                    .of_variables(symbol, home),
+            );
             conflict
         } else {
             let entry = scope.entries.get(name).copied().unwrap_or_default();
@@ -2162,6 +2478,97 @@ fn undeclared_use(name: &str, span: Span, role: Role, later: Option<Span>) -> Di
                 .with_help("declare the register, variable or parameter before this point")
         }
     }
+}
+
+/// A function declared again (PTX ISA 11.6, "Linking Directives"), as ptxas 13.5 takes it: a
+/// prototype after the definition is "Duplicate definition of function 'f'"; a prototype
+/// with a linkage other than the first prototype's (none after `.extern` included) is
+/// "Inconsistent redefinition of variable 'f'", and so is a definition
+/// after an `.extern` prototype, or with a linkage other than its prototype's (`.func f();`
+/// then `.visible .func f() {...}`), is "Inconsistent redefinition of variable 'f'" (a
+/// definition without linkage takes its prototype's) — E0222.
+fn redeclaration(
+    name: &Spanned<Text>,
+    first: Span,
+    first_defined: bool,
+    first_linkage: Option<Linkage>,
+    defined: bool,
+    linkage: Option<Linkage>,
+) -> Option<Diagnostic> {
+    let message = if first_defined && !defined {
+        format!("`{}` is declared again after its definition", name.value)
+    } else if !first_defined
+        && !defined
+        && (linkage.is_some_and(|linkage| Some(linkage) != first_linkage)
+            || (linkage.is_none() && first_linkage == Some(Linkage::Extern)))
+    {
+        format!(
+            "`{}` is declared again with another linkage ({} before)",
+            name.value,
+            first_linkage.map_or("none", Linkage::as_str)
+        )
+    } else if !first_defined
+        && defined
+        && (first_linkage == Some(Linkage::Extern)
+            || linkage.is_some_and(|linkage| Some(linkage) != first_linkage))
+    {
+        format!(
+            "the definition of `{}` does not match its prototype's linkage ({})",
+            name.value,
+            first_linkage.map_or("none", Linkage::as_str)
+        )
+    } else {
+        return None;
+    };
+    Some(
+        Diagnostic::error("E0222", message, name.span)
+            .with_label(first, "first declared here")
+            .with_help(
+                "ptxas: Duplicate definition of function / Inconsistent redefinition of variable",
+            ),
+    )
+}
+
+/// A direct call passes exactly the function's return and input parameters (9.7.12.5,
+/// call.md: "The number and types of arguments in the call must match the function's
+/// declaration"; ptxas 13.5: "Call has wrong number of parameters" for `call f;` of a function
+/// with a return parameter or an input parameter, and for `call (r), f;` of one without).
+/// `index` is the callee's operand.
+fn call_arity(
+    instruction: &Instruction,
+    index: usize,
+    name: &str,
+    arity: Arity,
+    declared: Span,
+) -> Option<Diagnostic> {
+    let count = |operand: Option<&Operand>| match operand {
+        Some(Operand::List(list)) => list.value.len(),
+        _ => 0,
+    };
+    let returns = if index == 0 {
+        0
+    } else {
+        count(instruction.operands.first())
+    };
+    let params = count(instruction.operands.get(index + 1));
+    let params_match = params == usize::from(arity.params)
+        || (arity.optional_last && params + 1 == usize::from(arity.params));
+    if returns == usize::from(arity.returns) && params_match {
+        return None;
+    }
+    Some(
+        Diagnostic::error(
+            "E0211",
+            format!(
+                "`{name}` takes {} return and {} input parameters; this call passes {returns} \
+                 and {params}",
+                arity.returns, arity.params
+            ),
+            instruction.span,
+        )
+        .with_label(declared, "declared here")
+        .with_help("ptxas: Call has wrong number of parameters"),
+    )
 }
 
 /// The video selectors (`%r1.b0`, `%r2.h10`) of an instruction's operands, each checked

@@ -30,7 +30,7 @@ use ptxsim_syntax::ast::{
     AddressBase, Immediate, ImmediateValue, Initializer, Instruction, Module, Operand,
     VariableDeclaration,
 };
-use ptxsim_syntax::{Diagnostic, Span, Text};
+use ptxsim_syntax::{Diagnostic, Span, Spanned, Text};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
@@ -51,6 +51,11 @@ pub struct ModuleSetting {
     pub version: Option<PtxVersion>,
     /// The span of the `.version` directive.
     pub version_span: Option<Span>,
+    /// Whether the `.target` list has `texmode_independent` (the default is the unified mode:
+    /// PTX ISA 11.3.2, ".target").
+    pub texmode_independent: bool,
+    /// The `debug` entry of the `.target` list, if there is one.
+    pub debug: Option<Span>,
 }
 
 impl ModuleSetting {
@@ -68,6 +73,15 @@ impl ModuleSetting {
         };
         if let Some(list) = &module.target {
             setting.target_span = Some(list.span);
+            setting.texmode_independent = list
+                .value
+                .iter()
+                .any(|entry| entry.as_str() == "texmode_independent");
+            setting.debug = list
+                .value
+                .iter()
+                .find(|entry| entry.as_str() == "debug")
+                .map(|entry| entry.span);
             if let Some(entry) = list
                 .value
                 .iter()
@@ -489,7 +503,7 @@ pub fn check_complete_type(
 }
 
 /// Checks what a declaration's type needs of the target and version: `.b128` (registers,
-/// parameters, variables) needs PTX ISA 8.3 and sm_70, as `mov.b128` does.
+/// parameters, variables) needs PTX ISA 8.3 and sm_70, as `mov.b128` does; `.f16x2` sm_53.
 pub fn check_declaration(
     setting: &ModuleSetting,
     declaration: &VariableDeclaration,
@@ -499,6 +513,18 @@ pub fn check_declaration(
     let (Some(target), Some(version)) = (setting.target, setting.version) else {
         return;
     };
+    // ptxas 13.5: "Feature '.f16x2 packed data-type' requires .target sm_53 or higher" for a
+    // `.f16x2` declaration (PTX ISA 5.2.2: `.f16x2` introduced in 4.2, sm_53).
+    if let Some(word) = declaration.words().find(|word| word.value == "f16x2") {
+        gate_feature(
+            setting,
+            ".f16x2 packed data-type",
+            word.span,
+            53,
+            PtxVersion::new(4, 2),
+            diagnostics,
+        );
+    }
     for word in declaration.words().filter(|word| word.value == "b128") {
         if let Err(unmet) = satisfied(&b128_declaration(), target, version) {
             for gate in &unmet.gates {
@@ -756,29 +782,246 @@ pub fn check_special_register(
     gate_feature(setting, base, span, sm, needed, diagnostics);
 }
 
-/// The performance directives of kernels in clusters: `.reqnctapercluster`, `.explicitcluster`
-/// and `.maxclusterrank` ("Introduced in PTX ISA version 7.8. Requires sm_90 or higher", PTX
-/// ISA 9.0, "Cluster Dimension Directives"; ptxas 13.5: "Feature '.reqnctapercluster' requires
-/// .target sm_90 or higher"). Reports one the module's target or version does not have.
-pub fn check_function_directive(
+/// The directives of a function header (PTX ISA 11.4, "Performance-Tuning Directives", and
+/// 11.5, "Cluster Dimension Directives"), each with the kind of function it belongs to, the
+/// number of values it takes and the first target and version that have it. Probed on ptxas
+/// 13.5 by `scripts/conformance/modgen.py`: a directive on the wrong kind of function, an
+/// unknown one or one with too many values is "Parsing error near '.maxnreg'"; `.maxnctapersm`
+/// is "Deprecated feature: '.maxnctapersm directive' not supported as of PTX version 2.1";
+/// the cluster directives need sm_90 ("Introduced in PTX ISA version 7.8. Requires sm_90 or
+/// higher"; ptxas: "Feature '.reqnctapercluster' requires .target sm_90 or higher"),
+/// `.blocksareclusters` PTX ISA 9.0 and sm_90, `.abi_preserve` and `.abi_preserve_control`
+/// PTX ISA 9.0.
+struct HeaderDirective {
+    name: &'static str,
+    entry: bool,
+    values: std::ops::RangeInclusive<usize>,
+    sm: u32,
+    version: PtxVersion,
+}
+
+const fn directive(
+    name: &'static str,
+    entry: bool,
+    values: std::ops::RangeInclusive<usize>,
+    sm: u32,
+    version: (u8, u8),
+) -> HeaderDirective {
+    HeaderDirective {
+        name,
+        entry,
+        values,
+        sm,
+        version: PtxVersion::new(version.0, version.1),
+    }
+}
+
+const HEADER_DIRECTIVES: &[HeaderDirective] = &[
+    directive("maxnreg", true, 1..=1, 0, (1, 3)),
+    directive("maxntid", true, 1..=3, 0, (1, 0)),
+    directive("reqntid", true, 1..=3, 0, (2, 1)),
+    directive("minnctapersm", true, 1..=1, 0, (2, 0)),
+    directive("noreturn", false, 0..=0, 0, (6, 4)),
+    directive("reqnctapercluster", true, 1..=3, 90, (7, 0)),
+    directive("explicitcluster", true, 0..=0, 90, (7, 0)),
+    directive("maxclusterrank", true, 1..=1, 90, (7, 0)),
+    directive("blocksareclusters", true, 0..=0, 90, (9, 0)),
+    directive("abi_preserve", false, 1..=1, 0, (9, 0)),
+    directive("abi_preserve_control", false, 1..=1, 0, (9, 0)),
+];
+
+/// Checks the directives of `function`'s header against `HEADER_DIRECTIVES` (E0218, and the
+/// gates E0401/E0402), and the values ptxas 13.5 refuses: 0 for `.maxnreg`, `.maxntid`,
+/// `.reqntid` and `.minnctapersm` ("Positive non-zero value expected for maxntid"), both
+/// `.maxntid` and `.reqntid` ("Conflicting directives: .maxntid and .reqntid cannot both be
+/// specified"; also `.reqnctapercluster` with `.maxclusterrank`), `.blocksareclusters` without `.reqntid` and `.reqnctapercluster` (".reqntid
+/// and .reqnctapercluster directive(s) required for directive .blocksareclusters"), `.noreturn`
+/// twice or on a function with return parameters ("Invalid directive '.noreturn' for function
+/// 'f'"; 11.4.6, ".noreturn": "The `.noreturn` directive cannot be specified on functions
+/// which have return parameters").
+pub fn check_function_directives(
     setting: &ModuleSetting,
-    name: &str,
-    span: Span,
+    function: &ptxsim_syntax::ast::Function,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if matches!(
-        name,
-        "reqnctapercluster" | "explicitcluster" | "maxclusterrank"
-    ) {
-        let feature = format!(".{name}");
-        gate_feature(
-            setting,
-            &feature,
-            span,
-            90,
-            PtxVersion::new(7, 0),
-            diagnostics,
-        );
+    use ptxsim_syntax::ast::{FunctionDirective, FunctionKind};
+    let entry = function.kind.value == FunctionKind::Entry;
+    let mut seen: Vec<&str> = Vec::new();
+    for item in &function.directives {
+        let (span, name, values) = match item {
+            FunctionDirective::Performance { span, name, values } => (span, name, values),
+            // ptxas 13.5: "Parsing error near '{'" after a device function's `.pragma`;
+            // "Pragma 'used_bytes_mask 0xff' is allowed only within function scope" (also
+            // `enable_smem_spilling`) in a kernel's header.
+            FunctionDirective::Pragma(text)
+                if !entry
+                    || text
+                        .as_str()
+                        .trim_matches('"')
+                        .starts_with("used_bytes_mask")
+                    || text.as_str().trim_matches('"') == "enable_smem_spilling" =>
+            {
+                diagnostics.push(Diagnostic::error(
+                    "E0218",
+                    if entry {
+                        "this `.pragma` belongs in the function body"
+                    } else {
+                        "a `.pragma` between the parameters and the body is for kernels only"
+                    },
+                    text.span,
+                ));
+                continue;
+            }
+            FunctionDirective::Pragma(_) => continue,
+        };
+        let word = name.as_str();
+        let known = HEADER_DIRECTIVES.iter().find(|known| known.name == word);
+        let problem = match known {
+            None if word == "maxnctapersm" && entry => Some(
+                "`.maxnctapersm` is deprecated since PTX ISA 2.1 (ptxas: Deprecated feature: \
+                 '.maxnctapersm directive' not supported as of PTX version 2.1)"
+                    .to_string(),
+            ),
+            None => Some(format!("unknown function directive `.{word}`")),
+            Some(known) if known.entry != entry => Some(format!(
+                "`.{word}` is a directive of {}",
+                if known.entry {
+                    "kernels (`.entry`), not of device functions"
+                } else {
+                    "device functions (`.func`), not of kernels"
+                }
+            )),
+            Some(known) if !known.values.contains(&values.len()) => Some(format!(
+                "`.{word}` takes {} value{}",
+                if known.values.start() == known.values.end() {
+                    known.values.start().to_string()
+                } else {
+                    format!("{} to {}", known.values.start(), known.values.end())
+                },
+                if *known.values.end() == 1 { "" } else { "s" }
+            )),
+            Some(_)
+                if matches!(word, "maxnreg" | "maxntid" | "reqntid" | "minnctapersm")
+                    && values.iter().any(|value| value.value == 0) =>
+            {
+                Some(format!(
+                    "`.{word}` takes positive values (ptxas: Positive non-zero value expected \
+                     for {word})"
+                ))
+            }
+            Some(_)
+                if word == "noreturn" && (seen.contains(&word) || function.returns.is_some()) =>
+            {
+                Some(format!(
+                    "`.noreturn` is written once, on a function without return parameters \
+                     (ptxas: Invalid directive '.noreturn' for function '{}')",
+                    function.name.value
+                ))
+            }
+            Some(known) => {
+                gate_feature(
+                    setting,
+                    &format!(".{word}"),
+                    name.span,
+                    known.sm,
+                    known.version,
+                    diagnostics,
+                );
+                None
+            }
+        };
+        if let Some(message) = problem {
+            diagnostics.push(Diagnostic::error("E0218", message, *span));
+        }
+        seen.push(word);
+    }
+    let conflict = if seen.contains(&"maxntid") && seen.contains(&"reqntid") {
+        Some("`.maxntid` and `.reqntid` cannot both be given (ptxas: Conflicting directives)")
+    } else if seen.contains(&"reqnctapercluster") && seen.contains(&"maxclusterrank") {
+        Some(
+            "`.reqnctapercluster` and `.maxclusterrank` cannot both be given (ptxas: \
+             Conflicting directives)",
+        )
+    } else if seen.contains(&"blocksareclusters")
+        && !(seen.contains(&"reqntid") && seen.contains(&"reqnctapercluster"))
+    {
+        Some(
+            "`.blocksareclusters` needs `.reqntid` and `.reqnctapercluster` (ptxas: .reqntid and \
+             .reqnctapercluster directive(s) required for directive .blocksareclusters)",
+        )
+    } else {
+        None
+    };
+    if let Some(message) = conflict {
+        diagnostics.push(Diagnostic::error("E0218", message, function.name.span));
+    }
+}
+
+/// A `.section` of DWARF data (PTX ISA 11.8.3, ".section"): its data lines are `.b8`, `.b16`,
+/// `.b32` or `.b64` (ptxas 13.5: "Illegal type for dwarf data" for `.u32`, `.f32`, `.b128`;
+/// E0225), and labels in it need PTX ISA 7.0 (ptxas 13.5: "Feature 'Defining labels in
+/// .section' requires PTX ISA .version 7.0 or later"; E0402).
+pub fn check_section(
+    setting: &ModuleSetting,
+    section: &ptxsim_syntax::ast::Section,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    use ptxsim_syntax::ast::SectionEntry;
+    let mut label_gated = false;
+    for entry in &section.entries {
+        match entry {
+            SectionEntry::Label(label) if !label_gated => {
+                label_gated = true;
+                gate_feature(
+                    setting,
+                    "a label in a .section",
+                    label.span,
+                    0,
+                    PtxVersion::new(7, 0),
+                    diagnostics,
+                );
+            }
+            SectionEntry::Data { ty, .. }
+                if !matches!(ty.value.as_str(), "b8" | "b16" | "b32" | "b64") =>
+            {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0225",
+                        format!(
+                            "`.{}` is no type of DWARF data: .b8, .b16, .b32 or .b64",
+                            ty.value
+                        ),
+                        ty.span,
+                    )
+                    .with_help("ptxas: Illegal type for dwarf data"),
+                );
+            }
+            SectionEntry::Data { ty, values, .. } => {
+                let bits = match ty.value.as_str() {
+                    "b8" => 8,
+                    "b16" => 16,
+                    "b32" => 32,
+                    _ => 64,
+                };
+                // ptxas 13.5: "Value out of range for type .b8 1024".
+                let too_large = values.iter().find_map(|value| match value {
+                    ptxsim_syntax::ast::SectionValue::Integer(number)
+                        if bits < 64 && number.value >> bits != 0 =>
+                    {
+                        Some(number)
+                    }
+                    _ => None,
+                });
+                if let Some(number) = too_large {
+                    diagnostics.push(Diagnostic::error(
+                        "E0225",
+                        format!("{} does not fit `.{}`", number.value, ty.value),
+                        number.span,
+                    ));
+                }
+            }
+            SectionEntry::Label(_) => {}
+        }
     }
 }
 
@@ -1409,6 +1652,20 @@ fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Op
 /// 13.5 rejects `.version 7.0` with `.target sm_90, sm_80`), the one instructions are gated by
 /// last.
 pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut Vec<Diagnostic>) {
+    if let (Some(version), Some(span)) = (setting.version, setting.version_span)
+        && !PTX_VERSIONS.contains(&(version.major, version.minor))
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0227",
+                format!("PTX ISA version {version} does not exist"),
+                span,
+            )
+            .with_help(format!(
+                "ptxas: Unsupported .version {version}; current version is '9.5'"
+            )),
+        );
+    }
     if setting.overridden {
         if let (Some(target), Some(span)) = (setting.target, setting.target_span) {
             check_module_target(setting, "", Some(target), span, diagnostics);
@@ -1418,6 +1675,7 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
     let Some(list) = &module.target else {
         return;
     };
+    check_target_options(&list.value, diagnostics);
     for entry in list
         .value
         .iter()
@@ -1430,6 +1688,108 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
 
 /// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
 /// parse) at `target_span`.
+/// The PTX ISA versions ptxas 13.5 knows (every `X.Y` with X, Y in 0..=9 probed: the others
+/// are "Unsupported .version 6.6; current version is '9.5'").
+const PTX_VERSIONS: &[(u8, u8)] = &[
+    (1, 0),
+    (1, 1),
+    (1, 2),
+    (1, 3),
+    (1, 4),
+    (1, 5),
+    (2, 0),
+    (2, 1),
+    (2, 2),
+    (2, 3),
+    (3, 0),
+    (3, 1),
+    (3, 2),
+    (4, 0),
+    (4, 1),
+    (4, 2),
+    (4, 3),
+    (5, 0),
+    (5, 1),
+    (6, 0),
+    (6, 1),
+    (6, 2),
+    (6, 3),
+    (6, 4),
+    (6, 5),
+    (7, 0),
+    (7, 1),
+    (7, 2),
+    (7, 3),
+    (7, 4),
+    (7, 5),
+    (7, 6),
+    (7, 7),
+    (7, 8),
+    (8, 0),
+    (8, 1),
+    (8, 2),
+    (8, 3),
+    (8, 4),
+    (8, 5),
+    (8, 6),
+    (8, 7),
+    (8, 8),
+    (9, 0),
+    (9, 1),
+    (9, 2),
+    (9, 3),
+    (9, 4),
+    (9, 5),
+];
+
+/// The options of a `.target` list (PTX ISA 11.3.2, ".target": `texmode_unified`,
+/// `texmode_independent`, `debug`, `map_f64_to_f32`), as ptxas 13.5 takes them: another word
+/// is "Parsing error near 'texmode_raw'" (E0404), both texture modes "Conflicting .target
+/// option 'texmode_independent'", and `map_f64_to_f32` "Directive map_f64_to_f32 is not
+/// supported with SM 1.3 or higher" beside sm_13 and later (E0223).
+fn check_target_options(entries: &[Spanned<Text>], diagnostics: &mut Vec<Diagnostic>) {
+    let mut texmode: Option<&str> = None;
+    for entry in entries {
+        let word = entry.as_str();
+        let problem = match word {
+            _ if names_architecture(word) => continue,
+            "debug" => continue,
+            "texmode_unified" | "texmode_independent" => match texmode {
+                Some(first) if first != word => Some((
+                    "E0223",
+                    format!("`{word}` conflicts with `{first}`: a module has one texture mode"),
+                )),
+                _ => {
+                    texmode = Some(word);
+                    None
+                }
+            },
+            "map_f64_to_f32"
+                if !entries.iter().any(|entry| {
+                    Target::parse(entry.as_str()).is_ok_and(|target| target.number >= 13)
+                }) =>
+            {
+                continue;
+            }
+            "map_f64_to_f32" => Some((
+                "E0223",
+                "`map_f64_to_f32` is for targets below sm_13, which ptxas no longer supports"
+                    .to_string(),
+            )),
+            _ => Some((
+                UNKNOWN_TARGET,
+                format!(
+                    "`{word}` is no `.target` option (texmode_unified, texmode_independent, \
+                     debug, map_f64_to_f32)"
+                ),
+            )),
+        };
+        if let Some((code, message)) = problem {
+            diagnostics.push(Diagnostic::error(code, message, entry.span));
+        }
+    }
+}
+
 fn check_module_target(
     setting: &ModuleSetting,
     name: &str,

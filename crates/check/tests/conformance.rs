@@ -77,6 +77,12 @@ fn read_cases() -> Vec<Case> {
         .collect()
 }
 
+/// The register types of the generator's convention (scripts/conformance/gen.py `REG_TYPES`).
+const REG_TYPES: &[&str] = &[
+    "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16",
+    "f16x2", "f32", "f64", "pred",
+];
+
 /// The registers `%name` an instruction mentions.
 fn registers(instruction: &str) -> impl Iterator<Item = &str> {
     instruction.match_indices('%').map(move |(start, _)| {
@@ -117,9 +123,13 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
         module.push_str("\tbrx_tab: .branchtargets L0;\n");
     }
     for register in declared {
+        // `%<type>_<n>` of gen.py's `REG_TYPES` only (not `%cluster_ctarank`, `%pm0_64`).
         let Some((ty, _)) = register[1..].rsplit_once('_') else {
             continue;
         };
+        if !REG_TYPES.contains(&ty) {
+            continue;
+        }
         module.push_str(&format!("\t.reg .{ty} {register};\n"));
     }
     let mut lines = Vec::with_capacity(cases.len());
@@ -142,18 +152,19 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
 fn every_conformance_line_agrees_with_ptxas_through_the_front_end() {
     let cases = read_cases();
     assert!(!cases.is_empty(), "no conformance data");
-    // Lines with `.b128` registers go into modules of their own: their declaration needs
-    // sm_70 / PTX 8.3, and an error there concerns the whole module.
-    let mut groups: BTreeMap<(&str, bool), Vec<&Case>> = BTreeMap::new();
+    // Lines with `.b128` or `.f16x2` registers go into modules of their own: their declarations
+    // need sm_70 / PTX 8.3 and sm_53, and an error there concerns the whole module.
+    let mut groups: BTreeMap<(&str, bool, bool), Vec<&Case>> = BTreeMap::new();
     for case in &cases {
         let wide = case.instruction.contains("%b128_");
+        let packed = case.instruction.contains("%f16x2_");
         groups
-            .entry((case.target.as_str(), wide))
+            .entry((case.target.as_str(), wide, packed))
             .or_default()
             .push(case);
     }
     let mut tally = Tally::default();
-    for ((key, _), group) in &groups {
+    for ((key, _, _), group) in &groups {
         let (target, version) = key.split_once('\t').unwrap_or((key, ""));
         let (module, lines) = build_module(target, version, group);
         let (_, diagnostics) = ptxsim_check::parse_and_check(&module);

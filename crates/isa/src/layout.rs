@@ -300,6 +300,14 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 None
             }
         }
+        // A function's name is taken in any source slot (ptxas 13.5: `add.u64 d, f, 1`,
+        // `setp.eq.u64 p, f, r`, `st.global.u64 [a], f`, even `add.f32 d, f, 1.0`), a
+        // variable's is not ("must be register"); `mov` and `cvt` have their own rules.
+        (SlotShape::Scalar(_), Operand::Symbol(crate::form::SymbolKind::Function))
+            if !slot.is_destination =>
+        {
+            None
+        }
         (SlotShape::Scalar(_), Operand::Symbol(_)) => Some(Violation::new(
             RuleCode::OperandShape,
             here,

@@ -2858,6 +2858,15 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             return Err(conflict(hint, ".L2::cache_hint and .volatile"));
         }
     }
+    // ptxas 13.5: "Modifier '.evict_last' cannot be combined with modifier '.volatile'", for
+    // every `.L1::evict_*` priority and `.L1::no_allocate`, on `ld` and `st`.
+    if find(&["volatile"]).is_some()
+        && let Some(index) = modifiers
+            .iter()
+            .position(|m| m.starts_with("L1::evict_") || *m == "L1::no_allocate")
+    {
+        return Err(conflict(index, ".L1 eviction priorities and .volatile"));
+    }
     Ok(match opcode {
         Opcode::St => OpForm::St {
             space,

@@ -168,7 +168,13 @@ fn golden_tiles_through_the_executor() {
         let words = |x: &str| entry["words"][x].as_u64().unwrap() as usize;
         let offset = |x: &str| entry["offsets"][x].as_u64().unwrap() as usize;
         let [na, nb, nc, nd] = ["a", "b", "c", "d"].map(words);
-        let d_type = name.split('.').nth(3).unwrap_or("f32");
+        // The D type follows shape and layouts (and `.satfinite`, which is no type: a
+        // `.reg .satfinite` declaration is not PTX).
+        let d_type = name
+            .split('.')
+            .skip(3)
+            .find(|word| *word != "satfinite")
+            .unwrap_or("f32");
         let f64_form = d_type == "f64";
         let d_ty = match d_type {
             "f16" => "b32",

@@ -1,0 +1,78 @@
+//! Agreement with ptxas on whole modules: every row of `tests/conformance/modgen-modules.txt.xz`
+//! (written by `scripts/conformance/modgen.py --tsv`: ptxas 13.5's verdict on a generated
+//! module that varies declarations, linkage, function headers, debug directives and the
+//! `.target` list around trivial instructions, and its text) must get ptxas's verdict from
+//! `ptxsim check`, on both paths: the whole tree, and piece by piece straight from the text
+//! (small pieces, two threads), which must give the same diagnostics. The file holds only
+//! modules ptxsim agreed on when it was written (docs/conformance.md, "The seventh round").
+
+#[path = "../../../tests/conformance/data.rs"]
+mod data;
+
+use ptxsim_check::{Options, check_source_in_pieces, parse_and_check_in_chunks};
+use std::path::PathBuf;
+
+/// A row's module text: `\n`, `\t` and `\\` escaped as modgen.py writes them.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+#[test]
+fn every_generated_module_gets_ptxas_verdict() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/conformance/modgen-modules.txt.xz");
+    let text = data::read(&path);
+    let options = Options::default();
+    let mut rows = 0;
+    let mut accepted = 0;
+    let mut wrong = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let (verdict, module) = line.split_once('\t').expect("verdict<TAB>module");
+        let module = unescape(module);
+        let accept = verdict == "accept";
+        rows += 1;
+        accepted += usize::from(accept);
+        let (_, whole) = parse_and_check_in_chunks(&module, &options, 1);
+        let pieces = check_source_in_pieces(&module, &options, 64, 2);
+        assert_eq!(
+            format!("{whole:?}"),
+            format!("{pieces:?}"),
+            "the two paths disagree on\n{module}"
+        );
+        let first_error = whole.iter().find(|d| d.is_error());
+        if accept == first_error.is_none() {
+            continue;
+        }
+        wrong.push(format!(
+            "ptxas {verdict}s, ptxsim {}:\n{module}",
+            first_error.map_or("accepts".to_string(), |d| format!(
+                "rejects ({} {})",
+                d.code, d.message
+            ))
+        ));
+    }
+    assert!(
+        rows > 1000 && accepted > 100,
+        "{rows} rows, {accepted} accepted"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {rows} modules disagree with ptxas:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(10)].join("\n")
+    );
+}
