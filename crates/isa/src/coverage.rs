@@ -143,8 +143,8 @@ fn not_run(op: Opcode) -> &'static str {
              `.swizzle_atomicity` 1-3 (traps at run)"
         }
         Opcode::Mma => {
-            "`mma.sp`, sub-byte integer and single-bit forms (fragment vectors, operand \
-             counts and the sub-byte gates checked)"
+            "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors and \
+             operand counts checked)"
         }
         Opcode::Ldmatrix => {
             "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (checked by \
