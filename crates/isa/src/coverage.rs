@@ -153,11 +153,7 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Stmatrix => {
             "the sm_100a `.m16n8` shape and `.b8` (checked by the Syntax-block table)"
         }
-        Opcode::Wmma => {
-            "sub-byte `.m8n8k32` (`.s4`/`.u4`) and single-bit `.m8n8k128` (`.b1`) forms, `.f64` \
-             with `.rz`/`.rm`/`.rp` (fragment vectors, operand counts and the sub-byte and \
-             integer gates checked)"
-        }
+        Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
         Opcode::Wgmma => "the single-bit `.b1` and sparse `.sp` forms (name only)",
         Opcode::Tcgen05 => {
             "`tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` \

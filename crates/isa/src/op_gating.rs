@@ -233,6 +233,13 @@ pub enum OpFeature {
     /// `wmma` with `.s8`/`.u8` (PTX ISA 6.3, sm_72; ptxas 13.5: "Feature 'WMMA with integer
     /// types' requires PTX ISA .version 6.3 or later").
     WmmaInteger,
+    /// `wmma` with the sub-byte `.m8n8k32` (`.s4`/`.u4`) and single-bit `.m8n8k128` (`.b1`)
+    /// shapes (9.7.14.4: PTX ISA 6.3, sm_75; ptxas 13.5: "Feature '.s4' requires .target sm_75
+    /// or higher").
+    WmmaSubByte,
+    /// `.and` in a single-bit `wmma.mma` (9.7.14.4.5: PTX ISA 7.1, sm_80; ptxas 13.5:
+    /// "Modifier '.and' on 'wmma.mma' requires .target sm_80 or higher").
+    WmmaBitAnd,
     /// `wmma` with `.bf16`/`.tf32` (PTX ISA 7.0, sm_80; ptxas 13.5: "Feature 'WMMA with
     /// .bf16/.tf32 FP types' requires .target sm_80 or higher").
     WmmaAlternate,
@@ -281,6 +288,22 @@ pub const OP_GATES: &[Gate] = &[
         support: &[Support {
             since: v(6, 3),
             targets: TargetSet::AtLeast(72),
+        }],
+    },
+    Gate {
+        feature: "wmma with sub-byte and single-bit types",
+        applies: Applies::Op(OpFeature::WmmaSubByte),
+        support: &[Support {
+            since: v(6, 3),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "wmma.mma with .and.popc",
+        applies: Applies::Op(OpFeature::WmmaBitAnd),
+        support: &[Support {
+            since: v(7, 1),
+            targets: TargetSet::AtLeast(80),
         }],
     },
     Gate {
@@ -1441,6 +1464,8 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         ) => modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some),
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
         (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
+        (OpFeature::WmmaSubByte, OpForm::Wmma(f)) => hit(f.m == 8 && f.k >= 32),
+        (OpFeature::WmmaBitAnd, OpForm::Wmma(f)) => hit(f.bit_op == Some(crate::mma::BitOp::And)),
         (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {
             hit(matches!(f.a, MmaType::Bf16 | MmaType::Tf32) || (f.m, f.n, f.k) == (16, 16, 8))
         }
