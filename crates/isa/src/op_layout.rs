@@ -1256,6 +1256,25 @@ pub fn setmaxnreg_count_violation(form: &OpForm, value: Option<i128>) -> Option<
     ))
 }
 
+/// `mma.sp`'s sparsity selector `f` when it is an integer: "operand f is a 32-bit integer
+/// constant with values in the range 0..3" (9.7.14.6.3; ptxas 13.5: "Argument 6 of instruction
+/// 'Sparse mma': value '4' out of range, expected to be in range [0..3]"). The narrower range
+/// of some shapes (0..1, 0) is left to run time, as ptxas 13.5 does not check it.
+pub fn sparsity_selector_violation(form: &OpForm, value: Option<i128>) -> Option<Violation> {
+    let OpForm::Mma(mma) = form else {
+        return None;
+    };
+    let value = value?;
+    if mma.sparse.is_none() || (0..=3).contains(&value) {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(5),
+        format!("the sparsity selector of mma.sp is 0..3, not {value}"),
+    ))
+}
+
 /// `tensormap.replace`'s constants (`values`: each operand's integer value): `ord` with
 /// `.box_dim`, `.global_dim` and `.element_stride` in 0..=4 (ptxas 13.5: "value '5' expected
 /// to be in range [0..4] when .box_dim modifier is used"; tensormap.md: "ord ... the

@@ -161,6 +161,24 @@ pub(super) fn tile_kernel(
     body + "ret;\n}\n"
 }
 
+/// A small deterministic generator (SplitMix64) for the generated tiles.
+pub(super) struct Rng(pub(super) u64);
+
+impl Rng {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A value below `bound`.
+    pub(super) fn below(&mut self, bound: u64) -> u64 {
+        self.next() % bound
+    }
+}
+
 /// Runs a [`tile_kernel`] over `tiles` CTAs of one warp on `input`; returns the `out_len`
 /// bytes of `out` (`name` labels the failures).
 pub(super) fn run_tiles(

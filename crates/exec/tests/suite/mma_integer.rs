@@ -13,20 +13,7 @@
 //! kernel the test generates is accepted by ptxas 13.5 (`ptxas -arch sm_90a`, and `-arch
 //! sm_80`), with the register counts used here.
 
-use super::mma::{run_tiles, tile_kernel};
-
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+use super::mma::{Rng, run_tiles, tile_kernel};
 
 /// An operand of the fragment tables.
 #[derive(Clone, Copy, PartialEq)]

@@ -17,24 +17,7 @@
 //! the shapes without a dense form). Every kernel is accepted by ptxas 13.5 (`-arch sm_90a`,
 //! and the non-FP8 ones `-arch sm_80`).
 
-use super::mma::{run_tiles, tile_kernel};
-
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        self.next() % bound
-    }
-}
+use super::mma::{Rng, run_tiles, tile_kernel};
 
 /// One sparse form: `m16n8k<k>`, A/B type, D/C type, `.satfinite`, `.sp::ordered_metadata`.
 struct Form {
@@ -80,21 +63,16 @@ fn float_bits(ty: &str, v: i64) -> u64 {
 /// A random element of an A/B type: its value and its bits.
 fn random_element(rng: &mut Rng, ty: &str) -> (i64, u64) {
     match ty {
-        "s8" => {
-            let v = rng.below(256) as i64 - 128;
-            (v, v as u64 & 0xff)
-        }
-        "u8" => {
-            let v = rng.below(256) as i64;
-            (v, v as u64)
-        }
-        "s4" => {
-            let v = rng.below(16) as i64 - 8;
-            (v, v as u64 & 0xf)
-        }
-        "u4" => {
-            let v = rng.below(16) as i64;
-            (v, v as u64)
+        "s8" | "u8" | "s4" | "u4" => {
+            let bits = width(ty);
+            let field = rng.below(1 << bits);
+            let unused = 64 - bits;
+            let value = if ty.starts_with('s') {
+                (field as i64) << unused >> unused
+            } else {
+                field as i64
+            };
+            (value, field)
         }
         float => {
             let v = rng.below(7) as i64 - 3;
@@ -423,4 +401,40 @@ fn sparse_forms_match_a_plain_matrix_product() {
         }
     }
     assert_eq!(checked, 38);
+}
+
+/// A selector inside 0..3 but outside the ISA's range for the form ("the sparsity selector
+/// must be either 0 (threads T0, T1) or 1 (threads T2, T3); any other value results in an
+/// undefined behavior") stops the warp with a located trap; one outside 0..3 is a check error.
+#[test]
+fn an_undefined_selector_traps() {
+    use ptxsim_exec::Outcome;
+    use ptxsim_exec::grid::{self, GridOptions};
+    let name = "m16n8k32.row.col.f32.f16.f16.f32";
+    let source = tile_kernel(name, [4, 4, 4, 4], false, "f32", Some(("sp", 2)));
+    let program = ptxsim_exec::load(&source, None).expect("ptxas accepts selector 2");
+    // ptxas 13.5 rejects 4: "value '4' out of range, expected to be in range [0..3]".
+    let four = tile_kernel(name, [4, 4, 4, 4], false, "f32", Some(("sp", 4)));
+    let error = ptxsim_exec::load(&four, None).expect_err("selector 4 is refused");
+    assert!(format!("{error:?}").contains("0..3"), "{error:?}");
+    let (device, _) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [32, 1, 1],
+        10_000,
+        vec![
+            ptxsim_exec::Argument::Buffer(vec![0; 32 * 13 * 4]),
+            ptxsim_exec::Argument::Buffer(vec![0; 32 * 4 * 4]),
+        ],
+    )
+    .expect("a valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    let failure = run.failure.expect("the selector traps");
+    match failure.outcome {
+        Ok(Outcome::Trapped { message, location }) => {
+            assert!(message.contains("sparsity selector 2"), "{message}");
+            assert!(location.line > 0);
+        }
+        other => panic!("{other:?}"),
+    }
 }
