@@ -657,6 +657,7 @@ fn dense_form(f: &MmaForm, shape: (u8, u8, u16), floating_acc: bool, row_col: bo
     };
     form && (f.block_scale.is_none() || (f.a.is_fp8() || f.a.is_fp6_or_fp4()))
         // ptxas 13.5 also takes `.xor.popc` on the `.s4`/`.u4` forms; the ISA has it on `.b1`
-        // only ("Unexpected instruction types specified for 'mma'" on `.s8` and `.f16`).
+        // only ("Unexpected instruction types specified for 'mma'" on `.s8` and `.f16`):
+        // docs/divergences.md, D31.
         && (f.bit_op.is_none() || f.a == B1)
 }
