@@ -730,3 +730,37 @@ fn sub_byte_single_bit_and_sparse_mma_forms() {
         assert_eq!(violation.is_some(), fails, "{value:?}");
     }
 }
+
+/// The single-bit `wgmma.mma_async` with ptxas 13.5's verdicts (`-arch sm_90a`, PTX 8.0).
+#[test]
+fn single_bit_wgmma_forms() {
+    use ptxsim_isa::wgmma::{WgmmaOp, decode_wgmma};
+    let form = |text: &str| decode_wgmma(&text.split('.').collect::<Vec<_>>());
+    for text in [
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc",
+        "mma_async.sync.aligned.and.popc.m64n8k256.s32.b1.b1",
+        "mma_async.sync.aligned.m64n224k256.s32.b1.b1.and.popc",
+    ] {
+        let Ok(WgmmaOp::Mma(f)) = form(text) else {
+            panic!("{text}");
+        };
+        assert!(!f.is_float() && f.k == 256, "{text}");
+    }
+    for text in [
+        // "Incorrect operations specified for wgmma.mma_async with boolean type".
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1.xor.popc",
+        // "Illegal reduction operation for instruction 'wgmma.mma_async.s32.b1'".
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1.popc.and",
+        // "Boolean operation is required for instruction 'wgmma.mma_async'".
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1",
+        // "Illegal modifier '.satfinite' for instruction 'wgmma.mma_async with boolean type'".
+        "mma_async.sync.aligned.m64n8k256.satfinite.s32.b1.b1.and.popc",
+        // "Unknown modifier '.m64n40k256'", "Unknown modifier '.m64n8k128'".
+        "mma_async.sync.aligned.m64n40k256.s32.b1.b1.and.popc",
+        "mma_async.sync.aligned.m64n8k128.s32.b1.b1.and.popc",
+        // "Unexpected instruction types specified for 'wgmma.mma_async'".
+        "mma_async.sync.aligned.m64n8k32.s32.s8.s8.and.popc",
+    ] {
+        assert!(form(text).is_err(), "{text}");
+    }
+}
