@@ -414,13 +414,8 @@ fn descriptor_layouts_follow_the_isa_examples() {
 /// Accumulators near `i32::MAX` wrap. ptxas 13.5 accepts the kernel (`-arch sm_90a`).
 #[test]
 fn single_bit_tiles_match_a_plain_product() {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = super::mma::Rng(0x9e37_79b9_7f4a_7c15u64);
+    let mut next = move || rng.next();
     let offset = |row: usize, byte: usize| {
         (row % 8) * 16 + (row / 8) * 256 + (byte % 16) + (byte / 16) * 128
     };

@@ -470,13 +470,8 @@ fn second_probe_tiles_through_the_executor() {
 /// `-arch sm_80`).
 #[test]
 fn sub_byte_and_single_bit_tiles() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = super::mma::Rng(0x2545_f491_4f6c_dd1du64);
+    let mut next = move || rng.next();
     let cases: [(&str, &str, &[&str]); 6] = [
         ("m8n8k32", "s4", &[]),
         ("m8n8k32", "u4", &[]),
