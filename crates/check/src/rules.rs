@@ -1273,6 +1273,12 @@ pub fn check_instruction(
                     integer_operand(instruction, 0),
                 )
             }
+            ptxsim_isa::ops::OpForm::Mma(form) if form.sparse.is_some() => {
+                ptxsim_isa::op_layout::sparsity_selector_violation(
+                    &op.form,
+                    integer_operand(instruction, 5),
+                )
+            }
             ptxsim_isa::ops::OpForm::Wgmma(ptxsim_isa::wgmma::WgmmaOp::Mma(form)) => {
                 let a_from_registers =
                     matches!(instruction.operands.get(1), Some(Operand::Vector(_)));

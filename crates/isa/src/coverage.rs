@@ -143,8 +143,8 @@ fn not_run(op: Opcode) -> &'static str {
              `.swizzle_atomicity` 1-3 (traps at run)"
         }
         Opcode::Mma => {
-            "`mma.sp`, sub-byte integer and single-bit forms (fragment vectors, operand \
-             counts and the sub-byte gates checked)"
+            "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors and \
+             operand counts checked)"
         }
         Opcode::Ldmatrix => {
             "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (checked by \
@@ -153,12 +153,8 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Stmatrix => {
             "the sm_100a `.m16n8` shape and `.b8` (checked by the Syntax-block table)"
         }
-        Opcode::Wmma => {
-            "sub-byte `.m8n8k32` (`.s4`/`.u4`) and single-bit `.m8n8k128` (`.b1`) forms, `.f64` \
-             with `.rz`/`.rm`/`.rp` (fragment vectors, operand counts and the sub-byte and \
-             integer gates checked)"
-        }
-        Opcode::Wgmma => "the single-bit `.b1` and sparse `.sp` forms (name only)",
+        Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
+        Opcode::Wgmma => "the sparse `.sp` forms (name only)",
         Opcode::Tcgen05 => {
             "`tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` \
              `.sp`, `.ws` with A in tensor memory below M = 128 or a zero-column mask, an \

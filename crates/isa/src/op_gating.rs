@@ -194,9 +194,21 @@ pub enum OpFeature {
     /// `.release`/`.acquire`/`.relaxed` on mbarrier (ptxas 13.5: "Modifier '.acquire' on
     /// 'mbarrier.test_wait' requires PTX ISA .version 8.0 or later").
     MbarrierSem,
-    /// `mma` `.m16n8k8` with `.f16`, `.m8n8k16` with `.s8`/`.u8` (9.7.14.5.14: PTX ISA 6.5,
-    /// sm_75).
+    /// `mma` `.m16n8k8` with `.f16`, `.m8n8k16` with `.s8`/`.u8`, `.m8n8k32` with `.s4`/`.u4`
+    /// (9.7.14.5.14: PTX ISA 6.5, sm_75).
     MmaTuring,
+    /// `mma` `.m8n8k128` with `.b1` (9.7.14.5.14: "introduced in PTX ISA version 7.0", "sm_75
+    /// or higher"; ptxas 13.5: "Feature '.m8n8k128' requires PTX ISA .version 7.0 or later").
+    MmaSingleBit,
+    /// `.and` in a single-bit `mma` (9.7.14.5.14: PTX ISA 7.1, sm_80; ptxas 13.5: "Modifier
+    /// '.and' on 'mma' requires .target sm_80 or higher").
+    MmaBitAnd,
+    /// `mma.sp` (9.7.14.6.3: PTX ISA 7.1, sm_80; ptxas 13.5: "Feature 'Sparse MMA' requires
+    /// .target sm_80 or higher").
+    MmaSparse,
+    /// `mma.sp::ordered_metadata` (9.7.14.6.3: PTX ISA 8.5, sm_80; ptxas 13.5: "Feature
+    /// '.sp::ordered_metadata' requires PTX ISA .version 8.5 or later").
+    MmaOrderedMetadata,
     /// `mma` `.m8n8k4` with `.f16` (PTX ISA 6.4, sm_70).
     MmaVolta,
     /// `mma` `.m16n8k16`/`.m16n8k32`, `.bf16`, `.tf32`, `.m8n8k4.f64` (PTX ISA 7.0, sm_80).
@@ -221,6 +233,13 @@ pub enum OpFeature {
     /// `wmma` with `.s8`/`.u8` (PTX ISA 6.3, sm_72; ptxas 13.5: "Feature 'WMMA with integer
     /// types' requires PTX ISA .version 6.3 or later").
     WmmaInteger,
+    /// `wmma` with the sub-byte `.m8n8k32` (`.s4`/`.u4`) and single-bit `.m8n8k128` (`.b1`)
+    /// shapes (9.7.14.4: PTX ISA 6.3, sm_75; ptxas 13.5: "Feature '.s4' requires .target sm_75
+    /// or higher").
+    WmmaSubByte,
+    /// `.and` in a single-bit `wmma.mma` (9.7.14.4.5: PTX ISA 7.1, sm_80; ptxas 13.5:
+    /// "Modifier '.and' on 'wmma.mma' requires .target sm_80 or higher").
+    WmmaBitAnd,
     /// `wmma` with `.bf16`/`.tf32` (PTX ISA 7.0, sm_80; ptxas 13.5: "Feature 'WMMA with
     /// .bf16/.tf32 FP types' requires .target sm_80 or higher").
     WmmaAlternate,
@@ -272,6 +291,22 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "wmma with sub-byte and single-bit types",
+        applies: Applies::Op(OpFeature::WmmaSubByte),
+        support: &[Support {
+            since: v(6, 3),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "wmma.mma with .and.popc",
+        applies: Applies::Op(OpFeature::WmmaBitAnd),
+        support: &[Support {
+            since: v(7, 1),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
         feature: "wmma with .bf16/.tf32",
         applies: Applies::Op(OpFeature::WmmaAlternate),
         support: &[Support {
@@ -320,11 +355,43 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
-        feature: "mma.m16n8k8.f16 / m8n8k16 8-bit integer",
+        feature: "mma.m16n8k8.f16 / m8n8k16 8-bit integer / m8n8k32 4-bit integer",
         applies: Applies::Op(OpFeature::MmaTuring),
         support: &[Support {
             since: v(6, 5),
             targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "mma.m8n8k128 with .b1",
+        applies: Applies::Op(OpFeature::MmaSingleBit),
+        support: &[Support {
+            since: v(7, 0),
+            targets: TargetSet::AtLeast(75),
+        }],
+    },
+    Gate {
+        feature: "mma with .and.popc",
+        applies: Applies::Op(OpFeature::MmaBitAnd),
+        support: &[Support {
+            since: v(7, 1),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "sparse mma",
+        applies: Applies::Op(OpFeature::MmaSparse),
+        support: &[Support {
+            since: v(7, 1),
+            targets: TargetSet::AtLeast(80),
+        }],
+    },
+    Gate {
+        feature: "mma.sp::ordered_metadata",
+        applies: Applies::Op(OpFeature::MmaOrderedMetadata),
+        support: &[Support {
+            since: v(8, 5),
+            targets: TargetSet::AtLeast(80),
         }],
     },
     Gate {
@@ -1397,6 +1464,8 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         ) => modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some),
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
         (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
+        (OpFeature::WmmaSubByte, OpForm::Wmma(f)) => hit(f.m == 8 && f.k >= 32),
+        (OpFeature::WmmaBitAnd, OpForm::Wmma(f)) => hit(f.bit_op == Some(crate::mma::BitOp::And)),
         (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {
             hit(matches!(f.a, MmaType::Bf16 | MmaType::Tf32) || (f.m, f.n, f.k) == (16, 16, 8))
         }
@@ -1418,8 +1487,14 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             hit(is_bf16(dtype) || is_bf16(stype))
         }
         (OpFeature::MmaVolta, OpForm::Mma(f)) => hit(f.is_quad_pair()),
-        (OpFeature::MmaTuring, OpForm::Mma(f)) => {
-            hit((f.a == MmaType::F16 && (f.m, f.k) == (16, 8)) || (f.a.is_int8() && f.m == 8))
+        (OpFeature::MmaTuring, OpForm::Mma(f)) => hit((f.a == MmaType::F16
+            && (f.m, f.k) == (16, 8))
+            || ((f.a.is_int8() || f.a.is_int4()) && f.m == 8)),
+        (OpFeature::MmaSingleBit, OpForm::Mma(f)) => hit(f.a == MmaType::B1 && f.m == 8),
+        (OpFeature::MmaBitAnd, OpForm::Mma(f)) => hit(f.bit_op == Some(crate::mma::BitOp::And)),
+        (OpFeature::MmaSparse, OpForm::Mma(f)) => hit(f.sparse.is_some()),
+        (OpFeature::MmaOrderedMetadata, OpForm::Mma(f)) => {
+            hit(f.sparse == Some(crate::mma::Sparsity::OrderedMetadata))
         }
         (OpFeature::MmaAmpere, OpForm::Mma(f)) => hit((f.m == 16 && f.k >= 16)
             || matches!(f.a, MmaType::Bf16 | MmaType::Tf32)

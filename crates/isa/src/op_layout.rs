@@ -760,6 +760,15 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 slot("b", MmaOperand::B, false),
                 slot("c", MmaOperand::C, false),
             ];
+            if form.sparse.is_some() {
+                // `e, f` (9.7.14.6.3): "Operand e is a 32-bit integer and operand f is a 32-bit
+                // integer constant with values in the range 0..3" (ptxas 13.5 takes any 32-bit
+                // register for `e`, no `.b16` one, and no register for `f`).
+                slots.extend([
+                    scalar("e", false, RegisterRule::OneOf(crate::layout::FRAGMENT)),
+                    scalar("f", false, RegisterRule::Constant),
+                ]);
+            }
             if form.block_scale.is_some() {
                 // `scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b,
                 // thread-id-b}`: "of type .b32" (ptxas 13.5 takes any 32-bit register; it
@@ -843,12 +852,17 @@ fn mma_register(ty: crate::mma::MmaType) -> RegisterRule {
 /// The registers of `mma`'s `a` and `b`: as [`mma_register`], except that ptxas 13.5 takes
 /// any 32-bit register (`.b32`, `.u32`, `.s32`, `.f32`, `.f16x2`) for the byte-sized integer
 /// and FP8 types (`.s8`, `.u8`, `.e4m3`, `.e5m2`: four elements packed in a register, no
-/// register type of their own), where `.f16`/`.bf16`/`.tf32` fragments stay `.b32`/`.f16x2`.
+/// register type of their own) and the sub-byte `.s4`/`.u4`/`.b1` (probed: `.f32` and
+/// `.f16x2` vectors accepted, a `.b64` one "Arguments mismatch"), where `.f16`/`.bf16`/`.tf32`
+/// fragments stay `.b32`/`.f16x2`.
 fn mma_multiplicand(ty: crate::mma::MmaType) -> RegisterRule {
     use crate::mma::MmaType;
     match ty {
         MmaType::S8
         | MmaType::U8
+        | MmaType::S4
+        | MmaType::U4
+        | MmaType::B1
         | MmaType::E4m3
         | MmaType::E5m2
         | MmaType::E3m2
@@ -1239,6 +1253,25 @@ pub fn setmaxnreg_count_violation(form: &OpForm, value: Option<i128>) -> Option<
         RuleCode::ConstantValue,
         Location::Operand(0),
         format!("setmaxnreg's register count must be a multiple of 8 in 24..=256, not {value}"),
+    ))
+}
+
+/// `mma.sp`'s sparsity selector `f` when it is an integer: "operand f is a 32-bit integer
+/// constant with values in the range 0..3" (9.7.14.6.3; ptxas 13.5: "Argument 6 of instruction
+/// 'Sparse mma': value '4' out of range, expected to be in range [0..3]"). The narrower range
+/// of some shapes (0..1, 0) is left to run time, as ptxas 13.5 does not check it.
+pub fn sparsity_selector_violation(form: &OpForm, value: Option<i128>) -> Option<Violation> {
+    let OpForm::Mma(mma) = form else {
+        return None;
+    };
+    let value = value?;
+    if mma.sparse.is_none() || (0..=3).contains(&value) {
+        return None;
+    }
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(5),
+        format!("the sparsity selector of mma.sp is 0..3, not {value}"),
     ))
 }
 

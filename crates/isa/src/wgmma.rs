@@ -4,14 +4,15 @@
 //!
 //! The `wgmma.mma_async` forms are the rows of the ISA's syntax blocks: `.f16`/`.bf16` (k16),
 //! `.tf32` (k8), FP8 `.e4m3`/`.e5m2` in any mix (k32) with `.f16` or `.f32` accumulators,
-//! `.s8`/`.u8` (k32, `.s32`, `.satfinite` optional, a shorter list of `n`); the single-bit form
-//! (`.b1.b1.and.popc`) is recognised and reported as not supported. Every form is
+//! `.s8`/`.u8` (k32, `.s32`, `.satfinite` optional, a shorter list of `n`) and the single-bit
+//! `.s32.b1.b1.and.popc` (k256, the integer `n`). `.sp` is recognised and reported as not
+//! supported. Every form is
 //! arch-specific: ptxas 13.5 rejects them on `sm_90` ("Instruction 'wgmma.mma_async with
 //! floating point types' not supported on .target 'sm_90'"; `crates/isa/tests/wgmma.rs` keeps
 //! the probes).
 
 use crate::form::{DecodeError, DecodeErrorKind, Location, RuleCode, Violation};
-use crate::mma::MmaType;
+use crate::mma::{BitOp, MmaType};
 use crate::opcode::Opcode;
 
 /// One `wgmma.mma_async.sync.aligned.shape{.satfinite}.dtype.atype.btype` form.
@@ -19,10 +20,14 @@ use crate::opcode::Opcode;
 pub struct WgmmaForm {
     /// Columns of B and D (`m` is always 64).
     pub n: u16,
-    /// Columns of A, rows of B: 8 (`.tf32`), 16 (`.f16`/`.bf16`) or 32 (8-bit types).
-    pub k: u8,
+    /// Columns of A, rows of B: 8 (`.tf32`), 16 (`.f16`/`.bf16`), 32 (8-bit types) or 256
+    /// (`.b1`).
+    pub k: u16,
     /// `.satfinite` (integer forms).
     pub satfinite: bool,
+    /// `.and.popc` of the single-bit form ("wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.
+    /// popc", `.op = {.and}`).
+    pub bit_op: Option<BitOp>,
     /// `.dtype`.
     pub d: MmaType,
     /// `.atype`.
@@ -50,7 +55,7 @@ impl WgmmaForm {
 
     /// Whether the form takes `imm-scale-a`/`imm-scale-b` (the floating-point forms).
     pub fn is_float(&self) -> bool {
-        !self.a.is_int8()
+        !self.a.is_integer()
     }
 
     /// Whether the form takes `imm-trans-a`/`imm-trans-b`: "The transpose operation is only
@@ -86,13 +91,15 @@ impl WgmmaForm {
     /// The modifiers after `wgmma.mma_async.sync.aligned`, for messages.
     pub fn name(&self) -> String {
         format!(
-            "m64n{}k{}{}.{}.{}.{}",
+            "m64n{}k{}{}.{}.{}.{}{}",
             self.n,
             self.k,
             if self.satfinite { ".satfinite" } else { "" },
             self.d.name(),
             self.a.name(),
-            self.b.name()
+            self.b.name(),
+            self.bit_op
+                .map_or(String::new(), |op| format!(".{}.popc", op.name()))
         )
     }
 }
@@ -125,16 +132,27 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
     let mut sync = false;
     let mut aligned = false;
     let mut satfinite = false;
-    let mut shape: Option<(u16, u8)> = None;
+    let mut shape: Option<(u16, u16)> = None;
     let mut types: Vec<MmaType> = Vec::new();
-    let mut single_bit = false;
+    // `.and`/`.xor` and the position of the `.popc` that must follow it (ptxas 13.5: "Illegal
+    // reduction operation" for `.popc.and`).
+    let mut bit_op: Option<(usize, BitOp)> = None;
+    let mut popc: Option<usize> = None;
     for (offset, &m) in rest.iter().enumerate() {
         let index = offset + 1;
         match m {
             "sync" => sync = true,
             "aligned" => aligned = true,
             "satfinite" if first == "mma_async" => satfinite = true,
-            "b1" | "and" | "popc" if first == "mma_async" => single_bit = true,
+            "and" | "xor" if first == "mma_async" && bit_op.is_some() => {
+                return Err(error(Some(index), format!(".{m} is written twice")));
+            }
+            "and" if first == "mma_async" => bit_op = Some((index, BitOp::And)),
+            "xor" if first == "mma_async" => bit_op = Some((index, BitOp::Xor)),
+            "popc" if first == "mma_async" && popc.is_some() => {
+                return Err(error(Some(index), ".popc is written twice"));
+            }
+            "popc" if first == "mma_async" => popc = Some(index),
             _ if first == "mma_async" => {
                 if let Some(t) = type_from_name(m) {
                     types.push(t);
@@ -186,11 +204,20 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
     if let Some(op) = op {
         return Ok(op);
     }
-    if single_bit {
-        return Err(unsupported(
-            "wgmma.mma_async with .b1 (single-bit, .and.popc)",
-        ));
-    }
+    let bit_op = match (bit_op, popc) {
+        (None, None) => None,
+        (Some((at, op)), Some(popc_at)) if popc_at == at + 1 => Some(op),
+        (Some(_), None) => {
+            return Err(error(None, "a single-bit wgmma.mma_async needs .and.popc")
+                .with_fix("write .and.popc"));
+        }
+        (_, Some(popc_at)) => {
+            return Err(error(
+                Some(popc_at),
+                ".popc follows the operation of a single-bit wgmma.mma_async (.and.popc)",
+            ));
+        }
+    };
     let Some((n, k)) = shape else {
         return Err(error(
             None,
@@ -208,6 +235,7 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
         n,
         k,
         satfinite,
+        bit_op,
         d,
         a,
         b,
@@ -233,6 +261,7 @@ fn type_from_name(name: &str) -> Option<MmaType> {
         "e5m2" => MmaType::E5m2,
         "s8" => MmaType::S8,
         "u8" => MmaType::U8,
+        "b1" => MmaType::B1,
         "f32" => MmaType::F32,
         "s32" => MmaType::S32,
         _ => return None,
@@ -240,7 +269,7 @@ fn type_from_name(name: &str) -> Option<MmaType> {
 }
 
 /// `.m64nNkK`: `(N, K)`.
-fn parse_shape(m: &str) -> Option<(u16, u8)> {
+fn parse_shape(m: &str) -> Option<(u16, u16)> {
     let rest = m.strip_prefix("m64n")?;
     let (n, k) = rest.split_once('k')?;
     Some((n.parse().ok()?, k.parse().ok()?))
@@ -263,8 +292,11 @@ fn validate(f: &WgmmaForm) -> Result<(), DecodeError> {
         (Tf32, Tf32) => f.k == 8 && f.d == F32 && float_n,
         (E4m3 | E5m2, E4m3 | E5m2) => f.k == 32 && matches!(f.d, F16 | F32) && float_n,
         (S8 | U8, S8 | U8) => f.k == 32 && f.d == S32 && integer_n,
+        // ptxas 13.5: "Incorrect operations specified for wgmma.mma_async with boolean type"
+        // for `.xor.popc`, "Boolean operation is required" without one.
+        (B1, B1) => f.k == 256 && f.d == S32 && integer_n && f.bit_op == Some(BitOp::And),
         _ => false,
-    };
+    } && (f.bit_op.is_none() || f.a == B1);
     let satfinite_ok = !f.satfinite || f.a.is_int8();
     if !ok || !satfinite_ok {
         return Err(DecodeError::new(

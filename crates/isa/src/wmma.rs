@@ -2,9 +2,9 @@
 //! 9.7.14.4), decoded into a [`WmmaForm`].
 //!
 //! Decoded and run: the shapes `.m16n16k16`, `.m32n8k16`, `.m8n32k16` with `.f16`, `.bf16`,
-//! `.s8`, `.u8` multiplicands; `.m16n16k8` with `.tf32`; `.m8n8k4` with `.f64`. The sub-byte
-//! (`.m8n8k32` `.s4`/`.u4`) and single-bit (`.m8n8k128` `.b1`, `.xor`/`.and`, `.popc`) forms are
-//! recognised by name and reported as not supported by ptxsim.
+//! `.s8`, `.u8` multiplicands; `.m16n16k8` with `.tf32`; `.m8n8k4` with `.f64`; the sub-byte
+//! `.m8n8k32` with `.s4`/`.u4` and the single-bit `.m8n8k128` with `.b1` (`.xor.popc` or
+//! `.and.popc`), whose A is loaded `.row` and B `.col` only ("Sub-byte loads").
 //!
 //! Modifiers may come in any order (ptxas 13.5 takes `wmma.load.a.aligned.sync.m16n16k16.row.
 //! f16`); `.sync` and `.aligned` are both required (".sync modifier required for instruction
@@ -12,7 +12,7 @@
 //! `mma` (ptxas: "Unknown modifier '.c'" for `wmma.store.c`).
 
 use crate::form::{DecodeError, DecodeErrorKind};
-use crate::mma::MmaType;
+use crate::mma::{BitOp, MmaType};
 use crate::opcode::Opcode;
 
 /// A matrix of `wmma`: "D = A * B + C, where A is an MxK matrix, B is a KxN matrix, C and D
@@ -84,6 +84,8 @@ pub struct WmmaForm {
     pub space: WmmaSpace,
     /// `.satfinite` (integer `mma`).
     pub satfinite: bool,
+    /// `mma`: the `.op.popc` of the single-bit `.m8n8k128` (`.xor` or `.and`).
+    pub bit_op: Option<BitOp>,
     /// `mma`: `.dtype`; `load`/`store`: the element type.
     pub d: MmaType,
     /// `mma`: `.atype`; `load`/`store`: the element type.
@@ -160,9 +162,10 @@ impl WmmaForm {
         if self.a_row { cols } else { rows }
     }
 
-    /// Bytes of one memory element (`.tf32` is stored as `.f32`).
-    pub fn element_bytes(&self, matrix: WmmaMatrix) -> usize {
-        (self.element(matrix).bits() / 8) as usize
+    /// Bits of one memory element (`.tf32` is stored as `.f32`; `.s4`/`.u4` are 4 bits, `.b1`
+    /// one, packed from the least significant bits of each byte up).
+    pub fn element_bits(&self, matrix: WmmaMatrix) -> usize {
+        self.element(matrix).bits() as usize
     }
 
     /// The instruction's modifiers after `wmma.`, for messages.
@@ -199,7 +202,9 @@ impl WmmaForm {
                     )
                 };
                 format!(
-                    "mma.sync.aligned.{}.{}.{shape}.{types}{}",
+                    "mma{}.sync.aligned.{}.{}.{shape}.{types}{}",
+                    self.bit_op
+                        .map_or(String::new(), |op| format!(".{}.popc", op.name())),
                     layout(self.a_row),
                     layout(self.b_row),
                     if self.satfinite { ".satfinite" } else { "" }
@@ -228,6 +233,8 @@ fn parse_shape(m: &str) -> Option<(u8, u8, u8)> {
         "m8n32k16" => (8, 32, 16),
         "m16n16k8" => (16, 16, 8),
         "m8n8k4" => (8, 8, 4),
+        "m8n8k32" => (8, 8, 32),
+        "m8n8k128" => (8, 8, 128),
         _ => return None,
     })
 }
@@ -279,6 +286,10 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
     let mut layouts: Vec<bool> = Vec::new();
     let mut space: Option<WmmaSpace> = None;
     let mut types: Vec<MmaType> = Vec::new();
+    // `.xor`/`.and` and the position of the `.popc` that must follow it (ptxas 13.5: "Illegal
+    // reduction operation" for `.popc.xor`).
+    let mut bit_op: Option<(usize, BitOp)> = None;
+    let mut popc: Option<usize> = None;
     for (offset, &m) in rest.iter().enumerate() {
         let index = Some(first + offset);
         let twice = || {
@@ -330,15 +341,18 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
                     ),
                 ));
             }
-            "m8n8k32" | "m8n8k128" | "s4" | "u4" | "b1" | "xor" | "and" | "popc" => {
-                return Err(unsupported(
+            "xor" | "and" | "popc" if memory => {
+                return Err(error(
+                    DecodeErrorKind::UnknownModifier,
                     index,
-                    format!(
-                        "{name} with .{m} (the sub-byte and single-bit forms) is not supported \
-                         by ptxsim yet"
-                    ),
+                    format!(".{m} is not a modifier of {name}"),
                 ));
             }
+            "xor" | "and" if bit_op.is_some() => return Err(twice()),
+            "xor" => bit_op = Some((offset, BitOp::Xor)),
+            "and" => bit_op = Some((offset, BitOp::And)),
+            "popc" if popc.is_some() => return Err(twice()),
+            "popc" => popc = Some(offset),
             _ => {
                 if let Some(t) = MmaType::from_name(m) {
                     types.push(t);
@@ -384,6 +398,26 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
             format!("{name} needs a shape such as .m16n16k16"),
         ));
     };
+    // `wmma.mma.op.popc` (9.7.14.4.5): the operation, then `.popc`.
+    let bit_op = match (bit_op, popc) {
+        (None, None) => None,
+        (Some((at, op)), Some(popc_at)) if popc_at == at + 1 => Some(op),
+        (Some(_), None) => {
+            return Err(error(
+                DecodeErrorKind::UnknownModifier,
+                None,
+                "a single-bit wmma.mma needs .popc after .xor or .and",
+            )
+            .with_fix("write wmma.mma.xor.popc or wmma.mma.and.popc"));
+        }
+        (_, Some(popc_at)) => {
+            return Err(error(
+                DecodeErrorKind::UnknownModifier,
+                Some(first + popc_at),
+                ".popc follows the operation of a single-bit wmma.mma (.xor.popc or .and.popc)",
+            ));
+        }
+    };
     let wanted_layouts = if memory { 1 } else { 2 };
     if layouts.len() != wanted_layouts {
         let rule = if memory {
@@ -417,6 +451,7 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
             b_row: a_row,
             space,
             satfinite: false,
+            bit_op: None,
             d: ty,
             a: ty,
             b: ty,
@@ -445,6 +480,7 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
             b_row,
             space,
             satfinite,
+            bit_op,
             d,
             a,
             b,
@@ -463,25 +499,47 @@ fn validate(f: &WmmaForm, type_count: usize) -> Result<(), DecodeError> {
     let big = matches!((f.m, f.n, f.k), (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
     let tf32 = (f.m, f.n, f.k) == (16, 16, 8);
     let f64 = (f.m, f.n, f.k) == (8, 8, 4);
+    // "Sub-byte loads": `wmma.load.a.sync.aligned.row`, `wmma.load.b.sync.aligned.col`
+    // (ptxas 13.5: "Illegal alayout '.col' for instruction 'wmma.load.a'").
+    let int4 = (f.m, f.n, f.k) == (8, 8, 32);
+    let bits = (f.m, f.n, f.k) == (8, 8, 128);
+    let sub_byte_layout = match f.op {
+        WmmaOp::Load(WmmaMatrix::A) => f.a_row,
+        WmmaOp::Load(WmmaMatrix::B) => !f.a_row,
+        WmmaOp::Mma => f.a_row && !f.b_row,
+        _ => true,
+    };
     let ok = match f.op {
         WmmaOp::Load(WmmaMatrix::A | WmmaMatrix::B) => {
             (big && matches!(f.a, F16 | Bf16 | S8 | U8))
                 || (tf32 && f.a == Tf32)
                 || (f64 && f.a == F64)
+                || (int4 && matches!(f.a, S4 | U4) && sub_byte_layout)
+                || (bits && f.a == B1 && sub_byte_layout)
         }
         WmmaOp::Load(_) | WmmaOp::Store => {
-            (big && matches!(f.a, F16 | F32 | S32)) || (tf32 && f.a == F32) || (f64 && f.a == F64)
+            (big && matches!(f.a, F16 | F32 | S32))
+                || (tf32 && f.a == F32)
+                || (f64 && f.a == F64)
+                || ((int4 || bits) && f.a == S32)
         }
         WmmaOp::Mma => {
             let float_acc = matches!(f.d, F16 | F32) && matches!(f.c, F16 | F32);
-            match (f.a, f.b) {
+            let types = match (f.a, f.b) {
                 (F16, F16) => big && float_acc && type_count == 2 && !f.satfinite,
                 (Bf16, Bf16) => big && (f.d, f.c) == (F32, F32) && !f.satfinite,
                 (Tf32, Tf32) => tf32 && (f.d, f.c) == (F32, F32) && !f.satfinite,
                 (S8, S8) | (U8, U8) => big && (f.d, f.c) == (S32, S32),
                 (F64, F64) => f64 && (f.d, f.c) == (F64, F64) && !f.satfinite,
+                // `wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite}`
+                // (ptxas 13.5 rejects mixed `.s4.u4`).
+                (S4, S4) | (U4, U4) => int4 && (f.d, f.c) == (S32, S32) && sub_byte_layout,
+                // `wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32` ("Modifier
+                // .satfinite not allowed ... with shape '.m8n8k128'").
+                (B1, B1) => bits && (f.d, f.c) == (S32, S32) && sub_byte_layout && !f.satfinite,
                 _ => false,
-            }
+            };
+            types && (f.bit_op.is_some() == (f.a == B1))
         }
     };
     if !ok {
@@ -560,6 +618,22 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(f.registers(WmmaMatrix::C), 2);
+        // The sub-byte and single-bit forms: one register of A and B, two of C; strides 32
+        // and 128 elements (9.7.14.4.2's table).
+        let f = decode_wmma(&["load", "b", "sync", "aligned", "col", "m8n8k32", "u4"]).unwrap();
+        assert_eq!((f.registers(WmmaMatrix::B), f.default_stride()), (1, 32));
+        let f = decode_wmma(&["load", "a", "sync", "aligned", "row", "m8n8k128", "b1"]).unwrap();
+        assert_eq!(
+            (f.fragment_bytes(WmmaMatrix::A), f.default_stride()),
+            (4, 128)
+        );
+        let f = decode_wmma(&[
+            "mma", "and", "popc", "sync", "aligned", "row", "col", "m8n8k128", "s32", "b1", "b1",
+            "s32",
+        ])
+        .unwrap();
+        assert_eq!(f.bit_op, Some(BitOp::And));
+        assert_eq!(f.registers(WmmaMatrix::D), 2);
     }
 
     #[test]
@@ -579,7 +653,26 @@ mod tests {
             ),
             ("load.a.sync.aligned.row.m16n16k16.f32", UnsupportedTypes),
             ("load.a.sync.aligned.row.m16n16k8.f16", UnsupportedTypes),
-            ("load.a.sync.aligned.row.m8n8k32.s4", w),
+            // "Illegal alayout '.col' for instruction 'wmma.load.a'" (sub-byte A is row-major).
+            ("load.a.sync.aligned.col.m8n8k32.s4", UnsupportedTypes),
+            ("load.b.sync.aligned.row.m8n8k128.b1", UnsupportedTypes),
+            ("load.c.sync.aligned.row.m8n8k32.s4", UnsupportedTypes),
+            (
+                "mma.sync.aligned.row.col.m8n8k32.s32.s4.u4.s32",
+                UnsupportedTypes,
+            ),
+            (
+                "mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+                UnsupportedTypes,
+            ),
+            (
+                "mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32.satfinite",
+                UnsupportedTypes,
+            ),
+            (
+                "mma.popc.xor.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+                UnknownModifier,
+            ),
             (
                 "mma.sync.aligned.row.col.m16n16k16.f32.f16.f16.f32",
                 UnsupportedTypes,
@@ -598,10 +691,6 @@ mod tests {
             ),
             ("mma.sync.aligned.row.m16n16k16.f32.f32", UnknownModifier),
             ("mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64", w),
-            (
-                "mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
-                w,
-            ),
         ] {
             let modifiers: Vec<&str> = modifiers.split('.').collect();
             assert_eq!(kind(&modifiers), Err(expected), "{modifiers:?}");

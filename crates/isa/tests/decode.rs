@@ -637,3 +637,130 @@ fn griddepcontrol_takes_exactly_one_action() {
         assert_eq!(error.kind, kind, "{modifiers:?}");
     }
 }
+
+/// The sub-byte, single-bit and sparse `mma` forms, with ptxas 13.5's verdicts on each
+/// (`ptxas -arch sm_90a`, PTX 8.6; sm_89 for FP8): accepted forms decode with the ISA's operand
+/// counts, rejected ones do not, and a sparsity selector outside 0..3 is a constant-value error
+/// ("Argument 6 of instruction 'Sparse mma': value '4' out of range, expected to be in range
+/// [0..3]").
+#[test]
+fn sub_byte_single_bit_and_sparse_mma_forms() {
+    use ptxsim_isa::mma::{BitOp, MmaOperand, Sparsity, decode_mma};
+    let form = |text: &str| decode_mma(&text.split('.').collect::<Vec<_>>());
+    // (modifiers after `mma.`, registers of d, a, b, c)
+    for (text, counts) in [
+        ("sync.aligned.m8n8k32.row.col.s32.s4.s4.s32", [2, 1, 1, 2]),
+        (
+            "sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32",
+            [4, 4, 2, 4],
+        ),
+        (
+            "sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc",
+            [4, 4, 2, 4],
+        ),
+        (
+            "sync.aligned.m16n8k128.xor.popc.row.col.s32.b1.b1.s32",
+            [4, 2, 1, 4],
+        ),
+        (
+            "sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+            [4, 2, 2, 4],
+        ),
+        (
+            "sync.sp.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+            [2, 2, 2, 2],
+        ),
+        (
+            "sp::ordered_metadata.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+            [4, 2, 2, 4],
+        ),
+        (
+            "sp.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32",
+            [4, 4, 4, 4],
+        ),
+        (
+            "sp.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
+            [4, 2, 2, 4],
+        ),
+        (
+            "sp.sync.aligned.m16n8k128.row.col.s32.s4.u4.s32",
+            [4, 4, 4, 4],
+        ),
+    ] {
+        let f = form(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        let got = [MmaOperand::D, MmaOperand::A, MmaOperand::B, MmaOperand::C]
+            .map(|operand| f.registers(operand));
+        assert_eq!(got, counts, "{text}");
+    }
+    let f = form("sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc").unwrap();
+    assert_eq!(f.bit_op, Some(BitOp::And));
+    let f = form("sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32").unwrap();
+    assert_eq!(f.sparse, Some(Sparsity::OrderedMetadata));
+    for text in [
+        // "Illegal modifier '.satfinite' for instruction 'mma'".
+        "sync.aligned.m16n8k256.row.col.satfinite.s32.b1.b1.s32.xor.popc",
+        // "Unexpected number of operations specified for mma with shape '.m16n8k256'".
+        "sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor",
+        "sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.and.popc",
+        // "Illegal reduction operation for instruction 'mma.s32.s32'".
+        "sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.popc.xor",
+        // "Unexpected instruction types specified for 'mma'".
+        "sync.aligned.m16n8k64.row.col.s32.s4.s8.s32",
+        "sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.and.popc",
+        // "Illegal alayout '.col' for instruction 'mma'".
+        "sync.aligned.m8n8k32.col.row.s32.s4.s4.s32",
+        // "Illegal matrix shape '.m16n8k16' for instruction 'Sparse MMA with integer types'".
+        "sp.sync.aligned.m16n8k16.row.col.s32.s8.u8.s32",
+        // "Arguments mismatch" (no sparse single-bit form; C must equal D).
+        "sp.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc",
+        "sp.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32",
+    ] {
+        assert!(form(text).is_err(), "{text}");
+    }
+    let sparse = ptxsim_isa::ops::OpForm::Mma(
+        form("sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32").unwrap(),
+    );
+    for (value, fails) in [
+        (Some(0), false),
+        (Some(3), false),
+        (Some(4), true),
+        (None, false),
+    ] {
+        let violation = ptxsim_isa::op_layout::sparsity_selector_violation(&sparse, value);
+        assert_eq!(violation.is_some(), fails, "{value:?}");
+    }
+}
+
+/// The single-bit `wgmma.mma_async` with ptxas 13.5's verdicts (`-arch sm_90a`, PTX 8.0).
+#[test]
+fn single_bit_wgmma_forms() {
+    use ptxsim_isa::wgmma::{WgmmaOp, decode_wgmma};
+    let form = |text: &str| decode_wgmma(&text.split('.').collect::<Vec<_>>());
+    for text in [
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc",
+        "mma_async.sync.aligned.and.popc.m64n8k256.s32.b1.b1",
+        "mma_async.sync.aligned.m64n224k256.s32.b1.b1.and.popc",
+    ] {
+        let Ok(WgmmaOp::Mma(f)) = form(text) else {
+            panic!("{text}");
+        };
+        assert!(!f.is_float() && f.k == 256, "{text}");
+    }
+    for text in [
+        // "Incorrect operations specified for wgmma.mma_async with boolean type".
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1.xor.popc",
+        // "Illegal reduction operation for instruction 'wgmma.mma_async.s32.b1'".
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1.popc.and",
+        // "Boolean operation is required for instruction 'wgmma.mma_async'".
+        "mma_async.sync.aligned.m64n8k256.s32.b1.b1",
+        // "Illegal modifier '.satfinite' for instruction 'wgmma.mma_async with boolean type'".
+        "mma_async.sync.aligned.m64n8k256.satfinite.s32.b1.b1.and.popc",
+        // "Unknown modifier '.m64n40k256'", "Unknown modifier '.m64n8k128'".
+        "mma_async.sync.aligned.m64n40k256.s32.b1.b1.and.popc",
+        "mma_async.sync.aligned.m64n8k128.s32.b1.b1.and.popc",
+        // "Unexpected instruction types specified for 'wgmma.mma_async'".
+        "mma_async.sync.aligned.m64n8k32.s32.s8.s8.and.popc",
+    ] {
+        assert!(form(text).is_err(), "{text}");
+    }
+}

@@ -1962,7 +1962,9 @@ impl<'m> Builder<'m> {
                 }
             }
             OpForm::Mma(form) => {
-                count(if form.block_scale.is_some() { 8 } else { 4 })?;
+                // `d, a, b, c`, then `e, f` (sparse), then the four block-scale operands.
+                let sparse_operands = if form.sparse.is_some() { 2 } else { 0 };
+                count(4 + sparse_operands + if form.block_scale.is_some() { 4 } else { 0 })?;
                 fn vector(operand: &Operand) -> Result<&[Operand], String> {
                     match operand {
                         Operand::Vector(elements) => Ok(&elements.value),
@@ -1981,11 +1983,22 @@ impl<'m> Builder<'m> {
                 let a = self.vector_sources(vector(&operands[1])?, source_type(form.a))?;
                 let b = self.vector_sources(vector(&operands[2])?, source_type(form.b))?;
                 let c = self.vector_sources(vector(&operands[3])?, source_type(form.c))?;
+                let sparse = if form.sparse.is_some() {
+                    // "Operand e is a 32-bit integer and operand f is a 32-bit integer constant
+                    // with values in the range 0..3".
+                    Some(Box::new([
+                        self.source(&operands[4], Type::B32)?,
+                        self.source(&operands[5], Type::U32)?,
+                    ]))
+                } else {
+                    None
+                };
                 let scales = if form.block_scale.is_some() {
                     // `scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b,
                     // thread-id-b}`: ".b32" data, "unsigned 16-bit integer values" selectors.
                     let mut scales = Vec::with_capacity(6);
-                    for pair in operands[4..8].chunks(2) {
+                    let first = 4 + sparse_operands;
+                    for pair in operands[first..first + 4].chunks(2) {
                         scales.push(self.source(&pair[0], Type::B32)?);
                         let selectors = self.vector_sources(vector(&pair[1])?, Type::U16)?;
                         let [byte, thread] = selectors[..] else {
@@ -2005,6 +2018,7 @@ impl<'m> Builder<'m> {
                     d,
                     sources: [a, b, c],
                     scales,
+                    sparse,
                 }
             }
             OpForm::Ldmatrix(form) => {

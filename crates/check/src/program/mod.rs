@@ -1159,6 +1159,8 @@ pub enum InstructionKind {
         /// `.block_scale`'s `scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b,
         /// thread-id-b}`, in that order.
         scales: Option<Box<[Source; 6]>>,
+        /// `mma.sp`'s metadata `e` and sparsity selector `f` (9.7.14.6.3).
+        sparse: Option<Box<[Source; 2]>>,
     },
     /// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16 d, [p]` (9.7.14.5.15): lanes
     /// `8i..8i+7` give the row addresses of matrix `i`, every lane receives its fragment of

@@ -32,14 +32,15 @@
 //! The FP8 forms are two chained f16 operations of half the depth plus an add of `c`, as ptxas
 //! lowers them for sm_90 ([`dot_fp8`]; not MMA-Sim's Hopper model, which fuses `c`).
 //!
-//! `.s8`/`.u8` products are summed exactly in 32-bit two's complement (wrapping), or clamped to
-//! the `.s32` range with `.satfinite`. `.f64` is a chain of fused multiply-adds in `k` order
+//! `.s8`/`.u8` and `.s4`/`.u4` products are summed exactly in 32-bit two's complement
+//! (wrapping), or clamped to the `.s32` range with `.satfinite`; the single-bit `.b1` forms add
+//! the population count of `a AND b` or `a XOR b` to `c` ([`dot_single_bit`]). `.f64` is a chain of fused multiply-adds in `k` order
 //! (MMA-Sim's model), with the NaN propagation the H200 shows ([`dot_f64`]).
 //!
 //! The quad-pair `m8n8k4` with `.f16` operands (Volta's form) has no tensor-core instruction on
 //! sm_90: ptxas emulates it with f32 `FFMA`/`FADD` chains, and so does ptxsim (`quad_pair`).
 
-use ptxsim_isa::mma::{MmaForm, MmaType};
+use ptxsim_isa::mma::{BitOp, MmaForm, MmaType};
 
 pub use super::tensor_cores::TensorCores;
 
@@ -172,7 +173,9 @@ fn format(ty: MmaType) -> (u32, u32, bool, u32) {
         MmaType::E5m2 => (5, 2, true, 8),
         MmaType::F32 => (8, 23, true, 32),
         MmaType::F64 => (11, 52, true, 64),
-        MmaType::S8 | MmaType::U8 | MmaType::S32 => (0, 0, false, 32),
+        MmaType::S8 | MmaType::U8 | MmaType::S4 | MmaType::U4 | MmaType::B1 | MmaType::S32 => {
+            (0, 0, false, 32)
+        }
     }
 }
 
@@ -480,23 +483,29 @@ fn dot_float_operands(
 /// Fraction bits of Ada Lovelace's FP8 accumulator (MMA-Sim: 13, with an `f32_e8m13` output).
 pub const ADA_FP8_FRACTION_BITS: i32 = 13;
 
-/// One element of D for any form on `cores`: [`dot_integer`], [`dot_f64`] (the same on every
-/// generation) or [`dot_float_on`].
+/// One element of D for any form on `cores`: [`dot_integer`], [`dot_single_bit`], [`dot_f64`]
+/// (the same on every generation) or [`dot_float_on`].
 pub fn dot(cores: TensorCores, form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     match form.a {
-        MmaType::S8 | MmaType::U8 => dot_integer(form, a, b, c),
+        MmaType::S8 | MmaType::U8 | MmaType::S4 | MmaType::U4 => dot_integer(form, a, b, c),
+        MmaType::B1 => dot_single_bit(form, a, b, c),
         MmaType::F64 => dot_f64(a, b, c),
         _ => dot_float_on(cores, form, a, b, c),
     }
 }
 
-/// One element of D for `.s8`/`.u8`: the exact sum, wrapped or (`.satfinite`) clamped to s32.
+/// One element of D for `.s8`/`.u8` and `.s4`/`.u4`: the exact sum, wrapped or (`.satfinite`)
+/// clamped to s32 (9.7.14.5.14, "Integer operations": "The .satfinite qualifier indicates that
+/// on overflow, the accumulated value is limited to the range MIN_INT32.. MAX_INT32 ... If
+/// .satfinite is not specified, the accumulated value is wrapped instead").
 pub fn dot_integer(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     let element = |bits: u64, ty: MmaType| -> i64 {
-        if ty == MmaType::S8 {
-            i64::from(bits as u8 as i8)
-        } else {
-            i64::from(bits as u8)
+        match ty {
+            MmaType::S8 => i64::from(bits as u8 as i8),
+            // Sign-extend the low four bits.
+            MmaType::S4 => i64::from(((bits as u8) << 4) as i8 >> 4),
+            MmaType::U4 => i64::from(bits as u8 & 0xf),
+            _ => i64::from(bits as u8),
         }
     };
     let sum = a
@@ -511,6 +520,23 @@ pub fn dot_integer(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
         sum
     };
     u64::from(result as i32 as u32)
+}
+
+/// One element of D for the single-bit `.b1` forms (9.7.14.5.14): "mma.xor.popc and
+/// mma.and.popc computes the XOR, AND respectively of a k-bit row of A with a k-bit column of
+/// B, then counts the number of set bits in the result (popc). This result is added to the
+/// corresponding element of C and written into D" (`.s32`, wrapping: the forms take no
+/// `.satfinite`). `a` and `b` hold one bit per element.
+pub fn dot_single_bit(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let count = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| match form.bit_op {
+            Some(BitOp::And) => x & y & 1,
+            _ => (x ^ y) & 1,
+        })
+        .sum::<u64>();
+    u64::from((c as u32).wrapping_add(count as u32))
 }
 
 /// One element of D for the FP8 forms (`.e4m3`/`.e5m2`, sm_89+). sm_90 has no FP8 `mma.sync`:
@@ -630,7 +656,7 @@ pub fn mma_scaled(
     let mut cm = vec![vec![0u64; n]; m];
     // The packed `.e2m1` of `.kind::mxf4*`, 8 to a register, as 8-bit containers (bits 2-5).
     let operand = |registers: &[u64], ty: MmaType, index: usize| {
-        if form.element_bits(ty) == 4 {
+        if ty == MmaType::E2m1 && form.element_bits(ty) == 4 {
             (registers.get(index / 8).copied().unwrap_or(0) >> (4 * (index % 8)) & 0xf) << 2
         } else {
             element(registers, ty, index)
@@ -647,6 +673,20 @@ pub fn mma_scaled(
             cm[row][col] = element(&c[lane], form.c, index);
         }
     }
+    product(cores, form, &am, &bm, &cm, scales)
+}
+
+/// `D = A * B + C` from the whole matrices (element bits; `am` is m x k, `bm` k x n, `cm`
+/// m x n), returned as each lane's d registers.
+fn product(
+    cores: TensorCores,
+    form: &MmaForm,
+    am: &[Vec<u64>],
+    bm: &[Vec<u64>],
+    cm: &[Vec<u64>],
+    scales: Option<&ScaleFactors>,
+) -> Option<Vec<Vec<u64>>> {
+    let (n, k) = (form.n as usize, form.k as usize);
     // B by columns, so that each element of D reads its column as one slice.
     let b_columns: Vec<Vec<u64>> = (0..n)
         .map(|col| (0..k).map(|i| bm[i][col]).collect())
@@ -654,7 +694,8 @@ pub fn mma_scaled(
     // The floating-point forms of one fused step (or two) decode each row of A and column of
     // B once, not once for every element of D that reads it.
     let decoded = (form.block_scale.is_none()
-        && !matches!(form.a, MmaType::S8 | MmaType::U8 | MmaType::F64)
+        && !form.a.is_integer()
+        && form.a != MmaType::F64
         && !fp8_lowered(cores, form))
     .then(|| {
         let rows: Vec<DecodedRow> = am.iter().map(|row| DecodedRow::new(row, form.a)).collect();
@@ -705,6 +746,163 @@ pub fn mma_scaled(
     Some(out)
 }
 
+/// Which lanes of a group of four (`4g .. 4g+3`, rows `g` and `g + 8`) hold the metadata of a
+/// sparse `mma`, and which part of the two rows each one covers.
+#[derive(Clone, Copy, PartialEq)]
+enum MetadataLanes {
+    /// "One thread within a group of four consecutive threads contributes the metadata for the
+    /// entire group", lane `4g + f`: bits 0-15 row `g`, bits 16-31 row `g + 8`, all of `k`
+    /// (`.f16`/`.bf16` `.m16n8k16`, `.tf32` `.m16n8k8`).
+    One,
+    /// "A thread-pair ... the sparsity selector must be either 0 (threads T0, T1) or 1 (threads
+    /// T2, T3)": lane `4g + 2f + h` covers columns `h k/2 ..` of both rows, row `g` in bits
+    /// 0-15, `g + 8` in bits 16-31 (`.f16`/`.bf16` `.m16n8k32`, `.tf32` `.m16n8k16`).
+    PairByColumns,
+    /// A thread pair, lane `4g + 2f + h` covering row `g + 8h`, all of `k`, in 32 bits
+    /// (`.s8`/`.u8` `.m16n8k32`, `.s4`/`.u4` `.m16n8k64`).
+    PairByRows,
+    /// "All threads within a group of four consecutive threads contribute the sparsity
+    /// metadata. Hence, the sparsity selector in this case must be 0": lane `4g + h + 2q` covers
+    /// row `g + 8h`, columns `q k/2 ..` (`.s8`/`.u8` and FP8 `.m16n8k64`, `.s4`/`.u4`
+    /// `.m16n8k128`).
+    All,
+}
+
+impl MetadataLanes {
+    fn of(form: &MmaForm) -> MetadataLanes {
+        match (form.a, form.k) {
+            (MmaType::F16 | MmaType::Bf16, 16) | (MmaType::Tf32, 8) => MetadataLanes::One,
+            (MmaType::F16 | MmaType::Bf16 | MmaType::Tf32, _) => MetadataLanes::PairByColumns,
+            (MmaType::S8 | MmaType::U8, 32) | (MmaType::S4 | MmaType::U4, 64) => {
+                MetadataLanes::PairByRows
+            }
+            _ => MetadataLanes::All,
+        }
+    }
+
+    /// The selectors the ISA defines for these lanes (9.7.14.6.1).
+    fn selectors(self) -> u32 {
+        match self {
+            MetadataLanes::One => 4,
+            MetadataLanes::PairByColumns | MetadataLanes::PairByRows => 2,
+            MetadataLanes::All => 1,
+        }
+    }
+
+    /// The lane and the bit at which the 4-bit metadata of the chunk of row `row` starting at
+    /// column `column` lies (`chunk` columns to a chunk, `k` columns in all).
+    fn place(
+        self,
+        selector: usize,
+        row: usize,
+        column: usize,
+        chunk: usize,
+        k: usize,
+    ) -> (usize, u32) {
+        let (group, high_row) = (row % 8, row / 8);
+        let (half, within_half) = (column / (k / 2), column % (k / 2));
+        let (lane, nibble) = match self {
+            MetadataLanes::One => (4 * group + selector, 4 * high_row + column / chunk),
+            MetadataLanes::PairByColumns => (
+                4 * group + 2 * selector + half,
+                4 * high_row + within_half / chunk,
+            ),
+            MetadataLanes::PairByRows => (4 * group + 2 * selector + high_row, column / chunk),
+            MetadataLanes::All => (4 * group + high_row + 2 * half, within_half / chunk),
+        };
+        (lane, 4 * nibble as u32)
+    }
+}
+
+/// Runs one sparse `mma.sp` / `mma.sp::ordered_metadata` (PTX ISA 9.7.14.6) for a warp:
+/// `metadata[lane]` is each lane's `e`, `selector` the constant `f`. A's stored elements are
+/// put at the columns their metadata names, the other elements of A are zero, and the dense
+/// product of that M x K matrix follows the dense form's arithmetic on `cores` ([`dot`]: the
+/// same accumulation for the floating-point forms, an exact integer sum for the others).
+///
+/// Sparse matrix storage (9.7.14.6.1): `.f16`, `.bf16`, `.s8`/`.u8` and FP8 are 2:4 ("their
+/// positions in the four-wide chunk in matrix A are indicated by two 2-bit indices in the
+/// metadata", the first stored element's in the low two bits); `.tf32` is 1:2 ("0b1110 and
+/// 0b0100 are the only meaningful index values": ptxsim reads the low two bits, 0 for the
+/// first element of the two-wide chunk, 2 for the second); `.s4`/`.u4` are pairwise 4:8 (the
+/// two indices name the two-wide sub-chunks of the eight-wide chunk that hold the four stored
+/// elements). Register `r` of a lane holds row `g + 8 (r % 2)`, columns `2p t + 8p (r / 2)`
+/// onward, `p` stored elements to a register, `2p` columns of A (9.7.14.6.2: e.g. `.m16n8k32`
+/// `.f16`, "firstcol = threadID_in_group * 4 for ai where i < 4, (threadID_in_group * 4) + 16
+/// for ai where i >= 4"). Which lane's `e` holds which rows and columns is in the ISA's figures
+/// only; ptxsim takes it from CUTLASS's `ELayout`s of the same instructions
+/// (`cute/atom/mma_traits_sm80_sparse.hpp`; [`MetadataLanes`]), chunk `c` of a covered row in
+/// bits `4c .. 4c+3`. Two equal indices (undefined) leave the later element.
+///
+/// A selector outside the range the ISA gives the form is an error ("any other value results
+/// in an undefined behavior").
+pub fn mma_sparse(
+    cores: TensorCores,
+    form: &MmaForm,
+    a: &[Vec<u64>],
+    b: &[Vec<u64>],
+    c: &[Vec<u64>],
+    metadata: &[u32],
+    selector: u32,
+) -> Result<Vec<Vec<u64>>, String> {
+    let lanes = MetadataLanes::of(form);
+    if selector >= lanes.selectors() {
+        return Err(format!(
+            "the sparsity selector {selector} is undefined for mma.sp.{} (the PTX ISA allows {})",
+            form.name(),
+            match lanes.selectors() {
+                4 => "0 to 3",
+                2 => "0 or 1",
+                _ => "0 only",
+            }
+        ));
+    }
+    let (m, n, k) = (form.m as usize, form.n as usize, form.k as usize);
+    let dense = MmaForm {
+        sparse: None,
+        ..*form
+    };
+    let mut am = vec![vec![0u64; k]; m];
+    let mut bm = vec![vec![0u64; n]; k];
+    let mut cm = vec![vec![0u64; n]; m];
+    let p = per_register(form.a);
+    // Columns to a chunk and stored elements to a chunk.
+    let (chunk, stored) = match form.a {
+        MmaType::Tf32 => (2, 1),
+        MmaType::S4 | MmaType::U4 => (8, 4),
+        _ => (4, 2),
+    };
+    for lane in 0..32 {
+        let (group, thread) = (lane / 4, lane % 4);
+        for register in 0..form.registers(ptxsim_isa::mma::MmaOperand::A) {
+            let row = group + 8 * (register % 2);
+            let first = 2 * p * thread + 8 * p * (register / 2);
+            for j in 0..p {
+                let start = first + (j / stored) * chunk;
+                let (holder, bit) = lanes.place(selector as usize, row, start, chunk, k);
+                let nibble = metadata[holder] >> bit & 0xf;
+                let column = match form.a {
+                    MmaType::Tf32 => start + (nibble & 3) as usize / 2,
+                    MmaType::S4 | MmaType::U4 => {
+                        let pair = (j % stored) / 2;
+                        start + 2 * (nibble >> (2 * pair) & 3) as usize + j % 2
+                    }
+                    _ => start + (nibble >> (2 * (j % stored)) & 3) as usize,
+                };
+                am[row][column] = element(&a[lane], form.a, register * p + j);
+            }
+        }
+        for (index, row, col) in b_layout(&dense, lane) {
+            bm[row][col] = element(&b[lane], form.b, index);
+        }
+        for (index, row, col) in c_layout(&dense, lane) {
+            cm[row][col] = element(&c[lane], form.c, index);
+        }
+    }
+    product(cores, &dense, &am, &bm, &cm, None)
+        .ok_or_else(|| format!("mma.sp.{} is not supported by ptxsim yet", form.name()))
+}
+
 fn d_registers(form: &MmaForm) -> usize {
     form.registers(ptxsim_isa::mma::MmaOperand::D)
 }
@@ -745,7 +943,12 @@ fn store(registers: &mut [u64], ty: MmaType, index: usize, value: u64) {
 
 /// `(element index in the lane, row, column)` of A for a lane: element j of register r is row
 /// `g + 8*(r % 2)`, column `t*p + j + (r / 2)*4p` (g = lane / 4, t = lane % 4, p elements per
-/// register); the m8 shapes have row g only.
+/// register); the m8 shapes have row g only. With p = 8 (`.s4`/`.u4`) and p = 32 (`.b1`) this is
+/// the ISA's formula for every sub-byte and single-bit shape (9.7.14.5.4, .5, .10 to .13: e.g.
+/// `.m16n8k64` "row = groupID for ai where 0 <= i < 8 || 16 <= i < 24, groupID + 8 otherwise;
+/// col = (threadID_in_group * 8) + (i & 0x7) for ai where i < 16, + 32 for ai where i >= 16");
+/// for `.m16n8k256` the ISA prints `(threadID_in_group * 32) + i for ai where i < 64`, which
+/// would put a32..a63 in the next thread's columns: read as `i & 0x1F`, as in `.m16n8k128`.
 fn a_layout(form: &MmaForm, lane: usize) -> Vec<(usize, usize, usize)> {
     let (g, t, p) = (lane / 4, lane % 4, operand_per_register(form, form.a));
     let count = form.m as usize * form.k as usize / 32;

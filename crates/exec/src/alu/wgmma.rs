@@ -205,6 +205,8 @@ fn as_mma(form: &WgmmaForm) -> MmaForm {
         satfinite: form.satfinite,
         kind_f8f6f4: false,
         block_scale: None,
+        bit_op: form.bit_op,
+        sparse: None,
         d: form.d,
         a: form.a,
         b: form.b,
@@ -216,6 +218,9 @@ fn as_mma(form: &WgmmaForm) -> MmaForm {
 pub fn dot(form: &WgmmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
     match form.a {
         MmaType::S8 | MmaType::U8 => mma::dot_integer(&as_mma(form), a, b, c),
+        // "the AND ... of a k-bit row of A with a k-bit column of B, then counts the number
+        // of set bits in the result (popc)", added to D (9.7.15.5.2).
+        MmaType::B1 => mma::dot_single_bit(&as_mma(form), a, b, c),
         MmaType::E4m3 | MmaType::E5m2 => dot_fp8(form, a, b, c),
         _ => mma::dot_float(&as_mma(form), a, b, c),
     }

@@ -12,7 +12,10 @@
 //! * `.m8n32k16` is computed transposed, `D^T = B^T * A^T` as two `m16n8k16` tiles: A holds an
 //!   `m16n8k16` B fragment of `A^T`, B two `m16n8k16` A fragments of `B^T` (n 0-15, 16-31), C/D
 //!   two `m16n8` C fragments of `D^T`;
-//! * `.m8n8k4` `.f64` is the `mma.m8n8k4.f64` fragment (A `(g, t)`, B `(t, g)`, C `(g, 2t+i)`).
+//! * `.m8n8k4` `.f64` is the `mma.m8n8k4.f64` fragment (A `(g, t)`, B `(t, g)`, C `(g, 2t+i)`);
+//! * `.m8n8k32` (`.s4`/`.u4`) and `.m8n8k128` (`.b1`) are taken to be the `mma.m8n8k32` and
+//!   `mma.m8n8k128` fragments (A `(g, pt + i)`, B `(pt + i, g)`, C `(g, 2t+i)`, p = 8 or 32), as
+//!   every measured shape is its `mma`'s; not measured.
 //!
 //! An `.f16` A or B fragment is always eight `.f16x2` registers: the distinct registers above,
 //! repeated to fill eight (measured: `a.row.m16n16k16.f16` lane 0 holds A(0,0), A(0,1), A(8,0),
@@ -30,7 +33,8 @@
 //! (`tests/hardware/wmma/wmma-sass.txt`): `.f16`/`.bf16` to two `HMMA.16816`, `.s8` to two
 //! `IMMA.16816`, `.tf32` `.m16n16k8` to four `HMMA.1684.F32.TF32` (two chained k4 steps per
 //! 8-column half). So each element of D is the `mma.m16n8k16` dot product of its row of A and
-//! column of B ([`mma::dot_float`], [`mma::dot_integer`]); for `.tf32` the `k = 0..4` step runs
+//! column of B ([`mma::dot_float`], [`mma::dot_integer`]; the sub-byte forms as `mma`'s exact
+//! integer sum, `.b1` as [`mma::dot_single_bit`]); for `.tf32` the `k = 0..4` step runs
 //! first and its result is the accumulator of the `k = 4..8` step (matches the H100's tiles;
 //! the other order does not); `.f64` is `mma.m8n8k4.f64` ([`mma::dot_f64`]).
 
@@ -38,7 +42,8 @@ use super::mma;
 use ptxsim_isa::mma::{MmaForm, MmaType};
 use ptxsim_isa::wmma::{WmmaForm, WmmaMatrix};
 
-/// Elements per 32-bit register (`.f64`: one per 64-bit register).
+/// Elements per 32-bit register (`.f64`: one per 64-bit register; `.s4`/`.u4` eight, `.b1`
+/// 32).
 fn per_register(ty: MmaType) -> usize {
     (32 / ty.bits().min(32)) as usize
 }
@@ -63,9 +68,12 @@ pub fn fragment(form: &WmmaForm, matrix: WmmaMatrix, lane: usize) -> Vec<(usize,
     let (a_count, b_count) = (16 * k / 32, k * 8 / 32);
     let c_matrix = matches!(matrix, WmmaMatrix::C | WmmaMatrix::D);
     match (form.m, form.n) {
+        // `.m8n8k4` `.f64` (one element of A and B per lane), and the sub-byte `.m8n8k32` /
+        // single-bit `.m8n8k128`: the `mma.m8n8k32` / `mma.m8n8k128` fragments (9.7.14.5.4,
+        // .5: A row groupID, col `threadID_in_group * p + i`; B transposed), p = 8 or 32.
         (8, 8) => match matrix {
-            WmmaMatrix::A => vec![(g, t)],
-            WmmaMatrix::B => vec![(t, g)],
+            WmmaMatrix::A => (0..p).map(mma_a).collect(),
+            WmmaMatrix::B => (0..p).map(mma_b).collect(),
             _ => vec![(g, 2 * t), (g, 2 * t + 1)],
         },
         (8, 32) => match matrix {
@@ -160,12 +168,14 @@ fn equivalent(form: &WmmaForm) -> MmaForm {
     MmaForm {
         m: if form.a == MmaType::F64 { 8 } else { 16 },
         n: 8,
-        k,
+        k: k.into(),
         a_row: true,
         b_col: true,
         satfinite: form.satfinite,
         kind_f8f6f4: false,
         block_scale: None,
+        bit_op: form.bit_op,
+        sparse: None,
         d: form.d,
         a: form.a,
         b: form.b,
@@ -200,7 +210,10 @@ pub fn mma(
     let equivalent = equivalent(form);
     let dot = |row: &[u64], column: &[u64], c: u64| -> u64 {
         match form.a {
-            MmaType::S8 | MmaType::U8 => mma::dot_integer(&equivalent, row, column, c),
+            MmaType::S8 | MmaType::U8 | MmaType::S4 | MmaType::U4 => {
+                mma::dot_integer(&equivalent, row, column, c)
+            }
+            MmaType::B1 => mma::dot_single_bit(&equivalent, row, column, c),
             MmaType::F64 => mma::dot_f64(row, column, c),
             MmaType::Tf32 => {
                 let mut step = equivalent;

@@ -566,7 +566,16 @@ impl Executor<'_, '_> {
                 d,
                 sources,
                 scales,
-            } => self.mma(instruction, lanes, form, d, sources, scales.as_deref()),
+                sparse,
+            } => self.mma(
+                instruction,
+                lanes,
+                form,
+                d,
+                sources,
+                scales.as_deref(),
+                sparse.as_deref(),
+            ),
             InstructionKind::Ldmatrix {
                 form,
                 space,

@@ -251,7 +251,8 @@ impl Executor<'_, '_> {
     /// computed by [`alu::mma::mma`] and each lane's `d` registers written. "The behavior of mma
     /// instruction is undefined if all threads in the same warp do not use the same qualifiers,
     /// or if any thread in the warp has exited": ptxsim traps every lane unless all 32 lanes of
-    /// the warp execute it together.
+    /// the warp execute it together. The sparse forms go through [`alu::mma::mma_sparse`].
+    #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
     pub(super) fn mma(
         &mut self,
         instruction: &crate::ir::Instruction,
@@ -260,6 +261,7 @@ impl Executor<'_, '_> {
         d: &[Destination],
         sources: &[Vec<Source>; 3],
         scales: Option<&[Source; 6]>,
+        sparse: Option<&[Source; 2]>,
     ) {
         let complete = lanes.len() == 32
             && lanes.first().is_some_and(|&first| first % 32 == 0)
@@ -309,6 +311,24 @@ impl Executor<'_, '_> {
             _ => None,
         };
         let cores = self.device.tensor_cores();
+        if let Some([e, f]) = sparse {
+            // Each lane's metadata `e`; the selector `f` is a constant (the same in every lane).
+            let metadata: Vec<u32> = lanes
+                .iter()
+                .map(|&lane| self.read_bits(lane, *e, 32) as u32)
+                .collect();
+            let selector = self.read_bits(lanes[0], *f, 32) as u32;
+            match alu::mma::mma_sparse(cores, form, &a, &b, &c, &metadata, selector) {
+                Ok(result) => self.write_mma(lanes, form, d, result),
+                Err(why) => {
+                    let message = format!("`{}`: {why}", instruction.text);
+                    for &lane in lanes {
+                        self.trap(lane, instruction, message.clone());
+                    }
+                }
+            }
+            return;
+        }
         let Some(result) = alu::mma::mma_scaled(cores, form, &a, &b, &c, factors.as_ref()) else {
             let message = format!(
                 "`{}`: mma.sync.aligned.{} is not supported by ptxsim yet (or, with \
@@ -321,6 +341,17 @@ impl Executor<'_, '_> {
             }
             return;
         };
+        self.write_mma(lanes, form, d, result);
+    }
+
+    /// Writes each lane's `d` registers of an `mma`.
+    fn write_mma(
+        &mut self,
+        lanes: &[usize],
+        form: &ptxsim_isa::mma::MmaForm,
+        d: &[Destination],
+        result: Vec<Vec<u64>>,
+    ) {
         let ty = if form.d == ptxsim_isa::mma::MmaType::F64 {
             Type::B64
         } else {

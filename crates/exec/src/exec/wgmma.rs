@@ -98,13 +98,22 @@ impl Executor<'_, '_> {
                 matrices.push(self.a_from_registers(lanes, sources, ty, k, negate));
                 continue;
             }
-            let size = wgmma::element_bytes(ty);
+            // `.b1` (K-major only: no `imm-trans`) is read as bytes of eight elements each,
+            // from the least significant bit up, like the registers' "Elements (low to high)".
+            let (size, per_unit) = if ty == MmaType::B1 {
+                (1, 8)
+            } else {
+                (wgmma::element_bytes(ty), 1)
+            };
             let mut matrix = Vec::with_capacity(rows);
             for row in 0..rows {
                 let mut elements = Vec::with_capacity(k);
-                for column in 0..k {
+                for column in 0..k / per_unit {
                     let address = descriptor.address(mn_major, row, column, size);
                     match self.load(lanes[0], Space::Shared, address, size as u32) {
+                        Ok(bits) if per_unit == 8 => {
+                            elements.extend((0..8).map(|bit| (bits as u64) >> bit & 1));
+                        }
                         Ok(bits) => {
                             let bits = bits as u64;
                             elements.push(if negate {
@@ -160,9 +169,9 @@ impl Executor<'_, '_> {
         k: usize,
         negate: bool,
     ) -> Vec<Vec<u64>> {
-        let size = wgmma::element_bytes(ty);
-        let per_register = 4 / size;
-        let width = 8 * size as u32;
+        // Elements per 32-bit register and their width (`.b1`: 32 of one bit).
+        let width = ty.bits().min(32);
+        let per_register = (32 / width) as usize;
         let mut matrix = vec![vec![0u64; k]; wgmma::ROWS];
         for (thread, &lane) in lanes.iter().enumerate() {
             let (warp, g, q) = (thread / 32, (thread % 32) / 4, thread % 4);

@@ -112,9 +112,9 @@ impl Executor<'_, '_> {
         address: MemoryOperand,
         stride: Option<Source>,
         store: bool,
-    ) -> Result<Vec<u64>, Failure> {
+    ) -> Result<Vec<(u64, u32)>, Failure> {
         let matrix = form.matrix();
-        let size = form.element_bytes(matrix);
+        let bits = form.element_bits(matrix);
         let base = self.address(lane, address);
         let fragment_bytes = form.fragment_bytes(matrix);
         if base % fragment_bytes as u64 != 0 {
@@ -139,15 +139,15 @@ impl Executor<'_, '_> {
                 instruction.text
             )));
         }
-        let unit = gcd(fragment_bytes, default * size);
-        if (stride * size) % unit != 0 {
+        let unit = gcd(fragment_bytes, default * bits / 8);
+        if (stride * bits) % (8 * unit) != 0 {
             return Err(Failure::Trap(format!(
-                "`{}`: lane {lane_id}'s stride {stride} ({} bytes) does not keep every row or \
+                "`{}`: lane {lane_id}'s stride {stride} ({} bits) does not keep every row or \
                  column aligned to {unit} bytes (the PTX ISA: the starting address of each \
                  instance of the leading dimension must be aligned with the size of the \
                  fragment)",
                 instruction.text,
-                stride * size
+                stride * bits
             )));
         }
         if space == Space::Generic {
@@ -168,7 +168,10 @@ impl Executor<'_, '_> {
                 } else {
                     col * stride + row
                 };
-                base.wrapping_add((index * size) as u64)
+                // A sub-byte element: its byte and its bits in it, from the least significant
+                // up (as CUTLASS packs `int4b_t`/`uint1b_t` for its sm_75 sub-byte WMMA).
+                let bit = index * bits;
+                (base.wrapping_add((bit / 8) as u64), (bit % 8) as u32)
             })
             .collect())
     }
@@ -190,7 +193,9 @@ impl Executor<'_, '_> {
         }
         let matrix = form.matrix();
         let ty = form.element(matrix);
-        let size = form.element_bytes(matrix) as u32;
+        let bits = form.element_bits(matrix);
+        // Sub-byte elements are read as their byte.
+        let size = bits.div_ceil(8) as u32;
         let distinct = form.distinct_registers(matrix);
         let mut fragments = Vec::with_capacity(32);
         for &lane in lanes {
@@ -200,9 +205,12 @@ impl Executor<'_, '_> {
                     Err(failure) => return self.wmma_fail(instruction, lanes, lane, failure),
                 };
             let mut registers = vec![0u64; distinct];
-            for (e, at) in addresses.into_iter().enumerate() {
+            for (e, (at, shift)) in addresses.into_iter().enumerate() {
                 match self.load(lane, space, at, size) {
-                    Ok(bits) => wmma::set_element(&mut registers, ty, e, bits as u64),
+                    Ok(value) => {
+                        let value = (value as u64) >> shift;
+                        wmma::set_element(&mut registers, ty, e, value);
+                    }
                     Err(fault) => {
                         return self.wmma_fail(instruction, lanes, lane, Failure::Fault(fault));
                     }
@@ -236,7 +244,8 @@ impl Executor<'_, '_> {
             return;
         }
         let ty = form.d;
-        let size = form.element_bytes(WmmaMatrix::D) as u32;
+        // `.f16`, `.f32`, `.s32` or `.f64`: whole bytes.
+        let size = (form.element_bits(WmmaMatrix::D) / 8) as u32;
         let bits = if ty == MmaType::F64 { 64 } else { 32 };
         let mut all = Vec::with_capacity(32);
         for &lane in lanes {
@@ -250,7 +259,7 @@ impl Executor<'_, '_> {
                 .iter()
                 .map(|&source| self.read_bits(lane, source, bits))
                 .collect();
-            for (e, at) in addresses.into_iter().enumerate() {
+            for (e, (at, _)) in addresses.into_iter().enumerate() {
                 let value = wmma::element(&registers, ty, e);
                 if let Err(fault) = self.store(lane, space, at, size, u128::from(value)) {
                     return self.wmma_fail(instruction, lanes, lane, Failure::Fault(fault));

@@ -104,13 +104,21 @@ fn golden_tiles_match() {
 
 /// A kernel that runs `mma.sync.aligned.<name>` once per CTA (one warp): lane `l` of CTA `t`
 /// loads its A, B and C register words from `in` (tile-major, then lane-major, then A, B, C)
-/// and stores its D words to `out` (the same order).
-fn tile_kernel(name: &str, [na, nb, nc, nd]: [usize; 4], f64_form: bool, d_ty: &str) -> String {
+/// and stores its D words to `out` (the same order). With `sparse = Some((variant, f))` it runs
+/// `mma.<variant>.sync.aligned.<name> d, a, b, c, e, f` instead, each lane's metadata `e` the
+/// word after its C words.
+pub(super) fn tile_kernel(
+    name: &str,
+    [na, nb, nc, nd]: [usize; 4],
+    f64_form: bool,
+    d_ty: &str,
+    sparse: Option<(&str, u32)>,
+) -> String {
     let (w, ld) = if f64_form { (8, "b64") } else { (4, "b32") };
     let regs = |n: usize| if f64_form { n / 2 } else { n };
     let (ra, rb, rc, rd) = (regs(na), regs(nb), regs(nc), regs(nd));
     let ab_ty = if f64_form { "f64" } else { "b32" };
-    let in_row = (ra + rb + rc) * w;
+    let in_row = (ra + rb + rc + usize::from(sparse.is_some())) * w;
     let out_row = rd * w;
     let list = |prefix: &str, n: usize| {
         (0..n)
@@ -121,7 +129,7 @@ fn tile_kernel(name: &str, [na, nb, nc, nd]: [usize; 4], f64_form: bool, d_ty: &
     let mut body = format!(
         ".version 8.7\n.target sm_90\n.address_size 64\n\
          .visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
-         .reg .{ab_ty} %a<{ra}>, %b<{rb}>;\n.reg .{d_ty} %c<{rc}>, %d<{rd}>;\n\
+         .reg .{ab_ty} %a<{ra}>, %b<{rb}>, %e;\n.reg .{d_ty} %c<{rc}>, %d<{rd}>;\n\
          .reg .u32 %t, %l, %row;\n.reg .u64 %p, %q, %off;\n\
          mov.u32 %t, %ctaid.x;\nmov.u32 %l, %tid.x;\nmad.lo.u32 %row, %t, 32, %l;\n\
          ld.param.u64 %p, [in];\nld.param.u64 %q, [out];\n\
@@ -133,8 +141,15 @@ fn tile_kernel(name: &str, [na, nb, nc, nd]: [usize; 4], f64_form: bool, d_ty: &
             body += &format!("ld.global.{ld} %{prefix}{i}, [%p+{}];\n", (start + i) * w);
         }
     }
+    let (variant, metadata) = match sparse {
+        Some((variant, selector)) => {
+            body += &format!("ld.global.{ld} %e, [%p+{}];\n", (ra + rb + rc) * w);
+            (format!(".{variant}"), format!(", %e, {selector}"))
+        }
+        None => (String::new(), String::new()),
+    };
     body += &format!(
-        "mma.sync.aligned.{name} {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+        "mma{variant}.sync.aligned.{name} {{{}}}, {{{}}}, {{{}}}, {{{}}}{metadata};\n",
         list("d", rd),
         list("a", ra),
         list("b", rb),
@@ -146,6 +161,56 @@ fn tile_kernel(name: &str, [na, nb, nc, nd]: [usize; 4], f64_form: bool, d_ty: &
     body + "ret;\n}\n"
 }
 
+/// A small deterministic generator (SplitMix64) for the generated tiles.
+pub(super) struct Rng(pub(super) u64);
+
+impl Rng {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A value below `bound`.
+    pub(super) fn below(&mut self, bound: u64) -> u64 {
+        self.next() % bound
+    }
+}
+
+/// Runs a [`tile_kernel`] over `tiles` CTAs of one warp on `input`; returns the `out_len`
+/// bytes of `out` (`name` labels the failures).
+pub(super) fn run_tiles(
+    name: &str,
+    source: &str,
+    tiles: usize,
+    input: Vec<u8>,
+    out_len: usize,
+) -> Vec<u8> {
+    use ptxsim_exec::grid::{self, GridOptions};
+    let program =
+        ptxsim_exec::load(source, None).unwrap_or_else(|e| panic!("{name}: {e:?}\n{source}"));
+    let (device, addresses) = grid::prepare(
+        &program,
+        [tiles as u32, 1, 1],
+        [32, 1, 1],
+        10_000,
+        vec![
+            ptxsim_exec::Argument::Buffer(input),
+            ptxsim_exec::Argument::Buffer(vec![0xa5; out_len]),
+        ],
+    )
+    .expect("a valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    assert!(run.failure.is_none(), "{name}: {:?}", run.failure);
+    device
+        .global
+        .buffer_at(addresses[1].expect("a buffer"))
+        .expect("the buffer")
+        .contents()
+}
+
 /// The same golden tiles through the whole of ptxsim — checker, program builder, the warp's
 /// rendezvous at `mma.sync.aligned`, the fragment gathering and scattering of the executor —
 /// from generated kernels that load each lane's register words (as `scripts/hardware/mma/mma.cu`
@@ -153,7 +218,6 @@ fn tile_kernel(name: &str, [na, nb, nc, nd]: [usize; 4], f64_form: bool, d_ty: &
 /// tile.
 #[test]
 fn golden_tiles_through_the_executor() {
-    use ptxsim_exec::grid::{self, GridOptions};
     let raw = golden();
     let length = word(&raw, 16) as usize;
     let index: serde_json::Value = serde_json::from_slice(&raw[20..20 + length]).unwrap();
@@ -192,27 +256,8 @@ fn golden_tiles_through_the_executor() {
                 expected.extend_from_slice(&raw[base..base + 4 * nd]);
             }
         }
-        let source = tile_kernel(name, [na, nb, nc, nd], f64_form, d_ty);
-        let program =
-            ptxsim_exec::load(&source, None).unwrap_or_else(|e| panic!("{name}: {e:?}\n{source}"));
-        let (device, addresses) = grid::prepare(
-            &program,
-            [tiles as u32, 1, 1],
-            [32, 1, 1],
-            10_000,
-            vec![
-                ptxsim_exec::Argument::Buffer(input),
-                ptxsim_exec::Argument::Buffer(vec![0xa5; expected.len()]),
-            ],
-        )
-        .expect("a valid launch");
-        let run = grid::run_grid(&device, GridOptions::default(), None, None);
-        assert!(run.failure.is_none(), "{name}: {:?}", run.failure);
-        let out = device
-            .global
-            .buffer_at(addresses[1].expect("a buffer"))
-            .expect("the buffer")
-            .contents();
+        let source = tile_kernel(name, [na, nb, nc, nd], f64_form, d_ty, None);
+        let out = run_tiles(name, &source, tiles, input, expected.len());
         checked += 1;
         if out != expected {
             let first = out.iter().zip(&expected).position(|(a, b)| a != b);
@@ -263,7 +308,6 @@ fn quad_pair_ab(b: bool, major_row: bool, lane: usize, index: usize) -> (usize, 
 /// order: the layouts only move elements between lanes).
 #[test]
 fn quad_pair_layouts() {
-    use ptxsim_exec::grid::{self, GridOptions};
     let raw = golden();
     let length = word(&raw, 16) as usize;
     let index: serde_json::Value = serde_json::from_slice(&raw[20..20 + length]).unwrap();
@@ -361,27 +405,8 @@ fn quad_pair_layouts() {
             } else {
                 "f32"
             };
-            let source = tile_kernel(&layout, ["a", "b", "c", "d"].map(words), false, d_ty);
-            let program = ptxsim_exec::load(&source, None)
-                .unwrap_or_else(|e| panic!("{layout}: {e:?}\n{source}"));
-            let (device, addresses) = grid::prepare(
-                &program,
-                [tiles as u32, 1, 1],
-                [32, 1, 1],
-                10_000,
-                vec![
-                    ptxsim_exec::Argument::Buffer(input),
-                    ptxsim_exec::Argument::Buffer(vec![0xa5; expected.len()]),
-                ],
-            )
-            .expect("a valid launch");
-            let run = grid::run_grid(&device, GridOptions::default(), None, None);
-            assert!(run.failure.is_none(), "{layout}: {:?}", run.failure);
-            let out = device
-                .global
-                .buffer_at(addresses[1].expect("a buffer"))
-                .expect("the buffer")
-                .contents();
+            let source = tile_kernel(&layout, ["a", "b", "c", "d"].map(words), false, d_ty, None);
+            let out = run_tiles(&layout, &source, tiles, input, expected.len());
             assert!(out == expected, "{layout}: the executor differs");
             checked += 1;
         }

@@ -401,3 +401,53 @@ fn descriptor_layouts_follow_the_isa_examples() {
         }
     }
 }
+
+/// The single-bit `wgmma.mma_async.sync.aligned.m64nNk256.s32.b1.b1.and.popc` (9.7.15.5.2:
+/// "the AND ... of a k-bit row of A with a k-bit column of B, then counts the number of set
+/// bits in the result (popc)", added to D with `scale-d` true) from two descriptors, against a
+/// plain CPU product. Shared memory as the kernel's descriptors describe it (9.7.15.5.1.2,
+/// K-major, no swizzle): core matrices of 8 rows of 16 bytes, the leading byte offset (128) to
+/// the next 16 bytes of `k`, the stride byte offset (256) to the next 8 rows; the bits of a
+/// byte are 8 consecutive `k`, the least significant first. D per thread as CUTLASS's SM90
+/// `CLayout_64xN` (`cute/atom/mma_traits_sm90_gmma.hpp`): register `i` of thread `t` (warp
+/// `w`, lane `4g + q`) is row `16w + g + 8 ((i / 2) % 2)`, column `8 (i / 4) + 2q + i % 2`.
+/// Accumulators near `i32::MAX` wrap. ptxas 13.5 accepts the kernel (`-arch sm_90a`).
+#[test]
+fn single_bit_tiles_match_a_plain_product() {
+    let mut rng = super::mma::Rng(0x9e37_79b9_7f4a_7c15u64);
+    let mut next = move || rng.next();
+    let offset = |row: usize, byte: usize| {
+        (row % 8) * 16 + (row / 8) * 256 + (byte % 16) + (byte / 16) * 128
+    };
+    for n in [8usize, 16] {
+        let nd = n / 2;
+        let a: Vec<u8> = (0..A_BYTES).map(|_| next() as u8).collect();
+        let b: Vec<u8> = (0..B_BYTES).map(|_| next() as u8).collect();
+        let bit = |region: &[u8], row: usize, k: usize| (region[offset(row, k / 8)] >> (k % 8)) & 1;
+        let mut c = Vec::new();
+        let mut expected = Vec::new();
+        for t in 0..THREADS {
+            let (warp, g, q) = (t / 32, (t % 32) / 4, t % 4);
+            for i in 0..nd {
+                let row = 16 * warp + g + 8 * ((i / 2) % 2);
+                let col = 8 * (i / 4) + 2 * q + i % 2;
+                let accumulator = if row == 0 {
+                    i32::MAX - (next() % 64) as i32
+                } else {
+                    (next() % 2001) as i32 - 1000
+                };
+                let count: i32 = (0..256)
+                    .map(|k| i32::from(bit(&a, row, k) & bit(&b, col, k)))
+                    .sum();
+                c.extend_from_slice(&accumulator.to_le_bytes());
+                expected.extend_from_slice(&accumulator.wrapping_add(count).to_le_bytes());
+            }
+        }
+        let name = format!("m64n{n}k256.s32.b1.b1.and.popc");
+        let source = kernel(&name, "", nd);
+        let input = [a, b, c].concat();
+        let out = run(&source, 1, THREADS as u32, input, expected.len())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(out == expected, "{name}: D differs from the product");
+    }
+}

@@ -9,6 +9,8 @@
 //! * `measured_tiles_through_the_executor`: each tile runs through generated PTX kernels
 //!   (`wmma.load` A row-major, B column-major, C row-major, `wmma.mma`, `wmma.store` D
 //!   row-major, as the CUDA driver does) and D equals the GPU's bit for bit.
+//! * `sub_byte_and_single_bit_tiles`: the `.m8n8k32` `.s4`/`.u4` and `.m8n8k128` `.b1` forms
+//!   (not measured) against a plain CPU matrix product.
 //! * the remaining tests: shared and generic addresses with a stride, and the located traps.
 
 use ptxsim_exec::alu::wmma::fragment;
@@ -205,16 +207,15 @@ const HEADER: &str = ".version 8.0
 .address_size 64
 ";
 
-/// The kernel of a tile: load A (row), B (col), C (row) from global memory, mma, store D.
-fn tile_kernel(shape: &str, d: &str, a: &str, c: &str, satfinite: bool) -> (String, WmmaForm) {
+/// The kernel of a tile: load A (row), B (col), C (row) from global memory, mma, store D;
+/// `extra` modifiers (`satfinite`, `xor`, `popc`) follow the types.
+fn tile_kernel(shape: &str, d: &str, a: &str, c: &str, extra: &[&str]) -> (String, WmmaForm) {
     let mut types = if a == "f16" {
         vec![d, c]
     } else {
         vec![d, a, a, c]
     };
-    if satfinite {
-        types.push("satfinite");
-    }
+    types.extend(extra);
     let mut modifiers = vec!["mma", "sync", "aligned", "row", "col", shape];
     modifiers.extend(&types);
     let register = if a == "f64" { "f64" } else { "b32" };
@@ -259,7 +260,8 @@ fn differing_elements(
     c: &str,
     satfinite: bool,
 ) -> usize {
-    let (source, form) = tile_kernel(shape, d, a, c, satfinite);
+    let extra: &[&str] = if satfinite { &["satfinite"] } else { &[] };
+    let (source, form) = tile_kernel(shape, d, a, c, extra);
     let size = |ty: MmaType| (ty.bits() / 8) as usize;
     let expected = bytes(&tile.d, size(form.d));
     let out = launch(
@@ -428,16 +430,6 @@ wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%x0, %x1, %x2, %x3, %x4, %x5,
     assert!(message.contains("all 32 lanes"), "{message}");
 }
 
-#[test]
-fn sub_byte_forms_are_reported_not_supported() {
-    let body = "
-wmma.load.a.sync.aligned.row.m8n8k32.s4 {%x0}, [%rd1];
-";
-    let (message, line) = launch(&kernel(body), 32, vec![vec![0; 4096]]).unwrap_err();
-    assert!(message.contains("not supported"), "{message}");
-    assert_eq!(line, 15);
-}
-
 /// The second H100 probe (`scripts/hardware/wmma/wmma2.cu`, `tests/hardware/wmma/wmma2.txt.xz`):
 /// C and D of different types (`.f32` D from `.f16` C and the reverse), `.u8`, `.satfinite` with
 /// accumulators near the `.s32` limits, `.f64` `m8n8k4`, and the crafted `.bf16`/`.tf32` tiles
@@ -463,4 +455,100 @@ fn second_probe_tiles_through_the_executor() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The sub-byte `.m8n8k32` (`.s4`, `.u4`, with and without `.satfinite`) and single-bit
+/// `.m8n8k128` (`.b1`, `.xor.popc` and `.and.popc`) forms through `wmma.load` (A row-major, B
+/// column-major, as "Sub-byte loads" require), `wmma.mma` and `wmma.store`, against the
+/// definition: D = A*B + C, exact and wrapped or clamped for `.s4`/`.u4` (9.7.14.4.5, "Integer
+/// operations"), and for `.b1` "the XOR, AND respectively of a k-bit row of A with a k-bit
+/// column of B, then counts the number of set bits in the result (popc)", added to C. Memory
+/// packs the elements from the least significant bits of each byte up (CUTLASS's
+/// `int4b_t`/`uint1b_t` arrays, which its sm_75 sub-byte WMMA GEMMs load); neither that order
+/// nor the fragment layout can show in D (A and B are both packed along `k`, and a product
+/// does not depend on the order of `k`). ptxas 13.5 accepts each kernel (`-arch sm_90a` and
+/// `-arch sm_80`).
+#[test]
+fn sub_byte_and_single_bit_tiles() {
+    let mut rng = super::mma::Rng(0x2545_f491_4f6c_dd1du64);
+    let mut next = move || rng.next();
+    let cases: [(&str, &str, &[&str]); 6] = [
+        ("m8n8k32", "s4", &[]),
+        ("m8n8k32", "u4", &[]),
+        ("m8n8k32", "s4", &["satfinite"]),
+        ("m8n8k32", "u4", &["satfinite"]),
+        ("m8n8k128", "b1", &["xor", "popc"]),
+        ("m8n8k128", "b1", &["and", "popc"]),
+    ];
+    for (shape, ty, extra) in cases {
+        let (source, _) = tile_kernel(shape, "s32", ty, "s32", extra);
+        let (k, bits) = if ty == "b1" { (128, 1) } else { (32, 4) };
+        let mask = (1u64 << bits) - 1;
+        let value = |field: u64| {
+            if ty == "s4" {
+                (field as i64) << 60 >> 60
+            } else {
+                field as i64
+            }
+        };
+        let a: Vec<Vec<u64>> = (0..8)
+            .map(|_| (0..k).map(|_| next() & mask).collect())
+            .collect();
+        let b: Vec<Vec<u64>> = (0..k)
+            .map(|_| (0..8).map(|_| next() & mask).collect())
+            .collect();
+        // Rows 0 and 1 of C near the .s32 limits, so that sums wrap or clamp.
+        let c: Vec<Vec<i64>> = (0..8)
+            .map(|row| {
+                (0..8)
+                    .map(|_| match row {
+                        0 => i64::from(i32::MAX) - (next() % 200) as i64,
+                        1 => i64::from(i32::MIN) + (next() % 200) as i64,
+                        _ => (next() % 20_001) as i64 - 10_000,
+                    })
+                    .collect()
+            })
+            .collect();
+        // Packed memory: A row-major, B column-major (element (i, j) at j * k + i).
+        let pack = |element: &dyn Fn(usize) -> u64, count: usize| {
+            let mut out = vec![0u8; count * bits / 8];
+            for index in 0..count {
+                out[index * bits / 8] |= (element(index) << (index * bits % 8)) as u8;
+            }
+            out
+        };
+        let a_bytes = pack(&|index| a[index / k][index % k], 8 * k);
+        let b_bytes = pack(&|index| b[index % k][index / k], 8 * k);
+        let c_bytes: Vec<u8> = c
+            .iter()
+            .flatten()
+            .flat_map(|&v| (v as i32).to_le_bytes())
+            .collect();
+        let expected: Vec<u8> = (0..8)
+            .flat_map(|row| (0..8).map(move |col| (row, col)))
+            .flat_map(|(row, col)| {
+                let sum: i64 = (0..k)
+                    .map(|i| match extra.first() {
+                        Some(&"xor") => ((a[row][i] ^ b[i][col]) & 1) as i64,
+                        Some(&"and") => (a[row][i] & b[i][col]) as i64,
+                        _ => value(a[row][i]) * value(b[i][col]),
+                    })
+                    .sum::<i64>()
+                    + c[row][col];
+                let d = if extra.first() == Some(&"satfinite") {
+                    sum.clamp(i32::MIN.into(), i32::MAX.into()) as i32
+                } else {
+                    sum as i32
+                };
+                d.to_le_bytes()
+            })
+            .collect();
+        let out = launch(
+            &source,
+            32,
+            vec![a_bytes, b_bytes, c_bytes, vec![0xa5; expected.len()]],
+        )
+        .unwrap_or_else(|e| panic!("{shape} {ty} {extra:?}: {e:?}"));
+        assert!(out[3] == expected, "{shape} {ty} {extra:?}: D differs");
+    }
 }

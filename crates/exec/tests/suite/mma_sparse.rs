@@ -1,0 +1,440 @@
+//! The sparse `mma.sp` / `mma.sp::ordered_metadata` (PTX ISA 9.7.14.6) through the whole of
+//! ptxsim, against a plain CPU matrix product: a random structured-sparse A (9.7.14.6.1: 2:4
+//! for `.f16`/`.bf16`/`.s8`/`.u8`/FP8, 1:2 for `.tf32`, pairwise 4:8 for `.s4`/`.u4`) is
+//! compressed into the lanes' `a` registers and their metadata `e`, and D must be `A*B + C` of
+//! the dense A. The floating-point tiles hold small integers, so every accumulation order and
+//! rounding gives the same exact result; the integer ones cover the whole ranges, with sums that
+//! wrap or, with `.satfinite`, clamp.
+//!
+//! Typed here from the sources, not from the executor: the A fragments from the ISA's
+//! "firstcol" formulas (9.7.14.6.2.1 to .8); the index encodings from 9.7.14.6.1 ("two 2-bit
+//! indices", `.tf32`'s "0b1110 and 0b0100", `.s4`'s two-wide sub-chunks); which lane's `e`
+//! covers which rows and columns from CUTLASS's `ELayout`s of the same instructions
+//! (`cute/atom/mma_traits_sm80_sparse.hpp`: for example `SM80_SPARSE_16x8x32_F16F16F16F16_TN`,
+//! `Shape<Shape<_2,_2,_8>, Shape<_16,_2>>, Stride<Stride<_256,_0,_1>, Stride<_0,_8>>>`: lane bit
+//! 0 selects columns 16-31, the quad selects rows, each 16-bit half a row), the ISA's figures
+//! not being in its text; B from the dense fragments of the same `k` (CUTLASS's `BLayout`s for
+//! the shapes without a dense form). Every kernel is accepted by ptxas 13.5 (`-arch sm_90a`,
+//! and the non-FP8 ones `-arch sm_80`).
+
+use super::mma::{Rng, run_tiles, tile_kernel};
+
+/// One sparse form: `m16n8k<k>`, A/B type, D/C type, `.satfinite`, `.sp::ordered_metadata`.
+struct Form {
+    k: usize,
+    ab: (&'static str, &'static str),
+    dc: &'static str,
+    satfinite: bool,
+    ordered: bool,
+}
+
+/// Bits of one element of an A/B type.
+fn width(ty: &str) -> usize {
+    match ty {
+        "f16" | "bf16" => 16,
+        "tf32" => 32,
+        "s4" | "u4" => 4,
+        _ => 8,
+    }
+}
+
+/// The bits of the integer `v` (exactly representable) in a floating-point type, from the format's
+/// fields: `2^e * (1 + f / 2^mbits)`.
+fn float_bits(ty: &str, v: i64) -> u64 {
+    let (ebits, mbits, total) = match ty {
+        "f16" => (5, 10, 16),
+        "bf16" => (8, 7, 16),
+        "tf32" | "f32" => (8, 23, 32),
+        "e4m3" => (4, 3, 8),
+        "e5m2" => (5, 2, 8),
+        _ => unreachable!(),
+    };
+    if v == 0 {
+        return 0;
+    }
+    let magnitude = v.unsigned_abs();
+    let exponent = 63 - magnitude.leading_zeros() as u64;
+    let fraction = ((magnitude << mbits) >> exponent) & ((1 << mbits) - 1);
+    let bias = (1u64 << (ebits - 1)) - 1;
+    let sign = u64::from(v < 0) << (total - 1);
+    sign | (exponent + bias) << mbits | fraction
+}
+
+/// A random element of an A/B type: its value and its bits.
+fn random_element(rng: &mut Rng, ty: &str) -> (i64, u64) {
+    match ty {
+        "s8" | "u8" | "s4" | "u4" => {
+            let bits = width(ty);
+            let field = rng.below(1 << bits);
+            let unused = 64 - bits;
+            let value = if ty.starts_with('s') {
+                (field as i64) << unused >> unused
+            } else {
+                field as i64
+            };
+            (value, field)
+        }
+        float => {
+            let v = rng.below(7) as i64 - 3;
+            (v, float_bits(float, v))
+        }
+    }
+}
+
+/// What one lane's metadata word covers: `(row offset from groupID, first bit)` of each row it
+/// holds, and the columns `from..to` of those rows.
+struct Coverage {
+    rows: Vec<(usize, u32)>,
+    columns: (usize, usize),
+}
+
+/// Which lanes of a quad hold metadata, as CUTLASS's `ELayout`s give it: for the lane's
+/// position `t` in its quad and the selector, what it covers (`None`: it supplies none).
+fn coverage(form: &Form, t: usize, selector: usize) -> Option<Coverage> {
+    let k = form.k;
+    let ty = form.ab.0;
+    let by_columns = matches!((ty, k), ("f16" | "bf16", 32) | ("tf32", 16));
+    let one = matches!((ty, k), ("f16" | "bf16", 16) | ("tf32", 8));
+    let all = matches!(
+        (ty, k),
+        ("s8" | "u8" | "e4m3" | "e5m2", 64) | ("s4" | "u4", 128)
+    );
+    if one {
+        // Stride<_0,_1> over (4, 8) lanes, Stride<_0,_8> over (16|8, 2) values.
+        return (t == selector).then(|| Coverage {
+            rows: vec![(0, 0), (8, 16)],
+            columns: (0, k),
+        });
+    }
+    if by_columns {
+        // Stride<_256|_128, _0, _1>: lane bit 0 picks the column half.
+        if t / 2 != selector {
+            return None;
+        }
+        let half = t % 2;
+        return Some(Coverage {
+            rows: vec![(0, 0), (8, 16)],
+            columns: (half * k / 2, (half + 1) * k / 2),
+        });
+    }
+    if all {
+        // Stride<_8, _512|_1024, _1>: lane bit 0 the row, lane bit 1 the column half.
+        let (row, half) = (t % 2, t / 2);
+        return Some(Coverage {
+            rows: vec![(8 * row, 0)],
+            columns: (half * k / 2, (half + 1) * k / 2),
+        });
+    }
+    // Stride<_8, _0, _1>, one 32-bit value per row: lane bit 0 the row.
+    if t / 2 != selector {
+        return None;
+    }
+    Some(Coverage {
+        rows: vec![(8 * (t % 2), 0)],
+        columns: (0, k),
+    })
+}
+
+/// The first column of A register `r` of a lane with `threadID_in_group` `t` and whether it is
+/// row `groupID + 8` (9.7.14.6.2's formulas).
+fn a_register(form: &Form, t: usize, r: usize) -> (usize, bool) {
+    match (form.ab.0, form.k) {
+        // .f16/.bf16 m16n8k16: "row = groupID for a0 and a1, groupID + 8 for a2 and a3";
+        // firstcol = threadID_in_group * 4 (two elements to a register).
+        ("f16" | "bf16", 16) => (t * 4, r == 1),
+        // m16n8k32: "row = groupID for ai where 0 <= i < 2 || 4 <= i < 6"; firstcol = t * 4
+        // for i < 4, (t * 4) + 16 for i >= 4.
+        ("f16" | "bf16", _) => (t * 4 + 16 * (r / 2), r % 2 == 1),
+        // .tf32 m16n8k8: "row = groupID for a0, groupID + 8 for a1"; firstcol = t * 2.
+        ("tf32", 8) => (t * 2, r == 1),
+        // m16n8k16: "row = groupID for a0 and a2"; firstcol = t * 2 for a0 and a1, + 8 for
+        // a2 and a3.
+        ("tf32", _) => (t * 2 + 8 * (r / 2), r % 2 == 1),
+        // .u8/.s8 m16n8k32: "row = groupID for ai where 0 <= i < 4"; firstcol = t * 8.
+        ("s8" | "u8", 32) => (t * 8, r == 1),
+        // .u8/.s8/FP8 m16n8k64: "row = groupID for ai where 0 <= i < 4 || 8 <= i < 12";
+        // firstcol = t * 8 for i < 8, + 32 for i >= 8.
+        ("s8" | "u8" | "e4m3" | "e5m2", _) => (t * 8 + 32 * (r / 2), r % 2 == 1),
+        // .u4/.s4 m16n8k64: "row = groupID for ai where 0 <= i < 8"; firstcol = t * 16.
+        ("s4" | "u4", 64) => (t * 16, r == 1),
+        // m16n8k128: "row = groupID for ai where 0 <= i < 8 || 16 <= i < 24"; firstcol =
+        // t * 16 for i < 16, + 64 for i >= 16.
+        _ => (t * 16 + 64 * (r / 2), r % 2 == 1),
+    }
+}
+
+fn forms() -> Vec<Form> {
+    let form = |k, ab, dc, satfinite, ordered| Form {
+        k,
+        ab,
+        dc,
+        satfinite,
+        ordered,
+    };
+    vec![
+        form(16, ("f16", "f16"), "f16", false, false),
+        form(16, ("f16", "f16"), "f32", false, true),
+        form(32, ("f16", "f16"), "f32", false, false),
+        form(32, ("f16", "f16"), "f16", false, true),
+        form(16, ("bf16", "bf16"), "f32", false, true),
+        form(32, ("bf16", "bf16"), "f32", false, false),
+        form(8, ("tf32", "tf32"), "f32", false, false),
+        form(16, ("tf32", "tf32"), "f32", false, true),
+        form(64, ("e4m3", "e5m2"), "f32", false, true),
+        form(64, ("e5m2", "e4m3"), "f32", false, false),
+        form(32, ("s8", "s8"), "s32", false, false),
+        form(32, ("u8", "s8"), "s32", true, true),
+        form(64, ("s8", "u8"), "s32", true, false),
+        form(64, ("u8", "u8"), "s32", false, true),
+        form(64, ("s4", "s4"), "s32", false, true),
+        form(64, ("u4", "s4"), "s32", true, false),
+        form(128, ("s4", "u4"), "s32", true, true),
+        form(128, ("u4", "u4"), "s32", false, false),
+    ]
+}
+
+/// D = A*B + C for every sparse form and every selector the ISA allows it, with random sparsity
+/// patterns (in any order of the two indices for `.sp`, increasing for
+/// `.sp::ordered_metadata`) and random metadata words in the lanes that supply none.
+#[test]
+fn sparse_forms_match_a_plain_matrix_product() {
+    let mut rng = Rng(0x5ba5_0e5e);
+    let mut checked = 0;
+    for form in forms() {
+        let (m, n, k) = (16usize, 8usize, form.k);
+        let (a_ty, b_ty) = form.ab;
+        let integer = form.dc == "s32";
+        let bits = width(a_ty);
+        let per_register = 32 / bits;
+        // Chunk width, stored elements to a chunk.
+        let (chunk, stored) = match a_ty {
+            "tf32" => (2, 1),
+            "s4" | "u4" => (8, 4),
+            _ => (4, 2),
+        };
+        let selectors = match (a_ty, k) {
+            ("f16" | "bf16", 16) | ("tf32", 8) => 4,
+            ("s8" | "u8" | "e4m3" | "e5m2", 64) | ("s4" | "u4", 128) => 1,
+            _ => 2,
+        };
+        for selector in 0..selectors {
+            // The sparse A: for each row and chunk, the stored values with their columns.
+            let mut dense = vec![vec![0i64; k]; m];
+            let mut stored_bits = vec![vec![0u64; k / 2]; m];
+            let mut nibbles = vec![vec![0u32; k / chunk]; m];
+            for row in 0..m {
+                for c in 0..k / chunk {
+                    // The positions of the stored elements in the chunk, and the 4-bit index.
+                    let (positions, nibble): (Vec<usize>, u32) = match a_ty {
+                        "tf32" => {
+                            let at = rng.below(2) as usize;
+                            (vec![at], if at == 0 { 0b0100 } else { 0b1110 })
+                        }
+                        _ => {
+                            let first = rng.below(4) as u32;
+                            let mut second = rng.below(3) as u32;
+                            if second >= first {
+                                second += 1;
+                            }
+                            let (first, second) = if form.ordered {
+                                (first.min(second), first.max(second))
+                            } else {
+                                (first, second)
+                            };
+                            let positions = if chunk == 8 {
+                                // Two-wide sub-chunks: elements 2i, 2i + 1.
+                                [first, second]
+                                    .iter()
+                                    .flat_map(|&i| [2 * i as usize, 2 * i as usize + 1])
+                                    .collect()
+                            } else {
+                                vec![first as usize, second as usize]
+                            };
+                            (positions, first | second << 2)
+                        }
+                    };
+                    nibbles[row][c] = nibble;
+                    for (j, &position) in positions.iter().enumerate() {
+                        let (value, bits) = random_element(&mut rng, a_ty);
+                        dense[row][c * chunk + position] = value;
+                        stored_bits[row][c * stored + j] = bits;
+                    }
+                }
+            }
+            let b: Vec<Vec<(i64, u64)>> = (0..k)
+                .map(|_| (0..n).map(|_| random_element(&mut rng, b_ty)).collect())
+                .collect();
+            let c: Vec<Vec<i64>> = (0..m)
+                .map(|row| {
+                    (0..n)
+                        .map(|_| match (integer, row) {
+                            (true, 0) => i64::from(i32::MAX) - rng.below(1 << 20) as i64,
+                            (true, 9) => i64::from(i32::MIN) + rng.below(1 << 20) as i64,
+                            (true, _) => rng.below(2_000_001) as i64 - 1_000_000,
+                            (false, _) => rng.below(201) as i64 - 100,
+                        })
+                        .collect()
+                })
+                .collect();
+            let d: Vec<Vec<i64>> = (0..m)
+                .map(|row| {
+                    (0..n)
+                        .map(|col| {
+                            let sum = (0..k).map(|i| dense[row][i] * b[i][col].0).sum::<i64>()
+                                + c[row][col];
+                            match (integer, form.satfinite) {
+                                (true, true) => sum.clamp(i32::MIN.into(), i32::MAX.into()),
+                                (true, false) => i64::from(sum as i32),
+                                (false, _) => sum,
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            // C and D: row = groupID (+ 8 for i >= 2), col = threadID_in_group * 2 + (i & 1);
+            // `.f16` two to a register.
+            let accumulator_bits = |v: i64| match form.dc {
+                "s32" => v as u32 as u64,
+                other => float_bits(other, v),
+            };
+            let (accumulator_per_register, accumulator_width) =
+                if form.dc == "f16" { (2, 16) } else { (1, 32) };
+            let nc = 4 / accumulator_per_register;
+            let na = m * k / 2 * bits / 1024;
+            let nb = k * n * bits / 1024;
+            let mut input = Vec::new();
+            let mut expected = Vec::new();
+            let pack = |out: &mut Vec<u8>,
+                        count: usize,
+                        per: usize,
+                        w: usize,
+                        value: &dyn Fn(usize) -> u64| {
+                for register in 0..count {
+                    let mut word = 0u32;
+                    for j in 0..per {
+                        word |= (value(register * per + j) as u32) << (j * w);
+                    }
+                    out.extend_from_slice(&word.to_le_bytes());
+                }
+            };
+            for lane in 0..32 {
+                let (group, t) = (lane / 4, lane % 4);
+                // A: register r holds the stored elements of its 2p columns, in column order.
+                pack(&mut input, na, per_register, bits, &|i| {
+                    let (first, high) = a_register(&form, t, i / per_register);
+                    let row = group + if high { 8 } else { 0 };
+                    stored_bits[row][first / chunk * stored + i % per_register]
+                });
+                // B: row = threadID_in_group * p + (i % p) + 4p * (i / p), col = groupID.
+                let q = 32 / width(b_ty);
+                pack(&mut input, nb, q, width(b_ty), &|i| {
+                    b[t * q + i % q + 4 * q * (i / q)][group].1
+                });
+                let accumulator = |i: usize| (group + 8 * (i / 2), 2 * t + i % 2);
+                pack(
+                    &mut input,
+                    nc,
+                    accumulator_per_register,
+                    accumulator_width,
+                    &|i| {
+                        let (row, col) = accumulator(i);
+                        accumulator_bits(c[row][col])
+                    },
+                );
+                // e: the chunks this lane covers, or random bits.
+                let metadata = match coverage(&form, t, selector) {
+                    Some(Coverage {
+                        rows,
+                        columns: (from, to),
+                    }) => {
+                        let mut word = 0u32;
+                        for (row_offset, bit) in rows {
+                            for column in (from..to).step_by(chunk) {
+                                let nibble = nibbles[group + row_offset][column / chunk];
+                                word |= nibble << (bit + 4 * ((column - from) / chunk) as u32);
+                            }
+                        }
+                        word
+                    }
+                    None => rng.next() as u32,
+                };
+                input.extend_from_slice(&metadata.to_le_bytes());
+                pack(
+                    &mut expected,
+                    nc,
+                    accumulator_per_register,
+                    accumulator_width,
+                    &|i| {
+                        let (row, col) = accumulator(i);
+                        accumulator_bits(d[row][col])
+                    },
+                );
+            }
+            let name = format!(
+                "m16n8k{k}.row.col{}.{}.{a_ty}.{b_ty}.{}",
+                if form.satfinite { ".satfinite" } else { "" },
+                form.dc,
+                form.dc
+            );
+            let variant = if form.ordered {
+                "sp::ordered_metadata"
+            } else {
+                "sp"
+            };
+            let d_ty = match form.dc {
+                "f16" => "b32",
+                other => other,
+            };
+            let source = tile_kernel(
+                &name,
+                [na, nb, nc, nc],
+                false,
+                d_ty,
+                Some((variant, selector as u32)),
+            );
+            let out = run_tiles(&name, &source, 1, input, expected.len());
+            assert!(
+                out == expected,
+                "mma.{variant}.{name} with selector {selector}: D differs from the matrix product"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 38);
+}
+
+/// A selector inside 0..3 but outside the ISA's range for the form ("the sparsity selector
+/// must be either 0 (threads T0, T1) or 1 (threads T2, T3); any other value results in an
+/// undefined behavior") stops the warp with a located trap; one outside 0..3 is a check error.
+#[test]
+fn an_undefined_selector_traps() {
+    use ptxsim_exec::Outcome;
+    use ptxsim_exec::grid::{self, GridOptions};
+    let name = "m16n8k32.row.col.f32.f16.f16.f32";
+    let source = tile_kernel(name, [4, 4, 4, 4], false, "f32", Some(("sp", 2)));
+    let program = ptxsim_exec::load(&source, None).expect("ptxas accepts selector 2");
+    // ptxas 13.5 rejects 4: "value '4' out of range, expected to be in range [0..3]".
+    let four = tile_kernel(name, [4, 4, 4, 4], false, "f32", Some(("sp", 4)));
+    let error = ptxsim_exec::load(&four, None).expect_err("selector 4 is refused");
+    assert!(format!("{error:?}").contains("0..3"), "{error:?}");
+    let (device, _) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [32, 1, 1],
+        10_000,
+        vec![
+            ptxsim_exec::Argument::Buffer(vec![0; 32 * 13 * 4]),
+            ptxsim_exec::Argument::Buffer(vec![0; 32 * 4 * 4]),
+        ],
+    )
+    .expect("a valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    let failure = run.failure.expect("the selector traps");
+    match failure.outcome {
+        Ok(Outcome::Trapped { message, location }) => {
+            assert!(message.contains("sparsity selector 2"), "{message}");
+            assert!(location.line > 0);
+        }
+        other => panic!("{other:?}"),
+    }
+}
