@@ -700,10 +700,72 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["mov.tsv"] = mv
     files["sources.tsv"] = [("sm_90", "8.6", source_lines())]
     files["tcgen05.tsv"] = [("sm_100a", "8.7", tcgen05_lines())]
+    files["clusterlaunchcontrol.tsv"] = [(t, v, clc_lines()) for t, v in (
+        ("sm_100a", "8.7"), ("sm_100", "8.7"), ("sm_120a", "8.7"), ("sm_90a", "8.7"), ("sm_100a", "8.5"))]
     files["mov-vector.tsv"] = [("sm_90", "8.6", mov_vector_lines())]
     files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
         l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]
     return files
+
+
+def clc_lines() -> list[str]:
+    """clusterlaunchcontrol (9.7.13.17): try_cancel with and without .shared::cta and
+    .multicast::cluster::all, query_cancel's three forms, and one broken variant of each."""
+    try_cancel = "clusterlaunchcontrol.try_cancel.async"
+    done = "mbarrier::complete_tx::bytes"
+    out = []
+    for space, reg in (("shared::cta.", "b32"), ("shared::cta.", "b64"), ("", "b64"), ("", "b32")):
+        for multicast in ("", "multicast::cluster::all."):
+            out.append(f"{try_cancel}.{space}{done}.{multicast}b128 [%{reg}_8], [%{reg}_9];")
+    out += [
+        f"clusterlaunchcontrol.try_cancel.shared::cta.{done}.b128 [%b32_8], [%b32_9];",
+        f"{try_cancel}.shared::cta.b128 [%b32_8], [%b32_9];",
+        f"{try_cancel}.shared::cta.{done}.b64 [%b32_8], [%b32_9];",
+        f"{try_cancel}.shared::cta.{done} [%b32_8], [%b32_9];",
+        f"{try_cancel}.shared::cluster.{done}.b128 [%b32_8], [%b32_9];",
+        f"{try_cancel}.shared::cta.{done}.b128 [%b32_8];",
+        f"{try_cancel}.shared::cta.{done}.b128 %b128_1, [%b32_9];",
+        f"{try_cancel}.shared::cta.{done}.multicast::cluster.b128 [%b32_8], [%b32_9];",
+    ]
+    q = "clusterlaunchcontrol.query_cancel"
+    out += [
+        f"{q}.is_canceled.pred.b128 %pred_0, %b128_1;",
+        f"{q}.is_canceled.pred.b128 %b32_0, %b128_1;",
+        f"{q}.is_canceled.pred.b128 %pred_0, %b64_1;",
+        f"{q}.is_canceled.b128 %pred_0, %b128_1;",
+        f"{q}.is_canceled.pred %pred_0, %b128_1;",
+        f"{q}.is_canceled.pred.b64 %pred_0, %b128_1;",
+        f"{q}.pred.b128 %pred_0, %b128_1;",
+        f"{q}.get_first_ctaid.v4.b32.b128 {{%b32_0, %b32_1, %b32_2, _}}, %b128_1;",
+        f"{q}.get_first_ctaid.v4.b32.b128 {{%b32_0, %b32_1, %b32_2, %b32_3}}, %b128_1;",
+        f"{q}.get_first_ctaid.v4.b32.b128 {{%b32_0, _, _, _}}, %b128_1;",
+        f"{q}.get_first_ctaid.v4.b32.b128 {{%b32_0, %b32_1, %b32_2}}, %b128_1;",
+        f"{q}.get_first_ctaid.v2.b32.b128 {{%b32_0, %b32_1}}, %b128_1;",
+        f"{q}.get_first_ctaid.b32.b128 {{%b32_0, %b32_1, %b32_2, _}}, %b128_1;",
+        f"{q}.get_first_ctaid.v4.u32.b128 {{%b32_0, %b32_1, %b32_2, _}}, %b128_1;",
+        f"{q}.get_first_ctaid.v4.b32.b128 {{%b64_0, %b64_1, %b64_2, _}}, %b128_1;",
+        f"{q}.get_first_ctaid.v4.b32.b128 {{%u32_0, %s32_1, %f32_2, _}}, %b128_1;",
+        f"{q}.get_first_ctaid.v4.b32.b128 {{%b32_0, %b32_1, %b32_2, _}}, %b64_1;",
+        f"{q}.is_canceled.get_first_ctaid.v4.b32.b128 {{%b32_0, %b32_1, %b32_2, _}}, %b128_1;",
+        f"{q}.get_first_ctaid.b32.b128 %b32_0, %b128_1;",
+        f"{q}.get_first_ctaid::w.b32.b128 %b32_0, %b128_1;",
+        f"{q}.b32.b128 %b32_0, %b128_1;",
+    ]
+    for axis in "xyz":
+        out += [
+            f"{q}.get_first_ctaid::{axis}.b32.b128 %b32_0, %b128_1;",
+            f"{q}.get_first_ctaid::{axis}.b32.b128 %u32_0, %b128_1;",
+            f"{q}.get_first_ctaid::{axis}.b32.b128 %b64_0, %b128_1;",
+            f"{q}.get_first_ctaid::{axis}.u32.b128 %b32_0, %b128_1;",
+            f"{q}.get_first_ctaid::{axis}.b32.b128 %b32_0, %b32_1;",
+            f"{q}.get_first_ctaid::{axis}.v4.b32.b128 {{%b32_0, %b32_1, %b32_2, _}}, %b128_1;",
+        ]
+    out += [
+        f"{q}.bogus.b128 %pred_0, %b128_1;",
+        f"{q}.is_canceled.pred.b128 _, %b128_1;",
+        "clusterlaunchcontrol.bogus.b128 %pred_0, %b128_1;",
+    ]
+    return out
 
 
 def target_version_table() -> list[tuple[str, str, str]]:

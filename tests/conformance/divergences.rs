@@ -127,6 +127,19 @@ pub const DIVERGENCES: &[Divergence] = &[
         ptxas_accepts: false,
     },
     Divergence {
+        id: "D32 clusterlaunchcontrol.query_cancel vector of mixed register types",
+        // ptxas 13.5: "Vector with elements of different types are not allowed in
+        // clusterlaunchcontrol.query_cancel instruction"; the Syntax-block table checks each
+        // element against `.b32` alone.
+        matches: |f, t, v, i| {
+            f == "clusterlaunchcontrol.tsv"
+                && v == "8.7"
+                && sm_number(t) >= 100
+                && i.contains("{%u32_0, %s32_1, %f32_2, _}")
+        },
+        ptxas_accepts: false,
+    },
+    Divergence {
         id: "D24 tcgen05 tensor-memory address in a 64-bit register",
         // `[taddr]` of tcgen05.ld/st/shift in a `.b64` register: ptxas 13.5 "Use a 32-bit
         // integer or bit register only"; the operand model does not carry an address's

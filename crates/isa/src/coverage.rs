@@ -271,6 +271,13 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
                 "yes (a 1 KiB stack per thread; `pmevent` does nothing: docs/executor.md, \
                  \"The stack\")",
             )
+        } else if op == Opcode::Clusterlaunchcontrol {
+            (
+                "modifiers, operands, target and version (Syntax-block table; \
+                 tests/conformance/clusterlaunchcontrol.tsv)",
+                "yes (`try_cancel` cancels no cluster: every response says the request failed, \
+                 docs/clusters.md)",
+            )
         } else if op == Opcode::Brx {
             (
                 "modifiers, operands, target and version (Syntax-block table); `tlist` a \

@@ -1287,6 +1287,76 @@ const TRY_CANCEL: SyntaxForm = SyntaxForm {
     )
 };
 
+/// `clusterlaunchcontrol.query_cancel` (9.7.13.17, clusterlaunchcontrol.md, and ptxas 13.5):
+/// `.is_canceled.pred.b128 pred, try_cancel_response;`,
+/// `.get_first_ctaid.v4.b32.b128 {xdim, ydim, zdim, _}, try_cancel_response;` and
+/// `{.get_first_ctaid::dimension}.b32.b128 reg, try_cancel_response;` with
+/// `.get_first_ctaid::dimension = { .get_first_ctaid::x, ::y, ::z }`; the response is a
+/// `.b128` register ("After loading this response into 16-byte register").
+const QUERY_CANCEL: [SyntaxForm; 3] = {
+    const RESPONSE: Slot = slot(
+        "try_cancel_response",
+        false,
+        fixed(RegisterRule::OneOf(&[Type::B128])),
+    );
+    const SECTION: &str = "9.7.13.17 (clusterlaunchcontrol.md)";
+    [
+        SyntaxForm {
+            words: &["query_cancel"],
+            groups: &[
+                group(".is_canceled", &["is_canceled"], true),
+                types(".pred", &["pred"]),
+                types(".b128", &["b128"]),
+            ],
+            operands: &[
+                slot("pred", true, fixed(RegisterRule::OneOf(&[Type::Pred]))),
+                RESPONSE,
+            ],
+            ..form(Opcode::Clusterlaunchcontrol, SECTION)
+        },
+        SyntaxForm {
+            words: &["query_cancel"],
+            groups: &[
+                group(".get_first_ctaid", &["get_first_ctaid"], true),
+                group(".v4", &["v4"], true),
+                types(".b32", &["b32"]),
+                types(".b128", &["b128"]),
+            ],
+            operands: &[
+                slot("{xdim, ydim, zdim, _}", true, Kind::TypedVector(2, 1)),
+                RESPONSE,
+            ],
+            ..form(Opcode::Clusterlaunchcontrol, SECTION)
+        },
+        SyntaxForm {
+            words: &["query_cancel"],
+            groups: &[
+                group(
+                    ".get_first_ctaid::dimension",
+                    &[
+                        "get_first_ctaid::x",
+                        "get_first_ctaid::y",
+                        "get_first_ctaid::z",
+                    ],
+                    true,
+                ),
+                types(".b32", &["b32"]),
+                types(".b128", &["b128"]),
+            ],
+            operands: &[slot("reg", true, Kind::Typed(1)), RESPONSE],
+            ..form(Opcode::Clusterlaunchcontrol, SECTION)
+        },
+    ]
+};
+
+/// `clusterlaunchcontrol`'s forms: `try_cancel`, then the three of `query_cancel`.
+const CLUSTERLAUNCHCONTROL: [SyntaxForm; 4] = [
+    TRY_CANCEL,
+    QUERY_CANCEL[0],
+    QUERY_CANCEL[1],
+    QUERY_CANCEL[2],
+];
+
 /// The sm_100a shapes of ldmatrix/stmatrix: ptxas 13.5 accepts them on sm_100a and sm_120a and
 /// rejects them on sm_90a and older ("Feature '.m16n16' not supported on .target 'sm_90a'",
 /// "Modifier '.m8n16' on 'ldmatrix' requires PTX ISA .version 8.6 or later").
@@ -1479,7 +1549,7 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Brx => std::slice::from_ref(&BRX),
         Opcode::Tcgen05 => &TCGEN05,
         Opcode::Tensormap => &TENSORMAP,
-        Opcode::Clusterlaunchcontrol => std::slice::from_ref(&TRY_CANCEL),
+        Opcode::Clusterlaunchcontrol => &CLUSTERLAUNCHCONTROL,
         Opcode::Ldmatrix => &LDMATRIX,
         Opcode::Stmatrix => &STMATRIX,
         _ => &[],

@@ -1082,6 +1082,11 @@ impl<'m> Builder<'m> {
                 .stack_or_event(opcode, instruction)
                 .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
         }
+        if opcode == Opcode::Clusterlaunchcontrol {
+            return self
+                .cluster_launch_control(instruction)
+                .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
+        }
         if opcode == Opcode::Tcgen05 {
             return self
                 .tcgen05(instruction)
@@ -1191,6 +1196,58 @@ impl<'m> Builder<'m> {
                 source: self.source(a, ty)?,
             },
             _ => return Err(format!("`{opcode}`: unexpected operands")),
+        })
+    }
+
+    /// `clusterlaunchcontrol.try_cancel` and `.query_cancel` (PTX ISA 9.7.13.17; the checker
+    /// has checked their forms against the Syntax block and ptxas's).
+    fn cluster_launch_control(
+        &mut self,
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        let names = instruction.modifier_names();
+        let has = |word: &str| names.iter().any(|name| *name == word);
+        let operands = instruction.operands.as_slice();
+        if has("try_cancel") {
+            let [response, mbarrier] = operands else {
+                return Err("try_cancel takes [addr], [mbar]".to_string());
+            };
+            return Ok(InstructionKind::ClusterCancel {
+                response: self.memory_operand(response)?,
+                mbarrier: self.memory_operand(mbarrier)?,
+                generic: !has("shared::cta"),
+                multicast: has("multicast::cluster::all"),
+            });
+        }
+        if !has("query_cancel") {
+            return Err("clusterlaunchcontrol takes .try_cancel or .query_cancel".to_string());
+        }
+        let (ctaid, destination, handle) = match operands {
+            [d, handle] if has("is_canceled") => (None, d, handle),
+            [d, handle] if has("get_first_ctaid") => (Some(None), d, handle),
+            [d, handle] => {
+                let axis = [
+                    ("get_first_ctaid::x", Axis::X),
+                    ("get_first_ctaid::y", Axis::Y),
+                    ("get_first_ctaid::z", Axis::Z),
+                ]
+                .into_iter()
+                .find(|(word, _)| has(word))
+                .map(|(_, axis)| axis)
+                .ok_or("query_cancel takes .is_canceled or .get_first_ctaid")?;
+                (Some(Some(axis)), d, handle)
+            }
+            _ => return Err("query_cancel takes d, try_cancel_response".to_string()),
+        };
+        let destinations = match (ctaid, destination) {
+            (Some(None), Operand::Vector(elements)) => self.vector_destinations(&elements.value)?,
+            (Some(None), _) => return Err("get_first_ctaid.v4 writes {x, y, z, _}".to_string()),
+            (_, d) => vec![Some(self.destination(d)?)],
+        };
+        Ok(InstructionKind::ClusterCancelQuery {
+            ctaid,
+            destinations,
+            handle: self.source(handle, Type::B128)?,
         })
     }
 

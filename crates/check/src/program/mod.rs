@@ -1335,6 +1335,32 @@ pub enum InstructionKind {
         /// The instructions the labels of `tlist` stand before, in order.
         targets: Vec<usize>,
     },
+    /// `clusterlaunchcontrol.try_cancel.async{.shared::cta}.mbarrier::complete_tx::bytes
+    /// {.multicast::cluster::all}.b128 [addr], [mbar]` (PTX ISA 9.7.13.17): "requests
+    /// atomically cancelling the launch of a cluster that has not started running yet", writes
+    /// the 16-byte response at `addr` and performs a complete-tx of 16 bytes on `mbar` (with
+    /// `.multicast::cluster::all`, at the same offsets in every CTA of the cluster).
+    ClusterCancel {
+        /// `[addr]`: the 16-byte response.
+        response: MemoryOperand,
+        /// `[mbar]`.
+        mbarrier: MemoryOperand,
+        /// Both addresses are generic (no `.shared::cta`).
+        generic: bool,
+        /// `.multicast::cluster::all`.
+        multicast: bool,
+    },
+    /// `clusterlaunchcontrol.query_cancel` (PTX ISA 9.7.13.17): what a `try_cancel` response
+    /// (`handle`, a `.b128` register) says.
+    ClusterCancelQuery {
+        /// `.is_canceled.pred` (`None`), or `.get_first_ctaid` (`Some(None)`: the `.v4.b32`
+        /// vector `{x, y, z, _}`; `Some(Some(axis))`: `::x`/`::y`/`::z`, one `.b32`).
+        ctaid: Option<Option<Axis>>,
+        /// The predicate or the `.b32` destinations (`None`: the sink `_`).
+        destinations: Vec<Option<Destination>>,
+        /// The response.
+        handle: Source,
+    },
     /// `ret`: back to the caller, or (from the kernel) the thread exits.
     Ret,
     /// `exit`.
@@ -1583,6 +1609,8 @@ impl InstructionKind {
             | InstructionKind::Texture(_)
             | InstructionKind::Mapa { .. }
             | InstructionKind::CpAsyncBulk { .. }
+            | InstructionKind::ClusterCancel { .. }
+            | InstructionKind::ClusterCancelQuery { .. }
             | InstructionKind::BulkTensor(_)
             | InstructionKind::CpReduceAsyncBulk { .. }
             | InstructionKind::TensormapReplace { .. }

@@ -6,9 +6,13 @@ use ptxsim_isa::Type;
 use ptxsim_isa::ops::{AtomOp, MbarrierOp, Space};
 
 use super::{Executor, Put};
+
+/// The response of a `clusterlaunchcontrol.try_cancel` that failed ([`Executor::cluster_cancel`]):
+/// bit 0 (canceled) clear.
+pub(crate) const CLUSTER_CANCEL_FAILED: u128 = 0;
 use crate::alu;
 use crate::ir::{
-    Destination, Instruction, MemoryOperand, PredicateSource, Source, THREAD_PARAM_BASE,
+    Axis, Destination, Instruction, MemoryOperand, PredicateSource, Source, THREAD_PARAM_BASE,
 };
 use crate::lanes::ThreadStatus;
 use crate::memory::{
@@ -332,6 +336,117 @@ impl Executor<'_, '_> {
                 let at = self.address(lane, mbarrier);
                 if let Err(fault) = self.complete_tx(lane, at, bytes as i64) {
                     self.fault(lane, instruction, fault);
+                }
+            }
+        }
+    }
+
+    /// `clusterlaunchcontrol.try_cancel` (PTX ISA 9.7.13.17): "requests atomically cancelling
+    /// the launch of a cluster that has not started running yet. It asynchronously writes an
+    /// opaque response to shared memory indicating whether the operation succeeded or failed";
+    /// then the complete-tx "with completeCount argument equal to amount of data stored in
+    /// bytes" (16) on `[mbar]`; with `.multicast::cluster::all` "to the corresponding local
+    /// shared memory addr of each CTA in the requesting cluster", each CTA's own `[mbar]`
+    /// signalled. ptxsim cancels no cluster: every response says the request failed (one of
+    /// the two answers the ISA allows: a GPU fails it too once every cluster of the grid has
+    /// started), so a persistent kernel's CTAs each process their own work and exit. The
+    /// response ([`CLUSTER_CANCEL_FAILED`]) is completed at issue. Without `.shared::cta` both
+    /// addresses are generic: "The result is undefined if any of address operands do not fall
+    /// within the address window of .shared::cta" (the lane traps), and `addr` must be
+    /// "naturally aligned" (16 bytes; else the lane traps).
+    pub(super) fn cluster_cancel(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (response, mbarrier): (MemoryOperand, MemoryOperand),
+        generic: bool,
+        multicast: bool,
+    ) {
+        'lanes: for &lane in lanes {
+            let mut at = [self.address(lane, response), self.address(lane, mbarrier)];
+            if generic {
+                for address in &mut at {
+                    match from_generic(*address) {
+                        (Space::Shared, offset) => *address = offset,
+                        _ => {
+                            let message = format!(
+                                "clusterlaunchcontrol.try_cancel: the generic address 0x{:x} is \
+                                 not in the .shared::cta window",
+                                *address
+                            );
+                            self.trap(lane, instruction, message);
+                            continue 'lanes;
+                        }
+                    }
+                }
+            }
+            if at[0] % 16 != 0 {
+                let message = format!(
+                    "clusterlaunchcontrol.try_cancel: the response address 0x{:x} is not \
+                     16-byte aligned",
+                    at[0]
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            // Each CTA of the cluster (`.shared::cluster` addresses of rank r start at
+            // (r + 1) * CLUSTER_RANK_STRIDE), or this CTA alone (offsets below the stride).
+            let bases: Vec<u64> = if multicast {
+                (0..u64::from(self.cluster.size))
+                    .map(|rank| (rank + 1) * CLUSTER_RANK_STRIDE)
+                    .collect()
+            } else {
+                vec![0]
+            };
+            for base in bases {
+                let stored = self.store(
+                    lane,
+                    Space::SharedCluster,
+                    base + at[0],
+                    16,
+                    CLUSTER_CANCEL_FAILED,
+                );
+                if let Err(fault) = stored.and_then(|()| self.complete_tx(lane, base + at[1], 16)) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+        }
+    }
+
+    /// `clusterlaunchcontrol.query_cancel` (PTX ISA 9.7.13.17) of a response ptxsim wrote
+    /// ([`Executor::cluster_cancel`]): `.is_canceled` is bit 0 of its first word; the ctaid of
+    /// the first CTA of the canceled cluster is its words 1 to 3 (x, y, z; the `.v4` form's
+    /// fourth element is 0). The ISA leaves the ctaid of a failed request undefined: these
+    /// give the response's words as they are.
+    pub(super) fn cluster_cancel_query(
+        &mut self,
+        lanes: &[usize],
+        ctaid: Option<Option<Axis>>,
+        destinations: &[Option<Destination>],
+        handle: Source,
+    ) {
+        for &lane in lanes {
+            let response = self.read(lane, handle);
+            let word = |index: u32| (response >> (32 * index)) as u32;
+            match ctaid {
+                None => {
+                    if let Some(Some(p)) = destinations.first() {
+                        self.write(lane, *p, response & 1, Type::Pred);
+                    }
+                }
+                Some(axis) => {
+                    let values: Vec<u32> = match axis {
+                        None => vec![word(1), word(2), word(3), 0],
+                        Some(Axis::X) => vec![word(1)],
+                        Some(Axis::Y) => vec![word(2)],
+                        Some(Axis::Z) => vec![word(3)],
+                    };
+                    for (destination, value) in destinations.iter().zip(values) {
+                        if let Some(destination) = destination {
+                            self.write(lane, *destination, u128::from(value), Type::B32);
+                        }
+                    }
                 }
             }
         }

@@ -527,6 +527,23 @@ impl Executor<'_, '_> {
                 *size,
                 (*mbarrier, *cta_mask),
             ),
+            InstructionKind::ClusterCancel {
+                response,
+                mbarrier,
+                generic,
+                multicast,
+            } => self.cluster_cancel(
+                instruction,
+                lanes,
+                (*response, *mbarrier),
+                *generic,
+                *multicast,
+            ),
+            InstructionKind::ClusterCancelQuery {
+                ctaid,
+                destinations,
+                handle,
+            } => self.cluster_cancel_query(lanes, *ctaid, destinations, *handle),
             InstructionKind::BulkTensor(op) => self.bulk_tensor(instruction, lanes, op),
             InstructionKind::TensormapReplace {
                 field,

@@ -12,6 +12,7 @@ mod api;
 mod approx;
 mod barriers;
 mod budget;
+mod cluster_launch_control;
 mod cooperative;
 mod cutlass;
 mod device_runtime;
