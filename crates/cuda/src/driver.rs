@@ -1246,7 +1246,9 @@ fn ptx_of_images(state: &State, images: &[&[u8]]) -> CallResult<String> {
 /// (`.version`, `.target`, `.address_size`), then every module's body, less its header and
 /// less the `.extern` declarations of functions and variables that another module defines.
 /// The definitions of such variables come first, after the header, so that every use follows
-/// them whatever the order of the modules (a function may be called before its definition).
+/// them whatever the order of the modules; a function's `.extern` declaration before its
+/// definition becomes a prototype with the definition's linkage (PTX requires a function to be
+/// declared before a call names it).
 /// (A textual link: it serves the programs whose translation units share functions and
 /// variables by name, the common case of `-rdc=true` and of `cuLink*`.)
 pub(crate) fn link_ptx(modules: &[String]) -> String {
@@ -1266,18 +1268,23 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
     // Statements are cut at `;` and `}`: a declaration `.extern ... NAME(...);` is dropped as a
     // whole when NAME is defined (an `.entry`/`.func` with a body, or a variable) elsewhere.
     // Each name defined by some module, and the first module that defines it.
+    // With the definition's linkage directive (`.visible` or `.weak`).
     let mut defined: HashMap<String, usize> = HashMap::new();
+    let mut linkage: HashMap<String, &str> = HashMap::new();
     for (index, module) in modules.iter().enumerate() {
-        let definitions = module
-            .lines()
-            .filter(|line| {
-                let line = line.trim_start();
-                (line.starts_with(".visible") || line.starts_with(".weak"))
-                    && !line.contains(".extern")
-            })
-            .filter_map(declared_name);
-        for name in definitions {
-            defined.entry(name).or_insert(index);
+        let definitions = module.lines().map(str::trim_start).filter(|line| {
+            (line.starts_with(".visible") || line.starts_with(".weak")) && !line.contains(".extern")
+        });
+        for line in definitions {
+            if let Some(name) = declared_name(line) {
+                let directive = if line.starts_with(".weak") {
+                    ".weak"
+                } else {
+                    ".visible"
+                };
+                linkage.entry(name.clone()).or_insert(directive);
+                defined.entry(name).or_insert(index);
+            }
         }
     }
     // The variables some module declares `.extern` and another defines.
@@ -1303,14 +1310,21 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
                 let name = declared_name(trimmed);
                 let is_shared = name.as_ref().is_some_and(|name| shared.contains(name));
                 let defined_at = name.as_ref().and_then(|name| defined.get(name)).copied();
-                if trimmed.starts_with(".extern .entry") && defined_at.is_some_and(|at| at > index)
-                {
+                let function =
+                    trimmed.starts_with(".extern .entry") || trimmed.starts_with(".extern .func");
+                if function && defined_at.is_some_and(|at| at > index) {
                     // A kernel whose address this module takes (`mov.u64 %rd, kernel;`,
-                    // dynamic parallelism) must be declared before the use: where its
-                    // definition comes later, the declaration becomes a prototype,
-                    // `.visible .entry kernel(...);`, which ptxas accepts before the
-                    // definition (not after it).
-                    body.push_str(&line.replacen(".extern", ".visible", 1));
+                    // dynamic parallelism) or a function it calls must be declared before the
+                    // use: where its definition comes later, the declaration becomes a
+                    // prototype with the definition's linkage, `.visible .func (...) f(...);`,
+                    // which ptxas accepts before the definition (not after it, and not with
+                    // another linkage: "does not match its prototype's linkage").
+                    let directive = name
+                        .as_ref()
+                        .and_then(|name| linkage.get(name))
+                        .copied()
+                        .unwrap_or(".visible");
+                    body.push_str(&line.replacen(".extern", directive, 1));
                     body.push('\n');
                     continue;
                 }
@@ -1349,11 +1363,23 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
 /// The name a declaration line declares: the identifier before its first `(`, `[`, `;` or
 /// `=`, past the directive and type words.
 fn declared_name(line: &str) -> Option<String> {
+    // `.func (.param .b32 r) name(` has its result in parentheses before the name: the name
+    // comes after them.
+    let line = match line.find(".func") {
+        Some(at) => {
+            let rest = line[at + ".func".len()..].trim_start();
+            match rest
+                .strip_prefix('(')
+                .and_then(|inner| inner.split_once(')'))
+            {
+                Some((_, after)) => after,
+                None => rest,
+            }
+        }
+        None => line,
+    };
     let cut = line.find(['(', '[', ';', '=', '{']).unwrap_or(line.len());
-    let head = &line[..cut];
-    // `.func (.param .b32 r) name(` has its result in parentheses before the name.
-    let head = head.rsplit(')').next().unwrap_or(head);
-    let name = head.split_whitespace().last()?;
+    let name = line[..cut].split_whitespace().last()?;
     (!name.starts_with('.')).then(|| name.to_string())
 }
 
