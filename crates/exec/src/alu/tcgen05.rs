@@ -364,22 +364,6 @@ pub fn negate(bits: u64, ty: MmaType) -> u64 {
     }
 }
 
-/// `bits` (an `.f32`) times `2^shift`, when that is exact and stays a normal number (or zero,
-/// infinity, NaN); `None` otherwise.
-fn scale_f32(bits: u64, shift: i32) -> Option<u64> {
-    let exponent = (bits >> 23 & 0xff) as i32;
-    if bits & 0x7fff_ffff == 0 || exponent == 0xff {
-        return Some(bits);
-    }
-    if exponent == 0 {
-        return None;
-    }
-    let scaled = exponent + shift;
-    (1..=254)
-        .contains(&scaled)
-        .then_some(bits & !(0xff << 23) | (scaled as u64) << 23)
-}
-
 /// One element of D for `.kind::mxf8f6f4` with `.scale_vec::1X`: D = (A x scale_A) (B x
 /// scale_B) + D (the ISA's block scaling, as for `mma.sync`, 9.7.14.3), one `.ue8m0` factor
 /// `2^(e - 127)` for the row's and one for the column's 32 elements of K. Every product gains
@@ -394,130 +378,7 @@ pub fn dot_scaled(
     c: u64,
     (scale_a, scale_b): (u32, u32),
 ) -> Option<u64> {
-    dot_mx((desc.a, desc.b), a, b, c, (scale_a, scale_b))
-}
-
-/// [`dot_scaled`] for A and B of `types` (FP8, FP6, FP4 in 8-bit containers) and an `.f32`
-/// `c` and D, with the 25-bit step of MMA-Sim's Blackwell and RTX Blackwell block-scaled
-/// `k32` (`nv_fused_dot_add` with the factors); a NaN factor gives the canonical NaN.
-pub(crate) fn dot_mx(
-    types: (MmaType, MmaType),
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-    (scale_a, scale_b): (u32, u32),
-) -> Option<u64> {
-    if scale_a == 255 || scale_b == 255 {
-        return Some(0x7fff_ffff);
-    }
-    let shift = scale_a as i32 + scale_b as i32 - 254;
-    let c = scale_f32(c, -shift)?;
-    let sum = mma::fused(
-        (types.0, types.1, MmaType::F32),
-        MmaType::F32,
-        a,
-        b,
-        c,
-        25,
-        false,
-    );
-    scale_f32(sum, shift)
-}
-
-/// A scale factor as `(significand, exponent)`, worth `significand * 2^(exponent - 3)`:
-/// `.ue8m0` `2^(e - 127)`; `.ue4m3` an E4M3 magnitude (bias 7, 3 fraction bits; the top bit
-/// ignored, a subnormal keeps the exponent -6); `None` for a NaN (`.ue8m0` 255, `.ue4m3`
-/// 0x7f).
-fn scale_factor(bits: u32, ue4m3: bool) -> Option<(i128, i32)> {
-    if ue4m3 {
-        let bits = bits & 0x7f;
-        let (field, fraction) = ((bits >> 3) as i32, i128::from(bits & 7));
-        match field {
-            _ if bits == 0x7f => None,
-            0 => Some((fraction, -6)),
-            _ => Some((8 | fraction, field - 7)),
-        }
-    } else {
-        (bits != 255).then_some((8, bits as i32 - 127))
-    }
-}
-
-/// An `.e2m1` element in its 8-bit container (bits 2-5) as a signed count of halves.
-fn fp4_halves(container: u64) -> i128 {
-    let bits = container >> 2 & 0xf;
-    let (field, fraction) = (bits >> 1 & 3, i128::from(bits as u8 & 1));
-    let halves = if field == 0 {
-        fraction
-    } else {
-        (2 | fraction) << (field - 1)
-    };
-    if bits & 8 != 0 { -halves } else { halves }
-}
-
-/// One element of D for `.kind::mxf4` and `.kind::mxf4nvf4` (K = 64, `.e2m1` A and B):
-/// MMA-Sim's Blackwell block-scaled FP4 algorithm (`nv_fused_dot_add_with_block_scale`,
-/// `n_accum_fractional_bits = 35`): the K elements in groups of 16, each group's products
-/// summed exactly and multiplied by the significands of its row's and column's factors
-/// (`scale_a[g / (4 / vec)]`, one per 32 or 16 elements), the group carrying only the
-/// factors' exponents; `c` with its own (`-126` for a zero or subnormal `c`); every addend
-/// aligned to the largest of those exponents and truncated toward zero 35 fraction bits below
-/// it, summed exactly and rounded toward zero to `.f32`. A NaN factor or `c` gives the
-/// canonical NaN; an infinite `c` is returned as it is (MMA-Sim does not model it).
-pub fn dot_fp4_scaled(
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-    (scale_a, scale_b): (&[u32], &[u32]),
-    ue4m3: bool,
-) -> u64 {
-    const NAN: u64 = 0x7fff_ffff;
-    const BITS: i32 = 35;
-    let exponent = (c >> 23 & 0xff) as i32;
-    if exponent == 0xff {
-        return if c & 0x7f_ffff != 0 { NAN } else { c };
-    }
-    // c: units of 2^(ec - 23).
-    let c_significand = i128::from(c as u32 & 0x7f_ffff) | if exponent == 0 { 0 } else { 1 << 23 };
-    let c_exponent = exponent.max(1) - 127;
-    let c_term = if c >> 31 & 1 == 1 {
-        -c_significand
-    } else {
-        c_significand
-    };
-    // Each group: units of 2^(e - 8) (halves times halves, two 3-bit factor fractions).
-    let groups = a.len() / 16;
-    let mut terms = Vec::with_capacity(groups);
-    for g in 0..groups {
-        let block = g * scale_a.len() / groups;
-        let (Some((sa, ea)), Some((sb, eb))) = (
-            scale_factor(scale_a[block], ue4m3),
-            scale_factor(scale_b[block], ue4m3),
-        ) else {
-            return NAN;
-        };
-        let products: i128 = (16 * g..16 * g + 16)
-            .map(|k| fp4_halves(a[k]) * fp4_halves(b[k]))
-            .sum();
-        terms.push((products * sa * sb, ea + eb));
-    }
-    let max = terms.iter().map(|&(_, e)| e).fold(c_exponent, i32::max);
-    let align = |value: i128, shift: i32| -> i128 {
-        let magnitude = value.unsigned_abs();
-        let aligned = if shift >= 0 {
-            (magnitude << shift) as i128
-        } else if -shift >= 128 {
-            0
-        } else {
-            (magnitude >> -shift) as i128
-        };
-        if value < 0 { -aligned } else { aligned }
-    };
-    // Units of 2^(max - 35).
-    let mut sum = align(c_term, c_exponent - 23 - max + BITS);
-    for &(value, e) in &terms {
-        sum += align(value, e - 8 - max + BITS);
-    }
-    mma::round(sum < 0, sum.unsigned_abs(), max - BITS, MmaType::F32)
+    mma::dot_mx((desc.a, desc.b), a, b, c, (scale_a, scale_b))
 }
 
 /// One element of D: `c + sum(a[i] * b[i])` (module docs).
@@ -541,6 +402,7 @@ pub fn dot(cores: TensorCores, desc: &InstrDescriptor, a: &[u64], b: &[u64], c: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::alu::mma::dot_fp4_scaled;
 
     #[test]
     fn the_descriptor_fields_are_table_42s() {

@@ -876,7 +876,7 @@ impl Executor<'_, '_> {
                     0
                 };
                 let value = match scales.as_ref().map(|scales| &scales[cta]) {
-                    Some((sfa, sfb)) if op.kind.packed_fp4() => alu::dot_fp4_scaled(
+                    Some((sfa, sfb)) if op.kind.packed_fp4() => crate::alu::mma::dot_fp4_scaled(
                         a_row,
                         b_row,
                         c,
