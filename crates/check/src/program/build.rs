@@ -1206,7 +1206,7 @@ impl<'m> Builder<'m> {
         instruction: &ast::Instruction,
     ) -> Result<InstructionKind, String> {
         let names = instruction.modifier_names();
-        let has = |word: &str| names.iter().any(|name| *name == word);
+        let has = |word: &str| names.contains(&word);
         let operands = instruction.operands.as_slice();
         if has("try_cancel") {
             let [response, mbarrier] = operands else {
