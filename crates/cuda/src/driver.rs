@@ -26,8 +26,7 @@ pub mod graph;
 pub use graph::ConditionalKind;
 pub mod vmm;
 
-/// A call's result.
-pub type CallResult<T> = Result<T, Failure>;
+pub use crate::status::CallResult;
 
 /// The first handle handed out: below it are the special stream handles of `cuda.h`
 /// (`CU_STREAM_LEGACY` = 1, `CU_STREAM_PER_THREAD` = 2), which mean the default stream.

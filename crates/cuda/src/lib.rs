@@ -12,6 +12,7 @@
 //!   writes the memory the caller's pointers give), its invariants written there.
 #![warn(missing_docs)]
 
+pub mod array_copy;
 pub mod debug;
 pub mod driver;
 pub mod entry_points;

@@ -277,6 +277,9 @@ impl From<CudaError> for Failure {
     }
 }
 
+/// A call's result.
+pub type CallResult<T> = Result<T, Failure>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

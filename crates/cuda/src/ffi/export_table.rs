@@ -511,7 +511,7 @@ fn integrity_hash(version: u32, unix_seconds: u64) -> Result<[u64; 2], Failure> 
     message.extend_from_slice(&(integrity_check as *const () as usize as u64).to_le_bytes());
     message.extend_from_slice(&unix_seconds.to_le_bytes());
     for device in 0..driver::device_count()? {
-        message.extend_from_slice(&super::runtime::device_uuid(device));
+        message.extend_from_slice(&device_uuid(device));
         for attribute in [50, 33, 34] {
             // PCI_DOMAIN_ID, PCI_BUS_ID, PCI_DEVICE_ID
             message.extend_from_slice(&driver::device_attribute(attribute, device)?.to_le_bytes());
@@ -527,4 +527,11 @@ fn integrity_hash(version: u32, unix_seconds: u64) -> Result<[u64; 2], Failure> 
         u64::from_le_bytes(bytes)
     };
     Ok([word(0..8), word(8..16)])
+}
+
+/// The UUID of device `ordinal`: `ptxsim` in ASCII, then the ordinal.
+pub(super) fn device_uuid(ordinal: CUdevice) -> [u8; 16] {
+    let mut uuid = *b"ptxsim-device-\0\0";
+    uuid[15] = u8::try_from(ordinal).unwrap_or(0);
+    uuid
 }

@@ -203,13 +203,13 @@ calls! {
     /// `cuDeviceGetUuid`: a UUID made of the device ordinal (`ptxsim` and the ordinal).
     fn cuDeviceGetUuid(uuid: *mut [u8; 16], device: CUdevice) {
         driver::device_get(device)?;
-        unsafe { put(uuid, device_uuid(device), "uuid") }
+        unsafe { put(uuid, super::export_table::device_uuid(device), "uuid") }
     }
 
     /// `cuDeviceGetUuid_v2`: as `cuDeviceGetUuid`.
     fn cuDeviceGetUuid_v2(uuid: *mut [u8; 16], device: CUdevice) {
         driver::device_get(device)?;
-        unsafe { put(uuid, device_uuid(device), "uuid") }
+        unsafe { put(uuid, super::export_table::device_uuid(device), "uuid") }
     }
 
     /// `cuDeviceGetLuid`: not a Windows device (`CUDA_ERROR_NOT_SUPPORTED` as on Linux).
@@ -479,13 +479,6 @@ calls! {
 thread_local! {
     /// `cuThreadExchangeStreamCaptureMode`'s mode of this thread (`CU_STREAM_CAPTURE_MODE_GLOBAL`).
     static CAPTURE_MODE: std::cell::Cell<c_int> = const { std::cell::Cell::new(0) };
-}
-
-/// The UUID of device `ordinal`: `ptxsim` in ASCII, then the ordinal.
-pub(super) fn device_uuid(ordinal: CUdevice) -> [u8; 16] {
-    let mut uuid = *b"ptxsim-device-\0\0";
-    uuid[15] = u8::try_from(ordinal).unwrap_or(0);
-    uuid
 }
 
 /// Names handed out by `cuKernelGetName` / `cuFuncGetName`, each kept for the process.

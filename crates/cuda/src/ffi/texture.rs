@@ -310,7 +310,7 @@ unsafe fn memcpy_3d(copy: *const Memcpy3d) -> Result<(), Failure> {
             &extent,
         )
     }?;
-    texture::copy_3d(source, from, target, to, extent)
+    crate::array_copy::copy_3d(source, from, target, to, extent)
 }
 
 /// Runs a `CUDA_MEMCPY2D` as a 3D copy of depth 1.
@@ -362,7 +362,7 @@ unsafe fn memcpy_2d(copy: *const Memcpy2d) -> Result<(), Failure> {
             &extent,
         )
     }?;
-    texture::copy_3d(source, from, target, to, extent)
+    crate::array_copy::copy_3d(source, from, target, to, extent)
 }
 
 /// A `CUDA_RESOURCE_DESC` as the safe description.
@@ -557,7 +557,7 @@ calls! {
     /// `cuMemcpyHtoA_v2`: `ByteCount` bytes into an array from byte `dstOffset` on.
     fn cuMemcpyHtoA_v2(array: Handle, offset: usize, source: *const c_void, bytes: usize) {
         let from = unsafe { host_bytes(source, bytes, "srcHost") }?;
-        texture::copy_3d(
+        crate::array_copy::copy_3d(
             CopyEnd::Host(from),
             CopyPlace::default(),
             CopyEnd::Array(number(array)),
@@ -569,7 +569,7 @@ calls! {
     /// `cuMemcpyAtoH_v2`: `ByteCount` bytes out of an array from byte `srcOffset` on.
     fn cuMemcpyAtoH_v2(target: *mut c_void, array: Handle, offset: usize, bytes: usize) {
         let to = unsafe { host_bytes_mut(target, bytes, "dstHost") }?;
-        texture::copy_3d(
+        crate::array_copy::copy_3d(
             CopyEnd::Array(number(array)),
             CopyPlace { x: offset as u64, ..CopyPlace::default() },
             CopyEnd::Host(to),
