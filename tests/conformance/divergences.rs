@@ -1,6 +1,7 @@
 //! The documented divergences from ptxas (docs/divergences.md, D1–D9 and D24; D10 was closed
 //! in the sixth round): conformance lines on which ptxsim and ptxas differ on purpose (D1–D6:
-//! ptxas accepts what the PTX ISA text rules out) or for a documented gap (D7, D9, D24). A conformance test excludes a line when some
+//! ptxas accepts what the PTX ISA text rules out) or for a documented gap (D9, D24, D32; D7 was
+//! closed with the seventh round). A conformance test excludes a line when some
 //! [`Divergence::excludes`] it, and fails when an exclusion matches no line or an excluded line
 //! starts agreeing.
 //!
@@ -16,7 +17,7 @@ pub struct Divergence {
     /// one of its lines.
     pub matches: fn(file: &str, target: &str, version: &str, instruction: &str) -> bool,
     /// ptxas's verdict on its lines: `true` where ptxas accepts what ptxsim rejects (D1-D6),
-    /// `false` where ptxas rejects what ptxsim accepts (D7-D9).
+    /// `false` where ptxas rejects what ptxsim accepts (D9, D32).
     pub ptxas_accepts: bool,
 }
 
@@ -111,11 +112,6 @@ pub const DIVERGENCES: &[Divergence] = &[
                 && !mnemonic.split('.').any(|m| m == "cas")
         },
         ptxas_accepts: true,
-    },
-    Divergence {
-        id: "D7 bfe/bfi position or length immediate out of range",
-        matches: |_, _, _, i| (i.starts_with("bfe.") || i.starts_with("bfi.")) && i.contains(", -"),
-        ptxas_accepts: false,
     },
     Divergence {
         id: "D9 cp.async ignore-src below PTX 7.5",

@@ -1235,7 +1235,8 @@ pub fn check_instruction(
     };
     let key = operands_key(context.operands);
     // A value rule the operand kinds do not show (checked whatever the cache says):
-    // cp.async's cp-size, mbarrier.init's count, setmaxnreg's register count.
+    // cp.async's cp-size, mbarrier.init's count, setmaxnreg's register count, bfe/bfi's position
+    // and length.
     if let Ok(Form::Op(op)) = &*decoded.form {
         let violation = match op.form {
             ptxsim_isa::ops::OpForm::CpAsync { .. } => ptxsim_isa::op_layout::cp_size_violation(
@@ -1266,6 +1267,12 @@ pub fn check_instruction(
                     .map(|index| integer_operand(instruction, index))
                     .collect();
                 ptxsim_isa::op_layout::barrier_number_violation(&op.form, &values)
+            }
+            ptxsim_isa::ops::OpForm::Bfe { .. } | ptxsim_isa::ops::OpForm::Bfi { .. } => {
+                let values: Vec<Option<i128>> = (0..instruction.operands.len())
+                    .map(|index| integer_operand(instruction, index))
+                    .collect();
+                ptxsim_isa::op_layout::bit_field_violation(&op.form, &values)
             }
             ptxsim_isa::ops::OpForm::Setmaxnreg { .. } => {
                 ptxsim_isa::op_layout::setmaxnreg_count_violation(

@@ -1178,6 +1178,29 @@ pub fn cp_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violation>
     ))
 }
 
+/// `bfe`'s `b` and `c` (operands 2 and 3) and `bfi`'s `c` and `d` (operands 3 and 4) when they
+/// are immediates (`values[i]`: operand `i`'s value, `None` for a register): "Operands b and c
+/// are type .u32, but are restricted to the 8-bit value range 0..255" (9.7.1.19 bfe,
+/// 9.7.1.20 bfi; ptxas 13.5: "Argument 2 of instruction 'bfe': value '256' out of range,
+/// expected to be in range [0..255]"). The first operand out of range is the violation.
+pub fn bit_field_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
+    let (name, operands) = match form {
+        OpForm::Bfe { .. } => ("bfe", [2, 3]),
+        OpForm::Bfi { .. } => ("bfi", [3, 4]),
+        _ => return None,
+    };
+    operands.into_iter().find_map(|index| {
+        let value = values.get(index).copied().flatten()?;
+        (!(0..=255).contains(&value)).then(|| {
+            Violation::new(
+                RuleCode::ConstantValue,
+                Location::Operand(index),
+                format!("{name}'s position and length are in 0..=255, not {value}"),
+            )
+        })
+    })
+}
+
 /// `mbarrier.init`'s count when it is an immediate (`Some(value)`; `None` for a register):
 /// "The valid range of values for the operand count is [1, …, 2^20 - 1]" (9.7.13.15.9; ptxas
 /// 13.5: "value '-7' out of range, expected to be in range [1..1048575]").

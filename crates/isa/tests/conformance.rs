@@ -142,6 +142,18 @@ fn verdict(target: &str, version: &str, instruction: &str) -> Result<(), String>
         if let Some(v) = ptxsim_isa::op_layout::mbarrier_count_violation(&op.form, count) {
             return Err(v.to_string());
         }
+        // bfe/bfi's position and length (operands 2-3 and 3-4).
+        let values: Vec<Option<i128>> = instruction
+            .trim_end_matches(';')
+            .split(',')
+            .map(|operand| {
+                let operand = operand.trim().rsplit(' ').next().unwrap_or("");
+                operand.parse::<i128>().ok()
+            })
+            .collect();
+        if let Some(v) = ptxsim_isa::op_layout::bit_field_violation(&op.form, &values) {
+            return Err(v.to_string());
+        }
         let sink = instruction
             .split_once(' ')
             .is_some_and(|(_, rest)| rest.starts_with("_,"));
