@@ -700,12 +700,39 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["mov.tsv"] = mv
     files["sources.tsv"] = [("sm_90", "8.6", source_lines())]
     files["tcgen05.tsv"] = [("sm_100a", "8.7", tcgen05_lines())]
+    files["values.tsv"] = [(t, v, value_lines()) for t, v in (("sm_90", "8.6"), ("sm_100a", "8.7"))]
     files["clusterlaunchcontrol.tsv"] = [(t, v, clc_lines()) for t, v in (
         ("sm_100a", "8.7"), ("sm_100", "8.7"), ("sm_120a", "8.7"), ("sm_90a", "8.7"), ("sm_100a", "8.5"))]
     files["mov-vector.tsv"] = [("sm_90", "8.6", mov_vector_lines())]
     files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
         l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]
     return files
+
+
+def value_lines() -> list[str]:
+    """Immediates whose value ptxas checks (the checker's E0330 rules): bfe/bfi's position and
+    length (0..255), mbarrier's phase parity (0 or 1) and arrival count (at least 1 without
+    .expect_tx), cp.async's src-size (0 to cp-size), in every literal spelling."""
+    out = []
+    for b, c in ((0, 8), (-1, 8), (8, -1), (255, 255), (256, 1), (1, 256), (4294967295, 1),
+                 ("0x100", 1), ("0xff", "0377"), ("-0x1", 1), ("0b11111111", 1), ("256U", 1)):
+        out += [f"bfe.u32 %b32_0, %b32_1, {b}, {c};", f"bfe.s64 %b64_0, %b64_1, {b}, {c};",
+                f"bfi.b32 %b32_0, %b32_1, %b32_2, {b}, {c};",
+                f"bfi.b64 %b64_0, %b64_1, %b64_2, {b}, {c};"]
+    for v in (0, 1, 2, -1, "0x1", "1U", "0x2"):
+        out += [f"mbarrier.test_wait.parity.shared::cta.b64 %pred_0, [%b32_1], {v};",
+                f"mbarrier.try_wait.parity.shared::cta.b64 %pred_0, [%b32_1], {v}, 1000;"]
+    for v in (1, 0, -1, 1048576, "0x0"):
+        out += [f"mbarrier.arrive.noComplete.shared::cta.b64 %b64_0, [%b32_1], {v};",
+                f"mbarrier.arrive.shared::cta.b64 %b64_0, [%b32_1], {v};",
+                f"mbarrier.arrive_drop.shared::cta.b64 %b64_0, [%b32_1], {v};",
+                f"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%b32_1], {v};",
+                f"mbarrier.arrive.expect_tx.shared::cta.b64 %b64_0, [%b32_1], {v};"]
+    for cp in (4, 8, 16):
+        for v in (0, 4, 16, 17, -1, 8, 3, "0x10", "0x11"):
+            out += [f"cp.async.ca.shared.global [%b32_1], [%b64_1], {cp}, {v};",
+                    f"cp.async.ca.shared.global.L2::cache_hint [%b32_1], [%b64_1], {cp}, {v}, %b64_2;"]
+    return out
 
 
 def clc_lines() -> list[str]:

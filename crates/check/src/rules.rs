@@ -1242,7 +1242,13 @@ pub fn check_instruction(
             ptxsim_isa::ops::OpForm::CpAsync { .. } => ptxsim_isa::op_layout::cp_size_violation(
                 &op.form,
                 integer_operand(instruction, 2).and_then(|v| u64::try_from(v).ok()),
-            ),
+            )
+            .or_else(|| {
+                let values: Vec<Option<i128>> = (0..instruction.operands.len())
+                    .map(|index| integer_operand(instruction, index))
+                    .collect();
+                ptxsim_isa::op_layout::src_size_violation(&op.form, &values)
+            }),
             ptxsim_isa::ops::OpForm::CacheAdvice | ptxsim_isa::ops::OpForm::FenceProxyAcquire => {
                 ptxsim_isa::op_layout::line_size_violation(
                     &op.form,
@@ -1251,10 +1257,14 @@ pub fn check_instruction(
             }
             ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
                 check_mbarrier_arrive(context.setting, &op.form, instruction, diagnostics);
+                let values: Vec<Option<i128>> = (0..instruction.operands.len())
+                    .map(|index| integer_operand(instruction, index))
+                    .collect();
                 ptxsim_isa::op_layout::mbarrier_count_violation(
                     &op.form,
                     integer_operand(instruction, 1),
                 )
+                .or_else(|| ptxsim_isa::op_layout::mbarrier_value_violation(&op.form, &values))
             }
             ptxsim_isa::ops::OpForm::TensormapReplace { .. } => {
                 let values: Vec<Option<i128>> = (0..instruction.operands.len())

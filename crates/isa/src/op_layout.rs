@@ -1201,6 +1201,52 @@ pub fn bit_field_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Vio
     })
 }
 
+/// The immediates of `mbarrier` that ptxas 13.5 checks beyond `init`'s count (`values[i]`:
+/// operand `i`'s value, `None` for a register): the phase parity of `test_wait.parity` /
+/// `try_wait.parity` is 0 or 1 ("Argument 2 of instruction 'mbarrier.test_wait.parity':
+/// unexpected value '2', expected to be 0 or 1"), and `arrive`'s (and `arrive_drop`'s) count,
+/// without `.expect_tx`, is at least 1 ("value '0' expected to be a non-zero positive value";
+/// a transaction count may be any value).
+pub fn mbarrier_value_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
+    let OpForm::Mbarrier { op, .. } = *form else {
+        return None;
+    };
+    let value = values.get(2).copied().flatten()?;
+    let message = match op {
+        MbarrierOp::Wait { parity: true, .. } if !(0..=1).contains(&value) => {
+            format!("the phase parity is 0 or 1, not {value}")
+        }
+        MbarrierOp::Arrive {
+            expect_tx: false, ..
+        } if value < 1 => format!("the arrival count must be positive, not {value}"),
+        _ => return None,
+    };
+    Some(Violation::new(
+        RuleCode::ConstantValue,
+        Location::Operand(2),
+        message,
+    ))
+}
+
+/// `cp.async`'s `src-size` when it and `cp-size` are immediates (`values[2]`, `values[3]`):
+/// "must be less than cp-size ... Specifying src-size larger than cp-size results in undefined
+/// behavior" (9.7.9.25.3.1); ptxas 13.5 takes 0 up to cp-size ("Argument 3 of instruction
+/// 'cp.async': value '17' out of range, expected to be in range [0..16]").
+pub fn src_size_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
+    let OpForm::CpAsync { .. } = *form else {
+        return None;
+    };
+    let cp_size = values.get(2).copied().flatten()?;
+    let src_size = values.get(3).copied().flatten()?;
+    (!(0..=cp_size).contains(&src_size)).then(|| {
+        Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(3),
+            format!("src-size is 0 to cp-size ({cp_size}), not {src_size}"),
+        )
+    })
+}
+
 /// `mbarrier.init`'s count when it is an immediate (`Some(value)`; `None` for a register):
 /// "The valid range of values for the operand count is [1, …, 2^20 - 1]" (9.7.13.15.9; ptxas
 /// 13.5: "value '-7' out of range, expected to be in range [1..1048575]").
