@@ -700,6 +700,7 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["mov.tsv"] = mv
     files["sources.tsv"] = [("sm_90", "8.6", source_lines())]
     files["tcgen05.tsv"] = [("sm_100a", "8.7", tcgen05_lines())]
+    files["bulk-spaces.tsv"] = [("sm_100a", "8.7", bulk_space_lines())]
     files["values.tsv"] = [(t, v, value_lines()) for t, v in (("sm_90", "8.6"), ("sm_100a", "8.7"))]
     files["clusterlaunchcontrol.tsv"] = [(t, v, clc_lines()) for t, v in (
         ("sm_100a", "8.7"), ("sm_100", "8.7"), ("sm_120a", "8.7"), ("sm_90a", "8.7"), ("sm_100a", "8.5"))]
@@ -707,6 +708,19 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
         l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]
     return files
+
+
+def bulk_space_lines() -> list[str]:
+    """cp.async.bulk's state-space words, known and misspelled (ptxas: "Unknown modifier")."""
+    done = "mbarrier::complete_tx::bytes"
+    out = []
+    for dst, src in (("shared::cta", "global"), ("shared::cluster", "global"),
+                     ("shared::ctas", "global"), ("shared::cta", "globals"), ("shared", "global"),
+                     ("local", "global"), ("shared::clusters", "shared::cta")):
+        out.append(f"cp.async.bulk.{dst}.{src}.{done} [%b32_1], [%b64_1], 16, [%b32_2];")
+    out += ["cp.async.bulk.global.shared::cta.bulk_group [%b64_1], [%b32_1], 16;",
+            "cp.async.bulk.globall.shared::cta.bulk_group [%b64_1], [%b32_1], 16;"]
+    return out
 
 
 def value_lines() -> list[str]:

@@ -3655,6 +3655,14 @@ fn decode_cp_async_bulk(
     rest: &[&str],
 ) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Cp;
+    // A word that names no state space is not a modifier at all (ptxas 13.5: "Unknown
+    // modifier '.shared::ctas'"); the combinations of known ones ptxsim does not run stay
+    // unsupported below.
+    for (index, word) in [(2, destination), (3, source)] {
+        if !matches!(word, "shared::cluster" | "shared::cta" | "global") {
+            return Err(not_a_modifier(index, word, "cp.async.bulk"));
+        }
+    }
     let (destination, source, mbarrier) = match (destination, source, completion) {
         ("shared::cluster", "global", "mbarrier::complete_tx::bytes") => {
             (Space::SharedCluster, Space::Global, true)
