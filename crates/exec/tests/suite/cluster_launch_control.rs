@@ -2,7 +2,7 @@
 //! 16-byte response (in every CTA of the cluster with `.multicast::cluster::all`), and
 //! `query_cancel` reads it. Both kernels are clean under ptxas 13.5 `-arch sm_100a`.
 
-use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+use ptxsim_exec::api::{Arg, Error, LaunchOptions, Module, Options};
 
 /// A persistent kernel in the pattern of the ISA's example: each CTA handles its own ctaid,
 /// then asks to cancel a cluster that has not started and, while one is canceled, handles the
@@ -99,6 +99,26 @@ $WAIT:
 }
 "#;
 
+/// Launches `entry` of `source` on `ctas` CTAs of `threads` threads with `buffers` and
+/// `max_steps`.
+fn launch(
+    source: &str,
+    entry: &str,
+    (ctas, threads): (u32, u32),
+    buffers: &mut [Arg<'_>],
+    max_steps: u64,
+) -> Result<ptxsim_exec::api::LaunchReport, Error> {
+    let module = Module::load(source, &Options::default()).expect("the kernel loads");
+    let options = LaunchOptions {
+        max_steps,
+        ..LaunchOptions::default()
+    };
+    module.launch(entry, [ctas, 1, 1], [threads, 1, 1], buffers, &options)
+}
+
+/// The step limit of the launches that must finish.
+const STEPS: u64 = ptxsim_exec::DEFAULT_MAX_STEPS;
+
 fn u32s(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)
@@ -112,19 +132,11 @@ fn a_persistent_kernel_does_every_piece_of_work_once() {
     // cluster; no other successful response ... will contain that id": whether or not a
     // request succeeds, every ctaid's work is done exactly once (by its own CTA, or by the one
     // that canceled it). ptxsim's requests fail (docs/clusters.md), so each CTA does its own.
-    let module = Module::load(PERSISTENT, &Options::default()).expect("the kernel loads");
     for ctas in [1u32, 6, 40] {
         let mut out = vec![0u8; ctas as usize * 4];
         let mut count = vec![0u8; ctas as usize * 4];
-        module
-            .launch(
-                "persist",
-                [ctas, 1, 1],
-                [32, 1, 1],
-                &mut [Arg::Buffer(&mut out), Arg::Buffer(&mut count)],
-                &LaunchOptions::default(),
-            )
-            .expect("it runs");
+        let buffers = &mut [Arg::Buffer(&mut out), Arg::Buffer(&mut count)];
+        launch(PERSISTENT, "persist", (ctas, 32), buffers, STEPS).expect("it runs");
         assert_eq!(u32s(&out), (1..=ctas).collect::<Vec<_>>(), "{ctas} CTAs");
         assert_eq!(u32s(&count), vec![1; ctas as usize], "{ctas} CTAs");
     }
@@ -135,34 +147,27 @@ fn a_multicast_request_completes_every_ctas_mbarrier() {
     // ".multicast::cluster::all ... The completion of the writes to addr of a particular CTA is
     // signaled via a complete-tx operation to the mbarrier object on the shared memory of that
     // CTA": rank 1's mbarrier (expecting 16 bytes) completes although only rank 0 asked.
-    let module = Module::load(MULTICAST, &Options::default()).expect("the kernel loads");
     let mut out = vec![0u8; 16];
-    module
-        .launch(
-            "multicast",
-            [4, 1, 1],
-            [1, 1, 1],
-            &mut [Arg::Buffer(&mut out)],
-            &LaunchOptions::default(),
-        )
-        .expect("it runs");
+    launch(
+        MULTICAST,
+        "multicast",
+        (4, 1),
+        &mut [Arg::Buffer(&mut out)],
+        STEPS,
+    )
+    .expect("it runs");
     assert_eq!(u32s(&out), [1, 1, 1, 1]);
     // Without `.multicast::cluster::all` the response goes to rank 0 only, and rank 1 waits
     // for its mbarrier until the step limit.
     let single = MULTICAST.replace(".multicast::cluster::all", "");
-    let module = Module::load(&single, &Options::default()).expect("the kernel loads");
-    let error = module
-        .launch(
-            "multicast",
-            [2, 1, 1],
-            [1, 1, 1],
-            &mut [Arg::Buffer(&mut out)],
-            &LaunchOptions {
-                max_steps: 10_000,
-                ..LaunchOptions::default()
-            },
-        )
-        .expect_err("rank 1 never gets a response");
+    let error = launch(
+        &single,
+        "multicast",
+        (2, 1),
+        &mut [Arg::Buffer(&mut out)],
+        10_000,
+    )
+    .expect_err("rank 1 never gets a response");
     assert!(error.to_string().contains("step limit"), "{error}");
 }
 
@@ -176,16 +181,8 @@ fn a_response_outside_shared_memory_traps_at_its_line() {
         ld.param.u64 %rd1, [out];\nmov.u64 %rd2, mbar;\ncvta.shared.u64 %rd2, %rd2;\n\
         clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128 [%rd1], [%rd2];\n\
         ret;\n}\n";
-    let module = Module::load(source, &Options::default()).expect("the kernel loads");
     let mut out = vec![0u8; 16];
-    let error = module
-        .launch(
-            "k",
-            [1, 1, 1],
-            [1, 1, 1],
-            &mut [Arg::Buffer(&mut out)],
-            &LaunchOptions::default(),
-        )
+    let error = launch(source, "k", (1, 1), &mut [Arg::Buffer(&mut out)], STEPS)
         .expect_err("the response address is global memory");
     let text = error.to_string();
     assert!(text.contains("not in the .shared::cta window"), "{text}");
