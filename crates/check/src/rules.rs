@@ -1141,6 +1141,13 @@ const MODULE_VERSION_TARGET: &str = "E0403";
 /// The `.target` names no architecture ptxas knows.
 const UNKNOWN_TARGET: &str = "E0404";
 
+/// [`integer_operand`] of every operand, in order.
+fn integer_operands(instruction: &Instruction) -> Vec<Option<i128>> {
+    (0..instruction.operands.len())
+        .map(|index| integer_operand(instruction, index))
+        .collect()
+}
+
 /// The value of operand `index` when it is an integer literal (signed).
 fn integer_operand(instruction: &Instruction, index: usize) -> Option<i128> {
     match instruction.operands.get(index) {
@@ -1244,10 +1251,7 @@ pub fn check_instruction(
                 integer_operand(instruction, 2).and_then(|v| u64::try_from(v).ok()),
             )
             .or_else(|| {
-                let values: Vec<Option<i128>> = (0..instruction.operands.len())
-                    .map(|index| integer_operand(instruction, index))
-                    .collect();
-                ptxsim_isa::op_layout::src_size_violation(&op.form, &values)
+                ptxsim_isa::op_layout::src_size_violation(&op.form, &integer_operands(instruction))
             }),
             ptxsim_isa::ops::OpForm::CacheAdvice | ptxsim_isa::ops::OpForm::FenceProxyAcquire => {
                 ptxsim_isa::op_layout::line_size_violation(
@@ -1257,9 +1261,7 @@ pub fn check_instruction(
             }
             ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
                 check_mbarrier_arrive(context.setting, &op.form, instruction, diagnostics);
-                let values: Vec<Option<i128>> = (0..instruction.operands.len())
-                    .map(|index| integer_operand(instruction, index))
-                    .collect();
+                let values = integer_operands(instruction);
                 ptxsim_isa::op_layout::mbarrier_count_violation(
                     &op.form,
                     integer_operand(instruction, 1),
@@ -1267,22 +1269,19 @@ pub fn check_instruction(
                 .or_else(|| ptxsim_isa::op_layout::mbarrier_value_violation(&op.form, &values))
             }
             ptxsim_isa::ops::OpForm::TensormapReplace { .. } => {
-                let values: Vec<Option<i128>> = (0..instruction.operands.len())
-                    .map(|index| integer_operand(instruction, index))
-                    .collect();
-                ptxsim_isa::op_layout::tensormap_value_violation(&op.form, &values)
+                ptxsim_isa::op_layout::tensormap_value_violation(
+                    &op.form,
+                    &integer_operands(instruction),
+                )
             }
             ptxsim_isa::ops::OpForm::Barrier { .. } => {
-                let values: Vec<Option<i128>> = (0..instruction.operands.len())
-                    .map(|index| integer_operand(instruction, index))
-                    .collect();
-                ptxsim_isa::op_layout::barrier_number_violation(&op.form, &values)
+                ptxsim_isa::op_layout::barrier_number_violation(
+                    &op.form,
+                    &integer_operands(instruction),
+                )
             }
             ptxsim_isa::ops::OpForm::Bfe { .. } | ptxsim_isa::ops::OpForm::Bfi { .. } => {
-                let values: Vec<Option<i128>> = (0..instruction.operands.len())
-                    .map(|index| integer_operand(instruction, index))
-                    .collect();
-                ptxsim_isa::op_layout::bit_field_violation(&op.form, &values)
+                ptxsim_isa::op_layout::bit_field_violation(&op.form, &integer_operands(instruction))
             }
             ptxsim_isa::ops::OpForm::Setmaxnreg { .. } => {
                 ptxsim_isa::op_layout::setmaxnreg_count_violation(
@@ -1299,9 +1298,7 @@ pub fn check_instruction(
             ptxsim_isa::ops::OpForm::Wgmma(ptxsim_isa::wgmma::WgmmaOp::Mma(form)) => {
                 let a_from_registers =
                     matches!(instruction.operands.get(1), Some(Operand::Vector(_)));
-                let values: Vec<Option<i128>> = (0..instruction.operands.len())
-                    .map(|index| integer_operand(instruction, index))
-                    .collect();
+                let values = integer_operands(instruction);
                 ptxsim_isa::wgmma::immediate_violation(&form, a_from_registers, &values)
             }
             _ => None,
@@ -1416,9 +1413,7 @@ fn check_syntax_form(
     modifiers: &[&str],
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let values: Vec<Option<i128>> = (0..instruction.operands.len())
-        .map(|index| integer_operand(instruction, index))
-        .collect();
+    let values = integer_operands(instruction);
     if let Some(violation) = ptxsim_isa::syntax::value_violation(opcode, modifiers, &values) {
         diagnostics.push(violation_diagnostic(context, instruction, &violation));
     }

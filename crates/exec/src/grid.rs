@@ -579,7 +579,7 @@ fn run_cta(
 }
 
 /// The failure of `cta` that ran to `result` ([`Cta::run`]), if it failed.
-fn failure(
+pub(crate) fn failure(
     device: &Device<'_>,
     cta: &Cta,
     result: Result<Option<(usize, Outcome)>, (usize, ExecError)>,
@@ -607,7 +607,7 @@ fn failure(
 }
 
 /// The inspected thread, if it is in `cta`.
-fn inspect(device: &Device<'_>, cta: &Cta, options: &GridOptions) -> Option<Inspected> {
+pub(crate) fn inspect(device: &Device<'_>, cta: &Cta, options: &GridOptions) -> Option<Inspected> {
     (options.inspect.0 == cta.ctaid())
         .then(|| {
             let index = flatten(options.inspect.1, device.block());

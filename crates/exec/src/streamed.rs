@@ -5,11 +5,9 @@
 use ptxsim_trace::Line;
 
 use crate::device::Device;
-use crate::dim::{flatten, unflatten};
-use crate::grid::{BATCH, Failure, GridOptions, GridRun, Inspected, MAX_BATCH};
-use crate::ir::Location;
+use crate::dim::unflatten;
+use crate::grid::{BATCH, GridOptions, GridRun, MAX_BATCH, failure, inspect};
 use crate::machine::Cta;
-use crate::report::Stopped;
 use crate::step::StepRecord;
 use crate::trace::{end, header, step};
 
@@ -65,37 +63,9 @@ pub fn run_grid_streamed(
             let (printed, dropped) = cta.take_printed();
             run.add_printed(printed, dropped);
             run.ctas_run += 1;
-            let failure = match result {
-                Ok(None) => None,
-                Ok(Some((index, outcome))) => Some(Failure {
-                    cta: ctaid,
-                    thread: unflatten(index as u64, device.block()),
-                    outcome: Ok(outcome),
-                }),
-                Err((index, error)) => {
-                    let location = cta
-                        .thread(index)
-                        .and_then(|t| program.instructions.get(t.pc()))
-                        .map_or(Location::default(), |i| i.location);
-                    Some(Failure {
-                        cta: ctaid,
-                        thread: unflatten(index as u64, device.block()),
-                        outcome: Err(Stopped {
-                            message: error.to_string(),
-                            location,
-                        }),
-                    })
-                }
-            };
-            if options.inspect.0 == ctaid {
-                let index = flatten(options.inspect.1, device.block());
-                run.inspected = usize::try_from(index)
-                    .ok()
-                    .and_then(|index| cta.thread(index))
-                    .map(|t| Inspected {
-                        registers: t.registers(),
-                        steps: t.steps(),
-                    });
+            let failure = failure(device, cta, result);
+            if let Some(inspected) = inspect(device, cta, &options) {
+                run.inspected = Some(inspected);
             }
             if run.failure.is_none() {
                 run.failure = failure;
