@@ -1028,6 +1028,24 @@ impl Translator<'_, '_> {
                 let (a, b, c) = (a?, b?, c?);
                 Some(self.builder.ins().select(c, a, b))
             }
+            // `cvta`: the address plus or minus the space's window base, wrapping ("cvta.to
+            // ... converts a generic address to a state-space address" and back, PTX ISA
+            // 9.7.9.22), exactly as `ptxsim_exec::memory::{to_generic, from_generic_to}`
+            // compute it: each adds a constant, their value at 0 (a global or generic address
+            // is unchanged). The caller chops a `.u32` result to its width.
+            K::Cvta { to, space, .. } => {
+                let offset = if to {
+                    ptxsim_exec::memory::from_generic_to(space, 0)
+                } else {
+                    ptxsim_exec::memory::to_generic(space, 0)
+                };
+                let a = a?;
+                Some(if offset == 0 {
+                    a
+                } else {
+                    self.builder.ins().iadd_imm_s(a, offset as i64)
+                })
+            }
             // An integer-to-integer `cvt` without `.sat` (which alone "limits the result to
             // MININT..MAXINT", PTX ISA 9.7.9.21): the source, chopped to its width, sign- or
             // zero-extended by its type, then chopped to the destination's width by the

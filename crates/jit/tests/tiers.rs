@@ -191,10 +191,11 @@ $L:
     let shared = format!(
         "{HEADER}.visible .entry k(.param .u64 out) {{
     .shared .align 4 .b32 tile[64];
-    .reg .pred %p<2>;
-    .reg .b32 %r<8>;
-    .reg .b64 %rd<8>;
+    .reg .pred %p<3>;
+    .reg .b32 %r<9>;
+    .reg .b64 %rd<9>;
     ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
     mov.u32 %r1, %tid.x;
     mov.u32 %r2, tile;
     shl.b32 %r3, %r1, 2;
@@ -211,6 +212,14 @@ $L:
     ld.u32 %r7, [%rd5];
     setp.lt.u32 %p1, %r1, 10;
     @!%p1 add.u32 %r7, %r7, 1;
+    cvta.to.shared.u64 %rd8, %rd3;
+    setp.eq.u64 %p2, %rd8, %rd2;
+    selp.u32 %r8, 100, 0, %p2;
+    add.u32 %r7, %r7, %r8;
+    cvta.global.u64 %rd4, %rd1;
+    setp.eq.u64 %p2, %rd4, %rd1;
+    selp.u32 %r8, 1000, 0, %p2;
+    add.u32 %r7, %r7, %r8;
     mul.wide.u32 %rd6, %r1, 4;
     add.u64 %rd7, %rd1, %rd6;
     st.global.u32 [%rd7], %r7;
@@ -220,10 +229,14 @@ $L:
     let run = same_on_both_tiers("shared", &shared, 64, 256, 10_000);
     assert_eq!(run.1, "None", "the kernel exits");
     // Thread t read (63 - t)^2 (PTX: each thread stored tid^2 in tile[tid]), plus 1 from
-    // thread 10 on; the second CTA overwrote the first's values with the same.
+    // thread 10 on; the second CTA overwrote the first's values with the same. Plus 100 and
+    // 1000: `cvta.to.shared` takes a `cvta.shared` address back to the shared address
+    // ("cvta.to ... converts a generic address to a state-space address", PTX ISA 9.7.9.22),
+    // and `cvta.global` takes the global address (from `cvta.to.global`) back to itself: the
+    // generic address of global memory is the global address in ptxsim's memory map.
     let out = &run.3[0];
     for t in 0..64u32 {
-        let expected = (63 - t) * (63 - t) + u32::from(t >= 10);
+        let expected = (63 - t) * (63 - t) + u32::from(t >= 10) + 1100;
         let got = u32::from_le_bytes(out[4 * t as usize..4 * t as usize + 4].try_into().unwrap());
         assert_eq!(got, expected, "thread {t}");
     }
