@@ -1439,6 +1439,14 @@ fn check_syntax_form(
         gates: ptxsim_isa::syntax::gates(opcode, modifiers)
             .into_iter()
             .map(|(gate, modifier)| ptxsim_isa::AppliedGate { gate, modifier })
+            .chain(
+                ptxsim_isa::syntax::operand_gates(opcode, modifiers, context.operands)
+                    .into_iter()
+                    .map(|gate| ptxsim_isa::AppliedGate {
+                        gate,
+                        modifier: None,
+                    }),
+            )
             .collect(),
     };
     if let Err(unmet) = satisfied(&requirement, target, version) {

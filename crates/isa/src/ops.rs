@@ -1264,6 +1264,19 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         Opcode::Shf => decode_shf(modifiers),
         Opcode::Shfl => decode_shfl(modifiers),
         Opcode::Slct => decode_slct(modifiers),
+        // `st.async`, `st.bulk` and `red.async` have Syntax blocks of their own (PTX ISA
+        // 9.7.9.12, 9.7.9.13, 9.7.13.7): their forms are checked as data
+        // (`crate::syntax::forms`), and the program builder lowers them.
+        Opcode::St | Opcode::Red
+            if matches!(modifiers.first(), Some(&"async"))
+                || (opcode == Opcode::St && modifiers.first() == Some(&"bulk")) =>
+        {
+            Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                None,
+                "checked by its Syntax-block forms",
+            ))
+        }
         Opcode::Ld | Opcode::Ldu | Opcode::St => decode_ld_st(opcode, modifiers),
         Opcode::Cvta => decode_cvta(modifiers),
         Opcode::Atom => decode_atom(opcode, false, modifiers),

@@ -1357,6 +1357,250 @@ const CLUSTERLAUNCHCONTROL: [SyntaxForm; 4] = [
     QUERY_CANCEL[2],
 ];
 
+/// `.mbarrier::complete_tx::bytes`, the completion mechanism of `st.async` and `red.async`.
+const COMPLETE_TX: &str = "mbarrier::complete_tx::bytes";
+/// The release forms of `st.async`/`red.async` (`.global`, `.release`, `.mmio`): PTX ISA 8.7
+/// and sm_100 ("Support for `.mmio` qualifier, `.release` semantics, `.global` state space,
+/// and `.scope` qualifier introduced in PTX ISA version 8.7 ... require sm_100 or higher";
+/// ptxas 13.5 gates `.global`, `.release` and `.mmio`, and takes `.sys`/`.gpu` alone on sm_90).
+const ASYNC_RELEASE_GATE: Gate = gate(
+    "st.async/red.async with .global, .release or .mmio",
+    &[since(8, 7, TargetSet::AtLeast(100))],
+);
+const ASYNC_RELEASE_GATES: [(&str, Gate); 3] = [
+    ("global", ASYNC_RELEASE_GATE),
+    ("release", ASYNC_RELEASE_GATE),
+    ("mmio", ASYNC_RELEASE_GATE),
+];
+/// "Support for `.b128` type introduced in PTX ISA version 9.2" (st.async).
+const ST_ASYNC_B128_GATE: [(&str, Gate); 1] = [(
+    "b128",
+    gate("st.async.b128", &[since(9, 2, TargetSet::AtLeast(90))]),
+)];
+/// `st.async`'s mbarrier forms: "`.v2` is supported with `.b32`, `.b64`, `.s32`, `.s64`,
+/// `.u32`, `.u64`, `.f32` and `.f64` types. `.v4` qualifier is supported with `.b32`, `.s32`,
+/// `.u32` and `.f32` types" (ptxas 13.5: "Vector type too large, exceeds 128 bit limit").
+const ST_ASYNC_BITS: &[u32] = &[32, 64, 128];
+const ST_ASYNC_TYPES: &[&str] = &[
+    "b32", "b64", "b128", "u32", "u64", "s32", "s64", "f32", "f64",
+];
+
+/// `st.async` (9.7.9.12; the ISA text of PTX ISA 9.2, which has the release form, and ptxas
+/// 13.5, `tests/conformance/async-stores.tsv.xz`):
+/// `st.async{.weak}{.ss}.completion_mechanism{.vec}.type [a], b, [mbar];`,
+/// `st.async{.scope}{.ss}.completion_mechanism{.vec}.type [a], b, [mbar];` and
+/// `st.async{.mmio}.sem.scope{.ss}.type [a], b;`. Where ptxas 13.5 is wider than the text it
+/// decides: the mbarrier forms take `.shared::cta` too and `[mbar]` may be left off; the
+/// release form takes `.weak`, a scope without `.sem` and neither (`st.async.u32 [a], b`),
+/// but `.release` needs a scope ("Modifier '.release' requires scope") and `.mmio` needs
+/// `.release` and `.sys`; its types are the text's, an 8-bit type with an 8-bit register only.
+/// Group indices of the mbarrier forms: 0 `.sem`/`.scope`, 1 `.ss`, 2
+/// `.completion_mechanism`, 3 `.vec`, 4 `.type`.
+const ST_ASYNC: [SyntaxForm; 3] = {
+    const SECTION: &str = "9.7.9.12 (st.async)";
+    const OPERANDS: [Slot; 3] = [
+        slot("[a]", false, ADDRESS),
+        slot("b", false, Kind::TypedVector(4, 3)),
+        optional(slot("[mbar]", false, ADDRESS)),
+    ];
+    const SS: Group = group(".ss", &["shared::cluster", "shared::cta"], false);
+    const MECHANISM: Group = group(".completion_mechanism", &[COMPLETE_TX], true);
+    const VEC: Group = group(".vec", &["v2", "v4"], false);
+    const TYPE: Group = types(".type", ST_ASYNC_TYPES);
+    const MBARRIER: SyntaxForm = SyntaxForm {
+        words: &["async"],
+        operands: &OPERANDS,
+        vector_bits: Some((3, 4, ST_ASYNC_BITS)),
+        modifier_gates: &ST_ASYNC_B128_GATE,
+        ..form(Opcode::St, SECTION)
+    };
+    [
+        SyntaxForm {
+            groups: &[group(".sem", &["weak"], false), SS, MECHANISM, VEC, TYPE],
+            ..MBARRIER
+        },
+        SyntaxForm {
+            groups: &[
+                group(".scope", &["cluster"], false),
+                SS,
+                MECHANISM,
+                VEC,
+                TYPE,
+            ],
+            ..MBARRIER
+        },
+        SyntaxForm {
+            words: &["async"],
+            groups: &[
+                needing(group(".mmio", &["mmio"], false), 1),
+                needing(group(".sem", &["release"], false), 2),
+                group(".scope", &["gpu", "sys"], false),
+                group(".ss", &["global"], false),
+                types(
+                    ".type",
+                    &[
+                        "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
+                        "s64", "f32", "f64",
+                    ],
+                ),
+                group(".weak", &["weak"], false),
+            ],
+            operands: &[
+                slot("[a]", false, ADDRESS),
+                slot("b", false, Kind::Typed(4)),
+            ],
+            restrictions: &[Restriction {
+                modifier: "mmio",
+                group: 2,
+                allowed: &["sys"],
+            }],
+            modifier_gates: &ASYNC_RELEASE_GATES,
+            ..form(Opcode::St, SECTION)
+        },
+    ]
+};
+
+/// `red.async`'s operations and the types each takes (9.7.13.7: `.inc`/`.dec` `.u32`;
+/// `.min`/`.max` `.u32`, `.s32`; `.and`/`.or`/`.xor` `.b32`; `.add` `.u32`, `.s32`, `.u64`,
+/// and `.s64`, which ptxas 13.5 takes too: "Incorrect type '.b32' for operation '.add' in
+/// instruction 'red.async'"). Group 4 is `.op`, 5 `.type` in both forms.
+const RED_ASYNC_OPS: &[&str] = &["add", "inc", "dec", "min", "max", "and", "or", "xor"];
+const RED_ASYNC_TYPES: &[&str] = &["u32", "s32", "u64", "s64", "b32"];
+const RED_ASYNC_RESTRICTIONS: [Restriction; 8] = {
+    const fn r(modifier: &'static str, allowed: &'static [&'static str]) -> Restriction {
+        Restriction {
+            modifier,
+            group: 5,
+            allowed,
+        }
+    }
+    [
+        r("add", &["u32", "s32", "u64", "s64"]),
+        r("inc", &["u32"]),
+        r("dec", &["u32"]),
+        r("min", &["u32", "s32"]),
+        r("max", &["u32", "s32"]),
+        r("and", &["b32"]),
+        r("or", &["b32"]),
+        r("xor", &["b32"]),
+    ]
+};
+
+/// `red.async` (9.7.13.7, the PTX ISA 9.2 text, and ptxas 13.5):
+/// `red.async.sem.scope{.ss}.completion_mechanism.op.type [a], b, [mbar];` with `.relaxed`,
+/// `.cluster` and `.shared::cluster`, and `red.async{.mmio}.sem.scope{.ss}.add.type [a], b;`
+/// with `.release`, `.gpu`/`.sys` and `.global`. ptxas 13.5 requires the completion mechanism
+/// ("Modifier '.cluster' requires modifier '.completion_mechanism'"; the text says it defaults)
+/// and lets `[mbar]` be left off; the release form takes `.relaxed` too and every operation of
+/// the mbarrier forms, with their types; `.mmio` needs `.sys`.
+const RED_ASYNC: [SyntaxForm; 2] = {
+    const SECTION: &str = "9.7.13.7 (red.async)";
+    [
+        SyntaxForm {
+            words: &["async"],
+            groups: &[
+                group(".sem", &["relaxed"], true),
+                group(".scope", &["cluster"], true),
+                group(".ss", &["shared::cluster"], false),
+                group(".completion_mechanism", &[COMPLETE_TX], true),
+                group(".op", RED_ASYNC_OPS, true),
+                types(".type", RED_ASYNC_TYPES),
+            ],
+            operands: &[
+                slot("[a]", false, ADDRESS),
+                slot("b", false, Kind::Typed(5)),
+                optional(slot("[mbar]", false, ADDRESS)),
+            ],
+            restrictions: &RED_ASYNC_RESTRICTIONS,
+            ..form(Opcode::Red, SECTION)
+        },
+        SyntaxForm {
+            words: &["async"],
+            groups: &[
+                needing(group(".mmio", &["mmio"], false), 1),
+                group(".sem", &["release", "relaxed"], true),
+                group(".scope", &["gpu", "sys"], true),
+                group(".ss", &["global"], false),
+                group(".op", RED_ASYNC_OPS, true),
+                types(".type", RED_ASYNC_TYPES),
+            ],
+            operands: &[
+                slot("[a]", false, ADDRESS),
+                slot("b", false, Kind::Typed(5)),
+            ],
+            restrictions: &{
+                let mut all = [Restriction {
+                    modifier: "mmio",
+                    group: 2,
+                    allowed: &["sys"],
+                }; 9];
+                let mut i = 0;
+                while i < 8 {
+                    all[i + 1] = RED_ASYNC_RESTRICTIONS[i];
+                    i += 1;
+                }
+                all
+            },
+            modifier_gates: &ASYNC_RELEASE_GATES,
+            ..form(Opcode::Red, SECTION)
+        },
+    ]
+};
+
+/// `st.bulk{.weak}{.shared::cta} [a], size, initval;` (9.7.9.13): "The 32-bit or 64-bit
+/// integer operand size", "initval ... The only numeric value allowed ... is 0"; a constant
+/// size must be a multiple of 8 and at most 16777216 ([`value_violation`]); a 32-bit size
+/// register needs PTX ISA 9.0 ([`operand_gates`]).
+const ST_BULK: SyntaxForm = SyntaxForm {
+    words: &["bulk"],
+    groups: &[
+        group(".weak", &["weak"], false),
+        group(".ss", &["shared::cta"], false),
+    ],
+    operands: &[
+        slot("[a]", false, ADDRESS),
+        slot(
+            "size",
+            false,
+            fixed(RegisterRule::OneOf(&[
+                Type::U32,
+                Type::B32,
+                Type::S32,
+                Type::U64,
+                Type::B64,
+                Type::S64,
+            ])),
+        ),
+        slot("initval", false, fixed(RegisterRule::Constant)),
+    ],
+    ..form(Opcode::St, "9.7.9.13 (st.bulk)")
+};
+
+/// `st`'s forms checked here: `st.async`, then `st.bulk`.
+const ST: [SyntaxForm; 4] = [ST_ASYNC[0], ST_ASYNC[1], ST_ASYNC[2], ST_BULK];
+
+/// "Support for size operand with 32-bit length is introduced in PTX ISA version 9.0"
+/// (st.bulk; ptxas 13.5: "Feature 'st.bulk with 32-bit size argument' requires PTX ISA
+/// .version 9.0 or later").
+const ST_BULK_32_GATE: Gate = gate(
+    "st.bulk with a 32-bit size",
+    &[since(9, 0, TargetSet::AtLeast(100))],
+);
+
+/// The gates an operand brings in (not a modifier): `st.bulk`'s 32-bit size register.
+pub fn operand_gates(
+    opcode: Opcode,
+    modifiers: &[&str],
+    operands: &[Operand],
+) -> Vec<&'static Gate> {
+    match (opcode, modifiers.first(), operands.get(1)) {
+        (Opcode::St, Some(&"bulk"), Some(Operand::Register(ty))) if ty.bits() == 32 => {
+            vec![&ST_BULK_32_GATE]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The sm_100a shapes of ldmatrix/stmatrix: ptxas 13.5 accepts them on sm_100a and sm_120a and
 /// rejects them on sm_90a and older ("Feature '.m16n16' not supported on .target 'sm_90a'",
 /// "Modifier '.m8n16' on 'ldmatrix' requires PTX ISA .version 8.6 or later").
@@ -1550,6 +1794,8 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Tcgen05 => &TCGEN05,
         Opcode::Tensormap => &TENSORMAP,
         Opcode::Clusterlaunchcontrol => &CLUSTERLAUNCHCONTROL,
+        Opcode::St => &ST,
+        Opcode::Red => &RED_ASYNC,
         Opcode::Ldmatrix => &LDMATRIX,
         Opcode::Stmatrix => &STMATRIX,
         _ => &[],
@@ -1569,6 +1815,23 @@ const TCGEN05_TARGETS: TargetSet = TargetSet::Specific {
 /// ISA .version 7.3 or later", "Instruction 'tensormap.replace' not supported on .target
 /// 'sm_90'").
 pub const OPCODE_GATES: &[OpcodeGate] = &[
+    // st.async, red.async: "Introduced in PTX ISA version 8.1 ... Requires sm_90 or higher";
+    // st.bulk: "Introduced in PTX ISA version 8.6 ... Requires sm_100 or higher".
+    OpcodeGate {
+        opcode: Opcode::St,
+        word: Some("async"),
+        gate: gate("st.async", &[since(8, 1, TargetSet::AtLeast(90))]),
+    },
+    OpcodeGate {
+        opcode: Opcode::Red,
+        word: Some("async"),
+        gate: gate("red.async", &[since(8, 1, TargetSet::AtLeast(90))]),
+    },
+    OpcodeGate {
+        opcode: Opcode::St,
+        word: Some("bulk"),
+        gate: gate("st.bulk", &[since(8, 6, TargetSet::AtLeast(100))]),
+    },
     OpcodeGate {
         opcode: Opcode::Multimem,
         word: None,
@@ -1745,6 +2008,18 @@ pub fn value_violation(
             1,
             |v| (32..=512).contains(&v) && v.count_ones() == 1,
             "nCols, a power of 2 in 32..=512",
+        ),
+        // st.bulk: "initval ... The only numeric value allowed for operand initval is 0";
+        // "size must be a multiple of 8 ... The maximum value of size operand can be
+        // 16777216" (ptxas 13.5: "unexpected value '1', expected to be zero", "expected to be
+        // multiple of 8").
+        (Opcode::St, Some(&"bulk")) if values.get(2).copied().flatten().is_some_and(|v| v != 0) => {
+            (2, |v| v == 0, "initval, which must be 0")
+        }
+        (Opcode::St, Some(&"bulk")) => (
+            1,
+            |v| (0..=16_777_216).contains(&v) && v % 8 == 0,
+            "size, a multiple of 8 in 0..=16777216",
         ),
         _ => return None,
     };

@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use ptxsim_isa::ops::{self, OpForm, Space};
+use ptxsim_isa::ops::{self, AtomOp, OpForm, Space};
 use ptxsim_isa::{Form, Opcode, Type, TypeKind};
 use ptxsim_syntax::ast::{
     self, AddressBase, Declarator, Function, FunctionKind, Immediate, ImmediateValue, Initializer,
@@ -458,7 +458,9 @@ impl<'m> Builder<'m> {
         let has_atomics = self.instructions.iter().any(|i| {
             matches!(
                 i.kind,
-                InstructionKind::Atom { .. } | InstructionKind::AtomVector { .. }
+                InstructionKind::Atom { .. }
+                    | InstructionKind::AtomVector { .. }
+                    | InstructionKind::RedAsync { .. }
             )
         });
         // The stack for `alloca` sits above the `.local` variables, 16-byte aligned.
@@ -1087,6 +1089,16 @@ impl<'m> Builder<'m> {
                 .cluster_launch_control(instruction)
                 .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
         }
+        if matches!(opcode, Opcode::St | Opcode::Red) {
+            let names = instruction.modifier_names();
+            if let Some(&word) = names.first()
+                && matches!(word, "async" | "bulk")
+            {
+                return self
+                    .async_store(opcode, word, &names, instruction)
+                    .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
+            }
+        }
         if opcode == Opcode::Tcgen05 {
             return self
                 .tcgen05(instruction)
@@ -1248,6 +1260,86 @@ impl<'m> Builder<'m> {
             ctaid,
             destinations,
             handle: self.source(handle, Type::B128)?,
+        })
+    }
+
+    /// `st.async`, `red.async` (`word` "async") and `st.bulk` (PTX ISA 9.7.9.12, 9.7.13.7,
+    /// 9.7.9.13; the checker has checked their forms against the Syntax blocks and ptxas's).
+    fn async_store(
+        &mut self,
+        opcode: Opcode,
+        word: &str,
+        names: &[&str],
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        let has = |modifier: &str| names.contains(&modifier);
+        let operands = instruction.operands.as_slice();
+        // "If .ss is not specified, Generic Addressing is used."
+        let space = if has("shared::cluster") {
+            Space::SharedCluster
+        } else if has("shared::cta") {
+            Space::Shared
+        } else if has("global") {
+            Space::Global
+        } else {
+            Space::Generic
+        };
+        if word == "bulk" {
+            let [address, size, _initval] = operands else {
+                return Err("st.bulk takes [a], size, initval".to_string());
+            };
+            // A 32-bit size register holds its value in the low bits of its row.
+            return Ok(InstructionKind::StBulk {
+                space,
+                address: self.memory_operand(address)?,
+                size: self.source(size, Type::U64)?,
+            });
+        }
+        let ty = names
+            .iter()
+            .rev()
+            .find_map(|name| Type::from_name(name))
+            .ok_or_else(|| format!("{opcode}.async needs a type"))?;
+        let (address, value, mbarrier) = match operands {
+            [a, b] => (a, b, None),
+            [a, b, mbar] => (a, b, Some(self.memory_operand(mbar)?)),
+            _ => return Err(format!("{opcode}.async takes [a], b{{, [mbar]}}")),
+        };
+        let address = self.memory_operand(address)?;
+        if opcode == Opcode::St {
+            let sources = match value {
+                Operand::Vector(elements) => self.vector_sources(&elements.value, ty)?,
+                value => vec![self.source(value, ty)?],
+            };
+            return Ok(InstructionKind::StAsync {
+                space,
+                ty,
+                address,
+                sources,
+                mbarrier,
+            });
+        }
+        let op = [
+            ("add", AtomOp::Add),
+            ("inc", AtomOp::Inc),
+            ("dec", AtomOp::Dec),
+            ("min", AtomOp::Min),
+            ("max", AtomOp::Max),
+            ("and", AtomOp::And),
+            ("or", AtomOp::Or),
+            ("xor", AtomOp::Xor),
+        ]
+        .into_iter()
+        .find(|(name, _)| has(name))
+        .map(|(_, op)| op)
+        .ok_or("red.async needs an operation")?;
+        Ok(InstructionKind::RedAsync {
+            space,
+            op,
+            ty,
+            address,
+            source: self.source(value, ty)?,
+            mbarrier,
         })
     }
 

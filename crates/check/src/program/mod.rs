@@ -1335,6 +1335,52 @@ pub enum InstructionKind {
         /// The instructions the labels of `tlist` stand before, in order.
         targets: Vec<usize>,
     },
+    /// `st.async` (PTX ISA 9.7.9.12): "initiates an asynchronous store operation that stores
+    /// the value specified by source operand b to the destination memory location specified
+    /// by operand a"; with `.mbarrier::complete_tx::bytes`, "upon completion ... a complete-tx
+    /// operation will be performed on the mbarrier object specified by the operand mbar, with
+    /// completeCount argument equal to the amount of data stored in bytes".
+    StAsync {
+        /// `SharedCluster` (`.shared::cluster`), `Shared` (`.shared::cta`), `Global` or
+        /// `Generic` (no `.ss`: "Generic Addressing is used").
+        space: Space,
+        /// The element type.
+        ty: Type,
+        /// `[a]`.
+        address: MemoryOperand,
+        /// `b`: one value, or the elements of a `.v2`/`.v4` vector.
+        sources: Vec<Source>,
+        /// `[mbar]` (the mbarrier forms; absent in the release form).
+        mbarrier: Option<MemoryOperand>,
+    },
+    /// `red.async` (PTX ISA 9.7.13.7): "initiates an asynchronous reduction operation
+    /// specified by .op, with the operand b and the value at destination shared memory location
+    /// specified by operand a", then the complete-tx of `[mbar]` as `st.async`'s.
+    RedAsync {
+        /// As [`InstructionKind::StAsync`]'s.
+        space: Space,
+        /// The operation.
+        op: AtomOp,
+        /// The operand type.
+        ty: Type,
+        /// `[a]`.
+        address: MemoryOperand,
+        /// `b`.
+        source: Source,
+        /// `[mbar]`.
+        mbarrier: Option<MemoryOperand>,
+    },
+    /// `st.bulk{.weak}{.shared::cta} [a], size, 0` (PTX ISA 9.7.9.13): "initializes a region
+    /// of shared memory starting from the location specified by destination address operand
+    /// a"; `size` bytes, to zero ("The only numeric value allowed for operand initval is 0").
+    StBulk {
+        /// `Shared` (`.shared::cta`) or `Generic`.
+        space: Space,
+        /// `[a]`.
+        address: MemoryOperand,
+        /// `size`, in bytes.
+        size: Source,
+    },
     /// `clusterlaunchcontrol.try_cancel.async{.shared::cta}.mbarrier::complete_tx::bytes
     /// {.multicast::cluster::all}.b128 [addr], [mbar]` (PTX ISA 9.7.13.17): "requests
     /// atomically cancelling the launch of a cluster that has not started running yet", writes
@@ -1611,6 +1657,9 @@ impl InstructionKind {
             | InstructionKind::CpAsyncBulk { .. }
             | InstructionKind::ClusterCancel { .. }
             | InstructionKind::ClusterCancelQuery { .. }
+            | InstructionKind::StAsync { .. }
+            | InstructionKind::RedAsync { .. }
+            | InstructionKind::StBulk { .. }
             | InstructionKind::BulkTensor(_)
             | InstructionKind::CpReduceAsyncBulk { .. }
             | InstructionKind::TensormapReplace { .. }

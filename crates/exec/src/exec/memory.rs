@@ -452,6 +452,174 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// `st.async` (PTX ISA 9.7.9.12): the value (or vector, aligned to its whole size: "Alignment
+    /// of addr must be a multiple of vector size") is stored at `[a]` when the instruction
+    /// issues, and with `[mbar]` "a complete-tx operation will be performed on the mbarrier
+    /// object specified by the operand mbar, with completeCount argument equal to the amount of
+    /// data stored in bytes" at once (ptxsim completes asynchronous operations as they issue).
+    /// "The shared memory addresses of destination operand a and the mbarrier object mbar
+    /// belong to the same CTA", else the behavior is undefined: ptxsim traps there, and when
+    /// a generic `[mbar]` is outside the `.shared::cluster` window.
+    #[inline(always)]
+    pub(super) fn st_async(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (space, ty): (Space, Type),
+        address: MemoryOperand,
+        sources: &[Source],
+        mbarrier: Option<MemoryOperand>,
+    ) {
+        'lanes: for &lane in lanes {
+            let (base, bytes) =
+                match self.vector_access(lane, address, space, ty, sources.len(), true) {
+                    Ok(access) => access,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue;
+                    }
+                };
+            let barrier = match mbarrier {
+                Some(mbarrier) => {
+                    match self.async_barrier(lane, instruction, space, base, mbarrier) {
+                        Some(at) => Some(at),
+                        None => continue,
+                    }
+                }
+                None => None,
+            };
+            for (index, &source) in sources.iter().enumerate() {
+                let value = u128::from(self.read_bits(lane, source, ty.bits()));
+                let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                if let Err(fault) = self.store(lane, space, at, bytes, value) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+            if let Some(at) = barrier {
+                let count = i64::from(bytes) * sources.len() as i64;
+                if let Err(fault) = self.complete_tx(lane, at, count) {
+                    self.fault(lane, instruction, fault);
+                }
+            }
+        }
+    }
+
+    /// `red.async` (PTX ISA 9.7.13.7): the reduction as `red` makes it ([`alu::atom`]; "The
+    /// .inc and .dec operations return a result in the range [0..b]"), then the complete-tx on
+    /// `[mbar]` of the operand's size, as [`Executor::st_async`].
+    #[inline(always)]
+    pub(super) fn red_async(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (space, op, ty): (Space, AtomOp, Type),
+        address: MemoryOperand,
+        source: Source,
+        mbarrier: Option<MemoryOperand>,
+    ) {
+        let bytes = ty.bits().div_ceil(8);
+        for &lane in lanes {
+            let at = self.address(lane, address);
+            let barrier = match mbarrier {
+                Some(mbarrier) => {
+                    match self.async_barrier(lane, instruction, space, at, mbarrier) {
+                        Some(at) => Some(at),
+                        None => continue,
+                    }
+                }
+                None => None,
+            };
+            let b = self.read_bits(lane, source, ty.bits());
+            let update = |old, global| alu::atom(op, ty, global, old, b, 0);
+            if let Err(fault) = self.atomic(lane, space, at, bytes, update) {
+                self.fault(lane, instruction, fault);
+                continue;
+            }
+            if let Some(at) = barrier
+                && let Err(fault) = self.complete_tx(lane, at, i64::from(bytes))
+            {
+                self.fault(lane, instruction, fault);
+            }
+        }
+    }
+
+    /// `st.bulk` (PTX ISA 9.7.9.13): `size` bytes from `[a]` set to zero. "size must be a
+    /// multiple of 8. If the value is not a multiple of 8, then the behavior is undefined":
+    /// ptxsim traps there, as on an address that is not 8-byte aligned (assumed: the ISA
+    /// sentence names the size only) and on a size above the maximum, 16777216.
+    #[inline(always)]
+    pub(super) fn st_bulk(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        space: Space,
+        address: MemoryOperand,
+        size: Source,
+    ) {
+        'lanes: for &lane in lanes {
+            let at = self.address(lane, address);
+            let bytes = self.read_bits(lane, size, 64);
+            if bytes % 8 != 0 || at % 8 != 0 || bytes > 1 << 24 {
+                let message = format!(
+                    "`{}`: size {bytes} and address {at:#x} must be multiples of 8 (size at most 16777216)",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            }
+            for offset in (0..bytes).step_by(8) {
+                if let Err(fault) = self.store(lane, space, at.wrapping_add(offset), 8, 0) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+        }
+    }
+
+    /// The `.shared::cluster` address of an asynchronous store's or reduction's `[mbar]`
+    /// (`space` is the instruction's; a generic address must be in the `.shared` window), after
+    /// checking that it is in the same CTA's shared memory as the destination `a`; `None`
+    /// after trapping the lane when it is not (the PTX ISA leaves both undefined).
+    fn async_barrier(
+        &mut self,
+        lane: usize,
+        instruction: &Instruction,
+        space: Space,
+        a: u64,
+        mbarrier: MemoryOperand,
+    ) -> Option<u64> {
+        let to_cluster = |space: Space, at: u64| match self.resolve(space, at) {
+            (Space::Shared | Space::SharedCluster, at) => Some(at),
+            _ => None,
+        };
+        let at = self.address(lane, mbarrier);
+        let rank_of = |at: u64| match at / CLUSTER_RANK_STRIDE {
+            0 => u64::from(self.cluster.rank),
+            n => n - 1,
+        };
+        match (to_cluster(space, a), to_cluster(space, at)) {
+            (Some(a), Some(at)) if rank_of(a) == rank_of(at) => Some(at),
+            (_, Some(_)) => {
+                let message = format!(
+                    "`{}`: [a] ({a:#x}) and [mbar] ({at:#x}) are not in the shared memory of \
+                     the same CTA",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                None
+            }
+            (_, None) => {
+                let message = format!(
+                    "`{}`: [mbar] ({at:#x}) is not a shared-memory address",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                None
+            }
+        }
+    }
+
     /// The complete-tx operation of an asynchronous copy on the mbarrier at `.shared::cluster`
     /// address `at` (as `mbarrier.complete_tx` with `count`, which may complete the phase).
     pub(super) fn complete_tx(&mut self, lane: usize, at: u64, count: i64) -> Result<(), Fault> {

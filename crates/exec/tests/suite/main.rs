@@ -10,6 +10,7 @@ mod common;
 mod alu;
 mod api;
 mod approx;
+mod async_stores;
 mod barriers;
 mod budget;
 mod cluster_launch_control;
