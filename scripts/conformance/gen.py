@@ -707,6 +707,9 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["async-stores.tsv"] = [(t, v, async_store_lines()) for t, v in (
         ("sm_100a", "9.0"), ("sm_100", "8.7"), ("sm_90", "8.6"), ("sm_100a", "8.6"),
         ("sm_90", "8.0"), ("sm_89", "8.1"))]
+    files["f32x2.tsv"] = [(t, v, f32x2_lines()) for t, v in (
+        ("sm_100a", "9.0"), ("sm_100", "8.6"), ("sm_120a", "9.0"), ("sm_100a", "8.5"),
+        ("sm_90a", "8.6"))]
     files["mov-vector.tsv"] = [("sm_90", "8.6", mov_vector_lines())]
     files["literals.tsv"] = [("sm_100a", "9.1", literal_lines()), ("sm_90", "8.6", [
         l for l in literal_lines() if not re.search(r"\.(rs|e2m1x2)\b", l)])]
@@ -749,6 +752,32 @@ def value_lines() -> list[str]:
         for v in (0, 4, 16, 17, -1, 8, 3, "0x10", "0x11"):
             out += [f"cp.async.ca.shared.global [%b32_1], [%b64_1], {cp}, {v};",
                     f"cp.async.ca.shared.global.L2::cache_hint [%b32_1], [%b64_1], {cp}, {v}, %b64_2;"]
+    return out
+
+
+def f32x2_lines() -> list[str]:
+    """add/sub/mul/fma .f32x2 (9.7.3.3-6, PTX ISA 8.6, sm_100): every rounding and .ftz, the
+    modifiers the .f32 forms have and these do not, and every register width and constant."""
+    out = []
+    for op, n in (("add", 3), ("sub", 3), ("mul", 3), ("fma", 4), ("mad", 4), ("div", 3),
+                  ("min", 3), ("max", 3)):
+        for rnd in ("", "rn.", "rz.", "rm.", "rp.", "rna.", "approx.", "rn.sat.", "sat.",
+                    "rn.relu.", "rn.oob.", "ftz.", "rn.ftz.", "rz.ftz.", "ftz.rn.", "rn.rn.",
+                    "ftz.ftz."):
+            out.append(f"{op}.{rnd}f32x2 " + ", ".join(f"%b64_{i}" for i in range(n)) + ";")
+        for reg in ("u64", "s64", "f64", "b32", "f32", "b128"):
+            out.append(f"{op}.rn.f32x2 %b64_0, %{reg}_1" + ", %b64_2" * (n - 2) + ";")
+            out.append(f"{op}.rn.f32x2 %{reg}_0" + ", %b64_1" * (n - 1) + ";")
+        for const in ("0", "1.0", "0d3FF0000000000000", "0f3F800000"):
+            out.append(f"{op}.rn.f32x2 %b64_0, %b64_1, {const}" + ", %b64_2" * (n - 3) + ";")
+        out += [
+            f"{op}.rn.f32x2 %b64_0, {{%f32_1, %f32_2}}" + ", %b64_2" * (n - 2) + ";",
+            f"{op}.rn.f32x2.f32x2 " + ", ".join(f"%b64_{i}" for i in range(n)) + ";",
+            f"{op}.rn.f32x2.f32 " + ", ".join(f"%b64_{i}" for i in range(n)) + ";",
+            f"{op}.rn.f32x2 " + ", ".join(f"%b64_{i}" for i in range(n - 1)) + ";",
+            f"{op}.rn.f32x2 " + ", ".join(f"%b64_{i}" for i in range(n + 1)) + ";",
+            f"{op}.rn.f32x2 _" + ", %b64_1" * (n - 1) + ";",
+        ]
     return out
 
 
@@ -1033,7 +1062,7 @@ def main() -> int:
 
 
 # The tables assembled for `compute_XX` (see `run_module`).
-VIRTUAL = ("async-stores.tsv",)
+VIRTUAL = ("async-stores.tsv", "f32x2.tsv")
 
 # The tables stored xz-compressed (the tests read `NAME.xz`): the repository must stay small.
 LARGE = ("cvt-packed.tsv", "cvt-scalar.tsv", "cvt-targets.tsv", "cvt-operands.tsv",

@@ -1189,6 +1189,15 @@ pub fn sm_1x_modifiers<'a>(opcode: &str, modifiers: &[&'a str]) -> Option<Vec<&'
 
 pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     match opcode {
+        // `add`/`sub`/`mul`/`fma` `.f32x2` (PTX ISA 8.6, sm_100: "operands d, a and b have
+        // .b64 type") are checked by their Syntax-block forms (`crate::syntax::forms`).
+        Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma if modifiers.contains(&"f32x2") => {
+            Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                None,
+                "checked by its Syntax-block forms",
+            ))
+        }
         Opcode::Add => decode_add_sub(opcode, IntOp::Add, FloatOp::Add, modifiers),
         Opcode::Sub => decode_add_sub(opcode, IntOp::Sub, FloatOp::Sub, modifiers),
         Opcode::Mul => decode_mul(modifiers),

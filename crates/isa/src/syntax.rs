@@ -1576,6 +1576,51 @@ const ST_BULK: SyntaxForm = SyntaxForm {
     ..form(Opcode::St, "9.7.9.13 (st.bulk)")
 };
 
+/// `.f32x2` arithmetic (9.7.3.3-5, 9.7.3.6 fma, PTX ISA 8.6, sm_100):
+/// `add{.rnd}{.ftz}.f32x2 d, a, b;` (and `sub`, `mul`), `fma.rnd{.ftz}.f32x2 d, a, b, c;` with
+/// `.rnd = { .rn, .rz, .rm, .rp }`: "For .f32x2 instruction type, operands d, a and b have .b64
+/// type" (ptxas 13.5: "Arguments mismatch" for `.u64`, `.s64`, `.f64` registers and for
+/// constants; "Illegal modifier '.sat'", "Rounding modifier required for instruction 'fma'").
+const F32X2_REGISTER: Kind = fixed(RegisterRule::OneOf(&[Type::B64]));
+const F32X2_RND: &[&str] = &["rn", "rz", "rm", "rp"];
+const F32X2_GATE: [(&str, Gate); 1] = [(
+    "f32x2",
+    gate(".f32x2 arithmetic", &[since(8, 6, TargetSet::AtLeast(100))]),
+)];
+const F32X2_OPTIONAL_RND: [Group; 3] = [
+    group(".rnd", F32X2_RND, false),
+    group(".ftz", &["ftz"], false),
+    types(".f32x2", &["f32x2"]),
+];
+const F32X2_REQUIRED_RND: [Group; 3] = [
+    group(".rnd", F32X2_RND, true),
+    group(".ftz", &["ftz"], false),
+    types(".f32x2", &["f32x2"]),
+];
+const F32X2_FOUR: [Slot; 4] = [
+    slot("d", true, F32X2_REGISTER),
+    slot("a", false, F32X2_REGISTER),
+    slot("b", false, F32X2_REGISTER),
+    slot("c", false, F32X2_REGISTER),
+];
+const fn f32x2_form(opcode: Opcode, section: &'static str, fused: bool) -> SyntaxForm {
+    SyntaxForm {
+        groups: if fused {
+            &F32X2_REQUIRED_RND
+        } else {
+            &F32X2_OPTIONAL_RND
+        },
+        operands: if fused { &F32X2_FOUR } else { F32X2_THREE },
+        modifier_gates: &F32X2_GATE,
+        ..form(opcode, section)
+    }
+}
+const F32X2_THREE: &[Slot] = F32X2_FOUR.split_at(3).0;
+const ADD_F32X2: SyntaxForm = f32x2_form(Opcode::Add, "9.7.3.3 (add)", false);
+const SUB_F32X2: SyntaxForm = f32x2_form(Opcode::Sub, "9.7.3.4 (sub)", false);
+const MUL_F32X2: SyntaxForm = f32x2_form(Opcode::Mul, "9.7.3.5 (mul)", false);
+const FMA_F32X2: SyntaxForm = f32x2_form(Opcode::Fma, "9.7.3.6 (fma)", true);
+
 /// `st`'s forms checked here: `st.async`, then `st.bulk`.
 const ST: [SyntaxForm; 4] = [ST_ASYNC[0], ST_ASYNC[1], ST_ASYNC[2], ST_BULK];
 
@@ -1795,6 +1840,10 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Tensormap => &TENSORMAP,
         Opcode::Clusterlaunchcontrol => &CLUSTERLAUNCHCONTROL,
         Opcode::St => &ST,
+        Opcode::Add => std::slice::from_ref(&ADD_F32X2),
+        Opcode::Sub => std::slice::from_ref(&SUB_F32X2),
+        Opcode::Mul => std::slice::from_ref(&MUL_F32X2),
+        Opcode::Fma => std::slice::from_ref(&FMA_F32X2),
         Opcode::Red => &RED_ASYNC,
         Opcode::Ldmatrix => &LDMATRIX,
         Opcode::Stmatrix => &STMATRIX,

@@ -17,8 +17,8 @@
 
 use std::collections::VecDeque;
 
-use ptxsim_isa::ops::{self, AtomOp, OpForm, Space};
-use ptxsim_isa::{Form, Opcode, Type, TypeKind};
+use ptxsim_isa::ops::{self, AtomOp, FloatModifiers, FloatOp, OpForm, Space};
+use ptxsim_isa::{Form, Opcode, Rounding, Type, TypeKind};
 use ptxsim_syntax::ast::{
     self, AddressBase, Declarator, Function, FunctionKind, Immediate, ImmediateValue, Initializer,
     Item, Module, NameRef, Negation, Operand, StateSpace, VariableDeclaration,
@@ -1089,6 +1089,15 @@ impl<'m> Builder<'m> {
                 .cluster_launch_control(instruction)
                 .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
         }
+        if matches!(
+            opcode,
+            Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma
+        ) && instruction.modifier_names().contains(&"f32x2")
+        {
+            return self
+                .float_pair(opcode, instruction)
+                .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
+        }
         if matches!(opcode, Opcode::St | Opcode::Red) {
             let names = instruction.modifier_names();
             if let Some(&word) = names.first()
@@ -1260,6 +1269,49 @@ impl<'m> Builder<'m> {
             ctaid,
             destinations,
             handle: self.source(handle, Type::B128)?,
+        })
+    }
+
+    /// `add`/`sub`/`mul`/`fma` `.f32x2` (PTX ISA 9.7.3.3-6; the checker has checked the form).
+    fn float_pair(
+        &mut self,
+        opcode: Opcode,
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        let names = instruction.modifier_names();
+        let rounding = [
+            ("rn", Rounding::Rn),
+            ("rz", Rounding::Rz),
+            ("rm", Rounding::Rm),
+            ("rp", Rounding::Rp),
+        ]
+        .into_iter()
+        .find(|(name, _)| names.contains(name))
+        .map_or(Rounding::Rn, |(_, rounding)| rounding);
+        let modifiers = FloatModifiers {
+            rounding,
+            ftz: names.contains(&"ftz"),
+            ..FloatModifiers::RN
+        };
+        let op = match opcode {
+            Opcode::Add => Some(FloatOp::Add),
+            Opcode::Sub => Some(FloatOp::Sub),
+            Opcode::Mul => Some(FloatOp::Mul),
+            _ => None,
+        };
+        let count = if op.is_some() { 3 } else { 4 };
+        let operands = instruction.operands.as_slice();
+        if operands.len() != count {
+            return Err(format!("{opcode}.f32x2 takes {count} operands"));
+        }
+        Ok(InstructionKind::FloatPair {
+            op,
+            modifiers,
+            destination: self.destination(&operands[0])?,
+            sources: operands[1..]
+                .iter()
+                .map(|operand| self.source(operand, Type::B64))
+                .collect::<Result<_, _>>()?,
         })
     }
 

@@ -1335,6 +1335,20 @@ pub enum InstructionKind {
         /// The instructions the labels of `tlist` stand before, in order.
         targets: Vec<usize>,
     },
+    /// `add`/`sub`/`mul{.rnd}{.ftz}.f32x2 d, a, b` and `fma.rnd{.ftz}.f32x2 d, a, b, c` (PTX ISA
+    /// 9.7.3.3-6): "forms input vectors of single precision (.f32) values from source
+    /// operands" (`a[0:31]`, `a[32:63]`), each pair combined as the `.f32` instruction with the
+    /// same modifiers combines it, the results packed the same way into the `.b64` `d`.
+    FloatPair {
+        /// `add`, `sub`, `mul`; `None` for `fma`.
+        op: Option<FloatOp>,
+        /// The rounding (`.rn` when none is written) and `.ftz`.
+        modifiers: FloatModifiers,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b` (and `c` for `fma`).
+        sources: Vec<Source>,
+    },
     /// `st.async` (PTX ISA 9.7.9.12): "initiates an asynchronous store operation that stores
     /// the value specified by source operand b to the destination memory location specified
     /// by operand a"; with `.mbarrier::complete_tx::bytes`, "upon completion ... a complete-tx
@@ -1632,6 +1646,7 @@ impl InstructionKind {
             | InstructionKind::Mad { .. }
             | InstructionKind::FloatBinary { .. }
             | InstructionKind::Fma { .. }
+            | InstructionKind::FloatPair { .. }
             | InstructionKind::FloatUnary { .. }
             | InstructionKind::Setp { .. }
             | InstructionKind::Selp { .. }

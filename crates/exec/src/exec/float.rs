@@ -84,6 +84,33 @@ impl Executor<'_, '_> {
         });
     }
 
+    /// `.f32x2` arithmetic (PTX ISA 9.7.3.3-6): "fA[0] = a[0:31]; fA[1] = a[32:63] ... d[i] =
+    /// fA[i] + fB[i]" (and `-`, `*`, `fma`), each half computed as the `.f32` instruction with
+    /// the same rounding and `.ftz` computes it ([`alu::float_binary`], [`alu::float_fma`]).
+    pub(super) fn float_pair(
+        &mut self,
+        lanes: &[usize],
+        op: Option<FloatOp>,
+        modifiers: FloatModifiers,
+        destination: Destination,
+        sources: &[Source],
+    ) {
+        let put = Put::new(destination, Type::B64);
+        let half = |x: u64, i: u32| (x >> (32 * i)) & 0xffff_ffff;
+        let [a, b] = [0, 1].map(|i| (sources.get(i).copied().unwrap_or(Source::Immediate(0)), 64));
+        let c = (sources.get(2).copied().unwrap_or(Source::Immediate(0)), 64);
+        self.map3(lanes, [a, b, c], &put, |a, b, c| {
+            (0..2).fold(0, |d, i| {
+                let (a, b, c) = (half(a, i), half(b, i), half(c, i));
+                let r = match op {
+                    Some(op) => alu::float_binary(op, Type::F32, modifiers, a, b),
+                    None => alu::float_fma(Type::F32, modifiers, a, b, c),
+                };
+                d | (r & 0xffff_ffff) << (32 * i)
+            })
+        });
+    }
+
     /// `abs neg rcp sqrt` on floating-point types ([`alu::float_unary`]).
     #[inline(always)]
     pub(super) fn float_unary(

@@ -304,6 +304,12 @@ impl Executor<'_, '_> {
                 destination,
                 sources,
             } => self.fma(lanes, *ty, *modifiers, *destination, *sources),
+            InstructionKind::FloatPair {
+                op,
+                modifiers,
+                destination,
+                sources,
+            } => self.float_pair(lanes, *op, *modifiers, *destination, sources),
             InstructionKind::FloatUnary {
                 op,
                 ty,

@@ -18,6 +18,7 @@ mod cooperative;
 mod cutlass;
 mod device_runtime;
 mod dynamic_parallelism;
+mod f32x2;
 mod files;
 mod golden;
 mod graph_set_conditional;
