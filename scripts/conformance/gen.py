@@ -707,6 +707,8 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["async-stores.tsv"] = [(t, v, async_store_lines()) for t, v in (
         ("sm_100a", "9.0"), ("sm_100", "8.7"), ("sm_90", "8.6"), ("sm_100a", "8.6"),
         ("sm_90", "8.0"), ("sm_89", "8.1"))]
+    files["st-sinks.tsv"] = [(t, v, store_sink_lines()) for t, v in (
+        ("sm_100a", "8.8"), ("sm_90a", "8.8"))]
     files["f32x2.tsv"] = [(t, v, f32x2_lines()) for t, v in (
         ("sm_100a", "9.0"), ("sm_100", "8.6"), ("sm_120a", "9.0"), ("sm_100a", "8.5"),
         ("sm_90a", "8.6"))]
@@ -752,6 +754,26 @@ def value_lines() -> list[str]:
         for v in (0, 4, 16, 17, -1, 8, 3, "0x10", "0x11"):
             out += [f"cp.async.ca.shared.global [%b32_1], [%b64_1], {cp}, {v};",
                     f"cp.async.ca.shared.global.L2::cache_hint [%b32_1], [%b64_1], {cp}, {v}, %b64_2;"]
+    return out
+
+
+def store_sink_lines() -> list[str]:
+    """st with the sink `_` in its source vector (PTX ISA 9.0, st: allowed in 256-bit stores
+    only), for every width and vector length, every state space and one, some or all sinks."""
+    out = []
+    regs = {"b16": "%b16_1", "b32": "%b32_1", "f32": "%f32_1", "b64": "%b64_1", "f64": "%f64_1",
+            "u32": "%u32_1", "s64": "%s64_1"}
+    for space in ("global.", "", "shared.", "local."):
+        for ty, reg in regs.items():
+            for n in (2, 4, 8):
+                for sinks in ((1,), (0, n - 1), tuple(range(n))):
+                    elements = ["_" if i in sinks else reg for i in range(n)]
+                    out.append(f"st.{space}v{n}.{ty} [%b64_8], {{{', '.join(elements)}}};")
+    out += [
+        "st.global.L2::evict_last.v8.f32 [%b64_8], {%f32_1, _, %f32_1, %f32_1, %f32_1, %f32_1, %f32_1, %f32_1};",
+        "st.global.v8.f32 [%b64_8], {1.0, _, %f32_1, %f32_1, %f32_1, %f32_1, %f32_1, %f32_1};",
+        "st.global.v4.b64 [%b64_8], {_, 7, %b64_1, %b64_1};",
+    ]
     return out
 
 
@@ -1062,7 +1084,7 @@ def main() -> int:
 
 
 # The tables assembled for `compute_XX` (see `run_module`).
-VIRTUAL = ("async-stores.tsv", "f32x2.tsv")
+VIRTUAL = ("async-stores.tsv", "f32x2.tsv", "st-sinks.tsv")
 
 # The tables stored xz-compressed (the tests read `NAME.xz`): the repository must stay small.
 LARGE = ("cvt-packed.tsv", "cvt-scalar.tsv", "cvt-targets.tsv", "cvt-operands.tsv",

@@ -1477,6 +1477,27 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
         }
         return check_slots(&slots, operands);
     }
+    // st: "Optionally, sink symbol '_' can be used in vector expression b when" the store is
+    // 256 bits wide (`.v8` of 32-bit, `.v4` of 64-bit types), "which indicates that no data is
+    // being written at the corresponding destination address" (ptxas 13.5 takes it there only,
+    // "Sink '_' not allowed as a source operand" elsewhere, and "Unable to infer type of vector
+    // elements" when every element is a sink).
+    if let OpForm::St { ty, vector, .. } = *form
+        && ty.bits() * u32::from(vector) == 256
+        && let Some(Operand::Vector(elements)) = operands.get(1)
+        && elements
+            .iter()
+            .any(|e| !matches!(e, crate::form::Element::Sink))
+    {
+        let slots = slots(form).unwrap_or_default();
+        return check_slots(&slots, operands)
+            .into_iter()
+            .filter(|v| {
+                !(v.code == RuleCode::SinkIllegal
+                    && matches!(v.location, Location::Element { operand: 1, .. }))
+            })
+            .collect();
+    }
     if let OpForm::Barrier { op } = *form {
         return match barrier_slots(op, operands.len()) {
             Ok(slots) => check_slots(&slots, operands),

@@ -5349,7 +5349,9 @@ fn decode_mbarrier(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         };
         if allowed_sem {
             set_flag(&mut sem, index, m)?;
-        } else if matches!(m, "cta" | "cluster") && sem.is_some() {
+        } else if matches!(m, "cta" | "cluster") {
+            // In either order: ptxas 13.5 takes `mbarrier.arrive.cluster.relaxed` as the ISA's
+            // example `mbarrier.arrive.expect_tx.cluster.relaxed.shared::cta.b64` writes it.
             set_flag(&mut scope, index, m)?;
         } else if let Some(cluster) = mbarrier_space(m) {
             if space.is_some() {

@@ -1999,6 +1999,26 @@ impl<'m> Builder<'m> {
             } => {
                 count(2 + usize::from(cache_policy))?;
                 let element_ty = immediate_type(ty);
+                // A 256-bit store with sinks writes only its other elements (PTX ISA 9.0, st:
+                // "no data is being written at the corresponding destination address").
+                if let Operand::Vector(elements) = &operands[1]
+                    && elements.value.iter().any(|e| matches!(e, Operand::Sink(_)))
+                {
+                    let sources = elements
+                        .value
+                        .iter()
+                        .map(|element| match element {
+                            Operand::Sink(_) => Ok(None),
+                            element => self.source(element, element_ty).map(Some),
+                        })
+                        .collect::<Result<Vec<_>, String>>()?;
+                    return Ok(InstructionKind::StMasked {
+                        space,
+                        ty,
+                        address: self.memory_operand(&operands[0])?,
+                        sources,
+                    });
+                }
                 let sources = match &operands[1] {
                     Operand::Vector(elements) => elements
                         .value

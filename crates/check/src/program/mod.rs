@@ -918,6 +918,19 @@ pub enum InstructionKind {
         /// The values, one per element.
         sources: Vec<Source>,
     },
+    /// `st` of a 256-bit vector with sinks (PTX ISA 9.0, st: "sink symbol '_' can be used in
+    /// vector expression b ... which indicates that no data is being written at the
+    /// corresponding destination address"): the elements that are not sinks.
+    StMasked {
+        /// The state space.
+        space: Space,
+        /// The element type.
+        ty: Type,
+        /// The address (aligned to the whole vector).
+        address: MemoryOperand,
+        /// The values, `None` for a sink.
+        sources: Vec<Option<Source>>,
+    },
     /// `cvta`: between generic and state-space addresses.
     Cvta {
         /// `.to`.
@@ -1673,6 +1686,7 @@ impl InstructionKind {
             | InstructionKind::ClusterCancel { .. }
             | InstructionKind::ClusterCancelQuery { .. }
             | InstructionKind::StAsync { .. }
+            | InstructionKind::StMasked { .. }
             | InstructionKind::RedAsync { .. }
             | InstructionKind::StBulk { .. }
             | InstructionKind::BulkTensor(_)

@@ -452,6 +452,40 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// `st` of a 256-bit vector with sinks (PTX ISA 9.0, st): the vector's alignment is
+    /// checked as a whole, then every element that is not a sink is stored ("no data is being
+    /// written at the corresponding destination address" for the others).
+    pub(super) fn st_masked(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        (space, ty): (Space, Type),
+        address: MemoryOperand,
+        sources: &[Option<Source>],
+    ) {
+        'lanes: for &lane in lanes {
+            let (base, bytes) =
+                match self.vector_access(lane, address, space, ty, sources.len(), true) {
+                    Ok(access) => access,
+                    Err(fault) => {
+                        self.fault(lane, instruction, fault);
+                        continue;
+                    }
+                };
+            for (index, source) in sources.iter().enumerate() {
+                let Some(source) = *source else {
+                    continue;
+                };
+                let value = u128::from(self.read_bits(lane, source, ty.bits()));
+                let at = base.wrapping_add(u64::from(bytes) * index as u64);
+                if let Err(fault) = self.store(lane, space, at, bytes, value) {
+                    self.fault(lane, instruction, fault);
+                    continue 'lanes;
+                }
+            }
+        }
+    }
+
     /// `st.async` (PTX ISA 9.7.9.12): the value (or vector, aligned to its whole size: "Alignment
     /// of addr must be a multiple of vector size") is stored at `[a]` when the instruction
     /// issues, and with `[mbar]` "a complete-tx operation will be performed on the mbarrier

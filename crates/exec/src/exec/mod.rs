@@ -533,6 +533,12 @@ impl Executor<'_, '_> {
                 *size,
                 (*mbarrier, *cta_mask),
             ),
+            InstructionKind::StMasked {
+                space,
+                ty,
+                address,
+                sources,
+            } => self.st_masked(instruction, lanes, (*space, *ty), *address, sources),
             InstructionKind::StAsync {
                 space,
                 ty,

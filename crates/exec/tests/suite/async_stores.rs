@@ -1,8 +1,9 @@
-//! `st.async`, `red.async` (PTX ISA 9.7.9.12, 9.7.13.7) and `st.bulk` (9.7.9.13): stores and
-//! reductions into another CTA's shared memory that complete on its mbarrier, their release
-//! forms on global memory, and the zeroing of shared memory. The kernels
-//! (`async_stores/*.ptx`) are clean under ptxas 13.5 (`-arch sm_90a`; `bulk.ptx` sm_100a);
-//! every expected value below is computed from the ISA's definitions, not from a run.
+//! `st.async`, `red.async` (PTX ISA 9.7.9.12, 9.7.13.7), `st.bulk` (9.7.9.13) and 256-bit `st`
+//! with sinks (9.7.9.11): stores and reductions into another CTA's shared memory that complete
+//! on its mbarrier, their release forms on global memory, the zeroing of shared memory, and
+//! stores that skip elements. The kernels (`async_stores/*.ptx`) are clean under ptxas 13.5
+//! (`-arch sm_90a`; `bulk.ptx` sm_100a); every expected value below is computed from the ISA's
+//! definitions, not from a run.
 
 use ptxsim_exec::api::{Arg, Error, LaunchOptions, Module, Options};
 
@@ -145,5 +146,46 @@ fn undefined_uses_trap_at_their_line() {
     assert!(
         error.to_string().contains("must be multiples of 8"),
         "{error}"
+    );
+}
+
+#[test]
+fn a_256_bit_store_skips_its_sinks() {
+    // PTX ISA 9.0, st: "sink symbol '_' can be used in vector expression b ... which indicates
+    // that no data is being written at the corresponding destination address": elements 1, 3
+    // and 6 keep the host's 0xaa bytes; `.v4.b64` with sinks at 0 and 3 likewise.
+    let source = ".version 8.8\n.target sm_100a\n.address_size 64\n\
+        .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n\
+        ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd1, %rd1;\n\
+        mov.u32 %r1, 1;\nmov.u32 %r3, 3;\nmov.u32 %r5, 5;\nmov.u32 %r6, 6;\nmov.u32 %r8, 8;\n\
+        st.global.v8.b32 [%rd1], {%r1, _, %r3, _, %r5, %r6, _, %r8};\n\
+        mov.u64 %rd2, 0x1111111122222222;\n\
+        st.global.v4.b64 [%rd1+32], {_, %rd2, %rd2, _};\nret;\n}\n";
+    let mut out = vec![0xaau8; 64];
+    let module = Module::load(source, &Options::default()).expect("the kernel loads");
+    module
+        .launch(
+            "k",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    let keep = 0xaaaa_aaaa;
+    assert_eq!(
+        u32s(&out[..32]),
+        [1, keep, 3, keep, 5, 6, keep, 8],
+        "the .v8.b32 store"
+    );
+    let words: Vec<u64> = out[32..]
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    let keep = 0xaaaa_aaaa_aaaa_aaaa;
+    assert_eq!(
+        words,
+        [keep, 0x1111_1111_2222_2222, 0x1111_1111_2222_2222, keep],
+        "the .v4.b64 store"
     );
 }
