@@ -707,6 +707,7 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["async-stores.tsv"] = [(t, v, async_store_lines()) for t, v in (
         ("sm_100a", "9.0"), ("sm_100", "8.7"), ("sm_90", "8.6"), ("sm_100a", "8.6"),
         ("sm_90", "8.0"), ("sm_89", "8.1"))]
+    files["texture-forms.tsv"] = [("sm_90", "8.6", texture_form_lines())]
     files["st-sinks.tsv"] = [(t, v, store_sink_lines()) for t, v in (
         ("sm_100a", "8.8"), ("sm_90a", "8.8"))]
     files["f32x2.tsv"] = [(t, v, f32x2_lines()) for t, v in (
@@ -754,6 +755,66 @@ def value_lines() -> list[str]:
         for v in (0, 4, 16, 17, -1, 8, 3, "0x10", "0x11"):
             out += [f"cp.async.ca.shared.global [%b32_1], [%b64_1], {cp}, {v};",
                     f"cp.async.ca.shared.global.L2::cache_hint [%b32_1], [%b64_1], {cp}, {v}, %b64_2;"]
+    return out
+
+
+def texture_form_lines() -> list[str]:
+    """tex/tld4's optional operands and forms ptxsim checks but does not run (9.7.10.3-4):
+    `d|p`, the offsets `e` and the depth compare `f`, `.2dms`/`.a2dms`, `.f16` and `.v2.f16x2`
+    results; and sust.p (9.7.11.2). The handle is a .b64 register (unified mode)."""
+    out = []
+    d4f = "{%f32_0, %f32_1, %f32_2, %f32_3}"
+    d4r = "{%b32_0, %b32_1, %b32_2, %b32_3}"
+    coords = {"1d": "{%f32_4}", "2d": "{%f32_4, %f32_5}", "3d": "{%f32_4, %f32_5, %f32_6, %f32_7}",
+              "a1d": "{%s32_4, %f32_5}", "a2d": "{%s32_4, %f32_5, %f32_6, %f32_7}",
+              "cube": "{%f32_4, %f32_5, %f32_6, %f32_7}", "acube": "{%s32_4, %f32_5, %f32_6, %f32_7}"}
+    offsets = {1: "{%s32_8}", 2: "{%s32_8, %s32_9}", 3: "{%s32_8, %s32_9, %s32_8}",
+               4: "{%s32_8, %s32_9, %s32_8, %s32_9}"}
+    for geom, c in coords.items():
+        base = f"tex.{geom}.v4.f32.f32"
+        out.append(f"{base} {d4f}|%pred_0, [%b64_8, {c}];")
+        out.append(f"{base} {d4f}|%b32_9, [%b64_8, {c}];")
+        out.append(f"{base} {d4f}|_, [%b64_8, {c}];")
+        for n, e in offsets.items():
+            out.append(f"{base} {d4f}, [%b64_8, {c}], {e};")
+            out.append(f"{base} {d4f}, [%b64_8, {c}], {e}, %f32_9;")
+        out += [
+            f"{base} {d4f}, [%b64_8, {c}], %f32_9;",
+            f"{base} {d4f}, [%b64_8, {c}], %b32_9;",
+            f"{base} {d4f}, [%b64_8, {c}], %f32_9, {offsets[2]};",
+            f"{base} {d4f}, [%b64_8, {c}], {{%f32_8, %f32_9}};",
+            f"{base} {d4f}|%pred_0, [%b64_8, {c}], {offsets[2]}, %f32_9;",
+            f"tex.level.{geom}.v4.f32.f32 {d4f}, [%b64_8, {c}], %f32_9, {offsets[2]}, %f32_9;",
+            f"tex.{geom}.v4.f16.f32 {{%b16_0, %b16_1, %b16_2, %b16_3}}, [%b64_8, {c}];",
+            f"tex.{geom}.v4.f16.f32 {{%f16_0, %f16_1, %f16_2, %f16_3}}, [%b64_8, {c}];",
+            f"tex.{geom}.v4.f16.f32 {d4r}, [%b64_8, {c}];",
+            f"tex.{geom}.v2.f16x2.f32 {{%b32_0, %b32_1}}, [%b64_8, {c}];",
+            f"tex.{geom}.v2.f16x2.f32 {{%f16x2_0, %f16x2_1}}|%pred_0, [%b64_8, {c}];",
+            f"tex.{geom}.v2.f32.f32 {{%f32_0, %f32_1}}, [%b64_8, {c}];",
+            f"tex.{geom}.v4.f16x2.f32 {d4r}, [%b64_8, {c}];",
+        ]
+    for geom in ("2dms", "a2dms"):
+        for ctype in ("s32", "f32"):
+            c = "{%s32_4, %s32_5, %s32_6, %s32_7}"
+            out.append(f"tex.{geom}.v4.s32.{ctype} {d4r}, [%b64_8, {c}];")
+            out.append(f"tex.{geom}.v4.f32.{ctype} {d4f}, [%b64_8, {c}];")
+            out.append(f"tex.{geom}.v4.s32.{ctype} {d4r}, [%b64_8, {{%s32_4, %s32_5}}];")
+    for comp in ("r", "a"):
+        c = "{%f32_4, %f32_5}"
+        base = f"tld4.{comp}.2d.v4.f32.f32"
+        out += [
+            f"{base} {d4f}|%pred_0, [%b64_8, {c}];",
+            f"{base} {d4f}, [%b64_8, {c}], {offsets[2]};",
+            f"{base} {d4f}, [%b64_8, {c}], %f32_9;",
+            f"{base} {d4f}, [%b64_8, {c}], {offsets[2]}, %f32_9;",
+            f"{base} {d4f}, [%b64_8, {c}], {offsets[1]};",
+        ]
+    out += [
+        "setp.eq.s32 {%pred_0}|%pred_1, %s32_4, %s32_5;",
+        "mov.b32 {%b16_0, %b16_1}|%pred_0, %b32_4;",
+        "sust.p.1d.v4.b32.trap [%b64_8, {%b32_4}], {%f32_0, %f32_1, %f32_2, %f32_3};",
+        "sust.p.2d.v4.b32.trap [%b64_8, {%b32_4, %b32_5}], {%b32_0, %b32_1, %b32_2, %b32_3};",
+    ]
     return out
 
 
@@ -1084,7 +1145,7 @@ def main() -> int:
 
 
 # The tables assembled for `compute_XX` (see `run_module`).
-VIRTUAL = ("async-stores.tsv", "f32x2.tsv", "st-sinks.tsv")
+VIRTUAL = ("async-stores.tsv", "f32x2.tsv", "st-sinks.tsv", "texture-forms.tsv")
 
 # The tables stored xz-compressed (the tests read `NAME.xz`): the repository must stay small.
 LARGE = ("cvt-packed.tsv", "cvt-scalar.tsv", "cvt-targets.tsv", "cvt-operands.tsv",

@@ -1295,7 +1295,22 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     immediate.span,
                 ));
             }
-            if let Operand::Pair(span, ..) = operand
+            // A vector before `|p` is `tex`'s and `tld4`'s alone (ptxas 13.5: "Arguments
+            // mismatch for instruction 'setp'" for `{%p1}|%p2`).
+            if let Operand::Pair(span, first, _) = operand
+                && matches!(**first, Operand::Vector(_))
+                && !matches!(op, Opcode::Tex | Opcode::Tld4)
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "a vector `{{...}}|p` is the first operand of `tex` and `tld4` only, not \
+                         of `{}`",
+                        instruction.opcode.as_str()
+                    ),
+                    *span,
+                ));
+            } else if let Operand::Pair(span, ..) = operand
                 && (index > 0 || !takes_pair)
             {
                 self.resolver.diagnostics.push(Diagnostic::error(

@@ -987,7 +987,12 @@ const MATRIX_REGISTER: RegisterRule = RegisterRule::OneOf(crate::layout::FRAGMEN
 /// allowed for instruction 'match.any'", "Predicate output expected for instruction 'elect'").
 fn predicate_output(form: &OpForm) -> Option<bool> {
     match form {
-        OpForm::Setp { .. } | OpForm::Shfl { .. } | OpForm::Match { all: true, .. } => Some(false),
+        // `tex.geom.v4.dtype.ctype d[|p], [a, b, c]` (9.7.10.3; `tld4` likewise): "an
+        // optional predicate p is set to True if data from texture memory is fully resident".
+        OpForm::Setp { .. }
+        | OpForm::Shfl { .. }
+        | OpForm::Match { all: true, .. }
+        | OpForm::Tex(_) => Some(false),
         OpForm::Elect
         | OpForm::Lop3 {
             bool_op: Some(_), ..
@@ -1498,6 +1503,51 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             })
             .collect();
     }
+    // tex/tld4 `d[|p], [a, c] {, e} {, f}` (9.7.10.3-4): "e ... a vector of .s32 values"
+    // (the offsets, one per spatial dimension of the geometry, a 3d one padded to four) and
+    // "f ... an .f32 scalar value" (the depth compare). ptxas 13.5: "Operand vector size
+    // doesn't match geometry". The program builder does not run them (docs/executor.md).
+    if let OpForm::Tex(tex) = *form
+        && let Some(mut slots) = slots(form)
+        && operands.len() > slots.len()
+    {
+        let extra = &operands[slots.len()..];
+        // ptxas 13.5 takes a vector of 1, 2 or 4 offsets, at least one per spatial dimension
+        // (a 3d one padded to four), and refuses offsets and the depth compare on cubemaps
+        // and the depth compare on 3d textures ("Illegal modifier '.cube' for instruction
+        // 'tex'", "Operand vector size doesn't match geometry", "Illegal vector size: 3").
+        use crate::texture::Geometry;
+        let cube = matches!(tex.geometry, Geometry::Cube | Geometry::ACube);
+        let offsets = matches!(extra.first(), Some(Operand::Vector(_)));
+        let compare = extra.len() == 2 || !offsets;
+        if (cube && offsets) || (compare && tex.geometry == Geometry::D3) {
+            return vec![Violation::new(
+                RuleCode::OperandCount,
+                Location::Operand(slots.len()),
+                "no offsets for a cubemap, no depth compare for a 3d texture",
+            )];
+        }
+        let given = match extra.first() {
+            Some(Operand::Vector(elements)) => elements.len(),
+            _ => 0,
+        };
+        let length = if matches!(given, 1 | 2 | 4) && given >= tex.geometry.gradients() {
+            given
+        } else {
+            tex.geometry.gradients()
+        };
+        let offsets = vector("e", Type::S32, length, false);
+        match extra {
+            [Operand::Vector(_)] => slots.push(offsets),
+            [Operand::Vector(_), _] => {
+                slots.push(offsets);
+                slots.push(source("f", Type::F32));
+            }
+            [_] => slots.push(source("f", Type::F32)),
+            _ => {}
+        }
+        return check_slots(&slots, operands);
+    }
     if let OpForm::Barrier { op } = *form {
         return match barrier_slots(op, operands.len()) {
             Ok(slots) => check_slots(&slots, operands),
@@ -1566,7 +1616,8 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
             Element::Other => Operand::Other,
         };
         let mut out = check_slots(&slots, &operands);
-        let sink_p = !matches!(form, OpForm::Lop3 { .. });
+        // `tex`'s `{...}|_` is a syntax error to ptxas 13.5 ("Parsing error near '_'").
+        let sink_p = !matches!(form, OpForm::Lop3 { .. } | OpForm::Tex(_));
         let p_fits = match p {
             Element::Register(ty) => ty == Type::Pred,
             Element::Sink => sink_p,

@@ -9,6 +9,7 @@
 //! geometries and the formatted surface forms (`sust.p`, `sured.p`) are rejected here.
 
 use crate::form::{DecodeError, DecodeErrorKind};
+use crate::opcode::Opcode;
 use crate::types::Type;
 
 /// A texture or surface geometry (`.geom`, 9.7.10.3).
@@ -265,6 +266,18 @@ fn missing(rule: impl Into<String>) -> DecodeError {
     DecodeError::new(DecodeErrorKind::MissingType, None, rule)
 }
 
+/// A form of the Syntax block that ptxsim checks by its opcode only and does not run: the
+/// multi-sample geometries `.2dms`/`.a2dms`, the `.f16` and `.v2.f16x2` results of `tex`
+/// (9.7.10.3), and the formatted `sust.p` (9.7.11.2). `check` takes them (as ptxas 13.5 does);
+/// `run` stops at them with "unsupported instruction".
+fn not_run(opcode: Opcode) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnsupportedInstruction(opcode),
+        None,
+        "a form ptxsim checks by name only and does not run",
+    )
+}
+
 /// Takes modifiers in order: each `step` either consumes the modifier at the cursor or not.
 struct Cursor<'a> {
     modifiers: &'a [&'a str],
@@ -404,6 +417,30 @@ fn two_types(
 /// rest in any order ([`unordered`]). The `.v2.f16x2` results and the multi-sample geometries
 /// are not run.
 pub fn decode_tex(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
+    if modifiers
+        .iter()
+        .any(|m| matches!(*m, "2dms" | "a2dms" | "f16" | "f16x2" | "v2"))
+    {
+        // Their modifiers are checked here, their operands not (D37): "tex.geom.v2.f16x2"
+        // only (ptxas 13.5: "Instruction 'tex.f16x2' requires .v2 type", "Instruction
+        // 'tex.f32' requires .v4 type"), and ".2dms, .a2dms require .s32" coordinates.
+        let has = |word: &str| modifiers.contains(&word);
+        let position = |word: &str| modifiers.iter().position(|m| *m == word);
+        if has("v2") != has("f16x2") {
+            let index = position("v2").or(position("f16x2")).unwrap_or(0);
+            return Err(unknown(
+                index,
+                "`.v2` goes with `.f16x2` results, and only with them",
+            ));
+        }
+        if (has("2dms") || has("a2dms")) && modifiers.last() != Some(&"s32") {
+            return Err(unknown(
+                modifiers.len().saturating_sub(1),
+                "`.2dms` and `.a2dms` require `.s32` coordinates",
+            ));
+        }
+        return Err(not_run(Opcode::Tex));
+    }
     let mipmap = match modifiers.first() {
         Some(&"base") => Some(Mipmap::Base),
         Some(&"level") => Some(Mipmap::Level),
@@ -524,6 +561,9 @@ fn surface_geometry(m: &str) -> Option<Geometry> {
 /// (9.7.11.2); `store` chooses the cache operations of `sust`.
 pub fn decode_surface(modifiers: &[&str], store: bool) -> Result<SurfaceForm, DecodeError> {
     let name = if store { "sust" } else { "suld" };
+    if store && modifiers.first() == Some(&"p") {
+        return Err(not_run(Opcode::Sust));
+    }
     let mut c = Cursor { modifiers, at: 0 };
     c.expect("`.b` (ptxsim runs the unformatted forms only)", |m| {
         (m == "b").then_some(())
