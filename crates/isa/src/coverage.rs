@@ -154,7 +154,6 @@ fn not_run(op: Opcode) -> &'static str {
             "the sm_100a `.m16n8` shape and `.b8` (checked by the Syntax-block table)"
         }
         Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
-        Opcode::Wgmma => "the sparse `.sp` forms (name only)",
         Opcode::Tcgen05 => {
             "`tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` \
              `.sp`, `.ws` with A in tensor memory below M = 128 or a zero-column mask, an \

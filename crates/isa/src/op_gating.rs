@@ -255,6 +255,10 @@ pub enum OpFeature {
     /// `wgmma` (9.7.15.5.2, 9.7.15.6-7: PTX ISA 8.0, sm_90a; ptxas 13.5: "Instruction
     /// 'wgmma.fence' not supported on .target 'sm_90'").
     Wgmma,
+    /// `wgmma.mma_async.sp` (9.7.15.6.3, "Introduced in PTX ISA version 8.2"; ptxas 13.5:
+    /// "Feature 'Sparse WGMMA with floating point types' requires PTX ISA .version 8.2 or
+    /// later", the same for the FP8 and integer types).
+    WgmmaSparse,
     /// `wgmma.mma_async` with `.s8` and `.u8` mixed (ptxas 13.5: "Feature 'WGMMA with mixed
     /// integer types' requires PTX ISA .version 8.4 or later").
     WgmmaMixedInteger,
@@ -732,6 +736,17 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::Wgmma),
         support: &[Support {
             since: v(8, 0),
+            targets: TargetSet::Specific {
+                arch: &[90],
+                families: &[],
+            },
+        }],
+    },
+    Gate {
+        feature: "wgmma.mma_async.sp",
+        applies: Applies::Op(OpFeature::WgmmaSparse),
+        support: &[Support {
+            since: v(8, 2),
             targets: TargetSet::Specific {
                 arch: &[90],
                 families: &[],
@@ -1507,6 +1522,9 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::MmaKindF8f6f4, OpForm::Mma(f)) => hit(f.kind_f8f6f4),
         (OpFeature::MmaBlockScale, OpForm::Mma(f)) => hit(f.block_scale.is_some()),
         (OpFeature::Wgmma, OpForm::Wgmma(_)) => Some(Some(0)),
+        (OpFeature::WgmmaSparse, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
+            f.sparse.then(|| named("sp"))
+        }
         (OpFeature::WgmmaMixedInteger, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
             f.mixed_integer().then(type_index)
         }

@@ -905,8 +905,9 @@ fn wmma_slots(form: crate::wmma::WmmaForm, stride: bool) -> Vec<OperandSlot> {
     slots
 }
 
-/// The slots of a `wgmma` instruction; for `wgmma.mma_async`, with A from a descriptor or
-/// (`a_from_registers`) from a brace vector of four registers (9.7.15.5.2, "Syntax").
+/// The slots of a `wgmma` instruction; for `wgmma.mma_async` (and `.sp`, 9.7.15.6.3), with A
+/// from a descriptor or (`a_from_registers`) from a brace vector of four registers (9.7.15.5.2,
+/// "Syntax").
 /// `scale-d` is a predicate or an integer constant, the `imm-*` operands integer constants
 /// (ptxas 13.5 takes `1` for `scale-d` and rejects a register for `imm-trans-a`: "Arguments
 /// mismatch for instruction 'wgmma.mma_async'").
@@ -942,10 +943,10 @@ fn wgmma_slots(op: crate::wgmma::WgmmaOp, a_from_registers: bool) -> Vec<Operand
         scalar("b-desc", false, B64),
     ];
     for &name in form.tail(a_from_registers) {
-        let rule = if name == "scale-d" {
-            RegisterRule::OneOf(&[Type::Pred])
-        } else {
-            RegisterRule::Constant
+        let rule = match name {
+            "scale-d" => RegisterRule::OneOf(&[Type::Pred]),
+            "sp-meta" => RegisterRule::OneOf(crate::layout::METADATA_REGISTER),
+            _ => RegisterRule::Constant,
         };
         slots.push(scalar(name, false, rule));
     }

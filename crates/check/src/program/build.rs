@@ -2620,13 +2620,14 @@ impl<'m> Builder<'m> {
         }
     }
 
-    /// `wgmma.mma_async d, a-desc|a, b-desc, scale-d, imm...` (9.7.15.5.2).
+    /// `wgmma.mma_async d, a-desc|a, b-desc, scale-d, imm...` (9.7.15.5.2) and
+    /// `wgmma.mma_async.sp d, a-desc|a, b-desc, sp-meta, sp-sel, scale-d, imm...` (9.7.15.6.3).
     fn wgmma(
         &self,
         form: ptxsim_isa::wgmma::WgmmaForm,
         operands: &[Operand],
     ) -> Result<InstructionKind, String> {
-        use super::wgmma::{Wgmma, WgmmaA};
+        use super::wgmma::{Wgmma, WgmmaA, WgmmaSparse};
         fn vector(operand: &Operand) -> Option<&Vec<Operand>> {
             match operand {
                 Operand::Vector(elements) => Some(&elements.value),
@@ -2653,27 +2654,44 @@ impl<'m> Builder<'m> {
             None => WgmmaA::Descriptor(self.source(&operands[1], Type::B64)?),
         };
         let b = self.source(&operands[2], Type::B64)?;
-        let scale_d = self.predicate_source(&operands[3])?;
+        let immediate = |index: usize, name: &str| match self.source(&operands[index], Type::S32)? {
+            Source::Immediate(bits) => Ok(bits as u32 as i32),
+            _ => Err(format!("wgmma's {name} must be an integer constant")),
+        };
+        let mut sparse = None;
+        let mut scale_d = None;
         // The immediates: their values were checked (ptxsim_isa::wgmma::immediate_violation).
         let mut flags = [false; 4]; // negate a, negate b, trans a, trans b
-        for (offset, &name) in tail.iter().enumerate().skip(1) {
-            let value = match self.source(&operands[3 + offset], Type::S32)? {
-                Source::Immediate(bits) => bits as u32 as i32,
-                _ => return Err(format!("wgmma's {name} must be an integer constant")),
-            };
+        for (offset, &name) in tail.iter().enumerate() {
+            let index = 3 + offset;
             let slot = match name {
+                "sp-meta" => continue,
+                "sp-sel" => {
+                    sparse = Some(WgmmaSparse {
+                        metadata: self.source(&operands[index - 1], Type::B32)?,
+                        selector: immediate(index, name)? as u32,
+                    });
+                    continue;
+                }
+                "scale-d" => {
+                    scale_d = Some(self.predicate_source(&operands[index])?);
+                    continue;
+                }
                 "imm-scale-a" => 0,
                 "imm-scale-b" => 1,
                 "imm-trans-a" => 2,
                 _ => 3,
             };
+            let value = immediate(index, name)?;
             flags[slot] = if slot < 2 { value == -1 } else { value == 1 };
         }
+        let scale_d = scale_d.ok_or("wgmma.mma_async takes scale-d")?;
         Ok(InstructionKind::Wgmma(Box::new(Wgmma {
             form,
             d,
             a,
             b,
+            sparse,
             scale_d,
             negate_a: flags[0],
             negate_b: flags[1],

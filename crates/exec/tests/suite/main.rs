@@ -41,4 +41,5 @@ mod tma;
 mod video;
 mod warp;
 mod wgmma;
+mod wgmma_sparse;
 mod wmma;
