@@ -138,10 +138,6 @@ fn not_run(op: Opcode) -> &'static str {
             "`cp.async.bulk.tensor`'s sm_100 modes (`.tile::gather4`, `.tile::scatter4`, \
              `.im2col::w`, `.cta_group`)"
         }
-        Opcode::Tensormap => {
-            "`tensormap.replace` of the sm_100 swizzles: `.swizzle_mode` 4 (96B), \
-             `.swizzle_atomicity` 1-3 (traps at run)"
-        }
         Opcode::Mma => {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors and \
              operand counts checked)"

@@ -69,6 +69,16 @@ impl Iterator for BoxWalk {
     }
 }
 
+/// A map's swizzle field as Table 33's mode (`CUtensorMapSwizzle` 0 to 3 or
+/// [`tensor_map::SWIZZLE_96B`]) and atomicity: the driver's `128B_ATOM` values 4 to 6 are the
+/// 128-byte mode with atomicity 1 to 3.
+fn split_swizzle(field: u32) -> (u32, u32) {
+    match field & 0xf {
+        mode @ 4..=6 => (tensor_map::SWIZZLE_128B, mode - 3),
+        mode => (mode, field >> tensor_map::ATOMICITY_SHIFT),
+    }
+}
+
 /// A `.field3` value outside PTX ISA 9.0's Table 33 ("the mapping of the operand new_val
 /// across various fields").
 fn not_in_table(field: TensormapField, new: u64) -> Stop {
@@ -185,6 +195,16 @@ impl Executor<'_, '_> {
                 op.dims, map.rank
             )));
         }
+        // "Note that this mode is legal only when cp.async.bulk.tensor specifies the copy
+        // direction as .shared::cluster.global or otherwise .shared::cta.global" (5.5.7).
+        if !op.load && tensor_map::Swizzle::of(map.swizzle).is_ok_and(|p| p.is_some_and(|p| p.flip))
+        {
+            return Err(Stop::Trap(
+                "the 128-byte swizzle with 32-byte atomicity and 8-byte flip is for copies \
+                 from .global to shared memory only"
+                    .into(),
+            ));
+        }
         let mut start = [0i64; 5];
         for (i, &coordinate) in op.coordinates.iter().enumerate().take(5) {
             start[i] = i64::from(self.read_bits(lane, coordinate, 32) as u32 as i32);
@@ -295,8 +315,8 @@ impl Executor<'_, '_> {
     /// the field across the rank" (for `.global_stride`, 0 is the stride of dimension 1, as
     /// `cuTensorMapEncodeTiled`'s `globalStrides`). The `.field3` fields (`.elemtype`,
     /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) take the
-    /// values of the ISA's Table 33 (a value outside it traps; so do the sm_100 swizzles: 96B
-    /// and the atomicities other than 16B). The map is rewritten in place in ptxsim's encoding
+    /// values of the ISA's Table 33 (a value outside it traps), the sm_100 swizzles (96B, the
+    /// atomicities) included ([`tensor_map::Swizzle::of`]). The map is rewritten in place in ptxsim's encoding
     /// and checked when a copy uses it; bytes that are not ptxsim's encoding (a zeroed object
     /// being filled in, as Triton's `tl.make_tensor_descriptor` does) count as a map whose
     /// fields are all zero.
@@ -375,30 +395,25 @@ impl Executor<'_, '_> {
             // Table 33: 0 no interleave, 1 16B, 2 32B (`CUtensorMapInterleave`'s values).
             TensormapField::InterleaveLayout if new <= 2 => map.interleave = new as u32,
             // Table 33: 0 no swizzling, 1 32B, 2 64B, 3 128B (`CUtensorMapSwizzle`'s values),
-            // 4 96B (sm_100). The 128-byte swizzle keeps the map's atomicity.
-            TensormapField::SwizzleMode if new <= 3 => {
-                if new != 3 || !(3..=6).contains(&map.swizzle) {
-                    map.swizzle = new as u32;
-                }
+            // 4 96B (sm_100; [`tensor_map::SWIZZLE_96B`]). The map keeps its atomicity.
+            TensormapField::SwizzleMode if new <= 4 => {
+                let (_, atomicity) = split_swizzle(map.swizzle);
+                let mode = if new == 4 {
+                    tensor_map::SWIZZLE_96B
+                } else {
+                    new as u32
+                };
+                map.swizzle = mode | atomicity << tensor_map::ATOMICITY_SHIFT;
             }
             // Table 33: 0 16B (the atomicity of the swizzles of sm_90), 1 32B, 2 32B with 8B
-            // flip, 3 64B (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`, `_32B_FLIP_8B`, `_64B`, sm_100).
-            TensormapField::SwizzleAtomicity if new == 0 => {
-                if (4..=6).contains(&map.swizzle) {
-                    map.swizzle = 3;
-                }
+            // flip, 3 64B (as `CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`, `_32B_FLIP_8B`, `_64B`,
+            // sm_100). The map keeps its mode; Table 14's combinations are checked at the copy.
+            TensormapField::SwizzleAtomicity if new <= 3 => {
+                let (mode, _) = split_swizzle(map.swizzle);
+                map.swizzle = mode | (new as u32) << tensor_map::ATOMICITY_SHIFT;
             }
             // Table 33: 0 zero fill, 1 OOB-NaN fill (`CUtensorMapFloatOOBfill`'s values).
             TensormapField::FillMode if new <= 1 => map.oob_fill = new as u32,
-            TensormapField::SwizzleMode | TensormapField::SwizzleAtomicity
-                if (field == TensormapField::SwizzleMode && new == 4)
-                    || (field == TensormapField::SwizzleAtomicity && new <= 3) =>
-            {
-                return Err(Stop::Trap(format!(
-                    "tensormap.replace of {field:?} with {new} (an sm_100 swizzle) is not \
-                     supported by ptxsim"
-                )));
-            }
             TensormapField::InterleaveLayout
             | TensormapField::SwizzleMode
             | TensormapField::SwizzleAtomicity

@@ -38,6 +38,7 @@ mod scalar;
 mod tcgen05;
 mod texture;
 mod tma;
+mod tma_sm100;
 mod video;
 mod warp;
 mod wgmma;

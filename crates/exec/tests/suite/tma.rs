@@ -1571,10 +1571,11 @@ fn tensormap_replace_of_the_enumerated_fields_takes_table_33s_values() {
         expected[to..to + 2].copy_from_slice(&value.to_le_bytes());
     }
     assert_eq!(out, expected);
-    // A swizzle of sm_100 (the 32B and 64B atomicities) traps at the replacement.
+    // An atomicity of sm_100 (32 bytes) on a map without the 128-byte swizzle is no valid
+    // combination (Table 14): the copy traps (tma_sm100.rs runs the valid ones).
     let error = run_replaced_fields(&[("swizzle_atomicity", 1)], &map, &tensor_bytes, start, 256)
         .expect_err("refused");
-    assert!(error.contains("sm_100"), "{error}");
+    assert!(error.contains("Table 14"), "{error}");
     // A value outside the table is refused when the module loads, as ptxas 13.5 refuses it
     // ("value '2' expected to be in range [0..1] when .fill_mode modifier is used").
     for (field, value) in [("fill_mode", 2), ("interleave_layout", 3), ("elemtype", 16)] {
