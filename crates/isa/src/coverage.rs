@@ -134,10 +134,7 @@ fn not_run(op: Opcode) -> &'static str {
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
         Opcode::Atom => "`.b128`",
-        Opcode::Cp => {
-            "`cp.async.bulk.tensor`'s sm_100 modes (`.tile::gather4`, `.tile::scatter4`, \
-             `.im2col::w`, `.cta_group`)"
-        }
+        Opcode::Cp => "`cp.async.bulk.tensor`'s `.im2col::w` and `.im2col::w::128` (sm_100)",
         Opcode::Mma => {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors and \
              operand counts checked)"

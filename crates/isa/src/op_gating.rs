@@ -47,6 +47,16 @@ pub enum OpFeature {
     /// `cp.async.bulk.shared::cta.global` (ptxas 13.5: "Feature 'cp.async.bulk with destination
     /// state space as .shared::cta' requires PTX ISA .version 8.6 or later").
     CpAsyncBulkSharedCta,
+    /// `cp.async.bulk.tensor...tile::gather4` into `.shared::cta` (PTX ISA 8.6: "sm_100 or
+    /// higher when destination state space is .shared::cta"; ptxas 13.5 on sm_90a: "Feature
+    /// '.tile::gather4 with destination state space as .shared::cta' requires .target sm_100 or
+    /// higher").
+    TensorGather4SharedCta,
+    /// `cp.async.bulk.tensor`'s `.tile::gather4` into `.shared::cluster`, `.tile::scatter4` and
+    /// `.cta_group` (PTX ISA 8.6: "sm_100a, sm_101a ... and family-specific architectures";
+    /// ptxas 13.5 takes them on sm_100a/f and sm_103a/f, and refuses sm_100 and sm_120a:
+    /// "Feature '.tile::scatter4' not supported on .target 'sm_120a'").
+    TensorCopySm100,
     /// `tensormap.replace` (PTX ISA 8.3, sm_90a; ptxas 13.5: "Instruction 'tensormap.replace'
     /// not supported on .target 'sm_90'").
     TensormapReplace,
@@ -538,6 +548,26 @@ pub const OP_GATES: &[Gate] = &[
         support: &[Support {
             since: v(8, 6),
             targets: TargetSet::AtLeast(90),
+        }],
+    },
+    Gate {
+        feature: ".tile::gather4 with a .shared::cta destination",
+        applies: Applies::Op(OpFeature::TensorGather4SharedCta),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(100),
+        }],
+    },
+    Gate {
+        feature: "cp.async.bulk.tensor's .tile::gather4 (to .shared::cluster), .tile::scatter4 \
+                  and .cta_group",
+        applies: Applies::Op(OpFeature::TensorCopySm100),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::Specific {
+                arch: &[100, 101, 103, 110],
+                families: &[100, 110],
+            },
         }],
     },
     Gate {
@@ -1229,6 +1259,33 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 shared_cta: true, ..
             },
         ) => named("shared::cta").map(Some),
+        (
+            OpFeature::TensorGather4SharedCta,
+            OpForm::CpAsyncBulkTensor {
+                four_rows: true,
+                load: true,
+                shared_cta: true,
+                ..
+            },
+        ) => named("tile::gather4").map(Some),
+        (
+            OpFeature::TensorCopySm100,
+            OpForm::CpAsyncBulkTensor {
+                four_rows,
+                load,
+                shared_cta,
+                cta_group,
+                ..
+            },
+        ) => {
+            if cta_group.is_some() {
+                named_any(op, &["cta_group::1", "cta_group::2"])
+            } else if four_rows && !(load && shared_cta) {
+                named_any(op, &["tile::gather4", "tile::scatter4"])
+            } else {
+                None
+            }
+        }
         (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),
         (OpFeature::TensormapReplace, OpForm::TensormapReplace { .. }) => Some(Some(0)),
         (OpFeature::TensormapCpFenceproxy, OpForm::TensormapCpFenceproxy) => Some(Some(0)),

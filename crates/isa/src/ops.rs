@@ -851,6 +851,14 @@ pub enum OpForm {
         shared_cta: bool,
         /// `.im2col` (a load) or `.im2col_no_offs` (a store), else `.tile`.
         im2col: bool,
+        /// `.tile::gather4` (a load) or `.tile::scatter4` (a store; ptxas 13.5 takes it in
+        /// `cp.reduce.async.bulk.tensor` too): "four rows in 2-dimensional source tensor are
+        /// combined to form a single 2-dimensional destination tensor", the coordinates
+        /// `{col_idx, row_idx0, row_idx1, row_idx2, row_idx3}` (PTX ISA 8.6, sm_100).
+        four_rows: bool,
+        /// `.cta_group::1` / `::2` of a load (PTX ISA 8.6, sm_100a): "used to signal either the
+        /// odd numbered CTA or the even numbered CTA among the CTA-Pair".
+        cta_group: Option<u8>,
         /// `.multicast::cluster`: a `ctaMask` operand.
         multicast: bool,
         /// `.L2::cache_hint`: the last operand is a cache policy.
@@ -3734,8 +3742,11 @@ fn decode_cp_async_bulk(
 /// global to shared: `.dst = { .shared::cluster, .shared::cta }`, `.load_mode = { .tile,
 /// .im2col }` (im2col needs 3 dimensions or more), `.mbarrier::complete_tx::bytes`; shared to
 /// global: `.global.shared::cta`, `.load_mode = { .tile, .im2col_no_offs }`, `.bulk_group`. The
-/// modifiers after the spaces come in any order, each once. `.tile::gather4`, `.tile::scatter4`,
-/// `.im2col::w{::128}` and `.cta_group` (sm_100) are not run.
+/// modifiers after the spaces come in any order, each once. PTX ISA 8.6 adds `.tile::gather4`
+/// to the loads and `.tile::scatter4` to the stores ("these modes work only on 2D tensor data";
+/// ptxas 13.5: "Modifier '.3d' cannot be combined with modifier '.tile::gather4'") and
+/// `.cta_group::1/2` to the loads ("can only be specified with the mbarrier based completion
+/// mechanism"). `.im2col::w{::128}` (sm_100) are not run.
 ///
 /// With `reduce`, `cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}
 /// .completion_mechanism{.level::cache_hint}` (PTX ISA 9.0, cp.reduce.async.bulk.tensor): `.dst
@@ -3791,6 +3802,7 @@ fn decode_cp_async_bulk_tensor(
     };
     let mut seen: Vec<&str> = Vec::new();
     let (mut im2col, mut completion, mut multicast, mut cache_hint) = (false, false, false, false);
+    let (mut four_rows, mut cta_group) = (false, None);
     let mut reduction = None;
     for (offset, &m) in rest.iter().enumerate() {
         let index = first + 6 + offset;
@@ -3814,8 +3826,10 @@ fn decode_cp_async_bulk_tensor(
             "bulk_group" if !load => "completion",
             "multicast::cluster" if load => "multicast",
             "L2::cache_hint" => "hint",
-            "tile::gather4" | "tile::scatter4" | "im2col::w" | "im2col::w::128"
-            | "cta_group::1" | "cta_group::2" => {
+            "tile::gather4" if load => "mode",
+            "tile::scatter4" if !load => "mode",
+            "cta_group::1" | "cta_group::2" if load => "cta group",
+            "im2col::w" | "im2col::w::128" if load => {
                 return Err(DecodeError::new(
                     DecodeErrorKind::UnsupportedInstruction(opcode),
                     Some(index),
@@ -3834,7 +3848,9 @@ fn decode_cp_async_bulk_tensor(
         seen.push(group);
         match group {
             "reduction" => reduction = op,
+            "mode" if m.starts_with("tile::") => four_rows = true,
             "mode" => im2col = m != "tile",
+            "cta group" => cta_group = Some(if m == "cta_group::1" { 1 } else { 2 }),
             "completion" => completion = true,
             "multicast" => multicast = true,
             _ => cache_hint = true,
@@ -3865,11 +3881,23 @@ fn decode_cp_async_bulk_tensor(
             format!("{name} im2col mode needs 3 dimensions or more"),
         ));
     }
+    if four_rows && dims != 2 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(first + 3),
+            format!(
+                "{name} .tile::{} works on 2D tensors only (.2d)",
+                if load { "gather4" } else { "scatter4" }
+            ),
+        ));
+    }
     Ok(OpForm::CpAsyncBulkTensor {
         dims,
         load,
         shared_cta,
         im2col,
+        four_rows,
+        cta_group,
         multicast,
         cache_hint,
         reduce: reduction,
@@ -5517,6 +5545,8 @@ mod tests {
                 load: false,
                 shared_cta: false,
                 im2col: true,
+                four_rows: false,
+                cta_group: None,
                 multicast: false,
                 cache_hint: false,
                 reduce: Some(AtomOp::Xor),

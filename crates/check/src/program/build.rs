@@ -2146,10 +2146,18 @@ impl<'m> Builder<'m> {
                 dims,
                 load,
                 im2col,
+                four_rows,
+                cta_group,
                 multicast,
                 reduce,
                 ..
-            } => self.bulk_tensor(operands, dims, (load, im2col, multicast), reduce)?,
+            } => self.bulk_tensor(
+                operands,
+                dims,
+                (load, im2col, multicast),
+                (four_rows, cta_group),
+                reduce,
+            )?,
             OpForm::CpReduceAsyncBulk { global, op, ty, .. } => {
                 InstructionKind::CpReduceAsyncBulk {
                     op,
@@ -3302,7 +3310,8 @@ impl<'m> Builder<'m> {
         Ok(InstructionKind::Texture(Box::new(instruction)))
     }
 
-    /// `cp.async.bulk.tensor` (PTX ISA 9.0): a load `[dstMem], [tensorMap, tensorCoords],
+    /// `cp.async.bulk.tensor` (PTX ISA 9.0; `.tile::gather4`/`.tile::scatter4` with five
+    /// coordinates, `.cta_group`): a load `[dstMem], [tensorMap, tensorCoords],
     /// [mbar]{, im2colOffsets}{, ctaMask}{, cache-policy}`, a store (or a
     /// `cp.reduce.async.bulk.tensor`) `[tensorMap, tensorCoords], [srcMem]{, cache-policy}`.
     /// `tensorMap` is a `.u64` register holding its generic address, or the name of a variable
@@ -3312,6 +3321,7 @@ impl<'m> Builder<'m> {
         operands: &[Operand],
         dims: u8,
         (load, im2col, multicast): (bool, bool, bool),
+        (four_rows, cta_group): (bool, Option<u8>),
         reduce: Option<ptxsim_isa::ops::AtomOp>,
     ) -> Result<InstructionKind, String> {
         let tensor = if load {
@@ -3338,9 +3348,13 @@ impl<'m> Builder<'m> {
             Operand::Vector(elements) => self.vector_sources(&elements.value, Type::S32)?,
             single => vec![self.source(single, Type::S32)?],
         };
-        if coordinates.len() != usize::from(dims) {
+        // `.tile::gather4` / `.tile::scatter4`: "{col_idx, row_idx0, row_idx1, row_idx2,
+        // row_idx3} | Fixed length vector of size 5".
+        let count = if four_rows { 5 } else { usize::from(dims) };
+        if coordinates.len() != count {
             return Err(format!(
-                "a .{dims}d copy takes {dims} tensor coordinates, not {}",
+                "a .{dims}d{} copy takes {count} tensor coordinates, not {}",
+                if four_rows { " four-row" } else { "" },
                 coordinates.len()
             ));
         }
@@ -3379,6 +3393,8 @@ impl<'m> Builder<'m> {
                 im2col_offsets,
                 cta_mask,
                 reduce,
+                four_rows,
+                cta_group,
             },
         )))
     }

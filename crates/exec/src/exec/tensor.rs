@@ -79,6 +79,45 @@ fn split_swizzle(field: u32) -> (u32, u32) {
     }
 }
 
+/// The global addresses of a `.tile::gather4` / `.tile::scatter4` copy's elements in
+/// shared-memory order (5.5.3.4, "these modes work only on 2D tensor data"): "four request
+/// coordinates will form four Bounding Boxes in the tensor space", row `row_idx_i` from
+/// `col_idx`, `boxDim[0]` elements long ("The size of the bounding box in the dimension 0
+/// represents the length of the rows. The size of the bounding box in the dimension 1 must be
+/// one"); they form "a single 2-dimensional destination tensor" of four rows, the first
+/// coordinate's row first. "The interleave layout is not supported"; "All other constraints and
+/// rules of the tile mode apply" (elements outside the tensor are `None`).
+fn four_row_addresses(map: &TensorMap, start: &[i64; 5]) -> Result<Vec<Option<u64>>, Stop> {
+    if map.im2col.is_some() {
+        return Err(Stop::Trap(
+            "a .tile::gather4/.tile::scatter4 copy with an im2col tensor map".into(),
+        ));
+    }
+    if map.interleave != 0 {
+        return Err(Stop::Trap(
+            "the interleave layout is not supported for .tile::gather4/.tile::scatter4".into(),
+        ));
+    }
+    if map.box_dim[1] != 1 {
+        return Err(Stop::Trap(format!(
+            "the tensor map's box is {} rows high; for .tile::gather4/.tile::scatter4 \
+             \"the size of the bounding box in the dimension 1 must be one\"",
+            map.box_dim[1]
+        )));
+    }
+    let inside = |x: i64, i: usize| x >= 0 && (x as u64) < map.global_dim[i];
+    let mut addresses = Vec::new();
+    for &row in &start[1..5] {
+        for k in 0..map.box_count(0) {
+            let column = start[0] + k as i64;
+            addresses.push((inside(column, 0) && inside(row, 1)).then(|| {
+                map.global_address + column as u64 * map.stride(0) + row as u64 * map.stride(1)
+            }));
+        }
+    }
+    Ok(addresses)
+}
+
 /// A `.field3` value outside PTX ISA 9.0's Table 33 ("the mapping of the operand new_val
 /// across various fields").
 fn not_in_table(field: TensormapField, new: u64) -> Stop {
@@ -228,6 +267,8 @@ impl Executor<'_, '_> {
                 .map(|&offset| i64::from(self.read_bits(lane, offset, 16) as u16))
                 .collect();
             map.im2col_addresses(&start, &offsets).map_err(Stop::Trap)?
+        } else if op.four_rows {
+            four_row_addresses(&map, &start)?
         } else {
             if map.im2col.is_some() {
                 return Err(Stop::Trap("a .tile copy with an im2col tensor map".into()));
@@ -295,17 +336,57 @@ impl Executor<'_, '_> {
         }
         if let Some(mbarrier) = op.mbarrier {
             let at = self.address(lane, mbarrier);
-            let within = at % CLUSTER_RANK_STRIDE;
-            for &base in &targets {
-                let target = if op.cta_mask.is_some() {
-                    base + within
-                } else {
-                    at
-                };
+            for target in self.signalled(op, at, &targets)? {
                 self.complete_tx(lane, target, total as i64)?;
             }
         }
         Ok(())
+    }
+
+    /// The `.shared::cluster` addresses of the mbarriers a load's complete-tx goes to, one per
+    /// destination CTA (`targets`: the bases of their shared memory; 0 is the executing CTA's).
+    /// Without `.cta_group::2`: `at` itself, or with `.multicast::cluster` "the mbarrier signal
+    /// is also multicast to the same CTA-relative offset as mbar" in each destination CTA.
+    /// With `.cta_group::2`, which "is used to signal either the odd numbered CTA or the even
+    /// numbered CTA among the CTA-Pair" (9.7.9.25.5.2): the mbarrier at `at`'s offset in the
+    /// CTA of each destination's pair (ranks `2p`, `2p + 1`, as for `tcgen05`) whose rank has
+    /// the parity of `at`'s CTA, so that the copies into both CTAs of a pair complete on one
+    /// of their mbarriers (CUTLASS's 2-SM TMA loads pass the leader CTA's mbarrier). A pair
+    /// CTA outside the cluster traps.
+    fn signalled(
+        &self,
+        op: &BulkTensorInstruction,
+        at: u64,
+        targets: &[u64],
+    ) -> Result<Vec<u64>, Stop> {
+        let within = at % CLUSTER_RANK_STRIDE;
+        let own = u64::from(self.cluster.rank);
+        let rank_of = |address: u64| match address / CLUSTER_RANK_STRIDE {
+            0 => own,
+            window => window - 1,
+        };
+        if op.cta_group != Some(2) {
+            return Ok(if op.cta_mask.is_some() {
+                targets.iter().map(|base| base + within).collect()
+            } else {
+                vec![at]
+            });
+        }
+        let parity = rank_of(at) & 1;
+        targets
+            .iter()
+            .map(|&base| {
+                let rank = (rank_of(base) & !1) | parity;
+                if rank >= u64::from(self.cluster.size) {
+                    return Err(Stop::Trap(format!(
+                        ".cta_group::2 signals the mbarrier of CTA {rank} of the CTA pair, \
+                         outside the cluster of {} CTA(s)",
+                        self.cluster.size
+                    )));
+                }
+                Ok((rank + 1) * CLUSTER_RANK_STRIDE + within)
+            })
+            .collect()
     }
 
     /// `tensormap.replace.tile.field{.ss}.b1024.type [addr]{, ord}, new_val` (PTX ISA 9.0,

@@ -1,0 +1,83 @@
+//! The sm_100 forms of `cp.async.bulk.tensor` in the checker: `.tile::gather4`,
+//! `.tile::scatter4` and `.cta_group`. Each case is a kernel with one instruction and the
+//! verdict of ptxas 13.5 (`/work/main/.nv/nvidia/cu13/bin/ptxas -arch <target>`, CUDA 13) with
+//! its message; ptxsim's verdict must equal it (the last column is text ptxsim's error holds).
+//! (The number of coordinates, five for the four-row modes, is checked when the program is
+//! built: `crates/exec/tests/suite/tma_sm100.rs`.)
+
+use ptxsim_check::{Options, compile};
+
+/// (target, .version, instruction, ptxas accepts, ptxas's message, text ptxsim's error holds).
+fn cases() -> Vec<(
+    &'static str,
+    &'static str,
+    String,
+    bool,
+    &'static str,
+    &'static str,
+)> {
+    let gather = |dst: &str| {
+        format!(
+            "cp.async.bulk.tensor.2d.shared::{dst}.global.tile::gather4.mbarrier::complete_tx::bytes \
+             [s], [%rd0, {{%r0, %r1, %r2, %r3, %r4}}], [mb];"
+        )
+    };
+    let scatter = "cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group \
+                   [%rd0, {%r0, %r1, %r2, %r3, %r4}], [s];"
+        .to_string();
+    let pair = |group: u32| {
+        format!(
+            "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\
+             .cta_group::{group} [s], [%rd0, {{%r0}}], [mb];"
+        )
+    };
+    vec![
+        ("sm_100a", "8.6", gather("cluster"), true, "", ""),
+        ("sm_100a", "8.6", gather("cta"), true, "", ""),
+        ("sm_100", "8.7", gather("cta"), true, "", ""),
+        ("sm_103f", "8.8", gather("cluster"), true, "", ""),
+        ("sm_100", "8.8", gather("cluster"), false, "Feature '.tile::gather4 with destination state space as .shared::cluster' not supported on .target 'sm_100'", "sm_100a"),
+        ("sm_120a", "8.8", gather("cluster"), false, "Feature '.tile::gather4 with destination state space as .shared::cluster' not supported on .target 'sm_120a'", "sm_100a"),
+        ("sm_90a", "8.8", gather("cta"), false, "Feature '.tile::gather4 with destination state space as .shared::cta' requires .target sm_100 or higher", "sm_100 or higher"),
+        ("sm_100a", "8.5", gather("cta"), false, "Feature '.tile::gather4' requires PTX ISA .version 8.6 or later", "8.6"),
+        ("sm_100a", "8.7", "cp.async.bulk.tensor.3d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [s], [%rd0, {%r0, %r1, %r2, %r3, %r4}], [mb];".to_string(), false, "Modifier '.3d' cannot be combined with modifier '.tile::gather4'", "2D"),
+        ("sm_100a", "8.7", "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes.multicast::cluster.cta_group::2 [s], [%rd0, {%r0, %r1, %r2, %r3, %r4}], [mb], %h0;".to_string(), true, "", ""),
+        ("sm_100a", "8.7", scatter.clone(), true, "", ""),
+        ("sm_103f", "8.8", scatter.clone(), true, "", ""),
+        ("sm_100", "8.7", scatter.clone(), false, "Feature '.tile::scatter4' not supported on .target 'sm_100'", "sm_100a"),
+        ("sm_100a", "8.7", "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::scatter4.bulk_group [%rd0, {%r0, %r1, %r2, %r3, %r4}], [s];".to_string(), true, "", ""),
+        ("sm_100a", "8.7", "cp.async.bulk.tensor.2d.shared::cta.global.tile::scatter4.mbarrier::complete_tx::bytes [s], [%rd0, {%r0, %r1, %r2, %r3, %r4}], [mb];".to_string(), false, "Illegal modifier '.tile::scatter4' for instruction 'cp.async.bulk.tensor'", "tile::scatter4"),
+        ("sm_100a", "8.6", pair(2), true, "", ""),
+        ("sm_100a", "8.6", pair(1), true, "", ""),
+        ("sm_100", "8.8", pair(2), false, "Feature '.cta_group::2' not supported on .target 'sm_100'", "sm_100a"),
+        ("sm_120a", "8.8", pair(1), false, "Feature '.cta_group::1' not supported on .target 'sm_120a'", "sm_100a"),
+        ("sm_100a", "8.7", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.cta_group::1 [%rd0, {%r0}], [s];".to_string(), false, "Arguments mismatch for instruction 'cp.async.bulk.tensor'", "cta_group"),
+    ]
+}
+
+#[test]
+fn sm_100_tensor_copy_verdicts_equal_ptxas() {
+    let mut failures = Vec::new();
+    for (target, version, instruction, accepted, ptxas, ours) in cases() {
+        let source = format!(
+            ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n\
+             .reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .b16 %h<2>;\n\
+             .shared .align 128 .b8 s[1024];\n.shared .align 8 .b64 mb;\n{instruction}\nret;\n}}\n"
+        );
+        let (_, diagnostics) = compile(&source, &Options::default());
+        let errors: Vec<String> = diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .collect();
+        let verdict = errors.is_empty();
+        let mentions = errors.iter().any(|m| m.contains(ours));
+        if verdict != accepted || (!accepted && !mentions) {
+            failures.push(format!(
+                "{target} {version} `{instruction}`: ptxas {} ({ptxas}), ptxsim {errors:?}",
+                if accepted { "accepts" } else { "rejects" }
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
