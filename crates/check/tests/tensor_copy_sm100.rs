@@ -1,5 +1,6 @@
 //! The sm_100 forms of `cp.async.bulk.tensor` in the checker: `.tile::gather4`,
-//! `.tile::scatter4` and `.cta_group`. Each case is a kernel with one instruction and the
+//! `.tile::scatter4` and `.cta_group`; and `cp.async.bulk.prefetch.tensor`'s `.tile::gather4`,
+//! `.im2col::w` and `.im2col::w::128`. Each case is a kernel with one instruction and the
 //! verdict of ptxas 13.5 (`/work/main/.nv/nvidia/cu13/bin/ptxas -arch <target>`, CUDA 13) with
 //! its message; ptxsim's verdict must equal it (the last column is text ptxsim's error holds).
 //! (The number of coordinates, five for the four-row modes, is checked when the program is
@@ -52,6 +53,17 @@ fn cases() -> Vec<(
         ("sm_100", "8.8", pair(2), false, "Feature '.cta_group::2' not supported on .target 'sm_100'", "sm_100a"),
         ("sm_120a", "8.8", pair(1), false, "Feature '.cta_group::1' not supported on .target 'sm_120a'", "sm_100a"),
         ("sm_100a", "8.7", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.cta_group::1 [%rd0, {%r0}], [s];".to_string(), false, "Arguments mismatch for instruction 'cp.async.bulk.tensor'", "cta_group"),
+        // cp.async.bulk.prefetch.tensor (a hint; nothing runs).
+        ("sm_100a", "8.6", "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [%rd0, {%r0, %r1, %r2, %r3, %r4}];".to_string(), true, "", ""),
+        ("sm_100a", "8.8", "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4.L2::cache_hint [%rd0, {%r0, %r1, %r2, %r3, %r4}], %rd1;".to_string(), true, "", ""),
+        ("sm_100a", "8.8", "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w [%rd0, {%r0, %r1, %r2}], {%h0, %h1};".to_string(), true, "", ""),
+        ("sm_100a", "8.8", "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w::128 [%rd0, {%r0, %r1, %r2}], {%h0, %h1};".to_string(), true, "", ""),
+        ("sm_100", "8.8", "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [%rd0, {%r0, %r1, %r2, %r3, %r4}];".to_string(), false, "Feature '.tile::gather4 with cp.async.bulk.prefetch.tensor' not supported on .target 'sm_100'", "sm_100a"),
+        ("sm_90a", "8.8", "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w [%rd0, {%r0, %r1, %r2}], {%h0, %h1};".to_string(), false, "Feature '.im2col::w with cp.async.bulk.prefetch.tensor' not supported on .target 'sm_90a'", "sm_100a"),
+        ("sm_100a", "8.5", "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [%rd0, {%r0, %r1, %r2, %r3, %r4}];".to_string(), false, "Feature '.tile::gather4' requires PTX ISA .version 8.6 or later", "8.6"),
+        ("sm_100a", "8.8", "cp.async.bulk.prefetch.tensor.3d.L2.global.tile::gather4 [%rd0, {%r0, %r1, %r2, %r3, %r4}];".to_string(), false, "Modifier '.3d' cannot be combined with modifier '.tile::gather4'", "2D"),
+        ("sm_100a", "8.8", "cp.async.bulk.prefetch.tensor.2d.L2.global.im2col::w [%rd0, {%r0, %r1}], {%h0, %h1};".to_string(), false, "Modifier '.2d' cannot be combined with modifier '.im2col::w'", "3 dimensions"),
+        ("sm_100a", "8.8", "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w::128 [%rd0, {%r0, %r1, %r2}];".to_string(), false, "Arguments mismatch for instruction 'cp.async.bulk.prefetch.tensor'", "operand"),
     ]
 }
 

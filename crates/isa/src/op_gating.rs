@@ -53,7 +53,8 @@ pub enum OpFeature {
     /// higher").
     TensorGather4SharedCta,
     /// `cp.async.bulk.tensor`'s `.tile::gather4` into `.shared::cluster`, `.tile::scatter4` and
-    /// `.cta_group` (PTX ISA 8.6: "sm_100a, sm_101a ... and family-specific architectures";
+    /// `.cta_group`, and `cp.async.bulk.prefetch.tensor`'s `.tile::gather4`, `.im2col::w` and
+    /// `.im2col::w::128` (PTX ISA 8.6: "sm_100a, sm_101a ... and family-specific architectures";
     /// ptxas 13.5 takes them on sm_100a/f and sm_103a/f, and refuses sm_100 and sm_120a:
     /// "Feature '.tile::scatter4' not supported on .target 'sm_120a'").
     TensorCopySm100,
@@ -1286,6 +1287,14 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 None
             }
         }
+        // ptxas 13.5: "Feature '.tile::gather4 with cp.async.bulk.prefetch.tensor' not
+        // supported on .target 'sm_100'", the same for `.im2col::w` and `.im2col::w::128`.
+        (
+            OpFeature::TensorCopySm100,
+            OpForm::CpAsyncBulkPrefetchTensor {
+                wide, four_rows, ..
+            },
+        ) if wide || four_rows => named_any(op, &["tile::gather4", "im2col::w", "im2col::w::128"]),
         (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),
         (OpFeature::TensormapReplace, OpForm::TensormapReplace { .. }) => Some(Some(0)),
         (OpFeature::TensormapCpFenceproxy, OpForm::TensormapCpFenceproxy) => Some(Some(0)),

@@ -613,10 +613,16 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         OpForm::CpAsyncBulkPrefetchTensor {
             dims,
             im2col,
+            wide,
             cache_hint,
+            ..
         } => {
             let mut slots = vec![address("[tensorMap, tensorCoords]")];
-            if im2col {
+            // `.im2col::w{::128}`: "{ wHalo, wOffset } | A vector of 2 arguments" ("a 16bit
+            // unsigned integer" each).
+            if wide {
+                slots.push(vector("im2colInfo", Type::B16, 2, false));
+            } else if im2col {
                 slots.push(vector(
                     "im2colOffsets",
                     Type::B16,

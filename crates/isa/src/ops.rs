@@ -900,8 +900,13 @@ pub enum OpForm {
     CpAsyncBulkPrefetchTensor {
         /// `.1d` ... `.5d`.
         dims: u8,
-        /// `.im2col`.
+        /// `.im2col`, `.im2col::w` or `.im2col::w::128`.
         im2col: bool,
+        /// `.im2col::w` / `.im2col::w::128` (PTX ISA 8.6, sm_100a): `im2colInfo` is `{ wHalo,
+        /// wOffset }`.
+        wide: bool,
+        /// `.tile::gather4` (PTX ISA 8.6, sm_100a): five coordinates of a 2D map.
+        four_rows: bool,
         /// `.L2::cache_hint`.
         cache_hint: bool,
     },
@@ -3905,8 +3910,9 @@ fn decode_cp_async_bulk_tensor(
 }
 
 /// `cp.async.bulk.prefetch.tensor.dim.L2.global{.load_mode}{.L2::cache_hint}` (PTX ISA 9.0,
-/// cp.async.bulk.prefetch.tensor): `.load_mode = { .tile, .im2col }` (im2col from 3
-/// dimensions).
+/// cp.async.bulk.prefetch.tensor): `.load_mode = { .tile, .tile::gather4, .im2col, .im2col::w,
+/// .im2col::w::128 }` (im2col from 3 dimensions; `.tile::gather4` on 2: ptxas 13.5, "Modifier
+/// '.3d' cannot be combined with modifier '.tile::gather4'").
 fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpForm, DecodeError> {
     let dims = match dims {
         "1d" => 1,
@@ -3920,7 +3926,9 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
     for (offset, &m) in rest.iter().enumerate() {
         let index = 7 + offset;
         let repeated = match m {
-            "tile" | "im2col" => mode.replace(m == "im2col").is_some(),
+            "tile" | "im2col" | "tile::gather4" | "im2col::w" | "im2col::w::128" => {
+                mode.replace(m).is_some()
+            }
             "L2::cache_hint" => std::mem::replace(&mut cache_hint, true),
             _ => return Err(not_a_modifier(index, m, "cp.async.bulk.prefetch.tensor")),
         };
@@ -3932,7 +3940,8 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
             ));
         }
     }
-    let im2col = mode.unwrap_or(false);
+    let mode = mode.unwrap_or("tile");
+    let im2col = mode.starts_with("im2col");
     if im2col && dims < 3 {
         return Err(DecodeError::new(
             DecodeErrorKind::UnsupportedTypes,
@@ -3940,9 +3949,19 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
             "im2col mode needs 3 dimensions or more",
         ));
     }
+    let four_rows = mode == "tile::gather4";
+    if four_rows && dims != 2 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(4),
+            ".tile::gather4 works on 2D tensors only (.2d)",
+        ));
+    }
     Ok(OpForm::CpAsyncBulkPrefetchTensor {
         dims,
         im2col,
+        wide: mode.starts_with("im2col::w"),
+        four_rows,
         cache_hint,
     })
 }
