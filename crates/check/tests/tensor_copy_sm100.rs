@@ -6,17 +6,12 @@
 //! (The number of coordinates, five for the four-row modes, is checked when the program is
 //! built: `crates/exec/tests/suite/tma_sm100.rs`.)
 
-use ptxsim_check::{Options, compile};
+mod common;
+
+use common::Case;
 
 /// (target, .version, instruction, ptxas accepts, ptxas's message, text ptxsim's error holds).
-fn cases() -> Vec<(
-    &'static str,
-    &'static str,
-    String,
-    bool,
-    &'static str,
-    &'static str,
-)> {
+fn cases() -> Vec<Case> {
     let gather = |dst: &str| {
         format!(
             "cp.async.bulk.tensor.2d.shared::{dst}.global.tile::gather4.mbarrier::complete_tx::bytes \
@@ -69,27 +64,8 @@ fn cases() -> Vec<(
 
 #[test]
 fn sm_100_tensor_copy_verdicts_equal_ptxas() {
-    let mut failures = Vec::new();
-    for (target, version, instruction, accepted, ptxas, ours) in cases() {
-        let source = format!(
-            ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n\
-             .reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .b16 %h<2>;\n\
-             .shared .align 128 .b8 s[1024];\n.shared .align 8 .b64 mb;\n{instruction}\nret;\n}}\n"
-        );
-        let (_, diagnostics) = compile(&source, &Options::default());
-        let errors: Vec<String> = diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .map(|d| d.message.clone())
-            .collect();
-        let verdict = errors.is_empty();
-        let mentions = errors.iter().any(|m| m.contains(ours));
-        if verdict != accepted || (!accepted && !mentions) {
-            failures.push(format!(
-                "{target} {version} `{instruction}`: ptxas {} ({ptxas}), ptxsim {errors:?}",
-                if accepted { "accepts" } else { "rejects" }
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{failures:#?}");
+    common::assert_verdicts_equal_ptxas(
+        cases(),
+        ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .b16 %h<2>;\n.shared .align 128 .b8 s[1024];\n.shared .align 8 .b64 mb;",
+    );
 }

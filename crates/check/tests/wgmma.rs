@@ -3,19 +3,14 @@
 //! its message, which ptxsim's verdict must equal (the message part ptxsim's diagnostic must
 //! contain is the last column).
 
-use ptxsim_check::{Options, compile};
+mod common;
+
+use common::Case;
 
 const D4: &str = "{%r0, %r1, %r2, %r3}";
 
 /// (target, .version, instruction, ptxas accepts, ptxas's message, text ptxsim's error holds).
-fn cases() -> Vec<(
-    &'static str,
-    &'static str,
-    String,
-    bool,
-    &'static str,
-    &'static str,
-)> {
+fn cases() -> Vec<Case> {
     let f16 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16";
     let sp16 = "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16";
     vec![
@@ -84,26 +79,8 @@ fn cases() -> Vec<(
 
 #[test]
 fn wgmma_verdicts_equal_ptxas() {
-    let mut failures = Vec::new();
-    for (target, version, instruction, accepted, ptxas, ours) in cases() {
-        let source = format!(
-            ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n\
-             .reg .b32 %r<40>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n{instruction}\nret;\n}}\n"
-        );
-        let (_, diagnostics) = compile(&source, &Options::default());
-        let errors: Vec<String> = diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .map(|d| d.message.clone())
-            .collect();
-        let verdict = errors.is_empty();
-        let mentions = errors.iter().any(|m| m.contains(ours));
-        if verdict != accepted || (!accepted && !mentions) {
-            failures.push(format!(
-                "{target} {version} `{instruction}`: ptxas {} ({ptxas}), ptxsim {errors:?}",
-                if accepted { "accepts" } else { "rejects" }
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{failures:#?}");
+    common::assert_verdicts_equal_ptxas(
+        cases(),
+        ".reg .b32 %r<40>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;",
+    );
 }

@@ -1,139 +1,26 @@
 //! The sm_100 tensor-copy features: `tensormap.replace` of the swizzle mode 4 (96 bytes) and
 //! of the swizzle atomicity, against host layouts written from the PTX ISA's tables (5.5.7
-//! "Swizzling Modes"), never from ptxsim's output. The kernels are clean under ptxas 13.5
-//! (`-arch sm_100a`, the 96-byte mode `-arch sm_103a`: "value '4' expected to be in range
-//! [0..3]" elsewhere).
+//! "Swizzling Modes"); `.tile::gather4`, `.tile::scatter4` and `.cta_group` against host
+//! loops; never from ptxsim's output. The kernels are clean under ptxas 13.5 (`-arch sm_100a`,
+//! the 96-byte mode `-arch sm_103a`: "value '4' expected to be in range [0..3]" elsewhere).
 
+use super::tma::{bytes_of, map2d, run_replaced_fields, u32s};
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
-use ptxsim_exec::memory::GLOBAL_BASE;
-use ptxsim_exec::tensor_map::TensorMap;
 
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn bytes_of(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-/// A rank-2 map of `.u32` words: `cols x rows`, rows `cols` words apart, at `GLOBAL_BASE`.
-fn map2d([cols, rows]: [u64; 2], box_dim: [u32; 2]) -> TensorMap {
-    TensorMap {
-        data_type: 2,
-        rank: 2,
-        global_address: GLOBAL_BASE,
-        global_dim: [cols, rows, 0, 0, 0],
-        global_strides: [cols * 4, 0, 0, 0],
-        box_dim: [box_dim[0], box_dim[1], 0, 0, 0],
-        element_strides: [1, 1, 0, 0, 0],
-        ..TensorMap::default()
-    }
-}
-
-/// A kernel that copies its tensor map into shared memory, sets `replaces` (each a
-/// `tensormap.replace` field and value, in order), publishes the map to `mapbuf` and loads the
-/// box at `(c0, c1)` into a 1024-byte-aligned buffer, then writes `bytes` of it to `out`.
-fn swizzle_kernel(target: &str, replaces: &[(&str, u32)]) -> String {
-    let replaced: String = replaces
-        .iter()
-        .map(|(field, value)| {
-            format!("    tensormap.replace.tile.{field}.shared::cta.b1024.b32 [tm], {value};\n")
-        })
-        .collect();
-    format!(
-        r#".version 8.8
-.target {target}
-.address_size 64
-.visible .entry swizzled(.param .align 64 .b8 tmap[128], .param .u64 tensor,
-    .param .u64 mapbuf, .param .u64 out, .param .s32 c0, .param .s32 c1, .param .u32 bytes)
-{{
-    .reg .b32 %r<16>;
-    .reg .b64 %rd<16>;
-    .reg .pred %p<4>;
-    .shared .align 128 .b8 tm[128];
-    .shared .align 1024 .b8 box[4096];
-    .shared .align 8 .b64 bar;
-    mov.u64 %rd1, tmap;
-    cvta.param.u64 %rd2, %rd1;
-    mov.u32 %r1, 0;
-COPYMAP:
-    cvt.u64.u32 %rd3, %r1;
-    add.u64 %rd4, %rd2, %rd3;
-    ld.u64 %rd5, [%rd4];
-    mov.u32 %r2, tm;
-    add.u32 %r2, %r2, %r1;
-    st.shared.u64 [%r2], %rd5;
-    add.u32 %r1, %r1, 8;
-    setp.lt.u32 %p1, %r1, 128;
-    @%p1 bra COPYMAP;
-{replaced}    ld.param.u64 %rd7, [mapbuf];
-    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd7], [tm], 128;
-    fence.proxy.tensormap::generic.acquire.gpu [%rd7], 128;
-    ld.param.s32 %r8, [c0];
-    ld.param.s32 %r9, [c1];
-    ld.param.u32 %r4, [bytes];
-    mbarrier.init.shared::cta.b64 [bar], 1;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %rd8, [bar], %r4;
-    cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [box], [%rd7, {{%r8, %r9}}], [bar];
-WAIT:
-    mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
-    @!%p2 bra WAIT;
-    ld.param.u64 %rd9, [out];
-    mov.u32 %r1, 0;
-COPY:
-    mov.u32 %r6, box;
-    add.u32 %r6, %r6, %r1;
-    ld.shared.u32 %r7, [%r6];
-    cvt.u64.u32 %rd10, %r1;
-    add.u64 %rd11, %rd9, %rd10;
-    st.global.u32 [%rd11], %r7;
-    add.u32 %r1, %r1, 4;
-    setp.lt.u32 %p3, %r1, %r4;
-    @%p3 bra COPY;
-    ret;
-}}
-"#
-    )
-}
-
-/// Runs [`swizzle_kernel`] on the tensor (`cols x rows` words numbered from 1000) with the
-/// map's box `box_dim` at `start`; returns the buffer's first `box_dim[0] * box_dim[1]` words
-/// and the plain (unswizzled, row after row) box.
+/// The tensor (`cols x rows` words numbered from 1000), loaded through a map whose box is
+/// `box_dim` at `start` after the `tensormap.replace` edits `replaces` (tma.rs's
+/// `replace_fields_kernel`, whose box buffer is 1024-byte aligned): the buffer's first
+/// `box_dim[0] * box_dim[1]` words and the plain (unswizzled, row after row) box.
 fn swizzled_box(
-    target: &str,
     replaces: &[(&str, u32)],
     [cols, rows]: [u64; 2],
     box_dim: [u32; 2],
     start: [i32; 2],
-) -> (Vec<u32>, Vec<u32>) {
-    let source = swizzle_kernel(target, replaces);
-    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+) -> Result<(Vec<u32>, Vec<u32>), String> {
     let tensor: Vec<u32> = (0..(cols * rows) as u32).map(|i| 1000 + i).collect();
-    let mut tensor_bytes = bytes_of(&tensor);
-    let mut mapbuf = vec![0u8; 128];
+    let map = map2d(2, [cols, rows], cols, box_dim);
     let count = (box_dim[0] * box_dim[1]) as usize;
-    let mut out = vec![0xeeu8; 4 * count];
-    let encoded = map2d([cols, rows], box_dim).encode();
-    module
-        .launch(
-            "swizzled",
-            [1, 1, 1],
-            [1, 1, 1],
-            &mut [
-                Arg::Bytes(&encoded),
-                Arg::Buffer(&mut tensor_bytes),
-                Arg::Buffer(&mut mapbuf),
-                Arg::Buffer(&mut out),
-                Arg::S32(start[0]),
-                Arg::S32(start[1]),
-                Arg::U32(4 * count as u32),
-            ],
-            &LaunchOptions::default(),
-        )
-        .expect("it runs");
+    let out = run_replaced_fields(replaces, &map, &bytes_of(&tensor), start, 4 * count)?;
     let plain = (0..box_dim[1] as i64)
         .flat_map(|r| {
             let tensor = &tensor;
@@ -143,7 +30,7 @@ fn swizzled_box(
             })
         })
         .collect();
-    (words(&out), plain)
+    Ok((u32s(&out), plain))
 }
 
 /// The box as the ISA's table puts it: the 16-byte chunk at position `p` of 128-byte line `l`
@@ -186,7 +73,7 @@ fn the_128_byte_swizzle_keeps_32_and_64_byte_atoms_intact() {
             [("swizzle_atomicity", atomicity), ("swizzle_mode", 3)],
             [("swizzle_mode", 3), ("swizzle_atomicity", atomicity)],
         ] {
-            let (out, plain) = swizzled_box("sm_100a", &replaces, [48, 12], [32, 8], [8, 2]);
+            let (out, plain) = swizzled_box(&replaces, [48, 12], [32, 8], [8, 2]).expect("it runs");
             assert_eq!(
                 out,
                 by_table(&plain, table, flip),
@@ -203,7 +90,8 @@ fn the_128_byte_swizzle_keeps_32_and_64_byte_atoms_intact() {
 #[test]
 fn the_96_byte_swizzle_follows_the_isas_table() {
     let table = [IDENTITY, [1, 0, 3, 2, 5, 4, 7, 6]];
-    let (out, plain) = swizzled_box("sm_103a", &[("swizzle_mode", 4)], [40, 12], [24, 8], [4, 3]);
+    let (out, plain) =
+        swizzled_box(&[("swizzle_mode", 4)], [40, 12], [24, 8], [4, 3]).expect("it runs");
     assert_eq!(out, by_table(&plain, &table, false));
 }
 
@@ -211,46 +99,23 @@ fn the_96_byte_swizzle_follows_the_isas_table() {
 /// than the 96-byte swizzle, are no valid map: the copy traps, located.
 #[test]
 fn invalid_swizzle_combinations_trap_at_the_copy() {
-    for (target, replaces, box_dim) in [
+    for (replaces, box_dim) in [
         (
-            "sm_100a",
             &[("swizzle_mode", 2), ("swizzle_atomicity", 1)][..],
             [16, 8],
         ),
-        ("sm_103a", &[("swizzle_mode", 4)][..], [32, 8]),
+        (&[("swizzle_mode", 4)][..], [32, 8]),
     ] {
-        let source = swizzle_kernel(target, replaces);
-        let module = Module::load(&source, &Options::default()).expect("the kernel loads");
-        let mut tensor = vec![0u8; 48 * 12 * 4];
-        let (mut mapbuf, mut out) = (vec![0u8; 128], vec![0u8; 4096]);
-        let encoded = map2d([48, 12], box_dim).encode();
-        let error = module
-            .launch(
-                "swizzled",
-                [1, 1, 1],
-                [1, 1, 1],
-                &mut [
-                    Arg::Bytes(&encoded),
-                    Arg::Buffer(&mut tensor),
-                    Arg::Buffer(&mut mapbuf),
-                    Arg::Buffer(&mut out),
-                    Arg::S32(0),
-                    Arg::S32(0),
-                    Arg::U32(box_dim[0] * box_dim[1] * 4),
-                ],
-                &LaunchOptions::default(),
-            )
-            .expect_err("the copy traps");
-        let text = format!("{error:?}");
-        assert!(text.contains("cp.async.bulk.tensor"), "{text}");
+        let error = swizzled_box(replaces, [48, 12], box_dim, [0, 0]).expect_err("it traps");
+        assert!(error.contains("cp.async.bulk.tensor"), "{error}");
         assert!(
-            text.contains("Table 14") || text.contains("96-byte swizzle"),
-            "{text}"
+            error.contains("Table 14") || error.contains("96-byte swizzle"),
+            "{error}"
         );
     }
 }
 
-/// `four_rows`: one thread gathers four rows (`.tile::gather4`, rows `r0..r3` from column `c0`)
+/// `gather4`: one thread gathers four rows (`.tile::gather4`, rows `r0..r3` from column `c0`)
 /// into shared memory, completing on an mbarrier that expects `bytes`, and writes the buffer
 /// to `out`; `scatter4`: the bytes of `out` into shared memory, then `.tile::scatter4` to the
 /// four rows. Clean under ptxas 13.5 (`-arch sm_100a`).
@@ -331,22 +196,22 @@ FILL:
 }
 "#;
 
-/// Runs `entry` of [`FOUR_ROWS`] on a `cols x rows` tensor of numbered words with the map's
+/// Runs `entry` of `source` ([`FOUR_ROWS`] or a variant of it) on a `cols x rows` tensor of numbered words with the map's
 /// box `box_dim`, the column `c0` and the four rows; `out` goes in (the scatter's source) and
 /// comes back with the tensor, or the launch's error.
 fn four_rows(
-    entry: &str,
+    (source, entry): (&str, &str),
     [cols, rows]: [u64; 2],
     box_dim: [u32; 2],
     c0: i32,
     row: [i32; 4],
     out: &mut [u32],
 ) -> Result<Vec<u32>, String> {
-    let module = Module::load(FOUR_ROWS, &Options::default()).expect("the kernels load");
+    let module = Module::load(source, &Options::default()).expect("the kernels load");
     let tensor: Vec<u32> = (0..(cols * rows) as u32).map(|i| 1000 + i).collect();
     let mut tensor_bytes = bytes_of(&tensor);
     let mut out_bytes = bytes_of(out);
-    let encoded = map2d([cols, rows], box_dim).encode();
+    let encoded = map2d(2, [cols, rows], cols, box_dim).encode();
     module
         .launch(
             entry,
@@ -366,8 +231,8 @@ fn four_rows(
             &LaunchOptions::default(),
         )
         .map_err(|error| error.to_string())?;
-    out.copy_from_slice(&words(&out_bytes));
-    Ok(words(&tensor_bytes))
+    out.copy_from_slice(&u32s(&out_bytes));
+    Ok(u32s(&tensor_bytes))
 }
 
 /// `.tile::gather4` (5.5.3.4): "four rows in the source 2D tensor are combined to form single
@@ -379,7 +244,15 @@ fn gather4_loads_four_rows_into_one_box() {
     let (cols, rows) = (40u64, 20u64);
     let row = [17, 3, 25, 0];
     let mut out = vec![0xeeee_eeee; 4 * 16];
-    let tensor = four_rows("gather4", [cols, rows], [16, 1], 30, row, &mut out).expect("it runs");
+    let tensor = four_rows(
+        (FOUR_ROWS, "gather4"),
+        [cols, rows],
+        [16, 1],
+        30,
+        row,
+        &mut out,
+    )
+    .expect("it runs");
     let mut expected = Vec::new();
     for &r in &row {
         for k in 0..16 {
@@ -403,7 +276,15 @@ fn scatter4_stores_a_box_into_four_rows() {
     let row = [5, 19, 0, 20];
     let mut out: Vec<u32> = (0..4 * 8).map(|i| 70_000 + i).collect();
     let source = out.clone();
-    let tensor = four_rows("scatter4", [cols, rows], [8, 1], 34, row, &mut out).expect("it runs");
+    let tensor = four_rows(
+        (FOUR_ROWS, "scatter4"),
+        [cols, rows],
+        [8, 1],
+        34,
+        row,
+        &mut out,
+    )
+    .expect("it runs");
     let mut expected: Vec<u32> = (0..(cols * rows) as u32).map(|i| 1000 + i).collect();
     for (i, &r) in row.iter().enumerate() {
         for k in 0..8u64 {
@@ -422,32 +303,17 @@ fn scatter4_stores_a_box_into_four_rows() {
 #[test]
 fn a_four_row_copy_takes_five_coordinates() {
     let two = FOUR_ROWS.replace("{%r1, %r2, %r3, %r4, %r5}], [bar]", "{%r1, %r2}], [bar]");
-    let module = Module::load(&two, &Options::default()).expect("it checks");
-    let encoded = map2d([40, 20], [16, 1]).encode();
-    let (mut tensor, mut out) = (vec![0u8; 40 * 20 * 4], vec![0u8; 256]);
-    let error = module
-        .launch(
-            "gather4",
-            [1, 1, 1],
-            [1, 1, 1],
-            &mut [
-                Arg::Bytes(&encoded),
-                Arg::Buffer(&mut tensor),
-                Arg::Buffer(&mut out),
-                Arg::S32(0),
-                Arg::S32(0),
-                Arg::S32(1),
-                Arg::S32(2),
-                Arg::S32(3),
-                Arg::U32(256),
-            ],
-            &LaunchOptions::default(),
-        )
-        .expect_err("refused");
-    assert!(
-        error.to_string().contains("takes 5 tensor coordinates"),
-        "{error}"
-    );
+    let mut out = vec![0; 4 * 16];
+    let error = four_rows(
+        (&two, "gather4"),
+        [40, 20],
+        [16, 1],
+        0,
+        [0, 1, 2, 3],
+        &mut out,
+    )
+    .expect_err("refused");
+    assert!(error.contains("takes 5 tensor coordinates"), "{error}");
 }
 
 /// A map whose box is more than one row high ("The size of the bounding box in the dimension 1
@@ -455,8 +321,15 @@ fn a_four_row_copy_takes_five_coordinates() {
 #[test]
 fn a_four_row_copy_with_a_box_of_several_rows_traps() {
     let mut out = vec![0; 4 * 16];
-    let error =
-        four_rows("gather4", [40, 20], [16, 2], 0, [0, 1, 2, 3], &mut out).expect_err("it traps");
+    let error = four_rows(
+        (FOUR_ROWS, "gather4"),
+        [40, 20],
+        [16, 2],
+        0,
+        [0, 1, 2, 3],
+        &mut out,
+    )
+    .expect_err("it traps");
     assert!(error.contains("must be one"), "{error}");
     assert!(error.contains("tile::gather4"), "{error}");
 }
@@ -547,7 +420,7 @@ fn cta_group_2_signals_the_mbarrier_of_the_named_cta_of_the_pair() {
         let mut tensor_bytes = bytes_of(&tensor);
         let mut out = vec![0xeeu8; 2 * bytes as usize];
         let mut flags = vec![0xffu8; 8];
-        let encoded = map2d([cols, rows], [8, 4]).encode();
+        let encoded = map2d(2, [cols, rows], cols, [8, 4]).encode();
         module
             .launch(
                 "pair",
@@ -569,7 +442,7 @@ fn cta_group_2_signals_the_mbarrier_of_the_named_cta_of_the_pair() {
         let one: Vec<u32> = (0..4)
             .flat_map(|r| (0..8).map(move |c| 1000 + (2 + r) * cols as u32 + 12 + c))
             .collect();
-        assert_eq!(words(&out), [one.clone(), one].concat(), "group {group}");
-        assert_eq!(words(&flags), [1, cta1_complete], "group {group}");
+        assert_eq!(u32s(&out), [one.clone(), one].concat(), "group {group}");
+        assert_eq!(u32s(&flags), [1, cta1_complete], "group {group}");
     }
 }

@@ -24,7 +24,6 @@
 
 use super::mma::Rng;
 use super::mma_sparse::{Form, SparseTile, float_bits, metadata_word, random_element, width};
-use ptxsim_exec::grid::{self, Argument, GridOptions};
 
 const THREADS: usize = 128;
 /// The stored A: 64 rows of 32 bytes (`K/2` elements) for every type.
@@ -166,25 +165,7 @@ fn kernel(case: &Case) -> String {
 
 /// Runs one CTA of `kernel`'s source: D's words, or the failure.
 fn run(source: &str, input: Vec<u8>, out: usize) -> Result<Vec<u8>, String> {
-    let program = ptxsim_exec::load(source, None).map_err(|e| format!("{e:?}"))?;
-    let (device, addresses) = grid::prepare(
-        &program,
-        [1, 1, 1],
-        [THREADS as u32, 1, 1],
-        100_000,
-        vec![Argument::Buffer(input), Argument::Buffer(vec![0xa5; out])],
-    )
-    .map_err(|e| e.to_string())?;
-    let run = grid::run_grid(&device, GridOptions::default(), None, None);
-    if let Some(failure) = run.failure {
-        return Err(format!("{failure:?}"));
-    }
-    Ok(device
-        .global
-        .buffer_at(addresses[1].expect("a buffer"))
-        .expect("the buffer")
-        .contents()
-        .to_vec())
+    super::wgmma::run(source, 1, THREADS as u32, input, out)
 }
 
 /// The byte offset of element `(row, column)` of `size`-byte elements in a K-major,
