@@ -48,6 +48,15 @@ fn cases() -> Vec<Case> {
         ("sm_100", "8.8", pair(2), false, "Feature '.cta_group::2' not supported on .target 'sm_100'", "sm_100a"),
         ("sm_120a", "8.8", pair(1), false, "Feature '.cta_group::1' not supported on .target 'sm_120a'", "sm_100a"),
         ("sm_100a", "8.7", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.cta_group::1 [%rd0, {%r0}], [s];".to_string(), false, "Arguments mismatch for instruction 'cp.async.bulk.tensor'", "cta_group"),
+        // tensormap.replace of the sm_100 swizzles.
+        ("sm_100a", "8.6", "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [s], 2;".to_string(), true, "", ""),
+        ("sm_103a", "8.8", "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [s], 4;".to_string(), true, "", ""),
+        ("sm_100a", "8.8", "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [s], 4;".to_string(), false, "Argument 1 of instruction 'tensormap.replace': value '4' expected to be in range [0..3] when .swizzle_mode modifier is used.", "sm_103a only"),
+        ("sm_103f", "8.8", "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [s], 4;".to_string(), false, "Argument 1 of instruction 'tensormap.replace': value '4' expected to be in range [0..3] when .swizzle_mode modifier is used.", "sm_103a only"),
+        ("sm_120a", "8.8", "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [s], 3;".to_string(), true, "", ""),
+        ("sm_90a", "8.7", "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [s], 1;".to_string(), false, "Instruction 'tensormap.replace.swizzle_atomicity' not supported on .target 'sm_90a'", "sm_100a"),
+        ("sm_100", "8.8", "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [s], 2;".to_string(), false, "Instruction 'tensormap.replace.swizzle_atomicity' not supported on .target 'sm_100'", "sm_100a"),
+        ("sm_100a", "8.8", "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [s], 4;".to_string(), false, "Argument 1 of instruction 'tensormap.replace': value '4' expected to be in range [0..3] when .swizzle_atomicity modifier is used.", "0..=3"),
         // cp.async.bulk.prefetch.tensor (a hint; nothing runs).
         ("sm_100a", "8.6", "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [%rd0, {%r0, %r1, %r2, %r3, %r4}];".to_string(), true, "", ""),
         ("sm_100a", "8.8", "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4.L2::cache_hint [%rd0, {%r0, %r1, %r2, %r3, %r4}], %rd1;".to_string(), true, "", ""),

@@ -8,7 +8,9 @@
 use crate::form::OpInstruction;
 use crate::gating::{Applies, Gate, Support, TargetSet};
 use crate::mma::MmaType;
-use crate::ops::{AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space};
+use crate::ops::{
+    AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space, TensormapField,
+};
 use crate::target::PtxVersion;
 use crate::types::Type;
 
@@ -61,6 +63,11 @@ pub enum OpFeature {
     /// `tensormap.replace` (PTX ISA 8.3, sm_90a; ptxas 13.5: "Instruction 'tensormap.replace'
     /// not supported on .target 'sm_90'").
     TensormapReplace,
+    /// `tensormap.replace.swizzle_atomicity` (ptxas 13.5: "Instruction
+    /// 'tensormap.replace.swizzle_atomicity' not supported on .target 'sm_90a'", "Feature
+    /// 'tensormap.replace.swizzle_atomicity' requires PTX ISA .version 8.6 or later"; taken on
+    /// sm_100a to sm_121a and the families).
+    TensormapSwizzleAtomicity,
     /// `tensormap.cp_fenceproxy` (PTX ISA 8.3, sm_90).
     TensormapCpFenceproxy,
     /// `setmaxnreg` (ptxas 13.5: "Instruction 'setmaxnreg.inc' not supported on .target
@@ -568,6 +575,17 @@ pub const OP_GATES: &[Gate] = &[
             targets: TargetSet::Specific {
                 arch: &[100, 101, 103, 110],
                 families: &[100, 110],
+            },
+        }],
+    },
+    Gate {
+        feature: "tensormap.replace.swizzle_atomicity",
+        applies: Applies::Op(OpFeature::TensormapSwizzleAtomicity),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::Specific {
+                arch: &[100, 101, 103, 110, 120, 121],
+                families: &[100, 110, 120],
             },
         }],
     },
@@ -1297,6 +1315,13 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         ) if wide || four_rows => named_any(op, &["tile::gather4", "im2col::w", "im2col::w::128"]),
         (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),
         (OpFeature::TensormapReplace, OpForm::TensormapReplace { .. }) => Some(Some(0)),
+        (
+            OpFeature::TensormapSwizzleAtomicity,
+            OpForm::TensormapReplace {
+                field: TensormapField::SwizzleAtomicity,
+                ..
+            },
+        ) => named("swizzle_atomicity").map(Some),
         (OpFeature::TensormapCpFenceproxy, OpForm::TensormapCpFenceproxy) => Some(Some(0)),
         (OpFeature::BarrierClusterRelaxed, OpForm::BarrierCluster { relaxed: true, .. }) => {
             named("relaxed").map(Some)
