@@ -38,6 +38,8 @@ struct Case {
     registers: bool,
     selector: usize,
     negate_a: bool,
+    /// `imm-trans-a = 1`: A M-major in shared memory (`.f16`/`.bf16` by descriptor).
+    trans_a: bool,
 }
 
 impl Case {
@@ -65,7 +67,7 @@ impl Case {
         match self.ab.0 {
             "s8" | "u8" => String::new(),
             "f16" | "bf16" if self.registers => format!(", {scale_a}, 1, 0"),
-            "f16" | "bf16" => format!(", {scale_a}, 1, 0, 0"),
+            "f16" | "bf16" => format!(", {scale_a}, 1, {}, 0", u8::from(self.trans_a)),
             _ => format!(", {scale_a}, 1"),
         }
     }
@@ -176,6 +178,15 @@ fn k_major(row: usize, column: usize, size: usize, stride: usize) -> usize {
     (row % 8) * 16 + (row / 8) * stride + (byte / 16) * 128 + byte % 16
 }
 
+/// The byte offset of element `(row, column)` of `size`-byte elements in an M-major,
+/// unswizzled region (9.7.15.5.1.2.1.3, "MN-major, no-swizzling": `((T,1,m),(8,k)) :
+/// ((1,T,SBO),(1T,LBO))` in `T = 16 / size` elements): 16 bytes of consecutive rows, the next
+/// `k` 16 bytes on, 8 `k` a block, blocks `leading` bytes apart, 8-row groups `stride` apart.
+fn m_major(row: usize, column: usize, size: usize, (leading, stride): (usize, usize)) -> usize {
+    let per = 16 / size;
+    (row / per) * stride + (row % per) * size + (column % 8) * 16 + (column / 8) * leading
+}
+
 /// Writes `value`'s low `size` bytes at `at`.
 fn put(region: &mut [u8], at: usize, size: usize, value: u64) {
     region[at..at + size].copy_from_slice(&value.to_le_bytes()[..size]);
@@ -197,12 +208,12 @@ fn tile_input(
     let mut a_region = vec![0u8; A_BYTES];
     for (row, elements) in tile.stored.iter().enumerate() {
         for (column, &bits) in elements.iter().enumerate() {
-            put(
-                &mut a_region,
-                k_major(row, column, size_a, 256),
-                size_a,
-                bits,
-            );
+            let at = if case.trans_a {
+                m_major(row, column, size_a, (128, 256))
+            } else {
+                k_major(row, column, size_a, 256)
+            };
+            put(&mut a_region, at, size_a, bits);
         }
     }
     let mut b_region = vec![0u8; b_bytes(n)];
@@ -268,12 +279,17 @@ fn cases() -> Vec<Case> {
         registers,
         selector,
         negate_a: false,
+        trans_a: false,
     };
     vec![
         case(16, "f32", ("f16", "f16"), false, 0),
         Case {
             negate_a: true,
             ..case(16, "f32", ("f16", "f16"), false, 1)
+        },
+        Case {
+            trans_a: true,
+            ..case(16, "f32", ("bf16", "bf16"), false, 0)
         },
         case(8, "f16", ("f16", "f16"), true, 1),
         case(8, "f32", ("bf16", "bf16"), true, 0),
@@ -297,9 +313,10 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// D = A*B + C for each case: every type, A from shared memory and from registers, both
-/// selectors of the 16- and 32-bit types, random metadata in the threads that supply none,
-/// `imm-scale-a = -1`, and `.s32` sums that wrap or clamp.
+/// D = A*B + C for each case: every type, A from shared memory (K-major, and M-major with
+/// `imm-trans-a = 1`) and from registers, both selectors of the 16- and 32-bit types, random
+/// metadata in the threads that supply none, `imm-scale-a = -1`, and `.s32` sums that wrap or
+/// clamp.
 #[test]
 fn sparse_wgmma_matches_a_plain_matrix_product() {
     let mut rng = Rng(0x7a5e_11ad);
@@ -387,6 +404,7 @@ fn an_inexact_sparse_sum_follows_the_hopper_model() {
         registers: false,
         selector: 0,
         negate_a: false,
+        trans_a: false,
     };
     let f16 = |exponent: i32| ((exponent + 15) as u64) << 10;
     // The stored rows 0 and 8 of A, the rest zero (`dense` is not used: the words checked are
