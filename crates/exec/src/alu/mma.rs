@@ -814,7 +814,7 @@ impl MetadataLanes {
 
 /// Where the stored elements of a structured-sparse A go in the dense `16 x k` block of one warp
 /// (PTX ISA 9.7.14.6.1 and, for `wgmma.mma_async.sp`, 9.7.15.6.1, "Sparse matrix storage"):
-/// the granularity of the type and the lanes that hold the metadata ([`MetadataLanes`]), for a
+/// the granularity of the type and the lanes that hold the metadata (`MetadataLanes`), for a
 /// selector the ISA defines.
 ///
 /// `.f16`, `.bf16`, `.s8`/`.u8` and FP8 are 2:4 ("their positions in the four-wide chunk in

@@ -224,7 +224,9 @@ impl Executor<'_, '_> {
     /// the corresponding element from the tensor data in the .src state space", element by
     /// element as `red.global` combines them ([`alu::atom`]; `.add.f32` flushes subnormals, as
     /// `red.global.add.f32` and the non-tensor bulk reduction do), of the type
-    /// [`reduction_type`] takes from the map.
+    /// [`reduction_type`] takes from the map. `.tile::gather4` / `.tile::scatter4` move four rows
+    /// ([`four_row_addresses`]); `.cta_group::2` sends the complete-tx to the pair's mbarrier
+    /// ([`Executor::signalled`]).
     fn bulk_tensor_lane(&mut self, lane: usize, op: &BulkTensorInstruction) -> Result<(), Stop> {
         let map_address = self.read_bits(lane, op.tensor_map, 64);
         let map = self.tensor_map_at(lane, map_address)?;

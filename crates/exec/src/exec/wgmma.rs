@@ -1,8 +1,7 @@
 //! `wgmma.mma_async{.sp}.sync.aligned` (PTX ISA 9.7.15.5.2, 9.7.15.6.3): warpgroup-collective.
 //! The sparse form reads its stored `64 x k/2` A as the dense form reads A, and expands it
-//! with each thread's `sp-meta` ([`wgmma::expand_sparse`]). The machine
-//! runs it once for the 128 threads of a warpgroup when all have arrived (`machine.rs`,
-//! `Cta::arrive_warpgroup`); "The mandatory .aligned qualifier indicates that all threads in the
+//! with each thread's `sp-meta` ([`wgmma::expand_sparse`]). The machine runs it once for the
+//! 128 threads of a warpgroup when all have arrived (`machine.rs`, `Cta::arrive_warpgroup`); "The mandatory .aligned qualifier indicates that all threads in the
 //! warpgroup must execute the same wgmma.mma_async instruction ... otherwise behavior is
 //! undefined": ptxsim traps every thread unless the whole warpgroup executes it together.
 //!
