@@ -1272,6 +1272,7 @@ pub fn check_instruction(
                 ptxsim_isa::op_layout::tensormap_value_violation(
                     &op.form,
                     &integer_operands(instruction),
+                    context.setting.target,
                 )
             }
             ptxsim_isa::ops::OpForm::Barrier { .. } => {

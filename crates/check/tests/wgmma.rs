@@ -3,20 +3,16 @@
 //! its message, which ptxsim's verdict must equal (the message part ptxsim's diagnostic must
 //! contain is the last column).
 
-use ptxsim_check::{Options, compile};
+mod common;
+
+use common::Case;
 
 const D4: &str = "{%r0, %r1, %r2, %r3}";
 
 /// (target, .version, instruction, ptxas accepts, ptxas's message, text ptxsim's error holds).
-fn cases() -> Vec<(
-    &'static str,
-    &'static str,
-    String,
-    bool,
-    &'static str,
-    &'static str,
-)> {
+fn cases() -> Vec<Case> {
     let f16 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16";
+    let sp16 = "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16";
     vec![
         ("sm_90a", "8.0", format!("{f16} {D4}, %rd0, %rd1, %p0, 1, 1, 0, 0;"), true, "", ""),
         // ptxas: "Instruction 'wgmma.mma_async with floating point types' not supported on
@@ -50,31 +46,41 @@ fn cases() -> Vec<(
         ("sm_90a", "8.4", format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.u8 {D4}, %rd0, %rd1, %p0;"), true, "", ""),
         ("sm_90a", "8.0", format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {D4}, %rd0, %rd1, %p0, 1, 1;"), false, "Arguments mismatch", "operands"),
         ("sm_90a", "8.0", "wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, %rd0, %rd1, %p0;".to_string(), false, "Illegal matrix shape '.m64n40k32' for instruction 'wgmma.mma_async with integer types'", "not a form"),
+        // wgmma.mma_async.sp (9.7.15.6.3): `sp-meta, sp-sel` before scale-d.
+        ("sm_90a", "8.2", format!("{sp16} {D4}, %rd0, %rd1, %r8, 0, %p0, 1, 1, 0, 0;"), true, "", ""),
+        ("sm_90a", "8.2", format!("{sp16} {D4}, {{%r4, %r5, %r6, %r7}}, %rd1, %r8, 1, %p0, 1, -1, 1;"), true, "", ""),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sync.aligned.sp.m64n8k32.f32.f16.f16 {D4}, %rd0, %rd1, %r8, 1, 1, 1, 1, 0, 0;"), true, "", ""),
+        ("sm_90a", "8.7", format!("{sp16} {D4}, %rd0, %rd1, 5, 0, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "sp-meta"),
+        ("sm_90a", "8.1", format!("{sp16} {D4}, %rd0, %rd1, %r8, 0, %p0, 1, 1, 0, 0;"), false, "Feature 'Sparse WGMMA with floating point types' requires PTX ISA .version 8.2 or later", "8.2"),
+        ("sm_90", "8.2", format!("{sp16} {D4}, %rd0, %rd1, %r8, 0, %p0, 1, 1, 0, 0;"), false, "Instruction 'Sparse wgmma.mma_async with floating point types' not supported on .target 'sm_90'", "sm_90a"),
+        ("sm_90a", "8.7", format!("{sp16} {D4}, %rd0, %rd1, %r8, 2, %p0, 1, 1, 0, 0;"), false, "Argument 4 of instruction 'Sparse wgmma.mma_async with floating point types': unexpected value '2', expected to be 0 or 1", "sp-sel must be 0 or 1"),
+        ("sm_90a", "8.7", format!("{sp16} {D4}, %rd0, %rd1, %r8, %r9, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "sp-sel"),
+        ("sm_90a", "8.7", format!("{sp16} {D4}, %rd0, %rd1, %rd2, 0, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "sp-meta"),
+        ("sm_90a", "8.7", format!("{sp16} {D4}, %rd0, %rd1, %r8, 0, %p0, 1, 1, 2, 0;"), false, "Argument 8 ...: unexpected value '2', expected to be 0 or 1", "imm-trans-a must be 0 or 1"),
+        ("sm_90a", "8.7", format!("{sp16} {D4}, {{%r4, %r5, %r6, %r7}}, %rd1, %r8, 0, %p0, 1, 1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "operands"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.sp.m64n8k32.f32.f16.f16 {D4}, %rd0, %rd1, %r8, 0, %p0, 1, 1, 0, 0;"), false, "Multiple sparsity modifiers specified", "sparsity"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.f16.f16 {D4}, %rd0, %rd1, %r8, 0, %p0, 1, 1, 0, 0;"), false, "Illegal instruction types specified for 'Sparse wgmma.mma_async with floating point types' with shape '.m64n8k16'", "not a form"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k32.satfinite.f32.f16.f16 {D4}, %rd0, %rd1, %r8, 0, %p0, 1, 1, 0, 0;"), false, "Illegal modifier '.satfinite' for instruction 'Sparse wgmma.mma_async with floating point types'", "not a form"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 {D4}, %rd0, %rd1, %r8, 1, %p0, 1, -1;"), true, "", ""),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 {D4}, %rd0, %rd1, %r8, 1, %p0, 1, -1, 0, 0;"), false, "Arguments mismatch for instruction 'wgmma.mma_async'", "operands"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e5m2 {D4}, %rd0, %rd1, %r8, 0, %p0, 1, -1;"), true, "", ""),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e5m2 {D4}, %rd0, %rd1, %r8, 1, %p0, 1, -1;"), false, "Argument 4 of instruction 'Sparse wgmma.mma_async with FP8 types': unexpected value '1', expected to be 0", "sp-sel must be 0"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.e4m3.e4m3 {D4}, %rd0, %rd1, %r8, 0, %p0, 1, -1;"), false, "Illegal matrix shape '.m64n8k32' for instruction 'Sparse wgmma.mma_async with FP8 types'", "not a form"),
+        ("sm_90a", "8.2", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {D4}, %rd0, %rd1, %r8, 0, %p0;"), true, "", ""),
+        ("sm_90a", "8.1", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {D4}, %rd0, %rd1, %r8, 0, %p0;"), false, "Feature 'Sparse WGMMA with integer types' requires PTX ISA .version 8.2 or later", "8.2"),
+        ("sm_90a", "8.3", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.u8 {D4}, %rd0, %rd1, %r8, 0, %p0;"), false, "Feature 'Sparse WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later", "8.4"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.satfinite.s32.u8.u8 {D4}, {{%r4, %r5, %r6, %r7}}, %rd1, %r8, 0, 1;"), true, "", ""),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {D4}, %rd0, %rd1, %r8, 1, %p0;"), false, "Argument 4 of instruction 'Sparse wgmma.mma_async with integer types': unexpected value '1', expected to be 0", "sp-sel must be 0"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {D4}, {{%r4, %r5, %r6}}, %rd1, %r8, 0, %p0;"), false, "Argument vector size mismatch for instruction 'Sparse wgmma.mma_async with integer types'", "a"),
+        ("sm_90a", "8.7", "wgmma.mma_async.sp.sync.aligned.m64n40k64.s32.s8.s8 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19}, %rd0, %rd1, %r30, 0, %p0;".to_string(), false, "Illegal matrix shape '.m64n40k64' for instruction 'Sparse wgmma.mma_async with integer types'", "not a form"),
+        ("sm_90a", "8.7", format!("wgmma.mma_async.sp.sync.aligned.m64n8k512.s32.b1.b1.and.popc {D4}, %rd0, %rd1, %r8, 0, %p0;"), false, "Unknown modifier '.m64n8k512'", "not a form"),
     ]
 }
 
 #[test]
 fn wgmma_verdicts_equal_ptxas() {
-    let mut failures = Vec::new();
-    for (target, version, instruction, accepted, ptxas, ours) in cases() {
-        let source = format!(
-            ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n\
-             .reg .b32 %r<40>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n{instruction}\nret;\n}}\n"
-        );
-        let (_, diagnostics) = compile(&source, &Options::default());
-        let errors: Vec<String> = diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .map(|d| d.message.clone())
-            .collect();
-        let verdict = errors.is_empty();
-        let mentions = errors.iter().any(|m| m.contains(ours));
-        if verdict != accepted || (!accepted && !mentions) {
-            failures.push(format!(
-                "{target} {version} `{instruction}`: ptxas {} ({ptxas}), ptxsim {errors:?}",
-                if accepted { "accepts" } else { "rejects" }
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{failures:#?}");
+    common::assert_verdicts_equal_ptxas(
+        cases(),
+        ".reg .b32 %r<40>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;",
+    );
 }

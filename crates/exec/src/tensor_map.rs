@@ -55,7 +55,9 @@ pub struct TensorMap {
     pub element_strides: [u32; 5],
     /// `CUtensorMapInterleave`: 0 none, 1 16 B, 2 32 B.
     pub interleave: u32,
-    /// `CUtensorMapSwizzle`: 0 none, 1 32 B, 2 64 B, 3 128 B.
+    /// `CUtensorMapSwizzle`: 0 none, 1 32 B, 2 64 B, 3 128 B, 4 to 6 the 128-byte swizzles of
+    /// sm_100 with 32-byte, 32-byte with 8-byte flip and 64-byte atomicity; [`SWIZZLE_96B`];
+    /// bits 4-5 the `.swizzle_atomicity` `tensormap.replace` wrote ([`Swizzle::of`]).
     pub swizzle: u32,
     /// `CUtensorMapL2promotion` (0 to 3; a hint).
     pub l2_promotion: u32,
@@ -84,32 +86,94 @@ pub fn is_float(data_type: u32) -> bool {
     matches!(data_type, 6..=12)
 }
 
-/// The swizzle span in bytes of `CUtensorMapSwizzle` `swizzle` (1: 32, 2: 64, 3: 128).
-pub fn swizzle_span(swizzle: u32) -> u64 {
-    match swizzle {
-        1 => 32,
-        2 => 64,
-        3 => 128,
-        _ => 0,
+/// ptxsim's value of [`TensorMap::swizzle`] for `tensormap.replace`'s 96-byte swizzle mode
+/// (Table 33's `.swizzle_mode` 4, sm_100; `CUtensorMapSwizzle` has no such value).
+pub const SWIZZLE_96B: u32 = 7;
+
+/// Where [`TensorMap::swizzle`] keeps `tensormap.replace`'s `.swizzle_atomicity` (bits 4-5).
+pub const ATOMICITY_SHIFT: u32 = 4;
+
+/// How a swizzled copy permutes shared memory (PTX ISA 9.0, 5.5.7 "Swizzling Modes"): within
+/// each 128-byte line, units of `atom` bytes are XORed with the line's index modulo the number
+/// of units in the `span`; with `flip`, "a flip of adjacent 8-bytes within the 16-byte data at
+/// every alternate shared memory line".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Swizzle {
+    /// The swizzle span: 32, 64, 96 or 128 bytes (the longest inner box row it takes).
+    pub span: u64,
+    /// The atomicity: 16, 32 or 64 bytes kept intact.
+    pub atom: u64,
+    /// The 8-byte flip of the 128-byte mode with 32-byte atomicity.
+    pub flip: bool,
+}
+
+impl Swizzle {
+    /// The pattern of a map's swizzle field: `CUtensorMapSwizzle` 0 to 6 in bits 0-3 (`cuda.h`:
+    /// `_32B`, `_64B`, `_128B` "Swizzle 16B chunks within ... span", `_128B_ATOM_32B` "Swizzle
+    /// 32B chunks within 128B span", `_128B_ATOM_32B_FLIP_8B` "... additionally swap lower 8B
+    /// with upper 8B within each 16B for every alternate row", `_128B_ATOM_64B` "Swizzle 64B
+    /// chunks within 128B span") or [`SWIZZLE_96B`], and Table 33's atomicity (0 16B, 1 32B, 2
+    /// 32B with 8B flip, 3 64B) in bits 4-5. `None` without swizzling; an error for a value
+    /// outside these and for a combination Table 14 ("Valid combination of swizzle-atomicity
+    /// with swizzling-mode") does not list: only the 128-byte mode has atomicities other than
+    /// 16 bytes.
+    pub fn of(field: u32) -> Result<Option<Swizzle>, String> {
+        let (mode, atomicity) = (field & 0xf, field >> ATOMICITY_SHIFT);
+        let pattern = |span, atom, flip| Ok(Some(Swizzle { span, atom, flip }));
+        match (mode, atomicity) {
+            (0, 0) => Ok(None),
+            (1, 0) => pattern(32, 16, false),
+            (2, 0) => pattern(64, 16, false),
+            (SWIZZLE_96B, 0) => pattern(96, 16, false),
+            (3, 0) => pattern(128, 16, false),
+            (3, 1) | (4, 0) => pattern(128, 32, false),
+            (3, 2) | (5, 0) => pattern(128, 32, true),
+            (3, 3) | (6, 0) => pattern(128, 64, false),
+            (0..=7, 1..=3) => Err(format!(
+                "swizzle atomicity {atomicity} (Table 33) is valid with the 128-byte swizzle \
+                 only (Table 14), not with swizzle mode {mode}"
+            )),
+            _ => Err(format!("swizzle {field:#x} is no swizzle mode")),
+        }
+    }
+
+    /// The shared-memory byte address at which the swizzle puts the byte the unswizzled box
+    /// layout has at `address` (a CTA-relative shared address). The ISA's tables, "where each
+    /// element (numbered cell) is 16 byte": 32 bytes, rows `0 1 2 3 4 5 6 7` / `1 0 3 2 5 4 7
+    /// 6`, repeating (bit 7 of the address XORed into bit 4); 64 bytes, four rows (bits 7-8
+    /// into 4-5); 128 bytes with 16-byte atomicity, eight rows `0 1 .. 7` to `7 6 .. 0` (bits
+    /// 7-9 into 4-6; CUTLASS's `Swizzle<3,4,3>`); 96 bytes, the 32-byte table again ("the
+    /// starting address is 256 bytes aligned"; base offset "(dstMem / 128) % 2"); 128 bytes
+    /// with 32-byte atomicity, rows `0 1 | 2 3 | 4 5 | 6 7` to `6 7 | 4 5 | 2 3 | 0 1` (bits 7-8
+    /// into 5-6; CUTLASS's `Swizzle<2,5,2>` for `SWIZZLE_BASE_32B`), and with the 8-byte flip
+    /// bit 7 also into bit 3; with 64-byte atomicity `0 1 2 3 | 4 5 6 7` / `4 5 6 7 | 0 1 2 3`
+    /// (bit 7 into bit 6). A row of the tables is a 128-byte line of shared memory, so the
+    /// pattern depends on the address itself: a box at an address inside the repeat starts
+    /// inside the pattern (the ISA's "swizzle base offset").
+    pub fn apply(self, address: u64) -> u64 {
+        let units = match self.span {
+            32 | 96 => 2,
+            64 => 4,
+            _ => 128 / self.atom,
+        };
+        let line = address >> 7;
+        let unit_bits = self.atom.trailing_zeros();
+        let mut swizzled = address ^ ((line & (units - 1)) << unit_bits);
+        if self.flip {
+            swizzled ^= (line & 1) << 3;
+        }
+        swizzled
     }
 }
 
-/// The shared-memory byte address at which a swizzled tensor copy puts the byte the
-/// unswizzled box layout has at `address` (a CTA-relative shared address). `cuda.h`:
-/// `CU_TENSOR_MAP_SWIZZLE_32B, // Swizzle 16B chunks within 32B span`, `_64B` "within 64B
-/// span", `_128B` "within 128B span"; the 16-byte chunk index within the span is XORed with
-/// the index of the 128-byte row of shared memory (modulo the number of chunks in the span):
-/// address bits 4-6 with bits 7-9 for 128 B (the CUDA C++ Programming Guide's TMA swizzle
-/// section; CUTLASS's `Swizzle<3,4,3>`), bits 4-5 with 7-8 for 64 B, bit 4 with bit 7 for 32 B.
-/// The pattern therefore repeats every 1024, 512 and 256 bytes, and depends on the address
-/// itself (a box at an address that is not a multiple of the repeat starts inside it).
-pub fn swizzle(swizzle: u32, address: u64) -> u64 {
-    let chunks = swizzle_span(swizzle) / 16;
-    if chunks == 0 {
-        return address;
+/// The shared-memory address of the byte the unswizzled box layout has at `address` under the
+/// map's swizzle field ([`Swizzle::of`], [`Swizzle::apply`]); the address itself without
+/// swizzling or for a field [`TensorMap::validate`] refuses.
+pub fn swizzle(field: u32, address: u64) -> u64 {
+    match Swizzle::of(field) {
+        Ok(Some(pattern)) => pattern.apply(address),
+        _ => address,
     }
-    let mask = chunks - 1;
-    address ^ (((address >> 7) & mask) << 4)
 }
 
 /// The value an out-of-bounds element takes: zero, or with
@@ -256,7 +320,7 @@ impl TensorMap {
 
     /// The parameter rules of `cuTensorMapEncodeTiled` (and, for an im2col map,
     /// `cuTensorMapEncodeIm2col`), as `cuda.h` (CUDA 13) documents them; the message names
-    /// the rule broken. The packed sub-byte types and the `128B_ATOM` swizzles (sm_100) are
+    /// the rule broken; and the swizzles of [`Swizzle::of`]. The packed sub-byte types are
     /// refused too.
     pub fn validate(&self) -> Result<(), String> {
         let rank = self.rank as usize;
@@ -288,14 +352,11 @@ impl TensorMap {
                 self.interleave
             ));
         }
-        if self.swizzle > 6 {
-            return Err(format!("swizzle {} is no CUtensorMapSwizzle", self.swizzle));
-        }
-        if self.swizzle > SWIZZLE_128B {
-            return Err(format!(
-                "swizzle {} (a 128B_ATOM swizzle of sm_100) is not supported",
-                self.swizzle
-            ));
+        let pattern = Swizzle::of(self.swizzle)?;
+        // The 96-byte mode: "The .swizzle_atomicity must be 16B. The .interleave_layout must
+        // not be set." (9.7.9.25.5.1).
+        if pattern.is_some_and(|p| p.span == 96) && self.interleave != 0 {
+            return Err("the 96-byte swizzle with an interleaved layout".into());
         }
         if self.l2_promotion > 3 {
             return Err(format!(
@@ -387,8 +448,9 @@ impl TensorMap {
     /// "When interleave is CU_TENSOR_MAP_INTERLEAVE_NONE and swizzle is not
     /// CU_TENSOR_MAP_SWIZZLE_NONE, the bounding box inner dimension ... must be less than or
     /// equal to the swizzle size."
+    /// The 96-byte mode: "Box-Size[0] must be less than or equal to 96B".
     fn validate_swizzle(&self, inner: u64) -> Result<(), String> {
-        let span = swizzle_span(self.swizzle);
+        let span = Swizzle::of(self.swizzle)?.map_or(0, |p| p.span);
         if self.interleave == 0 && span != 0 && inner > span {
             return Err(format!(
                 "the box's inner dimension ({inner} bytes) exceeds the {span}-byte swizzle"
@@ -570,6 +632,56 @@ mod tests {
             m.oob_fill = OOB_FILL_NAN;
         }));
         assert!(refused(|m| m.interleave = 1));
+    }
+
+    /// The ISA's tables of the sm_100 swizzles (5.5.7), cell by cell: the 16-byte chunk at
+    /// position `p` of 128-byte line `r` holds chunk `table[r % rows][p]` of the unswizzled line.
+    #[test]
+    fn the_sm_100_swizzles_follow_the_isas_tables() {
+        let tables: [(u32, &[[u64; 8]]); 4] = [
+            (
+                SWIZZLE_96B,
+                &[[0, 1, 2, 3, 4, 5, 6, 7], [1, 0, 3, 2, 5, 4, 7, 6]],
+            ),
+            (
+                SWIZZLE_128B | 1 << ATOMICITY_SHIFT,
+                &[
+                    [0, 1, 2, 3, 4, 5, 6, 7],
+                    [2, 3, 0, 1, 6, 7, 4, 5],
+                    [4, 5, 6, 7, 0, 1, 2, 3],
+                    [6, 7, 4, 5, 2, 3, 0, 1],
+                ],
+            ),
+            (
+                SWIZZLE_128B | 3 << ATOMICITY_SHIFT,
+                &[[0, 1, 2, 3, 4, 5, 6, 7], [4, 5, 6, 7, 0, 1, 2, 3]],
+            ),
+            (6, &[[0, 1, 2, 3, 4, 5, 6, 7], [4, 5, 6, 7, 0, 1, 2, 3]]),
+        ];
+        for (field, table) in tables {
+            for line in 0..8u64 {
+                for (position, &chunk) in table[line as usize % table.len()].iter().enumerate() {
+                    let from = 128 * line + 16 * chunk + 3;
+                    let to = 128 * line + 16 * position as u64 + 3;
+                    assert_eq!(
+                        swizzle(field, from),
+                        to,
+                        "{field:#x} line {line} chunk {chunk}"
+                    );
+                }
+            }
+        }
+        // The 8-byte flip: the 32-byte pattern, and on odd lines the halves of each chunk
+        // swapped.
+        for field in [SWIZZLE_128B | 2 << ATOMICITY_SHIFT, 5] {
+            assert_eq!(swizzle(field, 5), 5);
+            assert_eq!(swizzle(field, 128 + 5), 128 + 32 + 8 + 5);
+            assert_eq!(swizzle(field, 128 + 8 + 5), 128 + 32 + 5);
+        }
+        // Table 14: other atomicities only with the 128-byte mode.
+        assert!(Swizzle::of(2 | 1 << ATOMICITY_SHIFT).is_err());
+        assert!(Swizzle::of(SWIZZLE_96B | 3 << ATOMICITY_SHIFT).is_err());
+        assert!(Swizzle::of(8).is_err());
     }
 
     #[test]

@@ -134,14 +134,7 @@ fn not_run(op: Opcode) -> &'static str {
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
         Opcode::Atom => "`.b128`",
-        Opcode::Cp => {
-            "`cp.async.bulk.tensor`'s sm_100 modes (`.tile::gather4`, `.tile::scatter4`, \
-             `.im2col::w`, `.cta_group`)"
-        }
-        Opcode::Tensormap => {
-            "`tensormap.replace` of the sm_100 swizzles: `.swizzle_mode` 4 (96B), \
-             `.swizzle_atomicity` 1-3 (traps at run)"
-        }
+        Opcode::Cp => "`cp.async.bulk.tensor`'s `.im2col::w` and `.im2col::w::128` (sm_100)",
         Opcode::Mma => {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors and \
              operand counts checked)"
@@ -154,7 +147,6 @@ fn not_run(op: Opcode) -> &'static str {
             "the sm_100a `.m16n8` shape and `.b8` (checked by the Syntax-block table)"
         }
         Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
-        Opcode::Wgmma => "the sparse `.sp` forms (name only)",
         Opcode::Tcgen05 => {
             "`tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` \
              `.sp`, `.ws` with A in tensor memory below M = 128 or a zero-column mask, an \

@@ -27,6 +27,13 @@ pub enum RegisterRule {
 /// floating-point constants too (`tests/conformance/ops-forms.tsv`).
 pub const FRAGMENT: &[Type] = &[Type::B32, Type::U32, Type::S32, Type::F32, Type::F16x2];
 
+/// A 32-bit register of any type, and no constant: `wgmma.mma_async.sp`'s `sp-meta` ("a
+/// 32-bit integer", 9.7.15.6.3; ptxas 13.5 takes `.b32`, `.s32`, `.u32`, `.f32` registers and
+/// rejects `5`, a `.b16` and a `.b64` register: "Arguments mismatch for instruction
+/// 'wgmma.mma_async'"). [`FRAGMENT`]'s types in another order, so that the rules can tell them
+/// apart.
+pub const METADATA_REGISTER: &[Type] = &[Type::B32, Type::S32, Type::U32, Type::F32, Type::F16x2];
+
 /// The registers of `movmatrix`'s `d` and `a`: ptxas 13.5 takes the 32-bit registers of
 /// [`FRAGMENT`] and `.pred` ones too, and of the constants only `0f` bits ("Arguments
 /// mismatch for instruction 'movmatrix'" for `7`, `1.5`, `0d...`;
@@ -92,6 +99,7 @@ impl RegisterRule {
     /// packed bits (`rbits`, `scale-factor`, a packed `.b16` source) or `.f16`/`.bf16` values.
     pub fn takes_literal(self, literal: Literal) -> bool {
         match self {
+            RegisterRule::OneOf(types) if types == METADATA_REGISTER => false,
             RegisterRule::OneOf(types) if types == FRAGMENT => true,
             RegisterRule::OneOf(types) if types == CACHE_POLICY => literal == Literal::Integer,
             RegisterRule::OneOf(types) if types == FRAGMENT_OR_PREDICATE => {

@@ -8,7 +8,9 @@
 use crate::form::OpInstruction;
 use crate::gating::{Applies, Gate, Support, TargetSet};
 use crate::mma::MmaType;
-use crate::ops::{AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space};
+use crate::ops::{
+    AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space, TensormapField,
+};
 use crate::target::PtxVersion;
 use crate::types::Type;
 
@@ -47,9 +49,25 @@ pub enum OpFeature {
     /// `cp.async.bulk.shared::cta.global` (ptxas 13.5: "Feature 'cp.async.bulk with destination
     /// state space as .shared::cta' requires PTX ISA .version 8.6 or later").
     CpAsyncBulkSharedCta,
+    /// `cp.async.bulk.tensor...tile::gather4` into `.shared::cta` (PTX ISA 8.6: "sm_100 or
+    /// higher when destination state space is .shared::cta"; ptxas 13.5 on sm_90a: "Feature
+    /// '.tile::gather4 with destination state space as .shared::cta' requires .target sm_100 or
+    /// higher").
+    TensorGather4SharedCta,
+    /// `cp.async.bulk.tensor`'s `.tile::gather4` into `.shared::cluster`, `.tile::scatter4` and
+    /// `.cta_group`, and `cp.async.bulk.prefetch.tensor`'s `.tile::gather4`, `.im2col::w` and
+    /// `.im2col::w::128` (PTX ISA 8.6: "sm_100a, sm_101a ... and family-specific architectures";
+    /// ptxas 13.5 takes them on sm_100a/f and sm_103a/f, and refuses sm_100 and sm_120a:
+    /// "Feature '.tile::scatter4' not supported on .target 'sm_120a'").
+    TensorCopySm100,
     /// `tensormap.replace` (PTX ISA 8.3, sm_90a; ptxas 13.5: "Instruction 'tensormap.replace'
     /// not supported on .target 'sm_90'").
     TensormapReplace,
+    /// `tensormap.replace.swizzle_atomicity` (ptxas 13.5: "Instruction
+    /// 'tensormap.replace.swizzle_atomicity' not supported on .target 'sm_90a'", "Feature
+    /// 'tensormap.replace.swizzle_atomicity' requires PTX ISA .version 8.6 or later"; taken on
+    /// sm_100a to sm_121a and the families).
+    TensormapSwizzleAtomicity,
     /// `tensormap.cp_fenceproxy` (PTX ISA 8.3, sm_90).
     TensormapCpFenceproxy,
     /// `setmaxnreg` (ptxas 13.5: "Instruction 'setmaxnreg.inc' not supported on .target
@@ -255,6 +273,10 @@ pub enum OpFeature {
     /// `wgmma` (9.7.15.5.2, 9.7.15.6-7: PTX ISA 8.0, sm_90a; ptxas 13.5: "Instruction
     /// 'wgmma.fence' not supported on .target 'sm_90'").
     Wgmma,
+    /// `wgmma.mma_async.sp` (9.7.15.6.3, "Introduced in PTX ISA version 8.2"; ptxas 13.5:
+    /// "Feature 'Sparse WGMMA with floating point types' requires PTX ISA .version 8.2 or
+    /// later", the same for the FP8 and integer types).
+    WgmmaSparse,
     /// `wgmma.mma_async` with `.s8` and `.u8` mixed (ptxas 13.5: "Feature 'WGMMA with mixed
     /// integer types' requires PTX ISA .version 8.4 or later").
     WgmmaMixedInteger,
@@ -537,6 +559,37 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: ".tile::gather4 with a .shared::cta destination",
+        applies: Applies::Op(OpFeature::TensorGather4SharedCta),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::AtLeast(100),
+        }],
+    },
+    Gate {
+        feature: "cp.async.bulk.tensor's .tile::gather4 (to .shared::cluster), .tile::scatter4 \
+                  and .cta_group",
+        applies: Applies::Op(OpFeature::TensorCopySm100),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::Specific {
+                arch: &[100, 101, 103, 110],
+                families: &[100, 110],
+            },
+        }],
+    },
+    Gate {
+        feature: "tensormap.replace.swizzle_atomicity",
+        applies: Applies::Op(OpFeature::TensormapSwizzleAtomicity),
+        support: &[Support {
+            since: v(8, 6),
+            targets: TargetSet::Specific {
+                arch: &[100, 101, 103, 110, 120, 121],
+                families: &[100, 110, 120],
+            },
+        }],
+    },
+    Gate {
         feature: "tensormap.replace",
         applies: Applies::Op(OpFeature::TensormapReplace),
         support: &[Support {
@@ -732,6 +785,17 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::Wgmma),
         support: &[Support {
             since: v(8, 0),
+            targets: TargetSet::Specific {
+                arch: &[90],
+                families: &[],
+            },
+        }],
+    },
+    Gate {
+        feature: "wgmma.mma_async.sp",
+        applies: Applies::Op(OpFeature::WgmmaSparse),
+        support: &[Support {
+            since: v(8, 2),
             targets: TargetSet::Specific {
                 arch: &[90],
                 families: &[],
@@ -1214,8 +1278,50 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 shared_cta: true, ..
             },
         ) => named("shared::cta").map(Some),
+        (
+            OpFeature::TensorGather4SharedCta,
+            OpForm::CpAsyncBulkTensor {
+                four_rows: true,
+                load: true,
+                shared_cta: true,
+                ..
+            },
+        ) => named("tile::gather4").map(Some),
+        (
+            OpFeature::TensorCopySm100,
+            OpForm::CpAsyncBulkTensor {
+                four_rows,
+                load,
+                shared_cta,
+                cta_group,
+                ..
+            },
+        ) => {
+            if cta_group.is_some() {
+                named_any(op, &["cta_group::1", "cta_group::2"])
+            } else if four_rows && !(load && shared_cta) {
+                named_any(op, &["tile::gather4", "tile::scatter4"])
+            } else {
+                None
+            }
+        }
+        // ptxas 13.5: "Feature '.tile::gather4 with cp.async.bulk.prefetch.tensor' not
+        // supported on .target 'sm_100'", the same for `.im2col::w` and `.im2col::w::128`.
+        (
+            OpFeature::TensorCopySm100,
+            OpForm::CpAsyncBulkPrefetchTensor {
+                wide, four_rows, ..
+            },
+        ) if wide || four_rows => named_any(op, &["tile::gather4", "im2col::w", "im2col::w::128"]),
         (OpFeature::Setmaxnreg, OpForm::Setmaxnreg { .. }) => Some(Some(0)),
         (OpFeature::TensormapReplace, OpForm::TensormapReplace { .. }) => Some(Some(0)),
+        (
+            OpFeature::TensormapSwizzleAtomicity,
+            OpForm::TensormapReplace {
+                field: TensormapField::SwizzleAtomicity,
+                ..
+            },
+        ) => named("swizzle_atomicity").map(Some),
         (OpFeature::TensormapCpFenceproxy, OpForm::TensormapCpFenceproxy) => Some(Some(0)),
         (OpFeature::BarrierClusterRelaxed, OpForm::BarrierCluster { relaxed: true, .. }) => {
             named("relaxed").map(Some)
@@ -1507,6 +1613,9 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
         (OpFeature::MmaKindF8f6f4, OpForm::Mma(f)) => hit(f.kind_f8f6f4),
         (OpFeature::MmaBlockScale, OpForm::Mma(f)) => hit(f.block_scale.is_some()),
         (OpFeature::Wgmma, OpForm::Wgmma(_)) => Some(Some(0)),
+        (OpFeature::WgmmaSparse, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
+            f.sparse.then(|| named("sp"))
+        }
         (OpFeature::WgmmaMixedInteger, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
             f.mixed_integer().then(type_index)
         }

@@ -613,10 +613,16 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         OpForm::CpAsyncBulkPrefetchTensor {
             dims,
             im2col,
+            wide,
             cache_hint,
+            ..
         } => {
             let mut slots = vec![address("[tensorMap, tensorCoords]")];
-            if im2col {
+            // `.im2col::w{::128}`: "{ wHalo, wOffset } | A vector of 2 arguments" ("a 16bit
+            // unsigned integer" each).
+            if wide {
+                slots.push(vector("im2colInfo", Type::B16, 2, false));
+            } else if im2col {
                 slots.push(vector(
                     "im2colOffsets",
                     Type::B16,
@@ -905,8 +911,9 @@ fn wmma_slots(form: crate::wmma::WmmaForm, stride: bool) -> Vec<OperandSlot> {
     slots
 }
 
-/// The slots of a `wgmma` instruction; for `wgmma.mma_async`, with A from a descriptor or
-/// (`a_from_registers`) from a brace vector of four registers (9.7.15.5.2, "Syntax").
+/// The slots of a `wgmma` instruction; for `wgmma.mma_async` (and `.sp`, 9.7.15.6.3), with A
+/// from a descriptor or (`a_from_registers`) from a brace vector of four registers (9.7.15.5.2,
+/// "Syntax").
 /// `scale-d` is a predicate or an integer constant, the `imm-*` operands integer constants
 /// (ptxas 13.5 takes `1` for `scale-d` and rejects a register for `imm-trans-a`: "Arguments
 /// mismatch for instruction 'wgmma.mma_async'").
@@ -942,10 +949,10 @@ fn wgmma_slots(op: crate::wgmma::WgmmaOp, a_from_registers: bool) -> Vec<Operand
         scalar("b-desc", false, B64),
     ];
     for &name in form.tail(a_from_registers) {
-        let rule = if name == "scale-d" {
-            RegisterRule::OneOf(&[Type::Pred])
-        } else {
-            RegisterRule::Constant
+        let rule = match name {
+            "scale-d" => RegisterRule::OneOf(&[Type::Pred]),
+            "sp-meta" => RegisterRule::OneOf(crate::layout::METADATA_REGISTER),
+            _ => RegisterRule::Constant,
         };
         slots.push(scalar(name, false, rule));
     }
@@ -1356,18 +1363,29 @@ pub fn sparsity_selector_violation(form: &OpForm, value: Option<i128>) -> Option
 /// ISA's Table 33: `.elemtype` 0..=15 (ptxas 13.5: "value '16' expected to be in range
 /// [0..15] when .elemtype modifier is used"), `.interleave_layout` 0..=2, `.swizzle_mode`
 /// 0..=4, `.swizzle_atomicity` 0..=3, `.fill_mode` 0..=1 (ptxas 13.5: "value '2' expected to
-/// be in range [0..1] when .fill_mode modifier is used").
-pub fn tensormap_value_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
+/// be in range [0..1] when .fill_mode modifier is used"). The swizzle mode 4 (96B) only for
+/// `target` sm_103a (ptxas 13.5 refuses it on every other target, sm_100a, sm_103f, sm_110a and
+/// sm_120a included: "value '4' expected to be in range [0..3] when .swizzle_mode modifier is
+/// used"), or a module without a target.
+pub fn tensormap_value_violation(
+    form: &OpForm,
+    values: &[Option<i128>],
+    target: Option<crate::Target>,
+) -> Option<Violation> {
     let OpForm::TensormapReplace { field, .. } = *form else {
         return None;
     };
+    let swizzle_96b = target.is_none_or(|target| {
+        target.variant == crate::TargetVariant::ArchSpecific && target.canonical_number() == 103
+    });
     let (max, what) = match field {
         TensormapField::BoxDim | TensormapField::GlobalDim | TensormapField::ElementStride => {
             (4, "the dimension `ord`")
         }
         TensormapField::ElemType => (15, "the element type code"),
         TensormapField::InterleaveLayout => (2, "the interleave layout code"),
-        TensormapField::SwizzleMode => (4, "the swizzle mode code"),
+        TensormapField::SwizzleMode if swizzle_96b => (4, "the swizzle mode code"),
+        TensormapField::SwizzleMode => (3, "the swizzle mode code (4, 96B, on sm_103a only)"),
         TensormapField::SwizzleAtomicity => (3, "the swizzle atomicity code"),
         TensormapField::FillMode => (1, "the fill mode code"),
         _ => return None,

@@ -851,6 +851,14 @@ pub enum OpForm {
         shared_cta: bool,
         /// `.im2col` (a load) or `.im2col_no_offs` (a store), else `.tile`.
         im2col: bool,
+        /// `.tile::gather4` (a load) or `.tile::scatter4` (a store; ptxas 13.5 takes it in
+        /// `cp.reduce.async.bulk.tensor` too): "four rows in 2-dimensional source tensor are
+        /// combined to form a single 2-dimensional destination tensor", the coordinates
+        /// `{col_idx, row_idx0, row_idx1, row_idx2, row_idx3}` (PTX ISA 8.6, sm_100).
+        four_rows: bool,
+        /// `.cta_group::1` / `::2` of a load (PTX ISA 8.6, sm_100a): "used to signal either the
+        /// odd numbered CTA or the even numbered CTA among the CTA-Pair".
+        cta_group: Option<u8>,
         /// `.multicast::cluster`: a `ctaMask` operand.
         multicast: bool,
         /// `.L2::cache_hint`: the last operand is a cache policy.
@@ -892,8 +900,13 @@ pub enum OpForm {
     CpAsyncBulkPrefetchTensor {
         /// `.1d` ... `.5d`.
         dims: u8,
-        /// `.im2col`.
+        /// `.im2col`, `.im2col::w` or `.im2col::w::128`.
         im2col: bool,
+        /// `.im2col::w` / `.im2col::w::128` (PTX ISA 8.6, sm_100a): `im2colInfo` is `{ wHalo,
+        /// wOffset }`.
+        wide: bool,
+        /// `.tile::gather4` (PTX ISA 8.6, sm_100a): five coordinates of a 2D map.
+        four_rows: bool,
         /// `.L2::cache_hint`.
         cache_hint: bool,
     },
@@ -3756,8 +3769,11 @@ fn decode_cp_async_bulk(
 /// global to shared: `.dst = { .shared::cluster, .shared::cta }`, `.load_mode = { .tile,
 /// .im2col }` (im2col needs 3 dimensions or more), `.mbarrier::complete_tx::bytes`; shared to
 /// global: `.global.shared::cta`, `.load_mode = { .tile, .im2col_no_offs }`, `.bulk_group`. The
-/// modifiers after the spaces come in any order, each once. `.tile::gather4`, `.tile::scatter4`,
-/// `.im2col::w{::128}` and `.cta_group` (sm_100) are not run.
+/// modifiers after the spaces come in any order, each once. PTX ISA 8.6 adds `.tile::gather4`
+/// to the loads and `.tile::scatter4` to the stores ("these modes work only on 2D tensor data";
+/// ptxas 13.5: "Modifier '.3d' cannot be combined with modifier '.tile::gather4'") and
+/// `.cta_group::1/2` to the loads ("can only be specified with the mbarrier based completion
+/// mechanism"). `.im2col::w{::128}` (sm_100) are not run.
 ///
 /// With `reduce`, `cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}
 /// .completion_mechanism{.level::cache_hint}` (PTX ISA 9.0, cp.reduce.async.bulk.tensor): `.dst
@@ -3813,6 +3829,7 @@ fn decode_cp_async_bulk_tensor(
     };
     let mut seen: Vec<&str> = Vec::new();
     let (mut im2col, mut completion, mut multicast, mut cache_hint) = (false, false, false, false);
+    let (mut four_rows, mut cta_group) = (false, None);
     let mut reduction = None;
     for (offset, &m) in rest.iter().enumerate() {
         let index = first + 6 + offset;
@@ -3836,8 +3853,10 @@ fn decode_cp_async_bulk_tensor(
             "bulk_group" if !load => "completion",
             "multicast::cluster" if load => "multicast",
             "L2::cache_hint" => "hint",
-            "tile::gather4" | "tile::scatter4" | "im2col::w" | "im2col::w::128"
-            | "cta_group::1" | "cta_group::2" => {
+            "tile::gather4" if load => "mode",
+            "tile::scatter4" if !load => "mode",
+            "cta_group::1" | "cta_group::2" if load => "cta group",
+            "im2col::w" | "im2col::w::128" if load => {
                 return Err(DecodeError::new(
                     DecodeErrorKind::UnsupportedInstruction(opcode),
                     Some(index),
@@ -3856,7 +3875,9 @@ fn decode_cp_async_bulk_tensor(
         seen.push(group);
         match group {
             "reduction" => reduction = op,
+            "mode" if m.starts_with("tile::") => four_rows = true,
             "mode" => im2col = m != "tile",
+            "cta group" => cta_group = Some(if m == "cta_group::1" { 1 } else { 2 }),
             "completion" => completion = true,
             "multicast" => multicast = true,
             _ => cache_hint = true,
@@ -3887,11 +3908,23 @@ fn decode_cp_async_bulk_tensor(
             format!("{name} im2col mode needs 3 dimensions or more"),
         ));
     }
+    if four_rows && dims != 2 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(first + 3),
+            format!(
+                "{name} .tile::{} works on 2D tensors only (.2d)",
+                if load { "gather4" } else { "scatter4" }
+            ),
+        ));
+    }
     Ok(OpForm::CpAsyncBulkTensor {
         dims,
         load,
         shared_cta,
         im2col,
+        four_rows,
+        cta_group,
         multicast,
         cache_hint,
         reduce: reduction,
@@ -3899,8 +3932,9 @@ fn decode_cp_async_bulk_tensor(
 }
 
 /// `cp.async.bulk.prefetch.tensor.dim.L2.global{.load_mode}{.L2::cache_hint}` (PTX ISA 9.0,
-/// cp.async.bulk.prefetch.tensor): `.load_mode = { .tile, .im2col }` (im2col from 3
-/// dimensions).
+/// cp.async.bulk.prefetch.tensor): `.load_mode = { .tile, .tile::gather4, .im2col, .im2col::w,
+/// .im2col::w::128 }` (im2col from 3 dimensions; `.tile::gather4` on 2: ptxas 13.5, "Modifier
+/// '.3d' cannot be combined with modifier '.tile::gather4'").
 fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpForm, DecodeError> {
     let dims = match dims {
         "1d" => 1,
@@ -3914,7 +3948,9 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
     for (offset, &m) in rest.iter().enumerate() {
         let index = 7 + offset;
         let repeated = match m {
-            "tile" | "im2col" => mode.replace(m == "im2col").is_some(),
+            "tile" | "im2col" | "tile::gather4" | "im2col::w" | "im2col::w::128" => {
+                mode.replace(m).is_some()
+            }
             "L2::cache_hint" => std::mem::replace(&mut cache_hint, true),
             _ => return Err(not_a_modifier(index, m, "cp.async.bulk.prefetch.tensor")),
         };
@@ -3926,7 +3962,8 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
             ));
         }
     }
-    let im2col = mode.unwrap_or(false);
+    let mode = mode.unwrap_or("tile");
+    let im2col = mode.starts_with("im2col");
     if im2col && dims < 3 {
         return Err(DecodeError::new(
             DecodeErrorKind::UnsupportedTypes,
@@ -3934,9 +3971,19 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
             "im2col mode needs 3 dimensions or more",
         ));
     }
+    let four_rows = mode == "tile::gather4";
+    if four_rows && dims != 2 {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnsupportedTypes,
+            Some(4),
+            ".tile::gather4 works on 2D tensors only (.2d)",
+        ));
+    }
     Ok(OpForm::CpAsyncBulkPrefetchTensor {
         dims,
         im2col,
+        wide: mode.starts_with("im2col::w"),
+        four_rows,
         cache_hint,
     })
 }
@@ -5541,6 +5588,8 @@ mod tests {
                 load: false,
                 shared_cta: false,
                 im2col: true,
+                four_rows: false,
+                cta_group: None,
                 multicast: false,
                 cache_hint: false,
                 reduce: Some(AtomOp::Xor),

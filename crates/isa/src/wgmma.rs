@@ -5,15 +5,15 @@
 //! The `wgmma.mma_async` forms are the rows of the ISA's syntax blocks: `.f16`/`.bf16` (k16),
 //! `.tf32` (k8), FP8 `.e4m3`/`.e5m2` in any mix (k32) with `.f16` or `.f32` accumulators,
 //! `.s8`/`.u8` (k32, `.s32`, `.satfinite` optional, a shorter list of `n`) and the single-bit
-//! `.s32.b1.b1.and.popc` (k256, the integer `n`). `.sp` is recognised and reported as not
-//! supported. Every form is
+//! `.s32.b1.b1.and.popc` (k256, the integer `n`), and the sparse `wgmma.mma_async.sp` (9.7.15.6:
+//! the same types at twice the `k`, A stored as `M x K/2`, with `sp-meta` and `sp-sel`; no
+//! single-bit form). Every form is
 //! arch-specific: ptxas 13.5 rejects them on `sm_90` ("Instruction 'wgmma.mma_async with
 //! floating point types' not supported on .target 'sm_90'"; `crates/isa/tests/wgmma.rs` keeps
 //! the probes).
 
 use crate::form::{DecodeError, DecodeErrorKind, Location, RuleCode, Violation};
 use crate::mma::{BitOp, MmaType};
-use crate::opcode::Opcode;
 
 /// One `wgmma.mma_async.sync.aligned.shape{.satfinite}.dtype.atype.btype` form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,6 +28,9 @@ pub struct WgmmaForm {
     /// `.and.popc` of the single-bit form ("wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.
     /// popc", `.op = {.and}`).
     pub bit_op: Option<BitOp>,
+    /// `.sp`: A is structured sparse (9.7.15.6, "the MxK matrix A is packed into MxK/2
+    /// elements"); `k` is the dense `K`.
+    pub sparse: bool,
     /// `.dtype`.
     pub d: MmaType,
     /// `.atype`.
@@ -64,21 +67,50 @@ impl WgmmaForm {
         matches!(self.a, MmaType::F16 | MmaType::Bf16)
     }
 
-    /// The operands after `d, a, b-desc`, as the syntax names them: `scale-d` and the
-    /// immediates of the form (`imm-trans-a` only with A from a descriptor).
+    /// The operands after `d, a-desc|a, b-desc`, as the syntax names them: `sp-meta, sp-sel` of
+    /// the sparse forms (9.7.15.6.3, "Syntax"), `scale-d` and the immediates of the form
+    /// (`imm-trans-a` only with A from a descriptor).
     pub fn tail(&self, a_from_registers: bool) -> &'static [&'static str] {
-        match (self.is_float(), self.transposes(), a_from_registers) {
-            (false, _, _) => &["scale-d"],
-            (true, false, _) => &["scale-d", "imm-scale-a", "imm-scale-b"],
-            (true, true, true) => &["scale-d", "imm-scale-a", "imm-scale-b", "imm-trans-b"],
-            (true, true, false) => &[
-                "scale-d",
-                "imm-scale-a",
-                "imm-scale-b",
-                "imm-trans-a",
-                "imm-trans-b",
-            ],
-        }
+        const FULL: [&str; 7] = [
+            "sp-meta",
+            "sp-sel",
+            "scale-d",
+            "imm-scale-a",
+            "imm-scale-b",
+            "imm-trans-a",
+            "imm-trans-b",
+        ];
+        const NO_TRANS_A: [&str; 6] = [
+            "sp-meta",
+            "sp-sel",
+            "scale-d",
+            "imm-scale-a",
+            "imm-scale-b",
+            "imm-trans-b",
+        ];
+        let names: &'static [&'static str] =
+            match (self.is_float(), self.transposes(), a_from_registers) {
+                (false, _, _) => &FULL[..3],
+                (true, false, _) => &FULL[..5],
+                (true, true, true) => &NO_TRANS_A,
+                (true, true, false) => &FULL,
+            };
+        if self.sparse { names } else { &names[2..] }
+    }
+
+    /// The sparsity selectors the ISA defines for the sparse form (9.7.15.6.3: "0 (threads T0,
+    /// T1) or 1 (threads T2, T3)" for `.tf32`, `.f16`, `.bf16`; "0 (all threads contribute)"
+    /// for the 8-bit types); ptxas 13.5 rejects the others ("Argument 4 of instruction 'Sparse
+    /// wgmma.mma_async with floating point types': unexpected value '2', expected to be 0 or
+    /// 1").
+    pub fn sparsity_selectors(&self) -> u32 {
+        if self.a.bits() == 8 { 1 } else { 2 }
+    }
+
+    /// The `k` of A as stored: half the dense `k` for the sparse forms ("the MxK matrix A is
+    /// packed into MxK/2 elements").
+    pub fn stored_k(&self) -> u16 {
+        if self.sparse { self.k / 2 } else { self.k }
     }
 
     /// Whether `.atype` and `.btype` are `.s8` and `.u8` in either order (PTX ISA 8.4; ptxas
@@ -88,10 +120,12 @@ impl WgmmaForm {
         self.a.is_int8() && self.a != self.b
     }
 
-    /// The modifiers after `wgmma.mma_async.sync.aligned`, for messages.
+    /// The modifiers after `wgmma.mma_async.sync.aligned` (ptxas 13.5 also takes `.sp` there),
+    /// for messages.
     pub fn name(&self) -> String {
         format!(
-            "m64n{}k{}{}.{}.{}.{}{}",
+            "{}m64n{}k{}{}.{}.{}.{}{}",
+            if self.sparse { "sp." } else { "" },
             self.n,
             self.k,
             if self.satfinite { ".satfinite" } else { "" },
@@ -132,6 +166,7 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
     let mut sync = false;
     let mut aligned = false;
     let mut satfinite = false;
+    let mut sparse = false;
     let mut shape: Option<(u16, u16)> = None;
     let mut types: Vec<MmaType> = Vec::new();
     // `.and`/`.xor` and the position of the `.popc` that must follow it (ptxas 13.5: "Illegal
@@ -153,6 +188,12 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
                 return Err(error(Some(index), ".popc is written twice"));
             }
             "popc" if first == "mma_async" => popc = Some(index),
+            // ptxas 13.5 takes `.sp` after `.sync.aligned` as well ("Multiple sparsity
+            // modifiers specified" when written twice).
+            "sp" if first == "mma_async" && sparse => {
+                return Err(error(Some(index), "multiple sparsity modifiers (.sp)"));
+            }
+            "sp" if first == "mma_async" => sparse = true,
             _ if first == "mma_async" => {
                 if let Some(t) = type_from_name(m) {
                     types.push(t);
@@ -160,8 +201,6 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
                     if shape.replace(s).is_some() {
                         return Err(error(Some(index), "wgmma.mma_async takes one shape"));
                     }
-                } else if m == "sp" {
-                    return Err(unsupported("wgmma.mma_async.sp (sparse)"));
                 } else {
                     return Err(error(
                         Some(index),
@@ -182,7 +221,6 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
         "fence" => Some(WgmmaOp::Fence),
         "commit_group" => Some(WgmmaOp::CommitGroup),
         "wait_group" => Some(WgmmaOp::WaitGroup),
-        "sp" => return Err(unsupported("wgmma.mma_async.sp (sparse)")),
         other => {
             return Err(error(
                 Some(0),
@@ -236,20 +274,13 @@ pub fn decode_wgmma(modifiers: &[&str]) -> Result<WgmmaOp, DecodeError> {
         k,
         satfinite,
         bit_op,
+        sparse,
         d,
         a,
         b,
     };
     validate(&form)?;
     Ok(WgmmaOp::Mma(form))
-}
-
-fn unsupported(what: &str) -> DecodeError {
-    DecodeError::new(
-        DecodeErrorKind::UnsupportedInstruction(Opcode::Wgmma),
-        None,
-        format!("{what} is not supported by ptxsim yet"),
-    )
 }
 
 fn type_from_name(name: &str) -> Option<MmaType> {
@@ -277,24 +308,31 @@ fn parse_shape(m: &str) -> Option<(u16, u16)> {
 
 /// The shape and type rows of the ISA's syntax (ptxas 13.5: "Unexpected instruction types
 /// specified for 'wgmma.mma_async'", "Illegal matrix shape '.m64n40k32' for instruction
-/// 'wgmma.mma_async with integer types'").
+/// 'wgmma.mma_async with integer types'"). The sparse forms (9.7.15.6.3) have twice the dense
+/// `k`, and their integer shapes go on to `.m64n256k64` (ptxas 13.5 takes `.m64n240k64`,
+/// rejects `.m64n40k64`); there is no sparse single-bit form ("Unknown modifier
+/// '.m64n8k512'").
 fn validate(f: &WgmmaForm) -> Result<(), DecodeError> {
     use MmaType::*;
     // Floating point: N = 8*i, i = 1..32. Integer: N = 8*i, i = 1..4, or 16*i, i = 3..14
-    // (the syntax block's list ends at .m64n224k32).
+    // (the dense syntax block's list ends at .m64n224k32), i = 3..16 for `.sp`.
     let n = f.n;
     let float_n = n % 8 == 0 && (8..=256).contains(&n);
-    let integer_n =
-        (n % 8 == 0 && (8..=32).contains(&n)) || (n % 16 == 0 && (48..=224).contains(&n));
+    let last_integer_n = if f.sparse { 256 } else { 224 };
+    let integer_n = (n % 8 == 0 && (8..=32).contains(&n))
+        || (n % 16 == 0 && (48..=last_integer_n).contains(&n));
+    let k = f.stored_k();
     let ok = match (f.a, f.b) {
-        (F16, F16) => f.k == 16 && matches!(f.d, F16 | F32) && float_n,
-        (Bf16, Bf16) => f.k == 16 && f.d == F32 && float_n,
-        (Tf32, Tf32) => f.k == 8 && f.d == F32 && float_n,
-        (E4m3 | E5m2, E4m3 | E5m2) => f.k == 32 && matches!(f.d, F16 | F32) && float_n,
-        (S8 | U8, S8 | U8) => f.k == 32 && f.d == S32 && integer_n,
+        (F16, F16) => k == 16 && matches!(f.d, F16 | F32) && float_n,
+        (Bf16, Bf16) => k == 16 && f.d == F32 && float_n,
+        (Tf32, Tf32) => k == 8 && f.d == F32 && float_n,
+        (E4m3 | E5m2, E4m3 | E5m2) => k == 32 && matches!(f.d, F16 | F32) && float_n,
+        (S8 | U8, S8 | U8) => k == 32 && f.d == S32 && integer_n,
         // ptxas 13.5: "Incorrect operations specified for wgmma.mma_async with boolean type"
         // for `.xor.popc`, "Boolean operation is required" without one.
-        (B1, B1) => f.k == 256 && f.d == S32 && integer_n && f.bit_op == Some(BitOp::And),
+        (B1, B1) => {
+            !f.sparse && k == 256 && f.d == S32 && integer_n && f.bit_op == Some(BitOp::And)
+        }
         _ => false,
     } && (f.bit_op.is_none() || f.a == B1);
     let satfinite_ok = !f.satfinite || f.a.is_int8();
@@ -311,31 +349,35 @@ fn validate(f: &WgmmaForm) -> Result<(), DecodeError> {
     Ok(())
 }
 
-/// The value rules of the immediates after `scale-d` (which operand kinds do not show):
-/// "The valid values of imm-scale-a and imm-scale-b are -1 and 1", "The valid values of
-/// imm-trans-a and imm-trans-b are 0 and 1" (ptxas 13.5: "Argument 4 of instruction
-/// 'wgmma.mma_async with floating point types': unexpected value '2', expected to be -1 or 1").
-/// `values[i]` is the integer value of operand `i` when it is an integer immediate (operands
-/// past the end are left to the operand-count rule).
+/// The value rules of the immediates (which operand kinds do not show): "The valid values of
+/// imm-scale-a and imm-scale-b are -1 and 1", "The valid values of imm-trans-a and imm-trans-b
+/// are 0 and 1" (ptxas 13.5: "Argument 4 of instruction 'wgmma.mma_async with floating point
+/// types': unexpected value '2', expected to be -1 or 1"), and `sp-sel` of the sparse forms in
+/// [`WgmmaForm::sparsity_selectors`]. `values[i]` is the integer value of operand `i` when it
+/// is an integer immediate (operands past the end are left to the operand-count rule).
 pub fn immediate_violation(
     form: &WgmmaForm,
     a_from_registers: bool,
     values: &[Option<i128>],
 ) -> Option<Violation> {
-    for (offset, &name) in form.tail(a_from_registers).iter().enumerate().skip(1) {
+    for (offset, &name) in form.tail(a_from_registers).iter().enumerate() {
         let index = 3 + offset;
-        let allowed: &[i128] = if name.starts_with("imm-scale") {
-            &[-1, 1]
-        } else {
-            &[0, 1]
+        let allowed: &[i128] = match name {
+            "sp-meta" | "scale-d" => continue,
+            "sp-sel" if form.sparsity_selectors() == 1 => &[0],
+            "imm-scale-a" | "imm-scale-b" => &[-1, 1],
+            _ => &[0, 1],
         };
         let value = values.get(index)?;
         let message = match *value {
             Some(value) if allowed.contains(&value) => continue,
-            Some(value) => format!(
-                "{name} must be {} or {}, not {value}",
-                allowed[0], allowed[1]
-            ),
+            Some(value) => match allowed {
+                [only] => format!("{name} must be {only}, not {value}"),
+                _ => format!(
+                    "{name} must be {} or {}, not {value}",
+                    allowed[0], allowed[1]
+                ),
+            },
             None => format!("{name} must be an integer constant"),
         };
         return Some(Violation::new(

@@ -764,3 +764,71 @@ fn single_bit_wgmma_forms() {
         assert!(form(text).is_err(), "{text}");
     }
 }
+
+/// The sparse `wgmma.mma_async.sp` (9.7.15.6.3) with ptxas 13.5's verdicts (`-arch sm_90a`,
+/// PTX 8.7): the dense types at twice the `k`, `.sp` before or after `.sync.aligned`, the
+/// integer shapes up to `n256`, and the operands it takes.
+#[test]
+fn sparse_wgmma_forms() {
+    use ptxsim_isa::wgmma::{WgmmaOp, decode_wgmma};
+    let form = |text: &str| decode_wgmma(&text.split('.').collect::<Vec<_>>());
+    for (text, k, selectors) in [
+        ("mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16", 32, 2),
+        ("mma_async.sync.aligned.sp.m64n256k32.f16.f16.f16", 32, 2),
+        ("mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16", 32, 2),
+        ("mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32", 16, 2),
+        ("mma_async.sp.sync.aligned.m64n256k64.f16.e5m2.e5m2", 64, 1),
+        ("mma_async.sp.sync.aligned.m64n240k64.s32.s8.u8", 64, 1),
+        (
+            "mma_async.sp.sync.aligned.m64n8k64.satfinite.s32.u8.u8",
+            64,
+            1,
+        ),
+    ] {
+        let Ok(WgmmaOp::Mma(f)) = form(text) else {
+            panic!("{text}");
+        };
+        assert!(f.sparse, "{text}");
+        assert_eq!(
+            (f.k, f.stored_k(), f.sparsity_selectors()),
+            (k, k / 2, selectors)
+        );
+    }
+    let Ok(WgmmaOp::Mma(f16)) = form("mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16") else {
+        panic!("f16");
+    };
+    assert_eq!(
+        f16.tail(false),
+        [
+            "sp-meta",
+            "sp-sel",
+            "scale-d",
+            "imm-scale-a",
+            "imm-scale-b",
+            "imm-trans-a",
+            "imm-trans-b"
+        ]
+    );
+    assert_eq!(f16.tail(true)[..3], ["sp-meta", "sp-sel", "scale-d"]);
+    for text in [
+        // "Multiple sparsity modifiers specified".
+        "mma_async.sp.sync.aligned.sp.m64n8k32.f32.f16.f16",
+        // "Illegal instruction types specified for 'Sparse wgmma.mma_async with floating point
+        // types' with shape '.m64n8k16'".
+        "mma_async.sp.sync.aligned.m64n8k16.f32.f16.f16",
+        // "Illegal matrix shape '.m64n8k32' for instruction 'Sparse wgmma.mma_async with FP8
+        // types'".
+        "mma_async.sp.sync.aligned.m64n8k32.f32.e4m3.e4m3",
+        // "Illegal matrix shape '.m64n40k64' for instruction 'Sparse wgmma.mma_async with
+        // mixed integer types'".
+        "mma_async.sp.sync.aligned.m64n40k64.s32.s8.u8",
+        // "Illegal modifier '.satfinite' for instruction 'Sparse wgmma.mma_async with floating
+        // point types'".
+        "mma_async.sp.sync.aligned.m64n8k32.satfinite.f32.f16.f16",
+        // "Unknown modifier '.m64n8k512'".
+        "mma_async.sp.sync.aligned.m64n8k512.s32.b1.b1.and.popc",
+        "mma_async.sp.sync.aligned.m64n8k256.s32.b1.b1.and.popc",
+    ] {
+        assert!(form(text).is_err(), "{text}");
+    }
+}

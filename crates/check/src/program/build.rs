@@ -2310,10 +2310,18 @@ impl<'m> Builder<'m> {
                 dims,
                 load,
                 im2col,
+                four_rows,
+                cta_group,
                 multicast,
                 reduce,
                 ..
-            } => self.bulk_tensor(operands, dims, (load, im2col, multicast), reduce)?,
+            } => self.bulk_tensor(
+                operands,
+                dims,
+                (load, im2col, multicast),
+                (four_rows, cta_group),
+                reduce,
+            )?,
             OpForm::CpReduceAsyncBulk { global, op, ty, .. } => {
                 InstructionKind::CpReduceAsyncBulk {
                     op,
@@ -2784,13 +2792,14 @@ impl<'m> Builder<'m> {
         }
     }
 
-    /// `wgmma.mma_async d, a-desc|a, b-desc, scale-d, imm...` (9.7.15.5.2).
+    /// `wgmma.mma_async d, a-desc|a, b-desc, scale-d, imm...` (9.7.15.5.2) and
+    /// `wgmma.mma_async.sp d, a-desc|a, b-desc, sp-meta, sp-sel, scale-d, imm...` (9.7.15.6.3).
     fn wgmma(
         &self,
         form: ptxsim_isa::wgmma::WgmmaForm,
         operands: &[Operand],
     ) -> Result<InstructionKind, String> {
-        use super::wgmma::{Wgmma, WgmmaA};
+        use super::wgmma::{Wgmma, WgmmaA, WgmmaSparse};
         fn vector(operand: &Operand) -> Option<&Vec<Operand>> {
             match operand {
                 Operand::Vector(elements) => Some(&elements.value),
@@ -2817,27 +2826,44 @@ impl<'m> Builder<'m> {
             None => WgmmaA::Descriptor(self.source(&operands[1], Type::B64)?),
         };
         let b = self.source(&operands[2], Type::B64)?;
-        let scale_d = self.predicate_source(&operands[3])?;
+        let immediate = |index: usize, name: &str| match self.source(&operands[index], Type::S32)? {
+            Source::Immediate(bits) => Ok(bits as u32 as i32),
+            _ => Err(format!("wgmma's {name} must be an integer constant")),
+        };
+        let mut sparse = None;
+        let mut scale_d = None;
         // The immediates: their values were checked (ptxsim_isa::wgmma::immediate_violation).
         let mut flags = [false; 4]; // negate a, negate b, trans a, trans b
-        for (offset, &name) in tail.iter().enumerate().skip(1) {
-            let value = match self.source(&operands[3 + offset], Type::S32)? {
-                Source::Immediate(bits) => bits as u32 as i32,
-                _ => return Err(format!("wgmma's {name} must be an integer constant")),
-            };
+        for (offset, &name) in tail.iter().enumerate() {
+            let index = 3 + offset;
             let slot = match name {
+                "sp-meta" => continue,
+                "sp-sel" => {
+                    sparse = Some(WgmmaSparse {
+                        metadata: self.source(&operands[index - 1], Type::B32)?,
+                        selector: immediate(index, name)? as u32,
+                    });
+                    continue;
+                }
+                "scale-d" => {
+                    scale_d = Some(self.predicate_source(&operands[index])?);
+                    continue;
+                }
                 "imm-scale-a" => 0,
                 "imm-scale-b" => 1,
                 "imm-trans-a" => 2,
                 _ => 3,
             };
+            let value = immediate(index, name)?;
             flags[slot] = if slot < 2 { value == -1 } else { value == 1 };
         }
+        let scale_d = scale_d.ok_or("wgmma.mma_async takes scale-d")?;
         Ok(InstructionKind::Wgmma(Box::new(Wgmma {
             form,
             d,
             a,
             b,
+            sparse,
             scale_d,
             negate_a: flags[0],
             negate_b: flags[1],
@@ -3448,7 +3474,8 @@ impl<'m> Builder<'m> {
         Ok(InstructionKind::Texture(Box::new(instruction)))
     }
 
-    /// `cp.async.bulk.tensor` (PTX ISA 9.0): a load `[dstMem], [tensorMap, tensorCoords],
+    /// `cp.async.bulk.tensor` (PTX ISA 9.0; `.tile::gather4`/`.tile::scatter4` with five
+    /// coordinates, `.cta_group`): a load `[dstMem], [tensorMap, tensorCoords],
     /// [mbar]{, im2colOffsets}{, ctaMask}{, cache-policy}`, a store (or a
     /// `cp.reduce.async.bulk.tensor`) `[tensorMap, tensorCoords], [srcMem]{, cache-policy}`.
     /// `tensorMap` is a `.u64` register holding its generic address, or the name of a variable
@@ -3458,6 +3485,7 @@ impl<'m> Builder<'m> {
         operands: &[Operand],
         dims: u8,
         (load, im2col, multicast): (bool, bool, bool),
+        (four_rows, cta_group): (bool, Option<u8>),
         reduce: Option<ptxsim_isa::ops::AtomOp>,
     ) -> Result<InstructionKind, String> {
         let tensor = if load {
@@ -3484,9 +3512,13 @@ impl<'m> Builder<'m> {
             Operand::Vector(elements) => self.vector_sources(&elements.value, Type::S32)?,
             single => vec![self.source(single, Type::S32)?],
         };
-        if coordinates.len() != usize::from(dims) {
+        // `.tile::gather4` / `.tile::scatter4`: "{col_idx, row_idx0, row_idx1, row_idx2,
+        // row_idx3} | Fixed length vector of size 5".
+        let count = if four_rows { 5 } else { usize::from(dims) };
+        if coordinates.len() != count {
             return Err(format!(
-                "a .{dims}d copy takes {dims} tensor coordinates, not {}",
+                "a .{dims}d{} copy takes {count} tensor coordinates, not {}",
+                if four_rows { " four-row" } else { "" },
                 coordinates.len()
             ));
         }
@@ -3525,6 +3557,8 @@ impl<'m> Builder<'m> {
                 im2col_offsets,
                 cta_mask,
                 reduce,
+                four_rows,
+                cta_group,
             },
         )))
     }

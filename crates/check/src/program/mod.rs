@@ -598,6 +598,11 @@ pub struct BulkTensorInstruction {
     pub cta_mask: Option<Source>,
     /// `cp.reduce.async.bulk.tensor`'s `.redOp` (a store that reduces into the tensor).
     pub reduce: Option<ptxsim_isa::ops::AtomOp>,
+    /// `.tile::gather4` (a load) / `.tile::scatter4` (a store): `coordinates` are `{col_idx,
+    /// row_idx0, row_idx1, row_idx2, row_idx3}`.
+    pub four_rows: bool,
+    /// `.cta_group::1` / `::2` of a load.
+    pub cta_group: Option<u8>,
 }
 
 /// What an instruction does. The executor matches on this without a wildcard arm.

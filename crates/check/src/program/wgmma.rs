@@ -13,7 +13,18 @@ pub enum WgmmaA {
     Registers(Vec<Source>),
 }
 
-/// One `wgmma.mma_async.sync.aligned` instruction: `d, a-desc|a, b-desc, scale-d{,
+/// The sparsity operands of `wgmma.mma_async.sp` (9.7.15.6.3): "Operands sp-meta and sp-sel
+/// represent sparsity metadata and sparsity selector respectively".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WgmmaSparse {
+    /// `sp-meta`: each thread's 32 bits of metadata.
+    pub metadata: Source,
+    /// `sp-sel`: the constant selecting which threads of each quad supply the metadata.
+    pub selector: u32,
+}
+
+/// One `wgmma.mma_async{.sp}.sync.aligned` instruction: `d, a-desc|a, b-desc{, sp-meta,
+/// sp-sel}, scale-d{,
 /// imm-scale-a, imm-scale-b{, imm-trans-a}, imm-trans-b}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Wgmma {
@@ -25,6 +36,8 @@ pub struct Wgmma {
     pub a: WgmmaA,
     /// `b-desc`.
     pub b: Source,
+    /// `sp-meta, sp-sel` of `wgmma.mma_async.sp` (9.7.15.6.3).
+    pub sparse: Option<WgmmaSparse>,
     /// `scale-d`: "The operation of the form D = A*B is issued when the input predicate
     /// argument scale-d is false."
     pub scale_d: PredicateSource,

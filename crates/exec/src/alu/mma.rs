@@ -746,7 +746,7 @@ fn product(
 
 /// Which lanes of a group of four (`4g .. 4g+3`, rows `g` and `g + 8`) hold the metadata of a
 /// sparse `mma`, and which part of the two rows each one covers.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum MetadataLanes {
     /// "One thread within a group of four consecutive threads contributes the metadata for the
     /// entire group", lane `4g + f`: bits 0-15 row `g`, bits 16-31 row `g + 8`, all of `k`
@@ -812,25 +812,85 @@ impl MetadataLanes {
     }
 }
 
+/// Where the stored elements of a structured-sparse A go in the dense `16 x k` block of one warp
+/// (PTX ISA 9.7.14.6.1 and, for `wgmma.mma_async.sp`, 9.7.15.6.1, "Sparse matrix storage"):
+/// the granularity of the type and the lanes that hold the metadata (`MetadataLanes`), for a
+/// selector the ISA defines.
+///
+/// `.f16`, `.bf16`, `.s8`/`.u8` and FP8 are 2:4 ("their positions in the four-wide chunk in
+/// matrix A are indicated by two 2-bit indices in the metadata", the first stored element's in
+/// the low two bits); `.tf32` is 1:2 ("0b1110 and 0b0100 are the only meaningful index
+/// values": ptxsim reads the low two bits, 0 for the first element of the two-wide chunk, 2
+/// for the second); `.s4`/`.u4` are pairwise 4:8 (the two indices name the two-wide sub-chunks
+/// of the eight-wide chunk that hold the four stored elements). Which lane's metadata holds
+/// which rows and columns is in the ISA's figures only; ptxsim takes it from CUTLASS's
+/// `ELayout`s of the same instructions (`cute/atom/mma_traits_sm80_sparse.hpp`, and for
+/// `wgmma` `mma_traits_sm90_gmma_sparse.hpp`, whose `ELayout_64x32`, `_64x16` and `_64x64` give
+/// each warp's 16 rows the layout of `mma.sp`'s `.m16n8k32`, `.m16n8k16` and `.m16n8k64`),
+/// chunk `c` of a covered row in bits `4c .. 4c+3`.
+#[derive(Clone, Copy, Debug)]
+pub struct SparseA {
+    lanes: MetadataLanes,
+    selector: usize,
+    ty: MmaType,
+    k: usize,
+}
+
+impl SparseA {
+    /// The layout of the sparse `form` (its `a` and dense `k`) with sparsity selector
+    /// `selector`; an error for a selector outside the range the ISA gives the form ("any other
+    /// value results in an undefined behavior").
+    pub fn new(form: &MmaForm, selector: u32) -> Result<SparseA, String> {
+        let lanes = MetadataLanes::of(form);
+        if selector >= lanes.selectors() {
+            return Err(format!(
+                "the sparsity selector {selector} is undefined (the PTX ISA allows {})",
+                match lanes.selectors() {
+                    4 => "0 to 3",
+                    2 => "0 or 1",
+                    _ => "0 only",
+                }
+            ));
+        }
+        Ok(SparseA {
+            lanes,
+            selector: selector as usize,
+            ty: form.a,
+            k: form.k as usize,
+        })
+    }
+
+    /// The dense column of stored element `stored` (`0 .. k/2`) of row `row` (`0 .. 16`) of the
+    /// warp's block, from the 32 lanes' metadata. Two equal indices (undefined) put two
+    /// elements in one column; the caller's later write wins.
+    pub fn column(&self, metadata: &[u32], row: usize, stored: usize) -> usize {
+        // Columns to a chunk and stored elements to a chunk.
+        let (chunk, per_chunk) = match self.ty {
+            MmaType::Tf32 => (2, 1),
+            MmaType::S4 | MmaType::U4 => (8, 4),
+            _ => (4, 2),
+        };
+        let start = (stored / per_chunk) * chunk;
+        let j = stored % per_chunk;
+        let (holder, bit) = self.lanes.place(self.selector, row, start, chunk, self.k);
+        let nibble = metadata.get(holder).map_or(0, |m| m >> bit & 0xf);
+        match self.ty {
+            MmaType::Tf32 => start + (nibble & 3) as usize / 2,
+            MmaType::S4 | MmaType::U4 => start + 2 * (nibble >> (2 * (j / 2)) & 3) as usize + j % 2,
+            _ => start + (nibble >> (2 * j) & 3) as usize,
+        }
+    }
+}
+
 /// Runs one sparse `mma.sp` / `mma.sp::ordered_metadata` (PTX ISA 9.7.14.6) for a warp:
 /// `metadata[lane]` is each lane's `e`, `selector` the constant `f`. A's stored elements are
-/// put at the columns their metadata names, the other elements of A are zero, and the dense
-/// product of that M x K matrix follows the dense form's arithmetic on `cores` ([`dot`]: the
-/// same accumulation for the floating-point forms, an exact integer sum for the others).
-///
-/// Sparse matrix storage (9.7.14.6.1): `.f16`, `.bf16`, `.s8`/`.u8` and FP8 are 2:4 ("their
-/// positions in the four-wide chunk in matrix A are indicated by two 2-bit indices in the
-/// metadata", the first stored element's in the low two bits); `.tf32` is 1:2 ("0b1110 and
-/// 0b0100 are the only meaningful index values": ptxsim reads the low two bits, 0 for the
-/// first element of the two-wide chunk, 2 for the second); `.s4`/`.u4` are pairwise 4:8 (the
-/// two indices name the two-wide sub-chunks of the eight-wide chunk that hold the four stored
-/// elements). Register `r` of a lane holds row `g + 8 (r % 2)`, columns `2p t + 8p (r / 2)`
+/// put at the columns their metadata names ([`SparseA`]), the other elements of A are zero,
+/// and the dense product of that M x K matrix follows the dense form's arithmetic on `cores`
+/// ([`dot`]: the same accumulation for the floating-point forms, an exact integer sum for the
+/// others). Register `r` of a lane holds row `g + 8 (r % 2)`, stored elements `p t + 4p (r / 2)`
 /// onward, `p` stored elements to a register, `2p` columns of A (9.7.14.6.2: e.g. `.m16n8k32`
 /// `.f16`, "firstcol = threadID_in_group * 4 for ai where i < 4, (threadID_in_group * 4) + 16
-/// for ai where i >= 4"). Which lane's `e` holds which rows and columns is in the ISA's figures
-/// only; ptxsim takes it from CUTLASS's `ELayout`s of the same instructions
-/// (`cute/atom/mma_traits_sm80_sparse.hpp`; [`MetadataLanes`]), chunk `c` of a covered row in
-/// bits `4c .. 4c+3`. Two equal indices (undefined) leave the later element.
+/// for ai where i >= 4").
 ///
 /// A selector outside the range the ISA gives the form is an error ("any other value results
 /// in an undefined behavior").
@@ -843,18 +903,8 @@ pub fn mma_sparse(
     metadata: &[u32],
     selector: u32,
 ) -> Result<Vec<Vec<u64>>, String> {
-    let lanes = MetadataLanes::of(form);
-    if selector >= lanes.selectors() {
-        return Err(format!(
-            "the sparsity selector {selector} is undefined for mma.sp.{} (the PTX ISA allows {})",
-            form.name(),
-            match lanes.selectors() {
-                4 => "0 to 3",
-                2 => "0 or 1",
-                _ => "0 only",
-            }
-        ));
-    }
+    let layout =
+        SparseA::new(form, selector).map_err(|why| format!("{why} for mma.sp.{}", form.name()))?;
     let (m, n, k) = (form.m as usize, form.n as usize, form.k as usize);
     let dense = MmaForm {
         sparse: None,
@@ -864,29 +914,13 @@ pub fn mma_sparse(
     let mut bm = vec![vec![0u64; n]; k];
     let mut cm = vec![vec![0u64; n]; m];
     let p = per_register(form.a);
-    // Columns to a chunk and stored elements to a chunk.
-    let (chunk, stored) = match form.a {
-        MmaType::Tf32 => (2, 1),
-        MmaType::S4 | MmaType::U4 => (8, 4),
-        _ => (4, 2),
-    };
     for lane in 0..32 {
         let (group, thread) = (lane / 4, lane % 4);
         for register in 0..form.registers(ptxsim_isa::mma::MmaOperand::A) {
             let row = group + 8 * (register % 2);
-            let first = 2 * p * thread + 8 * p * (register / 2);
+            let first = p * thread + 4 * p * (register / 2);
             for j in 0..p {
-                let start = first + (j / stored) * chunk;
-                let (holder, bit) = lanes.place(selector as usize, row, start, chunk, k);
-                let nibble = metadata[holder] >> bit & 0xf;
-                let column = match form.a {
-                    MmaType::Tf32 => start + (nibble & 3) as usize / 2,
-                    MmaType::S4 | MmaType::U4 => {
-                        let pair = (j % stored) / 2;
-                        start + 2 * (nibble >> (2 * pair) & 3) as usize + j % 2
-                    }
-                    _ => start + (nibble >> (2 * (j % stored)) & 3) as usize,
-                };
+                let column = layout.column(metadata, row, first + j);
                 am[row][column] = element(&a[lane], form.a, register * p + j);
             }
         }

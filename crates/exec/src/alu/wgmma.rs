@@ -17,7 +17,10 @@
 //!   ones that match all measured tiles, not taken from it);
 //! * `.s8`/`.u8`: exact, wrapping or (`.satfinite`) clamped ([`super::mma::dot_integer`]);
 //! * `imm-scale-a/b = -1` negates each element of A/B (its sign bit) before the product;
-//!   `scale-d` false gives `D = A * B` (the accumulator is `+0`).
+//!   `scale-d` false gives `D = A * B` (the accumulator is `+0`);
+//! * `.sp` ([`expand_sparse`]): the product of the dense A the metadata describes, with the
+//!   arithmetic of the dense form over the whole `k` (assumed, not measured: the zeros of A add
+//!   exact zero products; MMA-Sim has no sparse model).
 
 use ptxsim_isa::mma::{MmaForm, MmaType};
 use ptxsim_isa::wgmma::{M, WARPGROUP_THREADS, WgmmaForm};
@@ -212,6 +215,35 @@ fn as_mma(form: &WgmmaForm) -> MmaForm {
         b: form.b,
         c: form.d,
     }
+}
+
+/// The dense `64 x k` A of `wgmma.mma_async.sp` (PTX ISA 9.7.15.6) from the stored `64 x k/2`
+/// one (`stored[m]`, as read from registers or through the descriptor: "The matrix A is
+/// stored in the packed format Mx(K/2)"), the 128 threads' `sp-meta` and the selector `sp-sel`:
+/// "Each warp in the warpgroup provides sparsity information for 16 rows of matrix A" (warp
+/// `w`, rows `16w .. 16w + 15`), each warp's block placed as [`mma::SparseA`] does for the
+/// `mma.sp` of the same type and `k`. The other elements are zero (`+0`). An error for a
+/// selector the ISA leaves undefined.
+pub fn expand_sparse(
+    form: &WgmmaForm,
+    stored: &[Vec<u64>],
+    metadata: &[u32],
+    selector: u32,
+) -> Result<Vec<Vec<u64>>, String> {
+    let layout = mma::SparseA::new(&as_mma(form), selector)
+        .map_err(|why| format!("{why} for wgmma.mma_async.{}", form.name()))?;
+    let k = usize::from(form.k);
+    let mut dense = vec![vec![0u64; k]; M];
+    for (row, (elements, out)) in stored.iter().zip(dense.iter_mut()).enumerate() {
+        let warp = row / 16;
+        let lanes = metadata.get(32 * warp..32 * warp + 32).unwrap_or(&[]);
+        for (index, &element) in elements.iter().enumerate() {
+            if let Some(slot) = out.get_mut(layout.column(lanes, row % 16, index)) {
+                *slot = element;
+            }
+        }
+    }
+    Ok(dense)
 }
 
 /// One element of D: `c + sum(a[i] * b[i])` (`c` in `.dtype`'s bits).

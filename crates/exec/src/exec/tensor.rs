@@ -69,6 +69,55 @@ impl Iterator for BoxWalk {
     }
 }
 
+/// A map's swizzle field as Table 33's mode (`CUtensorMapSwizzle` 0 to 3 or
+/// [`tensor_map::SWIZZLE_96B`]) and atomicity: the driver's `128B_ATOM` values 4 to 6 are the
+/// 128-byte mode with atomicity 1 to 3.
+fn split_swizzle(field: u32) -> (u32, u32) {
+    match field & 0xf {
+        mode @ 4..=6 => (tensor_map::SWIZZLE_128B, mode - 3),
+        mode => (mode, field >> tensor_map::ATOMICITY_SHIFT),
+    }
+}
+
+/// The global addresses of a `.tile::gather4` / `.tile::scatter4` copy's elements in
+/// shared-memory order (5.5.3.4, "these modes work only on 2D tensor data"): "four request
+/// coordinates will form four Bounding Boxes in the tensor space", row `row_idx_i` from
+/// `col_idx`, `boxDim[0]` elements long ("The size of the bounding box in the dimension 0
+/// represents the length of the rows. The size of the bounding box in the dimension 1 must be
+/// one"); they form "a single 2-dimensional destination tensor" of four rows, the first
+/// coordinate's row first. "The interleave layout is not supported"; "All other constraints and
+/// rules of the tile mode apply" (elements outside the tensor are `None`).
+fn four_row_addresses(map: &TensorMap, start: &[i64; 5]) -> Result<Vec<Option<u64>>, Stop> {
+    if map.im2col.is_some() {
+        return Err(Stop::Trap(
+            "a .tile::gather4/.tile::scatter4 copy with an im2col tensor map".into(),
+        ));
+    }
+    if map.interleave != 0 {
+        return Err(Stop::Trap(
+            "the interleave layout is not supported for .tile::gather4/.tile::scatter4".into(),
+        ));
+    }
+    if map.box_dim[1] != 1 {
+        return Err(Stop::Trap(format!(
+            "the tensor map's box is {} rows high; for .tile::gather4/.tile::scatter4 \
+             \"the size of the bounding box in the dimension 1 must be one\"",
+            map.box_dim[1]
+        )));
+    }
+    let inside = |x: i64, i: usize| x >= 0 && (x as u64) < map.global_dim[i];
+    let mut addresses = Vec::new();
+    for &row in &start[1..5] {
+        for k in 0..map.box_count(0) {
+            let column = start[0] + k as i64;
+            addresses.push((inside(column, 0) && inside(row, 1)).then(|| {
+                map.global_address + column as u64 * map.stride(0) + row as u64 * map.stride(1)
+            }));
+        }
+    }
+    Ok(addresses)
+}
+
 /// A `.field3` value outside PTX ISA 9.0's Table 33 ("the mapping of the operand new_val
 /// across various fields").
 fn not_in_table(field: TensormapField, new: u64) -> Stop {
@@ -175,7 +224,9 @@ impl Executor<'_, '_> {
     /// the corresponding element from the tensor data in the .src state space", element by
     /// element as `red.global` combines them ([`alu::atom`]; `.add.f32` flushes subnormals, as
     /// `red.global.add.f32` and the non-tensor bulk reduction do), of the type
-    /// [`reduction_type`] takes from the map.
+    /// [`reduction_type`] takes from the map. `.tile::gather4` / `.tile::scatter4` move four rows
+    /// ([`four_row_addresses`]); `.cta_group::2` sends the complete-tx to the pair's mbarrier
+    /// ([`Executor::signalled`]).
     fn bulk_tensor_lane(&mut self, lane: usize, op: &BulkTensorInstruction) -> Result<(), Stop> {
         let map_address = self.read_bits(lane, op.tensor_map, 64);
         let map = self.tensor_map_at(lane, map_address)?;
@@ -184,6 +235,16 @@ impl Executor<'_, '_> {
                 "a .{}d copy with a tensor map of rank {}",
                 op.dims, map.rank
             )));
+        }
+        // "Note that this mode is legal only when cp.async.bulk.tensor specifies the copy
+        // direction as .shared::cluster.global or otherwise .shared::cta.global" (5.5.7).
+        if !op.load && tensor_map::Swizzle::of(map.swizzle).is_ok_and(|p| p.is_some_and(|p| p.flip))
+        {
+            return Err(Stop::Trap(
+                "the 128-byte swizzle with 32-byte atomicity and 8-byte flip is for copies \
+                 from .global to shared memory only"
+                    .into(),
+            ));
         }
         let mut start = [0i64; 5];
         for (i, &coordinate) in op.coordinates.iter().enumerate().take(5) {
@@ -208,6 +269,8 @@ impl Executor<'_, '_> {
                 .map(|&offset| i64::from(self.read_bits(lane, offset, 16) as u16))
                 .collect();
             map.im2col_addresses(&start, &offsets).map_err(Stop::Trap)?
+        } else if op.four_rows {
+            four_row_addresses(&map, &start)?
         } else {
             if map.im2col.is_some() {
                 return Err(Stop::Trap("a .tile copy with an im2col tensor map".into()));
@@ -275,17 +338,57 @@ impl Executor<'_, '_> {
         }
         if let Some(mbarrier) = op.mbarrier {
             let at = self.address(lane, mbarrier);
-            let within = at % CLUSTER_RANK_STRIDE;
-            for &base in &targets {
-                let target = if op.cta_mask.is_some() {
-                    base + within
-                } else {
-                    at
-                };
+            for target in self.signalled(op, at, &targets)? {
                 self.complete_tx(lane, target, total as i64)?;
             }
         }
         Ok(())
+    }
+
+    /// The `.shared::cluster` addresses of the mbarriers a load's complete-tx goes to, one per
+    /// destination CTA (`targets`: the bases of their shared memory; 0 is the executing CTA's).
+    /// Without `.cta_group::2`: `at` itself, or with `.multicast::cluster` "the mbarrier signal
+    /// is also multicast to the same CTA-relative offset as mbar" in each destination CTA.
+    /// With `.cta_group::2`, which "is used to signal either the odd numbered CTA or the even
+    /// numbered CTA among the CTA-Pair" (9.7.9.25.5.2): the mbarrier at `at`'s offset in the
+    /// CTA of each destination's pair (ranks `2p`, `2p + 1`, as for `tcgen05`) whose rank has
+    /// the parity of `at`'s CTA, so that the copies into both CTAs of a pair complete on one
+    /// of their mbarriers (CUTLASS's 2-SM TMA loads pass the leader CTA's mbarrier). A pair
+    /// CTA outside the cluster traps.
+    fn signalled(
+        &self,
+        op: &BulkTensorInstruction,
+        at: u64,
+        targets: &[u64],
+    ) -> Result<Vec<u64>, Stop> {
+        let within = at % CLUSTER_RANK_STRIDE;
+        let own = u64::from(self.cluster.rank);
+        let rank_of = |address: u64| match address / CLUSTER_RANK_STRIDE {
+            0 => own,
+            window => window - 1,
+        };
+        if op.cta_group != Some(2) {
+            return Ok(if op.cta_mask.is_some() {
+                targets.iter().map(|base| base + within).collect()
+            } else {
+                vec![at]
+            });
+        }
+        let parity = rank_of(at) & 1;
+        targets
+            .iter()
+            .map(|&base| {
+                let rank = (rank_of(base) & !1) | parity;
+                if rank >= u64::from(self.cluster.size) {
+                    return Err(Stop::Trap(format!(
+                        ".cta_group::2 signals the mbarrier of CTA {rank} of the CTA pair, \
+                         outside the cluster of {} CTA(s)",
+                        self.cluster.size
+                    )));
+                }
+                Ok((rank + 1) * CLUSTER_RANK_STRIDE + within)
+            })
+            .collect()
     }
 
     /// `tensormap.replace.tile.field{.ss}.b1024.type [addr]{, ord}, new_val` (PTX ISA 9.0,
@@ -295,8 +398,8 @@ impl Executor<'_, '_> {
     /// the field across the rank" (for `.global_stride`, 0 is the stride of dimension 1, as
     /// `cuTensorMapEncodeTiled`'s `globalStrides`). The `.field3` fields (`.elemtype`,
     /// `.interleave_layout`, `.swizzle_mode`, `.swizzle_atomicity`, `.fill_mode`) take the
-    /// values of the ISA's Table 33 (a value outside it traps; so do the sm_100 swizzles: 96B
-    /// and the atomicities other than 16B). The map is rewritten in place in ptxsim's encoding
+    /// values of the ISA's Table 33 (a value outside it traps), the sm_100 swizzles (96B, the
+    /// atomicities) included ([`tensor_map::Swizzle::of`]). The map is rewritten in place in ptxsim's encoding
     /// and checked when a copy uses it; bytes that are not ptxsim's encoding (a zeroed object
     /// being filled in, as Triton's `tl.make_tensor_descriptor` does) count as a map whose
     /// fields are all zero.
@@ -375,30 +478,25 @@ impl Executor<'_, '_> {
             // Table 33: 0 no interleave, 1 16B, 2 32B (`CUtensorMapInterleave`'s values).
             TensormapField::InterleaveLayout if new <= 2 => map.interleave = new as u32,
             // Table 33: 0 no swizzling, 1 32B, 2 64B, 3 128B (`CUtensorMapSwizzle`'s values),
-            // 4 96B (sm_100). The 128-byte swizzle keeps the map's atomicity.
-            TensormapField::SwizzleMode if new <= 3 => {
-                if new != 3 || !(3..=6).contains(&map.swizzle) {
-                    map.swizzle = new as u32;
-                }
+            // 4 96B (sm_100; [`tensor_map::SWIZZLE_96B`]). The map keeps its atomicity.
+            TensormapField::SwizzleMode if new <= 4 => {
+                let (_, atomicity) = split_swizzle(map.swizzle);
+                let mode = if new == 4 {
+                    tensor_map::SWIZZLE_96B
+                } else {
+                    new as u32
+                };
+                map.swizzle = mode | atomicity << tensor_map::ATOMICITY_SHIFT;
             }
             // Table 33: 0 16B (the atomicity of the swizzles of sm_90), 1 32B, 2 32B with 8B
-            // flip, 3 64B (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`, `_32B_FLIP_8B`, `_64B`, sm_100).
-            TensormapField::SwizzleAtomicity if new == 0 => {
-                if (4..=6).contains(&map.swizzle) {
-                    map.swizzle = 3;
-                }
+            // flip, 3 64B (as `CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`, `_32B_FLIP_8B`, `_64B`,
+            // sm_100). The map keeps its mode; Table 14's combinations are checked at the copy.
+            TensormapField::SwizzleAtomicity if new <= 3 => {
+                let (mode, _) = split_swizzle(map.swizzle);
+                map.swizzle = mode | (new as u32) << tensor_map::ATOMICITY_SHIFT;
             }
             // Table 33: 0 zero fill, 1 OOB-NaN fill (`CUtensorMapFloatOOBfill`'s values).
             TensormapField::FillMode if new <= 1 => map.oob_fill = new as u32,
-            TensormapField::SwizzleMode | TensormapField::SwizzleAtomicity
-                if (field == TensormapField::SwizzleMode && new == 4)
-                    || (field == TensormapField::SwizzleAtomicity && new <= 3) =>
-            {
-                return Err(Stop::Trap(format!(
-                    "tensormap.replace of {field:?} with {new} (an sm_100 swizzle) is not \
-                     supported by ptxsim"
-                )));
-            }
             TensormapField::InterleaveLayout
             | TensormapField::SwizzleMode
             | TensormapField::SwizzleAtomicity

@@ -1,6 +1,7 @@
-//! `wgmma.mma_async.sync.aligned` (PTX ISA 9.7.15.5.2): warpgroup-collective. The machine
-//! runs it once for the 128 threads of a warpgroup when all have arrived (`machine.rs`,
-//! `Cta::arrive_warpgroup`); "The mandatory .aligned qualifier indicates that all threads in the
+//! `wgmma.mma_async{.sp}.sync.aligned` (PTX ISA 9.7.15.5.2, 9.7.15.6.3): warpgroup-collective.
+//! The sparse form reads its stored `64 x k/2` A as the dense form reads A, and expands it
+//! with each thread's `sp-meta` ([`wgmma::expand_sparse`]). The machine runs it once for the
+//! 128 threads of a warpgroup when all have arrived (`machine.rs`, `Cta::arrive_warpgroup`); "The mandatory .aligned qualifier indicates that all threads in the
 //! warpgroup must execute the same wgmma.mma_async instruction ... otherwise behavior is
 //! undefined": ptxsim traps every thread unless the whole warpgroup executes it together.
 //!
@@ -72,13 +73,14 @@ impl Executor<'_, '_> {
             );
             return self.trap_all(instruction, lanes, message);
         }
-        let k = usize::from(form.k);
         let n = usize::from(form.n);
+        // A as stored: `k/2` columns for `.sp` ("packed format Mx(K/2)", 9.7.15.6.3).
         let operands = [
             (
                 Descriptor::decode(a_bits),
                 op.trans_a,
                 wgmma::ROWS,
+                usize::from(form.stored_k()),
                 form.a,
                 op.negate_a,
                 "A",
@@ -87,13 +89,14 @@ impl Executor<'_, '_> {
                 Descriptor::decode(b_bits),
                 op.trans_b,
                 n,
+                usize::from(form.k),
                 form.b,
                 op.negate_b,
                 "B",
             ),
         ];
         let mut matrices: Vec<Vec<Vec<u64>>> = Vec::with_capacity(2);
-        for (descriptor, mn_major, rows, ty, negate, name) in operands {
+        for (descriptor, mn_major, rows, k, ty, negate, name) in operands {
             if let (WgmmaA::Registers(sources), "A") = (&op.a, name) {
                 matrices.push(self.a_from_registers(lanes, sources, ty, k, negate));
                 continue;
@@ -136,6 +139,19 @@ impl Executor<'_, '_> {
                 matrix.push(elements);
             }
             matrices.push(matrix);
+        }
+        if let Some(sparse) = &op.sparse {
+            let metadata: Vec<u32> = lanes
+                .iter()
+                .map(|&lane| self.read_bits(lane, sparse.metadata, 32) as u32)
+                .collect();
+            match wgmma::expand_sparse(&form, &matrices[0], &metadata, sparse.selector) {
+                Ok(dense) => matrices[0] = dense,
+                Err(why) => {
+                    let message = format!("`{}`: {why}", instruction.text);
+                    return self.trap_all(instruction, lanes, message);
+                }
+            }
         }
         let before: Option<Vec<Vec<u64>>> = accumulate.then(|| {
             lanes

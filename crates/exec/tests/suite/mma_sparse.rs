@@ -20,16 +20,16 @@
 use super::mma::{Rng, run_tiles, tile_kernel};
 
 /// One sparse form: `m16n8k<k>`, A/B type, D/C type, `.satfinite`, `.sp::ordered_metadata`.
-struct Form {
-    k: usize,
-    ab: (&'static str, &'static str),
-    dc: &'static str,
-    satfinite: bool,
-    ordered: bool,
+pub(super) struct Form {
+    pub(super) k: usize,
+    pub(super) ab: (&'static str, &'static str),
+    pub(super) dc: &'static str,
+    pub(super) satfinite: bool,
+    pub(super) ordered: bool,
 }
 
 /// Bits of one element of an A/B type.
-fn width(ty: &str) -> usize {
+pub(super) fn width(ty: &str) -> usize {
     match ty {
         "f16" | "bf16" => 16,
         "tf32" => 32,
@@ -40,7 +40,7 @@ fn width(ty: &str) -> usize {
 
 /// The bits of the integer `v` (exactly representable) in a floating-point type, from the format's
 /// fields: `2^e * (1 + f / 2^mbits)`.
-fn float_bits(ty: &str, v: i64) -> u64 {
+pub(super) fn float_bits(ty: &str, v: i64) -> u64 {
     let (ebits, mbits, total) = match ty {
         "f16" => (5, 10, 16),
         "bf16" => (8, 7, 16),
@@ -61,7 +61,7 @@ fn float_bits(ty: &str, v: i64) -> u64 {
 }
 
 /// A random element of an A/B type: its value and its bits.
-fn random_element(rng: &mut Rng, ty: &str) -> (i64, u64) {
+pub(super) fn random_element(rng: &mut Rng, ty: &str) -> (i64, u64) {
     match ty {
         "s8" | "u8" | "s4" | "u4" => {
             let bits = width(ty);
@@ -83,14 +83,14 @@ fn random_element(rng: &mut Rng, ty: &str) -> (i64, u64) {
 
 /// What one lane's metadata word covers: `(row offset from groupID, first bit)` of each row it
 /// holds, and the columns `from..to` of those rows.
-struct Coverage {
-    rows: Vec<(usize, u32)>,
-    columns: (usize, usize),
+pub(super) struct Coverage {
+    pub(super) rows: Vec<(usize, u32)>,
+    pub(super) columns: (usize, usize),
 }
 
 /// Which lanes of a quad hold metadata, as CUTLASS's `ELayout`s give it: for the lane's
 /// position `t` in its quad and the selector, what it covers (`None`: it supplies none).
-fn coverage(form: &Form, t: usize, selector: usize) -> Option<Coverage> {
+pub(super) fn coverage(form: &Form, t: usize, selector: usize) -> Option<Coverage> {
     let k = form.k;
     let ty = form.ab.0;
     let by_columns = matches!((ty, k), ("f16" | "bf16", 32) | ("tf32", 16));
@@ -133,6 +133,115 @@ fn coverage(form: &Form, t: usize, selector: usize) -> Option<Coverage> {
         rows: vec![(8 * (t % 2), 0)],
         columns: (0, k),
     })
+}
+
+/// A random structured-sparse A of `m` rows and `k` columns (9.7.14.6.1, 9.7.15.6.1): the dense
+/// values, the bits of the stored elements (`k/2` a row, in column order) and the 4-bit index
+/// of each chunk.
+pub(super) struct SparseTile {
+    pub(super) dense: Vec<Vec<i64>>,
+    pub(super) stored: Vec<Vec<u64>>,
+    pub(super) nibbles: Vec<Vec<u32>>,
+}
+
+/// Columns to a chunk and stored elements to a chunk of an A type: 1:2 for `.tf32`, pairwise
+/// 4:8 for `.s4`/`.u4`, 2:4 for the others.
+pub(super) fn chunking(a_ty: &str) -> (usize, usize) {
+    match a_ty {
+        "tf32" => (2, 1),
+        "s4" | "u4" => (8, 4),
+        _ => (4, 2),
+    }
+}
+
+/// A random [`SparseTile`]: the two indices of a 2:4 chunk in any order, or increasing with
+/// `ordered`; `.tf32`'s index "0b0100" for the first element of its two-wide chunk, "0b1110"
+/// for the second.
+pub(super) fn random_sparse(
+    rng: &mut Rng,
+    a_ty: &str,
+    ordered: bool,
+    m: usize,
+    k: usize,
+) -> SparseTile {
+    let (chunk, stored) = chunking(a_ty);
+    let mut dense = vec![vec![0i64; k]; m];
+    let mut stored_bits = vec![vec![0u64; k / 2]; m];
+    let mut nibbles = vec![vec![0u32; k / chunk]; m];
+    for row in 0..m {
+        for c in 0..k / chunk {
+            // The positions of the stored elements in the chunk, and the 4-bit index.
+            let (positions, nibble): (Vec<usize>, u32) = match a_ty {
+                "tf32" => {
+                    let at = rng.below(2) as usize;
+                    (vec![at], if at == 0 { 0b0100 } else { 0b1110 })
+                }
+                _ => {
+                    let first = rng.below(4) as u32;
+                    let mut second = rng.below(3) as u32;
+                    if second >= first {
+                        second += 1;
+                    }
+                    let (first, second) = if ordered {
+                        (first.min(second), first.max(second))
+                    } else {
+                        (first, second)
+                    };
+                    let positions = if chunk == 8 {
+                        // Two-wide sub-chunks: elements 2i, 2i + 1.
+                        [first, second]
+                            .iter()
+                            .flat_map(|&i| [2 * i as usize, 2 * i as usize + 1])
+                            .collect()
+                    } else {
+                        vec![first as usize, second as usize]
+                    };
+                    (positions, first | second << 2)
+                }
+            };
+            nibbles[row][c] = nibble;
+            for (j, &position) in positions.iter().enumerate() {
+                let (value, bits) = random_element(rng, a_ty);
+                dense[row][c * chunk + position] = value;
+                stored_bits[row][c * stored + j] = bits;
+            }
+        }
+    }
+    SparseTile {
+        dense,
+        stored: stored_bits,
+        nibbles,
+    }
+}
+
+/// The metadata word of the lane at `t` in its quad whose `groupID` rows start at row `base`
+/// of `nibbles`: the chunks [`coverage`] gives it, chunk `c` of a covered range at bit `4c`
+/// from the row's first bit, or random bits when it supplies none.
+pub(super) fn metadata_word(
+    form: &Form,
+    t: usize,
+    selector: usize,
+    nibbles: &[Vec<u32>],
+    base: usize,
+    rng: &mut Rng,
+) -> u32 {
+    let (chunk, _) = chunking(form.ab.0);
+    match coverage(form, t, selector) {
+        Some(Coverage {
+            rows,
+            columns: (from, to),
+        }) => {
+            let mut word = 0u32;
+            for (row_offset, bit) in rows {
+                for column in (from..to).step_by(chunk) {
+                    let nibble = nibbles[base + row_offset][column / chunk];
+                    word |= nibble << (bit + 4 * ((column - from) / chunk) as u32);
+                }
+            }
+            word
+        }
+        None => rng.next() as u32,
+    }
 }
 
 /// The first column of A register `r` of a lane with `threadID_in_group` `t` and whether it is
@@ -207,60 +316,18 @@ fn sparse_forms_match_a_plain_matrix_product() {
         let bits = width(a_ty);
         let per_register = 32 / bits;
         // Chunk width, stored elements to a chunk.
-        let (chunk, stored) = match a_ty {
-            "tf32" => (2, 1),
-            "s4" | "u4" => (8, 4),
-            _ => (4, 2),
-        };
+        let (chunk, stored) = chunking(a_ty);
         let selectors = match (a_ty, k) {
             ("f16" | "bf16", 16) | ("tf32", 8) => 4,
             ("s8" | "u8" | "e4m3" | "e5m2", 64) | ("s4" | "u4", 128) => 1,
             _ => 2,
         };
         for selector in 0..selectors {
-            // The sparse A: for each row and chunk, the stored values with their columns.
-            let mut dense = vec![vec![0i64; k]; m];
-            let mut stored_bits = vec![vec![0u64; k / 2]; m];
-            let mut nibbles = vec![vec![0u32; k / chunk]; m];
-            for row in 0..m {
-                for c in 0..k / chunk {
-                    // The positions of the stored elements in the chunk, and the 4-bit index.
-                    let (positions, nibble): (Vec<usize>, u32) = match a_ty {
-                        "tf32" => {
-                            let at = rng.below(2) as usize;
-                            (vec![at], if at == 0 { 0b0100 } else { 0b1110 })
-                        }
-                        _ => {
-                            let first = rng.below(4) as u32;
-                            let mut second = rng.below(3) as u32;
-                            if second >= first {
-                                second += 1;
-                            }
-                            let (first, second) = if form.ordered {
-                                (first.min(second), first.max(second))
-                            } else {
-                                (first, second)
-                            };
-                            let positions = if chunk == 8 {
-                                // Two-wide sub-chunks: elements 2i, 2i + 1.
-                                [first, second]
-                                    .iter()
-                                    .flat_map(|&i| [2 * i as usize, 2 * i as usize + 1])
-                                    .collect()
-                            } else {
-                                vec![first as usize, second as usize]
-                            };
-                            (positions, first | second << 2)
-                        }
-                    };
-                    nibbles[row][c] = nibble;
-                    for (j, &position) in positions.iter().enumerate() {
-                        let (value, bits) = random_element(&mut rng, a_ty);
-                        dense[row][c * chunk + position] = value;
-                        stored_bits[row][c * stored + j] = bits;
-                    }
-                }
-            }
+            let SparseTile {
+                dense,
+                stored: stored_bits,
+                nibbles,
+            } = random_sparse(&mut rng, a_ty, form.ordered, m, k);
             let b: Vec<Vec<(i64, u64)>> = (0..k)
                 .map(|_| (0..n).map(|_| random_element(&mut rng, b_ty)).collect())
                 .collect();
@@ -342,22 +409,7 @@ fn sparse_forms_match_a_plain_matrix_product() {
                     },
                 );
                 // e: the chunks this lane covers, or random bits.
-                let metadata = match coverage(&form, t, selector) {
-                    Some(Coverage {
-                        rows,
-                        columns: (from, to),
-                    }) => {
-                        let mut word = 0u32;
-                        for (row_offset, bit) in rows {
-                            for column in (from..to).step_by(chunk) {
-                                let nibble = nibbles[group + row_offset][column / chunk];
-                                word |= nibble << (bit + 4 * ((column - from) / chunk) as u32);
-                            }
-                        }
-                        word
-                    }
-                    None => rng.next() as u32,
-                };
+                let metadata = metadata_word(&form, t, selector, &nibbles, group, &mut rng);
                 input.extend_from_slice(&metadata.to_le_bytes());
                 pack(
                     &mut expected,

@@ -167,20 +167,25 @@ COPY:
 }
 "#;
 
-fn u32s(bytes: &[u8]) -> Vec<u32> {
+pub(super) fn u32s(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
 
-fn bytes_of(words: &[u32]) -> Vec<u8> {
+pub(super) fn bytes_of(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// A rank-2 map of `.u32`/`.f32` words (`data_type` 2 or 7): `cols x rows`, rows `pitch`
 /// words apart, at `GLOBAL_BASE`.
-fn map2d(data_type: u32, [cols, rows]: [u64; 2], pitch: u64, box_dim: [u32; 2]) -> TensorMap {
+pub(super) fn map2d(
+    data_type: u32,
+    [cols, rows]: [u64; 2],
+    pitch: u64,
+    box_dim: [u32; 2],
+) -> TensorMap {
     TensorMap {
         data_type,
         rank: 2,
@@ -1420,9 +1425,13 @@ fn tensor_float_reductions_add_and_compare_exact_values() {
 /// `fields_{name}`: the map copied into shared memory, the `.field3` replacements `edits`
 /// applied, published to `mapbuf` with `tensormap.cp_fenceproxy`, then the box at `(c0, c1)`
 /// loaded and its `bytes` copied to `out`. Clean under ptxas 13.5 (`-arch sm_90a`; with
-/// `.swizzle_atomicity`, which needs PTX ISA 8.6 and sm_100a, `-arch sm_100a`).
+/// `.swizzle_atomicity`, which needs PTX ISA 8.6 and sm_100a, `-arch sm_100a`; with
+/// `.swizzle_mode` 4, which ptxas takes for sm_103a only, "value '4' expected to be in range
+/// [0..3]" elsewhere, `-arch sm_103a`).
 fn replace_fields_kernel(name: &str, edits: &[(&str, u32)]) -> String {
-    let target = if edits.iter().any(|(field, _)| *field == "swizzle_atomicity") {
+    let target = if edits.contains(&("swizzle_mode", 4)) {
+        ".version 8.8\n.target sm_103a"
+    } else if edits.iter().any(|(field, _)| *field == "swizzle_atomicity") {
         ".version 8.6\n.target sm_100a"
     } else {
         ".version 8.3\n.target sm_90a"
@@ -1490,7 +1499,7 @@ COPY:
 
 /// Runs [`replace_fields_kernel`] on `map` over `tensor` (bytes) with the box at `start`;
 /// returns `out` (`bytes` long) or the launch's error.
-fn run_replaced_fields(
+pub(super) fn run_replaced_fields(
     edits: &[(&str, u32)],
     map: &TensorMap,
     tensor: &[u8],
@@ -1571,10 +1580,11 @@ fn tensormap_replace_of_the_enumerated_fields_takes_table_33s_values() {
         expected[to..to + 2].copy_from_slice(&value.to_le_bytes());
     }
     assert_eq!(out, expected);
-    // A swizzle of sm_100 (the 32B and 64B atomicities) traps at the replacement.
+    // An atomicity of sm_100 (32 bytes) on a map without the 128-byte swizzle is no valid
+    // combination (Table 14): the copy traps (tma_sm100.rs runs the valid ones).
     let error = run_replaced_fields(&[("swizzle_atomicity", 1)], &map, &tensor_bytes, start, 256)
         .expect_err("refused");
-    assert!(error.contains("sm_100"), "{error}");
+    assert!(error.contains("Table 14"), "{error}");
     // A value outside the table is refused when the module loads, as ptxas 13.5 refuses it
     // ("value '2' expected to be in range [0..1] when .fill_mode modifier is used").
     for (field, value) in [("fill_mode", 2), ("interleave_layout", 3), ("elemtype", 16)] {

@@ -171,7 +171,9 @@ fn kernel(shape_types: &str, tail: &str, nd: usize) -> String {
     body + "ret;\n}\n"
 }
 
-fn run(
+/// Runs `source`'s kernel `k` on `ctas` CTAs of `threads` threads with the buffers `input` and
+/// `out` bytes (initially `0xa5`); returns the second buffer, or the failure.
+pub(super) fn run(
     source: &str,
     ctas: u32,
     threads: u32,
