@@ -708,6 +708,7 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
         ("sm_100a", "9.0"), ("sm_100", "8.7"), ("sm_90", "8.6"), ("sm_100a", "8.6"),
         ("sm_90", "8.0"), ("sm_89", "8.1"))]
     files["texture-forms.tsv"] = [("sm_90", "8.6", texture_form_lines())]
+    files["unified.tsv"] = [("sm_90", "8.6", unified_lines())]
     files["st-sinks.tsv"] = [(t, v, store_sink_lines()) for t, v in (
         ("sm_100a", "8.8"), ("sm_90a", "8.8"))]
     files["f32x2.tsv"] = [(t, v, f32x2_lines()) for t, v in (
@@ -755,6 +756,36 @@ def value_lines() -> list[str]:
         for v in (0, 4, 16, 17, -1, 8, 3, "0x10", "0x11"):
             out += [f"cp.async.ca.shared.global [%b32_1], [%b64_1], {cp}, {v};",
                     f"cp.async.ca.shared.global.L2::cache_hint [%b32_1], [%b64_1], {cp}, {v}, %b64_2;"]
+    return out
+
+
+def unified_lines() -> list[str]:
+    """`[a].unified` (9.7.9.8, ld: `d, [a]{.unified}{, cache-policy}`) on ld in every space,
+    and on the other instructions that take an address."""
+    out = []
+    for space in ("", "global.", "shared.", "local.", "const.", "param.", "global.nc."):
+        out += [f"ld.{space}f32 %f32_0, [%b64_8].unified;",
+                f"ld.{space}f32 %f32_0, [%b64_8+16].unified;",
+                f"ld.{space}v2.f32 {{%f32_0, %f32_1}}, [%b64_8].unified;"]
+    out += [
+        "ld.global.L2::cache_hint.f32 %f32_0, [%b64_8].unified, %b64_2;",
+        "ld.global.f32 %f32_0, [%b64_8].uniform;",
+        "ld.global.f32 %f32_0, [%b64_8].unified.unified;",
+        "ld.global.f32 %f32_0, [%b64_8] .unified;",
+        "ldu.global.f32 %f32_0, [%b64_8].unified;",
+        "ldu.f32 %f32_0, [%b64_8].unified;",
+        "st.global.f32 [%b64_8].unified, %f32_0;",
+        "st.f32 [%b64_8].unified, %f32_0;",
+        "atom.global.add.u32 %u32_0, [%b64_8].unified, 1;",
+        "atom.add.u32 %u32_0, [%b64_8].unified, 1;",
+        "atom.shared.add.u32 %u32_0, [%b64_8].unified, 1;",
+        "red.global.add.u32 [%b64_8].unified, 1;",
+        "prefetch.global.L2 [%b64_8].unified;",
+        "cp.async.ca.shared.global [%b64_8], [%b64_9].unified, 4;",
+        "mbarrier.init.b64 [%b64_8].unified, 1;",
+        "multimem.ld_reduce.relaxed.sys.global.add.u32 %u32_0, [%b64_8].unified;",
+        "ld.global.f32 %f32_0, [%b64_8+4].unified;",
+    ]
     return out
 
 
@@ -1145,7 +1176,8 @@ def main() -> int:
 
 
 # The tables assembled for `compute_XX` (see `run_module`).
-VIRTUAL = ("async-stores.tsv", "f32x2.tsv", "st-sinks.tsv", "texture-forms.tsv")
+VIRTUAL = ("async-stores.tsv", "f32x2.tsv", "st-sinks.tsv", "texture-forms.tsv",
+           "unified.tsv")
 
 # The tables stored xz-compressed (the tests read `NAME.xz`): the repository must stay small.
 LARGE = ("cvt-packed.tsv", "cvt-scalar.tsv", "cvt-targets.tsv", "cvt-operands.tsv",

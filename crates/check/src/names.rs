@@ -1802,6 +1802,42 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        // `[a].unified` is `ld`'s (and `ldu`'s, `atom`'s, `multimem`'s: ptxas 13.5) (PTX ISA
+        // 9.7.9.8: "The qualifiers .unified and
+        // .level::cache_hint are only supported for .global state space and for generic
+        // addressing"; ptxas 13.5: "Illegal use of attribute '.unified' for instruction 'st'").
+        if let Some(address) = instruction
+            .operands
+            .iter()
+            .find_map(|operand| match operand {
+                Operand::Address(address) if address.unified => Some(address),
+                _ => None,
+            })
+        {
+            let spaces_ok = !instruction.modifier_names().iter().any(|m| {
+                matches!(
+                    m.split("::").next().unwrap_or(m),
+                    "shared" | "local" | "const" | "param"
+                )
+            });
+            // ptxas 13.5 takes it on `ldu`, `atom` and `multimem` too, and refuses it on `st`,
+            // `red`, `prefetch`, `cp.async`, `mbarrier`.
+            let takes = matches!(
+                op,
+                Some(Opcode::Ld | Opcode::Ldu | Opcode::Atom | Opcode::Multimem)
+            );
+            if !takes || !spaces_ok {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`.unified` marks the address of `ld`, `ldu`, `atom` or `multimem` in \
+                         `.global` or generic memory, not of `{}` there",
+                        instruction.opcode.as_str()
+                    ),
+                    address.span,
+                ));
+            }
+        }
         // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a register.
         if op == Some(Opcode::Bra)
             && let Some(Operand::Name(name)) = instruction.operands.first()

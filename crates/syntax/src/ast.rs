@@ -578,6 +578,9 @@ pub struct Address {
     pub base: AddressBase,
     /// The byte offset, if written (`+0` is kept).
     pub offset: Option<Spanned<i64>>,
+    /// `[a].unified` (PTX ISA 9.7.9.8, ld: "The optional qualifier .unified must be specified
+    /// on operand a if a is the address of a variable declared with .unified attribute").
+    pub unified: bool,
 }
 
 /// The base of an address.

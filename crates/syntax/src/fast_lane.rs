@@ -863,6 +863,7 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             span: Span::new(start, self.end()),
             base,
             offset,
+            unified: false,
         })))
     }
 }

@@ -393,7 +393,11 @@ impl Display for Address {
             AddressBase::Immediate(value) => write!(f, "{value}")?,
         }
         write_offset(f, self.offset.as_ref().map(|offset| offset.value))?;
-        f.write_char(']')
+        f.write_char(']')?;
+        if self.unified {
+            f.write_str(".unified")?;
+        }
+        Ok(())
     }
 }
 
