@@ -1678,7 +1678,21 @@ fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Op
 /// `.target` names an architecture. Every architecture of a `.target` list is checked (ptxas
 /// 13.5 rejects `.version 7.0` with `.target sm_90, sm_80`), the one instructions are gated by
 /// last.
-pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut Vec<Diagnostic>) {
+///
+/// A module that is only its header (`.version`, `.target`, `.address_size`, nothing after
+/// them: what nvcc emits for a `.cu` file without device code) is not checked for the pair:
+/// ptxas 13.5 compares the `.version` with the `.target` only when the first statement after
+/// the header comes, and assembles `.version 7.8` / `.target sm_90a` alone without a word, as
+/// it does `.version 6.0` / `.target sm_120a` (it rejects both with one `.global` variable
+/// after them: "PTX .version 7.8 does not support .target sm_90a"). The other header rules
+/// (unknown versions, targets and options, `.address_size` before 2.3) still apply there.
+/// `header_only` says the module is one.
+pub fn check_module(
+    setting: &ModuleSetting,
+    module: &Module,
+    header_only: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if let (Some(version), Some(span)) = (setting.version, setting.version_span)
         && !PTX_VERSIONS.contains(&(version.major, version.minor))
     {
@@ -1695,7 +1709,7 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
     }
     if setting.overridden {
         if let (Some(target), Some(span)) = (setting.target, setting.target_span) {
-            check_module_target(setting, "", Some(target), span, diagnostics);
+            check_module_target(setting, "", Some(target), span, header_only, diagnostics);
         }
         return;
     }
@@ -1709,12 +1723,17 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
         .filter(|entry| names_architecture(entry.as_str()))
     {
         let target = Target::parse(entry.as_str()).ok();
-        check_module_target(setting, entry.as_str(), target, entry.span, diagnostics);
+        check_module_target(
+            setting,
+            entry.as_str(),
+            target,
+            entry.span,
+            header_only,
+            diagnostics,
+        );
     }
 }
 
-/// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
-/// parse) at `target_span`.
 /// The PTX ISA versions ptxas 13.5 knows (every `X.Y` with X, Y in 0..=9 probed: the others
 /// are "Unsupported .version 6.6; current version is '9.5'").
 const PTX_VERSIONS: &[(u8, u8)] = &[
@@ -1817,11 +1836,15 @@ fn check_target_options(entries: &[Spanned<Text>], diagnostics: &mut Vec<Diagnos
     }
 }
 
+/// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
+/// parse) at `target_span`; `header_only`: the module has nothing after its header, so the
+/// `.version`/`.target` pair is not compared.
 fn check_module_target(
     setting: &ModuleSetting,
     name: &str,
     target: Option<Target>,
     target_span: Span,
+    header_only: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let Some(target) = target else {
@@ -1845,6 +1868,9 @@ fn check_module_target(
     let Err(error) = isa_check_module(target, version) else {
         return;
     };
+    if header_only && error.minimum.is_some() {
+        return;
+    }
     let diagnostic = match error.minimum {
         Some(minimum) => {
             let mut diagnostic = Diagnostic::error(

@@ -2674,6 +2674,12 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     if let Some(i) = find(&[wrong_order, "acq_rel"]) {
         return Err(illegal(i));
     }
+    // st's `.ss = { .global, .local, .param{::func}, .shared{::cta, ::cluster} }` (9.7.9.10):
+    // a store never writes a kernel's parameters (ptxas 13.5: "Illegal modifier '::entry' for
+    // instruction 'st'"); `ld` and `ldu` name `.param::entry`.
+    if store && let Some(i) = find(&["param::entry"]) {
+        return Err(illegal(i));
+    }
     let cache_ops: &[&str] = if store {
         &["wb", "cg", "cs", "wt"]
     } else {
@@ -2831,6 +2837,27 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
                 DecodeErrorKind::UnknownModifier,
                 Some(nc),
                 ".nc needs the .global state space (ld.global.nc)",
+            ));
+        }
+        // `ld.global{.cop}.nc{.level::cache_hint}...`, `.cop = { .ca, .cg, .cs }` (9.7.9.9
+        // ld.global.nc): no memory-consistency qualifier, and neither `.lu` nor `.cv`
+        // (ptxas 13.5: "Modifier '.volatile' cannot be combined with modifier '.nc'", also
+        // for `.weak`, `.relaxed`, `.acquire`; "Illegal cache operation for instruction
+        // 'ld.nc'").
+        if let Some(semantics) = find(&["weak", "volatile", "relaxed", "acquire", "mmio"]) {
+            return Err(conflict(
+                semantics,
+                "a memory-consistency qualifier and .nc",
+            ));
+        }
+        if let Some(cop) = find(&["lu", "cv"]) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(cop),
+                format!(
+                    ".{} is no cache operator of ld.global.nc (.ca, .cg, .cs)",
+                    modifiers[cop]
+                ),
             ));
         }
     }
@@ -3147,6 +3174,17 @@ fn decode_cvta(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         space(m).map(Modifier::Space)
     })?;
     let ty = c.single_type(opcode, &[Type::U32, Type::U64])?;
+    // `cvta.to.space.size  p, a;` (9.7.9.20): `.to` comes first (ptxas 13.5: "Unknown modifier '.to'"
+    // for `cvta.shared.to.u64`, `cvta.u64.to.shared`); the space and the size in either order.
+    if let Some(to) = c.to
+        && to != 0
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(to),
+            ".to comes first: cvta.to.<space>.<size>",
+        ));
+    }
     let Some(space) = c.space else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
