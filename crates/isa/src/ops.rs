@@ -4367,6 +4367,16 @@ fn decode_match(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 /// `bar.warp.sync` is [`decode_bar_warp`].
 fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     for (index, &m) in modifiers.iter().enumerate() {
+        // `bar.warp.sync` is an instruction of its own (9.7.13.2); `.warp` is no modifier of
+        // any other barrier (ptxas 13.5: "Unknown modifier '.warp'" for `bar.sync.warp` and
+        // `bar.arrive.warp`, "Not a name of any known instruction: 'barrier.warp.sync'").
+        if m == "warp" && (index != 0 || opcode == Opcode::Barrier) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".warp is no modifier of {opcode} (bar.warp.sync is)"),
+            ));
+        }
         if matches!(m, "warp" | "cluster") {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
