@@ -1455,11 +1455,17 @@ fn check_syntax_form(
     }
 }
 
-/// `cvt.bf16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}`: introduced after PTX ISA 9.1, which the
-/// instruction table describes; ptxas 13.5 accepts them from `.version` 9.2. The table does not
-/// know them (docs/divergences.md, "Missing"), so the checker stays silent on them where ptxas
-/// would accept them rather than reject valid modules.
+/// `cvt.bf16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}` and `cp.async.bulk...ignore_oob`:
+/// introduced after PTX ISA 9.1, which the instruction table describes; ptxas 13.5 accepts
+/// them from `.version` 9.2 ("Feature '.ignore_oob' requires PTX ISA .version 9.2 or later";
+/// nvcc 13.5 emits `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob
+/// [d], [s], size, left, right, [mbar]` for sm_90 and later). The table does not know them
+/// (docs/divergences.md, "Missing"), so the checker stays silent on them where ptxas would
+/// accept them rather than reject valid modules.
 fn newer_than_table(modifiers: &[&str]) -> bool {
+    if modifiers.starts_with(&["async", "bulk"]) && modifiers.contains(&"ignore_oob") {
+        return true;
+    }
     let mut types = modifiers.iter().filter_map(|m| Type::from_name(m));
     let (Some(destination), Some(source), None) = (types.next(), types.next(), types.next()) else {
         return false;
