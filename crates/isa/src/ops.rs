@@ -2580,6 +2580,21 @@ fn space(m: &str) -> Option<Space> {
     })
 }
 
+/// `ld`, `st`, `atom` and `red` name one `.scope` (`.scope = { .cta, .cluster, .gpu, .sys }`
+/// in each Syntax block); two different ones are "Multiple scope modifiers specified" (ptxas
+/// 13.5, `ld.relaxed.gpu.sys.global.u32`, `atom.gpu.sys.global.inc.u32`). The same one twice
+/// is the duplicate rule's.
+fn one_scope(modifiers: &[&str]) -> Result<(), DecodeError> {
+    let is_scope = |m: &str| matches!(m, "cta" | "cluster" | "gpu" | "sys");
+    let Some(first) = modifiers.iter().find(|m| is_scope(m)) else {
+        return Ok(());
+    };
+    match modifiers.iter().position(|m| is_scope(m) && m != first) {
+        Some(index) => Err(conflict(index, "two scopes")),
+        None => Ok(()),
+    }
+}
+
 /// Memory-ordering and scope qualifiers (8 "Memory Consistency Model").
 fn ordering_or_scope(m: &str) -> bool {
     matches!(
@@ -2656,6 +2671,7 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             _ => None,
         }
     })?;
+    one_scope(modifiers)?;
     let ty = c.single_type(opcode, MEMORY_TYPES)?;
     let space = c.space.map_or(Space::Generic, |s| s.value);
     let vector = c.vector.map_or(1, |v| v.value);
@@ -3239,6 +3255,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             _ => None,
         }
     })?;
+    one_scope(modifiers)?;
     let ty = c.single_type(opcode, ATOM_TYPES)?;
     let vector = c.vector.map_or(1, |v| v.value);
     let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
