@@ -381,7 +381,7 @@ def cmd_lines(args) -> int:
             found.setdefault(s, (t, v))
     plain = sorted(found)
     vocab = vocabulary(plain)
-    out, seen = [], set()
+    out: dict[tuple[str, str, str], None] = {}
     tries = 0
     while len(out) < args.lines and tries < args.lines * 20:
         tries += 1
@@ -398,12 +398,8 @@ def cmd_lines(args) -> int:
             t, v = rng.choice([p for p in OLDER if int(re.sub(r"\D", "", p[0])) >= 60])
         if "%b128_" in line and (float(v) < 8.3 or int(re.sub(r"\D", "", t)) < 70):
             continue  # fuzz.py's modules declare `.b128` registers then, which ptxas refuses
-        if (t, v, line) in seen:
-            continue
-        seen.add((t, v, line))
-        out.append((t, v, line))
-    for t, v, l in out:
-        print(f"{t} {v} {l}")
+        out.setdefault((t, v, line))
+    print("\n".join(" ".join(key) for key in out))
     print(f"realcorpus: {len(texts)} modules, {len(plain)} distinct instruction shapes, "
           f"{len(out)} lines", file=sys.stderr)
     return 0
@@ -441,8 +437,9 @@ def main() -> int:
     li.add_argument("--lines", type=int, default=6000)
     li.add_argument("--mutated", type=float, default=0.75)
     args = ap.parse_args()
-    if not NVCC.exists() or not gen.PTXAS.exists():
-        print(f"realcorpus.py: needs nvcc and ptxas in {gen.PTXAS.parent}", file=sys.stderr)
+    needs = {"compile": NVCC, "judge": gen.PTXAS, "mutate": gen.PTXAS}.get(args.cmd)
+    if needs is not None and not needs.exists():
+        print(f"realcorpus.py {args.cmd}: needs {needs}", file=sys.stderr)
         return 2
     return {"compile": cmd_compile, "judge": cmd_judge, "mutate": cmd_mutate,
             "lines": cmd_lines}[args.cmd](args)
