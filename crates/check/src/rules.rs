@@ -1044,6 +1044,26 @@ fn check_mbarrier_arrive(
     }
 }
 
+/// Gates the pragmas of a function body by the module's `.version` (PTX ISA 11.4.11,
+/// ".pragma"; ptxas 13.5: "Feature 'used_bytes_mask' requires PTX ISA .version 8.3 or later",
+/// "Feature 'enable_smem_spilling' requires PTX ISA .version 8.7 or later"; nvcc 13.5 emits
+/// `.pragma "used_bytes_mask 12";` before vector loads). `"nounroll"` has no gate.
+pub fn check_body_pragma(
+    setting: &ModuleSetting,
+    text: &Spanned<Text>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let pragma = text.as_str().trim_matches('"');
+    let needed = if pragma.starts_with("used_bytes_mask") {
+        ("used_bytes_mask", PtxVersion::new(8, 3))
+    } else if pragma == "enable_smem_spilling" {
+        ("enable_smem_spilling", PtxVersion::new(8, 7))
+    } else {
+        return;
+    };
+    gate_feature(setting, needed.0, text.span, 0, needed.1, diagnostics);
+}
+
 fn gate_feature(
     setting: &ModuleSetting,
     feature: &str,
