@@ -71,7 +71,7 @@ pub fn check_with(module: &Module, options: &Options) -> Vec<Diagnostic> {
 pub fn check_in_chunks(module: &Module, options: &Options, chunks: usize) -> Vec<Diagnostic> {
     let setting = rules::ModuleSetting::new(module, options.target);
     let mut diagnostics = names::resolve(module, &setting, chunks);
-    rules::check_module(&setting, module, &mut diagnostics);
+    rules::check_module(&setting, module, module.items.is_empty(), &mut diagnostics);
     let mut summaries = Vec::new();
     for item in &module.items {
         limits::summarize(item, &mut summaries);

@@ -1545,7 +1545,12 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         .prototypes
                         .push((prototype.label.as_str(), signature));
                 }
-                Statement::Loc(_) | Statement::Pragma(_) => {}
+                Statement::Pragma(text) => crate::rules::check_body_pragma(
+                    self.resolver.setting,
+                    text,
+                    &mut self.resolver.diagnostics,
+                ),
+                Statement::Loc(_) => {}
             }
         }
     }

@@ -317,10 +317,12 @@ pub(crate) fn check(
     let mut summary = leading;
     let mut pieces = Vec::new();
     let mut limits = Vec::new();
+    let mut header_only = true;
     for result in results {
         let Some(result) = result.into_inner() else {
             continue;
         };
+        header_only &= result.stand_ins.is_empty();
         let room = 2usize.saturating_sub(summary.len());
         summary.extend(result.stand_ins.into_iter().take(room));
         pieces.push(result.checked);
@@ -331,7 +333,7 @@ pub(crate) fn check(
         .into_iter()
         .flat_map(|declarations| declarations.into_inner().unwrap_or_default());
     let mut checked = crate::names::finish_pieces(pieces, all_declarations);
-    rules::check_module(&header.setting, &header.module, &mut checked);
+    rules::check_module(&header.setting, &header.module, header_only, &mut checked);
     crate::limits::finish(&limits, &header.setting, &mut checked);
     checked.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     diagnostics.append(&mut checked);

@@ -1044,6 +1044,26 @@ fn check_mbarrier_arrive(
     }
 }
 
+/// Gates the pragmas of a function body by the module's `.version` (PTX ISA 11.4.11,
+/// ".pragma"; ptxas 13.5: "Feature 'used_bytes_mask' requires PTX ISA .version 8.3 or later",
+/// "Feature 'enable_smem_spilling' requires PTX ISA .version 8.7 or later"; nvcc 13.5 emits
+/// `.pragma "used_bytes_mask 12";` before vector loads). `"nounroll"` has no gate.
+pub fn check_body_pragma(
+    setting: &ModuleSetting,
+    text: &Spanned<Text>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let pragma = text.as_str().trim_matches('"');
+    let needed = if pragma.starts_with("used_bytes_mask") {
+        ("used_bytes_mask", PtxVersion::new(8, 3))
+    } else if pragma == "enable_smem_spilling" {
+        ("enable_smem_spilling", PtxVersion::new(8, 7))
+    } else {
+        return;
+    };
+    gate_feature(setting, needed.0, text.span, 0, needed.1, diagnostics);
+}
+
 fn gate_feature(
     setting: &ModuleSetting,
     feature: &str,
@@ -1455,11 +1475,17 @@ fn check_syntax_form(
     }
 }
 
-/// `cvt.bf16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}`: introduced after PTX ISA 9.1, which the
-/// instruction table describes; ptxas 13.5 accepts them from `.version` 9.2. The table does not
-/// know them (docs/divergences.md, "Missing"), so the checker stays silent on them where ptxas
-/// would accept them rather than reject valid modules.
+/// `cvt.bf16x2.{e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2}` and `cp.async.bulk...ignore_oob`:
+/// introduced after PTX ISA 9.1, which the instruction table describes; ptxas 13.5 accepts
+/// them from `.version` 9.2 ("Feature '.ignore_oob' requires PTX ISA .version 9.2 or later";
+/// nvcc 13.5 emits `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob
+/// [d], [s], size, left, right, [mbar]` for sm_90 and later). The table does not know them
+/// (docs/divergences.md, "Missing"), so the checker stays silent on them where ptxas would
+/// accept them rather than reject valid modules.
 fn newer_than_table(modifiers: &[&str]) -> bool {
+    if modifiers.starts_with(&["async", "bulk"]) && modifiers.contains(&"ignore_oob") {
+        return true;
+    }
     let mut types = modifiers.iter().filter_map(|m| Type::from_name(m));
     let (Some(destination), Some(source), None) = (types.next(), types.next(), types.next()) else {
         return false;
@@ -1678,7 +1704,21 @@ fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Op
 /// `.target` names an architecture. Every architecture of a `.target` list is checked (ptxas
 /// 13.5 rejects `.version 7.0` with `.target sm_90, sm_80`), the one instructions are gated by
 /// last.
-pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut Vec<Diagnostic>) {
+///
+/// A module that is only its header (`.version`, `.target`, `.address_size`, nothing after
+/// them: what nvcc emits for a `.cu` file without device code) is not checked for the pair:
+/// ptxas 13.5 compares the `.version` with the `.target` only when the first statement after
+/// the header comes, and assembles `.version 7.8` / `.target sm_90a` alone without a word, as
+/// it does `.version 6.0` / `.target sm_120a` (it rejects both with one `.global` variable
+/// after them: "PTX .version 7.8 does not support .target sm_90a"). The other header rules
+/// (unknown versions, targets and options, `.address_size` before 2.3) still apply there.
+/// `header_only` says the module is one.
+pub fn check_module(
+    setting: &ModuleSetting,
+    module: &Module,
+    header_only: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if let (Some(version), Some(span)) = (setting.version, setting.version_span)
         && !PTX_VERSIONS.contains(&(version.major, version.minor))
     {
@@ -1695,7 +1735,7 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
     }
     if setting.overridden {
         if let (Some(target), Some(span)) = (setting.target, setting.target_span) {
-            check_module_target(setting, "", Some(target), span, diagnostics);
+            check_module_target(setting, "", Some(target), span, header_only, diagnostics);
         }
         return;
     }
@@ -1709,12 +1749,17 @@ pub fn check_module(setting: &ModuleSetting, module: &Module, diagnostics: &mut 
         .filter(|entry| names_architecture(entry.as_str()))
     {
         let target = Target::parse(entry.as_str()).ok();
-        check_module_target(setting, entry.as_str(), target, entry.span, diagnostics);
+        check_module_target(
+            setting,
+            entry.as_str(),
+            target,
+            entry.span,
+            header_only,
+            diagnostics,
+        );
     }
 }
 
-/// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
-/// parse) at `target_span`.
 /// The PTX ISA versions ptxas 13.5 knows (every `X.Y` with X, Y in 0..=9 probed: the others
 /// are "Unsupported .version 6.6; current version is '9.5'").
 const PTX_VERSIONS: &[(u8, u8)] = &[
@@ -1817,11 +1862,15 @@ fn check_target_options(entries: &[Spanned<Text>], diagnostics: &mut Vec<Diagnos
     }
 }
 
+/// [`check_module`] for one architecture entry `name` (`target`: `None` when it does not
+/// parse) at `target_span`; `header_only`: the module has nothing after its header, so the
+/// `.version`/`.target` pair is not compared.
 fn check_module_target(
     setting: &ModuleSetting,
     name: &str,
     target: Option<Target>,
     target_span: Span,
+    header_only: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let Some(target) = target else {
@@ -1845,6 +1894,9 @@ fn check_module_target(
     let Err(error) = isa_check_module(target, version) else {
         return;
     };
+    if header_only && error.minimum.is_some() {
+        return;
+    }
     let diagnostic = match error.minimum {
         Some(minimum) => {
             let mut diagnostic = Diagnostic::error(

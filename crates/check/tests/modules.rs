@@ -1,10 +1,13 @@
 //! Agreement with ptxas on whole modules: every row of `tests/conformance/modgen-modules.txt.xz`
 //! (written by `scripts/conformance/modgen.py --tsv`: ptxas 13.5's verdict on a generated
 //! module that varies declarations, linkage, function headers, debug directives and the
-//! `.target` list around trivial instructions, and its text) must get ptxas's verdict from
-//! `ptxsim check`, on both paths: the whole tree, and piece by piece straight from the text
-//! (small pieces, two threads), which must give the same diagnostics. The file holds only
-//! modules ptxsim agreed on when it was written (docs/conformance.md, "The seventh round").
+//! `.target` list around trivial instructions, and its text) and of
+//! `tests/conformance/realcorpus-modules.txt.xz` (`scripts/conformance/realcorpus.py mutate
+//! --tsv`: small modules nvcc 13.5 made from HeCBench and Rodinia, one line or the header of
+//! each mutated) must get ptxas's verdict from `ptxsim check`, on both paths: the whole tree,
+//! and piece by piece straight from the text (small pieces, two threads), which must give the
+//! same diagnostics. The files hold only modules ptxsim agreed on when they were written
+//! (docs/conformance.md, "The seventh round" and "The eighth round").
 
 #[path = "../../../tests/conformance/data.rs"]
 mod data;
@@ -33,8 +36,20 @@ fn unescape(text: &str) -> String {
 
 #[test]
 fn every_generated_module_gets_ptxas_verdict() {
+    every_module_gets_ptxas_verdict("modgen-modules.txt.xz", 1000, 100);
+}
+
+#[test]
+fn every_mutated_real_module_gets_ptxas_verdict() {
+    every_module_gets_ptxas_verdict("realcorpus-modules.txt.xz", 1000, 300);
+}
+
+/// Checks every row of `tests/conformance/<name>`, which has more than `min_rows` rows and
+/// more than `min_accepted` modules ptxas accepts.
+fn every_module_gets_ptxas_verdict(name: &str, min_rows: usize, min_accepted: usize) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/conformance/modgen-modules.txt.xz");
+        .join("../../tests/conformance")
+        .join(name);
     let text = data::read(&path);
     let options = Options::default();
     let mut rows = 0;
@@ -66,12 +81,12 @@ fn every_generated_module_gets_ptxas_verdict() {
         ));
     }
     assert!(
-        rows > 1000 && accepted > 100,
-        "{rows} rows, {accepted} accepted"
+        rows > min_rows && accepted > min_accepted,
+        "{name}: {rows} rows, {accepted} accepted"
     );
     assert!(
         wrong.is_empty(),
-        "{} of {rows} modules disagree with ptxas:\n{}",
+        "{name}: {} of {rows} modules disagree with ptxas:\n{}",
         wrong.len(),
         wrong[..wrong.len().min(10)].join("\n")
     );

@@ -358,12 +358,41 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                     ),
                 ));
             }
+            let joined = match element {
+                RegisterRule::RelaxedSource(_) | RegisterRule::RelaxedDestination(_) => {
+                    match memory_vector_type(elements) {
+                        Ok(joined) => joined,
+                        Err(problem) => {
+                            return Some(Violation::new(
+                                RuleCode::RegisterType,
+                                here,
+                                format!("the elements of `{}` {problem}", slot.name),
+                            ));
+                        }
+                    }
+                }
+                _ => None,
+            };
+            if let Some(joined) = joined
+                && !element.accepts(joined)
+            {
+                return Some(Violation::new(
+                    RuleCode::RegisterType,
+                    here,
+                    format!(
+                        "the elements of `{}` make a `{joined}` vector; it must be {}",
+                        slot.name,
+                        element.describe()
+                    ),
+                ));
+            }
             elements.iter().enumerate().find_map(|(position, e)| {
                 let at = Location::Element {
                     operand: index,
                     element: position,
                 };
                 match e {
+                    Element::Register(_) if joined.is_some() => None,
                     Element::Register(t) if element.accepts(*t) => None,
                     Element::Register(t) => Some(Violation::new(
                         RuleCode::RegisterType,
@@ -441,4 +470,60 @@ pub(crate) fn literal_violation(
     } else {
         violation
     }
+}
+
+/// The type ptxas 13.5 gives a brace vector of `ld`/`st`/`ldu`/`suld.b`/`sust.b` registers of
+/// different types, which it then checks against the instruction type as one register of that
+/// type (Table 28 for `ld`): `None` when the registers are all of one type (each is checked
+/// alone), else the bit-size type of their width, or why the vector has none. The PTX ISA says
+/// nothing of mixed vectors; ptxas 13.5 says, for elements of different widths (a `.pred`
+/// register counting as 32 bits), "Incompatible elements of vector expression" (`{%r1, %rd1}`,
+/// `{%rd1, %p1}`); for elements of one width but different kinds, none of them a bit-size
+/// register (`.f32` with `.u32`, `.u32` with `.pred`; signed and unsigned integers are one
+/// kind, and ptxas compares each element with the next), "Vector with elements of different
+/// types are not allowed in ld instruction"; and it
+/// takes `ld.shared.v2.u32 {%f1, %r1}` (`.f32` with `.b32`: a `.b32` vector) and `{%r1, %p1}`,
+/// while `{%f1, %f2}` and `{%p1, %p1}` are "Arguments mismatch for instruction 'ld'".
+fn memory_vector_type(elements: &[Element]) -> Result<Option<Type>, &'static str> {
+    let registers: Vec<Type> = elements
+        .iter()
+        .filter_map(|e| match e {
+            Element::Register(t) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    let Some(&first) = registers.first() else {
+        return Ok(None);
+    };
+    if registers.iter().all(|&t| t == first) {
+        return Ok(None);
+    }
+    let width = |t: Type| if t == Type::Pred { 32 } else { t.bits() };
+    if registers.iter().any(|&t| width(t) != width(first)) {
+        return Err(
+            "are registers of different widths (ptxas: Incompatible elements of vector \
+                    expression)",
+        );
+    }
+    let kind = |t: Type| match t.kind() {
+        TypeKind::Unsigned | TypeKind::Signed | TypeKind::Packed => TypeKind::Unsigned,
+        other => other,
+    };
+    // Neighbour by neighbour: `{%f1, %r1, %u1, %u1}` is taken, `{%r1, %f1, %u1, %u1}` refused.
+    let fits = |a: Type, b: Type| {
+        a.kind() == TypeKind::Bit || b.kind() == TypeKind::Bit || kind(a) == kind(b)
+    };
+    if registers.windows(2).any(|pair| !fits(pair[0], pair[1])) {
+        return Err(
+            "are registers of different types (ptxas: Vector with elements of \
+                    different types are not allowed)",
+        );
+    }
+    Ok(Some(
+        registers
+            .iter()
+            .copied()
+            .find(|t| t.kind() == TypeKind::Bit)
+            .unwrap_or(first),
+    ))
 }

@@ -246,6 +246,13 @@ fn check_vector(ty: Type, elements: &[Element], index: usize, out: &mut Vec<Viol
         ));
         return;
     }
+    // A `.pred` register is a 32-bit element beside a 32-bit bit-size register (ptxas 13.5
+    // takes `mov.b64 {%r1, %p1}, %rd1` and `mov.b64 %rd1, {%p1, %r1}`, and refuses `{%p1,
+    // %p1}`: "Arguments mismatch for instruction 'mov'"), as in `ld`/`st` vectors.
+    let predicate_fits = element_bits == 32
+        && elements
+            .iter()
+            .any(|e| matches!(e, Element::Register(t) if *t == Type::B32));
     let mut registers = 0;
     for (position, element) in elements.iter().enumerate() {
         let at = Location::Element {
@@ -254,6 +261,7 @@ fn check_vector(ty: Type, elements: &[Element], index: usize, out: &mut Vec<Viol
         };
         match element {
             Element::Register(r) if r.bits() == element_bits && *r != Type::Pred => registers += 1,
+            Element::Register(Type::Pred) if predicate_fits => registers += 1,
             Element::Register(r) => out.push(Violation::new(
                 RuleCode::RegisterType,
                 at,

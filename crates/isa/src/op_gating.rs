@@ -37,6 +37,12 @@ pub enum OpFeature {
     Semantics,
     /// The `.cluster` scope (PTX ISA 7.8, sm_90).
     ClusterScope,
+    /// A `.cta`, `.gpu` or `.sys` scope on `atom`/`red` (9.7.13.5-6, "The optional .scope
+    /// qualifier specifies the set of threads that can directly observe the memory
+    /// synchronizing effect"; the text gives no requirement, ptxas 13.5 does: "Feature 'scopes
+    /// on atomic operations' requires .target sm_60 or higher", "... requires PTX ISA .version
+    /// 5.0 or later").
+    AtomScope,
     /// Thread-block clusters: `mapa`, `getctarank`, `barrier.cluster`, and the
     /// `.shared::cluster` state space of `ld`, `st`, `atom`, `red`, `cvta`, `isspacep`
     /// (PTX ISA 7.8, sm_90; ptxas 13.5: "Feature 'mapa' requires .target sm_90 or higher",
@@ -637,6 +643,14 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "scopes on atomic operations",
+        applies: Applies::Op(OpFeature::AtomScope),
+        support: &[Support {
+            since: v(5, 0),
+            targets: TargetSet::AtLeast(60),
+        }],
+    },
+    Gate {
         feature: "atom.add.f64",
         applies: Applies::Op(OpFeature::AtomF64),
         support: &[Support {
@@ -1230,6 +1244,9 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 .then(|| modifier_index(op, semantics).or(fence.then_some(0)))
                 .flatten()
                 .map(Some)
+        }
+        (OpFeature::AtomScope, OpForm::Atom { .. }) => {
+            modifier_index(op, |m| matches!(m, "cta" | "gpu" | "sys")).map(Some)
         }
         (
             OpFeature::ClusterScope,

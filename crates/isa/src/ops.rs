@@ -2580,6 +2580,21 @@ fn space(m: &str) -> Option<Space> {
     })
 }
 
+/// `ld`, `st`, `atom` and `red` name one `.scope` (`.scope = { .cta, .cluster, .gpu, .sys }`
+/// in each Syntax block); two different ones are "Multiple scope modifiers specified" (ptxas
+/// 13.5, `ld.relaxed.gpu.sys.global.u32`, `atom.gpu.sys.global.inc.u32`). The same one twice
+/// is the duplicate rule's.
+fn one_scope(modifiers: &[&str]) -> Result<(), DecodeError> {
+    let is_scope = |m: &str| matches!(m, "cta" | "cluster" | "gpu" | "sys");
+    let Some(first) = modifiers.iter().find(|m| is_scope(m)) else {
+        return Ok(());
+    };
+    match modifiers.iter().position(|m| is_scope(m) && m != first) {
+        Some(index) => Err(conflict(index, "two scopes")),
+        None => Ok(()),
+    }
+}
+
 /// Memory-ordering and scope qualifiers (8 "Memory Consistency Model").
 fn ordering_or_scope(m: &str) -> bool {
     matches!(
@@ -2656,6 +2671,7 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
             _ => None,
         }
     })?;
+    one_scope(modifiers)?;
     let ty = c.single_type(opcode, MEMORY_TYPES)?;
     let space = c.space.map_or(Space::Generic, |s| s.value);
     let vector = c.vector.map_or(1, |v| v.value);
@@ -2672,6 +2688,12 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
     };
     let wrong_order = if store { "acquire" } else { "release" };
     if let Some(i) = find(&[wrong_order, "acq_rel"]) {
+        return Err(illegal(i));
+    }
+    // st's `.ss = { .global, .local, .param{::func}, .shared{::cta, ::cluster} }` (9.7.9.10):
+    // a store never writes a kernel's parameters (ptxas 13.5: "Illegal modifier '::entry' for
+    // instruction 'st'"); `ld` and `ldu` name `.param::entry`.
+    if store && let Some(i) = find(&["param::entry"]) {
         return Err(illegal(i));
     }
     let cache_ops: &[&str] = if store {
@@ -2831,6 +2853,27 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
                 DecodeErrorKind::UnknownModifier,
                 Some(nc),
                 ".nc needs the .global state space (ld.global.nc)",
+            ));
+        }
+        // `ld.global{.cop}.nc{.level::cache_hint}...`, `.cop = { .ca, .cg, .cs }` (9.7.9.9
+        // ld.global.nc): no memory-consistency qualifier, and neither `.lu` nor `.cv`
+        // (ptxas 13.5: "Modifier '.volatile' cannot be combined with modifier '.nc'", also
+        // for `.weak`, `.relaxed`, `.acquire`; "Illegal cache operation for instruction
+        // 'ld.nc'").
+        if let Some(semantics) = find(&["weak", "volatile", "relaxed", "acquire", "mmio"]) {
+            return Err(conflict(
+                semantics,
+                "a memory-consistency qualifier and .nc",
+            ));
+        }
+        if let Some(cop) = find(&["lu", "cv"]) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(cop),
+                format!(
+                    ".{} is no cache operator of ld.global.nc (.ca, .cg, .cs)",
+                    modifiers[cop]
+                ),
             ));
         }
     }
@@ -3147,6 +3190,17 @@ fn decode_cvta(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         space(m).map(Modifier::Space)
     })?;
     let ty = c.single_type(opcode, &[Type::U32, Type::U64])?;
+    // `cvta.to.space.size  p, a;` (9.7.9.20): `.to` comes first (ptxas 13.5: "Unknown modifier '.to'"
+    // for `cvta.shared.to.u64`, `cvta.u64.to.shared`); the space and the size in either order.
+    if let Some(to) = c.to
+        && to != 0
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(to),
+            ".to comes first: cvta.to.<space>.<size>",
+        ));
+    }
     let Some(space) = c.space else {
         return Err(DecodeError::new(
             DecodeErrorKind::UnknownModifier,
@@ -3201,6 +3255,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
             _ => None,
         }
     })?;
+    one_scope(modifiers)?;
     let ty = c.single_type(opcode, ATOM_TYPES)?;
     let vector = c.vector.map_or(1, |v| v.value);
     let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
@@ -4329,6 +4384,16 @@ fn decode_match(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 /// `bar.warp.sync` is [`decode_bar_warp`].
 fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     for (index, &m) in modifiers.iter().enumerate() {
+        // `bar.warp.sync` is an instruction of its own (9.7.13.2); `.warp` is no modifier of
+        // any other barrier (ptxas 13.5: "Unknown modifier '.warp'" for `bar.sync.warp` and
+        // `bar.arrive.warp`, "Not a name of any known instruction: 'barrier.warp.sync'").
+        if m == "warp" && (index != 0 || opcode == Opcode::Barrier) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".warp is no modifier of {opcode} (bar.warp.sync is)"),
+            ));
+        }
         if matches!(m, "warp" | "cluster") {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
