@@ -95,24 +95,45 @@ impl Executor<'_, '_> {
         {
             return;
         }
-        'lanes: for &lane in lanes {
-            let (base, bytes) =
-                match self.vector_access(lane, address, space, ty, sources.len(), true) {
-                    Ok(access) => access,
-                    Err(fault) => {
-                        self.fault(lane, instruction, fault);
-                        continue;
-                    }
-                };
-            for (index, source) in sources.iter().enumerate() {
-                let at = base.wrapping_add(u64::from(bytes) * index as u64);
-                let value = chop(self.read(lane, *source), ty.bits());
-                if let Err(fault) = self.store(lane, space, at, bytes, value) {
-                    self.fault(lane, instruction, fault);
-                    continue 'lanes;
-                }
+        for &lane in lanes {
+            let elements = sources.iter().map(|&source| Some(source));
+            self.store_vector(lane, instruction, (space, ty), address, elements);
+        }
+    }
+
+    /// Stores the elements of a vector (or one value) at `address` for `lane`, the whole
+    /// vector aligned to its size (PTX ISA 5.1: vector accesses are aligned to the vector's
+    /// size); a `None` element is skipped (a sink, "no data is being written at the
+    /// corresponding destination address"). Returns the bytes the vector spans, or `None`
+    /// after reporting the fault that stopped it.
+    fn store_vector(
+        &mut self,
+        lane: usize,
+        instruction: &Instruction,
+        (space, ty): (Space, Type),
+        address: MemoryOperand,
+        elements: impl ExactSizeIterator<Item = Option<Source>>,
+    ) -> Option<u64> {
+        let count = elements.len();
+        let (base, bytes) = match self.vector_access(lane, address, space, ty, count, true) {
+            Ok(access) => access,
+            Err(fault) => {
+                self.fault(lane, instruction, fault);
+                return None;
+            }
+        };
+        for (index, source) in elements.enumerate() {
+            let Some(source) = source else {
+                continue;
+            };
+            let at = base.wrapping_add(u64::from(bytes) * index as u64);
+            let value = chop(self.read(lane, source), ty.bits());
+            if let Err(fault) = self.store(lane, space, at, bytes, value) {
+                self.fault(lane, instruction, fault);
+                return None;
             }
         }
+        Some(u64::from(bytes) * count as u64)
     }
 
     /// `cvta`/`cvta.to`: an address moved into or out of the generic windows.
@@ -463,26 +484,9 @@ impl Executor<'_, '_> {
         address: MemoryOperand,
         sources: &[Option<Source>],
     ) {
-        'lanes: for &lane in lanes {
-            let (base, bytes) =
-                match self.vector_access(lane, address, space, ty, sources.len(), true) {
-                    Ok(access) => access,
-                    Err(fault) => {
-                        self.fault(lane, instruction, fault);
-                        continue;
-                    }
-                };
-            for (index, source) in sources.iter().enumerate() {
-                let Some(source) = *source else {
-                    continue;
-                };
-                let value = u128::from(self.read_bits(lane, source, ty.bits()));
-                let at = base.wrapping_add(u64::from(bytes) * index as u64);
-                if let Err(fault) = self.store(lane, space, at, bytes, value) {
-                    self.fault(lane, instruction, fault);
-                    continue 'lanes;
-                }
-            }
+        for &lane in lanes {
+            let elements = sources.iter().copied();
+            self.store_vector(lane, instruction, (space, ty), address, elements);
         }
     }
 
@@ -504,37 +508,26 @@ impl Executor<'_, '_> {
         sources: &[Source],
         mbarrier: Option<MemoryOperand>,
     ) {
-        'lanes: for &lane in lanes {
-            let (base, bytes) =
-                match self.vector_access(lane, address, space, ty, sources.len(), true) {
-                    Ok(access) => access,
-                    Err(fault) => {
-                        self.fault(lane, instruction, fault);
-                        continue;
-                    }
-                };
+        for &lane in lanes {
             let barrier = match mbarrier {
                 Some(mbarrier) => {
-                    match self.async_barrier(lane, instruction, space, base, mbarrier) {
+                    let a = self.address(lane, address);
+                    match self.async_barrier(lane, instruction, space, a, mbarrier) {
                         Some(at) => Some(at),
                         None => continue,
                     }
                 }
                 None => None,
             };
-            for (index, &source) in sources.iter().enumerate() {
-                let value = u128::from(self.read_bits(lane, source, ty.bits()));
-                let at = base.wrapping_add(u64::from(bytes) * index as u64);
-                if let Err(fault) = self.store(lane, space, at, bytes, value) {
-                    self.fault(lane, instruction, fault);
-                    continue 'lanes;
-                }
-            }
-            if let Some(at) = barrier {
-                let count = i64::from(bytes) * sources.len() as i64;
-                if let Err(fault) = self.complete_tx(lane, at, count) {
-                    self.fault(lane, instruction, fault);
-                }
+            let elements = sources.iter().map(|&source| Some(source));
+            let Some(stored) = self.store_vector(lane, instruction, (space, ty), address, elements)
+            else {
+                continue;
+            };
+            if let Some(at) = barrier
+                && let Err(fault) = self.complete_tx(lane, at, stored as i64)
+            {
+                self.fault(lane, instruction, fault);
             }
         }
     }
