@@ -3,6 +3,7 @@
 
   hecbench.py select <checkout> <script dir>       -> name, scope, reason (TSV) on stdout
   hecbench.py run <checkout> <build dir> <script dir> -> <build>/results.tsv, logs, a summary
+  hecbench.py nvcc <NVIDIA nvcc> ARGS...             -> nvcc ARGS for compute_90 PTX only
 
 The selection is deterministic: every benchmark folder `src/*-cuda` in alphabetical order; those
 whose Makefile links a vendor library (cuBLAS, cuRAND, ...), MPI, NCCL or OpenMP are SKIP; of
@@ -277,6 +278,10 @@ def cmd_run(checkout, build, here):
                 os.killpg(proc.pid, signal.SIGKILL)
                 rc = proc.wait()
                 timed_out = True
+            finally:
+                # Stopped itself (Ctrl-C, SIGTERM): the benchmark, in its own session, goes too.
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
         seconds = time.time() - t0
         body = (logs / f"{name}.run.log").read_text(errors="replace")
         status, why = classify(rc, timed_out, body)
@@ -299,11 +304,34 @@ def write(path, results):
             out.write(results[name] + "\n")
 
 
+def nvcc(real, args):
+    """Runs NVIDIA's nvcc (`real`) on `args` without their -arch/-gencode/-code flags, for
+    -gencode arch=compute_90,code=compute_90 only: PTX in the fatbin, no SASS."""
+    kept = []
+    skip_next = False
+    for arg in args:
+        if skip_next:
+            skip_next = False
+        elif arg in ("-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code",
+                     "--gpu-code"):
+            skip_next = True
+        elif not re.match(r"(-gencode|--generate-code|-arch|--gpu-architecture|-code|--gpu-code)=",
+                          arg):
+            kept.append(arg)
+    if "--version" not in args and "-V" not in args:
+        kept.append("-gencode=arch=compute_90,code=compute_90")
+    os.execv(real, [real] + kept)
+
+
 def main():
+    # SIGTERM ends the script through its `finally` blocks, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     cmd = sys.argv[1]
     if cmd == "select":
         for row in select(Path(sys.argv[2]), Path(sys.argv[3])):
             print("\t".join(row))
+    elif cmd == "nvcc":
+        nvcc(sys.argv[2], sys.argv[3:])
     elif cmd == "run":
         cmd_run(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
     else:

@@ -15,7 +15,7 @@
 #   STEPS        "build run" (default) or one of the two
 #
 # What it does:
-#  1. <build>/bin/nvcc is a wrapper around NVIDIA's nvcc that drops every -arch/-gencode/-code
+#  1. <build>/bin/nvcc runs NVIDIA's nvcc (through hecbench.py nvcc) without any -arch/-gencode/-code
 #     flag and compiles for -gencode arch=compute_90,code=compute_90 (PTX, no SASS); it comes
 #     first on PATH, so the Makefiles' `CC = nvcc` is it.
 #  2. For each benchmark in scope: copies src/NAME-cuda into <build>/src (where every other entry
@@ -52,21 +52,7 @@ mv -f "$build/lib/libcuda.so.1.new" "$build/lib/libcuda.so.1"
 cat > "$build/bin/nvcc" <<WRAPPER
 #!/usr/bin/env bash
 # Compiles for compute_90 PTX only, whatever architectures the Makefile asks for.
-args=()
-skip=0
-for a in "\$@"; do
-    if (( skip )); then skip=0; continue; fi
-    case \$a in
-        -gencode|--generate-code|-arch|--gpu-architecture|-code|--gpu-code) skip=1 ;;
-        -gencode=*|--generate-code=*|-arch=*|--gpu-architecture=*|-code=*|--gpu-code=*) ;;
-        *) args+=("\$a") ;;
-    esac
-done
-case " \$* " in
-    *" --version "*|*" -V "*) ;;
-    *) args+=("-gencode=arch=compute_90,code=compute_90") ;;
-esac
-exec "$cu/bin/nvcc" "\${args[@]}"
+exec python3 "$here/hecbench.py" nvcc "$cu/bin/nvcc" "\$@"
 WRAPPER
 chmod +x "$build/bin/nvcc"
 
