@@ -219,7 +219,7 @@ def cmd_run(checkout, build, here):
     logs.mkdir(parents=True, exist_ok=True)
     tree = prepare_tree(checkout, build)
     args_override = read_tsv(here / "args.tsv")
-    timeout = int(os.environ.get("TIMEOUT", "120"))
+    timeout = int(os.environ.get("TIMEOUT", "60"))
     steps = os.environ.get("STEPS", "build run").split()
     rows = select(checkout, here)
     results_path = build / os.environ.get("RESULTS", "results.tsv")

@@ -11,7 +11,7 @@
 #   STRIDE       every STRIDE-th benchmark that is not skipped is in scope (default 4; see
 #                hecbench.py's docstring for the selection rule); ALL=1 takes all of them
 #   BENCHMARKS   a regular expression: only the benchmarks in scope whose name matches
-#   TIMEOUT      seconds each benchmark may run (default 120)
+#   TIMEOUT      seconds each benchmark may run (default 60)
 #   STEPS        "build run" (default) or one of the two
 #
 # What it does:
