@@ -10,8 +10,8 @@ whose Makefile links a vendor library (cuBLAS, cuRAND, ...), MPI, NCCL or OpenMP
 the rest, every STRIDE-th (environment, default 4: the 1st, 5th, 9th, ...) is selected, so that
 the subset spreads over the whole alphabet (and so over many authors), and so is every one
 that FEATURES names (programs that each exercise one CUDA feature). A selected benchmark that
-skip.tsv lists, or whose inputs are fetched with DVC (a `*.dvc` file: the data is not in the
-repository), is SKIP too; the others are in scope.
+skip.tsv lists, that is a PyTorch extension, or whose inputs are fetched with DVC (a `*.dvc`
+file: the data is not in the repository), is SKIP too; the others are in scope.
 BENCHMARKS (a regular expression) narrows the scope further; ALL=1 takes every one (stride 1).
 """
 import os
@@ -97,6 +97,9 @@ def select(checkout, here):
             rows.append((name, "not-selected", ""))
         elif name in skip:
             rows.append((name, "skip", skip[name]))
+        elif re.search(r"PYTHON|torch", makefile.read_text(errors="replace")):
+            rows.append((name, "skip", "a PyTorch extension (its Makefile builds and runs it "
+                         "from Python with torch)"))
         elif any(folder.glob("*.dvc")):
             rows.append((name, "skip", "its inputs are fetched with DVC (" +
                          ", ".join(sorted(p.name for p in folder.glob("*.dvc"))) + "), not in the repository"))
@@ -176,14 +179,15 @@ def run_command(folder, name, args_override):
     begin with `./` or `cd `)."""
     out = subprocess.run(["make", "-s", "-n", "-C", str(folder), "run", "LAUNCHER="],
                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    lines = [l.strip() for l in out.stdout.splitlines()
+    # A recipe line continued with a backslash is one command.
+    lines = [l.strip() for l in out.stdout.replace("\\\n", " ").splitlines()
              if l.strip() and not l.startswith(("make", "#")) and not re.match(r"^(nvcc|g\+\+|gcc)\b", l.strip())]
     if name in args_override and re.match(r"(\./|cd )", args_override[name]):
         return args_override[name]
     if name in args_override:
         program = next((l.split()[0] for l in lines if l.startswith("./")), "./main")
         return f"{program} {args_override[name]}"
-    return " && ".join(lines) if lines else None
+    return " && ".join(line.rstrip("; ") for line in lines) if lines else None
 
 
 def classify(rc, timed_out, body):
