@@ -166,8 +166,6 @@ def missing_input(folder, command):
             if word.startswith("-") or not re.search(r"/|\.(ppm|bmp|pgm|jpg|png|txt|csv|dat|bin|egr|mtx|"
                                                      r"params|config|fasta|fa|graph|gr)$", word):
                 continue
-            if word.startswith("./"):
-                continue
             if not (cwd / word).exists() and not re.search(r"^(output|out)|\.out$", word, re.I):
                 return word
     return None
