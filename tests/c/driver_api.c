@@ -1123,9 +1123,15 @@ int main(int argc, char **argv) {
     OK(cuModuleGetFunction(&poke, poke_module, "poke"));
     CUdeviceptr small = 0;
     OK(cuMemAlloc_v2(&small, 16));
-    unsigned long long in_bounds = 12, past_end = 16;
+    /* Past the end of the 16 bytes but within the allocation's 64 KiB granule (a GPU maps
+     * pages, and an access there does not fault on it: docs/divergences.md, D40) the store
+     * lands; past the granule it faults. */
+    unsigned long long in_bounds = 12, in_granule = 16, past_end = 65536;
     void *poke_ok[] = {&small, &in_bounds};
     OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_ok, NULL));
+    void *poke_slack[] = {&small, &in_granule};
+    OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_slack, NULL));
+    OK(cuCtxSynchronize());
     void *poke_bad[] = {&small, &past_end};
     /* As on a GPU, the launch returns before the fault is known; the next call reports it. */
     OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_bad, NULL));

@@ -68,6 +68,17 @@ pub const DRIVER_VERSION: i32 = 13050;
 /// loop ends with `CUDA_ERROR_LAUNCH_TIMEOUT` after some seconds.
 pub const DRIVER_MAX_STEPS: u64 = 100_000_000;
 
+/// How far past the end of a `cuMemAlloc` allocation kernels may load and store
+/// (`PTXSIM_ALLOCATION_SLACK` overrides it; 0 makes every access past the end fault): up to the
+/// allocation's size rounded up to 64 KiB, a GPU's small page. A GPU maps device memory in
+/// pages (`cuMemGetAllocationGranularity`: 2 MiB) and places `cudaMalloc`'s small allocations
+/// side by side in them, so a kernel that runs a little past the end of a buffer (a bound
+/// checked with `>` instead of `>=`, a grid rounded up without a check) reads and writes mapped
+/// memory and does not fault; real programs do this (HeCBench's histogram, bezier-surface,
+/// quantAQLM, threadcpy). ptxsim gives each allocation the rest of its 64 KiB granule
+/// ([`DeviceMemory::with_slack`]; docs/divergences.md, D40).
+pub const ALLOCATION_SLACK: u64 = 64 * 1024;
+
 /// The SM clock the device reports (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`, kHz): 1 GHz, because a
 /// simulated thread's `%clock` advances by one per issued instruction and `%globaltimer` by one
 /// nanosecond per issued instruction, so a program that turns cycles into time with this rate
@@ -83,6 +94,10 @@ pub struct Settings {
     pub max_steps: u64,
     /// The device memory in bytes (`PTXSIM_DEVICE_MEMORY`).
     pub device_memory: u64,
+    /// The granule kernels may run past the end of a `cuMemAlloc` allocation up to
+    /// (`PTXSIM_ALLOCATION_SLACK`, bytes, default [`ALLOCATION_SLACK`]; 0: an access past the
+    /// end faults).
+    pub allocation_slack: u64,
     /// Host threads a launch of several CTAs runs on (`PTXSIM_HOST_THREADS`, 0: all cores).
     pub host_threads: usize,
     /// The number of simulated devices (`PTXSIM_DEVICE_COUNT`, 1 to [`MAX_DEVICES`]).
@@ -126,6 +141,7 @@ impl Settings {
             target,
             max_steps: number("PTXSIM_MAX_STEPS", DRIVER_MAX_STEPS)?,
             device_memory: number("PTXSIM_DEVICE_MEMORY", DEFAULT_DEVICE_MEMORY)?,
+            allocation_slack: number("PTXSIM_ALLOCATION_SLACK", ALLOCATION_SLACK)?,
             host_threads: usize::try_from(number("PTXSIM_HOST_THREADS", 0)?).unwrap_or(0),
             device_count,
             trace_directory: variable("PTXSIM_TRACE").map(std::path::PathBuf::from),
@@ -668,6 +684,7 @@ pub fn init(flags: u32) -> CallResult<()> {
             .map(|device| {
                 let start = ALLOCATION_BASE + device * DEVICE_ADDRESS_SPAN;
                 DeviceMemory::allocations_in(start..start + DEVICE_ADDRESS_SPAN)
+                    .with_slack(settings.allocation_slack)
             })
             .collect();
         state.settings = Some(settings);

@@ -77,6 +77,7 @@ fn run_c_program(
         "PTXSIM_DEVICE",
         "PTXSIM_MAX_STEPS",
         "PTXSIM_DEVICE_MEMORY",
+        "PTXSIM_ALLOCATION_SLACK",
         "PTXSIM_DEVICE_COUNT",
         "PTXSIM_LOG",
     ] {

@@ -206,7 +206,7 @@ impl<'a> CtaSpaces<'a> {
         address: u64,
     ) -> Option<(u64, u64, &[std::sync::atomic::AtomicU64])> {
         let buffer = self.global.buffer_at(address)?;
-        Some((buffer.base, buffer.len, buffer.words()))
+        Some((buffer.base, buffer.reach, buffer.words()))
     }
 }
 
@@ -257,7 +257,7 @@ impl LaneSpaces<'_> {
             return None;
         }
         let buffer = self.global.buffer_at(at)?;
-        Some((buffer.base, buffer.len, buffer.words()))
+        Some((buffer.base, buffer.reach, buffer.words()))
     }
 
     /// Stores the low `bytes` (1, 2, 4 or 8) of `value` at `address` of `space`.

@@ -323,6 +323,10 @@ pub struct Buffer {
     pub base: u64,
     /// Its length in bytes.
     pub len: u64,
+    /// How many bytes from `base` kernels may load and store: `len`, or more for an
+    /// allocation with slack ([`DeviceMemory::with_slack`]). Copies, frees and address queries
+    /// see `len` only.
+    pub reach: u64,
     words: Storage,
 }
 
@@ -361,6 +365,7 @@ impl Buffer {
             name: self.name.clone(),
             base: self.base,
             len: self.len,
+            reach: self.reach,
             words,
         }
     }
@@ -426,6 +431,7 @@ impl GlobalMemory {
             name: name.into(),
             base,
             len,
+            reach: len,
             words,
         });
         base
@@ -443,6 +449,7 @@ impl GlobalMemory {
                 name: name.into(),
                 base,
                 len,
+                reach: len,
                 words,
             },
         );
@@ -471,11 +478,11 @@ impl GlobalMemory {
         &self.buffers
     }
 
-    /// The buffer whose range holds `address`, if any.
+    /// The buffer whose range (with its slack, [`Buffer::reach`]) holds `address`, if any.
     pub fn buffer_at(&self, address: u64) -> Option<&Buffer> {
         let index = self.buffers.partition_point(|b| b.base <= address);
         let buffer = self.buffers.get(index.checked_sub(1)?)?;
-        (address < buffer.base + buffer.len).then_some(buffer)
+        (address - buffer.base < buffer.reach).then_some(buffer)
     }
 
     /// The word holding an aligned access of `bytes` at `address`, and the bit shift of the
@@ -521,7 +528,7 @@ impl GlobalMemory {
         hint: &mut usize,
     ) -> Result<(&AtomicU64, u32), FaultKind> {
         let index = match self.buffers.get(*hint) {
-            Some(b) if b.base <= address && address - b.base < b.len => *hint,
+            Some(b) if b.base <= address && address - b.base < b.reach => *hint,
             _ => {
                 let found = self.buffers.partition_point(|b| b.base <= address);
                 let Some(index) = found.checked_sub(1) else {
@@ -535,10 +542,10 @@ impl GlobalMemory {
             return Err(FaultKind::Unmapped);
         };
         let offset = address - buffer.base;
-        if offset >= buffer.len.max(1) + BUFFER_ALIGN {
+        if offset >= buffer.reach.max(1) + BUFFER_ALIGN {
             return Err(FaultKind::Unmapped);
         }
-        if offset + u64::from(bytes) > buffer.len {
+        if offset + u64::from(bytes) > buffer.reach {
             return Err(FaultKind::OutOfBounds);
         }
         let word = buffer
@@ -676,6 +683,9 @@ pub struct DeviceMemory {
     range: std::ops::Range<u64>,
     /// The last buffer handed out (freed or not): the next one goes after it.
     last: Option<(u64, u64)>,
+    /// The granule [`DeviceMemory::allocate`] rounds each buffer's [`Buffer::reach`] up to
+    /// (0: none; [`DeviceMemory::with_slack`]).
+    slack: u64,
 }
 
 impl DeviceMemory {
@@ -687,6 +697,7 @@ impl DeviceMemory {
             buffers: Vec::new(),
             range: ALLOCATION_BASE..u64::MAX,
             last: None,
+            slack: 0,
         }
     }
 
@@ -699,6 +710,7 @@ impl DeviceMemory {
             buffers: Vec::new(),
             range,
             last: None,
+            slack: 0,
         }
     }
 
@@ -711,6 +723,7 @@ impl DeviceMemory {
                 name: variable.name.clone(),
                 base: variable.address,
                 len: variable.size,
+                reach: variable.size,
                 words: Words::padded(&variable.bytes, variable.size)
                     .words
                     .into_iter()
@@ -723,6 +736,7 @@ impl DeviceMemory {
             buffers,
             range: GLOBAL_BASE..ALLOCATION_BASE,
             last: None,
+            slack: 0,
         }
     }
 
@@ -743,10 +757,12 @@ impl DeviceMemory {
                 name: "malloc heap".to_string(),
                 base: HEAP_BASE,
                 len: words.len,
+                reach: words.len,
                 words: words.words.into_iter().map(AtomicU64::new).collect(),
             }],
             range: HEAP_BASE..HEAP_BASE + bytes,
             last: None,
+            slack: 0,
         }
     }
 
@@ -757,19 +773,41 @@ impl DeviceMemory {
             Some(last) => next_buffer(Some(last)),
             None => self.range.start,
         };
-        let end = base.checked_add(bytes)?.checked_add(BUFFER_ALIGN)?;
+        let reach = self.reach(bytes)?;
+        let end = base.checked_add(reach)?.checked_add(BUFFER_ALIGN)?;
         if end > self.range.end {
             return None;
         }
-        let words = Words::zeros(bytes).words.into_iter().map(AtomicU64::new);
+        let words = Words::zeros(reach).words.into_iter().map(AtomicU64::new);
         self.buffers.push(Buffer {
             name: name.into(),
             base,
             len: bytes,
+            reach,
             words: words.collect(),
         });
-        self.last = Some((base, bytes));
+        self.last = Some((base, reach));
         Some(base)
+    }
+
+    /// Gives every later [`DeviceMemory::allocate`] slack: kernels may load and store past
+    /// the end of a buffer of `bytes` bytes up to `bytes` rounded up to a multiple of
+    /// `granule` (0: no slack, an access past the end faults). A GPU maps device memory in
+    /// pages (the CUDA Driver API's `cuMemGetAllocationGranularity`: 2 MiB on an H100) and
+    /// `cudaMalloc` places small allocations side by side in them, so an access a little past
+    /// the end of an allocation reaches mapped memory and does not fault there
+    /// (docs/divergences.md, D40). Copies, frees and address queries still see `bytes`.
+    pub fn with_slack(mut self, granule: u64) -> Self {
+        self.slack = granule;
+        self
+    }
+
+    /// The bytes a buffer of `bytes` bytes reaches ([`DeviceMemory::with_slack`]).
+    fn reach(&self, bytes: u64) -> Option<u64> {
+        if self.slack == 0 {
+            return Some(bytes);
+        }
+        bytes.max(1).checked_next_multiple_of(self.slack)
     }
 
     /// Reserves addresses for a buffer of `bytes` bytes without making it: the address that
@@ -802,6 +840,7 @@ impl DeviceMemory {
             name: name.into(),
             base,
             len: bytes,
+            reach: bytes,
             words: words.collect(),
         });
         true
@@ -849,6 +888,7 @@ impl DeviceMemory {
             name: name.into(),
             base,
             len: bytes,
+            reach: bytes,
             words: Storage::Shared(Arc::clone(&physical.words)),
         });
         true
@@ -1448,6 +1488,39 @@ mod tests {
         assert_eq!(memory.free(a), Some(13));
         assert_eq!(memory.free(a), None);
         assert_eq!(memory.read(a, &mut word), Err(FaultKind::Unmapped));
+    }
+
+    /// With slack, a kernel's loads and stores reach past the end of an allocation up to the
+    /// granule (a GPU page: an off-by-one store after a 1 KiB `cudaMalloc` does not fault on
+    /// a GPU), and fault beyond it; copies, address queries and the memory's accounting still
+    /// see the size asked for, and the next allocation starts after the slack.
+    #[test]
+    fn slack_reaches_the_rest_of_the_granule() {
+        let granule = 64 * 1024;
+        let mut memory = DeviceMemory::allocations().with_slack(granule);
+        let a = memory.allocate("a", 1024).unwrap();
+        let b = memory.allocate("b", granule).unwrap();
+        assert!(b >= a + granule + BUFFER_ALIGN);
+        assert_eq!(memory.write(a + 1020, &[0; 8]), Err(FaultKind::OutOfBounds));
+        assert_eq!(
+            memory.find(a + 5).map(|(base, len, _)| (base, len)),
+            Some((a, 1024))
+        );
+        assert_eq!(memory.allocated_bytes(), 1024 + granule);
+        let mut globals = DeviceMemory::globals(&[]);
+        let global = GlobalMemory::lend(&mut [&mut memory, &mut globals]);
+        global.store(a + 1024, 4, 0x1234_5678).unwrap();
+        assert_eq!(global.load(a + 1024, 4), Ok(0x1234_5678));
+        global.store(a + granule - 8, 8, 7).unwrap();
+        assert_eq!(global.store(a + granule, 4, 1), Err(FaultKind::OutOfBounds));
+        // An allocation whose size is a multiple of the granule has none.
+        assert_eq!(global.store(b + granule, 4, 1), Err(FaultKind::OutOfBounds));
+        global.give_back(&mut [&mut memory, &mut globals]);
+        // Without slack, the store past the end faults (the default).
+        let mut strict = DeviceMemory::allocations();
+        let c = strict.allocate("c", 1024).unwrap();
+        let global = GlobalMemory::lend(&mut [&mut strict]);
+        assert_eq!(global.store(c + 1024, 4, 1), Err(FaultKind::OutOfBounds));
     }
 
     /// Physical memory mapped side by side reads and writes across the seam, kernels' loads
