@@ -4,7 +4,8 @@
 Usage: scripts/conformance/isa_examples.py <ISA markdown dir> [ptxsim binary]
 
 <ISA markdown dir> is a checkout of a Markdown rendering of the PTX ISA (one file per section
-under 09-instruction-set/, each with an "**Examples**" code block). Every example line is put
+under 09-instruction-set/, each with an "**Examples**" code block), or a folder of one file per
+instruction with "### Examples" blocks (the repository's `shared/spec/isa/`). Every example line is put
 into a module with its names declared as registers (the instruction's types for its operands,
 or one width for all, tried in turn; `.b64` for address bases, `.pred` for guards) and given to
 `ptxas -arch compute_100a` (then compute_90a); for every line ptxas accepts in some typing,
@@ -96,9 +97,11 @@ def one(item):
     return (f,line,None,None,"reject",None,None,None)
 def example_lines(root):
     lines = []
-    for path in sorted(Path(root).glob("09-instruction-set/**/*.md")):
+    paths = sorted(Path(root).glob("09-instruction-set/**/*.md")) or sorted(Path(root).glob("*.md"))
+    for path in paths:
         text = path.read_text()
-        for m in re.finditer(r"\*\*Examples\*\*\s*```(?:ptx)?\n(.*?)```", text, re.S):
+        pattern = r"(?:\*\*Examples\*\*|### Examples)\s*```(?:ptx)?\n(.*?)```"
+        for m in re.finditer(pattern, text, re.S):
             for line in m.group(1).splitlines():
                 line = line.split("//")[0].strip()
                 if line and line.endswith(";") and not line.startswith("."):
