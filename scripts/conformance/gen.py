@@ -709,6 +709,8 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
         ("sm_90", "8.0"), ("sm_89", "8.1"))]
     files["texture-forms.tsv"] = [("sm_90", "8.6", texture_form_lines())]
     files["unified.tsv"] = [("sm_90", "8.6", unified_lines())]
+    files["min-max3.tsv"] = [(t, v, min_max_3_lines()) for t, v in (
+        ("sm_100a", "8.8"), ("sm_100a", "8.7"), ("sm_90a", "8.8"), ("sm_120", "9.0"))]
     files["st-sinks.tsv"] = [(t, v, store_sink_lines()) for t, v in (
         ("sm_100a", "8.8"), ("sm_90a", "8.8"))]
     files["f32x2.tsv"] = [(t, v, f32x2_lines()) for t, v in (
@@ -756,6 +758,23 @@ def value_lines() -> list[str]:
         for v in (0, 4, 16, 17, -1, 8, 3, "0x10", "0x11"):
             out += [f"cp.async.ca.shared.global [%b32_1], [%b64_1], {cp}, {v};",
                     f"cp.async.ca.shared.global.L2::cache_hint [%b32_1], [%b64_1], {cp}, {v}, %b64_2;"]
+    return out
+
+
+def min_max_3_lines() -> list[str]:
+    """min/max with three inputs (PTX ISA 8.8, sm_100): every modifier of the two-input forms,
+    every register width and constant, and one operand too few or too many."""
+    out = []
+    for op in ("min", "max"):
+        for mods in ("", "ftz.", "NaN.", "abs.", "ftz.NaN.abs.", "xorsign.abs.", "xorsign.",
+                     "relu.", "abs.abs.", "NaN.ftz."):
+            for ty, reg in (("f32", "f32"), ("f64", "f64"), ("f16", "f16"), ("bf16", "b16"),
+                            ("f16x2", "f16x2"), ("s32", "s32")):
+                out.append(f"{op}.{mods}{ty} %{reg}_0, %{reg}_1, %{reg}_2, %{reg}_3;")
+        for c in ("%b32_3", "%u32_3", "%b64_3", "%f64_3", "1.0", "0f3F800000", "1", "_"):
+            out.append(f"{op}.f32 %f32_0, %f32_1, %f32_2, {c};")
+        out.append(f"{op}.f32 %f32_0, %f32_1, %f32_2, %f32_3, %f32_4;")
+        out.append(f"{op}.abs.f32 %f32_0, %f32_1, %f32_2;")
     return out
 
 
@@ -1177,7 +1196,7 @@ def main() -> int:
 
 # The tables assembled for `compute_XX` (see `run_module`).
 VIRTUAL = ("async-stores.tsv", "f32x2.tsv", "st-sinks.tsv", "texture-forms.tsv",
-           "unified.tsv")
+           "unified.tsv", "min-max3.tsv")
 
 # The tables stored xz-compressed (the tests read `NAME.xz`): the repository must stay small.
 LARGE = ("cvt-packed.tsv", "cvt-scalar.tsv", "cvt-targets.tsv", "cvt-operands.tsv",

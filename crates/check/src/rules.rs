@@ -1203,6 +1203,28 @@ pub fn check_instruction(
     if slots.is_empty() {
         slots.resize(FORM_CACHE_SLOTS, 0);
     }
+    // `min`/`max` with three inputs (PTX ISA 8.8, sm_100: `min{.ftz}{.NaN}{.abs}.f32 d, a, b,
+    // c`) have their own Syntax-block line: the operand count picks it, which the decoded
+    // form (modifiers only) cannot.
+    if matches!(instruction.opcode.as_str(), "min" | "max") && instruction.operands.len() == 4 {
+        let opcode = Opcode::from_name(instruction.opcode.as_str());
+        if let Some(opcode) = opcode {
+            let modifiers = instruction.modifier_names();
+            let mnemonic = std::iter::once(instruction.opcode.as_str())
+                .chain(modifiers.iter().copied())
+                .collect::<Vec<_>>()
+                .join(".");
+            check_syntax_form(
+                context,
+                instruction,
+                opcode,
+                &mnemonic,
+                &modifiers,
+                diagnostics,
+            );
+            return;
+        }
+    }
     let hash = mnemonic_hash(instruction);
     let Some(slot) = slots.get_mut(mnemonic_slot(hash)) else {
         return;

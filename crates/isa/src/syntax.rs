@@ -1621,6 +1621,42 @@ const SUB_F32X2: SyntaxForm = f32x2_form(Opcode::Sub, "9.7.3.4 (sub)", false);
 const MUL_F32X2: SyntaxForm = f32x2_form(Opcode::Mul, "9.7.3.5 (mul)", false);
 const FMA_F32X2: SyntaxForm = f32x2_form(Opcode::Fma, "9.7.3.6 (fma)", true);
 
+/// `min`/`max` with three inputs (9.7.3.11-12 in the PTX ISA 8.8 text: `min{.ftz}{.NaN}{.abs}.f32
+/// d, a, b, c;` "Store the minimum of a, b and optionally c in d"; "The .xorsign qualifier
+/// cannot be specified for three inputs operation"; "min with three input arguments requires
+/// sm_100 or higher", PTX ISA 8.8). ptxas 13.5: "Feature 'min.f32 with 3 input operands'
+/// requires PTX ISA .version 8.8", "Illegal modifier '.xorsign'", "Arguments mismatch" for
+/// `.f64`/`.f16` ones. Checked for the four-operand lines only (`rules::check_instruction`).
+const MIN_MAX_3_GATE: [(&str, Gate); 1] = [(
+    "f32",
+    gate(
+        "min/max.f32 with three inputs",
+        &[since(8, 8, TargetSet::AtLeast(100))],
+    ),
+)];
+const fn min_max_3(opcode: Opcode, section: &'static str) -> SyntaxForm {
+    SyntaxForm {
+        groups: &MIN_MAX_3_GROUPS,
+        operands: &MIN_MAX_3_SLOTS,
+        modifier_gates: &MIN_MAX_3_GATE,
+        ..form(opcode, section)
+    }
+}
+const MIN_MAX_3_GROUPS: [Group; 4] = [
+    group(".ftz", &["ftz"], false),
+    group(".NaN", &["NaN"], false),
+    group(".abs", &["abs"], false),
+    types(".f32", &["f32"]),
+];
+const MIN_MAX_3_SLOTS: [Slot; 4] = [
+    slot("d", true, Kind::Typed(3)),
+    slot("a", false, Kind::Typed(3)),
+    slot("b", false, Kind::Typed(3)),
+    slot("c", false, Kind::Typed(3)),
+];
+const MIN_3: SyntaxForm = min_max_3(Opcode::Min, "9.7.3.11 (min, three inputs)");
+const MAX_3: SyntaxForm = min_max_3(Opcode::Max, "9.7.3.12 (max, three inputs)");
+
 /// `st`'s forms checked here: `st.async`, then `st.bulk`.
 const ST: [SyntaxForm; 4] = [ST_ASYNC[0], ST_ASYNC[1], ST_ASYNC[2], ST_BULK];
 
@@ -1844,6 +1880,8 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Sub => std::slice::from_ref(&SUB_F32X2),
         Opcode::Mul => std::slice::from_ref(&MUL_F32X2),
         Opcode::Fma => std::slice::from_ref(&FMA_F32X2),
+        Opcode::Min => std::slice::from_ref(&MIN_3),
+        Opcode::Max => std::slice::from_ref(&MAX_3),
         Opcode::Red => &RED_ASYNC,
         Opcode::Ldmatrix => &LDMATRIX,
         Opcode::Stmatrix => &STMATRIX,

@@ -1098,6 +1098,11 @@ impl<'m> Builder<'m> {
                 .float_pair(opcode, instruction)
                 .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
         }
+        if matches!(opcode, Opcode::Min | Opcode::Max) && instruction.operands.len() == 4 {
+            return self
+                .min_max_3(opcode, instruction)
+                .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
+        }
         if matches!(opcode, Opcode::St | Opcode::Red) {
             let names = instruction.modifier_names();
             if let Some(&word) = names.first()
@@ -1269,6 +1274,37 @@ impl<'m> Builder<'m> {
             ctaid,
             destinations,
             handle: self.source(handle, Type::B128)?,
+        })
+    }
+
+    /// `min`/`max` with three inputs (PTX ISA 8.8; the checker has checked the form).
+    fn min_max_3(
+        &mut self,
+        opcode: Opcode,
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        let names = instruction.modifier_names();
+        let [d, a, b, c] = instruction.operands.as_slice() else {
+            return Err(format!("{opcode} with three inputs takes d, a, b, c"));
+        };
+        Ok(InstructionKind::FloatMinMax3 {
+            op: if opcode == Opcode::Min {
+                FloatOp::Min
+            } else {
+                FloatOp::Max
+            },
+            modifiers: FloatModifiers {
+                ftz: names.contains(&"ftz"),
+                nan: names.contains(&"NaN"),
+                ..FloatModifiers::RN
+            },
+            abs: names.contains(&"abs"),
+            destination: self.destination(d)?,
+            sources: [
+                self.source(a, Type::F32)?,
+                self.source(b, Type::F32)?,
+                self.source(c, Type::F32)?,
+            ],
         })
     }
 

@@ -1367,6 +1367,21 @@ pub enum InstructionKind {
         /// `a`, `b` (and `c` for `fma`).
         sources: Vec<Source>,
     },
+    /// `min`/`max{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (PTX ISA 8.8, 9.7.3.11-12): "d =
+    /// two_inputs_min(d, a, b); if (isPresent(c)) d = two_inputs_min(d, d, c)", after `.abs`
+    /// made `a`, `b` and `c` their magnitudes.
+    FloatMinMax3 {
+        /// `FloatOp::Min` or `FloatOp::Max`.
+        op: FloatOp,
+        /// `.ftz` and `.NaN`.
+        modifiers: FloatModifiers,
+        /// `.abs`.
+        abs: bool,
+        /// `d`.
+        destination: Destination,
+        /// `a`, `b`, `c`.
+        sources: [Source; 3],
+    },
     /// `st.async` (PTX ISA 9.7.9.12): "initiates an asynchronous store operation that stores
     /// the value specified by source operand b to the destination memory location specified
     /// by operand a"; with `.mbarrier::complete_tx::bytes`, "upon completion ... a complete-tx
@@ -1665,6 +1680,7 @@ impl InstructionKind {
             | InstructionKind::FloatBinary { .. }
             | InstructionKind::Fma { .. }
             | InstructionKind::FloatPair { .. }
+            | InstructionKind::FloatMinMax3 { .. }
             | InstructionKind::FloatUnary { .. }
             | InstructionKind::Setp { .. }
             | InstructionKind::Selp { .. }

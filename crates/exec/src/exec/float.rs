@@ -111,6 +111,26 @@ impl Executor<'_, '_> {
         });
     }
 
+    /// `min`/`max` with three inputs (PTX ISA 8.8, min: "if (.abs) { a = |a|; b = |b|; c =
+    /// |c| } d = two_inputs_min(d, a, b); d = two_inputs_min(d, d, c)"), each step the
+    /// two-input `.f32` operation with `.ftz` and `.NaN` ([`alu::float_binary`]).
+    pub(super) fn float_min_max_3(
+        &mut self,
+        lanes: &[usize],
+        op: FloatOp,
+        modifiers: FloatModifiers,
+        abs: bool,
+        destination: Destination,
+        [a, b, c]: [Source; 3],
+    ) {
+        let put = Put::new(destination, Type::F32);
+        let magnitude = |x: u64| if abs { x & 0x7fff_ffff } else { x };
+        self.map3(lanes, [(a, 32), (b, 32), (c, 32)], &put, |a, b, c| {
+            let d = alu::float_binary(op, Type::F32, modifiers, magnitude(a), magnitude(b));
+            alu::float_binary(op, Type::F32, modifiers, d, magnitude(c))
+        });
+    }
+
     /// `abs neg rcp sqrt` on floating-point types ([`alu::float_unary`]).
     #[inline(always)]
     pub(super) fn float_unary(

@@ -304,6 +304,13 @@ impl Executor<'_, '_> {
                 destination,
                 sources,
             } => self.fma(lanes, *ty, *modifiers, *destination, *sources),
+            InstructionKind::FloatMinMax3 {
+                op,
+                modifiers,
+                abs,
+                destination,
+                sources,
+            } => self.float_min_max_3(lanes, *op, *modifiers, *abs, *destination, *sources),
             InstructionKind::FloatPair {
                 op,
                 modifiers,

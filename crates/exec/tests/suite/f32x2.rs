@@ -134,3 +134,100 @@ fn each_half_is_the_f32_instruction() {
     assert_eq!(reference(Op::Fma, Mode::Rn, false, halves[3]), 0x3300_0000);
     assert_eq!(reference(Op::Add, Mode::Rn, true, halves[2]), 0);
 }
+
+#[test]
+fn min_and_max_of_three_inputs() {
+    // PTX ISA 8.8, min/max: "d = two_inputs_min(d, a, b); if (isPresent(c)) d =
+    // two_inputs_min(d, d, c)", `.abs` first taking magnitudes, `.NaN` giving canonical NaN
+    // for any NaN input, `.ftz` flushing subnormals to sign-preserving zero, "-0.0 < +0.0".
+    // Each case: (instruction, a, b, c, expected bits), worked by hand from those sentences.
+    let cases: [(&str, u32, u32, u32, u32); 8] = [
+        (
+            "min.f32",
+            0x4040_0000,
+            0xbf80_0000,
+            0x4000_0000,
+            0xbf80_0000,
+        ), // min(3, -1, 2) = -1
+        (
+            "max.f32",
+            0x4040_0000,
+            0xbf80_0000,
+            0x4000_0000,
+            0x4040_0000,
+        ), // 3
+        (
+            "min.abs.f32",
+            0x4040_0000,
+            0xbf80_0000,
+            0x4000_0000,
+            0x3f80_0000,
+        ), // 1
+        (
+            "max.abs.f32",
+            0xc040_0000,
+            0xbf80_0000,
+            0x4000_0000,
+            0x4040_0000,
+        ), // |-3| = 3
+        (
+            "min.f32",
+            0x7fc0_0000,
+            0x3f80_0000,
+            0xc0a0_0000,
+            0xc0a0_0000,
+        ), // NaN skipped: -5
+        (
+            "min.NaN.f32",
+            0x7fc0_0000,
+            0x3f80_0000,
+            0xc0a0_0000,
+            0x7fff_ffff,
+        ), // canonical NaN
+        (
+            "min.ftz.f32",
+            0x0000_0001,
+            0x8000_0001,
+            0x3f80_0000,
+            0x8000_0000,
+        ), // -0 < +0
+        (
+            "min.f32",
+            0x0000_0001,
+            0x8000_0001,
+            0x3f80_0000,
+            0x8000_0001,
+        ), // -2^-149
+    ];
+    let mut body = String::new();
+    for (index, (instruction, a, b, c, _)) in cases.iter().enumerate() {
+        body.push_str(&format!(
+            "mov.b32 %f1, 0f{a:08X};\nmov.b32 %f2, 0f{b:08X};\nmov.b32 %f3, 0f{c:08X};\n\
+             {instruction} %f4, %f1, %f2, %f3;\nst.global.f32 [%rd1+{}], %f4;\n",
+            4 * index
+        ));
+    }
+    let source = format!(
+        ".version 8.8\n.target sm_100a\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n.reg .f32 %f<5>;\n.reg .b64 %rd<2>;\n\
+         ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd1, %rd1;\n{body}ret;\n}}\n"
+    );
+    let mut out = vec![0u8; 4 * cases.len()];
+    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+    module
+        .launch(
+            "k",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for (index, (instruction, a, b, c, expected)) in cases.iter().enumerate() {
+        let got = u32::from_le_bytes(out[4 * index..4 * index + 4].try_into().unwrap());
+        assert_eq!(
+            got, *expected,
+            "{instruction} {a:#x} {b:#x} {c:#x}: {got:#x} != {expected:#x}"
+        );
+    }
+}
