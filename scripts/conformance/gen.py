@@ -707,7 +707,8 @@ def plan() -> dict[str, list[tuple[str, str, list[str]]]]:
     files["async-stores.tsv"] = [(t, v, async_store_lines()) for t, v in (
         ("sm_100a", "9.0"), ("sm_100", "8.7"), ("sm_90", "8.6"), ("sm_100a", "8.6"),
         ("sm_90", "8.0"), ("sm_89", "8.1"))]
-    files["texture-forms.tsv"] = [("sm_90", "8.6", texture_form_lines())]
+    files["texture-forms.tsv"] = [(t, v, texture_form_lines()) for t, v in (
+        ("sm_90", "8.6"), ("sm_75", "7.0"), ("sm_75", "7.1"))]
     files["unified.tsv"] = [("sm_90", "8.6", unified_lines())]
     files["min-max3.tsv"] = [(t, v, min_max_3_lines()) for t, v in (
         ("sm_100a", "8.8"), ("sm_100a", "8.7"), ("sm_90a", "8.8"), ("sm_120", "9.0"))]
@@ -864,6 +865,9 @@ def texture_form_lines() -> list[str]:
         "mov.b32 {%b16_0, %b16_1}|%pred_0, %b32_4;",
         "sust.p.1d.v4.b32.trap [%b64_8, {%b32_4}], {%f32_0, %f32_1, %f32_2, %f32_3};",
         "sust.p.2d.v4.b32.trap [%b64_8, {%b32_4, %b32_5}], {%b32_0, %b32_1, %b32_2, %b32_3};",
+        # Found beside them: `.shared::cta` on cvta needs PTX ISA 7.8.
+        "cvta.shared::cta.u64 %b64_0, %b64_1;",
+        "cvta.to.shared::cta.u64 %b64_0, %b64_1;",
     ]
     return out
 

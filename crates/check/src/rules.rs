@@ -1203,6 +1203,21 @@ pub fn check_instruction(
     if slots.is_empty() {
         slots.resize(FORM_CACHE_SLOTS, 0);
     }
+    // tex/tld4 `d|p` (9.7.10.3), on the forms ptxsim runs and those it does not: ptxas 13.5
+    // "Feature 'Texture instruction with optional predicate result' requires PTX ISA .version
+    // 7.1 or later".
+    if matches!(instruction.opcode.as_str(), "tex" | "tld4")
+        && let Some(Operand::Pair(span, ..)) = instruction.operands.first()
+    {
+        gate_feature(
+            context.setting,
+            "a texture instruction with a predicate result",
+            *span,
+            0,
+            PtxVersion::new(7, 1),
+            diagnostics,
+        );
+    }
     // `min`/`max` with three inputs (PTX ISA 8.8, sm_100: `min{.ftz}{.NaN}{.abs}.f32 d, a, b,
     // c`) have their own Syntax-block line: the operand count picks it, which the decoded
     // form (modifiers only) cannot.

@@ -1577,7 +1577,10 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             | OpForm::Ld { .. }
             | OpForm::St { .. }
             | OpForm::Atom { .. }
-            | OpForm::Isspacep { .. },
+            | OpForm::Isspacep { .. }
+            // ptxas 13.5: "Feature '::cta' requires PTX ISA .version 7.8 or later" for
+            // `cvta.shared::cta` and `cvta.to.shared::cta` too.
+            | OpForm::Cvta { .. },
         ) => named("shared::cta").map(Some),
         // ptxas 13.5: "Feature '::entry' requires PTX ISA .version 8.3 or later" for
         // `isspacep.param::entry` and `cvta.param::entry` too.
