@@ -509,15 +509,9 @@ impl Executor<'_, '_> {
         mbarrier: Option<MemoryOperand>,
     ) {
         for &lane in lanes {
-            let barrier = match mbarrier {
-                Some(mbarrier) => {
-                    let a = self.address(lane, address);
-                    match self.async_barrier(lane, instruction, space, a, mbarrier) {
-                        Some(at) => Some(at),
-                        None => continue,
-                    }
-                }
-                None => None,
+            let Some(barrier) = self.async_barrier(lane, instruction, space, address, mbarrier)
+            else {
+                continue;
             };
             let elements = sources.iter().map(|&source| Some(source));
             let Some(stored) = self.store_vector(lane, instruction, (space, ty), address, elements)
@@ -547,16 +541,11 @@ impl Executor<'_, '_> {
     ) {
         let bytes = ty.bits().div_ceil(8);
         for &lane in lanes {
-            let at = self.address(lane, address);
-            let barrier = match mbarrier {
-                Some(mbarrier) => {
-                    match self.async_barrier(lane, instruction, space, at, mbarrier) {
-                        Some(at) => Some(at),
-                        None => continue,
-                    }
-                }
-                None => None,
+            let Some(barrier) = self.async_barrier(lane, instruction, space, address, mbarrier)
+            else {
+                continue;
             };
+            let at = self.address(lane, address);
             let b = self.read_bits(lane, source, ty.bits());
             let update = |old, global| alu::atom(op, ty, global, old, b, 0);
             if let Err(fault) = self.atomic(lane, space, at, bytes, update) {
@@ -604,18 +593,23 @@ impl Executor<'_, '_> {
         }
     }
 
-    /// The `.shared::cluster` address of an asynchronous store's or reduction's `[mbar]`
-    /// (`space` is the instruction's; a generic address must be in the `.shared` window), after
-    /// checking that it is in the same CTA's shared memory as the destination `a`; `None`
-    /// after trapping the lane when it is not (the PTX ISA leaves both undefined).
+    /// The `.shared::cluster` address of an asynchronous store's or reduction's `[mbar]`, if it
+    /// has one (`space` is the instruction's; a generic address must be in the `.shared`
+    /// window), after checking that it is in the same CTA's shared memory as the destination
+    /// `[a]`; `None` after trapping the lane when it is not (the PTX ISA leaves both
+    /// undefined).
     fn async_barrier(
         &mut self,
         lane: usize,
         instruction: &Instruction,
         space: Space,
-        a: u64,
-        mbarrier: MemoryOperand,
-    ) -> Option<u64> {
+        address: MemoryOperand,
+        mbarrier: Option<MemoryOperand>,
+    ) -> Option<Option<u64>> {
+        let Some(mbarrier) = mbarrier else {
+            return Some(None);
+        };
+        let a = self.address(lane, address);
         let to_cluster = |space: Space, at: u64| match self.resolve(space, at) {
             (Space::Shared | Space::SharedCluster, at) => Some(at),
             _ => None,
@@ -626,7 +620,7 @@ impl Executor<'_, '_> {
             n => n - 1,
         };
         match (to_cluster(space, a), to_cluster(space, at)) {
-            (Some(a), Some(at)) if rank_of(a) == rank_of(at) => Some(at),
+            (Some(a), Some(at)) if rank_of(a) == rank_of(at) => Some(Some(at)),
             (_, Some(_)) => {
                 let message = format!(
                     "`{}`: [a] ({a:#x}) and [mbar] ({at:#x}) are not in the shared memory of \

@@ -5,36 +5,13 @@
 //! (`-arch sm_90a`; `bulk.ptx` sm_100a); every expected value below is computed from the ISA's
 //! definitions, not from a run.
 
-use ptxsim_exec::api::{Arg, Error, LaunchOptions, Module, Options};
+use ptxsim_exec::api::Arg;
+
+use crate::launch::{STEPS, launch, u32s};
 
 const EXCHANGE: &str = include_str!("async_stores/exchange.ptx");
 const REDUCE: &str = include_str!("async_stores/reduce.ptx");
 const BULK: &str = include_str!("async_stores/bulk.ptx");
-
-/// Launches `entry` of `source` on `ctas` CTAs of 32 threads with `buffers` and `max_steps`.
-fn launch(
-    source: &str,
-    entry: &str,
-    ctas: u32,
-    buffers: &mut [Arg<'_>],
-    max_steps: u64,
-) -> Result<ptxsim_exec::api::LaunchReport, Error> {
-    let module = Module::load(source, &Options::default()).expect("the kernel loads");
-    let options = LaunchOptions {
-        max_steps,
-        ..LaunchOptions::default()
-    };
-    module.launch(entry, [ctas, 1, 1], [32, 1, 1], buffers, &options)
-}
-
-const STEPS: u64 = ptxsim_exec::DEFAULT_MAX_STEPS;
-
-fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|word| u32::from_le_bytes(word.try_into().unwrap()))
-        .collect()
-}
 
 #[test]
 fn st_async_stores_into_the_peer_cta_and_completes_its_mbarrier() {
@@ -44,7 +21,14 @@ fn st_async_stores_into_the_peer_cta_and_completes_its_mbarrier() {
     // of data stored in bytes"). Each CTA waits for its phase, then copies what its peer
     // stored: out[r * 96 + t] and out[r * 96 + 32 + 2t ..].
     let mut out = vec![0u8; 2 * 96 * 4];
-    launch(EXCHANGE, "exchange", 2, &mut [Arg::Buffer(&mut out)], STEPS).expect("it runs");
+    launch(
+        EXCHANGE,
+        "exchange",
+        (2, 32),
+        &mut [Arg::Buffer(&mut out)],
+        STEPS,
+    )
+    .expect("it runs");
     let out = u32s(&out);
     for rank in 0..2u32 {
         let peer = rank ^ 1;
@@ -73,7 +57,14 @@ fn red_async_reduces_into_the_peer_cta() {
     // 32 times ("(old >= b) ? 0 : old + 1"): 0..20, back to 0, then 11 more = 11; xor of
     // 1 << t = 0xffffffff.
     let mut out = vec![0u8; 2 * 16];
-    launch(REDUCE, "reduce", 2, &mut [Arg::Buffer(&mut out)], STEPS).expect("it runs");
+    launch(
+        REDUCE,
+        "reduce",
+        (2, 32),
+        &mut [Arg::Buffer(&mut out)],
+        STEPS,
+    )
+    .expect("it runs");
     let out = u32s(&out);
     for rank in 0..2u32 {
         let peer = rank ^ 1;
@@ -92,7 +83,7 @@ fn st_bulk_zeroes_shared_memory_and_the_release_forms_write_global_memory() {
     launch(
         BULK,
         "bulk",
-        1,
+        (1, 32),
         &mut [Arg::Buffer(&mut out), Arg::Buffer(&mut sum)],
         STEPS,
     )
@@ -117,7 +108,7 @@ fn undefined_uses_trap_at_their_line() {
     let error = launch(
         &own_barrier,
         "exchange",
-        2,
+        (2, 32),
         &mut [Arg::Buffer(&mut out)],
         STEPS,
     )
@@ -138,7 +129,7 @@ fn undefined_uses_trap_at_their_line() {
     let error = launch(
         &odd,
         "bulk",
-        1,
+        (1, 32),
         &mut [Arg::Buffer(&mut out), Arg::Buffer(&mut sum)],
         STEPS,
     )
@@ -162,16 +153,7 @@ fn a_256_bit_store_skips_its_sinks() {
         mov.u64 %rd2, 0x1111111122222222;\n\
         st.global.v4.b64 [%rd1+32], {_, %rd2, %rd2, _};\nret;\n}\n";
     let mut out = vec![0xaau8; 64];
-    let module = Module::load(source, &Options::default()).expect("the kernel loads");
-    module
-        .launch(
-            "k",
-            [1, 1, 1],
-            [1, 1, 1],
-            &mut [Arg::Buffer(&mut out)],
-            &LaunchOptions::default(),
-        )
-        .expect("it runs");
+    launch(source, "k", (1, 1), &mut [Arg::Buffer(&mut out)], STEPS).expect("it runs");
     let keep = 0xaaaa_aaaa;
     assert_eq!(
         u32s(&out[..32]),

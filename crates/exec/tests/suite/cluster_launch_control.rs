@@ -2,7 +2,9 @@
 //! 16-byte response (in every CTA of the cluster with `.multicast::cluster::all`), and
 //! `query_cancel` reads it. Both kernels are clean under ptxas 13.5 `-arch sm_100a`.
 
-use ptxsim_exec::api::{Arg, Error, LaunchOptions, Module, Options};
+use ptxsim_exec::api::Arg;
+
+use crate::launch::{STEPS, launch, u32s};
 
 /// A persistent kernel in the pattern of the ISA's example: each CTA handles its own ctaid,
 /// then asks to cancel a cluster that has not started and, while one is canceled, handles the
@@ -98,33 +100,6 @@ $WAIT:
     ret;
 }
 "#;
-
-/// Launches `entry` of `source` on `ctas` CTAs of `threads` threads with `buffers` and
-/// `max_steps`.
-fn launch(
-    source: &str,
-    entry: &str,
-    (ctas, threads): (u32, u32),
-    buffers: &mut [Arg<'_>],
-    max_steps: u64,
-) -> Result<ptxsim_exec::api::LaunchReport, Error> {
-    let module = Module::load(source, &Options::default()).expect("the kernel loads");
-    let options = LaunchOptions {
-        max_steps,
-        ..LaunchOptions::default()
-    };
-    module.launch(entry, [ctas, 1, 1], [threads, 1, 1], buffers, &options)
-}
-
-/// The step limit of the launches that must finish.
-const STEPS: u64 = ptxsim_exec::DEFAULT_MAX_STEPS;
-
-fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|word| u32::from_le_bytes(word.try_into().unwrap()))
-        .collect()
-}
 
 #[test]
 fn a_persistent_kernel_does_every_piece_of_work_once() {

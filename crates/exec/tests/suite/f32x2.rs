@@ -3,7 +3,9 @@
 //! from a host model of the ISA's rounding definitions on exact `f64` results (the inputs are
 //! chosen so that every sum, difference, product and fused result is exact in `f64`).
 
-use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+use ptxsim_exec::api::Arg;
+
+use crate::launch::{STEPS, launch};
 
 const PAIR: &str = include_str!("f32x2/pair.ptx");
 
@@ -91,16 +93,8 @@ fn each_half_is_the_f32_instruction() {
         }
     }
     let mut out = vec![0u8; 2 * 11 * 8];
-    let module = Module::load(PAIR, &Options::default()).expect("the kernel loads");
-    module
-        .launch(
-            "pair",
-            [1, 1, 1],
-            [2, 1, 1],
-            &mut [Arg::Buffer(&mut input), Arg::Buffer(&mut out)],
-            &LaunchOptions::default(),
-        )
-        .expect("it runs");
+    let buffers = &mut [Arg::Buffer(&mut input), Arg::Buffer(&mut out)];
+    launch(PAIR, "pair", (1, 2), buffers, STEPS).expect("it runs");
     // The kernel's 11 results in order.
     let results = [
         (Op::Add, Mode::Rn, false),
@@ -213,16 +207,7 @@ fn min_and_max_of_three_inputs() {
          ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd1, %rd1;\n{body}ret;\n}}\n"
     );
     let mut out = vec![0u8; 4 * cases.len()];
-    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
-    module
-        .launch(
-            "k",
-            [1, 1, 1],
-            [1, 1, 1],
-            &mut [Arg::Buffer(&mut out)],
-            &LaunchOptions::default(),
-        )
-        .expect("it runs");
+    launch(&source, "k", (1, 1), &mut [Arg::Buffer(&mut out)], STEPS).expect("it runs");
     for (index, (instruction, a, b, c, expected)) in cases.iter().enumerate() {
         let got = u32::from_le_bytes(out[4 * index..4 * index + 4].try_into().unwrap());
         assert_eq!(

@@ -25,6 +25,7 @@ mod graph_set_conditional;
 mod hardware;
 mod indirect_calls;
 mod kernels;
+mod launch;
 mod library;
 mod matrix;
 mod mma;
