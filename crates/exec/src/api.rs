@@ -397,6 +397,21 @@ impl Module {
         }
     }
 
+    /// Whether launches of kernel `entry` with CTAs of shape `block` run compiled code:
+    /// `Some(true)` once a compiler compiled it, `Some(false)` when the compiler left it to the
+    /// interpreter, `None` when no launch has asked for it yet or its launches so far were not
+    /// worth compiling ([`crate::compiled::Compiler::worth_compiling`]).
+    pub fn compiled_state(&self, entry: &str, block: Dim3) -> Option<bool> {
+        let cache = self
+            .compiled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match cache.get(&(entry.to_string(), block))? {
+            Compiled::Done(code) => Some(code.is_some()),
+            Compiled::Waiting(_) => None,
+        }
+    }
+
     /// The module's text, which the lines of its programs' instructions refer to.
     pub fn source(&self) -> &str {
         &self.source
