@@ -975,6 +975,7 @@ fn im2col_map(
             upper: corners.1,
             channels_per_pixel: channels,
             pixels_per_column: pixels,
+            wide: None,
         }),
         ..TensorMap::default()
     };
