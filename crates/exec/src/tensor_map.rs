@@ -435,9 +435,9 @@ impl TensorMap {
         let inside = |x: i64, i: usize| x >= 0 && (x as u64) < self.global_dim[i];
         // The pixel's fixed part: its H and D, at their coordinates.
         let mut row = Some(self.global_address);
-        for i in 2..rank - 1 {
-            row = row.filter(|_| inside(start[i], i));
-            row = row.map(|at| at + start[i] as u64 * self.stride(i));
+        for (i, &at) in start.iter().enumerate().take(rank - 1).skip(2) {
+            row = row.filter(|_| inside(at, i));
+            row = row.map(|address| address + at as u64 * self.stride(i));
         }
         let channels = i64::from(im2col.channels_per_pixel);
         let mut addresses = Vec::new();
