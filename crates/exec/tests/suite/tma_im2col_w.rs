@@ -1,74 +1,19 @@
 //! `cp.async.bulk.tensor`'s `.im2col::w` and `.im2col::w::128` loads (PTX ISA 8.6, sm_100)
 //! against host loops written from the ISA's description (PTX ISA 9.0, 5.5.5 "im2col::w and
 //! im2col::w::128 modes": the bounding box in W, `wHalo`, `wOffset`, the traversal stride) and
-//! the byte counts of its two worked examples, never from ptxsim's output. The kernels are
-//! clean under ptxas 13.5 (`-arch sm_100a`). Every load completes on an mbarrier that expects
+//! the byte counts of its two worked examples, never from ptxsim's output. The kernels (tma.rs's
+//! `im2col_kernels`) are clean under ptxas 13.5 (`-arch sm_100a`). Every load completes on an
+//! mbarrier that expects
 //! the byte count the host computed: a copy moving more or fewer bytes would never complete
 //! the phase (or overflow the count), so the tests check the complete-tx too.
 
-use super::tma::{bytes_of, u32s};
-use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+use super::tma::{dense, run_im2col_mode};
 use ptxsim_exec::memory::GLOBAL_BASE;
 use ptxsim_exec::tensor_map::{Im2col, OOB_FILL_NAN, SWIZZLE_128B, TensorMap};
 use ptxsim_isa::ops::Im2colWide;
 
-/// `wide{dims}d`: one thread loads the `mode` column at the coordinates `c0..` with
-/// `{wHalo, wOffset}` into a 1024-byte-aligned buffer, completing on an mbarrier that expects
-/// `bytes`, and copies `bytes` of the buffer to `out`.
-fn kernel(dims: usize, mode: &str) -> String {
-    let coordinate_params: String = (0..dims).map(|i| format!(", .param .s32 c{i}")).collect();
-    let load_coordinates: String = (0..dims)
-        .map(|i| format!("    ld.param.s32 %r{}, [c{i}];\n", 10 + i))
-        .collect();
-    let coordinates = (0..dims)
-        .map(|i| format!("%r{}", 10 + i))
-        .collect::<Vec<_>>()
-        .join(", ");
-    format!(
-        r#".version 8.6
-.target sm_100a
-.address_size 64
-
-.visible .entry wide{dims}d(.param .align 64 .b8 tmap[128], .param .u64 tensor,
-    .param .u64 out{coordinate_params}, .param .u16 halo, .param .u16 offset, .param .u32 bytes)
-{{
-    .reg .b16 %rs<4>;
-    .reg .b32 %r<24>;
-    .reg .b64 %rd<16>;
-    .reg .pred %p<4>;
-    .shared .align 1024 .b8 box[20480];
-    .shared .align 8 .b64 bar;
-    mov.u64 %rd1, tmap;
-    cvta.param.u64 %rd2, %rd1;
-{load_coordinates}    ld.param.u16 %rs1, [halo];
-    ld.param.u16 %rs2, [offset];
-    ld.param.u32 %r3, [bytes];
-    mbarrier.init.shared::cta.b64 [bar], 1;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
-    cp.async.bulk.tensor.{dims}d.shared::cta.global.{mode}.mbarrier::complete_tx::bytes [box], [%rd2, {{{coordinates}}}], [bar], {{%rs1, %rs2}};
-WAIT:
-    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
-    @!%p1 bra WAIT;
-    ld.param.u64 %rd4, [out];
-    mov.u32 %r4, 0;
-COPY:
-    mov.u32 %r5, box;
-    add.u32 %r5, %r5, %r4;
-    ld.shared.u32 %r6, [%r5];
-    cvt.u64.u32 %rd5, %r4;
-    add.u64 %rd6, %rd4, %rd5;
-    st.global.u32 [%rd6], %r6;
-    add.u32 %r4, %r4, 4;
-    setp.lt.u32 %p2, %r4, %r3;
-    @%p2 bra COPY;
-    ret;
-}}
-"#
-    )
-}
-
-/// A dense NWC / NHWC / NDHWC tensor (`dims`, C first) of `data_type` words of `bytes` each at
-/// `GLOBAL_BASE`, as `cuTensorMapEncodeIm2colWide` describes it: W corners `corners`,
+/// A dense NWC / NHWC / NDHWC tensor (`dims`, C first) of `data_type` elements of `bytes`
+/// each at `GLOBAL_BASE`, as `cuTensorMapEncodeIm2colWide` describes it: W corners `corners`,
 /// `channels` per pixel, `pixels` per column, W traversal stride `stride`, the 128-byte
 /// swizzle.
 fn wide_map(
@@ -93,51 +38,24 @@ fn wide_map(
         }),
         ..TensorMap::default()
     };
-    let mut pitch = bytes;
-    for (i, &dim) in dims.iter().enumerate() {
-        map.global_dim[i] = dim;
-        if i > 0 {
-            map.global_strides[i - 1] = pitch;
-        }
-        pitch *= dim;
-    }
+    dense(&mut map, dims, bytes);
     map
 }
 
-/// Runs `wide{dims}d` of [`kernel`] and returns `out` (`bytes` long), or the launch's error.
+/// Runs tma.rs's `im2col{dims}d` kernel with `.{mode}` loads (`{wHalo, wOffset}` = `info`;
+/// the buffer 1024-byte aligned, `bytes` expected by the mbarrier) and returns the `bytes` of
+/// the buffer it copied out, or the launch's error.
 fn run(
     mode: &str,
     map: &TensorMap,
-    tensor: &[u8],
+    tensor: &[u32],
     coordinates: &[i32],
-    [halo, offset]: [u16; 2],
+    info: [u16; 2],
     bytes: usize,
-) -> Result<Vec<u8>, String> {
-    let dims = coordinates.len();
-    let module = Module::load(&kernel(dims, mode), &Options::default()).expect("the kernel loads");
-    let mut tensor = tensor.to_vec();
-    let mut out = vec![0xeeu8; bytes];
-    let encoded = map.encode();
-    let mut args = vec![
-        Arg::Bytes(&encoded),
-        Arg::Buffer(&mut tensor),
-        Arg::Buffer(&mut out),
-    ];
-    args.extend(coordinates.iter().map(|&c| Arg::S32(c)));
-    args.push(Arg::Bits(u64::from(halo)));
-    args.push(Arg::Bits(u64::from(offset)));
-    args.push(Arg::U32(bytes as u32));
-    module
-        .launch(
-            &format!("wide{dims}d"),
-            [1, 1, 1],
-            [1, 1, 1],
-            &mut args,
-            &LaunchOptions::default(),
-        )
-        .map_err(|error| error.to_string())?;
-    drop(args);
-    Ok(out)
+) -> Result<Vec<u32>, String> {
+    let kernel = format!("im2col{}d", coordinates.len());
+    let out = vec![0xeeee_eeee; bytes / 4];
+    run_im2col_mode(&kernel, mode, map, tensor, (coordinates, &info), &out).map(|(_, out)| out)
 }
 
 /// The pixels (W, N) of a column as the ISA describes the walk: W from the instruction's W
@@ -236,13 +154,13 @@ fn an_im2col_w_load_walks_w_with_its_halo_and_offset() {
     let out = run(
         "im2col::w",
         &map,
-        &bytes_of(&tensor),
+        &tensor,
         &[4, -1, 1, 0],
         [2, 1],
         4 * plain.len(),
     )
     .expect("it runs");
-    assert_eq!(u32s(&out), swizzled(&plain));
+    assert_eq!(out, swizzled(&plain));
 }
 
 /// At the tensor's edge, with NaN fill on a `.f32` map: the first element two pixels left of
@@ -268,13 +186,13 @@ fn an_im2col_w_load_at_the_tensor_edge_fills_outside_elements() {
     let out = run(
         "im2col::w",
         &map,
-        &bytes_of(&tensor),
+        &tensor,
         &[12, -3, 2, 1],
         [3, 0],
         4 * plain.len(),
     )
     .expect("it runs");
-    assert_eq!(u32s(&out), swizzled(&plain));
+    assert_eq!(out, swizzled(&plain));
 }
 
 /// `.im2col::w::128` over an NWC tensor (C 32, W 150, N 2) with a traversal stride of 2,
@@ -292,13 +210,13 @@ fn an_im2col_w_128_load_puts_halo_pixels_after_every_32() {
     let out = run(
         "im2col::w::128",
         &map,
-        &bytes_of(&tensor),
+        &tensor,
         &[0, 5, 0],
         [3, 2],
         4 * plain.len(),
     )
     .expect("it runs");
-    assert_eq!(u32s(&out), swizzled(&plain));
+    assert_eq!(out, swizzled(&plain));
 }
 
 /// The ISA's two `wHalo` examples (5.5.5.3), `.u16` channels: "Tensor Size [0] = 128, [1] =
@@ -310,9 +228,10 @@ fn an_im2col_w_128_load_puts_halo_pixels_after_every_32() {
 /// expects.
 #[test]
 fn the_isas_halo_examples_move_their_pixel_counts() {
-    let elements: usize = 128 * 9 * 7 * 64;
-    let tensor: Vec<u8> = (0..elements)
-        .flat_map(|i| (i as u16).to_le_bytes())
+    // Element i is `i as u16`, two to a word.
+    let words = 128 * 9 * 7 * 64 / 2;
+    let tensor: Vec<u32> = (0..words as u32)
+        .map(|i| ((2 * i) & 0xffff) | ((2 * i + 1) << 16))
         .collect();
     for (mode, name, pixels) in [
         (Im2colWide::W, "im2col::w", 130),
@@ -323,8 +242,7 @@ fn the_isas_halo_examples_move_their_pixel_counts() {
             .unwrap_or_else(|error| panic!("{name}: {error}"));
         // The first pixel's first chunk (not swizzled: line 0): channels 7.. of (W 2, H 3).
         let first = 7 + 128 * (2 + 9 * 3);
-        let got = u16::from_le_bytes([out[0], out[1]]);
-        assert_eq!(usize::from(got), first, "{name}");
+        assert_eq!(out[0] as usize & 0xffff, first, "{name}");
     }
 }
 
@@ -334,7 +252,7 @@ fn the_isas_halo_examples_move_their_pixel_counts() {
 #[test]
 fn im2col_w_copies_outside_the_rules_trap() {
     let shape = [32i64, 20, 1, 1];
-    let tensor = bytes_of(&numbered(shape.iter().product::<i64>() as usize));
+    let tensor = numbered(shape.iter().product::<i64>() as usize);
     let map = |mode| wide_map((2, 4), &[32, 20, 1], mode, [0, 0], (32, 4, 1));
     let cases = [
         (
