@@ -2346,6 +2346,7 @@ impl<'m> Builder<'m> {
                 dims,
                 load,
                 im2col,
+                wide,
                 four_rows,
                 cta_group,
                 multicast,
@@ -2355,7 +2356,7 @@ impl<'m> Builder<'m> {
                 operands,
                 dims,
                 (load, im2col, multicast),
-                (four_rows, cta_group),
+                (four_rows, cta_group, wide),
                 reduce,
             )?,
             OpForm::CpReduceAsyncBulk { global, op, ty, .. } => {
@@ -3511,8 +3512,9 @@ impl<'m> Builder<'m> {
     }
 
     /// `cp.async.bulk.tensor` (PTX ISA 9.0; `.tile::gather4`/`.tile::scatter4` with five
-    /// coordinates, `.cta_group`): a load `[dstMem], [tensorMap, tensorCoords],
-    /// [mbar]{, im2colOffsets}{, ctaMask}{, cache-policy}`, a store (or a
+    /// coordinates, `.cta_group`, `.im2col::w{::128}`): a load `[dstMem], [tensorMap,
+    /// tensorCoords], [mbar]{, im2colInfo}{, ctaMask}{, cache-policy}` (`im2colInfo` the
+    /// im2col offsets, or `{wHalo, wOffset}`), a store (or a
     /// `cp.reduce.async.bulk.tensor`) `[tensorMap, tensorCoords], [srcMem]{, cache-policy}`.
     /// `tensorMap` is a `.u64` register holding its generic address, or the name of a variable
     /// (its generic address).
@@ -3521,7 +3523,7 @@ impl<'m> Builder<'m> {
         operands: &[Operand],
         dims: u8,
         (load, im2col, multicast): (bool, bool, bool),
-        (four_rows, cta_group): (bool, Option<u8>),
+        (four_rows, cta_group, wide): (bool, Option<u8>, Option<ptxsim_isa::ops::Im2colWide>),
         reduce: Option<ptxsim_isa::ops::AtomOp>,
     ) -> Result<InstructionKind, String> {
         let tensor = if load {
@@ -3571,7 +3573,7 @@ impl<'m> Builder<'m> {
                     self.vector_sources(&elements.value, Type::B16)?
                 }
                 Some(single) => vec![self.source(single, Type::B16)?],
-                None => return Err("no im2colOffsets operand".into()),
+                None => return Err("no im2colInfo operand".into()),
             }
         } else {
             Vec::new()
@@ -3591,6 +3593,7 @@ impl<'m> Builder<'m> {
                 coordinates,
                 mbarrier,
                 im2col_offsets,
+                wide,
                 cta_mask,
                 reduce,
                 four_rows,
