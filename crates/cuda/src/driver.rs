@@ -2246,6 +2246,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         dynamic_shared,
         max_steps: settings.max_steps,
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
+        // Nothing shows a launch's registers here (a debugged launch runs on its own).
+        commuting_atomics_in_parallel: true,
         cooperative: launch.cooperative,
         // A grid whose CTAs wait for each other runs as a GPU runs it (`grid::make_interleaved`).
         interleave: true,

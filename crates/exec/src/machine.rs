@@ -1515,6 +1515,7 @@ static NOTHING: Program = Program {
     constants: Vec::new(),
     const_variables: Vec::new(),
     has_atomics: false,
+    atomics_commute: false,
     uses_heap: false,
     reserved_shared: false,
     cluster: crate::ir::ClusterDirectives {

@@ -283,8 +283,8 @@ impl Engine {
 ///   `__syncwarp`), which runs differently when the threads do not run in lockstep;
 /// * `malloc`/`free` and the device runtime: their results depend on the order of calls.
 pub fn keeps_interpreter(program: &Program) -> Option<&'static str> {
-    if program.has_atomics {
-        return Some("atomics");
+    if program.has_atomics && !program.atomics_commute {
+        return Some("atomics whose results depend on the order of the threads");
     }
     if program.uses_heap || program.calls_device_runtime() {
         return Some("device heap or runtime calls");

@@ -129,6 +129,51 @@ fn both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_steps: u64
 
 const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
+/// Integer atomics whose old values nothing reads (`red`, and `atom` into a register no other
+/// instruction names, as nvcc writes `atomicAdd(p, v)` with its result unused) give the same
+/// memory in any order of the threads, so `auto` compiles such a kernel and its CTAs run on
+/// several host threads; the sums are worked out here from the PTX's definitions (2 CTAs of 64
+/// threads, thread t of CTA c contributing v = 64c + t): add of v + 1, max of v, xor of 7v + 1,
+/// or of 1 << (v % 32), and a count in shared memory copied out per CTA.
+#[test]
+fn order_free_atomics_run_compiled_with_the_interpreters_results() {
+    let body = "{\n .reg .b32 %r<16>;\n .reg .b64 %rd<4>;\n .reg .pred %p<2>;\n\
+                .shared .align 4 .u32 count;\n\
+                ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+                mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mad.lo.u32 %r3, %r2, 64, %r1;\n\
+                setp.eq.u32 %p1, %r1, 0;\n @%p1 st.shared.u32 [count], 0;\n bar.sync 0;\n\
+                add.u32 %r4, %r3, 1;\n red.global.add.u32 [%rd1], %r4;\n\
+                atom.global.max.s32 %r5, [%rd1+4], %r3;\n\
+                mad.lo.u32 %r6, %r3, 7, 1;\n red.global.xor.b32 [%rd1+8], %r6;\n\
+                and.b32 %r7, %r3, 31;\n shl.b32 %r8, 1, %r7;\n atom.global.or.b32 %r9, [%rd1+12], %r8;\n\
+                atom.shared.add.u32 %r10, [count], 1;\n bar.sync 0;\n\
+                @%p1 ld.shared.u32 %r11, [count];\n mul.wide.u32 %rd2, %r2, 4;\n add.u64 %rd3, %rd1, %rd2;\n\
+                @%p1 st.global.u32 [%rd3+16], %r11;\n ret;\n}\n";
+    let source = format!("{HEADER}.visible .entry k(.param .u64 out)\n{body}");
+    let program = ptxsim_exec::load(&source, None).unwrap();
+    assert!(program.has_atomics && program.atomics_commute);
+    assert_eq!(ptxsim_jit::keeps_interpreter(&program), None);
+    let run = same_on_both_tiers("order-free atomics", &source, 64, 24, 1000);
+    let words: Vec<u32> = run.3[0]
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    let values = 0..128u32;
+    assert_eq!(words[0], values.clone().map(|v| v + 1).sum::<u32>());
+    assert_eq!(words[1], 127);
+    assert_eq!(words[2], values.clone().fold(0, |x, v| x ^ (7 * v + 1)));
+    assert_eq!(words[3], u32::MAX);
+    assert_eq!(&words[4..6], &[64, 64]);
+    // Reading an atomic's old value makes the order visible: the kernel stays interpreted.
+    let reads = source.replace(
+        "atom.global.max.s32 %r5, [%rd1+4], %r3;",
+        "atom.global.max.s32 %r5, [%rd1+4], %r3;\n add.u32 %r12, %r5, 1;",
+    );
+    let program = ptxsim_exec::load(&reads, None).unwrap();
+    assert!(program.has_atomics && !program.atomics_commute);
+    assert!(ptxsim_jit::keeps_interpreter(&program).is_some());
+}
+
 #[test]
 fn faults_fuel_guards_and_generic_shared_addresses_match_the_interpreter() {
     // Thread 5 of each CTA stores past the buffer's end: the same fault, at the same thread and

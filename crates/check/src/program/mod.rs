@@ -223,6 +223,11 @@ pub struct Program {
     /// Whether the program has `atom`/`red`: the grid then runs one CTA at a time, in order, so
     /// that the values atomics return do not depend on host scheduling.
     pub has_atomics: bool,
+    /// Whether the program's atomics give the same results in any order of the threads that
+    /// run them (integer `.add`/`.min`/`.max`/`.and`/`.or`/`.xor` whose old value is not read;
+    /// `build::atomics_commute`): its CTAs may then run on several host threads, and the
+    /// compiled tier may run it, without changing its results.
+    pub atomics_commute: bool,
     /// Whether the program calls `malloc` or `free` (or the device runtime's `cudaMalloc`,
     /// `cudaFree`; [`RuntimeFunction::uses_heap`]): the launch then has a
     /// device heap, and its CTAs run one at a time, in order, so that the addresses `malloc`

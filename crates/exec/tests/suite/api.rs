@@ -31,6 +31,7 @@ fn run_on_one_host_thread(
         grid::GridOptions {
             host_threads: 1,
             inspect,
+            ..grid::GridOptions::default()
         },
         None,
         None,
