@@ -33,6 +33,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use ptxsim_exec::compiled::{LaneFn, LaneOp, SPECIALS, lane_op, special_index};
+use ptxsim_exec::cvt::ElementConversion;
 use ptxsim_exec::ir::{
     Destination, Instruction, InstructionKind as K, MemoryOperand, Program, RegisterId, Source,
     SpecialRegister,
@@ -49,12 +50,13 @@ pub(crate) struct Helpers {
     pub(crate) load: FuncRef,
     pub(crate) store: FuncRef,
     pub(crate) lane: FuncRef,
+    pub(crate) convert: FuncRef,
 }
 
 /// The signatures of the helpers ([`native`]'s `extern "C"` functions), for `call_conv`.
 pub(crate) fn helper_signatures(
     call_conv: cranelift_codegen::isa::CallConv,
-) -> [(&'static str, Signature); 3] {
+) -> [(&'static str, Signature); 4] {
     let i64 = types::I64;
     let i32 = types::I32;
     let signature = |params: &[types::Type], returns: &[types::Type]| {
@@ -80,6 +82,7 @@ pub(crate) fn helper_signatures(
             "ptxsim_jit_lane",
             signature(&[i64, i64, i64, i64, i64], &[i64]),
         ),
+        ("ptxsim_jit_convert", signature(&[i64, i64], &[i64])),
     ]
 }
 
@@ -303,12 +306,15 @@ pub(crate) fn entries(program: &Program, covered: &[bool], min: usize) -> Vec<bo
         .collect()
 }
 
-/// The lane functions the code calls go into `functions`, numbered by their place.
+/// The lane functions the code calls go into `functions`, numbered by their place, and the
+/// conversions it calls `ptxsim_jit_convert` with into `conversions`, which the code names by
+/// address.
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
     plans: Vec<Option<Plan>>,
     functions: &mut Vec<LaneFn>,
+    conversions: &mut Vec<std::pin::Pin<Box<ElementConversion>>>,
     helpers: Helpers,
     block: [u32; 3],
 ) -> usize {
@@ -461,6 +467,8 @@ pub(crate) fn build(
         exit,
         blocks: &blocks,
         functions,
+        conversions,
+        constants: vec![None; program.registers.len()],
         base,
         lane,
         stride,
@@ -476,6 +484,10 @@ pub(crate) fn build(
         };
         t.builder.switch_to_block(block);
         let before = t.builder.use_var(steps);
+        if runs[index].is_some() {
+            // A run start: reached from elsewhere, with registers of any value.
+            t.constants.fill(None);
+        }
         if let Some(length) = runs[index] {
             // No instruction at or past the step limit: a run that would pass it goes to the
             // interpreter, which stops the thread at exactly the limit.
@@ -515,6 +527,7 @@ pub(crate) fn build(
             }
             _ => t.inline(index, instruction, before),
         }
+        t.track_constants(instruction);
     }
 
     // Exit of a thread: its counters back, then the next thread.
@@ -709,6 +722,10 @@ struct Translator<'a, 'b> {
     exit: Block,
     blocks: &'a [Option<Block>],
     functions: &'a mut Vec<LaneFn>,
+    conversions: &'a mut Vec<std::pin::Pin<Box<ElementConversion>>>,
+    /// Per register, its value when every thread reaching the instruction being translated
+    /// has the same one (set by a `mov` of an immediate earlier in the same run).
+    constants: Vec<Option<u64>>,
     /// The thread's register 0 in the register file, its index in the CTA, and the distance
     /// between registers.
     base: Variable,
@@ -891,18 +908,117 @@ impl Translator<'_, '_> {
     }
 
     /// An instruction with a [`LaneOp`]: its operands read as the interpreter reads them, the
-    /// operation generated here when [`Translator::arithmetic`] knows it, else the lane
-    /// function called, and the result written by the operation's extension rule.
+    /// operation generated here when [`Translator::arithmetic`] or
+    /// [`Translator::conversion`] knows it, else the lane function called, and the result
+    /// written by the operation's extension rule.
     fn lane_op(&mut self, kind: &K, op: LaneOp) {
         let mut values = [None; 3];
-        for (slot, &(source, bits)) in values.iter_mut().zip(&op.sources) {
-            *slot = Some(self.read(source, bits));
+        let mut known = [None; 3];
+        for (index, &(source, bits)) in op.sources.iter().enumerate().take(3) {
+            values[index] = Some(self.read(source, bits));
+            known[index] = self.known(source, bits);
         }
         let result = match self.arithmetic(kind, values) {
             Some(result) => result,
-            None => self.call_lane(op.function, values),
+            None => match self.conversion(kind, values, known) {
+                Some(result) => result,
+                None => self.call_lane(op.function, values),
+            },
         };
         self.put(op.destination, op.extension, result);
+    }
+
+    /// A source's value chopped to `bits` as [`Translator::read`] reads it, when it is known
+    /// while translating: an immediate, or a register [`Translator::constants`] knows.
+    fn known(&self, source: Source, bits: u32) -> Option<u64> {
+        match source {
+            Source::Immediate(v) => Some(v as u64 & mask(bits)),
+            Source::Register(r) => self
+                .constants
+                .get(r.index())
+                .copied()
+                .flatten()
+                .map(|v| v & mask(bits)),
+            Source::RegisterPlus(..) | Source::Special(_) => None,
+        }
+    }
+
+    /// Updates [`Translator::constants`] past `instruction` (translated): what it writes is
+    /// no longer known, unless it is an unguarded `mov` of an immediate, whose value is the
+    /// one [`Translator::put`] stores (chopped to the type, extended by Table 28).
+    fn track_constants(&mut self, instruction: &Instruction) {
+        let constants = &mut self.constants;
+        registers_of(
+            instruction,
+            |_| {},
+            |r| {
+                if let Some(slot) = constants.get_mut(r) {
+                    *slot = None;
+                }
+            },
+        );
+        if let (
+            None,
+            &K::Mov {
+                ty,
+                destination,
+                source: Source::Immediate(v),
+            },
+        ) = (instruction.guard, &instruction.kind)
+            && let Some(slot) = self.constants.get_mut(destination.register.index())
+        {
+            let value = v as u64 & mask(ty.bits());
+            *slot = Some(Extension::new(ty, destination.ty).apply64(value));
+        }
+    }
+
+    /// A `cvt` that [`ptxsim_exec::cvt::elementwise`] describes: each element converted by a
+    /// direct call of its conversion, chosen here once (or, for a source known while
+    /// translating, converted here), and the elements packed as it says. `None` for the
+    /// other instructions and forms.
+    fn conversion(
+        &mut self,
+        kind: &K,
+        [a, b, _]: [Option<Value>; 3],
+        [known_a, known_b, _]: [Option<u64>; 3],
+    ) -> Option<Value> {
+        use ptxsim_exec::cvt::{ElementConversion, Elementwise};
+        let K::Cvt { op, .. } = kind else {
+            return None;
+        };
+        let element = |t: &mut Self, conversion: ElementConversion, value, known| match known {
+            Some(known) => t
+                .builder
+                .ins()
+                .iconst(types::I64, conversion.convert(known) as i64),
+            None => {
+                t.conversions.push(Box::pin(conversion));
+                // Pinned: the code holds the address for as long as it lives.
+                let address = t.conversions.last().map_or(std::ptr::null(), |c| {
+                    std::ptr::from_ref::<ElementConversion>(c.as_ref().get_ref())
+                });
+                let address = t.builder.ins().iconst(types::I64, address as i64);
+                let call = t.builder.ins().call(t.helpers.convert, &[address, value]);
+                t.builder.inst_results(call)[0]
+            }
+        };
+        match ptxsim_exec::cvt::elementwise(op)? {
+            Elementwise::Scalar(conversion) => Some(element(self, conversion, a?, known_a)),
+            Elementwise::Pair {
+                element: conversion,
+                lane,
+                low,
+                mask: packed,
+            } => {
+                let hi = element(self, conversion, a?, known_a);
+                let lo = element(self, conversion, b?, known_b);
+                let hi = self.builder.ins().band_imm_s(hi, 0xffff_ffff);
+                let hi = self.builder.ins().ishl_imm_s(hi, i64::from(lane));
+                let lo = self.builder.ins().band_imm_s(lo, low as i64);
+                let d = self.builder.ins().bor(hi, lo);
+                Some(self.builder.ins().band_imm_s(d, packed as i64))
+            }
+        }
     }
 
     /// The common integer and `f32` operations generated as [`ptxsim_exec::alu`] computes
