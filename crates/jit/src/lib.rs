@@ -189,7 +189,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     let covered = translate::entries(program, &compiled, MIN_ENTRY);
     let mut functions = Vec::new();
     let mut conversions = Vec::new();
-    let slots;
+    let built;
     let mut context = module.make_context();
     context.func.signature = signature;
     let mut builder_context = FunctionBuilderContext::new();
@@ -203,7 +203,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             lane,
             convert,
         };
-        slots = translate::build(
+        built = translate::build(
             &mut builder,
             program,
             plans,
@@ -237,7 +237,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             functions,
             conversions,
             program.registers.len(),
-            slots,
+            built,
             block.iter().map(|&d| d as usize).product(),
         ),
         covered,

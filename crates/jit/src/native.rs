@@ -11,8 +11,9 @@
 //!   slices hold every register and counter of every thread and that every listed lane is
 //!   below `count`), the shared memory `shared[at..at + bytes]` after checking
 //!   `at + bytes <= shared_len`, and the kernel's parameters and the `.const` space
-//!   (`params[at..at + bytes]`, `constants[at..at + bytes]`, after the same check; both slices
-//!   are borrowed, unchanged, for the whole call). Every other access goes through the
+//!   (`params[at..at + bytes]`, `constants[at..at + bytes]`, after the same check, or, for
+//!   constant addresses, below the lengths `Code::run` checked before the call (`needs`); both
+//!   slices are borrowed, unchanged, for the whole call). Every other access goes through the
 //!   helpers, which use safe code over the CTA's [`CtaSpaces`] (the thread `lane`'s
 //!   [`LaneSpaces`]).
 //! * Global loads and stores access the words of the buffer a helper last found for the
@@ -287,6 +288,8 @@ pub(crate) struct Code {
     registers: usize,
     /// The number of window slots the function uses.
     slots: usize,
+    /// The bytes of the parameters and of the `.const` space it reads without a check.
+    needs: [u64; 2],
     /// The number of threads of the CTAs it was built for.
     threads: usize,
 }
@@ -309,8 +312,8 @@ unsafe impl Sync for Code {}
 impl Code {
     /// `function` must be the finalized address, in `module`, of a function built by
     /// [`crate::translate::build`] for a program of `registers` registers and CTAs of
-    /// `threads` threads, calling `functions` by number, `conversions` by address, and using
-    /// `slots` windows.
+    /// `threads` threads, calling `functions` by number, `conversions` by address, as `built`
+    /// says.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         function: *const u8,
@@ -318,7 +321,7 @@ impl Code {
         functions: Vec<LaneFn>,
         conversions: Vec<std::pin::Pin<Box<ElementConversion>>>,
         registers: usize,
-        slots: usize,
+        built: crate::translate::Built,
         threads: usize,
     ) -> Self {
         Self {
@@ -327,14 +330,16 @@ impl Code {
             functions,
             _conversions: conversions,
             registers,
-            slots,
+            slots: built.slots,
+            needs: built.needs,
             threads,
         }
     }
 
     /// Runs the generated function for the threads `cta.lanes` names; does nothing (the
     /// interpreter then runs the threads' instructions) when the CTA's registers and counters
-    /// are not what the code was built for.
+    /// are not what the code was built for, or its parameters or `.const` space are shorter
+    /// than the code's loads from constant addresses read.
     pub(crate) fn run(&self, cta: &mut CompiledCta<'_>) {
         let count = cta.count;
         let fits = count == self.threads
@@ -345,7 +350,9 @@ impl Code {
                 .is_some_and(|needed| needed <= cta.registers.len())
             && cta.pc.len() == count
             && cta.steps.len() == count
-            && cta.lanes.iter().all(|&lane| (lane as usize) < count);
+            && cta.lanes.iter().all(|&lane| (lane as usize) < count)
+            && self.needs[0] <= cta.memory.params.len() as u64
+            && self.needs[1] <= cta.memory.constants.len() as u64;
         if !fits {
             return;
         }

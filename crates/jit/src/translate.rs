@@ -306,6 +306,17 @@ pub(crate) fn entries(program: &Program, covered: &[bool], min: usize) -> Vec<bo
         .collect()
 }
 
+/// What [`build`] made besides the code.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Built {
+    /// The number of window slots the code uses.
+    pub(crate) slots: usize,
+    /// The bytes of the kernel's parameters and of the `.const` space that its loads from
+    /// constant addresses read without a bounds check: the code may only run where there are
+    /// at least that many ([`crate::native::Code::run`] checks it).
+    pub(crate) needs: [u64; 2],
+}
+
 /// The lane functions the code calls go into `functions`, numbered by their place, and the
 /// conversions it calls `ptxsim_jit_convert` with into `conversions`, which the code names by
 /// address.
@@ -317,7 +328,7 @@ pub(crate) fn build(
     conversions: &mut Vec<std::pin::Pin<Box<ElementConversion>>>,
     helpers: Helpers,
     block: [u32; 3],
-) -> usize {
+) -> Built {
     let count = program.instructions.len();
     let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
     // The registers the compiled instructions read or write.
@@ -376,6 +387,7 @@ pub(crate) fn build(
     let max_steps = field(builder, Context::MAX_STEPS);
     let shared = field(builder, Context::SHARED);
     let shared_len = field(builder, Context::SHARED_LEN);
+    let regions = [Context::PARAMS, Context::CONSTANTS].map(|offset| field(builder, offset));
     let windows = field(builder, Context::WINDOWS);
     let zero = builder.ins().iconst(i64t, 0);
     builder.def_var(index, zero);
@@ -460,6 +472,9 @@ pub(crate) fn build(
         context,
         shared,
         shared_len,
+        regions,
+        limits: [program.param_bytes, program.constants.len() as u64],
+        needs: [0; 2],
         helpers,
         steps,
         exit_pc,
@@ -545,7 +560,10 @@ pub(crate) fn build(
     t.builder.switch_to_block(finished);
     t.builder.ins().return_(&[]);
     t.builder.seal_all_blocks();
-    t.slots
+    Built {
+        slots: t.slots,
+        needs: t.needs,
+    }
 }
 
 /// Where register `register` of the thread whose register 0 is at `base` lies, as an address
@@ -715,6 +733,12 @@ struct Translator<'a, 'b> {
     context: Value,
     shared: Value,
     shared_len: Value,
+    /// The first bytes of the kernel's parameters and of the `.const` space, and how many of
+    /// each the loads from constant addresses read ([`Built::needs`]).
+    regions: [Value; 2],
+    /// The sizes the program declares for them.
+    limits: [u64; 2],
+    needs: [u64; 2],
     helpers: Helpers,
     steps: Variable,
     exit_pc: Variable,
@@ -1269,13 +1293,17 @@ impl Translator<'_, '_> {
                 self.take_slot(*space);
                 let at = self.address(address);
                 self.check_vector(pc, before, at, bytes, destinations.len());
+                // The address of a variable (a kernel parameter, a `.const` variable).
+                let fixed = match address.base {
+                    Source::Immediate(v) => Some(address.at(v as u64)),
+                    _ => None,
+                };
                 let mut values = Vec::with_capacity(destinations.len());
                 for index in 0..destinations.len() {
-                    let element = self
-                        .builder
-                        .ins()
-                        .iadd_imm_s(at, i64::from(bytes) * index as i64);
-                    values.push(self.load(pc, before, *space, element, bytes));
+                    let step = u64::from(bytes) * index as u64;
+                    let element = self.builder.ins().iadd_imm_s(at, step as i64);
+                    let fixed = fixed.map(|a| a.wrapping_add(step));
+                    values.push(self.load(pc, before, *space, (element, fixed), bytes));
                 }
                 for (destination, value) in destinations.iter().zip(values) {
                     if let Some(destination) = destination {
@@ -1549,9 +1577,36 @@ impl Translator<'_, '_> {
 
     /// A load of `bytes` at `at` in `space`, zero-extended to 64 bits; a failed one hands
     /// the instruction back.
-    fn load(&mut self, pc: usize, before: Value, space: Space, at: Value, bytes: u32) -> Value {
+    fn load(
+        &mut self,
+        pc: usize,
+        before: Value,
+        space: Space,
+        (at, fixed): (Value, Option<u64>),
+        bytes: u32,
+    ) -> Value {
         if space == Space::Shared {
             let pointer = self.shared_pointer(pc, before, at, bytes);
+            return self.load_plain(pointer, bytes);
+        }
+        // A kernel parameter or `.const` variable at an aligned constant address inside the
+        // space the program declares (not a thread's own `.param` variable): read directly,
+        // the code running only where the region holds it ([`Built::needs`]).
+        let region = match space {
+            Space::Param => Some(0),
+            Space::Const => Some(1),
+            _ => None,
+        };
+        if let (Some(region), Some(fixed)) = (region, fixed)
+            && fixed % u64::from(bytes) == 0
+            && let Some(end) = fixed.checked_add(u64::from(bytes))
+            && end <= self.limits[region]
+        {
+            self.needs[region] = self.needs[region].max(end);
+            let pointer = self
+                .builder
+                .ins()
+                .iadd_imm_s(self.regions[region], fixed as i64);
             return self.load_plain(pointer, bytes);
         }
         let done = self.builder.create_block();

@@ -1147,3 +1147,80 @@ fn compiled_fp8_conversions_match_nvidias_host_conversions() {
         }
     }
 }
+
+/// Loads from constant addresses of the kernel's parameters (scalars of each width and a
+/// vector from an array parameter) and of `.const` variables, which the compiled code reads
+/// without a bounds check: the values the PTX passes and declares, on both tiers.
+#[test]
+fn parameters_and_constants_at_constant_addresses() {
+    let source = format!(
+        "{HEADER}.const .align 8 .b8 table[24] = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, \
+         15, 16, 17, 18, 19, 20, 21, 22, 23, 24}};
+.visible .entry k(.param .u64 out, .param .u8 a, .param .u16 b, .param .u32 c,
+    .param .align 8 .b8 pair[8]) {{
+    .reg .b16 %h<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 32;
+    add.u64 %rd1, %rd1, %rd2;
+    ld.param.u8 %h1, [a];
+    ld.param.u16 %h2, [b];
+    ld.param.u32 %r2, [c];
+    ld.param.v2.u32 {{%r3, %r4}}, [pair];
+    ld.const.u64 %rd3, [table+8];
+    ld.const.u16 %h3, [table+2];
+    ld.const.v2.u32 {{%r5, %r6}}, [table+16];
+    st.global.u8 [%rd1], %h1;
+    st.global.u16 [%rd1+2], %h2;
+    st.global.u32 [%rd1+4], %r2;
+    st.global.v2.u32 [%rd1+8], {{%r3, %r4}};
+    st.global.u64 [%rd1+16], %rd3;
+    st.global.u16 [%rd1+24], %h3;
+    st.global.u32 [%rd1+28], %r6;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&source, None).unwrap();
+    let kernel = ptxsim_jit::compile_shared(&program, [64, 1, 1]).unwrap();
+    assert_eq!(kernel.stats().covered, kernel.stats().instructions);
+    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| -> Run {
+        let (mut device, addresses) = grid::prepare(
+            &program,
+            [2, 1, 1],
+            [64, 1, 1],
+            100_000,
+            vec![
+                Argument::Buffer(vec![0; 64 * 32]),
+                Argument::Scalar {
+                    ty: ptxsim_isa::Type::U8,
+                    bits: 0xa5,
+                },
+                Argument::Scalar {
+                    ty: ptxsim_isa::Type::U16,
+                    bits: 0xbeef,
+                },
+                Argument::Scalar {
+                    ty: ptxsim_isa::Type::U32,
+                    bits: 0xdead_f00d,
+                },
+                Argument::Bytes(vec![0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80]),
+            ],
+        )
+        .unwrap();
+        if let Some(kernel) = compiled {
+            device.set_compiled(kernel.clone());
+        }
+        outcome(&device, GridOptions::default(), &addresses)
+    };
+    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    assert_eq!(interpreted, compiled);
+    // Per thread: a, b, c, the pair's two words, table[8..16], table[2..4], table[20..24]
+    // (little-endian, as the `.const` initialiser lists the bytes).
+    let mut row = vec![0xa5, 0, 0xef, 0xbe, 0x0d, 0xf0, 0xad, 0xde];
+    row.extend([0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80]);
+    row.extend(9..=16u8);
+    row.extend([3, 4, 0, 0, 21, 22, 23, 24]);
+    assert_eq!(compiled.3[0], row.repeat(64));
+}
