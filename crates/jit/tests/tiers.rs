@@ -110,21 +110,31 @@ fn both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_steps: u64
     let program = ptxsim_exec::load(source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
     let kernel = ptxsim_jit::compile_shared(&program, [block, 1, 1]).unwrap();
     assert!(kernel.stats().covered > 0, "{name}: nothing compiled");
-    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| -> Run {
-        let (mut device, addresses) = grid::prepare(
+    let run = |compiled| {
+        run_grid(
             &program,
-            [2, 1, 1],
-            [block, 1, 1],
-            max_steps,
+            ([2, 1, 1], [block, 1, 1], max_steps),
             vec![Argument::Buffer(vec![0; bytes])],
+            compiled,
         )
-        .unwrap();
-        if let Some(kernel) = compiled {
-            device.set_compiled(kernel.clone());
-        }
-        outcome(&device, GridOptions::default(), &addresses)
     };
     (run(None), run(Some(&kernel)))
+}
+
+/// The run of `program` on a grid of `shape` (the grid, the CTA and the step limit) with
+/// `arguments`, in the interpreter or with `compiled`.
+fn run_grid(
+    program: &ptxsim_exec::Program,
+    (grid_shape, block, max_steps): ([u32; 3], [u32; 3], u64),
+    arguments: Vec<Argument>,
+    compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>,
+) -> Run {
+    let (mut device, addresses) =
+        grid::prepare(program, grid_shape, block, max_steps, arguments).unwrap();
+    if let Some(kernel) = compiled {
+        device.set_compiled(kernel.clone());
+    }
+    outcome(&device, GridOptions::default(), &addresses)
 }
 
 const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
@@ -1082,22 +1092,20 @@ fn direct_conversions_match_the_interpreter() {
                 kernel.stats().instructions,
                 "{name}: every instruction compiled"
             );
-            let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| -> Run {
-                let (mut device, addresses) = grid::prepare(
+            let run = |compiled| {
+                run_grid(
                     &program,
-                    [(THREADS as u32).div_ceil(BLOCK), 1, 1],
-                    [BLOCK, 1, 1],
-                    100_000,
+                    (
+                        [(THREADS as u32).div_ceil(BLOCK), 1, 1],
+                        [BLOCK, 1, 1],
+                        100_000,
+                    ),
                     vec![
                         Argument::Buffer(vec![0; THREADS * 8]),
                         Argument::Buffer(conversion_inputs(from, THREADS)),
                     ],
+                    compiled,
                 )
-                .unwrap();
-                if let Some(kernel) = compiled {
-                    device.set_compiled(kernel.clone());
-                }
-                outcome(&device, GridOptions::default(), &addresses)
             };
             let (interpreted, compiled) = (run(None), run(Some(&kernel)));
             assert_eq!(interpreted.1, "None", "{name}: ran without a failure");
@@ -1185,12 +1193,10 @@ fn parameters_and_constants_at_constant_addresses() {
     let program = ptxsim_exec::load(&source, None).unwrap();
     let kernel = ptxsim_jit::compile_shared(&program, [64, 1, 1]).unwrap();
     assert_eq!(kernel.stats().covered, kernel.stats().instructions);
-    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| -> Run {
-        let (mut device, addresses) = grid::prepare(
+    let run = |compiled| {
+        run_grid(
             &program,
-            [2, 1, 1],
-            [64, 1, 1],
-            100_000,
+            ([2, 1, 1], [64, 1, 1], 100_000),
             vec![
                 Argument::Buffer(vec![0; 64 * 32]),
                 Argument::Scalar {
@@ -1207,12 +1213,8 @@ fn parameters_and_constants_at_constant_addresses() {
                 },
                 Argument::Bytes(vec![0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80]),
             ],
+            compiled,
         )
-        .unwrap();
-        if let Some(kernel) = compiled {
-            device.set_compiled(kernel.clone());
-        }
-        outcome(&device, GridOptions::default(), &addresses)
     };
     let (interpreted, compiled) = (run(None), run(Some(&kernel)));
     assert_eq!(interpreted, compiled);
