@@ -10,7 +10,8 @@
 //!   (`Code::run` checks that the CTA has the thread count the code was built for, that the
 //!   slices hold every register and counter of every thread and that every listed lane is
 //!   below `count`), the shared memory `shared[at..at + bytes]` after checking
-//!   `at + bytes <= shared_len`, and the kernel's parameters and the `.const` space
+//!   `at + bytes <= shared_len` (or `<=` the constant length the code was built for, which
+//!   `Code::run` checks is at most `shared_len`), and the kernel's parameters and the `.const` space
 //!   (`params[at..at + bytes]`, `constants[at..at + bytes]`, after the same check, or, for
 //!   constant addresses, below the lengths `Code::run` checked before the call (`needs`); both
 //!   slices are borrowed, unchanged, for the whole call). Every other access goes through the
@@ -288,8 +289,10 @@ pub(crate) struct Code {
     registers: usize,
     /// The number of window slots the function uses.
     slots: usize,
-    /// The bytes of the parameters and of the `.const` space it reads without a check.
+    /// The bytes of the parameters and of the `.const` space it reads without a check, and
+    /// the shared memory its bounds checks assume ([`crate::translate::Built`]).
     needs: [u64; 2],
+    shared: Option<u64>,
     /// The number of threads of the CTAs it was built for.
     threads: usize,
 }
@@ -332,14 +335,16 @@ impl Code {
             registers,
             slots: built.slots,
             needs: built.needs,
+            shared: built.shared,
             threads,
         }
     }
 
     /// Runs the generated function for the threads `cta.lanes` names; does nothing (the
     /// interpreter then runs the threads' instructions) when the CTA's registers and counters
-    /// are not what the code was built for, or its parameters or `.const` space are shorter
-    /// than the code's loads from constant addresses read.
+    /// are not what the code was built for, or its parameters, `.const` space or shared
+    /// memory are shorter than the code's loads from constant addresses or bounds checks
+    /// assume.
     pub(crate) fn run(&self, cta: &mut CompiledCta<'_>) {
         let count = cta.count;
         let fits = count == self.threads
@@ -352,7 +357,10 @@ impl Code {
             && cta.steps.len() == count
             && cta.lanes.iter().all(|&lane| (lane as usize) < count)
             && self.needs[0] <= cta.memory.params.len() as u64
-            && self.needs[1] <= cta.memory.constants.len() as u64;
+            && self.needs[1] <= cta.memory.constants.len() as u64
+            && self
+                .shared
+                .is_none_or(|bytes| bytes <= cta.memory.shared.len() as u64);
         if !fits {
             return;
         }

@@ -315,6 +315,10 @@ pub(crate) struct Built {
     /// constant addresses read without a bounds check: the code may only run where there are
     /// at least that many ([`crate::native::Code::run`] checks it).
     pub(crate) needs: [u64; 2],
+    /// The length of the CTA's shared memory the code's bounds checks assume, when it is a
+    /// constant (no dynamic shared memory): the code may only run where the CTA has at least
+    /// that many bytes (an access past them is handed to the interpreter).
+    pub(crate) shared: Option<u64>,
 }
 
 /// The lane functions the code calls go into `functions`, numbered by their place, and the
@@ -386,8 +390,18 @@ pub(crate) fn build(
     let steps_of = field(builder, Context::STEPS);
     let max_steps = field(builder, Context::MAX_STEPS);
     let shared = field(builder, Context::SHARED);
-    let shared_len = field(builder, Context::SHARED_LEN);
-    let regions = [Context::PARAMS, Context::CONSTANTS].map(|offset| field(builder, offset));
+    // Without dynamic shared memory a CTA's shared memory is the program's static
+    // declarations (`Device::shared_size`): its length is a constant of the code, which
+    // `Code::run` checks, and the bounds checks take immediates rather than a register.
+    let shared_bytes = program
+        .dynamic_shared
+        .is_none()
+        .then_some(program.shared_bytes)
+        .filter(|&bytes| i64::try_from(bytes).is_ok());
+    let shared_len = match shared_bytes {
+        Some(bytes) => builder.ins().iconst(i64t, bytes as i64),
+        None => field(builder, Context::SHARED_LEN),
+    };
     let windows = field(builder, Context::WINDOWS);
     let zero = builder.ins().iconst(i64t, 0);
     builder.def_var(index, zero);
@@ -472,7 +486,6 @@ pub(crate) fn build(
         context,
         shared,
         shared_len,
-        regions,
         limits: [program.param_bytes, program.constants.len() as u64],
         needs: [0; 2],
         helpers,
@@ -563,6 +576,7 @@ pub(crate) fn build(
     Built {
         slots: t.slots,
         needs: t.needs,
+        shared: shared_bytes,
     }
 }
 
@@ -733,10 +747,8 @@ struct Translator<'a, 'b> {
     context: Value,
     shared: Value,
     shared_len: Value,
-    /// The first bytes of the kernel's parameters and of the `.const` space, and how many of
-    /// each the loads from constant addresses read ([`Built::needs`]).
-    regions: [Value; 2],
-    /// The sizes the program declares for them.
+    /// The sizes the program declares for the kernel's parameters and the `.const` space, and
+    /// how many bytes of each the loads from constant addresses read ([`Built::needs`]).
     limits: [u64; 2],
     needs: [u64; 2],
     helpers: Helpers,
@@ -1603,10 +1615,15 @@ impl Translator<'_, '_> {
             && end <= self.limits[region]
         {
             self.needs[region] = self.needs[region].max(end);
-            let pointer = self
-                .builder
-                .ins()
-                .iadd_imm_s(self.regions[region], fixed as i64);
+            // The region's first byte, loaded here rather than once per call: a value live
+            // through the whole function costs the loops around it a register.
+            let base = self.builder.ins().load(
+                types::I64,
+                MemFlagsData::trusted(),
+                self.context,
+                offset_i32([Context::PARAMS, Context::CONSTANTS][region]),
+            );
+            let pointer = self.builder.ins().iadd_imm_s(base, fixed as i64);
             return self.load_plain(pointer, bytes);
         }
         let done = self.builder.create_block();
