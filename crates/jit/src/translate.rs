@@ -40,7 +40,7 @@ use ptxsim_exec::ir::{
 };
 use ptxsim_exec::semantics::Extension;
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{BoolOp, Compare, FloatModifiers, FloatOp, IntOp, MulMode, Space};
+use ptxsim_isa::ops::{BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MulMode, Space};
 
 use crate::native::{self, Context};
 
@@ -1176,6 +1176,56 @@ impl Translator<'_, '_> {
                 let r = self.builder.ins().fma(x, y, z);
                 Some(self.f32_result(r))
             }
+            // `.f64` with `.rn` (the default): the host's IEEE double operations round the same,
+            // and the NaN rules are generated as `alu::float`'s binary and fma lanes apply them.
+            K::FloatBinary {
+                op,
+                ty: Type::F64,
+                modifiers: FloatModifiers::RN,
+                ..
+            } => {
+                let (a, b) = (a?, b?);
+                let (x, y) = (self.f64_of(a), self.f64_of(b));
+                let r = match op {
+                    FloatOp::Add => self.builder.ins().fadd(x, y),
+                    FloatOp::Sub => self.builder.ins().fsub(x, y),
+                    FloatOp::Mul => self.builder.ins().fmul(x, y),
+                    FloatOp::Div => self.builder.ins().fdiv(x, y),
+                    _ => return None,
+                };
+                Some(self.f64_result(r, &[a, b]))
+            }
+            // `abs.f64`/`neg.f64`: the sign bit, a NaN quieted with its sign kept
+            // (`alu::float`'s unary lane, measured on an sm_90 GPU).
+            K::FloatUnary {
+                op: op @ (FloatUnaryOp::Abs | FloatUnaryOp::Neg),
+                ty: Type::F64,
+                modifiers,
+                ..
+            } if !modifiers.ftz => {
+                let a = a?;
+                let x = self.f64_of(a);
+                let sign = 1u64 << 63;
+                let r = if op == FloatUnaryOp::Abs {
+                    self.builder.ins().band_imm_s(a, !sign as i64)
+                } else {
+                    self.builder.ins().bxor_imm_s(a, sign as i64)
+                };
+                let is_nan = self.builder.ins().fcmp(FloatCC::Unordered, x, x);
+                let quiet = self.builder.ins().bor_imm_s(a, 1 << 51);
+                Some(self.builder.ins().select(is_nan, quiet, r))
+            }
+            // ptxas's DFMA takes a NaN from `b`, then `c`, then `a` (`alu::float::fma_lane`).
+            K::Fma {
+                ty: Type::F64,
+                modifiers: FloatModifiers::RN,
+                ..
+            } => {
+                let (a, b, c) = (a?, b?, c?);
+                let (x, y, z) = (self.f64_of(a), self.f64_of(b), self.f64_of(c));
+                let r = self.builder.ins().fma(x, y, z);
+                Some(self.f64_result(r, &[b, c, a]))
+            }
             K::Selp { .. } => {
                 let (a, b, c) = (a?, b?, c?);
                 Some(self.builder.ins().select(c, a, b))
@@ -1246,6 +1296,36 @@ impl Translator<'_, '_> {
             .ins()
             .iconst(types::I64, i64::from(ptxsim_exec::alu::F32_CANONICAL_NAN));
         self.builder.ins().select(nan, canonical, bits)
+    }
+
+    /// An `.f64` operand's bits as a host double.
+    fn f64_of(&mut self, value: Value) -> Value {
+        self.builder
+            .ins()
+            .bitcast(types::F64, MemFlagsData::new(), value)
+    }
+
+    /// The bits of an `.f64` operation's result `r` as `alu::float` gives them: the first NaN
+    /// of `operands` (in the order the GPU picks one) quieted, sign and payload kept; else a
+    /// NaN made from numbers is [`ptxsim_exec::alu::F64_DEFAULT_NAN`]; else `r`.
+    fn f64_result(&mut self, r: Value, operands: &[Value]) -> Value {
+        let bits = self
+            .builder
+            .ins()
+            .bitcast(types::I64, MemFlagsData::new(), r);
+        let nan = self.builder.ins().fcmp(FloatCC::Unordered, r, r);
+        let default = self
+            .builder
+            .ins()
+            .iconst(types::I64, ptxsim_exec::alu::F64_DEFAULT_NAN as i64);
+        let mut result = self.builder.ins().select(nan, default, bits);
+        for &operand in operands.iter().rev() {
+            let x = self.f64_of(operand);
+            let is_nan = self.builder.ins().fcmp(FloatCC::Unordered, x, x);
+            let quiet = self.builder.ins().bor_imm_s(operand, 1 << 51);
+            result = self.builder.ins().select(is_nan, quiet, result);
+        }
+        result
     }
 
     /// The generated instructions; `before` is the step count before this one.

@@ -1271,3 +1271,100 @@ fn parameters_and_constants_at_constant_addresses() {
     row.extend([3, 4, 0, 0, 21, 22, 23, 24]);
     assert_eq!(compiled.3[0], row.repeat(64));
 }
+
+/// `.f64` `add`/`sub`/`mul`/`div.rn`/`fma.rn`/`abs`/`neg`, generated inline, over every triple of 14
+/// special values on both tiers; and the values against the host's IEEE double arithmetic
+/// (round to nearest even, as `.rn` is defined, PTX ISA 9.7.3), with the GPU's NaN rules
+/// (a NaN operand comes back quieted with its sign and payload, `fma` looking at `b`, `c`, `a`
+/// in turn; a NaN made from numbers is 0xfff8000000000000: measured on an sm_90 GPU,
+/// docs/divergences.md).
+#[test]
+fn f64_arithmetic_matches_the_interpreter_and_ieee() {
+    const VALUES: [u64; 14] = [
+        0x0000_0000_0000_0000, // +0
+        0x8000_0000_0000_0000, // -0
+        0x3ff0_0000_0000_0000, // 1
+        0xc004_0000_0000_0000, // -2.5
+        0x3fd5_5555_5555_5555, // 1/3
+        0x7ff0_0000_0000_0000, // +inf
+        0xfff0_0000_0000_0000, // -inf
+        0x7ff8_0000_0000_1234, // quiet NaN with a payload
+        0xfff4_0000_0000_0042, // signalling negative NaN with a payload
+        0x0000_0000_0000_0001, // the smallest subnormal
+        0x7fef_ffff_ffff_ffff, // the largest finite
+        0x0010_0000_0000_0000, // the smallest normal
+        0x41d2_6580_b487_0000, // 1234567890.125
+        0xbfb9_9999_9999_999a, // -0.1
+    ];
+    let n = VALUES.len();
+    let threads = n * n * n;
+    let mut input = Vec::with_capacity(threads * 24);
+    for i in 0..threads {
+        for value in [VALUES[i / (n * n)], VALUES[(i / n) % n], VALUES[i % n]] {
+            input.extend(value.to_le_bytes());
+        }
+    }
+    let source = format!(
+        "{HEADER}.visible .entry k(.param .u64 out, .param .u64 in)\n{{\n\
+         .reg .b32 %r<4>;\n.reg .b64 %rd<8>;\n.reg .f64 %fd<12>;\n.reg .pred %p<2>;\n\
+         ld.param.u64 %rd1, [out];\nld.param.u64 %rd2, [in];\n\
+         mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\n\
+         mad.lo.u32 %r1, %r1, %r2, %r3;\nsetp.ge.u32 %p1, %r1, {threads};\n@%p1 ret;\n\
+         mul.wide.u32 %rd3, %r1, 24;\nadd.u64 %rd4, %rd2, %rd3;\nmul.wide.u32 %rd5, %r1, 56;\nadd.u64 %rd6, %rd1, %rd5;\n\
+         ld.global.f64 %fd1, [%rd4];\nld.global.f64 %fd2, [%rd4+8];\nld.global.f64 %fd3, [%rd4+16];\n\
+         add.f64 %fd4, %fd1, %fd2;\nsub.f64 %fd5, %fd1, %fd2;\nmul.f64 %fd6, %fd1, %fd2;\n\
+         div.rn.f64 %fd7, %fd1, %fd2;\nfma.rn.f64 %fd8, %fd1, %fd2, %fd3;\n\
+         st.global.f64 [%rd6], %fd4;\nst.global.f64 [%rd6+8], %fd5;\nst.global.f64 [%rd6+16], %fd6;\n\
+         st.global.f64 [%rd6+24], %fd7;\nst.global.f64 [%rd6+32], %fd8;\n\
+         abs.f64 %fd9, %fd1;\nneg.f64 %fd10, %fd1;\n\
+         st.global.f64 [%rd6+40], %fd9;\nst.global.f64 [%rd6+48], %fd10;\nret;\n}}\n"
+    );
+    let program = ptxsim_exec::load(&source, None).unwrap();
+    const BLOCK: u32 = 128;
+    let kernel = ptxsim_jit::compile_shared(&program, [BLOCK, 1, 1]).unwrap();
+    assert_eq!(kernel.stats().covered, kernel.stats().instructions);
+    let run = |compiled| {
+        run_grid(
+            &program,
+            (
+                [(threads as u32).div_ceil(BLOCK), 1, 1],
+                [BLOCK, 1, 1],
+                1000,
+            ),
+            vec![
+                Argument::Buffer(vec![0; threads * 56]),
+                Argument::Buffer(input.clone()),
+            ],
+            compiled,
+        )
+    };
+    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    assert_eq!(interpreted.1, "None");
+    assert_eq!(interpreted, compiled);
+    let is_nan = |x: u64| x & 0x7ff0_0000_0000_0000 == 0x7ff0_0000_0000_0000 && x << 12 != 0;
+    let expect = |operands: &[u64], r: f64| -> u64 {
+        match operands.iter().find(|&&x| is_nan(x)) {
+            Some(&nan) => nan | 1 << 51,
+            None if r.is_nan() => 0xfff8_0000_0000_0000,
+            None => r.to_bits(),
+        }
+    };
+    for (i, got) in compiled.3[0].chunks(56).take(threads).enumerate() {
+        let [a, b, c] = [VALUES[i / (n * n)], VALUES[(i / n) % n], VALUES[i % n]];
+        let [x, y, z] = [a, b, c].map(f64::from_bits);
+        let want = [
+            expect(&[a, b], x + y),
+            expect(&[a, b], x - y),
+            expect(&[a, b], x * y),
+            expect(&[a, b], x / y),
+            expect(&[b, c, a], x.mul_add(y, z)),
+            expect(&[a], x.abs()),
+            expect(&[a], -x),
+        ];
+        let got: Vec<u64> = got
+            .chunks(8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, want, "a={a:#x} b={b:#x} c={c:#x}");
+    }
+}
