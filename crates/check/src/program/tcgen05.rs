@@ -205,6 +205,8 @@ pub struct Mma {
     pub pair: bool,
     /// `.ws` (weight-stationary) and its B collector buffer.
     pub ws: Option<Collector>,
+    /// `.sp`: `[sp-meta-tmem]`, the sparsity metadata of A in tensor memory (9.7.16.10.8).
+    pub sparse_metadata: Option<MemoryOperand>,
 }
 
 /// One `tcgen05` instruction.

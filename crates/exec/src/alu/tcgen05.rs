@@ -61,6 +61,8 @@ pub struct InstrDescriptor {
     pub pair: bool,
     /// `.ws`: M = 32, 64 or 128 with D in CUTLASS's weight-stationary data-path layouts.
     pub ws: bool,
+    /// Bit 2 (sparse, for `tcgen05.mma.sp`) and then the sparsity selector (bits 0-1).
+    pub sparse: Option<u32>,
 }
 
 impl InstrDescriptor {
@@ -76,12 +78,9 @@ impl InstrDescriptor {
         let pair = form == Form::Pair;
         let ws = form == Form::WeightStationary;
         let field = |shift: u32, width: u32| (bits >> shift) & ((1 << width) - 1);
-        if field(2, 1) == 1 {
-            return Err(
-                "the instruction descriptor asks for sparsity (bit 2), which ptxsim does \
-                        not support yet"
-                    .to_string(),
-            );
+        let sparse = (!kind.block_scaled() && field(2, 1) == 1).then(|| field(0, 2));
+        if let Some(selector) = sparse {
+            Self::check_sparse(kind, form, field(24, 5) << 4, selector)?;
         }
         let f8f6f4 = |t| match t {
             0 => Some(MmaType::E4m3),
@@ -219,7 +218,34 @@ impl InstrDescriptor {
             scale_ue4m3,
             pair,
             ws,
+            sparse,
         })
+    }
+
+    /// The sparse forms ptxsim runs: `.cta_group::1`, M = 128, `.kind::f16`, `.kind::tf32`,
+    /// `.kind::f8f6f4` and `.kind::i8`. "The value of the sparsity selector ... must be 0 for
+    /// .kind::i8 and .kind::f8f6f4" (9.7.16.10.8.4.5-6); for `.kind::f16` and `.kind::tf32` it
+    /// picks one of four metadata columns ([`sparse_metadata_cell`]).
+    fn check_sparse(kind: Kind, form: Form, m: u32, selector: u32) -> Result<(), String> {
+        if form != Form::One || m != 128 {
+            return Err(format!(
+                "sparse tcgen05.mma.sp with {} and M = {m} is not supported by ptxsim yet \
+                 (only .cta_group::1 with M = 128: the metadata layout of the others is not \
+                 settled by the sources read)",
+                match form {
+                    Form::One => ".cta_group::1",
+                    Form::Pair => ".cta_group::2",
+                    Form::WeightStationary => ".ws",
+                }
+            ));
+        }
+        if matches!(kind, Kind::F8f6f4 | Kind::I8) && selector != 0 {
+            return Err(format!(
+                "the sparsity selector (bits 0-1) is {selector}: it must be 0 for .kind::i8 and \
+                 .kind::f8f6f4"
+            ));
+        }
+        Ok(())
     }
 
     /// The CTAs the product spans: 1, or 2 with `.cta_group::2`.
@@ -397,6 +423,75 @@ pub fn dot(cores: TensorCores, desc: &InstrDescriptor, a: &[u64], b: &[u64], c: 
         ),
         _ => mma::dot(cores, &form, a, b, c),
     }
+}
+
+/// Where the 4-bit metadata of chunk `chunk` of row `m` of a sparse A lies, as (lane,
+/// column, bit) offsets from `[sp-meta-tmem]` (`.cta_group::1`, M = 128).
+///
+/// "The value of the sparsity selector selects the sub-columns in the Tensor Memory to form
+/// the sparsity metadata matrix" (9.7.16.10.8.4); the layouts themselves are in the ISA's
+/// Figures 262-267 only, so ptxsim takes them from CUTLASS's `tmem_e_frg` (M = 128):
+/// * `.kind::f16` (chunks of four, K = 32) and `.kind::tf32` (chunks of two, K = 16): eight
+///   chunks a row, 32 bits, in one column: the `(8,2,8) x (16,2)` atom puts row `m`'s chunk
+///   `c` in lane `m % 8 + 16 (m / 16) + 8 (c / 4)`, bits `4 (c % 4) + 16 ((m / 8) % 2)` (rows
+///   `8..16` of each 16 in the high half, the second half of K eight lanes down); the
+///   selector picks the column, `selector` from the address's (how JAX's Mosaic GPU issues
+///   two `.kind::f16` instructions on one two-column metadata tile, selectors 0 and 1);
+/// * `.kind::i8`, `.kind::f8f6f4` (chunks of four, K = 64): the `128 x 64` atom, row `m` in
+///   lane `m`, chunk `c` in column `c / 8`, bits `4 (c % 8)`.
+pub fn sparse_metadata_cell(kind: Kind, m: usize, chunk: usize, selector: u32) -> (u32, u32, u32) {
+    match kind {
+        Kind::F16 | Kind::Tf32 => (
+            (m % 8 + 16 * (m / 16) + 8 * (chunk / 4)) as u32,
+            selector,
+            (4 * (chunk % 4) + 16 * ((m / 8) % 2)) as u32,
+        ),
+        _ => (m as u32, (chunk / 8) as u32, 4 * (chunk % 8) as u32),
+    }
+}
+
+/// The dense columns (`0 .. 2 stored`) of the `stored` elements of one row of a sparse A,
+/// from the metadata nibble of each chunk (`nibble(c)`) (9.7.16.10.8.1-2): `.kind::tf32` is
+/// 1:2, "the 4-bit index in the metadata indicates the position of the non-zero element in
+/// the two-wide chunk. The only meaningful values of the index are: 0b1110, 0b0100" (the low
+/// two bits, 2 or 0, name the column); the others 2:4, "the two 2-bit indices in the
+/// metadata indicates the position of the two non-zero elements in the four-wide chunk",
+/// the first stored element's in the low two bits. "Rest of the values result in undefined
+/// behavior": ptxsim reports them.
+pub fn sparse_columns(
+    kind: Kind,
+    stored: usize,
+    mut nibble: impl FnMut(usize) -> Result<u32, String>,
+) -> Result<Vec<usize>, String> {
+    let tf32 = kind == Kind::Tf32;
+    let per_chunk = if tf32 { 1 } else { 2 };
+    let mut columns = Vec::with_capacity(stored);
+    for chunk in 0..stored / per_chunk {
+        let bits = nibble(chunk)?;
+        let meaningful: &[u32] = if tf32 {
+            &[0b1110, 0b0100]
+        } else {
+            &[0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110]
+        };
+        if !meaningful.contains(&bits) {
+            return Err(format!(
+                "the sparsity metadata of chunk {chunk} is {bits:#06b}, which the PTX ISA \
+                 leaves undefined (meaningful: {})",
+                meaningful
+                    .iter()
+                    .map(|v| format!("{v:#06b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if tf32 {
+            columns.push(2 * chunk + (bits & 3) as usize / 2);
+        } else {
+            columns.push(4 * chunk + (bits & 3) as usize);
+            columns.push(4 * chunk + (bits >> 2 & 3) as usize);
+        }
+    }
+    Ok(columns)
 }
 
 #[cfg(test)]

@@ -653,17 +653,40 @@ impl Executor<'_, '_> {
         Ok((rows, columns))
     }
 
+    /// The dense columns of the stored elements of each row of a sparse A (`tcgen05.mma.sp`,
+    /// M = 128, `.cta_group::1`), from the metadata at `[sp-meta-tmem]` in the CTA's tensor
+    /// memory ([`alu::sparse_metadata_cell`], [`alu::sparse_columns`]).
+    fn sparse_columns(
+        &self,
+        lane: usize,
+        (operand, selector): (MemoryOperand, u32),
+        kind: crate::ir::tcgen05::Kind,
+        m: usize,
+    ) -> Result<Vec<Vec<usize>>, String> {
+        let (meta_lane, meta_column) = tensor_memory::split(self.taddr(lane, operand));
+        (0..m)
+            .map(|row| {
+                alu::sparse_columns(kind, kind.k(), |chunk| {
+                    let (lane, column, bit) = alu::sparse_metadata_cell(kind, row, chunk, selector);
+                    let cell = self.tmem.read(meta_lane + lane, meta_column + column)?;
+                    Ok(cell >> bit & 0xf)
+                })
+                .map_err(|why| format!("row {row} of A: {why}"))
+            })
+            .collect()
+    }
+
     /// B (N x K) from shared memory, column `n` from CTA `n / (N / CTAs)` of the group.
     fn b_from_shared(
         &mut self,
         lane: usize,
-        op: &Mma,
+        (op, k): (&Mma, usize),
         desc: &InstrDescriptor,
         ctas: &[u32],
     ) -> Result<Vec<Vec<u64>>, String> {
         let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, op.b, 64))?;
         let columns = desc.columns_per_cta();
-        let mut b = vec![vec![0u64; op.kind.k()]; desc.n];
+        let mut b = vec![vec![0u64; k]; desc.n];
         let layout = (desc.transpose_b, SubByte::of(op.kind, desc.b));
         for (n, row) in b.iter_mut().enumerate() {
             let base = self.shared_base(ctas[n / columns]);
@@ -745,7 +768,21 @@ impl Executor<'_, '_> {
                 ));
             }
         }
+        if op.sparse_metadata.is_some() != desc.sparse.is_some() {
+            return Err(format!(
+                "{} but the instruction descriptor's sparse bit (bit 2) is {}: they go together",
+                if op.sparse_metadata.is_some() {
+                    "tcgen05.mma.sp"
+                } else {
+                    "a dense tcgen05.mma"
+                },
+                u32::from(desc.sparse.is_some())
+            ));
+        }
+        // K of the stored A (the kind's dense K; a sparse A keeps half of its 2K columns,
+        // "stored in a packed form as Mx(K/2)", 9.7.16.10.8) and of B.
         let k = op.kind.k();
+        let k_b = if desc.sparse.is_some() { 2 * k } else { k };
         let (d_lane, d_column) = tensor_memory::split(self.taddr(lane, op.d));
         let half_quarters = desc.m == 64 && form == Form::One;
         if d_lane != 0 && !(half_quarters && d_lane == 16) {
@@ -815,7 +852,7 @@ impl Executor<'_, '_> {
             Some((buffer, usage @ (CollectorUsage::Use | CollectorUsage::LastUse))) => {
                 self.collected(buffer, usage, (desc.n, k))?
             }
-            _ => self.b_from_shared(lane, op, &desc, &ctas)?,
+            _ => self.b_from_shared(lane, (op, k_b), &desc, &ctas)?,
         };
         if let Some((buffer, CollectorUsage::Fill)) = collector {
             self.tmem.collectors[buffer] = Some(b.clone());
@@ -857,10 +894,27 @@ impl Executor<'_, '_> {
             ),
             _ => None,
         };
+        let sparse_columns = match (op.sparse_metadata, desc.sparse) {
+            (Some(operand), Some(selector)) => {
+                Some(self.sparse_columns(lane, (operand, selector), op.kind, desc.m)?)
+            }
+            _ => None,
+        };
+        let mut gathered = Vec::new();
         for (m, a_row) in a.iter().enumerate() {
             let (cta, local) = (m / rows, m % rows);
             let rank = ctas[cta];
             for (n, b_row) in b.iter().enumerate() {
+                // A sparse A's product is the dense one over the expanded A: its stored
+                // elements meet the elements of B at the columns the metadata names.
+                let b_row = match &sparse_columns {
+                    Some(columns) => {
+                        gathered.clear();
+                        gathered.extend(columns[m].iter().map(|&column| b_row[column]));
+                        &gathered
+                    }
+                    None => b_row,
+                };
                 let (lane_offset, column_offset) = desc.place(local, n);
                 let row = d_lane + lane_offset;
                 let column = d_column + column_offset;

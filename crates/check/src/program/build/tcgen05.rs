@@ -224,9 +224,7 @@ impl Builder<'_> {
         operands: &[Operand],
         pair: bool,
     ) -> Result<Tcgen05, String> {
-        if modifiers.contains(&"sp") {
-            return Err("sparse tcgen05.mma (.sp) is not supported by ptxsim yet".to_string());
-        }
+        let sparse = modifiers.contains(&"sp");
         let ws = if modifiers.contains(&"ws") {
             if pair {
                 return Err("tcgen05.mma.ws takes .cta_group::1 only".to_string());
@@ -255,6 +253,26 @@ impl Builder<'_> {
         } else {
             0
         };
+        if sparse && (ws.is_some() || block_scale) {
+            return Err(
+                "sparse tcgen05.mma.sp with .ws or .block_scale is not supported by ptxsim yet"
+                    .to_string(),
+            );
+        }
+        // `.sp` puts `[sp-meta-tmem]` between b-desc and idesc (9.7.16.10.9.1, Syntax).
+        let mut operands = operands.to_vec();
+        let sparse_metadata = if sparse {
+            if operands.len() < 6 {
+                return Err(format!(
+                    "tcgen05.mma.sp takes at least 6 operands, not {}",
+                    operands.len()
+                ));
+            }
+            Some(self.memory_operand(&operands.remove(3))?)
+        } else {
+            None
+        };
+        let operands = &operands[..];
         if operands.len() < 5 {
             return Err(format!(
                 "tcgen05.mma takes at least 5 operands, not {}",
@@ -320,6 +338,7 @@ impl Builder<'_> {
             scale_vec,
             pair,
             ws,
+            sparse_metadata,
         })))
     }
 
