@@ -425,6 +425,15 @@ pub fn dot(cores: TensorCores, desc: &InstrDescriptor, a: &[u64], b: &[u64], c: 
     }
 }
 
+/// The accumulator of `scale-input-d`: "D = A*B+D * (2 ^ - scale-input-d)" (9.7.16.10.9.1;
+/// "The valid range of values for argument scale-input-d is [0, 15]"), `c` an `.f32`. The
+/// scaling is exact (the exponent lowered by `scale`) while the result stays a normal number
+/// (zero, infinity and NaN unchanged); `None` when it would leave the normal range, which
+/// ptxsim does not model (the ISA does not say how the tensor core rounds it).
+pub fn scale_input_d(c: u64, scale: u32) -> Option<u64> {
+    mma::scale_f32(c, -(scale as i32))
+}
+
 /// Where the 4-bit metadata of chunk `chunk` of row `m` of a sparse A lies, as (lane,
 /// column, bit) offsets from `[sp-meta-tmem]` (`.cta_group::1`, M = 128).
 ///

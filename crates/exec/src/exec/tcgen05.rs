@@ -760,14 +760,17 @@ impl Executor<'_, '_> {
         };
         let desc = InstrDescriptor::decode(op.kind, idesc, form)?;
         let ctas = self.group(op.pair)?;
-        if let Some(scale) = op.scale_input_d {
-            let scale = self.read_bits(lane, scale, 32);
-            if scale != 0 {
-                return Err(format!(
-                    "scale-input-d = {scale} is not supported by ptxsim yet (only 0)"
-                ));
-            }
-        }
+        let scale_input_d = match op.scale_input_d {
+            Some(scale) => match self.read_bits(lane, scale, 32) as u32 {
+                scale @ 0..=15 => scale,
+                scale => {
+                    return Err(format!(
+                        "scale-input-d is {scale}: its valid range is [0, 15]"
+                    ));
+                }
+            },
+            None => 0,
+        };
         if op.sparse_metadata.is_some() != desc.sparse.is_some() {
             return Err(format!(
                 "{} but the instruction descriptor's sparse bit (bit 2) is {}: they go together",
@@ -925,7 +928,17 @@ impl Executor<'_, '_> {
                     continue;
                 }
                 let c = if accumulate {
-                    u64::from(self.cta_tmem(rank).read(row, column)?)
+                    let c = u64::from(self.cta_tmem(rank).read(row, column)?);
+                    if scale_input_d == 0 {
+                        c
+                    } else {
+                        alu::scale_input_d(c, scale_input_d).ok_or_else(|| {
+                            format!(
+                                "D({m}, {n}) x 2^-{scale_input_d} leaves the normal .f32 range, \
+                             which ptxsim does not model"
+                            )
+                        })?
+                    }
                 } else {
                     0
                 };

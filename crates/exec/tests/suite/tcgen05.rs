@@ -214,8 +214,22 @@ fn run_mma(input: Input, layout: Layout, from_tmem: bool) -> Vec<u32> {
 
 /// Runs `mma_<kind>` with M = `m` and returns what the warps loaded, lane by lane.
 fn run_mma_m(input: Input, layout: Layout, from_tmem: bool, m: u32) -> Vec<u32> {
-    let source = MMA.replace("kind::f16", input.kind());
-    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+    run_mma_source(
+        &MMA.replace("kind::f16", input.kind()),
+        input,
+        layout,
+        (from_tmem, m),
+    )
+}
+
+/// [`run_mma_m`] of the kernel text `source`.
+fn run_mma_source(
+    source: &str,
+    input: Input,
+    layout: Layout,
+    (from_tmem, m): (bool, u32),
+) -> Vec<u32> {
+    let module = Module::load(source, &Options::default()).expect("the kernel loads");
     let (mut image, [a_desc, b_desc, a_step, b_step]) = image(input, layout);
     let mut out = vec![0u8; M * N * 4];
     module
@@ -318,6 +332,32 @@ fn an_m64_product_fills_the_first_16_lanes_of_each_quarter() {
 fn a_copied_into_tensor_memory_gives_the_same_product() {
     check_mma(Input::F16, Layout::Plain, true);
     check_mma(Input::S8, Layout::Plain, true);
+}
+
+#[test]
+fn scale_input_d_scales_the_accumulator_by_a_power_of_two() {
+    // "D = A*B+D * (2 ^ - scale-input-d)" (9.7.16.10.9.1): the second instruction takes the
+    // first's D times 2^-3, so D = A1 B1 + (A0 B0) / 8, exact in small integers and eighths.
+    for input in [Input::F16, Input::Tf32] {
+        let source = MMA
+            .replace("kind::f16", input.kind())
+            .replace("%r11, %p5;", "%r11, %p5, 3;");
+        let got = run_mma_source(&source, input, Layout::Plain, (false, M as u32));
+        let half = input.depth() / 2;
+        for m in 0..M {
+            for n in 0..N {
+                let sum = |ks: std::ops::Range<usize>| -> i32 {
+                    ks.map(|k| a_value(m, k) * b_value(n, k)).sum()
+                };
+                let want = sum(half..2 * half) as f32 + sum(0..half) as f32 / 8.0;
+                assert_eq!(
+                    f32::from_bits(got[m * N + n]),
+                    want,
+                    "D({m}, {n}) for {input:?}"
+                );
+            }
+        }
+    }
 }
 
 /// N of the pair products: 32 columns of B in each CTA.

@@ -322,6 +322,13 @@ impl Builder<'_> {
                     .to_string(),
             );
         }
+        if rest.len() == 2 && !matches!(kind, Kind::F16 | Kind::Tf32) {
+            return Err(
+                "scale-input-d: \"The argument scale-input-d is only valid for .kind::tf32 and \
+                 .kind::f16\""
+                    .to_string(),
+            );
+        }
         Ok(Tcgen05::Mma(Box::new(Mma {
             kind,
             d,
