@@ -104,6 +104,8 @@ impl InstrDescriptor {
                 },
             ),
             Kind::Tf32 => (MmaType::F32, &|t| (t == 2).then_some(MmaType::Tf32)),
+            // "dtype ... F16 = 0, F32 = 1" for `.kind::f8f6f4` as for `.kind::f16` (Table 42).
+            Kind::F8f6f4 if field(4, 2) == 0 => (MmaType::F16, &f8f6f4),
             Kind::F8f6f4 | Kind::Mxf8f6f4 => (MmaType::F32, &f8f6f4),
             // CUTLASS's `MXF4Format`: E2M1 = 1.
             Kind::Mxf4 | Kind::Mxf4nvf4 => (MmaType::F32, &|t| (t == 1).then_some(MmaType::E2m1)),
@@ -131,6 +133,7 @@ impl InstrDescriptor {
             );
         }
         if !matches!(kind, Kind::F16)
+            && d != MmaType::F16
             && !block_scaled
             && field(4, 2) != if kind == Kind::I8 { 2 } else { 1 }
         {
@@ -138,9 +141,6 @@ impl InstrDescriptor {
                 "dtype {} (bits 4-5) is not allowed for this .kind",
                 field(4, 2)
             ));
-        }
-        if d == MmaType::F16 {
-            return Err("an .f16 D in tensor memory is not supported by ptxsim yet".to_string());
         }
         let types = (ab(field(7, 3)), ab(field(10, 3)));
         let (Some(a), Some(b)) = types else {
@@ -150,6 +150,11 @@ impl InstrDescriptor {
                 field(10, 3)
             ));
         };
+        // An `.f16` D takes `.f16` A and B (`.bf16` accumulates in `.f32` only: CUTLASS's
+        // `MmaF16BF16Op` lists F32 for BF16 inputs; MMA-Sim's `tcgen05mma` asserts the same).
+        if d == MmaType::F16 && (a == MmaType::Bf16 || b == MmaType::Bf16) {
+            return Err(".bf16 A and B take an .f32 D (dtype 1, bits 4-5)".to_string());
+        }
         // "Major value of 1 is only valid for E4M3, E5M2, INT8 (signed and unsigned), F16, BF16
         // and TF32 source formats" (CUTLASS's `InstrDescriptor`): FP6 and FP4 are K-major.
         for (ty, bit, name) in [(a, 15, "A"), (b, 16, "B")] {
@@ -520,8 +525,14 @@ mod tests {
             (MmaType::F32, MmaType::Bf16, MmaType::Bf16)
         );
         assert!(desc.transpose_b && !desc.transpose_a);
-        // Sparsity, M = 32, N = 8 with M = 128 and an .f16 D are refused with a reason.
-        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2, Form::One).is_err());
+        // Sparsity (bit 2) with its selector (bits 0-1); sparse over a pair is refused, as is
+        // a selector other than 0 for .kind::i8; M = 32 and N = 8 with M = 128 are refused.
+        let sparse = InstrDescriptor::decode(Kind::F16, bits | 1 << 2 | 3, Form::One).unwrap();
+        assert_eq!(sparse.sparse, Some(3));
+        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2, Form::Pair).is_err());
+        let i8_bits = 2 << 4 | 1 << 7 | 1 << 10 | 8 << 17 | 8 << 24 | 1 << 2;
+        assert!(InstrDescriptor::decode(Kind::I8, i8_bits, Form::One).is_ok());
+        assert!(InstrDescriptor::decode(Kind::I8, i8_bits | 1, Form::One).is_err());
         assert!(
             InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 2 << 24, Form::One).is_err()
         );
@@ -534,7 +545,11 @@ mod tests {
             (m64.m, m64.lane(15), m64.lane(16), m64.lane(63)),
             (64, 15, 32, 111)
         );
+        // dtype 0 is an .f16 D, for .f16 A and B only.
         assert!(InstrDescriptor::decode(Kind::F16, bits & !(1 << 4), Form::One).is_err());
+        let f16 = bits & !(1 << 4 | 1 << 7 | 1 << 10);
+        let f16 = InstrDescriptor::decode(Kind::F16, f16, Form::One).unwrap();
+        assert_eq!(f16.d, MmaType::F16);
         // .cta_group::2: M = 256 (16 << 24) and 128 over the pair; M = 64 is refused. A
         // pair's M = 128 keeps columns N/2.. of a CTA's row m in lane 64 + m, from column 0
         // (CUTLASS's "2x2" atom `(64,(N/2,2)):(1,(128,64))`).
@@ -590,6 +605,22 @@ mod tests {
     /// MMA-Sim's block-scaled FP4 step (`nv_fused_dot_add_with_block_scale`, 35 fraction bits
     /// below the largest of the groups' factor exponents and `c`'s), worked by hand where it
     /// differs from the exact sum.
+    #[test]
+    fn an_f16_d_rounds_to_nearest_even_as_mma_sim() {
+        // MMA-Sim's `tcgen05mma` with an f16 D: `nv_fused_dot_add(..., output_type="f16")`
+        // sums exactly here (2^11 + 3, far inside 25 fraction bits) and rounds the sum to 10
+        // fraction bits with Python's `round` (to nearest, ties to even): 2051 lies halfway
+        // between 2050 and 2052, and goes to 2052 (fraction 0b10, even); toward zero would
+        // give 2050. dtype F16 (bits 4-5 clear), A and B F16, N = 16, M = 128.
+        let desc = InstrDescriptor::decode(Kind::F16, 2 << 17 | 8 << 24, Form::One).unwrap();
+        assert_eq!(desc.d, MmaType::F16);
+        let (a, b) = ([0x6800, 0x4200], [0x3c00, 0x3c00]);
+        let d = dot(TensorCores::Blackwell, &desc, &a, &b, 0);
+        assert_eq!(d, 0x6802, "2052 is 0x6802 in binary16");
+        // With c = -4 (0xc400): 2047, exactly representable.
+        assert_eq!(dot(TensorCores::Blackwell, &desc, &a, &b, 0xc400), 0x67ff);
+    }
+
     #[test]
     fn the_fp4_block_scaled_step_is_mma_sims() {
         // .e2m1 containers (bits 2-5): 1.0 = 0b0010, -1.0 = 0b1010, 0.5 = 0b0001.

@@ -20,6 +20,7 @@
 //! lends the running CTA the other CTAs' tensor memories as it lends their shared memories
 //! (the `grid` module).
 
+use ptxsim_isa::mma::MmaType;
 use ptxsim_isa::ops::{MbarrierOp, Space};
 
 use super::Executor;
@@ -929,7 +930,17 @@ impl Executor<'_, '_> {
                 }
                 let c = if accumulate {
                     let c = u64::from(self.cta_tmem(rank).read(row, column)?);
-                    if scale_input_d == 0 {
+                    if desc.d == MmaType::F16 {
+                        // An `.f16` element of D in the low half of its cell (assumed:
+                        // CUTLASS's `tmem_frg_1sm<half_t>` keeps one per 32-bit column).
+                        if scale_input_d != 0 {
+                            return Err(format!(
+                                "scale-input-d = {scale_input_d} with an .f16 D is not \
+                                 supported by ptxsim yet"
+                            ));
+                        }
+                        c & 0xffff
+                    } else if scale_input_d == 0 {
                         c
                     } else {
                         alu::scale_input_d(c, scale_input_d).ok_or_else(|| {

@@ -214,12 +214,9 @@ fn run_mma(input: Input, layout: Layout, from_tmem: bool) -> Vec<u32> {
 
 /// Runs `mma_<kind>` with M = `m` and returns what the warps loaded, lane by lane.
 fn run_mma_m(input: Input, layout: Layout, from_tmem: bool, m: u32) -> Vec<u32> {
-    run_mma_source(
-        &MMA.replace("kind::f16", input.kind()),
-        input,
-        layout,
-        (from_tmem, m),
-    )
+    let idesc = input.idesc(layout == Layout::Swizzled, m);
+    let source = MMA.replace("kind::f16", input.kind());
+    run_mma_source(&source, input, layout, (from_tmem, idesc))
 }
 
 /// [`run_mma_m`] of the kernel text `source`.
@@ -227,7 +224,7 @@ fn run_mma_source(
     source: &str,
     input: Input,
     layout: Layout,
-    (from_tmem, m): (bool, u32),
+    (from_tmem, idesc): (bool, u32),
 ) -> Vec<u32> {
     let module = Module::load(source, &Options::default()).expect("the kernel loads");
     let (mut image, [a_desc, b_desc, a_step, b_step]) = image(input, layout);
@@ -240,7 +237,7 @@ fn run_mma_source(
             &mut [
                 Arg::Buffer(&mut image),
                 Arg::Buffer(&mut out),
-                Arg::U32(input.idesc(layout == Layout::Swizzled, m)),
+                Arg::U32(idesc),
                 Arg::U32(u32::from(from_tmem)),
                 Arg::U64(a_desc),
                 Arg::U64(b_desc),
@@ -342,7 +339,8 @@ fn scale_input_d_scales_the_accumulator_by_a_power_of_two() {
         let source = MMA
             .replace("kind::f16", input.kind())
             .replace("%r11, %p5;", "%r11, %p5, 3;");
-        let got = run_mma_source(&source, input, Layout::Plain, (false, M as u32));
+        let idesc = input.idesc(false, M as u32);
+        let got = run_mma_source(&source, input, Layout::Plain, (false, idesc));
         let half = input.depth() / 2;
         for m in 0..M {
             for n in 0..N {
@@ -353,6 +351,30 @@ fn scale_input_d_scales_the_accumulator_by_a_power_of_two() {
                 assert_eq!(
                     f32::from_bits(got[m * N + n]),
                     want,
+                    "D({m}, {n}) for {input:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn an_f16_d_holds_one_element_in_the_low_half_of_each_cell() {
+    // dtype F16 (bits 4-5 clear, Table 42) for .kind::f16 and .kind::f8f6f4: the small-integer
+    // sums (|D| < 2048) are exact .f16 values, one to a cell in its low half (assumed, as
+    // CUTLASS's tmem_frg_1sm<half_t> allocates a 32-bit column per element).
+    for input in [Input::F16, Input::E4m3] {
+        let idesc = input.idesc(false, M as u32) & !(3 << 4);
+        let source = MMA.replace("kind::f16", input.kind());
+        let got = run_mma_source(&source, input, Layout::Plain, (false, idesc));
+        for m in 0..M {
+            for n in 0..N {
+                let sum: i32 = (0..input.depth())
+                    .map(|k| a_value(m, k) * b_value(n, k))
+                    .sum();
+                assert_eq!(
+                    got[m * N + n],
+                    Input::F16.encode(sum),
                     "D({m}, {n}) for {input:?}"
                 );
             }
