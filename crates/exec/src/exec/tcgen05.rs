@@ -752,6 +752,11 @@ impl Executor<'_, '_> {
     /// collector buffer `bN` of `.collector::bN::usage`: `::fill` reads B from shared memory
     /// and keeps it, `::use` takes the kept B instead of reading, `::lastuse` too and empties
     /// the buffer, `::discard` (the default) reads B and keeps nothing.
+    ///
+    /// `.sp` (`[sp-meta-tmem]`): "the matrix A of shape MxK is stored in a packed form as
+    /// Mx(K/2) in memory" (9.7.16.10.8), read as the dense kind's A (whose K is the sparse
+    /// K / 2); B has the sparse K; each stored element meets the row of B its metadata names
+    /// ([`Executor::sparse_columns`]), so D is the dense kind's step over the stored elements.
     fn tcgen05_mma(&mut self, lane: usize, op: &Mma) -> Result<(), String> {
         let idesc = self.read_bits(lane, op.idesc, 32) as u32;
         let form = match (op.pair, op.ws.is_some()) {

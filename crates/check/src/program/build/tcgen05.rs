@@ -216,8 +216,9 @@ impl Builder<'_> {
         })
     }
 
-    /// `tcgen05.mma.cta_group.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
-    /// {disable-output-lane,} enable-input-d {, scale-input-d}`.
+    /// `tcgen05.mma{.sp}.cta_group.kind [d-tmem], a-desc|[a-tmem], b-desc, {[sp-meta-tmem],}
+    /// idesc, {disable-output-lane,} enable-input-d {, scale-input-d}` (9.7.16.10.9.1-2).
+    /// `.sp` with `.ws` or `.block_scale` is not run yet.
     fn tcgen05_mma(
         &mut self,
         modifiers: &[&str],
