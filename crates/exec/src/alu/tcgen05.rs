@@ -430,6 +430,50 @@ pub fn dot(cores: TensorCores, desc: &InstrDescriptor, a: &[u64], b: &[u64], c: 
     }
 }
 
+/// The reduction of `tcgen05.ld.red` over one thread's loaded values (9.7.16.8.3: "the
+/// reduction operation specified by .redOp is performed on the data that is loaded across
+/// columns in each lane"): `.u32`/`.s32` the integer minimum or maximum; `.f32` `min`/`max`'s
+/// rules (9.7.3.11-12: a NaN is passed over unless every value is one, the canonical NaN then;
+/// with `.NaN` any NaN gives the canonical NaN; -0.0 < +0.0), over the absolute values with
+/// `.abs`.
+/// `(max, ty, abs, nan)` are `.max` (else `.min`), the type, `.abs` and `.NaN`.
+pub fn load_reduction(
+    (max, ty, abs, nan): (bool, ptxsim_isa::Type, bool, bool),
+    values: &[u32],
+) -> u32 {
+    use ptxsim_isa::Type;
+    use ptxsim_isa::ops::{FloatModifiers, FloatOp};
+    let pick = |a: u32, b: u32| -> u32 {
+        match ty {
+            Type::S32 => {
+                let (x, y) = (a as i32, b as i32);
+                (if max { x.max(y) } else { x.min(y) }) as u32
+            }
+            Type::U32 => {
+                if max {
+                    a.max(b)
+                } else {
+                    a.min(b)
+                }
+            }
+            _ => {
+                let op = if max { FloatOp::Max } else { FloatOp::Min };
+                let modifiers = FloatModifiers {
+                    nan,
+                    ..FloatModifiers::RN
+                };
+                super::float::float_binary(op, Type::F32, modifiers, a.into(), b.into()) as u32
+            }
+        }
+    };
+    let abs = |v: u32| if abs { v & 0x7fff_ffff } else { v };
+    values
+        .iter()
+        .map(|&v| abs(v))
+        .reduce(pick)
+        .unwrap_or_default()
+}
+
 /// The accumulator of `scale-input-d`: "D = A*B+D * (2 ^ - scale-input-d)" (9.7.16.10.9.1;
 /// "The valid range of values for argument scale-input-d is [0, 15]"), `c` an `.f32`. The
 /// scaling is exact (the exponent lowered by `scale`) while the result stays a normal number
@@ -605,6 +649,29 @@ mod tests {
     /// MMA-Sim's block-scaled FP4 step (`nv_fused_dot_add_with_block_scale`, 35 fraction bits
     /// below the largest of the groups' factor exponents and `c`'s), worked by hand where it
     /// differs from the exact sum.
+    #[test]
+    fn ld_red_reduces_by_min_and_maxs_rules() {
+        use ptxsim_isa::Type;
+        let f32 =
+            |max, abs, nan, values: &[u32]| load_reduction((max, Type::F32, abs, nan), values);
+        let (nan, neg_zero, two, minus_three) =
+            (0x7fc0_0000, 0x8000_0000, 0x4000_0000, 0xc040_0000);
+        // min/max pass a NaN over (9.7.3.11-12: "if (isNaN(x)) z = y"); -0.0 < +0.0.
+        assert_eq!(f32(true, false, false, &[nan, minus_three, two]), two);
+        assert_eq!(f32(false, false, false, &[0, nan, neg_zero]), neg_zero);
+        assert_eq!(f32(true, false, false, &[nan, nan]), 0x7fff_ffff);
+        // .NaN: "the result is canonical NaN if any of the inputs is NaN".
+        assert_eq!(f32(false, false, true, &[two, nan]), 0x7fff_ffff);
+        // .abs: the absolute values, |-3| = 3 the largest.
+        assert_eq!(f32(true, true, false, &[two, minus_three]), 0x4040_0000);
+        let integer = |max, ty, values: &[u32]| load_reduction((max, ty, false, false), values);
+        let values = [5, 0xffff_fff0, 7];
+        assert_eq!(integer(true, Type::U32, &values), 0xffff_fff0);
+        assert_eq!(integer(true, Type::S32, &values), 7);
+        assert_eq!(integer(false, Type::S32, &values), 0xffff_fff0);
+        assert_eq!(integer(false, Type::U32, &values), 5);
+    }
+
     #[test]
     fn an_f16_d_rounds_to_nearest_even_as_mma_sim() {
         // MMA-Sim's `tcgen05mma` with an f16 D: `nv_fused_dot_add(..., output_type="f16")`

@@ -26,7 +26,7 @@ use ptxsim_isa::ops::{MbarrierOp, Space};
 use super::Executor;
 use crate::alu::tcgen05::{self as alu, Form, InstrDescriptor, SubByte};
 use crate::alu::wgmma::Descriptor;
-use crate::ir::tcgen05::{CollectorUsage, CopyShape, Mma, MmaA, Shape, Tcgen05};
+use crate::ir::tcgen05::{CollectorUsage, CopyShape, LoadReduction, Mma, MmaA, Shape, Tcgen05};
 use crate::ir::{Destination, Instruction, MemoryOperand, Source};
 use crate::memory::CLUSTER_RANK_STRIDE;
 use crate::tensor_memory::{self, TensorMemory};
@@ -237,7 +237,14 @@ impl Executor<'_, '_> {
                 d,
                 taddr,
                 split,
-            } => self.tmem_ld(instruction, lanes, (*shape, *num, *pack, *split), d, *taddr),
+                red,
+            } => self.tmem_ld(
+                instruction,
+                lanes,
+                (*shape, *num, *pack, *split),
+                (d, red.as_ref()),
+                *taddr,
+            ),
             Tcgen05::St {
                 shape,
                 num,
@@ -432,13 +439,14 @@ impl Executor<'_, '_> {
         }
     }
 
-    /// `tcgen05.ld`: each thread's registers from the warp's fragment of tensor memory.
+    /// `tcgen05.ld`: each thread's registers from the warp's fragment of tensor memory; with
+    /// `.red` also their minimum or maximum in `redval` ([`alu::load_reduction`]).
     fn tmem_ld(
         &mut self,
         instruction: &Instruction,
         lanes: &[usize],
         (shape, num, pack, split): (Shape, u32, bool, u32),
-        d: &[Destination],
+        (d, red): (&[Destination], Option<&LoadReduction>),
         taddr: MemoryOperand,
     ) {
         let base = tensor_memory::split(self.taddr(lanes[0], taddr));
@@ -472,6 +480,10 @@ impl Executor<'_, '_> {
             values.push(row);
         }
         for (&lane, row) in lanes.iter().zip(values) {
+            if let Some(red) = red {
+                let reduced = alu::load_reduction((red.max, red.ty, red.abs, red.nan), &row);
+                self.write(lane, red.dest, u128::from(reduced), red.ty);
+            }
             for (&destination, value) in d.iter().zip(row) {
                 self.write(lane, destination, u128::from(value), ptxsim_isa::Type::B32);
             }
