@@ -34,15 +34,15 @@ const PAIR: &str = include_str!("tcgen05_kernels/pair.ptx");
 const WS: &str = include_str!("tcgen05_kernels/ws.ptx");
 
 /// Bytes of the shared-memory image: A at 0, B at 16384.
-const IMAGE: usize = 24576;
-const B_BASE: usize = 16384;
-const M: usize = 128;
-const N: usize = 32;
+pub(super) const IMAGE: usize = 24576;
+pub(super) const B_BASE: usize = 16384;
+pub(super) const M: usize = 128;
+pub(super) const N: usize = 32;
 
 /// An input type: its `.kind`, the instruction descriptor's type fields, bytes per element and
 /// the bits of a small integer in it.
-#[derive(Clone, Copy, Debug)]
-enum Input {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Input {
     F16,
     Bf16,
     Tf32,
@@ -51,7 +51,7 @@ enum Input {
 }
 
 impl Input {
-    fn kind(self) -> &'static str {
+    pub(super) fn kind(self) -> &'static str {
         match self {
             Input::F16 | Input::Bf16 => "kind::f16",
             Input::Tf32 => "kind::tf32",
@@ -60,7 +60,7 @@ impl Input {
         }
     }
 
-    fn bytes(self) -> usize {
+    pub(super) fn bytes(self) -> usize {
         match self {
             Input::F16 | Input::Bf16 => 2,
             Input::Tf32 => 4,
@@ -71,7 +71,7 @@ impl Input {
     /// The instruction descriptor (Table 42): dtype bits 4-5 (F32 = 1, S32 = 2), atype bits
     /// 7-9 and btype 10-12 (F16 = 0, BF16 = 1, TF32 = 2, signed 8-bit = 1, E4M3 = 0), N >> 3
     /// at bit 17, M >> 4 at bit 24; bit 16 when B is N-major ("Transpose B").
-    fn idesc(self, b_mn_major: bool, m: u32) -> u32 {
+    pub(super) fn idesc(self, b_mn_major: bool, m: u32) -> u32 {
         let (d, ab) = match self {
             Input::F16 | Input::E4m3 => (1, 0),
             Input::Bf16 => (1, 1),
@@ -88,7 +88,7 @@ impl Input {
 
     /// The encoding of `v` (|v| <= 4): IEEE binary16, bfloat16 (the high half of the f32),
     /// the f32 bits for tf32, two's complement for s8, OCP E4M3 (bias 7, 3 mantissa bits).
-    fn encode(self, v: i32) -> u32 {
+    pub(super) fn encode(self, v: i32) -> u32 {
         let float = |exponent_bias: u32, mantissa_bits: u32, sign_bit: u32| {
             if v == 0 {
                 return 0;
@@ -108,16 +108,16 @@ impl Input {
     }
 
     /// K of two instructions: 32 bytes of a row each.
-    fn depth(self) -> usize {
+    pub(super) fn depth(self) -> usize {
         64 / self.bytes()
     }
 }
 
-fn a_value(m: usize, k: usize) -> i32 {
+pub(super) fn a_value(m: usize, k: usize) -> i32 {
     ((m * 7 + k * 3) % 9) as i32 - 4
 }
 
-fn b_value(n: usize, k: usize) -> i32 {
+pub(super) fn b_value(n: usize, k: usize) -> i32 {
     ((n * 5 + k * 11) % 7) as i32 - 3
 }
 
@@ -140,7 +140,7 @@ enum Layout {
 
 /// A shared-memory descriptor (Table 40) with the start relative to the image: start, LBO and
 /// SBO `>> 4` at bits 0, 16, 32, the fixed 0b001 at bits 46-48, the swizzling mode at 61-63.
-fn descriptor(start: usize, lbo: usize, sbo: usize, swizzle: u64) -> u64 {
+pub(super) fn descriptor(start: usize, lbo: usize, sbo: usize, swizzle: u64) -> u64 {
     (start as u64 >> 4)
         | (lbo as u64 >> 4) << 16
         | (sbo as u64 >> 4) << 32

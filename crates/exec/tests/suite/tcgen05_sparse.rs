@@ -13,109 +13,41 @@
 
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
 
+use super::tcgen05::{B_BASE, IMAGE, Input, M, N, a_value, b_value, descriptor};
+
 /// `mma_sp(image, out, meta, idesc, a_desc, b_desc)`: the kernel's comment.
 const SPARSE: &str = include_str!("tcgen05_kernels/sparse.ptx");
 
-const IMAGE: usize = 24576;
-const B_BASE: usize = 16384;
-const M: usize = 128;
-const N: usize = 32;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Input {
-    F16,
-    Bf16,
-    Tf32,
-    S8,
-    E4m3,
+/// Elements to a chunk: "1:2" for `.kind::tf32`, "2:4" for the others (9.7.16.10.8).
+fn chunk(input: Input) -> usize {
+    if input == Input::Tf32 { 2 } else { 4 }
 }
 
-impl Input {
-    fn kind(self) -> &'static str {
-        match self {
-            Input::F16 | Input::Bf16 => "kind::f16",
-            Input::Tf32 => "kind::tf32",
-            Input::S8 => "kind::i8",
-            Input::E4m3 => "kind::f8f6f4",
+/// The instruction descriptor (Table 42) of [`Input::idesc`] with bit 2 (sparse) and the
+/// sparsity selector in bits 0-1. [`Input::depth`] (64 bytes of a row of B) is the sparse K:
+/// twice the dense K (Table 39).
+fn sparse_idesc(input: Input, selector: u32) -> u32 {
+    input.idesc(false, M as u32) | 1 << 2 | selector
+}
+
+/// The tensor-memory (lane, bit) of the metadata of element `k` of row `m` (bits counted
+/// along the lane from the metadata's column), as CUTLASS's `tmem_e_frg` lays out M = 128:
+/// 16-bit types the atom `((8,2,8),(16,2)):((1,2048,16),(128,8))` of one bit per element,
+/// tf32 `((8,2,8),(8,2)):((1,1024,16),(128,8))` of two bits per element, 8-bit types
+/// `(128,64):(1,128)` of one bit per element; an address `v` is lane `v % 128`, element
+/// `v / 128` along the lane.
+fn metadata_bit(input: Input, m: usize, k: usize) -> (usize, usize) {
+    let (m0, m1, m2) = (m % 8, (m / 8) % 2, m / 16);
+    match input {
+        Input::F16 | Input::Bf16 => {
+            let v = m0 + 2048 * m1 + 16 * m2 + 128 * (k % 16) + 8 * (k / 16);
+            (v % 128, v / 128)
         }
-    }
-
-    fn bytes(self) -> usize {
-        match self {
-            Input::F16 | Input::Bf16 => 2,
-            Input::Tf32 => 4,
-            Input::S8 | Input::E4m3 => 1,
+        Input::Tf32 => {
+            let v = m0 + 1024 * m1 + 16 * m2 + 128 * (k % 8) + 8 * (k / 8);
+            (v % 128, 2 * (v / 128))
         }
-    }
-
-    /// K of the sparse instruction (Table 39: twice the dense K; 64 bytes of a row of B).
-    fn depth(self) -> usize {
-        64 / self.bytes()
-    }
-
-    /// Elements to a chunk: "1:2" for `.kind::tf32`, "2:4" for the others (9.7.16.10.8).
-    fn chunk(self) -> usize {
-        if self == Input::Tf32 { 2 } else { 4 }
-    }
-
-    /// The instruction descriptor (Table 42): bits 0-1 the sparsity selector, bit 2 sparse,
-    /// dtype bits 4-5 (F32 = 1, S32 = 2), atype 7-9 and btype 10-12, N >> 3 at 17, M >> 4 at
-    /// 24.
-    fn idesc(self, selector: u32) -> u32 {
-        let (d, ab) = match self {
-            Input::F16 | Input::E4m3 => (1, 0),
-            Input::Bf16 => (1, 1),
-            Input::Tf32 => (1, 2),
-            Input::S8 => (2, 1),
-        };
-        selector
-            | 1 << 2
-            | d << 4
-            | ab << 7
-            | ab << 10
-            | ((N as u32) >> 3) << 17
-            | ((M as u32) >> 4) << 24
-    }
-
-    /// The encoding of a small integer: binary16, bfloat16, f32 bits, two's complement, E4M3.
-    fn encode(self, v: i32) -> u32 {
-        let float = |bias: u32, mantissa_bits: u32, sign_bit: u32| {
-            if v == 0 {
-                return 0;
-            }
-            let magnitude = v.unsigned_abs();
-            let exponent = 31 - magnitude.leading_zeros();
-            let mantissa = (magnitude << (mantissa_bits - exponent)) & ((1 << mantissa_bits) - 1);
-            u32::from(v < 0) << sign_bit | (exponent + bias) << mantissa_bits | mantissa
-        };
-        match self {
-            Input::F16 => float(15, 10, 15),
-            Input::Bf16 => (v as f32).to_bits() >> 16,
-            Input::Tf32 => (v as f32).to_bits(),
-            Input::S8 => u32::from(v as i8 as u8),
-            Input::E4m3 => float(7, 3, 7),
-        }
-    }
-
-    /// The tensor-memory (lane, bit) of the metadata of element `k` of row `m` (bits counted
-    /// along the lane from the metadata's column), as CUTLASS's `tmem_e_frg` lays out M = 128:
-    /// 16-bit types the atom `((8,2,8),(16,2)):((1,2048,16),(128,8))` of one bit per element,
-    /// tf32 `((8,2,8),(8,2)):((1,1024,16),(128,8))` of two bits per element, 8-bit types
-    /// `(128,64):(1,128)` of one bit per element; an address `v` is lane `v % 128`, element
-    /// `v / 128` along the lane.
-    fn metadata_bit(self, m: usize, k: usize) -> (usize, usize) {
-        let (m0, m1, m2) = (m % 8, (m / 8) % 2, m / 16);
-        match self {
-            Input::F16 | Input::Bf16 => {
-                let v = m0 + 2048 * m1 + 16 * m2 + 128 * (k % 16) + 8 * (k / 16);
-                (v % 128, v / 128)
-            }
-            Input::Tf32 => {
-                let v = m0 + 1024 * m1 + 16 * m2 + 128 * (k % 8) + 8 * (k / 8);
-                (v % 128, 2 * (v / 128))
-            }
-            Input::S8 | Input::E4m3 => (m, k),
-        }
+        Input::S8 | Input::E4m3 => (m, k),
     }
 }
 
@@ -142,8 +74,8 @@ fn sparse_a(input: Input, value: &dyn Fn(usize, usize) -> (i32, u32)) -> SparseA
         nibbles: vec![Vec::new(); M],
     };
     for m in 0..M {
-        for c in 0..depth / input.chunk() {
-            let start = c * input.chunk();
+        for c in 0..depth / chunk(input) {
+            let start = c * chunk(input);
             let (nibble, positions) = if input == Input::Tf32 {
                 // "The only meaningful values of the index are: 0b1110, 0b0100" (1:2): the
                 // indices of the 16-bit halves of the two-wide chunk, 2-3 the second element.
@@ -174,7 +106,7 @@ fn metadata(input: Input, a: &SparseA, selector: usize) -> Vec<u8> {
     let mut cells = vec![0u32; M * 4];
     for m in 0..M {
         for (c, &nibble) in a.nibbles[m].iter().enumerate() {
-            let (lane, bit) = input.metadata_bit(m, c * input.chunk());
+            let (lane, bit) = metadata_bit(input, m, c * chunk(input));
             let column = selector + bit / 32;
             cells[lane * 4 + column] |= nibble << (bit % 32);
         }
@@ -210,12 +142,6 @@ fn image(input: Input, a: &SparseA, b: &dyn Fn(usize, usize) -> u32) -> Vec<u8> 
     image
 }
 
-/// A shared-memory descriptor (Table 40): start, LBO, SBO `>> 4` at bits 0, 16, 32, the fixed
-/// 0b001 at 46-48.
-fn descriptor(start: usize, lbo: usize, sbo: usize) -> u64 {
-    (start as u64 >> 4) | (lbo as u64 >> 4) << 16 | (sbo as u64 >> 4) << 32 | 1 << 46
-}
-
 /// Runs `mma_sp` and returns D (row-major words), or the launch's error.
 fn run(input: Input, image: &mut [u8], meta: &mut [u8], idesc: u32) -> Result<Vec<u32>, String> {
     let source = SPARSE.replace("kind::f16", input.kind());
@@ -231,8 +157,8 @@ fn run(input: Input, image: &mut [u8], meta: &mut [u8], idesc: u32) -> Result<Ve
                 Arg::Buffer(&mut out),
                 Arg::Buffer(meta),
                 Arg::U32(idesc),
-                Arg::U64(descriptor(0, 2048, 128)),
-                Arg::U64(descriptor(B_BASE, 512, 128)),
+                Arg::U64(descriptor(0, 2048, 128, 0)),
+                Arg::U64(descriptor(B_BASE, 512, 128, 0)),
             ],
             &LaunchOptions::default(),
         )
@@ -243,20 +169,21 @@ fn run(input: Input, image: &mut [u8], meta: &mut [u8], idesc: u32) -> Result<Ve
         .collect())
 }
 
-fn a_value(m: usize, k: usize) -> i32 {
-    ((m * 7 + k * 3) % 9) as i32 - 4
-}
-
-fn b_value(n: usize, k: usize) -> i32 {
-    ((n * 5 + k * 11) % 7) as i32 - 3
+/// Runs the small-integer tiles ([`a_value`] kept where the patterns say, [`b_value`]) with
+/// the metadata in column `selector` and the instruction descriptor `idesc`; returns the
+/// sparse A and the run's D or error.
+fn run_tiles(input: Input, selector: u32, idesc: u32) -> (SparseA, Result<Vec<u32>, String>) {
+    let a = sparse_a(input, &|m, k| (a_value(m, k), input.encode(a_value(m, k))));
+    let mut image = image(input, &a, &|n, k| input.encode(b_value(n, k)));
+    let mut meta = metadata(input, &a, selector as usize);
+    let result = run(input, &mut image, &mut meta, idesc);
+    (a, result)
 }
 
 /// The product of the dense A and B in exact integers against the kernel's D.
 fn check(input: Input, selector: u32) {
-    let a = sparse_a(input, &|m, k| (a_value(m, k), input.encode(a_value(m, k))));
-    let mut image = image(input, &a, &|n, k| input.encode(b_value(n, k)));
-    let mut meta = metadata(input, &a, selector as usize);
-    let got = run(input, &mut image, &mut meta, input.idesc(selector)).expect("it runs");
+    let (a, got) = run_tiles(input, selector, sparse_idesc(input, selector));
+    let got = got.expect("it runs");
     for m in 0..M {
         for n in 0..N {
             let sum: i32 = (0..input.depth())
@@ -293,22 +220,15 @@ fn the_sparsity_selector_picks_the_metadata_column() {
 
 #[test]
 fn undefined_metadata_and_a_missing_sparse_bit_trap() {
-    let input = Input::F16;
-    let a = sparse_a(input, &|m, k| (a_value(m, k), input.encode(a_value(m, k))));
-    let mut image = image(input, &a, &|n, k| input.encode(b_value(n, k)));
+    let trap = |input, selector, idesc| run_tiles(input, selector, idesc).1.expect_err("it traps");
     // Column 1 holds nothing: selector 1 reads 0b0000 (undefined).
-    let mut meta = metadata(input, &a, 0);
-    let error = run(input, &mut image, &mut meta, input.idesc(1)).expect_err("it traps");
+    let error = trap(Input::F16, 0, sparse_idesc(Input::F16, 1));
     assert!(error.contains("sparsity metadata"), "{error}");
     // `.sp` with a dense instruction descriptor (bit 2 clear).
-    let error = run(input, &mut image, &mut meta, input.idesc(0) & !4).expect_err("it traps");
+    let error = trap(Input::F16, 0, sparse_idesc(Input::F16, 0) & !4);
     assert!(error.contains("bit 2"), "{error}");
     // .kind::i8 takes selector 0 only ("must be 0 for .kind::i8 and .kind::f8f6f4").
-    let input = Input::S8;
-    let a = sparse_a(input, &|m, k| (a_value(m, k), input.encode(a_value(m, k))));
-    let mut image = self::image(input, &a, &|n, k| input.encode(b_value(n, k)));
-    let mut meta = metadata(input, &a, 0);
-    let error = run(input, &mut image, &mut meta, input.idesc(1)).expect_err("it traps");
+    let error = trap(Input::S8, 0, sparse_idesc(Input::S8, 1));
     assert!(error.contains("must be 0"), "{error}");
 }
 
@@ -345,7 +265,7 @@ fn an_inexact_sparse_sum_is_the_fused_step_of_mma_sim() {
     // column 0 (patterns 0b0100, 0b1000, 0b1100), and B = 4096 at column 0.
     let mut image = image(input, &a, &|_, k| if k == 0 { big } else { one });
     let mut meta = metadata(input, &a, 0);
-    let got = run(input, &mut image, &mut meta, input.idesc(0)).expect("it runs");
+    let got = run(input, &mut image, &mut meta, sparse_idesc(input, 0)).expect("it runs");
     for m in (0..M).filter(|&m| first[m] == 0) {
         for n in 0..N {
             assert_eq!(
