@@ -99,16 +99,22 @@ fn sparse_a(input: Input, value: &dyn Fn(usize, usize) -> (i32, u32)) -> SparseA
     a
 }
 
-/// The metadata cells: lane `l`'s four columns from the metadata's, the nibbles in column
-/// `selector` (f16, tf32) or from column 0 (8-bit); the others 0, which is no meaningful
-/// metadata.
-fn metadata(input: Input, a: &SparseA, selector: usize) -> Vec<u8> {
-    let mut cells = vec![0u32; M * 4];
+/// The kernel's `cells`, twelve words a lane: the metadata's four columns, the nibbles in
+/// column `selector` (f16, tf32) or from column 0 (8-bit), the others 0, which is no
+/// meaningful metadata; then the stored A of row `lane` in eight cells, its bytes in order
+/// from the low bits (the dense form's A in tensor memory, as docs/tensor-cores.md assumes).
+fn cells(input: Input, a: &SparseA, selector: usize) -> Vec<u8> {
+    let mut cells = vec![0u32; M * 12];
     for m in 0..M {
         for (c, &nibble) in a.nibbles[m].iter().enumerate() {
             let (lane, bit) = metadata_bit(input, m, c * chunk(input));
             let column = selector + bit / 32;
-            cells[lane * 4 + column] |= nibble << (bit % 32);
+            cells[lane * 12 + column] |= nibble << (bit % 32);
+        }
+        let size = input.bytes();
+        for (s, &bits) in a.stored[m].iter().enumerate() {
+            let bit = 8 * s * size;
+            cells[m * 12 + 4 + bit / 32] |= bits << (bit % 32);
         }
     }
     cells.iter().flat_map(|c| c.to_le_bytes()).collect()
@@ -143,7 +149,12 @@ fn image(input: Input, a: &SparseA, b: &dyn Fn(usize, usize) -> u32) -> Vec<u8> 
 }
 
 /// Runs `mma_sp` and returns D (row-major words), or the launch's error.
-fn run(input: Input, image: &mut [u8], meta: &mut [u8], idesc: u32) -> Result<Vec<u32>, String> {
+fn run(
+    input: Input,
+    image: &mut [u8],
+    (cells, a_tmem): (&mut [u8], bool),
+    idesc: u32,
+) -> Result<Vec<u32>, String> {
     let source = SPARSE.replace("kind::f16", input.kind());
     let module = Module::load(&source, &Options::default()).expect("the kernel loads");
     let mut out = vec![0u8; M * N * 4];
@@ -155,10 +166,11 @@ fn run(input: Input, image: &mut [u8], meta: &mut [u8], idesc: u32) -> Result<Ve
             &mut [
                 Arg::Buffer(image),
                 Arg::Buffer(&mut out),
-                Arg::Buffer(meta),
+                Arg::Buffer(cells),
                 Arg::U32(idesc),
                 Arg::U64(descriptor(0, 2048, 128, 0)),
                 Arg::U64(descriptor(B_BASE, 512, 128, 0)),
+                Arg::U32(u32::from(a_tmem)),
             ],
             &LaunchOptions::default(),
         )
@@ -170,19 +182,23 @@ fn run(input: Input, image: &mut [u8], meta: &mut [u8], idesc: u32) -> Result<Ve
 }
 
 /// Runs the small-integer tiles ([`a_value`] kept where the patterns say, [`b_value`]) with
-/// the metadata in column `selector` and the instruction descriptor `idesc`; returns the
-/// sparse A and the run's D or error.
-fn run_tiles(input: Input, selector: u32, idesc: u32) -> (SparseA, Result<Vec<u32>, String>) {
+/// the metadata in column `selector`, the instruction descriptor `idesc` and A from shared
+/// memory or (`a_tmem`) tensor memory; returns the sparse A and the run's D or error.
+fn run_tiles(
+    input: Input,
+    (selector, idesc): (u32, u32),
+    a_tmem: bool,
+) -> (SparseA, Result<Vec<u32>, String>) {
     let a = sparse_a(input, &|m, k| (a_value(m, k), input.encode(a_value(m, k))));
     let mut image = image(input, &a, &|n, k| input.encode(b_value(n, k)));
-    let mut meta = metadata(input, &a, selector as usize);
-    let result = run(input, &mut image, &mut meta, idesc);
+    let mut cells = cells(input, &a, selector as usize);
+    let result = run(input, &mut image, (&mut cells, a_tmem), idesc);
     (a, result)
 }
 
 /// The product of the dense A and B in exact integers against the kernel's D.
-fn check(input: Input, selector: u32) {
-    let (a, got) = run_tiles(input, selector, sparse_idesc(input, selector));
+fn check(input: Input, selector: u32, a_tmem: bool) {
+    let (a, got) = run_tiles(input, (selector, sparse_idesc(input, selector)), a_tmem);
     let got = got.expect("it runs");
     for m in 0..M {
         for n in 0..N {
@@ -200,27 +216,40 @@ fn check(input: Input, selector: u32) {
 
 #[test]
 fn sparse_f16_and_bf16_expand_a_from_its_metadata() {
-    check(Input::F16, 0);
-    check(Input::Bf16, 0);
+    check(Input::F16, 0, false);
+    check(Input::Bf16, 0, false);
 }
 
 #[test]
 fn sparse_tf32_i8_and_e4m3_expand_a_from_its_metadata() {
-    check(Input::Tf32, 0);
-    check(Input::S8, 0);
-    check(Input::E4m3, 0);
+    check(Input::Tf32, 0, false);
+    check(Input::S8, 0, false);
+    check(Input::E4m3, 0, false);
 }
 
 #[test]
 fn the_sparsity_selector_picks_the_metadata_column() {
     // The other three columns hold 0, no meaningful metadata: reading one traps.
-    check(Input::F16, 2);
-    check(Input::Tf32, 3);
+    check(Input::F16, 2, false);
+    check(Input::Tf32, 3, false);
+}
+
+#[test]
+fn a_sparse_a_in_tensor_memory_gives_the_same_product() {
+    // The stored half of A in tensor memory, row m in lane m, packed as the dense form reads
+    // an A there.
+    check(Input::F16, 0, true);
+    check(Input::Tf32, 1, true);
+    check(Input::S8, 0, true);
 }
 
 #[test]
 fn undefined_metadata_and_a_missing_sparse_bit_trap() {
-    let trap = |input, selector, idesc| run_tiles(input, selector, idesc).1.expect_err("it traps");
+    let trap = |input, selector, idesc| {
+        run_tiles(input, (selector, idesc), false)
+            .1
+            .expect_err("it traps")
+    };
     // Column 1 holds nothing: selector 1 reads 0b0000 (undefined).
     let error = trap(Input::F16, 0, sparse_idesc(Input::F16, 1));
     assert!(error.contains("sparsity metadata"), "{error}");
@@ -264,8 +293,14 @@ fn an_inexact_sparse_sum_is_the_fused_step_of_mma_sim() {
     // All rows' first kept element must share B's column: use rows whose pattern starts at
     // column 0 (patterns 0b0100, 0b1000, 0b1100), and B = 4096 at column 0.
     let mut image = image(input, &a, &|_, k| if k == 0 { big } else { one });
-    let mut meta = metadata(input, &a, 0);
-    let got = run(input, &mut image, &mut meta, sparse_idesc(input, 0)).expect("it runs");
+    let mut cells = cells(input, &a, 0);
+    let got = run(
+        input,
+        &mut image,
+        (&mut cells, false),
+        sparse_idesc(input, 0),
+    )
+    .expect("it runs");
     for m in (0..M).filter(|&m| first[m] == 0) {
         for n in 0..N {
             assert_eq!(
