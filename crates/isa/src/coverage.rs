@@ -148,9 +148,10 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
         Opcode::Tcgen05 => {
             "`tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` \
-             `.sp`, `.ws` with A in tensor memory below M = 128 or a zero-column mask, an \
-             `.f16` D, A transposed for FP6/FP4, block scaling with M = 64 or \
-             `.cta_group::2`, `scale-input-d` (trap at run)"
+             `.sp` with M = 64, `.cta_group::2`, `.ws` or block scaling, `.ws` with A in tensor \
+             memory below M = 128 or a zero-column mask, A transposed for FP6/FP4, block \
+             scaling with M = 64 or `.cta_group::2`, `scale-input-d` with an `.f16` D (trap \
+             at run)"
         }
         _ => "",
     }

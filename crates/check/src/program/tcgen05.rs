@@ -6,6 +6,7 @@
 //! operation when it is issued, so nothing is left to wait for or to order.
 
 use super::{Destination, MemoryOperand, PredicateSource, Source};
+use ptxsim_isa::Type;
 use ptxsim_isa::ops::Space;
 
 /// The data-movement shape of `tcgen05.ld` / `tcgen05.st` (9.7.16.2.3: "lane x size").
@@ -79,6 +80,23 @@ impl CopyShape {
             CopyShape::S128x128b => (128, 16),
         }
     }
+}
+
+/// `tcgen05.ld.red ... .redOp{.abs}{.NaN}.type r, redval, [taddr]` (9.7.16.8.3): "the
+/// reduction operation specified by .redOp is performed on the data that is loaded across
+/// columns in each lane", the result in `redval`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadReduction {
+    /// `.max` (else `.min`).
+    pub max: bool,
+    /// `.f32`, `.u32` or `.s32`.
+    pub ty: Type,
+    /// `.abs` (`.f32`): the reduction of the absolute values.
+    pub abs: bool,
+    /// `.NaN` (`.f32`): a NaN value gives the canonical NaN.
+    pub nan: bool,
+    /// `redval`.
+    pub dest: Destination,
 }
 
 /// `.kind` of `tcgen05.mma` (9.7.16.10.1).
@@ -205,6 +223,8 @@ pub struct Mma {
     pub pair: bool,
     /// `.ws` (weight-stationary) and its B collector buffer.
     pub ws: Option<Collector>,
+    /// `.sp`: `[sp-meta-tmem]`, the sparsity metadata of A in tensor memory (9.7.16.10.8).
+    pub sparse_metadata: Option<MemoryOperand>,
 }
 
 /// One `tcgen05` instruction.
@@ -249,6 +269,8 @@ pub enum Tcgen05 {
         taddr: MemoryOperand,
         /// `immHalfSplitoff` of `.16x32bx2`.
         split: u32,
+        /// `.red`: the reduction of each thread's loaded values into `redval`.
+        red: Option<LoadReduction>,
     },
     /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r;`
     St {

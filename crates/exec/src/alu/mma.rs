@@ -1152,7 +1152,7 @@ fn quad_pair_f16(a: [f32; 4], b: [f32; 4], c: f32) -> u64 {
 
 /// `bits` (an `.f32`) times `2^shift`, when that is exact and stays a normal number (or zero,
 /// infinity, NaN); `None` otherwise.
-fn scale_f32(bits: u64, shift: i32) -> Option<u64> {
+pub(crate) fn scale_f32(bits: u64, shift: i32) -> Option<u64> {
     let exponent = (bits >> 23 & 0xff) as i32;
     if bits & 0x7fff_ffff == 0 || exponent == 0xff {
         return Some(bits);

@@ -61,6 +61,8 @@ pub struct InstrDescriptor {
     pub pair: bool,
     /// `.ws`: M = 32, 64 or 128 with D in CUTLASS's weight-stationary data-path layouts.
     pub ws: bool,
+    /// Bit 2 (sparse, for `tcgen05.mma.sp`) and then the sparsity selector (bits 0-1).
+    pub sparse: Option<u32>,
 }
 
 impl InstrDescriptor {
@@ -76,12 +78,9 @@ impl InstrDescriptor {
         let pair = form == Form::Pair;
         let ws = form == Form::WeightStationary;
         let field = |shift: u32, width: u32| (bits >> shift) & ((1 << width) - 1);
-        if field(2, 1) == 1 {
-            return Err(
-                "the instruction descriptor asks for sparsity (bit 2), which ptxsim does \
-                        not support yet"
-                    .to_string(),
-            );
+        let sparse = (!kind.block_scaled() && field(2, 1) == 1).then(|| field(0, 2));
+        if let Some(selector) = sparse {
+            Self::check_sparse(kind, form, field(24, 5) << 4, selector)?;
         }
         let f8f6f4 = |t| match t {
             0 => Some(MmaType::E4m3),
@@ -105,6 +104,8 @@ impl InstrDescriptor {
                 },
             ),
             Kind::Tf32 => (MmaType::F32, &|t| (t == 2).then_some(MmaType::Tf32)),
+            // "dtype ... F16 = 0, F32 = 1" for `.kind::f8f6f4` as for `.kind::f16` (Table 42).
+            Kind::F8f6f4 if field(4, 2) == 0 => (MmaType::F16, &f8f6f4),
             Kind::F8f6f4 | Kind::Mxf8f6f4 => (MmaType::F32, &f8f6f4),
             // CUTLASS's `MXF4Format`: E2M1 = 1.
             Kind::Mxf4 | Kind::Mxf4nvf4 => (MmaType::F32, &|t| (t == 1).then_some(MmaType::E2m1)),
@@ -132,6 +133,7 @@ impl InstrDescriptor {
             );
         }
         if !matches!(kind, Kind::F16)
+            && d != MmaType::F16
             && !block_scaled
             && field(4, 2) != if kind == Kind::I8 { 2 } else { 1 }
         {
@@ -139,9 +141,6 @@ impl InstrDescriptor {
                 "dtype {} (bits 4-5) is not allowed for this .kind",
                 field(4, 2)
             ));
-        }
-        if d == MmaType::F16 {
-            return Err("an .f16 D in tensor memory is not supported by ptxsim yet".to_string());
         }
         let types = (ab(field(7, 3)), ab(field(10, 3)));
         let (Some(a), Some(b)) = types else {
@@ -151,6 +150,11 @@ impl InstrDescriptor {
                 field(10, 3)
             ));
         };
+        // An `.f16` D takes `.f16` A and B (`.bf16` accumulates in `.f32` only: CUTLASS's
+        // `MmaF16BF16Op` lists F32 for BF16 inputs; MMA-Sim's `tcgen05mma` asserts the same).
+        if d == MmaType::F16 && (a == MmaType::Bf16 || b == MmaType::Bf16) {
+            return Err(".bf16 A and B take an .f32 D (dtype 1, bits 4-5)".to_string());
+        }
         // "Major value of 1 is only valid for E4M3, E5M2, INT8 (signed and unsigned), F16, BF16
         // and TF32 source formats" (CUTLASS's `InstrDescriptor`): FP6 and FP4 are K-major.
         for (ty, bit, name) in [(a, 15, "A"), (b, 16, "B")] {
@@ -219,7 +223,34 @@ impl InstrDescriptor {
             scale_ue4m3,
             pair,
             ws,
+            sparse,
         })
+    }
+
+    /// The sparse forms ptxsim runs: `.cta_group::1`, M = 128, `.kind::f16`, `.kind::tf32`,
+    /// `.kind::f8f6f4` and `.kind::i8`. "The value of the sparsity selector ... must be 0 for
+    /// .kind::i8 and .kind::f8f6f4" (9.7.16.10.8.4.5-6); for `.kind::f16` and `.kind::tf32` it
+    /// picks one of four metadata columns ([`sparse_metadata_cell`]).
+    fn check_sparse(kind: Kind, form: Form, m: u32, selector: u32) -> Result<(), String> {
+        if form != Form::One || m != 128 {
+            return Err(format!(
+                "sparse tcgen05.mma.sp with {} and M = {m} is not supported by ptxsim yet \
+                 (only .cta_group::1 with M = 128: the metadata layout of the others is not \
+                 settled by the sources read)",
+                match form {
+                    Form::One => ".cta_group::1",
+                    Form::Pair => ".cta_group::2",
+                    Form::WeightStationary => ".ws",
+                }
+            ));
+        }
+        if matches!(kind, Kind::F8f6f4 | Kind::I8) && selector != 0 {
+            return Err(format!(
+                "the sparsity selector (bits 0-1) is {selector}: it must be 0 for .kind::i8 and \
+                 .kind::f8f6f4"
+            ));
+        }
+        Ok(())
     }
 
     /// The CTAs the product spans: 1, or 2 with `.cta_group::2`.
@@ -399,6 +430,128 @@ pub fn dot(cores: TensorCores, desc: &InstrDescriptor, a: &[u64], b: &[u64], c: 
     }
 }
 
+/// The reduction of `tcgen05.ld.red` over one thread's loaded values (9.7.16.8.3: "the
+/// reduction operation specified by .redOp is performed on the data that is loaded across
+/// columns in each lane"): `.u32`/`.s32` the integer minimum or maximum; `.f32` `min`/`max`'s
+/// rules (9.7.3.11-12: a NaN is passed over unless every value is one, the canonical NaN then;
+/// with `.NaN` any NaN gives the canonical NaN; -0.0 < +0.0), over the absolute values with
+/// `.abs`.
+/// `(max, ty, abs, nan)` are `.max` (else `.min`), the type, `.abs` and `.NaN`.
+pub fn load_reduction(
+    (max, ty, abs, nan): (bool, ptxsim_isa::Type, bool, bool),
+    values: &[u32],
+) -> u32 {
+    use ptxsim_isa::Type;
+    use ptxsim_isa::ops::{FloatModifiers, FloatOp};
+    let pick = |a: u32, b: u32| -> u32 {
+        match ty {
+            Type::S32 => {
+                let (x, y) = (a as i32, b as i32);
+                (if max { x.max(y) } else { x.min(y) }) as u32
+            }
+            Type::U32 => {
+                if max {
+                    a.max(b)
+                } else {
+                    a.min(b)
+                }
+            }
+            _ => {
+                let op = if max { FloatOp::Max } else { FloatOp::Min };
+                let modifiers = FloatModifiers {
+                    nan,
+                    ..FloatModifiers::RN
+                };
+                super::float::float_binary(op, Type::F32, modifiers, a.into(), b.into()) as u32
+            }
+        }
+    };
+    let abs = |v: u32| if abs { v & 0x7fff_ffff } else { v };
+    values
+        .iter()
+        .map(|&v| abs(v))
+        .reduce(pick)
+        .unwrap_or_default()
+}
+
+/// The accumulator of `scale-input-d`: "D = A*B+D * (2 ^ - scale-input-d)" (9.7.16.10.9.1;
+/// "The valid range of values for argument scale-input-d is [0, 15]"), `c` an `.f32`. The
+/// scaling is exact (the exponent lowered by `scale`) while the result stays a normal number
+/// (zero, infinity and NaN unchanged); `None` when it would leave the normal range, which
+/// ptxsim does not model (the ISA does not say how the tensor core rounds it).
+pub fn scale_input_d(c: u64, scale: u32) -> Option<u64> {
+    mma::scale_f32(c, -(scale as i32))
+}
+
+/// Where the 4-bit metadata of chunk `chunk` of row `m` of a sparse A lies, as (lane,
+/// column, bit) offsets from `[sp-meta-tmem]` (`.cta_group::1`, M = 128).
+///
+/// "The value of the sparsity selector selects the sub-columns in the Tensor Memory to form
+/// the sparsity metadata matrix" (9.7.16.10.8.4); the layouts themselves are in the ISA's
+/// Figures 262-267 only, so ptxsim takes them from CUTLASS's `tmem_e_frg` (M = 128):
+/// * `.kind::f16` (chunks of four, K = 32) and `.kind::tf32` (chunks of two, K = 16): eight
+///   chunks a row, 32 bits, in one column: the `(8,2,8) x (16,2)` atom puts row `m`'s chunk
+///   `c` in lane `m % 8 + 16 (m / 16) + 8 (c / 4)`, bits `4 (c % 4) + 16 ((m / 8) % 2)` (rows
+///   `8..16` of each 16 in the high half, the second half of K eight lanes down); the
+///   selector picks the column, `selector` from the address's (how JAX's Mosaic GPU issues
+///   two `.kind::f16` instructions on one two-column metadata tile, selectors 0 and 1);
+/// * `.kind::i8`, `.kind::f8f6f4` (chunks of four, K = 64): the `128 x 64` atom, row `m` in
+///   lane `m`, chunk `c` in column `c / 8`, bits `4 (c % 8)`.
+pub fn sparse_metadata_cell(kind: Kind, m: usize, chunk: usize, selector: u32) -> (u32, u32, u32) {
+    match kind {
+        Kind::F16 | Kind::Tf32 => (
+            (m % 8 + 16 * (m / 16) + 8 * (chunk / 4)) as u32,
+            selector,
+            (4 * (chunk % 4) + 16 * ((m / 8) % 2)) as u32,
+        ),
+        _ => (m as u32, (chunk / 8) as u32, 4 * (chunk % 8) as u32),
+    }
+}
+
+/// The dense columns (`0 .. 2 stored`) of the `stored` elements of one row of a sparse A,
+/// from the metadata nibble of each chunk (`nibble(c)`) (9.7.16.10.8.1-2): `.kind::tf32` is
+/// 1:2, "the 4-bit index in the metadata indicates the position of the non-zero element in
+/// the two-wide chunk. The only meaningful values of the index are: 0b1110, 0b0100" (the low
+/// two bits, 2 or 0, name the column); the others 2:4, "the two 2-bit indices in the
+/// metadata indicates the position of the two non-zero elements in the four-wide chunk",
+/// the first stored element's in the low two bits. "Rest of the values result in undefined
+/// behavior": ptxsim reports them.
+pub fn sparse_columns(
+    kind: Kind,
+    stored: usize,
+    mut nibble: impl FnMut(usize) -> Result<u32, String>,
+) -> Result<Vec<usize>, String> {
+    let tf32 = kind == Kind::Tf32;
+    let per_chunk = if tf32 { 1 } else { 2 };
+    let mut columns = Vec::with_capacity(stored);
+    for chunk in 0..stored / per_chunk {
+        let bits = nibble(chunk)?;
+        let meaningful: &[u32] = if tf32 {
+            &[0b1110, 0b0100]
+        } else {
+            &[0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110]
+        };
+        if !meaningful.contains(&bits) {
+            return Err(format!(
+                "the sparsity metadata of chunk {chunk} is {bits:#06b}, which the PTX ISA \
+                 leaves undefined (meaningful: {})",
+                meaningful
+                    .iter()
+                    .map(|v| format!("{v:#06b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if tf32 {
+            columns.push(2 * chunk + (bits & 3) as usize / 2);
+        } else {
+            columns.push(4 * chunk + (bits & 3) as usize);
+            columns.push(4 * chunk + (bits >> 2 & 3) as usize);
+        }
+    }
+    Ok(columns)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,8 +569,14 @@ mod tests {
             (MmaType::F32, MmaType::Bf16, MmaType::Bf16)
         );
         assert!(desc.transpose_b && !desc.transpose_a);
-        // Sparsity, M = 32, N = 8 with M = 128 and an .f16 D are refused with a reason.
-        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2, Form::One).is_err());
+        // Sparsity (bit 2) with its selector (bits 0-1); sparse over a pair is refused, as is
+        // a selector other than 0 for .kind::i8; M = 32 and N = 8 with M = 128 are refused.
+        let sparse = InstrDescriptor::decode(Kind::F16, bits | 1 << 2 | 3, Form::One).unwrap();
+        assert_eq!(sparse.sparse, Some(3));
+        assert!(InstrDescriptor::decode(Kind::F16, bits | 1 << 2, Form::Pair).is_err());
+        let i8_bits = 2 << 4 | 1 << 7 | 1 << 10 | 8 << 17 | 8 << 24 | 1 << 2;
+        assert!(InstrDescriptor::decode(Kind::I8, i8_bits, Form::One).is_ok());
+        assert!(InstrDescriptor::decode(Kind::I8, i8_bits | 1, Form::One).is_err());
         assert!(
             InstrDescriptor::decode(Kind::F16, bits & !(8 << 24) | 2 << 24, Form::One).is_err()
         );
@@ -430,7 +589,11 @@ mod tests {
             (m64.m, m64.lane(15), m64.lane(16), m64.lane(63)),
             (64, 15, 32, 111)
         );
+        // dtype 0 is an .f16 D, for .f16 A and B only.
         assert!(InstrDescriptor::decode(Kind::F16, bits & !(1 << 4), Form::One).is_err());
+        let f16 = bits & !(1 << 4 | 1 << 7 | 1 << 10);
+        let f16 = InstrDescriptor::decode(Kind::F16, f16, Form::One).unwrap();
+        assert_eq!(f16.d, MmaType::F16);
         // .cta_group::2: M = 256 (16 << 24) and 128 over the pair; M = 64 is refused. A
         // pair's M = 128 keeps columns N/2.. of a CTA's row m in lane 64 + m, from column 0
         // (CUTLASS's "2x2" atom `(64,(N/2,2)):(1,(128,64))`).
@@ -486,6 +649,45 @@ mod tests {
     /// MMA-Sim's block-scaled FP4 step (`nv_fused_dot_add_with_block_scale`, 35 fraction bits
     /// below the largest of the groups' factor exponents and `c`'s), worked by hand where it
     /// differs from the exact sum.
+    #[test]
+    fn ld_red_reduces_by_min_and_maxs_rules() {
+        use ptxsim_isa::Type;
+        let f32 =
+            |max, abs, nan, values: &[u32]| load_reduction((max, Type::F32, abs, nan), values);
+        let (nan, neg_zero, two, minus_three) =
+            (0x7fc0_0000, 0x8000_0000, 0x4000_0000, 0xc040_0000);
+        // min/max pass a NaN over (9.7.3.11-12: "if (isNaN(x)) z = y"); -0.0 < +0.0.
+        assert_eq!(f32(true, false, false, &[nan, minus_three, two]), two);
+        assert_eq!(f32(false, false, false, &[0, nan, neg_zero]), neg_zero);
+        assert_eq!(f32(true, false, false, &[nan, nan]), 0x7fff_ffff);
+        // .NaN: "the result is canonical NaN if any of the inputs is NaN".
+        assert_eq!(f32(false, false, true, &[two, nan]), 0x7fff_ffff);
+        // .abs: the absolute values, |-3| = 3 the largest.
+        assert_eq!(f32(true, true, false, &[two, minus_three]), 0x4040_0000);
+        let integer = |max, ty, values: &[u32]| load_reduction((max, ty, false, false), values);
+        let values = [5, 0xffff_fff0, 7];
+        assert_eq!(integer(true, Type::U32, &values), 0xffff_fff0);
+        assert_eq!(integer(true, Type::S32, &values), 7);
+        assert_eq!(integer(false, Type::S32, &values), 0xffff_fff0);
+        assert_eq!(integer(false, Type::U32, &values), 5);
+    }
+
+    #[test]
+    fn an_f16_d_rounds_to_nearest_even_as_mma_sim() {
+        // MMA-Sim's `tcgen05mma` with an f16 D: `nv_fused_dot_add(..., output_type="f16")`
+        // sums exactly here (2^11 + 3, far inside 25 fraction bits) and rounds the sum to 10
+        // fraction bits with Python's `round` (to nearest, ties to even): 2051 lies halfway
+        // between 2050 and 2052, and goes to 2052 (fraction 0b10, even); toward zero would
+        // give 2050. dtype F16 (bits 4-5 clear), A and B F16, N = 16, M = 128.
+        let desc = InstrDescriptor::decode(Kind::F16, 2 << 17 | 8 << 24, Form::One).unwrap();
+        assert_eq!(desc.d, MmaType::F16);
+        let (a, b) = ([0x6800, 0x4200], [0x3c00, 0x3c00]);
+        let d = dot(TensorCores::Blackwell, &desc, &a, &b, 0);
+        assert_eq!(d, 0x6802, "2052 is 0x6802 in binary16");
+        // With c = -4 (0xc400): 2047, exactly representable.
+        assert_eq!(dot(TensorCores::Blackwell, &desc, &a, &b, 0xc400), 0x67ff);
+    }
+
     #[test]
     fn the_fp4_block_scaled_step_is_mma_sims() {
         // .e2m1 containers (bits 2-5): 1.0 = 0b0010, -1.0 = 0b1010, 0.5 = 0b0001.

@@ -20,12 +20,13 @@
 //! lends the running CTA the other CTAs' tensor memories as it lends their shared memories
 //! (the `grid` module).
 
+use ptxsim_isa::mma::MmaType;
 use ptxsim_isa::ops::{MbarrierOp, Space};
 
 use super::Executor;
 use crate::alu::tcgen05::{self as alu, Form, InstrDescriptor, SubByte};
 use crate::alu::wgmma::Descriptor;
-use crate::ir::tcgen05::{CollectorUsage, CopyShape, Mma, MmaA, Shape, Tcgen05};
+use crate::ir::tcgen05::{CollectorUsage, CopyShape, LoadReduction, Mma, MmaA, Shape, Tcgen05};
 use crate::ir::{Destination, Instruction, MemoryOperand, Source};
 use crate::memory::CLUSTER_RANK_STRIDE;
 use crate::tensor_memory::{self, TensorMemory};
@@ -236,7 +237,14 @@ impl Executor<'_, '_> {
                 d,
                 taddr,
                 split,
-            } => self.tmem_ld(instruction, lanes, (*shape, *num, *pack, *split), d, *taddr),
+                red,
+            } => self.tmem_ld(
+                instruction,
+                lanes,
+                (*shape, *num, *pack, *split),
+                (d, red.as_ref()),
+                *taddr,
+            ),
             Tcgen05::St {
                 shape,
                 num,
@@ -431,13 +439,14 @@ impl Executor<'_, '_> {
         }
     }
 
-    /// `tcgen05.ld`: each thread's registers from the warp's fragment of tensor memory.
+    /// `tcgen05.ld`: each thread's registers from the warp's fragment of tensor memory; with
+    /// `.red` also their minimum or maximum in `redval` ([`alu::load_reduction`]).
     fn tmem_ld(
         &mut self,
         instruction: &Instruction,
         lanes: &[usize],
         (shape, num, pack, split): (Shape, u32, bool, u32),
-        d: &[Destination],
+        (d, red): (&[Destination], Option<&LoadReduction>),
         taddr: MemoryOperand,
     ) {
         let base = tensor_memory::split(self.taddr(lanes[0], taddr));
@@ -471,6 +480,10 @@ impl Executor<'_, '_> {
             values.push(row);
         }
         for (&lane, row) in lanes.iter().zip(values) {
+            if let Some(red) = red {
+                let reduced = alu::load_reduction((red.max, red.ty, red.abs, red.nan), &row);
+                self.write(lane, red.dest, u128::from(reduced), red.ty);
+            }
             for (&destination, value) in d.iter().zip(row) {
                 self.write(lane, destination, u128::from(value), ptxsim_isa::Type::B32);
             }
@@ -653,17 +666,40 @@ impl Executor<'_, '_> {
         Ok((rows, columns))
     }
 
+    /// The dense columns of the stored elements of each row of a sparse A (`tcgen05.mma.sp`,
+    /// M = 128, `.cta_group::1`), from the metadata at `[sp-meta-tmem]` in the CTA's tensor
+    /// memory ([`alu::sparse_metadata_cell`], [`alu::sparse_columns`]).
+    fn sparse_columns(
+        &self,
+        lane: usize,
+        (operand, selector): (MemoryOperand, u32),
+        kind: crate::ir::tcgen05::Kind,
+        m: usize,
+    ) -> Result<Vec<Vec<usize>>, String> {
+        let (meta_lane, meta_column) = tensor_memory::split(self.taddr(lane, operand));
+        (0..m)
+            .map(|row| {
+                alu::sparse_columns(kind, kind.k(), |chunk| {
+                    let (lane, column, bit) = alu::sparse_metadata_cell(kind, row, chunk, selector);
+                    let cell = self.tmem.read(meta_lane + lane, meta_column + column)?;
+                    Ok(cell >> bit & 0xf)
+                })
+                .map_err(|why| format!("row {row} of A: {why}"))
+            })
+            .collect()
+    }
+
     /// B (N x K) from shared memory, column `n` from CTA `n / (N / CTAs)` of the group.
     fn b_from_shared(
         &mut self,
         lane: usize,
-        op: &Mma,
+        (op, k): (&Mma, usize),
         desc: &InstrDescriptor,
         ctas: &[u32],
     ) -> Result<Vec<Vec<u64>>, String> {
         let descriptor = Descriptor::decode_tcgen05(self.read_bits(lane, op.b, 64))?;
         let columns = desc.columns_per_cta();
-        let mut b = vec![vec![0u64; op.kind.k()]; desc.n];
+        let mut b = vec![vec![0u64; k]; desc.n];
         let layout = (desc.transpose_b, SubByte::of(op.kind, desc.b));
         for (n, row) in b.iter_mut().enumerate() {
             let base = self.shared_base(ctas[n / columns]);
@@ -728,6 +764,11 @@ impl Executor<'_, '_> {
     /// collector buffer `bN` of `.collector::bN::usage`: `::fill` reads B from shared memory
     /// and keeps it, `::use` takes the kept B instead of reading, `::lastuse` too and empties
     /// the buffer, `::discard` (the default) reads B and keeps nothing.
+    ///
+    /// `.sp` (`[sp-meta-tmem]`): "the matrix A of shape MxK is stored in a packed form as
+    /// Mx(K/2) in memory" (9.7.16.10.8), read as the dense kind's A (whose K is the sparse
+    /// K / 2); B has the sparse K; each stored element meets the row of B its metadata names
+    /// ([`Executor::sparse_columns`]), so D is the dense kind's step over the stored elements.
     fn tcgen05_mma(&mut self, lane: usize, op: &Mma) -> Result<(), String> {
         let idesc = self.read_bits(lane, op.idesc, 32) as u32;
         let form = match (op.pair, op.ws.is_some()) {
@@ -737,15 +778,32 @@ impl Executor<'_, '_> {
         };
         let desc = InstrDescriptor::decode(op.kind, idesc, form)?;
         let ctas = self.group(op.pair)?;
-        if let Some(scale) = op.scale_input_d {
-            let scale = self.read_bits(lane, scale, 32);
-            if scale != 0 {
-                return Err(format!(
-                    "scale-input-d = {scale} is not supported by ptxsim yet (only 0)"
-                ));
-            }
+        let scale_input_d = match op.scale_input_d {
+            Some(scale) => match self.read_bits(lane, scale, 32) as u32 {
+                scale @ 0..=15 => scale,
+                scale => {
+                    return Err(format!(
+                        "scale-input-d is {scale}: its valid range is [0, 15]"
+                    ));
+                }
+            },
+            None => 0,
+        };
+        if op.sparse_metadata.is_some() != desc.sparse.is_some() {
+            return Err(format!(
+                "{} but the instruction descriptor's sparse bit (bit 2) is {}: they go together",
+                if op.sparse_metadata.is_some() {
+                    "tcgen05.mma.sp"
+                } else {
+                    "a dense tcgen05.mma"
+                },
+                u32::from(desc.sparse.is_some())
+            ));
         }
+        // K of the stored A (the kind's dense K; a sparse A keeps half of its 2K columns,
+        // "stored in a packed form as Mx(K/2)", 9.7.16.10.8) and of B.
         let k = op.kind.k();
+        let k_b = if desc.sparse.is_some() { 2 * k } else { k };
         let (d_lane, d_column) = tensor_memory::split(self.taddr(lane, op.d));
         let half_quarters = desc.m == 64 && form == Form::One;
         if d_lane != 0 && !(half_quarters && d_lane == 16) {
@@ -815,7 +873,7 @@ impl Executor<'_, '_> {
             Some((buffer, usage @ (CollectorUsage::Use | CollectorUsage::LastUse))) => {
                 self.collected(buffer, usage, (desc.n, k))?
             }
-            _ => self.b_from_shared(lane, op, &desc, &ctas)?,
+            _ => self.b_from_shared(lane, (op, k_b), &desc, &ctas)?,
         };
         if let Some((buffer, CollectorUsage::Fill)) = collector {
             self.tmem.collectors[buffer] = Some(b.clone());
@@ -857,10 +915,27 @@ impl Executor<'_, '_> {
             ),
             _ => None,
         };
+        let sparse_columns = match (op.sparse_metadata, desc.sparse) {
+            (Some(operand), Some(selector)) => {
+                Some(self.sparse_columns(lane, (operand, selector), op.kind, desc.m)?)
+            }
+            _ => None,
+        };
+        let mut gathered = Vec::new();
         for (m, a_row) in a.iter().enumerate() {
             let (cta, local) = (m / rows, m % rows);
             let rank = ctas[cta];
             for (n, b_row) in b.iter().enumerate() {
+                // A sparse A's product is the dense one over the expanded A: its stored
+                // elements meet the elements of B at the columns the metadata names.
+                let b_row = match &sparse_columns {
+                    Some(columns) => {
+                        gathered.clear();
+                        gathered.extend(columns[m].iter().map(|&column| b_row[column]));
+                        &gathered
+                    }
+                    None => b_row,
+                };
                 let (lane_offset, column_offset) = desc.place(local, n);
                 let row = d_lane + lane_offset;
                 let column = d_column + column_offset;
@@ -871,7 +946,27 @@ impl Executor<'_, '_> {
                     continue;
                 }
                 let c = if accumulate {
-                    u64::from(self.cta_tmem(rank).read(row, column)?)
+                    let c = u64::from(self.cta_tmem(rank).read(row, column)?);
+                    if desc.d == MmaType::F16 {
+                        // An `.f16` element of D in the low half of its cell (assumed:
+                        // CUTLASS's `tmem_frg_1sm<half_t>` keeps one per 32-bit column).
+                        if scale_input_d != 0 {
+                            return Err(format!(
+                                "scale-input-d = {scale_input_d} with an .f16 D is not \
+                                 supported by ptxsim yet"
+                            ));
+                        }
+                        c & 0xffff
+                    } else if scale_input_d == 0 {
+                        c
+                    } else {
+                        alu::scale_input_d(c, scale_input_d).ok_or_else(|| {
+                            format!(
+                                "D({m}, {n}) x 2^-{scale_input_d} leaves the normal .f32 range, \
+                             which ptxsim does not model"
+                            )
+                        })?
+                    }
                 } else {
                     0
                 };

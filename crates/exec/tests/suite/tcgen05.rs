@@ -34,15 +34,15 @@ const PAIR: &str = include_str!("tcgen05_kernels/pair.ptx");
 const WS: &str = include_str!("tcgen05_kernels/ws.ptx");
 
 /// Bytes of the shared-memory image: A at 0, B at 16384.
-const IMAGE: usize = 24576;
-const B_BASE: usize = 16384;
-const M: usize = 128;
-const N: usize = 32;
+pub(super) const IMAGE: usize = 24576;
+pub(super) const B_BASE: usize = 16384;
+pub(super) const M: usize = 128;
+pub(super) const N: usize = 32;
 
 /// An input type: its `.kind`, the instruction descriptor's type fields, bytes per element and
 /// the bits of a small integer in it.
-#[derive(Clone, Copy, Debug)]
-enum Input {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Input {
     F16,
     Bf16,
     Tf32,
@@ -51,7 +51,7 @@ enum Input {
 }
 
 impl Input {
-    fn kind(self) -> &'static str {
+    pub(super) fn kind(self) -> &'static str {
         match self {
             Input::F16 | Input::Bf16 => "kind::f16",
             Input::Tf32 => "kind::tf32",
@@ -60,7 +60,7 @@ impl Input {
         }
     }
 
-    fn bytes(self) -> usize {
+    pub(super) fn bytes(self) -> usize {
         match self {
             Input::F16 | Input::Bf16 => 2,
             Input::Tf32 => 4,
@@ -71,7 +71,7 @@ impl Input {
     /// The instruction descriptor (Table 42): dtype bits 4-5 (F32 = 1, S32 = 2), atype bits
     /// 7-9 and btype 10-12 (F16 = 0, BF16 = 1, TF32 = 2, signed 8-bit = 1, E4M3 = 0), N >> 3
     /// at bit 17, M >> 4 at bit 24; bit 16 when B is N-major ("Transpose B").
-    fn idesc(self, b_mn_major: bool, m: u32) -> u32 {
+    pub(super) fn idesc(self, b_mn_major: bool, m: u32) -> u32 {
         let (d, ab) = match self {
             Input::F16 | Input::E4m3 => (1, 0),
             Input::Bf16 => (1, 1),
@@ -88,7 +88,7 @@ impl Input {
 
     /// The encoding of `v` (|v| <= 4): IEEE binary16, bfloat16 (the high half of the f32),
     /// the f32 bits for tf32, two's complement for s8, OCP E4M3 (bias 7, 3 mantissa bits).
-    fn encode(self, v: i32) -> u32 {
+    pub(super) fn encode(self, v: i32) -> u32 {
         let float = |exponent_bias: u32, mantissa_bits: u32, sign_bit: u32| {
             if v == 0 {
                 return 0;
@@ -108,16 +108,16 @@ impl Input {
     }
 
     /// K of two instructions: 32 bytes of a row each.
-    fn depth(self) -> usize {
+    pub(super) fn depth(self) -> usize {
         64 / self.bytes()
     }
 }
 
-fn a_value(m: usize, k: usize) -> i32 {
+pub(super) fn a_value(m: usize, k: usize) -> i32 {
     ((m * 7 + k * 3) % 9) as i32 - 4
 }
 
-fn b_value(n: usize, k: usize) -> i32 {
+pub(super) fn b_value(n: usize, k: usize) -> i32 {
     ((n * 5 + k * 11) % 7) as i32 - 3
 }
 
@@ -140,7 +140,7 @@ enum Layout {
 
 /// A shared-memory descriptor (Table 40) with the start relative to the image: start, LBO and
 /// SBO `>> 4` at bits 0, 16, 32, the fixed 0b001 at bits 46-48, the swizzling mode at 61-63.
-fn descriptor(start: usize, lbo: usize, sbo: usize, swizzle: u64) -> u64 {
+pub(super) fn descriptor(start: usize, lbo: usize, sbo: usize, swizzle: u64) -> u64 {
     (start as u64 >> 4)
         | (lbo as u64 >> 4) << 16
         | (sbo as u64 >> 4) << 32
@@ -214,8 +214,19 @@ fn run_mma(input: Input, layout: Layout, from_tmem: bool) -> Vec<u32> {
 
 /// Runs `mma_<kind>` with M = `m` and returns what the warps loaded, lane by lane.
 fn run_mma_m(input: Input, layout: Layout, from_tmem: bool, m: u32) -> Vec<u32> {
+    let idesc = input.idesc(layout == Layout::Swizzled, m);
     let source = MMA.replace("kind::f16", input.kind());
-    let module = Module::load(&source, &Options::default()).expect("the kernel loads");
+    run_mma_source(&source, input, layout, (from_tmem, idesc))
+}
+
+/// [`run_mma_m`] of the kernel text `source`.
+fn run_mma_source(
+    source: &str,
+    input: Input,
+    layout: Layout,
+    (from_tmem, idesc): (bool, u32),
+) -> Vec<u32> {
+    let module = Module::load(source, &Options::default()).expect("the kernel loads");
     let (mut image, [a_desc, b_desc, a_step, b_step]) = image(input, layout);
     let mut out = vec![0u8; M * N * 4];
     module
@@ -226,7 +237,7 @@ fn run_mma_m(input: Input, layout: Layout, from_tmem: bool, m: u32) -> Vec<u32> 
             &mut [
                 Arg::Buffer(&mut image),
                 Arg::Buffer(&mut out),
-                Arg::U32(input.idesc(layout == Layout::Swizzled, m)),
+                Arg::U32(idesc),
                 Arg::U32(u32::from(from_tmem)),
                 Arg::U64(a_desc),
                 Arg::U64(b_desc),
@@ -318,6 +329,57 @@ fn an_m64_product_fills_the_first_16_lanes_of_each_quarter() {
 fn a_copied_into_tensor_memory_gives_the_same_product() {
     check_mma(Input::F16, Layout::Plain, true);
     check_mma(Input::S8, Layout::Plain, true);
+}
+
+#[test]
+fn scale_input_d_scales_the_accumulator_by_a_power_of_two() {
+    // "D = A*B+D * (2 ^ - scale-input-d)" (9.7.16.10.9.1): the second instruction takes the
+    // first's D times 2^-3, so D = A1 B1 + (A0 B0) / 8, exact in small integers and eighths.
+    for input in [Input::F16, Input::Tf32] {
+        let source = MMA
+            .replace("kind::f16", input.kind())
+            .replace("%r11, %p5;", "%r11, %p5, 3;");
+        let idesc = input.idesc(false, M as u32);
+        let got = run_mma_source(&source, input, Layout::Plain, (false, idesc));
+        let half = input.depth() / 2;
+        for m in 0..M {
+            for n in 0..N {
+                let sum = |ks: std::ops::Range<usize>| -> i32 {
+                    ks.map(|k| a_value(m, k) * b_value(n, k)).sum()
+                };
+                let want = sum(half..2 * half) as f32 + sum(0..half) as f32 / 8.0;
+                assert_eq!(
+                    f32::from_bits(got[m * N + n]),
+                    want,
+                    "D({m}, {n}) for {input:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn an_f16_d_holds_one_element_in_the_low_half_of_each_cell() {
+    // dtype F16 (bits 4-5 clear, Table 42) for .kind::f16 and .kind::f8f6f4: the small-integer
+    // sums (|D| < 2048) are exact .f16 values, one to a cell in its low half (assumed, as
+    // CUTLASS's tmem_frg_1sm<half_t> allocates a 32-bit column per element).
+    for input in [Input::F16, Input::E4m3] {
+        let idesc = input.idesc(false, M as u32) & !(3 << 4);
+        let source = MMA.replace("kind::f16", input.kind());
+        let got = run_mma_source(&source, input, Layout::Plain, (false, idesc));
+        for m in 0..M {
+            for n in 0..N {
+                let sum: i32 = (0..input.depth())
+                    .map(|k| a_value(m, k) * b_value(n, k))
+                    .sum();
+                assert_eq!(
+                    got[m * N + n],
+                    Input::F16.encode(sum),
+                    "D({m}, {n}) for {input:?}"
+                );
+            }
+        }
+    }
 }
 
 /// N of the pair products: 32 columns of B in each CTA.

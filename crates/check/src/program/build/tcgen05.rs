@@ -11,7 +11,7 @@ use ptxsim_syntax::ast::{self, Operand};
 use super::Builder;
 use crate::program::InstructionKind;
 use crate::program::tcgen05::{
-    Collector, CollectorUsage, CopyShape, Kind, Mma, MmaA, Shape, Tcgen05,
+    Collector, CollectorUsage, CopyShape, Kind, LoadReduction, Mma, MmaA, Shape, Tcgen05,
 };
 
 impl Builder<'_> {
@@ -140,9 +140,7 @@ impl Builder<'_> {
         modifiers: &[&str],
         operands: &[Operand],
     ) -> Result<Tcgen05, String> {
-        if modifiers.iter().any(|m| m.starts_with("red")) {
-            return Err("tcgen05.ld.red is not supported by ptxsim yet".to_string());
-        }
+        let red = load && modifiers.contains(&"red");
         let shape = modifiers
             .iter()
             .find_map(|m| Shape::parse(m))
@@ -154,6 +152,21 @@ impl Builder<'_> {
             .ok_or("tcgen05.ld/st needs .num (.x1 ... .x128)")?;
         let pack = modifiers.contains(&"pack::16b") || modifiers.contains(&"unpack::16b");
         let split_form = shape == Shape::S16x32bx2;
+        if red && (pack || !matches!(shape, Shape::S32x32b | Shape::S16x32bx2) || num < 2) {
+            return Err(
+                "tcgen05.ld.red takes .32x32b or .16x32bx2, .num at least .x2 (\"When .red \
+                 qualifier is specified, .num modifier must be at least .x2\") and no .pack"
+                    .to_string(),
+            );
+        }
+        // `.red` puts `redval` after `r`.
+        let mut operands = operands.to_vec();
+        let redval = if red && operands.len() > 1 {
+            Some(operands.remove(1))
+        } else {
+            None
+        };
+        let operands = &operands[..];
         let expected = if split_form { 3 } else { 2 };
         if operands.len() != expected {
             return Err(format!(
@@ -203,6 +216,12 @@ impl Builder<'_> {
                     .collect::<Result<_, _>>()?,
                 taddr,
                 split,
+                red: match redval {
+                    Some(redval) => {
+                        Some(Self::load_reduction(modifiers, self.destination(&redval)?)?)
+                    }
+                    None => None,
+                },
             }
         } else {
             Tcgen05::St {
@@ -216,17 +235,49 @@ impl Builder<'_> {
         })
     }
 
-    /// `tcgen05.mma.cta_group.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc,
-    /// {disable-output-lane,} enable-input-d {, scale-input-d}`.
+    /// `.redOp{.abs}{.NaN}.type` of `tcgen05.ld.red` (9.7.16.8.3: `.redOp = { .min, .max }`,
+    /// `.type = { .u32, .s32 }` or `.f32`, `.abs` and `.NaN` with `.f32` only).
+    fn load_reduction(
+        modifiers: &[&str],
+        dest: super::Destination,
+    ) -> Result<LoadReduction, String> {
+        let max = match (modifiers.contains(&"max"), modifiers.contains(&"min")) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => return Err("tcgen05.ld.red takes one of .min and .max".to_string()),
+        };
+        let ty = match modifiers.iter().find_map(|m| match *m {
+            "f32" => Some(Type::F32),
+            "u32" => Some(Type::U32),
+            "s32" => Some(Type::S32),
+            _ => None,
+        }) {
+            Some(ty) => ty,
+            None => return Err("tcgen05.ld.red takes .f32, .u32 or .s32".to_string()),
+        };
+        let (abs, nan) = (modifiers.contains(&"abs"), modifiers.contains(&"NaN"));
+        if ty != Type::F32 && (abs || nan) {
+            return Err(".abs and .NaN of tcgen05.ld.red go with .f32 only".to_string());
+        }
+        Ok(LoadReduction {
+            max,
+            ty,
+            abs,
+            nan,
+            dest,
+        })
+    }
+
+    /// `tcgen05.mma{.sp}.cta_group.kind [d-tmem], a-desc|[a-tmem], b-desc, {[sp-meta-tmem],}
+    /// idesc, {disable-output-lane,} enable-input-d {, scale-input-d}` (9.7.16.10.9.1-2).
+    /// `.sp` with `.ws` or `.block_scale` is not run yet.
     fn tcgen05_mma(
         &mut self,
         modifiers: &[&str],
         operands: &[Operand],
         pair: bool,
     ) -> Result<Tcgen05, String> {
-        if modifiers.contains(&"sp") {
-            return Err("sparse tcgen05.mma (.sp) is not supported by ptxsim yet".to_string());
-        }
+        let sparse = modifiers.contains(&"sp");
         let ws = if modifiers.contains(&"ws") {
             if pair {
                 return Err("tcgen05.mma.ws takes .cta_group::1 only".to_string());
@@ -255,6 +306,26 @@ impl Builder<'_> {
         } else {
             0
         };
+        if sparse && (ws.is_some() || block_scale) {
+            return Err(
+                "sparse tcgen05.mma.sp with .ws or .block_scale is not supported by ptxsim yet"
+                    .to_string(),
+            );
+        }
+        // `.sp` puts `[sp-meta-tmem]` between b-desc and idesc (9.7.16.10.9.1, Syntax).
+        let mut operands = operands.to_vec();
+        let sparse_metadata = if sparse {
+            if operands.len() < 6 {
+                return Err(format!(
+                    "tcgen05.mma.sp takes at least 6 operands, not {}",
+                    operands.len()
+                ));
+            }
+            Some(self.memory_operand(&operands.remove(3))?)
+        } else {
+            None
+        };
+        let operands = &operands[..];
         if operands.len() < 5 {
             return Err(format!(
                 "tcgen05.mma takes at least 5 operands, not {}",
@@ -304,6 +375,13 @@ impl Builder<'_> {
                     .to_string(),
             );
         }
+        if rest.len() == 2 && !matches!(kind, Kind::F16 | Kind::Tf32) {
+            return Err(
+                "scale-input-d: \"The argument scale-input-d is only valid for .kind::tf32 and \
+                 .kind::f16\""
+                    .to_string(),
+            );
+        }
         Ok(Tcgen05::Mma(Box::new(Mma {
             kind,
             d,
@@ -320,6 +398,7 @@ impl Builder<'_> {
             scale_vec,
             pair,
             ws,
+            sparse_metadata,
         })))
     }
 
