@@ -780,8 +780,13 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 // thread-id-b}`: "of type .b32" (ptxas 13.5 takes any 32-bit register; it
                 // also rejects an immediate, which this rule lets through) and "unsigned
                 // 16-bit integer values" (16-bit registers or immediates; "Arguments mismatch"
-                // for a 32-bit register).
-                let data = |name| scalar(name, false, RegisterRule::OneOf(crate::layout::FRAGMENT));
+                // for a 32-bit register). ptxas 13.5 also takes the data as a brace vector of
+                // one (`{%r1}`, as libcu++'s and CUTLASS's inline assembly write it).
+                let data = |name| OperandSlot {
+                    name,
+                    is_destination: false,
+                    shape: SlotShape::ScalarOrSingle(RegisterRule::OneOf(crate::layout::FRAGMENT)),
+                };
                 let selectors = |name| OperandSlot {
                     name,
                     is_destination: false,

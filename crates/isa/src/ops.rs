@@ -1124,6 +1124,10 @@ pub enum OpForm {
         /// `.relaxed` on `.arrive` (PTX ISA 8.0): no memory ordering, the same in a
         /// sequential simulator.
         relaxed: bool,
+        /// Whether a memory-ordering qualifier (`.release`, `.relaxed`, `.acquire`) is written:
+        /// each needs PTX ISA 8.0 (ptxas 13.5: "Modifier '.release' on
+        /// 'barrier.cluster.arrive' requires PTX ISA .version 8.0 or later").
+        ordered: bool,
     },
     /// `setmaxnreg.action.sync.aligned.u32 imm-reg-count` (PTX ISA 9.0, setmaxnreg): "a hint
     /// to the system to update the maximum number of per-thread registers owned by the
@@ -1200,6 +1204,17 @@ pub fn sm_1x_modifiers<'a>(opcode: &str, modifiers: &[&'a str]) -> Option<Vec<&'
     (adjusted.len() != modifiers.len()).then_some(adjusted)
 }
 
+/// Whether the types are `.f32` then `.f16` or `.bf16` (the mixed-precision `add`, `sub` and
+/// `fma` of PTX ISA 8.6; ptxas 13.5 rejects the other order: "Unexpected instruction types
+/// specified for 'add'").
+fn mixed_precision(modifiers: &[&str]) -> bool {
+    let mut types = modifiers.iter().filter(|m| Type::from_name(m).is_some());
+    matches!(
+        (types.next(), types.next(), types.next()),
+        (Some(&"f32"), Some(&("f16" | "bf16")), None)
+    )
+}
+
 pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     match opcode {
         // `add`/`sub`/`mul`/`fma` `.f32x2` (PTX ISA 8.6, sm_100: "operands d, a and b have
@@ -1209,6 +1224,17 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
                 DecodeErrorKind::UnsupportedInstruction(opcode),
                 None,
                 "checked by its Syntax-block forms",
+            ))
+        }
+        // `add`/`sub{.rnd}{.sat}.f32.atype` and `fma.rnd{.sat}.f32.abtype` with `.atype =
+        // { .f16, .bf16 }` (mixed precision, PTX ISA 8.6, sm_100) are checked by their
+        // Syntax-block forms too, and not run.
+        Opcode::Add | Opcode::Sub | Opcode::Fma if mixed_precision(modifiers) => {
+            Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                None,
+                "mixed-precision arithmetic (.f32 with .f16/.bf16) is checked by its Syntax-block \
+                 forms and not run by ptxsim yet",
             ))
         }
         Opcode::Add => decode_add_sub(opcode, IntOp::Add, FloatOp::Add, modifiers),
@@ -3631,16 +3657,31 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] => {
             return decode_cp_async_bulk_prefetch_tensor(dims, rest);
         }
-        [
-            "async",
-            "bulk",
-            "tensor",
-            dims,
-            destination,
-            source,
-            rest @ ..,
-        ] => {
-            return decode_cp_async_bulk_tensor(dims, destination, source, rest, false);
+        ["async", "bulk", "tensor", dims, tail @ ..] => {
+            // ptxas 13.5 takes the other modifiers before the state spaces too
+            // (`.1d.cta_group::2.shared::cluster.global`, as CUTLASS writes it): the first two
+            // state spaces are the destination and the source.
+            let spaces: Vec<usize> = (0..tail.len())
+                .filter(|&i| matches!(tail[i], "shared::cluster" | "shared::cta" | "global"))
+                .take(2)
+                .collect();
+            if let [d, s] = spaces[..]
+                && (d, s) != (0, 1)
+            {
+                let rest: Vec<&str> = (0..tail.len())
+                    .filter(|&i| i != d && i != s)
+                    .map(|i| tail[i])
+                    .collect();
+                return decode_cp_async_bulk_tensor(dims, tail[d], tail[s], &rest, false);
+            }
+            if let [destination, source, rest @ ..] = tail {
+                return decode_cp_async_bulk_tensor(dims, destination, source, rest, false);
+            }
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                None,
+                "cp.async.bulk.tensor needs a destination and a source state space",
+            ));
         }
         ["async", "bulk", destination, source, completion, rest @ ..]
             if !matches!(*destination, "tensor" | "prefetch") =>
@@ -4640,7 +4681,11 @@ fn decode_barrier_cluster(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         Some((_, "acquire")) if !arrive => false,
         Some((index, m)) => return Err(not_a_modifier(index, m, opcode)),
     };
-    Ok(OpForm::BarrierCluster { arrive, relaxed })
+    Ok(OpForm::BarrierCluster {
+        arrive,
+        relaxed,
+        ordered: sem.is_some(),
+    })
 }
 
 /// `membar.level` (9.7.13.4): `.level = { .cta, .gl, .sys }`, exactly one; the proxy forms
@@ -6211,14 +6256,16 @@ mod tests {
             ),
             OpForm::BarrierCluster {
                 arrive: true,
-                relaxed: true
+                relaxed: true,
+                ordered: true
             }
         );
         assert_eq!(
             ok(Opcode::Barrier, &["cluster", "wait", "acquire"]),
             OpForm::BarrierCluster {
                 arrive: false,
-                relaxed: false
+                relaxed: false,
+                ordered: true
             }
         );
         for bad in [
