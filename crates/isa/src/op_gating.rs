@@ -6,7 +6,7 @@
 //! decoded form on 22 `.target`/`.version` pairs.
 
 use crate::form::OpInstruction;
-use crate::gating::{Applies, Gate, Support, TargetSet};
+use crate::gating::{Applies, BLACKWELL_SPECIFIC, Gate, SM120_SPECIFIC, Support, TargetSet};
 use crate::mma::MmaType;
 use crate::ops::{
     AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space, TensormapField,
@@ -471,10 +471,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::MmaKindF8f6f4),
         support: &[Support {
             since: v(8, 6),
-            targets: TargetSet::Specific {
-                arch: &[100, 101, 103, 110, 120, 121],
-                families: &[100, 110, 120],
-            },
+            targets: BLACKWELL_SPECIFIC,
         }],
     },
     Gate {
@@ -482,10 +479,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::MmaFp6Fp4),
         support: &[Support {
             since: v(8, 7),
-            targets: TargetSet::Specific {
-                arch: &[120, 121],
-                families: &[120],
-            },
+            targets: SM120_SPECIFIC,
         }],
     },
     Gate {
@@ -493,10 +487,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::MmaBlockScale),
         support: &[Support {
             since: v(8, 7),
-            targets: TargetSet::Specific {
-                arch: &[120, 121],
-                families: &[120],
-            },
+            targets: SM120_SPECIFIC,
         }],
     },
     Gate {
@@ -504,10 +495,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::MmaScaleVec4xUe8m0),
         support: &[Support {
             since: v(9, 1),
-            targets: TargetSet::Specific {
-                arch: &[120, 121],
-                families: &[120],
-            },
+            targets: SM120_SPECIFIC,
         }],
     },
     Gate {
@@ -623,10 +611,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::TensormapSwizzleAtomicity),
         support: &[Support {
             since: v(8, 6),
-            targets: TargetSet::Specific {
-                arch: &[100, 101, 103, 110, 120, 121],
-                families: &[100, 110, 120],
-            },
+            targets: BLACKWELL_SPECIFIC,
         }],
     },
     Gate {
@@ -661,10 +646,7 @@ pub const OP_GATES: &[Gate] = &[
             },
             Support {
                 since: v(8, 6),
-                targets: TargetSet::Specific {
-                    arch: &[100, 101, 103, 110, 120, 121],
-                    families: &[100, 110, 120],
-                },
+                targets: BLACKWELL_SPECIFIC,
             },
         ],
     },

@@ -3665,6 +3665,24 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
                 .filter(|&i| matches!(tail[i], "shared::cluster" | "shared::cta" | "global"))
                 .take(2)
                 .collect();
+            // ptxas 13.5: "State space incorrect for instruction 'cp.async.bulk.tensor'" for
+            // any other pair of state spaces.
+            if let [d, s] = spaces[..]
+                && !matches!(
+                    (tail[d], tail[s]),
+                    ("shared::cluster" | "shared::cta", "global") | ("global", "shared::cta")
+                )
+            {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(4 + s),
+                    format!(
+                        "cp.async.bulk.tensor.{}.{}: the copies are .shared::cluster.global, \
+                         .shared::cta.global and .global.shared::cta",
+                        tail[d], tail[s]
+                    ),
+                ));
+            }
             if let [d, s] = spaces[..]
                 && (d, s) != (0, 1)
             {
@@ -3674,13 +3692,16 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
                     .collect();
                 return decode_cp_async_bulk_tensor(dims, tail[d], tail[s], &rest, false);
             }
-            if let [destination, source, rest @ ..] = tail {
+            if let ([_, _], [destination, source, rest @ ..]) = (&spaces[..], tail) {
                 return decode_cp_async_bulk_tensor(dims, destination, source, rest, false);
             }
+            // ptxas 13.5: "State space incorrect for instruction 'cp.async.bulk.tensor'" for
+            // `.1d.global.mbarrier...` and `.1d.shared.global...` too.
             return Err(DecodeError::new(
                 DecodeErrorKind::UnknownModifier,
                 None,
-                "cp.async.bulk.tensor needs a destination and a source state space",
+                "cp.async.bulk.tensor needs a destination and a source state space \
+                 (.shared::cluster.global, .shared::cta.global or .global.shared::cta)",
             ));
         }
         ["async", "bulk", destination, source, completion, rest @ ..]

@@ -12,7 +12,7 @@
 //! with small modules (`tests/conformance/fuzz-forms.tsv.xz` holds the lines).
 
 use crate::form::{DecodeError, DecodeErrorKind, Location, Operand, RuleCode, Violation};
-use crate::gating::{Applies, Gate, Support, TargetSet};
+use crate::gating::{Applies, BLACKWELL_SPECIFIC, Gate, SM120_SPECIFIC, Support, TargetSet};
 use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
 use crate::opcode::Opcode;
 use crate::target::PtxVersion;
@@ -962,50 +962,40 @@ const TCGEN05_LD_RED_F32: &[Restriction] = &[
 /// `redval` a written 32-bit register ("Result register required"), and `immHalfSplitoff`
 /// with `.16x32bx2` only. ptxsim checks it and does not run it.
 const TCGEN05_LD_RED: [SyntaxForm; 2] = [
-    SyntaxForm {
-        words: &["ld", "red"],
-        groups: &[
-            SYNC,
-            ALIGNED,
-            group(".shape", &["32x32b"], true),
-            group(".num", TCGEN05_LD_RED_NUM, true),
-            group(".redOp", &["min", "max"], true),
-            types(".type", &["f32", "u32", "s32"]),
-            group(".abs", &["abs"], false),
-            group(".NaN", &["NaN"], false),
-        ],
-        operands: &[
-            slot("r", true, Kind::Fragment(3, 1)),
-            slot("redval", true, fixed(TCGEN05_32_ANY)),
-            slot("[taddr]", false, ADDRESS),
-        ],
-        restrictions: TCGEN05_LD_RED_F32,
-        modifier_gates: &[("red", TCGEN05_LD_RED_GATE)],
-        ..form(Opcode::Tcgen05, "9.7.16.8.3 (tcgen05.ld.red)")
-    },
-    SyntaxForm {
-        words: &["ld", "red"],
-        groups: &[
-            SYNC,
-            ALIGNED,
-            group(".shape", &["16x32bx2"], true),
-            group(".num", TCGEN05_LD_RED_NUM, true),
-            group(".redOp", &["min", "max"], true),
-            types(".type", &["f32", "u32", "s32"]),
-            group(".abs", &["abs"], false),
-            group(".NaN", &["NaN"], false),
-        ],
-        operands: &[
-            slot("r", true, Kind::Fragment(3, 1)),
-            slot("redval", true, fixed(TCGEN05_32_ANY)),
-            slot("[taddr]", false, ADDRESS),
-            slot("immHalfSplitoff", false, fixed(RegisterRule::Constant)),
-        ],
-        restrictions: TCGEN05_LD_RED_F32,
-        modifier_gates: &[("red", TCGEN05_LD_RED_GATE)],
-        ..form(Opcode::Tcgen05, "9.7.16.8.3 (tcgen05.ld.red)")
-    },
+    tcgen05_ld_red(&TCGEN05_LD_RED_32X32B, &TCGEN05_LD_RED_SLOTS),
+    tcgen05_ld_red(&TCGEN05_LD_RED_16X32BX2, &TCGEN05_LD_RED_SPLIT_SLOTS),
 ];
+const fn tcgen05_ld_red_groups(shape: &'static [&'static str]) -> [Group; 8] {
+    [
+        SYNC,
+        ALIGNED,
+        group(".shape", shape, true),
+        group(".num", TCGEN05_LD_RED_NUM, true),
+        group(".redOp", &["min", "max"], true),
+        types(".type", &["f32", "u32", "s32"]),
+        group(".abs", &["abs"], false),
+        group(".NaN", &["NaN"], false),
+    ]
+}
+const TCGEN05_LD_RED_32X32B: [Group; 8] = tcgen05_ld_red_groups(&["32x32b"]);
+const TCGEN05_LD_RED_16X32BX2: [Group; 8] = tcgen05_ld_red_groups(&["16x32bx2"]);
+const TCGEN05_LD_RED_SPLIT_SLOTS: [Slot; 4] = [
+    slot("r", true, Kind::Fragment(3, 1)),
+    slot("redval", true, fixed(TCGEN05_32_ANY)),
+    slot("[taddr]", false, ADDRESS),
+    slot("immHalfSplitoff", false, fixed(RegisterRule::Constant)),
+];
+const TCGEN05_LD_RED_SLOTS: &[Slot] = TCGEN05_LD_RED_SPLIT_SLOTS.split_at(3).0;
+const fn tcgen05_ld_red(groups: &'static [Group], operands: &'static [Slot]) -> SyntaxForm {
+    SyntaxForm {
+        words: &["ld", "red"],
+        groups,
+        operands,
+        restrictions: TCGEN05_LD_RED_F32,
+        modifier_gates: &[("red", TCGEN05_LD_RED_GATE)],
+        ..form(Opcode::Tcgen05, "9.7.16.8.3 (tcgen05.ld.red)")
+    }
+}
 
 /// `.num` of `tcgen05.ld.red`: `.x2` to `.x128`.
 const TCGEN05_LD_RED_NUM: &[&str] = &["x2", "x4", "x8", "x16", "x32", "x64", "x128"];
@@ -1839,10 +1829,7 @@ pub fn operand_gates(
 /// The sm_100a shapes of ldmatrix/stmatrix: ptxas 13.5 accepts them on sm_100a and sm_120a and
 /// rejects them on sm_90a and older ("Feature '.m16n16' not supported on .target 'sm_90a'",
 /// "Modifier '.m8n16' on 'ldmatrix' requires PTX ISA .version 8.6 or later").
-const NEWER_ARCH: TargetSet = TargetSet::Specific {
-    arch: &[100, 101, 103, 110, 120, 121],
-    families: &[100, 110, 120],
-};
+const NEWER_ARCH: TargetSet = BLACKWELL_SPECIFIC;
 const MATRIX_SHAPE_GATES: [(&str, Gate); 3] = [
     ("m16n16", gate(".m16n16", &[since(8, 6, NEWER_ARCH)])),
     ("m8n16", gate(".m8n16", &[since(8, 6, NEWER_ARCH)])),
@@ -2152,23 +2139,9 @@ const MODIFIER_GATES: &[(Opcode, &[&str], Gate)] = &{
         "wmma with integer types",
         &[since(6, 3, TargetSet::AtLeast(72))],
     );
-    const KIND_F8F6F4: Gate = gate(
-        "mma with .kind::f8f6f4",
-        &[since(
-            8,
-            6,
-            TargetSet::Specific {
-                arch: &[100, 101, 103, 110, 120, 121],
-                families: &[100, 110, 120],
-            },
-        )],
-    );
-    const SM120: TargetSet = TargetSet::Specific {
-        arch: &[120, 121],
-        families: &[120],
-    };
-    const FP6_FP4: Gate = gate("mma with FP6/FP4 types", &[since(8, 7, SM120)]);
-    const BLOCK_SCALE: Gate = gate("mma with block scale", &[since(8, 7, SM120)]);
+    const KIND_F8F6F4: Gate = gate("mma with .kind::f8f6f4", &[since(8, 6, BLACKWELL_SPECIFIC)]);
+    const FP6_FP4: Gate = gate("mma with FP6/FP4 types", &[since(8, 7, SM120_SPECIFIC)]);
+    const BLOCK_SCALE: Gate = gate("mma with block scale", &[since(8, 7, SM120_SPECIFIC)]);
     const ORDERED_METADATA: Gate = gate(
         "mma.sp::ordered_metadata",
         &[since(8, 5, TargetSet::AtLeast(80))],
@@ -2197,11 +2170,11 @@ const MODIFIER_GATES: &[(Opcode, &[&str], Gate)] = &{
     );
     const SPARSE_F16_F8: Gate = gate(
         "sparse mma with .kind::f8f6f4 and an .f16 accumulator",
-        &[since(8, 7, SM120)],
+        &[since(8, 7, SM120_SPECIFIC)],
     );
     const SCALE_4X_UE8M0: Gate = gate(
         "mma with .scale_vec::4X and .ue8m0 scale factors",
-        &[since(9, 1, SM120)],
+        &[since(9, 1, SM120_SPECIFIC)],
     );
     [
         (Opcode::Mma, &["sp::ordered_metadata"], ORDERED_METADATA),
