@@ -1323,6 +1323,50 @@ pub fn mbarrier_arrive_requirements(
     out
 }
 
+/// Where the tensor operand `[tensorMap, tensorCoords]` of a tensor copy stands and how many
+/// coordinates it takes: "tensorCoords ... specifies the starting coordinates in the tensor
+/// ... as a vector" of `.dim` elements (PTX ISA 9.0, cp.async.bulk.tensor,
+/// cp.reduce.async.bulk.tensor, cp.async.bulk.prefetch.tensor), and for `.tile::gather4`/
+/// `.tile::scatter4` "{col_idx, row_idx0, row_idx1, row_idx2, row_idx3} | Fixed length vector
+/// of size 5". `None` for other forms.
+pub fn tensor_coordinates(form: &OpForm) -> Option<(usize, usize)> {
+    match *form {
+        OpForm::CpAsyncBulkTensor {
+            dims,
+            load,
+            four_rows,
+            ..
+        } => Some((
+            usize::from(load),
+            if four_rows { 5 } else { usize::from(dims) },
+        )),
+        OpForm::CpAsyncBulkPrefetchTensor {
+            dims, four_rows, ..
+        } => Some((0, if four_rows { 5 } else { usize::from(dims) })),
+        _ => None,
+    }
+}
+
+/// The coordinate vector of a tensor copy ([`tensor_coordinates`]): `length` is its number of
+/// elements, `None` where the coordinates are not a brace vector (ptxas 13.5: "Argument
+/// vector size mismatch", "Vector expected for argument 2", also for `.1d`).
+pub fn tensor_coordinates_violation(form: &OpForm, length: Option<usize>) -> Option<Violation> {
+    let (operand, count) = tensor_coordinates(form)?;
+    match length {
+        Some(length) if length == count => None,
+        Some(length) => Some(Violation::new(
+            RuleCode::VectorLength,
+            Location::Operand(operand),
+            format!("this tensor copy takes {count} coordinates, not {length}"),
+        )),
+        None => Some(Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(operand),
+            format!("the tensor coordinates are a brace vector of {count}, `{{c0, ...}}`"),
+        )),
+    }
+}
+
 /// `setmaxnreg`'s register count when it is an integer (`Some(value)`): "The value of
 /// imm-reg-count must be in the range 24 to 256 (both inclusive) and must be a multiple of 8"
 /// (PTX ISA 9.0, setmaxnreg; ptxas 13.5: "unexpected value '65', expected to be multiple of
