@@ -962,7 +962,7 @@ const TCGEN05_LD_RED_F32: &[Restriction] = &[
 /// `redval` a written 32-bit register ("Result register required"), and `immHalfSplitoff`
 /// with `.16x32bx2` only. ptxsim checks it and does not run it.
 const TCGEN05_LD_RED: [SyntaxForm; 2] = [
-    tcgen05_ld_red(&TCGEN05_LD_RED_32X32B, &TCGEN05_LD_RED_SLOTS),
+    tcgen05_ld_red(&TCGEN05_LD_RED_32X32B, TCGEN05_LD_RED_SLOTS),
     tcgen05_ld_red(&TCGEN05_LD_RED_16X32BX2, &TCGEN05_LD_RED_SPLIT_SLOTS),
 ];
 const fn tcgen05_ld_red_groups(shape: &'static [&'static str]) -> [Group; 8] {
