@@ -36,6 +36,12 @@ wrappers state are compared with ptxas's and ptxsim's.
 pair that gives it; lines of 500 characters or more one row per verdict), and writes the rows xz-compressed with this header: the conformance table
 `tests/conformance/inlineasm.tsv.xz`, which `crates/check/tests/conformance.rs` reads.
 
+`--mutate N --seed S` prints N lines instead: the single-instruction lines (not the `{ }`
+blocks) mutated once or twice with specgen.py's mutations and the sources' own modifier
+vocabulary (a modifier dropped, repeated, moved, replaced, another type or state space, a
+register of another kind, an operand too few or too many, ...), each on a random pair of
+`PAIRS`: held-out variations of the newest forms.
+
 `--stats` prints, per checkout, the statements found, the lines extracted and the reasons for
 the skipped ones to stderr. `--gates TSV` reads the verdicts `fuzz.py --tsv` wrote for these
 lines and compares each stated gate with ptxas's: accepted at the gate, rejected one version
@@ -302,6 +308,30 @@ def valid_headers() -> set[tuple[str, str]]:
     return ok
 
 
+def mutated(lines: list[str], count: int, seed: int) -> int:
+    """`count` mutations of the single-instruction lines, each on a random pair of PAIRS."""
+    import random
+    import specgen
+    rng = random.Random(seed)
+    # The mnemonic apart from the operands (`tcgen05.ld...b32{%r0}` is written without a space
+    # in places), as specgen.py's `split` expects.
+    plain = [re.sub(r"^([\w.:]+)\s*", r"\1 ", l) for l in lines
+             if not l.startswith("{") and l.count(";") == 1]
+    words = sorted({w for l in plain for w in l.split(" ")[0].rstrip(";").split(".")[1:]})
+    seen: set[tuple[str, str, str]] = set()
+    tries = 0
+    while len(seen) < count and tries < count * 20:
+        tries += 1
+        line = specgen.mutate(rng.choice(plain), words, rng)
+        if rng.random() < 0.3:
+            line = specgen.mutate(line, words, rng)
+        target, version = rng.choice(PAIRS)
+        if (target, version, line) not in seen and "\t" not in line:
+            seen.add((target, version, line))
+            print(f"{target} {version} {line}")
+    return 0
+
+
 def write_table(tsv: str, out: str) -> int:
     """The conformance table: one row per instruction line and distinct verdict and message."""
     import lzma
@@ -365,6 +395,8 @@ def main() -> int:
     ap.add_argument("--stats", action="store_true")
     ap.add_argument("--no-gates", action="store_true", help="only the PAIRS")
     ap.add_argument("--gates", help="compare the stated gates with this fuzz.py --tsv output")
+    ap.add_argument("--mutate", type=int, metavar="N", help="print N mutated lines instead")
+    ap.add_argument("--seed", type=int, default=1, help="the --mutate seed")
     args = ap.parse_args()
     if args.table:
         return write_table(*args.table)
@@ -395,6 +427,8 @@ def main() -> int:
                     print(f"  {k}: {v}", file=sys.stderr)
     if args.gates:
         return gate_report(lines, args.gates)
+    if args.mutate:
+        return mutated(sorted(lines), args.mutate, args.seed)
     rows = []
     for line in sorted(lines):
         pairs = list(PAIRS)

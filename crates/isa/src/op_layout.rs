@@ -362,7 +362,9 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
-        // `atom... d, [a], b{, cache-policy}` (PTX ISA 9.0, atom, red).
+        // `atom... d, [a], b{, cache-policy}` (PTX ISA 9.0, atom, red). ptxas 13.5 takes the
+        // sink `_` as `d` (`atom.global.add.u32 _, [a], b`, `atom.cas.b64 _, [a], b, c`),
+        // which then works as `red` does: the old value is not written anywhere.
         OpForm::Atom {
             reduction,
             op,
@@ -372,7 +374,10 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         } => {
             let mut slots = Vec::with_capacity(4);
             if !reduction {
-                slots.push(destination("d", ty));
+                slots.push(OperandSlot {
+                    shape: SlotShape::ScalarOrSink(rule(ty)),
+                    ..destination("d", ty)
+                });
             }
             slots.push(address("a"));
             slots.push(source("b", ty));

@@ -2137,7 +2137,11 @@ impl<'m> Builder<'m> {
                     let Some((d, rest)) = operands.split_first() else {
                         return Err("atom without operands".to_string());
                     };
-                    (Some(self.destination(d)?), rest)
+                    // `atom... _, [a], b`: the old value is discarded, as `red` does.
+                    match d {
+                        Operand::Sink(_) => (None, rest),
+                        d => (Some(self.destination(d)?), rest),
+                    }
                 };
                 let (address, b, c) = match rest {
                     [address, b] => (address, b, None),
