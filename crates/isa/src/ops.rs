@@ -3732,13 +3732,17 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] => {
             return decode_cp_async_bulk_tensor(dims, destination, source, rest, true);
         }
+        // No form of the ISA starts so (ptxas 13.5: "Unknown modifier '.reduce'" for
+        // `cp.reduce.bulk.async...`, "State space modifier required for instruction
+        // 'cp.async.bulk.prefetch'" for `cp.async.bulk.prefetch.L2`, "Unknown modifier
+        // '.tensor'" for a misplaced `.tensor`).
         ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(0),
                 format!(
-                    "{opcode}.{} is not supported by ptxsim yet (only cp.async.ca/.cg, its \
-                     groups and cp.async.mbarrier.arrive)",
+                    "{opcode}.{} is no form of cp.async.bulk, cp.async.bulk.tensor, \
+                     cp.async.bulk.prefetch{{.tensor}} or cp.reduce.async.bulk{{.tensor}}",
                     modifiers.join(".")
                 ),
             ));
@@ -3826,9 +3830,10 @@ fn decode_cp_async_bulk(
             (Space::SharedCluster, Space::Shared, true)
         }
         ("global", "shared::cta", "bulk_group") => (Space::Global, Space::Shared, false),
+        // ptxas 13.5: "State space incorrect for instruction 'cp.async.bulk'".
         _ => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(2),
                 format!(
                     "{opcode}.{} is not a cp.async.bulk form ptxsim runs (.shared::cluster.global                      or .shared::cluster.shared::cta with .mbarrier::complete_tx::bytes,                      .global.shared::cta.bulk_group)",
@@ -4126,38 +4131,71 @@ fn decode_tensormap(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] if matches!(*scope, "cta" | "cluster" | "gpu" | "sys") => {
             Ok(OpForm::TensormapCpFenceproxy)
         }
-        ["replace", "tile", field, rest @ ..] => {
-            let field = match *field {
-                "global_address" => TensormapField::GlobalAddress,
-                "rank" => TensormapField::Rank,
-                "box_dim" => TensormapField::BoxDim,
-                "global_dim" => TensormapField::GlobalDim,
-                "global_stride" => TensormapField::GlobalStride,
-                "element_stride" => TensormapField::ElementStride,
-                "elemtype" => TensormapField::ElemType,
-                "interleave_layout" => TensormapField::InterleaveLayout,
-                "swizzle_mode" => TensormapField::SwizzleMode,
-                "swizzle_atomicity" => TensormapField::SwizzleAtomicity,
-                "fill_mode" => TensormapField::FillMode,
-                other => return Err(not_a_modifier(2, other, "tensormap.replace (a field)")),
+        // ptxas 13.5 takes the modifiers after `.replace` in any order
+        // (`tensormap.replace.global_stride.tile.shared::cta.b1024.b64`,
+        // `.b1024.b32.tile.elemtype`), each once ("Multiple .load_mode modifiers specified").
+        ["replace", rest @ ..] if rest.contains(&"tile") => {
+            let (mut tile, mut field, mut space, mut types) = (false, None, None, Vec::new());
+            for (offset, &m) in rest.iter().enumerate() {
+                let index = 1 + offset;
+                let twice = || {
+                    DecodeError::new(
+                        DecodeErrorKind::DuplicateModifier,
+                        Some(index),
+                        format!("tensormap.replace takes .{m} once"),
+                    )
+                };
+                let named = match m {
+                    "global_address" => Some(TensormapField::GlobalAddress),
+                    "rank" => Some(TensormapField::Rank),
+                    "box_dim" => Some(TensormapField::BoxDim),
+                    "global_dim" => Some(TensormapField::GlobalDim),
+                    "global_stride" => Some(TensormapField::GlobalStride),
+                    "element_stride" => Some(TensormapField::ElementStride),
+                    "elemtype" => Some(TensormapField::ElemType),
+                    "interleave_layout" => Some(TensormapField::InterleaveLayout),
+                    "swizzle_mode" => Some(TensormapField::SwizzleMode),
+                    "swizzle_atomicity" => Some(TensormapField::SwizzleAtomicity),
+                    "fill_mode" => Some(TensormapField::FillMode),
+                    _ => None,
+                };
+                match m {
+                    "tile" if tile => return Err(twice()),
+                    "tile" => tile = true,
+                    "global" | "shared::cta" if space.is_some() => return Err(twice()),
+                    "global" => space = Some(Space::Global),
+                    "shared::cta" => space = Some(Space::Shared),
+                    _ if named.is_some() && field.is_some() => return Err(twice()),
+                    _ if named.is_some() => field = named,
+                    _ if m == "b1024" || Type::from_name(m).is_some() => types.push((index, m)),
+                    other => {
+                        return Err(not_a_modifier(index, other, "tensormap.replace (a field)"));
+                    }
+                }
+            }
+            let Some(field) = field else {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    None,
+                    "tensormap.replace.tile needs the field it replaces (.global_address, .rank, \
+                     ...)",
+                ));
             };
-            let (space, tail) = match rest {
-                ["global", tail @ ..] => (Space::Global, tail),
-                ["shared::cta", tail @ ..] => (Space::Shared, tail),
-                tail => (Space::Generic, tail),
-            };
-            let index = 2 + rest.len() - tail.len() + 1;
-            match tail {
-                ["b1024", ty] if Type::from_name(ty) == Some(field.value_type()) => {
-                    Ok(OpForm::TensormapReplace { field, space })
+            let value = field.value_type().to_string();
+            let value = value.trim_start_matches('.');
+            match types[..] {
+                [(_, x), (_, y)]
+                    if (x == "b1024" && y == value) || (y == "b1024" && x == value) =>
+                {
+                    Ok(OpForm::TensormapReplace {
+                        field,
+                        space: space.unwrap_or(Space::Generic),
+                    })
                 }
                 _ => Err(DecodeError::new(
                     DecodeErrorKind::UnsupportedTypes,
-                    Some(index),
-                    format!(
-                        "tensormap.replace of this field is .b1024.{}",
-                        field.value_type()
-                    ),
+                    types.first().map(|&(index, _)| index),
+                    format!("tensormap.replace of this field is .b1024.{value}"),
                 )),
             }
         }
@@ -4186,13 +4224,13 @@ fn decode_cp_reduce_async_bulk(
     completion: &str,
     rest: &[&str],
 ) -> Result<OpForm, DecodeError> {
-    let opcode = Opcode::Cp;
     let global = match (destination, source, completion) {
         ("global", "shared::cta", "bulk_group") => true,
         ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes") => false,
+        // ptxas 13.5: "State space incorrect for instruction 'cp.reduce.async.bulk'".
         _ => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(3),
                 format!(
                     "cp.reduce.async.bulk.{destination}.{source}.{completion}: the forms are \
