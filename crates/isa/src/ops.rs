@@ -3599,8 +3599,65 @@ fn require_sync(opcode: Opcode, c: &Collected) -> Result<(), DecodeError> {
 
 /// `cp.async` (9.7.9.25.3): the non-bulk copies and their groups. The bulk, tensor and
 /// mbarrier forms are known by name only.
+/// The bulk copies' modifiers in the order the decoders below read them: ptxas 13.5 takes
+/// everything after the operation words (`cp.async.bulk`, `cp.async.bulk.tensor`,
+/// `cp.async.bulk.prefetch{.tensor}`, `cp.reduce.async.bulk{.tensor}`, which are positional:
+/// "Unknown modifier '.tensor'" for `cp.async.bulk.3d.tensor`) in any order
+/// (`cp.async.bulk.prefetch.tensor.L2.3d.global`, `cp.async.bulk.tensor.shared::cluster.global.4d`,
+/// `cp.async.bulk.mbarrier::complete_tx::bytes.shared::cluster.global`, as the ninth round's
+/// mutations of real inline assembly found), the first state space being the destination
+/// ("State space incorrect" for `cp.reduce.async.bulk.shared::cta.global`). `None` where the
+/// order is already this one.
+fn bulk_order<'a>(modifiers: &[&'a str]) -> Option<Vec<&'a str>> {
+    let prefix = match modifiers {
+        ["async", "bulk", "prefetch", "tensor", ..] | ["reduce", "async", "bulk", "tensor", ..] => {
+            4
+        }
+        ["async", "bulk", "prefetch" | "tensor", ..] | ["reduce", "async", "bulk", ..] => 3,
+        ["async", "bulk", ..] => 2,
+        _ => return None,
+    };
+    let (head, tail) = modifiers.split_at(prefix);
+    let mut rest: Vec<&'a str> = tail.to_vec();
+    let mut ordered: Vec<&'a str> = head.to_vec();
+    let is_dims = |m: &str| matches!(m, "1d" | "2d" | "3d" | "4d" | "5d");
+    let is_space = |m: &str| matches!(m, "shared::cluster" | "shared::cta" | "global");
+    let is_completion = |m: &str| matches!(m, "mbarrier::complete_tx::bytes" | "bulk_group");
+    let mut wanted: Vec<&dyn Fn(&str) -> bool> = Vec::new();
+    if head.last() == Some(&"tensor") {
+        wanted.push(&is_dims);
+    }
+    let (level, global) = (|m: &str| m == "L2", |m: &str| m == "global");
+    if head.contains(&"prefetch") {
+        wanted.extend([&level as &dyn Fn(&str) -> bool, &global]);
+    } else {
+        wanted.extend([
+            &is_space as &dyn Fn(&str) -> bool,
+            &is_space,
+            &is_completion,
+        ]);
+    }
+    for want in wanted {
+        if let Some(i) = rest.iter().position(|m| want(m)) {
+            ordered.push(rest.remove(i));
+        }
+    }
+    ordered.extend(rest);
+    (ordered != modifiers).then_some(ordered)
+}
+
 fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Cp;
+    if let Some(ordered) = bulk_order(modifiers) {
+        // An error's modifier index is the written one.
+        return decode_cp(&ordered).map_err(|mut error| {
+            error.modifier = error
+                .modifier
+                .and_then(|i| ordered.get(i))
+                .and_then(|word| modifiers.iter().position(|m| m == word));
+            error
+        });
+    }
     match modifiers {
         ["async", "commit_group"] | ["async", "wait_all"] => {
             return Ok(OpForm::CpAsyncGroup { wait_group: false });
@@ -3934,9 +3991,10 @@ fn decode_cp_async_bulk_tensor(
         ("shared::cluster", "global") if !reduce => (true, false),
         ("shared::cta", "global") if !reduce => (true, true),
         ("global", "shared::cta") => (false, false),
+        // ptxas 13.5: "State space incorrect for instruction 'cp.reduce.async.bulk.tensor'".
         _ => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(first + 4),
                 if reduce {
                     format!("{name}.{destination}.{source}: the reduction is .global.shared::cta")
