@@ -14,10 +14,10 @@ inputs : clobbers)` statement (`asm`, `__asm__`, with `volatile`/`__volatile__`)
   nvcc's own inlining scopes it);
 * `%%` becomes `%`; `%N` becomes the register of operand N (outputs first, then inputs) by
   its constraint in fuzz.py's naming convention: `"r"` a `%b32_<k>`, `"l"` `%b64_<k>`, `"h"`
-  `%b16_<k>`, `"f"` `%f32_<k>`, `"d"` `%f64_<k>`, `"q"` `%b128_<k>` (k counts the operands of that type), and
-  `"n"` an immediate (its value is a compile-time constant the source does not show: 0, or
-  the smallest value the instruction takes where 0 is out of range, see `IMMEDIATE`); other
-  constraints are skipped and counted.
+  `%b16_<k>`, `"f"` `%f32_<k>`, `"d"` `%f64_<k>`, `"q"` `%b128_<k>` (k counts the operands
+  of that type), and `"n"` an immediate (its value is a compile-time constant the source
+  does not show: 0, or the smallest value the instruction takes where 0 is out of range,
+  see `IMMEDIATE`); other constraints are skipped and counted.
 
 Each distinct line is printed as `TARGET VERSION INSTRUCTION` for `fuzz.py --file` on the
 pairs of `PAIRS`. Where the statement sits under a libcu++-style gate (`#if __cccl_ptx_isa >=
@@ -27,13 +27,15 @@ version on the lowest target the header names) and one version below it, so the 
 wrappers state are compared with ptxas's and ptxsim's.
 
   python3 scripts/conformance/inlineasm.py SRC... [--stats] > /tmp/asm.txt
-  python3 scripts/conformance/fuzz.py --ptxsim target/debug/examples/check_json --file /tmp/asm.txt
-  python3 scripts/conformance/fuzz.py --ptxsim target/debug/examples/check_json --file /tmp/asm.txt \
-      --agreeing --tsv /tmp/asm.tsv
+  python3 scripts/conformance/fuzz.py --ptxsim target/debug/examples/check_json \
+      --file /tmp/asm.txt
+  python3 scripts/conformance/fuzz.py --ptxsim target/debug/examples/check_json \
+      --file /tmp/asm.txt --agreeing --tsv /tmp/asm.tsv
   python3 scripts/conformance/inlineasm.py --table /tmp/asm.tsv tests/conformance/inlineasm.tsv.xz
 
 `--table` keeps, of each instruction line, one row per distinct verdict and message (the first
-pair that gives it; lines of 500 characters or more one row per verdict), and writes the rows xz-compressed with this header: the conformance table
+pair that gives it; lines of 500 characters or more one row per verdict), and writes the rows
+xz-compressed with this header: the conformance table
 `tests/conformance/inlineasm.tsv.xz`, which `crates/check/tests/conformance.rs` reads.
 
 `--mutate N --seed S` prints N lines instead: the single-instruction lines (not the `{ }`
@@ -251,8 +253,8 @@ def convert(body: str) -> str:
 def gate(pre: str) -> tuple[str, str] | None:
     """The (target, version) a libcu++-style gate above the statement names, if any."""
     isa = re.findall(r"#\s*if\s+__cccl_ptx_isa\s*>=\s*(\d+)", pre)
-    arch_lines = re.findall(r"#\s*(?:el)?if\s+[^\n]*(?:__CUDA_ARCH__|_LIBCUDA_PTX_ARCH)[^\n]*(?:\\\n[^\n]*)*",
-                            pre)
+    arch_lines = re.findall(
+        r"#\s*(?:el)?if\s+[^\n]*(?:__CUDA_ARCH__|_LIBCUDA_PTX_ARCH)[^\n]*(?:\\\n[^\n]*)*", pre)
     if not isa or not arch_lines:
         return None
     n = int(isa[-1])
