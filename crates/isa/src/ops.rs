@@ -4177,16 +4177,30 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
 fn decode_tensormap(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Tensormap;
     match modifiers {
-        [
-            "cp_fenceproxy",
-            "global",
-            "shared::cta",
-            "tensormap::generic",
-            "release",
-            scope,
-            "sync",
-            "aligned",
-        ] if matches!(*scope, "cta" | "cluster" | "gpu" | "sys") => {
+        // ptxas 13.5 takes these modifiers in any order
+        // (`tensormap.cp_fenceproxy.global.sync.shared::cta.tensormap::generic.release.cta.aligned`)
+        // but the destination space before the source's ("State space incorrect for
+        // instruction 'tensormap.cp_fenceproxy', expected '.global'").
+        ["cp_fenceproxy", rest @ ..]
+            if rest.len() == 7
+                && rest.iter().position(|m| *m == "global")
+                    < rest.iter().position(|m| *m == "shared::cta")
+                && [
+                    "global",
+                    "shared::cta",
+                    "tensormap::generic",
+                    "release",
+                    "sync",
+                    "aligned",
+                ]
+                .iter()
+                .all(|word| rest.iter().filter(|m| *m == word).count() == 1)
+                && rest
+                    .iter()
+                    .filter(|m| matches!(**m, "cta" | "cluster" | "gpu" | "sys"))
+                    .count()
+                    == 1 =>
+        {
             Ok(OpForm::TensormapCpFenceproxy)
         }
         // ptxas 13.5 takes the modifiers after `.replace` in any order
