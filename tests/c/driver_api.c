@@ -145,6 +145,14 @@ CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensor_map, int data_type, unsigne
                                  const int *upper_corner, unsigned int channels_per_pixel,
                                  unsigned int pixels_per_column, const uint32_t *element_strides,
                                  int interleave, int swizzle, int l2_promotion, int oob_fill);
+CUresult cuTensorMapReplaceAddress(CUtensorMap *tensor_map, void *global_address);
+CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensor_map, int data_type, unsigned int rank,
+                                     void *global_address, const uint64_t *global_dim,
+                                     const uint64_t *global_strides, int lower_corner_width,
+                                     int upper_corner_width, unsigned int channels_per_pixel,
+                                     unsigned int pixels_per_column,
+                                     const uint32_t *element_strides, int interleave, int mode,
+                                     int swizzle, int l2_promotion, int oob_fill);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **kernel_params,
                           void **extra);
 CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction function,
@@ -486,6 +494,55 @@ static void im2col_test(void) {
     }
     OK(cuModuleUnload(module));
     OK(cuMemFree_v2(out));
+    OK(cuMemFree_v2(tensor));
+}
+
+/* cuTensorMapEncodeIm2colWide's documented rules (cuda.h): an NHWC tensor of 32 channels of
+   4 bytes (128 bytes a pixel, the 128-byte swizzle), W 10, H 3, N 2. (Its copies run on
+   sm_100 devices: crates/exec/tests/suite/tma_im2col_w.rs.) */
+static void im2col_wide_test(void) {
+    enum { C = 32, W = 10, H = 3, N = 2, W_MODE = 0, W128_MODE = 1, SWIZZLE_128B = 3 };
+    CUdeviceptr tensor = 0;
+    OK(cuMemAlloc_v2(&tensor, C * W * H * N * 4));
+    uint64_t dims[4] = {C, W, H, N};
+    uint64_t strides[3] = {C * 4, W * C * 4, H * W * C * 4};
+    uint32_t element_strides[4] = {1, 1, 1, 1};
+    void *address = (void *)(uintptr_t)tensor;
+    static CUtensorMap map;
+    CHECK(cuTensorMapEncodeIm2colWide(&map, 2, 2, address, dims, strides, -1, 0, C, 64,
+                                      element_strides, 0, W_MODE, SWIZZLE_128B, 0, 0) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "im2col-w tensorRank 2");
+    CHECK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, -1, 0, C, 64,
+                                      element_strides, 0, 2, SWIZZLE_128B, 0, 0) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "mode 2 is no CUtensorMapIm2ColWideMode");
+    CHECK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, -1, 0, C, 64,
+                                      element_strides, 0, W_MODE, 0, 0, 0) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "no swizzle (\"other swizzle modes are not supported\")");
+    CHECK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, 0, -W, C, 64,
+                                      element_strides, 0, W_MODE, SWIZZLE_128B, 0, 0) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "a bounding box of no area");
+    CHECK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, -40000, 0, C, 64,
+                                      element_strides, 0, W_MODE, SWIZZLE_128B, 0, 0) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "pixelBoxLowerCornerWidth outside [-32768, 32767]");
+    CHECK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, -1, 0, 0, 64,
+                                      element_strides, 0, W_MODE, SWIZZLE_128B, 0, 0) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "im2col-w channelsPerPixel 0");
+    CHECK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, -1, 0, C, 1025,
+                                      element_strides, 0, W_MODE, SWIZZLE_128B, 0, 0) ==
+              CUDA_ERROR_INVALID_VALUE,
+          "im2col-w pixelsPerColumn above 1024");
+    /* "This field is ignored when mode is CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128." */
+    OK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, -1, 0, C, 1025,
+                                   element_strides, 0, W128_MODE, SWIZZLE_128B, 0, 0));
+    OK(cuTensorMapEncodeIm2colWide(&map, 2, 4, address, dims, strides, -1, 0, C, 64,
+                                   element_strides, 0, W_MODE, SWIZZLE_128B, 0, 0));
+    OK(cuTensorMapReplaceAddress(&map, address));
     OK(cuMemFree_v2(tensor));
 }
 
@@ -1164,6 +1221,7 @@ int main(int argc, char **argv) {
 
     tensor_map_test();
     im2col_test();
+    im2col_wide_test();
 
     /* cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: clusters of 2x1x1 CTAs. */
     CUmodule cluster_module = NULL;

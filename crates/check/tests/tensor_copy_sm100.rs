@@ -1,5 +1,5 @@
 //! The sm_100 forms of `cp.async.bulk.tensor` in the checker: `.tile::gather4`,
-//! `.tile::scatter4` and `.cta_group`; and `cp.async.bulk.prefetch.tensor`'s `.tile::gather4`,
+//! `.tile::scatter4`, `.cta_group`, `.im2col::w` and `.im2col::w::128`; and `cp.async.bulk.prefetch.tensor`'s `.tile::gather4`,
 //! `.im2col::w` and `.im2col::w::128`. Each case is a kernel with one instruction and the
 //! verdict of ptxas 13.5 (`/work/main/.nv/nvidia/cu13/bin/ptxas -arch <target>`, CUDA 13) with
 //! its message; ptxsim's verdict must equal it (the last column is text ptxsim's error holds).
@@ -27,6 +27,17 @@ fn cases() -> Vec<Case> {
              .cta_group::{group} [s], [%rd0, {{%r0}}], [mb];"
         )
     };
+    // `.im2col::w` / `.im2col::w::128` (`mode` `w` / `w::128`) of a `dims`-d tensor.
+    let wide = |dst: &str, mode: &str, dims: usize| {
+        let coordinates = (0..dims)
+            .map(|i| format!("%r{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "cp.async.bulk.tensor.{dims}d.shared::{dst}.global.im2col::{mode}.mbarrier::complete_tx::bytes \
+             [s], [%rd0, {{{coordinates}}}], [mb], {{%h0, %h1}};"
+        )
+    };
     vec![
         ("sm_100a", "8.6", gather("cluster"), true, "", ""),
         ("sm_100a", "8.6", gather("cta"), true, "", ""),
@@ -48,6 +59,29 @@ fn cases() -> Vec<Case> {
         ("sm_100", "8.8", pair(2), false, "Feature '.cta_group::2' not supported on .target 'sm_100'", "sm_100a"),
         ("sm_120a", "8.8", pair(1), false, "Feature '.cta_group::1' not supported on .target 'sm_120a'", "sm_100a"),
         ("sm_100a", "8.7", "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.cta_group::1 [%rd0, {%r0}], [s];".to_string(), false, "Arguments mismatch for instruction 'cp.async.bulk.tensor'", "cta_group"),
+        // .im2col::w and .im2col::w::128 loads with {wHalo, wOffset}.
+        ("sm_100a", "8.6", wide("cta", "w", 3), true, "", ""),
+        ("sm_100a", "8.6", wide("cluster", "w", 3), true, "", ""),
+        ("sm_100", "8.8", wide("cta", "w", 4), true, "", ""),
+        ("sm_120a", "8.8", wide("cta", "w", 3), true, "", ""),
+        ("sm_100f", "8.8", wide("cluster", "w", 3), true, "", ""),
+        ("sm_100", "8.8", wide("cluster", "w", 3), false, "Feature '.im2col::w with destination state space as .shared::cluster' not supported on .target 'sm_100'", "sm_100a"),
+        ("sm_120a", "8.8", wide("cluster", "w", 3), false, "Feature '.im2col::w with destination state space as .shared::cluster' not supported on .target 'sm_120a'", "sm_100a"),
+        ("sm_90a", "8.8", wide("cta", "w", 3), false, "Feature '.im2col::w with destination state space as .shared::cta' requires .target sm_100 or higher", "sm_100 or higher"),
+        ("sm_100a", "8.5", wide("cta", "w", 3), false, "Feature '.im2col::w' requires PTX ISA .version 8.6 or later", "8.6"),
+        ("sm_100a", "8.6", wide("cta", "w::128", 5), true, "", ""),
+        ("sm_103f", "8.8", wide("cluster", "w::128", 3), true, "", ""),
+        ("sm_100f", "8.8", wide("cta", "w::128", 4), true, "", ""),
+        ("sm_100", "8.8", wide("cta", "w::128", 3), false, "Feature '.im2col::w::128' not supported on .target 'sm_100'", "sm_100a"),
+        ("sm_120a", "8.8", wide("cta", "w::128", 3), false, "Feature '.im2col::w::128' not supported on .target 'sm_120a'", "sm_100a"),
+        ("sm_90a", "8.8", wide("cluster", "w::128", 3), false, "Feature '.im2col::w::128' not supported on .target 'sm_90a'", "sm_100a"),
+        ("sm_100a", "8.8", "cp.async.bulk.tensor.4d.shared::cluster.global.im2col::w::128.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [s], [%rd0, {%r0, %r1, %r2, %r3}], [mb], {%h0, %h1}, %h2, %rd1;".to_string(), true, "", ""),
+        ("sm_100a", "8.8", "cp.async.bulk.tensor.2d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [s], [%rd0, {%r0, %r1}], [mb], {%h0, %h1};".to_string(), false, "Modifier '.2d' cannot be combined with modifier '.im2col::w'", "3 dimensions"),
+        ("sm_100a", "8.8", "cp.async.bulk.tensor.4d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [s], [%rd0, {%r0, %r1, %r2, %r3}], [mb], {%h0, %h1, %h2};".to_string(), false, "Argument 4 of instruction 'cp.async.bulk.tensor': Argument vector size mismatch", "im2colInfo"),
+        ("sm_100a", "8.8", "cp.async.bulk.tensor.4d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [s], [%rd0, {%r0, %r1, %r2, %r3}], [mb];".to_string(), false, "Arguments mismatch for instruction 'cp.async.bulk.tensor'", "operand"),
+        ("sm_100a", "8.8", "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.im2col.mbarrier::complete_tx::bytes [s], [%rd0, {%r0, %r1, %r2}], [mb], {%h0, %h1};".to_string(), false, "Multiple .load_mode modifiers specified", "mode"),
+        ("sm_100a", "8.8", "cp.async.bulk.tensor.4d.global.shared::cta.im2col::w.bulk_group [%rd0, {%r0, %r1, %r2, %r3}], [s];".to_string(), false, "Illegal modifier '.im2col::w' for instruction 'cp.async.bulk.tensor'", "im2col::w"),
+        ("sm_100a", "8.8", "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col::w.bulk_group [%rd0, {%r0, %r1, %r2}], [s];".to_string(), false, "Illegal modifier '.im2col::w' for instruction 'cp.reduce.async.bulk.tensor'", "im2col::w"),
         // tensormap.replace of the sm_100 swizzles.
         ("sm_100a", "8.6", "tensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [s], 2;".to_string(), true, "", ""),
         ("sm_103a", "8.8", "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [s], 4;".to_string(), true, "", ""),
@@ -75,6 +109,6 @@ fn cases() -> Vec<Case> {
 fn sm_100_tensor_copy_verdicts_equal_ptxas() {
     common::assert_verdicts_equal_ptxas(
         cases(),
-        ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .b16 %h<2>;\n.shared .align 128 .b8 s[1024];\n.shared .align 8 .b64 mb;",
+        ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .b16 %h<4>;\n.shared .align 128 .b8 s[1024];\n.shared .align 8 .b64 mb;",
     );
 }

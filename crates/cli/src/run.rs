@@ -443,6 +443,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let options = GridOptions {
         host_threads: args.jobs,
         inspect: (args.cta, args.thread),
+        ..GridOptions::default()
     };
     let started = Instant::now();
     let show_progress = std::io::stderr().is_terminal();

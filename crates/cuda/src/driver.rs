@@ -2238,6 +2238,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     let settings = state.settings()?;
     let (trace_directory, trace_format) = (settings.trace_directory.clone(), settings.trace_format);
     let debug = settings.debug.clone();
+    let engine = settings.engine;
     // A launch on several host threads starts a thread pool (a few hundred microseconds); one
     // CTA runs on the calling thread.
     let ctas: u64 = launch.grid.iter().map(|&d| u64::from(d)).product();
@@ -2245,6 +2246,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         dynamic_shared,
         max_steps: settings.max_steps,
         host_threads: if ctas == 1 { 1 } else { settings.host_threads },
+        // Nothing shows a launch's registers here (a debugged launch runs on its own).
+        commuting_atomics_in_parallel: true,
         cooperative: launch.cooperative,
         // A grid whose CTAs wait for each other runs as a GPU runs it (`grid::make_interleaved`).
         interleave: true,
@@ -2367,6 +2370,8 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         ptxsim_trace::Format::Text => "txt",
     };
     let trace = trace_file(trace_directory.as_deref(), index, &entry, extension);
+    let traced = trace.is_some();
+    let started = std::time::Instant::now();
     let result = match trace {
         Some((path, file)) => {
             let mut writer = std::io::BufWriter::new(file);
@@ -2404,6 +2409,16 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
             &options,
         ),
     };
+    if *LOG_LAUNCHES {
+        let launched = Launched {
+            index,
+            entry: &entry,
+            shape: (launch.grid, launch.block),
+            engine: launch_engine(&module, &entry, launch, engine, traced),
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        log_launch(&launched, &result);
+    }
     // The kernel's stores to `__managed__` variables, for the host.
     if let Some(loaded) = modules.get_mut(&module_handle) {
         sync_managed(&mut loaded.globals, &managed, false);
@@ -2441,6 +2456,73 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         }
     }
     Err(failure)
+}
+
+/// Whether `PTXSIM_LOG` asks for a line per kernel launch on stderr (`PTXSIM_LOG=launches`).
+static LOG_LAUNCHES: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+    std::env::var("PTXSIM_LOG").is_ok_and(|value| value.split(',').any(|part| part == "launches"))
+});
+
+/// One finished launch, for [`log_launch`].
+struct Launched<'a> {
+    /// The launch's index in the process (as in `PTXSIM_TRACE`'s file names).
+    index: u64,
+    entry: &'a str,
+    /// Grid and CTA shape.
+    shape: ([u32; 3], [u32; 3]),
+    /// Which tier ran it, and why ([`launch_engine`]).
+    engine: String,
+    /// Host wall time of the launch.
+    seconds: f64,
+}
+
+/// Which tier ran a launch of `entry`, in words: `compiled`, or `interpreter (WHY)`.
+fn launch_engine(
+    module: &Module,
+    entry: &str,
+    launch: &Launch<'_>,
+    engine: ptxsim_jit::Engine,
+    traced: bool,
+) -> String {
+    use ptxsim_jit::Engine;
+    let kept = module
+        .program(entry)
+        .ok()
+        .filter(|_| engine == Engine::Auto)
+        .and_then(ptxsim_jit::keeps_interpreter);
+    let why = match (module.compiled_state(entry, launch.block), kept) {
+        (Some(true), _) if !traced && !launch.cooperative => return "compiled".into(),
+        _ if engine == Engine::Interp => "PTXSIM_ENGINE=interp",
+        _ if traced => "traced",
+        _ if launch.cooperative => "cooperative",
+        (_, Some(reason)) => reason,
+        (Some(_), None) => "the compiled tier cannot compile it",
+        (None, None) => "its launches so far are small: threads x instructions below 2^22",
+    };
+    format!("interpreter ({why})")
+}
+
+/// Prints a line on stderr for a finished launch (`PTXSIM_LOG=launches`): index, kernel, shape,
+/// instructions, CTAs, wall time, tier, and the failure if it failed.
+fn log_launch(launched: &Launched<'_>, result: &Result<ptxsim_exec::api::LaunchReport, ApiError>) {
+    let ([gx, gy, gz], [bx, by, bz]) = launched.shape;
+    let outcome = match result {
+        Ok(report) => format!(
+            "{} instructions in {} CTAs, {:.3} ms ({:.1} M instructions/s)",
+            report.steps,
+            report.ctas,
+            launched.seconds * 1e3,
+            report.steps as f64 / launched.seconds.max(1e-9) / 1e6
+        ),
+        Err(error) => format!("failed after {:.3} ms: {error}", launched.seconds * 1e3),
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "ptxsim: launch {} `{}` grid ({gx}, {gy}, {gz}) block ({bx}, {by}, {bz}): {outcome}; {}",
+        launched.index,
+        launched.entry,
+        launched.engine
+    );
 }
 
 /// A kernel launch on a stream made by `cuStreamCreate`, kept until the next driver call that

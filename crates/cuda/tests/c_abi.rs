@@ -126,6 +126,63 @@ fn c_program_uses_the_driver_api() {
     }
 }
 
+/// `PTXSIM_LOG=launches`: a line per launch on stderr with the kernel, its shape, what it ran
+/// and which tier ran it, also for a launch that failed (driver_api.c's launches: shapes from
+/// its source).
+#[test]
+fn launches_are_logged() {
+    let (program, run_directory) = compile_against_libcuda("driver_api");
+    let (success, status, stdout, stderr) = run_c_program(
+        &program,
+        &run_directory,
+        &[repository().join("ptx-samples/nvcc/block.sm_90.ptx")],
+        &[("PTXSIM_LOG", "launches")],
+    );
+    assert!(
+        success,
+        "driver_api.c failed ({status}):\n{stdout}\n{stderr}"
+    );
+    let logged: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("ptxsim: launch "))
+        .collect();
+    let histogram = logged
+        .iter()
+        .find(|line| line.contains("`histogram256` grid (4, 1, 1) block (256, 1, 1): "))
+        .unwrap_or_else(|| panic!("no histogram256 launch in:\n{stderr}"));
+    assert!(
+        histogram.contains(" in 4 CTAs, ")
+            && histogram.ends_with(
+                "; interpreter (its launches so far are small: threads x instructions below 2^22)"
+            ),
+        "{histogram}"
+    );
+    // driver_api.c's `poke` issues six instructions (ld, ld, add, mov, st, ret); its third
+    // launch writes out of bounds.
+    let pokes: Vec<&&str> = logged
+        .iter()
+        .filter(|line| line.contains("`poke`"))
+        .collect();
+    assert_eq!(pokes.len(), 3, "{stderr}");
+    assert!(
+        pokes[1].contains(": 6 instructions in 1 CTAs, "),
+        "{}",
+        pokes[1]
+    );
+    assert!(
+        pokes[2].contains(": failed after ") && pokes[2].contains("out-of-bounds address"),
+        "{}",
+        pokes[2]
+    );
+    // Indices count the process's launches from 0, one line each.
+    for (index, line) in logged.iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("ptxsim: launch {index} `")),
+            "{line}"
+        );
+    }
+}
+
 /// `tests/c/link.c`: the JIT linker (`cuLink*`) on two PTX inputs linked by name, a fatbin
 /// file, and the errors (machine code, a missing file, PTX that does not check), each also in
 /// the error log buffer.

@@ -189,6 +189,10 @@ pub struct LaunchOptions {
     pub max_steps: u64,
     /// Host threads to run CTAs on (0: all cores). Results do not depend on it.
     pub host_threads: usize,
+    /// [`GridOptions::commuting_atomics_in_parallel`]: CTAs of a kernel whose atomics commute
+    /// run on several host threads too (the same memory results; registers no instruction
+    /// reads may differ).
+    pub commuting_atomics_in_parallel: bool,
     /// Where global addresses that no buffer holds lead: `None` makes them faults; `Some` maps
     /// the host's memory there through the backend (the C ABI's `ptx_run`, whose pointer
     /// arguments are host addresses; see [`HostMemory`]).
@@ -243,6 +247,7 @@ impl Default for LaunchOptions {
             dynamic_shared: 0,
             max_steps: DEFAULT_MAX_STEPS,
             host_threads: 0,
+            commuting_atomics_in_parallel: false,
             host_memory: None,
             memory_limit: crate::budget::DEFAULT_MEMORY_LIMIT,
             constants: None,
@@ -397,6 +402,21 @@ impl Module {
         }
     }
 
+    /// Whether launches of kernel `entry` with CTAs of shape `block` run compiled code:
+    /// `Some(true)` once a compiler compiled it, `Some(false)` when the compiler left it to the
+    /// interpreter, `None` when no launch has asked for it yet or its launches so far were not
+    /// worth compiling ([`crate::compiled::Compiler::worth_compiling`]).
+    pub fn compiled_state(&self, entry: &str, block: Dim3) -> Option<bool> {
+        let cache = self
+            .compiled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match cache.get(&(entry.to_string(), block))? {
+            Compiled::Done(code) => Some(code.is_some()),
+            Compiled::Waiting(_) => None,
+        }
+    }
+
     /// The module's text, which the lines of its programs' instructions refer to.
     pub fn source(&self) -> &str {
         &self.source
@@ -517,6 +537,7 @@ impl Module {
         device.enable_device_launches(&self.kernels);
         let grid_options = GridOptions {
             host_threads: options.host_threads,
+            commuting_atomics_in_parallel: options.commuting_atomics_in_parallel,
             ..GridOptions::default()
         };
         let mut run = grid::run_grid(&device, grid_options, None, None);
@@ -642,6 +663,7 @@ impl Module {
         };
         let grid_options = GridOptions {
             host_threads: options.host_threads,
+            commuting_atomics_in_parallel: options.commuting_atomics_in_parallel,
             ..GridOptions::default()
         };
         let mut run = match trace {

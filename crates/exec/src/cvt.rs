@@ -88,6 +88,95 @@ pub fn apply_each(op: &CvtOp, a: &mut [u64], b: &mut Vec<u64>) -> bool {
     true
 }
 
+/// One element's conversion with its types, rounding and flags fixed: what [`apply`] computes
+/// for each element of the forms [`elementwise`] describes ("`d = convert(a)`", PTX ISA
+/// 9.7.9.21, Semantics), for callers that choose the form once and convert many values (the
+/// compiled tier).
+#[derive(Clone, Copy, Debug)]
+pub struct ElementConversion {
+    from: sf::Type,
+    to: sf::Type,
+    rounding: sf::Rounding,
+    flags: sf::Flags,
+    /// `sf::convert`'s copy for the pair of types, chosen once.
+    specialised: Option<sf::Converter>,
+}
+
+impl ElementConversion {
+    fn new(from: sf::Type, to: sf::Type, rounding: sf::Rounding, flags: sf::Flags) -> Self {
+        Self {
+            from,
+            to,
+            rounding,
+            flags,
+            specialised: sf::converter(from, to),
+        }
+    }
+
+    /// The converted element (its bits in the low bits of the result): `sf::convert`, its
+    /// dispatch on the types made once.
+    #[inline]
+    pub fn convert(&self, bits: u64) -> u64 {
+        match self.specialised {
+            Some(specialised) => specialised(bits, self.rounding, self.flags, None).bits,
+            None => sf::convert(bits, self.from, self.to, self.rounding, self.flags, None).bits,
+        }
+    }
+}
+
+/// How [`apply`] computes `op` from element conversions, for the forms without `.rs` random
+/// bits or scale factors whose sources are each one element.
+#[derive(Clone, Copy, Debug)]
+pub enum Elementwise {
+    /// `d = convert(a)` (float sources or destinations; integer-to-integer forms too).
+    Scalar(ElementConversion),
+    /// Two `.f32` sources, "the value converted from input `a` is stored in the upper half of
+    /// `d` and the value converted from input `b` is stored in the lower half":
+    /// `d = (((convert(a) & 0xffff_ffff) << lane) | (convert(b) & low)) & mask`.
+    Pair {
+        /// The conversion of each element.
+        element: ElementConversion,
+        /// The bit at which `a`'s element starts.
+        lane: u32,
+        /// The mask `b`'s element is taken with.
+        low: u64,
+        /// The mask of the packed result.
+        mask: u64,
+    },
+}
+
+/// The [`Elementwise`] form of `op`, or `None` for the forms it does not describe (`.rs`,
+/// `.scaled`, the packed sources and the `x4` and `s2f6` forms).
+pub fn elementwise(op: &CvtOp) -> Option<Elementwise> {
+    if op.rounding == sf::Rounding::Rs || op.scaled {
+        return None;
+    }
+    let element = |from, to| ElementConversion::new(from, to, op.rounding, op.flags);
+    match op.shape {
+        CvtShape::Scalar { from, to } => Some(Elementwise::Scalar(element(from, to))),
+        // `cvt_f32x2_to_half2`: `(hi << 16) | (lo & 0xffff)` in 32 bits.
+        CvtShape::F32x2ToHalf2 { to } => Some(Elementwise::Pair {
+            element: element(sf::Type::F32, to),
+            lane: 16,
+            low: 0xffff,
+            mask: 0xffff_ffff,
+        }),
+        // `cvt_f32x2_to_x2`: `((hi << lane) | lo) as u16`.
+        CvtShape::F32x2ToX2 { to } => Some(Elementwise::Pair {
+            element: element(sf::Type::F32, to),
+            lane: pack::lane_bits(to),
+            low: 0xffff_ffff,
+            mask: 0xffff,
+        }),
+        CvtShape::Half2ToX2 { .. }
+        | CvtShape::X2ToHalf2 { .. }
+        | CvtShape::F32x4ToX4 { .. }
+        | CvtShape::F32x2ToS2f6x2
+        | CvtShape::Bf16x2ToS2f6x2
+        | CvtShape::S2f6x2ToBf16x2 => None,
+    }
+}
+
 /// `cvt.pack.sat` on chopped sources (PTX ISA 9.7.9.22): "Convert two 32-bit integers `a` and
 /// `b` into specified type and pack the results into `d`" — `b` in the lowest bits, `a` above
 /// it, the rest of `d` from the low bits of `c`.

@@ -464,6 +464,12 @@ pub struct GridOptions {
     pub host_threads: usize,
     /// The thread whose registers are reported: (CTA index, thread index in the CTA).
     pub inspect: (Dim3, Dim3),
+    /// Whether a kernel whose atomics all commute ([`crate::ir::Program::atomics_commute`])
+    /// may run its CTAs on several host threads (an untraced launch). The memory it leaves is
+    /// the same, but the old values its atomics put in registers that no instruction reads
+    /// depend on the order of the CTAs: set it where nobody looks at registers (the driver
+    /// library), not where the inspected thread's registers are shown.
+    pub commuting_atomics_in_parallel: bool,
 }
 
 /// The inspected thread at the end of the run.
@@ -681,7 +687,9 @@ pub fn run_grid(
     }
     let total = device.ctas();
     let tracing = trace.is_some();
-    let sequential = program.has_atomics
+    let atomics_in_parallel =
+        program.atomics_commute && options.commuting_atomics_in_parallel && !tracing;
+    let sequential = (program.has_atomics && !atomics_in_parallel)
         || program.uses_heap
         || options.host_threads == 1
         || program.calls_device_runtime();

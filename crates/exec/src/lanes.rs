@@ -248,6 +248,18 @@ impl Barriers {
         }
     }
 
+    /// Back to [`Barriers::new`]'s state for `threads` lanes, keeping the allocations (a CTA
+    /// run after another on the same host thread).
+    pub(crate) fn clear(&mut self, threads: usize) {
+        self.arrived.iter_mut().for_each(Vec::clear);
+        self.arrived.resize(16, Vec::new());
+        self.count = [None; 16];
+        self.popc = [0; 16];
+        self.voters = [0; 16];
+        self.waiting_at.clear();
+        self.waiting_at.resize(threads, 0);
+    }
+
     /// Lane `lane` arrives at barrier `id` (0..16) of a phase of `count` threads, with `c` for
     /// `.red`.
     pub(crate) fn arrive(&mut self, lane: usize, id: usize, count: Option<u32>, c: Option<bool>) {
@@ -312,6 +324,18 @@ impl ClusterLink {
             arrivals: vec![0; threads],
             phase: 0,
         }
+    }
+
+    /// [`ClusterLink::new`] in place, keeping the allocations.
+    pub(crate) fn relink(&mut self, shape: Dim3, size: u32, ctaid: Dim3, threads: usize) {
+        let within = [0, 1, 2].map(|axis| ctaid[axis] % shape[axis].max(1));
+        self.rank = flatten(within, shape) as u32;
+        self.size = size;
+        self.peers.clear();
+        self.tmem.clear();
+        self.arrivals.clear();
+        self.arrivals.resize(threads, 0);
+        self.phase = 0;
     }
 
     /// Whether `lane` arrived at the cluster barrier in its current phase.

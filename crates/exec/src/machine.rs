@@ -1263,8 +1263,8 @@ impl Cta {
         self.lanes.calls = false;
         self.lanes.pending = 0;
         self.released.clear();
-        self.barriers = Barriers::new(self.threads.len());
-        self.cluster = ClusterLink::new(
+        self.barriers.clear(self.threads.len());
+        self.cluster.relink(
             device.cluster(),
             device.cluster_ctas() as u32,
             ctaid,
@@ -1515,6 +1515,7 @@ static NOTHING: Program = Program {
     constants: Vec::new(),
     const_variables: Vec::new(),
     has_atomics: false,
+    atomics_commute: false,
     uses_heap: false,
     reserved_shared: false,
     cluster: crate::ir::ClusterDirectives {

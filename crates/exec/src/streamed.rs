@@ -114,6 +114,7 @@ mod tests {
         let options = GridOptions {
             host_threads: 2,
             inspect: ([3, 0, 0], [1, 0, 0]),
+            ..GridOptions::default()
         };
         let device = launch();
         let mut batched = Vec::new();

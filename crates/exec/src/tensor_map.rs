@@ -1,12 +1,15 @@
 //! Tensor maps (`CUtensorMap`): the 128-byte descriptors of `cp.async.bulk.tensor`, made by the
-//! driver library's `cuTensorMapEncodeTiled` / `cuTensorMapEncodeIm2col` and read by the
-//! executor from the generic address the instruction names.
+//! driver library's `cuTensorMapEncodeTiled` / `cuTensorMapEncodeIm2col` /
+//! `cuTensorMapEncodeIm2colWide` and read by the executor from the generic address the
+//! instruction names.
 //!
 //! CUDA's header defines the object as opaque (`typedef struct CUtensorMap_st { alignas(128)
 //! cuuint64_t opaque[CU_TENSOR_MAP_NUM_QWORDS]; } CUtensorMap;`, 16 quadwords), so the bytes
 //! inside are ptxsim's own encoding ([`TensorMap::encode`]); the rules of the parameters are
 //! those of the documentation of `cuTensorMapEncodeTiled` in `cuda.h` (CUDA 13), quoted at
 //! [`TensorMap::validate`].
+
+use ptxsim_isa::ops::Im2colWide;
 
 /// The size of a tensor map (`CU_TENSOR_MAP_NUM_QWORDS` quadwords).
 pub const TENSOR_MAP_BYTES: usize = 128;
@@ -21,18 +24,24 @@ pub const INTERLEAVE_32B: u32 = 2;
 /// `CU_TENSOR_MAP_SWIZZLE_32B`, `_64B`, `_128B` are 1, 2, 3.
 pub const SWIZZLE_128B: u32 = 3;
 
-/// The im2col part of a tensor map (`cuTensorMapEncodeIm2col`).
+/// The im2col part of a tensor map (`cuTensorMapEncodeIm2col`, `cuTensorMapEncodeIm2colWide`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Im2col {
     /// `pixelBoxLowerCorner`: `{D, H, W}` offsets, `rank - 2` of them (W first here: index 0
-    /// is the innermost spatial dimension).
+    /// is the innermost spatial dimension). A wide map has `pixelBoxLowerCornerWidth` only, at
+    /// index 0.
     pub lower: [i32; 3],
-    /// `pixelBoxUpperCorner`.
+    /// `pixelBoxUpperCorner` (a wide map: `pixelBoxUpperCornerWidth` at index 0).
     pub upper: [i32; 3],
     /// `channelsPerPixel`.
     pub channels_per_pixel: u32,
-    /// `pixelsPerColumn`.
+    /// `pixelsPerColumn` (ignored by a `W128` map: "This field is ignored when mode is
+    /// CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128").
     pub pixels_per_column: u32,
+    /// The `CUtensorMapIm2ColWideMode` of a map of `cuTensorMapEncodeIm2colWide` ("im2col memory
+    /// region, but where the elements are exclusively loaded along the W dimension"), `None`
+    /// for a map of `cuTensorMapEncodeIm2col`.
+    pub wide: Option<Im2colWide>,
 }
 
 /// A decoded tensor map. Arrays hold `rank` entries (the innermost dimension first); the rest
@@ -258,6 +267,11 @@ impl TensorMap {
         let Some(im2col) = self.im2col else {
             return Err("an .im2col copy with a tile-mode tensor map".into());
         };
+        if im2col.wide.is_some() {
+            return Err(
+                "an .im2col copy with an im2col-w map (of cuTensorMapEncodeIm2colWide)".into(),
+            );
+        }
         if self.interleave != 0 {
             return Err("im2col copies with an interleaved tensor map are not supported".into());
         }
@@ -318,8 +332,148 @@ impl TensorMap {
         Ok(addresses)
     }
 
+    /// The global addresses of the pixels an `.im2col::w` / `.im2col::w::128` copy moves, in
+    /// the order they lie in shared memory (`None` for an element outside the tensor),
+    /// `channelsPerPixel` channels each (PTX ISA 9.0, 5.5.5 "im2col::w and im2col::w::128
+    /// modes"), with `{wHalo, wOffset}` of the instruction's `im2colInfo`:
+    ///
+    /// - "elements are accessed across the W dimension only while keeping the H and D dimension
+    ///   constant"; "All the constraints and rules of the im2col mode apply": the channels are
+    ///   `tensorCoords[0] + k` and the image N starts at its coordinate, as in
+    ///   [`TensorMap::im2col_addresses`].
+    /// - "the size of the bounding box in D and H dimensions are 1. The D and H dimensions in
+    ///   the tensor coordinates argument ... specify the position of the bounding box": the
+    ///   pixels' H and D are their coordinates.
+    /// - "Bounding-Box Lower-Corner-W and ... Upper-Corner-W specify the two opposite corners of
+    ///   the Bounding Box in the W dimension": W runs from `pixelBoxLowerCornerWidth` to
+    ///   `globalDim[1] - 1 + pixelBoxUpperCornerWidth` (`cuda.h`: "the coordinate offset W of
+    ///   the bounding box from right corner"). "wOffset ... Bounding Box Lower Corner W +=
+    ///   wOffset, Bounding Box Upper Corner W += wOffset, W += wOffset".
+    /// - "The W dimension in the tensor coordinates argument ... specify the location of the
+    ///   first element"; "The first element can lie outside of the Bounding Box in the
+    ///   W-dimension only and only on the left side": a first element right of the box traps.
+    /// - "Number of pixels loaded in im2col::w mode is as specified by Pixels-per-Column ...
+    ///   in im2col::w::128 mode is always 128"; "the number of elements traversed along only
+    ///   the W dimension is strided by the traversal stride" (`elementStrides[1]`). Past the
+    ///   box's right corner W returns to its left corner and the next image starts, as the
+    ///   im2col walk does with a box one pixel high and deep (an assumption: the ISA's
+    ///   examples stay inside one row).
+    /// - `wHalo`: "In im2col::w mode ... how many filter halo elements must be loaded at the
+    ///   end"; "In im2col::w::128 mode, the halo elements are loaded after every 32 elements
+    ///   ... how many halo elements must be loaded after every 32 elements"; "The halo pixels
+    ///   are always loaded in the shared memory next to the main row pixels". The halo pixels
+    ///   continue the walk along W from the group's last pixel by the traversal stride, in
+    ///   the same image and past the box's corner (the pixels the filter reaches beyond the
+    ///   row; an assumption, D41); the next group goes on from where the last one's main
+    ///   pixels stopped. "wHalo ... Im2col::w mode: valid range is [0, 512). Im2col::w::128
+    ///   mode: valid range is [0, 32)"; "wOffset ... valid range of values is [0, 32)": a
+    ///   value outside traps.
+    ///
+    /// The copy's mode must be the map's (`CUtensorMapIm2ColWideMode`); an im2col map of
+    /// `cuTensorMapEncodeIm2col`, a tile map or an interleaved map traps.
+    pub fn im2col_wide_addresses(
+        &self,
+        start: &[i64; 5],
+        mode: Im2colWide,
+        [halo, offset]: [i64; 2],
+    ) -> Result<Vec<Option<u64>>, String> {
+        let name = |mode| match mode {
+            Im2colWide::W => ".im2col::w",
+            Im2colWide::W128 => ".im2col::w::128",
+        };
+        let Some(im2col) = self.im2col else {
+            return Err(format!(
+                "an {} copy with a tile-mode tensor map",
+                name(mode)
+            ));
+        };
+        match im2col.wide {
+            None => {
+                return Err(format!(
+                    "an {} copy with an im2col map of cuTensorMapEncodeIm2col",
+                    name(mode)
+                ));
+            }
+            Some(map_mode) if map_mode != mode => {
+                return Err(format!(
+                    "an {} copy with an {} map",
+                    name(mode),
+                    name(map_mode)
+                ));
+            }
+            Some(_) => {}
+        }
+        if self.interleave != 0 {
+            return Err("im2col copies with an interleaved tensor map are not supported".into());
+        }
+        let (pixels, group, halo_limit) = match mode {
+            Im2colWide::W => {
+                let pixels = u64::from(im2col.pixels_per_column);
+                (pixels, pixels, 512)
+            }
+            Im2colWide::W128 => (128, 32, 32),
+        };
+        if !(0..halo_limit).contains(&halo) {
+            return Err(format!(
+                "wHalo {halo} is outside [0, {halo_limit}) for {}",
+                name(mode)
+            ));
+        }
+        if !(0..32).contains(&offset) {
+            return Err(format!("wOffset {offset} is outside [0, 32)"));
+        }
+        let rank = self.rank as usize;
+        let low = i64::from(im2col.lower[0]) + offset;
+        let high = self.global_dim[1] as i64 - 1 + i64::from(im2col.upper[0]) + offset;
+        let step = i64::from(self.element_strides[1].max(1));
+        let mut w = start[1] + offset;
+        if w > high {
+            return Err(format!(
+                "the first element's W {w} lies right of the bounding box [{low}, {high}]"
+            ));
+        }
+        let inside = |x: i64, i: usize| x >= 0 && (x as u64) < self.global_dim[i];
+        // The pixel's fixed part: its H and D, at their coordinates.
+        let mut row = Some(self.global_address);
+        for (i, &at) in start.iter().enumerate().take(rank - 1).skip(2) {
+            row = row.filter(|_| inside(at, i));
+            row = row.map(|address| address + at as u64 * self.stride(i));
+        }
+        let channels = i64::from(im2col.channels_per_pixel);
+        let mut addresses = Vec::new();
+        let mut push = |w: i64, image: i64| {
+            let pixel = row
+                .filter(|_| inside(w, 1) && inside(image, rank - 1))
+                .map(|at| at + w as u64 * self.stride(1) + image as u64 * self.stride(rank - 1));
+            for k in 0..channels {
+                let c = start[0] + k;
+                addresses.push(
+                    pixel
+                        .filter(|_| inside(c, 0))
+                        .map(|at| at + c as u64 * self.stride(0)),
+                );
+            }
+        };
+        let mut image = start[rank - 1];
+        for j in 1..=pixels {
+            push(w, image);
+            if j % group.max(1) == 0 {
+                for k in 1..=halo {
+                    push(w + k * step, image);
+                }
+            }
+            w += step;
+            if w > high {
+                w = low;
+                image += 1;
+            }
+        }
+        Ok(addresses)
+    }
+
     /// The parameter rules of `cuTensorMapEncodeTiled` (and, for an im2col map,
-    /// `cuTensorMapEncodeIm2col`), as `cuda.h` (CUDA 13) documents them; the message names
+    /// `cuTensorMapEncodeIm2col` or `cuTensorMapEncodeIm2colWide`), as `cuda.h` (CUDA 13)
+    /// documents them; the message names
     /// the rule broken; and the swizzles of [`Swizzle::of`]. The packed sub-byte types are
     /// refused too.
     pub fn validate(&self) -> Result<(), String> {
@@ -465,6 +619,9 @@ impl TensorMap {
     /// to 256"; "pixelsPerColumn ... must be less than or equal to 1024"; the swizzle limit on
     /// "channelsPerPixel multiplied by element size in bytes".
     fn validate_im2col(&self, im2col: &Im2col, bytes: u64) -> Result<(), String> {
+        if let Some(mode) = im2col.wide {
+            return self.validate_im2col_wide(im2col, mode, bytes);
+        }
         let spatial = self.rank as usize - 2;
         let (low, high) = match self.rank {
             3 => (-32768, 32767),
@@ -497,8 +654,79 @@ impl TensorMap {
         self.validate_swizzle(u64::from(im2col.channels_per_pixel) * bytes)
     }
 
+    /// `cuTensorMapEncodeIm2colWide`: "pixelBoxLowerCornerWidth specifies the coordinate offset
+    /// W of the bounding box from left corner. The offset must be within range [-32768,
+    /// 32767]" (and the same for `pixelBoxUpperCornerWidth` "from right corner"); "The bounding
+    /// box ... must have non-zero area"; "channelsPerPixel ... must be less than or equal to
+    /// 256"; "pixelsPerColumn ... must be less than or equal to 1024. This field is ignored
+    /// when mode is CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128"; "swizzle ... must be one of the
+    /// following CUtensorMapSwizzle modes (other swizzle modes are not supported):
+    /// CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B"
+    /// ("CU_TENSOR_MAP_SWIZZLE_96B is supported only when mode is
+    /// CU_TENSOR_MAP_IM2COL_WIDE_MODE_W"), with the box's inner dimension (`channelsPerPixel`
+    /// times the element size) within the swizzle span.
+    fn validate_im2col_wide(
+        &self,
+        im2col: &Im2col,
+        mode: Im2colWide,
+        bytes: u64,
+    ) -> Result<(), String> {
+        let range = i32::from(i16::MIN)..=i32::from(i16::MAX);
+        for (corner, side) in [(im2col.lower[0], "Lower"), (im2col.upper[0], "Upper")] {
+            if !range.contains(&corner) {
+                return Err(format!(
+                    "pixelBox{side}CornerWidth {corner} is outside [-32768, 32767]"
+                ));
+            }
+        }
+        let width =
+            self.global_dim[1] as i64 + i64::from(im2col.upper[0]) - i64::from(im2col.lower[0]);
+        if width <= 0 {
+            return Err(format!(
+                "the bounding box from W {} to {} + {} has no area",
+                im2col.lower[0],
+                self.global_dim[1] as i64 - 1,
+                im2col.upper[0]
+            ));
+        }
+        if im2col.channels_per_pixel == 0 || im2col.channels_per_pixel > 256 {
+            return Err(format!(
+                "channelsPerPixel {} is not 1 to 256",
+                im2col.channels_per_pixel
+            ));
+        }
+        if mode == Im2colWide::W
+            && (im2col.pixels_per_column == 0 || im2col.pixels_per_column > 1024)
+        {
+            return Err(format!(
+                "pixelsPerColumn {} is not 1 to 1024",
+                im2col.pixels_per_column
+            ));
+        }
+        let supported = match Swizzle::of(self.swizzle)? {
+            Some(Swizzle {
+                span: 64, atom: 16, ..
+            }) => true,
+            Some(Swizzle {
+                span: 128,
+                atom: 16 | 32,
+                flip: false,
+            }) => true,
+            Some(Swizzle { span: 96, .. }) => mode == Im2colWide::W,
+            _ => false,
+        };
+        if !supported {
+            return Err(format!(
+                "swizzle {:#x} is not one of the 64B, 128B and 128B_ATOM_32B swizzles (96B with \
+                 mode W) an im2col-w map takes",
+                self.swizzle
+            ));
+        }
+        self.validate_swizzle(u64::from(im2col.channels_per_pixel) * bytes)
+    }
+
     /// ptxsim's encoding of the 128 bytes (little-endian): `"PTM1"`; then bytes 4-11: mode
-    /// (0 tile, 1 im2col), rank, data type, interleave, swizzle, L2 promotion, OOB fill, 0;
+    /// (0 tile, 1 im2col, 2 im2col-w `W`, 3 im2col-w `W128`), rank, data type, interleave, swizzle, L2 promotion, OOB fill, 0;
     /// 16: `globalAddress` (u64); 24: `globalDim` (5 x u32); 48: `globalStrides` (4 x u64); 80: `boxDim` (5 x u16); 90: `elementStrides`
     /// (5 x u8); 96: the im2col lower and upper corners (3 + 3 x i16); 108:
     /// `channelsPerPixel` (u16); 110: `pixelsPerColumn` (u16); the rest zero.
@@ -506,8 +734,14 @@ impl TensorMap {
         let mut bytes = [0u8; TENSOR_MAP_BYTES];
         bytes[0..4].copy_from_slice(&MAGIC.to_le_bytes());
         let im2col = self.im2col.unwrap_or_default();
+        let mode = match self.im2col.map(|im2col| im2col.wide) {
+            None => 0,
+            Some(None) => 1,
+            Some(Some(Im2colWide::W)) => 2,
+            Some(Some(Im2colWide::W128)) => 3,
+        };
         let small = [
-            u8::from(self.im2col.is_some()),
+            mode,
             self.rank as u8,
             self.data_type as u8,
             self.interleave as u8,
@@ -564,11 +798,16 @@ impl TensorMap {
             swizzle: u32::from(bytes[8]),
             l2_promotion: u32::from(bytes[9]),
             oob_fill: u32::from(bytes[10]),
-            im2col: (bytes[4] == 1).then(|| Im2col {
+            im2col: (1..=3).contains(&bytes[4]).then(|| Im2col {
                 lower: [i16_at(96).into(), i16_at(98).into(), i16_at(100).into()],
                 upper: [i16_at(102).into(), i16_at(104).into(), i16_at(106).into()],
                 channels_per_pixel: u16_at(108).into(),
                 pixels_per_column: u16_at(110).into(),
+                wide: match bytes[4] {
+                    2 => Some(Im2colWide::W),
+                    3 => Some(Im2colWide::W128),
+                    _ => None,
+                },
             }),
             ..TensorMap::default()
         };
@@ -632,6 +871,70 @@ mod tests {
             m.oob_fill = OOB_FILL_NAN;
         }));
         assert!(refused(|m| m.interleave = 1));
+    }
+
+    /// A `cuTensorMapEncodeIm2colWide` map: NHWC, 32 channels of 4 bytes (128 bytes, the
+    /// 128-byte swizzle), W corners -1 and 0.
+    fn wide(mode: Im2colWide) -> TensorMap {
+        TensorMap {
+            data_type: 2,
+            rank: 4,
+            global_address: 0x7f00_0000_0000,
+            global_dim: [32, 20, 3, 2, 0],
+            global_strides: [128, 2560, 7680, 0],
+            element_strides: [1, 1, 1, 1, 0],
+            swizzle: SWIZZLE_128B,
+            im2col: Some(Im2col {
+                lower: [-1, 0, 0],
+                upper: [0, 0, 0],
+                channels_per_pixel: 32,
+                pixels_per_column: 64,
+                wide: Some(mode),
+            }),
+            ..TensorMap::default()
+        }
+    }
+
+    #[test]
+    fn an_im2col_w_map_survives_its_encoding_and_keeps_the_documented_rules() {
+        for mode in [Im2colWide::W, Im2colWide::W128] {
+            assert_eq!(TensorMap::decode(&wide(mode).encode()), Ok(wide(mode)));
+        }
+        let refused = |mode, change: fn(&mut TensorMap, &mut Im2col)| {
+            let mut map = wide(mode);
+            let mut im2col = map.im2col.unwrap_or_default();
+            change(&mut map, &mut im2col);
+            map.im2col = Some(im2col);
+            map.validate().is_err()
+        };
+        // "other swizzle modes are not supported": none, 32 bytes, the 8-byte flip, 64-byte
+        // atomicity; "CU_TENSOR_MAP_SWIZZLE_96B is supported only when mode is ..._W".
+        assert!(refused(Im2colWide::W, |m, _| m.swizzle = 0));
+        assert!(refused(Im2colWide::W, |m, _| m.swizzle = 5));
+        assert!(refused(Im2colWide::W, |m, _| m.swizzle = 6));
+        assert!(refused(Im2colWide::W, |m, _| m.swizzle = 1));
+        assert!(!refused(Im2colWide::W, |m, i| {
+            m.swizzle = 4;
+            i.channels_per_pixel = 16;
+        }));
+        assert!(refused(Im2colWide::W128, |m, i| {
+            m.swizzle = SWIZZLE_96B;
+            i.channels_per_pixel = 16;
+        }));
+        assert!(!refused(Im2colWide::W, |m, i| {
+            m.swizzle = SWIZZLE_96B;
+            i.channels_per_pixel = 16;
+        }));
+        // "must have non-zero area": W 20 from -1 to 19 - 21.
+        assert!(refused(Im2colWide::W, |_, i| i.upper[0] = -21));
+        assert!(!refused(Im2colWide::W, |_, i| i.upper[0] = -20));
+        assert!(refused(Im2colWide::W, |_, i| i.lower[0] = 40_000));
+        assert!(refused(Im2colWide::W, |_, i| i.channels_per_pixel = 0));
+        // "pixelsPerColumn ... less than or equal to 1024 ... ignored when mode is ..._W128".
+        assert!(refused(Im2colWide::W, |_, i| i.pixels_per_column = 1025));
+        assert!(!refused(Im2colWide::W128, |_, i| i.pixels_per_column = 1025));
+        // 64 channels of 4 bytes exceed the 128-byte swizzle span.
+        assert!(refused(Im2colWide::W, |_, i| i.channels_per_pixel = 64));
     }
 
     /// The ISA's tables of the sm_100 swizzles (5.5.7), cell by cell: the 16-byte chunk at

@@ -134,10 +134,7 @@ fn not_run(op: Opcode) -> &'static str {
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
         Opcode::Atom => "`.b128`",
-        Opcode::Cp => {
-            "`cp.async.bulk.tensor`'s `.im2col::w` and `.im2col::w::128` (sm_100), \
-             `cp.async.bulk`'s `.cp_mask` (gated)"
-        }
+        Opcode::Cp => "`cp.async.bulk`'s `.cp_mask` (gated)",
         Opcode::Mma => {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \
              operand counts and gates checked), `.f64` with `.rz`/`.rm`/`.rp`"

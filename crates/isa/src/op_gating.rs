@@ -9,7 +9,8 @@ use crate::form::OpInstruction;
 use crate::gating::{Applies, BLACKWELL_SPECIFIC, Gate, SM120_SPECIFIC, Support, TargetSet};
 use crate::mma::MmaType;
 use crate::ops::{
-    AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MbarrierOp, OpForm, Space, TensormapField,
+    AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, Im2colWide, IntOp, MbarrierOp, OpForm, Space,
+    TensormapField,
 };
 use crate::target::PtxVersion;
 use crate::types::Type;
@@ -55,13 +56,13 @@ pub enum OpFeature {
     /// `cp.async.bulk.shared::cta.global` (ptxas 13.5: "Feature 'cp.async.bulk with destination
     /// state space as .shared::cta' requires PTX ISA .version 8.6 or later").
     CpAsyncBulkSharedCta,
-    /// `cp.async.bulk.tensor...tile::gather4` into `.shared::cta` (PTX ISA 8.6: "sm_100 or
+    /// `cp.async.bulk.tensor...tile::gather4` and `.im2col::w` into `.shared::cta` (PTX ISA 8.6: "sm_100 or
     /// higher when destination state space is .shared::cta"; ptxas 13.5 on sm_90a: "Feature
     /// '.tile::gather4 with destination state space as .shared::cta' requires .target sm_100 or
     /// higher").
     TensorGather4SharedCta,
-    /// `cp.async.bulk.tensor`'s `.tile::gather4` into `.shared::cluster`, `.tile::scatter4` and
-    /// `.cta_group`, and `cp.async.bulk.prefetch.tensor`'s `.tile::gather4`, `.im2col::w` and
+    /// `cp.async.bulk.tensor`'s `.tile::gather4` and `.im2col::w` into `.shared::cluster`,
+    /// `.tile::scatter4`, `.im2col::w::128` and `.cta_group`, and `cp.async.bulk.prefetch.tensor`'s `.tile::gather4`, `.im2col::w` and
     /// `.im2col::w::128` (PTX ISA 8.6: "sm_100a, sm_101a ... and family-specific architectures";
     /// ptxas 13.5 takes them on sm_100a/f and sm_103a/f, and refuses sm_100 and sm_120a:
     /// "Feature '.tile::scatter4' not supported on .target 'sm_120a'").
@@ -587,7 +588,7 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
-        feature: ".tile::gather4 with a .shared::cta destination",
+        feature: ".tile::gather4 or .im2col::w with a .shared::cta destination",
         applies: Applies::Op(OpFeature::TensorGather4SharedCta),
         support: &[Support {
             since: v(8, 6),
@@ -595,8 +596,8 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
-        feature: "cp.async.bulk.tensor's .tile::gather4 (to .shared::cluster), .tile::scatter4 \
-                  and .cta_group",
+        feature: "cp.async.bulk.tensor's .tile::gather4 and .im2col::w (to .shared::cluster), \
+                  .tile::scatter4, .im2col::w::128 and .cta_group",
         applies: Applies::Op(OpFeature::TensorCopySm100),
         support: &[Support {
             since: v(8, 6),
@@ -1320,6 +1321,19 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 ..
             },
         ) => named("tile::gather4").map(Some),
+        // ptxas 13.5 on sm_90a: "Feature '.im2col::w with destination state space as
+        // .shared::cta' requires .target sm_100 or higher" (taken on sm_120a).
+        (
+            OpFeature::TensorGather4SharedCta,
+            OpForm::CpAsyncBulkTensor {
+                wide: Some(Im2colWide::W),
+                shared_cta: true,
+                ..
+            },
+        ) => named("im2col::w").map(Some),
+        // ptxas 13.5: "Feature '.im2col::w with destination state space as .shared::cluster'
+        // not supported on .target 'sm_100'", "Feature '.im2col::w::128' not supported on
+        // .target 'sm_120a'" (either destination).
         (
             OpFeature::TensorCopySm100,
             OpForm::CpAsyncBulkTensor {
@@ -1327,6 +1341,7 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 load,
                 shared_cta,
                 cta_group,
+                wide,
                 ..
             },
         ) => {
@@ -1334,6 +1349,10 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
                 named_any(op, &["cta_group::1", "cta_group::2"])
             } else if four_rows && !(load && shared_cta) {
                 named_any(op, &["tile::gather4", "tile::scatter4"])
+            } else if wide == Some(Im2colWide::W128) {
+                named("im2col::w::128").map(Some)
+            } else if wide == Some(Im2colWide::W) && !shared_cta {
+                named("im2col::w").map(Some)
             } else {
                 None
             }

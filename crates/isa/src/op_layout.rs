@@ -554,6 +554,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             dims,
             load,
             im2col,
+            wide,
             multicast,
             cache_hint,
             ..
@@ -569,7 +570,11 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             };
             // PTX ISA 9.0, cp.async.bulk.tensor: "im2colOffsets ... a vector of 16-bit
             // integers", one per spatial dimension (dims - 2); "ctaMask is a 16-bit mask".
-            if load && im2col {
+            // `.im2col::w{::128}`: "{ wHalo, wOffset } | A vector of 2 arguments" ("a 16bit
+            // unsigned integer" each).
+            if load && wide.is_some() {
+                slots.push(vector("im2colInfo", Type::B16, 2, false));
+            } else if load && im2col {
                 slots.push(vector(
                     "im2colOffsets",
                     Type::B16,

@@ -399,6 +399,19 @@ pub enum AtomOp {
     Cas,
 }
 
+/// The im2col-w load modes of `cp.async.bulk.tensor` (PTX ISA 9.0, 5.5.5 "im2col::w and
+/// im2col::w::128 modes"), and of the tensor maps `cuTensorMapEncodeIm2colWide` makes
+/// (`CUtensorMapIm2ColWideMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Im2colWide {
+    /// `.im2col::w` (`CU_TENSOR_MAP_IM2COL_WIDE_MODE_W`): "The number of elements accessed in
+    /// the im2col::w mode depends on the field Pixels-per-Column field in the TensorMap".
+    W,
+    /// `.im2col::w::128` (`CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128`): "The number of elements
+    /// accessed in the im2col::w::128 mode is fixed and is equal to 128".
+    W128,
+}
+
 /// The field of `tensormap.replace` (PTX ISA 9.0, tensormap.replace: `.field1 = {
 /// .global_address, .rank }`, `.field2 = { .box_dim, .global_dim, .global_stride,
 /// .element_stride }`, `.field3 = { .elemtype, .interleave_layout, .swizzle_mode,
@@ -849,8 +862,12 @@ pub enum OpForm {
         load: bool,
         /// The destination of a load is `.shared::cta` (else `.shared::cluster`).
         shared_cta: bool,
-        /// `.im2col` (a load) or `.im2col_no_offs` (a store), else `.tile`.
+        /// `.im2col`, `.im2col::w` or `.im2col::w::128` (a load) or `.im2col_no_offs` (a
+        /// store), else `.tile`.
         im2col: bool,
+        /// `.im2col::w` / `.im2col::w::128` of a load (PTX ISA 8.6, sm_100): `im2colInfo` is
+        /// `{ wHalo, wOffset }`.
+        wide: Option<Im2colWide>,
         /// `.tile::gather4` (a load) or `.tile::scatter4` (a store; ptxas 13.5 takes it in
         /// `cp.reduce.async.bulk.tensor` too): "four rows in 2-dimensional source tensor are
         /// combined to form a single 2-dimensional destination tensor", the coordinates
@@ -3952,7 +3969,8 @@ fn decode_cp_async_bulk(
 /// to the loads and `.tile::scatter4` to the stores ("these modes work only on 2D tensor data";
 /// ptxas 13.5: "Modifier '.3d' cannot be combined with modifier '.tile::gather4'") and
 /// `.cta_group::1/2` to the loads ("can only be specified with the mbarrier based completion
-/// mechanism"). `.im2col::w{::128}` (sm_100) are not run.
+/// mechanism"), and `.im2col::w` / `.im2col::w::128` to the loads (im2col modes: "In .im2col
+/// and .im2col::* modes, the tensor has to be at least 3-dimensional").
 ///
 /// With `reduce`, `cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}
 /// .completion_mechanism{.level::cache_hint}` (PTX ISA 9.0, cp.reduce.async.bulk.tensor): `.dst
@@ -3966,7 +3984,6 @@ fn decode_cp_async_bulk_tensor(
     rest: &[&str],
     reduce: bool,
 ) -> Result<OpForm, DecodeError> {
-    let opcode = Opcode::Cp;
     let first = usize::from(reduce);
     let name = if reduce {
         "cp.reduce.async.bulk.tensor"
@@ -4009,7 +4026,7 @@ fn decode_cp_async_bulk_tensor(
     };
     let mut seen: Vec<&str> = Vec::new();
     let (mut im2col, mut completion, mut multicast, mut cache_hint) = (false, false, false, false);
-    let (mut four_rows, mut cta_group) = (false, None);
+    let (mut four_rows, mut cta_group, mut wide) = (false, None, None);
     let mut reduction = None;
     for (offset, &m) in rest.iter().enumerate() {
         let index = first + 6 + offset;
@@ -4036,13 +4053,7 @@ fn decode_cp_async_bulk_tensor(
             "tile::gather4" if load => "mode",
             "tile::scatter4" if !load => "mode",
             "cta_group::1" | "cta_group::2" if load => "cta group",
-            "im2col::w" | "im2col::w::128" if load => {
-                return Err(DecodeError::new(
-                    DecodeErrorKind::UnsupportedInstruction(opcode),
-                    Some(index),
-                    format!("{name} with .{m} (sm_100) is not supported by ptxsim yet"),
-                ));
-            }
+            "im2col::w" | "im2col::w::128" if load => "mode",
             _ => return Err(not_a_modifier(index, m, format_args!("{name} here"))),
         };
         if seen.contains(&group) {
@@ -4056,7 +4067,14 @@ fn decode_cp_async_bulk_tensor(
         match group {
             "reduction" => reduction = op,
             "mode" if m.starts_with("tile::") => four_rows = true,
-            "mode" => im2col = m != "tile",
+            "mode" => {
+                im2col = m != "tile";
+                wide = match m {
+                    "im2col::w" => Some(Im2colWide::W),
+                    "im2col::w::128" => Some(Im2colWide::W128),
+                    _ => None,
+                };
+            }
             "cta group" => cta_group = Some(if m == "cta_group::1" { 1 } else { 2 }),
             "completion" => completion = true,
             "multicast" => multicast = true,
@@ -4103,6 +4121,7 @@ fn decode_cp_async_bulk_tensor(
         load,
         shared_cta,
         im2col,
+        wide,
         four_rows,
         cta_group,
         multicast,
@@ -5829,6 +5848,7 @@ mod tests {
                 load: false,
                 shared_cta: false,
                 im2col: true,
+                wide: None,
                 four_rows: false,
                 cta_group: None,
                 multicast: false,

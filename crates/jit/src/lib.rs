@@ -188,16 +188,30 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     // run a while in it.
     let covered = translate::entries(program, &compiled, MIN_ENTRY);
     let mut functions = Vec::new();
-    let slots;
+    let mut conversions = Vec::new();
+    let built;
     let mut context = module.make_context();
     context.func.signature = signature;
     let mut builder_context = FunctionBuilderContext::new();
     {
         let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
-        let [load, store, lane] =
-            [0, 1, 2].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
-        let helpers = translate::Helpers { load, store, lane };
-        slots = translate::build(&mut builder, program, plans, &mut functions, helpers, block);
+        let [load, store, lane, convert] =
+            [0, 1, 2, 3].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
+        let helpers = translate::Helpers {
+            load,
+            store,
+            lane,
+            convert,
+        };
+        built = translate::build(
+            &mut builder,
+            program,
+            plans,
+            &mut functions,
+            &mut conversions,
+            helpers,
+            block,
+        );
         builder.finalize(module.target_config());
     }
     context.set_disasm(std::env::var_os("PTXSIM_JIT_DUMP").is_some());
@@ -221,8 +235,9 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             function,
             module,
             functions,
+            conversions,
             program.registers.len(),
-            slots,
+            built,
             block.iter().map(|&d| d as usize).product(),
         ),
         covered,
@@ -283,8 +298,8 @@ impl Engine {
 ///   `__syncwarp`), which runs differently when the threads do not run in lockstep;
 /// * `malloc`/`free` and the device runtime: their results depend on the order of calls.
 pub fn keeps_interpreter(program: &Program) -> Option<&'static str> {
-    if program.has_atomics {
-        return Some("atomics");
+    if program.has_atomics && !program.atomics_commute {
+        return Some("atomics whose results depend on the order of the threads");
     }
     if program.uses_heap || program.calls_device_runtime() {
         return Some("device heap or runtime calls");

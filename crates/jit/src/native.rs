@@ -10,9 +10,11 @@
 //!   (`Code::run` checks that the CTA has the thread count the code was built for, that the
 //!   slices hold every register and counter of every thread and that every listed lane is
 //!   below `count`), the shared memory `shared[at..at + bytes]` after checking
-//!   `at + bytes <= shared_len`, and the kernel's parameters and the `.const` space
-//!   (`params[at..at + bytes]`, `constants[at..at + bytes]`, after the same check; both slices
-//!   are borrowed, unchanged, for the whole call). Every other access goes through the
+//!   `at + bytes <= shared_len` (or `<=` the constant length the code was built for, which
+//!   `Code::run` checks is at most `shared_len`), and the kernel's parameters and the `.const` space
+//!   (`params[at..at + bytes]`, `constants[at..at + bytes]`, after the same check, or, for
+//!   constant addresses, below the lengths `Code::run` checked before the call (`needs`); both
+//!   slices are borrowed, unchanged, for the whole call). Every other access goes through the
 //!   helpers, which use safe code over the CTA's [`CtaSpaces`] (the thread `lane`'s
 //!   [`LaneSpaces`]).
 //! * Global loads and stores access the words of the buffer a helper last found for the
@@ -28,7 +30,10 @@
 //!   generated code's pointer is the only way to it; a helper that needs it (a generic
 //!   address in the shared window) makes a slice of it from that pointer for the helper's
 //!   own duration and puts it back, while the generated code waits for the helper.
-//! * The helpers do not unwind (the lane functions and memory accesses are the interpreter's,
+//! * `ptxsim_jit_convert` reads the conversion whose address the generated code holds as a
+//!   constant: one of [`Code`]'s boxed conversions, which do not move or change while the code
+//!   lives.
+//! * The helpers do not unwind (the lane functions, conversions and memory accesses are the interpreter's,
 //!   which do not panic); a panic would abort the process rather than cross the generated
 //!   frames.
 //! * The code memory stays mapped as long as [`Code`] lives (the `JITModule` is kept and never
@@ -41,6 +46,7 @@ use std::sync::atomic::AtomicU64;
 
 use cranelift_jit::JITModule;
 use ptxsim_exec::compiled::{CompiledCta, CtaSpaces, LaneFn, LaneSpaces, SPECIALS};
+use ptxsim_exec::cvt::ElementConversion;
 use ptxsim_exec::memory::FaultKind;
 use ptxsim_isa::ops::Space;
 
@@ -234,6 +240,15 @@ extern "C" fn ptxsim_jit_lane(context: *mut Context, number: u64, a: u64, b: u64
         .map_or(0, |function| function(a, b, c))
 }
 
+/// One element's conversion for the generated code, which passes the address of a conversion
+/// that [`Code`] owns (built for it at compile time: one per `cvt` form it calls).
+extern "C" fn ptxsim_jit_convert(conversion: *const ElementConversion, bits: u64) -> u64 {
+    // SAFETY: the generated code passes the address of one of `Code::conversions`, boxed (its
+    // address fixed) and alive as long as the code is.
+    let conversion = unsafe { &*conversion };
+    conversion.convert(bits)
+}
+
 /// Runs `f` on the spaces of the thread `context.lane` with the shared memory put back for
 /// its duration (`None`: no such thread, which the generated code never asks for).
 fn with_spaces<T>(context: &mut Context, f: impl FnOnce(&mut LaneSpaces<'_>) -> T) -> Option<T> {
@@ -253,11 +268,12 @@ fn with_spaces<T>(context: &mut Context, f: impl FnOnce(&mut LaneSpaces<'_>) -> 
 }
 
 /// The helpers by name, for the JIT's symbol table.
-pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 3] {
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 4] {
     [
         ("ptxsim_jit_load", ptxsim_jit_load as *const u8),
         ("ptxsim_jit_store", ptxsim_jit_store as *const u8),
         ("ptxsim_jit_lane", ptxsim_jit_lane as *const u8),
+        ("ptxsim_jit_convert", ptxsim_jit_convert as *const u8),
     ]
 }
 
@@ -267,10 +283,16 @@ pub(crate) struct Code {
     /// Keeps the code mapped (never freed).
     _module: JITModule,
     functions: Vec<LaneFn>,
+    /// The conversions the code calls `ptxsim_jit_convert` with, by address (pinned).
+    _conversions: Vec<std::pin::Pin<Box<ElementConversion>>>,
     /// The number of registers of the program.
     registers: usize,
     /// The number of window slots the function uses.
     slots: usize,
+    /// The bytes of the parameters and of the `.const` space it reads without a check, and
+    /// the shared memory its bounds checks assume ([`crate::translate::Built`]).
+    needs: [u64; 2],
+    shared: Option<u64>,
     /// The number of threads of the CTAs it was built for.
     threads: usize,
 }
@@ -293,28 +315,36 @@ unsafe impl Sync for Code {}
 impl Code {
     /// `function` must be the finalized address, in `module`, of a function built by
     /// [`crate::translate::build`] for a program of `registers` registers and CTAs of
-    /// `threads` threads, calling `functions` by number and using `slots` windows.
+    /// `threads` threads, calling `functions` by number, `conversions` by address, as `built`
+    /// says.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         function: *const u8,
         module: JITModule,
         functions: Vec<LaneFn>,
+        conversions: Vec<std::pin::Pin<Box<ElementConversion>>>,
         registers: usize,
-        slots: usize,
+        built: crate::translate::Built,
         threads: usize,
     ) -> Self {
         Self {
             function,
             _module: module,
             functions,
+            _conversions: conversions,
             registers,
-            slots,
+            slots: built.slots,
+            needs: built.needs,
+            shared: built.shared,
             threads,
         }
     }
 
     /// Runs the generated function for the threads `cta.lanes` names; does nothing (the
     /// interpreter then runs the threads' instructions) when the CTA's registers and counters
-    /// are not what the code was built for.
+    /// are not what the code was built for, or its parameters, `.const` space or shared
+    /// memory are shorter than the code's loads from constant addresses or bounds checks
+    /// assume.
     pub(crate) fn run(&self, cta: &mut CompiledCta<'_>) {
         let count = cta.count;
         let fits = count == self.threads
@@ -325,7 +355,12 @@ impl Code {
                 .is_some_and(|needed| needed <= cta.registers.len())
             && cta.pc.len() == count
             && cta.steps.len() == count
-            && cta.lanes.iter().all(|&lane| (lane as usize) < count);
+            && cta.lanes.iter().all(|&lane| (lane as usize) < count)
+            && self.needs[0] <= cta.memory.params.len() as u64
+            && self.needs[1] <= cta.memory.constants.len() as u64
+            && self
+                .shared
+                .is_none_or(|bytes| bytes <= cta.memory.shared.len() as u64);
         if !fits {
             return;
         }

@@ -33,13 +33,16 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use ptxsim_exec::compiled::{LaneFn, LaneOp, SPECIALS, lane_op, special_index};
+use ptxsim_exec::cvt::ElementConversion;
 use ptxsim_exec::ir::{
     Destination, Instruction, InstructionKind as K, MemoryOperand, Program, RegisterId, Source,
     SpecialRegister,
 };
 use ptxsim_exec::semantics::Extension;
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{BoolOp, Compare, FloatModifiers, FloatOp, IntOp, MulMode, Space};
+use ptxsim_isa::ops::{
+    BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MulMode, Space,
+};
 
 use crate::native::{self, Context};
 
@@ -49,12 +52,13 @@ pub(crate) struct Helpers {
     pub(crate) load: FuncRef,
     pub(crate) store: FuncRef,
     pub(crate) lane: FuncRef,
+    pub(crate) convert: FuncRef,
 }
 
 /// The signatures of the helpers ([`native`]'s `extern "C"` functions), for `call_conv`.
 pub(crate) fn helper_signatures(
     call_conv: cranelift_codegen::isa::CallConv,
-) -> [(&'static str, Signature); 3] {
+) -> [(&'static str, Signature); 4] {
     let i64 = types::I64;
     let i32 = types::I32;
     let signature = |params: &[types::Type], returns: &[types::Type]| {
@@ -80,6 +84,7 @@ pub(crate) fn helper_signatures(
             "ptxsim_jit_lane",
             signature(&[i64, i64, i64, i64, i64], &[i64]),
         ),
+        ("ptxsim_jit_convert", signature(&[i64, i64], &[i64])),
     ]
 }
 
@@ -303,15 +308,33 @@ pub(crate) fn entries(program: &Program, covered: &[bool], min: usize) -> Vec<bo
         .collect()
 }
 
-/// The lane functions the code calls go into `functions`, numbered by their place.
+/// What [`build`] made besides the code.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Built {
+    /// The number of window slots the code uses.
+    pub(crate) slots: usize,
+    /// The bytes of the kernel's parameters and of the `.const` space that its loads from
+    /// constant addresses read without a bounds check: the code may only run where there are
+    /// at least that many ([`crate::native::Code::run`] checks it).
+    pub(crate) needs: [u64; 2],
+    /// The length of the CTA's shared memory the code's bounds checks assume, when it is a
+    /// constant (no dynamic shared memory): the code may only run where the CTA has at least
+    /// that many bytes (an access past them is handed to the interpreter).
+    pub(crate) shared: Option<u64>,
+}
+
+/// The lane functions the code calls go into `functions`, numbered by their place, and the
+/// conversions it calls `ptxsim_jit_convert` with into `conversions`, which the code names by
+/// address.
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
     plans: Vec<Option<Plan>>,
     functions: &mut Vec<LaneFn>,
+    conversions: &mut Vec<std::pin::Pin<Box<ElementConversion>>>,
     helpers: Helpers,
     block: [u32; 3],
-) -> usize {
+) -> Built {
     let count = program.instructions.len();
     let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
     // The registers the compiled instructions read or write.
@@ -369,7 +392,18 @@ pub(crate) fn build(
     let steps_of = field(builder, Context::STEPS);
     let max_steps = field(builder, Context::MAX_STEPS);
     let shared = field(builder, Context::SHARED);
-    let shared_len = field(builder, Context::SHARED_LEN);
+    // Without dynamic shared memory a CTA's shared memory is the program's static
+    // declarations (`Device::shared_size`): its length is a constant of the code, which
+    // `Code::run` checks, and the bounds checks take immediates rather than a register.
+    let shared_bytes = program
+        .dynamic_shared
+        .is_none()
+        .then_some(program.shared_bytes)
+        .filter(|&bytes| i64::try_from(bytes).is_ok());
+    let shared_len = match shared_bytes {
+        Some(bytes) => builder.ins().iconst(i64t, bytes as i64),
+        None => field(builder, Context::SHARED_LEN),
+    };
     let windows = field(builder, Context::WINDOWS);
     let zero = builder.ins().iconst(i64t, 0);
     builder.def_var(index, zero);
@@ -454,6 +488,8 @@ pub(crate) fn build(
         context,
         shared,
         shared_len,
+        limits: [program.param_bytes, program.constants.len() as u64],
+        needs: [0; 2],
         helpers,
         steps,
         exit_pc,
@@ -461,6 +497,8 @@ pub(crate) fn build(
         exit,
         blocks: &blocks,
         functions,
+        conversions,
+        constants: vec![None; program.registers.len()],
         base,
         lane,
         stride,
@@ -476,6 +514,10 @@ pub(crate) fn build(
         };
         t.builder.switch_to_block(block);
         let before = t.builder.use_var(steps);
+        if runs[index].is_some() {
+            // A run start: reached from elsewhere, with registers of any value.
+            t.constants.fill(None);
+        }
         if let Some(length) = runs[index] {
             // No instruction at or past the step limit: a run that would pass it goes to the
             // interpreter, which stops the thread at exactly the limit.
@@ -515,6 +557,7 @@ pub(crate) fn build(
             }
             _ => t.inline(index, instruction, before),
         }
+        t.track_constants(instruction);
     }
 
     // Exit of a thread: its counters back, then the next thread.
@@ -532,7 +575,11 @@ pub(crate) fn build(
     t.builder.switch_to_block(finished);
     t.builder.ins().return_(&[]);
     t.builder.seal_all_blocks();
-    t.slots
+    Built {
+        slots: t.slots,
+        needs: t.needs,
+        shared: shared_bytes,
+    }
 }
 
 /// Where register `register` of the thread whose register 0 is at `base` lies, as an address
@@ -702,6 +749,10 @@ struct Translator<'a, 'b> {
     context: Value,
     shared: Value,
     shared_len: Value,
+    /// The sizes the program declares for the kernel's parameters and the `.const` space, and
+    /// how many bytes of each the loads from constant addresses read ([`Built::needs`]).
+    limits: [u64; 2],
+    needs: [u64; 2],
     helpers: Helpers,
     steps: Variable,
     exit_pc: Variable,
@@ -709,6 +760,10 @@ struct Translator<'a, 'b> {
     exit: Block,
     blocks: &'a [Option<Block>],
     functions: &'a mut Vec<LaneFn>,
+    conversions: &'a mut Vec<std::pin::Pin<Box<ElementConversion>>>,
+    /// Per register, its value when every thread reaching the instruction being translated
+    /// has the same one (set by a `mov` of an immediate earlier in the same run).
+    constants: Vec<Option<u64>>,
     /// The thread's register 0 in the register file, its index in the CTA, and the distance
     /// between registers.
     base: Variable,
@@ -891,18 +946,117 @@ impl Translator<'_, '_> {
     }
 
     /// An instruction with a [`LaneOp`]: its operands read as the interpreter reads them, the
-    /// operation generated here when [`Translator::arithmetic`] knows it, else the lane
-    /// function called, and the result written by the operation's extension rule.
+    /// operation generated here when [`Translator::arithmetic`] or
+    /// [`Translator::conversion`] knows it, else the lane function called, and the result
+    /// written by the operation's extension rule.
     fn lane_op(&mut self, kind: &K, op: LaneOp) {
         let mut values = [None; 3];
-        for (slot, &(source, bits)) in values.iter_mut().zip(&op.sources) {
-            *slot = Some(self.read(source, bits));
+        let mut known = [None; 3];
+        for (index, &(source, bits)) in op.sources.iter().enumerate().take(3) {
+            values[index] = Some(self.read(source, bits));
+            known[index] = self.known(source, bits);
         }
         let result = match self.arithmetic(kind, values) {
             Some(result) => result,
-            None => self.call_lane(op.function, values),
+            None => match self.conversion(kind, values, known) {
+                Some(result) => result,
+                None => self.call_lane(op.function, values),
+            },
         };
         self.put(op.destination, op.extension, result);
+    }
+
+    /// A source's value chopped to `bits` as [`Translator::read`] reads it, when it is known
+    /// while translating: an immediate, or a register [`Translator::constants`] knows.
+    fn known(&self, source: Source, bits: u32) -> Option<u64> {
+        match source {
+            Source::Immediate(v) => Some(v as u64 & mask(bits)),
+            Source::Register(r) => self
+                .constants
+                .get(r.index())
+                .copied()
+                .flatten()
+                .map(|v| v & mask(bits)),
+            Source::RegisterPlus(..) | Source::Special(_) => None,
+        }
+    }
+
+    /// Updates [`Translator::constants`] past `instruction` (translated): what it writes is
+    /// no longer known, unless it is an unguarded `mov` of an immediate, whose value is the
+    /// one [`Translator::put`] stores (chopped to the type, extended by Table 28).
+    fn track_constants(&mut self, instruction: &Instruction) {
+        let constants = &mut self.constants;
+        registers_of(
+            instruction,
+            |_| {},
+            |r| {
+                if let Some(slot) = constants.get_mut(r) {
+                    *slot = None;
+                }
+            },
+        );
+        if let (
+            None,
+            &K::Mov {
+                ty,
+                destination,
+                source: Source::Immediate(v),
+            },
+        ) = (instruction.guard, &instruction.kind)
+            && let Some(slot) = self.constants.get_mut(destination.register.index())
+        {
+            let value = v as u64 & mask(ty.bits());
+            *slot = Some(Extension::new(ty, destination.ty).apply64(value));
+        }
+    }
+
+    /// A `cvt` that [`ptxsim_exec::cvt::elementwise`] describes: each element converted by a
+    /// direct call of its conversion, chosen here once (or, for a source known while
+    /// translating, converted here), and the elements packed as it says. `None` for the
+    /// other instructions and forms.
+    fn conversion(
+        &mut self,
+        kind: &K,
+        [a, b, _]: [Option<Value>; 3],
+        [known_a, known_b, _]: [Option<u64>; 3],
+    ) -> Option<Value> {
+        use ptxsim_exec::cvt::{ElementConversion, Elementwise};
+        let K::Cvt { op, .. } = kind else {
+            return None;
+        };
+        let element = |t: &mut Self, conversion: ElementConversion, value, known| match known {
+            Some(known) => t
+                .builder
+                .ins()
+                .iconst(types::I64, conversion.convert(known) as i64),
+            None => {
+                t.conversions.push(Box::pin(conversion));
+                // Pinned: the code holds the address for as long as it lives.
+                let address = t.conversions.last().map_or(std::ptr::null(), |c| {
+                    std::ptr::from_ref::<ElementConversion>(c.as_ref().get_ref())
+                });
+                let address = t.builder.ins().iconst(types::I64, address as i64);
+                let call = t.builder.ins().call(t.helpers.convert, &[address, value]);
+                t.builder.inst_results(call)[0]
+            }
+        };
+        match ptxsim_exec::cvt::elementwise(op)? {
+            Elementwise::Scalar(conversion) => Some(element(self, conversion, a?, known_a)),
+            Elementwise::Pair {
+                element: conversion,
+                lane,
+                low,
+                mask: packed,
+            } => {
+                let hi = element(self, conversion, a?, known_a);
+                let lo = element(self, conversion, b?, known_b);
+                let hi = self.builder.ins().band_imm_s(hi, 0xffff_ffff);
+                let hi = self.builder.ins().ishl_imm_s(hi, i64::from(lane));
+                let lo = self.builder.ins().band_imm_s(lo, low as i64);
+                let d = self.builder.ins().bor(hi, lo);
+                Some(self.builder.ins().band_imm_s(d, packed as i64))
+            }
+        }
     }
 
     /// The common integer and `f32` operations generated as [`ptxsim_exec::alu`] computes
@@ -1024,6 +1178,56 @@ impl Translator<'_, '_> {
                 let r = self.builder.ins().fma(x, y, z);
                 Some(self.f32_result(r))
             }
+            // `.f64` with `.rn` (the default): the host's IEEE double operations round the same,
+            // and the NaN rules are generated as `alu::float`'s binary and fma lanes apply them.
+            K::FloatBinary {
+                op,
+                ty: Type::F64,
+                modifiers: FloatModifiers::RN,
+                ..
+            } => {
+                let (a, b) = (a?, b?);
+                let (x, y) = (self.f64_of(a), self.f64_of(b));
+                let r = match op {
+                    FloatOp::Add => self.builder.ins().fadd(x, y),
+                    FloatOp::Sub => self.builder.ins().fsub(x, y),
+                    FloatOp::Mul => self.builder.ins().fmul(x, y),
+                    FloatOp::Div => self.builder.ins().fdiv(x, y),
+                    _ => return None,
+                };
+                Some(self.f64_result(r, &[a, b]))
+            }
+            // `abs.f64`/`neg.f64`: the sign bit, a NaN quieted with its sign kept
+            // (`alu::float`'s unary lane, measured on an sm_90 GPU).
+            K::FloatUnary {
+                op: op @ (FloatUnaryOp::Abs | FloatUnaryOp::Neg),
+                ty: Type::F64,
+                modifiers,
+                ..
+            } if !modifiers.ftz => {
+                let a = a?;
+                let x = self.f64_of(a);
+                let sign = 1u64 << 63;
+                let r = if op == FloatUnaryOp::Abs {
+                    self.builder.ins().band_imm_s(a, !sign as i64)
+                } else {
+                    self.builder.ins().bxor_imm_s(a, sign as i64)
+                };
+                let is_nan = self.builder.ins().fcmp(FloatCC::Unordered, x, x);
+                let quiet = self.builder.ins().bor_imm_s(a, 1 << 51);
+                Some(self.builder.ins().select(is_nan, quiet, r))
+            }
+            // ptxas's DFMA takes a NaN from `b`, then `c`, then `a` (`alu::float::fma_lane`).
+            K::Fma {
+                ty: Type::F64,
+                modifiers: FloatModifiers::RN,
+                ..
+            } => {
+                let (a, b, c) = (a?, b?, c?);
+                let (x, y, z) = (self.f64_of(a), self.f64_of(b), self.f64_of(c));
+                let r = self.builder.ins().fma(x, y, z);
+                Some(self.f64_result(r, &[b, c, a]))
+            }
             K::Selp { .. } => {
                 let (a, b, c) = (a?, b?, c?);
                 Some(self.builder.ins().select(c, a, b))
@@ -1096,6 +1300,36 @@ impl Translator<'_, '_> {
         self.builder.ins().select(nan, canonical, bits)
     }
 
+    /// An `.f64` operand's bits as a host double.
+    fn f64_of(&mut self, value: Value) -> Value {
+        self.builder
+            .ins()
+            .bitcast(types::F64, MemFlagsData::new(), value)
+    }
+
+    /// The bits of an `.f64` operation's result `r` as `alu::float` gives them: the first NaN
+    /// of `operands` (in the order the GPU picks one) quieted, sign and payload kept; else a
+    /// NaN made from numbers is [`ptxsim_exec::alu::F64_DEFAULT_NAN`]; else `r`.
+    fn f64_result(&mut self, r: Value, operands: &[Value]) -> Value {
+        let bits = self
+            .builder
+            .ins()
+            .bitcast(types::I64, MemFlagsData::new(), r);
+        let nan = self.builder.ins().fcmp(FloatCC::Unordered, r, r);
+        let default = self
+            .builder
+            .ins()
+            .iconst(types::I64, ptxsim_exec::alu::F64_DEFAULT_NAN as i64);
+        let mut result = self.builder.ins().select(nan, default, bits);
+        for &operand in operands.iter().rev() {
+            let x = self.f64_of(operand);
+            let is_nan = self.builder.ins().fcmp(FloatCC::Unordered, x, x);
+            let quiet = self.builder.ins().bor_imm_s(operand, 1 << 51);
+            result = self.builder.ins().select(is_nan, quiet, result);
+        }
+        result
+    }
+
     /// The generated instructions; `before` is the step count before this one.
     fn inline(&mut self, pc: usize, instruction: &Instruction, before: Value) {
         match &instruction.kind {
@@ -1153,13 +1387,17 @@ impl Translator<'_, '_> {
                 self.take_slot(*space);
                 let at = self.address(address);
                 self.check_vector(pc, before, at, bytes, destinations.len());
+                // The address of a variable (a kernel parameter, a `.const` variable).
+                let fixed = match address.base {
+                    Source::Immediate(v) => Some(address.at(v as u64)),
+                    _ => None,
+                };
                 let mut values = Vec::with_capacity(destinations.len());
                 for index in 0..destinations.len() {
-                    let element = self
-                        .builder
-                        .ins()
-                        .iadd_imm_s(at, i64::from(bytes) * index as i64);
-                    values.push(self.load(pc, before, *space, element, bytes));
+                    let step = u64::from(bytes) * index as u64;
+                    let element = self.builder.ins().iadd_imm_s(at, step as i64);
+                    let fixed = fixed.map(|a| a.wrapping_add(step));
+                    values.push(self.load(pc, before, *space, (element, fixed), bytes));
                 }
                 for (destination, value) in destinations.iter().zip(values) {
                     if let Some(destination) = destination {
@@ -1433,9 +1671,41 @@ impl Translator<'_, '_> {
 
     /// A load of `bytes` at `at` in `space`, zero-extended to 64 bits; a failed one hands
     /// the instruction back.
-    fn load(&mut self, pc: usize, before: Value, space: Space, at: Value, bytes: u32) -> Value {
+    fn load(
+        &mut self,
+        pc: usize,
+        before: Value,
+        space: Space,
+        (at, fixed): (Value, Option<u64>),
+        bytes: u32,
+    ) -> Value {
         if space == Space::Shared {
             let pointer = self.shared_pointer(pc, before, at, bytes);
+            return self.load_plain(pointer, bytes);
+        }
+        // A kernel parameter or `.const` variable at an aligned constant address inside the
+        // space the program declares (not a thread's own `.param` variable): read directly,
+        // the code running only where the region holds it ([`Built::needs`]).
+        let region = match space {
+            Space::Param => Some(0),
+            Space::Const => Some(1),
+            _ => None,
+        };
+        if let (Some(region), Some(fixed)) = (region, fixed)
+            && fixed % u64::from(bytes) == 0
+            && let Some(end) = fixed.checked_add(u64::from(bytes))
+            && end <= self.limits[region]
+        {
+            self.needs[region] = self.needs[region].max(end);
+            // The region's first byte, loaded here rather than once per call: a value live
+            // through the whole function costs the loops around it a register.
+            let base = self.builder.ins().load(
+                types::I64,
+                MemFlagsData::trusted(),
+                self.context,
+                offset_i32([Context::PARAMS, Context::CONSTANTS][region]),
+            );
+            let pointer = self.builder.ins().iadd_imm_s(base, fixed as i64);
             return self.load_plain(pointer, bytes);
         }
         let done = self.builder.create_block();

@@ -110,24 +110,79 @@ fn both_tiers(name: &str, source: &str, block: u32, bytes: usize, max_steps: u64
     let program = ptxsim_exec::load(source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
     let kernel = ptxsim_jit::compile_shared(&program, [block, 1, 1]).unwrap();
     assert!(kernel.stats().covered > 0, "{name}: nothing compiled");
-    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| -> Run {
-        let (mut device, addresses) = grid::prepare(
+    let run = |compiled| {
+        run_grid(
             &program,
-            [2, 1, 1],
-            [block, 1, 1],
-            max_steps,
+            ([2, 1, 1], [block, 1, 1], max_steps),
             vec![Argument::Buffer(vec![0; bytes])],
+            compiled,
         )
-        .unwrap();
-        if let Some(kernel) = compiled {
-            device.set_compiled(kernel.clone());
-        }
-        outcome(&device, GridOptions::default(), &addresses)
     };
     (run(None), run(Some(&kernel)))
 }
 
+/// The run of `program` on a grid of `shape` (the grid, the CTA and the step limit) with
+/// `arguments`, in the interpreter or with `compiled`.
+fn run_grid(
+    program: &ptxsim_exec::Program,
+    (grid_shape, block, max_steps): ([u32; 3], [u32; 3], u64),
+    arguments: Vec<Argument>,
+    compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>,
+) -> Run {
+    let (mut device, addresses) =
+        grid::prepare(program, grid_shape, block, max_steps, arguments).unwrap();
+    if let Some(kernel) = compiled {
+        device.set_compiled(kernel.clone());
+    }
+    outcome(&device, GridOptions::default(), &addresses)
+}
+
 const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+/// Integer atomics whose old values nothing reads (`red`, and `atom` into a register no other
+/// instruction names, as nvcc writes `atomicAdd(p, v)` with its result unused) give the same
+/// memory in any order of the threads, so `auto` compiles such a kernel and its CTAs run on
+/// several host threads; the sums are worked out here from the PTX's definitions (2 CTAs of 64
+/// threads, thread t of CTA c contributing v = 64c + t): add of v + 1, max of v, xor of 7v + 1,
+/// or of 1 << (v % 32), and a count in shared memory copied out per CTA.
+#[test]
+fn order_free_atomics_run_compiled_with_the_interpreters_results() {
+    let body = "{\n .reg .b32 %r<16>;\n .reg .b64 %rd<4>;\n .reg .pred %p<2>;\n\
+                .shared .align 4 .u32 count;\n\
+                ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+                mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mad.lo.u32 %r3, %r2, 64, %r1;\n\
+                setp.eq.u32 %p1, %r1, 0;\n @%p1 st.shared.u32 [count], 0;\n bar.sync 0;\n\
+                add.u32 %r4, %r3, 1;\n red.global.add.u32 [%rd1], %r4;\n\
+                atom.global.max.s32 %r5, [%rd1+4], %r3;\n\
+                mad.lo.u32 %r6, %r3, 7, 1;\n red.global.xor.b32 [%rd1+8], %r6;\n\
+                and.b32 %r7, %r3, 31;\n shl.b32 %r8, 1, %r7;\n atom.global.or.b32 %r9, [%rd1+12], %r8;\n\
+                atom.shared.add.u32 %r10, [count], 1;\n bar.sync 0;\n\
+                @%p1 ld.shared.u32 %r11, [count];\n mul.wide.u32 %rd2, %r2, 4;\n add.u64 %rd3, %rd1, %rd2;\n\
+                @%p1 st.global.u32 [%rd3+16], %r11;\n ret;\n}\n";
+    let source = format!("{HEADER}.visible .entry k(.param .u64 out)\n{body}");
+    let program = ptxsim_exec::load(&source, None).unwrap();
+    assert!(program.has_atomics && program.atomics_commute);
+    assert_eq!(ptxsim_jit::keeps_interpreter(&program), None);
+    let run = same_on_both_tiers("order-free atomics", &source, 64, 24, 1000);
+    let words: Vec<u32> = run.3[0]
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    let values = 0..128u32;
+    assert_eq!(words[0], values.clone().map(|v| v + 1).sum::<u32>());
+    assert_eq!(words[1], 127);
+    assert_eq!(words[2], values.clone().fold(0, |x, v| x ^ (7 * v + 1)));
+    assert_eq!(words[3], u32::MAX);
+    assert_eq!(&words[4..6], &[64, 64]);
+    // Reading an atomic's old value makes the order visible: the kernel stays interpreted.
+    let reads = source.replace(
+        "atom.global.max.s32 %r5, [%rd1+4], %r3;",
+        "atom.global.max.s32 %r5, [%rd1+4], %r3;\n add.u32 %r12, %r5, 1;",
+    );
+    let program = ptxsim_exec::load(&reads, None).unwrap();
+    assert!(program.has_atomics && !program.atomics_commute);
+    assert!(ptxsim_jit::keeps_interpreter(&program).is_some());
+}
 
 #[test]
 fn faults_fuel_guards_and_generic_shared_addresses_match_the_interpreter() {
@@ -870,5 +925,446 @@ fn absurd_cta_shapes_are_errors() {
             panic!("code for an impossible CTA of {block:?}");
         };
         assert!(error.to_string().contains("cannot be launched"), "{error}");
+    }
+}
+
+/// The `cvt` forms the compiled tier calls an element conversion for directly
+/// (`ptxsim_exec::cvt::elementwise`): `(instruction, source width, destination width,
+/// sources)`, each run on both tiers over special values of its source type (NaN, infinity,
+/// -0, subnormals, the destination's overflow and rounding boundaries) and values of
+/// `tests/kernels/common/`, with its sources loaded and with one of them a constant (which
+/// the translation converts while compiling).
+const CONVERSIONS: &[(&str, u32, u32, usize)] = &[
+    ("cvt.rn.f16.f32", 32, 16, 1),
+    ("cvt.rz.f16.f32", 32, 16, 1),
+    ("cvt.rm.ftz.f16.f32", 32, 16, 1),
+    ("cvt.rp.sat.f16.f32", 32, 16, 1),
+    ("cvt.rn.relu.f16.f32", 32, 16, 1),
+    ("cvt.rn.bf16.f32", 32, 16, 1),
+    ("cvt.rz.relu.bf16.f32", 32, 16, 1),
+    ("cvt.rna.satfinite.tf32.f32", 32, 32, 1),
+    ("cvt.f32.f16", 16, 32, 1),
+    ("cvt.f32.bf16", 16, 32, 1),
+    ("cvt.rn.f32.f64", 64, 32, 1),
+    ("cvt.rz.ftz.sat.f32.f64", 64, 32, 1),
+    ("cvt.rm.f16.f64", 64, 16, 1),
+    ("cvt.f64.f32", 32, 64, 1),
+    ("cvt.ftz.f64.f32", 32, 64, 1),
+    ("cvt.rni.s32.f32", 32, 32, 1),
+    ("cvt.rzi.ftz.sat.u32.f32", 32, 32, 1),
+    ("cvt.rmi.s64.f64", 64, 64, 1),
+    ("cvt.rpi.u64.f32", 32, 64, 1),
+    ("cvt.rzi.s16.f16", 16, 16, 1),
+    ("cvt.rn.f32.s32", 32, 32, 1),
+    ("cvt.rz.f32.u32", 32, 32, 1),
+    ("cvt.rp.f64.s64", 64, 64, 1),
+    ("cvt.rm.f32.u64", 64, 32, 1),
+    ("cvt.rn.f16.s16", 16, 16, 1),
+    ("cvt.rni.f32.f32", 32, 32, 1),
+    ("cvt.rzi.ftz.f32.f32", 32, 32, 1),
+    ("cvt.ftz.sat.f32.f32", 32, 32, 1),
+    ("cvt.rpi.f64.f64", 64, 64, 1),
+    ("cvt.sat.s8.s32", 32, 16, 1),
+    ("cvt.sat.u16.s64", 64, 16, 1),
+    ("cvt.sat.s32.u32", 32, 32, 1),
+    ("cvt.rn.satfinite.e4m3x2.f32", 32, 16, 2),
+    ("cvt.rn.satfinite.relu.e5m2x2.f32", 32, 16, 2),
+    ("cvt.rn.satfinite.e2m1x2.f32", 32, 8, 2),
+    ("cvt.rn.satfinite.e2m3x2.f32", 32, 16, 2),
+    ("cvt.rn.satfinite.relu.e3m2x2.f32", 32, 16, 2),
+    ("cvt.rz.satfinite.ue8m0x2.f32", 32, 16, 2),
+    ("cvt.rp.satfinite.ue8m0x2.f32", 32, 16, 2),
+    ("cvt.rn.f16x2.f32", 32, 32, 2),
+    ("cvt.rz.relu.f16x2.f32", 32, 32, 2),
+    ("cvt.rn.bf16x2.f32", 32, 32, 2),
+    ("cvt.rz.relu.bf16x2.f32", 32, 32, 2),
+];
+
+/// Special values of each source width (raw bits): NaNs, infinities, zeros, subnormals, the
+/// largest finite values and the overflow and rounding boundaries of the narrower formats and
+/// of the integers.
+fn special_values(width: u32) -> Vec<u64> {
+    match width {
+        16 => vec![
+            0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0x3c01, 0x7bff, 0xfbff, 0x7c00,
+            0xfc00, 0x7c01, 0x7e00, 0xfe00, 0x7f80, 0xff80, 0x7fc0, 0x0080, 0x007f, 0x7f7f, 0x7fff,
+            0x8000, 0xffff, 0x5bf0, 0x5bf8,
+        ],
+        32 => vec![
+            0x0000_0000,
+            0x8000_0000,
+            0x0000_0001,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0xffc0_0001,
+            0x43e0_0000,
+            0x43e8_0000,
+            0x43f0_0000,
+            0xc3f0_0000,
+            0x4760_0000,
+            0x4770_0000,
+            0x477f_e000,
+            0x3b00_0000,
+            0x3a80_0000,
+            0x3a80_0001,
+            0x3f00_0000,
+            0x3fc0_0000,
+            0x4020_0000,
+            0x40c0_0000,
+            0x40e0_0000,
+            0x4f00_0000,
+            0xcf00_0000,
+            0x4f80_0000,
+            0x5f00_0000,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_ffff,
+            0x0100_0001,
+            0x3380_0000,
+            0x387f_c000,
+            0x3880_0000,
+            0x33ff_ffff,
+        ],
+        _ => vec![
+            0,
+            1 << 63,
+            1,
+            0x000f_ffff_ffff_ffff,
+            0x0010_0000_0000_0000,
+            0x3ff0_0000_0000_0000,
+            0x7fef_ffff_ffff_ffff,
+            0x7ff0_0000_0000_0000,
+            0xfff0_0000_0000_0000,
+            0x7ff8_0000_0000_0000,
+            0x7ff0_0000_0000_0001,
+            0x47ef_ffff_e000_0000,
+            0x47ef_ffff_f000_0000,
+            0x3690_0000_0000_0000,
+            0x36a0_0000_0000_0001,
+            0x43e0_0000_0000_0000,
+            0xc3e0_0000_0000_0000,
+            0x41e0_0000_0000_0000,
+            0x40ef_ffe0_0000_0000,
+            0x7fff_ffff_ffff_ffff,
+            0x8000_0000_0000_0000,
+            0x0020_0000_0000_0001,
+            0xffff_ffff_ffff_ffff,
+            0x0000_0000_0100_0001,
+        ],
+    }
+}
+
+/// `count + 1` values of `width` bits, 8 bytes each: [`special_values`], then values of
+/// `tests/kernels/common/` (f32.bin for 16 and 32 bits, taken apart for 16; f64.bin for 64).
+fn conversion_inputs(width: u32, count: usize) -> Vec<u8> {
+    let mut values = special_values(width);
+    let common = read(if width == 64 {
+        "tests/kernels/common/f64.bin"
+    } else {
+        "tests/kernels/common/f32.bin"
+    });
+    let bytes = (width / 8) as usize;
+    values.extend(common.chunks_exact(bytes).map(|chunk| {
+        chunk
+            .iter()
+            .rev()
+            .fold(0u64, |value, &byte| (value << 8) | u64::from(byte))
+    }));
+    values.resize(count + 1, 0);
+    values
+        .iter()
+        .flat_map(|value| value.to_le_bytes())
+        .collect()
+}
+
+/// Every form of [`CONVERSIONS`] gives the same results on both tiers: thread `i` converts
+/// input `i` (and `i + 1`, for two sources), or a constant and input `i`.
+#[test]
+fn direct_conversions_match_the_interpreter() {
+    const THREADS: usize = 1024;
+    const BLOCK: u32 = 256;
+    let register = |width: u32, n: u32| match width {
+        8 => format!("%b{n}"),
+        16 => format!("%h{n}"),
+        32 => format!("%r{n}"),
+        _ => format!("%rd{n}"),
+    };
+    let mut kernels = 0;
+    for (index, &(instruction, from, to, sources)) in CONVERSIONS.iter().enumerate() {
+        let specials = special_values(from);
+        // Loaded sources; then each source in turn a constant (a special value).
+        for constant in 0..=sources {
+            let [a, b, d] = [11, 12, 13].map(|n| register(from, n));
+            let d = if from == to { d } else { register(to, 13) };
+            let mut body =
+                format!("ld.global.b{from} {a}, [%rd4];\n    ld.global.b{from} {b}, [%rd4+8];\n");
+            if constant > 0 {
+                let value = specials[(index + constant) % specials.len()];
+                let target = if constant == 1 { &a } else { &b };
+                body += &format!("    mov.b{from} {target}, {value};\n");
+            }
+            let operands = if sources == 2 {
+                format!("{a}, {b}")
+            } else {
+                a.clone()
+            };
+            body +=
+                &format!("    {instruction} {d}, {operands};\n    st.global.b{to} [%rd5], {d};\n");
+            let source = format!(
+                ".version 8.7\n.target sm_100a\n.address_size 64\n\
+                 .visible .entry k(.param .u64 out, .param .u64 in) {{\n\
+                 .reg .b8 %b<16>;\n.reg .b16 %h<16>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n\
+                 ld.param.u64 %rd1, [out];\n    ld.param.u64 %rd2, [in];\n\
+                 mov.u32 %r1, %ctaid.x;\n    mov.u32 %r2, %ntid.x;\n    mov.u32 %r3, %tid.x;\n\
+                 mad.lo.u32 %r1, %r1, %r2, %r3;\n    mul.wide.u32 %rd3, %r1, 8;\n\
+                 add.u64 %rd4, %rd2, %rd3;\n    add.u64 %rd5, %rd1, %rd3;\n    {body}    ret;\n}}\n"
+            );
+            let name = format!("{instruction} (constant source {constant})");
+            let program =
+                ptxsim_exec::load(&source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let kernel = ptxsim_jit::compile_shared(&program, [BLOCK, 1, 1]).unwrap();
+            assert_eq!(
+                kernel.stats().covered,
+                kernel.stats().instructions,
+                "{name}: every instruction compiled"
+            );
+            let run = |compiled| {
+                run_grid(
+                    &program,
+                    (
+                        [(THREADS as u32).div_ceil(BLOCK), 1, 1],
+                        [BLOCK, 1, 1],
+                        100_000,
+                    ),
+                    vec![
+                        Argument::Buffer(vec![0; THREADS * 8]),
+                        Argument::Buffer(conversion_inputs(from, THREADS)),
+                    ],
+                    compiled,
+                )
+            };
+            let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+            assert_eq!(interpreted.1, "None", "{name}: ran without a failure");
+            assert_eq!(interpreted.0, compiled.0, "{name}: step counts");
+            assert_eq!(interpreted.1, compiled.1, "{name}: failures");
+            assert_eq!(interpreted.2, compiled.2, "{name}: the inspected thread");
+            assert!(interpreted.3 == compiled.3, "{name}: output buffers differ");
+            kernels += 1;
+        }
+    }
+    assert_eq!(kernels, 97);
+}
+
+/// The FP8 conversion kernels of `ptx-samples/nvcc/fp8_convert.sm_90.ptx` on the compiled
+/// tier give the outputs of NVIDIA's host conversions (`tests/kernels/`, from `cuda_fp8.h`'s
+/// `__nv_cvt_float_to_fp8`), any NaN for a NaN as the manifest allows.
+#[test]
+fn compiled_fp8_conversions_match_nvidias_host_conversions() {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&read("tests/kernels/manifest.json")).expect("manifest parses");
+    let source = String::from_utf8(read("ptx-samples/nvcc/fp8_convert.sm_90.ptx")).unwrap();
+    let is_nan = |element: &str, byte: u8| match element {
+        "e4m3" => byte & 0x7f == 0x7f,
+        _ => byte & 0x7c == 0x7c && byte & 0x03 != 0,
+    };
+    for name in ["f32_to_e4m3", "f32_to_fp8_variants"] {
+        let case = manifest["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|case| case["name"] == name)
+            .expect("the case is in the manifest");
+        let program = ptxsim_exec::load(&source, Some(name)).expect("the sample loads");
+        let kernel = ptxsim_jit::compile_shared(&program, [256, 1, 1]).unwrap();
+        let run = launch(&program, case, Some(&kernel));
+        let output = &case["outputs"][0];
+        let expected = read(output["expected"].as_str().unwrap());
+        let elements: Vec<&str> = output["elem"].as_str().unwrap().split(',').collect();
+        let got = &run.3[output["arg"].as_u64().unwrap() as usize];
+        assert_eq!(got.len(), expected.len(), "{name}");
+        for (at, (&got, &want)) in got.iter().zip(&expected).enumerate() {
+            let element = elements[at % elements.len()];
+            assert!(
+                got == want || (is_nan(element, got) && is_nan(element, want)),
+                "{name}: byte {at}: {got:#04x}, NVIDIA's host conversion gives {want:#04x}"
+            );
+        }
+    }
+}
+
+/// Loads from constant addresses of the kernel's parameters (scalars of each width and a
+/// vector from an array parameter) and of `.const` variables, which the compiled code reads
+/// without a bounds check: the values the PTX passes and declares, on both tiers.
+#[test]
+fn parameters_and_constants_at_constant_addresses() {
+    let source = format!(
+        "{HEADER}.const .align 8 .b8 table[24] = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, \
+         15, 16, 17, 18, 19, 20, 21, 22, 23, 24}};
+.visible .entry k(.param .u64 out, .param .u8 a, .param .u16 b, .param .u32 c,
+    .param .align 8 .b8 pair[8]) {{
+    .reg .b16 %h<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 32;
+    add.u64 %rd1, %rd1, %rd2;
+    ld.param.u8 %h1, [a];
+    ld.param.u16 %h2, [b];
+    ld.param.u32 %r2, [c];
+    ld.param.v2.u32 {{%r3, %r4}}, [pair];
+    ld.const.u64 %rd3, [table+8];
+    ld.const.u16 %h3, [table+2];
+    ld.const.v2.u32 {{%r5, %r6}}, [table+16];
+    st.global.u8 [%rd1], %h1;
+    st.global.u16 [%rd1+2], %h2;
+    st.global.u32 [%rd1+4], %r2;
+    st.global.v2.u32 [%rd1+8], {{%r3, %r4}};
+    st.global.u64 [%rd1+16], %rd3;
+    st.global.u16 [%rd1+24], %h3;
+    st.global.u32 [%rd1+28], %r6;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&source, None).unwrap();
+    let kernel = ptxsim_jit::compile_shared(&program, [64, 1, 1]).unwrap();
+    assert_eq!(kernel.stats().covered, kernel.stats().instructions);
+    let run = |compiled| {
+        run_grid(
+            &program,
+            ([2, 1, 1], [64, 1, 1], 100_000),
+            vec![
+                Argument::Buffer(vec![0; 64 * 32]),
+                Argument::Scalar {
+                    ty: ptxsim_isa::Type::U8,
+                    bits: 0xa5,
+                },
+                Argument::Scalar {
+                    ty: ptxsim_isa::Type::U16,
+                    bits: 0xbeef,
+                },
+                Argument::Scalar {
+                    ty: ptxsim_isa::Type::U32,
+                    bits: 0xdead_f00d,
+                },
+                Argument::Bytes(vec![0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80]),
+            ],
+            compiled,
+        )
+    };
+    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    assert_eq!(interpreted, compiled);
+    // Per thread: a, b, c, the pair's two words, table[8..16], table[2..4], table[20..24]
+    // (little-endian, as the `.const` initialiser lists the bytes).
+    let mut row = vec![0xa5, 0, 0xef, 0xbe, 0x0d, 0xf0, 0xad, 0xde];
+    row.extend([0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80]);
+    row.extend(9..=16u8);
+    row.extend([3, 4, 0, 0, 21, 22, 23, 24]);
+    assert_eq!(compiled.3[0], row.repeat(64));
+}
+
+/// `.f64` `add`/`sub`/`mul`/`div.rn`/`fma.rn`/`abs`/`neg`, generated inline, over every triple of 14
+/// special values on both tiers; and the values against the host's IEEE double arithmetic
+/// (round to nearest even, as `.rn` is defined, PTX ISA 9.7.3), with the GPU's NaN rules
+/// (a NaN operand comes back quieted with its sign and payload, `fma` looking at `b`, `c`, `a`
+/// in turn; a NaN made from numbers is 0xfff8000000000000: measured on an sm_90 GPU,
+/// docs/divergences.md).
+#[test]
+fn f64_arithmetic_matches_the_interpreter_and_ieee() {
+    const VALUES: [u64; 14] = [
+        0x0000_0000_0000_0000, // +0
+        0x8000_0000_0000_0000, // -0
+        0x3ff0_0000_0000_0000, // 1
+        0xc004_0000_0000_0000, // -2.5
+        0x3fd5_5555_5555_5555, // 1/3
+        0x7ff0_0000_0000_0000, // +inf
+        0xfff0_0000_0000_0000, // -inf
+        0x7ff8_0000_0000_1234, // quiet NaN with a payload
+        0xfff4_0000_0000_0042, // signalling negative NaN with a payload
+        0x0000_0000_0000_0001, // the smallest subnormal
+        0x7fef_ffff_ffff_ffff, // the largest finite
+        0x0010_0000_0000_0000, // the smallest normal
+        0x41d2_6580_b487_0000, // 1234567890.125
+        0xbfb9_9999_9999_999a, // -0.1
+    ];
+    let n = VALUES.len();
+    let threads = n * n * n;
+    let mut input = Vec::with_capacity(threads * 24);
+    for i in 0..threads {
+        for value in [VALUES[i / (n * n)], VALUES[(i / n) % n], VALUES[i % n]] {
+            input.extend(value.to_le_bytes());
+        }
+    }
+    let source = format!(
+        "{HEADER}.visible .entry k(.param .u64 out, .param .u64 in)\n{{\n\
+         .reg .b32 %r<4>;\n.reg .b64 %rd<8>;\n.reg .f64 %fd<12>;\n.reg .pred %p<2>;\n\
+         ld.param.u64 %rd1, [out];\nld.param.u64 %rd2, [in];\n\
+         mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\n\
+         mad.lo.u32 %r1, %r1, %r2, %r3;\nsetp.ge.u32 %p1, %r1, {threads};\n@%p1 ret;\n\
+         mul.wide.u32 %rd3, %r1, 24;\nadd.u64 %rd4, %rd2, %rd3;\nmul.wide.u32 %rd5, %r1, 56;\nadd.u64 %rd6, %rd1, %rd5;\n\
+         ld.global.f64 %fd1, [%rd4];\nld.global.f64 %fd2, [%rd4+8];\nld.global.f64 %fd3, [%rd4+16];\n\
+         add.f64 %fd4, %fd1, %fd2;\nsub.f64 %fd5, %fd1, %fd2;\nmul.f64 %fd6, %fd1, %fd2;\n\
+         div.rn.f64 %fd7, %fd1, %fd2;\nfma.rn.f64 %fd8, %fd1, %fd2, %fd3;\n\
+         st.global.f64 [%rd6], %fd4;\nst.global.f64 [%rd6+8], %fd5;\nst.global.f64 [%rd6+16], %fd6;\n\
+         st.global.f64 [%rd6+24], %fd7;\nst.global.f64 [%rd6+32], %fd8;\n\
+         abs.f64 %fd9, %fd1;\nneg.f64 %fd10, %fd1;\n\
+         st.global.f64 [%rd6+40], %fd9;\nst.global.f64 [%rd6+48], %fd10;\nret;\n}}\n"
+    );
+    let program = ptxsim_exec::load(&source, None).unwrap();
+    const BLOCK: u32 = 128;
+    let kernel = ptxsim_jit::compile_shared(&program, [BLOCK, 1, 1]).unwrap();
+    assert_eq!(kernel.stats().covered, kernel.stats().instructions);
+    let run = |compiled| {
+        run_grid(
+            &program,
+            (
+                [(threads as u32).div_ceil(BLOCK), 1, 1],
+                [BLOCK, 1, 1],
+                1000,
+            ),
+            vec![
+                Argument::Buffer(vec![0; threads * 56]),
+                Argument::Buffer(input.clone()),
+            ],
+            compiled,
+        )
+    };
+    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    assert_eq!(interpreted.1, "None");
+    assert_eq!(interpreted, compiled);
+    let is_nan = |x: u64| x & 0x7ff0_0000_0000_0000 == 0x7ff0_0000_0000_0000 && x << 12 != 0;
+    let expect = |operands: &[u64], r: f64| -> u64 {
+        match operands.iter().find(|&&x| is_nan(x)) {
+            Some(&nan) => nan | 1 << 51,
+            None if r.is_nan() => 0xfff8_0000_0000_0000,
+            None => r.to_bits(),
+        }
+    };
+    for (i, got) in compiled.3[0].chunks(56).take(threads).enumerate() {
+        let [a, b, c] = [VALUES[i / (n * n)], VALUES[(i / n) % n], VALUES[i % n]];
+        let [x, y, z] = [a, b, c].map(f64::from_bits);
+        let want = [
+            expect(&[a, b], x + y),
+            expect(&[a, b], x - y),
+            expect(&[a, b], x * y),
+            expect(&[a, b], x / y),
+            expect(&[b, c, a], x.mul_add(y, z)),
+            expect(&[a], x.abs()),
+            expect(&[a], -x),
+        ];
+        let got: Vec<u64> = got
+            .chunks(8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, want, "a={a:#x} b={b:#x} c={c:#x}");
     }
 }

@@ -812,7 +812,7 @@ pub fn convert(
 }
 
 /// [`convert`] with its source and destination types fixed.
-type Converter = fn(u64, Rounding, Flags, Option<u32>) -> Converted;
+pub type Converter = fn(u64, Rounding, Flags, Option<u32>) -> Converted;
 
 /// The common pairs of types, each with the code that uses them written once: `$apply` is
 /// expanded for every pair with the constants `$f` and `$t` set to its types.
@@ -841,8 +841,10 @@ macro_rules! for_common_pairs {
 
 /// A copy of [`convert`] specialised for one common pair of types (the formats' parameters
 /// become constants), or `None` for the other pairs (many values of one pair go through
-/// [`convert_each`] instead).
-fn converter(from: Type, to: Type) -> Option<Converter> {
+/// [`convert_each`] instead). `convert(bits, from, to, ..)` is
+/// `converter(from, to)(bits, ..)` where this is `Some`: a caller that converts many values of
+/// one pair one at a time (the compiled tier) chooses it once.
+pub fn converter(from: Type, to: Type) -> Option<Converter> {
     for_common_pairs!(
         from,
         to,

@@ -17,8 +17,8 @@ pub mod format;
 pub mod pack;
 
 pub use convert::{
-    convert, convert_each, convert_scaled, f16_to_e5m2, f16_to_f32, f32_to_bf16, f32_to_e2m1,
-    f32_to_e4m3, f32_to_f16, random_bits_width,
+    Converter, convert, convert_each, convert_scaled, converter, f16_to_e5m2, f16_to_f32,
+    f32_to_bf16, f32_to_e2m1, f32_to_e4m3, f32_to_f16, random_bits_width,
 };
 pub use format::{Format, NanEncoding};
 

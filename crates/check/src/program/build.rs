@@ -463,6 +463,7 @@ impl<'m> Builder<'m> {
                     | InstructionKind::RedAsync { .. }
             )
         });
+        let atomics_commute = has_atomics && atomics_commute(&self.instructions, &self.registers);
         // The stack for `alloca` sits above the `.local` variables, 16-byte aligned.
         let (local_bytes, stack_bytes) = if self.uses_stack {
             let base = self.next[SPACE_LOCAL].next_multiple_of(16);
@@ -497,6 +498,7 @@ impl<'m> Builder<'m> {
             constants: self.constants,
             const_variables: self.const_variables,
             has_atomics,
+            atomics_commute,
             uses_heap,
             reserved_shared,
             cluster: ClusterDirectives::default(),
@@ -2357,6 +2359,7 @@ impl<'m> Builder<'m> {
                 dims,
                 load,
                 im2col,
+                wide,
                 four_rows,
                 cta_group,
                 multicast,
@@ -2366,7 +2369,7 @@ impl<'m> Builder<'m> {
                 operands,
                 dims,
                 (load, im2col, multicast),
-                (four_rows, cta_group),
+                (four_rows, cta_group, wide),
                 reduce,
             )?,
             OpForm::CpReduceAsyncBulk { global, op, ty, .. } => {
@@ -3522,8 +3525,9 @@ impl<'m> Builder<'m> {
     }
 
     /// `cp.async.bulk.tensor` (PTX ISA 9.0; `.tile::gather4`/`.tile::scatter4` with five
-    /// coordinates, `.cta_group`): a load `[dstMem], [tensorMap, tensorCoords],
-    /// [mbar]{, im2colOffsets}{, ctaMask}{, cache-policy}`, a store (or a
+    /// coordinates, `.cta_group`, `.im2col::w{::128}`): a load `[dstMem], [tensorMap,
+    /// tensorCoords], [mbar]{, im2colInfo}{, ctaMask}{, cache-policy}` (`im2colInfo` the
+    /// im2col offsets, or `{wHalo, wOffset}`), a store (or a
     /// `cp.reduce.async.bulk.tensor`) `[tensorMap, tensorCoords], [srcMem]{, cache-policy}`.
     /// `tensorMap` is a `.u64` register holding its generic address, or the name of a variable
     /// (its generic address).
@@ -3532,7 +3536,7 @@ impl<'m> Builder<'m> {
         operands: &[Operand],
         dims: u8,
         (load, im2col, multicast): (bool, bool, bool),
-        (four_rows, cta_group): (bool, Option<u8>),
+        (four_rows, cta_group, wide): (bool, Option<u8>, Option<ptxsim_isa::ops::Im2colWide>),
         reduce: Option<ptxsim_isa::ops::AtomOp>,
     ) -> Result<InstructionKind, String> {
         let tensor = if load {
@@ -3582,7 +3586,7 @@ impl<'m> Builder<'m> {
                     self.vector_sources(&elements.value, Type::B16)?
                 }
                 Some(single) => vec![self.source(single, Type::B16)?],
-                None => return Err("no im2colOffsets operand".into()),
+                None => return Err("no im2colInfo operand".into()),
             }
         } else {
             Vec::new()
@@ -3602,6 +3606,7 @@ impl<'m> Builder<'m> {
                 coordinates,
                 mbarrier,
                 im2col_offsets,
+                wide,
                 cta_mask,
                 reduce,
                 four_rows,
@@ -3951,4 +3956,58 @@ fn not_executed(form: &OpForm) -> Option<&'static str> {
         ),
         _ => None,
     }
+}
+
+/// Whether every atomic of `instructions` leaves the same memory and registers whatever the
+/// order its threads run in ([`Program::atomics_commute`]): an integer `.add`, `.min` or
+/// `.max`, or an integer or bit-size `.and`, `.or` or `.xor` ("The atomic operations are
+/// commutative and associative", as integer arithmetic modulo 2^n is; PTX ISA 9.7.13.5), whose
+/// old value no instruction reads: `red`, or `atom` whose destination register is named by no
+/// other instruction (nvcc writes `atomicAdd(p, v)` with its result unused as `atom` into a
+/// register nothing reads). Floating-point additions round differently in another order, and
+/// `.inc`, `.dec`, `.exch`, `.cas` and the `red.async` forms are left out.
+fn atomics_commute(instructions: &[Instruction], registers: &[RegisterInfo]) -> bool {
+    let commutes = |op: AtomOp, ty: Type| match op {
+        AtomOp::Add | AtomOp::Min | AtomOp::Max => ty.is_integer(),
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => !ty.is_float() && ty != Type::Pred,
+        AtomOp::Inc | AtomOp::Dec | AtomOp::Exch | AtomOp::Cas => false,
+    };
+    // How many instructions name each register (a name that is a register operand in the
+    // text; the text's other words never start with `%` but for special registers, which are
+    // not destinations).
+    let mut named: FxHashMap<&str, usize> = FxHashMap::default();
+    for instruction in instructions {
+        for word in instruction
+            .text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '%' | '_' | '$')))
+            .filter(|word| word.starts_with('%'))
+        {
+            *named.entry(word).or_default() += 1;
+        }
+    }
+    // A destination nothing else reads: named once (by the atomic itself). A register renamed
+    // in a nested scope (`NAME#n`) is not found by its name and counts as read.
+    let unread = |register: RegisterId| {
+        registers
+            .get(register.index())
+            .is_some_and(|info| named.get(info.name.as_str()) == Some(&1))
+    };
+    instructions
+        .iter()
+        .all(|instruction| match &instruction.kind {
+            InstructionKind::Atom {
+                op,
+                ty,
+                destination,
+                ..
+            } => commutes(*op, *ty) && destination.is_none_or(|d| unread(d.register)),
+            InstructionKind::AtomVector {
+                op,
+                ty,
+                destinations,
+                ..
+            } => commutes(*op, *ty) && destinations.iter().flatten().all(|d| unread(d.register)),
+            InstructionKind::RedAsync { .. } => false,
+            _ => true,
+        })
 }

@@ -223,6 +223,11 @@ pub struct Program {
     /// Whether the program has `atom`/`red`: the grid then runs one CTA at a time, in order, so
     /// that the values atomics return do not depend on host scheduling.
     pub has_atomics: bool,
+    /// Whether the program's atomics give the same results in any order of the threads that
+    /// run them (integer `.add`/`.min`/`.max`/`.and`/`.or`/`.xor` whose old value is not read;
+    /// `build::atomics_commute`): its CTAs may then run on several host threads, and the
+    /// compiled tier may run it, without changing its results.
+    pub atomics_commute: bool,
     /// Whether the program calls `malloc` or `free` (or the device runtime's `cudaMalloc`,
     /// `cudaFree`; [`RuntimeFunction::uses_heap`]): the launch then has a
     /// device heap, and its CTAs run one at a time, in order, so that the addresses `malloc`
@@ -582,7 +587,7 @@ pub struct BulkTensorInstruction {
     pub dims: u8,
     /// From `.global` to shared memory (else from `.shared::cta` to `.global`).
     pub load: bool,
-    /// `.im2col` / `.im2col_no_offs` (else `.tile`).
+    /// `.im2col`, `.im2col::w`, `.im2col::w::128` / `.im2col_no_offs` (else `.tile`).
     pub im2col: bool,
     /// `[dstMem]` of a load, `[srcMem]` of a store.
     pub shared: MemoryOperand,
@@ -592,8 +597,11 @@ pub struct BulkTensorInstruction {
     pub coordinates: Vec<Source>,
     /// `[mbar]` of a load.
     pub mbarrier: Option<MemoryOperand>,
-    /// `im2colOffsets`: 16-bit values, one per spatial dimension.
+    /// `im2colInfo`: the 16-bit im2col offsets, one per spatial dimension; with `.im2col::w`
+    /// and `.im2col::w::128`, `{ wHalo, wOffset }`.
     pub im2col_offsets: Vec<Source>,
+    /// `.im2col::w` / `.im2col::w::128` (PTX ISA 9.0, 5.5.5).
+    pub wide: Option<ptxsim_isa::ops::Im2colWide>,
     /// `ctaMask` of `.multicast::cluster`.
     pub cta_mask: Option<Source>,
     /// `cp.reduce.async.bulk.tensor`'s `.redOp` (a store that reduces into the tensor).

@@ -279,7 +279,8 @@ mod texture;
 mod link;
 // Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap, ...).
 mod vmm;
-// Tensor maps (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col, cuTensorMapReplaceAddress).
+// Tensor maps (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col, cuTensorMapEncodeIm2colWide,
+// cuTensorMapReplaceAddress).
 mod tensor_map;
 
 calls! {

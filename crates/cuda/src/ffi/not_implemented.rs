@@ -279,7 +279,6 @@ not_supported! {
     cuStreamWriteValue64_v2
     cuSurfRefGetArray
     cuSurfRefSetArray
-    cuTensorMapEncodeIm2colWide
     cuTensorMapSetAllocationClass
     cuTexObjectGetResourceViewDesc
     cuTexObjectGetTextureDesc

@@ -1,11 +1,12 @@
 //! Tensor maps (`cuTensorMapEncodeTiled`, `cuTensorMapEncodeIm2col`,
-//! `cuTensorMapReplaceAddress`): the 128-byte `CUtensorMap` that `cp.async.bulk.tensor` reads,
+//! `cuTensorMapEncodeIm2colWide`, `cuTensorMapReplaceAddress`): the 128-byte `CUtensorMap` that `cp.async.bulk.tensor` reads,
 //! in ptxsim's encoding ([`ptxsim_exec::tensor_map`]), after the parameter rules `cuda.h`
 //! documents (a broken rule is `CUDA_ERROR_INVALID_VALUE`, with the rule in the message).
 
 use std::ffi::{c_int, c_uint, c_void};
 
 use ptxsim_exec::tensor_map::{Im2col, TENSOR_MAP_BYTES, TensorMap};
+use ptxsim_isa::ops::Im2colWide;
 
 use super::{CUresult, CallResult, guard, null_argument};
 use crate::status::{CudaError, Failure};
@@ -69,6 +70,50 @@ fn checked_rank(rank: c_uint) -> CallResult<usize> {
     }
 }
 
+/// The checked rank of an im2col map: "tensorRank ... must be 3, 4, or 5".
+fn im2col_rank(rank: c_uint) -> CallResult<usize> {
+    let count = checked_rank(rank)?;
+    if count < 3 {
+        return Err(Failure::new(
+            CudaError::InvalidValue,
+            format!("tensorRank {rank} of an im2col map is not 3, 4 or 5"),
+        ));
+    }
+    Ok(count)
+}
+
+/// The fields every encoder takes (`rank` checked: `count` of them), without a box or im2col
+/// part.
+///
+/// # Safety
+/// Each array pointer is NULL (an error) or points to `count` readable values (`count - 1`
+/// global strides).
+unsafe fn fields(
+    (data_type, rank, count): (c_int, c_uint, usize),
+    global_address: *mut c_void,
+    (global_dim, global_strides, element_strides): (*const u64, *const u64, *const u32),
+    [interleave, swizzle, l2_promotion, oob_fill]: [c_int; 4],
+) -> CallResult<TensorMap> {
+    // SAFETY: `count` (and `count - 1`) readable values, by the caller's contract.
+    let strides = unsafe { array(global_strides, count - 1, "globalStrides") }?;
+    Ok(TensorMap {
+        data_type: data_type as u32,
+        rank,
+        global_address: global_address.addr() as u64,
+        // SAFETY: as above.
+        global_dim: unsafe { array(global_dim, count, "globalDim") }?,
+        global_strides: [strides[0], strides[1], strides[2], strides[3]],
+        box_dim: [0; 5],
+        // SAFETY: as above.
+        element_strides: unsafe { array(element_strides, count, "elementStrides") }?,
+        interleave: interleave as u32,
+        swizzle: swizzle as u32,
+        l2_promotion: l2_promotion as u32,
+        oob_fill: oob_fill as u32,
+        im2col: None,
+    })
+}
+
 calls! {
     /// `cuTensorMapEncodeTiled`: a tiled tensor map ([`TensorMap::validate`] has the rules).
     fn cuTensorMapEncodeTiled(
@@ -86,20 +131,16 @@ calls! {
         oob_fill: c_int,
     ) {
         let count = checked_rank(rank)?;
-        let strides = unsafe { array(global_strides, count - 1, "globalStrides") }?;
         let map = TensorMap {
-            data_type: data_type as u32,
-            rank,
-            global_address: global_address.addr() as u64,
-            global_dim: unsafe { array(global_dim, count, "globalDim") }?,
-            global_strides: [strides[0], strides[1], strides[2], strides[3]],
             box_dim: unsafe { array(box_dim, count, "boxDim") }?,
-            element_strides: unsafe { array(element_strides, count, "elementStrides") }?,
-            interleave: interleave as u32,
-            swizzle: swizzle as u32,
-            l2_promotion: l2_promotion as u32,
-            oob_fill: oob_fill as u32,
-            im2col: None,
+            ..unsafe {
+                fields(
+                    (data_type, rank, count),
+                    global_address,
+                    (global_dim, global_strides, element_strides),
+                    [interleave, swizzle, l2_promotion, oob_fill],
+                )
+            }?
         };
         unsafe { write(tensor_map, &map) }
     }
@@ -123,34 +164,78 @@ calls! {
         l2_promotion: c_int,
         oob_fill: c_int,
     ) {
-        let count = checked_rank(rank)?;
-        if count < 3 {
-            return Err(Failure::new(
-                CudaError::InvalidValue,
-                format!("tensorRank {rank} of an im2col map is not 3, 4 or 5"),
-            ));
-        }
-        let strides = unsafe { array(global_strides, count - 1, "globalStrides") }?;
+        let count = im2col_rank(rank)?;
         let lower = unsafe { array(lower_corner, count - 2, "pixelBoxLowerCorner") }?;
         let upper = unsafe { array(upper_corner, count - 2, "pixelBoxUpperCorner") }?;
         let map = TensorMap {
-            data_type: data_type as u32,
-            rank,
-            global_address: global_address.addr() as u64,
-            global_dim: unsafe { array(global_dim, count, "globalDim") }?,
-            global_strides: [strides[0], strides[1], strides[2], strides[3]],
-            box_dim: [0; 5],
-            element_strides: unsafe { array(element_strides, count, "elementStrides") }?,
-            interleave: interleave as u32,
-            swizzle: swizzle as u32,
-            l2_promotion: l2_promotion as u32,
-            oob_fill: oob_fill as u32,
             im2col: Some(Im2col {
                 lower: [lower[0], lower[1], lower[2]],
                 upper: [upper[0], upper[1], upper[2]],
                 channels_per_pixel,
                 pixels_per_column,
+                wide: None,
             }),
+            ..unsafe {
+                fields(
+                    (data_type, rank, count),
+                    global_address,
+                    (global_dim, global_strides, element_strides),
+                    [interleave, swizzle, l2_promotion, oob_fill],
+                )
+            }?
+        };
+        unsafe { write(tensor_map, &map) }
+    }
+
+    /// `cuTensorMapEncodeIm2colWide`: an im2col map "where the elements are exclusively loaded
+    /// along the W dimension" (rank 3 to 5; one W corner each side; `mode` 0
+    /// `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W`, 1 `_W128`). `cp.async.bulk.tensor` runs its
+    /// `.im2col::w` / `.im2col::w::128` copies.
+    fn cuTensorMapEncodeIm2colWide(
+        tensor_map: *mut c_void,
+        data_type: c_int,
+        rank: c_uint,
+        global_address: *mut c_void,
+        global_dim: *const u64,
+        global_strides: *const u64,
+        lower_corner_width: c_int,
+        upper_corner_width: c_int,
+        channels_per_pixel: c_uint,
+        pixels_per_column: c_uint,
+        element_strides: *const u32,
+        interleave: c_int,
+        mode: c_int,
+        swizzle: c_int,
+        l2_promotion: c_int,
+        oob_fill: c_int,
+    ) {
+        let count = im2col_rank(rank)?;
+        let wide = match mode {
+            0 => Im2colWide::W,
+            1 => Im2colWide::W128,
+            _ => {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    format!("mode {mode} is no CUtensorMapIm2ColWideMode"),
+                ));
+            }
+        };
+        let map = TensorMap {
+            im2col: Some(Im2col {
+                lower: [lower_corner_width, 0, 0],
+                upper: [upper_corner_width, 0, 0],
+                channels_per_pixel,
+                pixels_per_column,
+                wide: Some(wide),
+            }),
+            ..unsafe {
+                fields(
+                    (data_type, rank, count),
+                    global_address,
+                    (global_dim, global_strides, element_strides),
+                    [interleave, swizzle, l2_promotion, oob_fill],
+                )
+            }?
         };
         unsafe { write(tensor_map, &map) }
     }

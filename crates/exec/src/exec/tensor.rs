@@ -219,7 +219,9 @@ impl Executor<'_, '_> {
     /// only the elements inside the tensor. The shared-memory address must be 128-byte
     /// aligned (CUDA C++ Programming Guide, TMA: "shared memory address must be 128-byte
     /// aligned"). In im2col mode (`.im2col` loads, `.im2col_no_offs` stores) the elements are
-    /// those of [`TensorMap::im2col_addresses`]. `cp.reduce.async.bulk.tensor` is a store in
+    /// those of [`TensorMap::im2col_addresses`]; in `.im2col::w` / `.im2col::w::128` loads
+    /// those of [`TensorMap::im2col_wide_addresses`], halo pixels included, whose bytes all
+    /// count for the complete-tx. `cp.reduce.async.bulk.tensor` is a store in
     /// which "Each element of the tensor data in the .dst state space is reduced inline with
     /// the corresponding element from the tensor data in the .src state space", element by
     /// element as `red.global` combines them ([`alu::atom`]; `.add.f32` flushes subnormals, as
@@ -260,7 +262,16 @@ impl Executor<'_, '_> {
         let offset = shared % CLUSTER_RANK_STRIDE;
         let bytes = map.element_bytes();
         // The global address of each element of the box, in shared-memory order.
-        let addresses: Vec<Option<u64>> = if op.im2col {
+        let addresses: Vec<Option<u64>> = if let Some(mode) = op.wide {
+            // "Argument wHalo is a 16bit unsigned integer ... Argument wOffset is a 16bit
+            // unsigned integer".
+            let mut info = [0i64; 2];
+            for (value, &source) in info.iter_mut().zip(&op.im2col_offsets) {
+                *value = i64::from(self.read_bits(lane, source, 16) as u16);
+            }
+            map.im2col_wide_addresses(&start, mode, info)
+                .map_err(Stop::Trap)?
+        } else if op.im2col {
             // "im2colOffsets ... a vector of 16-bit integers" (unsigned: "[0, 2^16-1]" for 3D);
             // `.im2col_no_offs` (a store) has none.
             let offsets: Vec<i64> = op

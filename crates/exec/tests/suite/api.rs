@@ -31,6 +31,7 @@ fn run_on_one_host_thread(
         grid::GridOptions {
             host_threads: 1,
             inspect,
+            ..grid::GridOptions::default()
         },
         None,
         None,
@@ -521,4 +522,50 @@ fn brx_idx_goes_to_the_label_its_index_picks() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// `LaunchOptions::commuting_atomics_in_parallel` (the driver library's setting): a kernel
+/// whose atomics commute (integer `red.add`, nvcc's `atom.add` into an unread register, `.max`,
+/// `.or`) runs its 512 CTAs on two host threads, and the memory it leaves is what the PTX
+/// defines whatever the order: worked out here per thread (v = 64 x CTA + thread).
+#[test]
+fn commuting_atomics_give_their_sums_on_several_host_threads() {
+    use ptxsim_exec::api::{LaunchOptions, Module, Options};
+    use ptxsim_exec::memory::DeviceMemory;
+    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<12>;\n.reg .b64 %rd<2>;\n\
+        ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\n\
+        mad.lo.u32 %r3, %r2, 64, %r1;\nadd.u32 %r4, %r3, 1;\n\
+        red.global.add.u32 [%rd1], %r4;\natom.global.add.u32 %r5, [%rd1+4], 1;\n\
+        atom.global.max.u32 %r6, [%rd1+8], %r3;\nand.b32 %r7, %r3, 31;\nshl.b32 %r8, 1, %r7;\n\
+        red.global.or.b32 [%rd1+12], %r8;\nret;\n}";
+    let module = Module::load(source, &Options::default()).expect("the module checks");
+    let program = module.program("k").unwrap();
+    assert!(program.has_atomics && program.atomics_commute);
+    let mut memory = DeviceMemory::allocations();
+    let buffer = memory.allocate("out", 16).unwrap();
+    let options = LaunchOptions {
+        host_threads: 2,
+        commuting_atomics_in_parallel: true,
+        ..LaunchOptions::default()
+    };
+    let report = module
+        .launch_in(
+            "k",
+            [512, 1, 1],
+            [64, 1, 1],
+            &buffer.to_le_bytes(),
+            &mut [&mut memory],
+            &options,
+        )
+        .expect("the launch runs");
+    assert_eq!(report.ctas, 512);
+    let mut out = [0u8; 16];
+    memory.read(buffer, &mut out).unwrap();
+    let word = |i: usize| u32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
+    let threads = 512 * 64u32;
+    assert_eq!(word(0), (1..=threads).fold(0u32, u32::wrapping_add));
+    assert_eq!(word(1), threads);
+    assert_eq!(word(2), threads - 1);
+    assert_eq!(word(3), u32::MAX);
 }

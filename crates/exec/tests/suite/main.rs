@@ -41,6 +41,7 @@ mod scalar;
 mod tcgen05;
 mod texture;
 mod tma;
+mod tma_im2col_w;
 mod tma_sm100;
 mod video;
 mod warp;

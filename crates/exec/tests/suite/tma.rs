@@ -864,11 +864,18 @@ fn a_multicast_bulk_copy_reaches_every_cta_of_the_mask() {
 }
 
 /// `im2col{dims}d`: one thread loads the im2col box at `c0..` with the `.u16` im2col offsets
-/// `o0..` into shared memory and copies `bytes` of it to `out`. `store{dims}d_no_offs`: the
-/// bytes of `out` into shared memory, then an `.im2col_no_offs` tensor store at the
-/// coordinates. Clean under ptxas 13.5 (`-arch sm_90a`).
-fn im2col_kernels(dims: usize) -> String {
-    let spatial = dims - 2;
+/// `o0..` into shared memory (1024-byte aligned) and copies `bytes` of it to `out`.
+/// `store{dims}d_no_offs`: the bytes of `out` into shared memory, then an `.im2col_no_offs`
+/// tensor store at the coordinates. `mode` is the load's: `im2col` (clean under ptxas 13.5,
+/// `-arch sm_90a`), or `im2col::w` / `im2col::w::128` whose two `.u16` values are `{wHalo,
+/// wOffset}` (PTX ISA 8.6, `-arch sm_100a`).
+pub(super) fn im2col_kernels(dims: usize, mode: &str) -> String {
+    let wide = mode.starts_with("im2col::w");
+    let (header, spatial) = if wide {
+        (".version 8.6\n.target sm_100a", 2)
+    } else {
+        (".version 8.0\n.target sm_90a", dims - 2)
+    };
     let coordinate_params: String = (0..dims).map(|i| format!(", .param .s32 c{i}")).collect();
     let offset_params: String = (0..spatial)
         .map(|i| format!(", .param .u16 o{i}"))
@@ -888,8 +895,7 @@ fn im2col_kernels(dims: usize) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!(
-        r#".version 8.0
-.target sm_90a
+        r#"{header}
 .address_size 64
 
 .visible .entry im2col{dims}d(.param .align 64 .b8 tmap[128], .param .u64 tensor,
@@ -899,14 +905,14 @@ fn im2col_kernels(dims: usize) -> String {
     .reg .b32 %r<24>;
     .reg .b64 %rd<16>;
     .reg .pred %p<4>;
-    .shared .align 128 .b8 box[4096];
+    .shared .align 1024 .b8 box[20480];
     .shared .align 8 .b64 bar;
     mov.u64 %rd1, tmap;
     cvta.param.u64 %rd2, %rd1;
 {load_coordinates}{load_offsets}    ld.param.u32 %r3, [bytes];
     mbarrier.init.shared::cta.b64 [bar], 1;
     mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
-    cp.async.bulk.tensor.{dims}d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [box], [%rd2, {{{coordinates}}}], [bar], {{{offsets}}};
+    cp.async.bulk.tensor.{dims}d.shared::cluster.global.{mode}.mbarrier::complete_tx::bytes [box], [%rd2, {{{coordinates}}}], [bar], {{{offsets}}};
 WAIT:
     mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
     @!%p1 bra WAIT;
@@ -975,10 +981,18 @@ fn im2col_map(
             upper: corners.1,
             channels_per_pixel: channels,
             pixels_per_column: pixels,
+            wide: None,
         }),
         ..TensorMap::default()
     };
-    let mut stride = 4;
+    dense(&mut map, dims, 4);
+    map
+}
+
+/// Sets `map`'s dimensions to `dims` (innermost first) of a dense tensor of `bytes`-byte
+/// elements.
+pub(super) fn dense(map: &mut TensorMap, dims: &[u64], bytes: u64) {
+    let mut stride = bytes;
     for (i, &dim) in dims.iter().enumerate() {
         map.global_dim[i] = dim;
         if i > 0 {
@@ -986,11 +1000,10 @@ fn im2col_map(
         }
         stride *= dim;
     }
-    map
 }
 
-/// Runs `kernel` of [`im2col_kernels`] with `out` (`bytes` long, initially `out_init`) and
-/// returns the tensor and `out` afterwards, or the launch's error.
+/// Runs `kernel` of [`im2col_kernels`] (its `.im2col` loads) with `out` (`bytes` long,
+/// initially `out_init`) and returns the tensor and `out` afterwards, or the launch's error.
 fn run_im2col(
     kernel: &str,
     map: &TensorMap,
@@ -998,9 +1011,28 @@ fn run_im2col(
     (coordinates, offsets): (&[i32], &[u16]),
     out_init: &[u32],
 ) -> Result<(Vec<u32>, Vec<u32>), String> {
+    run_im2col_mode(
+        kernel,
+        "im2col",
+        map,
+        tensor,
+        (coordinates, offsets),
+        out_init,
+    )
+}
+
+/// [`run_im2col`] with the loads of `mode` ([`im2col_kernels`]).
+pub(super) fn run_im2col_mode(
+    kernel: &str,
+    mode: &str,
+    map: &TensorMap,
+    tensor: &[u32],
+    (coordinates, offsets): (&[i32], &[u16]),
+    out_init: &[u32],
+) -> Result<(Vec<u32>, Vec<u32>), String> {
     let dims = coordinates.len();
     let module =
-        Module::load(&im2col_kernels(dims), &Options::default()).expect("the kernels load");
+        Module::load(&im2col_kernels(dims, mode), &Options::default()).expect("the kernels load");
     let mut tensor = bytes_of(tensor);
     let mut out = bytes_of(out_init);
     let bytes = out.len() as u32;
