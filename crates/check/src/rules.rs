@@ -1353,6 +1353,20 @@ pub fn check_instruction(
                     integer_operand(instruction, 5),
                 )
             }
+            ptxsim_isa::ops::OpForm::CpAsyncBulkTensor { .. }
+            | ptxsim_isa::ops::OpForm::CpAsyncBulkPrefetchTensor { .. } => {
+                // The coordinates of `[tensorMap, tensorCoords]`, when the operand is one.
+                ptxsim_isa::op_layout::tensor_coordinates(&op.form).and_then(|(index, _)| {
+                    let Some(Operand::AddressList(items)) = instruction.operands.get(index) else {
+                        return None;
+                    };
+                    let length = match items.value.get(1)? {
+                        Operand::Vector(elements) => Some(elements.value.len()),
+                        _ => None,
+                    };
+                    ptxsim_isa::op_layout::tensor_coordinates_violation(&op.form, length)
+                })
+            }
             ptxsim_isa::ops::OpForm::Wgmma(ptxsim_isa::wgmma::WgmmaOp::Mma(form)) => {
                 let a_from_registers =
                     matches!(instruction.operands.get(1), Some(Operand::Vector(_)));

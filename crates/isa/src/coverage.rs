@@ -134,9 +134,14 @@ fn not_run(op: Opcode) -> &'static str {
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
         Opcode::Atom => "`.b128`",
+        Opcode::Cp => "`cp.async.bulk`'s `.cp_mask` (gated)",
         Opcode::Mma => {
-            "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors and \
-             operand counts checked)"
+            "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \
+             operand counts and gates checked), `.f64` with `.rz`/`.rm`/`.rp`"
+        }
+        Opcode::Add | Opcode::Sub | Opcode::Fma => {
+            "the mixed-precision `.f32.f16`/`.f32.bf16` forms (PTX ISA 8.6; checked by the \
+             Syntax-block table)"
         }
         Opcode::Ldmatrix => {
             "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (checked by \
@@ -147,11 +152,10 @@ fn not_run(op: Opcode) -> &'static str {
         }
         Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
         Opcode::Tcgen05 => {
-            "`tcgen05.ld.red`, the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` \
-             `.sp` with M = 64, `.cta_group::2`, `.ws` or block scaling, `.ws` with A in tensor \
-             memory below M = 128 or a zero-column mask, A transposed for FP6/FP4, block \
-             scaling with M = 64 or `.cta_group::2`, `scale-input-d` with an `.f16` D (trap \
-             at run)"
+            "the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` `.sp` with M = 64, \
+             `.cta_group::2`, `.ws` or block scaling, `.ws` with A in tensor memory below \
+             M = 128 or a zero-column mask, A transposed for FP6/FP4, block scaling with M = 64 \
+             or `.cta_group::2`, `scale-input-d` with an `.f16` D (trap at run)"
         }
         _ => "",
     }

@@ -159,6 +159,19 @@ const BF16_SOURCES: &[Type] = &[U8, S8, U16, S16, U32, S32, U64, S64, F16, F64, 
 const BF16_DESTINATIONS: &[Type] = &[U8, S8, U16, S16, U32, S32, U64, S64, F16, F64];
 const BLACKWELL_ARCH: &[u32] = &[100, 110, 120];
 const BLACKWELL_FAMILIES: &[u32] = &[100, 110, 120];
+
+/// The arch- and family-specific targets of sm_100 and later: sm_100a, sm_101a (renamed
+/// sm_110a), sm_103a, sm_110a, sm_120a, sm_121a and the sm_100f, sm_110f and sm_120f families.
+pub const BLACKWELL_SPECIFIC: TargetSet = TargetSet::Specific {
+    arch: &[100, 101, 103, 110, 120, 121],
+    families: BLACKWELL_FAMILIES,
+};
+
+/// sm_120a, sm_121a and the sm_120f family (the consumer Blackwell features).
+pub const SM120_SPECIFIC: TargetSet = TargetSet::Specific {
+    arch: &[120, 121],
+    families: &[120],
+};
 /// "supported on sm_100a, sm_101a (renamed sm_110a), sm_120a, and from PTX ISA 8.8 on
 /// sm_100f/sm_101f(sm_110f)/sm_120f or higher in the same family".
 const BLACKWELL: &[Support] = &[

@@ -366,8 +366,14 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
     let mut bit_op: Option<(usize, BitOp)> = None;
     let mut popc: Option<usize> = None;
     let mut types: Vec<(usize, MmaType)> = Vec::new();
+    // `.rnd` on the `.f64` forms (`.rn` is the default).
+    let mut rounding: Option<(usize, &str)> = None;
     for (index, &m) in modifiers.iter().enumerate() {
         match m {
+            "rn" | "rz" | "rm" | "rp" if rounding.is_some() => {
+                return Err(error(Some(index), "mma takes one rounding modifier"));
+            }
+            "rn" | "rz" | "rm" | "rp" => rounding = Some((index, m)),
             // ptxas 13.5 takes the variant anywhere (`mma.sync.sp.aligned...`).
             "sp" | "sp::ordered_metadata" if sparse.is_some() => {
                 return Err(error(Some(index), "mma takes one sparsity variant"));
@@ -524,6 +530,26 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
         b,
         c,
     };
+    // PTX ISA 9.0 mma.md writes the `.f64` form without a rounding modifier; ptxas 13.5 takes
+    // one of `.rn`, `.rz`, `.rm`, `.rp` on it, anywhere among the modifiers (`mma.sync.aligned.
+    // m16n8k4.row.col.f64.f64.f64.f64.rn`, as CUTLASS writes it), from the form's first
+    // version on, and rejects them on the other forms ("Illegal rounding modifier for
+    // instruction 'mma'", "Multiple rounding modifiers specified"). `.rn` is what ptxsim's
+    // `.f64` mma does; the directed roundings are checked and not run.
+    if let Some((index, rounding)) = rounding {
+        if [d, a, b, c] != [MmaType::F64; 4] {
+            return Err(error(
+                Some(index),
+                format!(".{rounding}: only the .f64 forms of mma take a rounding modifier"),
+            ));
+        }
+        if rounding != "rn" {
+            validate(&form)?;
+            return Err(unsupported(format!(
+                "mma.f64 with .{rounding} is not run by ptxsim yet"
+            )));
+        }
+    }
     validate(&form)?;
     Ok(form)
 }

@@ -6,7 +6,7 @@
 //! decoded form on 22 `.target`/`.version` pairs.
 
 use crate::form::OpInstruction;
-use crate::gating::{Applies, Gate, Support, TargetSet};
+use crate::gating::{Applies, BLACKWELL_SPECIFIC, Gate, SM120_SPECIFIC, Support, TargetSet};
 use crate::mma::MmaType;
 use crate::ops::{
     AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, Im2colWide, IntOp, MbarrierOp, OpForm, Space,
@@ -81,9 +81,11 @@ pub enum OpFeature {
     /// 'sm_90'"; PTX ISA 8.0 on sm_90a, and the arch- and family-specific targets of sm_100 and
     /// later).
     Setmaxnreg,
-    /// `barrier.cluster.arrive.relaxed` (ptxas 13.5: "Modifier '.relaxed' on
-    /// 'barrier.cluster.arrive' requires PTX ISA .version 8.0 or later").
-    BarrierClusterRelaxed,
+    /// `barrier.cluster` with a memory-ordering qualifier, `.arrive.relaxed`,
+    /// `.arrive.release` or `.wait.acquire` (ptxas 13.5: "Modifier '.relaxed' on
+    /// 'barrier.cluster.arrive' requires PTX ISA .version 8.0 or later", the same for
+    /// `.release` and for `.acquire` on 'barrier.cluster.wait').
+    BarrierClusterOrdering,
     /// `atom.add.f64` / `red.add.f64` (9.7.13.5: sm_60).
     AtomF64,
     /// `atom.add.noftz.f16x2` (9.7.13.5: PTX ISA 6.2, sm_60).
@@ -245,13 +247,23 @@ pub enum OpFeature {
     /// `mma` with FP8 and the `.m16n8k16` shape or `.f16` accumulation (PTX ISA 8.7, sm_89).
     MmaFp8K16OrF16,
     /// `mma` with `.kind::f8f6f4` (FP8, FP6, FP4 in 8-bit containers; ptxas 13.5: "Feature
-    /// '.kind::f8f6f4' not supported on .target 'sm_120'", "'mma with with FP6/FP4 floating
-    /// point type' requires PTX ISA .version 8.7 or later"; sm_120a, sm_121a, sm_120f).
+    /// '.kind::f8f6f4' not supported on .target 'sm_120'"): PTX ISA 8.6 (8.7 where the
+    /// header needs it) on the arch- and family-specific targets of sm_100 and sm_120 — with
+    /// FP8 operands ptxas 13.5 takes it on sm_100a/f, sm_103a and sm_110a too (CUTLASS and
+    /// libcu++ emit it there); FP6 and FP4 need sm_120 ([`OpFeature::MmaFp6Fp4`]).
     MmaKindF8f6f4,
+    /// `mma` with FP6 or FP4 operands (`.e3m2`, `.e2m3`, `.e2m1`; ptxas 13.5: "Instruction
+    /// 'mma with with FP6/FP4 floating point type' not supported on .target 'sm_100a'",
+    /// "... requires PTX ISA .version 8.7 or later"; sm_120a, sm_121a, sm_120f).
+    MmaFp6Fp4,
     /// `mma` with `.block_scale` (ptxas 13.5: "Instruction 'mma with block scale' not
     /// supported on .target 'sm_100a'", "Feature 'mma with block scale' requires PTX ISA
     /// .version 8.7 or later"; sm_120a, sm_121a, sm_120f).
     MmaBlockScale,
+    /// `mma` with `.scale_vec::4X` and `.ue8m0` scale factors (`.kind::mxf4nvf4`; ptxas 13.5:
+    /// "Feature 'mma with .scale_vec::4X and .ue8m0 scale type' requires PTX ISA .version 9.1
+    /// or later", where the 9.0 text's Table 36 pairs 4X with `.ue4m3` only).
+    MmaScaleVec4xUe8m0,
     /// `wmma` (9.7.14.4: PTX ISA 6.0, sm_70; ptxas 13.5: "Feature '.aligned modifier for
     /// wmma' requires PTX ISA .version 6.3 or later", and `.aligned` is mandatory).
     Wmma,
@@ -459,11 +471,16 @@ pub const OP_GATES: &[Gate] = &[
         feature: "mma with .kind::f8f6f4",
         applies: Applies::Op(OpFeature::MmaKindF8f6f4),
         support: &[Support {
+            since: v(8, 6),
+            targets: BLACKWELL_SPECIFIC,
+        }],
+    },
+    Gate {
+        feature: "mma with FP6/FP4 types",
+        applies: Applies::Op(OpFeature::MmaFp6Fp4),
+        support: &[Support {
             since: v(8, 7),
-            targets: TargetSet::Specific {
-                arch: &[120, 121],
-                families: &[120],
-            },
+            targets: SM120_SPECIFIC,
         }],
     },
     Gate {
@@ -471,10 +488,15 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::MmaBlockScale),
         support: &[Support {
             since: v(8, 7),
-            targets: TargetSet::Specific {
-                arch: &[120, 121],
-                families: &[120],
-            },
+            targets: SM120_SPECIFIC,
+        }],
+    },
+    Gate {
+        feature: "mma with .scale_vec::4X and .ue8m0 scale factors",
+        applies: Applies::Op(OpFeature::MmaScaleVec4xUe8m0),
+        support: &[Support {
+            since: v(9, 1),
+            targets: SM120_SPECIFIC,
         }],
     },
     Gate {
@@ -590,10 +612,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::TensormapSwizzleAtomicity),
         support: &[Support {
             since: v(8, 6),
-            targets: TargetSet::Specific {
-                arch: &[100, 101, 103, 110, 120, 121],
-                families: &[100, 110, 120],
-            },
+            targets: BLACKWELL_SPECIFIC,
         }],
     },
     Gate {
@@ -628,16 +647,13 @@ pub const OP_GATES: &[Gate] = &[
             },
             Support {
                 since: v(8, 6),
-                targets: TargetSet::Specific {
-                    arch: &[100, 101, 103, 110, 120, 121],
-                    families: &[100, 110, 120],
-                },
+                targets: BLACKWELL_SPECIFIC,
             },
         ],
     },
     Gate {
-        feature: "barrier.cluster.arrive.relaxed",
-        applies: Applies::Op(OpFeature::BarrierClusterRelaxed),
+        feature: "barrier.cluster with a memory-ordering qualifier",
+        applies: Applies::Op(OpFeature::BarrierClusterOrdering),
         support: &[Support {
             since: v(8, 0),
             targets: TargetSet::AtLeast(90),
@@ -1359,8 +1375,8 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             },
         ) => named("swizzle_atomicity").map(Some),
         (OpFeature::TensormapCpFenceproxy, OpForm::TensormapCpFenceproxy) => Some(Some(0)),
-        (OpFeature::BarrierClusterRelaxed, OpForm::BarrierCluster { relaxed: true, .. }) => {
-            named("relaxed").map(Some)
+        (OpFeature::BarrierClusterOrdering, OpForm::BarrierCluster { ordered: true, .. }) => {
+            named_any(op, &["relaxed", "release", "acquire"])
         }
         (
             OpFeature::AtomF64,
@@ -1650,7 +1666,12 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             hit(f.a.is_fp8() && (f.k == 16 || f.d == MmaType::F16))
         }
         (OpFeature::MmaKindF8f6f4, OpForm::Mma(f)) => hit(f.kind_f8f6f4),
+        (OpFeature::MmaFp6Fp4, OpForm::Mma(f)) => hit(f.a.is_fp6_or_fp4() || f.b.is_fp6_or_fp4()),
         (OpFeature::MmaBlockScale, OpForm::Mma(f)) => hit(f.block_scale.is_some()),
+        (OpFeature::MmaScaleVec4xUe8m0, OpForm::Mma(f)) => f
+            .block_scale
+            .is_some_and(|s| s.vec == 4 && !s.ue4m3)
+            .then(|| named("scale_vec::4X")),
         (OpFeature::Wgmma, OpForm::Wgmma(_)) => Some(Some(0)),
         (OpFeature::WgmmaSparse, OpForm::Wgmma(crate::wgmma::WgmmaOp::Mma(f))) => {
             f.sparse.then(|| named("sp"))

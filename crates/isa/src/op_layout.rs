@@ -362,7 +362,9 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
-        // `atom... d, [a], b{, cache-policy}` (PTX ISA 9.0, atom, red).
+        // `atom... d, [a], b{, cache-policy}` (PTX ISA 9.0, atom, red). ptxas 13.5 takes the
+        // sink `_` as `d` (`atom.global.add.u32 _, [a], b`, `atom.cas.b64 _, [a], b, c`),
+        // which then works as `red` does: the old value is not written anywhere.
         OpForm::Atom {
             reduction,
             op,
@@ -372,7 +374,10 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         } => {
             let mut slots = Vec::with_capacity(4);
             if !reduction {
-                slots.push(destination("d", ty));
+                slots.push(OperandSlot {
+                    shape: SlotShape::ScalarOrSink(rule(ty)),
+                    ..destination("d", ty)
+                });
             }
             slots.push(address("a"));
             slots.push(source("b", ty));
@@ -785,8 +790,13 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 // thread-id-b}`: "of type .b32" (ptxas 13.5 takes any 32-bit register; it
                 // also rejects an immediate, which this rule lets through) and "unsigned
                 // 16-bit integer values" (16-bit registers or immediates; "Arguments mismatch"
-                // for a 32-bit register).
-                let data = |name| scalar(name, false, RegisterRule::OneOf(crate::layout::FRAGMENT));
+                // for a 32-bit register). ptxas 13.5 also takes the data as a brace vector of
+                // one (`{%r1}`, as libcu++'s and CUTLASS's inline assembly write it).
+                let data = |name| OperandSlot {
+                    name,
+                    is_destination: false,
+                    shape: SlotShape::ScalarOrSingle(RegisterRule::OneOf(crate::layout::FRAGMENT)),
+                };
                 let selectors = |name| OperandSlot {
                     name,
                     is_destination: false,
@@ -1321,6 +1331,50 @@ pub fn mbarrier_arrive_requirements(
         out.push(("mbarrier.arrive with a count", 90, PtxVersion::new(7, 0)));
     }
     out
+}
+
+/// Where the tensor operand `[tensorMap, tensorCoords]` of a tensor copy stands and how many
+/// coordinates it takes: "tensorCoords ... specifies the starting coordinates in the tensor
+/// ... as a vector" of `.dim` elements (PTX ISA 9.0, cp.async.bulk.tensor,
+/// cp.reduce.async.bulk.tensor, cp.async.bulk.prefetch.tensor), and for `.tile::gather4`/
+/// `.tile::scatter4` "{col_idx, row_idx0, row_idx1, row_idx2, row_idx3} | Fixed length vector
+/// of size 5". `None` for other forms.
+pub fn tensor_coordinates(form: &OpForm) -> Option<(usize, usize)> {
+    match *form {
+        OpForm::CpAsyncBulkTensor {
+            dims,
+            load,
+            four_rows,
+            ..
+        } => Some((
+            usize::from(load),
+            if four_rows { 5 } else { usize::from(dims) },
+        )),
+        OpForm::CpAsyncBulkPrefetchTensor {
+            dims, four_rows, ..
+        } => Some((0, if four_rows { 5 } else { usize::from(dims) })),
+        _ => None,
+    }
+}
+
+/// The coordinate vector of a tensor copy ([`tensor_coordinates`]): `length` is its number of
+/// elements, `None` where the coordinates are not a brace vector (ptxas 13.5: "Argument
+/// vector size mismatch", "Vector expected for argument 2", also for `.1d`).
+pub fn tensor_coordinates_violation(form: &OpForm, length: Option<usize>) -> Option<Violation> {
+    let (operand, count) = tensor_coordinates(form)?;
+    match length {
+        Some(length) if length == count => None,
+        Some(length) => Some(Violation::new(
+            RuleCode::VectorLength,
+            Location::Operand(operand),
+            format!("this tensor copy takes {count} coordinates, not {length}"),
+        )),
+        None => Some(Violation::new(
+            RuleCode::OperandShape,
+            Location::Operand(operand),
+            format!("the tensor coordinates are a brace vector of {count}, `{{c0, ...}}`"),
+        )),
+    }
 }
 
 /// `setmaxnreg`'s register count when it is an integer (`Some(value)`): "The value of

@@ -1141,6 +1141,10 @@ pub enum OpForm {
         /// `.relaxed` on `.arrive` (PTX ISA 8.0): no memory ordering, the same in a
         /// sequential simulator.
         relaxed: bool,
+        /// Whether a memory-ordering qualifier (`.release`, `.relaxed`, `.acquire`) is written:
+        /// each needs PTX ISA 8.0 (ptxas 13.5: "Modifier '.release' on
+        /// 'barrier.cluster.arrive' requires PTX ISA .version 8.0 or later").
+        ordered: bool,
     },
     /// `setmaxnreg.action.sync.aligned.u32 imm-reg-count` (PTX ISA 9.0, setmaxnreg): "a hint
     /// to the system to update the maximum number of per-thread registers owned by the
@@ -1217,6 +1221,17 @@ pub fn sm_1x_modifiers<'a>(opcode: &str, modifiers: &[&'a str]) -> Option<Vec<&'
     (adjusted.len() != modifiers.len()).then_some(adjusted)
 }
 
+/// Whether the types are `.f32` then `.f16` or `.bf16` (the mixed-precision `add`, `sub` and
+/// `fma` of PTX ISA 8.6; ptxas 13.5 rejects the other order: "Unexpected instruction types
+/// specified for 'add'").
+fn mixed_precision(modifiers: &[&str]) -> bool {
+    let mut types = modifiers.iter().filter(|m| Type::from_name(m).is_some());
+    matches!(
+        (types.next(), types.next(), types.next()),
+        (Some(&"f32"), Some(&("f16" | "bf16")), None)
+    )
+}
+
 pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     match opcode {
         // `add`/`sub`/`mul`/`fma` `.f32x2` (PTX ISA 8.6, sm_100: "operands d, a and b have
@@ -1226,6 +1241,17 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
                 DecodeErrorKind::UnsupportedInstruction(opcode),
                 None,
                 "checked by its Syntax-block forms",
+            ))
+        }
+        // `add`/`sub{.rnd}{.sat}.f32.atype` and `fma.rnd{.sat}.f32.abtype` with `.atype =
+        // { .f16, .bf16 }` (mixed precision, PTX ISA 8.6, sm_100) are checked by their
+        // Syntax-block forms too, and not run.
+        Opcode::Add | Opcode::Sub | Opcode::Fma if mixed_precision(modifiers) => {
+            Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedInstruction(opcode),
+                None,
+                "mixed-precision arithmetic (.f32 with .f16/.bf16) is checked by its Syntax-block \
+                 forms and not run by ptxsim yet",
             ))
         }
         Opcode::Add => decode_add_sub(opcode, IntOp::Add, FloatOp::Add, modifiers),
@@ -3590,8 +3616,65 @@ fn require_sync(opcode: Opcode, c: &Collected) -> Result<(), DecodeError> {
 
 /// `cp.async` (9.7.9.25.3): the non-bulk copies and their groups. The bulk, tensor and
 /// mbarrier forms are known by name only.
+/// The bulk copies' modifiers in the order the decoders below read them: ptxas 13.5 takes
+/// everything after the operation words (`cp.async.bulk`, `cp.async.bulk.tensor`,
+/// `cp.async.bulk.prefetch{.tensor}`, `cp.reduce.async.bulk{.tensor}`, which are positional:
+/// "Unknown modifier '.tensor'" for `cp.async.bulk.3d.tensor`) in any order
+/// (`cp.async.bulk.prefetch.tensor.L2.3d.global`, `cp.async.bulk.tensor.shared::cluster.global.4d`,
+/// `cp.async.bulk.mbarrier::complete_tx::bytes.shared::cluster.global`, as the ninth round's
+/// mutations of real inline assembly found), the first state space being the destination
+/// ("State space incorrect" for `cp.reduce.async.bulk.shared::cta.global`). `None` where the
+/// order is already this one.
+fn bulk_order<'a>(modifiers: &[&'a str]) -> Option<Vec<&'a str>> {
+    let prefix = match modifiers {
+        ["async", "bulk", "prefetch", "tensor", ..] | ["reduce", "async", "bulk", "tensor", ..] => {
+            4
+        }
+        ["async", "bulk", "prefetch" | "tensor", ..] | ["reduce", "async", "bulk", ..] => 3,
+        ["async", "bulk", ..] => 2,
+        _ => return None,
+    };
+    let (head, tail) = modifiers.split_at(prefix);
+    let mut rest: Vec<&'a str> = tail.to_vec();
+    let mut ordered: Vec<&'a str> = head.to_vec();
+    let is_dims = |m: &str| matches!(m, "1d" | "2d" | "3d" | "4d" | "5d");
+    let is_space = |m: &str| matches!(m, "shared::cluster" | "shared::cta" | "global");
+    let is_completion = |m: &str| matches!(m, "mbarrier::complete_tx::bytes" | "bulk_group");
+    let mut wanted: Vec<&dyn Fn(&str) -> bool> = Vec::new();
+    if head.last() == Some(&"tensor") {
+        wanted.push(&is_dims);
+    }
+    let (level, global) = (|m: &str| m == "L2", |m: &str| m == "global");
+    if head.contains(&"prefetch") {
+        wanted.extend([&level as &dyn Fn(&str) -> bool, &global]);
+    } else {
+        wanted.extend([
+            &is_space as &dyn Fn(&str) -> bool,
+            &is_space,
+            &is_completion,
+        ]);
+    }
+    for want in wanted {
+        if let Some(i) = rest.iter().position(|m| want(m)) {
+            ordered.push(rest.remove(i));
+        }
+    }
+    ordered.extend(rest);
+    (ordered != modifiers).then_some(ordered)
+}
+
 fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Cp;
+    if let Some(ordered) = bulk_order(modifiers) {
+        // An error's modifier index is the written one.
+        return decode_cp(&ordered).map_err(|mut error| {
+            error.modifier = error
+                .modifier
+                .and_then(|i| ordered.get(i))
+                .and_then(|word| modifiers.iter().position(|m| m == word));
+            error
+        });
+    }
     match modifiers {
         ["async", "commit_group"] | ["async", "wait_all"] => {
             return Ok(OpForm::CpAsyncGroup { wait_group: false });
@@ -3648,16 +3731,52 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] => {
             return decode_cp_async_bulk_prefetch_tensor(dims, rest);
         }
-        [
-            "async",
-            "bulk",
-            "tensor",
-            dims,
-            destination,
-            source,
-            rest @ ..,
-        ] => {
-            return decode_cp_async_bulk_tensor(dims, destination, source, rest, false);
+        ["async", "bulk", "tensor", dims, tail @ ..] => {
+            // ptxas 13.5 takes the other modifiers before the state spaces too
+            // (`.1d.cta_group::2.shared::cluster.global`, as CUTLASS writes it): the first two
+            // state spaces are the destination and the source.
+            let spaces: Vec<usize> = (0..tail.len())
+                .filter(|&i| matches!(tail[i], "shared::cluster" | "shared::cta" | "global"))
+                .take(2)
+                .collect();
+            // ptxas 13.5: "State space incorrect for instruction 'cp.async.bulk.tensor'" for
+            // any other pair of state spaces.
+            if let [d, s] = spaces[..]
+                && !matches!(
+                    (tail[d], tail[s]),
+                    ("shared::cluster" | "shared::cta", "global") | ("global", "shared::cta")
+                )
+            {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    Some(4 + s),
+                    format!(
+                        "cp.async.bulk.tensor.{}.{}: the copies are .shared::cluster.global, \
+                         .shared::cta.global and .global.shared::cta",
+                        tail[d], tail[s]
+                    ),
+                ));
+            }
+            if let [d, s] = spaces[..]
+                && (d, s) != (0, 1)
+            {
+                let rest: Vec<&str> = (0..tail.len())
+                    .filter(|&i| i != d && i != s)
+                    .map(|i| tail[i])
+                    .collect();
+                return decode_cp_async_bulk_tensor(dims, tail[d], tail[s], &rest, false);
+            }
+            if let ([_, _], [destination, source, rest @ ..]) = (&spaces[..], tail) {
+                return decode_cp_async_bulk_tensor(dims, destination, source, rest, false);
+            }
+            // ptxas 13.5: "State space incorrect for instruction 'cp.async.bulk.tensor'" for
+            // `.1d.global.mbarrier...` and `.1d.shared.global...` too.
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                None,
+                "cp.async.bulk.tensor needs a destination and a source state space \
+                 (.shared::cluster.global, .shared::cta.global or .global.shared::cta)",
+            ));
         }
         ["async", "bulk", destination, source, completion, rest @ ..]
             if !matches!(*destination, "tensor" | "prefetch") =>
@@ -3687,13 +3806,17 @@ fn decode_cp(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         ] => {
             return decode_cp_async_bulk_tensor(dims, destination, source, rest, true);
         }
+        // No form of the ISA starts so (ptxas 13.5: "Unknown modifier '.reduce'" for
+        // `cp.reduce.bulk.async...`, "State space modifier required for instruction
+        // 'cp.async.bulk.prefetch'" for `cp.async.bulk.prefetch.L2`, "Unknown modifier
+        // '.tensor'" for a misplaced `.tensor`).
         ["async", "bulk", ..] | ["reduce", ..] => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(0),
                 format!(
-                    "{opcode}.{} is not supported by ptxsim yet (only cp.async.ca/.cg, its \
-                     groups and cp.async.mbarrier.arrive)",
+                    "{opcode}.{} is no form of cp.async.bulk, cp.async.bulk.tensor, \
+                     cp.async.bulk.prefetch{{.tensor}} or cp.reduce.async.bulk{{.tensor}}",
                     modifiers.join(".")
                 ),
             ));
@@ -3781,9 +3904,10 @@ fn decode_cp_async_bulk(
             (Space::SharedCluster, Space::Shared, true)
         }
         ("global", "shared::cta", "bulk_group") => (Space::Global, Space::Shared, false),
+        // ptxas 13.5: "State space incorrect for instruction 'cp.async.bulk'".
         _ => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(2),
                 format!(
                     "{opcode}.{} is not a cp.async.bulk form ptxsim runs (.shared::cluster.global                      or .shared::cluster.shared::cta with .mbarrier::complete_tx::bytes,                      .global.shared::cta.bulk_group)",
@@ -3860,7 +3984,6 @@ fn decode_cp_async_bulk_tensor(
     rest: &[&str],
     reduce: bool,
 ) -> Result<OpForm, DecodeError> {
-    let opcode = Opcode::Cp;
     let first = usize::from(reduce);
     let name = if reduce {
         "cp.reduce.async.bulk.tensor"
@@ -3885,9 +4008,10 @@ fn decode_cp_async_bulk_tensor(
         ("shared::cluster", "global") if !reduce => (true, false),
         ("shared::cta", "global") if !reduce => (true, true),
         ("global", "shared::cta") => (false, false),
+        // ptxas 13.5: "State space incorrect for instruction 'cp.reduce.async.bulk.tensor'".
         _ => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(first + 4),
                 if reduce {
                     format!("{name}.{destination}.{source}: the reduction is .global.shared::cta")
@@ -4072,50 +4196,97 @@ fn decode_cp_async_bulk_prefetch_tensor(dims: &str, rest: &[&str]) -> Result<OpF
 fn decode_tensormap(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Tensormap;
     match modifiers {
-        [
-            "cp_fenceproxy",
-            "global",
-            "shared::cta",
-            "tensormap::generic",
-            "release",
-            scope,
-            "sync",
-            "aligned",
-        ] if matches!(*scope, "cta" | "cluster" | "gpu" | "sys") => {
+        // ptxas 13.5 takes these modifiers in any order
+        // (`tensormap.cp_fenceproxy.global.sync.shared::cta.tensormap::generic.release.cta.aligned`)
+        // but the destination space before the source's ("State space incorrect for
+        // instruction 'tensormap.cp_fenceproxy', expected '.global'").
+        ["cp_fenceproxy", rest @ ..]
+            if rest.len() == 7
+                && rest.iter().position(|m| *m == "global")
+                    < rest.iter().position(|m| *m == "shared::cta")
+                && [
+                    "global",
+                    "shared::cta",
+                    "tensormap::generic",
+                    "release",
+                    "sync",
+                    "aligned",
+                ]
+                .iter()
+                .all(|word| rest.iter().filter(|m| *m == word).count() == 1)
+                && rest
+                    .iter()
+                    .filter(|m| matches!(**m, "cta" | "cluster" | "gpu" | "sys"))
+                    .count()
+                    == 1 =>
+        {
             Ok(OpForm::TensormapCpFenceproxy)
         }
-        ["replace", "tile", field, rest @ ..] => {
-            let field = match *field {
-                "global_address" => TensormapField::GlobalAddress,
-                "rank" => TensormapField::Rank,
-                "box_dim" => TensormapField::BoxDim,
-                "global_dim" => TensormapField::GlobalDim,
-                "global_stride" => TensormapField::GlobalStride,
-                "element_stride" => TensormapField::ElementStride,
-                "elemtype" => TensormapField::ElemType,
-                "interleave_layout" => TensormapField::InterleaveLayout,
-                "swizzle_mode" => TensormapField::SwizzleMode,
-                "swizzle_atomicity" => TensormapField::SwizzleAtomicity,
-                "fill_mode" => TensormapField::FillMode,
-                other => return Err(not_a_modifier(2, other, "tensormap.replace (a field)")),
+        // ptxas 13.5 takes the modifiers after `.replace` in any order
+        // (`tensormap.replace.global_stride.tile.shared::cta.b1024.b64`,
+        // `.b1024.b32.tile.elemtype`), each once ("Multiple .load_mode modifiers specified").
+        ["replace", rest @ ..] if rest.contains(&"tile") => {
+            let (mut tile, mut field, mut space, mut types) = (false, None, None, Vec::new());
+            for (offset, &m) in rest.iter().enumerate() {
+                let index = 1 + offset;
+                let twice = || {
+                    DecodeError::new(
+                        DecodeErrorKind::DuplicateModifier,
+                        Some(index),
+                        format!("tensormap.replace takes .{m} once"),
+                    )
+                };
+                let named = match m {
+                    "global_address" => Some(TensormapField::GlobalAddress),
+                    "rank" => Some(TensormapField::Rank),
+                    "box_dim" => Some(TensormapField::BoxDim),
+                    "global_dim" => Some(TensormapField::GlobalDim),
+                    "global_stride" => Some(TensormapField::GlobalStride),
+                    "element_stride" => Some(TensormapField::ElementStride),
+                    "elemtype" => Some(TensormapField::ElemType),
+                    "interleave_layout" => Some(TensormapField::InterleaveLayout),
+                    "swizzle_mode" => Some(TensormapField::SwizzleMode),
+                    "swizzle_atomicity" => Some(TensormapField::SwizzleAtomicity),
+                    "fill_mode" => Some(TensormapField::FillMode),
+                    _ => None,
+                };
+                match m {
+                    "tile" if tile => return Err(twice()),
+                    "tile" => tile = true,
+                    "global" | "shared::cta" if space.is_some() => return Err(twice()),
+                    "global" => space = Some(Space::Global),
+                    "shared::cta" => space = Some(Space::Shared),
+                    _ if named.is_some() && field.is_some() => return Err(twice()),
+                    _ if named.is_some() => field = named,
+                    _ if m == "b1024" || Type::from_name(m).is_some() => types.push((index, m)),
+                    other => {
+                        return Err(not_a_modifier(index, other, "tensormap.replace (a field)"));
+                    }
+                }
+            }
+            let Some(field) = field else {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownModifier,
+                    None,
+                    "tensormap.replace.tile needs the field it replaces (.global_address, .rank, \
+                     ...)",
+                ));
             };
-            let (space, tail) = match rest {
-                ["global", tail @ ..] => (Space::Global, tail),
-                ["shared::cta", tail @ ..] => (Space::Shared, tail),
-                tail => (Space::Generic, tail),
-            };
-            let index = 2 + rest.len() - tail.len() + 1;
-            match tail {
-                ["b1024", ty] if Type::from_name(ty) == Some(field.value_type()) => {
-                    Ok(OpForm::TensormapReplace { field, space })
+            let value = field.value_type().to_string();
+            let value = value.trim_start_matches('.');
+            match types[..] {
+                [(_, x), (_, y)]
+                    if (x == "b1024" && y == value) || (y == "b1024" && x == value) =>
+                {
+                    Ok(OpForm::TensormapReplace {
+                        field,
+                        space: space.unwrap_or(Space::Generic),
+                    })
                 }
                 _ => Err(DecodeError::new(
                     DecodeErrorKind::UnsupportedTypes,
-                    Some(index),
-                    format!(
-                        "tensormap.replace of this field is .b1024.{}",
-                        field.value_type()
-                    ),
+                    types.first().map(|&(index, _)| index),
+                    format!("tensormap.replace of this field is .b1024.{value}"),
                 )),
             }
         }
@@ -4144,13 +4315,13 @@ fn decode_cp_reduce_async_bulk(
     completion: &str,
     rest: &[&str],
 ) -> Result<OpForm, DecodeError> {
-    let opcode = Opcode::Cp;
     let global = match (destination, source, completion) {
         ("global", "shared::cta", "bulk_group") => true,
         ("shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes") => false,
+        // ptxas 13.5: "State space incorrect for instruction 'cp.reduce.async.bulk'".
         _ => {
             return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedInstruction(opcode),
+                DecodeErrorKind::UnknownModifier,
                 Some(3),
                 format!(
                     "cp.reduce.async.bulk.{destination}.{source}.{completion}: the forms are \
@@ -4660,7 +4831,11 @@ fn decode_barrier_cluster(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         Some((_, "acquire")) if !arrive => false,
         Some((index, m)) => return Err(not_a_modifier(index, m, opcode)),
     };
-    Ok(OpForm::BarrierCluster { arrive, relaxed })
+    Ok(OpForm::BarrierCluster {
+        arrive,
+        relaxed,
+        ordered: sem.is_some(),
+    })
 }
 
 /// `membar.level` (9.7.13.4): `.level = { .cta, .gl, .sys }`, exactly one; the proxy forms
@@ -6232,14 +6407,16 @@ mod tests {
             ),
             OpForm::BarrierCluster {
                 arrive: true,
-                relaxed: true
+                relaxed: true,
+                ordered: true
             }
         );
         assert_eq!(
             ok(Opcode::Barrier, &["cluster", "wait", "acquire"]),
             OpForm::BarrierCluster {
                 arrive: false,
-                relaxed: false
+                relaxed: false,
+                ordered: true
             }
         );
         for bad in [

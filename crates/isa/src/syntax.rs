@@ -12,7 +12,7 @@
 //! with small modules (`tests/conformance/fuzz-forms.tsv.xz` holds the lines).
 
 use crate::form::{DecodeError, DecodeErrorKind, Location, Operand, RuleCode, Violation};
-use crate::gating::{Applies, Gate, Support, TargetSet};
+use crate::gating::{Applies, BLACKWELL_SPECIFIC, Gate, SM120_SPECIFIC, Support, TargetSet};
 use crate::layout::{OperandSlot, RegisterRule, SlotShape, check_slots};
 use crate::opcode::Opcode;
 use crate::target::PtxVersion;
@@ -922,6 +922,88 @@ const TCGEN05_LD: [SyntaxForm; 4] = [
     },
 ];
 
+/// The gate of `tcgen05.ld.red` (PTX ISA 8.8; libcu++'s wrappers: "PTX ISA 88, SM_103a,
+/// SM_103f, SM_110a, SM_110f"; ptxas 13.5: "Instruction 'tcgen05.ld.red' not supported on
+/// .target 'sm_100a'", "Feature 'tcgen05.ld.red' requires PTX ISA .version 8.8 or later", and
+/// it takes sm_101a, the earlier name of sm_110a).
+const TCGEN05_LD_RED_GATE: Gate = gate(
+    "tcgen05.ld.red",
+    &[since(
+        8,
+        8,
+        TargetSet::Specific {
+            arch: &[101, 103, 110],
+            families: &[103, 110],
+        },
+    )],
+);
+
+/// `.abs` takes `.f32` only (ptxas 13.5: "Illegal modifier '.abs' for instruction
+/// 'tcgen05.ld.red'" with `.u32`; `.NaN` the same).
+const TCGEN05_LD_RED_F32: &[Restriction] = &[
+    Restriction {
+        modifier: "abs",
+        group: 5,
+        allowed: &["f32"],
+    },
+    Restriction {
+        modifier: "NaN",
+        group: 5,
+        allowed: &["f32"],
+    },
+];
+
+/// `tcgen05.ld.red.sync.aligned.shape.num.type.redOp{.abs}{.NaN} r, redval, [taddr]
+/// {, immHalfSplitoff};` (PTX ISA 8.8, beyond the 9.0 excerpt's tcgen05.md; the forms are
+/// libcu++'s generated wrappers' and ptxas 13.5's): `.shape = { .32x32b, .16x32bx2 }`
+/// ("Illegal matrix shape '.16x64b'"), `.num` from `.x2` ("Illegal modifier '.x1'"), `.type
+/// = { .f32, .u32, .s32 }` ("Unexpected instruction types specified" for `.b32`), `.redOp =
+/// { .min, .max }` ("Illegal operation '.add'"); `r` as many 32-bit registers as `.num`,
+/// `redval` a written 32-bit register ("Result register required"), and `immHalfSplitoff`
+/// with `.16x32bx2` only. ptxsim checks it and does not run it.
+const TCGEN05_LD_RED: [SyntaxForm; 2] = [
+    tcgen05_ld_red(&TCGEN05_LD_RED_32X32B, TCGEN05_LD_RED_SLOTS),
+    tcgen05_ld_red(&TCGEN05_LD_RED_16X32BX2, &TCGEN05_LD_RED_SPLIT_SLOTS),
+];
+const fn tcgen05_ld_red_groups(shape: &'static [&'static str]) -> [Group; 8] {
+    [
+        SYNC,
+        ALIGNED,
+        group(".shape", shape, true),
+        group(".num", TCGEN05_LD_RED_NUM, true),
+        group(".redOp", &["min", "max"], true),
+        types(".type", &["f32", "u32", "s32"]),
+        group(".abs", &["abs"], false),
+        group(".NaN", &["NaN"], false),
+    ]
+}
+const TCGEN05_LD_RED_32X32B: [Group; 8] = tcgen05_ld_red_groups(&["32x32b"]);
+const TCGEN05_LD_RED_16X32BX2: [Group; 8] = tcgen05_ld_red_groups(&["16x32bx2"]);
+const TCGEN05_LD_RED_SPLIT_SLOTS: [Slot; 4] = [
+    slot("r", true, Kind::Fragment(3, 1)),
+    slot("redval", true, fixed(TCGEN05_32_ANY)),
+    slot("[taddr]", false, ADDRESS),
+    slot("immHalfSplitoff", false, fixed(RegisterRule::Constant)),
+];
+const TCGEN05_LD_RED_SLOTS: &[Slot] = TCGEN05_LD_RED_SPLIT_SLOTS.split_at(3).0;
+const fn tcgen05_ld_red(groups: &'static [Group], operands: &'static [Slot]) -> SyntaxForm {
+    SyntaxForm {
+        words: &["ld", "red"],
+        groups,
+        operands,
+        restrictions: TCGEN05_LD_RED_F32,
+        modifier_gates: &[("red", TCGEN05_LD_RED_GATE)],
+        ..form(Opcode::Tcgen05, "9.7.16.8.3 (tcgen05.ld.red)")
+    }
+}
+
+/// `.num` of `tcgen05.ld.red`: `.x2` to `.x128`.
+const TCGEN05_LD_RED_NUM: &[&str] = &["x2", "x4", "x8", "x16", "x32", "x64", "x128"];
+
+/// Any 32-bit register (ptxas 13.5 takes `.f32` and `.b32` ones for every `tcgen05.ld.red`
+/// type, and no 64-bit one: "Arguments mismatch").
+const TCGEN05_32_ANY: RegisterRule = RegisterRule::OneOf(crate::layout::FRAGMENT);
+
 /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r;`
 /// (9.7.16.8.3), the registers as [`TCGEN05_LD`]'s.
 const TCGEN05_ST: [SyntaxForm; 4] = [
@@ -1065,7 +1147,7 @@ const TCGEN05_CP: [SyntaxForm; 3] = [
 /// commit, wait and fence forms below ([`TCGEN05_LD`], [`TCGEN05_ST`], [`TCGEN05_CP`]; their
 /// verdicts are ptxas 13.5's in `tests/conformance/tcgen05.tsv`). `tcgen05.mma` has no row
 /// here (its operand list has a middle optional vector): it is checked when it runs.
-const TCGEN05: [SyntaxForm; 21] = [
+const TCGEN05: [SyntaxForm; 23] = [
     SyntaxForm {
         words: &["alloc"],
         groups: &[
@@ -1099,6 +1181,8 @@ const TCGEN05: [SyntaxForm; 21] = [
     TCGEN05_LD[1],
     TCGEN05_LD[2],
     TCGEN05_LD[3],
+    TCGEN05_LD_RED[0],
+    TCGEN05_LD_RED[1],
     TCGEN05_ST[0],
     TCGEN05_ST[1],
     TCGEN05_ST[2],
@@ -1617,6 +1701,66 @@ const fn f32x2_form(opcode: Opcode, section: &'static str, fused: bool) -> Synta
 }
 const F32X2_THREE: &[Slot] = F32X2_FOUR.split_at(3).0;
 const ADD_F32X2: SyntaxForm = f32x2_form(Opcode::Add, "9.7.3.3 (add)", false);
+
+/// The mixed-precision forms (PTX ISA 8.6, beyond the 9.0 excerpt's add.md; ptxas 13.5 and
+/// CUTLASS's inline assembly): `add{.rnd}{.sat}.f32.atype d, a, c;`, `sub{.rnd}{.sat}.f32.atype
+/// d, a, c;` and `fma.rnd{.sat}.f32.abtype d, a, b, c;` with `.atype = .abtype = { .f16, .bf16 }`
+/// and `.rnd = { .rn, .rz, .rm, .rp }`, no `.ftz` ("Illegal modifier '.ftz' for instruction
+/// 'add'"); `d` and `c` `.f32` (32-bit registers), `a` and `b` `.b16` registers ("Arguments
+/// mismatch" for an `.f16` register); "Feature 'add.f32.bf16' requires .target sm_100 or
+/// higher" and "... requires PTX ISA .version 8.6 or later".
+const MIXED_GATE: [(&str, Gate); 1] = [(
+    "f32",
+    gate(
+        "mixed-precision add, sub and fma",
+        &[since(8, 6, TargetSet::AtLeast(100))],
+    ),
+)];
+const MIXED_RND: &[&str] = &["rn", "rz", "rm", "rp"];
+const MIXED_HALF: Kind = fixed(RegisterRule::OneOf(&[Type::B16]));
+const MIXED_SINGLE: Kind = fixed(RegisterRule::SameSize(Type::F32));
+const MIXED_OPTIONAL_RND: [Group; 4] = [
+    group(".rnd", MIXED_RND, false),
+    group(".sat", &["sat"], false),
+    types(".f32", &["f32"]),
+    types(".atype", &["f16", "bf16"]),
+];
+const MIXED_REQUIRED_RND: [Group; 4] = [
+    group(".rnd", MIXED_RND, true),
+    group(".sat", &["sat"], false),
+    types(".f32", &["f32"]),
+    types(".abtype", &["f16", "bf16"]),
+];
+const MIXED_THREE: [Slot; 3] = [
+    slot("d", true, MIXED_SINGLE),
+    slot("a", false, MIXED_HALF),
+    slot("c", false, MIXED_SINGLE),
+];
+const MIXED_FOUR: [Slot; 4] = [
+    slot("d", true, MIXED_SINGLE),
+    slot("a", false, MIXED_HALF),
+    slot("b", false, MIXED_HALF),
+    slot("c", false, MIXED_SINGLE),
+];
+const fn mixed_form(opcode: Opcode, section: &'static str) -> SyntaxForm {
+    SyntaxForm {
+        groups: &MIXED_OPTIONAL_RND,
+        operands: &MIXED_THREE,
+        modifier_gates: &MIXED_GATE,
+        ..form(opcode, section)
+    }
+}
+const ADD_MIXED: SyntaxForm = mixed_form(Opcode::Add, "9.7.3.3 (add)");
+const SUB_MIXED: SyntaxForm = mixed_form(Opcode::Sub, "9.7.3.4 (sub)");
+const FMA_MIXED: SyntaxForm = SyntaxForm {
+    groups: &MIXED_REQUIRED_RND,
+    operands: &MIXED_FOUR,
+    modifier_gates: &MIXED_GATE,
+    ..form(Opcode::Fma, "9.7.3.6 (fma)")
+};
+const ADD_FORMS: [SyntaxForm; 2] = [ADD_F32X2, ADD_MIXED];
+const SUB_FORMS: [SyntaxForm; 2] = [SUB_F32X2, SUB_MIXED];
+const FMA_FORMS: [SyntaxForm; 2] = [FMA_F32X2, FMA_MIXED];
 const SUB_F32X2: SyntaxForm = f32x2_form(Opcode::Sub, "9.7.3.4 (sub)", false);
 const MUL_F32X2: SyntaxForm = f32x2_form(Opcode::Mul, "9.7.3.5 (mul)", false);
 const FMA_F32X2: SyntaxForm = f32x2_form(Opcode::Fma, "9.7.3.6 (fma)", true);
@@ -1685,10 +1829,7 @@ pub fn operand_gates(
 /// The sm_100a shapes of ldmatrix/stmatrix: ptxas 13.5 accepts them on sm_100a and sm_120a and
 /// rejects them on sm_90a and older ("Feature '.m16n16' not supported on .target 'sm_90a'",
 /// "Modifier '.m8n16' on 'ldmatrix' requires PTX ISA .version 8.6 or later").
-const NEWER_ARCH: TargetSet = TargetSet::Specific {
-    arch: &[100, 101, 103, 110, 120, 121],
-    families: &[100, 110, 120],
-};
+const NEWER_ARCH: TargetSet = BLACKWELL_SPECIFIC;
 const MATRIX_SHAPE_GATES: [(&str, Gate); 3] = [
     ("m16n16", gate(".m16n16", &[since(8, 6, NEWER_ARCH)])),
     ("m8n16", gate(".m8n16", &[since(8, 6, NEWER_ARCH)])),
@@ -1876,10 +2017,10 @@ pub fn forms(opcode: Opcode) -> &'static [SyntaxForm] {
         Opcode::Tensormap => &TENSORMAP,
         Opcode::Clusterlaunchcontrol => &CLUSTERLAUNCHCONTROL,
         Opcode::St => &ST,
-        Opcode::Add => std::slice::from_ref(&ADD_F32X2),
-        Opcode::Sub => std::slice::from_ref(&SUB_F32X2),
+        Opcode::Add => &ADD_FORMS,
+        Opcode::Sub => &SUB_FORMS,
         Opcode::Mul => std::slice::from_ref(&MUL_F32X2),
-        Opcode::Fma => std::slice::from_ref(&FMA_F32X2),
+        Opcode::Fma => &FMA_FORMS,
         Opcode::Min => std::slice::from_ref(&MIN_3),
         Opcode::Max => std::slice::from_ref(&MAX_3),
         Opcode::Red => &RED_ASYNC,
@@ -1969,11 +2110,27 @@ pub const OPCODE_GATES: &[OpcodeGate] = &[
     },
 ];
 
-/// The gates of modifiers of the `mma`/`wmma` forms checked by their fragments only: the
-/// sub-byte and single-bit types need sm_75 ("Feature '.s4' requires .target sm_75 or
-/// higher"), the integer `wmma` types sm_72 ("Feature 'WMMA with integer types' requires
-/// .target sm_72 or higher"), as ptxas 13.5 reports them; PTX ISA 6.3 (wmma.md, mma.md).
-const FRAGMENT_GATES: &[(Opcode, &str, Gate)] = &{
+/// The gates of modifiers (each applies where all its modifiers are written) of the forms the
+/// decoder does not model (checked by their fragments only, or known by name only), as ptxas
+/// 13.5 reports them:
+///
+/// * `mma`/`wmma`: the sub-byte and single-bit types need sm_75 ("Feature '.s4' requires
+///   .target sm_75 or higher"), the integer `wmma` types sm_72 ("Feature 'WMMA with integer
+///   types' requires .target sm_72 or higher"); PTX ISA 6.3 (wmma.md, mma.md);
+/// * the sparse `mma.sp::ordered_metadata` with `.kind::f8f6f4` or `.block_scale` (mma.md,
+///   9.7.14.6.3), the same gates as the dense forms (`crate::op_gating`'s `MmaKindF8f6f4`,
+///   `MmaFp6Fp4`, `MmaBlockScale`, `MmaOrderedMetadata`, `MmaFp8`);
+/// * `cp.async.bulk...cp_mask` (PTX ISA 8.6, "Feature '.cp_mask' requires .target sm_100 or
+///   higher") on top of `cp.async.bulk`'s own (PTX ISA 8.0, sm_90);
+/// * the sparse `.kind::f8f6f4` forms with an `.f16` accumulator ("Instruction 'mma with with F16
+///   accumulator and F8 floating point type' not supported on .target 'sm_100a'", where the
+///   dense ones are taken) and `.scale_vec::4X` with `.ue8m0` factors ("Feature 'mma with
+///   .scale_vec::4X and .ue8m0 scale type' requires PTX ISA .version 9.1 or later"), on sm_120;
+/// * `tcgen05.mma`'s `.kind::mxf4nvf4` ("Feature '.kind::mxf4nvf4' requires PTX ISA .version
+///   8.7 or later"), `.block16`/`.block32` ("Feature '.block16' requires PTX ISA .version 8.8
+///   or later") and `.kind::i8` ("Feature '.kind::i8' not supported on .target 'sm_103a'": on
+///   sm_100a, sm_101a and sm_110a only, no family target).
+const MODIFIER_GATES: &[(Opcode, &[&str], Gate)] = &{
     const SUB_BYTE: Gate = gate(
         "sub-byte and single-bit matrix types",
         &[since(6, 3, TargetSet::AtLeast(75))],
@@ -1982,14 +2139,72 @@ const FRAGMENT_GATES: &[(Opcode, &str, Gate)] = &{
         "wmma with integer types",
         &[since(6, 3, TargetSet::AtLeast(72))],
     );
+    const KIND_F8F6F4: Gate = gate("mma with .kind::f8f6f4", &[since(8, 6, BLACKWELL_SPECIFIC)]);
+    const FP6_FP4: Gate = gate("mma with FP6/FP4 types", &[since(8, 7, SM120_SPECIFIC)]);
+    const BLOCK_SCALE: Gate = gate("mma with block scale", &[since(8, 7, SM120_SPECIFIC)]);
+    const ORDERED_METADATA: Gate = gate(
+        "mma.sp::ordered_metadata",
+        &[since(8, 5, TargetSet::AtLeast(80))],
+    );
+    const FP8: Gate = gate("mma with FP8", &[since(8, 4, TargetSet::AtLeast(89))]);
+    const BULK: Gate = gate("cp.async.bulk", &[since(8, 0, TargetSet::AtLeast(90))]);
+    const CP_MASK: Gate = gate(".cp_mask", &[since(8, 6, TargetSet::AtLeast(100))]);
+    const MXF4NVF4: Gate = gate(
+        "tcgen05.mma .kind::mxf4nvf4",
+        &[since(8, 7, TCGEN05_TARGETS)],
+    );
+    const BLOCK_SIZE: Gate = gate(
+        "tcgen05.mma .block16 and .block32",
+        &[since(8, 8, TCGEN05_TARGETS)],
+    );
+    const KIND_I8: Gate = gate(
+        "tcgen05.mma .kind::i8",
+        &[since(
+            8,
+            6,
+            TargetSet::Specific {
+                arch: &[100, 101, 110],
+                families: &[],
+            },
+        )],
+    );
+    const SPARSE_F16_F8: Gate = gate(
+        "sparse mma with .kind::f8f6f4 and an .f16 accumulator",
+        &[since(8, 7, SM120_SPECIFIC)],
+    );
+    const SCALE_4X_UE8M0: Gate = gate(
+        "mma with .scale_vec::4X and .ue8m0 scale factors",
+        &[since(9, 1, SM120_SPECIFIC)],
+    );
     [
-        (Opcode::Mma, "s4", SUB_BYTE),
-        (Opcode::Mma, "u4", SUB_BYTE),
-        (Opcode::Mma, "b1", SUB_BYTE),
-        (Opcode::Wmma, "s4", SUB_BYTE),
-        (Opcode::Wmma, "u4", SUB_BYTE),
-        (Opcode::Wmma, "b1", SUB_BYTE),
-        (Opcode::Wmma, "s32", INTEGER),
+        (Opcode::Mma, &["sp::ordered_metadata"], ORDERED_METADATA),
+        (
+            Opcode::Mma,
+            &["sp::ordered_metadata", "kind::f8f6f4", "f16"],
+            SPARSE_F16_F8,
+        ),
+        (Opcode::Mma, &["sp", "kind::f8f6f4", "f16"], SPARSE_F16_F8),
+        (Opcode::Mma, &["scale_vec::4X", "ue8m0"], SCALE_4X_UE8M0),
+        (Opcode::Mma, &["kind::f8f6f4"], KIND_F8F6F4),
+        (Opcode::Mma, &["block_scale"], BLOCK_SCALE),
+        (Opcode::Mma, &["e4m3"], FP8),
+        (Opcode::Mma, &["e5m2"], FP8),
+        (Opcode::Mma, &["e3m2"], FP6_FP4),
+        (Opcode::Mma, &["e2m3"], FP6_FP4),
+        (Opcode::Mma, &["e2m1"], FP6_FP4),
+        (Opcode::Cp, &["bulk"], BULK),
+        (Opcode::Cp, &["cp_mask"], CP_MASK),
+        (Opcode::Tcgen05, &["kind::mxf4nvf4"], MXF4NVF4),
+        (Opcode::Tcgen05, &["block16"], BLOCK_SIZE),
+        (Opcode::Tcgen05, &["block32"], BLOCK_SIZE),
+        (Opcode::Tcgen05, &["kind::i8"], KIND_I8),
+        (Opcode::Mma, &["s4"], SUB_BYTE),
+        (Opcode::Mma, &["u4"], SUB_BYTE),
+        (Opcode::Mma, &["b1"], SUB_BYTE),
+        (Opcode::Wmma, &["s4"], SUB_BYTE),
+        (Opcode::Wmma, &["u4"], SUB_BYTE),
+        (Opcode::Wmma, &["b1"], SUB_BYTE),
+        (Opcode::Wmma, &["s32"], INTEGER),
     ]
 };
 
@@ -2040,9 +2255,10 @@ pub fn gates(opcode: Opcode, modifiers: &[&str]) -> Vec<(&'static Gate, Option<u
         })
         .map(|g| (&g.gate, None))
         .collect();
-    for (op, modifier, gate) in FRAGMENT_GATES {
+    for (op, all, gate) in MODIFIER_GATES {
         if *op == opcode
-            && let Some(index) = modifiers.iter().position(|m| m == modifier)
+            && all.iter().all(|modifier| modifiers.contains(modifier))
+            && let Some(index) = modifiers.iter().position(|m| Some(m) == all.first())
         {
             out.push((gate, Some(index)));
         }

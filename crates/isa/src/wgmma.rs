@@ -309,18 +309,17 @@ fn parse_shape(m: &str) -> Option<(u16, u16)> {
 /// The shape and type rows of the ISA's syntax (ptxas 13.5: "Unexpected instruction types
 /// specified for 'wgmma.mma_async'", "Illegal matrix shape '.m64n40k32' for instruction
 /// 'wgmma.mma_async with integer types'"). The sparse forms (9.7.15.6.3) have twice the dense
-/// `k`, and their integer shapes go on to `.m64n256k64` (ptxas 13.5 takes `.m64n240k64`,
-/// rejects `.m64n40k64`); there is no sparse single-bit form ("Unknown modifier
-/// '.m64n8k512'").
+/// `k`; the integer and single-bit shapes go on to N = 256, dense and sparse, though the dense
+/// syntax block's list ends at `.m64n224k32` (ptxas 13.5 takes `.m64n240k32`, `.m64n256k32`
+/// and `.m64n240k256`, as CUTLASS's `SM90_64x256x32_S32S8S8_SS` writes them, and rejects
+/// `.m64n40k32`); there is no sparse single-bit form ("Unknown modifier '.m64n8k512'").
 fn validate(f: &WgmmaForm) -> Result<(), DecodeError> {
     use MmaType::*;
-    // Floating point: N = 8*i, i = 1..32. Integer: N = 8*i, i = 1..4, or 16*i, i = 3..14
-    // (the dense syntax block's list ends at .m64n224k32), i = 3..16 for `.sp`.
+    // Floating point: N = 8*i, i = 1..32. Integer: N = 8*i, i = 1..4, or 16*i, i = 3..16.
     let n = f.n;
     let float_n = n % 8 == 0 && (8..=256).contains(&n);
-    let last_integer_n = if f.sparse { 256 } else { 224 };
-    let integer_n = (n % 8 == 0 && (8..=32).contains(&n))
-        || (n % 16 == 0 && (48..=last_integer_n).contains(&n));
+    let integer_n =
+        (n % 8 == 0 && (8..=32).contains(&n)) || (n % 16 == 0 && (48..=256).contains(&n));
     let k = f.stored_k();
     let ok = match (f.a, f.b) {
         (F16, F16) => k == 16 && matches!(f.d, F16 | F32) && float_n,

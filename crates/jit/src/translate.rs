@@ -40,7 +40,9 @@ use ptxsim_exec::ir::{
 };
 use ptxsim_exec::semantics::Extension;
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MulMode, Space};
+use ptxsim_isa::ops::{
+    BoolOp, Compare, FloatModifiers, FloatOp, FloatUnaryOp, IntOp, MulMode, Space,
+};
 
 use crate::native::{self, Context};
 

@@ -2139,7 +2139,11 @@ impl<'m> Builder<'m> {
                     let Some((d, rest)) = operands.split_first() else {
                         return Err("atom without operands".to_string());
                     };
-                    (Some(self.destination(d)?), rest)
+                    // `atom... _, [a], b`: the old value is discarded, as `red` does.
+                    match d {
+                        Operand::Sink(_) => (None, rest),
+                        d => (Some(self.destination(d)?), rest),
+                    }
                 };
                 let (address, b, c) = match rest {
                     [address, b] => (address, b, None),
@@ -2258,7 +2262,14 @@ impl<'m> Builder<'m> {
                     let mut scales = Vec::with_capacity(6);
                     let first = 4 + sparse_operands;
                     for pair in operands[first..first + 4].chunks(2) {
-                        scales.push(self.source(&pair[0], Type::B32)?);
+                        // A register or a brace vector of one (`{%r1}`: ptxas 13.5 takes both).
+                        let data = match &pair[0] {
+                            Operand::Vector(elements) if elements.value.len() == 1 => {
+                                &elements.value[0]
+                            }
+                            other => other,
+                        };
+                        scales.push(self.source(data, Type::B32)?);
                         let selectors = self.vector_sources(vector(&pair[1])?, Type::U16)?;
                         let [byte, thread] = selectors[..] else {
                             return Err(

@@ -39,6 +39,7 @@ mod sample_traces;
 mod samples;
 mod scalar;
 mod tcgen05;
+mod tcgen05_ld_red;
 mod tcgen05_sparse;
 mod texture;
 mod tma;

@@ -396,7 +396,9 @@ fn fp6_and_fp4_operands_of_kind_f8f6f4() {
 /// {byte_b, thread_b}` once: A (16 x k) and B (k x 8) hold element codes (`.e2m1` of
 /// `.kind::mxf4*` packed 8 to a register, the other types one to a byte, as 9.7.14.5.14 places
 /// them), C is zero; `sfa[lane]` / `sfb[lane]` are the lanes' scale data. Returns D row-major
-/// as `.f32` bits.
+/// as `.f32` bits. The module declares PTX ISA 9.1, which `.scale_vec::4X` with `.ue8m0`
+/// factors needs (ptxas 13.5: "Feature 'mma with .scale_vec::4X and .ue8m0 scale type'
+/// requires PTX ISA .version 9.1 or later").
 fn run_block_scaled(
     qualifier: &str,
     (a, b): (&[u64], &[u64]),
@@ -435,7 +437,7 @@ fn run_block_scaled(
         })
         .collect();
     let source = format!(
-        ".version 8.7\n.target sm_120a\n.address_size 64\n\
+        ".version 9.1\n.target sm_120a\n.address_size 64\n\
          .visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
          .reg .b32 %a<4>, %b<2>, %sa, %sb;\n.reg .f32 %d<4>;\n\
          .reg .u32 %l;\n.reg .u64 %p, %q, %off;\n\
