@@ -7,6 +7,9 @@ use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
 /// sm_103f or higher in the same family").
 const LD_RED: &str = include_str!("tcgen05_kernels/ld_red.ptx");
 
+/// A host reduction of one thread's loaded values.
+type Reduction = dyn Fn(&[u32]) -> u32;
+
 /// Runs `ld_red` with `.32x32b.x8.<reduction>` and returns, per thread, redval and the eight
 /// loaded registers.
 fn ld_red(reduction: &str, values: &[u32]) -> Vec<Vec<u32>> {
@@ -97,7 +100,7 @@ fn ld_red_reduces_each_threads_loaded_columns() {
     let max_u32 = |v: &[u32]| *v.iter().max().unwrap();
     let min_s32 = |v: &[u32]| v.iter().map(|&x| x as i32).min().unwrap() as u32;
     let max_s32 = |v: &[u32]| v.iter().map(|&x| x as i32).max().unwrap() as u32;
-    let cases: [(&str, &dyn Fn(&[u32]) -> u32); 4] = [
+    let cases: [(&str, &Reduction); 4] = [
         ("min.u32", &min_u32),
         ("max.u32", &max_u32),
         ("min.s32", &min_s32),
