@@ -12,9 +12,10 @@ the subset spreads over the whole alphabet (and so over many authors), and so is
 that FEATURES names (programs that each exercise one CUDA feature). OFFSET (default 0) shifts
 the stride: the candidates whose index (from 0) modulo STRIDE is OFFSET are selected, so that
 OFFSET=0..STRIDE-1 are disjoint subsets that together cover every candidate; FEATURES are added
-to OFFSET=0's subset only, so that another OFFSET runs its own quarter and nothing else. A selected benchmark that
-skip.tsv lists, that is a PyTorch extension, or whose inputs are fetched with DVC (a `*.dvc`
-file: the data is not in the repository), is SKIP too; the others are in scope.
+to OFFSET=0's subset only, so that another OFFSET runs its own quarter and nothing else. A
+selected benchmark that skip.tsv lists, that is a PyTorch extension, or whose inputs are
+fetched with DVC (a `*.dvc` file: the data is not in the repository), is SKIP too; the others
+are in scope.
 BENCHMARKS (a regular expression) narrows the scope further; ALL=1 takes every one (stride 1).
 """
 import os
@@ -97,7 +98,8 @@ def select(checkout, here):
         if needs:
             rows.append((name, "skip", "needs " + ", ".join(needs)))
             continue
-        in_scope = (candidates % stride == offset or (offset == 0 and name in FEATURES)) and only.search(name)
+        selected = candidates % stride == offset or (offset == 0 and name in FEATURES)
+        in_scope = selected and only.search(name)
         candidates += 1
         if not in_scope:
             rows.append((name, "not-selected", ""))
