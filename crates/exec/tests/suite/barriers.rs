@@ -36,15 +36,20 @@ fn run(body: &str, threads: u32) -> Result<Vec<u32>, (String, u32)> {
             other => panic!("{other:?}"),
         };
     }
+    Ok(words(&device, addresses[0]))
+}
+
+/// The words of the launch's buffer at `address`.
+fn words(device: &ptxsim_exec::Device<'_>, address: Option<u64>) -> Vec<u32> {
     let bytes = device
         .global
-        .buffer_at(addresses[0].expect("a buffer"))
+        .buffer_at(address.expect("a buffer"))
         .expect("the buffer")
         .contents();
-    Ok(bytes
+    bytes
         .chunks(4)
         .map(|w| u32::from_le_bytes(w.try_into().expect("a word")))
-        .collect())
+        .collect()
 }
 
 #[test]
@@ -202,16 +207,12 @@ fn spin_lock(warps: u32) -> (Vec<u32>, u32, u32) {
     )
     .expect("a valid launch");
     let run = grid::run_grid(&device, GridOptions::default(), None, None);
-    assert!(run.failure.is_none(), "{:?}", run.failure.map(|f| f.outcome));
-    let bytes = device
-        .global
-        .buffer_at(addresses[0].expect("a buffer"))
-        .expect("the buffer")
-        .contents();
-    let words: Vec<u32> = bytes
-        .chunks(4)
-        .map(|w| u32::from_le_bytes(w.try_into().expect("a word")))
-        .collect();
+    assert!(
+        run.failure.is_none(),
+        "{:?}",
+        run.failure.map(|f| f.outcome)
+    );
+    let words = words(&device, addresses[0]);
     let firsts = (0..warps as usize).map(|warp| words[32 * warp]).collect();
     (firsts, words[threads as usize + 1], words[threads as usize])
 }
