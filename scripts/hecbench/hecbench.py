@@ -9,9 +9,13 @@ The selection is deterministic: every benchmark folder `src/*-cuda` in alphabeti
 whose Makefile links a vendor library (cuBLAS, cuRAND, ...), MPI, NCCL or OpenMP are SKIP; of
 the rest, every STRIDE-th (environment, default 4: the 1st, 5th, 9th, ...) is selected, so that
 the subset spreads over the whole alphabet (and so over many authors), and so is every one
-that FEATURES names (programs that each exercise one CUDA feature). A selected benchmark that
-skip.tsv lists, that is a PyTorch extension, or whose inputs are fetched with DVC (a `*.dvc`
-file: the data is not in the repository), is SKIP too; the others are in scope.
+that FEATURES names (programs that each exercise one CUDA feature). OFFSET (default 0) shifts
+the stride: the candidates whose index (from 0) modulo STRIDE is OFFSET are selected, so that
+OFFSET=0..STRIDE-1 are disjoint subsets that together cover every candidate; FEATURES are added
+to OFFSET=0's subset only, so that another OFFSET runs its own quarter and nothing else. A
+selected benchmark that skip.tsv lists, that is a PyTorch extension, or whose inputs are
+fetched with DVC (a `*.dvc` file: the data is not in the repository), is SKIP too; the others
+are in scope.
 BENCHMARKS (a regular expression) narrows the scope further; ALL=1 takes every one (stride 1).
 """
 import os
@@ -78,6 +82,9 @@ def makefile_needs(makefile):
 def select(checkout, here):
     skip = read_tsv(here / "skip.tsv")
     stride = 1 if os.environ.get("ALL") == "1" else int(os.environ.get("STRIDE", "4"))
+    offset = 0 if stride == 1 else int(os.environ.get("OFFSET", "0"))
+    if not 0 <= offset < stride:
+        sys.exit(f"OFFSET={offset} is not in 0..{stride - 1} (STRIDE={stride})")
     only = re.compile(os.environ.get("BENCHMARKS", ""))
     rows = []
     candidates = 0
@@ -91,7 +98,8 @@ def select(checkout, here):
         if needs:
             rows.append((name, "skip", "needs " + ", ".join(needs)))
             continue
-        in_scope = (candidates % stride == 0 or name in FEATURES) and only.search(name)
+        selected = candidates % stride == offset or (offset == 0 and name in FEATURES)
+        in_scope = selected and only.search(name)
         candidates += 1
         if not in_scope:
             rows.append((name, "not-selected", ""))

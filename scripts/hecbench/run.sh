@@ -10,6 +10,8 @@
 # Environment knobs:
 #   STRIDE       every STRIDE-th benchmark that is not skipped is in scope (default 4; see
 #                hecbench.py's docstring for the selection rule); ALL=1 takes all of them
+#   OFFSET       which of the STRIDE disjoint subsets: the candidates whose index modulo STRIDE is
+#                OFFSET (default 0; 0..STRIDE-1). The feature benchmarks join OFFSET=0's only
 #   BENCHMARKS   a regular expression: only the benchmarks in scope whose name matches
 #   TIMEOUT      seconds each benchmark may run (default 60)
 #   STEPS        "build run" (default) or one of the two

@@ -132,7 +132,22 @@ pub struct Cta {
     /// Whether compiled code handed a thread back at an access it did not make (a fault,
     /// most likely): the rest of the CTA's run is the interpreter's.
     interpret_only: bool,
+    /// How many groups in a row [`Cta::gather`] picked that left a thread that can run behind
+    /// ([`SPIN_LIMIT`]).
+    streak: u64,
 }
+
+/// How many groups in a row the lowest program counter may pick while other threads that can
+/// run wait behind it, before that group is set aside ([`Lanes::waiting`]) and the others run
+/// first. Threads at the lowest counter issue first so that diverged lanes reconverge, but a
+/// warp that spins on a lock another warp of the CTA holds (`while (atomicOr(lock, 1) & 1);`,
+/// the holder's critical section at higher addresses) would then spin to the step limit,
+/// where a GPU schedules its warps independently (and, since Volta, its threads: the CUDA C++
+/// Programming Guide, SIMT Architecture, "Independent Thread Scheduling", keeps a program
+/// counter per thread and lets one thread wait for data another produces). So the lockstep
+/// order yields to the threads it left behind after this many issues; a program whose results
+/// need lanes reconverged says so with a `.sync` instruction, which waits for them.
+pub(crate) const SPIN_LIMIT: u64 = 4096;
 
 impl Cta {
     /// CTA `ctaid` of the device's grid, every thread at the first instruction.
@@ -164,6 +179,7 @@ impl Cta {
             windows: Vec::new(),
             runnable: Vec::new(),
             interpret_only: false,
+            streak: 0,
         }
     }
 
@@ -483,6 +499,9 @@ impl Cta {
                 match self.gather(&mut group) {
                     // With compiled code, a group runs in lockstep up to the next instruction
                     // where the compiled code takes the threads on.
+                    // A group that has kept others waiting for [`SPIN_LIMIT`] issues in a
+                    // row is set aside, and they run first.
+                    Some((_, all, _)) if self.spins(all, &group) => continue,
                     Some((lowest, all, most)) => {
                         (pc, converged, bound) = (lowest, all && !enters(self, lowest), most);
                     }
@@ -1222,6 +1241,32 @@ impl Cta {
         (!group.is_empty()).then_some((pc, group.len() == ready, bound))
     }
 
+    /// Counts the groups [`Cta::gather`] picked (`all`: every thread that can run is in it)
+    /// that left a thread that can run and is not set aside behind; at [`SPIN_LIMIT`] in a
+    /// row, sets `group` aside ([`Lanes::waiting`]: the others run until none can, then
+    /// [`Cta::wake_spinners`] lets it go on) and returns true.
+    fn spins(&mut self, all: bool, group: &[usize]) -> bool {
+        let lanes = &self.lanes;
+        if all
+            || group.len()
+                == (lanes.status.iter().zip(&lanes.waiting))
+                    .filter(|&(status, &waiting)| !waiting && matches!(status, ThreadStatus::Ready))
+                    .count()
+        {
+            self.streak = 0;
+            return false;
+        }
+        self.streak += 1;
+        if self.streak < SPIN_LIMIT {
+            return false;
+        }
+        self.streak = 0;
+        for &index in group {
+            self.lanes.waiting[index] = true;
+        }
+        true
+    }
+
     /// When the only threads that can run spin on mbarriers (no other thread can run and no
     /// barrier can release), lets them try again; returns whether there were any.
     fn wake_spinners(&mut self) -> bool {
@@ -1247,6 +1292,7 @@ impl Cta {
         self.lanes.steps.fill(0);
         self.lanes.status.fill(ThreadStatus::Ready);
         self.lanes.waiting.fill(false);
+        self.streak = 0;
         let program = device.program;
         if self.lanes.calls || program.local_bytes > 0 || program.thread_param_bytes > 0 {
             for thread in &mut self.threads {

@@ -1269,6 +1269,34 @@ fn merge(cell: &AtomicU64, written: u64, bits: u64) {
     }
 }
 
+/// The size of the constant bank a kernel's `.const` variables live in: PTX ISA 5.1.3,
+/// "Constant State Space", restricts constant memory in size, currently to 64 KB.
+pub const CONST_BANK_BYTES: u64 = 0x1_0000;
+
+/// A `.const` load at `address` (an offset in the constant space): the declared variables'
+/// bytes, and zero for the bytes past them that are still in the 64 KiB bank
+/// ([`CONST_BANK_BYTES`]), where a GPU's load does not fault either (divergences.md, D48:
+/// what a GPU reads there is not measured). Past the bank, or misaligned, it faults.
+pub fn load_const(constants: &[u8], address: u64, bytes: u32) -> Result<u64, FaultKind> {
+    match load_bytes(constants, 0, address, bytes) {
+        Err(FaultKind::OutOfBounds)
+            if address
+                .checked_add(u64::from(bytes))
+                .is_some_and(|end| end <= CONST_BANK_BYTES) =>
+        {
+            let mut word = [0u8; 8];
+            for (offset, byte) in word.iter_mut().take(bytes as usize).enumerate() {
+                let at = usize::try_from(address)
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(offset);
+                *byte = constants.get(at).copied().unwrap_or(0);
+            }
+            Ok(u64::from_le_bytes(word))
+        }
+        other => other,
+    }
+}
+
 /// Loads from a byte array that starts at address `base` (a space's own memory).
 pub fn load_bytes(memory: &[u8], base: u64, address: u64, bytes: u32) -> Result<u64, FaultKind> {
     aligned(address, bytes)?;
@@ -1494,6 +1522,25 @@ mod tests {
     /// granule (a GPU page: an off-by-one store after a 1 KiB `cudaMalloc` does not fault on
     /// a GPU), and fault beyond it; copies, address queries and the memory's accounting still
     /// see the size asked for, and the next allocation starts after the slack.
+    #[test]
+    fn const_loads_past_the_variables_read_zero_within_the_bank() {
+        // Eight declared bytes 1..=8: a load of them reads them (little-endian), one that
+        // runs past them reads zeros for the rest, and one past 64 KiB faults (D48).
+        let constants: Vec<u8> = (1..=8).collect();
+        assert_eq!(load_const(&constants, 0, 8), Ok(0x0807_0605_0403_0201));
+        assert_eq!(load_const(&constants, 4, 4), Ok(0x0807_0605));
+        assert_eq!(load_const(&constants, 8, 8), Ok(0));
+        assert_eq!(load_const(&constants, 0xfff8, 8), Ok(0));
+        assert_eq!(
+            load_const(&constants, 0x1_0000, 4),
+            Err(FaultKind::OutOfBounds)
+        );
+        assert_eq!(
+            load_const(&constants, 0xfffc, 8),
+            Err(FaultKind::Misaligned)
+        );
+    }
+
     #[test]
     fn slack_reaches_the_rest_of_the_granule() {
         let granule = 64 * 1024;

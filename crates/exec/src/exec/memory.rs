@@ -1074,7 +1074,7 @@ impl Executor<'_, '_> {
                 Err(kind) => Err(kind),
             },
             Space::Local => load_bytes(&thread.local, 0, at, bytes),
-            Space::Const => load_bytes(self.device.constants(), 0, at, bytes),
+            Space::Const => crate::memory::load_const(self.device.constants(), at, bytes),
             Space::Param => {
                 if at < THREAD_PARAM_BASE {
                     load_bytes(&self.device.params, 0, at, bytes)

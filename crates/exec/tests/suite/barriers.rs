@@ -36,15 +36,20 @@ fn run(body: &str, threads: u32) -> Result<Vec<u32>, (String, u32)> {
             other => panic!("{other:?}"),
         };
     }
+    Ok(words(&device, addresses[0]))
+}
+
+/// The words of the launch's buffer at `address`.
+fn words(device: &ptxsim_exec::Device<'_>, address: Option<u64>) -> Vec<u32> {
     let bytes = device
         .global
-        .buffer_at(addresses[0].expect("a buffer"))
+        .buffer_at(address.expect("a buffer"))
         .expect("the buffer")
         .contents();
-    Ok(bytes
+    bytes
         .chunks(4)
         .map(|w| u32::from_le_bytes(w.try_into().expect("a word")))
-        .collect())
+        .collect()
 }
 
 #[test]
@@ -169,4 +174,61 @@ fn mbarrier_over_arrival_traps() {
     let (message, line) = run(body, 1).expect_err("a trap");
     assert!(message.contains("more arrivals"), "{message}");
     assert_eq!(line, 18, "the second arrive");
+}
+
+/// Lane 0 of each warp takes a spin lock in global memory (`atom.cas` 0 -> 1 until it returns
+/// 0), increments a counter with a plain load and store, writes what it counted to its word
+/// and frees the lock (`atom.exch` 0). Returns the words of lanes 0, 32, ..., the counter and
+/// the lock.
+fn spin_lock(warps: u32) -> (Vec<u32>, u32, u32) {
+    let threads = 32 * warps;
+    let (lock, counter) = (4 * threads, 4 * threads + 4);
+    let source = format!(
+        ".version 9.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         .reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n\
+         mov.u32 %r1, %tid.x;\nld.param.u64 %rd1, [out];\n\
+         and.b32 %r2, %r1, 31;\nsetp.ne.u32 %p1, %r2, 0;\n@%p1 bra DONE;\n\
+         LOCK:\natom.global.cas.b32 %r3, [%rd1+{lock}], 0, 1;\n\
+         setp.ne.u32 %p2, %r3, 0;\n@%p2 bra LOCK;\n\
+         ld.volatile.global.u32 %r4, [%rd1+{counter}];\nadd.u32 %r4, %r4, 1;\n\
+         st.volatile.global.u32 [%rd1+{counter}], %r4;\n\
+         mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r4;\n\
+         membar.gl;\natom.global.exch.b32 %r5, [%rd1+{lock}], 0;\n\
+         DONE:\nret;\n}}\n"
+    );
+    let program = ptxsim_exec::load(&source, None).expect("the kernel checks");
+    let (device, addresses) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [threads, 1, 1],
+        1_000_000,
+        vec![Argument::Buffer(vec![0; 4 * threads as usize + 8])],
+    )
+    .expect("a valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    assert!(
+        run.failure.is_none(),
+        "{:?}",
+        run.failure.map(|f| f.outcome)
+    );
+    let words = words(&device, addresses[0]);
+    let firsts = (0..warps as usize).map(|warp| words[32 * warp]).collect();
+    (firsts, words[threads as usize + 1], words[threads as usize])
+}
+
+#[test]
+fn a_warp_spinning_on_a_lock_lets_the_holder_free_it() {
+    // The warps take the lock one after another (atom.cas: "compare and swap", an atomic
+    // read-modify-write, so one warp's cas finds 0 at a time), so each counts one more than
+    // the last: in some order the warps count 1, 2, ..., and the counter ends at the number of
+    // warps, the lock free. In lockstep at the lowest program counter, the warps that failed
+    // loop back to the cas before the holder's release and would spin to the step limit (a
+    // GPU schedules its warps independently: HeCBench's btree takes such locks).
+    for warps in [2, 8] {
+        let (mut counted, counter, lock) = spin_lock(warps);
+        counted.sort_unstable();
+        assert_eq!(counted, (1..=warps).collect::<Vec<_>>(), "{warps} warps");
+        assert_eq!((counter, lock), (warps, 0), "{warps} warps");
+    }
 }
