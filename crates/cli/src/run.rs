@@ -1043,6 +1043,12 @@ fn choose_engine(
     }
     match ptxsim_jit::compile_shared(program, device.block()) {
         Ok(kernel) => {
+            if let Some(why) = kernel
+                .auto_declines(program)
+                .filter(|_| engine == Engine::Auto)
+            {
+                return format!("interpreter ({why})");
+            }
             let stats = kernel.stats();
             device.set_compiled(kernel);
             format!(

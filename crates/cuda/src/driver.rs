@@ -2496,7 +2496,10 @@ fn launch_engine(
         _ if traced => "traced",
         _ if launch.cooperative => "cooperative",
         (_, Some(reason)) => reason,
-        (Some(_), None) => "the compiled tier cannot compile it",
+        (Some(_), None) => {
+            "the compiled tier declined it: it cannot compile it, or its threads hand values \
+             through shared memory without a barrier"
+        }
         (None, None) => "its launches so far are small: threads x instructions below 2^22",
     };
     format!("interpreter ({why})")

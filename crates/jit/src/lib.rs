@@ -86,6 +86,8 @@ pub struct Kernel {
     code: native::Code,
     /// Per instruction: a thread there enters the code (the start of a run worth entering).
     covered: Vec<bool>,
+    /// Per instruction: it is compiled (a thread that entered the code runs it there).
+    compiled: Vec<bool>,
 
     stats: Stats,
 }
@@ -94,6 +96,14 @@ impl Kernel {
     /// What compiling it did.
     pub fn stats(&self) -> Stats {
         self.stats
+    }
+
+    /// Why `auto` leaves this compiled `program` to the interpreter after all, if it does:
+    /// threads that hand values through shared memory with only compiled code between the
+    /// store and the load (`translate::shared_exchange_without_barrier`).
+    pub fn auto_declines(&self, program: &Program) -> Option<&'static str> {
+        translate::shared_exchange_without_barrier(program, &self.compiled)
+            .then_some("a shared-memory store reaches a load without a barrier between")
     }
 }
 
@@ -241,6 +251,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             block.iter().map(|&d| d as usize).product(),
         ),
         covered,
+        compiled,
         stats,
     })
 }
@@ -340,9 +351,11 @@ impl ptxsim_exec::compiled::Compiler for JitCompiler {
         if self.engine == Engine::Auto && keeps_interpreter(program).is_some() {
             return None;
         }
-        compile(program, block)
-            .ok()
-            .map(|kernel| Arc::new(kernel) as Arc<dyn CompiledKernel>)
+        let kernel = compile(program, block).ok()?;
+        if self.engine == Engine::Auto && kernel.auto_declines(program).is_some() {
+            return None;
+        }
+        Some(Arc::new(kernel) as Arc<dyn CompiledKernel>)
     }
 
     /// `compiled` compiles every kernel on its first launch; `auto` once its launches come to

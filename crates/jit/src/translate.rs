@@ -671,6 +671,68 @@ fn registers_of(
     }
 }
 
+/// Whether a shared-memory load may read a shared-memory store of another thread with only
+/// compiled instructions between them: code that hands values between the threads of a warp
+/// through shared memory without `__syncwarp` or a barrier (written for the lockstep warps of
+/// GPUs before Volta; HeCBench's romberg). The interpreter runs such code in lockstep, as those
+/// GPUs did; compiled code runs a CTA's threads one after another up to the next instruction
+/// the interpreter issues (a barrier, a warp-synchronous instruction, anything not compiled),
+/// so the reader may run before the writer. `auto` leaves such kernels to the interpreter.
+/// A forward walk over the control flow: "a shared store since the last instruction the
+/// interpreter issues" reaches a shared load.
+pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[bool]) -> bool {
+    let shared = |space: ptxsim_isa::ops::Space| {
+        matches!(
+            space,
+            ptxsim_isa::ops::Space::Shared | ptxsim_isa::ops::Space::SharedCluster
+        )
+    };
+    let count = program.instructions.len();
+    let mut stored = vec![false; count];
+    let mut work: Vec<usize> = Vec::new();
+    let reach = |next: usize, stored: &mut Vec<bool>, work: &mut Vec<usize>| {
+        if next < count && !stored[next] {
+            stored[next] = true;
+            work.push(next);
+        }
+    };
+    // Seeds: the instructions after each compiled shared store.
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        if compiled.get(index) == Some(&true)
+            && matches!(instruction.kind, K::St { space, .. } if shared(space))
+        {
+            for next in successors(program, index) {
+                reach(next, &mut stored, &mut work);
+            }
+        }
+    }
+    while let Some(index) = work.pop() {
+        if compiled.get(index) != Some(&true) {
+            continue;
+        }
+        if matches!(program.instructions[index].kind, K::Ld { space, .. } if shared(space)) {
+            return true;
+        }
+        for next in successors(program, index) {
+            reach(next, &mut stored, &mut work);
+        }
+    }
+    false
+}
+
+/// The instructions that may run after `index` in the same thread (a call's callee and return
+/// are not followed: `call` is not compiled).
+fn successors(program: &Program, index: usize) -> impl Iterator<Item = usize> {
+    let instruction = &program.instructions[index];
+    let guarded = instruction.guard.is_some();
+    let (first, second) = match instruction.kind {
+        K::Bra { target } => (Some(target), guarded.then_some(index + 1)),
+        K::Ret | K::Exit => (guarded.then_some(index + 1), None),
+        _ => (Some(index + 1), None),
+    };
+    first.into_iter().chain(second)
+}
+
 /// Per instruction, the registers live on entry to it within the compiled code (read on some
 /// path through compiled instructions before being written): what a thread entering there
 /// must have loaded. Values need not outlive the compiled code (every write goes through to the

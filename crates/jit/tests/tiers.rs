@@ -1368,3 +1368,34 @@ fn f64_arithmetic_matches_the_interpreter_and_ieee() {
         assert_eq!(got, want, "a={a:#x} b={b:#x} c={c:#x}");
     }
 }
+
+/// `auto` leaves to the interpreter a kernel whose threads hand values through shared memory
+/// with only compiled instructions between the store and the load (warp-synchronous code
+/// written without `__syncwarp`, as HeCBench's romberg is): compiled code runs a CTA's threads
+/// one after another, so thread 0 would read thread 1's slot before thread 1 wrote it. A
+/// barrier between them, or a store that nothing loads, lets `auto` compile the kernel.
+#[test]
+fn auto_keeps_shared_exchanges_without_a_barrier_in_the_interpreter() {
+    let kernel = |between: &str| {
+        format!(
+            "{HEADER}.visible .entry k(.param .u64 out)\n{{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+             .reg .pred %p<2>;\n.shared .align 4 .u32 smem[64];\n\
+             ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 2;\n\
+             mov.u32 %r3, smem;\nadd.u32 %r4, %r3, %r2;\nst.shared.u32 [%r4], %r1;\n{between}\
+             setp.ne.u32 %p1, %r1, 0;\n@%p1 bra DONE;\nld.shared.u32 %r5, [smem+4];\n\
+             st.global.u32 [%rd1], %r5;\nDONE:\nret;\n}}\n"
+        )
+    };
+    let auto = ptxsim_jit::JitCompiler::for_engine(ptxsim_jit::Engine::Auto).unwrap();
+    let forced = ptxsim_jit::JitCompiler::for_engine(ptxsim_jit::Engine::Compiled).unwrap();
+    let exchange = ptxsim_exec::load(&kernel(""), None).unwrap();
+    assert!(auto.compile(&exchange, [32, 1, 1]).is_none());
+    assert!(forced.compile(&exchange, [32, 1, 1]).is_some());
+    for barrier in ["bar.sync 0;\n", "bar.warp.sync -1;\n"] {
+        let synchronized = ptxsim_exec::load(&kernel(barrier), None).unwrap();
+        assert!(
+            auto.compile(&synchronized, [32, 1, 1]).is_some(),
+            "{barrier}"
+        );
+    }
+}
