@@ -772,26 +772,12 @@ fn live_in(program: &Program, covered: &[bool], registers: usize) -> Vec<Vec<u64
                 continue;
             }
             let mut out = vec![0u64; words];
-            let successor = |next: usize, out: &mut Vec<u64>| {
+            for next in successors(program, index) {
                 if let Some(next) = live.get(next) {
                     for (o, n) in out.iter_mut().zip(next) {
                         *o |= n;
                     }
                 }
-            };
-            match program.instructions[index].kind {
-                K::Bra { target } => {
-                    successor(target, &mut out);
-                    if program.instructions[index].guard.is_some() {
-                        successor(index + 1, &mut out);
-                    }
-                }
-                K::Ret | K::Exit => {
-                    if program.instructions[index].guard.is_some() {
-                        successor(index + 1, &mut out);
-                    }
-                }
-                _ => successor(index + 1, &mut out),
             }
             let new: Vec<u64> = (0..words)
                 .map(|w| uses[index][w] | (out[w] & !kills[index][w]))
