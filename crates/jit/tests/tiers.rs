@@ -139,6 +139,39 @@ fn run_grid(
 
 const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
+/// Compiles `program` for CTAs of `block` threads (every instruction must compile) and runs
+/// `threads` threads of it (`out`, `input`) in the interpreter and with the compiled code.
+fn elementwise_on_both_tiers(
+    name: &str,
+    program: &ptxsim_exec::Program,
+    (threads, block, max_steps): (usize, u32, u64),
+    out_bytes: usize,
+    input: &[u8],
+) -> (Run, Run) {
+    let kernel = ptxsim_jit::compile_shared(program, [block, 1, 1]).unwrap();
+    assert_eq!(
+        kernel.stats().covered,
+        kernel.stats().instructions,
+        "{name}: every instruction compiled"
+    );
+    let run = |compiled| {
+        run_grid(
+            program,
+            (
+                [(threads as u32).div_ceil(block), 1, 1],
+                [block, 1, 1],
+                max_steps,
+            ),
+            vec![
+                Argument::Buffer(vec![0; out_bytes]),
+                Argument::Buffer(input.to_vec()),
+            ],
+            compiled,
+        )
+    };
+    (run(None), run(Some(&kernel)))
+}
+
 /// Integer atomics whose old values nothing reads (`red`, and `atom` into a register no other
 /// instruction names, as nvcc writes `atomicAdd(p, v)` with its result unused) give the same
 /// memory in any order of the threads, so `auto` compiles such a kernel and its CTAs run on
@@ -1131,28 +1164,13 @@ fn direct_conversions_match_the_interpreter() {
             let name = format!("{instruction} (constant source {constant})");
             let program =
                 ptxsim_exec::load(&source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            let kernel = ptxsim_jit::compile_shared(&program, [BLOCK, 1, 1]).unwrap();
-            assert_eq!(
-                kernel.stats().covered,
-                kernel.stats().instructions,
-                "{name}: every instruction compiled"
+            let (interpreted, compiled) = elementwise_on_both_tiers(
+                &name,
+                &program,
+                (THREADS, BLOCK, 100_000),
+                THREADS * 8,
+                &conversion_inputs(from, THREADS),
             );
-            let run = |compiled| {
-                run_grid(
-                    &program,
-                    (
-                        [(THREADS as u32).div_ceil(BLOCK), 1, 1],
-                        [BLOCK, 1, 1],
-                        100_000,
-                    ),
-                    vec![
-                        Argument::Buffer(vec![0; THREADS * 8]),
-                        Argument::Buffer(conversion_inputs(from, THREADS)),
-                    ],
-                    compiled,
-                )
-            };
-            let (interpreted, compiled) = (run(None), run(Some(&kernel)));
             assert_eq!(interpreted.1, "None", "{name}: ran without a failure");
             assert_eq!(interpreted.0, compiled.0, "{name}: step counts");
             assert_eq!(interpreted.1, compiled.1, "{name}: failures");
@@ -1321,24 +1339,13 @@ fn f64_arithmetic_matches_the_interpreter_and_ieee() {
     );
     let program = ptxsim_exec::load(&source, None).unwrap();
     const BLOCK: u32 = 128;
-    let kernel = ptxsim_jit::compile_shared(&program, [BLOCK, 1, 1]).unwrap();
-    assert_eq!(kernel.stats().covered, kernel.stats().instructions);
-    let run = |compiled| {
-        run_grid(
-            &program,
-            (
-                [(threads as u32).div_ceil(BLOCK), 1, 1],
-                [BLOCK, 1, 1],
-                1000,
-            ),
-            vec![
-                Argument::Buffer(vec![0; threads * 56]),
-                Argument::Buffer(input.clone()),
-            ],
-            compiled,
-        )
-    };
-    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    let (interpreted, compiled) = elementwise_on_both_tiers(
+        "f64",
+        &program,
+        (threads, BLOCK, 1000),
+        threads * 56,
+        &input,
+    );
     assert_eq!(interpreted.1, "None");
     assert_eq!(interpreted, compiled);
     let is_nan = |x: u64| x & 0x7ff0_0000_0000_0000 == 0x7ff0_0000_0000_0000 && x << 12 != 0;
