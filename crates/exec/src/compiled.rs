@@ -38,6 +38,16 @@ pub trait CompiledKernel: Send + Sync + std::fmt::Debug {
     /// `exit` that ends it (counted in `steps`) is left with [`EXITED`]` | pc` as its `pc`, `pc`
     /// the instruction's.
     fn run(&self, cta: &mut CompiledCta<'_>);
+
+    /// The registers a thread of the kernel may read before it writes them, or read in
+    /// another thread that may not have written them (`None`, the default: any register). A
+    /// CTA that reuses the register file of the CTA before it zeroes only these
+    /// ([`crate::machine::Cta::reset`]): the others cannot show what they held, except through
+    /// the registers reported after the run, so the inspected thread's CTA and traced runs
+    /// zero every register.
+    fn observed_registers(&self) -> Option<&[u32]> {
+        None
+    }
 }
 
 /// The mark of a thread that compiled code ran out of the kernel ([`CompiledKernel::run`]):

@@ -560,7 +560,8 @@ fn run_cta(
     let ctaid = unflatten(linear, device.grid());
     let cta = match slot {
         Some(cta) => {
-            cta.reset(device, ctaid);
+            // The inspected thread's registers are reported, and a trace shows values.
+            cta.reset(device, ctaid, trace || options.inspect.0 == ctaid);
             cta
         }
         None => slot.insert(Cta::new(device, ctaid)),

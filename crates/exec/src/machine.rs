@@ -1281,12 +1281,33 @@ impl Cta {
     }
 
     /// Puts every thread back at the first instruction with zeroed registers and memory, as
-    /// CTA `ctaid` (reusing the allocations of a finished CTA).
-    pub fn reset(&mut self, device: &Device<'_>, ctaid: Dim3) {
+    /// CTA `ctaid` (reusing the allocations of a finished CTA). With `shown` false (nobody
+    /// looks at the CTA's registers after its run, nor traces it) and compiled code that
+    /// lists the registers a thread may read before writing them
+    /// ([`crate::compiled::CompiledKernel::observed_registers`]), only those are zeroed: the
+    /// others are written before any read, so what they held cannot show. A small CTA's run is
+    /// short, and zeroing a register file of tens of registers per thread was a fifth of it.
+    pub fn reset(&mut self, device: &Device<'_>, ctaid: Dim3, shown: bool) {
         self.ctaid = ctaid;
         self.linear = flatten(ctaid, device.grid);
         self.shared.fill(0);
-        self.lanes.low.fill(0);
+        let observed = device
+            .compiled
+            .as_ref()
+            .filter(|_| !shown)
+            .and_then(|code| code.observed_registers());
+        match observed {
+            Some(registers) => {
+                let (stride, count) = (self.lanes.stride, self.threads.len());
+                for &register in registers {
+                    let start = register as usize * stride;
+                    if let Some(row) = self.lanes.low.get_mut(start..start + count) {
+                        row.fill(0);
+                    }
+                }
+            }
+            None => self.lanes.low.fill(0),
+        }
         self.lanes.high.fill(0);
         self.lanes.pc.fill(0);
         self.lanes.steps.fill(0);

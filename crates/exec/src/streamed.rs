@@ -50,7 +50,7 @@ pub fn run_grid_streamed(
             let ctaid = unflatten(linear, device.grid());
             let cta = match &mut slot {
                 Some(cta) => {
-                    cta.reset(device, ctaid);
+                    cta.reset(device, ctaid, true);
                     cta
                 }
                 None => slot.insert(Cta::new(device, ctaid)),

@@ -32,6 +32,7 @@
 //! ```
 
 mod native;
+mod registers;
 mod translate;
 
 use std::sync::Arc;
@@ -88,6 +89,9 @@ pub struct Kernel {
     covered: Vec<bool>,
     /// Per instruction: it is compiled (a thread that entered the code runs it there).
     compiled: Vec<bool>,
+    /// The registers a thread may read before writing them (`None`: any register), which a
+    /// CTA must start with zeroed ([`registers::read_before_written`]).
+    observed: Option<Vec<u32>>,
 
     stats: Stats,
 }
@@ -114,6 +118,10 @@ impl CompiledKernel for Kernel {
 
     fn run(&self, cta: &mut CompiledCta<'_>) {
         self.code.run(cta);
+    }
+
+    fn observed_registers(&self) -> Option<&[u32]> {
+        self.observed.as_deref()
     }
 }
 
@@ -252,6 +260,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         ),
         covered,
         compiled,
+        observed: registers::read_before_written(program),
         stats,
     })
 }

@@ -45,6 +45,7 @@ use ptxsim_isa::ops::{
 };
 
 use crate::native::{self, Context};
+use crate::registers::{self, Use, successors};
 
 /// The helpers the generated code calls.
 #[derive(Clone, Copy, Debug)]
@@ -604,71 +605,17 @@ fn offset_i32(offset: usize) -> i32 {
     i32::try_from(offset).unwrap_or(i32::MAX)
 }
 
-/// Calls `read` for each register `instruction` reads and `write` for each it writes.
+/// Calls `read` for each register the compiled `instruction` reads and `write` for each it
+/// writes ([`registers::registers_of`], which lists every write of the instructions compiled).
 fn registers_of(
     instruction: &Instruction,
     mut read: impl FnMut(usize),
     mut write: impl FnMut(usize),
 ) {
-    let mut source = |source: &Source| {
-        if let Source::Register(r) | Source::RegisterPlus(r, _) = source {
-            read(r.index());
-        }
-    };
-    if let Some(guard) = instruction.guard {
-        source(&Source::Register(guard.predicate));
-    }
-    match &instruction.kind {
-        K::Mov {
-            destination,
-            source: a,
-            ..
-        } => {
-            source(a);
-            write(destination.register.index());
-        }
-        K::Setp {
-            combine,
-            p,
-            q,
-            a,
-            b,
-            ..
-        } => {
-            source(a);
-            source(b);
-            if let Some((_, c)) = combine {
-                source(&c.source);
-            }
-            write(p.register.index());
-            if let Some(q) = q {
-                write(q.register.index());
-            }
-        }
-        K::Ld {
-            destinations,
-            address,
-            ..
-        } => {
-            source(&address.base);
-            for d in destinations.iter().flatten() {
-                write(d.register.index());
-            }
-        }
-        K::St {
-            address, sources, ..
-        } => {
-            source(&address.base);
-            sources.iter().for_each(&mut source);
-        }
-        K::Bra { .. } | K::Ret | K::Exit => {}
-        kind => {
-            if let Some(op) = lane_op(kind) {
-                op.sources.iter().for_each(|(s, _)| source(s));
-                write(op.destination.index());
-            }
-        }
-    }
+    registers::registers_of(instruction, |r, how| match how {
+        Use::Write => write(r),
+        Use::Read | Use::ReadOtherLanes => read(r),
+    });
 }
 
 /// Whether a shared-memory load may read a shared-memory store of another thread with only
@@ -718,19 +665,6 @@ pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[boo
         }
     }
     false
-}
-
-/// The instructions that may run after `index` in the same thread (a call's callee and return
-/// are not followed: `call` is not compiled).
-fn successors(program: &Program, index: usize) -> impl Iterator<Item = usize> {
-    let instruction = &program.instructions[index];
-    let guarded = instruction.guard.is_some();
-    let (first, second) = match instruction.kind {
-        K::Bra { target } => (Some(target), guarded.then_some(index + 1)),
-        K::Ret | K::Exit => (guarded.then_some(index + 1), None),
-        _ => (Some(index + 1), None),
-    };
-    first.into_iter().chain(second)
 }
 
 /// Per instruction, the registers live on entry to it within the compiled code (read on some

@@ -1406,3 +1406,90 @@ fn auto_keeps_shared_exchanges_without_a_barrier_in_the_interpreter() {
         );
     }
 }
+
+/// A CTA that reuses the register file of the CTA before it zeroes only the registers a thread
+/// may read before writing them: a register written on one path only and read after the paths
+/// join must still read 0 where the thread did not write it, whatever the thread of the same
+/// index wrote in the CTA before (the paths here alternate between CTAs); and the inspected
+/// thread's registers are all reported as the run left them, 0 where it wrote nothing. Four
+/// CTAs run one after another on one host thread, so each reuses the last one's registers.
+#[test]
+fn registers_read_before_written_start_at_zero_in_every_cta() {
+    let source = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r7, %ntid.x;
+    mad.lo.u32 %r3, %r2, %r7, %r1;
+    add.u32 %r4, %r1, %r2;
+    and.b32 %r4, %r4, 1;
+    setp.eq.u32 %p1, %r4, 0;
+    @!%p1 mul.lo.u32 %r0, %r3, 3;
+    @%p1 bra JOIN;
+    add.u32 %r5, %r3, 100;
+JOIN:
+    add.u32 %r6, %r5, 7;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r6;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&source, None).expect("the kernel loads");
+    let (ctas, threads) = (4u32, 32u32);
+    let kernel = ptxsim_jit::compile_shared(&program, [threads, 1, 1]).unwrap();
+    let options = GridOptions {
+        host_threads: 1,
+        // Thread 1 of CTA 3 takes the branch: it writes neither %r0 nor %r5, which thread 1
+        // of CTA 2 wrote.
+        inspect: ([3, 0, 0], [1, 0, 0]),
+        ..GridOptions::default()
+    };
+    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| {
+        let (mut device, addresses) = grid::prepare(
+            &program,
+            [ctas, 1, 1],
+            [threads, 1, 1],
+            1000,
+            vec![Argument::Buffer(vec![0; (4 * ctas * threads) as usize])],
+        )
+        .unwrap();
+        if let Some(kernel) = compiled {
+            device.set_compiled(kernel.clone());
+        }
+        outcome(&device, options, &addresses)
+    };
+    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    // The PTX: a thread whose `tid + ctaid` is odd writes %r5 = g + 100 (g its index in the
+    // grid), every thread stores %r5 + 7, and %r5 reads 0 where it was not written.
+    let expected: Vec<u8> = (0..ctas * threads)
+        .flat_map(|g| {
+            let (c, t) = (g / threads, g % threads);
+            let r5 = if (t + c) % 2 == 1 { g + 100 } else { 0 };
+            (r5 + 7).to_le_bytes()
+        })
+        .collect();
+    assert_eq!(interpreted.3[0], expected, "the interpreter's output");
+    assert_eq!(compiled.3[0], expected, "the compiled tier's output");
+    assert_eq!(compiled, interpreted);
+    let index = |name: &str| {
+        program
+            .registers
+            .iter()
+            .position(|r| r.name == name)
+            .unwrap()
+    };
+    let (registers, _) = compiled.2.expect("thread 1 of CTA 3 ran");
+    assert_eq!(registers[index("%r0")], 0, "%r0 was not written");
+    assert_eq!(registers[index("%r5")], 0, "%r5 was not written");
+    assert_eq!(
+        registers[index("%r3")],
+        3 * 32 + 1,
+        "%r3 is the thread's index"
+    );
+    assert_eq!(registers[index("%r6")], 7, "%r6 = %r5 + 7");
+}
