@@ -129,6 +129,10 @@ pub struct Cta {
     windows: Vec<u64>,
     /// The threads [`Cta::run_compiled`] hands to compiled code (kept for its allocation).
     runnable: Vec<u32>,
+    /// The lockstep group and the active lanes of [`Cta::run`] (kept for their allocations: a
+    /// CTA of a few threads runs in about a microsecond, in which two allocations counted).
+    group: Vec<usize>,
+    active: Vec<usize>,
     /// Whether compiled code handed a thread back at an access it did not make (a fault,
     /// most likely): the rest of the CTA's run is the interpreter's.
     interpret_only: bool,
@@ -178,6 +182,8 @@ impl Cta {
             held: Vec::new(),
             windows: Vec::new(),
             runnable: Vec::new(),
+            group: Vec::new(),
+            active: Vec::new(),
             interpret_only: false,
             streak: 0,
         }
@@ -464,8 +470,10 @@ impl Cta {
         // CTA holds is bounded however long it runs between barriers.
         let held = |buffered: &[Vec<StepRecord>]| buffered.iter().map(Vec::len).sum::<usize>();
         let mut record = StepRecord::default();
-        let mut group: Vec<usize> = Vec::with_capacity(self.threads.len());
-        let mut active: Vec<usize> = Vec::with_capacity(self.threads.len());
+        let mut group = std::mem::take(&mut self.group);
+        let mut active = std::mem::take(&mut self.active);
+        group.clear();
+        active.clear();
         let mut pc = 0;
         let mut converged = false;
         // At least the step count of every thread of the group: each issue adds one to each.
@@ -474,13 +482,11 @@ impl Cta {
         // unless the run is traced or sliced, or the CTA is part of a larger cluster.
         let compiled = device
             .compiled
-            .clone()
+            .as_deref()
             .filter(|_| !SLICED && !tracing && self.cluster.size <= 1);
         // Whether threads at `pc` go to the compiled code.
         let enters = |cta: &Self, pc: usize| {
-            compiled
-                .as_ref()
-                .is_some_and(|code| !cta.interpret_only && code.covers(pc))
+            compiled.is_some_and(|code| !cta.interpret_only && code.covers(pc))
         };
         let result = 'run: loop {
             if SLICED {
@@ -493,8 +499,8 @@ impl Cta {
                 budget -= 1;
             }
             if !converged {
-                if let Some(code) = compiled.as_ref().filter(|_| !self.interpret_only) {
-                    self.run_compiled(device, code.as_ref());
+                if let Some(code) = compiled.filter(|_| !self.interpret_only) {
+                    self.run_compiled(device, code);
                 }
                 match self.gather(&mut group) {
                     // With compiled code, a group runs in lockstep up to the next instruction
@@ -504,6 +510,16 @@ impl Cta {
                     Some((_, all, _)) if self.spins(all, &group) => continue,
                     Some((lowest, all, most)) => {
                         (pc, converged, bound) = (lowest, all && !enters(self, lowest), most);
+                    }
+                    // Every thread exited (one that stopped otherwise ended the run at once):
+                    // no barrier, warp or spinner is left to release, and nothing is stuck.
+                    None if self
+                        .lanes
+                        .status
+                        .iter()
+                        .all(|s| matches!(s, ThreadStatus::Done(_))) =>
+                    {
+                        break Ok(Slice::Finished(None));
                     }
                     None if self.release_barrier(device) => {
                         flush(&mut buffered);
@@ -591,6 +607,8 @@ impl Cta {
             converged &= kept > 0 && !enters(self, pc);
         };
         flush(&mut buffered);
+        self.group = group;
+        self.active = active;
         result
     }
 
@@ -669,12 +687,20 @@ impl Cta {
         let count = self.threads.len();
         let mut runnable = std::mem::take(&mut self.runnable);
         runnable.clear();
-        for lane in 0..count {
-            let pc = self.lanes.pc[lane];
-            if matches!(self.lanes.status[lane], ThreadStatus::Ready)
-                && self.held[lane] != pc
-                && code.covers(pc)
-            {
+        // Threads mostly share their program counter: ask the code once per run of them.
+        let mut last = (usize::MAX, false);
+        let lanes = &self.lanes;
+        for (lane, ((status, &pc), &held)) in (lanes.status.iter().zip(&lanes.pc))
+            .zip(&self.held)
+            .enumerate()
+        {
+            if !matches!(status, ThreadStatus::Ready) || held == pc {
+                continue;
+            }
+            if last.0 != pc {
+                last = (pc, code.covers(pc));
+            }
+            if last.1 {
                 runnable.push(lane as u32);
             }
         }
@@ -1311,7 +1337,11 @@ impl Cta {
         self.lanes.high.fill(0);
         self.lanes.pc.fill(0);
         self.lanes.steps.fill(0);
-        self.lanes.status.fill(ThreadStatus::Ready);
+        for status in &mut self.lanes.status {
+            if !matches!(status, ThreadStatus::Ready) {
+                *status = ThreadStatus::Ready;
+            }
+        }
         self.lanes.waiting.fill(false);
         self.streak = 0;
         let program = device.program;
@@ -1338,8 +1368,9 @@ impl Cta {
             self.threads.len(),
         );
         self.printed.clear();
-        self.held.clear();
-        self.windows.clear();
+        self.held.fill(usize::MAX);
+        // `windows` stays: the global buffers the compiled code accessed last are the same
+        // launch's (the code looks each up again before use).
         self.interpret_only = false;
     }
 

@@ -132,6 +132,9 @@ impl Window {
     };
 }
 
+/// The window slots [`Code::run`] keeps on the stack (more are allocated).
+const INLINE_WINDOWS: usize = 16;
+
 /// The spaces a generated load or store names, by number.
 const SPACES: [Space; 6] = [
     Space::Global,
@@ -366,19 +369,28 @@ impl Code {
         }
         // The global buffers the instructions accessed last in the CTA's previous call, found
         // again (they are this launch's).
-        let mut windows: Vec<Window> = (0..self.slots)
-            .map(|slot| {
-                let base = cta.windows.get(slot).copied().unwrap_or(0);
-                cta.memory.global_window(base).filter(|_| base != 0).map_or(
-                    Window::NONE,
-                    |(base, len, words)| Window {
-                        base,
-                        len,
-                        words: words.as_ptr(),
-                    },
-                )
-            })
-            .collect();
+        // On the stack for the usual few slots: a CTA of a few threads runs in about a
+        // microsecond, in which an allocation counted.
+        let mut inline = [Window::NONE; INLINE_WINDOWS];
+        let mut allocated = Vec::new();
+        let windows: &mut [Window] = if self.slots <= INLINE_WINDOWS {
+            &mut inline[..self.slots]
+        } else {
+            allocated.resize(self.slots, Window::NONE);
+            &mut allocated
+        };
+        for (slot, window) in windows.iter_mut().enumerate() {
+            let base = cta.windows.get(slot).copied().unwrap_or(0);
+            if base != 0
+                && let Some((base, len, words)) = cta.memory.global_window(base)
+            {
+                *window = Window {
+                    base,
+                    len,
+                    words: words.as_ptr(),
+                };
+            }
+        }
         let shared = std::mem::take(&mut cta.memory.shared);
         let mut context = Context {
             registers: cta.registers.as_mut_ptr(),
