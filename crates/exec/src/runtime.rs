@@ -156,6 +156,11 @@ impl PrintBuffer {
     /// The records, by thread (in linear order) and, for each thread, in the order of its
     /// calls; and how many calls were dropped. The buffer is empty afterwards.
     pub(crate) fn take(&mut self, cta: Dim3, tid: impl Fn(usize) -> Dim3) -> (Vec<Printed>, u64) {
+        if self.records.is_empty() && self.dropped == 0 {
+            // Most CTAs print nothing: nothing to sort or collect.
+            self.bytes = 0;
+            return (Vec::new(), 0);
+        }
         let mut records = std::mem::take(&mut self.records);
         records.sort_by_key(|(lane, _)| *lane);
         let dropped = std::mem::take(&mut self.dropped);
