@@ -116,13 +116,32 @@ def target_of(text: str) -> str:
     return m.group(1) if m else "sm_90"
 
 
-def ptxas_verdicts(items: list[tuple[str, Path]], jobs: int, cache: dict, key) -> list[str]:
-    """ptxas's first error ('' if accepted) for each (target, path), through `cache`."""
+# ptxas's fatal errors after a module assembled: whole-program linking and 32-bit code
+# generation, docs/divergences.md D27 and D28.
+LINK_OR_32BIT = ("Unresolved extern function", "Cannot take address of function",
+                 "32-Bit compilation is no longer supported", "32-Bit ABI")
+
+
+def assembler_verdict(target: str, path: Path) -> str:
+    """`ptxas -arch sm_XX`'s verdict, or where that stops at whole-program linking or 32-bit
+    code generation (D27, D28: nothing on a line is wrong) the verdict of `-arch compute_XX`,
+    the assembler alone, which ptxsim follows there."""
+    v = modgen.ptxas_verdict(str(gen.PTXAS), target, path)
+    if any(f in v for f in LINK_OR_32BIT):
+        v = modgen.ptxas_verdict(str(gen.PTXAS), target, path, compute=True)
+    return v
+
+
+def ptxas_verdicts(items: list[tuple[str, Path]], jobs: int, cache: dict, key,
+                   assembler: bool = False) -> list[str]:
+    """ptxas's first error ('' if accepted) for each (target, path), through `cache`;
+    `assembler`: `assembler_verdict`'s."""
     todo = [(t, p) for t, p in items if key(t, p) not in cache]
 
     def one(tp):
         start = time.perf_counter()
-        v = modgen.ptxas_verdict(str(gen.PTXAS), tp[0], tp[1])
+        v = (assembler_verdict(tp[0], tp[1]) if assembler
+             else modgen.ptxas_verdict(str(gen.PTXAS), tp[0], tp[1]))
         return v, time.perf_counter() - start
     with concurrent.futures.ThreadPoolExecutor(min(jobs, 2)) as ex:
         for (t, p), (v, secs) in zip(todo, ex.map(one, todo)):
@@ -140,7 +159,7 @@ def cmd_judge(args) -> int:
     files = sorted(Path(args.out).glob("*.ptx"))
     cache = load_cache(args.cache)
     items = [(target_of(f.read_text(errors="replace")), f) for f in files]
-    nv = ptxas_verdicts(items, args.jobs, cache, lambda t, p: p.name)
+    nv = ptxas_verdicts(items, args.jobs, cache, lambda t, p: p.name, args.assembler)
     if args.cache:
         Path(args.cache).write_text(json.dumps(cache))
     start = time.perf_counter()
@@ -315,7 +334,7 @@ def cmd_mutate(args) -> int:
             paths.append(p)
         texts = {p: m[2] for p, m in zip(paths, modules)}
         nv = ptxas_verdicts([(m[1], p) for m, p in zip(modules, paths)], args.jobs, cache,
-                            lambda t, p: t + texts[p])
+                            lambda t, p: t + texts[p], args.assembler)
         if args.cache:
             Path(args.cache).write_text(json.dumps(cache))
         ours = modgen.ptxsim_verdicts(args.ptxsim, paths)
@@ -405,6 +424,10 @@ def cmd_lines(args) -> int:
     return 0
 
 
+ASSEMBLER_HELP = ("where ptxas -arch sm_XX stops at whole-program linking or 32-bit code "
+                  "(D27, D28), take -arch compute_XX's verdict")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -419,6 +442,7 @@ def main() -> int:
     j.add_argument("--jobs", type=int, default=2)
     j.add_argument("--cache")
     j.add_argument("--show", type=int, default=30)
+    j.add_argument("--assembler", action="store_true", help=ASSEMBLER_HELP)
     m = sub.add_parser("mutate")
     m.add_argument("out")
     m.add_argument("--ptxsim", required=True)
@@ -429,6 +453,7 @@ def main() -> int:
     m.add_argument("--cache")
     m.add_argument("--show", type=int, default=30)
     m.add_argument("--context", action="store_true", help="print the lines around each error")
+    m.add_argument("--assembler", action="store_true", help=ASSEMBLER_HELP)
     m.add_argument("--tsv")
     m.add_argument("--tsv-chars", type=int, default=6000)
     li = sub.add_parser("lines")

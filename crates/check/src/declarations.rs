@@ -37,6 +37,33 @@ fn is_opaque(word: &str) -> bool {
     matches!(word, "texref" | "samplerref" | "surfref")
 }
 
+/// A `.param` of a device function's definition (input or return) or of a body (the arguments
+/// and results of a call) aligned to more than 128 bytes (ptxas 13.5: "Parameter 'r' has
+/// illegal alignment (must be aligned to 1, 2, 4, 8, 16, 32, 64, or 128 bytes)"; LLVM 14
+/// emits `.param .align 256` for an over-aligned return value). A kernel's parameters and a
+/// prototype's without a body take more — E0231.
+pub fn check_param_alignment(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnostic>) {
+    for qualifier in &declaration.qualifiers {
+        if let Qualifier::Align(align) = qualifier
+            && align.value > 128
+        {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0231",
+                    format!(
+                        "a function's `.param` cannot be aligned to {} bytes",
+                        align.value
+                    ),
+                    align.span,
+                )
+                .with_help(
+                    "align it to 128 bytes or less (ptxas: Parameter has illegal alignment)",
+                ),
+            );
+        }
+    }
+}
+
 /// Checks the form of `declaration` standing at `scope`. The spec's directive chapters are not
 /// in `shared/spec/`, so each rule names its section of the PTX ISA and quotes ptxas 13.5's
 /// message, which is what it was probed against:
@@ -88,6 +115,9 @@ pub fn check_form(
         }
     }
     let space = declaration.space.value;
+    if space == StateSpace::Param && matches!(scope, Scope::FunctionParameter | Scope::Body) {
+        check_param_alignment(declaration, diagnostics);
+    }
     check_words(
         declaration,
         matches!(
@@ -453,6 +483,15 @@ fn initial_value_mismatch(ty: &str, initializer: &Initializer) -> Option<(Span, 
         Initializer::Address { span, .. } => {
             (!matches!(ty, "u32" | "u64")).then_some((*span, "an address"))
         }
+        // ptxas 13.5 takes a byte of an address in `.u8`, `.u32` and `.u64` variables only
+        // ("Initial value type mismatch" for `.b8`, `.s8`, `.u16`), and a masked integer
+        // wherever the integer goes.
+        Initializer::Mask { span, value, .. } => match value.as_ref() {
+            Initializer::Address { .. } => {
+                (!matches!(ty, "u8" | "u32" | "u64")).then_some((*span, "a byte of an address"))
+            }
+            inner => initial_value_mismatch(ty, inner),
+        },
         Initializer::Immediate(immediate) => {
             let float = !matches!(immediate.value.value, ImmediateValue::Integer { .. });
             let integer_type = ty.starts_with('u') || ty.starts_with('s');
@@ -489,7 +528,9 @@ fn misnested(initializer: &Initializer, depth: usize) -> Option<Span> {
 fn initializer_span(initializer: &Initializer) -> Span {
     match initializer {
         Initializer::Immediate(immediate) => immediate.span,
-        Initializer::Address { span, .. } | Initializer::Property { span, .. } => *span,
+        Initializer::Address { span, .. }
+        | Initializer::Property { span, .. }
+        | Initializer::Mask { span, .. } => *span,
         Initializer::List(list) => list.span,
     }
 }

@@ -607,6 +607,12 @@ impl<'m> Resolver<'m> {
                             Scope::FunctionReturn,
                             &mut self.diagnostics,
                         );
+                        if function.body.is_some() {
+                            crate::declarations::check_param_alignment(
+                                parameter,
+                                &mut self.diagnostics,
+                            );
+                        }
                     }
                     let scope = match (entry, function.body.is_some()) {
                         (true, true) => Scope::EntryParameter,
@@ -720,6 +726,7 @@ impl<'m> Resolver<'m> {
                     self.module_initializer_uses(item, uses);
                 }
             }
+            Initializer::Mask { value, .. } => self.module_initializer_uses(value, uses),
         }
     }
 
@@ -740,6 +747,7 @@ impl<'m> Resolver<'m> {
                     self.module_initializer(item);
                 }
             }
+            Initializer::Mask { value, .. } => self.module_initializer(value),
             // Sampler properties (`filter_mode = nearest`) name enumerators, not symbols.
             Initializer::Property { .. } => {}
         }
@@ -1636,6 +1644,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     self.initializer_uses(item, uses);
                 }
             }
+            Initializer::Mask { value, .. } => self.initializer_uses(value, uses),
         }
     }
 
@@ -1741,6 +1750,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     self.initializer(item);
                 }
             }
+            Initializer::Mask { value, .. } => self.initializer(value),
         }
     }
 

@@ -219,6 +219,18 @@ pub enum Initializer {
     },
     /// `{ a, b, ... }`, possibly nested.
     List(Spanned<Vec<Initializer>>),
+    /// `0xFF00(generic(p)+3)`: one byte of an address or an integer, picked by a mask of the
+    /// form `0xFF << 8k` and shifted down (PTX ISA 9.0, 5.4.4 "Initializers": the mask
+    /// operator, for initializing a byte array with the bytes of an address; ptxas 13.5:
+    /// "Feature 'mask operator in initializer' requires PTX ISA .version 7.1 or later").
+    Mask {
+        /// The whole initializer.
+        span: Span,
+        /// The mask (any integer literal; the checker reports the ones that are not a byte's).
+        mask: Spanned<Immediate>,
+        /// The value masked: an [`Initializer::Address`] or an [`Initializer::Immediate`].
+        value: Box<Initializer>,
+    },
     /// `key = value`, as in sampler initializers `{ filter_mode = nearest }`.
     Property {
         /// The whole property.

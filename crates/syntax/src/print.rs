@@ -155,6 +155,7 @@ impl Display for Initializer {
                 f.write_char('}')
             }
             Initializer::Property { key, value, .. } => write!(f, "{key} = {value}"),
+            Initializer::Mask { mask, value, .. } => write!(f, "{mask}({value})"),
         }
     }
 }

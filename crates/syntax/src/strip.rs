@@ -177,6 +177,11 @@ impl ClearSpans for Initializer {
                 key.clear_spans();
                 value.clear_spans();
             }
+            Initializer::Mask { span, mask, value } => {
+                span.clear_spans();
+                mask.clear_spans();
+                value.clear_spans();
+            }
         }
     }
 }

@@ -142,6 +142,7 @@ fn rename_initializer(initializer: &mut Initializer, symbols: &HashSet<Text>, su
                 rename_initializer(item, symbols, suffix);
             }
         }
+        Initializer::Mask { value, .. } => rename_initializer(value, symbols, suffix),
     }
 }
 

@@ -874,6 +874,30 @@ impl<'m> Builder<'m> {
         }
     }
 
+    /// The value of an address initializer (`gtab`, `generic(x)+4`; 0 for anything else).
+    fn initial_address(&self, initializer: &Initializer) -> u64 {
+        let Initializer::Address {
+            name,
+            generic,
+            offset,
+            ..
+        } = initializer
+        else {
+            return 0;
+        };
+        match self.lookup(name) {
+            Some(Symbol::Address(space, address, _)) => {
+                let address = if *generic {
+                    to_generic(*space, *address)
+                } else {
+                    *address
+                };
+                address.wrapping_add(offset.as_ref().map_or(0, |o| o.value) as u64)
+            }
+            _ => 0,
+        }
+    }
+
     /// Appends the bytes of an initializer (`= 1`, `= {1, 2}`, `= {gtab, generic(x)+4}`).
     fn initial_bytes(&mut self, initializer: &Initializer, ty: Type, out: &mut Vec<u8>) {
         let bytes = ty.bits().div_ceil(8).max(1) as usize;
@@ -882,24 +906,25 @@ impl<'m> Builder<'m> {
                 let value = encode_immediate(&immediate.value, ty).unwrap_or(0);
                 out.extend_from_slice(&value.to_le_bytes()[..bytes.min(16)]);
             }
-            Initializer::Address {
-                name,
-                generic,
-                offset,
-                ..
-            } => {
-                let address = match self.lookup(name) {
-                    Some(Symbol::Address(space, address, _)) => {
-                        let address = if *generic {
-                            to_generic(*space, *address)
-                        } else {
-                            *address
-                        };
-                        address.wrapping_add(offset.as_ref().map_or(0, |o| o.value) as u64)
-                    }
+            Initializer::Address { .. } => {
+                let address = self.initial_address(initializer);
+                out.extend_from_slice(&u128::from(address).to_le_bytes()[..bytes.min(16)]);
+            }
+            Initializer::Mask { mask, value, .. } => {
+                // PTX ISA 9.0, 5.4.4: the byte the mask selects, shifted down to bit 0 (the
+                // checker takes only masks `0xFF << 8k`).
+                let mask = match mask.value.value {
+                    ImmediateValue::Integer { value, .. } => value,
                     _ => 0,
                 };
-                out.extend_from_slice(&u128::from(address).to_le_bytes()[..bytes.min(16)]);
+                let whole = match value.as_ref() {
+                    Initializer::Immediate(immediate) => {
+                        encode_immediate(&immediate.value, Type::B64).unwrap_or(0) as u64
+                    }
+                    address => self.initial_address(address),
+                };
+                let byte = (whole & mask) >> mask.trailing_zeros().min(63);
+                out.extend_from_slice(&u128::from(byte).to_le_bytes()[..bytes.min(16)]);
             }
             Initializer::List(list) => {
                 for element in &list.value {
