@@ -400,8 +400,23 @@ fn check_declarators(
 }
 
 /// The parameters of a `.callprototype` (9.7.12.5, call.md), whose words are those of any
-/// parameter (ptxas 13.5: "Parsing error near 'r'" for `(.param r)`) — E0221.
+/// parameter (ptxas 13.5: "Parsing error near 'r'" for `(.param r)`) — E0221; and its name,
+/// which is `_` ("label: .callprototype {(ret-param)} _ {(param-list)};"; ptxas 13.5:
+/// "Parsing error near 'foo'" for another) — E0232.
 pub fn check_prototype(prototype: &Prototype, diagnostics: &mut Vec<Diagnostic>) {
+    if prototype.name.value != "_" {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0232",
+                format!(
+                    "a .callprototype is written with `_` where a function's name goes, not `{}`",
+                    prototype.name.value
+                ),
+                prototype.name.span,
+            )
+            .with_fix(prototype.name.span, "_"),
+        );
+    }
     for declaration in prototype
         .returns
         .iter()

@@ -546,6 +546,23 @@ pub fn check_declaration(
     }
 }
 
+/// Gates `.alias` (PTX ISA 9.0, 11.6.5 ".alias": PTX ISA 6.3, sm_30; ptxas 13.5: "Feature
+/// '.alias' requires PTX ISA .version 6.3 or later", "... requires .target sm_30 or higher").
+pub(crate) fn check_alias_gate(
+    setting: &ModuleSetting,
+    span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    gate_feature(
+        setting,
+        ".alias",
+        span,
+        30,
+        PtxVersion::new(6, 3),
+        diagnostics,
+    );
+}
+
 /// The mask operators of an initializer (`0xFF00(generic(p)+3)`, PTX ISA 9.0, 5.4.4
 /// "Initializers": a mask of the form `0xFF << 8k` selects one byte of an address or an
 /// integer). ptxas 13.5 takes a mask of any spelling whose value is `0xFF << 8k` and refuses

@@ -46,6 +46,20 @@ pub enum Item {
     Section(Section),
     /// `.pragma "...";`
     Pragma(Spanned<Text>),
+    /// `.alias fAlias, fAliasee;`
+    Alias(Alias),
+}
+
+/// `.alias fAlias, fAliasee;` (PTX ISA 9.0, 11.6.5 ".alias", PTX ISA 6.3, sm_30): the
+/// prototype `fAlias` names the function defined as `fAliasee`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// The whole directive.
+    pub span: Span,
+    /// The alias, a function declared earlier without a body.
+    pub alias: Spanned<Text>,
+    /// The function it names, defined earlier.
+    pub aliasee: Spanned<Text>,
 }
 
 impl Item {
@@ -57,6 +71,7 @@ impl Item {
             Item::File(file) => file.span,
             Item::Section(section) => section.span,
             Item::Pragma(text) => text.span,
+            Item::Alias(alias) => alias.span,
         }
     }
 }

@@ -70,6 +70,7 @@ impl Display for Item {
                 writeln!(f, "}}")
             }
             Item::Pragma(text) => writeln!(f, ".pragma \"{text}\";"),
+            Item::Alias(alias) => writeln!(f, ".alias {}, {};", alias.alias, alias.aliasee),
         }
     }
 }

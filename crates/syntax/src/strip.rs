@@ -100,6 +100,11 @@ impl ClearSpans for Item {
                 section.entries.clear_spans();
             }
             Item::Pragma(text) => text.clear_spans(),
+            Item::Alias(alias) => {
+                alias.span.clear_spans();
+                alias.alias.clear_spans();
+                alias.aliasee.clear_spans();
+            }
         }
     }
 }

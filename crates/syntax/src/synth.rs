@@ -44,6 +44,7 @@ pub fn large_module(seeds: &[&str], target_bytes: usize) -> String {
                     Some(Item::Function(function))
                 }
                 Item::Variable(variable) => Some(Item::Variable(variable)),
+                Item::Alias(alias) => Some(Item::Alias(alias)),
                 Item::File(_) | Item::Section(_) | Item::Pragma(_) => None,
             })
             .collect();
@@ -128,6 +129,10 @@ fn rename_item(item: &mut Item, symbols: &HashSet<Text>, suffix: &str) {
                     rename_initializer(initializer, symbols, suffix);
                 }
             }
+        }
+        Item::Alias(alias) => {
+            rename(&mut alias.alias.value, symbols, suffix);
+            rename(&mut alias.aliasee.value, symbols, suffix);
         }
         Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
     }

@@ -149,6 +149,12 @@ impl<'s> Checked<'s> {
         builder.sm_1x = self.setting.target.is_some_and(|target| target.number < 20);
         let mut kernel = None;
         for item in &self.module.items {
+            if let Item::Alias(alias) = item {
+                builder.aliases.insert(
+                    alias.alias.value.to_string(),
+                    alias.aliasee.value.to_string(),
+                );
+            }
             if let Item::Function(candidate) = item {
                 if candidate.body.is_some() {
                     builder
@@ -243,7 +249,8 @@ pub fn entries(module: &Module) -> Vec<&str> {
             | Item::Variable(_)
             | Item::File(_)
             | Item::Section(_)
-            | Item::Pragma(_) => None,
+            | Item::Pragma(_)
+            | Item::Alias(_) => None,
         })
         .collect()
 }
@@ -351,6 +358,8 @@ pub(crate) struct Builder<'m> {
     module_names: Option<FxHashSet<String>>,
     /// The address of each function of the module, by name ([`Builder::declare_functions`]).
     function_addresses: FxHashMap<String, u64>,
+    /// `.alias fAlias, fAliasee;`: a direct call of the alias is a call of the aliasee.
+    aliases: FxHashMap<String, String>,
     /// Whether the instruction being built names no state space: a variable named as its
     /// address (`[local_x]`, `[sh+4]`) is then at its generic address.
     generic_access: bool,
@@ -397,6 +406,7 @@ impl<'m> Builder<'m> {
             dynamic_shared: None,
             module_names: None,
             function_addresses: FxHashMap::default(),
+            aliases: FxHashMap::default(),
             sm_1x: false,
             generic_access: false,
             kernels: Vec::new(),
@@ -2692,6 +2702,8 @@ impl<'m> Builder<'m> {
         arguments: &[Operand],
         slot: Option<usize>,
     ) -> Result<InstructionKind, String> {
+        let aliasee = self.aliases.get(name).cloned();
+        let name = aliasee.as_deref().unwrap_or(name);
         let Some(info) = self.function_info(name) else {
             return self.runtime_call(name, returns, arguments);
         };
