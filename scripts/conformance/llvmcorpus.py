@@ -15,8 +15,10 @@ not produce (an intrinsic this `llc` lacks, a test of an error) are skipped. Eac
 to `OUT_DIR/dev` or `OUT_DIR/held` by a hash of its test file's name (one in four held out),
 named `<test>.<config>.ptx` so that `realcorpus.py judge` reports by configuration.
 
-`clang` compiles CUDA files to PTX with `clang --cuda-device-only -S -nocudalib` (the CUDA
-headers of `$PTXSIM_NVIDIA_ROOT`), at a few `--cuda-gpu-arch` values, into `OUT_DIR/clang`.
+`clang` compiles CUDA files to PTX with `clang --cuda-device-only -S -nocudalib -nocudainc`
+(clang 19's CUDA wrapper headers do not take CUDA 13's, so the sources use clang's builtins
+only: `scripts/conformance/llvm-kernels.cu`), for sm_70, sm_80 and sm_90a, at `-O3` and at
+`-O0 -g` (DWARF sections, `.loc`), into `OUT_DIR/clang`.
 
 `realcorpus.py judge|mutate|lines OUT_DIR/dev` (or `held`) then asks ptxas and ptxsim.
 Standard library only; at most `--jobs` processes at a time.
@@ -197,11 +199,11 @@ def cmd_clang(args) -> int:
     counts: dict[str, int] = {}
     for src in args.src:
         for arch in CLANG_ARCHS:
-            for opt in ("-O3", "-O0 -g"):
+            for opt in ("-O3", "-O0 -g", "-O2 -gline-tables-only", "-O3 -ffast-math"):
                 tag = re.sub(r"\W", "_", opt)
                 dest = out / f"{Path(src).stem}.clang-{arch}{tag}.ptx"
                 cmd = [args.clang, "-x", "cuda", "--cuda-device-only", "-S", "-nocudalib",
-                       f"--cuda-gpu-arch={arch}", f"--cuda-path={INCLUDE.parent}",
+                       "-nocudainc", f"--cuda-gpu-arch={arch}", f"--cuda-path={INCLUDE.parent}",
                        *opt.split(), str(src), "-o", str(dest)]
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 ok = p.returncode == 0 and dest.exists()
