@@ -663,7 +663,6 @@ mod tests {
         let w = UnsupportedInstruction(Opcode::Wmma);
         // (modifiers joined by dots, the error)
         for (modifiers, expected) in [
-            ("load.a.sync.row.m16n16k16.f16", UnknownModifier),
             ("load.a.aligned.row.m16n16k16.f16", UnknownModifier),
             ("load.d.sync.aligned.row.m16n16k16.f32", UnknownModifier),
             ("store.c.sync.aligned.row.m16n16k16.f32", UnknownModifier),
@@ -698,10 +697,6 @@ mod tests {
                 UnsupportedTypes,
             ),
             (
-                "mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite",
-                UnsupportedTypes,
-            ),
-            (
                 "mma.sync.aligned.row.col.m16n16k16.s32.s8.u8.s32",
                 UnsupportedTypes,
             ),
@@ -715,5 +710,30 @@ mod tests {
             let modifiers: Vec<&str> = modifiers.split('.').collect();
             assert_eq!(kind(&modifiers), Err(expected), "{modifiers:?}");
         }
+    }
+
+    /// ptxas 13.5 (`tests/conformance/llvm-lines.tsv.xz`): `.aligned` from PTX ISA 6.3 on, a
+    /// floating-point `.satfinite` below 6.5 only.
+    #[test]
+    fn version_rules_follow_ptxas() {
+        let v = crate::PtxVersion::new;
+        let unaligned = decode_wmma(&["load", "a", "sync", "row", "m16n16k16", "f16"]).unwrap();
+        assert!(!unaligned.aligned);
+        assert_eq!(version_rule(&unaligned, v(6, 2)), None);
+        assert!(version_rule(&unaligned, v(6, 3)).is_some());
+        let satfinite = decode_wmma(&[
+            "mma",
+            "sync",
+            "aligned",
+            "row",
+            "col",
+            "m16n16k16",
+            "f32",
+            "f32",
+            "satfinite",
+        ])
+        .unwrap();
+        assert_eq!(version_rule(&satfinite, v(6, 4)), None);
+        assert!(version_rule(&satfinite, v(6, 5)).is_some());
     }
 }

@@ -38,7 +38,7 @@ pub enum Tok<'input> {
     /// `.pragma`
     #[token(".pragma")]
     Pragma,
-    /// `.alias`
+    /// `.alias` (a module directive, and a modifier of `fence.proxy.alias`)
     #[token(".alias")]
     Alias,
     /// `.entry`
