@@ -711,9 +711,7 @@ impl<'m> Resolver<'m> {
         let shapes = |name: &str| {
             self.signatures.get(name).map(|signature| {
                 let shapes = |list: &Vec<ParameterShape>| {
-                    list.iter()
-                        .map(|(_, shape)| shape.clone())
-                        .collect::<Vec<_>>()
+                    list.iter().map(|(_, shape)| *shape).collect::<Vec<_>>()
                 };
                 (shapes(&signature.0), shapes(&signature.1))
             })
