@@ -20,6 +20,11 @@ named `<test>.<config>.ptx` so that `realcorpus.py judge` reports by configurati
 only: `scripts/conformance/llvm-kernels.cu`), for sm_70, sm_80 and sm_90a, at `-O3` and at
 `-O0 -g` (DWARF sections, `.loc`), into `OUT_DIR/clang`.
 
+`triton` (run with a Python that has Triton's wheel: `pip install triton` ships a newer LLVM,
+reachable as `triton._C.libtriton.llvm.translate_to_asm`) translates every `.ll` test (and the
+generators' output) with that LLVM for sm_100a/PTX 8.7, sm_120a/PTX 8.8, sm_103a/PTX 8.8 and
+sm_90a/PTX 8.6, into `OUT_DIR/triton-dev` and `OUT_DIR/triton-held` (the same split).
+
 `realcorpus.py judge|mutate|lines OUT_DIR/dev` (or `held`) then asks ptxas and ptxsim.
 Standard library only; at most `--jobs` processes at a time.
 """
@@ -190,6 +195,63 @@ def cmd_compile(args) -> int:
     return 0
 
 
+TRITON_PAIRS = [("sm_100a", "+ptx87"), ("sm_120a", "+ptx88"), ("sm_103a", "+ptx88"),
+                ("sm_90a", "+ptx86")]
+
+
+def cmd_triton_one(args) -> int:
+    """Translates one `.ll` file at every pair of TRITON_PAIRS (a child process of `triton`:
+    LLVM stops the process on a fatal error)."""
+    from triton._C.libtriton import llvm  # noqa: PLC0415  (only this command needs it)
+    llvm.init_targets()
+    src = Path(args.src)
+    text = src.read_text(errors="replace")
+    for proc, features in TRITON_PAIRS:
+        dest = Path(args.out) / f"{src.stem}.triton-{proc}-{features[1:]}.ptx"
+        try:
+            ptx = llvm.translate_to_asm(text, "nvptx64-nvidia-cuda", proc, features, [], False,
+                                        False, False)
+        except Exception:  # noqa: BLE001  (a test this LLVM does not take)
+            continue
+        if isinstance(ptx, str) and ".target" in ptx:
+            dest.write_text(ptx)
+    return 0
+
+
+def cmd_triton(args) -> int:
+    root = Path(args.tests)
+    out = Path(args.out)
+    for part in ("triton-dev", "triton-held"):
+        (out / part).mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="llvmcorpus-"))
+    sources: list[tuple[str, Path]] = [(t.name, t) for t in sorted(root.glob("*.ll"))]
+    for test in sorted(root.glob("*.py")):
+        for cmd in run_lines(test.read_text(errors="replace"), "#"):
+            gm = re.match(r"^%python\s+%s\s+(.*?)>\s*(%t\S*)\s*$", cmd)
+            if not gm:
+                continue
+            dest = tmp / (test.stem + re.sub(r"[^\w.-]", "_", gm.group(2)) + ".ll")
+            gen_args = [a.replace("%t", str(tmp / test.stem)) for a in shlex.split(gm.group(1))]
+            p = subprocess.run([sys.executable, str(test), *gen_args], capture_output=True,
+                               text=True, cwd=root)
+            if p.returncode == 0:
+                dest.write_text(p.stdout)
+                sources.append((test.name, dest))
+    def one(item):
+        name, src = item
+        part = out / ("triton-held" if held_out(name) else "triton-dev")
+        try:
+            subprocess.run([sys.executable, __file__, "triton-one", str(src), str(part)],
+                           capture_output=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            pass
+    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+        list(ex.map(one, sources))
+    made = len(list(out.glob("triton-*/*.ptx")))
+    print(f"llvmcorpus triton: {len(sources)} sources, {made} modules", file=sys.stderr)
+    return 0
+
+
 CLANG_ARCHS = ["sm_70", "sm_80", "sm_90a"]
 
 
@@ -231,8 +293,15 @@ def main() -> int:
     k.add_argument("out")
     k.add_argument("--clang", default="clang")
     k.add_argument("--verbose", action="store_true")
+    t = sub.add_parser("triton")
+    t.add_argument("tests", help="llvm/test/CodeGen/NVPTX of an LLVM checkout")
+    t.add_argument("out")
+    o = sub.add_parser("triton-one")
+    o.add_argument("src")
+    o.add_argument("out")
     args = ap.parse_args()
-    return {"compile": cmd_compile, "clang": cmd_clang}[args.cmd](args)
+    return {"compile": cmd_compile, "clang": cmd_clang, "triton": cmd_triton,
+            "triton-one": cmd_triton_one}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -157,9 +157,18 @@ pub fn check_form(
         ));
     }
     check_initial_values(declaration, diagnostics);
-    let words: Vec<&str> = declaration
+    // `.ptr .surfref` (a kernel parameter holding a surface or texture handle, as LLVM 21
+    // writes it: `.param .u64 .ptr .surfref p`): the opaque word after `.ptr` is what the
+    // pointer points at, not the declaration's type (ptxas 13.5 takes it).
+    let all: Vec<&str> = declaration
         .words()
         .map(|word| word.value.as_str())
+        .collect();
+    let words: Vec<&str> = all
+        .iter()
+        .enumerate()
+        .filter(|&(i, word)| !(is_opaque(word) && i > 0 && all[i - 1] == "ptr"))
+        .map(|(_, word)| *word)
         .collect();
     let first_name = declaration
         .declarators
@@ -585,7 +594,8 @@ const DECLARATION_TYPES: &[(&str, u32)] = &[
 /// a state space only after `.ptr`. ptxas 13.5: "Parsing error near '.v8'" (also `.v3`, a
 /// second vector or type, a vector after the type), "Vector type too large, exceeds 128 bit
 /// limit" (`.v4 .f64`, `.v2 .b128`), "Vector type only allowed over basic types" (`.v2
-/// .texref`), "Multiple state spaces specified" (`.const .const`) — E0221.
+/// .texref`), "Multiple state spaces specified" (`.const .const`) — E0221. An opaque type right
+/// after `.ptr` is the pointee (`.param .u64 .ptr .surfref p`).
 ///
 /// A kernel parameter may be `.bf16` or `.tf32` (`kernel_parameter`), which ptxas refuses
 /// ("Parsing error near '.bf16'"): ptxsim's Python binding rounds a launch argument to the
@@ -610,6 +620,9 @@ fn check_words(
                 continue;
             }
             "global" | "shared" | "const" | "local" if after_ptr => None,
+            // `.ptr .surfref`: what the pointer points at (ptxas 13.5 takes `.param .u64 .ptr
+            // .surfref p` and `.texref`/`.samplerref`, and refuses `.ptr .global .surfref`).
+            "texref" | "samplerref" | "surfref" if after_ptr => None,
             "global" | "shared" | "const" | "local" | "reg" | "param" => {
                 Some("a declaration has one state space".to_string())
             }
