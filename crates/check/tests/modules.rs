@@ -11,7 +11,8 @@
 //! `ptxsim check`, on both paths: the whole tree,
 //! and piece by piece straight from the text (small pieces, two threads), which must give the
 //! same diagnostics. The files hold only modules ptxsim agreed on when they were written
-//! (docs/conformance.md, "The seventh round", "The eighth round" and "The tenth round").
+//! (docs/conformance.md, "The seventh round", "The eighth round" and "The tenth round";
+//! the tenth round's also holds modules of Triton's newer LLVM, `llvmcorpus.py triton`).
 
 #[path = "../../../tests/conformance/data.rs"]
 mod data;
