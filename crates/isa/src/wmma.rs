@@ -721,18 +721,10 @@ mod tests {
         assert!(!unaligned.aligned);
         assert_eq!(version_rule(&unaligned, v(6, 2)), None);
         assert!(version_rule(&unaligned, v(6, 3)).is_some());
-        let satfinite = decode_wmma(&[
-            "mma",
-            "sync",
-            "aligned",
-            "row",
-            "col",
-            "m16n16k16",
-            "f32",
-            "f32",
-            "satfinite",
-        ])
-        .unwrap();
+        let words: Vec<&str> = "mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite"
+            .split('.')
+            .collect();
+        let satfinite = decode_wmma(&words).unwrap();
         assert_eq!(version_rule(&satfinite, v(6, 4)), None);
         assert!(version_rule(&satfinite, v(6, 5)).is_some());
     }
