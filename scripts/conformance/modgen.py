@@ -550,10 +550,14 @@ def generate(seed: int, count: int) -> list[tuple[str, str]]:
     return out
 
 
-def ptxas_verdict(ptxas: str, target: str, path: Path) -> str:
-    """'' if ptxas accepts, else its first error line."""
+def ptxas_verdict(ptxas: str, target: str, path: Path, compute: bool = False) -> str:
+    """'' if ptxas accepts, else its first error line; `compute`: `-arch compute_XX`, the
+    assembler without code generation."""
+    arch = gen.arch_for(target)
+    if compute:
+        arch = arch.replace("sm_", "compute_")
     try:
-        p = subprocess.run([ptxas, "-arch", gen.arch_for(target), str(path), "-o", os.devnull],
+        p = subprocess.run([ptxas, "-arch", arch, str(path), "-o", os.devnull],
                            capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         return "ptxas timed out"

@@ -37,6 +37,33 @@ fn is_opaque(word: &str) -> bool {
     matches!(word, "texref" | "samplerref" | "surfref")
 }
 
+/// A `.param` of a device function's definition (input or return) or of a body (the arguments
+/// and results of a call) aligned to more than 128 bytes (ptxas 13.5: "Parameter 'r' has
+/// illegal alignment (must be aligned to 1, 2, 4, 8, 16, 32, 64, or 128 bytes)"; LLVM 14
+/// emits `.param .align 256` for an over-aligned return value). A kernel's parameters and a
+/// prototype's without a body take more — E0231.
+pub fn check_param_alignment(declaration: &VariableDeclaration, diagnostics: &mut Vec<Diagnostic>) {
+    for qualifier in &declaration.qualifiers {
+        if let Qualifier::Align(align) = qualifier
+            && align.value > 128
+        {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0231",
+                    format!(
+                        "a function's `.param` cannot be aligned to {} bytes",
+                        align.value
+                    ),
+                    align.span,
+                )
+                .with_help(
+                    "align it to 128 bytes or less (ptxas: Parameter has illegal alignment)",
+                ),
+            );
+        }
+    }
+}
+
 /// Checks the form of `declaration` standing at `scope`. The spec's directive chapters are not
 /// in `shared/spec/`, so each rule names its section of the PTX ISA and quotes ptxas 13.5's
 /// message, which is what it was probed against:
@@ -88,6 +115,9 @@ pub fn check_form(
         }
     }
     let space = declaration.space.value;
+    if space == StateSpace::Param && matches!(scope, Scope::FunctionParameter | Scope::Body) {
+        check_param_alignment(declaration, diagnostics);
+    }
     check_words(
         declaration,
         matches!(
@@ -127,9 +157,18 @@ pub fn check_form(
         ));
     }
     check_initial_values(declaration, diagnostics);
-    let words: Vec<&str> = declaration
+    // `.ptr .surfref` (a kernel parameter holding a surface or texture handle, as LLVM 21
+    // writes it: `.param .u64 .ptr .surfref p`): the opaque word after `.ptr` is what the
+    // pointer points at, not the declaration's type (ptxas 13.5 takes it).
+    let all: Vec<&str> = declaration
         .words()
         .map(|word| word.value.as_str())
+        .collect();
+    let words: Vec<&str> = all
+        .iter()
+        .enumerate()
+        .filter(|&(i, word)| !(is_opaque(word) && i > 0 && all[i - 1] == "ptr"))
+        .map(|(_, word)| *word)
         .collect();
     let first_name = declaration
         .declarators
@@ -370,8 +409,23 @@ fn check_declarators(
 }
 
 /// The parameters of a `.callprototype` (9.7.12.5, call.md), whose words are those of any
-/// parameter (ptxas 13.5: "Parsing error near 'r'" for `(.param r)`) — E0221.
+/// parameter (ptxas 13.5: "Parsing error near 'r'" for `(.param r)`) — E0221; and its name,
+/// which is `_` ("label: .callprototype {(ret-param)} _ {(param-list)};"; ptxas 13.5:
+/// "Parsing error near 'foo'" for another) — E0232.
 pub fn check_prototype(prototype: &Prototype, diagnostics: &mut Vec<Diagnostic>) {
+    if prototype.name.value != "_" {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0232",
+                format!(
+                    "a .callprototype is written with `_` where a function's name goes, not `{}`",
+                    prototype.name.value
+                ),
+                prototype.name.span,
+            )
+            .with_fix(prototype.name.span, "_"),
+        );
+    }
     for declaration in prototype
         .returns
         .iter()
@@ -453,6 +507,15 @@ fn initial_value_mismatch(ty: &str, initializer: &Initializer) -> Option<(Span, 
         Initializer::Address { span, .. } => {
             (!matches!(ty, "u32" | "u64")).then_some((*span, "an address"))
         }
+        // ptxas 13.5 takes a byte of an address in `.u8`, `.u32` and `.u64` variables only
+        // ("Initial value type mismatch" for `.b8`, `.s8`, `.u16`), and a masked integer
+        // wherever the integer goes.
+        Initializer::Mask { span, value, .. } => match value.as_ref() {
+            Initializer::Address { .. } => {
+                (!matches!(ty, "u8" | "u32" | "u64")).then_some((*span, "a byte of an address"))
+            }
+            inner => initial_value_mismatch(ty, inner),
+        },
         Initializer::Immediate(immediate) => {
             let float = !matches!(immediate.value.value, ImmediateValue::Integer { .. });
             let integer_type = ty.starts_with('u') || ty.starts_with('s');
@@ -489,7 +552,9 @@ fn misnested(initializer: &Initializer, depth: usize) -> Option<Span> {
 fn initializer_span(initializer: &Initializer) -> Span {
     match initializer {
         Initializer::Immediate(immediate) => immediate.span,
-        Initializer::Address { span, .. } | Initializer::Property { span, .. } => *span,
+        Initializer::Address { span, .. }
+        | Initializer::Property { span, .. }
+        | Initializer::Mask { span, .. } => *span,
         Initializer::List(list) => list.span,
     }
 }
@@ -529,7 +594,8 @@ const DECLARATION_TYPES: &[(&str, u32)] = &[
 /// a state space only after `.ptr`. ptxas 13.5: "Parsing error near '.v8'" (also `.v3`, a
 /// second vector or type, a vector after the type), "Vector type too large, exceeds 128 bit
 /// limit" (`.v4 .f64`, `.v2 .b128`), "Vector type only allowed over basic types" (`.v2
-/// .texref`), "Multiple state spaces specified" (`.const .const`) — E0221.
+/// .texref`), "Multiple state spaces specified" (`.const .const`) — E0221. An opaque type right
+/// after `.ptr` is the pointee (`.param .u64 .ptr .surfref p`).
 ///
 /// A kernel parameter may be `.bf16` or `.tf32` (`kernel_parameter`), which ptxas refuses
 /// ("Parsing error near '.bf16'"): ptxsim's Python binding rounds a launch argument to the
@@ -554,6 +620,9 @@ fn check_words(
                 continue;
             }
             "global" | "shared" | "const" | "local" if after_ptr => None,
+            // `.ptr .surfref`: what the pointer points at (ptxas 13.5 takes `.param .u64 .ptr
+            // .surfref p` and `.texref`/`.samplerref`, and refuses `.ptr .global .surfref`).
+            "texref" | "samplerref" | "surfref" if after_ptr => None,
             "global" | "shared" | "const" | "local" | "reg" | "param" => {
                 Some("a declaration has one state space".to_string())
             }

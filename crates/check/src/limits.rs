@@ -186,7 +186,7 @@ pub(crate) fn summarize(item: &Item, out: &mut Vec<ItemSummary>) {
         {
             out.push(ItemSummary::DebugSection);
         }
-        Item::Section(_) | Item::Pragma(_) => {}
+        Item::Section(_) | Item::Pragma(_) | Item::Alias(_) => {}
     }
 }
 

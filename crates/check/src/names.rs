@@ -163,7 +163,7 @@ fn module_names(item: &Item) -> impl Iterator<Item = &Spanned<Text>> {
     let (function, variable) = match item {
         Item::Function(function) => (Some(&function.name), None),
         Item::Variable(variable) => (None, Some(&variable.declarators)),
-        Item::File(_) | Item::Section(_) | Item::Pragma(_) => (None, None),
+        Item::File(_) | Item::Section(_) | Item::Pragma(_) | Item::Alias(_) => (None, None),
     };
     function.into_iter().chain(
         variable
@@ -282,11 +282,12 @@ pub(crate) fn module_declarations(item: &Item, out: &mut Vec<ModuleDeclaration>)
             home: variable_home(variable),
         },
         Item::Function(function) => ModuleSymbol::Function {
+            entry: function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry,
             defined: function.body.is_some(),
             arity: Arity::of(function),
             linkage: function.linkage.first().map(|linkage| linkage.value),
         },
-        Item::File(_) | Item::Section(_) | Item::Pragma(_) => return,
+        Item::File(_) | Item::Section(_) | Item::Pragma(_) | Item::Alias(_) => return,
     };
     let signature = match item {
         Item::Function(function) => Some(Arc::new(signature(function))),
@@ -307,6 +308,8 @@ enum ModuleSymbol {
         home: Option<Home>,
     },
     Function {
+        /// A kernel (`.entry`).
+        entry: bool,
         defined: bool,
         arity: Arity,
         linkage: Option<Linkage>,
@@ -581,6 +584,7 @@ impl<'m> Resolver<'m> {
                 self.declare_module(
                     &function.name,
                     ModuleSymbol::Function {
+                        entry: function.kind.value == ptxsim_syntax::ast::FunctionKind::Entry,
                         defined: function.body.is_some(),
                         arity: Arity::of(function),
                         linkage: function.linkage.first().map(|linkage| linkage.value),
@@ -607,6 +611,12 @@ impl<'m> Resolver<'m> {
                             Scope::FunctionReturn,
                             &mut self.diagnostics,
                         );
+                        if function.body.is_some() {
+                            crate::declarations::check_param_alignment(
+                                parameter,
+                                &mut self.diagnostics,
+                            );
+                        }
                     }
                     let scope = match (entry, function.body.is_some()) {
                         (true, true) => Scope::EntryParameter,
@@ -640,6 +650,94 @@ impl<'m> Resolver<'m> {
                 crate::rules::check_section(self.setting, section, &mut self.diagnostics);
             }
             Item::File(_) => {}
+            Item::Alias(alias) => self.alias(alias),
+        }
+    }
+
+    /// `.alias fAlias, fAliasee;` (PTX ISA 9.0, 11.6.5 ".alias": "fAlias is an alias to
+    /// function symbol fAliasee"; PTX ISA 6.3, sm_30). As ptxas 13.5 has it: both names are
+    /// declared before the directive (E0103, "Unknown symbol 'b'"), both are device functions
+    /// ("Cannot define alias to variable object 'b'", "Cannot define alias to entry function
+    /// 'b'"), the alias has no body and is aliased once ("Illegal redefinition of function 'b'
+    /// as alias", "'b' is already aliased to 'a' and cannot be redefined"), and the two take
+    /// the same parameters ("Mismatch in prototype of alias 'b' and aliasee 'a'") — E0230.
+    /// An aliasee without a body is whole-program linking's (D27).
+    fn alias(&mut self, alias: &ptxsim_syntax::ast::Alias) {
+        crate::rules::check_alias_gate(self.setting, alias.span, &mut self.diagnostics);
+        let mut defined = [false, false];
+        for (index, name) in [&alias.alias, &alias.aliasee].into_iter().enumerate() {
+            let problem = match self.declared.get(name.as_str()) {
+                None => {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0103",
+                            format!("unknown function `{}` in .alias", name.value),
+                            name.span,
+                        )
+                        .with_help("declare the function before the .alias directive"),
+                    );
+                    continue;
+                }
+                Some((ModuleSymbol::Variable { .. }, _)) => "is a variable",
+                Some((ModuleSymbol::Function { entry: true, .. }, _)) => "is a kernel",
+                Some(&(ModuleSymbol::Function { defined: yes, .. }, _)) => {
+                    defined[index] = yes;
+                    continue;
+                }
+            };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0230",
+                    format!("`{}` {problem}; .alias names device functions", name.value),
+                    name.span,
+                )
+                .with_help("ptxas: Cannot define alias to variable object / entry function"),
+            );
+        }
+        if defined[0] {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0230",
+                    format!(
+                        "`{}` is already defined or aliased; an alias is a prototype without a \
+                         body",
+                        alias.alias.value
+                    ),
+                    alias.alias.span,
+                )
+                .with_help("ptxas: Illegal redefinition of function as alias"),
+            );
+        }
+        let shapes = |name: &str| {
+            self.signatures.get(name).map(|signature| {
+                let shapes = |list: &Vec<ParameterShape>| {
+                    list.iter().map(|(_, shape)| *shape).collect::<Vec<_>>()
+                };
+                (shapes(&signature.0), shapes(&signature.1))
+            })
+        };
+        if let (Some(first), Some(second)) =
+            (shapes(alias.alias.as_str()), shapes(alias.aliasee.as_str()))
+            && first != second
+        {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0230",
+                    format!(
+                        "`{}` and `{}` take different parameters",
+                        alias.alias.value, alias.aliasee.value
+                    ),
+                    alias.span,
+                )
+                .with_help("ptxas: Mismatch in prototype of alias and aliasee"),
+            );
+        }
+        // The alias names a defined function from here on: a second `.alias` of it, or a
+        // definition, is a redefinition.
+        if let Some((ModuleSymbol::Function { defined, .. }, _)) =
+            self.declared.get_mut(alias.alias.as_str())
+        {
+            *defined = true;
         }
     }
 
@@ -666,6 +764,7 @@ impl<'m> Resolver<'m> {
             }
             (
                 ModuleSymbol::Function {
+                    entry: first_entry,
                     defined: first_defined,
                     arity,
                     linkage: first_linkage,
@@ -682,6 +781,7 @@ impl<'m> Resolver<'m> {
                 if let Some(entry) = self.declared.get_mut(name.as_str()) {
                     *entry = (
                         ModuleSymbol::Function {
+                            entry: first_entry,
                             defined: first_defined || defined,
                             arity,
                             linkage: first_linkage,
@@ -720,6 +820,7 @@ impl<'m> Resolver<'m> {
                     self.module_initializer_uses(item, uses);
                 }
             }
+            Initializer::Mask { value, .. } => self.module_initializer_uses(value, uses),
         }
     }
 
@@ -740,6 +841,7 @@ impl<'m> Resolver<'m> {
                     self.module_initializer(item);
                 }
             }
+            Initializer::Mask { value, .. } => self.module_initializer(value),
             // Sampler properties (`filter_mode = nearest`) name enumerators, not symbols.
             Initializer::Property { .. } => {}
         }
@@ -1636,6 +1738,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     self.initializer_uses(item, uses);
                 }
             }
+            Initializer::Mask { value, .. } => self.initializer_uses(value, uses),
         }
     }
 
@@ -1741,6 +1844,7 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     self.initializer(item);
                 }
             }
+            Initializer::Mask { value, .. } => self.initializer(value),
         }
     }
 

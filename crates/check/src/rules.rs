@@ -510,6 +510,11 @@ pub fn check_declaration(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     check_initializer_size(declaration, diagnostics);
+    for declarator in &declaration.declarators {
+        if let Some(initializer) = &declarator.initializer {
+            check_mask_operators(setting, initializer, diagnostics);
+        }
+    }
     let (Some(target), Some(version)) = (setting.target, setting.version) else {
         return;
     };
@@ -538,6 +543,98 @@ pub fn check_declaration(
                 ));
             }
         }
+    }
+}
+
+/// Gates `.alias` (PTX ISA 9.0, 11.6.5 ".alias": PTX ISA 6.3, sm_30; ptxas 13.5: "Feature
+/// '.alias' requires PTX ISA .version 6.3 or later", "... requires .target sm_30 or higher").
+pub(crate) fn check_alias_gate(
+    setting: &ModuleSetting,
+    span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    gate_feature(
+        setting,
+        ".alias",
+        span,
+        30,
+        PtxVersion::new(6, 3),
+        diagnostics,
+    );
+}
+
+/// The mask operators of an initializer (`0xFF00(generic(p)+3)`, PTX ISA 9.0, 5.4.4
+/// "Initializers": a mask of the form `0xFF << 8k` selects one byte of an address or an
+/// integer). ptxas 13.5 takes a mask of any spelling whose value is `0xFF << 8k` and refuses
+/// others ("Invalid mask value '0xf0' used in initializer"), a negative one ("Parsing error"),
+/// and a floating-point value inside ("Integer constant expression expected") (E0229); it
+/// gates the operator at PTX ISA 7.1 ("Feature 'mask operator in initializer' requires PTX
+/// ISA .version 7.1 or later") and an integer inside it at 7.2 ("Feature 'Integer immediate
+/// in mask operator' requires PTX ISA .version 7.2 or later") (E0402).
+fn check_mask_operators(
+    setting: &ModuleSetting,
+    initializer: &Initializer,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    match initializer {
+        Initializer::List(list) => {
+            for item in &list.value {
+                check_mask_operators(setting, item, diagnostics);
+            }
+        }
+        Initializer::Mask { span, mask, value } => {
+            let byte_mask = match mask.value.value {
+                ImmediateValue::Integer { value, .. } => {
+                    !mask.value.negative
+                        && value != 0
+                        && value.trailing_zeros() % 8 == 0
+                        && value >> value.trailing_zeros() == 0xFF
+                }
+                _ => false,
+            };
+            if !byte_mask {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "E0229",
+                        format!("`{}` is not a byte mask", mask.value),
+                        mask.span,
+                    )
+                    .with_help(
+                        "a mask operator takes 0xFF, 0xFF00, ... 0xFF00000000000000 \
+                         (ptxas: Invalid mask value used in initializer)",
+                    ),
+                );
+            }
+            gate_feature(
+                setting,
+                "mask operator in initializer",
+                *span,
+                0,
+                PtxVersion::new(7, 1),
+                diagnostics,
+            );
+            if let Initializer::Immediate(immediate) = value.as_ref() {
+                if !matches!(immediate.value.value, ImmediateValue::Integer { .. }) {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "E0229",
+                            "a mask operator takes an address or an integer",
+                            immediate.span,
+                        )
+                        .with_help("ptxas: Integer constant expression expected"),
+                    );
+                }
+                gate_feature(
+                    setting,
+                    "integer immediate in mask operator",
+                    immediate.span,
+                    0,
+                    PtxVersion::new(7, 2),
+                    diagnostics,
+                );
+            }
+        }
+        Initializer::Immediate(_) | Initializer::Address { .. } | Initializer::Property { .. } => {}
     }
 }
 
@@ -1315,6 +1412,17 @@ pub fn check_instruction(
                     &op.form,
                     integer_operand(instruction, 1).and_then(|v| u64::try_from(v).ok()),
                 )
+            }
+            ptxsim_isa::ops::OpForm::Wmma(form) => {
+                if let Some(version) = context.setting.version
+                    && let Some(rule) = ptxsim_isa::wmma::version_rule(&form, version)
+                {
+                    diagnostics.push(
+                        Diagnostic::error("E0301", rule, instruction.opcode.span)
+                            .with_help("ptxas decides wmma's .aligned and .satfinite by .version"),
+                    );
+                }
+                None
             }
             ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
                 check_mbarrier_arrive(context.setting, &op.form, instruction, diagnostics);

@@ -4,10 +4,15 @@
 //! `.target` list around trivial instructions, and its text) and of
 //! `tests/conformance/realcorpus-modules.txt.xz` (`scripts/conformance/realcorpus.py mutate
 //! --tsv`: small modules nvcc 13.5 made from HeCBench and Rodinia, one line or the header of
-//! each mutated) must get ptxas's verdict from `ptxsim check`, on both paths: the whole tree,
+//! each mutated) and of `tests/conformance/llvm-modules.txt.xz` (`realcorpus.py judge|mutate
+//! --assembler --tsv` on `scripts/conformance/llvmcorpus.py`'s corpus: modules LLVM's NVPTX
+//! back end wrote from LLVM's own code-generation tests and from clang's CUDA, whole and
+//! mutated, and hand-written probes of the rules they showed) must get ptxas's verdict from
+//! `ptxsim check`, on both paths: the whole tree,
 //! and piece by piece straight from the text (small pieces, two threads), which must give the
 //! same diagnostics. The files hold only modules ptxsim agreed on when they were written
-//! (docs/conformance.md, "The seventh round" and "The eighth round").
+//! (docs/conformance.md, "The seventh round", "The eighth round" and "The tenth round";
+//! the tenth round's also holds modules of Triton's newer LLVM, `llvmcorpus.py triton`).
 
 #[path = "../../../tests/conformance/data.rs"]
 mod data;
@@ -42,6 +47,11 @@ fn every_generated_module_gets_ptxas_verdict() {
 #[test]
 fn every_mutated_real_module_gets_ptxas_verdict() {
     every_module_gets_ptxas_verdict("realcorpus-modules.txt.xz", 1000, 300);
+}
+
+#[test]
+fn every_llvm_module_gets_ptxas_verdict() {
+    every_module_gets_ptxas_verdict("llvm-modules.txt.xz", 1000, 500);
 }
 
 /// Checks every row of `tests/conformance/<name>`, which has more than `min_rows` rows and

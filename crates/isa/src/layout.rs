@@ -371,6 +371,28 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                         }
                     }
                 }
+                // A fragment of `mma`/`wmma` (and the other fixed register lists): a register
+                // outside the list is taken when the vector joins, as ptxas joins `ld`'s, into
+                // a type of the list (ptxas 13.5 takes `wmma.load.c...f16 {%u1, %r2, %u3,
+                // %u4}` and `{%f1, %r2, %u3, %u4}` as `.b32` vectors, and refuses `{%r1, %f2,
+                // %u3, %u4}`: "Vector with elements of different types are not allowed in
+                // wmma.load.c instruction"; `tests/conformance/llvm-lines.tsv.xz`). A `.pred`
+                // register is not joined here: ptxas refuses `{%p1, %r1, %r2, %r3}` as a
+                // `wmma` fragment ("Arguments mismatch for instruction 'mov'") and as `mma`'s
+                // `c` ("Type of argument does not match formal parameter 'c0'").
+                RegisterRule::OneOf(_)
+                    if elements
+                        .iter()
+                        .any(|e| matches!(e, Element::Register(t) if !element.accepts(*t)))
+                        && !elements
+                            .iter()
+                            .any(|e| matches!(e, Element::Register(Type::Pred))) =>
+                {
+                    match memory_vector_type(elements) {
+                        Ok(Some(joined)) if element.accepts(joined) => Some(joined),
+                        _ => None,
+                    }
+                }
                 _ => None,
             };
             if let Some(joined) = joined

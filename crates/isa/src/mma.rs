@@ -621,9 +621,13 @@ fn sparse_form(f: &MmaForm) -> bool {
 fn dense_form(f: &MmaForm, shape: (u8, u8, u16), floating_acc: bool, row_col: bool) -> bool {
     use MmaType::*;
     let form = match (f.a, f.b) {
+        // `.m8n8k4` also takes an `.f32` result of an `.f16` accumulator (the Syntax block
+        // lets `.dtype` and `.ctype` be either; ptxas 13.5 takes `.f32.f16.f16.f16` for
+        // `.m8n8k4` only: ".dtype must be '.f16' when .ctype is '.f16'" for `.m16n8k8`/`k16`,
+        // ".dtype must be '.f32' when .ctype is '.f32'" for `.f16.f16.f16.f32`).
         (F16, F16) => {
-            floating_acc
-                && (matches!(shape, (16, 8, 8) | (16, 8, 16)) && row_col || shape == (8, 8, 4))
+            floating_acc && matches!(shape, (16, 8, 8) | (16, 8, 16)) && row_col
+                || shape == (8, 8, 4) && (floating_acc || (f.d, f.c) == (F32, F16))
         }
         (Bf16, Bf16) => {
             row_col && (f.d, f.c) == (F32, F32) && matches!(shape, (16, 8, 8) | (16, 8, 16))

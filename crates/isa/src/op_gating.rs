@@ -264,9 +264,21 @@ pub enum OpFeature {
     /// "Feature 'mma with .scale_vec::4X and .ue8m0 scale type' requires PTX ISA .version 9.1
     /// or later", where the 9.0 text's Table 36 pairs 4X with `.ue4m3` only).
     MmaScaleVec4xUe8m0,
-    /// `wmma` (9.7.14.4: PTX ISA 6.0, sm_70; ptxas 13.5: "Feature '.aligned modifier for
-    /// wmma' requires PTX ISA .version 6.3 or later", and `.aligned` is mandatory).
+    /// `wmma` (9.7.14.4: PTX ISA 6.0, sm_70).
     Wmma,
+    /// `ld.global.nc` (9.7.9.9: sm_32; ptxas 13.5: "Instruction 'ld.nc' requires .target sm_32
+    /// or higher"; LLVM's `ldg` intrinsics on `sm_30`).
+    LdNonCoherent,
+    /// `.cc` with a 64-bit type: `add.cc`, `addc.cc`, `sub.cc`, `subc.cc`, `mad.lo.cc`
+    /// `.u64`/`.s64` (PTX ISA 4.3; ptxas 13.5: "Feature '.cc with 64bit type' requires PTX ISA
+    /// .version 4.3 or later"; `addc.u64` without `.cc` is older).
+    CarryWide,
+    /// `wmma` with the shapes `.m32n8k16` and `.m8n32k16` (PTX ISA 6.1; ptxas 13.5: "Feature
+    /// '.m32n8k16' requires PTX ISA .version 6.1 or later").
+    WmmaTallShapes,
+    /// `wmma` with `.aligned` (ptxas 13.5: "Feature '.aligned modifier for wmma' requires PTX
+    /// ISA .version 6.3 or later"; from 6.3 on it is mandatory, [`crate::wmma::version_rule`]).
+    WmmaAligned,
     /// `wmma` with `.s8`/`.u8` (PTX ISA 6.3, sm_72; ptxas 13.5: "Feature 'WMMA with integer
     /// types' requires PTX ISA .version 6.3 or later").
     WmmaInteger,
@@ -318,6 +330,38 @@ pub const OP_GATES: &[Gate] = &[
     Gate {
         feature: "wmma",
         applies: Applies::Op(OpFeature::Wmma),
+        support: &[Support {
+            since: v(6, 0),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: "ld.global.nc",
+        applies: Applies::Op(OpFeature::LdNonCoherent),
+        support: &[Support {
+            since: v(1, 0),
+            targets: TargetSet::AtLeast(32),
+        }],
+    },
+    Gate {
+        feature: ".cc with a 64-bit type",
+        applies: Applies::Op(OpFeature::CarryWide),
+        support: &[Support {
+            since: v(4, 3),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "wmma .m32n8k16/.m8n32k16",
+        applies: Applies::Op(OpFeature::WmmaTallShapes),
+        support: &[Support {
+            since: v(6, 1),
+            targets: TargetSet::AtLeast(70),
+        }],
+    },
+    Gate {
+        feature: ".aligned modifier for wmma",
+        applies: Applies::Op(OpFeature::WmmaAligned),
         support: &[Support {
             since: v(6, 3),
             targets: TargetSet::AtLeast(70),
@@ -1624,7 +1668,24 @@ pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<u
             OpForm::Ld { .. } | OpForm::St { .. } | OpForm::Isspacep { .. } | OpForm::Cvta { .. },
         ) => modifier_index(op, |m| m == "param::entry" || m == "param::func").map(Some),
         (OpFeature::Wmma, OpForm::Wmma(_)) => Some(Some(0)),
-        (OpFeature::WmmaInteger, OpForm::Wmma(f)) => hit(f.a.is_int8()),
+        (OpFeature::WmmaAligned, OpForm::Wmma(_)) => named("aligned").map(Some),
+        (OpFeature::LdNonCoherent, OpForm::Ld { .. }) => named("nc").map(Some),
+        (
+            OpFeature::CarryWide,
+            OpForm::Carry {
+                ty: Type::U64 | Type::S64,
+                carry_out: true,
+                ..
+            },
+        ) => named("cc").map(Some),
+        (OpFeature::WmmaTallShapes, OpForm::Wmma(_)) => {
+            modifier_index(op, |m| m == "m32n8k16" || m == "m8n32k16").map(Some)
+        }
+        // `wmma.load.c`/`wmma.store.d` `.s32` of the 8-bit shapes too (ptxas 13.5: "Feature
+        // 'WMMA with integer types' requires .target sm_72 or higher").
+        (OpFeature::WmmaInteger, OpForm::Wmma(f)) => {
+            hit(f.a.is_int8() || f.a == MmaType::S32 && !(f.m == 8 && f.k >= 32))
+        }
         (OpFeature::WmmaSubByte, OpForm::Wmma(f)) => hit(f.m == 8 && f.k >= 32),
         (OpFeature::WmmaBitAnd, OpForm::Wmma(f)) => hit(f.bit_op == Some(crate::mma::BitOp::And)),
         (OpFeature::WmmaAlternate, OpForm::Wmma(f)) => {

@@ -898,14 +898,29 @@ fn mma_multiplicand(ty: crate::mma::MmaType) -> RegisterRule {
 /// (ptxas 13.5: "Argument vector size mismatch for instruction 'wmma.load.a'"), typed like
 /// `mma`'s ("Arguments mismatch" for an `.f32` register in an `.f16` fragment); the stride is a
 /// 32-bit integer ("stride is an optional 32-bit integer operand").
+///
+/// `wmma.load`/`wmma.store` of the packed integer types take more: any 32-bit register for
+/// `.s4`/`.u4`/`.b1` and any 32-bit integer register for `.s8`/`.u8` (ptxas 13.5 takes
+/// `wmma.load.a...m8n8k32.s4 {%f1}` and `...m16n16k16.u8 {%u1, %u2}`, and refuses `.u8` in an
+/// `.f32` or `.f16x2` register and any `.b64`: "Arguments mismatch for instruction
+/// 'wmma.load.a'"; `wmma.mma` keeps `mma`'s registers).
 fn wmma_slots(form: crate::wmma::WmmaForm, stride: bool) -> Vec<OperandSlot> {
+    use crate::mma::MmaType;
     use crate::wmma::{WmmaMatrix, WmmaOp};
+    let register = |ty: MmaType| match (form.op, ty) {
+        (WmmaOp::Mma, _) => mma_register(ty),
+        (_, MmaType::S4 | MmaType::U4 | MmaType::B1) => {
+            RegisterRule::OneOf(crate::layout::FRAGMENT)
+        }
+        (_, MmaType::S8 | MmaType::U8) => mma_register(MmaType::S32),
+        _ => mma_register(ty),
+    };
     let fragment = |name, matrix: WmmaMatrix, is_destination| OperandSlot {
         name,
         is_destination,
         shape: SlotShape::Vector {
             length: form.registers(matrix),
-            element: mma_register(form.element(matrix)),
+            element: register(form.element(matrix)),
         },
     };
     let mut slots = match form.op {

@@ -7,8 +7,8 @@
 //! `.and.popc`), whose A is loaded `.row` and B `.col` only ("Sub-byte loads").
 //!
 //! Modifiers may come in any order (ptxas 13.5 takes `wmma.load.a.aligned.sync.m16n16k16.row.
-//! f16`); `.sync` and `.aligned` are both required (".sync modifier required for instruction
-//! 'wmma.load.a'"). The operation comes first: `load.a`, `load.b`, `load.c`, `store.d` or
+//! f16`); `.sync` is required (".sync modifier required for instruction 'wmma.load.a'"), and
+//! `.aligned` from PTX ISA 6.3, which introduced it ([`version_rule`]). The operation comes first: `load.a`, `load.b`, `load.c`, `store.d` or
 //! `mma` (ptxas: "Unknown modifier '.c'" for `wmma.store.c`).
 
 use crate::form::{DecodeError, DecodeErrorKind};
@@ -82,8 +82,10 @@ pub struct WmmaForm {
     pub b_row: bool,
     /// `load`/`store`: the state space (`mma`: [`WmmaSpace::Generic`]).
     pub space: WmmaSpace,
-    /// `.satfinite` (integer `mma`).
+    /// `.satfinite` (integer `mma`; floating-point `mma` below PTX ISA 6.5).
     pub satfinite: bool,
+    /// `.aligned` is written (mandatory from PTX ISA 6.3, refused before it).
+    pub aligned: bool,
     /// `mma`: the `.op.popc` of the single-bit `.m8n8k128` (`.xor` or `.and`).
     pub bit_op: Option<BitOp>,
     /// `mma`: `.dtype`; `load`/`store`: the element type.
@@ -383,14 +385,6 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
         )
         .with_fix(fix));
     }
-    if !aligned {
-        return Err(error(
-            DecodeErrorKind::UnknownModifier,
-            None,
-            format!("{name} needs .aligned"),
-        )
-        .with_fix(fix));
-    }
     let Some((m, n, k)) = shape else {
         return Err(error(
             DecodeErrorKind::UnknownModifier,
@@ -451,6 +445,7 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
             b_row: a_row,
             space,
             satfinite: false,
+            aligned,
             bit_op: None,
             d: ty,
             a: ty,
@@ -480,6 +475,7 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
             b_row,
             space,
             satfinite,
+            aligned,
             bit_op,
             d,
             a,
@@ -491,9 +487,32 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
     Ok(form)
 }
 
+/// What a form's modifiers need of the module's `.version`, which decoding does not see (ptxas
+/// 13.5, `tests/conformance/llvm-lines.tsv.xz`): `.aligned` from PTX ISA 6.3 on (".aligned
+/// modifier required for instruction 'wmma.load.a'"; before 6.3 it is refused, a gate), and no
+/// `.satfinite` on a floating-point `wmma.mma` from 6.5 on ("Instruction ''wmma.mma' with
+/// floating point type' with '.satfinite' is not supported starting from PTX ISA version
+/// 6.5"). The message, or `None`.
+pub fn version_rule(form: &WmmaForm, version: crate::PtxVersion) -> Option<String> {
+    let name = match form.op {
+        WmmaOp::Load(matrix) => format!("wmma.load.{}", matrix.name()),
+        WmmaOp::Store => "wmma.store.d".to_string(),
+        WmmaOp::Mma => "wmma.mma".to_string(),
+    };
+    if !form.aligned && version >= crate::PtxVersion::new(6, 3) {
+        return Some(format!("{name} needs .aligned from PTX ISA version 6.3 on"));
+    }
+    if form.satfinite && form.a == MmaType::F16 && version >= crate::PtxVersion::new(6, 5) {
+        return Some(
+            "a floating-point wmma.mma takes no .satfinite from PTX ISA version 6.5 on".to_string(),
+        );
+    }
+    None
+}
+
 /// The shape/type rows of the ISA's syntax blocks (ptxas 13.5 rejects the rest: "Unexpected
-/// instruction types specified for 'wmma.mma'"; it rejects mixed `.s8.u8`, and `.satfinite` on
-/// a floating-point `wmma.mma`: "not supported starting from PTX ISA version 6.5").
+/// instruction types specified for 'wmma.mma'"; it rejects mixed `.s8.u8`; `.satfinite` on a
+/// floating-point `wmma.mma` is left to [`version_rule`]).
 fn validate(f: &WmmaForm, type_count: usize) -> Result<(), DecodeError> {
     use MmaType::*;
     let big = matches!((f.m, f.n, f.k), (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
@@ -526,7 +545,8 @@ fn validate(f: &WmmaForm, type_count: usize) -> Result<(), DecodeError> {
         WmmaOp::Mma => {
             let float_acc = matches!(f.d, F16 | F32) && matches!(f.c, F16 | F32);
             let types = match (f.a, f.b) {
-                (F16, F16) => big && float_acc && type_count == 2 && !f.satfinite,
+                // `.satfinite` below PTX ISA 6.5 only ([`version_rule`]).
+                (F16, F16) => big && float_acc && type_count == 2,
                 (Bf16, Bf16) => big && (f.d, f.c) == (F32, F32) && !f.satfinite,
                 (Tf32, Tf32) => tf32 && (f.d, f.c) == (F32, F32) && !f.satfinite,
                 (S8, S8) | (U8, U8) => big && (f.d, f.c) == (S32, S32),
@@ -643,7 +663,6 @@ mod tests {
         let w = UnsupportedInstruction(Opcode::Wmma);
         // (modifiers joined by dots, the error)
         for (modifiers, expected) in [
-            ("load.a.sync.row.m16n16k16.f16", UnknownModifier),
             ("load.a.aligned.row.m16n16k16.f16", UnknownModifier),
             ("load.d.sync.aligned.row.m16n16k16.f32", UnknownModifier),
             ("store.c.sync.aligned.row.m16n16k16.f32", UnknownModifier),
@@ -678,10 +697,6 @@ mod tests {
                 UnsupportedTypes,
             ),
             (
-                "mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite",
-                UnsupportedTypes,
-            ),
-            (
                 "mma.sync.aligned.row.col.m16n16k16.s32.s8.u8.s32",
                 UnsupportedTypes,
             ),
@@ -695,5 +710,22 @@ mod tests {
             let modifiers: Vec<&str> = modifiers.split('.').collect();
             assert_eq!(kind(&modifiers), Err(expected), "{modifiers:?}");
         }
+    }
+
+    /// ptxas 13.5 (`tests/conformance/llvm-lines.tsv.xz`): `.aligned` from PTX ISA 6.3 on, a
+    /// floating-point `.satfinite` below 6.5 only.
+    #[test]
+    fn version_rules_follow_ptxas() {
+        let v = crate::PtxVersion::new;
+        let unaligned = decode_wmma(&["load", "a", "sync", "row", "m16n16k16", "f16"]).unwrap();
+        assert!(!unaligned.aligned);
+        assert_eq!(version_rule(&unaligned, v(6, 2)), None);
+        assert!(version_rule(&unaligned, v(6, 3)).is_some());
+        let words: Vec<&str> = "mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite"
+            .split('.')
+            .collect();
+        let satfinite = decode_wmma(&words).unwrap();
+        assert_eq!(version_rule(&satfinite, v(6, 4)), None);
+        assert!(version_rule(&satfinite, v(6, 5)).is_some());
     }
 }

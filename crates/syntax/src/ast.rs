@@ -46,6 +46,20 @@ pub enum Item {
     Section(Section),
     /// `.pragma "...";`
     Pragma(Spanned<Text>),
+    /// `.alias fAlias, fAliasee;`
+    Alias(Alias),
+}
+
+/// `.alias fAlias, fAliasee;` (PTX ISA 9.0, 11.6.5 ".alias", PTX ISA 6.3, sm_30): the
+/// prototype `fAlias` names the function defined as `fAliasee`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// The whole directive.
+    pub span: Span,
+    /// The alias, a function declared earlier without a body.
+    pub alias: Spanned<Text>,
+    /// The function it names, defined earlier.
+    pub aliasee: Spanned<Text>,
 }
 
 impl Item {
@@ -57,6 +71,7 @@ impl Item {
             Item::File(file) => file.span,
             Item::Section(section) => section.span,
             Item::Pragma(text) => text.span,
+            Item::Alias(alias) => alias.span,
         }
     }
 }
@@ -219,6 +234,18 @@ pub enum Initializer {
     },
     /// `{ a, b, ... }`, possibly nested.
     List(Spanned<Vec<Initializer>>),
+    /// `0xFF00(generic(p)+3)`: one byte of an address or an integer, picked by a mask of the
+    /// form `0xFF << 8k` and shifted down (PTX ISA 9.0, 5.4.4 "Initializers": the mask
+    /// operator, for initializing a byte array with the bytes of an address; ptxas 13.5:
+    /// "Feature 'mask operator in initializer' requires PTX ISA .version 7.1 or later").
+    Mask {
+        /// The whole initializer.
+        span: Span,
+        /// The mask (any integer literal; the checker reports the ones that are not a byte's).
+        mask: Spanned<Immediate>,
+        /// The value masked: an [`Initializer::Address`] or an [`Initializer::Immediate`].
+        value: Box<Initializer>,
+    },
     /// `key = value`, as in sampler initializers `{ filter_mode = nearest }`.
     Property {
         /// The whole property.

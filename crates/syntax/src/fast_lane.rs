@@ -890,6 +890,7 @@ fn keyword_modifier(token: Tok<'_>) -> Option<&'static str> {
         Tok::Shared => "shared",
         Tok::Local => "local",
         Tok::Weak => "weak",
+        Tok::Alias => "alias",
         Tok::Reg => "reg",
         Tok::Align => "align",
         Tok::Common => "common",

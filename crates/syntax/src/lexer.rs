@@ -38,6 +38,9 @@ pub enum Tok<'input> {
     /// `.pragma`
     #[token(".pragma")]
     Pragma,
+    /// `.alias` (a module directive, and a modifier of `fence.proxy.alias`)
+    #[token(".alias")]
+    Alias,
     /// `.entry`
     #[token(".entry")]
     Entry,
@@ -189,6 +192,7 @@ impl fmt::Display for Tok<'_> {
             Tok::Loc => ".loc",
             Tok::Section => ".section",
             Tok::Pragma => ".pragma",
+            Tok::Alias => ".alias",
             Tok::Entry => ".entry",
             Tok::Func => ".func",
             Tok::CallPrototype => ".callprototype",
@@ -341,6 +345,7 @@ fn keyword(text: &str) -> Option<Tok<'_>> {
         ".loc" => Tok::Loc,
         ".section" => Tok::Section,
         ".pragma" => Tok::Pragma,
+        ".alias" => Tok::Alias,
         ".entry" => Tok::Entry,
         ".func" => Tok::Func,
         ".callprototype" => Tok::CallPrototype,

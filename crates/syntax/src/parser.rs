@@ -869,6 +869,16 @@ pub(crate) fn module_variable(
     Item::Variable(declaration)
 }
 
+/// `.alias` inside a function body: reported as the grammar reports an unexpected token.
+pub(crate) fn stray_alias(span: Span, diags: &mut Vec<Diagnostic>) -> Option<Statement> {
+    diags.push(Diagnostic::error(
+        "P0004",
+        "unexpected `.alias`",
+        Span::new(span.start as usize, span.start as usize + ".alias".len()),
+    ));
+    None
+}
+
 pub(crate) fn generic_initializer(
     keyword: Spanned<Text>,
     name: Spanned<Text>,

@@ -70,6 +70,7 @@ impl Display for Item {
                 writeln!(f, "}}")
             }
             Item::Pragma(text) => writeln!(f, ".pragma \"{text}\";"),
+            Item::Alias(alias) => writeln!(f, ".alias {}, {};", alias.alias, alias.aliasee),
         }
     }
 }
@@ -155,6 +156,7 @@ impl Display for Initializer {
                 f.write_char('}')
             }
             Initializer::Property { key, value, .. } => write!(f, "{key} = {value}"),
+            Initializer::Mask { mask, value, .. } => write!(f, "{mask}({value})"),
         }
     }
 }

@@ -100,6 +100,11 @@ impl ClearSpans for Item {
                 section.entries.clear_spans();
             }
             Item::Pragma(text) => text.clear_spans(),
+            Item::Alias(alias) => {
+                alias.span.clear_spans();
+                alias.alias.clear_spans();
+                alias.aliasee.clear_spans();
+            }
         }
     }
 }
@@ -175,6 +180,11 @@ impl ClearSpans for Initializer {
             Initializer::Property { span, key, value } => {
                 span.clear_spans();
                 key.clear_spans();
+                value.clear_spans();
+            }
+            Initializer::Mask { span, mask, value } => {
+                span.clear_spans();
+                mask.clear_spans();
                 value.clear_spans();
             }
         }

@@ -44,6 +44,7 @@ pub fn large_module(seeds: &[&str], target_bytes: usize) -> String {
                     Some(Item::Function(function))
                 }
                 Item::Variable(variable) => Some(Item::Variable(variable)),
+                Item::Alias(alias) => Some(Item::Alias(alias)),
                 Item::File(_) | Item::Section(_) | Item::Pragma(_) => None,
             })
             .collect();
@@ -129,6 +130,10 @@ fn rename_item(item: &mut Item, symbols: &HashSet<Text>, suffix: &str) {
                 }
             }
         }
+        Item::Alias(alias) => {
+            rename(&mut alias.alias.value, symbols, suffix);
+            rename(&mut alias.aliasee.value, symbols, suffix);
+        }
         Item::File(_) | Item::Section(_) | Item::Pragma(_) => {}
     }
 }
@@ -142,6 +147,7 @@ fn rename_initializer(initializer: &mut Initializer, symbols: &HashSet<Text>, su
                 rename_initializer(item, symbols, suffix);
             }
         }
+        Initializer::Mask { value, .. } => rename_initializer(value, symbols, suffix),
     }
 }
 

@@ -149,6 +149,12 @@ impl<'s> Checked<'s> {
         builder.sm_1x = self.setting.target.is_some_and(|target| target.number < 20);
         let mut kernel = None;
         for item in &self.module.items {
+            if let Item::Alias(alias) = item {
+                builder.aliases.insert(
+                    alias.alias.value.to_string(),
+                    alias.aliasee.value.to_string(),
+                );
+            }
             if let Item::Function(candidate) = item {
                 if candidate.body.is_some() {
                     builder
@@ -243,7 +249,8 @@ pub fn entries(module: &Module) -> Vec<&str> {
             | Item::Variable(_)
             | Item::File(_)
             | Item::Section(_)
-            | Item::Pragma(_) => None,
+            | Item::Pragma(_)
+            | Item::Alias(_) => None,
         })
         .collect()
 }
@@ -351,6 +358,8 @@ pub(crate) struct Builder<'m> {
     module_names: Option<FxHashSet<String>>,
     /// The address of each function of the module, by name ([`Builder::declare_functions`]).
     function_addresses: FxHashMap<String, u64>,
+    /// `.alias fAlias, fAliasee;`: a direct call of the alias is a call of the aliasee.
+    aliases: FxHashMap<String, String>,
     /// Whether the instruction being built names no state space: a variable named as its
     /// address (`[local_x]`, `[sh+4]`) is then at its generic address.
     generic_access: bool,
@@ -397,6 +406,7 @@ impl<'m> Builder<'m> {
             dynamic_shared: None,
             module_names: None,
             function_addresses: FxHashMap::default(),
+            aliases: FxHashMap::default(),
             sm_1x: false,
             generic_access: false,
             kernels: Vec::new(),
@@ -874,6 +884,30 @@ impl<'m> Builder<'m> {
         }
     }
 
+    /// The value of an address initializer (`gtab`, `generic(x)+4`; 0 for anything else).
+    fn initial_address(&self, initializer: &Initializer) -> u64 {
+        let Initializer::Address {
+            name,
+            generic,
+            offset,
+            ..
+        } = initializer
+        else {
+            return 0;
+        };
+        match self.lookup(name) {
+            Some(Symbol::Address(space, address, _)) => {
+                let address = if *generic {
+                    to_generic(*space, *address)
+                } else {
+                    *address
+                };
+                address.wrapping_add(offset.as_ref().map_or(0, |o| o.value) as u64)
+            }
+            _ => 0,
+        }
+    }
+
     /// Appends the bytes of an initializer (`= 1`, `= {1, 2}`, `= {gtab, generic(x)+4}`).
     fn initial_bytes(&mut self, initializer: &Initializer, ty: Type, out: &mut Vec<u8>) {
         let bytes = ty.bits().div_ceil(8).max(1) as usize;
@@ -882,24 +916,25 @@ impl<'m> Builder<'m> {
                 let value = encode_immediate(&immediate.value, ty).unwrap_or(0);
                 out.extend_from_slice(&value.to_le_bytes()[..bytes.min(16)]);
             }
-            Initializer::Address {
-                name,
-                generic,
-                offset,
-                ..
-            } => {
-                let address = match self.lookup(name) {
-                    Some(Symbol::Address(space, address, _)) => {
-                        let address = if *generic {
-                            to_generic(*space, *address)
-                        } else {
-                            *address
-                        };
-                        address.wrapping_add(offset.as_ref().map_or(0, |o| o.value) as u64)
-                    }
+            Initializer::Address { .. } => {
+                let address = self.initial_address(initializer);
+                out.extend_from_slice(&u128::from(address).to_le_bytes()[..bytes.min(16)]);
+            }
+            Initializer::Mask { mask, value, .. } => {
+                // PTX ISA 9.0, 5.4.4: the byte the mask selects, shifted down to bit 0 (the
+                // checker takes only masks `0xFF << 8k`).
+                let mask = match mask.value.value {
+                    ImmediateValue::Integer { value, .. } => value,
                     _ => 0,
                 };
-                out.extend_from_slice(&u128::from(address).to_le_bytes()[..bytes.min(16)]);
+                let whole = match value.as_ref() {
+                    Initializer::Immediate(immediate) => {
+                        encode_immediate(&immediate.value, Type::B64).unwrap_or(0) as u64
+                    }
+                    address => self.initial_address(address),
+                };
+                let byte = (whole & mask) >> mask.trailing_zeros().min(63);
+                out.extend_from_slice(&u128::from(byte).to_le_bytes()[..bytes.min(16)]);
             }
             Initializer::List(list) => {
                 for element in &list.value {
@@ -2667,6 +2702,8 @@ impl<'m> Builder<'m> {
         arguments: &[Operand],
         slot: Option<usize>,
     ) -> Result<InstructionKind, String> {
+        let aliasee = self.aliases.get(name).cloned();
+        let name = aliasee.as_deref().unwrap_or(name);
         let Some(info) = self.function_info(name) else {
             return self.runtime_call(name, returns, arguments);
         };
