@@ -297,3 +297,19 @@ fn the_cutlass_sm100_1sm_tcgen05_gemm_multiplies_exactly() {
         block_scaled: false,
     });
 }
+
+#[test]
+fn the_cutlass_sm100_block_scaled_mxfp8_gemm_multiplies_exactly() {
+    // scripts/blackwell/cutlass_sm100.cu -DMXFP8: OpClassBlockScaledTensorOp with
+    // mx_float8_t<float_e4m3_t> A and B (MainloopSm100TmaUmmaWarpSpecializedBlockScaled):
+    // 128 x 128 x 128 tiles, the ue8m0 scale factors loaded by TMA (4-D maps) and copied into
+    // tensor memory by tcgen05.cp.32x128b.warpx4, tcgen05.mma.kind::mxf8f6f4.block_scale.
+    // 256 x 128 x 512 with factors 2^-1..2^1 per row, column and block of 32.
+    check(&Sample {
+        directory: "cutlass-sm100",
+        name: "gemm_mxfp8",
+        target: "sm_100a",
+        element: e4m3,
+        block_scaled: true,
+    });
+}
