@@ -36,7 +36,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include "cutlass/cutlass.h"
@@ -55,15 +54,7 @@
 
 using namespace cute;
 
-#if defined(TWO_SM)
-constexpr int M = 512, N = 256, K = 256;
-using MmaTileShape = Shape<_256, _128, _64>;
-using ClusterShape = Shape<_2, _1, _1>;
-using ElementA = cutlass::half_t;
-using ElementB = cutlass::half_t;
-using OperatorClass = cutlass::arch::OpClassTensorOp;
-constexpr int AlignmentA = 8, AlignmentB = 8;
-#elif defined(MXFP8)
+#if defined(MXFP8)
 constexpr int M = 256, N = 128, K = 512;
 using MmaTileShape = Shape<_128, _128, _128>;
 using ClusterShape = Shape<_1, _1, _1>;
@@ -72,13 +63,19 @@ using ElementB = cutlass::mx_float8_t<cutlass::float_e4m3_t>;
 using OperatorClass = cutlass::arch::OpClassBlockScaledTensorOp;
 constexpr int AlignmentA = 16, AlignmentB = 16;
 #else
-constexpr int M = 256, N = 128, K = 512;
-using MmaTileShape = Shape<_128, _128, _64>;
-using ClusterShape = Shape<_1, _1, _1>;
 using ElementA = cutlass::half_t;
 using ElementB = cutlass::half_t;
 using OperatorClass = cutlass::arch::OpClassTensorOp;
 constexpr int AlignmentA = 8, AlignmentB = 8;
+#if defined(TWO_SM)
+constexpr int M = 512, N = 256, K = 256;
+using MmaTileShape = Shape<_256, _128, _64>;
+using ClusterShape = Shape<_2, _1, _1>;
+#else
+constexpr int M = 256, N = 128, K = 512;
+using MmaTileShape = Shape<_128, _128, _64>;
+using ClusterShape = Shape<_1, _1, _1>;
+#endif
 #endif
 
 using LayoutA = cutlass::layout::RowMajor;
@@ -140,38 +137,6 @@ static typename Gemm::Arguments arguments(void* const* at) {
       hw_info};
 }
 
-// Makes the arguments for the tensors at `at` and from them the parameters in `storage`,
-// first filled with `fill`.
-__attribute__((noinline)) static void build_params(unsigned char* storage, int fill,
-                                                   void* const* at) {
-  memset(storage, fill, sizeof(typename GemmKernel::Params));
-  auto args = arguments(at);
-  new (storage) typename GemmKernel::Params(GemmKernel::to_underlying_arguments(args, nullptr));
-}
-
-static int dump_params(const char* path) {
-  void* at[6];
-  placeholders(at, 6);
-  if (Gemm::get_workspace_size(arguments(at)) != 0) {
-    fprintf(stderr, "the kernel wants a workspace; the dump has no place for it\n");
-    return 1;
-  }
-  using Params = typename GemmKernel::Params;
-  alignas(Params) static unsigned char over_zeros[sizeof(Params)], over_ones[sizeof(Params)];
-  covered_bytes(over_zeros, over_ones, sizeof(Params), build_params, at);
-  Params const& params = *(Params const*)over_zeros;
-  dim3 grid = GemmKernel::get_grid_shape(params), block = GemmKernel::get_block_shape();
-  FILE* out = fopen(path, "w");
-  if (!out) return 1;
-  fprintf(out, "{\n  \"m\": %d, \"n\": %d, \"k\": %d,\n", M, N, K);
-  write_launch(out, grid, block,
-               dim3(size<0>(ClusterShape{}), size<1>(ClusterShape{}), size<2>(ClusterShape{})),
-               GemmKernel::SharedStorageSize);
-  write_maps_and_params(out, over_zeros, sizeof(Params));
-  fclose(out);
-  return 0;
-}
-
 #if defined(MXFP8)
 // The ue8m0 byte of 2^e (bias 127).
 static uint8_t ue8m0(int e) { return uint8_t(127 + e); }
@@ -227,27 +192,14 @@ static int run_gemm() {
   CHECK(cudaMemcpy(at[4], sfa.data(), sfa.size(), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(at[5], sfb.data(), sfb.size(), cudaMemcpyHostToDevice));
 #endif
-  Gemm gemm;
-  auto args = arguments(at);
-  if (gemm.can_implement(args) != cutlass::Status::kSuccess) {
-    fprintf(stderr, "can_implement refused the problem\n");
-    return 1;
-  }
-  void* workspace = nullptr;
-  size_t workspace_size = Gemm::get_workspace_size(args);
-  if (workspace_size) CHECK(cudaMalloc(&workspace, workspace_size));
-  if (gemm.initialize(args, workspace) != cutlass::Status::kSuccess ||
-      gemm.run() != cutlass::Status::kSuccess) {
-    fprintf(stderr, "the GEMM did not launch: %s\n", cudaGetErrorString(cudaGetLastError()));
-    return 1;
-  }
-  CHECK(cudaDeviceSynchronize());
+  if (run_adapter<Gemm>(arguments(at))) return 1;
   CHECK(cudaMemcpy(d.data(), at[3], d.size() * 4, cudaMemcpyDeviceToHost));
   return report(M, N, K, d.data(), want.data());
 }
 
 int main(int argc, char** argv) {
-  if (argc == 3 && strcmp(argv[1], "params") == 0) return dump_params(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "params") == 0)
+    return dump_launch<Gemm, ClusterShape, arguments>(argv[2], M, N, K, 6);
   if (argc != 1) {
     fprintf(stderr, "usage: %s [params FILE]\n", argv[0]);
     return 2;

@@ -1,7 +1,7 @@
 // The host side that the CUTLASS test programs share (scripts/blackwell/cutlass_sm100.cu,
-// scripts/hopper/cutlass_gemm.cu): recording CUTLASS's tensor maps, writing a kernel's launch
-// and parameter block as JSON with placeholder device pointers, and comparing D with the host
-// reference.
+// scripts/hopper/cutlass_gemm.cu; included after CUTLASS's headers): recording CUTLASS's tensor
+// maps, writing a kernel's launch and parameter block as JSON with placeholder device pointers,
+// running the device adapter, and comparing D with the host reference.
 #pragma once
 
 #include <cuda.h>
@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #define CHECK(call)                                                              \
@@ -161,4 +162,65 @@ static int report(int m, int n, int k, const float* d, const float* want) {
   printf("%dx%dx%d GEMM, %d of %d elements differ\n", m, n, k, wrong, m * n);
   printf("  Disposition: %s\n", wrong ? "Failed" : "Passed");
   return wrong ? 1 : 0;
+}
+
+// Makes the arguments (`make`) for the tensors at `at` and from them the kernel's parameters in
+// `storage`, first filled with `fill`.
+template <class GemmKernel, class Arguments, Arguments (*make)(void* const*)>
+__attribute__((noinline)) static void build_params(unsigned char* storage, int fill,
+                                                   void* const* at) {
+  memset(storage, fill, sizeof(typename GemmKernel::Params));
+  auto args = make(at);
+  new (storage) typename GemmKernel::Params(GemmKernel::to_underlying_arguments(args, nullptr));
+}
+
+// Writes the launch of CUTLASS's `Gemm` for an M x N x K problem to `path` as JSON: the grid,
+// block, cluster and shared memory, and the parameters (as `make` and to_underlying_arguments
+// make them) with `tensors` tensors at placeholder addresses.
+template <class Gemm, class ClusterShape, typename Gemm::Arguments (*make)(void* const*)>
+static int dump_launch(const char* path, int m, int n, int k, int tensors) {
+  using GemmKernel = typename Gemm::GemmKernel;
+  using Params = typename GemmKernel::Params;
+  void* at[8];
+  placeholders(at, tensors);
+  if (Gemm::get_workspace_size(make(at)) != 0) {
+    fprintf(stderr, "the kernel wants a workspace; the dump has no place for it\n");
+    return 1;
+  }
+  alignas(Params) static unsigned char over_zeros[sizeof(Params)], over_ones[sizeof(Params)];
+  covered_bytes(over_zeros, over_ones, sizeof(Params),
+                build_params<GemmKernel, typename Gemm::Arguments, make>, at);
+  Params const& params = *(Params const*)over_zeros;
+  dim3 grid = GemmKernel::get_grid_shape(params), block = GemmKernel::get_block_shape();
+  FILE* out = fopen(path, "w");
+  if (!out) return 1;
+  fprintf(out, "{\n  \"m\": %d, \"n\": %d, \"k\": %d,\n", m, n, k);
+  write_launch(out, grid, block,
+               dim3(cute::size<0>(ClusterShape{}), cute::size<1>(ClusterShape{}),
+                    cute::size<2>(ClusterShape{})),
+               GemmKernel::SharedStorageSize);
+  write_maps_and_params(out, over_zeros, sizeof(Params));
+  fclose(out);
+  return 0;
+}
+
+// Runs CUTLASS's device adapter `Gemm` on `args` (with the workspace it asks for) and waits
+// for it.
+template <class Gemm>
+static int run_adapter(typename Gemm::Arguments const& args) {
+  Gemm gemm;
+  if (gemm.can_implement(args) != cutlass::Status::kSuccess) {
+    fprintf(stderr, "can_implement refused the problem\n");
+    return 1;
+  }
+  void* workspace = nullptr;
+  size_t workspace_size = Gemm::get_workspace_size(args);
+  if (workspace_size) CHECK(cudaMalloc(&workspace, workspace_size));
+  if (gemm.initialize(args, workspace) != cutlass::Status::kSuccess ||
+      gemm.run() != cutlass::Status::kSuccess) {
+    fprintf(stderr, "the GEMM did not launch: %s\n", cudaGetErrorString(cudaGetLastError()));
+    return 1;
+  }
+  CHECK(cudaDeviceSynchronize());
+  return 0;
 }

@@ -728,7 +728,7 @@ fn the_warpx4_copy_multicasts_its_32_rows_into_every_warps_lanes() {
     let row_at = |r: usize| 256 * (r / 8) + 16 * (r % 8);
     for r in 0..32 {
         for byte in 0..16 {
-            image[row_at(r) + byte] = (r * 4 + byte / 4) as u8 ^ (byte % 4) as u8 * 0x40;
+            image[row_at(r) + byte] = (r * 4 + byte / 4) as u8 ^ ((byte % 4) as u8 * 0x40);
         }
     }
     let mut out = vec![0u8; 128 * 16];
