@@ -101,7 +101,7 @@ using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int
                                                         CollectiveMainloop, CollectiveEpilogue>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 
-// The inputs; crates/exec/tests/suite/cutlass_sm100.rs computes the same.
+// The inputs; crates/exec/tests/suite/cutlass.rs computes the same.
 static float a_at(int m, int k) { return float((m * 7 + k * 3) % 9 - 4); }
 static float b_at(int k, int n) { return float((k * 5 + n * 11) % 7 - 3); }
 static float c_at(int m, int n) { return float((m + 2 * n) % 5 - 2); }
