@@ -28,7 +28,7 @@ fi
 STAGE=/tmp/ptxsim-cutlass-stage
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
-cp "$HERE/cutlass_gemm.cu" "$STAGE/"
+cp "$HERE/cutlass_gemm.cu" "$HERE/../blackwell/launch_dump.h" "$STAGE/"
 ln -s "$(cd "$CUTLASS_DIR" && pwd)" "$STAGE/cutlass"
 OUT=$REPO/ptx-samples/cutlass
 mkdir -p "$OUT"

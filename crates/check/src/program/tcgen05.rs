@@ -59,8 +59,8 @@ impl Shape {
     }
 }
 
-/// The shape of `tcgen05.cp` (9.7.16.2.3: `.128x256b`, `.4x256b`, `.128x128b`; the multicast
-/// shapes are not run).
+/// The shape of `tcgen05.cp` (9.7.16.2.3: `.128x256b`, `.4x256b`, `.128x128b`, and of the
+/// multicast shapes `.32x128b.warpx4`; the `.64x128b.warpx2` ones are not run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CopyShape {
     /// `.128x256b`: 128 rows of 32 bytes.
@@ -69,6 +69,9 @@ pub enum CopyShape {
     S4x256b,
     /// `.128x128b`: 128 rows of 16 bytes.
     S128x128b,
+    /// `.32x128b.warpx4`: 32 rows of 16 bytes, "multicasted into all 4 warps" (the lanes of
+    /// each warp's quarter of tensor memory receive the same rows).
+    S32x128bWarpx4,
 }
 
 impl CopyShape {
@@ -78,6 +81,16 @@ impl CopyShape {
             CopyShape::S128x256b => (128, 32),
             CopyShape::S4x256b => (4, 32),
             CopyShape::S128x128b => (128, 16),
+            CopyShape::S32x128bWarpx4 => (32, 16),
+        }
+    }
+
+    /// How many 32-lane quarters of tensor memory receive a copy of the rows: 4 for
+    /// `.warpx4` ("the data being copied is multicasted into all 4 warps"), else 1.
+    pub fn copies(self) -> usize {
+        match self {
+            CopyShape::S32x128bWarpx4 => 4,
+            CopyShape::S128x256b | CopyShape::S4x256b | CopyShape::S128x128b => 1,
         }
     }
 }

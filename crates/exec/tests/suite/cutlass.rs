@@ -1,8 +1,9 @@
-//! CUTLASS 3's sm_90a GEMM kernels, as nvcc compiles them, launched as CUTLASS's device adapter
+//! CUTLASS's GEMM kernels, as nvcc compiles them, launched as CUTLASS's device adapter
 //! launches them: the kernel's `Params` block (made by CUTLASS's host code,
-//! `scripts/hopper/cutlass-gemm.sh`) with the device pointers and tensor maps of this test's
-//! buffers, the grid, cluster and shared memory CUTLASS asks for. The inputs are small
-//! integers, so every sum is exact and a host loop gives the product bit for bit.
+//! `scripts/hopper/cutlass-gemm.sh` for sm_90a, `scripts/blackwell/cutlass-sm100.sh` for
+//! sm_100a) with the device pointers and tensor maps of this test's buffers, the grid, cluster
+//! and shared memory CUTLASS asks for. The inputs are small integers (and the scale factors
+//! powers of two), so every sum is exact and a host loop gives the product bit for bit.
 
 use std::path::PathBuf;
 
@@ -17,9 +18,18 @@ fn repo() -> PathBuf {
 
 /// f16 of the integers -4..=4: 0, 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 4.0 = 0x4400
 /// (IEEE 754 binary16: bias 15, 10 fraction bits).
-fn f16(v: i64) -> u16 {
+fn f16(v: i64) -> Vec<u8> {
     let magnitude = [0u16, 0x3c00, 0x4000, 0x4200, 0x4400][v.unsigned_abs() as usize];
-    if v < 0 { magnitude | 0x8000 } else { magnitude }
+    (if v < 0 { magnitude | 0x8000 } else { magnitude })
+        .to_le_bytes()
+        .to_vec()
+}
+
+/// E4M3 of the integers -4..=4 (OCP FP8: bias 7, 3 fraction bits): 1.0 = 0x38, 2.0 = 0x40,
+/// 3.0 = 0x44, 4.0 = 0x48, the sign in bit 7.
+fn e4m3(v: i64) -> Vec<u8> {
+    let magnitude = [0u8, 0x38, 0x40, 0x44, 0x48][v.unsigned_abs() as usize];
+    vec![if v < 0 { magnitude | 0x80 } else { magnitude }]
 }
 
 fn numbers(value: &Value) -> Vec<u64> {
@@ -31,12 +41,52 @@ fn numbers(value: &Value) -> Vec<u64> {
         .collect()
 }
 
-/// Runs the GEMM of `name` (`ptx-samples/cutlass/NAME.sm_90a.ptx` and `NAME.params.json`):
-/// D (M x N, f32, row-major) = A (M x K, f16, row-major) * B (K x N, f16, column-major) + C,
-/// with the inputs of `scripts/hopper/cutlass_gemm.cu`. Returns D's bits and the host's.
-fn run_gemm(name: &str) -> (Vec<u32>, Vec<u32>) {
-    let directory = repo().join("ptx-samples/cutlass");
-    let source = std::fs::read_to_string(directory.join(format!("{name}.sm_90a.ptx")))
+/// A GEMM sample: `ptx-samples/DIRECTORY/NAME.TARGET.ptx` and `NAME.params.json`,
+/// D (M x N, f32, row-major) = A (M x K, row-major) * B (K x N, column-major) + C with the
+/// inputs of the program that made it, A and B `element`s.
+struct Sample {
+    directory: &'static str,
+    name: &'static str,
+    target: &'static str,
+    element: fn(i64) -> Vec<u8>,
+    /// MXFP8: a ue8m0 factor per 32 elements of K of each row of A and column of B.
+    block_scaled: bool,
+}
+
+/// The elements of K one scale factor covers (`mx_float8_t`: 32).
+const SF_VECTOR: usize = 32;
+
+/// The exponents of the scale factors of `scripts/blackwell/cutlass_sm100.cu` (`-DMXFP8`):
+/// row `m` of A and column `n` of B, block `b` of K.
+fn sfa_exponent(m: usize, block: usize) -> i32 {
+    ((m + 3 * block) % 4) as i32 - 1
+}
+fn sfb_exponent(n: usize, block: usize) -> i32 {
+    ((2 * n + block) % 3) as i32 - 1
+}
+
+/// The scale factors of `rows` rows (of A, or columns of B) as CUTLASS's `Sm1xxBlkScaledConfig`
+/// lays them out in global memory (`SfKMajorAtom`, `((32,4),(32,4)):((16,4),(0,1))`: 512-byte
+/// atoms of 128 rows and 4 blocks of K, row `r` at `16 (r % 32) + 4 (r / 32)`, block `b` at
+/// `b`; the atoms K-first, `tile_to_shape` with `Step<_2,_1,_3>`): the ue8m0 byte `127 + e`.
+fn scale_factor_bytes(rows: usize, k: usize, exponent: fn(usize, usize) -> i32) -> Vec<u8> {
+    let k_atoms = (k / SF_VECTOR).div_ceil(4);
+    let mut bytes = vec![0u8; 512 * k_atoms * rows.div_ceil(128)];
+    for row in 0..rows {
+        for block in 0..k / SF_VECTOR {
+            let atom = block / 4 + k_atoms * (row / 128);
+            let at = 512 * atom + 16 * (row % 32) + 4 * ((row / 32) % 4) + block % 4;
+            bytes[at] = u8::try_from(127 + exponent(row, block)).expect("a ue8m0 byte");
+        }
+    }
+    bytes
+}
+
+/// Runs the GEMM of `sample`; returns D's bits and the host's.
+fn run_gemm(sample: &Sample) -> (Vec<u32>, Vec<u32>) {
+    let directory = repo().join("ptx-samples").join(sample.directory);
+    let name = sample.name;
+    let source = std::fs::read_to_string(directory.join(format!("{name}.{}.ptx", sample.target)))
         .expect("the sample is there");
     let launch: Value = serde_json::from_str(
         &std::fs::read_to_string(directory.join(format!("{name}.params.json")))
@@ -48,20 +98,28 @@ fn run_gemm(name: &str) -> (Vec<u32>, Vec<u32>) {
     let size = |key: &str| launch[key].as_u64().expect("a size") as usize;
     let (m, n, k) = (size("m"), size("n"), size("k"));
 
-    // The inputs of cutlass_gemm.cu's a_at, b_at, c_at.
+    // The inputs of the programs' a_at, b_at, c_at.
     let a = |i: usize, l: usize| ((i * 7 + l * 3) % 9) as i64 - 4;
     let b = |l: usize, j: usize| ((l * 5 + j * 11) % 7) as i64 - 3;
     let c = |i: usize, j: usize| ((i + 2 * j) % 5) as i64 - 2;
     let a_bytes: Vec<u8> = (0..m * k)
-        .flat_map(|x| f16(a(x / k, x % k)).to_le_bytes())
+        .flat_map(|x| (sample.element)(a(x / k, x % k)))
         .collect();
     // Column-major: column j holds B[0..K][j].
     let b_bytes: Vec<u8> = (0..n * k)
-        .flat_map(|x| f16(b(x % k, x / k)).to_le_bytes())
+        .flat_map(|x| (sample.element)(b(x % k, x / k)))
         .collect();
     let c_bytes: Vec<u8> = (0..m * n)
         .flat_map(|x| (c(x / n, x % n) as f32).to_le_bytes())
         .collect();
+    let (sfa, sfb) = if sample.block_scaled {
+        (
+            scale_factor_bytes(m, k, sfa_exponent),
+            scale_factor_bytes(n, k, sfb_exponent),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
 
     let mut memory = DeviceMemory::allocations();
     let mut globals = module.globals();
@@ -71,7 +129,12 @@ fn run_gemm(name: &str) -> (Vec<u32>, Vec<u32>) {
         ("B", &b_bytes),
         ("C", &c_bytes),
         ("D", &vec![0u8; m * n * 4]),
+        ("SFA", &sfa),
+        ("SFB", &sfb),
     ] {
+        if bytes.is_empty() {
+            continue;
+        }
         let address = memory.allocate(label, bytes.len() as u64).expect("room");
         memory.write(address, bytes).expect("inside the buffer");
         buffers.push(address);
@@ -158,14 +221,44 @@ fn run_gemm(name: &str) -> (Vec<u32>, Vec<u32>) {
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")))
         .collect();
+    // 2^e exactly, e in -1..=1 (the factors of cutlass_sm100.cu).
+    let scale = |e: i32| f64::from(1u32 << (e + 1)) / 2.0;
     let mut expected = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {
-            let sum: i64 = c(i, j) + (0..k).map(|l| a(i, l) * b(l, j)).sum::<i64>();
+            // Every term a multiple of 1/4 below 2^20: exact in f64, and the sum in f32.
+            let mut sum = c(i, j) as f64;
+            for l in 0..k {
+                let factors = if sample.block_scaled {
+                    let block = l / SF_VECTOR;
+                    scale(sfa_exponent(i, block)) * scale(sfb_exponent(j, block))
+                } else {
+                    1.0
+                };
+                sum += (a(i, l) * b(l, j)) as f64 * factors;
+            }
             expected.push((sum as f32).to_bits());
         }
     }
     (got, expected)
+}
+
+/// Runs `sample` and checks D bit for bit.
+fn check(sample: &Sample) {
+    let (got, expected) = run_gemm(sample);
+    let wrong = got.iter().zip(&expected).filter(|(g, e)| g != e).count();
+    assert_eq!(wrong, 0, "{wrong} of {} elements differ", expected.len());
+}
+
+/// A CUTLASS 3 sm_90a sample (`scripts/hopper/cutlass_gemm.cu`: f16 A and B).
+fn hopper(name: &'static str) -> Sample {
+    Sample {
+        directory: "cutlass",
+        name,
+        target: "sm_90a",
+        element: f16,
+        block_scaled: false,
+    }
 }
 
 #[test]
@@ -175,9 +268,7 @@ fn the_cutlass_cooperative_warp_specialized_gemm_multiplies_exactly() {
     // producer and two consumer warpgroups (setmaxnreg), wgmma m64n128k16 f32 += f16 * f16,
     // the TMA epilogue (C loaded and D stored through shared memory by TMA).
     // 256 x 128 x 512: 8 K tiles pass the 4 stages twice.
-    let (got, expected) = run_gemm("gemm_tma_ws_cooperative");
-    let wrong = got.iter().zip(&expected).filter(|(g, e)| g != e).count();
-    assert_eq!(wrong, 0, "{wrong} of {} elements differ", expected.len());
+    check(&hopper("gemm_tma_ws_cooperative"));
 }
 
 #[test]
@@ -186,7 +277,39 @@ fn the_cutlass_pingpong_warp_specialized_gemm_multiplies_exactly() {
     // to both CTAs), a persistent grid of two CTAs (CUTLASS told of 2 SMs) that walk the 16
     // tiles of 256 x 256 x 256, the two consumer warpgroups taking alternate tiles, their
     // mainloops and epilogues ordered by named barriers.
-    let (got, expected) = run_gemm("gemm_tma_ws_pingpong");
-    let wrong = got.iter().zip(&expected).filter(|(g, e)| g != e).count();
-    assert_eq!(wrong, 0, "{wrong} of {} elements differ", expected.len());
+    check(&hopper("gemm_tma_ws_pingpong"));
+}
+
+#[test]
+fn the_cutlass_sm100_1sm_tcgen05_gemm_multiplies_exactly() {
+    // scripts/blackwell/cutlass_sm100.cu: the sm100 CollectiveBuilder with KernelScheduleAuto
+    // and no cluster (MainloopSm100TmaUmmaWarpSpecialized, SM100_MMA_F16BF16_SS 128 x 128):
+    // 128 x 128 x 64 tiles, 6 stages of 128-byte-swizzled TMA loads, warp 0 issuing
+    // tcgen05.mma.cta_group::1.kind::f16 (f32 in tensor memory) and committing to the
+    // mbarriers, cluster launch control as the tile scheduler, the epilogue warps reading
+    // tensor memory (tcgen05.ld.32x32b.x16) and storing D by TMA.
+    // 256 x 128 x 512: two tiles, 8 K tiles each (the stages wrap).
+    check(&Sample {
+        directory: "cutlass-sm100",
+        name: "gemm_1sm",
+        target: "sm_100a",
+        element: f16,
+        block_scaled: false,
+    });
+}
+
+#[test]
+fn the_cutlass_sm100_block_scaled_mxfp8_gemm_multiplies_exactly() {
+    // scripts/blackwell/cutlass_sm100.cu -DMXFP8: OpClassBlockScaledTensorOp with
+    // mx_float8_t<float_e4m3_t> A and B (MainloopSm100TmaUmmaWarpSpecializedBlockScaled):
+    // 128 x 128 x 128 tiles, the ue8m0 scale factors loaded by TMA (4-D maps) and copied into
+    // tensor memory by tcgen05.cp.32x128b.warpx4, tcgen05.mma.kind::mxf8f6f4.block_scale.
+    // 256 x 128 x 512 with factors 2^-1..2^1 per row, column and block of 32.
+    check(&Sample {
+        directory: "cutlass-sm100",
+        name: "gemm_mxfp8",
+        target: "sm_100a",
+        element: e4m3,
+        block_scaled: true,
+    });
 }

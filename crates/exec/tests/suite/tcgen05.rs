@@ -717,6 +717,42 @@ fn the_load_shapes_read_the_cells_of_their_figures() {
     }
 }
 
+#[test]
+fn the_warpx4_copy_multicasts_its_32_rows_into_every_warps_lanes() {
+    // tcgen05.cp.32x128b.warpx4: "the data being copied is multicasted into all 4 warps":
+    // row r of the 32 (16 bytes, read through the descriptor: SBO 256, row r at
+    // 256 (r / 8) + 16 (r % 8)) lands in lane r of each warp's quarter, its bytes
+    // little-endian into columns 0-3. The bytes between the rows are decoys.
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    let mut image: Vec<u8> = (0..1024u32).map(|i| (i * 7 + 0x55) as u8 | 0x80).collect();
+    let row_at = |r: usize| 256 * (r / 8) + 16 * (r % 8);
+    for r in 0..32 {
+        for byte in 0..16 {
+            image[row_at(r) + byte] = (r * 4 + byte / 4) as u8 ^ ((byte % 4) as u8 * 0x40);
+        }
+    }
+    let mut out = vec![0u8; 128 * 16];
+    module
+        .launch(
+            "multicast_copy",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [Arg::Buffer(&mut image.clone()), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for thread in 0..128 {
+        let r = thread % 32;
+        for column in 0..4 {
+            let at = row_at(r) + 4 * column;
+            let want = u32::from_le_bytes(image[at..at + 4].try_into().expect("4 bytes"));
+            let got_at = 16 * thread + 4 * column;
+            let got = u32::from_le_bytes(out[got_at..got_at + 4].try_into().expect("4 bytes"));
+            assert_eq!(got, want, "lane {thread}, column {column}");
+        }
+    }
+}
+
 fn trap(mode: u32, ncols: u32, threads: u32) -> String {
     let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
     module

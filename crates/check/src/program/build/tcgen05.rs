@@ -68,9 +68,10 @@ impl Builder<'_> {
             "ld" | "st" => self.tcgen05_ld_st(op == "ld", &modifiers, operands)?,
             "cp" => {
                 count(2)?;
-                if modifiers.iter().any(|m| m.starts_with("warpx")) {
+                if modifiers.iter().any(|m| m.starts_with("warpx2")) {
                     return Err(
-                        "the multicast shapes of tcgen05.cp are not supported by ptxsim yet"
+                        "the .warpx2 multicast shapes of tcgen05.cp are not supported by \
+                                ptxsim yet"
                             .to_string(),
                     );
                 }
@@ -81,7 +82,9 @@ impl Builder<'_> {
                             .to_string(),
                     );
                 }
-                let shape = if has("128x256b") {
+                let shape = if has("32x128b") && has("warpx4") {
+                    CopyShape::S32x128bWarpx4
+                } else if has("128x256b") {
                     CopyShape::S128x256b
                 } else if has("4x256b") {
                     CopyShape::S4x256b
