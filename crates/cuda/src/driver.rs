@@ -401,6 +401,10 @@ struct Function {
 struct Library {
     text: String,
     module: Arc<Module>,
+    /// Why the library has no code ptxsim can run (a fatbin of SASS only, or of PTX for other
+    /// architectures): it loads empty, and asking for its kernels, globals or module fails
+    /// with `CUDA_ERROR_NO_BINARY_FOR_GPU` and this message ([`library_load`]).
+    unavailable: Option<String>,
     /// Its module in each context it was loaded into, by context.
     loaded: HashMap<u64, u64>,
     /// Its `__managed__` variables the host has asked for ([`library_get_managed`]).
@@ -1229,8 +1233,8 @@ pub fn module_load_images(images: &[&[u8]]) -> CallResult<u64> {
 /// A library from the images of a fatbin wrapper ([`ptx_of_images`]).
 pub fn library_load_images(images: &[&[u8]]) -> CallResult<u64> {
     let mut state = state();
-    let text = ptx_of_images(&state, images)?;
-    library_from_text(&mut state, text)
+    let text = ptx_of_images(&state, images);
+    library_of(&mut state, text)
 }
 
 /// The PTX of a program's fatbin and, for relocatable device code (`-rdc=true`), of its
@@ -1431,9 +1435,7 @@ fn load_in(state: &mut State, context: u64, text: &str) -> CallResult<u64> {
     let globals = module.globals();
     // Every kernel of the module has the module's `.const` variables at the same addresses.
     let (constants, const_variables) = module
-        .kernels()
-        .next()
-        .and_then(|entry| module.program(entry).ok())
+        .variables()
         .map(|program| (program.constants.clone(), program.const_variables.clone()))
         .unwrap_or_default();
     let handle = state.handle();
@@ -1455,14 +1457,44 @@ fn load_in(state: &mut State, context: u64, text: &str) -> CallResult<u64> {
 /// `cuLibraryLoadData`: a library, a module not bound to a context (CUDA 12's context-free
 /// loading, which the runtime uses for every fatbin it registers). Its PTX is checked now;
 /// it is loaded into a context when a kernel, module or global of it is asked for there.
+///
+/// A fatbin without PTX ptxsim can run loads as an empty library whose kernels and globals
+/// are `CUDA_ERROR_NO_BINARY_FOR_GPU` when asked for: as with lazy loading on a GPU
+/// (`CUDA_MODULE_LOADING=LAZY`, the default), a program fails only if it uses such code.
+/// Libraries built on the runtime load every fatbin they carry at start-up (cuBLAS, some of
+/// whose fatbins are SASS only, while the kernels it launches carry PTX).
 pub fn library_load(image: &[u8]) -> CallResult<u64> {
     let mut state = state();
-    let text = ptx_text(&state, image)?;
-    library_from_text(&mut state, text)
+    let text = ptx_text(&state, image);
+    library_of(&mut state, text)
 }
 
-/// A library of the PTX `text`.
-fn library_from_text(state: &mut State, text: String) -> CallResult<u64> {
+/// A library of the PTX `text`, or an empty one where the image has no PTX ptxsim can run
+/// ([`library_load`]).
+fn library_of(state: &mut State, text: CallResult<String>) -> CallResult<u64> {
+    match text {
+        Ok(text) => library_from_text(state, text, None),
+        Err(failure) if failure.error == CudaError::NoBinaryForGpu => {
+            let target = state.settings()?.target;
+            let version = target
+                .min_ptx_version()
+                .map_or_else(|| "9.0".to_string(), |version| version.to_string());
+            let empty = format!(".version {version}\n.target {target}\n.address_size 64\n");
+            let why = failure
+                .message
+                .unwrap_or_else(|| "the fatbin has no PTX for the device".to_string());
+            library_from_text(state, empty, Some(why))
+        }
+        Err(failure) => Err(failure),
+    }
+}
+
+/// A library of the PTX `text` (`unavailable`: see [`Library::unavailable`]).
+fn library_from_text(
+    state: &mut State,
+    text: String,
+    unavailable: Option<String>,
+) -> CallResult<u64> {
     let module = checked(state, &text)?;
     let handle = state.handle();
     state.libraries.insert(
@@ -1470,11 +1502,22 @@ fn library_from_text(state: &mut State, text: String) -> CallResult<u64> {
         Library {
             text,
             module,
+            unavailable,
             loaded: HashMap::new(),
             managed: Vec::new(),
         },
     );
     Ok(handle)
+}
+
+impl Library {
+    /// `CUDA_ERROR_NO_BINARY_FOR_GPU` for a library without code ptxsim can run.
+    fn available(&self) -> CallResult<()> {
+        match &self.unavailable {
+            Some(why) => Err(Failure::new(CudaError::NoBinaryForGpu, why.clone())),
+            None => Ok(()),
+        }
+    }
 }
 
 /// `cuLibraryUnload`: the library and its modules in every context.
@@ -1502,6 +1545,7 @@ pub fn library_get_kernel(library: u64, name: &str) -> CallResult<u64> {
         .libraries
         .get(&library)
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    found.available()?;
     if found.module.program(name).is_err() {
         let available: Vec<&str> = found.module.kernels().collect();
         return Err(Failure::new(
@@ -1555,6 +1599,7 @@ fn library_module_in(state: &mut State, library: u64, context: u64) -> CallResul
         .libraries
         .get(&library)
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    found.available()?;
     if let Some(&module) = found.loaded.get(&context) {
         return Ok(module);
     }
@@ -1643,11 +1688,10 @@ pub fn library_get_managed(
         .libraries
         .get(&library)
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    found.available()?;
     let variable = found
         .module
-        .kernels()
-        .next()
-        .and_then(|entry| found.module.program(entry).ok())
+        .variables()
         .and_then(|program| program.globals.iter().find(|g| g.name == name).cloned());
     let Some(variable) = variable.filter(|variable| variable.managed) else {
         return Err(Failure::new(
@@ -1687,9 +1731,7 @@ pub fn module_get_managed(
     let loaded = state.module(module)?;
     let variable = loaded
         .module
-        .kernels()
-        .next()
-        .and_then(|entry| loaded.module.program(entry).ok())
+        .variables()
         .and_then(|program| program.globals.iter().find(|g| g.name == name).cloned());
     let Some(variable) = variable.filter(|variable| variable.managed) else {
         drop(state);
@@ -1756,11 +1798,7 @@ pub fn module_get_function(module: u64, name: &str) -> CallResult<u64> {
 pub fn module_get_global(module: u64, name: &str) -> CallResult<(u64, u64)> {
     let state = state();
     let loaded = state.module(module)?;
-    let program = loaded
-        .module
-        .kernels()
-        .next()
-        .and_then(|entry| loaded.module.program(entry).ok());
+    let program = loaded.module.variables();
     let global = program
         .and_then(|program| program.globals.iter().find(|g| g.name == name))
         .map(|global| {

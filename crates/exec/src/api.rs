@@ -312,6 +312,9 @@ impl Error {
 /// A checked module and the programs of its kernels, ready to launch.
 pub struct Module {
     kernels: Vec<Program>,
+    /// For a module without kernels, a program of its module-scope variables alone
+    /// ([`Module::variables`]).
+    variables_only: Option<Program>,
     warnings: Vec<Diagnostic>,
     /// The module's text, which the programs' line numbers refer to (for a debugger).
     source: Arc<str>,
@@ -362,12 +365,39 @@ impl Module {
             .into_iter()
             .map(|entry| checked.program(Some(entry)))
             .collect::<Result<Vec<_>, _>>()?;
+        let variables_only = if kernels.is_empty() {
+            Self::variables_of(source, options)
+        } else {
+            None
+        };
         Ok(Self {
             kernels,
+            variables_only,
             warnings: diagnostics,
             source: Arc::from(source),
             compiled: CompiledCache::default(),
         })
+    }
+
+    /// The module-scope variables of a module without kernels (CUDA libraries keep some of
+    /// their `__device__` variables in a translation unit of their own, whose PTX has no
+    /// `.entry`; the host still asks for their addresses): the program of the module with an
+    /// empty kernel added, whose variables are the module's. `None` where that does not build.
+    fn variables_of(source: &str, options: &Options) -> Option<Program> {
+        let with_kernel = format!("{source}\n.entry __ptxsim_module_variables()\n{{\nret;\n}}\n");
+        let check = ptxsim_check::Options {
+            target: options.target,
+        };
+        let (checked, _) = ptxsim_check::compile(&with_kernel, &check);
+        checked?.program(Some("__ptxsim_module_variables")).ok()
+    }
+
+    /// A program that holds the module's module-scope variables (`.global`, `.const`), at the
+    /// addresses every kernel of the module sees them: the first kernel's, or for a module
+    /// without kernels one built for them alone. `None` for a module without kernels whose
+    /// variables could not be laid out.
+    pub fn variables(&self) -> Option<&Program> {
+        self.kernels.first().or(self.variables_only.as_ref())
     }
 
     /// The compiled code of kernel `entry` for a launch of `grid` CTAs of shape `block` from
@@ -560,7 +590,7 @@ impl Module {
 impl Module {
     /// The bytes the module's `.global` variables take as declared.
     pub fn globals_bytes(&self) -> u64 {
-        self.kernels.first().map_or(0, |p| {
+        self.variables().map_or(0, |p| {
             p.globals
                 .iter()
                 .map(|g| g.size)
@@ -573,7 +603,7 @@ impl Module {
     /// loaded module, so that what a kernel stores there is seen by the next launch). It takes
     /// [`Module::globals_bytes`] bytes of host memory: check that against a budget first.
     pub fn globals(&self) -> DeviceMemory {
-        DeviceMemory::globals(self.kernels.first().map_or(&[], |p| &p.globals))
+        DeviceMemory::globals(self.variables().map_or(&[], |p| &p.globals))
     }
 
     /// Runs kernel `entry` as a CUDA driver launches it: `params` is the kernel parameter

@@ -809,8 +809,8 @@ impl Cta {
                 && match instruction.kind.warp_sync() {
                     Some(WarpSync::Members(source)) => {
                         // Every lane of the warp is here: a lane outside its own
-                        // membermask (a trap) and lanes of different membermasks (separate
-                        // groups, see `release_warp`) take the slow path.
+                        // membermask and lanes of different membermasks (groups, see
+                        // `release_warp`) take the slow path.
                         let executor = self.executor(device, chunk, pc, None, None);
                         let first = executor.read_bits(chunk[0], source, 32) as u32;
                         chunk.iter().all(|&lane| {
@@ -877,8 +877,9 @@ impl Cta {
     /// lanes have all arrived: for the `.sync` forms every lane of the waiting lanes'
     /// membermasks that exists and has not finished ("wait until all non-exited threads
     /// corresponding to membermask have executed" it), for the others every lane of the warp
-    /// at the same instruction. A lane whose membermask leaves it out traps ("undefined if the
-    /// executing thread is not in the membermask"). Returns whether any lane was released.
+    /// at the same instruction. A lane whose membermask leaves it out ("undefined if the
+    /// executing thread is not in the membermask") runs it with the lanes it meets there
+    /// ([`join_outside_lanes`]). Returns whether any lane was released.
     fn release_warp(
         &mut self,
         device: &Device<'_>,
@@ -915,18 +916,10 @@ impl Cta {
                 // the same instruction (the groups of `cg::labeled_partition`, each reducing
                 // or shuffling among its own lanes) are different executions of it.
                 let mut by_mask: Vec<(u32, Vec<usize>)> = Vec::new();
-                let mut executor = self.executor(device, &waiting, pc, None, None);
-                let mut traps = Vec::new();
+                let executor = self.executor(device, &waiting, pc, None, None);
                 for &lane in &waiting {
-                    let bit = 1u32 << (lane % 32);
                     let required = match sync {
-                        WarpSync::Members(source) => {
-                            let mask = executor.read_bits(lane, source, 32) as u32;
-                            if mask & bit == 0 {
-                                traps.push((lane, mask));
-                            }
-                            mask
-                        }
+                        WarpSync::Members(source) => executor.read_bits(lane, source, 32) as u32,
                         WarpSync::Converged | WarpSync::Warpgroup => 0,
                     };
                     match by_mask.iter_mut().find(|(mask, _)| *mask == required) {
@@ -934,14 +927,8 @@ impl Cta {
                         None => by_mask.push((required, vec![lane])),
                     }
                 }
-                for (lane, mask) in traps {
-                    let message = format!(
-                        "`{}`: the membermask {mask:#010x} does not include the executing lane {} \
-                     (undefined in the PTX ISA)",
-                        instruction.text,
-                        lane % 32
-                    );
-                    executor.trap(lane, instruction, message);
+                if matches!(sync, WarpSync::Members(_)) {
+                    by_mask = join_outside_lanes(by_mask);
                 }
                 by_mask
                     .into_iter()
@@ -1725,4 +1712,62 @@ impl<'p> Machine<'p> {
             Event::Done(outcome) => outcome,
         })
     }
+}
+
+/// The groups of lanes waiting at one `.sync` warp instruction, keyed by membermask, with the
+/// lanes that are not in their own membermask joined in. The ISA leaves such a lane undefined
+/// ("The behavior of shfl.sync is undefined if the executing thread is not in the
+/// membermask"; the same sentence for `vote`, `match`, `redux`, `elect`, `bar.warp.sync`).
+/// Programs that pass a mask without the calling lane (HeCBench's `bscan` ballots with
+/// `%lanemask_lt`, `btree` shuffles up with `0x0000ffff` in all 32 lanes) expect it to execute
+/// with the lanes it is converged with, as ptxas's code for them does (`WARPSYNC` on the mask,
+/// then one `VOTE`/`SHFL` for the active lanes). So such a lane takes part as if its bit were
+/// set: a group with one is merged with every group whose lanes or membermask overlap it, and
+/// the merged group waits for the union and runs as one execution; the values the ISA defines
+/// over "threads in membermask" then use each lane's own membermask (`exec/warp.rs`). An
+/// assumption (D56), not measured on a GPU.
+fn join_outside_lanes(groups: Vec<(u32, Vec<usize>)>) -> Vec<(u32, Vec<usize>)> {
+    let bits = |lanes: &[usize]| {
+        lanes
+            .iter()
+            .fold(0u32, |bits, &lane| bits | 1 << (lane % 32))
+    };
+    let outside = |(mask, lanes): &(u32, Vec<usize>)| bits(lanes) & !mask != 0;
+    if !groups.iter().any(outside) {
+        return groups;
+    }
+    // Each group as (mask, lanes, whether it has an outside lane), merged until no group with an
+    // outside lane overlaps another group.
+    let mut merged: Vec<(u32, Vec<usize>, bool)> = Vec::new();
+    for (mask, lanes) in groups {
+        let irregular = outside(&(mask, lanes.clone()));
+        merged.push((mask, lanes, irregular));
+        loop {
+            let last = merged.len() - 1;
+            let (mask, ref lanes, irregular) = merged[last];
+            let span = mask | bits(lanes);
+            let other =
+                merged[..last]
+                    .iter()
+                    .position(|(other_mask, other_lanes, other_irregular)| {
+                        (irregular || *other_irregular)
+                            && (other_mask | bits(other_lanes)) & span != 0
+                    });
+            let Some(other) = other else { break };
+            let (other_mask, other_lanes, other_irregular) = merged.remove(other);
+            let last = merged.last_mut().expect("the group just pushed");
+            last.0 |= other_mask | bits(&other_lanes) | bits(&last.1);
+            last.1.extend(other_lanes);
+            last.1.sort_unstable();
+            last.2 |= other_irregular;
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(mask, lanes, irregular)| {
+            // An irregular group waits for its lanes too (they are here already).
+            let required = if irregular { mask | bits(&lanes) } else { mask };
+            (required, lanes)
+        })
+        .collect()
 }

@@ -14,7 +14,7 @@
 //! | runtime interface | `6bd5fb6c-5bf4-e74a-8987-d93912fd9df9` | 1, 6, 8: load a fatbin (`__cudaRegisterFatBinary`'s wrapper, or its header) as a module; 2: the device's primary context; 7: a no-op; 12: load the JIT compilers (nothing to load) |
 //! | tools callback hooks | `a094798c-2e74-2e74-93f2-0800200c0a66` | 2, 6: a buffer the runtime's tool hooks write to (zeroed, never read here) |
 //! | context-local storage | `c693336e-1121-df11-a8c3-68f355d89593` | 0, 1, 2: put, delete, get a value per context and key |
-//! | tools thread-local storage | `42d85a81-23f6-cb47-8298-f6e78a3aecdc` | none (the runtime needs the table to exist) |
+//! | tools thread-local storage | `42d85a81-23f6-cb47-8298-f6e78a3aecdc` | 2: a no-op (below) |
 //!
 //! The runtime also asks for `f8cff951-2146-8b4e-b9e2-fb469e7c0dd9` before `cuInit` (CUDA 13),
 //! and goes on without it when the driver has none.
@@ -71,6 +71,23 @@ extern "C" fn unknown_slot<const TABLE: usize, const SLOT: usize>(
     })
 }
 
+/// Slot 2 of the tools thread-local storage table: the static runtime inside cuBLAS 13 calls
+/// it at each of its API calls, with what looks like a callback id as the second argument
+/// (`0x14`, `0x41`, ...) and a record on its stack as the first, and fails the API call when it
+/// returns an error (the programs' own runtime does not call it). A null slot crashes the
+/// runtime. ptxsim has no tools layer to notify: it does nothing and succeeds.
+extern "C" fn tools_notify(
+    record: usize,
+    id: usize,
+    a2: usize,
+    a3: usize,
+    a4: usize,
+    a5: usize,
+) -> CUresult {
+    let _ = (record, id, a2, a3, a4, a5);
+    guard("export table tools thread-local storage slot 2", || Ok(()))
+}
+
 /// The addresses of `unknown_slot::<TABLE, N>` for the listed slots.
 macro_rules! unknown_slots {
     ($table:literal: $($slot:literal)*) => {
@@ -114,10 +131,12 @@ static TABLES: LazyLock<Vec<([u8; 16], Table)>> = LazyLock::new(|| {
         storage_get as *const () as usize,
         unknown_slot::<2, 3> as *const () as usize,
     ];
-    let tools_tls: Vec<usize> = [4 * size_of::<usize>()]
-        .into_iter()
-        .chain(unknown_slots!(3: 1 2 3))
-        .collect();
+    let tools_tls: Vec<usize> = vec![
+        4 * size_of::<usize>(),
+        unknown_slot::<3, 1> as *const () as usize,
+        tools_notify as *const () as usize,
+        unknown_slot::<3, 3> as *const () as usize,
+    ];
     let tools_context: Vec<usize> = [95 * size_of::<usize>()]
         .into_iter()
         .chain(unknown_slots!(4: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24))

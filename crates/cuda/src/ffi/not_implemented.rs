@@ -268,7 +268,6 @@ not_supported! {
     cuStreamEndCaptureToCig
     cuStreamGetCaptureInfo
     cuStreamGetDevResource
-    cuStreamGetGreenCtx
     cuStreamWaitValue32
     cuStreamWaitValue32_v2
     cuStreamWaitValue64

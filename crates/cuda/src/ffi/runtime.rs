@@ -15,7 +15,7 @@ const LAZY_LOADING: c_int = 2;
 
 /// `CU_LIMIT_STACK_SIZE`, `_PRINTF_FIFO_SIZE`, `_MALLOC_HEAP_SIZE`, `_DEV_RUNTIME_SYNC_DEPTH`,
 /// `_DEV_RUNTIME_PENDING_LAUNCH_COUNT`, `_MAX_L2_FETCH_GRANULARITY`, `_PERSISTING_L2_CACHE_SIZE`.
-const LIMITS: [(c_int, usize); 7] = [
+const LIMITS: [(c_int, usize); 9] = [
     (0, 1024),
     (1, 1 << 20),
     (2, 8 << 20),
@@ -23,7 +23,17 @@ const LIMITS: [(c_int, usize); 7] = [
     (4, 2048),
     (5, 32),
     (6, 0),
+    // `CU_LIMIT_SHMEM_SIZE`, "A maximum size in bytes of shared memory available to CUDA
+    // kernels on a CIG context": ptxsim's contexts are not CIG contexts, so all of it (the
+    // opt-in maximum per block, `cuDeviceGetAttribute` 97).
+    (7, 227 * 1024),
+    // `CU_LIMIT_CIG_ENABLED`, "A non-zero value indicates this CUDA context is a CIG-enabled
+    // context": 0. cuBLAS asks at `cublasSgemm`.
+    (8, 0),
 ];
+
+/// The limits that "Can only be queried, cannot be set" (`cuda.h`).
+const QUERY_ONLY_LIMITS: [c_int; 2] = [7, 8];
 
 calls! {
     /// `cuLibraryLoadData`: a library from PTX text or a fatbin ([`driver::library_load`]);
@@ -320,7 +330,9 @@ calls! {
     /// `cuCtxSetLimit`: kept for `cuCtxGetLimit` for the known limits; the malloc heap's size
     /// sizes the device heap ([`driver::context_set_limit`]), the others have no effect.
     fn cuCtxSetLimit(limit: c_int, value: usize) {
-        if LIMITS.iter().any(|(key, _)| *key == limit) {
+        if QUERY_ONLY_LIMITS.contains(&limit) {
+            Err(Failure::new(CudaError::InvalidValue, format!("limit {limit} can only be queried")))
+        } else if LIMITS.iter().any(|(key, _)| *key == limit) {
             driver::context_set_limit(limit, value as u64)
         } else {
             Err(Failure::new(CudaError::InvalidValue, format!("unknown limit {limit}")))
@@ -400,6 +412,14 @@ calls! {
         let _ = stream;
         let value = driver::context_get_current()?;
         unsafe { put(context, handle(value), "pctx") }
+    }
+
+    /// `cuStreamGetGreenCtx`: no green context ("Otherwise, \p *phCtx is set to NULL"); ptxsim
+    /// makes none.
+    fn cuStreamGetGreenCtx(stream: Handle, green: *mut Handle) {
+        let _ = stream;
+        driver::context_get_current()?;
+        unsafe { put(green, std::ptr::null_mut(), "phCtx") }
     }
 
     /// `cuStreamGetCtx_v2`: the current context; no green context.

@@ -473,8 +473,8 @@ impl Executor<'_, '_> {
                 mode,
                 destination,
                 a,
-                ..
-            } => self.vote(lanes, *mode, *destination, *a),
+                membermask,
+            } => self.vote(lanes, *mode, *destination, *a, *membermask),
             InstructionKind::Activemask { destination } => self.activemask(lanes, *destination),
             InstructionKind::Redux {
                 op,
@@ -483,16 +483,23 @@ impl Executor<'_, '_> {
                 nan,
                 destination,
                 a,
-                ..
-            } => self.redux(lanes, *op, (*ty, *abs, *nan), *destination, *a),
+                membermask,
+            } => self.redux(lanes, *op, (*ty, *abs, *nan), *destination, *a, *membermask),
             InstructionKind::Match {
                 all,
                 ty,
                 destination,
                 predicate,
                 a,
-                ..
-            } => self.match_sync(lanes, *all, *ty, *destination, *predicate, *a),
+                membermask,
+            } => self.match_sync(
+                lanes,
+                (*all, *ty),
+                *destination,
+                *predicate,
+                *a,
+                *membermask,
+            ),
             InstructionKind::Elect {
                 destination,
                 predicate,

@@ -122,13 +122,31 @@ impl Executor<'_, '_> {
         *self.columns = columns;
     }
 
-    /// `vote` (9.7.13.8-9) over the lanes that take part: [`alu::vote`].
+    /// Each lane's own membermask where some lane is not in it and the lanes are not all in
+    /// it (a group `machine.rs` joined, `join_outside_lanes`); `None` in the usual case, where
+    /// the lanes executing together are exactly the non-exited lanes of their common
+    /// membermask, so restricting to it changes nothing.
+    fn outside_masks(&self, lanes: &[usize], membermask: Option<Source>) -> Option<Vec<u32>> {
+        let membermask = membermask?;
+        let all = lane_mask(lanes);
+        let masks: Vec<u32> = lanes
+            .iter()
+            .map(|&lane| self.read_bits(lane, membermask, 32) as u32)
+            .collect();
+        masks.iter().any(|&mask| all & !mask != 0).then_some(masks)
+    }
+
+    /// `vote` (9.7.13.8-9) over the lanes that take part: [`alu::vote`]. "A thread not
+    /// specified in membermask will contribute a 0 for its entry in vote.sync.ballot.b32": in a
+    /// group with a lane outside its own membermask each lane votes over the lanes of its own
+    /// membermask (D56).
     pub(super) fn vote(
         &mut self,
         lanes: &[usize],
         mode: VoteMode,
         destination: Destination,
         a: PredicateSource,
+        membermask: Option<Source>,
     ) {
         let participants = lane_mask(lanes);
         let votes = lanes.iter().fold(0u32, |votes, &lane| {
@@ -139,13 +157,24 @@ impl Executor<'_, '_> {
                 votes
             }
         });
-        let result = alu::vote(mode, votes, participants);
         let ty = if mode == VoteMode::Ballot {
             Type::B32
         } else {
             Type::Pred
         };
-        self.put_all(lanes, destination, ty, u64::from(result));
+        match self.outside_masks(lanes, membermask) {
+            None => {
+                let result = alu::vote(mode, votes, participants);
+                self.put_all(lanes, destination, ty, u64::from(result));
+            }
+            Some(masks) => {
+                let put = Put::new(destination, ty);
+                for (&lane, mask) in lanes.iter().zip(masks) {
+                    let result = alu::vote(mode, votes & mask, participants & mask);
+                    self.put(lane, &put, u128::from(result));
+                }
+            }
+        }
     }
 
     /// `activemask` (9.7.13.11): "An active thread will contribute 1 for its entry in the
@@ -156,7 +185,9 @@ impl Executor<'_, '_> {
         self.put_all(lanes, destination, Type::B32, u64::from(mask));
     }
 
-    /// `redux.sync` (9.7.13.12): the reduction of `a` over the lanes, [`alu::redux`].
+    /// `redux.sync` (9.7.13.12): the reduction of `a` over the lanes, [`alu::redux`]; in a
+    /// group with a lane outside its own membermask, over the lanes of each lane's membermask
+    /// (D56; none: 0, or the canonical NaN for `.f32`, as an empty reduction gives).
     pub(super) fn redux(
         &mut self,
         lanes: &[usize],
@@ -164,17 +195,39 @@ impl Executor<'_, '_> {
         (ty, abs, nan): (Type, bool, bool),
         destination: Destination,
         a: Source,
+        membermask: Source,
     ) {
         let signed = ty == Type::S32;
-        let values = lanes.iter().map(|&lane| self.read_bits(lane, a, 32) as u32);
-        let result = if ty == Type::F32 {
-            alu::redux_f32(op == ReduxOp::Max, abs, nan, values)
-        } else {
-            values
-                .reduce(|x, y| alu::redux(op, signed, x, y))
-                .unwrap_or(0)
+        let values: Vec<u32> = lanes
+            .iter()
+            .map(|&lane| self.read_bits(lane, a, 32) as u32)
+            .collect();
+        let reduce = |mask: u32| {
+            let values = lanes
+                .iter()
+                .zip(&values)
+                .filter(|&(&lane, _)| mask >> laneid(lane) & 1 == 1)
+                .map(|(_, &value)| value);
+            if ty == Type::F32 {
+                alu::redux_f32(op == ReduxOp::Max, abs, nan, values)
+            } else {
+                values
+                    .reduce(|x, y| alu::redux(op, signed, x, y))
+                    .unwrap_or(0)
+            }
         };
-        self.put_all(lanes, destination, ty, u64::from(result));
+        match self.outside_masks(lanes, Some(membermask)) {
+            None => {
+                let result = reduce(u32::MAX);
+                self.put_all(lanes, destination, ty, u64::from(result));
+            }
+            Some(masks) => {
+                let put = Put::new(destination, ty);
+                for (&lane, mask) in lanes.iter().zip(masks) {
+                    self.put(lane, &put, u128::from(reduce(mask)));
+                }
+            }
+        }
     }
 
     /// `match.sync` (9.7.13.10): "`.any`: `d` is set to mask corresponding to non-exited
@@ -183,39 +236,50 @@ impl Executor<'_, '_> {
     /// membermask have same value of operand `a`; otherwise `d` is set to 0. Optionally
     /// predicate `p` is set to true if all non-exited threads in membermask have same value of
     /// operand `a`; otherwise `p` is set to false."
+    ///
+    /// In a group with a lane outside its own membermask each lane compares over the lanes of
+    /// its own membermask (D56).
     pub(super) fn match_sync(
         &mut self,
         lanes: &[usize],
-        all: bool,
-        ty: Type,
+        (all, ty): (bool, Type),
         destination: Destination,
         predicate: Option<Destination>,
         a: Source,
+        membermask: Source,
     ) {
         let values: Vec<u64> = lanes
             .iter()
             .map(|&lane| self.read_bits(lane, a, ty.bits()))
             .collect();
-        let same = |value: u64| {
-            lanes
+        let masks = self
+            .outside_masks(lanes, Some(membermask))
+            .unwrap_or_else(|| vec![u32::MAX; lanes.len()]);
+        let put = Put::new(destination, Type::B32);
+        let put_predicate = predicate.map(|predicate| Put::new(predicate, Type::Pred));
+        for ((&lane, &value), &mask) in lanes.iter().zip(&values).zip(&masks) {
+            let members = lanes
                 .iter()
                 .zip(&values)
+                .filter(|&(&other, _)| mask >> laneid(other) & 1 == 1);
+            let participants = members
+                .clone()
+                .fold(0u32, |bits, (&other, _)| bits | 1 << laneid(other));
+            let same = members
+                .clone()
                 .filter(|&(_, &other)| other == value)
-                .fold(0u32, |mask, (&lane, _)| mask | 1 << laneid(lane))
-        };
-        let participants = lane_mask(lanes);
-        let uniform = values.windows(2).all(|pair| pair[0] == pair[1]);
-        let put = Put::new(destination, Type::B32);
-        for (&lane, &value) in lanes.iter().zip(&values) {
-            let mask = match (all, uniform) {
-                (false, _) => same(value),
+                .fold(0u32, |bits, (&other, _)| bits | 1 << laneid(other));
+            let first = members.clone().next().map(|(_, &other)| other);
+            let uniform = members.clone().all(|(_, &other)| Some(other) == first);
+            let result = match (all, uniform) {
+                (false, _) => same,
                 (true, true) => participants,
                 (true, false) => 0,
             };
-            self.put(lane, &put, u128::from(mask));
-        }
-        if let Some(predicate) = predicate {
-            self.put_all(lanes, predicate, Type::Pred, u64::from(uniform));
+            self.put(lane, &put, u128::from(result));
+            if let Some(put_predicate) = &put_predicate {
+                self.put(lane, put_predicate, u128::from(uniform));
+            }
         }
     }
 

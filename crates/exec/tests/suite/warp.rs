@@ -6,7 +6,7 @@
 //! are computed in the kernel's own order (the shuffle tree), one IEEE `f32` addition at a time.
 //!
 //! Also: a warp-synchronous instruction that can never complete traps with its location, and
-//! a membermask that leaves out the executing lane traps with a message that says so.
+//! lanes outside their own membermask run with the lanes they are converged with (D56).
 
 use std::path::Path;
 
@@ -274,17 +274,103 @@ fn a_shuffle_that_can_never_complete_traps_at_its_line() {
     assert_eq!(line, 14);
 }
 
-#[test]
-fn a_membermask_without_the_executing_lane_traps() {
-    // "The behavior of shfl.sync is undefined if the executing thread is not in the
-    // membermask."
-    let source = kernel("mov.u32 %r1, %tid.x;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, 0x0000ffff;");
-    let (message, line) = launch(&source, 32).expect("a trap");
-    assert!(
-        message.contains("does not include the executing lane 16"),
-        "{message}"
+/// Runs `body` in one warp of 32 lanes with `%r1` = `%laneid`, `%p1` = "the lane is odd" and
+/// `%r3` = `%lanemask_lt`; each lane then stores `%r4`..`%r7` at `out[slot * 32 + lane]`.
+fn outside_mask(body: &str) -> Vec<[u32; 4]> {
+    let source = format!(
+        ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .b32 %r<12>;\n.reg .pred %p<4>;\n.reg .b64 %rd<4>;\n\
+         ld.param.u64 %rd1, [out];\nmov.u32 %r1, %laneid;\nmov.u32 %r3, %lanemask_lt;\n\
+         and.b32 %r2, %r1, 1;\nsetp.ne.u32 %p1, %r2, 0;\n\
+         mov.u32 %r4, 0;\nmov.u32 %r5, 0;\nmov.u32 %r6, 0;\nmov.u32 %r7, 0;\n{body}\n\
+         mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r4;\n\
+         st.global.u32 [%rd3+128], %r5;\nst.global.u32 [%rd3+256], %r6;\n\
+         st.global.u32 [%rd3+384], %r7;\nret;\n}}\n"
     );
-    assert_eq!(line, 9);
+    let program = ptxsim_exec::load(&source, None).expect("checks");
+    let arguments = vec![Argument::Buffer(vec![0; 512])];
+    let (device, addresses) =
+        grid::prepare(&program, [1, 1, 1], [32, 1, 1], 1000, arguments).expect("valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    assert!(run.failure.is_none(), "{:?}", run.failure);
+    let address = addresses[0].expect("the output buffer has an address");
+    let out = device
+        .global
+        .buffer_at(address)
+        .expect("the buffer")
+        .contents();
+    let word = |i: usize| u32::from_le_bytes(out[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    (0..32)
+        .map(|lane| std::array::from_fn(|slot| word(slot * 32 + lane)))
+        .collect()
+}
+
+// A lane outside its own membermask is undefined in the ISA ("The behavior of shfl.sync is
+// undefined if the executing thread is not in the membermask"); ptxsim runs it with the lanes
+// it is converged with (D56), what HeCBench's bscan and btree expect.
+
+#[test]
+fn a_shuffle_up_with_half_the_mask_moves_the_whole_warp() {
+    // btree: `__shfl_up_sync(0x0000FFFF, v, 16)` in all 32 lanes. shfl.up: "j = lane - b", in
+    // range when j >= maxLane (0 here): lanes 16..31 read lane - 16, lanes 0..15 keep their own
+    // value with p false.
+    let out = outside_mask(
+        "mul.lo.u32 %r8, %r1, 3;\nshfl.sync.up.b32 %r4|%p2, %r8, 16, 0, 0x0000ffff;\n\
+         selp.u32 %r5, 1, 0, %p2;",
+    );
+    for (lane, got) in out.iter().enumerate() {
+        let (value, in_range) = if lane >= 16 {
+            (3 * (lane - 16), 1)
+        } else {
+            (3 * lane, 0)
+        };
+        assert_eq!([got[0], got[1]], [value as u32, in_range], "lane {lane}");
+    }
+}
+
+#[test]
+fn a_ballot_over_the_lower_lanes_counts_them() {
+    // bscan: `__popc(__ballot_sync(%lanemask_lt, p))` is the number of lower lanes whose p is
+    // true ("A thread not specified in membermask will contribute a 0 for its entry"); lane 0's
+    // mask is empty. p is "the lane is odd"; also vote.any/.all over the same masks (all of an
+    // empty set: true), redux.add of the lane numbers and match.any of lane / 4.
+    let out = outside_mask(
+        "vote.sync.ballot.b32 %r4, %p1, %r3;\nvote.sync.any.pred %p2, %p1, %r3;\n\
+         vote.sync.all.pred %p3, %p1, %r3;\nselp.u32 %r5, 1, 0, %p2;\nselp.u32 %r9, 2, 0, %p3;\n\
+         or.b32 %r5, %r5, %r9;\nredux.sync.add.u32 %r6, %r1, %r3;\nshr.u32 %r10, %r1, 2;\n\
+         match.any.sync.b32 %r7, %r10, %r3;",
+    );
+    for (lane, got) in out.iter().enumerate() {
+        let lower = (0..lane).collect::<Vec<_>>();
+        let ballot = lower
+            .iter()
+            .filter(|&&l| l % 2 == 1)
+            .fold(0u32, |b, &l| b | 1 << l);
+        let any = u32::from(ballot != 0);
+        let all = u32::from(lower.iter().all(|&l| l % 2 == 1));
+        let sum: usize = lower.iter().sum();
+        let same = lower
+            .iter()
+            .filter(|&&l| l / 4 == lane / 4)
+            .fold(0u32, |b, &l| b | 1 << l);
+        assert_eq!(got[0], ballot, "lane {lane}");
+        assert_eq!(got[1], any | all << 1, "lane {lane}");
+        assert_eq!(got[2], sum as u32, "lane {lane}");
+        assert_eq!(got[3], same, "lane {lane}");
+    }
+}
+
+#[test]
+fn lanes_outside_their_masks_still_wait_for_the_lanes_of_the_mask() {
+    // Lanes 0..15 run the shuffle with the mask of lanes 16..31, which wait at a barrier: it
+    // can never complete, and says so (no hang).
+    let source = kernel(
+        "mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 16;\n@%p1 bra LOW;\nbar.sync 0;\nret;\n\
+         LOW:\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, 0xffff0000;",
+    );
+    let (message, line) = launch(&source, 32).expect("a trap");
+    assert!(message.contains("can never complete"), "{message}");
+    assert_eq!(line, 14);
 }
 
 #[test]
