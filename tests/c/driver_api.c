@@ -673,6 +673,26 @@ static const char *poke_ptx =
     "    ret;\n"
     "}\n";
 
+/* Reads word `index` of the module's 4-word `.global` table `table` (initialized 1, 2, 3, 4)
+ * and stores it to out[0]: an index past 3 reads past the variable, as HeCBench's perlin reads
+ * its 256-entry `_hash` up to entry 510. */
+static const char *table_ptx =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".global .align 4 .u32 table[4] = {1, 2, 3, 4};\n"
+    ".visible .entry peek(.param .u64 out, .param .u64 index)\n"
+    "{\n"
+    "    .reg .b32 %r;\n"
+    "    .reg .b64 %rd<5>;\n"
+    "    ld.param.u64 %rd1, [out];\n"
+    "    ld.param.u64 %rd2, [index];\n"
+    "    mov.u64 %rd3, table; shl.b64 %rd2, %rd2, 2; add.s64 %rd4, %rd3, %rd2;\n"
+    "    ld.global.u32 %r, [%rd4];\n"
+    "    st.global.u32 [%rd1], %r;\n"
+    "    ret;\n"
+    "}\n";
+
 /* Waits until flag[0] is not 0, then stores 7 at flag[1] (one thread): a kernel that waits for
  * the host, as cuda-samples' UnifiedMemoryPerf's spinWhileLessThanOne does. */
 static const char *spin_ptx =
@@ -1218,6 +1238,28 @@ int main(int argc, char **argv) {
     OK(cuMemcpyDtoH_v2(bytes, later, 16));
     CHECK(bytes[0] == 0x5a && bytes[15] == 0x5a, "memset D8 in a fresh context");
     OK(cuMemFree_v2(later));
+
+    /* A load past a module's `.global` variable within the 64 KiB granule does not fault (a GPU
+     * places a module's variables side by side in mapped memory: docs/divergences.md, D51);
+     * ptxsim's bytes there read zero. */
+    CUmodule table_module = NULL;
+    CUfunction peek = NULL;
+    OK(cuModuleLoadData(&table_module, table_ptx));
+    OK(cuModuleGetFunction(&peek, table_module, "peek"));
+    CUdeviceptr peeked = 0;
+    OK(cuMemAlloc_v2(&peeked, 4));
+    unsigned long long in_table = 2, past_table = 256;
+    unsigned int word = 0;
+    void *peek_in[] = {&peeked, &in_table};
+    OK(cuLaunchKernel(peek, 1, 1, 1, 1, 1, 1, 0, NULL, peek_in, NULL));
+    OK(cuMemcpyDtoH_v2(&word, peeked, 4));
+    CHECK(word == 3, "table[2] is its initializer's third word");
+    void *peek_past[] = {&peeked, &past_table};
+    OK(cuLaunchKernel(peek, 1, 1, 1, 1, 1, 1, 0, NULL, peek_past, NULL));
+    OK(cuMemcpyDtoH_v2(&word, peeked, 4));
+    CHECK(word == 0, "a load 1 KiB past a .global variable reads zero");
+    OK(cuMemFree_v2(peeked));
+    OK(cuModuleUnload(table_module));
 
     tensor_map_test();
     im2col_test();

@@ -94,9 +94,9 @@ pub struct Settings {
     pub max_steps: u64,
     /// The device memory in bytes (`PTXSIM_DEVICE_MEMORY`).
     pub device_memory: u64,
-    /// The granule kernels may run past the end of a `cuMemAlloc` allocation up to
-    /// (`PTXSIM_ALLOCATION_SLACK`, bytes, default [`ALLOCATION_SLACK`]; 0: an access past the
-    /// end faults).
+    /// The granule kernels may run past the end of a `cuMemAlloc` allocation up to, and past
+    /// a module's last `.global` variable (`PTXSIM_ALLOCATION_SLACK`, bytes, default
+    /// [`ALLOCATION_SLACK`]; 0: an access past the end faults).
     pub allocation_slack: u64,
     /// Host threads a launch of several CTAs runs on (`PTXSIM_HOST_THREADS`, 0: all cores).
     pub host_threads: usize,
@@ -1432,7 +1432,9 @@ fn load_in(state: &mut State, context: u64, text: &str) -> CallResult<u64> {
             ),
         ));
     }
-    let globals = module.globals();
+    // The module's variables lie side by side in a GPU's mapped data segment: kernels may run
+    // a little past one (docs/divergences.md, D51), as past an allocation (D40).
+    let globals = module.globals_with_slack(state.settings()?.allocation_slack);
     // Every kernel of the module has the module's `.const` variables at the same addresses.
     let (constants, const_variables) = module
         .variables()

@@ -15,7 +15,10 @@ fn setup() {
 /// `tests/fatbin/add.sass.fatbin` (`scripts/fatbin/regen.sh`): nvcc's fatbin of `add.cu` with
 /// an sm_90 cubin only.
 fn sass_only() -> Vec<u8> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fatbin/add.sass.fatbin");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fatbin/add.sass.fatbin"
+    );
     std::fs::read(path).expect("the sample fatbin")
 }
 
@@ -24,7 +27,10 @@ fn a_fatbin_without_ptx_loads_and_fails_where_its_code_is_used() {
     setup();
     // Loading succeeds (as under lazy loading on a GPU)...
     let library = driver::library_load(&sass_only()).expect("the library loads");
-    assert_eq!(driver::library_kernel_names(library).expect("names"), Vec::<String>::new());
+    assert_eq!(
+        driver::library_kernel_names(library).expect("names"),
+        Vec::<String>::new()
+    );
     // ...and asking for its kernel says why it cannot run.
     let failure = driver::library_get_kernel(library, "add").expect_err("no PTX");
     assert_eq!(failure.error, CudaError::NoBinaryForGpu);

@@ -603,7 +603,14 @@ impl Module {
     /// loaded module, so that what a kernel stores there is seen by the next launch). It takes
     /// [`Module::globals_bytes`] bytes of host memory: check that against a budget first.
     pub fn globals(&self) -> DeviceMemory {
-        DeviceMemory::globals(self.variables().map_or(&[], |p| &p.globals))
+        self.globals_with_slack(0)
+    }
+
+    /// The module's `.global` variables as [`Module::globals`] gives them, each of which
+    /// kernels may load and store past its end up to the next variable, the last up to the
+    /// `granule` ([`DeviceMemory::globals_with_slack`]; 0: no slack).
+    pub fn globals_with_slack(&self, granule: u64) -> DeviceMemory {
+        DeviceMemory::globals_with_slack(self.variables().map_or(&[], |p| &p.globals), granule)
     }
 
     /// Runs kernel `entry` as a CUDA driver launches it: `params` is the kernel parameter

@@ -425,8 +425,9 @@ pub fn make_cooperative(device: &mut Device<'_>) -> Result<(), LaunchError> {
 }
 
 /// Runs the launch of `device` with its CTAs in turns ([`Device::set_interleaved`]) where its
-/// kernel may wait for another CTA and the grid could wait so on a GPU: the kernel has atomic
-/// or ordered accesses (it would otherwise run its CTAs one after another, in order, so a CTA
+/// kernel may wait for another CTA and the grid could wait so on a GPU: the kernel has atomics
+/// or polls global memory ([`Program::polls_global`]: a `.volatile`, `.relaxed` or `.acquire`
+/// load; it would otherwise run its CTAs one after another, or on a few host threads, so a CTA
 /// spinning on a flag a later CTA sets, or on a barrier of all CTAs made of an atomic counter,
 /// as hand-written grid barriers and persistent kernels are, never finishes), the grid is
 /// co-resident on the GPU (at most [`CtaResources::max_cooperative`] CTAs, what a program
@@ -438,7 +439,7 @@ pub fn make_cooperative(device: &mut Device<'_>) -> Result<(), LaunchError> {
 pub fn make_interleaved(device: &mut Device<'_>) -> bool {
     let program = device.program();
     if device.interleaved()
-        || !program.has_atomics
+        || !(program.has_atomics || program.polls_global)
         || program.uses_heap
         || program.calls_device_runtime()
         || device.cluster_ctas() > 1

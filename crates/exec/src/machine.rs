@@ -1602,6 +1602,7 @@ static NOTHING: Program = Program {
     has_atomics: false,
     atomics_commute: false,
     uses_heap: false,
+    polls_global: false,
     reserved_shared: false,
     cluster: crate::ir::ClusterDirectives {
         required: None,

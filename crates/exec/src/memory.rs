@@ -717,6 +717,21 @@ impl DeviceMemory {
     /// A module's `.global` variables, at the addresses its program gives them, with their
     /// initial bytes.
     pub fn globals(variables: &[ptxsim_check::program::GlobalVariable]) -> Self {
+        Self::globals_with_slack(variables, 0)
+    }
+
+    /// A module's `.global` variables as [`DeviceMemory::globals`] makes them, each of which
+    /// kernels may load and store past its end up to the next variable, the last up to its
+    /// end rounded up to a multiple of `granule` from the first variable (0: no slack, an
+    /// access past a variable's end faults). A GPU places a module's variables side by side
+    /// in its mapped data segment, so a kernel reading a little past the end of an array
+    /// (HeCBench's `perlin` indexes its 256-entry `_hash` table up to 510) reads mapped memory
+    /// and does not fault there (docs/divergences.md, D51). The bytes in the gaps read zero,
+    /// not the next variable's.
+    pub fn globals_with_slack(
+        variables: &[ptxsim_check::program::GlobalVariable],
+        granule: u64,
+    ) -> Self {
         let mut buffers: Vec<Buffer> = variables
             .iter()
             .map(|variable| Buffer {
@@ -732,6 +747,29 @@ impl DeviceMemory {
             })
             .collect();
         buffers.sort_by_key(|buffer| buffer.base);
+        if granule > 0 {
+            let first = buffers.first().map_or(GLOBAL_BASE, |buffer| buffer.base);
+            let nexts: Vec<Option<u64>> = buffers
+                .iter()
+                .skip(1)
+                .map(|buffer| Some(buffer.base))
+                .chain([None])
+                .collect();
+            for (buffer, next) in buffers.iter_mut().zip(nexts) {
+                let end = next.unwrap_or_else(|| {
+                    let end = buffer
+                        .base
+                        .saturating_add(buffer.len.max(1))
+                        .saturating_sub(first);
+                    first.saturating_add(end.checked_next_multiple_of(granule).unwrap_or(end))
+                });
+                buffer.reach = end.saturating_sub(buffer.base).max(buffer.len);
+                let words = usize::try_from(buffer.reach.div_ceil(8)).unwrap_or(usize::MAX);
+                if let Storage::Own(own) = &mut buffer.words {
+                    own.resize_with(words, || AtomicU64::new(0));
+                }
+            }
+        }
         Self {
             buffers,
             range: GLOBAL_BASE..ALLOCATION_BASE,
@@ -1358,6 +1396,7 @@ fn range(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ptxsim_check::program::GlobalVariable;
 
     #[test]
     fn buffers_are_separated_and_bounds_checked() {
@@ -1568,6 +1607,52 @@ mod tests {
         let c = strict.allocate("c", 1024).unwrap();
         let global = GlobalMemory::lend(&mut [&mut strict]);
         assert_eq!(global.store(c + 1024, 4, 1), Err(FaultKind::OutOfBounds));
+    }
+
+    #[test]
+    fn global_variables_with_slack_reach_the_next_variable_and_the_granule() {
+        // Two variables as the checker places them: `table` (1 KiB, bytes 1, 2, 3, ...) and
+        // `after` (8 bytes of 0xff) 256 unmapped bytes later. With slack, a load past
+        // `table` reads zero up to `after`, `after` reads its own bytes, a store past it
+        // lands within the 64 KiB granule, and past the granule it faults (D51).
+        let granule = 64 * 1024;
+        let variable = |name: &str, address: u64, bytes: Vec<u8>| GlobalVariable {
+            name: name.to_string(),
+            address,
+            size: bytes.len() as u64,
+            bytes,
+            managed: false,
+        };
+        let table = variable(
+            "table",
+            GLOBAL_BASE,
+            (0..1024).map(|i| (i % 251) as u8 + 1).collect(),
+        );
+        let after_base = next_buffer(Some((GLOBAL_BASE, 1024)));
+        assert_eq!(after_base, GLOBAL_BASE + 1024 + BUFFER_ALIGN);
+        let after = variable("after", after_base, vec![0xff; 8]);
+        let variables = [table, after];
+        let mut globals = DeviceMemory::globals_with_slack(&variables, granule);
+        let global = GlobalMemory::lend(&mut [&mut globals]);
+        assert_eq!(global.load(GLOBAL_BASE, 4), Ok(0x0403_0201));
+        assert_eq!(global.load(GLOBAL_BASE + 1024, 4), Ok(0));
+        assert_eq!(global.load(after_base - 4, 4), Ok(0));
+        assert_eq!(global.load(after_base, 8), Ok(u64::MAX));
+        assert_eq!(global.load(after_base + 8, 8), Ok(0));
+        global.store(GLOBAL_BASE + granule - 8, 8, 7).unwrap();
+        assert_eq!(global.load(GLOBAL_BASE + granule - 8, 8), Ok(7));
+        assert_eq!(
+            global.load(GLOBAL_BASE + granule, 4),
+            Err(FaultKind::OutOfBounds)
+        );
+        global.give_back(&mut [&mut globals]);
+        // Without slack (ptxsim run, and the default), a load past a variable faults.
+        let mut strict = DeviceMemory::globals(&variables);
+        let global = GlobalMemory::lend(&mut [&mut strict]);
+        assert_eq!(
+            global.load(GLOBAL_BASE + 1024, 4),
+            Err(FaultKind::OutOfBounds)
+        );
     }
 
     /// Physical memory mapped side by side reads and writes across the seam, kernels' loads

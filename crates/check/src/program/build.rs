@@ -492,6 +492,7 @@ impl<'m> Builder<'m> {
                 InstructionKind::CallRuntime { function, .. } if function.uses_heap()
             )
         });
+        let polls_global = self.instructions.iter().any(polls_global);
         Ok(Program {
             entry: name.to_string(),
             registers: self.registers,
@@ -510,6 +511,7 @@ impl<'m> Builder<'m> {
             has_atomics,
             atomics_commute,
             uses_heap,
+            polls_global,
             reserved_shared,
             cluster: ClusterDirectives::default(),
             max_threads: None,
@@ -3993,6 +3995,27 @@ fn not_executed(form: &OpForm) -> Option<&'static str> {
         ),
         _ => None,
     }
+}
+
+/// Whether `instruction` is a `.volatile`, `.relaxed` or `.acquire` load from `.global` memory or
+/// a generic address ([`Program::polls_global`]; PTX ISA 9.0, ld: "The qualifiers .volatile,
+/// .relaxed and .acquire may be used only with .global and .shared spaces and with generic
+/// addressing"). The IR keeps the space but not the qualifier, which is read from the text.
+fn polls_global(instruction: &Instruction) -> bool {
+    let InstructionKind::Ld { space, .. } = instruction.kind else {
+        return false;
+    };
+    if !matches!(space, Space::Global | Space::Generic) {
+        return false;
+    }
+    let opcode = instruction
+        .text
+        .split_whitespace()
+        .find(|word| !word.starts_with('@'))
+        .unwrap_or("");
+    opcode
+        .split('.')
+        .any(|modifier| matches!(modifier, "volatile" | "relaxed" | "acquire"))
 }
 
 /// Whether every atomic of `instructions` leaves the same memory and registers whatever the

@@ -233,6 +233,15 @@ pub struct Program {
     /// device heap, and its CTAs run one at a time, in order, so that the addresses `malloc`
     /// returns do not depend on host scheduling.
     pub uses_heap: bool,
+    /// Whether the program has a `.volatile`, `.relaxed` or `.acquire` load from `.global`
+    /// memory or a generic address: the mark of a thread that polls a value another thread
+    /// writes (PTX ISA 9.0, ld: "The qualifiers .volatile, .relaxed and .acquire may be used only
+    /// with .global and .shared spaces and with generic addressing"; a weak load carries no such
+    /// promise, and `.shared` memory is the CTA's own). The waiting thread may be in another
+    /// CTA, as a kernel that hands values from CTA to CTA through flags does (Barnes-Hut's
+    /// `SortKernel` waits for the CTA holding a cell's parent to write its start), so the
+    /// driver library runs such a grid's CTAs in turns (`grid::make_interleaved` in exec).
+    pub polls_global: bool,
     /// Whether the program reads a `%reserved_smem_offset_*` register: each CTA's shared
     /// memory then ends with the reserved region ([`RESERVED_SHARED_BYTES`]).
     pub reserved_shared: bool,

@@ -965,3 +965,67 @@ fn a_hand_written_grid_barrier_finishes_when_the_ctas_are_interleaved() {
         "{error}"
     );
 }
+
+/// A value handed from CTA to CTA through a flag, without atomics, as Barnes-Hut's
+/// `SortKernel` hands a cell's start to its children: the last CTA stores a value and then sets
+/// a flag; every other CTA spins on a volatile load of the flag, then reads the value. On a GPU
+/// the 8 CTAs are resident together, so it finishes.
+const FLAG_HANDOFF: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry flag_handoff(.param .u64 flag, .param .u64 out)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [flag];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %nctaid.x;
+    sub.u32 %r3, %r2, 1;
+    setp.eq.u32 %p1, %r1, %r3;
+    @!%p1 bra wait;
+    mov.u32 %r4, 1000;
+    st.volatile.global.u32 [%rd1+4], %r4;
+    membar.gl;
+    st.volatile.global.u32 [%rd1], 1;
+    bra done;
+wait:
+    ld.volatile.global.u32 %r5, [%rd1];
+    setp.eq.u32 %p2, %r5, 0;
+    @%p2 bra wait;
+    ld.volatile.global.u32 %r4, [%rd1+4];
+done:
+    add.u32 %r6, %r4, %r1;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r6;
+    ret;
+}
+"#;
+
+#[test]
+fn ctas_waiting_on_a_volatile_flag_without_atomics_are_interleaved() {
+    let module = Module::load(FLAG_HANDOFF, &Options::default()).expect("the kernel loads");
+    let (mut flag, mut out) = (vec![0u8; 8], vec![0u8; 32]);
+    let options = LaunchOptions {
+        interleave: true,
+        // One host thread: without interleaving, CTA 0 would spin alone to the step limit.
+        host_threads: 1,
+        max_steps: 50_000,
+        ..LaunchOptions::default()
+    };
+    module
+        .launch(
+            "flag_handoff",
+            [8, 1, 1],
+            [1, 1, 1],
+            &mut [Arg::Buffer(&mut flag), Arg::Buffer(&mut out)],
+            &options,
+        )
+        .expect("the interleaved launch finishes");
+    // Every CTA adds its index to the value the last one stored, 1000.
+    let want: Vec<u32> = (0..8u32).map(|i| 1000 + i).collect();
+    assert_eq!(u32s(&out), want);
+}
