@@ -153,7 +153,7 @@ fn launches_are_logged() {
     assert!(
         histogram.contains(" in 4 CTAs, ")
             && histogram.ends_with(
-                "; interpreter (its launches so far are small: threads x instructions below 2^22)"
+                "; interpreter (its launches so far are small: below 2^22 instructions (threads x instructions, or as issued))"
             ),
         "{histogram}"
     );

@@ -572,6 +572,7 @@ impl Module {
         };
         let mut run = grid::run_grid(&device, grid_options, None, None);
         run_nested(&mut device, &mut run, options, grid_options);
+        self.count_interpreted(entry, block, run.steps);
         for (arg, address) in args.iter_mut().zip(&addresses) {
             let (Arg::Buffer(bytes), Some(address)) = (arg, address) else {
                 continue;
@@ -708,9 +709,24 @@ impl Module {
             None => grid::run_grid(&device, grid_options, None, None),
         };
         run_nested(&mut device, &mut run, options, grid_options);
+        self.count_interpreted(entry, block, run.steps);
         let written = device.global.write_back_host();
         std::mem::take(&mut device.global).give_back(memories);
         report(run, written, options.max_steps)
+    }
+
+    /// Adds the instructions a launch of `entry` issued to the work [`Module::compiled`] counts
+    /// for it while it is not compiled: threads times the kernel's instructions is a lower
+    /// bound that loops exceed (a launch of a few threads looping 10^8 times counts little),
+    /// so the next launch of such a kernel is compiled once one launch has run that much.
+    fn count_interpreted(&self, entry: &str, block: Dim3, steps: u64) {
+        let mut cache = self
+            .compiled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(Compiled::Waiting(work)) = cache.get_mut(&(entry.to_string(), block)) {
+            *work = work.saturating_add(steps);
+        }
     }
 
     /// The device of a launch of `entry` over the global memory `global`: parameters,

@@ -72,7 +72,8 @@ pub trait Compiler: Send + Sync + std::fmt::Debug {
     ) -> Option<std::sync::Arc<dyn CompiledKernel>>;
 
     /// Whether a kernel is worth compiling once its launches (for one CTA shape) have come to
-    /// `work`: the sum over them of threads times the kernel's instructions, a lower bound of
+    /// `work`: the sum over them of threads times the kernel's instructions (plus, for launches
+    /// the interpreter ran, the instructions they issued), a lower bound of
     /// what the interpreter would run (loops run more). Compiling takes milliseconds, as long
     /// as interpreting a few million instructions, so a kernel launched small and seldom is
     /// cheaper left to the interpreter. By default every kernel is.

@@ -1493,3 +1493,55 @@ JOIN:
     );
     assert_eq!(registers[index("%r6")], 7, "%r6 = %r5 + 7");
 }
+
+/// `auto` counts what an interpreted launch issued, not only threads times instructions: a
+/// kernel of one thread that loops 2^21 times (4 instructions an iteration: twice `AUTO_WORK`
+/// issued, but 1 thread x 10 instructions by the static count) is compiled on
+/// its second launch.
+#[test]
+fn auto_counts_the_instructions_an_interpreted_launch_issued() {
+    use ptxsim_exec::api::{LaunchOptions, Module, Options};
+    use ptxsim_exec::memory::DeviceMemory;
+    use ptxsim_jit::{Engine, JitCompiler};
+    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry spin(.param .u64 out) {\n\
+        .reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n\
+        mov.u32 %r1, 0;\nmov.u32 %r2, 0;\n\
+        LOOP:\nadd.u32 %r2, %r2, %r1;\nadd.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 2097152;\n\
+        @%p1 bra LOOP;\n\
+        ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r2;\nret;\n}\n";
+    let module = Module::load(source, &Options::default()).expect("the kernel checks");
+    let compiler = JitCompiler::for_engine(Engine::Auto).expect("auto compiles");
+    let options = LaunchOptions {
+        compiler: Some(compiler),
+        max_steps: 1 << 24,
+        ..LaunchOptions::default()
+    };
+    let mut memory = DeviceMemory::allocations();
+    let buffer = memory.allocate("out", 4).expect("4 bytes");
+    let params = buffer.to_le_bytes();
+    let block = [1, 1, 1];
+    let mut launch = || {
+        let mut memories = [&mut memory];
+        module
+            .launch_in("spin", [1, 1, 1], block, &params, &mut memories, &options)
+            .expect("the launch runs");
+    };
+    launch();
+    assert_eq!(
+        module.compiled_state("spin", block),
+        None,
+        "interpreted first"
+    );
+    launch();
+    assert_eq!(
+        module.compiled_state("spin", block),
+        Some(true),
+        "compiled next"
+    );
+    let mut out = [0u8; 4];
+    memory.read(buffer, &mut out).expect("readable");
+    // The sum of 0 .. 2^21 - 1 modulo 2^32: 2^21 (2^21 - 1) / 2.
+    let want = ((1u64 << 21) * ((1 << 21) - 1) / 2) as u32;
+    assert_eq!(u32::from_le_bytes(out), want);
+}
