@@ -2540,7 +2540,9 @@ fn launch_engine(
             "the compiled tier declined it: it cannot compile it, or its threads hand values \
              through shared memory without a barrier"
         }
-        (None, None) => "its launches so far are small: below 2^22 instructions (threads x instructions, or as issued)",
+        (None, None) => {
+            "its launches so far are small: below 2^22 instructions (threads x instructions, or as issued)"
+        }
     };
     format!("interpreter ({why})")
 }
