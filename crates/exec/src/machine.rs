@@ -1733,42 +1733,30 @@ fn join_outside_lanes(groups: Vec<(u32, Vec<usize>)>) -> Vec<(u32, Vec<usize>)> 
             .iter()
             .fold(0u32, |bits, &lane| bits | 1 << (lane % 32))
     };
-    let outside = |(mask, lanes): &(u32, Vec<usize>)| bits(lanes) & !mask != 0;
-    if !groups.iter().any(outside) {
+    if groups.iter().all(|(mask, lanes)| bits(lanes) & !mask == 0) {
         return groups;
     }
-    // Each group as (mask, lanes, whether it has an outside lane), merged until no group with an
-    // outside lane overlaps another group.
+    // Each group as (the lanes it waits for: its membermask and its own lanes, which are the
+    // membermask unless one is outside; its lanes; whether one is outside), merged until no
+    // group with an outside lane overlaps another group.
     let mut merged: Vec<(u32, Vec<usize>, bool)> = Vec::new();
     for (mask, lanes) in groups {
-        let irregular = outside(&(mask, lanes.clone()));
-        merged.push((mask, lanes, irregular));
-        loop {
-            let last = merged.len() - 1;
-            let (mask, ref lanes, irregular) = merged[last];
-            let span = mask | bits(lanes);
-            let other =
-                merged[..last]
-                    .iter()
-                    .position(|(other_mask, other_lanes, other_irregular)| {
-                        (irregular || *other_irregular)
-                            && (other_mask | bits(other_lanes)) & span != 0
-                    });
-            let Some(other) = other else { break };
-            let (other_mask, other_lanes, other_irregular) = merged.remove(other);
-            let last = merged.last_mut().expect("the group just pushed");
-            last.0 |= other_mask | bits(&other_lanes) | bits(&last.1);
-            last.1.extend(other_lanes);
-            last.1.sort_unstable();
-            last.2 |= other_irregular;
+        let span = mask | bits(&lanes);
+        let mut group = (span, lanes, span != mask);
+        while let Some(other) = merged
+            .iter()
+            .position(|(span, _, outside)| (group.2 || *outside) && span & group.0 != 0)
+        {
+            let (span, lanes, outside) = merged.remove(other);
+            group.0 |= span;
+            group.1.extend(lanes);
+            group.2 |= outside;
         }
+        group.1.sort_unstable();
+        merged.push(group);
     }
     merged
         .into_iter()
-        .map(|(mask, lanes, irregular)| {
-            // An irregular group waits for its lanes too (they are here already).
-            let required = if irregular { mask | bits(&lanes) } else { mask };
-            (required, lanes)
-        })
+        .map(|(span, lanes, _)| (span, lanes))
         .collect()
 }
