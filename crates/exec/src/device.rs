@@ -54,6 +54,9 @@ pub struct Device<'p> {
     tensor_cores: crate::alu::tensor_cores::TensorCores,
     /// The kernel's compiled code, if it has some ([`Device::set_compiled`]).
     pub(crate) compiled: Option<Arc<dyn crate::compiled::CompiledKernel>>,
+    /// Compiling the kernel once the launch has issued enough instructions, where it started
+    /// without compiled code ([`Device::set_upgrade`]).
+    pub(crate) upgrade: Option<crate::compiled::Upgrade<'p>>,
 }
 
 impl<'p> Device<'p> {
@@ -119,6 +122,7 @@ impl<'p> Device<'p> {
             runtime: crate::launches::DeviceRuntime::default(),
             tensor_cores: crate::alu::tensor_cores::TensorCores::of_program(program.target),
             compiled: None,
+            upgrade: None,
         }
     }
 
@@ -126,6 +130,16 @@ impl<'p> Device<'p> {
     /// in runs that are neither traced nor sliced.
     pub fn set_compiled(&mut self, code: Arc<dyn crate::compiled::CompiledKernel>) {
         self.compiled = Some(code);
+    }
+
+    /// Lets the launch compile its kernel while it runs ([`crate::compiled::Upgrade`]): CTAs
+    /// that run without compiled code report the instructions they issue, and once `upgrade`
+    /// has compiled, run the code from then on (the CTAs that start later, and the threads of
+    /// a running CTA from their next entry into it). Only for a launch without compiled code.
+    pub fn set_upgrade(&mut self, upgrade: crate::compiled::Upgrade<'p>) {
+        if self.compiled.is_none() {
+            self.upgrade = Some(upgrade);
+        }
     }
 
     /// The kernel's compiled code ([`Device::set_compiled`]).
