@@ -528,7 +528,7 @@ fn memory_vector_type(elements: &[Element]) -> Result<Option<Type>, &'static str
         );
     }
     let kind = |t: Type| match t.kind() {
-        TypeKind::Unsigned | TypeKind::Signed | TypeKind::Packed => TypeKind::Unsigned,
+        TypeKind::Unsigned | TypeKind::Signed => TypeKind::Unsigned,
         other => other,
     };
     // Neighbour by neighbour: `{%f1, %r1, %u1, %u1}` is taken, `{%r1, %f1, %u1, %u1}` refused.

@@ -2241,6 +2241,16 @@ fn decode_div(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         "ftz" => Some(Modifier::Ftz),
         _ => float_rounding(m).map(Modifier::Rounding),
     })?;
+    // `.full` comes first, as in the Syntax block's `div.full{.ftz}.f32`: ptxas 13.5 says
+    // "Unknown modifier '.full'" for `div.ftz.full.f32` and `div.f32.full`, while it takes
+    // `.approx`, `.ftz` and the rounding modifiers in any order.
+    if let Some(index) = c.full.filter(|&index| index != 0) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            ".full comes first: div.full{.ftz}.f32",
+        ));
+    }
     let all: Vec<Type> = INTEGER_TYPES
         .iter()
         .copied()
