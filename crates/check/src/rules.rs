@@ -1424,6 +1424,27 @@ pub fn check_instruction(
                 }
                 None
             }
+            ptxsim_isa::ops::OpForm::Fma { .. } if op.opcode == ptxsim_isa::Opcode::Mad => {
+                let modifiers: Vec<&str> = instruction
+                    .modifiers
+                    .iter()
+                    .map(|m| m.value.as_str())
+                    .collect();
+                if let Some(version) = context.setting.version
+                    && let Some(rule) = ptxsim_isa::ops::mad_rounding_rule(
+                        &modifiers,
+                        version,
+                        context.setting.target.map(|target| target.number),
+                    )
+                {
+                    diagnostics.push(
+                        Diagnostic::error("E0306", rule, instruction.opcode.span).with_help(
+                            "ptxas decides mad.f32's rounding modifier by .version and .target",
+                        ),
+                    );
+                }
+                None
+            }
             ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
                 check_mbarrier_arrive(context.setting, &op.form, instruction, diagnostics);
                 let values = integer_operands(instruction);
@@ -1878,6 +1899,22 @@ pub fn check_module(
     header_only: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    // 11.3.3 ".address_size": "Introduced in PTX ISA version 2.3"; ptxas 13.5: "Feature
+    // '.address_size directive' requires PTX ISA .version 2.3 or later".
+    if let (Some(version), Some(size)) = (setting.version, &module.address_size)
+        && version < PtxVersion::new(2, 3)
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0233",
+                format!(".address_size needs PTX ISA version 2.3 or later; this module declares .version {version}"),
+                size.span,
+            )
+            .with_help(
+                "ptxas: Feature '.address_size directive' requires PTX ISA .version 2.3 or later",
+            ),
+        );
+    }
     if let (Some(version), Some(span)) = (setting.version, setting.version_span)
         && !PTX_VERSIONS.contains(&(version.major, version.minor))
     {

@@ -6,9 +6,9 @@
 //! decoded form on 22 `.target`/`.version` pairs.
 
 use crate::form::OpInstruction;
-use crate::opcode::Opcode;
 use crate::gating::{Applies, BLACKWELL_SPECIFIC, Gate, SM120_SPECIFIC, Support, TargetSet};
 use crate::mma::MmaType;
+use crate::opcode::Opcode;
 use crate::ops::{
     AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, Im2colWide, IntOp, MbarrierOp, OpForm, Space,
     TensormapField,
