@@ -841,7 +841,18 @@ const IMMEDIATE_ADDRESS: &str = "E0325";
 /// `%reserved_smem_offset_*` 7.6 and sm_80; `%current_graph_exec` 8.0 and sm_50). ptxas 13.5:
 /// "Feature '%cluster_ctarank' requires .target sm_90 or higher", "... requires PTX ISA
 /// .version 7.8 or later".
-const SPECIAL_REGISTER_GATES: [(&str, u32, PtxVersion); 11] = [
+///
+/// The older ones, measured with ptxas 13.5 on sm_10-sm_30 at PTX ISA 1.0-4.0 (the ISA: "%nwarpid
+/// ... Introduced in PTX ISA version 2.0. Requires sm_20 or higher", the same for `%lanemask_*`
+/// and `%clock64`; `%dynamic_smem_size`, `%total_smem_size` "Introduced in PTX ISA version
+/// 4.1"): "Feature '%nwarpid' requires PTX ISA .version 2.0 or later", "... requires .target
+/// sm_20 or higher".
+const SPECIAL_REGISTER_GATES: [(&str, u32, PtxVersion); 16] = [
+    ("%nwarpid", 20, PtxVersion::new(2, 0)),
+    ("%lanemask_", 20, PtxVersion::new(2, 0)),
+    ("%clock64", 20, PtxVersion::new(2, 0)),
+    ("%dynamic_smem_size", 20, PtxVersion::new(4, 1)),
+    ("%total_smem_size", 20, PtxVersion::new(4, 1)),
     ("%cluster_ctaid", 90, PtxVersion::new(7, 8)),
     ("%cluster_nctaid", 90, PtxVersion::new(7, 8)),
     ("%cluster_ctarank", 90, PtxVersion::new(7, 8)),

@@ -37,6 +37,27 @@ pub enum OpFeature {
     OldTarget30,
     /// sm_32: `shf` ("Instruction 'shf.l' requires .target sm_32 or higher").
     OldTarget32,
+    /// `fma.f32` (PTX ISA 2.0, sm_20; ptxas 13.5: "Feature 'fma.f32' requires PTX ISA
+    /// .version 2.0 or later", "Instruction 'fma.f32' requires .target sm_20 or higher").
+    FmaF32,
+    /// `fma.f64` (PTX ISA 1.4: "Feature 'fma.f64' requires PTX ISA .version 1.4 or later").
+    FmaF64,
+    /// `membar` (PTX ISA 1.4: "Feature 'membar' requires PTX ISA .version 1.4 or later").
+    Membar,
+    /// `membar.sys` (PTX ISA 2.0, sm_20: "Feature 'membar.sys' requires PTX ISA .version 2.0",
+    /// "Instruction 'membar.sys' requires .target sm_20 or higher").
+    MembarSys,
+    /// `vote.ballot` (PTX ISA 2.0, sm_20: "Feature 'vote.ballot' requires PTX ISA .version 2.0
+    /// or later", "Instruction 'vote.ballot' requires .target sm_20 or higher").
+    VoteBallot,
+    /// `rcp.approx.f64` (PTX ISA 2.1: "Feature 'rcp.approx.f64' requires PTX ISA .version 2.1
+    /// or later").
+    RcpApproxF64,
+    /// `.approx` on `div`, `rcp`, `sqrt` (PTX ISA 1.4: "Feature '.approx' requires PTX ISA
+    /// .version 1.4 or later").
+    Approx,
+    /// `suq` (PTX ISA 1.5: "Feature 'suq' requires PTX ISA .version 1.5 or later").
+    Suq,
     /// `shfl.sync`, `bar.warp.sync` (PTX ISA 6.0; ptxas 13.5: "Feature 'shfl.sync' requires
     /// PTX ISA .version 6.0 or later", "Feature 'bar.warp' requires ...").
     WarpSync,
@@ -1226,6 +1247,70 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "fma.f32",
+        applies: Applies::Op(OpFeature::FmaF32),
+        support: &[Support {
+            since: v(2, 0),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
+        feature: "fma.f64",
+        applies: Applies::Op(OpFeature::FmaF64),
+        support: &[Support {
+            since: v(1, 4),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "membar",
+        applies: Applies::Op(OpFeature::Membar),
+        support: &[Support {
+            since: v(1, 4),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "membar.sys",
+        applies: Applies::Op(OpFeature::MembarSys),
+        support: &[Support {
+            since: v(2, 0),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
+        feature: "vote.ballot",
+        applies: Applies::Op(OpFeature::VoteBallot),
+        support: &[Support {
+            since: v(2, 0),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
+        feature: "rcp.approx.f64",
+        applies: Applies::Op(OpFeature::RcpApproxF64),
+        support: &[Support {
+            since: v(2, 1),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: ".approx",
+        applies: Applies::Op(OpFeature::Approx),
+        support: &[Support {
+            since: v(1, 4),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "suq",
+        applies: Applies::Op(OpFeature::Suq),
+        support: &[Support {
+            since: v(1, 5),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
         feature: "shfl.sync, bar.warp.sync",
         applies: Applies::Op(OpFeature::WarpSync),
         support: &[Support {
@@ -1320,6 +1405,32 @@ fn old_target_applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<O
         }),
         OpFeature::OldTarget30 => whole(op.opcode == O::Shfl),
         OpFeature::OldTarget32 => whole(op.opcode == O::Shf),
+        OpFeature::FmaF32 => whole(op.opcode == O::Fma && has("f32")),
+        OpFeature::FmaF64 => whole(op.opcode == O::Fma && has("f64")),
+        OpFeature::Membar => whole(op.opcode == O::Membar),
+        OpFeature::MembarSys => Some(if op.opcode == O::Membar && has("sys") {
+            Some(named("sys"))
+        } else {
+            None
+        }),
+        OpFeature::VoteBallot => Some(if op.opcode == O::Vote && has("ballot") {
+            Some(named("ballot"))
+        } else {
+            None
+        }),
+        OpFeature::RcpApproxF64 => Some(if op.opcode == O::Rcp && has("approx") && has("f64") {
+            Some(named("approx"))
+        } else {
+            None
+        }),
+        OpFeature::Approx => Some(
+            if matches!(op.opcode, O::Div | O::Rcp | O::Sqrt) && has("approx") {
+                Some(named("approx"))
+            } else {
+                None
+            },
+        ),
+        OpFeature::Suq => whole(op.opcode == O::Suq),
         OpFeature::WarpSync => Some(match op.opcode {
             O::Shfl if has("sync") => Some(named("sync")),
             O::Bar if has("warp") => Some(named("warp")),
