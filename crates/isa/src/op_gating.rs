@@ -31,7 +31,8 @@ pub enum OpFeature {
     /// "Target ISA notes"): `bfe`, `bfi`, `popc`, `clz`, `brev`, `prmt`, `ldu`, `testp`,
     /// `copysign`, `isspacep`, `cvta`, `prefetch`, `prefetchu`, `bar.red`, `div`/`rcp`/`sqrt`
     /// `.f32` with a rounding modifier ("Instruction 'div.rnd.f32' requires .target sm_20"),
-    /// `atom`/`red` `.add.f32`.
+    /// `atom`/`red` `.add.f32`, and generic addressing (`ld`, `st`, `atom`, `red` without a
+    /// state space).
     OldTarget20,
     /// sm_30: `shfl` ("Instruction 'shfl' requires .target sm_30 or higher").
     OldTarget30,
@@ -1401,6 +1402,20 @@ fn old_target_applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<O
             O::Bar if has("red") => Some(named("red")),
             O::Div | O::Rcp | O::Sqrt if has("f32") && rounding().is_some() => Some(rounding()),
             O::Atom | O::Red if has("add") && has("f32") => Some(named("f32")),
+            // Generic addressing: `ld`/`st`/`atom`/`red` without a state space ("Feature
+            // 'generic addressing' requires .target sm_20 or higher").
+            O::Ld | O::St | O::Atom | O::Red
+                if modifier_index(op, |m| {
+                    m.starts_with("global")
+                        || m.starts_with("shared")
+                        || m.starts_with("local")
+                        || m.starts_with("const")
+                        || m.starts_with("param")
+                })
+                .is_none() =>
+            {
+                Some(None)
+            }
             _ => None,
         }),
         OpFeature::OldTarget30 => whole(op.opcode == O::Shfl),
