@@ -640,7 +640,9 @@ def module_text(target: str, version: str, lines: list[str]) -> tuple[str, int]:
     for l in lines:
         used |= gen.regs_used(l)
     text = " ".join(lines)
-    head = [f".version {version}", f".target {target}", ".address_size 64"]
+    head = [f".version {version}", f".target {target}"]
+    if gen.vkey(version) >= (2, 3):  # "Feature '.address_size directive' requires PTX ISA
+        head.append(".address_size 64")  # .version 2.3 or later" (gpuocelot's PTX 1.4 lines)
     for s, decl in SYMBOLS.items():
         if f"sym_{s}" in text:
             head.append(decl)

@@ -93,7 +93,9 @@ pub fn check_param_alignment(declaration: &VariableDeclaration, diagnostics: &mu
 ///   `check_initial_values`; E0221, E0226), an initializer only in `.global` and `.const`
 ///   ("No initial value is allowed for 'x' in this state space"; E0221), and no module-scope
 ///   `.local` ("Module-scoped variables in .local state space are not allowed with ABI";
-///   E0223).
+///   E0223) from PTX ISA 3.0 on, the first version whose modules always use the ABI: ptxas
+///   13.5 takes one below 3.0 ("Use of module scoped .local or .reg variable 'L1' found,
+///   disabling ABI", a warning), as gpuocelot's PTX 2.x tests declare them.
 pub fn check_form(
     setting: &ModuleSetting,
     declaration: &VariableDeclaration,
@@ -127,7 +129,12 @@ pub fn check_form(
         diagnostics,
     );
     check_declarators(declaration, scope, diagnostics);
-    if scope == Scope::Module && space == StateSpace::Local {
+    if scope == Scope::Module
+        && space == StateSpace::Local
+        && setting
+            .version
+            .is_none_or(|version| version >= ptxsim_isa::PtxVersion::new(3, 0))
+    {
         diagnostics.push(error(
             "E0223",
             "module-scope `.local` variables do not exist under the ABI; declare them in a \

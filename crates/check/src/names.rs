@@ -1911,6 +1911,11 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        if let Some(op) = op
+            && let Some(diagnostic) = self.indirect_handle(op, instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
         // `[a].unified` is `ld`'s (and `ldu`'s, `atom`'s, `multimem`'s: ptxas 13.5) (PTX ISA
         // 9.7.9.8: "The qualifiers .unified and
         // .level::cache_hint are only supported for .global state space and for generic
@@ -2126,6 +2131,51 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 name.name.span,
             )
         })
+    }
+
+    /// A texture or surface handle in a register (`tex.1d.v4.f32.s32 d, [%rd1, {%r1}]`,
+    /// `suq.width.b32 d, [%rd1]`) below PTX ISA 3.1, which introduced "indirect texture
+    /// access" and "indirect surface access" (ptxas 13.5: "Feature 'indirect texture access'
+    /// requires PTX ISA .version 3.1 or later"; E0402).
+    fn indirect_handle(&self, op: Opcode, instruction: &Instruction) -> Option<Diagnostic> {
+        let (index, surface) = match op {
+            Opcode::Tex | Opcode::Tld4 | Opcode::Txq => (1, false),
+            Opcode::Suld | Opcode::Suq => (1, true),
+            Opcode::Sust | Opcode::Sured => (0, true),
+            _ => return None,
+        };
+        let version = self.resolver.setting.version?;
+        if version >= ptxsim_isa::PtxVersion::new(3, 1) {
+            return None;
+        }
+        let name = match instruction.operands.get(index)? {
+            Operand::AddressList(items) => match items.value.first()? {
+                Operand::Name(name) => name,
+                _ => return None,
+            },
+            Operand::Address(address) => match &address.base {
+                AddressBase::Name(name) => name,
+                AddressBase::Immediate(_) => return None,
+            },
+            _ => return None,
+        };
+        let found = self.quiet_lookup(name.name.as_str())?;
+        if found.symbol.is_some() || found.ty.is_none() {
+            return None;
+        }
+        let feature = if surface { "surface" } else { "texture" };
+        Some(
+            Diagnostic::error(
+                "E0402",
+                format!(
+                    "indirect {feature} access (a handle in a register) needs PTX ISA version                      3.1 or later; this module declares .version {version}"
+                ),
+                name.name.span,
+            )
+            .with_help(format!(
+                "ptxas: Feature 'indirect {feature} access' requires PTX ISA .version 3.1 or later"
+            )),
+        )
     }
 
     /// What `name` resolves to here, without reporting a name that does not resolve.

@@ -841,7 +841,18 @@ const IMMEDIATE_ADDRESS: &str = "E0325";
 /// `%reserved_smem_offset_*` 7.6 and sm_80; `%current_graph_exec` 8.0 and sm_50). ptxas 13.5:
 /// "Feature '%cluster_ctarank' requires .target sm_90 or higher", "... requires PTX ISA
 /// .version 7.8 or later".
-const SPECIAL_REGISTER_GATES: [(&str, u32, PtxVersion); 11] = [
+///
+/// The older ones, measured with ptxas 13.5 on sm_10-sm_30 at PTX ISA 1.0-4.0 (the ISA: "%nwarpid
+/// ... Introduced in PTX ISA version 2.0. Requires sm_20 or higher", the same for `%lanemask_*`
+/// and `%clock64`; `%dynamic_smem_size`, `%total_smem_size` "Introduced in PTX ISA version
+/// 4.1"): "Feature '%nwarpid' requires PTX ISA .version 2.0 or later", "... requires .target
+/// sm_20 or higher".
+const SPECIAL_REGISTER_GATES: [(&str, u32, PtxVersion); 16] = [
+    ("%nwarpid", 20, PtxVersion::new(2, 0)),
+    ("%lanemask_", 20, PtxVersion::new(2, 0)),
+    ("%clock64", 20, PtxVersion::new(2, 0)),
+    ("%dynamic_smem_size", 20, PtxVersion::new(4, 1)),
+    ("%total_smem_size", 20, PtxVersion::new(4, 1)),
     ("%cluster_ctaid", 90, PtxVersion::new(7, 8)),
     ("%cluster_nctaid", 90, PtxVersion::new(7, 8)),
     ("%cluster_ctarank", 90, PtxVersion::new(7, 8)),
@@ -1424,6 +1435,27 @@ pub fn check_instruction(
                 }
                 None
             }
+            ptxsim_isa::ops::OpForm::Fma { .. } if op.opcode == ptxsim_isa::Opcode::Mad => {
+                let modifiers: Vec<&str> = instruction
+                    .modifiers
+                    .iter()
+                    .map(|m| m.value.as_str())
+                    .collect();
+                if let Some(version) = context.setting.version
+                    && let Some(rule) = ptxsim_isa::ops::mad_rounding_rule(
+                        &modifiers,
+                        version,
+                        context.setting.target.map(|target| target.number),
+                    )
+                {
+                    diagnostics.push(
+                        Diagnostic::error("E0306", rule, instruction.opcode.span).with_help(
+                            "ptxas decides mad.f32's rounding modifier by .version and .target",
+                        ),
+                    );
+                }
+                None
+            }
             ptxsim_isa::ops::OpForm::Mbarrier { .. } => {
                 check_mbarrier_arrive(context.setting, &op.form, instruction, diagnostics);
                 let values = integer_operands(instruction);
@@ -1878,6 +1910,22 @@ pub fn check_module(
     header_only: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    // 11.3.3 ".address_size": "Introduced in PTX ISA version 2.3"; ptxas 13.5: "Feature
+    // '.address_size directive' requires PTX ISA .version 2.3 or later".
+    if let (Some(version), Some(size)) = (setting.version, &module.address_size)
+        && version < PtxVersion::new(2, 3)
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                "E0233",
+                format!(".address_size needs PTX ISA version 2.3 or later; this module declares .version {version}"),
+                size.span,
+            )
+            .with_help(
+                "ptxas: Feature '.address_size directive' requires PTX ISA .version 2.3 or later",
+            ),
+        );
+    }
     if let (Some(version), Some(span)) = (setting.version, setting.version_span)
         && !PTX_VERSIONS.contains(&(version.major, version.minor))
     {

@@ -104,7 +104,12 @@ fn build_module(target: &str, version: &str, cases: &[&Case]) -> (String, Vec<(u
     // that state space, `sym_param` a kernel parameter, `brx_tab` a `.branchtargets` list of
     // `L0`.
     let uses = |name: &str| cases.iter().any(|case| case.instruction.contains(name));
-    let mut module = format!(".version {version}\n.target {target}\n.address_size 64\n");
+    let mut module = format!(".version {version}\n.target {target}\n");
+    // fuzz.py writes `.address_size` from PTX ISA 2.3 on, the first version that has it.
+    let (major, minor) = version.split_once('.').unwrap_or((version, "0"));
+    if (major.parse().unwrap_or(0), minor.parse().unwrap_or(0)) >= (2u32, 3u32) {
+        module.push_str(".address_size 64\n");
+    }
     for space in ["global", "shared", "const"] {
         if uses(&format!("sym_{space}")) {
             module.push_str(&format!(".{space} .align 16 .b8 sym_{space}[64];\n"));

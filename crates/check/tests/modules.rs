@@ -12,7 +12,10 @@
 //! and piece by piece straight from the text (small pieces, two threads), which must give the
 //! same diagnostics. The files hold only modules ptxsim agreed on when they were written
 //! (docs/conformance.md, "The seventh round", "The eighth round" and "The tenth round";
-//! the tenth round's also holds modules of Triton's newer LLVM, `llvmcorpus.py triton`).
+//! the tenth round's also holds modules of Triton's newer LLVM, `llvmcorpus.py triton`), and
+//! of `tests/conformance/hand-modules.txt.xz` (the eleventh round: `realcorpus.py judge|mutate
+//! --assembler --tsv` on `scripts/conformance/handcorpus.py`'s modules written by hand by
+//! ZLUDA's, gpuocelot's and ptx_tests' authors, whole and mutated).
 
 #[path = "../../../tests/conformance/data.rs"]
 mod data;
@@ -52,6 +55,11 @@ fn every_mutated_real_module_gets_ptxas_verdict() {
 #[test]
 fn every_llvm_module_gets_ptxas_verdict() {
     every_module_gets_ptxas_verdict("llvm-modules.txt.xz", 1000, 500);
+}
+
+#[test]
+fn every_hand_written_module_gets_ptxas_verdict() {
+    every_module_gets_ptxas_verdict("hand-modules.txt.xz", 1000, 300);
 }
 
 /// Checks every row of `tests/conformance/<name>`, which has more than `min_rows` rows and

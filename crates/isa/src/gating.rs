@@ -225,11 +225,10 @@ pub const GATES: &[Gate] = &[
         applies: cvt(None, None, None, None, None),
         support: &[anywhere(v(1, 0))],
     },
-    Gate {
-        feature: "cvt to or from .f64",
-        applies: cvt(None, None, Some(&[F64]), None, None),
-        support: &[at_least(v(1, 0), 13)],
-    },
+    // "cvt to or from .f64 requires sm_13 or higher" (Target ISA notes), but ptxas 13.5
+    // assembles `cvt.rzi.s32.f64` for `.target sm_10`-`sm_12` without a word (it takes every
+    // `.f64` instruction there, as `map_f64_to_f32` did), so no gate is kept for it
+    // (docs/divergences.md D55).
     Gate {
         feature: "cvt .relu",
         applies: cvt(None, None, None, None, Some(CvtFlag::Relu)),

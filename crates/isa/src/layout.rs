@@ -358,6 +358,22 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                     ),
                 ));
             }
+            // A `.f32`/`.f64` vector of `ld`/`st` also takes integer registers of that width,
+            // which the scalar forms refuse (ptxas 13.5 takes `ld.global.v2.f32 {%r1, %r2}`
+            // and `st.global.v2.f64 [a], {%rd1, %rd2}`, and refuses `st.global.f32 [a], %r1`
+            // and `st.global.v2.f32 [a], {%rd1, %rd2}`: "Arguments mismatch"; with an
+            // immediate beside them, `{%r1, 1.0}`: "Vector with elements of different types").
+            let relaxed_float = matches!(
+                element,
+                RegisterRule::RelaxedSource(Type::F32 | Type::F64)
+                    | RegisterRule::RelaxedDestination(Type::F32 | Type::F64)
+            ) && elements.iter().all(|e| matches!(e, Element::Register(_)));
+            let accepts = |t: Type| {
+                element.accepts(t)
+                    || (relaxed_float
+                        && matches!(t.kind(), TypeKind::Unsigned | TypeKind::Signed)
+                        && t.bits() == element.instruction_type().bits())
+            };
             let joined = match element {
                 RegisterRule::RelaxedSource(_) | RegisterRule::RelaxedDestination(_) => {
                     match memory_vector_type(elements) {
@@ -396,7 +412,7 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 _ => None,
             };
             if let Some(joined) = joined
-                && !element.accepts(joined)
+                && !accepts(joined)
             {
                 return Some(Violation::new(
                     RuleCode::RegisterType,
@@ -415,7 +431,7 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 };
                 match e {
                     Element::Register(_) if joined.is_some() => None,
-                    Element::Register(t) if element.accepts(*t) => None,
+                    Element::Register(t) if accepts(*t) => None,
                     Element::Register(t) => Some(Violation::new(
                         RuleCode::RegisterType,
                         at,
@@ -528,7 +544,7 @@ fn memory_vector_type(elements: &[Element]) -> Result<Option<Type>, &'static str
         );
     }
     let kind = |t: Type| match t.kind() {
-        TypeKind::Unsigned | TypeKind::Signed | TypeKind::Packed => TypeKind::Unsigned,
+        TypeKind::Unsigned | TypeKind::Signed => TypeKind::Unsigned,
         other => other,
     };
     // Neighbour by neighbour: `{%f1, %r1, %u1, %u1}` is taken, `{%r1, %f1, %u1, %u1}` refused.

@@ -8,6 +8,7 @@
 use crate::form::OpInstruction;
 use crate::gating::{Applies, BLACKWELL_SPECIFIC, Gate, SM120_SPECIFIC, Support, TargetSet};
 use crate::mma::MmaType;
+use crate::opcode::Opcode;
 use crate::ops::{
     AtomOp, FloatModifiers, FloatOp, FloatUnaryOp, Im2colWide, IntOp, MbarrierOp, OpForm, Space,
     TensormapField,
@@ -18,6 +19,49 @@ use crate::types::Type;
 /// A feature of a non-conversion instruction that only some targets or versions have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpFeature {
+    /// The instructions the first targets lacked, by the oldest target ptxas 13.5 takes them
+    /// on ("Instruction 'atom' requires .target sm_11 or higher"; PTX ISA "Target ISA notes":
+    /// `atom`/`red` "require sm_11 or higher", `brkpt` sm_11): `atom`, `red`, `brkpt`.
+    OldTarget11,
+    /// sm_12: `vote`; `atom`/`red` on `.shared` ("Feature 'shared storage' requires .target
+    /// sm_12 or higher") or with a 64-bit type ("Instruction 'atom.add.u64.global' requires
+    /// .target sm_12 or higher").
+    OldTarget12,
+    /// sm_20 (ptxas 13.5: "Instruction 'bfe' requires .target sm_20 or higher"; each opcode's
+    /// "Target ISA notes"): `bfe`, `bfi`, `popc`, `clz`, `brev`, `prmt`, `ldu`, `testp`,
+    /// `copysign`, `isspacep`, `cvta`, `prefetch`, `prefetchu`, `bar.red`, `div`/`rcp`/`sqrt`
+    /// `.f32` with a rounding modifier ("Instruction 'div.rnd.f32' requires .target sm_20"),
+    /// `atom`/`red` `.add.f32`, and generic addressing (`ld`, `st`, `atom`, `red` without a
+    /// state space).
+    OldTarget20,
+    /// sm_30: `shfl` ("Instruction 'shfl' requires .target sm_30 or higher").
+    OldTarget30,
+    /// sm_32: `shf` ("Instruction 'shf.l' requires .target sm_32 or higher").
+    OldTarget32,
+    /// `fma.f32` (PTX ISA 2.0, sm_20; ptxas 13.5: "Feature 'fma.f32' requires PTX ISA
+    /// .version 2.0 or later", "Instruction 'fma.f32' requires .target sm_20 or higher").
+    FmaF32,
+    /// `fma.f64` (PTX ISA 1.4: "Feature 'fma.f64' requires PTX ISA .version 1.4 or later").
+    FmaF64,
+    /// `membar` (PTX ISA 1.4: "Feature 'membar' requires PTX ISA .version 1.4 or later").
+    Membar,
+    /// `membar.sys` (PTX ISA 2.0, sm_20: "Feature 'membar.sys' requires PTX ISA .version 2.0",
+    /// "Instruction 'membar.sys' requires .target sm_20 or higher").
+    MembarSys,
+    /// `vote.ballot` (PTX ISA 2.0, sm_20: "Feature 'vote.ballot' requires PTX ISA .version 2.0
+    /// or later", "Instruction 'vote.ballot' requires .target sm_20 or higher").
+    VoteBallot,
+    /// `rcp.approx.f64` (PTX ISA 2.1: "Feature 'rcp.approx.f64' requires PTX ISA .version 2.1
+    /// or later").
+    RcpApproxF64,
+    /// `.approx` on `div`, `rcp`, `sqrt` (PTX ISA 1.4: "Feature '.approx' requires PTX ISA
+    /// .version 1.4 or later").
+    Approx,
+    /// `suq` (PTX ISA 1.5: "Feature 'suq' requires PTX ISA .version 1.5 or later").
+    Suq,
+    /// `shfl.sync`, `bar.warp.sync` (PTX ISA 6.0; ptxas 13.5: "Feature 'shfl.sync' requires
+    /// PTX ISA .version 6.0 or later", "Feature 'bar.warp' requires ...").
+    WarpSync,
     /// `add`, `sub`, `mul`, `fma`, `neg`, `setp` on `.f16`/`.f16x2` (9.7.4: "requires sm_53 or
     /// higher", "introduced in PTX ISA version 4.2").
     HalfArithmetic,
@@ -1164,6 +1208,118 @@ pub const OP_GATES: &[Gate] = &[
         }],
     },
     Gate {
+        feature: "atom, red, brkpt",
+        applies: Applies::Op(OpFeature::OldTarget11),
+        support: &[Support {
+            since: v(1, 0),
+            targets: TargetSet::AtLeast(11),
+        }],
+    },
+    Gate {
+        feature: "vote, and atom/red on .shared or 64-bit types",
+        applies: Applies::Op(OpFeature::OldTarget12),
+        support: &[Support {
+            since: v(1, 0),
+            targets: TargetSet::AtLeast(12),
+        }],
+    },
+    Gate {
+        feature: "an instruction of sm_20",
+        applies: Applies::Op(OpFeature::OldTarget20),
+        support: &[Support {
+            since: v(1, 0),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
+        feature: "shfl",
+        applies: Applies::Op(OpFeature::OldTarget30),
+        support: &[Support {
+            since: v(1, 0),
+            targets: TargetSet::AtLeast(30),
+        }],
+    },
+    Gate {
+        feature: "shf",
+        applies: Applies::Op(OpFeature::OldTarget32),
+        support: &[Support {
+            since: v(1, 0),
+            targets: TargetSet::AtLeast(32),
+        }],
+    },
+    Gate {
+        feature: "fma.f32",
+        applies: Applies::Op(OpFeature::FmaF32),
+        support: &[Support {
+            since: v(2, 0),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
+        feature: "fma.f64",
+        applies: Applies::Op(OpFeature::FmaF64),
+        support: &[Support {
+            since: v(1, 4),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "membar",
+        applies: Applies::Op(OpFeature::Membar),
+        support: &[Support {
+            since: v(1, 4),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "membar.sys",
+        applies: Applies::Op(OpFeature::MembarSys),
+        support: &[Support {
+            since: v(2, 0),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
+        feature: "vote.ballot",
+        applies: Applies::Op(OpFeature::VoteBallot),
+        support: &[Support {
+            since: v(2, 0),
+            targets: TargetSet::AtLeast(20),
+        }],
+    },
+    Gate {
+        feature: "rcp.approx.f64",
+        applies: Applies::Op(OpFeature::RcpApproxF64),
+        support: &[Support {
+            since: v(2, 1),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: ".approx",
+        applies: Applies::Op(OpFeature::Approx),
+        support: &[Support {
+            since: v(1, 4),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "suq",
+        applies: Applies::Op(OpFeature::Suq),
+        support: &[Support {
+            since: v(1, 5),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
+        feature: "shfl.sync, bar.warp.sync",
+        applies: Applies::Op(OpFeature::WarpSync),
+        support: &[Support {
+            since: v(6, 0),
+            targets: TargetSet::Any,
+        }],
+    },
+    Gate {
         feature: "shfl without .sync",
         applies: Applies::Op(OpFeature::ShflWithoutSync),
         support: &[Support {
@@ -1212,12 +1368,102 @@ fn named_any(op: &OpInstruction, names: &[&str]) -> Option<Option<usize>> {
     Some(modifier_index(op, |m| names.contains(&m)))
 }
 
+/// [`applies`] for the whole-opcode gates of the first targets and [`OpFeature::WarpSync`]
+/// (`None`: not one of them). Measured with ptxas 13.5 on sm_10 ... sm_35 at PTX ISA 1.4-4.0.
+fn old_target_applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<Option<usize>>> {
+    use Opcode as O;
+    let named = |name: &str| modifier_index(op, |m| m == name);
+    let has = |name: &str| named(name).is_some();
+    let wide = || modifier_index(op, |m| matches!(m, "u64" | "s64" | "b64" | "f64"));
+    let rounding = || modifier_index(op, |m| matches!(m, "rn" | "rz" | "rm" | "rp"));
+    let whole = |yes: bool| Some(yes.then_some(None));
+    match feature {
+        OpFeature::OldTarget11 => whole(matches!(op.opcode, O::Atom | O::Red | O::Brkpt)),
+        OpFeature::OldTarget12 => Some(match op.opcode {
+            O::Vote => Some(None),
+            O::Atom | O::Red if has("shared") => Some(named("shared")),
+            O::Atom | O::Red if wide().is_some() => Some(wide()),
+            _ => None,
+        }),
+        OpFeature::OldTarget20 => Some(match op.opcode {
+            O::Bfe
+            | O::Bfi
+            | O::Popc
+            | O::Clz
+            | O::Brev
+            | O::Prmt
+            | O::Ldu
+            | O::Testp
+            | O::Copysign
+            | O::Isspacep
+            | O::Cvta
+            | O::Prefetch
+            | O::Prefetchu => Some(None),
+            O::Bar if has("red") => Some(named("red")),
+            O::Div | O::Rcp | O::Sqrt if has("f32") && rounding().is_some() => Some(rounding()),
+            O::Atom | O::Red if has("add") && has("f32") => Some(named("f32")),
+            // Generic addressing: `ld`/`st`/`atom`/`red` without a state space ("Feature
+            // 'generic addressing' requires .target sm_20 or higher").
+            O::Ld | O::St | O::Atom | O::Red
+                if modifier_index(op, |m| {
+                    m.starts_with("global")
+                        || m.starts_with("shared")
+                        || m.starts_with("local")
+                        || m.starts_with("const")
+                        || m.starts_with("param")
+                })
+                .is_none() =>
+            {
+                Some(None)
+            }
+            _ => None,
+        }),
+        OpFeature::OldTarget30 => whole(op.opcode == O::Shfl),
+        OpFeature::OldTarget32 => whole(op.opcode == O::Shf),
+        OpFeature::FmaF32 => whole(op.opcode == O::Fma && has("f32")),
+        OpFeature::FmaF64 => whole(op.opcode == O::Fma && has("f64")),
+        OpFeature::Membar => whole(op.opcode == O::Membar),
+        OpFeature::MembarSys => Some(if op.opcode == O::Membar && has("sys") {
+            Some(named("sys"))
+        } else {
+            None
+        }),
+        OpFeature::VoteBallot => Some(if op.opcode == O::Vote && has("ballot") {
+            Some(named("ballot"))
+        } else {
+            None
+        }),
+        OpFeature::RcpApproxF64 => Some(if op.opcode == O::Rcp && has("approx") && has("f64") {
+            Some(named("approx"))
+        } else {
+            None
+        }),
+        OpFeature::Approx => Some(
+            if matches!(op.opcode, O::Div | O::Rcp | O::Sqrt) && has("approx") {
+                Some(named("approx"))
+            } else {
+                None
+            },
+        ),
+        OpFeature::Suq => whole(op.opcode == O::Suq),
+        OpFeature::WarpSync => Some(match op.opcode {
+            O::Shfl if has("sync") => Some(named("sync")),
+            O::Bar if has("warp") => Some(named("warp")),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
 /// Whether `feature` applies to `op`, and if so the index of the modifier that brings it in
 /// (the type's, where the type decides).
 pub(crate) fn applies(feature: OpFeature, op: &OpInstruction) -> Option<Option<usize>> {
     let type_index = || modifier_index(op, |m| Type::from_name(m).is_some());
     let named = |name: &str| modifier_index(op, |m| m == name);
     let hit = |yes: bool| yes.then(type_index);
+    if let Some(answer) = old_target_applies(feature, op) {
+        return answer;
+    }
     match (feature, op.form) {
         (
             OpFeature::HalfArithmetic,

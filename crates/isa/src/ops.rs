@@ -2224,11 +2224,40 @@ fn decode_mad(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     forbid(c.mul.map(|m| m.index), modifiers, ty, opcode)?;
     forbid(c.cc, modifiers, ty, opcode)?;
     check_float_flags(&c, modifiers, ty, opcode)?;
-    require_rounding(&c, opcode, ty)?;
+    // `mad.f32` without a rounding modifier is taken below PTX ISA 4.0 (ptxas 13.5 on sm_20 at
+    // 2.0-3.1; "Rounding modifier required for instruction 'mad'" from 4.0), where it is
+    // `mad.rn.f32` on sm_20 and later: [`mad_rounding_rule`] decides by `.version`.
+    if ty != Type::F32 {
+        require_rounding(&c, opcode, ty)?;
+    }
     Ok(OpForm::Fma {
         ty,
         modifiers: c.float_modifiers(),
     })
+}
+
+/// The `.version`/`.target` rule of a floating-point `mad` (`OpForm::Fma` decoded from `mad`;
+/// `modifiers` as written), measured with ptxas 13.5: `mad.f32` needs a rounding modifier from
+/// PTX ISA 4.0 on ("Rounding modifier required for instruction 'mad'"; the ISA's `mad` section:
+/// "`mad.f32` requires a rounding modifier for sm_20 and higher targets", which ptxas applies
+/// by version), and takes none below sm_20 ("Illegal rounding modifier for instruction 'mad'",
+/// where `mad.f32` is the sm_1x multiply-add). The message, or `None`.
+pub fn mad_rounding_rule(
+    modifiers: &[&str],
+    version: crate::PtxVersion,
+    target_number: Option<u32>,
+) -> Option<&'static str> {
+    if !modifiers.contains(&"f32") {
+        return None;
+    }
+    let rounded = modifiers.iter().any(|m| float_rounding(m).is_some());
+    if !rounded && version >= crate::PtxVersion::new(4, 0) {
+        return Some("mad.f32 needs a rounding modifier from PTX ISA version 4.0 on");
+    }
+    if rounded && target_number.is_some_and(|n| n < 20) {
+        return Some("mad.f32 takes no rounding modifier below sm_20");
+    }
+    None
 }
 
 /// `div` (9.7.1.8 integer; 9.7.3.8 `div.approx{.ftz}.f32`, `div.full{.ftz}.f32`,
@@ -2241,6 +2270,16 @@ fn decode_div(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
         "ftz" => Some(Modifier::Ftz),
         _ => float_rounding(m).map(Modifier::Rounding),
     })?;
+    // `.full` comes first, as in the Syntax block's `div.full{.ftz}.f32`: ptxas 13.5 says
+    // "Unknown modifier '.full'" for `div.ftz.full.f32` and `div.f32.full`, while it takes
+    // `.approx`, `.ftz` and the rounding modifiers in any order.
+    if let Some(index) = c.full.filter(|&index| index != 0) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index),
+            ".full comes first: div.full{.ftz}.f32",
+        ));
+    }
     let all: Vec<Type> = INTEGER_TYPES
         .iter()
         .copied()

@@ -540,7 +540,10 @@ fn validate(f: &WmmaForm, type_count: usize) -> Result<(), DecodeError> {
             (big && matches!(f.a, F16 | F32 | S32))
                 || (tf32 && f.a == F32)
                 || (f64 && f.a == F64)
-                || ((int4 || bits) && f.a == S32)
+                // The ISA has `.s32` accumulators for the sub-byte shapes; ptxas 13.5 also
+                // takes `wmma.load.c`/`wmma.store.d` `.m8n8k32`/`.m8n8k128` `.f32` (two `.f32`
+                // registers, the same 32-bit words).
+                || ((int4 || bits) && matches!(f.a, S32 | F32))
         }
         WmmaOp::Mma => {
             let float_acc = matches!(f.d, F16 | F32) && matches!(f.c, F16 | F32);

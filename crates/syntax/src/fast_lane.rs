@@ -88,6 +88,9 @@ pub(crate) struct TokenStream<'input> {
     frames: Vec<Frame>,
     /// At depth 0, after `.entry` / `.func` and only header tokens since.
     function_header: bool,
+    /// In a `.func` header at depth 0: `Some(None)` before its name, `Some(Some(end))` after
+    /// it, with the end of its last token. See [`TokenStream::unterminated_declaration`].
+    func_header: Option<Option<usize>>,
     /// In a code frame, at the start of a statement.
     statement_start: bool,
     /// The previous token was an identifier at the start of a statement (a label, if `:` follows).
@@ -113,6 +116,7 @@ impl<'input> TokenStream<'input> {
             lost: false,
             frames: Vec::new(),
             function_header: false,
+            func_header: None,
             statement_start: false,
             label: false,
             loc: 0,
@@ -189,6 +193,62 @@ impl<'input> TokenStream<'input> {
         }
     }
 
+    /// Follows a `.func` header at depth 0 after `token` (ending at `end`) was handed on.
+    fn follow_func_header(&mut self, token: Tok<'input>, end: usize) {
+        if !self.function_header {
+            self.func_header = None;
+        } else if self.frames.is_empty() {
+            self.func_header = match (token, self.func_header) {
+                (Tok::Func, _) => Some(None),
+                (Tok::Ident(_), Some(_)) | (_, Some(Some(_))) => Some(Some(end)),
+                (_, header) => header,
+            };
+        }
+    }
+
+    /// Where to hand the parser a `;` that the source leaves out, before `next` (`None`: the
+    /// end of the input): after a named `.func` header at depth 0 that is followed by a
+    /// token that starts a module-scope item. nvopencc wrote the prototypes of PTX ISA 1.x-2.x
+    /// modules that way (`.visible .func (.param .s32 r) f (.param .s32 a)` and then the next
+    /// `.visible .func`), and ptxas 13.5 takes such a declaration at every `.version`; it
+    /// refuses a `.entry` header without `;` or body ("Parsing error near '.entry'"), which
+    /// gets no `;` here and stays a syntax error. The grammar cannot say this itself: its error
+    /// recovery lets anything follow an item, so an optional `;` would conflict with a
+    /// function's performance directives.
+    /// Once it has answered, the header is over.
+    fn unterminated_declaration(&mut self, next: Option<Tok<'input>>) -> Option<usize> {
+        let Some(Some(end)) = self.func_header else {
+            return None;
+        };
+        let starts_item = match next {
+            None => true,
+            Some(token) => matches!(
+                token,
+                Tok::Version
+                    | Tok::Target
+                    | Tok::AddressSize
+                    | Tok::File
+                    | Tok::Section
+                    | Tok::Alias
+                    | Tok::Entry
+                    | Tok::Func
+                    | Tok::Global
+                    | Tok::Const
+                    | Tok::Shared
+                    | Tok::Local
+                    | Tok::Visible
+                    | Tok::Extern
+                    | Tok::Weak
+                    | Tok::Common
+            ),
+        };
+        if !(starts_item && self.frames.is_empty()) {
+            return None;
+        }
+        self.func_header = None;
+        Some(end)
+    }
+
     /// Whether the next token may start a simple instruction.
     fn at_statement_start(&self) -> bool {
         self.enabled
@@ -235,12 +295,23 @@ impl<'input> Iterator for TokenStream<'input> {
         }
         let (start, token, end) = match self.pending.pop_front() {
             Some(triple) => triple,
-            None => match self.lexer.next()? {
-                Ok(triple) => triple,
-                Err(error) => return Some(Err(error)),
+            None => match self.lexer.next() {
+                Some(Ok(triple)) => triple,
+                Some(Err(error)) => return Some(Err(error)),
+                None => {
+                    let at = self.unterminated_declaration(None)?;
+                    self.observe(Tok::Semicolon);
+                    return Some(Ok((at, Token::Raw(Tok::Semicolon), at)));
+                }
             },
         };
+        if let Some(at) = self.unterminated_declaration(Some(token)) {
+            self.pending.push_front((start, token, end));
+            self.observe(Tok::Semicolon);
+            return Some(Ok((at, Token::Raw(Tok::Semicolon), at)));
+        }
         self.observe(token);
+        self.follow_func_header(token, end);
         Some(Ok((start, Token::Raw(token), end)))
     }
 }
