@@ -34,6 +34,7 @@
 mod native;
 mod registers;
 mod translate;
+mod writeback;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -232,12 +233,17 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         );
         builder.finalize(module.target_config());
     }
-    context.set_disasm(std::env::var_os("PTXSIM_JIT_DUMP").is_some());
+    // PTXSIM_JIT_DUMP (any value): the Cranelift IR and the generated machine code on
+    // standard error, for the compiled tier's developers (docs/compiled-tier.md).
+    let dump = std::env::var_os("PTXSIM_JIT_DUMP").is_some();
+    if dump {
+        eprintln!("{}", context.func.display());
+    }
+    context.set_disasm(dump);
     module.define_function(id, &mut context).map_err(error)?;
     if let Some(code) = context.compiled_code()
         && let Some(disasm) = &code.vcode
     {
-        // PTXSIM_JIT_DUMP: the generated machine code, for the compiled tier's developers.
         eprintln!("{disasm}");
     }
     module.clear_context(&mut context);

@@ -86,6 +86,10 @@ pub(crate) struct Context {
     /// 1 when some thread of the CTA made a call ([`CompiledCta::calls`]): a `ret` is then
     /// handed to the interpreter.
     calls: u64,
+    /// 1 when the CTA's registers are shown after its run ([`CompiledCta::shown`]): a thread
+    /// leaving the code then stores every register it wrote, else only those the program
+    /// may still read ([`crate::writeback`]).
+    shown: u64,
     specials: [u64; SPECIALS],
 }
 
@@ -108,6 +112,7 @@ impl Context {
     pub(crate) const LANE: usize = std::mem::offset_of!(Context, lane);
     pub(crate) const DECLINED: usize = std::mem::offset_of!(Context, declined);
     pub(crate) const CALLS: usize = std::mem::offset_of!(Context, calls);
+    pub(crate) const SHOWN: usize = std::mem::offset_of!(Context, shown);
 }
 
 /// A global buffer that generated code accesses directly (atomically, as `GlobalMemory`
@@ -415,6 +420,7 @@ impl Code {
             lane: 0,
             declined: 0,
             calls: u64::from(cta.calls),
+            shown: u64::from(cta.shown),
             specials: cta.specials,
         };
         // SAFETY: `function` has the signature `extern "C" fn(*mut Context)` (built so by

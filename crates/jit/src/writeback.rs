@@ -1,0 +1,169 @@
+//! Where the generated code keeps a thread's registers: in Cranelift variables (host registers
+//! or stack slots) from the thread's entry into the code until it leaves, with the register file
+//! written only where the thread leaves. This module holds the analyses that say what to load
+//! at an entry and what to store at an exit:
+//! * [`Analysis::dirty_in`]: per compiled instruction, the registers the code may have written
+//!   since the thread entered (a forward "maybe written" analysis over the compiled
+//!   instructions; an entry starts with none). Where a thread leaves, these are the registers
+//!   whose values are in variables only.
+//! * [`Analysis::live`]: per instruction, the registers some path from it reads before writing
+//!   them, over the whole program (the interpreter's instructions too): the registers a thread
+//!   leaving for the interpreter there must store. `None` when an instruction's register use is
+//!   not listed (a call, a matrix instruction: [`registers::registers_of`]).
+//! * [`Analysis::other_lanes`]: the registers some instruction reads in other threads (`shfl`'s
+//!   source, ...), which may be threads that have left the code or exited: always stored.
+//! * [`Analysis::load`]: per compiled instruction, what an entry there must load: the registers
+//!   compiled instructions read, and those an exit may store, before the code writes them (a
+//!   backward liveness over the compiled instructions in which every exit reads what it
+//!   stores), so that a variable an exit stores always holds the register's value.
+
+use ptxsim_exec::ir::Program;
+
+use crate::registers::{self, Use, successors};
+
+/// A set of registers, one bit each.
+pub(crate) type Set = Vec<u64>;
+
+/// Whether `r` is in `set`.
+pub(crate) fn contains(set: &[u64], r: usize) -> bool {
+    set.get(r / 64)
+        .is_some_and(|word| word >> (r % 64) & 1 == 1)
+}
+
+/// Adds `r` to `set`.
+pub(crate) fn insert(set: &mut [u64], r: usize) {
+    if let Some(word) = set.get_mut(r / 64) {
+        *word |= 1 << (r % 64);
+    }
+}
+
+/// Adds `other` to `set`; whether it grew.
+fn union_into(set: &mut [u64], other: &[u64]) -> bool {
+    let mut grew = false;
+    for (s, o) in set.iter_mut().zip(other) {
+        grew |= *o & !*s != 0;
+        *s |= o;
+    }
+    grew
+}
+
+/// What [`analyse`] found (see the module's description).
+#[derive(Debug)]
+pub(crate) struct Analysis {
+    pub(crate) dirty_in: Vec<Set>,
+    /// Per compiled instruction: the registers it may write (guarded or not), which the code
+    /// keeps in variables; a write of another register is stored at once.
+    pub(crate) writes: Vec<Set>,
+    pub(crate) load: Vec<Set>,
+    pub(crate) live: Option<Vec<Set>>,
+    pub(crate) other_lanes: Set,
+}
+
+/// The analyses for `program` whose instructions `compiled` says run compiled.
+pub(crate) fn analyse(program: &Program, compiled: &[bool]) -> Analysis {
+    let count = program.instructions.len();
+    let words = program.registers.len().div_ceil(64);
+    let empty = vec![0u64; words];
+    let is_compiled = |i: usize| compiled.get(i).copied().unwrap_or(false);
+    // Per instruction: what it reads, may write, always writes; whether its use is listed.
+    let mut reads = vec![empty.clone(); count];
+    let mut writes = vec![empty.clone(); count];
+    let mut kills = vec![empty.clone(); count];
+    let mut other_lanes = empty.clone();
+    let mut listed = true;
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        let guarded = instruction.guard.is_some();
+        listed &= registers::registers_of(instruction, |r, how| match how {
+            Use::Read => insert(&mut reads[index], r),
+            Use::ReadOtherLanes => {
+                insert(&mut reads[index], r);
+                insert(&mut other_lanes, r);
+            }
+            Use::Write => {
+                insert(&mut writes[index], r);
+                if !guarded {
+                    insert(&mut kills[index], r);
+                }
+            }
+        });
+    }
+
+    // Forward: maybe written since the entry, over the compiled instructions.
+    let mut dirty_in = vec![empty.clone(); count];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for index in (0..count).filter(|&i| is_compiled(i)) {
+            let mut out = dirty_in[index].clone();
+            union_into(&mut out, &writes[index]);
+            for next in successors(program, index).filter(|&n| is_compiled(n)) {
+                changed |= union_into(&mut dirty_in[next], &out);
+            }
+        }
+    }
+
+    // Backward, the whole program: live registers.
+    let live = listed.then(|| {
+        let mut live = vec![empty.clone(); count];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for index in (0..count).rev() {
+                let mut out = empty.clone();
+                for next in successors(program, index) {
+                    if let Some(next) = live.get(next) {
+                        union_into(&mut out, next);
+                    }
+                }
+                let mut new: Set = out.iter().zip(&kills[index]).map(|(o, k)| o & !k).collect();
+                union_into(&mut new, &reads[index]);
+                if new != live[index] {
+                    live[index] = new;
+                    changed = true;
+                }
+            }
+        }
+        live
+    });
+
+    // Backward, the compiled instructions: what an entry must load. Every compiled
+    // instruction may leave before it runs (a fault, the step limit) storing what is dirty
+    // there; one with a successor the interpreter runs leaves after it storing what is dirty
+    // then.
+    let mut load = vec![empty.clone(); count];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for index in (0..count).rev().filter(|&i| is_compiled(i)) {
+            let mut out = empty.clone();
+            for next in successors(program, index) {
+                if is_compiled(next) {
+                    union_into(&mut out, &load[next]);
+                } else {
+                    union_into(&mut out, &dirty_in[index]);
+                    union_into(&mut out, &writes[index]);
+                }
+            }
+            let mut new: Set = out.iter().zip(&kills[index]).map(|(o, k)| o & !k).collect();
+            union_into(&mut new, &reads[index]);
+            union_into(&mut new, &dirty_in[index]);
+            if new != load[index] {
+                load[index] = new;
+                changed = true;
+            }
+        }
+    }
+
+    for (index, set) in writes.iter_mut().enumerate() {
+        if !is_compiled(index) {
+            set.clear();
+        }
+    }
+    Analysis {
+        dirty_in,
+        writes,
+        load,
+        live,
+        other_lanes,
+    }
+}
