@@ -338,6 +338,7 @@ pub(crate) fn build(
     conversions: &mut Vec<std::pin::Pin<Box<ElementConversion>>>,
     helpers: Helpers,
     block: [u32; 3],
+    through: bool,
 ) -> Built {
     let count = program.instructions.len();
     let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
@@ -443,7 +444,7 @@ pub(crate) fn build(
     let bail = builder.create_block();
     let runs = runs(program, &covered);
     // Each run start is entered through a block that loads the registers live there.
-    let analysis = writeback::analyse(program, &covered);
+    let analysis = writeback::analyse(program, &covered, through);
     let mut entries = vec![bail; count];
     let mut loads = Vec::new();
     for index in 0..count {
@@ -538,7 +539,7 @@ pub(crate) fn build(
             t.builder.set_cold_block(out);
             t.builder.ins().brif(spent, out, &[], run, &[]);
             t.builder.switch_to_block(out);
-            t.leave(index, before, Store::All);
+            t.leave(index, before, Store::LiveAt(index));
             t.builder.switch_to_block(run);
         }
         let after = t.builder.ins().iadd_imm_s(before, 1);
@@ -717,17 +718,13 @@ struct Translator<'a, 'b> {
 }
 
 /// What a thread leaving the code stores of the registers written since it entered (the
-/// others are in the register file already).
+/// others are in the register file already; [`crate::writeback`]).
 #[derive(Clone, Copy, Debug)]
 enum Store {
-    /// All of them: a way out that is seldom taken (a fault, the step limit, a `ret` from a
-    /// function), or whose registers the interpreter may report.
-    All,
-    /// Those the program may read after it goes on at this instruction in the interpreter, and
-    /// those other threads read; all of them when the CTA's registers are shown.
+    /// Those the program may read after it goes on at this instruction in the interpreter
+    /// (which runs it next, or reports its fault), and those other threads read.
     LiveAt(usize),
-    /// Those other threads read (the thread has exited); all of them when the CTA's registers
-    /// are shown (the inspected thread's are reported).
+    /// Those other threads read (the thread has exited).
     Exited,
 }
 
@@ -747,7 +744,7 @@ impl Translator<'_, '_> {
     /// no thread runs after this one.
     fn decline(&mut self, pc: usize, steps: Value) {
         // The interpreter runs the instruction next, with the registers as they are here.
-        self.store_registers(Store::All);
+        self.store_registers(Store::LiveAt(pc));
         let one = self.builder.ins().iconst(types::I64, 1);
         self.builder.ins().store(
             MemFlagsData::trusted(),
@@ -890,58 +887,29 @@ impl Translator<'_, '_> {
     /// Stores the registers written since the thread entered, as `store` says, on the way out.
     fn store_registers(&mut self, store: Store) {
         let keep = match store {
-            Store::All => None,
-            Store::LiveAt(pc) => Some(match &self.analysis.live {
-                Some(live) => live.get(pc).map_or_else(
-                    || self.analysis.other_lanes.clone(),
-                    |live| {
-                        live.iter()
-                            .zip(&self.analysis.other_lanes)
-                            .map(|(l, o)| l | o)
-                            .collect()
-                    },
-                ),
-                None => self.dirty.iter().map(|_| u64::MAX).collect(),
-            }),
+            Store::LiveAt(pc) => writeback::keep_at(
+                self.analysis.live.as_deref(),
+                &self.analysis.other_lanes,
+                pc,
+            ),
             Store::Exited => Some(self.analysis.other_lanes.clone()),
         };
-        let dirty = std::mem::take(&mut self.dirty);
-        let registers: Vec<(usize, Variable)> = self
+        let stored: Vec<(usize, Variable)> = self
             .variables
             .iter()
             .enumerate()
             .filter_map(|(r, v)| Some((r, (*v)?)))
-            .filter(|&(r, _)| writeback::contains(&dirty, r))
+            .filter(|&(r, _)| {
+                writeback::contains(&self.dirty, r)
+                    && keep
+                        .as_ref()
+                        .is_none_or(|keep| writeback::contains(keep, r))
+            })
             .collect();
-        let (always, shown): (Vec<_>, Vec<_>) = registers.into_iter().partition(|&(r, _)| {
-            keep.as_ref()
-                .is_none_or(|keep| writeback::contains(keep, r))
-        });
-        for (r, variable) in always {
+        for (r, variable) in stored {
             let value = self.builder.use_var(variable);
             self.store_register(r, value);
         }
-        if !shown.is_empty() {
-            // The rest only when the CTA's registers are shown (`Context::shown`).
-            let flag = self.builder.ins().load(
-                types::I64,
-                MemFlagsData::trusted(),
-                self.context,
-                offset_i32(Context::SHOWN),
-            );
-            let store = self.builder.create_block();
-            let done = self.builder.create_block();
-            self.builder.set_cold_block(store);
-            self.builder.ins().brif(flag, store, &[], done, &[]);
-            self.builder.switch_to_block(store);
-            for (r, variable) in shown {
-                let value = self.builder.use_var(variable);
-                self.store_register(r, value);
-            }
-            self.builder.ins().jump(done, &[]);
-            self.builder.switch_to_block(done);
-        }
-        self.dirty = dirty;
     }
 
     fn write(&mut self, destination: Destination, ty: Type, value: Value) {
@@ -1464,7 +1432,7 @@ impl Translator<'_, '_> {
                     self.builder.set_cold_block(back);
                     self.builder.ins().brif(calls, back, &[], out, &[]);
                     self.builder.switch_to_block(back);
-                    self.leave(pc, before, Store::All);
+                    self.leave(pc, before, Store::LiveAt(pc));
                     self.builder.switch_to_block(out);
                 }
                 let steps = self.builder.use_var(self.steps);
@@ -1472,7 +1440,7 @@ impl Translator<'_, '_> {
             }
             _ => {
                 // `plan` covers nothing else inline; hand it back.
-                self.leave(pc, before, Store::All);
+                self.leave(pc, before, Store::LiveAt(pc));
             }
         }
     }

@@ -16,6 +16,10 @@
 //!   compiled instructions read, and those an exit may store, before the code writes them (a
 //!   backward liveness over the compiled instructions in which every exit reads what it
 //!   stores), so that a variable an exit stores always holds the register's value.
+//!
+//! Registers a thread wrote that nothing reads after it leaves are not stored, so the register
+//! file does not hold them: the code for a CTA whose registers are shown after its run (the
+//! inspected thread's) is built a second time with every write stored at once (`through`).
 
 use ptxsim_exec::ir::Program;
 
@@ -59,8 +63,30 @@ pub(crate) struct Analysis {
     pub(crate) other_lanes: Set,
 }
 
-/// The analyses for `program` whose instructions `compiled` says run compiled.
-pub(crate) fn analyse(program: &Program, compiled: &[bool]) -> Analysis {
+/// Registers `keep` lists where a thread goes on at instruction `pc` in the interpreter: those
+/// live there and those other threads read (every register where the liveness is unknown).
+pub(crate) fn keep_at(live: Option<&[Set]>, other_lanes: &[u64], pc: usize) -> Option<Set> {
+    let live = live?;
+    Some(match live.get(pc) {
+        Some(live) => live.iter().zip(other_lanes).map(|(l, o)| l | o).collect(),
+        None => other_lanes.to_vec(),
+    })
+}
+
+/// `set` with only the registers of `keep` (all of them for `None`).
+fn within(set: &[u64], keep: Option<&Set>) -> Set {
+    match keep {
+        Some(keep) => set.iter().zip(keep).map(|(s, k)| s & k).collect(),
+        None => set.to_vec(),
+    }
+}
+
+/// The analyses for `program` whose instructions `compiled` says run compiled. With `through`
+/// (the code for a CTA whose registers are shown after its run) every write is stored at once
+/// and a way out stores nothing more: [`Analysis::writes`] and [`Analysis::dirty_in`] are
+/// empty. Otherwise a way out to instruction `p` stores the dirty registers [`keep_at`] `p`
+/// lists, and one out of the kernel (`ret`, `exit`) those other threads read.
+pub(crate) fn analyse(program: &Program, compiled: &[bool], through: bool) -> Analysis {
     let count = program.instructions.len();
     let words = program.registers.len().div_ceil(64);
     let empty = vec![0u64; words];
@@ -86,6 +112,12 @@ pub(crate) fn analyse(program: &Program, compiled: &[bool]) -> Analysis {
                 }
             }
         });
+    }
+
+    for (index, set) in writes.iter_mut().enumerate() {
+        if through || !is_compiled(index) {
+            set.fill(0);
+        }
     }
 
     // Forward: maybe written since the entry, over the compiled instructions.
@@ -127,9 +159,10 @@ pub(crate) fn analyse(program: &Program, compiled: &[bool]) -> Analysis {
     });
 
     // Backward, the compiled instructions: what an entry must load. Every compiled
-    // instruction may leave before it runs (a fault, the step limit) storing what is dirty
-    // there; one with a successor the interpreter runs leaves after it storing what is dirty
-    // then.
+    // instruction may leave before it runs (a fault, the step limit, `ret`/`exit`) storing
+    // what is dirty there and kept; one with a successor the interpreter runs leaves after it
+    // storing what is dirty then and kept there.
+    let keep = |pc: usize| keep_at(live.as_deref(), &other_lanes, pc);
     let mut load = vec![empty.clone(); count];
     let mut changed = true;
     while changed {
@@ -140,13 +173,14 @@ pub(crate) fn analyse(program: &Program, compiled: &[bool]) -> Analysis {
                 if is_compiled(next) {
                     union_into(&mut out, &load[next]);
                 } else {
-                    union_into(&mut out, &dirty_in[index]);
-                    union_into(&mut out, &writes[index]);
+                    let mut dirty = dirty_in[index].clone();
+                    union_into(&mut dirty, &writes[index]);
+                    union_into(&mut out, &within(&dirty, keep(next).as_ref()));
                 }
             }
             let mut new: Set = out.iter().zip(&kills[index]).map(|(o, k)| o & !k).collect();
             union_into(&mut new, &reads[index]);
-            union_into(&mut new, &dirty_in[index]);
+            union_into(&mut new, &within(&dirty_in[index], keep(index).as_ref()));
             if new != load[index] {
                 load[index] = new;
                 changed = true;
@@ -154,11 +188,6 @@ pub(crate) fn analyse(program: &Program, compiled: &[bool]) -> Analysis {
         }
     }
 
-    for (index, set) in writes.iter_mut().enumerate() {
-        if !is_compiled(index) {
-            set.clear();
-        }
-    }
     Analysis {
         dirty_in,
         writes,
