@@ -1567,16 +1567,45 @@ impl Translator<'_, '_> {
 
     /// Whether an access of `bytes` at `at` lies aligned in a region of `len` bytes.
     fn in_region(&mut self, at: Value, bytes: u32, len: Value) -> Value {
-        let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
-        let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let end = self.builder.ins().iadd_imm_s(at, i64::from(bytes));
-        let below = self.builder.ins().icmp(IntCC::UnsignedLessThan, at, len);
-        let fits = self
-            .builder
+        self.fits(at, bytes, len)
+    }
+
+    /// Whether an access of `bytes` (1, 2, 4 or 8: `2^k`) at `offset` from a region's start
+    /// lies aligned in the region's `len` bytes, with one comparison: `offset` rotated right by
+    /// `k` is below `len >> k`. An aligned `offset = m * 2^k` rotates to `m`, and
+    /// `m < len >> k` exactly when `offset + bytes <= len`; a misaligned one rotates its low
+    /// bits to the top, at least `2^(64 - k)`, past every such bound. The PTX addresses of
+    /// the region's start must be aligned to 8 bytes (shared memory, parameters and `.const`
+    /// start at 0, global buffers at `BUFFER_ALIGN`), so that `offset` is aligned exactly when
+    /// the address is (PTX ISA 5.1: accesses are naturally aligned).
+    fn fits(&mut self, offset: Value, bytes: u32, len: Value) -> Value {
+        if !bytes.is_power_of_two() || bytes > 8 {
+            let low = self.builder.ins().band_imm_s(offset, i64::from(bytes - 1));
+            let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
+            let end = self.builder.ins().iadd_imm_s(offset, i64::from(bytes));
+            let below = self
+                .builder
+                .ins()
+                .icmp(IntCC::UnsignedLessThan, offset, len);
+            let fits = self
+                .builder
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, end, len);
+            let inside = self.builder.ins().band(below, fits);
+            return self.builder.ins().band(aligned, inside);
+        }
+        let k = i64::from(bytes.trailing_zeros());
+        let (rotated, bound) = if k == 0 {
+            (offset, len)
+        } else {
+            (
+                self.builder.ins().rotr_imm_s(offset, k),
+                self.builder.ins().ushr_imm_s(len, k),
+            )
+        };
+        self.builder
             .ins()
-            .icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        let inside = self.builder.ins().band(below, fits);
-        self.builder.ins().band(aligned, inside)
+            .icmp(IntCC::UnsignedLessThan, rotated, bound)
     }
 
     /// Gives the instruction being translated its own window slot when it may access global
@@ -1606,19 +1635,7 @@ impl Translator<'_, '_> {
         let window_base = self.window_field(native::Window::BASE);
         let window_len = self.window_field(native::Window::LEN);
         let offset = self.builder.ins().isub(at, window_base);
-        let below = self
-            .builder
-            .ins()
-            .icmp(IntCC::UnsignedLessThan, offset, window_len);
-        let end = self.builder.ins().iadd_imm_s(offset, i64::from(bytes));
-        let fits = self
-            .builder
-            .ins()
-            .icmp(IntCC::UnsignedLessThanOrEqual, end, window_len);
-        let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
-        let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let inside = self.builder.ins().band(below, fits);
-        (self.builder.ins().band(inside, aligned), offset)
+        (self.fits(offset, bytes, window_len), offset)
     }
 
     /// The host address of an access of `bytes` at `at` in the CTA's shared memory; outside
