@@ -239,8 +239,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
                 &mut functions,
                 &mut conversions,
                 helpers,
-                block,
-                through,
+                (block, through),
             ));
             builder.finalize(module.target_config());
         }

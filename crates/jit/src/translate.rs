@@ -329,7 +329,8 @@ pub(crate) struct Built {
 
 /// The lane functions the code calls go into `functions`, numbered by their place, and the
 /// conversions it calls `ptxsim_jit_convert` with into `conversions`, which the code names by
-/// address.
+/// address. The code is for CTAs of shape `block`; with `through` every register write is
+/// stored at once (the code for a CTA whose registers are shown, [`crate::writeback`]).
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
@@ -337,8 +338,7 @@ pub(crate) fn build(
     functions: &mut Vec<LaneFn>,
     conversions: &mut Vec<std::pin::Pin<Box<ElementConversion>>>,
     helpers: Helpers,
-    block: [u32; 3],
-    through: bool,
+    (block, through): ([u32; 3], bool),
 ) -> Built {
     let count = program.instructions.len();
     let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
