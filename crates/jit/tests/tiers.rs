@@ -1613,19 +1613,21 @@ $L:
     }
     // The inspected thread (thread 0 of CTA 0) with every register it wrote, the loop's last
     // `%r9` (read nowhere after the loop) among them.
-    let (registers, _) = run.2.as_ref().expect("the inspected thread");
-    let program = ptxsim_exec::load(&kernel, None).unwrap();
-    let index = |name: &str| {
-        program
-            .registers
-            .iter()
-            .position(|r| r.name == name)
-            .unwrap_or_else(|| panic!("{name}"))
-    };
+    let value = inspected_register(&kernel, &run);
     let (r2, r9) = loop_value(0);
-    assert_eq!(registers[index("%r2")], u128::from(r2));
-    assert_eq!(registers[index("%r9")], u128::from(r9));
-    assert_eq!(registers[index("%r3")], 12);
+    assert_eq!(value("%r2"), u128::from(r2));
+    assert_eq!(value("%r9"), u128::from(r9));
+    assert_eq!(value("%r3"), 12);
+}
+
+/// The value of the inspected thread's register `name` after `run` of `kernel`.
+fn inspected_register(kernel: &str, run: &Run) -> impl Fn(&str) -> u128 {
+    let (registers, _) = run.2.clone().expect("the inspected thread");
+    let program = ptxsim_exec::load(kernel, None).unwrap();
+    move |name: &str| {
+        let index = program.registers.iter().position(|r| r.name == name);
+        registers[index.unwrap_or_else(|| panic!("{name}"))]
+    }
 }
 
 /// A fault in the middle of a compiled run leaves the registers the interpreter leaves at the
@@ -1668,16 +1670,11 @@ $L:
     );
     // Thread 0 at the first store: %r2 = 10 * 7 (its `mad` adds 0), %r3 = 10, %r4 their xor,
     // and %r5 never written.
-    let (registers, steps) = run.2.as_ref().expect("the inspected thread");
-    let program = ptxsim_exec::load(&kernel, None).unwrap();
-    let value = |name: &str| {
-        let index = program.registers.iter().position(|r| r.name == name);
-        registers[index.unwrap_or_else(|| panic!("{name}"))]
-    };
+    let value = inspected_register(&kernel, &run);
     assert_eq!(
         (value("%r2"), value("%r3"), value("%r4"), value("%r5")),
         (70, 10, 70 ^ 10, 0)
     );
     // 4 before the loop, 5 per iteration, 5 after it, and the store that faults (issued).
-    assert_eq!(*steps, 4 + 50 + 5 + 1);
+    assert_eq!(run.2.map(|(_, steps)| steps), Some(4 + 50 + 5 + 1));
 }
