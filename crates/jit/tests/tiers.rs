@@ -1676,5 +1676,8 @@ $L:
         (70, 10, 70 ^ 10, 0)
     );
     // 4 before the loop, 5 per iteration, 5 after it, and the store that faults (issued).
-    assert_eq!(run.2.map(|(_, steps)| steps), Some(4 + 50 + 5 + 1));
+    assert_eq!(
+        run.2.as_ref().map(|&(_, steps)| steps),
+        Some(4 + 50 + 5 + 1)
+    );
 }
