@@ -20,8 +20,10 @@
 //!   makes it, or reports its fault, and runs the rest of the CTA;
 //! * registers live in Cranelift variables from the thread's entry until it leaves: an entry
 //!   loads what the code may read (or store) before writing it, and each way out stores the
-//!   registers written since the entry that the program or the reported registers may still
-//!   read there ([`crate::writeback`]), then goes to the exit block, which stores the counters.
+//!   registers written since the entry that the program may still read there
+//!   ([`crate::writeback`]), then goes to the exit block, which stores the counters. The
+//!   function for a CTA whose registers are shown after its run (`through`) stores every
+//!   write at once instead.
 //!
 //! Semantics come from `ptxsim-exec`: the common integer, `f32` and memory forms are generated
 //! here exactly as the interpreter computes them (chop to the type's width, Table 28's
