@@ -80,6 +80,10 @@ pub struct Stats {
     pub covered: usize,
     /// The time translation and code generation took.
     pub compile_time: Duration,
+    /// Whether the code stores every register write at once rather than keeping registers in
+    /// variables until the thread leaves: a kernel whose ways out would store too many
+    /// registers (`writeback::STORES_PER_INSTRUCTION`, docs/compiled-tier.md).
+    pub registers_stored_at_once: bool,
 }
 
 /// A kernel's compiled code.
@@ -215,9 +219,16 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     let mut context = module.make_context();
     let mut builder_context = FunctionBuilderContext::new();
     let mut ids = Vec::new();
+    // Whether the first function stores every write at once.
+    let mut stored_at_once = false;
     // Two functions: registers stored where threads leave only when the program reads them
     // again, and every write stored at once (for the CTA whose registers are shown).
+    // Where the first stores every write at once already (its ways out would store too much,
+    // `writeback::STORES_PER_INSTRUCTION`), it serves both.
     for (name, through) in [("ptxsim_kernel", false), ("ptxsim_kernel_shown", true)] {
+        if built.is_some_and(|built: translate::Built| built.through) {
+            break;
+        }
         let id = module
             .declare_function(name, Linkage::Export, &signature)
             .map_err(error)?;
@@ -244,7 +255,11 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             builder.finalize(module.target_config());
         }
         if dump {
-            eprintln!("{}", context.func.display());
+            let stores = built.map_or(0, |built| built.stores);
+            eprintln!(
+                "{}\n; {stores} register stores at the ways out",
+                context.func.display()
+            );
         }
         context.set_disasm(dump);
         module.define_function(id, &mut context).map_err(error)?;
@@ -254,10 +269,13 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             eprintln!("{disasm}");
         }
         module.clear_context(&mut context);
+        if ids.is_empty() {
+            stored_at_once = built.is_some_and(|built| built.through);
+        }
         ids.push(id);
     }
     module.finalize_definitions().map_err(error)?;
-    for (address, &id) in addresses.iter_mut().zip(&ids) {
+    for (address, &id) in addresses.iter_mut().zip(ids.iter().cycle()) {
         *address = module.get_finalized_function(id);
     }
     let built = built.ok_or_else(|| JitError("nothing built".into()))?;
@@ -265,6 +283,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         instructions: program.instructions.len(),
         covered: compiled.iter().filter(|&&c| c).count(),
         compile_time: start.elapsed(),
+        registers_stored_at_once: stored_at_once,
     };
     Ok(Kernel {
         code: native::Code::new(

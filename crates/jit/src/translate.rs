@@ -327,6 +327,11 @@ pub(crate) struct Built {
     /// constant (no dynamic shared memory): the code may only run where the CTA has at least
     /// that many bytes (an access past them is handed to the interpreter).
     pub(crate) shared: Option<u64>,
+    /// Whether the code stores every write at once ([`writeback::Analysis::through`]): then it
+    /// serves CTAs whose registers are shown too.
+    pub(crate) through: bool,
+    /// The register stores at its ways out ([`writeback::Analysis::stores`]).
+    pub(crate) stores: usize,
 }
 
 /// The lane functions the code calls go into `functions`, numbered by their place, and the
@@ -589,6 +594,8 @@ pub(crate) fn build(
         slots: t.slots,
         needs: t.needs,
         shared: shared_bytes,
+        through: analysis.through,
+        stores: analysis.stores,
     }
 }
 

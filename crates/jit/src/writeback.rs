@@ -61,6 +61,23 @@ pub(crate) struct Analysis {
     pub(crate) load: Vec<Set>,
     pub(crate) live: Option<Vec<Set>>,
     pub(crate) other_lanes: Set,
+    /// Whether every write is stored at once (asked for, or chosen because the ways out would
+    /// store too much: [`STORES_PER_INSTRUCTION`]).
+    pub(crate) through: bool,
+    /// How many register stores the ways out make in all (the code's size grows with it).
+    pub(crate) stores: usize,
+}
+
+/// The most register stores at the ways out per compiled instruction: past it the code keeps
+/// registers in variables no longer than an instruction (every write stored at once). Each
+/// stored register is a value kept live to a cold exit, and Cranelift's register allocation
+/// took 2-3x longer on kernels well below this bound (docs/compiled-tier.md); a large kernel
+/// with many live registers at each of many memory accesses would take far longer.
+pub(crate) const STORES_PER_INSTRUCTION: usize = 8;
+
+/// The number of registers in `set`.
+fn size(set: &[u64]) -> usize {
+    set.iter().map(|w| w.count_ones() as usize).sum()
 }
 
 /// Registers `keep` lists where a thread goes on at instruction `pc` in the interpreter: those
@@ -163,6 +180,23 @@ pub(crate) fn analyse(program: &Program, compiled: &[bool], through: bool) -> An
     // what is dirty there and kept; one with a successor the interpreter runs leaves after it
     // storing what is dirty then and kept there.
     let keep = |pc: usize| keep_at(live.as_deref(), &other_lanes, pc);
+    // The stores of the ways out: before each compiled instruction (a fault, the step limit),
+    // and after one whose successor the interpreter runs.
+    let mut stores = 0;
+    for index in (0..count).filter(|&i| is_compiled(i)) {
+        stores += size(&within(&dirty_in[index], keep(index).as_ref()));
+        let mut dirty = dirty_in[index].clone();
+        union_into(&mut dirty, &writes[index]);
+        for next in successors(program, index).filter(|&n| !is_compiled(n)) {
+            stores += size(&within(&dirty, keep(next).as_ref()));
+        }
+    }
+    let compiled_count = (0..count).filter(|&i| is_compiled(i)).count();
+    if !through && stores > STORES_PER_INSTRUCTION.saturating_mul(compiled_count) {
+        let mut analysis = analyse(program, compiled, true);
+        analysis.stores = stores;
+        return analysis;
+    }
     let mut load = vec![empty.clone(); count];
     let mut changed = true;
     while changed {
@@ -194,5 +228,7 @@ pub(crate) fn analyse(program: &Program, compiled: &[bool], through: bool) -> An
         load,
         live,
         other_lanes,
+        through,
+        stores,
     }
 }

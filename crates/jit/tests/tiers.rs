@@ -1589,6 +1589,9 @@ $L:
     ret;
 }}"
     );
+    let program = ptxsim_exec::load(&kernel, None).unwrap();
+    let compiled = ptxsim_jit::compile(&program, [64, 1, 1]).unwrap();
+    assert!(!compiled.stats().registers_stored_at_once);
     let run = same_on_both_tiers("registers", &kernel, 64, 2 * 64 * 4, 100_000);
     assert_eq!(run.1, "None", "the kernel exits");
     let loop_value = |id: u32| {
@@ -1680,4 +1683,52 @@ $L:
         run.2.as_ref().map(|&(_, steps)| steps),
         Some(4 + 50 + 5 + 1)
     );
+}
+
+/// A kernel whose ways out would store too many registers (32 registers written, then stored
+/// one by one, each store a way out at which all 32 are still read) stores every write at once
+/// instead (`Stats::registers_stored_at_once`), with the interpreter's results; the loop kernel
+/// of `registers_kept_in_variables_reach_the_interpreter` keeps its registers in variables.
+#[test]
+fn kernels_whose_exits_would_store_too_much_store_every_write_at_once() {
+    let mut body = String::new();
+    for r in 1..=32 {
+        body += &format!("    mad.lo.u32 %r{r}, %r0, {r}, {r};\n");
+    }
+    for r in 1..=32 {
+        body += &format!("    st.global.u32 [%rd3+{}], %r{r};\n", 4 * (r - 1));
+    }
+    for r in 1..=32 {
+        body += &format!("    add.u32 %r33, %r33, %r{r};\n");
+    }
+    let kernel = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .b32 %r<34>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r33, 0;
+    mul.wide.u32 %rd2, %r0, 132;
+    add.u64 %rd3, %rd1, %rd2;
+{body}    st.global.u32 [%rd3+128], %r33;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&kernel, None).unwrap();
+    let compiled = ptxsim_jit::compile(&program, [32, 1, 1]).unwrap();
+    assert!(compiled.stats().registers_stored_at_once);
+    let run = same_on_both_tiers("many stores", &kernel, 32, 32 * 132, 100_000);
+    assert_eq!(run.1, "None", "the kernel exits");
+    // Thread t stores t * r + r for r = 1..32, then their sum (both CTAs write the same).
+    for t in 0..32u32 {
+        let word = |i: u32| {
+            let at = (t * 132 + 4 * i) as usize;
+            u32::from_le_bytes(run.3[0][at..at + 4].try_into().unwrap())
+        };
+        let values: Vec<u32> = (1..=32).map(|r| t * r + r).collect();
+        for (i, &value) in values.iter().enumerate() {
+            assert_eq!(word(i as u32), value, "thread {t} register {}", i + 1);
+        }
+        assert_eq!(word(32), values.iter().sum::<u32>(), "thread {t}: the sum");
+    }
 }
