@@ -233,6 +233,11 @@ pub struct CompiledCta<'a> {
     /// 9.0, ret: "A return instruction executed in a top-level entry routine will terminate
     /// thread execution"; without a call no thread is in a callee).
     pub calls: bool,
+    /// Whether the CTA's registers are shown after its run (the inspected thread's CTA, a
+    /// traced run): then every register a thread wrote must be in `registers` when the code
+    /// hands it back; otherwise only those the program may still read (before writing them)
+    /// and those other threads read (`shfl`'s source, ...), since no other register can show.
+    pub shown: bool,
     /// The memory.
     pub memory: CtaSpaces<'a>,
 }

@@ -559,13 +559,18 @@ fn run_cta(
 ) -> CtaReport {
     let program = device.program();
     let ctaid = unflatten(linear, device.grid());
+    // The inspected thread's registers are reported, and a trace shows values.
+    let shown = trace || options.inspect.0 == ctaid;
     let cta = match slot {
         Some(cta) => {
-            // The inspected thread's registers are reported, and a trace shows values.
-            cta.reset(device, ctaid, trace || options.inspect.0 == ctaid);
+            cta.reset(device, ctaid, shown);
             cta
         }
-        None => slot.insert(Cta::new(device, ctaid)),
+        None => {
+            let cta = slot.insert(Cta::new(device, ctaid));
+            cta.shown = shown;
+            cta
+        }
     };
     let mut lines = Vec::new();
     let result = {

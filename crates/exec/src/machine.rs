@@ -136,6 +136,10 @@ pub struct Cta {
     /// Whether compiled code handed a thread back at an access it did not make (a fault,
     /// most likely): the rest of the CTA's run is the interpreter's.
     interpret_only: bool,
+    /// Whether the CTA's registers are shown after its run ([`Cta::reset`]'s `shown`; true for
+    /// a new CTA): compiled code then leaves every register it wrote in the register file
+    /// ([`crate::compiled::CompiledCta::shown`]).
+    pub(crate) shown: bool,
     /// How many groups in a row [`Cta::gather`] picked that left a thread that can run behind
     /// ([`SPIN_LIMIT`]).
     streak: u64,
@@ -190,6 +194,7 @@ impl Cta {
             group: Vec::new(),
             active: Vec::new(),
             interpret_only: false,
+            shown: true,
             streak: 0,
         }
     }
@@ -749,6 +754,7 @@ impl Cta {
             windows: &mut self.windows,
             declined: None,
             calls: self.lanes.calls,
+            shown: self.shown,
             memory: crate::compiled::CtaSpaces::new(
                 &device.global,
                 &mut self.shared,
@@ -1331,6 +1337,7 @@ impl Cta {
     /// short, and zeroing a register file of tens of registers per thread was a fifth of it.
     pub fn reset(&mut self, device: &Device<'_>, ctaid: Dim3, shown: bool) {
         self.ctaid = ctaid;
+        self.shown = shown;
         self.linear = flatten(ctaid, device.grid);
         self.shared.fill(0);
         let observed = device

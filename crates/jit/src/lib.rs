@@ -34,6 +34,7 @@
 mod native;
 mod registers;
 mod translate;
+mod writeback;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -79,6 +80,10 @@ pub struct Stats {
     pub covered: usize,
     /// The time translation and code generation took.
     pub compile_time: Duration,
+    /// Whether the code stores every register write at once rather than keeping registers in
+    /// variables until the thread leaves: a kernel whose ways out would store too many
+    /// registers (`writeback::STORES_PER_INSTRUCTION`, docs/compiled-tier.md).
+    pub registers_stored_at_once: bool,
 }
 
 /// A kernel's compiled code.
@@ -196,61 +201,93 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     }
     let mut signature = Signature::new(call_conv);
     signature.params.push(AbiParam::new(types::I64));
-    let id = module
-        .declare_function("ptxsim_kernel", Linkage::Export, &signature)
-        .map_err(error)?;
 
-    let plans = translate::plan(program);
-    let compiled: Vec<bool> = plans.iter().map(Option::is_some).collect();
+    let compiled: Vec<bool> = translate::plan(program)
+        .iter()
+        .map(Option::is_some)
+        .collect();
     // Threads enter the compiled code at the starts of its runs only, and only where they
     // run a while in it.
     let covered = translate::entries(program, &compiled, MIN_ENTRY);
     let mut functions = Vec::new();
     let mut conversions = Vec::new();
-    let built;
+    let mut built = None;
+    let mut addresses = [std::ptr::null(); 2];
+    // PTXSIM_JIT_DUMP (any value): the Cranelift IR and the generated machine code on
+    // standard error, for the compiled tier's developers (docs/compiled-tier.md).
+    let dump = std::env::var_os("PTXSIM_JIT_DUMP").is_some();
     let mut context = module.make_context();
-    context.func.signature = signature;
     let mut builder_context = FunctionBuilderContext::new();
-    {
-        let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
-        let [load, store, lane, convert] =
-            [0, 1, 2, 3].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
-        let helpers = translate::Helpers {
-            load,
-            store,
-            lane,
-            convert,
-        };
-        built = translate::build(
-            &mut builder,
-            program,
-            plans,
-            &mut functions,
-            &mut conversions,
-            helpers,
-            block,
-        );
-        builder.finalize(module.target_config());
+    let mut ids = Vec::new();
+    // Whether the first function stores every write at once.
+    let mut stored_at_once = false;
+    // Two functions: registers stored where threads leave only when the program reads them
+    // again, and every write stored at once (for the CTA whose registers are shown).
+    // Where the first stores every write at once already (its ways out would store too much,
+    // `writeback::STORES_PER_INSTRUCTION`), it serves both.
+    for (name, through) in [("ptxsim_kernel", false), ("ptxsim_kernel_shown", true)] {
+        if built.is_some_and(|built: translate::Built| built.through) {
+            break;
+        }
+        let id = module
+            .declare_function(name, Linkage::Export, &signature)
+            .map_err(error)?;
+        context.func.signature = signature.clone();
+        {
+            let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
+            let [load, store, lane, convert] =
+                [0, 1, 2, 3].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
+            let helpers = translate::Helpers {
+                load,
+                store,
+                lane,
+                convert,
+            };
+            built = Some(translate::build(
+                &mut builder,
+                program,
+                translate::plan(program),
+                &mut functions,
+                &mut conversions,
+                helpers,
+                (block, through),
+            ));
+            builder.finalize(module.target_config());
+        }
+        if dump {
+            let stores = built.map_or(0, |built| built.stores);
+            eprintln!(
+                "{}\n; {stores} register stores at the ways out",
+                context.func.display()
+            );
+        }
+        context.set_disasm(dump);
+        module.define_function(id, &mut context).map_err(error)?;
+        if let Some(code) = context.compiled_code()
+            && let Some(disasm) = &code.vcode
+        {
+            eprintln!("{disasm}");
+        }
+        module.clear_context(&mut context);
+        if ids.is_empty() {
+            stored_at_once = built.is_some_and(|built| built.through);
+        }
+        ids.push(id);
     }
-    context.set_disasm(std::env::var_os("PTXSIM_JIT_DUMP").is_some());
-    module.define_function(id, &mut context).map_err(error)?;
-    if let Some(code) = context.compiled_code()
-        && let Some(disasm) = &code.vcode
-    {
-        // PTXSIM_JIT_DUMP: the generated machine code, for the compiled tier's developers.
-        eprintln!("{disasm}");
-    }
-    module.clear_context(&mut context);
     module.finalize_definitions().map_err(error)?;
-    let function = module.get_finalized_function(id);
+    for (address, &id) in addresses.iter_mut().zip(ids.iter().cycle()) {
+        *address = module.get_finalized_function(id);
+    }
+    let built = built.ok_or_else(|| JitError("nothing built".into()))?;
     let stats = Stats {
         instructions: program.instructions.len(),
         covered: compiled.iter().filter(|&&c| c).count(),
         compile_time: start.elapsed(),
+        registers_stored_at_once: stored_at_once,
     };
     Ok(Kernel {
         code: native::Code::new(
-            function,
+            addresses,
             module,
             functions,
             conversions,

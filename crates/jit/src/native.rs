@@ -3,7 +3,8 @@
 //! calls back.
 //!
 //! Invariants (what makes the calls sound):
-//! * The generated function takes one argument, a pointer to a [`Context`] that lives for the
+//! * Each generated function (one for CTAs whose registers are shown, one for the others) takes
+//!   one argument, a pointer to a [`Context`] that lives for the
 //!   whole call; it reads and writes only the context's fields (at the offsets below), the
 //!   list `lanes[..lanes_len]`, the counters `pcs[lane]` and `steps[lane]` and the registers
 //!   `registers[r * stride + lane]` for registers `r` of the program and lanes of the list
@@ -282,7 +283,10 @@ pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 4] {
 
 /// A kernel's generated function with what it needs alive.
 pub(crate) struct Code {
+    /// The function for CTAs whose registers nobody sees after the run, and the one for CTAs
+    /// whose registers are shown ([`CompiledCta::shown`]: every write stored at once).
     function: *const u8,
+    shown: *const u8,
     /// Keeps the code mapped (never freed).
     _module: JITModule,
     functions: Vec<LaneFn>,
@@ -316,13 +320,13 @@ unsafe impl Send for Code {}
 unsafe impl Sync for Code {}
 
 impl Code {
-    /// `function` must be the finalized address, in `module`, of a function built by
-    /// [`crate::translate::build`] for a program of `registers` registers and CTAs of
-    /// `threads` threads, calling `functions` by number, `conversions` by address, as `built`
-    /// says.
+    /// `function` and `shown` must be the finalized addresses, in `module`, of functions built
+    /// by [`crate::translate::build`] (the second with every write stored at once) for a
+    /// program of `registers` registers and CTAs of `threads` threads, calling `functions` by
+    /// number, `conversions` by address, as `built` says.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
-        function: *const u8,
+        [function, shown]: [*const u8; 2],
         module: JITModule,
         functions: Vec<LaneFn>,
         conversions: Vec<std::pin::Pin<Box<ElementConversion>>>,
@@ -332,6 +336,7 @@ impl Code {
     ) -> Self {
         Self {
             function,
+            shown,
             _module: module,
             functions,
             _conversions: conversions,
@@ -417,12 +422,13 @@ impl Code {
             calls: u64::from(cta.calls),
             specials: cta.specials,
         };
-        // SAFETY: `function` has the signature `extern "C" fn(*mut Context)` (built so by
-        // `lib.rs` with the ISA's default calling convention, which is the C one), and the
+        let code = if cta.shown { self.shown } else { self.function };
+        // SAFETY: both functions have the signature `extern "C" fn(*mut Context)` (built so
+        // by `lib.rs` with the ISA's default calling convention, which is the C one), and the
         // context satisfies the module's invariants: the registers slice holds
         // `registers * count` values, `pcs` and `steps` hold `count`, and every lane is below
         // `count` (checked above).
-        let function: extern "C" fn(*mut Context) = unsafe { std::mem::transmute(self.function) };
+        let function: extern "C" fn(*mut Context) = unsafe { std::mem::transmute(code) };
         function(&mut context);
         cta.memory.shared = shared;
         cta.windows.clear();

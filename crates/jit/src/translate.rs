@@ -18,8 +18,12 @@
 //!   CTA's own shared memory that the helper refuses, a misaligned vector) stores the
 //!   thread's counters with `pc = i` and the step not counted, and returns: the interpreter
 //!   makes it, or reports its fault, and runs the rest of the CTA;
-//! * every register written is stored to the register file at once (write-through), so that
-//!   the exit block stores only the counters back and no value stays live for it.
+//! * registers live in Cranelift variables from the thread's entry until it leaves: an entry
+//!   loads what the code may read (or store) before writing it, and each way out stores the
+//!   registers written since the entry that the program may still read there
+//!   ([`crate::writeback`]), then goes to the exit block, which stores the counters. The
+//!   function for a CTA whose registers are shown after its run (`through`) stores every
+//!   write at once instead.
 //!
 //! Semantics come from `ptxsim-exec`: the common integer, `f32` and memory forms are generated
 //! here exactly as the interpreter computes them (chop to the type's width, Table 28's
@@ -46,6 +50,7 @@ use ptxsim_isa::ops::{
 
 use crate::native::{self, Context};
 use crate::registers::{self, Use, successors};
+use crate::writeback::{self, Analysis};
 
 /// The helpers the generated code calls.
 #[derive(Clone, Copy, Debug)]
@@ -322,11 +327,17 @@ pub(crate) struct Built {
     /// constant (no dynamic shared memory): the code may only run where the CTA has at least
     /// that many bytes (an access past them is handed to the interpreter).
     pub(crate) shared: Option<u64>,
+    /// Whether the code stores every write at once ([`writeback::Analysis::through`]): then it
+    /// serves CTAs whose registers are shown too.
+    pub(crate) through: bool,
+    /// The register stores at its ways out ([`writeback::Analysis::stores`]).
+    pub(crate) stores: usize,
 }
 
 /// The lane functions the code calls go into `functions`, numbered by their place, and the
 /// conversions it calls `ptxsim_jit_convert` with into `conversions`, which the code names by
-/// address.
+/// address. The code is for CTAs of shape `block`; with `through` every register write is
+/// stored at once (the code for a CTA whose registers are shown, [`crate::writeback`]).
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
@@ -334,7 +345,7 @@ pub(crate) fn build(
     functions: &mut Vec<LaneFn>,
     conversions: &mut Vec<std::pin::Pin<Box<ElementConversion>>>,
     helpers: Helpers,
-    block: [u32; 3],
+    (block, through): ([u32; 3], bool),
 ) -> Built {
     let count = program.instructions.len();
     let covered: Vec<bool> = plans.iter().map(Option::is_some).collect();
@@ -440,7 +451,7 @@ pub(crate) fn build(
     let bail = builder.create_block();
     let runs = runs(program, &covered);
     // Each run start is entered through a block that loads the registers live there.
-    let live = live_in(program, &covered, program.registers.len());
+    let analysis = writeback::analyse(program, &covered, through);
     let mut entries = vec![bail; count];
     let mut loads = Vec::new();
     for index in 0..count {
@@ -471,9 +482,7 @@ pub(crate) fn build(
         builder.switch_to_block(load);
         let thread_base = builder.use_var(base);
         for (register, variable) in variables.iter().enumerate() {
-            let is_live = live[index]
-                .get(register / 64)
-                .is_some_and(|word| word >> (register % 64) & 1 == 1);
+            let is_live = writeback::contains(&analysis.load[index], register);
             if let (Some(variable), true) = (*variable, is_live) {
                 let (at, offset) = register_address(builder, thread_base, stride, register);
                 let value = builder.ins().load(i64t, flags, at, offset);
@@ -508,12 +517,17 @@ pub(crate) fn build(
         windows,
         slots: 0,
         slot: 0,
+        analysis: &analysis,
+        dirty: Vec::new(),
+        pc: 0,
     };
     for ((index, instruction), plan) in program.instructions.iter().enumerate().zip(plans) {
         let Some(block) = blocks[index] else {
             continue;
         };
         t.builder.switch_to_block(block);
+        t.pc = index;
+        t.dirty.clone_from(&analysis.dirty_in[index]);
         let before = t.builder.use_var(steps);
         if runs[index].is_some() {
             // A run start: reached from elsewhere, with registers of any value.
@@ -532,7 +546,7 @@ pub(crate) fn build(
             t.builder.set_cold_block(out);
             t.builder.ins().brif(spent, out, &[], run, &[]);
             t.builder.switch_to_block(out);
-            t.leave(index, before);
+            t.leave(index, before, Store::LiveAt(index));
             t.builder.switch_to_block(run);
         }
         let after = t.builder.ins().iadd_imm_s(before, 1);
@@ -580,6 +594,8 @@ pub(crate) fn build(
         slots: t.slots,
         needs: t.needs,
         shared: shared_bytes,
+        through: analysis.through,
+        stores: analysis.stores,
     }
 }
 
@@ -667,64 +683,6 @@ pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[boo
     false
 }
 
-/// Per instruction, the registers live on entry to it within the compiled code (read on some
-/// path through compiled instructions before being written): what a thread entering there
-/// must have loaded. Values need not outlive the compiled code (every write goes through to the
-/// register file), so nothing is live at an instruction the interpreter runs.
-fn live_in(program: &Program, covered: &[bool], registers: usize) -> Vec<Vec<u64>> {
-    let count = program.instructions.len();
-    let words = registers.div_ceil(64);
-    let set = |bits: &mut Vec<u64>, r: usize| {
-        if let Some(word) = bits.get_mut(r / 64) {
-            *word |= 1 << (r % 64);
-        }
-    };
-    // Uses and (unconditional) definitions per instruction.
-    let mut uses = vec![vec![0u64; words]; count];
-    let mut kills = vec![vec![0u64; words]; count];
-    for (index, instruction) in program.instructions.iter().enumerate() {
-        if !covered[index] {
-            continue;
-        }
-        let (mut used, mut written) = (Vec::new(), Vec::new());
-        registers_of(instruction, |r| used.push(r), |r| written.push(r));
-        for r in used {
-            set(&mut uses[index], r);
-        }
-        if instruction.guard.is_none() {
-            for r in written {
-                set(&mut kills[index], r);
-            }
-        }
-    }
-    let mut live = vec![vec![0u64; words]; count];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for index in (0..count).rev() {
-            if !covered[index] {
-                continue;
-            }
-            let mut out = vec![0u64; words];
-            for next in successors(program, index) {
-                if let Some(next) = live.get(next) {
-                    for (o, n) in out.iter_mut().zip(next) {
-                        *o |= n;
-                    }
-                }
-            }
-            let new: Vec<u64> = (0..words)
-                .map(|w| uses[index][w] | (out[w] & !kills[index][w]))
-                .collect();
-            if new != live[index] {
-                live[index] = new;
-                changed = true;
-            }
-        }
-    }
-    live
-}
-
 struct Translator<'a, 'b> {
     builder: &'a mut FunctionBuilder<'b>,
     variables: &'a [Option<Variable>],
@@ -761,11 +719,29 @@ struct Translator<'a, 'b> {
     windows: Value,
     slots: usize,
     slot: usize,
+    /// Where the registers are ([`crate::writeback`]), the registers the code may have written
+    /// since the thread entered, at the point being translated, and the instruction translated.
+    analysis: &'a Analysis,
+    dirty: writeback::Set,
+    pc: usize,
+}
+
+/// What a thread leaving the code stores of the registers written since it entered (the
+/// others are in the register file already; [`crate::writeback`]).
+#[derive(Clone, Copy, Debug)]
+enum Store {
+    /// Those the program may read after it goes on at this instruction in the interpreter
+    /// (which runs it next, or reports its fault), and those other threads read.
+    LiveAt(usize),
+    /// Those other threads read (the thread has exited).
+    Exited,
 }
 
 impl Translator<'_, '_> {
-    /// Returns with the thread at instruction `pc` having issued `steps`.
-    fn leave(&mut self, pc: usize, steps: Value) {
+    /// Returns with the thread at instruction `pc` having issued `steps`, the registers
+    /// stored as `store` says.
+    fn leave(&mut self, pc: usize, steps: Value, store: Store) {
+        self.store_registers(store);
         let pc = self.builder.ins().iconst(types::I64, pc as i64);
         self.builder.def_var(self.exit_pc, pc);
         self.builder.def_var(self.exit_steps, steps);
@@ -776,6 +752,8 @@ impl Translator<'_, '_> {
     /// that the interpreter takes over the CTA ([`ptxsim_exec::compiled::CompiledCta`]), and
     /// no thread runs after this one.
     fn decline(&mut self, pc: usize, steps: Value) {
+        // The interpreter runs the instruction next, with the registers as they are here.
+        self.store_registers(Store::LiveAt(pc));
         let one = self.builder.ins().iconst(types::I64, 1);
         self.builder.ins().store(
             MemFlagsData::trusted(),
@@ -811,7 +789,7 @@ impl Translator<'_, '_> {
             }
             None => {
                 let steps = self.builder.use_var(self.steps);
-                self.leave(pc, steps);
+                self.leave(pc, steps, Store::LiveAt(pc));
             }
         }
     }
@@ -893,15 +871,53 @@ impl Translator<'_, '_> {
         if register_mask != u64::MAX {
             value = self.builder.ins().band_imm_s(value, register_mask as i64);
         }
-        if let Some(variable) = self.variables.get(register.index()).copied().flatten() {
+        let r = register.index();
+        if let Some(variable) = self.variables.get(r).copied().flatten() {
             self.builder.def_var(variable, value);
-            // Written through to the register file at once, so that a return from anywhere
-            // finds the registers there and no value stays live only for the return.
-            let base = self.builder.use_var(self.base);
-            let (at, offset) = register_address(self.builder, base, self.stride, register.index());
-            self.builder
-                .ins()
-                .store(MemFlagsData::trusted(), value, at, offset);
+        }
+        if writeback::contains(&self.analysis.writes[self.pc], r) {
+            // Kept in its variable, stored where the thread leaves.
+            writeback::insert(&mut self.dirty, r);
+        } else {
+            // A write `registers::registers_of` does not list: stored at once.
+            self.store_register(r, value);
+        }
+    }
+
+    /// Stores `value` to register `r` of the thread in the register file.
+    fn store_register(&mut self, r: usize, value: Value) {
+        let base = self.builder.use_var(self.base);
+        let (at, offset) = register_address(self.builder, base, self.stride, r);
+        self.builder
+            .ins()
+            .store(MemFlagsData::trusted(), value, at, offset);
+    }
+
+    /// Stores the registers written since the thread entered, as `store` says, on the way out.
+    fn store_registers(&mut self, store: Store) {
+        let keep = match store {
+            Store::LiveAt(pc) => writeback::keep_at(
+                self.analysis.live.as_deref(),
+                &self.analysis.other_lanes,
+                pc,
+            ),
+            Store::Exited => Some(self.analysis.other_lanes.clone()),
+        };
+        let stored: Vec<(usize, Variable)> = self
+            .variables
+            .iter()
+            .enumerate()
+            .filter_map(|(r, v)| Some((r, (*v)?)))
+            .filter(|&(r, _)| {
+                writeback::contains(&self.dirty, r)
+                    && keep
+                        .as_ref()
+                        .is_none_or(|keep| writeback::contains(keep, r))
+            })
+            .collect();
+        for (r, variable) in stored {
+            let value = self.builder.use_var(variable);
+            self.store_register(r, value);
         }
     }
 
@@ -1425,15 +1441,15 @@ impl Translator<'_, '_> {
                     self.builder.set_cold_block(back);
                     self.builder.ins().brif(calls, back, &[], out, &[]);
                     self.builder.switch_to_block(back);
-                    self.leave(pc, before);
+                    self.leave(pc, before, Store::LiveAt(pc));
                     self.builder.switch_to_block(out);
                 }
                 let steps = self.builder.use_var(self.steps);
-                self.leave(pc | ptxsim_exec::compiled::EXITED, steps);
+                self.leave(pc | ptxsim_exec::compiled::EXITED, steps, Store::Exited);
             }
             _ => {
                 // `plan` covers nothing else inline; hand it back.
-                self.leave(pc, before);
+                self.leave(pc, before, Store::LiveAt(pc));
             }
         }
     }
@@ -1560,16 +1576,45 @@ impl Translator<'_, '_> {
 
     /// Whether an access of `bytes` at `at` lies aligned in a region of `len` bytes.
     fn in_region(&mut self, at: Value, bytes: u32, len: Value) -> Value {
-        let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
-        let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let end = self.builder.ins().iadd_imm_s(at, i64::from(bytes));
-        let below = self.builder.ins().icmp(IntCC::UnsignedLessThan, at, len);
-        let fits = self
-            .builder
+        self.fits(at, bytes, len)
+    }
+
+    /// Whether an access of `bytes` (1, 2, 4 or 8: `2^k`) at `offset` from a region's start
+    /// lies aligned in the region's `len` bytes, with one comparison: `offset` rotated right by
+    /// `k` is below `len >> k`. An aligned `offset = m * 2^k` rotates to `m`, and
+    /// `m < len >> k` exactly when `offset + bytes <= len`; a misaligned one rotates its low
+    /// bits to the top, at least `2^(64 - k)`, past every such bound. The PTX addresses of
+    /// the region's start must be aligned to 8 bytes (shared memory, parameters and `.const`
+    /// start at 0, global buffers at `BUFFER_ALIGN`), so that `offset` is aligned exactly when
+    /// the address is (PTX ISA 5.1: accesses are naturally aligned).
+    fn fits(&mut self, offset: Value, bytes: u32, len: Value) -> Value {
+        if !bytes.is_power_of_two() || bytes > 8 {
+            let low = self.builder.ins().band_imm_s(offset, i64::from(bytes - 1));
+            let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
+            let end = self.builder.ins().iadd_imm_s(offset, i64::from(bytes));
+            let below = self
+                .builder
+                .ins()
+                .icmp(IntCC::UnsignedLessThan, offset, len);
+            let fits = self
+                .builder
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, end, len);
+            let inside = self.builder.ins().band(below, fits);
+            return self.builder.ins().band(aligned, inside);
+        }
+        let k = i64::from(bytes.trailing_zeros());
+        let (rotated, bound) = if k == 0 {
+            (offset, len)
+        } else {
+            (
+                self.builder.ins().rotr_imm_s(offset, k),
+                self.builder.ins().ushr_imm_s(len, k),
+            )
+        };
+        self.builder
             .ins()
-            .icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        let inside = self.builder.ins().band(below, fits);
-        self.builder.ins().band(aligned, inside)
+            .icmp(IntCC::UnsignedLessThan, rotated, bound)
     }
 
     /// Gives the instruction being translated its own window slot when it may access global
@@ -1599,19 +1644,7 @@ impl Translator<'_, '_> {
         let window_base = self.window_field(native::Window::BASE);
         let window_len = self.window_field(native::Window::LEN);
         let offset = self.builder.ins().isub(at, window_base);
-        let below = self
-            .builder
-            .ins()
-            .icmp(IntCC::UnsignedLessThan, offset, window_len);
-        let end = self.builder.ins().iadd_imm_s(offset, i64::from(bytes));
-        let fits = self
-            .builder
-            .ins()
-            .icmp(IntCC::UnsignedLessThanOrEqual, end, window_len);
-        let low = self.builder.ins().band_imm_s(at, i64::from(bytes - 1));
-        let aligned = self.builder.ins().icmp_imm_s(IntCC::Equal, low, 0);
-        let inside = self.builder.ins().band(below, fits);
-        (self.builder.ins().band(inside, aligned), offset)
+        (self.fits(offset, bytes, window_len), offset)
     }
 
     /// The host address of an access of `bytes` at `at` in the CTA's shared memory; outside

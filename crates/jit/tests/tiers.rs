@@ -1588,3 +1588,190 @@ fn auto_compiles_between_the_ctas_of_a_launch() {
     assert_eq!(state, Some(true), "compiled during the launch");
     assert_eq!((auto, auto_steps), (interpreted, steps));
 }
+
+/// Registers stay in the generated code's variables while a thread runs compiled code, and the
+/// register file gets them where the thread leaves (docs/compiled-tier.md, "How it works"):
+/// values carried around a loop, a register written before an instruction the interpreter
+/// issues (`shfl`, `bar.sync`) and read after it, by the interpreter or by compiled code that
+/// loads it again, in a CTA whose registers are shown (CTA 0, the inspected thread's) and in one
+/// whose are not (CTA 1: only the registers the program still reads are stored). The outputs
+/// are worked out here from the PTX's definitions.
+#[test]
+fn registers_kept_in_variables_reach_the_interpreter() {
+    let kernel = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r10, %ctaid.x;
+    mov.u32 %r11, %tid.x;
+    mad.lo.u32 %r1, %r10, 1000, %r11;
+    mov.u32 %r2, 1;
+    mov.u32 %r3, 0;
+$L:
+    shl.b32 %r2, %r2, 1;
+    add.u32 %r2, %r2, %r1;
+    and.b32 %r2, %r2, 65535;
+    xor.b32 %r9, %r2, %r3;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p1, %r3, 12;
+    @%p1 bra $L;
+    mul.lo.u32 %r4, %r1, 3;
+    shfl.sync.bfly.b32 %r5, %r2, 1, 31, -1;
+    add.u32 %r6, %r5, %r4;
+    bar.sync 0;
+    add.u32 %r6, %r6, %r3;
+    setp.ne.u32 %p2, %r9, 0;
+    selp.u32 %r7, 5, 9, %p2;
+    add.u32 %r6, %r6, %r7;
+    mad.lo.u32 %r8, %r10, 64, %r11;
+    mul.wide.u32 %rd2, %r8, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r6;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&kernel, None).unwrap();
+    let compiled = ptxsim_jit::compile(&program, [64, 1, 1]).unwrap();
+    assert!(!compiled.stats().registers_stored_at_once);
+    let run = same_on_both_tiers("registers", &kernel, 64, 2 * 64 * 4, 100_000);
+    assert_eq!(run.1, "None", "the kernel exits");
+    let loop_value = |id: u32| {
+        let (mut r2, mut r9) = (1u32, 0u32);
+        for r3 in 0..12 {
+            r2 = ((r2 << 1).wrapping_add(id)) & 0xffff;
+            r9 = r2 ^ r3;
+        }
+        (r2, r9)
+    };
+    for cta in 0..2u32 {
+        for t in 0..64u32 {
+            let id = cta * 1000 + t;
+            let (_, r9) = loop_value(id);
+            // `shfl.sync.bfly` with b = 1 reads lane t ^ 1 (PTX ISA 9.7.9.6, "j = lane ^ b").
+            let (other, _) = loop_value(cta * 1000 + (t ^ 1));
+            let expected = other + id * 3 + 12 + if r9 != 0 { 5 } else { 9 };
+            let at = 4 * (cta * 64 + t) as usize;
+            let got = u32::from_le_bytes(run.3[0][at..at + 4].try_into().unwrap());
+            assert_eq!(got, expected, "CTA {cta} thread {t}");
+        }
+    }
+    // The inspected thread (thread 0 of CTA 0) with every register it wrote, the loop's last
+    // `%r9` (read nowhere after the loop) among them.
+    let value = inspected_register(&kernel, &run);
+    let (r2, r9) = loop_value(0);
+    assert_eq!(value("%r2"), u128::from(r2));
+    assert_eq!(value("%r9"), u128::from(r9));
+    assert_eq!(value("%r3"), 12);
+}
+
+/// The value of the inspected thread's register `name` after `run` of `kernel`.
+fn inspected_register(kernel: &str, run: &Run) -> impl Fn(&str) -> u128 {
+    let (registers, _) = run.2.clone().expect("the inspected thread");
+    let program = ptxsim_exec::load(kernel, None).unwrap();
+    move |name: &str| {
+        let index = program.registers.iter().position(|r| r.name == name);
+        registers[index.unwrap_or_else(|| panic!("{name}"))]
+    }
+}
+
+/// A fault in the middle of a compiled run leaves the registers the interpreter leaves at the
+/// faulting instruction: thread 0 of CTA 0 (the inspected thread, the first the compiled code
+/// runs) loops, writing registers the loop carries, then stores past the buffer's end.
+#[test]
+fn a_fault_in_a_run_leaves_the_interpreters_registers() {
+    let kernel = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .pred %p<3>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 0;
+    mov.u32 %r3, 0;
+$L:
+    mad.lo.u32 %r2, %r3, %r1, %r2;
+    add.u32 %r2, %r2, 7;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p1, %r3, 10;
+    @%p1 bra $L;
+    setp.eq.u32 %p2, %r1, 0;
+    @%p2 add.u64 %rd1, %rd1, 4096;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    xor.b32 %r4, %r2, %r3;
+    st.global.u32 [%rd4], %r4;
+    add.u32 %r5, %r4, 1;
+    st.global.u32 [%rd4], %r5;
+    ret;
+}}"
+    );
+    let (run, compiled) = both_tiers("fault in a run", &kernel, 32, 128, 100_000);
+    assert!(run.1.contains("Trapped"), "the store faults: {}", run.1);
+    assert_eq!(compiled.1, run.1, "the failure");
+    assert_eq!(
+        compiled.2, run.2,
+        "the inspected thread's registers and steps"
+    );
+    // Thread 0 at the first store: %r2 = 10 * 7 (its `mad` adds 0), %r3 = 10, %r4 their xor,
+    // and %r5 never written.
+    let value = inspected_register(&kernel, &run);
+    assert_eq!(
+        (value("%r2"), value("%r3"), value("%r4"), value("%r5")),
+        (70, 10, 70 ^ 10, 0)
+    );
+    // 4 before the loop, 5 per iteration, 5 after it, and the store that faults (issued).
+    assert_eq!(
+        run.2.as_ref().map(|&(_, steps)| steps),
+        Some(4 + 50 + 5 + 1)
+    );
+}
+
+/// A kernel whose ways out would store too many registers (32 registers written, then stored
+/// one by one, each store a way out at which all 32 are still read) stores every write at once
+/// instead (`Stats::registers_stored_at_once`), with the interpreter's results; the loop kernel
+/// of `registers_kept_in_variables_reach_the_interpreter` keeps its registers in variables.
+#[test]
+fn kernels_whose_exits_would_store_too_much_store_every_write_at_once() {
+    let mut body = String::new();
+    for r in 1..=32 {
+        body += &format!("    mad.lo.u32 %r{r}, %r0, {r}, {r};\n");
+    }
+    for r in 1..=32 {
+        body += &format!("    st.global.u32 [%rd3+{}], %r{r};\n", 4 * (r - 1));
+    }
+    for r in 1..=32 {
+        body += &format!("    add.u32 %r33, %r33, %r{r};\n");
+    }
+    let kernel = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .b32 %r<34>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r33, 0;
+    mul.wide.u32 %rd2, %r0, 132;
+    add.u64 %rd3, %rd1, %rd2;
+{body}    st.global.u32 [%rd3+128], %r33;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&kernel, None).unwrap();
+    let compiled = ptxsim_jit::compile(&program, [32, 1, 1]).unwrap();
+    assert!(compiled.stats().registers_stored_at_once);
+    let run = same_on_both_tiers("many stores", &kernel, 32, 32 * 132, 100_000);
+    assert_eq!(run.1, "None", "the kernel exits");
+    // Thread t stores t * r + r for r = 1..32, then their sum (both CTAs write the same).
+    for t in 0..32u32 {
+        let word = |i: u32| {
+            let at = (t * 132 + 4 * i) as usize;
+            u32::from_le_bytes(run.3[0][at..at + 4].try_into().unwrap())
+        };
+        let values: Vec<u32> = (1..=32).map(|r| t * r + r).collect();
+        for (i, &value) in values.iter().enumerate() {
+            assert_eq!(word(i as u32), value, "thread {t} register {}", i + 1);
+        }
+        assert_eq!(word(32), values.iter().sum::<u32>(), "thread {t}: the sum");
+    }
+}
