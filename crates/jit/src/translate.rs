@@ -115,7 +115,21 @@ fn source_ok(program: &Program, source: Source) -> bool {
     match source {
         Source::Register(r) | Source::RegisterPlus(r, _) => narrow(program, r),
         Source::Immediate(_) => true,
-        Source::Special(special) => special_index(special).is_some(),
+        Source::Special(special) => special_index(special).is_some() || clock(special).is_some(),
+    }
+}
+
+/// The special registers that count time, as the interpreter reads them (`%clock`,
+/// `%clock_hi`, `%clock64`, `%globaltimer` and its halves: the thread's instructions issued
+/// before this one, docs/executor.md): the right shift and the mask of the step count.
+fn clock(special: SpecialRegister) -> Option<(i64, u64)> {
+    match special {
+        SpecialRegister::Clock | SpecialRegister::GlobalTimer(Some(false)) => {
+            Some((0, 0xffff_ffff))
+        }
+        SpecialRegister::ClockHi | SpecialRegister::GlobalTimer(Some(true)) => Some((32, u64::MAX)),
+        SpecialRegister::Clock64 | SpecialRegister::GlobalTimer(None) => Some((0, u64::MAX)),
+        _ => None,
     }
 }
 
@@ -824,6 +838,13 @@ impl Translator<'_, '_> {
     /// CTA's from the context, the thread's own derived from its index `t` (`%tid` from
     /// `t = tid.x + ntid.x * (tid.y + ntid.y * tid.z)`, `%laneid` `t % 32`, `%warpid` `t / 32`).
     fn special(&mut self, special: SpecialRegister) -> Value {
+        if let Some((shift, mask)) = clock(special) {
+            // The step count already counts this instruction.
+            let steps = self.builder.use_var(self.steps);
+            let before = self.builder.ins().iadd_imm_s(steps, -1);
+            let shifted = self.builder.ins().ushr_imm_s(before, shift);
+            return self.builder.ins().band_imm_s(shifted, mask as i64);
+        }
         let index = special_index(special).unwrap_or(0).min(SPECIALS - 1);
         let common = |t: &mut Self, index: usize| {
             t.builder.ins().load(

@@ -1775,3 +1775,76 @@ fn kernels_whose_exits_would_store_too_much_store_every_write_at_once() {
         assert_eq!(word(32), values.iter().sum::<u32>(), "thread {t}: the sum");
     }
 }
+
+/// `%clock`, `%clock_hi`, `%clock64` and `%globaltimer` compile: they count the instructions
+/// the thread issued before the one that reads them (docs/executor.md, "Time"), so a thread
+/// spinning on `clock64()` until `200 + tid` have passed (cuda-samples' `clock_block`) runs
+/// compiled, with the interpreter's values: the first instruction reads 0, and the loop ends
+/// at the first read at least `200 + tid` after the start.
+#[test]
+fn clock_reads_compile_with_the_interpreters_counts() {
+    let kernel = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    mov.u64 %rd1, %clock64;
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    cvt.u64.u32 %rd3, %r1;
+    add.u64 %rd4, %rd3, 200;
+$L:
+    mov.u64 %rd5, %clock64;
+    sub.u64 %rd6, %rd5, %rd1;
+    setp.lt.u64 %p1, %rd6, %rd4;
+    @%p1 bra $L;
+    mov.u32 %r2, %clock;
+    mov.u32 %r3, %clock_hi;
+    mov.u64 %rd7, %globaltimer;
+    mov.u32 %r4, %globaltimer_lo;
+    mul.wide.u32 %rd8, %r1, 40;
+    add.u64 %rd9, %rd2, %rd8;
+    st.global.u64 [%rd9], %rd1;
+    st.global.u64 [%rd9+8], %rd6;
+    st.global.u32 [%rd9+16], %r2;
+    st.global.u32 [%rd9+20], %r3;
+    st.global.u64 [%rd9+24], %rd7;
+    st.global.u32 [%rd9+32], %r4;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&kernel, None).unwrap();
+    let compiled = ptxsim_jit::compile(&program, [32, 1, 1]).unwrap();
+    assert_eq!(
+        compiled.stats().covered,
+        program.instructions.len(),
+        "every instruction compiles"
+    );
+    let run = same_on_both_tiers("clock", &kernel, 32, 2 * 32 * 40, 100_000);
+    let out = &run.3[0];
+    for tid in 0..32 {
+        let word = |at: usize| u64::from_le_bytes(out[tid * 40 + at..][..8].try_into().unwrap());
+        let half = |at: usize| u32::from_le_bytes(out[tid * 40 + at..][..4].try_into().unwrap());
+        assert_eq!(
+            word(0),
+            0,
+            "thread {tid}: nothing issued before the first instruction"
+        );
+        let elapsed = word(8);
+        let bound = 200 + tid as u64;
+        // The loop reads the clock every 4 instructions.
+        assert!(
+            (bound..bound + 4).contains(&elapsed),
+            "thread {tid}: {elapsed}"
+        );
+        // `%clock` is read 2 instructions after the last `%clock64` read.
+        assert_eq!(u64::from(half(16)), elapsed + 4, "thread {tid}: %clock");
+        assert_eq!(half(20), 0, "thread {tid}: %clock_hi");
+        assert_eq!(word(24), elapsed + 6, "thread {tid}: %globaltimer");
+        assert_eq!(
+            u64::from(half(32)),
+            elapsed + 7,
+            "thread {tid}: %globaltimer_lo"
+        );
+    }
+}
