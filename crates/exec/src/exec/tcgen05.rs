@@ -621,8 +621,10 @@ impl Executor<'_, '_> {
             .map_err(|fault| fault.to_string())
     }
 
-    /// The scale factors of `.block_scale` (M = 128, in the tensor memory of CTA `rank`),
-    /// `vec` per row of A and column of B (`.scale_vec::1X/2X/4X`). Their layout is the one
+    /// The scale factors of `.block_scale` (128 rows of A a CTA, in the tensor memory of CTA
+    /// `rank`; over a pair each CTA holds its rows' factors and those of all N columns of B, as
+    /// CUTLASS's 2x1SM atoms copy them), `vec` per row of A and column of B
+    /// (`.scale_vec::1X/2X/4X`). Their layout is the one
     /// CUTLASS's `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factors of row `m` in
     /// lane `m` (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the
     /// address's, bytes `id .. id + vec` (the instruction descriptor's scale-factor id, then
