@@ -581,24 +581,29 @@ fn a_ctas_shared_addresses_carry_its_cluster_rank_from_bit_24() {
 fn a_shared_cta_load_of_another_ctas_window_faults_at_its_line() {
     let source = hand("cluster_shared_layout_sm90");
     let error = shared_layout(2, 1).expect_err("a load outside the CTA's window");
+    let line = line_where(&source, |line| line.ends_with("// PEER"));
+    assert_eq!(trap_site(&error), (line, [1, 0, 0], [0, 0, 0]), "{error}");
+}
+
+/// The line, CTA and thread where a launch trapped (a `trap`, a fault, a deadlock).
+fn trap_site(error: &Error) -> (u32, [u32; 3], [u32; 3]) {
     let Error::Run {
         location,
         outcome,
         cta,
         thread,
         ..
-    } = &error
+    } = error
     else {
         panic!("{error}");
     };
     assert!(matches!(outcome, Some(Outcome::Trapped { .. })), "{error}");
-    let line = source
-        .lines()
-        .position(|line| line.ends_with("// PEER"))
-        .expect("the load") as u32
-        + 1;
-    assert_eq!(location.line, line, "{error}");
-    assert_eq!((*cta, *thread), ([1, 0, 0], [0, 0, 0]), "{error}");
+    (location.line, *cta, *thread)
+}
+
+/// The line (from 1) of the first line of `source` that `is` picks.
+fn line_where(source: &str, is: impl Fn(&str) -> bool) -> u32 {
+    source.lines().position(is).expect("the line is there") as u32 + 1
 }
 
 #[test]
@@ -641,25 +646,9 @@ fn a_deadlock_across_a_cluster_traps_at_the_cluster_barrier() {
             &LaunchOptions::default(),
         )
         .expect_err("a deadlock");
-    let Error::Run {
-        location,
-        outcome,
-        cta,
-        thread,
-        ..
-    } = &error
-    else {
-        panic!("{error}");
-    };
-    assert!(matches!(outcome, Some(Outcome::Trapped { .. })), "{error}");
     // The first `barrier.cluster.wait` of the file, where CTA rank 0 waits.
-    let line = source
-        .lines()
-        .position(|line| line.trim() == "barrier.cluster.wait;")
-        .expect("the wait") as u32
-        + 1;
-    assert_eq!(location.line, line, "{error}");
-    assert_eq!((*cta, *thread), ([0, 0, 0], [0, 0, 0]), "{error}");
+    let line = line_where(&source, |line| line.trim() == "barrier.cluster.wait;");
+    assert_eq!(trap_site(&error), (line, [0, 0, 0], [0, 0, 0]), "{error}");
 }
 
 #[test]

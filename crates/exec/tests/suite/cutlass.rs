@@ -331,3 +331,19 @@ fn the_cutlass_sm100_block_scaled_mxfp8_gemm_multiplies_exactly() {
         block_scaled: true,
     });
 }
+
+#[test]
+fn the_cutlass_sm100_2sm_block_scaled_mxfp8_gemm_multiplies_exactly() {
+    // scripts/blackwell/cutlass_sm100.cu -DMXFP8 -DTWO_SM: 256 x 128 x 128 tiles over a 2 x 1 x 1
+    // cluster (SM100_MMA_MXF8F6F4_2x1SM_SS): each CTA copies its rows' and all of B's columns'
+    // scale factors into its tensor memory (tcgen05.cp.cta_group::2.32x128b.warpx4), the even
+    // CTA issues tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.
+    // 512 x 256 x 256 with factors 2^-1..2^1 per row, column and block of 32.
+    check(&Sample {
+        directory: "cutlass-sm100",
+        name: "gemm_mxfp8_2sm",
+        target: "sm_100a",
+        element: e4m3,
+        block_scaled: true,
+    });
+}
