@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates ptx-samples/cutlass-sm100/: the PTX of CUTLASS's sm_100a GEMMs
 # (scripts/blackwell/cutlass_sm100.cu: a 1SM and a 2SM tcgen05 kernel, and a block-scaled MXFP8
-# one) and their launches (grid, block, cluster, shared memory, the Params block with
+# one of each) and their launches (grid, block, cluster, shared memory, the Params block with
 # placeholder pointers and the tensor maps' encoding arguments), which
 # crates/exec/tests/suite/cutlass.rs runs. Checks the PTX with ptxas, and with --run runs
 # each program itself (CUTLASS's device adapter, host reference) on ptxsim's libcuda.so.1.
 #
 #   CUTLASS_DIR=/path/to/cutlass scripts/blackwell/cutlass-sm100.sh [--run] [VARIANT...]
 #
-# VARIANT: gemm_1sm, gemm_mxfp8 (the default: both, committed), gemm_2sm (not committed: it
-# hangs on ptxsim, docs/tensor-cores.md "CUTLASS's sm_100a GEMMs").
+# VARIANT: gemm_1sm, gemm_2sm, gemm_mxfp8, gemm_mxfp8_2sm (the default: all four, committed).
 # CUTLASS_DIR: a checkout of NVIDIA/cutlass (include/, tools/util/include/); the committed
 # files were made from commit 7107b05535f8977f5ecb9d01ee203205b1fd9bc4 (v4.x, 2026-08-20).
 # Tools: $PTXSIM_NVIDIA_ROOT (default: <repo>/.nv) with nvcc and ptxas in nvidia/cu13/bin
@@ -33,7 +32,7 @@ if [ "${1:-}" = --run ]; then
     shift
 fi
 VARIANTS=("$@")
-[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=(gemm_1sm gemm_mxfp8)
+[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=(gemm_1sm gemm_2sm gemm_mxfp8 gemm_mxfp8_2sm)
 
 STAGE=/tmp/ptxsim-cutlass-sm100-stage
 mkdir -p "$STAGE"
@@ -52,6 +51,7 @@ for NAME in "${VARIANTS[@]}"; do
         gemm_1sm) FLAG= ;;
         gemm_2sm) FLAG=-DTWO_SM ;;
         gemm_mxfp8) FLAG=-DMXFP8 ;;
+        gemm_mxfp8_2sm) FLAG="-DMXFP8 -DTWO_SM" ;;
         *) echo "cutlass-sm100.sh: unknown variant $NAME" >&2; exit 2 ;;
     esac
     rm -rf "keep-$NAME"

@@ -17,6 +17,7 @@
 //                 .cta_group::2 (KernelScheduleAuto picks the 2SM schedule)
 //   -DMXFP8       block-scaled: MXFP8 (e4m3 elements, a ue8m0 factor per 32 of K) x MXFP8,
 //                 128 x 128 x 128 tiles, no cluster (OpClassBlockScaledTensorOp)
+//   -DMXFP8 -DTWO_SM  block-scaled 2SM: 256 x 128 x 128 tiles over a 2 x 1 cluster
 //
 // Two uses, as scripts/hopper/cutlass_gemm.cu:
 //
@@ -54,10 +55,16 @@
 
 using namespace cute;
 
-#if defined(MXFP8)
+#if defined(MXFP8) && defined(TWO_SM)
+constexpr int M = 512, N = 256, K = 256;
+using MmaTileShape = Shape<_256, _128, _128>;
+using ClusterShape = Shape<_2, _1, _1>;
+#elif defined(MXFP8)
 constexpr int M = 256, N = 128, K = 512;
 using MmaTileShape = Shape<_128, _128, _128>;
 using ClusterShape = Shape<_1, _1, _1>;
+#endif
+#if defined(MXFP8)
 using ElementA = cutlass::mx_float8_t<cutlass::float_e4m3_t>;
 using ElementB = cutlass::mx_float8_t<cutlass::float_e4m3_t>;
 using OperatorClass = cutlass::arch::OpClassBlockScaledTensorOp;

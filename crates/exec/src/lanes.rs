@@ -338,6 +338,13 @@ impl ClusterLink {
         self.phase = 0;
     }
 
+    /// Where this CTA's shared memory starts in `.shared` addresses: `%cluster_ctarank *
+    /// CLUSTER_RANK_STRIDE` (docs/clusters.md, "Addresses": ptxas computes a shared variable's
+    /// address as `(SR_CgaCtaId << 24) + offset`); 0 outside a launch with clusters.
+    pub(crate) fn shared_base(&self) -> u64 {
+        u64::from(self.rank) * crate::memory::CLUSTER_RANK_STRIDE
+    }
+
     /// Whether `lane` arrived at the cluster barrier in its current phase.
     pub(crate) fn arrived(&self, lane: usize) -> bool {
         self.arrivals.get(lane).is_some_and(|&n| n > self.phase)

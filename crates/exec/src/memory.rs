@@ -8,7 +8,7 @@
 //! | space | its own addresses | generic window |
 //! |---|---|---|
 //! | `.global` | from [`GLOBAL_BASE`] | the same addresses |
-//! | `.shared` | from 0 | [`SHARED_WINDOW`] + address |
+//! | `.shared` | from `%cluster_ctarank` x [`CLUSTER_RANK_STRIDE`] | [`SHARED_WINDOW`] + address |
 //! | `.local`  | from 0 | [`LOCAL_WINDOW`] + address |
 //! | `.const`  | from 0 | [`CONST_WINDOW`] + address |
 //! | `.param`  | kernel parameters from 0, call parameters from [`crate::ir::THREAD_PARAM_BASE`] | [`PARAM_WINDOW`] + address |

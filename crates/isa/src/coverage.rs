@@ -154,8 +154,8 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Tcgen05 => {
             "the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` `.sp` with M = 64, \
              `.cta_group::2`, `.ws` or block scaling, `.ws` with A in tensor memory below \
-             M = 128 or a zero-column mask, A transposed for FP6/FP4, block scaling with M = 64 \
-             or `.cta_group::2`, `scale-input-d` with an `.f16` D (trap at run)"
+             M = 128 or a zero-column mask, A transposed for FP6/FP4, block scaling with 64 rows a \
+             CTA (M = 64, or 128 over a pair), `scale-input-d` with an `.f16` D (trap at run)"
         }
         _ => "",
     }
@@ -267,8 +267,8 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
                  `.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4` `.block_scale`), \
                  mma.ws (M = 32, 64, 128; the B collector buffers); \
                  `.cta_group::2` (a CTA pair of a cluster): alloc, dealloc, \
-                 relinquish_alloc_permit, cp, shift, commit, mma (M = 128 and 256, not \
-                 block-scaled); docs/tensor-cores.md",
+                 relinquish_alloc_permit, cp, shift, commit, mma (M = 128 and 256; \
+                 block-scaled at M = 256); docs/tensor-cores.md",
             )
         } else if matches!(
             op,

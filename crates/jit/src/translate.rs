@@ -114,7 +114,7 @@ fn narrow(program: &Program, register: RegisterId) -> bool {
 fn source_ok(program: &Program, source: Source) -> bool {
     match source {
         Source::Register(r) | Source::RegisterPlus(r, _) => narrow(program, r),
-        Source::Immediate(_) => true,
+        Source::Immediate(_) | Source::SharedAddress(_) => true,
         Source::Special(special) => special_index(special).is_some() || clock(special).is_some(),
     }
 }
@@ -825,6 +825,9 @@ impl Translator<'_, '_> {
                     .ins()
                     .iconst(types::I64, (v as u64 & mask(bits)) as i64);
             }
+            // Compiled code runs CTAs of clusters of one only (rank 0), where a shared
+            // variable's address is the immediate.
+            Source::SharedAddress(v) => return self.read(Source::Immediate(v.into()), bits),
             Source::RegisterPlus(r, offset) => {
                 let value = self.register(r);
                 self.builder.ins().iadd_imm_s(value, offset)
@@ -990,6 +993,7 @@ impl Translator<'_, '_> {
     fn known(&self, source: Source, bits: u32) -> Option<u64> {
         match source {
             Source::Immediate(v) => Some(v as u64 & mask(bits)),
+            Source::SharedAddress(v) => Some(v & mask(bits)),
             Source::Register(r) => self
                 .constants
                 .get(r.index())

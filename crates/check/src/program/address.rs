@@ -6,7 +6,7 @@
 //! | space | its own addresses | generic window |
 //! |---|---|---|
 //! | `.global` | from [`GLOBAL_BASE`] | the same addresses |
-//! | `.shared` | from 0 | [`SHARED_WINDOW`] + address |
+//! | `.shared` | from `%cluster_ctarank` x [`CLUSTER_RANK_STRIDE`] | [`SHARED_WINDOW`] + address |
 //! | `.local`  | from 0 | [`LOCAL_WINDOW`] + address |
 //! | `.const`  | from 0 | [`CONST_WINDOW`] + address |
 //! | `.param`  | kernel parameters from 0, call parameters from [`super::THREAD_PARAM_BASE`] | [`PARAM_WINDOW`] + address |
@@ -25,11 +25,16 @@ pub const FUNCTION_STRIDE: u64 = 16;
 /// Where `.shared` addresses appear in the generic space.
 pub const SHARED_WINDOW: u64 = 0x0000_6000_0000_0000;
 /// The `.shared::cluster` space (PTX ISA 9.0, 5.1.4: the shared memory of every CTA of the
-/// cluster, in which the executing CTA's `.shared::cta` window lies): an address below this
-/// stride is the executing CTA's `.shared` address; the CTA of rank `r` has its shared memory
-/// at `(r + 1) * CLUSTER_RANK_STRIDE` (what `mapa` returns). A CTA has at most 227 KiB of
-/// shared memory and a cluster at most 16 CTAs, so every such address fits in 32 bits. The
-/// generic window of `.shared` holds them all ([`SHARED_WINDOW`] + address).
+/// cluster, in which the executing CTA's `.shared::cta` window lies): the CTA of cluster rank
+/// `r` has its shared memory at `r * CLUSTER_RANK_STRIDE + offset`, and those are its own
+/// `.shared` addresses too (a shared variable's address depends on the rank:
+/// [`super::Source::SharedAddress`]). This is the GPU's layout as ptxas compiles for it
+/// (`mov.u32 %r, var` becomes `(SR_CgaCtaId << 24) + offset`, `mapa` puts the rank in bits
+/// 24 to 31, `getctarank` shifts right by 24) and as CUTLASS's sm_100 kernels rely on it
+/// (`Sm100MmaPeerBitMask` clears bit 24 to reach the even CTA of a pair); rank 0's window
+/// starts at 0, so launches without clusters see the same addresses as before. A CTA has at
+/// most 227 KiB of shared memory and a cluster at most 16 CTAs, so every such address fits in
+/// 32 bits. The generic window of `.shared` holds them all ([`SHARED_WINDOW`] + address).
 pub const CLUSTER_RANK_STRIDE: u64 = 1 << 24;
 /// Where `.local` addresses appear in the generic space.
 pub const LOCAL_WINDOW: u64 = 0x0000_5000_0000_0000;

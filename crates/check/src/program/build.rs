@@ -3093,10 +3093,9 @@ impl<'m> Builder<'m> {
         let base = match &address.base {
             AddressBase::Name(name) => match self.resolve_name(name) {
                 Some(Resolved::Register(id)) => Source::Register(id),
-                Some(Resolved::Address(space, address, _)) if self.generic_access => {
-                    Source::Immediate(u128::from(to_generic(space, address)))
+                Some(Resolved::Address(space, address, _)) => {
+                    Source::variable_address(space, address, self.generic_access)
                 }
-                Some(Resolved::Address(_, address, _)) => Source::Immediate(u128::from(address)),
                 None => {
                     return Err(format!(
                         "address base `{}` cannot be resolved",
@@ -3111,7 +3110,10 @@ impl<'m> Builder<'m> {
                 .registers
                 .get(id.index())
                 .is_some_and(|r| r.bits() <= 32),
-            Source::Immediate(_) | Source::Special(_) | Source::RegisterPlus(..) => false,
+            Source::Immediate(_)
+            | Source::Special(_)
+            | Source::RegisterPlus(..)
+            | Source::SharedAddress(_) => false,
         };
         Ok(MemoryOperand {
             base,
@@ -3221,8 +3223,8 @@ impl<'m> Builder<'m> {
             }
             Operand::Name(name) => match self.resolve_name(name) {
                 Some(Resolved::Register(id)) => Ok(Source::Register(id)),
-                Some(Resolved::Address(_, address, _)) => {
-                    Ok(Source::Immediate(u128::from(address)))
+                Some(Resolved::Address(space, address, _)) => {
+                    Ok(Source::variable_address(space, address, false))
                 }
                 None => match self
                     .kernels
@@ -3238,16 +3240,18 @@ impl<'m> Builder<'m> {
             // The address plus the offset, as ptxas computes it at assembly time; `name[N]` is
             // the address of element N (PTX ISA 6.4.2).
             Operand::NameOffset(offset) => match self.resolve_name(&offset.name) {
-                Some(Resolved::Address(_, address, _)) => {
+                Some(Resolved::Address(space, address, _)) => {
                     let scale = if offset.indexed {
                         self.element_size(&offset.name).unwrap_or(1)
                     } else {
                         1
                     };
                     let bytes = offset.offset.value.wrapping_mul(scale as i64);
-                    Ok(Source::Immediate(u128::from(
+                    Ok(Source::variable_address(
+                        space,
                         address.wrapping_add_signed(bytes),
-                    )))
+                        false,
+                    ))
                 }
                 // A register plus an immediate, which ptxas takes as an operand too.
                 Some(Resolved::Register(id)) => Ok(Source::RegisterPlus(id, offset.offset.value)),
@@ -3285,9 +3289,12 @@ impl<'m> Builder<'m> {
             _ => None,
         });
         match (self.source(operand, ty)?, space) {
-            (Source::Immediate(address), Some(space)) if generic => Ok(Source::Immediate(
-                u128::from(to_generic(space, address as u64)),
-            )),
+            (Source::Immediate(address), Some(space)) if generic => {
+                Ok(Source::variable_address(space, address as u64, true))
+            }
+            (Source::SharedAddress(address), Some(space)) if generic => {
+                Ok(Source::variable_address(space, address, true))
+            }
             (source, _) => Ok(source),
         }
     }
@@ -3592,7 +3599,7 @@ impl<'m> Builder<'m> {
         let tensor_map = match map {
             Operand::Name(name) => match self.resolve_name(name) {
                 Some(Resolved::Address(space, address, _)) => {
-                    Source::Immediate(u128::from(to_generic(space, address)))
+                    Source::variable_address(space, address, true)
                 }
                 _ => self.source(map, Type::U64)?,
             },

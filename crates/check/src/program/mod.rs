@@ -502,6 +502,31 @@ pub enum Source {
     /// A register plus a constant (`st.u64 [a], %r + 1`), wrapping, then chopped like a
     /// register.
     RegisterPlus(RegisterId, i64),
+    /// The address of a `.shared` variable (plus an offset), as the CTA of cluster rank 0 has
+    /// it: its `.shared` address, or with `cvta`/generic addressing its generic one. The CTA
+    /// of rank `r` adds `r * CLUSTER_RANK_STRIDE` ([`address::CLUSTER_RANK_STRIDE`]), then the
+    /// value is chopped like an immediate: a CTA's `.shared::cta` window is its part of the
+    /// `.shared::cluster` window (PTX ISA 9.0, 5.1.4), so a variable's address depends on the
+    /// CTA's rank, as ptxas computes it (`%cluster_ctarank << 24` plus the offset;
+    /// docs/clusters.md, "Addresses"). Outside a launch with clusters every CTA has rank 0
+    /// and this is an immediate.
+    SharedAddress(u64),
+}
+
+impl Source {
+    /// The source an address in `space` stands for: [`Source::SharedAddress`] for a `.shared`
+    /// variable's (`generic`: its generic address), an immediate for the others.
+    pub fn variable_address(space: Space, address: u64, generic: bool) -> Source {
+        let value = if generic {
+            address::to_generic(space, address)
+        } else {
+            address
+        };
+        match space {
+            Space::Shared | Space::SharedCluster => Source::SharedAddress(value),
+            _ => Source::Immediate(u128::from(value)),
+        }
+    }
 }
 
 /// A memory operand `[base+offset]`: the address is the base's value plus the offset, in the

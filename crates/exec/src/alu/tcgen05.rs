@@ -167,18 +167,16 @@ impl InstrDescriptor {
         }
         let m = (field(24, 5) << 4) as usize;
         let n = (field(17, 6) << 3) as usize;
-        if block_scaled && pair {
-            return Err(
-                ".block_scale with .cta_group::2 is not supported by ptxsim yet (which CTA's \
-                 tensor memory holds the scale factors of B's columns is not settled by the \
-                 sources read)"
-                    .into(),
-            );
-        }
-        if block_scaled && m != 128 {
+        // Over a CTA pair each CTA holds the scale factors of its M / 2 rows of A and of all N
+        // columns of B in its own tensor memory: CUTLASS's 2x1SM block-scaled atoms copy them
+        // with a one-CTA `MMA_ScaleFactor` atom of M / 2 rows and all of N
+        // (`SM100_MMA_MXF8F6F4_2x1SM_SS`'s `SM100_MMA_MXF8F6F4_SS<.., M/2, round_up(N, 128)>`).
+        let rows = if pair { m / 2 } else { m };
+        if block_scaled && rows != 128 {
             return Err(format!(
-                "M = {m} with .block_scale: ptxsim runs M = 128 only (the scale factors' \
-                 layout for M = 64 is not supported yet)"
+                "M = {m} with .block_scale: ptxsim runs 128 rows a CTA only (M = 128, or 256 \
+                 with .cta_group::2; the scale factors' layout for 64 rows a CTA is not \
+                 supported yet)"
             ));
         }
         if ws && (!matches!(m, 32 | 64 | 128) || !matches!(n, 64 | 128 | 256)) {

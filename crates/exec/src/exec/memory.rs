@@ -270,7 +270,7 @@ impl Executor<'_, '_> {
                     let mask = self.read_bits(lane, mask, 16);
                     (0..u64::from(self.cluster.size))
                         .filter(|rank| mask >> rank & 1 == 1)
-                        .map(|rank| (rank + 1) * CLUSTER_RANK_STRIDE)
+                        .map(|rank| rank * CLUSTER_RANK_STRIDE)
                         .collect()
                 }
                 None => vec![0],
@@ -410,24 +410,28 @@ impl Executor<'_, '_> {
                 self.trap(lane, instruction, message);
                 continue;
             }
-            // Each CTA of the cluster (`.shared::cluster` addresses of rank r start at
-            // (r + 1) * CLUSTER_RANK_STRIDE), or this CTA alone (offsets below the stride).
+            // Each CTA of the cluster (rank r's shared memory starts at r *
+            // CLUSTER_RANK_STRIDE), or this CTA alone.
+            let own = self.cluster.shared_base();
             let bases: Vec<u64> = if multicast {
                 (0..u64::from(self.cluster.size))
-                    .map(|rank| (rank + 1) * CLUSTER_RANK_STRIDE)
+                    .map(|rank| rank * CLUSTER_RANK_STRIDE)
                     .collect()
             } else {
-                vec![0]
+                vec![own]
             };
+            let [response, mbar] = at.map(|address| address.wrapping_sub(own));
             for base in bases {
                 let stored = self.store(
                     lane,
                     Space::SharedCluster,
-                    base + at[0],
+                    base.wrapping_add(response),
                     16,
                     CLUSTER_CANCEL_FAILED,
                 );
-                if let Err(fault) = stored.and_then(|()| self.complete_tx(lane, base + at[1], 16)) {
+                let signalled =
+                    stored.and_then(|()| self.complete_tx(lane, base.wrapping_add(mbar), 16));
+                if let Err(fault) = signalled {
                     self.fault(lane, instruction, fault);
                     continue 'lanes;
                 }
@@ -615,10 +619,7 @@ impl Executor<'_, '_> {
             _ => None,
         };
         let at = self.address(lane, mbarrier);
-        let rank_of = |at: u64| match at / CLUSTER_RANK_STRIDE {
-            0 => u64::from(self.cluster.rank),
-            n => n - 1,
-        };
+        let rank_of = |at: u64| at / CLUSTER_RANK_STRIDE;
         match (to_cluster(space, a), to_cluster(space, at)) {
             (Some(a), Some(at)) if rank_of(a) == rank_of(at) => Some(Some(at)),
             (_, Some(_)) => {
@@ -673,10 +674,12 @@ impl Executor<'_, '_> {
 
     /// `mapa{.shared::cluster}.type d, a, b` (PTX ISA 9.0, mapa): "Destination register d will
     /// hold an address in CTA b corresponding to operand a": the offset of `a` in its CTA's
-    /// shared memory, placed in the shared memory of rank `b` ([`CLUSTER_RANK_STRIDE`]); in the
-    /// generic form both are generic addresses in the `.shared` window. A rank outside the
-    /// cluster, or a generic address outside the `.shared` window, traps (the PTX ISA leaves
-    /// them undefined).
+    /// shared memory (of any CTA of the cluster), placed in the shared memory of rank `b`
+    /// (`b * CLUSTER_RANK_STRIDE + a % CLUSTER_RANK_STRIDE`, [`CLUSTER_RANK_STRIDE`]: what
+    /// ptxas makes of it, a byte permute that puts `b` in bits 24 to 31); in the generic form
+    /// both are generic addresses in the `.shared` window. A rank outside the cluster, or a
+    /// generic address outside the `.shared` window, traps (the PTX ISA leaves them
+    /// undefined).
     #[allow(clippy::too_many_arguments)] // The fields of the instruction kind, as the dispatch binds them.
     #[inline(always)]
     pub(super) fn mapa(
@@ -712,7 +715,7 @@ impl Executor<'_, '_> {
                 self.trap(lane, instruction, message);
                 continue;
             };
-            let mapped = (b + 1) * CLUSTER_RANK_STRIDE + shared % CLUSTER_RANK_STRIDE;
+            let mapped = b * CLUSTER_RANK_STRIDE + shared % CLUSTER_RANK_STRIDE;
             let value = if cluster {
                 mapped
             } else {
@@ -723,8 +726,8 @@ impl Executor<'_, '_> {
     }
 
     /// `getctarank{.shared::cluster}.type d, a` (PTX ISA 9.0, getctarank): "the rank of the
-    /// CTA which contains the address specified in operand a" ([`CLUSTER_RANK_STRIDE`]: an
-    /// address without a rank is the executing CTA's).
+    /// CTA which contains the address specified in operand a": bits 24 to 31 of its
+    /// `.shared` address ([`CLUSTER_RANK_STRIDE`]; ptxas shifts the address right by 24).
     #[inline(always)]
     pub(super) fn getctarank(
         &mut self,
@@ -741,10 +744,7 @@ impl Executor<'_, '_> {
             } else {
                 a.wrapping_sub(SHARED_WINDOW)
             };
-            let rank = match shared / CLUSTER_RANK_STRIDE {
-                0 => u64::from(self.cluster.rank),
-                r => (r - 1) & 0xffff_ffff,
-            };
+            let rank = (shared / CLUSTER_RANK_STRIDE) & 0xffff_ffff;
             self.write(lane, destination, u128::from(rank), Type::U32);
         }
     }
@@ -765,8 +765,8 @@ impl Executor<'_, '_> {
             let a = self.read_bits(lane, address, 64);
             let (window, at) = from_generic(a);
             let rank = at / CLUSTER_RANK_STRIDE;
-            let own = rank == 0 || rank - 1 == u64::from(self.cluster.rank);
-            let within = rank <= u64::from(self.cluster.size);
+            let own = rank == u64::from(self.cluster.rank);
+            let within = rank < u64::from(self.cluster.size);
             let inside = match space {
                 Space::Shared => window == Space::Shared && own,
                 Space::SharedCluster => window == Space::Shared && within,
@@ -857,9 +857,11 @@ impl Executor<'_, '_> {
                 .load_each(addresses, bytes, &mut columns.out)
                 .is_ok()
         } else {
-            // Addresses from `CLUSTER_RANK_STRIDE` on name other CTAs' memory (per lane).
-            let own = self.shared.len().min(CLUSTER_RANK_STRIDE as usize);
-            let shared: &[u8] = &self.shared[..own];
+            // Addresses outside this CTA's window name other CTAs' memory (per lane).
+            let own = self.cluster.shared_base();
+            let addresses = addresses.map(|at| at.wrapping_sub(own));
+            let len = self.shared.len().min(CLUSTER_RANK_STRIDE as usize);
+            let shared: &[u8] = &self.shared[..len];
             match bytes {
                 1 => read_columns::<1>(shared, addresses, &mut columns.out),
                 2 => read_columns::<2>(shared, addresses, &mut columns.out),
@@ -888,14 +890,15 @@ impl Executor<'_, '_> {
         let mut columns = std::mem::take(self.columns);
         self.gather(lanes, address.base, 64, &mut columns.a);
         let len = self.shared.len();
+        let own = self.cluster.shared_base();
         let fits = columns
             .a
             .iter()
-            .all(|&base| own_shared(len, address.at(base), bytes).is_some());
+            .all(|&base| own_shared(own, len, address.at(base), bytes).is_some());
         if fits {
             self.gather(lanes, source, ty.bits(), &mut columns.b);
             for (&base, &value) in columns.a.iter().zip(&columns.b) {
-                let at = address.at(base);
+                let at = address.at(base).wrapping_sub(own);
                 // In bounds and aligned: checked above.
                 let _ = store_bytes(self.shared, 0, at, bytes, value);
             }
@@ -1068,7 +1071,7 @@ impl Executor<'_, '_> {
         let thread = &self.threads[lane];
         let result = match resolved {
             Space::Global | Space::Generic => self.device.global.load(at, bytes),
-            Space::Shared | Space::SharedCluster => match self.cluster_shared(at) {
+            Space::Shared | Space::SharedCluster => match self.cluster_shared(space, at) {
                 Ok((None, at)) => load_bytes(self.shared, 0, at, bytes),
                 Ok((Some(rank), at)) => load_bytes(&self.cluster.peers[rank], 0, at, bytes),
                 Err(kind) => Err(kind),
@@ -1105,7 +1108,7 @@ impl Executor<'_, '_> {
         let thread = &mut self.threads[lane];
         let result = match resolved {
             Space::Global | Space::Generic => self.device.global.store(at, bytes, low),
-            Space::Shared | Space::SharedCluster => match self.cluster_shared(at) {
+            Space::Shared | Space::SharedCluster => match self.cluster_shared(space, at) {
                 Ok((None, at)) => store_bytes(self.shared, 0, at, bytes, low),
                 Ok((Some(rank), at)) => {
                     store_bytes(&mut self.cluster.peers[rank], 0, at, bytes, low)
@@ -1153,7 +1156,7 @@ impl Executor<'_, '_> {
                 self.device.global.update(at, bytes, f).map_err(to_fault)?
             }
             Space::Shared | Space::SharedCluster => {
-                let (rank, at) = self.cluster_shared(at).map_err(to_fault)?;
+                let (rank, at) = self.cluster_shared(space, at).map_err(to_fault)?;
                 let memory = match rank {
                     None => &mut *self.shared,
                     Some(rank) => &mut self.cluster.peers[rank],
@@ -1177,18 +1180,22 @@ impl Executor<'_, '_> {
         Ok(old)
     }
 
-    /// Where a `.shared` or `.shared::cluster` address is ([`CLUSTER_RANK_STRIDE`]): `None`
-    /// for this CTA's shared memory, else the rank of another CTA of the cluster (whose
-    /// memory is in [`crate::lanes::ClusterLink::peers`]), with the address in that memory.
-    /// An address of no CTA of the cluster is unmapped.
-    fn cluster_shared(&self, at: u64) -> Result<(Option<usize>, u64), FaultKind> {
-        if at < CLUSTER_RANK_STRIDE {
-            return Ok((None, at));
-        }
-        let rank = at / CLUSTER_RANK_STRIDE - 1;
+    /// Where a shared-memory address `at` of an access in `space` is: the CTA of rank `r` has
+    /// its shared memory at `r * CLUSTER_RANK_STRIDE` ([`CLUSTER_RANK_STRIDE`]; docs/clusters.md,
+    /// "Addresses"). `None` for this CTA's shared memory, else the rank of another CTA of the
+    /// cluster (whose memory is in [`crate::lanes::ClusterLink::peers`]), with the offset in
+    /// that memory. A `.shared::cta` access (`space` [`Space::Shared`]) reaches this CTA's
+    /// window only: "the .shared::cta window ... addresses in it refer to the executing CTA's
+    /// shared memory" (PTX ISA 9.0, 5.1.4); a `.shared::cluster` or generic access reaches
+    /// every CTA of the cluster. An address of no CTA it reaches is unmapped.
+    fn cluster_shared(&self, space: Space, at: u64) -> Result<(Option<usize>, u64), FaultKind> {
+        let rank = at / CLUSTER_RANK_STRIDE;
         let offset = at % CLUSTER_RANK_STRIDE;
         if rank == u64::from(self.cluster.rank) {
             return Ok((None, offset));
+        }
+        if space == Space::Shared {
+            return Err(FaultKind::Unmapped);
         }
         let rank = usize::try_from(rank).map_err(|_| FaultKind::Unmapped)?;
         match self.cluster.peers.get(rank) {
@@ -1253,12 +1260,14 @@ fn read_columns<const N: usize>(
     true
 }
 
-/// `at` when an access of `bytes` there is aligned and lies in the CTA's own shared memory of
-/// `len` bytes (not another CTA's through a `.shared::cluster` address).
+/// The offset of `at` in the CTA's own shared memory of `len` bytes, which starts at `own`,
+/// when an access of `bytes` there is aligned and lies in it (not in another CTA's window).
 #[inline(always)]
-fn own_shared(len: usize, at: u64, bytes: u32) -> Option<u64> {
+fn own_shared(own: u64, len: usize, at: u64, bytes: u32) -> Option<u64> {
     let aligned = at & u64::from(bytes - 1) == 0;
-    (aligned && at < CLUSTER_RANK_STRIDE && at + u64::from(bytes) <= len as u64).then_some(at)
+    let offset = at.wrapping_sub(own);
+    (aligned && offset < CLUSTER_RANK_STRIDE && offset + u64::from(bytes) <= len as u64)
+        .then_some(offset)
 }
 
 fn fault(kind: FaultKind, space: Space, address: u64, bytes: u64, store: bool) -> Fault {

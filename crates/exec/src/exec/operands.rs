@@ -51,6 +51,10 @@ impl Executor<'_, '_> {
                 }
             }
             Source::Immediate(value) => out.resize(lanes.len(), value as u64 & m),
+            Source::SharedAddress(address) => out.resize(
+                lanes.len(),
+                address.wrapping_add(self.cluster.shared_base()) & m,
+            ),
             Source::RegisterPlus(register, offset) => out.extend(lanes.iter().map(|&lane| {
                 (self.lanes.get(lane, register) as u64).wrapping_add(offset as u64) & m
             })),
@@ -195,6 +199,9 @@ impl Executor<'_, '_> {
         match source {
             Source::Register(register) => self.read_register(lane, register),
             Source::Immediate(bits) => bits,
+            Source::SharedAddress(address) => {
+                u128::from(address.wrapping_add(self.cluster.shared_base()))
+            }
             Source::Special(special) => self.special(lane, special),
             Source::RegisterPlus(register, offset) => self
                 .read_register(lane, register)

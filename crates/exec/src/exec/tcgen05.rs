@@ -137,14 +137,10 @@ impl Executor<'_, '_> {
     }
 
     /// Where the shared memory of the cluster's CTA `rank` starts in `.shared::cluster`
-    /// addresses (0: this CTA's own window): a descriptor's CTA-relative address plus this
-    /// reaches the same offset in that CTA ([`CLUSTER_RANK_STRIDE`]).
+    /// addresses: a descriptor's CTA-relative address (its low 18 bits) plus this reaches the
+    /// same offset in that CTA ([`CLUSTER_RANK_STRIDE`]).
     fn shared_base(&self, rank: u32) -> u64 {
-        if rank == self.cluster.rank {
-            0
-        } else {
-            (u64::from(rank) + 1) * CLUSTER_RANK_STRIDE
-        }
+        u64::from(rank) * CLUSTER_RANK_STRIDE
     }
 
     /// "All tcgen05 instructions within a kernel must specify the same value for the
@@ -346,7 +342,7 @@ impl Executor<'_, '_> {
                 continue;
             }
             for rank in (0..self.cluster.size).filter(|rank| mask >> rank & 1 == 1) {
-                let target = (u64::from(rank) + 1) * CLUSTER_RANK_STRIDE + offset;
+                let target = u64::from(rank) * CLUSTER_RANK_STRIDE + offset;
                 match self.arrive_one(lane, target) {
                     Ok(true) => {}
                     Ok(false) => {
@@ -555,7 +551,7 @@ impl Executor<'_, '_> {
                     for byte in 0..4 {
                         let address = base + descriptor.address(false, row, 4 * cell + byte, 1);
                         let bits = self
-                            .load(lane, Space::Shared, address, 1)
+                            .load(lane, Space::SharedCluster, address, 1)
                             .map_err(|fault| format!("row {row} of the source: {fault}"))?;
                         value |= (bits as u32 & 0xff) << (8 * byte);
                     }
@@ -614,19 +610,21 @@ impl Executor<'_, '_> {
             };
             let address = base + descriptor.address(false, row, column, 1);
             let unit = self
-                .load(lane, Space::Shared, address, 16)
+                .load(lane, Space::SharedCluster, address, 16)
                 .map_err(|fault| fault.to_string())?;
             return Ok(format.extract(unit, k));
         }
         let size = alu::element_bytes(ty);
         let address = base + descriptor.address(mn_major, row, k, size);
-        self.load(lane, Space::Shared, address, size as u32)
+        self.load(lane, Space::SharedCluster, address, size as u32)
             .map(|bits| bits as u64)
             .map_err(|fault| fault.to_string())
     }
 
-    /// The scale factors of `.block_scale` (M = 128, in the tensor memory of CTA `rank`),
-    /// `vec` per row of A and column of B (`.scale_vec::1X/2X/4X`). Their layout is the one
+    /// The scale factors of `.block_scale` (128 rows of A a CTA, in the tensor memory of CTA
+    /// `rank`; over a pair each CTA holds its rows' factors and those of all N columns of B, as
+    /// CUTLASS's 2x1SM atoms copy them), `vec` per row of A and column of B
+    /// (`.scale_vec::1X/2X/4X`). Their layout is the one
     /// CUTLASS's `tmem_sf_frg` writes (`ScaleFactorDuplicated4by1`): the factors of row `m` in
     /// lane `m` (lanes `m % 32 + 32q` hold the same bytes), column `m / 32` from the
     /// address's, bytes `id .. id + vec` (the instruction descriptor's scale-factor id, then

@@ -260,6 +260,7 @@ impl Executor<'_, '_> {
         }
         // The CTA-relative offset of the box, and where that CTA's shared memory starts.
         let offset = shared % CLUSTER_RANK_STRIDE;
+        let window = shared - offset;
         let bytes = map.element_bytes();
         // The global address of each element of the box, in shared-memory order.
         let addresses: Vec<Option<u64>> = if let Some(mode) = op.wide {
@@ -306,7 +307,7 @@ impl Executor<'_, '_> {
                 let Some(global) = global else {
                     continue;
                 };
-                let from = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
+                let from = window + tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
                 let value = self.load(lane, Space::Shared, from, bytes as u32)? as u64;
                 let update =
                     |old: u64, _global: bool| alu::atom(reduction, ty, true, old, value, 0);
@@ -319,7 +320,7 @@ impl Executor<'_, '_> {
                 let Some(global) = global else {
                     continue;
                 };
-                let from = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
+                let from = window + tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
                 let value = self.load(lane, Space::Shared, from, bytes as u32)?;
                 self.store(lane, Space::Global, global, bytes as u32, value)?;
             }
@@ -331,10 +332,10 @@ impl Executor<'_, '_> {
                 let mask = self.read_bits(lane, mask, 16);
                 (0..u64::from(self.cluster.size))
                     .filter(|rank| mask >> rank & 1 == 1)
-                    .map(|rank| (rank + 1) * CLUSTER_RANK_STRIDE)
+                    .map(|rank| rank * CLUSTER_RANK_STRIDE)
                     .collect()
             }
-            None => vec![shared - offset],
+            None => vec![window],
         };
         let fill = tensor_map::oob_value(&map);
         for (n, &global) in addresses.iter().enumerate() {
@@ -357,7 +358,7 @@ impl Executor<'_, '_> {
     }
 
     /// The `.shared::cluster` addresses of the mbarriers a load's complete-tx goes to, one per
-    /// destination CTA (`targets`: the bases of their shared memory; 0 is the executing CTA's).
+    /// destination CTA (`targets`: the bases of their shared memory, `r * CLUSTER_RANK_STRIDE`).
     /// Without `.cta_group::2`: `at` itself, or with `.multicast::cluster` "the mbarrier signal
     /// is also multicast to the same CTA-relative offset as mbar" in each destination CTA.
     /// With `.cta_group::2`, which "is used to signal either the odd numbered CTA or the even
@@ -373,11 +374,7 @@ impl Executor<'_, '_> {
         targets: &[u64],
     ) -> Result<Vec<u64>, Stop> {
         let within = at % CLUSTER_RANK_STRIDE;
-        let own = u64::from(self.cluster.rank);
-        let rank_of = |address: u64| match address / CLUSTER_RANK_STRIDE {
-            0 => own,
-            window => window - 1,
-        };
+        let rank_of = |address: u64| address / CLUSTER_RANK_STRIDE;
         if op.cta_group != Some(2) {
             return Ok(if op.cta_mask.is_some() {
                 targets.iter().map(|base| base + within).collect()
@@ -397,7 +394,7 @@ impl Executor<'_, '_> {
                         self.cluster.size
                     )));
                 }
-                Ok((rank + 1) * CLUSTER_RANK_STRIDE + within)
+                Ok(rank * CLUSTER_RANK_STRIDE + within)
             })
             .collect()
     }

@@ -112,7 +112,10 @@ impl Executor<'_, '_> {
             for row in 0..rows {
                 let mut elements = Vec::with_capacity(k);
                 for column in 0..k / per_unit {
-                    let address = descriptor.address(mn_major, row, column, size);
+                    // The descriptor holds the address's low 18 bits: an offset in the
+                    // executing CTA's shared memory ([`ClusterLink::shared_base`]).
+                    let address = self.cluster.shared_base()
+                        + descriptor.address(mn_major, row, column, size);
                     match self.load(lanes[0], Space::Shared, address, size as u32) {
                         Ok(bits) if per_unit == 8 => {
                             elements.extend((0..8).map(|bit| (bits as u64) >> bit & 1));

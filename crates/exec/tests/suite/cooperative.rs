@@ -520,6 +520,92 @@ fn a_cluster_reads_its_partners_shared_memory_through_mapa() {
     }
 }
 
+/// `layout` of `ptx-samples/hand/cluster_shared_layout_sm90.ptx` over `ctas` CTAs in clusters
+/// of 2x1x1 with `mode`: the 16 words each CTA wrote, or the error.
+fn shared_layout(ctas: u32, mode: u32) -> Result<Vec<Vec<u32>>, Error> {
+    let module = Module::load(&hand("cluster_shared_layout_sm90"), &Options::default())
+        .expect("the sample loads");
+    let mut out = vec![0u8; ctas as usize * 64];
+    let options = LaunchOptions {
+        cluster: Some([2, 1, 1]),
+        ..LaunchOptions::default()
+    };
+    module.launch(
+        "layout",
+        [ctas, 1, 1],
+        [32, 1, 1],
+        &mut [Arg::Buffer(&mut out), Arg::U32(mode)],
+        &options,
+    )?;
+    Ok(u32s(&out).chunks(16).map(<[u32]>::to_vec).collect())
+}
+
+#[test]
+fn a_ctas_shared_addresses_carry_its_cluster_rank_from_bit_24() {
+    // The GPU's layout, as ptxas compiles for it (`mov.u32 %r, var` is `(SR_CgaCtaId << 24)
+    // + offset`, `mapa` puts the rank in bits 24-31, `getctarank` shifts right by 24) and as
+    // CUTLASS's sm_100 kernels use it (clearing bit 24 reaches the even CTA of a pair).
+    const RANK: u32 = 1 << 24;
+    let words = shared_layout(4, 0).expect("it runs");
+    let value = |rank: u32| 0x1000 + 0x111 * rank;
+    let even = words[0][0];
+    assert!(even < RANK, "rank 0's window starts at 0: {even:#x}");
+    for (cta, w) in words.iter().enumerate() {
+        let rank = cta as u32 % 2;
+        let own = even + rank * RANK;
+        let peer = even + (rank ^ 1) * RANK;
+        assert_eq!(w[0], own, "CTA {cta}: its variable's address");
+        assert_eq!(w[1], own + 4, "CTA {cta}: `word+4`");
+        assert_eq!(w[2], peer, "CTA {cta}: mapa into the other CTA");
+        assert_eq!([w[3], w[4]], [rank, rank ^ 1], "CTA {cta}: getctarank");
+        assert_eq!(
+            w[5],
+            value(0),
+            "CTA {cta}: bit 24 cleared is the even CTA's word"
+        );
+        assert_eq!(
+            w[6],
+            value(rank ^ 1),
+            "CTA {cta}: generic load of the mapped address"
+        );
+        assert_eq!(
+            w[7..10],
+            [1, 0, 1],
+            "CTA {cta}: isspacep .shared::cta own, peer; ::cluster"
+        );
+        assert_eq!(w[10], own, "CTA {cta}: cvta there and back");
+    }
+}
+
+#[test]
+fn a_shared_cta_load_of_another_ctas_window_faults_at_its_line() {
+    let source = hand("cluster_shared_layout_sm90");
+    let error = shared_layout(2, 1).expect_err("a load outside the CTA's window");
+    let line = line_where(&source, |line| line.ends_with("// PEER"));
+    assert_eq!(trap_site(&error), (line, [1, 0, 0], [0, 0, 0]), "{error}");
+}
+
+/// The line, CTA and thread where a launch trapped (a `trap`, a fault, a deadlock).
+fn trap_site(error: &Error) -> (u32, [u32; 3], [u32; 3]) {
+    let Error::Run {
+        location,
+        outcome,
+        cta,
+        thread,
+        ..
+    } = error
+    else {
+        panic!("{error}");
+    };
+    assert!(matches!(outcome, Some(Outcome::Trapped { .. })), "{error}");
+    (location.line, *cta, *thread)
+}
+
+/// The line (from 1) of the first line of `source` that `is` picks.
+fn line_where(source: &str, is: impl Fn(&str) -> bool) -> u32 {
+    source.lines().position(is).expect("the line is there") as u32 + 1
+}
+
 #[test]
 fn a_cluster_shape_the_kernel_does_not_require_is_refused() {
     // `.reqnctapercluster 2, 1, 1`: a launch that asks for another shape fails, one that asks
@@ -560,25 +646,9 @@ fn a_deadlock_across_a_cluster_traps_at_the_cluster_barrier() {
             &LaunchOptions::default(),
         )
         .expect_err("a deadlock");
-    let Error::Run {
-        location,
-        outcome,
-        cta,
-        thread,
-        ..
-    } = &error
-    else {
-        panic!("{error}");
-    };
-    assert!(matches!(outcome, Some(Outcome::Trapped { .. })), "{error}");
     // The first `barrier.cluster.wait` of the file, where CTA rank 0 waits.
-    let line = source
-        .lines()
-        .position(|line| line.trim() == "barrier.cluster.wait;")
-        .expect("the wait") as u32
-        + 1;
-    assert_eq!(location.line, line, "{error}");
-    assert_eq!((*cta, *thread), ([0, 0, 0], [0, 0, 0]), "{error}");
+    let line = line_where(&source, |line| line.trim() == "barrier.cluster.wait;");
+    assert_eq!(trap_site(&error), (line, [0, 0, 0], [0, 0, 0]), "{error}");
 }
 
 #[test]

@@ -299,6 +299,24 @@ fn the_cutlass_sm100_1sm_tcgen05_gemm_multiplies_exactly() {
 }
 
 #[test]
+fn the_cutlass_sm100_2sm_tcgen05_gemm_multiplies_exactly() {
+    // scripts/blackwell/cutlass_sm100.cu -DTWO_SM: 256 x 128 x 64 tiles over a 2 x 1 x 1
+    // cluster (KernelScheduleAuto picks the 2SM schedule, SM100_MMA_F16BF16_2x1SM_SS): the even
+    // CTA issues tcgen05.mma.cta_group::2 over both CTAs' shared and tensor memories, both
+    // CTAs' TMA loads (.cta_group::2) complete on the even CTA's mbarrier, which the odd CTA
+    // reaches by clearing bit 24 of its own shared address (`Sm100MmaPeerBitMask`: the GPU's
+    // shared-address layout, docs/clusters.md "Addresses").
+    // 512 x 256 x 256: 4 tiles on 8 CTAs, 4 K tiles each.
+    check(&Sample {
+        directory: "cutlass-sm100",
+        name: "gemm_2sm",
+        target: "sm_100a",
+        element: f16,
+        block_scaled: false,
+    });
+}
+
+#[test]
 fn the_cutlass_sm100_block_scaled_mxfp8_gemm_multiplies_exactly() {
     // scripts/blackwell/cutlass_sm100.cu -DMXFP8: OpClassBlockScaledTensorOp with
     // mx_float8_t<float_e4m3_t> A and B (MainloopSm100TmaUmmaWarpSpecializedBlockScaled):
@@ -308,6 +326,22 @@ fn the_cutlass_sm100_block_scaled_mxfp8_gemm_multiplies_exactly() {
     check(&Sample {
         directory: "cutlass-sm100",
         name: "gemm_mxfp8",
+        target: "sm_100a",
+        element: e4m3,
+        block_scaled: true,
+    });
+}
+
+#[test]
+fn the_cutlass_sm100_2sm_block_scaled_mxfp8_gemm_multiplies_exactly() {
+    // scripts/blackwell/cutlass_sm100.cu -DMXFP8 -DTWO_SM: 256 x 128 x 128 tiles over a 2 x 1 x 1
+    // cluster (SM100_MMA_MXF8F6F4_2x1SM_SS): each CTA copies its rows' and all of B's columns'
+    // scale factors into its tensor memory (tcgen05.cp.cta_group::2.32x128b.warpx4), the even
+    // CTA issues tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.
+    // 512 x 256 x 256 with factors 2^-1..2^1 per row, column and block of 32.
+    check(&Sample {
+        directory: "cutlass-sm100",
+        name: "gemm_mxfp8_2sm",
         target: "sm_100a",
         element: e4m3,
         block_scaled: true,
