@@ -239,6 +239,10 @@ pub struct LaunchOptions {
     /// compiled tier ([`crate::compiled`]) asked once per module and kernel, its answer kept
     /// with the module.
     pub compiler: Option<Arc<dyn crate::compiled::Compiler>>,
+    /// Where the launch counts the instructions the interpreter issued and the hand-backs of
+    /// compiled code, per instruction (`None`: not counted); it must have the kernel's
+    /// instruction count ([`crate::compiled::Profile::new`]).
+    pub profile: Option<Arc<crate::compiled::Profile>>,
 }
 
 impl Default for LaunchOptions {
@@ -258,6 +262,7 @@ impl Default for LaunchOptions {
             heap: None,
             tensor_cores: None,
             compiler: None,
+            profile: None,
         }
     }
 }
@@ -564,6 +569,9 @@ impl Module {
         {
             device.set_compiled(code);
         }
+        if let Some(profile) = &options.profile {
+            device.set_profile(Arc::clone(profile));
+        }
         device.enable_device_launches(&self.kernels);
         let grid_options = GridOptions {
             host_threads: options.host_threads,
@@ -774,6 +782,9 @@ impl Module {
             options,
         ) {
             device.set_compiled(code);
+        }
+        if let Some(profile) = &options.profile {
+            device.set_profile(Arc::clone(profile));
         }
         device.enable_device_launches(&self.kernels);
         Ok(device)
