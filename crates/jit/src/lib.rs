@@ -207,19 +207,22 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     let covered = translate::entries(program, &compiled, MIN_ENTRY);
     let mut functions = Vec::new();
     let mut conversions = Vec::new();
+    let mut texture_calls = Vec::new();
     let built;
     let mut context = module.make_context();
     context.func.signature = signature;
     let mut builder_context = FunctionBuilderContext::new();
     {
         let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
-        let [load, store, lane, convert] =
-            [0, 1, 2, 3].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
+        let [load, store, lane, convert, atom, texture] =
+            [0, 1, 2, 3, 4, 5].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
         let helpers = translate::Helpers {
             load,
             store,
             lane,
             convert,
+            atom,
+            texture,
         };
         built = translate::build(
             &mut builder,
@@ -227,6 +230,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             plans,
             &mut functions,
             &mut conversions,
+            &mut texture_calls,
             helpers,
             block,
         );
@@ -254,6 +258,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             module,
             functions,
             conversions,
+            texture_calls,
             program.registers.len(),
             built,
             block.iter().map(|&d| d as usize).product(),
