@@ -104,7 +104,9 @@ impl Kernel {
 
     /// Why `auto` leaves this compiled `program` to the interpreter after all, if it does:
     /// threads that hand values through shared memory with only compiled code between the
-    /// store and the load (`translate::shared_exchange_without_barrier`).
+    /// store and the load (`translate::shared_exchange_without_barrier`). [`compile`] leaves
+    /// such loads to the interpreter, so this holds for no kernel it compiled; it stays as the
+    /// check of that rule.
     pub fn auto_declines(&self, program: &Program) -> Option<&'static str> {
         translate::shared_exchange_without_barrier(program, &self.compiled)
             .then_some("a shared-memory store reaches a load without a barrier between")
@@ -200,7 +202,14 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         .declare_function("ptxsim_kernel", Linkage::Export, &signature)
         .map_err(error)?;
 
-    let plans = translate::plan(program);
+    let mut plans = translate::plan(program);
+    // Shared loads that a shared store reaches through compiled code alone run in the
+    // interpreter, in lockstep after every thread's store (warp-synchronous exchanges written
+    // without `__syncwarp`; `translate::shared_loads_after_stores`).
+    let planned: Vec<bool> = plans.iter().map(Option::is_some).collect();
+    for load in translate::shared_loads_after_stores(program, &planned) {
+        plans[load] = None;
+    }
     let compiled: Vec<bool> = plans.iter().map(Option::is_some).collect();
     // Threads enter the compiled code at the starts of its runs only, and only where they
     // run a while in it.

@@ -30,6 +30,11 @@
 //!   generated code's pointer is the only way to it; a helper that needs it (a generic
 //!   address in the shared window) makes a slice of it from that pointer for the helper's
 //!   own duration and puts it back, while the generated code waits for the helper.
+//! * `ptxsim_jit_atom` calls two lane functions of the table by number (checked against its
+//!   length) and makes the update through the thread's spaces as the load and store helpers
+//!   do; `ptxsim_jit_texture` reads one of [`Code`]'s texture calls by number (checked) and
+//!   only reads the CTA's spaces (the texture table and global memory, both borrowed for the
+//!   whole call), writing its results into the context's `results`.
 //! * `ptxsim_jit_convert` reads the conversion whose address the generated code holds as a
 //!   constant: one of [`Code`]'s boxed conversions, which do not move or change while the code
 //!   lives.

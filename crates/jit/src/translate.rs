@@ -689,6 +689,19 @@ fn registers_of(
 /// A forward walk over the control flow: "a shared store since the last instruction the
 /// interpreter issues" reaches a shared load.
 pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[bool]) -> bool {
+    !shared_loads_after_stores(program, compiled).is_empty()
+}
+
+/// The compiled shared-memory loads that a compiled shared store (or atomic) reaches through
+/// compiled instructions only ([`shared_exchange_without_barrier`]'s walk, collecting every
+/// such load instead of stopping at the first). [`crate::compile`] leaves them to the
+/// interpreter: every thread then runs up to the load before any thread makes it, as in
+/// lockstep, so a thread reads what the threads before it in the CTA stored since the last
+/// instruction the interpreter issued (romberg's thread 0 finds what threads 1-16 stored). Only
+/// instructions go from compiled to interpreted, which cuts paths: no compiled shared load is
+/// reached so afterwards.
+pub(crate) fn shared_loads_after_stores(program: &Program, compiled: &[bool]) -> Vec<usize> {
+    let mut loads = Vec::new();
     let shared = |space: ptxsim_isa::ops::Space| {
         matches!(
             space,
@@ -722,13 +735,14 @@ pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[boo
             continue;
         }
         if matches!(program.instructions[index].kind, K::Ld { space, .. } if shared(space)) {
-            return true;
+            loads.push(index);
+            continue;
         }
         for next in successors(program, index) {
             reach(next, &mut stored, &mut work);
         }
     }
-    false
+    loads
 }
 
 /// Per instruction, the registers live on entry to it within the compiled code (read on some
@@ -2023,13 +2037,7 @@ impl Translator<'_, '_> {
         arguments.extend(value);
         let call = self.builder.ins().call(helper, &arguments);
         let ok = self.builder.inst_results(call)[0];
-        let made = self.builder.create_block();
-        let out = self.builder.create_block();
-        self.builder.set_cold_block(out);
-        self.builder.ins().brif(ok, made, &[], out, &[]);
-        self.builder.switch_to_block(out);
-        self.decline(pc, before);
-        self.builder.switch_to_block(made);
+        self.made_or_declined(ok, pc, before);
     }
 }
 

@@ -1403,13 +1403,15 @@ fn f64_arithmetic_matches_the_interpreter_and_ieee() {
     }
 }
 
-/// `auto` leaves to the interpreter a kernel whose threads hand values through shared memory
-/// with only compiled instructions between the store and the load (warp-synchronous code
-/// written without `__syncwarp`, as HeCBench's romberg is): compiled code runs a CTA's threads
-/// one after another, so thread 0 would read thread 1's slot before thread 1 wrote it. A
-/// barrier between them, or a store that nothing loads, lets `auto` compile the kernel.
+/// A kernel whose threads hand values through shared memory with only compiled instructions
+/// between the store and the load (warp-synchronous code written without `__syncwarp`, as
+/// HeCBench's romberg is) is compiled with the load left to the interpreter: compiled code
+/// runs a CTA's threads one after another, so thread 0 would read thread 1's slot before
+/// thread 1 wrote it; with the load interpreted every thread stores first, as in lockstep, and
+/// thread 0 reads 1 (the value thread 1 stores), on both tiers. With a barrier between them
+/// the load is compiled.
 #[test]
-fn auto_keeps_shared_exchanges_without_a_barrier_in_the_interpreter() {
+fn shared_exchanges_without_a_barrier_load_in_the_interpreter() {
     let kernel = |between: &str| {
         format!(
             "{HEADER}.visible .entry k(.param .u64 out)\n{{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
@@ -1423,13 +1425,32 @@ fn auto_keeps_shared_exchanges_without_a_barrier_in_the_interpreter() {
     let auto = ptxsim_jit::JitCompiler::for_engine(ptxsim_jit::Engine::Auto).unwrap();
     let forced = ptxsim_jit::JitCompiler::for_engine(ptxsim_jit::Engine::Compiled).unwrap();
     let exchange = ptxsim_exec::load(&kernel(""), None).unwrap();
-    assert!(auto.compile(&exchange, [32, 1, 1]).is_none());
+    assert!(auto.compile(&exchange, [32, 1, 1]).is_some());
     assert!(forced.compile(&exchange, [32, 1, 1]).is_some());
+    let compiled = ptxsim_jit::compile_shared(&exchange, [32, 1, 1]).unwrap();
+    assert_eq!(compiled.auto_declines(&exchange), None);
+    assert_eq!(
+        compiled.stats().covered,
+        compiled.stats().instructions - 1,
+        "all but the load compiled"
+    );
+    let run = same_on_both_tiers("exchange", &kernel(""), 32, 4, 1000);
+    assert_eq!(
+        run.3[0],
+        1u32.to_le_bytes(),
+        "thread 0 reads thread 1's store"
+    );
     for barrier in ["bar.sync 0;\n", "bar.warp.sync -1;\n"] {
         let synchronized = ptxsim_exec::load(&kernel(barrier), None).unwrap();
         assert!(
             auto.compile(&synchronized, [32, 1, 1]).is_some(),
             "{barrier}"
+        );
+        let compiled = ptxsim_jit::compile_shared(&synchronized, [32, 1, 1]).unwrap();
+        assert_eq!(
+            compiled.stats().covered,
+            compiled.stats().instructions - 1,
+            "{barrier}: all but the barrier compiled"
         );
     }
 }
@@ -1698,6 +1719,28 @@ fn atomic_inputs(rng: &mut Rng, threads: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The runs of [`atomics_kernel`]'s `program` (for 64 threads) on 2 CTAs of 64 threads in the
+/// interpreter and with `kernel`, on `input` and an output of `out_bytes`.
+fn atomics_on_both_tiers(
+    program: &ptxsim_exec::Program,
+    kernel: &std::sync::Arc<ptxsim_jit::Kernel>,
+    input: &[u8],
+    out_bytes: usize,
+) -> (Run, Run) {
+    let run = |compiled| {
+        run_grid(
+            program,
+            ([2, 1, 1], [64, 1, 1], 100_000),
+            vec![
+                Argument::Buffer(vec![0; out_bytes]),
+                Argument::Buffer(input.to_vec()),
+            ],
+            compiled,
+        )
+    };
+    (run(None), run(Some(kernel)))
+}
+
 /// `atom` and `red` run compiled (`ptxsim_jit_atom`, the interpreter's update of one lane):
 /// every operation of [`ATOMICS`] in global and shared memory on random operands (each thread
 /// on words of its own, so that the old values do not depend on the order of the threads), and
@@ -1725,18 +1768,7 @@ fn atomics_run_compiled_with_the_interpreters_results() {
     for seed in 1..=5u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let input = atomic_inputs(&mut rng, 2 * threads as usize);
-        let run = |compiled| {
-            run_grid(
-                &program,
-                ([2, 1, 1], [threads, 1, 1], 100_000),
-                vec![
-                    Argument::Buffer(vec![0; out_bytes]),
-                    Argument::Buffer(input.clone()),
-                ],
-                compiled,
-            )
-        };
-        let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+        let (interpreted, compiled) = atomics_on_both_tiers(&program, &kernel, &input, out_bytes);
         assert_eq!(interpreted.1, "None", "seed {seed}: the interpreter's run");
         assert_eq!(interpreted, compiled, "seed {seed}");
     }
@@ -1745,18 +1777,7 @@ fn atomics_run_compiled_with_the_interpreters_results() {
     let kernel = ptxsim_jit::compile_shared(&program, [threads, 1, 1]).unwrap();
     let mut rng = Rng(7);
     let input = atomic_inputs(&mut rng, 2 * threads as usize);
-    let run = |compiled| {
-        run_grid(
-            &program,
-            ([2, 1, 1], [threads, 1, 1], 100_000),
-            vec![
-                Argument::Buffer(vec![0; out_bytes]),
-                Argument::Buffer(input.clone()),
-            ],
-            compiled,
-        )
-    };
-    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    let (interpreted, compiled) = atomics_on_both_tiers(&program, &kernel, &input, out_bytes);
     assert!(
         interpreted.1.contains("atom.global.add.u32"),
         "the interpreter's fault: {}",
