@@ -386,6 +386,9 @@ pub(crate) struct Built {
 /// The lane functions the code calls go into `functions`, numbered by their place, and the
 /// conversions it calls `ptxsim_jit_convert` with into `conversions`, which the code names by
 /// address.
+// The tables the code names (lane functions, conversions, texture calls) are separate
+// arguments, as `native::Code::new` takes them.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
@@ -1610,7 +1613,7 @@ impl Translator<'_, '_> {
             });
         }
         self.texture_calls.push(native::TextureCall {
-            op: texture.op.clone(),
+            op: texture.op,
             coordinates: texture.coordinates.len(),
         });
         let number = self
