@@ -64,9 +64,11 @@ pub const DRIVER_VERSION: i32 = 13050;
 /// The step limit of each simulated thread in a program's launches (`PTXSIM_MAX_STEPS`
 /// overrides it): far above the executor's default, because unmodified programs run long
 /// kernels (a grid-stride loop over a large array in a small grid; a `clock()` spin of 10 ms,
-/// which is 10 million steps at [`CLOCK_RATE_KHZ`]), and still a bound: one warp in an endless
-/// loop ends with `CUDA_ERROR_LAUNCH_TIMEOUT` after some seconds.
-pub const DRIVER_MAX_STEPS: u64 = 100_000_000;
+/// which is 10 million steps at [`CLOCK_RATE_KHZ`]; HeCBench's concurrentKernels spins one
+/// thread for 1.85·10^8 instructions), and still a bound: one thread in an endless loop ends
+/// with `CUDA_ERROR_LAUNCH_TIMEOUT` (in about a second in compiled code, which `auto` switches
+/// to while such a launch runs; a warp the interpreter runs takes longer).
+pub const DRIVER_MAX_STEPS: u64 = 1_000_000_000;
 
 /// How far past the end of a `cuMemAlloc` allocation kernels may load and store
 /// (`PTXSIM_ALLOCATION_SLACK` overrides it; 0 makes every access past the end fault): up to the
@@ -2421,6 +2423,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     };
     let trace = trace_file(trace_directory.as_deref(), index, &entry, extension);
     let traced = trace.is_some();
+    let compiled_before = module.compiled_state(&entry, launch.block);
     let started = std::time::Instant::now();
     let result = match trace {
         Some((path, file)) => {
@@ -2464,7 +2467,7 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
             index,
             entry: &entry,
             shape: (launch.grid, launch.block),
-            engine: launch_engine(&module, &entry, launch, engine, traced),
+            engine: launch_engine(&module, &entry, launch, (engine, compiled_before), traced),
             seconds: started.elapsed().as_secs_f64(),
         };
         log_launch(&launched, &result);
@@ -2581,11 +2584,13 @@ struct Launched<'a> {
 }
 
 /// Which tier ran a launch of `entry`, in words: `compiled`, or `interpreter (WHY)`.
+/// `compiled_before` is whether the kernel was compiled before the launch
+/// ([`Module::compiled_state`]): `auto` may compile it while the launch runs.
 fn launch_engine(
     module: &Module,
     entry: &str,
     launch: &Launch<'_>,
-    engine: ptxsim_jit::Engine,
+    (engine, compiled_before): (ptxsim_jit::Engine, Option<bool>),
     traced: bool,
 ) -> String {
     use ptxsim_jit::Engine;
@@ -2595,7 +2600,14 @@ fn launch_engine(
         .filter(|_| engine == Engine::Auto)
         .and_then(ptxsim_jit::keeps_interpreter);
     let why = match (module.compiled_state(entry, launch.block), kept) {
-        (Some(true), _) if !traced && !launch.cooperative => return "compiled".into(),
+        (Some(true), _) if !traced && !launch.cooperative && compiled_before == Some(true) => {
+            return "compiled".into();
+        }
+        (Some(true), _) if !traced && !launch.cooperative => {
+            return "interpreter, then compiled (the instructions it issued made it worth \
+                    compiling)"
+                .into();
+        }
         _ if engine == Engine::Interp => "PTXSIM_ENGINE=interp",
         _ if traced => "traced",
         _ if launch.cooperative => "cooperative",

@@ -61,6 +61,7 @@
 //! assert!(error.to_string().starts_with("5:"), "{error}");
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -329,7 +330,7 @@ pub struct Module {
 }
 
 /// [`Module::compiled`]'s cache, by entry and CTA shape.
-type CompiledCache = std::sync::Mutex<std::collections::HashMap<(String, Dim3), Compiled>>;
+type CompiledCache = std::sync::Mutex<HashMap<(String, Dim3), Compiled>>;
 
 /// A kernel's entry in [`CompiledCache`].
 #[derive(Clone)]
@@ -416,10 +417,7 @@ impl Module {
         options: &LaunchOptions,
     ) -> Option<Arc<dyn crate::compiled::CompiledKernel>> {
         let compiler = options.compiler.as_ref()?;
-        let mut cache = self
-            .compiled
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = self.cache();
         let slot = cache
             .entry((entry.to_string(), block))
             .or_insert(Compiled::Waiting(0));
@@ -437,15 +435,60 @@ impl Module {
         }
     }
 
+    /// Gives `device`, a launch of kernel `entry`, its compiled code ([`Module::compiled`]),
+    /// or where the kernel's launches are not worth compiling yet, the means to compile it
+    /// once this launch has issued enough instructions ([`crate::compiled::Upgrade`]).
+    fn attach_compiled<'a>(
+        &'a self,
+        entry: &str,
+        device: &mut Device<'a>,
+        options: &LaunchOptions,
+    ) {
+        let program = device.program();
+        let shape = (device.grid(), device.block());
+        if let Some(code) = self.compiled(entry, program, shape, options) {
+            device.set_compiled(code);
+            return;
+        }
+        let Some(compiler) = options.compiler.clone() else {
+            return;
+        };
+        let block = shape.1;
+        let key = (entry.to_string(), block);
+        let work = match self.cache().get(&key) {
+            Some(Compiled::Waiting(work)) => *work,
+            _ => return,
+        };
+        let worth = {
+            let compiler = Arc::clone(&compiler);
+            move |work| compiler.worth_compiling(work)
+        };
+        let compile = move || {
+            let mut cache = self.cache();
+            let slot = cache.entry(key.clone()).or_insert(Compiled::Waiting(0));
+            if let Compiled::Done(code) = slot {
+                return code.clone();
+            }
+            let code = compiler.compile(program, block);
+            *slot = Compiled::Done(code.clone());
+            code
+        };
+        device.set_upgrade(crate::compiled::Upgrade::new(work, worth, compile));
+    }
+
+    /// The cache of compiled kernels, locked.
+    fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<(String, Dim3), Compiled>> {
+        self.compiled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Whether launches of kernel `entry` with CTAs of shape `block` run compiled code:
     /// `Some(true)` once a compiler compiled it, `Some(false)` when the compiler left it to the
     /// interpreter, `None` when no launch has asked for it yet or its launches so far were not
     /// worth compiling ([`crate::compiled::Compiler::worth_compiling`]).
     pub fn compiled_state(&self, entry: &str, block: Dim3) -> Option<bool> {
-        let cache = self
-            .compiled
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let cache = self.cache();
         match cache.get(&(entry.to_string(), block))? {
             Compiled::Done(code) => Some(code.is_some()),
             Compiled::Waiting(_) => None,
@@ -565,10 +608,7 @@ impl Module {
         if let Some(cores) = options.tensor_cores {
             device.set_tensor_cores(cores);
         }
-        if let Some(code) = self.compiled(entry, program, (device.grid(), device.block()), options)
-        {
-            device.set_compiled(code);
-        }
+        self.attach_compiled(entry, &mut device, options);
         if let Some(profile) = &options.profile {
             device.set_profile(Arc::clone(profile));
         }
@@ -728,10 +768,7 @@ impl Module {
     /// bound that loops exceed (a launch of a few threads looping 10^8 times counts little),
     /// so the next launch of such a kernel is compiled once one launch has run that much.
     fn count_interpreted(&self, entry: &str, block: Dim3, steps: u64) {
-        let mut cache = self
-            .compiled
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = self.cache();
         if let Some(Compiled::Waiting(work)) = cache.get_mut(&(entry.to_string(), block)) {
             *work = work.saturating_add(steps);
         }
@@ -775,14 +812,7 @@ impl Module {
         if let Some(textures) = &options.textures {
             device.set_textures(Arc::clone(textures));
         }
-        if let Some(code) = self.compiled(
-            entry,
-            device.program(),
-            (device.grid(), device.block()),
-            options,
-        ) {
-            device.set_compiled(code);
-        }
+        self.attach_compiled(entry, &mut device, options);
         if let Some(profile) = &options.profile {
             device.set_profile(Arc::clone(profile));
         }

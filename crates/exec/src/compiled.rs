@@ -131,6 +131,78 @@ pub trait Compiler: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// Compiling in the middle of a launch (`auto`): a launch that started in the interpreter because
+/// its kernel did not look worth compiling ([`Compiler::worth_compiling`] of its threads times
+/// its instructions) compiles once the instructions it issues make it worth it, and its CTAs
+/// run the compiled code from then on ([`crate::device::Device::set_upgrade`]). A kernel of a
+/// few threads that loop long (a grid-stride loop over a large array in a small grid, a
+/// `clock()` spin in one thread) is launched small and runs long: without this its first
+/// launch (often its only one) ran whole in the interpreter.
+///
+/// Which CTAs, and which instructions of a CTA, run compiled then depends on when the bound
+/// was passed, and with several host threads on their timing; that changes no result, because
+/// `auto` compiles only kernels whose results do not depend on the order in which threads run
+/// (the compiled tier's rule, [`CompiledKernel`]).
+pub struct Upgrade<'p> {
+    /// The launch's work so far: its kernel's earlier launches' (with this one's threads times
+    /// instructions), then the instructions this launch issued, as CTAs report them.
+    work: std::sync::atomic::AtomicU64,
+    /// Whether `work` is worth compiling.
+    worth: Box<dyn Fn(u64) -> bool + Send + Sync + 'p>,
+    /// Compiles the kernel (and keeps the code for later launches).
+    compile: Box<dyn Fn() -> Option<std::sync::Arc<dyn CompiledKernel>> + Send + Sync + 'p>,
+    /// The code, once compiled (`None` inside: the compiler declined the kernel).
+    code: std::sync::OnceLock<Option<std::sync::Arc<dyn CompiledKernel>>>,
+}
+
+impl<'p> Upgrade<'p> {
+    /// An upgrade for a launch whose kernel has `work` so far (see [`Upgrade::work`]),
+    /// compiled by `compile` once `worth` says so.
+    pub fn new(
+        work: u64,
+        worth: impl Fn(u64) -> bool + Send + Sync + 'p,
+        compile: impl Fn() -> Option<std::sync::Arc<dyn CompiledKernel>> + Send + Sync + 'p,
+    ) -> Self {
+        Self {
+            work: std::sync::atomic::AtomicU64::new(work),
+            worth: Box::new(worth),
+            compile: Box::new(compile),
+            code: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The compiled code, if it was compiled.
+    pub fn ready(&self) -> Option<&dyn CompiledKernel> {
+        self.code.get().and_then(|code| code.as_deref())
+    }
+
+    /// Adds `issued` instructions to the launch's work; the compiled code once the work is
+    /// worth compiling (compiled by the first caller that finds it so; the others wait for
+    /// it), else `None`.
+    pub fn after(&self, issued: u64) -> Option<&dyn CompiledKernel> {
+        if let Some(code) = self.code.get() {
+            return code.as_deref();
+        }
+        let work = self
+            .work
+            .fetch_add(issued, std::sync::atomic::Ordering::Relaxed)
+            .saturating_add(issued);
+        if !(self.worth)(work) {
+            return None;
+        }
+        self.code.get_or_init(|| (self.compile)()).as_deref()
+    }
+}
+
+impl std::fmt::Debug for Upgrade<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upgrade")
+            .field("work", &self.work)
+            .field("code", &self.code)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The work [`Compiler::worth_compiling`] counts for one launch of `program`: the threads of
 /// `grid` CTAs of shape `block` times the kernel's instructions (saturating).
 pub fn launch_work(

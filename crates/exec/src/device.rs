@@ -56,6 +56,9 @@ pub struct Device<'p> {
     pub(crate) compiled: Option<Arc<dyn crate::compiled::CompiledKernel>>,
     /// Where the launch counts its instructions by tier, if it does ([`Device::set_profile`]).
     pub(crate) profile: Option<Arc<crate::compiled::Profile>>,
+    /// Compiling the kernel once the launch has issued enough instructions, where it started
+    /// without compiled code ([`Device::set_upgrade`]).
+    pub(crate) upgrade: Option<crate::compiled::Upgrade<'p>>,
 }
 
 impl<'p> Device<'p> {
@@ -122,6 +125,7 @@ impl<'p> Device<'p> {
             tensor_cores: crate::alu::tensor_cores::TensorCores::of_program(program.target),
             compiled: None,
             profile: None,
+            upgrade: None,
         }
     }
 
@@ -136,6 +140,16 @@ impl<'p> Device<'p> {
     pub fn set_profile(&mut self, profile: Arc<crate::compiled::Profile>) {
         if profile.interpreted.len() == self.program.instructions.len() {
             self.profile = Some(profile);
+        }
+    }
+
+    /// Lets the launch compile its kernel while it runs ([`crate::compiled::Upgrade`]): CTAs
+    /// that run without compiled code report the instructions they issue, and once `upgrade`
+    /// has compiled, run the code from then on (the CTAs that start later, and the threads of
+    /// a running CTA from their next entry into it). Only for a launch without compiled code.
+    pub fn set_upgrade(&mut self, upgrade: crate::compiled::Upgrade<'p>) {
+        if self.compiled.is_none() {
+            self.upgrade = Some(upgrade);
         }
     }
 

@@ -153,6 +153,11 @@ pub struct Cta {
 /// need lanes reconverged says so with a `.sync` instruction, which waits for them.
 pub(crate) const SPIN_LIMIT: u64 = 4096;
 
+/// How often a CTA running without compiled code, in a launch that may compile its kernel
+/// while it runs ([`crate::compiled::Upgrade`]), reports the instructions it issued: every
+/// this many issues (each one instruction of a group of threads).
+pub(crate) const UPGRADE_ISSUES: u64 = 4096;
+
 impl Cta {
     /// CTA `ctaid` of the device's grid, every thread at the first instruction.
     pub fn new(device: &Device<'_>, ctaid: Dim3) -> Self {
@@ -480,12 +485,18 @@ impl Cta {
         let mut bound = 0;
         // Compiled code runs the threads between the instructions the interpreter issues,
         // unless the run is traced or sliced, or the CTA is part of a larger cluster.
-        let compiled = device
-            .compiled
-            .as_deref()
-            .filter(|_| !SLICED && !tracing && self.cluster.size <= 1);
+        let compilable = !SLICED && !tracing && self.cluster.size <= 1;
+        // A launch that may compile its kernel while it runs ([`crate::compiled::Upgrade`])
+        // reports the instructions its CTAs issue every [`UPGRADE_ISSUES`] issues, and at the
+        // end of each run.
+        let upgrade = device.upgrade.as_ref().filter(|_| compilable);
+        let mut compiled = match upgrade {
+            Some(upgrade) => upgrade.ready(),
+            None => device.compiled.as_deref().filter(|_| compilable),
+        };
+        let (mut issues_since, mut issued): (u64, u64) = (0, 0);
         // Whether threads at `pc` go to the compiled code.
-        let enters = |cta: &Self, pc: usize| {
+        let enters = |cta: &Self, compiled: Option<&dyn crate::compiled::CompiledKernel>, pc| {
             compiled.is_some_and(|code| !cta.interpret_only && code.covers(pc))
         };
         let result = 'run: loop {
@@ -498,6 +509,20 @@ impl Cta {
                 }
                 budget -= 1;
             }
+            if let Some(upgrade) = upgrade.filter(|_| compiled.is_none()) {
+                issues_since += 1;
+                issued += group.len() as u64;
+                if issues_since == UPGRADE_ISSUES {
+                    compiled = upgrade.after(issued);
+                    (issues_since, issued) = (0, 0);
+                    if compiled.is_some() && converged {
+                        // The group goes on through the gathering below, which hands its
+                        // threads to the compiled code where it covers them.
+                        self.lanes.settle(&group, pc);
+                        converged = false;
+                    }
+                }
+            }
             if !converged {
                 if let Some(code) = compiled.filter(|_| !self.interpret_only) {
                     self.run_compiled(device, code);
@@ -509,7 +534,8 @@ impl Cta {
                     // row is set aside, and they run first.
                     Some((_, all, _)) if self.spins(all, &group) => continue,
                     Some((lowest, all, most)) => {
-                        (pc, converged, bound) = (lowest, all && !enters(self, lowest), most);
+                        (pc, converged, bound) =
+                            (lowest, all && !enters(self, compiled, lowest), most);
                     }
                     // Every thread exited (one that stopped otherwise ended the run at once):
                     // no barrier, warp or spinner is left to release, and nothing is stuck.
@@ -572,7 +598,7 @@ impl Cta {
                     Err(failure) => break Err(failure),
                     Ok(Some(next)) if converged => {
                         pc = next;
-                        if enters(self, next) {
+                        if enters(self, compiled, next) {
                             self.lanes.settle(&group, next);
                             converged = false;
                         }
@@ -604,8 +630,11 @@ impl Cta {
             }
             group.truncate(kept);
             pc = next.unwrap_or(pc);
-            converged &= kept > 0 && !enters(self, pc);
+            converged &= kept > 0 && !enters(self, compiled, pc);
         };
+        if let Some(upgrade) = upgrade.filter(|_| compiled.is_none() && issued > 0) {
+            upgrade.after(issued);
+        }
         flush(&mut buffered);
         self.group = group;
         self.active = active;

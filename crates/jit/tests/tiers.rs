@@ -1542,56 +1542,99 @@ JOIN:
     assert_eq!(registers[index("%r6")], 7, "%r6 = %r5 + 7");
 }
 
-/// `auto` counts what an interpreted launch issued, not only threads times instructions: a
-/// kernel of one thread that loops 2^21 times (4 instructions an iteration: twice `AUTO_WORK`
-/// issued, but 1 thread x 10 instructions by the static count) is compiled on
-/// its second launch.
-#[test]
-fn auto_counts_the_instructions_an_interpreted_launch_issued() {
+/// The spin kernel of the `auto` tests: one thread sums 0 .. 2^21 - 1 (4 instructions an
+/// iteration: twice `AUTO_WORK` issued, but 1 thread x 10 instructions by the static count)
+/// and stores the sum.
+const SPIN: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+    .visible .entry spin(.param .u64 out) {\n\
+    .reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n\
+    mov.u32 %r1, 0;\nmov.u32 %r2, 0;\n\
+    LOOP:\nadd.u32 %r2, %r2, %r1;\nadd.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 2097152;\n\
+    @%p1 bra LOOP;\n\
+    ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r2;\nret;\n}\n";
+
+/// Runs kernel `entry` of `source` once over a zeroed buffer of `bytes` (its only parameter)
+/// with `engine`: the buffer after the launch, the instructions issued, and whether the
+/// launch left the kernel compiled.
+fn launch_once(
+    source: &str,
+    entry: &str,
+    (grid, block): ([u32; 3], [u32; 3]),
+    bytes: usize,
+    engine: ptxsim_jit::Engine,
+) -> (Vec<u8>, u64, Option<bool>) {
     use ptxsim_exec::api::{LaunchOptions, Module, Options};
     use ptxsim_exec::memory::DeviceMemory;
-    use ptxsim_jit::{Engine, JitCompiler};
-    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
-        .visible .entry spin(.param .u64 out) {\n\
-        .reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n\
-        mov.u32 %r1, 0;\nmov.u32 %r2, 0;\n\
-        LOOP:\nadd.u32 %r2, %r2, %r1;\nadd.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 2097152;\n\
-        @%p1 bra LOOP;\n\
-        ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r2;\nret;\n}\n";
     let module = Module::load(source, &Options::default()).expect("the kernel checks");
-    let compiler = JitCompiler::for_engine(Engine::Auto).expect("auto compiles");
     let options = LaunchOptions {
-        compiler: Some(compiler),
+        compiler: ptxsim_jit::JitCompiler::for_engine(engine),
         max_steps: 1 << 24,
         ..LaunchOptions::default()
     };
     let mut memory = DeviceMemory::allocations();
-    let buffer = memory.allocate("out", 4).expect("4 bytes");
+    let buffer = memory.allocate("out", bytes as u64).expect("the buffer");
     let params = buffer.to_le_bytes();
-    let block = [1, 1, 1];
-    let mut launch = || {
-        let mut memories = [&mut memory];
-        module
-            .launch_in("spin", [1, 1, 1], block, &params, &mut memories, &options)
-            .expect("the launch runs");
-    };
-    launch();
-    assert_eq!(
-        module.compiled_state("spin", block),
-        None,
-        "interpreted first"
-    );
-    launch();
-    assert_eq!(
-        module.compiled_state("spin", block),
-        Some(true),
-        "compiled next"
-    );
-    let mut out = [0u8; 4];
+    let report = module
+        .launch_in(entry, grid, block, &params, &mut [&mut memory], &options)
+        .expect("the launch runs");
+    let mut out = vec![0u8; bytes];
     memory.read(buffer, &mut out).expect("readable");
+    (out, report.steps, module.compiled_state(entry, block))
+}
+
+/// `auto` compiles a kernel in the middle of a launch once the instructions the launch issued
+/// make it worth compiling: the spin kernel, launched once, ends compiled, with the sum and
+/// the instruction count of the interpreter.
+#[test]
+fn auto_compiles_a_long_launch_while_it_runs() {
+    use ptxsim_jit::Engine;
+    let shape = ([1, 1, 1], [1, 1, 1]);
+    let (interpreted, steps, state) = launch_once(SPIN, "spin", shape, 4, Engine::Interp);
+    assert_eq!(state, None, "the interpreter compiles nothing");
     // The sum of 0 .. 2^21 - 1 modulo 2^32: 2^21 (2^21 - 1) / 2.
     let want = ((1u64 << 21) * ((1 << 21) - 1) / 2) as u32;
-    assert_eq!(u32::from_le_bytes(out), want);
+    assert_eq!(
+        u32::from_le_bytes(interpreted[..4].try_into().unwrap()),
+        want
+    );
+    // 2 movs, 4 per iteration, then ld, st, ret.
+    assert_eq!(steps, 2 + 4 * (1 << 21) + 3);
+    let (auto, auto_steps, auto_state) = launch_once(SPIN, "spin", shape, 4, Engine::Auto);
+    assert_eq!(auto_state, Some(true), "compiled during its first launch");
+    assert_eq!((auto, auto_steps), (interpreted, steps));
+}
+
+/// A grid of CTAs too small for `auto` to compile at its start (64 CTAs of 32 threads, each
+/// thread looping 2^12 times: 2^25 instructions in all, 2,048 threads x 13 instructions by the
+/// static count) compiles once its first CTAs have issued enough; the later CTAs run the
+/// compiled code, and every thread's sum is the interpreter's.
+#[test]
+fn auto_compiles_between_the_ctas_of_a_launch() {
+    use ptxsim_jit::Engine;
+    let source = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry sums(.param .u64 out) {\n\
+        .reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n\
+        mov.u32 %r3, %ctaid.x;\nmov.u32 %r4, %tid.x;\nmad.lo.u32 %r5, %r3, 32, %r4;\n\
+        mov.u32 %r1, 0;\nmov.u32 %r2, %r5;\n\
+        LOOP:\nadd.u32 %r2, %r2, %r1;\nadd.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 4096;\n\
+        @%p1 bra LOOP;\n\
+        ld.param.u64 %rd1, [out];\nmul.wide.u32 %rd2, %r5, 4;\nadd.u64 %rd3, %rd1, %rd2;\n\
+        st.global.u32 [%rd3], %r2;\nret;\n}\n";
+    let shape = ([64, 1, 1], [32, 1, 1]);
+    let bytes = 64 * 32 * 4;
+    let (interpreted, steps, _) = launch_once(source, "sums", shape, bytes, Engine::Interp);
+    for (i, word) in interpreted.chunks(4).enumerate() {
+        // Thread i starts from i and adds 0 .. 4095.
+        let want = i as u32 + 4096 * 4095 / 2;
+        assert_eq!(
+            u32::from_le_bytes(word.try_into().unwrap()),
+            want,
+            "thread {i}"
+        );
+    }
+    let (auto, auto_steps, state) = launch_once(source, "sums", shape, bytes, Engine::Auto);
+    assert_eq!(state, Some(true), "compiled during the launch");
+    assert_eq!((auto, auto_steps), (interpreted, steps));
 }
 
 /// The atomic operations the compiled tier makes (through the interpreter's update of one
