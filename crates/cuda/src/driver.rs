@@ -2411,6 +2411,16 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         ptxsim_trace::Format::Jsonl => "jsonl",
         ptxsim_trace::Format::Text => "txt",
     };
+    let profiled = module.program(&entry).ok().filter(|_| *LOG_PROFILE);
+    let profile = profiled.map(|program| {
+        Arc::new(ptxsim_exec::compiled::Profile::new(
+            program.instructions.len(),
+        ))
+    });
+    let options = LaunchOptions {
+        profile: profile.clone(),
+        ..options
+    };
     let trace = trace_file(trace_directory.as_deref(), index, &entry, extension);
     let traced = trace.is_some();
     let compiled_before = module.compiled_state(&entry, launch.block);
@@ -2462,6 +2472,10 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
         };
         log_launch(&launched, &result);
     }
+    if let (Some(program), Some(profile), Ok(report)) = (profiled, &profile, &result) {
+        let line = profile_line(index, &entry, program, profile, report.steps);
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
     // The kernel's stores to `__managed__` variables, for the host.
     if let Some(loaded) = modules.get_mut(&module_handle) {
         sync_managed(&mut loaded.globals, &managed, false);
@@ -2506,7 +2520,57 @@ static LOG_LAUNCHES: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
     std::env::var("PTXSIM_LOG").is_ok_and(|value| value.split(',').any(|part| part == "launches"))
 });
 
-/// One finished launch, for [`log_launch`].
+/// Whether `PTXSIM_LOG` asks for a profile line per kernel launch on stderr
+/// (`PTXSIM_LOG=profile`): the instructions the compiled tier ran and those the interpreter
+/// issued, and the instructions that took most of the interpreter's issues and made compiled
+/// code hand threads back ([`ptxsim_exec::compiled::Profile`]).
+static LOG_PROFILE: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+    std::env::var("PTXSIM_LOG").is_ok_and(|value| value.split(',').any(|part| part == "profile"))
+});
+
+/// The profile line of launch `index` of `entry` (`PTXSIM_LOG=profile`): `steps` instructions
+/// in all, the share the interpreter issued, and the opcodes (as written, with their
+/// modifiers) with the most interpreted issues and the most hand-backs, three each.
+fn profile_line(
+    index: u64,
+    entry: &str,
+    program: &ptxsim_exec::Program,
+    profile: &ptxsim_exec::compiled::Profile,
+    steps: u64,
+) -> String {
+    let (interpreted, handed_back) = profile.counts();
+    let top = |counts: &[u64]| {
+        let mut by_opcode: HashMap<&str, u64> = HashMap::new();
+        for (instruction, &count) in program.instructions.iter().zip(counts) {
+            if count > 0 {
+                let opcode = instruction
+                    .text
+                    .split_whitespace()
+                    .find(|word| !word.starts_with('@'))
+                    .unwrap_or("");
+                *by_opcode.entry(opcode).or_default() += count;
+            }
+        }
+        let mut sorted: Vec<(&str, u64)> = by_opcode.into_iter().collect();
+        sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        sorted
+            .iter()
+            .take(3)
+            .map(|(opcode, count)| format!("{opcode} {count}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let issued: u64 = interpreted.iter().sum();
+    let share = 100.0 * issued as f64 / steps.max(1) as f64;
+    format!(
+        "ptxsim: profile of launch {index} `{entry}`: {steps} instructions, {issued} interpreted \
+         ({share:.1}%); most interpreted: [{}]; handed back by compiled code at: [{}]",
+        top(&interpreted),
+        top(&handed_back)
+    )
+}
+
+/// One finished launch, for [`log_launch`]./// One finished launch, for [`log_launch`].
 struct Launched<'a> {
     /// The launch's index in the process (as in `PTXSIM_TRACE`'s file names).
     index: u64,

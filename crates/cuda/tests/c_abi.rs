@@ -126,6 +126,43 @@ fn c_program_uses_the_driver_api() {
     }
 }
 
+/// `PTXSIM_LOG=profile`: a profile line per launch that finished. driver_api.c's `poke` (one
+/// thread; from its PTX: `ld.param.u64` twice, then `add.s64`, `mov.u32`, `st.global.u32`,
+/// `ret` once each) is small, so the interpreter issues all six instructions, and no compiled
+/// code hands a thread back; its third launch fails and has no profile.
+#[test]
+fn launches_are_profiled() {
+    let (program, run_directory) = compile_against_libcuda("driver_api");
+    let (success, status, stdout, stderr) = run_c_program(
+        &program,
+        &run_directory,
+        &[repository().join("ptx-samples/nvcc/block.sm_90.ptx")],
+        &[("PTXSIM_LOG", "profile")],
+    );
+    assert!(
+        success,
+        "driver_api.c failed ({status}):\n{stdout}\n{stderr}"
+    );
+    let pokes: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("ptxsim: profile of launch ") && line.contains("`poke`"))
+        .collect();
+    assert_eq!(pokes.len(), 2, "{stderr}");
+    for line in pokes {
+        assert!(
+            line.ends_with(
+                "`poke`: 6 instructions, 6 interpreted (100.0%); most interpreted: \
+                 [ld.param.u64 2, add.s64 1, mov.u32 1]; handed back by compiled code at: []"
+            ),
+            "{line}"
+        );
+    }
+    assert!(
+        !stderr.contains("ptxsim: launch "),
+        "no launch lines without `launches`"
+    );
+}
+
 /// `PTXSIM_LOG=launches`: a line per launch on stderr with the kernel, its shape, what it ran
 /// and which tier ran it, also for a launch that failed (driver_api.c's launches: shapes from
 /// its source).

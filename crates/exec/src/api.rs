@@ -240,6 +240,10 @@ pub struct LaunchOptions {
     /// compiled tier ([`crate::compiled`]) asked once per module and kernel, its answer kept
     /// with the module.
     pub compiler: Option<Arc<dyn crate::compiled::Compiler>>,
+    /// Where the launch counts the instructions the interpreter issued and the hand-backs of
+    /// compiled code, per instruction (`None`: not counted); it must have the kernel's
+    /// instruction count ([`crate::compiled::Profile::new`]).
+    pub profile: Option<Arc<crate::compiled::Profile>>,
 }
 
 impl Default for LaunchOptions {
@@ -259,6 +263,7 @@ impl Default for LaunchOptions {
             heap: None,
             tensor_cores: None,
             compiler: None,
+            profile: None,
         }
     }
 }
@@ -604,6 +609,9 @@ impl Module {
             device.set_tensor_cores(cores);
         }
         self.attach_compiled(entry, &mut device, options);
+        if let Some(profile) = &options.profile {
+            device.set_profile(Arc::clone(profile));
+        }
         device.enable_device_launches(&self.kernels);
         let grid_options = GridOptions {
             host_threads: options.host_threads,
@@ -805,6 +813,9 @@ impl Module {
             device.set_textures(Arc::clone(textures));
         }
         self.attach_compiled(entry, &mut device, options);
+        if let Some(profile) = &options.profile {
+            device.set_profile(Arc::clone(profile));
+        }
         device.enable_device_launches(&self.kernels);
         Ok(device)
     }

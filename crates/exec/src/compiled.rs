@@ -60,6 +60,54 @@ pub fn exited(pc: usize) -> (bool, usize) {
     (pc & EXITED != 0, pc & !EXITED)
 }
 
+/// The type of a texture or surface instruction's results ([`CtaSpaces::texture`]).
+pub fn texture_result_type(op: &crate::ir::TextureOp) -> ptxsim_isa::Type {
+    crate::exec::texture::result_type(op)
+}
+
+/// Per-instruction counts of one launch, for finding where its time goes (the driver
+/// library's `PTXSIM_LOG=profile`; [`crate::api::LaunchOptions::profile`]): how many
+/// thread-instructions the interpreter issued at each instruction, and how often compiled code
+/// handed a thread back to the interpreter at each (the instruction it must leave to it).
+/// Counted only when a launch is given one; relaxed atomic additions, so CTAs on several host
+/// threads add into one.
+#[derive(Debug, Default)]
+pub struct Profile {
+    /// Per instruction: the threads the interpreter issued it for (guarded-off ones included).
+    pub interpreted: Vec<std::sync::atomic::AtomicU64>,
+    /// Per instruction: the threads compiled code handed back there.
+    pub handed_back: Vec<std::sync::atomic::AtomicU64>,
+}
+
+impl Profile {
+    /// Zero counts for a program of `instructions` instructions.
+    pub fn new(instructions: usize) -> Self {
+        let zeros = || (0..instructions).map(|_| 0.into()).collect();
+        Self {
+            interpreted: zeros(),
+            handed_back: zeros(),
+        }
+    }
+
+    /// Adds `threads` to `counts[pc]` (nothing past the program's end).
+    pub(crate) fn add(counts: &[std::sync::atomic::AtomicU64], pc: usize, threads: u64) {
+        if let Some(count) = counts.get(pc) {
+            count.fetch_add(threads, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The counts as plain numbers: `(interpreted, handed_back)` per instruction.
+    pub fn counts(&self) -> (Vec<u64>, Vec<u64>) {
+        let read = |counts: &[std::sync::atomic::AtomicU64]| {
+            counts
+                .iter()
+                .map(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+                .collect()
+        };
+        (read(&self.interpreted), read(&self.handed_back))
+    }
+}
+
 /// What makes a kernel's compiled code for [`crate::api`] launches
 /// ([`crate::api::LaunchOptions::compiler`]).
 pub trait Compiler: Send + Sync + std::fmt::Debug {
@@ -255,6 +303,8 @@ pub struct CtaSpaces<'a> {
     pub params: &'a [u8],
     /// The `.const` space.
     pub constants: &'a [u8],
+    /// The launch's texture and surface objects.
+    pub textures: Option<&'a crate::texture::TextureTable>,
     threads: &'a mut [crate::lanes::Thread],
 }
 
@@ -264,6 +314,7 @@ impl<'a> CtaSpaces<'a> {
         shared: &'a mut [u8],
         params: &'a [u8],
         constants: &'a [u8],
+        textures: Option<&'a crate::texture::TextureTable>,
         threads: &'a mut [crate::lanes::Thread],
     ) -> Self {
         Self {
@@ -271,8 +322,31 @@ impl<'a> CtaSpaces<'a> {
             shared,
             params,
             constants,
+            textures,
             threads,
         }
+    }
+
+    /// A texture or surface instruction `op` for one thread, as the interpreter runs it for a
+    /// lane: the object with `handle`, at `coordinates`, with `sources` (`sust`'s values,
+    /// `sured`'s `c`); the first `n` of the results, which the instruction's destinations take
+    /// by the type of [`texture_result_type`], or `Err` where the interpreter's lane traps (its
+    /// message).
+    pub fn texture(
+        &self,
+        op: &crate::ir::TextureOp,
+        handle: u64,
+        coordinates: &[u32],
+        sources: &[u64],
+    ) -> Result<([u64; 4], usize), String> {
+        crate::exec::texture::texture_op(
+            op,
+            self.textures,
+            self.global,
+            handle,
+            coordinates,
+            sources,
+        )
     }
 
     /// The spaces thread `lane` reaches (`None` past the CTA's threads).
@@ -346,6 +420,33 @@ impl LaneSpaces<'_> {
         }
         let buffer = self.global.buffer_at(at)?;
         Some((buffer.base, buffer.reach, buffer.words()))
+    }
+
+    /// An atomic update of `bytes` (4 or 8) at `address` of `space`, as the interpreter's
+    /// `atom`/`red` makes it for one lane: `update(old, global)` is the new value (`global`:
+    /// the location is in global memory, [`crate::alu::atom`]); returns the old value. Global
+    /// memory (also through a generic address) and the CTA's own shared memory only: every
+    /// other address is `Err` (the interpreter then runs the instruction, and faults where it
+    /// faults).
+    pub fn atomic(
+        &mut self,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        update: impl Fn(u64, bool) -> u64,
+    ) -> Result<u64, FaultKind> {
+        let (space, at) = resolve(space, address);
+        match space {
+            Space::Global | Space::Generic => {
+                self.global.update(at, bytes, |old| update(old, true))
+            }
+            Space::Shared if at < crate::memory::CLUSTER_RANK_STRIDE => {
+                let old = load_bytes(self.shared, 0, at, bytes)?;
+                store_bytes(self.shared, 0, at, bytes, update(old, false))?;
+                Ok(old)
+            }
+            _ => Err(FaultKind::Unmapped),
+        }
     }
 
     /// Stores the low `bytes` (1, 2, 4 or 8) of `value` at `address` of `space`.

@@ -54,6 +54,8 @@ pub struct Device<'p> {
     tensor_cores: crate::alu::tensor_cores::TensorCores,
     /// The kernel's compiled code, if it has some ([`Device::set_compiled`]).
     pub(crate) compiled: Option<Arc<dyn crate::compiled::CompiledKernel>>,
+    /// Where the launch counts its instructions by tier, if it does ([`Device::set_profile`]).
+    pub(crate) profile: Option<Arc<crate::compiled::Profile>>,
     /// Compiling the kernel once the launch has issued enough instructions, where it started
     /// without compiled code ([`Device::set_upgrade`]).
     pub(crate) upgrade: Option<crate::compiled::Upgrade<'p>>,
@@ -122,6 +124,7 @@ impl<'p> Device<'p> {
             runtime: crate::launches::DeviceRuntime::default(),
             tensor_cores: crate::alu::tensor_cores::TensorCores::of_program(program.target),
             compiled: None,
+            profile: None,
             upgrade: None,
         }
     }
@@ -130,6 +133,14 @@ impl<'p> Device<'p> {
     /// in runs that are neither traced nor sliced.
     pub fn set_compiled(&mut self, code: Arc<dyn crate::compiled::CompiledKernel>) {
         self.compiled = Some(code);
+    }
+
+    /// Counts the launch's instructions into `profile` ([`crate::compiled::Profile`]); a
+    /// profile made for another number of instructions than the program's is ignored.
+    pub fn set_profile(&mut self, profile: Arc<crate::compiled::Profile>) {
+        if profile.interpreted.len() == self.program.instructions.len() {
+            self.profile = Some(profile);
+        }
     }
 
     /// Lets the launch compile its kernel while it runs ([`crate::compiled::Upgrade`]): CTAs

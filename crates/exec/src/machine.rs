@@ -760,6 +760,7 @@ impl Cta {
                 &mut self.shared,
                 &device.params,
                 device.constants(),
+                device.textures.as_deref(),
                 &mut self.threads,
             ),
         };
@@ -777,6 +778,9 @@ impl Cta {
                 self.lanes.status[lane] = ThreadStatus::Done(Outcome::Exited);
             }
             self.held[lane] = pc;
+            if !exited && let Some(profile) = &device.profile {
+                crate::compiled::Profile::add(&profile.handed_back, pc, 1);
+            }
             if declined == Some(lane) {
                 break;
             }
@@ -1511,6 +1515,9 @@ impl Cta {
         if issued > 0 {
             record.pc = pc;
             record.executed = !lanes.is_empty();
+            if let Some(profile) = &device.profile {
+                crate::compiled::Profile::add(&profile.interpreted, pc, issued as u64);
+            }
         }
         if lanes.is_empty()
             && together

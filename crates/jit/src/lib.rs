@@ -109,7 +109,9 @@ impl Kernel {
 
     /// Why `auto` leaves this compiled `program` to the interpreter after all, if it does:
     /// threads that hand values through shared memory with only compiled code between the
-    /// store and the load (`translate::shared_exchange_without_barrier`).
+    /// store and the load (`translate::shared_exchange_without_barrier`). [`compile`] leaves
+    /// such loads to the interpreter, so this holds for no kernel it compiled; it stays as the
+    /// check of that rule.
     pub fn auto_declines(&self, program: &Program) -> Option<&'static str> {
         translate::shared_exchange_without_barrier(program, &self.compiled)
             .then_some("a shared-memory store reaches a load without a barrier between")
@@ -202,15 +204,28 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     let mut signature = Signature::new(call_conv);
     signature.params.push(AbiParam::new(types::I64));
 
-    let compiled: Vec<bool> = translate::plan(program)
+    // Shared loads that a shared store reaches through compiled code alone run in the
+    // interpreter, in lockstep after every thread's store (warp-synchronous exchanges written
+    // without `__syncwarp`; `translate::shared_loads_after_stores`).
+    let planned: Vec<bool> = translate::plan(program)
         .iter()
         .map(Option::is_some)
         .collect();
+    let interpreted_loads = translate::shared_loads_after_stores(program, &planned);
+    let plans = || {
+        let mut plans = translate::plan(program);
+        for &load in &interpreted_loads {
+            plans[load] = None;
+        }
+        plans
+    };
+    let compiled: Vec<bool> = plans().iter().map(Option::is_some).collect();
     // Threads enter the compiled code at the starts of its runs only, and only where they
     // run a while in it.
     let covered = translate::entries(program, &compiled, MIN_ENTRY);
     let mut functions = Vec::new();
     let mut conversions = Vec::new();
+    let mut texture_calls = Vec::new();
     let mut built = None;
     let mut addresses = [std::ptr::null(); 2];
     // PTXSIM_JIT_DUMP (any value): the Cranelift IR and the generated machine code on
@@ -235,20 +250,23 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         context.func.signature = signature.clone();
         {
             let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
-            let [load, store, lane, convert] =
-                [0, 1, 2, 3].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
+            let [load, store, lane, convert, atom, texture] = [0, 1, 2, 3, 4, 5]
+                .map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
             let helpers = translate::Helpers {
                 load,
                 store,
                 lane,
                 convert,
+                atom,
+                texture,
             };
             built = Some(translate::build(
                 &mut builder,
                 program,
-                translate::plan(program),
+                plans(),
                 &mut functions,
                 &mut conversions,
+                &mut texture_calls,
                 helpers,
                 (block, through),
             ));
@@ -291,6 +309,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
             module,
             functions,
             conversions,
+            texture_calls,
             program.registers.len(),
             built,
             block.iter().map(|&d| d as usize).product(),

@@ -31,6 +31,11 @@
 //!   generated code's pointer is the only way to it; a helper that needs it (a generic
 //!   address in the shared window) makes a slice of it from that pointer for the helper's
 //!   own duration and puts it back, while the generated code waits for the helper.
+//! * `ptxsim_jit_atom` calls two lane functions of the table by number (checked against its
+//!   length) and makes the update through the thread's spaces as the load and store helpers
+//!   do; `ptxsim_jit_texture` reads one of [`Code`]'s texture calls by number (checked) and
+//!   only reads the CTA's spaces (the texture table and global memory, both borrowed for the
+//!   whole call), writing its results into the context's `results`.
 //! * `ptxsim_jit_convert` reads the conversion whose address the generated code holds as a
 //!   constant: one of [`Code`]'s boxed conversions, which do not move or change while the code
 //!   lives.
@@ -48,6 +53,7 @@ use std::sync::atomic::AtomicU64;
 use cranelift_jit::JITModule;
 use ptxsim_exec::compiled::{CompiledCta, CtaSpaces, LaneFn, LaneSpaces, SPECIALS};
 use ptxsim_exec::cvt::ElementConversion;
+use ptxsim_exec::ir::TextureOp;
 use ptxsim_exec::memory::FaultKind;
 use ptxsim_isa::ops::Space;
 
@@ -88,6 +94,11 @@ pub(crate) struct Context {
     /// handed to the interpreter.
     calls: u64,
     specials: [u64; SPECIALS],
+    /// The texture and surface instructions the code calls `ptxsim_jit_texture` for, by
+    /// number, `texture_calls_len` of them, and where that helper leaves the results.
+    texture_calls: *const TextureCall,
+    texture_calls_len: u64,
+    results: [u64; 4],
 }
 
 impl Context {
@@ -109,6 +120,15 @@ impl Context {
     pub(crate) const LANE: usize = std::mem::offset_of!(Context, lane);
     pub(crate) const DECLINED: usize = std::mem::offset_of!(Context, declined);
     pub(crate) const CALLS: usize = std::mem::offset_of!(Context, calls);
+    pub(crate) const RESULTS: usize = std::mem::offset_of!(Context, results);
+}
+
+/// A texture or surface instruction the generated code makes through `ptxsim_jit_texture`:
+/// what it does and how many coordinates it has.
+#[derive(Clone, Debug)]
+pub(crate) struct TextureCall {
+    pub(crate) op: TextureOp,
+    pub(crate) coordinates: usize,
 }
 
 /// A global buffer that generated code accesses directly (atomically, as `GlobalMemory`
@@ -232,6 +252,91 @@ fn set_window(context: &mut Context, slot: u32, window: Option<(u64, u64, *const
     }
 }
 
+/// An atomic update for the generated code (`atom`/`red`, [`LaneSpaces::atomic`]) of `bytes`
+/// at `address` of space number `space`: the new value is lane function `number` of the
+/// table on `(old, b, c)` where the location is in global memory, `number + 1` where it is in
+/// shared memory. The old value goes to `scratch`; returns 1, or 0 when the helper does not
+/// make the access (a fault, another CTA's shared memory: nothing is written, the interpreter
+/// then runs the instruction).
+extern "C" fn ptxsim_jit_atom(
+    context: *mut Context,
+    space: u32,
+    address: u64,
+    bytes: u32,
+    number: u64,
+    b: u64,
+    c: u64,
+) -> u32 {
+    // SAFETY: as in `ptxsim_jit_load`; `functions` points to `functions_len` lane functions
+    // that `Code` owns.
+    let context = unsafe { &mut *context };
+    let functions =
+        unsafe { std::slice::from_raw_parts(context.functions, context.functions_len as usize) };
+    let (Some(in_global), Some(in_shared)) = (
+        functions.get(number as usize),
+        functions.get(number as usize + 1),
+    ) else {
+        return 0;
+    };
+    let space = SPACES[space as usize % SPACES.len()];
+    let old = with_spaces(context, |spaces| {
+        spaces.atomic(space, address, bytes, |old, global| {
+            if global {
+                in_global(old, b, c)
+            } else {
+                in_shared(old, b, c)
+            }
+        })
+    });
+    match old {
+        Some(Ok(old)) => {
+            context.scratch = old;
+            1
+        }
+        _ => 0,
+    }
+}
+
+/// A texture or surface instruction for the generated code: call number `number` of the
+/// code's table for the object `handle` at the coordinates `c0..c3` (as many as the call
+/// has), as the interpreter runs it for a lane ([`CtaSpaces::texture`]). The results go to
+/// `results`; returns 1, or 0 where the interpreter's lane traps (it then runs the
+/// instruction and traps).
+#[allow(clippy::too_many_arguments)]
+extern "C" fn ptxsim_jit_texture(
+    context: *mut Context,
+    number: u64,
+    handle: u64,
+    c0: u64,
+    c1: u64,
+    c2: u64,
+    c3: u64,
+) -> u32 {
+    // SAFETY: as in `ptxsim_jit_load`; `texture_calls` points to `texture_calls_len` calls
+    // that `Code` owns, and `spaces` is the CTA's, alive for the call (only read here).
+    let context = unsafe { &mut *context };
+    let calls = unsafe {
+        std::slice::from_raw_parts(context.texture_calls, context.texture_calls_len as usize)
+    };
+    let Some(call) = calls.get(number as usize) else {
+        return 0;
+    };
+    let spaces = unsafe { &*(context.spaces as *const CtaSpaces<'static>) };
+    let coordinates = [c0, c1, c2, c3].map(|c| c as u32);
+    match spaces.texture(
+        &call.op,
+        handle,
+        &coordinates[..call.coordinates.min(4)],
+        &[],
+    ) {
+        Ok((results, _)) => {
+            context.results = results;
+            1
+        }
+        Err(_) => 0,
+    }
+}
+
 /// The lane function number `number` of the table on `(a, b, c)`.
 extern "C" fn ptxsim_jit_lane(context: *mut Context, number: u64, a: u64, b: u64, c: u64) -> u64 {
     // SAFETY: as in `ptxsim_jit_load`; `functions` points to `functions_len` lane functions
@@ -272,12 +377,14 @@ fn with_spaces<T>(context: &mut Context, f: impl FnOnce(&mut LaneSpaces<'_>) -> 
 }
 
 /// The helpers by name, for the JIT's symbol table.
-pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 4] {
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 6] {
     [
         ("ptxsim_jit_load", ptxsim_jit_load as *const u8),
         ("ptxsim_jit_store", ptxsim_jit_store as *const u8),
         ("ptxsim_jit_lane", ptxsim_jit_lane as *const u8),
         ("ptxsim_jit_convert", ptxsim_jit_convert as *const u8),
+        ("ptxsim_jit_atom", ptxsim_jit_atom as *const u8),
+        ("ptxsim_jit_texture", ptxsim_jit_texture as *const u8),
     ]
 }
 
@@ -292,6 +399,8 @@ pub(crate) struct Code {
     functions: Vec<LaneFn>,
     /// The conversions the code calls `ptxsim_jit_convert` with, by address (pinned).
     _conversions: Vec<std::pin::Pin<Box<ElementConversion>>>,
+    /// The texture and surface instructions it calls `ptxsim_jit_texture` for, by number.
+    texture_calls: Vec<TextureCall>,
     /// The number of registers of the program.
     registers: usize,
     /// The number of window slots the function uses.
@@ -322,14 +431,15 @@ unsafe impl Sync for Code {}
 impl Code {
     /// `function` and `shown` must be the finalized addresses, in `module`, of functions built
     /// by [`crate::translate::build`] (the second with every write stored at once) for a
-    /// program of `registers` registers and CTAs of `threads` threads, calling `functions` by
-    /// number, `conversions` by address, as `built` says.
+    /// program of `registers` registers and CTAs of `threads` threads, calling `functions` and
+    /// `texture_calls` by number, `conversions` by address, as `built` says.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         [function, shown]: [*const u8; 2],
         module: JITModule,
         functions: Vec<LaneFn>,
         conversions: Vec<std::pin::Pin<Box<ElementConversion>>>,
+        texture_calls: Vec<TextureCall>,
         registers: usize,
         built: crate::translate::Built,
         threads: usize,
@@ -340,6 +450,7 @@ impl Code {
             _module: module,
             functions,
             _conversions: conversions,
+            texture_calls,
             registers,
             slots: built.slots,
             needs: built.needs,
@@ -421,6 +532,9 @@ impl Code {
             declined: 0,
             calls: u64::from(cta.calls),
             specials: cta.specials,
+            texture_calls: self.texture_calls.as_ptr(),
+            texture_calls_len: self.texture_calls.len() as u64,
+            results: [0; 4],
         };
         let code = if cta.shown { self.shown } else { self.function };
         // SAFETY: both functions have the signature `extern "C" fn(*mut Context)` (built so

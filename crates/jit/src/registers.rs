@@ -271,14 +271,20 @@ pub(crate) fn registers_of(instruction: &Instruction, mut visit: impl FnMut(usiz
             reads.push(address(at));
             reads.extend(sources.iter().flatten());
         }
-        // The old value an atomic returns is written; left out all the same (an atomic is
-        // rare, and its destination seldom read before written).
+        // The old value an atomic returns is written (PTX ISA 9.7.13.5, atom: "Atomically
+        // loads the original value at location a into destination register d"), unless the
+        // access faults, which stops the CTA.
         K::Atom {
-            address: at, b, c, ..
+            address: at,
+            b,
+            c,
+            destination,
+            ..
         } => {
             reads.push(address(at));
             reads.push(*b);
             reads.extend(c);
+            writes.extend(destination.map(|d| d.register.index()));
         }
         K::AtomVector {
             address: at,
@@ -361,12 +367,21 @@ pub(crate) fn registers_of(instruction: &Instruction, mut visit: impl FnMut(usiz
             reads.extend(&bulk.im2col_offsets);
             reads.extend(bulk.cta_mask);
         }
-        // A texture or surface instruction's destinations are left out: some forms write
-        // them only in part.
+        // A texture or surface instruction writes as many destinations as it has results
+        // (`tex`/`tld4` four, `txq`/`suq` one, `suld` its vector's elements; `sust`, `sured`
+        // none): those are listed, the others left out.
         K::Texture(texture) => {
             reads.push(texture.handle);
             reads.extend(&texture.coordinates);
             reads.extend(&texture.sources);
+            writes.extend(
+                texture
+                    .destinations
+                    .iter()
+                    .take(texture_results(&texture.op))
+                    .flatten()
+                    .map(|d| d.register.index()),
+            );
         }
         K::CpAsync {
             destination,
@@ -539,6 +554,18 @@ pub(crate) fn read_before_written(program: &Program) -> Option<Vec<u32>> {
             .map(|r| r as u32)
             .collect(),
     )
+}
+
+/// How many results a texture or surface instruction writes, whatever its inputs (the
+/// interpreter's `texture_op` gives as many for a lane that does not trap).
+pub(crate) fn texture_results(op: &ptxsim_exec::ir::TextureOp) -> usize {
+    use ptxsim_exec::ir::TextureOp;
+    match op {
+        TextureOp::Tex(_) => 4,
+        TextureOp::Txq { .. } | TextureOp::Suq(_) => 1,
+        TextureOp::Suld(form) => usize::from(form.vector),
+        TextureOp::Sust(_) | TextureOp::Sured(_) => 0,
+    }
 }
 
 #[cfg(test)]

@@ -59,12 +59,14 @@ pub(crate) struct Helpers {
     pub(crate) store: FuncRef,
     pub(crate) lane: FuncRef,
     pub(crate) convert: FuncRef,
+    pub(crate) atom: FuncRef,
+    pub(crate) texture: FuncRef,
 }
 
 /// The signatures of the helpers ([`native`]'s `extern "C"` functions), for `call_conv`.
 pub(crate) fn helper_signatures(
     call_conv: cranelift_codegen::isa::CallConv,
-) -> [(&'static str, Signature); 4] {
+) -> [(&'static str, Signature); 6] {
     let i64 = types::I64;
     let i32 = types::I32;
     let signature = |params: &[types::Type], returns: &[types::Type]| {
@@ -91,6 +93,14 @@ pub(crate) fn helper_signatures(
             signature(&[i64, i64, i64, i64, i64], &[i64]),
         ),
         ("ptxsim_jit_convert", signature(&[i64, i64], &[i64])),
+        (
+            "ptxsim_jit_atom",
+            signature(&[i64, i32, i64, i32, i64, i64, i64], &[i32]),
+        ),
+        (
+            "ptxsim_jit_texture",
+            signature(&[i64, i64, i64, i64, i64, i64, i64], &[i32]),
+        ),
     ]
 }
 
@@ -148,6 +158,45 @@ fn space_ok(space: Space) -> bool {
 
 fn address_ok(program: &Program, address: &MemoryOperand) -> bool {
     source_ok(program, address.base)
+}
+
+/// Whether an `atom`/`red` is compiled: a scalar update of 32 or 64 bits in global, shared or
+/// generic memory (the helper makes it as the interpreter does; `.shared::cluster` and the
+/// other forms stay with the interpreter).
+fn atom_ok(
+    program: &Program,
+    space: Space,
+    ty: Type,
+    destination: Option<Destination>,
+    address: &MemoryOperand,
+    b: Source,
+    c: Option<Source>,
+) -> bool {
+    matches!(space, Space::Global | Space::Shared | Space::Generic)
+        && matches!(ty.bits(), 32 | 64)
+        && address_ok(program, address)
+        && source_ok(program, b)
+        && c.is_none_or(|c| source_ok(program, c))
+        && destination.is_none_or(|d| destination_ok(program, d))
+}
+
+/// Whether a texture or surface instruction is compiled: the reads (`tex`, `tld4`, `txq`,
+/// `suld`, `suq`) with at most four coordinates, through the interpreter's function for one
+/// lane; `sust` and `sured` (writes) stay with the interpreter.
+fn texture_ok(program: &Program, texture: &ptxsim_exec::ir::TextureInstruction) -> bool {
+    use ptxsim_exec::ir::TextureOp;
+    matches!(
+        texture.op,
+        TextureOp::Tex(_) | TextureOp::Txq { .. } | TextureOp::Suld(_) | TextureOp::Suq(_)
+    ) && texture.coordinates.len() <= 4
+        && source_ok(program, texture.handle)
+        && texture.coordinates.iter().all(|&c| source_ok(program, c))
+        && texture
+            .destinations
+            .iter()
+            .flatten()
+            .all(|&d| destination_ok(program, d))
+        && ptxsim_exec::compiled::texture_result_type(&texture.op).bits() <= 64
 }
 
 /// Decides which instructions are compiled, and how.
@@ -216,6 +265,16 @@ fn plan_one(program: &Program, instruction: &Instruction) -> Option<Plan> {
                 && sources.iter().all(|&s| source_ok(program, s))
         }
         K::Bra { .. } | K::Ret | K::Exit => true,
+        K::Atom {
+            space,
+            ty,
+            destination,
+            address,
+            b,
+            c,
+            ..
+        } => atom_ok(program, *space, *ty, *destination, address, *b, *c),
+        K::Texture(texture) => texture_ok(program, texture),
         _ => false,
     };
     if inline {
@@ -352,12 +411,16 @@ pub(crate) struct Built {
 /// conversions it calls `ptxsim_jit_convert` with into `conversions`, which the code names by
 /// address. The code is for CTAs of shape `block`; with `through` every register write is
 /// stored at once (the code for a CTA whose registers are shown, [`crate::writeback`]).
+// The tables the code names (lane functions, conversions, texture calls) are separate
+// arguments, as `native::Code::new` takes them.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
     plans: Vec<Option<Plan>>,
     functions: &mut Vec<LaneFn>,
     conversions: &mut Vec<std::pin::Pin<Box<ElementConversion>>>,
+    texture_calls: &mut Vec<native::TextureCall>,
     helpers: Helpers,
     (block, through): ([u32; 3], bool),
 ) -> Built {
@@ -522,6 +585,7 @@ pub(crate) fn build(
         blocks: &blocks,
         functions,
         conversions,
+        texture_calls,
         constants: vec![None; program.registers.len()],
         base,
         lane,
@@ -658,6 +722,19 @@ fn registers_of(
 /// A forward walk over the control flow: "a shared store since the last instruction the
 /// interpreter issues" reaches a shared load.
 pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[bool]) -> bool {
+    !shared_loads_after_stores(program, compiled).is_empty()
+}
+
+/// The compiled shared-memory loads that a compiled shared store (or atomic) reaches through
+/// compiled instructions only ([`shared_exchange_without_barrier`]'s walk, collecting every
+/// such load instead of stopping at the first). [`crate::compile`] leaves them to the
+/// interpreter: every thread then runs up to the load before any thread makes it, as in
+/// lockstep, so a thread reads what the threads before it in the CTA stored since the last
+/// instruction the interpreter issued (romberg's thread 0 finds what threads 1-16 stored). Only
+/// instructions go from compiled to interpreted, which cuts paths: no compiled shared load is
+/// reached so afterwards.
+pub(crate) fn shared_loads_after_stores(program: &Program, compiled: &[bool]) -> Vec<usize> {
+    let mut loads = Vec::new();
     let shared = |space: ptxsim_isa::ops::Space| {
         matches!(
             space,
@@ -673,10 +750,13 @@ pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[boo
             work.push(next);
         }
     };
-    // Seeds: the instructions after each compiled shared store.
+    // Seeds: the instructions after each compiled shared store, or atomic (whose old value
+    // `auto` lets nothing read, `crate::keeps_interpreter`: it stores, and what it loads
+    // shows nowhere, so it is no load here).
     for (index, instruction) in program.instructions.iter().enumerate() {
         if compiled.get(index) == Some(&true)
-            && matches!(instruction.kind, K::St { space, .. } if shared(space))
+            && matches!(instruction.kind,
+                K::St { space, .. } | K::Atom { space, .. } if shared(space))
         {
             for next in successors(program, index) {
                 reach(next, &mut stored, &mut work);
@@ -688,13 +768,14 @@ pub(crate) fn shared_exchange_without_barrier(program: &Program, compiled: &[boo
             continue;
         }
         if matches!(program.instructions[index].kind, K::Ld { space, .. } if shared(space)) {
-            return true;
+            loads.push(index);
+            continue;
         }
         for next in successors(program, index) {
             reach(next, &mut stored, &mut work);
         }
     }
-    false
+    loads
 }
 
 struct Translator<'a, 'b> {
@@ -715,6 +796,8 @@ struct Translator<'a, 'b> {
     blocks: &'a [Option<Block>],
     functions: &'a mut Vec<LaneFn>,
     conversions: &'a mut Vec<std::pin::Pin<Box<ElementConversion>>>,
+    /// The texture and surface instructions the code makes through `ptxsim_jit_texture`.
+    texture_calls: &'a mut Vec<native::TextureCall>,
     /// Per register, its value when every thread reaching the instruction being translated
     /// has the same one (set by a `mov` of an immediate earlier in the same run).
     constants: Vec<Option<u64>>,
@@ -1449,6 +1532,29 @@ impl Translator<'_, '_> {
                 }
                 self.goto(pc + 1);
             }
+            K::Atom {
+                space,
+                op,
+                ty,
+                destination,
+                address,
+                b,
+                c,
+            } => {
+                self.atom(
+                    pc,
+                    before,
+                    (*space, *op, *ty),
+                    *destination,
+                    address,
+                    (*b, *c),
+                );
+                self.goto(pc + 1);
+            }
+            K::Texture(texture) => {
+                self.texture(pc, before, texture);
+                self.goto(pc + 1);
+            }
             &K::Bra { target } => self.goto(target),
             // Out of the kernel: the step counted, the program counter left on the
             // instruction with the mark of an exited thread. A `ret` after some thread made a
@@ -1477,6 +1583,114 @@ impl Translator<'_, '_> {
                 self.leave(pc, before, Store::LiveAt(pc));
             }
         }
+    }
+
+    /// `atom`/`red` ([`ptxsim_exec::alu::atom`]) through `ptxsim_jit_atom`, which makes the
+    /// update as the interpreter's lane does (its two lane functions: the location in global
+    /// memory, then in shared memory); where the helper does not make it, the instruction is
+    /// declined (the interpreter runs it, and reports its fault). The old value is written to
+    /// `d` by Table 28, as `Put` does: "Atomically loads the original value at location a
+    /// into destination register d, performs a reduction operation with operand b and the
+    /// value in location a, and stores the result of the specified operation at location a"
+    /// (PTX ISA 9.7.13.5).
+    fn atom(
+        &mut self,
+        pc: usize,
+        before: Value,
+        (space, op, ty): (Space, ptxsim_isa::ops::AtomOp, Type),
+        destination: Option<Destination>,
+        address: &MemoryOperand,
+        (b, c): (Source, Option<Source>),
+    ) {
+        let bits = ty.bits();
+        let at = self.address(address);
+        let b = self.read(b, bits);
+        let c = match c {
+            Some(c) => self.read(c, bits),
+            None => self.builder.ins().iconst(types::I64, 0),
+        };
+        for global in [true, false] {
+            self.functions.push(Box::new(move |old, b, c| {
+                ptxsim_exec::alu::atom(op, ty, global, old, b, c)
+            }));
+        }
+        let number = self.functions.len() - 2;
+        let space_number = self
+            .builder
+            .ins()
+            .iconst(types::I32, i64::from(native::space_number(space)));
+        let width = self.builder.ins().iconst(types::I32, i64::from(bits / 8));
+        let number = self.builder.ins().iconst(types::I64, number as i64);
+        let call = self.builder.ins().call(
+            self.helpers.atom,
+            &[self.context, space_number, at, width, number, b, c],
+        );
+        let ok = self.builder.inst_results(call)[0];
+        self.made_or_declined(ok, pc, before);
+        if let Some(destination) = destination {
+            let old = self.builder.ins().load(
+                types::I64,
+                MemFlagsData::trusted(),
+                self.context,
+                offset_i32(Context::SCRATCH),
+            );
+            self.write(destination, ty, old);
+        }
+    }
+
+    /// A texture or surface read (`tex`, `tld4`, `txq`, `suld`, `suq`) through
+    /// `ptxsim_jit_texture`, the interpreter's function for one lane on the handle and
+    /// coordinates read as it reads them (the handle's 64 bits, each coordinate's low 32);
+    /// where its lane would trap, the instruction is declined (the interpreter runs it and
+    /// traps). The results go to the destinations by Table 28, as many as the instruction
+    /// writes ([`registers::texture_results`]).
+    fn texture(&mut self, pc: usize, before: Value, texture: &ptxsim_exec::ir::TextureInstruction) {
+        let handle = self.read(texture.handle, 64);
+        let mut coordinates = Vec::with_capacity(4);
+        for index in 0..4 {
+            coordinates.push(match texture.coordinates.get(index) {
+                Some(&source) => self.read(source, 32),
+                None => self.builder.ins().iconst(types::I64, 0),
+            });
+        }
+        self.texture_calls.push(native::TextureCall {
+            op: texture.op,
+            coordinates: texture.coordinates.len(),
+        });
+        let number = self
+            .builder
+            .ins()
+            .iconst(types::I64, (self.texture_calls.len() - 1) as i64);
+        let mut arguments = vec![self.context, number, handle];
+        arguments.extend(coordinates);
+        let call = self.builder.ins().call(self.helpers.texture, &arguments);
+        let ok = self.builder.inst_results(call)[0];
+        self.made_or_declined(ok, pc, before);
+        let ty = ptxsim_exec::compiled::texture_result_type(&texture.op);
+        let count = registers::texture_results(&texture.op);
+        for (index, destination) in texture.destinations.iter().enumerate().take(count) {
+            if let Some(destination) = destination {
+                let value = self.builder.ins().load(
+                    types::I64,
+                    MemFlagsData::trusted(),
+                    self.context,
+                    offset_i32(Context::RESULTS + 8 * index),
+                );
+                self.write(*destination, ty, value);
+            }
+        }
+    }
+
+    /// Goes on in a new block where a helper's `ok` is non-zero, else declines instruction
+    /// `pc` with the step count `before`.
+    fn made_or_declined(&mut self, ok: Value, pc: usize, before: Value) {
+        let made = self.builder.create_block();
+        let out = self.builder.create_block();
+        self.builder.set_cold_block(out);
+        self.builder.ins().brif(ok, made, &[], out, &[]);
+        self.builder.switch_to_block(out);
+        self.decline(pc, before);
+        self.builder.switch_to_block(made);
     }
 
     /// `setp`'s comparison as 0 or 1: integer comparisons generated, the others through the
@@ -1884,13 +2098,7 @@ impl Translator<'_, '_> {
         arguments.extend(value);
         let call = self.builder.ins().call(helper, &arguments);
         let ok = self.builder.inst_results(call)[0];
-        let made = self.builder.create_block();
-        let out = self.builder.create_block();
-        self.builder.set_cold_block(out);
-        self.builder.ins().brif(ok, made, &[], out, &[]);
-        self.builder.switch_to_block(out);
-        self.decline(pc, before);
-        self.builder.switch_to_block(made);
+        self.made_or_declined(ok, pc, before);
     }
 }
 

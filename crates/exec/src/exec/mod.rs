@@ -88,7 +88,7 @@ mod operands;
 mod runtime;
 mod tcgen05;
 mod tensor;
-mod texture;
+pub(crate) mod texture;
 mod warp;
 mod wgmma;
 mod wmma;

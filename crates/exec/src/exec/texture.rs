@@ -48,120 +48,150 @@ impl Executor<'_, '_> {
 
     fn texture_lane(&mut self, lane: usize, op: &TextureInstruction) -> Result<(), String> {
         let handle = self.read(lane, op.handle) as u64;
-        let table = self.device.textures.clone();
-        let object = table
-            .as_deref()
-            .and_then(|table| table.get(handle))
-            .ok_or_else(|| format!("no texture or surface object has handle {handle:#x}"))?;
-        let coordinates: Vec<u32> = op
-            .coordinates
-            .iter()
-            .map(|&source| self.read(lane, source) as u32)
-            .collect();
-        let results: Vec<u64> = match (op.op, object) {
-            (TextureOp::Tex(form), TextureObject::Texture(texture)) => self
-                .sample(form, texture, &coordinates)?
-                .map(u64::from)
-                .to_vec(),
-            (TextureOp::Txq { query, .. }, TextureObject::Texture(texture)) => {
-                vec![u64::from(texture_query(query, texture))]
-            }
-            (TextureOp::Suld(form), TextureObject::Surface(array)) => {
-                surface_load(form, array, &coordinates)?
-            }
-            (TextureOp::Sust(form), TextureObject::Surface(array)) => {
-                let values: Vec<u64> = op
-                    .sources
-                    .iter()
-                    .map(|&source| self.read(lane, source) as u64)
-                    .collect();
-                surface_store(form, array, &coordinates, &values)?;
-                Vec::new()
-            }
-            (TextureOp::Sured(form), TextureObject::Surface(array)) => {
-                let value = op
-                    .sources
-                    .first()
-                    .map_or(0, |&source| self.read(lane, source) as u64);
-                surface_reduce(form, array, &coordinates, value)?;
-                Vec::new()
-            }
-            (TextureOp::Suq(query), TextureObject::Surface(array)) => {
-                vec![u64::from(surface_query(query, array))]
-            }
-            (TextureOp::Tex(_) | TextureOp::Txq { .. }, TextureObject::Surface(_)) => {
-                return Err(format!(
-                    "handle {handle:#x} is a surface object, not a texture object"
-                ));
-            }
-            (_, TextureObject::Texture(_)) => {
-                return Err(format!(
-                    "handle {handle:#x} is a texture object, not a surface object"
-                ));
-            }
-        };
-        let ty = match op.op {
-            TextureOp::Tex(form) => form.dtype,
-            TextureOp::Suld(form) => form.ty,
-            _ => Type::B32,
-        };
-        for (destination, value) in op.destinations.iter().zip(results) {
+        let mut coordinates = [0u32; 4];
+        for (slot, &source) in coordinates.iter_mut().zip(&op.coordinates) {
+            *slot = self.read(lane, source) as u32;
+        }
+        let mut sources = [0u64; 8];
+        for (slot, &source) in sources.iter_mut().zip(&op.sources) {
+            *slot = self.read(lane, source) as u64;
+        }
+        let results = texture_op(
+            &op.op,
+            self.device.textures.as_deref(),
+            &self.device.global,
+            handle,
+            &coordinates[..op.coordinates.len().min(4)],
+            &sources[..op.sources.len().min(8)],
+        )?;
+        let ty = result_type(&op.op);
+        for (destination, &value) in op.destinations.iter().zip(&results.0[..results.1]) {
             if let Some(destination) = destination {
                 self.put(lane, &Put::new(*destination, ty), u128::from(value));
             }
         }
         Ok(())
     }
+}
 
-    /// `tex` / `tld4` for one lane.
-    fn sample(&self, form: TextureForm, texture: &Texture, c: &[u32]) -> Result<[u32; 4], String> {
-        let integer = form.ctype == Type::S32;
-        let value = |i: usize| {
-            let bits = c.get(i).copied().unwrap_or(0);
-            if integer {
-                f64::from(bits as i32)
-            } else {
-                f64::from(f32::from_bits(bits))
-            }
-        };
-        let at = match form.geometry {
-            Geometry::D1 => coordinates([value(0), 0.0, 0.0], 1, None, integer),
-            Geometry::D2 => coordinates([value(0), value(1), 0.0], 2, None, integer),
-            Geometry::D3 => coordinates([value(0), value(1), value(2)], 3, None, integer),
-            Geometry::A1d => coordinates([value(1), 0.0, 0.0], 1, Some(layer(c)), integer),
-            Geometry::A2d => coordinates([value(1), value(2), 0.0], 2, Some(layer(c)), integer),
-            Geometry::Cube => {
-                let (face, s, t) = texture::cube_face(value(0), value(1), value(2));
-                coordinates([s, t, 0.0], 2, Some(face), false)
-            }
-            Geometry::ACube => {
-                let (face, s, t) = texture::cube_face(value(1), value(2), value(3));
-                coordinates([s, t, 0.0], 2, Some(layer(c) * 6 + face), false)
-            }
-        };
-        let global = &self.device.global;
-        let resource = &texture.resource;
-        let read = |offset: u64, bytes: u64| -> Result<u64, String> {
-            match resource {
-                Resource::Array(array) => array.read(|data| {
-                    let start = usize::try_from(offset).unwrap_or(usize::MAX);
-                    let end = start.saturating_add(bytes as usize);
-                    data.get(start..end)
-                        .map(number)
-                        .ok_or_else(|| format!("texel at byte {offset} outside the array"))
-                }),
-                Resource::Linear { address, .. } | Resource::Pitch2d { address, .. } => {
-                    let at = address.wrapping_add(offset);
-                    global.load(at, bytes as u32).map_err(|kind| {
-                        format!("{kind:?} reading {bytes} bytes of texture memory at {at:#x}")
-                    })
-                }
-            }
-        };
-        match form.gather {
-            Some(component) => texture::gather(texture, at, component.index(), &read),
-            None => texture::fetch(texture, at, &read),
+/// The type of a texture or surface instruction's results, which their destinations take by
+/// Table 28.
+pub(crate) fn result_type(op: &TextureOp) -> Type {
+    match op {
+        TextureOp::Tex(form) => form.dtype,
+        TextureOp::Suld(form) => form.ty,
+        _ => Type::B32,
+    }
+}
+
+/// What a texture or surface instruction `op` does for one thread: the object with `handle`
+/// in `table`, at `coordinates` (each as its 32 bits), with `sources` (`sust`'s values,
+/// `sured`'s `c`); its results (the first `n` of the four, as many as the instruction has
+/// destinations), or the message of its trap. The interpreter's `tex`, `tld4`, `txq`, `suld`, `sust`,
+/// `sured` and `suq` for one lane, and the compiled tier's ([`crate::compiled`]).
+pub(crate) fn texture_op(
+    op: &TextureOp,
+    table: Option<&crate::texture::TextureTable>,
+    global: &crate::memory::GlobalMemory,
+    handle: u64,
+    coordinates: &[u32],
+    sources: &[u64],
+) -> Result<([u64; 4], usize), String> {
+    let object = table
+        .and_then(|table| table.get(handle))
+        .ok_or_else(|| format!("no texture or surface object has handle {handle:#x}"))?;
+    let one = |value: u32| ([u64::from(value), 0, 0, 0], 1);
+    Ok(match (op, object) {
+        (TextureOp::Tex(form), TextureObject::Texture(texture)) => (
+            sample(*form, texture, coordinates, global)?.map(u64::from),
+            4,
+        ),
+        (TextureOp::Txq { query, .. }, TextureObject::Texture(texture)) => {
+            one(texture_query(*query, texture))
         }
+        (TextureOp::Suld(form), TextureObject::Surface(array)) => {
+            let values = surface_load(*form, array, coordinates)?;
+            let mut results = [0; 4];
+            for (slot, value) in results.iter_mut().zip(&values) {
+                *slot = *value;
+            }
+            (results, values.len().min(4))
+        }
+        (TextureOp::Sust(form), TextureObject::Surface(array)) => {
+            surface_store(*form, array, coordinates, sources)?;
+            ([0; 4], 0)
+        }
+        (TextureOp::Sured(form), TextureObject::Surface(array)) => {
+            let value = sources.first().copied().unwrap_or(0);
+            surface_reduce(*form, array, coordinates, value)?;
+            ([0; 4], 0)
+        }
+        (TextureOp::Suq(query), TextureObject::Surface(array)) => one(surface_query(*query, array)),
+        (TextureOp::Tex(_) | TextureOp::Txq { .. }, TextureObject::Surface(_)) => {
+            return Err(format!(
+                "handle {handle:#x} is a surface object, not a texture object"
+            ));
+        }
+        (_, TextureObject::Texture(_)) => {
+            return Err(format!(
+                "handle {handle:#x} is a texture object, not a surface object"
+            ));
+        }
+    })
+}
+
+/// `tex` / `tld4` for one lane.
+fn sample(
+    form: TextureForm,
+    texture: &Texture,
+    c: &[u32],
+    global: &crate::memory::GlobalMemory,
+) -> Result<[u32; 4], String> {
+    let integer = form.ctype == Type::S32;
+    let value = |i: usize| {
+        let bits = c.get(i).copied().unwrap_or(0);
+        if integer {
+            f64::from(bits as i32)
+        } else {
+            f64::from(f32::from_bits(bits))
+        }
+    };
+    let at = match form.geometry {
+        Geometry::D1 => coordinates([value(0), 0.0, 0.0], 1, None, integer),
+        Geometry::D2 => coordinates([value(0), value(1), 0.0], 2, None, integer),
+        Geometry::D3 => coordinates([value(0), value(1), value(2)], 3, None, integer),
+        Geometry::A1d => coordinates([value(1), 0.0, 0.0], 1, Some(layer(c)), integer),
+        Geometry::A2d => coordinates([value(1), value(2), 0.0], 2, Some(layer(c)), integer),
+        Geometry::Cube => {
+            let (face, s, t) = texture::cube_face(value(0), value(1), value(2));
+            coordinates([s, t, 0.0], 2, Some(face), false)
+        }
+        Geometry::ACube => {
+            let (face, s, t) = texture::cube_face(value(1), value(2), value(3));
+            coordinates([s, t, 0.0], 2, Some(layer(c) * 6 + face), false)
+        }
+    };
+    let resource = &texture.resource;
+    let read = |offset: u64, bytes: u64| -> Result<u64, String> {
+        match resource {
+            Resource::Array(array) => array.read(|data| {
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let end = start.saturating_add(bytes as usize);
+                data.get(start..end)
+                    .map(number)
+                    .ok_or_else(|| format!("texel at byte {offset} outside the array"))
+            }),
+            Resource::Linear { address, .. } | Resource::Pitch2d { address, .. } => {
+                let at = address.wrapping_add(offset);
+                global.load(at, bytes as u32).map_err(|kind| {
+                    format!("{kind:?} reading {bytes} bytes of texture memory at {at:#x}")
+                })
+            }
+        }
+    };
+    match form.gather {
+        Some(component) => texture::gather(texture, at, component.index(), &read),
+        None => texture::fetch(texture, at, &read),
     }
 }
 
