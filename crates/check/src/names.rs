@@ -1916,6 +1916,11 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        if matches!(op, Some(Opcode::Tex | Opcode::Tld4))
+            && let Some(diagnostic) = self.texture_coordinates(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
         // `[a].unified` is `ld`'s (and `ldu`'s, `atom`'s, `multimem`'s: ptxas 13.5) (PTX ISA
         // 9.7.9.8: "The qualifiers .unified and
         // .level::cache_hint are only supported for .global state space and for generic
@@ -2131,6 +2136,65 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 name.name.span,
             )
         })
+    }
+
+    /// The coordinate operand `c` of `tex`/`tld4` `[a, c]` against its geometry and `.ctype`
+    /// ([`ptxsim_isa::texture::coordinate_violation`]: 9.7.10.3, "Operand c is a scalar or
+    /// singleton tuple for 1d textures; is a two-element vector for 2d textures; and is a
+    /// four-element vector for 3d textures"; "Coordinates may be given in either signed 32-bit
+    /// integer or 32-bit floating point form"), for registers and literals of known type; a
+    /// sink, an undeclared name or anything else is left to the other rules (E0234).
+    fn texture_coordinates(&self, instruction: &Instruction) -> Option<Diagnostic> {
+        use ptxsim_isa::texture::CoordinateElement;
+        use ptxsim_syntax::ast::ImmediateValue;
+        let Operand::AddressList(items) = instruction.operands.get(1)? else {
+            return None;
+        };
+        let [_, coordinates] = items.value.as_slice() else {
+            return None;
+        };
+        let register = |operand: &Operand| match operand {
+            Operand::Name(name) if name.component.is_none() => {
+                self.quiet_lookup(name.name.as_str())?.ty
+            }
+            _ => None,
+        };
+        let modifiers = instruction.modifier_names();
+        let verdict = match coordinates {
+            Operand::Vector(elements) => {
+                let elements = elements
+                    .value
+                    .iter()
+                    .map(|element| match element {
+                        Operand::Immediate(immediate) => Some(match immediate.value.value {
+                            ImmediateValue::Integer { .. } => CoordinateElement::Integer,
+                            _ => CoordinateElement::Float,
+                        }),
+                        Operand::Sink(_) => Some(CoordinateElement::Sink),
+                        other => register(other).map(CoordinateElement::Register),
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                ptxsim_isa::texture::coordinate_violation(&modifiers, Some(&elements), None)
+            }
+            Operand::Immediate(_) => {
+                ptxsim_isa::texture::coordinate_violation(&modifiers, None, None)
+            }
+            other => {
+                ptxsim_isa::texture::coordinate_violation(&modifiers, None, Some(register(other)?))
+            }
+        };
+        let message = verdict.err()?;
+        Some(
+            Diagnostic::error(
+                "E0234",
+                format!(
+                    "this {} coordinate operand does not fit the geometry and coordinate type",
+                    instruction.opcode.as_str()
+                ),
+                coordinates.span(),
+            )
+            .with_help(format!("ptxas: {message}")),
+        )
     }
 
     /// A texture or surface handle in a register (`tex.1d.v4.f32.s32 d, [%rd1, {%r1}]`,
