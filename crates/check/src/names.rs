@@ -1921,6 +1921,31 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        // `tex`/`tld4` return a vector, `d` or `d|p` (9.7.10.3: "the instruction returns a
+        // two-element vector for destination type .f16x2 ... a four-element vector" for the
+        // others), on every form, the ones ptxsim does not run included; ptxas 13.5: "Result
+        // vector expected" for a scalar register.
+        if matches!(op, Some(Opcode::Tex | Opcode::Tld4)) {
+            let result = match instruction.operands.first() {
+                Some(Operand::Pair(_, first, _)) => Some(first.as_ref()),
+                other => other,
+            };
+            if let Some(result @ (Operand::Name(_) | Operand::Immediate(_) | Operand::Sink(_))) =
+                result
+            {
+                self.resolver.diagnostics.push(
+                    Diagnostic::error(
+                        "E0235",
+                        format!(
+                            "{} returns a brace vector `{{d0, ...}}`",
+                            instruction.opcode.as_str()
+                        ),
+                        result.span(),
+                    )
+                    .with_help("ptxas: Result vector expected"),
+                );
+            }
+        }
         // `[a].unified` is `ld`'s (and `ldu`'s, `atom`'s, `multimem`'s: ptxas 13.5) (PTX ISA
         // 9.7.9.8: "The qualifiers .unified and
         // .level::cache_hint are only supported for .global state space and for generic

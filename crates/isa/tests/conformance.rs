@@ -219,6 +219,7 @@ fn every_conformance_line_agrees_with_ptxas() {
                 // `tex`/`tld4` coordinate vectors against the geometry (the front end's rule,
                 // names.rs `texture_coordinates`).
                 && name != "tex-coordinates.tsv.xz"
+                && name != "operand-vectors.tsv"
                 && !name.starts_with("inlineasm")
                 && !name.starts_with("fuzz-")
                 && !name.starts_with("realcorpus-")
