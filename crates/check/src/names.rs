@@ -2420,6 +2420,43 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         IsaOperand::Immediate(ptxsim_isa::Literal::Integer),
                         Span::DUMMY,
                     ),
+                    // A register plus an offset: ptxas 13.5 takes an integer or bit register
+                    // of any width where an integer literal goes (`add.u32 d, %rd1+1, b`,
+                    // `%rs1+1`; `add.f32 d, %r1+1, b`: "Arguments mismatch"), a packed one
+                    // (`%r_f16x2+1`) in the integer slots and its own, a float register of any width where a float goes and only
+                    // there (`add.f64 d, %f1+1, b` is taken, `add.u32 d, %f1+1, b`: "Arguments
+                    // mismatch"), as a `0f`/`0d` literal of its width is, and a predicate
+                    // register as the register alone (tests/conformance/operand-vectors.tsv).
+                    Some(Found { ty: Some(ty), .. })
+                        if ty.kind() == ptxsim_isa::TypeKind::Float =>
+                    {
+                        (
+                            IsaOperand::Immediate(if ty.bits() == 64 {
+                                ptxsim_isa::Literal::F64Bits
+                            } else {
+                                ptxsim_isa::Literal::F32Bits
+                            }),
+                            Span::DUMMY,
+                        )
+                    }
+                    Some(Found {
+                        span,
+                        ty: Some(ty @ ptxsim_isa::Type::Pred),
+                        ..
+                    }) => (IsaOperand::Register(ty), span),
+                    Some(Found { ty: Some(ty), .. })
+                        if matches!(
+                            ty.kind(),
+                            ptxsim_isa::TypeKind::Signed
+                                | ptxsim_isa::TypeKind::Unsigned
+                                | ptxsim_isa::TypeKind::Bit
+                        ) =>
+                    {
+                        (
+                            IsaOperand::Immediate(ptxsim_isa::Literal::Integer),
+                            Span::DUMMY,
+                        )
+                    }
                     _ => (IsaOperand::Other, Span::DUMMY),
                 }
             }
