@@ -557,11 +557,59 @@ fn surface_geometry(m: &str) -> Option<Geometry> {
     Geometry::parse(m).filter(|g| !matches!(g, Geometry::Cube | Geometry::ACube))
 }
 
+/// The words of `sust.p.{1d,2d,3d}.vec.b32.clamp` (9.7.11.2; "sust.p ... a vector of 32-bit
+/// data values"), which ptxsim checks and does not run: ptxas 13.5 takes them in any order
+/// (`sust.p.v4.1d.b32.trap`), `.a1d`/`.a2d` and a cache operation too, and wants one
+/// geometry ("Geometry modifier required for instruction 'sust.p'", "Multiple dimension
+/// modifiers specified"), `.b32` alone ("Unexpected instruction types specified"), one clamp
+/// mode ("Clamp modifier required"), `.v2`/`.v4` at most, and nothing else ("Unknown modifier
+/// '.none'"); tests/conformance/operand-vectors.tsv.
+fn formatted_store(modifiers: &[&str]) -> Result<(), DecodeError> {
+    let (mut geometry, mut cache, mut vector, mut ty, mut clamp) = (0, 0, 0, 0, 0);
+    for (index, &m) in modifiers.iter().enumerate().skip(1) {
+        let count = match m {
+            "1d" | "2d" | "3d" | "a1d" | "a2d" => &mut geometry,
+            "wb" | "cg" | "cs" | "wt" => &mut cache,
+            "v2" | "v4" => &mut vector,
+            "b32" => &mut ty,
+            "trap" | "clamp" | "zero" => &mut clamp,
+            _ if Type::from_name(m).is_some() => {
+                return Err(unknown(index, "sust.p stores `.b32` values"));
+            }
+            _ => {
+                return Err(unknown(
+                    index,
+                    format!("`.{m}` is not a modifier of sust.p"),
+                ));
+            }
+        };
+        *count += 1;
+        if *count > 1 {
+            return Err(unknown(index, format!("`.{m}`'s group is given twice")));
+        }
+    }
+    if geometry == 0 {
+        return Err(missing(
+            "sust.p needs a geometry (.1d, .2d, .3d, .a1d, .a2d)",
+        ));
+    }
+    if ty == 0 {
+        return Err(missing("sust.p needs `.b32`"));
+    }
+    if clamp == 0 {
+        return Err(missing(
+            "sust.p needs an out-of-bounds mode (.trap, .clamp, .zero)",
+        ));
+    }
+    Ok(())
+}
+
 /// `suld.b.geom{.cop}.vec.dtype.clamp` (9.7.11.1) and `sust.b.geom{.cop}.vec.ctype.clamp`
 /// (9.7.11.2); `store` chooses the cache operations of `sust`.
 pub fn decode_surface(modifiers: &[&str], store: bool) -> Result<SurfaceForm, DecodeError> {
     let name = if store { "sust" } else { "suld" };
     if store && modifiers.first() == Some(&"p") {
+        formatted_store(modifiers)?;
         return Err(not_run(Opcode::Sust));
     }
     let mut c = Cursor { modifiers, at: 0 };
