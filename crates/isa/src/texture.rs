@@ -424,6 +424,35 @@ pub fn decode_tex(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
         // Their modifiers are checked here, their operands not (D37): "tex.geom.v2.f16x2"
         // only (ptxas 13.5: "Instruction 'tex.f16x2' requires .v2 type", "Instruction
         // 'tex.f32' requires .v4 type"), and ".2dms, .a2dms require .s32" coordinates.
+        // The words themselves, as ptxas 13.5 counts them ("Multiple dimension modifiers
+        // specified", "Multiple vector modifiers specified", "Illegal vector size: 8",
+        // "Unknown modifier '.x'", "Unexpected instruction types specified for 'tex'" for a
+        // third type; tests/conformance/operand-vectors.tsv).
+        // [geometry, vector, types] and how many of each a form has.
+        let mut counts = [0usize; 3];
+        for (index, &m) in modifiers.iter().enumerate() {
+            let group = match m {
+                "base" | "level" | "grad" if index == 0 => continue,
+                "1d" | "2d" | "3d" | "a1d" | "a2d" | "cube" | "acube" | "2dms" | "a2dms" => 0,
+                "v2" | "v4" => 1,
+                "u32" | "s32" | "f32" | "f16" | "f16x2" => 2,
+                _ => {
+                    return Err(unknown(
+                        index,
+                        format!("`.{m}` is not a modifier of tex here"),
+                    ));
+                }
+            };
+            counts[group] += 1;
+            if counts[group] > [1, 1, 2][group] {
+                return Err(unknown(index, format!("`.{m}`'s group is given twice")));
+            }
+        }
+        if counts != [1, 1, 2] {
+            return Err(missing(
+                "tex needs a geometry, `.v4` (`.v2` for `.f16x2`) and two types",
+            ));
+        }
         let has = |word: &str| modifiers.contains(&word);
         let position = |word: &str| modifiers.iter().position(|m| *m == word);
         if has("v2") != has("f16x2") {
