@@ -1916,6 +1916,36 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        if matches!(op, Some(Opcode::Tex | Opcode::Tld4))
+            && let Some(diagnostic) = self.texture_coordinates(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        // `tex`/`tld4` return a vector, `d` or `d|p` (9.7.10.3: "the instruction returns a
+        // two-element vector for destination type .f16x2 ... a four-element vector" for the
+        // others), on every form, the ones ptxsim does not run included; ptxas 13.5: "Result
+        // vector expected" for a scalar register.
+        if matches!(op, Some(Opcode::Tex | Opcode::Tld4)) {
+            let result = match instruction.operands.first() {
+                Some(Operand::Pair(_, first, _)) => Some(first.as_ref()),
+                other => other,
+            };
+            if let Some(result @ (Operand::Name(_) | Operand::Immediate(_) | Operand::Sink(_))) =
+                result
+            {
+                self.resolver.diagnostics.push(
+                    Diagnostic::error(
+                        "E0235",
+                        format!(
+                            "{} returns a brace vector `{{d0, ...}}`",
+                            instruction.opcode.as_str()
+                        ),
+                        result.span(),
+                    )
+                    .with_help("ptxas: Result vector expected"),
+                );
+            }
+        }
         // `[a].unified` is `ld`'s (and `ldu`'s, `atom`'s, `multimem`'s: ptxas 13.5) (PTX ISA
         // 9.7.9.8: "The qualifiers .unified and
         // .level::cache_hint are only supported for .global state space and for generic
@@ -2133,6 +2163,65 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         })
     }
 
+    /// The coordinate operand `c` of `tex`/`tld4` `[a, c]` against its geometry and `.ctype`
+    /// ([`ptxsim_isa::texture::coordinate_violation`]: 9.7.10.3, "Operand c is a scalar or
+    /// singleton tuple for 1d textures; is a two-element vector for 2d textures; and is a
+    /// four-element vector for 3d textures"; "Coordinates may be given in either signed 32-bit
+    /// integer or 32-bit floating point form"), for registers and literals of known type; a
+    /// sink, an undeclared name or anything else is left to the other rules (E0234).
+    fn texture_coordinates(&self, instruction: &Instruction) -> Option<Diagnostic> {
+        use ptxsim_isa::texture::CoordinateElement;
+        use ptxsim_syntax::ast::ImmediateValue;
+        let Operand::AddressList(items) = instruction.operands.get(1)? else {
+            return None;
+        };
+        let [_, coordinates] = items.value.as_slice() else {
+            return None;
+        };
+        let register = |operand: &Operand| match operand {
+            Operand::Name(name) if name.component.is_none() => {
+                self.quiet_lookup(name.name.as_str())?.ty
+            }
+            _ => None,
+        };
+        let modifiers = instruction.modifier_names();
+        let verdict = match coordinates {
+            Operand::Vector(elements) => {
+                let elements = elements
+                    .value
+                    .iter()
+                    .map(|element| match element {
+                        Operand::Immediate(immediate) => Some(match immediate.value.value {
+                            ImmediateValue::Integer { .. } => CoordinateElement::Integer,
+                            _ => CoordinateElement::Float,
+                        }),
+                        Operand::Sink(_) => Some(CoordinateElement::Sink),
+                        other => register(other).map(CoordinateElement::Register),
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                ptxsim_isa::texture::coordinate_violation(&modifiers, Some(&elements), None)
+            }
+            Operand::Immediate(_) => {
+                ptxsim_isa::texture::coordinate_violation(&modifiers, None, None)
+            }
+            other => {
+                ptxsim_isa::texture::coordinate_violation(&modifiers, None, Some(register(other)?))
+            }
+        };
+        let message = verdict.err()?;
+        Some(
+            Diagnostic::error(
+                "E0234",
+                format!(
+                    "this {} coordinate operand does not fit the geometry and coordinate type",
+                    instruction.opcode.as_str()
+                ),
+                coordinates.span(),
+            )
+            .with_help(format!("ptxas: {message}")),
+        )
+    }
+
     /// A texture or surface handle in a register (`tex.1d.v4.f32.s32 d, [%rd1, {%r1}]`,
     /// `suq.width.b32 d, [%rd1]`) below PTX ISA 3.1, which introduced "indirect texture
     /// access" and "indirect surface access" (ptxas 13.5: "Feature 'indirect texture access'
@@ -2331,6 +2420,43 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         IsaOperand::Immediate(ptxsim_isa::Literal::Integer),
                         Span::DUMMY,
                     ),
+                    // A register plus an offset: ptxas 13.5 takes an integer or bit register
+                    // of any width where an integer literal goes (`add.u32 d, %rd1+1, b`,
+                    // `%rs1+1`; `add.f32 d, %r1+1, b`: "Arguments mismatch"), a packed one
+                    // (`%r_f16x2+1`) in the integer slots and its own, a float register of any width where a float goes and only
+                    // there (`add.f64 d, %f1+1, b` is taken, `add.u32 d, %f1+1, b`: "Arguments
+                    // mismatch"), as a `0f`/`0d` literal of its width is, and a predicate
+                    // register as the register alone (tests/conformance/operand-vectors.tsv).
+                    Some(Found { ty: Some(ty), .. })
+                        if ty.kind() == ptxsim_isa::TypeKind::Float =>
+                    {
+                        (
+                            IsaOperand::Immediate(if ty.bits() == 64 {
+                                ptxsim_isa::Literal::F64Bits
+                            } else {
+                                ptxsim_isa::Literal::F32Bits
+                            }),
+                            Span::DUMMY,
+                        )
+                    }
+                    Some(Found {
+                        span,
+                        ty: Some(ty @ ptxsim_isa::Type::Pred),
+                        ..
+                    }) => (IsaOperand::Register(ty), span),
+                    Some(Found { ty: Some(ty), .. })
+                        if matches!(
+                            ty.kind(),
+                            ptxsim_isa::TypeKind::Signed
+                                | ptxsim_isa::TypeKind::Unsigned
+                                | ptxsim_isa::TypeKind::Bit
+                        ) =>
+                    {
+                        (
+                            IsaOperand::Immediate(ptxsim_isa::Literal::Integer),
+                            Span::DUMMY,
+                        )
+                    }
                     _ => (IsaOperand::Other, Span::DUMMY),
                 }
             }

@@ -393,16 +393,23 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
                 // %u4}` and `{%f1, %r2, %u3, %u4}` as `.b32` vectors, and refuses `{%r1, %f2,
                 // %u3, %u4}`: "Vector with elements of different types are not allowed in
                 // wmma.load.c instruction"; `tests/conformance/llvm-lines.tsv.xz`). A `.pred`
-                // register is not joined here: ptxas refuses `{%p1, %r1, %r2, %r3}` as a
-                // `wmma` fragment ("Arguments mismatch for instruction 'mov'") and as `mma`'s
-                // `c` ("Type of argument does not match formal parameter 'c0'").
+                // register joins a `.b32` neighbour as one more 32-bit element in the `a` and
+                // `b` fragments of `mma`/`wmma.mma` (ptxas 13.5 takes `{%r1, %r2, %r3, %p1}`
+                // and `{%p1, %r2, %r3, %r4}` there, refuses `{%f1, %p1, %r1, %r2}`: "Vector
+                // with elements of different types", and an all-`.pred` fragment: "Arguments
+                // mismatch"; tests/conformance/operand-vectors.tsv), and nowhere else:
+                // ptxas refuses `{%p1, %r1, %r2, %r3}` as a `wmma.load`/`wmma.store` fragment
+                // ("Arguments mismatch for instruction 'mov'") and as an `.s32` `mma`'s `c`
+                // ("Type of argument does not match formal parameter 'c0'"); it takes an
+                // `.f16` `c` or `d` `{%r1, %p1}`, which ptxsim refuses (D49).
                 RegisterRule::OneOf(_)
                     if elements
                         .iter()
                         .any(|e| matches!(e, Element::Register(t) if !element.accepts(*t)))
-                        && !elements
-                            .iter()
-                            .any(|e| matches!(e, Element::Register(Type::Pred))) =>
+                        && (matches!(slot.name, "a" | "b")
+                            || !elements
+                                .iter()
+                                .any(|e| matches!(e, Element::Register(Type::Pred)))) =>
                 {
                     match memory_vector_type(elements) {
                         Ok(Some(joined)) if element.accepts(joined) => Some(joined),

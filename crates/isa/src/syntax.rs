@@ -2043,6 +2043,14 @@ const TCGEN05_TARGETS: TargetSet = TargetSet::Specific {
 /// ISA .version 7.3 or later", "Instruction 'tensormap.replace' not supported on .target
 /// 'sm_90'").
 pub const OPCODE_GATES: &[OpcodeGate] = &[
+    // brkpt on the first targets (the PTX ISA's Target ISA notes, "brkpt requires sm_11 or
+    // higher", which the stored brkpt.md leaves out; ptxas 13.5: "Instruction 'brkpt' requires
+    // .target sm_11 or higher"; tests/conformance/operand-vectors.tsv).
+    OpcodeGate {
+        opcode: Opcode::Brkpt,
+        word: None,
+        gate: gate("brkpt", &[since(1, 0, TargetSet::AtLeast(11))]),
+    },
     // st.async, red.async: "Introduced in PTX ISA version 8.1 ... Requires sm_90 or higher";
     // st.bulk: "Introduced in PTX ISA version 8.6 ... Requires sm_100 or higher".
     OpcodeGate {

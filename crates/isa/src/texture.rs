@@ -10,7 +10,7 @@
 
 use crate::form::{DecodeError, DecodeErrorKind};
 use crate::opcode::Opcode;
-use crate::types::Type;
+use crate::types::{Type, TypeKind};
 
 /// A texture or surface geometry (`.geom`, 9.7.10.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -424,6 +424,35 @@ pub fn decode_tex(modifiers: &[&str]) -> Result<TextureForm, DecodeError> {
         // Their modifiers are checked here, their operands not (D37): "tex.geom.v2.f16x2"
         // only (ptxas 13.5: "Instruction 'tex.f16x2' requires .v2 type", "Instruction
         // 'tex.f32' requires .v4 type"), and ".2dms, .a2dms require .s32" coordinates.
+        // The words themselves, as ptxas 13.5 counts them ("Multiple dimension modifiers
+        // specified", "Multiple vector modifiers specified", "Illegal vector size: 8",
+        // "Unknown modifier '.x'", "Unexpected instruction types specified for 'tex'" for a
+        // third type; tests/conformance/operand-vectors.tsv).
+        // [geometry, vector, types] and how many of each a form has.
+        let mut counts = [0usize; 3];
+        for (index, &m) in modifiers.iter().enumerate() {
+            let group = match m {
+                "base" | "level" | "grad" if index == 0 => continue,
+                "1d" | "2d" | "3d" | "a1d" | "a2d" | "cube" | "acube" | "2dms" | "a2dms" => 0,
+                "v2" | "v4" => 1,
+                "u32" | "s32" | "f32" | "f16" | "f16x2" => 2,
+                _ => {
+                    return Err(unknown(
+                        index,
+                        format!("`.{m}` is not a modifier of tex here"),
+                    ));
+                }
+            };
+            counts[group] += 1;
+            if counts[group] > [1, 1, 2][group] {
+                return Err(unknown(index, format!("`.{m}`'s group is given twice")));
+            }
+        }
+        if counts != [1, 1, 2] {
+            return Err(missing(
+                "tex needs a geometry, `.v4` (`.v2` for `.f16x2`) and two types",
+            ));
+        }
         let has = |word: &str| modifiers.contains(&word);
         let position = |word: &str| modifiers.iter().position(|m| *m == word);
         if has("v2") != has("f16x2") {
@@ -557,11 +586,59 @@ fn surface_geometry(m: &str) -> Option<Geometry> {
     Geometry::parse(m).filter(|g| !matches!(g, Geometry::Cube | Geometry::ACube))
 }
 
+/// The words of `sust.p.{1d,2d,3d}.vec.b32.clamp` (9.7.11.2; "sust.p ... a vector of 32-bit
+/// data values"), which ptxsim checks and does not run: ptxas 13.5 takes them in any order
+/// (`sust.p.v4.1d.b32.trap`), `.a1d`/`.a2d` and a cache operation too, and wants one
+/// geometry ("Geometry modifier required for instruction 'sust.p'", "Multiple dimension
+/// modifiers specified"), `.b32` alone ("Unexpected instruction types specified"), one clamp
+/// mode ("Clamp modifier required"), `.v2`/`.v4` at most, and nothing else ("Unknown modifier
+/// '.none'"); tests/conformance/operand-vectors.tsv.
+fn formatted_store(modifiers: &[&str]) -> Result<(), DecodeError> {
+    let (mut geometry, mut cache, mut vector, mut ty, mut clamp) = (0, 0, 0, 0, 0);
+    for (index, &m) in modifiers.iter().enumerate().skip(1) {
+        let count = match m {
+            "1d" | "2d" | "3d" | "a1d" | "a2d" => &mut geometry,
+            "wb" | "cg" | "cs" | "wt" => &mut cache,
+            "v2" | "v4" => &mut vector,
+            "b32" => &mut ty,
+            "trap" | "clamp" | "zero" => &mut clamp,
+            _ if Type::from_name(m).is_some() => {
+                return Err(unknown(index, "sust.p stores `.b32` values"));
+            }
+            _ => {
+                return Err(unknown(
+                    index,
+                    format!("`.{m}` is not a modifier of sust.p"),
+                ));
+            }
+        };
+        *count += 1;
+        if *count > 1 {
+            return Err(unknown(index, format!("`.{m}`'s group is given twice")));
+        }
+    }
+    if geometry == 0 {
+        return Err(missing(
+            "sust.p needs a geometry (.1d, .2d, .3d, .a1d, .a2d)",
+        ));
+    }
+    if ty == 0 {
+        return Err(missing("sust.p needs `.b32`"));
+    }
+    if clamp == 0 {
+        return Err(missing(
+            "sust.p needs an out-of-bounds mode (.trap, .clamp, .zero)",
+        ));
+    }
+    Ok(())
+}
+
 /// `suld.b.geom{.cop}.vec.dtype.clamp` (9.7.11.1) and `sust.b.geom{.cop}.vec.ctype.clamp`
 /// (9.7.11.2); `store` chooses the cache operations of `sust`.
 pub fn decode_surface(modifiers: &[&str], store: bool) -> Result<SurfaceForm, DecodeError> {
     let name = if store { "sust" } else { "suld" };
     if store && modifiers.first() == Some(&"p") {
+        formatted_store(modifiers)?;
         return Err(not_run(Opcode::Sust));
     }
     let mut c = Cursor { modifiers, at: 0 };
@@ -717,4 +794,189 @@ pub fn decode_suq(modifiers: &[&str]) -> Result<SurfaceQuery, DecodeError> {
         })
     })
     .map(|(query, _)| query)
+}
+
+/// An element of a `tex`/`tld4` coordinate operand `c`, as [`coordinate_violation`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordinateElement {
+    /// A register of this declared type.
+    Register(Type),
+    /// An integer literal.
+    Integer,
+    /// A floating-point literal.
+    Float,
+    /// The sink `_`.
+    Sink,
+}
+
+/// What a coordinate element is to ptxas 13.5: an integer, a float, a predicate or (`.b32`)
+/// either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Integer,
+    Float,
+    Predicate,
+    Bits,
+}
+
+impl CoordinateElement {
+    fn kind(self) -> Kind {
+        match self {
+            CoordinateElement::Integer => Kind::Integer,
+            CoordinateElement::Float => Kind::Float,
+            CoordinateElement::Sink => Kind::Bits,
+            CoordinateElement::Register(ty) => match ty.kind() {
+                TypeKind::Float | TypeKind::Packed => Kind::Float,
+                TypeKind::Predicate => Kind::Predicate,
+                TypeKind::Bit => Kind::Bits,
+                _ => Kind::Integer,
+            },
+        }
+    }
+
+    fn width(self) -> Option<u32> {
+        match self {
+            CoordinateElement::Register(ty) if ty != Type::Pred => Some(ty.bits()),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the elements mix integers, floats and predicates (`.b32` goes with any of them).
+fn mixed(elements: &[CoordinateElement]) -> bool {
+    let mut seen = None;
+    for kind in elements.iter().map(|e| e.kind()) {
+        if kind == Kind::Bits {
+            continue;
+        }
+        if *seen.get_or_insert(kind) != kind {
+            return true;
+        }
+    }
+    false
+}
+
+/// The coordinate operand `c` of `tex`/`tld4` (9.7.10.3: "Operand c is a scalar or singleton
+/// tuple for 1d textures; is a two-element vector for 2d textures; and is a four-element
+/// vector for 3d textures"; "Coordinates may be given in either signed 32-bit integer or 32-bit
+/// floating point form"; for `.a1d`/`.a2d` "Operand c is a bit-size type vector or tuple
+/// containing an index into the array of textures followed by coordinates"; "The texture array
+/// index is a 32-bit unsigned integer"). `modifiers` are the instruction's (the geometry, the
+/// coordinate type last); `elements` the brace vector's, or `None` for a scalar register of
+/// type `scalar` (or a literal: `None`). ptxas 13.5's verdicts (tests/conformance/tex-coordinates.tsv), the message
+/// it gives being the `Err`:
+///
+/// * a brace vector's registers are all 32-bit ("Incompatible elements of vector expression"
+///   for mixed widths, "Arguments mismatch" for 16- or 64-bit ones) and it has 1, 2 or 4
+///   elements ("Illegal vector size: 3"), at least as many as the geometry takes ("Operand
+///   vector size doesn't match geometry"; `.2dms`/`.a2dms` four); longer is taken;
+/// * integer and float elements do not mix, `.b32` going with either ("Vector with elements of
+///   different types are not allowed"); in an array geometry the index is apart: it is no
+///   float ("Array index ... has unexpected type. Expecting type .u32"), and the layer
+///   coordinates after it are checked neither against each other's index nor against `.ctype`;
+/// * `.s32` coordinates of `.f32` registers only (no `.b32`) are refused ("Arguments
+///   mismatch"); `.f32` coordinates take integer registers; an all-literal vector's literals
+///   are of `.ctype` (integers for `.s32`, floats for `.f32`), its array coordinates at least
+///   no integers for `.f32`; a vector that mixes registers and literals is not checked against
+///   `.ctype`;
+/// * a scalar register (no braces, any geometry) is of `.ctype` or `.b32`, and 32-bit; a
+///   scalar literal is a syntax error, and so is a sink in a vector ("Sink '_' not allowed as
+///   a source operand").
+pub fn coordinate_violation(
+    modifiers: &[&str],
+    elements: Option<&[CoordinateElement]>,
+    scalar: Option<Type>,
+) -> Result<(), String> {
+    let geometry = modifiers.iter().find_map(|m| {
+        Some(match *m {
+            "1d" => (1, false),
+            "2d" => (2, false),
+            "a1d" => (2, true),
+            "3d" | "a2d" | "cube" | "acube" | "2dms" | "a2dms" => (4, m.starts_with('a')),
+            _ => return None,
+        })
+    });
+    let Some((count, array)) = geometry else {
+        return Ok(());
+    };
+    let multisample_array = modifiers.contains(&"a2dms");
+    let Some(ctype) = modifiers.iter().rev().find_map(|m| Type::from_name(m)) else {
+        return Ok(());
+    };
+    let integer_ctype = ctype == Type::S32;
+    let mismatch = || "Arguments mismatch".to_string();
+    let Some(elements) = elements else {
+        let Some(ty) = scalar else {
+            return Err("Parsing error: a literal coordinate outside braces".into());
+        };
+        let kind = CoordinateElement::Register(ty).kind();
+        let fits = ty.bits() == 32
+            && match kind {
+                Kind::Bits => true,
+                Kind::Integer => integer_ctype,
+                Kind::Float => !integer_ctype,
+                Kind::Predicate => false,
+            };
+        return if fits { Ok(()) } else { Err(mismatch()) };
+    };
+    if elements.contains(&CoordinateElement::Sink) {
+        return Err("Sink '_' not allowed as a source operand".into());
+    }
+    let widths: Vec<u32> = elements.iter().filter_map(|e| e.width()).collect();
+    if widths.windows(2).any(|pair| pair[0] != pair[1]) {
+        return Err("Incompatible elements of vector expression".into());
+    }
+    if !matches!(elements.len(), 1 | 2 | 4) {
+        return Err(format!("Illegal vector size: {}", elements.len()));
+    }
+    if widths.iter().any(|&w| w != 32) || elements.iter().all(|e| e.kind() == Kind::Predicate) {
+        return Err(mismatch());
+    }
+    let registers = elements
+        .iter()
+        .filter(|e| matches!(e, CoordinateElement::Register(_)))
+        .count();
+    let all_float_registers =
+        registers == elements.len() && elements.iter().all(|e| e.kind() == Kind::Float);
+    let index_error = || "Array index has unexpected type. Expecting type .u32".to_string();
+    if multisample_array {
+        // `.a2dms` (ptxas 13.5): the whole vector against `.s32`, then its second element.
+        if all_float_registers {
+            return Err(mismatch());
+        }
+        if elements.get(1).is_some_and(|e| e.kind() == Kind::Float) {
+            return Err(index_error());
+        }
+    } else if array {
+        let (index, rest) = elements.split_first().expect("1, 2 or 4 elements");
+        if mixed(rest) {
+            return Err("Vector with elements of different types are not allowed".into());
+        }
+        if index.kind() == Kind::Float {
+            return Err(index_error());
+        }
+        if registers == 0 && !integer_ctype && rest.iter().any(|e| e.kind() == Kind::Integer) {
+            return Err(mismatch());
+        }
+    } else {
+        if mixed(elements) {
+            return Err("Vector with elements of different types are not allowed".into());
+        }
+        let literal_mismatch = registers == 0
+            && elements.iter().any(|e| {
+                e.kind()
+                    != if integer_ctype {
+                        Kind::Integer
+                    } else {
+                        Kind::Float
+                    }
+            });
+        if (integer_ctype && all_float_registers) || literal_mismatch {
+            return Err(mismatch());
+        }
+    }
+    if elements.len() < count {
+        return Err("Operand vector size doesn't match geometry".into());
+    }
+    Ok(())
 }
