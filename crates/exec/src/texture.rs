@@ -302,7 +302,7 @@ impl Hasher for HandleHasher {
 
     fn write(&mut self, bytes: &[u8]) {
         for &byte in bytes {
-            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(byte);
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
         }
     }
 
@@ -388,6 +388,7 @@ fn reads_float(format: Format, mode: ReadMode) -> bool {
 /// to the floating-point range [0.0, 1.0] for unsigned integer type and [-1.0, 1.0] for signed
 /// integer type" (the guide, "Texture Memory"): `v / (2^n - 1)`, and for signed types
 /// `max(v / (2^(n-1) - 1), -1)`.
+#[inline]
 fn channel(ty: ChannelType, mode: ReadMode, raw: u64) -> Channel {
     let normalized = mode == ReadMode::NormalizedFloat;
     match ty {
@@ -410,20 +411,30 @@ fn channel(ty: ChannelType, mode: ReadMode, raw: u64) -> Channel {
 
 /// A texel's four channels in `f64` (float results) or as integers.
 fn texel_channels(format: Format, mode: ReadMode, bytes: &[u64; 4]) -> [Channel; 4] {
-    let float = reads_float(format, mode);
-    let missing = |index: usize| match (float, index) {
-        (true, 3) => Channel::Float(1.0),
-        (true, _) => Channel::Float(0.0),
-        (false, 3) => Channel::Integer(1),
-        (false, _) => Channel::Integer(0),
+    // The channels the format lacks: (0, 0, 1) for y, z, w.
+    let mut channels = if reads_float(format, mode) {
+        [
+            Channel::Float(0.0),
+            Channel::Float(0.0),
+            Channel::Float(0.0),
+            Channel::Float(1.0),
+        ]
+    } else {
+        [
+            Channel::Integer(0),
+            Channel::Integer(0),
+            Channel::Integer(0),
+            Channel::Integer(1),
+        ]
     };
-    std::array::from_fn(|index| {
-        if index < usize::from(format.channels) {
-            channel(format.ty, mode, bytes[index])
-        } else {
-            missing(index)
-        }
-    })
+    for (slot, &raw) in channels
+        .iter_mut()
+        .zip(bytes)
+        .take(usize::from(format.channels))
+    {
+        *slot = channel(format.ty, mode, raw);
+    }
+    channels
 }
 
 /// Where a texel index lands under an address mode: `Some(index)` in `[0, n)`, or `None` for
