@@ -306,6 +306,9 @@ pub struct CtaSpaces<'a> {
     /// The launch's texture and surface objects.
     pub textures: Option<&'a crate::texture::TextureTable>,
     threads: &'a mut [crate::lanes::Thread],
+    /// The handle [`CtaSpaces::texture`] looked up last and its object, which the next call
+    /// with the same handle (the next thread's, usually) takes without a lookup.
+    last_texture: std::cell::Cell<Option<(u64, Option<&'a crate::texture::TextureObject>)>>,
 }
 
 impl<'a> CtaSpaces<'a> {
@@ -324,6 +327,7 @@ impl<'a> CtaSpaces<'a> {
             constants,
             textures,
             threads,
+            last_texture: std::cell::Cell::new(None),
         }
     }
 
@@ -339,14 +343,15 @@ impl<'a> CtaSpaces<'a> {
         coordinates: &[u32],
         sources: &[u64],
     ) -> Result<([u64; 4], usize), String> {
-        crate::exec::texture::texture_op(
-            op,
-            self.textures,
-            self.global,
-            handle,
-            coordinates,
-            sources,
-        )
+        let object = match self.last_texture.get() {
+            Some((cached, object)) if cached == handle => object,
+            _ => {
+                let object = self.textures.and_then(|table| table.get(handle));
+                self.last_texture.set(Some((handle, object)));
+                object
+            }
+        };
+        crate::exec::texture::texture_op(op, object, self.global, handle, coordinates, sources)
     }
 
     /// The spaces thread `lane` reaches (`None` past the CTA's threads).

@@ -29,6 +29,7 @@
 //! modelled (`tex.level`/`tex.grad` read level 0).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, RwLock};
 
 /// The type of one channel of a texel (`CUarray_format`).
@@ -288,11 +289,33 @@ pub enum TextureObject {
     Surface(Arc<CudaArray>),
 }
 
+/// The hash of a handle for [`TextureTable`]: a multiplication rather than SipHash, since
+/// every `tex` looks its handle up (the handles are the table's own keys, not an attacker's).
+#[derive(Clone, Copy, Debug, Default)]
+struct HandleHasher(u64);
+
+impl Hasher for HandleHasher {
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^ (h >> 29)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+}
+
 /// The texture and surface objects a launch may use, by handle (the 64-bit value a kernel
 /// receives as `cudaTextureObject_t` / `cudaSurfaceObject_t`).
 #[derive(Clone, Debug, Default)]
 pub struct TextureTable {
-    objects: HashMap<u64, TextureObject>,
+    objects: HashMap<u64, TextureObject, BuildHasherDefault<HandleHasher>>,
 }
 
 impl TextureTable {
@@ -365,6 +388,7 @@ fn reads_float(format: Format, mode: ReadMode) -> bool {
 /// to the floating-point range [0.0, 1.0] for unsigned integer type and [-1.0, 1.0] for signed
 /// integer type" (the guide, "Texture Memory"): `v / (2^n - 1)`, and for signed types
 /// `max(v / (2^(n-1) - 1), -1)`.
+#[inline]
 fn channel(ty: ChannelType, mode: ReadMode, raw: u64) -> Channel {
     let normalized = mode == ReadMode::NormalizedFloat;
     match ty {
@@ -387,20 +411,30 @@ fn channel(ty: ChannelType, mode: ReadMode, raw: u64) -> Channel {
 
 /// A texel's four channels in `f64` (float results) or as integers.
 fn texel_channels(format: Format, mode: ReadMode, bytes: &[u64; 4]) -> [Channel; 4] {
-    let float = reads_float(format, mode);
-    let missing = |index: usize| match (float, index) {
-        (true, 3) => Channel::Float(1.0),
-        (true, _) => Channel::Float(0.0),
-        (false, 3) => Channel::Integer(1),
-        (false, _) => Channel::Integer(0),
+    // The channels the format lacks: (0, 0, 1) for y, z, w.
+    let mut channels = if reads_float(format, mode) {
+        [
+            Channel::Float(0.0),
+            Channel::Float(0.0),
+            Channel::Float(0.0),
+            Channel::Float(1.0),
+        ]
+    } else {
+        [
+            Channel::Integer(0),
+            Channel::Integer(0),
+            Channel::Integer(0),
+            Channel::Integer(1),
+        ]
     };
-    std::array::from_fn(|index| {
-        if index < usize::from(format.channels) {
-            channel(format.ty, mode, bytes[index])
-        } else {
-            missing(index)
-        }
-    })
+    for (slot, &raw) in channels
+        .iter_mut()
+        .zip(bytes)
+        .take(usize::from(format.channels))
+    {
+        *slot = channel(format.ty, mode, raw);
+    }
+    channels
 }
 
 /// Where a texel index lands under an address mode: `Some(index)` in `[0, n)`, or `None` for
@@ -450,38 +484,105 @@ pub fn filter_weight(fraction: f64) -> f64 {
     (fraction * 256.0).round() / 256.0
 }
 
-/// Where a fetch happens: the texture and its resource reader.
+/// Where a fetch happens: the texture and its resource reader, with what every texel of the
+/// fetch shares (decided once per fetch, not per texel).
 struct Sampler<'a> {
     texture: &'a Texture,
     read: &'a Reader<'a>,
     extent: [u64; 3],
+    format: Format,
+    /// Whether the texels read as floats.
+    float: bool,
+    /// A linear (`tex1Dfetch`) resource: zeros outside its width.
+    linear: bool,
+    /// A pitched resource's bytes per row.
+    pitch: Option<u64>,
+    /// Each axis's address mode as it applies: wrap and mirror as clamp without normalized
+    /// coordinates, border for a linear resource.
+    modes: [AddressMode; 3],
+}
+
+impl<'a> Sampler<'a> {
+    fn new(texture: &'a Texture, read: &'a Reader<'a>) -> Self {
+        let format = texture.resource.format();
+        let linear = matches!(texture.resource, Resource::Linear { .. });
+        let pitch = match &texture.resource {
+            Resource::Pitch2d { pitch, .. } => Some(*pitch),
+            _ => None,
+        };
+        let modes = texture.address_modes.map(|mode| {
+            if linear {
+                AddressMode::Border
+            } else {
+                effective_mode(mode, texture.normalized_coordinates)
+            }
+        });
+        Sampler {
+            texture,
+            read,
+            extent: texture.resource.extent(),
+            format,
+            float: reads_float(format, texture.read_mode),
+            linear,
+            pitch,
+            modes,
+        }
+    }
 }
 
 impl Sampler<'_> {
     /// The channels of the texel at integer indices (already addressed) in layer or slice
     /// `z`.
     fn texel(&self, x: u64, y: u64, z: u64) -> Result<[Channel; 4], String> {
-        let format = self.texture.resource.format();
+        let format = self.format;
         let size = format.bytes();
-        let offset = match &self.texture.resource {
-            Resource::Pitch2d { pitch, .. } => y * pitch + x * size,
-            _ => ((z * self.extent[1] + y) * self.extent[0] + x) * size,
+        let offset = match self.pitch {
+            Some(pitch) => y * pitch + x * size,
+            None => ((z * self.extent[1] + y) * self.extent[0] + x) * size,
         };
         let mut raw = [0u64; 4];
         let step = format.ty.bytes();
-        for (index, slot) in raw
-            .iter_mut()
-            .enumerate()
-            .take(usize::from(format.channels))
-        {
-            *slot = (self.read)(offset + index as u64 * step, step)?;
+        if !self.whole_texel(offset, size, step, &mut raw) {
+            for (index, slot) in raw
+                .iter_mut()
+                .enumerate()
+                .take(usize::from(format.channels))
+            {
+                *slot = (self.read)(offset + index as u64 * step, step)?;
+            }
         }
         Ok(texel_channels(format, self.texture.read_mode, &raw))
     }
 
+    /// Reads the `size` bytes of a texel at `offset` whole (one read of up to 8 bytes, two for
+    /// a 16-byte texel) into its channels of `step` bytes; `false` where a read fails (a
+    /// misaligned or partly outside read: the reads one channel at a time then give the same
+    /// bytes, or the fault of the channel that has one).
+    fn whole_texel(&self, offset: u64, size: u64, step: u64, raw: &mut [u64; 4]) -> bool {
+        let mask = (1u64 << (step * 8)) - 1;
+        let mut index = 0;
+        let mut at = 0;
+        while at < size {
+            let bytes = (size - at).min(8);
+            let Ok(word) = (self.read)(offset + at, bytes) else {
+                return false;
+            };
+            let mut shift = 0;
+            while shift < bytes * 8 {
+                if let Some(slot) = raw.get_mut(index) {
+                    *slot = word >> shift & mask;
+                }
+                index += 1;
+                shift += step * 8;
+            }
+            at += bytes;
+        }
+        true
+    }
+
     /// The border color as channels of the texture's kind.
     fn border(&self) -> [Channel; 4] {
-        let float = reads_float(self.texture.resource.format(), self.texture.read_mode);
+        let float = self.float;
         self.texture.border_color.map(|c| {
             if float {
                 Channel::Float(f64::from(c))
@@ -501,23 +602,10 @@ impl Sampler<'_> {
     ) -> Result<[Channel; 4], String> {
         let mut at = [0u64; 3];
         for axis in 0..dimensions {
-            let mode = effective_mode(
-                self.texture.address_modes[axis],
-                self.texture.normalized_coordinates,
-            );
-            let mode = if matches!(self.texture.resource, Resource::Linear { .. }) {
-                AddressMode::Border
-            } else {
-                mode
-            };
-            match address_index(index[axis], self.extent[axis], mode) {
+            match address_index(index[axis], self.extent[axis], self.modes[axis]) {
                 Some(i) => at[axis] = i,
-                None if matches!(self.texture.resource, Resource::Linear { .. }) => {
-                    return Ok(texel_channels(
-                        self.texture.resource.format(),
-                        self.texture.read_mode,
-                        &[0; 4],
-                    ));
+                None if self.linear => {
+                    return Ok(texel_channels(self.format, self.texture.read_mode, &[0; 4]));
                 }
                 None => return Ok(self.border()),
             }
@@ -578,17 +666,13 @@ fn to_bits(channels: [Channel; 4]) -> Texel {
 /// `tex`: the four results of a fetch at `at` (the guide's nearest-point sampling or linear
 /// filtering, after addressing).
 pub fn fetch(texture: &Texture, at: Coordinates, read: &Reader<'_>) -> Result<Texel, String> {
-    let sampler = Sampler {
-        texture,
-        read,
-        extent: texture.resource.extent(),
-    };
+    let sampler = Sampler::new(texture, read);
     let dimensions = at.dimensions.min(3);
     if at.integer {
         let index = at.position.map(|p| p as i64);
         return sampler.addressed(index, dimensions, at.layer).map(to_bits);
     }
-    let float = reads_float(texture.resource.format(), texture.read_mode);
+    let float = sampler.float;
     let normalized = texture.normalized_coordinates || at.layer.is_some() && is_cube(texture);
     let scaled: [f64; 3] = std::array::from_fn(|axis| {
         if axis < dimensions {
@@ -643,11 +727,7 @@ pub fn gather(
     component: usize,
     read: &Reader<'_>,
 ) -> Result<Texel, String> {
-    let sampler = Sampler {
-        texture,
-        read,
-        extent: texture.resource.extent(),
-    };
+    let sampler = Sampler::new(texture, read);
     let normalized = texture.normalized_coordinates || at.layer.is_some() && is_cube(texture);
     let scaled: [f64; 2] = std::array::from_fn(|axis| {
         let mode = effective_mode(texture.address_modes[axis], normalized);

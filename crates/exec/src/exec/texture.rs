@@ -19,22 +19,41 @@ use crate::texture::{
 
 /// Little-endian bytes to a number (at most 8 bytes).
 fn number(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .rev()
-        .fold(0u64, |value, &byte| (value << 8) | u64::from(byte))
+    let mut word = [0u8; 8];
+    let n = bytes.len().min(8);
+    word[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(word)
 }
 
 impl Executor<'_, '_> {
-    /// Runs a texture or surface instruction on every lane.
+    /// Runs a texture or surface instruction on every lane. The object is looked up once for
+    /// a run of lanes with the same handle, and the destinations' rules decided once.
     pub(super) fn texture(
         &mut self,
         instruction: &Instruction,
         lanes: &[usize],
         op: &TextureInstruction,
     ) {
+        let device = self.device;
+        let table = device.textures.as_deref();
+        let ty = result_type(&op.op);
+        let puts: Vec<Option<Put>> = op
+            .destinations
+            .iter()
+            .map(|destination| destination.map(|destination| Put::new(destination, ty)))
+            .collect();
+        let mut last: Option<(u64, Option<&TextureObject>)> = None;
         for &lane in lanes {
-            if let Err(message) = self.texture_lane(lane, op) {
+            let handle = self.read(lane, op.handle) as u64;
+            let object = match last {
+                Some((cached, object)) if cached == handle => object,
+                _ => {
+                    let object = table.and_then(|table| table.get(handle));
+                    last = Some((handle, object));
+                    object
+                }
+            };
+            if let Err(message) = self.texture_lane(lane, op, handle, object, &puts) {
                 let [x, y, z] = self.threads[lane].tid;
                 let [bx, by, bz] = self.ctaid;
                 let message = format!(
@@ -46,8 +65,14 @@ impl Executor<'_, '_> {
         }
     }
 
-    fn texture_lane(&mut self, lane: usize, op: &TextureInstruction) -> Result<(), String> {
-        let handle = self.read(lane, op.handle) as u64;
+    fn texture_lane(
+        &mut self,
+        lane: usize,
+        op: &TextureInstruction,
+        handle: u64,
+        object: Option<&TextureObject>,
+        puts: &[Option<Put>],
+    ) -> Result<(), String> {
         let mut coordinates = [0u32; 4];
         for (slot, &source) in coordinates.iter_mut().zip(&op.coordinates) {
             *slot = self.read(lane, source) as u32;
@@ -58,16 +83,15 @@ impl Executor<'_, '_> {
         }
         let results = texture_op(
             &op.op,
-            self.device.textures.as_deref(),
+            object,
             &self.device.global,
             handle,
             &coordinates[..op.coordinates.len().min(4)],
             &sources[..op.sources.len().min(8)],
         )?;
-        let ty = result_type(&op.op);
-        for (destination, &value) in op.destinations.iter().zip(&results.0[..results.1]) {
-            if let Some(destination) = destination {
-                self.put(lane, &Put::new(*destination, ty), u128::from(value));
+        for (put, &value) in puts.iter().zip(&results.0[..results.1]) {
+            if let Some(put) = put {
+                self.put(lane, put, u128::from(value));
             }
         }
         Ok(())
@@ -84,22 +108,22 @@ pub(crate) fn result_type(op: &TextureOp) -> Type {
     }
 }
 
-/// What a texture or surface instruction `op` does for one thread: the object with `handle`
-/// in `table`, at `coordinates` (each as its 32 bits), with `sources` (`sust`'s values,
-/// `sured`'s `c`); its results (the first `n` of the four, as many as the instruction has
-/// destinations), or the message of its trap. The interpreter's `tex`, `tld4`, `txq`, `suld`, `sust`,
-/// `sured` and `suq` for one lane, and the compiled tier's ([`crate::compiled`]).
+/// What a texture or surface instruction `op` does for one thread: the object `object` (the
+/// launch table's for `handle`, `None` where it has none), at `coordinates` (each as its 32
+/// bits), with `sources` (`sust`'s values, `sured`'s `c`); its results (the first `n` of the
+/// four, as many as the instruction has destinations), or the message of its trap. The
+/// interpreter's `tex`, `tld4`, `txq`, `suld`, `sust`, `sured` and `suq` for one lane, and the
+/// compiled tier's ([`crate::compiled`]).
 pub(crate) fn texture_op(
     op: &TextureOp,
-    table: Option<&crate::texture::TextureTable>,
+    object: Option<&TextureObject>,
     global: &crate::memory::GlobalMemory,
     handle: u64,
     coordinates: &[u32],
     sources: &[u64],
 ) -> Result<([u64; 4], usize), String> {
-    let object = table
-        .and_then(|table| table.get(handle))
-        .ok_or_else(|| format!("no texture or surface object has handle {handle:#x}"))?;
+    let object =
+        object.ok_or_else(|| format!("no texture or surface object has handle {handle:#x}"))?;
     let one = |value: u32| ([u64::from(value), 0, 0, 0], 1);
     Ok(match (op, object) {
         (TextureOp::Tex(form), TextureObject::Texture(texture)) => (
@@ -171,27 +195,29 @@ fn sample(
             coordinates([s, t, 0.0], 2, Some(layer(c) * 6 + face), false)
         }
     };
-    let resource = &texture.resource;
-    let read = |offset: u64, bytes: u64| -> Result<u64, String> {
-        match resource {
-            Resource::Array(array) => array.read(|data| {
+    let fetch = |read: &texture::Reader<'_>| match form.gather {
+        Some(component) => texture::gather(texture, at, component.index(), read),
+        None => texture::fetch(texture, at, read),
+    };
+    match &texture.resource {
+        // The array's bytes are locked once for the whole fetch, not per read.
+        Resource::Array(array) => array.read(|data| {
+            fetch(&|offset: u64, bytes: u64| {
                 let start = usize::try_from(offset).unwrap_or(usize::MAX);
                 let end = start.saturating_add(bytes as usize);
                 data.get(start..end)
                     .map(number)
                     .ok_or_else(|| format!("texel at byte {offset} outside the array"))
-            }),
-            Resource::Linear { address, .. } | Resource::Pitch2d { address, .. } => {
+            })
+        }),
+        Resource::Linear { address, .. } | Resource::Pitch2d { address, .. } => {
+            fetch(&|offset: u64, bytes: u64| {
                 let at = address.wrapping_add(offset);
                 global.load(at, bytes as u32).map_err(|kind| {
                     format!("{kind:?} reading {bytes} bytes of texture memory at {at:#x}")
                 })
-            }
+            })
         }
-    };
-    match form.gather {
-        Some(component) => texture::gather(texture, at, component.index(), &read),
-        None => texture::fetch(texture, at, &read),
     }
 }
 
