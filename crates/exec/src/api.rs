@@ -342,6 +342,22 @@ enum Compiled {
     Done(Option<Arc<dyn crate::compiled::CompiledKernel>>),
 }
 
+/// The code `slot` holds, compiling `program` for CTAs of shape `block` with `compiler` (and
+/// keeping the result, code or `None`) if it was not compiled yet.
+fn compile_into(
+    slot: &mut Compiled,
+    compiler: &dyn crate::compiled::Compiler,
+    program: &Program,
+    block: Dim3,
+) -> Option<Arc<dyn crate::compiled::CompiledKernel>> {
+    if let Compiled::Done(code) = slot {
+        return code.clone();
+    }
+    let code = compiler.compile(program, block);
+    *slot = Compiled::Done(code.clone());
+    code
+}
+
 impl fmt::Debug for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Module")
@@ -428,9 +444,7 @@ impl Module {
                 if !compiler.worth_compiling(*work) {
                     return None;
                 }
-                let code = compiler.compile(program, block);
-                *slot = Compiled::Done(code.clone());
-                code
+                compile_into(slot, compiler.as_ref(), program, block)
             }
         }
     }
@@ -466,12 +480,7 @@ impl Module {
         let compile = move || {
             let mut cache = self.cache();
             let slot = cache.entry(key.clone()).or_insert(Compiled::Waiting(0));
-            if let Compiled::Done(code) = slot {
-                return code.clone();
-            }
-            let code = compiler.compile(program, block);
-            *slot = Compiled::Done(code.clone());
-            code
+            compile_into(slot, compiler.as_ref(), program, block)
         };
         device.set_upgrade(crate::compiled::Upgrade::new(work, worth, compile));
     }
