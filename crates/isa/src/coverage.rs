@@ -139,10 +139,6 @@ fn not_run(op: Opcode) -> &'static str {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \
              operand counts and gates checked), `.f64` with `.rz`/`.rm`/`.rp`"
         }
-        Opcode::Add | Opcode::Sub | Opcode::Fma => {
-            "the mixed-precision `.f32.f16`/`.f32.bf16` forms (PTX ISA 8.6; checked by the \
-             Syntax-block table)"
-        }
         Opcode::Ldmatrix => {
             "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (checked by \
              the Syntax-block table)"

@@ -1221,15 +1221,17 @@ pub fn sm_1x_modifiers<'a>(opcode: &str, modifiers: &[&'a str]) -> Option<Vec<&'
     (adjusted.len() != modifiers.len()).then_some(adjusted)
 }
 
-/// Whether the types are `.f32` then `.f16` or `.bf16` (the mixed-precision `add`, `sub` and
-/// `fma` of PTX ISA 8.6; ptxas 13.5 rejects the other order: "Unexpected instruction types
-/// specified for 'add'").
-fn mixed_precision(modifiers: &[&str]) -> bool {
+/// The narrow type of a mixed-precision `add`, `sub` or `fma` (PTX ISA 8.6, 9.7.5): the types
+/// are `.f32` then `.f16` or `.bf16` (ptxas 13.5 rejects the other order: "Unexpected
+/// instruction types specified for 'add'").
+#[must_use]
+pub fn mixed_precision_type(modifiers: &[&str]) -> Option<Type> {
     let mut types = modifiers.iter().filter(|m| Type::from_name(m).is_some());
-    matches!(
-        (types.next(), types.next(), types.next()),
-        (Some(&"f32"), Some(&("f16" | "bf16")), None)
-    )
+    match (types.next(), types.next(), types.next()) {
+        (Some(&"f32"), Some(&"f16"), None) => Some(Type::F16),
+        (Some(&"f32"), Some(&"bf16"), None) => Some(Type::Bf16),
+        _ => None,
+    }
 }
 
 pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError> {
@@ -1245,13 +1247,13 @@ pub fn decode_op(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErr
         }
         // `add`/`sub{.rnd}{.sat}.f32.atype` and `fma.rnd{.sat}.f32.abtype` with `.atype =
         // { .f16, .bf16 }` (mixed precision, PTX ISA 8.6, sm_100) are checked by their
-        // Syntax-block forms too, and not run.
-        Opcode::Add | Opcode::Sub | Opcode::Fma if mixed_precision(modifiers) => {
+        // Syntax-block forms too (the program builder makes their instruction kind).
+        Opcode::Add | Opcode::Sub | Opcode::Fma if mixed_precision_type(modifiers).is_some() => {
             Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
                 None,
                 "mixed-precision arithmetic (.f32 with .f16/.bf16) is checked by its Syntax-block \
-                 forms and not run by ptxsim yet",
+                 forms",
             ))
         }
         Opcode::Add => decode_add_sub(opcode, IntOp::Add, FloatOp::Add, modifiers),

@@ -83,6 +83,11 @@ pub(crate) fn registers_of(instruction: &Instruction, mut visit: impl FnMut(usiz
             destination,
             sources,
             ..
+        }
+        | K::FloatMixed {
+            destination,
+            sources,
+            ..
         } => {
             reads.extend(sources);
             writes.push(destination.register.index());

@@ -1137,6 +1137,13 @@ impl<'m> Builder<'m> {
                 .float_pair(opcode, instruction)
                 .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
         }
+        if matches!(opcode, Opcode::Add | Opcode::Sub | Opcode::Fma)
+            && let Some(narrow) = ops::mixed_precision_type(&instruction.modifier_names())
+        {
+            return self
+                .float_mixed(opcode, narrow, instruction)
+                .unwrap_or_else(|reason| Self::unsupported(instruction, reason));
+        }
         if matches!(opcode, Opcode::Min | Opcode::Max) && instruction.operands.len() == 4 {
             return self
                 .min_max_3(opcode, instruction)
@@ -1387,6 +1394,64 @@ impl<'m> Builder<'m> {
                 .iter()
                 .map(|operand| self.source(operand, Type::B64))
                 .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// The mixed-precision `add`/`sub{.rnd}{.sat}.f32.atype d, a, c` and
+    /// `fma.rnd{.sat}.f32.abtype d, a, b, c` (PTX ISA 9.7.5; the checker has checked the form):
+    /// "The default value of rounding modifier is .rn".
+    fn float_mixed(
+        &mut self,
+        opcode: Opcode,
+        narrow: Type,
+        instruction: &ast::Instruction,
+    ) -> Result<InstructionKind, String> {
+        let names = instruction.modifier_names();
+        let rounding = [
+            ("rn", Rounding::Rn),
+            ("rz", Rounding::Rz),
+            ("rm", Rounding::Rm),
+            ("rp", Rounding::Rp),
+        ]
+        .into_iter()
+        .find(|(name, _)| names.contains(name))
+        .map_or(Rounding::Rn, |(_, rounding)| rounding);
+        let modifiers = FloatModifiers {
+            rounding,
+            sat: names.contains(&"sat"),
+            ..FloatModifiers::RN
+        };
+        let op = match opcode {
+            Opcode::Add => Some(FloatOp::Add),
+            Opcode::Sub => Some(FloatOp::Sub),
+            _ => None,
+        };
+        let operands = instruction.operands.as_slice();
+        let narrow_sources = if op.is_some() { 1 } else { 2 };
+        if operands.len() != narrow_sources + 2 {
+            return Err(format!(
+                "mixed-precision {opcode} takes {} operands",
+                narrow_sources + 2
+            ));
+        }
+        let sources = operands[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, operand)| {
+                let ty = if i < narrow_sources {
+                    narrow
+                } else {
+                    Type::F32
+                };
+                self.source(operand, ty)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(InstructionKind::FloatMixed {
+            op,
+            narrow,
+            modifiers,
+            destination: self.destination(&operands[0])?,
+            sources,
         })
     }
 

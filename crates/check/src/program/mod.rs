@@ -1409,6 +1409,25 @@ pub enum InstructionKind {
         /// `a`, `b` (and `c` for `fma`).
         sources: Vec<Source>,
     },
+    /// The mixed-precision `add{.rnd}{.sat}.f32.atype d, a, c`, `sub` likewise and
+    /// `fma.rnd{.sat}.f32.abtype d, a, b, c` with `.atype`/`.abtype = { .f16, .bf16 }` (PTX ISA
+    /// 8.6, 9.7.5): "Converts input operand a from .atype into .f32 type. The converted value is
+    /// then used for the addition" (`d = convert(a) + c`, `d = convert(a) - c`, `d =
+    /// convert(a) * convert(b) + c`), rounded as the `.f32` instruction rounds; ".sat clamps
+    /// the result to [0.0, 1.0]. NaN results are flushed to +0.0f"; "subnormal numbers are
+    /// supported".
+    FloatMixed {
+        /// `add` or `sub`; `None` for `fma`.
+        op: Option<FloatOp>,
+        /// `.f16` or `.bf16`: the type of `a` (and of `b` for `fma`).
+        narrow: Type,
+        /// The rounding (`.rn` when none is written) and `.sat`.
+        modifiers: FloatModifiers,
+        /// `d` (`.f32`).
+        destination: Destination,
+        /// `a`, `c` for `add`/`sub`; `a`, `b`, `c` for `fma`.
+        sources: Vec<Source>,
+    },
     /// `min`/`max{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (PTX ISA 8.8, 9.7.3.11-12): "d =
     /// two_inputs_min(d, a, b); if (isPresent(c)) d = two_inputs_min(d, d, c)", after `.abs`
     /// made `a`, `b` and `c` their magnitudes.
@@ -1722,6 +1741,7 @@ impl InstructionKind {
             | InstructionKind::FloatBinary { .. }
             | InstructionKind::Fma { .. }
             | InstructionKind::FloatPair { .. }
+            | InstructionKind::FloatMixed { .. }
             | InstructionKind::FloatMinMax3 { .. }
             | InstructionKind::FloatUnary { .. }
             | InstructionKind::Setp { .. }

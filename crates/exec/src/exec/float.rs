@@ -111,6 +111,42 @@ impl Executor<'_, '_> {
         });
     }
 
+    /// The mixed-precision `add`/`sub`/`fma` (PTX ISA 9.7.5): "Converts input operand a from
+    /// .atype into .f32 type" (`d = convert(a) + c`; `fma`: `d = convert(a) * convert(b) +
+    /// c`), then the `.f32` instruction with the same rounding and `.sat`
+    /// ([`alu::float_binary`], [`alu::float_fma`]). Every `.f16` and `.bf16` value is a `.f32`
+    /// value, so the conversion is exact (`.bf16` is the upper half of a `.f32`).
+    pub(super) fn float_mixed(
+        &mut self,
+        lanes: &[usize],
+        op: Option<FloatOp>,
+        narrow: Type,
+        modifiers: FloatModifiers,
+        destination: Destination,
+        sources: &[Source],
+    ) {
+        let put = Put::new(destination, Type::F32);
+        let widen = move |x: u64| {
+            if narrow == Type::Bf16 {
+                (x & 0xffff) << 16
+            } else {
+                u64::from(ptxsim_softfloat::f16_to_f32(x as u16))
+            }
+        };
+        let source = |i: usize| sources.get(i).copied().unwrap_or(Source::Immediate(0));
+        match op {
+            Some(op) => self.map2(lanes, (source(0), 16), (source(1), 32), &put, |a, c| {
+                alu::float_binary(op, Type::F32, modifiers, widen(a), c)
+            }),
+            None => self.map3(
+                lanes,
+                [(source(0), 16), (source(1), 16), (source(2), 32)],
+                &put,
+                |a, b, c| alu::float_fma(Type::F32, modifiers, widen(a), widen(b), c),
+            ),
+        }
+    }
+
     /// `min`/`max` with three inputs (PTX ISA 8.8, min: "if (.abs) { a = |a|; b = |b|; c =
     /// |c| } d = two_inputs_min(d, a, b); d = two_inputs_min(d, d, c)"), each step the
     /// two-input `.f32` operation with `.ftz` and `.NaN` ([`alu::float_binary`]).

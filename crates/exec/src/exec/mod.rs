@@ -317,6 +317,13 @@ impl Executor<'_, '_> {
                 destination,
                 sources,
             } => self.float_pair(lanes, *op, *modifiers, *destination, sources),
+            InstructionKind::FloatMixed {
+                op,
+                narrow,
+                modifiers,
+                destination,
+                sources,
+            } => self.float_mixed(lanes, *op, *narrow, *modifiers, *destination, sources),
             InstructionKind::FloatUnary {
                 op,
                 ty,

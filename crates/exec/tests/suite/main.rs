@@ -28,6 +28,7 @@ mod kernels;
 mod launch;
 mod library;
 mod matrix;
+mod mixed_precision;
 mod mma;
 mod mma_integer;
 mod mma_kernels;
