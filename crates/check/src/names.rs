@@ -1652,7 +1652,11 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     text,
                     &mut self.resolver.diagnostics,
                 ),
-                Statement::Loc(_) => {}
+                Statement::Loc(loc) => {
+                    if let Some(builder) = self.builder.as_deref_mut() {
+                        builder.loc(loc);
+                    }
+                }
             }
         }
     }

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions, GridRun};
+use ptxsim_exec::ir::Location;
 use ptxsim_exec::{Dim3, Outcome, Program, Words, report};
 use ptxsim_syntax::diag::decode_source;
 use ptxsim_trace::{Filter, Format, IndexedTrace, Line, Records as _};
@@ -687,7 +688,7 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if args.format == RunFormat::Text {
         crate::output::stdout(&shows)?;
     }
-    let code = report_outcome(name, &result, launch_is_grid);
+    let code = report_outcome(name, program, &result, launch_is_grid);
     if let Some(hint) = dynamic_shared_hint(program, args.launch.dynamic_shared, &result) {
         report!("{hint}");
     }
@@ -970,7 +971,18 @@ fn dynamic_shared_hint(program: &Program, dynamic_bytes: u64, result: &GridRun) 
     })
 }
 
-fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCode {
+fn report_outcome(
+    name: &str,
+    program: &Program,
+    result: &GridRun,
+    launch_is_grid: bool,
+) -> ExitCode {
+    // The source line of the instruction, where the PTX has `.loc` (`nvcc -lineinfo`).
+    let source = |location: Location| {
+        program
+            .source_text(location)
+            .map_or_else(String::new, |source| format!(" ({source})"))
+    };
     let Some(failure) = &result.failure else {
         return ExitCode::SUCCESS;
     };
@@ -984,9 +996,10 @@ fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCod
     match &failure.outcome {
         Ok(Outcome::Trapped { message, location }) => {
             report!(
-                "error: {name}:{}:{}: trap: {message}{}",
+                "error: {name}:{}:{}{}: trap: {message}{}",
                 location.line,
                 location.column,
+                source(*location),
                 if message.contains("thread (") {
                     ""
                 } else {
@@ -996,9 +1009,10 @@ fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCod
         }
         Ok(Outcome::AssertionFailed { message, location }) => {
             report!(
-                "error: {name}:{}:{}: assertion failed: {message}",
+                "error: {name}:{}:{}{}: assertion failed: {message}",
                 location.line,
-                location.column
+                location.column,
+                source(*location)
             );
         }
         Ok(Outcome::OutOfFuel) => {
@@ -1010,9 +1024,10 @@ fn report_outcome(name: &str, result: &GridRun, launch_is_grid: bool) -> ExitCod
         Ok(Outcome::Running | Outcome::Exited) => {}
         Err(stopped) => {
             report!(
-                "error: {name}:{}:{}: {}{who}",
+                "error: {name}:{}:{}{}: {}{who}",
                 stopped.location.line,
                 stopped.location.column,
+                source(stopped.location),
                 stopped.message
             );
         }

@@ -500,3 +500,78 @@ fn an_endless_line_is_no_script() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A kernel with `.file`/`.loc` directives (as `nvcc -lineinfo` writes them; PTX ISA 9.0,
+/// 11.6.1-2): a trap reports the source line of its `.loc`, and `break FILE:LINE` stops before
+/// the first instruction of that line, in the kernel and in a called function.
+const WITH_SOURCE_LINES: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.func (.reg .b32 r) twice(.reg .b32 x)
+{
+\t.loc 1 3 5
+\tadd.s32 r, x, x;
+\tret;
+}
+.visible .entry k(.param .u32 n)
+{
+\t.reg .b32 %r<4>;
+\t.reg .pred %p;
+\t.loc 1 10 3
+\tld.param.u32 %r1, [n];
+\tmov.u32 %r2, %tid.x;
+\t.loc 1 11 3
+\tcall (%r3), twice, (%r2);
+\tsetp.eq.u32 %p, %r3, %r1;
+\t.loc 1 12 5
+\t@%p trap;
+\tret;
+}
+.file 1 \"/home/user/app.cu\"
+";
+
+/// The 1-based line of the PTX text where `needle` is.
+fn line_of(needle: &str) -> usize {
+    WITH_SOURCE_LINES
+        .lines()
+        .position(|line| line.contains(needle))
+        .expect("the line is in the module")
+        + 1
+}
+
+#[test]
+fn source_lines_from_loc_directives() {
+    let path = temp_file("with_lines.ptx", WITH_SOURCE_LINES);
+    let path_text = path.display().to_string();
+    // Thread 2 computes twice(2) = 4 = n and traps at the `trap` of source line 12.
+    let output = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .args(["run", &path_text, "--block", "4", "--arg", "u32:4"])
+        .output()
+        .expect("ptxsim runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let trap = line_of("@%p trap");
+    assert!(
+        stderr.contains(&format!(":{trap}:2 (/home/user/app.cu:12): trap")),
+        "{stderr}"
+    );
+    let transcript = session(
+        "lines.txt",
+        &[&path_text, "--block", "4", "--arg", "u32:4"],
+        "break app.cu:3\nbreak /home/user/app.cu:11\nbreak other.cu:3\nbreak app.cu:4\ncontinue\ncontinue\n",
+    );
+    let call = line_of("call (%r3)");
+    let add = line_of("add.s32 r, x, x");
+    for expected in [
+        format!("breakpoint 1: app.cu:3 (line {add})"),
+        format!("breakpoint 2: /home/user/app.cu:11 (line {call})"),
+        "error: no source file `other.cu`; the PTX names /home/user/app.cu".to_string(),
+        "error: no instruction of kernel `k` or the functions it calls comes from app.cu:4"
+            .to_string(),
+        format!("=> {call}  call (%r3), twice, (%r2)   // /home/user/app.cu:11"),
+        format!("=> {add}  add.s32 r, x, x   // /home/user/app.cu:3"),
+    ] {
+        assert!(transcript.contains(&expected), "{expected}\n{transcript}");
+    }
+}

@@ -37,8 +37,8 @@ pub(crate) const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "break",
         "b",
-        "LINE|LABEL|FUNC",
-        "stop before the instruction on LINE, after LABEL, or at FUNC",
+        "LINE|FILE:LINE|LABEL|FUNC",
+        "stop before the instruction on LINE (of FILE: a .cu line), after LABEL, or at FUNC",
     ),
     (
         "delete",
@@ -234,10 +234,68 @@ impl Session<'_> {
         }
     }
 
+    /// `break FILE:LINE`: before the first instruction of each run of instructions whose
+    /// `.loc` names that line of a `.file` whose name is FILE or ends in `/FILE` (PTX ISA 9.0,
+    /// 11.6.1-2: `.file` and `.loc`, what `nvcc -lineinfo` and `-G` write).
+    fn break_at_source(&mut self, file: &str, line: u32) -> Reply {
+        let suffix = format!("/{file}");
+        let files: Vec<u32> = self
+            .program
+            .source_files
+            .iter()
+            .filter(|(_, name)| name == file || name.ends_with(&suffix))
+            .map(|(index, _)| *index)
+            .collect();
+        if files.is_empty() {
+            return error(if self.program.source_files.is_empty() {
+                "the PTX has no source lines (`.file`/`.loc`): build it with `nvcc -lineinfo` \
+                 or `-G`"
+                    .to_string()
+            } else {
+                let names: Vec<&str> = self
+                    .program
+                    .source_files
+                    .iter()
+                    .map(|(_, name)| name.as_str())
+                    .collect();
+                format!(
+                    "no source file `{file}`; the PTX names {}",
+                    names.join(", ")
+                )
+            });
+        }
+        let on_line = |pc: usize| {
+            self.program.instructions.get(pc).is_some_and(|i| {
+                i.source
+                    .is_some_and(|s| s.line == line && files.contains(&s.file))
+            })
+        };
+        let pcs: Vec<usize> = (0..self.program.instructions.len())
+            .filter(|&pc| on_line(pc) && (pc == 0 || !on_line(pc - 1)))
+            .collect();
+        if pcs.is_empty() {
+            return error(format!(
+                "no instruction of kernel `{}` or the functions it calls comes from {file}:{line}",
+                self.program.entry
+            ));
+        }
+        let at: Vec<String> = pcs
+            .iter()
+            .map(|&pc| self.program.instructions[pc].location.line.to_string())
+            .collect();
+        self.add_break(pcs, format!("{file}:{line} (line {})", at.join(", ")))
+    }
+
     fn command_break(&mut self, args: &[&str]) -> Reply {
         let [target] = args else {
-            return error("usage: break LINE|LABEL|FUNCTION");
+            return error("usage: break LINE|FILE:LINE|LABEL|FUNCTION");
         };
+        if let Some((file, line)) = target.rsplit_once(':')
+            && !file.is_empty()
+            && let Ok(line) = line.parse::<u32>()
+        {
+            return self.break_at_source(file, line);
+        }
         let (pcs, what) = if target.chars().all(|c| c.is_ascii_digit()) {
             let Ok(line) = target.parse::<u32>() else {
                 return error(format!("`{target}` is not a line number"));

@@ -403,7 +403,12 @@ impl<'p> Session<'p> {
     /// `LINE  TEXT` of instruction `pc`.
     pub(crate) fn instruction_line(&self, pc: usize) -> String {
         match self.program.instructions.get(pc) {
-            Some(instruction) => format!("{}  {}\n", instruction.location.line, instruction.text),
+            Some(instruction) => format!(
+                "{}  {}{}\n",
+                instruction.location.line,
+                instruction.text,
+                self.source_note(instruction.source)
+            ),
             None => "(end of the program)\n".to_string(),
         }
     }
@@ -580,6 +585,14 @@ impl<'p> Session<'p> {
             }
         }
         (!text.is_empty()).then_some(text)
+    }
+
+    /// `   // FILE:LINE` for an instruction whose PTX has a `.loc` (`nvcc -lineinfo`, `-G`),
+    /// else nothing.
+    pub(crate) fn source_note(&self, source: Option<ptxsim_exec::ir::SourceLine>) -> String {
+        source
+            .and_then(|source| self.program.source_name(source))
+            .map_or_else(String::new, |source| format!("   // {source}"))
     }
 
     /// What one step did: the instruction and its register and memory writes.

@@ -110,7 +110,8 @@ pub enum Error {
     /// stored before it stopped.
     #[error("{}", located(*location, message))]
     Run {
-        /// What happened.
+        /// What happened; it starts with `file:line: ` where the instruction's `.loc` names
+        /// a source line (the PTX of `nvcc -lineinfo` or `-G`; PTX ISA 9.0, 11.6.2).
         message: String,
         /// The instruction (line 0 where there is none: the step limit).
         location: Location,
@@ -641,7 +642,7 @@ impl Module {
             }
         }
         let written = device.global.write_back_host();
-        report(run, written, options.max_steps)
+        report(run, written, options.max_steps, self.program(entry).ok())
     }
 }
 
@@ -769,7 +770,7 @@ impl Module {
         self.count_interpreted(entry, block, run.steps);
         let written = device.global.write_back_host();
         std::mem::take(&mut device.global).give_back(memories);
-        report(run, written, options.max_steps)
+        report(run, written, options.max_steps, self.program(entry).ok())
     }
 
     /// Adds the instructions a launch of `entry` issued to the work [`Module::compiled`] counts
@@ -912,9 +913,10 @@ fn report(
     run: grid::GridRun,
     written: Result<u64, HostWriteError>,
     max_steps: u64,
+    program: Option<&Program>,
 ) -> Result<LaunchReport, Error> {
     if let Some(failure) = run.failure {
-        return Err(run_error(failure, run.printed, max_steps));
+        return Err(run_error(failure, run.printed, max_steps, program));
     }
     Ok(LaunchReport {
         steps: run.steps,
@@ -925,7 +927,12 @@ fn report(
     })
 }
 
-fn run_error(failure: Failure, printed: Vec<Printed>, max_steps: u64) -> Error {
+fn run_error(
+    failure: Failure,
+    printed: Vec<Printed>,
+    max_steps: u64,
+    program: Option<&Program>,
+) -> Error {
     let Failure {
         cta,
         thread,
@@ -954,6 +961,10 @@ fn run_error(failure: Failure, printed: Vec<Printed>, max_steps: u64) -> Error {
             Some(other),
         ),
         Err(stopped) => (stopped.message, stopped.location, None),
+    };
+    let message = match program.and_then(|program| program.source_text(location)) {
+        Some(source) => format!("{source}: {message}"),
+        None => message,
     };
     Error::Run {
         message,

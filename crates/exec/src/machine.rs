@@ -1654,6 +1654,7 @@ static NOTHING: Program = Program {
     },
     max_threads: None,
     target: None,
+    source_files: Vec::new(),
 };
 
 impl<'p> Machine<'p> {

@@ -32,7 +32,7 @@ use super::{
     Axis, BulkTensorInstruction, ClusterDirectives, ConstVariable, Destination, GlobalVariable,
     Guard, Instruction, InstructionKind, IntExtraOp, Location, MemoryOperand, Param,
     PredicateSource, Program, RegisterId, RegisterInfo, ReservedSmem, RuntimeFunction, Source,
-    SpecialRegister, THREAD_PARAM_BASE, mask,
+    SourceLine, SpecialRegister, THREAD_PARAM_BASE, mask,
 };
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::names::Found;
@@ -149,6 +149,11 @@ impl<'s> Checked<'s> {
         builder.sm_1x = self.setting.target.is_some_and(|target| target.number < 20);
         let mut kernel = None;
         for item in &self.module.items {
+            if let Item::File(file) = item {
+                builder
+                    .source_files
+                    .push((file.index.value, file.path.value.to_string()));
+            }
             if let Item::Alias(alias) = item {
                 builder.aliases.insert(
                     alias.alias.value.to_string(),
@@ -375,6 +380,10 @@ pub(crate) struct Builder<'m> {
     /// Whether the module is checked for an `sm_1x` target, whose `.f32` instructions run as
     /// CUDA compiles them for a newer device ([`crate::rules::decode_for`]).
     sm_1x: bool,
+    /// The source line of the last `.loc` of the function being built.
+    source_line: Option<SourceLine>,
+    /// [`Program::source_files`].
+    pub(crate) source_files: Vec<(u32, String)>,
 }
 
 impl<'m> Builder<'m> {
@@ -408,6 +417,8 @@ impl<'m> Builder<'m> {
             function_addresses: FxHashMap::default(),
             aliases: FxHashMap::default(),
             sm_1x: false,
+            source_line: None,
+            source_files: Vec::new(),
             generic_access: false,
             kernels: Vec::new(),
             uses_stack: false,
@@ -513,6 +524,7 @@ impl<'m> Builder<'m> {
             uses_heap,
             polls_global,
             reserved_shared,
+            source_files: self.source_files,
             cluster: ClusterDirectives::default(),
             max_threads: None,
             target: None,
@@ -603,6 +615,7 @@ impl<'m> Builder<'m> {
         let info = info.clone();
         self.local_start = self.next[SPACE_LOCAL];
         self.prefix = format!("{name}:");
+        self.source_line = None;
         let declarations = function
             .returns
             .iter()
@@ -677,6 +690,7 @@ impl<'m> Builder<'m> {
                 (body.span.end as usize).saturating_sub(1),
                 body.span.end as usize,
             )),
+            source: self.source_line,
         });
         self.prefix.clear();
     }
@@ -685,6 +699,15 @@ impl<'m> Builder<'m> {
     /// its labels, in order.
     pub(crate) fn branch_targets(&mut self, label: u32, targets: Vec<Option<u32>>) {
         self.branch_tables.insert(label, targets);
+    }
+
+    /// `.loc file line column`: the instructions after it, up to the next `.loc`, come from
+    /// that source line (PTX ISA 9.0, 11.6.2).
+    pub(crate) fn loc(&mut self, loc: &ast::Loc) {
+        self.source_line = Some(SourceLine {
+            file: loc.file.value,
+            line: loc.line.value,
+        });
     }
 
     /// A label: it stands before the next instruction.
@@ -753,6 +776,7 @@ impl<'m> Builder<'m> {
             kind,
             text,
             location,
+            source: self.source_line,
         });
     }
 

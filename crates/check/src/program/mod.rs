@@ -75,6 +75,17 @@ pub struct Location {
     pub column: u32,
 }
 
+/// A line of the program's source language, as a `.loc file line column` directive gives it
+/// (PTX ISA 9.0, 11.6.2 ".loc": "Source file location"; 11.6.1 ".file": "Source file name",
+/// `.file file_index "filename"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceLine {
+    /// The `.file` index the directive names ([`Program::source_files`]).
+    pub file: u32,
+    /// The line in that file.
+    pub line: u32,
+}
+
 /// A SIMD video instruction with its selectors and mask (9.7.18.2, vadd2.md, vadd4.md, vset2.md,
 /// vset4.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,6 +267,30 @@ pub struct Program {
     /// `PTXSIM_TARGET`) if there was one, else the module's `.target` (`None` without one).
     /// The executor models that GPU's tensor cores unless told otherwise.
     pub target: Option<ptxsim_isa::Target>,
+    /// The module's `.file` directives: index and file name as written.
+    pub source_files: Vec<(u32, String)>,
+}
+
+impl Program {
+    /// `file:line` of the source line the `.loc` of the instruction at `location` names (the
+    /// `.file` name as written), or `None` without one. (A search: for reports.)
+    pub fn source_text(&self, location: Location) -> Option<String> {
+        let instruction = self
+            .instructions
+            .iter()
+            .find(|instruction| instruction.location == location)?;
+        self.source_name(instruction.source?)
+    }
+
+    /// `file:line` of a source line (the `.file` name as written).
+    pub fn source_name(&self, source: SourceLine) -> Option<String> {
+        let file = self
+            .source_files
+            .iter()
+            .find(|(index, _)| *index == source.file)
+            .map_or("?", |(_, name)| name.as_str());
+        Some(format!("{file}:{}", source.line))
+    }
 }
 
 /// A kernel's cluster directives (PTX ISA 9.0, 11.5 "Cluster Dimension Directives").
@@ -370,6 +405,9 @@ pub struct Instruction {
     pub text: String,
     /// Where it was written.
     pub location: Location,
+    /// The source line the last `.loc` before the instruction (in its function) names, if
+    /// any: what `nvcc -lineinfo` or `-G` writes for each CUDA statement.
+    pub source: Option<SourceLine>,
 }
 
 /// A special register (PTX ISA chapter 10) the executor provides, with its component.

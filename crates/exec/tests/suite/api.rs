@@ -570,3 +570,55 @@ fn commuting_atomics_give_their_sums_on_several_host_threads() {
     assert_eq!(word(2), threads - 1);
     assert_eq!(word(3), u32::MAX);
 }
+
+/// A failed launch names the source line the faulting instruction's `.loc` gives (PTX ISA 9.0,
+/// 11.6.2 ".loc", 11.6.1 ".file"; what `nvcc -lineinfo` writes); an instruction of a function
+/// without `.loc` has none.
+#[test]
+fn a_trap_names_the_source_line_of_its_loc() {
+    use ptxsim_exec::api::{Error, LaunchOptions, Module, Options};
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry k(.param .u32 n)\n{\n.reg .b32 %r<3>;\n.reg .pred %p;\n\
+        .loc 1 10 3\nld.param.u32 %r1, [n];\nmov.u32 %r2, %tid.x;\n\
+        .loc 1 12 5\nsetp.eq.u32 %p, %r2, %r1;\n@%p trap;\nret;\n}\n\
+        .visible .entry plain()\n{\ntrap;\n}\n\
+        .file 1 \"/home/user/app.cu\"\n";
+    let module = Module::load(text, &Options::default()).expect("checks");
+    let error = module
+        .launch(
+            "k",
+            [1, 1, 1],
+            [4, 1, 1],
+            &mut [ptxsim_exec::api::Arg::U32(2)],
+            &LaunchOptions::default(),
+        )
+        .expect_err("thread 2 traps");
+    let Error::Run {
+        location, message, ..
+    } = &error
+    else {
+        unreachable!("a run error, not {error:?}");
+    };
+    let trap_line = text.lines().position(|l| l == "@%p trap;").unwrap() + 1;
+    assert_eq!(location.line as usize, trap_line);
+    assert!(message.starts_with("/home/user/app.cu:12: "), "{message}");
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("{trap_line}:1: /home/user/app.cu:12: ")),
+        "{error}"
+    );
+    let error = module
+        .launch(
+            "plain",
+            [1, 1, 1],
+            [1, 1, 1],
+            &mut [],
+            &LaunchOptions::default(),
+        )
+        .expect_err("it traps");
+    let Error::Run { message, .. } = &error else {
+        unreachable!("a run error, not {error:?}");
+    };
+    assert!(!message.contains("app.cu"), "{message}");
+}
