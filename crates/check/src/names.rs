@@ -1387,14 +1387,66 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     name.span,
                 ));
             }
-            // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a constant.
-            if op == Opcode::Bra
-                && let Operand::Immediate(immediate) = operand
+            // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a constant,
+            // an address or a `.branchtargets` list, "Illegal expression" for a brace vector
+            // of labels (tests/conformance/isagen-probes.tsv).
+            if op == Opcode::Bra {
+                let what = match operand {
+                    Operand::Immediate(_) => Some("a constant"),
+                    Operand::Vector(_) => Some("a vector"),
+                    Operand::Address(_) | Operand::AddressList(_) => Some("an address"),
+                    Operand::NameOffset(_) => Some("a name plus an offset"),
+                    Operand::Negated(..) => Some("a negated register"),
+                    Operand::Name(name)
+                        if self.anywhere().branch_tables.contains(name.name.as_str()) =>
+                    {
+                        Some("a `.branchtargets` list")
+                    }
+                    _ => None,
+                };
+                if let Some(what) = what {
+                    self.resolver.diagnostics.push(Diagnostic::error(
+                        "E0321",
+                        format!("`bra` takes a label, not {what}"),
+                        operand.span(),
+                    ));
+                }
+            }
+            // A name plus an offset (`%r1+4`, `sym+4`) in a video instruction (ptxas 13.5
+            // fails inside its own library code for it, "Parsing error", or reports "Incorrect
+            // video selector"), as the handle of `txq`/`suq`/`istypep` or as `setmaxnreg`'s
+            // count ("Arguments mismatch", "Address expected";
+            // tests/conformance/isagen-probes.tsv).
+            if let Operand::NameOffset(offset) = operand
+                && (ptxsim_isa::syntax::is_video(op)
+                    || matches!(
+                        op,
+                        Opcode::Txq | Opcode::Suq | Opcode::Istypep | Opcode::Setmaxnreg
+                    ))
             {
                 self.resolver.diagnostics.push(Diagnostic::error(
                     "E0321",
-                    "`bra` takes a label, not a constant",
-                    immediate.span,
+                    format!(
+                        "`{}` takes no name plus an offset here",
+                        instruction.opcode.as_str()
+                    ),
+                    offset.span,
+                ));
+            }
+            // A predicate register plus an offset as the first operand, a destination
+            // (`setp.eq.u32 %p1+1, a, b`; ptxas 13.5: "Result register required for
+            // instruction 'setp'"; the other registers plus an offset count as constants there
+            // and are refused by the slot; tests/conformance/isagen-probes.tsv).
+            if index == 0
+                && let Operand::NameOffset(offset) = operand
+                && self
+                    .quiet_lookup(offset.name.name.as_str())
+                    .is_some_and(|found| found.ty == Some(Type::Pred))
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    "a result is a register, not a register plus an offset",
+                    offset.span,
                 ));
             }
             // A vector before `|p` is `tex`'s and `tld4`'s alone (ptxas 13.5: "Arguments
@@ -1463,8 +1515,24 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 index.span(),
             ));
         }
-        let Some(Operand::Name(list)) = instruction.operands.get(1) else {
-            return None;
+        // ptxas 13.5: "Arguments mismatch for instruction 'brx.idx'" for a constant, an
+        // address or a vector as the list (tests/conformance/isagen-probes.tsv).
+        let list = match instruction.operands.get(1) {
+            Some(Operand::Name(list)) => list,
+            Some(other) => {
+                return Some(
+                    Diagnostic::error(
+                        "E0321",
+                        "the second operand of `brx.idx` is the label of a `.branchtargets` list",
+                        other.span(),
+                    )
+                    .with_help(
+                        "`brx.idx` takes the label of a `.branchtargets` directive: `t: \
+                         .branchtargets L1, L2;`",
+                    ),
+                );
+            }
+            None => return None,
         };
         let name = list.name.as_str();
         let anywhere = self.anywhere();
@@ -1921,6 +1989,33 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        if let Some(op) = op
+            && let Some(diagnostic) = self.surface_coordinates(op, instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        // `tex`/`tld4` read `[a, c]` (or `[a, b, c]`) as their second operand on every form,
+        // the ones ptxsim does not run included (9.7.10.3); ptxas 13.5: "Arguments mismatch
+        // for instruction 'tex'" for a register or a constant there
+        // (tests/conformance/isagen-probes.tsv).
+        if matches!(op, Some(Opcode::Tex | Opcode::Tld4))
+            && let Some(
+                second @ (Operand::Name(_)
+                | Operand::Immediate(_)
+                | Operand::Vector(_)
+                | Operand::NameOffset(_)
+                | Operand::Sink(_)),
+            ) = instruction.operands.get(1)
+        {
+            self.resolver.diagnostics.push(Diagnostic::error(
+                "E0321",
+                format!(
+                    "{} reads its texture as `[handle, coordinates]`",
+                    instruction.opcode.as_str()
+                ),
+                second.span(),
+            ));
+        }
         // `tex`/`tld4` return a vector, `d` or `d|p` (9.7.10.3: "the instruction returns a
         // two-element vector for destination type .f16x2 ... a four-element vector" for the
         // others), on every form, the ones ptxsim does not run included; ptxas 13.5: "Result
@@ -2222,6 +2317,59 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         )
     }
 
+    /// The coordinates `b` of a surface instruction's `[a, b]` (`suld`, `sust`, `sured`;
+    /// 9.7.11.1: "b is a scalar or singleton tuple for 1d surfaces; is a two-element vector
+    /// for 2d surfaces; and is a four-element vector for 3d surfaces ... Coordinate elements
+    /// are of type .s32"): ptxas 13.5 takes a 32-bit integer or bit register, or a brace
+    /// vector of them and integer constants, and refuses 8-, 16- and 64-bit, float, packed
+    /// and predicate registers ("Arguments mismatch for instruction 'suld.b'"), a vector mixing
+    /// widths ("Incompatible elements of vector expression") and a bare constant ("Parsing
+    /// error"); the vector's length it does not check (tests/conformance/isagen-probes.tsv).
+    /// Undeclared names and other operands are left to the other rules (E0237).
+    fn surface_coordinates(&self, op: Opcode, instruction: &Instruction) -> Option<Diagnostic> {
+        let index = match op {
+            Opcode::Suld => 1,
+            Opcode::Sust | Opcode::Sured => 0,
+            _ => return None,
+        };
+        let Operand::AddressList(items) = instruction.operands.get(index)? else {
+            return None;
+        };
+        let [_, coordinates] = items.value.as_slice() else {
+            return None;
+        };
+        // Some(true): a 32-bit integer or bit register; Some(false): another register.
+        let fits = |operand: &Operand| match operand {
+            Operand::Name(name) if name.component.is_none() => {
+                let ty = self.quiet_lookup(name.name.as_str())?.ty?;
+                Some(matches!(ty, Type::B32 | Type::U32 | Type::S32))
+            }
+            _ => None,
+        };
+        let wrong = match coordinates {
+            Operand::Immediate(_) => true,
+            Operand::Vector(elements) => elements.value.iter().any(|element| match element {
+                Operand::Immediate(immediate) => !matches!(
+                    immediate.value.value,
+                    ptxsim_syntax::ast::ImmediateValue::Integer { .. }
+                ),
+                other => fits(other) == Some(false),
+            }),
+            other => fits(other) == Some(false),
+        };
+        wrong.then(|| {
+            Diagnostic::error(
+                "E0237",
+                format!(
+                    "the coordinates of {} are a `.b32`/`.s32`/`.u32` register or a brace \
+                     vector of them",
+                    instruction.opcode.as_str()
+                ),
+                coordinates.span(),
+            )
+        })
+    }
+
     /// A texture or surface handle in a register (`tex.1d.v4.f32.s32 d, [%rd1, {%r1}]`,
     /// `suq.width.b32 d, [%rd1]`) below PTX ISA 3.1, which introduced "indirect texture
     /// access" and "indirect surface access" (ptxas 13.5: "Feature 'indirect texture access'
@@ -2345,6 +2493,21 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         elements.push(element);
                     }
                     IsaOperand::Vector(elements)
+                }
+                // A bit register plus an offset as a source: ptxas 13.5 takes `%b32+4` (and
+                // `%b64+4`, `%b16+4`) in integer, floating-point and `.f16` source slots alike
+                // (`add.f32 d, %b32+4, b`, `ex2.approx.f32 d, %b64+4`, `red.add.noftz.f16 [a],
+                // %b16+4`), where `%u32+4` counts as an integer constant ("Arguments mismatch"
+                // in a float slot); as the first operand it is no result register
+                // (tests/conformance/isagen-probes.tsv).
+                Operand::NameOffset(offset)
+                    if index > 0
+                        && self
+                            .quiet_lookup(offset.name.name.as_str())
+                            .and_then(|found| found.ty)
+                            .is_some_and(|ty| ty.kind() == ptxsim_isa::TypeKind::Bit) =>
+                {
+                    IsaOperand::Other
                 }
                 _ => {
                     let (typed, declaration) = self.typed_operand(operand);

@@ -404,14 +404,22 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         // 9.7.18.2 (vadd2.md, vadd4.md): `d{.mask}, a{.asel}, b{.bsel}, c`, 32-bit registers
         // (ptxas 13.5 takes `.b32`, `.u32`, `.s32` and `.f16x2`, and no constant: "Incorrect
         // video selector for operand 1"; a list without `.u32` first takes no literal).
-        OpForm::VideoSimd { .. } => {
+        // `vset2`/`vset4` take no `.f16x2` register in `d` or `c` ("Arguments mismatch for
+        // instruction 'vset2'"; tests/conformance/isagen-probes.tsv).
+        OpForm::VideoSimd { op, .. } => {
             const VIDEO: RegisterRule =
                 RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32, Type::F16x2]);
+            const VIDEO_SET: RegisterRule = RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32]);
+            let outer = if matches!(op, crate::ops::VideoOp::Set(_)) {
+                VIDEO_SET
+            } else {
+                VIDEO
+            };
             vec![
-                scalar("d", true, VIDEO),
+                scalar("d", true, outer),
                 scalar("a", false, VIDEO),
                 scalar("b", false, VIDEO),
-                scalar("c", false, VIDEO),
+                scalar("c", false, outer),
             ]
         }
         // 9.7.18.1: `d, a, b` or `d, a, b, c` by the operands (the syntax table checks the
@@ -1544,10 +1552,11 @@ pub fn line_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violatio
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
     // lop3.md: "immLut is an integer constant that can take values from 0 to 255" (ptxas
-    // 13.5: "Arguments mismatch for instruction 'lop3'" for a register there).
+    // 13.5: "Arguments mismatch for instruction 'lop3'" for a register there, and for a
+    // floating-point constant, `0f3F800000` or `1.0`: tests/conformance/isagen-probes.tsv).
     if let OpForm::Lop3 { .. } = *form
         && let Some(lut) = operands.get(4)
-        && !matches!(lut, Operand::Immediate(_))
+        && !matches!(lut, Operand::Immediate(crate::form::Literal::Integer))
     {
         return vec![Violation::new(
             RuleCode::OperandShape,
