@@ -577,8 +577,7 @@ def judge(path: str, ptxsim: str, ptxas: str | None, jobs: int, batch: int, tsv:
             else:
                 kind = "ptxsim-rejects" if pa else "ptxsim-accepts"
                 cnt[kind] += 1
-                op = l.split()[0].lstrip("@!%pred_0123456789 ") if not l.startswith("@") \
-                    else l.split()[1]
+                op = l.split()[1] if l.startswith("@") else l.split()[0]
                 per_op[op.split(".")[0]][kind] += 1
                 dis.append(f"{kind}\t{t}\t{v}\t{l}\t{theirs.get(l, 'accept')}\t"
                            f"{ours.get(l, 'accept')}")

@@ -1414,14 +1414,20 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
             }
             // A name plus an offset (`%r1+4`, `sym+4`) in a video instruction (ptxas 13.5
             // fails inside its own library code for it, "Parsing error", or reports "Incorrect
-            // video selector"), as the handle of `txq`/`suq`/`istypep` or as `setmaxnreg`'s
-            // count ("Arguments mismatch", "Address expected";
+            // video selector"), as the handle of `txq`/`suq`/`istypep`, as `setmaxnreg`'s
+            // count, `pmevent`'s event or a `createpolicy` operand ("Arguments mismatch",
+            // "Address expected";
             // tests/conformance/isagen-probes.tsv).
             if let Operand::NameOffset(offset) = operand
                 && (ptxsim_isa::syntax::is_video(op)
                     || matches!(
                         op,
-                        Opcode::Txq | Opcode::Suq | Opcode::Istypep | Opcode::Setmaxnreg
+                        Opcode::Txq
+                            | Opcode::Suq
+                            | Opcode::Istypep
+                            | Opcode::Setmaxnreg
+                            | Opcode::Pmevent
+                            | Opcode::Createpolicy
                     ))
             {
                 self.resolver.diagnostics.push(Diagnostic::error(
@@ -1447,6 +1453,18 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     "E0321",
                     "a result is a register, not a register plus an offset",
                     offset.span,
+                ));
+            }
+            // `!p` as the first operand, a result (ptxas 13.5: "Result register required for
+            // instruction 'setp'", `or.pred !%p1, a, b`, `testp`; elsewhere "Arguments
+            // mismatch"; tests/conformance/isagen-probes.tsv).
+            if index == 0
+                && let Operand::Negated(span, _, Negation::Not) = operand
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    "a result is a register, not a negated predicate",
+                    *span,
                 ));
             }
             // A vector before `|p` is `tex`'s and `tld4`'s alone (ptxas 13.5: "Arguments

@@ -41,6 +41,9 @@ fn rule(ty: Type) -> RegisterRule {
 /// register; unlike the instruction type's own 32-bit operands, ptxas 13.5 takes no `.f16x2`
 /// register here.
 const FIXED_U32: RegisterRule = RegisterRule::OneOf(&[Type::U32, Type::S32, Type::B32]);
+/// The result of `txq` and `suq`: a 32-bit register of any kind.
+const QUERY_RESULT: RegisterRule =
+    RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32, Type::F32, Type::F16x2]);
 
 /// A `.pred` operand of `and`, `or`, `xor`, `not` and `vote`: ptxas 13.5 also takes an `.f16x2`
 /// register there.
@@ -487,14 +490,17 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
+        // `txq`/`suq` write `d` into any 32-bit register but a 16-bit pair's (ptxas 13.5 takes
+        // `.f32` and `.f16x2` ones too, refuses 16- and 64-bit and `.pred` registers:
+        // "Arguments mismatch for instruction 'suq'"; tests/conformance/isagen-probes.tsv).
         OpForm::Txq { level, .. } => {
-            let mut slots = vec![scalar("d", true, FIXED_U32), address("[a]")];
+            let mut slots = vec![scalar("d", true, QUERY_RESULT), address("[a]")];
             if level {
                 slots.push(fixed_u32("lod"));
             }
             slots
         }
-        OpForm::Suq(_) => vec![scalar("d", true, FIXED_U32), address("[a]")],
+        OpForm::Suq(_) => vec![scalar("d", true, QUERY_RESULT), address("[a]")],
         OpForm::Suld(form) => vec![surface_values("d", form, true), address("[a, b]")],
         OpForm::Sust(form) => vec![address("[a, b]"), surface_values("c", form, false)],
         OpForm::Sured(form) => vec![address("[a, b]"), source("c", form.ty)],
