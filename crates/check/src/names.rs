@@ -2012,6 +2012,15 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        if op == Some(Opcode::Sust)
+            && instruction
+                .modifiers
+                .first()
+                .is_some_and(|m| m.value == "p")
+            && let Some(diagnostic) = self.formatted_store(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
         // `tex`/`tld4` read `[a, c]` (or `[a, b, c]`) as their second operand on every form,
         // the ones ptxsim does not run included (9.7.10.3); ptxas 13.5: "Arguments mismatch
         // for instruction 'tex'" for a register or a constant there
@@ -2386,6 +2395,81 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 coordinates.span(),
             )
         })
+    }
+
+    /// The operands of the formatted store `sust.p.geom{.vec}.b32.clamp [a, b], c;` (9.7.11.2,
+    /// a form ptxsim checks and does not run), as ptxas 13.5 takes them
+    /// (tests/conformance/isagen-probes.tsv): two operands ("Arguments mismatch"); a coordinate
+    /// vector of at least the geometry's count, 2 for `.2d` and `.a1d`, 4 for `.3d` and `.a2d`
+    /// ("Operand vector size doesn't match geometry"; a scalar register is taken on every
+    /// geometry); `c` a constant, a register of 32 or 64 bits ("Arguments mismatch" for 8- and
+    /// 16-bit ones), or a brace vector, of exactly `N` elements under `.vN` ("Argument vector
+    /// size mismatch").
+    fn formatted_store(&self, instruction: &Instruction) -> Option<Diagnostic> {
+        let modifiers = instruction.modifier_names();
+        if instruction.operands.len() != 2 {
+            return Some(Diagnostic::error(
+                "E0320",
+                format!(
+                    "sust.p takes 2 operands (`[a, b]` and `c`), not {}",
+                    instruction.operands.len()
+                ),
+                instruction.span,
+            ));
+        }
+        let needed = if modifiers.iter().any(|m| matches!(*m, "3d" | "a2d")) {
+            4
+        } else if modifiers.iter().any(|m| matches!(*m, "2d" | "a1d")) {
+            2
+        } else {
+            1
+        };
+        if let Operand::AddressList(items) = &instruction.operands[0]
+            && let [_, Operand::Vector(coordinates)] = items.value.as_slice()
+            && coordinates.value.len() < needed
+        {
+            return Some(Diagnostic::error(
+                "E0237",
+                format!(
+                    "this geometry needs {needed} coordinates, not {}",
+                    coordinates.value.len()
+                ),
+                coordinates.span,
+            ));
+        }
+        let value = &instruction.operands[1];
+        let length = modifiers.iter().find_map(|m| match *m {
+            "v2" => Some(2),
+            "v4" => Some(4),
+            _ => None,
+        });
+        match value {
+            Operand::Vector(elements)
+                if length.is_some_and(|length| elements.value.len() != length) =>
+            {
+                Some(Diagnostic::error(
+                    "E0238",
+                    format!(
+                        "sust.p's `.v{}` stores a vector of {} elements, not {}",
+                        length.unwrap_or_default(),
+                        length.unwrap_or_default(),
+                        elements.value.len()
+                    ),
+                    value.span(),
+                ))
+            }
+            Operand::Name(name) if name.component.is_none() => {
+                let ty = self.quiet_lookup(name.name.as_str())?.ty?;
+                (ty.bits() < 32).then(|| {
+                    Diagnostic::error(
+                        "E0238",
+                        format!("sust.p stores a 32-bit value, not a `{ty}` register"),
+                        value.span(),
+                    )
+                })
+            }
+            _ => None,
+        }
     }
 
     /// A texture or surface handle in a register (`tex.1d.v4.f32.s32 d, [%rd1, {%r1}]`,
