@@ -1501,13 +1501,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     fn brx_targets(&self, instruction: &Instruction) -> Option<Diagnostic> {
         if instruction.operands.len() != 2 {
-            return Some(Diagnostic::error(
-                "E0320",
-                format!(
-                    "`brx.idx` takes 2 operands (an index and a `.branchtargets` list), not {}",
-                    instruction.operands.len()
-                ),
-                instruction.span,
+            return Some(two_operands(
+                instruction,
+                "`brx.idx` takes 2 operands (an index and a `.branchtargets` list)",
             ));
         }
         // The index: a 32-bit integer register or a constant (brx.md: "brx.idx{.uni} index,
@@ -2408,13 +2404,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
     fn formatted_store(&self, instruction: &Instruction) -> Option<Diagnostic> {
         let modifiers = instruction.modifier_names();
         if instruction.operands.len() != 2 {
-            return Some(Diagnostic::error(
-                "E0320",
-                format!(
-                    "sust.p takes 2 operands (`[a, b]` and `c`), not {}",
-                    instruction.operands.len()
-                ),
-                instruction.span,
+            return Some(two_operands(
+                instruction,
+                "sust.p takes 2 operands (`[a, b]` and `c`)",
             ));
         }
         let needed = if modifiers.iter().any(|m| matches!(*m, "3d" | "a2d")) {
@@ -3375,4 +3367,14 @@ fn video_selectors(op: Opcode, instruction: &Instruction, diagnostics: &mut Vec<
             ));
         }
     }
+}
+
+/// E0320 for an instruction that takes two operands: `what` says which, the message adds how
+/// many it has.
+fn two_operands(instruction: &Instruction, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        "E0320",
+        format!("{what}, not {}", instruction.operands.len()),
+        instruction.span,
+    )
 }
