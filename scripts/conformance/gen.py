@@ -91,7 +91,10 @@ def module_text(target: str, version: str, lines: list[str]) -> str:
     return "\n".join(head + lines + tail), len(head)
 
 
-LINE_RE = re.compile(r"^ptxas [^,]+, line (\d+); (error|fatal)\s*: (.*)$")
+# A message about the module's own lines: ptxas names the file. Messages about `<builtin>` (the
+# library code ptxas adds for some instructions, which a bad line, such as a video instruction
+# with a register plus an offset, can break) name a line of that code, not of the module.
+LINE_RE = re.compile(r"^ptxas (?!<builtin>)[^,]+, line (\d+); (error|fatal)\s*: (.*)$")
 
 
 def run_module(target: str, version: str, lines: list[str], virtual: bool = False) -> dict[str, str]:

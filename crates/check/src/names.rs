@@ -1387,14 +1387,84 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                     name.span,
                 ));
             }
-            // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a constant.
-            if op == Opcode::Bra
-                && let Operand::Immediate(immediate) = operand
+            // ptxas 13.5: "Label expected for argument 0 of instruction 'bra'" for a constant,
+            // an address or a `.branchtargets` list, "Illegal expression" for a brace vector
+            // of labels (tests/conformance/isagen-probes.tsv).
+            if op == Opcode::Bra {
+                let what = match operand {
+                    Operand::Immediate(_) => Some("a constant"),
+                    Operand::Vector(_) => Some("a vector"),
+                    Operand::Address(_) | Operand::AddressList(_) => Some("an address"),
+                    Operand::NameOffset(_) => Some("a name plus an offset"),
+                    Operand::Negated(..) => Some("a negated register"),
+                    Operand::Name(name)
+                        if self.anywhere().branch_tables.contains(name.name.as_str()) =>
+                    {
+                        Some("a `.branchtargets` list")
+                    }
+                    _ => None,
+                };
+                if let Some(what) = what {
+                    self.resolver.diagnostics.push(Diagnostic::error(
+                        "E0321",
+                        format!("`bra` takes a label, not {what}"),
+                        operand.span(),
+                    ));
+                }
+            }
+            // A name plus an offset (`%r1+4`, `sym+4`) in a video instruction (ptxas 13.5
+            // fails inside its own library code for it, "Parsing error", or reports "Incorrect
+            // video selector"), as the handle of `txq`/`suq`/`istypep`, as `setmaxnreg`'s
+            // count, `pmevent`'s event or a `createpolicy` operand ("Arguments mismatch",
+            // "Address expected";
+            // tests/conformance/isagen-probes.tsv).
+            if let Operand::NameOffset(offset) = operand
+                && (ptxsim_isa::syntax::is_video(op)
+                    || matches!(
+                        op,
+                        Opcode::Txq
+                            | Opcode::Suq
+                            | Opcode::Istypep
+                            | Opcode::Setmaxnreg
+                            | Opcode::Pmevent
+                            | Opcode::Createpolicy
+                    ))
             {
                 self.resolver.diagnostics.push(Diagnostic::error(
                     "E0321",
-                    "`bra` takes a label, not a constant",
-                    immediate.span,
+                    format!(
+                        "`{}` takes no name plus an offset here",
+                        instruction.opcode.as_str()
+                    ),
+                    offset.span,
+                ));
+            }
+            // A predicate register plus an offset as the first operand, a destination
+            // (`setp.eq.u32 %p1+1, a, b`; ptxas 13.5: "Result register required for
+            // instruction 'setp'"; the other registers plus an offset count as constants there
+            // and are refused by the slot; tests/conformance/isagen-probes.tsv).
+            if index == 0
+                && let Operand::NameOffset(offset) = operand
+                && self
+                    .quiet_lookup(offset.name.name.as_str())
+                    .is_some_and(|found| found.ty == Some(Type::Pred))
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    "a result is a register, not a register plus an offset",
+                    offset.span,
+                ));
+            }
+            // `!p` as the first operand, a result (ptxas 13.5: "Result register required for
+            // instruction 'setp'", `or.pred !%p1, a, b`, `testp`; elsewhere "Arguments
+            // mismatch"; tests/conformance/isagen-probes.tsv).
+            if index == 0
+                && let Operand::Negated(span, _, Negation::Not) = operand
+            {
+                self.resolver.diagnostics.push(Diagnostic::error(
+                    "E0321",
+                    "a result is a register, not a negated predicate",
+                    *span,
                 ));
             }
             // A vector before `|p` is `tex`'s and `tld4`'s alone (ptxas 13.5: "Arguments
@@ -1431,13 +1501,9 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
 
     fn brx_targets(&self, instruction: &Instruction) -> Option<Diagnostic> {
         if instruction.operands.len() != 2 {
-            return Some(Diagnostic::error(
-                "E0320",
-                format!(
-                    "`brx.idx` takes 2 operands (an index and a `.branchtargets` list), not {}",
-                    instruction.operands.len()
-                ),
-                instruction.span,
+            return Some(two_operands(
+                instruction,
+                "`brx.idx` takes 2 operands (an index and a `.branchtargets` list)",
             ));
         }
         // The index: a 32-bit integer register or a constant (brx.md: "brx.idx{.uni} index,
@@ -1463,8 +1529,24 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 index.span(),
             ));
         }
-        let Some(Operand::Name(list)) = instruction.operands.get(1) else {
-            return None;
+        // ptxas 13.5: "Arguments mismatch for instruction 'brx.idx'" for a constant, an
+        // address or a vector as the list (tests/conformance/isagen-probes.tsv).
+        let list = match instruction.operands.get(1) {
+            Some(Operand::Name(list)) => list,
+            Some(other) => {
+                return Some(
+                    Diagnostic::error(
+                        "E0321",
+                        "the second operand of `brx.idx` is the label of a `.branchtargets` list",
+                        other.span(),
+                    )
+                    .with_help(
+                        "`brx.idx` takes the label of a `.branchtargets` directive: `t: \
+                         .branchtargets L1, L2;`",
+                    ),
+                );
+            }
+            None => return None,
         };
         let name = list.name.as_str();
         let anywhere = self.anywhere();
@@ -1925,6 +2007,42 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         {
             self.resolver.diagnostics.push(diagnostic);
         }
+        if let Some(op) = op
+            && let Some(diagnostic) = self.surface_coordinates(op, instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        if op == Some(Opcode::Sust)
+            && instruction
+                .modifiers
+                .first()
+                .is_some_and(|m| m.value == "p")
+            && let Some(diagnostic) = self.formatted_store(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
+        }
+        // `tex`/`tld4` read `[a, c]` (or `[a, b, c]`) as their second operand on every form,
+        // the ones ptxsim does not run included (9.7.10.3); ptxas 13.5: "Arguments mismatch
+        // for instruction 'tex'" for a register or a constant there
+        // (tests/conformance/isagen-probes.tsv).
+        if matches!(op, Some(Opcode::Tex | Opcode::Tld4))
+            && let Some(
+                second @ (Operand::Name(_)
+                | Operand::Immediate(_)
+                | Operand::Vector(_)
+                | Operand::NameOffset(_)
+                | Operand::Sink(_)),
+            ) = instruction.operands.get(1)
+        {
+            self.resolver.diagnostics.push(Diagnostic::error(
+                "E0321",
+                format!(
+                    "{} reads its texture as `[handle, coordinates]`",
+                    instruction.opcode.as_str()
+                ),
+                second.span(),
+            ));
+        }
         // `tex`/`tld4` return a vector, `d` or `d|p` (9.7.10.3: "the instruction returns a
         // two-element vector for destination type .f16x2 ... a four-element vector" for the
         // others), on every form, the ones ptxsim does not run included; ptxas 13.5: "Result
@@ -2226,6 +2344,130 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         )
     }
 
+    /// The coordinates `b` of a surface instruction's `[a, b]` (`suld`, `sust`, `sured`;
+    /// 9.7.11.1: "b is a scalar or singleton tuple for 1d surfaces; is a two-element vector
+    /// for 2d surfaces; and is a four-element vector for 3d surfaces ... Coordinate elements
+    /// are of type .s32"): ptxas 13.5 takes a 32-bit integer or bit register, or a brace
+    /// vector of them and integer constants, and refuses 8-, 16- and 64-bit, float, packed
+    /// and predicate registers ("Arguments mismatch for instruction 'suld.b'"), a vector mixing
+    /// widths ("Incompatible elements of vector expression") and a bare constant ("Parsing
+    /// error"); the vector's length it does not check (tests/conformance/isagen-probes.tsv).
+    /// Undeclared names and other operands are left to the other rules (E0237).
+    fn surface_coordinates(&self, op: Opcode, instruction: &Instruction) -> Option<Diagnostic> {
+        let index = match op {
+            Opcode::Suld => 1,
+            Opcode::Sust | Opcode::Sured => 0,
+            _ => return None,
+        };
+        let Operand::AddressList(items) = instruction.operands.get(index)? else {
+            return None;
+        };
+        let [_, coordinates] = items.value.as_slice() else {
+            return None;
+        };
+        // Some(true): a 32-bit integer or bit register; Some(false): another register.
+        let fits = |operand: &Operand| match operand {
+            Operand::Name(name) if name.component.is_none() => {
+                let ty = self.quiet_lookup(name.name.as_str())?.ty?;
+                Some(matches!(ty, Type::B32 | Type::U32 | Type::S32))
+            }
+            _ => None,
+        };
+        let wrong = match coordinates {
+            Operand::Immediate(_) => true,
+            Operand::Vector(elements) => elements.value.iter().any(|element| match element {
+                Operand::Immediate(immediate) => !matches!(
+                    immediate.value.value,
+                    ptxsim_syntax::ast::ImmediateValue::Integer { .. }
+                ),
+                other => fits(other) == Some(false),
+            }),
+            other => fits(other) == Some(false),
+        };
+        wrong.then(|| {
+            Diagnostic::error(
+                "E0237",
+                format!(
+                    "the coordinates of {} are a `.b32`/`.s32`/`.u32` register or a brace \
+                     vector of them",
+                    instruction.opcode.as_str()
+                ),
+                coordinates.span(),
+            )
+        })
+    }
+
+    /// The operands of the formatted store `sust.p.geom{.vec}.b32.clamp [a, b], c;` (9.7.11.2,
+    /// a form ptxsim checks and does not run), as ptxas 13.5 takes them
+    /// (tests/conformance/isagen-probes.tsv): two operands ("Arguments mismatch"); a coordinate
+    /// vector of at least the geometry's count, 2 for `.2d` and `.a1d`, 4 for `.3d` and `.a2d`
+    /// ("Operand vector size doesn't match geometry"; a scalar register is taken on every
+    /// geometry); `c` a constant, a register of 32 or 64 bits ("Arguments mismatch" for 8- and
+    /// 16-bit ones), or a brace vector, of exactly `N` elements under `.vN` ("Argument vector
+    /// size mismatch").
+    fn formatted_store(&self, instruction: &Instruction) -> Option<Diagnostic> {
+        let modifiers = instruction.modifier_names();
+        if instruction.operands.len() != 2 {
+            return Some(two_operands(
+                instruction,
+                "sust.p takes 2 operands (`[a, b]` and `c`)",
+            ));
+        }
+        let needed = if modifiers.iter().any(|m| matches!(*m, "3d" | "a2d")) {
+            4
+        } else if modifiers.iter().any(|m| matches!(*m, "2d" | "a1d")) {
+            2
+        } else {
+            1
+        };
+        if let Operand::AddressList(items) = &instruction.operands[0]
+            && let [_, Operand::Vector(coordinates)] = items.value.as_slice()
+            && coordinates.value.len() < needed
+        {
+            return Some(Diagnostic::error(
+                "E0237",
+                format!(
+                    "this geometry needs {needed} coordinates, not {}",
+                    coordinates.value.len()
+                ),
+                coordinates.span,
+            ));
+        }
+        let value = &instruction.operands[1];
+        let length = modifiers.iter().find_map(|m| match *m {
+            "v2" => Some(2),
+            "v4" => Some(4),
+            _ => None,
+        });
+        match value {
+            Operand::Vector(elements)
+                if length.is_some_and(|length| elements.value.len() != length) =>
+            {
+                Some(Diagnostic::error(
+                    "E0238",
+                    format!(
+                        "sust.p's `.v{}` stores a vector of {} elements, not {}",
+                        length.unwrap_or_default(),
+                        length.unwrap_or_default(),
+                        elements.value.len()
+                    ),
+                    value.span(),
+                ))
+            }
+            Operand::Name(name) if name.component.is_none() => {
+                let ty = self.quiet_lookup(name.name.as_str())?.ty?;
+                (ty.bits() < 32).then(|| {
+                    Diagnostic::error(
+                        "E0238",
+                        format!("sust.p stores a 32-bit value, not a `{ty}` register"),
+                        value.span(),
+                    )
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// A texture or surface handle in a register (`tex.1d.v4.f32.s32 d, [%rd1, {%r1}]`,
     /// `suq.width.b32 d, [%rd1]`) below PTX ISA 3.1, which introduced "indirect texture
     /// access" and "indirect surface access" (ptxas 13.5: "Feature 'indirect texture access'
@@ -2349,6 +2591,21 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                         elements.push(element);
                     }
                     IsaOperand::Vector(elements)
+                }
+                // A bit register plus an offset as a source: ptxas 13.5 takes `%b32+4` (and
+                // `%b64+4`, `%b16+4`) in integer, floating-point and `.f16` source slots alike
+                // (`add.f32 d, %b32+4, b`, `ex2.approx.f32 d, %b64+4`, `red.add.noftz.f16 [a],
+                // %b16+4`), where `%u32+4` counts as an integer constant ("Arguments mismatch"
+                // in a float slot); as the first operand it is no result register
+                // (tests/conformance/isagen-probes.tsv).
+                Operand::NameOffset(offset)
+                    if index > 0
+                        && self
+                            .quiet_lookup(offset.name.name.as_str())
+                            .and_then(|found| found.ty)
+                            .is_some_and(|ty| ty.kind() == ptxsim_isa::TypeKind::Bit) =>
+                {
+                    IsaOperand::Other
                 }
                 _ => {
                     let (typed, declaration) = self.typed_operand(operand);
@@ -3114,4 +3371,14 @@ fn video_selectors(op: Opcode, instruction: &Instruction, diagnostics: &mut Vec<
             ));
         }
     }
+}
+
+/// E0320 for an instruction that takes two operands: `what` says which, the message adds how
+/// many it has.
+fn two_operands(instruction: &Instruction, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        "E0320",
+        format!("{what}, not {}", instruction.operands.len()),
+        instruction.span,
+    )
 }

@@ -834,6 +834,8 @@ pub fn check_negated_f32_bits(instruction: &Instruction, diagnostics: &mut Vec<D
 
 /// An immediate address outside the `.local` state space.
 const IMMEDIATE_ADDRESS: &str = "E0325";
+/// A number as the handle of a `[handle, coordinates]` operand.
+const ADDRESS_LIST_NUMBER: &str = "E0236";
 
 /// The special registers that need a newer target or PTX ISA version than every module has,
 /// with what they need (PTX ISA 9.0, "Special Registers": `%clusterid` etc. "Introduced in PTX
@@ -1214,18 +1216,31 @@ fn gate_feature(
     }
 }
 
-/// ptxas: "Immediate addresses allowed only for .local state space". A memory instruction
-/// (`ld`, `ldu`, `st`, `red`, `atom`, `prefetch`) whose address is a bare number, `[imm]`,
-/// must name `.local`; the generic space and every other space reject it.
+/// ptxas: "Immediate addresses allowed only for .local state space". An instruction whose
+/// memory operand is a bare number, `[imm]`, must name `.local`; the generic space and every
+/// other space reject it, on every instruction with a memory operand (ptxas 13.5: `ld`, `st`,
+/// `atom`, `prefetch`, `prefetchu`, `cp.async`, `cp.async.bulk`, `mbarrier`, `ldmatrix`,
+/// `stmatrix`, `wmma.load`, `multimem`, `applypriority`, `discard`, `createpolicy.range`,
+/// `clusterlaunchcontrol`, `tcgen05.alloc`, ...; the `tcgen05` tensor-memory address, `txq`
+/// and `suq` reject it with messages of their own; tests/conformance/isagen-probes.tsv).
 pub fn check_immediate_address(instruction: &Instruction, diagnostics: &mut Vec<Diagnostic>) {
-    if !matches!(
-        instruction.opcode.as_str(),
-        "ld" | "ldu" | "st" | "red" | "atom" | "prefetch"
-    ) || instruction.modifiers.iter().any(|m| m.value == "local")
-    {
+    if instruction.modifiers.iter().any(|m| m.value == "local") {
         return;
     }
     for operand in &instruction.operands {
+        // `[handle, coordinates]` (tex, tld4, suld, sust, sured, cp.async.bulk.tensor): the
+        // first element names a texture, surface or tensor map; ptxas 13.5 stops at a number
+        // there ("Parsing error near ','").
+        if let Operand::AddressList(list) = operand
+            && let Some(Operand::Immediate(first)) = list.value.first()
+        {
+            diagnostics.push(Diagnostic::error(
+                ADDRESS_LIST_NUMBER,
+                "the first element of `[...]` is a texture, surface or tensor-map reference (a \
+                 name or a `.u64`/`.b64` register), not a number",
+                first.span,
+            ));
+        }
         if let Operand::Address(address) = operand
             && let AddressBase::Immediate(_) = address.base
         {

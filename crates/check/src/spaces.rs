@@ -217,6 +217,11 @@ pub(crate) fn violation(
     let expected = match opcode {
         "mbarrier" | "mapa" | "getctarank" => Some("shared"),
         "prefetchu" => Some("global"),
+        // `clusterlaunchcontrol.try_cancel.async{.space}...` (clusterlaunchcontrol.md: ".space
+        // = { .shared::cta }"): without the space both `[addr]` and `[mbar]` are generic
+        // addresses (ptxas 13.5 takes `.global`, `.shared` and `.local` variables there, not
+        // `.const` or `.param` ones; tests/conformance/isagen-probes.tsv).
+        "clusterlaunchcontrol" if spaces.is_empty() => None,
         _ => match spaces.get(nth) {
             Some(space) => modifier_space(space),
             // The barrier of the asynchronous copies.

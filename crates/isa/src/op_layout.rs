@@ -41,6 +41,9 @@ fn rule(ty: Type) -> RegisterRule {
 /// register; unlike the instruction type's own 32-bit operands, ptxas 13.5 takes no `.f16x2`
 /// register here.
 const FIXED_U32: RegisterRule = RegisterRule::OneOf(&[Type::U32, Type::S32, Type::B32]);
+/// The result of `txq` and `suq`: a 32-bit register of any kind.
+const QUERY_RESULT: RegisterRule =
+    RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32, Type::F32, Type::F16x2]);
 
 /// A `.pred` operand of `and`, `or`, `xor`, `not` and `vote`: ptxas 13.5 also takes an `.f16x2`
 /// register there.
@@ -404,14 +407,22 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
         // 9.7.18.2 (vadd2.md, vadd4.md): `d{.mask}, a{.asel}, b{.bsel}, c`, 32-bit registers
         // (ptxas 13.5 takes `.b32`, `.u32`, `.s32` and `.f16x2`, and no constant: "Incorrect
         // video selector for operand 1"; a list without `.u32` first takes no literal).
-        OpForm::VideoSimd { .. } => {
+        // `vset2`/`vset4` take no `.f16x2` register in `d` or `c` ("Arguments mismatch for
+        // instruction 'vset2'"; tests/conformance/isagen-probes.tsv).
+        OpForm::VideoSimd { op, .. } => {
             const VIDEO: RegisterRule =
                 RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32, Type::F16x2]);
+            const VIDEO_SET: RegisterRule = RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32]);
+            let outer = if matches!(op, crate::ops::VideoOp::Set(_)) {
+                VIDEO_SET
+            } else {
+                VIDEO
+            };
             vec![
-                scalar("d", true, VIDEO),
+                scalar("d", true, outer),
                 scalar("a", false, VIDEO),
                 scalar("b", false, VIDEO),
-                scalar("c", false, VIDEO),
+                scalar("c", false, outer),
             ]
         }
         // 9.7.18.1: `d, a, b` or `d, a, b, c` by the operands (the syntax table checks the
@@ -479,14 +490,17 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
             }
             slots
         }
+        // `txq`/`suq` write `d` into any 32-bit register but a 16-bit pair's (ptxas 13.5 takes
+        // `.f32` and `.f16x2` ones too, refuses 16- and 64-bit and `.pred` registers:
+        // "Arguments mismatch for instruction 'suq'"; tests/conformance/isagen-probes.tsv).
         OpForm::Txq { level, .. } => {
-            let mut slots = vec![scalar("d", true, FIXED_U32), address("[a]")];
+            let mut slots = vec![scalar("d", true, QUERY_RESULT), address("[a]")];
             if level {
                 slots.push(fixed_u32("lod"));
             }
             slots
         }
-        OpForm::Suq(_) => vec![scalar("d", true, FIXED_U32), address("[a]")],
+        OpForm::Suq(_) => vec![scalar("d", true, QUERY_RESULT), address("[a]")],
         OpForm::Suld(form) => vec![surface_values("d", form, true), address("[a, b]")],
         OpForm::Sust(form) => vec![address("[a, b]"), surface_values("c", form, false)],
         OpForm::Sured(form) => vec![address("[a, b]"), source("c", form.ty)],
@@ -1544,10 +1558,11 @@ pub fn line_size_violation(form: &OpForm, value: Option<u64>) -> Option<Violatio
 /// Checks the operands of a decoded non-conversion form against its slots.
 pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation> {
     // lop3.md: "immLut is an integer constant that can take values from 0 to 255" (ptxas
-    // 13.5: "Arguments mismatch for instruction 'lop3'" for a register there).
+    // 13.5: "Arguments mismatch for instruction 'lop3'" for a register there, and for a
+    // floating-point constant, `0f3F800000` or `1.0`: tests/conformance/isagen-probes.tsv).
     if let OpForm::Lop3 { .. } = *form
         && let Some(lut) = operands.get(4)
-        && !matches!(lut, Operand::Immediate(_))
+        && !matches!(lut, Operand::Immediate(crate::form::Literal::Integer))
     {
         return vec![Violation::new(
             RuleCode::OperandShape,

@@ -727,7 +727,12 @@ const ALLOCA: [SyntaxForm; 2] = [
             slot(
                 "ptr",
                 true,
-                fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
+                fixed(RegisterRule::OneOf(&[
+                    Type::B32,
+                    Type::U32,
+                    Type::S32,
+                    Type::F16x2,
+                ])),
             ),
             slot("size", false, fixed(RegisterRule::SameSize(Type::U32))),
             optional(slot("immAlign", false, fixed(RegisterRule::Constant))),
@@ -737,7 +742,9 @@ const ALLOCA: [SyntaxForm; 2] = [
 ];
 
 /// The pointer of `stacksave.type d;` / `stackrestore.type a;` (9.7.17.1-2): ptxas 13.5 takes
-/// an integer register of the type's size (`stacksave.u32 %s32` too; "Arguments mismatch" for
+/// an integer register of the type's size, or for `.u32` an `.f16x2` one (`stacksave.u32 %s32`,
+/// `stackrestore.u32 %hh1`, as `alloca.u32`'s `ptr`: tests/conformance/isagen-probes.tsv;
+/// "Arguments mismatch" for
 /// any other, "Result register required for instruction 'stackrestore'" for a constant).
 const U64_POINTER: [Slot; 1] = [slot(
     "d",
@@ -747,7 +754,12 @@ const U64_POINTER: [Slot; 1] = [slot(
 const U32_POINTER: [Slot; 1] = [slot(
     "d",
     true,
-    fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
+    fixed(RegisterRule::OneOf(&[
+        Type::B32,
+        Type::U32,
+        Type::S32,
+        Type::F16x2,
+    ])),
 )];
 const U64_SOURCE: [Slot; 1] = [slot(
     "a",
@@ -757,7 +769,12 @@ const U64_SOURCE: [Slot; 1] = [slot(
 const U32_SOURCE: [Slot; 1] = [slot(
     "a",
     true,
-    fixed(RegisterRule::OneOf(&[Type::B32, Type::U32, Type::S32])),
+    fixed(RegisterRule::OneOf(&[
+        Type::B32,
+        Type::U32,
+        Type::S32,
+        Type::F16x2,
+    ])),
 )];
 const TYPE_U64: [Group; 1] = [types(".type", &["u64"])];
 const TYPE_U32: [Group; 1] = [types(".type", &["u32"])];

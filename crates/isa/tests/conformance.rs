@@ -221,6 +221,9 @@ fn every_conformance_line_agrees_with_ptxas() {
                 && name != "tex-coordinates.tsv.xz"
                 && name != "operand-vectors.tsv"
                 && !name.starts_with("inlineasm")
+                // `isagen.py`'s lines and probes (the thirteenth round) name the fuzzer's
+                // symbols and need the front end's operand rules too.
+                && !name.starts_with("isagen-")
                 && !name.starts_with("fuzz-")
                 && !name.starts_with("realcorpus-")
                 && !name.starts_with("llvm-")
