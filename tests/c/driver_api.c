@@ -241,6 +241,39 @@ typedef struct {
     CUgraphNode error_from_node;
 } GraphExecUpdateResultInfo;
 CUresult cuGraphExecUpdate_v2(CUgraphExec executable, CUgraph graph, GraphExecUpdateResultInfo *info);
+/* Graph topology and node parameters (cuda.h, "Graph Management"). */
+typedef struct {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value, elementSize;
+    size_t width, height;
+} MemsetNodeParams;
+typedef void (*HostFn)(void *);
+typedef struct {
+    HostFn fn;
+    void *userData;
+} HostNodeParams;
+typedef struct CUuserObject_st *CUuserObject;
+CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                              size_t count, const MemsetNodeParams *params, CUcontext context);
+CUresult cuGraphAddHostNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                            size_t count, const HostNodeParams *params);
+CUresult cuGraphAddDependencies(CUgraph graph, const CUgraphNode *from, const CUgraphNode *to,
+                                size_t count);
+CUresult cuGraphRemoveDependencies(CUgraph graph, const CUgraphNode *from, const CUgraphNode *to,
+                                   size_t count);
+CUresult cuGraphGetEdges(CUgraph graph, CUgraphNode *from, CUgraphNode *to, size_t *count);
+CUresult cuGraphGetRootNodes(CUgraph graph, CUgraphNode *nodes, size_t *count);
+CUresult cuGraphNodeGetDependencies(CUgraphNode node, CUgraphNode *nodes, size_t *count);
+CUresult cuGraphDestroyNode(CUgraphNode node);
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode node, MemsetNodeParams *params);
+CUresult cuGraphNodeSetEnabled(CUgraphExec executable, CUgraphNode node, unsigned int enabled);
+CUresult cuGraphClone(CUgraph *clone, CUgraph graph);
+CUresult cuGraphNodeFindInClone(CUgraphNode *node, CUgraphNode original, CUgraph clone);
+CUresult cuUserObjectCreate(CUuserObject *object, void *data, HostFn destroy,
+                            unsigned int references, unsigned int flags);
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count,
+                                 unsigned int flags);
 
 #include "check.h"
 
@@ -771,6 +804,14 @@ static void histogram(const uint32_t *in, int n, uint32_t *bins) {
     for (int i = 0; i < n; i++) bins[in[i] & 255]++;
 }
 
+/* Host functions of the graph topology test: the order host nodes ran in, and a user
+ * object's destructor. */
+static int order_seen[8], order_count;
+static void record_order(void *value) {
+    if (order_count < 8) order_seen[order_count++] = (int)(uintptr_t)value;
+}
+static void count_destruction(void *counter) { ++*(int *)counter; }
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s block.sm_90.ptx\n", argv[0]);
@@ -1093,6 +1134,108 @@ int main(int argc, char **argv) {
         OK(cuGraphDestroy(graph));
         OK(cuMemFree_v2(d_gbins));
         OK(cuMemFree_v2(d_gcopy));
+    }
+
+    /* Graph topology: cuGraphAddDependencies may make a node added earlier run after one
+     * added later ("Dependencies ... are added to the graph", cuda.h); each node runs after
+     * its dependencies. A memset node added first, then a host-to-device copy with the edge
+     * copy -> memset: the memset wins. Host nodes added in the order 1, 2 with the edge
+     * 2 -> 1 run as 2, 1. A removed edge that does not exist is CUDA_ERROR_INVALID_VALUE
+     * ("Specifying a non-existing dependency will return an error"); a disabled node runs as
+     * an empty node; a cycle cannot be instantiated; a user object's destructor runs when
+     * the last graph holding it is destroyed. */
+    {
+        CUdeviceptr d_topo = 0;
+        OK(cuMemAlloc_v2(&d_topo, 64 * sizeof(uint32_t)));
+        static uint32_t topo_source[64], topo_back[64];
+        for (int i = 0; i < 64; i++) topo_source[i] = 1000u + (uint32_t)i;
+        MemsetNodeParams fill = {d_topo, 0, 7, 4, 64, 1};
+        Memcpy3D upload = {0};
+        upload.srcMemoryType = CU_MEMORYTYPE_HOST;
+        upload.srcHost = topo_source;
+        upload.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        upload.dstDevice = d_topo;
+        upload.WidthInBytes = sizeof topo_source;
+        upload.Height = upload.Depth = 1;
+        HostNodeParams first = {record_order, (void *)(uintptr_t)1};
+        HostNodeParams second = {record_order, (void *)(uintptr_t)2};
+        CUgraph graph = NULL;
+        CUgraphNode fill_node = NULL, upload_node = NULL, host1 = NULL, host2 = NULL;
+        OK(cuGraphCreate(&graph, 0));
+        OK(cuGraphAddMemsetNode(&fill_node, graph, NULL, 0, &fill, context));
+        OK(cuGraphAddMemcpyNode(&upload_node, graph, NULL, 0, &upload, context));
+        OK(cuGraphAddDependencies(graph, &upload_node, &fill_node, 1));
+        OK(cuGraphAddHostNode(&host1, graph, NULL, 0, &first));
+        OK(cuGraphAddHostNode(&host2, graph, NULL, 0, &second));
+        OK(cuGraphAddDependencies(graph, &host2, &host1, 1));
+        CHECK(cuGraphAddDependencies(graph, &host2, &host1, 1) == CUDA_ERROR_INVALID_VALUE,
+              "an edge added twice");
+        size_t count = 0;
+        OK(cuGraphGetEdges(graph, NULL, NULL, &count));
+        CHECK(count == 2, "graph edges: %zu", count);
+        CUgraphNode from[2] = {0}, to[2] = {0};
+        OK(cuGraphGetEdges(graph, from, to, &count));
+        CHECK(from[0] == upload_node && to[0] == fill_node && from[1] == host2 && to[1] == host1,
+              "the edges as added");
+        CUgraphNode roots[4] = {0};
+        count = 4;
+        OK(cuGraphGetRootNodes(graph, roots, &count));
+        CHECK(count == 2 && roots[0] == upload_node && roots[1] == host2, "root nodes: %zu", count);
+        count = 4;
+        OK(cuGraphNodeGetDependencies(fill_node, roots, &count));
+        CHECK(count == 1 && roots[0] == upload_node, "the memset's dependency");
+        MemsetNodeParams read_back = {0};
+        OK(cuGraphMemsetNodeGetParams(fill_node, &read_back));
+        CHECK(read_back.dst == d_topo && read_back.value == 7 && read_back.elementSize == 4 &&
+                  read_back.width == 64 && read_back.height == 1,
+              "memset node parameters read back");
+        CHECK(cuGraphRemoveDependencies(graph, &host1, &host2, 1) == CUDA_ERROR_INVALID_VALUE,
+              "removing an edge that does not exist");
+        static int topo_destroyed = 0;
+        CUuserObject object = NULL;
+        OK(cuUserObjectCreate(&object, &topo_destroyed, count_destruction, 1, 1));
+        OK(cuGraphRetainUserObject(graph, object, 1, 1 /* CU_GRAPH_USER_OBJECT_MOVE */));
+        CUgraphExec executable = NULL;
+        OK(cuGraphInstantiate_v2(&executable, graph, NULL, NULL, 0));
+        order_count = 0;
+        OK(cuGraphLaunch(executable, NULL));
+        OK(cuMemcpyDtoH_v2(topo_back, d_topo, sizeof topo_back));
+        CHECK(topo_back[0] == 7 && topo_back[63] == 7, "the memset ran after the copy: %u",
+              topo_back[0]);
+        CHECK(order_count == 2 && order_seen[0] == 2 && order_seen[1] == 1,
+              "host nodes ran as 2, 1 (%d: %d %d)", order_count, order_seen[0], order_seen[1]);
+        OK(cuGraphNodeSetEnabled(executable, fill_node, 0));
+        OK(cuGraphLaunch(executable, NULL));
+        OK(cuMemcpyDtoH_v2(topo_back, d_topo, sizeof topo_back));
+        CHECK(topo_back[0] == 1000 && topo_back[63] == 1063, "the disabled memset did not run: %u",
+              topo_back[0]);
+        /* A clone: its nodes are its own; cutting the clone's edge leaves the original's. */
+        CUgraph clone = NULL;
+        CUgraphNode clone_host1 = NULL, clone_host2 = NULL;
+        OK(cuGraphClone(&clone, graph));
+        OK(cuGraphNodeFindInClone(&clone_host1, host1, clone));
+        OK(cuGraphNodeFindInClone(&clone_host2, host2, clone));
+        CHECK(clone_host1 != host1, "the clone's node is another node");
+        OK(cuGraphRemoveDependencies(clone, &clone_host2, &clone_host1, 1));
+        OK(cuGraphGetEdges(graph, NULL, NULL, &count));
+        CHECK(count == 2, "the original keeps its edges: %zu", count);
+        OK(cuGraphDestroyNode(clone_host1));
+        OK(cuGraphGetEdges(clone, NULL, NULL, &count));
+        CHECK(count == 1, "the clone's edges: %zu", count);
+        /* A cycle: the upload after the memset, which runs after the upload. */
+        CUgraphNode clone_fill = NULL, clone_upload = NULL;
+        OK(cuGraphNodeFindInClone(&clone_fill, fill_node, clone));
+        OK(cuGraphNodeFindInClone(&clone_upload, upload_node, clone));
+        OK(cuGraphAddDependencies(clone, &clone_fill, &clone_upload, 1));
+        CUgraphExec cyclic = NULL;
+        CHECK(cuGraphInstantiate_v2(&cyclic, clone, NULL, NULL, 0) == CUDA_ERROR_INVALID_VALUE,
+              "a graph with a cycle");
+        OK(cuGraphDestroy(clone));
+        OK(cuGraphExecDestroy(executable));
+        CHECK(topo_destroyed == 0, "the user object lives while the graph does");
+        OK(cuGraphDestroy(graph));
+        CHECK(topo_destroyed == 1, "the user object's destructor ran once: %d", topo_destroyed);
+        OK(cuMemFree_v2(d_topo));
     }
 
     /* Error paths: invalid PTX (with the checker's log), an unknown kernel, error names, a

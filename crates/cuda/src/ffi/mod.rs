@@ -1377,12 +1377,16 @@ calls! {
 
     /// `cuGraphDestroy`.
     fn cuGraphDestroy(graph: Handle) {
-        driver::graph_destroy(number(graph), false)
+        let destructors = driver::graph_destroy(number(graph), false)?;
+        graph::run_destructors(&destructors);
+        Ok(())
     }
 
     /// `cuGraphExecDestroy`.
     fn cuGraphExecDestroy(executable: Handle) {
-        driver::graph_destroy(number(executable), true)
+        let destructors = driver::graph_destroy(number(executable), true)?;
+        graph::run_destructors(&destructors);
+        Ok(())
     }
 }
 

@@ -84,8 +84,6 @@ not_supported! {
     cuGLUnmapBufferObjectAsync
     cuGLUnregisterBufferObject
     cuGraphAddBatchMemOpNode
-    cuGraphAddDependencies
-    cuGraphAddDependencies_v2
     cuGraphAddEventRecordNode
     cuGraphAddEventWaitNode
     cuGraphAddExternalSemaphoresSignalNode
@@ -93,8 +91,6 @@ not_supported! {
     cuGraphBatchMemOpNodeGetParams
     cuGraphBatchMemOpNodeSetParams
     cuGraphChildGraphNodeGetGraph
-    cuGraphDebugDotPrint
-    cuGraphDestroyNode
     cuGraphEventRecordNodeGetEvent
     cuGraphEventRecordNodeSetEvent
     cuGraphEventWaitNodeGetEvent
@@ -105,48 +101,24 @@ not_supported! {
     cuGraphExecEventWaitNodeSetEvent
     cuGraphExecExternalSemaphoresSignalNodeSetParams
     cuGraphExecExternalSemaphoresWaitNodeSetParams
-    cuGraphExecGetFlags
     cuGraphExecGetId
-    cuGraphExecHostNodeSetParams
-    cuGraphExecMemsetNodeSetParams
     cuGraphExecNodeSetParams
     cuGraphExecUpdate
     cuGraphExternalSemaphoresSignalNodeGetParams
     cuGraphExternalSemaphoresSignalNodeSetParams
     cuGraphExternalSemaphoresWaitNodeGetParams
     cuGraphExternalSemaphoresWaitNodeSetParams
-    cuGraphGetEdges
-    cuGraphGetEdges_v2
     cuGraphGetId
-    cuGraphGetRootNodes
-    cuGraphHostNodeGetParams
-    cuGraphHostNodeSetParams
     cuGraphKernelNodeCopyAttributes
     cuGraphKernelNodeGetAttribute
-    cuGraphKernelNodeGetParams
-    cuGraphKernelNodeGetParams_v2
     cuGraphKernelNodeSetAttribute
     cuGraphMemcpyNodeGetParams
     cuGraphMemcpyNodeSetParams
-    cuGraphMemsetNodeGetParams
-    cuGraphMemsetNodeSetParams
-    cuGraphNodeFindInClone
-    cuGraphNodeGetContainingGraph
-    cuGraphNodeGetDependencies
-    cuGraphNodeGetDependencies_v2
-    cuGraphNodeGetDependentNodes
-    cuGraphNodeGetDependentNodes_v2
-    cuGraphNodeGetEnabled
     cuGraphNodeGetLocalId
     cuGraphNodeGetParams
     cuGraphNodeGetToolsId
-    cuGraphNodeSetEnabled
     cuGraphNodeSetParams
     cuGraphNodeSetParams_v2
-    cuGraphReleaseUserObject
-    cuGraphRemoveDependencies
-    cuGraphRemoveDependencies_v2
-    cuGraphRetainUserObject
     cuGraphicsEGLRegisterImage
     cuGraphicsGLRegisterBuffer
     cuGraphicsGLRegisterImage
@@ -312,9 +284,6 @@ not_supported! {
     cuTexRefSetMipmapLevelBias
     cuTexRefSetMipmapLevelClamp
     cuTexRefSetMipmappedArray
-    cuUserObjectCreate
-    cuUserObjectRelease
-    cuUserObjectRetain
     cuVDPAUCtxCreate
     cuVDPAUCtxCreate_v2
     cuVDPAUGetDevice
