@@ -274,6 +274,18 @@ CUresult cuUserObjectCreate(CUuserObject *object, void *data, HostFn destroy,
                             unsigned int references, unsigned int flags);
 CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count,
                                  unsigned int flags);
+CUresult cuStreamBeginCapture_v2(CUstream stream, int mode);
+CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph);
+CUresult cuMemcpy3DAsync_v2(const Memcpy3D *copy, CUstream stream);
+/* CUmemcpyAttributes: srcAccessOrder, srcLocHint and dstLocHint (CUmemLocation), flags. */
+typedef struct {
+    int srcAccessOrder;
+    int srcLocHint[2], dstLocHint[2];
+    unsigned int flags;
+} MemcpyAttributes;
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                               MemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                               CUstream stream);
 
 #include "check.h"
 
@@ -1236,6 +1248,85 @@ int main(int argc, char **argv) {
         OK(cuGraphDestroy(graph));
         CHECK(topo_destroyed == 1, "the user object's destructor ran once: %d", topo_destroyed);
         OK(cuMemFree_v2(d_topo));
+    }
+
+    /* Copies of several rows in graphs: a captured cuMemcpy3DAsync is a node of the graph
+     * (it copies when the graph runs, not when it is captured), and cuGraphAddMemcpyNode
+     * takes a CUDA_MEMCPY3D with Height above 1 (cuda.h: "Creates a new memcpy node ... as
+     * described by copyParams"). Then cuMemcpyBatchAsync (CUDA 12.8): its copies, and the
+     * rules cuda.h gives for its arguments (a valid srcAccessOrder, not the legacy NULL
+     * stream: CUDA_ERROR_INVALID_VALUE). */
+    {
+        enum { COLS = 6, ROWS = 5, PITCH = 64 };
+        CUdeviceptr d_rows = 0;
+        OK(cuMemAlloc_v2(&d_rows, PITCH * ROWS));
+        static unsigned char rows_in[COLS * ROWS], rows_out[COLS * ROWS], rows_node[COLS * ROWS];
+        for (int i = 0; i < COLS * ROWS; i++) rows_in[i] = (unsigned char)(3 * i + 1);
+        Memcpy3D up = {0}, down = {0};
+        up.srcMemoryType = CU_MEMORYTYPE_HOST;
+        up.srcHost = rows_in;
+        up.srcPitch = COLS;
+        up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        up.dstDevice = d_rows;
+        up.dstPitch = PITCH;
+        up.WidthInBytes = COLS;
+        up.Height = ROWS;
+        up.Depth = 1;
+        down = up;
+        down.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        down.srcHost = NULL;
+        down.srcDevice = d_rows;
+        down.srcPitch = PITCH;
+        down.dstMemoryType = CU_MEMORYTYPE_HOST;
+        down.dstDevice = 0;
+        down.dstHost = rows_out;
+        down.dstPitch = COLS;
+        CUstream capturing = NULL;
+        OK(cuStreamCreate(&capturing, 0));
+        OK(cuStreamBeginCapture_v2(capturing, 0));
+        OK(cuMemcpy3DAsync_v2(&up, capturing));
+        OK(cuMemcpy3DAsync_v2(&down, capturing));
+        CUgraph captured = NULL;
+        OK(cuStreamEndCapture(capturing, &captured));
+        CHECK(rows_out[1] == 0, "a captured copy does not run at capture");
+        size_t count = 0;
+        OK(cuGraphGetEdges(captured, NULL, NULL, &count));
+        CHECK(count == 1, "the two captured copies are one after the other: %zu edges", count);
+        down.dstHost = rows_node;
+        CUgraphNode node_copy = NULL;
+        OK(cuGraphAddMemcpyNode(&node_copy, captured, NULL, 0, &down, context));
+        CUgraphExec rows_exec = NULL;
+        OK(cuGraphInstantiate_v2(&rows_exec, captured, NULL, NULL, 0));
+        OK(cuGraphLaunch(rows_exec, capturing));
+        OK(cuStreamSynchronize(capturing));
+        CHECK(memcmp(rows_out, rows_in, sizeof rows_in) == 0, "captured 3D copies");
+        CHECK(memcmp(rows_node, rows_in, sizeof rows_in) == 0, "a memcpy node of several rows");
+        OK(cuGraphExecDestroy(rows_exec));
+        OK(cuGraphDestroy(captured));
+
+        CUdeviceptr d_batch = 0;
+        OK(cuMemAlloc_v2(&d_batch, 256));
+        static unsigned char batch_in[128], batch_out[128];
+        for (int i = 0; i < 128; i++) batch_in[i] = (unsigned char)(255 - i);
+        CUdeviceptr dsts[2] = {d_batch, (CUdeviceptr)(uintptr_t)batch_out};
+        CUdeviceptr srcs[2] = {(CUdeviceptr)(uintptr_t)batch_in, d_batch};
+        size_t sizes[2] = {128, 128};
+        MemcpyAttributes attributes = {1 /* CU_MEMCPY_SRC_ACCESS_ORDER_STREAM */, {0, 0}, {0, 0}, 0};
+        size_t first = 0;
+        OK(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attributes, &first, 1, capturing));
+        OK(cuStreamSynchronize(capturing));
+        CHECK(memcmp(batch_out, batch_in, sizeof batch_in) == 0, "batched copies");
+        attributes.srcAccessOrder = 0; /* CU_MEMCPY_SRC_ACCESS_ORDER_INVALID */
+        CHECK(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attributes, &first, 1, capturing) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "an invalid source access order");
+        attributes.srcAccessOrder = 1;
+        CHECK(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attributes, &first, 1, NULL) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "a batch on the legacy NULL stream");
+        OK(cuStreamDestroy_v2(capturing));
+        OK(cuMemFree_v2(d_batch));
+        OK(cuMemFree_v2(d_rows));
     }
 
     /* Error paths: invalid PTX (with the checker's log), an unknown kernel, error names, a

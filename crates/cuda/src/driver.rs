@@ -3182,6 +3182,30 @@ pub enum Place {
     Host(usize),
 }
 
+/// One end of a copy node of several rows or with arrays (`CUDA_MEMCPY3D`'s source or
+/// destination fields): where it is, as the C boundary reads it when the node runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopySide {
+    /// `CUmemorytype`: host 1, device 2, array 3, unified 4.
+    pub memory_type: u32,
+    /// The host address (host memory).
+    pub host: usize,
+    /// The device address (device or unified memory).
+    pub device: u64,
+    /// The `CUarray` handle (arrays).
+    pub array: u64,
+    /// The first byte of each row, its row and its slice.
+    pub x: u64,
+    /// The first row.
+    pub y: u64,
+    /// The first slice.
+    pub z: u64,
+    /// Bytes from one row to the next.
+    pub pitch: u64,
+    /// Rows from one slice to the next.
+    pub height: u64,
+}
+
 /// A node of a CUDA graph, with what it needs to run (the kernel parameters copied when the
 /// node was added or set, as CUDA does).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -3207,6 +3231,17 @@ pub enum GraphNode {
         destination: Place,
         /// How many bytes.
         bytes: usize,
+    },
+    /// A copy of `extent` (bytes per row, rows, slices) between host memory, device memory
+    /// and arrays (`cuGraphAddMemcpyNode` of a `CUDA_MEMCPY3D` beyond one row, a captured
+    /// `cuMemcpy2DAsync` or `cuMemcpy3DAsync`).
+    Copy3d {
+        /// From.
+        source: CopySide,
+        /// To.
+        destination: CopySide,
+        /// Bytes per row, rows, slices.
+        extent: [u64; 3],
     },
     /// A memset of `height` rows of `width` elements, `pitch` bytes apart.
     Memset {
@@ -3793,7 +3828,7 @@ pub fn graph_node_type(node: u64) -> CallResult<i32> {
         .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no graph has this node"))?;
     Ok(match kind {
         GraphNode::Kernel { .. } => 0,
-        GraphNode::Copy { .. } => 1,
+        GraphNode::Copy { .. } | GraphNode::Copy3d { .. } => 1,
         GraphNode::Memset { .. } => 2,
         GraphNode::Host { .. } => 3,
         GraphNode::Empty => 5,

@@ -218,7 +218,10 @@ pub fn set_enabled(executable: u64, node: u64, enabled: bool) -> CallResult<()> 
         .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))?;
     if !matches!(
         kind,
-        GraphNode::Kernel { .. } | GraphNode::Copy { .. } | GraphNode::Memset { .. }
+        GraphNode::Kernel { .. }
+            | GraphNode::Copy { .. }
+            | GraphNode::Copy3d { .. }
+            | GraphNode::Memset { .. }
     ) {
         return Err(Failure::new(
             CudaError::InvalidValue,
@@ -389,6 +392,10 @@ pub fn dot(graph: u64, verbose: bool) -> CallResult<String> {
                 format!("grid {grid:?} block {block:?} dynamic shared {dynamic_shared}"),
             ),
             GraphNode::Copy { bytes, .. } => ("MEMCPY", format!("{bytes} bytes")),
+            GraphNode::Copy3d { extent, .. } => (
+                "MEMCPY",
+                format!("{} x {} x {} bytes", extent[0], extent[1], extent[2]),
+            ),
             GraphNode::Memset { width, height, .. } => ("MEMSET", format!("{width} x {height}")),
             GraphNode::Host { .. } => ("HOST", String::new()),
             GraphNode::Empty => ("EMPTY", String::new()),

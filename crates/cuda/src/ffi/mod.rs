@@ -1093,11 +1093,18 @@ unsafe fn copy_node(copy: *const Memcpy3d) -> CallResult<GraphNode> {
     }
     // SAFETY: not NULL and, by the contract, readable.
     let copy = unsafe { copy.read_unaligned() };
-    if copy.height > 1 || copy.depth > 1 {
-        return Err(Failure::new(
-            CudaError::NotSupported,
-            "copies of more than one row (Height or Depth above 1)",
-        ));
+    let one_row = |memory_type: c_int| matches!(memory_type, MEMORYTYPE_HOST | MEMORYTYPE_DEVICE);
+    if copy.height > 1
+        || copy.depth > 1
+        || !one_row(copy.src_memory_type)
+        || !one_row(copy.dst_memory_type)
+        || copy.src_y > 0
+        || copy.src_z > 0
+        || copy.dst_y > 0
+        || copy.dst_z > 0
+    {
+        // SAFETY: `copy` points to a readable `CUDA_MEMCPY3D`, the struct texture.rs reads.
+        return Ok(unsafe { texture::copy_3d_node(std::ptr::from_ref(&copy).cast()) });
     }
     let place = |memory_type: c_int, host: usize, device: u64, x: usize| match memory_type {
         MEMORYTYPE_HOST => Ok(Place::Host(host.wrapping_add(x))),
@@ -1193,6 +1200,15 @@ fn run_graph_nodes(executable: u64, stream: u64) -> CallResult<()> {
                     ));
                 }
             },
+            GraphNode::Copy3d {
+                source,
+                destination,
+                extent,
+            } => {
+                // SAFETY: the host memory and arrays of a copy node stay valid while the graph
+                // may run (the contract of cuGraphAddMemcpyNode and of stream capture).
+                unsafe { texture::run_copy_3d(source, destination, extent) }?;
+            }
             GraphNode::Memset {
                 destination,
                 pattern,

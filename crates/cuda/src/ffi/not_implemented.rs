@@ -200,13 +200,10 @@ not_supported! {
     cuMemcpyAtoD_v2
     cuMemcpyAtoHAsync
     cuMemcpyAtoHAsync_v2
-    cuMemcpyBatchAsync
-    cuMemcpyBatchAsync_v2
     cuMemcpyDtoA
     cuMemcpyDtoA_v2
     cuMemcpyHtoAAsync
     cuMemcpyHtoAAsync_v2
-    cuMemcpyWithAttributesAsync
     cuMipmappedArrayCreate
     cuMipmappedArrayDestroy
     cuMipmappedArrayGetLevel

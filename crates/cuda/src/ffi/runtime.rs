@@ -563,6 +563,173 @@ calls! {
 
     /// `cuMemcpyAsync`: as `cuMemcpy`, done when it returns.
     fn cuMemcpyAsync(destination: u64, source: u64, bytes: usize, stream: Handle) {
+        unsafe { memcpy_async(destination, source, bytes, stream) }
+    }
+
+    /// `cuMemcpyBatchAsync` (CUDA 12.8's, with `failIdx`): the copies one after the other
+    /// ([`batch_copy`]); `*failIdx` is `SIZE_MAX` after a success ("not specific to any
+    /// copy").
+    fn cuMemcpyBatchAsync(
+        destinations: *const u64,
+        sources: *const u64,
+        sizes: *const usize,
+        count: usize,
+        attributes: *const MemcpyAttributes,
+        attribute_indices: *const usize,
+        attribute_count: usize,
+        fail_index: *mut usize,
+        stream: Handle,
+    ) {
+        let result = unsafe {
+            batch_copy(destinations, sources, sizes, count, attributes, attribute_indices, attribute_count, stream)
+        };
+        if !fail_index.is_null() {
+            let index = match &result {
+                Err((Some(index), _)) => *index,
+                _ => usize::MAX,
+            };
+            unsafe { put(fail_index, index, "failIdx") }?;
+        }
+        result.map_err(|(_, failure)| failure)
+    }
+
+    /// `cuMemcpyBatchAsync_v2` (CUDA 13): as the first version without `failIdx`.
+    fn cuMemcpyBatchAsync_v2(
+        destinations: *const u64,
+        sources: *const u64,
+        sizes: *const usize,
+        count: usize,
+        attributes: *const MemcpyAttributes,
+        attribute_indices: *const usize,
+        attribute_count: usize,
+        stream: Handle,
+    ) {
+        unsafe {
+            batch_copy(destinations, sources, sizes, count, attributes, attribute_indices, attribute_count, stream)
+        }
+        .map_err(|(_, failure)| failure)
+    }
+
+    /// `cuMemcpyWithAttributesAsync` (CUDA 13): one copy of a batch.
+    fn cuMemcpyWithAttributesAsync(
+        destination: u64,
+        source: u64,
+        bytes: usize,
+        attributes: *const MemcpyAttributes,
+        stream: Handle,
+    ) {
+        let index = 0usize;
+        unsafe {
+            batch_copy(&destination, &source, &bytes, 1, attributes, &index, 1, stream)
+        }
+        .map_err(|(_, failure)| failure)
+    }
+}
+
+/// `CUmemcpyAttributes`: the source access order, location hints for the source and the
+/// destination (`CUmemLocation`s: type and id), flags.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct MemcpyAttributes {
+    source_access_order: c_int,
+    source_hint: [c_int; 2],
+    destination_hint: [c_int; 2],
+    flags: c_uint,
+}
+
+const _: () = assert!(size_of::<MemcpyAttributes>() == 24);
+
+/// `CU_MEMCPY_SRC_ACCESS_ORDER_STREAM` .. `_ANY`: the valid access orders (`_INVALID`, 0, is
+/// not).
+const ACCESS_ORDERS: std::ops::RangeInclusive<c_int> = 1..=3;
+
+/// A batch of copies (`cuMemcpyBatchAsync`): cuda.h's rules checked first (`count` copies,
+/// `numAttrs` attributes from 1 to `count` whose indices start at 0 and rise below `count`,
+/// each with a valid source access order, a stream that is not the legacy NULL stream:
+/// `CUDA_ERROR_INVALID_VALUE`); then each copy as `cuMemcpyAsync` (done when the call returns,
+/// which every access order allows; copy nodes where the stream captures). A failure carries
+/// the index of the copy it is about, if any.
+///
+/// # Safety
+/// The arrays are NULL (an error) or hold `count` (the attributes and their indices
+/// `attribute_count`) readable entries; each copy keeps `cuMemcpyAsync`'s contract.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batch_copy(
+    destinations: *const u64,
+    sources: *const u64,
+    sizes: *const usize,
+    count: usize,
+    attributes: *const MemcpyAttributes,
+    attribute_indices: *const usize,
+    attribute_count: usize,
+    stream: Handle,
+) -> Result<(), (Option<usize>, Failure)> {
+    let invalid = |message: &str| (None, Failure::new(CudaError::InvalidValue, message));
+    if count == 0 || destinations.is_null() || sources.is_null() || sizes.is_null() {
+        return Err(invalid("no copies, or NULL dsts/srcs/sizes"));
+    }
+    if attribute_count == 0
+        || attribute_count > count
+        || attributes.is_null()
+        || attribute_indices.is_null()
+    {
+        return Err(invalid(
+            "numAttrs must be from 1 to count, with attrs and attrsIdxs",
+        ));
+    }
+    if stream.is_null() {
+        return Err(invalid("the legacy NULL stream (hStream must not be it)"));
+    }
+    // SAFETY: by the contract, the lengths given.
+    let (destinations, sources, sizes, attributes, indices) = unsafe {
+        (
+            std::slice::from_raw_parts(destinations, count),
+            std::slice::from_raw_parts(sources, count),
+            std::slice::from_raw_parts(sizes, count),
+            std::slice::from_raw_parts(attributes, attribute_count),
+            std::slice::from_raw_parts(attribute_indices, attribute_count),
+        )
+    };
+    if indices[0] != 0
+        || indices.windows(2).any(|w| w[1] <= w[0])
+        || indices[attribute_count - 1] >= count
+    {
+        return Err(invalid("attrsIdxs must start at 0 and rise, below count"));
+    }
+    for (k, attribute) in attributes.iter().enumerate() {
+        if !ACCESS_ORDERS.contains(&attribute.source_access_order) {
+            return Err((
+                Some(indices[k]),
+                Failure::new(
+                    CudaError::InvalidValue,
+                    format!(
+                        "srcAccessOrder {} of attrs[{k}]",
+                        attribute.source_access_order
+                    ),
+                ),
+            ));
+        }
+    }
+    for i in 0..count {
+        // SAFETY: by the contract.
+        unsafe { memcpy_async(destinations[i], sources[i], sizes[i], stream) }
+            .map_err(|failure| (Some(i), failure))?;
+    }
+    Ok(())
+}
+
+/// `cuMemcpyAsync`: a copy node where the stream captures; else, after the stream's work, a
+/// copy between any two of device, managed, pinned and plain host memory.
+///
+/// # Safety
+/// As `cuMemcpy`: host addresses have the bytes the copy reads or writes.
+unsafe fn memcpy_async(
+    destination: u64,
+    source: u64,
+    bytes: usize,
+    stream: Handle,
+) -> super::CallResult<()> {
+    {
         let place = |address: u64| {
             if driver::is_device_address(address) {
                 driver::Place::Device(address)
@@ -583,6 +750,9 @@ calls! {
         driver::stream_synchronize(number(stream))?;
         unsafe { unified_copy(destination, source, bytes) }
     }
+}
+
+calls! {
 
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` ([`driver::occupancy`]'s model).
     fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
