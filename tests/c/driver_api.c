@@ -274,6 +274,15 @@ CUresult cuUserObjectCreate(CUuserObject *object, void *data, HostFn destroy,
                             unsigned int references, unsigned int flags);
 CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count,
                                  unsigned int flags);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice device);
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device);
+CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool pool);
+CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, int type);
+CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *location, int type);
+CUresult cuMemPoolGetAccess(int *flags, CUmemoryPool pool, CUmemLocation *location);
+CUresult cuDeviceGetP2PAttribute(int *value, int attribute, CUdevice source, CUdevice destination);
+CUresult cuOccupancyMaxPotentialClusterSize(int *size, CUfunction function,
+                                            const CUlaunchConfig *config);
 CUresult cuStreamBeginCapture_v2(CUstream stream, int mode);
 CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph);
 CUresult cuMemcpy3DAsync_v2(const Memcpy3D *copy, CUstream stream);
@@ -1522,6 +1531,12 @@ int main(int argc, char **argv) {
         CHECK(got[2 * cta] == (cta ^ 1u) && got[2 * cta + 1] == cta % 2u,
               "cluster: CTA %u read %u, rank %u", cta, got[2 * cta], got[2 * cta + 1]);
     }
+    /* cuOccupancyMaxPotentialClusterSize: "By default this function will always return a
+     * value that's portable on future hardware" -- 8 CTAs, the portable cluster size of the
+     * CUDA C++ Programming Guide, for a kernel of 32 threads without a required shape. */
+    int potential = 0;
+    OK(cuOccupancyMaxPotentialClusterSize(&potential, partner, &config));
+    CHECK(potential == 8, "potential cluster size %d", potential);
     /* 8 CTAs are no whole number of 3-CTA clusters. */
     cluster_attribute.value.clusterDim.x = 3;
     CHECK(cuLaunchKernelEx(&config, partner, pair_args, NULL) == CUDA_ERROR_INVALID_VALUE,
@@ -1651,7 +1666,32 @@ int main(int argc, char **argv) {
         OK(cuMemPoolGetAttribute(pool, 8, &value));
         CHECK(value == 4000, "used memory high watermark %llu", value);
         OK(cuMemFreeAsync(b, NULL));
+        /* The current pool (cuda.h, cuDeviceGetMemPool: "the last pool provided to
+         * cuDeviceSetMemPool for this device or the device's default memory pool"); its owner
+         * has read-write access (CU_MEM_ACCESS_FLAGS_PROT_READWRITE, 3); destroying the current
+         * pool makes the default current again. CUDA 13's location-based calls agree. */
+        CUmemoryPool default_pool = NULL, current = NULL;
+        OK(cuDeviceGetDefaultMemPool(&default_pool, device));
+        OK(cuDeviceGetMemPool(&current, device));
+        CHECK(current == default_pool, "the default pool is current at first");
+        OK(cuDeviceSetMemPool(device, pool));
+        OK(cuDeviceGetMemPool(&current, device));
+        CHECK(current == pool, "cuDeviceSetMemPool makes the pool current");
+        OK(cuMemGetMemPool(&current, &props.location, 1 /* CU_MEM_ALLOCATION_TYPE_PINNED */));
+        CHECK(current == pool, "cuMemGetMemPool gives the current pool");
+        OK(cuMemGetDefaultMemPool(&current, &props.location, 1));
+        CHECK(current == default_pool, "cuMemGetDefaultMemPool gives the default pool");
+        int access = 0;
+        OK(cuMemPoolGetAccess(&access, pool, &props.location));
+        CHECK(access == 3, "the owner's access to its pool: %d", access);
         OK(cuMemPoolDestroy(pool));
+        OK(cuDeviceGetMemPool(&current, device));
+        CHECK(current == default_pool, "the default pool is current again");
+        /* A device and itself: "CUDA_ERROR_INVALID_DEVICE if srcDevice or dstDevice are not
+         * valid or if they represent the same device" (cuDeviceGetP2PAttribute). */
+        int p2p = -1;
+        CHECK(cuDeviceGetP2PAttribute(&p2p, 2, device, device) == 101 /* CUDA_ERROR_INVALID_DEVICE */,
+              "a peer attribute of a device with itself");
     }
     /* A child graph node: the child's nodes run where the node is (here: between two empty
        nodes); the node is one node of the parent to depend on. */

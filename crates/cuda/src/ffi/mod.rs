@@ -348,6 +348,48 @@ calls! {
         unsafe { put(can_access, c_int::from(value), "canAccessPeer") }
     }
 
+    /// `cuDeviceGetP2PAttribute`: between two different devices (the same device twice is
+    /// `CUDA_ERROR_INVALID_DEVICE`, as cuda.h says), peer access, native atomics and array
+    /// access are supported (1) as `cuDeviceCanAccessPeer` says (every simulated device
+    /// reaches every other's memory), the link's performance rank is 0 and atomics are not
+    /// partial (0).
+    fn cuDeviceGetP2PAttribute(value: *mut c_int, attribute: c_int, source: CUdevice, destination: CUdevice) {
+        if source == destination {
+            driver::device_get(source)?;
+            return Err(Failure::new(
+                CudaError::InvalidDevice,
+                "the source and destination are the same device",
+            ));
+        }
+        let peer = c_int::from(driver::can_access_peer(source, destination)?);
+        let answer = match attribute {
+            1 | 5 => 0,     // PERFORMANCE_RANK, ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED
+            2..=4 => peer,  // ACCESS_SUPPORTED, NATIVE_ATOMIC_SUPPORTED, CUDA_ARRAY_ACCESS_SUPPORTED
+            other => {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    format!("peer attribute {other}"),
+                ));
+            }
+        };
+        unsafe { put(value, answer, "value") }
+    }
+
+    /// `cuDeviceGetTexture1DLinearMaxWidth`: the device's widest 1D linear texture in
+    /// elements (`CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`), for a format of 1, 2
+    /// or 4 channels.
+    fn cuDeviceGetTexture1DLinearMaxWidth(width: *mut usize, format: c_uint, channels: c_uint, device: CUdevice) {
+        let _ = format;
+        if !matches!(channels, 1 | 2 | 4) {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("{channels} channels (1, 2 or 4)"),
+            ));
+        }
+        let value = driver::device_attribute(MAXIMUM_TEXTURE1D_LINEAR_WIDTH, device)?;
+        unsafe { put(width, usize::try_from(value).unwrap_or(0), "maxWidthInElements") }
+    }
+
     /// `cuDevicePrimaryCtxRetain`: the device's primary context.
     fn cuDevicePrimaryCtxRetain(context: *mut Handle, device: CUdevice) {
         let value = driver::primary_context(device)?;
@@ -1053,6 +1095,9 @@ pub struct Memcpy3d {
     height: usize,
     depth: usize,
 }
+
+/// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`.
+const MAXIMUM_TEXTURE1D_LINEAR_WIDTH: c_int = 69;
 
 /// `CU_MEMORYTYPE_HOST`, `CU_MEMORYTYPE_DEVICE`.
 const MEMORYTYPE_HOST: c_int = 1;

@@ -45,9 +45,7 @@ not_supported! {
     cuDeviceGetHostAtomicCapabilities
     cuDeviceGetNvSciSyncAttributes
     cuDeviceGetP2PAtomicCapabilities
-    cuDeviceGetP2PAttribute
     cuDeviceGetProperties
-    cuDeviceGetTexture1DLinearMaxWidth
     cuDevicePrimaryCtxSetFlags
     cuDeviceRegisterAsyncNotification
     cuDeviceUnregisterAsyncNotification
@@ -178,19 +176,14 @@ not_supported! {
     cuMemDiscardBatchAsync
     cuMemGetAddressRange
     cuMemGetAddressRange_v2
-    cuMemGetDefaultMemPool
     cuMemGetHandleForAddressRange
     cuMemGetLocationInfo
-    cuMemGetMemPool
     cuMemMapArrayAsync
     cuMemPoolExportPointer
     cuMemPoolExportToShareableHandle
-    cuMemPoolGetAccess
     cuMemPoolImportFromShareableHandle
     cuMemPoolImportPointer
-    cuMemPoolSetAccess
     cuMemPrefetchBatchAsync
-    cuMemSetMemPool
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2
     cuMemcpy3DWithAttributesAsync
@@ -222,7 +215,6 @@ not_supported! {
     cuMulticastCreate
     cuMulticastGetGranularity
     cuMulticastUnbind
-    cuOccupancyMaxPotentialClusterSize
     cuParamSetSize
     cuParamSetTexRef
     cuParamSetf
