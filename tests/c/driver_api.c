@@ -285,6 +285,9 @@ CUresult cuOccupancyMaxPotentialClusterSize(int *size, CUfunction function,
                                             const CUlaunchConfig *config);
 CUresult cuStreamBeginCapture_v2(CUstream stream, int mode);
 CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph);
+CUresult cuStreamGetCaptureInfo_v3(CUstream stream, int *status, unsigned long long *id,
+                                   CUgraph *graph, const CUgraphNode **dependencies,
+                                   const void **edge_data, size_t *count);
 CUresult cuMemcpy3DAsync_v2(const Memcpy3D *copy, CUstream stream);
 /* CUmemcpyAttributes: srcAccessOrder, srcLocHint and dstLocHint (CUmemLocation), flags. */
 typedef struct {
@@ -1294,6 +1297,15 @@ int main(int argc, char **argv) {
         OK(cuStreamCreate(&capturing, 0));
         OK(cuStreamBeginCapture_v2(capturing, 0));
         OK(cuMemcpy3DAsync_v2(&up, capturing));
+        /* "the set of nodes the next node to be captured in the stream will depend on": the
+         * copy just captured. */
+        int capture_status = 0;
+        const CUgraphNode *capture_deps = NULL;
+        size_t capture_count = 0;
+        OK(cuStreamGetCaptureInfo_v3(capturing, &capture_status, NULL, NULL, &capture_deps, NULL,
+                                     &capture_count));
+        CHECK(capture_status == 1 && capture_count == 1 && capture_deps && capture_deps[0],
+              "the capture's dependency set: %zu nodes", capture_count);
         OK(cuMemcpy3DAsync_v2(&down, capturing));
         CUgraph captured = NULL;
         OK(cuStreamEndCapture(capturing, &captured));

@@ -3461,6 +3461,20 @@ pub fn end_capture(stream: u64) -> CallResult<u64> {
     Ok(graph)
 }
 
+/// The nodes the next node captured on `stream` will depend on (`cuStreamGetCaptureInfo`'s
+/// dependencies; none where the stream does not capture).
+pub fn capture_dependencies(stream: u64) -> Vec<u64> {
+    let state = state();
+    if !state.capture.contains_key(&stream) {
+        return Vec::new();
+    }
+    state
+        .capture_tails
+        .get(&stream)
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// The graph `stream` captures into, if it is capturing.
 pub fn capture_graph(stream: u64) -> Option<u64> {
     let state = state();

@@ -45,7 +45,7 @@ struct ByMagnitude {  // |a| < |b|, ties by sign
 
 int main() {
   unsigned seed = 17;
-  const int n = 3000;
+  const int n = 1500;
   std::vector<int> keys(n);
   std::vector<float> values(n);
   for (int i = 0; i < n; ++i) {

@@ -49,7 +49,7 @@ __global__ void floats(const float *x, const float *y, float *out, int n) {
 }
 
 int main() {
-  const int n = 2000;
+  const int n = 800;
   unsigned seed = 23;
   std::vector<double> x(n), y(n);
   std::vector<float> fx(n), fy(n);

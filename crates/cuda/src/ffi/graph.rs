@@ -545,7 +545,13 @@ calls! {
     }
 }
 
-/// `cuStreamGetCaptureInfo`: the status, id and graph of a capture; no dependencies or edges.
+/// The dependency arrays `cuStreamGetCaptureInfo` hands out, by stream: the nodes and their
+/// default edge data (zeroed `CUgraphEdgeData`), replaced at the stream's next query ("valid
+/// until the next API call to the stream" is what callers may rely on).
+static CAPTURE_DEPENDENCIES: Mutex<Vec<(u64, Box<[usize]>, Box<[u64]>)>> = Mutex::new(Vec::new());
+
+/// `cuStreamGetCaptureInfo`: the status, id and graph of a capture, and the nodes the next
+/// node captured on the stream will depend on (with default edge data).
 ///
 /// # Safety
 /// `status` is NULL (an error) or writable; the other outputs are NULL or writable.
@@ -563,14 +569,34 @@ unsafe fn capture_info(
         let value = driver::capture_graph(number(stream)).unwrap_or(0);
         unsafe { put(graph, handle(value), "graph_out") }?;
     }
+    let nodes = driver::capture_dependencies(number(stream));
+    let mut arrays = CAPTURE_DEPENDENCIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    arrays.retain(|(s, _, _)| *s != number(stream));
+    let handles: Box<[usize]> = nodes
+        .iter()
+        .map(|&node| usize::try_from(node).unwrap_or(0))
+        .collect();
+    let edge_data: Box<[u64]> = vec![0; nodes.len()].into_boxed_slice();
+    let (handles_at, edges_at) = if nodes.is_empty() {
+        (std::ptr::null(), std::ptr::null())
+    } else {
+        (
+            handles.as_ptr().cast::<Handle>(),
+            edge_data.as_ptr().cast::<c_void>(),
+        )
+    };
+    arrays.push((number(stream), handles, edge_data));
+    drop(arrays);
     if !dependencies_out.is_null() {
-        unsafe { put(dependencies_out, std::ptr::null(), "dependencies_out") }?;
+        unsafe { put(dependencies_out, handles_at, "dependencies_out") }?;
     }
     if !edges.is_null() {
-        unsafe { put(edges, std::ptr::null(), "edgeData_out") }?;
+        unsafe { put(edges, edges_at, "edgeData_out") }?;
     }
     if !count.is_null() {
-        unsafe { put(count, 0, "numDependencies_out") }?;
+        unsafe { put(count, nodes.len(), "numDependencies_out") }?;
     }
     Ok(())
 }
