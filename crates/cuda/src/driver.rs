@@ -3782,16 +3782,7 @@ pub fn graph_exec_set(executable: u64, node: u64, mut replacement: GraphNode) ->
         *function = resolve_function(&mut state, *function)?;
         state.function(*function)?;
     }
-    let graph = state
-        .executables
-        .get_mut(&executable)
-        .ok_or(Failure::from(CudaError::InvalidHandle))?;
-    let slot = graph
-        .nodes
-        .iter_mut()
-        .find(|(handle, _)| *handle == node)
-        .map(|(_, slot)| slot)
-        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))?;
+    let slot = executable_node(&mut state, executable, node)?;
     if std::mem::discriminant(slot) != std::mem::discriminant(&replacement) {
         return Err(Failure::new(
             CudaError::InvalidValue,
@@ -3800,6 +3791,21 @@ pub fn graph_exec_set(executable: u64, node: u64, mut replacement: GraphNode) ->
     }
     *slot = replacement;
     Ok(())
+}
+
+/// Node `node` of executable graph `executable` (`CUDA_ERROR_INVALID_HANDLE` for an unknown
+/// executable, `CUDA_ERROR_INVALID_VALUE` for a node it does not have).
+fn executable_node(state: &mut State, executable: u64, node: u64) -> CallResult<&mut GraphNode> {
+    let graph = state
+        .executables
+        .get_mut(&executable)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    graph
+        .nodes
+        .iter_mut()
+        .find(|(handle, _)| *handle == node)
+        .map(|(_, slot)| slot)
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))
 }
 
 /// `cuGraphKernelNodeSetParams` and the like on a graph (not an executable one): node `node`

@@ -206,16 +206,7 @@ pub fn find_in_clone(original: u64, clone: u64) -> CallResult<u64> {
 pub fn set_enabled(executable: u64, node: u64, enabled: bool) -> CallResult<()> {
     let mut state = state();
     state.current()?;
-    let graph = state
-        .executables
-        .get_mut(&executable)
-        .ok_or(Failure::from(CudaError::InvalidHandle))?;
-    let kind = graph
-        .nodes
-        .iter()
-        .find(|(handle, _)| *handle == node)
-        .map(|(_, kind)| kind)
-        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))?;
+    let kind = super::executable_node(&mut state, executable, node)?;
     if !matches!(
         kind,
         GraphNode::Kernel { .. }
@@ -228,6 +219,9 @@ pub fn set_enabled(executable: u64, node: u64, enabled: bool) -> CallResult<()> 
             "only kernel, memset and memcpy nodes can be disabled",
         ));
     }
+    let Some(graph) = state.executables.get_mut(&executable) else {
+        return Err(CudaError::InvalidHandle.into());
+    };
     graph.disabled.retain(|handle| *handle != node);
     if !enabled {
         graph.disabled.push(node);

@@ -762,9 +762,10 @@ unsafe fn batch_copy(
             ));
         }
     }
-    for i in 0..count {
+    let copies = destinations.iter().zip(sources).zip(sizes).enumerate();
+    for (i, ((&destination, &source), &bytes)) in copies {
         // SAFETY: by the contract.
-        unsafe { memcpy_async(destinations[i], sources[i], sizes[i], stream) }
+        unsafe { memcpy_async(destination, source, bytes, stream) }
             .map_err(|failure| (Some(i), failure))?;
     }
     Ok(())
