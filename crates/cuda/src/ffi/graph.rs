@@ -548,7 +548,10 @@ calls! {
 /// The dependency arrays `cuStreamGetCaptureInfo` hands out, by stream: the nodes and their
 /// default edge data (zeroed `CUgraphEdgeData`), replaced at the stream's next query ("valid
 /// until the next API call to the stream" is what callers may rely on).
-static CAPTURE_DEPENDENCIES: Mutex<Vec<(u64, Box<[usize]>, Box<[u64]>)>> = Mutex::new(Vec::new());
+static CAPTURE_DEPENDENCIES: Mutex<Vec<CaptureDependencies>> = Mutex::new(Vec::new());
+
+/// A stream, the node handles of its capture's dependency set and their edge data.
+type CaptureDependencies = (u64, Box<[usize]>, Box<[u64]>);
 
 /// `cuStreamGetCaptureInfo`: the status, id and graph of a capture, and the nodes the next
 /// node captured on the stream will depend on (with default edge data).
@@ -800,7 +803,10 @@ unsafe fn add_node(
 /// Kernel parameter blocks handed out by `cuGraphKernelNodeGetParams` ("the returned
 /// kernelParams array ... valid until the node is destroyed or its parameters are set"): kept
 /// for the life of the process, as handles are never reused.
-static PARAMETER_BLOCKS: Mutex<Vec<(Box<[u8]>, Box<[usize]>)>> = Mutex::new(Vec::new());
+static PARAMETER_BLOCKS: Mutex<Vec<ParameterBlock>> = Mutex::new(Vec::new());
+
+/// A copy of a kernel node's parameter space and the `kernelParams` array pointing into it.
+type ParameterBlock = (Box<[u8]>, Box<[usize]>);
 
 /// Writes the list `all` the way the graph queries do: the count alone where `out` is NULL;
 /// else the first `*count` entries (NULL in the entries past the list's end) and, in
