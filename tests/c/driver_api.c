@@ -241,6 +241,63 @@ typedef struct {
     CUgraphNode error_from_node;
 } GraphExecUpdateResultInfo;
 CUresult cuGraphExecUpdate_v2(CUgraphExec executable, CUgraph graph, GraphExecUpdateResultInfo *info);
+/* Graph topology and node parameters (cuda.h, "Graph Management"). */
+typedef struct {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value, elementSize;
+    size_t width, height;
+} MemsetNodeParams;
+typedef void (*HostFn)(void *);
+typedef struct {
+    HostFn fn;
+    void *userData;
+} HostNodeParams;
+typedef struct CUuserObject_st *CUuserObject;
+CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                              size_t count, const MemsetNodeParams *params, CUcontext context);
+CUresult cuGraphAddHostNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                            size_t count, const HostNodeParams *params);
+CUresult cuGraphAddDependencies(CUgraph graph, const CUgraphNode *from, const CUgraphNode *to,
+                                size_t count);
+CUresult cuGraphRemoveDependencies(CUgraph graph, const CUgraphNode *from, const CUgraphNode *to,
+                                   size_t count);
+CUresult cuGraphGetEdges(CUgraph graph, CUgraphNode *from, CUgraphNode *to, size_t *count);
+CUresult cuGraphGetRootNodes(CUgraph graph, CUgraphNode *nodes, size_t *count);
+CUresult cuGraphNodeGetDependencies(CUgraphNode node, CUgraphNode *nodes, size_t *count);
+CUresult cuGraphDestroyNode(CUgraphNode node);
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode node, MemsetNodeParams *params);
+CUresult cuGraphNodeSetEnabled(CUgraphExec executable, CUgraphNode node, unsigned int enabled);
+CUresult cuGraphClone(CUgraph *clone, CUgraph graph);
+CUresult cuGraphNodeFindInClone(CUgraphNode *node, CUgraphNode original, CUgraph clone);
+CUresult cuUserObjectCreate(CUuserObject *object, void *data, HostFn destroy,
+                            unsigned int references, unsigned int flags);
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count,
+                                 unsigned int flags);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice device);
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice device);
+CUresult cuDeviceSetMemPool(CUdevice device, CUmemoryPool pool);
+CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, int type);
+CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *location, int type);
+CUresult cuMemPoolGetAccess(int *flags, CUmemoryPool pool, CUmemLocation *location);
+CUresult cuDeviceGetP2PAttribute(int *value, int attribute, CUdevice source, CUdevice destination);
+CUresult cuOccupancyMaxPotentialClusterSize(int *size, CUfunction function,
+                                            const CUlaunchConfig *config);
+CUresult cuStreamBeginCapture_v2(CUstream stream, int mode);
+CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph);
+CUresult cuStreamGetCaptureInfo_v3(CUstream stream, int *status, unsigned long long *id,
+                                   CUgraph *graph, const CUgraphNode **dependencies,
+                                   const void **edge_data, size_t *count);
+CUresult cuMemcpy3DAsync_v2(const Memcpy3D *copy, CUstream stream);
+/* CUmemcpyAttributes: srcAccessOrder, srcLocHint and dstLocHint (CUmemLocation), flags. */
+typedef struct {
+    int srcAccessOrder;
+    int srcLocHint[2], dstLocHint[2];
+    unsigned int flags;
+} MemcpyAttributes;
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                               MemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                               CUstream stream);
 
 #include "check.h"
 
@@ -771,6 +828,14 @@ static void histogram(const uint32_t *in, int n, uint32_t *bins) {
     for (int i = 0; i < n; i++) bins[in[i] & 255]++;
 }
 
+/* Host functions of the graph topology test: the order host nodes ran in, and a user
+ * object's destructor. */
+static int order_seen[8], order_count;
+static void record_order(void *value) {
+    if (order_count < 8) order_seen[order_count++] = (int)(uintptr_t)value;
+}
+static void count_destruction(void *counter) { ++*(int *)counter; }
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s block.sm_90.ptx\n", argv[0]);
@@ -1095,6 +1160,196 @@ int main(int argc, char **argv) {
         OK(cuMemFree_v2(d_gcopy));
     }
 
+    /* Graph topology: cuGraphAddDependencies may make a node added earlier run after one
+     * added later ("Dependencies ... are added to the graph", cuda.h); each node runs after
+     * its dependencies. A memset node added first, then a host-to-device copy with the edge
+     * copy -> memset: the memset wins. Host nodes added in the order 1, 2 with the edge
+     * 2 -> 1 run as 2, 1. A removed edge that does not exist is CUDA_ERROR_INVALID_VALUE
+     * ("Specifying a non-existing dependency will return an error"); a disabled node runs as
+     * an empty node; a cycle cannot be instantiated; a user object's destructor runs when
+     * the last graph holding it is destroyed. */
+    {
+        CUdeviceptr d_topo = 0;
+        OK(cuMemAlloc_v2(&d_topo, 64 * sizeof(uint32_t)));
+        static uint32_t topo_source[64], topo_back[64];
+        for (int i = 0; i < 64; i++) topo_source[i] = 1000u + (uint32_t)i;
+        MemsetNodeParams fill = {d_topo, 0, 7, 4, 64, 1};
+        Memcpy3D upload = {0};
+        upload.srcMemoryType = CU_MEMORYTYPE_HOST;
+        upload.srcHost = topo_source;
+        upload.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        upload.dstDevice = d_topo;
+        upload.WidthInBytes = sizeof topo_source;
+        upload.Height = upload.Depth = 1;
+        HostNodeParams first = {record_order, (void *)(uintptr_t)1};
+        HostNodeParams second = {record_order, (void *)(uintptr_t)2};
+        CUgraph graph = NULL;
+        CUgraphNode fill_node = NULL, upload_node = NULL, host1 = NULL, host2 = NULL;
+        OK(cuGraphCreate(&graph, 0));
+        OK(cuGraphAddMemsetNode(&fill_node, graph, NULL, 0, &fill, context));
+        OK(cuGraphAddMemcpyNode(&upload_node, graph, NULL, 0, &upload, context));
+        OK(cuGraphAddDependencies(graph, &upload_node, &fill_node, 1));
+        OK(cuGraphAddHostNode(&host1, graph, NULL, 0, &first));
+        OK(cuGraphAddHostNode(&host2, graph, NULL, 0, &second));
+        OK(cuGraphAddDependencies(graph, &host2, &host1, 1));
+        CHECK(cuGraphAddDependencies(graph, &host2, &host1, 1) == CUDA_ERROR_INVALID_VALUE,
+              "an edge added twice");
+        size_t count = 0;
+        OK(cuGraphGetEdges(graph, NULL, NULL, &count));
+        CHECK(count == 2, "graph edges: %zu", count);
+        CUgraphNode from[2] = {0}, to[2] = {0};
+        OK(cuGraphGetEdges(graph, from, to, &count));
+        CHECK(from[0] == upload_node && to[0] == fill_node && from[1] == host2 && to[1] == host1,
+              "the edges as added");
+        CUgraphNode roots[4] = {0};
+        count = 4;
+        OK(cuGraphGetRootNodes(graph, roots, &count));
+        CHECK(count == 2 && roots[0] == upload_node && roots[1] == host2, "root nodes: %zu", count);
+        count = 4;
+        OK(cuGraphNodeGetDependencies(fill_node, roots, &count));
+        CHECK(count == 1 && roots[0] == upload_node, "the memset's dependency");
+        MemsetNodeParams read_back = {0};
+        OK(cuGraphMemsetNodeGetParams(fill_node, &read_back));
+        CHECK(read_back.dst == d_topo && read_back.value == 7 && read_back.elementSize == 4 &&
+                  read_back.width == 64 && read_back.height == 1,
+              "memset node parameters read back");
+        CHECK(cuGraphRemoveDependencies(graph, &host1, &host2, 1) == CUDA_ERROR_INVALID_VALUE,
+              "removing an edge that does not exist");
+        static int topo_destroyed = 0;
+        CUuserObject object = NULL;
+        OK(cuUserObjectCreate(&object, &topo_destroyed, count_destruction, 1, 1));
+        OK(cuGraphRetainUserObject(graph, object, 1, 1 /* CU_GRAPH_USER_OBJECT_MOVE */));
+        CUgraphExec executable = NULL;
+        OK(cuGraphInstantiate_v2(&executable, graph, NULL, NULL, 0));
+        order_count = 0;
+        OK(cuGraphLaunch(executable, NULL));
+        OK(cuMemcpyDtoH_v2(topo_back, d_topo, sizeof topo_back));
+        CHECK(topo_back[0] == 7 && topo_back[63] == 7, "the memset ran after the copy: %u",
+              topo_back[0]);
+        CHECK(order_count == 2 && order_seen[0] == 2 && order_seen[1] == 1,
+              "host nodes ran as 2, 1 (%d: %d %d)", order_count, order_seen[0], order_seen[1]);
+        OK(cuGraphNodeSetEnabled(executable, fill_node, 0));
+        OK(cuGraphLaunch(executable, NULL));
+        OK(cuMemcpyDtoH_v2(topo_back, d_topo, sizeof topo_back));
+        CHECK(topo_back[0] == 1000 && topo_back[63] == 1063, "the disabled memset did not run: %u",
+              topo_back[0]);
+        /* A clone: its nodes are its own; cutting the clone's edge leaves the original's. */
+        CUgraph clone = NULL;
+        CUgraphNode clone_host1 = NULL, clone_host2 = NULL;
+        OK(cuGraphClone(&clone, graph));
+        OK(cuGraphNodeFindInClone(&clone_host1, host1, clone));
+        OK(cuGraphNodeFindInClone(&clone_host2, host2, clone));
+        CHECK(clone_host1 != host1, "the clone's node is another node");
+        OK(cuGraphRemoveDependencies(clone, &clone_host2, &clone_host1, 1));
+        OK(cuGraphGetEdges(graph, NULL, NULL, &count));
+        CHECK(count == 2, "the original keeps its edges: %zu", count);
+        OK(cuGraphDestroyNode(clone_host1));
+        OK(cuGraphGetEdges(clone, NULL, NULL, &count));
+        CHECK(count == 1, "the clone's edges: %zu", count);
+        /* A cycle: the upload after the memset, which runs after the upload. */
+        CUgraphNode clone_fill = NULL, clone_upload = NULL;
+        OK(cuGraphNodeFindInClone(&clone_fill, fill_node, clone));
+        OK(cuGraphNodeFindInClone(&clone_upload, upload_node, clone));
+        OK(cuGraphAddDependencies(clone, &clone_fill, &clone_upload, 1));
+        CUgraphExec cyclic = NULL;
+        CHECK(cuGraphInstantiate_v2(&cyclic, clone, NULL, NULL, 0) == CUDA_ERROR_INVALID_VALUE,
+              "a graph with a cycle");
+        OK(cuGraphDestroy(clone));
+        OK(cuGraphExecDestroy(executable));
+        CHECK(topo_destroyed == 0, "the user object lives while the graph does");
+        OK(cuGraphDestroy(graph));
+        CHECK(topo_destroyed == 1, "the user object's destructor ran once: %d", topo_destroyed);
+        OK(cuMemFree_v2(d_topo));
+    }
+
+    /* Copies of several rows in graphs: a captured cuMemcpy3DAsync is a node of the graph
+     * (it copies when the graph runs, not when it is captured), and cuGraphAddMemcpyNode
+     * takes a CUDA_MEMCPY3D with Height above 1 (cuda.h: "Creates a new memcpy node ... as
+     * described by copyParams"). Then cuMemcpyBatchAsync (CUDA 12.8): its copies, and the
+     * rules cuda.h gives for its arguments (a valid srcAccessOrder, not the legacy NULL
+     * stream: CUDA_ERROR_INVALID_VALUE). */
+    {
+        enum { COLS = 6, ROWS = 5, PITCH = 64 };
+        CUdeviceptr d_rows = 0;
+        OK(cuMemAlloc_v2(&d_rows, PITCH * ROWS));
+        static unsigned char rows_in[COLS * ROWS], rows_out[COLS * ROWS], rows_node[COLS * ROWS];
+        for (int i = 0; i < COLS * ROWS; i++) rows_in[i] = (unsigned char)(3 * i + 1);
+        Memcpy3D up = {0}, down = {0};
+        up.srcMemoryType = CU_MEMORYTYPE_HOST;
+        up.srcHost = rows_in;
+        up.srcPitch = COLS;
+        up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        up.dstDevice = d_rows;
+        up.dstPitch = PITCH;
+        up.WidthInBytes = COLS;
+        up.Height = ROWS;
+        up.Depth = 1;
+        down = up;
+        down.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        down.srcHost = NULL;
+        down.srcDevice = d_rows;
+        down.srcPitch = PITCH;
+        down.dstMemoryType = CU_MEMORYTYPE_HOST;
+        down.dstDevice = 0;
+        down.dstHost = rows_out;
+        down.dstPitch = COLS;
+        CUstream capturing = NULL;
+        OK(cuStreamCreate(&capturing, 0));
+        OK(cuStreamBeginCapture_v2(capturing, 0));
+        OK(cuMemcpy3DAsync_v2(&up, capturing));
+        /* "the set of nodes the next node to be captured in the stream will depend on": the
+         * copy just captured. */
+        int capture_status = 0;
+        const CUgraphNode *capture_deps = NULL;
+        size_t capture_count = 0;
+        OK(cuStreamGetCaptureInfo_v3(capturing, &capture_status, NULL, NULL, &capture_deps, NULL,
+                                     &capture_count));
+        CHECK(capture_status == 1 && capture_count == 1 && capture_deps && capture_deps[0],
+              "the capture's dependency set: %zu nodes", capture_count);
+        OK(cuMemcpy3DAsync_v2(&down, capturing));
+        CUgraph captured = NULL;
+        OK(cuStreamEndCapture(capturing, &captured));
+        CHECK(rows_out[1] == 0, "a captured copy does not run at capture");
+        size_t count = 0;
+        OK(cuGraphGetEdges(captured, NULL, NULL, &count));
+        CHECK(count == 1, "the two captured copies are one after the other: %zu edges", count);
+        down.dstHost = rows_node;
+        CUgraphNode node_copy = NULL;
+        OK(cuGraphAddMemcpyNode(&node_copy, captured, NULL, 0, &down, context));
+        CUgraphExec rows_exec = NULL;
+        OK(cuGraphInstantiate_v2(&rows_exec, captured, NULL, NULL, 0));
+        OK(cuGraphLaunch(rows_exec, capturing));
+        OK(cuStreamSynchronize(capturing));
+        CHECK(memcmp(rows_out, rows_in, sizeof rows_in) == 0, "captured 3D copies");
+        CHECK(memcmp(rows_node, rows_in, sizeof rows_in) == 0, "a memcpy node of several rows");
+        OK(cuGraphExecDestroy(rows_exec));
+        OK(cuGraphDestroy(captured));
+
+        CUdeviceptr d_batch = 0;
+        OK(cuMemAlloc_v2(&d_batch, 256));
+        static unsigned char batch_in[128], batch_out[128];
+        for (int i = 0; i < 128; i++) batch_in[i] = (unsigned char)(255 - i);
+        CUdeviceptr dsts[2] = {d_batch, (CUdeviceptr)(uintptr_t)batch_out};
+        CUdeviceptr srcs[2] = {(CUdeviceptr)(uintptr_t)batch_in, d_batch};
+        size_t sizes[2] = {128, 128};
+        MemcpyAttributes attributes = {1 /* CU_MEMCPY_SRC_ACCESS_ORDER_STREAM */, {0, 0}, {0, 0}, 0};
+        size_t first = 0;
+        OK(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attributes, &first, 1, capturing));
+        OK(cuStreamSynchronize(capturing));
+        CHECK(memcmp(batch_out, batch_in, sizeof batch_in) == 0, "batched copies");
+        attributes.srcAccessOrder = 0; /* CU_MEMCPY_SRC_ACCESS_ORDER_INVALID */
+        CHECK(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attributes, &first, 1, capturing) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "an invalid source access order");
+        attributes.srcAccessOrder = 1;
+        CHECK(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attributes, &first, 1, NULL) ==
+                  CUDA_ERROR_INVALID_VALUE,
+              "a batch on the legacy NULL stream");
+        OK(cuStreamDestroy_v2(capturing));
+        OK(cuMemFree_v2(d_batch));
+        OK(cuMemFree_v2(d_rows));
+    }
+
     /* Error paths: invalid PTX (with the checker's log), an unknown kernel, error names, a
      * call ptxsim does not implement. */
     CUmodule bad = NULL;
@@ -1288,6 +1543,12 @@ int main(int argc, char **argv) {
         CHECK(got[2 * cta] == (cta ^ 1u) && got[2 * cta + 1] == cta % 2u,
               "cluster: CTA %u read %u, rank %u", cta, got[2 * cta], got[2 * cta + 1]);
     }
+    /* cuOccupancyMaxPotentialClusterSize: "By default this function will always return a
+     * value that's portable on future hardware" -- 8 CTAs, the portable cluster size of the
+     * CUDA C++ Programming Guide, for a kernel of 32 threads without a required shape. */
+    int potential = 0;
+    OK(cuOccupancyMaxPotentialClusterSize(&potential, partner, &config));
+    CHECK(potential == 8, "potential cluster size %d", potential);
     /* 8 CTAs are no whole number of 3-CTA clusters. */
     cluster_attribute.value.clusterDim.x = 3;
     CHECK(cuLaunchKernelEx(&config, partner, pair_args, NULL) == CUDA_ERROR_INVALID_VALUE,
@@ -1417,7 +1678,32 @@ int main(int argc, char **argv) {
         OK(cuMemPoolGetAttribute(pool, 8, &value));
         CHECK(value == 4000, "used memory high watermark %llu", value);
         OK(cuMemFreeAsync(b, NULL));
+        /* The current pool (cuda.h, cuDeviceGetMemPool: "the last pool provided to
+         * cuDeviceSetMemPool for this device or the device's default memory pool"); its owner
+         * has read-write access (CU_MEM_ACCESS_FLAGS_PROT_READWRITE, 3); destroying the current
+         * pool makes the default current again. CUDA 13's location-based calls agree. */
+        CUmemoryPool default_pool = NULL, current = NULL;
+        OK(cuDeviceGetDefaultMemPool(&default_pool, device));
+        OK(cuDeviceGetMemPool(&current, device));
+        CHECK(current == default_pool, "the default pool is current at first");
+        OK(cuDeviceSetMemPool(device, pool));
+        OK(cuDeviceGetMemPool(&current, device));
+        CHECK(current == pool, "cuDeviceSetMemPool makes the pool current");
+        OK(cuMemGetMemPool(&current, &props.location, 1 /* CU_MEM_ALLOCATION_TYPE_PINNED */));
+        CHECK(current == pool, "cuMemGetMemPool gives the current pool");
+        OK(cuMemGetDefaultMemPool(&current, &props.location, 1));
+        CHECK(current == default_pool, "cuMemGetDefaultMemPool gives the default pool");
+        int access = 0;
+        OK(cuMemPoolGetAccess(&access, pool, &props.location));
+        CHECK(access == 3, "the owner's access to its pool: %d", access);
         OK(cuMemPoolDestroy(pool));
+        OK(cuDeviceGetMemPool(&current, device));
+        CHECK(current == default_pool, "the default pool is current again");
+        /* A device and itself: "CUDA_ERROR_INVALID_DEVICE if srcDevice or dstDevice are not
+         * valid or if they represent the same device" (cuDeviceGetP2PAttribute). */
+        int p2p = -1;
+        CHECK(cuDeviceGetP2PAttribute(&p2p, 2, device, device) == 101 /* CUDA_ERROR_INVALID_DEVICE */,
+              "a peer attribute of a device with itself");
     }
     /* A child graph node: the child's nodes run where the node is (here: between two empty
        nodes); the node is one node of the parent to depend on. */

@@ -23,6 +23,7 @@ use ptxsim_isa::{Target, TargetVariant};
 use crate::status::{CudaError, Failure};
 
 pub mod graph;
+pub mod topology;
 pub use graph::ConditionalKind;
 pub mod vmm;
 
@@ -464,6 +465,13 @@ struct State {
     capture: HashMap<u64, u64>,
     /// Events recorded in a capture, and its graph.
     captured_events: HashMap<u64, u64>,
+    /// The nodes the next node captured on each capturing stream depends on.
+    capture_tails: HashMap<u64, Vec<u64>>,
+    /// The nodes an event recorded in a capture stands for (a stream waiting on it depends
+    /// on them).
+    event_tails: HashMap<u64, Vec<u64>>,
+    /// User objects (`cuUserObjectCreate`) and their references ([`topology`]).
+    user_objects: HashMap<u64, topology::UserObject>,
     /// Graph memory (allocation nodes' addresses, live graph allocations, each device's pool)
     /// and conditional handles ([`graph`]).
     graph_state: graph::GraphState,
@@ -493,6 +501,9 @@ impl State {
             kernels: HashMap::new(),
             capture: HashMap::new(),
             captured_events: HashMap::new(),
+            capture_tails: HashMap::new(),
+            event_tails: HashMap::new(),
+            user_objects: HashMap::new(),
             graph_state: graph::GraphState::default(),
             vmm: vmm::Vmm::default(),
         }
@@ -1645,6 +1656,24 @@ fn resolve_function(state: &mut State, handle: u64) -> CallResult<u64> {
         },
     );
     Ok(function)
+}
+
+/// The library kernel (`CUkernel`) that `function` is the function of in its context, if it
+/// was reached through a library (the handle the runtime made the launch or node with).
+pub fn function_kernel(function: u64) -> Option<u64> {
+    let state = state();
+    let function = state.functions.get(&function)?;
+    state
+        .kernels
+        .iter()
+        .find(|(_, kernel)| {
+            kernel.entry == function.entry
+                && state
+                    .libraries
+                    .get(&kernel.library)
+                    .is_some_and(|library| library.loaded.values().any(|m| *m == function.module))
+        })
+        .map(|(handle, _)| *handle)
 }
 
 /// `cuKernelGetFunction`: the kernel in the current context.
@@ -3153,6 +3182,30 @@ pub enum Place {
     Host(usize),
 }
 
+/// One end of a copy node of several rows or with arrays (`CUDA_MEMCPY3D`'s source or
+/// destination fields): where it is, as the C boundary reads it when the node runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopySide {
+    /// `CUmemorytype`: host 1, device 2, array 3, unified 4.
+    pub memory_type: u32,
+    /// The host address (host memory).
+    pub host: usize,
+    /// The device address (device or unified memory).
+    pub device: u64,
+    /// The `CUarray` handle (arrays).
+    pub array: u64,
+    /// The first byte of each row, its row and its slice.
+    pub x: u64,
+    /// The first row.
+    pub y: u64,
+    /// The first slice.
+    pub z: u64,
+    /// Bytes from one row to the next.
+    pub pitch: u64,
+    /// Rows from one slice to the next.
+    pub height: u64,
+}
+
 /// A node of a CUDA graph, with what it needs to run (the kernel parameters copied when the
 /// node was added or set, as CUDA does).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -3178,6 +3231,17 @@ pub enum GraphNode {
         destination: Place,
         /// How many bytes.
         bytes: usize,
+    },
+    /// A copy of `extent` (bytes per row, rows, slices) between host memory, device memory
+    /// and arrays (`cuGraphAddMemcpyNode` of a `CUDA_MEMCPY3D` beyond one row, a captured
+    /// `cuMemcpy2DAsync` or `cuMemcpy3DAsync`).
+    Copy3d {
+        /// From.
+        source: CopySide,
+        /// To.
+        destination: CopySide,
+        /// Bytes per row, rows, slices.
+        extent: [u64; 3],
     },
     /// A memset of `height` rows of `width` elements, `pitch` bytes apart.
     Memset {
@@ -3229,12 +3293,23 @@ pub enum GraphNode {
     },
 }
 
-/// A CUDA graph: its nodes in the order they were added. A node can only depend on nodes
-/// added before it, so that order runs every node after its dependencies.
+/// A CUDA graph: its nodes in the order they were added, and its edges. An executable graph
+/// holds its nodes in an order that runs each after its dependencies ([`topology::ordered`]).
 #[derive(Clone, Debug)]
 struct Graph {
     context: u64,
     nodes: Vec<(u64, GraphNode)>,
+    /// The dependencies: (from, to), `to` runs after `from` (`cuGraphAddDependencies`).
+    edges: Vec<(u64, u64)>,
+    /// Nodes of an executable graph disabled by `cuGraphNodeSetEnabled` (they run as empty
+    /// nodes).
+    disabled: Vec<u64>,
+    /// The flags the executable graph was instantiated with (`cuGraphExecGetFlags`).
+    flags: u64,
+    /// The references this graph holds to user objects (`cuGraphRetainUserObject`).
+    user_objects: HashMap<u64, u32>,
+    /// For a clone, each node of the original and the clone's node (`cuGraphNodeFindInClone`).
+    originals: HashMap<u64, u64>,
     /// The conditional handles made for this graph (`cuGraphConditionalHandleCreate`).
     handles: Vec<u64>,
     /// `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`: a launch first frees what the
@@ -3248,6 +3323,11 @@ impl Graph {
         Self {
             context,
             nodes: Vec::new(),
+            edges: Vec::new(),
+            disabled: Vec::new(),
+            flags: 0,
+            user_objects: HashMap::new(),
+            originals: HashMap::new(),
             handles: Vec::new(),
             auto_free: false,
         }
@@ -3298,6 +3378,25 @@ fn graph_add_locked(
         ));
     }
     graph.nodes.push((handle, node));
+    for &dependency in dependencies {
+        if !graph.edges.contains(&(dependency, handle)) {
+            graph.edges.push((dependency, handle));
+        }
+    }
+    Ok(handle)
+}
+
+/// Adds `node` to the graph `stream` captures into, after the nodes captured on the stream
+/// before it (or the dependencies it took over from an event); it becomes the stream's last
+/// node.
+fn capture_add(state: &mut State, stream: u64, graph: u64, node: GraphNode) -> CallResult<u64> {
+    let after = state
+        .capture_tails
+        .get(&stream)
+        .cloned()
+        .unwrap_or_default();
+    let handle = graph_add_locked(state, graph, &after, node)?;
+    state.capture_tails.insert(stream, vec![handle]);
     Ok(handle)
 }
 
@@ -3325,6 +3424,7 @@ pub fn begin_capture(stream: u64) -> CallResult<()> {
     let graph = state.handle();
     state.graphs.insert(graph, Graph::new(context));
     state.capture.insert(stream, graph);
+    state.capture_tails.remove(&stream);
     Ok(())
 }
 
@@ -3337,9 +3437,42 @@ pub fn end_capture(stream: u64) -> CallResult<u64> {
         .capture
         .remove(&stream)
         .ok_or_else(|| Failure::new(CudaError::IllegalState, "the stream is not capturing"))?;
+    let joined: Vec<u64> = state
+        .capture
+        .iter()
+        .filter(|(_, g)| **g == graph)
+        .map(|(s, _)| *s)
+        .chain([stream])
+        .collect();
+    for joined in joined {
+        state.capture_tails.remove(&joined);
+    }
     state.capture.retain(|_, g| *g != graph);
+    let events: Vec<u64> = state
+        .captured_events
+        .iter()
+        .filter(|(_, g)| **g == graph)
+        .map(|(e, _)| *e)
+        .collect();
+    for event in events {
+        state.event_tails.remove(&event);
+    }
     state.captured_events.retain(|_, g| *g != graph);
     Ok(graph)
+}
+
+/// The nodes the next node captured on `stream` will depend on (`cuStreamGetCaptureInfo`'s
+/// dependencies; none where the stream does not capture).
+pub fn capture_dependencies(stream: u64) -> Vec<u64> {
+    let state = state();
+    if !state.capture.contains_key(&stream) {
+        return Vec::new();
+    }
+    state
+        .capture_tails
+        .get(&stream)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The graph `stream` captures into, if it is capturing.
@@ -3354,7 +3487,7 @@ pub fn capture(stream: u64, node: impl FnOnce() -> GraphNode) -> CallResult<bool
     let Some(&graph) = state.capture.get(&stream) else {
         return Ok(false);
     };
-    graph_add_locked(&mut state, graph, &[], node())?;
+    capture_add(&mut state, stream, graph, node())?;
     Ok(true)
 }
 
@@ -3369,6 +3502,12 @@ pub fn capture_event(event: u64, stream: u64) -> CallResult<bool> {
         return Err(CudaError::InvalidHandle.into());
     }
     state.captured_events.insert(event, graph);
+    let tail = state
+        .capture_tails
+        .get(&stream)
+        .cloned()
+        .unwrap_or_default();
+    state.event_tails.insert(event, tail);
     Ok(true)
 }
 
@@ -3380,7 +3519,21 @@ pub fn capture_wait(stream: u64, event: u64) -> CallResult<bool> {
         return Ok(false);
     };
     state.stream(stream)?;
+    let mut tail = match state.capture.get(&stream) {
+        Some(&current) if current == graph => state
+            .capture_tails
+            .get(&stream)
+            .cloned()
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    for node in state.event_tails.get(&event).cloned().unwrap_or_default() {
+        if !tail.contains(&node) {
+            tail.push(node);
+        }
+    }
     state.capture.insert(stream, graph);
+    state.capture_tails.insert(stream, tail);
     Ok(true)
 }
 
@@ -3395,7 +3548,8 @@ pub fn graph_node_handles(graph: u64) -> CallResult<Vec<u64>> {
     Ok(graph.nodes.iter().map(|(handle, _)| *handle).collect())
 }
 
-/// `cuGraphClone`: a copy of the graph (its nodes keep their handles). A graph with memory or
+/// `cuGraphClone`: a copy of the graph, its nodes with handles of their own
+/// (`cuGraphNodeFindInClone` finds them from the original's). A graph with memory or
 /// conditional nodes "cannot be cloned" (`cuGraphAddMemAllocNode`,
 /// `CU_GRAPH_NODE_TYPE_CONDITIONAL`): `CUDA_ERROR_NOT_SUPPORTED`.
 pub fn graph_clone(graph: u64) -> CallResult<u64> {
@@ -3412,8 +3566,25 @@ pub fn graph_clone(graph: u64) -> CallResult<u64> {
             "a graph with memory or conditional nodes cannot be cloned",
         ));
     }
+    let mut clone = copy.clone();
+    clone.originals.clear();
+    for (node, _) in &mut clone.nodes {
+        let new = state.handle();
+        clone.originals.insert(*node, new);
+        *node = new;
+    }
+    for (from, to) in &mut clone.edges {
+        *from = clone.originals[from];
+        *to = clone.originals[to];
+    }
+    // The clone holds references of its own to the original's user objects.
+    for (&object, &count) in &clone.user_objects {
+        if let Some(user) = state.user_objects.get_mut(&object) {
+            user.references += count;
+        }
+    }
     let handle = state.handle();
-    state.graphs.insert(handle, copy);
+    state.graphs.insert(handle, clone);
     Ok(handle)
 }
 
@@ -3486,11 +3657,12 @@ pub fn graph_exec_update(executable: u64, graph: u64) -> Result<(), UpdateRefusa
 
 /// [`graph_exec_update`] with the state held.
 fn exec_update_locked(state: &mut State, executable: u64, graph: u64) -> Result<(), UpdateRefusal> {
-    let source = state
+    let mut source = state
         .graphs
         .get(&graph)
         .cloned()
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    source.nodes = topology::ordered(&source)?;
     let target = state
         .executables
         .get(&executable)
@@ -3570,6 +3742,7 @@ pub fn graph_instantiate(graph: u64, flags: u64) -> CallResult<u64> {
     let handle = instantiate_locked(&mut state, graph)?;
     if let Some(executable) = state.executables.get_mut(&handle) {
         executable.auto_free = flags & graph::AUTO_FREE_ON_LAUNCH != 0;
+        executable.flags = flags;
     }
     Ok(handle)
 }
@@ -3581,6 +3754,13 @@ fn instantiate_locked(state: &mut State, graph: u64) -> CallResult<u64> {
         .get(&graph)
         .cloned()
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    copy.nodes = topology::ordered(&copy)?;
+    // The executable holds references of its own to the graph's user objects.
+    for (&object, &count) in &copy.user_objects {
+        if let Some(user) = state.user_objects.get_mut(&object) {
+            user.references += count;
+        }
+    }
     for (_, node) in &mut copy.nodes {
         if let GraphNode::Conditional { bodies, .. } = node {
             for body in bodies.iter_mut() {
@@ -3602,16 +3782,7 @@ pub fn graph_exec_set(executable: u64, node: u64, mut replacement: GraphNode) ->
         *function = resolve_function(&mut state, *function)?;
         state.function(*function)?;
     }
-    let graph = state
-        .executables
-        .get_mut(&executable)
-        .ok_or(Failure::from(CudaError::InvalidHandle))?;
-    let slot = graph
-        .nodes
-        .iter_mut()
-        .find(|(handle, _)| *handle == node)
-        .map(|(_, slot)| slot)
-        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))?;
+    let slot = executable_node(&mut state, executable, node)?;
     if std::mem::discriminant(slot) != std::mem::discriminant(&replacement) {
         return Err(Failure::new(
             CudaError::InvalidValue,
@@ -3620,6 +3791,21 @@ pub fn graph_exec_set(executable: u64, node: u64, mut replacement: GraphNode) ->
     }
     *slot = replacement;
     Ok(())
+}
+
+/// Node `node` of executable graph `executable` (`CUDA_ERROR_INVALID_HANDLE` for an unknown
+/// executable, `CUDA_ERROR_INVALID_VALUE` for a node it does not have).
+fn executable_node(state: &mut State, executable: u64, node: u64) -> CallResult<&mut GraphNode> {
+    let graph = state
+        .executables
+        .get_mut(&executable)
+        .ok_or(Failure::from(CudaError::InvalidHandle))?;
+    graph
+        .nodes
+        .iter_mut()
+        .find(|(handle, _)| *handle == node)
+        .map(|(_, slot)| slot)
+        .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no such node in the graph"))
 }
 
 /// `cuGraphKernelNodeSetParams` and the like on a graph (not an executable one): node `node`
@@ -3662,7 +3848,7 @@ pub fn graph_node_type(node: u64) -> CallResult<i32> {
         .ok_or_else(|| Failure::new(CudaError::InvalidValue, "no graph has this node"))?;
     Ok(match kind {
         GraphNode::Kernel { .. } => 0,
-        GraphNode::Copy { .. } => 1,
+        GraphNode::Copy { .. } | GraphNode::Copy3d { .. } => 1,
         GraphNode::Memset { .. } => 2,
         GraphNode::Host { .. } => 3,
         GraphNode::Empty => 5,
@@ -3673,7 +3859,9 @@ pub fn graph_node_type(node: u64) -> CallResult<i32> {
 }
 
 /// The nodes of an executable graph, in an order that runs each after its dependencies
-/// (`cuGraphLaunch` runs them: kernels with [`launch`], copies through the C ABI).
+/// (`cuGraphLaunch` runs them: kernels with [`launch`], copies through the C ABI); a node
+/// disabled by `cuGraphNodeSetEnabled` is an empty node ("a disabled node is functionally
+/// equivalent to an empty node until it is reenabled").
 pub fn graph_nodes(executable: u64) -> CallResult<Vec<GraphNode>> {
     let state = state();
     state.current()?;
@@ -3681,15 +3869,37 @@ pub fn graph_nodes(executable: u64) -> CallResult<Vec<GraphNode>> {
         .executables
         .get(&executable)
         .ok_or(Failure::from(CudaError::InvalidHandle))?;
-    Ok(graph.nodes.iter().map(|(_, node)| node.clone()).collect())
+    Ok(graph
+        .nodes
+        .iter()
+        .map(|(handle, node)| {
+            if graph.disabled.contains(handle) {
+                GraphNode::Empty
+            } else {
+                node.clone()
+            }
+        })
+        .collect())
 }
 
 /// `cuGraphDestroy` (`executable` false) and `cuGraphExecDestroy` (true), with the body
-/// graphs of their conditional nodes.
-pub fn graph_destroy(graph: u64, executable: bool) -> CallResult<()> {
+/// graphs of their conditional nodes. The destructors (function and argument) of the user
+/// objects whose last reference the graph held, for the caller to run without the state.
+pub fn graph_destroy(graph: u64, executable: bool) -> CallResult<Vec<(usize, usize)>> {
     let mut state = state();
     state.settings()?;
-    destroy_locked(&mut state, graph, executable)
+    let references = if executable {
+        state.executables.get(&graph)
+    } else {
+        state.graphs.get(&graph)
+    }
+    .map(|graph| graph.user_objects.clone())
+    .unwrap_or_default();
+    destroy_locked(&mut state, graph, executable)?;
+    Ok(references
+        .into_iter()
+        .filter_map(|(object, count)| topology::release_locked(&mut state, object, count))
+        .collect())
 }
 
 /// [`graph_destroy`] with the state held.

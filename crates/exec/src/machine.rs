@@ -1297,15 +1297,30 @@ impl Cta {
     /// that left a thread that can run and is not set aside behind; at [`SPIN_LIMIT`] in a
     /// row, sets `group` aside ([`Lanes::waiting`]: the others run until none can, then
     /// [`Cta::wake_spinners`] lets it go on) and returns true.
+    ///
+    /// A group that runs alone while threads are set aside is counted too: at
+    /// [`SPIN_LIMIT`] in a row the set-aside threads can run again. The group may itself spin,
+    /// waiting for what one of them produces (a producer lane and a consumer lane of one warp
+    /// handing values over through shared memory, each spinning while the other works: the
+    /// CUDA C++ Programming Guide's "Independent Thread Scheduling" lets "threads ... wait for
+    /// data produced by other threads"), and would otherwise spin to the step limit.
     fn spins(&mut self, all: bool, group: &[usize]) -> bool {
         let lanes = &self.lanes;
-        if all
-            || group.len()
-                == (lanes.status.iter().zip(&lanes.waiting))
-                    .filter(|&(status, &waiting)| !waiting && matches!(status, ThreadStatus::Ready))
-                    .count()
-        {
+        if all {
             self.streak = 0;
+            return false;
+        }
+        if group.len()
+            == (lanes.status.iter().zip(&lanes.waiting))
+                .filter(|&(status, &waiting)| !waiting && matches!(status, ThreadStatus::Ready))
+                .count()
+        {
+            // Alone, with threads set aside behind it.
+            self.streak += 1;
+            if self.streak >= SPIN_LIMIT {
+                self.streak = 0;
+                self.lanes.waiting.fill(false);
+            }
             return false;
         }
         self.streak += 1;

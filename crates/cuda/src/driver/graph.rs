@@ -299,11 +299,16 @@ pub fn capture_allocation(stream: u64, bytes: u64) -> CallResult<Option<u64>> {
     if bytes == 0 {
         return Err(Failure::new(CudaError::InvalidValue, "a size of 0 bytes"));
     }
-    let address = allocation_address(&mut state, graph, &[], device, bytes)?;
-    super::graph_add_locked(
+    let after = state
+        .capture_tails
+        .get(&stream)
+        .cloned()
+        .unwrap_or_default();
+    let address = allocation_address(&mut state, graph, &after, device, bytes)?;
+    super::capture_add(
         &mut state,
+        stream,
         graph,
-        &[],
         GraphNode::MemAlloc { address, bytes },
     )?;
     Ok(Some(address))
@@ -318,7 +323,7 @@ pub fn capture_free(stream: u64, address: u64) -> CallResult<bool> {
     };
     state.current()?;
     check_free(&state, graph, address)?;
-    super::graph_add_locked(&mut state, graph, &[], GraphNode::MemFree { address })?;
+    super::capture_add(&mut state, stream, graph, GraphNode::MemFree { address })?;
     Ok(true)
 }
 
@@ -678,6 +683,7 @@ pub fn begin_capture_to_graph(stream: u64, graph: u64) -> CallResult<()> {
         ));
     }
     state.capture.insert(stream, graph);
+    state.capture_tails.remove(&stream);
     state.graph_state.captured_into.push(graph);
     Ok(())
 }
@@ -699,24 +705,34 @@ pub fn capture_ended(graph: u64) {
 }
 
 /// `cuStreamUpdateCaptureDependencies`: the nodes must be nodes of the graph `stream`
-/// captures into. Nodes run in the order they were added, an order of every set of
-/// dependencies, so the capture's dependencies need not be kept.
-pub fn update_capture_dependencies(stream: u64, nodes: &[u64]) -> CallResult<()> {
-    let state = state();
+/// captures into; they become the dependencies of the next node captured on the stream
+/// (`replace`: `CU_STREAM_SET_CAPTURE_DEPENDENCIES`) or are added to them
+/// (`CU_STREAM_ADD_CAPTURE_DEPENDENCIES`).
+pub fn update_capture_dependencies(stream: u64, nodes: &[u64], replace: bool) -> CallResult<()> {
+    let mut state = state();
     state.current()?;
     let graph = state
         .capture
         .get(&stream)
         .ok_or_else(|| Failure::new(CudaError::IllegalState, "the stream is not capturing"))?;
     let graph = graph_of(&state, *graph)?;
-    match nodes
+    if let Some(unknown) = nodes
         .iter()
         .find(|node| !graph.nodes.iter().any(|(handle, _)| handle == *node))
     {
-        Some(unknown) => Err(Failure::new(
+        return Err(Failure::new(
             CudaError::InvalidValue,
             format!("{unknown:#x} is not a node of the capture's graph"),
-        )),
-        None => Ok(()),
+        ));
     }
+    let tail = state.capture_tails.entry(stream).or_default();
+    if replace {
+        tail.clear();
+    }
+    for &node in nodes {
+        if !tail.contains(&node) {
+            tail.push(node);
+        }
+    }
+    Ok(())
 }

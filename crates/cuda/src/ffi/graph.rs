@@ -3,12 +3,12 @@
 //! beyond kernel and copy nodes: memset, host and empty nodes, node lists, cloning, updating,
 //! graph memory nodes and conditional nodes ([`driver::graph`]), `cuGraphAddNode`.
 
-use std::ffi::{c_int, c_uint, c_ushort, c_void};
+use std::ffi::{CStr, c_char, c_int, c_uint, c_ushort, c_void};
 use std::sync::Mutex;
 
 use super::{
-    CUdevice, CUdeviceptr, CUresult, CallResult, CudaError, Failure, Handle, KernelNodeParamsV2,
-    Memcpy3d, dependencies, guard, handle, null_argument, number, put,
+    CUdevice, CUdeviceptr, CUresult, CallResult, CudaError, Failure, Handle, KernelNodeParams,
+    KernelNodeParamsV2, Memcpy3d, dependencies, guard, handle, null_argument, number, put,
 };
 use crate::driver::{self, ConditionalKind, GraphNode};
 
@@ -104,6 +104,10 @@ const _: () = assert!(std::mem::offset_of!(NodeParams, union) == NODE_PARAMS_UNI
 const _: () = assert!(size_of::<KernelNodeParamsV2>() == 72);
 const _: () = assert!(size_of::<Memcpy3d>() == 200);
 
+/// `CU_STREAM_SET_CAPTURE_DEPENDENCIES`: `cuStreamUpdateCaptureDependencies` replaces the
+/// dependencies (`CU_STREAM_ADD_CAPTURE_DEPENDENCIES`, 0, adds to them).
+const SET_CAPTURE_DEPENDENCIES: c_uint = 1;
+
 /// `CU_MEM_ALLOCATION_TYPE_PINNED`, `CU_MEM_LOCATION_TYPE_DEVICE`.
 const ALLOCATION_TYPE_PINNED: c_int = 1;
 const LOCATION_TYPE_DEVICE: c_int = 1;
@@ -198,8 +202,8 @@ calls! {
     }
 
     /// `cuStreamBeginCaptureToGraph`: the stream's work is captured into an existing graph,
-    /// after its nodes (the dependencies and their edge data are not needed: nodes run in the
-    /// order they were added; the mode is not enforced).
+    /// its first node after `depends_on` (the edge data is not read; the mode is not
+    /// enforced).
     fn cuStreamBeginCaptureToGraph(
         stream: Handle,
         graph: Handle,
@@ -211,21 +215,20 @@ calls! {
         let _ = (edge_data, mode);
         let after = unsafe { dependencies(depends_on, count) }?;
         driver::graph::begin_capture_to_graph(number(stream), number(graph))?;
-        driver::graph::update_capture_dependencies(number(stream), &after)
+        driver::graph::update_capture_dependencies(number(stream), &after, true)
     }
 
     /// `cuStreamUpdateCaptureDependencies`: the nodes must be nodes of the capture's graph
-    /// ([`driver::graph::update_capture_dependencies`]); the flags (add or set) need no
-    /// action.
+    /// ([`driver::graph::update_capture_dependencies`]): they replace the dependencies of the
+    /// next captured node or are added to them, as the flags say.
     fn cuStreamUpdateCaptureDependencies(
         stream: Handle,
         depends_on: *const Handle,
         count: usize,
         flags: c_uint,
     ) {
-        let _ = flags;
         let nodes = unsafe { dependencies(depends_on, count) }?;
-        driver::graph::update_capture_dependencies(number(stream), &nodes)
+        driver::graph::update_capture_dependencies(number(stream), &nodes, flags == SET_CAPTURE_DEPENDENCIES)
     }
 
     /// `cuStreamUpdateCaptureDependencies_v2`: as the first version, with edge data (not
@@ -237,9 +240,9 @@ calls! {
         count: usize,
         flags: c_uint,
     ) {
-        let _ = (edge_data, flags);
+        let _ = edge_data;
         let nodes = unsafe { dependencies(depends_on, count) }?;
-        driver::graph::update_capture_dependencies(number(stream), &nodes)
+        driver::graph::update_capture_dependencies(number(stream), &nodes, flags == SET_CAPTURE_DEPENDENCIES)
     }
 
     /// `cuGraphAddMemAllocNode`: an allocation node; its address, fixed from now on, is
@@ -542,7 +545,16 @@ calls! {
     }
 }
 
-/// `cuStreamGetCaptureInfo`: the status, id and graph of a capture; no dependencies or edges.
+/// The dependency arrays `cuStreamGetCaptureInfo` hands out, by stream: the nodes and their
+/// default edge data (zeroed `CUgraphEdgeData`), replaced at the stream's next query ("valid
+/// until the next API call to the stream" is what callers may rely on).
+static CAPTURE_DEPENDENCIES: Mutex<Vec<CaptureDependencies>> = Mutex::new(Vec::new());
+
+/// A stream, the node handles of its capture's dependency set and their edge data.
+type CaptureDependencies = (u64, Box<[usize]>, Box<[u64]>);
+
+/// `cuStreamGetCaptureInfo`: the status, id and graph of a capture, and the nodes the next
+/// node captured on the stream will depend on (with default edge data).
 ///
 /// # Safety
 /// `status` is NULL (an error) or writable; the other outputs are NULL or writable.
@@ -560,14 +572,34 @@ unsafe fn capture_info(
         let value = driver::capture_graph(number(stream)).unwrap_or(0);
         unsafe { put(graph, handle(value), "graph_out") }?;
     }
+    let nodes = driver::capture_dependencies(number(stream));
+    let mut arrays = CAPTURE_DEPENDENCIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    arrays.retain(|(s, _, _)| *s != number(stream));
+    let handles: Box<[usize]> = nodes
+        .iter()
+        .map(|&node| usize::try_from(node).unwrap_or(0))
+        .collect();
+    let edge_data: Box<[u64]> = vec![0; nodes.len()].into_boxed_slice();
+    let (handles_at, edges_at) = if nodes.is_empty() {
+        (std::ptr::null(), std::ptr::null())
+    } else {
+        (
+            handles.as_ptr().cast::<Handle>(),
+            edge_data.as_ptr().cast::<c_void>(),
+        )
+    };
+    arrays.push((number(stream), handles, edge_data));
+    drop(arrays);
     if !dependencies_out.is_null() {
-        unsafe { put(dependencies_out, std::ptr::null(), "dependencies_out") }?;
+        unsafe { put(dependencies_out, handles_at, "dependencies_out") }?;
     }
     if !edges.is_null() {
-        unsafe { put(edges, std::ptr::null(), "edgeData_out") }?;
+        unsafe { put(edges, edges_at, "edgeData_out") }?;
     }
     if !count.is_null() {
-        unsafe { put(count, 0, "numDependencies_out") }?;
+        unsafe { put(count, nodes.len(), "numDependencies_out") }?;
     }
     Ok(())
 }
@@ -766,4 +798,522 @@ unsafe fn add_node(
     };
     // SAFETY: not NULL, writable by the contract.
     unsafe { put(node, handle(value), "phGraphNode") }
+}
+
+/// Kernel parameter blocks handed out by `cuGraphKernelNodeGetParams` ("the returned
+/// kernelParams array ... valid until the node is destroyed or its parameters are set"): kept
+/// for the life of the process, as handles are never reused.
+static PARAMETER_BLOCKS: Mutex<Vec<ParameterBlock>> = Mutex::new(Vec::new());
+
+/// A copy of a kernel node's parameter space and the `kernelParams` array pointing into it.
+type ParameterBlock = (Box<[u8]>, Box<[usize]>);
+
+/// Writes the list `all` the way the graph queries do: the count alone where `out` is NULL;
+/// else the first `*count` entries (NULL in the entries past the list's end) and, in
+/// `*count`, how many were written or the list's length if shorter.
+///
+/// # Safety
+/// `count` is NULL (an error) or readable and writable; `out` is NULL or has `*count`
+/// writable entries.
+unsafe fn put_list<T: Copy>(
+    all: &[T],
+    null: T,
+    out: *mut T,
+    count: *mut usize,
+    what: &str,
+) -> CallResult<()> {
+    if count.is_null() {
+        return Err(null_argument(what));
+    }
+    if out.is_null() {
+        return unsafe { put(count, all.len(), what) };
+    }
+    // SAFETY: not NULL, readable by the contract.
+    let asked = unsafe { count.read_unaligned() };
+    for i in 0..asked {
+        // SAFETY: `asked` writable entries by the contract.
+        unsafe {
+            out.add(i)
+                .write_unaligned(all.get(i).copied().unwrap_or(null))
+        };
+    }
+    unsafe { put(count, asked.min(all.len()), what) }
+}
+
+/// Writes zeroed `CUgraphEdgeData` (default edges: 8 bytes each) for `count` edges, where
+/// `edge_data` is not NULL.
+///
+/// # Safety
+/// `edge_data` is NULL or has `count` writable 8-byte entries.
+unsafe fn put_default_edges(edge_data: *mut u64, count: usize) {
+    if edge_data.is_null() {
+        return;
+    }
+    for i in 0..count {
+        // SAFETY: `count` writable entries by the contract.
+        unsafe { edge_data.add(i).write_unaligned(0) };
+    }
+}
+
+/// Reads `count` (from, to) node pairs.
+///
+/// # Safety
+/// `from` and `to` are NULL (an error, unless `count` is 0) or have `count` readable handles.
+unsafe fn pairs(
+    from: *const Handle,
+    to: *const Handle,
+    count: usize,
+) -> CallResult<Vec<(u64, u64)>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if from.is_null() || to.is_null() {
+        return Err(null_argument("from/to"));
+    }
+    // SAFETY: `count` readable handles each, by the contract.
+    let (from, to) = unsafe {
+        (
+            std::slice::from_raw_parts(from, count),
+            std::slice::from_raw_parts(to, count),
+        )
+    };
+    Ok(from
+        .iter()
+        .zip(to)
+        .map(|(&f, &t)| (number(f), number(t)))
+        .collect())
+}
+
+/// The edges of `graph` into `from`/`to`/`edge_data` (`cuGraphGetEdges`).
+///
+/// # Safety
+/// As [`put_list`] for `from`, `to` and `count`; `edge_data` NULL or with `*count` entries.
+unsafe fn get_edges(
+    graph: Handle,
+    from: *mut Handle,
+    to: *mut Handle,
+    edge_data: *mut u64,
+    count: *mut usize,
+) -> CallResult<()> {
+    let edges = driver::topology::edges(number(graph))?;
+    if count.is_null() {
+        return Err(null_argument("numEdges"));
+    }
+    if from.is_null() != to.is_null() {
+        return Err(null_argument("from/to"));
+    }
+    let froms: Vec<Handle> = edges.iter().map(|(f, _)| handle(*f)).collect();
+    let tos: Vec<Handle> = edges.iter().map(|(_, t)| handle(*t)).collect();
+    let asked = if from.is_null() {
+        0
+    } else {
+        unsafe { count.read_unaligned() }
+    };
+    unsafe { put_list(&froms, std::ptr::null_mut(), from, count, "numEdges") }?;
+    if !to.is_null() {
+        unsafe { put_list(&tos, std::ptr::null_mut(), to, &mut { asked }, "numEdges") }?;
+        unsafe { put_default_edges(edge_data, asked) };
+    }
+    Ok(())
+}
+
+/// The dependencies (or dependents) of `node` (`cuGraphNodeGetDependencies`,
+/// `cuGraphNodeGetDependentNodes`).
+///
+/// # Safety
+/// As [`put_list`]; `edge_data` NULL or with `*count` entries.
+unsafe fn get_neighbours(
+    node: Handle,
+    dependents: bool,
+    out: *mut Handle,
+    edge_data: *mut u64,
+    count: *mut usize,
+) -> CallResult<()> {
+    let nodes: Vec<Handle> = driver::topology::neighbours(number(node), dependents)?
+        .into_iter()
+        .map(handle)
+        .collect();
+    let asked = if out.is_null() || count.is_null() {
+        0
+    } else {
+        unsafe { count.read_unaligned() }
+    };
+    unsafe { put_list(&nodes, std::ptr::null_mut(), out, count, "numDependencies") }?;
+    unsafe { put_default_edges(edge_data, asked) };
+    Ok(())
+}
+
+/// Writes the `CUDA_KERNEL_NODE_PARAMS` of kernel node `node` (its `kernelParams` point into a
+/// copy of the node's parameter space kept for the process); `v2` also writes the
+/// `CUkernel` of `CUDA_KERNEL_NODE_PARAMS_v2` (the library kernel the function comes from,
+/// by which the runtime knows its kernels, NULL for a module's function) and its `CUcontext`
+/// (NULL: the current one).
+///
+/// # Safety
+/// `params` is NULL (an error) or a writable `CUDA_KERNEL_NODE_PARAMS` (`_v2` where `v2`).
+unsafe fn kernel_node_params(
+    node: Handle,
+    params: *mut KernelNodeParams,
+    v2: bool,
+) -> CallResult<()> {
+    if params.is_null() {
+        return Err(null_argument("nodeParams"));
+    }
+    let GraphNode::Kernel {
+        function,
+        grid,
+        block,
+        dynamic_shared,
+        params: space,
+    } = driver::topology::node(number(node))?
+    else {
+        return Err(Failure::new(CudaError::InvalidValue, "not a kernel node"));
+    };
+    let (layout, _) = driver::parameters(function)?;
+    let mut bytes: Box<[u8]> = space.into_boxed_slice();
+    let base = bytes.as_mut_ptr();
+    let mut pointers: Box<[usize]> = layout
+        .iter()
+        // The parameter space holds every parameter's bytes (its layout made it).
+        .map(|&(offset, _)| base.wrapping_add(offset).expose_provenance())
+        .collect();
+    let array = pointers.as_mut_ptr().cast::<*mut c_void>();
+    PARAMETER_BLOCKS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push((bytes, pointers));
+    let written = KernelNodeParams {
+        func: handle(function),
+        grid_x: grid[0],
+        grid_y: grid[1],
+        grid_z: grid[2],
+        block_x: block[0],
+        block_y: block[1],
+        block_z: block[2],
+        shared_bytes: dynamic_shared,
+        kernel_params: array,
+        extra: std::ptr::null_mut(),
+    };
+    if v2 {
+        let kernel = driver::function_kernel(function).map_or(std::ptr::null_mut(), handle);
+        let written = KernelNodeParamsV2 {
+            first: written,
+            kernel,
+            context: std::ptr::null_mut(),
+        };
+        // SAFETY: a writable `_v2` by the contract.
+        unsafe { params.cast::<KernelNodeParamsV2>().write_unaligned(written) };
+    } else {
+        // SAFETY: writable by the contract.
+        unsafe { params.write_unaligned(written) };
+    }
+    Ok(())
+}
+
+/// Runs user objects' destructors (`CUhostFn` and argument) after the state was released.
+pub(super) fn run_destructors(destructors: &[(usize, usize)]) {
+    for &(function, data) in destructors {
+        if function == 0 {
+            continue;
+        }
+        // SAFETY: `function` is the `CUhostFn` the program gave `cuUserObjectCreate` (not
+        // NULL), called once with the pointer it gave, as the call's contract says.
+        let function: unsafe extern "C" fn(*mut c_void) =
+            unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(*mut c_void)>(function) };
+        unsafe { function(std::ptr::with_exposed_provenance_mut(data)) };
+    }
+}
+
+/// `CU_GRAPH_USER_OBJECT_MOVE`: the graph takes over the caller's references.
+const USER_OBJECT_MOVE: c_uint = 1;
+/// `CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE`.
+const DOT_VERBOSE: c_uint = 1;
+
+calls! {
+    /// `cuGraphGetEdges`: the graph's edges (the count alone where `from` and `to` are NULL).
+    fn cuGraphGetEdges(graph: Handle, from: *mut Handle, to: *mut Handle, count: *mut usize) {
+        unsafe { get_edges(graph, from, to, std::ptr::null_mut(), count) }
+    }
+
+    /// `cuGraphGetEdges_v2`: as the first version, each edge's `CUgraphEdgeData` the
+    /// default (zeros).
+    fn cuGraphGetEdges_v2(
+        graph: Handle,
+        from: *mut Handle,
+        to: *mut Handle,
+        edge_data: *mut u64,
+        count: *mut usize,
+    ) {
+        unsafe { get_edges(graph, from, to, edge_data, count) }
+    }
+
+    /// `cuGraphGetRootNodes`: the nodes without dependencies.
+    fn cuGraphGetRootNodes(graph: Handle, nodes: *mut Handle, count: *mut usize) {
+        let roots: Vec<Handle> = driver::topology::roots(number(graph))?.into_iter().map(handle).collect();
+        unsafe { put_list(&roots, std::ptr::null_mut(), nodes, count, "numRootNodes") }
+    }
+
+    /// `cuGraphNodeGetDependencies`.
+    fn cuGraphNodeGetDependencies(node: Handle, nodes: *mut Handle, count: *mut usize) {
+        unsafe { get_neighbours(node, false, nodes, std::ptr::null_mut(), count) }
+    }
+
+    /// `cuGraphNodeGetDependencies_v2`: with default edge data.
+    fn cuGraphNodeGetDependencies_v2(node: Handle, nodes: *mut Handle, edge_data: *mut u64, count: *mut usize) {
+        unsafe { get_neighbours(node, false, nodes, edge_data, count) }
+    }
+
+    /// `cuGraphNodeGetDependentNodes`.
+    fn cuGraphNodeGetDependentNodes(node: Handle, nodes: *mut Handle, count: *mut usize) {
+        unsafe { get_neighbours(node, true, nodes, std::ptr::null_mut(), count) }
+    }
+
+    /// `cuGraphNodeGetDependentNodes_v2`: with default edge data.
+    fn cuGraphNodeGetDependentNodes_v2(node: Handle, nodes: *mut Handle, edge_data: *mut u64, count: *mut usize) {
+        unsafe { get_neighbours(node, true, nodes, edge_data, count) }
+    }
+
+    /// `cuGraphAddDependencies`: `to[i]` runs after `from[i]`
+    /// ([`driver::topology::add_edges`]).
+    fn cuGraphAddDependencies(graph: Handle, from: *const Handle, to: *const Handle, count: usize) {
+        let pairs = unsafe { pairs(from, to, count) }?;
+        driver::topology::add_edges(number(graph), &pairs)
+    }
+
+    /// `cuGraphAddDependencies_v2`: as the first version; the edge data (ports and types of
+    /// programmatic edges) is not read, every edge waits for the whole node.
+    fn cuGraphAddDependencies_v2(
+        graph: Handle,
+        from: *const Handle,
+        to: *const Handle,
+        edge_data: *const u64,
+        count: usize,
+    ) {
+        let _ = edge_data;
+        let pairs = unsafe { pairs(from, to, count) }?;
+        driver::topology::add_edges(number(graph), &pairs)
+    }
+
+    /// `cuGraphRemoveDependencies` ([`driver::topology::remove_edges`]).
+    fn cuGraphRemoveDependencies(graph: Handle, from: *const Handle, to: *const Handle, count: usize) {
+        let pairs = unsafe { pairs(from, to, count) }?;
+        driver::topology::remove_edges(number(graph), &pairs)
+    }
+
+    /// `cuGraphRemoveDependencies_v2`: as the first version (the edge data is not read).
+    fn cuGraphRemoveDependencies_v2(
+        graph: Handle,
+        from: *const Handle,
+        to: *const Handle,
+        edge_data: *const u64,
+        count: usize,
+    ) {
+        let _ = edge_data;
+        let pairs = unsafe { pairs(from, to, count) }?;
+        driver::topology::remove_edges(number(graph), &pairs)
+    }
+
+    /// `cuGraphDestroyNode`: the node and its edges leave the graph.
+    fn cuGraphDestroyNode(node: Handle) {
+        driver::topology::destroy_node(number(node))
+    }
+
+    /// `cuGraphKernelNodeGetParams` ([`kernel_node_params`]).
+    fn cuGraphKernelNodeGetParams(node: Handle, params: *mut KernelNodeParams) {
+        unsafe { kernel_node_params(node, params, false) }
+    }
+
+    /// `cuGraphKernelNodeGetParams_v2`.
+    fn cuGraphKernelNodeGetParams_v2(node: Handle, params: *mut KernelNodeParamsV2) {
+        unsafe { kernel_node_params(node, params.cast::<KernelNodeParams>(), true) }
+    }
+
+    /// `cuGraphMemsetNodeGetParams`: the memset as it was given.
+    fn cuGraphMemsetNodeGetParams(node: Handle, params: *mut MemsetParams) {
+        let GraphNode::Memset { destination, pattern, width, height, pitch } =
+            driver::topology::node(number(node))?
+        else {
+            return Err(Failure::new(CudaError::InvalidValue, "not a memset node"));
+        };
+        let mut value = [0u8; 4];
+        value[..pattern.len()].copy_from_slice(&pattern);
+        let written = MemsetParams {
+            destination,
+            pitch: pitch as usize,
+            value: c_uint::from_le_bytes(value),
+            element_size: pattern.len() as c_uint,
+            width: width as usize,
+            height: height as usize,
+        };
+        unsafe { put(params, written, "nodeParams") }
+    }
+
+    /// `cuGraphMemsetNodeSetParams`.
+    fn cuGraphMemsetNodeSetParams(node: Handle, params: *const MemsetParams) {
+        if params.is_null() {
+            return Err(null_argument("nodeParams"));
+        }
+        let memset = memset_node(unsafe { params.read_unaligned() })?;
+        driver::graph_node_set(number(node), memset)
+    }
+
+    /// `cuGraphHostNodeGetParams`.
+    fn cuGraphHostNodeGetParams(node: Handle, params: *mut HostParams) {
+        let GraphNode::Host { function, data } = driver::topology::node(number(node))? else {
+            return Err(Failure::new(CudaError::InvalidValue, "not a host node"));
+        };
+        // SAFETY: `function` is the `CUhostFn` the node was made with (not NULL).
+        let function = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(*mut c_void)>(function) };
+        let written = HostParams {
+            function: Some(function),
+            data: std::ptr::with_exposed_provenance_mut(data),
+        };
+        unsafe { put(params, written, "nodeParams") }
+    }
+
+    /// `cuGraphHostNodeSetParams`.
+    fn cuGraphHostNodeSetParams(node: Handle, params: *const HostParams) {
+        let host = unsafe { host_node(params) }?;
+        driver::graph_node_set(number(node), host)
+    }
+
+    /// `cuGraphExecHostNodeSetParams`: the executable's node calls another function or
+    /// passes another argument.
+    fn cuGraphExecHostNodeSetParams(executable: Handle, node: Handle, params: *const HostParams) {
+        let host = unsafe { host_node(params) }?;
+        driver::graph_exec_set(number(executable), number(node), host)
+    }
+
+    /// `cuGraphExecMemsetNodeSetParams`: the executable's memset node sets other memory or
+    /// another value (the context argument is not read).
+    fn cuGraphExecMemsetNodeSetParams(
+        executable: Handle,
+        node: Handle,
+        params: *const MemsetParams,
+        context: Handle,
+    ) {
+        let _ = context;
+        if params.is_null() {
+            return Err(null_argument("memsetParams"));
+        }
+        let memset = memset_node(unsafe { params.read_unaligned() })?;
+        driver::graph_exec_set(number(executable), number(node), memset)
+    }
+
+    /// `cuGraphNodeSetEnabled` ([`driver::topology::set_enabled`]).
+    fn cuGraphNodeSetEnabled(executable: Handle, node: Handle, enabled: c_uint) {
+        driver::topology::set_enabled(number(executable), number(node), enabled != 0)
+    }
+
+    /// `cuGraphNodeGetEnabled`.
+    fn cuGraphNodeGetEnabled(executable: Handle, node: Handle, enabled: *mut c_uint) {
+        let value = driver::topology::enabled(number(executable), number(node))?;
+        unsafe { put(enabled, c_uint::from(value), "isEnabled") }
+    }
+
+    /// `cuGraphExecGetFlags`: the flags of its instantiation.
+    fn cuGraphExecGetFlags(executable: Handle, flags: *mut u64) {
+        let value = driver::topology::exec_flags(number(executable))?;
+        unsafe { put(flags, value, "flags") }
+    }
+
+    /// `cuGraphNodeFindInClone`.
+    fn cuGraphNodeFindInClone(node: *mut Handle, original: Handle, clone: Handle) {
+        let value = driver::topology::find_in_clone(number(original), number(clone))?;
+        unsafe { put(node, handle(value), "phNode") }
+    }
+
+    /// `cuGraphNodeGetContainingGraph`.
+    fn cuGraphNodeGetContainingGraph(node: Handle, graph: *mut Handle) {
+        let value = driver::topology::containing_graph(number(node))?;
+        unsafe { put(graph, handle(value), "phGraph") }
+    }
+
+    /// `cuUserObjectCreate`: the destructor runs when the last reference is released (by the
+    /// program or by the graphs holding it); the flags (`CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`,
+    /// required) need nothing more.
+    fn cuUserObjectCreate(
+        object: *mut Handle,
+        data: *mut c_void,
+        destroy: Option<unsafe extern "C" fn(*mut c_void)>,
+        references: c_uint,
+        flags: c_uint,
+    ) {
+        let _ = flags;
+        let destroy = destroy.ok_or_else(|| null_argument("destroy"))?;
+        if object.is_null() {
+            return Err(null_argument("object_out"));
+        }
+        let value = driver::topology::user_object_create(
+            destroy as usize,
+            data.expose_provenance(),
+            references,
+        )?;
+        unsafe { put(object, handle(value), "object_out") }
+    }
+
+    /// `cuUserObjectRetain`.
+    fn cuUserObjectRetain(object: Handle, count: c_uint) {
+        driver::topology::user_object_retain(number(object), count)
+    }
+
+    /// `cuUserObjectRelease`: the destructor runs when this was the last reference.
+    fn cuUserObjectRelease(object: Handle, count: c_uint) {
+        let destructor = driver::topology::user_object_release(number(object), count)?;
+        run_destructors(destructor.as_slice());
+        Ok(())
+    }
+
+    /// `cuGraphRetainUserObject`: the graph holds references (the caller's with
+    /// `CU_GRAPH_USER_OBJECT_MOVE`), released when it is destroyed; an executable graph
+    /// instantiated from it, or a clone, holds references of its own.
+    fn cuGraphRetainUserObject(graph: Handle, object: Handle, count: c_uint, flags: c_uint) {
+        driver::topology::graph_retain_user_object(
+            number(graph),
+            number(object),
+            count,
+            flags & USER_OBJECT_MOVE != 0,
+        )
+    }
+
+    /// `cuGraphReleaseUserObject`.
+    fn cuGraphReleaseUserObject(graph: Handle, object: Handle, count: c_uint) {
+        let destructor = driver::topology::graph_release_user_object(number(graph), number(object), count)?;
+        run_destructors(destructor.as_slice());
+        Ok(())
+    }
+
+    /// `cuGraphDebugDotPrint`: the graph in the DOT language written to `path`
+    /// ([`driver::topology::dot`]; `CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE` adds each node's
+    /// parameters).
+    fn cuGraphDebugDotPrint(graph: Handle, path: *const c_char, flags: c_uint) {
+        if path.is_null() {
+            return Err(null_argument("path"));
+        }
+        // SAFETY: a NUL-terminated string by the contract.
+        let path = unsafe { CStr::from_ptr(path) }.to_string_lossy().into_owned();
+        let text = driver::topology::dot(number(graph), flags & DOT_VERBOSE != 0)?;
+        std::fs::write(&path, text).map_err(|error| {
+            Failure::new(CudaError::InvalidValue, format!("writing {path}: {error}"))
+        })
+    }
+}
+
+/// The host node `params` describes.
+///
+/// # Safety
+/// `params` is NULL (an error) or a readable `CUDA_HOST_NODE_PARAMS`.
+unsafe fn host_node(params: *const HostParams) -> CallResult<GraphNode> {
+    if params.is_null() {
+        return Err(null_argument("nodeParams"));
+    }
+    // SAFETY: not NULL, readable by the contract.
+    let params = unsafe { params.read_unaligned() };
+    let function = params
+        .function
+        .ok_or_else(|| null_argument("nodeParams->fn"))?;
+    Ok(GraphNode::Host {
+        function: function as usize,
+        data: params.data.expose_provenance(),
+    })
 }

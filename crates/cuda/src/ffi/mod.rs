@@ -348,6 +348,48 @@ calls! {
         unsafe { put(can_access, c_int::from(value), "canAccessPeer") }
     }
 
+    /// `cuDeviceGetP2PAttribute`: between two different devices (the same device twice is
+    /// `CUDA_ERROR_INVALID_DEVICE`, as cuda.h says), peer access, native atomics and array
+    /// access are supported (1) as `cuDeviceCanAccessPeer` says (every simulated device
+    /// reaches every other's memory), the link's performance rank is 0 and atomics are not
+    /// partial (0).
+    fn cuDeviceGetP2PAttribute(value: *mut c_int, attribute: c_int, source: CUdevice, destination: CUdevice) {
+        if source == destination {
+            driver::device_get(source)?;
+            return Err(Failure::new(
+                CudaError::InvalidDevice,
+                "the source and destination are the same device",
+            ));
+        }
+        let peer = c_int::from(driver::can_access_peer(source, destination)?);
+        let answer = match attribute {
+            1 | 5 => 0,     // PERFORMANCE_RANK, ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED
+            2..=4 => peer,  // ACCESS_SUPPORTED, NATIVE_ATOMIC_SUPPORTED, CUDA_ARRAY_ACCESS_SUPPORTED
+            other => {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    format!("peer attribute {other}"),
+                ));
+            }
+        };
+        unsafe { put(value, answer, "value") }
+    }
+
+    /// `cuDeviceGetTexture1DLinearMaxWidth`: the device's widest 1D linear texture in
+    /// elements (`CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`), for a format of 1, 2
+    /// or 4 channels.
+    fn cuDeviceGetTexture1DLinearMaxWidth(width: *mut usize, format: c_uint, channels: c_uint, device: CUdevice) {
+        let _ = format;
+        if !matches!(channels, 1 | 2 | 4) {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("{channels} channels (1, 2 or 4)"),
+            ));
+        }
+        let value = driver::device_attribute(MAXIMUM_TEXTURE1D_LINEAR_WIDTH, device)?;
+        unsafe { put(width, usize::try_from(value).unwrap_or(0), "maxWidthInElements") }
+    }
+
     /// `cuDevicePrimaryCtxRetain`: the device's primary context.
     fn cuDevicePrimaryCtxRetain(context: *mut Handle, device: CUdevice) {
         let value = driver::primary_context(device)?;
@@ -1054,6 +1096,9 @@ pub struct Memcpy3d {
     depth: usize,
 }
 
+/// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`.
+const MAXIMUM_TEXTURE1D_LINEAR_WIDTH: c_int = 69;
+
 /// `CU_MEMORYTYPE_HOST`, `CU_MEMORYTYPE_DEVICE`.
 const MEMORYTYPE_HOST: c_int = 1;
 const MEMORYTYPE_DEVICE: c_int = 2;
@@ -1093,11 +1138,18 @@ unsafe fn copy_node(copy: *const Memcpy3d) -> CallResult<GraphNode> {
     }
     // SAFETY: not NULL and, by the contract, readable.
     let copy = unsafe { copy.read_unaligned() };
-    if copy.height > 1 || copy.depth > 1 {
-        return Err(Failure::new(
-            CudaError::NotSupported,
-            "copies of more than one row (Height or Depth above 1)",
-        ));
+    let one_row = |memory_type: c_int| matches!(memory_type, MEMORYTYPE_HOST | MEMORYTYPE_DEVICE);
+    if copy.height > 1
+        || copy.depth > 1
+        || !one_row(copy.src_memory_type)
+        || !one_row(copy.dst_memory_type)
+        || copy.src_y > 0
+        || copy.src_z > 0
+        || copy.dst_y > 0
+        || copy.dst_z > 0
+    {
+        // SAFETY: `copy` points to a readable `CUDA_MEMCPY3D`, the struct texture.rs reads.
+        return Ok(unsafe { texture::copy_3d_node(std::ptr::from_ref(&copy).cast()) });
     }
     let place = |memory_type: c_int, host: usize, device: u64, x: usize| match memory_type {
         MEMORYTYPE_HOST => Ok(Place::Host(host.wrapping_add(x))),
@@ -1193,6 +1245,15 @@ fn run_graph_nodes(executable: u64, stream: u64) -> CallResult<()> {
                     ));
                 }
             },
+            GraphNode::Copy3d {
+                source,
+                destination,
+                extent,
+            } => {
+                // SAFETY: the host memory and arrays of a copy node stay valid while the graph
+                // may run (the contract of cuGraphAddMemcpyNode and of stream capture).
+                unsafe { texture::run_copy_3d(source, destination, extent) }?;
+            }
             GraphNode::Memset {
                 destination,
                 pattern,
@@ -1377,12 +1438,16 @@ calls! {
 
     /// `cuGraphDestroy`.
     fn cuGraphDestroy(graph: Handle) {
-        driver::graph_destroy(number(graph), false)
+        let destructors = driver::graph_destroy(number(graph), false)?;
+        graph::run_destructors(&destructors);
+        Ok(())
     }
 
     /// `cuGraphExecDestroy`.
     fn cuGraphExecDestroy(executable: Handle) {
-        driver::graph_destroy(number(executable), true)
+        let destructors = driver::graph_destroy(number(executable), true)?;
+        graph::run_destructors(&destructors);
+        Ok(())
     }
 }
 

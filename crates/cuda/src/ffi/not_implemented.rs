@@ -45,9 +45,7 @@ not_supported! {
     cuDeviceGetHostAtomicCapabilities
     cuDeviceGetNvSciSyncAttributes
     cuDeviceGetP2PAtomicCapabilities
-    cuDeviceGetP2PAttribute
     cuDeviceGetProperties
-    cuDeviceGetTexture1DLinearMaxWidth
     cuDevicePrimaryCtxSetFlags
     cuDeviceRegisterAsyncNotification
     cuDeviceUnregisterAsyncNotification
@@ -84,8 +82,6 @@ not_supported! {
     cuGLUnmapBufferObjectAsync
     cuGLUnregisterBufferObject
     cuGraphAddBatchMemOpNode
-    cuGraphAddDependencies
-    cuGraphAddDependencies_v2
     cuGraphAddEventRecordNode
     cuGraphAddEventWaitNode
     cuGraphAddExternalSemaphoresSignalNode
@@ -93,8 +89,6 @@ not_supported! {
     cuGraphBatchMemOpNodeGetParams
     cuGraphBatchMemOpNodeSetParams
     cuGraphChildGraphNodeGetGraph
-    cuGraphDebugDotPrint
-    cuGraphDestroyNode
     cuGraphEventRecordNodeGetEvent
     cuGraphEventRecordNodeSetEvent
     cuGraphEventWaitNodeGetEvent
@@ -105,48 +99,24 @@ not_supported! {
     cuGraphExecEventWaitNodeSetEvent
     cuGraphExecExternalSemaphoresSignalNodeSetParams
     cuGraphExecExternalSemaphoresWaitNodeSetParams
-    cuGraphExecGetFlags
     cuGraphExecGetId
-    cuGraphExecHostNodeSetParams
-    cuGraphExecMemsetNodeSetParams
     cuGraphExecNodeSetParams
     cuGraphExecUpdate
     cuGraphExternalSemaphoresSignalNodeGetParams
     cuGraphExternalSemaphoresSignalNodeSetParams
     cuGraphExternalSemaphoresWaitNodeGetParams
     cuGraphExternalSemaphoresWaitNodeSetParams
-    cuGraphGetEdges
-    cuGraphGetEdges_v2
     cuGraphGetId
-    cuGraphGetRootNodes
-    cuGraphHostNodeGetParams
-    cuGraphHostNodeSetParams
     cuGraphKernelNodeCopyAttributes
     cuGraphKernelNodeGetAttribute
-    cuGraphKernelNodeGetParams
-    cuGraphKernelNodeGetParams_v2
     cuGraphKernelNodeSetAttribute
     cuGraphMemcpyNodeGetParams
     cuGraphMemcpyNodeSetParams
-    cuGraphMemsetNodeGetParams
-    cuGraphMemsetNodeSetParams
-    cuGraphNodeFindInClone
-    cuGraphNodeGetContainingGraph
-    cuGraphNodeGetDependencies
-    cuGraphNodeGetDependencies_v2
-    cuGraphNodeGetDependentNodes
-    cuGraphNodeGetDependentNodes_v2
-    cuGraphNodeGetEnabled
     cuGraphNodeGetLocalId
     cuGraphNodeGetParams
     cuGraphNodeGetToolsId
-    cuGraphNodeSetEnabled
     cuGraphNodeSetParams
     cuGraphNodeSetParams_v2
-    cuGraphReleaseUserObject
-    cuGraphRemoveDependencies
-    cuGraphRemoveDependencies_v2
-    cuGraphRetainUserObject
     cuGraphicsEGLRegisterImage
     cuGraphicsGLRegisterBuffer
     cuGraphicsGLRegisterImage
@@ -206,19 +176,14 @@ not_supported! {
     cuMemDiscardBatchAsync
     cuMemGetAddressRange
     cuMemGetAddressRange_v2
-    cuMemGetDefaultMemPool
     cuMemGetHandleForAddressRange
     cuMemGetLocationInfo
-    cuMemGetMemPool
     cuMemMapArrayAsync
     cuMemPoolExportPointer
     cuMemPoolExportToShareableHandle
-    cuMemPoolGetAccess
     cuMemPoolImportFromShareableHandle
     cuMemPoolImportPointer
-    cuMemPoolSetAccess
     cuMemPrefetchBatchAsync
-    cuMemSetMemPool
     cuMemcpy3DBatchAsync
     cuMemcpy3DBatchAsync_v2
     cuMemcpy3DWithAttributesAsync
@@ -228,13 +193,10 @@ not_supported! {
     cuMemcpyAtoD_v2
     cuMemcpyAtoHAsync
     cuMemcpyAtoHAsync_v2
-    cuMemcpyBatchAsync
-    cuMemcpyBatchAsync_v2
     cuMemcpyDtoA
     cuMemcpyDtoA_v2
     cuMemcpyHtoAAsync
     cuMemcpyHtoAAsync_v2
-    cuMemcpyWithAttributesAsync
     cuMipmappedArrayCreate
     cuMipmappedArrayDestroy
     cuMipmappedArrayGetLevel
@@ -253,7 +215,6 @@ not_supported! {
     cuMulticastCreate
     cuMulticastGetGranularity
     cuMulticastUnbind
-    cuOccupancyMaxPotentialClusterSize
     cuParamSetSize
     cuParamSetTexRef
     cuParamSetf
@@ -312,9 +273,6 @@ not_supported! {
     cuTexRefSetMipmapLevelBias
     cuTexRefSetMipmapLevelClamp
     cuTexRefSetMipmappedArray
-    cuUserObjectCreate
-    cuUserObjectRelease
-    cuUserObjectRetain
     cuVDPAUCtxCreate
     cuVDPAUCtxCreate_v2
     cuVDPAUGetDevice

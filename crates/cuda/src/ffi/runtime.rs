@@ -548,6 +548,58 @@ const ATTRIBUTE_CLUSTER_DIMENSION: c_int = 4;
 const ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: c_int = 6;
 const ATTRIBUTE_PROGRAMMATIC_EVENT: c_int = 7;
 
+/// `CUmemLocation`: its type and id.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct MemLocation {
+    kind: c_int,
+    id: c_int,
+}
+
+/// `CUmemAccessDesc`: a location and its `CUmemAccess_flags`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct MemAccessDesc {
+    location: MemLocation,
+    flags: c_int,
+}
+
+const _: () = assert!(size_of::<MemAccessDesc>() == 12);
+
+/// `CU_MEM_LOCATION_TYPE_DEVICE`, `CU_MEM_ALLOCATION_TYPE_PINNED`,
+/// `CU_MEM_ACCESS_FLAGS_PROT_READWRITE`.
+const LOCATION_DEVICE: c_int = 1;
+const ALLOCATION_PINNED: c_int = 1;
+const ACCESS_READ_WRITE: c_int = 3;
+
+/// The device of a pool location (`cuMemGetMemPool` and the like): device locations of pinned
+/// allocations; other locations (host, host NUMA) and types are not supported.
+///
+/// # Safety
+/// `location` is NULL (an error) or a readable `CUmemLocation`.
+unsafe fn pool_location(location: *const MemLocation, kind: c_int) -> super::CallResult<CUdevice> {
+    if location.is_null() {
+        return Err(null_argument("location"));
+    }
+    // SAFETY: by the contract.
+    let location = unsafe { location.read_unaligned() };
+    if location.kind != LOCATION_DEVICE || kind != ALLOCATION_PINNED {
+        return Err(Failure::new(
+            CudaError::NotSupported,
+            format!(
+                "pools of location type {} and allocation type {kind} (ptxsim has device pools of pinned memory)",
+                location.kind
+            ),
+        ));
+    }
+    driver::device_get(location.id)?;
+    Ok(location.id)
+}
+
+/// The portable cluster size, in CTAs (CUDA C++ Programming Guide, "Thread Block Clusters":
+/// "a maximum of 8 thread blocks in a cluster is supported as a portable cluster size").
+const PORTABLE_CLUSTER: c_int = 8;
+
 /// The memory pool handle of device `device` (`cuDeviceGetDefaultMemPool`): a number, never
 /// dereferenced.
 fn pool_handle(device: CUdevice) -> Handle {
@@ -563,6 +615,174 @@ calls! {
 
     /// `cuMemcpyAsync`: as `cuMemcpy`, done when it returns.
     fn cuMemcpyAsync(destination: u64, source: u64, bytes: usize, stream: Handle) {
+        unsafe { memcpy_async(destination, source, bytes, stream) }
+    }
+
+    /// `cuMemcpyBatchAsync` (CUDA 12.8's, with `failIdx`): the copies one after the other
+    /// ([`batch_copy`]); `*failIdx` is `SIZE_MAX` after a success ("not specific to any
+    /// copy").
+    fn cuMemcpyBatchAsync(
+        destinations: *const u64,
+        sources: *const u64,
+        sizes: *const usize,
+        count: usize,
+        attributes: *const MemcpyAttributes,
+        attribute_indices: *const usize,
+        attribute_count: usize,
+        fail_index: *mut usize,
+        stream: Handle,
+    ) {
+        let result = unsafe {
+            batch_copy(destinations, sources, sizes, count, attributes, attribute_indices, attribute_count, stream)
+        };
+        if !fail_index.is_null() {
+            let index = match &result {
+                Err((Some(index), _)) => *index,
+                _ => usize::MAX,
+            };
+            unsafe { put(fail_index, index, "failIdx") }?;
+        }
+        result.map_err(|(_, failure)| failure)
+    }
+
+    /// `cuMemcpyBatchAsync_v2` (CUDA 13): as the first version without `failIdx`.
+    fn cuMemcpyBatchAsync_v2(
+        destinations: *const u64,
+        sources: *const u64,
+        sizes: *const usize,
+        count: usize,
+        attributes: *const MemcpyAttributes,
+        attribute_indices: *const usize,
+        attribute_count: usize,
+        stream: Handle,
+    ) {
+        unsafe {
+            batch_copy(destinations, sources, sizes, count, attributes, attribute_indices, attribute_count, stream)
+        }
+        .map_err(|(_, failure)| failure)
+    }
+
+    /// `cuMemcpyWithAttributesAsync` (CUDA 13): one copy of a batch.
+    fn cuMemcpyWithAttributesAsync(
+        destination: u64,
+        source: u64,
+        bytes: usize,
+        attributes: *const MemcpyAttributes,
+        stream: Handle,
+    ) {
+        let index = 0usize;
+        unsafe {
+            batch_copy(&destination, &source, &bytes, 1, attributes, &index, 1, stream)
+        }
+        .map_err(|(_, failure)| failure)
+    }
+}
+
+/// `CUmemcpyAttributes`: the source access order, location hints for the source and the
+/// destination (`CUmemLocation`s: type and id), flags.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct MemcpyAttributes {
+    source_access_order: c_int,
+    source_hint: [c_int; 2],
+    destination_hint: [c_int; 2],
+    flags: c_uint,
+}
+
+const _: () = assert!(size_of::<MemcpyAttributes>() == 24);
+
+/// `CU_MEMCPY_SRC_ACCESS_ORDER_STREAM` .. `_ANY`: the valid access orders (`_INVALID`, 0, is
+/// not).
+const ACCESS_ORDERS: std::ops::RangeInclusive<c_int> = 1..=3;
+
+/// A batch of copies (`cuMemcpyBatchAsync`): cuda.h's rules checked first (`count` copies,
+/// `numAttrs` attributes from 1 to `count` whose indices start at 0 and rise below `count`,
+/// each with a valid source access order, a stream that is not the legacy NULL stream:
+/// `CUDA_ERROR_INVALID_VALUE`); then each copy as `cuMemcpyAsync` (done when the call returns,
+/// which every access order allows; copy nodes where the stream captures). A failure carries
+/// the index of the copy it is about, if any.
+///
+/// # Safety
+/// The arrays are NULL (an error) or hold `count` (the attributes and their indices
+/// `attribute_count`) readable entries; each copy keeps `cuMemcpyAsync`'s contract.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batch_copy(
+    destinations: *const u64,
+    sources: *const u64,
+    sizes: *const usize,
+    count: usize,
+    attributes: *const MemcpyAttributes,
+    attribute_indices: *const usize,
+    attribute_count: usize,
+    stream: Handle,
+) -> Result<(), (Option<usize>, Failure)> {
+    let invalid = |message: &str| (None, Failure::new(CudaError::InvalidValue, message));
+    if count == 0 || destinations.is_null() || sources.is_null() || sizes.is_null() {
+        return Err(invalid("no copies, or NULL dsts/srcs/sizes"));
+    }
+    if attribute_count == 0
+        || attribute_count > count
+        || attributes.is_null()
+        || attribute_indices.is_null()
+    {
+        return Err(invalid(
+            "numAttrs must be from 1 to count, with attrs and attrsIdxs",
+        ));
+    }
+    if stream.is_null() {
+        return Err(invalid("the legacy NULL stream (hStream must not be it)"));
+    }
+    // SAFETY: by the contract, the lengths given.
+    let (destinations, sources, sizes, attributes, indices) = unsafe {
+        (
+            std::slice::from_raw_parts(destinations, count),
+            std::slice::from_raw_parts(sources, count),
+            std::slice::from_raw_parts(sizes, count),
+            std::slice::from_raw_parts(attributes, attribute_count),
+            std::slice::from_raw_parts(attribute_indices, attribute_count),
+        )
+    };
+    if indices[0] != 0
+        || indices.windows(2).any(|w| w[1] <= w[0])
+        || indices[attribute_count - 1] >= count
+    {
+        return Err(invalid("attrsIdxs must start at 0 and rise, below count"));
+    }
+    for (k, attribute) in attributes.iter().enumerate() {
+        if !ACCESS_ORDERS.contains(&attribute.source_access_order) {
+            return Err((
+                Some(indices[k]),
+                Failure::new(
+                    CudaError::InvalidValue,
+                    format!(
+                        "srcAccessOrder {} of attrs[{k}]",
+                        attribute.source_access_order
+                    ),
+                ),
+            ));
+        }
+    }
+    let copies = destinations.iter().zip(sources).zip(sizes).enumerate();
+    for (i, ((&destination, &source), &bytes)) in copies {
+        // SAFETY: by the contract.
+        unsafe { memcpy_async(destination, source, bytes, stream) }
+            .map_err(|failure| (Some(i), failure))?;
+    }
+    Ok(())
+}
+
+/// `cuMemcpyAsync`: a copy node where the stream captures; else, after the stream's work, a
+/// copy between any two of device, managed, pinned and plain host memory.
+///
+/// # Safety
+/// As `cuMemcpy`: host addresses have the bytes the copy reads or writes.
+unsafe fn memcpy_async(
+    destination: u64,
+    source: u64,
+    bytes: usize,
+    stream: Handle,
+) -> super::CallResult<()> {
+    {
         let place = |address: u64| {
             if driver::is_device_address(address) {
                 driver::Place::Device(address)
@@ -583,6 +803,9 @@ calls! {
         driver::stream_synchronize(number(stream))?;
         unsafe { unified_copy(destination, source, bytes) }
     }
+}
+
+calls! {
 
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` ([`driver::occupancy`]'s model).
     fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -670,6 +893,39 @@ calls! {
         let value = c_int::try_from(resident / ctas).unwrap_or(c_int::MAX);
         super::log_detail(|| format!("active clusters: {ctas} CTAs each: {value}"));
         unsafe { put(clusters, value, "numClusters") }
+    }
+
+    /// `cuOccupancyMaxPotentialClusterSize`: cuda.h, "return the maximum cluster size in
+    /// *clusterSize. The cluster dimensions in config are ignored. If func has a required
+    /// cluster size set ..., *clusterSize will reflect the required cluster size. By default
+    /// this function will always return a value that's portable on future hardware" (8 CTAs).
+    /// The model: the portable size where [`driver::occupancy`] lets a CTA of the
+    /// configuration be resident on each multiprocessor (a cluster's CTAs run on different
+    /// multiprocessors of one processing cluster, which has more than 8), 0 where none can.
+    fn cuOccupancyMaxPotentialClusterSize(
+        size: *mut c_int,
+        function: Handle,
+        config: *const LaunchConfig,
+    ) {
+        if config.is_null() {
+            return Err(null_argument("config"));
+        }
+        let config = unsafe { config.read_unaligned() };
+        let value = match driver::required_cluster(number(function))? {
+            Some(required) => {
+                let ctas: u64 = required.iter().map(|&d| u64::from(d)).product();
+                c_int::try_from(ctas).unwrap_or(c_int::MAX)
+            }
+            None => {
+                let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+                let block = c_int::try_from(threads).unwrap_or(c_int::MAX);
+                let per_multiprocessor =
+                    driver::occupancy(number(function), block, u64::from(config.shared_bytes))?;
+                if per_multiprocessor > 0 { PORTABLE_CLUSTER } else { 0 }
+            }
+        };
+        super::log_detail(|| format!("potential cluster size: {value}"));
+        unsafe { put(size, value, "clusterSize") }
     }
 
     /// `cuOccupancyAvailableDynamicSMemPerBlock`: what is left of 227 KiB after the kernel's
@@ -781,7 +1037,9 @@ calls! {
     fn cuMemAllocAsync(address: *mut u64, bytes: usize, stream: Handle) {
         let device = driver::context_get_device()?;
         let value = stream_allocate(bytes, stream)?;
-        pools().allocated(number(pool_handle(device)), value, bytes as u64);
+        let mut pools = pools();
+        let current = pools.current(device);
+        pools.allocated(current, value, bytes as u64);
         unsafe { put(address, value, "dptr") }
     }
 
@@ -813,16 +1071,91 @@ calls! {
         unsafe { put(pool, pool_handle(device), "pool_out") }
     }
 
-    /// `cuDeviceGetMemPool`: the device's one pool.
+    /// `cuDeviceGetMemPool`: the device's current pool ("the last pool provided to
+    /// cuDeviceSetMemPool for this device or the device's default memory pool").
     fn cuDeviceGetMemPool(pool: *mut Handle, device: CUdevice) {
         driver::device_get(device)?;
-        unsafe { put(pool, pool_handle(device), "pool") }
+        let current = pools().current(device);
+        unsafe { put(pool, handle(current), "pool") }
     }
 
-    /// `cuDeviceSetMemPool`: accepted (there is one pool per device).
+    /// `cuDeviceSetMemPool`: the pool, which must be of the device, becomes its current pool
+    /// (`cuMemAllocAsync` allocates from it).
     fn cuDeviceSetMemPool(device: CUdevice, pool: Handle) {
-        let _ = pool;
-        driver::device_get(device).map(|_| ())
+        driver::device_get(device)?;
+        pools().set_current(device, number(pool))
+    }
+
+    /// `cuMemGetDefaultMemPool` (CUDA 13): the default pool of a device location
+    /// (`CU_MEM_LOCATION_TYPE_DEVICE`, pinned allocations); host pools are not supported.
+    fn cuMemGetDefaultMemPool(pool: *mut Handle, location: *const MemLocation, kind: c_int) {
+        let device = unsafe { pool_location(location, kind) }?;
+        unsafe { put(pool, pool_handle(device), "pool_out") }
+    }
+
+    /// `cuMemGetMemPool` (CUDA 13): the current pool of a device location, as
+    /// `cuDeviceGetMemPool`.
+    fn cuMemGetMemPool(pool: *mut Handle, location: *const MemLocation, kind: c_int) {
+        let device = unsafe { pool_location(location, kind) }?;
+        let current = pools().current(device);
+        unsafe { put(pool, handle(current), "pool") }
+    }
+
+    /// `cuMemSetMemPool` (CUDA 13): the current pool of a device location, as
+    /// `cuDeviceSetMemPool`.
+    fn cuMemSetMemPool(location: *const MemLocation, kind: c_int, pool: Handle) {
+        let device = unsafe { pool_location(location, kind) }?;
+        pools().set_current(device, number(pool))
+    }
+
+    /// `cuMemPoolSetAccess`: each descriptor's device location and flags (none, read,
+    /// read-write) are kept. With one simulated device of each pool's own, every access is the
+    /// device's own, which cuda.h says is always read-write: other flags for it are
+    /// `CUDA_ERROR_INVALID_VALUE`.
+    fn cuMemPoolSetAccess(pool: Handle, map: *const MemAccessDesc, count: usize) {
+        if map.is_null() && count > 0 {
+            return Err(null_argument("map"));
+        }
+        for i in 0..count {
+            // SAFETY: `count` descriptors, by the contract.
+            let access = unsafe { map.add(i).read_unaligned() };
+            if access.location.kind != LOCATION_DEVICE {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    format!("access from location type {}", access.location.kind),
+                ));
+            }
+            driver::device_get(access.location.id)?;
+            let pools = pools();
+            if pools.device_of(number(pool))? == access.location.id
+                && access.flags != ACCESS_READ_WRITE
+            {
+                return Err(Failure::new(
+                    CudaError::InvalidValue,
+                    "the owning device's access to its pool is always read-write",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `cuMemPoolGetAccess`: read-write for the pool's own device, none for another.
+    fn cuMemPoolGetAccess(flags: *mut c_int, pool: Handle, location: *const MemLocation) {
+        if location.is_null() {
+            return Err(null_argument("location"));
+        }
+        // SAFETY: a readable `CUmemLocation` by the contract.
+        let location = unsafe { location.read_unaligned() };
+        if location.kind != LOCATION_DEVICE {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                format!("access from location type {}", location.kind),
+            ));
+        }
+        driver::device_get(location.id)?;
+        let owner = pools().device_of(number(pool))?;
+        let value = if owner == location.id { ACCESS_READ_WRITE } else { 0 };
+        unsafe { put(flags, value, "flags") }
     }
 
     /// `cuMemPoolCreate`: a pool of device memory. Its allocations are made and freed at once
@@ -842,7 +1175,7 @@ calls! {
             ));
         }
         driver::device_get(device)?;
-        let value = pools().create();
+        let value = pools().create(device);
         unsafe { put(pool, handle(value), "pool") }
     }
 
@@ -1185,6 +1518,10 @@ unsafe fn active_blocks(
 #[derive(Default)]
 struct Pools {
     pools: std::collections::HashMap<u64, Pool>,
+    /// The device of each pool `cuMemPoolCreate` made.
+    devices: std::collections::HashMap<u64, CUdevice>,
+    /// Each device's current pool where `cuDeviceSetMemPool` set one.
+    current: std::collections::HashMap<CUdevice, u64>,
     /// The pool of each live allocation.
     owner: std::collections::HashMap<u64, (u64, u64)>,
     next: u64,
@@ -1227,15 +1564,55 @@ impl Pools {
         (0x5000_0000..0x5000_1000).contains(&pool) || self.pools.contains_key(&pool)
     }
 
-    fn create(&mut self) -> u64 {
+    fn create(&mut self, device: CUdevice) -> u64 {
         self.next += 1;
         let handle = 0x5100_0000 + self.next;
         self.pools.insert(handle, Pool::default());
+        self.devices.insert(handle, device);
         handle
     }
 
+    /// Destroys a pool `cuMemPoolCreate` made; where it was a device's current pool, the
+    /// default pool is current again ("If the pool is the current pool of a device, ... the
+    /// default memory pool of that device becomes the current pool", cuMemPoolDestroy).
     fn destroy(&mut self, pool: u64) -> bool {
-        (0x5100_0000..0x5200_0000).contains(&pool) && self.pools.remove(&pool).is_some()
+        let gone = (0x5100_0000..0x5200_0000).contains(&pool) && self.pools.remove(&pool).is_some();
+        if gone {
+            self.devices.remove(&pool);
+            self.current.retain(|_, current| *current != pool);
+        }
+        gone
+    }
+
+    /// The device a pool's memory is on.
+    fn device_of(&self, pool: u64) -> super::CallResult<CUdevice> {
+        if (0x5000_0000..0x5000_1000).contains(&pool) {
+            return Ok(CUdevice::try_from(pool - 0x5000_0000).unwrap_or(0));
+        }
+        self.devices
+            .get(&pool)
+            .copied()
+            .ok_or_else(|| Failure::new(CudaError::InvalidValue, "not a memory pool"))
+    }
+
+    /// The current pool of `device` (its default pool until `cuDeviceSetMemPool`).
+    fn current(&self, device: CUdevice) -> u64 {
+        self.current
+            .get(&device)
+            .copied()
+            .unwrap_or_else(|| number(pool_handle(device)))
+    }
+
+    /// `cuDeviceSetMemPool`: the pool must be of the device (`CUDA_ERROR_INVALID_VALUE`).
+    fn set_current(&mut self, device: CUdevice, pool: u64) -> super::CallResult<()> {
+        if self.device_of(pool)? != device {
+            return Err(Failure::new(
+                CudaError::InvalidValue,
+                "the pool is another device's",
+            ));
+        }
+        self.current.insert(device, pool);
+        Ok(())
     }
 
     fn pool(&mut self, pool: u64) -> super::CallResult<&mut Pool> {

@@ -15,6 +15,7 @@ use super::{
     CUdeviceptr, CUresult, Failure, Handle, guard, handle, host_bytes, host_bytes_mut,
     null_argument, number, put,
 };
+use crate::driver::{self, CopySide, GraphNode};
 use crate::status::CudaError;
 use crate::texture::{
     self, ArrayDescriptor, CopyEnd, CopyExtent, CopyPlace, ResourceDescriptor, TextureDescriptor,
@@ -313,6 +314,136 @@ unsafe fn memcpy_3d(copy: *const Memcpy3d) -> Result<(), Failure> {
     crate::array_copy::copy_3d(source, from, target, to, extent)
 }
 
+/// The copy node of a `CUDA_MEMCPY3D` (what `cuGraphAddMemcpyNode` and a captured
+/// `cuMemcpy3DAsync` make): its ends as numbers, read again when the node runs
+/// ([`run_copy_3d`]).
+///
+/// # Safety
+/// `copy` points to a readable `CUDA_MEMCPY3D`.
+pub(super) unsafe fn copy_3d_node(copy: *const Memcpy3d) -> GraphNode {
+    // SAFETY: by the contract.
+    let c = unsafe { &*copy };
+    let side = |memory_type: c_uint,
+                host: usize,
+                device: CUdeviceptr,
+                array: Handle,
+                [x, y, z, pitch, height]: [usize; 5]| CopySide {
+        memory_type,
+        host,
+        device,
+        array: number(array),
+        x: x as u64,
+        y: y as u64,
+        z: z as u64,
+        pitch: pitch as u64,
+        height: height as u64,
+    };
+    GraphNode::Copy3d {
+        source: side(
+            c.src_type,
+            c.src_host.expose_provenance(),
+            c.src_device,
+            c.src_array,
+            [c.src_x, c.src_y, c.src_z, c.src_pitch, c.src_height],
+        ),
+        destination: side(
+            c.dst_type,
+            c.dst_host.expose_provenance(),
+            c.dst_device,
+            c.dst_array,
+            [c.dst_x, c.dst_y, c.dst_z, c.dst_pitch, c.dst_height],
+        ),
+        extent: [c.width as u64, c.height as u64, c.depth as u64],
+    }
+}
+
+/// The copy node of a `CUDA_MEMCPY2D` (a captured `cuMemcpy2DAsync`): a 3D copy of depth 1.
+///
+/// # Safety
+/// `copy` points to a readable `CUDA_MEMCPY2D`.
+unsafe fn copy_2d_node(copy: *const Memcpy2d) -> GraphNode {
+    // SAFETY: by the contract.
+    let c = unsafe { &*copy };
+    let side =
+        |memory_type: c_uint, host: usize, device, array, x: usize, y: usize, pitch: usize| {
+            CopySide {
+                memory_type,
+                host,
+                device,
+                array: number(array),
+                x: x as u64,
+                y: y as u64,
+                z: 0,
+                pitch: pitch as u64,
+                height: 0,
+            }
+        };
+    GraphNode::Copy3d {
+        source: side(
+            c.src_type,
+            c.src_host.expose_provenance(),
+            c.src_device,
+            c.src_array,
+            c.src_x,
+            c.src_y,
+            c.src_pitch,
+        ),
+        destination: side(
+            c.dst_type,
+            c.dst_host.expose_provenance(),
+            c.dst_device,
+            c.dst_array,
+            c.dst_x,
+            c.dst_y,
+            c.dst_pitch,
+        ),
+        extent: [c.width as u64, c.height as u64, 1],
+    }
+}
+
+/// Runs a copy node of [`copy_3d_node`] or [`copy_2d_node`] as the `cuMemcpy3D` it stands
+/// for.
+///
+/// # Safety
+/// The host memory and arrays the ends name are valid for the copy (the contract of copy
+/// nodes: valid while the graph may run).
+pub(super) unsafe fn run_copy_3d(
+    source: CopySide,
+    destination: CopySide,
+    extent: [u64; 3],
+) -> Result<(), Failure> {
+    let size = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
+    let copy = Memcpy3d {
+        src_x: size(source.x),
+        src_y: size(source.y),
+        src_z: size(source.z),
+        src_lod: 0,
+        src_type: source.memory_type,
+        src_host: std::ptr::with_exposed_provenance(source.host),
+        src_device: source.device,
+        src_array: handle(source.array),
+        src_context: std::ptr::null_mut(),
+        src_pitch: size(source.pitch),
+        src_height: size(source.height),
+        dst_x: size(destination.x),
+        dst_y: size(destination.y),
+        dst_z: size(destination.z),
+        dst_lod: 0,
+        dst_type: destination.memory_type,
+        dst_host: std::ptr::with_exposed_provenance_mut(destination.host),
+        dst_device: destination.device,
+        dst_array: handle(destination.array),
+        dst_context: std::ptr::null_mut(),
+        dst_pitch: size(destination.pitch),
+        dst_height: size(destination.height),
+        width: size(extent[0]),
+        height: size(extent[1]),
+        depth: size(extent[2]),
+    };
+    // SAFETY: the caller's contract for the host memory; the struct is complete.
+    unsafe { memcpy_3d(&copy) }
+}
+
 /// Runs a `CUDA_MEMCPY2D` as a 3D copy of depth 1.
 ///
 /// # Safety
@@ -525,9 +656,16 @@ calls! {
         unsafe { memcpy_2d(copy) }
     }
 
-    /// `cuMemcpy2DAsync_v2`: synchronous, as every call here.
+    /// `cuMemcpy2DAsync_v2`: synchronous, as every call here; a copy node where the stream
+    /// captures.
     fn cuMemcpy2DAsync_v2(copy: *const Memcpy2d, stream: Handle) {
-        let _ = stream;
+        if copy.is_null() {
+            return Err(null_argument("pCopy"));
+        }
+        let node = unsafe { copy_2d_node(copy) };
+        if driver::capture(number(stream), || node)? {
+            return Ok(());
+        }
         unsafe { memcpy_2d(copy) }
     }
 
@@ -536,9 +674,15 @@ calls! {
         unsafe { memcpy_3d(copy) }
     }
 
-    /// `cuMemcpy3DAsync_v2`: synchronous.
+    /// `cuMemcpy3DAsync_v2`: synchronous; a copy node where the stream captures.
     fn cuMemcpy3DAsync_v2(copy: *const Memcpy3d, stream: Handle) {
-        let _ = stream;
+        if copy.is_null() {
+            return Err(null_argument("pCopy"));
+        }
+        let node = unsafe { copy_3d_node(copy) };
+        if driver::capture(number(stream), || node)? {
+            return Ok(());
+        }
         unsafe { memcpy_3d(copy) }
     }
 

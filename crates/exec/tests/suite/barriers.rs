@@ -232,3 +232,57 @@ fn a_warp_spinning_on_a_lock_lets_the_holder_free_it() {
         assert_eq!((counter, lock), (warps, 0), "{warps} warps");
     }
 }
+
+#[test]
+fn two_lanes_of_a_warp_hand_values_over_while_each_spins_in_turn() {
+    // Lane 0 produces `n` values (i * i + 1), each into a box word it marks full, waiting
+    // while the box is full; lane 31 waits while it is empty, copies the value to its slot
+    // and marks the box empty. Each lane spins while the other works, alternately: the CUDA
+    // C++ Programming Guide's "Independent Thread Scheduling" lets "threads ... wait for data
+    // produced by other threads" of their warp. In lockstep at the lowest program counter the
+    // consumer, once the producer was set aside for spinning, spun alone to the step limit.
+    let n = 12u32;
+    let (boxed, full) = (4 * n, 4 * n + 4);
+    let source = format!(
+        ".version 9.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         .reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n\
+         mov.u32 %r1, %tid.x;\nld.param.u64 %rd1, [out];\n\
+         setp.eq.u32 %p1, %r1, 0;\n@%p1 bra PRODUCER;\n\
+         setp.eq.u32 %p1, %r1, 31;\n@%p1 bra CONSUMER;\nbra DONE;\n\
+         PRODUCER:\nmov.u32 %r2, 0;\n\
+         P_WAIT:\nld.volatile.global.u32 %r3, [%rd1+{full}];\n\
+         setp.ne.u32 %p2, %r3, 0;\n@%p2 bra P_WAIT;\n\
+         mul.lo.u32 %r4, %r2, %r2;\nadd.u32 %r4, %r4, 1;\n\
+         st.volatile.global.u32 [%rd1+{boxed}], %r4;\nmembar.gl;\n\
+         st.volatile.global.u32 [%rd1+{full}], 1;\n\
+         add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p3, %r2, {n};\n@%p3 bra P_WAIT;\nbra DONE;\n\
+         CONSUMER:\nmov.u32 %r2, 0;\n\
+         C_WAIT:\nld.volatile.global.u32 %r3, [%rd1+{full}];\n\
+         setp.eq.u32 %p2, %r3, 0;\n@%p2 bra C_WAIT;\n\
+         ld.volatile.global.u32 %r4, [%rd1+{boxed}];\n\
+         mul.wide.u32 %rd2, %r2, 4;\nadd.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r4;\n\
+         membar.gl;\nst.volatile.global.u32 [%rd1+{full}], 0;\n\
+         add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p3, %r2, {n};\n@%p3 bra C_WAIT;\n\
+         DONE:\nret;\n}}\n"
+    );
+    let program = ptxsim_exec::load(&source, None).expect("the kernel checks");
+    let (device, addresses) = grid::prepare(
+        &program,
+        [1, 1, 1],
+        [32, 1, 1],
+        1_000_000,
+        vec![Argument::Buffer(vec![0; 4 * n as usize + 8])],
+    )
+    .expect("a valid launch");
+    let run = grid::run_grid(&device, GridOptions::default(), None, None);
+    assert!(
+        run.failure.is_none(),
+        "{:?}",
+        run.failure.map(|f| f.outcome)
+    );
+    let words = words(&device, addresses[0]);
+    let expected: Vec<u32> = (0..n).map(|i| i * i + 1).collect();
+    assert_eq!(words[..n as usize], expected[..]);
+    assert_eq!(words[n as usize + 1], 0, "the box ends empty");
+}
