@@ -99,7 +99,7 @@ pub(crate) enum Form {
     /// `.f32` to `.f16`, `.bf16`, `.e4m3` or `.e5m2` (a format [`small_float`] accepts) with
     /// `.rn`.
     Small {
-        to: Sf,
+        format: &'static Format,
         ftz: bool,
         relu: bool,
         satfinite: bool,
@@ -154,7 +154,7 @@ pub(crate) fn inline_form(from: Sf, to: Sf, rounding: Rounding, flags: Flags) ->
         }
         (Sf::F32, _) if small_float(to).is_some() && !flags.sat && rounding == Rounding::Rn => {
             Some(Form::Small {
-                to,
+                format: small_float(to)?,
                 ftz: flags.ftz,
                 relu: flags.relu,
                 satfinite: flags.satfinite,
@@ -273,14 +273,11 @@ impl Translator<'_, '_> {
                 self.unless_nan(x, nan, bits)
             }
             Form::Small {
-                to,
+                format,
                 ftz,
                 relu,
                 satfinite,
-            } => match small_float(to) {
-                Some(format) => self.to_small(format, ftz, relu, satfinite, a),
-                None => a,
-            },
+            } => self.to_small(format, ftz, relu, satfinite, a),
             Form::FromF16 => {
                 let magnitude = self.builder.ins().band_imm_s(a, 0x7fff);
                 let placed = self.builder.ins().ishl_imm_s(magnitude, 13);
