@@ -115,7 +115,7 @@ enum Shown {
     Later {
         program: Box<Program>,
         block: Dim3,
-        code: OnceLock<(Option<native::Code>, Duration)>,
+        code: Box<OnceLock<(Option<native::Code>, Duration)>>,
     },
 }
 
@@ -230,7 +230,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         Shown::Later {
             program: Box::new(program.clone()),
             block,
-            code: OnceLock::new(),
+            code: Box::default(),
         }
     };
     let compiled: Vec<bool> = plans(program).iter().map(Option::is_some).collect();

@@ -166,7 +166,7 @@ pub(crate) fn inline_form(from: Sf, to: Sf, rounding: Rounding, flags: Flags) ->
     }
 }
 
-/// The format of `to` when [`Translator::to_small`] converts `.f32` to it: a signed float with
+/// The format of `to` when [`Translator::narrow_float`] converts `.f32` to it: a signed float with
 /// subnormals, a NaN, at most 16 bits and an exponent no wider than `.f32`'s (`.f16`, `.bf16`,
 /// `.e4m3`, `.e5m2`).
 fn small_float(to: Sf) -> Option<&'static Format> {
@@ -277,7 +277,7 @@ impl Translator<'_, '_> {
                 ftz,
                 relu,
                 satfinite,
-            } => self.to_small(format, ftz, relu, satfinite, a),
+            } => self.narrow_float(format, ftz, relu, satfinite, a),
             Form::FromF16 => {
                 let magnitude = self.builder.ins().band_imm_s(a, 0x7fff);
                 let placed = self.builder.ins().ishl_imm_s(magnitude, 13);
@@ -299,15 +299,7 @@ impl Translator<'_, '_> {
                 let sign = self.builder.ins().band_imm_s(a, 0x8000);
                 let sign = self.builder.ins().ishl_imm_s(sign, 16);
                 let value = self.builder.ins().bor(value, sign);
-                let nan = self
-                    .builder
-                    .ins()
-                    .iconst(types::I64, F32.canonical_nan as i64);
-                let is_nan =
-                    self.builder
-                        .ins()
-                        .icmp_imm_s(IntCC::UnsignedGreaterThan, magnitude, 0x7c00);
-                self.builder.ins().select(is_nan, nan, value)
+                self.nan_above(magnitude, 0x7c00, F32.canonical_nan, value)
             }
             Form::FromBf16 => {
                 let low = self.builder.ins().band_imm_s(a, 0xffff);
@@ -380,7 +372,7 @@ impl Translator<'_, '_> {
     /// `.f32` (bits in `a`) to the narrower float `format` with `.rn`, `.ftz`, `.relu` and
     /// `.satfinite` as softfloat's `fast_float` (the same quantities: the kept bits, the
     /// discarded ones, the rounding), `decode` and `finish_float` apply them.
-    fn to_small(
+    fn narrow_float(
         &mut self,
         format: &Format,
         ftz: bool,
@@ -457,14 +449,17 @@ impl Translator<'_, '_> {
             let zero = self.builder.ins().iconst(types::I64, 0);
             value = self.builder.ins().select(sign, zero, value);
         }
-        let nan = self
+        self.nan_above(magnitude, 0x7f80_0000, format.canonical_nan, value)
+    }
+
+    /// `nan` where the magnitude bits of a float (its bits less the sign) are above
+    /// `infinity`'s (a NaN), else `value`.
+    fn nan_above(&mut self, magnitude: Value, infinity: i64, nan: u64, value: Value) -> Value {
+        let nan = self.builder.ins().iconst(types::I64, nan as i64);
+        let is_nan = self
             .builder
             .ins()
-            .iconst(types::I64, format.canonical_nan as i64);
-        let is_nan =
-            self.builder
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedGreaterThan, magnitude, 0x7f80_0000);
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, magnitude, infinity);
         self.builder.ins().select(is_nan, nan, value)
     }
 
