@@ -444,6 +444,8 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let options = GridOptions {
         host_threads: args.jobs,
         inspect: (args.cta, args.thread),
+        // The text without the register table shows only the inspected thread's steps.
+        show_registers: !(args.no_registers && args.format == RunFormat::Text),
         ..GridOptions::default()
     };
     let started = Instant::now();
@@ -787,6 +789,8 @@ fn state(
     let outcome = result.outcome();
     let empty = vec![0; program.registers.len()];
     let (registers, steps) = match &result.inspected {
+        // Without `show_registers` the registers are not reported (zeros stand in).
+        Some(thread) if thread.registers.is_empty() => (&empty, thread.steps),
         Some(thread) => (&thread.registers, thread.steps),
         None => (&empty, 0),
     };

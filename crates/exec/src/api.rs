@@ -623,8 +623,10 @@ impl Module {
             device.set_profile(Arc::clone(profile));
         }
         device.enable_device_launches(&self.kernels);
+        // Nobody sees the registers of an API launch.
         let grid_options = GridOptions {
             host_threads: options.host_threads,
+            show_registers: false,
             commuting_atomics_in_parallel: options.commuting_atomics_in_parallel,
             ..GridOptions::default()
         };
@@ -757,8 +759,10 @@ impl Module {
                 return Err(error);
             }
         };
+        // Nobody sees the registers of an API launch.
         let grid_options = GridOptions {
             host_threads: options.host_threads,
+            show_registers: false,
             commuting_atomics_in_parallel: options.commuting_atomics_in_parallel,
             ..GridOptions::default()
         };

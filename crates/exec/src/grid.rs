@@ -459,12 +459,17 @@ pub fn make_interleaved(device: &mut Device<'_>) -> bool {
 }
 
 /// How to run a grid. The default uses all cores and reports thread (0,0,0) of CTA (0,0,0).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct GridOptions {
     /// Host threads to use (0: all cores).
     pub host_threads: usize,
     /// The thread whose registers are reported: (CTA index, thread index in the CTA).
     pub inspect: (Dim3, Dim3),
+    /// Whether the inspected thread's registers are reported ([`Inspected::registers`]; its
+    /// steps always are). Its CTA then keeps every register a thread writes, which costs the
+    /// compiled tier code of its own for that CTA: leave it off where nobody looks at the
+    /// registers (the driver library).
+    pub show_registers: bool,
     /// Whether a kernel whose atomics all commute ([`crate::ir::Program::atomics_commute`])
     /// may run its CTAs on several host threads (an untraced launch). The memory it leaves is
     /// the same, but the old values its atomics put in registers that no instruction reads
@@ -473,10 +478,21 @@ pub struct GridOptions {
     pub commuting_atomics_in_parallel: bool,
 }
 
+impl Default for GridOptions {
+    fn default() -> Self {
+        Self {
+            host_threads: 0,
+            inspect: ([0; 3], [0; 3]),
+            show_registers: true,
+            commuting_atomics_in_parallel: false,
+        }
+    }
+}
+
 /// The inspected thread at the end of the run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Inspected {
-    /// Its registers.
+    /// Its registers (none unless [`GridOptions::show_registers`]).
     pub registers: Vec<u128>,
     /// Its issued instructions.
     pub steps: u64,
@@ -559,8 +575,8 @@ fn run_cta(
 ) -> CtaReport {
     let program = device.program();
     let ctaid = unflatten(linear, device.grid());
-    // The inspected thread's registers are reported, and a trace shows values.
-    let shown = trace || options.inspect.0 == ctaid;
+    // The inspected thread's registers are reported (where asked), and a trace shows values.
+    let shown = trace || (options.show_registers && options.inspect.0 == ctaid);
     let cta = match slot {
         Some(cta) => {
             cta.reset(device, ctaid, shown);
@@ -625,7 +641,11 @@ pub(crate) fn inspect(device: &Device<'_>, cta: &Cta, options: &GridOptions) -> 
         .then(|| {
             let index = flatten(options.inspect.1, device.block());
             cta.thread(usize::try_from(index).ok()?).map(|t| Inspected {
-                registers: t.registers(),
+                registers: if options.show_registers {
+                    t.registers()
+                } else {
+                    Vec::new()
+                },
                 steps: t.steps(),
             })
         })

@@ -36,7 +36,7 @@ mod registers;
 mod translate;
 mod writeback;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{AbiParam, Signature, types};
@@ -90,6 +90,8 @@ pub struct Stats {
 #[derive(Debug)]
 pub struct Kernel {
     code: native::Code,
+    /// The code for the CTA whose registers are shown after its run.
+    shown: Shown,
     /// Per instruction: a thread there enters the code (the start of a run worth entering).
     covered: Vec<bool>,
     /// Per instruction: it is compiled (a thread that entered the code runs it there).
@@ -101,10 +103,41 @@ pub struct Kernel {
     stats: Stats,
 }
 
+/// The code for a CTA whose registers are shown ([`CompiledCta::shown`]: every register write
+/// stored at once).
+#[derive(Debug)]
+enum Shown {
+    /// The kernel's code stores every write at once already.
+    Same,
+    /// Built from the program when the first such CTA comes (most launches show none: the
+    /// driver library's); `None` inside when building it failed (the interpreter then runs
+    /// that CTA), with the time building took.
+    Later {
+        program: Box<Program>,
+        block: Dim3,
+        code: Box<OnceLock<(Option<native::Code>, Duration)>>,
+    },
+}
+
 impl Kernel {
-    /// What compiling it did.
+    /// What compiling it did (the shown CTAs' code counted in `compile_time` once built).
     pub fn stats(&self) -> Stats {
-        self.stats
+        let mut stats = self.stats;
+        if let Shown::Later { code, .. } = &self.shown
+            && let Some((_, time)) = code.get()
+        {
+            stats.compile_time += *time;
+        }
+        stats
+    }
+
+    /// Whether the code for CTAs whose registers are shown has been built (it is built when
+    /// the first such CTA runs, unless the kernel's code serves them too).
+    pub fn shown_code_built(&self) -> bool {
+        match &self.shown {
+            Shown::Same => true,
+            Shown::Later { code, .. } => code.get().is_some_and(|(code, _)| code.is_some()),
+        }
     }
 
     /// Why `auto` leaves this compiled `program` to the interpreter after all, if it does:
@@ -124,7 +157,27 @@ impl CompiledKernel for Kernel {
     }
 
     fn run(&self, cta: &mut CompiledCta<'_>) {
-        self.code.run(cta);
+        let code = match &self.shown {
+            Shown::Later {
+                program,
+                block,
+                code,
+            } if cta.shown => {
+                let (code, _) = code.get_or_init(|| {
+                    let start = Instant::now();
+                    let code = guarded(|| build_code(program, *block, true))
+                        .ok()
+                        .map(|(code, _)| code);
+                    (code, start.elapsed())
+                });
+                match code {
+                    Some(code) => code,
+                    None => return,
+                }
+            }
+            _ => &self.code,
+        };
+        code.run(cta);
     }
 
     fn observed_registers(&self) -> Option<&[u32]> {
@@ -137,10 +190,12 @@ impl CompiledKernel for Kernel {
 /// panics (a bug in the translation or in Cranelift): every caller then runs the kernel in the
 /// interpreter, so such a bug costs speed, not the program.
 pub fn compile(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        compile_unguarded(program, block)
-    }))
-    .unwrap_or_else(|panic| {
+    guarded(|| compile_unguarded(program, block))
+}
+
+/// `f`'s result, or an error when it panics.
+fn guarded<T>(f: impl FnOnce() -> Result<T, JitError>) -> Result<T, JitError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let message = panic
             .downcast_ref::<&str>()
             .map(|text| (*text).to_string())
@@ -165,6 +220,61 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         )));
     }
     let start = Instant::now();
+    let (code, built) = build_code(program, block, false)?;
+    // The code for CTAs whose registers are shown: the same where it stores every write at
+    // once already (its ways out would store too much, `writeback::STORES_PER_INSTRUCTION`),
+    // else built when the first such CTA comes.
+    let shown = if built.through {
+        Shown::Same
+    } else {
+        Shown::Later {
+            program: Box::new(program.clone()),
+            block,
+            code: Box::default(),
+        }
+    };
+    let compiled: Vec<bool> = plans(program).iter().map(Option::is_some).collect();
+    // Threads enter the compiled code at the starts of its runs only, and only where they
+    // run a while in it.
+    let covered = translate::entries(program, &compiled, MIN_ENTRY);
+    let stats = Stats {
+        instructions: program.instructions.len(),
+        covered: compiled.iter().filter(|&&c| c).count(),
+        compile_time: start.elapsed(),
+        registers_stored_at_once: built.through,
+    };
+    Ok(Kernel {
+        code,
+        shown,
+        covered,
+        compiled,
+        observed: registers::read_before_written(program),
+        stats,
+    })
+}
+
+/// How each instruction of `program` is translated ([`translate::plan`]), less the shared
+/// loads that a shared store reaches through compiled code alone, which run in the
+/// interpreter, in lockstep after every thread's store (warp-synchronous exchanges written
+/// without `__syncwarp`; `translate::shared_loads_after_stores`).
+fn plans(program: &Program) -> Vec<Option<translate::Plan>> {
+    let mut plans = translate::plan(program);
+    let planned: Vec<bool> = plans.iter().map(Option::is_some).collect();
+    for load in translate::shared_loads_after_stores(program, &planned) {
+        plans[load] = None;
+    }
+    plans
+}
+
+/// Builds one function for `program` and CTAs of shape `block` in a module of its own: with
+/// `through`, the one that stores every register write at once (for a CTA whose registers
+/// are shown), else the one that keeps registers in variables (which stores every write at
+/// once too where its ways out would store too much: [`translate::Built::through`]).
+fn build_code(
+    program: &Program,
+    block: Dim3,
+    through: bool,
+) -> Result<(native::Code, translate::Built), JitError> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(error)?;
     // Cranelift's IR verifier runs in debug builds (the tests) only: in a release build it
@@ -203,122 +313,76 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     }
     let mut signature = Signature::new(call_conv);
     signature.params.push(AbiParam::new(types::I64));
-
-    // Shared loads that a shared store reaches through compiled code alone run in the
-    // interpreter, in lockstep after every thread's store (warp-synchronous exchanges written
-    // without `__syncwarp`; `translate::shared_loads_after_stores`).
-    let planned: Vec<bool> = translate::plan(program)
-        .iter()
-        .map(Option::is_some)
-        .collect();
-    let interpreted_loads = translate::shared_loads_after_stores(program, &planned);
-    let plans = || {
-        let mut plans = translate::plan(program);
-        for &load in &interpreted_loads {
-            plans[load] = None;
-        }
-        plans
-    };
-    let compiled: Vec<bool> = plans().iter().map(Option::is_some).collect();
-    // Threads enter the compiled code at the starts of its runs only, and only where they
-    // run a while in it.
-    let covered = translate::entries(program, &compiled, MIN_ENTRY);
     let mut functions = Vec::new();
     let mut conversions = Vec::new();
     let mut texture_calls = Vec::new();
-    let mut built = None;
-    let mut addresses = [std::ptr::null(); 2];
     // PTXSIM_JIT_DUMP (any value): the Cranelift IR and the generated machine code on
     // standard error, for the compiled tier's developers (docs/compiled-tier.md).
     let dump = std::env::var_os("PTXSIM_JIT_DUMP").is_some();
     let mut context = module.make_context();
     let mut builder_context = FunctionBuilderContext::new();
-    let mut ids = Vec::new();
-    // Whether the first function stores every write at once.
-    let mut stored_at_once = false;
-    // Two functions: registers stored where threads leave only when the program reads them
-    // again, and every write stored at once (for the CTA whose registers are shown).
-    // Where the first stores every write at once already (its ways out would store too much,
-    // `writeback::STORES_PER_INSTRUCTION`), it serves both.
-    for (name, through) in [("ptxsim_kernel", false), ("ptxsim_kernel_shown", true)] {
-        if built.is_some_and(|built: translate::Built| built.through) {
-            break;
-        }
-        let id = module
-            .declare_function(name, Linkage::Export, &signature)
-            .map_err(error)?;
-        context.func.signature = signature.clone();
-        {
-            let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
-            let [load, store, lane, convert, atom, texture] = [0, 1, 2, 3, 4, 5]
-                .map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
-            let helpers = translate::Helpers {
-                load,
-                store,
-                lane,
-                convert,
-                atom,
-                texture,
-            };
-            built = Some(translate::build(
-                &mut builder,
-                program,
-                plans(),
-                &mut functions,
-                &mut conversions,
-                &mut texture_calls,
-                helpers,
-                (block, through),
-            ));
-            builder.finalize(module.target_config());
-        }
-        if dump {
-            let stores = built.map_or(0, |built| built.stores);
-            eprintln!(
-                "{}\n; {stores} register stores at the ways out",
-                context.func.display()
-            );
-        }
-        context.set_disasm(dump);
-        module.define_function(id, &mut context).map_err(error)?;
-        if let Some(code) = context.compiled_code()
-            && let Some(disasm) = &code.vcode
-        {
-            eprintln!("{disasm}");
-        }
-        module.clear_context(&mut context);
-        if ids.is_empty() {
-            stored_at_once = built.is_some_and(|built| built.through);
-        }
-        ids.push(id);
-    }
-    module.finalize_definitions().map_err(error)?;
-    for (address, &id) in addresses.iter_mut().zip(ids.iter().cycle()) {
-        *address = module.get_finalized_function(id);
-    }
-    let built = built.ok_or_else(|| JitError("nothing built".into()))?;
-    let stats = Stats {
-        instructions: program.instructions.len(),
-        covered: compiled.iter().filter(|&&c| c).count(),
-        compile_time: start.elapsed(),
-        registers_stored_at_once: stored_at_once,
+    let name = if through {
+        "ptxsim_kernel_shown"
+    } else {
+        "ptxsim_kernel"
     };
-    Ok(Kernel {
-        code: native::Code::new(
-            addresses,
-            module,
-            functions,
-            conversions,
-            texture_calls,
-            program.registers.len(),
-            built,
-            block.iter().map(|&d| d as usize).product(),
-        ),
-        covered,
-        compiled,
-        observed: registers::read_before_written(program),
-        stats,
-    })
+    let id = module
+        .declare_function(name, Linkage::Export, &signature)
+        .map_err(error)?;
+    context.func.signature = signature;
+    let built = {
+        let mut builder = FunctionBuilder::new(&mut context.func, &mut builder_context);
+        let [load, store, lane, convert, atom, texture] =
+            [0, 1, 2, 3, 4, 5].map(|i| module.declare_func_in_func(helper_ids[i], builder.func));
+        let helpers = translate::Helpers {
+            load,
+            store,
+            lane,
+            convert,
+            atom,
+            texture,
+        };
+        let built = translate::build(
+            &mut builder,
+            program,
+            plans(program),
+            &mut functions,
+            &mut conversions,
+            &mut texture_calls,
+            helpers,
+            (block, through),
+        );
+        builder.finalize(module.target_config());
+        built
+    };
+    if dump {
+        eprintln!(
+            "{}\n; {} register stores at the ways out",
+            context.func.display(),
+            built.stores
+        );
+    }
+    context.set_disasm(dump);
+    module.define_function(id, &mut context).map_err(error)?;
+    if let Some(code) = context.compiled_code()
+        && let Some(disasm) = &code.vcode
+    {
+        eprintln!("{disasm}");
+    }
+    module.clear_context(&mut context);
+    module.finalize_definitions().map_err(error)?;
+    let address = module.get_finalized_function(id);
+    let code = native::Code::new(
+        address,
+        module,
+        functions,
+        conversions,
+        texture_calls,
+        program.registers.len(),
+        built,
+        block.iter().map(|&d| d as usize).product(),
+    );
+    Ok((code, built))
 }
 
 /// [`compile`] as the shared handle a [`ptxsim_exec::Device`] takes.

@@ -3,8 +3,8 @@
 //! calls back.
 //!
 //! Invariants (what makes the calls sound):
-//! * Each generated function (one for CTAs whose registers are shown, one for the others) takes
-//!   one argument, a pointer to a [`Context`] that lives for the
+//! * Each generated function (one for CTAs whose registers are shown, one for the others, each
+//!   in a module of its own) takes one argument, a pointer to a [`Context`] that lives for the
 //!   whole call; it reads and writes only the context's fields (at the offsets below), the
 //!   list `lanes[..lanes_len]`, the counters `pcs[lane]` and `steps[lane]` and the registers
 //!   `registers[r * stride + lane]` for registers `r` of the program and lanes of the list
@@ -388,12 +388,11 @@ pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 6] {
     ]
 }
 
-/// A kernel's generated function with what it needs alive.
+/// A kernel's generated function with what it needs alive: the one for CTAs whose registers
+/// nobody sees after the run, or the one for CTAs whose registers are shown
+/// ([`CompiledCta::shown`]: every write stored at once).
 pub(crate) struct Code {
-    /// The function for CTAs whose registers nobody sees after the run, and the one for CTAs
-    /// whose registers are shown ([`CompiledCta::shown`]: every write stored at once).
     function: *const u8,
-    shown: *const u8,
     /// Keeps the code mapped (never freed).
     _module: JITModule,
     functions: Vec<LaneFn>,
@@ -429,13 +428,13 @@ unsafe impl Send for Code {}
 unsafe impl Sync for Code {}
 
 impl Code {
-    /// `function` and `shown` must be the finalized addresses, in `module`, of functions built
-    /// by [`crate::translate::build`] (the second with every write stored at once) for a
-    /// program of `registers` registers and CTAs of `threads` threads, calling `functions` and
-    /// `texture_calls` by number, `conversions` by address, as `built` says.
+    /// `function` must be the finalized address, in `module`, of a function built by
+    /// [`crate::translate::build`] for a program of `registers` registers and CTAs of
+    /// `threads` threads, calling `functions` and `texture_calls` by number, `conversions` by
+    /// address, as `built` says.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
-        [function, shown]: [*const u8; 2],
+        function: *const u8,
         module: JITModule,
         functions: Vec<LaneFn>,
         conversions: Vec<std::pin::Pin<Box<ElementConversion>>>,
@@ -446,7 +445,6 @@ impl Code {
     ) -> Self {
         Self {
             function,
-            shown,
             _module: module,
             functions,
             _conversions: conversions,
@@ -536,13 +534,12 @@ impl Code {
             texture_calls_len: self.texture_calls.len() as u64,
             results: [0; 4],
         };
-        let code = if cta.shown { self.shown } else { self.function };
-        // SAFETY: both functions have the signature `extern "C" fn(*mut Context)` (built so
-        // by `lib.rs` with the ISA's default calling convention, which is the C one), and the
+        // SAFETY: the function has the signature `extern "C" fn(*mut Context)` (built so by
+        // `lib.rs` with the ISA's default calling convention, which is the C one), and the
         // context satisfies the module's invariants: the registers slice holds
         // `registers * count` values, `pcs` and `steps` hold `count`, and every lane is below
         // `count` (checked above).
-        let function: extern "C" fn(*mut Context) = unsafe { std::mem::transmute(code) };
+        let function: extern "C" fn(*mut Context) = unsafe { std::mem::transmute(self.function) };
         function(&mut context);
         cta.memory.shared = shared;
         cta.windows.clear();

@@ -52,6 +52,8 @@ use crate::native::{self, Context};
 use crate::registers::{self, Use, successors};
 use crate::writeback::{self, Analysis};
 
+mod convert;
+
 /// The helpers the generated code calls.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Helpers {
@@ -1116,9 +1118,10 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// A `cvt` that [`ptxsim_exec::cvt::elementwise`] describes: each element converted by a
-    /// direct call of its conversion, chosen here once (or, for a source known while
-    /// translating, converted here), and the elements packed as it says. `None` for the
+    /// A `cvt` that [`ptxsim_exec::cvt::elementwise`] describes: each element converted
+    /// inline where [`convert::inline_form`] knows the form, else by a direct call of its
+    /// conversion, chosen here once (or, for a source known while translating, converted
+    /// here), and the elements packed as it says. `None` for the
     /// other instructions and forms.
     fn conversion(
         &mut self,
@@ -1130,22 +1133,32 @@ impl Translator<'_, '_> {
         let K::Cvt { op, .. } = kind else {
             return None;
         };
-        let element = |t: &mut Self, conversion: ElementConversion, value, known| match known {
-            Some(known) => t
-                .builder
-                .ins()
-                .iconst(types::I64, conversion.convert(known) as i64),
-            None => {
-                t.conversions.push(Box::pin(conversion));
-                // Pinned: the code holds the address for as long as it lives.
-                let address = t.conversions.last().map_or(std::ptr::null(), |c| {
-                    std::ptr::from_ref::<ElementConversion>(c.as_ref().get_ref())
-                });
-                let address = t.builder.ins().iconst(types::I64, address as i64);
-                let call = t.builder.ins().call(t.helpers.convert, &[address, value]);
-                t.builder.inst_results(call)[0]
-            }
+        // The types of each element, for the forms generated inline.
+        let (from, to) = match op.shape {
+            ptxsim_exec::cvt::CvtShape::Scalar { from, to } => (from, to),
+            ptxsim_exec::cvt::CvtShape::F32x2ToHalf2 { to }
+            | ptxsim_exec::cvt::CvtShape::F32x2ToX2 { to } => (ptxsim_softfloat::Type::F32, to),
+            _ => return None,
         };
+        let inline = convert::inline_form(from, to, op.rounding, op.flags);
+        let element =
+            |t: &mut Self, conversion: ElementConversion, value, known| match (known, inline) {
+                (Some(known), _) => t
+                    .builder
+                    .ins()
+                    .iconst(types::I64, conversion.convert(known) as i64),
+                (None, Some(form)) => t.inline_conversion(form, value),
+                (None, None) => {
+                    t.conversions.push(Box::pin(conversion));
+                    // Pinned: the code holds the address for as long as it lives.
+                    let address = t.conversions.last().map_or(std::ptr::null(), |c| {
+                        std::ptr::from_ref::<ElementConversion>(c.as_ref().get_ref())
+                    });
+                    let address = t.builder.ins().iconst(types::I64, address as i64);
+                    let call = t.builder.ins().call(t.helpers.convert, &[address, value]);
+                    t.builder.inst_results(call)[0]
+                }
+            };
         match ptxsim_exec::cvt::elementwise(op)? {
             Elementwise::Scalar(conversion) => Some(element(self, conversion, a?, known_a)),
             Elementwise::Pair {

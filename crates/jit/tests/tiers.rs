@@ -1146,67 +1146,236 @@ fn conversion_inputs(width: u32, count: usize) -> Vec<u8> {
         .collect()
 }
 
-/// Every form of [`CONVERSIONS`] gives the same results on both tiers: thread `i` converts
-/// input `i` (and `i + 1`, for two sources), or a constant and input `i`.
-#[test]
-fn direct_conversions_match_the_interpreter() {
-    const THREADS: usize = 1024;
-    const BLOCK: u32 = 256;
+/// A kernel in which thread `i` converts input `i` (and `i + 1`, for two sources) with
+/// `instruction` (`from`-bit sources, a `to`-bit result) and stores the result at 8 bytes per
+/// thread; with `constant` `Some((k, value))`, source `k` (1 or 2) is `value` moved in first.
+fn conversion_kernel(
+    instruction: &str,
+    (from, to, sources): (u32, u32, usize),
+    constant: Option<(usize, u64)>,
+) -> String {
     let register = |width: u32, n: u32| match width {
         8 => format!("%b{n}"),
         16 => format!("%h{n}"),
         32 => format!("%r{n}"),
         _ => format!("%rd{n}"),
     };
+    let [a, b, d] = [11, 12, 13].map(|n| register(from, n));
+    let d = if from == to { d } else { register(to, 13) };
+    let mut body =
+        format!("ld.global.b{from} {a}, [%rd4];\n    ld.global.b{from} {b}, [%rd4+8];\n");
+    if let Some((k, value)) = constant {
+        let target = if k == 1 { &a } else { &b };
+        body += &format!("    mov.b{from} {target}, {value};\n");
+    }
+    let operands = if sources == 2 {
+        format!("{a}, {b}")
+    } else {
+        a.clone()
+    };
+    body += &format!("    {instruction} {d}, {operands};\n    st.global.b{to} [%rd5], {d};\n");
+    format!(
+        ".version 8.7\n.target sm_100a\n.address_size 64\n\
+         .visible .entry k(.param .u64 out, .param .u64 in) {{\n\
+         .reg .b8 %b<16>;\n.reg .b16 %h<16>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n\
+         ld.param.u64 %rd1, [out];\n    ld.param.u64 %rd2, [in];\n\
+         mov.u32 %r1, %ctaid.x;\n    mov.u32 %r2, %ntid.x;\n    mov.u32 %r3, %tid.x;\n\
+         mad.lo.u32 %r1, %r1, %r2, %r3;\n    mul.wide.u32 %rd3, %r1, 8;\n\
+         add.u64 %rd4, %rd2, %rd3;\n    add.u64 %rd5, %rd1, %rd3;\n    {body}    ret;\n}}\n"
+    )
+}
+
+/// Runs the conversion kernel `source` ([`conversion_kernel`]) over `threads` threads (CTAs of
+/// 256) with `input` on both tiers and requires the same outputs, steps and registers.
+fn conversion_on_both_tiers(name: &str, source: &str, threads: usize, input: &[u8]) {
+    let program = ptxsim_exec::load(source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    let (interpreted, compiled) =
+        elementwise_on_both_tiers(name, &program, (threads, 256, 100_000), threads * 8, input);
+    assert_eq!(interpreted.1, "None", "{name}: ran without a failure");
+    assert_eq!(interpreted.0, compiled.0, "{name}: step counts");
+    assert_eq!(interpreted.1, compiled.1, "{name}: failures");
+    assert_eq!(interpreted.2, compiled.2, "{name}: the inspected thread");
+    if interpreted.3 != compiled.3 {
+        let (a, b) = (&interpreted.3[0], &compiled.3[0]);
+        let at = (0..a.len()).find(|&i| a[i] != b[i]).unwrap_or(0) / 8;
+        let word = |bytes: &[u8]| u64::from_le_bytes(bytes[8 * at..8 * at + 8].try_into().unwrap());
+        let value = u64::from_le_bytes(input[8 * at..8 * at + 8].try_into().unwrap());
+        panic!(
+            "{name}: thread {at} (source {value:#x}): the interpreter gives {:#x}, the \
+             compiled tier {:#x}",
+            word(a),
+            word(b)
+        );
+    }
+}
+
+/// Every form of [`CONVERSIONS`] gives the same results on both tiers: thread `i` converts
+/// input `i` (and `i + 1`, for two sources), or a constant and input `i`.
+#[test]
+fn direct_conversions_match_the_interpreter() {
+    const THREADS: usize = 1024;
     let mut kernels = 0;
     for (index, &(instruction, from, to, sources)) in CONVERSIONS.iter().enumerate() {
         let specials = special_values(from);
         // Loaded sources; then each source in turn a constant (a special value).
         for constant in 0..=sources {
-            let [a, b, d] = [11, 12, 13].map(|n| register(from, n));
-            let d = if from == to { d } else { register(to, 13) };
-            let mut body =
-                format!("ld.global.b{from} {a}, [%rd4];\n    ld.global.b{from} {b}, [%rd4+8];\n");
-            if constant > 0 {
-                let value = specials[(index + constant) % specials.len()];
-                let target = if constant == 1 { &a } else { &b };
-                body += &format!("    mov.b{from} {target}, {value};\n");
-            }
-            let operands = if sources == 2 {
-                format!("{a}, {b}")
-            } else {
-                a.clone()
-            };
-            body +=
-                &format!("    {instruction} {d}, {operands};\n    st.global.b{to} [%rd5], {d};\n");
-            let source = format!(
-                ".version 8.7\n.target sm_100a\n.address_size 64\n\
-                 .visible .entry k(.param .u64 out, .param .u64 in) {{\n\
-                 .reg .b8 %b<16>;\n.reg .b16 %h<16>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n\
-                 ld.param.u64 %rd1, [out];\n    ld.param.u64 %rd2, [in];\n\
-                 mov.u32 %r1, %ctaid.x;\n    mov.u32 %r2, %ntid.x;\n    mov.u32 %r3, %tid.x;\n\
-                 mad.lo.u32 %r1, %r1, %r2, %r3;\n    mul.wide.u32 %rd3, %r1, 8;\n\
-                 add.u64 %rd4, %rd2, %rd3;\n    add.u64 %rd5, %rd1, %rd3;\n    {body}    ret;\n}}\n"
+            let value = specials[(index + constant) % specials.len()];
+            let source = conversion_kernel(
+                instruction,
+                (from, to, sources),
+                (constant > 0).then_some((constant, value)),
             );
             let name = format!("{instruction} (constant source {constant})");
-            let program =
-                ptxsim_exec::load(&source, None).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            let (interpreted, compiled) = elementwise_on_both_tiers(
-                &name,
-                &program,
-                (THREADS, BLOCK, 100_000),
-                THREADS * 8,
-                &conversion_inputs(from, THREADS),
-            );
-            assert_eq!(interpreted.1, "None", "{name}: ran without a failure");
-            assert_eq!(interpreted.0, compiled.0, "{name}: step counts");
-            assert_eq!(interpreted.1, compiled.1, "{name}: failures");
-            assert_eq!(interpreted.2, compiled.2, "{name}: the inspected thread");
-            assert!(interpreted.3 == compiled.3, "{name}: output buffers differ");
+            conversion_on_both_tiers(&name, &source, THREADS, &conversion_inputs(from, THREADS));
             kernels += 1;
         }
     }
     assert_eq!(kernels, 97);
+}
+
+/// The `cvt` forms the compiled tier generates inline (`crates/jit/src/translate/convert.rs`):
+/// `(instruction, source width, destination width, sources)`.
+const INLINE_CONVERSIONS: &[(&str, u32, u32, usize)] = &[
+    ("cvt.rn.f32.s32", 32, 32, 1),
+    ("cvt.rn.f32.u32", 32, 32, 1),
+    ("cvt.rn.f32.s64", 64, 32, 1),
+    ("cvt.rn.f32.u64", 64, 32, 1),
+    ("cvt.rn.f64.s64", 64, 64, 1),
+    ("cvt.rn.f64.u64", 64, 64, 1),
+    ("cvt.rz.f64.s32", 32, 64, 1),
+    ("cvt.rm.f64.u32", 32, 64, 1),
+    ("cvt.rp.f32.s16", 16, 32, 1),
+    ("cvt.rn.f32.u16", 16, 32, 1),
+    ("cvt.rni.s32.f32", 32, 32, 1),
+    ("cvt.rzi.s32.f32", 32, 32, 1),
+    ("cvt.rmi.s32.f32", 32, 32, 1),
+    ("cvt.rpi.u32.f32", 32, 32, 1),
+    ("cvt.rzi.ftz.s32.f32", 32, 32, 1),
+    ("cvt.rzi.sat.u32.f32", 32, 32, 1),
+    ("cvt.rmi.ftz.s64.f32", 32, 64, 1),
+    ("cvt.rpi.ftz.u64.f32", 32, 64, 1),
+    ("cvt.rni.s64.f64", 64, 64, 1),
+    ("cvt.rzi.u64.f64", 64, 64, 1),
+    ("cvt.rzi.s32.f64", 64, 32, 1),
+    ("cvt.rni.u32.f64", 64, 32, 1),
+    ("cvt.rzi.s16.f32", 32, 16, 1),
+    ("cvt.rmi.u16.f32", 32, 16, 1),
+    ("cvt.rni.u16.f64", 64, 16, 1),
+    ("cvt.rpi.s16.f64", 64, 16, 1),
+    ("cvt.rzi.s8.f32", 32, 16, 1),
+    ("cvt.rni.u8.f64", 64, 16, 1),
+    ("cvt.rni.f32.f32", 32, 32, 1),
+    ("cvt.rzi.f32.f32", 32, 32, 1),
+    ("cvt.rmi.f32.f32", 32, 32, 1),
+    ("cvt.rpi.ftz.f32.f32", 32, 32, 1),
+    ("cvt.rmi.ftz.f32.f32", 32, 32, 1),
+    ("cvt.rni.f64.f64", 64, 64, 1),
+    ("cvt.rzi.f64.f64", 64, 64, 1),
+    ("cvt.rmi.f64.f64", 64, 64, 1),
+    ("cvt.rpi.f64.f64", 64, 64, 1),
+    ("cvt.f64.f32", 32, 64, 1),
+    ("cvt.ftz.f64.f32", 32, 64, 1),
+    ("cvt.rn.f32.f64", 64, 32, 1),
+    ("cvt.rn.ftz.f32.f64", 64, 32, 1),
+    ("cvt.rn.f16.f32", 32, 16, 1),
+    ("cvt.rn.ftz.f16.f32", 32, 16, 1),
+    ("cvt.rn.relu.f16.f32", 32, 16, 1),
+    ("cvt.rn.satfinite.f16.f32", 32, 16, 1),
+    ("cvt.rn.relu.satfinite.f16.f32", 32, 16, 1),
+    ("cvt.rn.bf16.f32", 32, 16, 1),
+    ("cvt.rn.ftz.bf16.f32", 32, 16, 1),
+    ("cvt.rn.relu.bf16.f32", 32, 16, 1),
+    ("cvt.rn.satfinite.bf16.f32", 32, 16, 1),
+    ("cvt.rn.f16x2.f32", 32, 32, 2),
+    ("cvt.rn.relu.satfinite.f16x2.f32", 32, 32, 2),
+    ("cvt.rn.bf16x2.f32", 32, 32, 2),
+    ("cvt.f32.f16", 16, 32, 1),
+    ("cvt.ftz.f32.f16", 16, 32, 1),
+    ("cvt.f32.bf16", 16, 32, 1),
+];
+
+/// Edge values of integer sources of `width` bits (raw bits): the rounding boundaries of
+/// `.f32` and `.f64` (ties between two floats, just above and below them) and the ends of
+/// the ranges.
+fn integer_edges(width: u32) -> Vec<u64> {
+    let mut edges = vec![0, 1, mask(width), mask(width) >> 1, (mask(width) >> 1) + 1];
+    for top in [24, 25, 26, 31, 32, 53, 54, 62, 63, 64] {
+        if top > width {
+            continue;
+        }
+        let base = if top == 64 { 0 } else { 1u64 << (top - 1) };
+        for tail in [
+            1, 2, 3, 0x7f, 0x80, 0x81, 0x3ff, 0x400, 0x401, 0x7ff, 0x800, 0x801,
+        ] {
+            edges.push((base | tail) & mask(width));
+            edges.push(mask(width).wrapping_sub(tail) & mask(width));
+            edges.push((!base).wrapping_add(tail) & mask(width));
+        }
+    }
+    edges
+}
+
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1 << width) - 1
+    }
+}
+
+/// `count + 1` inputs of `width` bits, 8 bytes each, for the inline conversions: every value
+/// of 16 bits (with `count` 65536), else [`special_values`], [`integer_edges`], and random
+/// values from `rng`: a third any bits, a third floats of exponents near 1 (where rounding to
+/// an integer or a narrower format decides), a third such floats with their low bits a tie.
+fn inline_conversion_inputs(width: u32, count: usize, rng: &mut Rng) -> Vec<u8> {
+    let mut values: Vec<u64> = if width == 16 {
+        (0..=0xffff).collect()
+    } else {
+        let mut values = special_values(width);
+        values.extend(integer_edges(width));
+        values
+    };
+    let (mantissa, bias) = if width == 64 { (52, 1023) } else { (23, 127) };
+    while values.len() <= count {
+        let bits = rng.next() & mask(width);
+        let value = match rng.below(3) {
+            0 => bits,
+            kind => {
+                // Exponents from 2^-40 to 2^70: integers, halves, `.f16`'s and `.f32`'s
+                // subnormal and overflow ranges.
+                let exponent = (bias - 40 + rng.below(111)) << mantissa;
+                let sign = (rng.below(2)) << (width - 1);
+                let mut fraction = bits & mask(mantissa);
+                if kind == 2 {
+                    // A tie at a random bit: one followed by zeros.
+                    let at = rng.below(u64::from(mantissa));
+                    fraction = (fraction & !mask(at as u32 + 1)) | (1 << at);
+                }
+                sign | exponent | fraction
+            }
+        };
+        values.push(value & mask(width));
+    }
+    values.truncate(count + 1);
+    values
+        .iter()
+        .flat_map(|value| value.to_le_bytes())
+        .collect()
+}
+
+/// Every form of [`INLINE_CONVERSIONS`] gives the interpreter's results (softfloat's) on the
+/// compiled tier: every 16-bit source, and for wider ones special values, integer edges and
+/// 16,384 random values (see [`inline_conversion_inputs`]), loaded and (for one source) a
+/// constant.
+#[test]
+fn inline_conversions_match_the_interpreter() {
+    let mut rng = Rng(0x5eed_c0de_0000_0035);
+    for &(instruction, from, to, sources) in INLINE_CONVERSIONS {
+        let threads = if from == 16 { 65536 } else { 16384 };
+        let input = inline_conversion_inputs(from, threads, &mut rng);
+        let source = conversion_kernel(instruction, (from, to, sources), None);
+        conversion_on_both_tiers(instruction, &source, threads, &input);
+    }
 }
 
 /// The FP8 conversion kernels of `ptx-samples/nvcc/fp8_convert.sm_90.ptx` on the compiled
@@ -1822,6 +1991,88 @@ fn kernels_whose_exits_would_store_too_much_store_every_write_at_once() {
         }
         assert_eq!(word(32), values.iter().sum::<u32>(), "thread {t}: the sum");
     }
+}
+
+/// The code for the CTA whose registers are shown is built when such a CTA first runs: not
+/// at all in launches that show none (`show_registers` off, as the driver library launches),
+/// then in the first launch that shows one, whose inspected thread has the interpreter's
+/// registers. The outputs are worked out from the PTX (thread `t` of CTA `c` stores
+/// `(64c + t)^2 + 7`).
+#[test]
+fn the_shown_ctas_code_is_built_when_a_shown_cta_comes() {
+    let kernel = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    mad.lo.u32 %r3, %r1, 64, %r2;
+    mul.lo.u32 %r4, %r3, %r3;
+    add.u32 %r5, %r4, 7;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r5;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&kernel, None).unwrap();
+    let kernel = ptxsim_jit::compile_shared(&program, [64, 1, 1]).unwrap();
+    assert!(!kernel.stats().registers_stored_at_once);
+    assert!(
+        !kernel.shown_code_built(),
+        "nothing built before a shown CTA"
+    );
+    let compile_time = kernel.stats().compile_time;
+    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>, show_registers| {
+        let (mut device, addresses) = grid::prepare(
+            &program,
+            [4, 1, 1],
+            [64, 1, 1],
+            1_000,
+            vec![Argument::Buffer(vec![0; 4 * 256])],
+        )
+        .unwrap();
+        if let Some(kernel) = compiled {
+            device.set_compiled(kernel.clone());
+        }
+        let options = GridOptions {
+            inspect: ([2, 0, 0], [5, 0, 0]),
+            show_registers,
+            ..GridOptions::default()
+        };
+        outcome(&device, options, &addresses)
+    };
+    let expected: Vec<u8> = (0..256u32)
+        .flat_map(|i| (i * i + 7).to_le_bytes())
+        .collect();
+    let unseen = run(Some(&kernel), false);
+    assert_eq!(unseen.3[0], expected);
+    assert_eq!(unseen.2, Some((Vec::new(), 10)), "ten steps, no registers");
+    assert!(!kernel.shown_code_built(), "no CTA was shown");
+    let shown = run(Some(&kernel), true);
+    assert!(kernel.shown_code_built(), "built for CTA 2");
+    assert!(
+        kernel.stats().compile_time > compile_time,
+        "its time counted"
+    );
+    assert_eq!(shown.3[0], expected);
+    let interpreted = run(None, true);
+    assert_eq!(shown, interpreted);
+    // Thread 5 of CTA 2: %r1 = 2, %r2 = 5, %r3 = 133, %r4 = 133^2, %r5 = 133^2 + 7.
+    let registers = &shown.2.as_ref().unwrap().0;
+    let value = |name: &str| {
+        let index = program
+            .registers
+            .iter()
+            .position(|r| r.name == name)
+            .unwrap();
+        registers[index]
+    };
+    assert_eq!(
+        [value("%r1"), value("%r2"), value("%r3"), value("%r5")],
+        [2, 5, 133, 133 * 133 + 7]
+    );
 }
 
 /// `%clock`, `%clock_hi`, `%clock64` and `%globaltimer` compile: they count the instructions
