@@ -34,6 +34,10 @@ import sys
 import time
 from pathlib import Path
 
+# results.tsv is written as HeCBench's campaign writes it.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hecbench"))
+from hecbench import write  # noqa: E402
+
 # name: (folder under cuda/, make arguments, extra nvcc flags, command, how, reference)
 # The reference (how == "cpu") is (folder under openmp/, make arguments, command, output
 # compared: "stdout" or a file name, relative tolerance); the command runs in that folder.
@@ -539,13 +543,6 @@ def cmd_run(checkout, build_dir, here):
         status = line.split("\t")[1]
         counts[status] = counts.get(status, 0) + 1
     print(" ".join(f"{k} {v}" for k, v in sorted(counts.items())), f"-> {results_path}")
-
-
-def write(path, results):
-    with open(path, "w") as out:
-        out.write("name\tresult\tseconds\treason\n")
-        for name in sorted(results):
-            out.write(results[name] + "\n")
 
 
 def main():

@@ -66,22 +66,9 @@ static inline cudaError_t cudaThreadExit(void) { return cudaDeviceReset(); }
 EOF
 cat > "$tk/bin/nvcc" <<EOF
 #!/usr/bin/env bash
-# Compiles for compute_90 PTX only, whatever architectures the Makefile asks for.
-args=()
-skip=0
-for a in "\$@"; do
-    if (( skip )); then skip=0; continue; fi
-    case \$a in
-        -gencode|--generate-code|-arch|--gpu-architecture|-code|--gpu-code|--gpu-name) skip=1 ;;
-        -gencode=*|--generate-code=*|-arch=*|--gpu-architecture=*|-code=*|--gpu-code=*|-deviceemu) ;;
-        *) args+=("\$a") ;;
-    esac
-done
-case " \$* " in
-    *" --version "*|*" -V "*) ;;
-    *) args+=("-gencode=arch=compute_90,code=compute_90") ;;
-esac
-exec "$tk/bin/nvcc.real" -include "$build/compat.h" \${RODINIA_NVCC_FLAGS:-} "\${args[@]}"
+# Compiles for compute_90 PTX only, whatever architectures the Makefile asks for (HeCBench's
+# wrapper drops them), with compat.h and the program's extra flags (RODINIA_NVCC_FLAGS).
+exec python3 "$repo/scripts/hecbench/hecbench.py" nvcc "$tk/bin/nvcc.real" -include "$build/compat.h" \${RODINIA_NVCC_FLAGS:-} "\$@"
 EOF
 cat > "$tk/bin/gcc" <<'EOF'
 #!/usr/bin/env bash
