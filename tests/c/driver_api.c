@@ -1201,11 +1201,11 @@ int main(int argc, char **argv) {
     /* Just before the start of an allocation (the row above an image: Rodinia's srad_v2 and
      * dwt2d) a GPU reads mapped memory, the end of the page of the allocation before; so does
      * ptxsim (docs/divergences.md, D60). */
-    CUdeviceptr before = 0, after = 0;
-    OK(cuMemAlloc_v2(&before, 16));
-    OK(cuMemAlloc_v2(&after, 16));
+    CUdeviceptr lower = 0, upper = 0;
+    OK(cuMemAlloc_v2(&lower, 16));
+    OK(cuMemAlloc_v2(&upper, 16));
     unsigned long long minus_four = (unsigned long long)-4;
-    void *poke_before[] = {&after, &minus_four};
+    void *poke_before[] = {&upper, &minus_four};
     OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_before, NULL));
     OK(cuCtxSynchronize());
     CUdeviceptr small = 0;
