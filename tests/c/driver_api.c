@@ -1453,6 +1453,16 @@ int main(int argc, char **argv) {
     CUfunction poke = NULL;
     OK(cuModuleLoadData(&poke_module, poke_ptx));
     OK(cuModuleGetFunction(&poke, poke_module, "poke"));
+    /* Just before the start of an allocation (the row above an image: Rodinia's srad_v2 and
+     * dwt2d) a GPU reads mapped memory, the end of the page of the allocation before; so does
+     * ptxsim (docs/divergences.md, D60). */
+    CUdeviceptr lower = 0, upper = 0;
+    OK(cuMemAlloc_v2(&lower, 16));
+    OK(cuMemAlloc_v2(&upper, 16));
+    unsigned long long minus_four = (unsigned long long)-4;
+    void *poke_before[] = {&upper, &minus_four};
+    OK(cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, poke_before, NULL));
+    OK(cuCtxSynchronize());
     CUdeviceptr small = 0;
     OK(cuMemAlloc_v2(&small, 16));
     /* Past the end of the 16 bytes but within the allocation's 64 KiB granule (a GPU maps

@@ -807,11 +807,17 @@ impl DeviceMemory {
     /// A zero-filled buffer of `bytes` bytes named `name`; its address, or `None` when the
     /// address range is exhausted.
     pub fn allocate(&mut self, name: impl Into<String>, bytes: u64) -> Option<u64> {
+        if self.last.is_none() && self.slack > 0 {
+            self.lead_in()?;
+        }
         let base = match self.last {
             Some(last) => next_buffer(Some(last)),
             None => self.range.start,
         };
         let reach = self.reach(bytes)?;
+        if self.slack > 0 {
+            self.close_gap_before(base);
+        }
         let end = base.checked_add(reach)?.checked_add(BUFFER_ALIGN)?;
         if end > self.range.end {
             return None;
@@ -835,9 +841,61 @@ impl DeviceMemory {
     /// `cudaMalloc` places small allocations side by side in them, so an access a little past
     /// the end of an allocation reaches mapped memory and does not fault there
     /// (docs/divergences.md, D40). Copies, frees and address queries still see `bytes`.
+    /// Kernels reach before an allocation too: the bytes from the previous allocation's slack
+    /// up to it, and one granule before the first ([`DeviceMemory::lead_in`], D60).
     pub fn with_slack(mut self, granule: u64) -> Self {
         self.slack = granule;
         self
+    }
+
+    /// With slack, the memory before the first allocation: a buffer of no bytes at the start
+    /// of the range whose slack (one granule) kernels may load and store, so that the first
+    /// allocation starts after it. On a GPU the driver's own allocations come first in the
+    /// device's address space and `cudaMalloc` sub-allocates from mapped pages, so a kernel
+    /// reading a little before the start of an allocation (Rodinia's `srad_v2` reads the row
+    /// above its image, `J_cuda[tx - cols]`; `dwt2d`'s 5/3 transform the element before its
+    /// input) reaches mapped memory and does not fault (docs/divergences.md, D60). Copies,
+    /// frees and address queries see no bytes there.
+    fn lead_in(&mut self) -> Option<()> {
+        let base = self.range.start;
+        let reach = self.slack;
+        if base.checked_add(reach)?.checked_add(BUFFER_ALIGN)? > self.range.end {
+            return None;
+        }
+        self.buffers.push(Buffer {
+            name: "(before the first allocation)".to_string(),
+            base,
+            len: 0,
+            reach,
+            words: Words::zeros(reach)
+                .words
+                .into_iter()
+                .map(AtomicU64::new)
+                .collect(),
+        });
+        self.last = Some((base, reach));
+        Some(())
+    }
+
+    /// With slack, lets the last buffer reach up to `base` (the next allocation's address):
+    /// the [`BUFFER_ALIGN`] bytes [`next_buffer`] leaves between the two, which a kernel
+    /// reading just before the new allocation lands in, are mapped memory on a GPU
+    /// (D60, [`DeviceMemory::lead_in`]). Nothing changes where the last buffer is not right
+    /// before `base` (it was freed, or the addresses in between were reserved).
+    fn close_gap_before(&mut self, base: u64) {
+        let Some(previous) = self.buffers.last_mut() else {
+            return;
+        };
+        let Storage::Own(words) = &mut previous.words else {
+            return;
+        };
+        let end = previous.base.saturating_add(previous.reach);
+        if end >= base || base - end > BUFFER_ALIGN {
+            return;
+        }
+        previous.reach = base - previous.base;
+        let count = usize::try_from(previous.reach.div_ceil(8)).unwrap_or(usize::MAX);
+        words.resize_with(count, || AtomicU64::new(0));
     }
 
     /// The bytes a buffer of `bytes` bytes reaches ([`DeviceMemory::with_slack`]).
@@ -1580,6 +1638,54 @@ mod tests {
         );
     }
 
+    /// With slack, a kernel's loads before the start of an allocation reach mapped memory
+    /// as on a GPU (D60): the bytes between one allocation's slack and the next allocation,
+    /// and, before the first allocation, one granule. Reads there give zero (or what a
+    /// store there left); copies and address queries still see only the allocations.
+    #[test]
+    fn slack_reaches_before_the_start_of_an_allocation() {
+        let granule = 64 * 1024;
+        let mut memory = DeviceMemory::allocations().with_slack(granule);
+        let a = memory.allocate("a", 16 * 1024).unwrap();
+        let b = memory.allocate("b", 16 * 1024).unwrap();
+        assert_eq!(a, ALLOCATION_BASE + granule + BUFFER_ALIGN);
+        assert_eq!(b, a + granule + BUFFER_ALIGN);
+        assert_eq!(memory.find(a - 4), None);
+        assert_eq!(memory.find(b - 4), None);
+        assert_eq!(memory.allocated_bytes(), 32 * 1024);
+        let mut word = [0u8; 4];
+        assert_eq!(memory.read(b - 4, &mut word), Err(FaultKind::Unmapped));
+        let mut globals = DeviceMemory::globals(&[]);
+        let global = GlobalMemory::lend(&mut [&mut memory, &mut globals]);
+        // srad_v2's `J_cuda[tx - cols]`: 512 bytes before the first allocation.
+        assert_eq!(global.load(a - 512, 4), Ok(0));
+        assert_eq!(global.load(ALLOCATION_BASE, 8), Ok(0));
+        // dwt2d's element before its input, in the 256 bytes before the next allocation.
+        global.store(b - 4, 4, 0x5a5a).unwrap();
+        assert_eq!(global.load(b - 4, 4), Ok(0x5a5a));
+        assert_eq!(global.load(b, 4), Ok(0));
+        assert_eq!(
+            global.load(ALLOCATION_BASE - 4, 4),
+            Err(FaultKind::Unmapped)
+        );
+        global.give_back(&mut [&mut memory, &mut globals]);
+        // Freed, an allocation's addresses fault again (just past the reach of the one
+        // before it); the one before it is unchanged.
+        assert_eq!(memory.free(b), Some(16 * 1024));
+        let global = GlobalMemory::lend(&mut [&mut memory]);
+        assert_eq!(global.load(b, 4), Err(FaultKind::OutOfBounds));
+        assert_eq!(global.load(b - 4, 4), Ok(0x5a5a));
+        global.give_back(&mut [&mut memory]);
+        // Without slack, both faults remain (the strict check).
+        let mut strict = DeviceMemory::allocations();
+        let c = strict.allocate("c", 1024).unwrap();
+        let d = strict.allocate("d", 1024).unwrap();
+        assert_eq!(c, ALLOCATION_BASE);
+        let global = GlobalMemory::lend(&mut [&mut strict]);
+        assert_eq!(global.load(d - 4, 4), Err(FaultKind::OutOfBounds));
+        global.give_back(&mut [&mut strict]);
+    }
+
     #[test]
     fn slack_reaches_the_rest_of_the_granule() {
         let granule = 64 * 1024;
@@ -1598,8 +1704,8 @@ mod tests {
         global.store(a + 1024, 4, 0x1234_5678).unwrap();
         assert_eq!(global.load(a + 1024, 4), Ok(0x1234_5678));
         global.store(a + granule - 8, 8, 7).unwrap();
-        assert_eq!(global.store(a + granule, 4, 1), Err(FaultKind::OutOfBounds));
-        // An allocation whose size is a multiple of the granule has none.
+        // An allocation whose size is a multiple of the granule has none; past the last
+        // allocation's end, the next access faults.
         assert_eq!(global.store(b + granule, 4, 1), Err(FaultKind::OutOfBounds));
         global.give_back(&mut [&mut memory, &mut globals]);
         // Without slack, the store past the end faults (the default).
