@@ -34,6 +34,7 @@
 mod native;
 mod registers;
 mod translate;
+mod warp;
 mod writeback;
 
 use std::sync::Arc;
@@ -84,6 +85,55 @@ pub struct Stats {
     /// variables until the thread leaves: a kernel whose ways out would store too many
     /// registers (`writeback::STORES_PER_INSTRUCTION`, docs/compiled-tier.md).
     pub registers_stored_at_once: bool,
+    /// Whether the kernel has a warp function, which runs converged warps in lockstep
+    /// ([`WarpStrategy`]), and how many warp-synchronous instructions it makes.
+    pub warp_function: bool,
+    pub warp_instructions: usize,
+}
+
+/// When [`compile`] builds the **warp function** besides the work-item function: a function
+/// that runs the 32 threads of a converged warp in lockstep, warp-synchronous instructions
+/// (`shfl.sync`, `vote.sync`, `activemask`, `bar.warp.sync`) included (docs/compiled-tier.md,
+/// "Warps in lockstep"). `PTXSIM_JIT_WARP` = `off` or `all` chooses another than `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WarpStrategy {
+    /// For kernels with a warp-synchronous instruction the warp function makes.
+    #[default]
+    Auto,
+    /// Never: every thread runs in the work-item function (or the interpreter).
+    Off,
+    /// For every kernel (the tests' way to run any kernel in lockstep).
+    All,
+}
+
+impl WarpStrategy {
+    /// The strategy `PTXSIM_JIT_WARP` names (`off`, `all`; anything else `auto`).
+    pub fn from_env() -> Self {
+        match std::env::var("PTXSIM_JIT_WARP").as_deref() {
+            Ok("off" | "0") => Self::Off,
+            Ok("all") => Self::All,
+            _ => Self::Auto,
+        }
+    }
+
+    /// Whether `program` gets a warp function.
+    pub fn builds(self, program: &Program) -> bool {
+        match self {
+            Self::Auto => warp::worth_building(program),
+            Self::Off => false,
+            Self::All => true,
+        }
+    }
+}
+
+/// How the compiled tier runs `program`'s threads (for the launch log and `--stats`): warps in
+/// lockstep and threads one after another, or threads one after another only.
+pub fn strategy(program: &Program) -> &'static str {
+    if WarpStrategy::from_env().builds(program) {
+        "converged warps in lockstep, other threads one after another"
+    } else {
+        "threads one after another"
+    }
 }
 
 /// A kernel's compiled code.
@@ -137,8 +187,17 @@ impl CompiledKernel for Kernel {
 /// panics (a bug in the translation or in Cranelift): every caller then runs the kernel in the
 /// interpreter, so such a bug costs speed, not the program.
 pub fn compile(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
+    compile_with(program, block, WarpStrategy::from_env())
+}
+
+/// [`compile`] with the warp function built as `warp` says.
+pub fn compile_with(
+    program: &Program,
+    block: Dim3,
+    warp: WarpStrategy,
+) -> Result<Kernel, JitError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        compile_unguarded(program, block)
+        compile_unguarded(program, block, warp.builds(program))
     }))
     .unwrap_or_else(|panic| {
         let message = panic
@@ -151,7 +210,7 @@ pub fn compile(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
 }
 
 /// [`compile`] without its guard against panics.
-fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
+fn compile_unguarded(program: &Program, block: Dim3, with_warp: bool) -> Result<Kernel, JitError> {
     let threads = block
         .iter()
         .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)));
@@ -184,7 +243,10 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         .finish(settings::Flags::new(flags))
         .map_err(error)?;
     let mut jit = JITBuilder::with_isa(isa, default_libcall_names());
-    for (name, address) in native::helper_symbols() {
+    for (name, address) in native::helper_symbols()
+        .into_iter()
+        .chain(native::warp_helper_symbols())
+    {
         jit.symbol(name, address);
     }
     let mut module = JITModule::new(jit);
@@ -292,28 +354,68 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         }
         ids.push(id);
     }
+    let built = built.ok_or_else(|| JitError("nothing built".into()))?;
+    // The warp function (`warp.rs`), for kernels with warp-synchronous instructions.
+    let warp = if with_warp {
+        let tables = (&mut functions, &mut conversions, &mut texture_calls);
+        Some(warp::define(
+            &mut module,
+            (&mut context, &mut builder_context),
+            program,
+            (block, built.slots),
+            tables,
+            dump,
+        )?)
+    } else {
+        None
+    };
     module.finalize_definitions().map_err(error)?;
     for (address, &id) in addresses.iter_mut().zip(ids.iter().cycle()) {
         *address = module.get_finalized_function(id);
     }
-    let built = built.ok_or_else(|| JitError("nothing built".into()))?;
+    let warp = warp.map(|(id, built)| (module.get_finalized_function(id), built));
     let stats = Stats {
         instructions: program.instructions.len(),
         covered: compiled.iter().filter(|&&c| c).count(),
         compile_time: start.elapsed(),
         registers_stored_at_once: stored_at_once,
+        warp_function: warp.is_some(),
+        warp_instructions: warp.as_ref().map_or(0, |(_, built)| built.ops.len()),
     };
-    Ok(Kernel {
-        code: native::Code::new(
-            addresses,
-            module,
-            functions,
-            conversions,
-            texture_calls,
-            program.registers.len(),
-            built,
-            block.iter().map(|&d| d as usize).product(),
+    let code = native::Code::new(
+        addresses,
+        module,
+        functions,
+        conversions,
+        texture_calls,
+        program.registers.len(),
+        built,
+        block.iter().map(|&d| d as usize).product(),
+    );
+    let code = match warp {
+        Some((function, built)) => code.with_warp(
+            native::WarpCode {
+                function,
+                entries: built.entries,
+                ops: built.ops,
+                items: covered.clone(),
+                ends: warp::ends(program),
+            },
+            built.slots,
+            built.needs,
         ),
+        None => code,
+    };
+    // Threads enter the compiled code where the work-item function or the warp function
+    // takes them.
+    let mut covered = covered;
+    if let Some(warp) = code.warp() {
+        for (covers, &entry) in covered.iter_mut().zip(&warp.entries) {
+            *covers |= entry;
+        }
+    }
+    Ok(Kernel {
+        code,
         covered,
         compiled,
         observed: registers::read_before_written(program),
