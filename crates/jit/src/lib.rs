@@ -3,7 +3,9 @@
 //!
 //! [`compile`] translates the instructions it can (see [`translate`]) into one function, for
 //! one CTA shape, that runs the threads of a CTA one after another, each from its program
-//! counter to the first instruction the interpreter must run;
+//! counter to the first instruction the interpreter must run, and, for kernels with
+//! warp-synchronous instructions, a second that runs converged warps in lockstep
+//! ([`WarpStrategy`], `warp.rs`);
 //! the interpreter keeps the scheduling (barriers, warp-synchronous instructions, traps,
 //! traces) and runs everything else, so a kernel runs whatever part of it compiles. The results
 //! are the interpreter's for programs without data races between the threads of a CTA (see
@@ -93,7 +95,7 @@ pub struct Stats {
 
 /// When [`compile`] builds the **warp function** besides the work-item function: a function
 /// that runs the 32 threads of a converged warp in lockstep, warp-synchronous instructions
-/// (`shfl.sync`, `vote.sync`, `activemask`, `bar.warp.sync`) included (docs/compiled-tier.md,
+/// (`shfl.sync`, `vote.sync`, integer `redux.sync`, `activemask`, `bar.warp.sync`) included (docs/compiled-tier.md,
 /// "Warps in lockstep"). `PTXSIM_JIT_WARP` = `off` or `all` chooses another than `auto`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum WarpStrategy {

@@ -392,10 +392,13 @@ fn with_spaces<T>(context: &mut Context, f: impl FnOnce(&mut LaneSpaces<'_>) -> 
     result
 }
 
+/// The register file, the program counters and the step counts, and the warp's first thread.
+type WarpParts<'a> = (&'a mut [u64], &'a mut [u64], &'a mut [u64], usize);
+
 /// The registers and counters of the warp the warp function runs, as slices over the
 /// context's pointers: `(registers, pcs, steps, first)`; `None` when the warp is not inside
 /// the CTA.
-fn warp_parts(context: &mut Context) -> Option<(&mut [u64], &mut [u64], &mut [u64], usize)> {
+fn warp_parts(context: &mut Context) -> Option<WarpParts<'_>> {
     let first = usize::try_from(context.warp_first).ok()?;
     let count = usize::try_from(context.count).ok()?;
     if first.checked_add(WARP)? > count {

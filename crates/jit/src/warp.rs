@@ -1,6 +1,6 @@
 //! The warp function (issue 35): a second function per kernel that runs the 32 threads of a
 //! converged warp **in lockstep**, for kernels with warp-synchronous instructions (`shfl.sync`,
-//! `vote.sync`, `activemask`, `bar.warp.sync`). The work-item function ([`crate::translate`])
+//! `vote.sync`, `redux.sync`, `activemask`, `bar.warp.sync`). The work-item function ([`crate::translate`])
 //! runs a CTA's threads one after another and leaves every warp-synchronous instruction to the
 //! interpreter's lockstep issue, with an exit from and an entry into the generated code around
 //! each; here the whole warp runs each step together:
@@ -40,7 +40,7 @@ use ptxsim_exec::ir::{
 };
 use ptxsim_exec::semantics::Extension;
 use ptxsim_isa::Type;
-use ptxsim_isa::ops::{ShflMode, Space, VoteMode};
+use ptxsim_isa::ops::{ReduxOp, ShflMode, Space, VoteMode};
 
 use crate::native::Context;
 use crate::registers::{self, Use};
@@ -63,13 +63,21 @@ pub(crate) enum WarpOp {
         membermask: Source,
         /// The lanes [`ptxsim_exec::alu::shfl_lane`] picks for the first `b` and `c` the
         /// instruction ran with, the same in every lane (most programs' only ones).
-        lanes: std::sync::OnceLock<ShflLanes>,
+        lanes: Box<std::sync::OnceLock<ShflLanes>>,
     },
     /// `vote.sync.mode d, {!}a, membermask` (9.7.13.9).
     Vote {
         mode: VoteMode,
         destination: Destination,
         a: PredicateSource,
+        membermask: Source,
+    },
+    /// `redux.sync.op.type d, a, membermask` (9.7.13.12), the integer forms.
+    Redux {
+        op: ReduxOp,
+        ty: Type,
+        destination: Destination,
+        a: Source,
         membermask: Source,
     },
     /// `activemask.b32 d` (9.7.13.11).
@@ -285,6 +293,30 @@ impl WarpOp {
                 warp.write(*destination, ty, &[u64::from(result); WARP]);
                 true
             }
+            // "The reduction is performed over the non-exited threads in membermask" (all 32,
+            // in any order: `alu::redux` is associative and commutative).
+            Self::Redux {
+                op,
+                ty,
+                destination,
+                a,
+                membermask,
+            } => {
+                let Some(values) = warp.row(*a, 32) else {
+                    return false;
+                };
+                if !warp.full(*membermask) || !warp.holds(*destination) {
+                    return false;
+                }
+                let signed = *ty == Type::S32;
+                let result = values
+                    .iter()
+                    .map(|&v| v as u32)
+                    .reduce(|x, y| ptxsim_exec::alu::redux(*op, signed, x, y))
+                    .unwrap_or(0);
+                warp.write(*destination, *ty, &[u64::from(result); WARP]);
+                true
+            }
             // "An active thread will contribute 1 for its entry in the result": all 32.
             Self::Activemask { destination } => {
                 if !warp.holds(*destination) {
@@ -320,8 +352,8 @@ pub(crate) fn warp_op(program: &Program, instruction: &Instruction) -> Option<Wa
     };
     let destination_ok =
         |d: Destination| narrow(program, d.register) && d.ty.bits() <= 64 && d.ty.bits() > 0;
-    let op = match &instruction.kind {
-        &K::Shfl {
+    let op = match instruction.kind {
+        K::Shfl {
             mode,
             destination,
             predicate,
@@ -333,9 +365,9 @@ pub(crate) fn warp_op(program: &Program, instruction: &Instruction) -> Option<Wa
             predicate,
             sources,
             membermask,
-            lanes: std::sync::OnceLock::new(),
+            lanes: Box::default(),
         },
-        &K::Vote {
+        K::Vote {
             mode,
             destination,
             a,
@@ -346,8 +378,22 @@ pub(crate) fn warp_op(program: &Program, instruction: &Instruction) -> Option<Wa
             a,
             membermask,
         },
-        &K::Activemask { destination } => WarpOp::Activemask { destination },
-        &K::BarWarpSync { membermask } => WarpOp::BarWarpSync { membermask },
+        K::Redux {
+            op,
+            ty,
+            destination,
+            a,
+            membermask,
+            ..
+        } if ty != Type::F32 => WarpOp::Redux {
+            op,
+            ty,
+            destination,
+            a,
+            membermask,
+        },
+        K::Activemask { destination } => WarpOp::Activemask { destination },
+        K::BarWarpSync { membermask } => WarpOp::BarWarpSync { membermask },
         _ => return None,
     };
     let ok = match &op {
@@ -369,6 +415,12 @@ pub(crate) fn warp_op(program: &Program, instruction: &Instruction) -> Option<Wa
             membermask,
             ..
         } => source_ok(a.source) && source_ok(*membermask) && destination_ok(*destination),
+        WarpOp::Redux {
+            destination,
+            a,
+            membermask,
+            ..
+        } => source_ok(*a) && source_ok(*membermask) && destination_ok(*destination),
         WarpOp::Activemask { destination } => destination_ok(*destination),
         WarpOp::BarWarpSync { membermask } => source_ok(*membermask),
     };

@@ -2,7 +2,7 @@
 //! interpreter and against host references: nvcc's shuffle reductions on random inputs (with
 //! the sums worked out on the host), random kernels of `shfl.sync` (every mode, random lane
 //! operands and clamp/segment values, the predicate result), `vote.sync`, `activemask` and
-//! `bar.warp.sync` between divergent branches and loops, partial warps, a fault inside a
+//! `redux.sync`, `bar.warp.sync` between divergent branches and loops, partial warps, a fault inside a
 //! segment and the step limit inside lockstep code.
 
 use std::path::{Path, PathBuf};
@@ -239,7 +239,7 @@ const SLOTS: u64 = REGISTERS * 3;
 /// A random kernel of warp-synchronous instructions: `shfl.sync` of every mode with random
 /// immediate or per-lane `b` (out of range ones too) and `c` (clamps and segment masks, some
 /// from registers), with and without the predicate result; `vote.sync` of every mode with
-/// negated predicates; `activemask`; `bar.warp.sync`; integer and `f32` arithmetic, guards,
+/// negated predicates; integer `redux.sync`; `activemask`; `bar.warp.sync`; integer and `f32` arithmetic, guards,
 /// divergent forward branches and loops of per-lane length between them.
 fn random_warp_kernel(rng: &mut Rng) -> String {
     let mut lines = Vec::new();
@@ -293,7 +293,14 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
                 let (d, a) = (r(rng), p(rng));
                 format!("vote.sync.ballot.b32 {d}, {negate}{a}, 0xffffffff;")
             }
-            6 => format!("activemask.b32 {};", r(rng)),
+            6 if rng.below(2) == 0 => format!("activemask.b32 {};", r(rng)),
+            6 => {
+                let form = [
+                    "add.u32", "add.s32", "min.u32", "min.s32", "max.u32", "max.s32", "and.b32",
+                    "or.b32", "xor.b32",
+                ][rng.below(9) as usize];
+                format!("redux.sync.{form} {}, {}, 0xffffffff;", r(rng), r(rng))
+            }
             7 => "bar.warp.sync 0xffffffff;".to_string(),
             8 => {
                 let op = ["add.u32", "xor.b32", "mul.lo.u32", "sub.u32", "shr.u32"]
@@ -500,11 +507,9 @@ LOOP:
             let first = index * 32;
             let after: Vec<u32> = (0..32)
                 .map(|lane| {
-                    let down = if lane + 1 <= 31 {
-                        warp[lane + 1]
-                    } else {
-                        warp[lane]
-                    };
+                    // `.down` by 1 with `c` = 0x1f: `j = lane + 1`, in range while `j <= 31`.
+                    let j = lane + 1;
+                    let down = if j <= 31 { warp[j] } else { warp[lane] };
                     let mut r1 = warp[lane].wrapping_add(down);
                     if r1 & 1 != 0 {
                         r1 = r1.wrapping_mul(3).wrapping_add(1);
@@ -522,11 +527,9 @@ LOOP:
                 .collect();
             let even: u32 = (0..32)
                 .filter(|&lane| {
-                    let down = if lane + 1 <= 31 {
-                        warp[lane + 1]
-                    } else {
-                        warp[lane]
-                    };
+                    // `.down` by 1 with `c` = 0x1f: `j = lane + 1`, in range while `j <= 31`.
+                    let j = lane + 1;
+                    let down = if j <= 31 { warp[j] } else { warp[lane] };
                     warp[lane].wrapping_add(down) & 1 == 0
                 })
                 .fold(0, |ballot, lane| ballot | 1 << lane);
