@@ -658,7 +658,7 @@ pub(crate) fn build(
 
 /// Where register `register` of the thread whose register 0 is at `base` lies, as an address
 /// and an offset from it.
-fn register_address(
+pub(crate) fn register_address(
     builder: &mut FunctionBuilder<'_>,
     base: Value,
     stride: u64,
@@ -674,7 +674,7 @@ fn register_address(
     }
 }
 
-fn offset_i32(offset: usize) -> i32 {
+pub(crate) fn offset_i32(offset: usize) -> i32 {
     i32::try_from(offset).unwrap_or(i32::MAX)
 }
 

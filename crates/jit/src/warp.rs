@@ -44,7 +44,7 @@ use ptxsim_isa::ops::{ReduxOp, ShflMode, Space, VoteMode};
 
 use crate::native::Context;
 use crate::registers::{self, Use};
-use crate::translate::{self, Helpers, LaneFrame, Plan, Translator};
+use crate::translate::{self, Helpers, LaneFrame, Plan, Translator, offset_i32};
 use crate::writeback;
 
 /// The threads of a warp (PTX ISA 10.3, `%laneid`: "A predefined, read-only special register
@@ -750,7 +750,9 @@ pub(crate) fn build(
                 }
                 for (r, variable) in variables.iter().enumerate() {
                     if let (Some(variable), true) = (*variable, reads[r]) {
-                        let value = load_register(builder, lane_base, stride, r);
+                        let (at, offset) =
+                            translate::register_address(builder, lane_base, stride, r);
+                        let value = builder.ins().load(i64t, flags, at, offset);
                         builder.def_var(variable, value);
                     }
                 }
@@ -925,29 +927,6 @@ pub(crate) fn build(
         slots,
         needs,
     }
-}
-
-/// Register `register` of the lane whose register 0 is at `base`.
-fn load_register(
-    builder: &mut FunctionBuilder<'_>,
-    base: Value,
-    stride: u64,
-    register: usize,
-) -> Value {
-    let offset = stride.saturating_mul(register as u64);
-    let flags = MemFlagsData::trusted();
-    match i32::try_from(offset) {
-        Ok(offset) => builder.ins().load(types::I64, flags, base, offset),
-        Err(_) => {
-            let offset = builder.ins().iconst(types::I64, offset as i64);
-            let at = builder.ins().iadd(base, offset);
-            builder.ins().load(types::I64, flags, at, 0)
-        }
-    }
-}
-
-fn offset_i32(offset: usize) -> i32 {
-    i32::try_from(offset).unwrap_or(i32::MAX)
 }
 
 /// Per instruction: 1 for an unguarded `ret`, 2 for an unguarded `exit`, else 0
