@@ -1070,8 +1070,16 @@ fn choose_engine(
             }
             let stats = kernel.stats();
             device.set_compiled(kernel);
+            let warps = if stats.warp_function {
+                format!(
+                    "; converged warps in lockstep, {} warp-synchronous instructions compiled",
+                    stats.warp_instructions
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "compiled ({} of {} instructions compiled in {:.1} ms; the interpreter runs the rest)",
+                "compiled ({} of {} instructions compiled in {:.1} ms{warps}; the interpreter runs the rest)",
                 stats.covered,
                 stats.instructions,
                 stats.compile_time.as_secs_f64() * 1e3

@@ -2630,7 +2630,10 @@ fn launch_engine(
         .and_then(ptxsim_jit::keeps_interpreter);
     let why = match (module.compiled_state(entry, launch.block), kept) {
         (Some(true), _) if !traced && !launch.cooperative && compiled_before == Some(true) => {
-            return "compiled".into();
+            return match module.program(entry) {
+                Ok(program) => format!("compiled ({})", ptxsim_jit::strategy(program)),
+                Err(_) => "compiled".into(),
+            };
         }
         (Some(true), _) if !traced && !launch.cooperative => {
             return "interpreter, then compiled (the instructions it issued made it worth \

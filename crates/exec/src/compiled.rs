@@ -29,7 +29,8 @@ pub trait CompiledKernel: Send + Sync + std::fmt::Debug {
     /// Whether a thread at `pc` can be handed to [`CompiledKernel::run`].
     fn covers(&self, pc: usize) -> bool;
 
-    /// Runs the threads `cta.lanes` names, one after another in that order, each from its
+    /// Runs the threads `cta.lanes` names, one after another in that order (or the 32 threads
+    /// of a converged warp in lockstep: `ptxsim-jit`'s warp function), each from its
     /// program counter until it reaches an instruction the interpreter must run (then its
     /// `pc` is that instruction and its `steps` count every instruction run before it). A
     /// thread at an instruction the code does not cover stays where it is. Never runs an

@@ -3,7 +3,9 @@
 //!
 //! [`compile`] translates the instructions it can (see [`translate`]) into one function, for
 //! one CTA shape, that runs the threads of a CTA one after another, each from its program
-//! counter to the first instruction the interpreter must run;
+//! counter to the first instruction the interpreter must run, and, for kernels with
+//! warp-synchronous instructions, a second that runs converged warps in lockstep
+//! ([`WarpStrategy`], `warp.rs`);
 //! the interpreter keeps the scheduling (barriers, warp-synchronous instructions, traps,
 //! traces) and runs everything else, so a kernel runs whatever part of it compiles. The results
 //! are the interpreter's for programs without data races between the threads of a CTA (see
@@ -34,6 +36,7 @@
 mod native;
 mod registers;
 mod translate;
+mod warp;
 mod writeback;
 
 use std::sync::{Arc, OnceLock};
@@ -84,6 +87,55 @@ pub struct Stats {
     /// variables until the thread leaves: a kernel whose ways out would store too many
     /// registers (`writeback::STORES_PER_INSTRUCTION`, docs/compiled-tier.md).
     pub registers_stored_at_once: bool,
+    /// Whether the kernel has a warp function, which runs converged warps in lockstep
+    /// ([`WarpStrategy`]), and how many warp-synchronous instructions it makes.
+    pub warp_function: bool,
+    pub warp_instructions: usize,
+}
+
+/// When [`compile`] builds the **warp function** besides the work-item function: a function
+/// that runs the 32 threads of a converged warp in lockstep, warp-synchronous instructions
+/// (`shfl.sync`, `vote.sync`, integer `redux.sync`, `activemask`, `bar.warp.sync`) included (docs/compiled-tier.md,
+/// "Warps in lockstep"). `PTXSIM_JIT_WARP` = `off` or `all` chooses another than `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WarpStrategy {
+    /// For kernels with a warp-synchronous instruction the warp function makes.
+    #[default]
+    Auto,
+    /// Never: every thread runs in the work-item function (or the interpreter).
+    Off,
+    /// For every kernel (the tests' way to run any kernel in lockstep).
+    All,
+}
+
+impl WarpStrategy {
+    /// The strategy `PTXSIM_JIT_WARP` names (`off`, `all`; anything else `auto`).
+    pub fn from_env() -> Self {
+        match std::env::var("PTXSIM_JIT_WARP").as_deref() {
+            Ok("off" | "0") => Self::Off,
+            Ok("all") => Self::All,
+            _ => Self::Auto,
+        }
+    }
+
+    /// Whether `program` gets a warp function.
+    pub fn builds(self, program: &Program) -> bool {
+        match self {
+            Self::Auto => warp::worth_building(program),
+            Self::Off => false,
+            Self::All => true,
+        }
+    }
+}
+
+/// How the compiled tier runs `program`'s threads (for the launch log and `--stats`): warps in
+/// lockstep and threads one after another, or threads one after another only.
+pub fn strategy(program: &Program) -> &'static str {
+    if WarpStrategy::from_env().builds(program) {
+        "converged warps in lockstep, other threads one after another"
+    } else {
+        "threads one after another"
+    }
 }
 
 /// A kernel's compiled code.
@@ -165,7 +217,7 @@ impl CompiledKernel for Kernel {
             } if cta.shown => {
                 let (code, _) = code.get_or_init(|| {
                     let start = Instant::now();
-                    let code = guarded(|| build_code(program, *block, true))
+                    let code = guarded(|| build_code(program, *block, true, false))
                         .ok()
                         .map(|(code, _)| code);
                     (code, start.elapsed())
@@ -190,7 +242,16 @@ impl CompiledKernel for Kernel {
 /// panics (a bug in the translation or in Cranelift): every caller then runs the kernel in the
 /// interpreter, so such a bug costs speed, not the program.
 pub fn compile(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
-    guarded(|| compile_unguarded(program, block))
+    compile_with(program, block, WarpStrategy::from_env())
+}
+
+/// [`compile`] with the warp function built as `warp` says.
+pub fn compile_with(
+    program: &Program,
+    block: Dim3,
+    warp: WarpStrategy,
+) -> Result<Kernel, JitError> {
+    guarded(|| compile_unguarded(program, block, warp.builds(program)))
 }
 
 /// `f`'s result, or an error when it panics.
@@ -206,7 +267,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, JitError>) -> Result<T, JitError> {
 }
 
 /// [`compile`] without its guard against panics.
-fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError> {
+fn compile_unguarded(program: &Program, block: Dim3, with_warp: bool) -> Result<Kernel, JitError> {
     let threads = block
         .iter()
         .fold(1u64, |product, &n| product.saturating_mul(u64::from(n)));
@@ -220,7 +281,7 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
         )));
     }
     let start = Instant::now();
-    let (code, built) = build_code(program, block, false)?;
+    let (code, built) = build_code(program, block, false, with_warp)?;
     // The code for CTAs whose registers are shown: the same where it stores every write at
     // once already (its ways out would store too much, `writeback::STORES_PER_INSTRUCTION`),
     // else built when the first such CTA comes.
@@ -235,13 +296,20 @@ fn compile_unguarded(program: &Program, block: Dim3) -> Result<Kernel, JitError>
     };
     let compiled: Vec<bool> = plans(program).iter().map(Option::is_some).collect();
     // Threads enter the compiled code at the starts of its runs only, and only where they
-    // run a while in it.
-    let covered = translate::entries(program, &compiled, MIN_ENTRY);
+    // run a while in it; and where the warp function takes them.
+    let mut covered = translate::entries(program, &compiled, MIN_ENTRY);
+    if let Some(warp) = code.warp() {
+        for (covers, &entry) in covered.iter_mut().zip(&warp.entries) {
+            *covers |= entry;
+        }
+    }
     let stats = Stats {
         instructions: program.instructions.len(),
         covered: compiled.iter().filter(|&&c| c).count(),
         compile_time: start.elapsed(),
         registers_stored_at_once: built.through,
+        warp_function: code.warp().is_some(),
+        warp_instructions: code.warp().map_or(0, |warp| warp.ops.len()),
     };
     Ok(Kernel {
         code,
@@ -274,6 +342,7 @@ fn build_code(
     program: &Program,
     block: Dim3,
     through: bool,
+    with_warp: bool,
 ) -> Result<(native::Code, translate::Built), JitError> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(error)?;
@@ -294,7 +363,10 @@ fn build_code(
         .finish(settings::Flags::new(flags))
         .map_err(error)?;
     let mut jit = JITBuilder::with_isa(isa, default_libcall_names());
-    for (name, address) in native::helper_symbols() {
+    for (name, address) in native::helper_symbols()
+        .into_iter()
+        .chain(native::warp_helper_symbols())
+    {
         jit.symbol(name, address);
     }
     let mut module = JITModule::new(jit);
@@ -370,8 +442,24 @@ fn build_code(
         eprintln!("{disasm}");
     }
     module.clear_context(&mut context);
+    // The warp function (`warp.rs`), for kernels with warp-synchronous instructions: in the
+    // module of the work-item function, whose tables of lane functions it shares.
+    let warp = if with_warp {
+        let tables = (&mut functions, &mut conversions, &mut texture_calls);
+        Some(warp::define(
+            &mut module,
+            (&mut context, &mut builder_context),
+            program,
+            (block, built.slots),
+            tables,
+            dump,
+        )?)
+    } else {
+        None
+    };
     module.finalize_definitions().map_err(error)?;
     let address = module.get_finalized_function(id);
+    let warp = warp.map(|(id, built)| (module.get_finalized_function(id), built));
     let code = native::Code::new(
         address,
         module,
@@ -382,6 +470,23 @@ fn build_code(
         built,
         block.iter().map(|&d| d as usize).product(),
     );
+    let code = match warp {
+        Some((function, built)) => {
+            let compiled: Vec<bool> = plans(program).iter().map(Option::is_some).collect();
+            code.with_warp(
+                native::WarpCode {
+                    function,
+                    entries: built.entries,
+                    ops: built.ops,
+                    items: translate::entries(program, &compiled, MIN_ENTRY),
+                    ends: warp::ends(program),
+                },
+                built.slots,
+                built.needs,
+            )
+        }
+        None => code,
+    };
     Ok((code, built))
 }
 

@@ -57,6 +57,8 @@ use ptxsim_exec::ir::TextureOp;
 use ptxsim_exec::memory::FaultKind;
 use ptxsim_isa::ops::Space;
 
+use crate::warp::{WARP, WarpOp, WarpRegisters};
+
 /// What the generated function reads and writes (`#[repr(C)]`; the offsets are the
 /// associated constants).
 #[repr(C)]
@@ -99,6 +101,18 @@ pub(crate) struct Context {
     texture_calls: *const TextureCall,
     texture_calls_len: u64,
     results: [u64; 4],
+    /// The warp function's ([`crate::warp`]): the length of the register file, the CTA's
+    /// thread count and the register file's row stride (in values), the warp's first thread,
+    /// the steps every lane of it may still issue, the steps the call issued (set by the
+    /// helpers that end it), and the warp-synchronous instructions by number.
+    registers_len: u64,
+    count: u64,
+    stride: u64,
+    warp_first: u64,
+    warp_budget: u64,
+    warp_steps: u64,
+    warp_ops: *const WarpOp,
+    warp_ops_len: u64,
 }
 
 impl Context {
@@ -121,6 +135,8 @@ impl Context {
     pub(crate) const DECLINED: usize = std::mem::offset_of!(Context, declined);
     pub(crate) const CALLS: usize = std::mem::offset_of!(Context, calls);
     pub(crate) const RESULTS: usize = std::mem::offset_of!(Context, results);
+    pub(crate) const WARP_FIRST: usize = std::mem::offset_of!(Context, warp_first);
+    pub(crate) const WARP_BUDGET: usize = std::mem::offset_of!(Context, warp_budget);
 }
 
 /// A texture or surface instruction the generated code makes through `ptxsim_jit_texture`:
@@ -376,6 +392,135 @@ fn with_spaces<T>(context: &mut Context, f: impl FnOnce(&mut LaneSpaces<'_>) -> 
     result
 }
 
+/// The register file, the program counters and the step counts, and the warp's first thread.
+type WarpParts<'a> = (&'a mut [u64], &'a mut [u64], &'a mut [u64], usize);
+
+/// The registers and counters of the warp the warp function runs, as slices over the
+/// context's pointers: `(registers, pcs, steps, first)`; `None` when the warp is not inside
+/// the CTA.
+fn warp_parts(context: &mut Context) -> Option<WarpParts<'_>> {
+    let first = usize::try_from(context.warp_first).ok()?;
+    let count = usize::try_from(context.count).ok()?;
+    if first.checked_add(WARP)? > count {
+        return None;
+    }
+    // SAFETY: `Code::run` set `registers`/`registers_len` to the CTA's register file and
+    // `pcs`/`steps` to its `count` counters, all borrowed for the call; the generated code
+    // does not touch them while a helper runs, and these slices do not outlive the helper.
+    unsafe {
+        Some((
+            std::slice::from_raw_parts_mut(context.registers, context.registers_len as usize),
+            std::slice::from_raw_parts_mut(context.pcs, count),
+            std::slice::from_raw_parts_mut(context.steps, count),
+            first,
+        ))
+    }
+}
+
+/// A warp-synchronous instruction for the warp function: number `number` of the code's
+/// [`WarpOp`]s for the 32 lanes of the warp ([`WarpOp::run`]); 1 when made, 0 when the
+/// interpreter is to run it (nothing written then).
+extern "C" fn ptxsim_jit_warp(context: *mut Context, number: u64) -> u32 {
+    // SAFETY: as in `ptxsim_jit_load`; `warp_ops` points to `warp_ops_len` operations that
+    // `Code` owns.
+    let context = unsafe { &mut *context };
+    let ops =
+        unsafe { std::slice::from_raw_parts(context.warp_ops, context.warp_ops_len as usize) };
+    let stride = context.stride as usize;
+    let Some(op) = ops.get(number as usize) else {
+        return 0;
+    };
+    let Some((registers, _, _, first)) = warp_parts(context) else {
+        return 0;
+    };
+    u32::from(op.run(&mut WarpRegisters {
+        registers,
+        stride,
+        first,
+    }))
+}
+
+/// The warp function's way out: every lane of the warp at `pc` with `k` more steps.
+extern "C" fn ptxsim_jit_warp_leave(context: *mut Context, pc: u64, k: u64) {
+    // SAFETY: as in `ptxsim_jit_load`.
+    let context = unsafe { &mut *context };
+    context.warp_steps = k;
+    if let Some((_, pcs, steps, first)) = warp_parts(context) {
+        for lane in first..first + WARP {
+            pcs[lane] = pc;
+            steps[lane] = steps[lane].wrapping_add(k);
+        }
+    }
+}
+
+/// The warp function's way out of a segment `start..end` entered with `k` steps, where lane
+/// `left` (0..32) left at `pc` with `counted` steps (an access the code did not make): the
+/// lanes before it ran the whole segment, those after it none of it.
+extern "C" fn ptxsim_jit_warp_stop(
+    context: *mut Context,
+    left: u64,
+    pc: u64,
+    counted: u64,
+    start: u64,
+    end: u64,
+    k: u64,
+) {
+    // SAFETY: as in `ptxsim_jit_load`.
+    let context = unsafe { &mut *context };
+    context.warp_steps = k.max(1);
+    if let Some((_, pcs, steps, first)) = warp_parts(context) {
+        for (l, lane) in (first..first + WARP).enumerate() {
+            let (at, more) = match (l as u64).cmp(&left) {
+                std::cmp::Ordering::Less => (end, k + (end - start)),
+                std::cmp::Ordering::Equal => (pc, counted),
+                std::cmp::Ordering::Greater => (start, k),
+            };
+            pcs[lane] = at;
+            steps[lane] = steps[lane].wrapping_add(more);
+        }
+    }
+}
+
+/// The warp function's way out at a divergent `@{!}p bra target` (its step counted in `k`):
+/// each lane at `target` where its guard holds, else at `next`.
+extern "C" fn ptxsim_jit_warp_diverge(
+    context: *mut Context,
+    predicate: u64,
+    negated: u64,
+    target: u64,
+    next: u64,
+    k: u64,
+) {
+    // SAFETY: as in `ptxsim_jit_load`.
+    let context = unsafe { &mut *context };
+    context.warp_steps = k;
+    let stride = context.stride as usize;
+    if let Some((registers, pcs, steps, first)) = warp_parts(context) {
+        for lane in first..first + WARP {
+            let value = registers
+                .get(predicate as usize * stride + lane)
+                .copied()
+                .unwrap_or(0);
+            let taken = (value & 1 == 1) != (negated != 0);
+            pcs[lane] = if taken { target } else { next };
+            steps[lane] = steps[lane].wrapping_add(k);
+        }
+    }
+}
+
+/// The warp helpers by name, for the JIT's symbol table.
+pub(crate) fn warp_helper_symbols() -> [(&'static str, *const u8); 4] {
+    [
+        ("ptxsim_jit_warp", ptxsim_jit_warp as *const u8),
+        ("ptxsim_jit_warp_leave", ptxsim_jit_warp_leave as *const u8),
+        ("ptxsim_jit_warp_stop", ptxsim_jit_warp_stop as *const u8),
+        (
+            "ptxsim_jit_warp_diverge",
+            ptxsim_jit_warp_diverge as *const u8,
+        ),
+    ]
+}
+
 /// The helpers by name, for the JIT's symbol table.
 pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 6] {
     [
@@ -410,6 +555,32 @@ pub(crate) struct Code {
     shared: Option<u64>,
     /// The number of threads of the CTAs it was built for.
     threads: usize,
+    /// The warp function, for kernels that have one ([`crate::warp`]).
+    warp: Option<WarpCode>,
+}
+
+/// A kernel's warp function ([`crate::warp`]) and what its driver needs.
+pub(crate) struct WarpCode {
+    /// The function (`extern "C" fn(*mut Context)`, finalized in the same module).
+    pub(crate) function: *const u8,
+    /// Per instruction: a converged warp there enters it.
+    pub(crate) entries: Vec<bool>,
+    /// Its warp-synchronous instructions, by number.
+    pub(crate) ops: Vec<WarpOp>,
+    /// Per instruction: a thread there enters the work-item function.
+    pub(crate) items: Vec<bool>,
+    /// Per instruction: 1 for an unguarded `ret`, 2 for an unguarded `exit` (which end a thread
+    /// at once: the driver ends threads the work-item function leaves there), else 0.
+    pub(crate) ends: Vec<u8>,
+}
+
+impl std::fmt::Debug for WarpCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarpCode")
+            .field("function", &self.function)
+            .field("ops", &self.ops.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for Code {
@@ -454,7 +625,23 @@ impl Code {
             needs: built.needs,
             shared: built.shared,
             threads,
+            warp: None,
         }
+    }
+
+    /// The warp function, if the code has one.
+    pub(crate) fn warp(&self) -> Option<&WarpCode> {
+        self.warp.as_ref()
+    }
+
+    /// The code with `warp`, whose memory instructions take window slots up to `slots` and
+    /// read `needs` bytes of the parameters and of the `.const` space without a check (built
+    /// in the same module as the work-item functions, for the same program and CTA shape).
+    pub(crate) fn with_warp(mut self, warp: WarpCode, slots: usize, needs: [u64; 2]) -> Self {
+        self.slots = self.slots.max(slots);
+        self.needs = [self.needs[0].max(needs[0]), self.needs[1].max(needs[1])];
+        self.warp = Some(warp);
+        self
     }
 
     /// Runs the generated function for the threads `cta.lanes` names; does nothing (the
@@ -533,6 +720,17 @@ impl Code {
             texture_calls: self.texture_calls.as_ptr(),
             texture_calls_len: self.texture_calls.len() as u64,
             results: [0; 4],
+            registers_len: cta.registers.len() as u64,
+            count: count as u64,
+            stride: cta.stride as u64,
+            warp_first: 0,
+            warp_budget: 0,
+            warp_steps: 0,
+            warp_ops: self
+                .warp
+                .as_ref()
+                .map_or(std::ptr::null(), |w| w.ops.as_ptr()),
+            warp_ops_len: self.warp.as_ref().map_or(0, |w| w.ops.len() as u64),
         };
         // SAFETY: the function has the signature `extern "C" fn(*mut Context)` (built so by
         // `lib.rs` with the ISA's default calling convention, which is the C one), and the
@@ -540,10 +738,151 @@ impl Code {
         // `registers * count` values, `pcs` and `steps` hold `count`, and every lane is below
         // `count` (checked above).
         let function: extern "C" fn(*mut Context) = unsafe { std::mem::transmute(self.function) };
-        function(&mut context);
+        match &self.warp {
+            None => function(&mut context),
+            Some(warp) => {
+                // SAFETY: as for `function`: the warp function has the same signature and
+                // invariants, and reads and writes only the registers and counters of the
+                // 32 threads from `warp_first`, which `run_warps` checks lie in the CTA.
+                let warps: extern "C" fn(*mut Context) =
+                    unsafe { std::mem::transmute(warp.function) };
+                run_warps(
+                    &mut context,
+                    cta.lanes,
+                    warp,
+                    [function, warps],
+                    cta.max_steps,
+                );
+            }
+        }
         cta.memory.shared = shared;
         cta.windows.clear();
         cta.windows.extend(windows.iter().map(|window| window.base));
         cta.declined = (context.declined != 0).then_some(context.lane as usize);
+    }
+}
+
+/// Runs the threads `lanes` lists with the warp function and the work-item function
+/// (`functions`): a warp whose 32 threads are all listed, in order, goes to the warp function
+/// whenever they are all at one node of it (in lockstep), and between those calls to the
+/// work-item function (after a divergent branch, say), as long as either makes progress; the
+/// other listed threads go to the work-item function as before. Threads are taken in the
+/// order of the list, warp by warp; a thread handed back at an access the code did not make
+/// ends the call (`declined`).
+fn run_warps(
+    context: &mut Context,
+    lanes: &[u32],
+    warp: &WarpCode,
+    [items, warps]: [extern "C" fn(*mut Context); 2],
+    max_steps: u64,
+) {
+    let count = context.count as usize;
+    let mut i = 0;
+    while i < lanes.len() {
+        let first = lanes[i] as usize;
+        let whole = first % WARP == 0
+            && first + WARP <= count
+            && lanes.get(i..i + WARP).is_some_and(|chunk| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .all(|(l, &lane)| lane as usize == first + l)
+            });
+        let len = if whole {
+            WARP
+        } else {
+            lanes[i..]
+                .iter()
+                .take_while(|&&lane| lane as usize / WARP == first / WARP)
+                .count()
+                .max(1)
+        };
+        let chunk = &lanes[i..i + len];
+        context.lanes = chunk.as_ptr();
+        context.lanes_len = len as u64;
+        i += len;
+        if !whole {
+            items(context);
+            if context.declined != 0 {
+                return;
+            }
+            continue;
+        }
+        context.warp_first = first as u64;
+        loop {
+            let mut progress = false;
+            if let Some(budget) = converged(context, warp, max_steps) {
+                context.warp_budget = budget;
+                context.warp_steps = 0;
+                warps(context);
+                if context.declined != 0 {
+                    return;
+                }
+                progress |= context.warp_steps > 0;
+            }
+            let before = issued(context);
+            end_threads(context, warp, max_steps);
+            if enters_items(context, warp) {
+                items(context);
+                if context.declined != 0 {
+                    return;
+                }
+                end_threads(context, warp, max_steps);
+            }
+            progress |= issued(context) != before;
+            if !progress {
+                break;
+            }
+        }
+    }
+}
+
+/// The steps the warp `warp_first` may still issue in the warp function when its 32 threads
+/// are all at one of its nodes (the step limit less the largest count), else `None`.
+fn converged(context: &mut Context, warp: &WarpCode, max_steps: u64) -> Option<u64> {
+    let (_, pcs, steps, first) = warp_parts(context)?;
+    let pc = pcs[first];
+    let together = pcs[first..first + WARP].iter().all(|&at| at == pc);
+    let most = steps[first..first + WARP].iter().copied().max()?;
+    (together && warp.entries.get(pc as usize) == Some(&true) && most < max_steps)
+        .then(|| max_steps - most)
+}
+
+/// Whether some thread of the warp `warp_first` is where the work-item function takes it.
+fn enters_items(context: &mut Context, warp: &WarpCode) -> bool {
+    warp_parts(context).is_some_and(|(_, pcs, _, first)| {
+        pcs[first..first + WARP]
+            .iter()
+            .any(|&pc| warp.items.get(pc as usize) == Some(&true))
+    })
+}
+
+/// The sum of the steps of the warp `warp_first`'s threads (whether a call made progress).
+fn issued(context: &mut Context) -> u64 {
+    warp_parts(context).map_or(0, |(_, _, steps, first)| {
+        steps[first..first + WARP]
+            .iter()
+            .fold(0u64, |sum, &s| sum.wrapping_add(s))
+    })
+}
+
+/// Ends the threads of the warp `warp_first` that wait at an unguarded `exit`, or `ret` when
+/// no thread made a call, below their step limit, as the generated code's `ret`/`exit` does
+/// (PTX ISA 9.0, ret: "A return instruction executed in a top-level entry routine will
+/// terminate thread execution"): the step counted, the program counter marked
+/// [`ptxsim_exec::compiled::EXITED`]. The work-item function leaves threads at a lone `ret`
+/// after a divergent branch (too short a run to enter).
+fn end_threads(context: &mut Context, warp: &WarpCode, max_steps: u64) {
+    let calls = context.calls != 0;
+    let Some((_, pcs, steps, first)) = warp_parts(context) else {
+        return;
+    };
+    for lane in first..first + WARP {
+        let pc = pcs[lane];
+        let end = warp.ends.get(pc as usize).copied().unwrap_or(0);
+        if (end == 2 || (end == 1 && !calls)) && steps[lane] < max_steps {
+            pcs[lane] = pc | ptxsim_exec::compiled::EXITED as u64;
+            steps[lane] += 1;
+        }
     }
 }

@@ -631,28 +631,7 @@ pub(crate) fn build(
         }
         let after = t.builder.ins().iadd_imm_s(before, 1);
         t.builder.def_var(steps, after);
-        if let Some(guard) = instruction.guard {
-            let body = t.builder.create_block();
-            let p = t.register(guard.predicate);
-            let bit = t.builder.ins().band_imm_s(p, 1);
-            let skip = t.builder.create_block();
-            if guard.negated {
-                t.builder.ins().brif(bit, skip, &[], body, &[]);
-            } else {
-                t.builder.ins().brif(bit, body, &[], skip, &[]);
-            }
-            t.builder.switch_to_block(skip);
-            t.goto(index + 1);
-            t.builder.switch_to_block(body);
-        }
-        match plan {
-            Some(Plan::Lane(op)) => {
-                t.lane_op(&instruction.kind, op);
-                t.goto(index + 1);
-            }
-            _ => t.inline(index, instruction, before),
-        }
-        t.track_constants(instruction);
+        t.instruction(index, instruction, plan, before);
     }
 
     // Exit of a thread: its counters back, then the next thread.
@@ -681,7 +660,7 @@ pub(crate) fn build(
 
 /// Where register `register` of the thread whose register 0 is at `base` lies, as an address
 /// and an offset from it.
-fn register_address(
+pub(crate) fn register_address(
     builder: &mut FunctionBuilder<'_>,
     base: Value,
     stride: u64,
@@ -697,7 +676,7 @@ fn register_address(
     }
 }
 
-fn offset_i32(offset: usize) -> i32 {
+pub(crate) fn offset_i32(offset: usize) -> i32 {
     i32::try_from(offset).unwrap_or(i32::MAX)
 }
 
@@ -780,7 +759,7 @@ pub(crate) fn shared_loads_after_stores(program: &Program, compiled: &[bool]) ->
     loads
 }
 
-struct Translator<'a, 'b> {
+pub(crate) struct Translator<'a, 'b> {
     builder: &'a mut FunctionBuilder<'b>,
     variables: &'a [Option<Variable>],
     context: Value,
@@ -837,6 +816,41 @@ enum Store {
 }
 
 impl Translator<'_, '_> {
+    /// Instruction `index` for the thread (its step counted already; `before` is the count
+    /// before it): its guard, then the instruction, generated or through its lane function,
+    /// going on at the next one (or the branch's target).
+    pub(crate) fn instruction(
+        &mut self,
+        index: usize,
+        instruction: &Instruction,
+        plan: Option<Plan>,
+        before: Value,
+    ) {
+        self.pc = index;
+        if let Some(guard) = instruction.guard {
+            let body = self.builder.create_block();
+            let p = self.register(guard.predicate);
+            let bit = self.builder.ins().band_imm_s(p, 1);
+            let skip = self.builder.create_block();
+            if guard.negated {
+                self.builder.ins().brif(bit, skip, &[], body, &[]);
+            } else {
+                self.builder.ins().brif(bit, body, &[], skip, &[]);
+            }
+            self.builder.switch_to_block(skip);
+            self.goto(index + 1);
+            self.builder.switch_to_block(body);
+        }
+        match plan {
+            Some(Plan::Lane(op)) => {
+                self.lane_op(&instruction.kind, op);
+                self.goto(index + 1);
+            }
+            _ => self.inline(index, instruction, before),
+        }
+        self.track_constants(instruction);
+    }
+
     /// Returns with the thread at instruction `pc` having issued `steps`, the registers
     /// stored as `store` says.
     fn leave(&mut self, pc: usize, steps: Value, store: Store) {
@@ -2121,5 +2135,105 @@ fn mask(bits: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << bits) - 1
+    }
+}
+
+/// What [`Translator::for_lanes`] takes: the frame of the warp function's lane loops
+/// ([`crate::warp`]), whose registers live in the register file (every write stored at once:
+/// `analysis` is [`writeback::analyse`]'s with `through`).
+pub(crate) struct LaneFrame<'a> {
+    pub(crate) variables: &'a [Option<Variable>],
+    pub(crate) context: Value,
+    pub(crate) shared: Value,
+    pub(crate) shared_len: Value,
+    pub(crate) limits: [u64; 2],
+    pub(crate) helpers: Helpers,
+    /// The step count (relative: the warp's), the counters of a way out.
+    pub(crate) steps: Variable,
+    pub(crate) exit_pc: Variable,
+    pub(crate) exit_steps: Variable,
+    /// Where every way out goes (an access not made, or a way the frame does not expect).
+    pub(crate) stop: Block,
+    /// Per instruction, its block (the instructions of the loop's body, and after them the
+    /// loop's latch).
+    pub(crate) blocks: &'a [Option<Block>],
+    pub(crate) base: Variable,
+    pub(crate) lane: Variable,
+    pub(crate) stride: u64,
+    pub(crate) block: [u32; 3],
+    pub(crate) windows: Value,
+    /// The first window slot the frame's memory instructions take.
+    pub(crate) slots: usize,
+    pub(crate) analysis: &'a Analysis,
+}
+
+/// The tables a translation adds to (see [`build`]).
+pub(crate) type Tables<'a> = (
+    &'a mut Vec<LaneFn>,
+    &'a mut Vec<std::pin::Pin<Box<ElementConversion>>>,
+    &'a mut Vec<native::TextureCall>,
+);
+
+impl<'a, 'b> Translator<'a, 'b> {
+    /// A translator of one thread's instructions inside the warp function's loop over lanes
+    /// ([`crate::warp`]): the same generation as [`build`]'s, so that each operation has one
+    /// definition.
+    pub(crate) fn for_lanes(
+        builder: &'a mut FunctionBuilder<'b>,
+        frame: LaneFrame<'a>,
+        (functions, conversions, texture_calls): Tables<'a>,
+    ) -> Self {
+        let registers = frame.variables.len();
+        Translator {
+            builder,
+            variables: frame.variables,
+            context: frame.context,
+            shared: frame.shared,
+            shared_len: frame.shared_len,
+            limits: frame.limits,
+            needs: [0; 2],
+            helpers: frame.helpers,
+            steps: frame.steps,
+            exit_pc: frame.exit_pc,
+            exit_steps: frame.exit_steps,
+            exit: frame.stop,
+            blocks: frame.blocks,
+            functions,
+            conversions,
+            texture_calls,
+            constants: vec![None; registers],
+            base: frame.base,
+            lane: frame.lane,
+            stride: frame.stride,
+            block: frame.block,
+            stop: frame.stop,
+            windows: frame.windows,
+            slots: frame.slots,
+            slot: 0,
+            analysis: frame.analysis,
+            dirty: vec![0; registers.div_ceil(64)],
+            pc: 0,
+        }
+    }
+
+    /// Instruction `index` in `block`: its step counted, then [`Translator::instruction`].
+    pub(crate) fn counted(
+        &mut self,
+        block: Block,
+        index: usize,
+        instruction: &Instruction,
+        plan: Option<Plan>,
+    ) {
+        self.builder.switch_to_block(block);
+        let before = self.builder.use_var(self.steps);
+        let after = self.builder.ins().iadd_imm_s(before, 1);
+        self.builder.def_var(self.steps, after);
+        self.instruction(index, instruction, plan, before);
+    }
+
+    /// The window slots taken so far and the parameter and `.const` bytes read without a
+    /// check ([`Built::slots`], [`Built::needs`]).
+    pub(crate) fn finish(self) -> (usize, [u64; 2]) {
+        (self.slots, self.needs)
     }
 }
