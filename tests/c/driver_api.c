@@ -1858,6 +1858,46 @@ int main(int argc, char **argv) {
         OK(cuFlushGPUDirectRDMAWrites(0, 100));
         CHECK(cuFlushGPUDirectRDMAWrites(0, 5) == CUDA_ERROR_INVALID_VALUE, "an unknown scope");
     }
+#if defined(__x86_64__)
+    /* A caller whose SSE control register flushes subnormals (FTZ and DAZ: what -ffast-math's
+       crtfastmath.o sets at start-up) still gets the IEEE product a GPU's mul.rn.f32 (no .ftz)
+       gives, here a subnormal, and gets its own setting back after the call. */
+    {
+        static const char *fmul_ptx =
+            ".version 8.0\n.target sm_90\n.address_size 64\n"
+            ".visible .entry fmul(.param .u64 out, .param .f32 a, .param .f32 b)\n"
+            "{\n    .reg .f32 %f<4>;\n    .reg .b64 %rd1;\n"
+            "    ld.param.u64 %rd1, [out];\n    ld.param.f32 %f1, [a];\n"
+            "    ld.param.f32 %f2, [b];\n    mul.rn.f32 %f3, %f1, %f2;\n"
+            "    st.global.f32 [%rd1], %f3;\n    ret;\n}\n";
+        volatile float a = 1e-30f, b = 1e-10f;
+        float expected = a * b; /* the host's IEEE product, in the default environment */
+        uint32_t expected_bits;
+        memcpy(&expected_bits, &expected, 4);
+        CUmodule fmul_module = NULL;
+        CUfunction fmul = NULL;
+        CUdeviceptr out = 0;
+        OK(cuModuleLoadData(&fmul_module, fmul_ptx));
+        OK(cuModuleGetFunction(&fmul, fmul_module, "fmul"));
+        OK(cuMemAlloc_v2(&out, 4));
+        float fa = a, fb = b;
+        void *args[] = {&out, &fa, &fb};
+        unsigned int caller = __builtin_ia32_stmxcsr();
+        __builtin_ia32_ldmxcsr(caller | 0x8040);
+        OK(cuLaunchKernel(fmul, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+        uint32_t got_bits = 0;
+        OK(cuMemcpyDtoH_v2(&got_bits, out, 4));
+        unsigned int after = __builtin_ia32_stmxcsr();
+        __builtin_ia32_ldmxcsr(caller);
+        CHECK(expected_bits != 0 && got_bits == expected_bits,
+              "mul.rn.f32 under the caller's FTZ/DAZ: %#x, expected the subnormal %#x", got_bits,
+              expected_bits);
+        CHECK((after & ~0x3fu) == ((caller | 0x8040) & ~0x3fu),
+              "the caller's MXCSR after the call: %#x", after);
+        OK(cuMemFree_v2(out));
+        OK(cuModuleUnload(fmul_module));
+    }
+#endif
     OK(cuCtxDestroy_v2(fresh));
 
     free(sample);
