@@ -98,7 +98,7 @@ while IFS=$'\t' read -r NAME SRC ARCH ARGS; do
     # shellcheck disable=SC2086 # ARGS is a list of arguments
     LD_LIBRARY_PATH=$BUILD/lib PTXSIM_TARGET=sm_$ARCH PTXSIM_LOG=launches \
         timeout "$TIMEOUT" "$BIN" $ARGS >"$LOG" 2>&1 </dev/null || rc=$?
-    seconds=$(echo "$(date +%s.%N) - $start" | bc)
+    seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
     # The examples print "Passed" (most as "Disposition: Passed") for each GEMM they verify,
     # and "Failed" (or exit non-zero) when one differs from the reference.
     passed=$(grep -c 'Passed' "$LOG" || true)
@@ -110,7 +110,8 @@ while IFS=$'\t' read -r NAME SRC ARCH ARGS; do
     else
         verdict="failed (exit $rc)"
     fi
-    instructions=$(sed -n 's/.*: \([0-9]*\) instructions in .*/\1/p' "$LOG" | paste -sd+ | bc)
+    instructions=$(sed -n 's/.*: \([0-9]*\) instructions in .*/\1/p' "$LOG" |
+        awk '{ n += $1 } END { printf "%d", n }')
     printf '%s\tsm_%s\t%s\t%s\t%.1f\t%s\n' "$NAME" "$ARCH" "$ARGS" "$verdict" "$seconds" \
         "${instructions:-0}" >>"$RESULTS"
 done <"$HERE/examples.tsv"
