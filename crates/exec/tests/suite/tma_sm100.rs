@@ -5,7 +5,7 @@
 //! `cuda.h`'s sentences; never from ptxsim's output. The kernels are clean under ptxas 13.5 (`-arch sm_100a`,
 //! the 96-byte mode `-arch sm_103a`: "value '4' expected to be in range [0..3]" elsewhere).
 
-use super::tma::{bytes_of, map2d, run_replaced_fields, u32s};
+use super::tma::{bytes_of, load2d_tx, map2d, run_replaced_fields, u32s};
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
 use ptxsim_exec::memory::GLOBAL_BASE;
 use ptxsim_exec::tensor_map::TensorMap;
@@ -465,76 +465,6 @@ fn packed_map(
     }
 }
 
-/// One thread expects `tx` bytes on an mbarrier, loads the box at `{c0, c1}` and copies the
-/// first `bytes` of the shared buffer to `out` (`tensor`, the first buffer, is unused by the
-/// code).
-const PACKED_LOAD: &str = r#".version 8.6
-.target sm_100a
-.address_size 64
-
-.visible .entry packed_load(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 out,
-    .param .s32 c0, .param .s32 c1, .param .u32 tx, .param .u32 bytes)
-{
-    .reg .b32 %r<16>;
-    .reg .b64 %rd<16>;
-    .reg .pred %p<4>;
-    .shared .align 1024 .b8 box[4096];
-    .shared .align 8 .b64 bar;
-    mov.u64 %rd1, tmap;
-    cvta.param.u64 %rd2, %rd1;
-    ld.param.s32 %r1, [c0];
-    ld.param.s32 %r2, [c1];
-    ld.param.u32 %r3, [tx];
-    ld.param.u32 %r7, [bytes];
-    mbarrier.init.shared::cta.b64 [bar], 1;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
-    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd2, {%r1, %r2}], [bar];
-WAIT:
-    mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
-    @!%p1 bra WAIT;
-    ld.param.u64 %rd4, [out];
-    mov.u32 %r4, 0;
-COPY:
-    mov.u32 %r5, box;
-    add.u32 %r5, %r5, %r4;
-    ld.shared.u32 %r6, [%r5];
-    cvt.u64.u32 %rd5, %r4;
-    add.u64 %rd6, %rd4, %rd5;
-    st.global.u32 [%rd6], %r6;
-    add.u32 %r4, %r4, 4;
-    setp.lt.u32 %p2, %r4, %r7;
-    @%p2 bra COPY;
-    ret;
-}
-"#;
-
-/// Runs `packed_load` over `tensor` (the first buffer, so at `GLOBAL_BASE`) and returns
-/// `out`; a phase that never completes runs out of steps (an error).
-fn packed_load(map: &TensorMap, tensor: &[u8], c: [i64; 2], tx: u32, bytes: u32) -> Vec<u8> {
-    let module = Module::load(PACKED_LOAD, &Options::default()).expect("the kernel loads");
-    let mut tensor = tensor.to_vec();
-    let mut out = vec![0xeeu8; bytes as usize];
-    let encoded = map.encode();
-    module
-        .launch(
-            "packed_load",
-            [1, 1, 1],
-            [1, 1, 1],
-            &mut [
-                Arg::Bytes(&encoded),
-                Arg::Buffer(&mut tensor),
-                Arg::Buffer(&mut out),
-                Arg::S32(c[0] as i32),
-                Arg::S32(c[1] as i32),
-                Arg::U32(tx),
-                Arg::U32(bytes),
-            ],
-            &LaunchOptions::default(),
-        )
-        .expect("it runs");
-    out
-}
-
 /// The host's packed box, from `cuda.h`'s sentences on the packed types: each unit of 16 values
 /// (`unit_bytes` packed bytes: 8 for U4, 12 for U6) of row `start[1] + r` from value `start[0]`
 /// on, "aligned as 16 bytes" in shared memory with the gap after the packed bytes (`Some` for
@@ -583,7 +513,13 @@ fn packed_16_byte_aligned_types_leave_a_gap_after_each_unit() {
         let map = packed_map(data_type, [256, 4], pitch as u64, [128, 2]);
         let tx = (2 * 128 / 16 * unit_bytes) as u32;
         for start in [[128, 1], [192, 3]] {
-            let out = packed_load(&map, &tensor, start, tx, 256);
+            let out = load2d_tx(
+                "load2d",
+                &map,
+                &tensor,
+                [start[0] as i32, start[1] as i32],
+                (tx, 256),
+            );
             let expected = host_packed_box(&tensor, (256, 4, pitch), start, [128, 2], unit_bytes);
             for (i, (got, want)) in out.iter().zip(&expected).enumerate() {
                 if let Some(want) = want {
@@ -602,7 +538,13 @@ fn packed_4_bit_values_without_gaps_move_two_to_a_byte() {
     let tensor: Vec<u8> = (0..64 * 6).map(|i| (i * 5 + 1) as u8).collect();
     let map = packed_map(13, [96, 6], 64, [64, 4]);
     for start in [[32i64, 1i64], [64, 4], [-32, -2]] {
-        let out = packed_load(&map, &tensor, start, 128, 128);
+        let out = load2d_tx(
+            "load2d",
+            &map,
+            &tensor,
+            [start[0] as i32, start[1] as i32],
+            (128, 128),
+        );
         let mut expected = Vec::new();
         for r in 0..4 {
             for b in 0..32 {
