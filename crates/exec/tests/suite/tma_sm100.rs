@@ -7,7 +7,6 @@
 
 use super::tma::{bytes_of, load2d_tx, map2d, run_replaced_fields, u32s};
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
-use ptxsim_exec::memory::GLOBAL_BASE;
 use ptxsim_exec::tensor_map::TensorMap;
 
 /// The tensor (`cols x rows` words numbered from 1000), loaded through a map whose box is
@@ -453,16 +452,10 @@ fn packed_map(
     pitch: u64,
     box_dim: [u32; 2],
 ) -> TensorMap {
-    TensorMap {
-        data_type,
-        rank: 2,
-        global_address: GLOBAL_BASE,
-        global_dim: [values, rows, 0, 0, 0],
-        global_strides: [pitch, 0, 0, 0],
-        box_dim: [box_dim[0], box_dim[1], 0, 0, 0],
-        element_strides: [1, 1, 0, 0, 0],
-        ..TensorMap::default()
-    }
+    // map2d's rows are `pitch` words apart; these are `pitch` bytes apart.
+    let mut map = map2d(data_type, [values, rows], 0, box_dim);
+    map.global_strides[0] = pitch;
+    map
 }
 
 /// The host's packed box, from `cuda.h`'s sentences on the packed types: each unit of 16 values
