@@ -99,10 +99,11 @@ while IFS=$'\t' read -r NAME SRC ARCH ARGS; do
     LD_LIBRARY_PATH=$BUILD/lib PTXSIM_TARGET=sm_$ARCH PTXSIM_LOG=launches \
         timeout "$TIMEOUT" "$BIN" $ARGS >"$LOG" 2>&1 </dev/null || rc=$?
     seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-    # The examples print "Passed" (most as "Disposition: Passed") for each GEMM they verify,
-    # and "Failed" (or exit non-zero) when one differs from the reference.
-    passed=$(grep -c 'Passed' "$LOG" || true)
-    failed=$(grep -ci 'failed' "$LOG" || true)
+    # The examples print "Passed" (most as "Disposition: Passed"; 77: "[OK]") for each kernel
+    # they verify, and "Failed" (77: "[FAIL]"), or exit non-zero, when one differs from the
+    # reference.
+    passed=$(grep -cE 'Passed|\[OK\]' "$LOG" || true)
+    failed=$(grep -cE 'Failed|failed|FAIL' "$LOG" || true)
     if [ "$rc" = 124 ]; then
         verdict="timed out (${TIMEOUT} s)"
     elif [ "$rc" = 0 ] && [ "$passed" -gt 0 ] && [ "$failed" = 0 ]; then
@@ -111,7 +112,7 @@ while IFS=$'\t' read -r NAME SRC ARCH ARGS; do
         verdict="failed (exit $rc)"
     fi
     instructions=$(sed -n 's/.*: \([0-9]*\) instructions in .*/\1/p' "$LOG" |
-        awk '{ n += $1 } END { printf "%d", n }')
+        awk '{ n += $1 } END { printf "%.0f", n }')
     printf '%s\tsm_%s\t%s\t%s\t%.1f\t%s\n' "$NAME" "$ARCH" "$ARGS" "$verdict" "$seconds" \
         "${instructions:-0}" >>"$RESULTS"
 done <"$HERE/examples.tsv"
