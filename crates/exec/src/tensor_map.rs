@@ -48,7 +48,8 @@ pub struct Im2col {
 /// are zero. `global_strides[i]` is the byte stride of dimension `i + 1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TensorMap {
-    /// `CUtensorMapDataType` (0 `UINT8` ... 12 `TFLOAT32_FTZ`).
+    /// `CUtensorMapDataType` (0 `UINT8` ... 12 `TFLOAT32_FTZ`, 13 to 15 the packed types of
+    /// [`Packing`]).
     pub data_type: u32,
     /// `tensorRank`, 1 to 5.
     pub rank: u32,
@@ -77,8 +78,8 @@ pub struct TensorMap {
 }
 
 /// The size in bytes of an element of `CUtensorMapDataType` `data_type` (`cuda.h`: "UINT8 =
-/// 0, // 1 byte", ...), `None` for the packed sub-byte types (13 to 15, sm_100) and unknown
-/// values.
+/// 0, // 1 byte", ...), `None` for the packed sub-byte types (13 to 15, sm_100: [`packing`])
+/// and unknown values.
 pub fn element_size(data_type: u32) -> Option<u64> {
     Some(match data_type {
         0 => 1,
@@ -86,6 +87,41 @@ pub fn element_size(data_type: u32) -> Option<u64> {
         2 | 3 | 7 | 10..=12 => 4,
         4 | 5 | 8 => 8,
         _ => return None,
+    })
+}
+
+/// How a packed sub-byte type of `CUtensorMapDataType` moves (`cuda.h`, CUDA 13,
+/// `cuTensorMapEncodeTiled`): `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B` (13) "copies '16 x U4'
+/// packed values to memory aligned as 8 bytes. There are no gaps between packed values";
+/// `_16U4_ALIGN16B` (14) "copies '16 x U4' packed values to memory aligned as 16 bytes. There are
+/// 8 byte gaps between every 8 byte chunk of packed values"; `_16U6_ALIGN16B` (15) "copies '16 x
+/// U6' packed values to memory aligned as 16 bytes. There are 4 byte gaps between every 12 byte
+/// chunk of packed values". "Dimension for the packed data types must reflect the number of
+/// individual U# values": dimension 0 counts values, which a copy moves in units of
+/// [`Packing::values`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packing {
+    /// The values of a unit: 16 (2 for `16U4_ALIGN8B`, whose units are single bytes:
+    /// `globalDim[0]` "must be a multiple of 2").
+    pub values: u64,
+    /// The bytes a unit takes in global memory (packed, no gaps).
+    pub global: u64,
+    /// The bytes a unit takes in shared memory (the packed bytes, then the gap).
+    pub shared: u64,
+}
+
+/// The [`Packing`] of the packed sub-byte types 13 to 15, `None` for the others.
+pub fn packing(data_type: u32) -> Option<Packing> {
+    let (values, global, shared) = match data_type {
+        13 => (2, 1, 1),
+        14 => (16, 8, 16),
+        15 => (16, 12, 16),
+        _ => return None,
+    };
+    Some(Packing {
+        values,
+        global,
+        shared,
     })
 }
 
@@ -203,7 +239,7 @@ pub fn oob_value(map: &TensorMap) -> u64 {
 
 impl TensorMap {
     /// The element size in bytes (0 for an unknown type, which [`TensorMap::validate`]
-    /// refuses).
+    /// refuses, and for the packed types, which move in units: [`Packing`]).
     pub fn element_bytes(&self) -> u64 {
         element_size(self.data_type).unwrap_or(0)
     }
@@ -474,8 +510,8 @@ impl TensorMap {
     /// The parameter rules of `cuTensorMapEncodeTiled` (and, for an im2col map,
     /// `cuTensorMapEncodeIm2col` or `cuTensorMapEncodeIm2colWide`), as `cuda.h` (CUDA 13)
     /// documents them; the message names
-    /// the rule broken; and the swizzles of [`Swizzle::of`]. The packed sub-byte types are
-    /// refused too.
+    /// the rule broken; the swizzles of [`Swizzle::of`]; and the rules of the packed sub-byte
+    /// types ([`TensorMap::validate_packed`]).
     pub fn validate(&self) -> Result<(), String> {
         let rank = self.rank as usize;
         // "tensorRank must be non-zero and less than or equal to the maximum supported
@@ -493,13 +529,16 @@ impl TensorMap {
                 "tensorRank {rank} of an im2col map is not 3, 4 or 5"
             ));
         }
-        let Some(bytes) = element_size(self.data_type) else {
+        let packed = packing(self.data_type);
+        let Some(bytes) = element_size(self.data_type).or(packed.map(|p| p.shared)) else {
             return Err(format!(
-                "tensorDataType {} is not supported (0 to 12; the packed sub-byte types are \
-                 sm_100's)",
+                "tensorDataType {} is no CUtensorMapDataType (0 to 15)",
                 self.data_type
             ));
         };
+        if let Some(packed) = packed {
+            self.validate_packed(packed)?;
+        }
         if self.interleave > 2 {
             return Err(format!(
                 "interleave {} is no CUtensorMapInterleave",
@@ -569,7 +608,11 @@ impl TensorMap {
                     return Err(format!("boxDim[{i}] = {dim} is not 1 to 256"));
                 }
             }
-            let inner = u64::from(self.box_dim[0]) * bytes;
+            // A packed type's inner dimension is its bytes in shared memory.
+            let inner = match packed {
+                Some(p) => u64::from(self.box_dim[0]) / p.values * p.shared,
+                None => u64::from(self.box_dim[0]) * bytes,
+            };
             if self.interleave == 0 && inner % 16 != 0 {
                 return Err(format!(
                     "boxDim[0] * the element size = {inner} bytes is not a multiple of 16"
@@ -595,6 +638,90 @@ impl TensorMap {
                 "oobFill NAN_REQUEST_ZERO_FMA needs a floating-point type, not {}",
                 self.data_type
             ));
+        }
+        Ok(())
+    }
+
+    /// The rules `cuda.h` (CUDA 13) gives `cuTensorMapEncodeTiled` for the packed types
+    /// ([`Packing`]): "When tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B or
+    /// CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, globalAddress must be 32 byte aligned", "globalDim[0]
+    /// must be a multiple of 128" ("When tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+    /// globalDim[0] must be a multiple of 2"), "the strides must be a multiple of 32",
+    /// "boxDim[0] must be 128"; "tensorDataType of CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
+    /// requires interleave to be CU_TENSOR_MAP_INTERLEAVE_NONE"; the swizzles listed for each
+    /// ("16U6_ALIGN16B ... SWIZZLE_NONE, SWIZZLE_128B, SWIZZLE_128B_ATOM_32B (Load & Store),
+    /// SWIZZLE_128B_ATOM_64B (Store only)"; "16U4_ALIGN16B ... SWIZZLE_NONE, SWIZZLE_128B,
+    /// SWIZZLE_128B_ATOM_32B (Load only)": the copy checks the direction); the NaN fill "can
+    /// only be used ... when tensorDataType is not" a packed type. ptxsim takes them in tile
+    /// mode only.
+    fn validate_packed(&self, packed: Packing) -> Result<(), String> {
+        let name = match self.data_type {
+            13 => "16U4_ALIGN8B",
+            14 => "16U4_ALIGN16B",
+            _ => "16U6_ALIGN16B",
+        };
+        if self.im2col.is_some() {
+            return Err(format!(
+                "an im2col map of the packed type {name} is not supported by ptxsim yet"
+            ));
+        }
+        if self.oob_fill == OOB_FILL_NAN {
+            return Err(format!(
+                "oobFill NAN_REQUEST_ZERO_FMA with the packed type {name}"
+            ));
+        }
+        if packed.values == 16 {
+            if self.global_address % 32 != 0 {
+                return Err(format!(
+                    "globalAddress {:#x} is not 32-byte aligned ({name})",
+                    self.global_address
+                ));
+            }
+            if self.global_dim[0] % 128 != 0 {
+                return Err(format!(
+                    "globalDim[0] = {} is not a multiple of 128 ({name})",
+                    self.global_dim[0]
+                ));
+            }
+            let rank = self.rank as usize;
+            if let Some(stride) = self.global_strides[..rank - 1]
+                .iter()
+                .find(|&&s| s % 32 != 0)
+            {
+                return Err(format!(
+                    "globalStrides {stride} is not a multiple of 32 ({name})"
+                ));
+            }
+            if self.box_dim[0] != 128 {
+                return Err(format!(
+                    "boxDim[0] = {} is not 128 ({name})",
+                    self.box_dim[0]
+                ));
+            }
+            if self.data_type == 15 && self.interleave != 0 {
+                return Err(format!("interleave {} with {name}", self.interleave));
+            }
+            // SWIZZLE_NONE, _128B, _128B_ATOM_32B, and for 16U6 _128B_ATOM_64B.
+            let allowed =
+                matches!(self.swizzle, 0 | 3 | 4) || self.data_type == 15 && self.swizzle == 6;
+            if !allowed {
+                return Err(format!("swizzle {} with {name}", self.swizzle));
+            }
+        } else {
+            if self.global_dim[0] % 2 != 0 {
+                return Err(format!(
+                    "globalDim[0] = {} is not a multiple of 2 ({name})",
+                    self.global_dim[0]
+                ));
+            }
+            // "{ boxDim[0] * elementSizeInBytes( tensorDataType ) } must be a multiple of 16
+            // bytes": 32 values of 4 bits.
+            if self.interleave == 0 && self.box_dim[0] % 32 != 0 {
+                return Err(format!(
+                    "boxDim[0] = {} values of 4 bits are not a multiple of 16 bytes ({name})",
+                    self.box_dim[0]
+                ));
+            }
         }
         Ok(())
     }

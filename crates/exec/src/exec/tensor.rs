@@ -118,6 +118,32 @@ fn four_row_addresses(map: &TensorMap, start: &[i64; 5]) -> Result<Vec<Option<u6
     Ok(addresses)
 }
 
+/// The pieces an element of `bytes` bytes is copied in: `(offset, size)`, the element itself
+/// unless it is a packed type's 12-byte unit (`16U6_ALIGN16B`), copied as three words.
+fn pieces(bytes: u64) -> impl Iterator<Item = (u64, u32)> {
+    let size = if bytes == 12 { 4 } else { bytes };
+    (0..bytes / size).map(move |k| (k * size, size as u32))
+}
+
+/// The copy directions `cuda.h` (CUDA 13) allows the packed types' swizzles: "When the
+/// tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B ... CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B
+/// (Store only)"; "When the tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B" every
+/// swizzle is "(Load only)".
+fn packed_direction(map: &TensorMap, load: bool) -> Result<(), Stop> {
+    let store_only = map.data_type == 15 && map.swizzle == 6;
+    let load_only = map.data_type == 14;
+    if load && store_only || !load && load_only {
+        return Err(Stop::Trap(format!(
+            "a {} with the packed tensor data type {} and swizzle {}, which are for {} only",
+            if load { "load" } else { "store" },
+            map.data_type,
+            map.swizzle,
+            if load { "stores" } else { "loads" }
+        )));
+    }
+    Ok(())
+}
+
 /// A `.field3` value outside PTX ISA 9.0's Table 33 ("the mapping of the operand new_val
 /// across various fields").
 fn not_in_table(field: TensormapField, new: u64) -> Stop {
@@ -252,6 +278,36 @@ impl Executor<'_, '_> {
         for (i, &coordinate) in op.coordinates.iter().enumerate().take(5) {
             start[i] = i64::from(self.read_bits(lane, coordinate, 32) as u32 as i32);
         }
+        // A packed sub-byte type moves in units of `Packing::values` values: the walk below
+        // sees a map of units, `global` bytes each in global memory and `shared` bytes (the
+        // gap left unwritten) in shared memory.
+        let packing = tensor_map::packing(map.data_type);
+        let (map, global_bytes, shared_bytes) = match packing {
+            None => (map, map.element_bytes(), map.element_bytes()),
+            Some(packing) => {
+                packed_direction(&map, op.load)?;
+                if op.four_rows || op.reduce.is_some() {
+                    return Err(Stop::Trap(format!(
+                        "a .tile::gather4/.tile::scatter4 or reducing copy with the packed \
+                         tensor data type {} is not supported by ptxsim yet",
+                        map.data_type
+                    )));
+                }
+                let values = packing.values as i64;
+                if start[0].rem_euclid(values) != 0 {
+                    return Err(Stop::Trap(format!(
+                        "the coordinate {} of dimension 0 is not a multiple of the {values} \
+                         values a unit of the packed tensor data type {} holds",
+                        start[0], map.data_type
+                    )));
+                }
+                start[0] = start[0].div_euclid(values);
+                let mut units = map;
+                units.global_dim[0] /= packing.values;
+                units.box_dim[0] /= packing.values as u32;
+                (units, packing.global, packing.shared)
+            }
+        };
         let shared = self.address(lane, op.shared);
         if shared % 128 != 0 {
             return Err(Stop::Trap(format!(
@@ -261,7 +317,7 @@ impl Executor<'_, '_> {
         // The CTA-relative offset of the box, and where that CTA's shared memory starts.
         let offset = shared % CLUSTER_RANK_STRIDE;
         let window = shared - offset;
-        let bytes = map.element_bytes();
+        let bytes = global_bytes;
         // The global address of each element of the box, in shared-memory order.
         let addresses: Vec<Option<u64>> = if let Some(mode) = op.wide {
             // "Argument wHalo is a 16bit unsigned integer ... Argument wOffset is a 16bit
@@ -294,12 +350,15 @@ impl Executor<'_, '_> {
                     if x < 0 || x as u64 >= map.global_dim[i] {
                         return None;
                     }
-                    at += x as u64 * map.stride(i);
+                    at += x as u64 * if i == 0 { bytes } else { map.stride(i) };
                 }
                 Some(at)
             };
             BoxWalk::new(&map).map(place).collect()
         };
+        // The complete-tx counts the packed bytes, not the gaps: CUTLASS's block-scaled
+        // collectives (validated on GPUs) expect `sizeof_bits` of the value (4 or 6) per value
+        // of an FP4/FP6 operand that a `16U4_ALIGN16B`/`16U6_ALIGN16B` map loads.
         let total = addresses.len() as u64 * bytes;
         if let Some(reduction) = op.reduce {
             let ty = reduction_type(reduction, map.data_type)?;
@@ -320,9 +379,12 @@ impl Executor<'_, '_> {
                 let Some(global) = global else {
                     continue;
                 };
-                let from = window + tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
-                let value = self.load(lane, Space::Shared, from, bytes as u32)?;
-                self.store(lane, Space::Global, global, bytes as u32, value)?;
+                for (piece, size) in pieces(bytes) {
+                    let place = offset + n as u64 * shared_bytes + piece;
+                    let from = window + tensor_map::swizzle(map.swizzle, place);
+                    let value = self.load(lane, Space::Shared, from, size)?;
+                    self.store(lane, Space::Global, global + piece, size, value)?;
+                }
             }
             return Ok(());
         }
@@ -339,13 +401,16 @@ impl Executor<'_, '_> {
         };
         let fill = tensor_map::oob_value(&map);
         for (n, &global) in addresses.iter().enumerate() {
-            let value = match global {
-                Some(global) => self.load(lane, Space::Global, global, bytes as u32)?,
-                None => u128::from(fill),
-            };
-            let to = tensor_map::swizzle(map.swizzle, offset + n as u64 * bytes);
-            for &base in &targets {
-                self.store(lane, Space::SharedCluster, base + to, bytes as u32, value)?;
+            for (piece, size) in pieces(bytes) {
+                let value = match global {
+                    Some(global) => self.load(lane, Space::Global, global + piece, size)?,
+                    None => u128::from(fill),
+                };
+                let place = offset + n as u64 * shared_bytes + piece;
+                let to = tensor_map::swizzle(map.swizzle, place);
+                for &base in &targets {
+                    self.store(lane, Space::SharedCluster, base + to, size, value)?;
+                }
             }
         }
         if let Some(mbarrier) = op.mbarrier {

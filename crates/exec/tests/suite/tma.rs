@@ -9,8 +9,9 @@ use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
 use ptxsim_exec::memory::{GLOBAL_BASE, next_buffer};
 use ptxsim_exec::tensor_map::TensorMap;
 
-/// `load2d`/`load3d`: one thread initialises an mbarrier, expects `bytes`, issues the tensor
-/// load at the coordinates given, waits for the phase and copies `bytes` of the box to `out`.
+/// `load2d`/`load3d`: one thread initialises an mbarrier, expects `bytes` (`load2d`: `tx`),
+/// issues the tensor load at the coordinates given, waits for the phase and copies `bytes` of
+/// the box to `out`.
 /// `store2d`: the bytes of `src` into shared memory, then a tensor store at the coordinates.
 /// `multicast2d`: in a cluster of two CTAs, rank 0 loads the box into both; each CTA copies
 /// its box to `out + rank * bytes`. `tensor` is the tensor (the first buffer, so at
@@ -20,7 +21,7 @@ const KERNELS: &str = r#".version 8.0
 .address_size 64
 
 .visible .entry load2d(.param .align 64 .b8 tmap[128], .param .u64 tensor, .param .u64 out,
-    .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+    .param .s32 c0, .param .s32 c1, .param .u32 bytes, .param .u32 tx)
 {
     .reg .b32 %r<16>;
     .reg .b64 %rd<16>;
@@ -33,7 +34,8 @@ const KERNELS: &str = r#".version 8.0
     ld.param.s32 %r2, [c1];
     ld.param.u32 %r3, [bytes];
     mbarrier.init.shared::cta.b64 [bar], 1;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r3;
+    ld.param.u32 %r7, [tx];
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [bar], %r7;
     cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd2, {%r1, %r2}], [bar];
 WAIT:
     mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
@@ -120,7 +122,7 @@ FILL:
 }
 
 .visible .entry multicast2d(.param .align 64 .b8 tmap[128], .param .u64 tensor,
-    .param .u64 out, .param .s32 c0, .param .s32 c1, .param .u32 bytes)
+    .param .u64 out, .param .s32 c0, .param .s32 c1, .param .u32 bytes, .param .u32 tx)
 .reqnctapercluster 2, 1, 1
 {
     .reg .b16 %rs<2>;
@@ -199,9 +201,33 @@ pub(super) fn map2d(
 }
 
 /// Runs `load2d` (or `multicast2d` on two CTAs) and returns `out`.
-fn load2d(kernel: &str, map: &TensorMap, tensor: &[u32], c: [i32; 2], bytes: u32) -> Vec<u32> {
+pub(super) fn load2d(
+    kernel: &str,
+    map: &TensorMap,
+    tensor: &[u32],
+    c: [i32; 2],
+    bytes: u32,
+) -> Vec<u32> {
+    u32s(&load2d_tx(
+        kernel,
+        map,
+        &bytes_of(tensor),
+        c,
+        (bytes, bytes),
+    ))
+}
+
+/// Runs `load2d` (or `multicast2d`) expecting `tx` bytes on the mbarrier and returns the first
+/// `bytes` of the box (of each CTA).
+pub(super) fn load2d_tx(
+    kernel: &str,
+    map: &TensorMap,
+    tensor: &[u8],
+    c: [i32; 2],
+    (tx, bytes): (u32, u32),
+) -> Vec<u8> {
     let module = Module::load(KERNELS, &Options::default()).expect("the kernels load");
-    let mut tensor = bytes_of(tensor);
+    let mut tensor = tensor.to_vec();
     let ctas = if kernel == "multicast2d" { 2 } else { 1 };
     let mut out = vec![0xeeu8; bytes as usize * ctas as usize];
     let encoded = map.encode();
@@ -217,11 +243,12 @@ fn load2d(kernel: &str, map: &TensorMap, tensor: &[u32], c: [i32; 2], bytes: u32
                 Arg::S32(c[0]),
                 Arg::S32(c[1]),
                 Arg::U32(bytes),
+                Arg::U32(tx),
             ],
             &LaunchOptions::default(),
         )
         .expect("it runs");
-    u32s(&out)
+    out
 }
 
 /// The host's box: element `(r, c)` of the box at `start` is the tensor's `(start[1] + r *

@@ -1,11 +1,13 @@
 //! The sm_100 tensor-copy features: `tensormap.replace` of the swizzle mode 4 (96 bytes) and
 //! of the swizzle atomicity, against host layouts written from the PTX ISA's tables (5.5.7
 //! "Swizzling Modes"); `.tile::gather4`, `.tile::scatter4` and `.cta_group` against host
-//! loops; never from ptxsim's output. The kernels are clean under ptxas 13.5 (`-arch sm_100a`,
+//! loops; the packed sub-byte types of `cuTensorMapEncodeTiled` against host boxes written from
+//! `cuda.h`'s sentences; never from ptxsim's output. The kernels are clean under ptxas 13.5 (`-arch sm_100a`,
 //! the 96-byte mode `-arch sm_103a`: "value '4' expected to be in range [0..3]" elsewhere).
 
-use super::tma::{bytes_of, map2d, run_replaced_fields, u32s};
+use super::tma::{bytes_of, load2d_tx, map2d, run_replaced_fields, u32s};
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
+use ptxsim_exec::tensor_map::TensorMap;
 
 /// The tensor (`cols x rows` words numbered from 1000), loaded through a map whose box is
 /// `box_dim` at `start` after the `tensormap.replace` edits `replaces` (tma.rs's
@@ -437,5 +439,154 @@ fn cta_group_2_signals_the_mbarrier_of_the_named_cta_of_the_pair() {
             .collect();
         assert_eq!(u32s(&out), [one.clone(), one].concat(), "group {group}");
         assert_eq!(u32s(&flags), [1, cta1_complete], "group {group}");
+    }
+}
+
+/// A rank-2 map of a packed sub-byte type (`CUtensorMapDataType` 13 `16U4_ALIGN8B`, 14
+/// `16U4_ALIGN16B`, 15 `16U6_ALIGN16B`): `values x rows` values ("Dimension for the packed data
+/// types must reflect the number of individual U# values"), rows `pitch` bytes apart, at
+/// `GLOBAL_BASE`.
+fn packed_map(
+    data_type: u32,
+    [values, rows]: [u64; 2],
+    pitch: u64,
+    box_dim: [u32; 2],
+) -> TensorMap {
+    // map2d's rows are `pitch` words apart; these are `pitch` bytes apart.
+    let mut map = map2d(data_type, [values, rows], 0, box_dim);
+    map.global_strides[0] = pitch;
+    map
+}
+
+/// The host's packed box, from `cuda.h`'s sentences on the packed types: each unit of 16 values
+/// (`unit_bytes` packed bytes: 8 for U4, 12 for U6) of row `start[1] + r` from value `start[0]`
+/// on, "aligned as 16 bytes" in shared memory with the gap after the packed bytes (`Some` for
+/// each packed byte, `None` for the gap, whose bytes no sentence gives); zeros outside the
+/// tensor (`cols` values of `unit_bytes / 16` bytes each).
+fn host_packed_box(
+    tensor: &[u8],
+    (cols, rows, pitch): (i64, i64, i64),
+    start: [i64; 2],
+    [box_values, box_rows]: [i64; 2],
+    unit_bytes: i64,
+) -> Vec<Option<u8>> {
+    let mut expected = Vec::new();
+    for r in 0..box_rows {
+        for unit in 0..box_values / 16 {
+            let first = start[0] + 16 * unit;
+            let y = start[1] + r;
+            let inside = (0..cols).contains(&first) && (0..rows).contains(&y);
+            for b in 0..16 {
+                expected.push((b < unit_bytes).then(|| {
+                    if inside {
+                        tensor[(y * pitch + first / 16 * unit_bytes + b) as usize]
+                    } else {
+                        0
+                    }
+                }));
+            }
+        }
+    }
+    expected
+}
+
+/// `16U4_ALIGN16B` ("There are 8 byte gaps between every 8 byte chunk of packed values") and
+/// `16U6_ALIGN16B` ("4 byte gaps between every 12 byte chunk"): a box of 128 values (the
+/// required `boxDim[0]`) x 2 rows, each unit of 16 values in 16 bytes of shared memory, inside
+/// the tensor and half past its last column (zeros). The complete-tx counts the packed bytes (8
+/// or 12 a unit), as CUTLASS's block-scaled collectives expect (`sizeof_bits` of the value per
+/// value), whose FP4/FP6 operands of `tcgen05.mma.kind::f8f6f4` come in this way.
+#[test]
+fn packed_16_byte_aligned_types_leave_a_gap_after_each_unit() {
+    for (data_type, unit_bytes) in [(14u32, 8i64), (15, 12)] {
+        // 256 values ("globalDim[0] must be a multiple of 128") x 4 rows, rows a multiple of
+        // 32 bytes apart.
+        let pitch = 256 / 16 * unit_bytes + 32;
+        let tensor: Vec<u8> = (0..pitch * 4).map(|i| (i * 7 + 3) as u8).collect();
+        let map = packed_map(data_type, [256, 4], pitch as u64, [128, 2]);
+        let tx = (2 * 128 / 16 * unit_bytes) as u32;
+        for start in [[128, 1], [192, 3]] {
+            let out = load2d_tx(
+                "load2d",
+                &map,
+                &tensor,
+                [start[0] as i32, start[1] as i32],
+                (tx, 256),
+            );
+            let expected = host_packed_box(&tensor, (256, 4, pitch), start, [128, 2], unit_bytes);
+            for (i, (got, want)) in out.iter().zip(&expected).enumerate() {
+                if let Some(want) = want {
+                    assert_eq!(got, want, "type {data_type}, box at {start:?}, byte {i}");
+                }
+            }
+        }
+    }
+}
+
+/// `16U4_ALIGN8B` ("There are no gaps between packed values"): two values to a byte, a box of 64
+/// values x 4 rows (32 bytes a row) inside the tensor and across its last column and row.
+#[test]
+fn packed_4_bit_values_without_gaps_move_two_to_a_byte() {
+    // 96 values x 6 rows, rows 64 bytes apart.
+    let tensor: Vec<u8> = (0..64 * 6).map(|i| (i * 5 + 1) as u8).collect();
+    let map = packed_map(13, [96, 6], 64, [64, 4]);
+    for start in [[32i64, 1i64], [64, 4], [-32, -2]] {
+        let out = load2d_tx(
+            "load2d",
+            &map,
+            &tensor,
+            [start[0] as i32, start[1] as i32],
+            (128, 128),
+        );
+        let mut expected = Vec::new();
+        for r in 0..4 {
+            for b in 0..32 {
+                let (value, y) = (start[0] + 2 * b, start[1] + r);
+                let inside = (0..96).contains(&value) && (0..6).contains(&y);
+                expected.push(if inside {
+                    tensor[(y * 64 + value / 2) as usize]
+                } else {
+                    0
+                });
+            }
+        }
+        assert_eq!(out, expected, "box at {start:?}");
+    }
+}
+
+/// The documented rules of the packed types refuse a map: `boxDim[0]` other than 128 for the
+/// 16-byte-aligned types, `globalDim[0]` not a multiple of 128 (or of 2 for `16U4_ALIGN8B`), a
+/// stride that is no multiple of 32, a swizzle not listed for the type, the NaN fill.
+#[test]
+fn packed_type_rules_refuse_bad_maps() {
+    let good = packed_map(15, [256, 4], 224, [128, 2]);
+    assert_eq!(good.validate(), Ok(()));
+    let mut cases = Vec::new();
+    let mut map = good;
+    map.box_dim[0] = 64;
+    cases.push((map, "boxDim[0]"));
+    let mut map = good;
+    map.global_dim[0] = 192;
+    cases.push((map, "globalDim[0]"));
+    let mut map = good;
+    map.global_strides[0] = 208;
+    cases.push((map, "multiple of 32"));
+    let mut map = good;
+    map.swizzle = 2;
+    cases.push((map, "swizzle"));
+    let mut map = good;
+    map.data_type = 14;
+    map.swizzle = 6;
+    cases.push((map, "swizzle"));
+    let mut map = good;
+    map.oob_fill = 1;
+    cases.push((map, "oobFill"));
+    let mut map = packed_map(13, [95, 6], 64, [64, 4]);
+    cases.push((map, "multiple of 2"));
+    map = packed_map(13, [96, 6], 64, [48, 4]);
+    cases.push((map, "16 bytes"));
+    for (map, rule) in cases {
+        let error = map.validate().expect_err("refused");
+        assert!(error.contains(rule), "{rule}: {error}");
     }
 }
