@@ -194,6 +194,20 @@ impl<'s> Checked<'s> {
     }
 }
 
+/// The rounding modifier of a floating-point instruction's modifiers, `.rn` when none is
+/// written (PTX ISA 9.7.3: "The default value of rounding modifier is .rn").
+fn float_rounding(names: &[&str]) -> Rounding {
+    [
+        ("rn", Rounding::Rn),
+        ("rz", Rounding::Rz),
+        ("rm", Rounding::Rm),
+        ("rp", Rounding::Rp),
+    ]
+    .into_iter()
+    .find(|(name, _)| names.contains(name))
+    .map_or(Rounding::Rn, |(_, rounding)| rounding)
+}
+
 /// An upper bound of the `.shared` bytes declared in the bodies of the functions `reached`
 /// (each variable with its alignment), which the static part of shared memory may need besides
 /// the module's.
@@ -1385,15 +1399,7 @@ impl<'m> Builder<'m> {
         instruction: &ast::Instruction,
     ) -> Result<InstructionKind, String> {
         let names = instruction.modifier_names();
-        let rounding = [
-            ("rn", Rounding::Rn),
-            ("rz", Rounding::Rz),
-            ("rm", Rounding::Rm),
-            ("rp", Rounding::Rp),
-        ]
-        .into_iter()
-        .find(|(name, _)| names.contains(name))
-        .map_or(Rounding::Rn, |(_, rounding)| rounding);
+        let rounding = float_rounding(&names);
         let modifiers = FloatModifiers {
             rounding,
             ftz: names.contains(&"ftz"),
@@ -1431,15 +1437,7 @@ impl<'m> Builder<'m> {
         instruction: &ast::Instruction,
     ) -> Result<InstructionKind, String> {
         let names = instruction.modifier_names();
-        let rounding = [
-            ("rn", Rounding::Rn),
-            ("rz", Rounding::Rz),
-            ("rm", Rounding::Rm),
-            ("rp", Rounding::Rp),
-        ]
-        .into_iter()
-        .find(|(name, _)| names.contains(name))
-        .map_or(Rounding::Rn, |(_, rounding)| rounding);
+        let rounding = float_rounding(&names);
         let modifiers = FloatModifiers {
             rounding,
             sat: names.contains(&"sat"),
