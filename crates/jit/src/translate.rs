@@ -473,28 +473,15 @@ pub(crate) fn build(
         builder.ins().load(i64t, flags, context, offset_i32(offset))
     };
     let registers = field(builder, Context::REGISTERS);
-    // The distance between a thread's registers in bytes: the register file's row stride for
-    // the CTA's thread count (the code is built for one CTA shape, `Code::run` checks it).
-    let threads: usize = block.iter().map(|&d| d as usize).product();
-    let stride = (ptxsim_exec::compiled::register_stride(threads) as u64).saturating_mul(8);
+    let stride = register_stride_bytes(block);
     let lanes = field(builder, Context::LANES);
     let lanes_len = field(builder, Context::LANES_LEN);
     let pcs = field(builder, Context::PCS);
     let steps_of = field(builder, Context::STEPS);
     let max_steps = field(builder, Context::MAX_STEPS);
     let shared = field(builder, Context::SHARED);
-    // Without dynamic shared memory a CTA's shared memory is the program's static
-    // declarations (`Device::shared_size`): its length is a constant of the code, which
-    // `Code::run` checks, and the bounds checks take immediates rather than a register.
-    let shared_bytes = program
-        .dynamic_shared
-        .is_none()
-        .then_some(program.shared_bytes)
-        .filter(|&bytes| i64::try_from(bytes).is_ok());
-    let shared_len = match shared_bytes {
-        Some(bytes) => builder.ins().iconst(i64t, bytes as i64),
-        None => field(builder, Context::SHARED_LEN),
-    };
+    let shared_bytes = static_shared_bytes(program);
+    let shared_len = shared_length(builder, shared_bytes, field);
     let windows = field(builder, Context::WINDOWS);
     let zero = builder.ins().iconst(i64t, 0);
     builder.def_var(index, zero);
@@ -673,6 +660,38 @@ pub(crate) fn register_address(
             let offset = builder.ins().iconst(types::I64, offset as i64);
             (builder.ins().iadd(base, offset), 0)
         }
+    }
+}
+
+/// The distance between a thread's registers in bytes: the register file's row stride for
+/// the CTA's thread count (the code is built for one CTA shape, `Code::run` checks it).
+pub(crate) fn register_stride_bytes(block: [u32; 3]) -> u64 {
+    let threads: usize = block.iter().map(|&d| d as usize).product();
+    (ptxsim_exec::compiled::register_stride(threads) as u64).saturating_mul(8)
+}
+
+/// The CTA's shared-memory length where it is a constant of the code: without dynamic shared
+/// memory a CTA's shared memory is the program's static declarations
+/// (`Device::shared_size`), which `Code::run` checks.
+pub(crate) fn static_shared_bytes(program: &Program) -> Option<u64> {
+    program
+        .dynamic_shared
+        .is_none()
+        .then_some(program.shared_bytes)
+        .filter(|&bytes| i64::try_from(bytes).is_ok())
+}
+
+/// The CTA's shared-memory length for the bounds checks: the constant `shared_bytes`
+/// ([`static_shared_bytes`]), so that the checks take immediates rather than a register, else
+/// what `field` loads from the context.
+pub(crate) fn shared_length(
+    builder: &mut FunctionBuilder<'_>,
+    shared_bytes: Option<u64>,
+    field: impl FnOnce(&mut FunctionBuilder<'_>, usize) -> Value,
+) -> Value {
+    match shared_bytes {
+        Some(bytes) => builder.ins().iconst(types::I64, bytes as i64),
+        None => field(builder, Context::SHARED_LEN),
     }
 }
 

@@ -618,21 +618,13 @@ pub(crate) fn build(
         builder.ins().load(i64t, flags, context, offset_i32(offset))
     };
     let registers = field(builder, Context::REGISTERS);
-    let threads: usize = block.iter().map(|&d| d as usize).product();
-    let stride = (ptxsim_exec::compiled::register_stride(threads) as u64).saturating_mul(8);
+    let stride = translate::register_stride_bytes(block);
     let pcs = field(builder, Context::PCS);
     let first = field(builder, Context::WARP_FIRST);
     let budget = field(builder, Context::WARP_BUDGET);
     let shared = field(builder, Context::SHARED);
-    let shared_bytes = program
-        .dynamic_shared
-        .is_none()
-        .then_some(program.shared_bytes)
-        .filter(|&bytes| i64::try_from(bytes).is_ok());
-    let shared_len = match shared_bytes {
-        Some(bytes) => builder.ins().iconst(i64t, bytes as i64),
-        None => field(builder, Context::SHARED_LEN),
-    };
+    let shared_bytes = translate::static_shared_bytes(program);
+    let shared_len = translate::shared_length(builder, shared_bytes, field);
     let windows = field(builder, Context::WINDOWS);
     let first_bytes = builder.ins().ishl_imm_s(first, 3);
     // The warp's lane 0 of register 0.

@@ -3,13 +3,11 @@
 //! against host references) runs on both tiers with the same inputs; the output buffers, the
 //! step counts, the failures and the inspected thread's registers must be identical.
 
-use std::path::{Path, PathBuf};
-
 use ptxsim_exec::grid::{self, Argument, ArgumentSpec, GridOptions};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+
+use common::{Rng, Run, outcome, repo};
 
 fn read(path: &str) -> Vec<u8> {
     std::fs::read(repo().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -29,9 +27,6 @@ fn arguments(case: &serde_json::Value) -> Vec<Argument> {
         )
         .collect()
 }
-
-/// What a run left: steps, failure, the inspected thread, and every buffer.
-type Run = (u64, String, Option<(Vec<u128>, u64)>, Vec<Vec<u8>>);
 
 fn launch(
     program: &ptxsim_exec::Program,
@@ -354,29 +349,6 @@ $L:
         let expected = (63 - t) * (63 - t) + u32::from(t >= 10) + 1100;
         let got = u32::from_le_bytes(out[4 * t as usize..4 * t as usize + 4].try_into().unwrap());
         assert_eq!(got, expected, "thread {t}");
-    }
-}
-
-/// A xorshift64* generator: the random kernels and inputs are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// A number below `n`.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    /// True with probability `percent` / 100.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
     }
 }
 
@@ -931,32 +903,6 @@ fn random_kernels_run_the_same_on_both_tiers() {
 
 /// Random kernels per test run.
 const KERNELS: u64 = 300;
-
-/// Runs the grid of `device` with `options` and collects what it left (`addresses`: the
-/// arguments' buffers): steps, failure, the inspected thread, and every buffer.
-fn outcome(
-    device: &ptxsim_exec::Device<'_>,
-    options: GridOptions,
-    addresses: &[Option<u64>],
-) -> Run {
-    let run = grid::run_grid(device, options, None, None);
-    let buffers = addresses
-        .iter()
-        .flatten()
-        .map(|&address| {
-            device
-                .global
-                .buffer_at(address)
-                .map(|b| b.contents())
-                .unwrap_or_default()
-        })
-        .collect();
-    let inspected = run
-        .inspected
-        .as_ref()
-        .map(|i| (i.registers.clone(), i.steps));
-    (run.steps, format!("{:?}", run.failure), inspected, buffers)
-}
 
 /// `auto` compiles a kernel in API launches once its launches come to `AUTO_WORK` (threads
 /// times instructions); `compiled` from the first launch; `interp` gives no compiler.

@@ -5,32 +5,14 @@
 //! `redux.sync`, `bar.warp.sync` between divergent branches and loops, partial warps, a fault inside a
 //! segment and the step limit inside lockstep code.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ptxsim_exec::grid::{self, Argument, GridOptions};
 use ptxsim_jit::WarpStrategy;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
 
-/// What a run left: steps, failure, the inspected thread's registers and steps, every buffer.
-type Run = (u64, String, Option<(Vec<u128>, u64)>, Vec<Vec<u8>>);
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use common::{Rng, Run, outcome, repo};
 
 /// Runs `program` on `grid` CTAs of `block` threads with `arguments` and the step limit
 /// `max_steps`, inspecting `inspect` (CTA, thread), in the interpreter or with `compiled`.
@@ -56,28 +38,7 @@ fn run(
         inspect: ([inspect.0, 0, 0], [inspect.1, 0, 0]),
         ..GridOptions::default()
     };
-    let result = grid::run_grid(&device, options, None, None);
-    let buffers = addresses
-        .iter()
-        .flatten()
-        .map(|&address| {
-            device
-                .global
-                .buffer_at(address)
-                .map(|b| b.contents())
-                .unwrap_or_default()
-        })
-        .collect();
-    let inspected = result
-        .inspected
-        .as_ref()
-        .map(|i| (i.registers.clone(), i.steps));
-    (
-        result.steps,
-        format!("{:?}", result.failure),
-        inspected,
-        buffers,
-    )
+    outcome(&device, options, &addresses)
 }
 
 /// The kernel compiled with the warp function (which it must get).

@@ -194,6 +194,17 @@ impl<'s> Checked<'s> {
     }
 }
 
+/// The two-operand operation of `add`, `sub` or `mul`; `None` for `fma` (the forms built
+/// apart from the decoder: `.f32x2`, mixed precision).
+fn binary_float_op(opcode: Opcode) -> Option<FloatOp> {
+    match opcode {
+        Opcode::Add => Some(FloatOp::Add),
+        Opcode::Sub => Some(FloatOp::Sub),
+        Opcode::Mul => Some(FloatOp::Mul),
+        _ => None,
+    }
+}
+
 /// The rounding modifier of a floating-point instruction's modifiers, `.rn` when none is
 /// written (PTX ISA 9.7.3: "The default value of rounding modifier is .rn").
 fn float_rounding(names: &[&str]) -> Rounding {
@@ -1399,18 +1410,12 @@ impl<'m> Builder<'m> {
         instruction: &ast::Instruction,
     ) -> Result<InstructionKind, String> {
         let names = instruction.modifier_names();
-        let rounding = float_rounding(&names);
         let modifiers = FloatModifiers {
-            rounding,
+            rounding: float_rounding(&names),
             ftz: names.contains(&"ftz"),
             ..FloatModifiers::RN
         };
-        let op = match opcode {
-            Opcode::Add => Some(FloatOp::Add),
-            Opcode::Sub => Some(FloatOp::Sub),
-            Opcode::Mul => Some(FloatOp::Mul),
-            _ => None,
-        };
+        let op = binary_float_op(opcode);
         let count = if op.is_some() { 3 } else { 4 };
         let operands = instruction.operands.as_slice();
         if operands.len() != count {
@@ -1437,17 +1442,12 @@ impl<'m> Builder<'m> {
         instruction: &ast::Instruction,
     ) -> Result<InstructionKind, String> {
         let names = instruction.modifier_names();
-        let rounding = float_rounding(&names);
         let modifiers = FloatModifiers {
-            rounding,
+            rounding: float_rounding(&names),
             sat: names.contains(&"sat"),
             ..FloatModifiers::RN
         };
-        let op = match opcode {
-            Opcode::Add => Some(FloatOp::Add),
-            Opcode::Sub => Some(FloatOp::Sub),
-            _ => None,
-        };
+        let op = binary_float_op(opcode);
         let operands = instruction.operands.as_slice();
         let narrow_sources = if op.is_some() { 1 } else { 2 };
         if operands.len() != narrow_sources + 2 {
