@@ -134,6 +134,35 @@ int main(int argc, char **argv) {
     CHECK(c[9] == -9.0f + 2.25f && c[10] == 0.0f, "second saxpy: c[9] = %g, c[10] = %g", c[9],
           c[10]);
 
+#if defined(__x86_64__)
+    /* A caller whose SSE control register flushes subnormals (FTZ and DAZ, what -ffast-math's
+       crtfastmath.o sets) still gets the IEEE result of the kernel's mul.rn.f32 (no .ftz), here
+       a subnormal, and its own setting back after the call. */
+    {
+        volatile float tiny = 1e-30f, factor = 1e-10f;
+        float expected = tiny * factor; /* the host's IEEE product, in the default environment */
+        float x = tiny, y = 0.0f, scaled = 0.0f;
+        uint32_t factor_bits;
+        float f = factor;
+        memcpy(&factor_bits, &f, 4);
+        void *scale_args[] = {&scaled, &x, &y, (void *)(uintptr_t)factor_bits, (void *)(intptr_t)1};
+        unsigned int caller = __builtin_ia32_stmxcsr();
+        __builtin_ia32_ldmxcsr(caller | 0x8040);
+        ptx_run(saxpy, 5, scale_args, 1, 1, 1, 1, 1, 1, 0);
+        unsigned int after = __builtin_ia32_stmxcsr();
+        __builtin_ia32_ldmxcsr(caller);
+        CHECK(ptx_last_error() == NULL, "saxpy under FTZ failed: %s", ptx_last_error());
+        uint32_t got_bits, expected_bits;
+        memcpy(&got_bits, &scaled, 4);
+        memcpy(&expected_bits, &expected, 4);
+        CHECK(expected_bits != 0 && got_bits == expected_bits,
+              "a * x + y under the caller's FTZ/DAZ: %#x, expected the subnormal %#x", got_bits,
+              expected_bits);
+        CHECK((after & ~0x3fu) == ((caller | 0x8040) & ~0x3fu),
+              "the caller's MXCSR after ptx_run: %#x", after);
+    }
+#endif
+
     /* Error paths: each is reported, located, and the process goes on. */
     ptx_run(invalid, 0, NULL, 1, 1, 1, 1, 1, 1, 0);
     expect_error("invalid PTX", "7:5: error[");

@@ -39,6 +39,8 @@ mod translate;
 mod warp;
 mod writeback;
 
+pub use native::FloatEnvironment;
+
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 

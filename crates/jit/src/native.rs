@@ -42,6 +42,11 @@
 //! * The helpers do not unwind (the lane functions, conversions and memory accesses are the interpreter's,
 //!   which do not panic); a panic would abort the process rather than cross the generated
 //!   frames.
+//! * [`FloatEnvironment`] reads and writes the calling thread's SSE control register (MXCSR)
+//!   with `stmxcsr`/`ldmxcsr` on a local: it loads only the power-up default or the value it
+//!   read before, so no reserved bit is ever set (which would fault). It lives here because the
+//!   generated code's inline float operations (and the interpreter's fast paths) are the PTX
+//!   operations only in that default environment.
 //! * The code memory stays mapped as long as [`Code`] lives (the `JITModule` is kept and never
 //!   freed), and nothing writes it after `finalize_definitions`, so sharing it across threads
 //!   is sound.
@@ -884,5 +889,107 @@ fn end_threads(context: &mut Context, warp: &WarpCode, max_steps: u64) {
             pcs[lane] = pc | ptxsim_exec::compiled::EXITED as u64;
             steps[lane] += 1;
         }
+    }
+}
+
+/// The host's floating-point environment during a call into ptxsim (a driver call, `ptx_run`,
+/// a Python launch): the default one (round to nearest even, no flush of subnormals to zero),
+/// restored to the caller's at the end. The simulation
+/// computes `.rn` arithmetic and conversions with the host's IEEE operations (the interpreter's
+/// fast paths, the compiled tier's inline code), which are the PTX operations only in that
+/// environment; a program linked with `-ffast-math` (`crtfastmath.o` sets the SSE control
+/// register's flush-to-zero and denormals-are-zero bits at start-up) or one that called
+/// `fesetround` would otherwise get subnormal products of zero, or another rounding, where
+/// the GPU gives the IEEE result. Threads the call starts inherit the environment.
+#[derive(Debug)]
+pub struct FloatEnvironment {
+    /// The caller's SSE control and status register (MXCSR), where it was not the default.
+    #[cfg(target_arch = "x86_64")]
+    saved: Option<u32>,
+}
+
+impl FloatEnvironment {
+    /// MXCSR at power-up: every exception masked, round to nearest, FTZ and DAZ clear (Intel
+    /// SDM, vol. 1, 10.2.3).
+    #[cfg(target_arch = "x86_64")]
+    const DEFAULT_MXCSR: u32 = 0x1f80;
+
+    /// Sets the default environment for the rest of the call.
+    #[must_use = "the default environment holds only while the value lives"]
+    pub fn default_for_call() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut current: u32 = 0;
+            // SAFETY: `stmxcsr` stores the 4-byte MXCSR at the address of `current`, a
+            // writable, aligned local; it touches nothing else.
+            unsafe {
+                std::arch::asm!("stmxcsr [{}]", in(reg) &raw mut current, options(nostack));
+            }
+            // The status flags (bits 0-5) are sticky results, not settings.
+            let saved = (current & !0x3f != Self::DEFAULT_MXCSR).then(|| {
+                Self::load(Self::DEFAULT_MXCSR);
+                current
+            });
+            Self { saved }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Self {}
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn load(value: u32) {
+        // SAFETY: `ldmxcsr` reads 4 bytes at the address of `value`, a local; the values
+        // loaded are the default or the caller's own earlier setting, both valid (no reserved
+        // bit set), so it cannot fault.
+        unsafe {
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &raw const value, options(nostack, readonly));
+        }
+    }
+}
+
+impl Drop for FloatEnvironment {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(saved) = self.saved {
+            Self::load(saved);
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::FloatEnvironment;
+
+    fn mxcsr() -> u32 {
+        let mut value: u32 = 0;
+        // SAFETY: as in `FloatEnvironment::default_for_call`.
+        unsafe {
+            std::arch::asm!("stmxcsr [{}]", in(reg) &raw mut value, options(nostack));
+        }
+        value & !0x3f
+    }
+
+    /// Under a caller's FTZ and DAZ (bits 15 and 6, what `-ffast-math` sets), the guard gives
+    /// the IEEE product: 1e-30 x 1e-10 = 1e-40, which is 71,362.4 units of 2^-149, the
+    /// subnormal `0x000116c2` (round to nearest); and it gives the caller its setting back.
+    #[test]
+    fn the_default_environment_holds_during_the_call_and_the_callers_comes_back() {
+        let caller = mxcsr();
+        let flushing = FloatEnvironment::DEFAULT_MXCSR | 0x8040;
+        FloatEnvironment::load(flushing);
+        let flushed = std::hint::black_box(1e-30f32) * std::hint::black_box(1e-10f32);
+        let product = {
+            let _environment = FloatEnvironment::default_for_call();
+            std::hint::black_box(1e-30f32) * std::hint::black_box(1e-10f32)
+        };
+        let after = mxcsr();
+        FloatEnvironment::load(caller);
+        assert_eq!(
+            flushed.to_bits(),
+            0,
+            "FTZ flushes the product without the guard"
+        );
+        assert_eq!(product.to_bits(), 0x0001_16c2);
+        assert_eq!(after, flushing);
     }
 }

@@ -179,6 +179,8 @@ pub unsafe extern "C" fn ptx_run(
     grid_z: c_int,
     shared_mem_size: c_int,
 ) {
+    // The simulation's `.rn` arithmetic needs the host's default rounding and subnormals.
+    let _environment = ptxsim_jit::FloatEnvironment::default_for_call();
     let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the caller's contract is this function's.
         unsafe {

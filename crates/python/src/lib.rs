@@ -168,7 +168,12 @@ impl Module {
             ..LaunchOptions::default()
         };
         let inner = &self.inner;
-        let result = py.detach(|| inner.launch(entry, grid, block, &mut launch_args, &options));
+        let result = py.detach(|| {
+            // The simulation's `.rn` arithmetic needs the host's default rounding and
+            // subnormals, whatever an extension module loaded with `-ffast-math` has set.
+            let _environment = ptxsim_jit::FloatEnvironment::default_for_call();
+            inner.launch(entry, grid, block, &mut launch_args, &options)
+        });
         drop(launch_args);
         // The arrays get what the kernel stored, also when it stopped early.
         for value in &prepared {

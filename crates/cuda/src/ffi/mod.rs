@@ -91,7 +91,7 @@ fn log_detail(line: impl FnOnce() -> String) {
 /// Runs a call: catches a panic, prints a failure on stderr, returns the code. With
 /// `PTXSIM_LOG=calls`, every call and its result are printed too.
 fn guard(call: &str, body: impl FnOnce() -> CallResult<()>) -> CUresult {
-    let _environment = FloatEnvironment::default_for_call();
+    let _environment = ptxsim_jit::FloatEnvironment::default_for_call();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // Launches kept on created streams run before any call that may see their results.
         if !driver::DEFERRING_CALLS.contains(&call) {
@@ -210,67 +210,6 @@ unsafe fn text<'a>(pointer: *const c_char, what: &str) -> CallResult<&'a str> {
     unsafe { CStr::from_ptr(pointer) }
         .to_str()
         .map_err(|error| Failure::new(CudaError::InvalidValue, format!("{what}: {error}")))
-}
-
-/// The host's floating-point environment during a call: the default one (round to nearest
-/// even, no flush of subnormals to zero), restored to the caller's at the end. The simulation
-/// computes `.rn` arithmetic and conversions with the host's IEEE operations (the interpreter's
-/// fast paths, the compiled tier's inline code), which are the PTX operations only in that
-/// environment; a program linked with `-ffast-math` (`crtfastmath.o` sets the SSE control
-/// register's flush-to-zero and denormals-are-zero bits at start-up) or one that called
-/// `fesetround` would otherwise get subnormal products of zero, or another rounding, where
-/// the GPU gives the IEEE result. Threads the call starts inherit the environment.
-struct FloatEnvironment {
-    /// The caller's SSE control and status register (MXCSR), where it was not the default.
-    #[cfg(target_arch = "x86_64")]
-    saved: Option<u32>,
-}
-
-impl FloatEnvironment {
-    /// MXCSR at power-up: every exception masked, round to nearest, FTZ and DAZ clear (Intel
-    /// SDM, vol. 1, 10.2.3).
-    #[cfg(target_arch = "x86_64")]
-    const DEFAULT_MXCSR: u32 = 0x1f80;
-
-    /// Sets the default environment for the rest of the call.
-    fn default_for_call() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let mut current: u32 = 0;
-            // SAFETY: `stmxcsr` stores the 4-byte MXCSR at the address of `current`, a
-            // writable, aligned local; it touches nothing else.
-            unsafe {
-                std::arch::asm!("stmxcsr [{}]", in(reg) &raw mut current, options(nostack));
-            }
-            // The status flags (bits 0-5) are sticky results, not settings.
-            let saved = (current & !0x3f != Self::DEFAULT_MXCSR).then(|| {
-                Self::load(Self::DEFAULT_MXCSR);
-                current
-            });
-            Self { saved }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        Self {}
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    fn load(value: u32) {
-        // SAFETY: `ldmxcsr` reads 4 bytes at the address of `value`, a local; the values
-        // loaded are the default or the caller's own earlier setting, both valid (no reserved
-        // bit set), so it cannot fault.
-        unsafe {
-            std::arch::asm!("ldmxcsr [{}]", in(reg) &raw const value, options(nostack, readonly));
-        }
-    }
-}
-
-impl Drop for FloatEnvironment {
-    fn drop(&mut self) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(saved) = self.saved {
-            Self::load(saved);
-        }
-    }
 }
 
 /// Defines exported driver API calls: each runs its body under [`guard`].
