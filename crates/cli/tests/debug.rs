@@ -575,3 +575,101 @@ fn source_lines_from_loc_directives() {
         assert!(transcript.contains(&expected), "{expected}\n{transcript}");
     }
 }
+
+/// `step line` and `next line` go by the `.loc` lines: `step line` from line 10 stops at the
+/// `call` of line 11, then inside `twice` at line 3, then back at the `setp` that follows the
+/// call (line 11 again, after line 3); `next line` keeps `twice`'s line-3 instructions in the
+/// call's line and stops first at line 12's `trap`.
+#[test]
+fn stepping_by_source_line() {
+    let path = temp_file("step_lines.ptx", WITH_SOURCE_LINES);
+    let path_text = path.display().to_string();
+    let transcript = session(
+        "step_lines.txt",
+        &[&path_text, "--block", "4", "--arg", "u32:4"],
+        "step line\nstep line\nstep line\nnext line\nrestart\nnext line 2\nstep line 0\n\
+         next line x\nquit\n",
+    );
+    let call = line_of("call (%r3)");
+    let add = line_of("add.s32 r, x, x");
+    let setp = line_of("setp.eq.u32");
+    let trap = line_of("@%p trap");
+    let stops: Vec<&str> = transcript
+        .lines()
+        .filter(|line| line.starts_with("=> "))
+        .collect();
+    let start = format!(
+        "=> {}  ld.param.u32 %r1, [n]   // /home/user/app.cu:10",
+        line_of("ld.param")
+    );
+    assert_eq!(
+        stops,
+        [
+            start.clone(),
+            format!("=> {call}  call (%r3), twice, (%r2)   // /home/user/app.cu:11"),
+            format!("=> {add}  add.s32 r, x, x   // /home/user/app.cu:3"),
+            format!("=> {setp}  setp.eq.u32 %p, %r3, %r1   // /home/user/app.cu:11"),
+            format!("=> {trap}  @%p trap   // /home/user/app.cu:12"),
+            start,
+            format!("=> {trap}  @%p trap   // /home/user/app.cu:12"),
+        ],
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("error: `0` is not a count (1 or more)")
+            && transcript.contains("error: `x` is not a count (1 or more)"),
+        "{transcript}"
+    );
+    // Where the `.file` exists on this machine, a stop shows its line's text too.
+    let mut cu = String::new();
+    for line in 1..=12 {
+        cu.push_str(match line {
+            3 => "    return x + x;\n",
+            10 => "    unsigned t = threadIdx.x;\n",
+            11 => "    if (twice(t) == n)\n",
+            12 => "        __trap();\n",
+            _ => "\n",
+        });
+    }
+    let cu_path = temp_file("app_here.cu", &cu);
+    let with_file = WITH_SOURCE_LINES.replace("/home/user/app.cu", &cu_path.display().to_string());
+    let here = temp_file("step_lines_here.ptx", &with_file);
+    let transcript = session(
+        "step_lines_here.txt",
+        &[
+            &here.display().to_string(),
+            "--block",
+            "4",
+            "--arg",
+            "u32:4",
+        ],
+        "step line\nstep line\nquit\n",
+    );
+    for expected in [
+        format!(
+            "=> {call}  call (%r3), twice, (%r2)   // {}:11  if (twice(t) == n)",
+            cu_path.display()
+        ),
+        format!(
+            "=> {add}  add.s32 r, x, x   // {}:3  return x + x;",
+            cu_path.display()
+        ),
+    ] {
+        assert!(transcript.contains(&expected), "{expected}\n{transcript}");
+    }
+    // Without `.loc` lines there is nothing to step to.
+    let plain = temp_file(
+        "no_lines.ptx",
+        &WITH_SOURCE_LINES.replace(".loc", "// .loc"),
+    );
+    let plain_text = plain.display().to_string();
+    let transcript = session(
+        "no_lines.txt",
+        &[&plain_text, "--block", "4", "--arg", "u32:4"],
+        "step line\nquit\n",
+    );
+    assert!(
+        transcript.contains("error: the PTX has no source lines"),
+        "{transcript}"
+    );
+}

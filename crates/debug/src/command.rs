@@ -19,14 +19,14 @@ pub(crate) const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "step",
         "s",
-        "[N]",
-        "run N instructions (default 1) of the selected thread",
+        "[N] | line [N]",
+        "run N instructions (default 1) of the selected thread, or to its Nth next .cu line",
     ),
     (
         "next",
         "n",
-        "[N]",
-        "like step, but a call and its callee count as one",
+        "[N] | line [N]",
+        "like step, but a call and its callee count as one instruction (or as its line)",
     ),
     (
         "continue",
@@ -201,14 +201,25 @@ impl Session<'_> {
             }
         };
         match command.0 {
-            "step" => match count(args) {
-                Ok(n) => reply(self.go(Mode::Step(n))),
-                Err(message) => error(message),
-            },
-            "next" => match count(args) {
-                Ok(n) => reply(self.go(Mode::Next(n))),
-                Err(message) => error(message),
-            },
+            "step" | "next" => {
+                let over_calls = command.0 == "next";
+                let (by_line, args) = match args.split_first() {
+                    Some((&"line", rest)) => (true, rest),
+                    _ => (false, args),
+                };
+                match count(args) {
+                    Ok(n) if by_line => match self.lines_known() {
+                        Ok(()) => reply(self.go(Mode::Line {
+                            lines: n,
+                            over_calls,
+                        })),
+                        Err(message) => error(message),
+                    },
+                    Ok(n) if over_calls => reply(self.go(Mode::Next(n))),
+                    Ok(n) => reply(self.go(Mode::Step(n))),
+                    Err(message) => error(message),
+                }
+            }
             "continue" => no_arguments(&mut || reply(self.go(Mode::Continue))),
             "break" => self.command_break(args),
             "delete" => self.command_delete(args),

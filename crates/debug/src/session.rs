@@ -69,6 +69,10 @@ pub(crate) enum Mode {
     Step(u64),
     /// `next N`: N instructions, a `call` counting as one.
     Next(u64),
+    /// `step line N` / `next line N`: until the thread reaches the Nth `.cu` line (of its
+    /// `.loc` directives) after the one it is on; with `over_calls`, the instructions of a
+    /// called function belong to the line of its `call`.
+    Line { lines: u64, over_calls: bool },
     /// Until a breakpoint, a watchpoint or the end of the thread.
     Continue,
 }
@@ -123,6 +127,24 @@ pub struct Session<'p> {
     noted_sync: [bool; 2],
     /// The summary of the finished launch, once `continue` has run it to its end.
     finished: Option<String>,
+    /// The lines of each `.file` (by index) that could be read from the host's disk, to show
+    /// a stop's `.cu` line as well as its name.
+    source_texts: BTreeMap<u32, Vec<String>>,
+}
+
+/// The `.cu` files a program's `.file` directives name, read where the host has them (and
+/// they are text of at most 16 MiB): what the compiler saw, if nothing changed them since.
+fn read_source_files(program: &Program) -> BTreeMap<u32, Vec<String>> {
+    const LIMIT: u64 = 16 << 20;
+    program
+        .source_files
+        .iter()
+        .filter(|(_, name)| std::fs::metadata(name).is_ok_and(|m| m.is_file() && m.len() <= LIMIT))
+        .filter_map(|(index, name)| {
+            let text = std::fs::read_to_string(name).ok()?;
+            Some((*index, text.lines().map(str::to_string).collect()))
+        })
+        .collect()
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -268,6 +290,7 @@ impl<'p> Session<'p> {
             next_id: 1,
             noted_sync: [false; 2],
             finished: None,
+            source_texts: read_source_files(program),
         }
     }
 
@@ -419,6 +442,24 @@ impl<'p> Session<'p> {
         self.next_id += 1;
         self.points.push(Point { id, kind, hits: 0 });
         id
+    }
+
+    /// The `.cu` line of instruction `pc` (its `.loc`), if the PTX has one there.
+    fn source_at(&self, pc: usize) -> Option<ptxsim_exec::ir::SourceLine> {
+        self.program.instructions.get(pc).and_then(|i| i.source)
+    }
+
+    /// Whether `step line` can work: the PTX has `.loc` lines.
+    pub(crate) fn lines_known(&self) -> Result<(), String> {
+        if !self.program.instructions.iter().any(|i| i.source.is_some()) {
+            Err(
+                "the PTX has no source lines (`.file`/`.loc`): build it with `nvcc -lineinfo` \
+                 or `-G`; `step N` steps by instruction"
+                    .to_string(),
+            )
+        } else {
+            Ok(())
+        }
     }
 
     /// The depth of the selected thread's call stack.
@@ -590,9 +631,21 @@ impl<'p> Session<'p> {
     /// `   // FILE:LINE` for an instruction whose PTX has a `.loc` (`nvcc -lineinfo`, `-G`),
     /// else nothing.
     pub(crate) fn source_note(&self, source: Option<ptxsim_exec::ir::SourceLine>) -> String {
-        source
-            .and_then(|source| self.program.source_name(source))
-            .map_or_else(String::new, |source| format!("   // {source}"))
+        let Some((source, name)) =
+            source.and_then(|source| Some((source, self.program.source_name(source)?)))
+        else {
+            return String::new();
+        };
+        let text = self
+            .source_texts
+            .get(&source.file)
+            .and_then(|lines| lines.get((source.line as usize).checked_sub(1)?))
+            .map(|line| line.trim())
+            .filter(|line| !line.is_empty());
+        match text {
+            Some(text) => format!("   // {name}  {text}"),
+            None => format!("   // {name}"),
+        }
     }
 
     /// What one step did: the instruction and its register and memory writes.
@@ -686,8 +739,17 @@ impl<'p> Session<'p> {
         let (mut remaining, over_calls) = match mode {
             Mode::Step(n) => (n, false),
             Mode::Next(n) => (n, true),
-            Mode::Continue => (u64::MAX, false),
+            Mode::Line { .. } | Mode::Continue => (u64::MAX, false),
         };
+        // `step line`/`next line`: the lines still to reach, the source line the thread is on
+        // and the call depth whose instructions count (deeper ones are a call's, for `next`).
+        let mut by_line = match mode {
+            Mode::Line { lines, over_calls } => Some((lines, over_calls)),
+            _ => None,
+        };
+        let pc = self.position().0;
+        let mut line_here = self.source_at(pc);
+        let mut line_depth = self.depth();
         let mut inside_call: Option<usize> = None;
         // The call `next` stepped over last, and how many instructions it ran.
         let mut stepped_over: Option<(usize, u64)> = None;
@@ -724,6 +786,23 @@ impl<'p> Session<'p> {
             }
             if trouble || matches!(self.position().1, ThreadStatus::Done(_)) {
                 break;
+            }
+            if let Some((lines, over)) = by_line.as_mut() {
+                let depth = self.depth();
+                if *over && depth > line_depth {
+                    continue;
+                }
+                line_depth = depth;
+                let pc = self.position().0;
+                let here = self.source_at(pc);
+                if here.is_some() && here != line_here {
+                    line_here = here;
+                    *lines -= 1;
+                    if *lines == 0 {
+                        break;
+                    }
+                }
+                continue;
             }
             match inside_call {
                 Some(outer) => {
