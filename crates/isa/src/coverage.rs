@@ -139,13 +139,6 @@ fn not_run(op: Opcode) -> &'static str {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \
              operand counts and gates checked), `.f64` with `.rz`/`.rm`/`.rp`"
         }
-        Opcode::Ldmatrix => {
-            "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (checked by \
-             the Syntax-block table)"
-        }
-        Opcode::Stmatrix => {
-            "the sm_100a `.m16n8` shape and `.b8` (checked by the Syntax-block table)"
-        }
         Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
         Opcode::Tcgen05 => {
             "the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` `.sp` with M = 64, \

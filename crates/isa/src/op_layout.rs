@@ -833,7 +833,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 name: "d",
                 is_destination: true,
                 shape: SlotShape::Vector {
-                    length: usize::from(form.count),
+                    length: form.registers(),
                     element: MATRIX_REGISTER,
                 },
             },
@@ -845,7 +845,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 name: "r",
                 is_destination: false,
                 shape: SlotShape::Vector {
-                    length: usize::from(form.count),
+                    length: form.registers(),
                     element: MATRIX_REGISTER,
                 },
             },

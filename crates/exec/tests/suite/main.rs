@@ -28,6 +28,7 @@ mod kernels;
 mod launch;
 mod library;
 mod matrix;
+mod matrix_sm100;
 mod mixed_precision;
 mod mma;
 mod mma_integer;
