@@ -137,9 +137,8 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Cp => "`cp.async.bulk`'s `.cp_mask` (gated)",
         Opcode::Mma => {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \
-             operand counts and gates checked), `.f64` with `.rz`/`.rm`/`.rp`"
+             operand counts and gates checked)"
         }
-        Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
         Opcode::Tcgen05 => {
             "the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` `.sp` with M = 64, \
              `.cta_group::2`, `.ws` or block scaling, `.ws` with A in tensor memory below \

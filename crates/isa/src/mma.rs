@@ -9,8 +9,9 @@
 //! forms (`.s4`/`.u4`, `.m8n8k32`, `.m16n8k32`, `.m16n8k64`) and the single-bit ones (`.b1`
 //! with `.xor.popc` or `.and.popc`, `.m8n8k128`, `.m16n8k128`, `.m16n8k256`); and the sparse
 //! `mma.sp` / `mma.sp::ordered_metadata` (9.7.14.6.3) with `.f16`, `.bf16`, `.tf32`, FP8,
-//! `.s8`/`.u8` and `.s4`/`.u4` operands. The sparse `.kind::f8f6f4` and `.block_scale` forms are
-//! recognised by name and reported as not supported.
+//! `.s8`/`.u8` and `.s4`/`.u4` operands; `.f64` takes `.rn` (the default), `.rz`, `.rm` or
+//! `.rp`. The sparse `.kind::f8f6f4` and `.block_scale` forms are recognised by name and
+//! reported as not supported.
 
 use crate::form::{DecodeError, DecodeErrorKind};
 use crate::opcode::Opcode;
@@ -182,6 +183,11 @@ pub struct MmaForm {
     pub b: MmaType,
     /// `.ctype`.
     pub c: MmaType,
+    /// The `.rnd` of the `.f64` forms, `.rn`, `.rz`, `.rm` or `.rp` (`.rn` for every other
+    /// form): "Precision of the element-wise multiplication and addition operation is identical
+    /// to that of .f64 precision fused multiply-add" with that rounding (9.7.14.4.1,
+    /// "Precision and rounding"; `.rn` the default).
+    pub rounding: crate::Rounding,
 }
 
 /// The block scaling of `mma.sync ... .block_scale` (9.7.14.3): `D = (A * scale_A) * (B *
@@ -529,26 +535,23 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
         a,
         b,
         c,
+        rounding: rounding
+            .and_then(|(_, name)| crate::Rounding::from_name(name))
+            .unwrap_or(crate::Rounding::Rn),
     };
     // PTX ISA 9.0 mma.md writes the `.f64` form without a rounding modifier; ptxas 13.5 takes
     // one of `.rn`, `.rz`, `.rm`, `.rp` on it, anywhere among the modifiers (`mma.sync.aligned.
     // m16n8k4.row.col.f64.f64.f64.f64.rn`, as CUTLASS writes it), from the form's first
     // version on, and rejects them on the other forms ("Illegal rounding modifier for
     // instruction 'mma'", "Multiple rounding modifiers specified"). `.rn` is what ptxsim's
-    // `.f64` mma does; the directed roundings are checked and not run.
-    if let Some((index, rounding)) = rounding {
-        if [d, a, b, c] != [MmaType::F64; 4] {
-            return Err(error(
-                Some(index),
-                format!(".{rounding}: only the .f64 forms of mma take a rounding modifier"),
-            ));
-        }
-        if rounding != "rn" {
-            validate(&form)?;
-            return Err(unsupported(format!(
-                "mma.f64 with .{rounding} is not run by ptxsim yet"
-            )));
-        }
+    // `.f64` mma does by default; the directed roundings round each fused step their way.
+    if let Some((index, rounding)) = rounding
+        && [d, a, b, c] != [MmaType::F64; 4]
+    {
+        return Err(error(
+            Some(index),
+            format!(".{rounding}: only the .f64 forms of mma take a rounding modifier"),
+        ));
     }
     validate(&form)?;
     Ok(form)

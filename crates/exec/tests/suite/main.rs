@@ -31,6 +31,7 @@ mod matrix;
 mod matrix_sm100;
 mod mixed_precision;
 mod mma;
+mod mma_f64_rounding;
 mod mma_integer;
 mod mma_kernels;
 mod mma_sim;
