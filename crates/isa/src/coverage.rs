@@ -133,7 +133,6 @@ fn not_run(op: Opcode) -> &'static str {
             "16-bit types and `.sat` (accepted by ptxas, not in the ISA's syntax)"
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
-        Opcode::Atom => "`.b128`",
         Opcode::Cp => "`cp.async.bulk`'s `.cp_mask` (gated)",
         Opcode::Mma => {
             "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \

@@ -172,6 +172,9 @@ impl Executor<'_, '_> {
         b: Source,
         c: Option<Source>,
     ) {
+        if ty == Type::B128 {
+            return self.atom_b128(instruction, lanes, space, op, destination, address, (b, c));
+        }
         let bytes = ty.bits().div_ceil(8);
         let put = destination.map(|d| Put::new(d, ty));
         for &lane in lanes {
@@ -191,6 +194,94 @@ impl Executor<'_, '_> {
                 Err(fault) => self.fault(lane, instruction, fault),
             }
         }
+    }
+
+    /// `atom.exch.b128` / `atom.cas.b128` (PTX ISA 9.7.13.5, sm_90), lane by lane
+    /// ([`alu::atom_b128`]): the 16 bytes at a 16-byte aligned address ("the address must be
+    /// naturally aligned to a multiple of the access size", 6.4.2 "Addresses as Operands") in
+    /// global or shared memory; a misaligned or faulting access traps the lane. In global
+    /// memory the read and the write of the two 64-bit words are one atomic step under
+    /// [`crate::memory::GlobalMemory::update_b128`]'s lock, atomic with respect to every other
+    /// 128-bit atomic (the ISA's atomicity is between atomics of the same location).
+    #[allow(clippy::too_many_arguments)]
+    fn atom_b128(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        space: Space,
+        op: AtomOp,
+        destination: Option<Destination>,
+        address: MemoryOperand,
+        (b, c): (Source, Option<Source>),
+    ) {
+        let put = destination.map(|d| Put::new(d, Type::B128));
+        for &lane in lanes {
+            let at = self.address(lane, address);
+            let b = self.read(lane, b);
+            let c = c.map_or(0, |c| self.read(lane, c));
+            let Some(_) = alu::atom_b128(op, 0, b, c) else {
+                let message = format!(
+                    "`{}`: atom.{op:?}.b128 is not a form of the ISA",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            };
+            let update = |old| alu::atom_b128(op, old, b, c).unwrap_or(old);
+            match self.atomic_b128(space, at, update) {
+                Ok(old) => {
+                    if let Some(put) = &put {
+                        self.put(lane, put, old);
+                    }
+                }
+                Err(fault) => self.fault(lane, instruction, fault),
+            }
+        }
+    }
+
+    /// [`Executor::atomic`] for 16 bytes: the old value, after writing `f(old)`.
+    fn atomic_b128(
+        &mut self,
+        space: Space,
+        address: u64,
+        f: impl Fn(u128) -> u128,
+    ) -> Result<u128, Fault> {
+        let (resolved, at) = self.resolve(space, address);
+        let to_fault = |kind| fault(kind, space, address, 16, true);
+        if address % 16 != 0 {
+            return Err(to_fault(FaultKind::Misaligned));
+        }
+        let old = match resolved {
+            Space::Global | Space::Generic => {
+                self.device.global.update_b128(at, &f).map_err(to_fault)?
+            }
+            Space::Shared | Space::SharedCluster => {
+                let (rank, at) = self.cluster_shared(space, at).map_err(to_fault)?;
+                let memory = match rank {
+                    None => &mut *self.shared,
+                    Some(rank) => &mut self.cluster.peers[rank],
+                };
+                let low = load_bytes(memory, 0, at, 8).map_err(to_fault)?;
+                let high = load_bytes(memory, 0, at + 8, 8).map_err(to_fault)?;
+                let old = u128::from(low) | (u128::from(high) << 64);
+                let new = f(old);
+                store_bytes(memory, 0, at, 8, new as u64).map_err(to_fault)?;
+                store_bytes(memory, 0, at + 8, 8, (new >> 64) as u64).map_err(to_fault)?;
+                old
+            }
+            Space::Local | Space::Const | Space::Param => {
+                return Err(to_fault(FaultKind::Unmapped));
+            }
+        };
+        if let Some(memory) = self.memory.as_deref_mut() {
+            memory.push(MemoryWrite {
+                space: resolved,
+                address: at,
+                bytes: 16,
+                value: f(old),
+            });
+        }
+        Ok(old)
     }
 
     /// `atom`/`red` `.v2`/`.v4`/`.v8` (PTX ISA 9.7.13.5): element `i` is [`alu::atom`] on the

@@ -11,6 +11,7 @@ mod alu;
 mod api;
 mod approx;
 mod async_stores;
+mod atom_b128;
 mod barriers;
 mod budget;
 mod cluster_launch_control;
