@@ -135,8 +135,8 @@ fn not_run(op: Opcode) -> &'static str {
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
         Opcode::Cp => "`cp.async.bulk`'s `.cp_mask` (gated)",
         Opcode::Mma => {
-            "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \
-             operand counts and gates checked)"
+            "the sparse `mma.sp` `.block_scale` forms (fragment vectors, operand counts and \
+             gates checked)"
         }
         Opcode::Tcgen05 => {
             "the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` `.sp` with M = 64, \

@@ -172,9 +172,7 @@ impl Executor<'_, '_> {
                     let rows = bytes(&rows);
                     let rows: [matrix::ByteRow; 16] = std::array::from_fn(|r| rows[r]);
                     let registers = matrix::ldmatrix_m16n16_trans(&rows);
-                    for r in 0..2 {
-                        fragments.push(std::array::from_fn(|t| registers[t][r]));
-                    }
+                    fragments.extend((0..2).map(|r| std::array::from_fn(|t| registers[t][r])));
                 }
                 // A `stmatrix` shape the decoder never gives `ldmatrix`.
                 MatrixShape::M16n8 => {
