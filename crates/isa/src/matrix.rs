@@ -162,6 +162,24 @@ fn unsupported(opcode: Opcode, index: Option<usize>, why: &str) -> DecodeError {
     )
 }
 
+/// Sets `slot` to `(index, value)` unless one of its kind was written before (`rule` says
+/// which).
+fn once_valued<T>(
+    slot: &mut Option<(usize, T)>,
+    (index, value): (usize, T),
+    rule: impl FnOnce() -> String,
+) -> Result<(), DecodeError> {
+    if slot.is_some() {
+        return Err(error(
+            DecodeErrorKind::DuplicateModifier,
+            Some(index),
+            rule(),
+        ));
+    }
+    *slot = Some((index, value));
+    Ok(())
+}
+
 fn once(slot: &mut Option<usize>, index: usize, modifier: &str) -> Result<(), DecodeError> {
     if slot.is_some() {
         return Err(error(
@@ -229,14 +247,9 @@ fn decode(opcode: Opcode, modifiers: &[&str]) -> Result<MatrixForm, DecodeError>
                         ));
                     }
                 };
-                if shape.is_some() {
-                    return Err(error(
-                        DecodeErrorKind::DuplicateModifier,
-                        Some(index),
-                        format!("{opcode} takes one shape"),
-                    ));
-                }
-                shape = Some((index, value));
+                once_valued(&mut shape, (index, value), || {
+                    format!("{opcode} takes one shape")
+                })?;
             }
             "b16" | "b8" | "b8x16" if !movmatrix || m == "b16" => {
                 if m == "b8x16" && !ldmatrix {
@@ -246,24 +259,12 @@ fn decode(opcode: Opcode, modifiers: &[&str]) -> Result<MatrixForm, DecodeError>
                         format!("{opcode} takes .b16 or .b8, not .{m}"),
                     ));
                 }
-                if ty.is_some() {
-                    return Err(error(
-                        DecodeErrorKind::DuplicateModifier,
-                        Some(index),
-                        format!("{opcode} takes one type"),
-                    ));
-                }
-                ty = Some((index, m));
+                once_valued(&mut ty, (index, m), || format!("{opcode} takes one type"))?;
             }
             "b6x16_p32" | "b4x16_p64" if ldmatrix => {
-                if source.is_some() {
-                    return Err(error(
-                        DecodeErrorKind::DuplicateModifier,
-                        Some(index),
-                        "ldmatrix takes one source format",
-                    ));
-                }
-                source = Some((index, m));
+                once_valued(&mut source, (index, m), || {
+                    "ldmatrix takes one source format".to_string()
+                })?;
             }
             "x1" | "x2" | "x4" if !movmatrix => {
                 if count.is_some() {

@@ -227,8 +227,8 @@ impl Executor<'_, '_> {
                 self.trap(lane, instruction, message);
                 continue;
             };
-            let update = |old| alu::atom_b128(op, old, b, c).unwrap_or(old);
-            match self.atomic_b128(space, at, update) {
+            let update = |old, _| alu::atom_b128(op, old, b, c).unwrap_or(old);
+            match self.atomic_wide(space, at, 16, update) {
                 Ok(old) => {
                     if let Some(put) = &put {
                         self.put(lane, put, old);
@@ -237,51 +237,6 @@ impl Executor<'_, '_> {
                 Err(fault) => self.fault(lane, instruction, fault),
             }
         }
-    }
-
-    /// [`Executor::atomic`] for 16 bytes: the old value, after writing `f(old)`.
-    fn atomic_b128(
-        &mut self,
-        space: Space,
-        address: u64,
-        f: impl Fn(u128) -> u128,
-    ) -> Result<u128, Fault> {
-        let (resolved, at) = self.resolve(space, address);
-        let to_fault = |kind| fault(kind, space, address, 16, true);
-        if address % 16 != 0 {
-            return Err(to_fault(FaultKind::Misaligned));
-        }
-        let old = match resolved {
-            Space::Global | Space::Generic => {
-                self.device.global.update_b128(at, &f).map_err(to_fault)?
-            }
-            Space::Shared | Space::SharedCluster => {
-                let (rank, at) = self.cluster_shared(space, at).map_err(to_fault)?;
-                let memory = match rank {
-                    None => &mut *self.shared,
-                    Some(rank) => &mut self.cluster.peers[rank],
-                };
-                let low = load_bytes(memory, 0, at, 8).map_err(to_fault)?;
-                let high = load_bytes(memory, 0, at + 8, 8).map_err(to_fault)?;
-                let old = u128::from(low) | (u128::from(high) << 64);
-                let new = f(old);
-                store_bytes(memory, 0, at, 8, new as u64).map_err(to_fault)?;
-                store_bytes(memory, 0, at + 8, 8, (new >> 64) as u64).map_err(to_fault)?;
-                old
-            }
-            Space::Local | Space::Const | Space::Param => {
-                return Err(to_fault(FaultKind::Unmapped));
-            }
-        };
-        if let Some(memory) = self.memory.as_deref_mut() {
-            memory.push(MemoryWrite {
-                space: resolved,
-                address: at,
-                bytes: 16,
-                value: f(old),
-            });
-        }
-        Ok(old)
     }
 
     /// `atom`/`red` `.v2`/`.v4`/`.v8` (PTX ISA 9.7.13.5): element `i` is [`alu::atom`] on the
@@ -1228,6 +1183,9 @@ impl Executor<'_, '_> {
         Ok(())
     }
 
+    /// An atomic read-modify-write of `bytes` (1, 2, 4 or 8) at `address` in `space`: `f(old,
+    /// global)` is written (`global`: the location is in global memory, whose atomic unit
+    /// behaves differently, `alu::atom`), `old` returned.
     pub(super) fn atomic(
         &mut self,
         _lane: usize,
@@ -1236,24 +1194,58 @@ impl Executor<'_, '_> {
         bytes: u32,
         f: impl Fn(u64, bool) -> u64,
     ) -> Result<u64, Fault> {
+        self.atomic_wide(space, address, bytes, |old, global| {
+            u128::from(f(old as u64, global))
+        })
+        .map(|old| old as u64)
+    }
+
+    /// [`Executor::atomic`] of up to 16 bytes: a 16-byte one (`atom.exch.b128`,
+    /// `atom.cas.b128`) must be 16-byte aligned, and in global memory is one step under
+    /// [`crate::memory::GlobalMemory::update_b128`]'s lock.
+    fn atomic_wide(
+        &mut self,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        f: impl Fn(u128, bool) -> u128,
+    ) -> Result<u128, Fault> {
         let (resolved, at) = self.resolve(space, address);
-        // Whether the location is in global memory (also through a generic address): the
-        // atomic unit there behaves differently (`alu::atom`).
+        // Whether the location is in global memory (also through a generic address).
         let global = matches!(resolved, Space::Global | Space::Generic);
         let f = |old| f(old, global);
         let to_fault = |kind| fault(kind, space, address, u64::from(bytes), true);
+        if bytes == 16 && address % 16 != 0 {
+            return Err(to_fault(FaultKind::Misaligned));
+        }
         let old = match resolved {
-            Space::Global | Space::Generic => {
-                self.device.global.update(at, bytes, f).map_err(to_fault)?
+            Space::Global | Space::Generic if bytes == 16 => {
+                self.device.global.update_b128(at, f).map_err(to_fault)?
             }
+            Space::Global | Space::Generic => self
+                .device
+                .global
+                .update(at, bytes, |old| f(u128::from(old)) as u64)
+                .map(u128::from)
+                .map_err(to_fault)?,
             Space::Shared | Space::SharedCluster => {
                 let (rank, at) = self.cluster_shared(space, at).map_err(to_fault)?;
                 let memory = match rank {
                     None => &mut *self.shared,
                     Some(rank) => &mut self.cluster.peers[rank],
                 };
-                let old = load_bytes(memory, 0, at, bytes).map_err(to_fault)?;
-                store_bytes(memory, 0, at, bytes, f(old)).map_err(to_fault)?;
+                // Eight bytes at a time (a 16-byte access is two).
+                let part = bytes.min(8);
+                let mut old = 0u128;
+                for offset in (0..bytes).step_by(part as usize) {
+                    let bits = load_bytes(memory, 0, at + u64::from(offset), part);
+                    old |= u128::from(bits.map_err(to_fault)?) << (8 * offset);
+                }
+                let new = f(old);
+                for offset in (0..bytes).step_by(part as usize) {
+                    let bits = (new >> (8 * offset)) as u64;
+                    store_bytes(memory, 0, at + u64::from(offset), part, bits).map_err(to_fault)?;
+                }
                 old
             }
             Space::Local | Space::Const | Space::Param => {
@@ -1265,7 +1257,7 @@ impl Executor<'_, '_> {
                 space: resolved,
                 address: at,
                 bytes,
-                value: u128::from(f(old)),
+                value: f(old),
             });
         }
         Ok(old)
