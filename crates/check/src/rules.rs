@@ -1537,8 +1537,21 @@ pub fn check_instruction(
     // The scalar video instructions run from their decoded form, but their Syntax-block forms
     // (`d, a{.asel}, b{.bsel}{, c}` of 32-bit registers, the `.op2` and `.mode` rules) stay
     // what checks them, as ptxas 13.5 ("Arguments mismatch for instruction 'vadd'").
+    // So are the sm_100a `ldmatrix`/`stmatrix` shapes (their operand counts, formats and
+    // `.target`/`.version` gates are the Syntax-block table's, 9.7.14.5.15-16), which run, and
+    // the sparse `.kind::f8f6f4` `mma`.
     if let Ok(Form::Op(op)) = &*decoded.form
-        && let ptxsim_isa::ops::OpForm::VideoScalar { .. } = op.form
+        && match op.form {
+            ptxsim_isa::ops::OpForm::VideoScalar { .. } => true,
+            ptxsim_isa::ops::OpForm::Ldmatrix(form) | ptxsim_isa::ops::OpForm::Stmatrix(form) => {
+                form.shape != ptxsim_isa::matrix::MatrixShape::M8n8
+            }
+            // The sparse `.kind::f8f6f4` `mma` too: ptxas 13.5 takes its `e` as any register or
+            // even a vector, and an `.f16` D with FP8 only on sm_120a, which its Syntax-block
+            // form says (`tests/conformance/inlineasm*.tsv.xz`).
+            ptxsim_isa::ops::OpForm::Mma(form) => form.sparse.is_some() && form.kind_f8f6f4,
+            _ => false,
+        }
     {
         let modifiers: Vec<&str> = mnemonic.split('.').skip(1).collect();
         check_syntax_form(

@@ -406,6 +406,9 @@ pub struct GlobalMemory {
     /// only, checked before use, so that lane-by-lane accesses to one buffer skip the binary
     /// search. Relaxed: a stale value costs a search, never a wrong word.
     last: AtomicUsize,
+    /// Held by every 128-bit atomic ([`GlobalMemory::update_b128`]), whose two words no single
+    /// 64-bit compare-and-swap covers.
+    wide_atomics: std::sync::Mutex<()>,
 }
 
 impl GlobalMemory {
@@ -582,6 +585,26 @@ impl GlobalMemory {
     /// Stores the low `bytes` bytes of `value`.
     pub fn store(&self, address: u64, bytes: u32, value: u64) -> Result<(), FaultKind> {
         self.update(address, bytes, |_| value).map(|_| ())
+    }
+
+    /// The 16 bytes at the 16-byte aligned `address` replaced with `f(old)`, `old` returned,
+    /// as one step under a lock every 128-bit atomic takes (`atom.exch.b128`/`atom.cas.b128`).
+    pub fn update_b128(&self, address: u64, f: impl Fn(u128) -> u128) -> Result<u128, FaultKind> {
+        aligned(address, 16)?;
+        // Both words are found before anything is written: a fault leaves memory unchanged.
+        let (low, _) = self.word(address, 8)?;
+        let (high, _) = self.word(address + 8, 8)?;
+        // A poisoned lock only means another thread panicked; the words are still whole.
+        let _held = self
+            .wide_atomics
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let old = u128::from(low.load(Ordering::Relaxed))
+            | (u128::from(high.load(Ordering::Relaxed)) << 64);
+        let new = f(old);
+        low.store(new as u64, Ordering::Relaxed);
+        high.store((new >> 64) as u64, Ordering::Relaxed);
+        Ok(old)
     }
 
     /// Atomically replaces the value at `address` with `f(old)` and returns `old`.
@@ -1113,6 +1136,7 @@ impl GlobalMemory {
             buffers,
             host: None,
             last: AtomicUsize::new(0),
+            wide_atomics: std::sync::Mutex::new(()),
         }
     }
 
@@ -1130,6 +1154,7 @@ impl GlobalMemory {
             buffers,
             host: None,
             last: AtomicUsize::new(0),
+            wide_atomics: std::sync::Mutex::new(()),
         }
     }
 

@@ -133,20 +133,11 @@ fn not_run(op: Opcode) -> &'static str {
             "16-bit types and `.sat` (accepted by ptxas, not in the ISA's syntax)"
         }
         Opcode::Testp => "`testp.type` without a property (accepted by ptxas, not in the ISA)",
-        Opcode::Atom => "`.b128`",
         Opcode::Cp => "`cp.async.bulk`'s `.cp_mask` (gated)",
         Opcode::Mma => {
-            "the sparse `mma.sp` `.kind::f8f6f4` and `.block_scale` forms (fragment vectors, \
-             operand counts and gates checked), `.f64` with `.rz`/`.rm`/`.rp`"
+            "the sparse `mma.sp` `.block_scale` forms (fragment vectors, operand counts and \
+             gates checked)"
         }
-        Opcode::Ldmatrix => {
-            "the sm_100a `.m16n16`/`.m8n16` shapes, `.b8` and the `.b8x16` formats (checked by \
-             the Syntax-block table)"
-        }
-        Opcode::Stmatrix => {
-            "the sm_100a `.m16n8` shape and `.b8` (checked by the Syntax-block table)"
-        }
-        Opcode::Wmma => "`.f64` with `.rz`/`.rm`/`.rp` (modifiers and operands checked)",
         Opcode::Tcgen05 => {
             "the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` `.sp` with M = 64, \
              `.cta_group::2`, `.ws` or block scaling, `.ws` with A in tensor memory below \

@@ -9,8 +9,9 @@
 //! forms (`.s4`/`.u4`, `.m8n8k32`, `.m16n8k32`, `.m16n8k64`) and the single-bit ones (`.b1`
 //! with `.xor.popc` or `.and.popc`, `.m8n8k128`, `.m16n8k128`, `.m16n8k256`); and the sparse
 //! `mma.sp` / `mma.sp::ordered_metadata` (9.7.14.6.3) with `.f16`, `.bf16`, `.tf32`, FP8,
-//! `.s8`/`.u8` and `.s4`/`.u4` operands. The sparse `.kind::f8f6f4` and `.block_scale` forms are
-//! recognised by name and reported as not supported.
+//! `.s8`/`.u8` and `.s4`/`.u4` operands; `.f64` takes `.rn` (the default), `.rz`, `.rm` or
+//! `.rp`; and the sparse `.kind::f8f6f4` (`mma.sp::ordered_metadata`, `.m16n8k64`). The sparse
+//! `.block_scale` forms are recognised by name and reported as not supported.
 
 use crate::form::{DecodeError, DecodeErrorKind};
 use crate::opcode::Opcode;
@@ -182,6 +183,11 @@ pub struct MmaForm {
     pub b: MmaType,
     /// `.ctype`.
     pub c: MmaType,
+    /// The `.rnd` of the `.f64` forms, `.rn`, `.rz`, `.rm` or `.rp` (`.rn` for every other
+    /// form): "Precision of the element-wise multiplication and addition operation is identical
+    /// to that of .f64 precision fused multiply-add" with that rounding (9.7.14.4.1,
+    /// "Precision and rounding"; `.rn` the default).
+    pub rounding: crate::Rounding,
 }
 
 /// The block scaling of `mma.sync ... .block_scale` (9.7.14.3): `D = (A * scale_A) * (B *
@@ -440,11 +446,21 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
         return Err(error(None, "mma needs .alayout and .blayout (.row.col)"));
     };
     let b_col = !b_col; // `.col` for B was pushed as `false`
-    if sparse.is_some() && (kind_f8f6f4 || scaled_kind.is_some() || block_scale) {
+    if sparse.is_some() && (scaled_kind.is_some() || block_scale) {
         return Err(unsupported(
-            "the sparse .kind::f8f6f4 and .block_scale forms of mma are not supported by ptxsim \
-             yet",
+            "the sparse .block_scale forms of mma are not supported by ptxsim yet",
         ));
+    }
+    // `mma.spvariant.sync.aligned.m16n8k64.row.col.kind::f8f6f4.dtype.f8f6f4type.f8f6f4type.
+    // ctype` (9.7.14.6.3): ptxas 13.5 takes only `.sp::ordered_metadata` there ("Illegal
+    // modifier '.sp' for instruction 'mma'").
+    if sparse == Some(Sparsity::Sp) && kind_f8f6f4 {
+        let at = modifiers.iter().position(|&m| m == "sp");
+        return Err(error(
+            at,
+            "the sparse .kind::f8f6f4 mma takes .sp::ordered_metadata, not .sp",
+        )
+        .with_fix("write mma.sp::ordered_metadata"));
     }
     let [(_, d), (_, a), (_, b), (_, c)] = types[..] else {
         return Err(DecodeError::new(
@@ -529,26 +545,23 @@ pub fn decode_mma(modifiers: &[&str]) -> Result<MmaForm, DecodeError> {
         a,
         b,
         c,
+        rounding: rounding
+            .and_then(|(_, name)| crate::Rounding::from_name(name))
+            .unwrap_or(crate::Rounding::Rn),
     };
     // PTX ISA 9.0 mma.md writes the `.f64` form without a rounding modifier; ptxas 13.5 takes
     // one of `.rn`, `.rz`, `.rm`, `.rp` on it, anywhere among the modifiers (`mma.sync.aligned.
     // m16n8k4.row.col.f64.f64.f64.f64.rn`, as CUTLASS writes it), from the form's first
     // version on, and rejects them on the other forms ("Illegal rounding modifier for
     // instruction 'mma'", "Multiple rounding modifiers specified"). `.rn` is what ptxsim's
-    // `.f64` mma does; the directed roundings are checked and not run.
-    if let Some((index, rounding)) = rounding {
-        if [d, a, b, c] != [MmaType::F64; 4] {
-            return Err(error(
-                Some(index),
-                format!(".{rounding}: only the .f64 forms of mma take a rounding modifier"),
-            ));
-        }
-        if rounding != "rn" {
-            validate(&form)?;
-            return Err(unsupported(format!(
-                "mma.f64 with .{rounding} is not run by ptxsim yet"
-            )));
-        }
+    // `.f64` mma does by default; the directed roundings round each fused step their way.
+    if let Some((index, rounding)) = rounding
+        && [d, a, b, c] != [MmaType::F64; 4]
+    {
+        return Err(error(
+            Some(index),
+            format!(".{rounding}: only the .f64 forms of mma take a rounding modifier"),
+        ));
     }
     validate(&form)?;
     Ok(form)
@@ -594,15 +607,20 @@ fn validate(f: &MmaForm) -> Result<(), DecodeError> {
     Ok(())
 }
 
-/// The shape/type rows of `mma.sp`'s syntax (9.7.14.6.3; "In case of shapes .m16n8k16,
+/// The shape/type rows of `mma.sp`'s syntax (9.7.14.6.3, with `.kind::f8f6f4`; "In case of shapes .m16n8k16,
 /// .m16n8k32 and .m16n8k64, .dtype must be the same as .ctype"; ptxas 13.5 rejects an `.f16`
 /// accumulator with FP8 below sm_120 and a single-bit sparse form: "Arguments mismatch").
 fn sparse_form(f: &MmaForm) -> bool {
     use MmaType::*;
     let shape = (f.m, f.n, f.k);
     let same_acc = matches!((f.d, f.c), (F16, F16) | (F32, F32));
+    let f8f6f4 = |t: MmaType| t.is_fp8() || t.is_fp6_or_fp4();
     f.bit_op.is_none()
         && match (f.a, f.b) {
+            // `.kind::f8f6f4` (sm_100a FP8, sm_120a FP6/FP4 too): `.m16n8k64`, `.f16` or `.f32`
+            // C = D (ptxas 13.5: "Incorrect instruction type specified for Sparse mma with shape
+            // '.m16n8k32'", "Unexpected instruction types specified for 'mma'").
+            (a, b) if f.kind_f8f6f4 => f8f6f4(a) && f8f6f4(b) && same_acc && shape == (16, 8, 64),
             (F16, F16) => same_acc && matches!(shape, (16, 8, 16) | (16, 8, 32)),
             (Bf16, Bf16) => (f.d, f.c) == (F32, F32) && matches!(shape, (16, 8, 16) | (16, 8, 32)),
             (Tf32, Tf32) => (f.d, f.c) == (F32, F32) && matches!(shape, (16, 8, 8) | (16, 8, 16)),

@@ -833,7 +833,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 name: "d",
                 is_destination: true,
                 shape: SlotShape::Vector {
-                    length: usize::from(form.count),
+                    length: form.registers(),
                     element: MATRIX_REGISTER,
                 },
             },
@@ -845,7 +845,7 @@ pub fn slots(form: &OpForm) -> Option<Vec<OperandSlot>> {
                 name: "r",
                 is_destination: false,
                 shape: SlotShape::Vector {
-                    length: usize::from(form.count),
+                    length: form.registers(),
                     element: MATRIX_REGISTER,
                 },
             },
@@ -1434,6 +1434,15 @@ pub fn sparsity_selector_violation(form: &OpForm, value: Option<i128>) -> Option
         return None;
     };
     let value = value?;
+    // ptxas 13.5 on the sparse `.kind::f8f6f4`: "Argument 5 of instruction 'mma': unexpected
+    // value '1', expected to be 0" (the ISA: "sparsity selector ... must be 0" for its types).
+    if mma.sparse.is_some() && mma.kind_f8f6f4 && value != 0 {
+        return Some(Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(5),
+            format!("the sparsity selector of the sparse .kind::f8f6f4 mma is 0, not {value}"),
+        ));
+    }
     if mma.sparse.is_none() || (0..=3).contains(&value) {
         return None;
     }

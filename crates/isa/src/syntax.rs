@@ -1865,8 +1865,11 @@ const LDMATRIX_SLOTS_2: [Slot; 2] = [
     slot("[p]", false, ADDRESS),
 ];
 
-/// The `ldmatrix` forms the executor does not run (9.7.14.5.15, ldmatrix.md): `.m16n16.b8`
-/// and the `.m8n16`/`.m16n16` forms with `.dst_fmt.src_fmt`; the group indices are 0 `.sync`,
+/// The sm_100a `ldmatrix` forms (9.7.14.5.15, ldmatrix.md), which check by this table and run
+/// from their decoded [`crate::matrix::MatrixForm`]: `.m16n16.b8` and the `.m8n16`/`.m16n16`
+/// forms with `.dst_fmt.src_fmt`. `.m16n16` takes `.trans` ("for 16x16 matrices, .trans is
+/// mandatory"; ptxas 13.5: "Modifier '.trans' require for instruction ldmatrix with shape
+/// '.m16n16'"). The group indices are 0 `.sync`,
 /// 1 `.aligned`, 2 `.shape`, 3 `.num`, 4 `.trans`, 5 `.ss`, 6 `.type` / `.dst_fmt`, 7
 /// `.src_fmt`. `r` holds one 32-bit register per 8x8 matrix of 16-bit elements: one per
 /// `.num` for `.m8n8`/`.m8n16`, two for `.m16n16` (ptxas 13.5: "Vector of size 4 is expected
@@ -1879,7 +1882,7 @@ const LDMATRIX: [SyntaxForm; 3] = [
             SYNC_ALIGNED[1],
             group(".shape", &["m16n16"], true),
             group(".num", &["x1", "x2"], true),
-            group(".trans", &["trans"], false),
+            group(".trans", &["trans"], true),
             MATRIX_SPACE,
             types(".type", &["b8"]),
         ],
@@ -1919,15 +1922,18 @@ const LDMATRIX: [SyntaxForm; 3] = [
     },
 ];
 
-/// The `stmatrix` form the executor does not run (9.7.14.5.16, stmatrix.md): `.m16n8.b8` (ptxas
-/// 13.5 rejects `.m8n8.b8`: "Incorrect instruction type"); group indices as [`LDMATRIX`].
+/// The sm_100a `stmatrix` form (9.7.14.5.16, stmatrix.md), checked by this table and run from
+/// its decoded form: `.m16n8.trans.b8` (ptxas 13.5 rejects `.m8n8.b8`: "Incorrect instruction
+/// type", and `.m16n8` without `.trans`: "Modifier '.trans' require for instruction stmatrix
+/// with shape '.m16n8'"; the ISA: "for 16x8 matrices, .trans is mandatory"); group indices as
+/// [`LDMATRIX`].
 const STMATRIX: [SyntaxForm; 1] = [SyntaxForm {
     groups: &[
         SYNC_ALIGNED[0],
         SYNC_ALIGNED[1],
         group(".shape", &["m16n8"], true),
         group(".num", NUM, true),
-        group(".trans", &["trans"], false),
+        group(".trans", &["trans"], true),
         MATRIX_SPACE,
         types(".type", &["b8"]),
     ],

@@ -13,7 +13,6 @@
 
 use crate::form::{DecodeError, DecodeErrorKind};
 use crate::mma::{BitOp, MmaType};
-use crate::opcode::Opcode;
 
 /// A matrix of `wmma`: "D = A * B + C, where A is an MxK matrix, B is a KxN matrix, C and D
 /// are MxN matrices".
@@ -96,6 +95,9 @@ pub struct WmmaForm {
     pub b: MmaType,
     /// `mma`: `.ctype`; `load`/`store`: the element type.
     pub c: MmaType,
+    /// `mma` `.f64`: the `.rnd` (`.rn`, `.rz`, `.rm`, `.rp`; `.rn` when absent and for every
+    /// other form), as [`crate::mma::MmaForm::rounding`].
+    pub rounding: crate::Rounding,
 }
 
 impl WmmaForm {
@@ -220,14 +222,6 @@ fn error(kind: DecodeErrorKind, index: Option<usize>, rule: impl Into<String>) -
     DecodeError::new(kind, index, rule)
 }
 
-fn unsupported(index: Option<usize>, rule: impl Into<String>) -> DecodeError {
-    error(
-        DecodeErrorKind::UnsupportedInstruction(Opcode::Wmma),
-        index,
-        rule,
-    )
-}
-
 fn parse_shape(m: &str) -> Option<(u8, u8, u8)> {
     Some(match m {
         "m16n16k16" => (16, 16, 16),
@@ -292,6 +286,8 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
     // reduction operation" for `.popc.xor`).
     let mut bit_op: Option<(usize, BitOp)> = None;
     let mut popc: Option<usize> = None;
+    // `.rnd` of the `.f64` form.
+    let mut rounding: Option<(usize, &str)> = None;
     for (offset, &m) in rest.iter().enumerate() {
         let index = Some(first + offset);
         let twice = || {
@@ -333,15 +329,15 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
                     ),
                 ));
             }
-            "rn" if !memory => {}
-            "rz" | "rm" | "rp" if !memory => {
-                return Err(unsupported(
-                    index,
-                    format!(
-                        "wmma.mma .f64 with .{m} is not supported by ptxsim yet (the default \
-                         .rn is)"
-                    ),
-                ));
+            "rn" | "rz" | "rm" | "rp" if !memory => {
+                if rounding.is_some() {
+                    return Err(error(
+                        DecodeErrorKind::ConflictingModifier,
+                        index,
+                        "wmma.mma takes one rounding modifier",
+                    ));
+                }
+                rounding = Some((first + offset, m));
             }
             "xor" | "and" | "popc" if memory => {
                 return Err(error(
@@ -451,6 +447,7 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
             a: ty,
             b: ty,
             c: ty,
+            rounding: crate::Rounding::Rn,
         }
     } else {
         let (d, a, b, c) = match types[..] {
@@ -481,6 +478,23 @@ pub fn decode_wmma(modifiers: &[&str]) -> Result<WmmaForm, DecodeError> {
             a,
             b,
             c,
+            rounding: crate::Rounding::Rn,
+        }
+    };
+    // "wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.f64.f64.f64.f64" (9.7.14.4.14); ptxas
+    // 13.5: "Illegal rounding modifier for instruction 'wmma.mma'" on the other forms.
+    let form = match rounding {
+        None => form,
+        Some((_, name)) if form.a == MmaType::F64 => WmmaForm {
+            rounding: crate::Rounding::from_name(name).unwrap_or(crate::Rounding::Rn),
+            ..form
+        },
+        Some((index, name)) => {
+            return Err(error(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(".{name}: only the .f64 form of wmma.mma takes a rounding modifier"),
+            ));
         }
     };
     validate(&form, types.len())?;
@@ -663,7 +677,6 @@ mod tests {
     fn rejects_what_ptxas_rejects() {
         use DecodeErrorKind::*;
         let kind = |modifiers: &[&str]| decode_wmma(modifiers).map(|_| ()).map_err(|e| e.kind);
-        let w = UnsupportedInstruction(Opcode::Wmma);
         // (modifiers joined by dots, the error)
         for (modifiers, expected) in [
             ("load.a.aligned.row.m16n16k16.f16", UnknownModifier),
@@ -708,11 +721,26 @@ mod tests {
                 UnsupportedTypes,
             ),
             ("mma.sync.aligned.row.m16n16k16.f32.f32", UnknownModifier),
-            ("mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64", w),
+            (
+                "mma.sync.aligned.row.col.m16n16k16.rn.f32.f32",
+                UnknownModifier,
+            ),
+            (
+                "mma.sync.aligned.row.col.m8n8k4.rz.rm.f64.f64.f64.f64",
+                ConflictingModifier,
+            ),
         ] {
             let modifiers: Vec<&str> = modifiers.split('.').collect();
             assert_eq!(kind(&modifiers), Err(expected), "{modifiers:?}");
         }
+    }
+
+    #[test]
+    fn f64_takes_a_rounding_modifier() {
+        let words: Vec<&str> = "mma.sync.aligned.row.col.m8n8k4.rp.f64.f64.f64.f64"
+            .split('.')
+            .collect();
+        assert_eq!(decode_wmma(&words).unwrap().rounding, crate::Rounding::Rp);
     }
 
     /// ptxas 13.5 (`tests/conformance/llvm-lines.tsv.xz`): `.aligned` from PTX ISA 6.3 on, a

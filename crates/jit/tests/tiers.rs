@@ -239,6 +239,27 @@ fn order_free_atomics_run_compiled_with_the_interpreters_results() {
     assert!(ptxsim_jit::keeps_interpreter(&program).is_some());
 }
 
+/// `atom.cas.b128` (sm_90), which the compiled tier leaves to the interpreter: 128 threads add
+/// 2^63 + 1 each to a 128-bit counter with a compare-and-swap loop, on both tiers alike, and the
+/// counter ends at 128 (2^63 + 1) = 2^70 + 128, the carry crossing the 64-bit halves.
+#[test]
+fn atomics_of_128_bits_run_the_same_on_both_tiers() {
+    let source = ".version 8.3\n.target sm_90\n.address_size 64\n\
+                  .visible .entry k(.param .u64 out)\n{\n\
+                  .reg .b64 %rd<8>;\n .reg .b128 %q<4>;\n .reg .pred %p<2>;\n\
+                  ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+                  ld.global.v2.u64 {%rd2, %rd3}, [%rd1];\n\
+                  LOOP:\n add.cc.u64 %rd4, %rd2, 0x8000000000000001;\n addc.u64 %rd5, %rd3, 0;\n\
+                  mov.b128 %q1, {%rd2, %rd3};\n mov.b128 %q2, {%rd4, %rd5};\n\
+                  atom.global.cas.b128 %q3, [%rd1], %q1, %q2;\n\
+                  mov.b128 {%rd6, %rd7}, %q3;\n setp.ne.u64 %p1, %rd6, %rd2;\n\
+                  setp.ne.or.u64 %p1, %rd7, %rd3, %p1;\n mov.b64 %rd2, %rd6;\n mov.b64 %rd3, %rd7;\n\
+                  @%p1 bra LOOP;\n ret;\n}\n";
+    let run = same_on_both_tiers("atom.cas.b128", source, 64, 16, 100_000);
+    let counter = u128::from_le_bytes(run.3[0][..16].try_into().unwrap());
+    assert_eq!(counter, (1 << 70) + 128);
+}
+
 #[test]
 fn faults_fuel_guards_and_generic_shared_addresses_match_the_interpreter() {
     // Thread 5 of each CTA stores past the buffer's end: the same fault, at the same thread and

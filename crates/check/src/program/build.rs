@@ -2252,9 +2252,6 @@ impl<'m> Builder<'m> {
                 cache_policy,
                 ..
             } => {
-                if ty == Type::B128 {
-                    return Err("128-bit atomics (sm_90) are not supported yet".to_string());
-                }
                 let operands =
                     &operands[..operands.len().saturating_sub(usize::from(cache_policy))];
                 let (destination, rest) = if reduction {

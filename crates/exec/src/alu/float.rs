@@ -220,6 +220,12 @@ fn arith_raw(format: Format, op: Arith, rounding: Rounding, a: u64, b: u64) -> u
     }
 }
 
+/// Correctly rounded `.f64` `a * b + c`, rounded once by `rounding` (NaN results not yet
+/// canonical): the step of `mma`'s and `wmma.mma`'s `.f64` forms.
+pub fn fma_f64(a: u64, b: u64, c: u64, rounding: Rounding) -> u64 {
+    fma_raw(Format::Double, rounding, a, b, c)
+}
+
 /// Correctly rounded `a * b + c`, rounded once (no modifiers applied).
 #[inline]
 fn fma_raw(format: Format, rounding: Rounding, a: u64, b: u64, c: u64) -> u64 {

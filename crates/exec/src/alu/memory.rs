@@ -5,6 +5,18 @@ use ptxsim_isa::ops::{AtomOp, FloatModifiers, FloatOp, IntOp};
 
 use super::{float_binary, int_binary, mask, width};
 
+/// The new memory value of `atom.exch.b128` / `atom.cas.b128` (PTX ISA 9.7.13.5, "atom{.sem}
+/// {.scope}{.space}.cas.b128 d, [a], b, c", "atom{.sem}{.scope}{.space}.exch{.level::
+/// cache_hint}.b128 d, [a], b"): "`exch(r, s) = s; cas(r,s,t) = (r == s) ? t : r`" on the whole
+/// 128 bits; `None` for an operation the ISA has no `.b128` form of.
+pub fn atom_b128(op: AtomOp, old: u128, b: u128, c: u128) -> Option<u128> {
+    match op {
+        AtomOp::Exch => Some(b),
+        AtomOp::Cas => Some(if old == b { c } else { old }),
+        _ => None,
+    }
+}
+
 /// The new memory value of `atom.op.type` / `red.op.type` (PTX ISA 9.7.13.5-6): "`*a =
 /// (operation == cas) ? operation(*a, b, c) : operation(*a, b)`" with "`inc(r, s) = (r >= s) ?
 /// 0 : r+1; dec(r, s) = (r==0 || r > s) ? s : r-1; exch(r, s) = s; cas(r,s,t) = (r == s) ? t :

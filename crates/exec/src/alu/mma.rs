@@ -489,7 +489,7 @@ pub fn dot(cores: TensorCores, form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> 
     match form.a {
         MmaType::S8 | MmaType::U8 | MmaType::S4 | MmaType::U4 => dot_integer(form, a, b, c),
         MmaType::B1 => dot_single_bit(form, a, b, c),
-        MmaType::F64 => dot_f64(a, b, c),
+        MmaType::F64 => dot_f64(a, b, c, form.rounding),
         _ => dot_float_on(cores, form, a, b, c),
     }
 }
@@ -591,11 +591,14 @@ pub fn dot_fp8(form: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
 /// `tests/hardware/mma/mma-golden.bin.xz`).
 const F64_MMA_INVALID_NAN: u64 = 0xfff8_0000_0000_0000;
 
-/// One element of D for `.f64`: `fma` in `k` order starting from `c` (MMA-Sim's model). NaN
-/// operands propagate quieted, the one of `b`, then the accumulator, then `a` winning
-/// (measured: of the six orders only this one gives the GPU's payload and sign in every tile of
-/// the four `.f64` shapes); an invalid operation gives [`F64_MMA_INVALID_NAN`].
-pub fn dot_f64(a: &[u64], b: &[u64], c: u64) -> u64 {
+/// One element of D for `.f64`: `fma` in `k` order starting from `c` (MMA-Sim's model), each
+/// step rounded by `rounding` ("Precision of the element-wise multiplication and addition
+/// operation is identical to that of .f64 precision fused multiply-add", with the `.rnd` of
+/// the instruction, 9.7.14.4.1; `.rn` unless `.rz`/`.rm`/`.rp` is written). NaN operands
+/// propagate quieted, the one of `b`, then the accumulator, then `a` winning (measured: of the
+/// six orders only this one gives the GPU's payload and sign in every tile of the four `.f64`
+/// shapes); an invalid operation gives [`F64_MMA_INVALID_NAN`].
+pub fn dot_f64(a: &[u64], b: &[u64], c: u64, rounding: ptxsim_isa::Rounding) -> u64 {
     let is_nan = |v: u64| v & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000;
     let mut acc = c;
     for (&x, &y) in a.iter().zip(b) {
@@ -603,12 +606,8 @@ pub fn dot_f64(a: &[u64], b: &[u64], c: u64) -> u64 {
             acc = nan | 0x0008_0000_0000_0000;
             continue;
         }
-        let r = f64::from_bits(x).mul_add(f64::from_bits(y), f64::from_bits(acc));
-        acc = if r.is_nan() {
-            F64_MMA_INVALID_NAN
-        } else {
-            r.to_bits()
-        };
+        let r = super::float::fma_f64(x, y, acc, rounding);
+        acc = if is_nan(r) { F64_MMA_INVALID_NAN } else { r };
     }
     acc
 }

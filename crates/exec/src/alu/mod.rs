@@ -52,7 +52,7 @@ pub use float::{
     float_fma, float_unary,
 };
 pub use integer::{int_binary, int_mad, int_ternary, int_unary};
-pub use memory::atom;
+pub use memory::{atom, atom_b128};
 pub use warp::{redux, redux_f32, shfl_lane, vote};
 
 use ptxsim_isa::Type;

@@ -317,6 +317,7 @@ impl InstrDescriptor {
             a: self.a,
             b: self.b,
             c: self.d,
+            rounding: ptxsim_isa::Rounding::Rn,
         }
     }
 }

@@ -214,6 +214,7 @@ fn as_mma(form: &WgmmaForm) -> MmaForm {
         a: form.a,
         b: form.b,
         c: form.d,
+        rounding: ptxsim_isa::Rounding::Rn,
     }
 }
 

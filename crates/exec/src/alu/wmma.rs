@@ -180,6 +180,7 @@ fn equivalent(form: &WmmaForm) -> MmaForm {
         a: form.a,
         b: form.b,
         c: form.c,
+        rounding: form.rounding,
     }
 }
 
@@ -214,7 +215,7 @@ pub fn mma(
                 mma::dot_integer(&equivalent, row, column, c)
             }
             MmaType::B1 => mma::dot_single_bit(&equivalent, row, column, c),
-            MmaType::F64 => mma::dot_f64(row, column, c),
+            MmaType::F64 => mma::dot_f64(row, column, c, form.rounding),
             MmaType::Tf32 => {
                 let mut step = equivalent;
                 step.c = MmaType::F32;

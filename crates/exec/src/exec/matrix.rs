@@ -1,5 +1,5 @@
 //! The warp-level matrix family: `ldmatrix`, `stmatrix`, `movmatrix` (PTX ISA 9.7.14.5.15-17,
-//! the `.m8n8` `.b16` forms). Like `mma`, each is warp-collective ("The mandatory .aligned
+//! the `.m8n8` `.b16` forms and the sm_100a 8-bit shapes). Like `mma`, each is warp-collective ("The mandatory .aligned
 //! qualifier indicates that all threads in the warp must execute the same ... instruction"):
 //! the machine runs it once for the lanes that arrived together, and ptxsim traps every lane
 //! unless all 32 lanes of the warp execute it together (undefined in the ISA).
@@ -15,7 +15,7 @@
 //! fault and the other lanes of the warp trap naming that lane.
 
 use ptxsim_isa::Type;
-use ptxsim_isa::matrix::{MatrixForm, ROWS};
+use ptxsim_isa::matrix::{MatrixForm, MatrixShape, ROWS};
 use ptxsim_isa::ops::Space;
 
 use super::{Executor, Put};
@@ -116,8 +116,10 @@ impl Executor<'_, '_> {
         }
     }
 
-    /// `ldmatrix` (9.7.14.5.15): reads the `8 * count` rows from their lanes' addresses and
-    /// gives each lane its fragment of every matrix ([`matrix::ldmatrix`]).
+    /// `ldmatrix` (9.7.14.5.15): reads the `rows * count` rows from their lanes' addresses
+    /// (lanes `rows * i ..` for matrix `i`: 8 rows a matrix, 16 for `.m16n16`), unpacks the
+    /// `.b8x16` formats, and gives each lane its registers of every matrix
+    /// ([`matrix::ldmatrix`] and the sm_100a layouts beside it).
     pub(super) fn ldmatrix(
         &mut self,
         instruction: &Instruction,
@@ -130,11 +132,13 @@ impl Executor<'_, '_> {
         if !self.whole_warp(instruction, lanes, "ldmatrix") {
             return;
         }
-        let mut fragments = Vec::with_capacity(usize::from(form.count));
+        let rows_per_matrix = form.shape.rows();
+        // One `[u32; 32]` (a register of every lane) per element of `d`, in order.
+        let mut fragments: Vec<[u32; 32]> = Vec::with_capacity(form.registers());
         for i in 0..usize::from(form.count) {
-            let mut rows: [Row; ROWS] = [[0; ROWS]; ROWS];
-            for (r, row) in rows.iter_mut().enumerate() {
-                let lane = lanes[ROWS * i + r];
+            let mut rows = Vec::with_capacity(rows_per_matrix);
+            for r in 0..rows_per_matrix {
+                let lane = lanes[rows_per_matrix * i + r];
                 let bits = self
                     .row_address(instruction, lane, space, address, false)
                     .and_then(|at| {
@@ -142,11 +146,43 @@ impl Executor<'_, '_> {
                             .map_err(RowFailure::Fault)
                     });
                 match bits {
-                    Ok(bits) => *row = matrix::row_from_bits(bits),
+                    Ok(bits) => rows.push(bits),
                     Err(failure) => return self.fail_warp(instruction, lanes, lane, failure),
                 }
             }
-            fragments.push(matrix::ldmatrix(&rows, form.trans));
+            let bytes = |rows: &[u128]| -> Vec<matrix::ByteRow> {
+                rows.iter()
+                    .map(|&bits| match form.elements.packed_bits() {
+                        Some(width) => matrix::unpack_row(bits, width),
+                        None => matrix::bytes_from_bits(bits),
+                    })
+                    .collect()
+            };
+            match form.shape {
+                MatrixShape::M8n8 => {
+                    let rows: [Row; ROWS] = std::array::from_fn(|r| matrix::row_from_bits(rows[r]));
+                    fragments.push(matrix::ldmatrix(&rows, form.trans));
+                }
+                MatrixShape::M8n16 => {
+                    let rows = bytes(&rows);
+                    let rows: [matrix::ByteRow; ROWS] = std::array::from_fn(|r| rows[r]);
+                    fragments.push(matrix::ldmatrix_m8n16(&rows));
+                }
+                MatrixShape::M16n16 => {
+                    let rows = bytes(&rows);
+                    let rows: [matrix::ByteRow; 16] = std::array::from_fn(|r| rows[r]);
+                    let registers = matrix::ldmatrix_m16n16_trans(&rows);
+                    fragments.extend((0..2).map(|r| std::array::from_fn(|t| registers[t][r])));
+                }
+                // A `stmatrix` shape the decoder never gives `ldmatrix`.
+                MatrixShape::M16n8 => {
+                    let message = format!("`{}`: ldmatrix has no .m16n8 shape", instruction.text);
+                    for &lane in lanes {
+                        self.trap(lane, instruction, message.clone());
+                    }
+                    return;
+                }
+            }
         }
         for (t, &lane) in lanes.iter().enumerate() {
             for (destination, fragment) in d.iter().zip(&fragments) {
@@ -159,8 +195,8 @@ impl Executor<'_, '_> {
     }
 
     /// `stmatrix` (9.7.14.5.16): gathers every lane's registers and writes the `8 * count`
-    /// rows at their lanes' addresses ([`matrix::stmatrix`]). All row addresses are checked
-    /// before any row is written.
+    /// rows at their lanes' addresses ([`matrix::stmatrix`], [`matrix::stmatrix_m16n8_trans`]).
+    /// All row addresses are checked before any row is written.
     pub(super) fn stmatrix(
         &mut self,
         instruction: &Instruction,
@@ -184,12 +220,17 @@ impl Executor<'_, '_> {
         for (i, &source) in sources.iter().enumerate().take(count) {
             let registers: [u32; 32] =
                 std::array::from_fn(|t| self.read_bits(lanes[t], source, 32) as u32);
-            let rows = matrix::stmatrix(&registers, form.trans);
-            for (r, row) in rows.iter().enumerate() {
+            let rows: [u128; ROWS] = if form.shape == MatrixShape::M16n8 {
+                let rows = matrix::stmatrix_m16n8_trans(&registers);
+                std::array::from_fn(|r| matrix::bytes_to_bits(&rows[r]))
+            } else {
+                let rows = matrix::stmatrix(&registers, form.trans);
+                std::array::from_fn(|r| matrix::row_to_bits(&rows[r]))
+            };
+            for (r, &row) in rows.iter().enumerate() {
                 let lane = lanes[ROWS * i + r];
                 let at = addresses[ROWS * i + r];
-                if let Err(fault) = self.store(lane, space, at, ROW_BYTES, matrix::row_to_bits(row))
-                {
+                if let Err(fault) = self.store(lane, space, at, ROW_BYTES, row) {
                     return self.fail_warp(instruction, lanes, lane, RowFailure::Fault(fault));
                 }
             }

@@ -172,6 +172,9 @@ impl Executor<'_, '_> {
         b: Source,
         c: Option<Source>,
     ) {
+        if ty == Type::B128 {
+            return self.atom_b128(instruction, lanes, space, op, destination, address, (b, c));
+        }
         let bytes = ty.bits().div_ceil(8);
         let put = destination.map(|d| Put::new(d, ty));
         for &lane in lanes {
@@ -186,6 +189,49 @@ impl Executor<'_, '_> {
                 Ok(old) => {
                     if let Some(put) = &put {
                         self.put(lane, put, u128::from(old));
+                    }
+                }
+                Err(fault) => self.fault(lane, instruction, fault),
+            }
+        }
+    }
+
+    /// `atom.exch.b128` / `atom.cas.b128` (PTX ISA 9.7.13.5, sm_90), lane by lane
+    /// ([`alu::atom_b128`]): the 16 bytes at a 16-byte aligned address ("the address must be
+    /// naturally aligned to a multiple of the access size", 6.4.2 "Addresses as Operands") in
+    /// global or shared memory; a misaligned or faulting access traps the lane. In global
+    /// memory the read and the write of the two 64-bit words are one atomic step under
+    /// [`crate::memory::GlobalMemory::update_b128`]'s lock, atomic with respect to every other
+    /// 128-bit atomic (the ISA's atomicity is between atomics of the same location).
+    #[allow(clippy::too_many_arguments)]
+    fn atom_b128(
+        &mut self,
+        instruction: &Instruction,
+        lanes: &[usize],
+        space: Space,
+        op: AtomOp,
+        destination: Option<Destination>,
+        address: MemoryOperand,
+        (b, c): (Source, Option<Source>),
+    ) {
+        let put = destination.map(|d| Put::new(d, Type::B128));
+        for &lane in lanes {
+            let at = self.address(lane, address);
+            let b = self.read(lane, b);
+            let c = c.map_or(0, |c| self.read(lane, c));
+            let Some(_) = alu::atom_b128(op, 0, b, c) else {
+                let message = format!(
+                    "`{}`: atom.{op:?}.b128 is not a form of the ISA",
+                    instruction.text
+                );
+                self.trap(lane, instruction, message);
+                continue;
+            };
+            let update = |old, _| alu::atom_b128(op, old, b, c).unwrap_or(old);
+            match self.atomic_wide(space, at, 16, update) {
+                Ok(old) => {
+                    if let Some(put) = &put {
+                        self.put(lane, put, old);
                     }
                 }
                 Err(fault) => self.fault(lane, instruction, fault),
@@ -1137,6 +1183,9 @@ impl Executor<'_, '_> {
         Ok(())
     }
 
+    /// An atomic read-modify-write of `bytes` (1, 2, 4 or 8) at `address` in `space`: `f(old,
+    /// global)` is written (`global`: the location is in global memory, whose atomic unit
+    /// behaves differently, `alu::atom`), `old` returned.
     pub(super) fn atomic(
         &mut self,
         _lane: usize,
@@ -1145,24 +1194,58 @@ impl Executor<'_, '_> {
         bytes: u32,
         f: impl Fn(u64, bool) -> u64,
     ) -> Result<u64, Fault> {
+        self.atomic_wide(space, address, bytes, |old, global| {
+            u128::from(f(old as u64, global))
+        })
+        .map(|old| old as u64)
+    }
+
+    /// [`Executor::atomic`] of up to 16 bytes: a 16-byte one (`atom.exch.b128`,
+    /// `atom.cas.b128`) must be 16-byte aligned, and in global memory is one step under
+    /// [`crate::memory::GlobalMemory::update_b128`]'s lock.
+    fn atomic_wide(
+        &mut self,
+        space: Space,
+        address: u64,
+        bytes: u32,
+        f: impl Fn(u128, bool) -> u128,
+    ) -> Result<u128, Fault> {
         let (resolved, at) = self.resolve(space, address);
-        // Whether the location is in global memory (also through a generic address): the
-        // atomic unit there behaves differently (`alu::atom`).
+        // Whether the location is in global memory (also through a generic address).
         let global = matches!(resolved, Space::Global | Space::Generic);
         let f = |old| f(old, global);
         let to_fault = |kind| fault(kind, space, address, u64::from(bytes), true);
+        if bytes == 16 && address % 16 != 0 {
+            return Err(to_fault(FaultKind::Misaligned));
+        }
         let old = match resolved {
-            Space::Global | Space::Generic => {
-                self.device.global.update(at, bytes, f).map_err(to_fault)?
+            Space::Global | Space::Generic if bytes == 16 => {
+                self.device.global.update_b128(at, f).map_err(to_fault)?
             }
+            Space::Global | Space::Generic => self
+                .device
+                .global
+                .update(at, bytes, |old| f(u128::from(old)) as u64)
+                .map(u128::from)
+                .map_err(to_fault)?,
             Space::Shared | Space::SharedCluster => {
                 let (rank, at) = self.cluster_shared(space, at).map_err(to_fault)?;
                 let memory = match rank {
                     None => &mut *self.shared,
                     Some(rank) => &mut self.cluster.peers[rank],
                 };
-                let old = load_bytes(memory, 0, at, bytes).map_err(to_fault)?;
-                store_bytes(memory, 0, at, bytes, f(old)).map_err(to_fault)?;
+                // Eight bytes at a time (a 16-byte access is two).
+                let part = bytes.min(8);
+                let mut old = 0u128;
+                for offset in (0..bytes).step_by(part as usize) {
+                    let bits = load_bytes(memory, 0, at + u64::from(offset), part);
+                    old |= u128::from(bits.map_err(to_fault)?) << (8 * offset);
+                }
+                let new = f(old);
+                for offset in (0..bytes).step_by(part as usize) {
+                    let bits = (new >> (8 * offset)) as u64;
+                    store_bytes(memory, 0, at + u64::from(offset), part, bits).map_err(to_fault)?;
+                }
                 old
             }
             Space::Local | Space::Const | Space::Param => {
@@ -1174,7 +1257,7 @@ impl Executor<'_, '_> {
                 space: resolved,
                 address: at,
                 bytes,
-                value: u128::from(f(old)),
+                value: f(old),
             });
         }
         Ok(old)

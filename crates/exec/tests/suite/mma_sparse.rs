@@ -15,7 +15,7 @@
 //! 0 selects columns 16-31, the quad selects rows, each 16-bit half a row), the ISA's figures
 //! not being in its text; B from the dense fragments of the same `k` (CUTLASS's `BLayout`s for
 //! the shapes without a dense form). Every kernel is accepted by ptxas 13.5 (`-arch sm_90a`,
-//! and the non-FP8 ones `-arch sm_80`).
+//! and the non-FP8 ones `-arch sm_80`; the `.kind::f8f6f4` ones `-arch sm_120a`).
 
 use super::mma::{Rng, run_tiles, tile_kernel};
 
@@ -47,6 +47,12 @@ pub(super) fn float_bits(ty: &str, v: i64) -> u64 {
         "tf32" | "f32" => (8, 23, 32),
         "e4m3" => (4, 3, 8),
         "e5m2" => (5, 2, 8),
+        // FP6 in the low 6 bits of its 8-bit container (9.7.14.5.14: "resides in the lower 6
+        // bits of the 8-bit container").
+        "e3m2" => (3, 2, 6),
+        "e2m3" => (2, 3, 6),
+        // FP4 (moved to the central 4 bits of its container below).
+        "e2m1" => (2, 1, 4),
         _ => unreachable!(),
     };
     if v == 0 {
@@ -57,7 +63,10 @@ pub(super) fn float_bits(ty: &str, v: i64) -> u64 {
     let fraction = ((magnitude << mbits) >> exponent) & ((1 << mbits) - 1);
     let bias = (1u64 << (ebits - 1)) - 1;
     let sign = u64::from(v < 0) << (total - 1);
-    sign | (exponent + bias) << mbits | fraction
+    let bits = sign | (exponent + bias) << mbits | fraction;
+    // "The matrix element of type .e2m1 resides in central 4 bits of the 8-bit container"
+    // (9.7.14.5.14).
+    if ty == "e2m1" { bits << 2 } else { bits }
 }
 
 /// A random element of an A/B type: its value and its bits.
@@ -97,7 +106,7 @@ pub(super) fn coverage(form: &Form, t: usize, selector: usize) -> Option<Coverag
     let one = matches!((ty, k), ("f16" | "bf16", 16) | ("tf32", 8));
     let all = matches!(
         (ty, k),
-        ("s8" | "u8" | "e4m3" | "e5m2", 64) | ("s4" | "u4", 128)
+        ("s8" | "u8" | "e4m3" | "e5m2" | "e3m2" | "e2m3" | "e2m1", 64) | ("s4" | "u4", 128)
     );
     if one {
         // Stride<_0,_1> over (4, 8) lanes, Stride<_0,_8> over (16|8, 2) values.
@@ -261,9 +270,12 @@ fn a_register(form: &Form, t: usize, r: usize) -> (usize, bool) {
         ("tf32", _) => (t * 2 + 8 * (r / 2), r % 2 == 1),
         // .u8/.s8 m16n8k32: "row = groupID for ai where 0 <= i < 4"; firstcol = t * 8.
         ("s8" | "u8", 32) => (t * 8, r == 1),
-        // .u8/.s8/FP8 m16n8k64: "row = groupID for ai where 0 <= i < 4 || 8 <= i < 12";
-        // firstcol = t * 8 for i < 8, + 32 for i >= 8.
-        ("s8" | "u8" | "e4m3" | "e5m2", _) => (t * 8 + 32 * (r / 2), r % 2 == 1),
+        // .u8/.s8/FP8 m16n8k64 (and `.kind::f8f6f4`'s FP6/FP4 in 8-bit containers): "row =
+        // groupID for ai where 0 <= i < 4 || 8 <= i < 12"; firstcol = t * 8 for i < 8, + 32
+        // for i >= 8.
+        ("s8" | "u8" | "e4m3" | "e5m2" | "e3m2" | "e2m3" | "e2m1", _) => {
+            (t * 8 + 32 * (r / 2), r % 2 == 1)
+        }
         // .u4/.s4 m16n8k64: "row = groupID for ai where 0 <= i < 8"; firstcol = t * 16.
         ("s4" | "u4", 64) => (t * 16, r == 1),
         // m16n8k128: "row = groupID for ai where 0 <= i < 8 || 16 <= i < 24"; firstcol =
@@ -302,6 +314,27 @@ fn forms() -> Vec<Form> {
     ]
 }
 
+/// The sparse `.kind::f8f6f4` forms (sm_120a; 9.7.14.6.3 `mma.spvariant.sync.aligned.m16n8k64.
+/// row.col.kind::f8f6f4.dtype.f8f6f4type.f8f6f4type.ctype`, which ptxas 13.5 takes with
+/// `.sp::ordered_metadata` only and the selector 0): FP8, FP6 and FP4 in 8-bit containers, laid
+/// out as the 8-bit `.m16n8k64` forms (CUTLASS's `SM120_SPARSE_16x8x64_TN`, in
+/// `cute/atom/mma_traits_sm120_sparse.hpp`, shares the FP8 `ELayout`).
+fn kind_f8f6f4_forms() -> Vec<Form> {
+    let form = |ab, dc| Form {
+        k: 64,
+        ab,
+        dc,
+        satfinite: false,
+        ordered: true,
+    };
+    vec![
+        form(("e2m1", "e3m2"), "f32"),
+        form(("e2m3", "e2m1"), "f16"),
+        form(("e4m3", "e2m1"), "f32"),
+        form(("e3m2", "e5m2"), "f16"),
+    ]
+}
+
 /// D = A*B + C for every sparse form and every selector the ISA allows it, with random sparsity
 /// patterns (in any order of the two indices for `.sp`, increasing for
 /// `.sp::ordered_metadata`) and random metadata words in the lanes that supply none.
@@ -309,7 +342,8 @@ fn forms() -> Vec<Form> {
 fn sparse_forms_match_a_plain_matrix_product() {
     let mut rng = Rng(0x5ba5_0e5e);
     let mut checked = 0;
-    for form in forms() {
+    let forms = forms().into_iter().map(|form| (form, false));
+    for (form, kind) in forms.chain(kind_f8f6f4_forms().into_iter().map(|form| (form, true))) {
         let (m, n, k) = (16usize, 8usize, form.k);
         let (a_ty, b_ty) = form.ab;
         let integer = form.dc == "s32";
@@ -319,7 +353,9 @@ fn sparse_forms_match_a_plain_matrix_product() {
         let (chunk, stored) = chunking(a_ty);
         let selectors = match (a_ty, k) {
             ("f16" | "bf16", 16) | ("tf32", 8) => 4,
-            ("s8" | "u8" | "e4m3" | "e5m2", 64) | ("s4" | "u4", 128) => 1,
+            ("s8" | "u8" | "e4m3" | "e5m2" | "e3m2" | "e2m3" | "e2m1", 64) | ("s4" | "u4", 128) => {
+                1
+            }
             _ => 2,
         };
         for selector in 0..selectors {
@@ -423,7 +459,8 @@ fn sparse_forms_match_a_plain_matrix_product() {
                 );
             }
             let name = format!(
-                "m16n8k{k}.row.col{}.{}.{a_ty}.{b_ty}.{}",
+                "m16n8k{k}.row.col{}{}.{}.{a_ty}.{b_ty}.{}",
+                if kind { ".kind::f8f6f4" } else { "" },
                 if form.satfinite { ".satfinite" } else { "" },
                 form.dc,
                 form.dc
@@ -444,6 +481,11 @@ fn sparse_forms_match_a_plain_matrix_product() {
                 d_ty,
                 Some((variant, selector as u32)),
             );
+            let source = if kind {
+                source.replace(".target sm_90", ".target sm_120a")
+            } else {
+                source
+            };
             let out = run_tiles(&name, &source, 1, input, expected.len());
             assert!(
                 out == expected,
@@ -452,7 +494,7 @@ fn sparse_forms_match_a_plain_matrix_product() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 38);
+    assert_eq!(checked, 42);
 }
 
 /// A selector inside 0..3 but outside the ISA's range for the form ("the sparsity selector
@@ -488,5 +530,26 @@ fn an_undefined_selector_traps() {
             assert!(location.line > 0);
         }
         other => panic!("{other:?}"),
+    }
+}
+
+/// ptxas 13.5 refuses the sparse `.kind::f8f6f4` with `.sp` ("Illegal modifier '.sp' for
+/// instruction 'mma'") and with a selector other than 0 ("Argument 5 of instruction 'mma':
+/// unexpected value '1', expected to be 0"); so does the checker.
+#[test]
+fn the_sparse_kind_f8f6f4_takes_ordered_metadata_and_selector_0() {
+    let name = "m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e3m2.f32";
+    let kernel = |variant, selector| {
+        tile_kernel(name, [4, 4, 4, 4], false, "f32", Some((variant, selector)))
+            .replace(".target sm_90", ".target sm_120a")
+    };
+    ptxsim_exec::load(&kernel("sp::ordered_metadata", 0), None).expect("ptxas accepts it");
+    for (variant, selector) in [("sp", 0), ("sp::ordered_metadata", 1)] {
+        let Err(ptxsim_exec::LoadError::Diagnostics(diagnostics)) =
+            ptxsim_exec::load(&kernel(variant, selector), None)
+        else {
+            panic!("mma.{variant} with selector {selector}: ptxas refuses it");
+        };
+        assert!(!diagnostics.is_empty());
     }
 }
