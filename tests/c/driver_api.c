@@ -1403,6 +1403,38 @@ int main(int argc, char **argv) {
     OK(cuStreamSynchronize(spin_stream));
     CHECK(latch_view[1] == 7, "the kernel waiting for the host's store wrote %u", latch_view[1]);
     OK(cuStreamDestroy_v2(spin_stream));
+
+    /* The launch queue of a created stream is finite (docs/divergences.md, D68): a thread
+     * that only launches (the developer blog's cuda-vmm sync_main launches from four threads
+     * until told to stop) runs the kept launches once 1,024 wait, without another driver call.
+     * 2,049 launches of a kernel that counts in managed memory: at least 1,024 have run when
+     * the host reads the count, all after cuStreamSynchronize. */
+    {
+        static const char *bump_ptx =
+            ".version 8.0\n.target sm_90\n.address_size 64\n"
+            ".visible .entry bump(.param .u64 count)\n"
+            "{\n    .reg .b32 %r<3>;\n    .reg .b64 %rd1;\n"
+            "    ld.param.u64 %rd1, [count];\n    ld.global.u32 %r1, [%rd1];\n"
+            "    add.u32 %r2, %r1, 1;\n    st.global.u32 [%rd1], %r2;\n    ret;\n}\n";
+        CUmodule bump_module = NULL;
+        CUfunction bump = NULL;
+        OK(cuModuleLoadData(&bump_module, bump_ptx));
+        OK(cuModuleGetFunction(&bump, bump_module, "bump"));
+        latch_view[0] = 0;
+        CUstream queue = NULL;
+        OK(cuStreamCreate(&queue, 0));
+        void *bump_params[] = {&latch};
+        for (int i = 0; i < 2049; i++)
+            OK(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, queue, bump_params, NULL));
+        uint32_t ran = latch_view[0];
+        CHECK(ran >= 1024 && ran < 2049, "%u of 2049 launches ran before a synchronizing call",
+              ran);
+        OK(cuStreamSynchronize(queue));
+        CHECK(latch_view[0] == 2049, "%u of 2049 launches ran after cuStreamSynchronize",
+              latch_view[0]);
+        OK(cuStreamDestroy_v2(queue));
+        OK(cuModuleUnload(bump_module));
+    }
     OK(cuMemFree_v2(latch));
 
     /* Timing: the same module text loaded, its kernel found and launched again and again

@@ -2706,10 +2706,27 @@ pub fn defers(stream: u64) -> bool {
     stream >= FIRST_HANDLE && *DEFER_LAUNCHES
 }
 
+/// How many launches [`DEFERRED`] keeps at most. A GPU's launch queue is finite too: a host
+/// thread that launches faster than the GPU runs its kernels waits in the launch call once the
+/// queue is full (cuda-samples' and the developer blog's programs that launch from host threads
+/// in a loop until another thread tells them to stop rely on it: without a bound the queue
+/// grows for as long as the program runs, and the call that finally runs it takes as long).
+/// The depth is ptxsim's ([divergences.md](../../../docs/divergences.md), D68).
+pub const DEFERRED_LIMIT: usize = 1024;
+
 /// Keeps `launch` (on a created stream) until the next call that is not one of
 /// [`DEFERRING_CALLS`]: it then runs, before that call, in launch order with the others kept.
-/// The stream and the context are checked now.
+/// The stream and the context are checked now. When [`DEFERRED_LIMIT`] launches are kept
+/// already, they run first, in this call, as a full launch queue holds the launching thread.
 pub fn defer(launch: &Launch<'_>) -> CallResult<()> {
+    if DEFERRED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .len()
+        >= DEFERRED_LIMIT
+    {
+        run_deferred()?;
+    }
     // A kernel of a library (`CUkernel`) is its module in the current context, now.
     let function = {
         let mut state = state();
