@@ -230,6 +230,7 @@ CUresult cuCtxGetFlags(unsigned int *flags);
 /* CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with srcContext and dstContext in the reserved fields. */
 CUresult cuMemcpy3DPeer(const Memcpy3D *copy);
 CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned int flags);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr address);
 CUresult cuMemHostGetFlags(unsigned int *flags, void *pointer);
 CUresult cuMemFreeHost(void *pointer);
 CUresult cuFlushGPUDirectRDMAWrites(int target, int scope);
@@ -1063,6 +1064,15 @@ int main(int argc, char **argv) {
     OK(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
     OK(cuMemcpyDtoH_v2(&counter, d_counter, 4));
     CHECK(counter == 42, "counter %u", counter);
+    /* A module variable is an allocation to cuMemGetAddressRange too: the printf-alternative
+       blog sample copies a kernel's __FILE__ string from the module's data by its range. */
+    {
+        CUdeviceptr base = 0;
+        size_t size = 0;
+        OK(cuMemGetAddressRange_v2(&base, &size, d_counter + 2));
+        CHECK(base == d_counter && size == 4, "cuMemGetAddressRange of a variable: %#llx + %zu",
+              (unsigned long long)base, size);
+    }
     CHECK(cuModuleGetGlobal_v2(&d_counter, &counter_size, counter_module, "nothing") ==
               CUDA_ERROR_NOT_FOUND,
           "unknown global");
@@ -1876,6 +1886,23 @@ int main(int argc, char **argv) {
         CHECK(cuMemcpy3DPeer(&copy) == 201, "cuMemcpy3DPeer with a bad context");
         OK(cuMemFree_v2(source));
         OK(cuMemFree_v2(destination));
+    }
+    /* cuMemGetAddressRange: "the base address ... and size ... of the allocation that
+       contains the input pointer"; either output may be NULL; CUDA_ERROR_NOT_FOUND (500) for
+       an address in no allocation (cuda.h). The developer blog's printf-alternative asks it. */
+    {
+        CUdeviceptr block = 0, base = 0;
+        size_t size = 0;
+        OK(cuMemAlloc_v2(&block, 1000));
+        OK(cuMemGetAddressRange_v2(&base, &size, block + 100));
+        CHECK(base == block && size == 1000, "cuMemGetAddressRange: %#llx + %zu for %#llx + 1000",
+              (unsigned long long)base, size, (unsigned long long)block);
+        size = 0;
+        OK(cuMemGetAddressRange_v2(NULL, &size, block + 999));
+        CHECK(size == 1000, "cuMemGetAddressRange without a base: %zu", size);
+        OK(cuMemFree_v2(block));
+        CHECK(cuMemGetAddressRange_v2(&base, &size, block) == 500,
+              "cuMemGetAddressRange of a freed allocation");
     }
     /* cuMemHostGetFlags gives "the flags that were specified when allocating" (cuda.h):
        CU_MEMHOSTALLOC_PORTABLE (1) | CU_MEMHOSTALLOC_WRITECOMBINED (4). */

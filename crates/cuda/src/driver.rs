@@ -2283,7 +2283,14 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     } else {
         Some(state.current()?)
     };
-    state.stream(launch.stream)?;
+    // A graph's node or a deferred launch had its stream checked when it was queued, and runs
+    // even if the stream was destroyed since: "the resources associated with hStream will be
+    // released automatically once the device has completed all work in hStream" (cuda.h,
+    // cuStreamDestroy). Another thread may destroy the stream while this one runs the launches
+    // kept before ([`run_deferred`] takes them all at once).
+    if !own_context {
+        state.stream(launch.stream)?;
+    }
     let function = resolve_function(&mut state, launch.function)?;
     let (function, loaded) = state.function(function)?;
     if Some(loaded.context) != current && !own_context {
@@ -3131,6 +3138,38 @@ pub enum PointerValue {
     U64(u64),
     /// A C `bool` (one byte: MAPPED, SYNC_MEMOPS, ...).
     Bool(bool),
+}
+
+/// `cuMemGetAddressRange`: "the base address ... and size ... of the allocation that contains
+/// the input pointer" (cuda.h): a device allocation, a virtual-memory mapping, managed or
+/// registered host memory (one address space, as with unified addressing), or a module's
+/// `.global` variable;
+/// `CUDA_ERROR_NOT_FOUND` for an address in none.
+pub fn address_range(address: u64) -> CallResult<(u64, u64)> {
+    let state = state();
+    state.settings()?;
+    if let Some((_, (base, len, _))) = state.allocation(address) {
+        return Ok((base, len));
+    }
+    if let Some((base, len, _)) = state.vmm.mapping_at(address) {
+        return Ok((base, len));
+    }
+    if let Some(range) = host_range(address, 1) {
+        return Ok((range.start, range.len));
+    }
+    // A module's variable (the developer blog's printf-alternative copies a string a kernel
+    // handed it, `__FILE__`, from the module's data).
+    if let Some((base, len, _)) = state
+        .modules
+        .values()
+        .find_map(|module| module.globals.find(address))
+    {
+        return Ok((base, len));
+    }
+    Err(Failure::new(
+        CudaError::NotFound,
+        format!("{address:#x} is in no allocation"),
+    ))
 }
 
 /// `cuPointerGetAttribute` of a device allocation: CONTEXT (1), MEMORY_TYPE (2: device),
