@@ -11,7 +11,9 @@ of the program (the `judge` functions). Programs that need libraries ptxsim does
 (cuBLAS, cuRAND, cuFFT, NVML, MPI, OpenACC, TensorRT, EGL) are SKIP rows.
 
 Environment: BENCHMARKS (a regular expression: only the programs whose name matches), TIMEOUT
-(seconds per program, default 120), PTXSIM_LIBCUDA, PTXSIM_NVIDIA_ROOT. Writes
+(seconds per program, default 120), PTXSIM_LIBCUDA, PTXSIM_NVIDIA_ROOT, CPP11_RANGE (a checkout
+of harrism/cpp11-range, the submodule c++11_cuda includes; without it c++11_cuda is a
+BUILD-FAIL). Writes
 <build>/results.tsv and <build>/logs/NAME.{build,run}.log.
 """
 import os
@@ -108,8 +110,10 @@ CUDA_CPP = "series/cuda-cpp"
 def programs(checkout, link, cub):
     """name: (folder, [build commands: nvcc arguments, or ["g++", ...]], run command, judge)."""
     vmm = [f"-L{link}", "-lcuda"]
+    range_include = [f"-I{os.environ['CPP11_RANGE']}"] if os.environ.get("CPP11_RANGE") else []
     return {
-        "c++11_cuda": ("c++11_cuda", [["-Icpp11-range", "c++11_cuda.cu"]],
+        # cpp11-range is a submodule (harrism/cpp11-range): CPP11_RANGE=<its checkout>.
+        "c++11_cuda": ("c++11_cuda", [["-Icpp11-range", *range_include, "c++11_cuda.cu"]],
                        "{bin}", xyzw(checkout)),
         "cuda-vmm-sync": ("posts/cuda-vmm", [["sync_main.cu", *vmm]], "{bin}", None),
         "cuda-vmm-vector": ("posts/cuda-vmm", [["vector_main.cpp", "cuvector.cpp", *vmm]], "{bin}", None),
@@ -119,7 +123,7 @@ def programs(checkout, link, cub):
         # one reads past the CTA's shared memory, which a GPU refuses as well) and 4 accesses
         # per element; the program verifies updates itself.
         "gups": ("posts/gups", [["-O3", "-DSTATIC_SHMEM", "gups.cu"]],
-                 " && ".join(f"{{bin}} -n 16 -t {t}" for t in range(5)) + " && {bin} -n 16 -s 10 -a 64",
+                 " && ".join(f"{{bin}} -n 16 -t {t}" for t in range(5)) + " && {bin} -n 16 -s 0 -a 4",
                  all_zero(r"Verification: Found (\d+) errors", "verification errors")),
         "haxpy": ("posts/mixed-precision", [["haxpy.cu"]], "{bin}", haxpy),
         # It includes cub/cub/cub.cuh from a submodule (CUB's repository): CUDA's own CUB here.
