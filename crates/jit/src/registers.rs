@@ -573,83 +573,7 @@ pub(crate) fn texture_results(op: &ptxsim_exec::ir::TextureOp) -> usize {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
-
-    /// The names of the registers [`read_before_written`] lists for `body`, or `None`.
-    fn listed(declarations: &str, body: &str) -> Option<Vec<String>> {
-        let source =
-            format!("{HEADER}.visible .entry k(.param .u64 out) {{\n{declarations}\n{body}\n}}\n");
-        let program = ptxsim_exec::load(&source, None).expect("the kernel loads");
-        read_before_written(&program).map(|registers| {
-            registers
-                .iter()
-                .map(|&r| program.registers[r as usize].name.clone())
-                .collect()
-        })
-    }
-
-    /// Read after a join where one way wrote it: listed; written on every way first: not;
-    /// written under a guard only, then read: listed; never read: not; `shfl`'s source,
-    /// which other lanes read: listed even though written first.
-    #[test]
-    fn lists_the_registers_some_path_reads_unwritten() {
-        let declarations = ".reg .pred %p<2>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<2>;";
-        let body = "
-    mov.u32 %r1, %tid.x;
-    setp.eq.u32 %p1, %r1, 0;
-    @%p1 bra SKIP;
-    mov.u32 %r2, 5;
-    mov.u32 %r3, 6;
-SKIP:
-    mov.u32 %r3, 7;
-    add.u32 %r4, %r2, %r3;
-    @%p1 mov.u32 %r5, 1;
-    add.u32 %r6, %r5, 1;
-    mov.u32 %r0, 9;
-    mov.u32 %r7, %r1;
-    shfl.sync.idx.b32 %r8, %r7, 0, 31, -1;
-    ld.param.u64 %rd1, [out];
-    st.global.u32 [%rd1], %r4;
-    ret;";
-        assert_eq!(
-            listed(declarations, body),
-            Some(vec!["%r2".into(), "%r5".into(), "%r7".into()])
-        );
-    }
-
-    /// A loop whose body reads a register the loop's first pass has not written yet.
-    #[test]
-    fn follows_loops_back() {
-        let declarations = ".reg .pred %p<2>;\n.reg .b32 %r<4>;";
-        let body = "
-    mov.u32 %r1, 0;
-LOOP:
-    add.u32 %r2, %r3, 1;
-    mov.u32 %r3, %r1;
-    add.u32 %r1, %r1, 1;
-    setp.lt.u32 %p1, %r1, 4;
-    @%p1 bra LOOP;
-    ret;";
-        assert_eq!(listed(declarations, body), Some(vec!["%r3".into()]));
-    }
-
-    /// A call reads and writes registers it does not name: every register may be read.
-    #[test]
-    fn calls_leave_every_register_listed() {
-        let source = format!(
-            "{HEADER}.func f() {{ ret; }}\n.visible .entry k() {{\n.reg .b32 %r<2>;\n\
-             mov.u32 %r1, 1;\ncall f;\nret;\n}}\n"
-        );
-        let program = ptxsim_exec::load(&source, Some("k")).expect("the kernel loads");
-        assert_eq!(read_before_written(&program), None);
-    }
-}
-
-/// Whether `program` read-modifies-writes a global address that threads of one CTA share,
+/// Whether `program` read-modify-writes a global address that threads of one CTA share,
 /// with only compiled instructions between its load and its store: a thread stores through a
 /// base register whose value does not depend on a thread-index axis along which the CTA
 /// (`block`) has more than one thread, and a compiled load through the same register and
@@ -776,4 +700,80 @@ pub(crate) fn global_update_shared_by_threads(
             .iter()
             .any(|&(load, other)| other == key && (reaches(store, load) || reaches(load, store)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+    /// The names of the registers [`read_before_written`] lists for `body`, or `None`.
+    fn listed(declarations: &str, body: &str) -> Option<Vec<String>> {
+        let source =
+            format!("{HEADER}.visible .entry k(.param .u64 out) {{\n{declarations}\n{body}\n}}\n");
+        let program = ptxsim_exec::load(&source, None).expect("the kernel loads");
+        read_before_written(&program).map(|registers| {
+            registers
+                .iter()
+                .map(|&r| program.registers[r as usize].name.clone())
+                .collect()
+        })
+    }
+
+    /// Read after a join where one way wrote it: listed; written on every way first: not;
+    /// written under a guard only, then read: listed; never read: not; `shfl`'s source,
+    /// which other lanes read: listed even though written first.
+    #[test]
+    fn lists_the_registers_some_path_reads_unwritten() {
+        let declarations = ".reg .pred %p<2>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<2>;";
+        let body = "
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 bra SKIP;
+    mov.u32 %r2, 5;
+    mov.u32 %r3, 6;
+SKIP:
+    mov.u32 %r3, 7;
+    add.u32 %r4, %r2, %r3;
+    @%p1 mov.u32 %r5, 1;
+    add.u32 %r6, %r5, 1;
+    mov.u32 %r0, 9;
+    mov.u32 %r7, %r1;
+    shfl.sync.idx.b32 %r8, %r7, 0, 31, -1;
+    ld.param.u64 %rd1, [out];
+    st.global.u32 [%rd1], %r4;
+    ret;";
+        assert_eq!(
+            listed(declarations, body),
+            Some(vec!["%r2".into(), "%r5".into(), "%r7".into()])
+        );
+    }
+
+    /// A loop whose body reads a register the loop's first pass has not written yet.
+    #[test]
+    fn follows_loops_back() {
+        let declarations = ".reg .pred %p<2>;\n.reg .b32 %r<4>;";
+        let body = "
+    mov.u32 %r1, 0;
+LOOP:
+    add.u32 %r2, %r3, 1;
+    mov.u32 %r3, %r1;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p1, %r1, 4;
+    @%p1 bra LOOP;
+    ret;";
+        assert_eq!(listed(declarations, body), Some(vec!["%r3".into()]));
+    }
+
+    /// A call reads and writes registers it does not name: every register may be read.
+    #[test]
+    fn calls_leave_every_register_listed() {
+        let source = format!(
+            "{HEADER}.func f() {{ ret; }}\n.visible .entry k() {{\n.reg .b32 %r<2>;\n\
+             mov.u32 %r1, 1;\ncall f;\nret;\n}}\n"
+        );
+        let program = ptxsim_exec::load(&source, Some("k")).expect("the kernel loads");
+        assert_eq!(read_before_written(&program), None);
+    }
 }
