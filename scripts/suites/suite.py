@@ -11,14 +11,15 @@ TIMEOUT, SKIP, BUILD-FAIL, as in scripts/hecbench and scripts/rodinia.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hecbench"))
-from hecbench import PTXSIM, classify, write  # noqa: E402,F401
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "rodinia"))
+from hecbench import PTXSIM, classify, write  # noqa: E402
+from rodinia import run as run_logged  # noqa: E402  (a command with a timeout, its output logged)
 
 HERE = Path(__file__).resolve().parent
 REFUSED = re.compile(r"ptxsim: cuLaunchKernel: CUDA_ERROR_INVALID_CONFIGURATION: grid and block "
@@ -100,24 +101,8 @@ class Suite:
             return
         environment = dict(os.environ, **(env or {}))
         environment["LD_LIBRARY_PATH"] = f"{self.lib}:{os.environ.get('LD_LIBRARY_PATH', '')}"
-        t0 = time.time()
-        timed_out = False
-        with open(self.logs / f"{name}.run.log", "w") as log:
-            log.write(f"$ {command}\n")
-            log.flush()
-            proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, stdout=log,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    env=environment, start_new_session=True)
-            try:
-                rc = proc.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                rc = proc.wait()
-                timed_out = True
-            finally:
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGKILL)
-        seconds = time.time() - t0
+        rc, timed_out, seconds = run_logged(command, cwd, environment,
+                                            self.logs / f"{name}.run.log", self.timeout)
         body = (self.logs / f"{name}.run.log").read_text(errors="replace")
         verdict = None
         # A launch whose configuration NVIDIA's driver refuses as well (PolyBench's lu launches
