@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "suites"))
-from suite import Suite  # noqa: E402
+from suite import from_arguments  # noqa: E402
 
 GRAPHICS = re.compile(r'#include "[^"]*(cpu_bitmap|cpu_anim|gpu_anim|gl_helper)\.h"')
 TWO_GPUS = {"chapter11/multidevice", "chapter11/portable"}
@@ -56,11 +56,8 @@ def judge(body):
 
 
 def main():
-    checkout = Path(sys.argv[1]).resolve()
-    build = Path(sys.argv[2] if len(sys.argv) > 2 else "/tmp/ptxsim-cuda-by-example")
-    if not (checkout / "common" / "book.h").is_file():
-        sys.exit(f"{checkout} is not the book's source code (no common/book.h)")
-    suite = Suite(build)
+    checkout, suite = from_arguments("/tmp/ptxsim-cuda-by-example", "common/book.h",
+                                     "the book's source code")
     only = re.compile(os.environ.get("BENCHMARKS", ""))
     sources = sorted(checkout.glob("chapter*/*.cu")) + sorted(checkout.glob("appendix_a/*.cu"))
     for source in sources:

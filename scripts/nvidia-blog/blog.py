@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "suites"))
-from suite import Suite  # noqa: E402
+from suite import from_arguments  # noqa: E402
 
 
 def all_zero(pattern, what):
@@ -172,11 +172,8 @@ SKIPPED = {
 
 
 def main():
-    checkout = Path(sys.argv[1]).resolve()
-    build = Path(sys.argv[2] if len(sys.argv) > 2 else "/tmp/ptxsim-nvidia-blog")
-    if not (checkout / "series" / "cuda-cpp").is_dir():
-        sys.exit(f"{checkout} is not a checkout of the blog's code-samples (no series/cuda-cpp)")
-    suite = Suite(build)
+    checkout, suite = from_arguments("/tmp/ptxsim-nvidia-blog", "series/cuda-cpp",
+                                     "a checkout of the blog's code-samples")
     # -lcuda: the programs of the driver API link ptxsim's library.
     link = suite.build / "link"
     link.mkdir(exist_ok=True)

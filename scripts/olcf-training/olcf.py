@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "suites"))
-from suite import Suite  # noqa: E402
+from suite import from_arguments  # noqa: E402
 
 # The readmes' flags (hw9's task2 is a cooperative launch with grid sync: -rdc=true), less
 # -std=c++11/14: CUDA 13's headers need C++17, nvcc's default.
@@ -98,12 +98,9 @@ def judge(body):
 
 
 def main():
-    checkout = Path(sys.argv[1]).resolve()
-    build = Path(sys.argv[2] if len(sys.argv) > 2 else "/tmp/ptxsim-olcf-training")
+    checkout, suite = from_arguments("/tmp/ptxsim-olcf-training", "exercises/hw1",
+                                     "a checkout of the OLCF CUDA training series")
     exercises = checkout / "exercises"
-    if not (exercises / "hw1").is_dir():
-        sys.exit(f"{checkout} is not a checkout of the OLCF CUDA training series (no exercises/hw1)")
-    suite = Suite(build)
     only = re.compile(os.environ.get("BENCHMARKS", ""))
     names = sorted(str(p.relative_to(exercises).with_suffix(""))
                    for p in exercises.rglob("*_solution.cu")) + EXTRA

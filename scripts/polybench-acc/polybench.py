@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "suites"))
-from suite import Suite  # noqa: E402
+from suite import from_arguments  # noqa: E402
 
 # name: (source under CUDA/, size definitions; empty: MINI_DATASET)
 PROGRAMS = {
@@ -64,12 +64,9 @@ def judge(body):
 
 
 def main():
-    checkout = Path(sys.argv[1]).resolve()
-    build = Path(sys.argv[2] if len(sys.argv) > 2 else "/tmp/ptxsim-polybench-acc")
+    checkout, suite = from_arguments("/tmp/ptxsim-polybench-acc", "CUDA/utilities/polybench.c",
+                                     "a PolyBench-ACC checkout")
     root = checkout / "CUDA"
-    if not (root / "utilities" / "polybench.c").is_file():
-        sys.exit(f"{checkout} is not a PolyBench-ACC checkout (no CUDA/utilities/polybench.c)")
-    suite = Suite(build)
     only = re.compile(os.environ.get("BENCHMARKS", ""))
     for name, (source, sizes) in PROGRAMS.items():
         if not only.search(name):

@@ -128,3 +128,15 @@ class Suite:
             verdict = line.split("\t")[1]
             counts[verdict] = counts.get(verdict, 0) + 1
         print(" ".join(f"{k} {v}" for k, v in sorted(counts.items())), f"-> {self.results_path}")
+
+
+def from_arguments(default_build, marker, what):
+    """The checkout the command line names (argv[1]), checked by a path it must hold
+    (`marker`; else exit saying it is not `what`), and the Suite of the build folder (argv[2],
+    else `default_build`)."""
+    if len(sys.argv) < 2:
+        sys.exit(f"usage: {sys.argv[0]} <{what}> [build dir, default {default_build}]")
+    checkout = Path(sys.argv[1]).resolve()
+    if not (checkout / marker).exists():
+        sys.exit(f"{checkout} is not {what} (no {marker})")
+    return checkout, Suite(sys.argv[2] if len(sys.argv) > 2 else default_build)
