@@ -230,6 +230,7 @@ CUresult cuCtxGetFlags(unsigned int *flags);
 /* CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with srcContext and dstContext in the reserved fields. */
 CUresult cuMemcpy3DPeer(const Memcpy3D *copy);
 CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned int flags);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr address);
 CUresult cuMemHostGetFlags(unsigned int *flags, void *pointer);
 CUresult cuMemFreeHost(void *pointer);
 CUresult cuFlushGPUDirectRDMAWrites(int target, int scope);
@@ -1063,6 +1064,15 @@ int main(int argc, char **argv) {
     OK(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
     OK(cuMemcpyDtoH_v2(&counter, d_counter, 4));
     CHECK(counter == 42, "counter %u", counter);
+    /* A module variable is an allocation to cuMemGetAddressRange too: the printf-alternative
+       blog sample copies a kernel's __FILE__ string from the module's data by its range. */
+    {
+        CUdeviceptr base = 0;
+        size_t size = 0;
+        OK(cuMemGetAddressRange_v2(&base, &size, d_counter + 2));
+        CHECK(base == d_counter && size == 4, "cuMemGetAddressRange of a variable: %#llx + %zu",
+              (unsigned long long)base, size);
+    }
     CHECK(cuModuleGetGlobal_v2(&d_counter, &counter_size, counter_module, "nothing") ==
               CUDA_ERROR_NOT_FOUND,
           "unknown global");
@@ -1403,6 +1413,38 @@ int main(int argc, char **argv) {
     OK(cuStreamSynchronize(spin_stream));
     CHECK(latch_view[1] == 7, "the kernel waiting for the host's store wrote %u", latch_view[1]);
     OK(cuStreamDestroy_v2(spin_stream));
+
+    /* The launch queue of a created stream is finite (docs/divergences.md, D68): a thread
+     * that only launches (the developer blog's cuda-vmm sync_main launches from four threads
+     * until told to stop) runs the kept launches once 1,024 wait, without another driver call.
+     * 2,049 launches of a kernel that counts in managed memory: at least 1,024 have run when
+     * the host reads the count, all after cuStreamSynchronize. */
+    {
+        static const char *bump_ptx =
+            ".version 8.0\n.target sm_90\n.address_size 64\n"
+            ".visible .entry bump(.param .u64 count)\n"
+            "{\n    .reg .b32 %r<3>;\n    .reg .b64 %rd1;\n"
+            "    ld.param.u64 %rd1, [count];\n    ld.global.u32 %r1, [%rd1];\n"
+            "    add.u32 %r2, %r1, 1;\n    st.global.u32 [%rd1], %r2;\n    ret;\n}\n";
+        CUmodule bump_module = NULL;
+        CUfunction bump = NULL;
+        OK(cuModuleLoadData(&bump_module, bump_ptx));
+        OK(cuModuleGetFunction(&bump, bump_module, "bump"));
+        latch_view[0] = 0;
+        CUstream queue = NULL;
+        OK(cuStreamCreate(&queue, 0));
+        void *bump_params[] = {&latch};
+        for (int i = 0; i < 2049; i++)
+            OK(cuLaunchKernel(bump, 1, 1, 1, 1, 1, 1, 0, queue, bump_params, NULL));
+        uint32_t ran = latch_view[0];
+        CHECK(ran >= 1024 && ran < 2049, "%u of 2049 launches ran before a synchronizing call",
+              ran);
+        OK(cuStreamSynchronize(queue));
+        CHECK(latch_view[0] == 2049, "%u of 2049 launches ran after cuStreamSynchronize",
+              latch_view[0]);
+        OK(cuStreamDestroy_v2(queue));
+        OK(cuModuleUnload(bump_module));
+    }
     OK(cuMemFree_v2(latch));
 
     /* Timing: the same module text loaded, its kernel found and launched again and again
@@ -1844,6 +1886,23 @@ int main(int argc, char **argv) {
         CHECK(cuMemcpy3DPeer(&copy) == 201, "cuMemcpy3DPeer with a bad context");
         OK(cuMemFree_v2(source));
         OK(cuMemFree_v2(destination));
+    }
+    /* cuMemGetAddressRange: "the base address ... and size ... of the allocation that
+       contains the input pointer"; either output may be NULL; CUDA_ERROR_NOT_FOUND (500) for
+       an address in no allocation (cuda.h). The developer blog's printf-alternative asks it. */
+    {
+        CUdeviceptr block = 0, base = 0;
+        size_t size = 0;
+        OK(cuMemAlloc_v2(&block, 1000));
+        OK(cuMemGetAddressRange_v2(&base, &size, block + 100));
+        CHECK(base == block && size == 1000, "cuMemGetAddressRange: %#llx + %zu for %#llx + 1000",
+              (unsigned long long)base, size, (unsigned long long)block);
+        size = 0;
+        OK(cuMemGetAddressRange_v2(NULL, &size, block + 999));
+        CHECK(size == 1000, "cuMemGetAddressRange without a base: %zu", size);
+        OK(cuMemFree_v2(block));
+        CHECK(cuMemGetAddressRange_v2(&base, &size, block) == 500,
+              "cuMemGetAddressRange of a freed allocation");
     }
     /* cuMemHostGetFlags gives "the flags that were specified when allocating" (cuda.h):
        CU_MEMHOSTALLOC_PORTABLE (1) | CU_MEMHOSTALLOC_WRITECOMBINED (4). */

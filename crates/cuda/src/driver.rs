@@ -2283,7 +2283,14 @@ fn launch_on(launch: &Launch<'_>, own_context: bool) -> CallResult<()> {
     } else {
         Some(state.current()?)
     };
-    state.stream(launch.stream)?;
+    // A graph's node or a deferred launch had its stream checked when it was queued, and runs
+    // even if the stream was destroyed since: "the resources associated with hStream will be
+    // released automatically once the device has completed all work in hStream" (cuda.h,
+    // cuStreamDestroy). Another thread may destroy the stream while this one runs the launches
+    // kept before ([`run_deferred`] takes them all at once).
+    if !own_context {
+        state.stream(launch.stream)?;
+    }
     let function = resolve_function(&mut state, launch.function)?;
     let (function, loaded) = state.function(function)?;
     if Some(loaded.context) != current && !own_context {
@@ -2706,10 +2713,27 @@ pub fn defers(stream: u64) -> bool {
     stream >= FIRST_HANDLE && *DEFER_LAUNCHES
 }
 
+/// How many launches [`DEFERRED`] keeps at most. A GPU's launch queue is finite too: a host
+/// thread that launches faster than the GPU runs its kernels waits in the launch call once the
+/// queue is full (cuda-samples' and the developer blog's programs that launch from host threads
+/// in a loop until another thread tells them to stop rely on it: without a bound the queue
+/// grows for as long as the program runs, and the call that finally runs it takes as long).
+/// The depth is ptxsim's ([divergences.md](../../../docs/divergences.md), D68).
+pub const DEFERRED_LIMIT: usize = 1024;
+
 /// Keeps `launch` (on a created stream) until the next call that is not one of
 /// [`DEFERRING_CALLS`]: it then runs, before that call, in launch order with the others kept.
-/// The stream and the context are checked now.
+/// The stream and the context are checked now. When [`DEFERRED_LIMIT`] launches are kept
+/// already, they run first, in this call, as a full launch queue holds the launching thread.
 pub fn defer(launch: &Launch<'_>) -> CallResult<()> {
+    if DEFERRED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .len()
+        >= DEFERRED_LIMIT
+    {
+        run_deferred()?;
+    }
     // A kernel of a library (`CUkernel`) is its module in the current context, now.
     let function = {
         let mut state = state();
@@ -3114,6 +3138,38 @@ pub enum PointerValue {
     U64(u64),
     /// A C `bool` (one byte: MAPPED, SYNC_MEMOPS, ...).
     Bool(bool),
+}
+
+/// `cuMemGetAddressRange`: "the base address ... and size ... of the allocation that contains
+/// the input pointer" (cuda.h): a device allocation, a virtual-memory mapping, managed or
+/// registered host memory (one address space, as with unified addressing), or a module's
+/// `.global` variable;
+/// `CUDA_ERROR_NOT_FOUND` for an address in none.
+pub fn address_range(address: u64) -> CallResult<(u64, u64)> {
+    let state = state();
+    state.settings()?;
+    if let Some((_, (base, len, _))) = state.allocation(address) {
+        return Ok((base, len));
+    }
+    if let Some((base, len, _)) = state.vmm.mapping_at(address) {
+        return Ok((base, len));
+    }
+    if let Some(range) = host_range(address, 1) {
+        return Ok((range.start, range.len));
+    }
+    // A module's variable (the developer blog's printf-alternative copies a string a kernel
+    // handed it, `__FILE__`, from the module's data).
+    if let Some((base, len, _)) = state
+        .modules
+        .values()
+        .find_map(|module| module.globals.find(address))
+    {
+        return Ok((base, len));
+    }
+    Err(Failure::new(
+        CudaError::NotFound,
+        format!("{address:#x} is in no allocation"),
+    ))
 }
 
 /// `cuPointerGetAttribute` of a device allocation: CONTEXT (1), MEMORY_TYPE (2: device),

@@ -153,6 +153,8 @@ pub struct Kernel {
     /// The registers a thread may read before writing them (`None`: any register), which a
     /// CTA must start with zeroed ([`registers::read_before_written`]).
     observed: Option<Vec<u32>>,
+    /// The CTA shape it was compiled for.
+    block: Dim3,
 
     stats: Stats,
 }
@@ -196,12 +198,17 @@ impl Kernel {
 
     /// Why `auto` leaves this compiled `program` to the interpreter after all, if it does:
     /// threads that hand values through shared memory with only compiled code between the
-    /// store and the load (`translate::shared_exchange_without_barrier`). [`compile`] leaves
+    /// store and the load (`translate::shared_exchange_without_barrier`; [`compile`] leaves
     /// such loads to the interpreter, so this holds for no kernel it compiled; it stays as the
-    /// check of that rule.
+    /// check of that rule), or threads of the CTA that read-modify-write the same global
+    /// address without a barrier (`registers::global_update_shared_by_threads`: a data race
+    /// whose result the order of the threads decides).
     pub fn auto_declines(&self, program: &Program) -> Option<&'static str> {
-        translate::shared_exchange_without_barrier(program, &self.compiled)
-            .then_some("a shared-memory store reaches a load without a barrier between")
+        if translate::shared_exchange_without_barrier(program, &self.compiled) {
+            return Some("a shared-memory store reaches a load without a barrier between");
+        }
+        registers::global_update_shared_by_threads(program, &self.compiled, self.block)
+            .then_some("threads of a CTA update the same global address without a barrier")
     }
 }
 
@@ -319,6 +326,7 @@ fn compile_unguarded(program: &Program, block: Dim3, with_warp: bool) -> Result<
         covered,
         compiled,
         observed: registers::read_before_written(program),
+        block,
         stats,
     })
 }

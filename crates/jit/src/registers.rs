@@ -573,6 +573,135 @@ pub(crate) fn texture_results(op: &ptxsim_exec::ir::TextureOp) -> usize {
     }
 }
 
+/// Whether `program` read-modify-writes a global address that threads of one CTA share,
+/// with only compiled instructions between its load and its store: a thread stores through a
+/// base register whose value does not depend on a thread-index axis along which the CTA
+/// (`block`) has more than one thread, and a compiled load through the same register and
+/// offset reaches the store, or the store the load, without an instruction the interpreter
+/// issues between them.
+/// PolyBench/ACC's `mvt` is the pattern: a 32x8 block whose 8 rows each run
+/// `x1[i] += a[i][j] * y[j]` for the same `i` (from `%ctaid.x`, `%ntid.x` and `%tid.x` only).
+/// Such threads race; the warps of a GPU most likely interleave their loads and stores so that
+/// each store writes what every warp computed from the same old value, and the interpreter,
+/// which issues a CTA's threads in lockstep, does the same. The compiled tier runs the threads
+/// one after another between the instructions the interpreter issues, so each adds to what the
+/// ones before it stored: `auto` leaves such kernels to the interpreter.
+///
+/// Dependence is followed through registers only (a register depends on an axis when an
+/// instruction writing it reads `%tid` of that axis, or a register that depends on it; a
+/// value from another lane, `%laneid` or `%warpid`, on every axis), over the whole kernel at
+/// once. Control dependence is not followed: a store only the threads of row 0 make is
+/// counted too (the kernel then runs in the interpreter, slower, not wrong). `false` where an
+/// instruction's register use is not listed ([`registers_of`]).
+pub(crate) fn global_update_shared_by_threads(
+    program: &Program,
+    compiled: &[bool],
+    block: [u32; 3],
+) -> bool {
+    use ptxsim_exec::ir::{Axis, SpecialRegister as S};
+    use ptxsim_isa::ops::Space;
+    const ALL: u8 = 0b111;
+    let axis_bit = |axis: Axis| match axis {
+        Axis::X => 1u8,
+        Axis::Y => 2,
+        Axis::Z => 4,
+    };
+    // The axes along which threads of the CTA differ: a store whose address depends on none
+    // of one of them is shared by those threads.
+    let spread: u8 = (0..3).filter(|&a| block[a] > 1).map(|a| 1u8 << a).sum();
+    if spread == 0 {
+        return false;
+    }
+    let mut depends: std::collections::HashMap<usize, u8> = std::collections::HashMap::new();
+    loop {
+        let mut changed = false;
+        for instruction in &program.instructions {
+            let mut mask = match &instruction.kind {
+                K::Mov {
+                    source: Source::Special(special),
+                    ..
+                } => match special {
+                    S::Tid(axis) => axis_bit(*axis),
+                    S::Laneid | S::Warpid => ALL,
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            let mut writes = Vec::new();
+            let listed = registers_of(instruction, |register, how| match how {
+                Use::Read => mask |= depends.get(&register).copied().unwrap_or(0),
+                Use::ReadOtherLanes => mask = ALL,
+                Use::Write => writes.push(register),
+            });
+            if !listed {
+                return false;
+            }
+            for register in writes {
+                let entry = depends.entry(register).or_insert(0);
+                if *entry | mask != *entry {
+                    *entry |= mask;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let global = |space: Space| matches!(space, Space::Global | Space::Generic);
+    let base = |operand: &MemoryOperand| match operand.base {
+        Source::Register(r) => Some((r.index(), operand.offset)),
+        _ => None,
+    };
+    // The compiled global stores through an address the threads along some axis share, and
+    // the compiled global loads, by (base register, offset).
+    let mut stores = Vec::new();
+    let mut loads = Vec::new();
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        if compiled.get(index) != Some(&true) {
+            continue;
+        }
+        match &instruction.kind {
+            K::St { space, address, .. } if global(*space) => {
+                if let Some(key) = base(address)
+                    && depends.get(&key.0).copied().unwrap_or(0) & spread != spread
+                {
+                    stores.push((index, key));
+                }
+            }
+            K::Ld { space, address, .. } if global(*space) => {
+                if let Some(key) = base(address) {
+                    loads.push((index, key));
+                }
+            }
+            _ => {}
+        }
+    }
+    // A thread's load and store of such an address with only compiled code from one to the
+    // other (either way: `mvt` loads `x1[i]` once, then stores it in every step).
+    let count = program.instructions.len();
+    let reaches = |from: usize, to: usize| {
+        let mut seen = vec![false; count];
+        let mut work: Vec<usize> = successors(program, from).collect();
+        while let Some(next) = work.pop() {
+            if next >= count || seen[next] || compiled.get(next) != Some(&true) {
+                continue;
+            }
+            if next == to {
+                return true;
+            }
+            seen[next] = true;
+            work.extend(successors(program, next));
+        }
+        false
+    };
+    stores.iter().any(|&(store, key)| {
+        loads
+            .iter()
+            .any(|&(load, other)| other == key && (reaches(store, load) || reaches(load, store)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1539,6 +1539,63 @@ fn f64_arithmetic_matches_the_interpreter_and_ieee() {
     }
 }
 
+/// Threads of a CTA that read-modify-write the same global element without a barrier (a race,
+/// PolyBench/ACC's `mvt`: a 32x2 CTA, two warps, whose rows both add to `x[tid.x]`, four times) give
+/// what lockstep execution gives in the interpreter: in each step both rows load the same
+/// value and store it plus one, so every element ends at 4, as on a GPU whose two warps
+/// interleave (PTX ISA 9.0, 3.1 "A Set of SIMT Multiprocessors": a CTA's warps run
+/// concurrently). The compiled tier, which runs the warps one after another, would give 8: `auto` declines
+/// such a kernel. With the element depending on `%tid.y` too, or a CTA of one row, it does not.
+#[test]
+fn global_updates_shared_by_threads_stay_in_the_interpreter() {
+    let kernel = |index: &str| {
+        format!(
+            "{HEADER}.visible .entry k(.param .u64 x)\n{{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+             .reg .pred %p<2>;\nld.param.u64 %rd1, [x];\n{index}mul.wide.u32 %rd2, %r1, 4;\n\
+             add.s64 %rd3, %rd1, %rd2;\nmov.u32 %r2, 0;\nLOOP:\nld.global.u32 %r3, [%rd3];\n\
+             add.u32 %r3, %r3, 1;\nst.global.u32 [%rd3], %r3;\nadd.u32 %r2, %r2, 1;\n\
+             setp.lt.u32 %p1, %r2, 4;\n@%p1 bra LOOP;\nret;\n}}\n"
+        )
+    };
+    let shared = ptxsim_exec::load(&kernel("mov.u32 %r1, %tid.x;\n"), None).unwrap();
+    let own = ptxsim_exec::load(
+        &kernel("mov.u32 %r4, %tid.x;\nmov.u32 %r5, %tid.y;\nmad.lo.u32 %r1, %r5, 32, %r4;\n"),
+        None,
+    )
+    .unwrap();
+    let auto = ptxsim_jit::JitCompiler::for_engine(ptxsim_jit::Engine::Auto).unwrap();
+    assert!(
+        auto.compile(&shared, [32, 2, 1]).is_none(),
+        "auto declines the race"
+    );
+    assert!(
+        auto.compile(&shared, [32, 1, 1]).is_some(),
+        "one row: no race"
+    );
+    assert!(
+        auto.compile(&own, [32, 2, 1]).is_some(),
+        "an element per thread: no race"
+    );
+    let compiled = ptxsim_jit::compile_shared(&shared, [32, 2, 1]).unwrap();
+    assert!(compiled.auto_declines(&shared).is_some());
+    let run = |kernel: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| {
+        run_grid(
+            &shared,
+            ([1, 1, 1], [32, 2, 1], 1000),
+            vec![Argument::Buffer(vec![0; 128])],
+            kernel,
+        )
+    };
+    let lockstep: Vec<u8> = [4u32; 32].iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert_eq!(run(None).3[0], lockstep, "the interpreter, in lockstep");
+    let sequential: Vec<u8> = [8u32; 32].iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert_eq!(
+        run(Some(&compiled)).3[0],
+        sequential,
+        "compiled: one row after the other"
+    );
+}
+
 /// A kernel whose threads hand values through shared memory with only compiled instructions
 /// between the store and the load (warp-synchronous code written without `__syncwarp`, as
 /// HeCBench's romberg is) is compiled with the load left to the interpreter: compiled code

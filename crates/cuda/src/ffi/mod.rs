@@ -589,6 +589,19 @@ calls! {
         unsafe { put(total, size(all), "total") }
     }
 
+    /// `cuMemGetAddressRange_v2`: the allocation holding `address`; `base` and `size` are
+    /// optional ("If one of them is NULL, it is ignored", cuda.h).
+    fn cuMemGetAddressRange_v2(base: *mut CUdeviceptr, size: *mut usize, address: CUdeviceptr) {
+        let (start, len) = driver::address_range(address)?;
+        if !base.is_null() {
+            unsafe { put(base, start, "pbase") }?;
+        }
+        if !size.is_null() {
+            unsafe { put(size, usize::try_from(len).unwrap_or(usize::MAX), "psize") }?;
+        }
+        Ok(())
+    }
+
     /// `cuMemcpyHtoD_v2`.
     fn cuMemcpyHtoD_v2(destination: CUdeviceptr, source: *const c_void, bytes: usize) {
         let source = unsafe { host_bytes(source, bytes, "srcHost") }?;
@@ -1000,6 +1013,8 @@ plain_names! {
     cuMemAlloc => cuMemAlloc_v2(address: *mut CUdeviceptr, bytes: usize);
     cuMemFree => cuMemFree_v2(address: CUdeviceptr);
     cuMemGetInfo => cuMemGetInfo_v2(free: *mut usize, total: *mut usize);
+    cuMemGetAddressRange => cuMemGetAddressRange_v2(
+        base: *mut CUdeviceptr, size: *mut usize, address: CUdeviceptr);
     cuMemcpyHtoD => cuMemcpyHtoD_v2(destination: CUdeviceptr, source: *const c_void, bytes: usize);
     cuMemcpyDtoH => cuMemcpyDtoH_v2(destination: *mut c_void, source: CUdeviceptr, bytes: usize);
     cuMemcpyDtoD => cuMemcpyDtoD_v2(destination: CUdeviceptr, source: CUdeviceptr, bytes: usize);

@@ -174,8 +174,6 @@ not_supported! {
     cuMemBatchDecompressAsync
     cuMemDiscardAndPrefetchBatchAsync
     cuMemDiscardBatchAsync
-    cuMemGetAddressRange
-    cuMemGetAddressRange_v2
     cuMemGetHandleForAddressRange
     cuMemGetLocationInfo
     cuMemMapArrayAsync
