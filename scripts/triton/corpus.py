@@ -100,6 +100,13 @@ def jobs():
         sig = dict(pers, a_ptr=f"*{a}", b_ptr=f"*{a}")
         out.append(job(f"matmul_tma_{a}", "matmul_tma", sig,
                        {"BM": 64, "BN": 64, "BK": 64 if a == "fp8e4nv" else 32}, (90, 100)))
+    for a, c in (("fp16", "fp32"), ("bf16", "bf16"), ("fp8e4nv", "fp16")):
+        bk = 64 if a == "fp8e4nv" else 32
+        out.append(job(f"matmul_host_tma_{a}_{c}", "matmul_host_tma",
+                       {"a_desc": f"tensordesc<{a}[64, {bk}]>", "b_desc": f"tensordesc<{a}[{bk}, 64]>",
+                        "c_desc": f"tensordesc<{c}[64, 64]>", "M": "i32", "N": "i32", "K": "i32",
+                        "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"},
+                       {"BM": 64, "BN": 64, "BK": bk}, (90, 100)))
     out.append(job("matmul_tma_persistent_fp16", "matmul_tma_persistent",
                    dict(pers, c_ptr="*fp16"), {"BM": 128, "BN": 64, "BK": 32}, (90, 100)))
     out.append(job("grouped_gemm_fp16", "grouped_gemm",
@@ -123,6 +130,14 @@ def jobs():
                         "BN": "constexpr", "BK": "constexpr", "VEC": "constexpr"},
                        {"A_FORMAT": fa, "B_FORMAT": fb, "BM": 128, "BN": 128, "BK": 128,
                         "VEC": 32}, (90, 100, 120)))
+    # nvfp4: e2m1 with an e4m3 scale every 16 elements
+    out.append(job("dot_scaled_nvfp4", "dot_scaled",
+                   {"a_ptr": "*u8", "a_scale_ptr": "*fp8e4nv", "b_ptr": "*u8",
+                    "b_scale_ptr": "*fp8e4nv", "c_ptr": "*fp32", "M": "i32", "N": "i32",
+                    "K": "i32", "A_FORMAT": "constexpr", "B_FORMAT": "constexpr",
+                    "BM": "constexpr", "BN": "constexpr", "BK": "constexpr", "VEC": "constexpr"},
+                   {"A_FORMAT": "e2m1", "B_FORMAT": "e2m1", "BM": 128, "BN": 128, "BK": 128,
+                    "VEC": 16}, (100, 120)))
     out.append(job("row_scans_i32", "row_scans",
                    {"x_ptr": "*i32", "cumsum_ptr": "*i32", "cumprod_ptr": "*i32",
                     "sorted_ptr": "*i32", "argmax_ptr": "*i32", "argmin_ptr": "*i32",
@@ -203,6 +218,7 @@ def main():
             rec["entry"] = k.metadata.name
             rec["shared"] = k.metadata.shared
             rec["num_warps"] = k.metadata.num_warps
+            rec["tensordesc_meta"] = k.metadata.tensordesc_meta or []
             rec["global_scratch"] = [k.metadata.global_scratch_size,
                                      k.metadata.global_scratch_align]
             rec["profile_scratch"] = [getattr(k.metadata, "profile_scratch_size", 0),

@@ -476,3 +476,16 @@ def bitcast_f32(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(y_ptr + offs, (x.to(tl.int32, bitcast=True) + 1).to(tl.float32, bitcast=True),
              mask=mask)
+
+
+@triton.jit
+def matmul_host_tma(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                    BK: tl.constexpr):
+    # C = A @ B with tensor descriptors the host made (cuTensorMapEncodeTiled) and passed by
+    # value; one BM x BN tile per program.
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([pm * BM, k * BK]), b_desc.load([k * BK, pn * BN]), acc)
+    c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))

@@ -54,6 +54,10 @@ class Cuda:
             "cuLaunchKernel": [c.c_void_p] + [c.c_uint] * 7
             + [c.c_void_p, c.POINTER(c.c_void_p), c.POINTER(c.c_void_p)],
             "cuGetErrorName": [c.c_int, c.POINTER(c.c_char_p)],
+            "cuTensorMapEncodeTiled": [c.c_void_p, c.c_int, c.c_uint, c.c_uint64,
+                                       c.POINTER(c.c_uint64), c.POINTER(c.c_uint64),
+                                       c.POINTER(c.c_uint32), c.POINTER(c.c_uint32), c.c_int,
+                                       c.c_int, c.c_int, c.c_int],
         }
         for name, args in sig.items():
             fn = getattr(self.lib, name)
@@ -93,6 +97,37 @@ class Buf:
         self.array = np.ascontiguousarray(array)
 
 
+class Desc(Buf):
+    """A host-made tensor descriptor over a row-major 2-D array: the kernel receives the
+    CUtensorMap by value, then the shape (i32) and the strides in elements (i64), as Triton's
+    launcher passes a tensordesc argument. meta: Triton's tensordesc_meta entry (swizzle mode,
+    element type, block)."""
+
+    def __init__(self, array, meta):
+        super().__init__(array)
+        self.meta = meta
+
+    def encode(self, cuda, address):
+        # Triton's device element-type codes are CUtensorMapDataType's except 8-10
+        host_type = {8: 10, 9: 8, 10: 9}.get(self.meta["elem_type"], self.meta["elem_type"])
+        rows, cols = self.array.shape
+        size = self.array.itemsize
+        c = ctypes
+        # "tensorMap address must be aligned to 64 bytes" (cuTensorMapEncodeTiled)
+        self.raw = (c.c_uint8 * 192)()
+        tensor_map = (c.c_uint8 * 128).from_buffer(self.raw, -c.addressof(self.raw) % 64)
+        dims = (c.c_uint64 * 2)(cols, rows)
+        strides = (c.c_uint64 * 2)(cols * size, rows * cols * size)
+        box = (c.c_uint32 * 2)(self.meta["block_size"][1], self.meta["block_size"][0])
+        ones = (c.c_uint32 * 2)(1, 1)
+        # interleave none, the swizzle Triton chose, L2 promotion 128B (2), no NaN fill
+        cuda.check(cuda.lib.cuTensorMapEncodeTiled(tensor_map, host_type, 2, address, dims,
+                                                   strides, box, ones, 0, self.meta["swizzle"],
+                                                   2, 0), "cuTensorMapEncodeTiled")
+        return [tensor_map, ctypes.c_int32(rows), ctypes.c_int32(cols), ctypes.c_int64(cols),
+                ctypes.c_int64(1)]
+
+
 def run_launch(cuda, ptx, entry, grid, warps, shared, params):
     """Loads ptx, launches entry with params (Buf, or (ctype, value)); returns the buffers'
     final contents, in order."""
@@ -106,7 +141,11 @@ def run_launch(cuda, ptx, entry, grid, warps, shared, params):
             cuda.check(cuda.lib.cuFuncSetAttribute(fn, 8, shared), "cuFuncSetAttribute")
         values, ptrs = [], []
         for p in params:
-            if isinstance(p, Buf):
+            if isinstance(p, Desc):
+                d = cuda.alloc(p.array)
+                ptrs.append(d)
+                values += p.encode(cuda, d)
+            elif isinstance(p, Buf):
                 d = cuda.alloc(p.array)
                 ptrs.append(d)
                 values.append(ctypes.c_uint64(d))
@@ -406,6 +445,21 @@ def h_matmul_tma(rec):
                   (I32, k)], lambda o: verdict([("c", eq(o, 2, want))])
 
 
+def h_matmul_host_tma(rec):
+    sig, meta = rec["signature"], rec["tensordesc_meta"]
+    at = sig["a_desc"].split("<")[1].split("[")[0]
+    ct = sig["c_desc"].split("<")[1].split("[")[0]
+    r = rng(20)
+    m, n, k = 160, 128, 96
+    a = small_ints(at, (m, k), r)
+    b = small_ints(at, (k, n), r)
+    want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np_dtype(ct))
+    c = rec["constexprs"]
+    return [-(-m // c["BM"]), -(-n // c["BN"])], \
+        [Desc(a, meta[0]), Desc(b, meta[1]), Desc(np.zeros((m, n), np_dtype(ct)), meta[2]),
+         (I32, m), (I32, n), (I32, k)], lambda o: verdict([("c", eq(o, 2, want))])
+
+
 def h_grouped_gemm(rec):
     # The pointer arrays need device addresses: filled in by run_record (see "pointers").
     return "grouped", None, None
@@ -480,10 +534,19 @@ def h_dot_scaled(rec):
     vals = np.array([0, 0.5, 1, 1.5, 2, 3, -1, -2, -0.5], np.float64)
     a = r.choice(vals, (m, k))
     b = r.choice(vals, (n, k))
-    sa = r.integers(125, 130, (m, k // 32)).astype(np.uint8)  # e8m0: 2^(s - 127)
-    sb = r.integers(125, 130, (n, k // 32)).astype(np.uint8)
-    ad = a * np.repeat(np.exp2(sa.astype(np.float64) - 127), 32, 1)
-    bd = b * np.repeat(np.exp2(sb.astype(np.float64) - 127), 32, 1)
+    vec = c["VEC"]
+    if rec["signature"]["a_scale_ptr"] == "*fp8e4nv":
+        # nvfp4: e4m3 scale factors (positive, a few mantissa bits)
+        factors = np.array([0.5, 0.75, 1, 1.25, 1.5, 2], np.float64)
+        fa_, fb_ = r.choice(factors, (m, k // vec)), r.choice(factors, (n, k // vec))
+        sa = fa_.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+        sb = fb_.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    else:
+        sa = r.integers(125, 130, (m, k // vec)).astype(np.uint8)  # e8m0: 2^(s - 127)
+        sb = r.integers(125, 130, (n, k // vec)).astype(np.uint8)
+        fa_, fb_ = np.exp2(sa.astype(np.float64) - 127), np.exp2(sb.astype(np.float64) - 127)
+    ad = a * np.repeat(fa_, vec, 1)
+    bd = b * np.repeat(fb_, vec, 1)
     want = (ad @ bd.T).astype(np.float32)  # every term and sum is exact in f32
     return [1, 1], [Buf(encode_values(a, fa)), Buf(sa), Buf(encode_values(b, fb)), Buf(sb),
                     Buf(np.zeros((m, n), np.float32)), (I32, m), (I32, n), (I32, k)], \
@@ -846,7 +909,8 @@ HARNESS = {"vec_add": h_vec_add, "softmax_persistent": h_softmax, "philox_bits":
            "dropout": h_dropout, "layer_norm_fwd": h_layer_norm_fwd,
            "layer_norm_bwd": h_layer_norm_bwd, "matmul": h_matmul,
            "matmul_persistent": h_matmul_persistent, "matmul_tma": h_matmul_tma,
-           "matmul_tma_persistent": h_matmul_tma, "grouped_gemm": h_grouped_gemm,
+           "matmul_tma_persistent": h_matmul_tma,
+           "matmul_host_tma": h_matmul_host_tma, "grouped_gemm": h_grouped_gemm,
            "attention_fwd": h_attention_fwd, "attention_bwd_dv": h_attention_bwd_dv,
            "dot_scaled": h_dot_scaled, "row_scans": h_row_scans,
            "float_reductions": h_float_reductions, "histogram": h_histogram,
@@ -927,7 +991,7 @@ SELECTION = {
     ("layer_norm_fwd_fp16", 90), ("layer_norm_bwd", 80), ("matmul_fp16_fp32_ieee", 120),
     ("matmul_fp8e4nv_fp32_ieee", 90), ("matmul_i8_i32_ieee", 100), ("matmul_fp32_fp32_tf32", 80),
     ("matmul_tma_fp16", 100), ("matmul_tma_persistent_fp16", 90), ("attention_fwd", 90),
-    ("dot_scaled_e2m1_e2m1", 100), ("histogram", 90), ("atomics", 80), ("row_scans_i32", 90),
+    ("dot_scaled_e2m1_e2m1", 100), ("dot_scaled_nvfp4", 120), ("histogram", 90), ("atomics", 80), ("row_scans_i32", 90),
     ("math_exp_fp32", 90), ("math_lgamma_fp64", 80), ("math_tanh_fp32", 100),
     ("math_sin_fp16", 90), ("cast_fp32_bf16_rtz", 90), ("cast_fp16_fp8e5_rtne", 80),
     ("cast_fp32_fp8e4nv_rtne", 100), ("cast_fp8e4nv_fp32_rtne", 90), ("cast_u64_fp32_rtne", 90),
@@ -940,7 +1004,7 @@ def save_case(save, rec, grid, params, v):
     """Writes SAVE/<name>.<target>/case.json with the launch, the inputs and the host
     references (EXPECTED) of a record that passed, for crates/exec/tests/suite/triton_corpus.rs.
     Buffers that start as zeros are written as their size."""
-    if (rec["name"], rec["cap"]) not in SELECTION:
+    if (rec["name"], rec["cap"]) not in SELECTION or any(isinstance(p, Desc) for p in params):
         return
     target = TARGETS[rec["cap"]]
     case = f"{rec['name']}.{target}"
