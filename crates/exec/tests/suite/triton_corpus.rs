@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use ptxsim_exec::api::{Arg, LaunchOptions, Module, Options};
 
+use super::kernels::{f16_to_f64, ulp};
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -33,17 +35,7 @@ fn float_layout(elem: &str) -> Option<(usize, i32, i32)> {
 /// An element's bits as f64 (f16, bf16, f32, f64).
 fn decode(elem: &str, bits: u64) -> f64 {
     match elem {
-        "f16" => {
-            let (sign, exponent, fraction) =
-                (bits >> 15 & 1, (bits >> 10 & 0x1f) as i32, bits & 0x3ff);
-            let magnitude = match exponent {
-                0 => fraction as f64 * 2f64.powi(-24),
-                31 if fraction == 0 => f64::INFINITY,
-                31 => f64::NAN,
-                _ => (1.0 + fraction as f64 / 1024.0) * 2f64.powi(exponent - 15),
-            };
-            if sign == 1 { -magnitude } else { magnitude }
-        }
+        "f16" => f16_to_f64(bits as u16),
         "bf16" => f64::from(f32::from_bits((bits as u32) << 16)),
         "f32" => f64::from(f32::from_bits(bits as u32)),
         _ => f64::from_bits(bits),
@@ -113,13 +105,7 @@ fn mismatches(actual: &[u8], output: &serde_json::Value, dir: &Path) -> Vec<usiz
             if !a.is_finite() || !e.is_finite() {
                 return true;
             }
-            let magnitude = a.abs().max(e.abs());
-            let exponent = if magnitude == 0.0 {
-                emin
-            } else {
-                (magnitude.log2().floor() as i32).max(emin)
-            };
-            let ulp = 2f64.powi(exponent - mantissa);
+            let ulp = ulp(a.abs().max(e.abs()), emin, mantissa);
             (a - e).abs() > atol + rtol * e.abs() + ulps * ulp
         })
         .collect()
