@@ -107,6 +107,24 @@ def jobs():
                         "c_desc": f"tensordesc<{c}[64, 64]>", "M": "i32", "N": "i32", "K": "i32",
                         "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"},
                        {"BM": 64, "BN": 64, "BK": bk}, (90, 100)))
+    out.append(job("matmul_tma_ws_fp16", "matmul_tma_ws", pers, {"BM": 128, "BN": 64, "BK": 32},
+                   (90, 100)))
+    for a, c, f16acc in (("fp16", "fp16", True), ("fp64", "fp64", False), ("fp16", "fp32", False)):
+        out.append(job(f"batched_dot_{a}_{c}" + ("_f16acc" if f16acc else ""), "batched_dot",
+                       {"a_ptr": f"*{a}", "b_ptr": f"*{a}", "c_ptr": f"*{c}", "B": "constexpr",
+                        "M": "constexpr", "N": "constexpr", "K": "constexpr",
+                        "F16_ACC": "constexpr"},
+                       {"B": 2, "M": 32, "N": 32, "K": 32, "F16_ACC": f16acc}))
+    out.append(job("custom_scans", "custom_scans",
+                   {"a_ptr": "*i32", "b_ptr": "*i32", "gidx_ptr": "*i32", "rec_ptr": "*i32",
+                    "best_ptr": "*i32", "gathered_ptr": "*i32", "xs_ptr": "*i32",
+                    "BLOCK": "constexpr"}, {"BLOCK": 256}))
+    out.append(job("integer_ops", "integer_ops", {"x_ptr": "*i32", "y_ptr": "*i32",
+                                                  "out_ptr": "*i32", "n": "i32",
+                                                  "BLOCK": "constexpr"}, {"BLOCK": 256}))
+    out.append(job("nan_minmax", "nan_minmax", {"x_ptr": "*fp32", "y_ptr": "*fp32",
+                                                "out_ptr": "*fp32", "n": "i32",
+                                                "BLOCK": "constexpr"}, {"BLOCK": 256}))
     out.append(job("matmul_tma_persistent_fp16", "matmul_tma_persistent",
                    dict(pers, c_ptr="*fp16"), {"BM": 128, "BN": 64, "BK": 32}, (90, 100)))
     out.append(job("grouped_gemm_fp16", "grouped_gemm",

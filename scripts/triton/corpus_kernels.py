@@ -489,3 +489,107 @@ def matmul_host_tma(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.co
     for k in range(0, tl.cdiv(K, BK)):
         acc = tl.dot(a_desc.load([pm * BM, k * BK]), b_desc.load([k * BK, pn * BN]), acc)
     c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def matmul_tma_ws(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr):
+    # matmul_tma with a warp-specialized K loop (producer warps load, consumer warps multiply).
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        acc = tl.dot(a_desc.load([pm * BM, k * BK]), b_desc.load([k * BK, pn * BN]), acc)
+    c_desc.store([pm * BM, pn * BN], acc.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def batched_dot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+                K: tl.constexpr, F16_ACC: tl.constexpr):
+    # c[b] = a[b] @ b[b] for B whole-tile matrices at once (a 3-D tl.dot); with F16_ACC the
+    # product accumulates in f16 (out_dtype), else in a's f32/f64 accumulator type.
+    rb = tl.arange(0, B)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rb[:, None, None] * M * K + rm[None, :, None] * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb[:, None, None] * K * N + rk[None, :, None] * N + rn[None, None, :])
+    if F16_ACC:
+        c = tl.dot(a, b, out_dtype=tl.float16)
+    else:
+        c = tl.dot(a, b)
+    tl.store(c_ptr + rb[:, None, None] * M * N + rm[None, :, None] * N + rn[None, None, :],
+             c.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def _affine_combine(a1, b1, a2, b2):
+    # (a1, b1) then (a2, b2) as maps x -> a x + b, composed (wrapping int32)
+    return a1 * a2, b1 * a2 + b2
+
+
+@triton.jit
+def _keep_max_index(v1, i1, v2, i2):
+    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
+def custom_scans(a_ptr, b_ptr, gidx_ptr, rec_ptr, best_ptr, gathered_ptr, xs_ptr,
+                 BLOCK: tl.constexpr):
+    # One row of BLOCK int32: the linear recurrence h_j = a_j h_{j-1} + b_j (h_-1 = 0) by
+    # tl.associative_scan with a custom combine; the maximum and its first index by tl.reduce;
+    # tl.gather of the row at gidx; the xor of the row (tl.xor_sum).
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + row * BLOCK + cols)
+    b = tl.load(b_ptr + row * BLOCK + cols)
+    _, h = tl.associative_scan((a, b), 0, _affine_combine)
+    tl.store(rec_ptr + row * BLOCK + cols, h)
+    v, i = tl.reduce((b, cols), 0, _keep_max_index)
+    tl.store(best_ptr + row * 2, v)
+    tl.store(best_ptr + row * 2 + 1, i)
+    g = tl.load(gidx_ptr + row * BLOCK + cols)
+    tl.store(gathered_ptr + row * BLOCK + cols, tl.gather(b, g, 0))
+    tl.store(xs_ptr + row, tl.xor_sum(b, 0))
+
+
+@triton.jit
+def integer_ops(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # Per element of int32 x, y (y != 0): x // y, x % y (C semantics: truncation), umulhi,
+    # shifts (arithmetic, logical), min, max, clamp, abs, and a 64-bit product's high word.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1)
+    y = tl.load(y_ptr + offs, mask=mask, other=1)
+    out = out_ptr + offs * 10
+    tl.store(out + 0, x // y, mask=mask)
+    tl.store(out + 1, x % y, mask=mask)
+    tl.store(out + 2, tl.umulhi(x.to(tl.uint32, bitcast=True), y.to(tl.uint32, bitcast=True))
+             .to(tl.int32, bitcast=True), mask=mask)
+    tl.store(out + 3, x >> (y & 31), mask=mask)
+    tl.store(out + 4, (x.to(tl.uint32, bitcast=True) >> (y & 31).to(tl.uint32))
+             .to(tl.int32, bitcast=True), mask=mask)
+    tl.store(out + 5, tl.minimum(x, y), mask=mask)
+    tl.store(out + 6, tl.maximum(x, y), mask=mask)
+    tl.store(out + 7, tl.clamp(x, -1000, 1000), mask=mask)
+    tl.store(out + 8, tl.abs(x), mask=mask)
+    tl.store(out + 9, ((x.to(tl.int64) * y.to(tl.int64)) >> 32).to(tl.int32), mask=mask)
+
+
+@triton.jit
+def nan_minmax(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # f32 minimum/maximum with propagate_nan=ALL and NONE, and tl.where on NaN comparisons.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    out = out_ptr + offs * 5
+    tl.store(out + 0, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL), mask=mask)
+    tl.store(out + 1, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL), mask=mask)
+    tl.store(out + 2, tl.maximum(x, y), mask=mask)
+    tl.store(out + 3, tl.minimum(x, y), mask=mask)
+    tl.store(out + 4, tl.where(x < y, x, y), mask=mask)

@@ -460,6 +460,72 @@ def h_matmul_host_tma(rec):
          (I32, m), (I32, n), (I32, k)], lambda o: verdict([("c", eq(o, 2, want))])
 
 
+def h_batched_dot(rec):
+    sig, c = rec["signature"], rec["constexprs"]
+    at, ct = sig["a_ptr"][1:], sig["c_ptr"][1:]
+    r = rng(21)
+    bt, m, n, k = c["B"], c["M"], c["N"], c["K"]
+    a, b = small_ints(at, (bt, m, k), r), small_ints(at, (bt, k, n), r)
+    # |sum| <= 32 * 16: exact in an f16 accumulator too
+    want = np.einsum("bmk,bkn->bmn", a.astype(np.float64), b.astype(np.float64))
+    return [1], [Buf(a), Buf(b), Buf(np.zeros((bt, m, n), np_dtype(ct)))], \
+        lambda o: verdict([("c", eq(o, 2, want.astype(np_dtype(ct))))])
+
+
+def h_custom_scans(rec):
+    r = rng(22)
+    rows, cols = 3, rec["constexprs"]["BLOCK"]
+    a = r.integers(-2**31, 2**31, (rows, cols), dtype=np.int64).astype(np.int32)
+    b = r.integers(-2**31, 2**31, (rows, cols), dtype=np.int64).astype(np.int32)
+    b[:, 50] = b[:, 20] = 2**31 - 1  # a tie for the maximum: the first index wins
+    g = r.integers(0, cols, (rows, cols)).astype(np.int32)
+    h = np.zeros((rows, cols), np.int64)
+    acc = np.zeros(rows, np.int64)
+    for j in range(cols):  # h_j = a_j h_{j-1} + b_j, wrapping in 32 bits
+        acc = (a[:, j].astype(np.int64) * acc + b[:, j]) % 2**32
+        h[:, j] = acc
+    best = np.stack([b.max(1), np.argmax(b, 1)], 1)
+    return [rows], [Buf(a), Buf(b), Buf(g), Buf(np.zeros((rows, cols), np.int32)),
+                    Buf(np.zeros((rows, 2), np.int32)), Buf(np.zeros((rows, cols), np.int32)),
+                    Buf(np.zeros(rows, np.int32))], \
+        lambda o: verdict([("recurrence", eq(o, 3, h.astype(np.uint32).view(np.int32))),
+                           ("max", eq(o, 4, best)),
+                           ("gather", eq(o, 5, np.take_along_axis(b, g, 1))),
+                           ("xor", eq(o, 6, np.bitwise_xor.reduce(b, 1)))])
+
+
+def h_integer_ops(rec):
+    r = rng(23)
+    n = 1500
+    x = r.integers(-2**31 + 1, 2**31, n, dtype=np.int64)  # no INT_MIN: abs and // stay defined
+    y = np.where(r.random(n) < 0.5, r.integers(-300, 300, n), r.integers(-2**31 + 1, 2**31, n))
+    y = np.where(y == 0, 7, y)
+    q = np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))  # C division: toward zero
+    ux, uy = x % 2**32, y % 2**32
+    s = y & 31
+    cols = [q, x - q * y, (ux * uy) >> 32, x >> s, ux >> s, np.minimum(x, y), np.maximum(x, y),
+            np.clip(x, -1000, 1000), np.abs(x), (x * y) >> 32]
+    want = (np.stack(cols, 1) % 2**32).astype(np.uint32).view(np.int32)
+    return [-(-n // 256)], [Buf(x.astype(np.int32)), Buf(y.astype(np.int32)),
+                            Buf(np.zeros((n, 10), np.int32)), (I32, n)], \
+        lambda o: verdict([("ops", eq(o, 2, want))])
+
+
+def h_nan_minmax(rec):
+    r = rng(24)
+    n = 1000
+    x = (r.standard_normal(n) * 10).astype(np.float32)
+    y = (r.standard_normal(n) * 10).astype(np.float32)
+    x[r.random(n) < 0.1] = np.nan
+    y[r.random(n) < 0.1] = np.nan
+    y[:20] = x[:20]  # equal pairs
+    with np.errstate(invalid="ignore"):
+        want = np.stack([np.maximum(x, y), np.minimum(x, y), np.fmax(x, y), np.fmin(x, y),
+                         np.where(x < y, x, y)], 1)
+    return [-(-n // 256)], [Buf(x), Buf(y), Buf(np.zeros((n, 5), np.float32)), (I32, n)], \
+        lambda o: verdict([("minmax", eq(o, 2, want))])
+
+
 def h_grouped_gemm(rec):
     # The pointer arrays need device addresses: filled in by run_record (see "pointers").
     return "grouped", None, None
@@ -910,7 +976,9 @@ HARNESS = {"vec_add": h_vec_add, "softmax_persistent": h_softmax, "philox_bits":
            "layer_norm_bwd": h_layer_norm_bwd, "matmul": h_matmul,
            "matmul_persistent": h_matmul_persistent, "matmul_tma": h_matmul_tma,
            "matmul_tma_persistent": h_matmul_tma,
-           "matmul_host_tma": h_matmul_host_tma, "grouped_gemm": h_grouped_gemm,
+           "matmul_host_tma": h_matmul_host_tma, "matmul_tma_ws": h_matmul_tma,
+           "batched_dot": h_batched_dot, "custom_scans": h_custom_scans,
+           "integer_ops": h_integer_ops, "nan_minmax": h_nan_minmax, "grouped_gemm": h_grouped_gemm,
            "attention_fwd": h_attention_fwd, "attention_bwd_dv": h_attention_bwd_dv,
            "dot_scaled": h_dot_scaled, "row_scans": h_row_scans,
            "float_reductions": h_float_reductions, "histogram": h_histogram,
@@ -991,7 +1059,8 @@ SELECTION = {
     ("layer_norm_fwd_fp16", 90), ("layer_norm_bwd", 80), ("matmul_fp16_fp32_ieee", 120),
     ("matmul_fp8e4nv_fp32_ieee", 90), ("matmul_i8_i32_ieee", 100), ("matmul_fp32_fp32_tf32", 80),
     ("matmul_tma_fp16", 100), ("matmul_tma_persistent_fp16", 90), ("attention_fwd", 90),
-    ("dot_scaled_e2m1_e2m1", 100), ("dot_scaled_nvfp4", 120), ("histogram", 90), ("atomics", 80), ("row_scans_i32", 90),
+    ("dot_scaled_e2m1_e2m1", 100), ("dot_scaled_nvfp4", 120), ("histogram", 90), ("integer_ops", 90), ("nan_minmax", 100),
+    ("batched_dot_fp64_fp64", 80), ("custom_scans", 120), ("atomics", 80), ("row_scans_i32", 90),
     ("math_exp_fp32", 90), ("math_lgamma_fp64", 80), ("math_tanh_fp32", 100),
     ("math_sin_fp16", 90), ("cast_fp32_bf16_rtz", 90), ("cast_fp16_fp8e5_rtne", 80),
     ("cast_fp32_fp8e4nv_rtne", 100), ("cast_fp8e4nv_fp32_rtne", 90), ("cast_u64_fp32_rtne", 90),
@@ -1079,7 +1148,8 @@ def main():
     for cap, target in TARGETS.items():
         todo = [r["name"] for r in records if r["cap"] == cap and (not only or any(o in r["name"] for o in only.split(",")))]
         while todo:
-            env = dict(os.environ, PTXSIM_TARGET=target)
+            # a step limit far above what any corpus kernel needs: a hang is a fault, not a wait
+            env = dict(os.environ, PTXSIM_TARGET=target, PTXSIM_MAX_STEPS="20000000")
             p = subprocess.run([sys.executable, __file__, "--child", corpus, lib, str(cap), save],
                                input=json.dumps(todo), capture_output=True, text=True, env=env)
             done = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
