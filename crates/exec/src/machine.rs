@@ -1411,6 +1411,10 @@ impl Cta {
         );
         self.printed.clear();
         self.held.fill(usize::MAX);
+        // A new CTA has its own tensor memory: no allocations, and the permit to allocate
+        // ("it is illegal for a CTA to perform tcgen05.alloc after any of its constituent
+        // threads execute tcgen05.relinquish_alloc_permit", PTX ISA 9.7.16.7.1, is per CTA).
+        self.tmem = crate::tensor_memory::TensorMemory::default();
         // `windows` stays: the global buffers the compiled code accessed last are the same
         // launch's (the code looks each up again before use).
         self.interpret_only = false;

@@ -173,20 +173,25 @@ impl Tolerance {
         if a.is_infinite() || e.is_infinite() {
             return a == e;
         }
-        let magnitude = a.abs().max(e.abs());
-        let exponent = if magnitude == 0.0 {
-            emin
-        } else {
-            (magnitude.log2().floor() as i32).max(emin)
-        };
-        let ulp = 2f64.powi(exponent - mantissa);
+        let ulp = ulp(a.abs().max(e.abs()), emin, mantissa);
         let limit = self.bound.get(start / size).copied().unwrap_or(0.0);
         (a - e).abs() <= limit + self.ulp * ulp
     }
 }
 
+/// The spacing of a float format at `magnitude` (`2^(e - mantissa)` for
+/// `2^e <= magnitude < 2^(e+1)`, the subnormal spacing below the smallest normal `2^emin`).
+pub(super) fn ulp(magnitude: f64, emin: i32, mantissa: i32) -> f64 {
+    let exponent = if magnitude == 0.0 {
+        emin
+    } else {
+        (magnitude.log2().floor() as i32).max(emin)
+    };
+    2f64.powi(exponent - mantissa)
+}
+
 /// An IEEE half-precision pattern as f64.
-fn f16_to_f64(h: u16) -> f64 {
+pub(super) fn f16_to_f64(h: u16) -> f64 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
     let exponent = i32::from((h >> 10) & 0x1f);
     let fraction = f64::from(h & 0x3ff);

@@ -49,6 +49,7 @@ mod texture;
 mod tma;
 mod tma_im2col_w;
 mod tma_sm100;
+mod triton_corpus;
 mod video;
 mod warp;
 mod wgmma;

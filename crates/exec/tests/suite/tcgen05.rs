@@ -1373,3 +1373,36 @@ fn kind_mxf4nvf4_scales_each_16_elements_by_ue8m0_or_ue4m3() {
         &ue4m3,
     );
 }
+
+#[test]
+fn every_cta_has_its_own_permit_to_allocate_tensor_memory() {
+    // `tcgen05_kernels/relinquish.ptx`: each CTA's warp 0 allocates, relinquishes its permit
+    // and frees; "it is illegal for a CTA to perform tcgen05.alloc after any of its
+    // constituent threads execute tcgen05.relinquish_alloc_permit" (PTX ISA 9.7.16.7.1) binds
+    // that CTA only. Eight CTAs on one host thread, so later CTAs run where earlier ones ran
+    // (Triton's sm_100a matmuls relinquish right after their allocation).
+    let module = Module::load(
+        include_str!("tcgen05_kernels/relinquish.ptx"),
+        &Options::default(),
+    )
+    .expect("the kernel loads");
+    let mut out = vec![0u8; 8 * 4];
+    let options = LaunchOptions {
+        host_threads: 1,
+        ..LaunchOptions::default()
+    };
+    module
+        .launch(
+            "alloc_relinquish",
+            [8, 1, 1],
+            [64, 1, 1],
+            &mut [Arg::Buffer(&mut out)],
+            &options,
+        )
+        .expect("every CTA allocates");
+    let stored: Vec<u32> = out
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(stored, (1..=8).collect::<Vec<u32>>());
+}
