@@ -572,6 +572,8 @@ pub(crate) struct WarpCode {
     /// Per instruction: 1 for an unguarded `ret`, 2 for an unguarded `exit` (which end a thread
     /// at once: the driver ends threads the work-item function leaves there), else 0.
     pub(crate) ends: Vec<u8>,
+    /// How many of `ops` are shuffles the function makes inline (`Stats::warp_shuffles_inline`).
+    pub(crate) inline: usize,
 }
 
 impl std::fmt::Debug for WarpCode {

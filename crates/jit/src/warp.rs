@@ -47,6 +47,8 @@ use crate::registers::{self, Use};
 use crate::translate::{self, Helpers, LaneFrame, Plan, Translator, offset_i32};
 use crate::writeback;
 
+mod shuffle;
+
 /// The threads of a warp (PTX ISA 10.3, `%laneid`: "A predefined, read-only special register
 /// that returns the thread's lane within the warp"; lanes 0 to `WARP_SZ` - 1, 32).
 pub(crate) const WARP: usize = 32;
@@ -560,6 +562,8 @@ pub(crate) struct WarpBuilt {
     /// `.const` bytes read without a check.
     pub(crate) slots: usize,
     pub(crate) needs: [u64; 2],
+    /// How many shuffles are generated inline (`shuffle::generate`).
+    pub(crate) inline: usize,
 }
 
 /// Builds the warp function into `builder` (signature `fn(*mut Context)`), for CTAs of shape
@@ -576,6 +580,13 @@ pub(crate) fn build(
     let (functions, conversions, texture_calls) = tables;
     let count = program.instructions.len();
     let (nodes, ops) = nodes(program, &plans);
+    // What is known of the shuffles' `b`, `c` and membermask registers where they run.
+    let tracked = shuffle::tracked(&ops);
+    let known = if tracked.is_empty() {
+        None
+    } else {
+        shuffle::known_values(program, &tracked)
+    };
     let mut segmented = vec![false; count];
     for (start, node) in nodes.iter().enumerate() {
         if let Some(Node::Segment(end)) = *node {
@@ -679,6 +690,7 @@ pub(crate) fn build(
     let mut slots = slots;
     let mut needs = [0u64; 2];
     let mut blocks: Vec<Option<Block>> = vec![None; count + 1];
+    let mut inline = 0;
     for (index, node) in nodes.iter().enumerate() {
         let (Some(node), Some(node_block)) = (*node, node_blocks[index]) else {
             continue;
@@ -896,6 +908,23 @@ pub(crate) fn build(
                 );
             }
             Node::Op(number) => {
+                let lanes = known.as_ref().and_then(|known| {
+                    shuffle::constant_lanes(&ops[number], &tracked, &known[index])
+                });
+                if let Some(lanes) = lanes {
+                    // The same constant lanes in every lane: generated inline.
+                    let keep = writeback::keep_at(
+                        analysis.live.as_deref(),
+                        &analysis.other_lanes,
+                        index + 1,
+                    );
+                    shuffle::generate(builder, &ops[number], &lanes, (row, stride), keep.as_ref());
+                    inline += 1;
+                    let k = builder.ins().iadd_imm_s(k0, 1);
+                    builder.def_var(warp_steps, k);
+                    goto(builder, index + 1);
+                    continue;
+                }
                 let number = builder.ins().iconst(i64t, number as i64);
                 let call = builder.ins().call(warp_helpers.op, &[context, number]);
                 let made = builder.inst_results(call)[0];
@@ -918,6 +947,7 @@ pub(crate) fn build(
         ops,
         slots,
         needs,
+        inline,
     }
 }
 

@@ -91,6 +91,13 @@ fn nvcc_shuffle_reductions_match_the_interpreter_and_the_host() {
                 5,
                 "{entry}: five shuffles"
             );
+            // nvcc sets `b`, `c` and the membermask with `mov`s of immediates: every
+            // shuffle is generated inline.
+            assert_eq!(
+                kernel.stats().warp_shuffles_inline,
+                5,
+                "{entry}: five shuffles inline"
+            );
             let values: Vec<f32> = (0..ctas as usize * block as usize)
                 .map(|_| {
                     let magnitude = 1.0 + (rng.next() % 1000) as f32 / 1000.0;
@@ -199,7 +206,9 @@ const SLOTS: u64 = REGISTERS * 3;
 
 /// A random kernel of warp-synchronous instructions: `shfl.sync` of every mode with random
 /// immediate or per-lane `b` (out of range ones too) and `c` (clamps and segment masks, some
-/// from registers), with and without the predicate result; `vote.sync` of every mode with
+/// from registers), `b`, `c` and the membermask from registers that `mov`s of immediates set
+/// (generated inline where they are known constants, the helper's where a guarded `mov` may
+/// have changed them), with and without the predicate result; `vote.sync` of every mode with
 /// negated predicates; integer `redux.sync`; `activemask`; `bar.warp.sync`; integer and `f32` arithmetic, guards,
 /// divergent forward branches and loops of per-lane length between them.
 fn random_warp_kernel(rng: &mut Rng) -> String {
@@ -210,16 +219,19 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
     let f = |rng: &mut Rng| format!("%f{}", rng.below(REGISTERS));
     let count = 8 + rng.below(24);
     for _ in 0..count {
-        let line = match rng.below(14) {
+        let line = match rng.below(15) {
             0..=3 => {
                 let mode = ["up", "down", "bfly", "idx"][rng.below(4) as usize];
-                let b = if rng.below(3) == 0 {
+                let b = match rng.below(4) {
                     // Per-lane `b`, any value (its low five bits count).
-                    r(rng)
-                } else {
-                    rng.below(40).to_string()
+                    0 => r(rng),
+                    // A register `mov`s of immediates set (the same in every lane unless a
+                    // guarded one changed it in some).
+                    1 => "%kb".to_string(),
+                    _ => rng.below(40).to_string(),
                 };
-                let c = match rng.below(5) {
+                let c = match rng.below(6) {
+                    5 => "%kc".to_string(),
                     0 => "0x1f".to_string(),
                     1 => "0".to_string(),
                     2 => {
@@ -234,11 +246,7 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
                 } else {
                     String::new()
                 };
-                let mask = if rng.below(4) == 0 {
-                    "%full"
-                } else {
-                    "0xffffffff"
-                };
+                let mask = ["%full", "%km", "0xffffffff", "0xffffffff"][rng.below(4) as usize];
                 let d = r(rng);
                 let a = r(rng);
                 format!("shfl.sync.{mode}.b32 {d}{predicate}, {a}, {b}, {c}, {mask};")
@@ -296,6 +304,23 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
                     "and.b32 %lc, {a}, 3;\n    add.u32 %lc, %lc, 1;\nLOOP{labels}:\n    add.u32 {d}, {d}, %lc;\n    sub.u32 %lc, %lc, 1;\n    setp.ne.u32 %lp, %lc, 0;\n    @%lp bra LOOP{labels};"
                 )
             }
+            13 => {
+                // The shuffles' `b`, `c` and membermask registers set anew, in every lane or
+                // under a guard (then the warp function calls the shuffle's helper).
+                let guard = if rng.below(3) == 0 {
+                    format!("@{} ", p(rng))
+                } else {
+                    String::new()
+                };
+                match rng.below(3) {
+                    0 => format!("{guard}mov.u32 %kb, {};", rng.below(40)),
+                    1 => format!(
+                        "{guard}mov.u32 %kc, {};",
+                        [0x1f, 0, 0x181f, 0x1c03][rng.below(4) as usize]
+                    ),
+                    _ => format!("{guard}mov.u32 %km, -1;"),
+                }
+            }
             _ => format!("selp.u32 {}, {}, {}, {};", r(rng), r(rng), r(rng), p(rng)),
         };
         lines.push(line);
@@ -327,7 +352,7 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
     .reg .pred %lp;
     .reg .u32 %r<{REGISTERS}>;
     .reg .f32 %f<{REGISTERS}>;
-    .reg .u32 %tx, %nt, %ca, %gid, %ti, %lc, %cm, %full;
+    .reg .u32 %tx, %nt, %ca, %gid, %ti, %lc, %cm, %full, %kb, %kc, %km;
     .reg .u64 %in, %out, %mine, %from;
     ld.param.u64 %in, [in];
     ld.param.u64 %out, [out];
@@ -339,6 +364,9 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
     add.u64 %from, %mine, %in;
     add.u64 %mine, %mine, %out;
     mov.u32 %full, -1;
+    mov.u32 %kb, 1;
+    mov.u32 %kc, 0x1f;
+    mov.u32 %km, -1;
 {}
     and.b32 %cm, %r0, 0x1f1f;
 {}
