@@ -600,3 +600,131 @@ fn faults_and_the_step_limit_in_lockstep_code_match_the_interpreter() {
         assert_eq!(interpreted, compiled, "max_steps {max_steps}");
     }
 }
+
+/// A divergent `if` without `else` between two shuffles (`@p bra SKIP` over a load, an
+/// addition and a store): the warp function runs the segment up to `SKIP` for the lanes whose
+/// guard is false and goes on with the whole warp at `SKIP`. With `@p` and `@!p`: a fault of
+/// thread 13 of CTA 0 (one of the lanes that run the segment; CTA 1's registers are shown, so
+/// it runs without the warp function) at the load is the interpreter's failure, and without it step limits inside the masked segment
+/// and around it stop the same threads at the same counts, with the same outputs and inspected
+/// registers; the outputs are the ones worked out on the host.
+#[test]
+fn a_masked_segment_after_a_divergent_branch_matches_the_interpreter() {
+    for (guard, test) in [("@%p1", "setp.eq.u32"), ("@!%p1", "setp.ne.u32")] {
+        let source = format!(
+            "{HEADER}.visible .entry k(.param .u64 in, .param .u64 out) {{
+    .reg .pred %p<2>;
+    .reg .u32 %r<8>, %tx, %gid, %n, %odd;
+    .reg .u64 %a, %o, %far;
+    ld.param.u64 %a, [in];
+    ld.param.u64 %o, [out];
+    mov.u32 %tx, %tid.x;
+    mov.u32 %r7, %ctaid.x;
+    mov.u32 %n, %ntid.x;
+    mad.lo.u32 %gid, %r7, %n, %tx;
+    mul.wide.u32 %far, %gid, 4;
+    add.u64 %a, %a, %far;
+    mul.wide.u32 %far, %gid, 4;
+    add.u64 %o, %o, %far;
+    ld.global.u32 %r1, [%a];
+    shfl.sync.down.b32 %r2, %r1, 1, 0x1f, 0xffffffff;
+    and.b32 %odd, %tx, 1;
+    {test} %p1, %odd, 0;
+    {guard} bra SKIP;
+    setp.eq.u32 %p0, %gid, 13;
+    selp.u32 %r3, 0x40000000, 0, %p0;
+    cvt.u64.u32 %far, %r3;
+    add.u64 %far, %far, %a;
+    ld.global.u32 %r4, [%far];
+    add.u32 %r2, %r2, %r4;
+    st.global.u32 [%o], %r2;
+SKIP:
+    shfl.sync.up.b32 %r5, %r2, 2, 0, 0xffffffff;
+    add.u32 %r5, %r5, %odd;
+    st.global.u32 [%o], %r5;
+    ret;
+}}"
+        );
+        let program = ptxsim_exec::load(&source, None).unwrap();
+        let kernel = with_warps("masked fault", &program, 64);
+        let mut rng = Rng(11);
+        let input: Vec<u8> = (0..128 * 4).map(|_| rng.next() as u8).collect();
+        let arguments = [input, vec![0; 128 * 4]];
+        let interpreted = run(&program, (2, 64, 100_000), &arguments, (1, 45), None);
+        let compiled = run(
+            &program,
+            (2, 64, 100_000),
+            &arguments,
+            (1, 45),
+            Some(&kernel),
+        );
+        assert!(
+            interpreted.1.contains("cta: [0, 0, 0], thread: [13, 0, 0]"),
+            "{guard}: the interpreter's failure is thread 13 of CTA 0's: {}",
+            interpreted.1
+        );
+        assert_eq!(interpreted.1, compiled.1, "{guard}: the same failure");
+        // The lanes after the faulting one stopped before any store: at the segment's start
+        // (the odd ones) or at `SKIP` (the even ones, whose next store follows the shuffle the
+        // odd ones never reach).
+        for (tier, run) in [("interpreter", &interpreted), ("compiled", &compiled)] {
+            assert!(
+                run.3[1][13 * 4..32 * 4].iter().all(|&b| b == 0),
+                "{guard}: {tier}: lanes 13-31 of CTA 0 stored nothing"
+            );
+        }
+        let fine = source.replace("0x40000000", "0");
+        let program = ptxsim_exec::load(&fine, None).unwrap();
+        let kernel = with_warps("masked fuel", &program, 64);
+        // (Not 23-25: the odd lanes then run out after the second shuffle, where the shown
+        // CTA's threads, run one after another, let the even lanes run on to their store.)
+        for max_steps in [1u64, 14, 15, 16, 17, 18, 20, 21, 22, 26, 27, 100] {
+            let shape = (2, 64, max_steps);
+            let interpreted = run(&program, shape, &arguments, (1, 45), None);
+            let compiled = run(&program, shape, &arguments, (1, 45), Some(&kernel));
+            assert_eq!(interpreted, compiled, "{guard}: max_steps {max_steps}");
+        }
+        // The outputs worked out on the host: odd lanes store their own sum first, then every
+        // lane the shuffled value (`up` by 2, lanes 0-1 keep theirs) plus its parity.
+        let full = run(
+            &program,
+            (2, 64, 100_000),
+            &arguments,
+            (1, 45),
+            Some(&kernel),
+        );
+        assert_eq!(full.1, "None");
+        let words: Vec<u32> = arguments[0]
+            .chunks(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        let mut expected = vec![0u32; 128];
+        for warp in words.chunks(32).enumerate() {
+            let (w, values) = warp;
+            let down: Vec<u32> = (0..32)
+                .map(|l| values[if l + 1 < 32 { l + 1 } else { l }])
+                .collect();
+            let after: Vec<u32> = (0..32)
+                .map(|l| {
+                    if l % 2 == 1 {
+                        down[l].wrapping_add(values[l])
+                    } else {
+                        down[l]
+                    }
+                })
+                .collect();
+            for l in 0..32 {
+                let source = if l >= 2 { after[l - 2] } else { after[l] };
+                expected[w * 32 + l] = source.wrapping_add(l as u32 % 2);
+            }
+        }
+        let out: Vec<u32> = full
+            .3
+            .last()
+            .unwrap()
+            .chunks(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(out, expected, "{guard}: the outputs");
+    }
+}
