@@ -129,6 +129,13 @@ fn moved_immediate(instruction: &Instruction) -> Option<(usize, u64)> {
     }
 }
 
+/// What an instruction does to the values [`known_values`] tracks: the ones it may write
+/// become unknown, then the one an unguarded `mov` of an immediate sets is known.
+struct Transfer {
+    killed: Vec<usize>,
+    set: Option<(usize, u64)>,
+}
+
 /// Per instruction, what is known of each register of `tracked` where the threads reach it: a
 /// forward analysis over the program from its first instruction (every register unknown there),
 /// in which an unguarded `mov` of an immediate sets the value and any other write (guarded or
@@ -138,7 +145,8 @@ pub(super) fn known_values(program: &Program, tracked: &[usize]) -> Option<Vec<V
     let count = program.instructions.len();
     let slot = |r: usize| tracked.iter().position(|&t| t == r);
     let mut listed = true;
-    let mut transfer: Vec<Box<dyn Fn(&mut [Known])>> = Vec::with_capacity(count);
+    // Per instruction: what it does to the tracked values (`None`: makes them all unknown).
+    let mut transfer: Vec<Option<Transfer>> = Vec::with_capacity(count);
     for instruction in &program.instructions {
         let mut written = Vec::new();
         listed &= registers::registers_of(instruction, |r, how| {
@@ -147,19 +155,13 @@ pub(super) fn known_values(program: &Program, tracked: &[usize]) -> Option<Vec<V
             }
         });
         if !writes_listed(&instruction.kind) {
-            transfer.push(Box::new(|state: &mut [Known]| state.fill(Known::Unknown)));
+            transfer.push(None);
             continue;
         }
         written_besides(&instruction.kind, |r| written.push(r));
-        let killed: Vec<usize> = written.into_iter().filter_map(slot).collect();
-        let set = moved_immediate(instruction).and_then(|(r, v)| Some((slot(r)?, v)));
-        transfer.push(Box::new(move |state: &mut [Known]| {
-            for &k in &killed {
-                state[k] = Known::Unknown;
-            }
-            if let Some((k, v)) = set {
-                state[k] = Known::Value(v);
-            }
+        transfer.push(Some(Transfer {
+            killed: written.into_iter().filter_map(slot).collect(),
+            set: moved_immediate(instruction).and_then(|(r, v)| Some((slot(r)?, v))),
         }));
     }
     if !listed {
@@ -180,7 +182,17 @@ pub(super) fn known_values(program: &Program, tracked: &[usize]) -> Option<Vec<V
                 continue;
             }
             let mut out = known[index].clone();
-            transfer[index](&mut out);
+            match &transfer[index] {
+                None => out.fill(Known::Unknown),
+                Some(step) => {
+                    for &k in &step.killed {
+                        out[k] = Known::Unknown;
+                    }
+                    if let Some((k, v)) = step.set {
+                        out[k] = Known::Value(v);
+                    }
+                }
+            }
             for next in successors(program, index) {
                 let Some(state) = known.get_mut(next) else {
                     continue;
