@@ -936,6 +936,12 @@ pub(crate) fn build(
     let mut masked_plans: Vec<Option<Option<Plan>>> =
         translate::plan(program).into_iter().map(Some).collect();
     let mut plans: Vec<Option<Option<Plan>>> = plans.into_iter().map(Some).collect();
+    // Whether `length` more steps after `k` would pass the budget.
+    let past_budget = |builder: &mut FunctionBuilder<'_>, k: Value, length: i64| {
+        let end = builder.ins().iadd_imm_s(k, length);
+        let left = builder.use_var(budget);
+        builder.ins().icmp(IntCC::UnsignedGreaterThan, end, left)
+    };
     let mut slots = slots;
     let mut needs = [0u64; 2];
     let mut blocks: Vec<Option<Block>> = vec![None; count + 1];
@@ -951,9 +957,7 @@ pub(crate) fn build(
             _ => 1,
         };
         // No lane at or past its step limit: the interpreter stops each at exactly it.
-        let end = builder.ins().iadd_imm_s(k0, length as i64);
-        let left = builder.use_var(budget);
-        let spent = builder.ins().icmp(IntCC::UnsignedGreaterThan, end, left);
+        let spent = past_budget(builder, k0, length as i64);
         let run = builder.create_block();
         let out = builder.create_block();
         builder.set_cold_block(out);
@@ -1020,9 +1024,7 @@ pub(crate) fn build(
                             // The lanes where the guard is false run the segment up to the
                             // target, the others wait there: the warp goes on at the target.
                             let length = (end - index - 1) as i64;
-                            let after = builder.ins().iadd_imm_s(k, length);
-                            let left = builder.use_var(budget);
-                            let spent = builder.ins().icmp(IntCC::UnsignedGreaterThan, after, left);
+                            let spent = past_budget(builder, k, length);
                             let masked = builder.create_block();
                             let apart = builder.create_block();
                             builder.set_cold_block(apart);

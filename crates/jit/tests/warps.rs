@@ -425,6 +425,54 @@ fn random_warp_kernels_run_the_same_on_both_tiers() {
     assert!(differ.is_empty(), "seeds whose tiers differ: {differ:?}");
 }
 
+/// The first lines of the kernels [`fault_and_limits`] runs: `%a` is the thread's input word
+/// (`%gid` its index in the grid), `%o` the output buffer.
+const FAULT_PROLOGUE: &str = "    ld.param.u64 %a, [in];
+    ld.param.u64 %o, [out];
+    mov.u32 %tx, %tid.x;
+    mov.u32 %r7, %ctaid.x;
+    mov.u32 %n, %ntid.x;
+    mad.lo.u32 %gid, %r7, %n, %tx;
+    mul.wide.u32 %far, %gid, 4;
+    add.u64 %a, %a, %far;";
+
+/// Runs `source` (2 CTAs of 64 threads over `arguments`; its offset `0x40000000` makes one
+/// thread's load fault), inspecting thread 45 of CTA 1, on both tiers: the interpreter's
+/// failure names `faulting` and the compiled tier's is the same. Then, the offset 0 (no
+/// fault), every step limit of `limits` gives identical runs. Returns the two runs with the
+/// fault, and the program and kernel without it.
+fn fault_and_limits(
+    name: &str,
+    source: &str,
+    arguments: &[Vec<u8>],
+    faulting: &str,
+    limits: &[u64],
+) -> ([Run; 2], ptxsim_exec::Program, Arc<ptxsim_jit::Kernel>) {
+    let program = ptxsim_exec::load(source, None).unwrap();
+    let kernel = with_warps(&format!("{name} fault"), &program, 64);
+    let shape = (2, 64, 100_000);
+    let interpreted = run(&program, shape, arguments, (1, 45), None);
+    let compiled = run(&program, shape, arguments, (1, 45), Some(&kernel));
+    assert!(
+        interpreted.1.contains(faulting),
+        "{name}: the interpreter's failure is {faulting}: {}",
+        interpreted.1
+    );
+    assert_eq!(interpreted.1, compiled.1, "{name}: the same failure");
+    // Without the faulting thread (the address in range): the step limits stop the same
+    // threads at the same counts.
+    let fine = source.replace("0x40000000", "0");
+    let program = ptxsim_exec::load(&fine, None).unwrap();
+    let kernel = with_warps(&format!("{name} fuel"), &program, 64);
+    for &max_steps in limits {
+        let shape = (2, 64, max_steps);
+        let interpreted = run(&program, shape, arguments, (1, 45), None);
+        let compiled = run(&program, shape, arguments, (1, 45), Some(&kernel));
+        assert_eq!(interpreted, compiled, "{name}: max_steps {max_steps}");
+    }
+    ([interpreted, compiled], program, kernel)
+}
+
 /// A kernel whose warps diverge at a data-dependent branch inside a shuffle tree and loop a
 /// per-lane number of times, then shuffle again: the warp function hands each warp back at
 /// the divergent branch (each lane at its way), the work-item function and the interpreter
@@ -545,14 +593,7 @@ fn faults_and_the_step_limit_in_lockstep_code_match_the_interpreter() {
     .reg .pred %p<2>;
     .reg .u32 %r<8>, %tx, %gid, %n;
     .reg .u64 %a, %o, %far;
-    ld.param.u64 %a, [in];
-    ld.param.u64 %o, [out];
-    mov.u32 %tx, %tid.x;
-    mov.u32 %r7, %ctaid.x;
-    mov.u32 %n, %ntid.x;
-    mad.lo.u32 %gid, %r7, %n, %tx;
-    mul.wide.u32 %far, %gid, 4;
-    add.u64 %a, %a, %far;
+{FAULT_PROLOGUE}
     ld.global.u32 %r1, [%a];
     shfl.sync.idx.b32 %r2, %r1, 3, 0x1f, 0xffffffff;
     setp.eq.u32 %p1, %gid, 109;
@@ -569,36 +610,16 @@ fn faults_and_the_step_limit_in_lockstep_code_match_the_interpreter() {
     ret;
 }}"
     );
-    let program = ptxsim_exec::load(&source, None).unwrap();
-    let kernel = with_warps("fault", &program, 64);
     let mut rng = Rng(7);
     let input: Vec<u8> = (0..128 * 4).map(|_| rng.next() as u8).collect();
     let arguments = [input, vec![0; 128 * 4]];
-    let interpreted = run(&program, (2, 64, 100_000), &arguments, (1, 45), None);
-    let compiled = run(
-        &program,
-        (2, 64, 100_000),
+    fault_and_limits(
+        "",
+        &source,
         &arguments,
-        (1, 45),
-        Some(&kernel),
+        "cta: [1, 0, 0], thread: [45, 0, 0]",
+        &[1, 5, 12, 13, 14, 17, 19, 22, 30],
     );
-    assert!(
-        interpreted.1.contains("cta: [1, 0, 0], thread: [45, 0, 0]"),
-        "the interpreter's failure is thread 45 of CTA 1's: {}",
-        interpreted.1
-    );
-    assert_eq!(interpreted.1, compiled.1, "the same failure");
-    // Without the faulting thread (the address in range): every step limit from 1 to past the
-    // end stops the same threads at the same counts.
-    let fine = source.replace("0x40000000", "0");
-    let program = ptxsim_exec::load(&fine, None).unwrap();
-    let kernel = with_warps("fuel", &program, 64);
-    for max_steps in [1u64, 5, 12, 13, 14, 17, 19, 22, 30] {
-        let shape = (2, 64, max_steps);
-        let interpreted = run(&program, shape, &arguments, (1, 45), None);
-        let compiled = run(&program, shape, &arguments, (1, 45), Some(&kernel));
-        assert_eq!(interpreted, compiled, "max_steps {max_steps}");
-    }
 }
 
 /// A divergent `if` without `else` between two shuffles (`@p bra SKIP` over a load, an
@@ -616,14 +637,7 @@ fn a_masked_segment_after_a_divergent_branch_matches_the_interpreter() {
     .reg .pred %p<2>;
     .reg .u32 %r<8>, %tx, %gid, %n, %odd;
     .reg .u64 %a, %o, %far;
-    ld.param.u64 %a, [in];
-    ld.param.u64 %o, [out];
-    mov.u32 %tx, %tid.x;
-    mov.u32 %r7, %ctaid.x;
-    mov.u32 %n, %ntid.x;
-    mad.lo.u32 %gid, %r7, %n, %tx;
-    mul.wide.u32 %far, %gid, 4;
-    add.u64 %a, %a, %far;
+{FAULT_PROLOGUE}
     mul.wide.u32 %far, %gid, 4;
     add.u64 %o, %o, %far;
     ld.global.u32 %r1, [%a];
@@ -645,44 +659,26 @@ SKIP:
     ret;
 }}"
         );
-        let program = ptxsim_exec::load(&source, None).unwrap();
-        let kernel = with_warps("masked fault", &program, 64);
         let mut rng = Rng(11);
         let input: Vec<u8> = (0..128 * 4).map(|_| rng.next() as u8).collect();
         let arguments = [input, vec![0; 128 * 4]];
-        let interpreted = run(&program, (2, 64, 100_000), &arguments, (1, 45), None);
-        let compiled = run(
-            &program,
-            (2, 64, 100_000),
+        // (Not 23-25: the odd lanes then run out after the second shuffle, where the shown
+        // CTA's threads, run one after another, let the even lanes run on to their store.)
+        let (faulted, program, kernel) = fault_and_limits(
+            guard,
+            &source,
             &arguments,
-            (1, 45),
-            Some(&kernel),
+            "cta: [0, 0, 0], thread: [13, 0, 0]",
+            &[1, 14, 15, 16, 17, 18, 20, 21, 22, 26, 27, 100],
         );
-        assert!(
-            interpreted.1.contains("cta: [0, 0, 0], thread: [13, 0, 0]"),
-            "{guard}: the interpreter's failure is thread 13 of CTA 0's: {}",
-            interpreted.1
-        );
-        assert_eq!(interpreted.1, compiled.1, "{guard}: the same failure");
         // The lanes after the faulting one stopped before any store: at the segment's start
         // (the odd ones) or at `SKIP` (the even ones, whose next store follows the shuffle the
         // odd ones never reach).
-        for (tier, run) in [("interpreter", &interpreted), ("compiled", &compiled)] {
+        for (tier, run) in [("interpreter", &faulted[0]), ("compiled", &faulted[1])] {
             assert!(
                 run.3[1][13 * 4..32 * 4].iter().all(|&b| b == 0),
                 "{guard}: {tier}: lanes 13-31 of CTA 0 stored nothing"
             );
-        }
-        let fine = source.replace("0x40000000", "0");
-        let program = ptxsim_exec::load(&fine, None).unwrap();
-        let kernel = with_warps("masked fuel", &program, 64);
-        // (Not 23-25: the odd lanes then run out after the second shuffle, where the shown
-        // CTA's threads, run one after another, let the even lanes run on to their store.)
-        for max_steps in [1u64, 14, 15, 16, 17, 18, 20, 21, 22, 26, 27, 100] {
-            let shape = (2, 64, max_steps);
-            let interpreted = run(&program, shape, &arguments, (1, 45), None);
-            let compiled = run(&program, shape, &arguments, (1, 45), Some(&kernel));
-            assert_eq!(interpreted, compiled, "{guard}: max_steps {max_steps}");
         }
         // The outputs worked out on the host: odd lanes store their own sum first, then every
         // lane the shuffled value (`up` by 2, lanes 0-1 keep theirs) plus its parity.
