@@ -454,7 +454,7 @@ fn build_code(
             &mut module,
             (&mut context, &mut builder_context),
             program,
-            (block, built.slots),
+            (block, built.slots, built.through),
             tables,
             dump,
         )?)

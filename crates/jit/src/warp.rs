@@ -702,6 +702,16 @@ impl Segments<'_> {
                         *slot = true;
                     }
                 }
+            } else {
+                // A write the guard may skip: the variable must hold the register's value
+                // before it, for the store at the end.
+                for r in writes {
+                    if let Some(slot) = reads.get_mut(r)
+                        && !written[r]
+                    {
+                        *slot = true;
+                    }
+                }
             }
         }
         for (r, variable) in self.variables.iter().enumerate() {
@@ -717,7 +727,10 @@ impl Segments<'_> {
         for (offset, &body) in bodies.iter().enumerate() {
             blocks[index + offset] = Some(body);
         }
-        blocks[end] = Some(latch);
+        // The lane's turn ends in `tail`, which stores what the segment wrote and something
+        // reads after it (its writes are in variables: `writeback::Analysis::writes`).
+        let tail = builder.create_block();
+        blocks[end] = Some(tail);
         let mut t = Translator::for_lanes(
             builder,
             LaneFrame {
@@ -751,6 +764,29 @@ impl Segments<'_> {
         *slots = taken;
         *needs = [needs[0].max(needed[0]), needs[1].max(needed[1])];
         blocks[index..=end].fill(None);
+        builder.switch_to_block(tail);
+        let keep = writeback::keep_at(
+            self.analysis.live.as_deref(),
+            &self.analysis.other_lanes,
+            end,
+        );
+        let lane_base = builder.use_var(base);
+        for (r, variable) in self.variables.iter().enumerate() {
+            let Some(variable) = *variable else {
+                continue;
+            };
+            let written = (index..end).any(|i| writeback::contains(&self.analysis.writes[i], r));
+            if written
+                && keep
+                    .as_ref()
+                    .is_none_or(|keep| writeback::contains(keep, r))
+            {
+                let value = builder.use_var(variable);
+                let (at, offset) = translate::register_address(builder, lane_base, stride, r);
+                builder.ins().store(flags, value, at, offset);
+            }
+        }
+        builder.ins().jump(latch, &[]);
         let length = (end - index) as i64;
         if mask.is_some() {
             // The lane's own steps: the segment's instructions.
@@ -796,15 +832,16 @@ impl Segments<'_> {
 }
 
 /// Builds the warp function into `builder` (signature `fn(*mut Context)`), for CTAs of shape
-/// `block`, its memory instructions' window slots numbered from `slots`; the lane functions,
-/// conversions and texture calls it makes go into `tables` as [`translate::build`]'s do.
+/// `block`, its memory instructions' window slots numbered from `slots`, every register write
+/// stored with `through` (the work-item function's choice); the lane functions, conversions
+/// and texture calls it makes go into `tables` as [`translate::build`]'s do.
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
     plans: Vec<Option<Plan>>,
     tables: translate::Tables<'_>,
     (helpers, warp_helpers): (Helpers, WarpHelpers),
-    (block, slots): ([u32; 3], usize),
+    (block, slots, through): ([u32; 3], usize, bool),
 ) -> WarpBuilt {
     let (functions, conversions, texture_calls) = tables;
     let count = program.instructions.len();
@@ -822,9 +859,11 @@ pub(crate) fn build(
             segmented[start..end].fill(true);
         }
     }
-    // Every write stored at once: the analysis with `through` keeps nothing in variables
-    // past an instruction.
-    let analysis = writeback::analyse(program, &segmented, true);
+    // A segment's writes stay in variables through the lane's turn and are stored at its end
+    // where something reads them after it ([`Segments::segment`]); with `through` (the code
+    // of a kernel whose work-item function stores every write at once, which then also runs
+    // the CTAs whose registers are shown) every write is stored at once.
+    let analysis = writeback::analyse(program, &segmented, through);
     let i64t = types::I64;
     let flags = MemFlagsData::trusted();
     let mut used = vec![false; program.registers.len()];
@@ -1096,8 +1135,9 @@ pub(crate) fn build(
                 });
                 if let Some(lanes) = lanes {
                     // The same constant lanes in every lane: generated inline.
+                    // (With `through`, every result is written: the shown CTA's registers.)
                     let keep = writeback::keep_at(
-                        analysis.live.as_deref(),
+                        analysis.live.as_deref().filter(|_| !through),
                         &analysis.other_lanes,
                         index + 1,
                     );
@@ -1150,7 +1190,8 @@ pub(crate) fn ends(program: &Program) -> Vec<u8> {
 }
 
 /// Declares, builds and defines the warp function of `program` in `module` (for CTAs of shape
-/// `block`, window slots from `slots`), with `contexts` (Cranelift's, reused); its id and what
+/// `block`, window slots from `slots`, `through` as for [`build`]), with `contexts`
+/// (Cranelift's, reused); its id and what
 /// [`build`] made. `dump`: its IR and machine code on standard error (`PTXSIM_JIT_DUMP`).
 pub(crate) fn define(
     module: &mut cranelift_jit::JITModule,
@@ -1159,7 +1200,7 @@ pub(crate) fn define(
         &mut cranelift_frontend::FunctionBuilderContext,
     ),
     program: &Program,
-    (block, slots): ([u32; 3], usize),
+    (block, slots, through): ([u32; 3], usize, bool),
     tables: translate::Tables<'_>,
     dump: bool,
 ) -> Result<(cranelift_module::FuncId, WarpBuilt), crate::JitError> {
@@ -1209,7 +1250,7 @@ pub(crate) fn define(
             translate::plan(program),
             tables,
             (helpers, warp_helpers),
-            (block, slots),
+            (block, slots, through),
         );
         builder.finalize(module.target_config());
         built
