@@ -1032,15 +1032,26 @@ pub(crate) fn build(
                         let offset = stride.saturating_mul(p as u64);
                         let offset = builder.ins().iconst(i64t, offset as i64);
                         let at = builder.ins().iadd(row, offset);
-                        let mut all = builder.ins().load(i64t, flags, at, 0);
+                        // Two lanes a step (the host's 128-bit vectors; the row is 8-byte
+                        // aligned), then the two halves.
+                        let pairs = MemFlagsData::new().with_notrap();
+                        let mut all = builder.ins().load(types::I64X2, pairs, at, 0);
                         let mut any = all;
-                        for l in 1..WARP {
-                            let value = builder.ins().load(i64t, flags, at, (8 * l) as i32);
+                        for l in (2..WARP).step_by(2) {
+                            let value = builder.ins().load(types::I64X2, pairs, at, (8 * l) as i32);
                             all = builder.ins().band(all, value);
                             any = builder.ins().bor(any, value);
                         }
-                        let all = builder.ins().band_imm_s(all, 1);
-                        let any = builder.ins().band_imm_s(any, 1);
+                        let [all, any] = [(all, true), (any, false)].map(|(both, and)| {
+                            let low = builder.ins().extractlane(both, 0);
+                            let high = builder.ins().extractlane(both, 1);
+                            let one = if and {
+                                builder.ins().band(low, high)
+                            } else {
+                                builder.ins().bor(low, high)
+                            };
+                            builder.ins().band_imm_s(one, 1)
+                        });
                         // `@!p`: taken where p is false.
                         let (taken_by_all, taken_by_none) = if guard.negated {
                             (builder.ins().icmp_imm_s(IntCC::Equal, any, 0), all)
