@@ -566,7 +566,9 @@ pub(crate) struct WarpBuilt {
     pub(crate) inline: usize,
 }
 
-/// Where a divergent `@{!}p bra target` at `index` lets the warp go on with a mask: the
+/// Where a divergent `@{!}p bra target` at `index` lets the warp go on with a mask (PTX ISA,
+/// bra: "Conditional branches are specified by using a guard predicate": a lane
+/// whose guard holds continues at the target, the others at the next instruction): the
 /// instructions up to the target are one segment (an `if` without `else`: nvcc's
 /// `if (lane == 0) out[...] = sum;`) that does not write `p`, so that the lanes where the
 /// guard is false run it and the others wait at the target, where the warp is together again.
