@@ -1072,8 +1072,8 @@ fn choose_engine(
             device.set_compiled(kernel);
             let warps = if stats.warp_function {
                 format!(
-                    "; converged warps in lockstep, {} warp-synchronous instructions compiled",
-                    stats.warp_instructions
+                    "; converged warps in lockstep, {} warp-synchronous instructions compiled, {} shuffles inline",
+                    stats.warp_instructions, stats.warp_shuffles_inline
                 )
             } else {
                 String::new()

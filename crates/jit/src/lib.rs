@@ -90,9 +90,12 @@ pub struct Stats {
     /// registers (`writeback::STORES_PER_INSTRUCTION`, docs/compiled-tier.md).
     pub registers_stored_at_once: bool,
     /// Whether the kernel has a warp function, which runs converged warps in lockstep
-    /// ([`WarpStrategy`]), and how many warp-synchronous instructions it makes.
+    /// ([`WarpStrategy`]), how many warp-synchronous instructions it makes, and how many of
+    /// those are `shfl.sync`s generated inline (a full membermask and `b`, `c` known while
+    /// compiling: docs/compiled-tier.md) rather than made through a helper.
     pub warp_function: bool,
     pub warp_instructions: usize,
+    pub warp_shuffles_inline: usize,
 }
 
 /// When [`compile`] builds the **warp function** besides the work-item function: a function
@@ -319,6 +322,7 @@ fn compile_unguarded(program: &Program, block: Dim3, with_warp: bool) -> Result<
         registers_stored_at_once: built.through,
         warp_function: code.warp().is_some(),
         warp_instructions: code.warp().map_or(0, |warp| warp.ops.len()),
+        warp_shuffles_inline: code.warp().map_or(0, |warp| warp.inline),
     };
     Ok(Kernel {
         code,
@@ -460,7 +464,7 @@ fn build_code(
             &mut module,
             (&mut context, &mut builder_context),
             program,
-            (block, built.slots),
+            (block, built.slots, built.through),
             tables,
             dump,
         )?)
@@ -490,6 +494,7 @@ fn build_code(
                     ops: built.ops,
                     items: translate::entries(program, &compiled, MIN_ENTRY),
                     ends: warp::ends(program),
+                    inline: built.inline,
                 },
                 built.slots,
                 built.needs,

@@ -460,7 +460,10 @@ extern "C" fn ptxsim_jit_warp_leave(context: *mut Context, pc: u64, k: u64) {
 
 /// The warp function's way out of a segment `start..end` entered with `k` steps, where lane
 /// `left` (0..32) left at `pc` with `counted` steps (an access the code did not make): the
-/// lanes before it ran the whole segment, those after it none of it.
+/// lanes before it ran the whole segment, those after it none of it. `masked` is 0, or
+/// `p << 2 | negated << 1 | 1` for a segment only the lanes whose guard `@{!}p` is false run
+/// (`warp::Segments::segment`): those count its steps themselves as they finish it, and the
+/// others wait at `end`, the branch's target.
 extern "C" fn ptxsim_jit_warp_stop(
     context: *mut Context,
     left: u64,
@@ -469,16 +472,33 @@ extern "C" fn ptxsim_jit_warp_stop(
     start: u64,
     end: u64,
     k: u64,
+    masked: u64,
 ) {
     // SAFETY: as in `ptxsim_jit_load`.
     let context = unsafe { &mut *context };
     context.warp_steps = k.max(1);
-    if let Some((_, pcs, steps, first)) = warp_parts(context) {
+    let stride = context.stride as usize;
+    if let Some((registers, pcs, steps, first)) = warp_parts(context) {
+        let predicate = (masked >> 2) as usize;
+        // Whether the lane runs the segment: every lane, or where the guard is false (the
+        // segment does not write `p`, so it holds what the branch read).
+        let runs = |lane: usize| {
+            masked & 1 == 0 || {
+                let value = predicate
+                    .checked_mul(stride)
+                    .and_then(|at| registers.get(at + lane))
+                    .copied()
+                    .unwrap_or(0);
+                (value & 1 == 1) == (masked >> 1 & 1 == 1)
+            }
+        };
         for (l, lane) in (first..first + WARP).enumerate() {
             let (at, more) = match (l as u64).cmp(&left) {
+                std::cmp::Ordering::Less if masked & 1 == 1 => (end, k),
                 std::cmp::Ordering::Less => (end, k + (end - start)),
                 std::cmp::Ordering::Equal => (pc, counted),
-                std::cmp::Ordering::Greater => (start, k),
+                std::cmp::Ordering::Greater if runs(lane) => (start, k),
+                std::cmp::Ordering::Greater => (end, k),
             };
             pcs[lane] = at;
             steps[lane] = steps[lane].wrapping_add(more);
@@ -577,6 +597,8 @@ pub(crate) struct WarpCode {
     /// Per instruction: 1 for an unguarded `ret`, 2 for an unguarded `exit` (which end a thread
     /// at once: the driver ends threads the work-item function leaves there), else 0.
     pub(crate) ends: Vec<u8>,
+    /// How many of `ops` are shuffles the function makes inline (`Stats::warp_shuffles_inline`).
+    pub(crate) inline: usize,
 }
 
 impl std::fmt::Debug for WarpCode {
@@ -824,6 +846,14 @@ fn run_warps(
                     return;
                 }
                 progress |= context.warp_steps > 0;
+                // Every lane ended at a `ret` or `exit`: nothing is left for the warp.
+                if warp_parts(context).is_some_and(|(_, pcs, _, first)| {
+                    pcs[first..first + WARP]
+                        .iter()
+                        .all(|&pc| pc & ptxsim_exec::compiled::EXITED as u64 != 0)
+                }) {
+                    break;
+                }
             }
             let before = issued(context);
             end_threads(context, warp, max_steps);

@@ -47,6 +47,8 @@ use crate::registers::{self, Use};
 use crate::translate::{self, Helpers, LaneFrame, Plan, Translator, offset_i32};
 use crate::writeback;
 
+mod shuffle;
+
 /// The threads of a warp (PTX ISA 10.3, `%laneid`: "A predefined, read-only special register
 /// that returns the thread's lane within the warp"; lanes 0 to `WARP_SZ` - 1, 32).
 pub(crate) const WARP: usize = 32;
@@ -544,7 +546,7 @@ pub(crate) fn helper_signatures(
     [
         ("ptxsim_jit_warp", signature(2, true)),
         ("ptxsim_jit_warp_leave", signature(3, false)),
-        ("ptxsim_jit_warp_stop", signature(7, false)),
+        ("ptxsim_jit_warp_stop", signature(8, false)),
         ("ptxsim_jit_warp_diverge", signature(6, false)),
     ]
 }
@@ -560,31 +562,310 @@ pub(crate) struct WarpBuilt {
     /// `.const` bytes read without a check.
     pub(crate) slots: usize,
     pub(crate) needs: [u64; 2],
+    /// How many shuffles are generated inline (`shuffle::generate`).
+    pub(crate) inline: usize,
+}
+
+/// Where a divergent `@{!}p bra target` at `index` lets the warp go on with a mask (PTX ISA,
+/// bra: "Conditional branches are specified by using a guard predicate": a lane
+/// whose guard holds continues at the target, the others at the next instruction): the
+/// instructions up to the target are one segment (an `if` without `else`: nvcc's
+/// `if (lane == 0) out[...] = sum;`) that does not write `p`, so that the lanes where the
+/// guard is false run it and the others wait at the target, where the warp is together again.
+/// The segment's end (the target), if so.
+fn masked_region(
+    program: &Program,
+    nodes: &[Option<Node>],
+    index: usize,
+    target: usize,
+    guard: ptxsim_exec::ir::Guard,
+) -> Option<usize> {
+    let Some(Some(Node::Segment(end))) = nodes.get(index + 1) else {
+        return None;
+    };
+    let mut writes_guard = false;
+    for instruction in program.instructions.get(index + 1..*end)? {
+        let listed = registers::registers_of(instruction, |r, how| {
+            writes_guard |= how == Use::Write && r == guard.predicate.index();
+        });
+        writes_guard |= !listed;
+    }
+    (*end == target && target > index + 1 && !writes_guard).then_some(target)
+}
+
+/// What every segment's loop over the lanes uses ([`Segments::segment`]).
+struct Segments<'v> {
+    variables: &'v [Option<Variable>],
+    analysis: &'v writeback::Analysis,
+    /// The context, shared memory and its length, the windows, the warp's lane 0 of register
+    /// 0, its first thread, 0, and the threads' step counts.
+    values: [Value; 8],
+    /// The step count, the counters of a way out, the lane's register 0 and thread, and the
+    /// lane the loop runs (0..32).
+    variables_of: [Variable; 6],
+    helpers: Helpers,
+    stop: FuncRef,
+    stride: u64,
+    block: [u32; 3],
+    limits: [u64; 2],
+}
+
+/// The per-instruction state a segment's translation takes and gives back: the plans (each
+/// taken once), the instructions' blocks, the window slots taken and the parameter and
+/// `.const` bytes read without a check.
+type SegmentState<'s> = (
+    &'s mut [Option<Option<Plan>>],
+    &'s mut Vec<Option<Block>>,
+    &'s mut usize,
+    &'s mut [u64; 2],
+);
+
+impl Segments<'_> {
+    /// The segment `index..end` as one loop over the 32 lanes entered with the warp's steps
+    /// `k0`, each lane running the work-item translator's code for one thread with its
+    /// registers loaded at the top of the body. With `mask` (`p`, negated) only the lanes
+    /// whose guard `@{!}p` is false run it (a divergent branch's fall-through), each adding
+    /// the segment's length to its own step count. Leaves the builder in the block after the
+    /// loop; a lane handed back at an access the code did not make leaves through
+    /// `ptxsim_jit_warp_stop`.
+    fn segment(
+        &self,
+        builder: &mut FunctionBuilder<'_>,
+        program: &Program,
+        (index, end, k0, mask): (usize, usize, Value, Option<(usize, bool)>),
+        (plans, blocks, slots, needs): SegmentState<'_>,
+        tables: translate::Tables<'_>,
+    ) {
+        let i64t = types::I64;
+        let flags = MemFlagsData::trusted();
+        let [
+            context,
+            shared,
+            shared_len,
+            windows,
+            row,
+            first,
+            zero,
+            steps_of,
+        ] = self.values;
+        let [steps, exit_pc, exit_steps, base, lane, lane_index] = self.variables_of;
+        let stride = self.stride;
+        let head = builder.create_block();
+        let next = builder.create_block();
+        let stop = builder.create_block();
+        builder.set_cold_block(stop);
+        builder.def_var(lane_index, zero);
+        builder.ins().jump(head, &[]);
+        builder.switch_to_block(head);
+        let l = builder.use_var(lane_index);
+        let lane_bytes = builder.ins().ishl_imm_s(l, 3);
+        let lane_base = builder.ins().iadd(row, lane_bytes);
+        // The lanes that run the body go on to `latch`, which counts their steps with a mask.
+        let latch = match mask {
+            None => next,
+            Some((p, negated)) => {
+                let (at, offset) = translate::register_address(builder, lane_base, stride, p);
+                let value = builder.ins().load(i64t, flags, at, offset);
+                let bit = builder.ins().band_imm_s(value, 1);
+                let run = builder.create_block();
+                // The guard holds (the lane takes the branch) where the bit is set, or clear
+                // for `@!p`.
+                if negated {
+                    builder.ins().brif(bit, run, &[], next, &[]);
+                } else {
+                    builder.ins().brif(bit, next, &[], run, &[]);
+                }
+                builder.switch_to_block(run);
+                builder.create_block()
+            }
+        };
+        let this = builder.ins().iadd(first, l);
+        builder.def_var(lane, this);
+        builder
+            .ins()
+            .store(flags, this, context, offset_i32(Context::LANE));
+        builder.def_var(base, lane_base);
+        // The registers the segment reads before an unguarded write of them.
+        let mut reads = vec![false; self.variables.len()];
+        let mut written = vec![false; self.variables.len()];
+        for instruction in &program.instructions[index..end] {
+            let mut writes = Vec::new();
+            registers::registers_of(instruction, |r, how| match how {
+                Use::Read | Use::ReadOtherLanes => {
+                    if r < reads.len() && !written[r] {
+                        reads[r] = true;
+                    }
+                }
+                Use::Write => writes.push(r),
+            });
+            if instruction.guard.is_none() {
+                for r in writes {
+                    if let Some(slot) = written.get_mut(r) {
+                        *slot = true;
+                    }
+                }
+            } else {
+                // A write the guard may skip: the variable must hold the register's value
+                // before it, for the store at the end.
+                for r in writes {
+                    if let Some(slot) = reads.get_mut(r)
+                        && !written[r]
+                    {
+                        *slot = true;
+                    }
+                }
+            }
+        }
+        for (r, variable) in self.variables.iter().enumerate() {
+            if let (Some(variable), true) = (*variable, reads[r]) {
+                let (at, offset) = translate::register_address(builder, lane_base, stride, r);
+                let value = builder.ins().load(i64t, flags, at, offset);
+                builder.def_var(variable, value);
+            }
+        }
+        builder.def_var(steps, k0);
+        let bodies: Vec<Block> = (index..end).map(|_| builder.create_block()).collect();
+        builder.ins().jump(bodies[0], &[]);
+        for (offset, &body) in bodies.iter().enumerate() {
+            blocks[index + offset] = Some(body);
+        }
+        // The lane's turn ends in `tail`, which stores what the segment wrote and something
+        // reads after it (its writes are in variables: `writeback::Analysis::writes`).
+        let tail = builder.create_block();
+        blocks[end] = Some(tail);
+        let mut t = Translator::for_lanes(
+            builder,
+            LaneFrame {
+                variables: self.variables,
+                context,
+                shared,
+                shared_len,
+                limits: self.limits,
+                helpers: self.helpers,
+                steps,
+                exit_pc,
+                exit_steps,
+                stop,
+                blocks: blocks.as_slice(),
+                base,
+                lane,
+                stride,
+                block: self.block,
+                windows,
+                slots: *slots,
+                analysis: self.analysis,
+            },
+            tables,
+        );
+        for (offset, &body) in bodies.iter().enumerate() {
+            let at = index + offset;
+            let plan = plans[at].take().flatten();
+            t.counted(body, at, &program.instructions[at], plan);
+        }
+        let (taken, needed) = t.finish();
+        *slots = taken;
+        *needs = [needs[0].max(needed[0]), needs[1].max(needed[1])];
+        blocks[index..=end].fill(None);
+        builder.switch_to_block(tail);
+        let keep = writeback::keep_at(
+            self.analysis.live.as_deref(),
+            &self.analysis.other_lanes,
+            end,
+        );
+        let lane_base = builder.use_var(base);
+        for (r, variable) in self.variables.iter().enumerate() {
+            let Some(variable) = *variable else {
+                continue;
+            };
+            let written = (index..end).any(|i| writeback::contains(&self.analysis.writes[i], r));
+            if written
+                && keep
+                    .as_ref()
+                    .is_none_or(|keep| writeback::contains(keep, r))
+            {
+                let value = builder.use_var(variable);
+                let (at, offset) = translate::register_address(builder, lane_base, stride, r);
+                builder.ins().store(flags, value, at, offset);
+            }
+        }
+        builder.ins().jump(latch, &[]);
+        let length = (end - index) as i64;
+        if mask.is_some() {
+            // The lane's own steps: the segment's instructions.
+            builder.switch_to_block(latch);
+            let l = builder.use_var(lane_index);
+            let this = builder.ins().iadd(first, l);
+            let at = builder.ins().ishl_imm_s(this, 3);
+            let at = builder.ins().iadd(steps_of, at);
+            let held = builder.ins().load(i64t, flags, at, 0);
+            let more = builder.ins().iadd_imm_s(held, length);
+            builder.ins().store(flags, more, at, 0);
+            builder.ins().jump(next, &[]);
+        }
+        // The next lane, or the warp on after the segment.
+        builder.switch_to_block(next);
+        let l = builder.use_var(lane_index);
+        let following = builder.ins().iadd_imm_s(l, 1);
+        builder.def_var(lane_index, following);
+        let more = builder
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, following, WARP as i64);
+        let done = builder.create_block();
+        builder.ins().brif(more, head, &[], done, &[]);
+        // A lane left the loop (an access the code did not make): the lanes before it are past
+        // the segment, those after it at its start (or, with a mask, at its end where they
+        // take the branch).
+        builder.switch_to_block(stop);
+        let l = builder.use_var(lane_index);
+        let at = builder.use_var(exit_pc);
+        let counted = builder.use_var(exit_steps);
+        let masked = mask.map_or(0, |(p, negated)| {
+            (p as i64) << 2 | i64::from(negated) << 1 | 1
+        });
+        let [start, end, masked] =
+            [index as i64, end as i64, masked].map(|v| builder.ins().iconst(i64t, v));
+        builder.ins().call(
+            self.stop,
+            &[context, l, at, counted, start, end, k0, masked],
+        );
+        builder.ins().return_(&[]);
+        builder.switch_to_block(done);
+    }
 }
 
 /// Builds the warp function into `builder` (signature `fn(*mut Context)`), for CTAs of shape
-/// `block`, its memory instructions' window slots numbered from `slots`; the lane functions,
-/// conversions and texture calls it makes go into `tables` as [`translate::build`]'s do.
+/// `block`, its memory instructions' window slots numbered from `slots`, every register write
+/// stored with `through` (the work-item function's choice); the lane functions, conversions
+/// and texture calls it makes go into `tables` as [`translate::build`]'s do.
 pub(crate) fn build(
     builder: &mut FunctionBuilder<'_>,
     program: &Program,
     plans: Vec<Option<Plan>>,
     tables: translate::Tables<'_>,
     (helpers, warp_helpers): (Helpers, WarpHelpers),
-    (block, slots): ([u32; 3], usize),
+    (block, slots, through): ([u32; 3], usize, bool),
 ) -> WarpBuilt {
     let (functions, conversions, texture_calls) = tables;
     let count = program.instructions.len();
     let (nodes, ops) = nodes(program, &plans);
+    // What is known of the shuffles' `b`, `c` and membermask registers where they run.
+    let tracked = shuffle::tracked(&ops);
+    let known = if tracked.is_empty() {
+        None
+    } else {
+        shuffle::known_values(program, &tracked)
+    };
     let mut segmented = vec![false; count];
     for (start, node) in nodes.iter().enumerate() {
         if let Some(Node::Segment(end)) = *node {
             segmented[start..end].fill(true);
         }
     }
-    // Every write stored at once: the analysis with `through` keeps nothing in variables
-    // past an instruction.
-    let analysis = writeback::analyse(program, &segmented, true);
+    // A segment's writes stay in variables through the lane's turn and are stored at its end
+    // where something reads them after it ([`Segments::segment`]); with `through` (the code
+    // of a kernel whose work-item function stores every write at once, which then also runs
+    // the CTAs whose registers are shown) every write is stored at once.
+    let analysis = writeback::analyse(program, &segmented, through);
     let i64t = types::I64;
     let flags = MemFlagsData::trusted();
     let mut used = vec![false; program.registers.len()];
@@ -621,7 +902,10 @@ pub(crate) fn build(
     let stride = translate::register_stride_bytes(block);
     let pcs = field(builder, Context::PCS);
     let first = field(builder, Context::WARP_FIRST);
-    let budget = field(builder, Context::WARP_BUDGET);
+    let budget = builder.declare_var(i64t);
+    let loaded = field(builder, Context::WARP_BUDGET);
+    builder.def_var(budget, loaded);
+    let steps_of = field(builder, Context::STEPS);
     let shared = field(builder, Context::SHARED);
     let shared_bytes = translate::static_shared_bytes(program);
     let shared_len = translate::shared_length(builder, shared_bytes, field);
@@ -675,10 +959,34 @@ pub(crate) fn build(
             }
         };
 
+    let frame = Segments {
+        variables: &variables,
+        analysis: &analysis,
+        values: [
+            context, shared, shared_len, windows, row, first, zero, steps_of,
+        ],
+        variables_of: [steps, exit_pc, exit_steps, base, lane, lane_index],
+        helpers,
+        stop: warp_helpers.stop,
+        stride,
+        block,
+        limits: [program.param_bytes, program.constants.len() as u64],
+    };
+    // A second copy of each segment that runs for the lanes a divergent branch lets through
+    // (`Segments::segment`'s mask) translates its instructions again.
+    let mut masked_plans: Vec<Option<Option<Plan>>> =
+        translate::plan(program).into_iter().map(Some).collect();
     let mut plans: Vec<Option<Option<Plan>>> = plans.into_iter().map(Some).collect();
+    // Whether `length` more steps after `k` would pass the budget.
+    let past_budget = |builder: &mut FunctionBuilder<'_>, k: Value, length: i64| {
+        let end = builder.ins().iadd_imm_s(k, length);
+        let left = builder.use_var(budget);
+        builder.ins().icmp(IntCC::UnsignedGreaterThan, end, left)
+    };
     let mut slots = slots;
     let mut needs = [0u64; 2];
     let mut blocks: Vec<Option<Block>> = vec![None; count + 1];
+    let mut inline = 0;
     for (index, node) in nodes.iter().enumerate() {
         let (Some(node), Some(node_block)) = (*node, node_blocks[index]) else {
             continue;
@@ -690,8 +998,7 @@ pub(crate) fn build(
             _ => 1,
         };
         // No lane at or past its step limit: the interpreter stops each at exactly it.
-        let end = builder.ins().iadd_imm_s(k0, length as i64);
-        let spent = builder.ins().icmp(IntCC::UnsignedGreaterThan, end, budget);
+        let spent = past_budget(builder, k0, length as i64);
         let run = builder.create_block();
         let out = builder.create_block();
         builder.set_cold_block(out);
@@ -702,119 +1009,16 @@ pub(crate) fn build(
         let instruction = &program.instructions[index];
         match node {
             Node::Segment(end) => {
-                let head = builder.create_block();
-                let latch = builder.create_block();
-                let stop = builder.create_block();
-                builder.set_cold_block(stop);
-                builder.def_var(lane_index, zero);
-                builder.ins().jump(head, &[]);
-                // The loop's head: lane `first + l`, its registers the segment reads.
-                builder.switch_to_block(head);
-                let l = builder.use_var(lane_index);
-                let this = builder.ins().iadd(first, l);
-                builder.def_var(lane, this);
-                builder
-                    .ins()
-                    .store(flags, this, context, offset_i32(Context::LANE));
-                let lane_bytes = builder.ins().ishl_imm_s(l, 3);
-                let lane_base = builder.ins().iadd(row, lane_bytes);
-                builder.def_var(base, lane_base);
-                // The registers the segment reads before an unguarded write of them.
-                let mut reads = vec![false; variables.len()];
-                let mut written = vec![false; variables.len()];
-                for instruction in &program.instructions[index..end] {
-                    let mut writes = Vec::new();
-                    registers::registers_of(instruction, |r, how| match how {
-                        Use::Read | Use::ReadOtherLanes => {
-                            if r < reads.len() && !written[r] {
-                                reads[r] = true;
-                            }
-                        }
-                        Use::Write => writes.push(r),
-                    });
-                    if instruction.guard.is_none() {
-                        for r in writes {
-                            if let Some(slot) = written.get_mut(r) {
-                                *slot = true;
-                            }
-                        }
-                    }
-                }
-                for (r, variable) in variables.iter().enumerate() {
-                    if let (Some(variable), true) = (*variable, reads[r]) {
-                        let (at, offset) =
-                            translate::register_address(builder, lane_base, stride, r);
-                        let value = builder.ins().load(i64t, flags, at, offset);
-                        builder.def_var(variable, value);
-                    }
-                }
-                builder.def_var(steps, k0);
-                let bodies: Vec<Block> = (index..end).map(|_| builder.create_block()).collect();
-                builder.ins().jump(bodies[0], &[]);
-                for (offset, &body) in bodies.iter().enumerate() {
-                    blocks[index + offset] = Some(body);
-                }
-                blocks[end] = Some(latch);
-                let mut t = Translator::for_lanes(
+                frame.segment(
                     builder,
-                    LaneFrame {
-                        variables: &variables,
-                        context,
-                        shared,
-                        shared_len,
-                        limits: [program.param_bytes, program.constants.len() as u64],
-                        helpers,
-                        steps,
-                        exit_pc,
-                        exit_steps,
-                        stop,
-                        blocks: &blocks,
-                        base,
-                        lane,
-                        stride,
-                        block,
-                        windows,
-                        slots,
-                        analysis: &analysis,
-                    },
+                    program,
+                    (index, end, k0, None),
+                    (&mut plans, &mut blocks, &mut slots, &mut needs),
                     (&mut *functions, &mut *conversions, &mut *texture_calls),
                 );
-                for (offset, &body) in bodies.iter().enumerate() {
-                    let at = index + offset;
-                    let plan = plans[at].take().flatten();
-                    t.counted(body, at, &program.instructions[at], plan);
-                }
-                let (taken, needed) = t.finish();
-                slots = taken;
-                needs = [needs[0].max(needed[0]), needs[1].max(needed[1])];
-                blocks[index..=end].fill(None);
-                // The latch: the next lane, or the warp on after the segment.
-                builder.switch_to_block(latch);
-                let l = builder.use_var(lane_index);
-                let next = builder.ins().iadd_imm_s(l, 1);
-                builder.def_var(lane_index, next);
-                let more = builder
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedLessThan, next, WARP as i64);
-                let done = builder.create_block();
-                builder.ins().brif(more, head, &[], done, &[]);
-                builder.switch_to_block(done);
                 let k = builder.ins().iadd_imm_s(k0, length as i64);
                 builder.def_var(warp_steps, k);
                 goto(builder, end);
-                // A lane left the loop (an access the code did not make): the lanes before it
-                // are past the segment, those after it at its start.
-                builder.switch_to_block(stop);
-                let l = builder.use_var(lane_index);
-                let at = builder.use_var(exit_pc);
-                let counted = builder.use_var(exit_steps);
-                let start = builder.ins().iconst(i64t, index as i64);
-                let end = builder.ins().iconst(i64t, end as i64);
-                builder.ins().call(
-                    warp_helpers.stop,
-                    &[context, l, at, counted, start, end, k0],
-                );
-                builder.ins().return_(&[]);
             }
             Node::Branch => {
                 let K::Bra { target } = instruction.kind else {
@@ -830,15 +1034,26 @@ pub(crate) fn build(
                         let offset = stride.saturating_mul(p as u64);
                         let offset = builder.ins().iconst(i64t, offset as i64);
                         let at = builder.ins().iadd(row, offset);
-                        let mut all = builder.ins().load(i64t, flags, at, 0);
+                        // Two lanes a step (the host's 128-bit vectors; the row is 8-byte
+                        // aligned), then the two halves.
+                        let pairs = MemFlagsData::new().with_notrap();
+                        let mut all = builder.ins().load(types::I64X2, pairs, at, 0);
                         let mut any = all;
-                        for l in 1..WARP {
-                            let value = builder.ins().load(i64t, flags, at, (8 * l) as i32);
+                        for l in (2..WARP).step_by(2) {
+                            let value = builder.ins().load(types::I64X2, pairs, at, (8 * l) as i32);
                             all = builder.ins().band(all, value);
                             any = builder.ins().bor(any, value);
                         }
-                        let all = builder.ins().band_imm_s(all, 1);
-                        let any = builder.ins().band_imm_s(any, 1);
+                        let [all, any] = [(all, true), (any, false)].map(|(both, and)| {
+                            let low = builder.ins().extractlane(both, 0);
+                            let high = builder.ins().extractlane(both, 1);
+                            let one = if and {
+                                builder.ins().band(low, high)
+                            } else {
+                                builder.ins().bor(low, high)
+                            };
+                            builder.ins().band_imm_s(one, 1)
+                        });
                         // `@!p`: taken where p is false.
                         let (taken_by_all, taken_by_none) = if guard.negated {
                             (builder.ins().icmp_imm_s(IntCC::Equal, any, 0), all)
@@ -849,7 +1064,6 @@ pub(crate) fn build(
                         let not_all = builder.create_block();
                         let fall = builder.create_block();
                         let diverge = builder.create_block();
-                        builder.set_cold_block(diverge);
                         builder.ins().brif(taken_by_all, taken, &[], not_all, &[]);
                         builder.switch_to_block(taken);
                         goto(builder, target);
@@ -858,6 +1072,39 @@ pub(crate) fn build(
                         builder.switch_to_block(fall);
                         goto(builder, index + 1);
                         builder.switch_to_block(diverge);
+                        if let Some(end) = masked_region(program, &nodes, index, target, guard) {
+                            // The lanes where the guard is false run the segment up to the
+                            // target, the others wait there: the warp goes on at the target.
+                            let length = (end - index - 1) as i64;
+                            let spent = past_budget(builder, k, length);
+                            let masked = builder.create_block();
+                            let apart = builder.create_block();
+                            builder.set_cold_block(apart);
+                            builder.ins().brif(spent, apart, &[], masked, &[]);
+                            builder.switch_to_block(masked);
+                            frame.segment(
+                                builder,
+                                program,
+                                (
+                                    index + 1,
+                                    end,
+                                    k,
+                                    Some((guard.predicate.index(), guard.negated)),
+                                ),
+                                (&mut masked_plans, &mut blocks, &mut slots, &mut needs),
+                                (&mut *functions, &mut *conversions, &mut *texture_calls),
+                            );
+                            // The lanes that ran it counted its steps themselves; every lane
+                            // stays below its limit as long as the rest also fits in the
+                            // budget less them.
+                            let left = builder.use_var(budget);
+                            let less = builder.ins().iadd_imm_s(left, -length);
+                            builder.def_var(budget, less);
+                            goto(builder, end);
+                            builder.switch_to_block(apart);
+                        } else {
+                            builder.set_cold_block(diverge);
+                        }
                         let values = [
                             p as i64,
                             i64::from(guard.negated),
@@ -896,6 +1143,24 @@ pub(crate) fn build(
                 );
             }
             Node::Op(number) => {
+                let lanes = known.as_ref().and_then(|known| {
+                    shuffle::constant_lanes(&ops[number], &tracked, &known[index])
+                });
+                if let Some(lanes) = lanes {
+                    // The same constant lanes in every lane: generated inline.
+                    // (With `through`, every result is written: the shown CTA's registers.)
+                    let keep = writeback::keep_at(
+                        analysis.live.as_deref().filter(|_| !through),
+                        &analysis.other_lanes,
+                        index + 1,
+                    );
+                    shuffle::generate(builder, &ops[number], &lanes, (row, stride), keep.as_ref());
+                    inline += 1;
+                    let k = builder.ins().iadd_imm_s(k0, 1);
+                    builder.def_var(warp_steps, k);
+                    goto(builder, index + 1);
+                    continue;
+                }
                 let number = builder.ins().iconst(i64t, number as i64);
                 let call = builder.ins().call(warp_helpers.op, &[context, number]);
                 let made = builder.inst_results(call)[0];
@@ -918,6 +1183,7 @@ pub(crate) fn build(
         ops,
         slots,
         needs,
+        inline,
     }
 }
 
@@ -937,7 +1203,8 @@ pub(crate) fn ends(program: &Program) -> Vec<u8> {
 }
 
 /// Declares, builds and defines the warp function of `program` in `module` (for CTAs of shape
-/// `block`, window slots from `slots`), with `contexts` (Cranelift's, reused); its id and what
+/// `block`, window slots from `slots`, `through` as for [`build`]), with `contexts`
+/// (Cranelift's, reused); its id and what
 /// [`build`] made. `dump`: its IR and machine code on standard error (`PTXSIM_JIT_DUMP`).
 pub(crate) fn define(
     module: &mut cranelift_jit::JITModule,
@@ -946,7 +1213,7 @@ pub(crate) fn define(
         &mut cranelift_frontend::FunctionBuilderContext,
     ),
     program: &Program,
-    (block, slots): ([u32; 3], usize),
+    (block, slots, through): ([u32; 3], usize, bool),
     tables: translate::Tables<'_>,
     dump: bool,
 ) -> Result<(cranelift_module::FuncId, WarpBuilt), crate::JitError> {
@@ -996,7 +1263,7 @@ pub(crate) fn define(
             translate::plan(program),
             tables,
             (helpers, warp_helpers),
-            (block, slots),
+            (block, slots, through),
         );
         builder.finalize(module.target_config());
         built

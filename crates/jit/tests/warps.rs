@@ -91,6 +91,13 @@ fn nvcc_shuffle_reductions_match_the_interpreter_and_the_host() {
                 5,
                 "{entry}: five shuffles"
             );
+            // nvcc sets `b`, `c` and the membermask with `mov`s of immediates: every
+            // shuffle is generated inline.
+            assert_eq!(
+                kernel.stats().warp_shuffles_inline,
+                5,
+                "{entry}: five shuffles inline"
+            );
             let values: Vec<f32> = (0..ctas as usize * block as usize)
                 .map(|_| {
                     let magnitude = 1.0 + (rng.next() % 1000) as f32 / 1000.0;
@@ -199,7 +206,9 @@ const SLOTS: u64 = REGISTERS * 3;
 
 /// A random kernel of warp-synchronous instructions: `shfl.sync` of every mode with random
 /// immediate or per-lane `b` (out of range ones too) and `c` (clamps and segment masks, some
-/// from registers), with and without the predicate result; `vote.sync` of every mode with
+/// from registers), `b`, `c` and the membermask from registers that `mov`s of immediates set
+/// (generated inline where they are known constants, the helper's where a guarded `mov` may
+/// have changed them), with and without the predicate result; `vote.sync` of every mode with
 /// negated predicates; integer `redux.sync`; `activemask`; `bar.warp.sync`; integer and `f32` arithmetic, guards,
 /// divergent forward branches and loops of per-lane length between them.
 fn random_warp_kernel(rng: &mut Rng) -> String {
@@ -210,16 +219,19 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
     let f = |rng: &mut Rng| format!("%f{}", rng.below(REGISTERS));
     let count = 8 + rng.below(24);
     for _ in 0..count {
-        let line = match rng.below(14) {
+        let line = match rng.below(15) {
             0..=3 => {
                 let mode = ["up", "down", "bfly", "idx"][rng.below(4) as usize];
-                let b = if rng.below(3) == 0 {
+                let b = match rng.below(4) {
                     // Per-lane `b`, any value (its low five bits count).
-                    r(rng)
-                } else {
-                    rng.below(40).to_string()
+                    0 => r(rng),
+                    // A register `mov`s of immediates set (the same in every lane unless a
+                    // guarded one changed it in some).
+                    1 => "%kb".to_string(),
+                    _ => rng.below(40).to_string(),
                 };
-                let c = match rng.below(5) {
+                let c = match rng.below(6) {
+                    5 => "%kc".to_string(),
                     0 => "0x1f".to_string(),
                     1 => "0".to_string(),
                     2 => {
@@ -234,11 +246,7 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
                 } else {
                     String::new()
                 };
-                let mask = if rng.below(4) == 0 {
-                    "%full"
-                } else {
-                    "0xffffffff"
-                };
+                let mask = ["%full", "%km", "0xffffffff", "0xffffffff"][rng.below(4) as usize];
                 let d = r(rng);
                 let a = r(rng);
                 format!("shfl.sync.{mode}.b32 {d}{predicate}, {a}, {b}, {c}, {mask};")
@@ -296,6 +304,23 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
                     "and.b32 %lc, {a}, 3;\n    add.u32 %lc, %lc, 1;\nLOOP{labels}:\n    add.u32 {d}, {d}, %lc;\n    sub.u32 %lc, %lc, 1;\n    setp.ne.u32 %lp, %lc, 0;\n    @%lp bra LOOP{labels};"
                 )
             }
+            13 => {
+                // The shuffles' `b`, `c` and membermask registers set anew, in every lane or
+                // under a guard (then the warp function calls the shuffle's helper).
+                let guard = if rng.below(3) == 0 {
+                    format!("@{} ", p(rng))
+                } else {
+                    String::new()
+                };
+                match rng.below(3) {
+                    0 => format!("{guard}mov.u32 %kb, {};", rng.below(40)),
+                    1 => format!(
+                        "{guard}mov.u32 %kc, {};",
+                        [0x1f, 0, 0x181f, 0x1c03][rng.below(4) as usize]
+                    ),
+                    _ => format!("{guard}mov.u32 %km, -1;"),
+                }
+            }
             _ => format!("selp.u32 {}, {}, {}, {};", r(rng), r(rng), r(rng), p(rng)),
         };
         lines.push(line);
@@ -327,7 +352,7 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
     .reg .pred %lp;
     .reg .u32 %r<{REGISTERS}>;
     .reg .f32 %f<{REGISTERS}>;
-    .reg .u32 %tx, %nt, %ca, %gid, %ti, %lc, %cm, %full;
+    .reg .u32 %tx, %nt, %ca, %gid, %ti, %lc, %cm, %full, %kb, %kc, %km;
     .reg .u64 %in, %out, %mine, %from;
     ld.param.u64 %in, [in];
     ld.param.u64 %out, [out];
@@ -339,6 +364,9 @@ fn random_warp_kernel(rng: &mut Rng) -> String {
     add.u64 %from, %mine, %in;
     add.u64 %mine, %mine, %out;
     mov.u32 %full, -1;
+    mov.u32 %kb, 1;
+    mov.u32 %kc, 0x1f;
+    mov.u32 %km, -1;
 {}
     and.b32 %cm, %r0, 0x1f1f;
 {}
@@ -395,6 +423,54 @@ fn random_warp_kernels_run_the_same_on_both_tiers() {
         }
     }
     assert!(differ.is_empty(), "seeds whose tiers differ: {differ:?}");
+}
+
+/// The first lines of the kernels [`fault_and_limits`] runs: `%a` is the thread's input word
+/// (`%gid` its index in the grid), `%o` the output buffer.
+const FAULT_PROLOGUE: &str = "    ld.param.u64 %a, [in];
+    ld.param.u64 %o, [out];
+    mov.u32 %tx, %tid.x;
+    mov.u32 %r7, %ctaid.x;
+    mov.u32 %n, %ntid.x;
+    mad.lo.u32 %gid, %r7, %n, %tx;
+    mul.wide.u32 %far, %gid, 4;
+    add.u64 %a, %a, %far;";
+
+/// Runs `source` (2 CTAs of 64 threads over `arguments`; its offset `0x40000000` makes one
+/// thread's load fault), inspecting thread 45 of CTA 1, on both tiers: the interpreter's
+/// failure names `faulting` and the compiled tier's is the same. Then, the offset 0 (no
+/// fault), every step limit of `limits` gives identical runs. Returns the two runs with the
+/// fault, and the program and kernel without it.
+fn fault_and_limits(
+    name: &str,
+    source: &str,
+    arguments: &[Vec<u8>],
+    faulting: &str,
+    limits: &[u64],
+) -> ([Run; 2], ptxsim_exec::Program, Arc<ptxsim_jit::Kernel>) {
+    let program = ptxsim_exec::load(source, None).unwrap();
+    let kernel = with_warps(&format!("{name} fault"), &program, 64);
+    let shape = (2, 64, 100_000);
+    let interpreted = run(&program, shape, arguments, (1, 45), None);
+    let compiled = run(&program, shape, arguments, (1, 45), Some(&kernel));
+    assert!(
+        interpreted.1.contains(faulting),
+        "{name}: the interpreter's failure is {faulting}: {}",
+        interpreted.1
+    );
+    assert_eq!(interpreted.1, compiled.1, "{name}: the same failure");
+    // Without the faulting thread (the address in range): the step limits stop the same
+    // threads at the same counts.
+    let fine = source.replace("0x40000000", "0");
+    let program = ptxsim_exec::load(&fine, None).unwrap();
+    let kernel = with_warps(&format!("{name} fuel"), &program, 64);
+    for &max_steps in limits {
+        let shape = (2, 64, max_steps);
+        let interpreted = run(&program, shape, arguments, (1, 45), None);
+        let compiled = run(&program, shape, arguments, (1, 45), Some(&kernel));
+        assert_eq!(interpreted, compiled, "{name}: max_steps {max_steps}");
+    }
+    ([interpreted, compiled], program, kernel)
 }
 
 /// A kernel whose warps diverge at a data-dependent branch inside a shuffle tree and loop a
@@ -517,14 +593,7 @@ fn faults_and_the_step_limit_in_lockstep_code_match_the_interpreter() {
     .reg .pred %p<2>;
     .reg .u32 %r<8>, %tx, %gid, %n;
     .reg .u64 %a, %o, %far;
-    ld.param.u64 %a, [in];
-    ld.param.u64 %o, [out];
-    mov.u32 %tx, %tid.x;
-    mov.u32 %r7, %ctaid.x;
-    mov.u32 %n, %ntid.x;
-    mad.lo.u32 %gid, %r7, %n, %tx;
-    mul.wide.u32 %far, %gid, 4;
-    add.u64 %a, %a, %far;
+{FAULT_PROLOGUE}
     ld.global.u32 %r1, [%a];
     shfl.sync.idx.b32 %r2, %r1, 3, 0x1f, 0xffffffff;
     setp.eq.u32 %p1, %gid, 109;
@@ -541,34 +610,117 @@ fn faults_and_the_step_limit_in_lockstep_code_match_the_interpreter() {
     ret;
 }}"
     );
-    let program = ptxsim_exec::load(&source, None).unwrap();
-    let kernel = with_warps("fault", &program, 64);
     let mut rng = Rng(7);
     let input: Vec<u8> = (0..128 * 4).map(|_| rng.next() as u8).collect();
     let arguments = [input, vec![0; 128 * 4]];
-    let interpreted = run(&program, (2, 64, 100_000), &arguments, (1, 45), None);
-    let compiled = run(
-        &program,
-        (2, 64, 100_000),
+    fault_and_limits(
+        "",
+        &source,
         &arguments,
-        (1, 45),
-        Some(&kernel),
+        "cta: [1, 0, 0], thread: [45, 0, 0]",
+        &[1, 5, 12, 13, 14, 17, 19, 22, 30],
     );
-    assert!(
-        interpreted.1.contains("cta: [1, 0, 0], thread: [45, 0, 0]"),
-        "the interpreter's failure is thread 45 of CTA 1's: {}",
-        interpreted.1
-    );
-    assert_eq!(interpreted.1, compiled.1, "the same failure");
-    // Without the faulting thread (the address in range): every step limit from 1 to past the
-    // end stops the same threads at the same counts.
-    let fine = source.replace("0x40000000", "0");
-    let program = ptxsim_exec::load(&fine, None).unwrap();
-    let kernel = with_warps("fuel", &program, 64);
-    for max_steps in [1u64, 5, 12, 13, 14, 17, 19, 22, 30] {
-        let shape = (2, 64, max_steps);
-        let interpreted = run(&program, shape, &arguments, (1, 45), None);
-        let compiled = run(&program, shape, &arguments, (1, 45), Some(&kernel));
-        assert_eq!(interpreted, compiled, "max_steps {max_steps}");
+}
+
+/// A divergent `if` without `else` between two shuffles (`@p bra SKIP` over a load, an
+/// addition and a store): the warp function runs the segment up to `SKIP` for the lanes whose
+/// guard is false and goes on with the whole warp at `SKIP`. With `@p` and `@!p`: a fault of
+/// thread 13 of CTA 0 (one of the lanes that run the segment; CTA 1's registers are shown, so
+/// it runs without the warp function) at the load is the interpreter's failure, and without it step limits inside the masked segment
+/// and around it stop the same threads at the same counts, with the same outputs and inspected
+/// registers; the outputs are the ones worked out on the host.
+#[test]
+fn a_masked_segment_after_a_divergent_branch_matches_the_interpreter() {
+    for (guard, test) in [("@%p1", "setp.eq.u32"), ("@!%p1", "setp.ne.u32")] {
+        let source = format!(
+            "{HEADER}.visible .entry k(.param .u64 in, .param .u64 out) {{
+    .reg .pred %p<2>;
+    .reg .u32 %r<8>, %tx, %gid, %n, %odd;
+    .reg .u64 %a, %o, %far;
+{FAULT_PROLOGUE}
+    mul.wide.u32 %far, %gid, 4;
+    add.u64 %o, %o, %far;
+    ld.global.u32 %r1, [%a];
+    shfl.sync.down.b32 %r2, %r1, 1, 0x1f, 0xffffffff;
+    and.b32 %odd, %tx, 1;
+    {test} %p1, %odd, 0;
+    {guard} bra SKIP;
+    setp.eq.u32 %p0, %gid, 13;
+    selp.u32 %r3, 0x40000000, 0, %p0;
+    cvt.u64.u32 %far, %r3;
+    add.u64 %far, %far, %a;
+    ld.global.u32 %r4, [%far];
+    add.u32 %r2, %r2, %r4;
+    st.global.u32 [%o], %r2;
+SKIP:
+    shfl.sync.up.b32 %r5, %r2, 2, 0, 0xffffffff;
+    add.u32 %r5, %r5, %odd;
+    st.global.u32 [%o], %r5;
+    ret;
+}}"
+        );
+        let mut rng = Rng(11);
+        let input: Vec<u8> = (0..128 * 4).map(|_| rng.next() as u8).collect();
+        let arguments = [input, vec![0; 128 * 4]];
+        // (Not 23-25: the odd lanes then run out after the second shuffle, where the shown
+        // CTA's threads, run one after another, let the even lanes run on to their store.)
+        let (faulted, program, kernel) = fault_and_limits(
+            guard,
+            &source,
+            &arguments,
+            "cta: [0, 0, 0], thread: [13, 0, 0]",
+            &[1, 14, 15, 16, 17, 18, 20, 21, 22, 26, 27, 100],
+        );
+        // The lanes after the faulting one stopped before any store: at the segment's start
+        // (the odd ones) or at `SKIP` (the even ones, whose next store follows the shuffle the
+        // odd ones never reach).
+        for (tier, run) in [("interpreter", &faulted[0]), ("compiled", &faulted[1])] {
+            assert!(
+                run.3[1][13 * 4..32 * 4].iter().all(|&b| b == 0),
+                "{guard}: {tier}: lanes 13-31 of CTA 0 stored nothing"
+            );
+        }
+        // The outputs worked out on the host: odd lanes store their own sum first, then every
+        // lane the shuffled value (`up` by 2, lanes 0-1 keep theirs) plus its parity.
+        let full = run(
+            &program,
+            (2, 64, 100_000),
+            &arguments,
+            (1, 45),
+            Some(&kernel),
+        );
+        assert_eq!(full.1, "None");
+        let words: Vec<u32> = arguments[0]
+            .chunks(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        let mut expected = vec![0u32; 128];
+        for warp in words.chunks(32).enumerate() {
+            let (w, values) = warp;
+            let down: Vec<u32> = (0..32)
+                .map(|l| values[if l + 1 < 32 { l + 1 } else { l }])
+                .collect();
+            let after: Vec<u32> = (0..32)
+                .map(|l| {
+                    if l % 2 == 1 {
+                        down[l].wrapping_add(values[l])
+                    } else {
+                        down[l]
+                    }
+                })
+                .collect();
+            for l in 0..32 {
+                let source = if l >= 2 { after[l - 2] } else { after[l] };
+                expected[w * 32 + l] = source.wrapping_add(l as u32 % 2);
+            }
+        }
+        let out: Vec<u32> = full
+            .3
+            .last()
+            .unwrap()
+            .chunks(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(out, expected, "{guard}: the outputs");
     }
 }
