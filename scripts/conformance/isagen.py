@@ -469,8 +469,9 @@ def mutate(line: str, rng: random.Random, pool: list[str], types: list[str]) -> 
 
 
 def braces_ok(line: str) -> bool:
-    """Balanced `{}`/`[]` without a brace vector inside a brace vector: one such line makes a
-    parser that recovers at the next `{` (ptxsim's) lose the lines after it in the batch."""
+    """Balanced `{}`/`[]` without a brace vector inside a brace vector: one such line made a
+    parser that recovers at the next `{` (ptxsim's before the fourteenth round) lose the lines
+    after it in the batch; kept so that a seed gives the same lines."""
     depth = 0
     for ch in line:
         if ch == "{":
