@@ -295,7 +295,9 @@ impl<'input> TokenStream<'input> {
             _ if top.is_none() => {
                 self.function_header = match token {
                     Tok::Entry | Tok::Func => true,
-                    Tok::Ident(_) | Tok::DotWord(_) | Tok::Int(_) | Tok::Comma => {
+                    // A lexical error (a bracket nested too deep) leaves the header going: the
+                    // parser reports it, and the body's `{` still opens a block.
+                    Tok::Ident(_) | Tok::DotWord(_) | Tok::Int(_) | Tok::Comma | Tok::Error(_) => {
                         self.function_header
                     }
                     // A performance directive's `.pragma "...";` between header and body.
@@ -467,8 +469,12 @@ impl<'input> Iterator for TokenStream<'input> {
             return Some(Ok((at, Token::Raw(Tok::Semicolon), at)));
         }
         let classified = self.classify(token, end);
+        // A brace nested too deep arrives as an error token (`Lexer`'s nesting limit): a
+        // boundary too.
+        let too_deep = matches!(token, Tok::Error(text) if text.starts_with(['{', '}']));
         if !self.enabled
             && (matches!(classified, Token::Raw(Tok::LBrace | Tok::RBrace))
+                || too_deep
                 || (self.frames.last() == Some(&Frame::Code) && self.between_statements()))
         {
             self.boundaries.push(start);
