@@ -665,6 +665,15 @@ def module_text(target: str, version: str, lines: list[str]) -> tuple[str, int]:
     return "\n".join(head + lines + tail), len(head)
 
 
+def own_module(target: str, line: str) -> bool:
+    """Whether a line goes into a module of its own kind: `.b128` registers (their declaration
+    needs PTX 8.3), and `.f16x2` ones below sm_53 (ptxas and ptxsim refuse the declaration
+    there, which would refuse every line of the batch: "Feature '.f16x2 packed data-type'
+    requires .target sm_53 or higher")."""
+    number = int(re.sub(r"\D", "", target) or 0)
+    return "%b128_" in line or (number < 53 and "%f16x2_" in line)
+
+
 def ptxas_verdicts(ptxas: str, target: str, version: str, lines: list[str]) -> dict[str, str]:
     """{line: message} for the lines ptxas rejects (gen.run_module's loop)."""
     verdicts: dict[str, str] = {}
@@ -779,11 +788,12 @@ def main() -> int:
             lines += [e for e in EXAMPLES + syntax_examples() if e not in set(lines)]
     if args.only:
         lines = [x for x in lines if x[2].startswith(args.only)]
-    # Lines with `.b128` registers get modules of their own: the declaration needs PTX 8.3,
+    # Lines with `.b128` registers (and `.f16x2` ones below sm_53, `own_module`) get modules
+    # of their own: the declaration needs PTX 8.3,
     # and an error there concerns the whole module (conformance.rs groups them the same way).
     by_pair: dict[tuple[str, str, bool], list[str]] = collections.defaultdict(list)
     for t, v, l in lines:
-        by_pair[(t, v, "%b128_" in l)].append(l)
+        by_pair[(t, v, own_module(t, l))].append(l)
     jobs = [(t, v, b) for (t, v, _), ls in sorted(by_pair.items())
             for b in batches(ls, args.batch)]
 

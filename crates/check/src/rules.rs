@@ -1977,7 +1977,7 @@ pub fn check_module(
     let Some(list) = &module.target else {
         return;
     };
-    check_target_options(&list.value, diagnostics);
+    check_target_options(&list.value, setting.version, diagnostics);
     for entry in list
         .value
         .iter()
@@ -2053,10 +2053,41 @@ const PTX_VERSIONS: &[(u8, u8)] = &[
 /// `texmode_independent`, `debug`, `map_f64_to_f32`), as ptxas 13.5 takes them: another word
 /// is "Parsing error near 'texmode_raw'" (E0404), both texture modes "Conflicting .target
 /// option 'texmode_independent'", and `map_f64_to_f32` "Directive map_f64_to_f32 is not
-/// supported with SM 1.3 or higher" beside sm_13 and later (E0223).
-fn check_target_options(entries: &[Spanned<Text>], diagnostics: &mut Vec<Diagnostic>) {
+/// supported with SM 1.3 or higher" beside sm_13 and later (E0223). The list starts with an
+/// architecture ("Target architecture not defined at start of file" for `.target
+/// texmode_unified, sm_90` or `.target debug`, E0404), and `texmode_independent` needs PTX ISA
+/// 1.5 ("Feature 'texmode_independent' requires PTX ISA .version 1.5 or later", E0402).
+fn check_target_options(
+    entries: &[Spanned<Text>],
+    version: Option<PtxVersion>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if let Some(first) = entries.first()
+        && !names_architecture(first.as_str())
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                UNKNOWN_TARGET,
+                format!(
+                    "`.target` starts with `{}`, not with an architecture",
+                    first.as_str()
+                ),
+                first.span,
+            )
+            .with_help("name the architecture first, e.g. `.target sm_90, texmode_independent`"),
+        );
+    }
     let mut texmode: Option<&str> = None;
     for entry in entries {
+        if entry.as_str() == "texmode_independent"
+            && version.is_some_and(|version| version < PtxVersion::new(1, 5))
+        {
+            diagnostics.push(Diagnostic::error(
+                "E0402",
+                "`texmode_independent` needs PTX ISA version 1.5 or later",
+                entry.span,
+            ));
+        }
         let word = entry.as_str();
         let problem = match word {
             _ if names_architecture(word) => continue,

@@ -58,6 +58,14 @@ fn every_llvm_module_gets_ptxas_verdict() {
     every_module_gets_ptxas_verdict("llvm-modules.txt.xz", 1000, 500);
 }
 
+/// The fourteenth round's headers: every `.target` spelling at every `.version` ptxas 13.5
+/// knows (and some it does not), with a kernel, and `.target` option lists
+/// (`scripts/conformance/headers.py --judge --tsv`).
+#[test]
+fn every_header_module_gets_ptxas_verdict() {
+    every_module_gets_ptxas_verdict("header-modules.txt.xz", 6000, 1500);
+}
+
 #[test]
 fn every_hand_written_module_gets_ptxas_verdict() {
     every_module_gets_ptxas_verdict("hand-modules.txt.xz", 10, 5);

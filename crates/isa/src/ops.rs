@@ -2891,8 +2891,12 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
                 format!(".{m} is written twice (or with another of its kind)"),
             ));
         }
-        let ldu_space =
-            opcode == Opcode::Ldu && (crate::ops::space(m).is_some() || m == "v8") && m != "global";
+        // `ldu{.ss}.type d, [a];` / `ldu{.ss}.vec.type d, [a];`, `.ss = { .global }`, `.vec
+        // = { .v2, .v4 }` (9.7.9.10): nothing of `ld`'s other words (ptxas 13.5: "Illegal
+        // modifier '.cs' for instruction 'ldu'", also for `.nc`, `.volatile`, `.weak`, the
+        // scopes, `.L2::64B`, "'.level::eviction_priority'"; `.unified` is a syntax error).
+        let ldu_space = opcode == Opcode::Ldu
+            && !(matches!(m, "global" | "v2" | "v4") || Type::from_name(m).is_some());
         if ldu_space || (prefetch_size && !matches!(space, Space::Global | Space::Generic)) {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnknownModifier,

@@ -327,6 +327,25 @@ const fn video_simd(opcode: Opcode, section: &'static str) -> [SyntaxForm; 2] {
     ]
 }
 
+/// `vset`'s `d` and `c`: 32-bit integer and bit registers, no `.f16x2` (ptxas 13.5:
+/// "Arguments mismatch for instruction 'vset'" for `vset.u32.u32.ne %hh0, a, b` and with an
+/// `.f16x2` `c`; `a` and `b` take one; tests/conformance/vset-operands.tsv).
+const VIDEO_SET_OUTER: RegisterRule = RegisterRule::OneOf(&[Type::U32, Type::B32, Type::S32]);
+/// `vset`'s `d, a{.asel}, b{.bsel}{, c}`.
+const VSET_3_OR_4: &[Slot] = &[
+    slot("d", true, fixed(VIDEO_SET_OUTER)),
+    video_slot("a", false),
+    video_slot("b", false),
+    optional(slot("c", false, fixed(VIDEO_SET_OUTER))),
+];
+/// `vset`'s `d, a{.asel}, b{.bsel}, c`.
+const VSET_4: &[Slot] = &[
+    slot("d", true, fixed(VIDEO_SET_OUTER)),
+    video_slot("a", false),
+    video_slot("b", false),
+    slot("c", false, fixed(VIDEO_SET_OUTER)),
+];
+
 /// `vset` (9.7.18.1.4, vset.md): `vset.atype.btype.cmp{.op2} d, a, b{, c};`.
 const VSET: [SyntaxForm; 2] = [
     SyntaxForm {
@@ -335,7 +354,7 @@ const VSET: [SyntaxForm; 2] = [
             types(".btype", VIDEO_TYPES),
             group(".cmp", CMP, true),
         ],
-        operands: VIDEO_3_OR_4,
+        operands: VSET_3_OR_4,
         ..form(Opcode::Vset, "9.7.18.1.4 (vset.md)")
     },
     SyntaxForm {
@@ -345,7 +364,7 @@ const VSET: [SyntaxForm; 2] = [
             group(".cmp", CMP, true),
             group(".op2", OP2, true),
         ],
-        operands: VIDEO_4,
+        operands: VSET_4,
         ..form(Opcode::Vset, "9.7.18.1.4 (vset.md)")
     },
 ];

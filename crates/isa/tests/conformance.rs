@@ -224,6 +224,13 @@ fn every_conformance_line_agrees_with_ptxas() {
                 // `isagen.py`'s lines and probes (the thirteenth round) name the fuzzer's
                 // symbols and need the front end's operand rules too.
                 && !name.starts_with("isagen-")
+                // The fourteenth round's syntax errors inside vectors and brackets, one module
+                // of lines that must each cost one line: the parser's recovery.
+                && name != "vector-recovery.tsv"
+                // `.b2`, a word the parser drops where ptxas does (`crates/syntax/src/ignored.rs`).
+                && name != "b2-words.tsv"
+                // The scalar video instructions' operands are the Syntax-block table's.
+                && name != "vset-operands.tsv"
                 && !name.starts_with("fuzz-")
                 && !name.starts_with("realcorpus-")
                 && !name.starts_with("llvm-")

@@ -43,6 +43,13 @@ pub(crate) enum Token<'input> {
     Declaration(VariableDeclaration),
     /// `name:` followed by neither a dotted word nor `.callprototype`.
     Label(Spanned<Text>),
+    /// A `{` that opens no block of statements: a vector operand, an initializer list, a
+    /// section's body. The grammar tells it from a block's `{` so that error recovery after a
+    /// syntax error inside an instruction resumes at the instruction's `;`, never at a vector's
+    /// `}`, which would end the function body (docs/divergences.md D57, closed).
+    ListOpen,
+    /// The `}` that closes a [`Token::ListOpen`].
+    ListClose,
 }
 
 impl fmt::Display for Token<'_> {
@@ -55,6 +62,8 @@ impl fmt::Display for Token<'_> {
             },
             Token::Declaration(declaration) => write!(f, ".{}", declaration.space.value.as_str()),
             Token::Label(name) => f.write_str(&name.value),
+            Token::ListOpen => f.write_str("{"),
+            Token::ListClose => f.write_str("}"),
         }
     }
 }
@@ -98,6 +107,18 @@ pub(crate) struct TokenStream<'input> {
     /// Progress through `.loc file line column` at the start of a statement: 1 after `.loc`, up
     /// to 4 after the column.
     loc: u8,
+    /// Progress through the attributes after `.loc file line column` (`, function_name name,
+    /// inlined_at 1 2 3`): 1 after a `,`, 2 after an attribute's name, 3 and 4 after the first
+    /// and second number of a position, 5 after a whole attribute. See [`Self::opens_block`].
+    loc_attribute: u8,
+    /// In a function header at depth 0, after `.pragma` (and its string): its `;` keeps the
+    /// header going (`.entry k .pragma "nounroll"; { ... }`).
+    header_pragma: bool,
+    /// The `}` being handed on is a stray one inside a statement ([`Self::stray_close`]).
+    stray: bool,
+    /// With the fast lane off: where each statement of a code frame starts and where each
+    /// block brace is, in order ([`TokenStream::take_boundaries`]).
+    boundaries: Vec<usize>,
     /// Scratch space for an instruction's modifiers and operands, so that the vectors in the tree
     /// are allocated once, at their final size.
     modifiers: Vec<Spanned<Text>>,
@@ -120,6 +141,10 @@ impl<'input> TokenStream<'input> {
             statement_start: false,
             label: false,
             loc: 0,
+            loc_attribute: 0,
+            header_pragma: false,
+            stray: false,
+            boundaries: Vec::new(),
             modifiers: Vec::new(),
             operands: Vec::new(),
             statement: Vec::with_capacity(1),
@@ -131,22 +156,114 @@ impl<'input> TokenStream<'input> {
         self.lexer.take_diagnostics()
     }
 
+    /// With the fast lane off, the offsets where the statements of code frames start and where
+    /// block braces (not a vector's) are, in source order: what error recovery needs to tell
+    /// a statement from the rest of a broken one (`crate::parser`).
+    pub(crate) fn take_boundaries(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.boundaries)
+    }
+
+    /// In a code frame, between two statements: where a block may open or close (after a `;`,
+    /// a label, a block, or a whole `.loc` line).
+    fn between_statements(&self) -> bool {
+        self.statement_start || self.loc == 4 || self.loc_attribute == 5
+    }
+
+    /// Whether a `{` handed on now opens a block of statements (a function body, a nested
+    /// block) rather than a vector, an initializer or a section.
+    fn opens_block(&self) -> bool {
+        match self.frames.last() {
+            None => self.function_header,
+            Some(Frame::Code) => self.between_statements(),
+            // `.entry k( {`: the header's `(` was never closed; the body starts here.
+            Some(Frame::Paren) => self.function_header && self.frames.len() == 1,
+            Some(_) => false,
+        }
+    }
+
+    /// The token the parser gets for the raw `token` handed on now: braces that open or close
+    /// no block become [`Token::ListOpen`] / [`Token::ListClose`]; so does a stray `}` inside
+    /// a statement ([`Self::stray_close`]). `end` is where `token` ends. Call before
+    /// [`Self::observe`].
+    fn classify(&mut self, token: Tok<'input>, end: usize) -> Token<'input> {
+        self.stray = false;
+        match token {
+            Tok::LBrace if !self.opens_block() => Token::ListOpen,
+            Tok::RBrace => match self.frames.last().copied() {
+                Some(Frame::OtherBrace) => Token::ListClose,
+                Some(Frame::Code) if !self.between_statements() && self.stray_close(end) => {
+                    self.stray = true;
+                    Token::ListClose
+                }
+                _ => Token::Raw(token),
+            },
+            _ => Token::Raw(token),
+        }
+    }
+
+    /// Whether a `}` (ending at `end`) met inside a statement of a code frame is a stray one
+    /// (`mov.b64 d, {a, b}};`) rather than the end of the block after a statement that lacks
+    /// its `;` (`ret }`, `{ add.u32 a, b, c }`): stray if a `;` follows on the same line before
+    /// any token that could follow the end of a block (a brace, a directive that only starts a
+    /// module-scope item), within [`STRAY_LOOKAHEAD`] tokens. A stray `}` is an error of its
+    /// own statement, and the block it would have closed goes on.
+    fn stray_close(&mut self, end: usize) -> bool {
+        let source = self.lexer.source();
+        for index in 0..STRAY_LOOKAHEAD {
+            let (start, token) = match self.pending.get(index) {
+                Some(&(start, token, _)) => (start, token),
+                None => match self.lexer.next() {
+                    Some(Ok(triple)) => {
+                        self.pending.push_back(triple);
+                        (triple.0, triple.1)
+                    }
+                    Some(Err(LexError::Never)) | None => return false,
+                },
+            };
+            if source
+                .get(end..start)
+                .is_none_or(|between| between.contains('\n'))
+            {
+                return false;
+            }
+            match token {
+                Tok::Semicolon => return true,
+                Tok::LBrace
+                | Tok::RBrace
+                | Tok::Visible
+                | Tok::Entry
+                | Tok::Func
+                | Tok::Extern
+                | Tok::Version
+                | Tok::Target
+                | Tok::AddressSize
+                | Tok::File
+                | Tok::Section => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// Updates the context after `token` is handed to the parser.
     fn observe(&mut self, token: Tok<'input>) {
-        let was_start = self.statement_start;
+        let code = self.opens_block();
+        let between = self.between_statements();
         let was_label = self.label;
         let loc = self.loc;
+        let loc_attribute = self.loc_attribute;
+        let header_pragma = self.header_pragma;
         self.statement_start = false;
         self.label = false;
         self.loc = 0;
+        self.loc_attribute = 0;
+        self.header_pragma = false;
         let top = self.frames.last().copied();
         match token {
             Tok::LBrace => {
-                let code = match top {
-                    None => self.function_header,
-                    Some(Frame::Code) => was_start,
-                    Some(_) => false,
-                };
+                if code {
+                    self.frames.retain(|&frame| frame == Frame::Code);
+                }
                 self.function_header = false;
                 self.frames
                     .push(if code { Frame::Code } else { Frame::OtherBrace });
@@ -154,6 +271,9 @@ impl<'input> TokenStream<'input> {
             }
             Tok::LParen => self.frames.push(Frame::Paren),
             Tok::LBracket => self.frames.push(Frame::Bracket),
+            // A stray `}` closes nothing; a stray `)` or `]` does not close a code frame either.
+            Tok::RBrace if self.stray => {}
+            Tok::RParen | Tok::RBracket if top == Some(Frame::Code) => self.lost = true,
             Tok::RBrace | Tok::RParen | Tok::RBracket => {
                 let popped = self.frames.pop();
                 let matches = matches!(
@@ -175,18 +295,56 @@ impl<'input> TokenStream<'input> {
             _ if top.is_none() => {
                 self.function_header = match token {
                     Tok::Entry | Tok::Func => true,
-                    Tok::Ident(_) | Tok::DotWord(_) | Tok::Int(_) | Tok::Comma => {
+                    // A lexical error (a bracket nested too deep) leaves the header going: the
+                    // parser reports it, and the body's `{` still opens a block.
+                    Tok::Ident(_) | Tok::DotWord(_) | Tok::Int(_) | Tok::Comma | Tok::Error(_) => {
                         self.function_header
                     }
+                    // A performance directive's `.pragma "...";` between header and body.
+                    Tok::Pragma | Tok::Str(_) if self.function_header => {
+                        self.header_pragma = true;
+                        true
+                    }
+                    Tok::Semicolon => header_pragma,
                     _ => false,
                 };
+            }
+            // A `;` ends the statement: vectors, lists and brackets left open in it are closed
+            // (a syntax error of that statement, which the parser resumes after).
+            Tok::Semicolon if top != Some(Frame::Code) && self.frames.contains(&Frame::Code) => {
+                while self.frames.last() != Some(&Frame::Code) {
+                    self.frames.pop();
+                }
+                self.lost = true;
+                self.statement_start = true;
+            }
+            // `.entry` or `.func` where a statement goes: the function before lacks its `}`.
+            // The parser resumes at module scope there, and so does the context.
+            Tok::Entry | Tok::Func
+                if (top == Some(Frame::Code) && between)
+                    || (top.is_some() && !self.frames.contains(&Frame::Code)) =>
+            {
+                self.frames.clear();
+                self.function_header = true;
             }
             _ if top == Some(Frame::Code) => match token {
                 Tok::Semicolon => self.statement_start = true,
                 Tok::Colon => self.statement_start = was_label,
-                Tok::Ident(_) => self.label = was_start,
-                Tok::Loc if was_start => self.loc = 1,
+                // A statement, label or `.loc` may follow a whole `.loc` line too.
+                Tok::Ident(_) => {
+                    self.label = between;
+                    self.loc_attribute = match loc_attribute {
+                        1 => 2,
+                        2 => 5,
+                        _ => 0,
+                    };
+                }
+                Tok::Loc if between => self.loc = 1,
                 Tok::Int(_) if (1..=3).contains(&loc) => self.loc = loc + 1,
+                Tok::Int(_) if (2..=4).contains(&loc_attribute) => {
+                    self.loc_attribute = loc_attribute + 1;
+                }
+                Tok::Comma if loc == 4 || loc_attribute == 5 => self.loc_attribute = 1,
                 _ => {}
             },
             _ => {}
@@ -253,7 +411,7 @@ impl<'input> TokenStream<'input> {
     fn at_statement_start(&self) -> bool {
         self.enabled
             && !self.lost
-            && (self.statement_start || self.loc == 4)
+            && self.between_statements()
             && self.frames.last() == Some(&Frame::Code)
     }
 }
@@ -310,11 +468,25 @@ impl<'input> Iterator for TokenStream<'input> {
             self.observe(Tok::Semicolon);
             return Some(Ok((at, Token::Raw(Tok::Semicolon), at)));
         }
+        let classified = self.classify(token, end);
+        // A brace nested too deep arrives as an error token (`Lexer`'s nesting limit): a
+        // boundary too.
+        let too_deep = matches!(token, Tok::Error(text) if text.starts_with(['{', '}']));
+        if !self.enabled
+            && (matches!(classified, Token::Raw(Tok::LBrace | Tok::RBrace))
+                || too_deep
+                || (self.frames.last() == Some(&Frame::Code) && self.between_statements()))
+        {
+            self.boundaries.push(start);
+        }
         self.observe(token);
         self.follow_func_header(token, end);
-        Some(Ok((start, Token::Raw(token), end)))
+        Some(Ok((start, classified, end)))
     }
 }
+
+/// How far [`TokenStream::stray_close`] looks for the `;` of a statement with a stray `}`.
+const STRAY_LOOKAHEAD: usize = 64;
 
 /// The deepest nesting of vectors and address lists the fast lane handles itself.
 const MAX_LANE_DEPTH: u32 = 8;
@@ -827,6 +999,14 @@ impl<'input, T: Tokens<'input>> Lane<'_, T> {
             Tok::LBrace if depth < MAX_LANE_DEPTH => {
                 self.bump();
                 let items = self.operand_list(depth + 1)?;
+                // A vector inside a vector is a syntax error: left to the grammar.
+                if items.iter().any(|item| match item {
+                    Operand::Vector(_) => true,
+                    Operand::Pair(_, first, _) => matches!(**first, Operand::Vector(_)),
+                    _ => false,
+                }) {
+                    return None;
+                }
                 self.expect(Tok::RBrace)?;
                 Some(Operand::Vector(Spanned::new(items, start..self.end())))
             }

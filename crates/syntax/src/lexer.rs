@@ -283,6 +283,11 @@ impl<'input> Lexer<'input> {
         lexer
     }
 
+    /// The text being lexed.
+    pub(crate) fn source(&self) -> &'input str {
+        self.inner.source()
+    }
+
     /// The diagnostics produced so far.
     pub fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
         std::mem::take(&mut self.diagnostics)

@@ -239,17 +239,23 @@ pub(crate) fn parse_with(source: &str, fast_lane: bool) -> (Module, Vec<Diagnost
         return parse_with(source, false);
     }
     let mut syntax_errors: Vec<Diagnostic> = Vec::new();
-    let top_level = match result {
+    let boundaries = tokens.take_boundaries();
+    let mut top_level = match result {
         Ok(top_level) => top_level,
         Err(error) => {
             syntax_errors.extend(error_diagnostic(source, error));
             Vec::new()
         }
     };
+    let mut error_starts: Vec<usize> = recovered.iter().map(|r| error_start(&r.error)).collect();
+    error_starts.sort_unstable();
+    if !error_starts.is_empty() {
+        drop_resumed(source, &mut top_level, &boundaries, &error_starts);
+    }
     for recovery in recovered {
         syntax_errors.extend(error_diagnostic(source, recovery.error));
     }
-    suppress_cascades(source, &mut syntax_errors);
+    suppress_cascades(source, &boundaries, &mut syntax_errors);
     let mut all = tokens.take_diagnostics();
     all.append(&mut diagnostics);
     all.append(&mut syntax_errors);
@@ -311,24 +317,94 @@ fn fold_module(source: &str, top_level: Vec<TopLevel>, diags: &mut Vec<Diagnosti
 }
 
 /// Keeps only the first syntax error of each statement: after an error, the parser skips ahead,
-/// and further errors before the next `;`, `{` or `}` are usually consequences of the first.
-fn suppress_cascades(source: &str, errors: &mut Vec<Diagnostic>) {
+/// and further errors before the next `;`, statement or block brace (`boundaries`, from
+/// [`TokenStream::take_boundaries`]) are usually consequences of the first.
+fn suppress_cascades(source: &str, boundaries: &[usize], errors: &mut Vec<Diagnostic>) {
     errors.sort_by_key(|diagnostic| diagnostic.span.start);
     let mut last_kept: Option<usize> = None;
     errors.retain(|diagnostic| {
         let start = diagnostic.span.range().start;
         let keep = match last_kept {
             None => true,
-            Some(previous) => source.get(previous..start).is_none_or(|between| {
-                between
-                    .bytes()
-                    .any(|byte| matches!(byte, b';' | b'{' | b'}'))
-            }),
+            Some(previous) => {
+                source
+                    .get(previous..start)
+                    .is_none_or(|between| between.contains(';'))
+                    || boundary_between(boundaries, previous, start)
+            }
         };
         if keep {
             last_kept = Some(start);
         }
         keep
+    });
+}
+
+/// Whether a boundary lies in `(after, at]`.
+fn boundary_between(boundaries: &[usize], after: usize, at: usize) -> bool {
+    let first = boundaries.partition_point(|&b| b <= after);
+    boundaries.get(first).is_some_and(|&b| b <= at)
+}
+
+/// Where the token a syntax error is reported at starts.
+fn error_start(error: &ParseError<usize, Token<'_>, LexError>) -> usize {
+    match error {
+        ParseError::InvalidToken { location } | ParseError::UnrecognizedEof { location, .. } => {
+            *location
+        }
+        ParseError::UnrecognizedToken { token, .. } | ParseError::ExtraToken { token } => token.0,
+        ParseError::User { .. } => usize::MAX,
+    }
+}
+
+/// Drops the statements that error recovery built from the rest of a broken statement: after a
+/// syntax error the parser resumes at the first token that can start a statement, which may
+/// lie inside the broken one (`c` of `vset2.u32.s32.ne d, a, {2.hxy, 2.hxy}, c;`). A statement
+/// that is no statement start or block brace of the token stream (`boundaries`, sorted) is
+/// such a remnant if an error (`errors`, sorted) lies between the last boundary and it, or
+/// at it on the broken statement's line (`%r3` of `mov.u32 %r1, %r2 %r3;`); on a later line it
+/// is the next statement after a missing `;`. ptxas reports the line once (docs/divergences.md
+/// D57).
+fn drop_resumed(source: &str, top_level: &mut [TopLevel], boundaries: &[usize], errors: &[usize]) {
+    let remnant = |start: usize| {
+        if boundaries.binary_search(&start).is_ok() {
+            return false;
+        }
+        let last = boundaries.partition_point(|&b| b < start);
+        let from = if last == 0 { 0 } else { boundaries[last - 1] };
+        let first_error = errors.partition_point(|&e| e < from);
+        errors.get(first_error).is_some_and(|&e| {
+            e < start
+                || (e == start
+                    && source
+                        .get(from..start)
+                        .is_some_and(|line| !line.contains('\n')))
+        })
+    };
+    for element in top_level {
+        if let TopLevel::Item(Item::Function(function)) = element
+            && let Some(body) = &mut function.body
+        {
+            drop_in_block(body, &remnant);
+        }
+    }
+}
+
+fn drop_in_block(block: &mut Block, remnant: &impl Fn(usize) -> bool) {
+    block.statements.retain_mut(|statement| {
+        let start = match statement {
+            Statement::Instruction(instruction) => instruction.span.start,
+            Statement::Label(name) => name.span.start,
+            Statement::Declaration(declaration) => declaration.span.start,
+            Statement::Targets(targets) => targets.span.start,
+            Statement::Prototype(prototype) => prototype.span.start,
+            Statement::Block(inner) => {
+                drop_in_block(inner, remnant);
+                return true;
+            }
+            _ => return true,
+        };
+        !remnant(start as usize)
     });
 }
 
@@ -507,10 +583,12 @@ fn previous_token_end(source: &str, offset: usize) -> usize {
 }
 
 fn expected_suffix(expected: &[String]) -> String {
-    let names: Vec<String> = expected
-        .iter()
-        .map(|name| describe_terminal(name))
-        .collect();
+    let mut names: Vec<String> = Vec::with_capacity(expected.len());
+    for name in expected.iter().map(|name| describe_terminal(name)) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
     match names.len() {
         0 => String::new(),
         1 => format!(", expected {}", names[0]),
@@ -527,6 +605,9 @@ fn describe_terminal(name: &str) -> String {
         "int" => "an integer".to_string(),
         "floatbits" | "decimal" => "a number".to_string(),
         "string" => "a string".to_string(),
+        // A vector's, initializer's or section's brace (`Token::ListOpen`, `Token::ListClose`).
+        "list{" => "`{`".to_string(),
+        "list}" => "`}`".to_string(),
         other => format!("`{other}`"),
     }
 }
