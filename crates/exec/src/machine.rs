@@ -612,6 +612,22 @@ impl Cta {
                     Ok(_) => {}
                 }
             }
+            // A barrier with a thread count completes when its last thread arrives (PTX ISA
+            // 9.0, bar/barrier: the count "indicates the number of threads participating in
+            // the barrier"), not only when nothing else can run: a warp spinning on an
+            // mbarrier while the threads that complete it wait at a named barrier it takes no
+            // part in (Triton's warp-specialized sm_100a matmul: its producers behind
+            // `bar.sync 3, 64`, its MMA warp waiting for what they load) would otherwise spin
+            // for ever. The threads it releases are gathered again with the others. (A
+            // barrier without a count waits for every thread, so none is left to spin.)
+            if matches!(
+                device.program.instructions.get(pc).map(|i| &i.kind),
+                Some(InstructionKind::Barrier { count: Some(_), .. })
+            ) && self.release_barrier(device)
+            {
+                flush(&mut buffered);
+                converged = false;
+            }
             // Keep the threads that go on; they stay one group while they agree on the next
             // instruction.
             let mut next = None;

@@ -73,6 +73,27 @@ fn producers_arrive_and_consumers_wait() {
 }
 
 #[test]
+fn a_named_barrier_completes_while_another_warp_spins() {
+    // Warp 0 alone takes part in `bar.sync 1, 32` ("b ... indicates the number of threads
+    // participating in the barrier": its 32 threads complete it), then stores 5 to a shared
+    // flag that warp 1 spins on. Warp 0 arrives first (its code comes first); the barrier must
+    // complete then, though warp 1 can still run (it spins): otherwise warp 1 spins alone to
+    // the step limit.
+    let out = run(
+        "setp.eq.u32 %p1, %r1, 0;\n@%p1 st.shared.u32 [buf], 0;\nbar.sync 0;\n\
+         shr.u32 %r2, %r1, 5;\nsetp.ne.u32 %p1, %r2, 0;\n@%p1 bra SPIN;\n\
+         bar.sync 1, 32;\nmov.u32 %r4, 5;\nst.volatile.shared.u32 [buf], %r4;\n\
+         add.u32 %r5, %r1, 100;\nst.global.u32 [%rd3], %r5;\nbra END;\n\
+         SPIN:\nld.volatile.shared.u32 %r3, [buf];\nsetp.eq.u32 %p2, %r3, 0;\n@%p2 bra SPIN;\n\
+         st.global.u32 [%rd3], %r3;\nEND:",
+        64,
+    )
+    .expect("no trap");
+    let expected: Vec<u32> = (0..64).map(|t| if t < 32 { t + 100 } else { 5 }).collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
 fn bar_red_reduces_the_predicates_of_the_cta() {
     // 64 threads. popc of (tid % 3 == 0): tids 0, 3, ..., 63, that is 22 threads; `.and` of
     // (tid < 64): all true, 1; `.or` of (tid == 5): one true, 1; `.and` of !(tid == 5): 0.
