@@ -165,6 +165,13 @@ def sad(folder, rng):
     return "-i reference.img,current.img", ""
 
 
+def pns(folder, rng):
+    # main.cu: no input; the arguments are N (a 2N x 2N place-transition grid), the steps of a
+    # trajectory and the number of trajectories. The program's Mersenne twister draws the
+    # transitions; it writes four statistics of the trajectories.
+    return "", "-- 16 200 256"
+
+
 # name: (generator, output kind, tolerance, reference folder). A value passes when it is within
 # the absolute tolerance, or the relative one, of the CPU version's; the absolute tolerance is
 # at least the third number times the largest magnitude among the CPU version's values. The
@@ -180,6 +187,7 @@ PROGRAMS = {
     "mri-fhd": (mri_fhd, "float32", (0, 0.002, 1e-4), "cpu"),
     "lbm": (lbm, "float32", (0, 0.002, 1e-3), "cpu"),
     "sad": (sad, "bytes", (0, 0, 0), "cpu"),
+    "pns": (pns, "text", (0.01, 0.01, 0), "cpu"),
 }
 VERSIONS = ("cuda", "cuda_base")
 SKIPPED = {"cp": "its sizes are compiled in: a 512x512 grid and 40,000 atoms, 10^10 "
