@@ -55,16 +55,25 @@ def stencil(folder, rng):
     return "-i grid.bin", f"-- {nx} {ny} {nz} 4"
 
 
-def mri_q(folder, rng):
-    # file.cc inputData: numK, numX (int32), then kx, ky, kz (numK floats each), x, y, z (numX
-    # each), phiR, phiI (numK each).
+def mri(folder, rng, name, per_sample):
+    """mri-q's and mri-fhd's file.cc inputData: numK, numX (int32), then kx, ky, kz (numK
+    floats each), x, y, z (numX each), then `per_sample` more arrays of numK floats (phiR, phiI;
+    mri-fhd: and dR, dI)."""
     num_k, num_x = 512, 2048
     arrays = [[rng.uniform(-0.5, 0.5) for _ in range(n)]
-              for n in (num_k,) * 3 + (num_x,) * 3 + (num_k,) * 2]
+              for n in (num_k,) * 3 + (num_x,) * 3 + (num_k,) * per_sample]
     body = struct.pack("<ii", num_k, num_x) + b"".join(struct.pack(f"<{len(a)}f", *a)
                                                         for a in arrays)
-    (folder / "q.bin").write_bytes(body)
-    return "-i q.bin", ""
+    (folder / name).write_bytes(body)
+    return f"-i {name}", ""
+
+
+def mri_q(folder, rng):
+    return mri(folder, rng, "q.bin", 2)
+
+
+def mri_fhd(folder, rng):
+    return mri(folder, rng, "fhd.bin", 4)
 
 
 def bfs(folder, rng):
@@ -125,17 +134,6 @@ def histo(folder, rng):
     (folder / "image.bin").write_bytes(struct.pack("<4I", width, height, bins_w, bins_h)
                                        + struct.pack(f"<{len(pixels)}I", *pixels))
     return "-i image.bin", "-- 2"
-
-
-def mri_fhd(folder, rng):
-    # file.cc inputData: as mri-q's, then dR, dI (numK floats each).
-    num_k, num_x = 512, 2048
-    arrays = [[rng.uniform(-0.5, 0.5) for _ in range(n)]
-              for n in (num_k,) * 3 + (num_x,) * 3 + (num_k,) * 4]
-    body = struct.pack("<ii", num_k, num_x) + b"".join(struct.pack(f"<{len(a)}f", *a)
-                                                        for a in arrays)
-    (folder / "fhd.bin").write_bytes(body)
-    return "-i fhd.bin", ""
 
 
 def lbm(folder, rng):
