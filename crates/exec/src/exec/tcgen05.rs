@@ -527,8 +527,9 @@ impl Executor<'_, '_> {
 
     /// `tcgen05.cp`: rows of shared memory, described by `s-desc`, into tensor memory: row
     /// `r` to lane `lane + r`, its bytes to the columns from `taddr`'s (little-endian, four to
-    /// a cell); with `.warpx4` ("the data being copied is multicasted into all 4 warps", the
-    /// ISA's `tcgen05.cp`) row `r` of the 32 to lanes `lane + r + 32 q` for each quarter `q`. Shared memory is read through the descriptor's canonical K-major layout with
+    /// a cell); with multicast (`.warpx4`, `.warpx2::02_13`, `.warpx2::01_23`) to the lanes
+    /// of [`CopyShape::destination_lanes`]. Shared memory is read through the descriptor's
+    /// canonical K-major layout with
     /// one-byte elements (rows of core matrices of 8 x 16 bytes, [`Descriptor::address`]).
     /// With `.cta_group::2` each CTA of the pair copies from its own shared memory, at the
     /// descriptor's offset, into its own tensor memory (assumed: how CUTLASS's `*_2cta` copies
@@ -555,9 +556,9 @@ impl Executor<'_, '_> {
                             .map_err(|fault| format!("row {row} of the source: {fault}"))?;
                         value |= (bits as u32 & 0xff) << (8 * byte);
                     }
-                    for copy in 0..shape.copies() {
+                    for to in shape.destination_lanes(row) {
                         self.cta_tmem_mut(rank).write(
-                            row0 + (32 * copy + row) as u32,
+                            row0 + to as u32,
                             column0 + cell as u32,
                             value,
                         )?;

@@ -753,6 +753,83 @@ fn the_warpx4_copy_multicasts_its_32_rows_into_every_warps_lanes() {
     }
 }
 
+/// The CuTe value of `index` under a layout's `(size, stride)` modes, first mode fastest.
+fn cute_layout(modes: &[(usize, usize)], mut index: usize) -> usize {
+    let mut value = 0;
+    for &(size, stride) in modes {
+        value += (index % size) * stride;
+        index /= size;
+    }
+    value
+}
+
+#[test]
+fn the_warpx2_copies_put_each_row_in_the_lanes_of_cutes_copy_traits() {
+    // tcgen05.cp.64x128b.warpx2::02_13 into columns 0-3 and ::01_23 into columns 4-7. The
+    // ISA draws the lanes of each row only in a figure; CuTe's copy traits
+    // (include/cute/atom/copy_traits_sm100.hpp) give them as data. Their ValID maps a logical
+    // bit to its tensor-memory address (DP = one lane, the bits of a row stride 1), their
+    // SrcLayout the same logical bit to the source's: SM100_UTCCP_2x64dp128bitlw0213_1cta
+    // ValID (64,128,2):(DP,1,64 DP), SrcLayout (64,128,2):(1,64,0);
+    // SM100_UTCCP_2x64dp128bitlw0123_1cta ValID (32,128,2,2):(DP,1,64 DP,32 DP), SrcLayout
+    // (32,128,2,2):(1,32,4096,0). The source side is rows of 128 bits, 32 or 64 rows to a
+    // block, so a source bit splits into (row, bit) by the block's row count.
+    const DP: usize = 1 << 16; // a lane, in this test's (lane << 16 | bit) addresses
+    type Modes = &'static [(usize, usize)];
+    let forms: [(Modes, Modes, usize); 2] = [
+        (
+            &[(64, DP), (128, 1), (2, 64 * DP)],
+            &[(64, 1), (128, 64), (2, 0)],
+            64,
+        ),
+        (
+            &[(32, DP), (128, 1), (2, 64 * DP), (2, 32 * DP)],
+            &[(32, 1), (128, 32), (2, 4096), (2, 0)],
+            32,
+        ),
+    ];
+    // The source: row r (16 bytes) at 256 (r / 8) + 16 (r % 8), as the descriptor reads it.
+    let row_at = |r: usize| 256 * (r / 8) + 16 * (r % 8);
+    let image: Vec<u8> = (0..2048u32)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 13) as u8)
+        .collect();
+    let mut out = vec![0u8; 128 * 32];
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    module
+        .launch(
+            "warpx2_copy",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [Arg::Buffer(&mut image.clone()), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for (form, (value_id, source, block_rows)) in forms.iter().enumerate() {
+        // Every tensor-memory bit the copy writes, and the source bit it comes from.
+        let mut want = std::collections::HashMap::new();
+        for logical in 0..64 * 128 * 2 {
+            let address = cute_layout(value_id, logical);
+            let from = cute_layout(source, logical);
+            let (block, within) = (from / (block_rows * 128), from % (block_rows * 128));
+            let (row, bit) = (
+                block * block_rows + within % block_rows,
+                within / block_rows,
+            );
+            let byte = image[row_at(row) + bit / 8];
+            want.insert((address / DP, address % DP), byte >> (bit % 8) & 1);
+        }
+        assert_eq!(
+            want.len(),
+            128 * 128,
+            "form {form}: every lane written once"
+        );
+        for ((lane, bit), value) in want {
+            let got = out[32 * lane + 16 * form + bit / 8] >> (bit % 8) & 1;
+            assert_eq!(got, value, "form {form}, lane {lane}, bit {bit}");
+        }
+    }
+}
+
 fn trap(mode: u32, ncols: u32, threads: u32) -> String {
     let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
     module
