@@ -633,6 +633,11 @@ impl Executor<'_, '_> {
     /// address's, column `n / 32`, its bytes likewise. Bits 30-31 of the addresses (where
     /// CUTLASS keeps the byte id) are ignored. The id must leave room for `vec` bytes: a
     /// multiple of `vec`.
+    ///
+    /// At M = 64 (one CTA) the factors of row `m` are in the same lanes and column (CUTLASS's
+    /// `tmem_sf_frg` of 64 rows: `((32, 2), 4) : ((1, 512), 32)` bytes, "Data is always
+    /// replicated across subpartitions"), but which quarter's copy the tensor core reads for
+    /// a row is written nowhere: the four copies must agree, or the instruction traps.
     fn scale_factors(
         &self,
         (lane, rank): (usize, u32),
@@ -660,8 +665,27 @@ impl Executor<'_, '_> {
         let (a_lane, a_column) = base(sfa);
         let (b_lane, b_column) = base(sfb);
         let rows = (0..desc.rows_per_cta() as u32)
-            .map(|m| read((a_lane + m, a_column + m / 32), a_id))
-            .collect::<Result<_, _>>()?;
+            .map(|m| {
+                let factors = read((a_lane + m, a_column + m / 32), a_id)?;
+                if desc.rows_per_cta() == 64 {
+                    for quarter in 0..4 {
+                        let lane = a_lane + m % 32 + 32 * quarter;
+                        if read((lane, a_column + m / 32), a_id)? != factors {
+                            return Err(format!(
+                                "the scale factors of row {m} of A differ between lanes {} + \
+                                 32q of column {} (lane {lane}): at M = 64 ptxsim models only \
+                                 factors replicated into all four lane quarters, as CUTLASS \
+                                 writes them (which quarter the tensor core reads is not \
+                                 written)",
+                                a_lane + m % 32,
+                                a_column + m / 32
+                            ));
+                        }
+                    }
+                }
+                Ok(factors)
+            })
+            .collect::<Result<_, String>>()?;
         let columns = (0..desc.n as u32)
             .map(|n| read((b_lane + n % 32, b_column + n / 32), b_id))
             .collect::<Result<_, _>>()?;
