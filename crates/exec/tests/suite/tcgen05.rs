@@ -753,16 +753,6 @@ fn the_warpx4_copy_multicasts_its_32_rows_into_every_warps_lanes() {
     }
 }
 
-/// The CuTe value of `index` under a layout's `(size, stride)` modes, first mode fastest.
-fn cute_layout(modes: &[(usize, usize)], mut index: usize) -> usize {
-    let mut value = 0;
-    for &(size, stride) in modes {
-        value += (index % size) * stride;
-        index /= size;
-    }
-    value
-}
-
 #[test]
 fn the_warpx2_copies_put_each_row_in_the_lanes_of_cutes_copy_traits() {
     // tcgen05.cp.64x128b.warpx2::02_13 into columns 0-3 and ::01_23 into columns 4-7. The
@@ -774,8 +764,8 @@ fn the_warpx2_copies_put_each_row_in_the_lanes_of_cutes_copy_traits() {
     // SM100_UTCCP_2x64dp128bitlw0123_1cta ValID (32,128,2,2):(DP,1,64 DP,32 DP), SrcLayout
     // (32,128,2,2):(1,32,4096,0). The source side is rows of 128 bits, 32 or 64 rows to a
     // block, so a source bit splits into (row, bit) by the block's row count.
+    use super::matrix_sm100::{Modes, evaluate};
     const DP: usize = 1 << 16; // a lane, in this test's (lane << 16 | bit) addresses
-    type Modes = &'static [(usize, usize)];
     let forms: [(Modes, Modes, usize); 2] = [
         (
             &[(64, DP), (128, 1), (2, 64 * DP)],
@@ -808,8 +798,8 @@ fn the_warpx2_copies_put_each_row_in_the_lanes_of_cutes_copy_traits() {
         // Every tensor-memory bit the copy writes, and the source bit it comes from.
         let mut want = std::collections::HashMap::new();
         for logical in 0..64 * 128 * 2 {
-            let address = cute_layout(value_id, logical);
-            let from = cute_layout(source, logical);
+            let address = evaluate(value_id, logical);
+            let from = evaluate(source, logical);
             let (block, within) = (from / (block_rows * 128), from % (block_rows * 128));
             let (row, bit) = (
                 block * block_rows + within % block_rows,
