@@ -139,10 +139,10 @@ fn not_run(op: Opcode) -> &'static str {
              gates checked)"
         }
         Opcode::Tcgen05 => {
-            "the multicast and decompressing `tcgen05.cp`, `tcgen05.mma` `.sp` with M = 64, \
+            "the decompressing `tcgen05.cp` (`.b8x16`), `tcgen05.mma` `.sp` with M = 64, \
              `.cta_group::2`, `.ws` or block scaling, `.ws` with A in tensor memory below \
              M = 128 or a zero-column mask, A transposed for FP6/FP4, block scaling with 64 rows a \
-             CTA (M = 64, or 128 over a pair), `scale-input-d` with an `.f16` D (trap at run)"
+             CTA of a pair (M = 128), `scale-input-d` with an `.f16` D (trap at run)"
         }
         _ => "",
     }
@@ -249,9 +249,10 @@ pub fn render_isa_markdown(compared: &[(String, usize)]) -> String {
                  tests/conformance/tcgen05.tsv); mma: target and version (its operands when it \
                  runs)",
                 "`.cta_group::1`: alloc, dealloc, relinquish_alloc_permit, ld, st, wait, fence, \
-                 cp (`.128x256b`, `.4x256b`, `.128x128b`), shift, commit (also \
+                 cp (`.128x256b`, `.4x256b`, `.128x128b`, the multicast `.32x128b.warpx4` and \
+                 `.64x128b.warpx2::02_13`/`::01_23`), shift, commit (also \
                  `.multicast::cluster`), mma (M = 64 and 128; FP8/FP6/FP4 `.kind::f8f6f4`; \
-                 `.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4` `.block_scale`), \
+                 `.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4` `.block_scale` at M = 64 and 128), \
                  mma.ws (M = 32, 64, 128; the B collector buffers); \
                  `.cta_group::2` (a CTA pair of a cluster): alloc, dealloc, \
                  relinquish_alloc_permit, cp, shift, commit, mma (M = 128 and 256; \

@@ -59,8 +59,8 @@ impl Shape {
     }
 }
 
-/// The shape of `tcgen05.cp` (9.7.16.2.3: `.128x256b`, `.4x256b`, `.128x128b`, and of the
-/// multicast shapes `.32x128b.warpx4`; the `.64x128b.warpx2` ones are not run).
+/// The shape of `tcgen05.cp` (9.7.16.2.3: `.128x256b`, `.4x256b`, `.128x128b`, and the
+/// multicast shapes `.32x128b.warpx4` and `.64x128b.warpx2::02_13` / `::01_23`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CopyShape {
     /// `.128x256b`: 128 rows of 32 bytes.
@@ -72,26 +72,46 @@ pub enum CopyShape {
     /// `.32x128b.warpx4`: 32 rows of 16 bytes, "multicasted into all 4 warps" (the lanes of
     /// each warp's quarter of tensor memory receive the same rows).
     S32x128bWarpx4,
+    /// `.64x128b.warpx2::02_13`: 64 rows of 16 bytes, rows 0-31 into the quarters of warps 0
+    /// and 2, rows 32-63 into those of warps 1 and 3.
+    S64x128bWarpx2Pairs02And13,
+    /// `.64x128b.warpx2::01_23`: 64 rows of 16 bytes, rows 0-31 into the quarters of warps 0
+    /// and 1, rows 32-63 into those of warps 2 and 3.
+    S64x128bWarpx2Pairs01And23,
 }
 
 impl CopyShape {
-    /// Rows (tensor-memory lanes) and bytes per row.
+    /// Rows (of the source) and bytes per row.
     pub fn rows_and_bytes(self) -> (usize, usize) {
         match self {
             CopyShape::S128x256b => (128, 32),
             CopyShape::S4x256b => (4, 32),
             CopyShape::S128x128b => (128, 16),
             CopyShape::S32x128bWarpx4 => (32, 16),
+            CopyShape::S64x128bWarpx2Pairs02And13 | CopyShape::S64x128bWarpx2Pairs01And23 => {
+                (64, 16)
+            }
         }
     }
 
-    /// How many 32-lane quarters of tensor memory receive a copy of the rows: 4 for
-    /// `.warpx4` ("the data being copied is multicasted into all 4 warps"), else 1.
-    pub fn copies(self) -> usize {
-        match self {
-            CopyShape::S32x128bWarpx4 => 4,
-            CopyShape::S128x256b | CopyShape::S4x256b | CopyShape::S128x128b => 1,
-        }
+    /// The tensor-memory lanes, counted from `taddr`'s, that row `row` of the source is
+    /// written to. Without multicast, lane `row`. `.warpx4` ("the data being copied is
+    /// multicasted into all 4 warps"): lane `row + 32 q` for each quarter `q`. The `.warpx2`
+    /// forms, whose lanes the ISA draws only in a figure, follow CuTe's copy traits
+    /// (`include/cute/atom/copy_traits_sm100.hpp`, whose `ValID` maps each logical bit to its
+    /// tensor-memory address): `SM100_UTCCP_2x64dp128bitlw0213_1cta` is `(64,128,2) :
+    /// (DP,1,64 DP)` (row `r` to lanes `r` and `r + 64`), and
+    /// `SM100_UTCCP_2x64dp128bitlw0123_1cta` is `(32,128,2,2) : (DP,1,64 DP,32 DP)` with the
+    /// third mode the source's second block of 32 rows (row `32 j + r` to lanes `64 j + r` and
+    /// `64 j + r + 32`).
+    pub fn destination_lanes(self, row: usize) -> impl Iterator<Item = usize> {
+        let (first, copies, step) = match self {
+            CopyShape::S128x256b | CopyShape::S4x256b | CopyShape::S128x128b => (row, 1, 0),
+            CopyShape::S32x128bWarpx4 => (row, 4, 32),
+            CopyShape::S64x128bWarpx2Pairs02And13 => (row, 2, 64),
+            CopyShape::S64x128bWarpx2Pairs01And23 => (row + 32 * (row / 32), 2, 32),
+        };
+        (0..copies).map(move |copy| first + step * copy)
     }
 }
 

@@ -171,12 +171,14 @@ impl InstrDescriptor {
         // columns of B in its own tensor memory: CUTLASS's 2x1SM block-scaled atoms copy them
         // with a one-CTA `MMA_ScaleFactor` atom of M / 2 rows and all of N
         // (`SM100_MMA_MXF8F6F4_2x1SM_SS`'s `SM100_MMA_MXF8F6F4_SS<.., M/2, round_up(N, 128)>`).
+        // M = 64 in one CTA: CUTLASS's one-CTA atom of 64 rows (`MMA_ScaleFactor` with M = 64,
+        // `tmem_sf_frg` with 64 rows: the same lanes and columns as 128, two columns).
         let rows = if pair { m / 2 } else { m };
-        if block_scaled && rows != 128 {
+        if block_scaled && rows != 128 && (pair || m != 64) {
             return Err(format!(
-                "M = {m} with .block_scale: ptxsim runs 128 rows a CTA only (M = 128, or 256 \
-                 with .cta_group::2; the scale factors' layout for 64 rows a CTA is not \
-                 supported yet)"
+                "M = {m} with .block_scale: ptxsim runs M = 64 or 128, or 256 with \
+                 .cta_group::2 (the scale factors' layout for 64 rows a CTA of a pair, \
+                 CUTLASS's ScaleFactorDuplicated2by2, is not supported yet)"
             ));
         }
         if ws && (!matches!(m, 32 | 64 | 128) || !matches!(n, 64 | 128 | 256)) {

@@ -527,8 +527,9 @@ impl Executor<'_, '_> {
 
     /// `tcgen05.cp`: rows of shared memory, described by `s-desc`, into tensor memory: row
     /// `r` to lane `lane + r`, its bytes to the columns from `taddr`'s (little-endian, four to
-    /// a cell); with `.warpx4` ("the data being copied is multicasted into all 4 warps", the
-    /// ISA's `tcgen05.cp`) row `r` of the 32 to lanes `lane + r + 32 q` for each quarter `q`. Shared memory is read through the descriptor's canonical K-major layout with
+    /// a cell); with multicast (`.warpx4`, `.warpx2::02_13`, `.warpx2::01_23`) to the lanes
+    /// of [`CopyShape::destination_lanes`]. Shared memory is read through the descriptor's
+    /// canonical K-major layout with
     /// one-byte elements (rows of core matrices of 8 x 16 bytes, [`Descriptor::address`]).
     /// With `.cta_group::2` each CTA of the pair copies from its own shared memory, at the
     /// descriptor's offset, into its own tensor memory (assumed: how CUTLASS's `*_2cta` copies
@@ -555,9 +556,9 @@ impl Executor<'_, '_> {
                             .map_err(|fault| format!("row {row} of the source: {fault}"))?;
                         value |= (bits as u32 & 0xff) << (8 * byte);
                     }
-                    for copy in 0..shape.copies() {
+                    for to in shape.destination_lanes(row) {
                         self.cta_tmem_mut(rank).write(
-                            row0 + (32 * copy + row) as u32,
+                            row0 + to as u32,
                             column0 + cell as u32,
                             value,
                         )?;
@@ -632,6 +633,11 @@ impl Executor<'_, '_> {
     /// address's, column `n / 32`, its bytes likewise. Bits 30-31 of the addresses (where
     /// CUTLASS keeps the byte id) are ignored. The id must leave room for `vec` bytes: a
     /// multiple of `vec`.
+    ///
+    /// At M = 64 (one CTA) the factors of row `m` are in the same lanes and column (CUTLASS's
+    /// `tmem_sf_frg` of 64 rows: `((32, 2), 4) : ((1, 512), 32)` bytes, "Data is always
+    /// replicated across subpartitions"), but which quarter's copy the tensor core reads for
+    /// a row is written nowhere: the four copies must agree, or the instruction traps.
     fn scale_factors(
         &self,
         (lane, rank): (usize, u32),
@@ -659,8 +665,27 @@ impl Executor<'_, '_> {
         let (a_lane, a_column) = base(sfa);
         let (b_lane, b_column) = base(sfb);
         let rows = (0..desc.rows_per_cta() as u32)
-            .map(|m| read((a_lane + m, a_column + m / 32), a_id))
-            .collect::<Result<_, _>>()?;
+            .map(|m| {
+                let factors = read((a_lane + m, a_column + m / 32), a_id)?;
+                if desc.rows_per_cta() == 64 {
+                    for quarter in 0..4 {
+                        let lane = a_lane + m % 32 + 32 * quarter;
+                        if read((lane, a_column + m / 32), a_id)? != factors {
+                            return Err(format!(
+                                "the scale factors of row {m} of A differ between lanes {} + \
+                                 32q of column {} (lane {lane}): at M = 64 ptxsim models only \
+                                 factors replicated into all four lane quarters, as CUTLASS \
+                                 writes them (which quarter the tensor core reads is not \
+                                 written)",
+                                a_lane + m % 32,
+                                a_column + m / 32
+                            ));
+                        }
+                    }
+                }
+                Ok(factors)
+            })
+            .collect::<Result<_, String>>()?;
         let columns = (0..desc.n as u32)
             .map(|n| read((b_lane + n % 32, b_column + n / 32), b_id))
             .collect::<Result<_, _>>()?;

@@ -24,10 +24,10 @@ use ptxsim_exec::grid::{self, GridOptions};
 use ptxsim_exec::{Argument, Outcome};
 
 /// A CuTe layout mode list: `(size, stride)`, first mode fastest.
-type Modes = &'static [(usize, usize)];
+pub(super) type Modes = &'static [(usize, usize)];
 
 /// The CuTe value of `index` under `modes`.
-fn evaluate(modes: Modes, mut index: usize) -> usize {
+pub(super) fn evaluate(modes: Modes, mut index: usize) -> usize {
     let mut value = 0;
     for &(size, stride) in modes {
         value += (index % size) * stride;

@@ -753,6 +753,73 @@ fn the_warpx4_copy_multicasts_its_32_rows_into_every_warps_lanes() {
     }
 }
 
+#[test]
+fn the_warpx2_copies_put_each_row_in_the_lanes_of_cutes_copy_traits() {
+    // tcgen05.cp.64x128b.warpx2::02_13 into columns 0-3 and ::01_23 into columns 4-7. The
+    // ISA draws the lanes of each row only in a figure; CuTe's copy traits
+    // (include/cute/atom/copy_traits_sm100.hpp) give them as data. Their ValID maps a logical
+    // bit to its tensor-memory address (DP = one lane, the bits of a row stride 1), their
+    // SrcLayout the same logical bit to the source's: SM100_UTCCP_2x64dp128bitlw0213_1cta
+    // ValID (64,128,2):(DP,1,64 DP), SrcLayout (64,128,2):(1,64,0);
+    // SM100_UTCCP_2x64dp128bitlw0123_1cta ValID (32,128,2,2):(DP,1,64 DP,32 DP), SrcLayout
+    // (32,128,2,2):(1,32,4096,0). The source side is rows of 128 bits, 32 or 64 rows to a
+    // block, so a source bit splits into (row, bit) by the block's row count.
+    use super::matrix_sm100::{Modes, evaluate};
+    const DP: usize = 1 << 16; // a lane, in this test's (lane << 16 | bit) addresses
+    let forms: [(Modes, Modes, usize); 2] = [
+        (
+            &[(64, DP), (128, 1), (2, 64 * DP)],
+            &[(64, 1), (128, 64), (2, 0)],
+            64,
+        ),
+        (
+            &[(32, DP), (128, 1), (2, 64 * DP), (2, 32 * DP)],
+            &[(32, 1), (128, 32), (2, 4096), (2, 0)],
+            32,
+        ),
+    ];
+    // The source: row r (16 bytes) at 256 (r / 8) + 16 (r % 8), as the descriptor reads it.
+    let row_at = |r: usize| 256 * (r / 8) + 16 * (r % 8);
+    let image: Vec<u8> = (0..2048u32)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 13) as u8)
+        .collect();
+    let mut out = vec![0u8; 128 * 32];
+    let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
+    module
+        .launch(
+            "warpx2_copy",
+            [1, 1, 1],
+            [128, 1, 1],
+            &mut [Arg::Buffer(&mut image.clone()), Arg::Buffer(&mut out)],
+            &LaunchOptions::default(),
+        )
+        .expect("it runs");
+    for (form, (value_id, source, block_rows)) in forms.iter().enumerate() {
+        // Every tensor-memory bit the copy writes, and the source bit it comes from.
+        let mut want = std::collections::HashMap::new();
+        for logical in 0..64 * 128 * 2 {
+            let address = evaluate(value_id, logical);
+            let from = evaluate(source, logical);
+            let (block, within) = (from / (block_rows * 128), from % (block_rows * 128));
+            let (row, bit) = (
+                block * block_rows + within % block_rows,
+                within / block_rows,
+            );
+            let byte = image[row_at(row) + bit / 8];
+            want.insert((address / DP, address % DP), byte >> (bit % 8) & 1);
+        }
+        assert_eq!(
+            want.len(),
+            128 * 128,
+            "form {form}: every lane written once"
+        );
+        for ((lane, bit), value) in want {
+            let got = out[32 * lane + 16 * form + bit / 8] >> (bit % 8) & 1;
+            assert_eq!(got, value, "form {form}, lane {lane}, bit {bit}");
+        }
+    }
+}
+
 fn trap(mode: u32, ncols: u32, threads: u32) -> String {
     let module = Module::load(MEMORY, &Options::default()).expect("the kernels load");
     module
@@ -910,34 +977,25 @@ fn an_attention_step_takes_its_second_a_from_tensor_memory() {
     }
 }
 
-#[test]
-fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_block() {
-    // D = sum over the two K blocks j of 2^(ea[m][j] - 127) 2^(eb[n][j] - 127) sum_k a b: every
-    // factor a power of two near 1, every sum exact. The factors lie where CUTLASS's
-    // tmem_sf_frg puts them (4x1 duplicated): the factor of row m in every lane m % 32 + 32q,
-    // column m / 32 of the four from column 64; of column n in lane n % 32 + 32q, column 68;
-    // byte j (the instruction descriptor's scale-factor id) of each cell.
-    let ea = |m: usize, j: usize| 126 + ((m * 5 + j) % 3) as u32;
-    let eb = |n: usize, j: usize| 127 + ((n * 7 + j) % 3) as u32;
-    let mut scales = vec![0u8; 128 * 8 * 4];
-    for lane in 0..128 {
-        let mut cells = [0u32; 8];
-        for (column, cell) in cells.iter_mut().enumerate().take(4) {
-            let m = lane % 32 + 32 * column;
-            *cell = ea(m, 0) | ea(m, 1) << 8;
-        }
-        cells[4] = eb(lane % 32, 0) | eb(lane % 32, 1) << 8;
-        for (column, cell) in cells.iter().enumerate() {
-            let at = (lane * 8 + column) * 4;
-            scales[at..at + 4].copy_from_slice(&cell.to_le_bytes());
-        }
-    }
+/// The exponents of the factors of the block-scaled tests: of row `m` of A and of column `n`
+/// of B in K block `j`, powers of two near 1.
+fn factor_a(m: usize, j: usize) -> u32 {
+    126 + ((m * 5 + j) % 3) as u32
+}
+
+fn factor_b(n: usize, j: usize) -> u32 {
+    127 + ((n * 7 + j) % 3) as u32
+}
+
+/// Runs `mxf8` with M = `m` and the tensor-memory image `scales` of columns 64-71 (lane-major,
+/// eight words a lane), giving D's 128 lanes of 32 words.
+fn run_mxf8(m: usize, scales: &mut [u8]) -> Result<Vec<u8>, String> {
     // The block-scaled descriptor: A and B E4M3 (0), N >> 3 at 17, the scale type UE8M0 at bit
     // 23, M >> 4 at 24; scale-factor ids 0 (the kernel sets bits 29 and 4 for the second).
-    let idesc = (N as u32 >> 3) << 17 | 1 << 23 | (M as u32 >> 4) << 24;
+    let idesc = (N as u32 >> 3) << 17 | 1 << 23 | (m as u32 >> 4) << 24;
     let (mut image, [a_desc, b_desc, a_step, b_step]) = image(Input::E4m3, Layout::Plain);
     let module = Module::load(MXF8, &Options::default()).expect("the kernel loads");
-    let mut out = vec![0u8; M * N * 4];
+    let mut out = vec![0u8; 128 * N * 4];
     module
         .launch(
             "mxf8",
@@ -946,7 +1004,7 @@ fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_
             &mut [
                 Arg::Buffer(&mut image),
                 Arg::Buffer(&mut out),
-                Arg::Buffer(&mut scales),
+                Arg::Buffer(scales),
                 Arg::U32(idesc),
                 Arg::U32(0),
                 Arg::U64(a_desc),
@@ -956,22 +1014,83 @@ fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_
             ],
             &LaunchOptions::default(),
         )
-        .expect("it runs");
+        .map_err(|error| error.to_string())?;
+    Ok(out)
+}
+
+/// The exact block-scaled D(m, n) of `run_mxf8`'s product, as the `.f32` bits.
+fn mxf8_reference(m: usize, n: usize) -> u32 {
+    let d: f64 = (0..2)
+        .map(|j| {
+            let sum: i32 = (32 * j..32 * j + 32)
+                .map(|k| a_value(m, k) * b_value(n, k))
+                .sum();
+            f64::from(sum) * 2f64.powi(factor_a(m, j) as i32 + factor_b(n, j) as i32 - 254)
+        })
+        .sum();
+    (d as f32).to_bits()
+}
+
+/// The scale-factor image of `run_mxf8` for M = `m`, placed by CUTLASS's `tmem_sf_frg`
+/// (`include/cute/atom/mma_traits_sm100_frag.hpp`, SFA and the 4x1 SFB): the atom
+/// `((32, MN/32), 4) : ((1, 512), 32)` over bytes, then `(128, 16384) : (lane, 1)` (byte
+/// `b` of a lane in column `b / 4`), MN = M for A (from column 64) and `round_up(N, 128)` for
+/// B (`MMA_ScaleFactor`; from column 68); K block `j`'s factor in byte `j` of the cell (the
+/// instruction descriptor's scale-factor id). Other bytes are zero.
+fn mxf8_scales(m: usize) -> Vec<u8> {
+    let mut scales = vec![0u8; 128 * 8 * 4];
+    let mut place = |mn: usize, column: usize, exponent: &dyn Fn(usize, usize) -> u32| {
+        for row in 0..mn {
+            for replica in 0..4 {
+                let index = row % 32 + 512 * (row / 32) + 32 * replica;
+                let (lane, byte) = (index % 128, index / 128);
+                for j in 0..2 {
+                    let at = (lane * 8 + column + byte / 4) * 4 + j;
+                    scales[at] = exponent(row, j) as u8;
+                }
+            }
+        }
+    };
+    place(m, 0, &factor_a);
+    place(128, 4, &factor_b);
+    scales
+}
+
+#[test]
+fn a_block_scaled_mxfp8_product_applies_one_factor_per_row_and_column_of_each_k_block() {
+    // D = sum over the two K blocks j of 2^(ea[m][j] - 127) 2^(eb[n][j] - 127) sum_k a b: every
+    // factor a power of two near 1, every sum exact, placed as CUTLASS places them.
+    let out = run_mxf8(M, &mut mxf8_scales(M)).expect("it runs");
     for m in 0..M {
         for n in 0..N {
-            let d: f64 = (0..2)
-                .map(|j| {
-                    let sum: i32 = (32 * j..32 * j + 32)
-                        .map(|k| a_value(m, k) * b_value(n, k))
-                        .sum();
-                    f64::from(sum) * 2f64.powi(ea(m, j) as i32 + eb(n, j) as i32 - 254)
-                })
-                .sum();
             let at = (m * N + n) * 4;
             let got = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
-            assert_eq!(got, (d as f32).to_bits(), "D({m}, {n})");
+            assert_eq!(got, mxf8_reference(m, n), "D({m}, {n})");
         }
     }
+}
+
+#[test]
+fn a_block_scaled_m64_product_reads_cutlasss_64_row_factors() {
+    // M = 64: the factors of 64 rows (two columns from 64) and D in lane 32 (m / 16) + m % 16.
+    let out = run_mxf8(64, &mut mxf8_scales(64)).expect("it runs");
+    for m in 0..64 {
+        let lane = 32 * (m / 16) + m % 16;
+        for n in 0..N {
+            let at = (lane * N + n) * 4;
+            let got = u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+            assert_eq!(got, mxf8_reference(m, n), "D({m}, {n}) in lane {lane}");
+        }
+    }
+    // Factors not replicated into every quarter (row 5's in lane 69 changed) trap: which
+    // quarter the tensor core reads at M = 64 is not written.
+    let mut scales = mxf8_scales(64);
+    scales[(69 * 8) * 4] ^= 1;
+    let error = run_mxf8(64, &mut scales).expect_err("it traps");
+    assert!(
+        error.contains("row 5 of A") && error.contains("replicated"),
+        "{error}"
+    );
 }
 
 /// Runs Triton's `matmul_f16` (`tests/mma-kernels/triton_dot.py`, compiled for sm_100a with

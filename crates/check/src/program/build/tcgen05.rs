@@ -68,13 +68,6 @@ impl Builder<'_> {
             "ld" | "st" => self.tcgen05_ld_st(op == "ld", &modifiers, operands)?,
             "cp" => {
                 count(2)?;
-                if modifiers.iter().any(|m| m.starts_with("warpx2")) {
-                    return Err(
-                        "the .warpx2 multicast shapes of tcgen05.cp are not supported by \
-                                ptxsim yet"
-                            .to_string(),
-                    );
-                }
                 if modifiers.iter().any(|m| m.starts_with("b8x16")) {
                     return Err(
                         "tcgen05.cp with decompression (.b8x16) is not supported by \
@@ -84,6 +77,10 @@ impl Builder<'_> {
                 }
                 let shape = if has("32x128b") && has("warpx4") {
                     CopyShape::S32x128bWarpx4
+                } else if has("64x128b") && has("warpx2::02_13") {
+                    CopyShape::S64x128bWarpx2Pairs02And13
+                } else if has("64x128b") && has("warpx2::01_23") {
+                    CopyShape::S64x128bWarpx2Pairs01And23
                 } else if has("128x256b") {
                     CopyShape::S128x256b
                 } else if has("4x256b") {
