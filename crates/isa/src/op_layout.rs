@@ -1287,11 +1287,17 @@ pub fn mbarrier_value_violation(form: &OpForm, values: &[Option<i128>]) -> Optio
 /// `cp.async`'s `src-size` when it and `cp-size` are immediates (`values[2]`, `values[3]`):
 /// "must be less than cp-size ... Specifying src-size larger than cp-size results in undefined
 /// behavior" (9.7.9.25.3.1); ptxas 13.5 takes 0 up to cp-size ("Argument 3 of instruction
-/// 'cp.async': value '17' out of range, expected to be in range [0..16]").
+/// 'cp.async': value '17' out of range, expected to be in range [0..16]"). With
+/// `.L2::cache_hint` and four operands the fourth is the cache policy ("The 64-bit operand
+/// cache-policy specifies the cache eviction policy"), which ptxas 13.5 takes with any value
+/// (`cp.async.cg.shared.global.L2::cache_hint [a], [b], 16, -1`).
 pub fn src_size_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
-    let OpForm::CpAsync { .. } = *form else {
+    let OpForm::CpAsync { cache_hint, .. } = *form else {
         return None;
     };
+    if cache_hint && values.len() == 4 {
+        return None;
+    }
     let cp_size = values.get(2).copied().flatten()?;
     let src_size = values.get(3).copied().flatten()?;
     (!(0..=cp_size).contains(&src_size)).then(|| {
@@ -1617,6 +1623,23 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
                 !(v.code == RuleCode::SinkIllegal
                     && matches!(v.location, Location::Element { operand: 1, .. }))
             })
+            .collect();
+    }
+    // A vector `atom`'s `d` may be the sink as a whole (ptxas 13.5 takes `atom.global.add.v2.f32
+    // _, [a], {b0, b1}`, as it takes the scalar forms' "atom... _, [a], b"), though not a
+    // vector of sinks only ("Unable to infer type of vector elements").
+    if let OpForm::Atom {
+        reduction: false,
+        vector,
+        ..
+    } = *form
+        && vector > 1
+        && let Some(Operand::Sink) = operands.first()
+    {
+        let slots = slots(form).unwrap_or_default();
+        return check_slots(&slots, operands)
+            .into_iter()
+            .filter(|v| v.location != Location::Operand(0))
             .collect();
     }
     // tex/tld4 `d[|p], [a, c] {, e} {, f}` (9.7.10.3-4): "e ... a vector of .s32 values"
