@@ -19,8 +19,10 @@ pub enum TargetSet {
     Any,
     /// `sm_XX` or higher, any variant (after the sm_101 -> sm_110 renaming).
     AtLeast(u32),
-    /// Targets below `sm_XX` from PTX ISA version `.1` on, every target before it (a feature
-    /// later targets dropped at that version).
+    /// Targets below `sm_XX` from the given PTX ISA version on, and every target below that
+    /// version (a feature later targets dropped at that version: ptxas 13.5, "Instruction
+    /// 'vote' without '.sync' is not supported on .target sm_70 and higher from PTX ISA
+    /// version 6.4").
     Below(u32, PtxVersion),
     /// The listed arch-specific targets (`sm_XXa`), and every family- or arch-specific target
     /// "`sm_XXf` or higher in the same family" of the listed family bases.
