@@ -1485,6 +1485,7 @@ pub fn check_instruction(
                     &op.form,
                     &integer_operands(instruction),
                     context.setting.target,
+                    context.setting.version,
                 )
             }
             ptxsim_isa::ops::OpForm::Barrier { .. } => {

@@ -1469,11 +1469,15 @@ pub fn sparsity_selector_violation(form: &OpForm, value: Option<i128>) -> Option
 /// be in range [0..1] when .fill_mode modifier is used"). The swizzle mode 4 (96B) only for
 /// `target` sm_103a (ptxas 13.5 refuses it on every other target, sm_100a, sm_103f, sm_110a and
 /// sm_120a included: "value '4' expected to be in range [0..3] when .swizzle_mode modifier is
-/// used"), or a module without a target.
+/// used"), or a module without a target. The element types 13-15 (Table 33's sub-byte
+/// types) need PTX ISA 8.7 (ptxas 13.5: "Instruction 'tensormap.replace.elemtype with input
+/// value >= 13' requires PTX ISA .version 8.7 or later") and a target from sm_100 on (on sm_90a:
+/// "value '13' expected to be in range [0..12] when .elemtype modifier is used").
 pub fn tensormap_value_violation(
     form: &OpForm,
     values: &[Option<i128>],
     target: Option<crate::Target>,
+    version: Option<crate::PtxVersion>,
 ) -> Option<Violation> {
     let OpForm::TensormapReplace { field, .. } = *form else {
         return None;
@@ -1481,9 +1485,24 @@ pub fn tensormap_value_violation(
     let swizzle_96b = target.is_none_or(|target| {
         target.variant == crate::TargetVariant::ArchSpecific && target.canonical_number() == 103
     });
+    let sub_byte_types = target.is_none_or(|target| target.canonical_number() >= 100);
+    if field == TensormapField::ElemType
+        && let Some(value @ 13..=15) = values.get(1).copied().flatten()
+        && sub_byte_types
+        && version.is_some_and(|version| version < crate::PtxVersion::new(8, 7))
+    {
+        return Some(Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(1),
+            format!("the element type codes 13 to 15 need PTX ISA 8.7 or later, not {value}"),
+        ));
+    }
     let (max, what) = match field {
         TensormapField::BoxDim | TensormapField::GlobalDim | TensormapField::ElementStride => {
             (4, "the dimension `ord`")
+        }
+        TensormapField::ElemType if !sub_byte_types => {
+            (12, "the element type code (13 to 15 from sm_100 on)")
         }
         TensormapField::ElemType => (15, "the element type code"),
         TensormapField::InterleaveLayout => (2, "the interleave layout code"),
