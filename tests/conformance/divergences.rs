@@ -106,9 +106,19 @@ pub const DIVERGENCES: &[Divergence] = &[
         id: "D6 atom with an extra operand",
         matches: |_, _, _, i| {
             let mnemonic = i.split(' ').next().unwrap_or(i);
+            // Three commas outside braces: four operands (a vector `atom`'s elements are not
+            // operands of their own).
+            let mut depth = 0i32;
+            let commas = i
+                .chars()
+                .filter(|&c| {
+                    depth += i32::from(c == '{') - i32::from(c == '}');
+                    c == ',' && depth == 0
+                })
+                .count();
             i.starts_with("atom.")
                 && !i.contains("cache_hint")
-                && i.matches(',').count() == 3
+                && commas == 3
                 && !mnemonic.split('.').any(|m| m == "cas")
         },
         ptxas_accepts: true,

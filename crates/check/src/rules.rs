@@ -1485,6 +1485,7 @@ pub fn check_instruction(
                     &op.form,
                     &integer_operands(instruction),
                     context.setting.target,
+                    context.setting.version,
                 )
             }
             ptxsim_isa::ops::OpForm::Barrier { .. } => {
@@ -1896,7 +1897,7 @@ fn retarget_help(unmet: &UnmetGate, version: PtxVersion, overridden: bool) -> Op
     let target = match support.targets {
         // A feature later targets dropped: the help is to use its replacement, which the
         // gate's message names.
-        TargetSet::Any | TargetSet::Below(_) => return None,
+        TargetSet::Any | TargetSet::Below(..) => return None,
         TargetSet::AtLeast(number) => Target::sm(number, TargetVariant::Generic),
         TargetSet::Specific { arch, families } => match (arch.first(), families.first()) {
             (Some(&number), _) => Target::sm(number, TargetVariant::ArchSpecific),

@@ -19,8 +19,11 @@ pub enum TargetSet {
     Any,
     /// `sm_XX` or higher, any variant (after the sm_101 -> sm_110 renaming).
     AtLeast(u32),
-    /// Targets below `sm_XX` (a feature later targets dropped).
-    Below(u32),
+    /// Targets below `sm_XX` from the given PTX ISA version on, and every target below that
+    /// version (a feature later targets dropped at that version: ptxas 13.5, "Instruction
+    /// 'vote' without '.sync' is not supported on .target sm_70 and higher from PTX ISA
+    /// version 6.4").
+    Below(u32, PtxVersion),
     /// The listed arch-specific targets (`sm_XXa`), and every family- or arch-specific target
     /// "`sm_XXf` or higher in the same family" of the listed family bases.
     Specific {
@@ -37,7 +40,7 @@ impl TargetSet {
         match *self {
             TargetSet::Any => true,
             TargetSet::AtLeast(number) => target.canonical_number() >= number,
-            TargetSet::Below(number) => target.canonical_number() < number,
+            TargetSet::Below(number, _) => target.canonical_number() < number,
             TargetSet::Specific { arch, families } => {
                 (target.variant == TargetVariant::ArchSpecific
                     && arch.contains(&target.canonical_number()))
@@ -51,7 +54,9 @@ impl TargetSet {
         match *self {
             TargetSet::Any => "any target".to_string(),
             TargetSet::AtLeast(number) => format!("sm_{number} or higher"),
-            TargetSet::Below(number) => format!("a target below sm_{number}"),
+            TargetSet::Below(number, from) => {
+                format!("a target below sm_{number} (from PTX ISA {from} on)")
+            }
             TargetSet::Specific { .. } => describe_targets(&[Support {
                 since: PtxVersion::new(1, 0),
                 targets: *self,
@@ -616,7 +621,7 @@ pub fn describe_targets(support: &[Support]) -> String {
     for s in support {
         match s.targets {
             TargetSet::Any => return TargetSet::Any.describe(),
-            below @ TargetSet::Below(_) => return below.describe(),
+            below @ TargetSet::Below(..) => return below.describe(),
             TargetSet::AtLeast(n) => at_least = Some(at_least.map_or(n, |m: u32| m.min(n))),
             TargetSet::Specific {
                 arch: a,
@@ -661,7 +666,10 @@ pub fn satisfied(
         let on_target: Vec<&Support> = gate
             .support
             .iter()
-            .filter(|s| s.targets.contains(target))
+            .filter(|s| {
+                s.targets.contains(target)
+                    || matches!(s.targets, TargetSet::Below(_, from) if version < from)
+            })
             .collect();
         if on_target.is_empty() {
             gates.push(UnmetGate {

@@ -346,6 +346,20 @@ fn check_slot(index: usize, slot: &OperandSlot, operand: &Operand) -> Option<Vio
             here,
             format!("operand `{}` must be a register", slot.name),
         )),
+        // ptxas 13.5 gives a brace vector of sinks only no type ("Unable to infer type of
+        // vector elements (assuming .b8)", for `ld.v2.u32 {_, _}, [a]` as for `atom`'s `d`).
+        (SlotShape::Vector { .. }, Operand::Vector(elements))
+            if !elements.is_empty() && elements.iter().all(|e| matches!(e, Element::Sink)) =>
+        {
+            Some(Violation::new(
+                RuleCode::SinkIllegal,
+                here,
+                format!(
+                    "operand `{}` needs at least one register besides sinks `_`",
+                    slot.name
+                ),
+            ))
+        }
         (SlotShape::Vector { length, element }, Operand::Vector(elements)) => {
             if elements.len() != length {
                 return Some(Violation::new(

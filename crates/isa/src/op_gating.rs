@@ -164,10 +164,12 @@ pub enum OpFeature {
     /// `cvta.param` also needs sm_70 (ptxas 13.5).
     CvtaParamTarget,
     /// `shfl` without `.sync` (9.7.9.5: "`shfl` is deprecated"; ptxas 13.5: "Instruction 'shfl'
-    /// without '.sync' is not supported on .target sm_70 and higher").
+    /// without '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4",
+    /// and takes it there below PTX ISA 6.4).
     ShflWithoutSync,
     /// `vote` without `.sync` (9.7.13.10: deprecated; ptxas 13.5: "Instruction 'vote' without
-    /// '.sync' is not supported on .target sm_70 and higher").
+    /// '.sync' is not supported on .target sm_70 and higher from PTX ISA version 6.4", and
+    /// takes it there below PTX ISA 6.4).
     VoteWithoutSync,
     /// `redux.sync` (9.7.13.12: PTX ISA 7.0, sm_80).
     Redux,
@@ -888,7 +890,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::VoteWithoutSync),
         support: &[Support {
             since: v(1, 2),
-            targets: TargetSet::Below(70),
+            targets: TargetSet::Below(70, v(6, 4)),
         }],
     },
     Gate {
@@ -1324,7 +1326,7 @@ pub const OP_GATES: &[Gate] = &[
         applies: Applies::Op(OpFeature::ShflWithoutSync),
         support: &[Support {
             since: v(3, 0),
-            targets: TargetSet::Below(70),
+            targets: TargetSet::Below(70, v(6, 4)),
         }],
     },
     Gate {

@@ -1287,11 +1287,17 @@ pub fn mbarrier_value_violation(form: &OpForm, values: &[Option<i128>]) -> Optio
 /// `cp.async`'s `src-size` when it and `cp-size` are immediates (`values[2]`, `values[3]`):
 /// "must be less than cp-size ... Specifying src-size larger than cp-size results in undefined
 /// behavior" (9.7.9.25.3.1); ptxas 13.5 takes 0 up to cp-size ("Argument 3 of instruction
-/// 'cp.async': value '17' out of range, expected to be in range [0..16]").
+/// 'cp.async': value '17' out of range, expected to be in range [0..16]"). With
+/// `.L2::cache_hint` and four operands the fourth is the cache policy ("The 64-bit operand
+/// cache-policy specifies the cache eviction policy"), which ptxas 13.5 takes with any value
+/// (`cp.async.cg.shared.global.L2::cache_hint [a], [b], 16, -1`).
 pub fn src_size_violation(form: &OpForm, values: &[Option<i128>]) -> Option<Violation> {
-    let OpForm::CpAsync { .. } = *form else {
+    let OpForm::CpAsync { cache_hint, .. } = *form else {
         return None;
     };
+    if cache_hint && values.len() == 4 {
+        return None;
+    }
     let cp_size = values.get(2).copied().flatten()?;
     let src_size = values.get(3).copied().flatten()?;
     (!(0..=cp_size).contains(&src_size)).then(|| {
@@ -1463,11 +1469,15 @@ pub fn sparsity_selector_violation(form: &OpForm, value: Option<i128>) -> Option
 /// be in range [0..1] when .fill_mode modifier is used"). The swizzle mode 4 (96B) only for
 /// `target` sm_103a (ptxas 13.5 refuses it on every other target, sm_100a, sm_103f, sm_110a and
 /// sm_120a included: "value '4' expected to be in range [0..3] when .swizzle_mode modifier is
-/// used"), or a module without a target.
+/// used"), or a module without a target. The element types 13-15 (Table 33's sub-byte
+/// types) need PTX ISA 8.7 (ptxas 13.5: "Instruction 'tensormap.replace.elemtype with input
+/// value >= 13' requires PTX ISA .version 8.7 or later") and a target from sm_100 on (on sm_90a:
+/// "value '13' expected to be in range [0..12] when .elemtype modifier is used").
 pub fn tensormap_value_violation(
     form: &OpForm,
     values: &[Option<i128>],
     target: Option<crate::Target>,
+    version: Option<crate::PtxVersion>,
 ) -> Option<Violation> {
     let OpForm::TensormapReplace { field, .. } = *form else {
         return None;
@@ -1475,9 +1485,24 @@ pub fn tensormap_value_violation(
     let swizzle_96b = target.is_none_or(|target| {
         target.variant == crate::TargetVariant::ArchSpecific && target.canonical_number() == 103
     });
+    let sub_byte_types = target.is_none_or(|target| target.canonical_number() >= 100);
+    if field == TensormapField::ElemType
+        && let Some(value @ 13..=15) = values.get(1).copied().flatten()
+        && sub_byte_types
+        && version.is_some_and(|version| version < crate::PtxVersion::new(8, 7))
+    {
+        return Some(Violation::new(
+            RuleCode::ConstantValue,
+            Location::Operand(1),
+            format!("the element type codes 13 to 15 need PTX ISA 8.7 or later, not {value}"),
+        ));
+    }
     let (max, what) = match field {
         TensormapField::BoxDim | TensormapField::GlobalDim | TensormapField::ElementStride => {
             (4, "the dimension `ord`")
+        }
+        TensormapField::ElemType if !sub_byte_types => {
+            (12, "the element type code (13 to 15 from sm_100 on)")
         }
         TensormapField::ElemType => (15, "the element type code"),
         TensormapField::InterleaveLayout => (2, "the interleave layout code"),
@@ -1617,6 +1642,23 @@ pub(crate) fn validate_op(form: &OpForm, operands: &[Operand]) -> Vec<Violation>
                 !(v.code == RuleCode::SinkIllegal
                     && matches!(v.location, Location::Element { operand: 1, .. }))
             })
+            .collect();
+    }
+    // A vector `atom`'s `d` may be the sink as a whole (ptxas 13.5 takes `atom.global.add.v2.f32
+    // _, [a], {b0, b1}`, as it takes the scalar forms' "atom... _, [a], b"), though not a
+    // vector of sinks only ("Unable to infer type of vector elements").
+    if let OpForm::Atom {
+        reduction: false,
+        vector,
+        ..
+    } = *form
+        && vector > 1
+        && let Some(Operand::Sink) = operands.first()
+    {
+        let slots = slots(form).unwrap_or_default();
+        return check_slots(&slots, operands)
+            .into_iter()
+            .filter(|v| v.location != Location::Operand(0))
             .collect();
     }
     // tex/tld4 `d[|p], [a, c] {, e} {, f}` (9.7.10.3-4): "e ... a vector of .s32 values"

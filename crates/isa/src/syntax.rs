@@ -553,15 +553,31 @@ const MULTIMEM: &[SyntaxForm] = &{
             group: 6,
             allowed: MULTIMEM_NARROW_FLOAT,
         },
+        // "Optionally, .acc_prec qualifier can be specified to change the precision of
+        // intermediate accumulation" (the ISA's examples: `.add.acc::f32.v2.f16x2`,
+        // `.add.acc::f16.v4.e5m2`). ptxas 13.5 takes it with `.add` only ("Illegal reduction
+        // operation for instruction 'multimem.ld_reduce.acc::f32'") and `.acc::f32` with the
+        // 16-bit float types only ("Illegal modifier '.acc::f32' for instruction
+        // 'multimem.ld_reduce' with type '.e5m2x4'").
         Restriction {
             modifier: "acc::f32",
             group: 6,
-            allowed: MULTIMEM_NARROW_FLOAT,
+            allowed: &["f16", "f16x2", "bf16", "bf16x2"],
+        },
+        Restriction {
+            modifier: "acc::f32",
+            group: 3,
+            allowed: &["add"],
         },
         Restriction {
             modifier: "acc::f16",
             group: 6,
             allowed: &["e5m2", "e5m2x2", "e5m2x4", "e4m3", "e4m3x2", "e4m3x4"],
+        },
+        Restriction {
+            modifier: "acc::f16",
+            group: 3,
+            allowed: &["add"],
         },
     ];
     [

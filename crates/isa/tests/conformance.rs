@@ -231,6 +231,9 @@ fn every_conformance_line_agrees_with_ptxas() {
                 && name != "b2-words.tsv"
                 // The scalar video instructions' operands are the Syntax-block table's.
                 && name != "vset-operands.tsv"
+                // The fifteenth round's probes: `multimem`'s register widths, `atom`'s sink `d`,
+                // `cp.async`'s cache policy are the front end's rules too.
+                && name != "round15-probes.tsv.xz"
                 && !name.starts_with("fuzz-")
                 && !name.starts_with("realcorpus-")
                 && !name.starts_with("llvm-")

@@ -2224,13 +2224,12 @@ impl<'m> Builder<'m> {
             } if vector > 1 => {
                 let operands =
                     &operands[..operands.len().saturating_sub(usize::from(cache_policy))];
-                let (destinations, rest) = if reduction {
-                    (Vec::new(), operands)
-                } else {
-                    let Some((Operand::Vector(d), rest)) = operands.split_first() else {
-                        return Err("a vector atom's d is a brace vector".to_string());
-                    };
-                    (self.vector_destinations(&d.value)?, rest)
+                let (destinations, rest) = match operands.split_first() {
+                    _ if reduction => (Vec::new(), operands),
+                    Some((Operand::Vector(d), rest)) => (self.vector_destinations(&d.value)?, rest),
+                    // `atom.v2.f32 _, [a], b`: the old values are discarded, as `red` does.
+                    Some((Operand::Sink(_), rest)) => (Vec::new(), rest),
+                    _ => return Err("a vector atom's d is a brace vector".to_string()),
                 };
                 let [address, Operand::Vector(b)] = rest else {
                     return Err("a vector atom takes [a] and a brace vector b".to_string());
