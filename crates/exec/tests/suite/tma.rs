@@ -1650,7 +1650,7 @@ fn tensormap_replace_of_the_enumerated_fields_takes_table_33s_values() {
         let kernel = replace_fields_kernel("x", &[(field, value)]);
         let error = Module::load(&kernel, &Options::default()).expect_err("refused");
         assert!(
-            error.to_string().contains("code must be in"),
+            error.to_string().contains(" must be in 0..="),
             "{field} {value}: {error}"
         );
     }
