@@ -75,6 +75,16 @@ impl<'a> ThreadRef<'a> {
     }
 }
 
+/// What one call of compiled code for a CTA ran ([`Cta::run_compiled`]).
+enum Ran {
+    /// No thread, or it handed one back at an access it did not make.
+    None,
+    /// Some threads, not every one of them out of the kernel.
+    Some,
+    /// Every thread of the CTA, each out of the kernel (`ret`, `exit`).
+    All,
+}
+
 /// How a time slice of a CTA ([`Cta::run_slice`]) ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Slice {
@@ -143,6 +153,10 @@ pub struct Cta {
     /// How many groups in a row [`Cta::gather`] picked that left a thread that can run behind
     /// ([`SPIN_LIMIT`]).
     streak: u64,
+    /// Whether no thread has run since the CTA was made or reset ([`Cta::reset`]): every
+    /// thread is ready at the first instruction, nothing held back. The first call of compiled
+    /// code then takes every thread without looking at each one's status.
+    fresh: bool,
 }
 
 /// How many groups in a row the lowest program counter may pick while other threads that can
@@ -196,6 +210,7 @@ impl Cta {
             interpret_only: false,
             shown: true,
             streak: 0,
+            fresh: true,
         }
     }
 
@@ -461,6 +476,8 @@ impl Cta {
     ) -> Result<Slice, (usize, ExecError)> {
         let tracing = trace.is_some();
         self.tracing = tracing;
+        // Only the first gathering of the first run can find the CTA fresh.
+        let mut fresh = std::mem::take(&mut self.fresh);
         let mut buffered: Vec<Vec<StepRecord>> = if tracing {
             vec![Vec::new(); self.threads.len()]
         } else {
@@ -529,9 +546,14 @@ impl Cta {
                 }
             }
             if !converged {
-                if let Some(code) = compiled.filter(|_| !self.interpret_only) {
-                    self.run_compiled(device, code);
+                if let Some(code) = compiled.filter(|_| !self.interpret_only)
+                    && self.run_compiled(device, code, std::mem::take(&mut fresh))
+                {
+                    // Every thread exited in compiled code: the gathering below would find
+                    // none that can run and nothing waiting, and end the run so.
+                    break Ok(Slice::Finished(None));
                 }
+                fresh = false;
                 match self.gather(&mut group) {
                     // With compiled code, a group runs in lockstep up to the next instruction
                     // where the compiled code takes the threads on.
@@ -665,8 +687,14 @@ impl Cta {
     /// Runs every thread that can run through `code` from its program counter to the next
     /// instruction the interpreter must run ([`crate::compiled`]), threads in linear order;
     /// a thread the compiled code handed back stays where it is until the interpreter has
-    /// issued that instruction.
-    fn run_compiled(&mut self, device: &Device<'_>, code: &dyn crate::compiled::CompiledKernel) {
+    /// issued that instruction. `fresh`: no thread has run yet ([`Cta::fresh`]). Returns
+    /// whether every thread of the CTA exited in compiled code.
+    fn run_compiled(
+        &mut self,
+        device: &Device<'_>,
+        code: &dyn crate::compiled::CompiledKernel,
+        mut fresh: bool,
+    ) -> bool {
         let count = self.threads.len();
         if self.held.len() != count {
             self.held = vec![usize::MAX; count];
@@ -676,8 +704,10 @@ impl Cta {
             "a lockstep group deferred its counters"
         );
         loop {
-            if !self.run_compiled_once(device, code) || !self.pass_barrier(device) {
-                return;
+            match self.run_compiled_once(device, code, std::mem::take(&mut fresh)) {
+                Ran::All => return true,
+                Ran::Some if self.pass_barrier(device) => {}
+                Ran::Some | Ran::None => return false,
             }
         }
     }
@@ -727,36 +757,51 @@ impl Cta {
         true
     }
 
-    /// [`Cta::run_compiled`]'s one call of the compiled code; false when it ran no thread or
-    /// handed one back at an access it did not make.
+    /// [`Cta::run_compiled`]'s one call of the compiled code: [`Ran::None`] when it ran no
+    /// thread or handed one back at an access it did not make, [`Ran::All`] when it ran every
+    /// thread of the CTA out of the kernel. `fresh`: every thread is ready at the first
+    /// instruction with nothing held, so all go (if the code covers it) without a scan.
     fn run_compiled_once(
         &mut self,
         device: &Device<'_>,
         code: &dyn crate::compiled::CompiledKernel,
-    ) -> bool {
+        fresh: bool,
+    ) -> Ran {
         let count = self.threads.len();
         let mut runnable = std::mem::take(&mut self.runnable);
         runnable.clear();
-        // Threads mostly share their program counter: ask the code once per run of them.
-        let mut last = (usize::MAX, false);
         let lanes = &self.lanes;
-        for (lane, ((status, &pc), &held)) in (lanes.status.iter().zip(&lanes.pc))
-            .zip(&self.held)
-            .enumerate()
-        {
-            if !matches!(status, ThreadStatus::Ready) || held == pc {
-                continue;
+        if fresh {
+            debug_assert!(
+                (lanes.status.iter().zip(&lanes.pc).zip(&self.held)).all(
+                    |((status, &pc), &held)| *status == ThreadStatus::Ready && pc == 0 && held != 0
+                ),
+                "a fresh CTA has a thread that ran"
+            );
+            if code.covers(0) {
+                runnable.extend(0..count as u32);
             }
-            if last.0 != pc {
-                last = (pc, code.covers(pc));
-            }
-            if last.1 {
-                runnable.push(lane as u32);
+        } else {
+            // Threads mostly share their program counter: ask the code once per run of them.
+            let mut last = (usize::MAX, false);
+            for (lane, ((status, &pc), &held)) in (lanes.status.iter().zip(&lanes.pc))
+                .zip(&self.held)
+                .enumerate()
+            {
+                if !matches!(status, ThreadStatus::Ready) || held == pc {
+                    continue;
+                }
+                if last.0 != pc {
+                    last = (pc, code.covers(pc));
+                }
+                if last.1 {
+                    runnable.push(lane as u32);
+                }
             }
         }
         if runnable.is_empty() {
             self.runnable = runnable;
-            return false;
+            return Ran::None;
         }
         let mut cta = crate::compiled::CompiledCta {
             registers: &mut self.lanes.low,
@@ -786,12 +831,14 @@ impl Cta {
         // issued that instruction.
         // A thread it ran out of the kernel (`ret`, `exit`) has exited, as the interpreter's
         // issue of the instruction leaves it.
+        let mut exits = 0;
         for &lane in &runnable {
             let lane = lane as usize;
             let (exited, pc) = crate::compiled::exited(self.lanes.pc[lane]);
             if exited {
                 self.lanes.pc[lane] = pc;
                 self.lanes.status[lane] = ThreadStatus::Done(Outcome::Exited);
+                exits += 1;
             }
             self.held[lane] = pc;
             if !exited && let Some(profile) = &device.profile {
@@ -807,9 +854,10 @@ impl Cta {
             // which stops the CTA. The interpreter runs the CTA from here on, in lockstep, so
             // that the threads after this one stop where it stops them.
             self.interpret_only = true;
-            return false;
+            return Ran::None;
         }
-        true
+        // `runnable` holds each thread at most once: as many exits as threads is all of them.
+        if exits == count { Ran::All } else { Ran::Some }
     }
 
     /// Moves the step records of lanes a warp-synchronous instruction released into their
@@ -1434,6 +1482,7 @@ impl Cta {
         // `windows` stays: the global buffers the compiled code accessed last are the same
         // launch's (the code looks each up again before use).
         self.interpret_only = false;
+        self.fresh = true;
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled
@@ -1456,6 +1505,7 @@ impl Cta {
             record.step = self.lanes.steps[index];
         }
         let pc = self.lanes.pc[index];
+        self.fresh = false;
         if matches!(self.lanes.status[index], ThreadStatus::Ready) {
             let mut scratch = Vec::new();
             self.issue(
