@@ -75,6 +75,29 @@ impl<'a> ThreadRef<'a> {
     }
 }
 
+/// Takes back a thread that compiled code ran, its program counter `pc` as the code left it:
+/// a thread it ran out of the kernel (`ret`, `exit`) has exited, as the interpreter's issue of
+/// the instruction leaves it; any other stays at `pc` (`held`) until the interpreter has issued
+/// that instruction. Returns 1 when the thread exited, else 0.
+fn handed_back(
+    pc: &mut usize,
+    status: &mut ThreadStatus,
+    held: &mut usize,
+    profile: Option<&crate::compiled::Profile>,
+) -> usize {
+    let (exited, at) = crate::compiled::exited(*pc);
+    *held = at;
+    if exited {
+        *pc = at;
+        *status = ThreadStatus::Done(Outcome::Exited);
+        return 1;
+    }
+    if let Some(profile) = profile {
+        crate::compiled::Profile::add(&profile.handed_back, at, 1);
+    }
+    0
+}
+
 /// What one call of compiled code for a CTA ran ([`Cta::run_compiled`]).
 enum Ran {
     /// No thread, or it handed one back at an access it did not make.
@@ -139,6 +162,9 @@ pub struct Cta {
     windows: Vec<u64>,
     /// The threads [`Cta::run_compiled`] hands to compiled code (kept for its allocation).
     runnable: Vec<u32>,
+    /// Every thread, in order (`0..count`): what a fresh CTA's first call of compiled code
+    /// runs ([`Cta::fresh`]), made once.
+    every: Vec<u32>,
     /// The lockstep group and the active lanes of [`Cta::run`] (kept for their allocations: a
     /// CTA of a few threads runs in about a microsecond, in which two allocations counted).
     group: Vec<usize>,
@@ -205,6 +231,7 @@ impl Cta {
             held: Vec::new(),
             windows: Vec::new(),
             runnable: Vec::new(),
+            every: Vec::new(),
             group: Vec::new(),
             active: Vec::new(),
             interpret_only: false,
@@ -698,6 +725,7 @@ impl Cta {
         let count = self.threads.len();
         if self.held.len() != count {
             self.held = vec![usize::MAX; count];
+            self.every = (0..count as u32).collect();
         }
         debug_assert_eq!(
             self.lanes.pending, 0,
@@ -778,8 +806,9 @@ impl Cta {
                 ),
                 "a fresh CTA has a thread that ran"
             );
-            if code.covers(0) {
-                runnable.extend(0..count as u32);
+            if !code.covers(0) {
+                self.runnable = runnable;
+                return Ran::None;
             }
         } else {
             // Threads mostly share their program counter: ask the code once per run of them.
@@ -799,7 +828,7 @@ impl Cta {
                 }
             }
         }
-        if runnable.is_empty() {
+        if !fresh && runnable.is_empty() {
             self.runnable = runnable;
             return Ran::None;
         }
@@ -807,7 +836,7 @@ impl Cta {
             registers: &mut self.lanes.low,
             count,
             stride: self.lanes.stride,
-            lanes: &runnable,
+            lanes: if fresh { &self.every } else { &runnable },
             pc: &mut self.lanes.pc,
             steps: &mut self.lanes.steps,
             max_steps: device.max_steps,
@@ -827,25 +856,31 @@ impl Cta {
         };
         code.run(&mut cta);
         let declined = cta.declined;
-        // Each thread run stays where the compiled code left it until the interpreter has
-        // issued that instruction.
-        // A thread it ran out of the kernel (`ret`, `exit`) has exited, as the interpreter's
-        // issue of the instruction leaves it.
+        let profile = device.profile.as_deref();
         let mut exits = 0;
-        for &lane in &runnable {
-            let lane = lane as usize;
-            let (exited, pc) = crate::compiled::exited(self.lanes.pc[lane]);
-            if exited {
-                self.lanes.pc[lane] = pc;
-                self.lanes.status[lane] = ThreadStatus::Done(Outcome::Exited);
-                exits += 1;
+        let (pcs, statuses, held) = (&mut self.lanes.pc, &mut self.lanes.status, &mut self.held);
+        if fresh {
+            // The lanes in order, up to the one that declined: without indexing by lane.
+            let end = declined.map_or(count, |lane| (lane + 1).min(count));
+            for ((pc, status), held) in pcs[..end]
+                .iter_mut()
+                .zip(&mut statuses[..end])
+                .zip(&mut held[..end])
+            {
+                exits += handed_back(pc, status, held, profile);
             }
-            self.held[lane] = pc;
-            if !exited && let Some(profile) = &device.profile {
-                crate::compiled::Profile::add(&profile.handed_back, pc, 1);
-            }
-            if declined == Some(lane) {
-                break;
+        } else {
+            for &lane in &runnable {
+                let lane = lane as usize;
+                exits += handed_back(
+                    &mut pcs[lane],
+                    &mut statuses[lane],
+                    &mut held[lane],
+                    profile,
+                );
+                if declined == Some(lane) {
+                    break;
+                }
             }
         }
         self.runnable = runnable;
