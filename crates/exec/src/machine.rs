@@ -86,12 +86,13 @@ fn handed_back(
     profile: Option<&crate::compiled::Profile>,
 ) -> usize {
     let (exited, at) = crate::compiled::exited(*pc);
-    *held = at;
     if exited {
+        // `held` is looked at only for a ready thread, and an exited one never is again.
         *pc = at;
         *status = ThreadStatus::Done(Outcome::Exited);
         return 1;
     }
+    *held = at;
     if let Some(profile) = profile {
         crate::compiled::Profile::add(&profile.handed_back, at, 1);
     }
