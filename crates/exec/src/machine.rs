@@ -75,6 +75,40 @@ impl<'a> ThreadRef<'a> {
     }
 }
 
+/// Takes back a thread that compiled code ran, its program counter `pc` as the code left it:
+/// a thread it ran out of the kernel (`ret`, `exit`) has exited, as the interpreter's issue of
+/// the instruction leaves it; any other stays at `pc` (`held`) until the interpreter has issued
+/// that instruction. Returns 1 when the thread exited, else 0.
+fn handed_back(
+    pc: &mut usize,
+    status: &mut ThreadStatus,
+    held: &mut usize,
+    profile: Option<&crate::compiled::Profile>,
+) -> usize {
+    let (exited, at) = crate::compiled::exited(*pc);
+    if exited {
+        // `held` is looked at only for a ready thread, and an exited one never is again.
+        *pc = at;
+        *status = ThreadStatus::Done(Outcome::Exited);
+        return 1;
+    }
+    *held = at;
+    if let Some(profile) = profile {
+        crate::compiled::Profile::add(&profile.handed_back, at, 1);
+    }
+    0
+}
+
+/// What one call of compiled code for a CTA ran ([`Cta::run_compiled`]).
+enum Ran {
+    /// No thread, or it handed one back at an access it did not make.
+    None,
+    /// Some threads, not every one of them out of the kernel.
+    Some,
+    /// Every thread of the CTA, each out of the kernel (`ret`, `exit`).
+    All,
+}
+
 /// How a time slice of a CTA ([`Cta::run_slice`]) ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Slice {
@@ -129,6 +163,9 @@ pub struct Cta {
     windows: Vec<u64>,
     /// The threads [`Cta::run_compiled`] hands to compiled code (kept for its allocation).
     runnable: Vec<u32>,
+    /// Every thread, in order (`0..count`): what a fresh CTA's first call of compiled code
+    /// runs ([`Cta::fresh`]), made once.
+    every: Vec<u32>,
     /// The lockstep group and the active lanes of [`Cta::run`] (kept for their allocations: a
     /// CTA of a few threads runs in about a microsecond, in which two allocations counted).
     group: Vec<usize>,
@@ -143,6 +180,10 @@ pub struct Cta {
     /// How many groups in a row [`Cta::gather`] picked that left a thread that can run behind
     /// ([`SPIN_LIMIT`]).
     streak: u64,
+    /// Whether no thread has run since the CTA was made or reset ([`Cta::reset`]): every
+    /// thread is ready at the first instruction, nothing held back. The first call of compiled
+    /// code then takes every thread without looking at each one's status.
+    fresh: bool,
 }
 
 /// How many groups in a row the lowest program counter may pick while other threads that can
@@ -191,11 +232,13 @@ impl Cta {
             held: Vec::new(),
             windows: Vec::new(),
             runnable: Vec::new(),
+            every: Vec::new(),
             group: Vec::new(),
             active: Vec::new(),
             interpret_only: false,
             shown: true,
             streak: 0,
+            fresh: true,
         }
     }
 
@@ -461,6 +504,8 @@ impl Cta {
     ) -> Result<Slice, (usize, ExecError)> {
         let tracing = trace.is_some();
         self.tracing = tracing;
+        // Only the first gathering of the first run can find the CTA fresh.
+        let mut fresh = std::mem::take(&mut self.fresh);
         let mut buffered: Vec<Vec<StepRecord>> = if tracing {
             vec![Vec::new(); self.threads.len()]
         } else {
@@ -529,9 +574,14 @@ impl Cta {
                 }
             }
             if !converged {
-                if let Some(code) = compiled.filter(|_| !self.interpret_only) {
-                    self.run_compiled(device, code);
+                if let Some(code) = compiled.filter(|_| !self.interpret_only)
+                    && self.run_compiled(device, code, std::mem::take(&mut fresh))
+                {
+                    // Every thread exited in compiled code: the gathering below would find
+                    // none that can run and nothing waiting, and end the run so.
+                    break Ok(Slice::Finished(None));
                 }
+                fresh = false;
                 match self.gather(&mut group) {
                     // With compiled code, a group runs in lockstep up to the next instruction
                     // where the compiled code takes the threads on.
@@ -665,19 +715,28 @@ impl Cta {
     /// Runs every thread that can run through `code` from its program counter to the next
     /// instruction the interpreter must run ([`crate::compiled`]), threads in linear order;
     /// a thread the compiled code handed back stays where it is until the interpreter has
-    /// issued that instruction.
-    fn run_compiled(&mut self, device: &Device<'_>, code: &dyn crate::compiled::CompiledKernel) {
+    /// issued that instruction. `fresh`: no thread has run yet ([`Cta::fresh`]). Returns
+    /// whether every thread of the CTA exited in compiled code.
+    fn run_compiled(
+        &mut self,
+        device: &Device<'_>,
+        code: &dyn crate::compiled::CompiledKernel,
+        mut fresh: bool,
+    ) -> bool {
         let count = self.threads.len();
         if self.held.len() != count {
             self.held = vec![usize::MAX; count];
+            self.every = (0..count as u32).collect();
         }
         debug_assert_eq!(
             self.lanes.pending, 0,
             "a lockstep group deferred its counters"
         );
         loop {
-            if !self.run_compiled_once(device, code) || !self.pass_barrier(device) {
-                return;
+            match self.run_compiled_once(device, code, std::mem::take(&mut fresh)) {
+                Ran::All => return true,
+                Ran::Some if self.pass_barrier(device) => {}
+                Ran::Some | Ran::None => return false,
             }
         }
     }
@@ -727,42 +786,58 @@ impl Cta {
         true
     }
 
-    /// [`Cta::run_compiled`]'s one call of the compiled code; false when it ran no thread or
-    /// handed one back at an access it did not make.
+    /// [`Cta::run_compiled`]'s one call of the compiled code: [`Ran::None`] when it ran no
+    /// thread or handed one back at an access it did not make, [`Ran::All`] when it ran every
+    /// thread of the CTA out of the kernel. `fresh`: every thread is ready at the first
+    /// instruction with nothing held, so all go (if the code covers it) without a scan.
     fn run_compiled_once(
         &mut self,
         device: &Device<'_>,
         code: &dyn crate::compiled::CompiledKernel,
-    ) -> bool {
+        fresh: bool,
+    ) -> Ran {
         let count = self.threads.len();
         let mut runnable = std::mem::take(&mut self.runnable);
         runnable.clear();
-        // Threads mostly share their program counter: ask the code once per run of them.
-        let mut last = (usize::MAX, false);
         let lanes = &self.lanes;
-        for (lane, ((status, &pc), &held)) in (lanes.status.iter().zip(&lanes.pc))
-            .zip(&self.held)
-            .enumerate()
-        {
-            if !matches!(status, ThreadStatus::Ready) || held == pc {
-                continue;
+        if fresh {
+            debug_assert!(
+                (lanes.status.iter().zip(&lanes.pc).zip(&self.held)).all(
+                    |((status, &pc), &held)| *status == ThreadStatus::Ready && pc == 0 && held != 0
+                ),
+                "a fresh CTA has a thread that ran"
+            );
+            if !code.covers(0) {
+                self.runnable = runnable;
+                return Ran::None;
             }
-            if last.0 != pc {
-                last = (pc, code.covers(pc));
-            }
-            if last.1 {
-                runnable.push(lane as u32);
+        } else {
+            // Threads mostly share their program counter: ask the code once per run of them.
+            let mut last = (usize::MAX, false);
+            for (lane, ((status, &pc), &held)) in (lanes.status.iter().zip(&lanes.pc))
+                .zip(&self.held)
+                .enumerate()
+            {
+                if !matches!(status, ThreadStatus::Ready) || held == pc {
+                    continue;
+                }
+                if last.0 != pc {
+                    last = (pc, code.covers(pc));
+                }
+                if last.1 {
+                    runnable.push(lane as u32);
+                }
             }
         }
-        if runnable.is_empty() {
+        if !fresh && runnable.is_empty() {
             self.runnable = runnable;
-            return false;
+            return Ran::None;
         }
         let mut cta = crate::compiled::CompiledCta {
             registers: &mut self.lanes.low,
             count,
             stride: self.lanes.stride,
-            lanes: &runnable,
+            lanes: if fresh { &self.every } else { &runnable },
             pc: &mut self.lanes.pc,
             steps: &mut self.lanes.steps,
             max_steps: device.max_steps,
@@ -782,23 +857,31 @@ impl Cta {
         };
         code.run(&mut cta);
         let declined = cta.declined;
-        // Each thread run stays where the compiled code left it until the interpreter has
-        // issued that instruction.
-        // A thread it ran out of the kernel (`ret`, `exit`) has exited, as the interpreter's
-        // issue of the instruction leaves it.
-        for &lane in &runnable {
-            let lane = lane as usize;
-            let (exited, pc) = crate::compiled::exited(self.lanes.pc[lane]);
-            if exited {
-                self.lanes.pc[lane] = pc;
-                self.lanes.status[lane] = ThreadStatus::Done(Outcome::Exited);
+        let profile = device.profile.as_deref();
+        let mut exits = 0;
+        let (pcs, statuses, held) = (&mut self.lanes.pc, &mut self.lanes.status, &mut self.held);
+        if fresh {
+            // The lanes in order, up to the one that declined: without indexing by lane.
+            let end = declined.map_or(count, |lane| (lane + 1).min(count));
+            for ((pc, status), held) in pcs[..end]
+                .iter_mut()
+                .zip(&mut statuses[..end])
+                .zip(&mut held[..end])
+            {
+                exits += handed_back(pc, status, held, profile);
             }
-            self.held[lane] = pc;
-            if !exited && let Some(profile) = &device.profile {
-                crate::compiled::Profile::add(&profile.handed_back, pc, 1);
-            }
-            if declined == Some(lane) {
-                break;
+        } else {
+            for &lane in &runnable {
+                let lane = lane as usize;
+                exits += handed_back(
+                    &mut pcs[lane],
+                    &mut statuses[lane],
+                    &mut held[lane],
+                    profile,
+                );
+                if declined == Some(lane) {
+                    break;
+                }
             }
         }
         self.runnable = runnable;
@@ -807,9 +890,10 @@ impl Cta {
             // which stops the CTA. The interpreter runs the CTA from here on, in lockstep, so
             // that the threads after this one stop where it stops them.
             self.interpret_only = true;
-            return false;
+            return Ran::None;
         }
-        true
+        // `runnable` holds each thread at most once: as many exits as threads is all of them.
+        if exits == count { Ran::All } else { Ran::Some }
     }
 
     /// Moves the step records of lanes a warp-synchronous instruction released into their
@@ -1434,6 +1518,7 @@ impl Cta {
         // `windows` stays: the global buffers the compiled code accessed last are the same
         // launch's (the code looks each up again before use).
         self.interpret_only = false;
+        self.fresh = true;
     }
 
     /// Issues the next instruction of thread `index`. When `record` is given it is filled
@@ -1456,6 +1541,7 @@ impl Cta {
             record.step = self.lanes.steps[index];
         }
         let pc = self.lanes.pc[index];
+        self.fresh = false;
         if matches!(self.lanes.status[index], ThreadStatus::Ready) {
             let mut scratch = Vec::new();
             self.issue(

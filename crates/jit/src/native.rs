@@ -686,7 +686,11 @@ impl Code {
                 .is_some_and(|needed| needed <= cta.registers.len())
             && cta.pc.len() == count
             && cta.steps.len() == count
-            && cta.lanes.iter().all(|&lane| (lane as usize) < count)
+            // The largest lane by a fold, not `all` (nor `max`, an `Option`): a reduction the
+            // compiler vectorizes (every lane is checked at every call: 4 host instructions a
+            // thread with `all`).
+            && (cta.lanes.is_empty()
+                || (cta.lanes.iter().copied().fold(0, u32::max) as usize) < count)
             && self.needs[0] <= cta.memory.params.len() as u64
             && self.needs[1] <= cta.memory.constants.len() as u64
             && self

@@ -1648,6 +1648,42 @@ fn shared_exchanges_without_a_barrier_load_in_the_interpreter() {
     }
 }
 
+/// Runs `program` on `ctas` CTAs of `threads` threads, one after another on one host thread
+/// (so each CTA reuses the machine of the one before), with one zeroed output buffer of
+/// `bytes_per_thread` per thread, in the interpreter and with `kernel`; thread `tid` of the
+/// last CTA is inspected.
+fn ctas_in_turn_on_both_tiers(
+    program: &ptxsim_exec::Program,
+    kernel: &std::sync::Arc<ptxsim_jit::Kernel>,
+    (ctas, threads, bytes_per_thread): (u32, u32, u32),
+    tid: [u32; 3],
+) -> (Run, Run) {
+    let options = GridOptions {
+        host_threads: 1,
+        inspect: ([ctas - 1, 0, 0], tid),
+        ..GridOptions::default()
+    };
+    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| {
+        let (mut device, addresses) = grid::prepare(
+            program,
+            [ctas, 1, 1],
+            [threads, 1, 1],
+            1000,
+            vec![Argument::Buffer(vec![
+                0;
+                (bytes_per_thread * ctas * threads)
+                    as usize
+            ])],
+        )
+        .unwrap();
+        if let Some(kernel) = compiled {
+            device.set_compiled(kernel.clone());
+        }
+        outcome(&device, options, &addresses)
+    };
+    (run(None), run(Some(kernel)))
+}
+
 /// A CTA that reuses the register file of the CTA before it zeroes only the registers a thread
 /// may read before writing them: a register written on one path only and read after the paths
 /// join must still read 0 where the thread did not write it, whatever the thread of the same
@@ -1683,28 +1719,10 @@ JOIN:
     let program = ptxsim_exec::load(&source, None).expect("the kernel loads");
     let (ctas, threads) = (4u32, 32u32);
     let kernel = ptxsim_jit::compile_shared(&program, [threads, 1, 1]).unwrap();
-    let options = GridOptions {
-        host_threads: 1,
-        // Thread 1 of CTA 3 takes the branch: it writes neither %r0 nor %r5, which thread 1
-        // of CTA 2 wrote.
-        inspect: ([3, 0, 0], [1, 0, 0]),
-        ..GridOptions::default()
-    };
-    let run = |compiled: Option<&std::sync::Arc<ptxsim_jit::Kernel>>| {
-        let (mut device, addresses) = grid::prepare(
-            &program,
-            [ctas, 1, 1],
-            [threads, 1, 1],
-            1000,
-            vec![Argument::Buffer(vec![0; (4 * ctas * threads) as usize])],
-        )
-        .unwrap();
-        if let Some(kernel) = compiled {
-            device.set_compiled(kernel.clone());
-        }
-        outcome(&device, options, &addresses)
-    };
-    let (interpreted, compiled) = (run(None), run(Some(&kernel)));
+    // Thread 1 of CTA 3 takes the branch: it writes neither %r0 nor %r5, which thread 1 of
+    // CTA 2 wrote.
+    let (interpreted, compiled) =
+        ctas_in_turn_on_both_tiers(&program, &kernel, (ctas, threads, 4), [1, 0, 0]);
     // The PTX: a thread whose `tid + ctaid` is odd writes %r5 = g + 100 (g its index in the
     // grid), every thread stores %r5 + 7, and %r5 reads 0 where it was not written.
     let expected: Vec<u8> = (0..ctas * threads)
@@ -1733,6 +1751,56 @@ JOIN:
         "%r3 is the thread's index"
     );
     assert_eq!(registers[index("%r6")], 7, "%r6 = %r5 + 7");
+}
+
+/// A CTA whose first instruction the compiled tier leaves to the interpreter (`match.sync`),
+/// in CTAs that reuse the machine of the CTA before them: the first call of compiled code for
+/// a new or reset CTA takes every thread without looking at each
+/// (docs/compiled-tier.md, "Measured"), and must not when the code does not cover the first
+/// instruction. `match.any` reads %r1 before any write, so it matches across the whole warp
+/// only if every CTA starts with %r1 zeroed, although the CTA before wrote each thread's index
+/// there; the threads then run compiled code to their end, and the steps, outputs and the
+/// inspected thread's registers are the interpreter's.
+#[test]
+fn a_ctas_first_instruction_in_the_interpreter_sees_fresh_registers() {
+    let source = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    match.any.sync.b32 %r2, %r1, -1;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mad.lo.u32 %r5, %r3, %r4, %r1;
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r5, 8;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    st.global.u32 [%rd3+4], %r5;
+    ret;
+}}"
+    );
+    let program = ptxsim_exec::load(&source, None).expect("the kernel loads");
+    let (ctas, threads) = (4u32, 64u32);
+    let kernel = ptxsim_jit::compile_shared(&program, [threads, 1, 1]).unwrap();
+    assert_eq!(
+        kernel.stats().covered,
+        kernel.stats().instructions - 1,
+        "all but `match.sync` compiled"
+    );
+    let (interpreted, compiled) =
+        ctas_in_turn_on_both_tiers(&program, &kernel, (ctas, threads, 8), [5, 0, 0]);
+    let expected: Vec<u8> = (0..ctas * threads)
+        .flat_map(|g| [u32::MAX.to_le_bytes(), g.to_le_bytes()].concat())
+        .collect();
+    assert_eq!(interpreted.3[0], expected, "the interpreter's output");
+    assert_eq!(compiled.3[0], expected, "the compiled tier's output");
+    assert_eq!(compiled, interpreted);
+    assert_eq!(
+        compiled.0,
+        u64::from(ctas * threads) * 11,
+        "11 steps a thread"
+    );
 }
 
 /// The spin kernel of the `auto` tests: one thread sums 0 .. 2^21 - 1 (4 instructions an
