@@ -182,11 +182,21 @@ fn drop_reference_types(opcode: &str, modifiers: &mut Vec<Spanned<Text>>) {
     {
         return;
     }
+    drop_outside_names(opcode, modifiers, reference);
+}
+
+/// Removes the modifiers `dropped` picks, except where one continues a compound name with the
+/// modifier after it ([`continues_name`]).
+fn drop_outside_names(
+    opcode: &str,
+    modifiers: &mut Vec<Spanned<Text>>,
+    dropped: impl Fn(&Spanned<Text>) -> bool,
+) {
     let keep: Vec<bool> = modifiers
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            !reference(m)
+            !dropped(m)
                 || modifiers
                     .get(i + 1)
                     .is_some_and(|next| continues_name(opcode, i == 0, next.value.as_str()))
@@ -213,21 +223,7 @@ fn drop_b2(opcode: &str, modifiers: &mut Vec<Spanned<Text>>) {
     {
         return;
     }
-    let keep: Vec<bool> = modifiers
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            m.value.as_str() != "b2"
-                || modifiers
-                    .get(i + 1)
-                    .is_some_and(|next| continues_name(opcode, i == 0, next.value.as_str()))
-        })
-        .collect();
-    let mut index = 0;
-    modifiers.retain(|_| {
-        index += 1;
-        keep[index - 1]
-    });
+    drop_outside_names(opcode, modifiers, |m| m.value.as_str() == "b2");
 }
 
 /// Removes from `modifiers` the [`IGNORED_MODIFIERS`] ptxas 13.5 drops on `opcode` (see the
