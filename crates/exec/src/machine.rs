@@ -649,6 +649,11 @@ impl Cta {
                 };
                 let issued = self.issue(device, pc, &group, &mut active, None, lockstep);
                 bound = bound.saturating_add(1);
+                // Before a converged group goes on (past a `bar.arrive`, say).
+                if issued.is_ok() && self.release_counted_barrier(device, pc) {
+                    flush(&mut buffered);
+                    converged = false;
+                }
                 match issued {
                     Err(failure) => break Err(failure),
                     Ok(Some(next)) if converged => {
@@ -662,19 +667,7 @@ impl Cta {
                     Ok(_) => {}
                 }
             }
-            // A barrier with a thread count completes when its last thread arrives (PTX ISA
-            // 9.0, bar/barrier: the count "indicates the number of threads participating in
-            // the barrier"), not only when nothing else can run: a warp spinning on an
-            // mbarrier while the threads that complete it wait at a named barrier it takes no
-            // part in (Triton's warp-specialized sm_100a matmul: its producers behind
-            // `bar.sync 3, 64`, its MMA warp waiting for what they load) would otherwise spin
-            // for ever. The threads it releases are gathered again with the others. (A
-            // barrier without a count waits for every thread, so none is left to spin.)
-            if matches!(
-                device.program.instructions.get(pc).map(|i| &i.kind),
-                Some(InstructionKind::Barrier { count: Some(_), .. })
-            ) && self.release_barrier(device)
-            {
+            if tracing && self.release_counted_barrier(device, pc) {
                 flush(&mut buffered);
                 converged = false;
             }
@@ -710,6 +703,24 @@ impl Cta {
         self.group = group;
         self.active = active;
         result
+    }
+
+    /// Completes the phase of the barrier instruction `pc` just issued, if it has a thread
+    /// count and its last thread arrived ([`Cta::release_barrier`]); returns whether it did.
+    ///
+    /// Such a barrier completes when its last thread arrives (PTX ISA 9.0, bar/barrier: the
+    /// count "indicates the number of threads participating in the barrier"), not only when
+    /// nothing else can run: a warp spinning on an mbarrier while the threads that complete
+    /// it wait at a named barrier it takes no part in (Triton's warp-specialized sm_100a
+    /// matmul: its producers behind `bar.sync 3, 64`, its MMA warp waiting for what they
+    /// load) would otherwise spin for ever. The threads it releases are gathered again with
+    /// the others. A barrier without a count waits for every thread, so none is left to spin
+    /// (and it keeps the older timing, which trace snapshots of cooperative launches hold).
+    fn release_counted_barrier(&mut self, device: &Device<'_>, pc: usize) -> bool {
+        matches!(
+            device.program.instructions.get(pc).map(|i| &i.kind),
+            Some(InstructionKind::Barrier { count: Some(_), .. })
+        ) && self.release_barrier(device)
     }
 
     /// Runs every thread that can run through `code` from its program counter to the next

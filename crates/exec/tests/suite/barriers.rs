@@ -94,6 +94,27 @@ fn a_named_barrier_completes_while_another_warp_spins() {
 }
 
 #[test]
+fn a_bar_arrive_that_completes_the_barrier_releases_the_waiters_at_once() {
+    // Warp 1 waits at `bar.sync 1, 64` first (its code comes first); warp 0's `bar.arrive 1,
+    // 64` completes the barrier ("bar.arrive does not cause any waiting by the executing
+    // threads", 64 threads participate) and warp 0 then spins until warp 1, released, stores
+    // 9 to a shared flag. Warp 0 is the only warp that can run while it spins.
+    let out = run(
+        "setp.eq.u32 %p1, %r1, 0;\n@%p1 st.shared.u32 [buf], 0;\nbar.sync 0;\n\
+         shr.u32 %r2, %r1, 5;\nsetp.eq.u32 %p1, %r2, 0;\n@%p1 bra ARRIVER;\n\
+         bar.sync 1, 64;\nmov.u32 %r4, 9;\nst.volatile.shared.u32 [buf], %r4;\n\
+         add.u32 %r5, %r1, 100;\nst.global.u32 [%rd3], %r5;\nbra END;\n\
+         ARRIVER:\nbar.arrive 1, 64;\n\
+         SPIN:\nld.volatile.shared.u32 %r3, [buf];\nsetp.eq.u32 %p2, %r3, 0;\n@%p2 bra SPIN;\n\
+         st.global.u32 [%rd3], %r3;\nEND:",
+        64,
+    )
+    .expect("no trap");
+    let expected: Vec<u32> = (0..64).map(|t| if t < 32 { 9 } else { t + 100 }).collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
 fn bar_red_reduces_the_predicates_of_the_cta() {
     // 64 threads. popc of (tid % 3 == 0): tids 0, 3, ..., 63, that is 22 threads; `.and` of
     // (tid < 64): all true, 1; `.or` of (tid == 5): one true, 1; `.and` of !(tid == 5): 0.
