@@ -65,6 +65,22 @@ pub(crate) struct Helpers {
     pub(crate) texture: FuncRef,
 }
 
+/// The signature of a helper the generated code calls: `params` in, `returns` out.
+pub(crate) fn helper_signature(
+    call_conv: cranelift_codegen::isa::CallConv,
+    params: &[types::Type],
+    returns: &[types::Type],
+) -> Signature {
+    let mut signature = Signature::new(call_conv);
+    signature
+        .params
+        .extend(params.iter().map(|&t| AbiParam::new(t)));
+    signature
+        .returns
+        .extend(returns.iter().map(|&t| AbiParam::new(t)));
+    signature
+}
+
 /// The signatures of the helpers ([`native`]'s `extern "C"` functions), for `call_conv`.
 pub(crate) fn helper_signatures(
     call_conv: cranelift_codegen::isa::CallConv,
@@ -72,14 +88,7 @@ pub(crate) fn helper_signatures(
     let i64 = types::I64;
     let i32 = types::I32;
     let signature = |params: &[types::Type], returns: &[types::Type]| {
-        let mut signature = Signature::new(call_conv);
-        signature
-            .params
-            .extend(params.iter().map(|&t| AbiParam::new(t)));
-        signature
-            .returns
-            .extend(returns.iter().map(|&t| AbiParam::new(t)));
-        signature
+        helper_signature(call_conv, params, returns)
     };
     [
         (

@@ -534,14 +534,8 @@ pub(crate) fn helper_signatures(
     call_conv: cranelift_codegen::isa::CallConv,
 ) -> [(&'static str, Signature); 4] {
     let signature = |params: usize, returns: bool| {
-        let mut signature = Signature::new(call_conv);
-        signature
-            .params
-            .extend((0..params).map(|_| AbiParam::new(types::I64)));
-        if returns {
-            signature.returns.push(AbiParam::new(types::I32));
-        }
-        signature
+        let returns: &[types::Type] = if returns { &[types::I32] } else { &[] };
+        crate::translate::helper_signature(call_conv, &vec![types::I64; params], returns)
     };
     [
         ("ptxsim_jit_warp", signature(2, true)),
