@@ -643,8 +643,31 @@ fn stepping_by_source_line() {
             "--arg",
             "u32:4",
         ],
-        "step line\nstep line\nquit\n",
+        "step line\nstep line\nlist src\nbreak app_here.cu:11\nlist app_here.cu:3\n\
+         list app_here.cu:99\nlist other.cu:3\nlist app_here.cu:x\nquit\n",
     );
+    // `list src`: the `.cu` lines around the stop (line 3 of the file), `=>` on it; `list
+    // FILE:LINE` around LINE, `*` on the line a breakpoint stops at. Both show lines 1 to 8
+    // (five on each side of line 3, from the first).
+    let listing = |current: usize, stop: usize| {
+        let mut text = format!("{}:\n", cu_path.display());
+        for (number, line) in cu.lines().enumerate().take(8) {
+            let number = number + 1;
+            let marker = if number == current { "=>" } else { "  " };
+            let star = if number == stop { "*" } else { " " };
+            text.push_str(&format!("{marker}{star}{number:>5}  {line}\n"));
+        }
+        text
+    };
+    for expected in [
+        listing(3, 0),
+        listing(3, 11),
+        "error: `".to_string() + &cu_path.display().to_string() + "` has 12 lines, not 99",
+        "error: no source file `other.cu`".to_string(),
+        "error: `app_here.cu:x` is not FILE:LINE".to_string(),
+    ] {
+        assert!(transcript.contains(&expected), "{expected}\n{transcript}");
+    }
     for expected in [
         format!(
             "=> {call}  call (%r3), twice, (%r2)   // {}:11  if (twice(t) == n)",
@@ -666,7 +689,14 @@ fn stepping_by_source_line() {
     let transcript = session(
         "no_lines.txt",
         &[&plain_text, "--block", "4", "--arg", "u32:4"],
-        "step line\nquit\n",
+        "step line\nlist src\nquit\n",
+    );
+    assert_eq!(
+        transcript
+            .matches("error: the PTX has no source lines")
+            .count(),
+        2,
+        "{transcript}"
     );
     assert!(
         transcript.contains("error: the PTX has no source lines"),

@@ -80,8 +80,8 @@ pub(crate) const COMMANDS: &[(&str, &str, &str, &str)] = &[
     (
         "list",
         "l",
-        "[LINE]",
-        "show the source around the next instruction (or LINE)",
+        "[LINE|src|FILE:LINE]",
+        "show the PTX around the next instruction (or LINE), or the `.cu` source",
     ),
     (
         "where",
@@ -248,7 +248,8 @@ impl Session<'_> {
     /// `break FILE:LINE`: before the first instruction of each run of instructions whose
     /// `.loc` names that line of a `.file` whose name is FILE or ends in `/FILE` (PTX ISA 9.0,
     /// 11.6.1-2: `.file` and `.loc`, what `nvcc -lineinfo` and `-G` write).
-    fn break_at_source(&mut self, file: &str, line: u32) -> Reply {
+    /// The indices of the `.file`s named `file` (the whole name or its last components).
+    fn source_files_named(&self, file: &str) -> Result<Vec<u32>, String> {
         let suffix = format!("/{file}");
         let files: Vec<u32> = self
             .program
@@ -257,24 +258,31 @@ impl Session<'_> {
             .filter(|(_, name)| name == file || name.ends_with(&suffix))
             .map(|(index, _)| *index)
             .collect();
-        if files.is_empty() {
-            return error(if self.program.source_files.is_empty() {
-                "the PTX has no source lines (`.file`/`.loc`): build it with `nvcc -lineinfo` \
-                 or `-G`"
-                    .to_string()
-            } else {
-                let names: Vec<&str> = self
-                    .program
-                    .source_files
-                    .iter()
-                    .map(|(_, name)| name.as_str())
-                    .collect();
-                format!(
-                    "no source file `{file}`; the PTX names {}",
-                    names.join(", ")
-                )
-            });
+        if !files.is_empty() {
+            return Ok(files);
         }
+        Err(if self.program.source_files.is_empty() {
+            "the PTX has no source lines (`.file`/`.loc`): build it with `nvcc -lineinfo` or `-G`"
+                .to_string()
+        } else {
+            let names: Vec<&str> = self
+                .program
+                .source_files
+                .iter()
+                .map(|(_, name)| name.as_str())
+                .collect();
+            format!(
+                "no source file `{file}`; the PTX names {}",
+                names.join(", ")
+            )
+        })
+    }
+
+    fn break_at_source(&mut self, file: &str, line: u32) -> Reply {
+        let files = match self.source_files_named(file) {
+            Ok(files) => files,
+            Err(message) => return error(message),
+        };
         let on_line = |pc: usize| {
             self.program.instructions.get(pc).is_some_and(|i| {
                 i.source
@@ -772,6 +780,17 @@ impl Session<'_> {
 
     fn command_list(&mut self, args: &[&str]) -> Reply {
         let (pc, _, _) = self.position();
+        match args {
+            ["src" | "cu"] => return self.list_source(pc, None),
+            [at] if at.contains(':') => {
+                let (file, line) = at.rsplit_once(':').unwrap_or((at, ""));
+                return match line.parse::<u32>() {
+                    Ok(line) if line > 0 => self.list_source(pc, Some((file, line))),
+                    _ => error(format!("`{at}` is not FILE:LINE")),
+                };
+            }
+            _ => {}
+        }
         let current = self
             .program
             .instructions
@@ -788,7 +807,7 @@ impl Session<'_> {
                     ));
                 }
             },
-            _ => return error("usage: list [LINE]"),
+            _ => return error("usage: list [LINE|src|FILE:LINE]"),
         };
         let breakpoint_lines: Vec<usize> = self
             .points
@@ -813,6 +832,81 @@ impl Session<'_> {
             };
             let source = self.lines.get(number - 1).copied().unwrap_or("");
             let _ = writeln!(text, "{marker}{stop}{number:>5}  {}", source.trim_end());
+        }
+        reply(text)
+    }
+
+    /// `list src` and `list FILE:LINE`: the `.cu` lines around the selected thread's next
+    /// instruction's `.loc` line (or around LINE of FILE), read from the host's disk. `=>`
+    /// marks the next instruction's line, `*` the lines a breakpoint stops at.
+    fn list_source(&mut self, pc: usize, at: Option<(&str, u32)>) -> Reply {
+        let current = self.source_at(pc);
+        let (file, center) = match at {
+            Some((name, line)) => match self.source_files_named(name) {
+                Ok(files) => (
+                    files
+                        .iter()
+                        .copied()
+                        .find(|f| self.source_text(*f).is_some())
+                        .unwrap_or(files[0]),
+                    line,
+                ),
+                Err(message) => return error(message),
+            },
+            None => match current {
+                Some(source) => (source.file, source.line),
+                None => {
+                    return error(if let Err(message) = self.lines_known() {
+                        message
+                    } else {
+                        "the next instruction has no `.loc` line".to_string()
+                    });
+                }
+            },
+        };
+        let name = self
+            .program
+            .source_files
+            .iter()
+            .find(|(index, _)| *index == file)
+            .map_or("?", |(_, name)| name.as_str());
+        let Some(lines) = self.source_text(file) else {
+            return error(format!(
+                "`{name}` cannot be read on this machine (`list` shows the PTX)"
+            ));
+        };
+        let center = center as usize;
+        if center > lines.len() {
+            return error(format!("`{name}` has {} lines, not {center}", lines.len()));
+        }
+        let stops: Vec<u32> = self
+            .points
+            .iter()
+            .filter_map(|p| match &p.kind {
+                PointKind::Break { pcs, .. } => Some(pcs),
+                PointKind::Watch(_) => None,
+            })
+            .flatten()
+            .filter_map(|&pc| self.source_at(pc))
+            .filter(|s| s.file == file)
+            .map(|s| s.line)
+            .collect();
+        let first = center.saturating_sub(5).max(1);
+        let last = (center + 5).min(lines.len());
+        let mut text = format!("{name}:\n");
+        for number in first..=last {
+            let here = current.is_some_and(|s| s.file == file && s.line as usize == number);
+            let marker = if here { "=>" } else { "  " };
+            let stop = if stops.iter().any(|&l| l as usize == number) {
+                "*"
+            } else {
+                " "
+            };
+            let _ = writeln!(
+                text,
+                "{marker}{stop}{number:>5}  {}",
+                lines[number - 1].trim_end()
+            );
         }
         reply(text)
     }

@@ -445,8 +445,13 @@ impl<'p> Session<'p> {
     }
 
     /// The `.cu` line of instruction `pc` (its `.loc`), if the PTX has one there.
-    fn source_at(&self, pc: usize) -> Option<ptxsim_exec::ir::SourceLine> {
+    pub(crate) fn source_at(&self, pc: usize) -> Option<ptxsim_exec::ir::SourceLine> {
         self.program.instructions.get(pc).and_then(|i| i.source)
+    }
+
+    /// The lines of `.file` number `file`, where the host has it.
+    pub(crate) fn source_text(&self, file: u32) -> Option<&[String]> {
+        self.source_texts.get(&file).map(Vec::as_slice)
     }
 
     /// Whether `step line` can work: the PTX has `.loc` lines.
