@@ -190,7 +190,7 @@ def run_command(folder, name, args_override):
     # A recipe line continued with a backslash is one command.
     lines = [l.strip() for l in out.stdout.replace("\\\n", " ").splitlines()
              if l.strip() and not l.startswith(("make", "#")) and not re.match(r"^(nvcc|g\+\+|gcc)\b", l.strip())]
-    if name in args_override and re.match(r"(\./|cd )", args_override[name]):
+    if name in args_override and re.match(r"(\./|cd |mkdir )", args_override[name]):
         return args_override[name]
     if name in args_override:
         program = next((l.split()[0] for l in lines if l.startswith("./")), "./main")
