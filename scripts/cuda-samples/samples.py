@@ -148,6 +148,14 @@ def cmd_run(checkout, build, nvlib):
     config_path = Path(checkout) / "test_args.json"
     config = json.loads(config_path.read_text()) if config_path.is_file() else {}
     scope = read_tsv(build / "scope.tsv")
+    # SMALL=1: small-args.tsv (beside this script; sample, arguments, why) gives the smallest
+    # sizes a sample's main accepts, in place of test_args.json's (docs/cuda-programs.md, "The
+    # timed-out programs at sizes that finish").
+    small = {}
+    if os.environ.get("SMALL") == "1":
+        for row in read_tsv(Path(__file__).parent / "small-args.tsv"):
+            if row and not row[0].startswith("#"):
+                small[row[0]] = row[1].split() if len(row) > 1 else []
     built = {row[0]: row[1:] for row in read_tsv(build / "build-status.tsv")}
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = ":".join(
@@ -183,7 +191,9 @@ def cmd_run(checkout, build, nvlib):
                 if entry.get("skip"):
                     results.append((exe.name, "SKIP", 0.0, "test_args.json: skip"))
                     continue
-                if "args" in entry:
+                if exe.name in small:
+                    runs = [{"args": small[exe.name]}]
+                elif "args" in entry:
                     runs = [{"args": entry["args"]}]
                 elif "runs" in entry:
                     runs = [r for r in entry["runs"] if not r.get("skip")]

@@ -53,7 +53,9 @@ FAILED = re.compile(r"^\s*FAIL(ED)?\b|\bFAIL(ED)?\s*$|\bFAIL\b|[Tt]est failed|ve
                     re.M)
 PASSED = re.compile(r"\bPASS(ED)?\b|\bPass(ed)?\b|[Tt]est passed|\bSUCCESS\b|\bCorrect\b", re.M)
 # ptxsim's own diagnostics: "ptxsim: CALL: CUDA_ERROR_...", a kernel fault, a checker error.
-PTXSIM = re.compile(r"^ptxsim: (?!log:).*$", re.M)
+# Not the lines PTXSIM_LOG=launches,profile writes ("ptxsim: launch 3 `k` ...", "ptxsim: profile
+# of launch 3 ..."), which a run may ask for to see where its time goes.
+PTXSIM = re.compile(r"^ptxsim: (?!log:|launch \d+ `|profile of launch \d+ `).*$", re.M)
 # A launch that did not finish: never a pass, whatever the program prints afterwards.
 FAULT = re.compile(r"ptxsim: (kernel launch|cuLaunch\w*): ")
 # A driver call ptxsim does not implement.
@@ -188,7 +190,7 @@ def run_command(folder, name, args_override):
     # A recipe line continued with a backslash is one command.
     lines = [l.strip() for l in out.stdout.replace("\\\n", " ").splitlines()
              if l.strip() and not l.startswith(("make", "#")) and not re.match(r"^(nvcc|g\+\+|gcc)\b", l.strip())]
-    if name in args_override and re.match(r"(\./|cd )", args_override[name]):
+    if name in args_override and re.match(r"(\./|cd |mkdir )", args_override[name]):
         return args_override[name]
     if name in args_override:
         program = next((l.split()[0] for l in lines if l.startswith("./")), "./main")
@@ -201,12 +203,16 @@ def classify(rc, timed_out, body):
     if timed_out:
         return "TIMEOUT", (ptxsim[-1] if ptxsim else "")
     failed = FAILED.findall(body) and [l for l in body.splitlines() if FAILED.search(l)]
+    # RAN: exit 0 without a verdict (the program checks nothing, or prints only what it computed).
+    ran = "RAN" if os.environ.get("RAN") == "1" else "PASS"
     if rc == 0 and not failed and not ptxsim:
-        return "PASS", ("exit 0, printed PASS" if PASSED.search(body) else "exit 0 (prints no verdict)")
+        return ("PASS", "exit 0, printed PASS") if PASSED.search(body) else (ran, "exit 0 (prints no verdict)")
     if rc == 0 and not failed and not FAULT.search(body) and not MISSING.search(body):
         # A driver call failed (the program passed NULL, say) and the program went on and
         # passed its own check: the failure is the program's, as a GPU's driver refuses it too.
-        return "PASS", ("exit 0, printed PASS; " if PASSED.search(body) else "exit 0; ") + ptxsim[-1][:160]
+        if PASSED.search(body):
+            return "PASS", "exit 0, printed PASS; " + ptxsim[-1][:160]
+        return ran, "exit 0; " + ptxsim[-1][:160]
     if ptxsim:
         # The first failure is the cause; the calls after a fault fail because of it.
         fault = re.search(r"ptxsim: kernel launch: .*", body) or FAULT.search(body)
@@ -229,6 +235,11 @@ def cmd_run(checkout, build, here):
     logs.mkdir(parents=True, exist_ok=True)
     tree = prepare_tree(checkout, build)
     args_override = read_tsv(here / "args.tsv")
+    if os.environ.get("SMALL") == "1":
+        # small-args.tsv: name, arguments, why (the smallest sizes the program's main accepts
+        # that still run its kernels and its own check); it overrides args.tsv.
+        for name, rest in read_tsv(here / "small-args.tsv").items():
+            args_override[name] = rest.split("\t", 1)[0]
     timeout = int(os.environ.get("TIMEOUT", "60"))
     steps = os.environ.get("STEPS", "build run").split()
     rows = select(checkout, here)

@@ -15,6 +15,11 @@
 #   BENCHMARKS   a regular expression: only the benchmarks in scope whose name matches
 #   TIMEOUT      seconds each benchmark may run (default 60)
 #   STEPS        "build run" (default) or one of the two
+#   SMALL=1      run with the arguments of small-args.tsv (beside this script) where it has a row:
+#                the smallest sizes each program's main accepts (docs/cuda-programs.md, "The
+#                timed-out programs at sizes that finish"); args.tsv's otherwise
+#   RAN=1        a program that exits 0 without printing a verdict is RAN, not PASS
+#   RESULTS      the results file's name in the build dir (default results.tsv)
 #
 # What it does:
 #  1. <build>/bin/nvcc runs NVIDIA's nvcc (through hecbench.py nvcc) without any -arch/-gencode/-code

@@ -1331,7 +1331,18 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
         .collect();
     let mut hoisted = String::new();
     let mut body = String::new();
+    // Each module numbers its `.file`s from 1 and names its `.debug_str` strings
+    // `$L__info_string0`...: the later modules' indices are moved past the earlier ones'.
+    let mut file_offset = 0;
     for (index, module) in modules.iter().enumerate() {
+        let renamed;
+        let module = if index > 0 && (file_offset > 0 || module.contains("$L__info_string")) {
+            renamed = debug_names_moved(module, file_offset, index);
+            &renamed
+        } else {
+            module
+        };
+        file_offset = file_offset.max(largest_file_index(module));
         // Where the lines of the statement under way go: dropped, hoisted, or the body.
         let mut statement: Option<Option<&mut String>> = None;
         for line in module.lines() {
@@ -1390,6 +1401,82 @@ pub(crate) fn link_ptx(modules: &[String]) -> String {
     }
     out.push_str(&hoisted);
     out.push_str(&body);
+    out
+}
+
+/// The largest index a `.file` directive of `module` declares (0 if none).
+fn largest_file_index(module: &str) -> u32 {
+    module
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix(".file"))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+/// `module` with its source-file indices moved up by `offset` and its debug-string labels
+/// made its own, for linking it after modules that declare the same ones.
+///
+/// A `.file` index is declared once in a module (PTX ISA 11.8.1, ".file"; ptxas: "Duplicate
+/// file index"), and each translation unit nvcc compiles with `-lineinfo` numbers its files
+/// from 1, so two units linked as they are declare `.file 1` twice (E0220). The index is
+/// the first operand of `.file` and of `.loc` and the file of a `.loc`'s `inlined_at`
+/// (11.8.2, ".loc": `.loc file_index line_number column_position`, `inlined_at file_index
+/// line_number column_position`). `function_name` names a label of the module's
+/// `.section .debug_str` (`$L__info_string0`...), which every unit names alike: module
+/// `index`'s become `$L__info_string_m{index}_...`.
+fn debug_names_moved(module: &str, offset: u32, index: usize) -> String {
+    let moved = |number: &str| -> Option<String> {
+        number
+            .parse::<u32>()
+            .ok()
+            .map(|n| (n.saturating_add(offset)).to_string())
+    };
+    let mut out = String::with_capacity(module.len() + 64);
+    for line in module.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let mut rewritten = None;
+        for directive in [".file", ".loc"] {
+            let Some(rest) = trimmed.strip_prefix(directive) else {
+                continue;
+            };
+            let after = rest.trim_start();
+            if rest.len() == after.len() {
+                continue; // `.filesomething`: not the directive
+            }
+            let number_end = after
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(after.len());
+            let Some(number) = moved(&after[..number_end]) else {
+                continue;
+            };
+            let mut text = format!(
+                "{indent}{directive}{}{number}{}",
+                &rest[..rest.len() - after.len()],
+                &after[number_end..]
+            );
+            if directive == ".loc"
+                && let Some(at) = text.find("inlined_at")
+            {
+                let tail = &text[at + "inlined_at".len()..];
+                let digits = tail.trim_start();
+                let space = tail.len() - digits.len();
+                let end = digits
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(digits.len());
+                if let Some(file) = moved(&digits[..end]) {
+                    let start = at + "inlined_at".len() + space;
+                    text.replace_range(start..start + end, &file);
+                }
+            }
+            rewritten = Some(text);
+            break;
+        }
+        let line = rewritten.as_deref().unwrap_or(line);
+        out.push_str(&line.replace("$L__info_string", &format!("$L__info_string_m{index}_")));
+        out.push('\n');
+    }
     out
 }
 

@@ -512,6 +512,52 @@ mod tests {
         data
     }
 
+    /// A translation unit nvcc 13.5 compiles with `-rdc=true -lineinfo`, in the shape of its
+    /// PTX (cuda-samples' eigenvalues, `bisect_large.cu` and `bisect_small.cu`): `.loc`s with
+    /// `function_name` and `inlined_at`, then the `.file`s numbered from 1 and a
+    /// `.section .debug_str` whose labels every unit names alike.
+    fn unit_with_line_info(kernel: &str, file: &str) -> String {
+        format!(
+            ".version 8.8\n.target sm_90\n.address_size 64\n\n\
+             .visible .entry {kernel}(\n\t.param .u64 {kernel}_p\n)\n{{\n\
+             \t.reg .b64 \t%rd<2>;\n\
+             \t.loc\t1 3 0\n\tld.param.u64 \t%rd1, [{kernel}_p];\n\
+             \t.loc\t2 7 5, function_name $L__info_string0, inlined_at 1 3 0\n\tret;\n}}\n\
+             \t.file\t1 \"{file}\"\n\t.file\t2 \"common.h\"\n\
+             \t.section\t.debug_str\n\t{{\n$L__info_string0:\n.b8 102,0\n\t}}\n"
+        )
+    }
+
+    /// Two such units linked (relocatable device code, `cuLink*`): each declared `.file 1`
+    /// and `.file 2`, which a module declares once (PTX ISA 11.8.1, ".file"; E0220), and each
+    /// labelled `$L__info_string0`. The second unit's files become 3 and 4, in its `.loc`s
+    /// and their `inlined_at` too (11.8.2, ".loc": the file index comes first), and its label
+    /// its own, so the linked module checks and each `.loc` still names its own unit's file.
+    #[test]
+    fn units_with_line_info_link_with_their_files_renumbered() {
+        let linked = crate::driver::link_ptx(&[
+            unit_with_line_info("first", "a.cu"),
+            unit_with_line_info("second", "b.cu"),
+        ]);
+        crate::driver::init(0).expect("cuInit");
+        if let Err(failure) = crate::driver::check_text(&linked) {
+            panic!("the linked module does not check: {failure:?}\n{linked}");
+        }
+        for wanted in [
+            "\t.file\t1 \"a.cu\"",
+            "\t.file\t2 \"common.h\"",
+            "\t.file\t3 \"b.cu\"",
+            "\t.file\t4 \"common.h\"",
+            "\t.loc\t3 3 0\n\tld.param.u64 \t%rd1, [second_p];",
+            "\t.loc\t4 7 5, function_name $L__info_string_m1_0, inlined_at 3 3 0",
+            "\t.loc\t2 7 5, function_name $L__info_string0, inlined_at 1 3 0",
+            "$L__info_string_m1_0:",
+        ] {
+            assert!(linked.contains(wanted), "no `{wanted}` in:\n{linked}");
+        }
+        assert_eq!(linked.matches(".file\t1 ").count(), 1);
+    }
+
     /// `libcudadevrt.a` of CUDA 13 (`ar t`: one member, `cuda_device_runtime.o`, machine code
     /// only) adds nothing and is no error; another archive without PTX is.
     #[test]
