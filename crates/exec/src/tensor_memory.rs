@@ -55,7 +55,8 @@ impl std::fmt::Display for AllocError {
 }
 
 /// A collective `.cta_group::2` operation that the peer CTA's warp performed first and this
-/// CTA's warp has yet to perform (its effect on this CTA's tensor memory is already made).
+/// CTA's warp has yet to perform (an allocation's effect on this CTA's tensor memory is already
+/// made; a deallocation frees this CTA's columns when this CTA's warp performs it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PairOp {
     /// `tcgen05.alloc.cta_group::2` of `columns` at column `start`.
@@ -222,8 +223,13 @@ pub fn pair_alloc(
     Ok(start)
 }
 
-/// `tcgen05.dealloc.cta_group::2`: the first warp of the pair frees the allocation in both
-/// tensor memories (it must be one in both), the second finds it freed.
+/// `tcgen05.dealloc.cta_group::2`: "one warp from each of the peer CTAs must collectively
+/// perform the ... de-allocation" (PTX ISA 9.7.16.7.1). Each warp frees the allocation in its
+/// own CTA's tensor memory; the first also checks that the peer holds it, and the second that
+/// the first freed the same columns. The peer's columns stay until the peer's warp frees them,
+/// since the peer's threads may still be reading them (gau-nernst/learn-cuda's 2-SM
+/// `matmul_v5` deallocates after a CTA barrier, not a cluster barrier, so the CTA that gets
+/// there first must not free the other's accumulator).
 pub fn pair_dealloc(
     own: &mut TensorMemory,
     peer: Result<&mut TensorMemory, String>,
@@ -232,7 +238,9 @@ pub fn pair_dealloc(
 ) -> Result<(), String> {
     let (lane, start) = split(address);
     let op = PairOp::Dealloc { start, columns };
-    if lane == 0 && own.match_pending(op)? {
+    if lane == 0 && own.pending.front() == Some(&op) {
+        own.dealloc(address, columns)?;
+        own.pending.pop_front();
         return Ok(());
     }
     if let Some(front) = own.pending.front() {
@@ -242,9 +250,9 @@ pub fn pair_dealloc(
         ));
     }
     let peer = peer?;
-    own.dealloc(address, columns)?;
-    peer.dealloc(address, columns)
+    peer.allocation(address, columns)
         .map_err(|why| format!("in the peer CTA: {why}"))?;
+    own.dealloc(address, columns)?;
     peer.pending.push_back(op);
     Ok(())
 }
@@ -268,16 +276,20 @@ impl TensorMemory {
     /// `tcgen05.dealloc taddr, nCols`: "The operand taddr must point to a previous Tensor
     /// Memory allocation"; ptxsim also asks for the allocation's own column count.
     pub fn dealloc(&mut self, address: u32, columns: u32) -> Result<(), String> {
+        let index = self.allocation(address, columns)?;
+        self.allocations.swap_remove(index);
+        Ok(())
+    }
+
+    /// The index of the allocation `taddr`, `nCols` names, or why there is none.
+    fn allocation(&self, address: u32, columns: u32) -> Result<usize, String> {
         let (lane, column) = split(address);
         let found = self
             .allocations
             .iter()
             .position(|&(first, n)| lane == 0 && first == column && n == columns);
         match found {
-            Some(index) => {
-                self.allocations.swap_remove(index);
-                Ok(())
-            }
+            Some(index) => Ok(index),
             None => Err(format!(
                 "taddr {address:#x} with nCols = {columns} is no allocation of the CTA's tensor \
                  memory (allocated: {}; freed twice, or not allocated)",

@@ -398,6 +398,23 @@ impl Executor<'_, '_> {
         }
     }
 
+    /// The base lane of a `tcgen05.ld`/`tcgen05.st` address, with rows 128 to 255 of a
+    /// `.cta_group::2` tile (M = 256) named as lanes 128 to 255 of the pair's odd CTA, which
+    /// holds them in its lanes 0 to 127. The ISA has 128 lanes per CTA ("a warp can access only
+    /// a quarter of the lanes", 9.7.16.2.2) and says nothing of larger lanes; kernels that
+    /// address the odd CTA's rows this way run on B200 GPUs (gau-nernst/learn-cuda's 2-SM
+    /// `matmul_v5` to `v7`, checked against PyTorch by their author; not measured here). Only
+    /// that case is folded: a larger lane anywhere else still fails the quarter check.
+    fn pair_lane(&self, lane: u32) -> u32 {
+        let rows = tensor_memory::LANES;
+        let odd = self.cluster.rank % 2 == 1;
+        if odd && self.tmem.cta_group == Some(2) && (rows..2 * rows).contains(&lane) {
+            lane - rows
+        } else {
+            lane
+        }
+    }
+
     /// The lane quarter warp `warp` of the CTA may access: "a warp can access only a
     /// quarter of the lanes": warp `w` lanes `32 (w % 4)` to `32 (w % 4) + 31` (9.7.16.2.2,
     /// "Access restrictions").
@@ -445,7 +462,8 @@ impl Executor<'_, '_> {
         (d, red): (&[Destination], Option<&LoadReduction>),
         taddr: MemoryOperand,
     ) {
-        let base = tensor_memory::split(self.taddr(lanes[0], taddr));
+        let (lane, column) = tensor_memory::split(self.taddr(lanes[0], taddr));
+        let base = (self.pair_lane(lane), column);
         let warp = lanes[0] / 32;
         if let Err(why) = Self::check_quarter(warp, base.0, shape) {
             let message = format!("`{}`: {why}", instruction.text);
@@ -495,7 +513,8 @@ impl Executor<'_, '_> {
         sources: &[Source],
         taddr: MemoryOperand,
     ) {
-        let base = tensor_memory::split(self.taddr(lanes[0], taddr));
+        let (lane, column) = tensor_memory::split(self.taddr(lanes[0], taddr));
+        let base = (self.pair_lane(lane), column);
         let warp = lanes[0] / 32;
         if let Err(why) = Self::check_quarter(warp, base.0, shape) {
             let message = format!("`{}`: {why}", instruction.text);

@@ -13,9 +13,14 @@
 //! * "The starting address of each instance of the leading dimension (row or column) must be
 //!   aligned with the size of the corresponding fragment in bytes": `p` must be a multiple of
 //!   the fragment's bytes (a misaligned-access fault), and `stride * size` a multiple of the
-//!   largest power of two dividing both the fragment's bytes and the default stride's bytes
-//!   (taken literally, the rule would reject the default stride of some shapes: the 8-element
-//!   columns of a column-major `.m8n32k16` `.f16` A are 16 bytes, its fragment 32);
+//!   largest power of two dividing both the fragment's bytes and the default stride's bytes,
+//!   but never more than 16 bytes. Taken literally, the rule would reject the default stride
+//!   of some shapes (the 8-element columns of a column-major `.m8n32k16` `.f16` A are 16
+//!   bytes, its fragment 32), and strides that CUDA documents and programs use: the CUDA C++
+//!   Programming Guide's `load_matrix_sync` takes an `ldm` that "must be a multiple of 8 for
+//!   `__half` element type or multiple of 4 for `float` element type (i.e., multiple of 16
+//!   bytes in both cases)", and padded shared-memory tiles (24 halves per 16-element row, as
+//!   LeetCUDA's `hgemm_wmma_m16n16k16_mma4x2_warp2x4_dbuf_async` pads them) are common;
 //! * "Specifying a value lower than the default value results in undefined behavior": a trap;
 //! * "wmma.load operation may be used only with .global and .shared spaces and with generic
 //!   addressing, where the address points to .global or .shared space": a generic address in
@@ -139,7 +144,8 @@ impl Executor<'_, '_> {
                 instruction.text
             )));
         }
-        let unit = gcd(fragment_bytes, default * bits / 8);
+        // At most 16 bytes: CUDA's `ldm` rule (the module comment).
+        let unit = gcd(fragment_bytes, default * bits / 8).min(16);
         if (stride * bits) % (8 * unit) != 0 {
             return Err(Failure::Trap(format!(
                 "`{}`: lane {lane_id}'s stride {stride} ({} bits) does not keep every row or \

@@ -399,6 +399,11 @@ fn pair_launch() -> LaunchOptions {
 /// rows `v M/2 ..` of A and columns `v N/2 ..` of B in its shared memory, so its image is
 /// [`image_at`]`(v M/2, v N/2)`.
 fn run_pair(input: Input, m: u32, mode: u32) -> [Vec<u32>; 2] {
+    try_run_pair(input, m, mode).expect("it runs")
+}
+
+/// [`run_pair`], or the launch's error.
+fn try_run_pair(input: Input, m: u32, mode: u32) -> Result<[Vec<u32>; 2], String> {
     let source = PAIR.replace("kind::f16", input.kind());
     let module = Module::load(&source, &Options::default()).expect("the kernel loads");
     let rows = m as usize / 2;
@@ -430,13 +435,13 @@ fn run_pair(input: Input, m: u32, mode: u32) -> [Vec<u32>; 2] {
             ],
             &pair_launch(),
         )
-        .expect("it runs");
+        .map_err(|e| e.to_string())?;
     let words: Vec<u32> = out
         .chunks(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
         .collect();
     let (even, odd) = words.split_at(128 * PAIR_N);
-    [even.to_vec(), odd.to_vec()]
+    Ok([even.to_vec(), odd.to_vec()])
 }
 
 /// Checks a pair's M = 256 product: D row `v 128 + m` in lane `m` of CTA `v`, column `n` in
@@ -468,6 +473,28 @@ fn a_cta_pair_computes_a_256_row_product_from_both_ctas_shared_memory() {
     // copied into each CTA's tensor memory by tcgen05.cp.cta_group::2.
     check_pair_256(Input::F16, 2);
     check_pair_256(Input::F16, 1);
+}
+
+/// The odd CTA's warps read rows 128 + 32 w .. of the pair's M = 256 product with lane
+/// 128 + 32 w in the `tcgen05.ld` address (gau-nernst/learn-cuda's 2-SM `matmul_v5` to `v7`,
+/// which run on B200 GPUs): they get the same rows as with lane 32 w, the exact product. The
+/// even CTA naming lanes 128 and up still traps. Also each CTA deallocating the pair's columns
+/// right after its own reads (a CTA barrier, no cluster barrier, as `matmul_v5` does).
+#[test]
+fn the_odd_ctas_rows_of_a_pair_may_be_named_as_lanes_128_and_up() {
+    check_pair_256(Input::F16, 4);
+    // Each CTA deallocating after its own reads, not after a cluster barrier (matmul_v5): the
+    // CTA that gets there first frees only its own columns.
+    check_pair_256(Input::F16, 4 | 16);
+    check_pair_256(Input::F16, 16);
+    let error = try_run_pair(Input::F16, 256, 8).expect_err("the even CTA traps");
+    assert!(
+        error.contains("may access tensor-memory lanes")
+            && ["128..159", "160..191", "192..223", "224..255"]
+                .iter()
+                .any(|lanes| error.contains(&format!("spans lanes {lanes}"))),
+        "{error}"
+    );
 }
 
 #[test]

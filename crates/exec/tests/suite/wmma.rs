@@ -375,6 +375,54 @@ wmma.store.d.sync.aligned.col.m16n16k16.global.f16 [%rd5], {%x0, %x1, %x2, %x3},
     }
 }
 
+/// Rows padded to 24 halves (48 bytes: 16-byte aligned, not 32), the usual bank-conflict padding
+/// of shared tiles (LeetCUDA's `hgemm_wmma_m16n16k16_mma4x2_warp2x4_dbuf_async`): CUDA's
+/// `load_matrix_sync` takes any `ldm` that is "a multiple of 8 for `__half`" (16 bytes). A
+/// (row-major, stride 24) times B = the identity (column-major, stride 24) gives D = A, checked
+/// against the integers written here.
+#[test]
+fn a_and_b_rows_padded_to_24_halves() {
+    let a = |r: usize, c: usize| ((r * 16 + c) % 7) as f32 - 3.0;
+    let f16 = |x: f32| -> [u8; 2] {
+        // Small integers: sign, exponent and the top fraction bits of the f32, exactly.
+        let bits = x.to_bits();
+        if x == 0.0 {
+            return [0, 0];
+        }
+        let sign = (bits >> 16) & 0x8000;
+        let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+        let frac = (bits >> 13) & 0x3ff;
+        ((sign | ((exp as u32) << 10) | frac) as u16).to_le_bytes()
+    };
+    let mut input = vec![0u8; 2048];
+    for r in 0..16 {
+        for c in 0..16 {
+            input[2 * (r * 24 + c)..][..2].copy_from_slice(&f16(a(r, c)));
+            // B(k, n) column-major at 768 + 2 * (n * 24 + k): the identity.
+            if r == c {
+                input[768 + 2 * (c * 24 + r)..][..2].copy_from_slice(&f16(1.0));
+            }
+        }
+    }
+    let body = "
+.reg .b32 %y<16>;
+add.u64 %rd2, %rd1, 768;
+add.u64 %rd3, %rd1, 1536;
+wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, [%rd1], 24;
+wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%y0, %y1, %y2, %y3, %y4, %y5, %y6, %y7}, [%rd2], 24;
+mov.b32 %y8, 0;
+wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 {%y12, %y13, %y14, %y15}, {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, {%y0, %y1, %y2, %y3, %y4, %y5, %y6, %y7}, {%y8, %y8, %y8, %y8};
+wmma.store.d.sync.aligned.row.m16n16k16.global.f16 [%rd3], {%y12, %y13, %y14, %y15};
+";
+    let out = launch(&kernel(body), 32, vec![input]).expect("runs");
+    for r in 0..16 {
+        for c in 0..16 {
+            let at = 1536 + 2 * (r * 16 + c);
+            assert_eq!(out[0][at..at + 2], f16(a(r, c)), "D({r}, {c})");
+        }
+    }
+}
+
 #[test]
 fn misaligned_addresses_and_strides_trap_with_a_location() {
     // p is 16-byte aligned, the f16 A fragment is 32 bytes.
