@@ -1,6 +1,7 @@
 // Checks a LeetCUDA kernel file that is not element-wise (compiled with -DKERNEL_FILE="path"
 // and one of -DREDUCE, -DDOT, -DSOFTMAX, -DLAYER_NORM, -DRMS_NORM, -DHISTOGRAM, -DSGEMV,
-// -DEMBEDDING, -DTRANSPOSE) against the host: each of its bindings, on shapes its binding
+// -DHGEMV, -DEMBEDDING, -DTRANSPOSE, -DSGEMM; SGEMM with the folder's other files,
+// sgemm_async.cu and sgemm_wmma_tf32_stage.cu) against the host: each of its bindings, on shapes its binding
 // accepts, against the operation's definition (PyTorch's, which LeetCUDA's .py tests compare
 // with) computed in double precision from the inputs as the device holds them. A binding that
 // refuses the shape (LeetCUDA's own std::runtime_error) is reported, not counted.
@@ -9,6 +10,21 @@
 #include KERNEL_FILE
 
 #include <functional>
+
+#ifdef SGEMM
+// sgemm.cu's module names the cuBLAS bindings of sgemm_cublas.cu (not built here: no cuBLAS in
+// the toolkit) and wmma functions its other files no longer define; never called.
+#define PTXSIM_MISSING(f)                                                                   \
+  void f(torch::Tensor, torch::Tensor, torch::Tensor) {                                     \
+    throw std::runtime_error(#f " is not built here");                                      \
+  }
+PTXSIM_MISSING(sgemm_cublas)
+PTXSIM_MISSING(sgemm_cublas_tf32)
+PTXSIM_MISSING(sgemm_wmma_m16n16k8_mma4x2_warp2x4_stage2)
+PTXSIM_MISSING(sgemm_wmma_m16n16k8_mma4x2_warp2x4_stage2_offset)
+PTXSIM_MISSING(sgemm_wmma_m16n16k8_mma4x2_warp2x4_stage3)
+PTXSIM_MISSING(sgemm_wmma_m16n16k8_mma4x2_warp2x4_stage3_offset)
+#endif
 
 static double tol_of(torch::Dtype d) { return d == torch::kFloat32 ? 1e-4 : 3e-2; }
 
@@ -214,6 +230,71 @@ int main() {
   embed("embedding_f16", embedding_f16, torch::kHalf);
   embed("embedding_f16x8", embedding_f16x8, torch::kHalf);
   embed("embedding_f16x8_pack", embedding_f16x8_pack, torch::kHalf);
+#endif
+#ifdef HGEMV
+  auto hgemv = [](const char *name, auto fn, int64_t m, int64_t k) {
+    guarded(name, [&] {
+      std::vector<float> a = uniform(m * k, -1, 1), x = uniform(k, -1, 1);
+      torch::Tensor ta = make({m, k}, torch::kHalf, a), tx = make({k, 1}, torch::kHalf, x);
+      torch::Tensor ty = zeros_like({m, 1}, torch::kHalf);
+      std::vector<double> want(m, 0);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < k; j++) want[i] += (double)a[i * k + j] * x[j];
+      fn(ta, tx, ty);
+      // Half products and sums: K of them, each rounded (ulp 2^-11 relative).
+      compare(std::string(name) + " " + std::to_string(m) + "x" + std::to_string(k), fetch(ty),
+              want, 0.05, 0.01);
+    });
+  };
+  hgemv("hgemv_k32_f16", hgemv_k32_f16, 256, 512);
+  hgemv("hgemv_k128_f16x4", hgemv_k128_f16x4, 256, 512);
+  hgemv("hgemv_k16_f16", hgemv_k16_f16, 256, 16);
+#endif
+#ifdef SGEMM
+  // c = a * b (M x K by K x N, row-major); the tf32 tensor-core ones round a and b to tf32
+  // (10-bit mantissas): K products of values in [-1, 1] each off by up to 2^-10 relative.
+  auto gemm = [](const char *name, auto fn, int64_t m, int64_t n, int64_t k, bool tf32) {
+    guarded(name, [&] {
+      std::vector<float> a = uniform(m * k, -1, 1), b = uniform(k * n, -1, 1);
+      torch::Tensor ta = make({m, k}, torch::kFloat32, a), tb = make({k, n}, torch::kFloat32, b);
+      torch::Tensor tc = zeros_like({m, n}, torch::kFloat32);
+      std::vector<double> want(m * n, 0);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++)
+          for (int64_t j = 0; j < n; j++) want[i * n + j] += (double)a[i * k + l] * b[l * n + j];
+      fn(ta, tb, tc);
+      compare(std::string(name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                  std::to_string(k),
+              fetch(tc), want, tf32 ? 0.05 : 1e-4, tf32 ? 0.01 : 1e-4);
+    });
+  };
+#define G(name) gemm(#name, name, 256, 256, 128, false)
+  G(sgemm_naive_f32);
+  G(sgemm_sliced_k_f32);
+  G(sgemm_t_8x8_sliced_k_f32x4);
+  G(sgemm_t_8x8_sliced_k_f32x4_bcf);
+  G(sgemm_t_8x8_sliced_k_f32x4_bcf_offset);
+  G(sgemm_t_8x8_sliced_k_f32x4_bcf_dbuf);
+  G(sgemm_t_8x8_sliced_k_f32x4_bcf_dbuf_offset);
+  G(sgemm_t_8x4_sliced_k16_f32x4_bcf_dbuf);
+  G(sgemm_t_8x4_sliced_k16_f32x4_bcf_dbuf_async);
+  G(sgemm_t_8x8_sliced_k16_f32x4_bcf_dbuf);
+  G(sgemm_t_8x8_sliced_k16_f32x4_bcf_dbuf_async);
+  G(sgemm_t_8x16_sliced_k16_f32x4_bcf_dbuf);
+  G(sgemm_t_8x16_sliced_k16_f32x4_bcf_dbuf_async);
+  for (int stages : {2, 3, 4})
+    for (bool swizzle : {false, true}) {
+      std::string name = "sgemm_wmma_m16n16k8_mma4x2_warp2x4_stages(stages " +
+                         std::to_string(stages) + (swizzle ? ", swizzle 256)" : ")");
+      gemm(name.c_str(), [&](torch::Tensor a, torch::Tensor b, torch::Tensor c) {
+        sgemm_wmma_m16n16k8_mma4x2_warp2x4_stages(a, b, c, stages, swizzle, 256);
+      }, 256, 256, 128, true);
+      name = "sgemm_wmma_m16n16k8_mma4x2_warp2x4_stages_dsmem(stages " +
+             std::to_string(stages) + (swizzle ? ", swizzle 256)" : ")");
+      gemm(name.c_str(), [&](torch::Tensor a, torch::Tensor b, torch::Tensor c) {
+        sgemm_wmma_m16n16k8_mma4x2_warp2x4_stages_dsmem(a, b, c, stages, swizzle, 256);
+      }, 256, 256, 128, true);
+    }
 #endif
 #ifdef TRANSPOSE
   auto transpose = [](const char *name, auto fn, int64_t m, int64_t n) {

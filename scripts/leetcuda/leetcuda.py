@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Builds LeetCUDA's CUDA-core kernel files (xlite-dev/LeetCUDA, kernels/<name>/<name>.cu:
 element-wise add, relu, sigmoid, swish, elu, gelu, hardswish, hardshrink, block reduce, dot
-product, softmax, layer norm, rms norm, histogram, sgemv, embedding, matrix transpose) for PTX
+product, softmax, layer norm, rms norm, histogram, sgemv, hgemv, embedding, matrix transpose,
+the SGEMM kernels: CUDA cores, cp.async, WMMA tf32 with 2-4 stages; and kernels/hgemm's HGEMM
+kernels: CUDA cores, WMMA, mma.sync m16n8k16 with 2-4 stages, NN and TN) for PTX
 only, with the nvcc flags of their .py tests (--use_fast_math ...), and runs them on ptxsim's
 libcuda.so.1.
 
@@ -11,8 +13,8 @@ Each file is a PyTorch extension: its bindings take torch::Tensor arguments and 
 calls them from Python and compares with PyTorch. Here include/torch/extension.h stands in
 for PyTorch's header (a Tensor is a device allocation with a dtype and a shape), and a C++
 driver includes the kernel file and calls every binding, checking it against the operation's
-definition on the host (elementwise.cu for the element-wise files, families.cu for the
-others; tolerances there).
+definition on the host (elementwise.cu for the element-wise files, hgemm.cu for HGEMM,
+families.cu for the others; tolerances there).
 
 Verdicts: PASS when every binding's result is within tolerance; FAIL otherwise (the driver
 prints each mismatch); ERROR when a launch fails.
@@ -49,6 +51,19 @@ PROGRAMS = {
     "sgemv": ("sgemv/sgemv.cu", "families.cu", ["-DSGEMV"]),
     "embedding": ("embedding/embedding.cu", "families.cu", ["-DEMBEDDING"]),
     "mat-transpose": ("mat-transpose/mat_transpose.cu", "families.cu", ["-DTRANSPOSE"]),
+    "hgemv": ("hgemv/hgemv.cu", "families.cu", ["-DHGEMV"]),
+    # With the folder's other files, as sgemm.py builds it (less sgemm_cublas.cu: no cuBLAS).
+    "sgemm": ("sgemm/sgemm.cu", "families.cu", ["-DSGEMM"],
+              ["sgemm/sgemm_async.cu", "sgemm/sgemm_wmma_tf32_stage.cu"]),
+    # The files and flags of hgemm/tools/utils.py's build, less cuBLAS and CuTe (CUTLASS); the
+    # driver declares the bindings (pybind/hgemm.cc would bind them for Python).
+    "hgemm": (None, "hgemm.cu", ["-DNO_MMA_HGEMM_BIN", "-DNO_WMMA_HGEMM_BIN",
+                                 "-DNO_CUBLAS_HGEMM_BIN", "-DNO_CUTE_HGEMM_BIN"],
+              [f"hgemm/{f}.cu" for f in [
+                  "naive/hgemm", "naive/hgemm_async", "wmma/hgemm_wmma", "wmma/hgemm_wmma_stage",
+                  "mma/basic/hgemm_mma", "mma/basic/hgemm_mma_stage",
+                  "mma/basic/hgemm_mma_stage_tn", "mma/swizzle/hgemm_mma_stage_swizzle",
+                  "mma/swizzle/hgemm_mma_stage_tn_swizzle_x4"]]),
 }
 
 
@@ -70,13 +85,18 @@ def main():
     only = re.compile(os.environ.get("BENCHMARKS", ""))
     bin_dir = suite.build / "bin"
     bin_dir.mkdir(exist_ok=True)
-    for name, (kernel, driver, defines) in PROGRAMS.items():
+    for name, (kernel, driver, defines, *extra) in PROGRAMS.items():
         if not only.search(name):
             continue
-        source = checkout / "kernels" / kernel
-        command = suite.nvcc([*FLAGS, f"-I{HERE / 'include'}", f'-DKERNEL_FILE="{source}"',
-                              *defines, str(HERE / driver), "-o", str(bin_dir / name)])
-        if suite.compile(name, [command], source.parent):
+        kernels = checkout / "kernels"
+        units = [str(kernels / f) for f in (extra[0] if extra else [])]
+        if kernel:
+            includes = [f'-DKERNEL_FILE="{kernels / kernel}"']
+        else:  # hgemm: its folders on the include path, as utils.py puts them
+            includes = [f"-I{kernels / 'hgemm'}", f"-I{kernels / 'hgemm/utils'}"]
+        command = suite.nvcc([*FLAGS, f"-I{HERE / 'include'}", *includes, *defines,
+                              str(HERE / driver), *units, "-o", str(bin_dir / name)])
+        if suite.compile(name, [command], kernels):
             suite.run(name, str(bin_dir / name), suite.build, judge)
     suite.summary()
 
