@@ -427,7 +427,7 @@ st.global.v4.b32 [%rd3+16], {%x4, %x5, %x6, %x7};
     );
     // Every element of the tile is in some lane's fragment (32 lanes x 16 halves hold each
     // of the 256 twice).
-    let mut seen = halves.clone();
+    let mut seen = halves;
     seen.sort_unstable();
     seen.dedup();
     assert_eq!(seen, (0..256).collect::<Vec<u16>>());
