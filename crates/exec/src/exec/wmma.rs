@@ -14,13 +14,14 @@
 //!   aligned with the size of the corresponding fragment in bytes": `p` must be a multiple of
 //!   the fragment's bytes (a misaligned-access fault), and `stride * size` a multiple of the
 //!   largest power of two dividing both the fragment's bytes and the default stride's bytes,
-//!   but never more than 16 bytes. Taken literally, the rule would reject the default stride
-//!   of some shapes (the 8-element columns of a column-major `.m8n32k16` `.f16` A are 16
-//!   bytes, its fragment 32), and strides that CUDA documents and programs use: the CUDA C++
-//!   Programming Guide's `load_matrix_sync` takes an `ldm` that "must be a multiple of 8 for
-//!   `__half` element type or multiple of 4 for `float` element type (i.e., multiple of 16
-//!   bytes in both cases)", and padded shared-memory tiles (24 halves per 16-element row, as
-//!   LeetCUDA's `hgemm_wmma_m16n16k16_mma4x2_warp2x4_dbuf_async` pads them) are common;
+//!   and at most 16 bytes. Taken literally, the rule would reject the default stride of some
+//!   shapes (the 8-element columns of a column-major `.m8n32k16` `.f16` A are 16 bytes, its
+//!   fragment 32), and strides that CUDA's `wmma::load_matrix_sync` and `store_matrix_sync`
+//!   accept and compile to this instruction unchanged: the CUDA C++ Programming Guide (Warp
+//!   Matrix Functions) asks of their `ldm` only that it be "a multiple of 8 for __half element
+//!   type or multiple of 4 for float element type (i.e., multiple of 16 bytes in both cases)",
+//!   so rows 16-byte aligned (a `.f16` tile padded to 24 columns, as LeetCUDA's
+//!   `hgemm_wmma_*_dbuf_async` kernels pad theirs, is 48 bytes a row);
 //! * "Specifying a value lower than the default value results in undefined behavior": a trap;
 //! * "wmma.load operation may be used only with .global and .shared spaces and with generic
 //!   addressing, where the address points to .global or .shared space": a generic address in
@@ -37,6 +38,11 @@ use super::{Executor, Put};
 use crate::alu::wmma;
 use crate::ir::{Destination, Instruction, MemoryOperand, Source};
 use crate::memory::{Fault, FaultKind, from_generic};
+
+/// The alignment in bytes that every row (column) of a `wmma.load`/`wmma.store` matrix needs
+/// at most: CUDA's `load_matrix_sync`/`store_matrix_sync` take any `ldm` that is "a multiple
+/// of 16 bytes" (CUDA C++ Programming Guide, Warp Matrix Functions).
+const ROW_ALIGNMENT: usize = 16;
 
 /// Why a lane's access cannot be made.
 enum Failure {
@@ -144,8 +150,7 @@ impl Executor<'_, '_> {
                 instruction.text
             )));
         }
-        // At most 16 bytes: CUDA's `ldm` rule (the module comment).
-        let unit = gcd(fragment_bytes, default * bits / 8).min(16);
+        let unit = gcd(fragment_bytes, default * bits / 8).min(ROW_ALIGNMENT);
         if (stride * bits) % (8 * unit) != 0 {
             return Err(Failure::Trap(format!(
                 "`{}`: lane {lane_id}'s stride {stride} ({} bits) does not keep every row or \

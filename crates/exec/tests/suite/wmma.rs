@@ -423,6 +423,64 @@ wmma.store.d.sync.aligned.row.m16n16k16.global.f16 [%rd3], {%y12, %y13, %y14, %y
     }
 }
 
+/// A 16x16 `.f16` A tile padded to 24 columns (48-byte rows, 16-byte aligned, as CUDA's
+/// `load_matrix_sync` allows: its `ldm` "must be a multiple of 8 for __half element type",
+/// CUDA C++ Programming Guide) loads the fragment that the same tile unpadded (stride 16) gives,
+/// in every lane, and no padding element: LeetCUDA's `hgemm_wmma_m16n16k16_mma4x2_warp2x4_
+/// dbuf_async` pads its shared tiles so, and ran into a trap here before.
+#[test]
+fn a_tile_padded_to_16_byte_rows_loads_as_unpadded() {
+    // Bytes 0..768: the tile with stride 24 (pad halves 0xffff); 768..1280: stride 16; then
+    // two output areas of 32 lanes x 8 registers.
+    let mut input = vec![0u8; 768 + 512 + 2 * 1024];
+    for row in 0..16 {
+        for col in 0..24 {
+            let value: u16 = if col < 16 {
+                (row * 16 + col) as u16
+            } else {
+                0xffff
+            };
+            let at = 2 * (row * 24 + col);
+            input[at..at + 2].copy_from_slice(&value.to_le_bytes());
+        }
+        for col in 0..16 {
+            let at = 768 + 2 * (row * 16 + col);
+            input[at..at + 2].copy_from_slice(&((row * 16 + col) as u16).to_le_bytes());
+        }
+    }
+    let body = "
+wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, [%rd1], 24;
+mul.wide.u32 %rd2, %r1, 32;
+add.u64 %rd3, %rd1, 1280;
+add.u64 %rd3, %rd3, %rd2;
+st.global.v4.b32 [%rd3], {%x0, %x1, %x2, %x3};
+st.global.v4.b32 [%rd3+16], {%x4, %x5, %x6, %x7};
+add.u64 %rd4, %rd1, 768;
+wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, [%rd4];
+add.u64 %rd3, %rd3, 1024;
+st.global.v4.b32 [%rd3], {%x0, %x1, %x2, %x3};
+st.global.v4.b32 [%rd3+16], {%x4, %x5, %x6, %x7};
+";
+    let out = launch(&kernel(body), 32, vec![input]).expect("a 48-byte stride loads");
+    let padded = &out[0][1280..2304];
+    let plain = &out[0][2304..3328];
+    assert_eq!(padded, plain);
+    let halves: Vec<u16> = padded
+        .chunks(2)
+        .map(|h| u16::from_le_bytes([h[0], h[1]]))
+        .collect();
+    assert!(
+        halves.iter().all(|&h| h < 256),
+        "a padding element was loaded"
+    );
+    // Every element of the tile is in some lane's fragment (32 lanes x 16 halves hold each
+    // of the 256 twice).
+    let mut seen = halves;
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen, (0..256).collect::<Vec<u16>>());
+}
+
 #[test]
 fn misaligned_addresses_and_strides_trap_with_a_location() {
     // p is 16-byte aligned, the f16 A fragment is 32 bytes.
@@ -433,7 +491,7 @@ wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%x0, %x1, %x2, %x3, %x4, %x5,
     let (message, line) = launch(&kernel(body), 32, vec![vec![0; 4096]]).unwrap_err();
     assert!(message.contains("wmma.load.a"), "{message}");
     assert_eq!(line, 16);
-    // A stride of 20 halves (40 bytes) leaves rows misaligned to the 32-byte fragment.
+    // A stride of 20 halves (40 bytes) leaves rows misaligned to 16 bytes.
     let body = "
 wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, [%rd1], 20;
 ";
