@@ -88,6 +88,7 @@ def atom_fourth_operand(line: str) -> bool:
 REJECTS, ACCEPTS = "ptxsim-rejects", "ptxsim-accepts"
 RULES: list[tuple[str, str | None, object, str | None, str | None]] = [
     # docs/divergences.md, in the order of its sections.
+    ("D3", REJECTS, r"^mov\.pred ", None, r"\.f16x2"),
     ("D4", REJECTS, r"^mov(\.v[24])?\.[a-z0-9]+ [^,]+, \{[^}]*(\{|, )_[,}]", None, None),
     ("D6", REJECTS, atom_fourth_operand, None, None),
     ("D15", REJECTS, r"^(atom|red)\.[^ ]* _[,;]", None, None),
@@ -109,7 +110,8 @@ RULES: list[tuple[str, str | None, object, str | None, str | None]] = [
     ("D58", REJECTS, r"^txq\.level\.[^ ]* [^,]+, \[[^]]+\], \{", None, None),
     ("D58", ACCEPTS, r"^(div|rem)\.[us]64 .*%\w+\+\d", None, None),
     ("D58", ACCEPTS, r"^createpolicy\.range", r"must be less than or equal to the value", None),
-    ("D58", ACCEPTS, r"^cvt\.[^ ]* [^,]+, %(cluster|ctaid|tid|ntid|nctaid|laneid|warpid|smid|"
+    ("D58", ACCEPTS, None, r"^ptxas <builtin>, line \d+; fatal", None),
+    ("D58", ACCEPTS, r"^cvt\.[^ ]* .*%(cluster|ctaid|tid|ntid|nctaid|laneid|warpid|smid|"
      r"clock|globaltimer|lanemask|envreg|pm|dynamic_smem|total_smem|aggr_smem|reserved_smem|"
      r"current_graph|is_explicit)", None, None),
     # Module rules (modgen): D29's parser gaps and register variables.
@@ -117,12 +119,19 @@ RULES: list[tuple[str, str | None, object, str | None, str | None]] = [
      r"`\.target`|P0004 unexpected `[-+*/]`"),
     ("D29", ACCEPTS, r"^// modgen", r"cannot be allocated into a register|Call has wrong number "
      r"of parameters|Type of argument does not match formal parameter", None),
+    ("D29", ACCEPTS, r"(?s)^// modgen.*\.section", r"Parsing error", None),
+    ("D29", REJECTS, r"^// modgen", None, r"P0004 unexpected `;`|P0001 unexpected character `~`|"
+     r"P0004 unexpected `\(`|E0401 the `\.b128` type needs"),
     # The sixteenth round (docs/divergences.md, "chk16"): D70 words ptxas takes, D71 operands
     # ptxas takes, D72 rules ptxas has that ptxsim does not check, D73 ptxas's crashes, D74 the
     # harness.
     ("D70", REJECTS, r"^wmma\.[^ ]*\.v[248]\b", None, r"\.v[248] is not a modifier"),
-    ("D70", REJECTS, r"^(ldmatrix|stmatrix|tcgen05\.ld)\.", None,
+    ("D70", REJECTS, r"^(ldmatrix|stmatrix|tcgen05\.ld|tcgen05\.st)\.", None,
      r"`?\.(row|col)`? is not a modifier"),
+    ("D70", REJECTS, r"^ldmatrix\.[^ ]*\.x16", None, r"needs one of `\.x1`"),
+    ("D70", REJECTS, r"^suld\.b\.v[24]\.", None, r"is not a surface geometry"),
+    ("D44", REJECTS, r"^mma\.[^ ]*block_scale", None, r"operand `scale-[ab]-data` must be a "
+     r"register"),
     ("D70", REJECTS, r"^cp\.async\.bulk\.tensor\.", None, r"\.(cta|cluster) is not a modifier"),
     ("D70", REJECTS, r"^setmaxnreg\.", None, r"\.[su]32 is not a modifier"),
     ("D70", REJECTS, r"^wgmma\.(fence|commit_group|wait_group)\.", None, r"needs \.aligned"),
@@ -140,6 +149,11 @@ RULES: list[tuple[str, str | None, object, str | None, str | None]] = [
      r"mov\.v[24] moves vectors"),
     ("D71", REJECTS, r"^cvt\.[^ ]*\.e2m1x2\.bf16x2 [^,]+, \{", None, r"operand `a` must be a "
      r"register"),
+    ("D71", REJECTS, r"^tex\.[^ ]*\.3d\.", None, r"no depth compare for a 3d texture"),
+    ("D71", REJECTS, r"^tex\.level\.", None, r"operand `lod` \(\.f32\) takes a decimal float"),
+    ("D71", REJECTS, r"^movmatrix\.", None, r"`d\|p` is the first operand"),
+    ("D71", REJECTS, r"^cp\.async\.bulk\.tensor\.", None, r"a result is a register, not a "
+     r"negated predicate|operand `cache-policy` must be a register"),
     ("D72", ACCEPTS, r"^cp\.async\.bulk\.tensor\.", r"Arguments mismatch for instruction "
      r"'(cp\.async\.bulk\.tensor|mov)'|Illegal modifier '\.multicast::cluster'", None),
     ("D72", ACCEPTS, r"^tcgen05\.ld\.", r"Vector with elements of different types", None),
@@ -156,7 +170,16 @@ RULES: list[tuple[str, str | None, object, str | None, str | None]] = [
     ("D72", ACCEPTS, r"^st\.[^ ]*\.wb\b", r"cannot be combined with modifier '\.wb'", None),
     ("D72", ACCEPTS, r"^brx\.idx [0-9.]+e", r"Arguments mismatch", None),
     ("D72", ACCEPTS, r"^tensormap\.replace\.", r"expected to be in range", None),
-    ("D72", ACCEPTS, r"^setp\.[^ ]*bf16x2 ", r"Arguments mismatch", None),
+    ("D72", ACCEPTS, r"^setp\.[^ ]*bf16(x2)? ", r"Arguments mismatch", None),
+    ("D72", ACCEPTS, r"^sust\.", r"Parsing error near '(_|\[)'|Arguments mismatch for "
+     r"instruction 'sust\.p'|Operand vector size doesn't match geometry", None),
+    ("D72", ACCEPTS, r"^(or|xor|and)\.pred .*%\w+\+\d", r"Arguments mismatch", None),
+    ("D72", ACCEPTS, r"^selp\.[^ ]* .*\w\+\d", r"Arguments mismatch", None),
+    ("D72", ACCEPTS, r"^createpolicy\.fractional", r"out of range", None),
+    ("D72", ACCEPTS, r"^cp\.async\.bulk\.", r"expected to be multiple of 16", None),
+    ("D72", ACCEPTS, r"^(multimem|tensormap\.replace)\.", r"Arguments mismatch for instruction "
+     r"'mov'", None),
+    ("D72", ACCEPTS, r"^tcgen05\.commit\.", r"out of range", None),
     ("D72", ACCEPTS, None, r"Unexpected number of 'format conversion' modifiers", None),
     ("D72", ACCEPTS, r"^barrier\.\w+\.cluster\.", r"Arguments mismatch for instruction 'barrier'",
      None),

@@ -802,8 +802,31 @@ def ptxas_verdicts(ptxas: str, target: str, version: str, lines: list[str],
 
 
 def ptxsim_verdicts(ptxsim: str, target: str, version: str, lines: list[str]) -> dict[str, str]:
-    """{line: first diagnostic} for the lines `ptxsim check` rejects."""
-    lines = list(dict.fromkeys(lines))
+    """{line: first diagnostic} for the lines `ptxsim check` rejects. A line that leaves a block
+    open (`suld.b.2d.v4.b32.clamp; {%r1, %r2}, [a];`: the `{` after the `;` opens one, and the
+    syntax error inside it takes its `}`) makes the rest of the function unparsable, "unexpected
+    end of file" (P0005), and ptxsim checks nothing else in the module; the first line with an
+    error is then recorded and the others are checked again without it, as ptxas's loop does
+    with the lines it rejects (docs/divergences.md, D75)."""
+    out: dict[str, str] = {}
+    pending = list(dict.fromkeys(lines))
+    for _ in range(len(pending) + 1):
+        got, lost = ptxsim_once(ptxsim, target, version, pending)
+        culprit = next((l for l in pending if l in got), None)
+        if not lost or culprit is None:
+            out.update(got)
+            return out
+        out[culprit] = got[culprit]
+        pending = [l for l in pending if l != culprit]
+    return out
+
+
+def ptxsim_once(ptxsim: str, target: str, version: str,
+                lines: list[str]) -> tuple[dict[str, str], bool]:
+    """One `ptxsim check` of the batch's module: the rejected lines, and whether the module's
+    structure was lost (P0005, "unexpected end of file")."""
+    if not lines:
+        return {}, False
     text, nhead = module_text(target, version, lines)
     with scratch() as tmp:
         path = Path(tmp) / "m.ptx"
@@ -813,14 +836,15 @@ def ptxsim_verdicts(ptxsim: str, target: str, version: str, lines: list[str]) ->
                                 "--max-diagnostics", "1000000"],
                                capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired:
-            return {l: "ptxsim timed out" for l in lines}
+            return {l: "ptxsim timed out" for l in lines}, False
     if p.returncode not in (0, 1):
-        return {l: f"ptxsim exit {p.returncode}: {p.stderr.strip()[:200]}" for l in lines}
+        return {l: f"ptxsim exit {p.returncode}: {p.stderr.strip()[:200]}" for l in lines}, False
     out: dict[str, str] = {}
     try:
         report = json.loads(p.stdout)
     except json.JSONDecodeError:
-        return {l: "ptxsim output is not JSON" for l in lines}
+        return {l: "ptxsim output is not JSON" for l in lines}, False
+    lost = any(d.get("code") == "P0005" for d in report.get("diagnostics", []))
     for d in report.get("diagnostics", []):
         # E0210 (one kernel mixing `.cta_group::1` and `::2` tcgen05 lines) comes from putting
         # many lines into one kernel; ptxas judges each line alone (as conformance.rs does).
@@ -833,7 +857,7 @@ def ptxsim_verdicts(ptxsim: str, target: str, version: str, lines: list[str]) ->
                 out.setdefault(l, msg)
         elif n < len(lines):
             out.setdefault(lines[n], msg)
-    return out
+    return out, lost
 
 
 def batches(items, size):
