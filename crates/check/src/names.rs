@@ -1499,6 +1499,46 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
         }
     }
 
+    /// An address in an 8- or 16-bit register for `createpolicy.range`,
+    /// `prefetch{.space}.tensormap`, `st.async` and `tcgen05.alloc`/`.commit`/`.shift`. The ISA
+    /// writes their addresses as any other (`[a]`; createpolicy.md: "the start address of the
+    /// memory range"), and `ld`, `mbarrier`, `cp.async` take such a register; ptxas 13.5
+    /// lowers these ones to a `mov` (an `add` for `tcgen05.shift`) of the address first and
+    /// refuses a register narrower than 32 bits there: "Arguments mismatch for instruction
+    /// 'mov'" (`.u8`, `.b8`, `.s8`, `.u16`, `.b16`, `.s16`; `.u32` and `.u64` are taken). D14's
+    /// `prefetch.tensormap` part, closed in the sixteenth round with the others the campaign
+    /// found (`scripts/conformance/campaign16-probes.txt`).
+    fn narrow_address(&self, instruction: &Instruction) -> Option<Diagnostic> {
+        let name = instruction
+            .operands
+            .iter()
+            .find_map(|operand| match operand {
+                Operand::Address(address) => match &address.base {
+                    AddressBase::Name(name) if name.component.is_none() => Some(name),
+                    _ => None,
+                },
+                _ => None,
+            })?;
+        let ty = self.quiet_lookup(name.name.as_str())?.ty?;
+        // `tcgen05.shift`'s `[taddr]` is a tensor-memory address, 32 bits (D24's rule): ptxas
+        // refuses a 64-bit register there too ("Arguments mismatch for instruction 'add'").
+        let shift = instruction.has_modifier("shift");
+        let narrow = ty.bits() < 32 || (shift && ty.bits() > 32);
+        (narrow && (ty.is_integer() || ty.kind() == TypeKind::Bit)).then(|| {
+            Diagnostic::error(
+                "E0323",
+                format!(
+                    "`{}` is a `{ty}` register; `{}` takes its address in a {} register",
+                    name.name.as_str(),
+                    instruction.opcode.as_str(),
+                    if shift { "32-bit" } else { "32- or 64-bit" }
+                ),
+                name.name.span,
+            )
+            .with_help("use a `.u64` (or `.u32`, `.b64`) register")
+        })
+    }
+
     fn brx_targets(&self, instruction: &Instruction) -> Option<Diagnostic> {
         if instruction.operands.len() != 2 {
             return Some(two_operands(
@@ -2116,6 +2156,17 @@ impl<'r, 'm, 'a> FunctionChecker<'r, 'm, 'a> {
                 format!("`{}` is a register; bra takes a label", name.name.as_str()),
                 name.name.span,
             ));
+        }
+        if (op == Some(Opcode::Createpolicy)
+            || (op == Some(Opcode::Prefetch) && instruction.has_modifier("tensormap"))
+            || (op == Some(Opcode::St) && instruction.has_modifier("async"))
+            || (op == Some(Opcode::Tcgen05)
+                && ["alloc", "commit", "shift"]
+                    .iter()
+                    .any(|m| instruction.has_modifier(m))))
+            && let Some(diagnostic) = self.narrow_address(instruction)
+        {
+            self.resolver.diagnostics.push(diagnostic);
         }
         match op {
             Some(op) if crate::rules::is_modelled(op) => {

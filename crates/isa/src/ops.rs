@@ -2679,6 +2679,28 @@ fn one_scope(modifiers: &[&str]) -> Result<(), DecodeError> {
     }
 }
 
+/// `ld`, `st`, `atom` and `red` name one `.sem` (ld.md: "`.weak`, `.volatile`, `.relaxed`,
+/// `.acquire`", st.md likewise with `.release`, atom.md: "`.sem = { .relaxed, .acquire,
+/// .release, .acq_rel }`", each written once in every Syntax line); ptxas 13.5 calls a second,
+/// different one a duplicate of the kind ("Duplicate .relaxed modifier" for
+/// `atom.release.relaxed.gpu.add.u32`, "Duplicate .weak modifier" for `ld.volatile.weak.u32`).
+/// The same one twice is the duplicate rule's.
+fn one_semantics(modifiers: &[&str]) -> Result<(), DecodeError> {
+    let is_sem = |m: &str| {
+        matches!(
+            m,
+            "weak" | "volatile" | "relaxed" | "acquire" | "release" | "acq_rel"
+        )
+    };
+    let Some(first) = modifiers.iter().find(|m| is_sem(m)) else {
+        return Ok(());
+    };
+    match modifiers.iter().position(|m| is_sem(m) && m != first) {
+        Some(index) => Err(conflict(index, "two memory-order semantics")),
+        None => Ok(()),
+    }
+}
+
 /// Memory-ordering and scope qualifiers (8 "Memory Consistency Model").
 fn ordering_or_scope(m: &str) -> bool {
     matches!(
@@ -2756,6 +2778,7 @@ fn decode_ld_st(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeErro
         }
     })?;
     one_scope(modifiers)?;
+    one_semantics(modifiers)?;
     let ty = c.single_type(opcode, MEMORY_TYPES)?;
     let space = c.space.map_or(Space::Generic, |s| s.value);
     let vector = c.vector.map_or(1, |v| v.value);
@@ -3344,6 +3367,7 @@ fn decode_atom(opcode: Opcode, reduction: bool, modifiers: &[&str]) -> Result<Op
         }
     })?;
     one_scope(modifiers)?;
+    one_semantics(modifiers)?;
     let ty = c.single_type(opcode, ATOM_TYPES)?;
     let vector = c.vector.map_or(1, |v| v.value);
     let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
@@ -4630,7 +4654,21 @@ fn decode_bar(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError>
                 format!(".warp is no modifier of {opcode} (bar.warp.sync is)"),
             ));
         }
-        if matches!(m, "warp" | "cluster") {
+        // `barrier.cluster.arrive`/`.wait` is the only barrier with `.cluster`, written first
+        // (9.7.13.3); ptxas 13.5 refuses it anywhere else ("Illegal modifier '.cluster' for
+        // instruction 'bar'" for `bar.sync.cluster`, "Arguments mismatch for instruction
+        // 'barrier.arrive'" for `barrier.arrive.cluster`, "Unknown modifier '.arrive'" for
+        // `barrier.shared.cluster.arrive`).
+        if m == "cluster" {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownModifier,
+                Some(index),
+                format!(
+                    ".cluster comes right after barrier (barrier.cluster.arrive), not in {opcode}"
+                ),
+            ));
+        }
+        if m == "warp" {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedInstruction(opcode),
                 Some(index),
@@ -4768,6 +4806,22 @@ fn decode_mapa(opcode: Opcode, modifiers: &[&str]) -> Result<OpForm, DecodeError
 /// 'setmaxnreg.inc'", ".sync modifier required"), type `.u32`.
 fn decode_setmaxnreg(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Setmaxnreg;
+    // The action is part of the name: ptxas 13.5 knows `setmaxnreg.inc` and `setmaxnreg.dec`
+    // and nothing else ("Not a name of any known instruction: 'setmaxnreg'" for
+    // `setmaxnreg.sync.inc.aligned.u32`); `.sync`, `.aligned` and `.u32` follow in any order.
+    if let Some(index) = modifiers
+        .iter()
+        .skip(1)
+        .position(|m| matches!(*m, "inc" | "dec"))
+        .filter(|_| !matches!(modifiers.first(), Some(&"inc" | &"dec")))
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index + 1),
+            "the action comes right after setmaxnreg",
+        )
+        .with_fix("write setmaxnreg.inc.sync.aligned.u32"));
+    }
     let mut action: Option<bool> = None;
     let (mut sync, mut aligned, mut ty) = (false, false, false);
     for (index, &m) in modifiers.iter().enumerate() {
@@ -4843,6 +4897,22 @@ fn decode_isspacep(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
 /// "Not a name of any known instruction: 'barrier.cluster'" for any other operation.
 fn decode_barrier_cluster(modifiers: &[&str]) -> Result<OpForm, DecodeError> {
     let opcode = Opcode::Barrier;
+    // `barrier.cluster.arrive{.sem}{.aligned}`, `barrier.cluster.wait{.acquire}{.aligned}`: the
+    // operation comes right after `.cluster`, the rest in any order (ptxas 13.5: "Not a name of
+    // any known instruction: 'barrier.cluster'" for `barrier.cluster.acquire.wait`, "Unknown
+    // modifier '.arrive'" for `barrier.cluster.aligned.arrive`).
+    if let Some(index) = modifiers
+        .iter()
+        .skip(2)
+        .position(|m| matches!(*m, "arrive" | "wait"))
+    {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnknownModifier,
+            Some(index + 2),
+            "the operation comes right after barrier.cluster",
+        )
+        .with_fix("write barrier.cluster.arrive or barrier.cluster.wait first"));
+    }
     let mut arrive = None;
     let mut sem: Option<(usize, &str)> = None;
     let mut aligned = false;
@@ -6434,14 +6504,12 @@ mod tests {
             DecodeErrorKind::UnsupportedTypes
         );
         assert_eq!(err(Opcode::Div, &["approx", "f64"]).modifier, Some(0));
-        // bar.cluster is no instruction (ptxas 13.5); bar.red needs its reduction and type.
+        // bar.cluster is no instruction (ptxas 13.5: "Unknown modifier '.arrive'" for
+        // `bar.cluster.arrive`); bar.red needs its reduction and type.
         let e = err(Opcode::Bar, &["cluster", "arrive"]);
         assert_eq!(
             (e.kind, e.modifier),
-            (
-                DecodeErrorKind::UnsupportedInstruction(Opcode::Bar),
-                Some(0)
-            )
+            (DecodeErrorKind::UnknownModifier, Some(0))
         );
         // barrier.cluster (ptxas 13.5): `.relaxed`/`.release` on arrive, `.acquire` on wait,
         // one of them; no `.sync`.
@@ -6710,5 +6778,40 @@ mod tests {
         ] {
             assert!(seen.contains(word), "{word} not seen; saw {seen:?}");
         }
+    }
+
+    /// The word orders and the one-semantics rule of the sixteenth round, with ptxas 13.5's
+    /// verdicts (scripts/conformance/campaign16-probes.txt, tests/conformance/
+    /// campaign16-probes.tsv).
+    #[test]
+    fn word_orders_and_semantics_follow_ptxas() {
+        // Accepted by ptxas: the operation right after `barrier.cluster`, the rest in any order.
+        ok(
+            Opcode::Barrier,
+            &["cluster", "arrive", "aligned", "release"],
+        );
+        ok(Opcode::Barrier, &["cluster", "wait", "aligned", "acquire"]);
+        // "Unknown modifier '.arrive'", "Not a name of any known instruction:
+        // 'barrier.cluster'", "Arguments mismatch for instruction 'barrier.arrive'",
+        // "Illegal modifier '.cluster' for instruction 'bar'".
+        err(Opcode::Barrier, &["cluster", "aligned", "arrive"]);
+        err(Opcode::Barrier, &["cluster", "acquire", "wait"]);
+        err(Opcode::Barrier, &["arrive", "cluster"]);
+        err(Opcode::Barrier, &["shared", "cluster", "arrive"]);
+        err(Opcode::Bar, &["sync", "cluster"]);
+        // `setmaxnreg.dec.u32.sync.aligned` is taken, `setmaxnreg.sync.inc.aligned.u32` is "Not a
+        // name of any known instruction: 'setmaxnreg'".
+        ok(Opcode::Setmaxnreg, &["dec", "u32", "sync", "aligned"]);
+        err(Opcode::Setmaxnreg, &["sync", "inc", "aligned", "u32"]);
+        err(Opcode::Setmaxnreg, &["u32", "dec", "sync", "aligned"]);
+        // "Duplicate .relaxed modifier", "Duplicate .weak modifier", "Duplicate .acq_rel
+        // modifier"; one semantics is taken.
+        ok(Opcode::Atom, &["relaxed", "gpu", "add", "u32"]);
+        err(Opcode::Atom, &["release", "relaxed", "gpu", "add", "u32"]);
+        err(Opcode::Red, &["release", "relaxed", "gpu", "add", "u32"]);
+        err(Opcode::Ld, &["volatile", "weak", "u32"]);
+        err(Opcode::Ld, &["relaxed", "acquire", "gpu", "u32"]);
+        err(Opcode::St, &["relaxed", "release", "gpu", "u32"]);
+        err(Opcode::Atom, &["acquire", "acq_rel", "gpu", "add", "u32"]);
     }
 }
