@@ -646,6 +646,13 @@ pub(crate) fn build(
         .collect();
     let default = builder.func.dfg.block_call(bail, &[]);
     let table = builder.create_jump_table(JumpTableData::new(default, &table));
+    // A thread at the first instruction (every thread of a CTA that has not run yet) goes
+    // straight to its entry, without the table's bounds checks and indirect jump.
+    if entries.first().is_some_and(|&first| first != bail) {
+        let other = builder.create_block();
+        builder.ins().brif(pc, other, &[], entries[0], &[]);
+        builder.switch_to_block(other);
+    }
     let pc32 = builder.ins().ireduce(types::I32, pc);
     // A program counter past the table (2^32 instructions and more) takes the default.
     let huge = builder
@@ -666,7 +673,9 @@ pub(crate) fn build(
             // (at its program counter, with its counters and registers unchanged).
             let now = builder.use_var(steps);
             let end = builder.ins().iadd_imm_s(now, reach[index] as i64);
-            let spent = builder.ins().icmp(IntCC::UnsignedGreaterThan, end, max_steps);
+            let spent = builder
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThan, end, max_steps);
             let fits = builder.create_block();
             builder.ins().brif(spent, bail, &[], fits, &[]);
             builder.switch_to_block(fits);
@@ -2193,10 +2202,10 @@ impl Translator<'_, '_> {
                         4 => types::I32,
                         _ => types::I64,
                     };
-                    let value = self
-                        .builder
-                        .ins()
-                        .atomic_load(ty, MemFlagsData::trusted(), pointer);
+                    let value =
+                        self.builder
+                            .ins()
+                            .atomic_load(ty, MemFlagsData::trusted(), pointer);
                     if bytes == 8 {
                         value
                     } else {
@@ -2206,10 +2215,11 @@ impl Translator<'_, '_> {
                 _ => {
                     let word_offset = self.builder.ins().band_imm_s(offset, !7);
                     let pointer = self.builder.ins().iadd(words, word_offset);
-                    let word = self
-                        .builder
-                        .ins()
-                        .atomic_load(types::I64, MemFlagsData::trusted(), pointer);
+                    let word = self.builder.ins().atomic_load(
+                        types::I64,
+                        MemFlagsData::trusted(),
+                        pointer,
+                    );
                     let byte = self.builder.ins().band_imm_s(offset, 7);
                     let shift = self.builder.ins().ishl_imm_s(byte, 3);
                     let shifted = self.builder.ins().ushr(word, shift);
@@ -2488,7 +2498,11 @@ LOOP:
         covered[10] = false;
         let starts = runs(&program, &covered);
         let (reach, headers) = reaches(&program, &starts);
-        assert_eq!((reach[9], reach[0]), (1, 9), "9 stops at the interpreted 10");
+        assert_eq!(
+            (reach[9], reach[0]),
+            (1, 9),
+            "9 stops at the interpreted 10"
+        );
         assert!(headers[11]);
     }
 }
