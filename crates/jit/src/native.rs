@@ -20,8 +20,8 @@
 //!   [`LaneSpaces`]).
 //! * Global loads and stores access the words of the buffer a helper last found for the
 //!   instruction (`windows[slot]`, which `Code::run` owns for the call) after checking that
-//!   the access lies aligned inside its length, with atomic 64-bit loads and plain aligned
-//!   stores of the access's width, which lie inside one word and which the hosts Cranelift
+//!   the access lies aligned inside its length, with atomic loads and plain aligned stores
+//!   of the access's width, which lie inside one word and which the hosts Cranelift
 //!   supports make single-copy atomic, as the interpreter's relaxed atomic updates of the same
 //!   words are (a store racing with another host thread's update of the word is ordered one
 //!   way or the other, never torn): the words are `AtomicU64`s of the launch's global memory,

@@ -347,6 +347,110 @@ pub(crate) fn runs(program: &Program, covered: &[bool]) -> Vec<Option<u64>> {
         .collect()
 }
 
+/// Where the step limit is checked, and for how many steps (December 2026): a thread that
+/// enters the code at a run start `i` may run on through the runs its last instruction leads
+/// to without a check of its own, as long as the check where it entered covered them.
+/// `reach[i]` is the length of run `i` plus the longest `reach` of the runs it leads to
+/// (its branch's target and, where it falls through or the branch is guarded, the next run),
+/// leaving out those that check for themselves: the `headers`, the targets of the back
+/// edges of a depth-first walk over the runs (loops). A thread entering at `i` from the
+/// interpreter is checked once for `reach[i]` steps; a header checks again each time a thread
+/// reaches it, for its own `reach`. Every cycle of runs holds a back edge, so a path without
+/// a header issues at most the `reach` checked where it began: no instruction at or past
+/// the limit runs compiled (the interpreter issues the rest, up to the exact limit, as
+/// before). Before, every run start checked its own length (three checks a thread on the
+/// FP8 conversion kernel, one).
+pub(crate) fn reaches(program: &Program, starts: &[Option<u64>]) -> (Vec<u64>, Vec<bool>) {
+    let count = starts.len();
+    // The runs each run leads to within the code.
+    let successors: Vec<Vec<usize>> = (0..count)
+        .map(|start| {
+            let Some(length) = starts[start] else {
+                return Vec::new();
+            };
+            let last = start + length as usize - 1;
+            let Some(instruction) = program.instructions.get(last) else {
+                return Vec::new();
+            };
+            let mut next = Vec::new();
+            match instruction.kind {
+                K::Bra { target } => {
+                    next.push(target);
+                    if instruction.guard.is_some() {
+                        next.push(last + 1);
+                    }
+                }
+                K::Ret | K::Exit => {
+                    if instruction.guard.is_some() {
+                        next.push(last + 1);
+                    }
+                }
+                _ => next.push(last + 1),
+            }
+            next.retain(|&at| starts.get(at).copied().flatten().is_some());
+            next.dedup();
+            next
+        })
+        .collect();
+    // Depth-first over the runs from each start in turn: an edge to a run on the walk's
+    // stack is a back edge, its target a header. 0: not seen, 1: on the stack, 2: done.
+    let mut state = vec![0u8; count];
+    let mut headers = vec![false; count];
+    for root in 0..count {
+        if starts[root].is_none() || state[root] != 0 {
+            continue;
+        }
+        state[root] = 1;
+        let mut stack = vec![(root, 0usize)];
+        while let Some((node, edge)) = stack.last_mut() {
+            let node = *node;
+            if let Some(&next) = successors[node].get(*edge) {
+                *edge += 1;
+                match state[next] {
+                    0 => {
+                        state[next] = 1;
+                        stack.push((next, 0));
+                    }
+                    1 => headers[next] = true,
+                    _ => {}
+                }
+            } else {
+                state[node] = 2;
+                stack.pop();
+            }
+        }
+    }
+    // Without the edges into headers the runs form no cycle: `reach` by a walk that
+    // finishes each run's successors first.
+    let mut reach: Vec<Option<u64>> = vec![None; count];
+    for root in 0..count {
+        if starts[root].is_none() || reach[root].is_some() {
+            continue;
+        }
+        let mut stack = vec![root];
+        while let Some(&node) = stack.last() {
+            let pending: Vec<usize> = successors[node]
+                .iter()
+                .copied()
+                .filter(|&next| !headers[next] && reach[next].is_none())
+                .collect();
+            if pending.is_empty() {
+                let longest = successors[node]
+                    .iter()
+                    .filter(|&&next| !headers[next])
+                    .filter_map(|&next| reach[next])
+                    .max()
+                    .unwrap_or(0);
+                reach[node] = Some(starts[node].unwrap_or(0).saturating_add(longest));
+                stack.pop();
+            } else {
+                stack.extend(pending);
+            }
+        }
+    }
+    (reach.into_iter().map(|r| r.unwrap_or(0)).collect(), headers)
+}
+
 /// The run starts worth entering: those from which a thread runs at least `min` compiled
 /// instructions, or a loop, before it reaches one the interpreter runs. Shorter stretches
 /// (between two warp shuffles, say) cost more to enter and leave than to run, and the
@@ -542,6 +646,13 @@ pub(crate) fn build(
         .collect();
     let default = builder.func.dfg.block_call(bail, &[]);
     let table = builder.create_jump_table(JumpTableData::new(default, &table));
+    // A thread at the first instruction (every thread of a CTA that has not run yet) goes
+    // straight to its entry, without the table's bounds checks and indirect jump.
+    if entries.first().is_some_and(|&first| first != bail) {
+        let other = builder.create_block();
+        builder.ins().brif(pc, other, &[], entries[0], &[]);
+        builder.switch_to_block(other);
+    }
     let pc32 = builder.ins().ireduce(types::I32, pc);
     // A program counter past the table (2^32 instructions and more) takes the default.
     let huge = builder
@@ -553,8 +664,22 @@ pub(crate) fn build(
     builder.ins().br_table(pc32, table);
     builder.switch_to_block(bail);
     builder.ins().jump(exit, &[]);
+    let (reach, headers) = reaches(program, &runs);
     for (index, load, block) in loads {
         builder.switch_to_block(load);
+        if !headers[index] {
+            // Entered from the interpreter: the runs it may go through without a header's
+            // check must fit below the step limit, else the interpreter takes the thread
+            // (at its program counter, with its counters and registers unchanged).
+            let now = builder.use_var(steps);
+            let end = builder.ins().iadd_imm_s(now, reach[index] as i64);
+            let spent = builder
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThan, end, max_steps);
+            let fits = builder.create_block();
+            builder.ins().brif(spent, bail, &[], fits, &[]);
+            builder.switch_to_block(fits);
+        }
         let thread_base = builder.use_var(base);
         for (register, variable) in variables.iter().enumerate() {
             let is_live = writeback::contains(&analysis.load[index], register);
@@ -596,6 +721,10 @@ pub(crate) fn build(
         analysis: &analysis,
         dirty: Vec::new(),
         pc: 0,
+        calls: program
+            .instructions
+            .iter()
+            .any(|i| matches!(i.kind, K::Call { .. } | K::CallIndirect { .. })),
     };
     for ((index, instruction), plan) in program.instructions.iter().enumerate().zip(plans) {
         let Some(block) = blocks[index] else {
@@ -609,10 +738,11 @@ pub(crate) fn build(
             // A run start: reached from elsewhere, with registers of any value.
             t.constants.fill(None);
         }
-        if let Some(length) = runs[index] {
-            // No instruction at or past the step limit: a run that would pass it goes to the
-            // interpreter, which stops the thread at exactly the limit.
-            let end = t.builder.ins().iadd_imm_s(before, length as i64);
+        if runs[index].is_some() && headers[index] {
+            // No instruction at or past the step limit: a header whose `reach` would pass it
+            // goes to the interpreter, which stops the thread at exactly the limit (other
+            // run starts are covered by the check where the thread entered, [`reaches`]).
+            let end = t.builder.ins().iadd_imm_s(before, reach[index] as i64);
             let spent = t
                 .builder
                 .ins()
@@ -830,6 +960,11 @@ pub(crate) struct Translator<'a, 'b> {
     analysis: &'a Analysis,
     dirty: writeback::Set,
     pc: usize,
+    /// Whether the program has a `call`: only then may a thread have made one, so that a
+    /// `ret` looks at [`Context::CALLS`]; otherwise every `ret` is in the entry routine (PTX
+    /// ISA, ret: "A return instruction executed in a top-level entry routine will terminate
+    /// thread execution").
+    calls: bool,
 }
 
 /// What a thread leaving the code stores of the registers written since it entered (the
@@ -1615,7 +1750,8 @@ impl Translator<'_, '_> {
             // instruction with the mark of an exited thread. A `ret` after some thread made a
             // call may return from a function instead: the interpreter runs it then.
             K::Ret | K::Exit => {
-                if matches!(instruction.kind, K::Ret) {
+                // Without a `call` in the program no thread can have made one.
+                if matches!(instruction.kind, K::Ret) && self.calls {
                     let calls = self.builder.ins().load(
                         types::I64,
                         MemFlagsData::trusted(),
@@ -2053,16 +2189,43 @@ impl Translator<'_, '_> {
             self.builder.ins().brif(inside, fast, &[], slow, &[]);
             self.builder.switch_to_block(fast);
             let words = self.window_field(native::Window::WORDS);
-            let word_offset = self.builder.ins().band_imm_s(offset, !7);
-            let pointer = self.builder.ins().iadd(words, word_offset);
-            let word = self
-                .builder
-                .ins()
-                .atomic_load(types::I64, MemFlagsData::trusted(), pointer);
-            let byte = self.builder.ins().band_imm_s(offset, 7);
-            let shift = self.builder.ins().ishl_imm_s(byte, 3);
-            let shifted = self.builder.ins().ushr(word, shift);
-            let value = self.chop(shifted, bytes * 8);
+            let value = match bytes {
+                // The access's own bytes, atomically (aligned inside one word, which
+                // `in_window` checked; the words are little-endian, as the hosts Cranelift
+                // supports here are): what the word's atomic load shifted and masked gives,
+                // in one host load instead of six instructions (December 2026).
+                1 | 2 | 4 | 8 => {
+                    let pointer = self.builder.ins().iadd(words, offset);
+                    let ty = match bytes {
+                        1 => types::I8,
+                        2 => types::I16,
+                        4 => types::I32,
+                        _ => types::I64,
+                    };
+                    let value =
+                        self.builder
+                            .ins()
+                            .atomic_load(ty, MemFlagsData::trusted(), pointer);
+                    if bytes == 8 {
+                        value
+                    } else {
+                        self.builder.ins().uextend(types::I64, value)
+                    }
+                }
+                _ => {
+                    let word_offset = self.builder.ins().band_imm_s(offset, !7);
+                    let pointer = self.builder.ins().iadd(words, word_offset);
+                    let word = self.builder.ins().atomic_load(
+                        types::I64,
+                        MemFlagsData::trusted(),
+                        pointer,
+                    );
+                    let byte = self.builder.ins().band_imm_s(offset, 7);
+                    let shift = self.builder.ins().ishl_imm_s(byte, 3);
+                    let shifted = self.builder.ins().ushr(word, shift);
+                    self.chop(shifted, bytes * 8)
+                }
+            };
             self.builder.ins().jump(done, &[BlockArg::Value(value)]);
         } else {
             self.builder.ins().jump(slow, &[]);
@@ -2241,6 +2404,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             analysis: frame.analysis,
             dirty: vec![0; registers.div_ceil(64)],
             pc: 0,
+            // The warp function's segments hold no `ret`; as the work-item code did before.
+            calls: true,
         }
     }
 
@@ -2263,5 +2428,81 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// check ([`Built::slots`], [`Built::needs`]).
     pub(crate) fn finish(self) -> (usize, [u64; 2]) {
         (self.slots, self.needs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `if`/`else` joining before a loop, then a store and `ret`, every instruction
+    /// compiled. Worked out by hand from the PTX: the runs start at 0 (7 instructions, to the
+    /// guarded `bra`), 7 (2: the `else` side and its `bra`), 9 (2: the `if` side, falling
+    /// through), 11 (4: the loop, to its guarded `bra` back) and 15 (4, to `ret`). The loop's
+    /// branch back to 11 is the only back edge; 11 checks for itself, 8 steps (its 4 and the
+    /// 4 after the loop); 0 checks 7 + 2, the longer of 7 and 9 (which stop at the header).
+    #[test]
+    fn reaches_stop_at_loop_headers() {
+        let source = format!(
+            "{}{}",
+            ".version 8.0\n.target sm_90\n.address_size 64\n",
+            ".visible .entry k(.param .u64 out) {
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 0;
+    and.b32 %r3, %r1, 1;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 bra EVEN;
+    add.u32 %r2, %r2, 100;
+    bra LOOP;
+EVEN:
+    add.u32 %r2, %r2, 200;
+    xor.b32 %r2, %r2, 5;
+LOOP:
+    add.u32 %r2, %r2, %r1;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p2, %r3, 4;
+    @%p2 bra LOOP;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+"
+        );
+        let program = ptxsim_exec::load(&source, None).expect("the kernel loads");
+        assert_eq!(program.instructions.len(), 19);
+        let covered = vec![true; 19];
+        let starts = runs(&program, &covered);
+        let lengths: Vec<(usize, u64)> = starts
+            .iter()
+            .enumerate()
+            .filter_map(|(at, length)| length.map(|length| (at, length)))
+            .collect();
+        assert_eq!(lengths, [(0, 7), (7, 2), (9, 2), (11, 4), (15, 4)]);
+        let (reach, headers) = reaches(&program, &starts);
+        let headers: Vec<usize> = (0..19).filter(|&at| headers[at]).collect();
+        assert_eq!(headers, [11]);
+        assert_eq!(
+            [0, 7, 9, 11, 15].map(|at| reach[at]),
+            [9, 2, 2, 8, 4],
+            "the steps each run start checks"
+        );
+        // A start the interpreter leads to (an instruction it runs before 11): 11 is then
+        // the only run start, still a header.
+        let mut covered = vec![true; 19];
+        covered[10] = false;
+        let starts = runs(&program, &covered);
+        let (reach, headers) = reaches(&program, &starts);
+        assert_eq!(
+            (reach[9], reach[0]),
+            (1, 9),
+            "9 stops at the interpreted 10"
+        );
+        assert!(headers[11]);
     }
 }

@@ -260,6 +260,80 @@ fn atomics_of_128_bits_run_the_same_on_both_tiers() {
     assert_eq!(counter, (1 << 70) + 128);
 }
 
+/// The step limit is checked where a thread enters compiled code, for the longest way it may
+/// go without a loop's own check (`translate::reaches`), and at loop heads: an `if`/`else`
+/// joining before a loop, run on both tiers under every step limit from 1 to past the end.
+/// Worked out from the PTX: an odd thread issues 25 instructions and stores `100 + 3 * tid`
+/// (`0 ^ 0` + 100, then the loop from `r3` = 1 to 4, adding `tid` three times), an even one 29
+/// and `(200 ^ 5) + 4 * tid`; under a lower limit the same thread runs out of fuel, with
+/// the same registers and steps, as in the interpreter.
+#[test]
+fn step_limits_across_branches_and_loops_match_the_interpreter() {
+    let source = format!(
+        "{HEADER}.visible .entry k(.param .u64 out) {{
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 0;
+    and.b32 %r3, %r1, 1;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 bra EVEN;
+    add.u32 %r2, %r2, 100;
+    bra LOOP;
+EVEN:
+    add.u32 %r2, %r2, 200;
+    xor.b32 %r2, %r2, 5;
+LOOP:
+    add.u32 %r2, %r2, %r1;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p2, %r3, 4;
+    @%p2 bra LOOP;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}}"
+    );
+    let expected: Vec<u8> = (0..32u32)
+        .flat_map(|tid| {
+            let value = if tid % 2 == 1 {
+                100 + 3 * tid
+            } else {
+                (200 ^ 5) + 4 * tid
+            };
+            value.to_le_bytes()
+        })
+        .collect();
+    for max_steps in 1..=31 {
+        if max_steps >= 29 {
+            // Everything observable the same on both tiers, and the PTX's: two CTAs of 16
+            // odd and 16 even threads.
+            let run = same_on_both_tiers("limits", &source, 32, 128, max_steps);
+            assert_eq!(run.0, 2 * 16 * (25 + 29), "limit {max_steps}: the steps");
+            assert_eq!(run.3, [expected.clone()], "limit {max_steps}: the stores");
+            assert_eq!(run.1, "None", "limit {max_steps}");
+        } else {
+            // The same thread of the same CTA out of fuel. What the other threads did before
+            // the CTA stopped may differ (docs/compiled-tier.md, "Testing": compiled, the odd
+            // threads after thread 0 finish before the interpreter stops thread 0).
+            let (interpreted, compiled) = both_tiers("limits", &source, 32, 128, max_steps);
+            assert!(
+                interpreted.1.contains("OutOfFuel"),
+                "limit {max_steps}: {}",
+                interpreted.1
+            );
+            assert_eq!(compiled.1, interpreted.1, "limit {max_steps}: the failure");
+            assert_eq!(
+                compiled.2, interpreted.2,
+                "limit {max_steps}: the inspected thread"
+            );
+        }
+    }
+}
+
 #[test]
 fn faults_fuel_guards_and_generic_shared_addresses_match_the_interpreter() {
     // Thread 5 of each CTA stores past the buffer's end: the same fault, at the same thread and
