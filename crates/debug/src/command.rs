@@ -778,6 +778,18 @@ impl Session<'_> {
         reply(format!("{shown} = {}\n", format::value_text(now, ty)))
     }
 
+    /// The instructions the breakpoints stop at.
+    fn breakpoint_pcs(&self) -> impl Iterator<Item = usize> + '_ {
+        self.points
+            .iter()
+            .filter_map(|p| match &p.kind {
+                PointKind::Break { pcs, .. } => Some(pcs),
+                PointKind::Watch(_) => None,
+            })
+            .flatten()
+            .copied()
+    }
+
     fn command_list(&mut self, args: &[&str]) -> Reply {
         let (pc, _, _) = self.position();
         match args {
@@ -810,14 +822,8 @@ impl Session<'_> {
             _ => return error("usage: list [LINE|src|FILE:LINE]"),
         };
         let breakpoint_lines: Vec<usize> = self
-            .points
-            .iter()
-            .filter_map(|p| match &p.kind {
-                PointKind::Break { pcs, .. } => Some(pcs),
-                PointKind::Watch(_) => None,
-            })
-            .flatten()
-            .filter_map(|&pc| self.program.instructions.get(pc))
+            .breakpoint_pcs()
+            .filter_map(|pc| self.program.instructions.get(pc))
             .map(|i| i.location.line as usize)
             .collect();
         let first = center.saturating_sub(5).max(1);
@@ -880,14 +886,8 @@ impl Session<'_> {
             return error(format!("`{name}` has {} lines, not {center}", lines.len()));
         }
         let stops: Vec<u32> = self
-            .points
-            .iter()
-            .filter_map(|p| match &p.kind {
-                PointKind::Break { pcs, .. } => Some(pcs),
-                PointKind::Watch(_) => None,
-            })
-            .flatten()
-            .filter_map(|&pc| self.source_at(pc))
+            .breakpoint_pcs()
+            .filter_map(|pc| self.source_at(pc))
             .filter(|s| s.file == file)
             .map(|s| s.line)
             .collect();
