@@ -313,7 +313,11 @@ LOOP:
             // odd and 16 even threads.
             let run = same_on_both_tiers("limits", &source, 32, 128, max_steps);
             assert_eq!(run.0, 2 * 16 * (25 + 29), "limit {max_steps}: the steps");
-            assert_eq!(run.3, [expected.clone()], "limit {max_steps}: the stores");
+            assert_eq!(
+                run.3,
+                std::slice::from_ref(&expected),
+                "limit {max_steps}: the stores"
+            );
             assert_eq!(run.1, "None", "limit {max_steps}");
         } else {
             // The same thread of the same CTA out of fuel. What the other threads did before
